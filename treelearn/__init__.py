@@ -1,0 +1,42 @@
+"""treelearn: tree-shaped Bayesian networks (Chow-Liu, naive Bayes, TAN) from tabular data.
+
+>>> import pandas as pd, treelearn as tl
+>>> model = tl.chow_liu(pd.read_csv("datasets/asia.csv"))
+>>> sorted(model.variables)[:3]
+['asia', 'bronc', 'dysp']
+"""
+
+from .counts import PairCounts, pair_counts
+from .data import Table, discretize, encode
+from .errors import (
+    ColumnNotFoundError,
+    DuplicateColumnError,
+    EmptyDataError,
+    MissingValuesError,
+    NumericColumnError,
+    StructureError,
+    TooManyStatesError,
+    TreelearnError,
+    UnseenStateError,
+)
+from .information import (
+    conditional_mutual_information_matrix,
+    entropies,
+    mutual_information_matrix,
+)
+from .interop import from_pgmpy, read_bif, to_pgmpy, write_bif
+from .learn import chow_liu, fit_cpts, mi_graph, read_data
+from .model import TreeModel
+from .structure import maximum_spanning_tree, orient, penalised_forest, star, tan_structure
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "chow_liu", "mi_graph", "fit_cpts", "orient", "star", "tan_structure",
+    "maximum_spanning_tree", "penalised_forest", "TreeModel", "from_pgmpy", "to_pgmpy",
+    "read_bif", "write_bif", "read_data", "encode", "discretize", "Table", "pair_counts",
+    "PairCounts", "entropies", "mutual_information_matrix",
+    "conditional_mutual_information_matrix", "TreelearnError", "EmptyDataError",
+    "DuplicateColumnError", "ColumnNotFoundError", "MissingValuesError", "NumericColumnError",
+    "TooManyStatesError", "UnseenStateError", "StructureError",
+]

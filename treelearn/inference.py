@@ -1,0 +1,143 @@
+"""Exact inference: variable elimination for queries, and a row-vectorised
+sum-product pass for the likelihood of rows with missing values.
+
+Both work on a list of variables, their parents and CPTs (``[parents..., node]``
+layout), so they serve Chow-Liu trees, forests, naive Bayes and TAN alike.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["eliminate", "find_conditioner", "log_marginal_by_conditioner"]
+
+Factor = tuple[tuple, np.ndarray]
+
+
+def _product_sum(factors: Sequence[Factor], keep: Sequence[Hashable]) -> Factor:
+    """Multiply ``factors`` and sum out every variable not in ``keep`` (one einsum)."""
+    labels: dict = {}
+    operands: list = []
+    for scope, table in factors:
+        operands += [table, [labels.setdefault(v, len(labels)) for v in scope]]
+    keep = [v for v in keep if v in labels]
+    result = np.einsum(*operands, [labels[v] for v in keep], optimize=True)
+    return tuple(keep), result
+
+
+def eliminate(factors: list[Factor], query: Sequence[Hashable]) -> Factor:
+    """Sum-product variable elimination: the unnormalised joint over ``query``.
+
+    The elimination order is greedy (smallest resulting factor first), which on
+    a tree eliminates leaves first and never builds a factor over more than a
+    family.
+    """
+    factors = [(tuple(s), np.asarray(t, dtype=float)) for s, t in factors]
+    query = list(query)
+    sizes: dict = {}
+    for scope, table in factors:
+        sizes.update(zip(scope, table.shape))
+    hidden = {v for scope, _ in factors for v in scope} - set(query)
+    while hidden:
+        def cost(v: Hashable) -> int:
+            scope = {u for s, _ in factors if v in s for u in s}
+            return int(np.prod([sizes[u] for u in scope], dtype=np.int64))
+
+        var = min(hidden, key=lambda v: (cost(v), str(v)))
+        touching = [f for f in factors if var in f[0]]
+        rest = [f for f in factors if var not in f[0]]
+        scope = list(dict.fromkeys(u for s, _ in touching for u in s if u != var))
+        rest.append(_product_sum(touching, scope))
+        factors = rest
+        hidden.discard(var)
+    return _product_sum(factors, query)
+
+
+def find_conditioner(parents: Mapping[Hashable, Sequence[Hashable]]) -> tuple[bool, Hashable | None]:
+    """Can the row-vectorised pass handle this DAG, and around which node?
+
+    It can when every node has at most one parent (a tree or forest), or when one
+    node ``g`` is such that every node has at most one parent besides ``g`` (naive
+    Bayes, TAN: ``g`` is the class). Returns ``(ok, g)``.
+    """
+    if all(len(p) <= 1 for p in parents.values()):
+        return True, None
+    candidates = None
+    for v, ps in parents.items():
+        if len(ps) > 1:
+            candidates = set(ps) if candidates is None else candidates & set(ps)
+    for g in sorted(candidates or [], key=str):
+        if not parents[g] and all(len([p for p in ps if p != g]) <= 1 for ps in parents.values()):
+            return True, g
+    return False, None
+
+
+def log_marginal_by_conditioner(
+    variables: Sequence[Hashable],
+    parents: Mapping[Hashable, Sequence[Hashable]],
+    cpts: Mapping[Hashable, np.ndarray],
+    codes: np.ndarray,
+    conditioner: Hashable | None,
+    topological: Sequence[Hashable],
+) -> np.ndarray:
+    """``log P(observed part of row r, g)`` for every row and every state ``g`` of the conditioner.
+
+    ``codes`` is ``n x d`` in the order of ``variables`` with ``-1`` for missing
+    values; missing variables are summed out exactly. A row where the conditioner
+    is observed gets ``-inf`` for the other states. Without a conditioner the
+    result has one column. Messages are rescaled per row (their logs are carried
+    separately), so deep trees and many variables do not underflow.
+    """
+    n = codes.shape[0]
+    column = {v: j for j, v in enumerate(variables)}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        for p in parents[v]:
+            if p != conditioner:
+                children[p].append(v)
+    k_g = cpts[conditioner].shape[-1] if conditioner is not None else 1
+
+    def evidence(v: Hashable) -> np.ndarray:
+        k = cpts[v].shape[-1]
+        obs = codes[:, column[v]]
+        ev = np.ones((n, k))
+        seen = obs >= 0
+        ev[seen] = 0.0
+        ev[np.flatnonzero(seen), obs[seen]] = 1.0
+        return ev
+
+    log_scale = np.zeros(n)
+    messages: dict = {}  # v -> (n, k_g, k_parent) message to its tree parent
+    for v in reversed(list(topological)):
+        if v == conditioner:
+            continue
+        cpt = cpts[v]
+        ps = list(parents[v])
+        tree_parent = [p for p in ps if p != conditioner]
+        # bring the CPT to shape (k_g, k_parent, k_v)
+        if conditioner in ps:
+            if ps[0] != conditioner:
+                cpt = np.swapaxes(cpt, 0, 1)
+            table = cpt if tree_parent else cpt[:, None, :]
+        else:
+            table = (cpt if tree_parent else cpt[None, :])[None]
+        table = np.broadcast_to(table, (k_g, table.shape[1], table.shape[2]))
+        belief = evidence(v)[:, None, :] * np.ones((1, k_g, 1))
+        for w in children[v]:
+            belief = belief * messages.pop(w)
+        msg = np.einsum("gpx,rgx->rgp", table, belief)
+        top = msg.reshape(n, -1).max(axis=1)
+        safe = np.where(top > 0, top, 1.0)
+        msg = msg / safe[:, None, None]
+        with np.errstate(divide="ignore"):
+            log_scale += np.where(top > 0, np.log(safe), -np.inf)
+        messages[v] = msg
+    total = np.ones((n, k_g))
+    for msg in messages.values():  # what remains are the roots' messages (k_parent = 1)
+        total = total * msg[:, :, 0]
+    if conditioner is not None:
+        total = total * cpts[conditioner][None, :] * evidence(conditioner)
+    with np.errstate(divide="ignore"):
+        return np.log(total) + log_scale[:, None]

@@ -1,0 +1,98 @@
+"""pgmpy export and import, and BIF files through pgmpy's reader and writer.
+
+pgmpy's CPD layout (node state x flattened parent states, first parent slowest)
+appears only here; inside treelearn a CPT is ``[parent states..., own state]``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .errors import StructureError
+from .model import TreeModel
+
+__all__ = ["to_pgmpy", "from_pgmpy", "write_bif", "read_bif"]
+
+
+def to_pgmpy(model: TreeModel):
+    """``DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable, state names included.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> bn = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]})).to_pgmpy()
+    >>> bn.check_model()
+    True
+    """
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    bn = DiscreteBayesianNetwork()
+    bn.add_nodes_from(model.variables)
+    bn.add_edges_from((p, v) for v in model.variables for p in model.parents(v))
+    states = model.states
+    cpds = []
+    for v in model.variables:
+        parents = model.parents(v)
+        cpt = model.cpt(v)
+        values = np.moveaxis(cpt, -1, 0).reshape(cpt.shape[-1], -1)
+        cpds.append(
+            TabularCPD(
+                variable=v,
+                variable_card=cpt.shape[-1],
+                values=values,
+                evidence=parents or None,
+                evidence_card=[len(states[p]) for p in parents] or None,
+                state_names={u: list(states[u]) for u in [v, *parents]},
+            )
+        )
+    bn.add_cpds(*cpds)
+    return bn
+
+
+def from_pgmpy(network: Any) -> TreeModel:
+    """A :class:`TreeModel` from a pgmpy discrete Bayesian network with tabular CPDs.
+
+    Every state label and every CPT entry is kept; parent order follows each CPD's
+    evidence order.
+    """
+    if not hasattr(network, "get_cpds") or not hasattr(network, "nodes"):
+        raise TypeError(f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}")
+    G = nx.DiGraph()
+    nodes = list(network.nodes())
+    G.add_nodes_from(nodes)
+    for node in nodes:
+        cpd = network.get_cpds(node)
+        if cpd is None:
+            raise StructureError(f"the pgmpy network has no CPD for {node!r}")
+        scope = list(cpd.variables)
+        values = np.asarray(cpd.values, dtype=float).reshape([cpd.cardinality[i] for i in range(len(scope))])
+        parents = scope[1:]
+        G.add_node(
+            node,
+            states=list(cpd.state_names[node]),
+            cpt=np.moveaxis(values, 0, -1),
+            parents=parents,
+        )
+        G.add_edges_from((p, node) for p in parents)
+    roots = [v for v in nodes if G.in_degree(v) == 0]
+    G.graph["roots"] = roots
+    return TreeModel(G, variables=nodes, settings={"method": "pgmpy"})
+
+
+def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
+    """Write ``model`` to a BIF file with pgmpy's ``BIFWriter``."""
+    from pgmpy.readwrite import BIFWriter
+
+    BIFWriter(model.to_pgmpy()).write_bif(os.fspath(path))
+
+
+def read_bif(path: str | os.PathLike) -> TreeModel:
+    """Read a BIF file with pgmpy's ``BIFReader`` (state labels come back as strings)."""
+    from pgmpy.readwrite import BIFReader
+
+    return from_pgmpy(BIFReader(os.fspath(path)).get_model())

@@ -1,0 +1,371 @@
+"""The fitted model: a DAG whose nodes carry ``states`` and ``cpt``.
+
+:class:`TreeModel` scores data (log-likelihood, BIC, AIC), samples, answers
+exact queries, and hands itself to pgmpy. It is shared by Chow-Liu trees and
+forests, naive Bayes and TAN: they differ only in the structure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .data import Table, check_frame, encode
+from .errors import ColumnNotFoundError, StructureError, TreelearnError, UnseenStateError
+from .inference import eliminate, find_conditioner, log_marginal_by_conditioner
+
+__all__ = ["TreeModel"]
+
+
+class TreeModel:
+    """A discrete Bayesian network with tabular CPTs, typically tree-shaped.
+
+    Parameters
+    ----------
+    graph : nx.DiGraph whose nodes carry ``states`` (list of labels), ``cpt``
+        (ndarray indexed ``[parent states..., own state]``, last axis sums to 1) and
+        optionally ``parents`` (the order of the CPT's parent axes; default: the
+        predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
+        is kept when present.
+    variables : the variables' order (default: the graph's node order); sampled
+        data has its columns in this order.
+    dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
+    n_rows : number of training rows, when learned from data.
+    settings : the learning settings, kept for display and saving.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import treelearn as tl
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]})
+    >>> m = tl.chow_liu(df)
+    >>> list(m.graph.edges)
+    [('a', 'b')]
+    >>> m.query(["b"], evidence={"a": "y"}).tolist()
+    [0.5, 0.5]
+    """
+
+    def __init__(
+        self,
+        graph: nx.DiGraph,
+        *,
+        variables: Sequence[Hashable] | None = None,
+        dtypes: Mapping[Hashable, Any] | None = None,
+        n_rows: int | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
+            raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
+        self.graph = graph
+        self.variables = list(variables if variables is not None else graph.nodes)
+        if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
+            raise StructureError("variables must list every node of the graph once")
+        position = {v: i for i, v in enumerate(self.variables)}
+        for v in self.variables:
+            node = graph.nodes[v]
+            if "states" not in node or "cpt" not in node:
+                raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
+            ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
+            if set(ps) != set(graph.predecessors(v)):
+                raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
+            node["parents"] = ps
+            expected = tuple(len(graph.nodes[p]["states"]) for p in ps) + (len(node["states"]),)
+            cpt = np.asarray(node["cpt"], dtype=float)
+            if cpt.shape != expected:
+                raise StructureError(f"node {v!r}: CPT shape {cpt.shape}, expected {expected}")
+            if not np.allclose(cpt.sum(axis=-1), 1.0, atol=1e-9) or (cpt < 0).any():
+                raise StructureError(f"node {v!r}: CPT rows must be probabilities summing to 1")
+            node["cpt"] = cpt
+        self.dtypes = dict(dtypes or {})
+        self.n_rows = n_rows
+        self.settings = dict(settings or {})
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def roots(self) -> list:
+        """The roots: nodes without parents, in variable order (learned roots first)."""
+        learned = [r for r in self.graph.graph.get("roots", []) if r in self.graph]
+        rest = [v for v in self.variables if not self.parents(v) and v not in learned]
+        return learned + rest
+
+    @property
+    def root(self) -> Hashable:
+        """The root of the (first) tree."""
+        return self.roots[0]
+
+    @property
+    def states(self) -> dict:
+        """``{variable: [state labels]}``."""
+        return {v: list(self.graph.nodes[v]["states"]) for v in self.variables}
+
+    def parents(self, variable: Hashable) -> list:
+        """Parents of ``variable``, in the order of its CPT's axes."""
+        return list(self._node(variable)["parents"])
+
+    def cpt(self, variable: Hashable) -> np.ndarray:
+        """CPT of ``variable``, indexed ``[parent states..., own state]``."""
+        return self._node(variable)["cpt"]
+
+    def _node(self, variable: Hashable) -> dict:
+        if variable not in self.graph:
+            raise ColumnNotFoundError(
+                f"{variable!r} is not a variable of the model; the variables are {self.variables}"
+            )
+        return self.graph.nodes[variable]
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: sum over nodes of ``(k - 1) x (parent configurations)``."""
+        return int(sum((c.shape[-1] - 1) * int(np.prod(c.shape[:-1])) for c in self._cpts().values()))
+
+    def _cpts(self) -> dict:
+        return {v: self.graph.nodes[v]["cpt"] for v in self.variables}
+
+    def _parent_map(self) -> dict:
+        return {v: self.parents(v) for v in self.variables}
+
+    # ------------------------------------------------------------------ data
+    def encode(self, data: pd.DataFrame, unseen: str = "error") -> Table:
+        """Encode ``data`` against the model's states (missing values allowed, extra columns ignored)."""
+        check_frame(data)
+        absent = [v for v in self.variables if v not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(
+                f"the data lacks the model's variable(s) {absent}; its columns are "
+                f"{list(data.columns)}"
+            )
+        return encode(
+            data[self.variables],
+            missing="pairwise",
+            states=self.states,
+            max_states=np.iinfo(np.int64).max,
+            unseen=unseen,
+        )
+
+    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False) -> float | np.ndarray:
+        """Log-likelihood of ``data`` in nats (total, or one value per row).
+
+        Missing values are summed out exactly (the row's score is the log
+        probability of its observed values). A row that the model gives
+        probability zero (possible under maximum likelihood) scores ``-inf``.
+        Columns that are not model variables are ignored.
+        """
+        codes = self.encode(data).codes
+        out = self._log_likelihood_codes(codes)
+        return out if per_row else float(out.sum())
+
+    def _log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+        complete = (codes >= 0).all(axis=1)
+        out = np.empty(codes.shape[0])
+        out[complete] = self._complete_log_likelihood(codes[complete])
+        if not complete.all():
+            out[~complete] = self._marginal_log_likelihood(codes[~complete])
+        return out
+
+    def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        column = {v: j for j, v in enumerate(self.variables)}
+        total = np.zeros(codes.shape[0])
+        with np.errstate(divide="ignore"):
+            for v in self.variables:  # a gather per node; no loop over rows
+                family = [column[p] for p in self.parents(v)] + [column[v]]
+                total += np.log(self.cpt(v)[tuple(codes[:, family].T.astype(np.intp))])
+        return total
+
+    def _marginal_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        parents = self._parent_map()
+        ok, conditioner = find_conditioner(parents)
+        if ok:
+            order = list(nx.topological_sort(self.graph))
+            by_state = log_marginal_by_conditioner(
+                self.variables, parents, self._cpts(), codes, conditioner, order
+            )
+            return np.logaddexp.reduce(by_state, axis=1)
+        # general DAG: one elimination per incomplete row (slow, but exact)
+        out = np.empty(codes.shape[0])
+        for r, row in enumerate(codes):
+            evidence = {v: self.states[v][c] for v, c in zip(self.variables, row) if c >= 0}
+            factors = self._factors(evidence)
+            _, value = eliminate(factors, [])
+            with np.errstate(divide="ignore"):
+                out[r] = np.log(float(value))
+        return out
+
+    def bic(self, data: pd.DataFrame) -> float:
+        """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``."""
+        return self.log_likelihood(data) - 0.5 * self.n_parameters * np.log(len(data))
+
+    def aic(self, data: pd.DataFrame) -> float:
+        """``log-likelihood - n_parameters``."""
+        return self.log_likelihood(data) - self.n_parameters
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows by forward sampling, with the original labels and dtypes.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
+        >>> s = m.sample(5, random_state=0)
+        >>> s.dtypes.tolist() == [m.dtypes["a"], m.dtypes["b"]]
+        True
+        """
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, not {n!r}")
+        rng = np.random.default_rng(random_state)
+        column = {v: j for j, v in enumerate(self.variables)}
+        codes = np.zeros((n, len(self.variables)), dtype=np.int64)
+        for v in nx.topological_sort(self.graph):
+            ps = [codes[:, column[p]] for p in self.parents(v)]
+            probs = self.cpt(v)[tuple(ps)] if ps else np.broadcast_to(self.cpt(v), (n, self.cpt(v).shape[-1]))
+            cumulative = np.cumsum(probs, axis=1)
+            u = rng.random(n)[:, None] * cumulative[:, -1:]
+            codes[:, column[v]] = np.minimum((cumulative <= u).sum(axis=1), probs.shape[1] - 1)
+        table = Table(
+            codes=codes,
+            columns=tuple(self.variables),
+            states=tuple(tuple(s) for s in self.states.values()),
+            dtypes=tuple(self.dtypes.get(v) for v in self.variables),
+        )
+        return table.decode()
+
+    # ------------------------------------------------------------------ inference
+    def _state_index(self, variable: Hashable, state: Any) -> int:
+        states = self.states[variable] if variable in self.graph else self._node(variable)
+        for i, s in enumerate(states):
+            if s == state and isinstance(s, bool) == isinstance(state, (bool, np.bool_)):
+                return i
+        if isinstance(state, str):  # labels typed as text (command line) for non-text states
+            matches = [i for i, s in enumerate(states) if str(s) == state]
+            if len(matches) == 1:
+                return matches[0]
+        raise UnseenStateError(
+            f"{state!r} is not a state of {variable!r}; its states are {states}"
+        )
+
+    def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
+        fixed = {v: self._state_index(v, s) for v, s in evidence.items()}
+        factors = []
+        for v in self.variables:
+            scope = self.parents(v) + [v]
+            table = self.cpt(v)
+            index = tuple(fixed.get(u, slice(None)) for u in scope)
+            factors.append((tuple(u for u in scope if u not in fixed), table[index]))
+        return factors
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+        joint: bool = True,
+    ) -> pd.Series | dict:
+        """Exact posterior ``P(variables | evidence)`` by variable elimination.
+
+        Returns a ``pd.Series`` of probabilities indexed by the variables' states
+        (a ``MultiIndex`` for several variables), or with ``joint=False`` a dict of
+        one marginal Series per variable.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> m.query("b", evidence={"a": 1}).to_dict()
+        {0: 0.5, 1: 0.5}
+        """
+        if isinstance(variables, (str, int)) or not isinstance(variables, Sequence):
+            variables = [variables]
+        variables = list(variables)
+        evidence = dict(evidence or {})
+        for v in [*variables, *evidence]:
+            self._node(v)
+        clash = [v for v in variables if v in evidence]
+        if clash:
+            raise TreelearnError(f"{clash} are both queried and given as evidence")
+        if len(set(variables)) != len(variables) or not variables:
+            raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
+        if not joint:
+            return {v: self.query([v], evidence) for v in variables}
+        scope, table = eliminate(self._factors(evidence), variables)
+        # a variable no factor mentions cannot happen: every variable has its CPT
+        table = np.transpose(table, [scope.index(v) for v in variables])
+        total = table.sum()
+        if not total > 0:
+            raise TreelearnError(f"the evidence {evidence} has probability zero under the model")
+        index = (
+            pd.Index(self.states[variables[0]], name=variables[0], tupleize_cols=False)
+            if len(variables) == 1
+            else pd.MultiIndex.from_product([self.states[v] for v in variables], names=variables)
+        )
+        return pd.Series((table / total).ravel(), index=index, name="probability")
+
+    # ------------------------------------------------------------------ export
+    def to_pgmpy(self):
+        """The model as a pgmpy ``DiscreteBayesianNetwork`` with ``TabularCPD`` s and state names."""
+        from .interop import to_pgmpy
+
+        return to_pgmpy(self)
+
+    def to_bif(self, path) -> None:
+        """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
+        from .interop import write_bif
+
+        write_bif(self, path)
+
+    # ------------------------------------------------------------------ display
+    def to_text(self, digits: int = 4) -> str:
+        """The structure as an indented text tree, with the MI (nats) on each edge."""
+        lines = [self._headline()]
+        shown_parent = {v: (self.parents(v)[-1] if self.parents(v) else None) for v in self.variables}
+        children: dict = {v: [] for v in self.variables}
+        for v, p in shown_parent.items():
+            if p is not None:
+                children[p].append(v)
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            text = f"{v} ({len(self.states[v])} states)"
+            if parent is not None:
+                weight = self.graph.edges[parent, v].get("weight")
+                if weight is not None:
+                    text += f"  [MI {weight:.{digits}f}]"
+                extra = [p for p in self.parents(v) if p != parent]
+                if extra:
+                    text += f"  (also given {', '.join(map(str, extra))})"
+            return text
+
+        def walk(v: Hashable, prefix: str, last: bool, top: bool) -> None:
+            branch = "" if top else ("└── " if last else "├── ")
+            lines.append(prefix + branch + label(v, shown_parent[v]))
+            below = prefix + ("" if top else ("    " if last else "│   "))
+            for i, w in enumerate(children[v]):
+                walk(w, below, i == len(children[v]) - 1, False)
+
+        for r in [v for v in self.roots if shown_parent[v] is None]:
+            walk(r, "", True, True)
+        return "\n".join(lines)
+
+    def _headline(self) -> str:
+        kind = self.settings.get("method", "model")
+        n_edges = self.graph.number_of_edges()
+        rows = f", learned from {self.n_rows} rows" if self.n_rows is not None else ""
+        return (
+            f"TreeModel ({kind}): {len(self.variables)} variables, {n_edges} edges, "
+            f"root {self.root!r}{rows}"
+        )
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TreeModel):
+            return NotImplemented
+        return (
+            self.variables == other.variables
+            and self.states == other.states
+            and all(self.parents(v) == other.parents(v) for v in self.variables)
+            and all(np.array_equal(self.cpt(v), other.cpt(v)) for v in self.variables)
+        )
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,200 @@
+"""Structures as NetworkX graphs: the complete MI graph, spanning trees and forests,
+rooting (``orient``), the naive Bayes star and the TAN structure.
+
+Every function takes a graph and returns a new graph; none modifies its input.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Iterable, Sequence
+
+import networkx as nx
+import numpy as np
+
+from .errors import ColumnNotFoundError, StructureError
+
+__all__ = [
+    "complete_graph",
+    "maximum_spanning_tree",
+    "penalised_forest",
+    "orient",
+    "star",
+    "tan_structure",
+    "bic_edge_penalty",
+]
+
+#: MI values are compared at this many decimals when choosing edges, so that
+#: pairs whose MI differs only by floating-point rounding tie, and ties are broken
+#: by column order (deterministic across machines and BLAS builds).
+TIE_DECIMALS = 12
+
+
+def complete_graph(
+    names: Sequence[Hashable], weights: np.ndarray, states: Sequence[Sequence] | None = None
+) -> nx.Graph:
+    """Complete undirected graph on ``names`` with edge attribute ``weight = weights[i, j]``.
+
+    Edges are added in column order ``(0, 1), (0, 2), ..., (1, 2), ...``, which is
+    the order in which ties are broken downstream.
+    """
+    d = len(names)
+    G = nx.Graph()
+    for j, name in enumerate(names):
+        G.add_node(name, **({"states": list(states[j])} if states is not None else {}))
+    iu, ju = np.triu_indices(d, k=1)
+    values = weights[iu, ju].tolist()
+    G.add_weighted_edges_from(
+        (names[i], names[j], w) for i, j, w in zip(iu.tolist(), ju.tolist(), values)
+    )
+    return G
+
+
+def _rounded_copy(G: nx.Graph, weight: str) -> nx.Graph:
+    H = nx.Graph()
+    H.add_nodes_from(G)
+    H.add_edges_from(
+        (u, v, {weight: round(float(data.get(weight, 1.0)), TIE_DECIMALS)})
+        for u, v, data in G.edges(data=True)
+    )
+    return H
+
+
+def _subgraph_with_edges(G: nx.Graph, edges: Iterable) -> nx.Graph:
+    T = nx.Graph()
+    T.graph.update(G.graph)
+    T.add_nodes_from(G.nodes(data=True))
+    T.add_edges_from((u, v, dict(G.edges[u, v])) for u, v in edges)
+    return T
+
+
+def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
+    """:func:`networkx.maximum_spanning_tree` with deterministic tie-breaking.
+
+    Weights equal to ``TIE_DECIMALS`` decimals tie, and ties go to the edge that
+    comes first in ``G``'s edge order (column order for :func:`complete_graph`),
+    via Kruskal's stable sort. Node and edge attributes are kept.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> G.add_weighted_edges_from([("a", "b", 0.5), ("b", "c", 0.2), ("a", "c", 0.2)])
+    >>> sorted(maximum_spanning_tree(G).edges())
+    [('a', 'b'), ('a', 'c')]
+    """
+    if G.is_directed():
+        raise StructureError("maximum_spanning_tree needs an undirected graph")
+    T = nx.maximum_spanning_tree(_rounded_copy(G, weight), weight=weight, algorithm="kruskal")
+    return _subgraph_with_edges(G, T.edges())
+
+
+def bic_edge_penalty(k_i: int, k_j: int, n: int) -> float:
+    """BIC penalty of an edge in nats per row: ``(k_i - 1)(k_j - 1) ln(n) / (2n)``."""
+    return (k_i - 1) * (k_j - 1) * np.log(n) / (2 * n) if n > 1 else 0.0
+
+
+def penalised_forest(
+    G: nx.Graph, penalty: str | float = "bic", n: int | None = None, weight: str = "weight"
+) -> nx.Graph:
+    """Maximum spanning forest keeping only edges whose penalised weight is positive.
+
+    ``penalty="bic"`` subtracts :func:`bic_edge_penalty` (needs the node attribute
+    ``states`` and the number of rows ``n``, or the graph attribute ``n``); a number
+    is a plain threshold on the weight. Each edge keeps its original ``weight``
+    and gains ``penalised_weight``.
+    """
+    n = n if n is not None else G.graph.get("n")
+    H = nx.Graph()
+    H.add_nodes_from(G.nodes(data=True))
+    for u, v, data in G.edges(data=True):
+        if penalty == "bic":
+            if n is None:
+                raise StructureError("a BIC forest needs the number of rows n")
+            k_u, k_v = len(G.nodes[u]["states"]), len(G.nodes[v]["states"])
+            score = data[weight] - bic_edge_penalty(k_u, k_v, n)
+        else:
+            score = data[weight] - float(penalty)
+        if round(score, TIE_DECIMALS) > 0:
+            H.add_edge(u, v, **{**data, "penalised_weight": score})
+    F = maximum_spanning_tree(H, weight="penalised_weight")
+    F.graph.update(G.graph)
+    return F
+
+
+def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
+    """Direct every edge of a tree (or forest) away from its root.
+
+    ``root=None`` roots each component at its first node in ``tree``'s node order
+    (for a learned tree: its first column). With a forest, ``root`` roots its own
+    component and every other component gets its first node. The roots are listed
+    in the graph attribute ``roots``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> D = orient(nx.Graph([("a", "b"), ("b", "c")]), root="c")
+    >>> sorted(D.edges())
+    [('b', 'a'), ('c', 'b')]
+    """
+    if tree.is_directed():
+        raise StructureError("orient needs an undirected tree; got a directed graph")
+    if root is not None and root not in tree:
+        raise ColumnNotFoundError(
+            f"root {root!r} is not a variable of the tree; the variables are {list(tree.nodes)}"
+        )
+    if tree.number_of_edges() != tree.number_of_nodes() - nx.number_connected_components(tree):
+        raise StructureError("orient needs a tree or forest; the graph has a cycle")
+    order = {node: i for i, node in enumerate(tree.nodes)}
+    D = nx.DiGraph()
+    D.graph.update(tree.graph)
+    D.add_nodes_from(tree.nodes(data=True))
+    roots = []
+    for component in sorted(nx.connected_components(tree), key=lambda c: min(order[v] for v in c)):
+        r = root if root in component else min(component, key=order.__getitem__)
+        roots.append(r)
+        for u, v in nx.bfs_edges(tree, r, sort_neighbors=lambda vs: sorted(vs, key=order.__getitem__)):
+            D.add_edge(u, v, **tree.edges[u, v])
+    D.graph["roots"] = roots
+    return D
+
+
+def star(center: Hashable, leaves: Iterable[Hashable]) -> nx.DiGraph:
+    """The naive Bayes structure: ``center -> leaf`` for every leaf.
+
+    Examples
+    --------
+    >>> sorted(star("class", ["x", "y"]).edges())
+    [('class', 'x'), ('class', 'y')]
+    """
+    D = nx.DiGraph()
+    D.add_node(center)
+    for leaf in leaves:
+        if leaf == center:
+            raise StructureError(f"the centre {center!r} cannot also be a leaf")
+        D.add_edge(center, leaf)
+    D.graph["roots"] = [center]
+    D.graph["class"] = center
+    return D
+
+
+def tan_structure(feature_tree: nx.Graph, class_node: Hashable, root: Hashable | None = None) -> nx.DiGraph:
+    """Tree-augmented naive Bayes: the feature tree oriented from ``root``, plus ``class -> feature``.
+
+    Each feature's parents are ordered class first, then its feature parent.
+    """
+    if class_node in feature_tree:
+        raise StructureError(f"the class {class_node!r} must not be a node of the feature tree")
+    oriented = orient(feature_tree, root)
+    D = nx.DiGraph()
+    D.graph.update(oriented.graph)
+    D.add_node(class_node)
+    D.add_nodes_from(oriented.nodes(data=True))
+    for v in oriented.nodes:
+        D.add_edge(class_node, v)
+    D.add_edges_from(oriented.edges(data=True))
+    for v in oriented.nodes:
+        D.nodes[v]["parents"] = [class_node, *oriented.predecessors(v)]
+    D.graph["roots"] = [class_node]
+    D.graph["class"] = class_node
+    D.graph["feature_roots"] = oriented.graph["roots"]
+    return D
