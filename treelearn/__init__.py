@@ -6,12 +6,16 @@
 ['asia', 'bronc', 'dysp']
 """
 
+from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .counts import PairCounts, pair_counts
 from .data import Table, discretize, encode
 from .errors import (
+    ClassColumnError,
+    ClassLabelError,
     ColumnNotFoundError,
     DuplicateColumnError,
     EmptyDataError,
+    FeatureMismatchError,
     MissingValuesError,
     NumericColumnError,
     StructureError,
@@ -25,8 +29,17 @@ from .information import (
     mutual_information_matrix,
 )
 from .interop import from_pgmpy, read_bif, to_pgmpy, write_bif
+from .io import (
+    CorruptModelFileError,
+    InvalidModelError,
+    ModelFileError,
+    ModelFormatError,
+    load,
+    save,
+)
 from .learn import chow_liu, fit_cpts, mi_graph, read_data
 from .model import TreeModel
+from .ranking import rank_features
 from .structure import maximum_spanning_tree, orient, penalised_forest, star, tan_structure
 
 __version__ = "0.1.0"
@@ -39,4 +52,8 @@ __all__ = [
     "conditional_mutual_information_matrix", "TreelearnError", "EmptyDataError",
     "DuplicateColumnError", "ColumnNotFoundError", "MissingValuesError", "NumericColumnError",
     "TooManyStatesError", "UnseenStateError", "StructureError",
+    "NaiveBayes", "TAN", "ChowLiuMultinet", "rank_features", "ClassLabelError",
+    "ClassColumnError", "FeatureMismatchError",
+    "save", "load", "ModelFileError", "CorruptModelFileError", "ModelFormatError",
+    "InvalidModelError",
 ]

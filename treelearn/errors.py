@@ -17,6 +17,9 @@ __all__ = [
     "TooManyStatesError",
     "UnseenStateError",
     "StructureError",
+    "ClassLabelError",
+    "ClassColumnError",
+    "FeatureMismatchError",
 ]
 
 
@@ -57,3 +60,15 @@ class UnseenStateError(TreelearnError):
 
 class StructureError(TreelearnError):
     """A graph that cannot serve as the requested structure (cycle, wrong nodes...)."""
+
+
+class ClassLabelError(TreelearnError):
+    """The class labels ``y`` cannot train a classifier (one class, wrong length or shape)."""
+
+
+class ClassColumnError(DuplicateColumnError):
+    """The class is also a column of the features ``X``."""
+
+
+class FeatureMismatchError(TreelearnError):
+    """The features given to a fitted classifier differ from those it was fitted on."""

@@ -108,7 +108,9 @@ def log_marginal_by_conditioner(
         ev[np.flatnonzero(seen), obs[seen]] = 1.0
         return ev
 
-    log_scale = np.zeros(n)
+    # one scale per (row, conditioner state): the states' messages are separate
+    # products, and one shared scale would underflow the improbable states to 0
+    log_scale = np.zeros((n, k_g))
     messages: dict = {}  # v -> (n, k_g, k_parent) message to its tree parent
     for v in reversed(list(topological)):
         if v == conditioner:
@@ -128,9 +130,9 @@ def log_marginal_by_conditioner(
         for w in children[v]:
             belief = belief * messages.pop(w)
         msg = np.einsum("gpx,rgx->rgp", table, belief)
-        top = msg.reshape(n, -1).max(axis=1)
+        top = msg.max(axis=2)
         safe = np.where(top > 0, top, 1.0)
-        msg = msg / safe[:, None, None]
+        msg = msg / safe[:, :, None]
         with np.errstate(divide="ignore"):
             log_scale += np.where(top > 0, np.log(safe), -np.inf)
         messages[v] = msg
@@ -140,4 +142,4 @@ def log_marginal_by_conditioner(
     if conditioner is not None:
         total = total * cpts[conditioner][None, :] * evidence(conditioner)
     with np.errstate(divide="ignore"):
-        return np.log(total) + log_scale[:, None]
+        return np.log(total) + log_scale

@@ -88,7 +88,9 @@ def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
     """Write ``model`` to a BIF file with pgmpy's ``BIFWriter``."""
     from pgmpy.readwrite import BIFWriter
 
-    BIFWriter(model.to_pgmpy()).write_bif(os.fspath(path))
+    writer = BIFWriter(model.to_pgmpy())
+    # pgmpy >= 1.1 names it ``write`` (``write_bif`` is deprecated, removed in 1.3)
+    (writer.write if hasattr(writer, "write") else writer.write_bif)(os.fspath(path))
 
 
 def read_bif(path: str | os.PathLike) -> TreeModel:

@@ -14,15 +14,30 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .counts import PairCounts, pair_counts
-from .data import DEFAULT_MAX_STATES, MissingPolicy, Table, encode
-from .errors import ColumnNotFoundError, StructureError
+from .counts import PairCounts, is_scipy_sparse, pair_counts, sparse_binary_counts
+from .dask_support import is_dask_dataframe
+from .data import DEFAULT_MAX_STATES, MissingPolicy, Table, check_frame, encode
+from .errors import (
+    ColumnNotFoundError,
+    DuplicateColumnError,
+    StructureError,
+    TreelearnError,
+    UnseenStateError,
+)
 from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import Prior, check_prior, estimate_cpt, family_counts_from_codes
-from .structure import complete_graph, maximum_spanning_tree, orient, penalised_forest
+from .stream import STATES_ADVICE, CountedTable, count_file, read_header, unseen_message
+from .structure import (
+    MATRIX_TREE_MIN_VARIABLES,
+    complete_graph,
+    maximum_spanning_tree,
+    orient,
+    penalised_forest,
+    tree_from_matrix,
+)
 
-__all__ = ["chow_liu", "mi_graph", "fit_cpts", "read_data", "as_table"]
+__all__ = ["chow_liu", "mi_graph", "fit_cpts", "read_data", "as_table", "count_data", "partial_fit"]
 
 
 def read_data(path: str | os.PathLike) -> pd.DataFrame:
@@ -79,8 +94,8 @@ def mi_graph(
     >>> round(G["a"]["b"]["weight"], 6), G["a"]["c"]["weight"]
     (0.693147, 0.0)
     """
-    table = as_table(data, missing=missing, max_states=max_states)
-    return _mi_graph(table.columns, table.states, pair_counts(table), mi_alpha)
+    counted = count_data(data, missing=missing, max_states=max_states)  # paths: in chunks
+    return _mi_graph(counted.columns, counted.states, counted.counts, mi_alpha)
 
 
 FamilyCounter = Callable[[Sequence[int]], np.ndarray]
@@ -166,6 +181,8 @@ def fit_cpts(
     [[0.5, 0.5], [0.25, 0.75]]
     """
     check_prior(prior, alpha, equivalent_sample_size)
+    if isinstance(data, (str, os.PathLike)):  # read it, so only the structure's columns are encoded
+        data = read_data(data)
     if isinstance(data, pd.DataFrame):
         absent = [v for v in structure.nodes if v not in data.columns]
         if absent:
@@ -208,10 +225,16 @@ def chow_liu_from_counts(
     settings: Mapping[str, Any] | None = None,
 ) -> TreeModel:
     """Chow-Liu from sufficient statistics: MI graph -> spanning tree/forest -> orient -> CPTs."""
-    G = _mi_graph(columns, states, counts, mi_alpha)
-    skeleton = maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
+    if len(columns) > MATRIX_TREE_MIN_VARIABLES:  # same tree, without d^2/2 graph edges
+        skeleton = tree_from_matrix(
+            list(columns), mutual_information_matrix(counts, mi_alpha), states,
+            forest=forest, n=counts.n_rows,
+        )
+    else:
+        G = _mi_graph(columns, states, counts, mi_alpha)
+        skeleton = maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
     structure = orient(skeleton, root)
-    return build_model(
+    model = build_model(
         structure,
         columns,
         states,
@@ -223,6 +246,8 @@ def chow_liu_from_counts(
         n_rows=counts.n_rows,
         settings=settings,
     )
+    model.counts = counts  # sufficient statistics, for partial_fit
+    return model
 
 
 def chow_liu(
@@ -236,12 +261,18 @@ def chow_liu(
     mi_alpha: float | None = None,
     forest: str | float | None = None,
     max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    columns: Sequence[Hashable] | None = None,
 ) -> TreeModel:
     """Learn a Chow-Liu tree (or forest) and its CPTs.
 
     Parameters
     ----------
-    data : DataFrame of discrete columns, or a CSV/Parquet path. Never modified.
+    data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
+        rows at a time, never whole: see :mod:`treelearn.stream`), or a
+        ``dask.dataframe.DataFrame`` (counted on its workers: see
+        :mod:`treelearn.dask_support`). Never modified.
     root : the root; ``None`` roots the tree at the **first column** (and each
         other tree of a forest at its first column). The root changes the
         direction of the edges, not the maximum-likelihood fit.
@@ -254,6 +285,19 @@ def chow_liu(
         ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; a number keeps edges with
         ``I_ij`` above it.
     max_states : the most states a column may have.
+    states : optional ``{column: [states]}`` fixing the states (and their order) of
+        some or all columns; a value outside them raises :class:`UnseenStateError`.
+        Giving every column's states lets a file be read in one pass, and makes
+        :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
+    chunksize : rows per chunk when ``data`` is a file path.
+    columns : the variables' names when ``data`` is a ``scipy.sparse`` matrix of
+        0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
+        is counted without densifying, as fast as its number of non-zeros allows
+        (see :func:`treelearn.counts.sparse_binary_counts`), and gives the model
+        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives.
+
+    The model keeps its pair counts (``model.counts``), so
+    :meth:`TreeModel.partial_fit` can add rows later.
 
     Ties in MI are broken by column order, so the same data gives the same tree.
 
@@ -270,26 +314,154 @@ def chow_liu(
     check_prior(prior, alpha, equivalent_sample_size)
     if mi_alpha is not None and (not np.isfinite(mi_alpha) or mi_alpha < 0):
         raise ValueError(f"mi_alpha must be None or a number >= 0, not {mi_alpha!r}")
-    if forest is not None and forest != "bic" and not isinstance(forest, (int, float)):
+    if forest is not None and forest != "bic" and (
+        isinstance(forest, bool) or not isinstance(forest, (int, float))
+    ):  # forest=True would otherwise be a silent threshold of 1 nat
         raise ValueError(f"forest must be None, 'bic' or a number, not {forest!r}")
-    table = as_table(data, missing=missing, max_states=max_states)
-    if root is not None:
-        table.index(root)
+    if is_scipy_sparse(data):
+        counted = count_sparse(data, columns, states=states)
+    elif columns is not None:
+        raise TypeError(
+            "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
+            "column names (select columns with df[[...]])"
+        )
+    else:
+        counted = count_data(data, missing=missing, max_states=max_states, states=states,
+                             chunksize=chunksize)
+    if root is not None and root not in counted.columns:
+        raise ColumnNotFoundError(
+            f"{root!r} is not a column of the data; the columns are {list(counted.columns)}"
+        )
     settings = {
         "method": "chow-liu", "root": root, "alpha": alpha, "prior": prior,
         "equivalent_sample_size": equivalent_sample_size, "missing": missing,
         "mi_alpha": mi_alpha, "forest": forest,
     }
     return chow_liu_from_counts(
-        pair_counts(table),
-        table.columns,
-        table.states,
+        counted.counts,
+        counted.columns,
+        counted.states,
         root=root,
         alpha=alpha,
         prior=prior,
         equivalent_sample_size=equivalent_sample_size,
         mi_alpha=mi_alpha,
         forest=forest,
-        dtypes=table.dtypes,
+        dtypes=counted.dtypes,
         settings=settings,
     )
+
+
+def count_sparse(
+    matrix: Any,
+    columns: Sequence[Hashable] | None = None,
+    *,
+    states: Mapping[Hashable, Sequence] | None = None,
+) -> CountedTable:
+    """Pair counts, columns, states and dtypes of a ``scipy.sparse`` 0/1 matrix (rows x variables)."""
+    if states:
+        raise ValueError(
+            "states= is not supported for scipy.sparse input: its columns' states are the "
+            "0/1 values present; pass a DataFrame to fix states"
+        )
+    d = matrix.shape[1]
+    names = tuple(range(d)) if columns is None else tuple(columns)
+    if len(names) != d:
+        raise ValueError(f"columns has {len(names)} names for a matrix with {d} columns")
+    if len(set(names)) != len(names):
+        seen: set = set()
+        dup = [c for c in names if c in seen or seen.add(c)]
+        raise DuplicateColumnError(
+            f"duplicate column name(s) {sorted(set(dup), key=names.index)}; each column needs its own name"
+        )
+    counts, col_states = sparse_binary_counts(matrix)
+    return CountedTable(counts, names, col_states, (matrix.dtype,) * d)
+
+
+def count_data(
+    data: Any,
+    *,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+) -> CountedTable:
+    """Pair counts, columns, states and dtypes of a DataFrame, Table, path or dask DataFrame."""
+    if is_dask_dataframe(data):
+        from .dask_support import count_dask
+
+        return count_dask(data, missing=missing, max_states=max_states, states=states)
+    if isinstance(data, (str, os.PathLike)):
+        return count_file(
+            data, chunksize=chunksize, states=states, missing=missing, max_states=max_states
+        )
+    table = as_table(data, missing=missing, max_states=max_states, states=states)
+    return CountedTable(pair_counts(table), table.columns, table.states, table.dtypes)
+
+
+def partial_fit(model: TreeModel, data: Any, chunksize: int = 200_000) -> TreeModel:
+    """Add the rows of ``data`` to a Chow-Liu model's counts; re-learn tree and CPTs in place.
+
+    ``data`` is a DataFrame (extra columns ignored), or a CSV/Parquet path or a
+    dask DataFrame with exactly the model's variables as columns, in order
+    (counted in chunks or on the workers, as by :func:`chow_liu`). The rows are
+    encoded against the model's states: a value outside them raises
+    :class:`UnseenStateError` (states never grow, so CPT shapes stay put; give
+    every state up front with ``chow_liu(..., states=...)``). The settings
+    (root, smoothing, missing policy, forest) are those the model was learned with.
+    """
+    counts = getattr(model, "counts", None)
+    if counts is None or model.settings.get("method") != "chow-liu":
+        raise TreelearnError(
+            "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
+            "this model has none (was it built by hand, loaded, or learned another way?)"
+        )
+    columns = list(model.variables)
+    settings = dict(model.settings)
+    given = model.states
+    fixed = (" A fitted model's states are fixed: learn it with chow_liu(..., states=...) "
+             "listing every value the later rows can take.")
+    if isinstance(data, (str, os.PathLike)) or is_dask_dataframe(data):
+        names = list(data.columns) if is_dask_dataframe(data) else list(read_header(data))
+        if names != columns:
+            raise ColumnNotFoundError(
+                f"the new rows' columns {names} differ from the model's variables {columns}; "
+                f"a file or dask DataFrame must have exactly these columns, in this order"
+            )
+        try:
+            new = count_data(data, missing=settings.get("missing", "error"), states=given,
+                             chunksize=chunksize).counts
+        except UnseenStateError as error:
+            raise UnseenStateError(str(error).split(STATES_ADVICE)[0] + fixed) from None
+        total = counts + new
+    else:
+        check_frame(data)
+        absent = [c for c in columns if c not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(
+                f"the new rows lack the model's variable(s) {absent}; their columns are "
+                f"{list(data.columns)}"
+            )
+        try:
+            table = encode(data[columns], missing=settings.get("missing", "error"),
+                           states=given, max_states=np.iinfo(np.int64).max)
+        except UnseenStateError:
+            message = unseen_message(data[columns], given, "partial_fit: ")
+            raise UnseenStateError(message.split(STATES_ADVICE)[0] + fixed) from None
+        total = counts + pair_counts(table)
+    fresh = chow_liu_from_counts(
+        total,
+        columns,
+        [given[c] for c in columns],
+        root=settings.get("root"),
+        alpha=settings.get("alpha", 0.0),
+        prior=settings.get("prior", "lidstone"),
+        equivalent_sample_size=settings.get("equivalent_sample_size", 1.0),
+        mi_alpha=settings.get("mi_alpha"),
+        forest=settings.get("forest"),
+        dtypes=[model.dtypes.get(c) for c in columns] if model.dtypes else (),
+        settings=settings,
+    )
+    model.graph, model.variables, model.n_rows = fresh.graph, fresh.variables, fresh.n_rows
+    model.counts = fresh.counts
+    return model

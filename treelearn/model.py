@@ -36,6 +36,10 @@ class TreeModel:
     n_rows : number of training rows, when learned from data.
     settings : the learning settings, kept for display and saving.
 
+    A model learned by :func:`treelearn.chow_liu` also keeps its sufficient
+    statistics in ``counts`` (a :class:`treelearn.counts.PairCounts` over
+    ``variables``), which :meth:`partial_fit` adds to; otherwise ``counts`` is None.
+
     Examples
     --------
     >>> import pandas as pd
@@ -82,6 +86,7 @@ class TreeModel:
         self.dtypes = dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})
+        self.counts = None  # PairCounts, set by chow_liu for partial_fit
 
     # ------------------------------------------------------------------ structure
     @property
@@ -201,6 +206,30 @@ class TreeModel:
         """``log-likelihood - n_parameters``."""
         return self.log_likelihood(data) - self.n_parameters
 
+    # ------------------------------------------------------------------ learning
+    def partial_fit(self, data: Any, chunksize: int = 200_000) -> "TreeModel":
+        """Add the rows of ``data`` to the counts and re-learn tree and CPTs in place; returns self.
+
+        ``data``: a DataFrame, or a CSV/Parquet path (read ``chunksize`` rows at a
+        time) or dask DataFrame with exactly the model's variables as columns.
+        Works on models learned by :func:`treelearn.chow_liu`, with the settings
+        they were learned with. The states are fixed: a value outside them raises
+        :class:`UnseenStateError` naming the column and value (give every state
+        up front with ``chow_liu(..., states=...)``). Feeding a table in pieces
+        gives the model learned on the whole table.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})
+        >>> m = tl.chow_liu(df.iloc[:2], states={"a": [0, 1], "b": [0, 1]})
+        >>> m.partial_fit(df.iloc[2:]) == tl.chow_liu(df)
+        True
+        """
+        from .learn import partial_fit
+
+        return partial_fit(self, data, chunksize)
+
     # ------------------------------------------------------------------ sampling
     def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
         """Draw ``n`` rows by forward sampling, with the original labels and dtypes.
@@ -313,6 +342,37 @@ class TreeModel:
         from .interop import write_bif
 
         write_bif(self, path)
+
+    # ------------------------------------------------------------------ pictures, files
+    def draw(self, ax=None, **kwargs):
+        """Draw the model as a tree; returns a matplotlib Figure (see :func:`treelearn.draw.draw`)."""
+        from .draw import draw
+
+        return draw(self, ax, **kwargs)
+
+    def to_dot(self, **kwargs) -> str:
+        """Graphviz DOT text (see :func:`treelearn.draw.to_dot`)."""
+        from .draw import to_dot
+
+        return to_dot(self, **kwargs)
+
+    def to_mermaid(self, **kwargs) -> str:
+        """A Mermaid flowchart for Markdown (see :func:`treelearn.draw.to_mermaid`)."""
+        from .draw import to_mermaid
+
+        return to_mermaid(self, **kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the model as a picture (text when matplotlib is absent)."""
+        from .draw import svg_or_none
+
+        return svg_or_none(self)
+
+    def save(self, path) -> None:
+        """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
+        from .io import save
+
+        save(self, path)
 
     # ------------------------------------------------------------------ display
     def to_text(self, digits: int = 4) -> str:

@@ -127,7 +127,7 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
     ``root=None`` roots each component at its first node in ``tree``'s node order
     (for a learned tree: its first column). With a forest, ``root`` roots its own
     component and every other component gets its first node. The roots are listed
-    in the graph attribute ``roots``.
+    in the graph attribute ``roots``: ``root`` first, then the others in node order.
 
     Examples
     --------
@@ -154,6 +154,9 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
         roots.append(r)
         for u, v in nx.bfs_edges(tree, r, sort_neighbors=lambda vs: sorted(vs, key=order.__getitem__)):
             D.add_edge(u, v, **tree.edges[u, v])
+    if root is not None:  # the root asked for comes first: it is ``model.root``
+        roots.remove(root)
+        roots.insert(0, root)
     D.graph["roots"] = roots
     return D
 
@@ -198,3 +201,144 @@ def tan_structure(feature_tree: nx.Graph, class_node: Hashable, root: Hashable |
     D.graph["class"] = class_node
     D.graph["feature_roots"] = oriented.graph["roots"]
     return D
+
+
+# ----------------------------------------------------------------------------- large d
+#: :func:`treelearn.learn.chow_liu` finds the tree straight from the MI matrix
+#: (:func:`tree_from_matrix`) instead of building the complete graph when there are
+#: more variables than this; both give the same tree, edge for edge.
+MATRIX_TREE_MIN_VARIABLES = 100
+
+
+def round_ties(values: np.ndarray) -> np.ndarray:
+    """``round(v, TIE_DECIMALS)`` for every element, equal to Python's ``round`` on each.
+
+    ``rint(v * 10**12) / 10**12`` is the same double as Python's correctly rounded
+    ``round`` whenever the product is clearly off a half-integer (the division of
+    two exact doubles rounds correctly); the few values too close to call, or too
+    large, go through Python's ``round``.
+    """
+    values = np.asarray(values, dtype=float)
+    scale = 10.0**TIE_DECIMALS
+    y = values * scale
+    out = np.rint(y) / scale
+    with np.errstate(invalid="ignore"):
+        margin = np.abs(np.abs(y - np.floor(y)) - 0.5)
+        risky = ~(margin > np.abs(y) * 2.0**-50) | ~(np.abs(y) < 2.0**52)
+    for idx in zip(*np.nonzero(risky)):
+        out[idx] = round(float(values[idx]), TIE_DECIMALS)
+    return out
+
+
+def spanning_tree_edges(weights: np.ndarray, present: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Edges ``(i, j)``, ``i < j``, of the maximum spanning tree (or forest) of a weight matrix.
+
+    Exactly the edges :func:`maximum_spanning_tree` picks on
+    ``complete_graph(names, weights)``, in the order Kruskal adds them: edges are
+    ranked by weight rounded to ``TIE_DECIMALS`` (larger first), then by ``(i, j)``
+    in column order. That is a strict total order, so the maximum spanning forest
+    is unique, and Prim's algorithm, run here on the dense matrix in
+    ``O(d^2)`` vectorised steps, finds the same one. ``present`` (boolean,
+    symmetric) marks the pairs that are edges; default all. Components of a
+    forest are grown from their lowest-numbered variable.
+    """
+    d = weights.shape[0]
+    upper = np.triu(np.ones((d, d), dtype=bool), k=1)
+    W = round_ties(np.where(upper, weights, 0.0))  # the upper triangle, as complete_graph reads it
+    W = W + W.T
+    present = upper if present is None else np.asarray(present, dtype=bool) & upper
+    present = present | present.T
+    idx = np.arange(d)
+    in_tree = np.zeros(d, dtype=bool)
+    has = np.zeros(d, dtype=bool)  # has a candidate edge into the tree
+    best_w = np.zeros(d)
+    best_pair = np.zeros(d, dtype=np.int64)  # i * d + j of the candidate edge, i < j
+    best_u = np.zeros(d, dtype=np.int64)
+    edges = []
+
+    def add(v: int) -> None:
+        in_tree[v] = True
+        has[v] = False
+        w = W[v]
+        pair = np.minimum(idx, v) * d + np.maximum(idx, v)
+        better = present[v] & ~in_tree & (~has | (w > best_w) | ((w == best_w) & (pair < best_pair)))
+        best_w[better] = w[better]
+        best_pair[better] = pair[better]
+        best_u[better] = v
+        has[better] = True
+
+    for _ in range(d):
+        if not has.any():  # start a tree (or the next tree of a forest)
+            if in_tree.all():
+                break
+            add(int(np.argmin(in_tree)))
+            continue
+        top = np.max(best_w, where=has, initial=-np.inf)
+        tied = has & (best_w == top)
+        x = int(np.flatnonzero(tied)[np.argmin(best_pair[tied])])
+        u = int(best_u[x])
+        edges.append((min(u, x), max(u, x)))
+        add(x)
+    # Kruskal's order: rounded weight descending, then (i, j)
+    edges.sort(key=lambda e: (-W[e[0], e[1]], e))
+    return edges
+
+
+def tree_from_matrix(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None = None,
+    *,
+    forest: str | float | None = None,
+    n: int | None = None,
+) -> nx.Graph:
+    """The skeleton that ``maximum_spanning_tree(complete_graph(names, weights, states))``
+    (``forest=None``) or ``penalised_forest(..., forest, n)`` returns, with the same
+    nodes, edges, attributes and order, computed from the matrix without building
+    the complete graph (which has ``d (d - 1) / 2`` edges).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0, .5, .2], [.5, 0, .2], [.2, .2, 0]])
+    >>> T = tree_from_matrix(["a", "b", "c"], W)
+    >>> sorted(T.edges(data="weight"))
+    [('a', 'b', 0.5), ('a', 'c', 0.2)]
+    """
+    names = list(names)
+    d = len(names)
+    weights = np.asarray(weights, dtype=float)
+    present = None
+    score = None
+    if forest is not None:
+        if forest == "bic":
+            if n is None:
+                raise StructureError("a BIC forest needs the number of rows n")
+            if states is None:
+                raise StructureError("a BIC forest needs the states of every variable")
+            k = np.array([len(s) for s in states], dtype=np.int64) - 1
+            penalty = (
+                (k[:, None] * k[None, :]).astype(float) * np.log(n) / (2 * n)
+                if n > 1
+                else np.zeros((d, d))
+            )
+            score = weights - penalty
+        else:
+            score = weights - float(forest)
+        present = round_ties(score) > 0
+        np.fill_diagonal(present, False)
+    chosen = spanning_tree_edges(weights if score is None else score, present)
+    order = nx.Graph()  # the edge order networkx's T.edges() would give
+    order.add_nodes_from(names)
+    order.add_edges_from((names[i], names[j], {"ij": (i, j)}) for i, j in chosen)
+    T = nx.Graph()
+    if n is not None:
+        T.graph["n"] = n
+    for j, name in enumerate(names):
+        T.add_node(name, **({"states": list(states[j])} if states is not None else {}))
+    for u, v, (i, j) in order.edges(data="ij"):
+        attrs = {"weight": weights[i, j].item()}
+        if score is not None:
+            attrs["penalised_weight"] = score[i, j].item()
+        T.add_edge(u, v, **attrs)
+    return T

@@ -1,0 +1,166 @@
+"""Shared helpers for the tests: data from known tree networks, and independent
+reference computations (pandas counts, not treelearn's code) of entropies, mutual
+information and maximum-likelihood log-likelihoods.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+
+# ---------------------------------------------------------------- data makers
+def random_tree_edges(d: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """A random labelled tree on 0..d-1 as (parent, child) pairs, rooted at 0."""
+    order = [0, *(1 + rng.permutation(d - 1)).tolist()]  # 0 is the root
+    edges = []
+    for i in range(1, d):
+        edges.append((int(order[rng.integers(0, i)]), int(order[i])))
+    return edges
+
+
+def random_tree_network(
+    d: int,
+    cards: list[int],
+    rng: np.random.Generator,
+    strength: float = 0.8,
+) -> tuple[list[tuple[int, int]], dict[int, np.ndarray]]:
+    """Random tree network: edges (parent, child) and CPTs ``[parent state, own state]``.
+
+    Each conditional row puts ``strength`` of its mass on one state that depends on
+    the parent state (a strong dependency), the rest spread at random.
+    """
+    edges = random_tree_edges(d, rng)
+    parent = {c: p for p, c in edges}
+    cpts = {}
+    for v in range(d):
+        k = cards[v]
+        if v not in parent:
+            cpts[v] = rng.dirichlet(np.ones(k) * 2)
+            continue
+        kp = cards[parent[v]]
+        table = np.empty((kp, k))
+        shift = int(rng.integers(0, k))
+        for a in range(kp):
+            row = rng.dirichlet(np.ones(k)) * (1 - strength)
+            row[(a + shift) % k] += strength
+            table[a] = row
+        cpts[v] = table
+    return edges, cpts
+
+
+def sample_tree_network(
+    edges: list[tuple[int, int]],
+    cpts: dict[int, np.ndarray],
+    n: int,
+    rng: np.random.Generator,
+    names: list | None = None,
+) -> pd.DataFrame:
+    """Forward-sample ``n`` rows (integer codes) from a tree network made by :func:`random_tree_network`."""
+    d = len(cpts)
+    parent = {c: p for p, c in edges}
+    codes = np.zeros((n, d), dtype=np.int64)
+    done: set = set()
+    todo = list(range(d))
+    while todo:
+        for v in list(todo):
+            if v in parent and parent[v] not in done:
+                continue
+            probs = cpts[v][codes[:, parent[v]]] if v in parent else np.tile(cpts[v], (n, 1))
+            u = rng.random(n)[:, None]
+            codes[:, v] = np.minimum((np.cumsum(probs, axis=1) < u).sum(axis=1), probs.shape[1] - 1)
+            done.add(v)
+            todo.remove(v)
+    names = names or [f"x{j}" for j in range(d)]
+    return pd.DataFrame(codes, columns=names)
+
+
+def random_dependent_frame(n: int, cards: list[int], rng: np.random.Generator) -> pd.DataFrame:
+    """Random data with some (random, not tree-shaped) dependencies between columns."""
+    latent = rng.integers(0, 3, size=n)
+    cols = {}
+    for j, k in enumerate(cards):
+        noise = rng.integers(0, k, size=n)
+        keep = rng.random(n) < rng.uniform(0.1, 0.7)
+        other = (latent + j) % k if j % 2 == 0 else (cols[f"v{j-1}"] + latent) % k
+        cols[f"v{j}"] = np.where(keep, other, noise)
+    return pd.DataFrame(cols)
+
+
+# ---------------------------------------------------------------- references
+def entropy_ref(s: pd.Series) -> float:
+    """Plug-in entropy (nats) from ``value_counts``."""
+    p = s.value_counts().to_numpy(dtype=float)
+    p = p / p.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def mi_ref(a: pd.Series, b: pd.Series) -> float:
+    """Plug-in mutual information (nats) from a pandas crosstab."""
+    t = pd.crosstab(a, b).to_numpy(dtype=float)
+    n = t.sum()
+    r = t.sum(axis=1, keepdims=True)
+    c = t.sum(axis=0, keepdims=True)
+    nz = t > 0
+    return float((t[nz] / n * np.log(t[nz] * n / (r @ c)[nz])).sum())
+
+
+def tree_ml_loglik(df: pd.DataFrame, undirected_edges) -> float:
+    """Maximum-likelihood log-likelihood of ``df`` under the tree with these undirected edges.
+
+    Computed from pandas groupby counts: sum over nodes of sum N(x) log(N(x)/n)
+    plus, over edges, sum N(x, y) log(N(x, y) n / (N(x) N(y))).
+    """
+    n = len(df)
+    total = 0.0
+    for c in df.columns:
+        m = df.groupby(c, observed=True).size().to_numpy(dtype=float)
+        total += float((m * np.log(m / n)).sum())
+    for u, v in undirected_edges:
+        j = df.groupby([u, v], observed=True).size()
+        nu = df[u].value_counts()
+        nv = df[v].value_counts()
+        ju = nu.loc[j.index.get_level_values(0)].to_numpy(dtype=float)
+        jv = nv.loc[j.index.get_level_values(1)].to_numpy(dtype=float)
+        jj = j.to_numpy(dtype=float)
+        total += float((jj * np.log(jj * n / (ju * jv))).sum())
+    return total
+
+
+def undirected(edges) -> set[frozenset]:
+    return {frozenset(e) for e in edges}
+
+
+# ---------------------------------------------------------------- pgmpy examples
+@functools.cache
+def pgmpy_example(name: str):
+    from pgmpy.utils import get_example_model
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return get_example_model(name)
+
+
+@functools.cache
+def _pgmpy_sample(name: str, size: int, seed: int) -> pd.DataFrame:
+    from pgmpy.sampling import BayesianModelSampling
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return BayesianModelSampling(pgmpy_example(name)).forward_sample(
+            size=size, seed=seed, show_progress=False
+        )
+
+
+def pgmpy_sample(name: str, size: int, seed: int = 0) -> pd.DataFrame:
+    """Rows forward-sampled from a bundled pgmpy network (a fresh copy each call)."""
+    return _pgmpy_sample(name, size, seed).copy()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

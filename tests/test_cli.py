@@ -1,0 +1,424 @@
+"""The ``treelearn`` command, end to end in subprocesses on the bundled datasets, with
+its output checked against the Python API."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATASETS = os.path.join(ROOT, "datasets")
+ASIA = os.path.join(DATASETS, "asia.csv")
+TENNIS = os.path.join(DATASETS, "playtennis.csv")
+
+
+def run(*args, cwd=None, stdin=None, check=True):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "treelearn", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=stdin,
+        env=env,
+        timeout=300,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        )
+    return proc
+
+
+def number(text: str, label: str) -> float:
+    match = re.search(rf"^{re.escape(label)} = (\S+)", text, flags=re.M)
+    assert match, f"no {label!r} in:\n{text}"
+    return float(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return pd.read_csv(ASIA)
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory, asia):
+    """``treelearn learn asia.csv -o --plot --bif``, run once for the module."""
+    out = tmp_path_factory.mktemp("learn")
+    proc = run(
+        "learn",
+        ASIA,
+        "-o",
+        out / "asia.json",
+        "--plot",
+        out / "asia.png",
+        "--bif",
+        out / "asia.bif",
+    )
+    return out, proc
+
+
+@pytest.fixture(scope="module")
+def tennis_nb(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tennis")
+    proc = run(
+        "learn", TENNIS, "--method", "naive-bayes", "--class", "PlayTennis", "-o", out / "nb.json"
+    )
+    return out / "nb.json", proc
+
+
+def test_learn_prints_the_tree_and_scores(learned, asia):
+    out, proc = learned
+    model = tl.chow_liu(asia)
+    assert proc.stdout.startswith(model.to_text())
+    assert "[MI 0.2488]" in proc.stdout
+    assert number(proc.stdout, "n") == len(asia)
+    assert number(proc.stdout, "log-likelihood") == pytest.approx(
+        model.log_likelihood(asia), abs=1e-5
+    )
+    assert number(proc.stdout, "BIC") == pytest.approx(model.bic(asia), abs=1e-5)
+    assert tl.load(out / "asia.json") == model
+    assert tl.read_bif(out / "asia.bif").states == model.states
+    png = (out / "asia.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_learn_options(tmp_path, asia):
+    proc = run(
+        "learn",
+        ASIA,
+        "--root",
+        "smoke",
+        "--alpha",
+        "1",
+        "--drop",
+        "asia",
+        "-o",
+        tmp_path / "m.json",
+    )
+    model = tl.load(tmp_path / "m.json")
+    assert model == tl.chow_liu(asia.drop(columns="asia"), root="smoke", alpha=1.0)
+    assert model.root == "smoke" and "asia" not in model.variables
+    assert proc.stdout.splitlines()[1].startswith("smoke")
+
+
+def test_learn_classifiers(tmp_path, asia):
+    proc = run("learn", ASIA, "--method", "tan", "--class", "either", "-o", tmp_path / "tan.json")
+    clf = tl.load(tmp_path / "tan.json")
+    expected = tl.TAN().fit(asia.drop(columns="either"), asia["either"])
+    assert isinstance(clf, tl.TAN) and clf.model_ == expected.model_
+    assert expected.model_.to_text() in proc.stdout
+    assert number(proc.stdout, "log-likelihood") == pytest.approx(
+        expected.model_.log_likelihood(asia), abs=1e-5
+    )
+    accuracy = float(np.mean(expected.predict(asia.drop(columns="either")) == asia["either"]))
+    assert number(proc.stdout, "training accuracy") == pytest.approx(accuracy, abs=1e-4)
+
+
+def test_identifier_column_is_left_out_with_a_note(tennis_nb):
+    path, proc = tennis_nb
+    assert "ignoring column 'Day'" in proc.stderr
+    clf = tl.load(path)
+    assert "Day" not in list(clf.feature_names_in_)
+    df = pd.read_csv(TENNIS)
+    expected = tl.NaiveBayes().fit(df.drop(columns=["Day", "PlayTennis"]), df["PlayTennis"])
+    assert clf.model_ == expected.model_
+
+
+def test_score_prints_the_python_log_likelihood(learned, asia):
+    out, _ = learned
+    proc = run("score", out / "asia.json", ASIA)
+    model = tl.load(out / "asia.json")
+    part = asia.iloc[:500]
+    proc_part = run("score", out / "asia.json", "-", stdin=part.to_csv(index=False))
+    assert number(proc.stdout, "log-likelihood") == pytest.approx(
+        model.log_likelihood(asia), abs=1e-5
+    )
+    assert number(proc.stdout, "average log-likelihood") == pytest.approx(
+        model.log_likelihood(asia) / len(asia), abs=1e-6
+    )
+    assert number(proc.stdout, "BIC") == pytest.approx(model.bic(asia), abs=1e-5)
+    assert number(proc_part.stdout, "n") == 500
+    assert number(proc_part.stdout, "log-likelihood") == pytest.approx(
+        model.log_likelihood(part), abs=1e-5
+    )
+
+
+def test_score_classifier(tennis_nb):
+    path, _ = tennis_nb
+    proc = run("score", path, TENNIS)
+    clf = tl.load(path)
+    df = pd.read_csv(TENNIS)
+    assert number(proc.stdout, "log-likelihood") == pytest.approx(
+        clf.model_.log_likelihood(df), abs=1e-5
+    )
+
+
+def test_predict_classifier_matches_the_api(tennis_nb):
+    path, _ = tennis_nb
+    clf = tl.load(path)
+    df = pd.read_csv(TENNIS)
+    X = df[list(clf.feature_names_in_)]
+    labels = pd.read_csv(io.StringIO(run("predict", path, TENNIS).stdout))
+    assert list(labels.columns) == ["PlayTennis"]
+    assert labels["PlayTennis"].tolist() == clf.predict(X).tolist()
+    proba = pd.read_csv(io.StringIO(run("predict", path, TENNIS, "--proba").stdout))
+    assert list(proba.columns) == [f"P(PlayTennis={c})" for c in clf.classes_]
+    np.testing.assert_allclose(proba.to_numpy(), clf.predict_proba(X), rtol=1e-12)
+
+
+def test_predict_any_variable_of_a_tree(learned, asia):
+    out, _ = learned
+    model = tl.load(out / "asia.json")
+    rows = asia.iloc[:40]
+    proba = pd.read_csv(
+        io.StringIO(
+            run(
+                "predict",
+                out / "asia.json",
+                "-",
+                "--target",
+                "lung",
+                "--proba",
+                stdin=rows.to_csv(index=False),
+            ).stdout
+        )
+    )
+    for i in (0, 7, 39):
+        evidence = {k: v for k, v in rows.iloc[i].items() if k != "lung"}
+        expected = model.query("lung", evidence=evidence)
+        np.testing.assert_allclose(proba.iloc[i].to_numpy(), expected.to_numpy(), atol=1e-12)
+
+
+def test_sample_matches_the_api(learned):
+    out, _ = learned
+    model = tl.load(out / "asia.json")
+    proc = run("sample", out / "asia.json", "-n", 200, "--seed", 5)
+    got = pd.read_csv(io.StringIO(proc.stdout))
+    expected = model.sample(200, random_state=5)
+    assert got.shape == (200, len(model.variables))
+    assert (got.astype(str).to_numpy() == expected.astype(str).to_numpy()).all()
+
+
+def test_query_matches_the_api(learned):
+    out, _ = learned
+    model = tl.load(out / "asia.json")
+    proc = run("query", out / "asia.json", "lung", "--given", "smoke=yes", "xray=no")
+    assert proc.stdout.splitlines()[0] == "P(lung | smoke=yes, xray=no)"
+    expected = model.query("lung", evidence={"smoke": "yes", "xray": "no"})
+    for state, p in expected.items():
+        line = next(ln for ln in proc.stdout.splitlines() if ln.split()[:1] == [state])
+        assert float(line.split()[-1]) == pytest.approx(p, abs=1e-6)
+
+
+def test_show_text_dot_mermaid_plot(learned, tmp_path, capsys):
+    out, _ = learned
+    path = out / "asia.json"
+    model = tl.load(path)
+    assert run("show", path).stdout.strip() == model.to_text()
+    run("show", path, "--plot", tmp_path / "tree.svg")
+    assert "<svg" in (tmp_path / "tree.svg").read_text()
+    from treelearn.cli import main
+
+    for flag, expected in (("--dot", model.to_dot()), ("--mermaid", model.to_mermaid())):
+        capsys.readouterr()
+        assert main(["show", str(path), flag]) == 0
+        assert capsys.readouterr().out.strip() == expected
+
+
+def test_parquet_input(tmp_path, asia):
+    pytest.importorskip("pyarrow")
+    asia.to_parquet(tmp_path / "asia.parquet")
+    proc = run("learn", tmp_path / "asia.parquet")
+    assert number(proc.stdout, "log-likelihood") == pytest.approx(
+        tl.chow_liu(asia).log_likelihood(asia), abs=1e-5
+    )
+
+
+def test_help_on_every_subcommand(capsys):
+    from treelearn.cli import main
+
+    for command in ("learn", "score", "predict", "sample", "query", "show"):
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0
+        assert capsys.readouterr().out.startswith(f"usage: treelearn {command}")
+    top = run("--help").stdout
+    assert top.startswith("usage: treelearn")
+    for command in ("learn", "score", "predict", "sample", "query", "show"):
+        assert command in top
+
+
+def _bad(*args, stdin=None, cwd=None):
+    """A failing command in a subprocess: non-zero exit, one line on stderr, no traceback."""
+    proc = run(*args, stdin=stdin, cwd=cwd, check=False)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def _bad_here(capsys, *args):
+    """The same check, in this process (faster) through ``cli.main``."""
+    from treelearn.cli import main
+
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 1
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treelearn: error: "), err
+    return lines[0]
+
+
+def test_bad_input_gives_one_line(learned, tmp_path):
+    out, _ = learned
+    assert _bad("learn", tmp_path / "absent.csv").startswith("treelearn: error: no such data file")
+    assert "'nope' is not a" in _bad("learn", ASIA, "--root", "nope")
+    assert "no CSV data" in _bad("learn", "-", stdin="")
+    text = (out / "asia.json").read_text()
+    (tmp_path / "cut.json").write_text(text[: len(text) // 3])
+    assert "cut short" in _bad("score", tmp_path / "cut.json", ASIA)
+    proc = run("learn", check=False)
+    assert proc.returncode == 2 and "usage" in proc.stderr  # argparse: exit 2 with usage
+
+
+def test_more_bad_input(learned, tmp_path, capsys):
+    out, _ = learned
+    model = out / "asia.json"
+    assert "needs --class" in _bad_here(capsys, "learn", ASIA, "--method", "tan")
+    assert "is not a column" in _bad_here(
+        capsys, "learn", ASIA, "--method", "naive-bayes", "--class", "zzz"
+    )
+    assert "chow-liu has no class" in _bad_here(
+        capsys, "learn", ASIA, "--method", "chow-liu", "--class", "either"
+    )
+    (tmp_path / "num.csv").write_text("a,b\n0.5,1\n0.25,2\n0.125,1\n")
+    assert "discretize" in _bad_here(capsys, "learn", tmp_path / "num.csv")
+    (tmp_path / "gap.csv").write_text("a,b\nx,1\n,2\ny,1\n")
+    assert "missing" in _bad_here(capsys, "learn", tmp_path / "gap.csv")
+    from treelearn.cli import main
+
+    assert main(["learn", str(tmp_path / "gap.csv"), "--missing", "drop"]) == 0
+    assert "no such model file" in _bad_here(capsys, "show", tmp_path / "absent.json")
+    assert "not a state" in _bad_here(capsys, "query", model, "lung", "--given", "smoke=maybe")
+    assert "COLUMN=VALUE" in _bad_here(capsys, "query", model, "lung", "--given", "smoke")
+    assert "not a variable" in _bad_here(capsys, "query", model, "nope")
+    assert "--target" in _bad_here(capsys, "predict", model, ASIA)
+    assert "lacks" in _bad_here(capsys, "score", model, TENNIS)
+    assert "non-negative" in _bad_here(capsys, "sample", model, "-n", "-3")
+    assert "directory" in _bad_here(capsys, "learn", tmp_path)
+    (tmp_path / "v2.json").write_text(text_with_version(model, 2))
+    assert "version 2 is not supported" in _bad_here(capsys, "show", tmp_path / "v2.json")
+
+
+def text_with_version(path, version):
+    import json
+
+    doc = json.loads(path.read_text())
+    doc["version"] = version
+    return json.dumps(doc)
+
+
+def test_readme_first_command(tmp_path):
+    """The README's first command (install + main job), on the bundled data."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    block = re.search(r"```bash\n(.*?)```", readme, flags=re.S).group(1)
+    first = block.strip().splitlines()[0]
+    job = first.split("&&")[-1].strip()
+    assert job.startswith(".venv/bin/treelearn learn datasets/asia.csv --plot asia.png")
+    args = shlex.split(job)[1:]  # the install is what this test environment already did
+    os.symlink(DATASETS, tmp_path / "datasets")
+    proc = run(*args, cwd=tmp_path)
+    assert "TreeModel (chow-liu)" in proc.stdout and "BIC = " in proc.stdout
+    png = tmp_path / "asia.png"
+    from matplotlib.image import imread
+
+    pixels = imread(png)
+    assert pixels.shape[0] > 300 and pixels.shape[1] > 300
+    assert (pixels[..., :3] < 0.9).any()
+    installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
+    if os.path.exists(installed):  # the console script itself, as the README calls it
+        proc = subprocess.run(
+            [installed, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MPLBACKEND": "Agg"},
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_classifier_sample_query_show(tennis_nb, capsys):
+    from treelearn.cli import main
+
+    path, _ = tennis_nb
+    clf = tl.load(path)
+    proc = run("sample", path, "-n", 30, "--seed", 2)
+    got = pd.read_csv(io.StringIO(proc.stdout))
+    expected = clf.model_.sample(30, random_state=2)
+    assert (got.astype(str).to_numpy() == expected.astype(str).to_numpy()).all()
+    capsys.readouterr()
+    assert main(["query", str(path), "PlayTennis", "--given", "Outlook=Sunny"]) == 0
+    out = capsys.readouterr().out
+    answer = clf.model_.query("PlayTennis", evidence={"Outlook": "Sunny"})
+    for state, p in answer.items():
+        line = next(ln for ln in out.splitlines() if ln.split()[:1] == [state])
+        assert float(line.split()[-1]) == pytest.approx(p, abs=1e-6)
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("NaiveBayes classifier for 'PlayTennis'")
+    assert clf.model_.to_text() in out
+
+
+def test_multinet_file(asia, tmp_path, capsys):
+    from treelearn.cli import main
+
+    X, y = asia.drop(columns="either"), asia["either"]
+    clf = tl.ChowLiuMultinet().fit(X, y)
+    path = tmp_path / "multi.json"
+    tl.save(clf, path)
+    capsys.readouterr()
+    assert main(["score", str(path), ASIA]) == 0
+    out = capsys.readouterr().out
+    joint = clf.predict_joint_log_proba(X)
+    expected = joint[np.arange(len(y)), np.searchsorted(clf.classes_, y)].sum()
+    assert number(out, "log-likelihood") == pytest.approx(expected, abs=1e-5)
+    assert main(["predict", str(path), ASIA]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))["either"]
+    assert got.tolist() == clf.predict(X).tolist()
+    assert main(["sample", str(path), "-n", "50", "--seed", "0"]) == 0
+    sample = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert sample.shape == (50, 8) and set(sample["either"]) <= {"no", "yes"}
+    assert main(["show", str(path)]) == 0
+    assert "either = no:" in capsys.readouterr().out
+    assert main(["show", str(path), "--plot", str(tmp_path / "multi.png")]) == 0
+    assert (tmp_path / "multi.png").read_bytes().startswith(b"\x89PNG")
+    assert main(["query", str(path), "lung"]) == 1
+    assert "one tree per class" in capsys.readouterr().err
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, tmp_path, capsys):
+    from treelearn.cli import main
+
+    pytest.importorskip("tqdm")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["learn", ASIA, "-o", str(tmp_path / "m.json")]) == 0
+    err = capsys.readouterr().err
+    assert "learning" in err  # tqdm's description
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert main(["learn", ASIA]) == 0
+    assert "learning" not in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""Pairwise counting: every block equals a pandas crosstab, also with missing values
+(pairwise-complete rows) and whatever the chunk size."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.counts import pair_counts
+
+
+def _crosstab(df: pd.DataFrame, a, b, states_a, states_b) -> np.ndarray:
+    both = df[[a, b]].dropna()
+    t = pd.crosstab(both[a], both[b])
+    return t.reindex(index=states_a, columns=states_b, fill_value=0).to_numpy()
+
+
+def _mixed_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    return pd.DataFrame({
+        "s": rng.choice(["lo", "mid", "hi"], n),
+        "i": rng.integers(-1, 3, n),
+        "b": rng.random(n) < 0.3,
+        "c": pd.Categorical(rng.choice(["x", "y"], n), categories=["y", "x", "never"]),
+        "j": rng.integers(0, 2, n) * 10,
+    })
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 1, 7, 64])
+def test_blocks_equal_crosstabs(chunk_rows):
+    rng = np.random.default_rng(0)
+    df = _mixed_frame(500, rng)
+    table = tl.encode(df)
+    pc = pair_counts(table, chunk_rows=chunk_rows)
+    assert pc.n_rows == 500
+    for (i, a), (j, b) in itertools.product(enumerate(df.columns), repeat=2):
+        sa, sb = list(table.states[i]), list(table.states[j])
+        block = pc.block(i, j)
+        assert block.dtype.kind in "iu"
+        if i == j:
+            expected = np.diag(df[a].value_counts().reindex(sa, fill_value=0).to_numpy())
+        else:
+            expected = _crosstab(df, a, b, sa, sb)
+        assert np.array_equal(block, expected), (a, b)
+    for i, a in enumerate(df.columns):
+        expected = df[a].value_counts().reindex(list(table.states[i]), fill_value=0).to_numpy()
+        assert np.array_equal(pc.marginal(i), expected)
+    # the declared but unobserved category has a zero count, not an absent one
+    assert pc.marginal(3).tolist()[2] == 0
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 3, 50])
+def test_pairwise_missing_counts_equal_pairwise_complete_crosstabs(chunk_rows):
+    rng = np.random.default_rng(1)
+    df = _mixed_frame(400, rng).astype(object)
+    for col, frac in zip(df.columns, [0.1, 0.2, 0.05, 0.3, 0.15]):
+        holes = rng.random(len(df)) < frac
+        df.loc[holes, col] = [None, np.nan, pd.NA][int(rng.integers(0, 3))]
+    table = tl.encode(df, missing="pairwise")
+    assert table.n_rows == 400
+    assert ((table.codes < 0) == df.isna().to_numpy()).all()
+    pc = pair_counts(table, chunk_rows=chunk_rows)
+    totals = pc.pair_totals()
+    for (i, a), (j, b) in itertools.combinations(enumerate(df.columns), 2):
+        expected = _crosstab(df, a, b, list(table.states[i]), list(table.states[j]))
+        assert np.array_equal(pc.block(i, j), expected), (a, b)
+        assert np.array_equal(pc.block(j, i), expected.T)
+        assert totals[i, j] == len(df[[a, b]].dropna())
+    for i, a in enumerate(df.columns):
+        assert pc.marginal(i).sum() == df[a].notna().sum()
+
+
+def test_counts_exact_for_many_rows_in_one_chunk():
+    # float32 products are exact below 2^24; check a count well above float16 range
+    n = 300_000
+    codes = np.zeros((n, 2), dtype=np.int8)
+    codes[: n // 3, 1] = 1
+    table = tl.Table(codes=codes, columns=("a", "b"), states=((0,), (0, 1)))
+    pc = pair_counts(table)
+    assert pc.block(0, 1).tolist() == [[n - n // 3, n // 3]]
+
+
+def test_counts_add():
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"a": rng.integers(0, 3, 100), "b": rng.integers(0, 2, 100)})
+    t = tl.encode(df)
+    whole = pair_counts(t)
+    first = pair_counts(tl.Table(t.codes[:40], t.columns, t.states))
+    second = pair_counts(tl.Table(t.codes[40:], t.columns, t.states))
+    summed = first + second
+    assert np.array_equal(summed.joint, whole.joint) and summed.n_rows == 100

@@ -1,0 +1,177 @@
+"""Chow-Liu on a dask DataFrame, counted on the workers of a 2-process LocalCluster.
+
+The reference is the pandas path on the same rows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.counts import class_pair_counts, pair_counts
+from treelearn.dask_support import class_pair_counts_dask, is_dask_dataframe, is_dask_series
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def alarm() -> pd.DataFrame:
+    return pd.read_csv("datasets/alarm.csv")
+
+
+def mixed_frame(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 3, n))
+    return pd.DataFrame({
+        "a": a,
+        "b": pd.Categorical(np.array(["lo", "mid", "hi"])[b], categories=["mid", "lo", "never", "hi"]),
+        "c": (np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))).astype(bool),
+        "d": np.where(rng.random(n) < 0.6, a + 1, rng.integers(1, 4, n)).astype(float),
+        "y": np.array(["no", "yes"])[(a + rng.integers(0, 2, n)) % 2],
+    })
+
+
+def assert_same(ours: tl.TreeModel, whole: tl.TreeModel) -> None:
+    assert ours.states == whole.states
+    assert sorted(ours.graph.edges) == sorted(whole.graph.edges)
+    for v in whole.variables:
+        np.testing.assert_array_equal(ours.cpt(v), whole.cpt(v))
+    np.testing.assert_array_equal(ours.counts.joint, whole.counts.joint)
+    assert ours.n_rows == whole.n_rows
+    assert ours == whole
+
+
+def test_alarm_on_the_cluster_equals_pandas(client, alarm):
+    ddf = dd.from_pandas(alarm, npartitions=7)
+    with distributed.get_task_stream(client) as stream:
+        model = tl.chow_liu(ddf, alpha=1.0)
+    assert_same(model, tl.chow_liu(alarm, alpha=1.0))
+    # each partition was counted by a task on a worker of the cluster
+    counted = [t for t in stream.data if "count_partition" in str(t["key"])]
+    assert len(counted) == 7
+    assert {t["worker"] for t in counted} <= set(client.scheduler_info()["workers"])
+
+
+def test_mixed_kinds_and_categories(client):
+    df = mixed_frame(3000)
+    model = tl.chow_liu(dd.from_pandas(df, npartitions=4))
+    assert model.states["b"] == ["mid", "lo", "never", "hi"]
+    assert model.states["c"] == [False, True]
+    assert_same(model, tl.chow_liu(df))
+    # one pair's counts, independently from a pandas crosstab
+    expected = pd.crosstab(df["a"], df["c"]).to_numpy()
+    np.testing.assert_array_equal(model.counts.block(0, 2), expected)
+
+
+@pytest.mark.parametrize("missing", ["pairwise", "drop"])
+def test_missing_values(client, missing):
+    df = mixed_frame(2000, seed=1).astype({"y": object})
+    df.loc[[3, 1500], "y"] = None
+    df["a"] = df["a"].astype(float)
+    df.loc[[700], "a"] = np.nan
+    model = tl.chow_liu(dd.from_pandas(df, npartitions=3), missing=missing)
+    assert_same(model, tl.chow_liu(df, missing=missing))
+
+
+def test_missing_error_counts_every_partition(client):
+    df = mixed_frame(2000, seed=2).astype({"y": object})
+    df.loc[[3, 1500, 1999], "y"] = None
+    with pytest.raises(tl.MissingValuesError, match="column 'y': 3 missing"):
+        tl.chow_liu(dd.from_pandas(df, npartitions=4))
+
+
+def test_given_states_and_an_unseen_value(client):
+    df = mixed_frame(1000, seed=3)
+    states = {"a": [0, 1, 2, 3], "y": ["yes", "no"]}
+    model = tl.chow_liu(dd.from_pandas(df, npartitions=2), states=states)
+    assert model.states["a"] == [0, 1, 2, 3] and model.states["y"] == ["yes", "no"]
+    assert_same(model, tl.chow_liu(df, states=states))
+    with pytest.raises(tl.UnseenStateError, match=r"'y'.*'yes'"):
+        tl.chow_liu(dd.from_pandas(df, npartitions=2), states={"y": ["no", "maybe"]})
+
+
+def test_class_conditional_counts_equal_pandas(client):
+    df = mixed_frame(2500, seed=4)
+    ddf = dd.from_pandas(df, npartitions=3)
+    per_class, columns, states, _ = class_pair_counts_dask(ddf.drop(columns="y"), ddf["y"])
+    assert columns == tuple(df.columns) and states[-1] == ("no", "yes")
+    expected = class_pair_counts(tl.encode(df), class_index=4)
+    assert len(per_class) == len(expected) == 2
+    for ours, theirs in zip(per_class, expected):
+        np.testing.assert_array_equal(ours.joint, theirs.joint)
+        assert ours.n_rows == theirs.n_rows
+    # rows of class "yes", counted by pandas
+    yes = df[df["y"] == "yes"]
+    np.testing.assert_array_equal(per_class[1].block(0, 3), pd.crosstab(yes["a"], yes["d"]).to_numpy())
+    np.testing.assert_array_equal(per_class[1].joint, pair_counts(tl.encode(yes, states=dict(zip(columns, states)))).joint)
+
+
+def test_detection_without_importing_dask(client):
+    df = mixed_frame(50)
+    ddf = dd.from_pandas(df, npartitions=2)
+    assert is_dask_dataframe(ddf) and not is_dask_dataframe(df)
+    assert is_dask_series(ddf["a"]) and not is_dask_dataframe(ddf["a"])
+    code = (
+        "import sys; sys.modules['dask'] = None\n"  # any import of dask would fail
+        "import pandas as pd, treelearn as tl\n"
+        "m = tl.chow_liu(pd.DataFrame({'a': [0, 1, 1], 'b': [0, 1, 0]}))\n"
+        "assert 'dask.dataframe' not in sys.modules\n"
+        "print(m.n_rows)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "3"
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "ChowLiuMultinet"])
+def test_classifiers_on_the_cluster_equal_pandas(client, name):
+    df = mixed_frame(2400, seed=5)
+    df["a"] = df["a"].astype(float)
+    df.loc[[7, 1300], "a"] = np.nan  # a missing feature value: pairwise, as in pandas
+    ddf = dd.from_pandas(df, npartitions=3)
+    ours = getattr(tl, name)(alpha=1.0).fit(ddf.drop(columns="y"), ddf["y"])
+    theirs = getattr(tl, name)(alpha=1.0).fit(df.drop(columns="y"), df["y"])
+    assert ours.classes_.tolist() == theirs.classes_.tolist() == ["no", "yes"]
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    if name == "ChowLiuMultinet":
+        assert ours.models_ == theirs.models_
+    else:
+        assert ours.model_ == theirs.model_
+    X = df.drop(columns="y").iloc[:200]
+    np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+    # the class counts, independently
+    np.testing.assert_array_equal(ours.class_count_, df["y"].value_counts().sort_index().to_numpy())
+
+
+def test_classifier_bad_labels(client):
+    df = mixed_frame(600, seed=6).astype({"y": object})
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(TypeError, match="dask Series partitioned like X"):
+        tl.TAN().fit(ddf.drop(columns="y"), df["y"])
+    df.loc[[4, 500], "y"] = None
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(tl.MissingValuesError, match="2 missing class label"):
+        tl.TAN().fit(ddf.drop(columns="y"), ddf["y"])
+
+
+def test_partial_fit_with_a_dask_frame(client, alarm):
+    states = {c: sorted(alarm[c].unique().tolist()) for c in alarm.columns}
+    model = tl.chow_liu(alarm.iloc[:3000], states=states)
+    model.partial_fit(dd.from_pandas(alarm.iloc[3000:], npartitions=3))
+    assert_same(model, tl.chow_liu(alarm))

@@ -1,0 +1,304 @@
+"""Validation and encoding: dtypes, states, missing values, bad input, discretize,
+and the caller's DataFrame left untouched."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import random_dependent_frame
+
+import treelearn as tl
+
+
+# ---------------------------------------------------------------- dtypes and states
+def test_states_of_each_dtype():
+    df = pd.DataFrame({
+        "obj": np.array(["b", "a", "c", "a"], dtype=object),
+        "str": pd.array(["y", "x", "y", "x"], dtype="string"),
+        "cat": pd.Categorical(["lo", "hi", "lo", "lo"], categories=["lo", "mid", "hi"]),
+        "bool": [True, True, True, True],
+        "int": np.array([3, -1, 3, 10], dtype=np.int64),
+        "u8": np.array([1, 0, 1, 1], dtype=np.uint8),
+        "float": [2.0, 1.0, 2.0, 0.0],
+    })
+    t = tl.encode(df)
+    assert t.columns == tuple(df.columns)
+    assert t.states == (
+        ("a", "b", "c"),            # sorted
+        ("x", "y"),
+        ("lo", "mid", "hi"),        # declared order, unobserved category kept
+        (False, True),              # both bool states, even when one is unobserved
+        (-1, 3, 10),
+        (0, 1),
+        (0.0, 1.0, 2.0),
+    )
+    assert t.codes.tolist() == [
+        [1, 1, 0, 1, 1, 1, 2],
+        [0, 0, 2, 1, 0, 0, 1],
+        [2, 1, 0, 1, 1, 1, 2],
+        [0, 0, 0, 1, 2, 1, 0],
+    ]
+    assert t.n_rows == 4
+    assert t.cardinalities.tolist() == [3, 2, 3, 2, 3, 2, 3]
+    # states are plain Python scalars
+    assert type(t.states[4][0]) is int and type(t.states[6][0]) is float
+
+
+def test_learning_accepts_every_discrete_dtype():
+    rng = np.random.default_rng(0)
+    n = 200
+    base = rng.integers(0, 3, n)
+    df = pd.DataFrame({
+        "obj": np.array(["p", "q", "r"], dtype=object)[base],
+        "str": pd.array(np.array(["u", "v", "w"])[(base + rng.integers(0, 2, n)) % 3], dtype="string"),
+        "cat": pd.Categorical(np.array(["a", "b", "c"])[base]),
+        "bool": base == 0,
+        "int": base * 2,
+        "float": (base % 2).astype(float),
+    })
+    m = tl.chow_liu(df)
+    assert m.states["bool"] == [False, True]
+    assert m.states["float"] == [0.0, 1.0]
+    assert m.graph.number_of_edges() == 5
+    assert np.isfinite(m.log_likelihood(df))
+
+
+def test_integer_valued_float_with_nan_is_accepted():
+    df = pd.DataFrame({"a": [1.0, 2.0, np.nan, 2.0], "b": [0, 1, 1, 0]})
+    t = tl.encode(df, missing="pairwise")
+    assert t.states[0] == (1.0, 2.0)
+    assert t.codes[:, 0].tolist() == [0, 1, -1, 1]
+
+
+def test_declared_unobserved_categories_are_states():
+    df = pd.DataFrame({
+        "a": pd.Categorical(["x", "y", "x", "x"], categories=["z", "x", "y"]),
+        "b": ["u", "v", "u", "u"],
+    })
+    m0 = tl.chow_liu(df)
+    assert m0.states["a"] == ["z", "x", "y"]
+    np.testing.assert_allclose(m0.cpt("a"), [0.0, 0.75, 0.25])
+    m1 = tl.chow_liu(df, alpha=1.0)
+    np.testing.assert_allclose(m1.cpt("a"), [1 / 7, 4 / 7, 2 / 7])  # smoothing gives mass
+    # the unobserved parent state has a uniform row under ML, a smoothed one otherwise
+    np.testing.assert_allclose(m0.cpt("b")[0], [0.5, 0.5])
+    np.testing.assert_allclose(m1.cpt("b")[0], [0.5, 0.5])
+    assert (m1.sample(2000, random_state=0)["a"] == "z").mean() == pytest.approx(1 / 7, abs=0.03)
+
+
+def test_decode_round_trip():
+    df = pd.DataFrame({"a": ["x", "y", None], "b": pd.Categorical(["p", None, "q"])})
+    t = tl.encode(df, missing="pairwise")
+    back = t.decode()
+    assert back["a"].tolist()[:2] == ["x", "y"] and back["a"].isna().tolist() == [False, False, True]
+    assert back["a"].dtype == df["a"].dtype
+    assert back["b"].isna().tolist() == [False, True, False]
+    assert back["b"].dtype == df["b"].dtype
+
+
+# ---------------------------------------------------------------- missing values
+def _holey_frame() -> pd.DataFrame:
+    return pd.DataFrame({
+        "a": ["x", None, "y", "x", "y"],
+        "b": [1.0, 2.0, np.nan, np.nan, 1.0],
+        "c": pd.array([1, 2, pd.NA, 1, 2], dtype="Int64"),
+        "d": [0, 1, 0, 1, 1],
+    })
+
+
+def test_missing_error_names_columns_and_counts():
+    with pytest.raises(tl.MissingValuesError) as err:
+        tl.chow_liu(_holey_frame())
+    message = str(err.value)
+    assert "'a': 1 missing" in message
+    assert "'b': 2 missing" in message
+    assert "'c': 1 missing" in message
+    assert "'d'" not in message
+    assert "drop" in message and "pairwise" in message
+
+
+def test_missing_drop():
+    df = _holey_frame()
+    t = tl.encode(df, missing="drop")
+    assert t.n_rows == 2
+    assert t.states[0] == ("x", "y") and t.states[1] == (1.0,)
+    m = tl.chow_liu(df, missing="drop")
+    assert m.n_rows == 2
+    all_missing = pd.DataFrame({"a": [None, "x"], "b": [1, None]})
+    with pytest.raises(tl.EmptyDataError, match="pairwise"):
+        tl.encode(all_missing, missing="drop")
+
+
+def test_missing_pairwise_codes():
+    t = tl.encode(_holey_frame(), missing="pairwise")
+    assert t.n_rows == 5
+    assert (t.codes < 0).tolist() == _holey_frame().isna().to_numpy().tolist()
+    assert t.states[2] == (1, 2)
+
+
+def test_a_column_with_nothing_observed():
+    df = pd.DataFrame({"a": [0, 1, 0], "empty": [None, None, None]})
+    with pytest.raises(tl.EmptyDataError, match="'empty'"):
+        tl.encode(df, missing="pairwise")
+
+
+def test_bad_missing_option():
+    with pytest.raises(ValueError):
+        tl.encode(pd.DataFrame({"a": [1]}), missing="ignore")
+
+
+# ---------------------------------------------------------------- bad input
+def test_continuous_float_column_points_to_discretize():
+    df = pd.DataFrame({"ok": [0, 1, 0, 1], "temp": [20.5, 21.25, 19.0, 22.0]})
+    with pytest.raises(tl.NumericColumnError) as err:
+        tl.chow_liu(df)
+    assert "'temp'" in str(err.value)
+    assert "discretize" in str(err.value)
+    assert "'ok'" not in str(err.value)
+
+
+def test_infinite_float_is_not_a_state():
+    df = pd.DataFrame({"a": [1.0, np.inf, 2.0, 1.0], "b": [0, 1, 0, 1]})
+    with pytest.raises(tl.NumericColumnError, match="'a'") as err:
+        tl.chow_liu(df)
+    assert "inf" in str(err.value) and "discretize" in str(err.value)
+
+
+def test_many_state_numeric_column():
+    df = pd.DataFrame({"a": np.arange(500) % 2, "id": np.arange(500)})
+    with pytest.raises(tl.TooManyStatesError, match="'id'"):
+        tl.chow_liu(df)
+    floats = pd.DataFrame({"a": np.arange(500) % 2, "w": np.arange(500, dtype=float)})
+    with pytest.raises(tl.NumericColumnError, match="'w'") as err:
+        tl.chow_liu(floats)
+    assert "discretize" in str(err.value)
+    # raising the limit accepts it
+    assert tl.encode(df, max_states=500).states[1][-1] == 499
+    strings = pd.DataFrame({"name": [f"n{i}" for i in range(150)]})
+    with pytest.raises(tl.TooManyStatesError, match="'name'"):
+        tl.chow_liu(strings)
+
+
+def test_empty_frames():
+    with pytest.raises(tl.EmptyDataError, match="no rows"):
+        tl.chow_liu(pd.DataFrame({"a": pd.Series([], dtype=int), "b": pd.Series([], dtype=str)}))
+    with pytest.raises(tl.EmptyDataError, match="no columns"):
+        tl.chow_liu(pd.DataFrame())
+    with pytest.raises(tl.EmptyDataError, match="no columns"):
+        tl.chow_liu(pd.DataFrame(index=range(5)))
+
+
+def test_duplicate_column_names():
+    df = pd.DataFrame([[0, 1, 0], [1, 0, 1]], columns=["a", "b", "a"])
+    with pytest.raises(tl.DuplicateColumnError, match="'a'"):
+        tl.chow_liu(df)
+
+
+def test_unknown_columns():
+    df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
+    with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
+        tl.chow_liu(df, root="zz")
+    with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
+        tl.encode(df, states={"zz": [0, 1]})
+    with pytest.raises(KeyError):  # also a KeyError for callers that catch that
+        tl.chow_liu(df, root="zz")
+
+
+def test_unseen_state_against_given_states():
+    df = pd.DataFrame({"a": ["x", "y", "w"]})
+    with pytest.raises(tl.UnseenStateError, match="'a'") as err:
+        tl.encode(df, states={"a": ["x", "y"]})
+    assert "'w'" in str(err.value)
+    t = tl.encode(df, states={"a": ["x", "y"]}, unseen="ignore")
+    assert t.codes[:, 0].tolist() == [0, 1, -1]
+
+
+def test_every_error_is_a_value_error():
+    for cls in (tl.EmptyDataError, tl.DuplicateColumnError, tl.ColumnNotFoundError,
+                tl.MissingValuesError, tl.NumericColumnError, tl.TooManyStatesError,
+                tl.UnseenStateError, tl.StructureError):
+        assert issubclass(cls, tl.TreelearnError) and issubclass(cls, ValueError)
+
+
+def test_non_dataframe_input():
+    with pytest.raises(TypeError, match="DataFrame"):
+        tl.encode(np.zeros((3, 2)))
+
+
+# ---------------------------------------------------------------- discretize
+def test_discretize_quantile_matches_qcut():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"x": rng.normal(size=200), "k": rng.integers(0, 3, 200),
+                       "s": rng.choice(["a", "b"], 200)})
+    out = tl.discretize(df, bins=4, strategy="quantile")
+    expected = pd.qcut(df["x"], q=4, duplicates="drop")
+    assert out["x"].cat.codes.tolist() == expected.cat.codes.tolist()
+    assert list(out["x"].cat.categories) == [str(i) for i in expected.cat.categories]
+    assert out["x"].cat.ordered
+    assert out["x"].value_counts().tolist() == [50, 50, 50, 50]
+    # few-valued ints and strings untouched
+    assert out["k"].equals(df["k"]) and out["s"].equals(df["s"])
+    tl.chow_liu(out)  # and learnable
+
+
+def test_discretize_uniform_by_hand():
+    df = pd.DataFrame({"x": [0.0, 1.0, 2.0, 9.9, 10.0, np.nan]})
+    out = tl.discretize(df, bins=2, strategy="uniform")
+    codes = out["x"].cat.codes.tolist()
+    # equal widths over [0, 10]: (.., 5] and (5, 10]
+    assert codes == [0, 0, 0, 1, 1, -1]
+    assert out["x"].isna().tolist() == [False] * 5 + [True]
+    expected = pd.cut(df["x"], bins=2)
+    assert list(out["x"].cat.categories) == [str(i) for i in expected.cat.categories]
+
+
+def test_discretize_options():
+    df = pd.DataFrame({"i": np.arange(20), "j": np.arange(20) % 3, "f": np.linspace(0, 1, 20)})
+    out = tl.discretize(df, bins=5)
+    assert isinstance(out["i"].dtype, pd.CategoricalDtype)  # many-valued int: cut
+    assert out["j"].equals(df["j"])  # few-valued int: kept
+    only = tl.discretize(df, bins=2, columns=["j"])
+    assert only["j"].nunique() == 2 and only["i"].equals(df["i"])
+    with pytest.raises(ValueError):
+        tl.discretize(df, strategy="kmeans")
+    with pytest.raises(ValueError):
+        tl.discretize(df, bins=0)
+    with pytest.raises(tl.ColumnNotFoundError, match="'nope'"):
+        tl.discretize(df, columns=["nope"])
+    with pytest.raises(tl.NumericColumnError, match="'s'"):
+        tl.discretize(df.assign(s="a"), columns=["s"])
+
+
+# ---------------------------------------------------------------- input untouched
+def test_callers_frame_is_never_modified():
+    rng = np.random.default_rng(2)
+    df = random_dependent_frame(100, [2, 3, 4], rng).astype(object)
+    df.loc[3, "v1"] = None
+    df["cat"] = pd.Categorical(rng.choice(["a", "b"], 100), categories=["b", "a", "c"])
+    df["f"] = rng.normal(size=100)
+    snapshot = copy.deepcopy(df)
+    discrete = df.drop(columns="f")
+    snap2 = copy.deepcopy(discrete)
+    m = tl.chow_liu(discrete, missing="pairwise", alpha=1.0)
+    tl.chow_liu(discrete, missing="drop")
+    tl.mi_graph(discrete, missing="pairwise")
+    m.log_likelihood(discrete)
+    tl.fit_cpts(m.graph, discrete, missing="pairwise")
+    tl.discretize(df, bins=3)
+    with pytest.raises(tl.MissingValuesError):
+        tl.chow_liu(discrete)
+    pd.testing.assert_frame_equal(df, snapshot)
+    pd.testing.assert_frame_equal(discrete, snap2)
+    assert list(df.columns) == list(snapshot.columns)
+
+
+def test_read_data_csv(tmp_path):
+    df = pd.DataFrame({"a": ["x", "y", "x"], "b": [1, 2, 1]})
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    assert tl.chow_liu(str(path)) == tl.chow_liu(df)
+    with pytest.raises(FileNotFoundError):
+        tl.read_data(tmp_path / "none.csv")

@@ -1,0 +1,155 @@
+"""Entropies and mutual information against scikit-learn and hand computations."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import entropy_ref, random_dependent_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import mutual_info_score
+
+import treelearn as tl
+from treelearn.counts import pair_counts
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mi_matrix_equals_sklearn_on_every_pair(seed):
+    rng = np.random.default_rng(seed)
+    cards = [2, 3, 4, 5, 2, 3, 7]
+    df = random_dependent_frame(int(rng.integers(50, 2000)), cards, rng)
+    mi = tl.mutual_information_matrix(pair_counts(tl.encode(df)))
+    d = len(cards)
+    assert mi.shape == (d, d)
+    assert np.all(np.diag(mi) == 0)
+    for i, j in itertools.permutations(range(d), 2):
+        expected = mutual_info_score(df.iloc[:, i], df.iloc[:, j])
+        assert abs(mi[i, j] - expected) <= 1e-12, (i, j)
+    G = tl.mi_graph(df)
+    for u, v, w in G.edges(data="weight"):
+        assert abs(w - mutual_info_score(df[u], df[v])) <= 1e-12
+
+
+def test_mi_of_string_and_bool_columns_equals_sklearn():
+    rng = np.random.default_rng(3)
+    n = 700
+    s = rng.choice(["a", "b", "c"], n)
+    df = pd.DataFrame({
+        "s": s,
+        "b": (s == "a") ^ (rng.random(n) < 0.2),
+        "c": pd.Categorical(np.where(rng.random(n) < 0.5, s, "z")),
+    })
+    G = tl.mi_graph(df)
+    for u, v, w in G.edges(data="weight"):
+        assert abs(w - mutual_info_score(df[u].astype(str), df[v].astype(str))) <= 1e-12
+
+
+def test_entropies_by_hand():
+    rng = np.random.default_rng(4)
+    df = random_dependent_frame(333, [2, 3, 4, 6], rng)
+    h = tl.entropies(pair_counts(tl.encode(df)))
+    for j, c in enumerate(df.columns):
+        assert h[j] == pytest.approx(entropy_ref(df[c]), abs=1e-13)
+
+
+def test_mi_identities():
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, 500)
+    df = pd.DataFrame({"a": a, "copy": a.copy(), "noise": rng.integers(0, 3, 500), "k": 1})
+    mi = tl.mutual_information_matrix(pair_counts(tl.encode(df)))
+    h = tl.entropies(pair_counts(tl.encode(df)))
+    assert mi[0, 1] == pytest.approx(h[0], abs=1e-13)  # I(X; X) = H(X)
+    assert np.all(mi[3] == 0) and np.all(mi[:, 3] == 0)  # a constant shares nothing
+    assert h[3] == 0
+    assert np.array_equal(mi, mi.T)
+    assert np.all(mi >= 0)
+
+
+def _smoothed_mi_by_hand(x: pd.Series, y: pd.Series, kx: int, ky: int, alpha: float) -> float:
+    both = pd.concat([x, y], axis=1).dropna()
+    t = pd.crosstab(both.iloc[:, 0], both.iloc[:, 1]).reindex(
+        index=range(kx), columns=range(ky), fill_value=0
+    ).to_numpy(dtype=float)
+    p = (t + alpha) / (t.sum() + kx * ky * alpha)
+    px = p.sum(axis=1)
+    py = p.sum(axis=0)
+    total = 0.0
+    for a in range(kx):
+        for b in range(ky):
+            total += p[a, b] * np.log(p[a, b] / (px[a] * py[b]))
+    return total
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 3.0])
+def test_mi_alpha_is_mi_of_smoothed_joint(alpha):
+    rng = np.random.default_rng(6)
+    df = random_dependent_frame(120, [2, 3, 4, 3], rng)
+    # make sure some cells are empty so the smoothing matters
+    df.loc[df["v2"] == 3, "v0"] = 0
+    k = [2, 3, 4, 3]
+    G = tl.mi_graph(df, mi_alpha=alpha)
+    for (i, u), (j, v) in itertools.combinations(enumerate(df.columns), 2):
+        expected = _smoothed_mi_by_hand(df[u], df[v], k[i], k[j], alpha)
+        assert G[u][v]["weight"] == pytest.approx(expected, abs=1e-12)
+        assert expected < mutual_info_score(df[u], df[v])  # smoothing shrinks MI
+
+
+def test_mi_alpha_with_missing_values_uses_pairwise_rows():
+    rng = np.random.default_rng(7)
+    df = random_dependent_frame(200, [3, 3, 2], rng).astype(float)
+    df.loc[rng.random(200) < 0.2, "v0"] = np.nan
+    df.loc[rng.random(200) < 0.2, "v1"] = np.nan
+    G = tl.mi_graph(df, missing="pairwise", mi_alpha=1.0)
+    G0 = tl.mi_graph(df, missing="pairwise")
+    k = {"v0": 3, "v1": 3, "v2": 2}
+    for u, v in G.edges:
+        expected = _smoothed_mi_by_hand(df[u], df[v], k[u], k[v], 1.0)
+        assert G[u][v]["weight"] == pytest.approx(expected, abs=1e-12)
+        both = df[[u, v]].dropna()
+        assert G0[u][v]["weight"] == pytest.approx(mutual_info_score(both[u], both[v]), abs=1e-12)
+
+
+def test_pairwise_mi_equals_sklearn_on_complete_pairs():
+    rng = np.random.default_rng(8)
+    df = random_dependent_frame(600, [2, 3, 4, 3, 2], rng).astype(object)
+    for c in df.columns:
+        df.loc[rng.random(600) < 0.15, c] = None
+    G = tl.mi_graph(df, missing="pairwise")
+    for u, v, w in G.edges(data="weight"):
+        both = df[[u, v]].dropna()
+        assert abs(w - mutual_info_score(both[u].astype(int), both[v].astype(int))) <= 1e-12
+
+
+def test_pair_with_no_common_rows_has_zero_mi():
+    df = pd.DataFrame({"a": [0, 1, None, None], "b": [None, None, 1, 0], "c": [0, 1, 1, 0]})
+    G = tl.mi_graph(df, missing="pairwise")
+    assert G["a"]["b"]["weight"] == 0.0
+    assert G["a"]["c"]["weight"] == pytest.approx(np.log(2), abs=1e-15)
+    m = tl.chow_liu(df, missing="pairwise", root="a")
+    for v in m.variables:
+        np.testing.assert_allclose(m.cpt(v).sum(axis=-1), 1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 40).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 3), min_size=n, max_size=n),
+            st.lists(st.integers(0, 2), min_size=n, max_size=n),
+            st.lists(st.sampled_from(["p", "q"]), min_size=n, max_size=n),
+        )
+    )
+)
+def test_mi_equals_sklearn_property(cols):
+    df = pd.DataFrame({"a": cols[0], "b": cols[1], "c": cols[2]})
+    G = tl.mi_graph(df)
+    for u, v, w in G.edges(data="weight"):
+        assert abs(w - mutual_info_score(df[u], df[v])) <= 1e-12
+    m = tl.chow_liu(df)
+    n = len(df)
+    expected = n * (sum(w for _, _, w in m.graph.edges(data="weight"))
+                    - sum(entropy_ref(df[c]) for c in df.columns))
+    assert m.log_likelihood(df) == pytest.approx(expected, rel=1e-10, abs=1e-9)

@@ -1,0 +1,239 @@
+"""Learning from CSV and Parquet files read in row chunks (treelearn.stream).
+
+The reference is the in-memory path (the whole file read by pandas), whose
+counts are themselves checked here against pandas crosstabs.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.stream import count_file
+
+CHUNK = 1000
+
+
+def mixed_frame(n: int, seed: int = 0) -> pd.DataFrame:
+    """Dependent columns of several kinds: int, str, bool, whole floats."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 3, n))
+    c = np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))
+    d = np.where(rng.random(n) < 0.6, a + 1, rng.integers(1, 4, n))
+    return pd.DataFrame({
+        "a": a,
+        "b": np.array(["lo", "mid", "hi"])[b],
+        "c": c.astype(bool),
+        "d": d.astype(float),
+        "e": rng.integers(0, 2, n),  # independent of the rest
+    })
+
+
+@pytest.fixture(scope="module")
+def alarm() -> pd.DataFrame:
+    return pd.read_csv("datasets/alarm.csv")
+
+
+def assert_same(streamed: tl.TreeModel, whole: tl.TreeModel) -> None:
+    assert streamed.states == whole.states
+    assert sorted(streamed.graph.edges) == sorted(whole.graph.edges)
+    for v in whole.variables:
+        assert streamed.parents(v) == whole.parents(v)
+        np.testing.assert_array_equal(streamed.cpt(v), whole.cpt(v))
+    np.testing.assert_array_equal(streamed.counts.joint, whole.counts.joint)
+    assert streamed.counts.n_rows == whole.counts.n_rows
+    assert streamed == whole
+
+
+def write(df: pd.DataFrame, path, kind: str):
+    if kind == "csv":
+        df.to_csv(path, index=False)
+    else:
+        df.to_parquet(path, index=False, row_group_size=2 * CHUNK + 17)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_chunks_give_the_in_memory_counts_tree_and_cpts(alarm, tmp_path, kind):
+    path = write(alarm, tmp_path / f"alarm.{kind}", kind)
+    whole = tl.chow_liu(tl.read_data(path), alpha=0.5)
+    streamed = tl.chow_liu(path, chunksize=CHUNK, alpha=0.5)
+    assert_same(streamed, whole)
+    assert streamed.n_rows == len(alarm)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_mixed_column_kinds(tmp_path, kind):
+    df = mixed_frame(4321)
+    path = write(df, tmp_path / f"mixed.{kind}", kind)
+    streamed = tl.chow_liu(path, chunksize=CHUNK)
+    assert_same(streamed, tl.chow_liu(tl.read_data(path)))
+    assert streamed.states["c"] == [False, True]
+    assert streamed.states["d"] == [1.0, 2.0, 3.0]
+    assert streamed.states["b"] == ["hi", "lo", "mid"]
+    # the counts of one pair, independently from a pandas crosstab
+    block = streamed.counts.block(0, 1)
+    expected = pd.crosstab(df["a"], df["b"]).reindex(columns=["hi", "lo", "mid"]).to_numpy()
+    np.testing.assert_array_equal(block, expected)
+    # dtypes come back for sampling
+    sample = streamed.sample(5, random_state=0)
+    assert sample["c"].dtype == bool and sample["d"].dtype == float
+
+
+def test_parquet_categorical_keeps_declared_categories(tmp_path):
+    df = mixed_frame(2500)
+    df["b"] = pd.Categorical(df["b"], categories=["mid", "never", "lo", "hi"])
+    path = write(df, tmp_path / "cat.parquet", "parquet")
+    streamed = tl.chow_liu(path, chunksize=CHUNK)
+    assert streamed.states["b"] == ["mid", "never", "lo", "hi"]  # declared order, unused kept
+    assert_same(streamed, tl.chow_liu(df))
+
+
+@pytest.mark.parametrize("missing", ["pairwise", "drop"])
+def test_missing_values_in_some_chunks(tmp_path, missing):
+    df = mixed_frame(3500, seed=1)
+    df = df.astype({"a": object, "b": object})
+    df.loc[[10, 2500, 2501], "a"] = None  # only chunks 0 and 2 see them: int -> float
+    df.loc[[1200, 3400], "b"] = None
+    path = write(df, tmp_path / "gaps.csv", "csv")
+    whole = tl.chow_liu(pd.read_csv(path), missing=missing)
+    streamed = tl.chow_liu(path, chunksize=CHUNK, missing=missing)
+    assert streamed.states["a"] == [0.0, 1.0, 2.0]  # float, as in the whole file
+    assert all(isinstance(s, float) for s in streamed.states["a"])
+    assert_same(streamed, whole)
+    assert streamed.n_rows == (3500 if missing == "pairwise" else 3500 - 5)
+
+
+def test_missing_error_counts_the_whole_file(tmp_path):
+    df = mixed_frame(3500, seed=2).astype({"b": object})
+    df.loc[[5, 1500, 3499], "b"] = None
+    path = write(df, tmp_path / "gaps.csv", "csv")
+    with pytest.raises(tl.MissingValuesError, match=r"column 'b': 3 missing"):
+        tl.chow_liu(path, chunksize=CHUNK)
+    states = {c: sorted(df[c].dropna().unique().tolist()) for c in df.columns}
+    with pytest.raises(tl.MissingValuesError, match=r"column 'b': 3 missing"):  # one pass
+        tl.chow_liu(path, chunksize=CHUNK, states=states)
+
+
+def test_given_states_for_every_column_read_once(tmp_path, monkeypatch):
+    df = mixed_frame(3000, seed=3)
+    path = write(df, tmp_path / "m.csv", "csv")
+    states = {"a": [2, 1, 0, 7], "b": ["lo", "mid", "hi"], "c": [True, False],
+              "d": [3.0, 2.0, 1.0], "e": [0, 1]}
+    from treelearn import stream
+
+    passes = []
+    real = stream.iter_chunks
+    monkeypatch.setattr(stream, "iter_chunks", lambda *a: passes.append(1) or real(*a))
+    streamed = tl.chow_liu(path, chunksize=CHUNK, states=states)
+    assert len(passes) == 1
+    assert streamed.states == states  # given order, unseen state 7 kept
+    assert_same(streamed, tl.chow_liu(df, states=states))
+
+
+def test_some_states_given_others_found(tmp_path):
+    df = mixed_frame(2000, seed=4)
+    path = write(df, tmp_path / "m.parquet", "parquet")
+    streamed = tl.chow_liu(path, chunksize=CHUNK, states={"b": ["mid", "lo", "hi", "top"]})
+    assert streamed.states["b"] == ["mid", "lo", "hi", "top"]
+    assert streamed.states["a"] == [0, 1, 2]
+    assert_same(streamed, tl.chow_liu(df, states={"b": ["mid", "lo", "hi", "top"]}))
+
+
+def test_new_category_in_a_late_chunk_names_column_value_and_rows(tmp_path):
+    df = mixed_frame(3000, seed=5).astype({"b": object})
+    df.loc[2718, "b"] = "surprise"
+    path = write(df, tmp_path / "m.csv", "csv")
+    with pytest.raises(tl.UnseenStateError, match=r"rows 2000-2999.*'b'.*'surprise'"):
+        tl.chow_liu(path, chunksize=CHUNK, states={"b": ["hi", "lo", "mid"]})
+
+
+def test_parquet_column_of_another_type_than_its_states(tmp_path):
+    df = mixed_frame(1500, seed=6)
+    df["e"] = df["e"].astype(str)  # text "0"/"1" in the file
+    path = write(df, tmp_path / "m.parquet", "parquet")
+    with pytest.raises(tl.UnseenStateError, match=r"'d'.*stores 'd' as float64 while its states are str"):
+        tl.chow_liu(path, chunksize=CHUNK, states={"d": ["1", "2", "3"]})
+    with pytest.raises(tl.UnseenStateError, match=r"'e' has value\(s\) '[01]', '[01]'.*as str while its states are int"):
+        tl.chow_liu(path, chunksize=CHUNK, states={"e": [0, 1]})
+
+
+def test_parquet_non_integer_float_column(tmp_path):
+    df = mixed_frame(2500, seed=7)
+    df["d"] = df["d"].astype(float)
+    df.loc[2100, "d"] = 2.5  # a measurement, in the third chunk
+    path = write(df, tmp_path / "m.parquet", "parquet")
+    with pytest.raises(tl.NumericColumnError, match=r"column 'd'.*2\.5.*discretize"):
+        tl.chow_liu(path, chunksize=CHUNK)
+
+
+def test_identifier_column_stops_early(tmp_path):
+    df = mixed_frame(3000, seed=8)
+    df["id"] = [f"row{i}" for i in range(len(df))]
+    path = write(df, tmp_path / "m.csv", "csv")
+    with pytest.raises(tl.TooManyStatesError, match=r"column 'id'.*max_states=100"):
+        tl.chow_liu(path, chunksize=CHUNK)
+
+
+def test_bad_paths_and_arguments(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such data file"):
+        tl.chow_liu(tmp_path / "absent.csv")
+    with pytest.raises(FileNotFoundError, match="no such data file"):
+        tl.chow_liu(str(tmp_path / "absent.parquet"))
+    path = write(mixed_frame(50), tmp_path / "m.csv", "csv")
+    with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
+        tl.chow_liu(path, states={"zz": [0, 1]})
+    with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
+        tl.chow_liu(path, root="zz")
+    with pytest.raises(ValueError, match="chunksize"):
+        tl.chow_liu(path, chunksize=0)
+    (tmp_path / "header.csv").write_text("a,b\n")
+    with pytest.raises(tl.EmptyDataError, match="no rows"):
+        tl.chow_liu(tmp_path / "header.csv")
+
+
+def test_chunks_change_nothing_in_other_settings(alarm, tmp_path):
+    path = write(alarm, tmp_path / "alarm.csv", "csv")
+    for kwargs in ({"forest": "bic"}, {"root": "HR", "mi_alpha": 1.0, "prior": "bdeu"}):
+        assert_same(tl.chow_liu(path, chunksize=777, **kwargs), tl.chow_liu(alarm, **kwargs))
+
+
+def _peak_bytes(path, chunksize: int) -> int:
+    tracemalloc.start()
+    count_file(path, chunksize=chunksize)  # the part that sees the rows
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def wide_frame(n: int, seed: int) -> pd.DataFrame:
+    return pd.concat([mixed_frame(n, 2 * seed + k).add_suffix(str(k)) for k in range(2)], axis=1)
+
+
+def test_memory_does_not_grow_with_rows(tmp_path):
+    small = wide_frame(10 * CHUNK, seed=0)
+    large = pd.concat([wide_frame(10 * CHUNK, seed=1 + i) for i in range(10)], ignore_index=True)
+    write(small, tmp_path / "small.csv", "csv")
+    write(large, tmp_path / "large.csv", "csv")
+    assert len(large) == 10 * len(small) == 100 * CHUNK
+    _peak_bytes(tmp_path / "small.csv", CHUNK)  # warm caches and lazy imports
+    peak_small = _peak_bytes(tmp_path / "small.csv", CHUNK)
+    peak_large = _peak_bytes(tmp_path / "large.csv", CHUNK)
+    # loading the large file whole would take ~10x the small one (~7 MB here); the
+    # peaks differ only by garbage that waits a little longer for collection
+    whole = large.memory_usage(deep=True).sum()
+    assert peak_large < 1.5 * peak_small, (peak_small, peak_large)
+    assert peak_large - peak_small < 0.05 * whole, (peak_small, peak_large, whole)
+
+
+def test_mi_graph_of_a_path_is_streamed_too(alarm, tmp_path):
+    path = write(alarm, tmp_path / "alarm.parquet", "parquet")
+    streamed, whole = tl.mi_graph(path, mi_alpha=0.5), tl.mi_graph(alarm, mi_alpha=0.5)
+    assert streamed.graph["n"] == whole.graph["n"] == len(alarm)
+    for u, v, w in whole.edges(data="weight"):
+        assert streamed[u][v]["weight"] == w

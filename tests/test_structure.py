@@ -1,0 +1,379 @@
+"""Structure learning: brute force over every spanning tree, the LL identity, pgmpy's
+TreeSearch, recovery of a known tree, forests, ties and determinism."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import (
+    entropy_ref,
+    mi_ref,
+    pgmpy_sample,
+    random_dependent_frame,
+    random_tree_network,
+    sample_tree_network,
+    tree_ml_loglik,
+    undirected,
+)
+
+import treelearn as tl
+
+
+# ---------------------------------------------------------------- brute force
+def prufer_to_edges(seq: tuple[int, ...], d: int) -> list[tuple[int, int]]:
+    """Decode a Prüfer sequence of length d - 2 into the d - 1 edges of a labelled tree."""
+    degree = [1] * d
+    for x in seq:
+        degree[x] += 1
+    edges = []
+    for x in seq:
+        leaf = min(i for i in range(d) if degree[i] == 1)
+        edges.append((leaf, x))
+        degree[leaf] -= 1
+        degree[x] -= 1
+    u, v = [i for i in range(d) if degree[i] == 1]
+    edges.append((u, v))
+    return edges
+
+
+def test_prufer_decoder_enumerates_every_tree_once():
+    for d in (3, 4, 5):
+        trees = {frozenset(frozenset(e) for e in prufer_to_edges(s, d))
+                 for s in itertools.product(range(d), repeat=d - 2)}
+        assert len(trees) == d ** (d - 2)
+        for t in trees:
+            G = nx.Graph([tuple(e) for e in t])
+            assert nx.is_tree(G) and G.number_of_nodes() == d
+
+
+def rooted_ml_loglik(df: pd.DataFrame, edges, cache: dict) -> float:
+    """ML log-likelihood of a tree, rooted at column 0: sum_v sum_rows log N(pa, v) / N(pa).
+
+    Each family term comes from pandas groupby counts (cached by family).
+    """
+    cols = list(df.columns)
+    G = nx.Graph(edges)
+    G.add_nodes_from(range(len(cols)))
+    total = 0.0
+    n = len(df)
+    for parent, child in [(None, 0), *nx.bfs_edges(G, 0)]:
+        key = (parent, child)
+        if key not in cache:
+            if parent is None:
+                m = df.groupby(cols[child]).size().to_numpy(dtype=float)
+                cache[key] = float((m * np.log(m / n)).sum())
+            else:
+                j = df.groupby([cols[parent], cols[child]]).size()
+                npa = df.groupby(cols[parent]).size()
+                den = npa.loc[j.index.get_level_values(0)].to_numpy(dtype=float)
+                num = j.to_numpy(dtype=float)
+                cache[key] = float((num * np.log(num / den)).sum())
+        total += cache[key]
+    return total
+
+
+@pytest.mark.parametrize("d,seed", [(4, 0), (4, 1), (5, 2), (5, 3), (6, 4), (6, 5)])
+def test_learned_tree_is_the_best_of_all_spanning_trees(d, seed):
+    rng = np.random.default_rng(seed)
+    cards = [int(c) for c in rng.integers(2, 5, size=d)]
+    cards[0], cards[-1] = 2, 4  # make sure the cardinalities are mixed
+    df = random_dependent_frame(300, cards, rng)
+    cache: dict = {}
+    scores = [
+        rooted_ml_loglik(df, prufer_to_edges(seq, d), cache)
+        for seq in itertools.product(range(d), repeat=d - 2)
+    ]
+    assert len(scores) == d ** (d - 2)
+    best = max(scores)
+
+    model = tl.chow_liu(df)
+    assert model.graph.number_of_edges() == d - 1
+    assert nx.is_tree(model.graph.to_undirected())
+    learned_ll = model.log_likelihood(df)
+    assert learned_ll == pytest.approx(best, rel=1e-10, abs=1e-8)
+    # and the learned edges, scored independently, are that maximum too
+    idx = {c: i for i, c in enumerate(df.columns)}
+    learned_edges = [(idx[u], idx[v]) for u, v in model.graph.edges]
+    assert rooted_ml_loglik(df, learned_edges, cache) == pytest.approx(best, rel=1e-10, abs=1e-8)
+    # the root does not change the maximum-likelihood fit
+    other = tl.chow_liu(df, root=df.columns[-1])
+    assert other.log_likelihood(df) == pytest.approx(best, rel=1e-10, abs=1e-8)
+
+
+# ---------------------------------------------------------------- identity
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ml_loglik_identity(seed):
+    rng = np.random.default_rng(seed)
+    cards = [2, 3, 4, 3, 2, 4, 3]
+    df = random_dependent_frame(500, cards, rng)
+    model = tl.chow_liu(df, root="v3")
+    n = len(df)
+    edges = [(u, v) for u, v in model.graph.edges]
+    sum_i = sum(mi_ref(df[u], df[v]) for u, v in edges)
+    sum_h = sum(entropy_ref(df[c]) for c in df.columns)
+    expected = n * (sum_i - sum_h)
+    assert model.log_likelihood(df) == pytest.approx(expected, rel=1e-11)
+    assert tree_ml_loglik(df, edges) == pytest.approx(expected, rel=1e-11)
+    # per-row values add up to the total
+    assert model.log_likelihood(df, per_row=True).sum() == pytest.approx(expected, rel=1e-11)
+    # edge weights are the mutual information
+    for u, v in edges:
+        assert model.graph.edges[u, v]["weight"] == pytest.approx(mi_ref(df[u], df[v]), abs=1e-12)
+
+
+# ---------------------------------------------------------------- pgmpy TreeSearch
+def _pgmpy_chow_liu(df: pd.DataFrame, root):
+    from pgmpy.estimators import TreeSearch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return TreeSearch(df, root_node=root, n_jobs=1).estimate("chow-liu", show_progress=False)
+
+
+@pytest.mark.parametrize("name,size", [("asia", 5000), ("alarm", 2000)])
+def test_same_edges_as_pgmpy_tree_search(name, size):
+    df = pgmpy_sample(name, size, seed=0)
+    root = df.columns[0]
+    dag = _pgmpy_chow_liu(df, root)
+    model = tl.chow_liu(df, root=root)
+    assert undirected(model.graph.edges) == undirected(dag.edges())
+    assert model.root == root
+    assert all(model.graph.in_degree(v) == 1 for v in model.variables if v != root)
+
+
+# ---------------------------------------------------------------- recovery
+@pytest.mark.parametrize("seed", [0, 1])
+def test_recovers_a_known_tree(seed):
+    rng = np.random.default_rng(100 + seed)
+    d = 12
+    cards = [int(c) for c in rng.integers(2, 5, size=d)]
+    edges, cpts = random_tree_network(d, cards, rng, strength=0.8)
+    names = [f"x{j}" for j in range(d)]
+    df = sample_tree_network(edges, cpts, 10_000, rng, names)
+    model = tl.chow_liu(df, root="x0")
+    truth = {frozenset((names[p], names[c])) for p, c in edges}
+    assert undirected(model.graph.edges) == truth
+    # rooted at x0, the edge directions are the generating ones
+    assert set(model.graph.edges) == {(names[p], names[c]) for p, c in edges}
+
+
+# ---------------------------------------------------------------- forests
+def _components_and_roots(model):
+    U = model.graph.to_undirected()
+    comps = list(nx.connected_components(U))
+    return comps, model.roots
+
+
+def test_bic_forest_equal_cardinalities_drops_nonpositive_edges():
+    rng = np.random.default_rng(7)
+    d = 8
+    cards = [3] * d
+    # two independent trees: x0..x3 and x4..x7, weak links only by chance
+    e1, c1 = random_tree_network(4, cards[:4], rng, strength=0.6)
+    e2, c2 = random_tree_network(4, cards[4:], rng, strength=0.6)
+    a = sample_tree_network(e1, c1, 400, rng, [f"x{j}" for j in range(4)])
+    b = sample_tree_network(e2, c2, 400, rng, [f"x{j}" for j in range(4, 8)])
+    df = pd.concat([a, b], axis=1)
+    n = len(df)
+    full = tl.chow_liu(df)
+    penalty = (3 - 1) * (3 - 1) * np.log(n) / (2 * n)
+    # same penalty on every edge: the forest is the tree minus edges with MI <= penalty
+    expected = {frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) - penalty > 0}
+    dropped = undirected(full.graph.edges) - expected
+    assert dropped, "the test data should give at least one dropped edge"
+    forest = tl.chow_liu(df, forest="bic")
+    assert undirected(forest.graph.edges) == expected
+    comps, roots = _components_and_roots(forest)
+    assert len(roots) == len(comps) == d - len(expected)
+    order = list(df.columns)
+    for comp in comps:
+        in_comp = [r for r in roots if r in comp]
+        assert len(in_comp) == 1  # each tree its own root...
+        assert in_comp[0] == min(comp, key=order.index)  # ...its first column
+    for v in forest.variables:
+        assert forest.graph.in_degree(v) == (0 if v in roots else 1)
+    # forest LL is the sum of its edges' terms (identity holds for forests too)
+    sum_i = sum(mi_ref(df[u], df[v]) for u, v in forest.graph.edges)
+    sum_h = sum(entropy_ref(df[c]) for c in df.columns)
+    assert forest.log_likelihood(df) == pytest.approx(n * (sum_i - sum_h), rel=1e-11)
+
+
+def test_bic_forest_mixed_cardinalities_matches_penalised_spanning_forest():
+    rng = np.random.default_rng(11)
+    cards = [2, 4, 3, 4, 2, 3]
+    df = random_dependent_frame(400, cards, rng)
+    n = len(df)
+    cols = list(df.columns)
+    k = {c: df[c].nunique() for c in cols}
+    H = nx.Graph()
+    H.add_nodes_from(cols)
+    for u, v in itertools.combinations(cols, 2):
+        w = mi_ref(df[u], df[v]) - (k[u] - 1) * (k[v] - 1) * np.log(n) / (2 * n)
+        if w > 0:
+            H.add_edge(u, v, weight=w)
+    # brute force: the best forest among subsets of the positive edges that are acyclic
+    pos = list(H.edges(data="weight"))
+    best, best_set = -np.inf, None
+    for r in range(len(pos) + 1):
+        for subset in itertools.combinations(pos, r):
+            F = nx.Graph([(u, v) for u, v, _ in subset])
+            if F.number_of_edges() and not nx.is_forest(F):
+                continue
+            s = sum(w for _, _, w in subset)
+            if s > best + 1e-12:
+                best, best_set = s, {frozenset((u, v)) for u, v, _ in subset}
+    assert 0 < len(best_set) < len(cols) - 1  # some edges kept, some dropped
+    forest = tl.chow_liu(df, forest="bic")
+    assert undirected(forest.graph.edges) == best_set
+    for u, v in forest.graph.edges:
+        assert forest.graph.edges[u, v]["weight"] == pytest.approx(mi_ref(df[u], df[v]), abs=1e-12)
+
+
+def test_threshold_forest():
+    rng = np.random.default_rng(3)
+    df = random_dependent_frame(400, [3, 2, 4, 3, 2, 3], rng)
+    full = tl.chow_liu(df)
+    mis = sorted(mi_ref(df[u], df[v]) for u, v in full.graph.edges)
+    threshold = (mis[1] + mis[2]) / 2  # drops exactly the two weakest tree edges
+    expected = {frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) > threshold}
+    forest = tl.chow_liu(df, forest=threshold)
+    assert undirected(forest.graph.edges) == expected
+    assert len(forest.roots) == 3
+    assert tl.chow_liu(df, forest=0.0).graph.number_of_edges() == len(df.columns) - 1
+    assert tl.chow_liu(df, forest=10.0).graph.number_of_edges() == 0
+
+
+def test_forest_with_root_roots_its_own_component_only():
+    rng = np.random.default_rng(5)
+    a = pd.DataFrame({"a": rng.integers(0, 2, 500)})
+    a["b"] = a["a"]
+    b = pd.DataFrame({"c": rng.integers(0, 2, 500)})
+    b["d"] = 1 - b["c"]
+    df = pd.concat([a, b], axis=1)
+    forest = tl.chow_liu(df, root="d", forest="bic")
+    assert set(forest.graph.edges) == {("a", "b"), ("d", "c")}
+    # the root asked for comes first (it is model.root); the other tree gets its first column
+    assert forest.roots == ["d", "a"]
+    assert forest.root == "d"
+    assert tl.chow_liu(df, forest="bic").roots == ["a", "c"]
+
+
+def test_bad_forest_option():
+    df = pd.DataFrame({"a": [0, 1], "b": [1, 0]})
+    with pytest.raises(ValueError):
+        tl.chow_liu(df, forest="aic")
+    with pytest.raises(ValueError):  # not silently a threshold of 1 nat
+        tl.chow_liu(df, forest=True)
+
+
+# ---------------------------------------------------------------- ties, determinism
+def test_ties_broken_by_column_order():
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 3, 200)
+    noise = (base + (rng.random(200) < 0.3)) % 3
+    df = pd.DataFrame({"a": base, "b": base.copy(), "c": base.copy(), "z": noise})
+    m = tl.chow_liu(df)
+    assert set(m.graph.edges) == {("a", "b"), ("a", "c"), ("a", "z")}
+    reordered = df[["c", "z", "b", "a"]]
+    m2 = tl.chow_liu(reordered)
+    assert set(m2.graph.edges) == {("c", "z"), ("c", "b"), ("c", "a")}
+
+
+def test_ties_between_relabelled_copies_broken_by_column_order():
+    # b is a relabelling of a whose states sort in another order, so MI(a, z) and
+    # MI(b, z) are sums of the same terms in a different order: equal up to rounding
+    rng = np.random.default_rng(8)
+    for trial in range(5):
+        a = rng.integers(0, 4, 500)
+        labels = np.array(["w", "q", "z", "b"])
+        z = np.where(rng.random(500) < 0.6, a, rng.integers(0, 4, 500))
+        y = np.where(rng.random(500) < 0.5, z, rng.integers(0, 3, 500))
+        df = pd.DataFrame({"a": a, "b": labels[a], "z": z, "y": y})
+        m = tl.chow_liu(df)
+        assert m.parents("b") == ["a"] and m.parents("z") == ["a"], trial
+        m2 = tl.chow_liu(df[["b", "a", "z", "y"]])
+        assert m2.parents("a") == ["b"] and m2.parents("z") == ["b"], trial
+
+
+def test_same_data_same_tree_and_cpts():
+    rng = np.random.default_rng(1)
+    df = random_dependent_frame(300, [2, 3, 3, 2, 4, 2, 3, 3], rng)
+    m1 = tl.chow_liu(df, alpha=0.5)
+    m2 = tl.chow_liu(df.copy(), alpha=0.5)
+    assert list(m1.graph.edges) == list(m2.graph.edges)
+    assert m1 == m2
+    for v in m1.variables:
+        assert np.array_equal(m1.cpt(v), m2.cpt(v))
+
+
+def test_root_none_is_first_column():
+    rng = np.random.default_rng(2)
+    df = random_dependent_frame(200, [2, 3, 4], rng)
+    assert tl.chow_liu(df).root == "v0"
+    assert tl.chow_liu(df[["v2", "v0", "v1"]]).root == "v2"
+
+
+def test_constant_column_attached_deterministically():
+    rng = np.random.default_rng(4)
+    df = random_dependent_frame(300, [3, 3, 2, 3], rng)
+    df.insert(2, "const", "k")
+    G = tl.mi_graph(df)
+    for other in df.columns:
+        if other != "const":
+            assert G["const"][other]["weight"] == 0.0
+    m = tl.chow_liu(df)
+    assert m.states["const"] == ["k"]
+    # its earliest edge in column order, (v0, const), wins the tie of zero weights
+    assert m.parents("const") == ["v0"]
+    assert m.cpt("const").shape == (3, 1)
+    assert np.all(m.cpt("const") == 1.0)
+    assert tl.chow_liu(df) == m
+
+
+def test_single_column_is_one_node_model():
+    df = pd.DataFrame({"only": ["a", "b", "b", "c", "b"]})
+    m = tl.chow_liu(df)
+    assert list(m.graph.nodes) == ["only"] and m.graph.number_of_edges() == 0
+    assert m.root == "only"
+    assert m.log_likelihood(df) == pytest.approx(-len(df) * entropy_ref(df["only"]), rel=1e-12)
+    assert m.n_parameters == 2
+
+
+# ---------------------------------------------------------------- graph stages
+def test_stages_compose_like_chow_liu():
+    rng = np.random.default_rng(9)
+    df = random_dependent_frame(300, [2, 3, 4, 3, 2], rng)
+    G = tl.mi_graph(df)
+    assert G.number_of_edges() == 10 and G.graph["n"] == 300
+    assert G.nodes["v2"]["states"] == [0, 1, 2, 3]
+    T = nx.maximum_spanning_tree(G)
+    D = tl.orient(T, root="v3")
+    m = tl.fit_cpts(D, df)
+    ref = tl.chow_liu(df, root="v3")
+    assert undirected(D.edges) == undirected(ref.graph.edges)
+    assert set(D.edges) == set(ref.graph.edges)
+    for v in ref.variables:
+        np.testing.assert_allclose(m.cpt(v), ref.cpt(v), atol=1e-15)
+
+
+def test_orient_errors_and_inputs_untouched():
+    T = nx.Graph([("a", "b"), ("b", "c")])
+    before = nx.to_dict_of_dicts(T)
+    D = tl.orient(T, root="b")
+    assert set(D.edges) == {("b", "a"), ("b", "c")}
+    assert nx.to_dict_of_dicts(T) == before
+    with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
+        tl.orient(T, root="zz")
+    with pytest.raises(tl.StructureError):
+        tl.orient(nx.Graph([("a", "b"), ("b", "c"), ("c", "a")]))
+
+
+def test_root_not_a_column():
+    df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
+    with pytest.raises(tl.ColumnNotFoundError, match="'nope'"):
+        tl.chow_liu(df, root="nope")

@@ -1,0 +1,650 @@
+"""scikit-learn compatible classifiers: naive Bayes, TAN and a per-class Chow-Liu multinet.
+
+The three are Bayesian networks over the features and the class, learned with
+the shared stages (encode -> count -> information -> spanning tree -> orient ->
+CPTs). They differ only in the structure:
+
+* :class:`NaiveBayes`: the star ``class -> every feature`` (:func:`~treelearn.structure.star`);
+* :class:`TAN`: the star plus a maximum spanning tree over the features weighted
+  by ``I(X_i; X_j | C)`` (:func:`~treelearn.structure.tan_structure`);
+* :class:`ChowLiuMultinet`: one Chow-Liu tree over the features per class, and
+  the class prior.
+
+The class posterior is the normalised joint, in log space:
+``log p(c | x) = b_c - logsumexp_c' b_c'`` with ``b_c = log p(x_observed, c)``.
+A missing feature value (NaN) is summed out exactly (for naive Bayes its factor
+drops out; for the trees, the sum-product pass of
+:func:`~treelearn.inference.log_marginal_by_conditioner` sums it over the tree).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Sequence
+from typing import Any, Literal
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .counts import PairCounts, class_pair_counts
+from .dask_support import is_dask_dataframe
+from .data import Table, _code_dtype, _python_scalar, encode
+from .errors import (
+    ClassColumnError,
+    ClassLabelError,
+    ColumnNotFoundError,
+    FeatureMismatchError,
+    MissingValuesError,
+    StructureError,
+    TreelearnError,
+)
+from .inference import log_marginal_by_conditioner
+from .information import conditional_mutual_information_matrix
+from .learn import build_model, chow_liu_from_counts
+from .model import TreeModel
+from .parameters import check_prior, estimate_cpt, family_counts_from_codes
+from .structure import complete_graph, maximum_spanning_tree, star, tan_structure
+
+__all__ = ["TAN", "ChowLiuMultinet", "NaiveBayes", "training_table"]
+
+Unseen = Literal["error", "ignore"]
+
+
+# ---------------------------------------------------------------------- input checks
+def _as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
+    """``X`` as a DataFrame; a 2-D array gets the columns ``names`` (default ``x0, x1, ...``)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise TreelearnError(
+            f"X must be 2-D (rows x features), got an array of shape {array.shape}; "
+            f"reshape a single feature with X.reshape(-1, 1)"
+        )
+    columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
+    return pd.DataFrame(array, columns=columns)
+
+
+def _class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
+    """``(classes, codes, name)``: sorted distinct labels, each row's class index, y's name."""
+    name = None
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+        name, y = y.columns[0], y.iloc[:, 0]
+    elif isinstance(y, pd.Series):
+        name = y.name
+    values = np.asarray(y, dtype=object if isinstance(y, pd.Series) and y.dtype == object else None)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values.ravel()
+    if values.ndim != 1:
+        raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
+    if len(values) != n_rows:
+        raise ClassLabelError(f"X has {n_rows} rows but y has {len(values)} labels; give one label per row")
+    missing = np.flatnonzero(pd.isna(values))
+    if len(missing):
+        raise MissingValuesError(
+            f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()}"
+            f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
+        )
+    try:
+        classes, codes = np.unique(values, return_inverse=True)
+    except TypeError:
+        raise ClassLabelError(
+            "y mixes label types that cannot be sorted (e.g. numbers and text); "
+            "convert the labels to one type, e.g. y.astype(str)"
+        ) from None
+    if len(classes) < 2:
+        raise ClassLabelError(
+            f"y has a single class {_python_scalar(classes[0])!r}; a classifier needs at least two"
+        )
+    return classes, codes.ravel(), name
+
+
+def _class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
+    """The class node's name: y's name, else ``"class"`` (with ``_`` appended until unused)."""
+    if y_name is not None:
+        if y_name in columns:
+            raise ClassColumnError(
+                f"the class {y_name!r} is also a column of X; drop it from the features "
+                f"(X.drop(columns=[{y_name!r}])), otherwise the classifier learns from the answer"
+            )
+        return y_name
+    name = "class"
+    while name in columns:
+        name += "_"
+    return name
+
+
+def training_table(X: Any, y: Any) -> tuple[Table, np.ndarray]:
+    """Encode features and class into one :class:`Table`, the class last; also return ``classes``.
+
+    Features follow the core encoding rules (:func:`treelearn.data.encode`);
+    missing feature values are kept as ``-1`` (each count uses the rows where its
+    variables are observed). The class states are the sorted distinct labels of ``y``.
+    """
+    X = _as_frame(X)
+    features = encode(X, missing="pairwise")
+    classes, y_codes, y_name = _class_labels(y, features.n_rows)
+    class_name = _class_name(y_name, features.columns)
+    width = _code_dtype(max(len(classes), int(features.cardinalities.max())))
+    codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
+    codes[:, :-1] = features.codes
+    codes[:, -1] = y_codes
+    return (
+        Table(
+            codes=codes,
+            columns=features.columns + (class_name,),
+            states=features.states + (tuple(_python_scalar(c) for c in classes),),
+            dtypes=features.dtypes + (getattr(y, "dtype", None),),
+        ),
+        classes,
+    )
+
+
+def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
+    """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels)."""
+    k = len(classes)
+    if isinstance(loss, pd.DataFrame):
+        labels = list(classes)
+        absent = [c for c in labels if c not in loss.index or c not in loss.columns]
+        if absent:
+            raise TreelearnError(f"the loss DataFrame lacks the class(es) {absent} in its index or columns")
+        loss = loss.loc[labels, labels]
+    L = np.asarray(loss, dtype=float)
+    if L.shape != (k, k) or not np.isfinite(L).all():
+        raise TreelearnError(
+            f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
+            f"{list(classes)}; got shape {L.shape}"
+        )
+    return L
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return _python_scalar(value)
+
+
+# ---------------------------------------------------------------------- shared base
+class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
+    """What every treelearn classifier shares: input checks, class prior, posteriors, decisions.
+
+    A subclass supplies ``_fit_tables(table)`` (learn from the encoded training
+    table, class last) and ``_joint_log_likelihood(codes)`` (``log p(x_observed, c)``
+    for each row of feature codes and each class).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # ------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any) -> _BayesNetClassifier:
+        """Learn from ``X`` (DataFrame or 2-D array of categorical features) and labels ``y``."""
+        check_prior("lidstone", self.alpha, 1.0)
+        if self.unseen not in ("error", "ignore"):
+            raise ValueError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}")
+        if is_dask_dataframe(X):  # counted on the workers: see treelearn.dask_support
+            from .dask_support import fit_classifier_dask
+
+            return fit_classifier_dask(self, X, y)
+        table, classes = training_table(X, y)
+        d = len(table.columns) - 1
+        self.classes_ = classes
+        self.class_name_ = table.columns[-1]
+        self.n_features_in_ = d
+        self.feature_names_in_ = np.asarray(table.columns[:-1], dtype=object)
+        self.class_count_ = family_counts_from_codes(table.codes, table.cardinalities, [d])
+        self.class_log_prior_ = self._log_prior(self.class_count_)
+        self._fit_table(table)
+        return self
+
+    def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
+        k = len(class_count)
+        if self.class_prior is not None:
+            prior = np.asarray(self.class_prior, dtype=float)
+            if prior.shape != (k,) or (prior < 0).any() or not np.isclose(prior.sum(), 1.0):
+                raise ValueError(
+                    f"class_prior must be {k} non-negative probabilities summing to 1 (one per class "
+                    f"of {list(self.classes_)}), got {self.class_prior!r}"
+                )
+        elif self.fit_prior:
+            prior = estimate_cpt(class_count)  # class frequencies, unsmoothed (as scikit-learn)
+        else:
+            prior = np.full(k, 1.0 / k)
+        with np.errstate(divide="ignore"):
+            return np.log(prior)
+
+    def _settings(self, method: str) -> dict:
+        return {"method": method, "class": self.class_name_, **{k: _jsonable(v) for k, v in self.get_params().items()}}
+
+    # ------------------------------------------------------------ prediction
+    def _feature_codes(self, X: Any) -> np.ndarray:
+        """Validate ``X`` against the fitted features and encode it (``-1`` = missing or ignored)."""
+        check_is_fitted(self)
+        names = list(self.feature_names_in_)
+        if not isinstance(X, pd.DataFrame):
+            array = np.asarray(X) if not hasattr(X, "tocsr") else X
+            if getattr(array, "ndim", 0) == 2 and array.shape[1] != len(names):
+                raise FeatureMismatchError(
+                    f"X has {array.shape[1]} columns; the classifier was fitted on "
+                    f"{len(names)} features {names[:10]}"
+                )
+            X = _as_frame(array, names)
+        absent = [c for c in names if c not in X.columns]
+        extra = [c for c in X.columns if c not in set(names)]
+        if absent or extra:
+            hint = (
+                f"; {self.class_name_!r} is the class: drop it from X"
+                if self.class_name_ in extra
+                else ""
+            )
+            raise FeatureMismatchError(
+                f"X's columns differ from the features the classifier was fitted on: missing "
+                f"{absent}, unexpected {extra}{hint}"
+            )
+        states = dict(zip(names, self._feature_states()))
+        table = encode(
+            X[names],
+            missing="pairwise",
+            states=states,
+            max_states=np.iinfo(np.int64).max,
+            unseen=self.unseen,
+        )
+        return table.codes.astype(np.intp)
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
+        return self._joint_log_likelihood(self._feature_codes(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(c | x_observed)``, normalised with log-sum-exp; shape ``(n, n_classes)``.
+
+        A row that has probability zero under every class (possible only with
+        ``alpha=0``) gets the uniform posterior, with a warning.
+        """
+        joint = self.predict_joint_log_proba(X)
+        norm = logsumexp(joint, axis=1, keepdims=True)
+        impossible = ~np.isfinite(norm[:, 0])
+        if impossible.any():
+            warnings.warn(
+                f"{int(impossible.sum())} row(s) have probability zero under every class (a "
+                f"feature value never seen with any class under alpha=0); their posterior is set "
+                f"to uniform. Use alpha > 0 to avoid this",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            joint[impossible] = 0.0
+            norm[impossible] = np.log(joint.shape[1])
+        return joint - norm
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``p(c | x_observed)``; rows sum to 1, columns in ``classes_`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any, loss: Any = None) -> np.ndarray:
+        """The most probable class, or with ``loss`` the minimum expected loss decision.
+
+        ``loss[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
+        (rows and columns in ``classes_`` order, or a DataFrame labelled by class);
+        the decision is ``argmin_j sum_k loss[k, j] p(k | x)``.
+        """
+        check_is_fitted(self)
+        if loss is None:
+            return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+        L = _loss_matrix(loss, self.classes_)
+        return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
+
+    # ------------------------------------------------------------ saving
+    def _state_dict(self) -> dict:
+        """Everything needed to rebuild this fitted classifier, as JSON-able values.
+
+        Labels and names keep their types through :func:`treelearn.io.encode_label`;
+        the fitted networks are :func:`treelearn.io.model_to_dict` documents.
+        """
+        from .io import _json_value, encode_label, model_to_dict
+
+        check_is_fitted(self)
+        state = {
+            "estimator": type(self).__name__,
+            "params": {k: _json_value(v) for k, v in self.get_params().items()},
+            "classes": [encode_label(c) for c in self.classes_],
+            "classes_dtype": str(self.classes_.dtype),
+            "class_name": encode_label(self.class_name_),
+            "feature_names": [encode_label(f) for f in self.feature_names_in_],
+            "class_count": [int(c) for c in self.class_count_],
+            "class_prior": np.exp(self.class_log_prior_).tolist(),
+        }
+        for key, value in self._models().items():
+            state[key] = [model_to_dict(m) for m in value] if isinstance(value, list) else model_to_dict(value)
+        return state
+
+    @classmethod
+    def _from_state_dict(cls, state: dict) -> _BayesNetClassifier:
+        """The fitted classifier that :meth:`_state_dict` describes."""
+        from .io import _from_json_value, decode_label, model_from_dict
+
+        if state.get("estimator") != cls.__name__:
+            raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a {cls.__name__}")
+        est = cls(**{k: _from_json_value(v) for k, v in state["params"].items()})
+        est.classes_ = np.asarray(
+            [decode_label(c) for c in state["classes"]], dtype=np.dtype(state["classes_dtype"])
+        )
+        est.class_name_ = decode_label(state["class_name"])
+        est.feature_names_in_ = np.asarray(
+            [decode_label(f) for f in state["feature_names"]], dtype=object
+        )
+        est.n_features_in_ = len(est.feature_names_in_)
+        est.class_count_ = np.asarray(state["class_count"], dtype=np.int64)
+        with np.errstate(divide="ignore"):
+            est.class_log_prior_ = np.log(np.asarray(state["class_prior"], dtype=float))
+        est._restore_models(
+            {k: ([model_from_dict(m) for m in v] if isinstance(v, list) else model_from_dict(v))
+             for k, v in state.items() if k in ("model", "models")}
+        )
+        return est
+
+
+class _SingleNetworkClassifier(_BayesNetClassifier):
+    """Naive Bayes and TAN: one network over the features and the class (``model_``)."""
+
+    def _fit_table(self, table: Table) -> None:
+        structure = self._structure(table)
+
+        def count(family: Sequence[int]) -> np.ndarray:
+            return family_counts_from_codes(table.codes, table.cardinalities, family)
+
+        model = build_model(
+            structure,
+            table.columns,
+            table.states,
+            count,
+            alpha=self.alpha,
+            prior="lidstone",
+            equivalent_sample_size=1.0,
+            dtypes=table.dtypes,
+            n_rows=table.n_rows,
+            settings=self._settings(self._method),
+        )
+        # the class node's CPT is the class prior (frequencies, given, or uniform)
+        model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
+        self.model_ = TreeModel(
+            model.graph, variables=model.variables, dtypes=model.dtypes,
+            n_rows=model.n_rows, settings=model.settings,
+        )
+
+    def _feature_states(self) -> list:
+        states = self.model_.states
+        return [states[f] for f in self.feature_names_in_]
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        model = self.model_
+        n, d = codes.shape
+        k = len(self.classes_)
+        # codes in the model's variable order: the features, then the class
+        full = np.empty((n, d + 1), dtype=np.intp)
+        full[:, :d] = codes
+        out = np.empty((n, k))
+        complete = (codes >= 0).all(axis=1)
+        if complete.any():
+            rows = full[complete]
+            for c in range(k):  # a gather per node and class: log p(x, c), exactly in log space
+                rows[:, d] = c
+                out[complete, c] = model._complete_log_likelihood(rows)
+        if not complete.all():
+            rows = full[~complete]
+            rows[:, d] = -1  # the class unobserved: one sum-product pass gives every class
+            out[~complete] = log_marginal_by_conditioner(
+                model.variables, model._parent_map(), model._cpts(), rows,
+                self.class_name_, list(nx.topological_sort(model.graph)),
+            )
+        return out
+
+    def _models(self) -> dict:
+        return {"model": self.model_}
+
+    def _restore_models(self, models: dict) -> None:
+        self.model_ = models["model"]
+
+
+# ---------------------------------------------------------------------- the classifiers
+class NaiveBayes(_SingleNetworkClassifier):
+    """Categorical naive Bayes: the star ``class -> every feature`` with Lidstone CPTs.
+
+    Parameters
+    ----------
+    alpha : pseudocount added to every feature-state count in each class
+        (1 = Laplace, 0 = maximum likelihood): ``p(x_j = a | c) = (N_jc(a) + alpha)
+        / (N_c + k_j alpha)``, over the rows where ``x_j`` is observed.
+    fit_prior : learn the class prior as the class frequencies (unsmoothed, as
+        scikit-learn does); ``False`` uses a uniform prior.
+    class_prior : prior probabilities of the classes (in ``classes_`` order);
+        overrides ``fit_prior``.
+    unseen : at prediction, a category not seen in training is an error
+        (``"error"``, naming the column and value) or treated as missing (``"ignore"``).
+
+    Attributes
+    ----------
+    classes_ : sorted class labels.
+    model_ : the fitted :class:`~treelearn.model.TreeModel` over the features and
+        the class (``class_name_``); ``query``, ``to_pgmpy`` and drawing work on it.
+    class_name_ : the class node's name: ``y.name`` if ``y`` is a named Series,
+        else ``"class"``.
+    class_count_, class_log_prior_ : rows per class and the log class prior.
+    n_features_in_, feature_names_in_ : the features (arrays get the names ``x0, x1, ...``).
+
+    Notes
+    -----
+    Features are encoded by the core rules (:func:`treelearn.data.encode`): a
+    pandas Categorical keeps its declared categories as states, other columns
+    have their sorted distinct values. Missing feature values are allowed when
+    fitting (each CPT counts the rows where its family is observed) and when
+    predicting (summed out). At prediction a DataFrame is matched to the fitted
+    features by column name, a 2-D array by position.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
+    >>> X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+    >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    >>> clf.predict(pd.DataFrame([{"Outlook": "Sunny", "Temperature": "Cool",
+    ...                            "Humidity": "High", "Wind": "Strong"}])).tolist()
+    ['No']
+    >>> sorted(clf.model_.graph.successors("PlayTennis"))
+    ['Humidity', 'Outlook', 'Temperature', 'Wind']
+    """
+
+    _method = "naive-bayes"
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+
+    def _structure(self, table: Table) -> nx.DiGraph:
+        return star(table.columns[-1], table.columns[:-1])
+
+
+class TAN(_SingleNetworkClassifier):
+    """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt, 1997).
+
+    The feature tree is the maximum spanning tree of the complete graph weighted
+    by the plug-in conditional mutual information ``I(X_i; X_j | C)`` (class-wise
+    pairwise counts, one one-hot product per class), oriented away from ``root``;
+    the class is a parent of every feature. Ties are broken by column order.
+
+    Parameters
+    ----------
+    alpha, fit_prior, class_prior, unseen : as in :class:`NaiveBayes`.
+    root : the feature at the root of the feature tree. ``None`` (default) uses
+        the **first feature column**; never the class. The root changes the
+        edges' direction, not the maximum-likelihood fit.
+
+    Attributes
+    ----------
+    As :class:`NaiveBayes`, plus ``feature_tree_``: the undirected maximum
+    spanning tree over the features (edge ``weight`` = ``I(X_i; X_j | C)`` in nats).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.TAN().fit(df.drop(columns="either"), df["either"])
+    >>> clf.model_.parents("asia")   # the root of the feature tree: the first feature
+    ['either']
+    >>> clf.model_.parents("tub")[0]   # every other feature: the class first, then its tree parent
+    'either'
+    """
+
+    _method = "tan"
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
+        self.alpha = alpha
+        self.root = root
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+
+    def _restore_models(self, models: dict) -> None:
+        super()._restore_models(models)
+        # the feature tree is the model minus the class, undirected (edges keep their weight)
+        tree = nx.Graph()
+        features = list(self.feature_names_in_)
+        tree.add_nodes_from((f, {"states": self.model_.states[f]}) for f in features)
+        tree.add_edges_from(self.model_.graph.subgraph(features).edges(data=True))
+        self.feature_tree_ = tree
+
+    def _structure(self, table: Table) -> nx.DiGraph:
+        features, class_name = list(table.columns[:-1]), table.columns[-1]
+        root = _check_root(self.root, features, class_name)
+        d = len(features)
+        per_class = class_pair_counts(table, class_index=d)
+        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        self.feature_tree_ = maximum_spanning_tree(complete_graph(features, cmi, table.states[:d]))
+        return tan_structure(self.feature_tree_, class_name, root)
+
+
+def _check_root(root: Hashable | None, features: list, class_name: Hashable) -> Hashable:
+    if root is None:
+        return features[0]
+    if root == class_name:
+        raise StructureError(
+            f"the root must be a feature, not the class {class_name!r}: the class is already "
+            f"the parent of every feature"
+        )
+    if root not in features:
+        raise ColumnNotFoundError(f"root {root!r} is not a feature; the features are {features[:20]}")
+    return root
+
+
+class ChowLiuMultinet(_BayesNetClassifier):
+    """One Chow-Liu tree over the features per class, and Bayes' rule on top.
+
+    ``p(c, x) = p(c) p_c(x)`` where ``p_c`` is the Chow-Liu tree (MI graph ->
+    maximum spanning tree -> CPTs) learned from the rows of class ``c``, with the
+    states of the whole training set (so a state unseen in one class still gets
+    smoothed mass).
+
+    Parameters
+    ----------
+    alpha, fit_prior, class_prior, unseen : as in :class:`NaiveBayes`.
+    root : the root of every class's tree; ``None`` uses the first feature column.
+
+    Attributes
+    ----------
+    models_ : ``{class label: TreeModel}``, each tree over the features only.
+    model_ : not available: the per-class trees generally disagree on edge
+        directions, so their union is not one Bayesian network. Use
+        ``models_[c]`` and ``class_log_prior_``. (Accessing ``model_`` raises an
+        ``AttributeError`` that says so.)
+    Other attributes as :class:`NaiveBayes`.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.ChowLiuMultinet().fit(df.drop(columns="either"), df["either"])
+    >>> sorted(clf.models_)
+    ['no', 'yes']
+    """
+
+    _method = "chow-liu-multinet"
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
+        self.alpha = alpha
+        self.root = root
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+
+    @property
+    def model_(self) -> TreeModel:
+        raise AttributeError(
+            "a ChowLiuMultinet has one tree per class and no single network: use "
+            "models_[label] (a TreeModel over the features) and class_log_prior_"
+        )
+
+    def _fit_table(self, table: Table) -> None:
+        features = list(table.columns[:-1])
+        d = len(features)
+        root = _check_root(self.root, features, table.columns[-1])
+        width = int(table.cardinalities[:d].sum())
+        self.models_ = {}
+        for label, counts in zip(self.classes_, class_pair_counts(table, class_index=d)):
+            # the class's own one-hot block comes last: drop it to keep the features' tables
+            within = PairCounts(counts.joint[:width, :width], table.cardinalities[:d], counts.n_rows)
+            self.models_[_python_scalar(label)] = chow_liu_from_counts(
+                within, features, table.states[:d], root=root, alpha=self.alpha,
+                dtypes=table.dtypes[:d], settings=self._settings(self._method),
+            )
+
+    def _feature_states(self) -> list:
+        states = next(iter(self.models_.values())).states
+        return [states[f] for f in self.feature_names_in_]
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        out = np.empty((codes.shape[0], len(self.classes_)))
+        for c, label in enumerate(self.classes_):
+            model = self.models_[_python_scalar(label)]
+            out[:, c] = self.class_log_prior_[c] + model._log_likelihood_codes(codes)
+        return out
+
+    def _models(self) -> dict:
+        return {"models": [self.models_[_python_scalar(label)] for label in self.classes_]}
+
+    def _restore_models(self, models: dict) -> None:
+        self.models_ = dict(zip((_python_scalar(c) for c in self.classes_), models["models"]))

@@ -1,0 +1,584 @@
+"""The ``treelearn`` command: learn, score, predict, sample, query and show models.
+
+::
+
+    treelearn learn DATA [--method chow-liu|tan|naive-bayes] [--class COL] [--root COL]
+                         [--alpha A] [--missing error|drop|pairwise] [--drop COL ...]
+                         [-o model.json] [--plot tree.png] [--bif model.bif]
+    treelearn score MODEL DATA
+    treelearn predict MODEL DATA [--proba] [--target VAR] > predictions.csv
+    treelearn sample MODEL -n 1000 [--seed S] > samples.csv
+    treelearn query MODEL VAR [VAR ...] [--given COL=VALUE ...]
+    treelearn show MODEL [--plot out.png | --dot | --mermaid]
+
+DATA is a CSV or Parquet file, or ``-`` for CSV on standard input. Errors in the
+input end the command with a one-line message on standard error and exit status
+1 (2 for a wrong command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["main", "build_parser"]
+
+METHODS = ("chow-liu", "tan", "naive-bayes")
+MIN_ROWS_FOR_IDENTIFIER = 10
+
+
+class CommandError(ValueError):
+    """A problem with what the command was asked to do (reported in one line)."""
+
+
+# ---------------------------------------------------------------------- helpers
+def _note(message: str) -> None:
+    print(f"treelearn: note: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _progress(total: int, desc: str) -> Iterator[Any]:
+    """A stage counter on standard error, drawn by tqdm only when stderr is a terminal."""
+    bar = None
+    if sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False, unit="step")
+        except ImportError:
+            bar = None
+
+    class Step:
+        def __call__(self, label: str) -> None:
+            if bar is not None:
+                bar.set_postfix_str(label)
+                bar.update(1)
+
+    try:
+        yield Step()
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def read_frame(source: str) -> pd.DataFrame:
+    """A CSV or Parquet path, or ``-`` for CSV on standard input."""
+    from .learn import read_data
+
+    if source == "-":
+        try:
+            return pd.read_csv(sys.stdin)
+        except pd.errors.EmptyDataError:
+            raise CommandError("standard input holds no CSV data") from None
+    if os.path.isdir(source):
+        raise CommandError(f"{source!r} is a directory, not a data file")
+    try:
+        return read_data(source)
+    except pd.errors.EmptyDataError:
+        raise CommandError(f"{source!r} holds no CSV data") from None
+
+
+def identifier_columns(df: pd.DataFrame) -> list:
+    """Columns that look like row identifiers: a distinct value in every row (not floats)."""
+    n = len(df)
+    if n < MIN_ROWS_FOR_IDENTIFIER:
+        return []
+    return [
+        c
+        for c in df.columns
+        if not pd.api.types.is_float_dtype(df[c].dtype)
+        and not pd.api.types.is_bool_dtype(df[c].dtype)
+        and df[c].notna().all()
+        and df[c].nunique() == n
+    ]
+
+
+def _load(path: str) -> Any:
+    from .io import load
+
+    return load(path)
+
+
+def _is_tree(obj: Any) -> bool:
+    from .model import TreeModel
+
+    return isinstance(obj, TreeModel)
+
+
+def _network(obj: Any, what: str) -> Any:
+    """The TreeModel behind a model file: the model itself, or a classifier's ``model_``."""
+    if _is_tree(obj):
+        return obj
+    try:
+        return obj.model_
+    except AttributeError:
+        raise CommandError(
+            f"{what} needs one network; this {type(obj).__name__} has one tree per class"
+        ) from None
+
+
+def _class_column(clf: Any) -> Any:
+    return clf.class_name_
+
+
+def _fmt(x: float) -> str:
+    return f"{float(x):.6f}"
+
+
+def _save_figure(fig: Any, path: str) -> None:
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, dpi=200, bbox_inches="tight", pad_inches=0.05, facecolor="white")
+    finally:
+        plt.close(fig)
+
+
+def _draw(obj: Any, data: pd.DataFrame | None = None):
+    """A figure for a tree, a classifier, or a multinet (one panel per class)."""
+    if _is_tree(obj) or hasattr(obj, "model_") and not hasattr(obj, "models_"):
+        model = _network(obj, "drawing")
+        fig = model.draw(title=True, data=data, edge_labels=True)
+        return fig
+    import matplotlib.pyplot as plt
+
+    from .draw import draw
+
+    models = obj.models_
+    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 5), squeeze=False)
+    for ax, (label, model) in zip(axes[0], models.items()):
+        draw(model, ax, title=f"{obj.class_name_} = {label}")
+    return fig
+
+
+# ---------------------------------------------------------------------- learn
+def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    import treelearn as tl
+
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    if method == "chow-liu":
+        if args.class_ is not None:
+            raise CommandError("--class is for --method tan or naive-bayes; chow-liu has no class")
+        alpha = 0.0 if args.alpha is None else args.alpha
+        return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing)
+    if args.class_ is None:
+        raise CommandError(
+            f"--method {method} needs --class COL, the column to predict "
+            f"(one of {list(df.columns)[:12]})"
+        )
+    if args.class_ not in df.columns:
+        raise CommandError(
+            f"--class {args.class_!r} is not a column of the data; the columns are "
+            f"{list(df.columns)[:20]}"
+        )
+    if args.missing == "error":
+        bad = df.columns[df.isna().any()].tolist()
+        if bad:
+            raise CommandError(
+                f"missing values in column(s) {bad[:10]}; use --missing drop or --missing pairwise"
+            )
+    alpha = 1.0 if args.alpha is None else args.alpha
+    X, y = df.drop(columns=[args.class_]), df[args.class_]
+    if y.isna().any():
+        keep = y.notna().to_numpy()
+        _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+        X, y = X[keep], y[keep]
+    if method == "tan":
+        clf = tl.TAN(alpha=alpha, root=args.root)
+    else:
+        if args.root is not None:
+            raise CommandError("--root does not apply to naive-bayes: the class is the root")
+        clf = tl.NaiveBayes(alpha=alpha)
+    return clf.fit(X, y)
+
+
+def _scores(obj: Any, df: pd.DataFrame) -> dict:
+    """Total and average log-likelihood and BIC of ``df`` (rows as given), as a dict."""
+    n = len(df)
+    if _is_tree(obj):
+        ll = obj.log_likelihood(df)
+        k = obj.n_parameters
+        what = "log-likelihood"
+    else:
+        features = list(obj.feature_names_in_)
+        absent = [c for c in features if c not in df.columns]
+        if absent:
+            raise CommandError(f"the data lacks the classifier's feature(s) {absent[:10]}")
+        joint = obj.predict_joint_log_proba(df[features])
+        cls = _class_column(obj)
+        if cls in df.columns:
+            y = df[cls]
+            index = {
+                c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(obj.classes_)
+            }
+            labels = [v.item() if isinstance(v, np.generic) else v for v in y]
+            unknown = sorted({str(v) for v in labels if v not in index})
+            if unknown:
+                raise CommandError(
+                    f"class column {cls!r} has label(s) {unknown[:5]} that the classifier never saw"
+                )
+            rows = joint[np.arange(n), [index[v] for v in labels]]
+            what = "log-likelihood"
+        else:
+            rows = np.logaddexp.reduce(joint, axis=1)
+            what = f"log-likelihood of the features ({cls!r} summed out)"
+        ll = float(rows.sum())
+        if hasattr(obj, "models_"):
+            k = sum(m.n_parameters for m in obj.models_.values()) + len(obj.classes_) - 1
+        else:
+            k = obj.model_.n_parameters
+    bic = ll - 0.5 * k * np.log(n) if n > 0 else float("nan")
+    return {
+        "n": n,
+        "what": what,
+        "log_likelihood": ll,
+        "average": ll / n,
+        "bic": bic,
+        "n_parameters": k,
+    }
+
+
+def _print_scores(s: dict, out=None) -> None:
+    out = out or sys.stdout
+    print(f"n = {s['n']}", file=out)
+    print(f"{s['what']} = {_fmt(s['log_likelihood'])} nats", file=out)
+    print(f"average {s['what']} = {_fmt(s['average'])} nats per row", file=out)
+    print(f"parameters = {s['n_parameters']}", file=out)
+    print(f"BIC = {_fmt(s['bic'])}", file=out)
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    with _progress(4, "learning") as step:
+        df = read_frame(args.data)
+        step("read")
+        drop = list(args.drop or [])
+        absent = [c for c in drop if c not in df.columns]
+        if absent:
+            raise CommandError(f"--drop {absent}: not columns of the data {list(df.columns)[:20]}")
+        keep = set(args.keep or [])
+        protected = {args.class_, args.root}
+        for c in identifier_columns(df.drop(columns=drop)):
+            if c not in keep and c not in protected:
+                _note(
+                    f"ignoring column {c!r}: each of its {len(df)} values is distinct, so it "
+                    f"looks like a row identifier (use --keep {c} to learn with it)"
+                )
+                drop.append(c)
+        df = df.drop(columns=drop)
+        if args.missing == "drop" and df.isna().any(axis=None):
+            complete = df.dropna()
+            if complete.empty:
+                raise CommandError("every row has a missing value: --missing drop leaves no rows")
+            _note(f"dropping {len(df) - len(complete)} row(s) with missing values")
+            df = complete
+        fitted = _fit(args, df)
+        step("fit")
+        model = _network(fitted, "learn")
+        scores = _scores(fitted, df)
+        step("score")
+        if args.output:
+            _save_obj(fitted, args.output)
+        if args.bif:
+            model.to_bif(args.bif)
+        if args.plot:
+            _save_figure(_draw(fitted, df), args.plot)
+        step("write")
+    print(model.to_text())
+    print()
+    _print_scores(scores)
+    if not _is_tree(fitted):
+        cls = _class_column(fitted)
+        accuracy = float(np.mean(fitted.predict(df.drop(columns=[cls])) == df[cls].to_numpy()))
+        print(f"training accuracy = {accuracy:.4f}")
+    for label, path in (("model", args.output), ("BIF", args.bif), ("picture", args.plot)):
+        if path:
+            print(f"wrote {label} to {path}", file=sys.stderr)
+    return 0
+
+
+def _save_obj(obj: Any, path: str) -> None:
+    from .io import save
+
+    save(obj, path)
+
+
+# ---------------------------------------------------------------------- other commands
+def cmd_score(args: argparse.Namespace) -> int:
+    obj = _load(args.model)
+    _print_scores(_scores(obj, read_frame(args.data)))
+    return 0
+
+
+def tree_posterior(model: Any, df: pd.DataFrame, target: Any) -> pd.DataFrame:
+    """``P(target | the row's other values)`` for every row, from any TreeModel (exact)."""
+    if target not in model.variables:
+        raise CommandError(
+            f"--target {target!r} is not a variable; they are {model.variables[:20]}"
+        )
+    present = df.copy()
+    for v in model.variables:
+        if v not in present.columns:
+            present[v] = None  # an absent column is unobserved in every row
+    codes = model.encode(present[model.variables]).codes.astype(np.int64)
+    j = model.variables.index(target)
+    states = model.states[target]
+    log_joint = np.empty((len(df), len(states)))
+    for s in range(len(states)):
+        codes[:, j] = s
+        log_joint[:, s] = model._log_likelihood_codes(codes)
+    with np.errstate(invalid="ignore"):
+        norm = np.logaddexp.reduce(log_joint, axis=1, keepdims=True)
+        proba = np.exp(log_joint - norm)
+    if not np.isfinite(proba).all():
+        raise CommandError("some rows have probability zero under the model for every state")
+    return pd.DataFrame(proba, columns=states, index=df.index)
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    obj = _load(args.model)
+    df = read_frame(args.data)
+    if _is_tree(obj):
+        if args.target is None:
+            raise CommandError(
+                "this model is not a classifier: give --target VAR, the variable to predict "
+                f"(one of {obj.variables[:12]})"
+            )
+        proba = tree_posterior(obj, df, args.target)
+        target, labels = args.target, list(proba.columns)
+        values = proba.to_numpy()
+    else:
+        target = _class_column(obj)
+        if args.target is not None and args.target != target:
+            raise CommandError(f"this classifier predicts {target!r}, not {args.target!r}")
+        features = list(obj.feature_names_in_)
+        absent = [c for c in features if c not in df.columns]
+        if absent:
+            raise CommandError(f"the data lacks the classifier's feature(s) {absent[:10]}")
+        values = obj.predict_proba(df[features])
+        labels = [c.item() if isinstance(c, np.generic) else c for c in obj.classes_]
+    if args.proba:
+        out = pd.DataFrame(values, columns=[f"P({target}={label})" for label in labels])
+    else:
+        out = pd.DataFrame({target: [labels[i] for i in np.argmax(values, axis=1)]})
+    out.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    if args.n < 0:
+        raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
+    obj = _load(args.model)
+    if _is_tree(obj) or not hasattr(obj, "models_"):
+        samples = _network(obj, "sample").sample(args.n, random_state=args.seed)
+    else:  # a multinet: draw the class from the prior, then the features from its tree
+        rng = np.random.default_rng(args.seed)
+        counts = rng.multinomial(args.n, np.exp(obj.class_log_prior_))
+        parts = []
+        for label, k in zip(obj.classes_, counts):
+            label = label.item() if isinstance(label, np.generic) else label
+            part = obj.models_[label].sample(int(k), random_state=rng)
+            part[obj.class_name_] = label
+            parts.append(part)
+        samples = pd.concat(parts, ignore_index=True)
+        samples = samples.iloc[rng.permutation(len(samples))].reset_index(drop=True)
+    samples.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def parse_given(items: Sequence[str]) -> dict:
+    evidence = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise CommandError(f"--given {item!r}: write it as COLUMN=VALUE")
+        evidence[name] = value
+    return evidence
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    model = _network(_load(args.model), "query")
+    evidence = parse_given(args.given)
+    result = model.query(args.variables, evidence=evidence)
+    given = ", ".join(f"{k}={v}" for k, v in evidence.items())
+    print(f"P({', '.join(map(str, args.variables))}{' | ' + given if given else ''})")
+    table = result.rename("probability").reset_index()
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.6f}"))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    obj = _load(args.model)
+    if args.plot:
+        _save_figure(_draw(obj), args.plot)
+        print(f"wrote picture to {args.plot}", file=sys.stderr)
+        return 0
+    if args.dot or args.mermaid:
+        model = _network(obj, "--dot and --mermaid")
+        print(model.to_dot() if args.dot else model.to_mermaid())
+        return 0
+    if _is_tree(obj) or not hasattr(obj, "models_"):
+        if not _is_tree(obj):
+            print(
+                f"{type(obj).__name__} classifier for {obj.class_name_!r}, classes "
+                f"{[c.item() if isinstance(c, np.generic) else c for c in obj.classes_]}"
+            )
+        print(_network(obj, "show").to_text())
+    else:
+        for label, model in obj.models_.items():
+            print(f"{obj.class_name_} = {label}:")
+            print(model.to_text())
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="treelearn",
+        description="Learn tree-shaped Bayesian networks (Chow-Liu, TAN, naive Bayes) from "
+        "tabular data, and use them.",
+        epilog="DATA is a CSV or Parquet file, or - for CSV on standard input. "
+        "Run 'treelearn COMMAND --help' for a command's options.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"treelearn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "learn",
+        help="learn a model from data and print it",
+        description="Learn a Chow-Liu tree (or a TAN / naive Bayes classifier) "
+        "and print it as a text tree with the mutual information on each edge, "
+        "n, the log-likelihood and BIC.",
+    )
+    p.add_argument("data", metavar="DATA", help="CSV or Parquet file, or - for CSV on stdin")
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default=None,
+        help="structure to learn (default: chow-liu, or tan when --class is given)",
+    )
+    p.add_argument(
+        "--class", dest="class_", metavar="COL", help="the class column (tan, naive-bayes)"
+    )
+    p.add_argument("--root", metavar="COL", help="root of the tree (default: the first column)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        metavar="A",
+        help="Lidstone pseudocount for the CPTs (default 0 for chow-liu, 1 for classifiers)",
+    )
+    p.add_argument(
+        "--missing",
+        choices=("error", "drop", "pairwise"),
+        default="error",
+        help="what to do with missing values (default: error)",
+    )
+    p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
+    p.add_argument(
+        "--keep",
+        nargs="+",
+        metavar="COL",
+        help="keep these columns even if they look like row identifiers",
+    )
+    p.add_argument("-o", "--output", metavar="MODEL.json", help="save the model (JSON)")
+    p.add_argument("--plot", metavar="FILE", help="draw the tree (.png, .svg, .pdf)")
+    p.add_argument("--bif", metavar="FILE", help="write the network as BIF")
+    p.set_defaults(func=cmd_learn)
+
+    p = sub.add_parser(
+        "score",
+        help="log-likelihood and BIC of data under a model",
+        description="Print n, the total and average log-likelihood (nats) and BIC.",
+    )
+    p.add_argument("model", metavar="MODEL", help="model file written by 'learn -o'")
+    p.add_argument("data", metavar="DATA", help="CSV or Parquet file, or - for CSV on stdin")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser(
+        "predict",
+        help="predict a class (or any variable) for each row",
+        description="Write predictions as CSV to standard output: one column named "
+        "after the class, or with --proba one column P(class=label) per label.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("--proba", action="store_true", help="write class probabilities")
+    p.add_argument(
+        "--target",
+        metavar="VAR",
+        help="the variable to predict with a Chow-Liu tree (classifiers know theirs)",
+    )
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser(
+        "sample",
+        help="draw rows from a model (CSV on stdout)",
+        description="Forward-sample rows from the model; CSV to standard output.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("-n", type=int, default=1000, help="number of rows (default 1000)")
+    p.add_argument("--seed", type=int, default=None, help="random seed")
+    p.set_defaults(func=cmd_sample)
+
+    p = sub.add_parser(
+        "query",
+        help="exact posterior of variables given evidence",
+        description="Print P(VAR ... | evidence), exact, by variable elimination.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("variables", metavar="VAR", nargs="+", help="the variable(s) to query")
+    p.add_argument(
+        "--given",
+        nargs="+",
+        metavar="COL=VALUE",
+        default=[],
+        help="evidence, e.g. --given smoke=yes xray=no",
+    )
+    p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser(
+        "show",
+        help="print or draw a saved model",
+        description="Print the model as a text tree, or draw or export it.",
+    )
+    p.add_argument("model", metavar="MODEL")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--plot", metavar="FILE", help="draw it (.png, .svg, .pdf)")
+    out.add_argument("--dot", action="store_true", help="print Graphviz DOT")
+    out.add_argument("--mermaid", action="store_true", help="print a Mermaid flowchart")
+    p.set_defaults(func=cmd_show)
+    return parser
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    text = " ".join(text.split())
+    return text or type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # e.g. piped into head
+        with contextlib.suppress(Exception):
+            sys.stdout = open(os.devnull, "w")
+        return 0
+    except (ValueError, KeyError, OSError, ImportError) as exc:
+        # TreelearnError is a ValueError; FileNotFoundError an OSError
+        print(f"treelearn: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,710 @@
+"""Pictures of a model: a matplotlib tree drawing, Graphviz DOT and Mermaid text.
+
+The drawing reads as a tree: the root at the top, one row per depth, subtrees
+packed side by side without overlapping labels (a Reingold-Tilford style tidy
+layout on each node's measured label width), parents centred over their
+children, forests side by side. Edge width grows with the mutual information
+(edge attribute ``weight``, nats) and the class node of a classifier is marked.
+For TAN the feature tree is drawn as the tree and the ``class -> feature`` edges
+as light dashed lines.
+
+Layout works in inches: the axes span the figure and one data unit is one inch,
+so labels (sized in points) cannot collide however many nodes there are; the
+figure grows with the tree instead.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any, Hashable
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import TreeModel
+
+__all__ = ["draw", "to_dot", "to_mermaid", "svg_or_none", "layout", "display_parents", "VIZ_HINT"]
+
+VIZ_HINT = 'drawing needs matplotlib: pip install "treelearn[viz]"'
+
+# colours (colour-blind safe, print well in grey)
+_EDGE = "#2f3e4e"
+_NODE_FACE = "#eaf1fb"
+_NODE_EDGE = "#2f3e4e"
+_ROOT_FACE = "#d3e3f7"
+_CLASS_FACE = "#fde0c5"
+_CLASS_EDGE = "#b3541e"
+_CLASS_LINK = "#c98a5a"
+_EXTRA_LINK = "#8a97a6"
+
+# geometry (inches)
+_SIBLING_GAP = 0.14
+_TREE_GAP = 0.45
+_MARGIN = 0.2
+_MAX_ROW = 12  # a star with more leaves than this is drawn round its centre
+_MAX_CLASS_LINES = 4  # TAN: more class -> feature edges than this become dots
+_LABEL_AT = 0.55  # where on an edge its MI label sits (0 = parent, 1 = child)
+
+
+def _class_node(model: TreeModel, class_node: Hashable | None) -> Hashable | None:
+    node = class_node if class_node is not None else model.graph.graph.get("class")
+    return node if node is not None and node in model.graph else None
+
+
+def display_parents(model: TreeModel, class_node: Hashable | None = None) -> dict:
+    """The parent each node hangs from in the picture (``None`` for a root).
+
+    A tree node's only parent; in TAN, a feature's feature parent (the class for
+    the feature root); in any other DAG, the last parent of the CPT's axes. The
+    other edges are drawn as extra (light) links.
+    """
+    cls = _class_node(model, class_node)
+    out = {}
+    for v in model.variables:
+        ps = model.parents(v)
+        others = [p for p in ps if p != cls]
+        out[v] = others[-1] if others else (ps[-1] if ps else None)
+    return out
+
+
+def _edge_kind(
+    model: TreeModel, u: Hashable, v: Hashable, shown: dict, cls: Hashable | None
+) -> str:
+    """``tree``: an edge of the drawn tree; ``class``: class -> feature next to a feature tree;
+    ``extra``: any other edge of a DAG."""
+    feature_edges = cls is not None and any(cls not in e for e in model.graph.edges)
+    if u == cls and feature_edges:
+        return "class"
+    return "tree" if shown.get(v) == u else "extra"
+
+
+def layout(
+    children: dict,
+    roots: list,
+    widths: dict,
+    gap: float = _SIBLING_GAP,
+    tree_gap: float = _TREE_GAP,
+    max_row: int | None = _MAX_ROW,
+) -> dict:
+    """Tidy tree layout: ``{node: (x, depth)}`` with x in the units of ``widths``.
+
+    Each subtree is laid out once; siblings are placed left to right, each as
+    close to the previous ones as their contours (leftmost and rightmost extent
+    at every depth) allow, then the parent is centred over its first and last
+    child. Nodes at the same depth are therefore at least ``gap`` apart, edge to
+    edge. Trees of a forest are packed the same way, ``tree_gap`` apart.
+
+    A node with more than ``max_row`` children that are all leaves (a naive Bayes
+    star) spreads them over several staggered rows, one depth each, so that the
+    picture does not become a single very wide row.
+    """
+    extra: dict = {}  # staggered leaves: rows below their natural depth
+
+    def fan(kids: list) -> tuple[dict, list]:
+        rows = math.ceil(len(kids) / max_row)
+        xs: list = []
+        for i, c in enumerate(kids):
+            x = xs[-1] + gap if xs else 0.0
+            if i >= rows:  # clear the previous leaf of the same row
+                left = kids[i - rows]
+                x = max(x, xs[i - rows] + (widths[left] + widths[c]) / 2 + gap)
+            xs.append(x)
+            extra[c] = i % rows
+        contour = []
+        for k in range(rows):
+            row = [
+                (xs[i] - widths[c] / 2, xs[i] + widths[c] / 2)
+                for i, c in enumerate(kids)
+                if i % rows == k
+            ]
+            contour.append((min(lo for lo, _ in row), max(hi for _, hi in row)))
+        return dict(zip(kids, xs)), contour
+
+    def place(v: Hashable) -> tuple[dict, list]:
+        kids = children.get(v, [])
+        half = widths[v] / 2
+        if not kids:
+            return {v: 0.0}, [(-half, half)]
+        if max_row and len(kids) > max_row and not any(children.get(c) for c in kids):
+            pos, contour = fan(kids)
+            mid = (min(pos.values()) + max(pos.values())) / 2
+        else:
+            pos, contour, centres = _pack([place(c) for c in kids], gap)
+            mid = (centres[0] + centres[-1]) / 2
+        pos = {u: x - mid for u, x in pos.items()}
+        contour = [(lo - mid, hi - mid) for lo, hi in contour]
+        pos[v] = 0.0
+        return pos, [(-half, half), *contour]
+
+    pos, _, _ = _pack([place(r) for r in roots], tree_gap)
+    depth: dict = {}
+    for r in roots:
+        stack = [(r, 0)]
+        while stack:
+            u, d = stack.pop()
+            depth[u] = d + extra.get(u, 0)
+            stack.extend((c, d + 1) for c in children.get(u, []))
+    shift = min((x - widths[u] / 2 for u, x in pos.items()), default=0.0)
+    return {u: (x - shift, depth[u]) for u, x in pos.items()}
+
+
+def _pack(subtrees: list, gap: float) -> tuple[dict, list, list]:
+    """Place laid-out subtrees side by side; returns positions, merged contour, centres."""
+    pos: dict = {}
+    contour: list = []
+    centres = []
+    for sub_pos, sub_contour in subtrees:
+        if contour:
+            offset = max(
+                contour[d][1] - sub_contour[d][0] + gap
+                for d in range(min(len(contour), len(sub_contour)))
+            )
+        else:
+            offset = 0.0
+        for u, x in sub_pos.items():
+            pos[u] = x + offset
+        for d, (lo, hi) in enumerate(sub_contour):
+            if d < len(contour):
+                contour[d] = (min(contour[d][0], lo + offset), max(contour[d][1], hi + offset))
+            else:
+                contour.append((lo + offset, hi + offset))
+        centres.append(offset)
+    return pos, contour, centres
+
+
+def _radial(centre: Hashable, leaves: list, w: dict, h: dict, gap: float, labels: bool) -> dict:
+    """The leaves of a star evenly round an ellipse about the centre, as close as they fit."""
+    n = len(leaves)
+    angle = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # clockwise from twelve o'clock
+    cos, sin = np.cos(angle), np.sin(angle)
+    ws = np.array([w[v] for v in leaves]) + gap
+    hs = np.array([h[v] for v in leaves]) + gap
+    tangent = np.abs(ws * sin) + np.abs(hs * cos)
+    # many leaves: every other one on an inner ring, so the circle need not be so large
+    ring = np.where(np.arange(n) % 2 == 1, 0.7, 1.0) if n > 24 else np.ones(n)
+    share = 0.6 if n > 24 else 1.0
+    radius = max(share * tangent.sum() / (2 * np.pi), w[centre], 1.0) * (1.3 if labels else 1.0)
+    for _ in range(200):
+        x, y = 1.25 * radius * ring * cos, radius * ring * sin
+        dx = np.abs(x[:, None] - x[None, :]) < (ws[:, None] + ws[None, :]) / 2
+        dy = np.abs(y[:, None] - y[None, :]) < (hs[:, None] + hs[None, :]) / 2
+        np.fill_diagonal(dx, False)
+        hits_centre = (np.abs(x) < (ws + w[centre]) / 2 + gap) & (
+            np.abs(y) < (hs + h[centre]) / 2 + gap
+        )
+        # no edge may run under another leaf's label
+        t = np.linspace(0.0, 1.0, 48)
+        px, py = x[:, None] * t, y[:, None] * t  # points along each edge
+        under = (np.abs(px[:, None, :] - x[None, :, None]) < ws[None, :, None] / 2) & (
+            np.abs(py[:, None, :] - y[None, :, None]) < hs[None, :, None] / 2
+        )
+        under[np.arange(n), np.arange(n), :] = False
+        if not (dx & dy).any() and not hits_centre.any() and not under.any():
+            break
+        radius *= 1.05
+    out = {v: (float(a), float(b)) for v, a, b in zip(leaves, x, y)}
+    out[centre] = (0.0, 0.0)
+    return out
+
+
+def _font_size(n_leaves: int) -> float:
+    if n_leaves <= 12:
+        return 11.0
+    if n_leaves <= 24:
+        return 10.0
+    if n_leaves <= 45:
+        return 9.0
+    return 8.0
+
+
+def _boundary_point(cx: float, cy: float, hw: float, hh: float, tx: float, ty: float) -> tuple:
+    """Where the segment from a box's centre towards (tx, ty) leaves the box."""
+    dx, dy = tx - cx, ty - cy
+    if dx == 0 and dy == 0:
+        return cx, cy
+    scale = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
+    return cx + dx * scale, cy + dy * scale
+
+
+def _import_pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError(VIZ_HINT) from exc
+    return plt
+
+
+def _renderer(fig: Any) -> Any:
+    canvas = fig.canvas
+    return canvas.get_renderer() if hasattr(canvas, "get_renderer") else fig._get_renderer()
+
+
+def _auto_title(model: TreeModel, data: Any) -> list[str]:
+    """The parts of the automatic title (joined on one line, or two if the tree is narrow)."""
+    method = str(model.settings.get("method", "model"))
+    names = {
+        "chow-liu": "Chow–Liu tree",
+        "tan": "TAN",
+        "naive-bayes": "naive Bayes",
+        "pgmpy": "Bayesian network",
+        "fit_cpts": "Bayesian network",
+    }
+    parts = [names.get(method, method), f"{len(model.variables)} variables"]
+    if model.n_rows is not None:
+        parts.append(f"n = {model.n_rows:,}")
+    if data is not None:
+        ll = f"{model.log_likelihood(data):,.1f}".replace("-", "\u2212")
+        parts.append(f"log-likelihood = {ll} nats")
+    return parts
+
+
+def draw(
+    model: TreeModel,
+    ax: Any = None,
+    *,
+    data: Any = None,
+    edge_labels: bool = False,
+    title: str | bool | None = None,
+    class_node: Hashable | None = None,
+    figsize: tuple[float, float] | None = None,
+    fontsize: float | None = None,
+    digits: int = 3,
+    level_gap: float | None = None,
+    class_edges: str = "auto",
+):
+    """Draw ``model`` as a tree and return the matplotlib ``Figure``.
+
+    Parameters
+    ----------
+    ax : an existing matplotlib Axes to draw into; by default a new figure sized
+        to the tree (width grows with the number of leaves).
+    data : optional DataFrame; with ``title=True`` its log-likelihood is shown.
+    edge_labels : write the mutual information (nats) on each edge.
+    title : ``None``/``False`` for none, ``True`` for an automatic title (method,
+        variables, n, and log-likelihood when ``data`` is given), or a string.
+    class_node : the node to mark as the class (default: the graph attribute
+        ``class``, set for naive Bayes and TAN).
+    figsize : force the figure size (inches); labels are then scaled to fit.
+    fontsize : label size in points (default: from the number of leaves).
+    digits : decimals of the MI edge labels.
+    level_gap : vertical distance between depths, in inches.
+    class_edges : for TAN, how to show the ``class -> feature`` edges besides the
+        one to the feature root: ``"lines"`` (light dashed lines), ``"marks"`` (a
+        dot on each feature, explained in a legend) or ``"auto"`` (lines for up
+        to 4 such edges, dots beyond).
+
+    Raises
+    ------
+    ImportError : matplotlib is not installed (``pip install "treelearn[viz]"``).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> fig = tl.chow_liu(pd.read_csv("datasets/asia.csv")).draw(edge_labels=True)
+    >>> fig.savefig("/dev/null", format="png")
+    """
+    plt = _import_pyplot()
+    from matplotlib.patches import FancyArrowPatch
+
+    cls = _class_node(model, class_node)
+    shown = display_parents(model, cls)
+    children: dict = {v: [] for v in model.variables}
+    for v in model.variables:
+        if shown[v] is not None:
+            children[shown[v]].append(v)
+    roots = [r for r in model.roots if shown[r] is None]
+    roots += [v for v in model.variables if shown[v] is None and v not in roots]
+    n_leaves = sum(1 for v in model.variables if not children[v])
+    size = float(fontsize) if fontsize is not None else _font_size(n_leaves)
+
+    own_figure = ax is None
+    if own_figure:
+        fig = plt.figure(figsize=figsize or (6, 4))
+        ax = fig.add_axes((0, 0, 1, 1))
+    else:
+        fig = ax.figure
+    renderer = _renderer(fig)
+
+    def measure(size: float) -> tuple[dict, dict]:
+        """Box width and height of every node label, in inches."""
+        probe = ax.text(0, 0, "", fontsize=size)
+        w, h = {}, {}
+        for v in model.variables:
+            probe.set_text(str(v))
+            probe.set_fontweight("bold" if v == cls else "normal")
+            box = probe.get_window_extent(renderer)
+            pad = 2 * 0.45 * size / 72  # the bbox pad below, both sides
+            w[v] = box.width / fig.dpi + pad
+            h[v] = box.height / fig.dpi + pad
+        probe.remove()
+        return w, h
+
+    def text_width(text: str, size: float) -> float:
+        probe = ax.text(0, 0, text, fontsize=size)
+        width = probe.get_window_extent(renderer).width / fig.dpi
+        probe.remove()
+        return width
+
+    star = (
+        len(roots) == 1
+        and len(children[roots[0]]) > _MAX_ROW
+        and not any(children[c] for c in children[roots[0]])
+    )
+
+    def geometry(size: float) -> tuple[dict, dict, dict, tuple]:
+        """Box sizes, node centres (inches) and the drawing's bounds ``(x0, x1, y0, y1)``."""
+        w, h = measure(size)
+        gap_x = _SIBLING_GAP * size / 10
+        if star:  # naive Bayes with many features: the features around the class
+            xy = _radial(roots[0], children[roots[0]], w, h, gap_x, edge_labels)
+        else:
+            spread = dict(w)
+            if edge_labels:
+                # children far enough apart that the MI labels of sibling edges do not collide
+                label_w = text_width("0." + "0" * digits, 0.72 * size) + 0.08
+                spread = {v: max(x, label_w / _LABEL_AT) for v, x in w.items()}
+            pos = layout(children, roots, spread, gap=gap_x, tree_gap=_TREE_GAP * size / 10)
+            box_h = max(h.values())
+            gap_y = (
+                level_gap
+                if level_gap is not None
+                else box_h + (0.62 if edge_labels else 0.45) * size / 10
+            )
+            xy = {v: (x, -d * gap_y) for v, (x, d) in pos.items()}
+        x0 = min(xy[v][0] - w[v] / 2 for v in xy)
+        x1 = max(xy[v][0] + w[v] / 2 for v in xy)
+        y0 = min(xy[v][1] - h[v] / 2 for v in xy)
+        y1 = max(xy[v][1] + h[v] / 2 for v in xy)
+        if marks:
+            y0 -= 1.6 * 0.8 * size / 72  # room for the legend line
+            legend_w = 0.06 + 0.9 * 0.8 * size / 72 + text_width(legend, 0.8 * size)
+            x1 = max(x1, x0 + legend_w)
+        return w, h, xy, (x0, x1, y0, y1)
+
+    n_class_edges = sum(1 for u, v in model.graph.edges if u == cls and shown[v] != cls)
+    has_feature_edges = cls is not None and any(cls not in e for e in model.graph.edges)
+    if class_edges not in ("auto", "lines", "marks"):
+        raise ValueError(f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}")
+    marks = (
+        has_feature_edges
+        and n_class_edges > 0
+        and (class_edges == "marks" or (class_edges == "auto" and n_class_edges > _MAX_CLASS_LINES))
+    )
+    legend = f"the class {cls} is also a parent of these" if marks else ""
+    w, h, xy, bounds = geometry(size)
+    width = bounds[1] - bounds[0]
+    title_text = None
+    if title is True:
+        parts = _auto_title(model, data)
+        title_text = "  ·  ".join(parts)
+        if len(parts) > 2 and text_width(title_text, size * 1.05) > width + 2 * _MARGIN:
+            title_text = "  ·  ".join(parts[:2]) + "\n" + "  ·  ".join(parts[2:])
+    elif title:
+        title_text = str(title)
+    n_lines = title_text.count("\n") + 1 if title_text else 0
+    title_h = (n_lines * 1.3 * 1.05 * size / 72 + 0.12) if title_text else 0.0
+    tree_w, tree_h = width + 2 * _MARGIN, bounds[3] - bounds[2] + 2 * _MARGIN
+    if own_figure and figsize is None:
+        # the figure takes the tree's size: one data unit is one inch
+        title_w = (
+            max(text_width(t, size * 1.05) for t in title_text.split("\n")) + 2 * _MARGIN
+            if title_text
+            else 0.0
+        )
+        fig_w, fig_h = max(tree_w, title_w, 2.5), tree_h + title_h
+        fig.set_size_inches(fig_w, fig_h)
+        ax.set_position((0, 0, 1, tree_h / fig_h))
+        avail_w, avail_h = fig_w, tree_h
+    else:
+        # a given size or axes: shrink the labels if the tree would not fit
+        fig_w, fig_h = fig.get_size_inches()
+        if own_figure:
+            ax.set_position((0, 0, 1, max(fig_h - title_h, 0.1 * fig_h) / fig_h))
+        box = ax.get_position()
+        avail_w, avail_h = box.width * fig_w, box.height * fig_h
+        scale = min(1.0, avail_w / tree_w, avail_h / tree_h)
+        if scale < 1.0:
+            size = max(3.0, 0.98 * size * scale)
+            w, h, xy, bounds = geometry(size)
+            tree_w, tree_h = (
+                bounds[1] - bounds[0] + 2 * _MARGIN,
+                bounds[3] - bounds[2] + 2 * _MARGIN,
+            )
+        avail_w, avail_h = max(avail_w, tree_w), max(avail_h, tree_h)
+    x0, x1, y0, y1 = bounds
+    centre_y = (y0 + y1) / 2 if not (own_figure and figsize is None) else y1 + _MARGIN - avail_h / 2
+    ax.set_xlim((x0 + x1) / 2 - avail_w / 2, (x0 + x1) / 2 + avail_w / 2)
+    ax.set_ylim(centre_y - avail_h / 2, centre_y + avail_h / 2)
+    ax.set_axis_off()
+
+    weights = [
+        d.get("weight")
+        for u, v, d in model.graph.edges(data=True)
+        if _edge_kind(model, u, v, shown, cls) == "tree" and d.get("weight") is not None
+    ]
+    max_w = max((float(x) for x in weights if x is not None and math.isfinite(x)), default=0.0)
+    lw_scale = size / 10
+    for u, v, attrs in model.graph.edges(data=True):
+        kind = _edge_kind(model, u, v, shown, cls)
+        weight = attrs.get("weight")
+        if marks and kind == "class" and shown[v] != cls:
+            # a dot on the child instead of a line from the class
+            ax.plot(
+                xy[v][0] + w[v] / 2,
+                xy[v][1] + h[v] / 2,
+                "o",
+                ms=0.55 * size,
+                color=_CLASS_LINK,
+                mec="white",
+                mew=0.6 * lw_scale,
+                zorder=6,
+            )
+            continue
+        (ux, uy), (vx, vy) = xy[u], xy[v]
+        start = _boundary_point(ux, uy, w[u] / 2, h[u] / 2, vx, vy)
+        end = _boundary_point(vx, vy, w[v] / 2, h[v] / 2, ux, uy)
+        if kind == "tree":
+            if weight is not None and max_w > 0:
+                lw = (0.7 + 3.5 * max(float(weight), 0.0) / max_w) * lw_scale
+            else:
+                lw = 1.4 * lw_scale
+            style = dict(color=_EDGE, linewidth=lw, linestyle="-", alpha=1.0, zorder=2)
+            connection = "arc3"
+        else:
+            colour = _CLASS_LINK if kind == "class" else _EXTRA_LINK
+            style = dict(
+                color=colour, linewidth=0.8 * lw_scale, linestyle=(0, (3, 2)), alpha=0.75, zorder=1
+            )
+            connection = "arc3,rad=0.12" if kind == "extra" else "arc3"
+        arrow = FancyArrowPatch(
+            start,
+            end,
+            arrowstyle="-|>",
+            mutation_scale=6 + 3.5 * style["linewidth"] ** 0.5,
+            shrinkA=0,
+            shrinkB=0.5,
+            connectionstyle=connection,
+            joinstyle="miter",
+            **style,
+        )
+        ax.add_patch(arrow)
+        if edge_labels and weight is not None and kind == "tree":
+            lx, ly = ux + _LABEL_AT * (vx - ux), uy + _LABEL_AT * (vy - uy)
+            ax.text(
+                lx,
+                ly,
+                f"{float(weight):.{digits}f}",
+                fontsize=0.72 * size,
+                ha="center",
+                va="center",
+                color="#4a5563",
+                zorder=4,
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none"),
+            )
+    texts = {}
+    for v in model.variables:
+        is_class = v == cls
+        face = _CLASS_FACE if is_class else (_ROOT_FACE if shown[v] is None else _NODE_FACE)
+        texts[v] = ax.text(
+            *xy[v],
+            str(v),
+            fontsize=size,
+            ha="center",
+            va="center",
+            zorder=5,
+            fontweight="bold" if is_class else "normal",
+            color="#111111",
+            bbox=dict(
+                boxstyle="round,pad=0.45",
+                fc=face,
+                ec=_CLASS_EDGE if is_class else _NODE_EDGE,
+                lw=(1.6 if is_class else 0.9) * lw_scale,
+            ),
+            gid=f"node-{v}",
+        )
+    if marks:
+        ax.plot(
+            x0 + 0.06,
+            y0 + 0.06,
+            "o",
+            ms=0.55 * size,
+            color=_CLASS_LINK,
+            mec="white",
+            mew=0.6 * lw_scale,
+            zorder=6,
+        )
+        ax.text(
+            x0 + 0.06 + 0.9 * 0.8 * size / 72,
+            y0 + 0.06,
+            legend,
+            fontsize=0.8 * size,
+            ha="left",
+            va="center",
+            color="#4a5563",
+        )
+    if title_text:
+        ax.set_title(title_text, fontsize=size * 1.05, pad=4 if own_figure else 6, linespacing=1.3)
+    fig._treelearn_node_texts = texts  # for tests and callers that want the label artists
+    return fig
+
+
+# ---------------------------------------------------------------------- text formats
+def _dot_quote(text: Any) -> str:
+    s = str(text).replace("\\", "\\\\").replace('"', '\\"')
+    s = s.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return f'"{s}"'
+
+
+def _node_ids(model: TreeModel) -> dict:
+    """DOT ids: the variable names, unless two share a text (then n0, n1, ...)."""
+    names = [str(v) for v in model.variables]
+    if len(set(names)) == len(names):
+        return dict(zip(model.variables, names))
+    return {v: f"n{i}" for i, v in enumerate(model.variables)}
+
+
+def to_dot(
+    model: TreeModel,
+    *,
+    edge_labels: bool = True,
+    class_node: Hashable | None = None,
+    digits: int = 3,
+    name: str = "treelearn",
+) -> str:
+    """Graphviz DOT text: nodes, edges with MI labels and pen widths, the class marked.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> print(tl.chow_liu(pd.DataFrame({"a": [0, 1, 1], "b": [0, 1, 1]})).to_dot())
+    digraph "treelearn" {
+      graph [rankdir=TB, nodesep=0.25, ranksep=0.45];
+      node [shape=box, style="rounded,filled", fontname="Helvetica",
+            fillcolor="#eaf1fb", color="#2f3e4e"];
+      edge [color="#2f3e4e", arrowsize=0.7];
+      "a" [label="a", fillcolor="#d3e3f7"];
+      "b" [label="b"];
+      "a" -> "b" [penwidth=5.00, label="0.637"];
+    }
+    """
+    cls = _class_node(model, class_node)
+    shown = display_parents(model, cls)
+    ids = _node_ids(model)
+    lines = [
+        f"digraph {_dot_quote(name)} {{",
+        "  graph [rankdir=TB, nodesep=0.25, ranksep=0.45];",
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica",\n'
+        f'        fillcolor="{_NODE_FACE}", color="{_NODE_EDGE}"];',
+        f'  edge [color="{_EDGE}", arrowsize=0.7];',
+    ]
+    for v in model.variables:
+        attrs = [f"label={_dot_quote(v)}"]
+        if v == cls:
+            attrs += [
+                f'fillcolor="{_CLASS_FACE}"',
+                f'color="{_CLASS_EDGE}"',
+                "penwidth=2",
+                'fontname="Helvetica-Bold"',
+            ]
+        elif shown[v] is None:
+            attrs.append(f'fillcolor="{_ROOT_FACE}"')
+        lines.append(f"  {_dot_quote(ids[v])} [{', '.join(attrs)}];")
+    weights = [
+        d["weight"]
+        for u, v, d in model.graph.edges(data=True)
+        if d.get("weight") is not None and _edge_kind(model, u, v, shown, cls) == "tree"
+    ]
+    max_w = max((float(x) for x in weights if math.isfinite(float(x))), default=0.0)
+    for v in model.variables:
+        for u in model.parents(v):
+            attrs = []
+            weight = model.graph.edges[u, v].get("weight")
+            kind = _edge_kind(model, u, v, shown, cls)
+            if kind == "tree":
+                if weight is not None and max_w > 0:
+                    attrs.append(f"penwidth={0.7 + 4.3 * max(float(weight), 0.0) / max_w:.2f}")
+            else:
+                colour = _CLASS_LINK if kind == "class" else _EXTRA_LINK
+                attrs += ["style=dashed", f'color="{colour}"']
+                if kind == "class":
+                    attrs.append("constraint=false")
+            if edge_labels and weight is not None:
+                attrs.append(f'label="{float(weight):.{digits}f}"')
+            suffix = f" [{', '.join(attrs)}]" if attrs else ""
+            lines.append(f"  {_dot_quote(ids[u])} -> {_dot_quote(ids[v])}{suffix};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _mermaid_label(text: Any) -> str:
+    s = str(text)
+    for char, code in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
+        s = s.replace(char, code)
+    s = re.sub(r"[\r\n]+", " ", s)
+    return f'"{s}"'
+
+
+def to_mermaid(
+    model: TreeModel,
+    *,
+    edge_labels: bool = True,
+    class_node: Hashable | None = None,
+    digits: int = 3,
+) -> str:
+    """A Mermaid flowchart (top-down) for Markdown; node ids are ``n0, n1, ...``.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> print(tl.chow_liu(pd.DataFrame({"a": [0, 1, 1], "b": [0, 1, 1]})).to_mermaid())
+    flowchart TD
+      n0["a"]
+      n1["b"]
+      n0 -->|"0.637"| n1
+      classDef root fill:#d3e3f7,stroke:#2f3e4e
+      class n0 root
+    """
+    cls = _class_node(model, class_node)
+    shown = display_parents(model, cls)
+    ids = {v: f"n{i}" for i, v in enumerate(model.variables)}
+    lines = ["flowchart TD"]
+    lines += [f"  {ids[v]}[{_mermaid_label(v)}]" for v in model.variables]
+    styles = []
+    edge_index = 0
+    for v in model.variables:
+        for u in model.parents(v):
+            weight = model.graph.edges[u, v].get("weight")
+            kind = _edge_kind(model, u, v, shown, cls)
+            arrow = "-->" if kind == "tree" else "-.->"
+            label = f'|"{float(weight):.{digits}f}"|' if edge_labels and weight is not None else ""
+            lines.append(f"  {ids[u]} {arrow}{label} {ids[v]}")
+            if kind == "class":
+                styles.append(f"  linkStyle {edge_index} stroke:{_CLASS_LINK}")
+            edge_index += 1
+    lines += styles
+    roots = [ids[v] for v in model.variables if shown[v] is None and v != cls]
+    if roots:
+        lines.append(f"  classDef root fill:{_ROOT_FACE},stroke:{_NODE_EDGE}")
+        lines.append(f"  class {','.join(roots)} root")
+    if cls is not None:
+        lines.append(f"  classDef cls fill:{_CLASS_FACE},stroke:{_CLASS_EDGE},stroke-width:2px")
+        lines.append(f"  class {ids[cls]} cls")
+    return "\n".join(lines)
+
+
+def svg_or_none(model: TreeModel) -> str | None:
+    """The drawing as SVG text, or ``None`` without matplotlib (Jupyter then shows the text)."""
+    try:
+        plt = _import_pyplot()
+    except ImportError:
+        return None
+    import io
+
+    fig = draw(model)
+    try:
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        return buffer.getvalue()
+    finally:
+        plt.close(fig)
