@@ -15,8 +15,9 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -159,7 +160,10 @@ def print_table(rows: list[dict], file=None) -> None:
         for r in rows
     ]
     widths = [max(len(h), *(len(str(c[i])) for c in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    line = lambda cs: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cs, widths)) + " |"  # noqa: E731
+
+    def line(cs: list) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cs, widths)) + " |"
+
     print(line(headers), file=file)
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=file)
     for c in cells:

@@ -27,8 +27,15 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import (  # noqa: E402
-    DEFAULT_CACHE, alarm_sample, machine, peak_rss_increase, pin_blas, print_table, row, timeit,
+from _common import (
+    DEFAULT_CACHE,
+    alarm_sample,
+    machine,
+    peak_rss_increase,
+    pin_blas,
+    print_table,
+    row,
+    timeit,
     write_json,
 )
 
@@ -102,7 +109,7 @@ def run_memory(n: int, dtype: str, cache_dir: str) -> dict:
     alarm_sample(n, cache_dir)  # sample (or find) before the child starts
     cmd = [sys.executable, os.path.abspath(__file__), "--memory-child", str(n), "--dtype", dtype,
            "--cache-dir", cache_dir]
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode:
         raise RuntimeError(f"memory child failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -132,8 +139,8 @@ def main(argv=None) -> list[dict]:
     for n in args.sizes:
         df = alarm_sample(n, args.cache_dir)
         case = f"alarm n={n:,}"
-        tl_t = timeit(lambda: treelearn_tree(df), repeat=args.repeat)
-        bare_t = timeit(lambda: bare_pipeline(df), repeat=args.repeat)
+        tl_t = timeit(lambda df=df: treelearn_tree(df), repeat=args.repeat)
+        bare_t = timeit(lambda df=df: bare_pipeline(df), repeat=args.repeat)
         tl_edges, bare_edges = edges_of(tl_t["result"]), bare_t["result"]
         rows.append(row(BENCH, case, "treelearn chow_liu", tl_t["median"], "s",
                         note=f"median of {tl_t['runs']}, best {tl_t['best']:.4f} s; incl. CPTs"))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import DEFAULT_CACHE, machine, pin_blas, print_table, row  # noqa: E402
+from _common import DEFAULT_CACHE, machine, pin_blas, print_table, row
 
 
 def scripts(only: list[str] | None) -> list[Path]:
@@ -38,7 +38,8 @@ def scripts(only: list[str] | None) -> list[Path]:
 
 
 def options_of(script: Path) -> str:
-    out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
+                         timeout=120, check=False)
     return out.stdout + out.stderr
 
 
@@ -54,7 +55,7 @@ def command_for(script: Path, args, json_path: str) -> list[str]:
     if args.debd:
         if "--debd" in help_text:
             cmd += ["--debd", args.debd]
-        elif "debd" in script.stem and re.search(r"usage:.*\s\[?path\]?", help_text, re.I | re.S):
+        elif "debd" in script.stem and re.search(r"usage:.*\s\[?path\]?", help_text, re.IGNORECASE | re.DOTALL):
             cmd.insert(2, args.debd)  # a positional path
     return cmd
 
@@ -77,11 +78,11 @@ def main(argv=None) -> int:
         for script in scripts(args.only):
             json_path = os.path.join(tmp, script.stem + ".json")
             cmd = command_for(script, args, json_path)
-            shown = " ".join(os.path.relpath(c) if c.startswith("/") else c for c in cmd[1:])
+            shown = " ".join([os.path.relpath(cmd[1])] + cmd[2:])
             print(f"\n=== {shown}", file=sys.stderr, flush=True)
             t = time.perf_counter()
             # the script's own output goes to stderr as it runs; rows come back as JSON
-            proc = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
+            proc = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr, check=False)
             seconds = time.perf_counter() - t
             rows = []
             if os.path.exists(json_path):

@@ -34,6 +34,7 @@ print(f"log-likelihood {model.log_likelihood(df):.2f} nats, BIC {model.bic(df):.
 
 fig = model.draw(edge_labels=True, title=True, data=df)  # a matplotlib Figure
 os.makedirs(args.out, exist_ok=True)
+matplotlib.rcParams["pdf.fonttype"] = 42  # TrueType fonts in the PDF, as journals ask
 for ext in ("png", "pdf"):  # raster for slides, vector for papers
     path = os.path.join(args.out, f"chow_liu_tree.{ext}")
     fig.savefig(path, dpi=200, bbox_inches="tight")

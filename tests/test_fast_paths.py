@@ -201,7 +201,7 @@ def test_chow_liu_matrix_path_equals_graph_path(monkeypatch):
 def test_mi_matrix_unchanged_by_blockwise_computation():
     """The block-row MI equals the textbook per-pair formula."""
     rng = np.random.default_rng(2)
-    codes, card = random_codes(rng, 300, 6, missing=0.1)
+    codes, _ = random_codes(rng, 300, 6, missing=0.1)
     df = pd.DataFrame({f"c{j}": pd.Series(codes[:, j]).where(codes[:, j] >= 0) for j in range(6)})
     table = encode(df, missing="pairwise")
     pc = pair_counts(table)

@@ -143,6 +143,7 @@ def test_some_states_given_others_found(tmp_path):
     assert streamed.states["b"] == ["mid", "lo", "hi", "top"]
     assert streamed.states["a"] == [0, 1, 2]
     assert_same(streamed, tl.chow_liu(df, states={"b": ["mid", "lo", "hi", "top"]}))
+    assert streamed.dtypes["b"] == df["b"].dtype  # a column with given states keeps its dtype
 
 
 def test_new_category_in_a_late_chunk_names_column_value_and_rows(tmp_path):

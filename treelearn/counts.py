@@ -30,7 +30,7 @@ from .data import Table
 __all__ = ["PairCounts", "pair_counts", "one_hot", "chunk_rows_for"]
 
 #: bytes of one-hot matrix per chunk; bounds the working memory of counting
-CHUNK_BYTES = 32 * 2**20
+CHUNK_BYTES = 16 * 2**20
 
 
 def chunk_rows_for(width: int, budget: int = CHUNK_BYTES) -> int:
@@ -186,14 +186,17 @@ def _expand_rows(Y: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
     F[layout.full_index] = Y[: len(layout.full_index)]
     first = offsets[:-1]
     # state 0 = ones - missing - (states 1..k-1); F[first] is still 0, so reduceat sums the others
-    F[first] = Y[layout.ones] - np.add.reduceat(F, first, axis=0)
+    others = np.add.reduceat(F, first, axis=0)
+    F[first] = np.subtract(Y[layout.ones], others, out=others)
     mv = layout.missing_vars
     F[first[mv]] -= Y[layout.missing_start : layout.missing_start + len(mv)]
     return F
 
 
 def _expand(M: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
-    return _expand_rows(_expand_rows(M, layout).T, layout).T.copy()
+    # expanding the rows, then the rows of the transpose, gives the transpose of
+    # X.T @ X, which is symmetric: no final transposed copy is needed
+    return _expand_rows(_expand_rows(M, layout).T, layout)
 
 
 #: ``count_codes`` multiplies sparse matrices instead of dense ones when ``Z`` is
@@ -213,7 +216,7 @@ def count_codes(codes: np.ndarray, cardinalities: np.ndarray, chunk_rows: int | 
     """
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
     n, d = codes.shape
-    has_missing = (codes < 0).any(axis=0) if n else np.zeros(d, dtype=bool)
+    has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)  # no n x d temporary
     layout = _reduced_layout(cardinalities, has_missing)
     width = layout.width
     total = np.zeros((width, width), dtype=np.int64)

@@ -76,8 +76,7 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         n_pair = n_pair + alpha * np.outer(k, k)
         row_marg = row_marg + alpha * k[None, :]
         col_marg = col_marg + alpha * k[:, None]
-    mi = np.zeros((d, d))
-    safe_pair = np.where(n_pair > 0, n_pair, 1.0)
+    column_sums = np.empty((d, N.shape[1]))  # [i, b]: terms of block row i summed over its states
     for i in range(d):  # one block row (k_i x K) at a time: no K x K temporaries
         rows = slice(offsets[i], offsets[i + 1])
         Ni = N[rows] + alpha if alpha else N[rows]
@@ -85,8 +84,9 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         # N log(N n / (R C)) summed over a block, divided by n, is the block's MI
         ratio_den = row_marg[rows][:, owner] * col_marg[i][None, :]
         terms = _xlogx_ratio(Ni, ratio_den / np.where(n_exp > 0, n_exp, 1.0)[None, :])
-        block = np.add.reduceat(terms.sum(axis=0), starts)
-        mi[i] = np.where(n_pair[i] > 0, block / safe_pair[i], 0.0)
+        column_sums[i] = terms.sum(axis=0)
+    blocks = np.add.reduceat(column_sums, starts, axis=1)
+    mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)
     np.fill_diagonal(mi, 0.0)
     mi = np.maximum(mi, 0.0)  # rounding can leave -1e-17 on independent pairs
     return (mi + mi.T) / 2  # exact symmetry, whatever the summation order

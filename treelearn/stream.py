@@ -13,8 +13,13 @@ a file is never loaded whole. Two passes at most:
    count matrix is added to a running total.
 
 Memory is that of one chunk plus the ``K x K`` counts, whatever the number of
-rows. The same chunk functions serve :mod:`treelearn.dask_support`, where the
-chunks are a dask DataFrame's partitions.
+rows (for Parquet, pyarrow decodes a row group at a time: files written with
+huge row groups hold one row group's columns in memory). The same chunk
+functions serve :mod:`treelearn.dask_support`, where the chunks are a dask
+DataFrame's partitions.
+
+A CSV is read with pandas' defaults (header row, comma separator), as
+:func:`treelearn.learn.read_data` reads it whole.
 
 Examples
 --------
@@ -161,9 +166,11 @@ def scan_chunk(
         kept = chunk.iloc[np.flatnonzero(~is_missing.any(axis=1))]
     skip = set(skip)
     scans = []
-    for name in chunk.columns:
+    for j, name in enumerate(chunk.columns):
         dtype = chunk[name].dtype
         scan = ColumnScan(kinds={_kind(dtype)})
+        if not is_missing[:, j].all():
+            scan.dtype = dtype
         if name not in skip:
             series = kept[name]
             if isinstance(dtype, pd.CategoricalDtype):
@@ -171,10 +178,7 @@ def scan_chunk(
                 scan.ordered = bool(dtype.ordered)
             elif pd.api.types.is_float_dtype(dtype):
                 _float_states(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
-            observed = series.dropna()
-            scan.values = dict.fromkeys(_python_scalar(v) for v in pd.unique(observed))
-            if len(observed):
-                scan.dtype = dtype
+            scan.values = dict.fromkeys(_python_scalar(v) for v in pd.unique(series.dropna()))
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
 
