@@ -22,6 +22,7 @@ the call (``_common.peak_rss_increase``), next to the input's own size.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -97,13 +98,13 @@ def memory_child(d: int, n: int, kind: str, source: str) -> dict:
         del X
         size = data.data.nbytes + data.indices.nbytes + data.indptr.nbytes
         cols = [f"x{j}" for j in range(d)]
-        call = lambda: tl.chow_liu(data, columns=cols)
+        call = functools.partial(tl.chow_liu, data, columns=cols)
     else:
         import treelearn as tl
 
         data = frame(X)
         size = int(data.memory_usage(deep=True).sum())
-        call = lambda: tl.chow_liu(data)
+        call = functools.partial(tl.chow_liu, data)
     m = peak_rss_increase(call)
     m.pop("result")
     m["input_bytes"] = size

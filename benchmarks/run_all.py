@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import DEFAULT_CACHE, machine, pin_blas, print_table, row
+from _common import DEFAULT_CACHE, machine, pin_blas, print_table, row  # noqa: E402
 
 
 def scripts(only: list[str] | None) -> list[Path]:

@@ -15,9 +15,9 @@ import matplotlib
 
 matplotlib.use("Agg")  # write files; no window needed
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-import treelearn as tl  # noqa: E402
+import treelearn as tl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -267,7 +267,7 @@ def test_dot_quotes_awkward_names():
         }
     )
     model = tl.chow_liu(df)
-    _, nodes, edges = _dot_edges(model.to_dot())
+    _, _nodes, edges = _dot_edges(model.to_dot())
     expected = {(str(u), str(v).replace("\n", "\\n")) for u, v in model.graph.edges}
     assert {(u, v) for u, v in edges} == expected
 

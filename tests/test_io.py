@@ -163,7 +163,7 @@ def _rewrite(path, change):
 def test_truncated_file(saved):
     text = saved.read_text()
     saved.write_text(text[: len(text) // 2])
-    with pytest.raises(tl.CorruptModelFileError, match="not valid JSON.*cut short"):
+    with pytest.raises(tl.CorruptModelFileError, match=r"not valid JSON.*cut short"):
         tl.load(saved)
 
 

@@ -103,7 +103,7 @@ def test_bad_inputs(alarm):
     with pytest.raises(tl.MissingValuesError, match="'HR': 1 missing"):
         model.partial_fit(gaps)  # learned with missing="error"
     by_hand = tl.fit_cpts(nx.DiGraph([("HR", "CO")]), alarm)
-    with pytest.raises(tl.TreelearnError, match="partial_fit needs a model learned by tl.chow_liu"):
+    with pytest.raises(tl.TreelearnError, match=r"partial_fit needs a model learned by tl\.chow_liu"):
         by_hand.partial_fit(alarm)
 
 

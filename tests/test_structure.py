@@ -234,6 +234,28 @@ def test_bic_forest_mixed_cardinalities_matches_penalised_spanning_forest():
         assert forest.graph.edges[u, v]["weight"] == pytest.approx(mi_ref(df[u], df[v]), abs=1e-12)
 
 
+def test_bic_forest_with_missing_values_penalises_each_pair_by_its_own_rows():
+    rng = np.random.default_rng(12)
+    df = random_dependent_frame(300, [2, 3, 2, 3, 2], rng)
+    # knock out many values of two columns: their pairs are counted on far fewer rows
+    df = df.astype(object)
+    df.loc[rng.random(len(df)) < 0.7, df.columns[1]] = None
+    df.loc[rng.random(len(df)) < 0.5, df.columns[3]] = None
+    cols = list(df.columns)
+    H = nx.Graph()
+    H.add_nodes_from(cols)
+    for u, v in itertools.combinations(cols, 2):
+        both = df[[u, v]].dropna()
+        n_uv = len(both)
+        k_u, k_v = df[u].nunique(), df[v].nunique()
+        w = mi_ref(both[u], both[v]) - (k_u - 1) * (k_v - 1) * np.log(n_uv) / (2 * n_uv)
+        if w > 0:
+            H.add_edge(u, v, weight=w)
+    expected = {frozenset(e) for e in nx.maximum_spanning_tree(H).edges}
+    forest = tl.chow_liu(df, forest="bic", missing="pairwise")
+    assert undirected(forest.graph.edges) == expected
+
+
 def test_threshold_forest():
     rng = np.random.default_rng(3)
     df = random_dependent_frame(400, [3, 2, 4, 3, 2, 3], rng)

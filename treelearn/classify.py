@@ -47,7 +47,7 @@ from .information import conditional_mutual_information_matrix
 from .learn import build_model, chow_liu_from_counts
 from .model import TreeModel
 from .parameters import check_prior, estimate_cpt, family_counts_from_codes
-from .structure import complete_graph, maximum_spanning_tree, star, tan_structure
+from .structure import spanning_skeleton, star, tan_structure
 
 __all__ = ["TAN", "ChowLiuMultinet", "NaiveBayes", "training_table"]
 
@@ -547,7 +547,7 @@ class TAN(_SingleNetworkClassifier):
         d = len(features)
         per_class = class_pair_counts(table, class_index=d)
         cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
-        self.feature_tree_ = maximum_spanning_tree(complete_graph(features, cmi, table.states[:d]))
+        self.feature_tree_ = spanning_skeleton(features, cmi, table.states[:d])
         return tan_structure(self.feature_tree_, class_name, root)
 
 

@@ -22,12 +22,13 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 METHODS = ("chow-liu", "tan", "naive-bayes")
 MIN_ROWS_FOR_IDENTIFIER = 10
@@ -145,7 +146,7 @@ def _save_figure(fig: Any, path: str) -> None:
 
 def _draw(obj: Any, data: pd.DataFrame | None = None):
     """A figure for a tree, a classifier, or a multinet (one panel per class)."""
-    if _is_tree(obj) or hasattr(obj, "model_") and not hasattr(obj, "models_"):
+    if _is_tree(obj) or (hasattr(obj, "model_") and not hasattr(obj, "models_")):
         model = _network(obj, "drawing")
         fig = model.draw(title=True, data=data, edge_labels=True)
         return fig
@@ -575,7 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. piped into head
         with contextlib.suppress(Exception):
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (lives until exit)
         return 0
     except (ValueError, KeyError, OSError, ImportError) as exc:
         # TreelearnError is a ValueError; FileNotFoundError an OSError

@@ -27,7 +27,7 @@ import numpy as np
 
 from .data import Table
 
-__all__ = ["PairCounts", "pair_counts", "one_hot", "chunk_rows_for"]
+__all__ = ["PairCounts", "chunk_rows_for", "one_hot", "pair_counts"]
 
 #: bytes of one-hot matrix per chunk; bounds the working memory of counting
 CHUNK_BYTES = 16 * 2**20
@@ -94,7 +94,7 @@ class PairCounts:
         B = self.block_indicator()
         return np.rint(B.T @ self.joint @ B).astype(np.int64)
 
-    def __add__(self, other: "PairCounts") -> "PairCounts":
+    def __add__(self, other: PairCounts) -> PairCounts:
         if not np.array_equal(self.cardinalities, other.cardinalities):
             raise ValueError("cannot add counts over different variables or states")
         return PairCounts(self.joint + other.joint, self.cardinalities, self.n_rows + other.n_rows)

@@ -302,7 +302,7 @@ def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
     from .learn import build_model, chow_liu_from_counts
     from .model import TreeModel
     from .parameters import check_prior
-    from .structure import complete_graph, maximum_spanning_tree, star, tan_structure
+    from .structure import spanning_skeleton, star, tan_structure
 
     check_prior("lidstone", clf.alpha, 1.0)
     if clf.unseen not in ("error", "ignore"):
@@ -348,7 +348,7 @@ def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
     if isinstance(clf, classify.TAN):
         root = classify._check_root(clf.root, features, name)
         cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
-        clf.feature_tree_ = maximum_spanning_tree(complete_graph(features, cmi, states[:d]))
+        clf.feature_tree_ = spanning_skeleton(features, cmi, states[:d])
         structure = tan_structure(clf.feature_tree_, name, root)
     elif isinstance(clf, classify.NaiveBayes):
         structure = star(name, features)

@@ -16,8 +16,10 @@ rejected with a pointer to :func:`discretize`.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -32,7 +34,7 @@ from .errors import (
     UnseenStateError,
 )
 
-__all__ = ["Table", "encode", "discretize", "MissingPolicy", "DEFAULT_MAX_STATES"]
+__all__ = ["DEFAULT_MAX_STATES", "MissingPolicy", "Table", "discretize", "encode"]
 
 MissingPolicy = Literal["error", "drop", "pairwise"]
 DEFAULT_MAX_STATES = 100
@@ -92,10 +94,9 @@ class Table:
             values = pd.Series(labels[col], dtype=object)
             values[col < 0] = None
             if dtype is not None:
-                try:
+                # e.g. integers with a missing value cannot be int64: keep object
+                with contextlib.suppress(TypeError, ValueError):
                     values = values.astype(dtype)
-                except (TypeError, ValueError):
-                    pass  # e.g. integers with a missing value: keep object
             out[name] = values.to_numpy() if dtype is None else values
         return pd.DataFrame(out, columns=list(self.columns))
 
@@ -123,15 +124,14 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
                                         tupleize_cols=False))
     codes = np.append(found, -1).astype(np.int64)[raw]  # raw code -1 (missing) picks the -1
     bad = (codes < 0) & (raw >= 0)
-    if bad.any():
-        if unseen == "error":
-            values = pd.unique(series[bad])
-            shown = ", ".join(repr(_python_scalar(v)) for v in values[:5])
-            raise UnseenStateError(
-                f"column {name!r} has value(s) {shown} ({int(bad.sum())} rows) that are not among "
-                f"its states {states}; fix the data, pass unseen='ignore' to treat them as "
-                f"missing, or give the column these states when learning"
-            )
+    if bad.any() and unseen == "error":  # with "ignore" they stay -1: missing
+        values = pd.unique(series[bad])
+        shown = ", ".join(repr(_python_scalar(v)) for v in values[:5])
+        raise UnseenStateError(
+            f"column {name!r} has value(s) {shown} ({int(bad.sum())} rows) that are not among "
+            f"its states {states}; fix the data, pass unseen='ignore' to treat them as "
+            f"missing, or give the column these states when learning"
+        )
     return codes
 
 

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, Hashable
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import TreeModel
 
-__all__ = ["draw", "to_dot", "to_mermaid", "svg_or_none", "layout", "display_parents", "VIZ_HINT"]
+__all__ = ["VIZ_HINT", "display_parents", "draw", "layout", "svg_or_none", "to_dot", "to_mermaid"]
 
 VIZ_HINT = 'drawing needs matplotlib: pip install "treelearn[viz]"'
 

@@ -8,18 +8,18 @@ Messages name the column, the offending value or count, and the fix.
 from __future__ import annotations
 
 __all__ = [
-    "TreelearnError",
-    "EmptyDataError",
-    "DuplicateColumnError",
+    "ClassColumnError",
+    "ClassLabelError",
     "ColumnNotFoundError",
+    "DuplicateColumnError",
+    "EmptyDataError",
+    "FeatureMismatchError",
     "MissingValuesError",
     "NumericColumnError",
-    "TooManyStatesError",
-    "UnseenStateError",
     "StructureError",
-    "ClassLabelError",
-    "ClassColumnError",
-    "FeatureMismatchError",
+    "TooManyStatesError",
+    "TreelearnError",
+    "UnseenStateError",
 ]
 
 

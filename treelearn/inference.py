@@ -7,7 +7,7 @@ layout), so they serve Chow-Liu trees, forests, naive Bayes and TAN alike.
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -40,12 +40,12 @@ def eliminate(factors: list[Factor], query: Sequence[Hashable]) -> Factor:
     for scope, table in factors:
         sizes.update(zip(scope, table.shape))
     hidden = {v for scope, _ in factors for v in scope} - set(query)
-    while hidden:
-        def cost(v: Hashable) -> int:
-            scope = {u for s, _ in factors if v in s for u in s}
-            return int(np.prod([sizes[u] for u in scope], dtype=np.int64))
+    def cost(v: Hashable, factors: list[Factor]) -> int:
+        scope = {u for s, _ in factors if v in s for u in s}
+        return int(np.prod([sizes[u] for u in scope], dtype=np.int64))
 
-        var = min(hidden, key=lambda v: (cost(v), str(v)))
+    while hidden:
+        var = min(hidden, key=lambda v: (cost(v, factors), str(v)))
         touching = [f for f in factors if var in f[0]]
         rest = [f for f in factors if var not in f[0]]
         scope = list(dict.fromkeys(u for s, _ in touching for u in s if u != var))
@@ -65,7 +65,7 @@ def find_conditioner(parents: Mapping[Hashable, Sequence[Hashable]]) -> tuple[bo
     if all(len(p) <= 1 for p in parents.values()):
         return True, None
     candidates = None
-    for v, ps in parents.items():
+    for ps in parents.values():
         if len(ps) > 1:
             candidates = set(ps) if candidates is None else candidates & set(ps)
     for g in sorted(candidates or [], key=str):

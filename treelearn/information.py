@@ -6,13 +6,13 @@ count matrix of :mod:`treelearn.counts`: no Python loop over pairs.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from .counts import PairCounts
 
-__all__ = ["entropies", "mutual_information_matrix", "conditional_mutual_information_matrix"]
+__all__ = ["conditional_mutual_information_matrix", "entropies", "mutual_information_matrix"]
 
 
 def _xlogx_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

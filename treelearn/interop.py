@@ -15,7 +15,7 @@ import numpy as np
 from .errors import StructureError
 from .model import TreeModel
 
-__all__ = ["to_pgmpy", "from_pgmpy", "write_bif", "read_bif"]
+__all__ = ["from_pgmpy", "read_bif", "to_pgmpy", "write_bif"]
 
 
 def to_pgmpy(model: TreeModel):

@@ -30,7 +30,8 @@ import datetime as _dt
 import json
 import math
 import os
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -42,14 +43,14 @@ from .model import TreeModel
 __all__ = [
     "FORMAT",
     "VERSION",
-    "save",
-    "load",
-    "model_to_dict",
-    "model_from_dict",
-    "ModelFileError",
     "CorruptModelFileError",
-    "ModelFormatError",
     "InvalidModelError",
+    "ModelFileError",
+    "ModelFormatError",
+    "load",
+    "model_from_dict",
+    "model_to_dict",
+    "save",
 ]
 
 FORMAT = "treelearn"

@@ -8,7 +8,8 @@ any of them, change the graph, and carry on.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -28,16 +29,9 @@ from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import Prior, check_prior, estimate_cpt, family_counts_from_codes
 from .stream import STATES_ADVICE, CountedTable, count_file, read_header, unseen_message
-from .structure import (
-    MATRIX_TREE_MIN_VARIABLES,
-    complete_graph,
-    maximum_spanning_tree,
-    orient,
-    penalised_forest,
-    tree_from_matrix,
-)
+from .structure import complete_graph, orient, spanning_skeleton
 
-__all__ = ["chow_liu", "mi_graph", "fit_cpts", "read_data", "as_table", "count_data", "partial_fit"]
+__all__ = ["as_table", "chow_liu", "count_data", "fit_cpts", "mi_graph", "partial_fit", "read_data"]
 
 
 def read_data(path: str | os.PathLike) -> pd.DataFrame:
@@ -225,14 +219,14 @@ def chow_liu_from_counts(
     settings: Mapping[str, Any] | None = None,
 ) -> TreeModel:
     """Chow-Liu from sufficient statistics: MI graph -> spanning tree/forest -> orient -> CPTs."""
-    if len(columns) > MATRIX_TREE_MIN_VARIABLES:  # same tree, without d^2/2 graph edges
-        skeleton = tree_from_matrix(
-            list(columns), mutual_information_matrix(counts, mi_alpha), states,
-            forest=forest, n=counts.n_rows,
-        )
-    else:
-        G = _mi_graph(columns, states, counts, mi_alpha)
-        skeleton = maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
+    n = counts.n_rows
+    if forest == "bic":  # with missing values each pair's penalty uses the rows it was counted on
+        pair_rows = counts.pair_totals()
+        if (pair_rows != n).any():
+            n = pair_rows
+    skeleton = spanning_skeleton(
+        list(columns), mutual_information_matrix(counts, mi_alpha), states, forest=forest, n=n
+    )
     structure = orient(skeleton, root)
     model = build_model(
         structure,

@@ -7,7 +7,8 @@ forests, naive Bayes and TAN: they differ only in the structure.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -207,7 +208,7 @@ class TreeModel:
         return self.log_likelihood(data) - self.n_parameters
 
     # ------------------------------------------------------------------ learning
-    def partial_fit(self, data: Any, chunksize: int = 200_000) -> "TreeModel":
+    def partial_fit(self, data: Any, chunksize: int = 200_000) -> TreeModel:
         """Add the rows of ``data`` to the counts and re-learn tree and CPTs in place; returns self.
 
         ``data``: a DataFrame, or a CSV/Parquet path (read ``chunksize`` rows at a

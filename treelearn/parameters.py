@@ -14,11 +14,12 @@ configuration ``u`` and the node in state ``a``; ``k`` = the node's states;
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Literal, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Literal
 
 import numpy as np
 
-__all__ = ["estimate_cpt", "family_counts_from_codes", "Prior"]
+__all__ = ["Prior", "estimate_cpt", "family_counts_from_codes"]
 
 Prior = Literal["lidstone", "bdeu"]
 

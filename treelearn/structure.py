@@ -6,7 +6,7 @@ Every function takes a graph and returns a new graph; none modifies its input.
 
 from __future__ import annotations
 
-from typing import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 import networkx as nx
 import numpy as np
@@ -14,13 +14,13 @@ import numpy as np
 from .errors import ColumnNotFoundError, StructureError
 
 __all__ = [
+    "bic_edge_penalty",
     "complete_graph",
     "maximum_spanning_tree",
-    "penalised_forest",
     "orient",
+    "penalised_forest",
     "star",
     "tan_structure",
-    "bic_edge_penalty",
 ]
 
 #: MI values are compared at this many decimals when choosing edges, so that
@@ -290,7 +290,7 @@ def tree_from_matrix(
     states: Sequence[Sequence] | None = None,
     *,
     forest: str | float | None = None,
-    n: int | None = None,
+    n: int | np.ndarray | None = None,
 ) -> nx.Graph:
     """The skeleton that ``maximum_spanning_tree(complete_graph(names, weights, states))``
     (``forest=None``) or ``penalised_forest(..., forest, n)`` returns, with the same
@@ -317,10 +317,10 @@ def tree_from_matrix(
             if states is None:
                 raise StructureError("a BIC forest needs the states of every variable")
             k = np.array([len(s) for s in states], dtype=np.int64) - 1
-            penalty = (
-                (k[:, None] * k[None, :]).astype(float) * np.log(n) / (2 * n)
-                if n > 1
-                else np.zeros((d, d))
+            rows = np.broadcast_to(np.asarray(n, dtype=float), (d, d))  # per pair, or one n
+            safe = np.where(rows > 1, rows, 2.0)
+            penalty = np.where(
+                rows > 1, np.outer(k, k).astype(float) * np.log(safe) / (2 * safe), 0.0
             )
             score = weights - penalty
         else:
@@ -332,7 +332,7 @@ def tree_from_matrix(
     order.add_nodes_from(names)
     order.add_edges_from((names[i], names[j], {"ij": (i, j)}) for i, j in chosen)
     T = nx.Graph()
-    if n is not None:
+    if n is not None and np.ndim(n) == 0:
         T.graph["n"] = n
     for j, name in enumerate(names):
         T.add_node(name, **({"states": list(states[j])} if states is not None else {}))
@@ -342,3 +342,35 @@ def tree_from_matrix(
             attrs["penalised_weight"] = score[i, j].item()
         T.add_edge(u, v, **attrs)
     return T
+
+
+def spanning_skeleton(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None = None,
+    *,
+    forest: str | float | None = None,
+    n: int | np.ndarray | None = None,
+) -> nx.Graph:
+    """Maximum spanning tree (or penalised forest) of a weight matrix, as an undirected graph.
+
+    The NetworkX pipeline (:func:`complete_graph` -> :func:`maximum_spanning_tree`
+    or :func:`penalised_forest`) up to ``MATRIX_TREE_MIN_VARIABLES`` variables;
+    above that :func:`tree_from_matrix`, which picks the same edges without a
+    graph of ``d (d - 1) / 2`` edges. Chow-Liu and TAN both choose their trees here.
+    ``n`` (for ``forest="bic"``) is the number of rows, or a ``d x d`` matrix of
+    rows per pair when values are missing (then the matrix path is taken).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[0, .5, .2], [.5, 0, .3], [.2, .3, 0]])
+    >>> sorted(spanning_skeleton(["a", "b", "c"], W).edges())
+    [('a', 'b'), ('b', 'c')]
+    """
+    if len(names) > MATRIX_TREE_MIN_VARIABLES or np.ndim(n) > 0:
+        return tree_from_matrix(list(names), weights, states, forest=forest, n=n)
+    G = complete_graph(list(names), weights, states)
+    if n is not None:
+        G.graph["n"] = n
+    return maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest, n)
