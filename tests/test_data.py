@@ -302,3 +302,14 @@ def test_read_data_csv(tmp_path):
     assert tl.chow_liu(str(path)) == tl.chow_liu(df)
     with pytest.raises(FileNotFoundError):
         tl.read_data(tmp_path / "none.csv")
+
+
+def test_given_states_do_not_confuse_bools_with_numbers():
+    # pandas hashes True like 1: a bool column must still reject 0/1 and an int column True/False
+    with pytest.raises(tl.UnseenStateError, match="'flag'"):
+        tl.encode(pd.DataFrame({"flag": [1, 0]}), states={"flag": [False, True]})
+    with pytest.raises(tl.UnseenStateError, match="'count'"):
+        tl.encode(pd.DataFrame({"count": [True, False]}), states={"count": [0, 1]})
+    # a whole-number float still matches its integer state (an int column that met a NaN)
+    table = tl.encode(pd.DataFrame({"count": [1.0, 0.0]}), states={"count": [0, 1]})
+    assert table.codes[:, 0].tolist() == [1, 0]

@@ -122,6 +122,10 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
     lookup = pd.Index(states, dtype=object, tupleize_cols=False)
     found = lookup.get_indexer(pd.Index(np.asarray(uniques, dtype=object), dtype=object,
                                         tupleize_cols=False))
+    # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
+    for i in np.flatnonzero(found >= 0):
+        if isinstance(uniques[i], (bool, np.bool_)) != isinstance(states[found[i]], bool):
+            found[i] = -1
     codes = np.append(found, -1).astype(np.int64)[raw]  # raw code -1 (missing) picks the -1
     bad = (codes < 0) & (raw >= 0)
     if bad.any() and unseen == "error":  # with "ignore" they stay -1: missing
