@@ -131,9 +131,13 @@ def accuracy_rows(folds: int) -> list[dict]:
 def tan_structure_only(X: pd.DataFrame, y: pd.Series, root=None):
     """What pgmpy's TreeSearch('tan') does: encode, class-wise counts, conditional MI, tree, DAG."""
     from treelearn.classify import training_table
+    from treelearn.counts import class_pair_counts
 
     table, _ = training_table(X, y)
-    return tl.TAN(root=root)._structure(table)
+    d = len(table.columns) - 1
+    return tl.TAN(root=root)._structure(
+        table.columns, table.states, lambda: class_pair_counts(table, class_index=d)
+    )
 
 
 def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dict]:

@@ -20,7 +20,7 @@ drops out; for the trees, the sum-product pass of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal
 
 import networkx as nx
@@ -148,6 +148,27 @@ def training_table(X: Any, y: Any) -> tuple[Table, np.ndarray]:
     )
 
 
+def _class_family_counter(per_class: Sequence[PairCounts], class_index: int) -> Callable:
+    """Family counts ``[class, (parent,) node]`` read off the class-conditional pair counts.
+
+    What the Dask path has instead of the rows: every family of naive Bayes and
+    TAN (the class, then at most one feature parent, then the node) is a class's
+    row count, marginal or pairwise block.
+    """
+
+    def count(family: Sequence[int]) -> np.ndarray:
+        family = list(family)
+        if family == [class_index]:
+            return np.array([pc.n_rows for pc in per_class], dtype=np.int64)
+        if family[0] == class_index and len(family) == 2:
+            return np.stack([pc.marginal(family[1]) for pc in per_class])
+        if family[0] == class_index and len(family) == 3:
+            return np.stack([pc.block(family[1], family[2]) for pc in per_class])
+        raise TreelearnError(f"no class-conditional pair counts for the family {family}")
+
+    return count
+
+
 def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
     """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels)."""
     k = len(classes)
@@ -178,9 +199,11 @@ def _jsonable(value: Any) -> Any:
 class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
     """What every treelearn classifier shares: input checks, class prior, posteriors, decisions.
 
-    A subclass supplies ``_fit_tables(table)`` (learn from the encoded training
-    table, class last) and ``_joint_log_likelihood(codes)`` (``log p(x_observed, c)``
-    for each row of feature codes and each class).
+    Both inputs, a pandas table and a Dask DataFrame, reduce to sufficient
+    statistics that :meth:`_fit_statistics` learns from. A subclass supplies
+    ``_fit_counts(...)`` (learn its network(s) from those statistics) and
+    ``_joint_log_likelihood(codes)`` (``log p(x_observed, c)`` for each row of
+    feature codes and each class).
     """
 
     def __sklearn_tags__(self):
@@ -193,22 +216,57 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> _BayesNetClassifier:
         """Learn from ``X`` (DataFrame or 2-D array of categorical features) and labels ``y``."""
-        check_prior("lidstone", self.alpha, 1.0)
-        if self.unseen not in ("error", "ignore"):
-            raise ValueError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}")
+        self._check_params()
         if is_dask_dataframe(X):  # counted on the workers: see treelearn.dask_support
             from .dask_support import fit_classifier_dask
 
             return fit_classifier_dask(self, X, y)
         table, classes = training_table(X, y)
         d = len(table.columns) - 1
+
+        def count_family(family: Sequence[int]) -> np.ndarray:
+            return family_counts_from_codes(table.codes, table.cardinalities, family)
+
+        return self._fit_statistics(
+            table.columns, table.states, table.dtypes, classes, count_family([d]), count_family,
+            lambda: class_pair_counts(table, class_index=d),  # only when TAN or a multinet asks
+        )
+
+    def _check_params(self) -> None:
+        check_prior("lidstone", self.alpha, 1.0)
+        if self.unseen not in ("error", "ignore"):
+            raise ValueError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}")
+
+    def _fit_statistics(
+        self,
+        columns: Sequence[Hashable],
+        states: Sequence[Sequence],
+        dtypes: Sequence,
+        classes: np.ndarray,
+        class_count: np.ndarray,
+        count_family: Callable[[Sequence[int]], np.ndarray],
+        per_class_pairs: Callable[[], Sequence[PairCounts]],
+    ) -> _BayesNetClassifier:
+        """Learn from sufficient statistics: the one fitting step of the pandas and Dask paths.
+
+        ``columns``, ``states`` and ``dtypes`` describe the features, then the
+        class (last, its states the labels ``classes``); ``class_count`` holds the
+        rows per class. ``count_family(indices)`` gives the counts of a family of
+        column indices (the node last), e.g. ``[class, parent, node]``;
+        ``per_class_pairs()`` gives one :class:`PairCounts` per class (over every
+        column). It is called only by the classifiers that need pairwise tables
+        (TAN and the multinet), so naive Bayes never pays for them.
+        """
+        d = len(columns) - 1
         self.classes_ = classes
-        self.class_name_ = table.columns[-1]
+        self.class_name_ = columns[-1]
         self.n_features_in_ = d
-        self.feature_names_in_ = np.asarray(table.columns[:-1], dtype=object)
-        self.class_count_ = family_counts_from_codes(table.codes, table.cardinalities, [d])
-        self.class_log_prior_ = self._log_prior(self.class_count_)
-        self._fit_table(table)
+        self.feature_names_in_ = np.asarray(columns[:-1], dtype=object)
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._log_prior(class_count)
+        self._fit_counts(
+            columns, states, dtypes, count_family, per_class_pairs, n_rows=int(class_count.sum())
+        )
         return self
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
@@ -360,22 +418,26 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
 class _SingleNetworkClassifier(_BayesNetClassifier):
     """Naive Bayes and TAN: one network over the features and the class (``model_``)."""
 
-    def _fit_table(self, table: Table) -> None:
-        structure = self._structure(table)
-
-        def count(family: Sequence[int]) -> np.ndarray:
-            return family_counts_from_codes(table.codes, table.cardinalities, family)
-
+    def _fit_counts(
+        self,
+        columns: Sequence[Hashable],
+        states: Sequence[Sequence],
+        dtypes: Sequence,
+        count_family: Callable[[Sequence[int]], np.ndarray],
+        per_class_pairs: Callable[[], Sequence[PairCounts]],
+        n_rows: int,
+    ) -> None:
+        structure = self._structure(columns, states, per_class_pairs)
         model = build_model(
             structure,
-            table.columns,
-            table.states,
-            count,
+            columns,
+            states,
+            count_family,
             alpha=self.alpha,
             prior="lidstone",
             equivalent_sample_size=1.0,
-            dtypes=table.dtypes,
-            n_rows=table.n_rows,
+            dtypes=dtypes,
+            n_rows=n_rows,
             settings=self._settings(self._method),
         )
         # the class node's CPT is the class prior (frequencies, given, or uniform)
@@ -481,8 +543,10 @@ class NaiveBayes(_SingleNetworkClassifier):
         self.class_prior = class_prior
         self.unseen = unseen
 
-    def _structure(self, table: Table) -> nx.DiGraph:
-        return star(table.columns[-1], table.columns[:-1])
+    def _structure(
+        self, columns: Sequence[Hashable], states: Sequence[Sequence], per_class_pairs: Callable
+    ) -> nx.DiGraph:
+        return star(columns[-1], columns[:-1])
 
 
 class TAN(_SingleNetworkClassifier):
@@ -541,13 +605,14 @@ class TAN(_SingleNetworkClassifier):
         tree.add_edges_from(self.model_.graph.subgraph(features).edges(data=True))
         self.feature_tree_ = tree
 
-    def _structure(self, table: Table) -> nx.DiGraph:
-        features, class_name = list(table.columns[:-1]), table.columns[-1]
+    def _structure(
+        self, columns: Sequence[Hashable], states: Sequence[Sequence], per_class_pairs: Callable
+    ) -> nx.DiGraph:
+        features, class_name = list(columns[:-1]), columns[-1]
         root = _check_root(self.root, features, class_name)
         d = len(features)
-        per_class = class_pair_counts(table, class_index=d)
-        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
-        self.feature_tree_ = spanning_skeleton(features, cmi, table.states[:d])
+        cmi = conditional_mutual_information_matrix(per_class_pairs())[:d, :d]
+        self.feature_tree_ = spanning_skeleton(features, cmi, states[:d])
         return tan_structure(self.feature_tree_, class_name, root)
 
 
@@ -618,18 +683,27 @@ class ChowLiuMultinet(_BayesNetClassifier):
             "models_[label] (a TreeModel over the features) and class_log_prior_"
         )
 
-    def _fit_table(self, table: Table) -> None:
-        features = list(table.columns[:-1])
+    def _fit_counts(
+        self,
+        columns: Sequence[Hashable],
+        states: Sequence[Sequence],
+        dtypes: Sequence,
+        count_family: Callable[[Sequence[int]], np.ndarray],
+        per_class_pairs: Callable[[], Sequence[PairCounts]],
+        n_rows: int,
+    ) -> None:
+        features = list(columns[:-1])
         d = len(features)
-        root = _check_root(self.root, features, table.columns[-1])
-        width = int(table.cardinalities[:d].sum())
+        root = _check_root(self.root, features, columns[-1])
         self.models_ = {}
-        for label, counts in zip(self.classes_, class_pair_counts(table, class_index=d)):
+        for label, counts in zip(self.classes_, per_class_pairs()):
             # the class's own one-hot block comes last: drop it to keep the features' tables
-            within = PairCounts(counts.joint[:width, :width], table.cardinalities[:d], counts.n_rows)
+            cards = counts.cardinalities[:d]
+            width = int(cards.sum())
+            within = PairCounts(counts.joint[:width, :width], cards, counts.n_rows)
             self.models_[_python_scalar(label)] = chow_liu_from_counts(
-                within, features, table.states[:d], root=root, alpha=self.alpha,
-                dtypes=table.dtypes[:d], settings=self._settings(self._method),
+                within, features, states[:d], root=root, alpha=self.alpha,
+                dtypes=dtypes[:d], settings=self._settings(self._method),
             )
 
     def _feature_states(self) -> list:

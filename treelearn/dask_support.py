@@ -271,42 +271,22 @@ def class_pair_counts_dask(
 
 
 # ---------------------------------------------------------------- classifiers
-def _class_family_counter(per_class: Sequence[PairCounts], class_index: int) -> Callable:
-    """Family counts ``[class, (parent,) node]`` read off the class-conditional pair counts."""
-
-    def count(family: Sequence[int]) -> np.ndarray:
-        family = list(family)
-        if family == [class_index]:
-            return np.array([pc.n_rows for pc in per_class], dtype=np.int64)
-        if family[0] == class_index and len(family) == 2:
-            return np.stack([pc.marginal(family[1]) for pc in per_class])
-        if family[0] == class_index and len(family) == 3:
-            return np.stack([pc.block(family[1], family[2]) for pc in per_class])
-        raise TreelearnError(f"no class-conditional pair counts for the family {family}")
-
-    return count
-
-
 def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
     """Fit a treelearn classifier (:class:`~treelearn.classify.NaiveBayes`, ``TAN``,
     ``ChowLiuMultinet``) on a dask DataFrame ``X`` and dask Series ``y``.
 
     Everything it needs is the class-conditional pair counts, computed on the
-    workers (:func:`class_pair_counts_dask`); the fitted classifier equals the one
-    fitted on the same rows in pandas. Features use ``missing="pairwise"``, as in
-    the pandas path; a missing class label is an error.
+    workers (:func:`class_pair_counts_dask`); the classifier then learns from them
+    with the same method as in pandas (``_fit_statistics``), so the fitted
+    classifier equals the one fitted on the same rows in pandas. Features use
+    ``missing="pairwise"``, as in the pandas path; a missing class label is an error.
     """
     from . import classify
     from .errors import MissingValuesError
-    from .information import conditional_mutual_information_matrix
-    from .learn import build_model, chow_liu_from_counts
-    from .model import TreeModel
-    from .parameters import check_prior
-    from .structure import spanning_skeleton, star, tan_structure
 
-    check_prior("lidstone", clf.alpha, 1.0)
-    if clf.unseen not in ("error", "ignore"):
-        raise ValueError(f"unseen must be 'error' or 'ignore', not {clf.unseen!r}")
+    if not isinstance(clf, (classify.NaiveBayes, classify.TAN, classify.ChowLiuMultinet)):
+        raise TypeError(f"{type(clf).__name__} cannot be fitted on dask data")
+    clf._check_params()
     if not is_dask_series(y):
         raise TypeError(
             "with a dask DataFrame X, y must be a dask Series partitioned like X, "
@@ -325,43 +305,12 @@ def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
     classes, _, _ = classify._class_labels(labels, len(labels))
     per_class = [per_class[c] for c in observed]
     d = len(columns) - 1
-    features = list(columns[:-1])
-    class_states = tuple(_python_scalar(c) for c in classes)
-    clf.classes_ = classes
-    clf.class_name_ = name
-    clf.n_features_in_ = d
-    clf.feature_names_in_ = np.asarray(features, dtype=object)
-    clf.class_count_ = np.array([pc.n_rows for pc in per_class], dtype=np.int64)
-    clf.class_log_prior_ = clf._log_prior(clf.class_count_)
-    settings = clf._settings(clf._method)
-    if isinstance(clf, classify.ChowLiuMultinet):
-        root = classify._check_root(clf.root, features, name)
-        width = int(per_class[0].cardinalities[:d].sum())
-        clf.models_ = {}
-        for label, counts in zip(classes, per_class):
-            within = PairCounts(counts.joint[:width, :width], counts.cardinalities[:d], counts.n_rows)
-            clf.models_[_python_scalar(label)] = chow_liu_from_counts(
-                within, features, states[:d], root=root, alpha=clf.alpha,
-                dtypes=dtypes[:d], settings=settings,
-            )
-        return clf
-    if isinstance(clf, classify.TAN):
-        root = classify._check_root(clf.root, features, name)
-        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
-        clf.feature_tree_ = spanning_skeleton(features, cmi, states[:d])
-        structure = tan_structure(clf.feature_tree_, name, root)
-    elif isinstance(clf, classify.NaiveBayes):
-        structure = star(name, features)
-    else:
-        raise TypeError(f"{type(clf).__name__} cannot be fitted on dask data")
-    model = build_model(
-        structure, columns, states[:d] + (class_states,), _class_family_counter(per_class, d),
-        alpha=clf.alpha, prior="lidstone", equivalent_sample_size=1.0,
-        dtypes=dtypes[:d] + (y.dtype,), n_rows=int(clf.class_count_.sum()), settings=settings,
+    return clf._fit_statistics(
+        columns,
+        states[:d] + (tuple(_python_scalar(c) for c in classes),),
+        dtypes[:d] + (y.dtype,),
+        classes,
+        np.array([pc.n_rows for pc in per_class], dtype=np.int64),
+        classify._class_family_counter(per_class, d),
+        lambda: per_class,
     )
-    model.graph.nodes[name]["cpt"] = np.exp(clf.class_log_prior_)  # the class prior, as in fit
-    clf.model_ = TreeModel(
-        model.graph, variables=model.variables, dtypes=model.dtypes,
-        n_rows=model.n_rows, settings=model.settings,
-    )
-    return clf
