@@ -334,3 +334,23 @@ def test_large_star_and_tan_stay_readable():
     assert len(arrows) == tan.graph.number_of_edges()
     with pytest.raises(ValueError, match="class_edges"):
         tan.draw(class_edges="bogus")
+
+
+def test_classifiers_draw_show_and_save_like_models(asia_df, tmp_path):
+    X, y = asia_df.drop(columns="either"), asia_df["either"]
+    tan = tl.TAN().fit(X, y)
+    fig = tan.draw()
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert set(tan.model_.variables) <= texts  # every node labelled, the class among them
+    assert tan.to_dot() == tan.model_.to_dot()
+    assert tan._repr_svg_().lstrip().startswith(("<?xml", "<svg"))
+    assert tl.TAN()._repr_svg_() is None  # unfitted: no picture, the estimator's own repr
+    tan.save(tmp_path / "tan.json")
+    np.testing.assert_array_equal(tl.load(tmp_path / "tan.json").predict_proba(X), tan.predict_proba(X))
+
+    multinet = tl.ChowLiuMultinet().fit(X, y)
+    fig = multinet.draw()
+    assert len(fig.axes) == len(multinet.classes_)  # one panel per class's tree
+    for ax, label in zip(fig.axes, multinet.classes_):
+        assert {t.get_text() for t in ax.texts} >= set(multinet.models_[label].variables)
+        assert label in ax.get_title()

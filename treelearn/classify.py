@@ -365,6 +365,26 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
         L = _loss_matrix(loss, self.classes_)
         return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
 
+    # ------------------------------------------------------------ pictures, files
+    def save(self, path: Any) -> None:
+        """Save the fitted classifier to a versioned JSON file; read it back with :func:`treelearn.load`."""
+        from .io import save
+
+        save(self, path)
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.draw.draw`)."""
+        check_is_fitted(self)
+        return self.model_.draw(ax, **kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
+        if not hasattr(self, "classes_"):
+            return None
+        from .draw import svg_or_none
+
+        return svg_or_none(self)
+
     # ------------------------------------------------------------ saving
     def _state_dict(self) -> dict:
         """Everything needed to rebuild this fitted classifier, as JSON-able values.
@@ -476,6 +496,16 @@ class _SingleNetworkClassifier(_BayesNetClassifier):
 
     def _models(self) -> dict:
         return {"model": self.model_}
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT text of the fitted network, the class marked."""
+        check_is_fitted(self)
+        return self.model_.to_dot(**kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart of the fitted network."""
+        check_is_fitted(self)
+        return self.model_.to_mermaid(**kwargs)
 
     def _restore_models(self, models: dict) -> None:
         self.model_ = models["model"]
@@ -705,6 +735,38 @@ class ChowLiuMultinet(_BayesNetClassifier):
                 within, features, states[:d], root=root, alpha=self.alpha,
                 dtypes=dtypes[:d], settings=self._settings(self._method),
             )
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw every class's tree side by side (one panel per class); returns the Figure.
+
+        With ``ax`` (a sequence of Axes, one per class) the trees go there.
+        """
+        check_is_fitted(self)
+        from .draw import _import_pyplot
+
+        plt = _import_pyplot()
+        labels = [_python_scalar(c) for c in self.classes_]
+        if ax is None:
+            # each panel as large as its tree drawn alone, so the labels keep their size
+            sizes = []
+            for label in labels:
+                alone = self.models_[label].draw(title=f"{self.class_name_} = {label}", **kwargs)
+                sizes.append(alone.get_size_inches())
+                plt.close(alone)
+            height = max(h for _, h in sizes) + 0.4
+            fig, axes = plt.subplots(
+                1, len(labels), squeeze=False,
+                figsize=(1.02 * sum(w for w, _ in sizes), height),
+                gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
+            )
+            fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - 0.4 / height)
+            axes = list(axes[0])
+        else:
+            axes = list(ax)
+            fig = axes[0].figure
+        for label, panel in zip(labels, axes):
+            self.models_[label].draw(panel, title=f"{self.class_name_} = {label}", **kwargs)
+        return fig
 
     def _feature_states(self) -> list:
         states = next(iter(self.models_.values())).states

@@ -694,15 +694,16 @@ def to_mermaid(
     return "\n".join(lines)
 
 
-def svg_or_none(model: TreeModel) -> str | None:
-    """The drawing as SVG text, or ``None`` without matplotlib (Jupyter then shows the text)."""
+def svg_or_none(model: Any) -> str | None:
+    """``model.draw()`` (a TreeModel or a fitted classifier) as SVG text, or ``None``
+    without matplotlib (Jupyter then shows the text)."""
     try:
         plt = _import_pyplot()
     except ImportError:
         return None
     import io
 
-    fig = draw(model)
+    fig = model.draw()
     try:
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
