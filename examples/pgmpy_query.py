@@ -27,8 +27,16 @@ parser.add_argument("--out", default=None, help="also write the network as BIF i
 args = parser.parse_args()
 
 df = pd.read_csv(args.data)
-evidence = dict(item.split("=", 1) for item in args.given)
 model = tl.chow_liu(df, alpha=1.0)  # Laplace smoothing: no zero probabilities
+
+
+def state(column, text):
+    """The state that ``text`` names: pgmpy wants it typed (e.g. True or 3, not "True" or "3")."""
+    matches = [s for s in model.states[column] if str(s) == text]
+    return matches[0] if len(matches) == 1 else text
+
+
+evidence = {col: state(col, text) for col, text in (item.split("=", 1) for item in args.given)}
 
 bn = model.to_pgmpy()
 assert bn.check_model()

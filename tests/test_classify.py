@@ -432,6 +432,17 @@ def test_minimum_expected_loss_decision():
         clf.predict(X, loss=np.eye(2))
 
 
+def test_loss_dataframe_labelled_by_bool_classes():
+    X = pd.DataFrame({"a": ["u", "v", "u", "v", "u", "v"]})
+    y = pd.Series([True, False, True, False, False, True])
+    clf = tl.NaiveBayes(alpha=0).fit(X, y)  # p(True | u) = 2/3, p(True | v) = 1/3
+    # missing a true True costs 5: predict True when 5 p(True) > p(False), i.e. p(True) > 1/6
+    L = pd.DataFrame([[0, 1], [5, 0]], index=[False, True], columns=[False, True])
+    assert clf.predict(X.iloc[:2], loss=L).tolist() == [True, True]
+    assert clf.predict(X.iloc[:2], loss=L.iloc[::-1, ::-1]).tolist() == [True, True]
+    assert clf.predict(X.iloc[:2]).tolist() == [True, False]
+
+
 def test_rank_features_by_mutual_information_with_the_class():
     X, y = _categorical_nb_frame(300, np.random.default_rng(6))
     ranking = tl.rank_features(X, y)
@@ -459,6 +470,37 @@ def test_save_load_round_trip(C, tmp_path, tan_data):
             assert all(other.models_[c] == clf.models_[c] for c in clf.classes_)
         else:
             assert other.model_ == clf.model_
+
+
+def test_categorical_class_with_unsorted_and_unused_categories(tmp_path):
+    # the class is a Categorical declared ["z", "m", "unused"]; a = "p" exactly when y = "z"
+    y = pd.Series(pd.Categorical(["z"] * 6 + ["m"] * 2, categories=["z", "m", "unused"]), name="y")
+    X = pd.DataFrame({"a": ["p"] * 6 + ["q"] * 2})
+    clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    assert clf.classes_.tolist() == ["m", "z"]  # sorted observed labels, as scikit-learn
+    clf.save(tmp_path / "clf.json")
+    # every row sampled from the fitted network keeps the pairing of the training data
+    for model in (clf.model_, tl.load(tmp_path / "clf.json").model_):
+        sample = model.sample(200, random_state=0)
+        assert set(zip(sample["a"].astype(str), sample["y"].astype(str))) == {("p", "z"), ("q", "m")}
+        assert model.query(["y"]).to_dict() == pytest.approx({"m": 0.25, "z": 0.75})
+
+
+@pytest.mark.parametrize("C", CLASSIFIERS)
+def test_tuple_labels_and_feature_names_survive_save_and_load(C, tmp_path):
+    # tuple class labels, and tuple feature names (MultiIndex columns)
+    X = pd.DataFrame({("b", 1): [0, 1, 0, 1, 1], ("c", 2): [0, 0, 1, 1, 0]})
+    y = pd.Series([(1, "t"), (2, "t"), (1, "t"), (2, "t"), (2, "t")], dtype=object)
+    clf = C(alpha=1).fit(X, y)
+    assert clf.feature_names_in_.tolist() == [("b", 1), ("c", 2)]
+    plain = C(alpha=1).fit(X.set_axis(["b", "c"], axis=1), y.map({(1, "t"): "one", (2, "t"): "two"}))
+    path = tmp_path / "clf.json"
+    clf.save(path)
+    again = tl.load(path)
+    assert again.classes_.shape == (2,)
+    assert again.feature_names_in_.tolist() == [("b", 1), ("c", 2)]
+    assert again.predict(X).tolist() == [(1, "t"), (2, "t"), (1, "t"), (2, "t"), (2, "t")]
+    np.testing.assert_allclose(again.predict_proba(X), plain.predict_proba(X.set_axis(["b", "c"], axis=1)))
 
 
 # ---------------------------------------------------------------- bad input

@@ -323,6 +323,53 @@ def test_more_bad_input(learned, tmp_path, capsys):
     assert "version 2 is not supported" in _bad_here(capsys, "show", tmp_path / "v2.json")
 
 
+def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
+    from treelearn.cli import main
+
+    # the class c misses a label in row 3 (pandas reads c as 1.0/2.0); flag is TRUE/FALSE
+    # in the file, which pandas reads as booleans
+    (tmp_path / "gap.csv").write_text(
+        "a,flag,c\nx,TRUE,1\ny,FALSE,2\nx,TRUE,\ny,TRUE,2\nx,FALSE,1\ny,FALSE,1\n"
+    )
+    model = tmp_path / "m.json"
+    args = ["learn", str(tmp_path / "gap.csv"), "--class", "c", "--method", "naive-bayes"]
+    assert main([*args, "--missing", "pairwise", "-o", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert number(out, "n") == 5  # scored on the 5 labelled rows
+    # naive Bayes, Laplace: the 5 labelled rows give P(a=x | c=1) = (2+1)/(3+2) = 0.6
+    assert main(["query", str(model), "a", "--given", "c=1"]) == 0
+    assert "0.600000" in capsys.readouterr().out
+    # the file spells the bool state TRUE: P(c=1 | flag=True) over the 5 rows:
+    # prior 3/5, 2/5; P(flag=True | c=1) = (1+1)/(3+2), P(flag=True | c=2) = (1+1)/(2+2)
+    p1, p2 = 3 / 5 * 2 / 5, 2 / 5 * 2 / 4
+    for spelling in ("TRUE", "true", "True"):
+        assert main(["query", str(model), "c", "--given", f"flag={spelling}"]) == 0
+        line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[:1] == ["1.0"])
+        assert float(line.split()[-1]) == pytest.approx(p1 / (p1 + p2), abs=1e-6)
+    # score: the unlabelled row counts with its class summed out. By hand, p(a|c), p(flag|c):
+    # c=1: x .6, y .4, True .4, False .6; c=2: x 1/4, y 3/4, True .5, False .5
+    rows = [3 / 5 * .6 * .4, 2 / 5 * .75 * .5, 3 / 5 * .6 * .4 + 2 / 5 * .25 * .5,
+            2 / 5 * .75 * .5, 3 / 5 * .6 * .6, 3 / 5 * .4 * .6]
+    assert main(["score", str(model), str(tmp_path / "gap.csv")]) == 0
+    assert number(capsys.readouterr().out, "log-likelihood") == pytest.approx(
+        sum(np.log(rows)), abs=1e-6
+    )
+
+
+def test_semicolon_separated_file_gets_a_pointer(tmp_path, capsys):
+    from treelearn.cli import main
+
+    rows = "".join(f"x{i};y{i % 2}\n" for i in range(12))  # the first field is an identifier
+    (tmp_path / "semi.csv").write_text("a;b\n" + rows)
+    capsys.readouterr()
+    assert main(["learn", str(tmp_path / "semi.csv")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()  # notes, then the one-line error
+    assert "separated by semicolons" in err[0]
+    assert err[-1].startswith("treelearn: error: no column is left") and "--keep" in err[-1]
+    assert main(["learn", str(tmp_path / "semi.csv"), "--keep", "a;b"]) == 0
+    assert "separated by semicolons" in capsys.readouterr().err
+
+
 def text_with_version(path, version):
     import json
 

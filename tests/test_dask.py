@@ -159,6 +159,55 @@ def test_classifiers_on_the_cluster_equal_pandas(client, name):
     np.testing.assert_array_equal(ours.class_count_, df["y"].value_counts().sort_index().to_numpy())
 
 
+def test_categories_dask_does_not_know_are_sorted_as_pandas_sorts_them(client):
+    # "y" is "no" in the first partition only: each partition has its own categories
+    df = mixed_frame(600, seed=9).drop(columns="b")
+    df.loc[:299, "y"] = "yes"
+    df.loc[300:, "y"] = np.where(df.loc[300:, "a"] == 0, "no", "maybe")
+    ddf = dd.from_pandas(df, npartitions=2).astype({"y": "category"})
+    assert not ddf["y"].cat.known
+    ours = tl.chow_liu(ddf)
+    assert ours.states["y"] == ["maybe", "no", "yes"]  # sorted, as pandas' astype("category")
+    assert_same(ours, tl.chow_liu(df.astype({"y": "category"})))
+    # the same Categorical as the class of a classifier
+    clf = tl.NaiveBayes().fit(ddf.drop(columns="y"), ddf["y"])
+    assert clf.classes_.tolist() == ["maybe", "no", "yes"]
+    np.testing.assert_array_equal(clf.class_count_, df["y"].value_counts().sort_index().to_numpy())
+
+
+def test_categorical_class_in_unsorted_category_order(client):
+    # the class's categories are declared "yes", "maybe" (unused), "no": classes_ are
+    # sorted, so each class must get its own rows' counts, not the category order's
+    df = mixed_frame(900, seed=8)
+    df["y"] = pd.Categorical(df["y"], categories=["yes", "maybe", "no"])
+    ddf = dd.from_pandas(df, npartitions=2)
+    ours = tl.NaiveBayes(alpha=1.0).fit(ddf.drop(columns="y"), ddf["y"])
+    assert ours.classes_.tolist() == ["no", "yes"]
+    np.testing.assert_array_equal(
+        ours.class_count_, [(df["y"] == "no").sum(), (df["y"] == "yes").sum()]
+    )
+    # p(a = 0 | y = "no") with Laplace smoothing, counted by hand
+    no = df[df["y"] == "no"]
+    a_states = sorted(df["a"].unique())
+    expected = ((no["a"] == a_states[0]).sum() + 1) / (len(no) + len(a_states))
+    assert ours.model_.cpt("a")[0, 0] == pytest.approx(expected)
+    theirs = tl.NaiveBayes(alpha=1.0).fit(df.drop(columns="y"), df["y"])
+    X = df.drop(columns="y").iloc[:50]
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+
+
+def test_class_labels_that_are_not_whole_numbers(client):
+    # pandas takes any labels as classes (np.unique); so must the cluster
+    df = mixed_frame(600, seed=10)
+    df["y"] = np.where(df["y"] == "yes", 1.5, 0.25)
+    ddf = dd.from_pandas(df, npartitions=3)
+    ours = tl.TAN().fit(ddf.drop(columns="y"), ddf["y"])
+    theirs = tl.TAN().fit(df.drop(columns="y"), df["y"])
+    assert ours.classes_.tolist() == [0.25, 1.5]
+    np.testing.assert_array_equal(ours.class_count_, [(df["y"] == 0.25).sum(), (df["y"] == 1.5).sum()])
+    assert ours.model_ == theirs.model_
+
+
 def test_classifier_bad_labels(client):
     df = mixed_frame(600, seed=6).astype({"y": object})
     ddf = dd.from_pandas(df, npartitions=2)

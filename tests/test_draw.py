@@ -171,6 +171,21 @@ def test_edge_labels_and_title(asia_df):
     assert model.draw().axes[0].get_title() == ""
 
 
+def test_dollar_signs_in_names_are_drawn_as_written(tmp_path):
+    import matplotlib
+
+    model = tl.chow_liu(pd.DataFrame({"cost $x$": [0, 1, 1, 0], "b": [0, 1, 1, 1]}))
+    fig = model.draw(title=True)
+    path = tmp_path / "dollar.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text in the SVG
+        fig.savefig(path)
+    svg = path.read_text()
+    assert ">cost $x$<" in svg  # one text element; mathtext sets "cost " and an italic "x" apart
+    assert "2 variables" in fig.axes[0].get_title()
+    one = tl.chow_liu(pd.DataFrame({"a": [0, 1, 1]})).draw(title=True)
+    assert "1 variable\n" in one.axes[0].get_title() + "\n"
+
+
 def test_no_weights_after_pgmpy_round_trip(asia_df):
     model = tl.from_pgmpy(tl.chow_liu(asia_df).to_pgmpy())
     fig = model.draw(edge_labels=True)
@@ -354,3 +369,12 @@ def test_classifiers_draw_show_and_save_like_models(asia_df, tmp_path):
     for ax, label in zip(fig.axes, multinet.classes_):
         assert {t.get_text() for t in ax.texts} >= set(multinet.models_[label].variables)
         assert label in ax.get_title()
+
+
+def test_multinet_takes_a_title_like_a_model(asia_df):
+    X, y = asia_df.drop(columns="either").iloc[:2000], asia_df["either"].iloc[:2000]
+    multinet = tl.ChowLiuMultinet().fit(X, y)
+    fig = multinet.draw(title="Asia multinet", edge_labels=True)
+    assert fig._suptitle.get_text() == "Asia multinet"
+    assert [ax.get_title() for ax in fig.axes] == [f"either = {c}" for c in multinet.classes_]
+    assert multinet.draw(title=True)._suptitle is None  # the class titles only

@@ -29,12 +29,13 @@ def small(tmp_path_factory):
 def arguments(name: str, data, out) -> list[str]:
     return {
         "chow_liu_draw.py": [str(data / "asia.csv"), "--out", str(out)],
-        "pgmpy_query.py": [
-            str(data / "asia.csv"),
+        "pgmpy_query.py": [  # evidence on a bool state (True) and a text state
+            str(data / "alarm.csv"),
             "--target",
-            "either",
+            "HISTORY",
             "--given",
-            "smoke=yes",
+            "LVFAILURE=True",
+            "HRBP=HIGH",
             "--out",
             str(out),
         ],

@@ -174,6 +174,17 @@ def test_empty_and_binary_files(tmp_path):
     (tmp_path / "bin.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
     with pytest.raises(tl.CorruptModelFileError):
         tl.load(tmp_path / "bin.json")
+    # a data file given where a model belongs: said plainly, not "cut short"
+    (tmp_path / "data.csv").write_text("a,b\nx,1\ny,2\n")
+    with pytest.raises(tl.CorruptModelFileError, match="not a treelearn model file") as info:
+        tl.load(tmp_path / "data.csv")
+    assert "cut short" not in str(info.value)
+
+
+def test_file_with_a_byte_order_mark_loads(saved, tmp_path):
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + saved.read_bytes())  # as some Windows editors save it
+    assert tl.load(bom) == tl.load(saved)
 
 
 def test_wrong_version(saved):

@@ -109,6 +109,31 @@ def test_missing_values_in_some_chunks(tmp_path, missing):
     assert streamed.n_rows == (3500 if missing == "pairwise" else 3500 - 5)
 
 
+def test_csv_column_of_numbers_that_turns_to_text_in_a_late_chunk(tmp_path):
+    # "c" holds 0/1/2 in the first chunks and a code "k" only near the end; "d" holds
+    # True/False and then "maybe": read whole, pandas makes both text columns
+    df = mixed_frame(2600, seed=4)
+    df["c"] = df["a"].astype(str)
+    df.loc[2500, "c"] = "k"
+    df["f"] = np.where(df["e"] == 1, "True", "False")
+    df.loc[2550, "f"] = "maybe"
+    path = write(df, tmp_path / "late_text.csv", "csv")
+    streamed = tl.chow_liu(path, chunksize=CHUNK)
+    assert streamed.states["c"] == ["0", "1", "2", "k"]  # not 0, 1, 2, "0", "1", "2", "k"
+    assert streamed.states["f"] == ["False", "True", "maybe"]
+    # the counts of c by hand, from the strings as written
+    expected = df["c"].value_counts().reindex(["0", "1", "2", "k"]).to_numpy()
+    np.testing.assert_array_equal(streamed.counts.marginal(2), expected)
+    assert_same(streamed, tl.chow_liu(pd.read_csv(path)))
+    # more rows in a file where c holds only digits: still the text states "0", "1", "2"
+    more = df[df["c"] != "k"].iloc[:1500]
+    more_path = write(more, tmp_path / "more.csv", "csv")
+    streamed.partial_fit(more_path, chunksize=CHUNK)
+    both = pd.concat([df, more], ignore_index=True)
+    expected = both["c"].value_counts().reindex(["0", "1", "2", "k"]).to_numpy()
+    np.testing.assert_array_equal(streamed.counts.marginal(2), expected)
+
+
 def test_missing_error_counts_the_whole_file(tmp_path):
     df = mixed_frame(3500, seed=2).astype({"b": object})
     df.loc[[5, 1500, 3499], "b"] = None

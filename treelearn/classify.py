@@ -142,10 +142,23 @@ def training_table(X: Any, y: Any) -> tuple[Table, np.ndarray]:
             codes=codes,
             columns=features.columns + (class_name,),
             states=features.states + (tuple(_python_scalar(c) for c in classes),),
-            dtypes=features.dtypes + (getattr(y, "dtype", None),),
+            dtypes=features.dtypes + (class_dtype(getattr(y, "dtype", None), classes),),
         ),
         classes,
     )
+
+
+def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
+    """The class node's dtype, given ``y``'s dtype and the sorted labels ``classes``.
+
+    The class node's states are the sorted labels seen in ``y``, while a Categorical
+    ``y`` declares its own categories (order, unused ones); decoding the node's
+    codes with that declared dtype would give other labels, so a Categorical class
+    becomes one whose categories are the node's states.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.CategoricalDtype(pd.Index([_python_scalar(c) for c in classes], tupleize_cols=False))
+    return dtype
 
 
 def _class_family_counter(per_class: Sequence[PairCounts], class_index: int) -> Callable:
@@ -173,18 +186,28 @@ def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
     """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels)."""
     k = len(classes)
     if isinstance(loss, pd.DataFrame):
-        labels = list(classes)
+        labels = [_python_scalar(c) for c in classes]
         absent = [c for c in labels if c not in loss.index or c not in loss.columns]
         if absent:
             raise TreelearnError(f"the loss DataFrame lacks the class(es) {absent} in its index or columns")
-        loss = loss.loc[labels, labels]
+        # reindex, not .loc: .loc reads a list of bool labels as a row mask
+        loss = loss.reindex(index=labels, columns=labels)
     L = np.asarray(loss, dtype=float)
     if L.shape != (k, k) or not np.isfinite(L).all():
         raise TreelearnError(
             f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
-            f"{list(classes)}; got shape {L.shape}"
+            f"{[_python_scalar(c) for c in classes]}; got shape {L.shape}"
         )
     return L
+
+
+def _label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
+    """A 1-D array of ``labels``, filled one by one: ``np.asarray`` would turn tuple
+    labels (e.g. MultiIndex column names) into a second axis."""
+    out = np.empty(len(labels), dtype=dtype)
+    for i, label in enumerate(labels):
+        out[i] = label
+    return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -261,7 +284,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.class_name_ = columns[-1]
         self.n_features_in_ = d
-        self.feature_names_in_ = np.asarray(columns[:-1], dtype=object)
+        self.feature_names_in_ = _label_array(columns[:-1])
         self.class_count_ = class_count
         self.class_log_prior_ = self._log_prior(class_count)
         self._fit_counts(
@@ -417,13 +440,11 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
         if state.get("estimator") != cls.__name__:
             raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a {cls.__name__}")
         est = cls(**{k: _from_json_value(v) for k, v in state["params"].items()})
-        est.classes_ = np.asarray(
-            [decode_label(c) for c in state["classes"]], dtype=np.dtype(state["classes_dtype"])
+        est.classes_ = _label_array(
+            [decode_label(c) for c in state["classes"]], np.dtype(state["classes_dtype"])
         )
         est.class_name_ = decode_label(state["class_name"])
-        est.feature_names_in_ = np.asarray(
-            [decode_label(f) for f in state["feature_names"]], dtype=object
-        )
+        est.feature_names_in_ = _label_array([decode_label(f) for f in state["feature_names"]])
         est.n_features_in_ = len(est.feature_names_in_)
         est.class_count_ = np.asarray(state["class_count"], dtype=np.int64)
         with np.errstate(divide="ignore"):
@@ -739,12 +760,16 @@ class ChowLiuMultinet(_BayesNetClassifier):
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw every class's tree side by side (one panel per class); returns the Figure.
 
-        With ``ax`` (a sequence of Axes, one per class) the trees go there.
+        With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
+        panel is titled by its class; ``title="..."`` adds a line above them all
+        (``title=True`` keeps the class titles only).
         """
         check_is_fitted(self)
         from .draw import _import_pyplot
 
         plt = _import_pyplot()
+        title = kwargs.pop("title", None)
+        heading = title if isinstance(title, str) and title else None
         labels = [_python_scalar(c) for c in self.classes_]
         if ax is None:
             # each panel as large as its tree drawn alone, so the labels keep their size
@@ -753,19 +778,22 @@ class ChowLiuMultinet(_BayesNetClassifier):
                 alone = self.models_[label].draw(title=f"{self.class_name_} = {label}", **kwargs)
                 sizes.append(alone.get_size_inches())
                 plt.close(alone)
-            height = max(h for _, h in sizes) + 0.4
+            top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
+            height = max(h for _, h in sizes) + top
             fig, axes = plt.subplots(
                 1, len(labels), squeeze=False,
                 figsize=(1.02 * sum(w for w, _ in sizes), height),
                 gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
             )
-            fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - 0.4 / height)
+            fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
             axes = list(axes[0])
         else:
             axes = list(ax)
             fig = axes[0].figure
         for label, panel in zip(labels, axes):
             self.models_[label].draw(panel, title=f"{self.class_name_} = {label}", **kwargs)
+        if heading:
+            fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
         return fig
 
     def _feature_states(self) -> list:

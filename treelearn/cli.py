@@ -74,15 +74,32 @@ def read_frame(source: str) -> pd.DataFrame:
 
     if source == "-":
         try:
-            return pd.read_csv(sys.stdin)
+            df = pd.read_csv(sys.stdin)
         except pd.errors.EmptyDataError:
             raise CommandError("standard input holds no CSV data") from None
+        _check_separator(df)
+        return df
     if os.path.isdir(source):
         raise CommandError(f"{source!r} is a directory, not a data file")
     try:
-        return read_data(source)
+        df = read_data(source)
     except pd.errors.EmptyDataError:
         raise CommandError(f"{source!r} holds no CSV data") from None
+    _check_separator(df)
+    return df
+
+
+def _check_separator(df: pd.DataFrame) -> None:
+    """A note when a 'CSV' reads as one column whose name holds another separator."""
+    if df.shape[1] == 1:
+        name = str(df.columns[0])
+        for sep, word in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+            if sep in name:
+                _note(
+                    f"the data has a single column {name!r}: is the file separated by {word}? "
+                    f"treelearn reads comma-separated files (convert it, e.g. with pandas)"
+                )
+                return
 
 
 def identifier_columns(df: pd.DataFrame) -> list:
@@ -217,17 +234,18 @@ def _scores(obj: Any, df: pd.DataFrame) -> dict:
         joint = obj.predict_joint_log_proba(df[features])
         cls = _class_column(obj)
         if cls in df.columns:
-            y = df[cls]
+            known = df[cls].notna().to_numpy()  # a missing label: the class is summed out
             index = {
                 c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(obj.classes_)
             }
-            labels = [v.item() if isinstance(v, np.generic) else v for v in y]
+            labels = [v.item() if isinstance(v, np.generic) else v for v in df[cls][known]]
             unknown = sorted({str(v) for v in labels if v not in index})
             if unknown:
                 raise CommandError(
                     f"class column {cls!r} has label(s) {unknown[:5]} that the classifier never saw"
                 )
-            rows = joint[np.arange(n), [index[v] for v in labels]]
+            rows = np.logaddexp.reduce(joint, axis=1)
+            rows[known] = joint[np.flatnonzero(known), [index[v] for v in labels]]
             what = "log-likelihood"
         else:
             rows = np.logaddexp.reduce(joint, axis=1)
@@ -274,6 +292,11 @@ def cmd_learn(args: argparse.Namespace) -> int:
                     f"looks like a row identifier (use --keep {c} to learn with it)"
                 )
                 drop.append(c)
+        if drop and len(drop) == df.shape[1]:
+            raise CommandError(
+                f"no column is left to learn from after leaving out {drop[:10]}; keep "
+                f"identifier-like columns with --keep COL"
+            )
         df = df.drop(columns=drop)
         if args.missing == "drop" and df.isna().any(axis=None):
             complete = df.dropna()
@@ -282,6 +305,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
             _note(f"dropping {len(df) - len(complete)} row(s) with missing values")
             df = complete
         fitted = _fit(args, df)
+        if not _is_tree(fitted):  # rows without a class label were left out of the fit
+            df = df[df[_class_column(fitted)].notna().to_numpy()]
         step("fit")
         model = _network(fitted, "learn")
         scores = _scores(fitted, df)
@@ -405,14 +430,39 @@ def parse_given(items: Sequence[str]) -> dict:
     return evidence
 
 
+def _typed_state(model: Any, name: Any, text: str) -> Any:
+    """The state of ``name`` that ``text`` spells, as written in a CSV file.
+
+    pandas reads ``TRUE``/``true`` as a bool and ``1.0`` as a number, so the states
+    ``True`` and ``1.0`` are matched by those spellings too; other text is left
+    to the model (which names the states when it matches none).
+    """
+    if name not in model.variables:
+        return text
+    states = model.states[name]
+    if any(str(s) == text for s in states):
+        return text
+    folded = [s for s in states if isinstance(s, bool) and str(s).lower() == text.strip().lower()]
+    if len(folded) == 1:
+        return folded[0]
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    numbers = [s for s in states if isinstance(s, (int, float)) and not isinstance(s, bool)
+               and s == number]
+    return numbers[0] if len(numbers) == 1 else text
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     model = _network(_load(args.model), "query")
-    evidence = parse_given(args.given)
+    evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
     result = model.query(args.variables, evidence=evidence)
     given = ", ".join(f"{k}={v}" for k, v in evidence.items())
     print(f"P({', '.join(map(str, args.variables))}{' | ' + given if given else ''})")
     table = result.rename("probability").reset_index()
-    print(table.to_string(index=False, float_format=lambda x: f"{x:.6f}"))
+    # only the probabilities get six decimals: a float state is printed as it is
+    print(table.to_string(index=False, formatters={"probability": lambda x: f"{x:.6f}"}))
     return 0
 
 

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .counts import PairCounts
-from .data import DEFAULT_MAX_STATES, MissingPolicy, _python_scalar
+from .data import DEFAULT_MAX_STATES, MissingPolicy, _python_scalar, _sorted_states
 from .errors import ColumnNotFoundError, DuplicateColumnError, EmptyDataError, TreelearnError
 from .stream import (
     CountedTable,
@@ -163,11 +163,29 @@ def dask_states(
     check_missing(scan, missing, "the dask DataFrame")
     all_states, dtypes = final_states(scan, given, max_states)
     # the frame's declared dtypes, as pandas would have them, where the scan agrees
-    dtypes = tuple(
+    dtypes = [
         dt if isinstance(dt, pd.CategoricalDtype) else ddf.dtypes[c]
         for c, dt in zip(columns, dtypes)
-    )
-    return tuple(columns), all_states, dtypes
+    ]
+    all_states = list(all_states)
+    for j, c in enumerate(columns):
+        # categories dask does not know (read_csv(dtype="category"), astype("category"))
+        # are each partition's own, merged in partition order; pandas, reading the
+        # whole column, sorts them
+        if c not in given and isinstance(dtypes[j], pd.CategoricalDtype) and not _known(ddf[c]):
+            all_states[j] = tuple(_sorted_states(list(all_states[j])))
+            dtypes[j] = pd.CategoricalDtype(
+                pd.Index(list(all_states[j]), tupleize_cols=False), ordered=dtypes[j].ordered
+            )
+    return tuple(columns), tuple(all_states), tuple(dtypes)
+
+
+def _known(series: Any) -> bool:
+    """Whether a dask categorical Series knows its categories (not each partition's own)."""
+    try:
+        return bool(series.cat.known)
+    except AttributeError:  # pragma: no cover - not a dask categorical
+        return True
 
 
 def _count_partition(part: pd.DataFrame, columns: tuple, states: tuple, missing: str) -> tuple:
@@ -294,21 +312,28 @@ def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
         )
     name = classify._class_name(y.name, list(X.columns))
     y = y.rename(name)
-    n_missing = int(y.isna().sum().compute())
+    # one pass over y: its missing labels and its distinct labels, the classes (any
+    # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
+    n_missing, distinct = _dask().compute(y.isna().sum(), y.dropna().unique())
+    n_missing = int(n_missing)
     if n_missing:
         raise MissingValuesError(
             f"y has {n_missing} missing class label(s); drop those rows or fill them in"
         )
-    per_class, columns, states, dtypes = class_pair_counts_dask(X, y, missing="pairwise")
-    observed = [c for c, pc in enumerate(per_class) if pc.n_rows > 0]  # as np.unique(y) sees
-    labels = pd.Series([states[-1][c] for c in observed], dtype=y.dtype, name=name)
-    classes, _, _ = classify._class_labels(labels, len(labels))
-    per_class = [per_class[c] for c in observed]
+    # a Categorical y: its values (dask may not know its categories), as np.unique sees them
+    as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
+    labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
+    classes, _, _ = classify._class_labels(labels, len(labels))  # sorted, as np.unique(y)
+    labels = [_python_scalar(c) for c in classes]
+    # the classes given as the class column's states: per_class[c] counts class classes_[c]
+    per_class, columns, states, dtypes = class_pair_counts_dask(
+        X, y, states={name: labels}, missing="pairwise"
+    )
     d = len(columns) - 1
     return clf._fit_statistics(
         columns,
         states[:d] + (tuple(_python_scalar(c) for c in classes),),
-        dtypes[:d] + (y.dtype,),
+        dtypes[:d] + (classify.class_dtype(y.dtype, classes),),
         classes,
         np.array([pc.n_rows for pc in per_class], dtype=np.int64),
         classify._class_family_counter(per_class, d),

@@ -251,7 +251,8 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
         "pgmpy": "Bayesian network",
         "fit_cpts": "Bayesian network",
     }
-    parts = [names.get(method, method), f"{len(model.variables)} variables"]
+    n = len(model.variables)
+    parts = [names.get(method, method), f"{n} variable{'' if n == 1 else 's'}"]
     if model.n_rows is not None:
         parts.append(f"n = {model.n_rows:,}")
     if data is not None:
@@ -329,7 +330,7 @@ def draw(
 
     def measure(size: float) -> tuple[dict, dict]:
         """Box width and height of every node label, in inches."""
-        probe = ax.text(0, 0, "", fontsize=size)
+        probe = ax.text(0, 0, "", fontsize=size, parse_math=False)
         w, h = {}, {}
         for v in model.variables:
             probe.set_text(str(v))
@@ -511,6 +512,7 @@ def draw(
             *xy[v],
             str(v),
             fontsize=size,
+            parse_math=False,  # a name such as "cost $x$" is text, not mathtext
             ha="center",
             va="center",
             zorder=5,

@@ -438,6 +438,11 @@ def loads(text: str) -> Any:
         stripped = text.rstrip()
         if not stripped:
             raise CorruptModelFileError("the file is empty") from None
+        if not stripped.lstrip().startswith("{"):  # e.g. the data file given as the model
+            raise CorruptModelFileError(
+                "not a treelearn model file: it is not JSON (a model file is the JSON "
+                "that save() or 'treelearn learn -o' writes)"
+            ) from None
         cut = "; the file looks cut short" if not stripped.endswith("}") else ""
         raise CorruptModelFileError(
             f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{cut}"
@@ -478,7 +483,7 @@ def load(path: str | os.PathLike) -> Any:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such model file: {path!r}")
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # -sig: a file re-saved by an editor with a BOM
         try:
             text = f.read()
         except UnicodeDecodeError:

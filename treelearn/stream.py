@@ -8,7 +8,9 @@ a file is never loaded whole. Two passes at most:
    rules as :func:`treelearn.data.encode` (sorted values; ``[False, True]`` for
    bool columns; declared categories for categoricals; whole-number floats only;
    at most ``max_states``). An integer column that is float in some chunk (a
-   missing value) gets float states, as it would when read whole.
+   missing value) gets float states, as it would when read whole. A CSV column
+   parsed as numbers in some chunks and as text in others is read again as
+   text, as pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
 2. **counts**: each chunk is encoded against those states and its ``K x K``
    count matrix is added to a running total.
 
@@ -68,6 +70,7 @@ __all__ = [
     "iter_chunks",
     "read_header",
     "scan_chunk",
+    "text_columns",
     "unseen_message",
 ]
 
@@ -98,6 +101,9 @@ class ColumnScan:
     categories: dict = field(default_factory=dict)  # declared categories, an ordered set
     ordered: bool = False
     dtype: Any = None  # dtype of the first chunk where the column is observed
+    # types of the observed values ("bool", "number", "text", "other"), chunk by chunk:
+    # kept apart because the ordered set `values` merges 1 and True
+    value_kinds: set = field(default_factory=set)
 
     def merge(self, other: ColumnScan) -> ColumnScan:
         return ColumnScan(
@@ -106,6 +112,7 @@ class ColumnScan:
             categories={**self.categories, **other.categories},
             ordered=self.ordered or other.ordered,
             dtype=self.dtype if self.dtype is not None else other.dtype,
+            value_kinds=self.value_kinds | other.value_kinds,
         )
 
 
@@ -179,8 +186,33 @@ def scan_chunk(
             elif pd.api.types.is_float_dtype(dtype):
                 _float_states(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
             scan.values = dict.fromkeys(_python_scalar(v) for v in pd.unique(series.dropna()))
+            scan.value_kinds = {_value_kind(v) for v in scan.values}
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
+
+
+def _value_kind(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.number)):
+        return "number"
+    return "text" if isinstance(value, str) else "other"
+
+
+def text_columns(scan: Scan) -> list:
+    """Columns whose values were parsed as numbers or booleans in some CSV chunks and
+    as text (or the other of the two) in others.
+
+    Read whole, pandas gives such a column one type, text, keeping every value as
+    written; chunk by chunk, ``1`` and ``"1"`` (or ``True`` and ``"True"``) would be
+    two states. These columns are read as text instead, as pandas reads them whole.
+    """
+    out = []
+    for name, s in zip(scan.columns, scan.scans):
+        kinds = s.value_kinds
+        if ("text" in kinds and kinds & {"bool", "number"}) or {"bool", "number"} <= kinds:
+            out.append(name)
+    return out
 
 
 def _too_many(name: Hashable, scan: ColumnScan, max_states: int) -> None:
@@ -317,8 +349,13 @@ def _parquet():
     return pq
 
 
-def iter_chunks(path: str | os.PathLike, chunksize: int) -> Iterator[pd.DataFrame]:
-    """DataFrames of at most ``chunksize`` rows from a CSV (pandas) or Parquet (pyarrow) file."""
+def iter_chunks(
+    path: str | os.PathLike, chunksize: int, text: Sequence[Hashable] = ()
+) -> Iterator[pd.DataFrame]:
+    """DataFrames of at most ``chunksize`` rows from a CSV (pandas) or Parquet (pyarrow) file.
+
+    ``text``: CSV columns to read as text (see :func:`text_columns`).
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
@@ -326,7 +363,8 @@ def iter_chunks(path: str | os.PathLike, chunksize: int) -> Iterator[pd.DataFram
         for batch in _parquet().ParquetFile(path).iter_batches(batch_size=chunksize):
             yield batch.to_pandas()
     else:
-        with pd.read_csv(path, chunksize=chunksize) as reader:
+        dtype = dict.fromkeys(text, str) if text else None
+        with pd.read_csv(path, chunksize=chunksize, dtype=dtype) as reader:
             yield from reader
 
 
@@ -365,19 +403,33 @@ def count_file(
         raise ColumnNotFoundError(
             f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}"
         )
-    if all(c in given for c in header):
-        all_states = tuple(tuple(_python_scalar(v) for v in given[c]) for c in header)
-        dtypes = None  # from the first chunk of the counting pass
-    else:
+    csv = not _is_parquet(path)
+    # CSV columns read as text: those given text states ("1" must stay "1", as in
+    # a model learned from this data) and those found to mix numbers and text
+    text = [c for c in header if csv and c in given and len(given[c]) > 0
+            and all(isinstance(s, str) for s in given[c])]
+
+    def scan_file() -> Scan | None:
         scan = None
         start = 0
-        for chunk in iter_chunks(path, chunksize):
+        for chunk in iter_chunks(path, chunksize, text):
             where = _rows(start, chunk, path)
             check_columns(chunk.columns, header, where)
             part = scan_chunk(chunk, missing, max_states, skip=given)
             scan = part if scan is None else scan.merge(part)
             check_scan(scan, max_states)
             start += len(chunk)
+        return scan
+
+    if all(c in given for c in header):
+        all_states = tuple(tuple(_python_scalar(v) for v in given[c]) for c in header)
+        dtypes = None  # from the first chunk of the counting pass
+    else:
+        scan = scan_file()
+        found = [c for c in text_columns(scan) if c not in text] if scan is not None and csv else []
+        if found:
+            text += found
+            scan = scan_file()
         if scan is None or scan.n_rows == 0:
             raise EmptyDataError(f"{path!r} has no rows; there is nothing to learn")
         check_missing(scan, missing, repr(path))
@@ -385,7 +437,7 @@ def count_file(
     K = sum(len(s) for s in all_states)
     joint = np.zeros((K, K), dtype=np.int64)
     n_rows, n_missing, start = 0, np.zeros(len(header), dtype=np.int64), 0
-    for chunk in iter_chunks(path, chunksize):
+    for chunk in iter_chunks(path, chunksize, text):
         where = _rows(start, chunk, path)
         if dtypes is None:
             dtypes = tuple(chunk[c].dtype for c in chunk.columns)
