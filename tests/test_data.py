@@ -197,6 +197,14 @@ def test_duplicate_column_names():
         tl.chow_liu(df)
 
 
+@pytest.mark.parametrize("name", [None, np.nan])
+def test_a_column_without_a_name_is_an_error_not_a_hang(name):
+    # NaN != NaN: the spanning tree's union-find looped forever on such a name
+    df = pd.DataFrame([[0, 1], [1, 1], [0, 0]], columns=[name, "b"])
+    with pytest.raises(tl.TreelearnError, match="position"):
+        tl.chow_liu(df)
+
+
 def test_unknown_columns():
     df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
     with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
@@ -270,6 +278,27 @@ def test_discretize_options():
         tl.discretize(df, columns=["nope"])
     with pytest.raises(tl.NumericColumnError, match="'s'"):
         tl.discretize(df.assign(s="a"), columns=["s"])
+    with pytest.raises(ValueError, match="bins"):
+        tl.discretize(df, bins=True)
+
+
+def test_discretize_constant_column_is_one_bin_not_missing():
+    # quantile edges of a constant column coincide; no value may turn into NaN
+    df = pd.DataFrame({"c": [1.5, 1.5, 1.5, np.nan], "x": [0.1, 0.2, 0.3, 0.4]})
+    for strategy in ("quantile", "uniform"):
+        out = tl.discretize(df, bins=3, strategy=strategy)
+        assert out["c"].isna().tolist() == [False, False, False, True]
+        assert out["c"].iloc[:3].nunique() == 1
+    quantile = tl.discretize(df, bins=3)
+    assert len(quantile["c"].cat.categories) == 1
+    assert tl.chow_liu(quantile, missing="pairwise").states["c"] == list(quantile["c"].cat.categories)
+
+
+def test_discretize_infinite_values_name_the_column():
+    df = pd.DataFrame({"x": [0.1, np.inf, 0.3, 0.5]})
+    for strategy in ("quantile", "uniform"):
+        with pytest.raises(tl.NumericColumnError, match=r"'x'.*infinite"):
+            tl.discretize(df, bins=2, strategy=strategy)
 
 
 # ---------------------------------------------------------------- input untouched
@@ -313,3 +342,38 @@ def test_given_states_do_not_confuse_bools_with_numbers():
     # a whole-number float still matches its integer state (an int column that met a NaN)
     table = tl.encode(pd.DataFrame({"count": [1.0, 0.0]}), states={"count": [0, 1]})
     assert table.codes[:, 0].tolist() == [1, 0]
+
+
+def test_int64_columns_whose_range_overflows_int64():
+    # max - min = 2^63 overflows int64; the fast whole-frame path must not be fooled
+    big = 2**62
+    df = pd.DataFrame({"id": np.array([0, big, -big, 5, big], dtype=np.int64),
+                       "b": np.array([0, 1, 0, 1, 1], dtype=np.int64)})
+    t = tl.encode(df)
+    assert t.states == ((-big, 0, 5, big), (0, 1))  # sorted distinct values, by hand
+    assert t.codes[:, 0].tolist() == [1, 3, 0, 2, 3]
+    assert t.codes[:, 1].tolist() == [0, 1, 0, 1, 1]
+
+
+@pytest.mark.parametrize("given, match", [
+    (["x", "x", "y"], "repeat a label"),
+    (["x", "y", None], "missing value"),
+    (["x", "y", np.nan], "missing value"),
+    ("xy", "list of labels"),
+])
+def test_given_states_that_cannot_be_states(given, match):
+    df = pd.DataFrame({"a": ["x", "y", "x"], "b": [0, 1, 1]})
+    with pytest.raises(tl.TreelearnError, match=f"column 'a'.*{match}"):
+        tl.encode(df, states={"a": given})
+    with pytest.raises(tl.TreelearnError, match="column 'a'"):
+        tl.chow_liu(df, states={"a": given})
+
+
+def test_read_data_and_fit_cpts_read_parq_files_as_chow_liu_does(tmp_path):
+    df = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1, 2, 1, 1]})
+    path = tmp_path / "t.parq"
+    df.to_parquet(path)
+    pd.testing.assert_frame_equal(tl.read_data(path), df)
+    m = tl.chow_liu(str(path))
+    assert m == tl.chow_liu(df)
+    assert tl.fit_cpts(m.graph, str(path)) == m

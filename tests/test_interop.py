@@ -127,3 +127,47 @@ def test_bif_round_trip_non_string_labels(tmp_path):
 def test_from_pgmpy_rejects_non_networks():
     with pytest.raises(TypeError):
         tl.from_pgmpy(object())
+
+
+def _two_node_network(parent_states_in_child):
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    bn = DiscreteBayesianNetwork([("a", "b")])
+    ca = TabularCPD("a", 2, [[0.9], [0.1]], state_names={"a": ["yes", "no"]})
+    cb = TabularCPD("b", 2, [[0.8, 0.3], [0.2, 0.7]], evidence=["a"], evidence_card=[2],
+                    state_names={"b": ["u", "v"], "a": parent_states_in_child})
+    bn.add_cpds(ca, cb)
+    return bn, cb
+
+
+def test_from_pgmpy_aligns_parent_states_listed_in_another_order():
+    # the child's CPD lists a's states as [no, yes], a's own CPD as [yes, no]:
+    # pgmpy's add_cpds accepts it; the labels, not the positions, must decide
+    bn, cb = _two_node_network(["no", "yes"])
+    m = tl.from_pgmpy(bn)
+    assert m.states["a"] == ["yes", "no"]
+    for a in ("yes", "no"):
+        for b in ("u", "v"):
+            expected = cb.get_value(b=b, a=a)  # pgmpy's lookup by label
+            assert m.cpt("b")[m.states["a"].index(a), m.states["b"].index(b)] == expected
+    # P(b = u | a = yes) = 0.3 by the child CPD's own labels
+    assert m.query("b", evidence={"a": "yes"})["u"] == pytest.approx(0.3, abs=1e-15)
+
+
+def test_from_pgmpy_rejects_parent_states_that_disagree():
+    bn, _ = _two_node_network(["no", "maybe"])
+    with pytest.raises(tl.StructureError, match="'a'"):
+        tl.from_pgmpy(bn)
+
+
+@pytest.mark.parametrize("frame, word", [
+    ({"col one": ["a", "b", "a"], "b": [1, 2, 2]}, "'col one'"),
+    ({"c": ["a b", "x,y", "a b"], "b": [1, 2, 2]}, "'a b'"),
+])
+def test_write_bif_refuses_words_that_bif_cannot_hold(tmp_path, frame, word):
+    # pgmpy's writer wrote 'x,y' and 'a b' as they are; its reader then failed obscurely
+    m = tl.chow_liu(pd.DataFrame(frame))
+    with pytest.raises(tl.TreelearnError, match=word):
+        m.to_bif(tmp_path / "m.bif")
+    assert not (tmp_path / "m.bif").exists()

@@ -133,8 +133,12 @@ def test_loglik_ignores_extra_columns_and_rejects_missing_ones(asia):
         m.log_likelihood(asia.drop(columns="smoke"))
     bad = asia.head(3).copy()
     bad.loc[bad.index[1], "smoke"] = "maybe"
-    with pytest.raises(tl.UnseenStateError, match="smoke"):
+    with pytest.raises(tl.UnseenStateError, match="smoke") as info:
         m.log_likelihood(bad)
+    # the advice fits log_likelihood, which has no unseen= option
+    assert "unseen=" not in str(info.value) and "'maybe'" in str(info.value)
+    bad.loc[bad.index[1], "smoke"] = None  # as the message says: missing is summed out
+    assert np.isfinite(m.log_likelihood(bad))
 
 
 # ---------------------------------------------------------------- sampling
@@ -194,6 +198,20 @@ def test_sample_zero_rows_and_bad_n(asia):
     assert s.shape == (0, asia.shape[1])
     with pytest.raises(ValueError):
         m.sample(-1)
+
+
+def test_sample_categorical_column_with_states_given_in_another_order():
+    # the codes index the given states ['hi', 'lo', 'mid'], not the column's categories
+    # ['lo', 'hi']: decoding them against the categories swapped 'lo' and 'hi'
+    df = pd.DataFrame({"c": pd.Categorical(["lo"] * 9 + ["hi"], categories=["lo", "hi"], ordered=True),
+                       "d": [0] * 9 + [1]})
+    m = tl.chow_liu(df, states={"c": ["hi", "lo", "mid"]})
+    s = m.sample(2000, random_state=0)
+    assert s["c"].cat.categories.tolist() == ["hi", "lo", "mid"] and s["c"].cat.ordered
+    # in the data d = 1 exactly when c = 'hi' (1 row in 10); ML keeps both facts
+    assert (s["d"] == (s["c"] == "hi").astype(int)).all()
+    assert 0.05 < (s["c"] == "hi").mean() < 0.15
+    assert (s["c"] == "mid").sum() == 0
 
 
 # ---------------------------------------------------------------- queries vs pgmpy
@@ -302,6 +320,20 @@ def test_query_with_non_string_states():
         m.query(["b"], evidence={"a": 1})  # 1 is not the bool state True
 
 
+def test_query_with_tuple_and_integer_column_names():
+    # a tuple that names a variable is that variable, not a list of two variables
+    df = pd.DataFrame({("g", 1): ["u", "v", "v", "v"], 0: [1, 2, 2, 1]})
+    m = tl.chow_liu(df)
+    # P(('g', 1) | 0 = 2): rows with 0 = 2 are v, v -> v with probability 1
+    assert m.query(("g", 1), evidence={0: 2}).to_dict() == {"u": 0.0, "v": 1.0}
+    # P(0 | ('g', 1) = v): 0 is 2, 2, 1 -> 1/3, 2/3
+    post = m.query(0, evidence={("g", 1): "v"})
+    np.testing.assert_allclose(post.to_numpy(), [1 / 3, 2 / 3])
+    assert m.log_likelihood(df) == pytest.approx(
+        np.log(1 / 4) + 3 * np.log(3 / 4) + np.log(1) + np.log(1 / 3) + 2 * np.log(2 / 3), abs=1e-12
+    )
+
+
 def test_loglik_incomplete_rows_on_a_long_chain_does_not_underflow():
     # P(row) is far below the smallest float; the sum-product pass must stay in logs
     from conftest import sample_tree_network
@@ -394,3 +426,58 @@ def test_bic_aic_equal_pgmpy_structure_scores(asia):
             bic, aic = BIC(df).score(dag), AIC(df).score(dag)
         assert m.bic(df) == pytest.approx(bic, rel=1e-12)
         assert m.aic(df) == pytest.approx(aic, rel=1e-12)
+
+
+def test_model_rejects_a_parent_listed_twice():
+    G = nx.DiGraph([("a", "b")])
+    G.nodes["a"].update(states=[0, 1], cpt=np.array([0.5, 0.5]))
+    G.nodes["b"].update(states=[0, 1], cpt=np.full((2, 2, 2), 0.5), parents=["a", "a"])
+    with pytest.raises(tl.StructureError, match="'b'"):
+        tl.TreeModel(G)
+
+
+def test_query_on_a_long_chain_equals_matrix_powers():
+    # v0 -> v1 -> ... -> v399 with one transition matrix: P(v_k | v_0) is a row of T^k
+    d, T = 400, np.array([[0.9, 0.1], [0.3, 0.7]])
+    G = nx.DiGraph([(f"v{i}", f"v{i + 1}") for i in range(d - 1)])
+    G.nodes["v0"].update(states=["a", "b"], cpt=np.array([0.2, 0.8]))
+    for i in range(1, d):
+        G.nodes[f"v{i}"].update(states=["a", "b"], cpt=T)
+    m = tl.TreeModel(G, variables=[f"v{i}" for i in range(d)])
+    post = m.query("v399", evidence={"v0": "b"})
+    np.testing.assert_allclose(post.to_numpy(), np.linalg.matrix_power(T, 399)[1], atol=1e-12)
+    # evidence at both ends: P(v200 | v0 = a, v399 = b) by Bayes' rule on the two halves
+    left, right = np.linalg.matrix_power(T, 200)[0], np.linalg.matrix_power(T, 199)[:, 1]
+    post = m.query("v200", evidence={"v0": "a", "v399": "b"})
+    np.testing.assert_allclose(post.to_numpy(), left * right / (left @ right), atol=1e-12)
+
+
+def _wide_naive_bayes_with_a_v_structure(d):
+    """y -> f_i (i < d), plus z with parents f0, f1: not a tree, not TAN (the general path)."""
+    F = np.array([[0.9, 0.1], [0.2, 0.8]])  # P(f | y)
+    Z = np.array([[[0.7, 0.3], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]])  # P(z | f0, f1)
+    G = nx.DiGraph([("y", f"f{i}") for i in range(d)] + [("f0", "z"), ("f1", "z")])
+    G.nodes["y"].update(states=[0, 1], cpt=np.array([0.5, 0.5]))
+    for i in range(d):
+        G.nodes[f"f{i}"].update(states=[0, 1], cpt=F)
+    G.nodes["z"].update(states=[0, 1], cpt=Z, parents=["f0", "f1"])
+    return tl.TreeModel(G, variables=["y", *[f"f{i}" for i in range(d)], "z"]), F, Z
+
+
+def test_general_dag_with_many_factors_and_tiny_probabilities():
+    # 1000 features: eliminating y multiplies 1000 factors (numpy's einsum takes at
+    # most 64), and P(x) is about e^-900, below the smallest double
+    d = 1000
+    m, F, Z = _wide_naive_bayes_with_a_v_structure(d)
+    x = np.arange(d) % 2  # f0 = 0, f1 = 1, ...
+    by_class = np.log(0.5) + np.array([np.log(F[c, x]).sum() for c in (0, 1)])
+    row = {"y": None, **{f"f{i}": int(x[i]) for i in range(d)}, "z": 1}
+    expected = np.logaddexp.reduce(by_class) + np.log(Z[0, 1, 1])
+    assert expected < np.log(np.finfo(float).tiny)  # the case: P(x) underflows
+    got = m.log_likelihood(pd.DataFrame([row], dtype=object))
+    assert got == pytest.approx(expected, rel=1e-12)
+    # the class posterior given every feature: softmax of by_class (z is independent of y here)
+    evidence = {k: v for k, v in row.items() if k != "y"}
+    post = m.query("y", evidence=evidence)
+    np.testing.assert_allclose(post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)),
+                               rtol=1e-10)

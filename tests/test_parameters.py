@@ -182,6 +182,17 @@ def test_fit_cpts_errors():
         tl.fit_cpts(nx.DiGraph([("a", "b"), ("b", "a")]), df)
 
 
+@pytest.mark.parametrize("given", [["typo"], ["a", "a"], ["c"]])
+def test_fit_cpts_parents_attribute_must_match_the_edges(given):
+    # a typo was a bare KeyError; a repeated parent fitted a CPT with a duplicate axis
+    df = pd.DataFrame({"a": [0, 1, 1], "b": [0, 0, 1], "c": [1, 0, 1]})
+    D = nx.DiGraph([("a", "b")])
+    D.add_node("c")
+    D.nodes["b"]["parents"] = given
+    with pytest.raises(tl.StructureError, match=r"'b'.*parents"):
+        tl.fit_cpts(D, df)
+
+
 def test_fit_cpts_ignores_columns_outside_the_structure():
     df = pd.DataFrame({"a": [0, 1, 1, 0], "b": [0, 0, 1, 1], "extra": [0.5, 1.5, 2.5, 3.5]})
     m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df)

@@ -263,3 +263,13 @@ def test_mi_graph_of_a_path_is_streamed_too(alarm, tmp_path):
     assert streamed.graph["n"] == whole.graph["n"] == len(alarm)
     for u, v, w in whole.edges(data="weight"):
         assert streamed[u][v]["weight"] == w
+
+
+def test_parquet_suffix_in_any_case_is_read_as_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": [1, 2, 2, 1]})
+    path = tmp_path / "DATA.PARQUET"
+    df.to_parquet(path)
+    expected = tl.chow_liu(df)
+    assert tl.chow_liu(str(path), chunksize=2) == expected
+    pd.testing.assert_frame_equal(tl.read_data(path), df)

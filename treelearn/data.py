@@ -31,6 +31,7 @@ from .errors import (
     MissingValuesError,
     NumericColumnError,
     TooManyStatesError,
+    TreelearnError,
     UnseenStateError,
 )
 
@@ -87,6 +88,9 @@ class Table:
             dtype = self.dtypes[j] if self.dtypes else None
             col = codes[:, j]
             if isinstance(dtype, pd.CategoricalDtype):
+                if list(dtype.categories) != list(states):  # states given at learning time:
+                    # codes index the states, not the column's categories
+                    dtype = pd.CategoricalDtype(list(states), ordered=dtype.ordered)
                 out[name] = pd.Categorical.from_codes(col, dtype=dtype)
                 continue
             labels = np.empty(len(states), dtype=object)
@@ -212,7 +216,7 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     if int(high.max()) >= 2**63:
         return None
     span = high.astype(np.int64) - low.astype(np.int64)
-    if span.max() >= 127:
+    if span.max() >= 127 or span.min() < 0:  # negative: int64 overflow, a range over 2^63
         return None
     np.subtract(values, low, out=out, casting="unsafe")  # wraps harmlessly: 0 <= v - low < 127
     all_states = []
@@ -228,11 +232,31 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     return out, all_states
 
 
+def _given_states(name: Hashable, given: Any) -> list:
+    """The states given for a column, as a list; a clear error for a list that cannot be one."""
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        raise TreelearnError(
+            f"the states given for column {name!r} must be a list of labels, not {given!r}"
+        )
+    states = [_python_scalar(v) for v in given]
+    missing = [v for v in states if not isinstance(v, (list, tuple)) and pd.isna(v)]
+    if missing:
+        raise TreelearnError(
+            f"the states given for column {name!r} include the missing value {missing[0]!r}; "
+            f"a missing value is not a state: leave it out (see the missing= option)"
+        )
+    if pd.Index(states, dtype=object, tupleize_cols=False).has_duplicates:
+        raise TreelearnError(
+            f"the states given for column {name!r} repeat a label: {states}; list each state once"
+        )
+    return states
+
+
 def _encode_column(
     name: Hashable, series: pd.Series, max_states: int, given: list | None, unseen: str
 ) -> tuple[np.ndarray, list]:
     if given is not None:
-        states = [_python_scalar(v) for v in given]
+        states = _given_states(name, given)
         return _codes_for_states(name, series, states, unseen), states
     dtype = series.dtype
     fast = _small_integer_codes(series) if isinstance(dtype, np.dtype) else None
@@ -289,6 +313,13 @@ def check_frame(data: pd.DataFrame) -> None:
         )
     if data.shape[1] == 0:
         raise EmptyDataError("the table has no columns; give at least one column")
+    # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
+    unnamed = [j for j, c in enumerate(data.columns) if not isinstance(c, tuple) and pd.isna(c)]
+    if unnamed:
+        raise TreelearnError(
+            f"column(s) at position(s) {unnamed} have a missing name ({data.columns[unnamed[0]]!r}); "
+            f"give every column a name, e.g. df.columns = [...]"
+        )
     duplicated = data.columns[data.columns.duplicated()].unique()
     if len(duplicated):
         raise DuplicateColumnError(
@@ -420,7 +451,7 @@ def discretize(
     check_frame(data)
     if strategy not in ("quantile", "uniform"):
         raise ValueError(f"strategy must be 'quantile' or 'uniform', not {strategy!r}")
-    if not isinstance(bins, (int, np.integer)) or bins < 1:
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"bins must be a positive integer, not {bins!r}")
     if columns is None:
         columns = [
@@ -445,7 +476,15 @@ def discretize(
                 f"column {c!r} has dtype {values.dtype}, not numbers; only numeric columns "
                 f"can be discretized"
             )
-        if strategy == "quantile":
+        if np.isinf(values.to_numpy(dtype=float, na_value=np.nan)).any():
+            raise NumericColumnError(
+                f"column {c!r} has infinite values, which fall in no bin; replace them "
+                f"(e.g. with NaN for missing) before discretizing"
+            )
+        if strategy == "quantile" and values.nunique() == 1:
+            # qcut finds one edge and no bin, turning every value into NaN: one bin instead
+            cut = pd.cut(values, bins=1)
+        elif strategy == "quantile":
             cut = pd.qcut(values, q=bins, duplicates="drop")
         else:
             cut = pd.cut(values, bins=bins)

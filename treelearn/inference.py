@@ -7,52 +7,119 @@ layout), so they serve Chow-Liu trees, forests, naive Bayes and TAN alike.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["eliminate", "find_conditioner", "log_marginal_by_conditioner"]
+__all__ = ["eliminate", "eliminate_log", "find_conditioner", "log_marginal_by_conditioner"]
 
 Factor = tuple[tuple, np.ndarray]
 
 
-def _product_sum(factors: Sequence[Factor], keep: Sequence[Hashable]) -> Factor:
-    """Multiply ``factors`` and sum out every variable not in ``keep`` (one einsum)."""
-    labels: dict = {}
+#: numpy's einsum takes at most 64 operands; larger products are taken in groups
+_MAX_OPERANDS = 32
+
+
+def _einsum(factors: Sequence[Factor], keep: Sequence[Hashable], labels: dict) -> np.ndarray:
     operands: list = []
     for scope, table in factors:
         operands += [table, [labels.setdefault(v, len(labels)) for v in scope]]
-    keep = [v for v in keep if v in labels]
-    result = np.einsum(*operands, [labels[v] for v in keep], optimize=True)
-    return tuple(keep), result
+    return np.einsum(*operands, [labels[v] for v in keep], optimize=True)
 
 
-def eliminate(factors: list[Factor], query: Sequence[Hashable]) -> Factor:
-    """Sum-product variable elimination: the unnormalised joint over ``query``.
+def _product_sum(factors: Sequence[Factor], keep: Sequence[Hashable]) -> tuple[Factor, float]:
+    """Multiply ``factors`` and sum out every variable not in ``keep``.
+
+    Returns the factor divided by its largest entry, and the log of that divisor,
+    so that long products (much evidence, many variables) do not underflow. More
+    than ``_MAX_OPERANDS`` factors are multiplied in groups, each over the union
+    of its factors' scopes (no larger than the elimination's own factor).
+    """
+    factors = list(factors)
+    keep = [v for v in keep if any(v in scope for scope, _ in factors)]
+    labels: dict = {}
+    log_scale = 0.0
+    while len(factors) > _MAX_OPERANDS:
+        group = factors[:_MAX_OPERANDS]
+        union = list(dict.fromkeys(v for scope, _ in group for v in scope))
+        table, log_group = _rescale(_einsum(group, union, labels))
+        log_scale += log_group
+        factors = [(tuple(union), table)] + factors[_MAX_OPERANDS:]
+    result, log_result = _rescale(_einsum(factors, keep, labels))
+    return (tuple(keep), result), log_scale + log_result
+
+
+def _rescale(table: np.ndarray) -> tuple[np.ndarray, float]:
+    top = float(table.max()) if table.size else 0.0
+    if not top > 0 or not np.isfinite(top):  # all zero: nothing to rescale
+        return table, 0.0
+    return table / top, float(np.log(top))
+
+
+def eliminate_log(factors: list[Factor], query: Sequence[Hashable]) -> tuple[tuple, np.ndarray, float]:
+    """Sum-product variable elimination: the unnormalised joint over ``query`` as
+    ``(scope, table, log_scale)``, the joint being ``table * exp(log_scale)``.
 
     The elimination order is greedy (smallest resulting factor first), which on
     a tree eliminates leaves first and never builds a factor over more than a
-    family.
+    family. Each variable's factors and cost are kept up to date as factors are
+    merged (only the merged variables' neighbours change), so a query on a tree
+    of d variables takes O(d log d) bookkeeping rather than O(d^3). Every new
+    factor is rescaled (its log scale carried apart), so nothing underflows.
     """
     factors = [(tuple(s), np.asarray(t, dtype=float)) for s, t in factors]
     query = list(query)
     sizes: dict = {}
     for scope, table in factors:
         sizes.update(zip(scope, table.shape))
-    hidden = {v for scope, _ in factors for v in scope} - set(query)
-    def cost(v: Hashable, factors: list[Factor]) -> int:
-        scope = {u for s, _ in factors if v in s for u in s}
+    live = dict(enumerate(factors))  # id -> factor; ids grow, so id order is list order
+    holding: dict = {}  # variable -> ids of the live factors that mention it
+    for i, (scope, _) in live.items():
+        for v in scope:
+            holding.setdefault(v, set()).add(i)
+    hidden = set(holding) - set(query)
+
+    def cost(v: Hashable) -> int:
+        scope = {u for i in holding[v] for u in live[i][0]}
         return int(np.prod([sizes[u] for u in scope], dtype=np.int64))
 
+    # a heap of (cost, name, tiebreak, variable); stale entries are skipped when popped
+    tiebreak = itertools.count()  # unique, so variables themselves are never compared
+    heap = [(cost(v), str(v), next(tiebreak), v) for v in sorted(hidden, key=str)]
+    current = {v: c for c, _, _, v in heap}
+    heapq.heapify(heap)
+    next_id = len(live)
+    log_scale = 0.0
     while hidden:
-        var = min(hidden, key=lambda v: (cost(v, factors), str(v)))
-        touching = [f for f in factors if var in f[0]]
-        rest = [f for f in factors if var not in f[0]]
+        c, _, _, var = heapq.heappop(heap)
+        if var not in hidden or current[var] != c:
+            continue
+        ids = sorted(holding.pop(var))
+        touching = [live.pop(i) for i in ids]
         scope = list(dict.fromkeys(u for s, _ in touching for u in s if u != var))
-        rest.append(_product_sum(touching, scope))
-        factors = rest
+        for u in scope:
+            holding[u].difference_update(ids)
+        live[next_id], log_factor = _product_sum(touching, scope)
+        log_scale += log_factor
+        for u in scope:
+            holding[u].add(next_id)
+        next_id += 1
         hidden.discard(var)
-    return _product_sum(factors, query)
+        for u in scope:
+            if u in hidden:
+                current[u] = cost(u)
+                heapq.heappush(heap, (current[u], str(u), next(tiebreak), u))
+    (scope, table), log_factor = _product_sum(list(live.values()), query)
+    return scope, table, log_scale + log_factor
+
+
+def eliminate(factors: list[Factor], query: Sequence[Hashable]) -> Factor:
+    """Sum-product variable elimination: the unnormalised joint over ``query``
+    (:func:`eliminate_log` without the separate scale; it can underflow to 0)."""
+    scope, table, log_scale = eliminate_log(factors, query)
+    return scope, table * np.exp(log_scale)
 
 
 def find_conditioner(parents: Mapping[Hashable, Sequence[Hashable]]) -> tuple[bool, Hashable | None]:

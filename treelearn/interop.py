@@ -7,12 +7,13 @@ appears only here; inside treelearn a CPT is ``[parent states..., own state]``.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from .errors import StructureError
+from .errors import StructureError, TreelearnError
 from .model import TreeModel
 
 __all__ = ["from_pgmpy", "read_bif", "to_pgmpy", "write_bif"]
@@ -79,14 +80,45 @@ def from_pgmpy(network: Any) -> TreeModel:
             parents=parents,
         )
         G.add_edges_from((p, node) for p in parents)
+    # a child's CPD may list a parent's states in another order than the parent's own
+    # CPD (pgmpy's check_model rejects it, add_cpds does not): align the axes by label
+    for node in nodes:
+        cpd = network.get_cpds(node)
+        cpt = G.nodes[node]["cpt"]
+        for axis, p in enumerate(G.nodes[node]["parents"]):
+            own, listed = list(G.nodes[p]["states"]), list(cpd.state_names[p])
+            if listed == own:
+                continue
+            if sorted(map(repr, listed)) != sorted(map(repr, own)) or len(set(map(repr, own))) != len(own):
+                raise StructureError(
+                    f"the CPD of {node!r} lists the states of its parent {p!r} as {listed}, but "
+                    f"{p!r}'s own CPD has {own}; make them the same (pgmpy's check_model() says so too)"
+                )
+            order = [listed.index(s) for s in own]
+            cpt = np.take(cpt, order, axis=axis)
+        G.nodes[node]["cpt"] = cpt
     roots = [v for v in nodes if G.in_degree(v) == 0]
     G.graph["roots"] = roots
     return TreeModel(G, variables=nodes, settings={"method": "pgmpy"})
 
 
 def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to a BIF file with pgmpy's ``BIFWriter``."""
+    """Write ``model`` to a BIF file with pgmpy's ``BIFWriter``.
+
+    BIF names and states are words of letters, digits, ``_``, ``-`` and ``.``
+    (what pgmpy's reader accepts); anything else is refused before writing,
+    since the file could not be read back.
+    """
     from pgmpy.readwrite import BIFWriter
+
+    for v in model.variables:
+        for word, what in [(v, "variable name")] + [(s, f"state of {v!r}") for s in model.states[v]]:
+            if not re.fullmatch(r"[\w.\-]+", str(word)):
+                raise TreelearnError(
+                    f"the {what} {str(word)!r} cannot be written to BIF, which allows only "
+                    f"letters, digits, '_', '-' and '.'; rename it (e.g. df.rename(columns=...) "
+                    f"or df[col].replace(...)) before learning, or save with model.save(path)"
+                )
 
     writer = BIFWriter(model.to_pgmpy())
     # pgmpy >= 1.1 names it ``write`` (``write_bif`` is deprecated, removed in 1.3)

@@ -28,7 +28,7 @@ from .errors import (
 from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import Prior, check_prior, estimate_cpt, family_counts_from_codes
-from .stream import STATES_ADVICE, CountedTable, count_file, read_header, unseen_message
+from .stream import STATES_ADVICE, CountedTable, count_file, is_parquet, read_header, unseen_message
 from .structure import complete_graph, orient, spanning_skeleton
 
 __all__ = ["as_table", "chow_liu", "count_data", "fit_cpts", "mi_graph", "partial_fit", "read_data"]
@@ -39,7 +39,7 @@ def read_data(path: str | os.PathLike) -> pd.DataFrame:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
-    if path.endswith((".parquet", ".pq")):
+    if is_parquet(path):
         return pd.read_parquet(path)
     return pd.read_csv(path)
 
@@ -135,6 +135,11 @@ def build_model(
     G.graph.update(structure.graph)
     for v in variables:
         given = structure.nodes[v].get("parents")
+        if given and (len(set(given)) != len(given) or set(given) != set(structure.predecessors(v))):
+            raise StructureError(
+                f"node {v!r}: its 'parents' attribute {list(given)} must list each of its "
+                f"parents in the graph, {list(structure.predecessors(v))}, once"
+            )
         parents = list(given) if given else sorted(structure.predecessors(v), key=position.__getitem__)
         family = [position[p] for p in parents] + [position[v]]
         cpt = estimate_cpt(count(family), alpha, prior, equivalent_sample_size)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .data import Table, check_frame, encode
 from .errors import ColumnNotFoundError, StructureError, TreelearnError, UnseenStateError
-from .inference import eliminate, find_conditioner, log_marginal_by_conditioner
+from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
 
 __all__ = ["TreeModel"]
 
@@ -74,7 +74,7 @@ class TreeModel:
             if "states" not in node or "cpt" not in node:
                 raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
             ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
-            if set(ps) != set(graph.predecessors(v)):
+            if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
                 raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
             node["parents"] = ps
             expected = tuple(len(graph.nodes[p]["states"]) for p in ps) + (len(node["states"]),)
@@ -159,7 +159,12 @@ class TreeModel:
         probability zero (possible under maximum likelihood) scores ``-inf``.
         Columns that are not model variables are ignored.
         """
-        codes = self.encode(data).codes
+        try:
+            codes = self.encode(data).codes
+        except UnseenStateError as error:  # log_likelihood has no unseen= option to point to
+            raise UnseenStateError(str(error).replace(
+                "pass unseen='ignore' to treat them as missing",
+                "set them to missing (NaN) to have them summed out")) from None
         out = self._log_likelihood_codes(codes)
         return out if per_row else float(out.sum())
 
@@ -191,12 +196,13 @@ class TreeModel:
             return np.logaddexp.reduce(by_state, axis=1)
         # general DAG: one elimination per incomplete row (slow, but exact)
         out = np.empty(codes.shape[0])
+        states = self.states
         for r, row in enumerate(codes):
-            evidence = {v: self.states[v][c] for v, c in zip(self.variables, row) if c >= 0}
+            evidence = {v: states[v][c] for v, c in zip(self.variables, row) if c >= 0}
             factors = self._factors(evidence)
-            _, value = eliminate(factors, [])
+            _, value, log_scale = eliminate_log(factors, [])  # scaled: no underflow
             with np.errstate(divide="ignore"):
-                out[r] = np.log(float(value))
+                out[r] = np.log(float(value)) + log_scale
         return out
 
     def bic(self, data: pd.DataFrame) -> float:
@@ -305,7 +311,8 @@ class TreeModel:
         >>> m.query("b", evidence={"a": 1}).to_dict()
         {0: 0.5, 1: 0.5}
         """
-        if isinstance(variables, (str, int)) or not isinstance(variables, Sequence):
+        if (isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
+                or (isinstance(variables, tuple) and variables in self.graph)):  # a tuple name
             variables = [variables]
         variables = list(variables)
         evidence = dict(evidence or {})
@@ -318,7 +325,8 @@ class TreeModel:
             raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
         if not joint:
             return {v: self.query([v], evidence) for v in variables}
-        scope, table = eliminate(self._factors(evidence), variables)
+        # the scale is a constant that normalising removes; the table never underflows
+        scope, table, _ = eliminate_log(self._factors(evidence), variables)
         # a variable no factor mentions cannot happen: every variable has its CPT
         table = np.transpose(table, [scope.index(v) for v in variables])
         total = table.sum()

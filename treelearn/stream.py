@@ -337,8 +337,9 @@ def count_chunk(
 
 
 # ---------------------------------------------------------------- files
-def _is_parquet(path: str) -> bool:
-    return path.endswith((".parquet", ".pq", ".parq"))
+def is_parquet(path: str) -> bool:
+    """A Parquet file by its suffix (any case); anything else is read as CSV."""
+    return str(path).lower().endswith((".parquet", ".pq", ".parq"))
 
 
 def _parquet():
@@ -359,7 +360,7 @@ def iter_chunks(
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
-    if _is_parquet(path):
+    if is_parquet(path):
         for batch in _parquet().ParquetFile(path).iter_batches(batch_size=chunksize):
             yield batch.to_pandas()
     else:
@@ -403,7 +404,7 @@ def count_file(
         raise ColumnNotFoundError(
             f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}"
         )
-    csv = not _is_parquet(path)
+    csv = not is_parquet(path)
     # CSV columns read as text: those given text states ("1" must stay "1", as in
     # a model learned from this data) and those found to mix numbers and text
     text = [c for c in header if csv and c in given and len(given[c]) > 0
@@ -463,7 +464,7 @@ def read_header(path: str | os.PathLike) -> tuple:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
-    if _is_parquet(path):
+    if is_parquet(path):
         schema = _parquet().ParquetFile(path).schema_arrow
         return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
     try:
