@@ -469,3 +469,12 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert main(["learn", ASIA]) == 0
     assert "learning" not in capsys.readouterr().err
+
+
+def test_the_same_variable_given_twice_is_refused(learned, capsys):
+    from treelearn.cli import main
+
+    model = learned[0] / "asia.json"
+    assert main(["query", str(model), "lung", "--given", "smoke=yes", "smoke=no"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("treelearn: error:") and "'smoke' twice" in err and "\n" not in err

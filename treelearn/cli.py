@@ -426,6 +426,10 @@ def parse_given(items: Sequence[str]) -> dict:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise CommandError(f"--given {item!r}: write it as COLUMN=VALUE")
+        if name in evidence and evidence[name] != value:
+            raise CommandError(
+                f"--given names {name!r} twice ({evidence[name]!r} and {value!r}); give one value"
+            )
         evidence[name] = value
     return evidence
 
