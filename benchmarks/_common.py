@@ -126,6 +126,21 @@ def peak_rss_increase(fn: Callable[[], Any]) -> dict:
     }
 
 
+def measure_in_child(script: str, *args: str) -> dict:
+    """Run ``python script *args`` in a fresh process; its last stdout line is a JSON dict.
+
+    Memory is measured in a child so that nothing the parent allocated earlier
+    (data, caches, other benchmarks) is counted.
+    """
+    import subprocess
+
+    out = subprocess.run([sys.executable, os.path.abspath(script), *args],
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"memory child failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def row(benchmark: str, case: str, metric: str, value: Any, unit: str = "", target: str = "", ok: bool | None = None, note: str = "") -> dict:
     """One result row: what ``run_all.py`` prints, one line each."""
     if isinstance(value, (np.floating, np.integer)):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -31,6 +30,7 @@ from _common import (
     DEFAULT_CACHE,
     alarm_sample,
     machine,
+    measure_in_child,
     peak_rss_increase,
     pin_blas,
     print_table,
@@ -107,12 +107,8 @@ def memory_child(n: int, dtype: str, cache_dir: str) -> dict:
 
 def run_memory(n: int, dtype: str, cache_dir: str) -> dict:
     alarm_sample(n, cache_dir)  # sample (or find) before the child starts
-    cmd = [sys.executable, os.path.abspath(__file__), "--memory-child", str(n), "--dtype", dtype,
-           "--cache-dir", cache_dir]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode:
-        raise RuntimeError(f"memory child failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return measure_in_child(__file__, "--memory-child", str(n), "--dtype", dtype,
+                            "--cache-dir", cache_dir)
 
 
 # ----------------------------------------------------------------------------- main

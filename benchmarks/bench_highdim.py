@@ -25,14 +25,22 @@ import argparse
 import functools
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import machine, peak_rss_increase, pin_blas, print_table, row, timeit, write_json
+from _common import (
+    machine,
+    measure_in_child,
+    peak_rss_increase,
+    pin_blas,
+    print_table,
+    row,
+    timeit,
+    write_json,
+)
 
 BENCH = "highdim"
 
@@ -112,12 +120,7 @@ def memory_child(d: int, n: int, kind: str, source: str) -> dict:
 
 
 def run_memory(d: int, n: int, kind: str, source: str) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--memory-child", kind, source,
-           "--d", str(d), "--n", str(n)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode:
-        raise RuntimeError(f"memory child failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return measure_in_child(__file__, "--memory-child", kind, source, "--d", str(d), "--n", str(n))
 
 
 def main(argv=None) -> list[dict]:
