@@ -447,21 +447,14 @@ def draw(
     ]
     max_w = max((float(x) for x in weights if x is not None and math.isfinite(x)), default=0.0)
     lw_scale = size / 10
+    # the dot that marks "the class is also a parent of this node", and its legend entry
+    class_mark = dict(ms=0.55 * size, color=_CLASS_LINK, mec="white", mew=0.6 * lw_scale, zorder=6)
     for u, v, attrs in model.graph.edges(data=True):
         kind = _edge_kind(model, u, v, shown, cls)
         weight = attrs.get("weight")
         if marks and kind == "class" and shown[v] != cls:
             # a dot on the child instead of a line from the class
-            ax.plot(
-                xy[v][0] + w[v] / 2,
-                xy[v][1] + h[v] / 2,
-                "o",
-                ms=0.55 * size,
-                color=_CLASS_LINK,
-                mec="white",
-                mew=0.6 * lw_scale,
-                zorder=6,
-            )
+            ax.plot(xy[v][0] + w[v] / 2, xy[v][1] + h[v] / 2, "o", **class_mark)
             continue
         (ux, uy), (vx, vy) = xy[u], xy[v]
         start = _boundary_point(ux, uy, w[u] / 2, h[u] / 2, vx, vy)
@@ -527,16 +520,7 @@ def draw(
             gid=f"node-{v}",
         )
     if marks:
-        ax.plot(
-            x0 + 0.06,
-            y0 + 0.06,
-            "o",
-            ms=0.55 * size,
-            color=_CLASS_LINK,
-            mec="white",
-            mew=0.6 * lw_scale,
-            zorder=6,
-        )
+        ax.plot(x0 + 0.06, y0 + 0.06, "o", **class_mark)
         ax.text(
             x0 + 0.06 + 0.9 * 0.8 * size / 72,
             y0 + 0.06,
