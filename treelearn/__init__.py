@@ -7,7 +7,7 @@
 """
 
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
-from .counts import PairCounts, pair_counts
+from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
 from .data import Table, discretize, encode
 from .errors import (
     ClassColumnError,
@@ -37,9 +37,11 @@ from .io import (
     load,
     save,
 )
-from .learn import chow_liu, fit_cpts, mi_graph, read_data
+from .learn import chow_liu, fit_cpts, mi_graph
 from .model import TreeModel
 from .ranking import rank_features
+from .settings import LearningSettings
+from .sources import count, count_by_class, read_data
 from .structure import (
     complete_graph,
     maximum_spanning_tree,
@@ -56,14 +58,17 @@ __version__ = "0.1.0"
 __all__ = [
     "TAN",
     "ChowLiuMultinet",
+    "ClassCounts",
     "ClassColumnError",
     "ClassLabelError",
     "ColumnNotFoundError",
     "CorruptModelFileError",
+    "CountedTable",
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
     "InvalidModelError",
+    "LearningSettings",
     "MissingValuesError",
     "ModelFileError",
     "ModelFormatError",
@@ -79,6 +84,8 @@ __all__ = [
     "chow_liu",
     "complete_graph",
     "conditional_mutual_information_matrix",
+    "count",
+    "count_by_class",
     "discretize",
     "encode",
     "entropies",

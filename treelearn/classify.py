@@ -20,7 +20,8 @@ drops out; for the trees, the sum-product pass of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Hashable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 import networkx as nx
@@ -30,15 +31,11 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .counts import PairCounts, class_pair_counts
-from .dask_support import is_dask_dataframe
-from .data import Table, _code_dtype, _python_scalar, encode
+from .counts import ClassCounts
+from .data import encode, python_scalar
 from .errors import (
-    ClassColumnError,
-    ClassLabelError,
     ColumnNotFoundError,
     FeatureMismatchError,
-    MissingValuesError,
     StructureError,
     TreelearnError,
 )
@@ -46,147 +43,22 @@ from .inference import log_marginal_by_conditioner
 from .information import conditional_mutual_information_matrix
 from .learn import build_model, chow_liu_from_counts
 from .model import TreeModel
-from .parameters import check_prior, estimate_cpt, family_counts_from_codes
+from .parameters import estimate_cpt
+from .settings import LearningSettings
+from .sources import as_frame, count_by_class
+from .stream import NO_STATE_CAP
 from .structure import spanning_skeleton, star, tan_structure
 
-__all__ = ["TAN", "ChowLiuMultinet", "NaiveBayes", "training_table"]
+__all__ = ["TAN", "ChowLiuMultinet", "NaiveBayes"]
 
 Unseen = Literal["error", "ignore"]
-
-
-# ---------------------------------------------------------------------- input checks
-def _as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
-    """``X`` as a DataFrame; a 2-D array gets the columns ``names`` (default ``x0, x1, ...``)."""
-    if isinstance(X, pd.DataFrame):
-        return X
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise TreelearnError(
-            f"X must be 2-D (rows x features), got an array of shape {array.shape}; "
-            f"reshape a single feature with X.reshape(-1, 1)"
-        )
-    columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
-    return pd.DataFrame(array, columns=columns)
-
-
-def _class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
-    """``(classes, codes, name)``: sorted distinct labels, each row's class index, y's name."""
-    name = None
-    if isinstance(y, pd.DataFrame):
-        if y.shape[1] != 1:
-            raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
-        name, y = y.columns[0], y.iloc[:, 0]
-    elif isinstance(y, pd.Series):
-        name = y.name
-    values = np.asarray(y, dtype=object if isinstance(y, pd.Series) and y.dtype == object else None)
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values.ravel()
-    if values.ndim != 1:
-        raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
-    if len(values) != n_rows:
-        raise ClassLabelError(f"X has {n_rows} rows but y has {len(values)} labels; give one label per row")
-    missing = np.flatnonzero(pd.isna(values))
-    if len(missing):
-        raise MissingValuesError(
-            f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()}"
-            f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
-        )
-    try:
-        classes, codes = np.unique(values, return_inverse=True)
-    except TypeError:
-        raise ClassLabelError(
-            "y mixes label types that cannot be sorted (e.g. numbers and text); "
-            "convert the labels to one type, e.g. y.astype(str)"
-        ) from None
-    if len(classes) < 2:
-        raise ClassLabelError(
-            f"y has a single class {_python_scalar(classes[0])!r}; a classifier needs at least two"
-        )
-    return classes, codes.ravel(), name
-
-
-def _class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
-    """The class node's name: y's name, else ``"class"`` (with ``_`` appended until unused)."""
-    if y_name is not None:
-        if y_name in columns:
-            raise ClassColumnError(
-                f"the class {y_name!r} is also a column of X; drop it from the features "
-                f"(X.drop(columns=[{y_name!r}])), otherwise the classifier learns from the answer"
-            )
-        return y_name
-    name = "class"
-    while name in columns:
-        name += "_"
-    return name
-
-
-def training_table(X: Any, y: Any) -> tuple[Table, np.ndarray]:
-    """Encode features and class into one :class:`Table`, the class last; also return ``classes``.
-
-    Features follow the core encoding rules (:func:`treelearn.data.encode`);
-    missing feature values are kept as ``-1`` (each count uses the rows where its
-    variables are observed). The class states are the sorted distinct labels of ``y``.
-    """
-    X = _as_frame(X)
-    features = encode(X, missing="pairwise")
-    classes, y_codes, y_name = _class_labels(y, features.n_rows)
-    class_name = _class_name(y_name, features.columns)
-    width = _code_dtype(max(len(classes), int(features.cardinalities.max())))
-    codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
-    codes[:, :-1] = features.codes
-    codes[:, -1] = y_codes
-    return (
-        Table(
-            codes=codes,
-            columns=features.columns + (class_name,),
-            states=features.states + (tuple(_python_scalar(c) for c in classes),),
-            dtypes=features.dtypes + (class_dtype(getattr(y, "dtype", None), classes),),
-        ),
-        classes,
-    )
-
-
-def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
-    """The class node's dtype, given ``y``'s dtype and the sorted labels ``classes``.
-
-    The class node's states are the sorted labels seen in ``y``, while a Categorical
-    ``y`` declares its own categories (order, unused ones); decoding the node's
-    codes with that declared dtype would give other labels, so a Categorical class
-    becomes one whose categories are the node's states.
-    """
-    if isinstance(dtype, pd.CategoricalDtype):
-        return pd.CategoricalDtype(pd.Index([_python_scalar(c) for c in classes], tupleize_cols=False))
-    return dtype
-
-
-def _class_family_counter(per_class: Sequence[PairCounts], class_index: int) -> Callable:
-    """Family counts ``[class, (parent,) node]`` read off the class-conditional pair counts.
-
-    What the Dask path has instead of the rows: every family of naive Bayes and
-    TAN (the class, then at most one feature parent, then the node) is a class's
-    row count, marginal or pairwise block.
-    """
-
-    def count(family: Sequence[int]) -> np.ndarray:
-        family = list(family)
-        if family == [class_index]:
-            return np.array([pc.n_rows for pc in per_class], dtype=np.int64)
-        if family[0] == class_index and len(family) == 2:
-            return np.stack([pc.marginal(family[1]) for pc in per_class])
-        if family[0] == class_index and len(family) == 3:
-            return np.stack([pc.block(family[1], family[2]) for pc in per_class])
-        raise TreelearnError(f"no class-conditional pair counts for the family {family}")
-
-    return count
 
 
 def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
     """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels)."""
     k = len(classes)
     if isinstance(loss, pd.DataFrame):
-        labels = [_python_scalar(c) for c in classes]
+        labels = [python_scalar(c) for c in classes]
         absent = [c for c in labels if c not in loss.index or c not in loss.columns]
         if absent:
             raise TreelearnError(f"the loss DataFrame lacks the class(es) {absent} in its index or columns")
@@ -196,7 +68,7 @@ def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
     if L.shape != (k, k) or not np.isfinite(L).all():
         raise TreelearnError(
             f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
-            f"{[_python_scalar(c) for c in classes]}; got shape {L.shape}"
+            f"{[python_scalar(c) for c in classes]}; got shape {L.shape}"
         )
     return L
 
@@ -215,18 +87,21 @@ def _jsonable(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    return _python_scalar(value)
+    return python_scalar(value)
 
 
 # ---------------------------------------------------------------------- shared base
-class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
+class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
     """What every treelearn classifier shares: input checks, class prior, posteriors, decisions.
 
-    Both inputs, a pandas table and a Dask DataFrame, reduce to sufficient
-    statistics that :meth:`_fit_statistics` learns from. A subclass supplies
-    ``_fit_counts(...)`` (learn its network(s) from those statistics) and
-    ``_joint_log_likelihood(codes)`` (``log p(x_observed, c)`` for each row of
-    feature codes and each class).
+    Every input (a pandas table, a 2-D array, a Dask DataFrame, with or without
+    row weights) reduces to sufficient statistics, a
+    :class:`~treelearn.counts.ClassCounts` from :func:`treelearn.sources.count_by_class`,
+    that :meth:`_fit_statistics` learns from. A subclass supplies the hooks
+    declared below with ``@abstractmethod``: ``_fit_counts`` (learn its
+    network(s) from the statistics), ``_feature_states`` and
+    ``_joint_log_likelihood`` (``log p(x_observed, c)`` for each row of feature
+    codes and each class), plus the saving hooks ``_models``/``_restore_models``.
     """
 
     def __sklearn_tags__(self):
@@ -237,60 +112,55 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any) -> _BayesNetClassifier:
-        """Learn from ``X`` (DataFrame or 2-D array of categorical features) and labels ``y``."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> _BayesNetClassifier:
+        """Learn from ``X`` (DataFrame or 2-D array of categorical features) and labels ``y``.
+
+        ``sample_weight``: one non-negative weight per row; integer weights give
+        exactly the classifier fitted on the rows repeated that many times, and
+        zero leaves a row out. With a Dask DataFrame ``X``, ``y`` (and a weight
+        Series) are Dask Series partitioned like it, and the counting runs on
+        the workers.
+        """
         self._check_params()
-        if is_dask_dataframe(X):  # counted on the workers: see treelearn.dask_support
-            from .dask_support import fit_classifier_dask
-
-            return fit_classifier_dask(self, X, y)
-        table, classes = training_table(X, y)
-        d = len(table.columns) - 1
-
-        def count_family(family: Sequence[int]) -> np.ndarray:
-            return family_counts_from_codes(table.codes, table.cardinalities, family)
-
-        return self._fit_statistics(
-            table.columns, table.states, table.dtypes, classes, count_family([d]), count_family,
-            lambda: class_pair_counts(table, class_index=d),  # only when TAN or a multinet asks
-        )
+        return self._fit_statistics(count_by_class(X, y, sample_weight=sample_weight))
 
     def _check_params(self) -> None:
-        check_prior("lidstone", self.alpha, 1.0)
+        LearningSettings(alpha=self.alpha)  # validates alpha
         if self.unseen not in ("error", "ignore"):
-            raise ValueError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}")
+            raise TreelearnError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}",
+                                 values=[self.unseen])
 
-    def _fit_statistics(
-        self,
-        columns: Sequence[Hashable],
-        states: Sequence[Sequence],
-        dtypes: Sequence,
-        classes: np.ndarray,
-        class_count: np.ndarray,
-        count_family: Callable[[Sequence[int]], np.ndarray],
-        per_class_pairs: Callable[[], Sequence[PairCounts]],
-    ) -> _BayesNetClassifier:
-        """Learn from sufficient statistics: the one fitting step of the pandas and Dask paths.
-
-        ``columns``, ``states`` and ``dtypes`` describe the features, then the
-        class (last, its states the labels ``classes``); ``class_count`` holds the
-        rows per class. ``count_family(indices)`` gives the counts of a family of
-        column indices (the node last), e.g. ``[class, parent, node]``;
-        ``per_class_pairs()`` gives one :class:`PairCounts` per class (over every
-        column). It is called only by the classifiers that need pairwise tables
-        (TAN and the multinet), so naive Bayes never pays for them.
-        """
-        d = len(columns) - 1
-        self.classes_ = classes
+    def _fit_statistics(self, stats: ClassCounts) -> _BayesNetClassifier:
+        """Learn from sufficient statistics: the one fitting step of every input kind."""
+        columns = stats.columns
+        self.classes_ = stats.classes
         self.class_name_ = columns[-1]
-        self.n_features_in_ = d
+        self.n_features_in_ = len(columns) - 1
         self.feature_names_in_ = _label_array(columns[:-1])
-        self.class_count_ = class_count
-        self.class_log_prior_ = self._log_prior(class_count)
-        self._fit_counts(
-            columns, states, dtypes, count_family, per_class_pairs, n_rows=int(class_count.sum())
-        )
+        self.class_count_ = stats.class_count
+        self.class_log_prior_ = self._log_prior(stats.class_count)
+        self._fit_counts(stats)
         return self
+
+    @abstractmethod
+    def _fit_counts(self, stats: ClassCounts) -> None:
+        """Learn the network(s) from the statistics (``classes_`` and the prior are set)."""
+
+    @abstractmethod
+    def _feature_states(self) -> list:
+        """Each feature's states, in ``feature_names_in_`` order."""
+
+    @abstractmethod
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """``log p(x_observed, c)``, shape ``(rows, classes)``, from feature codes (-1 = missing)."""
+
+    @abstractmethod
+    def _models(self) -> dict:
+        """The fitted network(s) to save: ``{"model": TreeModel}`` or ``{"models": [...]}``."""
+
+    @abstractmethod
+    def _restore_models(self, models: dict) -> None:
+        """Set the fitted network(s) from what :meth:`_models` saved."""
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
         k = len(class_count)
@@ -308,7 +178,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return np.log(prior)
 
-    def _settings(self, method: str) -> dict:
+    def _description(self, method: str) -> dict:
         return {"method": method, "class": self.class_name_, **{k: _jsonable(v) for k, v in self.get_params().items()}}
 
     # ------------------------------------------------------------ prediction
@@ -323,7 +193,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
                     f"X has {array.shape[1]} columns; the classifier was fitted on "
                     f"{len(names)} features {names[:10]}"
                 )
-            X = _as_frame(array, names)
+            X = as_frame(array, names)
         absent = [c for c in names if c not in X.columns]
         extra = [c for c in X.columns if c not in set(names)]
         if absent or extra:
@@ -341,7 +211,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
             X[names],
             missing="pairwise",
             states=states,
-            max_states=np.iinfo(np.int64).max,
+            max_states=NO_STATE_CAP,
             unseen=self.unseen,
         )
         return table.codes.astype(np.intp)
@@ -459,27 +329,14 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator):
 class _SingleNetworkClassifier(_BayesNetClassifier):
     """Naive Bayes and TAN: one network over the features and the class (``model_``)."""
 
-    def _fit_counts(
-        self,
-        columns: Sequence[Hashable],
-        states: Sequence[Sequence],
-        dtypes: Sequence,
-        count_family: Callable[[Sequence[int]], np.ndarray],
-        per_class_pairs: Callable[[], Sequence[PairCounts]],
-        n_rows: int,
-    ) -> None:
-        structure = self._structure(columns, states, per_class_pairs)
+    @abstractmethod
+    def _structure(self, stats: ClassCounts) -> nx.DiGraph:
+        """The network's structure over the features and the class (last column)."""
+
+    def _fit_counts(self, stats: ClassCounts) -> None:
         model = build_model(
-            structure,
-            columns,
-            states,
-            count_family,
-            alpha=self.alpha,
-            prior="lidstone",
-            equivalent_sample_size=1.0,
-            dtypes=dtypes,
-            n_rows=n_rows,
-            settings=self._settings(self._method),
+            self._structure(stats), stats, LearningSettings(method=self._method, alpha=self.alpha),
+            description=self._description(self._method),
         )
         # the class node's CPT is the class prior (frequencies, given, or uniform)
         model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
@@ -594,10 +451,8 @@ class NaiveBayes(_SingleNetworkClassifier):
         self.class_prior = class_prior
         self.unseen = unseen
 
-    def _structure(
-        self, columns: Sequence[Hashable], states: Sequence[Sequence], per_class_pairs: Callable
-    ) -> nx.DiGraph:
-        return star(columns[-1], columns[:-1])
+    def _structure(self, stats: ClassCounts) -> nx.DiGraph:
+        return star(stats.columns[-1], stats.columns[:-1])
 
 
 class TAN(_SingleNetworkClassifier):
@@ -656,14 +511,12 @@ class TAN(_SingleNetworkClassifier):
         tree.add_edges_from(self.model_.graph.subgraph(features).edges(data=True))
         self.feature_tree_ = tree
 
-    def _structure(
-        self, columns: Sequence[Hashable], states: Sequence[Sequence], per_class_pairs: Callable
-    ) -> nx.DiGraph:
-        features, class_name = list(columns[:-1]), columns[-1]
+    def _structure(self, stats: ClassCounts) -> nx.DiGraph:
+        features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         root = _check_root(self.root, features, class_name)
         d = len(features)
-        cmi = conditional_mutual_information_matrix(per_class_pairs())[:d, :d]
-        self.feature_tree_ = spanning_skeleton(features, cmi, states[:d])
+        cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+        self.feature_tree_ = spanning_skeleton(features, cmi, stats.states[:d])
         return tan_structure(self.feature_tree_, class_name, root)
 
 
@@ -734,28 +587,15 @@ class ChowLiuMultinet(_BayesNetClassifier):
             "models_[label] (a TreeModel over the features) and class_log_prior_"
         )
 
-    def _fit_counts(
-        self,
-        columns: Sequence[Hashable],
-        states: Sequence[Sequence],
-        dtypes: Sequence,
-        count_family: Callable[[Sequence[int]], np.ndarray],
-        per_class_pairs: Callable[[], Sequence[PairCounts]],
-        n_rows: int,
-    ) -> None:
-        features = list(columns[:-1])
-        d = len(features)
-        root = _check_root(self.root, features, columns[-1])
-        self.models_ = {}
-        for label, counts in zip(self.classes_, per_class_pairs()):
-            # the class's own one-hot block comes last: drop it to keep the features' tables
-            cards = counts.cardinalities[:d]
-            width = int(cards.sum())
-            within = PairCounts(counts.joint[:width, :width], cards, counts.n_rows)
-            self.models_[_python_scalar(label)] = chow_liu_from_counts(
-                within, features, states[:d], root=root, alpha=self.alpha,
-                dtypes=dtypes[:d], settings=self._settings(self._method),
-            )
+    def _fit_counts(self, stats: ClassCounts) -> None:
+        features = list(stats.columns[:-1])
+        root = _check_root(self.root, features, stats.columns[-1])
+        settings = LearningSettings(root=root, alpha=self.alpha)
+        self.models_ = {
+            label: chow_liu_from_counts(stats.within_class(c), settings,
+                                        description=self._description(self._method))
+            for c, label in enumerate(stats.class_labels())
+        }
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw every class's tree side by side (one panel per class); returns the Figure.
@@ -770,7 +610,7 @@ class ChowLiuMultinet(_BayesNetClassifier):
         plt = _import_pyplot()
         title = kwargs.pop("title", None)
         heading = title if isinstance(title, str) and title else None
-        labels = [_python_scalar(c) for c in self.classes_]
+        labels = [python_scalar(c) for c in self.classes_]
         if ax is None:
             # each panel as large as its tree drawn alone, so the labels keep their size
             sizes = []
@@ -803,12 +643,12 @@ class ChowLiuMultinet(_BayesNetClassifier):
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         out = np.empty((codes.shape[0], len(self.classes_)))
         for c, label in enumerate(self.classes_):
-            model = self.models_[_python_scalar(label)]
+            model = self.models_[python_scalar(label)]
             out[:, c] = self.class_log_prior_[c] + model._log_likelihood_codes(codes)
         return out
 
     def _models(self) -> dict:
-        return {"models": [self.models_[_python_scalar(label)] for label in self.classes_]}
+        return {"models": [self.models_[python_scalar(label)] for label in self.classes_]}
 
     def _restore_models(self, models: dict) -> None:
-        self.models_ = dict(zip((_python_scalar(c) for c in self.classes_), models["models"]))
+        self.models_ = dict(zip((python_scalar(c) for c in self.classes_), models["models"]))

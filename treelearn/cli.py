@@ -70,7 +70,7 @@ def _progress(total: int, desc: str) -> Iterator[Any]:
 
 def read_frame(source: str) -> pd.DataFrame:
     """A CSV or Parquet path, or ``-`` for CSV on standard input."""
-    from .learn import read_data
+    from .sources import read_data
 
     if source == "-":
         try:

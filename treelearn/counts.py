@@ -21,13 +21,29 @@ densifying it (:func:`sparse_binary_counts`).
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-from .data import Table
+from .data import Table, python_scalar
+from .errors import EmptyDataError, StructureError, TreelearnError
 
-__all__ = ["PairCounts", "chunk_rows_for", "one_hot", "pair_counts"]
+__all__ = [
+    "ClassCounts",
+    "CountedTable",
+    "PairCounts",
+    "chunk_rows_for",
+    "class_pair_counts",
+    "count_codes",
+    "family_counts_from_codes",
+    "is_scipy_sparse",
+    "offsets_of",
+    "pair_counts",
+    "sparse_binary_counts",
+]
 
 #: bytes of one-hot matrix per chunk; bounds the working memory of counting
 CHUNK_BYTES = 16 * 2**20
@@ -43,15 +59,6 @@ def offsets_of(cardinalities: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(cardinalities)]).astype(np.int64)
 
 
-def one_hot(codes: np.ndarray, offsets: np.ndarray, dtype=np.float32) -> np.ndarray:
-    """One-hot matrix of a chunk of codes; a missing code (-1) gives an all-zero block."""
-    n, d = codes.shape
-    out = np.empty((n, int(offsets[-1])), dtype=dtype)
-    for j in range(d):  # one vectorised comparison per variable
-        np.equal(codes[:, j, None], np.arange(offsets[j + 1] - offsets[j]), out=out[:, offsets[j] : offsets[j + 1]])
-    return out
-
-
 @dataclass(frozen=True)
 class PairCounts:
     """All marginal and pairwise contingency tables of a table, as one ``K x K`` matrix.
@@ -59,11 +66,15 @@ class PairCounts:
     ``joint[offsets[i]:offsets[i+1], offsets[j]:offsets[j+1]]`` is ``N_ij``, counted
     over the rows where both ``X_i`` and ``X_j`` are observed; the diagonal block
     ``(i, i)`` is diagonal and holds ``N_i``.
+
+    With row weights (``sample_weight``) every count is a sum of weights: exact
+    integers (int64) when the weights are whole numbers, floats otherwise; then
+    ``n_rows`` is the total weight.
     """
 
-    joint: np.ndarray  # (K, K) int64
+    joint: np.ndarray  # (K, K) int64, or float64 for fractional weights
     cardinalities: np.ndarray  # (d,) int64
-    n_rows: int
+    n_rows: int | float
 
     @property
     def offsets(self) -> np.ndarray:
@@ -90,9 +101,10 @@ class PairCounts:
         return out
 
     def pair_totals(self) -> np.ndarray:
-        """``d x d`` matrix of the number of rows where both variables are observed."""
+        """``d x d`` matrix of the number (or weight) of rows where both variables are observed."""
         B = self.block_indicator()
-        return np.rint(B.T @ self.joint @ B).astype(np.int64)
+        totals = B.T @ self.joint @ B
+        return np.rint(totals).astype(np.int64) if self.joint.dtype.kind in "iu" else totals
 
     def __add__(self, other: PairCounts) -> PairCounts:
         if not np.array_equal(self.cardinalities, other.cardinalities):
@@ -155,8 +167,11 @@ def _dense_indicators(codes: np.ndarray, layout: _ReducedLayout, out: np.ndarray
     return X
 
 
-def _sparse_product(codes: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
-    """``Z.T @ Z`` (int64, ``width x width``) for a chunk, through a scipy.sparse product."""
+def _sparse_product(
+    codes: np.ndarray, layout: _ReducedLayout, weights: np.ndarray | None, dtype: np.dtype
+) -> np.ndarray:
+    """``Z.T @ W Z`` (``width x width``, W the row weights) for a chunk, through a
+    scipy.sparse product; ``dtype`` is int64 for whole-number weights."""
     import scipy.sparse as sp
 
     d = codes.shape[1]
@@ -169,13 +184,17 @@ def _sparse_product(codes: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
     cols = column[j, codes.ravel()[flat]]  # a code of -1 picks the missing column
     inner = layout.width - 1
     indptr = np.searchsorted(r, np.arange(codes.shape[0] + 1))
-    Z = sp.csr_matrix((np.ones(len(cols), dtype=np.int64), cols, indptr), shape=(codes.shape[0], inner))
-    out = np.zeros((layout.width, layout.width), dtype=np.int64)
-    out[:inner, :inner] = (Z.T @ Z).toarray()
-    sums = np.bincount(cols, minlength=inner)
+    shape = (codes.shape[0], inner)
+    Z = sp.csr_matrix((np.ones(len(cols), dtype=dtype), cols, indptr), shape=shape)
+    ZW = Z if weights is None else sp.csr_matrix(
+        (weights[r].astype(dtype), cols, indptr), shape=shape
+    )
+    out = np.zeros((layout.width, layout.width), dtype=dtype)
+    out[:inner, :inner] = (Z.T @ ZW).toarray()
+    sums = np.bincount(cols, weights=None if weights is None else weights[r], minlength=inner)
     out[:inner, inner] = sums
     out[inner, :inner] = sums
-    out[inner, inner] = codes.shape[0]
+    out[inner, inner] = codes.shape[0] if weights is None else weights.sum()
     return out
 
 
@@ -205,38 +224,59 @@ SPARSE_MAX_DENSITY = 0.02
 SPARSE_MIN_WIDTH = 256
 
 
-def count_codes(codes: np.ndarray, cardinalities: np.ndarray, chunk_rows: int | None = None) -> np.ndarray:
-    """``K x K`` int64 matrix ``X.T @ X`` of the one-hot encoding of ``codes``, chunked over rows.
+def whole_weights(weights: np.ndarray | None) -> bool:
+    """Whether counts under these row weights are integers (no weights, or whole numbers)."""
+    return weights is None or bool(np.all(weights == np.floor(weights)))
 
+
+def count_codes(
+    codes: np.ndarray,
+    cardinalities: np.ndarray,
+    chunk_rows: int | None = None,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """``K x K`` matrix ``X.T @ W X`` of the one-hot encoding of ``codes``, chunked over rows.
+
+    ``W`` is the diagonal of the row ``weights`` (default: every row once), so a
+    weight scales its row's one-hot indicators and counting stays one product.
     The product is taken over the reduced indicators ``Z`` of :class:`_ReducedLayout`
-    and expanded exactly afterwards. Each chunk's product is either a float32
-    BLAS product, exact because a chunk has fewer than 2^24 rows, or, when ``Z``
-    is sparse (mostly state 0), an integer scipy.sparse product; either way it
-    is added to an int64 total.
+    and expanded exactly afterwards. Each chunk's product is either a BLAS
+    product or, when ``Z`` is sparse (mostly state 0), a scipy.sparse product.
+    Without weights (or with whole-number weights) the result is int64 and
+    exact: a float32 product is exact while a chunk's counts stay below 2^24
+    (chunks of whole weights summing past that use float64, exact to 2^53).
+    Fractional weights give float64 sums.
+
+    >>> count_codes(np.array([[0], [1], [1]]), [2], weights=np.array([2.0, 1.0, 0.5])).tolist()
+    [[2.0, 0.0], [0.0, 1.5]]
     """
     cardinalities = np.asarray(cardinalities, dtype=np.int64)
     n, d = codes.shape
+    exact = whole_weights(weights)
     has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)  # no n x d temporary
     layout = _reduced_layout(cardinalities, has_missing)
     width = layout.width
-    total = np.zeros((width, width), dtype=np.int64)
+    total = np.zeros((width, width), dtype=np.int64 if exact else np.float64)
     step = min(chunk_rows or chunk_rows_for(width), max(n, 1))
     sparse = width > SPARSE_MIN_WIDTH and n > 0 and (
         np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width
     )
-    if sparse:
-        try:
-            import scipy.sparse  # noqa: F401  (scikit-learn, a dependency, brings scipy)
-        except ImportError:  # pragma: no cover
-            sparse = False
     buffer = None if sparse else np.empty((step, width), dtype=np.float32)
     for start in range(0, n, step):
         chunk = codes[start : start + step]
+        w = None if weights is None else weights[start : start + step]
         if sparse:
-            total += _sparse_product(chunk, layout)
-        else:
-            X = _dense_indicators(chunk, layout, buffer)
+            total += _sparse_product(chunk, layout, w, total.dtype)
+            continue
+        X = _dense_indicators(chunk, layout, buffer)
+        if w is None:
             total += np.rint(X.T @ X).astype(np.int64)
+        elif exact and w.sum() < 2**24:  # whole weights: float32 sums stay exact
+            total += np.rint(X.T @ (X * w[:, None].astype(np.float32))).astype(np.int64)
+        else:
+            X64 = X.astype(np.float64)
+            product = X64.T @ (X64 * w[:, None])
+            total += np.rint(product).astype(np.int64) if exact else product
     return _expand(total, layout)
 
 
@@ -253,8 +293,17 @@ def pair_counts(table: Table, chunk_rows: int | None = None) -> PairCounts:
     >>> pc.marginal(1).tolist()
     [1, 2]
     """
-    joint = count_codes(table.codes, table.cardinalities, chunk_rows)
-    return PairCounts(joint=joint, cardinalities=table.cardinalities, n_rows=table.n_rows)
+    joint = count_codes(table.codes, table.cardinalities, chunk_rows, table.weights)
+    return PairCounts(joint=joint, cardinalities=table.cardinalities,
+                      n_rows=total_weight(table.weights, table.n_rows))
+
+
+def total_weight(weights: np.ndarray | None, n_rows: int) -> int | float:
+    """The number of rows, or their total weight (an int for whole-number weights)."""
+    if weights is None:
+        return int(n_rows)
+    total = float(weights.sum())
+    return int(total) if whole_weights(weights) else total
 
 
 def class_pair_counts(
@@ -267,11 +316,36 @@ def class_pair_counts(
     y = table.codes[:, class_index]
     out = []
     for c in range(len(table.states[class_index])):
-        rows = table.codes[y == c]
-        out.append(
-            PairCounts(count_codes(rows, table.cardinalities, chunk_rows), table.cardinalities, len(rows))
-        )
+        rows = y == c
+        w = None if table.weights is None else table.weights[rows]
+        joint = count_codes(table.codes[rows], table.cardinalities, chunk_rows, w)
+        out.append(PairCounts(joint, table.cardinalities, total_weight(w, int(rows.sum()))))
     return out
+
+
+def family_counts_from_codes(
+    codes: np.ndarray,
+    cardinalities: Sequence[int],
+    family: Sequence[int],
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Counts of the joint configurations of ``family`` (column indices; the node last).
+
+    Rows where any member of the family is missing are left out. One
+    ``np.bincount`` over a mixed-radix index (weighted by ``weights``): no loop
+    over rows. Integer counts for no weights or whole-number weights.
+
+    >>> family_counts_from_codes(np.array([[0, 1], [1, 1], [-1, 0]]), [2, 2], [0, 1]).tolist()
+    [[0, 1], [0, 1]]
+    """
+    shape = tuple(int(cardinalities[j]) for j in family)
+    block = codes[:, list(family)].astype(np.int64)
+    observed = (block >= 0).all(axis=1)
+    flat = np.ravel_multi_index(tuple(block[observed].T), shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    w = None if weights is None else weights[observed]
+    counts = np.bincount(flat, weights=w, minlength=size).reshape(shape)
+    return np.rint(counts).astype(np.int64) if w is not None and whole_weights(w) else counts
 
 
 def is_scipy_sparse(data) -> bool:
@@ -280,13 +354,16 @@ def is_scipy_sparse(data) -> bool:
     return module.startswith("scipy.sparse") and hasattr(data, "tocsr")
 
 
-def sparse_binary_counts(matrix, chunk_rows: int = 2**20) -> tuple[PairCounts, tuple]:
+def sparse_binary_counts(
+    matrix: Any, chunk_rows: int = 2**20, weights: np.ndarray | None = None
+) -> tuple[PairCounts, tuple]:
     """Pair counts and states of a ``scipy.sparse`` matrix of 0/1 values (rows x variables).
 
-    Never densified: the counts come from ``Z.T @ Z`` on the sparse matrix itself
-    (exact integer arithmetic), where ``Z`` holds the columns that take both
-    values; a column that is all 0 (or all 1) is a one-state variable, exactly as
-    in a DataFrame. The work grows with the number of non-zeros, not ``n x d``.
+    Never densified: the counts come from ``Z.T @ W Z`` on the sparse matrix itself
+    (exact integer arithmetic without weights), where ``Z`` holds the columns
+    that take both values and ``W`` the row ``weights`` (rows of weight zero are
+    left out first); a column that is all 0 (or all 1) is a one-state variable,
+    exactly as in a DataFrame. The work grows with the number of non-zeros, not ``n x d``.
 
     Returns the :class:`PairCounts` and each column's states: ``(False, True)``
     for a bool matrix, else the values present, ``(0, 1)``, ``(0,)`` or ``(1,)``
@@ -305,10 +382,11 @@ def sparse_binary_counts(matrix, chunk_rows: int = 2**20) -> tuple[PairCounts, t
     import scipy.sparse as sp
 
     A = sp.csr_matrix(matrix)  # shares the caller's arrays; every change below is on a copy
+    if weights is not None and not (weights > 0).all():
+        keep = np.flatnonzero(weights > 0)
+        A, weights = A[keep], weights[keep]
     n, d = A.shape
     if n == 0 or d == 0:
-        from .errors import EmptyDataError
-
         raise EmptyDataError(f"the sparse matrix has shape {A.shape}; there is nothing to learn")
     if not A.has_canonical_format:
         A = A.copy()
@@ -316,9 +394,10 @@ def sparse_binary_counts(matrix, chunk_rows: int = 2**20) -> tuple[PairCounts, t
     values = A.data
     if not np.isin(values, (0, 1)).all():
         bad = values[~np.isin(values, (0, 1))][:3]
-        raise ValueError(
+        raise TreelearnError(
             f"a scipy.sparse input must hold only 0/1 (or bool) values; found {bad.tolist()}; "
-            f"binarize it first (e.g. matrix > 0) or pass a DataFrame of discrete columns"
+            f"binarize it first (e.g. matrix > 0) or pass a DataFrame of discrete columns",
+            values=bad.tolist(),
         )
     if (values == 0).any():
         A = A.copy()
@@ -328,7 +407,6 @@ def sparse_binary_counts(matrix, chunk_rows: int = 2**20) -> tuple[PairCounts, t
     zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)
     if kind == "b":
         states = tuple((False, True) for _ in range(d))
-        two = np.ones(d, dtype=bool)
     else:
         two = (ones > 0) & (ones < n)
         states = tuple((zero, one) if t else ((one,) if c == n else (zero,)) for t, c in zip(two, ones))
@@ -336,15 +414,189 @@ def sparse_binary_counts(matrix, chunk_rows: int = 2**20) -> tuple[PairCounts, t
     # Z: the 'state 1' indicator of every two-state column; ones column last
     layout = _reduced_layout(cardinalities, np.zeros(d, dtype=bool))
     members = np.flatnonzero(cardinalities > 1)
-    Z = A[:, members].astype(np.int64)
+    exact = whole_weights(weights)
+    dtype = np.int64 if exact else np.float64
+    Z = A[:, members].astype(dtype)
+    ZW = Z if weights is None else sp.diags(weights.astype(dtype)) @ Z
     inner = layout.width - 1
-    total = np.zeros((layout.width, layout.width), dtype=np.int64)
+    total = np.zeros((layout.width, layout.width), dtype=dtype)
     for start in range(0, n, chunk_rows):
         block = Z[start : start + chunk_rows]
-        total[:inner, :inner] += (block.T @ block).toarray()
-    sums = ones[members]
+        total[:inner, :inner] += (block.T @ ZW[start : start + chunk_rows]).toarray()
+    sums = ones[members] if weights is None else np.asarray(ZW.sum(axis=0)).ravel()
     total[:inner, inner] = sums
     total[inner, :inner] = sums
-    total[inner, inner] = n
+    total[inner, inner] = n if weights is None else weights.sum()
     joint = _expand(total, layout)
-    return PairCounts(joint=joint, cardinalities=cardinalities, n_rows=n), states
+    pairs = PairCounts(joint=joint, cardinalities=cardinalities, n_rows=total_weight(weights, n))
+    return pairs, states
+
+
+# ----------------------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class CountedTable:
+    """Sufficient statistics of a table: what every learner starts from.
+
+    ``columns``, ``states`` and ``dtypes`` describe the variables; ``counts`` is
+    the :class:`PairCounts` of every marginal and pairwise table, and
+    :meth:`family_counts` the counts of any family of variables. A table counted
+    in memory keeps its encoded rows (``table``): its pair counts are computed
+    on first use, and its families may be of any size. A table counted
+    elsewhere (a file read in chunks, Dask partitions, a sparse matrix) brings
+    its pair counts only, which hold every family of one or two variables.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from treelearn.data import encode
+    >>> stats = CountedTable.of_table(encode(pd.DataFrame({"a": [0, 1, 1], "b": [1, 1, 0]})))
+    >>> stats.counts.block(0, 1).tolist(), stats.family_counts([1]).tolist(), stats.n_rows
+    ([[0, 1], [1, 1]], [1, 2], 3)
+    """
+
+    columns: tuple
+    states: tuple
+    dtypes: tuple
+    pairs: PairCounts | None = None
+    table: Table | None = None
+
+    @classmethod
+    def of_table(cls, table: Table) -> CountedTable:
+        """The statistics of an encoded table (and its row weights), counted when asked."""
+        return cls(table.columns, table.states, table.dtypes, table=table)
+
+    @cached_property
+    def counts(self) -> PairCounts:
+        """Every marginal and pairwise count table (one chunked product)."""
+        return self.pairs if self.pairs is not None else pair_counts(self.table)
+
+    @property
+    def n_rows(self) -> int | float:
+        """Rows counted (their total weight with ``sample_weight``)."""
+        if self.table is not None:
+            return total_weight(self.table.weights, self.table.n_rows)
+        return self.counts.n_rows
+
+    @property
+    def cardinalities(self) -> np.ndarray:
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        """Counts ``N[u_1, ..., u_m, a]`` of the family (column indices, the node last),
+        over the rows where the whole family is observed."""
+        if self.table is not None:
+            return family_counts_from_codes(
+                self.table.codes, self.cardinalities, family, self.table.weights
+            )
+        if len(family) == 1:
+            return self.counts.marginal(family[0])
+        if len(family) == 2:
+            return self.counts.block(family[0], family[1]).copy()
+        raise StructureError(
+            "pairwise counts (a file read in chunks, Dask, a sparse matrix) cannot fit a CPT "
+            "with more than one parent; load the data as a DataFrame"
+        )
+
+    def select(self, indices: Sequence[int]) -> CountedTable:
+        """The statistics of some of the columns (pair counts are sliced, never recounted)."""
+        indices = list(indices)
+        pick = lambda items: tuple(items[j] for j in indices)  # noqa: E731
+        if self.table is not None:
+            t = self.table
+            table = Table(t.codes[:, indices], pick(t.columns), pick(t.states),
+                          pick(t.dtypes) if t.dtypes else (), t.weights)
+            return CountedTable.of_table(table)
+        o = self.counts.offsets
+        rows = np.concatenate([np.arange(o[j], o[j + 1]) for j in indices])
+        pairs = PairCounts(self.counts.joint[np.ix_(rows, rows)],
+                           self.counts.cardinalities[indices], self.counts.n_rows)
+        return CountedTable(pick(self.columns), pick(self.states), pick(self.dtypes), pairs=pairs)
+
+
+@dataclass(frozen=True)
+class ClassCounts:
+    """Sufficient statistics of a classification table: the features, then the class.
+
+    ``columns``, ``states`` and ``dtypes`` list the features and, last, the
+    class, whose states are the labels ``classes`` (sorted, as ``np.unique``
+    gives them, in their own dtype). In memory the encoded ``table`` is kept and
+    any family is counted from its rows; from Dask, ``per_class_pairs`` holds
+    one :class:`PairCounts` per class, enough for every family of naive Bayes
+    and TAN (the class, at most one feature parent, the node).
+    """
+
+    columns: tuple
+    states: tuple
+    dtypes: tuple
+    classes: np.ndarray
+    table: Table | None = None
+    per_class_pairs: tuple | None = None
+
+    @property
+    def class_index(self) -> int:
+        return len(self.columns) - 1
+
+    @property
+    def cardinalities(self) -> np.ndarray:
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    @property
+    def n_rows(self) -> int | float:
+        """Rows with a class label (their total weight with ``sample_weight``)."""
+        total = self.class_count.sum()
+        return int(total) if self.class_count.dtype.kind in "iu" else float(total)
+
+    @cached_property
+    def class_count(self) -> np.ndarray:
+        """Rows (or their total weight) of each class."""
+        if self.table is not None:
+            return self.family_counts([self.class_index])
+        counts = [pc.n_rows for pc in self.per_class_pairs]
+        exact = all(isinstance(c, (int, np.integer)) for c in counts)
+        return np.array(counts, dtype=np.int64 if exact else float)
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        """Counts of a family of column indices (the node last), e.g. ``[class, parent, node]``."""
+        family = list(family)
+        if self.table is not None:
+            return family_counts_from_codes(
+                self.table.codes, self.cardinalities, family, self.table.weights
+            )
+        c = self.class_index
+        if family == [c]:
+            return self.class_count
+        if family[0] == c and len(family) == 2:
+            return np.stack([pc.marginal(family[1]) for pc in self.per_class_pairs])
+        if family[0] == c and len(family) == 3:
+            return np.stack([pc.block(family[1], family[2]) for pc in self.per_class_pairs])
+        raise StructureError(f"no class-conditional pair counts for the family {family}")
+
+    @cached_property
+    def per_class(self) -> tuple:
+        """One :class:`PairCounts` per class over every column (TAN and the multinet use them)."""
+        if self.per_class_pairs is not None:
+            return tuple(self.per_class_pairs)
+        return tuple(class_pair_counts(self.table, class_index=self.class_index))
+
+    @cached_property
+    def counts(self) -> PairCounts:
+        """The pair counts of the whole table (features and class), all classes together."""
+        if self.table is not None:
+            return pair_counts(self.table)
+        parts = self.per_class
+        return PairCounts(sum(pc.joint for pc in parts), parts[0].cardinalities,
+                          sum(pc.n_rows for pc in parts))
+
+    def within_class(self, c: int) -> CountedTable:
+        """The statistics of the features over the rows of class number ``c``."""
+        d = self.class_index
+        pc = self.per_class[c]
+        cards = pc.cardinalities[:d]
+        width = int(cards.sum())  # the class's own one-hot block comes last: drop it
+        pairs = PairCounts(pc.joint[:width, :width], cards, pc.n_rows)
+        return CountedTable(self.columns[:d], self.states[:d], self.dtypes[:d], pairs=pairs)
+
+    def class_labels(self) -> list:
+        """The classes as plain Python labels (the class node's states)."""
+        return [python_scalar(c) for c in self.classes]
+

@@ -34,29 +34,39 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .counts import PairCounts
-from .data import DEFAULT_MAX_STATES, MissingPolicy, _python_scalar, _sorted_states
+from .counts import ClassCounts, CountedTable, PairCounts
+from .data import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    check_column_names,
+    check_missing_policy,
+    python_scalar,
+)
 from .errors import ColumnNotFoundError, DuplicateColumnError, EmptyDataError, TreelearnError
 from .stream import (
-    CountedTable,
+    ChunkCounts,
     Scan,
     check_missing,
     check_scan,
     count_chunk,
     final_states,
     scan_chunk,
+    split_weights,
 )
 
 __all__ = [
     "class_pair_counts_dask",
+    "count_by_class_dask",
     "count_dask",
-    "fit_classifier_dask",
     "is_dask_dataframe",
     "is_dask_series",
 ]
 
 #: summaries merged per task in the tree reductions
 FAN_IN = 8
+
+#: the name a weight Series gets as a column of the frame sent to the workers
+WEIGHT_COLUMN = "__treelearn_weight__"
 
 
 def _is_dask(obj: Any) -> bool:
@@ -111,23 +121,34 @@ def _merge_scans(a: Scan, b: Scan) -> Scan:
     return a.merge(b)
 
 
-def _add(a: tuple, b: tuple) -> tuple:
-    return tuple(x + y for x, y in zip(a, b))
+def _add(a: Any, b: Any) -> Any:
+    return a + b
 
 
-def _check_frame(ddf: Any) -> list:
-    columns = list(ddf.columns)
-    if not columns:
-        raise EmptyDataError("the table has no columns; give at least one column")
-    duplicated = pd.Index(columns)[pd.Index(columns).duplicated()].unique()
-    if len(duplicated):
-        raise DuplicateColumnError(
-            f"duplicate column name(s) {list(duplicated)}; rename them so each column is unique"
-        )
-    return columns
+def _with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
+    """The frame and the name of its weight column: ``sample_weight`` is a column
+    name or a dask Series partitioned like ``ddf`` (it becomes a column)."""
+    if sample_weight is None:
+        return ddf, None
+    if is_dask_series(sample_weight):
+        if sample_weight.npartitions != ddf.npartitions:
+            raise TreelearnError(
+                f"the data has {ddf.npartitions} partitions and sample_weight "
+                f"{sample_weight.npartitions}; partition them alike"
+            )
+        return ddf.assign(**{WEIGHT_COLUMN: sample_weight}), WEIGHT_COLUMN
+    if isinstance(sample_weight, (str, int, tuple)) and sample_weight in list(ddf.columns):
+        return ddf, sample_weight
+    raise TreelearnError(
+        f"with a dask DataFrame, sample_weight must be the name of one of its columns or a dask "
+        f"Series partitioned like it, not {type(sample_weight).__name__}",
+        values=[sample_weight] if isinstance(sample_weight, (str, int)) else None,
+    )
 
 
-def _scan_partition(part: pd.DataFrame, missing: str, max_states: int, skip: tuple) -> Scan:
+def _scan_partition(part: pd.DataFrame, missing: str, max_states: int, skip: tuple,
+                    weight_column: Hashable | None) -> Scan:
+    part, _ = split_weights(part, weight_column)
     scan = scan_chunk(part, missing, max_states, skip)
     check_scan(scan, max_states)  # a worker stops an identifier column early
     return scan
@@ -139,45 +160,46 @@ def dask_states(
     states: Mapping[Hashable, Sequence] | None,
     missing: MissingPolicy,
     max_states: int,
+    weight_column: Hashable | None = None,
 ) -> tuple[tuple, tuple, tuple]:
     """``(columns, states, dtypes)`` of a dask DataFrame, from one distributed pass."""
-    if missing not in ("error", "drop", "pairwise"):
-        raise ValueError(f"missing must be 'error', 'drop' or 'pairwise', not {missing!r}")
-    columns = _check_frame(ddf)
+    check_missing_policy(missing)
+    columns = [c for c in ddf.columns if c != weight_column]
+    check_column_names(columns)
     given = dict(states or {})
     unknown = [c for c in given if c not in columns]
     if unknown:
         raise ColumnNotFoundError(
-            f"states given for {unknown!r}, which are not columns of the data {columns}"
+            f"states given for {unknown!r}, which are not columns of the data {columns}",
+            column=unknown[0],
         )
     if all(c in given for c in columns):
-        all_states = tuple(tuple(_python_scalar(v) for v in given[c]) for c in columns)
+        all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in columns)
         return tuple(columns), all_states, tuple(ddf.dtypes[c] for c in columns)
     delayed = _dask().delayed
     skip = tuple(given)
-    parts = [delayed(_scan_partition)(p, missing, max_states, skip) for p in ddf.to_delayed()]
+    parts = [delayed(_scan_partition)(p, missing, max_states, skip, weight_column)
+             for p in ddf.to_delayed()]
     scan = tree_reduce(parts, _merge_scans).compute()
     check_scan(scan, max_states)
     if scan.n_rows == 0:
-        raise EmptyDataError("the dask DataFrame has no rows; there is nothing to learn")
+        raise EmptyDataError("the dask DataFrame has no rows (of positive weight); there is "
+                             "nothing to learn")
     check_missing(scan, missing, "the dask DataFrame")
-    all_states, dtypes = final_states(scan, given, max_states)
+    # categories dask does not know (read_csv(dtype="category"), astype("category"))
+    # are each partition's own, merged in partition order; pandas, reading the
+    # whole column, sorts them
+    unknown_categories = [
+        c for c in columns
+        if isinstance(ddf.dtypes[c], pd.CategoricalDtype) and not _known(ddf[c])
+    ]
+    all_states, dtypes = final_states(scan, given, max_states, unknown_categories)
     # the frame's declared dtypes, as pandas would have them, where the scan agrees
-    dtypes = [
+    dtypes = tuple(
         dt if isinstance(dt, pd.CategoricalDtype) else ddf.dtypes[c]
         for c, dt in zip(columns, dtypes)
-    ]
-    all_states = list(all_states)
-    for j, c in enumerate(columns):
-        # categories dask does not know (read_csv(dtype="category"), astype("category"))
-        # are each partition's own, merged in partition order; pandas, reading the
-        # whole column, sorts them
-        if c not in given and isinstance(dtypes[j], pd.CategoricalDtype) and not _known(ddf[c]):
-            all_states[j] = tuple(_sorted_states(list(all_states[j])))
-            dtypes[j] = pd.CategoricalDtype(
-                pd.Index(list(all_states[j]), tupleize_cols=False), ordered=dtypes[j].ordered
-            )
-    return tuple(columns), tuple(all_states), tuple(dtypes)
+    )
+    return tuple(columns), tuple(all_states), dtypes
 
 
 def _known(series: Any) -> bool:
@@ -188,9 +210,12 @@ def _known(series: Any) -> bool:
         return True
 
 
-def _count_partition(part: pd.DataFrame, columns: tuple, states: tuple, missing: str) -> tuple:
-    joint, rows, gaps = count_chunk(part, columns, states, missing)
-    return joint, rows, gaps, len(part)
+def _count_partition(part: pd.DataFrame, columns: tuple, states: tuple, missing: str,
+                     weight_column: Hashable | None) -> ChunkCounts:
+    seen = len(part)
+    part, weights = split_weights(part, weight_column)
+    counts = count_chunk(part, columns, states, missing, weights=weights)
+    return ChunkCounts(counts.joint, counts.n_rows, counts.n_missing, seen)
 
 
 def count_dask(
@@ -199,49 +224,55 @@ def count_dask(
     states: Mapping[Hashable, Sequence] | None = None,
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
+    sample_weight: Any = None,
 ) -> CountedTable:
     """Pair counts of a dask DataFrame, each partition counted on its worker.
 
     Uses the active scheduler (a ``distributed.Client`` when one exists). Same
-    parameters and errors as :func:`treelearn.stream.count_file`.
+    parameters and errors as :func:`treelearn.stream.count_file`;
+    ``sample_weight`` is a column name or a dask Series partitioned like ``ddf``.
     """
+    ddf, weight_column = _with_weights(ddf, sample_weight)
     columns, all_states, dtypes = dask_states(
-        ddf, states=states, missing=missing, max_states=max_states
+        ddf, states=states, missing=missing, max_states=max_states, weight_column=weight_column
     )
     delayed = _dask().delayed
     parts = [
-        delayed(_count_partition)(p, columns, all_states, missing) for p in ddf.to_delayed()
+        delayed(_count_partition)(p, columns, all_states, missing, weight_column)
+        for p in ddf.to_delayed()
     ]
-    joint, n_rows, n_missing, n_seen = tree_reduce(parts, _add).compute()
-    if n_seen == 0:
+    total = tree_reduce(parts, _add).compute()
+    if total.n_seen == 0:
         raise EmptyDataError("the dask DataFrame has no rows; there is nothing to learn")
-    check_missing(Scan(columns, [], n_missing, n_seen), missing, "the dask DataFrame")
-    if n_rows == 0:
+    check_missing(Scan(columns, [], total.n_missing, total.n_seen), missing, "the dask DataFrame")
+    if total.n_rows == 0:
         raise EmptyDataError(
-            "every row has a missing value; missing='drop' leaves no rows: try missing='pairwise'"
+            "every row has a missing value or weight zero; there is nothing to learn (with "
+            "missing='drop', try missing='pairwise')"
         )
     cards = np.array([len(s) for s in all_states], dtype=np.int64)
-    return CountedTable(PairCounts(joint, cards, int(n_rows)), columns, all_states, dtypes)
+    pairs = PairCounts(total.joint, cards, total.n_rows)
+    return CountedTable(columns, all_states, dtypes, pairs=pairs)
 
 
-def _count_by_class(
-    part: pd.DataFrame, columns: tuple, states: tuple, missing: str, class_index: int
-) -> tuple:
-    """``(C x K x K counts, rows per class, missing per column, rows seen)`` of one partition."""
-    cards = [len(s) for s in states]
-    K = sum(cards)
-    C = cards[class_index]
-    out = np.zeros((C, K, K), dtype=np.int64)
-    rows = np.zeros(C, dtype=np.int64)
-    name = columns[class_index]
-    klass = part[name]
-    gaps = part.isna().to_numpy().sum(axis=0).astype(np.int64)
-    for c, label in enumerate(states[class_index]):  # a loop over classes, not rows
+def _count_by_class(part: pd.DataFrame, columns: tuple, states: tuple, missing: str,
+                    class_index: int, weight_column: Hashable | None) -> tuple:
+    """``(one ChunkCounts per class, missing per column, rows seen)`` of one partition
+    (a loop over classes, not rows)."""
+    seen = len(part)
+    part, weights = split_weights(part, weight_column)
+    klass = part[columns[class_index]]
+    out = []
+    for label in states[class_index]:
         mask = (klass == label).to_numpy(dtype=bool, na_value=False)
-        joint, n, _ = count_chunk(part[mask], columns, states, missing)
-        out[c] = joint
-        rows[c] = n
-    return out, rows, gaps, len(part)
+        w = None if weights is None else weights[mask]
+        out.append(count_chunk(part[mask], columns, states, missing, weights=w))
+    gaps = part.isna().to_numpy().sum(axis=0).astype(np.int64)
+    return tuple(out), gaps, seen
+
+
+def _add_by_class(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a[0], b[0])), a[1] + b[1], a[2] + b[2]
 
 
 def class_pair_counts_dask(
@@ -251,6 +282,7 @@ def class_pair_counts_dask(
     states: Mapping[Hashable, Sequence] | None = None,
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
+    sample_weight: Any = None,
 ) -> tuple[list[PairCounts], tuple, tuple, tuple]:
     """Pairwise tables within each class of a dask DataFrame ``X`` and class Series ``y``.
 
@@ -258,84 +290,50 @@ def class_pair_counts_dask(
     :class:`PairCounts` of the rows of class ``states[-1][c]`` over ``columns``
     (the features, then the class, last), as :func:`treelearn.counts.class_pair_counts`
     gives for the same table encoded by pandas. Rows whose class is missing are
-    left out. ``y`` must be partitioned like ``X`` (e.g. ``ddf["y"]`` beside
-    ``ddf.drop(columns="y")``).
+    left out. ``y`` (and a Series ``sample_weight``) must be partitioned like
+    ``X`` (e.g. ``ddf["y"]`` beside ``ddf.drop(columns="y")``).
     """
     name = y.name if getattr(y, "name", None) is not None else "class"
     if name in list(X.columns):
         raise DuplicateColumnError(
-            f"the class {name!r} is also a column of the features; drop it from X"
+            f"the class {name!r} is also a column of the features; drop it from X", column=name
         )
     if X.npartitions != y.npartitions:
         raise TreelearnError(
             f"X has {X.npartitions} partitions and y {y.npartitions}; partition them alike"
         )
     both = X.assign(__treelearn_class__=y).rename(columns={"__treelearn_class__": name})
+    both, weight_column = _with_weights(both, sample_weight)
     columns, all_states, dtypes = dask_states(
-        both, states=states, missing=missing, max_states=max_states
+        both, states=states, missing=missing, max_states=max_states, weight_column=weight_column
     )
     delayed = _dask().delayed
     index = len(columns) - 1
     parts = [
-        delayed(_count_by_class)(p, columns, all_states, missing, index)
+        delayed(_count_by_class)(p, columns, all_states, missing, index, weight_column)
         for p in both.to_delayed()
     ]
-    joint, rows, n_missing, n_seen = tree_reduce(parts, _add).compute()
+    per_class, n_missing, n_seen = tree_reduce(parts, _add_by_class).compute()
     check_missing(Scan(columns, [], n_missing, n_seen), missing, "the dask DataFrame")
     cards = np.array([len(s) for s in all_states], dtype=np.int64)
-    per_class = [PairCounts(joint[c], cards, int(rows[c])) for c in range(len(rows))]
-    return per_class, columns, all_states, dtypes
+    pairs = [PairCounts(part.joint, cards, part.n_rows) for part in per_class]
+    return pairs, columns, all_states, dtypes
 
 
-
-# ---------------------------------------------------------------- classifiers
-def fit_classifier_dask(clf: Any, X: Any, y: Any) -> Any:
-    """Fit a treelearn classifier (:class:`~treelearn.classify.NaiveBayes`, ``TAN``,
-    ``ChowLiuMultinet``) on a dask DataFrame ``X`` and dask Series ``y``.
-
-    Everything it needs is the class-conditional pair counts, computed on the
-    workers (:func:`class_pair_counts_dask`); the classifier then learns from them
-    with the same method as in pandas (``_fit_statistics``), so the fitted
-    classifier equals the one fitted on the same rows in pandas. Features use
-    ``missing="pairwise"``, as in the pandas path; a missing class label is an error.
-    """
-    from . import classify
-    from .errors import MissingValuesError
-
-    if not isinstance(clf, (classify.NaiveBayes, classify.TAN, classify.ChowLiuMultinet)):
-        raise TypeError(f"{type(clf).__name__} cannot be fitted on dask data")
-    clf._check_params()
-    if not is_dask_series(y):
-        raise TypeError(
-            "with a dask DataFrame X, y must be a dask Series partitioned like X, "
-            "e.g. ddf['y'] beside ddf.drop(columns='y')"
-        )
-    name = classify._class_name(y.name, list(X.columns))
-    y = y.rename(name)
-    # one pass over y: its missing labels and its distinct labels, the classes (any
-    # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
-    n_missing, distinct = _dask().compute(y.isna().sum(), y.dropna().unique())
-    n_missing = int(n_missing)
-    if n_missing:
-        raise MissingValuesError(
-            f"y has {n_missing} missing class label(s); drop those rows or fill them in"
-        )
-    # a Categorical y: its values (dask may not know its categories), as np.unique sees them
-    as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
-    labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
-    classes, _, _ = classify._class_labels(labels, len(labels))  # sorted, as np.unique(y)
-    labels = [_python_scalar(c) for c in classes]
-    # the classes given as the class column's states: per_class[c] counts class classes_[c]
+def count_by_class_dask(
+    X: Any, y: Any, classes: np.ndarray, *, sample_weight: Any = None
+) -> ClassCounts:
+    """The classification statistics of dask features ``X`` and labels ``y``, given
+    the sorted ``classes`` (see :func:`treelearn.sources.count_by_class`), counted
+    on the workers. Features use ``missing="pairwise"``, as in the pandas path."""
+    labels = [python_scalar(c) for c in classes]
     per_class, columns, states, dtypes = class_pair_counts_dask(
-        X, y, states={name: labels}, missing="pairwise"
+        X, y, states={y.name: labels}, missing="pairwise", sample_weight=sample_weight
     )
-    d = len(columns) - 1
-    return clf._fit_statistics(
-        columns,
-        states[:d] + (tuple(_python_scalar(c) for c in classes),),
-        dtypes[:d] + (classify.class_dtype(y.dtype, classes),),
-        classes,
-        np.array([pc.n_rows for pc in per_class], dtype=np.int64),
-        classify._class_family_counter(per_class, d),
-        lambda: per_class,
-    )
+    return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))
+
+
+def distinct_labels(y: Any) -> tuple[int, Any]:
+    """``(missing labels, distinct labels)`` of a dask Series, in one pass over it."""
+    n_missing, distinct = _dask().compute(y.isna().sum(), y.dropna().unique())
+    return int(n_missing), distinct

@@ -35,7 +35,23 @@ from .errors import (
     UnseenStateError,
 )
 
-__all__ = ["DEFAULT_MAX_STATES", "MissingPolicy", "Table", "discretize", "encode"]
+__all__ = [
+    "DEFAULT_MAX_STATES",
+    "MissingPolicy",
+    "Table",
+    "check_column_names",
+    "check_float_column",
+    "check_frame",
+    "check_missing_policy",
+    "check_sample_weight",
+    "code_dtype",
+    "discretize",
+    "encode",
+    "missing_summary",
+    "missing_values_error",
+    "python_scalar",
+    "state_order",
+]
 
 MissingPolicy = Literal["error", "drop", "pairwise"]
 DEFAULT_MAX_STATES = 100
@@ -52,12 +68,15 @@ class Table:
     states : tuple with, for each column, the tuple of its state labels.
     dtypes : tuple with each column's pandas dtype, used to give sampled data
         back its original types.
+    weights : ``None`` (every row counts once) or one positive weight per row
+        (``sample_weight``; rows of weight zero are not in the table).
     """
 
     codes: np.ndarray
     columns: tuple
     states: tuple
     dtypes: tuple = field(default=())
+    weights: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -75,10 +94,6 @@ class Table:
             raise ColumnNotFoundError(
                 f"{column!r} is not a column of the data; the columns are {list(self.columns)}"
             ) from None
-
-    def states_of(self) -> dict:
-        """``{column: [state, ...]}``."""
-        return {c: list(s) for c, s in zip(self.columns, self.states)}
 
     def decode(self, codes: np.ndarray | None = None) -> pd.DataFrame:
         """Turn codes (default: this table's) back into a DataFrame of labels and dtypes."""
@@ -105,17 +120,103 @@ class Table:
         return pd.DataFrame(out, columns=list(self.columns))
 
 
-def _python_scalar(value: Any) -> Any:
-    """numpy scalars -> Python scalars, so states compare, print and serialise cleanly."""
+def python_scalar(value: Any) -> Any:
+    """numpy scalars -> Python scalars, so states compare, print and serialise cleanly.
+
+    >>> import numpy as np
+    >>> type(python_scalar(np.int64(3))).__name__
+    'int'
+    """
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _sorted_states(uniques: Sequence) -> list:
-    values = [_python_scalar(v) for v in uniques]
+def state_order(
+    values: Iterable, *, categories: Sequence | None = None, boolean: bool = False
+) -> list:
+    """The one rule that orders a column's states, wherever the column comes from.
+
+    * a pandas ``Categorical`` (``categories`` given) keeps its declared
+      categories, in their order, observed or not;
+    * a ``bool`` column (``boolean=True``) has the states ``[False, True]``;
+    * every other column has its distinct observed ``values``, sorted (values of
+      mixed types, which do not sort, by type name and text: stable all the same).
+
+    In-memory encoding, files read in chunks and Dask partitions all end here.
+
+    >>> state_order(["b", "a", "b"]), state_order([], boolean=True)
+    (['a', 'b'], [False, True])
+    >>> state_order(["x"], categories=["z", "x"])
+    ['z', 'x']
+    """
+    if categories is not None:
+        return [python_scalar(v) for v in categories]
+    if boolean:
+        return [False, True]
+    distinct = list(dict.fromkeys(python_scalar(v) for v in values))
     try:
-        return sorted(values)
+        return sorted(distinct)
     except TypeError:  # mixed types (e.g. 1 and "a"): a stable order all the same
-        return sorted(values, key=lambda v: (type(v).__name__, str(v)))
+        return sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
+
+
+def check_missing_policy(missing: str) -> None:
+    """``missing`` is one of ``"error"``, ``"drop"``, ``"pairwise"``."""
+    if missing not in ("error", "drop", "pairwise"):
+        raise TreelearnError(
+            f"missing must be 'error', 'drop' or 'pairwise', not {missing!r}", values=[missing]
+        )
+
+
+def check_sample_weight(
+    sample_weight: Any, n_rows: int, *, allow_all_zero: bool = False
+) -> np.ndarray | None:
+    """Row weights as a float array of length ``n_rows`` (``None`` stays ``None``).
+
+    One non-negative finite number per row (scikit-learn's ``sample_weight``). A
+    weight of zero leaves the row out; integer weights count a row that many
+    times. ``allow_all_zero`` is for one chunk of a larger table (the whole
+    table is checked once at the end).
+
+    >>> check_sample_weight([1, 0, 2.5], 3).tolist()
+    [1.0, 0.0, 2.5]
+    >>> check_sample_weight([1, -1], 2)
+    Traceback (most recent call last):
+    ...
+    treelearn.errors.TreelearnError: sample_weight has 1 negative value(s) (e.g. -1.0 in row 1); weights must be >= 0
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, pd.DataFrame):
+        raise TreelearnError(
+            "sample_weight must be one number per row (a Series, array or list), not a DataFrame"
+        )
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise TreelearnError(
+            "sample_weight must hold numbers (one non-negative weight per row); convert it with "
+            "pd.to_numeric"
+        ) from None
+    if w.ndim != 1:
+        raise TreelearnError(f"sample_weight must be 1-D (one weight per row), got shape {w.shape}")
+    if len(w) != n_rows:
+        raise TreelearnError(
+            f"sample_weight has {len(w)} values for {n_rows} rows; give one weight per row"
+        )
+    for what, bad in (("missing (NaN)", np.isnan(w)), ("infinite", np.isinf(w)),
+                      ("negative", w < 0)):
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise TreelearnError(
+                f"sample_weight has {int(bad.sum())} {what} value(s) (e.g. {float(w[row])!r} in row "
+                f"{row}); weights must be {'>= 0' if what == 'negative' else 'finite numbers'}",
+                values=[float(w[row])],
+            )
+    if not allow_all_zero and n_rows and not (w > 0).any():
+        raise TreelearnError(
+            "every sample_weight is zero: no row would count; give some rows a positive weight"
+        )
+    return w
 
 
 def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: str) -> np.ndarray:
@@ -133,17 +234,12 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
     codes = np.append(found, -1).astype(np.int64)[raw]  # raw code -1 (missing) picks the -1
     bad = (codes < 0) & (raw >= 0)
     if bad.any() and unseen == "error":  # with "ignore" they stay -1: missing
-        values = pd.unique(series[bad])
-        shown = ", ".join(repr(_python_scalar(v)) for v in values[:5])
-        raise UnseenStateError(
-            f"column {name!r} has value(s) {shown} ({int(bad.sum())} rows) that are not among "
-            f"its states {states}; fix the data, pass unseen='ignore' to treat them as "
-            f"missing, or give the column these states when learning"
-        )
+        values = [python_scalar(v) for v in pd.unique(series[bad])[:5]]
+        raise UnseenStateError(name, values, states, n_rows=int(bad.sum()), dtype=series.dtype)
     return codes
 
 
-def _float_states(name: Hashable, values: np.ndarray, max_states: int) -> None:
+def check_float_column(name: Hashable, values: np.ndarray, max_states: int) -> None:
     """Reject float columns that are not a few whole numbers."""
     observed = values[~np.isnan(values)]
     fractional = ~np.isfinite(observed) | (observed != np.round(observed))  # inf is no state
@@ -155,7 +251,9 @@ def _float_states(name: Hashable, values: np.ndarray, max_states: int) -> None:
             f"column {name!r} is numeric with {len(distinct)} distinct values (e.g. "
             f"{float(example[0])!r}); treelearn models discrete variables: discretize it first with "
             f"tl.discretize(df, bins=5, strategy='quantile') (or 'uniform'), or convert it to "
-            f"a categorical dtype"
+            f"a categorical dtype",
+            column=name,
+            values=[float(example[0])],
         )
 
 
@@ -238,7 +336,7 @@ def _given_states(name: Hashable, given: Any) -> list:
         raise TreelearnError(
             f"the states given for column {name!r} must be a list of labels, not {given!r}"
         )
-    states = [_python_scalar(v) for v in given]
+    states = [python_scalar(v) for v in given]
     missing = [v for v in states if not isinstance(v, (list, tuple)) and pd.isna(v)]
     if missing:
         raise TreelearnError(
@@ -263,23 +361,23 @@ def _encode_column(
     if fast is not None:
         codes, states = fast
     elif isinstance(dtype, pd.CategoricalDtype):
-        states = [_python_scalar(v) for v in dtype.categories]
+        states = state_order((), categories=dtype.categories)
         codes = np.asarray(series.cat.codes)
     elif pd.api.types.is_bool_dtype(dtype):
-        states = [False, True]
+        states = state_order((), boolean=True)
         codes = _codes_for_states(name, series, states, "error")
     else:
         if pd.api.types.is_float_dtype(dtype):
-            _float_states(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
+            check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
         raw_codes, uniques = pd.factorize(series, use_na_sentinel=True)
         if len(uniques) > max_states:  # an error below; do not sort a million identifiers
             states = list(uniques)
             codes = raw_codes
         else:
-            states = _sorted_states(list(uniques))
+            states = state_order(uniques)
             # factorize numbers states by first appearance; remap to the sorted order
             position = {s: i for i, s in enumerate(states)}
-            remap = np.array([position[_python_scalar(u)] for u in uniques] + [-1], dtype=np.int64)
+            remap = np.array([position[python_scalar(u)] for u in uniques] + [-1], dtype=np.int64)
             if np.array_equal(remap[:-1], np.arange(len(uniques))):
                 codes = raw_codes  # already in sorted order
             else:
@@ -288,7 +386,8 @@ def _encode_column(
         raise TooManyStatesError(
             f"column {name!r} has {len(states)} distinct values, more than max_states="
             f"{max_states}; drop it if it is an identifier, discretize it with "
-            f"tl.discretize(df, bins=...), or raise max_states"
+            f"tl.discretize(df, bins=...), or raise max_states",
+            column=name,
         )
     if len(states) == 0:
         raise EmptyDataError(
@@ -297,11 +396,34 @@ def _encode_column(
     return codes, states
 
 
-def _code_dtype(max_card: int) -> np.dtype:
+def code_dtype(max_card: int) -> np.dtype:
+    """The smallest signed integer dtype that holds codes ``-1 .. max_card - 1``."""
     for dt in (np.int8, np.int16, np.int32):
         if max_card <= np.iinfo(dt).max:
             return np.dtype(dt)
     return np.dtype(np.int64)
+
+
+def check_column_names(columns: Sequence[Hashable]) -> None:
+    """Every column has a name, and no two share one (any table: pandas, Dask, a file)."""
+    columns = list(columns)
+    if not columns:
+        raise EmptyDataError("the table has no columns; give at least one column")
+    # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
+    unnamed = [j for j, c in enumerate(columns) if not isinstance(c, tuple) and pd.isna(c)]
+    if unnamed:
+        raise TreelearnError(
+            f"column(s) at position(s) {unnamed} have a missing name ({columns[unnamed[0]]!r}); "
+            f"give every column a name, e.g. df.columns = [...]",
+            values=[columns[unnamed[0]]],
+        )
+    index = pd.Index(columns, dtype=object, tupleize_cols=False)
+    duplicated = index[index.duplicated()].unique()
+    if len(duplicated):
+        raise DuplicateColumnError(
+            f"duplicate column name(s) {list(duplicated)}; rename them so each column is unique",
+            column=duplicated[0],
+        )
 
 
 def check_frame(data: pd.DataFrame) -> None:
@@ -311,20 +433,7 @@ def check_frame(data: pd.DataFrame) -> None:
             f"expected a pandas DataFrame, got {type(data).__name__}; "
             f"wrap arrays with pd.DataFrame(array, columns=[...])"
         )
-    if data.shape[1] == 0:
-        raise EmptyDataError("the table has no columns; give at least one column")
-    # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
-    unnamed = [j for j, c in enumerate(data.columns) if not isinstance(c, tuple) and pd.isna(c)]
-    if unnamed:
-        raise TreelearnError(
-            f"column(s) at position(s) {unnamed} have a missing name ({data.columns[unnamed[0]]!r}); "
-            f"give every column a name, e.g. df.columns = [...]"
-        )
-    duplicated = data.columns[data.columns.duplicated()].unique()
-    if len(duplicated):
-        raise DuplicateColumnError(
-            f"duplicate column name(s) {list(duplicated)}; rename them so each column is unique"
-        )
+    check_column_names(data.columns)
     if data.shape[0] == 0:
         raise EmptyDataError(
             f"the table has no rows (columns {list(data.columns)[:10]}); there is nothing to learn"
@@ -332,9 +441,22 @@ def check_frame(data: pd.DataFrame) -> None:
 
 
 def missing_summary(missing: np.ndarray, columns: Iterable) -> str:
-    counts = missing.sum(axis=0)
+    """``"column 'a': 3 missing; ..."`` from an ``n x d`` mask or a ``1 x d`` row of counts."""
+    counts = np.asarray(missing).sum(axis=0)
     parts = [f"column {c!r}: {int(k)} missing" for c, k in zip(columns, counts) if k]
     return "; ".join(parts)
+
+
+def missing_values_error(n_missing: np.ndarray, columns: Sequence, where: str = "") -> MissingValuesError:
+    """The error of ``missing="error"``, naming every column with its count of missing values."""
+    place = f" in {where}" if where else ""
+    first = next((c for c, k in zip(columns, n_missing) if k), None)
+    return MissingValuesError(
+        f"missing values found{place} ({missing_summary(np.asarray(n_missing)[None, :], tuple(columns))}); "
+        f"pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for each "
+        f"table, the rows where its variables are observed",
+        column=first,
+    )
 
 
 def encode(
@@ -344,6 +466,7 @@ def encode(
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     unseen: Literal["error", "ignore"] = "error",
+    sample_weight: Any = None,
 ) -> Table:
     """Validate ``data`` and encode every column as integer codes.
 
@@ -357,6 +480,10 @@ def encode(
     states : optional ``{column: states}`` fixing the states (and their order) of
         some columns; a value outside them is an :class:`UnseenStateError`, or a
         missing value when ``unseen="ignore"``.
+    sample_weight : optional weight per row (see :func:`check_sample_weight`).
+        Rows of weight zero are left out *before* anything else, as if absent
+        (their values are no states, their missing values no error); the other
+        weights are kept in ``Table.weights``.
 
     Examples
     --------
@@ -366,29 +493,31 @@ def encode(
     (('x', 'y'), (False, True))
     >>> t.codes.tolist()
     [[1, 1], [0, 0], [1, 1]]
+    >>> encode(pd.DataFrame({"a": ["y", "x", "z"]}), sample_weight=[2, 1, 0]).states
+    (('x', 'y'),)
     """
     check_frame(data)
-    if missing not in ("error", "drop", "pairwise"):
-        raise ValueError(f"missing must be 'error', 'drop' or 'pairwise', not {missing!r}")
+    check_missing_policy(missing)
     if unseen not in ("error", "ignore"):
-        raise ValueError(f"unseen must be 'error' or 'ignore', not {unseen!r}")
+        raise TreelearnError(f"unseen must be 'error' or 'ignore', not {unseen!r}", values=[unseen])
+    weights = check_sample_weight(sample_weight, len(data))
+    if weights is not None and not (weights > 0).all():
+        keep_rows = np.flatnonzero(weights > 0)
+        data, weights = data.iloc[keep_rows], weights[keep_rows]
     states = dict(states or {})
     unknown = [c for c in states if c not in data.columns]
     if unknown:
         raise ColumnNotFoundError(
             f"states given for {unknown!r}, which are not columns of the data "
-            f"{list(data.columns)}"
+            f"{list(data.columns)}",
+            column=unknown[0],
         )
     columns = tuple(data.columns)
     # column by column: no n x d boolean frame (it would be as large as a categorical input)
     n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
     if n_missing.any():
         if missing == "error":
-            raise MissingValuesError(
-                f"missing values found ({missing_summary(n_missing[None, :], columns)}); pass "
-                f"missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
-                f"each table, the rows where its variables are observed"
-            )
+            raise missing_values_error(n_missing, columns)
         if missing == "drop":
             keep = np.ones(len(data), dtype=bool)
             for c, k in zip(columns, n_missing):
@@ -400,6 +529,7 @@ def encode(
                     f"missing='drop' leaves no rows: try missing='pairwise'"
                 )
             data = data.iloc[np.flatnonzero(keep)]
+            weights = None if weights is None else weights[keep]
     whole = None if states else _small_integer_frame(data, max_states)
     if whole is not None:
         matrix, all_states = whole
@@ -414,13 +544,14 @@ def encode(
         codes, col_states = _encode_column(
             name, data[name], max_states, states.get(name), unseen
         )
-        width = _code_dtype(len(col_states))
+        width = code_dtype(len(col_states))
         if width.itemsize > matrix.dtype.itemsize:
             matrix = matrix.astype(width)
         matrix[:, j] = codes
         all_states.append(tuple(col_states))
     dtypes = tuple(data[c].dtype for c in columns)
-    return Table(codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes)
+    return Table(codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes,
+                 weights=weights)
 
 
 def discretize(

@@ -7,6 +7,9 @@ Messages name the column, the offending value or count, and the fix.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+from typing import Any
+
 __all__ = [
     "ClassColumnError",
     "ClassLabelError",
@@ -24,7 +27,32 @@ __all__ = [
 
 
 class TreelearnError(ValueError):
-    """Base class of every input error raised by treelearn."""
+    """Base class of every input error raised by treelearn.
+
+    Besides the message, an error carries what it is about as fields, so code
+    that catches it can say the same thing differently without editing text:
+    ``column`` (the column or variable), ``values`` (the offending values),
+    ``states`` (the allowed states) and ``hint`` (the fix).
+
+    >>> err = TreelearnError("bad column 'a'", column="a", hint="drop it")
+    >>> err.column, err.hint
+    ('a', 'drop it')
+    """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        column: Hashable | None = None,
+        values: Sequence | None = None,
+        states: Sequence | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.column = column
+        self.values = values
+        self.states = states
+        self.hint = hint
 
 
 class EmptyDataError(TreelearnError):
@@ -55,7 +83,69 @@ class TooManyStatesError(TreelearnError):
 
 
 class UnseenStateError(TreelearnError):
-    """A value that is not one of the model's states for that column."""
+    """A value that is not one of the states of its column (or variable).
+
+    The message is built from the fields: ``column``, ``values`` (at most five
+    shown), ``states``, ``n_rows`` (rows with such values, when known),
+    ``dtype`` (the data's dtype, to point out labels of another type, e.g. the
+    number 1 against the text state ``"1"``), ``where`` (a prefix naming the file
+    rows or the call) and ``hint`` (the fix, which depends on the caller: use
+    :meth:`with_hint` to say it differently).
+
+    >>> err = UnseenStateError("a", ["w"], ["x", "y"], n_rows=1)
+    >>> str(err.with_hint("Drop that row."))
+    "column 'a' has value(s) 'w' (1 rows) outside its states ['x', 'y']. Drop that row."
+    """
+
+    DEFAULT_HINT = (
+        "Fix the data, pass unseen='ignore' to treat them as missing, or give the column "
+        "these states when learning."
+    )
+
+    def __init__(
+        self,
+        column: Hashable,
+        values: Sequence,
+        states: Sequence,
+        *,
+        n_rows: int | None = None,
+        dtype: Any = None,
+        where: str = "",
+        noun: str = "column",
+        hint: str | None = None,
+    ) -> None:
+        self.n_rows, self.dtype, self.where, self.noun = n_rows, dtype, where, noun
+        values, states = list(values), list(states)
+        hint = self.DEFAULT_HINT if hint is None else hint
+        rows = f" ({n_rows} rows)" if n_rows is not None else ""
+        message = (
+            f"{where}{noun} {column!r} has value(s) {', '.join(map(repr, values[:5]))}{rows} "
+            f"outside its states {states}.{self.type_mismatch(column, values, states, dtype)} "
+            f"{hint}"
+        )
+        super().__init__(message.rstrip(), column=column, values=values, states=states, hint=hint)
+
+    @staticmethod
+    def type_mismatch(column: Hashable, values: Sequence, states: Sequence, dtype: Any) -> str:
+        """A sentence when the values are of another type than every state (else "")."""
+        kinds = {type(v).__name__ for v in states}
+        if dtype is None or not values or len(kinds) != 1 or type(values[0]).__name__ in kinds:
+            return ""
+        return (
+            f" The data stores {column!r} as {dtype} while its states are {kinds.pop()}: "
+            f"give states of the data's type."
+        )
+
+    def with_hint(self, hint: str, where: str | None = None) -> UnseenStateError:
+        """The same error with another fix (and optionally another prefix)."""
+        return UnseenStateError(
+            self.column, self.values, self.states, n_rows=self.n_rows, dtype=self.dtype,
+            where=self.where if where is None else where, noun=self.noun, hint=hint,
+        )
+
+    def __reduce__(self):  # pickling (Dask workers send errors back) keeps the fields
+        return (_rebuild_unseen, (self.column, self.values, self.states, self.n_rows,
+                                  self.dtype, self.where, self.noun, self.hint))
 
 
 class StructureError(TreelearnError):
@@ -72,3 +162,8 @@ class ClassColumnError(DuplicateColumnError):
 
 class FeatureMismatchError(TreelearnError):
     """The features given to a fitted classifier differ from those it was fitted on."""
+
+
+def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) -> UnseenStateError:
+    return UnseenStateError(column, values, states, n_rows=n_rows, dtype=dtype, where=where,
+                            noun=noun, hint=hint)

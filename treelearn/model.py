@@ -7,16 +7,19 @@ forests, naive Bayes and TAN: they differ only in the structure.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .counts import CountedTable, PairCounts
 from .data import Table, check_frame, encode
 from .errors import ColumnNotFoundError, StructureError, TreelearnError, UnseenStateError
 from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
+from .sources import count
+from .stream import NO_STATE_CAP
 
 __all__ = ["TreeModel"]
 
@@ -36,10 +39,14 @@ class TreeModel:
     dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
     n_rows : number of training rows, when learned from data.
     settings : the learning settings, kept for display and saving.
+    counts : the sufficient statistics it was learned from (a
+        :class:`treelearn.counts.PairCounts` over ``variables``), if any.
+    learner : ``learner(counted_table) -> TreeModel``, the function that learned
+        it from ``counts`` (with its settings), if any.
 
-    A model learned by :func:`treelearn.chow_liu` also keeps its sufficient
-    statistics in ``counts`` (a :class:`treelearn.counts.PairCounts` over
-    ``variables``), which :meth:`partial_fit` adds to; otherwise ``counts`` is None.
+    A model learned by :func:`treelearn.chow_liu` keeps both, so
+    :meth:`partial_fit` can add rows to ``counts`` and learn again; otherwise
+    ``counts`` and ``learner`` are None.
 
     Examples
     --------
@@ -59,8 +66,10 @@ class TreeModel:
         *,
         variables: Sequence[Hashable] | None = None,
         dtypes: Mapping[Hashable, Any] | None = None,
-        n_rows: int | None = None,
+        n_rows: int | float | None = None,
         settings: Mapping[str, Any] | None = None,
+        counts: PairCounts | None = None,
+        learner: Callable[[CountedTable], TreeModel] | None = None,
     ) -> None:
         if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
@@ -87,7 +96,8 @@ class TreeModel:
         self.dtypes = dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})
-        self.counts = None  # PairCounts, set by chow_liu for partial_fit
+        self.counts = counts
+        self.learner = learner
 
     # ------------------------------------------------------------------ structure
     @property
@@ -162,9 +172,9 @@ class TreeModel:
         try:
             codes = self.encode(data).codes
         except UnseenStateError as error:  # log_likelihood has no unseen= option to point to
-            raise UnseenStateError(str(error).replace(
-                "pass unseen='ignore' to treat them as missing",
-                "set them to missing (NaN) to have them summed out")) from None
+            raise error.with_hint(
+                "Fix the data, or set them to missing (NaN) to have them summed out."
+            ) from None
         out = self._log_likelihood_codes(codes)
         return out if per_row else float(out.sum())
 
@@ -214,13 +224,17 @@ class TreeModel:
         return self.log_likelihood(data) - self.n_parameters
 
     # ------------------------------------------------------------------ learning
-    def partial_fit(self, data: Any, chunksize: int = 200_000) -> TreeModel:
+    def partial_fit(
+        self, data: Any, chunksize: int = 200_000, sample_weight: Any = None
+    ) -> TreeModel:
         """Add the rows of ``data`` to the counts and re-learn tree and CPTs in place; returns self.
 
-        ``data``: a DataFrame, or a CSV/Parquet path (read ``chunksize`` rows at a
-        time) or dask DataFrame with exactly the model's variables as columns.
-        Works on models learned by :func:`treelearn.chow_liu`, with the settings
-        they were learned with. The states are fixed: a value outside them raises
+        ``data``: a DataFrame (extra columns ignored), a Dask DataFrame, or a
+        CSV/Parquet path (read ``chunksize`` rows at a time) with exactly the
+        model's variables as columns; ``sample_weight`` weights its rows (as in
+        :func:`treelearn.chow_liu`). Works on models learned by
+        :func:`treelearn.chow_liu`, with the settings they were learned with.
+        The states are fixed: a value outside them raises
         :class:`UnseenStateError` naming the column and value (give every state
         up front with ``chow_liu(..., states=...)``). Feeding a table in pieces
         gives the model learned on the whole table.
@@ -233,9 +247,29 @@ class TreeModel:
         >>> m.partial_fit(df.iloc[2:]) == tl.chow_liu(df)
         True
         """
-        from .learn import partial_fit
-
-        return partial_fit(self, data, chunksize)
+        if self.counts is None or self.learner is None:
+            raise TreelearnError(
+                "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
+                "this model has none (was it built by hand, loaded, or learned another way?)"
+            )
+        states = self.states
+        try:
+            new = count(data, missing=self.settings.get("missing", "error"), states=states,
+                        max_states=NO_STATE_CAP, chunksize=chunksize,
+                        sample_weight=sample_weight, variables=self.variables)
+        except UnseenStateError as error:
+            raise error.with_hint(
+                "A fitted model's states are fixed: learn it with chow_liu(..., states=...) "
+                "listing every value the later rows can take.",
+                where=error.where or "partial_fit: ",
+            ) from None
+        dtypes = tuple(self.dtypes.get(v) for v in self.variables) if self.dtypes else ()
+        total = CountedTable(tuple(self.variables), tuple(tuple(states[v]) for v in self.variables),
+                             dtypes, pairs=self.counts + new.counts)
+        fresh = self.learner(total)
+        self.graph, self.variables, self.n_rows = fresh.graph, fresh.variables, fresh.n_rows
+        self.counts = fresh.counts
+        return self
 
     # ------------------------------------------------------------------ sampling
     def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
@@ -278,9 +312,8 @@ class TreeModel:
             matches = [i for i, s in enumerate(states) if str(s) == state]
             if len(matches) == 1:
                 return matches[0]
-        raise UnseenStateError(
-            f"{state!r} is not a state of {variable!r}; its states are {states}"
-        )
+        raise UnseenStateError(variable, [state], states, noun="variable",
+                               hint="Give one of its states.")
 
     def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
         fixed = {v: self._state_index(v, s) for v, s in evidence.items()}

@@ -14,25 +14,11 @@ configuration ``u`` and the node in state ``a``; ``k`` = the node's states;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import Literal
-
 import numpy as np
 
-__all__ = ["Prior", "estimate_cpt", "family_counts_from_codes"]
+from .settings import LearningSettings, Prior
 
-Prior = Literal["lidstone", "bdeu"]
-
-
-def check_prior(prior: str, alpha: float, equivalent_sample_size: float) -> None:
-    if prior not in ("lidstone", "bdeu"):
-        raise ValueError(f"prior must be 'lidstone' or 'bdeu', not {prior!r}")
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, not {alpha!r}")
-    if prior == "bdeu" and (not np.isfinite(equivalent_sample_size) or equivalent_sample_size <= 0):
-        raise ValueError(
-            f"equivalent_sample_size must be a positive number, not {equivalent_sample_size!r}"
-        )
+__all__ = ["estimate_cpt"]
 
 
 def estimate_cpt(
@@ -41,7 +27,7 @@ def estimate_cpt(
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
 ) -> np.ndarray:
-    """CPT from a family's counts ``counts[u_1, ..., u_m, a]``.
+    """CPT from a family's counts ``counts[u_1, ..., u_m, a]`` (weighted counts too).
 
     Examples
     --------
@@ -51,7 +37,7 @@ def estimate_cpt(
     >>> estimate_cpt(np.array([[3, 1], [0, 0]]), alpha=1.0).tolist()
     [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]
     """
-    check_prior(prior, alpha, equivalent_sample_size)
+    LearningSettings(alpha=alpha, prior=prior, equivalent_sample_size=equivalent_sample_size)
     counts = np.asarray(counts, dtype=float)
     k = counts.shape[-1]
     if prior == "bdeu":
@@ -62,22 +48,3 @@ def estimate_cpt(
     with np.errstate(invalid="ignore", divide="ignore"):
         cpt = np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
     return cpt
-
-
-def family_counts_from_codes(
-    codes: np.ndarray, cardinalities: Sequence[int], family: Sequence[int]
-) -> np.ndarray:
-    """Counts of the joint configurations of ``family`` (column indices; the node last).
-
-    Rows where any member of the family is missing are left out. One
-    ``np.bincount`` over a mixed-radix index: no loop over rows.
-    """
-    shape = tuple(int(cardinalities[j]) for j in family)
-    block = codes[:, list(family)].astype(np.int64)
-    observed = (block >= 0).all(axis=1)
-    flat = np.ravel_multi_index(tuple(block[observed].T), shape) if len(shape) else None
-    size = int(np.prod(shape, dtype=np.int64))
-    return np.bincount(flat, minlength=size).reshape(shape)
-
-
-FamilyCounter = Callable[[Hashable, Sequence[Hashable]], np.ndarray]

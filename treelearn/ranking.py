@@ -6,18 +6,18 @@ from typing import Any
 
 import pandas as pd
 
-from .classify import training_table
-from .counts import pair_counts
 from .information import mutual_information_matrix
+from .sources import count_by_class
 
 __all__ = ["rank_features"]
 
 
-def rank_features(X: Any, y: Any) -> pd.Series:
+def rank_features(X: Any, y: Any, sample_weight: Any = None) -> pd.Series:
     """The features sorted by their mutual information ``I(X_j; C)`` with the class, in nats.
 
-    ``X`` and ``y`` are checked and encoded as by the classifiers' ``fit``. Each
-    MI uses the rows where the feature is observed. Ties keep the column order.
+    ``X`` and ``y`` (and ``sample_weight``) are checked and counted as by the
+    classifiers' ``fit`` (pandas or Dask). Each MI uses the rows where the
+    feature is observed. Ties keep the column order.
 
     Returns
     -------
@@ -30,8 +30,8 @@ def rank_features(X: Any, y: Any) -> pd.Series:
     >>> tl.rank_features(df.drop(columns="PlayTennis"), df["PlayTennis"]).index.tolist()
     ['Outlook', 'Humidity', 'Wind', 'Temperature']
     """
-    table, _ = training_table(X, y)
-    mi = mutual_information_matrix(pair_counts(table))[-1, :-1]
-    ranking = pd.Series(mi, index=pd.Index(list(table.columns[:-1]), tupleize_cols=False),
+    stats = count_by_class(X, y, sample_weight=sample_weight)
+    mi = mutual_information_matrix(stats.counts)[-1, :-1]
+    ranking = pd.Series(mi, index=pd.Index(list(stats.columns[:-1]), tupleize_cols=False),
                         name="mutual_information")
     return ranking.sort_values(ascending=False, kind="stable")

@@ -43,52 +43,78 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .counts import PairCounts, offsets_of, pair_counts
+from .counts import CountedTable, PairCounts, count_codes, total_weight, whole_weights
 from .data import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
-    _float_states,
-    _python_scalar,
-    _sorted_states,
+    check_float_column,
+    check_missing_policy,
+    check_sample_weight,
     encode,
-    missing_summary,
+    missing_values_error,
+    python_scalar,
+    state_order,
 )
 from .errors import (
     ColumnNotFoundError,
     EmptyDataError,
-    MissingValuesError,
     NumericColumnError,
     TooManyStatesError,
+    TreelearnError,
     UnseenStateError,
 )
 
 __all__ = [
-    "CountedTable",
+    "NO_STATE_CAP",
+    "ChunkCounts",
+    "ColumnScan",
+    "Scan",
+    "check_missing",
+    "check_scan",
     "count_chunk",
     "count_file",
     "final_states",
+    "given_states_hint",
+    "is_parquet",
     "iter_chunks",
     "read_header",
     "scan_chunk",
+    "split_weights",
     "text_columns",
-    "unseen_message",
 ]
 
-#: where the advice starts in an unseen-value message (callers with other advice cut there)
-STATES_ADVICE = " Give states "
-
 #: ``encode`` gets states for every column in the counting pass; the cap was applied before
-_NO_CAP = np.iinfo(np.int64).max
+NO_STATE_CAP = np.iinfo(np.int64).max
 
 
-@dataclass(frozen=True)
-class CountedTable:
-    """Sufficient statistics of a table: its pair counts, columns, states and dtypes."""
+def given_states_hint(column: Hashable) -> str:
+    """The fix for a value outside the states given to a file or Dask learner."""
+    return (
+        f"Give states that include every value, or leave {column!r} out of states= "
+        f"to find them in a first pass."
+    )
 
-    counts: PairCounts
-    columns: tuple
-    states: tuple
-    dtypes: tuple
+
+def split_weights(
+    chunk: pd.DataFrame, weight_column: Hashable | None, where: str = ""
+) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """``(rows, weights)`` of a chunk whose column ``weight_column`` holds row weights.
+
+    The weight column is taken out; rows of weight zero are left out here, as if
+    absent from the file (their values are no states, their gaps no error).
+    """
+    if weight_column is None:
+        return chunk, None
+    try:
+        w = check_sample_weight(chunk[weight_column], len(chunk), allow_all_zero=True)
+    except TreelearnError as error:
+        raise TreelearnError(f"{where}weight column {weight_column!r}: {error}",
+                             column=weight_column) from None
+    rows = chunk.drop(columns=[weight_column])
+    if not (w > 0).all():
+        keep = np.flatnonzero(w > 0)
+        rows, w = rows.iloc[keep], w[keep]
+    return rows, w
 
 
 # ---------------------------------------------------------------- pass 1: states
@@ -181,11 +207,11 @@ def scan_chunk(
         if name not in skip:
             series = kept[name]
             if isinstance(dtype, pd.CategoricalDtype):
-                scan.categories = dict.fromkeys(_python_scalar(v) for v in dtype.categories)
+                scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
             elif pd.api.types.is_float_dtype(dtype):
-                _float_states(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
-            scan.values = dict.fromkeys(_python_scalar(v) for v in pd.unique(series.dropna()))
+                check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
+            scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
             scan.value_kinds = {_value_kind(v) for v in scan.values}
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
@@ -241,33 +267,40 @@ def check_scan(scan: Scan, max_states: int) -> None:
 def check_missing(scan: Scan, missing: MissingPolicy, where: str) -> None:
     """``missing="error"``: one error with the counts over the whole file or frame."""
     if missing == "error" and scan.missing.any():
-        raise MissingValuesError(
-            f"missing values found in {where} ({missing_summary(scan.missing[None, :], scan.columns)}); "
-            f"pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for each "
-            f"table, the rows where its variables are observed"
-        )
+        raise missing_values_error(scan.missing, scan.columns, where)
 
 
 def final_states(
-    scan: Scan, given: Mapping[Hashable, Sequence], max_states: int
+    scan: Scan,
+    given: Mapping[Hashable, Sequence],
+    max_states: int,
+    unknown_categories: Sequence[Hashable] = (),
 ) -> tuple[tuple, tuple]:
-    """States and dtypes of every column, from the merged scan and the given states."""
+    """States and dtypes of every column, from the merged scan and the given states.
+
+    The order is :func:`treelearn.data.state_order`'s, as for a table read whole.
+    ``unknown_categories`` names categorical columns whose chunks each declared
+    their own categories (Dask's unknown categories): read whole, pandas would
+    sort them, so they are sorted.
+    """
     all_states, dtypes = [], []
     for name, s in zip(scan.columns, scan.scans):
         dtype = s.dtype
         if name in given:
-            states = [_python_scalar(v) for v in given[name]]
+            states = [python_scalar(v) for v in given[name]]
         elif s.kinds == {"category"}:
-            states = list(s.categories)
+            declared = list(s.categories)
+            states = (state_order(declared) if name in unknown_categories
+                      else state_order((), categories=declared))
             dtype = pd.CategoricalDtype(pd.Index(states, tupleize_cols=False), ordered=s.ordered)
         elif s.kinds == {"bool"}:
-            states = [False, True]
+            states = state_order((), boolean=True)
         elif "float" in s.kinds and s.kinds <= {"int", "float"}:
             # an integer column with a missing value in some chunk: floats, as read whole
-            states = _sorted_states(list(dict.fromkeys(float(v) for v in s.values)))
+            states = state_order(float(v) for v in s.values)
             dtype = np.dtype(float)
         else:
-            states = _sorted_states(list(s.values))
+            states = state_order(s.values)
             if len(s.kinds) > 1:
                 dtype = np.dtype(object)
         if name not in given:
@@ -280,27 +313,19 @@ def final_states(
 
 
 # ---------------------------------------------------------------- pass 2: counts
-def unseen_message(chunk: pd.DataFrame, states: Mapping[Hashable, Sequence], where: str) -> str:
-    """Name the first column with a value outside its states, the values and their type."""
-    for name, allowed in states.items():
-        series = chunk[name]
-        bad = series.notna() & ~series.isin(pd.Index(list(allowed), dtype=object))
-        if bad.any():
-            values = [_python_scalar(v) for v in pd.unique(series[bad])[:5]]
-            hint = ""
-            kinds = {type(v).__name__ for v in allowed}
-            if len(kinds) == 1 and type(values[0]).__name__ not in kinds:
-                hint = (
-                    f" The data stores {name!r} as {series.dtype} while its states are "
-                    f"{kinds.pop()}: give states of the data's type."
-                )
-            return (
-                f"{where}column {name!r} has value(s) {', '.join(map(repr, values))} "
-                f"({int(bad.sum())} rows) outside its states {list(allowed)}.{hint}"
-                f"{STATES_ADVICE}that include every value, or leave {name!r} out of states= "
-                f"to find them in a first pass."
-            )
-    return f"{where}a value outside the given states"
+@dataclass(frozen=True)
+class ChunkCounts:
+    """What counting one chunk gives: the ``K x K`` counts, the rows (or weight)
+    counted, missing values per column and rows seen. Chunks add up."""
+
+    joint: np.ndarray
+    n_rows: int | float
+    n_missing: np.ndarray
+    n_seen: int
+
+    def __add__(self, other: ChunkCounts) -> ChunkCounts:
+        return ChunkCounts(self.joint + other.joint, self.n_rows + other.n_rows,
+                           self.n_missing + other.n_missing, self.n_seen + other.n_seen)
 
 
 def count_chunk(
@@ -309,31 +334,37 @@ def count_chunk(
     states: Sequence[Sequence],
     missing: MissingPolicy = "error",
     where: str = "",
-) -> tuple[np.ndarray, int, np.ndarray]:
-    """``(K x K counts, rows counted, missing per column)`` of one chunk.
+    weights: np.ndarray | None = None,
+) -> ChunkCounts:
+    """The counts of one chunk of rows (``weights``: one positive weight per row).
 
     With ``missing="error"`` a chunk with missing values is not counted (the
     caller raises once, with the counts of the whole file).
     """
     check_columns(chunk.columns, columns, where)
     cardinalities = np.array([len(s) for s in states], dtype=np.int64)
-    width = int(offsets_of(cardinalities)[-1])
+    width = int(cardinalities.sum())
     is_missing = chunk.isna().to_numpy()
     n_missing = is_missing.sum(axis=0).astype(np.int64)
-    empty = np.zeros((width, width), dtype=np.int64)
+    exact = whole_weights(weights)
+    empty = ChunkCounts(np.zeros((width, width), dtype=np.int64 if exact else float), 0,
+                        n_missing, len(chunk))
     if is_missing.any():
         if missing == "error":
-            return empty, 0, n_missing
+            return empty
         if missing == "drop":
-            chunk = chunk.iloc[np.flatnonzero(~is_missing.any(axis=1))]
+            keep = np.flatnonzero(~is_missing.any(axis=1))
+            chunk = chunk.iloc[keep]
+            weights = None if weights is None else weights[keep]
     if len(chunk) == 0:
-        return empty, 0, n_missing
+        return empty
     given = dict(zip(columns, states))
     try:
-        table = encode(chunk, missing="pairwise", states=given, max_states=_NO_CAP)
-    except UnseenStateError:
-        raise UnseenStateError(unseen_message(chunk, given, where)) from None
-    return pair_counts(table).joint, table.n_rows, n_missing
+        table = encode(chunk, missing="pairwise", states=given, max_states=NO_STATE_CAP)
+    except UnseenStateError as error:
+        raise error.with_hint(given_states_hint(error.column), where=where) from None
+    joint = count_codes(table.codes, table.cardinalities, weights=weights)
+    return ChunkCounts(joint, total_weight(weights, table.n_rows), n_missing, empty.n_seen)
 
 
 # ---------------------------------------------------------------- files
@@ -380,6 +411,7 @@ def count_file(
     states: Mapping[Hashable, Sequence] | None = None,
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
+    sample_weight: Hashable | None = None,
 ) -> CountedTable:
     """Pair counts of a CSV or Parquet file read ``chunksize`` rows at a time.
 
@@ -389,20 +421,28 @@ def count_file(
         found in a first pass. A value outside given states raises
         :class:`UnseenStateError` naming the column and value.
     missing : ``"error"``, ``"drop"`` or ``"pairwise"``, as in :func:`treelearn.data.encode`.
+    sample_weight : the name of a column of the file holding row weights (see
+        :func:`treelearn.data.check_sample_weight`); it is not a variable.
 
     Raises ``FileNotFoundError`` for a missing file.
     """
-    if not isinstance(chunksize, (int, np.integer)) or chunksize < 1:
-        raise ValueError(f"chunksize must be a positive integer, not {chunksize!r}")
-    if missing not in ("error", "drop", "pairwise"):
-        raise ValueError(f"missing must be 'error', 'drop' or 'pairwise', not {missing!r}")
+    if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or chunksize < 1:
+        raise TreelearnError(f"chunksize must be a positive integer, not {chunksize!r}")
+    check_missing_policy(missing)
     path = os.fspath(path)
     given = dict(states or {})
     header = read_header(path)
+    if sample_weight is not None:
+        if sample_weight not in header:
+            raise ColumnNotFoundError(
+                f"sample_weight={sample_weight!r} is not a column of {path!r} {list(header)}; "
+                f"name the column that holds the row weights", column=sample_weight)
+        header = tuple(c for c in header if c != sample_weight)
     unknown = [c for c in given if c not in header]
     if unknown:
         raise ColumnNotFoundError(
-            f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}"
+            f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}",
+            column=unknown[0],
         )
     csv = not is_parquet(path)
     # CSV columns read as text: those given text states ("1" must stay "1", as in
@@ -410,20 +450,25 @@ def count_file(
     text = [c for c in header if csv and c in given and len(given[c]) > 0
             and all(isinstance(s, str) for s in given[c])]
 
-    def scan_file() -> Scan | None:
-        scan = None
+    def chunks() -> Iterator[tuple[str, pd.DataFrame, np.ndarray | None]]:
         start = 0
         for chunk in iter_chunks(path, chunksize, text):
             where = _rows(start, chunk, path)
+            start += len(chunk)
+            rows, weights = split_weights(chunk, sample_weight, where)
+            yield where, rows, weights
+
+    def scan_file() -> Scan | None:
+        scan = None
+        for where, chunk, _ in chunks():
             check_columns(chunk.columns, header, where)
             part = scan_chunk(chunk, missing, max_states, skip=given)
             scan = part if scan is None else scan.merge(part)
             check_scan(scan, max_states)
-            start += len(chunk)
         return scan
 
     if all(c in given for c in header):
-        all_states = tuple(tuple(_python_scalar(v) for v in given[c]) for c in header)
+        all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in header)
         dtypes = None  # from the first chunk of the counting pass
     else:
         scan = scan_file()
@@ -432,31 +477,32 @@ def count_file(
             text += found
             scan = scan_file()
         if scan is None or scan.n_rows == 0:
-            raise EmptyDataError(f"{path!r} has no rows; there is nothing to learn")
+            raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
+                                 f"there is nothing to learn")
         check_missing(scan, missing, repr(path))
         all_states, dtypes = final_states(scan, given, max_states)
-    K = sum(len(s) for s in all_states)
-    joint = np.zeros((K, K), dtype=np.int64)
-    n_rows, n_missing, start = 0, np.zeros(len(header), dtype=np.int64), 0
-    for chunk in iter_chunks(path, chunksize, text):
-        where = _rows(start, chunk, path)
+    total = None
+    for where, chunk, weights in chunks():
         if dtypes is None:
             dtypes = tuple(chunk[c].dtype for c in chunk.columns)
-        part, rows, gaps = count_chunk(chunk, header, all_states, missing, where)
-        joint += part
-        n_rows += rows
-        n_missing += gaps
-        start += len(chunk)
-    if start == 0:
-        raise EmptyDataError(f"{path!r} has no rows; there is nothing to learn")
-    check_missing(Scan(tuple(header), [], n_missing, start), missing, repr(path))
-    if n_rows == 0:
+        part = count_chunk(chunk, header, all_states, missing, where, weights)
+        total = part if total is None else total + part
+    if total is None or total.n_seen == 0:
+        raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
+                             f"there is nothing to learn")
+    check_missing(Scan(tuple(header), [], total.n_missing, total.n_seen), missing, repr(path))
+    if total.n_rows == 0:
         raise EmptyDataError(
             f"every row of {path!r} has a missing value; missing='drop' leaves no rows: "
             f"try missing='pairwise'"
         )
     cards = np.array([len(s) for s in all_states], dtype=np.int64)
-    return CountedTable(PairCounts(joint, cards, n_rows), tuple(header), all_states, tuple(dtypes))
+    pairs = PairCounts(total.joint, cards, total.n_rows)
+    return CountedTable(tuple(header), all_states, tuple(dtypes), pairs=pairs)
+
+
+def _weighted(weight_column: Hashable | None) -> str:
+    return "" if weight_column is None else f" of positive weight ({weight_column!r})"
 
 
 def read_header(path: str | os.PathLike) -> tuple:

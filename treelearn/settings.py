@@ -1,0 +1,94 @@
+"""Learning options as one frozen, self-validating object.
+
+Every learner takes its options through :class:`LearningSettings`: building one
+checks every option once (with a message that names the option, the value and
+the fix), and a learned model keeps it, so that :meth:`TreeModel.partial_fit
+<treelearn.model.TreeModel.partial_fit>` re-learns with exactly the same options.
+
+>>> s = LearningSettings(alpha=1.0, root="smoke")
+>>> s.as_dict()["alpha"], s.prior
+(1.0, 'lidstone')
+>>> LearningSettings(alpha=-1)
+Traceback (most recent call last):
+...
+treelearn.errors.TreelearnError: alpha == -1, must be a finite number >= 0 (0 = maximum likelihood, 1 = Laplace)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from .data import MissingPolicy, check_missing_policy
+from .errors import TreelearnError
+
+__all__ = ["LearningSettings", "Prior", "check_number"]
+
+Prior = Literal["lidstone", "bdeu"]
+
+
+def check_number(value: Any, name: str, *, low: float = 0.0, strict: bool = False,
+                 fix: str = "") -> float:
+    """``value`` as a float, finite and ``>= low`` (``> low`` when ``strict``); else an error
+    in scikit-learn's style (``alpha == -1, must be ...``) naming the option."""
+    bound = f"{'>' if strict else '>='} {low:g}"
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+          and math.isfinite(value) and (value > low if strict else value >= low))
+    if not ok:
+        raise TreelearnError(f"{name} == {value!r}, must be a finite number {bound}{fix}",
+                             values=[value])
+    return float(value)
+
+
+@dataclass(frozen=True)
+class LearningSettings:
+    """The options of a learner; invalid values raise :class:`TreelearnError` on creation.
+
+    Attributes
+    ----------
+    method : the learner's name (``"chow-liu"``, ``"fit_cpts"``, ...), for display and files.
+    root : the root of the tree (``None``: the first column).
+    alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
+    prior : ``"lidstone"`` (uses ``alpha``) or ``"bdeu"`` (uses ``equivalent_sample_size``).
+    equivalent_sample_size : BDeu's equivalent sample size (> 0).
+    missing : ``"error"``, ``"drop"`` or ``"pairwise"``.
+    mi_alpha : pseudocount of the joint the tree-choosing MI is computed from (``None``: raw).
+    forest : ``None`` (spanning tree), ``"bic"`` or an MI threshold (a number).
+    """
+
+    method: str = "chow-liu"
+    root: Hashable | None = None
+    alpha: float = 0.0
+    prior: Prior = "lidstone"
+    equivalent_sample_size: float = 1.0
+    missing: MissingPolicy = "error"
+    mi_alpha: float | None = None
+    forest: str | float | None = None
+
+    def __post_init__(self) -> None:
+        if self.prior not in ("lidstone", "bdeu"):
+            raise TreelearnError(f"prior must be 'lidstone' or 'bdeu', not {self.prior!r}",
+                                 values=[self.prior])
+        check_number(self.alpha, "alpha", fix=" (0 = maximum likelihood, 1 = Laplace)")
+        if self.prior == "bdeu":
+            check_number(self.equivalent_sample_size, "equivalent_sample_size", strict=True)
+        check_missing_policy(self.missing)
+        if self.mi_alpha is not None:
+            check_number(self.mi_alpha, "mi_alpha", fix=" or None")
+        if self.forest is not None and self.forest != "bic" and (
+            isinstance(self.forest, bool) or not isinstance(self.forest, (int, float))
+        ):  # forest=True would otherwise be a silent threshold of 1 nat
+            raise TreelearnError(f"forest must be None, 'bic' or a number, not {self.forest!r}",
+                                 values=[self.forest])
+
+    def as_dict(self) -> dict:
+        """The settings as a plain dict (``model.settings``, saved with the model)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, settings: dict) -> LearningSettings:
+        """Settings back from :meth:`as_dict` (unknown keys are ignored)."""
+        known = {k: v for k, v in settings.items() if k in cls.__dataclass_fields__}
+        return cls(**known)

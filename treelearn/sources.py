@@ -1,0 +1,379 @@
+"""Sources: the one place that recognises what kind of input it was given.
+
+Every learner starts from sufficient statistics, and this module is where they
+come from. :func:`count` turns a table — a pandas DataFrame, a CSV or Parquet
+path, a Dask DataFrame, a ``scipy.sparse`` 0/1 matrix, or an already encoded
+:class:`~treelearn.data.Table` — into a :class:`~treelearn.counts.CountedTable`;
+:func:`count_by_class` turns features and class labels into a
+:class:`~treelearn.counts.ClassCounts`. Row weights (``sample_weight``) are
+taken here, for every kind of input. The back-ends count and never fit:
+
+* in memory: :func:`treelearn.data.encode` (codes; counted when a learner asks);
+* files: :func:`treelearn.stream.count_file` (row chunks, never loaded whole);
+* Dask: :mod:`treelearn.dask_support` (partitions counted on the workers);
+* ``scipy.sparse``: :func:`treelearn.counts.sparse_binary_counts` (never densified).
+
+A new kind of input is one new branch in :func:`count` (and
+:func:`count_by_class`) and a back-end that returns the same statistics; no
+learner changes.
+
+Examples
+--------
+>>> import pandas as pd
+>>> stats = count(pd.DataFrame({"a": [0, 1, 1], "b": ["x", "y", "y"]}), sample_weight=[1, 2, 0])
+>>> stats.states, stats.n_rows
+(((0, 1), ('x', 'y')), 3)
+>>> stats.counts.block(0, 1).tolist()
+[[1, 0], [0, 2]]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .counts import ClassCounts, CountedTable, is_scipy_sparse, sparse_binary_counts
+from .dask_support import (
+    count_by_class_dask,
+    count_dask,
+    distinct_labels,
+    is_dask_dataframe,
+    is_dask_series,
+)
+from .data import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    Table,
+    check_column_names,
+    check_sample_weight,
+    code_dtype,
+    encode,
+    python_scalar,
+)
+from .errors import (
+    ClassColumnError,
+    ClassLabelError,
+    ColumnNotFoundError,
+    MissingValuesError,
+    TreelearnError,
+)
+from .stream import count_file, is_parquet, read_header
+
+__all__ = [
+    "as_frame",
+    "class_dtype",
+    "class_labels",
+    "class_name",
+    "column_names",
+    "count",
+    "count_by_class",
+    "is_path",
+    "read_data",
+]
+
+
+def is_path(data: Any) -> bool:
+    """Whether ``data`` names a file (a ``str`` or ``os.PathLike``)."""
+    return isinstance(data, (str, os.PathLike))
+
+
+def read_data(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV or Parquet file (by suffix) into a DataFrame.
+
+    >>> read_data("datasets/playtennis.csv").shape
+    (14, 6)
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such data file: {path!r}")
+    if is_parquet(path):
+        return pd.read_parquet(path)
+    return pd.read_csv(path)
+
+
+def column_names(data: Any) -> tuple | None:
+    """The column names of a DataFrame, a Dask DataFrame or a file (its header only);
+    ``None`` for data without named columns."""
+    if is_path(data):
+        return tuple(read_header(data))
+    if isinstance(data, pd.DataFrame) or is_dask_dataframe(data):
+        return tuple(data.columns)
+    return None
+
+
+def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
+    """``X`` as a DataFrame; a 2-D array gets the columns ``names`` (default ``x0, x1, ...``)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if is_scipy_sparse(X) or hasattr(X, "toarray"):
+        raise TypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise TreelearnError(
+            f"X must be 2-D (rows x features), got an array of shape {array.shape}; "
+            f"reshape a single feature with X.reshape(-1, 1)"
+        )
+    columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
+    return pd.DataFrame(array, columns=columns)
+
+
+# ---------------------------------------------------------------------- tables
+def count(
+    data: Any,
+    *,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    columns: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+    variables: Sequence[Hashable] | None = None,
+    in_memory: bool = False,
+) -> CountedTable:
+    """The sufficient statistics of a table, whatever its kind.
+
+    Parameters
+    ----------
+    data : DataFrame, CSV/Parquet path (read ``chunksize`` rows at a time unless
+        ``in_memory``), Dask DataFrame (counted on its workers), ``scipy.sparse``
+        0/1 matrix (named by ``columns``), or an encoded :class:`Table`.
+    missing, max_states, states : as in :func:`treelearn.data.encode`.
+    sample_weight : one non-negative weight per row: an array-like for a
+        DataFrame or sparse matrix, a column name for a file or a Dask DataFrame
+        (or a Dask Series partitioned like it). Integer weights count a row that
+        many times; zero weight leaves it out.
+    variables : count only these columns, in this order: a DataFrame or a Dask
+        DataFrame is narrowed to them; a file read in chunks must have exactly
+        these columns (the weight column aside).
+    in_memory : read a file whole (families of any size can then be counted).
+    """
+    if isinstance(data, Table):
+        if sample_weight is not None or variables is not None:
+            raise TreelearnError("an encoded Table carries its own weights and columns")
+        return CountedTable.of_table(data)
+    if is_scipy_sparse(data):
+        return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
+    if columns is not None:
+        raise TypeError(
+            "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
+            "column names (select columns with df[[...]])"
+        )
+    if is_path(data) and in_memory:
+        data = read_data(data)
+        if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
+            sample_weight = data.pop(sample_weight)  # a copy read from the file: ours to change
+    if is_dask_dataframe(data):
+        if variables is not None:
+            _require_columns(list(data.columns), variables, "the dask DataFrame")
+            keep = list(variables)
+            if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
+                keep.append(sample_weight)
+            data = data[keep]
+        return count_dask(data, missing=missing, max_states=max_states, states=states,
+                          sample_weight=sample_weight)
+    if is_path(data):
+        if variables is not None:
+            header = [c for c in read_header(data) if c != sample_weight]
+            if header != list(variables):
+                raise ColumnNotFoundError(
+                    f"the columns {header} of {os.fspath(data)!r} differ from the variables "
+                    f"{list(variables)}; a file or dask DataFrame must have exactly these "
+                    f"columns, in this order", column=next(iter(set(variables) - set(header)), None)
+                )
+        if sample_weight is not None and not isinstance(sample_weight, (str, int)):
+            raise TreelearnError(
+                "for a file, sample_weight is the name of the column that holds the weights "
+                f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
+            )
+        return count_file(data, chunksize=chunksize, states=states, missing=missing,
+                          max_states=max_states, sample_weight=sample_weight)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"expected a pandas DataFrame, a CSV/Parquet path, a dask DataFrame or a "
+            f"scipy.sparse matrix, got {type(data).__name__}; wrap arrays with "
+            f"pd.DataFrame(array, columns=[...])"
+        )
+    if variables is not None:
+        check_column_names(data.columns)
+        _require_columns(list(data.columns), variables, "the data")
+        data = data[list(variables)]
+    table = encode(data, missing=missing, max_states=max_states, states=states,
+                   sample_weight=sample_weight)
+    return CountedTable.of_table(table)
+
+
+def _require_columns(present: list, wanted: Sequence[Hashable], where: str) -> None:
+    absent = [v for v in wanted if v not in present]
+    if absent:
+        raise ColumnNotFoundError(
+            f"{where} lacks the variable(s) {absent}; its columns are {present[:20]}",
+            column=absent[0],
+        )
+
+
+def _count_sparse(
+    matrix: Any,
+    columns: Sequence[Hashable] | None = None,
+    *,
+    states: Mapping[Hashable, Sequence] | None = None,
+    sample_weight: Any = None,
+) -> CountedTable:
+    """The statistics of a ``scipy.sparse`` 0/1 matrix (rows x variables)."""
+    if states:
+        raise TreelearnError(
+            "states= is not supported for scipy.sparse input: its columns' states are the "
+            "0/1 values present; pass a DataFrame to fix states"
+        )
+    d = matrix.shape[1]
+    names = tuple(range(d)) if columns is None else tuple(columns)
+    if len(names) != d:
+        raise TreelearnError(f"columns has {len(names)} names for a matrix with {d} columns")
+    check_column_names(names)
+    weights = check_sample_weight(sample_weight, matrix.shape[0])
+    pairs, col_states = sparse_binary_counts(matrix, weights=weights)
+    return CountedTable(names, col_states, (matrix.dtype,) * d, pairs=pairs)
+
+
+# ---------------------------------------------------------------------- classification
+def class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
+    """``(classes, codes, name)``: sorted distinct labels, each row's class index, y's name.
+
+    >>> classes, codes, name = class_labels(pd.Series(["b", "a", "b"], name="y"), 3)
+    >>> classes.tolist(), codes.tolist(), name
+    (['a', 'b'], [1, 0, 1], 'y')
+    """
+    name = None
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+        name, y = y.columns[0], y.iloc[:, 0]
+    elif isinstance(y, pd.Series):
+        name = y.name
+    values = np.asarray(y, dtype=object if isinstance(y, pd.Series) and y.dtype == object else None)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values.ravel()
+    if values.ndim != 1:
+        raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
+    if len(values) != n_rows:
+        raise ClassLabelError(f"X has {n_rows} rows but y has {len(values)} labels; give one label per row")
+    missing = np.flatnonzero(pd.isna(values))
+    if len(missing):
+        raise MissingValuesError(
+            f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()}"
+            f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
+        )
+    try:
+        classes, codes = np.unique(values, return_inverse=True)
+    except TypeError:
+        raise ClassLabelError(
+            "y mixes label types that cannot be sorted (e.g. numbers and text); "
+            "convert the labels to one type, e.g. y.astype(str)"
+        ) from None
+    if len(classes) < 2:
+        raise ClassLabelError(
+            f"y has a single class {python_scalar(classes[0])!r}; a classifier needs at least two",
+            values=[python_scalar(classes[0])],
+        )
+    return classes, codes.ravel(), name
+
+
+def class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
+    """The class node's name: y's name, else ``"class"`` (with ``_`` appended until unused)."""
+    if y_name is not None:
+        if y_name in columns:
+            raise ClassColumnError(
+                f"the class {y_name!r} is also a column of X; drop it from the features "
+                f"(X.drop(columns=[{y_name!r}])), otherwise the classifier learns from the answer",
+                column=y_name,
+            )
+        return y_name
+    name = "class"
+    while name in columns:
+        name += "_"
+    return name
+
+
+def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
+    """The class node's dtype, given ``y``'s dtype and the sorted labels ``classes``.
+
+    The class node's states are the sorted labels seen in ``y``, while a Categorical
+    ``y`` declares its own categories (order, unused ones); decoding the node's
+    codes with that declared dtype would give other labels, so a Categorical class
+    becomes one whose categories are the node's states.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.CategoricalDtype(pd.Index([python_scalar(c) for c in classes], tupleize_cols=False))
+    return dtype
+
+
+def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
+    """The statistics a classifier learns from: the features ``X`` and the class ``y``.
+
+    ``X`` is a DataFrame or a 2-D array of categorical features (missing values
+    kept: each count uses the rows where its variables are observed), or a Dask
+    DataFrame with ``y`` a Dask Series partitioned like it (counted on the
+    workers). ``y``'s sorted distinct labels are the classes; ``sample_weight``
+    gives each row a weight (zero: the row is left out before anything else).
+
+    >>> import pandas as pd
+    >>> stats = count_by_class(pd.DataFrame({"x": [0, 1, 1]}), pd.Series(["a", "b", "b"]))
+    >>> stats.columns, stats.class_count.tolist()
+    (('x', 'class'), [1, 2])
+    """
+    if is_dask_dataframe(X):
+        return _count_by_class_dask(X, y, sample_weight)
+    X = as_frame(X)
+    weights = check_sample_weight(sample_weight, len(X))
+    if weights is not None and not (weights > 0).all():
+        n_labels = len(y) if hasattr(y, "__len__") else None
+        if n_labels is not None and n_labels != len(X):
+            raise ClassLabelError(
+                f"X has {len(X)} rows but y has {n_labels} labels; give one label per row"
+            )
+        keep = np.flatnonzero(weights > 0)  # rows of weight zero are absent
+        X, weights = X.iloc[keep], weights[keep]
+        y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
+    features = encode(X, missing="pairwise")
+    classes, y_codes, y_name = class_labels(y, features.n_rows)
+    name = class_name(y_name, features.columns)
+    width = code_dtype(max(len(classes), int(features.cardinalities.max())))
+    codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
+    codes[:, :-1] = features.codes
+    codes[:, -1] = y_codes
+    table = Table(
+        codes=codes,
+        columns=features.columns + (name,),
+        states=features.states + (tuple(python_scalar(c) for c in classes),),
+        dtypes=features.dtypes + (class_dtype(getattr(y, "dtype", None), classes),),
+        weights=weights,
+    )
+    return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
+
+
+def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
+    if not is_dask_series(y):
+        raise TypeError(
+            "with a dask DataFrame X, y must be a dask Series partitioned like X, "
+            "e.g. ddf['y'] beside ddf.drop(columns='y')"
+        )
+    name = class_name(y.name, list(X.columns))
+    y = y.rename(name)
+    # one pass over y: its missing labels and its distinct labels, the classes (any
+    # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
+    n_missing, distinct = distinct_labels(y)
+    if n_missing:
+        raise MissingValuesError(
+            f"y has {n_missing} missing class label(s); drop those rows or fill them in"
+        )
+    # a Categorical y: its values (dask may not know its categories), as np.unique sees them
+    as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
+    labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
+    classes, _, _ = class_labels(labels, len(labels))  # sorted, as np.unique(y)
+    stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight)
+    dtypes = stats.dtypes[:-1] + (class_dtype(y.dtype, classes),)
+    return ClassCounts(stats.columns, stats.states, dtypes, classes,
+                       per_class_pairs=stats.per_class_pairs)
