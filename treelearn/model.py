@@ -313,7 +313,7 @@ class TreeModel:
             if len(matches) == 1:
                 return matches[0]
         raise UnseenStateError(variable, [state], states, noun="variable",
-                               hint="Give one of its states.")
+                               hint=f"{state!r} is not a state of {variable!r}: give one of them.")
 
     def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
         fixed = {v: self._state_index(v, s) for v, s in evidence.items()}
