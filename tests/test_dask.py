@@ -224,3 +224,53 @@ def test_partial_fit_with_a_dask_frame(client, alarm):
     model = tl.chow_liu(alarm.iloc[:3000], states=states)
     model.partial_fit(dd.from_pandas(alarm.iloc[3000:], npartitions=3))
     assert_same(model, tl.chow_liu(alarm))
+
+
+# ---------------------------------------------------------------- row weights
+def repeated(df: pd.DataFrame, w) -> pd.DataFrame:
+    return df.loc[df.index.repeat(np.asarray(w, dtype=int))]
+
+
+def test_weights_on_the_cluster_equal_repeated_rows(client):
+    df = mixed_frame(1500, seed=12)
+    w = np.random.default_rng(112).integers(0, 4, len(df))
+    ref = tl.chow_liu(repeated(df, w), forest="bic")
+    ddf = dd.from_pandas(df.assign(w=w), npartitions=3)
+    assert_same(tl.chow_liu(ddf, sample_weight="w", forest="bic"), ref)  # a weight column
+    series = dd.from_pandas(pd.Series(w, name="w"), npartitions=3)
+    assert_same(tl.chow_liu(ddf.drop(columns="w"), sample_weight=series, forest="bic"), ref)
+    # fit_cpts of a tree and the MI graph, from the workers' pair counts
+    tree = ref.graph
+    ours = tl.fit_cpts(tree, ddf, sample_weight="w", alpha=1.0)
+    theirs = tl.fit_cpts(tree, repeated(df, w), alpha=1.0)
+    assert ours == theirs
+    G, H = tl.mi_graph(ddf, sample_weight="w"), tl.mi_graph(repeated(df, w))
+    for u, v, mi in H.edges(data="weight"):
+        assert G[u][v]["weight"] == pytest.approx(mi, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "ChowLiuMultinet"])
+def test_weighted_classifiers_on_the_cluster_equal_repeated_rows(client, name):
+    df = mixed_frame(1200, seed=13)
+    w = np.random.default_rng(113).integers(0, 3, len(df))
+    ddf = dd.from_pandas(df, npartitions=3)
+    weights = dd.from_pandas(pd.Series(w), npartitions=3)
+    ours = getattr(tl, name)().fit(ddf.drop(columns="y"), ddf["y"], sample_weight=weights)
+    rep = repeated(df, w)
+    theirs = getattr(tl, name)().fit(rep.drop(columns="y"), rep["y"])
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    X = df.drop(columns="y").iloc[:100]
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-12)
+
+
+def test_a_class_with_only_zero_weight_rows_is_no_class(client):
+    df = mixed_frame(600, seed=14).astype({"y": object})
+    df.loc[[3, 9], "y"] = "rare"
+    w = np.ones(len(df))
+    w[[3, 9]] = 0
+    ddf = dd.from_pandas(df.assign(w=w), npartitions=2)
+    ours = tl.NaiveBayes().fit(ddf.drop(columns=["y"]), ddf["y"], sample_weight="w")
+    assert ours.classes_.tolist() == ["no", "yes"]
+    theirs = tl.NaiveBayes().fit(df.drop(columns="y"), df["y"], sample_weight=w)
+    assert theirs.classes_.tolist() == ["no", "yes"]
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)

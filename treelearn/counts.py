@@ -417,7 +417,7 @@ def sparse_binary_counts(
     exact = whole_weights(weights)
     dtype = np.int64 if exact else np.float64
     Z = A[:, members].astype(dtype)
-    ZW = Z if weights is None else sp.diags(weights.astype(dtype)) @ Z
+    ZW = Z if weights is None else sp.csr_matrix(Z.multiply(weights.astype(dtype)[:, None]))
     inner = layout.width - 1
     total = np.zeros((layout.width, layout.width), dtype=dtype)
     for start in range(0, n, chunk_rows):

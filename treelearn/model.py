@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .counts import CountedTable, PairCounts
-from .data import Table, check_frame, encode
+from .data import Table, check_frame, check_sample_weight, encode
 from .errors import ColumnNotFoundError, StructureError, TreelearnError, UnseenStateError
 from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
 from .sources import count
@@ -161,14 +161,25 @@ class TreeModel:
             unseen=unseen,
         )
 
-    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False) -> float | np.ndarray:
+    def log_likelihood(
+        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """Log-likelihood of ``data`` in nats (total, or one value per row).
 
         Missing values are summed out exactly (the row's score is the log
         probability of its observed values). A row that the model gives
         probability zero (possible under maximum likelihood) scores ``-inf``.
-        Columns that are not model variables are ignored.
+        Columns that are not model variables are ignored. With
+        ``sample_weight`` the total is the weighted sum (``per_row`` values are
+        not weighted); a row of weight zero does not count, even if impossible.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 1]})
+        >>> m = tl.chow_liu(df)
+        >>> m.log_likelihood(df, sample_weight=[2, 1, 1]) == m.log_likelihood(df.iloc[[0, 0, 1, 2]])
+        True
         """
+        weights = check_sample_weight(sample_weight, len(data))
         try:
             codes = self.encode(data).codes
         except UnseenStateError as error:  # log_likelihood has no unseen= option to point to
@@ -176,7 +187,11 @@ class TreeModel:
                 "Fix the data, or set them to missing (NaN) to have them summed out."
             ) from None
         out = self._log_likelihood_codes(codes)
-        return out if per_row else float(out.sum())
+        if per_row:
+            return out
+        if weights is None:
+            return float(out.sum())
+        return float(np.sum(out[weights > 0] * weights[weights > 0]))
 
     def _log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
         complete = (codes >= 0).all(axis=1)
@@ -215,13 +230,17 @@ class TreeModel:
                 out[r] = np.log(float(value)) + log_scale
         return out
 
-    def bic(self, data: pd.DataFrame) -> float:
-        """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``."""
-        return self.log_likelihood(data) - 0.5 * self.n_parameters * np.log(len(data))
+    def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``
+        (their total weight with ``sample_weight``)."""
+        weights = check_sample_weight(sample_weight, len(data))
+        n = len(data) if weights is None else float(weights.sum())
+        ll = self.log_likelihood(data, sample_weight=weights)
+        return ll - 0.5 * self.n_parameters * np.log(n)
 
-    def aic(self, data: pd.DataFrame) -> float:
-        """``log-likelihood - n_parameters``."""
-        return self.log_likelihood(data) - self.n_parameters
+    def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log-likelihood - n_parameters`` (the log-likelihood weighted by ``sample_weight``)."""
+        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
 
     # ------------------------------------------------------------------ learning
     def partial_fit(

@@ -362,9 +362,11 @@ def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
         )
     name = class_name(y.name, list(X.columns))
     y = y.rename(name)
+    # rows of weight zero are absent: their labels are no classes
+    weight = X[sample_weight] if isinstance(sample_weight, (str, int)) else sample_weight
     # one pass over y: its missing labels and its distinct labels, the classes (any
     # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
-    n_missing, distinct = distinct_labels(y)
+    n_missing, distinct = distinct_labels(y if weight is None else y[weight > 0])
     if n_missing:
         raise MissingValuesError(
             f"y has {n_missing} missing class label(s); drop those rows or fill them in"
