@@ -11,10 +11,14 @@ __all__ = [
     "ClassColumnError",
     "ClassLabelError",
     "ColumnNotFoundError",
+    "CorruptModelFileError",
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "InvalidModelError",
     "MissingValuesError",
+    "ModelFileError",
+    "ModelFormatError",
     "NumericColumnError",
     "StructureError",
     "TooManyStatesError",
@@ -72,3 +76,22 @@ class ClassColumnError(DuplicateColumnError):
 
 class FeatureMismatchError(TreelearnError):
     """The features given to a fitted classifier differ from those it was fitted on."""
+
+
+# ---------------------------------------------------------------------- model files
+# Here, not in io.py, so that what saves and loads (model.py, classify.py, jsonfile.py)
+# raises them without importing io.py, which builds models and would import them back.
+class ModelFileError(TreelearnError):
+    """A model file that cannot be loaded."""
+
+
+class CorruptModelFileError(ModelFileError):
+    """The file is not valid JSON (for example cut short)."""
+
+
+class ModelFormatError(ModelFileError):
+    """Not a treelearn model file, or a format version or kind this treelearn cannot read."""
+
+
+class InvalidModelError(ModelFileError):
+    """The file parses but its contents are inconsistent (CPT shape or sums, states...)."""
