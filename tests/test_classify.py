@@ -457,7 +457,7 @@ def test_save_load_round_trip(C, tmp_path, tan_data):
     _, X, y = tan_data
     clf = C(alpha=0.5, class_prior=[0.2, 0.3, 0.5]).fit(X.iloc[:500], y.iloc[:500])
     from treelearn import io as tl_io
-    again = C._from_state_dict(clf._state_dict())
+    again = C.from_dict(clf.to_dict())
     path = tmp_path / "clf.json"
     tl_io.save(clf, path)
     for other in (again, tl_io.load(path)):

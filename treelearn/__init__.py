@@ -28,13 +28,15 @@ from .information import (
     entropies,
     mutual_information_matrix,
 )
-from .interop import from_pgmpy, read_bif, to_pgmpy, write_bif
+from .interop import to_pgmpy, write_bif
 from .io import (
     CorruptModelFileError,
     InvalidModelError,
     ModelFileError,
     ModelFormatError,
+    from_pgmpy,
     load,
+    read_bif,
     save,
 )
 from .learn import chow_liu, fit_cpts, mi_graph

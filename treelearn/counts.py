@@ -21,7 +21,7 @@ densifying it (:func:`sparse_binary_counts`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any

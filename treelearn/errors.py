@@ -14,10 +14,14 @@ __all__ = [
     "ClassColumnError",
     "ClassLabelError",
     "ColumnNotFoundError",
+    "CorruptModelFileError",
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "InvalidModelError",
     "MissingValuesError",
+    "ModelFileError",
+    "ModelFormatError",
     "NumericColumnError",
     "StructureError",
     "TooManyStatesError",
@@ -167,3 +171,22 @@ class FeatureMismatchError(TreelearnError):
 def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) -> UnseenStateError:
     return UnseenStateError(column, values, states, n_rows=n_rows, dtype=dtype, where=where,
                             noun=noun, hint=hint)
+
+
+# ---------------------------------------------------------------------- model files
+# Here, not in io.py, so that what saves and loads (model.py, classify.py, jsonfile.py)
+# raises them without importing io.py, which builds models and would import them back.
+class ModelFileError(TreelearnError):
+    """A model file that cannot be loaded."""
+
+
+class CorruptModelFileError(ModelFileError):
+    """The file is not valid JSON (for example cut short)."""
+
+
+class ModelFormatError(ModelFileError):
+    """Not a treelearn model file, or a format version or kind this treelearn cannot read."""
+
+
+class InvalidModelError(ModelFileError):
+    """The file parses but its contents are inconsistent (CPT shape or sums, states...)."""

@@ -1,25 +1,34 @@
-"""pgmpy export and import, and BIF files through pgmpy's reader and writer.
+"""pgmpy networks and BIF files: the model to pgmpy, and pgmpy to a checked graph.
 
 pgmpy's CPD layout (node state x flattened parent states, first parent slowest)
 appears only here; inside treelearn a CPT is ``[parent states..., own state]``.
+
+This module reads models duck-typed (``variables``, ``states``, ``parents(v)``,
+``cpt(v)``) and never imports :mod:`treelearn.model`; building a
+:class:`~treelearn.TreeModel` from pgmpy or BIF (:func:`treelearn.from_pgmpy`,
+:func:`treelearn.read_bif`) is :mod:`treelearn.io`'s, on top of
+:func:`graph_from_pgmpy` and :func:`graph_from_bif`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
 from .errors import StructureError, TreelearnError
-from .model import TreeModel
+from .parameters import check_cpt
 
-__all__ = ["from_pgmpy", "read_bif", "to_pgmpy", "write_bif"]
+if TYPE_CHECKING:
+    from .model import TreeModel
+
+__all__ = ["graph_from_bif", "graph_from_pgmpy", "to_pgmpy", "write_bif"]
 
 
-def to_pgmpy(model: TreeModel):
+def to_pgmpy(model: TreeModel) -> Any:
     """``DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable, state names included.
 
     Examples
@@ -55,11 +64,22 @@ def to_pgmpy(model: TreeModel):
     return bn
 
 
-def from_pgmpy(network: Any) -> TreeModel:
-    """A :class:`TreeModel` from a pgmpy discrete Bayesian network with tabular CPDs.
+def graph_from_pgmpy(network: Any) -> nx.DiGraph:
+    """The graph of a pgmpy discrete Bayesian network with tabular CPDs, checked.
 
-    Every state label and every CPT entry is kept; parent order follows each CPD's
-    evidence order.
+    Nodes carry ``states`` (the CPD's state names), ``parents`` (the CPD's
+    evidence order) and ``cpt`` (``[parent states..., own state]``, checked by
+    :func:`~treelearn.parameters.check_cpt`); ``graph.graph["roots"]`` lists the
+    nodes without parents. Every state label and every CPT entry is kept. Raises
+    :class:`~treelearn.StructureError` naming the variable that is wrong.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> bn = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a").to_pgmpy()
+    >>> G = graph_from_pgmpy(bn)
+    >>> G.nodes["b"]["parents"], G.nodes["b"]["cpt"].tolist(), G.graph["roots"]
+    (['a'], [[1.0, 0.0], [0.5, 0.5]], ['a'])
     """
     if not hasattr(network, "get_cpds") or not hasattr(network, "nodes"):
         raise TypeError(f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}")
@@ -96,10 +116,11 @@ def from_pgmpy(network: Any) -> TreeModel:
                 )
             order = [listed.index(s) for s in own]
             cpt = np.take(cpt, order, axis=axis)
-        G.nodes[node]["cpt"] = cpt
+        shape = [len(G.nodes[p]["states"]) for p in G.nodes[node]["parents"]]
+        G.nodes[node]["cpt"] = check_cpt(node, cpt, [*shape, len(G.nodes[node]["states"])])
     roots = [v for v in nodes if G.in_degree(v) == 0]
     G.graph["roots"] = roots
-    return TreeModel(G, variables=nodes, settings={"method": "pgmpy"})
+    return G
 
 
 def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
@@ -120,13 +141,16 @@ def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
                     f"or df[col].replace(...)) before learning, or save with model.save(path)"
                 )
 
-    writer = BIFWriter(model.to_pgmpy())
+    writer = BIFWriter(to_pgmpy(model))
     # pgmpy >= 1.1 names it ``write`` (``write_bif`` is deprecated, removed in 1.3)
     (writer.write if hasattr(writer, "write") else writer.write_bif)(os.fspath(path))
 
 
-def read_bif(path: str | os.PathLike) -> TreeModel:
-    """Read a BIF file with pgmpy's ``BIFReader`` (state labels come back as strings)."""
+def graph_from_bif(path: str | os.PathLike) -> nx.DiGraph:
+    """The checked graph (:func:`graph_from_pgmpy`) of a BIF file read with pgmpy's ``BIFReader``.
+
+    State labels come back as strings.
+    """
     from pgmpy.readwrite import BIFReader
 
-    return from_pgmpy(BIFReader(os.fspath(path)).get_model())
+    return graph_from_pgmpy(BIFReader(os.fspath(path)).get_model())

@@ -7,6 +7,7 @@ forests, naive Bayes and TAN: they differ only in the structure.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -14,10 +15,18 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from . import interop, jsonfile
 from .counts import CountedTable, PairCounts
 from .data import Table, check_frame, check_sample_weight, encode
-from .errors import ColumnNotFoundError, StructureError, TreelearnError, UnseenStateError
+from .errors import (
+    ColumnNotFoundError,
+    InvalidModelError,
+    StructureError,
+    TreelearnError,
+    UnseenStateError,
+)
 from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
+from .parameters import check_cpt
 from .sources import count
 from .stream import NO_STATE_CAP
 
@@ -33,7 +42,8 @@ class TreeModel:
         (ndarray indexed ``[parent states..., own state]``, last axis sums to 1) and
         optionally ``parents`` (the order of the CPT's parent axes; default: the
         predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
-        is kept when present.
+        is kept when present. The model keeps a copy: ``graph`` is not changed.
+        Every CPT is checked by :func:`~treelearn.parameters.check_cpt`.
     variables : the variables' order (default: the graph's node order); sampled
         data has its columns in this order.
     dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
@@ -73,6 +83,9 @@ class TreeModel:
     ) -> None:
         if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
+        # a copy (node attribute dicts included): the caller's graph gets no parents or
+        # float CPTs written into it, and later changes to it do not reach the model
+        graph = graph.copy()
         self.graph = graph
         self.variables = list(variables if variables is not None else graph.nodes)
         if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
@@ -86,13 +99,8 @@ class TreeModel:
             if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
                 raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
             node["parents"] = ps
-            expected = tuple(len(graph.nodes[p]["states"]) for p in ps) + (len(node["states"]),)
-            cpt = np.asarray(node["cpt"], dtype=float)
-            if cpt.shape != expected:
-                raise StructureError(f"node {v!r}: CPT shape {cpt.shape}, expected {expected}")
-            if not np.allclose(cpt.sum(axis=-1), 1.0, atol=1e-9) or (cpt < 0).any():
-                raise StructureError(f"node {v!r}: CPT rows must be probabilities summing to 1")
-            node["cpt"] = cpt
+            expected = [len(graph.nodes[p]["states"]) for p in ps] + [len(node["states"])]
+            node["cpt"] = check_cpt(v, node["cpt"], expected)  # a float copy
         self.dtypes = dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})
@@ -135,12 +143,31 @@ class TreeModel:
     @property
     def n_parameters(self) -> int:
         """Free parameters: sum over nodes of ``(k - 1) x (parent configurations)``."""
-        return int(sum((c.shape[-1] - 1) * int(np.prod(c.shape[:-1])) for c in self._cpts().values()))
+        return int(sum((c.shape[-1] - 1) * int(np.prod(c.shape[:-1])) for c in self.cpts.values()))
 
-    def _cpts(self) -> dict:
+    @property
+    def cpts(self) -> dict:
+        """``{variable: CPT}`` in variable order (each as :meth:`cpt` gives it).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+        >>> {v: c.tolist() for v, c in m.cpts.items()}
+        {'a': [0.5, 0.5], 'b': [[1.0, 0.0], [0.5, 0.5]]}
+        """
         return {v: self.graph.nodes[v]["cpt"] for v in self.variables}
 
-    def _parent_map(self) -> dict:
+    @property
+    def parent_map(self) -> dict:
+        """``{variable: [parents in CPT axis order]}`` in variable order.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a").parent_map
+        {'a': [], 'b': ['a']}
+        """
         return {v: self.parents(v) for v in self.variables}
 
     # ------------------------------------------------------------------ data
@@ -211,12 +238,12 @@ class TreeModel:
         return total
 
     def _marginal_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        parents = self._parent_map()
+        parents = self.parent_map
         ok, conditioner = find_conditioner(parents)
         if ok:
             order = list(nx.topological_sort(self.graph))
             by_state = log_marginal_by_conditioner(
-                self.variables, parents, self._cpts(), codes, conditioner, order
+                self.variables, parents, self.cpts, codes, conditioner, order
             )
             return np.logaddexp.reduce(by_state, axis=1)
         # general DAG: one elimination per incomplete row (slow, but exact)
@@ -392,17 +419,54 @@ class TreeModel:
         return pd.Series((table / total).ravel(), index=index, name="probability")
 
     # ------------------------------------------------------------------ export
-    def to_pgmpy(self):
+    def to_pgmpy(self) -> Any:
         """The model as a pgmpy ``DiscreteBayesianNetwork`` with ``TabularCPD`` s and state names."""
-        from .interop import to_pgmpy
+        return interop.to_pgmpy(self)
 
-        return to_pgmpy(self)
-
-    def to_bif(self, path) -> None:
+    def to_bif(self, path: str | os.PathLike) -> None:
         """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
-        from .interop import write_bif
+        interop.write_bif(self, path)
 
-        write_bif(self, path)
+    def to_dict(self) -> dict:
+        """The model as JSON-able values: the ``"model"`` part of a saved file.
+
+        Labels keep their types (:mod:`treelearn.jsonvalues`); :meth:`from_dict`
+        rebuilds the model exactly.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
+        >>> d = m.to_dict()
+        >>> d["nodes"][1]["states"], d["nodes"][1]["dtype"]
+        ([False, True], 'bool')
+        >>> tl.TreeModel.from_dict(d) == m
+        True
+        """
+        return jsonfile.model_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TreeModel:
+        """The model that :meth:`to_dict` describes, every part checked.
+
+        Raises :class:`~treelearn.InvalidModelError` naming the variable and what is
+        wrong (a CPT of the wrong shape, a row not summing to 1, unknown parents...).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> d = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})).to_dict()
+        >>> d["nodes"][1]["cpt"][0] = [0.5, 0.4]
+        >>> tl.TreeModel.from_dict(d)
+        Traceback (most recent call last):
+        ...
+        treelearn.errors.InvalidModelError: variable 'b': CPT row [0] sums to 0.9, not 1
+        """
+        arguments = jsonfile.model_arguments_from_dict(d)
+        try:
+            return cls(**arguments)
+        except StructureError as exc:  # e.g. a cycle: the file is at fault, not the caller
+            raise InvalidModelError(str(exc)) from None
 
     # ------------------------------------------------------------------ pictures, files
     def draw(self, ax=None, **kwargs):
@@ -429,11 +493,19 @@ class TreeModel:
 
         return svg_or_none(self)
 
-    def save(self, path) -> None:
-        """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        from .io import save
+    def save(self, path: str | os.PathLike) -> None:
+        """Save to a versioned JSON file; read it back with :func:`treelearn.load`.
 
-        save(self, path)
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+        >>> m.save(path)
+        >>> tl.load(path) == m
+        True
+        """
+        jsonfile.save_document(path, "tree_model", model=self.to_dict())
 
     # ------------------------------------------------------------------ display
     def to_text(self, digits: int = 4) -> str:

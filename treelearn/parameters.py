@@ -14,11 +14,66 @@ configuration ``u`` and the node in state ``a``; ``k`` = the node's states;
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+from typing import Any
+
 import numpy as np
 
+from .errors import StructureError
 from .settings import LearningSettings, Prior
 
-__all__ = ["estimate_cpt"]
+__all__ = ["CPT_SUM_TOLERANCE", "check_cpt", "estimate_cpt"]
+
+CPT_SUM_TOLERANCE = 1e-5
+"""How far from 1 a CPT row may sum. Estimated CPTs are exact to ~1e-15; tables typed by
+hand or read from other tools are not: pgmpy's bundled ``alarm`` network is off by 1e-7,
+and six printed decimals (``0.333333`` three times) by 1e-6."""
+
+
+def check_cpt(
+    variable: Hashable, cpt: Any, shape: Sequence[int] | None = None
+) -> np.ndarray:
+    """``cpt`` as a new float array, checked to be a CPT of ``variable``; the one such check.
+
+    Every row (last axis) must be non-negative, finite and sum to 1 within
+    :data:`CPT_SUM_TOLERANCE`; with ``shape`` (one axis per parent, in order,
+    then the variable's own states) the shape must be that. Raises
+    :class:`~treelearn.errors.StructureError` naming the variable and, for a
+    sum, the row and what it sums to.
+
+    Examples
+    --------
+    >>> check_cpt("lung", [[0.5, 0.5], [0.7, 0.2]])
+    Traceback (most recent call last):
+    ...
+    treelearn.errors.StructureError: variable 'lung': CPT row [1] sums to 0.9, not 1
+    >>> check_cpt("smoke", [0.25, 0.75], shape=(2,)).tolist()
+    [0.25, 0.75]
+    """
+    where = f"variable {variable!r}"
+    try:
+        table = np.array(cpt, dtype=float)  # a copy: the caller's array stays the caller's
+    except (TypeError, ValueError):
+        raise StructureError(f"{where}: the CPT is not a rectangular array of numbers") from None
+    if shape is not None and table.shape != tuple(shape):
+        raise StructureError(
+            f"{where}: the CPT has shape {table.shape}, expected {tuple(shape)} "
+            f"(one axis per parent, in the parents' order, then its own states)"
+        )
+    if table.ndim == 0:
+        raise StructureError(f"{where}: the CPT must have an axis for the variable's states")
+    if not np.isfinite(table).all() or (table < 0).any():
+        raise StructureError(f"{where}: the CPT has negative or non-finite entries")
+    sums = table.sum(axis=-1)
+    bad = np.abs(sums - 1.0) > CPT_SUM_TOLERANCE
+    if bad.any():
+        if table.ndim == 1:
+            raise StructureError(f"{where}: the CPT sums to {float(sums):.9g}, not 1")
+        row = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise StructureError(
+            f"{where}: CPT row {list(row)} sums to {float(sums[row]):.9g}, not 1"
+        )
+    return table
 
 
 def estimate_cpt(
