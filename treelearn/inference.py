@@ -13,8 +13,9 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["eliminate", "eliminate_log", "find_conditioner", "log_marginal_by_conditioner"]
+__all__ = ["Factor", "eliminate_log", "find_conditioner", "log_marginal_by_conditioner"]
 
+#: A factor: its scope (variable names) and a table with one axis per variable, in scope order.
 Factor = tuple[tuple, np.ndarray]
 
 
@@ -68,6 +69,15 @@ def eliminate_log(factors: list[Factor], query: Sequence[Hashable]) -> tuple[tup
     merged (only the merged variables' neighbours change), so a query on a tree
     of d variables takes O(d log d) bookkeeping rather than O(d^3). Every new
     factor is rescaled (its log scale carried apart), so nothing underflows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p_a = (("a",), np.array([0.2, 0.8]))
+    >>> p_b_given_a = (("a", "b"), np.array([[0.9, 0.1], [0.3, 0.7]]))
+    >>> scope, table, log_scale = eliminate_log([p_a, p_b_given_a], ["b"])
+    >>> scope, (table * np.exp(log_scale)).round(2).tolist()   # P(b)
+    (('b',), [0.42, 0.58])
     """
     factors = [(tuple(s), np.asarray(t, dtype=float)) for s, t in factors]
     query = list(query)
@@ -115,19 +125,21 @@ def eliminate_log(factors: list[Factor], query: Sequence[Hashable]) -> tuple[tup
     return scope, table, log_scale + log_factor
 
 
-def eliminate(factors: list[Factor], query: Sequence[Hashable]) -> Factor:
-    """Sum-product variable elimination: the unnormalised joint over ``query``
-    (:func:`eliminate_log` without the separate scale; it can underflow to 0)."""
-    scope, table, log_scale = eliminate_log(factors, query)
-    return scope, table * np.exp(log_scale)
-
-
 def find_conditioner(parents: Mapping[Hashable, Sequence[Hashable]]) -> tuple[bool, Hashable | None]:
     """Can the row-vectorised pass handle this DAG, and around which node?
 
     It can when every node has at most one parent (a tree or forest), or when one
     node ``g`` is such that every node has at most one parent besides ``g`` (naive
     Bayes, TAN: ``g`` is the class). Returns ``(ok, g)``.
+
+    Examples
+    --------
+    >>> find_conditioner({"a": [], "b": ["a"], "c": ["a"]})   # a tree
+    (True, None)
+    >>> find_conditioner({"y": [], "x1": ["y"], "x2": ["y", "x1"]})   # TAN around the class
+    (True, 'y')
+    >>> find_conditioner({"a": [], "b": [], "c": [], "d": ["a", "b", "c"]})
+    (False, None)
     """
     if all(len(p) <= 1 for p in parents.values()):
         return True, None
@@ -156,6 +168,15 @@ def log_marginal_by_conditioner(
     is observed gets ``-inf`` for the other states. Without a conditioner the
     result has one column. Messages are rescaled per row (their logs are carried
     separately), so deep trees and many variables do not underflow.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cpts = {"a": np.array([0.2, 0.8]), "b": np.array([[0.9, 0.1], [0.3, 0.7]])}
+    >>> codes = np.array([[0, 1], [-1, 1]])   # rows (a=0, b=1) and (a missing, b=1)
+    >>> out = log_marginal_by_conditioner(["a", "b"], {"a": [], "b": ["a"]}, cpts, codes, None, ["a", "b"])
+    >>> np.exp(out).round(2).tolist()   # P(a=0, b=1) and P(b=1)
+    [[0.02], [0.58]]
     """
     n = codes.shape[0]
     column = {v: j for j, v in enumerate(variables)}
