@@ -762,39 +762,21 @@ class ChowLiuMultinet(_BayesNetClassifier):
 
         With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
         panel is titled by its class; ``title="..."`` adds a line above them all
-        (``title=True`` keeps the class titles only).
+        (``title=True`` keeps the class titles only). Other keywords go to
+        :func:`treelearn.draw.draw` for every panel (see :func:`treelearn.draw.draw_panels`).
         """
         check_is_fitted(self)
-        from .draw import _import_pyplot
+        from .draw import draw_panels
 
-        plt = _import_pyplot()
         title = kwargs.pop("title", None)
-        heading = title if isinstance(title, str) and title else None
-        labels = [_python_scalar(c) for c in self.classes_]
-        if ax is None:
-            # each panel as large as its tree drawn alone, so the labels keep their size
-            sizes = []
-            for label in labels:
-                alone = self.models_[label].draw(title=f"{self.class_name_} = {label}", **kwargs)
-                sizes.append(alone.get_size_inches())
-                plt.close(alone)
-            top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
-            height = max(h for _, h in sizes) + top
-            fig, axes = plt.subplots(
-                1, len(labels), squeeze=False,
-                figsize=(1.02 * sum(w for w, _ in sizes), height),
-                gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
-            )
-            fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
-            axes = list(axes[0])
-        else:
-            axes = list(ax)
-            fig = axes[0].figure
-        for label, panel in zip(labels, axes):
-            self.models_[label].draw(panel, title=f"{self.class_name_} = {label}", **kwargs)
-        if heading:
-            fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
-        return fig
+        labels = [c.item() if isinstance(c, np.generic) else c for c in self.classes_]
+        return draw_panels(
+            [self.models_[label] for label in labels],
+            [f"{self.class_name_} = {label}" for label in labels],
+            ax,
+            heading=title if isinstance(title, str) and title else None,
+            **kwargs,
+        )
 
     def _feature_states(self) -> list:
         states = next(iter(self.models_.values())).states
