@@ -38,7 +38,7 @@ from .io import (
     save,
 )
 from .learn import chow_liu, fit_cpts, mi_graph, read_data
-from .model import TreeModel
+from .model import ScoreReport, TreeModel
 from .ranking import rank_features
 from .structure import (
     complete_graph,
@@ -70,6 +70,7 @@ __all__ = [
     "NaiveBayes",
     "NumericColumnError",
     "PairCounts",
+    "ScoreReport",
     "StructureError",
     "Table",
     "TooManyStatesError",

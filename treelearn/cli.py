@@ -23,10 +23,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import ScoreReport
 
 __all__ = ["build_parser", "main"]
 
@@ -214,7 +217,7 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     return clf.fit(X, y)
 
 
-def _scores(obj: Any, df: pd.DataFrame) -> Any:
+def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
     """The model's :class:`~treelearn.model.ScoreReport` on ``df`` (rows as given).
 
     A classifier scores the class column's labels when ``df`` has one (a missing
@@ -227,7 +230,7 @@ def _scores(obj: Any, df: pd.DataFrame) -> Any:
     return obj.score_report(obj.select_features(df), y)
 
 
-def _print_scores(report: Any, out=None) -> None:
+def _print_scores(report: ScoreReport, out: Any = None) -> None:
     out = out or sys.stdout
     what = "log-likelihood"
     if report.summed_out is not None:
