@@ -40,7 +40,7 @@ from .io import (
     save,
 )
 from .learn import chow_liu, fit_cpts, mi_graph
-from .model import TreeModel
+from .model import ScoreReport, TreeModel
 from .ranking import rank_features
 from .settings import LearningSettings
 from .sources import count, count_by_class, read_data
@@ -77,6 +77,7 @@ __all__ = [
     "NaiveBayes",
     "NumericColumnError",
     "PairCounts",
+    "ScoreReport",
     "StructureError",
     "Table",
     "TooManyStatesError",

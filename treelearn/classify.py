@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from .counts import ClassCounts
 from .data import encode, python_scalar
 from .errors import (
+    ClassLabelError,
     ColumnNotFoundError,
     FeatureMismatchError,
     InvalidModelError,
@@ -53,7 +54,7 @@ from .jsonvalues import (
     python_value,
 )
 from .learn import build_model, chow_liu_from_counts
-from .model import TreeModel
+from .model import ScoreReport, TreeModel
 from .parameters import estimate_cpt
 from .settings import LearningSettings
 from .sources import as_frame, count_by_class
@@ -261,6 +262,105 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         L = _loss_matrix(loss, self.classes_)
         return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
 
+    # ------------------------------------------------------------ scores and posteriors
+    def select_features(self, data: pd.DataFrame) -> pd.DataFrame:
+        """The fitted features' columns of ``data`` (a wider table, e.g. one holding the class).
+
+        Raises :class:`~treelearn.errors.FeatureMismatchError` naming the features
+        that ``data`` lacks.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"f": ["a", "a", "b", "b"], "g": [0, 1, 0, 1], "c": [0, 0, 0, 1]})
+        >>> clf = tl.NaiveBayes().fit(df[["f", "g"]], df["c"])
+        >>> list(clf.select_features(df).columns)
+        ['f', 'g']
+        """
+        check_is_fitted(self)
+        features = list(self.feature_names_in_)
+        absent = [c for c in features if c not in data.columns]
+        if absent:
+            raise FeatureMismatchError(f"the data lacks the classifier's feature(s) {absent[:10]}")
+        return data[features]
+
+    def log_likelihood(self, X: Any, y: Any = None, per_row: bool = False) -> float | np.ndarray:
+        """Log-likelihood of the rows in nats: ``log p(x_observed, y)``, total or per row.
+
+        ``X`` holds the features (as for :meth:`predict`). Where ``y`` is not
+        given, or a row's label is missing (NaN), that row scores
+        ``log p(x_observed)``: the class is summed out. Missing feature values are
+        summed out as well.
+
+        Raises :class:`~treelearn.errors.ClassLabelError` for a label the classifier
+        never saw, or a ``y`` whose length differs from ``X``'s rows.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
+        >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+        >>> # p(c=0) = 3/4, p(a | 0) = 2/3, p(b | 0) = 1/3; p(c=1) = 1/4, p(b | 1) = 1
+        >>> np.allclose(clf.log_likelihood(X, y, per_row=True), np.log([1/2, 1/2, 1/4, 1/4]))
+        True
+        >>> round(clf.log_likelihood(X), 4)   # p(a) = p(b) = 1/2: 4 ln(1/2)
+        -2.7726
+        """
+        joint = self.predict_joint_log_proba(X)
+        rows = np.logaddexp.reduce(joint, axis=1)
+        if y is not None:
+            labels = self._labels_of(y, len(rows))
+            known = labels.notna().to_numpy()  # a missing label: the class is summed out
+            index = {
+                python_scalar(c): i for i, c in enumerate(self.classes_)
+            }
+            values = [python_scalar(v) for v in labels[known]]
+            unknown = sorted({str(v) for v in values if v not in index})
+            if unknown:
+                raise ClassLabelError(
+                    f"class column {self.class_name_!r} has label(s) {unknown[:5]} that the "
+                    f"classifier never saw"
+                )
+            rows[known] = joint[np.flatnonzero(known), [index[v] for v in values]]
+        return rows if per_row else float(rows.sum())
+
+    def _labels_of(self, y: Any, n_rows: int) -> pd.Series:
+        """``y`` as a Series of labels (positions, not index, matter), one per row."""
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+            y = y.iloc[:, 0]
+        labels = y if isinstance(y, pd.Series) else pd.Series(_label_array(list(y)))
+        if len(labels) != n_rows:
+            raise ClassLabelError(
+                f"X has {n_rows} rows but y has {len(labels)} labels; give one label per row"
+            )
+        return labels
+
+    def score_report(self, X: Any, y: Any = None) -> ScoreReport:
+        """Rows, log-likelihood (:meth:`log_likelihood`), its average and BIC of ``X`` (and ``y``).
+
+        Not :meth:`score`, which is scikit-learn's accuracy. Without ``y`` the
+        report's ``summed_out`` names the class. The parameter count is
+        :attr:`n_parameters`.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
+        >>> report = tl.NaiveBayes(alpha=0).fit(X, y).score_report(X, y)
+        >>> report.n, report.n_parameters   # the prior: 1, p(f | c): 2 x 1
+        (4, 3)
+        >>> round(report.log_likelihood, 4), round(report.bic, 4)   # 2 ln(1/2) + 2 ln(1/4); - 1.5 ln 4
+        (-4.1589, -6.2383)
+        """
+        return ScoreReport(
+            n=len(X),
+            log_likelihood=self.log_likelihood(X, y),
+            n_parameters=self.n_parameters,
+            summed_out=self.class_name_ if y is None else None,
+        )
+
     # ------------------------------------------------------------ pictures, files
     def save(self, path: Any) -> None:
         """Save the fitted classifier to a versioned JSON file; read it back with :func:`treelearn.load`.
@@ -429,6 +529,28 @@ class _SingleNetworkClassifier(_BayesNetClassifier):
 
     def _restore_models(self, models: dict) -> None:
         self.model_ = models["model"]
+
+    # ------------------------------------------------------------ scores and sampling
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted network (the class prior included)."""
+        check_is_fitted(self)
+        return self.model_.n_parameters
+
+    def sample(
+        self, n: int, random_state: int | np.random.Generator | None = None
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows (the features, then the class) from the fitted network.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
+        >>> list(tl.NaiveBayes().fit(X, y).sample(3, random_state=0).columns)
+        ['f', 'c']
+        """
+        check_is_fitted(self)
+        return self.model_.sample(n, random_state=random_state)
 
 
 # ---------------------------------------------------------------------- the classifiers
@@ -639,44 +761,66 @@ class ChowLiuMultinet(_BayesNetClassifier):
             for c, label in enumerate(stats.class_labels())
         }
 
+    # ------------------------------------------------------------ pictures, scores, sampling
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw every class's tree side by side (one panel per class); returns the Figure.
 
         With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
         panel is titled by its class; ``title="..."`` adds a line above them all
-        (``title=True`` keeps the class titles only).
+        (``title=True`` keeps the class titles only). Other keywords go to
+        :func:`treelearn.draw.draw` for every panel (see :func:`treelearn.draw.draw_panels`).
         """
         check_is_fitted(self)
-        from .draw import _import_pyplot
+        from .draw import draw_panels
 
-        plt = _import_pyplot()
         title = kwargs.pop("title", None)
-        heading = title if isinstance(title, str) and title else None
         labels = [python_scalar(c) for c in self.classes_]
-        if ax is None:
-            # each panel as large as its tree drawn alone, so the labels keep their size
-            sizes = []
-            for label in labels:
-                alone = self.models_[label].draw(title=f"{self.class_name_} = {label}", **kwargs)
-                sizes.append(alone.get_size_inches())
-                plt.close(alone)
-            top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
-            height = max(h for _, h in sizes) + top
-            fig, axes = plt.subplots(
-                1, len(labels), squeeze=False,
-                figsize=(1.02 * sum(w for w, _ in sizes), height),
-                gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
-            )
-            fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
-            axes = list(axes[0])
-        else:
-            axes = list(ax)
-            fig = axes[0].figure
-        for label, panel in zip(labels, axes):
-            self.models_[label].draw(panel, title=f"{self.class_name_} = {label}", **kwargs)
-        if heading:
-            fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
-        return fig
+        return draw_panels(
+            [self.models_[label] for label in labels],
+            [f"{self.class_name_} = {label}" for label in labels],
+            ax,
+            heading=title if isinstance(title, str) and title else None,
+            **kwargs,
+        )
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: every class's tree, and the ``k - 1`` of the class prior."""
+        check_is_fitted(self)
+        return sum(m.n_parameters for m in self.models_.values()) + len(self.classes_) - 1
+
+    def sample(
+        self, n: int, random_state: int | np.random.Generator | None = None
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows: the class from the prior, then the features from that class's tree.
+
+        The columns are the features, then the class (``class_name_``); the rows
+        come in random order.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> clf = tl.ChowLiuMultinet().fit(df.drop(columns="either"), df["either"])
+        >>> rows = clf.sample(20_000, random_state=0)
+        >>> list(rows.columns) == [*clf.feature_names_in_, "either"]
+        True
+        >>> bool(abs((rows["either"] == "yes").mean() - np.exp(clf.class_log_prior_[1])) < 0.01)
+        True
+        """
+        check_is_fitted(self)
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise TreelearnError(f"n must be a non-negative integer, not {n!r}")
+        rng = np.random.default_rng(random_state)
+        counts = rng.multinomial(n, np.exp(self.class_log_prior_))
+        parts = []
+        for label, k in zip(self.classes_, counts):
+            label = python_scalar(label)
+            part = self.models_[label].sample(int(k), random_state=rng)
+            part[self.class_name_] = label
+            parts.append(part)
+        rows = pd.concat(parts, ignore_index=True)
+        return rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
 
     def _feature_states(self) -> list:
         states = next(iter(self.models_.values())).states

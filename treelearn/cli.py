@@ -23,10 +23,15 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from .data import python_scalar
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .model import ScoreReport
 
 __all__ = ["build_parser", "main"]
 
@@ -129,6 +134,11 @@ def _is_tree(obj: Any) -> bool:
     return isinstance(obj, TreeModel)
 
 
+def _is_multinet(obj: Any) -> bool:
+    """One tree per class (``models_``) rather than one network (``model_``)."""
+    return not _is_tree(obj) and hasattr(obj, "models_")
+
+
 def _network(obj: Any, what: str) -> Any:
     """The TreeModel behind a model file: the model itself, or a classifier's ``model_``."""
     if _is_tree(obj):
@@ -161,21 +171,11 @@ def _save_figure(fig: Any, path: str) -> None:
         plt.close(fig)
 
 
-def _draw(obj: Any, data: pd.DataFrame | None = None):
+def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
     """A figure for a tree, a classifier, or a multinet (one panel per class)."""
-    if _is_tree(obj) or (hasattr(obj, "model_") and not hasattr(obj, "models_")):
-        model = _network(obj, "drawing")
-        fig = model.draw(title=True, data=data, edge_labels=True)
-        return fig
-    import matplotlib.pyplot as plt
-
-    from .draw import draw
-
-    models = obj.models_
-    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 5), squeeze=False)
-    for ax, (label, model) in zip(axes[0], models.items()):
-        draw(model, ax, title=f"{obj.class_name_} = {label}")
-    return fig
+    if _is_multinet(obj):
+        return obj.draw()
+    return _network(obj, "drawing").draw(title=True, data=data, edge_labels=True)
 
 
 # ---------------------------------------------------------------------- learn
@@ -219,60 +219,29 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     return clf.fit(X, y)
 
 
-def _scores(obj: Any, df: pd.DataFrame) -> dict:
-    """Total and average log-likelihood and BIC of ``df`` (rows as given), as a dict."""
-    n = len(df)
+def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
+    """The model's :class:`~treelearn.model.ScoreReport` on ``df`` (rows as given).
+
+    A classifier scores the class column's labels when ``df`` has one (a missing
+    label sums the class out of that row), else the features alone.
+    """
     if _is_tree(obj):
-        ll = obj.log_likelihood(df)
-        k = obj.n_parameters
-        what = "log-likelihood"
-    else:
-        features = list(obj.feature_names_in_)
-        absent = [c for c in features if c not in df.columns]
-        if absent:
-            raise CommandError(f"the data lacks the classifier's feature(s) {absent[:10]}")
-        joint = obj.predict_joint_log_proba(df[features])
-        cls = _class_column(obj)
-        if cls in df.columns:
-            known = df[cls].notna().to_numpy()  # a missing label: the class is summed out
-            index = {
-                c.item() if isinstance(c, np.generic) else c: i for i, c in enumerate(obj.classes_)
-            }
-            labels = [v.item() if isinstance(v, np.generic) else v for v in df[cls][known]]
-            unknown = sorted({str(v) for v in labels if v not in index})
-            if unknown:
-                raise CommandError(
-                    f"class column {cls!r} has label(s) {unknown[:5]} that the classifier never saw"
-                )
-            rows = np.logaddexp.reduce(joint, axis=1)
-            rows[known] = joint[np.flatnonzero(known), [index[v] for v in labels]]
-            what = "log-likelihood"
-        else:
-            rows = np.logaddexp.reduce(joint, axis=1)
-            what = f"log-likelihood of the features ({cls!r} summed out)"
-        ll = float(rows.sum())
-        if hasattr(obj, "models_"):
-            k = sum(m.n_parameters for m in obj.models_.values()) + len(obj.classes_) - 1
-        else:
-            k = obj.model_.n_parameters
-    bic = ll - 0.5 * k * np.log(n) if n > 0 else float("nan")
-    return {
-        "n": n,
-        "what": what,
-        "log_likelihood": ll,
-        "average": ll / n,
-        "bic": bic,
-        "n_parameters": k,
-    }
+        return obj.score_report(df)
+    cls = _class_column(obj)
+    y = df[cls] if cls in df.columns else None
+    return obj.score_report(obj.select_features(df), y)
 
 
-def _print_scores(s: dict, out=None) -> None:
+def _print_scores(report: ScoreReport, out: Any = None) -> None:
     out = out or sys.stdout
-    print(f"n = {s['n']}", file=out)
-    print(f"{s['what']} = {_fmt(s['log_likelihood'])} nats", file=out)
-    print(f"average {s['what']} = {_fmt(s['average'])} nats per row", file=out)
-    print(f"parameters = {s['n_parameters']}", file=out)
-    print(f"BIC = {_fmt(s['bic'])}", file=out)
+    what = "log-likelihood"
+    if report.summed_out is not None:
+        what = f"log-likelihood of the features ({report.summed_out!r} summed out)"
+    print(f"n = {report.n}", file=out)
+    print(f"{what} = {_fmt(report.log_likelihood)} nats", file=out)
+    print(f"average {what} = {_fmt(report.average)} nats per row", file=out)
+    print(f"parameters = {report.n_parameters}", file=out)
+    print(f"BIC = {_fmt(report.bic)}", file=out)
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
@@ -344,31 +313,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def tree_posterior(model: Any, df: pd.DataFrame, target: Any) -> pd.DataFrame:
-    """``P(target | the row's other values)`` for every row, from any TreeModel (exact)."""
-    if target not in model.variables:
-        raise CommandError(
-            f"--target {target!r} is not a variable; they are {model.variables[:20]}"
-        )
-    present = df.copy()
-    for v in model.variables:
-        if v not in present.columns:
-            present[v] = None  # an absent column is unobserved in every row
-    codes = model.encode(present[model.variables]).codes.astype(np.int64)
-    j = model.variables.index(target)
-    states = model.states[target]
-    log_joint = np.empty((len(df), len(states)))
-    for s in range(len(states)):
-        codes[:, j] = s
-        log_joint[:, s] = model._log_likelihood_codes(codes)
-    with np.errstate(invalid="ignore"):
-        norm = np.logaddexp.reduce(log_joint, axis=1, keepdims=True)
-        proba = np.exp(log_joint - norm)
-    if not np.isfinite(proba).all():
-        raise CommandError("some rows have probability zero under the model for every state")
-    return pd.DataFrame(proba, columns=states, index=df.index)
-
-
 def cmd_predict(args: argparse.Namespace) -> int:
     obj = _load(args.model)
     df = read_frame(args.data)
@@ -378,19 +322,19 @@ def cmd_predict(args: argparse.Namespace) -> int:
                 "this model is not a classifier: give --target VAR, the variable to predict "
                 f"(one of {obj.variables[:12]})"
             )
-        proba = tree_posterior(obj, df, args.target)
+        if args.target not in obj.variables:
+            raise CommandError(
+                f"--target {args.target!r} is not a variable; they are {obj.variables[:20]}"
+            )
+        proba = obj.predict_proba(df, args.target)
         target, labels = args.target, list(proba.columns)
         values = proba.to_numpy()
     else:
         target = _class_column(obj)
         if args.target is not None and args.target != target:
             raise CommandError(f"this classifier predicts {target!r}, not {args.target!r}")
-        features = list(obj.feature_names_in_)
-        absent = [c for c in features if c not in df.columns]
-        if absent:
-            raise CommandError(f"the data lacks the classifier's feature(s) {absent[:10]}")
-        values = obj.predict_proba(df[features])
-        labels = [c.item() if isinstance(c, np.generic) else c for c in obj.classes_]
+        values = obj.predict_proba(obj.select_features(df))
+        labels = [python_scalar(c) for c in obj.classes_]
     if args.proba:
         out = pd.DataFrame(values, columns=[f"P({target}={label})" for label in labels])
     else:
@@ -402,20 +346,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_sample(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
-    obj = _load(args.model)
-    if _is_tree(obj) or not hasattr(obj, "models_"):
-        samples = _network(obj, "sample").sample(args.n, random_state=args.seed)
-    else:  # a multinet: draw the class from the prior, then the features from its tree
-        rng = np.random.default_rng(args.seed)
-        counts = rng.multinomial(args.n, np.exp(obj.class_log_prior_))
-        parts = []
-        for label, k in zip(obj.classes_, counts):
-            label = label.item() if isinstance(label, np.generic) else label
-            part = obj.models_[label].sample(int(k), random_state=rng)
-            part[obj.class_name_] = label
-            parts.append(part)
-        samples = pd.concat(parts, ignore_index=True)
-        samples = samples.iloc[rng.permutation(len(samples))].reset_index(drop=True)
+    samples = _load(args.model).sample(args.n, random_state=args.seed)
     samples.to_csv(sys.stdout, index=False)
     return 0
 
@@ -480,11 +411,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         model = _network(obj, "--dot and --mermaid")
         print(model.to_dot() if args.dot else model.to_mermaid())
         return 0
-    if _is_tree(obj) or not hasattr(obj, "models_"):
+    if not _is_multinet(obj):
         if not _is_tree(obj):
             print(
                 f"{type(obj).__name__} classifier for {obj.class_name_!r}, classes "
-                f"{[c.item() if isinstance(c, np.generic) else c for c in obj.classes_]}"
+                f"{[python_scalar(c) for c in obj.classes_]}"
             )
         print(_network(obj, "show").to_text())
     else:

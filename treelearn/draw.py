@@ -17,15 +17,30 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .errors import TreelearnError
+
 if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
     from .model import TreeModel
 
-__all__ = ["VIZ_HINT", "display_parents", "draw", "layout", "svg_or_none", "to_dot", "to_mermaid"]
+__all__ = [
+    "VIZ_HINT",
+    "display_parents",
+    "draw",
+    "draw_panels",
+    "import_pyplot",
+    "layout",
+    "svg_or_none",
+    "to_dot",
+    "to_mermaid",
+]
 
 VIZ_HINT = 'drawing needs matplotlib: pip install "treelearn[viz]"'
 
@@ -228,7 +243,8 @@ def _boundary_point(cx: float, cy: float, hw: float, hh: float, tx: float, ty: f
     return cx + dx * scale, cy + dy * scale
 
 
-def _import_pyplot():
+def import_pyplot() -> Any:
+    """``matplotlib.pyplot``, or an ImportError that says how to install it (:data:`VIZ_HINT`)."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:
@@ -261,54 +277,45 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
     return parts
 
 
-def draw(
-    model: TreeModel,
-    ax: Any = None,
-    *,
-    data: Any = None,
-    edge_labels: bool = False,
-    title: str | bool | None = None,
-    class_node: Hashable | None = None,
-    figsize: tuple[float, float] | None = None,
-    fontsize: float | None = None,
-    digits: int = 3,
-    level_gap: float | None = None,
-    class_edges: str = "auto",
-):
-    """Draw ``model`` as a tree and return the matplotlib ``Figure``.
+# ---------------------------------------------------------------------- the drawing's stages
+# A figure from a model goes: what to draw (_scene, from the model alone) -> measure the
+# labels (_measure, needs a matplotlib renderer) -> positions and bounds in inches
+# (_geometry) -> the figure's size and view (_frame) -> matplotlib artists (_render).
 
-    Parameters
-    ----------
-    ax : an existing matplotlib Axes to draw into; by default a new figure sized
-        to the tree (width grows with the number of leaves).
-    data : optional DataFrame; with ``title=True`` its log-likelihood is shown.
-    edge_labels : write the mutual information (nats) on each edge.
-    title : ``None``/``False`` for none, ``True`` for an automatic title (method,
-        variables, n, and log-likelihood when ``data`` is given), or a string.
-    class_node : the node to mark as the class (default: the graph attribute
-        ``class``, set for naive Bayes and TAN).
-    figsize : force the figure size (inches); labels are then scaled to fit.
-    fontsize : label size in points (default: from the number of leaves).
-    digits : decimals of the MI edge labels.
-    level_gap : vertical distance between depths, in inches.
-    class_edges : for TAN, how to show the ``class -> feature`` edges besides the
-        one to the feature root: ``"lines"`` (light dashed lines), ``"marks"`` (a
-        dot on each feature, explained in a legend) or ``"auto"`` (lines for up
-        to 4 such edges, dots beyond).
 
-    Raises
-    ------
-    ImportError : matplotlib is not installed (``pip install "treelearn[viz]"``).
+@dataclass(frozen=True)
+class _Edge:
+    parent: Hashable
+    child: Hashable
+    kind: str  # "tree", "class" or "extra" (see _edge_kind)
+    weight: Any  # the edge's MI (nats), or None
 
-    Examples
-    --------
-    >>> import pandas as pd, treelearn as tl
-    >>> fig = tl.chow_liu(pd.read_csv("datasets/asia.csv")).draw(edge_labels=True)
-    >>> fig.savefig("/dev/null", format="png")
-    """
-    plt = _import_pyplot()
-    from matplotlib.patches import FancyArrowPatch
 
+@dataclass(frozen=True)
+class _Scene:
+    """What the picture shows, decided from the model alone (no matplotlib)."""
+
+    variables: list
+    cls: Hashable | None  # the class node, marked
+    shown: dict  # the parent each node hangs from in the picture
+    children: dict
+    roots: list
+    edges: list  # _Edge, in the graph's edge order
+    star: bool  # one root with many leaf children: drawn round its centre
+    marks: bool  # TAN: class -> feature edges drawn as dots plus a legend line
+    legend: str
+    max_weight: float  # the largest finite MI on a tree edge (0 when none)
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for v in self.variables if not self.children[v])
+
+
+def _scene(model: TreeModel, class_node: Hashable | None, class_edges: str) -> _Scene:
+    if class_edges not in ("auto", "lines", "marks"):
+        raise TreelearnError(
+            f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}"
+        )
     cls = _class_node(model, class_node)
     shown = display_parents(model, cls)
     children: dict = {v: [] for v in model.variables}
@@ -317,100 +324,184 @@ def draw(
             children[shown[v]].append(v)
     roots = [r for r in model.roots if shown[r] is None]
     roots += [v for v in model.variables if shown[v] is None and v not in roots]
-    n_leaves = sum(1 for v in model.variables if not children[v])
-    size = float(fontsize) if fontsize is not None else _font_size(n_leaves)
-
-    own_figure = ax is None
-    if own_figure:
-        fig = plt.figure(figsize=figsize or (6, 4))
-        ax = fig.add_axes((0, 0, 1, 1))
-    else:
-        fig = ax.figure
-    renderer = _renderer(fig)
-
-    def measure(size: float) -> tuple[dict, dict]:
-        """Box width and height of every node label, in inches."""
-        probe = ax.text(0, 0, "", fontsize=size, parse_math=False)
-        w, h = {}, {}
-        for v in model.variables:
-            probe.set_text(str(v))
-            probe.set_fontweight("bold" if v == cls else "normal")
-            box = probe.get_window_extent(renderer)
-            pad = 2 * 0.45 * size / 72  # the bbox pad below, both sides
-            w[v] = box.width / fig.dpi + pad
-            h[v] = box.height / fig.dpi + pad
-        probe.remove()
-        return w, h
-
-    def text_width(text: str, size: float) -> float:
-        probe = ax.text(0, 0, text, fontsize=size)
-        width = probe.get_window_extent(renderer).width / fig.dpi
-        probe.remove()
-        return width
-
     star = (
         len(roots) == 1
         and len(children[roots[0]]) > _MAX_ROW
         and not any(children[c] for c in children[roots[0]])
     )
-
-    def geometry(size: float) -> tuple[dict, dict, dict, tuple]:
-        """Box sizes, node centres (inches) and the drawing's bounds ``(x0, x1, y0, y1)``."""
-        w, h = measure(size)
-        gap_x = _SIBLING_GAP * size / 10
-        if star:  # naive Bayes with many features: the features around the class
-            xy = _radial(roots[0], children[roots[0]], w, h, gap_x, edge_labels)
-        else:
-            spread = dict(w)
-            if edge_labels:
-                # children far enough apart that the MI labels of sibling edges do not collide
-                label_w = text_width("0." + "0" * digits, 0.72 * size) + 0.08
-                spread = {v: max(x, label_w / _LABEL_AT) for v, x in w.items()}
-            pos = layout(children, roots, spread, gap=gap_x, tree_gap=_TREE_GAP * size / 10)
-            box_h = max(h.values())
-            gap_y = (
-                level_gap
-                if level_gap is not None
-                else box_h + (0.62 if edge_labels else 0.45) * size / 10
-            )
-            xy = {v: (x, -d * gap_y) for v, (x, d) in pos.items()}
-        x0 = min(xy[v][0] - w[v] / 2 for v in xy)
-        x1 = max(xy[v][0] + w[v] / 2 for v in xy)
-        y0 = min(xy[v][1] - h[v] / 2 for v in xy)
-        y1 = max(xy[v][1] + h[v] / 2 for v in xy)
-        if marks:
-            y0 -= 1.6 * 0.8 * size / 72  # room for the legend line
-            legend_w = 0.06 + 0.9 * 0.8 * size / 72 + text_width(legend, 0.8 * size)
-            x1 = max(x1, x0 + legend_w)
-        return w, h, xy, (x0, x1, y0, y1)
-
+    edges = [
+        _Edge(u, v, _edge_kind(model, u, v, shown, cls), attrs.get("weight"))
+        for u, v, attrs in model.graph.edges(data=True)
+    ]
     n_class_edges = sum(1 for u, v in model.graph.edges if u == cls and shown[v] != cls)
     has_feature_edges = cls is not None and any(cls not in e for e in model.graph.edges)
-    if class_edges not in ("auto", "lines", "marks"):
-        raise ValueError(f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}")
     marks = (
         has_feature_edges
         and n_class_edges > 0
         and (class_edges == "marks" or (class_edges == "auto" and n_class_edges > _MAX_CLASS_LINES))
     )
-    legend = f"the class {cls} is also a parent of these" if marks else ""
-    w, h, xy, bounds = geometry(size)
-    width = bounds[1] - bounds[0]
-    title_text = None
+    weights = [e.weight for e in edges if e.kind == "tree" and e.weight is not None]
+    return _Scene(
+        variables=list(model.variables),
+        cls=cls,
+        shown=shown,
+        children=children,
+        roots=roots,
+        edges=edges,
+        star=star,
+        marks=marks,
+        legend=f"the class {cls} is also a parent of these" if marks else "",
+        max_weight=max((float(x) for x in weights if math.isfinite(x)), default=0.0),
+    )
+
+
+class _Ruler:
+    """Measures text on one figure, in inches (labels are sized in points)."""
+
+    def __init__(self, ax: Any) -> None:
+        self.ax = ax
+        self.dpi = ax.figure.dpi
+        self.renderer = _renderer(ax.figure)
+
+    def label_boxes(self, variables: list, cls: Hashable | None, size: float) -> tuple[dict, dict]:
+        """Box width and height of every node label (text and its padding)."""
+        probe = self.ax.text(0, 0, "", fontsize=size, parse_math=False)
+        w, h = {}, {}
+        for v in variables:
+            probe.set_text(str(v))
+            probe.set_fontweight("bold" if v == cls else "normal")
+            box = probe.get_window_extent(self.renderer)
+            pad = 2 * 0.45 * size / 72  # the node's bbox pad (_render_nodes), both sides
+            w[v] = box.width / self.dpi + pad
+            h[v] = box.height / self.dpi + pad
+        probe.remove()
+        return w, h
+
+    def text_width(self, text: str, size: float) -> float:
+        probe = self.ax.text(0, 0, text, fontsize=size)
+        width = probe.get_window_extent(self.renderer).width / self.dpi
+        probe.remove()
+        return width
+
+
+@dataclass(frozen=True)
+class _Sizes:
+    """The measured sizes a layout needs, in inches."""
+
+    w: dict  # label box widths
+    h: dict  # label box heights
+    edge_label: float | None  # room for an MI label on an edge, when edges are labelled
+    legend: float | None  # the legend line's text, when there is one
+
+
+def _measure(scene: _Scene, ruler: _Ruler, size: float, edge_labels: bool, digits: int) -> _Sizes:
+    w, h = ruler.label_boxes(scene.variables, scene.cls, size)
+    edge_label = None
+    if edge_labels and not scene.star:
+        edge_label = ruler.text_width("0." + "0" * digits, 0.72 * size) + 0.08
+    legend = ruler.text_width(scene.legend, 0.8 * size) if scene.marks else None
+    return _Sizes(w, h, edge_label, legend)
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Label sizes, node centres and the drawing's bounds ``(x0, x1, y0, y1)``, in inches."""
+
+    w: dict
+    h: dict
+    xy: dict
+    bounds: tuple
+
+    @property
+    def width(self) -> float:
+        return self.bounds[1] - self.bounds[0]
+
+    @property
+    def height(self) -> float:
+        return self.bounds[3] - self.bounds[2]
+
+
+def _positions(
+    scene: _Scene, sizes: _Sizes, size: float, edge_labels: bool, level_gap: float | None
+) -> dict:
+    """Node centres in inches: the tidy tree layout, or a star's leaves round its centre."""
+    w, h = sizes.w, sizes.h
+    gap_x = _SIBLING_GAP * size / 10
+    if scene.star:  # naive Bayes with many features: the features around the class
+        root = scene.roots[0]
+        return _radial(root, scene.children[root], w, h, gap_x, edge_labels)
+    spread = dict(w)
+    if sizes.edge_label is not None:
+        # children far enough apart that the MI labels of sibling edges do not collide
+        spread = {v: max(x, sizes.edge_label / _LABEL_AT) for v, x in w.items()}
+    pos = layout(scene.children, scene.roots, spread, gap=gap_x, tree_gap=_TREE_GAP * size / 10)
+    box_h = max(h.values())
+    gap_y = level_gap if level_gap is not None else box_h + (0.62 if edge_labels else 0.45) * size / 10
+    return {v: (x, -d * gap_y) for v, (x, d) in pos.items()}
+
+
+def _bounds(scene: _Scene, sizes: _Sizes, xy: dict, size: float) -> tuple:
+    """``(x0, x1, y0, y1)``: the label boxes, and the legend line below them."""
+    w, h = sizes.w, sizes.h
+    x0 = min(xy[v][0] - w[v] / 2 for v in xy)
+    x1 = max(xy[v][0] + w[v] / 2 for v in xy)
+    y0 = min(xy[v][1] - h[v] / 2 for v in xy)
+    y1 = max(xy[v][1] + h[v] / 2 for v in xy)
+    if sizes.legend is not None:
+        y0 -= 1.6 * 0.8 * size / 72  # room for the legend line
+        x1 = max(x1, x0 + 0.06 + 0.9 * 0.8 * size / 72 + sizes.legend)
+    return x0, x1, y0, y1
+
+
+def _geometry(
+    scene: _Scene,
+    ruler: _Ruler,
+    size: float,
+    *,
+    edge_labels: bool,
+    digits: int,
+    level_gap: float | None,
+) -> _Geometry:
+    """Measure the labels at font ``size``, then place the nodes."""
+    sizes = _measure(scene, ruler, size, edge_labels, digits)
+    xy = _positions(scene, sizes, size, edge_labels, level_gap)
+    return _Geometry(sizes.w, sizes.h, xy, _bounds(scene, sizes, xy, size))
+
+
+def _title_text(
+    model: TreeModel, data: Any, title: str | bool | None, width: float, size: float, ruler: _Ruler
+) -> str | None:
     if title is True:
         parts = _auto_title(model, data)
-        title_text = "  ·  ".join(parts)
-        if len(parts) > 2 and text_width(title_text, size * 1.05) > width + 2 * _MARGIN:
-            title_text = "  ·  ".join(parts[:2]) + "\n" + "  ·  ".join(parts[2:])
-    elif title:
-        title_text = str(title)
+        text = "  ·  ".join(parts)
+        if len(parts) > 2 and ruler.text_width(text, size * 1.05) > width + 2 * _MARGIN:
+            text = "  ·  ".join(parts[:2]) + "\n" + "  ·  ".join(parts[2:])
+        return text
+    return str(title) if title else None
+
+
+def _frame(
+    ax: Any,
+    geometry: _Geometry,
+    remeasure: Callable[[float], _Geometry],
+    size: float,
+    title_text: str | None,
+    ruler: _Ruler,
+    *,
+    own_figure: bool,
+    figsize: tuple[float, float] | None,
+) -> tuple[float, _Geometry]:
+    """Fit the drawing to its figure: size a figure of our own to the tree (one data unit is
+    one inch), or shrink the labels to a given size or axes; sets the view. Returns the font
+    size and the geometry finally used."""
+    fig = ax.figure
     n_lines = title_text.count("\n") + 1 if title_text else 0
     title_h = (n_lines * 1.3 * 1.05 * size / 72 + 0.12) if title_text else 0.0
-    tree_w, tree_h = width + 2 * _MARGIN, bounds[3] - bounds[2] + 2 * _MARGIN
-    if own_figure and figsize is None:
-        # the figure takes the tree's size: one data unit is one inch
+    tree_w, tree_h = geometry.width + 2 * _MARGIN, geometry.height + 2 * _MARGIN
+    grows = own_figure and figsize is None
+    if grows:
         title_w = (
-            max(text_width(t, size * 1.05) for t in title_text.split("\n")) + 2 * _MARGIN
+            max(ruler.text_width(t, size * 1.05) for t in title_text.split("\n")) + 2 * _MARGIN
             if title_text
             else 0.0
         )
@@ -428,40 +519,41 @@ def draw(
         scale = min(1.0, avail_w / tree_w, avail_h / tree_h)
         if scale < 1.0:
             size = max(3.0, 0.98 * size * scale)
-            w, h, xy, bounds = geometry(size)
-            tree_w, tree_h = (
-                bounds[1] - bounds[0] + 2 * _MARGIN,
-                bounds[3] - bounds[2] + 2 * _MARGIN,
-            )
+            geometry = remeasure(size)
+            tree_w, tree_h = geometry.width + 2 * _MARGIN, geometry.height + 2 * _MARGIN
         avail_w, avail_h = max(avail_w, tree_w), max(avail_h, tree_h)
-    x0, x1, y0, y1 = bounds
-    centre_y = (y0 + y1) / 2 if not (own_figure and figsize is None) else y1 + _MARGIN - avail_h / 2
+    x0, x1, y0, y1 = geometry.bounds
+    centre_y = y1 + _MARGIN - avail_h / 2 if grows else (y0 + y1) / 2
     ax.set_xlim((x0 + x1) / 2 - avail_w / 2, (x0 + x1) / 2 + avail_w / 2)
     ax.set_ylim(centre_y - avail_h / 2, centre_y + avail_h / 2)
     ax.set_axis_off()
+    return size, geometry
 
-    weights = [
-        d.get("weight")
-        for u, v, d in model.graph.edges(data=True)
-        if _edge_kind(model, u, v, shown, cls) == "tree" and d.get("weight") is not None
-    ]
-    max_w = max((float(x) for x in weights if x is not None and math.isfinite(x)), default=0.0)
+
+def _class_mark(size: float) -> dict:
+    """The dot that marks "the class is also a parent of this node", and its legend entry."""
+    return dict(ms=0.55 * size, color=_CLASS_LINK, mec="white", mew=0.6 * size / 10, zorder=6)
+
+
+def _render_edges(
+    ax: Any, scene: _Scene, geometry: _Geometry, size: float, edge_labels: bool, digits: int
+) -> None:
+    from matplotlib.patches import FancyArrowPatch
+
+    w, h, xy = geometry.w, geometry.h, geometry.xy
     lw_scale = size / 10
-    # the dot that marks "the class is also a parent of this node", and its legend entry
-    class_mark = dict(ms=0.55 * size, color=_CLASS_LINK, mec="white", mew=0.6 * lw_scale, zorder=6)
-    for u, v, attrs in model.graph.edges(data=True):
-        kind = _edge_kind(model, u, v, shown, cls)
-        weight = attrs.get("weight")
-        if marks and kind == "class" and shown[v] != cls:
+    for edge in scene.edges:
+        u, v, kind, weight = edge.parent, edge.child, edge.kind, edge.weight
+        if scene.marks and kind == "class" and scene.shown[v] != scene.cls:
             # a dot on the child instead of a line from the class
-            ax.plot(xy[v][0] + w[v] / 2, xy[v][1] + h[v] / 2, "o", **class_mark)
+            ax.plot(xy[v][0] + w[v] / 2, xy[v][1] + h[v] / 2, "o", **_class_mark(size))
             continue
         (ux, uy), (vx, vy) = xy[u], xy[v]
         start = _boundary_point(ux, uy, w[u] / 2, h[u] / 2, vx, vy)
         end = _boundary_point(vx, vy, w[v] / 2, h[v] / 2, ux, uy)
         if kind == "tree":
-            if weight is not None and max_w > 0:
-                lw = (0.7 + 3.5 * max(float(weight), 0.0) / max_w) * lw_scale
+            if weight is not None and scene.max_weight > 0:
+                lw = (0.7 + 3.5 * max(float(weight), 0.0) / scene.max_weight) * lw_scale
             else:
                 lw = 1.4 * lw_scale
             style = dict(color=_EDGE, linewidth=lw, linestyle="-", alpha=1.0, zorder=2)
@@ -497,12 +589,17 @@ def draw(
                 zorder=4,
                 bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none"),
             )
+
+
+def _render_nodes(ax: Any, scene: _Scene, geometry: _Geometry, size: float) -> dict:
+    """The node labels in their boxes; returns ``{variable: Text}``."""
+    lw_scale = size / 10
     texts = {}
-    for v in model.variables:
-        is_class = v == cls
-        face = _CLASS_FACE if is_class else (_ROOT_FACE if shown[v] is None else _NODE_FACE)
+    for v in scene.variables:
+        is_class = v == scene.cls
+        face = _CLASS_FACE if is_class else (_ROOT_FACE if scene.shown[v] is None else _NODE_FACE)
         texts[v] = ax.text(
-            *xy[v],
+            *geometry.xy[v],
             str(v),
             fontsize=size,
             parse_math=False,  # a name such as "cost $x$" is text, not mathtext
@@ -519,20 +616,161 @@ def draw(
             ),
             gid=f"node-{v}",
         )
-    if marks:
-        ax.plot(x0 + 0.06, y0 + 0.06, "o", **class_mark)
-        ax.text(
-            x0 + 0.06 + 0.9 * 0.8 * size / 72,
-            y0 + 0.06,
-            legend,
-            fontsize=0.8 * size,
-            ha="left",
-            va="center",
-            color="#4a5563",
+    return texts
+
+
+def _render_legend(ax: Any, scene: _Scene, geometry: _Geometry, size: float) -> None:
+    x0, _, y0, _ = geometry.bounds
+    ax.plot(x0 + 0.06, y0 + 0.06, "o", **_class_mark(size))
+    ax.text(
+        x0 + 0.06 + 0.9 * 0.8 * size / 72,
+        y0 + 0.06,
+        scene.legend,
+        fontsize=0.8 * size,
+        ha="left",
+        va="center",
+        color="#4a5563",
+    )
+
+
+def draw(
+    model: TreeModel,
+    ax: Any = None,
+    *,
+    data: Any = None,
+    edge_labels: bool = False,
+    title: str | bool | None = None,
+    class_node: Hashable | None = None,
+    figsize: tuple[float, float] | None = None,
+    fontsize: float | None = None,
+    digits: int = 3,
+    level_gap: float | None = None,
+    class_edges: str = "auto",
+) -> Figure:
+    """Draw ``model`` as a tree and return the matplotlib ``Figure``.
+
+    Parameters
+    ----------
+    ax : an existing matplotlib Axes to draw into; by default a new figure sized
+        to the tree (width grows with the number of leaves).
+    data : optional DataFrame; with ``title=True`` its log-likelihood is shown.
+    edge_labels : write the mutual information (nats) on each edge.
+    title : ``None``/``False`` for none, ``True`` for an automatic title (method,
+        variables, n, and log-likelihood when ``data`` is given), or a string.
+    class_node : the node to mark as the class (default: the graph attribute
+        ``class``, set for naive Bayes and TAN).
+    figsize : force the figure size (inches); labels are then scaled to fit.
+    fontsize : label size in points (default: from the number of leaves).
+    digits : decimals of the MI edge labels.
+    level_gap : vertical distance between depths, in inches.
+    class_edges : for TAN, how to show the ``class -> feature`` edges besides the
+        one to the feature root: ``"lines"`` (light dashed lines), ``"marks"`` (a
+        dot on each feature, explained in a legend) or ``"auto"`` (lines for up
+        to 4 such edges, dots beyond).
+
+    Raises
+    ------
+    ImportError : matplotlib is not installed (``pip install "treelearn[viz]"``).
+    TreelearnError : ``class_edges`` is not one of the three.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> fig = tl.chow_liu(pd.read_csv("datasets/asia.csv")).draw(edge_labels=True)
+    >>> fig.savefig("/dev/null", format="png")
+    """
+    plt = import_pyplot()
+    scene = _scene(model, class_node, class_edges)
+    size = float(fontsize) if fontsize is not None else _font_size(scene.n_leaves)
+    own_figure = ax is None
+    if own_figure:
+        fig = plt.figure(figsize=figsize or (6, 4))
+        ax = fig.add_axes((0, 0, 1, 1))
+    else:
+        fig = ax.figure
+    ruler = _Ruler(ax)
+
+    def geometry_at(size: float) -> _Geometry:
+        return _geometry(
+            scene, ruler, size, edge_labels=edge_labels, digits=digits, level_gap=level_gap
         )
+
+    geometry = geometry_at(size)
+    title_text = _title_text(model, data, title, geometry.width, size, ruler)
+    size, geometry = _frame(
+        ax, geometry, geometry_at, size, title_text, ruler, own_figure=own_figure, figsize=figsize
+    )
+    _render_edges(ax, scene, geometry, size, edge_labels, digits)
+    texts = _render_nodes(ax, scene, geometry, size)
+    if scene.marks:
+        _render_legend(ax, scene, geometry, size)
     if title_text:
         ax.set_title(title_text, fontsize=size * 1.05, pad=4 if own_figure else 6, linespacing=1.3)
     fig._treelearn_node_texts = texts  # for tests and callers that want the label artists
+    return fig
+
+
+def draw_panels(
+    models: Sequence[TreeModel],
+    titles: Sequence[str],
+    axes: Sequence[Any] | None = None,
+    *,
+    heading: str | None = None,
+    **kwargs: Any,
+) -> Figure:
+    """Draw several models side by side, one titled panel each; returns the Figure.
+
+    Without ``axes`` the figure is made here, each panel as large as its tree
+    drawn alone by :func:`draw` (so every panel's labels keep their size); with
+    ``axes`` (one per model) the trees go there. ``heading`` adds a line above
+    all panels. Other keywords go to :func:`draw` for every panel. This is the
+    picture of a :class:`~treelearn.classify.ChowLiuMultinet` (one tree per class).
+
+    Raises
+    ------
+    TreelearnError : no models, or fewer titles or axes than models.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> trees = [tl.chow_liu(df.iloc[:2500]), tl.chow_liu(df.iloc[2500:])]
+    >>> fig = draw_panels(trees, ["first half", "second half"], heading="asia")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['first half', 'second half']
+    """
+    plt = import_pyplot()
+    models, titles = list(models), list(titles)
+    if not models or len(titles) != len(models):
+        raise TreelearnError(
+            f"draw_panels needs one title per model, got {len(models)} model(s) and "
+            f"{len(titles)} title(s)"
+        )
+    if axes is None:
+        # each panel as large as its tree drawn alone, so the labels keep their size
+        sizes = []
+        for model, title in zip(models, titles):
+            alone = draw(model, title=title, **kwargs)
+            sizes.append(alone.get_size_inches())
+            plt.close(alone)
+        top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
+        height = max(h for _, h in sizes) + top
+        fig, grid = plt.subplots(
+            1, len(models), squeeze=False,
+            figsize=(1.02 * sum(w for w, _ in sizes), height),
+            gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
+        )
+        fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
+        axes = list(grid[0])
+    else:
+        axes = list(axes)
+        if len(axes) < len(models):
+            raise TreelearnError(f"{len(models)} panels need {len(models)} axes, got {len(axes)}")
+        fig = axes[0].figure
+    for model, title, panel in zip(models, titles, axes):
+        draw(model, panel, title=title, **kwargs)
+    if heading:
+        fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
     return fig
 
 
@@ -684,7 +922,7 @@ def svg_or_none(model: Any) -> str | None:
     """``model.draw()`` (a TreeModel or a fitted classifier) as SVG text, or ``None``
     without matplotlib (Jupyter then shows the text)."""
     try:
-        plt = _import_pyplot()
+        plt = import_pyplot()
     except ImportError:
         return None
     import io

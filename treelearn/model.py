@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -30,7 +31,7 @@ from .parameters import check_cpt
 from .sources import count
 from .stream import NO_STATE_CAP
 
-__all__ = ["TreeModel"]
+__all__ = ["ScoreReport", "TreeModel"]
 
 
 class TreeModel:
@@ -418,6 +419,81 @@ class TreeModel:
         )
         return pd.Series((table / total).ravel(), index=index, name="probability")
 
+    # ------------------------------------------------------------------ scores and posteriors
+    def score_report(self, data: pd.DataFrame) -> ScoreReport:
+        """How well the model explains ``data``: rows, log-likelihood, its average, BIC.
+
+        The log-likelihood is :meth:`log_likelihood` (missing values summed out,
+        extra columns ignored); the BIC penalty uses :attr:`n_parameters` and the
+        rows of ``data``.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})
+        >>> report = tl.chow_liu(df).score_report(df)
+        >>> report.n, report.n_parameters
+        (4, 3)
+        >>> round(report.log_likelihood, 4)   # 4 ln(1/2) + 2 ln(1/2): a, then b given a = 1
+        -4.1589
+        >>> round(report.average, 4), round(report.bic, 4)   # -4.1589 - (3/2) ln 4
+        (-1.0397, -6.2383)
+        """
+        return ScoreReport(
+            n=len(data),
+            log_likelihood=float(self.log_likelihood(data)),
+            n_parameters=self.n_parameters,
+        )
+
+    def predict_proba(self, data: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+        """``P(target | the row's other values)`` for every row of ``data``, exactly.
+
+        Each row's observed values are the evidence; missing values and columns of
+        the model that ``data`` lacks are unobserved (summed out), and the row's own
+        value of ``target``, if any, is ignored. Columns that are not model
+        variables are ignored. Returns a DataFrame with ``data``'s index and one
+        column per state of ``target`` (in the model's state order); each row sums
+        to 1. It equals ``query([target], evidence=row)`` row by row, computed for
+        all rows at once.
+
+        Raises
+        ------
+        ColumnNotFoundError : ``target`` is not a variable of the model.
+        UnseenStateError : a value is not one of its column's states.
+        TreelearnError : a row has probability zero under the model for every
+            state of ``target`` (possible under maximum likelihood, ``alpha=0``).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}))
+        >>> m.predict_proba(pd.DataFrame({"b": ["u", "v"]}), "a")   # P(a | b), one column per state
+                  x         y
+        0  0.666667  0.333333
+        1  0.000000  1.000000
+        >>> m.query("a", evidence={"b": "u"}).round(6).tolist()   # the same, one row at a time
+        [0.666667, 0.333333]
+        """
+        self._node(target)  # a ColumnNotFoundError naming the variables
+        present = data.copy()
+        for v in self.variables:
+            if v not in present.columns:
+                present[v] = None  # an absent column is unobserved in every row
+        codes = self.encode(present[self.variables]).codes.astype(np.int64)
+        j = self.variables.index(target)
+        states = self.states[target]
+        # the joint of the row with each state of the target in turn, normalised over them
+        log_joint = np.empty((len(data), len(states)))
+        for s in range(len(states)):
+            codes[:, j] = s
+            log_joint[:, s] = self._log_likelihood_codes(codes)
+        with np.errstate(invalid="ignore"):
+            norm = np.logaddexp.reduce(log_joint, axis=1, keepdims=True)
+            proba = np.exp(log_joint - norm)
+        if not np.isfinite(proba).all():
+            raise TreelearnError("some rows have probability zero under the model for every state")
+        return pd.DataFrame(proba, columns=states, index=data.index)
+
     # ------------------------------------------------------------------ export
     def to_pgmpy(self) -> Any:
         """The model as a pgmpy ``DiscreteBayesianNetwork`` with ``TabularCPD`` s and state names."""
@@ -562,3 +638,44 @@ class TreeModel:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """A model's fit to a table: what ``treelearn score`` prints.
+
+    Attributes
+    ----------
+    n : rows scored.
+    log_likelihood : total log-likelihood of the rows, in nats.
+    n_parameters : free parameters of the model (the BIC penalty's count).
+    summed_out : a variable the data did not give in any row, summed out of
+        every row's likelihood (a classifier's class when no labels were given);
+        ``None`` when the rows' own values were scored.
+
+    ``average`` (nats per row) and ``bic`` (``log_likelihood - n_parameters / 2 ln n``)
+    are derived from these; both are NaN for zero rows.
+
+    Examples
+    --------
+    >>> r = ScoreReport(n=4, log_likelihood=-4.0, n_parameters=2)
+    >>> r.average, round(r.bic, 4)
+    (-1.0, -5.3863)
+    """
+
+    n: int
+    log_likelihood: float
+    n_parameters: int
+    summed_out: Hashable | None = None
+
+    @property
+    def average(self) -> float:
+        """Log-likelihood per row (nats)."""
+        return self.log_likelihood / self.n if self.n > 0 else float("nan")
+
+    @property
+    def bic(self) -> float:
+        """``log_likelihood - (n_parameters / 2) ln n`` (larger is better)."""
+        if self.n <= 0:
+            return float("nan")
+        return float(self.log_likelihood - 0.5 * self.n_parameters * np.log(self.n))
