@@ -130,14 +130,11 @@ def accuracy_rows(folds: int) -> list[dict]:
 # ---------------------------------------------------------------------- speed
 def tan_structure_only(X: pd.DataFrame, y: pd.Series, root=None):
     """What pgmpy's TreeSearch('tan') does: encode, class-wise counts, conditional MI, tree, DAG."""
-    from treelearn.classify import training_table
-    from treelearn.counts import class_pair_counts
-
-    table, _ = training_table(X, y)
-    d = len(table.columns) - 1
-    return tl.TAN(root=root)._structure(
-        table.columns, table.states, lambda: class_pair_counts(table, class_index=d)
-    )
+    stats = tl.count_by_class(X, y)
+    d = len(stats.columns) - 1
+    cmi = tl.conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+    tree = tl.spanning_skeleton(list(stats.columns[:d]), cmi, stats.states[:d])
+    return tl.tan_structure(tree, stats.columns[-1], stats.columns[0] if root is None else root)
 
 
 def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dict]:

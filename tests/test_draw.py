@@ -56,7 +56,7 @@ def _label_boxes(fig):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     boxes = {}
-    for v, text in fig._treelearn_node_texts.items():
+    for v, text in fig.treelearn_node_texts.items():
         patch = text.get_bbox_patch()
         boxes[v] = (
             patch.get_window_extent(renderer)
@@ -71,7 +71,7 @@ def _overlapping(boxes):
 
 
 def _node_positions(fig):
-    return {v: t.get_position() for v, t in fig._treelearn_node_texts.items()}
+    return {v: t.get_position() for v, t in fig.treelearn_node_texts.items()}
 
 
 def _png_pixels(path):
@@ -196,7 +196,7 @@ def test_class_node_marked_for_classifiers(asia_df):
     X, y = asia_df.drop(columns="either"), asia_df["either"]
     for clf in (tl.NaiveBayes().fit(X, y), tl.TAN().fit(X, y)):
         fig = clf.model_.draw()
-        texts = fig._treelearn_node_texts
+        texts = fig.treelearn_node_texts
         assert texts["either"].get_fontweight() == "bold"
         assert texts["asia"].get_fontweight() == "normal"
         face = texts["either"].get_bbox_patch().get_facecolor()

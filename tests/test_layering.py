@@ -26,8 +26,6 @@ import os
 import textwrap
 from collections.abc import Iterator, Mapping
 
-import pytest
-
 PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "treelearn")
 
 #: namedtuple's public API is spelled with a leading underscore
@@ -497,7 +495,6 @@ def test_cycle_finder_on_plain_graphs():
 
 
 # ----------------------------------------------------------------------------- the package
-@pytest.mark.xfail(strict=False, reason="issue 8 in progress")
 def test_treelearn_follows_the_layering_rules():
     problems = check_package(read_package(PACKAGE_DIR))
     assert not problems, "\n" + "\n".join(problems)

@@ -14,11 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import random_dependent_frame
 from sklearn.naive_bayes import CategoricalNB
 
 import treelearn as tl
-
-from conftest import random_dependent_frame
 
 
 @pytest.fixture(scope="module")

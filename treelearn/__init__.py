@@ -13,10 +13,14 @@ from .errors import (
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
+    CorruptModelFileError,
     DuplicateColumnError,
     EmptyDataError,
     FeatureMismatchError,
+    InvalidModelError,
     MissingValuesError,
+    ModelFileError,
+    ModelFormatError,
     NumericColumnError,
     StructureError,
     TooManyStatesError,
@@ -29,16 +33,7 @@ from .information import (
     mutual_information_matrix,
 )
 from .interop import to_pgmpy, write_bif
-from .io import (
-    CorruptModelFileError,
-    InvalidModelError,
-    ModelFileError,
-    ModelFormatError,
-    from_pgmpy,
-    load,
-    read_bif,
-    save,
-)
+from .io import from_pgmpy, load, read_bif, save
 from .learn import chow_liu, fit_cpts, mi_graph
 from .model import ScoreReport, TreeModel
 from .ranking import rank_features
@@ -60,8 +55,8 @@ __version__ = "0.1.0"
 __all__ = [
     "TAN",
     "ChowLiuMultinet",
-    "ClassCounts",
     "ClassColumnError",
+    "ClassCounts",
     "ClassLabelError",
     "ColumnNotFoundError",
     "CorruptModelFileError",

@@ -504,7 +504,7 @@ class _SingleNetworkClassifier(_BayesNetClassifier):
             rows = full[complete]
             for c in range(k):  # a gather per node and class: log p(x, c), exactly in log space
                 rows[:, d] = c
-                out[complete, c] = model._complete_log_likelihood(rows)
+                out[complete, c] = model.log_likelihood_codes(rows)
         if not complete.all():
             rows = full[~complete]
             rows[:, d] = -1  # the class unobserved: one sum-product pass gives every class
@@ -830,7 +830,7 @@ class ChowLiuMultinet(_BayesNetClassifier):
         out = np.empty((codes.shape[0], len(self.classes_)))
         for c, label in enumerate(self.classes_):
             model = self.models_[python_scalar(label)]
-            out[:, c] = self.class_log_prior_[c] + model._log_likelihood_codes(codes)
+            out[:, c] = self.class_log_prior_[c] + model.log_likelihood_codes(codes)
         return out
 
     def _models(self) -> dict:

@@ -253,8 +253,9 @@ def import_pyplot() -> Any:
 
 
 def _renderer(fig: Any) -> Any:
+    """The canvas's renderer; ``None`` lets matplotlib measure text with the figure's own."""
     canvas = fig.canvas
-    return canvas.get_renderer() if hasattr(canvas, "get_renderer") else fig._get_renderer()
+    return canvas.get_renderer() if hasattr(canvas, "get_renderer") else None
 
 
 def _auto_title(model: TreeModel, data: Any) -> list[str]:
@@ -706,7 +707,7 @@ def draw(
         _render_legend(ax, scene, geometry, size)
     if title_text:
         ax.set_title(title_text, fontsize=size * 1.05, pad=4 if own_figure else 6, linespacing=1.3)
-    fig._treelearn_node_texts = texts  # for tests and callers that want the label artists
+    fig.treelearn_node_texts = texts  # for tests and callers that want the label artists
     return fig
 
 

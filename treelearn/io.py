@@ -24,16 +24,8 @@ import networkx as nx
 
 from . import interop, jsonvalues
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
-from .errors import (
-    CorruptModelFileError,
-    InvalidModelError,
-    ModelFileError,
-    ModelFormatError,
-    TreelearnError,
-)
+from .errors import InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
 from .jsonfile import (
-    FORMAT,
-    VERSION,
     check_document,
     document,
     dumps_document,
@@ -44,12 +36,6 @@ from .jsonfile import (
 from .model import TreeModel
 
 __all__ = [
-    "FORMAT",
-    "VERSION",
-    "CorruptModelFileError",
-    "InvalidModelError",
-    "ModelFileError",
-    "ModelFormatError",
     "decode_label",
     "dumps",
     "encode_label",

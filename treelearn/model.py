@@ -214,14 +214,23 @@ class TreeModel:
             raise error.with_hint(
                 "Fix the data, or set them to missing (NaN) to have them summed out."
             ) from None
-        out = self._log_likelihood_codes(codes)
+        out = self.log_likelihood_codes(codes)
         if per_row:
             return out
         if weights is None:
             return float(out.sum())
         return float(np.sum(out[weights > 0] * weights[weights > 0]))
 
-    def _log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+    def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Log-likelihood of each row of encoded data (``codes[r, j]`` = state index of
+        ``variables[j]``, ``-1`` = missing, summed out), as :meth:`encode` gives them.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 1]})
+        >>> m = tl.chow_liu(df)
+        >>> bool((m.log_likelihood_codes(m.encode(df).codes) == m.log_likelihood(df, per_row=True)).all())
+        True
+        """
         complete = (codes >= 0).all(axis=1)
         out = np.empty(codes.shape[0])
         out[complete] = self._complete_log_likelihood(codes[complete])
@@ -486,7 +495,7 @@ class TreeModel:
         log_joint = np.empty((len(data), len(states)))
         for s in range(len(states)):
             codes[:, j] = s
-            log_joint[:, s] = self._log_likelihood_codes(codes)
+            log_joint[:, s] = self.log_likelihood_codes(codes)
         with np.errstate(invalid="ignore"):
             norm = np.logaddexp.reduce(log_joint, axis=1, keepdims=True)
             proba = np.exp(log_joint - norm)
