@@ -61,7 +61,7 @@ from .sources import as_frame, count_by_class
 from .stream import NO_STATE_CAP
 from .structure import spanning_skeleton, star, tan_structure
 
-__all__ = ["TAN", "ChowLiuMultinet", "NaiveBayes"]
+__all__ = ["TAN", "BayesNetClassifier", "ChowLiuMultinet", "NaiveBayes", "SingleNetworkClassifier"]
 
 Unseen = Literal["error", "ignore"]
 
@@ -95,7 +95,7 @@ def _label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- shared base
-class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
+class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
     """What every treelearn classifier shares: input checks, class prior, posteriors, decisions.
 
     Every input (a pandas table, a 2-D array, a Dask DataFrame, with or without
@@ -116,7 +116,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         return tags
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> _BayesNetClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesNetClassifier:
         """Learn from ``X`` (DataFrame or 2-D array of categorical features) and labels ``y``.
 
         ``sample_weight``: one non-negative weight per row; integer weights give
@@ -134,7 +134,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
             raise TreelearnError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}",
                                  values=[self.unseen])
 
-    def _fit_statistics(self, stats: ClassCounts) -> _BayesNetClassifier:
+    def _fit_statistics(self, stats: ClassCounts) -> BayesNetClassifier:
         """Learn from sufficient statistics: the one fitting step of every input kind."""
         columns = stats.columns
         self.classes_ = stats.classes
@@ -435,7 +435,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         return state
 
     @classmethod
-    def from_dict(cls, state: dict) -> _BayesNetClassifier:
+    def from_dict(cls, state: dict) -> BayesNetClassifier:
         """The fitted classifier that :meth:`to_dict` describes.
 
         A label that is not a valid encoding raises :class:`~treelearn.InvalidModelError`;
@@ -447,7 +447,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
             raise InvalidModelError(str(exc)) from None
 
     @classmethod
-    def _from_state(cls, state: dict) -> _BayesNetClassifier:
+    def _from_state(cls, state: dict) -> BayesNetClassifier:
         if state.get("estimator") != cls.__name__:
             raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a {cls.__name__}")
         est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
@@ -468,7 +468,7 @@ class _BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         return est
 
 
-class _SingleNetworkClassifier(_BayesNetClassifier):
+class SingleNetworkClassifier(BayesNetClassifier):
     """Naive Bayes and TAN: one network over the features and the class (``model_``)."""
 
     @abstractmethod
@@ -554,7 +554,7 @@ class _SingleNetworkClassifier(_BayesNetClassifier):
 
 
 # ---------------------------------------------------------------------- the classifiers
-class NaiveBayes(_SingleNetworkClassifier):
+class NaiveBayes(SingleNetworkClassifier):
     """Categorical naive Bayes: the star ``class -> every feature`` with Lidstone CPTs.
 
     Parameters
@@ -619,7 +619,7 @@ class NaiveBayes(_SingleNetworkClassifier):
         return star(stats.columns[-1], stats.columns[:-1])
 
 
-class TAN(_SingleNetworkClassifier):
+class TAN(SingleNetworkClassifier):
     """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt, 1997).
 
     The feature tree is the maximum spanning tree of the complete graph weighted
@@ -697,7 +697,7 @@ def _check_root(root: Hashable | None, features: list, class_name: Hashable) -> 
     return root
 
 
-class ChowLiuMultinet(_BayesNetClassifier):
+class ChowLiuMultinet(BayesNetClassifier):
     """One Chow-Liu tree over the features per class, and Bayes' rule on top.
 
     ``p(c, x) = p(c) p_c(x)`` where ``p_c`` is the Chow-Liu tree (MI graph ->

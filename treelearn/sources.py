@@ -61,7 +61,7 @@ from .errors import (
     MissingValuesError,
     TreelearnError,
 )
-from .stream import count_file, is_parquet, read_header
+from .stream import count_file, data_file, is_parquet, read_header
 
 __all__ = [
     "as_frame",
@@ -87,9 +87,7 @@ def read_data(path: str | os.PathLike) -> pd.DataFrame:
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
     """
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such data file: {path!r}")
+    path = data_file(path)
     if is_parquet(path):
         return pd.read_parquet(path)
     return pd.read_csv(path)

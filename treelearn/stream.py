@@ -73,6 +73,7 @@ __all__ = [
     "check_scan",
     "count_chunk",
     "count_file",
+    "data_file",
     "final_states",
     "given_states_hint",
     "is_parquet",
@@ -368,6 +369,14 @@ def count_chunk(
 
 
 # ---------------------------------------------------------------- files
+def data_file(path: str | os.PathLike) -> str:
+    """``path`` as a string, once checked to exist (``FileNotFoundError`` naming it)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such data file: {path!r}")
+    return path
+
+
 def is_parquet(path: str) -> bool:
     """A Parquet file by its suffix (any case); anything else is read as CSV."""
     return str(path).lower().endswith((".parquet", ".pq", ".parq"))
@@ -388,9 +397,7 @@ def iter_chunks(
 
     ``text``: CSV columns to read as text (see :func:`text_columns`).
     """
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such data file: {path!r}")
+    path = data_file(path)
     if is_parquet(path):
         for batch in _parquet().ParquetFile(path).iter_batches(batch_size=chunksize):
             yield batch.to_pandas()
@@ -507,9 +514,7 @@ def _weighted(weight_column: Hashable | None) -> str:
 
 def read_header(path: str | os.PathLike) -> tuple:
     """Column names of a CSV or Parquet file, read without reading the rows."""
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no such data file: {path!r}")
+    path = data_file(path)
     if is_parquet(path):
         schema = _parquet().ParquetFile(path).schema_arrow
         return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
