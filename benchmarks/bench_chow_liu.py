@@ -42,12 +42,13 @@ from _common import (
 BENCH = "chow_liu"
 
 
-def bare_pipeline(df: pd.DataFrame) -> set:
+def bare_pipeline(df: pd.DataFrame, weights: np.ndarray | None = None) -> set:
     """The floor to compare against: the same mathematics in a few numpy lines.
 
     No validation, no missing values, no state ordering, no CPTs, no graph objects:
-    factorize each column, one-hot, one ``X.T @ X``, plug-in MI per block, scipy MST.
-    Returns the undirected edge set (column-name pairs).
+    factorize each column, one-hot, one ``X.T @ X`` (``X.T @ (w * X)`` with row
+    weights), plug-in MI per block, scipy MST. Returns the undirected edge set
+    (column-name pairs).
     """
     from scipy.sparse.csgraph import minimum_spanning_tree
 
@@ -60,7 +61,10 @@ def bare_pipeline(df: pd.DataFrame) -> set:
     offsets = np.concatenate([[0], np.cumsum(card)])
     X = np.zeros((n, offsets[-1]), dtype=np.float32)
     X.ravel()[(np.arange(n)[:, None] * offsets[-1] + codes + offsets[:-1]).ravel()] = 1.0
-    P = (X.T @ X).astype(np.float64) / n  # every pairwise joint, one product
+    if weights is None:
+        P = (X.T @ X).astype(np.float64) / n  # every pairwise joint, one product
+    else:
+        P = (X.T @ (X * weights[:, None].astype(np.float32))).astype(np.float64) / weights.sum()
     p = np.diag(P)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(P > 0, P * np.log(P / np.outer(p, p)), 0.0)
@@ -78,10 +82,45 @@ def pgmpy_tree(df: pd.DataFrame) -> set:
     return {frozenset(e) for e in dag.edges()}
 
 
-def treelearn_tree(df: pd.DataFrame):
+def treelearn_tree(df: pd.DataFrame, weights: np.ndarray | None = None):
     import treelearn as tl
 
-    return tl.chow_liu(df)
+    return tl.chow_liu(df, sample_weight=weights)
+
+
+def weighted_rows(df: pd.DataFrame, n: int, args) -> list[dict]:
+    """Row weights (integers 0-4, as survey or EM weights): ``chow_liu(df, sample_weight=w)``
+    against what a user without weights does, repeating the rows (treelearn, and pgmpy,
+    whose TreeSearch takes no weights), and against the bare pipeline with ``X.T @ (w X)``."""
+    w = np.random.default_rng(7).integers(0, 5, n).astype(float)
+    repeated = df.loc[df.index.repeat(w.astype(int))].reset_index(drop=True)
+    case = f"alarm n={n:,}, weights 0-4"
+    ours = timeit(lambda: treelearn_tree(df, w), repeat=args.repeat)
+    plain = timeit(lambda: treelearn_tree(df), repeat=args.repeat)
+    rep = timeit(lambda: treelearn_tree(repeated), repeat=args.repeat)
+    bare = timeit(lambda: bare_pipeline(df, w), repeat=args.repeat)
+    same = ours["result"] == rep["result"]
+    rows = [
+        row(BENCH, case, "treelearn chow_liu(sample_weight=w)", ours["median"], "s",
+            note=f"median of {ours['runs']}"),
+        row(BENCH, case, "weighted / unweighted chow_liu", ours["median"] / plain["median"], "x",
+            "<= 2", ours["median"] / plain["median"] <= 2),
+        row(BENCH, case, "bare numpy weighted pipeline", bare["median"], "s", note="no CPTs"),
+        row(BENCH, case, "treelearn / bare (weighted)", ours["median"] / bare["median"], "x",
+            "<= 3", ours["median"] / bare["median"] <= 3),
+        row(BENCH, case, f"treelearn on the {len(repeated):,} repeated rows", rep["median"], "s"),
+        row(BENCH, case, "same model as repeated rows", same, "", ok=same),
+    ]
+    if n <= 10_000 and not args.quick:
+        t = time.perf_counter()
+        pg_edges = pgmpy_tree(repeated)
+        pg = time.perf_counter() - t
+        rows.append(row(BENCH, case, "pgmpy TreeSearch on the repeated rows", pg, "s", note="one run"))
+        rows.append(row(BENCH, case, "pgmpy repeated / treelearn weighted", pg / ours["median"], "x",
+                        ">= 200", pg / ours["median"] >= 200))
+        same_pg = pg_edges == edges_of(ours["result"])
+        rows.append(row(BENCH, case, "same tree as pgmpy", same_pg, "", ok=same_pg))
+    return rows
 
 
 def edges_of(model) -> set:
@@ -155,6 +194,8 @@ def main(argv=None) -> list[dict]:
             rows.append(row(BENCH, case, "pgmpy / treelearn", speedup, "x", ">= 200", speedup >= 200))
             rows.append(row(BENCH, case, "same tree as pgmpy", tl_edges == pg_edges, "", ok=tl_edges == pg_edges))
         print_table(rows[-7:] if rows else rows)
+        rows += weighted_rows(df, n, args)
+        print_table(rows[-9:])
 
     n_mem = args.memory_rows or (200_000 if args.quick else 1_000_000)
     for dtype in ("str", "category", "object"):

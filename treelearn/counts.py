@@ -483,8 +483,13 @@ class CountedTable:
 
     def family_counts(self, family: Sequence[int]) -> np.ndarray:
         """Counts ``N[u_1, ..., u_m, a]`` of the family (column indices, the node last),
-        over the rows where the whole family is observed."""
-        if self.table is not None:
+        over the rows where the whole family is observed.
+
+        Families of one or two variables are read off the pair counts when those
+        exist (counted, or already computed for a table); larger families, and
+        tables whose pair counts nobody asked for, are counted from the rows."""
+        pairs_known = self.table is None or "counts" in self.__dict__  # cached_property
+        if self.table is not None and not (pairs_known and len(family) <= 2):
             return family_counts_from_codes(
                 self.table.codes, self.cardinalities, family, self.table.weights
             )
