@@ -288,7 +288,7 @@ def test_forest_with_root_roots_its_own_component_only():
 def test_bad_forest_option():
     df = pd.DataFrame({"a": [0, 1], "b": [1, 0]})
     with pytest.raises(ValueError):
-        tl.chow_liu(df, forest="aic")
+        tl.chow_liu(df, forest="mdl")
     with pytest.raises(ValueError):  # not silently a threshold of 1 nat
         tl.chow_liu(df, forest=True)
 

@@ -37,6 +37,7 @@ from .io import from_pgmpy, load, read_bif, save
 from .learn import chow_liu, fit_cpts, mi_graph
 from .model import ScoreReport, TreeModel
 from .ranking import rank_features
+from .seminaive import AODE, KDB
 from .settings import LearningSettings
 from .sources import count, count_by_class, read_data
 from .structure import (
@@ -53,6 +54,8 @@ from .structure import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AODE",
+    "KDB",
     "TAN",
     "ChowLiuMultinet",
     "ClassColumnError",

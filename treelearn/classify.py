@@ -31,6 +31,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .constraints import constrained_skeleton, forest_penalty
 from .counts import ClassCounts
 from .data import encode, python_scalar
 from .errors import (
@@ -633,11 +634,19 @@ class TAN(SingleNetworkClassifier):
     root : the feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
         edges' direction, not the maximum-likelihood fit.
+    forest : ``None`` (a spanning tree), ``"bic"`` or ``"aic"``: a penalised forest
+        (bnclassify's ``tan_cl(score=...)``): an edge adds ``|C| (k_i - 1)(k_j - 1)``
+        parameters, and is kept only when ``n I(X_i; X_j | C)`` exceeds their
+        penalty (BIC: ``ln(n) / 2`` each, AIC: 1 each). Each tree of the forest is
+        rooted at its first column (``root``'s tree at ``root``).
+    whitelist, blacklist : undirected feature pairs the tree must / must not
+        contain (as bnlearn's); see :func:`treelearn.constraints.constrained_skeleton`.
 
     Attributes
     ----------
     As :class:`NaiveBayes`, plus ``feature_tree_``: the undirected maximum
-    spanning tree over the features (edge ``weight`` = ``I(X_i; X_j | C)`` in nats).
+    spanning tree (or forest) over the features (edge ``weight`` = ``I(X_i; X_j | C)``
+    in nats).
 
     Examples
     --------
@@ -659,12 +668,18 @@ class TAN(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        forest: str | None = None,
+        whitelist: Sequence[tuple] | None = None,
+        blacklist: Sequence[tuple] | None = None,
     ) -> None:
         self.alpha = alpha
         self.root = root
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.forest = forest
+        self.whitelist = whitelist
+        self.blacklist = blacklist
 
     def _restore_models(self, models: dict) -> None:
         super()._restore_models(models)
@@ -680,7 +695,18 @@ class TAN(SingleNetworkClassifier):
         root = _check_root(self.root, features, class_name)
         d = len(features)
         cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
-        self.feature_tree_ = spanning_skeleton(features, cmi, stats.states[:d])
+        if self.forest is None and not self.whitelist and not self.blacklist:
+            self.feature_tree_ = spanning_skeleton(features, cmi, stats.states[:d])
+        else:
+            penalty = None
+            if self.forest is not None:  # n per pair: the rows where both are observed
+                rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
+                penalty = forest_penalty(self.forest, stats.cardinalities[:d], rows,
+                                         n_classes=len(stats.classes))
+            self.feature_tree_ = constrained_skeleton(
+                features, cmi, stats.states[:d], penalty=penalty,
+                whitelist=self.whitelist, blacklist=self.blacklist,
+            )
         return tan_structure(self.feature_tree_, class_name, root)
 
 

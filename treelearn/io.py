@@ -34,6 +34,7 @@ from .jsonfile import (
     write_text_atomic,
 )
 from .model import TreeModel
+from .seminaive import AODE, KDB
 
 __all__ = [
     "decode_label",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 # the classes a file may name; a file names a class, so this is what load can build
-_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet)}
+_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE)}
 
 
 # ---------------------------------------------------------------------- labels

@@ -15,7 +15,9 @@ from functools import partial
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
+from .constraints import constrained_skeleton, forest_penalty
 from .counts import CountedTable, PairCounts
 from .data import DEFAULT_MAX_STATES, MissingPolicy
 from .errors import ColumnNotFoundError, StructureError
@@ -115,7 +117,7 @@ def build_model(
         parents = list(given) if given else sorted(structure.predecessors(v), key=position.__getitem__)
         family = [position[p] for p in parents] + [position[v]]
         cpt = estimate_cpt(stats.family_counts(family), settings.alpha, settings.prior,
-                           settings.equivalent_sample_size)
+                           settings.equivalent_sample_size, settings.m)
         attrs = {k: val for k, val in structure.nodes[v].items() if k not in ("cpt", "states", "parents")}
         G.add_node(v, **attrs, states=list(stats.states[position[v]]), cpt=cpt, parents=parents)
     G.add_edges_from(structure.edges(data=True))
@@ -138,6 +140,7 @@ def fit_cpts(
     *,
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     sample_weight: Any = None,
@@ -159,11 +162,12 @@ def fit_cpts(
     [[0.5, 0.5], [0.25, 0.75]]
     """
     settings = LearningSettings(method="fit_cpts", alpha=alpha, prior=prior,
-                                equivalent_sample_size=equivalent_sample_size, missing=missing)
+                                equivalent_sample_size=equivalent_sample_size, m=m,
+                                missing=missing)
     stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight,
                   variables=_structure_columns(structure, data), in_memory=True)
     description = {k: settings.as_dict()[k]
-                   for k in ("method", "alpha", "prior", "equivalent_sample_size", "missing")}
+                   for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")}
     return build_model(structure, stats, settings, description=description)
 
 
@@ -200,14 +204,22 @@ def chow_liu_from_counts(
         )
     counts = stats.counts
     n = counts.n_rows
-    if settings.forest == "bic":  # with missing values each pair's penalty uses its own rows
+    if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows
         pair_rows = counts.pair_totals()
         if (pair_rows != n).any():
             n = pair_rows
-    skeleton = spanning_skeleton(
-        list(stats.columns), mutual_information_matrix(counts, settings.mi_alpha), stats.states,
-        forest=settings.forest, n=n,
-    )
+    mi = mutual_information_matrix(counts, settings.mi_alpha)
+    if settings.forest == "aic" or settings.whitelist or settings.blacklist:
+        penalty = None
+        if settings.forest in ("bic", "aic"):
+            penalty = forest_penalty(settings.forest, stats.cardinalities, n)
+        elif settings.forest is not None:
+            penalty = np.full(mi.shape, float(settings.forest))
+        skeleton = constrained_skeleton(list(stats.columns), mi, stats.states, penalty=penalty,
+                                        whitelist=settings.whitelist, blacklist=settings.blacklist)
+    else:
+        skeleton = spanning_skeleton(list(stats.columns), mi, stats.states,
+                                     forest=settings.forest, n=n)
     structure = orient(skeleton, settings.root)
     return build_model(
         structure, stats, settings, description=description, counts=counts,
@@ -222,9 +234,12 @@ def chow_liu(
     *,
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
     missing: MissingPolicy = "error",
     mi_alpha: float | None = None,
     forest: str | float | None = None,
+    whitelist: Sequence[tuple] | None = None,
+    blacklist: Sequence[tuple] | None = None,
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     chunksize: int = 200_000,
@@ -243,13 +258,19 @@ def chow_liu(
         other tree of a forest at its first column). The root changes the
         direction of the edges, not the maximum-likelihood fit.
     alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
-    prior : ``"lidstone"`` (uses ``alpha``) or ``"bdeu"`` (uses ``equivalent_sample_size``).
+    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
+        or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
     missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.data.encode`).
     mi_alpha : pseudocount added to each cell of the pairwise joint from which the
         tree-choosing MI is computed; ``None`` uses raw counts.
     forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
-        ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; a number keeps edges with
-        ``I_ij`` above it.
+        ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; ``"aic"`` keeps edges with
+        ``I_ij - (k_i - 1)(k_j - 1) / n > 0``; a number keeps edges with ``I_ij`` above it.
+        Each tree of the forest is rooted at its first column (``root``'s at ``root``).
+    whitelist, blacklist : undirected pairs of columns the tree must contain / must
+        not contain (bnlearn's arguments): the best spanning tree (or forest) under
+        these constraints (:func:`treelearn.constraints.constrained_skeleton`). A
+        whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
     max_states : the most states a column may have.
     states : optional ``{column: [states]}`` fixing the states (and their order) of
         some or all columns; a value outside them raises :class:`UnseenStateError`.
@@ -288,8 +309,8 @@ def chow_liu(
     """
     settings = LearningSettings(
         method="chow-liu", root=root, alpha=alpha, prior=prior,
-        equivalent_sample_size=equivalent_sample_size, missing=missing, mi_alpha=mi_alpha,
-        forest=forest,
+        equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
+        forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
     stats = count(data, missing=missing, max_states=max_states, states=states,
                   chunksize=chunksize, columns=columns, sample_weight=sample_weight)

@@ -9,7 +9,9 @@ configuration ``u`` and the node in state ``a``; ``k`` = the node's states;
   a parent configuration never seen in the data gets a **uniform** row;
 * Lidstone / Laplace (``alpha > 0``): ``(N(u, a) + alpha) / (N(u) + k alpha)``;
 * BDeu (``prior="bdeu"``) with equivalent sample size ``s``: Lidstone with
-  ``alpha = s / (q k)``.
+  ``alpha = s / (q k)``;
+* m-estimate (``prior="m-estimate"``, Mitchell 1997, ch. 6) with a uniform prior
+  ``1 / k``: ``(N(u, a) + m / k) / (N(u) + m)``, i.e. Lidstone with ``alpha = m / k``.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def estimate_cpt(
     alpha: float = 0.0,
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
 ) -> np.ndarray:
     """CPT from a family's counts ``counts[u_1, ..., u_m, a]`` (weighted counts too).
 
@@ -91,13 +94,17 @@ def estimate_cpt(
     [[0.75, 0.25], [0.5, 0.5]]
     >>> estimate_cpt(np.array([[3, 1], [0, 0]]), alpha=1.0).tolist()
     [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]
+    >>> estimate_cpt(np.array([3, 1]), prior="m-estimate", m=2).tolist()   # (3 + 1) / 6, (1 + 1) / 6
+    [0.6666666666666666, 0.3333333333333333]
     """
-    LearningSettings(alpha=alpha, prior=prior, equivalent_sample_size=equivalent_sample_size)
+    LearningSettings(alpha=alpha, prior=prior, equivalent_sample_size=equivalent_sample_size, m=m)
     counts = np.asarray(counts, dtype=float)
     k = counts.shape[-1]
     if prior == "bdeu":
         q = int(np.prod(counts.shape[:-1], dtype=np.int64))
         alpha = equivalent_sample_size / (q * k)
+    elif prior == "m-estimate":
+        alpha = m / k
     smoothed = counts + alpha
     totals = smoothed.sum(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):

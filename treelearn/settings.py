@@ -26,7 +26,7 @@ from .errors import TreelearnError
 
 __all__ = ["LearningSettings", "Prior", "check_number"]
 
-Prior = Literal["lidstone", "bdeu"]
+Prior = Literal["lidstone", "bdeu", "m-estimate"]
 
 
 def check_number(value: Any, name: str, *, low: float = 0.0, strict: bool = False,
@@ -51,11 +51,15 @@ class LearningSettings:
     method : the learner's name (``"chow-liu"``, ``"fit_cpts"``, ...), for display and files.
     root : the root of the tree (``None``: the first column).
     alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
-    prior : ``"lidstone"`` (uses ``alpha``) or ``"bdeu"`` (uses ``equivalent_sample_size``).
+    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``) or
+        ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``, ``r`` the node's states).
     equivalent_sample_size : BDeu's equivalent sample size (> 0).
+    m : the m-estimate's equivalent sample size (> 0).
     missing : ``"error"``, ``"drop"`` or ``"pairwise"``.
     mi_alpha : pseudocount of the joint the tree-choosing MI is computed from (``None``: raw).
-    forest : ``None`` (spanning tree), ``"bic"`` or an MI threshold (a number).
+    forest : ``None`` (spanning tree), ``"bic"``, ``"aic"`` or an MI threshold (a number).
+    whitelist, blacklist : undirected pairs of columns the tree must contain / must not
+        contain (see :func:`treelearn.constraints.edge_constraints`); stored as tuples.
     """
 
     method: str = "chow-liu"
@@ -66,21 +70,30 @@ class LearningSettings:
     missing: MissingPolicy = "error"
     mi_alpha: float | None = None
     forest: str | float | None = None
+    m: float = 1.0
+    whitelist: tuple = ()
+    blacklist: tuple = ()
 
     def __post_init__(self) -> None:
-        if self.prior not in ("lidstone", "bdeu"):
-            raise TreelearnError(f"prior must be 'lidstone' or 'bdeu', not {self.prior!r}",
-                                 values=[self.prior])
+        if self.prior not in ("lidstone", "bdeu", "m-estimate"):
+            raise TreelearnError(
+                f"prior must be 'lidstone', 'bdeu' or 'm-estimate', not {self.prior!r}",
+                values=[self.prior])
+        if self.prior == "m-estimate":
+            check_number(self.m, "m", strict=True, fix=" (the m-estimate's equivalent sample size)")
+        for name in ("whitelist", "blacklist"):  # pairs as tuples: hashable, saved as lists
+            pairs = getattr(self, name)
+            object.__setattr__(self, name, tuple(tuple(p) for p in (pairs or ())))
         check_number(self.alpha, "alpha", fix=" (0 = maximum likelihood, 1 = Laplace)")
         if self.prior == "bdeu":
             check_number(self.equivalent_sample_size, "equivalent_sample_size", strict=True)
         check_missing_policy(self.missing)
         if self.mi_alpha is not None:
             check_number(self.mi_alpha, "mi_alpha", fix=" or None")
-        if self.forest is not None and self.forest != "bic" and (
+        if self.forest is not None and self.forest not in ("bic", "aic") and (
             isinstance(self.forest, bool) or not isinstance(self.forest, (int, float))
         ):  # forest=True would otherwise be a silent threshold of 1 nat
-            raise TreelearnError(f"forest must be None, 'bic' or a number, not {self.forest!r}",
+            raise TreelearnError(f"forest must be None, 'bic', 'aic' or a number, not {self.forest!r}",
                                  values=[self.forest])
 
     def as_dict(self) -> dict:
