@@ -9,6 +9,7 @@
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
 from .data import Table, discretize, encode
+from .discretizer import Discretizer
 from .errors import (
     ClassColumnError,
     ClassLabelError,
@@ -64,6 +65,7 @@ __all__ = [
     "ColumnNotFoundError",
     "CorruptModelFileError",
     "CountedTable",
+    "Discretizer",
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
