@@ -12,6 +12,7 @@ them as states even when a training fold leaves one empty.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -169,7 +170,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
             self.edges_[c] = edges
             ends = ["-inf", *(_label(e, _is_datetime(series)) for e in edges), "inf"]
             self.categories_[c] = [
-                f"({lo}, {hi}]" if hi != "inf" else f"({lo}, {hi})" for lo, hi in zip(ends, ends[1:])
+                f"({lo}, {hi}]" if hi != "inf" else f"({lo}, {hi})" for lo, hi in pairwise(ends)
             ]
         names = np.empty(len(data.columns), dtype=object)
         names[:] = list(data.columns)
