@@ -598,3 +598,44 @@ def test_zero_probability_rows_warn_and_get_a_uniform_posterior():
     with pytest.warns(RuntimeWarning, match="probability zero under every class"):
         proba = clf.predict_proba(pd.DataFrame({"a": ["u"], "b": [2]}))
     np.testing.assert_allclose(proba, [[0.5, 0.5]])
+
+
+# ---------------------------------------------------------------- m-estimate on every classifier
+def test_m_estimate_cpts_for_every_classifier():
+    """CPTs under prior="m-estimate" are (N + m / k) / (N_parents + m), counted here by pandas."""
+    rng = np.random.default_rng(31)
+    df = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.integers(0, 2, 300),
+                       "c": rng.integers(0, 4, 300)})
+    df["y"] = np.where((df["a"] + df["b"] + rng.integers(0, 2, 300)) % 2 == 0, "u", "v")
+    X, y, m = df[["a", "b", "c"]], df["y"], 2.5
+
+    def m_estimate(frame, parents, child):
+        k = df[child].nunique()  # the states of the whole training set
+        joint = frame.groupby(parents + [child]).size()
+        totals = frame.groupby(parents).size()
+        return {key: (n + m / k) / (totals[key[:-1] if len(key) > 2 else key[0]] + m)
+                for key, n in joint.items()}
+
+    for clf in (tl.NaiveBayes(prior="m-estimate", m=m), tl.TAN(prior="m-estimate", m=m)):
+        model = clf.fit(X, y).model_
+        for v in X.columns:
+            parents = model.parents(v)
+            for key, expected in m_estimate(df, parents, v).items():
+                index = tuple(model.states[u].index(s) for u, s in zip(parents + [v], key))
+                assert model.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
+    multinet = tl.ChowLiuMultinet(prior="m-estimate", m=m).fit(X, y)
+    for label, tree in multinet.models_.items():
+        rows = df[df["y"] == label]
+        for v in X.columns:
+            parents = tree.parents(v)
+            if not parents:
+                k = df[v].nunique()
+                for s, n in rows[v].value_counts().items():
+                    assert tree.cpt(v)[tree.states[v].index(s)] == pytest.approx(
+                        (n + m / k) / (len(rows) + m), rel=1e-12)
+                continue
+            for key, expected in m_estimate(rows, parents, v).items():
+                index = tuple(tree.states[u].index(s) for u, s in zip(parents + [v], key))
+                assert tree.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(tl.TreelearnError, match="prior"):
+        tl.NaiveBayes(prior="laplace").fit(X, y)

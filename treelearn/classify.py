@@ -130,10 +130,17 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         return self._fit_statistics(count_by_class(X, y, sample_weight=sample_weight))
 
     def _check_params(self) -> None:
-        LearningSettings(alpha=self.alpha)  # validates alpha
+        self._cpt_settings()  # validates alpha, prior and m
         if self.unseen not in ("error", "ignore"):
             raise TreelearnError(f"unseen must be 'error' or 'ignore', not {self.unseen!r}",
                                  values=[self.unseen])
+
+    def _cpt_settings(self, method: str = "classifier", **options: Any) -> LearningSettings:
+        """The CPT estimator's settings: ``alpha``, and ``prior``/``m`` where the
+        classifier has them (Lidstone otherwise)."""
+        return LearningSettings(method=method, alpha=self.alpha,
+                                prior=getattr(self, "prior", "lidstone"),
+                                m=getattr(self, "m", 1.0), **options)
 
     def _fit_statistics(self, stats: ClassCounts) -> BayesNetClassifier:
         """Learn from sufficient statistics: the one fitting step of every input kind."""
@@ -478,7 +485,7 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _fit_counts(self, stats: ClassCounts) -> None:
         model = build_model(
-            self._structure(stats), stats, LearningSettings(method=self._method, alpha=self.alpha),
+            self._structure(stats), stats, self._cpt_settings(self._method),
             description=self._description(self._method),
         )
         # the class node's CPT is the class prior (frequencies, given, or uniform)
@@ -569,6 +576,9 @@ class NaiveBayes(SingleNetworkClassifier):
         overrides ``fit_prior``.
     unseen : at prediction, a category not seen in training is an error
         (``"error"``, naming the column and value) or treated as missing (``"ignore"``).
+    prior, m : ``prior="lidstone"`` (default) smooths with ``alpha``;
+        ``prior="m-estimate"`` uses Mitchell's m-estimate with a uniform prior,
+        ``p(x_j = a | parents) = (N(a, parents) + m / k_j) / (N(parents) + m)``.
 
     Attributes
     ----------
@@ -610,11 +620,15 @@ class NaiveBayes(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        prior: str = "lidstone",
+        m: float = 1.0,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.prior = prior
+        self.m = m
 
     def _structure(self, stats: ClassCounts) -> nx.DiGraph:
         return star(stats.columns[-1], stats.columns[:-1])
@@ -630,7 +644,7 @@ class TAN(SingleNetworkClassifier):
 
     Parameters
     ----------
-    alpha, fit_prior, class_prior, unseen : as in :class:`NaiveBayes`.
+    alpha, fit_prior, class_prior, unseen, prior, m : as in :class:`NaiveBayes`.
     root : the feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
         edges' direction, not the maximum-likelihood fit.
@@ -671,6 +685,8 @@ class TAN(SingleNetworkClassifier):
         forest: str | None = None,
         whitelist: Sequence[tuple] | None = None,
         blacklist: Sequence[tuple] | None = None,
+        prior: str = "lidstone",
+        m: float = 1.0,
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -680,6 +696,8 @@ class TAN(SingleNetworkClassifier):
         self.forest = forest
         self.whitelist = whitelist
         self.blacklist = blacklist
+        self.prior = prior
+        self.m = m
 
     def _restore_models(self, models: dict) -> None:
         super()._restore_models(models)
@@ -733,7 +751,7 @@ class ChowLiuMultinet(BayesNetClassifier):
 
     Parameters
     ----------
-    alpha, fit_prior, class_prior, unseen : as in :class:`NaiveBayes`.
+    alpha, fit_prior, class_prior, unseen, prior, m : as in :class:`NaiveBayes`.
     root : the root of every class's tree; ``None`` uses the first feature column.
 
     Attributes
@@ -763,12 +781,16 @@ class ChowLiuMultinet(BayesNetClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        prior: str = "lidstone",
+        m: float = 1.0,
     ) -> None:
         self.alpha = alpha
         self.root = root
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.prior = prior
+        self.m = m
 
     @property
     def model_(self) -> TreeModel:
@@ -780,7 +802,7 @@ class ChowLiuMultinet(BayesNetClassifier):
     def _fit_counts(self, stats: ClassCounts) -> None:
         features = list(stats.columns[:-1])
         root = _check_root(self.root, features, stats.columns[-1])
-        settings = LearningSettings(root=root, alpha=self.alpha)
+        settings = self._cpt_settings(root=root)
         self.models_ = {
             label: chow_liu_from_counts(stats.within_class(c), settings,
                                         description=self._description(self._method))
