@@ -478,3 +478,43 @@ def test_the_same_variable_given_twice_is_refused(learned, capsys):
     assert main(["query", str(model), "lung", "--given", "smoke=yes", "smoke=no"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("treelearn: error:") and "'smoke' twice" in err and "\n" not in err
+
+
+# ---------------------------------------------------------------- the semi-naive family on the command line
+def test_learn_kdb_aode_forests_and_constraints(asia, tmp_path, capsys):
+    from treelearn.cli import main
+
+    X, y = asia.drop(columns="either"), asia["either"]
+    for method, ref in (("kdb", tl.KDB(k=1, alpha=1.0)), ("aode", tl.AODE(alpha=1.0))):
+        path = tmp_path / f"{method}.json"
+        args = ["learn", ASIA, "--method", method, "--class", "either", "-o", str(path)]
+        assert main(args + (["--k", "1"] if method == "kdb" else [])) == 0
+        saved = tl.load(path)
+        np.testing.assert_allclose(saved.predict_proba(X.head(200)),
+                                   ref.fit(X, y).predict_proba(X.head(200)), rtol=1e-12)
+    capsys.readouterr()
+    path = tmp_path / "forest.json"
+    assert main(["learn", ASIA, "--forest", "bic", "--blacklist", "smoke:lung", "bronc:smoke",
+                 "--whitelist", "asia:tub", "-o", str(path)]) == 0
+    ref = tl.chow_liu(asia, forest="bic", blacklist=[("smoke", "lung"), ("bronc", "smoke")],
+                      whitelist=[("asia", "tub")])
+    assert {frozenset(e) for e in tl.load(path).graph.edges} == {frozenset(e) for e in ref.graph.edges}
+    assert {"smoke", "lung"} not in [set(e) for e in ref.graph.edges]
+    assert "whitelist" in _bad_here(capsys, "learn", ASIA, "--whitelist", "asia-tub")
+    assert "--k is for --method kdb" in _bad_here(capsys, "learn", ASIA, "--k", "2")
+    assert "--bif needs one network" in _bad_here(
+        capsys, "learn", ASIA, "--method", "aode", "--class", "either", "--bif", tmp_path / "x.bif")
+
+
+def test_learn_discretize(tmp_path, capsys):
+    from treelearn.cli import main
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=300), "z": rng.normal(size=300)})
+    df["c"] = np.where(df["x"] + rng.normal(scale=0.5, size=300) > 0, "hi", "lo")
+    df.to_csv(tmp_path / "num.csv", index=False)
+    assert "discretize" in _bad_here(capsys, "learn", tmp_path / "num.csv")  # floats refused
+    path = tmp_path / "m.json"
+    assert main(["learn", str(tmp_path / "num.csv"), "--discretize", "4", "-o", str(path)]) == 0
+    binned = tl.Discretizer(bins=4, columns=["x", "z"]).fit_transform(pd.read_csv(tmp_path / "num.csv"))
+    assert tl.load(path) == tl.chow_liu(binned)

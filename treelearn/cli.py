@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_parser", "main"]
 
-METHODS = ("chow-liu", "tan", "naive-bayes")
+METHODS = ("chow-liu", "tan", "naive-bayes", "kdb", "aode")
 MIN_ROWS_FOR_IDENTIFIER = 10
 
 
@@ -183,11 +183,20 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     import treelearn as tl
 
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    whitelist, blacklist = _pairs(args.whitelist, "--whitelist"), _pairs(args.blacklist, "--blacklist")
+    if (whitelist or blacklist) and method not in ("chow-liu", "tan"):
+        raise CommandError("--whitelist and --blacklist are for --method chow-liu or tan")
+    if args.forest is not None and method not in ("chow-liu", "tan"):
+        raise CommandError("--forest is for --method chow-liu or tan")
+    if args.k is not None and method != "kdb":
+        raise CommandError("--k is for --method kdb")
     if method == "chow-liu":
         if args.class_ is not None:
-            raise CommandError("--class is for --method tan or naive-bayes; chow-liu has no class")
+            raise CommandError("--class is for --method tan, naive-bayes, kdb or aode; "
+                               "chow-liu has no class")
         alpha = 0.0 if args.alpha is None else args.alpha
-        return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing)
+        return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing,
+                           forest=args.forest, whitelist=whitelist, blacklist=blacklist)
     if args.class_ is None:
         raise CommandError(
             f"--method {method} needs --class COL, the column to predict "
@@ -211,12 +220,44 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
         X, y = X[keep], y[keep]
     if method == "tan":
-        clf = tl.TAN(alpha=alpha, root=args.root)
+        clf = tl.TAN(alpha=alpha, root=args.root, forest=args.forest, whitelist=whitelist,
+                     blacklist=blacklist)
     else:
         if args.root is not None:
-            raise CommandError("--root does not apply to naive-bayes: the class is the root")
-        clf = tl.NaiveBayes(alpha=alpha)
+            raise CommandError(f"--root does not apply to {method}: the class is the root")
+        clf = {"naive-bayes": lambda: tl.NaiveBayes(alpha=alpha),
+               "kdb": lambda: tl.KDB(k=2 if args.k is None else args.k, alpha=alpha),
+               "aode": lambda: tl.AODE(alpha=alpha)}[method]()
     return clf.fit(X, y)
+
+
+def _pairs(items: Sequence[str] | None, option: str) -> list[tuple[str, str]] | None:
+    """``["A:B", ...]`` -> ``[("A", "B"), ...]`` (edges for --whitelist / --blacklist)."""
+    if not items:
+        return None
+    pairs = []
+    for item in items:
+        a, sep, b = item.partition(":")
+        if not sep or not a or not b or ":" in b:
+            raise CommandError(f"{option} takes edges as A:B (two column names), not {item!r}")
+        pairs.append((a, b))
+    return pairs
+
+
+def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFrame:
+    """Numeric and datetime columns (other than ``keep``) cut into ``bins`` quantile bins."""
+    import treelearn as tl
+
+    if bins < 1:
+        raise CommandError(f"--discretize takes a positive number of bins, not {bins}")
+    columns = [c for c in df.columns if c not in keep and (
+        pd.api.types.is_float_dtype(df[c]) or pd.api.types.is_datetime64_any_dtype(df[c])
+        or (pd.api.types.is_integer_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+            and df[c].nunique() > bins))]
+    if not columns:
+        return df
+    _note(f"cutting {len(columns)} numeric column(s) into {bins} quantile bins: {columns[:8]}")
+    return tl.Discretizer(bins=bins, columns=columns).fit_transform(df)
 
 
 def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
@@ -273,11 +314,16 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 raise CommandError("every row has a missing value: --missing drop leaves no rows")
             _note(f"dropping {len(df) - len(complete)} row(s) with missing values")
             df = complete
+        if args.discretize is not None:
+            df = _discretized(df, args.discretize, [c for c in (args.class_,) if c is not None])
         fitted = _fit(args, df)
         if not _is_tree(fitted):  # rows without a class label were left out of the fit
             df = df[df[_class_column(fitted)].notna().to_numpy()]
         step("fit")
-        model = _network(fitted, "learn")
+        model = None if _is_multinet(fitted) else _network(fitted, "learn")
+        if args.bif and model is None:
+            raise CommandError(f"--bif needs one network; this {type(fitted).__name__} has "
+                               f"{len(fitted.models_)}")
         scores = _scores(fitted, df)
         step("score")
         if args.output:
@@ -287,7 +333,13 @@ def cmd_learn(args: argparse.Namespace) -> int:
         if args.plot:
             _save_figure(_draw(fitted, df), args.plot)
         step("write")
-    print(model.to_text())
+    if model is not None:
+        print(model.to_text())
+    else:
+        print(f"{type(fitted).__name__}: {fitted.n_features_in_} features, class "
+              f"{_class_column(fitted)!r}, {len(fitted.models_)} networks")
+        for key, tree in fitted.models_.items():
+            print(f"  {key}: {tree.to_text().splitlines()[0]}")
     print()
     _print_scores(scores)
     if not _is_tree(fitted):
@@ -454,8 +506,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="structure to learn (default: chow-liu, or tan when --class is given)",
     )
     p.add_argument(
-        "--class", dest="class_", metavar="COL", help="the class column (tan, naive-bayes)"
+        "--class", dest="class_", metavar="COL",
+        help="the class column (tan, naive-bayes, kdb, aode)",
     )
+    p.add_argument("--k", type=int, default=None, metavar="K",
+                   help="kdb: feature parents per feature besides the class (default 2)")
+    p.add_argument("--forest", choices=("bic", "aic"), default=None,
+                   help="chow-liu, tan: keep only edges that improve BIC or AIC (a forest)")
+    p.add_argument("--whitelist", nargs="+", metavar="A:B",
+                   help="chow-liu, tan: edges the tree must contain")
+    p.add_argument("--blacklist", nargs="+", metavar="A:B",
+                   help="chow-liu, tan: edges the tree must not contain")
+    p.add_argument("--discretize", type=int, default=None, metavar="BINS",
+                   help="cut numeric and date columns into BINS quantile bins first "
+                        "(the saved model's states are those bins)")
     p.add_argument("--root", metavar="COL", help="root of the tree (default: the first column)")
     p.add_argument(
         "--alpha",
