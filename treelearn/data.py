@@ -17,6 +17,7 @@ rejected with a pointer to :func:`discretize`.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -498,6 +499,10 @@ def encode(
     """
     check_frame(data)
     check_missing_policy(missing)
+    if isinstance(max_states, (bool, np.bool_)) or not isinstance(max_states, numbers.Integral) \
+            or max_states < 1:
+        raise TreelearnError(f"max_states == {max_states!r}, must be a positive integer",
+                             values=[max_states])
     if unseen not in ("error", "ignore"):
         raise TreelearnError(f"unseen must be 'error' or 'ignore', not {unseen!r}", values=[unseen])
     weights = check_sample_weight(sample_weight, len(data))

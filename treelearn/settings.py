@@ -17,9 +17,12 @@ treelearn.errors.TreelearnError: alpha == -1, must be a finite number >= 0 (0 = 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+import numpy as np
 
 from .data import MissingPolicy, check_missing_policy
 from .errors import TreelearnError
@@ -33,11 +36,11 @@ def check_number(value: Any, name: str, *, low: float = 0.0, strict: bool = Fals
                  fix: str = "") -> float:
     """``value`` as a float, finite and ``>= low`` (``> low`` when ``strict``); else an error
     in scikit-learn's style (``alpha == -1, must be ...``) naming the option."""
-    bound = f"{'>' if strict else '>='} {low:g}"
-    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+    bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
           and math.isfinite(value) and (value > low if strict else value >= low))
     if not ok:
-        raise TreelearnError(f"{name} == {value!r}, must be a finite number {bound}{fix}",
+        raise TreelearnError(f"{name} == {value!r}, must be a finite number{bound}{fix}",
                              values=[value])
     return float(value)
 
@@ -90,11 +93,14 @@ class LearningSettings:
         check_missing_policy(self.missing)
         if self.mi_alpha is not None:
             check_number(self.mi_alpha, "mi_alpha", fix=" or None")
-        if self.forest is not None and self.forest not in ("bic", "aic") and (
-            isinstance(self.forest, bool) or not isinstance(self.forest, (int, float))
-        ):  # forest=True would otherwise be a silent threshold of 1 nat
-            raise TreelearnError(f"forest must be None, 'bic', 'aic' or a number, not {self.forest!r}",
-                                 values=[self.forest])
+        if self.forest is not None and self.forest not in ("bic", "aic"):
+            if isinstance(self.forest, (bool, np.bool_)) or not isinstance(self.forest, numbers.Real):
+                # forest=True would otherwise be a silent threshold of 1 nat
+                raise TreelearnError(
+                    f"forest must be None, 'bic', 'aic' or a number, not {self.forest!r}",
+                    values=[self.forest])
+            check_number(self.forest, "forest", low=-math.inf,
+                         fix=" (an MI threshold in nats), or None, 'bic' or 'aic'")
 
     def as_dict(self) -> dict:
         """The settings as a plain dict (``model.settings``, saved with the model)."""
