@@ -6,6 +6,7 @@
 ['asia', 'bronc', 'dysp']
 """
 
+from .bayes_trees import TreePosterior, k_best_trees, tree_posterior
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
 from .data import Table, discretize, encode
@@ -77,6 +78,7 @@ __all__ = [
     "Table",
     "TooManyStatesError",
     "TreeModel",
+    "TreePosterior",
     "TreelearnError",
     "UnseenStateError",
     "chow_liu",
@@ -89,6 +91,7 @@ __all__ = [
     "entropies",
     "fit_cpts",
     "from_pgmpy",
+    "k_best_trees",
     "load",
     "maximum_spanning_tree",
     "mi_graph",
@@ -105,5 +108,6 @@ __all__ = [
     "tan_structure",
     "to_pgmpy",
     "tree_from_matrix",
+    "tree_posterior",
     "write_bif",
 ]
