@@ -456,7 +456,7 @@ def tree_posterior(
     >>> post = tl.tree_posterior(df, ess=1.0)
     >>> post.to_frame().iloc[0][["u", "v"]].tolist()    # the surest edge
     ['bronc', 'dysp']
-    >>> round(post.edge_posterior_matrix.sum() / 2, 9)   # d - 1 edges in every tree
+    >>> round(float(post.edge_posterior_matrix.sum()) / 2, 9)   # d - 1 edges in every tree
     7.0
     >>> bool(post.log_likelihood(df.iloc[:5]) > post.map_tree().log_likelihood(df.iloc[:5]) - 1)
     True
