@@ -382,3 +382,96 @@ def test_draw_returns_a_figure():
     post = tl.tree_posterior(random_frame(13, 5, 40))
     fig = post.draw(threshold=0.3)
     assert fig.axes and "posterior" in fig.axes[0].get_title()
+
+
+# ----------------------------------------------------------------------------- Bayesian TAN
+def test_bayesian_tan_equals_enumeration_over_feature_trees():
+    rng = np.random.default_rng(14)
+    n, d = 30, 4
+    y = rng.integers(3, size=n)
+    X = random_frame(14, d, n)
+    X["x0"] = np.where(rng.random(n) < 0.5, y % 2, X["x0"])
+    ess = 1.7
+    full = X.assign(c=y)
+    cols = list(X.columns)
+    arr = {c: full[c].to_numpy() for c in full.columns}
+    states = {c: sorted(np.unique(arr[c]).tolist()) for c in full.columns}
+    r_c = len(states["c"])
+
+    def fam(child, parents):  # BDeu family marginal likelihood, parents a list
+        cfgs = list(itertools.product(*[states[p] for p in parents]))
+        q, r = len(cfgs), len(states[child])
+        a = ess / (q * r)
+        total = 0.0
+        for cfg in cfgs:
+            rows = np.ones(n, bool)
+            for p, val in zip(parents, cfg):
+                rows &= arr[p] == val
+            total += gammaln(r * a) - gammaln(rows.sum() + r * a)
+            for val in states[child]:
+                total += gammaln((rows & (arr[child] == val)).sum() + a) - gammaln(a)
+        return total
+
+    def cond(child, parents, x):
+        cfgs = len(list(itertools.product(*[states[p] for p in parents])))
+        r = len(states[child])
+        a = ess / (cfgs * r)
+        rows = np.ones(n, bool)
+        for p in parents:
+            rows &= arr[p] == x[p]
+        return ((rows & (arr[child] == x[child])).sum() + a) / (rows.sum() + r * a)
+
+    trees = list(all_trees(d))
+    log_post, parent_sets = [], []
+    for t in trees:
+        parent = orient_edges(t, 0, d)
+        ps = {cols[v]: ["c"] + ([] if p is None else [cols[p]]) for v, p in parent.items()}
+        parent_sets.append(ps)
+        log_post.append(fam("c", []) + sum(fam(v, pv) for v, pv in ps.items()))
+    log_post = np.array(log_post) - lse(log_post)
+    clf = tl.BayesianTAN(ess=ess).fit(X, y)
+    edge = np.zeros((d, d))
+    for t, lp in zip(trees, log_post):
+        for u, v in t:
+            edge[u, v] += np.exp(lp)
+            edge[v, u] += np.exp(lp)
+    np.testing.assert_allclose(clf.edge_posteriors_, edge, atol=1e-11)
+    test = X.iloc[:6].astype(object).copy()
+    test.iloc[2, 1] = None
+    got = clf.predict_proba(test)
+    for i in range(len(test)):
+        row = test.iloc[i].to_dict()
+        gaps = [c for c in cols if row[c] is None]
+        joint = np.zeros(r_c)
+        for k, cval in enumerate(states["c"]):
+            for fill in itertools.product(*[states[g] for g in gaps]):
+                x = dict(row, **dict(zip(gaps, fill)), c=cval)
+                for ps, lp in zip(parent_sets, log_post):
+                    p = cond("c", [], x)
+                    for v, pv in ps.items():
+                        p *= cond(v, pv, x)
+                    joint[k] += np.exp(lp) * p
+        np.testing.assert_allclose(got[i], joint / joint.sum(), rtol=1e-10)
+    assert list(clf.predict(X.iloc[:6])) == list(np.array(states["c"])[got.argmax(axis=1)])
+
+
+def test_bayesian_tan_is_a_sklearn_classifier():
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
+    X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+    assert cross_val_score(tl.BayesianTAN(), X, y, cv=2).shape == (2,)
+    assert clone(tl.BayesianTAN(ess=3.0)).get_params() == {"ess": 3.0}
+    w = np.arange(len(X)) % 3
+    a = tl.BayesianTAN().fit(X, y, sample_weight=w).predict_proba(X)
+    b = tl.BayesianTAN().fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)]).predict_proba(X)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    gap = X.astype(object)
+    gap.iloc[0, 0] = None
+    with pytest.raises(tl.MissingValuesError, match="Outlook"):
+        tl.BayesianTAN().fit(gap, y)
+    with pytest.raises(tl.TreelearnError, match="ess"):
+        tl.BayesianTAN(ess=-1).fit(X, y)
+    with pytest.raises(tl.FeatureMismatchError):
+        tl.BayesianTAN().fit(X, y).predict(X.drop(columns="Wind"))

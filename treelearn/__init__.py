@@ -6,6 +6,7 @@
 ['asia', 'bronc', 'dysp']
 """
 
+from .bayes_tan import BayesianTAN
 from .bayes_trees import TreePosterior, k_best_trees, tree_posterior
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
@@ -55,6 +56,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "TAN",
+    "BayesianTAN",
     "ChowLiuMultinet",
     "ClassColumnError",
     "ClassCounts",

@@ -70,7 +70,9 @@ __all__ = [
     "MAX_COMPLETIONS",
     "TreePosterior",
     "bdeu_edge_weights",
+    "bdeu_predictive_tables",
     "k_best_trees",
+    "log_sum_over_completions",
     "tree_posterior",
     "tree_posterior_from_counts",
 ]
@@ -112,6 +114,66 @@ def bdeu_edge_weights(counts: PairCounts, ess: float) -> tuple[np.ndarray, np.nd
     log_w = pair_terms - node_terms[:, None] - node_terms[None, :] - const
     log_w[np.arange(d), np.arange(d)] = -np.inf
     return const + node_terms, log_w
+
+
+def bdeu_predictive_tables(counts: PairCounts, ess: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(log θ, log ρ)`` over the ``K`` one-hot positions of ``counts``: the BDeu posterior
+    means ``θ_u(a) = (N_u(a) + s/r_u) / (n + s)`` (a ``K`` vector) and
+    ``log ρ_uv(a, b) = log θ_uv(a, b) - log θ_u(a) - log θ_v(b)`` (``K x K``;
+    only its off-diagonal blocks are used)."""
+    d = len(counts.cardinalities)
+    k = np.asarray(counts.cardinalities, dtype=float)
+    owner = np.repeat(np.arange(d), counts.cardinalities)
+    joint = np.asarray(counts.joint, dtype=float)
+    total = float(counts.n_rows) + ess
+    log_theta = np.log((np.diagonal(joint) + ess / k[owner]) / total)
+    log_pair = np.log((joint + ess / (k[owner][:, None] * k[owner][None, :])) / total)
+    return log_theta, log_pair - log_theta[:, None] - log_theta[None, :]
+
+
+def log_sum_over_completions(
+    codes: np.ndarray, cardinalities: np.ndarray, score: Any, names: Sequence[Hashable]
+) -> np.ndarray:
+    """``log sum over completions of exp(score(complete codes))`` for each row of ``codes``.
+
+    ``-1`` marks a missing value; each distinct row is scored once, and a row
+    with missing values through all completions of them (at most
+    :data:`MAX_COMPLETIONS`). ``score`` maps an ``(m, d)`` array of complete
+    codes to ``(m,)`` or ``(m, c)`` log-values.
+
+    >>> log_sum_over_completions(np.array([[0, -1], [1, 1]]), np.array([2, 3]),
+    ...                          lambda c: np.log(c[:, 1] + 1.0), ["a", "b"]).round(6).tolist()
+    [1.791759, 0.693147]
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    card = np.asarray(cardinalities, dtype=np.int64)
+    unique, inverse = np.unique(codes, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    missing = unique < 0
+    if not missing.any():
+        return score(unique)[inverse]
+    n_completions = np.prod(np.where(missing, card[None, :], 1), axis=1)
+    too_many = np.flatnonzero(n_completions > MAX_COMPLETIONS)
+    if len(too_many):
+        row = unique[too_many[0]]
+        gaps = [names[j] for j in np.flatnonzero(row < 0)]
+        raise MissingValuesError(
+            f"a row misses the variables {gaps[:10]}: summing them out takes "
+            f"{int(n_completions[too_many[0]])} completions (more than {MAX_COMPLETIONS}); "
+            f"the tree average has no cheaper exact marginal: impute or drop such rows",
+            column=gaps[0],
+        )
+    # every completion of every row (mixed radix over its missing columns), then a log-sum
+    expanded = np.repeat(unique, n_completions, axis=0)
+    starts = np.concatenate([[0], np.cumsum(n_completions)[:-1]])
+    within = np.arange(len(expanded)) - np.repeat(starts, n_completions)
+    for j in range(len(card)):
+        gap = expanded[:, j] < 0
+        if gap.any():
+            later = np.where(missing[:, j + 1 :], card[None, j + 1 :], 1).prod(axis=1)
+            stride = np.repeat(later, n_completions)[gap]
+            expanded[gap, j] = (within[gap] // stride) % card[j]
+    return np.logaddexp.reduceat(score(expanded), starts, axis=0)[inverse]
 
 
 def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
@@ -189,14 +251,7 @@ class TreePosterior:
             self.log_weights = log_w + log_edge_prior
         self.log_normaliser = float(log_spanning_tree_sum(self.log_weights)) if d > 1 else 0.0
         self.log_evidence = float(log_ml.sum() + self.log_normaliser - prior_norm)
-        # posterior means (BDeu): log θ_u on the diagonal of a K x K table, log ρ_uv off it
-        k = np.asarray(counts.cardinalities, dtype=float)
-        owner = np.repeat(np.arange(d), counts.cardinalities)
-        joint = np.asarray(counts.joint, dtype=float)
-        total = float(counts.n_rows) + ess
-        self._log_theta = np.log((np.diagonal(joint) + ess / k[owner]) / total)
-        log_pair = np.log((joint + ess / (k[owner][:, None] * k[owner][None, :])) / total)
-        self._log_rho = log_pair - self._log_theta[:, None] - self._log_theta[None, :]
+        self._log_theta, self._log_rho = bdeu_predictive_tables(counts, ess)
         self._offsets = np.asarray(counts.offsets[:-1], dtype=np.int64)
 
     # ------------------------------------------------------------------ edges
@@ -310,36 +365,9 @@ class TreePosterior:
         codes = np.asarray(codes, dtype=np.int64)
         if len(codes) == 0:
             return np.zeros(0)
-        unique, inverse = np.unique(codes, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        missing = unique < 0
-        if not missing.any():
-            return self._complete_log_likelihood(unique)[inverse]
         card = np.array([len(s) for s in self.states.values()], dtype=np.int64)
-        n_completions = np.prod(np.where(missing, card[None, :], 1), axis=1)
-        too_many = np.flatnonzero(n_completions > MAX_COMPLETIONS)
-        if len(too_many):
-            row = unique[too_many[0]]
-            names = [self.variables[j] for j in np.flatnonzero(row < 0)]
-            raise MissingValuesError(
-                f"a row misses the variables {names[:10]}: summing them out takes "
-                f"{int(n_completions[too_many[0]])} completions (more than {MAX_COMPLETIONS}); "
-                f"the tree average has no cheaper exact marginal: impute or drop such rows",
-                column=names[0],
-            )
-        # every completion of every row, then a log-sum per row
-        expanded = np.repeat(unique, n_completions, axis=0)
-        starts = np.concatenate([[0], np.cumsum(n_completions)[:-1]])
-        within = np.arange(len(expanded)) - np.repeat(starts, n_completions)
-        for j in range(len(card)):
-            gap = expanded[:, j] < 0
-            if gap.any():
-                # mixed radix over the missing columns of each row
-                later = np.where(missing[:, j + 1 :], card[None, j + 1 :], 1).prod(axis=1)
-                stride = np.repeat(later, n_completions)[gap]
-                expanded[gap, j] = (within[gap] // stride) % card[j]
-        values = self._complete_log_likelihood(expanded)
-        return np.logaddexp.reduceat(values, starts)[inverse]
+        return log_sum_over_completions(codes, card, self._complete_log_likelihood,
+                                        self.variables)
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         idx = self._offsets[None, :] + codes  # one-hot position of each value
