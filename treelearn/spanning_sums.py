@@ -83,7 +83,7 @@ def log_spanning_tree_sum(log_weights: np.ndarray) -> float | np.ndarray:
     --------
     >>> round(float(np.exp(log_spanning_tree_sum(np.zeros((4, 4))))), 9)   # Cayley: 4^2
     16.0
-    >>> W = np.log(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0.]]))
+    >>> W = np.log(np.array([[1, 1, 2], [1, 1, 3], [2, 3, 1.]]))   # the diagonal is not read
     >>> round(float(np.exp(log_spanning_tree_sum(W))), 9)   # 1*2 + 1*3 + 2*3
     11.0
     """
@@ -116,7 +116,7 @@ def edge_marginals(log_weights: np.ndarray) -> tuple[np.ndarray, float]:
 
     Examples
     --------
-    >>> P, log_z = edge_marginals(np.log(np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0.]])))
+    >>> P, log_z = edge_marginals(np.log(np.array([[1, 1, 2], [1, 1, 3], [2, 3, 1.]])))
     >>> np.round(P * 11, 9).tolist()   # edge ab is in 1*2 + 1*3 of the weight 11
     [[0.0, 5.0, 8.0], [5.0, 0.0, 9.0], [8.0, 9.0, 0.0]]
     """
