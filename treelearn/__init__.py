@@ -6,6 +6,8 @@
 ['asia', 'bronc', 'dysp']
 """
 
+from .bayes_tan import BayesianTAN
+from .bayes_trees import TreePosterior, k_best_trees, tree_posterior
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
 from .data import Table, discretize, encode
@@ -58,6 +60,7 @@ __all__ = [
     "AODE",
     "KDB",
     "TAN",
+    "BayesianTAN",
     "ChowLiuMultinet",
     "ClassColumnError",
     "ClassCounts",
@@ -82,6 +85,7 @@ __all__ = [
     "Table",
     "TooManyStatesError",
     "TreeModel",
+    "TreePosterior",
     "TreelearnError",
     "UnseenStateError",
     "chow_liu",
@@ -94,6 +98,7 @@ __all__ = [
     "entropies",
     "fit_cpts",
     "from_pgmpy",
+    "k_best_trees",
     "load",
     "maximum_spanning_tree",
     "mi_graph",
@@ -110,5 +115,6 @@ __all__ = [
     "tan_structure",
     "to_pgmpy",
     "tree_from_matrix",
+    "tree_posterior",
     "write_bif",
 ]
