@@ -430,9 +430,10 @@ class TreeModel:
             raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
         if not joint:
             return {v: self.query([v], evidence) for v in variables}
-        table = self._engine().query(variables, evidence)
+        engine = self._engine()
+        table = engine.query(variables, evidence)
         index = (
-            pd.Index(self.states[variables[0]], name=variables[0], tupleize_cols=False)
+            engine.state_labels(variables[0])
             if len(variables) == 1
             else pd.MultiIndex.from_product([self.states[v] for v in variables], names=variables)
         )

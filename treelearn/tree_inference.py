@@ -39,6 +39,8 @@ __all__ = ["TreeEngine", "decode_codes", "state_index"]
 
 #: how far an evidence-free message may be from all ones and still be skipped
 _ONES_TOLERANCE = 1e-14
+#: below this a product of messages is recomputed with rescaling
+_UNDERFLOW = 1e-250
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -121,6 +123,8 @@ class TreeEngine:
         self._prior: dict | None = None  # the unconditioned sweep, on first query
         self._marginals0: list | None = None
         self._sampler: list | None = None
+        self._eyes: dict = {}
+        self._labels: dict = {}
         g = self._choose_conditioner(conditioner)
         self.is_tree = g is not False
         if not self.is_tree:
@@ -481,6 +485,22 @@ class TreeEngine:
         return out, best
 
     # ------------------------------------------------------------------ a single query
+    def _eye(self, k: int) -> np.ndarray:
+        """The ``k x k`` identity, kept: one-hot evidence rows are its rows."""
+        eye = self._eyes.get(k)
+        if eye is None:
+            eye = self._eyes[k] = np.eye(k)
+            eye.flags.writeable = False
+        return eye
+
+    def state_labels(self, variable: Hashable) -> pd.Index:
+        """The states of ``variable`` as a pandas Index named after it (built once)."""
+        index = self._labels.get(variable)
+        if index is None:
+            index = pd.Index(self.states[variable], name=variable, tupleize_cols=False)
+            self._labels[variable] = index
+        return index
+
     def _prior_sweep(self) -> dict:
         """Messages of the model without evidence, computed once: what an evidence-free
         part of the tree sends, whatever is asked elsewhere."""
@@ -505,15 +525,16 @@ class TreeEngine:
         shape = [self.card[q] for q in query]
         if not self.is_tree:
             return self._ve_query(query, evidence)
-        n = int(np.prod(shape))
-        grid = np.indices(shape).reshape(len(shape), n)
-        ev: dict = {}
-        for q, row in zip(query, grid):
-            ev[q] = np.eye(self.card[q])[row][None]
+        eye = self._eye
+        if len(query) == 1:
+            n = shape[0]
+            ev: dict = {query[0]: eye(n)[None]}
+        else:
+            n = int(np.prod(shape))
+            grid = np.indices(shape).reshape(len(shape), n)
+            ev = {q: eye(self.card[q])[row][None] for q, row in zip(query, grid)}
         for v, s in evidence.items():
-            one = np.zeros((1, 1, self.card[v]))
-            one[0, 0, s] = 1.0
-            ev[v] = one
+            ev[v] = eye(self.card[v])[s][None, None]
         gev = ev.pop(self.gi)[0].T if self.gi in ev else None
         prior = self._prior_sweep()
         # the smallest subtree joining the observed and queried variables, per tree
@@ -547,14 +568,21 @@ class TreeEngine:
             return value
 
         outside = {x: prior["acc"][x] for f in order for x in f.down if x not in on_way}
-        acc, _, log_scale, _, held = self._collect(order, ev, base, outside=outside)
-        total = log_scale
-        with np.errstate(divide="ignore"):
+        # messages only shrink (each is an average of values <= 1): without rescaling
+        # unless the result comes near underflow, then again with it
+        for rescale in (False, True):
+            acc, _, log_scale, _, held = self._collect(order, ev, base, outside=outside,
+                                                       rescale=rescale)
+            z = 1.0
             for top in tops:
                 belief = held(top)
                 if top in prior["down"]:
                     belief = belief * prior["down"][top]
-                total = total + np.log(belief.sum(axis=2))
+                z = z * belief.sum(axis=2)
+            if rescale or z.min() > _UNDERFLOW:
+                break
+        with np.errstate(divide="ignore"):
+            total = log_scale + np.log(z)
             weight = self.gweight[:, None] if gev is None else self.gweight[:, None] * gev
             log_joint = np.logaddexp.reduce(total + np.log(weight), axis=0)
         log_joint = np.broadcast_to(log_joint, (n,))
@@ -718,8 +746,8 @@ class TreeEngine:
             if not np.isfinite(values[0]).all():
                 raise self.impossible(dict(evidence or {}))
             result = {v: values[i][0] for i, v in enumerate(self.variables) if i not in fixed}
-        return {v: pd.Series(p, index=pd.Index(self.states[v], name=v, tupleize_cols=False),
-                             name="probability") for v, p in result.items()}
+        return {v: pd.Series(p, index=self.state_labels(v), name="probability")
+                for v, p in result.items()}
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None) -> tuple:
         """``({variable: state} for every variable not in evidence, log P(assignment, evidence))``."""
