@@ -252,7 +252,7 @@ def test_marginals_and_map_equal_pgmpy(asia_tree):
         ve = VariableElimination(bn)
         free = [v for v in m.variables if v not in evidence]
         theirs = ve.map_query(free, evidence=evidence, show_progress=False)
-    assignment, log_p = m.map_query(evidence, return_log_prob=True)
+    _assignment, log_p = m.map_query(evidence, return_log_prob=True)
     # compare log P(assignment, evidence) of both answers (ties may pick other states)
     joint = brute_joint(m)
     log_theirs = np.log(brute_condition(m, joint, {**evidence, **theirs}).sum())
@@ -314,7 +314,7 @@ def test_impossible_evidence_names_the_value():
         assert "together" in str(info.value)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no division warnings on the way
-        with pytest.raises(tl.TreelearnError, match="'b' = 'z'|not a state"):
+        with pytest.raises(tl.TreelearnError, match=r"'b' = 'z'|not a state"):
             m.marginals({"b": "z"})
 
 
@@ -346,6 +346,11 @@ def test_general_dag_falls_back_to_elimination():
 
 def test_tan_uses_the_class_as_conditioner(xy):
     m = tan_model(xy).model_
+    joint = brute_joint(m)
+    for evidence in ({}, {"cls": m.states["cls"][1]}):  # the class alone: nothing else touched
+        free = "cls" if not evidence else m.variables[0]
+        np.testing.assert_allclose(m.query(free, evidence).to_numpy(),
+                                   brute_marginal(m, joint, [free], evidence), atol=TOL)
     assert m.inference_path in ("message passing given 'cls'", "message passing")
     # the class node has two parents' worth of MultiIndex in a feature's table
     f = next(v for v in m.variables if len(m.parents(v)) == 2)

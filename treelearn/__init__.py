@@ -49,6 +49,7 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
+from .tree_inference import TreeEngine
 
 __version__ = "0.1.0"
 
@@ -76,6 +77,7 @@ __all__ = [
     "StructureError",
     "Table",
     "TooManyStatesError",
+    "TreeEngine",
     "TreeModel",
     "TreelearnError",
     "UnseenStateError",

@@ -59,8 +59,8 @@ from .parameters import estimate_cpt
 from .settings import LearningSettings
 from .sources import as_frame, count_by_class
 from .stream import NO_STATE_CAP
-from .tree_inference import TreeEngine
 from .structure import spanning_skeleton, star, tan_structure
+from .tree_inference import TreeEngine
 
 __all__ = ["TAN", "BayesNetClassifier", "ChowLiuMultinet", "NaiveBayes", "SingleNetworkClassifier"]
 

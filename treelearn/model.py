@@ -7,6 +7,7 @@ forests, naive Bayes and TAN: they differ only in the structure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -463,11 +464,12 @@ class TreeModel:
         Ties go to the first state in state order.
 
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1], "b": [0, 0, 1, 1, 0]}))
-        >>> m.map_query()
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}))
+        >>> m.map_query()   # P(a=1, b=1) = 3/6
         {'a': 1, 'b': 1}
-        >>> m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/5
-        ({'a': 0}, -0.916290731874155)
+        >>> a, log_p = m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/6
+        >>> a, round(log_p, 6)
+        ({'a': 0}, -1.098612)
         """
         self._check_evidence(evidence)
         assignment, log_p = self._engine().map_query(evidence)
@@ -486,11 +488,8 @@ class TreeModel:
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [0, 0, 1, 0]}), root="a")
-        >>> m.cpt_frame("b")
-        b    0    1
-        a
-        x  1.0  0.0
-        y  0.5  0.5
+        >>> m.cpt_frame("b").to_dict("index")   # rows: states of the parent a; columns: of b
+        {'x': {0: 1.0, 1: 0.0}, 'y': {0: 0.5, 1: 0.5}}
         """
         cpt, ps = self.cpt(variable), self.parents(variable)
         columns = pd.Index(self.states[variable], name=variable, tupleize_cols=False)
@@ -598,10 +597,9 @@ class TreeModel:
                            name=target)
         dtype = self.dtypes.get(target)
         if dtype is not None:
-            try:
+            # e.g. labels outside a categorical dtype: keep them as they are
+            with contextlib.suppress(TypeError, ValueError):
                 values = values.astype(dtype)
-            except (TypeError, ValueError):  # e.g. labels outside a categorical dtype: keep them
-                pass
         return values
 
     # ------------------------------------------------------------------ export

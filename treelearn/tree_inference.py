@@ -26,6 +26,7 @@ are computed once (an unconditioned two-pass sweep, kept by the engine).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -63,7 +64,7 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
 class _Factor:
     """A CPT over its family with the conditioner's axis first: ``table[g, scope...]``."""
 
-    __slots__ = ("scope", "table", "child", "up", "down", "pos", "toward", "id")
+    __slots__ = ("child", "down", "id", "pos", "scope", "table", "toward", "up")
 
     def __init__(self, scope: tuple, table: np.ndarray, child: int) -> None:
         self.scope = scope  # variable indices (the conditioner left out)
@@ -155,7 +156,7 @@ class TreeEngine:
                 root[t] = find(scope[0])
         return True
 
-    def _choose_conditioner(self, wanted: Hashable | None) -> Hashable | None | bool:
+    def _choose_conditioner(self, wanted: Hashable | None) -> Hashable | bool | None:
         if wanted is not None:
             if wanted not in self.index:
                 raise ColumnNotFoundError(f"conditioner {wanted!r} is not a variable")
@@ -183,10 +184,7 @@ class TreeEngine:
         self.factors: list[_Factor] = []
         for v in self.variables:
             ps, cpt = self.parents[v], self.cpts[v]
-            if g is not None and g in ps:
-                table = np.moveaxis(cpt, ps.index(g), 0)
-            else:
-                table = cpt[None]
+            table = np.moveaxis(cpt, ps.index(g), 0) if g is not None and g in ps else cpt[None]
             scope = tuple(self.index[u] for u in [*ps, v] if u != g)
             if v == g:  # the conditioner's own CPT: its axis moved first, a factor over its parents
                 table = np.moveaxis(cpt, -1, 0)
@@ -463,7 +461,7 @@ class TreeEngine:
         codes = np.asarray(codes, dtype=np.int64)
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes)
-        acc, up, log_scale, back, held = self._collect(
+        acc, _up, log_scale, back, held = self._collect(
             self.order[::-1], ev, self.local.__getitem__, maxprod=True)
         log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev, maxprod=True),
                                 (self.kg, n))
@@ -571,18 +569,20 @@ class TreeEngine:
         # messages only shrink (each is an average of values <= 1): without rescaling
         # unless the result comes near underflow, then again with it
         for rescale in (False, True):
-            acc, _, log_scale, _, held = self._collect(order, ev, base, outside=outside,
-                                                       rescale=rescale)
-            z = 1.0
+            _acc, _, log_scale, _, held = self._collect(order, ev, base, outside=outside,
+                                                        rescale=rescale)
+            sums = []  # P(the tree's evidence | g) per tree touched
             for top in tops:
                 belief = held(top)
                 if top in prior["down"]:
                     belief = belief * prior["down"][top]
-                z = z * belief.sum(axis=2)
-            if rescale or z.min() > _UNDERFLOW:
+                sums.append(belief.sum(axis=2))
+            if rescale or not sums or min(z.min() for z in sums) > _UNDERFLOW:
                 break
         with np.errstate(divide="ignore"):
-            total = log_scale + np.log(z)
+            total = log_scale
+            for z in sums:  # in logs: many trees' probabilities multiply below the smallest double
+                total = total + np.log(z)
             weight = self.gweight[:, None] if gev is None else self.gweight[:, None] * gev
             log_joint = np.logaddexp.reduce(total + np.log(weight), axis=0)
         log_joint = np.broadcast_to(log_joint, (n,))
@@ -608,7 +608,7 @@ class TreeEngine:
             one[0, 0, s] = 1.0
             ev[v] = one
         gev = ev.pop(self.gi)[0].T if self.gi in ev else None
-        acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        acc, _up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)[:, 0]
         out = np.zeros((n, len(self.variables)), dtype=np.int64)
         post_g = _normalise_log(log_g[None])[0]
@@ -716,7 +716,10 @@ class TreeEngine:
             what = (f"{v!r} = {s!r} has probability zero under the model (no training row had "
                     f"it with its parents' values, and alpha = 0)")
         else:
-            what = (f"the evidence {dict(evidence)} has probability zero under the model: each "
+            items = list(evidence.items())
+            shown = ", ".join(f"{v!r}: {s!r}" for v, s in items[:8])
+            more = f", ... ({len(items)} values)" if len(items) > 8 else ""
+            what = (f"the evidence {{{shown}{more}}} has probability zero under the model: each "
                     f"value is possible alone, not all together")
         return TreelearnError(
             what + ". Drop or change that evidence, or learn with alpha > 0.",
@@ -817,9 +820,7 @@ def decode_codes(codes: np.ndarray, variables: Sequence[Hashable], states: Mappi
             table[:] = labels
         values = pd.Series(table[col])
         if dtype is not None and values.dtype != dtype:
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 values = values.astype(dtype)
-            except (TypeError, ValueError):
-                pass
         out[v] = values
     return pd.DataFrame(out, columns=list(variables))
