@@ -815,6 +815,14 @@ def decode_codes(codes: np.ndarray, variables: Sequence[Hashable], states: Mappi
                 table = np.array(labels, dtype=dtype)
             except (TypeError, ValueError, OverflowError):
                 table = None
+        elif dtype is not None and not isinstance(dtype, np.dtype):
+            # an extension dtype (e.g. pandas' str): take from its own array of the labels,
+            # not from objects converted value by value afterwards
+            try:
+                out[v] = pd.array(labels, dtype=dtype).take(col)
+                continue
+            except (TypeError, ValueError):
+                table = None
         if table is None:
             table = np.empty(len(labels), dtype=object)
             table[:] = labels
