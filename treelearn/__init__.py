@@ -53,6 +53,7 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
+from .tree_inference import TreeEngine
 
 __version__ = "0.1.0"
 
@@ -84,6 +85,7 @@ __all__ = [
     "StructureError",
     "Table",
     "TooManyStatesError",
+    "TreeEngine",
     "TreeModel",
     "TreePosterior",
     "TreelearnError",

@@ -61,6 +61,7 @@ from .settings import LearningSettings
 from .sources import as_frame, count_by_class
 from .stream import NO_STATE_CAP
 from .structure import spanning_skeleton, star, tan_structure
+from .tree_inference import TreeEngine
 
 __all__ = ["TAN", "BayesNetClassifier", "ChowLiuMultinet", "NaiveBayes", "SingleNetworkClassifier"]
 
@@ -501,7 +502,19 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         model = self.model_
+        cached = getattr(self, "_engine_cache", None)
+        if cached is None or cached[0] is not model.graph:
+            # the class taken out, the features form a forest: one message-passing sweep
+            # gives log p(x_observed, c) for every class and every row
+            cached = (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
+                                              model.states, conditioner=self.class_name_))
+            self._engine_cache = cached
+        engine = cached[1]
         n, d = codes.shape
+        if engine.is_tree:
+            full = np.full((n, d + 1), -1, dtype=np.intp)
+            full[:, :d] = codes
+            return engine.log_evidence_by_conditioner(full)
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
         full = np.empty((n, d + 1), dtype=np.intp)

@@ -7,8 +7,8 @@
                          [-o model.json] [--plot tree.png] [--bif model.bif]
     treelearn score MODEL DATA
     treelearn predict MODEL DATA [--proba] [--target VAR] > predictions.csv
-    treelearn sample MODEL -n 1000 [--seed S] > samples.csv
-    treelearn query MODEL VAR [VAR ...] [--given COL=VALUE ...]
+    treelearn sample MODEL -n 1000 [--seed S] [--given COL=VALUE ...] > samples.csv
+    treelearn query MODEL VAR [VAR ...] [--given COL=VALUE ...] [--map]
     treelearn show MODEL [--plot out.png | --dot | --mermaid]
 
 DATA is a CSV or Parquet file, or ``-`` for CSV on standard input. Errors in the
@@ -398,7 +398,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_sample(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
-    samples = _load(args.model).sample(args.n, random_state=args.seed)
+    obj = _load(args.model)
+    if args.given:
+        model = _network(obj, "sample --given")
+        evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
+        samples = model.sample(args.n, evidence=evidence, random_state=args.seed)
+    else:
+        samples = obj.sample(args.n, random_state=args.seed)
     samples.to_csv(sys.stdout, index=False)
     return 0
 
@@ -444,8 +450,19 @@ def _typed_state(model: Any, name: Any, text: str) -> Any:
 def cmd_query(args: argparse.Namespace) -> int:
     model = _network(_load(args.model), "query")
     evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
-    result = model.query(args.variables, evidence=evidence)
     given = ", ".join(f"{k}={v}" for k, v in evidence.items())
+    if args.map:
+        assignment, log_p = model.map_query(evidence, return_log_prob=True)
+        wanted = [v for v in args.variables if v not in evidence]
+        unknown = [v for v in wanted if v not in assignment]
+        if unknown:
+            raise CommandError(f"{unknown} are not variables; they are {model.variables[:20]}")
+        print(f"most probable assignment{' given ' + given if given else ''} "
+              f"(log P = {_fmt(log_p)})")
+        for v in wanted:
+            print(f"{v} = {assignment[v]}")
+        return 0
+    result = model.query(args.variables, evidence=evidence)
     print(f"P({', '.join(map(str, args.variables))}{' | ' + given if given else ''})")
     table = result.rename("probability").reset_index()
     # only the probabilities get six decimals: a float state is printed as it is
@@ -574,17 +591,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "sample",
         help="draw rows from a model (CSV on stdout)",
-        description="Forward-sample rows from the model; CSV to standard output.",
+        description="Sample rows from the model (given evidence with --given); CSV to "
+        "standard output.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("-n", type=int, default=1000, help="number of rows (default 1000)")
     p.add_argument("--seed", type=int, default=None, help="random seed")
+    p.add_argument(
+        "--given",
+        nargs="+",
+        metavar="COL=VALUE",
+        default=[],
+        help="sample given evidence, e.g. --given smoke=yes (exact conditional sampling)",
+    )
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(
         "query",
         help="exact posterior of variables given evidence",
-        description="Print P(VAR ... | evidence), exact, by variable elimination.",
+        description="Print P(VAR ... | evidence), exact (message passing on trees), or with "
+        "--map the most probable assignment.",
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("variables", metavar="VAR", nargs="+", help="the variable(s) to query")
@@ -594,6 +620,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL=VALUE",
         default=[],
         help="evidence, e.g. --given smoke=yes xray=no",
+    )
+    p.add_argument(
+        "--map",
+        action="store_true",
+        help="print the most probable joint assignment (of the VARs shown; MAP over all "
+        "non-evidence variables) instead of the posterior",
     )
     p.set_defaults(func=cmd_query)
 

@@ -7,6 +7,7 @@ forests, naive Bayes and TAN: they differ only in the structure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .inference import eliminate_log, find_conditioner, log_marginal_by_conditio
 from .parameters import check_cpt
 from .sources import count
 from .stream import NO_STATE_CAP
+from .tree_inference import TreeEngine, decode_codes, state_index
 
 __all__ = ["ScoreReport", "TreeModel"]
 
@@ -328,8 +330,15 @@ class TreeModel:
         return self
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows by forward sampling, with the original labels and dtypes.
+    def sample(
+        self,
+        n: int,
+        evidence: Mapping[Hashable, Any] | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
+        exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
+        sample down the tree; evidence columns hold the given values).
 
         Examples
         --------
@@ -338,38 +347,46 @@ class TreeModel:
         >>> s = m.sample(5, random_state=0)
         >>> s.dtypes.tolist() == [m.dtypes["a"], m.dtypes["b"]]
         True
+        >>> m.sample(3, evidence={"b": True}, random_state=0)["a"].tolist()
+        [1, 1, 1]
         """
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"n must be a non-negative integer, not {n!r}")
+        if evidence is not None and not isinstance(evidence, Mapping):
+            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r} "
+                                 f"(give the seed as random_state=)")
+        engine = self._engine()
         rng = np.random.default_rng(random_state)
-        column = {v: j for j, v in enumerate(self.variables)}
-        codes = np.zeros((n, len(self.variables)), dtype=np.int64)
-        for v in nx.topological_sort(self.graph):
-            ps = [codes[:, column[p]] for p in self.parents(v)]
-            probs = self.cpt(v)[tuple(ps)] if ps else np.broadcast_to(self.cpt(v), (n, self.cpt(v).shape[-1]))
-            cumulative = np.cumsum(probs, axis=1)
-            u = rng.random(n)[:, None] * cumulative[:, -1:]
-            codes[:, column[v]] = np.minimum((cumulative <= u).sum(axis=1), probs.shape[1] - 1)
-        table = Table(
-            codes=codes,
-            columns=tuple(self.variables),
-            states=tuple(tuple(s) for s in self.states.values()),
-            dtypes=tuple(self.dtypes.get(v) for v in self.variables),
-        )
-        return table.decode()
+        fixed = engine.codes_of(evidence)
+        codes = engine.sample_codes(int(n), rng, fixed)
+        if len(codes) < n:
+            raise engine.impossible(dict(evidence or {}))
+        return decode_codes(codes, self.variables, self.states, self.dtypes)
 
     # ------------------------------------------------------------------ inference
     def _state_index(self, variable: Hashable, state: Any) -> int:
-        states = self.states[variable] if variable in self.graph else self._node(variable)
-        for i, s in enumerate(states):
-            if s == state and isinstance(s, bool) == isinstance(state, (bool, np.bool_)):
-                return i
-        if isinstance(state, str):  # labels typed as text (command line) for non-text states
-            matches = [i for i, s in enumerate(states) if str(s) == state]
-            if len(matches) == 1:
-                return matches[0]
-        raise UnseenStateError(variable, [state], states, noun="variable",
-                               hint=f"{state!r} is not a state of {variable!r}: give one of them.")
+        return state_index(self._node(variable)["states"], variable, state)
+
+    def _engine(self) -> TreeEngine:
+        """The inference engine for this graph, built once (a new graph gets a new one)."""
+        cached = getattr(self, "_engine_cache", None)
+        if cached is None or cached[0] is not self.graph:
+            cached = (self.graph, TreeEngine(self.variables, self.parent_map, self.cpts,
+                                             self.states))
+            self._engine_cache = cached
+        return cached[1]
+
+    @property
+    def inference_path(self) -> str:
+        """How queries are answered: ``"message passing"`` (a tree, forest or polytree),
+        ``"message passing given <node>"`` (a tree once that node, e.g. a class, is
+        fixed: TAN) or ``"variable elimination"`` (any other DAG).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> tl.chow_liu(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).inference_path
+        'message passing'
+        """
+        return self._engine().path
 
     def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
         fixed = {v: self._state_index(v, s) for v, s in evidence.items()}
@@ -414,19 +431,75 @@ class TreeModel:
             raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
         if not joint:
             return {v: self.query([v], evidence) for v in variables}
-        # the scale is a constant that normalising removes; the table never underflows
-        scope, table, _ = eliminate_log(self._factors(evidence), variables)
-        # a variable no factor mentions cannot happen: every variable has its CPT
-        table = np.transpose(table, [scope.index(v) for v in variables])
-        total = table.sum()
-        if not total > 0:
-            raise TreelearnError(f"the evidence {evidence} has probability zero under the model")
+        engine = self._engine()
+        table = engine.query(variables, evidence)
         index = (
-            pd.Index(self.states[variables[0]], name=variables[0], tupleize_cols=False)
+            engine.state_labels(variables[0])
             if len(variables) == 1
             else pd.MultiIndex.from_product([self.states[v] for v in variables], names=variables)
         )
-        return pd.Series((table / total).ravel(), index=index, name="probability")
+        return pd.Series(table.ravel(), index=index, name="probability")
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` for every variable not in ``evidence``,
+        all in one two-pass sweep (each a Series over the variable's states).
+
+        Raises a :class:`TreelearnError` naming the value when the evidence has
+        probability zero.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> m.marginals({"a": 1})["b"].tolist()
+        [0.5, 0.5]
+        """
+        self._check_evidence(evidence)
+        return self._engine().marginals(evidence)
+
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> dict | tuple[dict, float]:
+        """The most probable assignment ``{variable: state}`` of every variable not in
+        ``evidence`` (max-product message passing, linear in the number of
+        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``.
+        Ties go to the first state in state order.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}))
+        >>> m.map_query()   # P(a=1, b=1) = 3/6
+        {'a': 1, 'b': 1}
+        >>> a, log_p = m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/6
+        >>> a, round(log_p, 6)
+        ({'a': 0}, -1.098612)
+        """
+        self._check_evidence(evidence)
+        assignment, log_p = self._engine().map_query(evidence)
+        return (assignment, log_p) if return_log_prob else assignment
+
+    def _check_evidence(self, evidence: Mapping[Hashable, Any] | None) -> None:
+        if evidence is not None and not isinstance(evidence, Mapping):
+            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r}")
+        for v in evidence or {}:
+            self._node(v)
+
+    def cpt_frame(self, variable: Hashable) -> pd.DataFrame:
+        """The CPT of ``variable`` as a labelled table: one row per parent state
+        combination (a MultiIndex for several parents, a single row ``P`` for a root),
+        one column per own state.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [0, 0, 1, 0]}), root="a")
+        >>> m.cpt_frame("b").to_dict("index")   # rows: states of the parent a; columns: of b
+        {'x': {0: 1.0, 1: 0.0}, 'y': {0: 0.5, 1: 0.5}}
+        """
+        cpt, ps = self.cpt(variable), self.parents(variable)
+        columns = pd.Index(self.states[variable], name=variable, tupleize_cols=False)
+        if not ps:
+            return pd.DataFrame(cpt[None], index=pd.Index(["P"]), columns=columns)
+        if len(ps) == 1:
+            index = pd.Index(self.states[ps[0]], name=ps[0], tupleize_cols=False)
+        else:
+            index = pd.MultiIndex.from_product([self.states[p] for p in ps], names=ps)
+        return pd.DataFrame(cpt.reshape(-1, cpt.shape[-1]), index=index, columns=columns)
 
     # ------------------------------------------------------------------ scores and posteriors
     def score_report(self, data: pd.DataFrame) -> ScoreReport:
@@ -454,7 +527,9 @@ class TreeModel:
             n_parameters=self.n_parameters,
         )
 
-    def predict_proba(self, data: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+    def predict_proba(
+        self, data: pd.DataFrame, target: Hashable, unseen: str = "error"
+    ) -> pd.DataFrame:
         """``P(target | the row's other values)`` for every row of ``data``, exactly.
 
         Each row's observed values are the evidence; missing values and columns of
@@ -463,14 +538,17 @@ class TreeModel:
         variables are ignored. Returns a DataFrame with ``data``'s index and one
         column per state of ``target`` (in the model's state order); each row sums
         to 1. It equals ``query([target], evidence=row)`` row by row, computed for
-        all rows at once.
+        all rows at once by message passing (rows x states arrays). A value
+        outside its column's states raises (``unseen="error"``) or is treated as
+        missing (``unseen="ignore"``).
 
         Raises
         ------
         ColumnNotFoundError : ``target`` is not a variable of the model.
         UnseenStateError : a value is not one of its column's states.
         TreelearnError : a row has probability zero under the model for every
-            state of ``target`` (possible under maximum likelihood, ``alpha=0``).
+            state of ``target`` (possible under maximum likelihood, ``alpha=0``);
+            the message names the row.
 
         Examples
         --------
@@ -484,24 +562,45 @@ class TreeModel:
         [0.666667, 0.333333]
         """
         self._node(target)  # a ColumnNotFoundError naming the variables
-        present = data.copy()
-        for v in self.variables:
-            if v not in present.columns:
-                present[v] = None  # an absent column is unobserved in every row
-        codes = self.encode(present[self.variables]).codes.astype(np.int64)
-        j = self.variables.index(target)
-        states = self.states[target]
-        # the joint of the row with each state of the target in turn, normalised over them
-        log_joint = np.empty((len(data), len(states)))
-        for s in range(len(states)):
-            codes[:, j] = s
-            log_joint[:, s] = self.log_likelihood_codes(codes)
-        with np.errstate(invalid="ignore"):
-            norm = np.logaddexp.reduce(log_joint, axis=1, keepdims=True)
-            proba = np.exp(log_joint - norm)
-        if not np.isfinite(proba).all():
-            raise TreelearnError("some rows have probability zero under the model for every state")
-        return pd.DataFrame(proba, columns=states, index=data.index)
+        check_frame(data)
+        present = {v: data[v] for v in self.variables if v in data.columns}
+        # an absent column is unobserved in every row
+        frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
+                              for v in self.variables}, index=data.index)
+        codes = self.encode(frame, unseen=unseen).codes.astype(np.int64)
+        proba = self._engine().posterior_codes(codes, self.variables.index(target))
+        bad = ~np.isfinite(proba).all(axis=1)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            row = {v: data[v].iloc[r] for v in present if v != target and pd.notna(data[v].iloc[r])}
+            raise TreelearnError(
+                f"{int(bad.sum())} row(s) have probability zero under the model for every state "
+                f"of {target!r}, e.g. row {data.index[r]!r} with {row} (a combination never seen "
+                f"in training under alpha = 0): drop or fix those rows, or learn with alpha > 0",
+                column=target,
+            )
+        return pd.DataFrame(proba, columns=self.states[target], index=data.index)
+
+    def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
+        """The most probable state of ``target`` for every row of ``data`` given its other
+        values (the argmax of :meth:`predict_proba`; ties go to the first state).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}))
+        >>> m.predict(pd.DataFrame({"b": ["u", "v", None]}), "a").tolist()
+        ['x', 'y', 'x']
+        """
+        proba = self.predict_proba(data, target, unseen=unseen)
+        labels = np.empty(proba.shape[1], dtype=object)
+        labels[:] = list(proba.columns)
+        values = pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index,
+                           name=target)
+        dtype = self.dtypes.get(target)
+        if dtype is not None:
+            # e.g. labels outside a categorical dtype: keep them as they are
+            with contextlib.suppress(TypeError, ValueError):
+                values = values.astype(dtype)
+        return values
 
     # ------------------------------------------------------------------ export
     def to_pgmpy(self) -> Any:
