@@ -28,6 +28,7 @@ from .errors import (
     TreelearnError,
     UnseenStateError,
 )
+from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
 from .information import (
     conditional_mutual_information_matrix,
     entropies,
@@ -69,6 +70,8 @@ __all__ = [
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "GaussianQuery",
+    "GaussianTreeModel",
     "InvalidModelError",
     "LearningSettings",
     "MissingValuesError",
@@ -94,6 +97,7 @@ __all__ = [
     "entropies",
     "fit_cpts",
     "from_pgmpy",
+    "gaussian_chow_liu",
     "load",
     "maximum_spanning_tree",
     "mi_graph",
