@@ -29,6 +29,7 @@ from .errors import (
     UnseenStateError,
 )
 from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
+from .gaussian_classifier import GaussianClassifier
 from .information import (
     conditional_mutual_information_matrix,
     entropies,
@@ -70,6 +71,7 @@ __all__ = [
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "GaussianClassifier",
     "GaussianQuery",
     "GaussianTreeModel",
     "InvalidModelError",
