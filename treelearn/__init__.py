@@ -53,6 +53,7 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
+from .text_nb import TextNaiveBayes, term_class_information
 
 __version__ = "0.1.0"
 
@@ -85,6 +86,7 @@ __all__ = [
     "ScoreReport",
     "StructureError",
     "Table",
+    "TextNaiveBayes",
     "TooManyStatesError",
     "TreeModel",
     "TreelearnError",
@@ -114,6 +116,7 @@ __all__ = [
     "spanning_skeleton",
     "star",
     "tan_structure",
+    "term_class_information",
     "to_pgmpy",
     "tree_from_matrix",
     "write_bif",
