@@ -81,6 +81,9 @@ def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarr
                 f"X must be 2-D (rows x columns), got an array of shape {array.shape}; "
                 "reshape a single column with X.reshape(-1, 1)"
             )
+        if array.dtype.kind in "iuf":  # a plain numeric array: no table to inspect
+            return [f"x{j}" for j in range(array.shape[1])], _finite(
+                np.asarray(array, dtype=float), [f"x{j}" for j in range(array.shape[1])])
         data = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])], copy=False)
     names = list(data.columns)
     if len(set(names)) != len(names):
@@ -95,7 +98,14 @@ def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarr
                 column=name,
                 hint="drop the column or encode it as numbers",
             )
-    X = data.to_numpy(dtype=float, na_value=np.nan)  # a new array: the caller's data is untouched
+    # to_numpy(dtype=float) of a table makes a new array: the caller's data is untouched
+    return names, _finite(data.to_numpy(dtype=float, na_value=np.nan), names)
+
+
+def _finite(X: np.ndarray, names: list) -> np.ndarray:
+    """``X`` if every value is finite; else an error naming the first bad column."""
+    if np.isfinite(X.sum(axis=0)).all():  # one pass; NaN or inf anywhere shows in the sums
+        return X
     bad = ~np.isfinite(X)
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])
@@ -107,7 +117,7 @@ def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarr
             f"{', ...' if len(rows) > 5 else ''}); drop those rows or fill them in",
             column=names[j],
         )
-    return names, X
+    return X
 
 
 class GaussianStatistics(NamedTuple):

@@ -160,7 +160,8 @@ class GaussianClassifier(ClassifierMixin, BaseEstimator):
                     hint="set reg > 0",
                 )
             L = np.linalg.cholesky(S)
-            chols.append(L)
+            # x -> L^-1 x whitens: kept as the matrix (L^-1)^T so prediction is one product
+            chols.append(scipy.linalg.solve_triangular(L, np.eye(len(S)), lower=True).T)
             logdets.append(2 * np.log(np.diag(L)).sum())
         self._chol = chols
         self._logdet = np.array(logdets)
@@ -191,9 +192,8 @@ class GaussianClassifier(ClassifierMixin, BaseEstimator):
                 var = self.covariances_[c]
                 maha = (diff**2 / var).sum(axis=1)
             else:
-                L = self._chol[c if self.covariance == "full" else 0]
-                z = scipy.linalg.solve_triangular(L, diff.T, lower=True, check_finite=False)
-                maha = (z**2).sum(axis=0)
+                z = diff @ self._chol[c if self.covariance == "full" else 0]  # whitened rows
+                maha = np.einsum("ij,ij->i", z, z)
             logdet = self._logdet[c if self.covariance != "shared" else 0]
             out[:, c] = math.log(self.priors_[c]) - 0.5 * (d * _LOG_2PI + logdet + maha)
         return out
