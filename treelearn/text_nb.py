@@ -47,7 +47,7 @@ def _term_matrix(X: Any, where: str) -> tuple[Any, list | None]:
     """``(X as CSR or a float array, column names or None)``; the caller's data is not changed."""
     names = None
     if sp.issparse(X):
-        A = sp.csr_matrix(X, dtype=float)  # a new matrix (a copy for a CSR input too)
+        A = sp.csr_matrix(X, dtype=float, copy=False)  # never written to: _binary copies
         values = A.data
     else:
         if isinstance(X, pd.DataFrame):
@@ -70,16 +70,17 @@ def _term_matrix(X: Any, where: str) -> tuple[Any, list | None]:
     return A, names
 
 
-def _class_indicator(codes: np.ndarray, w: np.ndarray, k: int) -> sp.csr_matrix:
-    """The ``n x k`` weighted class indicator, sparse."""
-    n = len(codes)
-    return sp.csr_matrix((w, (np.arange(n), codes)), shape=(n, k))
+def _class_indicator(codes: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """The ``n x k`` weighted class indicator (dense: k is small, and dense @ sparse is fast)."""
+    Y = np.zeros((len(codes), k))
+    Y[np.arange(len(codes)), codes] = w
+    return Y
 
 
-def _class_sums(Y: sp.csr_matrix, A: Any) -> np.ndarray:
+def _class_sums(Y: np.ndarray, A: Any) -> np.ndarray:
     """``Y^T A`` as a dense ``k x d`` array: one (sparse) product for every class and term."""
-    out = Y.T @ A
-    return out.toarray() if sp.issparse(out) else np.asarray(out)
+    out = (A.T @ Y).T if sp.issparse(A) else Y.T @ A
+    return np.asarray(out)
 
 
 def _binary(A: Any, threshold: float) -> Any:
