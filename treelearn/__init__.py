@@ -30,6 +30,8 @@ from .errors import (
     TreelearnError,
     UnseenStateError,
 )
+from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
+from .gaussian_classifier import GaussianClassifier
 from .information import (
     conditional_mutual_information_matrix,
     entropies,
@@ -53,6 +55,7 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
+from .text_nb import TextNaiveBayes, term_class_information
 from .tree_inference import TreeEngine
 
 __version__ = "0.1.0"
@@ -73,6 +76,9 @@ __all__ = [
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "GaussianClassifier",
+    "GaussianQuery",
+    "GaussianTreeModel",
     "InvalidModelError",
     "LearningSettings",
     "MissingValuesError",
@@ -84,6 +90,7 @@ __all__ = [
     "ScoreReport",
     "StructureError",
     "Table",
+    "TextNaiveBayes",
     "TooManyStatesError",
     "TreeEngine",
     "TreeModel",
@@ -100,6 +107,7 @@ __all__ = [
     "entropies",
     "fit_cpts",
     "from_pgmpy",
+    "gaussian_chow_liu",
     "k_best_trees",
     "load",
     "maximum_spanning_tree",
@@ -115,6 +123,7 @@ __all__ = [
     "spanning_skeleton",
     "star",
     "tan_structure",
+    "term_class_information",
     "to_pgmpy",
     "tree_from_matrix",
     "tree_posterior",

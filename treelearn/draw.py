@@ -267,6 +267,7 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
         "naive-bayes": "naive Bayes",
         "pgmpy": "Bayesian network",
         "fit_cpts": "Bayesian network",
+        "gaussian-chow-liu": "Gaussian Chow–Liu tree",
     }
     n = len(model.variables)
     parts = [names.get(method, method), f"{n} variable{'' if n == 1 else 's'}"]

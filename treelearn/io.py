@@ -25,6 +25,7 @@ import networkx as nx
 from . import interop, jsonvalues
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
 from .errors import InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
+from .gaussian import GaussianTreeModel
 from .jsonfile import (
     check_document,
     document,
@@ -112,8 +113,11 @@ def model_from_dict(d: dict) -> TreeModel:
 
 
 # ---------------------------------------------------------------------- pgmpy, BIF
-def from_pgmpy(network: Any) -> TreeModel:
+def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
     """A :class:`TreeModel` from a pgmpy discrete Bayesian network with tabular CPDs.
+
+    A ``LinearGaussianBayesianNetwork`` (at most one parent each) gives a
+    :class:`~treelearn.GaussianTreeModel`.
 
     Every state label and every CPT entry is kept; parent order follows each CPD's
     evidence order (see :func:`treelearn.interop.graph_from_pgmpy`).
@@ -125,6 +129,8 @@ def from_pgmpy(network: Any) -> TreeModel:
     >>> tl.from_pgmpy(m.to_pgmpy()) == m
     True
     """
+    if type(network).__name__ == "LinearGaussianBayesianNetwork":
+        return GaussianTreeModel.from_pgmpy(network)
     return _model_from_graph(interop.graph_from_pgmpy(network))
 
 
@@ -152,6 +158,8 @@ def to_document(obj: Any) -> dict:
     """The whole file's content for a model or a classifier."""
     if isinstance(obj, TreeModel):
         return document("tree_model", model=obj.to_dict())
+    if isinstance(obj, GaussianTreeModel):
+        return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, tuple(_CLASSIFIERS.values())):
         return document("classifier", **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise TypeError(
@@ -164,6 +172,8 @@ def from_document(doc: Any) -> Any:
     kind = check_document(doc)
     if kind == "tree_model":
         return TreeModel.from_dict(doc.get("model"))
+    if kind == "gaussian_tree":
+        return GaussianTreeModel.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = _CLASSIFIERS.get(name) if isinstance(name, str) else None
     if cls is None:

@@ -64,7 +64,7 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier")
+KINDS = ("tree_model", "classifier", "gaussian_tree")
 
 
 # ---------------------------------------------------------------------- models

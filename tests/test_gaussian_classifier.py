@@ -1,0 +1,113 @@
+"""GaussianClassifier equals scikit-learn's QDA / LDA / GaussianNB, and scipy for isotropic."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from scipy.special import softmax
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.discriminant_analysis import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
+from sklearn.naive_bayes import GaussianNB
+
+import treelearn as tl
+from treelearn.errors import FeatureMismatchError, TreelearnError
+
+LOADERS = [load_iris, load_wine, load_breast_cancer]
+
+
+def _xy(load):
+    return load(return_X_y=True, as_frame=True)
+
+
+def _sk(cov, reg=0.0):
+    return {
+        # tol: sklearn's rank test (singular values > 1e-4, absolute) refuses breast_cancer
+        "full": QuadraticDiscriminantAnalysis(reg_param=reg, tol=1e-12),
+        "shared": LinearDiscriminantAnalysis(solver="lsqr"),
+        "diagonal": GaussianNB(var_smoothing=0),
+    }[cov]
+
+
+@pytest.mark.parametrize("load", LOADERS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("cov", ["full", "shared", "diagonal"])
+def test_equals_scikit_learn(load, cov):
+    X, y = _xy(load)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _sk(cov).fit(X, y).predict_proba(X)
+    clf = tl.GaussianClassifier(cov).fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), expected, atol=1e-8)
+    assert (clf.predict(X) == np.asarray(y)).mean() == pytest.approx(
+        (_sk(cov).fit(X, y).predict(X) == np.asarray(y)).mean())
+
+
+def test_full_with_reg_equals_qda_reg_param():
+    X, y = _xy(load_wine)
+    expected = QuadraticDiscriminantAnalysis(reg_param=0.3).fit(X, y).predict_proba(X)
+    got = tl.GaussianClassifier("full", reg=0.3).fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(got, expected, atol=1e-8)
+
+
+def test_isotropic_is_scipy_normal_with_mean_variance():
+    X, y = load_iris(return_X_y=True)
+    classes = np.unique(y)
+    joint = np.column_stack([
+        np.log(np.mean(y == c))
+        + stats.multivariate_normal(X[y == c].mean(0), X[y == c].var(0).mean() * np.eye(4)).logpdf(X)
+        for c in classes
+    ])
+    clf = tl.GaussianClassifier("isotropic").fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), softmax(joint, axis=1), atol=1e-10)
+    np.testing.assert_allclose(clf.predict_joint_log_proba(X), joint, rtol=1e-10)
+
+
+@pytest.mark.parametrize("cov", ["full", "shared", "diagonal", "isotropic"])
+def test_integer_weights_equal_repeated_rows(cov):
+    X, y = load_iris(return_X_y=True)
+    w = np.random.default_rng(0).integers(1, 4, size=len(y))
+    a = tl.GaussianClassifier(cov).fit(X, y, sample_weight=w)
+    b = tl.GaussianClassifier(cov).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-10)
+
+
+def test_loss_matrix_decision():
+    X, y = load_iris(return_X_y=True)
+    clf = tl.GaussianClassifier("diagonal").fit(X, y)
+    p = clf.predict_proba(X)
+    L = np.array([[0, 1, 1], [1, 0, 20], [1, 1, 0]])  # calling 1 a 2 costs 20
+    expected = np.argmin(p @ L, axis=1)  # sum_k p(k) L[k, j]
+    np.testing.assert_array_equal(clf.predict(X, loss=L), clf.classes_[expected])
+    labelled = pd.DataFrame(L, index=[0, 1, 2], columns=[0, 1, 2])
+    np.testing.assert_array_equal(clf.predict(X, loss=labelled), clf.classes_[expected])
+
+
+def test_errors_and_data_untouched():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    before = X.copy()
+    clf = tl.GaussianClassifier().fit(X, y)
+    pd.testing.assert_frame_equal(X, before)
+    # collinear features: a singular covariance, and the message says how to fix it
+    Xc = X.assign(dup=X.iloc[:, 0] * 2)
+    for cov in ("full", "shared"):
+        with pytest.raises(TreelearnError, match=r"singular.*reg > 0"):
+            tl.GaussianClassifier(cov).fit(Xc, y)
+    assert tl.GaussianClassifier("full", reg=1e-3).fit(Xc, y).predict_proba(Xc).shape == (150, 3)
+    with pytest.raises(TreelearnError, match="feature 'k' is constant within class 0"):
+        tl.GaussianClassifier("diagonal").fit(X.assign(k=1.0), y)
+    with pytest.raises(TreelearnError, match="'s' is not numeric"):
+        tl.GaussianClassifier().fit(X.assign(s=pd.Categorical(["a"] * 150)), y)
+    with pytest.raises(TreelearnError, match="covariance='tied'"):
+        tl.GaussianClassifier("tied").fit(X, y)
+    with pytest.raises(TreelearnError, match="reg=2"):
+        tl.GaussianClassifier(reg=2).fit(X, y)
+    with pytest.raises(FeatureMismatchError, match="petal width"):
+        clf.predict(X.drop(columns="petal width (cm)"))
+    # columns are matched by name, not position
+    np.testing.assert_allclose(clf.predict_proba(X[X.columns[::-1]]), clf.predict_proba(X))

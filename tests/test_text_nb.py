@@ -1,0 +1,96 @@
+"""TextNaiveBayes equals scikit-learn's MultinomialNB / BernoulliNB on dense and sparse input;
+term_class_information equals scikit-learn's discrete mutual information."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.feature_selection import mutual_info_classif
+from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+
+import treelearn as tl
+from treelearn.errors import MissingValuesError, TreelearnError
+
+
+def _corpus(n=400, d=250, k=3, seed=0):
+    """Synthetic bag of words: each class prefers its own block of terms."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    rates = rng.gamma(0.3, 1.0, size=(k, d)) * 0.2
+    X = rng.poisson(rates[y])
+    return sp.csr_matrix(X), np.array(["ham", "spam", "promo"])[y]
+
+
+SK = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("alpha", [1.0, 0.1])
+@pytest.mark.parametrize("dense", [False, True])
+def test_equals_scikit_learn(event_model, alpha, dense):
+    X, y = _corpus()
+    Xin = X.toarray() if dense else X
+    w = np.random.default_rng(1).uniform(0.2, 3, size=len(y))
+    for weight in (None, w):
+        ours = tl.TextNaiveBayes(event_model, alpha=alpha).fit(Xin, y, sample_weight=weight)
+        theirs = SK[event_model](alpha=alpha, force_alpha=True).fit(X, y, sample_weight=weight)
+        np.testing.assert_allclose(ours.predict_proba(Xin), theirs.predict_proba(X), atol=1e-8)
+        np.testing.assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+        np.testing.assert_array_equal(ours.predict(Xin), theirs.predict(X))
+
+
+def test_bernoulli_threshold_and_dataframe_names():
+    X, y = _corpus(d=30)
+    df = pd.DataFrame(X.toarray(), columns=[f"w{j}" for j in range(30)])
+    ours = tl.TextNaiveBayes("bernoulli", binarize=1).fit(df, y)
+    theirs = BernoulliNB(binarize=1).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(df[df.columns[::-1]]),
+                               theirs.predict_proba(X), atol=1e-8)
+
+
+def test_laplace_is_the_textbook_estimate():
+    # (n_k + 1) / (n + |V|) by hand: class a has words [0, 0, 1], |V| = 3
+    X = np.array([[2, 1, 0], [0, 0, 3]])
+    clf = tl.TextNaiveBayes("multinomial").fit(X, ["a", "b"])
+    np.testing.assert_allclose(np.exp(clf.feature_log_prob_[0]), [3 / 6, 2 / 6, 1 / 6])
+
+
+def test_sparse_input_is_never_made_dense():
+    # a dense float copy of this matrix would need 2,000 x 2,000,000 x 8 bytes = 32 GB
+    rng = np.random.default_rng(0)
+    n, d = 2_000, 2_000_000
+    nnz = 40 * n  # forty words per document
+    X = sp.csr_matrix((rng.integers(1, 3, nnz).astype(float),
+                       (np.repeat(np.arange(n), 40), rng.integers(0, d, nnz))), shape=(n, d))
+    y = rng.integers(0, 2, n)
+    for model in ("multinomial", "bernoulli"):
+        clf = tl.TextNaiveBayes(model).fit(X, y)
+        assert clf.predict_proba(X[:50]).shape == (50, 2)
+    assert tl.term_class_information(X, y).shape == (d,)
+
+
+def test_term_class_information_equals_sklearn():
+    X, y = _corpus(d=40)
+    expected = mutual_info_classif((X > 0).astype(int), y, discrete_features=True)
+    np.testing.assert_allclose(tl.term_class_information(X, y), expected, atol=1e-12)
+    np.testing.assert_allclose(tl.term_class_information(X.toarray(), y), expected, atol=1e-12)
+
+
+def test_loss_and_errors():
+    X, y = _corpus(d=20)
+    clf = tl.TextNaiveBayes().fit(X, y)
+    L = np.ones((3, 3)) - np.eye(3)
+    L[0, 1] = 50  # classes_ sorted: ham, promo, spam
+    expected = clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)]
+    np.testing.assert_array_equal(clf.predict(X, loss=L), expected)
+    with pytest.raises(TreelearnError, match="negative"):
+        tl.TextNaiveBayes().fit(-X, y)
+    with pytest.raises(MissingValuesError):
+        tl.TextNaiveBayes().fit(np.where(X.toarray() == 0, np.nan, 1.0), y)
+    with pytest.raises(TreelearnError, match="event_model='gaussian'"):
+        tl.TextNaiveBayes("gaussian").fit(X, y)
+    before = X.copy()
+    tl.TextNaiveBayes("bernoulli").fit(X, y)
+    assert (before != X).nnz == 0

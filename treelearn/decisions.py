@@ -1,0 +1,69 @@
+"""Posteriors and decisions shared by the classifiers that do not work from category counts.
+
+``posterior`` normalises joint log-likelihoods with log-sum-exp; ``decide`` picks
+the most probable class or, with a loss matrix ``L[true, predicted]``, the
+minimum expected loss class ``argmin_j sum_k L[k, j] p(k | x)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import python_scalar
+from .errors import TreelearnError
+
+__all__ = ["decide", "loss_matrix", "posterior"]
+
+
+def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
+    """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels).
+
+    >>> loss_matrix([[0, 1], [5, 0]], np.array(["a", "b"])).tolist()
+    [[0.0, 1.0], [5.0, 0.0]]
+    """
+    k = len(classes)
+    if isinstance(loss, pd.DataFrame):
+        labels = [python_scalar(c) for c in classes]
+        absent = [c for c in labels if c not in loss.index or c not in loss.columns]
+        if absent:
+            raise TreelearnError(
+                f"the loss DataFrame lacks the class(es) {absent} in its index or columns"
+            )
+        loss = loss.reindex(index=labels, columns=labels)  # .loc reads bool labels as a mask
+    L = np.asarray(loss, dtype=float)
+    if L.shape != (k, k) or not np.isfinite(L).all():
+        raise TreelearnError(
+            f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
+            f"{[python_scalar(c) for c in classes]}; got shape {L.shape}"
+        )
+    return L
+
+
+def posterior(joint: np.ndarray) -> np.ndarray:
+    """``log p(c | x)`` from ``log p(x, c)`` (rows normalised with log-sum-exp).
+
+    >>> np.exp(posterior(np.log([[1.0, 3.0]]))).round(12).tolist()
+    [[0.25, 0.75]]
+    """
+    # by hand: scipy's logsumexp checks and dispatches enough to double a classifier's predict
+    top = joint.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    shifted = joint - top
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def decide(log_proba: np.ndarray, classes: np.ndarray, loss: Any = None) -> np.ndarray:
+    """The class with the largest posterior, or the minimum expected loss class under ``loss``.
+
+    >>> decide(np.log([[0.7, 0.3]]), np.array(["a", "b"])).tolist()
+    ['a']
+    >>> decide(np.log([[0.7, 0.3]]), np.array(["a", "b"]), loss=[[0, 1], [5, 0]]).tolist()
+    ['b']
+    """
+    if loss is None:
+        return classes[np.argmax(log_proba, axis=1)]
+    L = loss_matrix(loss, classes)
+    return classes[np.argmin(np.exp(log_proba) @ L, axis=1)]
