@@ -33,6 +33,7 @@ from .jsonfile import (
     read_text,
     write_text_atomic,
 )
+from .mixture import TreeMixture
 from .model import TreeModel
 from .seminaive import AODE, KDB
 
@@ -52,7 +53,8 @@ __all__ = [
 ]
 
 # the classes a file may name; a file names a class, so this is what load can build
-_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE)}
+_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE,
+                                                TreeMixture)}
 
 
 # ---------------------------------------------------------------------- labels
