@@ -60,8 +60,13 @@ class TreeMixture(DensityMixin, BaseEstimator):
     max_iter : most EM iterations per initialisation.
     tol : stop when the mean log-likelihood per row changes by less than this.
     n_init : number of initialisations; the one with the best final bound is kept.
-    init : ``"random"``: each row's initial responsibilities are drawn from a
-        flat Dirichlet distribution.
+    init : ``"random"``: ``n_components`` distinct rows drawn at random are the seeds;
+        each row's initial responsibilities are its posterior under product
+        distributions centred on the seeds (each variable: half its seed's value,
+        half the data's marginal), which separates the components from the start
+        (scikit-learn's ``"random_from_data"`` idea). ``"random_resp"``: every row's
+        responsibilities drawn from a flat Dirichlet distribution (scikit-learn's
+        ``"random"``; the components start nearly equal and EM is slower to part them).
     random_state : int, ``np.random.Generator`` or None; the same seed gives the
         same mixture.
     mi_alpha : pseudocount of the weighted pairwise joint the trees are chosen
@@ -129,8 +134,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise TreelearnError(f"{name} == {value!r}, must be an integer >= 1", values=[value])
         check_number(self.tol, "tol")
-        if self.init != "random":
-            raise TreelearnError(f"init must be 'random', not {self.init!r}", values=[self.init])
+        if self.init not in ("random", "random_resp"):
+            raise TreelearnError(f"init must be 'random' or 'random_resp', not {self.init!r}",
+                                 values=[self.init])
         if self.missing not in ("error", "drop"):
             raise TreelearnError(
                 f"missing must be 'error' or 'drop' when fitting a TreeMixture, not "
@@ -153,7 +159,8 @@ class TreeMixture(DensityMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         best = None
         for _ in range(self.n_init):
-            run = _em(table, self.n_components, settings, self.max_iter, self.tol, rng)
+            resp = _initial_responsibilities(table, self.n_components, self.init, rng)
+            run = _em(table, resp, settings, self.max_iter, self.tol)
             if best is None or run["lower_bound"] > best["lower_bound"]:
                 best = run
         self.components_ = best["components"]
@@ -324,11 +331,32 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings) -> tuple
     return components, n_k / n_k.sum()
 
 
-def _em(table: Table, k: int, settings: LearningSettings, max_iter: int, tol: float,
-        rng: np.random.Generator) -> dict:
-    """One EM run from random responsibilities."""
-    n = table.n_rows
-    resp = np.ones((n, 1)) if k == 1 else rng.dirichlet(np.ones(k), size=n)
+def _initial_responsibilities(table: Table, k: int, init: str,
+                              rng: np.random.Generator) -> np.ndarray:
+    """Random starting responsibilities (``n x k``, rows summing to 1); see ``init``."""
+    n, d = table.codes.shape
+    if k == 1:
+        return np.ones((n, 1))
+    if init == "random_resp" or n < k:
+        return rng.dirichlet(np.ones(k), size=n)
+    codes = table.codes.astype(np.intp)
+    cards = table.cardinalities
+    marginal = np.zeros((d, int(cards.max())))
+    for j in range(d):  # a loop over variables, not rows
+        marginal[j, : cards[j]] = np.bincount(codes[:, j], minlength=cards[j]) / n
+    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), n x d
+    seeds = rng.choice(n, size=k, replace=False)
+    log_p = np.empty((n, k))
+    for c, seed in enumerate(seeds):
+        # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
+        match = codes == codes[seed]
+        log_p[:, c] = np.log(0.5 * match + 0.5 * cell_marginal).sum(axis=1)
+    return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+
+def _em(table: Table, resp: np.ndarray, settings: LearningSettings, max_iter: int,
+        tol: float) -> dict:
+    """One EM run from the responsibilities ``resp``."""
     row_w = None if table.weights is None else table.weights / table.weights.sum()
     bounds: list[float] = []
     converged = False
