@@ -40,6 +40,7 @@ from .information import (
 from .interop import to_pgmpy, write_bif
 from .io import from_pgmpy, load, read_bif, save
 from .learn import chow_liu, fit_cpts, mi_graph
+from .mixture import TreeMixture
 from .model import ScoreReport, TreeModel
 from .ranking import rank_features
 from .seminaive import AODE, KDB
@@ -93,6 +94,7 @@ __all__ = [
     "TextNaiveBayes",
     "TooManyStatesError",
     "TreeEngine",
+    "TreeMixture",
     "TreeModel",
     "TreePosterior",
     "TreelearnError",

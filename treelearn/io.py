@@ -34,6 +34,7 @@ from .jsonfile import (
     read_text,
     write_text_atomic,
 )
+from .mixture import TreeMixture
 from .model import TreeModel
 from .seminaive import AODE, KDB
 
@@ -53,7 +54,8 @@ __all__ = [
 ]
 
 # the classes a file may name; a file names a class, so this is what load can build
-_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE)}
+_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE,
+                                                TreeMixture)}
 
 
 # ---------------------------------------------------------------------- labels

@@ -20,6 +20,7 @@ import numpy as np
 from .constraints import constrained_skeleton, forest_penalty
 from .counts import CountedTable, PairCounts
 from .data import DEFAULT_MAX_STATES, MissingPolicy
+from .em import chow_liu_em, fit_cpts_em
 from .errors import ColumnNotFoundError, StructureError
 from .information import mutual_information_matrix
 from .model import TreeModel
@@ -149,7 +150,8 @@ def fit_cpts(
 
     Parents are ordered as in the node attribute ``parents`` when present, else
     in column order. With ``missing="pairwise"``, each CPT uses the rows where its
-    whole family is observed. ``data`` is a DataFrame, a file (read whole, so
+    whole family is observed; with ``missing="em"`` the CPTs of a tree or forest are
+    learned by EM over the missing cells (:func:`treelearn.em.fit_cpts_em`). ``data`` is a DataFrame, a file (read whole, so
     families of any size can be counted) or a Dask DataFrame (counted on its
     workers: nodes of at most one parent); ``sample_weight`` weights the rows.
 
@@ -164,10 +166,14 @@ def fit_cpts(
     settings = LearningSettings(method="fit_cpts", alpha=alpha, prior=prior,
                                 equivalent_sample_size=equivalent_sample_size, m=m,
                                 missing=missing)
-    stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight,
-                  variables=_structure_columns(structure, data), in_memory=True)
+    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
+                  sample_weight=sample_weight, variables=_structure_columns(structure, data),
+                  in_memory=True)
     description = {k: settings.as_dict()[k]
                    for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")}
+    if missing == "em":  # EM over the missing cells (treelearn.em): a forest structure
+        return fit_cpts_em(structure, stats, partial(build_model, settings=settings,
+                                                     description=description))
     return build_model(structure, stats, settings, description=description)
 
 
@@ -260,7 +266,9 @@ def chow_liu(
     alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
     prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
         or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
-    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.data.encode`).
+    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.data.encode`),
+        or ``"em"``: structural EM over the missing cells (:func:`treelearn.em.chow_liu_em`;
+        the iterations and log-likelihoods are in ``model.settings``).
     mi_alpha : pseudocount added to each cell of the pairwise joint from which the
         tree-choosing MI is computed; ``None`` uses raw counts.
     forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
@@ -312,6 +320,9 @@ def chow_liu(
         equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
         forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
-    stats = count(data, missing=missing, max_states=max_states, states=states,
-                  chunksize=chunksize, columns=columns, sample_weight=sample_weight)
+    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
+                  states=states, chunksize=chunksize, columns=columns,
+                  sample_weight=sample_weight, in_memory=missing == "em")
+    if missing == "em":  # structural EM over the missing cells (treelearn.em)
+        return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))
     return chow_liu_from_counts(stats, settings)

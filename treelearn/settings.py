@@ -58,7 +58,7 @@ class LearningSettings:
         ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``, ``r`` the node's states).
     equivalent_sample_size : BDeu's equivalent sample size (> 0).
     m : the m-estimate's equivalent sample size (> 0).
-    missing : ``"error"``, ``"drop"`` or ``"pairwise"``.
+    missing : ``"error"``, ``"drop"``, ``"pairwise"`` or ``"em"`` (EM over the missing cells).
     mi_alpha : pseudocount of the joint the tree-choosing MI is computed from (``None``: raw).
     forest : ``None`` (spanning tree), ``"bic"``, ``"aic"`` or an MI threshold (a number).
     whitelist, blacklist : undirected pairs of columns the tree must contain / must not
@@ -90,7 +90,8 @@ class LearningSettings:
         check_number(self.alpha, "alpha", fix=" (0 = maximum likelihood, 1 = Laplace)")
         if self.prior == "bdeu":
             check_number(self.equivalent_sample_size, "equivalent_sample_size", strict=True)
-        check_missing_policy(self.missing)
+        if self.missing != "em":  # "em" is a learner's option (treelearn.em), not encode's
+            check_missing_policy(self.missing)
         if self.mi_alpha is not None:
             check_number(self.mi_alpha, "mi_alpha", fix=" or None")
         if self.forest is not None and self.forest not in ("bic", "aic"):

@@ -1,0 +1,215 @@
+"""EM for missing values (treelearn.em) against brute-force enumeration of every missing cell."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import partial
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.em import chow_liu_em, expected_counts, fit_cpts_em, forest_posteriors
+from treelearn.learn import build_model, chow_liu_from_counts
+from treelearn.settings import LearningSettings
+
+
+def joint_probability(model: tl.TreeModel, codes: tuple) -> float:
+    """Product of CPT entries for a complete row of state indices (model.variables order)."""
+    at = dict(zip(model.variables, codes))
+    p = 1.0
+    for v in model.variables:
+        p *= float(model.cpt(v)[(*(at[u] for u in model.parents(v)), at[v])])
+    return p
+
+
+def completions(model: tl.TreeModel, row: np.ndarray):
+    """Every completion of the row's missing cells (state indices), with its joint probability."""
+    cards = [len(model.states[v]) for v in model.variables]
+    choices = [range(k) if c < 0 else [c] for c, k in zip(row, cards)]
+    for full in itertools.product(*choices):
+        yield full, joint_probability(model, full)
+
+
+def brute_expected_pairs(model: tl.TreeModel, codes: np.ndarray, weights=None) -> tuple:
+    """Expected one-hot products X^T X over the completions of every row, and the log-likelihood."""
+    cards = [len(model.states[v]) for v in model.variables]
+    offsets = np.concatenate([[0], np.cumsum(cards)])
+    K = offsets[-1]
+    total, ll = np.zeros((K, K)), 0.0
+    for r, row in enumerate(codes):
+        w = 1.0 if weights is None else weights[r]
+        done = list(completions(model, row))
+        p_obs = sum(p for _, p in done)
+        ll += w * math.log(p_obs)
+        for full, p in done:
+            x = np.zeros(K)
+            x[offsets[:-1] + np.array(full)] = 1.0
+            total += w * (p / p_obs) * np.outer(x, x)
+    return total, ll
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """A 4-variable tree (states 3, 2, 2, 3) and rows with every kind of missing pattern."""
+    rng = np.random.default_rng(3)
+    n = 300
+    a = rng.integers(0, 3, n)
+    b = (a == 0) | (rng.random(n) < 0.3)
+    c = np.where(rng.random(n) < 0.8, b, ~b)
+    d = (a + rng.integers(0, 2, n)) % 3
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d})
+    model = tl.chow_liu(df, alpha=1.0, root="b")
+    codes = model.encode(df.head(40)).codes.astype(np.int64)
+    mask = rng.random(codes.shape) < 0.35
+    codes[mask] = -1
+    codes[0] = -1  # nothing observed
+    return df, model, codes
+
+
+def test_forest_posteriors_equal_enumeration(tiny):
+    _, model, codes = tiny
+    log_ev, node, family = forest_posteriors(model, codes)
+    for r, row in enumerate(codes):
+        done = list(completions(model, row))
+        p_obs = sum(p for _, p in done)
+        assert log_ev[r] == pytest.approx(math.log(p_obs), abs=1e-12)
+        for j, v in enumerate(model.variables):
+            expect = np.zeros(len(model.states[v]))
+            for full, p in done:
+                expect[full[j]] += p / p_obs
+            np.testing.assert_allclose(node[v][r], expect, atol=1e-12)
+            if model.parents(v):
+                i = model.variables.index(model.parents(v)[0])
+                pair = np.zeros(family[v].shape[1:])
+                for full, p in done:
+                    pair[full[i], full[j]] += p / p_obs
+                np.testing.assert_allclose(family[v][r], pair, atol=1e-12)
+
+
+def test_expected_counts_equal_enumeration(tiny):
+    _, model, codes = tiny
+    weights = np.linspace(0.5, 2.0, len(codes))
+    brute, ll = brute_expected_pairs(model, codes, weights)
+    pairs, log_likelihood = expected_counts(model, codes, weights, all_pairs=True)
+    np.testing.assert_allclose(pairs.joint, brute, atol=1e-10)
+    assert log_likelihood == pytest.approx(ll, rel=1e-12)
+    assert pairs.n_rows == pytest.approx(weights.sum())
+    # without all_pairs: the families' blocks only, the same numbers
+    fam, _ = expected_counts(model, codes, weights)
+    for v in model.variables:
+        j = model.variables.index(v)
+        np.testing.assert_allclose(fam.block(j, j), brute_block(brute, pairs, j, j), atol=1e-10)
+        for p in model.parents(v):
+            i = model.variables.index(p)
+            np.testing.assert_allclose(fam.block(i, j), brute_block(brute, pairs, i, j), atol=1e-10)
+
+
+def brute_block(brute, pairs, i, j):
+    o = pairs.offsets
+    return brute[o[i]:o[i + 1], o[j]:o[j + 1]]
+
+
+def _brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tl.TreeModel:
+    """One EM step for the model's own structure, every missing cell enumerated."""
+    brute, _ = brute_expected_pairs(model, codes)
+    cards = [len(model.states[v]) for v in model.variables]
+    o = np.concatenate([[0], np.cumsum(cards)])
+    G = model.graph.copy()
+    for j, v in enumerate(model.variables):
+        ps = model.parents(v)
+        if ps:
+            i = model.variables.index(ps[0])
+            counts = brute[o[i]:o[i + 1], o[j]:o[j + 1]]
+        else:
+            counts = np.diag(brute[o[j]:o[j + 1], o[j]:o[j + 1]])
+        G.nodes[v]["cpt"] = (counts + alpha) / (counts + alpha).sum(axis=-1, keepdims=True)
+    return tl.TreeModel(G, variables=model.variables)
+
+
+def test_fit_cpts_em_follows_brute_force_em_step_by_step(tiny):
+    df, model, _ = tiny
+    rng = np.random.default_rng(0)
+    data = df.head(60).mask(rng.random((60, 4)) < 0.3)
+    structure = model.graph
+    alpha = 0.5
+    start = tl.fit_cpts(structure, data, alpha=alpha, missing="pairwise")
+    codes = start.encode(data).codes.astype(np.int64)
+    stats = tl.count(data, missing="pairwise")
+    build = partial(build_model, settings=LearningSettings(alpha=alpha))
+    brute = start
+    for steps in (1, 2, 5):
+        while brute.settings.get("steps", 0) < steps:
+            done = brute.settings.get("steps", 0)
+            brute = _brute_em_step(brute, codes, alpha)
+            brute.settings["steps"] = done + 1
+        em = fit_cpts_em(structure, stats, build, max_iter=steps, tol=0.0)
+        assert em.settings["em_iterations"] == steps
+        for v in model.variables:
+            np.testing.assert_allclose(em.cpt(v), brute.cpt(v), atol=1e-12)
+    # and the public entry point converges to the brute-force fixed point
+    while brute.settings["steps"] < 300:
+        done = brute.settings["steps"]
+        brute = _brute_em_step(brute, codes, alpha)
+        brute.settings["steps"] = done + 1
+    final = tl.fit_cpts(structure, data, alpha=alpha, missing="em")
+    for v in model.variables:
+        np.testing.assert_allclose(final.cpt(v), brute.cpt(v), atol=1e-4)
+
+
+@pytest.mark.parametrize("learner", ["fit_cpts", "chow_liu"])
+def test_observed_log_likelihood_never_decreases(learner):
+    df = pd.read_csv("datasets/asia.csv").head(2000)
+    rng = np.random.default_rng(1)
+    data = df.mask(rng.random(df.shape) < 0.3)
+    if learner == "fit_cpts":
+        model = tl.fit_cpts(tl.chow_liu(df).graph, data, missing="em")
+    else:
+        model = tl.chow_liu(data, missing="em")
+    history = model.settings["em_log_likelihood"]
+    assert len(history) == model.settings["em_iterations"] + 1 >= 3
+    assert (np.diff(history) >= -1e-9).all()
+    # the last value is the observed-data log-likelihood of the returned model, computed anew
+    assert history[-1] == pytest.approx(model.log_likelihood(data), rel=1e-10)
+    assert model.settings["missing"] == "em"
+
+
+def test_structural_em_expected_pairs_choose_the_tree_of_brute_force(tiny):
+    df = tiny[0]
+    rng = np.random.default_rng(5)
+    data = df.head(80).mask(rng.random((80, 4)) < 0.25)
+    start = tl.chow_liu(data, missing="pairwise")
+    codes = start.encode(data).codes.astype(np.int64)
+    brute, _ = brute_expected_pairs(start, codes)
+    pairs = tl.PairCounts(brute, start.counts.cardinalities, 80.0)
+    mi = tl.mutual_information_matrix(pairs)
+    G = nx.Graph()
+    for i, j in itertools.combinations(range(4), 2):
+        G.add_edge(data.columns[i], data.columns[j], weight=mi[i, j])
+    expected_tree = {frozenset(e) for e in nx.maximum_spanning_tree(G).edges}
+    # the first M-step of structural EM is the maximum spanning tree of the expected MI
+    first = chow_liu_em(tl.count(data, missing="pairwise"),
+                        partial(chow_liu_from_counts, settings=LearningSettings()), max_iter=1)
+    assert {frozenset(e) for e in first.graph.to_undirected().edges} == expected_tree
+
+
+def test_complete_data_em_is_the_plain_fit():
+    df = pd.read_csv("datasets/asia.csv")
+    assert tl.chow_liu(df, missing="em", alpha=1.0) == tl.chow_liu(df, alpha=1.0)
+    structure = tl.chow_liu(df).graph
+    assert tl.fit_cpts(structure, df, missing="em") == tl.fit_cpts(structure, df)
+
+
+def test_em_needs_a_forest_and_rows_in_memory(tmp_path):
+    df = pd.DataFrame({"a": [0, 1, None, 1], "b": [0, 1, 1, None], "c": [1, 0, 1, 0]})
+    collider = nx.DiGraph([("a", "c"), ("b", "c")])
+    with pytest.raises(tl.StructureError, match="'c'"):
+        tl.fit_cpts(collider, df, missing="em")
+    with pytest.raises(tl.TreelearnError, match="missing"):
+        tl.encode(df, missing="em")
+    df_before = df.copy()
+    tl.chow_liu(df, missing="em", alpha=1.0)
+    assert df.equals(df_before)

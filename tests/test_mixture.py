@@ -1,0 +1,273 @@
+"""TreeMixture: EM for mixtures of trees, checked against brute-force enumeration and known truth.
+
+Oracles: probabilities are products of CPT entries multiplied out here in plain
+Python (every completion of the missing cells enumerated), never treelearn's
+scoring code; the data come from a known two-component mixture whose exact
+distribution is enumerated over all 2^6 states.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import GridSearchCV, KFold
+
+import treelearn as tl
+from treelearn.errors import InvalidModelError, MissingValuesError, UnseenStateError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+D = 6
+COLUMNS = [f"x{i}" for i in range(D)]
+
+
+# ---------------------------------------------------------------- the known mixture
+def _tree(edges: list[tuple[int, int]], root_p1: float, keep: float) -> tl.TreeModel:
+    """Binary tree network: the root is 1 with ``root_p1``; a child copies its parent with ``keep``."""
+    G = nx.DiGraph()
+    for v in range(D):
+        G.add_node(COLUMNS[v], states=[0, 1], cpt=np.array([1 - root_p1, root_p1]))
+    for p, c in edges:
+        G.add_edge(COLUMNS[p], COLUMNS[c])
+        G.nodes[COLUMNS[c]]["cpt"] = np.array([[keep, 1 - keep], [1 - keep, keep]])
+    return tl.TreeModel(G, variables=COLUMNS)
+
+
+CHAIN = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+STAR = [(5, 0), (5, 1), (5, 2), (5, 3), (5, 4)]
+TRUE_WEIGHTS = np.array([0.35, 0.65])
+
+
+def true_components() -> list[tl.TreeModel]:
+    return [_tree(CHAIN, 0.15, 0.9), _tree(STAR, 0.8, 0.85)]
+
+
+def joint_probability(model: tl.TreeModel, assignment: dict) -> float:
+    """Product of the CPT entries of a complete assignment, multiplied out one node at a time."""
+    p = 1.0
+    for v in model.variables:
+        index = tuple(model.states[u].index(assignment[u]) for u in model.parents(v))
+        p *= float(model.cpt(v)[(*index, model.states[v].index(assignment[v]))])
+    return p
+
+
+def marginal_probability(model: tl.TreeModel, row: dict) -> float:
+    """P(observed cells of ``row``): the joint summed over every completion of the missing cells."""
+    missing = [v for v in model.variables if row.get(v) is None or pd.isna(row.get(v))]
+    total = 0.0
+    for values in itertools.product(*(model.states[v] for v in missing)):
+        full = dict(row)
+        full.update(zip(missing, values))
+        total += joint_probability(model, full)
+    return total
+
+
+def enumerate_distribution(model: tl.TreeModel) -> np.ndarray:
+    """The model's probability of every one of the 2^D states, in itertools.product order."""
+    return np.array([joint_probability(model, dict(zip(COLUMNS, s)))
+                     for s in itertools.product([0, 1], repeat=D)])
+
+
+def sample_mixture(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n, TRUE_WEIGHTS)
+    parts = [c.sample(int(m), random_state=rng) for c, m in zip(true_components(), counts)]
+    return pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=seed,
+                                                     ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def mixture_data():
+    return sample_mixture(12_000, seed=1), sample_mixture(4_000, seed=2)
+
+
+@pytest.fixture(scope="module")
+def fitted(mixture_data):
+    train, _ = mixture_data
+    # overlapping components: EM creeps, so a small tol (the default stops a little early)
+    return tl.TreeMixture(n_components=2, alpha=1.0, n_init=3, tol=1e-7, max_iter=1000,
+                          random_state=0).fit(train)
+
+
+# ---------------------------------------------------------------- recovery of a known mixture
+def test_recovers_the_known_components_weights_and_trees(fitted):
+    true = [enumerate_distribution(c) for c in true_components()]
+    learned = [enumerate_distribution(c) for c in fitted.components_]
+    # match learned to true components by the smaller total KL divergence
+    def kl(p, q):
+        return float(np.sum(p * np.log(p / q)))
+    orders = [(0, 1), (1, 0)]
+    best = min(orders, key=lambda o: sum(kl(true[i], learned[o[i]]) for i in range(2)))
+    for i in range(2):
+        assert kl(true[i], learned[best[i]]) < 0.01
+        assert abs(fitted.weights_[best[i]] - TRUE_WEIGHTS[i]) < 0.02
+    edges = [{frozenset(e) for e in fitted.components_[best[i]].graph.to_undirected().edges}
+             for i in range(2)]
+    assert edges[0] == {frozenset((COLUMNS[p], COLUMNS[c])) for p, c in CHAIN}
+    assert edges[1] == {frozenset((COLUMNS[p], COLUMNS[c])) for p, c in STAR}
+
+
+def test_held_out_likelihood_matches_the_truth_and_beats_one_tree(fitted, mixture_data):
+    train, test = mixture_data
+    mixture_probability = sum(w * enumerate_distribution(c)
+                              for w, c in zip(TRUE_WEIGHTS, true_components()))
+    table = dict(zip(itertools.product([0, 1], repeat=D), mixture_probability))
+    truth = np.mean([math.log(table[tuple(r)]) for r in test[COLUMNS].itertuples(index=False)])
+    mixture = fitted.score(test)
+    single = tl.chow_liu(train, alpha=1.0).log_likelihood(test) / len(test)
+    assert abs(mixture - truth) < 0.01  # sampling noise of 12k training rows
+    assert mixture > single + 0.1
+
+
+# ---------------------------------------------------------------- EM properties
+def test_lower_bound_never_decreases_and_is_the_training_likelihood(mixture_data):
+    train, _ = mixture_data
+    for seed in range(3):
+        mix = tl.TreeMixture(n_components=3, alpha=0.0, max_iter=40, tol=0.0,
+                             random_state=seed).fit(train.iloc[:3000])
+        steps = np.diff(mix.lower_bounds_)
+        assert len(steps) == 39 and (steps >= -1e-10).all()
+        # the last bound is the mean log-likelihood of the training rows under the result
+        assert mix.lower_bound_ == pytest.approx(mix.score(train.iloc[:3000]), abs=1e-9)
+
+
+def test_one_component_is_the_chow_liu_tree():
+    df = pd.read_csv(os.path.join(HERE, "..", "datasets", "asia.csv"))
+    for alpha, mi_alpha in [(1.0, None), (0.0, None), (0.5, 1.0)]:
+        mix = tl.TreeMixture(n_components=1, alpha=alpha, mi_alpha=mi_alpha).fit(df)
+        assert mix.components_[0] == tl.chow_liu(df, alpha=alpha, mi_alpha=mi_alpha)
+        assert mix.weights_.tolist() == [1.0]
+
+
+def test_n_init_keeps_the_best_run_and_random_state_is_deterministic(mixture_data):
+    train = mixture_data[0].iloc[:2000]
+    one = tl.TreeMixture(n_components=3, random_state=5, max_iter=15).fit(train)
+    again = tl.TreeMixture(n_components=3, random_state=5, max_iter=15).fit(train)
+    assert one.lower_bounds_ == again.lower_bounds_
+    assert all(a == b for a, b in zip(one.components_, again.components_))
+    # the first of several runs draws exactly what a single run draws
+    several = tl.TreeMixture(n_components=3, random_state=5, max_iter=15, n_init=4).fit(train)
+    assert several.lower_bound_ >= one.lower_bound_
+
+
+# ---------------------------------------------------------------- scores against brute force
+@pytest.fixture(scope="module")
+def small():
+    """A 3-component mixture over four small variables, scored on rows with missing cells."""
+    rng = np.random.default_rng(7)
+    n = 400
+    df = pd.DataFrame({"a": rng.choice(["u", "v", "w"], n), "b": rng.integers(0, 2, n),
+                       "c": rng.choice(["p", "q"], n), "d": rng.integers(0, 3, n)})
+    df.loc[df.a == "u", "b"] = 1
+    mix = tl.TreeMixture(n_components=3, alpha=1.0, random_state=0).fit(df)
+    rows = df.head(12).astype(object)
+    rows.iloc[1, 0] = None
+    rows.iloc[2, [1, 3]] = None
+    rows.iloc[3, :] = None
+    rows.iloc[4, [0, 2, 3]] = None
+    return mix, rows
+
+
+def test_score_samples_and_predict_proba_equal_brute_force(small):
+    mix, rows = small
+    records = rows.to_dict("records")
+    per_component = np.array([[w * marginal_probability(c, r)
+                               for w, c in zip(mix.weights_, mix.components_)] for r in records])
+    np.testing.assert_allclose(mix.score_samples(rows), np.log(per_component.sum(axis=1)),
+                               rtol=1e-12, atol=1e-12)
+    proba = mix.predict_proba(rows)
+    np.testing.assert_allclose(proba, per_component / per_component.sum(axis=1, keepdims=True),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert mix.predict(rows).tolist() == per_component.argmax(axis=1).tolist()
+    assert mix.score_samples(rows)[3] == pytest.approx(0.0, abs=1e-12)  # nothing observed
+
+
+def test_bic_and_aic_use_scikit_learns_sign(mixture_data, fitted):
+    _, test = mixture_data
+    ll = sum(math.log(sum(w * joint_probability(c, r)
+                          for w, c in zip(fitted.weights_, fitted.components_)))
+             for r in test.head(200).to_dict("records"))
+    # each component: a root (1 free parameter) and five binary children (2 each); one weight
+    p = 2 * (1 + 5 * 2) + 1
+    assert fitted.n_parameters == p
+    assert fitted.bic(test.head(200)) == pytest.approx(-2 * ll + p * math.log(200), rel=1e-10)
+    assert fitted.aic(test.head(200)) == pytest.approx(-2 * ll + 2 * p, rel=1e-10)
+
+
+def test_sample_follows_the_weights_and_the_components(fitted):
+    X, y = fitted.sample(20_000, random_state=3)
+    assert list(X.columns) == COLUMNS and len(X) == len(y) == 20_000
+    assert abs(np.mean(y == 0) - fitted.weights_[0]) < 0.015
+    # the frequency of x0 = 1 within component 0 follows that component's marginal
+    p1 = sum(joint_probability(fitted.components_[0], dict(zip(COLUMNS, s)))
+             for s in itertools.product([0, 1], repeat=D) if s[0] == 1)
+    assert abs(X.loc[y == 0, "x0"].mean() - p1) < 0.03
+    again, y2 = fitted.sample(20_000, random_state=3)
+    assert again.equals(X) and (y2 == y).all()
+
+
+# ---------------------------------------------------------------- scikit-learn, files, pictures
+def test_grid_search_picks_k_by_held_out_likelihood(mixture_data):
+    train = mixture_data[0].iloc[:3000]
+    base = tl.TreeMixture(random_state=0, states={c: [0, 1] for c in COLUMNS}, max_iter=30)
+    search = GridSearchCV(base, {"n_components": [1, 2]}, cv=KFold(3)).fit(train)
+    assert search.best_params_ == {"n_components": 2}
+    # the cross-validated score is the mean held-out log-likelihood per row, fold by fold
+    folds = []
+    for fit_rows, held_out in KFold(3).split(train):
+        model = tl.TreeMixture(n_components=2, random_state=0, max_iter=30,
+                               states={c: [0, 1] for c in COLUMNS}).fit(train.iloc[fit_rows])
+        folds.append(np.mean(model.score_samples(train.iloc[held_out])))
+    assert search.cv_results_["mean_test_score"][1] == pytest.approx(np.mean(folds), rel=1e-12)
+
+
+def test_save_and_load_round_trip(tmp_path, small):
+    mix, rows = small
+    path = tmp_path / "mix.json"
+    mix.save(path)
+    back = tl.load(path)
+    assert isinstance(back, tl.TreeMixture)
+    assert (back.score_samples(rows) == mix.score_samples(rows)).all()
+    assert back.get_params() == mix.get_params()
+    tl.save(mix, tmp_path / "again.json")
+    assert tl.load(tmp_path / "again.json").weights_.tolist() == mix.weights_.tolist()
+    state = mix.to_dict()
+    state["weights"] = [0.5, 0.6, 0.1]
+    with pytest.raises(InvalidModelError, match="sum to 1"):
+        tl.TreeMixture.from_dict(state)
+
+
+def test_draw_one_panel_per_component(small):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mix, _ = small
+    fig = mix.draw()
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == [f"component {k}: weight {w:.3f}" for k, w in enumerate(mix.weights_)]
+    plt.close("all")
+
+
+# ---------------------------------------------------------------- errors
+def test_bad_options_and_data_raise_errors_that_name_them(small):
+    df = pd.DataFrame({"a": [0, 1, 1, None], "b": [0, 1, 0, 1]})
+    with pytest.raises(tl.TreelearnError, match="n_components == 0"):
+        tl.TreeMixture(n_components=0).fit(df)
+    with pytest.raises(tl.TreelearnError, match="init must be 'random'"):
+        tl.TreeMixture(init="kmeans").fit(df)
+    with pytest.raises(MissingValuesError, match="'a'"):
+        tl.TreeMixture().fit(df)
+    mix = tl.TreeMixture(missing="drop", random_state=0).fit(df)
+    assert mix.components_[0].n_rows + mix.components_[1].n_rows == pytest.approx(3)
+    with pytest.raises(UnseenStateError, match="'a'"):
+        mix.score(pd.DataFrame({"a": [7], "b": [0]}))
+    df_before = df.copy()
+    tl.TreeMixture(missing="drop", random_state=0).fit(df)
+    assert df.equals(df_before)
