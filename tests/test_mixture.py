@@ -271,3 +271,14 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
     df_before = df.copy()
     tl.TreeMixture(missing="drop", random_state=0).fit(df)
     assert df.equals(df_before)
+
+
+def test_k_means_plus_plus_seeds_are_spread_out():
+    """Each next seed is drawn with probability proportional to its squared Hamming distance
+    to the nearest seed so far: rows equal to a seed are never picked again."""
+    from treelearn.mixture import _spread_seeds  # noqa: PLC2701  (the module's own helper)
+
+    codes = np.array([[0, 0, 0]] * 50 + [[1, 1, 1]] * 50 + [[0, 1, 0]] * 50)
+    for seed in range(20):
+        seeds = _spread_seeds(codes, 3, np.random.default_rng(seed))
+        assert len({tuple(codes[s]) for s in seeds}) == 3  # one seed per pattern, always

@@ -60,13 +60,16 @@ class TreeMixture(DensityMixin, BaseEstimator):
     max_iter : most EM iterations per initialisation.
     tol : stop when the mean log-likelihood per row changes by less than this.
     n_init : number of initialisations; the one with the best final bound is kept.
-    init : ``"random"``: ``n_components`` distinct rows drawn at random are the seeds;
+    init : ``"random"`` (default): ``n_components`` distinct rows drawn at random are the seeds;
         each row's initial responsibilities are its posterior under product
         distributions centred on the seeds (each variable: half its seed's value,
         half the data's marginal), which separates the components from the start
         (scikit-learn's ``"random_from_data"`` idea). ``"random_resp"``: every row's
         responsibilities drawn from a flat Dirichlet distribution (scikit-learn's
         ``"random"``; the components start nearly equal and EM is slower to part them).
+        ``"k-means++"``: as ``"random"``, but the seeds drawn as in k-means++ on the
+        Hamming distance (each next seed far from those before): better for
+        well-separated components, worse for overlapping ones — try both with ``n_init``.
     random_state : int, ``np.random.Generator`` or None; the same seed gives the
         same mixture.
     mi_alpha : pseudocount of the weighted pairwise joint the trees are chosen
@@ -134,8 +137,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise TreelearnError(f"{name} == {value!r}, must be an integer >= 1", values=[value])
         check_number(self.tol, "tol")
-        if self.init not in ("random", "random_resp"):
-            raise TreelearnError(f"init must be 'random' or 'random_resp', not {self.init!r}",
+        if self.init not in ("k-means++", "random", "random_resp"):
+            raise TreelearnError(f"init must be 'random', 'random_resp' or 'k-means++', "
+                                 f"not {self.init!r}",
                                  values=[self.init])
         if self.missing not in ("error", "drop"):
             raise TreelearnError(
@@ -345,13 +349,32 @@ def _initial_responsibilities(table: Table, k: int, init: str,
     for j in range(d):  # a loop over variables, not rows
         marginal[j, : cards[j]] = np.bincount(codes[:, j], minlength=cards[j]) / n
     cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), n x d
-    seeds = rng.choice(n, size=k, replace=False)
+    if init == "k-means++":
+        seeds = _spread_seeds(codes, k, rng)
+    else:
+        seeds = rng.choice(n, size=k, replace=False)
     log_p = np.empty((n, k))
     for c, seed in enumerate(seeds):
         # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
         match = codes == codes[seed]
         log_p[:, c] = np.log(0.5 * match + 0.5 * cell_marginal).sum(axis=1)
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+
+def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ seeding on the Hamming distance: the first seed at random, each next one
+    drawn with probability proportional to its squared distance to the nearest seed so far,
+    so that the seeds fall in different components (Arthur and Vassilvitskii, 2007)."""
+    n = codes.shape[0]
+    seeds = [int(rng.integers(n))]
+    nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)
+    for _ in range(1, k):
+        weight = nearest**2
+        total = weight.sum()
+        pick = int(rng.choice(n, p=weight / total)) if total > 0 else int(rng.integers(n))
+        seeds.append(pick)
+        nearest = np.minimum(nearest, (codes != codes[pick]).sum(axis=1))
+    return np.array(seeds)
 
 
 def _em(table: Table, resp: np.ndarray, settings: LearningSettings, max_iter: int,
