@@ -276,7 +276,7 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
 def test_k_means_plus_plus_seeds_are_spread_out():
     """Each next seed is drawn with probability proportional to its squared Hamming distance
     to the nearest seed so far: rows equal to a seed are never picked again."""
-    from treelearn.mixture import _spread_seeds  # noqa: PLC2701  (the module's own helper)
+    from treelearn.mixture import _spread_seeds
 
     codes = np.array([[0, 0, 0]] * 50 + [[1, 1, 1]] * 50 + [[0, 1, 0]] * 50)
     for seed in range(20):
