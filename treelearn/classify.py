@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from .constraints import constrained_skeleton, forest_penalty
 from .counts import ClassCounts
 from .data import encode, python_scalar
+from .decisions import loss_matrix
 from .errors import (
     ClassLabelError,
     ColumnNotFoundError,
@@ -66,25 +67,6 @@ from .tree_inference import TreeEngine
 __all__ = ["TAN", "BayesNetClassifier", "ChowLiuMultinet", "NaiveBayes", "SingleNetworkClassifier"]
 
 Unseen = Literal["error", "ignore"]
-
-
-def _loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
-    """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels)."""
-    k = len(classes)
-    if isinstance(loss, pd.DataFrame):
-        labels = [python_scalar(c) for c in classes]
-        absent = [c for c in labels if c not in loss.index or c not in loss.columns]
-        if absent:
-            raise TreelearnError(f"the loss DataFrame lacks the class(es) {absent} in its index or columns")
-        # reindex, not .loc: .loc reads a list of bool labels as a row mask
-        loss = loss.reindex(index=labels, columns=labels)
-    L = np.asarray(loss, dtype=float)
-    if L.shape != (k, k) or not np.isfinite(L).all():
-        raise TreelearnError(
-            f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
-            f"{[python_scalar(c) for c in classes]}; got shape {L.shape}"
-        )
-    return L
 
 
 def _label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
@@ -268,7 +250,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         check_is_fitted(self)
         if loss is None:
             return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
-        L = _loss_matrix(loss, self.classes_)
+        L = loss_matrix(loss, self.classes_)
         return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
 
     # ------------------------------------------------------------ scores and posteriors

@@ -15,7 +15,7 @@ import pandas as pd
 from .data import python_scalar
 from .errors import TreelearnError
 
-__all__ = ["decide", "loss_matrix", "posterior"]
+__all__ = ["JointLogProbaMixin", "decide", "loss_matrix", "posterior"]
 
 
 def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
@@ -67,3 +67,20 @@ def decide(log_proba: np.ndarray, classes: np.ndarray, loss: Any = None) -> np.n
         return classes[np.argmax(log_proba, axis=1)]
     L = loss_matrix(loss, classes)
     return classes[np.argmin(np.exp(log_proba) @ L, axis=1)]
+
+
+class JointLogProbaMixin:
+    """``predict_log_proba``, ``predict_proba`` and ``predict(X, loss=None)`` written once,
+    from the class's ``predict_joint_log_proba(X)`` (``log p(x, c)``, rows x ``classes_``)."""
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(c | x)``, normalised with log-sum-exp."""
+        return posterior(self.predict_joint_log_proba(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``p(c | x)``; rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any, loss: Any = None) -> np.ndarray:
+        """The most probable class, or with ``loss[true, predicted]`` the minimum expected loss one."""
+        return decide(self.predict_log_proba(X), self.classes_, loss)

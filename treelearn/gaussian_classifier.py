@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .data import check_sample_weight, python_scalar
-from .decisions import decide, posterior
+from .decisions import JointLogProbaMixin
 from .errors import FeatureMismatchError, TreelearnError
 from .gaussian import numeric_matrix
 from .sources import class_labels
@@ -38,7 +38,7 @@ _COVARIANCES = ("full", "shared", "diagonal", "isotropic")
 _LOG_2PI = math.log(2 * math.pi)
 
 
-class GaussianClassifier(ClassifierMixin, BaseEstimator):
+class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     """Gaussian class-conditional classifier (QDA, LDA, Gaussian naive Bayes, isotropic).
 
     Parameters
@@ -198,14 +198,3 @@ class GaussianClassifier(ClassifierMixin, BaseEstimator):
             out[:, c] = math.log(self.priors_[c]) - 0.5 * (d * _LOG_2PI + logdet + maha)
         return out
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log p(c | x)``, normalised with log-sum-exp."""
-        return posterior(self.predict_joint_log_proba(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``p(c | x)``; rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any, loss: Any = None) -> np.ndarray:
-        """The most probable class, or with ``loss[true, predicted]`` the minimum expected loss one."""
-        return decide(self.predict_log_proba(X), self.classes_, loss)

@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .data import check_sample_weight
-from .decisions import decide, posterior
+from .decisions import JointLogProbaMixin
 from .errors import FeatureMismatchError, MissingValuesError, TreelearnError
 from .sources import class_labels
 
@@ -117,7 +117,7 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0) -> np.ndarray:
     return terms.sum(axis=(0, 1))
 
 
-class TextNaiveBayes(ClassifierMixin, BaseEstimator):
+class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes for term counts: ``event_model="multinomial"`` or ``"bernoulli"``.
 
     Parameters
@@ -213,14 +213,3 @@ class TextNaiveBayes(ClassifierMixin, BaseEstimator):
                 jll = B @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
         return np.asarray(jll) + self.class_log_prior_
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log p(c | x)``, normalised with log-sum-exp."""
-        return posterior(self.predict_joint_log_proba(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``p(c | x)``; rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any, loss: Any = None) -> np.ndarray:
-        """The most probable class, or with ``loss[true, predicted]`` the minimum expected loss one."""
-        return decide(self.predict_log_proba(X), self.classes_, loss)
