@@ -55,6 +55,7 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
+from .sparse_chow_liu import SparseBinaryCounts, sparse_binary_statistics, sparse_spanning_skeleton
 from .text_nb import TextNaiveBayes, term_class_information
 from .tree_inference import TreeEngine
 
@@ -88,6 +89,7 @@ __all__ = [
     "NumericColumnError",
     "PairCounts",
     "ScoreReport",
+    "SparseBinaryCounts",
     "StructureError",
     "Table",
     "TextNaiveBayes",
@@ -121,6 +123,8 @@ __all__ = [
     "read_data",
     "save",
     "spanning_skeleton",
+    "sparse_binary_statistics",
+    "sparse_spanning_skeleton",
     "star",
     "tan_structure",
     "term_class_information",

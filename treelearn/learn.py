@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from .constraints import constrained_skeleton, forest_penalty
-from .counts import CountedTable, PairCounts
+from .counts import CountedTable, PairCounts, is_scipy_sparse
 from .data import DEFAULT_MAX_STATES, MissingPolicy
 from .errors import ColumnNotFoundError, StructureError
 from .information import mutual_information_matrix
@@ -26,6 +26,11 @@ from .model import TreeModel
 from .parameters import estimate_cpt
 from .settings import LearningSettings, Prior
 from .sources import column_names, count
+from .sparse_chow_liu import (
+    SPARSE_CHOW_LIU_MIN_COLUMNS,
+    sparse_binary_statistics,
+    sparse_spanning_skeleton,
+)
 from .structure import complete_graph, orient, spanning_skeleton
 
 __all__ = [
@@ -281,7 +286,11 @@ def chow_liu(
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
         (see :func:`treelearn.counts.sparse_binary_counts`), and gives the model
-        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives.
+        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives. With
+        more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (1,000) columns and no ``forest``,
+        ``whitelist``, ``blacklist`` or ``mi_alpha``, the tree is learned without
+        any ``d x d`` array (:mod:`treelearn.sparse_chow_liu`, Meila's acCL; the
+        same model, without ``partial_fit``).
     sample_weight : one non-negative weight per row (scikit-learn's name): an
         array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
@@ -312,6 +321,12 @@ def chow_liu(
         equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
         forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
+    if (is_scipy_sparse(data) and data.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states
+            and forest is None and not whitelist and not blacklist and mi_alpha is None):
+        # wide sparse 0/1 data: acCL (treelearn.sparse_chow_liu), the same tree, no K x K counts
+        sparse = sparse_binary_statistics(data, columns, sample_weight=sample_weight)
+        return build_model(orient(sparse_spanning_skeleton(sparse), settings.root), sparse,
+                           settings)
     stats = count(data, missing=missing, max_states=max_states, states=states,
                   chunksize=chunksize, columns=columns, sample_weight=sample_weight)
     return chow_liu_from_counts(stats, settings)
