@@ -45,6 +45,7 @@ from .ranking import rank_features
 from .seminaive import AODE, KDB
 from .settings import LearningSettings
 from .sources import count, count_by_class, read_data
+from .sparse_chow_liu import SparseBinaryCounts, sparse_binary_statistics, sparse_spanning_skeleton
 from .structure import (
     complete_graph,
     maximum_spanning_tree,
@@ -55,7 +56,6 @@ from .structure import (
     tan_structure,
     tree_from_matrix,
 )
-from .sparse_chow_liu import SparseBinaryCounts, sparse_binary_statistics, sparse_spanning_skeleton
 from .text_nb import TextNaiveBayes, term_class_information
 from .tree_inference import TreeEngine
 

@@ -446,13 +446,13 @@ def sparse_spanning_skeleton(
     zi, zj = zkey // d, zkey % d
     if len(zkey) + len(known) > max_pairs:
         raise _too_many(len(zkey) + len(known), max_pairs, "candidate pairs")
-    I = np.concatenate([ei, zi])
-    J = np.concatenate([ej, zj])
+    Ia = np.concatenate([ei, zi])
+    Ja = np.concatenate([ej, zj])
     n11 = np.concatenate([stats.pair_n11.astype(float), np.zeros(len(zi))])
-    mi = pair_information(n11, ones[I], ones[J], n, two[I], two[J])
-    rank = np.empty(len(I), dtype=float)
-    rank[np.lexsort((J, I, -round_ties(mi)))] = np.arange(1, len(I) + 1)
-    T = minimum_spanning_tree(coo_matrix((rank, (I, J)), shape=(d, d)).tocsr()).tocoo()
+    mi = pair_information(n11, ones[Ia], ones[Ja], n, two[Ia], two[Ja])
+    rank = np.empty(len(Ia), dtype=float)
+    rank[np.lexsort((Ja, Ia, -round_ties(mi)))] = np.arange(1, len(Ia) + 1)
+    T = minimum_spanning_tree(coo_matrix((rank, (Ia, Ja)), shape=(d, d)).tocsr()).tocoo()
     chosen = np.argsort(T.data)  # Kruskal's order: the key's rank
     ti, tj = T.row[chosen], T.col[chosen]
     weight = {}
