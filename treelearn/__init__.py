@@ -46,6 +46,7 @@ from .ranking import rank_features
 from .seminaive import AODE, KDB
 from .settings import LearningSettings
 from .sources import count, count_by_class, read_data
+from .sparse_chow_liu import SparseBinaryCounts, sparse_binary_statistics, sparse_spanning_skeleton
 from .structure import (
     complete_graph,
     maximum_spanning_tree,
@@ -89,6 +90,7 @@ __all__ = [
     "NumericColumnError",
     "PairCounts",
     "ScoreReport",
+    "SparseBinaryCounts",
     "StructureError",
     "Table",
     "TextNaiveBayes",
@@ -123,6 +125,8 @@ __all__ = [
     "read_data",
     "save",
     "spanning_skeleton",
+    "sparse_binary_statistics",
+    "sparse_spanning_skeleton",
     "star",
     "tan_structure",
     "term_class_information",

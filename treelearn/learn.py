@@ -21,12 +21,13 @@ from .constraints import constrained_skeleton, forest_penalty
 from .counts import CountedTable, PairCounts
 from .data import DEFAULT_MAX_STATES, MissingPolicy
 from .em import chow_liu_em, fit_cpts_em
-from .errors import ColumnNotFoundError, StructureError
+from .errors import ColumnNotFoundError, StructureError, TreelearnError
 from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import estimate_cpt
 from .settings import LearningSettings, Prior
 from .sources import column_names, count
+from .sparse_chow_liu import SparseBinaryCounts, sparse_spanning_skeleton
 from .structure import complete_graph, orient, spanning_skeleton
 
 __all__ = [
@@ -42,6 +43,11 @@ __all__ = [
 # ---------------------------------------------------------------------- the MI graph
 def mi_graph_from_counts(stats: CountedTable, mi_alpha: float | None = None) -> nx.Graph:
     """The complete MI graph of counted data (see :func:`mi_graph`)."""
+    if isinstance(stats, SparseBinaryCounts):
+        raise TreelearnError(
+            f"a complete MI graph over {len(stats.columns)} variables would have "
+            f"{len(stats.columns) * (len(stats.columns) - 1) // 2:,} edges; learn the tree with "
+            f"tl.chow_liu, which never forms it, or pass fewer columns")
     counts = stats.counts
     G = complete_graph(list(stats.columns), mutual_information_matrix(counts, mi_alpha),
                        stats.states)
@@ -208,6 +214,18 @@ def chow_liu_from_counts(
             f"{settings.root!r} is not a column of the data; the columns are "
             f"{list(stats.columns)}", column=settings.root,
         )
+    if isinstance(stats, SparseBinaryCounts):  # wide sparse 0/1 data: acCL, no K x K counts
+        unsupported = [name for name, value in (("forest", settings.forest),
+                       ("whitelist", settings.whitelist), ("blacklist", settings.blacklist),
+                       ("mi_alpha", settings.mi_alpha)) if value]
+        if unsupported:
+            raise TreelearnError(
+                f"{', '.join(unsupported)} cannot be used with the sparse Chow-Liu path taken "
+                f"for a scipy.sparse matrix of {len(stats.columns)} columns; drop the option, or "
+                f"learn from fewer columns (the dense path needs a K x K count matrix)")
+        skeleton = sparse_spanning_skeleton(stats)
+        return build_model(orient(skeleton, settings.root), stats, settings,
+                           description=description)
     counts = stats.counts
     n = counts.n_rows
     if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows
@@ -289,7 +307,11 @@ def chow_liu(
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
         (see :func:`treelearn.counts.sparse_binary_counts`), and gives the model
-        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives.
+        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives. With
+        more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
+        learned without any ``d x d`` array (:mod:`treelearn.sparse_chow_liu`,
+        Meila's acCL; the same model, without ``partial_fit``, ``forest``,
+        ``whitelist``, ``blacklist`` or ``mi_alpha``).
     sample_weight : one non-negative weight per row (scikit-learn's name): an
         array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).

@@ -61,6 +61,7 @@ from .errors import (
     MissingValuesError,
     TreelearnError,
 )
+from .sparse_chow_liu import SPARSE_CHOW_LIU_MIN_COLUMNS, sparse_binary_statistics
 from .stream import count_file, data_file, is_parquet, read_header
 
 __all__ = [
@@ -154,6 +155,9 @@ def count(
             raise TreelearnError("an encoded Table carries its own weights and columns")
         return CountedTable.of_table(data)
     if is_scipy_sparse(data):
+        if data.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
+            # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
+            return sparse_binary_statistics(data, columns, sample_weight=sample_weight)
         return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
     if columns is not None:
         raise TypeError(
