@@ -671,6 +671,13 @@ class TreeModel:
 
         return to_mermaid(self, **kwargs)
 
+    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str:
+        """An interactive page: click states to set evidence, watch every marginal
+        (see :func:`treelearn.explorer.to_html`); written to ``path`` when given."""
+        from .explorer import to_html
+
+        return to_html(self, path, **kwargs)
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""
         from .draw import svg_or_none
