@@ -30,6 +30,7 @@ from .errors import (
     TreelearnError,
     UnseenStateError,
 )
+from .explorer import to_html
 from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
 from .gaussian_classifier import GaussianClassifier
 from .information import (
@@ -130,6 +131,7 @@ __all__ = [
     "star",
     "tan_structure",
     "term_class_information",
+    "to_html",
     "to_pgmpy",
     "tree_from_matrix",
     "tree_posterior",

@@ -374,6 +374,14 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         check_is_fitted(self)
         return self.model_.draw(ax, **kwargs)
 
+    def to_html(self, path: Any = None, **kwargs: Any) -> str:
+        """The fitted network(s) as an interactive page, the class marked; written to ``path``
+        when given (see :func:`treelearn.explorer.to_html`)."""
+        check_is_fitted(self)
+        from .explorer import to_html
+
+        return to_html(self, path, **kwargs)
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
         if not hasattr(self, "classes_"):

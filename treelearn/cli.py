@@ -9,7 +9,7 @@
     treelearn predict MODEL DATA [--proba] [--target VAR] > predictions.csv
     treelearn sample MODEL -n 1000 [--seed S] [--given COL=VALUE ...] > samples.csv
     treelearn query MODEL VAR [VAR ...] [--given COL=VALUE ...] [--map]
-    treelearn show MODEL [--plot out.png | --dot | --mermaid]
+    treelearn show MODEL [--plot out.png | --dot | --mermaid | --html out.html]
 
 DATA is a CSV or Parquet file, or ``-`` for CSV on standard input. Errors in the
 input end the command with a one-line message on standard error and exit status
@@ -476,6 +476,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         _save_figure(_draw(obj), args.plot)
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
+    if args.html:
+        obj.to_html(args.html)
+        print(f"wrote explorer page to {args.html}", file=sys.stderr)
+        return 0
     if args.dot or args.mermaid:
         model = _network(obj, "--dot and --mermaid")
         print(model.to_dot() if args.dot else model.to_mermaid())
@@ -639,6 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--plot", metavar="FILE", help="draw it (.png, .svg, .pdf)")
     out.add_argument("--dot", action="store_true", help="print Graphviz DOT")
     out.add_argument("--mermaid", action="store_true", help="print a Mermaid flowchart")
+    out.add_argument(
+        "--html", metavar="FILE",
+        help="write an interactive explorer page (click states to set evidence)",
+    )
     p.set_defaults(func=cmd_show)
     return parser
 

@@ -671,6 +671,13 @@ class TreeModel:
 
         return to_mermaid(self, **kwargs)
 
+    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str:
+        """An interactive page: click states to set evidence, watch every marginal
+        (see :func:`treelearn.explorer.to_html`); written to ``path`` when given."""
+        from .explorer import to_html
+
+        return to_html(self, path, **kwargs)
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""
         from .draw import svg_or_none
@@ -727,9 +734,11 @@ class TreeModel:
         kind = self.settings.get("method", "model")
         n_edges = self.graph.number_of_edges()
         rows = f", learned from {self.n_rows} rows" if self.n_rows is not None else ""
+        n, roots = len(self.variables), self.roots
+        where = f"root {roots[0]!r}" if len(roots) == 1 else f"roots {roots!r}"
         return (
-            f"TreeModel ({kind}): {len(self.variables)} variables, {n_edges} edges, "
-            f"root {self.root!r}{rows}"
+            f"TreeModel ({kind}): {n} variable{'' if n == 1 else 's'}, "
+            f"{n_edges} edge{'' if n_edges == 1 else 's'}, {where}{rows}"
         )
 
     def __repr__(self) -> str:
@@ -738,12 +747,17 @@ class TreeModel:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TreeModel):
             return NotImplemented
-        return (
-            self.variables == other.variables
-            and self.states == other.states
-            and all(self.parents(v) == other.parents(v) for v in self.variables)
-            and all(np.array_equal(self.cpt(v), other.cpt(v)) for v in self.variables)
-        )
+        # the same distribution whatever the order of the variables or of a CPT's parent axes
+        if set(self.variables) != set(other.variables) or self.states != other.states:
+            return False
+        for v in self.variables:
+            mine, theirs = self.parents(v), other.parents(v)
+            if set(mine) != set(theirs):
+                return False
+            axes = [theirs.index(p) for p in mine] + [len(mine)]
+            if not np.array_equal(self.cpt(v), np.transpose(other.cpt(v), axes)):
+                return False
+        return True
 
     __hash__ = None  # type: ignore[assignment]
 
