@@ -61,7 +61,7 @@ from .errors import (
     MissingValuesError,
     TreelearnError,
 )
-from .stream import count_file, data_file, is_parquet, read_header
+from .stream import count_file, read_header, read_whole
 
 __all__ = [
     "as_frame",
@@ -82,15 +82,15 @@ def is_path(data: Any) -> bool:
 
 
 def read_data(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV or Parquet file (by suffix) into a DataFrame.
+    """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset)
+    into a DataFrame, with the same states as the chunked reader (see
+    :func:`treelearn.stream.read_whole`); a file that cannot be read raises
+    :class:`~treelearn.DataFileError` naming it.
 
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
     """
-    path = data_file(path)
-    if is_parquet(path):
-        return pd.read_parquet(path)
-    return pd.read_csv(path)
+    return read_whole(path)
 
 
 def column_names(data: Any) -> tuple | None:
