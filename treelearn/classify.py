@@ -180,7 +180,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         if self.class_prior is not None:
             prior = np.asarray(self.class_prior, dtype=float)
             if prior.shape != (k,) or (prior < 0).any() or not np.isclose(prior.sum(), 1.0):
-                raise ValueError(
+                raise TreelearnError(
                     f"class_prior must be {k} non-negative probabilities summing to 1 (one per class "
                     f"of {list(self.classes_)}), got {self.class_prior!r}"
                 )

@@ -24,7 +24,7 @@ import networkx as nx
 
 from . import interop, jsonvalues
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
-from .errors import InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
+from .errors import InputTypeError, InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
 from .gaussian import GaussianTreeModel
 from .jsonfile import (
     check_document,
@@ -162,7 +162,7 @@ def to_document(obj: Any) -> dict:
         return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, tuple(_CLASSIFIERS.values())):
         return document("classifier", **{"class": type(obj).__name__, "state": obj.to_dict()})
-    raise TypeError(
+    raise InputTypeError(
         f"can only save a TreeModel or a treelearn classifier, not {type(obj).__name__}"
     )
 

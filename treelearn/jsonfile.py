@@ -275,7 +275,7 @@ def document(kind: str, **content: Any) -> dict:
     {'format': 'treelearn', 'version': 1, 'kind': 'tree_model', 'model': {}}
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
+        raise ModelFormatError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
     return {"format": FORMAT, "version": VERSION, "kind": kind, **content}
 
 

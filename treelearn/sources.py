@@ -58,6 +58,7 @@ from .errors import (
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
+    InputTypeError,
     MissingValuesError,
     TreelearnError,
 )
@@ -108,7 +109,7 @@ def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
         return X
     if is_scipy_sparse(X) or hasattr(X, "toarray"):
-        raise TypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
+        raise InputTypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
     array = np.asarray(X)
     if array.ndim != 2:
         raise TreelearnError(
@@ -156,7 +157,7 @@ def count(
     if is_scipy_sparse(data):
         return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
     if columns is not None:
-        raise TypeError(
+        raise InputTypeError(
             "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
             "column names (select columns with df[[...]])"
         )
@@ -190,7 +191,7 @@ def count(
         return count_file(data, chunksize=chunksize, states=states, missing=missing,
                           max_states=max_states, sample_weight=sample_weight)
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"expected a pandas DataFrame, a CSV/Parquet path, a dask DataFrame or a "
             f"scipy.sparse matrix, got {type(data).__name__}; wrap arrays with "
             f"pd.DataFrame(array, columns=[...])"
@@ -354,7 +355,7 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
 
 def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     if not is_dask_series(y):
-        raise TypeError(
+        raise InputTypeError(
             "with a dask DataFrame X, y must be a dask Series partitioned like X, "
             "e.g. ddf['y'] beside ddf.drop(columns='y')"
         )

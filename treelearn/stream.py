@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .counts import CountedTable, PairCounts, count_codes, total_weight, whole_weights
+from .counts import CountedTable, PairCounts, check_pair_memory, count_codes, total_weight, whole_weights
 from .data import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -55,6 +55,7 @@ from .data import (
     missing_values_error,
     python_scalar,
     state_order,
+    unhashable_error,
 )
 from .errors import (
     ColumnNotFoundError,
@@ -222,7 +223,10 @@ def scan_chunk(
                 scan.ordered = bool(dtype.ordered)
             elif pd.api.types.is_float_dtype(dtype):
                 check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
-            scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
+            try:
+                scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
+            except TypeError as exc:  # list/struct cells (Parquet nested columns)
+                raise unhashable_error(name, series) from exc
             scan.value_kinds = {_value_kind(v) for v in scan.values}
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
@@ -358,6 +362,7 @@ def count_chunk(
     is_missing = chunk.isna().to_numpy()
     n_missing = is_missing.sum(axis=0).astype(np.int64)
     exact = whole_weights(weights)
+    check_pair_memory(width, len(columns))
     empty = ChunkCounts(np.zeros((width, width), dtype=np.int64 if exact else float), 0,
                         n_missing, len(chunk))
     if is_missing.any():
