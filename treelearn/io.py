@@ -168,7 +168,24 @@ def to_document(obj: Any) -> dict:
 
 
 def from_document(doc: Any) -> Any:
-    """Validate a parsed file and rebuild what it holds."""
+    """Validate a parsed file and rebuild what it holds.
+
+    Whatever a hand-edited or hostile file holds, the error is a
+    :class:`~treelearn.ModelFileError`: the checks name what is wrong, and anything
+    they miss that a library raises while rebuilding is reported as an
+    :class:`~treelearn.InvalidModelError` too.
+    """
+    try:
+        return _from_document(doc)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            RecursionError) as exc:
+        raise InvalidModelError(f"the model file is inconsistent ({type(exc).__name__}: "
+                                f"{str(exc)[:200]})") from None
+
+
+def _from_document(doc: Any) -> Any:
     kind = check_document(doc)
     if kind == "tree_model":
         return TreeModel.from_dict(doc.get("model"))
