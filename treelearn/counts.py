@@ -269,7 +269,7 @@ def count_codes(
     has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)  # no n x d temporary
     layout = _reduced_layout(cardinalities, has_missing)
     width = layout.width
-    check_pair_memory(width, d)
+    check_pair_memory(int(cardinalities.sum()), d)  # the expanded K x K result
     total = np.zeros((width, width), dtype=np.int64 if exact else np.float64)
     step = min(chunk_rows or chunk_rows_for(width), max(n, 1))
     sparse = width > SPARSE_MIN_WIDTH and n > 0 and (

@@ -24,7 +24,13 @@ import networkx as nx
 
 from . import interop, jsonvalues
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
-from .errors import InputTypeError, InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
+from .errors import (
+    InputTypeError,
+    InvalidModelError,
+    ModelFileError,
+    ModelFormatError,
+    TreelearnError,
+)
 from .gaussian import GaussianTreeModel
 from .jsonfile import (
     check_document,

@@ -27,8 +27,8 @@ from .errors import (
     TreelearnError,
     UnseenStateError,
 )
-from .limits import check_memory
 from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
+from .limits import check_memory
 from .parameters import check_cpt
 from .sources import count
 from .stream import NO_STATE_CAP

@@ -36,15 +36,22 @@ Examples
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .counts import CountedTable, PairCounts, check_pair_memory, count_codes, total_weight, whole_weights
+from .counts import (
+    CountedTable,
+    PairCounts,
+    check_pair_memory,
+    count_codes,
+    total_weight,
+    whole_weights,
+)
 from .data import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
