@@ -49,6 +49,7 @@ from .jsonfile import save_document
 from .jsonvalues import (
     DecodeError,
     EncodeError,
+    decode_dtype,
     decode_label,
     encode_label,
     from_json_value,
@@ -162,7 +163,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         if self.class_prior is not None:
             prior = np.asarray(self.class_prior, dtype=float)
             if prior.shape != (k,) or (prior < 0).any() or not np.isclose(prior.sum(), 1.0):
-                raise ValueError(
+                raise TreelearnError(
                     f"class_prior must be {k} non-negative probabilities summing to 1 (one per class "
                     f"of {list(self.classes_)}), got {self.class_prior!r}"
                 )
@@ -451,7 +452,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
             raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a {cls.__name__}")
         est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
         est.classes_ = _label_array(
-            [decode_label(c) for c in state["classes"]], np.dtype(state["classes_dtype"])
+            [decode_label(c) for c in state["classes"]], decode_dtype(state["classes_dtype"])
         )
         est.class_name_ = decode_label(state["class_name"])
         est.feature_names_in_ = _label_array([decode_label(f) for f in state["feature_names"]])
@@ -464,7 +465,27 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
                  else TreeModel.from_dict(v))
              for k, v in state.items() if k in ("model", "models")}
         )
+        est._check_restored(state)
         return est
+
+    def _check_restored(self, state: dict) -> None:
+        """A hand-edited file must agree with itself: classes vs the class variable's states,
+        one count and one prior per class (else predictions would be silently wrong)."""
+        k = len(self.classes_)
+        if len(set(self.classes_.tolist())) != k or k < 2:
+            raise InvalidModelError(f"classes {list(self.classes_)} must be 2 or more distinct labels")
+        if self.class_count_.shape != (k,) or (self.class_count_ < 0).any():
+            raise InvalidModelError(f"class_count must be {k} non-negative counts")
+        prior = np.exp(self.class_log_prior_)
+        if prior.shape != (k,) or not np.isclose(prior.sum(), 1.0):
+            raise InvalidModelError(f"class_prior must be {k} probabilities summing to 1")
+        model = getattr(self, "model_", None)
+        if model is not None and self.class_name_ in model.variables:
+            states = list(model.states[self.class_name_])
+            if states != list(self.classes_):
+                raise InvalidModelError(
+                    f"classes {list(self.classes_)} differ from the states {states} of the class "
+                    f"variable {self.class_name_!r} in the network (reordered by hand?)")
 
 
 class SingleNetworkClassifier(BayesNetClassifier):

@@ -79,13 +79,14 @@ def read_frame(source: str) -> pd.DataFrame:
 
     if source == "-":
         try:
-            df = pd.read_csv(sys.stdin)
+            df = pd.read_csv(sys.stdin, low_memory=False)  # one dtype per column, as read_data
         except pd.errors.EmptyDataError:
             raise CommandError("standard input holds no CSV data") from None
+        except (UnicodeError, pd.errors.ParserError):
+            raise CommandError("standard input is not UTF-8 CSV text (binary or another "
+                               "encoding): give a UTF-8 CSV file") from None
         _check_separator(df)
         return df
-    if os.path.isdir(source):
-        raise CommandError(f"{source!r} is a directory, not a data file")
     try:
         df = read_data(source)
     except pd.errors.EmptyDataError:

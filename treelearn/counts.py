@@ -30,11 +30,13 @@ import numpy as np
 
 from .data import Table, python_scalar
 from .errors import EmptyDataError, StructureError, TreelearnError
+from .limits import check_memory
 
 __all__ = [
     "ClassCounts",
     "CountedTable",
     "PairCounts",
+    "check_pair_memory",
     "chunk_rows_for",
     "class_pair_counts",
     "count_codes",
@@ -229,6 +231,17 @@ def whole_weights(weights: np.ndarray | None) -> bool:
     return weights is None or bool(np.all(weights == np.floor(weights)))
 
 
+def check_pair_memory(width: int, n_columns: int) -> None:
+    """Refuse, before allocating, a pair-count matrix over :data:`treelearn.limits.MEMORY_LIMIT`
+    (``width`` one-hot indicators of ``n_columns`` columns: ``width**2`` 8-byte counts)."""
+    check_memory(
+        8.0 * width * width,
+        f"counting pairs of {n_columns} columns ({width} one-hot indicators: a {width} x {width} "
+        f"matrix)",
+        "count fewer columns (select the ones you need), lower max_states, or raise "
+        "treelearn.limits.MEMORY_LIMIT if the machine has the memory")
+
+
 def count_codes(
     codes: np.ndarray,
     cardinalities: np.ndarray,
@@ -256,6 +269,7 @@ def count_codes(
     has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)  # no n x d temporary
     layout = _reduced_layout(cardinalities, has_missing)
     width = layout.width
+    check_pair_memory(int(cardinalities.sum()), d)  # the expanded K x K result
     total = np.zeros((width, width), dtype=np.int64 if exact else np.float64)
     step = min(chunk_rows or chunk_rows_for(width), max(n, 1))
     sparse = width > SPARSE_MIN_WIDTH and n > 0 and (

@@ -29,6 +29,7 @@ from .errors import (
     ColumnNotFoundError,
     DuplicateColumnError,
     EmptyDataError,
+    InputTypeError,
     MissingValuesError,
     NumericColumnError,
     TooManyStatesError,
@@ -52,6 +53,7 @@ __all__ = [
     "missing_values_error",
     "python_scalar",
     "state_order",
+    "unhashable_error",
 ]
 
 MissingPolicy = Literal["error", "drop", "pairwise"]
@@ -430,7 +432,7 @@ def check_column_names(columns: Sequence[Hashable]) -> None:
 def check_frame(data: pd.DataFrame) -> None:
     """Shape and name checks shared by every entry point."""
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"expected a pandas DataFrame, got {type(data).__name__}; "
             f"wrap arrays with pd.DataFrame(array, columns=[...])"
         )
@@ -458,6 +460,28 @@ def missing_values_error(n_missing: np.ndarray, columns: Sequence, where: str = 
         f"table, the rows where its variables are observed",
         column=first,
     )
+
+
+def unhashable_error(name: Hashable, series: pd.Series) -> InputTypeError:
+    """The error for a column whose cells cannot be states (lists, dicts, arrays: unhashable).
+
+    >>> str(unhashable_error("a", pd.Series([[1], [2]])))
+    "column 'a' holds list values such as [1]: a state must be a single value (a number, text, a bool, a date); turn them into text (e.g. df['a'].map(str)) or drop the column"
+    """
+    bad = next((v for v in series if not isinstance(v, Hashable) or _unhashable(v)), None)
+    kind = type(bad).__name__ if bad is not None else "unhashable"
+    return InputTypeError(
+        f"column {name!r} holds {kind} values such as {bad!r:.60}: a state must be a single "
+        f"value (a number, text, a bool, a date); turn them into text (e.g. "
+        f"df[{name!r}].map(str)) or drop the column", column=name, values=[bad])
+
+
+def _unhashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
 
 
 def encode(
@@ -546,9 +570,12 @@ def encode(
         matrix = np.empty((len(data), len(columns)), dtype=np.int8)
         columns_to_encode = columns
     for j, name in enumerate(columns_to_encode):
-        codes, col_states = _encode_column(
-            name, data[name], max_states, states.get(name), unseen
-        )
+        try:
+            codes, col_states = _encode_column(
+                name, data[name], max_states, states.get(name), unseen
+            )
+        except TypeError as exc:
+            raise unhashable_error(name, data[name]) from exc
         width = code_dtype(len(col_states))
         if width.itemsize > matrix.dtype.itemsize:
             matrix = matrix.astype(width)
@@ -586,9 +613,9 @@ def discretize(
     """
     check_frame(data)
     if strategy not in ("quantile", "uniform"):
-        raise ValueError(f"strategy must be 'quantile' or 'uniform', not {strategy!r}")
+        raise TreelearnError(f"strategy must be 'quantile' or 'uniform', not {strategy!r}")
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"bins must be a positive integer, not {bins!r}")
+        raise TreelearnError(f"bins must be a positive integer, not {bins!r}")
     if columns is None:
         columns = [
             c

@@ -137,7 +137,7 @@ def layout(
             contour.append((min(lo for lo, _ in row), max(hi for _, hi in row)))
         return dict(zip(kids, xs)), contour
 
-    def place(v: Hashable) -> tuple[dict, list]:
+    def place_node(v: Hashable, placed_kids: list) -> tuple[dict, list]:
         kids = children.get(v, [])
         half = widths[v] / 2
         if not kids:
@@ -146,12 +146,26 @@ def layout(
             pos, contour = fan(kids)
             mid = (min(pos.values()) + max(pos.values())) / 2
         else:
-            pos, contour, centres = _pack([place(c) for c in kids], gap)
+            pos, contour, centres = _pack(placed_kids, gap)
             mid = (centres[0] + centres[-1]) / 2
         pos = {u: x - mid for u, x in pos.items()}
         contour = [(lo - mid, hi - mid) for lo, hi in contour]
         pos[v] = 0.0
         return pos, [(-half, half), *contour]
+
+    def place(root: Hashable) -> tuple[dict, list]:
+        # post-order with an explicit stack, not recursion: deep chains lay out too
+        done: dict = {}
+        stack = [(root, False)]
+        while stack:
+            v, expanded = stack.pop()
+            kids = children.get(v, [])
+            if expanded or not kids:
+                done[v] = place_node(v, [done.pop(c) for c in kids])
+            else:
+                stack.append((v, True))
+                stack.extend((c, False) for c in reversed(kids))
+        return done[root]
 
     pos, _, _ = _pack([place(r) for r in roots], tree_gap)
     depth: dict = {}

@@ -15,14 +15,17 @@ __all__ = [
     "ClassLabelError",
     "ColumnNotFoundError",
     "CorruptModelFileError",
+    "DataFileError",
     "DuplicateColumnError",
     "EmptyDataError",
     "FeatureMismatchError",
+    "InputTypeError",
     "InvalidModelError",
     "MissingValuesError",
     "ModelFileError",
     "ModelFormatError",
     "NumericColumnError",
+    "ResourceLimitError",
     "StructureError",
     "TooManyStatesError",
     "TreelearnError",
@@ -57,6 +60,21 @@ class TreelearnError(ValueError):
         self.values = values
         self.states = states
         self.hint = hint
+
+
+class InputTypeError(TreelearnError, TypeError):
+    """An argument of the wrong type (a list where a DataFrame belongs...).
+
+    Also a :class:`TypeError`, so ``except TypeError`` keeps working.
+    """
+
+
+class DataFileError(TreelearnError):
+    """A data file that cannot be read (not CSV/Parquet, ragged rows, not UTF-8, a directory)."""
+
+
+class ResourceLimitError(TreelearnError):
+    """A request that would need more memory than treelearn allows (say how much, and the fix)."""
 
 
 class EmptyDataError(TreelearnError):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
-from .errors import StructureError, TreelearnError
+from .errors import InputTypeError, StructureError, TreelearnError
 from .parameters import check_cpt
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
     (['a'], [[1.0, 0.0], [0.5, 0.5]], ['a'])
     """
     if not hasattr(network, "get_cpds") or not hasattr(network, "nodes"):
-        raise TypeError(f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}")
+        raise InputTypeError(f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}")
     G = nx.DiGraph()
     nodes = list(network.nodes())
     G.add_nodes_from(nodes)

@@ -24,7 +24,13 @@ import networkx as nx
 
 from . import interop, jsonvalues
 from .classify import TAN, ChowLiuMultinet, NaiveBayes
-from .errors import InvalidModelError, ModelFileError, ModelFormatError, TreelearnError
+from .errors import (
+    InputTypeError,
+    InvalidModelError,
+    ModelFileError,
+    ModelFormatError,
+    TreelearnError,
+)
 from .gaussian import GaussianTreeModel
 from .jsonfile import (
     check_document,
@@ -164,13 +170,30 @@ def to_document(obj: Any) -> dict:
         return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, tuple(_CLASSIFIERS.values())):
         return document("classifier", **{"class": type(obj).__name__, "state": obj.to_dict()})
-    raise TypeError(
+    raise InputTypeError(
         f"can only save a TreeModel or a treelearn classifier, not {type(obj).__name__}"
     )
 
 
 def from_document(doc: Any) -> Any:
-    """Validate a parsed file and rebuild what it holds."""
+    """Validate a parsed file and rebuild what it holds.
+
+    Whatever a hand-edited or hostile file holds, the error is a
+    :class:`~treelearn.ModelFileError`: the checks name what is wrong, and anything
+    they miss that a library raises while rebuilding is reported as an
+    :class:`~treelearn.InvalidModelError` too.
+    """
+    try:
+        return _from_document(doc)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+            RecursionError) as exc:
+        raise InvalidModelError(f"the model file is inconsistent ({type(exc).__name__}: "
+                                f"{str(exc)[:200]})") from None
+
+
+def _from_document(doc: Any) -> Any:
     kind = check_document(doc)
     if kind == "tree_model":
         return TreeModel.from_dict(doc.get("model"))

@@ -20,6 +20,7 @@ This module reads models duck-typed and never imports :mod:`treelearn.model`:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Hashable
@@ -31,6 +32,7 @@ import numpy as np
 from .errors import (
     CorruptModelFileError,
     InvalidModelError,
+    ModelFileError,
     ModelFormatError,
     StructureError,
     TreelearnError,
@@ -169,9 +171,15 @@ def model_arguments_from_dict(d: Any) -> dict:
             raise InvalidModelError(f"{where}: the states {states} are not all labels") from None
         if not distinct:
             raise InvalidModelError(f"{where}: the states {states} are not distinct")
+        if len(set(states)) != len(states):  # 1, 1.0 and True: one label for pandas and dicts
+            raise InvalidModelError(
+                f"{where}: the states {states} hold equal labels (such as 1 and 1.0); "
+                f"give each state once")
         parents = [_decoded(decode_label, p, where) for p in _require(node, "parents", list, where)]
         cpt = _require(node, "cpt", list, where)
-        attrs = {k: _decoded(from_json_value, x, where) for k, x in node.get("attrs", {}).items()}
+        _check_numbers(cpt, where)
+        attrs = {k: _decoded(from_json_value, x, where)
+                 for k, x in _attrs(node, where).items()}
         G.add_node(name, **attrs, states=states, cpt=cpt, parents=parents)
         dtypes[name] = _decoded(decode_dtype, node.get("dtype"), where)
     missing = [v for v in variables if v not in G]
@@ -204,8 +212,12 @@ def model_arguments_from_dict(d: Any) -> dict:
         if u not in G.nodes[v]["parents"]:
             raise InvalidModelError(f"edge {u!r} -> {v!r} is not in {v!r}'s parents")
         attrs = {
-            k: _decoded(from_json_value, x, f"edge {i}") for k, x in edge.get("attrs", {}).items()
+            k: _decoded(from_json_value, x, f"edge {i}")
+            for k, x in _attrs(edge, f"edge {i}").items()
         }
+        weight = attrs.get("weight")
+        if weight is not None and not _is_number(weight):
+            raise InvalidModelError(f"edge {u!r} -> {v!r}: the weight {weight!r} is not a number")
         G.add_edge(u, v, **attrs)
     for v in variables:
         for p in G.nodes[v]["parents"]:
@@ -215,6 +227,13 @@ def model_arguments_from_dict(d: Any) -> dict:
     if not isinstance(graph_attrs, dict):
         raise InvalidModelError("model: 'graph' must be an object")
     G.graph.update({k: _decoded(from_json_value, x, "graph") for k, x in graph_attrs.items()})
+    if not nx.is_directed_acyclic_graph(G):
+        raise InvalidModelError(f"the parents form a cycle: {nx.find_cycle(G)}")
+    roots = G.graph.get("roots", [])
+    if not isinstance(roots, list) or not all(_is_label(r) and r in G for r in roots):
+        raise InvalidModelError(f"graph: roots must be a list of variables, not {roots!r}")
+    if "n" in G.graph and G.graph["n"] is not None and not _is_number(G.graph["n"]):
+        raise InvalidModelError(f"graph: n must be a number, not {G.graph['n']!r}")
     n_rows = d.get("n_rows")
     if n_rows is not None and (
         not isinstance(n_rows, int) or isinstance(n_rows, bool) or n_rows < 0
@@ -225,13 +244,56 @@ def model_arguments_from_dict(d: Any) -> dict:
     settings = d.get("settings", {})
     if not isinstance(settings, dict):
         raise InvalidModelError("model: 'settings' must be an object")
+    settings = {k: _decoded(from_json_value, x, "settings") for k, x in settings.items()}
+    for key in ("alpha", "equivalent_sample_size", "m", "mi_alpha"):
+        if settings.get(key) is not None and not (_is_number(settings[key])
+                                                  and settings[key] >= 0):
+            raise InvalidModelError(f"settings: {key} must be a number >= 0, not "
+                                    f"{settings[key]!r}")
+    forest = settings.get("forest")
+    if forest is not None and forest not in ("bic", "aic") and not _is_number(forest):
+        raise InvalidModelError(f"settings: forest must be null, 'bic', 'aic' or a number, "
+                                f"not {forest!r}")
     return {
         "graph": G,
         "variables": variables,
         "dtypes": {v: t for v, t in dtypes.items() if t is not None},
         "n_rows": n_rows,
-        "settings": {k: _decoded(from_json_value, x, "settings") for k, x in settings.items()},
+        "settings": settings,
     }
+
+
+def _attrs(d: dict, where: str) -> dict:
+    attrs = d.get("attrs", {})
+    if not isinstance(attrs, dict):
+        raise InvalidModelError(f"{where}: 'attrs' must be an object, not {type(attrs).__name__}")
+    return attrs
+
+
+def _is_number(x: Any) -> bool:
+    """A finite int or float, not a bool."""
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)
+            and bool(np.isfinite(float(x))))
+
+
+def _is_label(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_numbers(cpt: list, where: str) -> None:
+    """Every leaf of a nested CPT list a JSON number (not text, bool or null)."""
+    stack = [cpt]
+    while stack:  # iterative: a hostile file may nest deeply
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise InvalidModelError(f"{where}: the CPT is not a rectangular array of numbers "
+                                    f"(it holds {item!r})")
 
 
 def _decoded(decode: Any, value: Any, where: str) -> Any:
@@ -275,7 +337,7 @@ def document(kind: str, **content: Any) -> dict:
     {'format': 'treelearn', 'version': 1, 'kind': 'tree_model', 'model': {}}
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
+        raise ModelFormatError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
     return {"format": FORMAT, "version": VERSION, "kind": kind, **content}
 
 
@@ -325,7 +387,13 @@ def parse_document(text: str) -> dict:
     """
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except RecursionError:  # deeply nested arrays or objects
+        raise CorruptModelFileError(
+            "not a treelearn model file: the JSON is nested too deeply") from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # e.g. an integer of 5,000 digits
+            raise CorruptModelFileError(
+                f"not a treelearn model file: a value cannot be read ({str(exc)[:80]})") from None
         stripped = text.rstrip()
         if not stripped:
             raise CorruptModelFileError("the file is empty") from None
@@ -355,10 +423,18 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     '{}'
     """
     path = os.fspath(path)
+    if os.path.isdir(path):  # checked first: no stray "<path>.tmp" left behind
+        raise ModelFileError(f"{path!r} is a directory: give a file name such as "
+                             f"{os.path.join(path, 'model.json')!r}")
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def save_document(path: str | os.PathLike, kind: str, **content: Any) -> None:

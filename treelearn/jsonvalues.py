@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "ALLOWED_EXTENSION_DTYPES",
+    "ALLOWED_NUMPY_KINDS",
     "DecodeError",
     "EncodeError",
     "JsonValueError",
@@ -235,15 +237,53 @@ def encode_dtype(dtype: Any) -> Any:
     return str(dtype)
 
 
+#: numpy dtype kinds a saved column may have: bool, integers, floats, complex, dates,
+#: durations, object; never fixed-width bytes/text/void ("S2000000000" would allocate GiB)
+ALLOWED_NUMPY_KINDS = "biufcmMO"
+#: pandas extension dtypes a saved column may have (the nullable and string dtypes)
+ALLOWED_EXTENSION_DTYPES = ("StringDtype", "Int8Dtype", "Int16Dtype", "Int32Dtype",
+                            "Int64Dtype", "UInt8Dtype", "UInt16Dtype", "UInt32Dtype",
+                            "UInt64Dtype", "Float32Dtype", "Float64Dtype", "BooleanDtype",
+                            "DatetimeTZDtype", "PeriodDtype")
+
+
+def _allowed_dtype(text: Any) -> Any:
+    """``pandas_dtype(text)`` for a name the writer emits; else :class:`DecodeError`."""
+    if not isinstance(text, str) or len(text) > 64:
+        raise DecodeError(f"unknown dtype {text!r}")
+    dtype = pd.api.types.pandas_dtype(text)
+    if isinstance(dtype, np.dtype):
+        ok = (dtype.kind in ALLOWED_NUMPY_KINDS and dtype.itemsize <= 16) or (
+            dtype.kind == "U" and dtype.itemsize == 0)  # "str": pandas' name for text columns
+    else:
+        ok = type(dtype).__name__ in ALLOWED_EXTENSION_DTYPES
+    if not ok:
+        raise DecodeError(f"dtype {text!r} is not one treelearn writes (allowed: bool, integer, "
+                          f"float, date and object dtypes, pandas nullable and string dtypes, "
+                          f"categoricals of these)")
+    return dtype
+
+
 def decode_dtype(value: Any) -> Any:
-    """Inverse of :func:`encode_dtype`; raises :class:`DecodeError` for an unknown dtype."""
+    """Inverse of :func:`encode_dtype`; raises :class:`DecodeError` for an unknown dtype,
+    or one the writer never emits (see :data:`ALLOWED_NUMPY_KINDS`).
+
+    >>> decode_dtype("S2000000000")
+    Traceback (most recent call last):
+    ...
+    treelearn.jsonvalues.DecodeError: dtype 'S2000000000' is not one treelearn writes ...
+    """
     if value is None:
         return None
     try:
         if isinstance(value, dict):
             categories = [decode_label(c) for c in value["category"]]
-            index = pd.Index(categories, dtype=value.get("categories_dtype"), tupleize_cols=False)
+            inner = value.get("categories_dtype")
+            index = pd.Index(categories, dtype=None if inner is None else _allowed_dtype(inner),
+                             tupleize_cols=False)
             return pd.CategoricalDtype(index, ordered=bool(value.get("ordered", False)))
-        return pd.api.types.pandas_dtype(value)
+        return _allowed_dtype(value)
+    except DecodeError:
+        raise
     except (TypeError, ValueError, KeyError) as exc:
         raise DecodeError(f"unknown dtype {value!r} ({exc})") from None

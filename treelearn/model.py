@@ -28,6 +28,7 @@ from .errors import (
     UnseenStateError,
 )
 from .inference import eliminate_log, find_conditioner, log_marginal_by_conditioner
+from .limits import check_memory
 from .parameters import check_cpt
 from .sources import count
 from .stream import NO_STATE_CAP
@@ -350,8 +351,11 @@ class TreeModel:
         >>> m.sample(3, evidence={"b": True}, random_state=0)["a"].tolist()
         [1, 1, 1]
         """
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, not {n!r}")
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise TreelearnError(f"n must be a non-negative integer, not {n!r}", values=[n])
+        check_memory(int(n) * max(len(self.variables), 1) * 16,  # codes + decoded columns
+                     f"sampling n={n} rows of {len(self.variables)} variables",
+                     "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
         if evidence is not None and not isinstance(evidence, Mapping):
             raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r} "
                                  f"(give the seed as random_state=)")
@@ -708,8 +712,10 @@ class TreeModel:
             if p is not None:
                 children[p].append(v)
 
+        states = self.states
+
         def label(v: Hashable, parent: Hashable | None) -> str:
-            text = f"{v} ({len(self.states[v])} states)"
+            text = f"{v} ({len(states[v])} states)"
             if parent is not None:
                 weight = self.graph.edges[parent, v].get("weight")
                 if weight is not None:
@@ -719,15 +725,15 @@ class TreeModel:
                     text += f"  (also given {', '.join(map(str, extra))})"
             return text
 
-        def walk(v: Hashable, prefix: str, last: bool, top: bool) -> None:
+        # an explicit stack, not recursion: a chain of thousands of variables prints too
+        stack = [(r, "", True, True) for r in reversed(self.roots) if shown_parent[r] is None]
+        while stack:
+            v, prefix, last, top = stack.pop()
             branch = "" if top else ("└── " if last else "├── ")
             lines.append(prefix + branch + label(v, shown_parent[v]))
             below = prefix + ("" if top else ("    " if last else "│   "))
-            for i, w in enumerate(children[v]):
-                walk(w, below, i == len(children[v]) - 1, False)
-
-        for r in [v for v in self.roots if shown_parent[v] is None]:
-            walk(r, "", True, True)
+            kids = children[v]
+            stack.extend((w, below, i == len(kids) - 1, False) for i, w in reversed(list(enumerate(kids))))
         return "\n".join(lines)
 
     def _headline(self) -> str:

@@ -58,11 +58,12 @@ from .errors import (
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
+    InputTypeError,
     MissingValuesError,
     TreelearnError,
 )
 from .sparse_chow_liu import SPARSE_CHOW_LIU_MIN_COLUMNS, sparse_binary_statistics
-from .stream import count_file, data_file, is_parquet, read_header
+from .stream import count_file, read_header, read_whole
 
 __all__ = [
     "as_frame",
@@ -83,15 +84,15 @@ def is_path(data: Any) -> bool:
 
 
 def read_data(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV or Parquet file (by suffix) into a DataFrame.
+    """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset)
+    into a DataFrame, with the same states as the chunked reader (see
+    :func:`treelearn.stream.read_whole`); a file that cannot be read raises
+    :class:`~treelearn.DataFileError` naming it.
 
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
     """
-    path = data_file(path)
-    if is_parquet(path):
-        return pd.read_parquet(path)
-    return pd.read_csv(path)
+    return read_whole(path)
 
 
 def column_names(data: Any) -> tuple | None:
@@ -109,7 +110,7 @@ def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
     if isinstance(X, pd.DataFrame):
         return X
     if is_scipy_sparse(X) or hasattr(X, "toarray"):
-        raise TypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
+        raise InputTypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
     array = np.asarray(X)
     if array.ndim != 2:
         raise TreelearnError(
@@ -160,7 +161,7 @@ def count(
             return sparse_binary_statistics(data, columns, sample_weight=sample_weight)
         return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
     if columns is not None:
-        raise TypeError(
+        raise InputTypeError(
             "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
             "column names (select columns with df[[...]])"
         )
@@ -194,7 +195,7 @@ def count(
         return count_file(data, chunksize=chunksize, states=states, missing=missing,
                           max_states=max_states, sample_weight=sample_weight)
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"expected a pandas DataFrame, a CSV/Parquet path, a dask DataFrame or a "
             f"scipy.sparse matrix, got {type(data).__name__}; wrap arrays with "
             f"pd.DataFrame(array, columns=[...])"
@@ -358,7 +359,7 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
 
 def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     if not is_dask_series(y):
-        raise TypeError(
+        raise InputTypeError(
             "with a dask DataFrame X, y must be a dask Series partitioned like X, "
             "e.g. ddf['y'] beside ddf.drop(columns='y')"
         )

@@ -37,13 +37,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .counts import CountedTable, PairCounts, count_codes, total_weight, whole_weights
+from .counts import (
+    CountedTable,
+    PairCounts,
+    check_pair_memory,
+    count_codes,
+    total_weight,
+    whole_weights,
+)
 from .data import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -54,9 +62,11 @@ from .data import (
     missing_values_error,
     python_scalar,
     state_order,
+    unhashable_error,
 )
 from .errors import (
     ColumnNotFoundError,
+    DataFileError,
     EmptyDataError,
     NumericColumnError,
     TooManyStatesError,
@@ -65,6 +75,7 @@ from .errors import (
 )
 
 __all__ = [
+    "MIN_CHUNK_ROWS",
     "NO_STATE_CAP",
     "ChunkCounts",
     "ColumnScan",
@@ -79,10 +90,17 @@ __all__ = [
     "is_parquet",
     "iter_chunks",
     "read_header",
+    "read_whole",
+    "reading",
     "scan_chunk",
     "split_weights",
     "text_columns",
 ]
+
+#: Files are read at least this many rows at a time (a smaller ``chunksize`` is raised to
+#: it): per-chunk overhead would otherwise dominate (``chunksize=1`` on 20,000 rows took 80 s)
+#: while 1,000 rows of any width are still a small, bounded amount of memory.
+MIN_CHUNK_ROWS = 1_000
 
 #: ``encode`` gets states for every column in the counting pass; the cap was applied before
 NO_STATE_CAP = np.iinfo(np.int64).max
@@ -212,7 +230,10 @@ def scan_chunk(
                 scan.ordered = bool(dtype.ordered)
             elif pd.api.types.is_float_dtype(dtype):
                 check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
-            scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
+            try:
+                scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
+            except TypeError as exc:  # list/struct cells (Parquet nested columns)
+                raise unhashable_error(name, series) from exc
             scan.value_kinds = {_value_kind(v) for v in scan.values}
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
@@ -348,6 +369,7 @@ def count_chunk(
     is_missing = chunk.isna().to_numpy()
     n_missing = is_missing.sum(axis=0).astype(np.int64)
     exact = whole_weights(weights)
+    check_pair_memory(width, len(columns))
     empty = ChunkCounts(np.zeros((width, width), dtype=np.int64 if exact else float), 0,
                         n_missing, len(chunk))
     if is_missing.any():
@@ -377,9 +399,17 @@ def data_file(path: str | os.PathLike) -> str:
     return path
 
 
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+
+
 def is_parquet(path: str) -> bool:
-    """A Parquet file by its suffix (any case); anything else is read as CSV."""
-    return str(path).lower().endswith((".parquet", ".pq", ".parq"))
+    """A Parquet file by its suffix (any case), or a directory holding Parquet files (a
+    Parquet dataset, as Dask and Spark write them); anything else is read as CSV."""
+    if os.path.isdir(path):  # every data file under it Parquet ("_metadata", ".crc" aside)
+        names = [n.lower() for _, _, files in os.walk(path) for n in files
+                 if not n.startswith(("_", "."))]
+        return bool(names) and all(n.endswith(PARQUET_SUFFIXES) for n in names)
+    return str(path).lower().endswith(PARQUET_SUFFIXES)
 
 
 def _parquet():
@@ -390,21 +420,92 @@ def _parquet():
     return pq
 
 
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+@contextmanager
+def reading(path: str) -> Iterator[None]:
+    """Turn what the CSV/Parquet readers raise for a bad file into a :class:`DataFileError`
+    naming the file, the problem and the fix (pandas, pyarrow and codec errors otherwise)."""
+    try:
+        yield
+    except TreelearnError:
+        raise
+    except pd.errors.EmptyDataError:
+        raise EmptyDataError(f"{path!r} is empty: no header, no rows") from None
+    except UnicodeError:
+        raise DataFileError(
+            f"{path!r} is not UTF-8 text (another encoding such as latin-1, compressed data or "
+            f"a binary file): re-save it as a UTF-8 CSV, or give a Parquet file") from None
+    except pd.errors.ParserError as exc:
+        raise DataFileError(
+            f"{path!r} is not a well-formed CSV file ({_first_line(exc)}): every row must have "
+            f"as many comma-separated fields as the header") from None
+    except IsADirectoryError:
+        raise DataFileError(
+            f"{path!r} is a directory without Parquet files, not a data file: give a CSV or "
+            f"Parquet file, or a directory of Parquet files (a Parquet dataset)") from None
+    except PermissionError:
+        raise DataFileError(f"{path!r} cannot be read: permission denied") from None
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "pyarrow":
+            raise
+        raise DataFileError(
+            f"{path!r} is not a readable Parquet file ({_first_line(exc)}); a file named "
+            f".parquet must be Parquet (rename a CSV file to .csv)") from None
+
+
+def _dataset(path: str):
+    _parquet()
+    import pyarrow.dataset as ds
+
+    return ds.dataset(path, format="parquet")
+
+
+def read_whole(path: str | os.PathLike) -> pd.DataFrame:
+    """A whole CSV or Parquet file (or Parquet dataset directory) as a DataFrame.
+
+    A CSV column is parsed in one go (``low_memory=False``): pandas would otherwise
+    parse blocks of rows separately and give ``1`` and ``"1"`` in one column, where
+    the chunked reader (:func:`text_columns`) reads such a column as text. Both give
+    the same states.
+    """
+    path = data_file(path)
+    with reading(path):
+        if is_parquet(path):
+            if os.path.isdir(path):
+                return _dataset(path).to_table().to_pandas()
+            return pd.read_parquet(path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
+        return pd.read_csv(path, low_memory=False)
+
+
 def iter_chunks(
     path: str | os.PathLike, chunksize: int, text: Sequence[Hashable] = ()
 ) -> Iterator[pd.DataFrame]:
-    """DataFrames of at most ``chunksize`` rows from a CSV (pandas) or Parquet (pyarrow) file.
+    """DataFrames of at most ``max(chunksize, MIN_CHUNK_ROWS)`` rows from a CSV (pandas) or
+    Parquet (pyarrow) file, or a directory of Parquet files.
 
     ``text``: CSV columns to read as text (see :func:`text_columns`).
     """
     path = data_file(path)
-    if is_parquet(path):
-        for batch in _parquet().ParquetFile(path).iter_batches(batch_size=chunksize):
-            yield batch.to_pandas()
-    else:
-        dtype = dict.fromkeys(text, str) if text else None
-        with pd.read_csv(path, chunksize=chunksize, dtype=dtype) as reader:
-            yield from reader
+    chunksize = max(int(chunksize), MIN_CHUNK_ROWS)
+    with reading(path):
+        if is_parquet(path):
+            if os.path.isdir(path):
+                batches = _dataset(path).to_batches(batch_size=chunksize, use_threads=False)
+            else:
+                batches = _parquet().ParquetFile(path).iter_batches(batch_size=chunksize)
+            for batch in batches:
+                yield batch.to_pandas()
+        else:
+            if os.path.isdir(path):
+                raise IsADirectoryError(path)
+            dtype = dict.fromkeys(text, str) if text else None
+            with pd.read_csv(path, chunksize=chunksize, dtype=dtype) as reader:
+                yield from reader
 
 
 def _rows(start: int, chunk: pd.DataFrame, path: str) -> str:
@@ -515,11 +616,11 @@ def _weighted(weight_column: Hashable | None) -> str:
 def read_header(path: str | os.PathLike) -> tuple:
     """Column names of a CSV or Parquet file, read without reading the rows."""
     path = data_file(path)
-    if is_parquet(path):
-        schema = _parquet().ParquetFile(path).schema_arrow
-        return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
-    try:
+    with reading(path):
+        if is_parquet(path):
+            schema = (_dataset(path).schema if os.path.isdir(path)
+                      else _parquet().ParquetFile(path).schema_arrow)
+            return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
         return tuple(pd.read_csv(path, nrows=0).columns)
-    except pd.errors.EmptyDataError:
-        raise EmptyDataError(f"{path!r} is empty: no header, no rows") from None
-

@@ -1,0 +1,296 @@
+"""Hostile inputs, one table per entry point: each must raise the exact TreelearnError
+subclass with a message naming the thing (never a raw pandas/numpy/pyarrow/json error,
+never a silently wrong answer, never a hang). Plus a Hypothesis round trip."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import treelearn as tl
+from treelearn.cli import main
+
+DF = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1, 2, 1, 1], "c": [True, False, True, True]})
+
+
+def expect(error: type, pattern: str, fn, *args, **kwargs) -> None:
+    with pytest.raises(tl.TreelearnError) as info:
+        fn(*args, **kwargs)
+    assert isinstance(info.value, error), (type(info.value), str(info.value))
+    assert pattern in str(info.value), str(info.value)
+
+
+# ---------------------------------------------------------------------- options
+OPTIONS = [
+    ("alpha", "1"), ("alpha", None), ("alpha", float("nan")), ("alpha", -1),
+    ("mi_alpha", "x"), ("mi_alpha", float("inf")), ("max_states", "5"), ("max_states", 0),
+    ("max_states", 2.5), ("max_states", True), ("forest", float("nan")), ("forest", "x"),
+    ("forest", True), ("equivalent_sample_size", "1"), ("chunksize", 0), ("missing", "x"),
+]
+
+
+@pytest.mark.parametrize("option, value", OPTIONS)
+def test_bad_option_is_named(option, value):
+    kwargs = {option: value}
+    if option == "equivalent_sample_size":
+        kwargs["prior"] = "bdeu"
+    data = DF if option != "chunksize" else "datasets/playtennis.csv"
+    expect(tl.TreelearnError, option, tl.chow_liu, data, **kwargs)
+
+
+def test_numpy_scalars_are_numbers():
+    # forest=np.int64(0) is a threshold of 0 nats: every positive-MI edge is kept
+    assert tl.chow_liu(DF, forest=np.int64(0)).graph.number_of_edges() == 2
+    assert tl.chow_liu(DF, alpha=np.float32(1)).settings["alpha"] == 1.0
+
+
+# ---------------------------------------------------------------------- data
+@pytest.mark.parametrize("data", [[[1, 2]], np.zeros((3, 2)), None, nx.DiGraph()])
+def test_non_dataframe_is_a_type_error(data):
+    expect(tl.InputTypeError, type(data).__name__, tl.chow_liu, data)
+    with pytest.raises(TypeError):  # the old type keeps working
+        tl.chow_liu(data)
+
+
+@pytest.mark.parametrize("cell", [[1], {"k": 1}, np.zeros(2), {1, 2}])
+def test_unhashable_cells_name_the_column(cell, tmp_path):
+    bad = pd.DataFrame({"b": [1, 2], "weird": [cell, cell]})
+    expect(tl.InputTypeError, "'weird'", tl.chow_liu, bad)
+    model = tl.chow_liu(pd.DataFrame({"b": [1, 2], "weird": [1, 2]}))
+    expect(tl.InputTypeError, "'weird'", model.log_likelihood, bad)
+
+
+def test_parquet_list_column_names_the_column(tmp_path):
+    path = tmp_path / "l.parquet"
+    pd.DataFrame({"b": [1, 2], "lst": [[1, 2], [3]]}).to_parquet(path)
+    expect(tl.InputTypeError, "'lst'", tl.chow_liu, path)
+    assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
+
+
+def test_sample_guards():
+    model = tl.chow_liu(DF)
+    expect(tl.ResourceLimitError, "GiB", model.sample, 10**12)
+    for n in (-1, 2.5, True, "3"):
+        expect(tl.TreelearnError, "n must be", model.sample, n)
+
+
+def test_pair_count_matrix_guard(monkeypatch):
+    # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts needs 512 bytes
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 8 * 8 - 1)
+    table = pd.DataFrame({f"v{i}": [0, 1] for i in range(4)})
+    expect(tl.ResourceLimitError, "max_states", tl.chow_liu, table)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 8 * 8)
+    tl.chow_liu(table)
+
+
+def test_classifier_bad_input():
+    X, y = DF[["a", "b"]], DF["c"]
+    expect(tl.TreelearnError, "class_prior", tl.NaiveBayes(class_prior=[2, 3]).fit, X, y)
+    expect(tl.ClassLabelError, "2 labels", tl.NaiveBayes().fit, X, y[:2])
+    nb = tl.NaiveBayes().fit(X, y)
+    expect(tl.FeatureMismatchError, "'b'", nb.predict, X[["a"]])
+
+
+# ---------------------------------------------------------------------- deep trees
+def test_chain_of_1500_variables_prints_and_draws(tmp_path):
+    n = 1500
+    chain = pd.DataFrame({f"v{i}": (np.arange(4) >> (i % 2)) % 2 for i in range(n)})
+    model = tl.fit_cpts(nx.DiGraph([(f"v{i}", f"v{i + 1}") for i in range(n - 1)]), chain)
+    lines = model.to_text().splitlines()
+    assert len(lines) == n + 1 and lines[-1].strip().startswith("└── v1499")
+    assert model.to_dot().count("->") == n - 1
+    model.save(tmp_path / "deep.json")
+    assert tl.load(tmp_path / "deep.json") == model
+    pos = tl.draw.layout({f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"],
+                         {f"v{i}": 1.0 for i in range(n)})
+    assert pos["v1499"][1] == n - 1  # depth of the last node
+
+
+# ---------------------------------------------------------------------- files
+def _write(path, data):
+    (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
+    return path
+
+
+FILES = [
+    ("ragged.csv", "a,b\n1,2\n3,4,5\n", tl.DataFileError, "well-formed CSV"),
+    ("latin.csv", "a,b\n\xe9t\xe9,1\n".encode("latin-1"), tl.DataFileError, "UTF-8"),
+    ("gzip.csv", gzip.compress(b"a,b\n1,2\n"), tl.DataFileError, "UTF-8"),
+    ("fake.parquet", "a,b\n1,2\n", tl.DataFileError, "Parquet"),
+    ("empty.csv", "", tl.EmptyDataError, "empty"),
+]
+
+
+@pytest.mark.parametrize("name, content, error, pattern", FILES)
+def test_bad_files(tmp_path, name, content, error, pattern, capsys):
+    path = _write(tmp_path / name, content)
+    for reader in (tl.read_data, tl.chow_liu, tl.mi_graph):
+        expect(error, pattern, reader, path)
+        expect(error, name, reader, path)
+    assert main(["learn", str(path)]) == 1
+    assert name in capsys.readouterr().err
+
+
+def test_directory_without_parquet(tmp_path):
+    _write(tmp_path / "a.csv", "a\n1\n")
+    expect(tl.DataFileError, "directory", tl.read_data, tmp_path)
+    expect(tl.DataFileError, "directory", tl.chow_liu, tmp_path)
+
+
+def test_parquet_dataset_directory_is_accepted(tmp_path):
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    DF.iloc[:2].to_parquet(ds / "part.0.parquet")
+    DF.iloc[2:].to_parquet(ds / "part.1.parquet")
+    assert tl.read_data(ds).equals(DF)
+    assert tl.chow_liu(ds) == tl.chow_liu(DF)
+    assert main(["learn", str(ds), "-o", str(tmp_path / "m.json")]) == 0
+
+
+def test_whole_file_and_streaming_reads_give_the_same_states(tmp_path):
+    # pandas' low-memory reader parses blocks of ~260,000 rows separately: "1" became 1
+    path = tmp_path / "mixed.csv"
+    path.write_text("a,b\n" + "1,0\n" * 300_000 + "x,1\n")
+    whole = tl.read_data(path)
+    assert sorted(whole["a"].unique()) == ["1", "x"]
+    assert tl.chow_liu(path).states["a"] == tl.chow_liu(whole).states["a"] == ["1", "x"]
+
+
+def test_chunksize_one_is_batched(tmp_path):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"a": np.arange(20_000) % 3, "b": np.arange(20_000) % 2}).to_csv(path, index=False)
+    chunks = list(tl.stream.iter_chunks(path, 1))
+    assert len(chunks) == 20 and all(len(c) == tl.stream.MIN_CHUNK_ROWS for c in chunks)
+    assert tl.chow_liu(path, chunksize=1) == tl.chow_liu(pd.read_csv(path))
+
+
+def test_save_to_a_directory_leaves_no_tmp(tmp_path):
+    target = tmp_path / "dir"
+    target.mkdir()
+    expect(tl.ModelFileError, "directory", tl.chow_liu(DF).save, target)
+    assert not os.path.exists(str(target) + ".tmp")
+
+
+# ---------------------------------------------------------------------- model files
+@pytest.fixture
+def saved(tmp_path):
+    path = tmp_path / "m.json"
+    tl.chow_liu(DF).save(path)
+    return path
+
+
+def _nodes(doc):
+    return {n["name"]: n for n in doc["model"]["nodes"]}
+
+
+HOSTILE = [
+    ("deep nesting", lambda d: "[" * 100_000 + "]" * 100_000, tl.CorruptModelFileError, "nested"),
+    ("huge int", lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1' + "0" * 5000),
+     tl.CorruptModelFileError, "value"),
+    ("n_rows inf", lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1e400'),
+     tl.InvalidModelError, "n_rows"),
+    ("dtype S", lambda d: _nodes(d)["a"].update(dtype="S2000000000"), tl.InvalidModelError,
+     "S2000000000"),
+    ("dtype V", lambda d: _nodes(d)["a"].update(dtype="V100000000"), tl.InvalidModelError,
+     "V100000000"),
+    ("dtype cat", lambda d: _nodes(d)["a"].update(
+        dtype={"category": ["x", "y"], "categories_dtype": "U1000000000"}),
+     tl.InvalidModelError, "'a'"),
+    ("equal states", lambda d: _nodes(d)["b"].update(states=[1, 1.0]), tl.InvalidModelError,
+     "'b'"),
+    ("cycle", lambda d: (_nodes(d)["a"].update(parents=["c"], cpt=[[0.5, 0.5]] * 2),
+                         d["model"]["edges"].append({"source": "c", "target": "a"})),
+     tl.InvalidModelError, "cycle"),
+    ("roots", lambda d: d["model"]["graph"].update(roots=["zz"]), tl.InvalidModelError, "roots"),
+    ("roots int", lambda d: d["model"]["graph"].update(roots=5), tl.InvalidModelError, "roots"),
+    ("weight", lambda d: d["model"]["edges"][0]["attrs"].update(weight="x"),
+     tl.InvalidModelError, "weight"),
+    ("attrs", lambda d: d["model"]["edges"][0].update(attrs=[1]), tl.InvalidModelError, "attrs"),
+    ("cpt text", lambda d: _nodes(d)["a"].update(cpt=["0.5", "0.5"]), tl.InvalidModelError,
+     "'0.5'"),
+    ("settings", lambda d: d["model"]["settings"].update(alpha="x"), tl.InvalidModelError,
+     "alpha"),
+    ("graph n", lambda d: d["model"]["graph"].update(n="x"), tl.InvalidModelError, "n must"),
+]
+
+
+@pytest.mark.parametrize("name, change, error, pattern", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_model_files(saved, name, change, error, pattern):
+    doc = json.loads(saved.read_text())
+    text = change(doc)
+    saved.write_text(text if isinstance(text, str) else json.dumps(doc))
+    expect(error, pattern, tl.load, saved)
+    assert main(["show", str(saved)]) == 1
+
+
+def test_reordered_classes_are_refused(tmp_path):
+    path = tmp_path / "nb.json"
+    tl.NaiveBayes().fit(DF[["a", "b"]], DF["c"]).save(path)
+    doc = json.loads(path.read_text())
+    doc["state"]["classes"] = doc["state"]["classes"][::-1]
+    path.write_text(json.dumps(doc))
+    expect(tl.InvalidModelError, "reordered", tl.load, path)
+    doc["state"]["classes"] = doc["state"]["classes"][::-1]
+    doc["state"]["classes_dtype"] = "S2000000000"
+    path.write_text(json.dumps(doc))
+    expect(tl.InvalidModelError, "S2000000000", tl.load, path)
+
+
+# ---------------------------------------------------------------------- Hypothesis
+LABELS = st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y", "é,\n", ""]), st.booleans(),
+                   st.none(), st.just(float("nan")), st.floats(-2, 2, allow_nan=False))
+NAMES = st.text(st.characters(codec="utf-8"), min_size=0, max_size=4)
+
+
+@st.composite
+def frames(draw):
+    names = draw(st.lists(NAMES, min_size=0, max_size=3, unique=True))
+    n = draw(st.integers(0, 3))
+    return pd.DataFrame({c: pd.Series(draw(st.lists(LABELS, min_size=n, max_size=n)),
+                                      dtype=object) for c in names})
+
+
+def _brute_joint(model, row) -> float:
+    return sum(math.log(model.cpt(v)[tuple(model.states[p].index(row[p])
+                                            for p in model.parents(v))
+                                      + (model.states[v].index(row[v]),)])
+               for v in model.variables)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frames(), st.sampled_from(["error", "drop", "pairwise"]))
+def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
+    original = df.copy()
+    try:
+        model = tl.chow_liu(df, missing=missing, alpha=1)
+    except tl.TreelearnError:
+        return
+    finally:
+        pd.testing.assert_frame_equal(df, original)  # never mutates the caller's frame
+    path = tmp_path_factory.mktemp("h") / "m.json"
+    model.save(path)
+    loaded = tl.load(path)
+    assert loaded == model
+    complete = df.dropna()
+    if len(complete):
+        brute = sum(_brute_joint(model, row) for _, row in complete.iterrows())
+        assert loaded.log_likelihood(complete) == pytest.approx(brute)
+    v = model.variables[-1]
+    q = loaded.query(v)
+    assert np.asarray(q).sum() == pytest.approx(1.0)
+    if len(model.variables) >= 2 and len(complete) >= 2:
+        y = complete[v]
+        try:
+            clf = tl.NaiveBayes().fit(complete.drop(columns=[v]), y)
+        except tl.TreelearnError:
+            return
+        assert set(clf.predict(complete.drop(columns=[v])).tolist()) <= set(clf.classes_.tolist())
