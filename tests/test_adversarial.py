@@ -294,3 +294,15 @@ def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
         except tl.TreelearnError:
             return
         assert set(clf.predict(complete.drop(columns=[v])).tolist()) <= set(clf.classes_.tolist())
+
+
+def test_scoring_or_predicting_no_rows_says_so():
+    df = pd.read_csv("datasets/asia.csv")
+    model = tl.chow_liu(df)
+    clf = tl.NaiveBayes().fit(df.drop(columns="either"), df["either"])
+    for call in (lambda: model.log_likelihood(df.head(0)),
+                 lambda: model.predict_proba(df.head(0), "lung"),
+                 lambda: clf.predict_proba(df.drop(columns="either").head(0))):
+        with pytest.raises(tl.EmptyDataError, match="nothing to (score|predict)") as info:
+            call()
+        assert "learn" not in str(info.value)

@@ -38,6 +38,7 @@ from .decisions import loss_matrix
 from .errors import (
     ClassLabelError,
     ColumnNotFoundError,
+    EmptyDataError,
     FeatureMismatchError,
     InvalidModelError,
     StructureError,
@@ -202,6 +203,8 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
                 f"X's columns differ from the features the classifier was fitted on: missing "
                 f"{absent}, unexpected {extra}{hint}"
             )
+        if len(X) == 0:
+            raise EmptyDataError("X has no rows; there is nothing to predict or score")
         states = dict(zip(names, self._feature_states()))
         table = encode(
             X[names],

@@ -429,8 +429,8 @@ def check_column_names(columns: Sequence[Hashable]) -> None:
         )
 
 
-def check_frame(data: pd.DataFrame) -> None:
-    """Shape and name checks shared by every entry point."""
+def check_frame(data: pd.DataFrame, action: str = "learn") -> None:
+    """Shape and name checks shared by every entry point (``action``: what the rows are for)."""
     if not isinstance(data, pd.DataFrame):
         raise InputTypeError(
             f"expected a pandas DataFrame, got {type(data).__name__}; "
@@ -439,7 +439,8 @@ def check_frame(data: pd.DataFrame) -> None:
     check_column_names(data.columns)
     if data.shape[0] == 0:
         raise EmptyDataError(
-            f"the table has no rows (columns {list(data.columns)[:10]}); there is nothing to learn"
+            f"the table has no rows (columns {list(data.columns)[:10]}); there is nothing to "
+            f"{action}"
         )
 
 

@@ -177,7 +177,7 @@ class TreeModel:
     # ------------------------------------------------------------------ data
     def encode(self, data: pd.DataFrame, unseen: str = "error") -> Table:
         """Encode ``data`` against the model's states (missing values allowed, extra columns ignored)."""
-        check_frame(data)
+        check_frame(data, action="score or predict")
         absent = [v for v in self.variables if v not in data.columns]
         if absent:
             raise ColumnNotFoundError(
@@ -566,7 +566,7 @@ class TreeModel:
         [0.666667, 0.333333]
         """
         self._node(target)  # a ColumnNotFoundError naming the variables
-        check_frame(data)
+        check_frame(data, action="score or predict")
         present = {v: data[v] for v in self.variables if v in data.columns}
         # an absent column is unobserved in every row
         frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
