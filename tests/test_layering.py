@@ -506,3 +506,37 @@ def test_the_checker_reads_the_real_package():
     assert {"treelearn", "treelearn.structure", "treelearn.learn", "treelearn.model"} <= set(modules)
     imports = {base for base, _, _ in runtime_imports(modules["treelearn.learn"])}
     assert "treelearn.structure" in imports
+
+
+# ---------------------------------------------------------------- ARCHITECTURE.md stays true
+def architecture_modules(text: str) -> list[str]:
+    """The modules of ARCHITECTURE.md's layer table, top to bottom (``| layer | `x.py` | ... |``)."""
+    start = text.index("| layer | module | owns |")
+    rows = text[start:].split("\n\n", 1)[0].splitlines()[2:]
+    return [row.split("|")[2].strip().strip("`").removesuffix(".py") for row in rows]
+
+
+def test_architecture_table_lists_every_module_in_import_order():
+    root = os.path.dirname(PACKAGE_DIR)
+    with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
+        listed = architecture_modules(f.read())
+    modules = {name.removeprefix("treelearn."): m
+               for name, m in parse_modules(read_package(PACKAGE_DIR)).items()
+               if not m.is_init and name != "treelearn.__main__"}
+    assert sorted(listed) == sorted(modules), "ARCHITECTURE.md must list every module once"
+    position = {name: i for i, name in enumerate(listed)}
+    upward = []
+    for name, module in modules.items():
+        for base, names, line in runtime_imports(module):
+            for target in [f"{base}.{n}" for n in names] + [base]:
+                if not target.startswith("treelearn."):  # e.g. the standard library's io
+                    continue
+                short = target.removeprefix("treelearn.")
+                if short in position and short != name and position[short] > position[name]:
+                    upward.append(f"{module.path}:{line}: imports {short}, listed below it")
+    assert not upward, "\n" + "\n".join(sorted(set(upward)))
+
+
+def test_architecture_order_check_can_fail():
+    text = "| layer | module | owns |\n|---|---|---|\n| a | `x.py` | . |\n| | `y.py` | . |\n\n"
+    assert architecture_modules(text) == ["x", "y"]
