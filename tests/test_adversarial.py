@@ -303,6 +303,6 @@ def test_scoring_or_predicting_no_rows_says_so():
     for call in (lambda: model.log_likelihood(df.head(0)),
                  lambda: model.predict_proba(df.head(0), "lung"),
                  lambda: clf.predict_proba(df.drop(columns="either").head(0))):
-        with pytest.raises(tl.EmptyDataError, match="nothing to (score|predict)") as info:
+        with pytest.raises(tl.EmptyDataError, match=r"nothing to (score|predict)") as info:
             call()
         assert "learn" not in str(info.value)
