@@ -88,7 +88,7 @@ def test_weights_decide_which_labels_count(features):
 
 
 def test_complex_features_and_labels_are_errors(features):
-    with pytest.raises(tl.TreelearnError, match="column 'a'.*Complex data not supported"):
+    with pytest.raises(tl.TreelearnError, match=r"column 'a'.*Complex data not supported"):
         tl.NaiveBayes().fit(pd.DataFrame({"a": [1 + 1j, 2 + 0j] * 3}), [0, 1] * 3)
     with pytest.raises(tl.TreelearnError, match="X holds complex numbers"):
         tl.NaiveBayes().fit(np.ones((4, 2)) * 1j, [0, 1, 0, 1])

@@ -68,9 +68,9 @@ from .stream import count_file, read_header, read_whole
 
 __all__ = [
     "as_frame",
+    "check_not_continuous",
     "class_dtype",
     "class_labels",
-    "check_not_continuous",
     "class_name",
     "column_names",
     "count",
