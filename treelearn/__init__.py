@@ -54,7 +54,11 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
     from .seminaive import AODE, KDB
     from .settings import LearningSettings
     from .sources import count, count_by_class, read_data
-    from .sparse_chow_liu import SparseBinaryCounts, sparse_binary_statistics, sparse_spanning_skeleton
+    from .sparse_chow_liu import (
+        SparseBinaryCounts,
+        sparse_binary_statistics,
+        sparse_spanning_skeleton,
+    )
     from .structure import (
         complete_graph,
         maximum_spanning_tree,
