@@ -547,7 +547,7 @@ def test_feature_mismatch_at_predict_time(small):
         clf.predict(X[["a"]])
     with pytest.raises(tl.FeatureMismatchError, match=r"unexpected \['c'\]"):
         clf.predict(X.assign(c=1))
-    with pytest.raises(tl.FeatureMismatchError, match="X has 3 columns"):
+    with pytest.raises(tl.FeatureMismatchError, match="X has 3 features"):
         clf.predict(np.zeros((2, 3)))
     # the same columns in another order are matched by name
     np.testing.assert_allclose(clf.predict_proba(X[["b", "a"]]), clf.predict_proba(X))

@@ -77,3 +77,15 @@ def test_example_runs(path, small, tmp_path):
         assert "naive Bayes" in proc.stdout and "TAN" in proc.stdout
     if name == "pgmpy_query.py":
         assert "agree" in proc.stdout
+
+
+def test_without_out_an_example_writes_into_out_not_the_current_folder(small, tmp_path):
+    # the default folder is the repository's git-ignored out/, never where the script runs
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "save_load_sample.py"),
+         str(small / "asia.csv"), "-n", "20"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []
+    assert os.path.getsize(os.path.join(ROOT, "out", "model.json")) > 0

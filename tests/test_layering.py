@@ -10,7 +10,9 @@
    name is not defined in the module that uses it. Dunder names are fine, and so is
    the documented namedtuple API (``_replace``, ``_asdict``...).
 3. Each module's ``__all__`` lists only names defined in it (a package
-   ``__init__.py`` may list what it imports: re-exporting is its job).
+   ``__init__.py`` may list what it imports: re-exporting is its job; a lazy facade,
+   one that defines a module ``__getattr__``, may list what it imports under
+   ``if TYPE_CHECKING:``, and tests/test_facade.py checks every such name resolves).
 
 The checker runs on a mapping ``{relative path: source}``, so its self-tests below
 run it on small synthetic packages: the test on the real package cannot pass
@@ -173,6 +175,17 @@ def module_level_bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
     return defined, imported
 
 
+def type_checking_imports(tree: ast.Module) -> set[str]:
+    """The names imported under a module-level ``if TYPE_CHECKING:``."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and is_type_checking(stmt.test):
+            for node in stmt.body:
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
 def all_entries(tree: ast.Module) -> list[tuple[str, int]]:
     """The strings of ``__all__ = [...]`` (and ``+=``) at module level, with their lines."""
     entries = []
@@ -315,6 +328,8 @@ def check_package(files: Mapping[str, str]) -> list[str]:
     for mod in modules.values():
         problems.extend(foreign_private_attributes(mod))
         defined, imported = module_level_bindings(mod.tree)
+        if mod.is_init and "__getattr__" in defined:  # a lazy facade: names load on first use
+            imported = imported | type_checking_imports(mod.tree)
         for name, line in all_entries(mod.tree):
             if name in defined or (mod.is_init and name in imported):
                 continue
@@ -483,6 +498,23 @@ def test_all_lists_only_names_defined_in_the_module():
         "pkg/__init__.py:2: __all__ lists missing, but the module does not define it",
         "pkg/a.py:6: __all__ lists g, but the module imports it from elsewhere",
         "pkg/a.py:6: __all__ lists H, but the module does not define it",
+    ]
+
+
+def test_a_lazy_facade_may_list_its_type_checking_imports():
+    lazy = """
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from .a import f
+        __all__ = ['f']
+        def __getattr__(name):
+            pass
+    """
+    assert check_package(package(init=lazy, a="def f():\n    pass\n")) == []
+    # without a module __getattr__ nothing would load f: still an error
+    eager = lazy.replace("def __getattr__(name):\n            pass\n", "")
+    assert check_package(package(init=eager, a="def f():\n    pass\n")) == [
+        "pkg/__init__.py:5: __all__ lists f, but the module does not define it"
     ]
 
 

@@ -186,9 +186,11 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         if not isinstance(X, pd.DataFrame):
             array = np.asarray(X) if not hasattr(X, "tocsr") else X
             if getattr(array, "ndim", 0) == 2 and array.shape[1] != len(names):
+                # scikit-learn's wording (its estimator checks look for it), then ours
                 raise FeatureMismatchError(
-                    f"X has {array.shape[1]} columns; the classifier was fitted on "
-                    f"{len(names)} features {names[:10]}"
+                    f"X has {array.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{len(names)} features as input: the classifier was fitted on "
+                    f"{names[:10]}"
                 )
             X = as_frame(array, names)
         absent = [c for c in names if c not in X.columns]
@@ -509,6 +511,18 @@ class SingleNetworkClassifier(BayesNetClassifier):
             model.graph, variables=model.variables, dtypes=model.dtypes,
             n_rows=model.n_rows, settings=model.settings,
         )
+        self._engine = self._build_engine()
+
+    # the prediction engine is built when the network is set (fit, load), never during
+    # predict: scikit-learn expects prediction to leave the estimator's __dict__ unchanged
+    _engine: tuple | None = None
+
+    def _build_engine(self) -> tuple:
+        """``(graph, TreeEngine)`` of ``model_``: with the class taken out, the features form
+        a forest; one message-passing sweep gives ``log p(x_observed, c)`` for every class."""
+        model = self.model_
+        return (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
+                                        model.states, conditioner=self.class_name_))
 
     def _feature_states(self) -> list:
         states = self.model_.states
@@ -516,14 +530,10 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         model = self.model_
-        cached = getattr(self, "_engine_cache", None)
-        if cached is None or cached[0] is not model.graph:
-            # the class taken out, the features form a forest: one message-passing sweep
-            # gives log p(x_observed, c) for every class and every row
-            cached = (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
-                                              model.states, conditioner=self.class_name_))
-            self._engine_cache = cached
-        engine = cached[1]
+        engine = self._engine
+        if engine is None or engine[0] is not model.graph:  # model_ replaced by hand
+            engine = self._build_engine()
+        engine = engine[1]
         n, d = codes.shape
         if engine.is_tree:
             full = np.full((n, d + 1), -1, dtype=np.intp)
@@ -564,6 +574,7 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _restore_models(self, models: dict) -> None:
         self.model_ = models["model"]
+        self._engine = self._build_engine()
 
     # ------------------------------------------------------------ scores and sampling
     @property

@@ -333,7 +333,8 @@ def count_by_class_dask(
     return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))
 
 
-def distinct_labels(y: Any) -> tuple[int, Any]:
-    """``(missing labels, distinct labels)`` of a dask Series, in one pass over it."""
-    n_missing, distinct = _dask().compute(y.isna().sum(), y.dropna().unique())
-    return int(n_missing), distinct
+def distinct_labels(y: Any) -> tuple[int, Any, Any]:
+    """``(missing labels, distinct labels, their counts)`` of a dask Series, in one pass over it."""
+    n_missing, counts = _dask().compute(y.isna().sum(), y.dropna().value_counts())
+    counts = counts[counts > 0]  # a Categorical's unused categories are no labels
+    return int(n_missing), counts.index.to_numpy(), counts.to_numpy()

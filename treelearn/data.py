@@ -370,6 +370,11 @@ def _encode_column(
         states = state_order((), boolean=True)
         codes = _codes_for_states(name, series, states, "error")
     else:
+        if pd.api.types.is_complex_dtype(dtype):
+            raise NumericColumnError(
+                f"column {name!r} holds complex numbers: Complex data not supported; give "
+                f"categorical values (labels, integers or text)", column=name,
+            )
         if pd.api.types.is_float_dtype(dtype):
             check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
         raw_codes, uniques = pd.factorize(series, use_na_sentinel=True)

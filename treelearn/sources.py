@@ -58,6 +58,7 @@ from .errors import (
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
+    EmptyDataError,
     InputTypeError,
     MissingValuesError,
     TreelearnError,
@@ -67,6 +68,7 @@ from .stream import count_file, read_header, read_whole
 
 __all__ = [
     "as_frame",
+    "check_not_continuous",
     "class_dtype",
     "class_labels",
     "class_name",
@@ -113,9 +115,16 @@ def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
         raise InputTypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
     array = np.asarray(X)
     if array.ndim != 2:
-        raise TreelearnError(
-            f"X must be 2-D (rows x features), got an array of shape {array.shape}; "
-            f"reshape a single feature with X.reshape(-1, 1)"
+        # "Reshape your data": scikit-learn's wording, which its estimator checks look for
+        raise InputTypeError(
+            f"X must be 2-D (rows x features), got an array of shape {array.shape}. Reshape "
+            f"your data: X.reshape(-1, 1) if it is a single feature, X.reshape(1, -1) if it is "
+            f"a single row"
+        )
+    if array.dtype.kind == "c":
+        raise InputTypeError(
+            "X holds complex numbers: Complex data not supported; give categorical values "
+            "(labels, integers or text)"
         )
     columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
     return pd.DataFrame(array, columns=columns)
@@ -242,14 +251,23 @@ def _count_sparse(
 
 
 # ---------------------------------------------------------------------- classification
-def class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
+def class_labels(
+    y: Any, n_rows: int, *, check_continuous: bool = True
+) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
     """``(classes, codes, name)``: sorted distinct labels, each row's class index, y's name.
+
+    Any labels are classes (text, integers, even floats such as 0.5), except a
+    target that looks like a regression target: see :func:`check_not_continuous`
+    (skipped with ``check_continuous=False``, for distinct labels counted elsewhere).
+    A 2-D ``y`` of one column is taken as 1-D with scikit-learn's
+    ``DataConversionWarning``, as its classifiers do.
 
     >>> classes, codes, name = class_labels(pd.Series(["b", "a", "b"], name="y"), 3)
     >>> classes.tolist(), codes.tolist(), name
     (['a', 'b'], [1, 0, 1], 'y')
     """
     name = None
+    _check_y_given(y)
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
@@ -258,7 +276,22 @@ def class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable 
         name = y.name
     values = np.asarray(y, dtype=object if isinstance(y, pd.Series) and y.dtype == object else None)
     if values.ndim == 2 and values.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning  # here: sklearn only for classifiers
+
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         values = values.ravel()
+    if values.dtype.kind == "c":
+        raise ClassLabelError(
+            "y holds complex numbers: Complex data not supported as class labels; give one "
+            "label (text, integer) per row"
+        )
     if values.ndim != 1:
         raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
     if len(values) != n_rows:
@@ -270,18 +303,62 @@ def class_labels(y: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray, Hashable 
             f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
         )
     try:
-        classes, codes = np.unique(values, return_inverse=True)
+        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
     except TypeError:
         raise ClassLabelError(
             "y mixes label types that cannot be sorted (e.g. numbers and text); "
             "convert the labels to one type, e.g. y.astype(str)"
         ) from None
+    if check_continuous:
+        check_not_continuous(classes, counts)
     if len(classes) < 2:
+        # "1 class": scikit-learn's estimator checks look for it
         raise ClassLabelError(
-            f"y has a single class {python_scalar(classes[0])!r}; a classifier needs at least two",
+            f"y has a single class {python_scalar(classes[0])!r} (1 class among the rows of "
+            f"non-zero weight); a classifier needs at least two classes",
             values=[python_scalar(classes[0])],
         )
     return classes, codes.ravel(), name
+
+
+def _check_y_given(y: Any) -> None:
+    if y is None:
+        # scikit-learn's wording, which its estimator checks look for
+        raise ClassLabelError(
+            "a classifier requires y to be passed, but the target y is None; give the class "
+            "labels, one per row of X"
+        )
+
+
+def check_not_continuous(classes: np.ndarray, counts: np.ndarray) -> None:
+    """Refuse a regression target given to a classifier.
+
+    The rule: labels that scikit-learn's ``type_of_target`` calls ``'continuous'``
+    (floats with a fractional part) are classes only when **every** label occurs
+    at least twice; a label seen once among such floats means a measured quantity,
+    not a category, and raises :class:`~treelearn.errors.ClassLabelError`. So a
+    few float labels such as 0.25 and 1.5 stay classes, whole floats (1.0, 2.0)
+    always do, and 50 distinct measurements do not.
+
+    >>> check_not_continuous(np.array([0.25, 1.5]), np.array([3, 2]))
+    >>> check_not_continuous(np.array([0.25, 1.5, 2.7]), np.array([3, 2, 1]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    treelearn.errors.ClassLabelError: y looks continuous (a regression target): ...
+    """
+    if classes.dtype.kind != "f" or len(counts) == 0 or counts.min() >= 2:
+        return
+    from sklearn.utils.multiclass import type_of_target  # here: sklearn only for classifiers
+
+    if type_of_target(classes) == "continuous":
+        once = classes[counts < 2]
+        raise ClassLabelError(
+            f"y looks continuous (a regression target): {len(classes)} distinct float labels, "
+            f"{len(once)} of them seen once (e.g. {float(once[0])!r}); a classifier needs "
+            f"categories: discretize y (e.g. tl.discretize(y.to_frame(), bins=5)) or use a "
+            f"regressor",
+            values=[float(once[0])],
+        )
 
 
 def class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
@@ -329,7 +406,15 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
     """
     if is_dask_dataframe(X):
         return _count_by_class_dask(X, y, sample_weight)
+    _check_y_given(y)
     X = as_frame(X)
+    if X.shape[1] == 0 or len(X) == 0:
+        # "0 feature(s) (shape=...) while a minimum of 1 is required": scikit-learn's wording
+        what = "feature(s)" if X.shape[1] == 0 else "sample(s)"
+        raise EmptyDataError(
+            f"X has 0 {what} (shape={X.shape}) while a minimum of 1 is required; a classifier "
+            f"needs at least one row and one feature column"
+        )
     weights = check_sample_weight(sample_weight, len(X))
     if weights is not None and not (weights > 0).all():
         n_labels = len(y) if hasattr(y, "__len__") else None
@@ -340,8 +425,10 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
         keep = np.flatnonzero(weights > 0)  # rows of weight zero are absent
         X, weights = X.iloc[keep], weights[keep]
         y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
+    # the labels first: a target that cannot train a classifier (one class, continuous)
+    # is the first thing to say, whatever the features hold
+    classes, y_codes, y_name = class_labels(y, len(X))
     features = encode(X, missing="pairwise")
-    classes, y_codes, y_name = class_labels(y, features.n_rows)
     name = class_name(y_name, features.columns)
     width = code_dtype(max(len(classes), int(features.cardinalities.max())))
     codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
@@ -369,7 +456,7 @@ def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     weight = X[sample_weight] if isinstance(sample_weight, (str, int)) else sample_weight
     # one pass over y: its missing labels and its distinct labels, the classes (any
     # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
-    n_missing, distinct = distinct_labels(y if weight is None else y[weight > 0])
+    n_missing, distinct, label_counts = distinct_labels(y if weight is None else y[weight > 0])
     if n_missing:
         raise MissingValuesError(
             f"y has {n_missing} missing class label(s); drop those rows or fill them in"
@@ -377,7 +464,8 @@ def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     # a Categorical y: its values (dask may not know its categories), as np.unique sees them
     as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
     labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
-    classes, _, _ = class_labels(labels, len(labels))  # sorted, as np.unique(y)
+    classes, _, _ = class_labels(labels, len(labels), check_continuous=False)  # sorted, as np.unique(y)
+    check_not_continuous(np.asarray(distinct), np.asarray(label_counts))
     stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight)
     dtypes = stats.dtypes[:-1] + (class_dtype(y.dtype, classes),)
     return ClassCounts(stats.columns, stats.states, dtypes, classes,

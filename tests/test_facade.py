@@ -1,0 +1,73 @@
+"""The lazy facade ``treelearn/__init__.py``: every public name resolves, and the heavy
+libraries (scikit-learn, SciPy, matplotlib, pgmpy) load only where they are used."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import treelearn as tl
+
+HEAVY = ("sklearn", "scipy", "matplotlib", "pgmpy")
+INIT = Path(tl.__file__)
+
+
+def loaded_after(code: str) -> list[str]:
+    """The heavy top-level packages in ``sys.modules`` after running ``code`` in a fresh
+    interpreter (a subprocess: this process has imported everything already)."""
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=INIT.parent.parent)
+    return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", tl.__all__)
+def test_every_public_name_resolves_to_its_module_object(name):
+    value = getattr(tl, name)
+    assert value is not None
+    module = getattr(value, "__module__", None)
+    if module is not None and module.startswith("treelearn."):
+        # the object the facade hands out is the one its module defines
+        assert getattr(importlib.import_module(module), name, value) is value
+
+
+def test_lazy_names_match_the_type_checking_imports():
+    # the names type checkers see (if TYPE_CHECKING:) are exactly those loaded lazily
+    tree = ast.parse(INIT.read_text())
+    block = next(s for s in tree.body if isinstance(s, ast.If)
+                 and getattr(s.test, "id", None) == "TYPE_CHECKING")
+    typed = {(node.module, a.name) for node in block.body for a in node.names}
+    lazy = {(module, name) for name, module in tl._LAZY.items()}
+    assert typed == lazy
+    assert set(tl.__all__) == set(tl._LAZY) | {n for n in tl.__all__ if n.endswith("Error")}
+
+
+def test_star_import_and_dir_and_unknown_names():
+    namespace: dict = {}
+    exec("from treelearn import *", namespace)
+    assert set(tl.__all__) <= set(namespace)
+    assert set(tl.__all__) <= set(dir(tl))
+    with pytest.raises(AttributeError, match="no attribute 'chow_lui'"):
+        _ = tl.chow_lui
+
+
+def test_import_treelearn_loads_no_heavy_library():
+    assert loaded_after("import treelearn") == []
+
+
+def test_chow_liu_command_line_path_loads_no_heavy_library():
+    code = ("import sys, contextlib, io\n"
+            "sys.argv = ['treelearn', 'learn', 'datasets/asia.csv']\n"
+            "from treelearn.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main()\n")
+    assert loaded_after(code) == []
+
+
+def test_a_classifier_still_loads_scikit_learn_when_used():
+    assert "sklearn" in loaded_after("import treelearn as tl\ntl.NaiveBayes")
