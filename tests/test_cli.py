@@ -518,3 +518,19 @@ def test_learn_discretize(tmp_path, capsys):
     assert main(["learn", str(tmp_path / "num.csv"), "--discretize", "4", "-o", str(path)]) == 0
     binned = tl.Discretizer(bins=4, columns=["x", "z"]).fit_transform(pd.read_csv(tmp_path / "num.csv"))
     assert tl.load(path) == tl.chow_liu(binned)
+
+
+def test_given_before_the_positionals(learned, capsys):
+    """``--given`` takes several items; positionals written after it are not evidence."""
+    from treelearn.cli import main
+
+    out, _ = learned
+    path = str(out / "asia.json")
+    capsys.readouterr()
+    assert main(["query", path, "lung", "--given", "smoke=yes", "xray=no"]) == 0
+    expected = capsys.readouterr().out
+    assert main(["query", "--given", "smoke=yes", "xray=no", path, "lung"]) == 0
+    assert capsys.readouterr().out == expected
+    assert main(["sample", "--given", "lung=yes", path, "-n", "5", "--seed", "1"]) == 0
+    rows = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert len(rows) == 5 and (rows["lung"] == "yes").all()

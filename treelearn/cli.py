@@ -658,10 +658,42 @@ def _one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+#: positional arguments each subcommand with --given needs before its first option
+GIVEN_POSITIONALS = {"query": 2, "sample": 1}
+
+
+def untangle_given(argv: Sequence[str]) -> list[str]:
+    """Put positional arguments written after ``--given`` back in front of it.
+
+    ``--given`` takes several ``COL=VALUE`` items, so argparse would swallow
+    ``query --given smoke=yes MODEL VAR``'s MODEL and VAR as evidence. When too
+    few positionals come before ``--given``, the items after it without ``=``
+    are moved in front (a malformed item after enough positionals is left for
+    the ``COL=VALUE`` error).
+
+    >>> untangle_given(["query", "--given", "smoke=yes", "m.json", "lung"])
+    ['query', 'm.json', 'lung', '--given', 'smoke=yes']
+    """
+    argv = list(argv)
+    if not argv or argv[0] not in GIVEN_POSITIONALS or "--given" not in argv:
+        return argv
+    start = argv.index("--given")
+    before = [t for t in argv[1:start] if not t.startswith("-")]
+    if len(before) >= GIVEN_POSITIONALS[argv[0]]:
+        return argv
+    end = start + 1
+    while end < len(argv) and not argv[end].startswith("-"):
+        end += 1
+    items = argv[start + 1 : end]
+    moved = [t for t in items if "=" not in t]
+    kept = [t for t in items if "=" in t]
+    return argv[:start] + moved + ["--given", *kept] + argv[end:]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(untangle_given(sys.argv[1:] if argv is None else argv))
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. piped into head
