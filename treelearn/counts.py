@@ -36,6 +36,7 @@ __all__ = [
     "ClassCounts",
     "CountedTable",
     "PairCounts",
+    "binary_csr",
     "check_pair_memory",
     "chunk_rows_for",
     "class_pair_counts",
@@ -368,6 +369,37 @@ def is_scipy_sparse(data) -> bool:
     return module.startswith("scipy.sparse") and hasattr(data, "tocsr")
 
 
+def binary_csr(matrix: Any, weights: np.ndarray | None = None) -> tuple[Any, np.ndarray | None]:
+    """A scipy.sparse 0/1 matrix as canonical CSR without stored zeros, rows of weight zero
+    left out (with their weights); the one check of sparse 0/1 input.
+
+    The caller's arrays are shared until something changes; every change is on a copy.
+    """
+    import scipy.sparse as sp
+
+    A = sp.csr_matrix(matrix)
+    if weights is not None and not (weights > 0).all():
+        keep = np.flatnonzero(weights > 0)
+        A, weights = A[keep], weights[keep]
+    if A.shape[0] == 0 or A.shape[1] == 0:
+        raise EmptyDataError(f"the sparse matrix has shape {A.shape}; there is nothing to learn")
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    bad = ~np.isin(A.data, (0, 1))
+    if bad.any():
+        shown = A.data[bad][:3].tolist()
+        raise TreelearnError(
+            f"a scipy.sparse input must hold only 0/1 (or bool) values; found {shown}; "
+            f"binarize it first (e.g. matrix > 0) or pass a DataFrame of discrete columns",
+            values=shown,
+        )
+    if (A.data == 0).any():
+        A = A.copy()
+        A.eliminate_zeros()
+    return A, weights
+
+
 def sparse_binary_counts(
     matrix: Any, chunk_rows: int = 2**20, weights: np.ndarray | None = None
 ) -> tuple[PairCounts, tuple]:
@@ -395,27 +427,8 @@ def sparse_binary_counts(
     """
     import scipy.sparse as sp
 
-    A = sp.csr_matrix(matrix)  # shares the caller's arrays; every change below is on a copy
-    if weights is not None and not (weights > 0).all():
-        keep = np.flatnonzero(weights > 0)
-        A, weights = A[keep], weights[keep]
+    A, weights = binary_csr(matrix, weights)
     n, d = A.shape
-    if n == 0 or d == 0:
-        raise EmptyDataError(f"the sparse matrix has shape {A.shape}; there is nothing to learn")
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
-    values = A.data
-    if not np.isin(values, (0, 1)).all():
-        bad = values[~np.isin(values, (0, 1))][:3]
-        raise TreelearnError(
-            f"a scipy.sparse input must hold only 0/1 (or bool) values; found {bad.tolist()}; "
-            f"binarize it first (e.g. matrix > 0) or pass a DataFrame of discrete columns",
-            values=bad.tolist(),
-        )
-    if (values == 0).any():
-        A = A.copy()
-        A.eliminate_zeros()
     ones = np.bincount(A.indices, minlength=d)  # rows where each column is 1
     kind = A.dtype.kind
     zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)

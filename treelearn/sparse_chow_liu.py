@@ -40,9 +40,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .counts import whole_weights
+from .counts import binary_csr, whole_weights
 from .data import check_column_names, check_sample_weight
-from .errors import EmptyDataError, StructureError, TreelearnError
+from .errors import StructureError, TreelearnError
 from .structure import round_ties
 
 __all__ = [
@@ -236,27 +236,8 @@ def sparse_binary_statistics(
         raise TreelearnError(f"columns has {len(names)} names for a matrix with {d} columns")
     check_column_names(names)
     weights = check_sample_weight(sample_weight, matrix.shape[0])
-    A = sp.csr_matrix(matrix)
-    if weights is not None and not (weights > 0).all():
-        keep = np.flatnonzero(weights > 0)
-        A, weights = A[keep], weights[keep]
+    A, weights = binary_csr(matrix, weights)
     n, d = A.shape
-    if n == 0 or d == 0:
-        raise EmptyDataError(f"the sparse matrix has shape {A.shape}; there is nothing to learn")
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
-    bad = ~np.isin(A.data, (0, 1))
-    if bad.any():
-        shown = A.data[bad][:3]
-        raise TreelearnError(
-            f"a scipy.sparse input must hold only 0/1 (or bool) values; found {shown.tolist()}; "
-            f"binarize it first (e.g. matrix > 0) or pass a DataFrame of discrete columns",
-            values=shown.tolist(),
-        )
-    if (A.data == 0).any():
-        A = A.copy()
-        A.eliminate_zeros()
     per_row = np.diff(A.indptr).astype(np.int64)
     bound = int((per_row * (per_row - 1) // 2).sum())
     if bound > max_pairs:
