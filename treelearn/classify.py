@@ -535,10 +535,6 @@ class SingleNetworkClassifier(BayesNetClassifier):
             engine = self._build_engine()
         engine = engine[1]
         n, d = codes.shape
-        if engine.is_tree:
-            full = np.full((n, d + 1), -1, dtype=np.intp)
-            full[:, :d] = codes
-            return engine.log_evidence_by_conditioner(full)
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
         full = np.empty((n, d + 1), dtype=np.intp)
@@ -546,17 +542,22 @@ class SingleNetworkClassifier(BayesNetClassifier):
         out = np.empty((n, k))
         complete = (codes >= 0).all(axis=1)
         if complete.any():
+            # complete rows: a gather per node and class, log p(x, c) exactly in log space,
+            # cheaper than message passing when nothing is summed out
             rows = full[complete]
-            for c in range(k):  # a gather per node and class: log p(x, c), exactly in log space
+            for c in range(k):
                 rows[:, d] = c
                 out[complete, c] = model.log_likelihood_codes(rows)
         if not complete.all():
             rows = full[~complete]
-            rows[:, d] = -1  # the class unobserved: one sum-product pass gives every class
-            out[~complete] = log_marginal_by_conditioner(
-                model.variables, model.parent_map, model.cpts, rows,
-                self.class_name_, list(nx.topological_sort(model.graph)),
-            )
+            rows[:, d] = -1  # the class unobserved: one pass gives every class
+            if engine.is_tree:
+                out[~complete] = engine.log_evidence_by_conditioner(rows)
+            else:
+                out[~complete] = log_marginal_by_conditioner(
+                    model.variables, model.parent_map, model.cpts, rows,
+                    self.class_name_, list(nx.topological_sort(model.graph)),
+                )
         return out
 
     def _models(self) -> dict:
