@@ -177,9 +177,13 @@ def test_scaling_weights_changes_counts_not_the_tree(frame):
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_file_weight_column_equals_repeated_rows(frame, weights, tmp_path, fmt):
     path = tmp_path / f"w.{fmt}"
+    # 2,800 rows: files are read at least 1,000 rows at a time, so three chunks
+    frame = pd.concat([frame] * 7, ignore_index=True)
+    weights = np.tile(weights, 7)
     data = frame.assign(w=weights)
-    data.to_csv(path, index=False) if fmt == "csv" else data.to_parquet(path, index=False)
-    ours = tl.chow_liu(path, sample_weight="w", chunksize=37)
+    data.to_csv(path, index=False) if fmt == "csv" else data.to_parquet(path, index=False,
+                                                                         row_group_size=1000)
+    ours = tl.chow_liu(path, sample_weight="w", chunksize=1000)
     ref = tl.chow_liu(repeated(frame, weights))
     assert_same_model(ours, ref)
     np.testing.assert_array_equal(ours.counts.joint, ref.counts.joint)
