@@ -21,14 +21,14 @@ densifying it (:func:`sparse_binary_counts`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from .data import Table, python_scalar
+from .data import Table, check_column_names, check_sample_weight, python_scalar
 from .errors import EmptyDataError, StructureError, TreelearnError
 from .limits import check_memory
 
@@ -46,6 +46,7 @@ __all__ = [
     "offsets_of",
     "pair_counts",
     "sparse_binary_counts",
+    "sparse_names_and_weights",
 ]
 
 #: bytes of one-hot matrix per chunk; bounds the working memory of counting
@@ -367,6 +368,18 @@ def is_scipy_sparse(data) -> bool:
     """Whether ``data`` is a scipy.sparse matrix or array (without importing scipy)."""
     module = type(data).__module__ or ""
     return module.startswith("scipy.sparse") and hasattr(data, "tocsr")
+
+
+def sparse_names_and_weights(
+    matrix: Any, columns: Sequence[Hashable] | None, sample_weight: Any
+) -> tuple[tuple, np.ndarray | None]:
+    """The variables' names (default ``0 .. d-1``) and the checked row weights of a sparse matrix."""
+    d = matrix.shape[1]
+    names = tuple(range(d)) if columns is None else tuple(columns)
+    if len(names) != d:
+        raise TreelearnError(f"columns has {len(names)} names for a matrix with {d} columns")
+    check_column_names(names)
+    return names, check_sample_weight(sample_weight, matrix.shape[0])
 
 
 def binary_csr(matrix: Any, weights: np.ndarray | None = None) -> tuple[Any, np.ndarray | None]:

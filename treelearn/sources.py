@@ -36,7 +36,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .counts import ClassCounts, CountedTable, is_scipy_sparse, sparse_binary_counts
+from .counts import (
+    ClassCounts,
+    CountedTable,
+    is_scipy_sparse,
+    sparse_binary_counts,
+    sparse_names_and_weights,
+)
 from .dask_support import (
     count_by_class_dask,
     count_dask,
@@ -240,14 +246,9 @@ def _count_sparse(
             "states= is not supported for scipy.sparse input: its columns' states are the "
             "0/1 values present; pass a DataFrame to fix states"
         )
-    d = matrix.shape[1]
-    names = tuple(range(d)) if columns is None else tuple(columns)
-    if len(names) != d:
-        raise TreelearnError(f"columns has {len(names)} names for a matrix with {d} columns")
-    check_column_names(names)
-    weights = check_sample_weight(sample_weight, matrix.shape[0])
+    names, weights = sparse_names_and_weights(matrix, columns, sample_weight)
     pairs, col_states = sparse_binary_counts(matrix, weights=weights)
-    return CountedTable(names, col_states, (matrix.dtype,) * d, pairs=pairs)
+    return CountedTable(names, col_states, (matrix.dtype,) * len(names), pairs=pairs)
 
 
 # ---------------------------------------------------------------------- classification

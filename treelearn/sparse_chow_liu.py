@@ -40,8 +40,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .counts import binary_csr, whole_weights
-from .data import check_column_names, check_sample_weight
+from .counts import binary_csr, sparse_names_and_weights, whole_weights
 from .errors import StructureError, TreelearnError
 from .structure import round_ties
 
@@ -230,12 +229,7 @@ def sparse_binary_statistics(
     """
     import scipy.sparse as sp
 
-    d = matrix.shape[1]
-    names = tuple(range(d)) if columns is None else tuple(columns)
-    if len(names) != d:
-        raise TreelearnError(f"columns has {len(names)} names for a matrix with {d} columns")
-    check_column_names(names)
-    weights = check_sample_weight(sample_weight, matrix.shape[0])
+    names, weights = sparse_names_and_weights(matrix, columns, sample_weight)
     A, weights = binary_csr(matrix, weights)
     n, d = A.shape
     per_row = np.diff(A.indptr).astype(np.int64)
