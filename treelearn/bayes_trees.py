@@ -404,14 +404,15 @@ class TreePosterior:
     def draw(self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0) -> Any:
         """Draw the edges with posterior ``>= threshold``: width and opacity by
         posterior, each labelled with its probability; returns the Figure."""
-        import matplotlib.pyplot as plt
+        from .draw import new_figure
 
         G = self.edge_probabilities()
         H = nx.Graph()
         H.add_nodes_from(G)
         H.add_edges_from((u, v, a) for u, v, a in G.edges(data=True) if a["posterior"] >= threshold)
         if ax is None:
-            fig, ax = plt.subplots(figsize=(max(4, len(H) ** 0.5 * 2),) * 2)
+            fig = new_figure((max(4, len(H) ** 0.5 * 2),) * 2)  # not pyplot's: any number of them
+            ax = fig.subplots()
         else:
             fig = ax.figure
         pos = nx.spring_layout(H, weight="posterior", seed=seed)

@@ -396,6 +396,37 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
 
         return svg_or_none(self)
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """Jupyter: scikit-learn's estimator box (HTML) with the fitted network inline under
+        it, so a notebook exported to HTML keeps the picture; the picture alone as SVG too,
+        for exporters that skip HTML. Drawn once."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        svg = self._repr_svg_()
+        if svg is not None:
+            from .draw import html_with_picture
+
+            bundle["image/svg+xml"] = svg
+            if "text/html" in bundle:
+                bundle["text/html"] = html_with_picture(bundle["text/html"], svg)
+        return bundle
+
+    @property
+    def _repr_html_(self) -> Any:
+        """scikit-learn's HTML box with the network, for consumers that do not read
+        ``_repr_mimebundle_``; an AttributeError, as scikit-learn's, unless its ``display``
+        option is ``"diagram"``."""
+        box = super()._repr_html_
+
+        def html() -> str:
+            svg = self._repr_svg_()
+            if svg is None:
+                return box()
+            from .draw import html_with_picture
+
+            return html_with_picture(box(), svg)
+
+        return html
+
     # ------------------------------------------------------------ saving
     def to_dict(self) -> dict:
         """Everything needed to rebuild this fitted classifier, as JSON-able values.

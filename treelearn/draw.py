@@ -15,6 +15,7 @@ figure grows with the tree instead.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Callable, Hashable, Sequence
@@ -35,8 +36,10 @@ __all__ = [
     "display_parents",
     "draw",
     "draw_panels",
+    "html_with_picture",
     "import_pyplot",
     "layout",
+    "new_figure",
     "svg_or_none",
     "to_dot",
     "to_mermaid",
@@ -264,6 +267,35 @@ def import_pyplot() -> Any:
     except ImportError as exc:
         raise ImportError(VIZ_HINT) from exc
     return plt
+
+
+def new_figure(figsize: tuple[float, float] = (6, 4)) -> Figure:
+    """A matplotlib ``Figure`` on its own Agg canvas, not registered with pyplot.
+
+    Drawings are made on such figures: any number of them neither warns "More than
+    20 figures" nor stays in pyplot's memory (it is freed with the last reference),
+    and Jupyter shows one returned as a cell's last line exactly once (pyplot's
+    inline backend only shows the figures pyplot knows). To show one in a window,
+    hand it to pyplot first (``plt.figure(fig)``, matplotlib >= 3.10) or draw into
+    pyplot's axes with ``ax=``.
+
+    Raises
+    ------
+    ImportError : matplotlib is not installed (:data:`VIZ_HINT`).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> before = plt.get_fignums()
+    >>> fig = new_figure((3, 2))
+    >>> fig.get_size_inches().tolist(), plt.get_fignums() == before
+    ([3.0, 2.0], True)
+    """
+    try:
+        from .figures import agg_figure
+    except ImportError as exc:
+        raise ImportError(VIZ_HINT) from exc
+    return agg_figure(figsize)
 
 
 def _renderer(fig: Any) -> Any:
@@ -695,12 +727,11 @@ def draw(
     >>> fig = tl.chow_liu(pd.read_csv("datasets/asia.csv")).draw(edge_labels=True)
     >>> fig.savefig("/dev/null", format="png")
     """
-    plt = import_pyplot()
     scene = _scene(model, class_node, class_edges)
     size = float(fontsize) if fontsize is not None else _font_size(scene.n_leaves)
     own_figure = ax is None
     if own_figure:
-        fig = plt.figure(figsize=figsize or (6, 4))
+        fig = new_figure(figsize or (6, 4))  # not pyplot's: see new_figure
         ax = fig.add_axes((0, 0, 1, 1))
     else:
         fig = ax.figure
@@ -755,7 +786,6 @@ def draw_panels(
     >>> [ax.get_title() for ax in fig.axes]
     ['first half', 'second half']
     """
-    plt = import_pyplot()
     models, titles = list(models), list(titles)
     if not models or len(titles) != len(models):
         raise TreelearnError(
@@ -766,14 +796,12 @@ def draw_panels(
         # each panel as large as its tree drawn alone, so the labels keep their size
         sizes = []
         for model, title in zip(models, titles):
-            alone = draw(model, title=title, **kwargs)
-            sizes.append(alone.get_size_inches())
-            plt.close(alone)
+            sizes.append(draw(model, title=title, **kwargs).get_size_inches())
         top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
         height = max(h for _, h in sizes) + top
-        fig, grid = plt.subplots(
+        fig = new_figure((1.02 * sum(w for w, _ in sizes), height))
+        grid = fig.subplots(
             1, len(models), squeeze=False,
-            figsize=(1.02 * sum(w for w, _ in sizes), height),
             gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
         )
         fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
@@ -938,15 +966,37 @@ def svg_or_none(model: Any) -> str | None:
     """``model.draw()`` (a TreeModel or a fitted classifier) as SVG text, or ``None``
     without matplotlib (Jupyter then shows the text)."""
     try:
-        plt = import_pyplot()
+        import matplotlib  # noqa: F401
     except ImportError:
         return None
     import io
 
-    fig = model.draw()
-    try:
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
-        return buffer.getvalue()
-    finally:
-        plt.close(fig)
+    buffer = io.StringIO()
+    # no date in the metadata: the same model gives the same text
+    model.draw().savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def html_with_picture(html: str, svg: str) -> str:
+    """``html`` (such as scikit-learn's estimator box) with the SVG picture ``svg`` (as
+    :func:`svg_or_none` gives it) inline under it, in one ``<div>``.
+
+    The picture refers to nothing outside the page: the XML prolog, the DOCTYPE (an
+    external DTD) and the metadata block (RDF vocabulary links) are dropped, and
+    matplotlib's ``*{...}`` style rule is scoped to this picture (an id from its
+    content), so it restyles nothing else on the page.
+
+    Examples
+    --------
+    >>> svg = '<?xml version="1.0"?>\\n<svg width="1pt"><style>*{stroke-linecap: butt}</style></svg>'
+    >>> html_with_picture("<div>box</div>", svg)  # doctest: +ELLIPSIS
+    '<div class="treelearn-estimator"><div>box</div><div ...><svg id="treelearn-..." ...#treelearn-... *{...'
+    """
+    body = svg[svg.index("<svg"):]
+    body = re.sub(r"<metadata>.*?</metadata>\s*", "", body, flags=re.S)
+    ident = "treelearn-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
+    body = body.replace("<svg", f'<svg id="{ident}"', 1).replace("*{", f"#{ident} *{{")
+    return (
+        f'<div class="treelearn-estimator">{html}'
+        f'<div class="treelearn-network" style="margin-top:0.5em">{body}</div></div>'
+    )
