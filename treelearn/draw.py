@@ -966,14 +966,15 @@ def svg_or_none(model: Any) -> str | None:
     """``model.draw()`` (a TreeModel or a fitted classifier) as SVG text, or ``None``
     without matplotlib (Jupyter then shows the text)."""
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib
     except ImportError:
         return None
     import io
 
     buffer = io.StringIO()
-    # no date in the metadata: the same model gives the same text
-    model.draw().savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    # the same model gives the same text: no date, ids hashed from the content (not random)
+    with matplotlib.rc_context({"svg.hashsalt": "treelearn"}):
+        model.draw().savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     return buffer.getvalue()
 
 

@@ -1,0 +1,181 @@
+"""Drawings outside pyplot, and what Jupyter shows for a drawing, a model and a classifier."""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import re
+import warnings
+import weakref
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+
+import treelearn as tl
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+DATASETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "datasets")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return pd.read_csv(os.path.join(DATASETS, "asia.csv"))
+
+
+@pytest.fixture(scope="module")
+def tennis():
+    df = pd.read_csv(os.path.join(DATASETS, "playtennis.csv"))
+    return df.drop(columns=["Day", "PlayTennis"]), df["PlayTennis"]
+
+
+# ---------------------------------------------------------------- pyplot-free drawing
+def test_25_drawings_neither_warn_nor_stay_in_pyplot(asia, tennis):
+    model = tl.chow_liu(asia)
+    tan = tl.TAN().fit(*tennis)
+    multinet = tl.ChowLiuMultinet().fit(*tennis)
+    before = plt.get_fignums()
+    assert matplotlib.rcParams["figure.max_open_warning"] <= 20  # pyplot would warn at 21
+    figures = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "More than 20 figures" would fail here
+        for i in range(25):
+            fig = (model.draw(title=True), tan.draw(), multinet.draw())[i % 3]
+            assert isinstance(fig, Figure)
+            figures.append(weakref.ref(fig))
+    assert plt.get_fignums() == before
+    del fig
+    gc.collect()
+    assert all(ref() is None for ref in figures)  # nothing keeps them once the caller drops them
+
+
+def test_drawing_into_given_axes_stays_there(asia):
+    fig, (left, right) = plt.subplots(1, 2)
+    before = plt.get_fignums()
+    assert tl.chow_liu(asia).draw(ax=right) is fig
+    assert plt.get_fignums() == before
+    labels = {t.get_text() for t in right.texts}
+    assert set(asia.columns) <= labels
+    assert not left.texts  # the other axes untouched
+
+
+def test_pyplot_can_take_a_drawing_to_show_it(asia):
+    fig = tl.chow_liu(asia).draw()
+    if tuple(int(x) for x in matplotlib.__version__.split(".")[:2]) < (3, 10):
+        pytest.skip("plt.figure(fig) adopts an unmanaged figure from matplotlib 3.10 on")
+    before = len(plt.get_fignums())
+    assert plt.figure(fig) is fig  # what new_figure's docstring advises for a window
+    assert len(plt.get_fignums()) == before + 1
+
+
+# ---------------------------------------------------------------- Jupyter: one picture
+def _png_shape(data: bytes) -> tuple:
+    assert data.startswith(PNG_SIGNATURE)
+    return mpimg.imread(io.BytesIO(data), format="png").shape
+
+
+def test_returned_drawing_is_one_png_and_not_pyplots(asia):
+    """A cell ending in ``model.draw()``: pyplot's inline backend shows only the figures pyplot
+    holds (none here), IPython shows the returned value once, as its PNG."""
+    before = plt.get_fignums()
+    fig = tl.chow_liu(asia).draw(title=True)
+    assert plt.get_fignums() == before
+    height, width, _ = _png_shape(fig._repr_png_())
+    w_in, h_in = fig.get_size_inches()
+    # bbox_inches="tight": the drawing's extent plus savefig.pad_inches on each side
+    pad = 2 * matplotlib.rcParams["savefig.pad_inches"]
+    assert width / height == pytest.approx(w_in / h_in, rel=0.15)
+    assert width <= (w_in + pad) * fig.dpi + 2 and height <= (h_in + pad) * fig.dpi + 2
+
+
+def test_model_repr_is_one_svg_picture(asia):
+    model = tl.chow_liu(asia)
+    before = plt.get_fignums()
+    svg = model._repr_svg_()
+    assert plt.get_fignums() == before
+    root = ET.fromstring(svg.encode("utf-8"))  # well-formed XML
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert svg.count("<svg") == 1
+    assert "<dc:date>" not in svg  # the same model gives the same text
+    assert model._repr_svg_() == svg
+
+
+def test_ipython_display_shows_one_picture(asia, tennis):
+    formatters = pytest.importorskip("IPython.core.formatters")
+    display = formatters.DisplayFormatter()
+    images = ("image/png", "image/svg+xml")
+    data, _ = display.format(tl.chow_liu(asia).draw())
+    assert [k for k in data if k in images] == ["image/png"]
+    data, _ = display.format(tl.chow_liu(asia))
+    assert [k for k in data if k in images] == ["image/svg+xml"]
+    data, _ = display.format(tl.TAN().fit(*tennis))
+    assert data["text/html"].count("<svg") == 1
+
+
+# ---------------------------------------------------------------- the classifier's HTML box
+def _svg_paths(text: str) -> list:
+    return re.findall(r' d="([^"]*)"', text)
+
+
+def _external_references(html: str) -> list:
+    """Whatever a browser would fetch: src/href not to '#...', url(...) not to '#...', @import,
+    <link>, <script src>; and any URL not in an xmlns declaration (a namespace name)."""
+    found = re.findall(r'(?:src|href)\s*=\s*"(?!#)[^"]*"', html)
+    found += re.findall(r"url\((?!#)[^)]*\)", html)
+    found += re.findall(r"@import|<link\b|<script\b[^>]*\bsrc", html)
+    without_ns = re.sub(r'xmlns(?::\w+)?="[^"]*"', "", html)
+    found += re.findall(r"(?:https?|ftp|file)://\S+", without_ns)
+    return found
+
+
+@pytest.mark.parametrize("make", [tl.TAN, tl.NaiveBayes, tl.ChowLiuMultinet])
+def test_classifier_html_box_carries_the_network(tennis, make):
+    sklearn = pytest.importorskip("sklearn")
+    clf = make().fit(*tennis)
+    with sklearn.config_context(display="diagram"):
+        bundle = clf._repr_mimebundle_()
+        html = clf._repr_html_()
+    for text in (html, bundle["text/html"]):
+        # scikit-learn's box, as it draws it for any estimator, then our picture
+        assert "sk-top-container" in text and type(clf).__name__ in text
+        assert text.count("<svg") == 1 and text.count("</svg>") == 1
+        box, picture = text.split('<div class="treelearn-network"', 1)
+        assert "sk-top-container" in box and "<svg" not in box
+        svg = picture[picture.index("<svg"): picture.index("</svg>") + len("</svg>")]
+        root = ET.fromstring(svg.encode("utf-8"))
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        assert _external_references(picture) == []
+        # matplotlib's "*{...}" rule restyles this picture only
+        ident = root.get("id")
+        assert ident and picture.count("*{") == picture.count(f"#{ident} *{{") >= 1
+        # the same drawing as the picture Jupyter shows alone
+        assert _svg_paths(svg) == _svg_paths(bundle["image/svg+xml"])
+    assert _svg_paths(bundle["image/svg+xml"]) == _svg_paths(clf._repr_svg_())
+
+
+def test_unfitted_or_text_display_keeps_scikit_learns_repr(tennis):
+    sklearn = pytest.importorskip("sklearn")
+    with sklearn.config_context(display="diagram"):
+        unfitted = tl.TAN()
+        assert set(unfitted._repr_mimebundle_()) == {"text/plain", "text/html"}
+        assert "<svg" not in unfitted._repr_html_()
+        assert "sk-top-container" in unfitted._repr_html_()
+    clf = tl.TAN().fit(*tennis)
+    with sklearn.config_context(display="text"):
+        assert not hasattr(clf, "_repr_html_")  # as scikit-learn's: no HTML in text mode
+        bundle = clf._repr_mimebundle_()
+        assert set(bundle) == {"text/plain", "image/svg+xml"}  # the picture still shown
+        assert bundle["text/plain"] == repr(clf)
