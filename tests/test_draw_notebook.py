@@ -10,6 +10,8 @@ import warnings
 import weakref
 import xml.etree.ElementTree as ET
 
+import networkx as nx
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -179,3 +181,96 @@ def test_unfitted_or_text_display_keeps_scikit_learns_repr(tennis):
         bundle = clf._repr_mimebundle_()
         assert set(bundle) == {"text/plain", "image/svg+xml"}  # the picture still shown
         assert bundle["text/plain"] == repr(clf)
+
+
+# ---------------------------------------------------------------- light edges go round the boxes
+def _box_extents(fig) -> dict:
+    """Display-space extents ``[x0, y0, x1, y1]`` of every node's drawn (rounded) box."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return {
+        v: text.get_bbox_patch().get_window_extent(renderer).extents
+        for v, text in fig.treelearn_node_texts.items()
+    }
+
+
+def _dashed_arrow_points(fig) -> list:
+    """For each dashed arrow, points densely along its drawn path (line and head), in display
+    coordinates, taken from the artist itself."""
+    from matplotlib.patches import FancyArrowPatch
+
+    out = []
+    t = np.linspace(0.0, 1.0, 400)
+    for patch in fig.axes[0].patches:
+        if not isinstance(patch, FancyArrowPatch) or patch.get_linestyle() in ("-", "solid"):
+            continue
+        path = patch.get_transform().transform_path(patch.get_path())
+        pts = np.concatenate([segment(t) for segment, _ in path.iter_bezier()])
+        out.append((pts, path.vertices[0]))
+    return out
+
+
+def _distance_to_box(point, extents) -> float:
+    x0, y0, x1, y1 = extents
+    dx = max(x0 - point[0], 0.0, point[0] - x1)
+    dy = max(y0 - point[1], 0.0, point[1] - y1)
+    return float(np.hypot(dx, dy))
+
+
+def _inside_box(pts, extents, margin) -> np.ndarray:
+    x0, y0, x1, y1 = extents
+    return (
+        (pts[:, 0] > x0 + margin) & (pts[:, 0] < x1 - margin)
+        & (pts[:, 1] > y0 + margin) & (pts[:, 1] < y1 - margin)
+    )
+
+
+def _check_light_edges(fig, expected: set) -> None:
+    """Every dashed arrow runs from one box to another without entering any box: not the
+    boxes it passes, and not its own two beyond their borders (it is clipped at both)."""
+    boxes = _box_extents(fig)
+    arrows = _dashed_arrow_points(fig)
+    found = set()
+    for pts, first in arrows:
+        # its ends: the box nearest its first point (the tail) and the one nearest the tip,
+        # which is the point farthest along the drawn line from the tail
+        tail = min(boxes, key=lambda v: _distance_to_box(first, boxes[v]))
+        tip_point = pts[np.argmax(np.hypot(*(pts - first).T))]
+        head = min(
+            (v for v in boxes if v != tail), key=lambda v: _distance_to_box(tip_point, boxes[v])
+        )
+        found.add((tail, head))
+        for v, extents in boxes.items():
+            crossed = _inside_box(pts, extents, 1.0 if v in (tail, head) else -1.0)
+            assert not crossed.any(), f"the dashed arrow {tail} -> {head} runs through {v}"
+        assert _distance_to_box(first, boxes[tail]) < 4  # starts at its box (within 4 px)
+        assert _distance_to_box(tip_point, boxes[head]) < 4  # and ends at the other
+    assert found == expected
+
+
+@pytest.mark.parametrize("name", ["playtennis", "scifi_films", "asia"])
+def test_tan_class_arrows_go_round_the_boxes(name):
+    df = pd.read_csv(os.path.join(DATASETS, f"{name}.csv"))
+    target = {"playtennis": "PlayTennis", "scifi_films": "good_film", "asia": "either"}[name]
+    X, y = df.drop(columns=[target, "Day"], errors="ignore"), df[target]
+    model = tl.TAN().fit(X, y).model_
+    for kwargs in ({"class_edges": "lines"}, {"class_edges": "lines", "edge_labels": True,
+                                              "title": True}):
+        fig = model.draw(**kwargs)
+        _check_light_edges(fig, {(target, v) for v in X.columns})
+
+
+def test_extra_edges_of_a_dag_go_round_the_boxes():
+    from treelearn.draw import display_parents
+
+    # asia's network: either has two parents (tub, lung), dysp two (bronc, either)
+    edges = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "either"),
+             ("lung", "either"), ("either", "xray"), ("bronc", "dysp"), ("either", "dysp")]
+    graph = nx.DiGraph(edges)
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.integers(0, 2, size=(300, len(graph))), columns=list(graph))
+    model = tl.fit_cpts(graph, df)
+    hang = display_parents(model)  # each node hangs from one parent; the others are extra
+    extra = {(p, v) for v in graph for p in graph.predecessors(v) if p != hang[v]}
+    assert len(extra) == 2
+    _check_light_edges(model.draw(), extra)

@@ -6,7 +6,7 @@ layout on each node's measured label width), parents centred over their
 children, forests side by side. Edge width grows with the mutual information
 (edge attribute ``weight``, nats) and the class node of a classifier is marked.
 For TAN the feature tree is drawn as the tree and the ``class -> feature`` edges
-as light dashed lines.
+as light dashed lines, each bent just enough to pass round every other box.
 
 Layout works in inches: the axes span the figure and one data unit is one inch,
 so labels (sized in points) cannot collide however many nodes there are; the
@@ -459,6 +459,7 @@ class _Geometry:
     h: dict
     xy: dict
     bounds: tuple
+    routes: dict  # (parent, child) -> (start, control, end) of a light edge's quadratic curve
 
     @property
     def width(self) -> float:
@@ -513,7 +514,86 @@ def _geometry(
     """Measure the labels at font ``size``, then place the nodes."""
     sizes = _measure(scene, ruler, size, edge_labels, digits)
     xy = _positions(scene, sizes, size, edge_labels, level_gap)
-    return _Geometry(sizes.w, sizes.h, xy, _bounds(scene, sizes, xy, size))
+    routes = _light_routes(scene, sizes, xy)
+    x0, x1, y0, y1 = _bounds(scene, sizes, xy, size)
+    for start, control, end in routes.values():  # a curve bowing out widens the drawing
+        pts = _bezier(np.array(start), np.array(control), np.array(end), np.linspace(0, 1, 33))
+        x0, x1 = min(x0, pts[:, 0].min()), max(x1, pts[:, 0].max())
+        y0, y1 = min(y0, pts[:, 1].min()), max(y1, pts[:, 1].max())
+    return _Geometry(sizes.w, sizes.h, xy, (x0, x1, y0, y1), routes)
+
+
+# ---------------------------------------------------------------------- routing light edges
+# The class -> feature edges of TAN (and the extra edges of other DAGs) join nodes rows apart,
+# so a straight line would run through the boxes between them. Each becomes a quadratic
+# curve (matplotlib's arc3: control point off the midpoint by ``rad`` times the edge turned a
+# quarter), the least bent that clears every other box, clipped at the boxes of its ends.
+_BENDS = (0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.7)
+_CLEARANCE = 0.06  # inches kept between a curve and a box it passes
+_TIP_GAP = 0.01  # inches between an arrow's ends and its boxes' borders
+
+
+def _bezier(p0: np.ndarray, c: np.ndarray, p2: np.ndarray, t: np.ndarray) -> np.ndarray:
+    t = t[:, None]
+    return (1 - t) ** 2 * p0 + 2 * (1 - t) * t * c + t**2 * p2
+
+
+def _inside(pts: np.ndarray, centre: tuple, half_w: float, half_h: float) -> np.ndarray:
+    return (np.abs(pts[:, 0] - centre[0]) < half_w) & (np.abs(pts[:, 1] - centre[1]) < half_h)
+
+
+def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
+    """``{(parent, child): (start, control, end)}`` for every edge drawn as a light line."""
+    w, h = sizes.w, sizes.h
+    nodes = list(xy)
+    centre_x = (min(x for x, _ in xy.values()) + max(x for x, _ in xy.values())) / 2
+    t = np.linspace(0.0, 1.0, 401)
+    routes = {}
+    for edge in scene.edges:
+        u, v = edge.parent, edge.child
+        if edge.kind == "tree" or (scene.marks and edge.kind == "class" and scene.shown[v] != u):
+            continue
+        p0, p2 = np.array(xy[u], dtype=float), np.array(xy[v], dtype=float)
+        d = p2 - p0
+        quarter = np.array([d[1], -d[0]])  # arc3's direction for a positive rad
+        # bend away from the middle of the drawing first: the curve goes round the tree
+        outward = (p0[0] + p2[0]) / 2 - centre_x
+        sign = 1.0 if (quarter[0] * outward > 0 or (outward == 0 and quarter[0] >= 0)) else -1.0
+        others = [n for n in nodes if n not in (u, v)]
+        centres = np.array([xy[n] for n in others], dtype=float).reshape(-1, 2)
+        halves = np.array([(w[n] / 2, h[n] / 2) for n in others]).reshape(-1, 2) + _CLEARANCE
+        best = None
+        for bend in _BENDS:
+            for rad in ((bend,) if bend == 0 else (sign * bend, -sign * bend)):
+                c = (p0 + p2) / 2 + rad * quarter
+                pts = _bezier(p0, c, p2, t)
+                out_u = ~_inside(pts, xy[u], w[u] / 2 + _TIP_GAP, h[u] / 2 + _TIP_GAP)
+                out_v = ~_inside(pts, xy[v], w[v] / 2 + _TIP_GAP, h[v] / 2 + _TIP_GAP)
+                a = int(np.argmax(out_u))  # first point out of the parent's box
+                b = len(t) - 1 - int(np.argmax(out_v[::-1]))  # last point out of the child's
+                if not out_u.any() or not out_v.any() or b <= a:
+                    continue  # the boxes touch: nothing to draw between them
+                seg = pts[a : b + 1]
+                near = (np.abs(seg[None, :, 0] - centres[:, None, 0]) < halves[:, None, 0]) & (
+                    np.abs(seg[None, :, 1] - centres[:, None, 1]) < halves[:, None, 1]
+                )
+                hits = int(near.any(axis=1).sum())  # other boxes the curve runs through
+                # back into its own boxes (a curve bent too far) counts as a hit too
+                hits += int(not out_u[a:].all()) + int(not out_v[: b + 1].all())
+                if best is None or hits < best[0]:
+                    best = (hits, t[a], t[b], c)
+                if hits == 0:
+                    break
+            if best is not None and best[0] == 0:
+                break
+        if best is None:
+            continue
+        _, ta, tb, c = best
+        # the piece of the curve between ta and tb is itself a quadratic curve
+        control = (1 - ta) * (1 - tb) * p0 + ((1 - ta) * tb + ta * (1 - tb)) * c + ta * tb * p2
+        start, end = _bezier(p0, c, p2, np.array([ta, tb]))
+        routes[(u, v)] = (tuple(start), tuple(control), tuple(end))
+    return routes
 
 
 def _title_text(
@@ -587,6 +667,7 @@ def _render_edges(
     ax: Any, scene: _Scene, geometry: _Geometry, size: float, edge_labels: bool, digits: int
 ) -> None:
     from matplotlib.patches import FancyArrowPatch
+    from matplotlib.path import Path
 
     w, h, xy = geometry.w, geometry.h, geometry.xy
     lw_scale = size / 10
@@ -599,6 +680,7 @@ def _render_edges(
         (ux, uy), (vx, vy) = xy[u], xy[v]
         start = _boundary_point(ux, uy, w[u] / 2, h[u] / 2, vx, vy)
         end = _boundary_point(vx, vy, w[v] / 2, h[v] / 2, ux, uy)
+        path = None
         if kind == "tree":
             if weight is not None and scene.max_weight > 0:
                 lw = (0.7 + 3.5 * max(float(weight), 0.0) / scene.max_weight) * lw_scale
@@ -611,10 +693,13 @@ def _render_edges(
             style = dict(
                 color=colour, linewidth=0.8 * lw_scale, linestyle=(0, (3, 2)), alpha=0.75, zorder=1
             )
-            connection = "arc3,rad=0.12" if kind == "extra" else "arc3"
+            connection = "arc3"
+            if (u, v) not in geometry.routes:
+                continue  # the two boxes touch: no room for a line
+            path = Path(geometry.routes[(u, v)], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+        ends = {"path": path} if path is not None else {"posA": start, "posB": end}
         arrow = FancyArrowPatch(
-            start,
-            end,
+            **ends,
             arrowstyle="-|>",
             mutation_scale=6 + 3.5 * style["linewidth"] ** 0.5,
             shrinkA=0,
