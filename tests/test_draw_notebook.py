@@ -225,10 +225,18 @@ def _inside_box(pts, extents, margin) -> np.ndarray:
     )
 
 
-def _check_light_edges(fig, expected: set) -> None:
+def _check_light_edges(fig, expected: set) -> int:
     """Every dashed arrow runs from one box to another without entering any box: not the
-    boxes it passes, and not its own two beyond their borders (it is clipped at both)."""
+    boxes it passes, not an MI label, and not its own two beyond their borders (it is
+    clipped at both)."""
     boxes = _box_extents(fig)
+    renderer = fig.canvas.get_renderer()
+    nodes = set(fig.treelearn_node_texts.values())
+    labels = [  # the MI labels on the tree's edges (white boxes)
+        t.get_bbox_patch().get_window_extent(renderer).extents
+        for t in fig.axes[0].texts
+        if t not in nodes and t.get_bbox_patch() is not None
+    ]
     arrows = _dashed_arrow_points(fig)
     found = set()
     for pts, first in arrows:
@@ -243,9 +251,12 @@ def _check_light_edges(fig, expected: set) -> None:
         for v, extents in boxes.items():
             crossed = _inside_box(pts, extents, 1.0 if v in (tail, head) else -1.0)
             assert not crossed.any(), f"the dashed arrow {tail} -> {head} runs through {v}"
+        for extents in labels:
+            assert not _inside_box(pts, extents, 1.0).any(), f"{tail} -> {head} crosses an MI label"
         assert _distance_to_box(first, boxes[tail]) < 4  # starts at its box (within 4 px)
         assert _distance_to_box(tip_point, boxes[head]) < 4  # and ends at the other
     assert found == expected
+    return len(labels)
 
 
 @pytest.mark.parametrize("name", ["playtennis", "scifi_films", "asia"])
@@ -257,7 +268,9 @@ def test_tan_class_arrows_go_round_the_boxes(name):
     for kwargs in ({"class_edges": "lines"}, {"class_edges": "lines", "edge_labels": True,
                                               "title": True}):
         fig = model.draw(**kwargs)
-        _check_light_edges(fig, {(target, v) for v in X.columns})
+        n_labels = _check_light_edges(fig, {(target, v) for v in X.columns})
+        # with edge_labels, every feature -> feature edge carries its label
+        assert n_labels == (len(X.columns) - 1 if kwargs.get("edge_labels") else 0)
 
 
 def test_extra_edges_of_a_dag_go_round_the_boxes():

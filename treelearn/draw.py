@@ -514,7 +514,7 @@ def _geometry(
     """Measure the labels at font ``size``, then place the nodes."""
     sizes = _measure(scene, ruler, size, edge_labels, digits)
     xy = _positions(scene, sizes, size, edge_labels, level_gap)
-    routes = _light_routes(scene, sizes, xy)
+    routes = _light_routes(scene, sizes, xy, size)
     x0, x1, y0, y1 = _bounds(scene, sizes, xy, size)
     for start, control, end in routes.values():  # a curve bowing out widens the drawing
         pts = _bezier(np.array(start), np.array(control), np.array(end), np.linspace(0, 1, 33))
@@ -542,10 +542,18 @@ def _inside(pts: np.ndarray, centre: tuple, half_w: float, half_h: float) -> np.
     return (np.abs(pts[:, 0] - centre[0]) < half_w) & (np.abs(pts[:, 1] - centre[1]) < half_h)
 
 
-def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
+def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float) -> dict:
     """``{(parent, child): (start, control, end)}`` for every edge drawn as a light line."""
     w, h = sizes.w, sizes.h
     nodes = list(xy)
+    # the MI labels on tree edges are in the way too (where _render_edges writes them)
+    labels = []
+    if sizes.edge_label is not None:
+        half = (sizes.edge_label / 2, 0.72 * size / 72 * 0.8)
+        for e in scene.edges:
+            if e.kind == "tree" and e.weight is not None:
+                (ux, uy), (vx, vy) = xy[e.parent], xy[e.child]
+                labels.append(((ux + _LABEL_AT * (vx - ux), uy + _LABEL_AT * (vy - uy)), half))
     centre_x = (min(x for x, _ in xy.values()) + max(x for x, _ in xy.values())) / 2
     t = np.linspace(0.0, 1.0, 401)
     routes = {}
@@ -560,8 +568,9 @@ def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
         outward = (p0[0] + p2[0]) / 2 - centre_x
         sign = 1.0 if (quarter[0] * outward > 0 or (outward == 0 and quarter[0] >= 0)) else -1.0
         others = [n for n in nodes if n not in (u, v)]
-        centres = np.array([xy[n] for n in others], dtype=float).reshape(-1, 2)
-        halves = np.array([(w[n] / 2, h[n] / 2) for n in others]).reshape(-1, 2) + _CLEARANCE
+        centres = np.array([xy[n] for n in others] + [c for c, _ in labels], dtype=float)
+        halves = np.array([(w[n] / 2, h[n] / 2) for n in others] + [hw for _, hw in labels])
+        centres, halves = centres.reshape(-1, 2), halves.reshape(-1, 2) + _CLEARANCE
         best = None
         for bend in _BENDS:
             for rad in ((bend,) if bend == 0 else (sign * bend, -sign * bend)):
