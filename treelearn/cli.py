@@ -162,14 +162,11 @@ def _fmt(x: float) -> str:
 
 def _save_figure(fig: Any, path: str) -> None:
     import matplotlib
-    import matplotlib.pyplot as plt
 
-    # TrueType fonts in PDF/PS: journals reject the default Type 3 fonts
-    try:
-        with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
-            fig.savefig(path, dpi=200, bbox_inches="tight", pad_inches=0.05, facecolor="white")
-    finally:
-        plt.close(fig)
+    # TrueType fonts in PDF/PS: journals reject the default Type 3 fonts; the figure is not
+    # pyplot's (treelearn.draw.new_figure), so nothing to close
+    with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
+        fig.savefig(path, dpi=200, bbox_inches="tight", pad_inches=0.05, facecolor="white")
 
 
 def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
