@@ -115,16 +115,66 @@ def test_model_repr_is_one_svg_picture(asia):
     assert model._repr_svg_() == svg
 
 
-def test_ipython_display_shows_one_picture(asia, tennis):
-    formatters = pytest.importorskip("IPython.core.formatters")
-    display = formatters.DisplayFormatter()
-    images = ("image/png", "image/svg+xml")
-    data, _ = display.format(tl.chow_liu(asia).draw())
-    assert [k for k in data if k in images] == ["image/png"]
-    data, _ = display.format(tl.chow_liu(asia))
-    assert [k for k in data if k in images] == ["image/svg+xml"]
-    data, _ = display.format(tl.TAN().fit(*tennis))
-    assert data["text/html"].count("<svg") == 1
+NOTEBOOK = r"""
+import json, os, sys
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # as ipykernel sets it
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+shell = InteractiveShell.instance()
+setup = (
+    "import pandas as pd, treelearn as tl\n"
+    "df = pd.read_csv(%r)\n"
+    "m = tl.chow_liu(df)\n"
+    "clf = tl.TAN().fit(df.drop(columns='either'), df['either'])\n"
+) % sys.argv[1]
+if sys.argv[2] == "pyplot":  # pyplot imported: the inline backend and its figure printer active
+    setup += "import matplotlib.pyplot as plt\n"
+shell.run_cell(setup).raise_error()
+images = ("image/png", "image/svg+xml")
+out = {}
+for cell in sys.argv[3:]:
+    with capture_output() as cap:  # what pyplot's inline backend shows after the cell
+        result = shell.run_cell(cell)
+    result.raise_error()
+    flushed = sum(any(k in o.data for k in images) for o in cap.outputs)
+    shown = 0  # what the notebook shows for the cell's value (one output, its richest mime)
+    if result.result is not None and not cell.rstrip().endswith(";"):
+        data, _ = shell.display_formatter.format(result.result)
+        shown = int(any(k in data for k in images) or "<svg" in data.get("text/html", ""))
+        if "text/html" in data:  # the frontend shows the HTML: the picture must be in it
+            shown = int("<svg" in data["text/html"])
+    out[cell] = [shown, flushed, "More than 20 figures" in cap.stderr]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("pyplot", ["pyplot", "no pyplot"])
+def test_notebook_cells_show_one_picture(tmp_path, pyplot):
+    """A simulated notebook (IPython's shell with ipykernel's inline backend): a cell ending in
+    ``m.draw()``, ``m`` or a fitted classifier shows one picture; 25 drawings none and no
+    warning. Skipped without IPython and matplotlib-inline."""
+    pytest.importorskip("IPython")
+    pytest.importorskip("matplotlib_inline")
+    import json
+    import subprocess
+    import sys
+
+    cells = ["m.draw()", "m", "clf", "fig = m.draw()", "[m.draw() for _ in range(25)];"]
+    script = tmp_path / "notebook.py"
+    script.write_text(NOTEBOOK)
+    run = subprocess.run(
+        [sys.executable, str(script), os.path.join(DATASETS, "asia.csv"), pyplot, *cells],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "m.draw()": [1, 0, False],
+        "m": [1, 0, False],
+        "clf": [1, 0, False],
+        "fig = m.draw()": [0, 0, False],
+        "[m.draw() for _ in range(25)];": [0, 0, False],
+    }
 
 
 # ---------------------------------------------------------------- the classifier's HTML box
