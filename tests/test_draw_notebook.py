@@ -337,3 +337,17 @@ def test_extra_edges_of_a_dag_go_round_the_boxes():
     extra = {(p, v) for v in graph for p in graph.predecessors(v) if p != hang[v]}
     assert len(extra) == 2
     _check_light_edges(model.draw(), extra)
+
+
+def test_html_picture_keeps_a_given_svg_id(tennis):
+    """rcParams["svg.id"] already names the picture: it stays the only id, and the style
+    rule is scoped to it (a second id attribute would make the SVG malformed)."""
+    clf = tl.TAN().fit(*tennis)
+    with matplotlib.rc_context({"svg.id": "my-network"}):
+        svg = clf._repr_svg_()
+    from treelearn.draw import html_with_picture
+
+    html = html_with_picture("<div>box</div>", svg)
+    picture = html[html.index("<svg"): html.index("</svg>") + len("</svg>")]
+    assert ET.fromstring(picture.encode("utf-8")).get("id") == "my-network"
+    assert html.count("*{") == html.count("#my-network *{") >= 1

@@ -1089,8 +1089,14 @@ def html_with_picture(html: str, svg: str) -> str:
     """
     body = svg[svg.index("<svg"):]
     body = re.sub(r"<metadata>.*?</metadata>\s*", "", body, flags=re.S)
-    ident = "treelearn-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
-    body = body.replace("<svg", f'<svg id="{ident}"', 1).replace("*{", f"#{ident} *{{")
+    opening = body[: body.index(">") + 1]
+    given = re.search(r'\sid="([^"]*)"', opening)  # rcParams["svg.id"] names the picture
+    if given:
+        ident = given.group(1)
+    else:
+        ident = "treelearn-" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:12]
+        body = body.replace("<svg", f'<svg id="{ident}"', 1)
+    body = body.replace("*{", f"#{ident} *{{")
     return (
         f'<div class="treelearn-estimator">{html}'
         f'<div class="treelearn-network" style="margin-top:0.5em">{body}</div></div>'
