@@ -172,8 +172,26 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         Y = _class_indicator(codes, w, k)
         if self.event_model == "bernoulli":
             A = _binary(A, self.binarize)
-        counts = _class_sums(Y, A)
-        class_count = np.bincount(codes, weights=w, minlength=k)
+        self.set_counts(classes, _class_sums(Y, A), np.bincount(codes, weights=w, minlength=k))
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        return self
+
+    def set_counts(self, classes: Any, feature_count: Any, class_count: Any) -> TextNaiveBayes:
+        """Estimate every probability from the counts (what :meth:`fit` counts, or saved ones).
+
+        ``feature_count[c, j]``: the (weighted) count of term ``j`` in class ``c``
+        (multinomial) or of class-``c`` documents containing it (Bernoulli);
+        ``class_count[c]``: the class's (weighted) documents.
+
+        >>> clf = TextNaiveBayes("bernoulli").set_counts(["a", "b"], [[1, 0], [0, 2]], [1, 2])
+        >>> np.exp(clf.feature_log_prob_).round(3).tolist()   # (D_cj + 1) / (D_c + 2)
+        [[0.667, 0.333], [0.25, 0.75]]
+        """
+        self._check_params()
+        counts = np.asarray(feature_count, dtype=float)
+        class_count = np.asarray(class_count, dtype=float)
+        d = counts.shape[1]
         alpha = float(self.alpha)
         with np.errstate(divide="ignore"):
             if self.event_model == "multinomial":
@@ -183,17 +201,16 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
                 log_prob = np.log(counts + alpha) - np.log(class_count[:, None] + 2 * alpha)
                 self._neg_log_prob = np.log1p(-np.exp(log_prob))
             self.class_log_prior_ = np.log(class_count) - math.log(class_count.sum())
-        self.classes_ = classes
+        self.classes_ = np.asarray(classes)
         self.feature_count_ = counts
         self.class_count_ = class_count
         self.feature_log_prob_ = log_prob
         self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
         return self
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
+    def predict_class_log_likelihood(self, X: Any) -> np.ndarray:
+        """``log p(x | c)`` (up to the class-free multinomial coefficient), ``n x k``: the
+        joint without the class prior."""
         check_is_fitted(self)
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             absent = [c for c in self.feature_names_in_ if c not in X.columns]
@@ -211,5 +228,8 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
             neg = self._neg_log_prob
             with np.errstate(invalid="ignore"):  # alpha = 0: -inf - -inf where p is 0 or 1
                 jll = B @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
-        return np.asarray(jll) + self.class_log_prior_
+        return np.asarray(jll)
 
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
+        return self.predict_class_log_likelihood(X) + self.class_log_prior_
