@@ -766,7 +766,9 @@ class NaiveBayes(SingleNetworkClassifier):
         text.fit(X, y, sample_weight=sample_weight)
         self.text_model_ = text
         self.categorical_features_ = []
-        self.classes_ = text.classes_
+        # numpy text labels as objects: the dtype every other classifier keeps (and saves)
+        self.classes_ = (text.classes_.astype(object) if text.classes_.dtype.kind in "US"
+                         else text.classes_)
         self.class_name_ = class_name(getattr(y, "name", None), ())
         self.n_features_in_ = text.n_features_in_
         if hasattr(text, "feature_names_in_"):
