@@ -164,7 +164,7 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         """Count terms per class (one product ``Y^T X``) and estimate the event probabilities."""
         self._check_params()
         A, names = _term_matrix(X, "TextNaiveBayes")
-        n, d = A.shape
+        n = A.shape[0]
         classes, codes, _ = class_labels(y, n)
         w = check_sample_weight(sample_weight, n)
         w = np.ones(n) if w is None else w
