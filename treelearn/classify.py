@@ -51,6 +51,7 @@ from .errors import (
     StructureError,
     TreelearnError,
 )
+from .gaussian_tan import GaussianTAN
 from .inference import log_marginal_by_conditioner
 from .information import conditional_mutual_information_matrix
 from .jsonfile import save_document
@@ -964,6 +965,11 @@ class TAN(SingleNetworkClassifier):
         rooted at its first column (``root``'s tree at ``root``).
     whitelist, blacklist : undirected feature pairs the tree must / must not
         contain (as bnlearn's); see :func:`treelearn.constraints.constrained_skeleton`.
+    numeric : ``"error"`` (default: features are categories) or ``"gaussian"``:
+        every feature is numeric and the model is the class-conditional
+        linear-Gaussian tree of :class:`~treelearn.gaussian_tan.GaussianTAN`
+        (``gaussian_model_``; ``root``, ``fit_prior`` and ``class_prior`` apply,
+        ``model_`` is not set, saving and pgmpy export are not available).
 
     Attributes
     ----------
@@ -996,6 +1002,7 @@ class TAN(SingleNetworkClassifier):
         blacklist: Sequence[tuple] | None = None,
         prior: str = "lidstone",
         m: float = 1.0,
+        numeric: str = "error",
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -1007,6 +1014,53 @@ class TAN(SingleNetworkClassifier):
         self.blacklist = blacklist
         self.prior = prior
         self.m = m
+        self.numeric = numeric
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TAN:
+        """Learn from ``X`` and ``y`` (see :meth:`BayesNetClassifier.fit`); with
+        ``numeric="gaussian"``, a Gaussian TAN on numeric features."""
+        if self.numeric not in ("error", "gaussian"):
+            raise TreelearnError(f"numeric={self.numeric!r}; choose 'error' (discretize numeric "
+                                 "columns first) or 'gaussian'", values=[self.numeric])
+        self.gaussian_model_ = None
+        if self.numeric == "error":
+            return super().fit(X, y, sample_weight)
+        self._check_params()
+        if self.forest is not None or self.whitelist or self.blacklist:
+            raise TreelearnError("numeric='gaussian' learns a spanning tree: forest, whitelist "
+                                 "and blacklist apply to categorical features only")
+        model = GaussianTAN(root=self.root, fit_prior=self.fit_prior,
+                            class_prior=self.class_prior).fit(X, y, sample_weight)
+        self.gaussian_model_ = model
+        self.classes_ = model.classes_
+        self.class_name_ = class_name(getattr(y, "name", None), list(model.feature_names_in_))
+        self.class_count_ = model.class_count_
+        self.class_log_prior_ = model.class_log_prior_
+        self.n_features_in_ = model.n_features_in_
+        self.feature_names_in_ = model.feature_names_in_
+        self.feature_tree_ = model.feature_tree_
+        return self
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
+        check_is_fitted(self)
+        if getattr(self, "gaussian_model_", None) is not None:
+            return self.gaussian_model_.predict_joint_log_proba(X)
+        return super().predict_joint_log_proba(X)
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted network (the class prior included)."""
+        check_is_fitted(self)
+        if getattr(self, "gaussian_model_", None) is not None:
+            return self.gaussian_model_.n_parameters
+        return self.model_.n_parameters
+
+    def _state(self) -> dict:
+        if getattr(self, "gaussian_model_", None) is not None:
+            raise TreelearnError("saving a TAN(numeric='gaussian') is not supported yet; keep "
+                                 "it with pickle, or refit")
+        return super()._state()
 
     def _restore_models(self, models: dict) -> None:
         super()._restore_models(models)
