@@ -5,6 +5,8 @@ along paths), missing features summed out by taking the observed sub-matrix."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -58,7 +60,7 @@ def _implied(cov, tree, names):
     for u in names:
         for v in names:
             path = nx.shortest_path(tree, u, v)
-            prod = np.prod([rho[idx[p], idx[q]] for p, q in zip(path, path[1:])])
+            prod = np.prod([rho[idx[p], idx[q]] for p, q in pairwise(path)])
             S[idx[u], idx[v]] = sd[idx[u]] * sd[idx[v]] * prod
     return S
 

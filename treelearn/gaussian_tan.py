@@ -205,7 +205,7 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """``log p(x_observed, c)``; a missing (NaN) feature is summed out exactly."""
         values = self._values(X)
-        n, d = values.shape
+        n = values.shape[0]
         observed = ~np.isnan(values)
         out = np.tile(self.class_log_prior_, (n, 1))
         complete = observed.all(axis=1)
