@@ -92,11 +92,13 @@ def _binary(A: Any, threshold: float) -> Any:
     return (threshold < A).astype(float)
 
 
-def term_class_information(X: Any, y: Any, binarize: float = 0.0) -> np.ndarray:
+def term_class_information(X: Any, y: Any, binarize: float = 0.0,
+                           sample_weight: Any = None) -> np.ndarray:
     """``I(X_j > binarize; C)`` in nats for every term ``j`` (dense or sparse ``X``).
 
     From the document counts ``D_cj`` (one sparse product) and the class sizes,
-    with the empirical (maximum-likelihood) distribution.
+    with the empirical (maximum-likelihood) distribution; ``sample_weight``
+    weights the documents (whole numbers: as if repeated).
 
     >>> X = np.array([[1, 0], [2, 0], [0, 1], [0, 0]])
     >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
@@ -104,11 +106,13 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0) -> np.ndarray:
     """
     A, _ = _term_matrix(X, "term_class_information")
     classes, codes, _ = class_labels(y, A.shape[0])
-    n = A.shape[0]
-    Y = _class_indicator(codes, np.ones(n), len(classes))
+    w = check_sample_weight(sample_weight, A.shape[0])
+    w = np.ones(A.shape[0]) if w is None else w
+    n = float(w.sum())
+    Y = _class_indicator(codes, w, len(classes))
     B = _binary(A, binarize)
     present = _class_sums(Y, B)  # k x d: documents of each class containing each term
-    nc = np.bincount(codes, minlength=len(classes)).astype(float)[:, None]
+    nc = np.bincount(codes, weights=w, minlength=len(classes))[:, None]
     joint = np.stack([present, nc - present]) / n  # (present?, class, term)
     pc = nc / n
     pt = joint.sum(axis=1, keepdims=True)
