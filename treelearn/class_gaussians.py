@@ -44,11 +44,20 @@ def numeric_columns(X: pd.DataFrame, max_states: int = DEFAULT_MAX_STATES) -> li
     """
     out = []
     for name, dtype in X.dtypes.items():
-        if pd.api.types.is_float_dtype(dtype):
-            try:
-                check_float_column(name, X[name].to_numpy(dtype=float), max_states)
-            except NumericColumnError:
-                out.append(name)
+        if not pd.api.types.is_float_dtype(dtype):
+            continue
+        values = X[name].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            # a fractional (or infinite) value decides at once, without sorting the column
+            fractional = bool((np.isinf(values) | (values != np.round(values))
+                               & ~np.isnan(values)).any())
+        if fractional:
+            out.append(name)
+            continue
+        try:  # whole numbers: the encoder's rule counts their distinct values
+            check_float_column(name, values, max_states)
+        except NumericColumnError:
+            out.append(name)
     return out
 
 
@@ -94,14 +103,20 @@ def class_gaussian_statistics(
     ([2.0, 2.0], [2.0, 12.0], [1.0, 4.0])
     """
     observed = ~np.isnan(values)
-    filled = np.where(observed, values, 0.0)
+    complete = bool(observed.all())
+    filled = values if complete else np.where(observed, values, 0.0)
     Y = np.zeros((len(codes), n_classes))
     Y[np.arange(len(codes)), codes] = weights
-    total = Y.T @ observed  # k x d: the weight observed per class and column
+    # k x d: the weight observed per class and column
+    total = (np.repeat(Y.sum(axis=0)[:, None], values.shape[1], axis=1) if complete
+             else Y.T @ observed.astype(float))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = (Y.T @ filled) / total
-        centred = np.where(observed, values - mean[codes], 0.0)  # two passes: no cancellation
-        var = (Y.T @ centred**2) / total
+        centred = filled - mean[codes]  # two passes: no cancellation
+        if not complete:
+            centred[~observed] = 0.0
+        centred *= centred
+        var = (Y.T @ centred) / total
     empty = total <= 0
     if empty.any():
         c, j = np.argwhere(empty)[0]
@@ -137,9 +152,20 @@ def class_gaussian_log_density(values: np.ndarray, mean: np.ndarray, var: np.nda
     True
     """
     observed = ~np.isnan(values)
-    filled = np.where(observed, values, 0.0)
+    complete = bool(observed.all())
+    filled = values if complete else np.where(observed, values, 0.0)
     out = np.empty((values.shape[0], mean.shape[0]))
+    scratch = np.empty_like(filled)
     for c in range(mean.shape[0]):  # a loop over classes (few), each a whole-array step
-        terms = (filled - mean[c]) ** 2 / var[c] + np.log(var[c]) + _LOG_2PI
-        out[:, c] = -0.5 * np.where(observed, terms, 0.0).sum(axis=1)
+        np.subtract(filled, mean[c], out=scratch)
+        scratch *= scratch
+        if complete:  # the normalising constant once per class, not per cell
+            out[:, c] = scratch @ (1.0 / var[c])
+            out[:, c] += np.log(var[c]).sum() + len(var[c]) * _LOG_2PI
+        else:
+            scratch /= var[c]
+            scratch += np.log(var[c]) + _LOG_2PI
+            scratch[~observed] = 0.0
+            out[:, c] = scratch.sum(axis=1)
+    out *= -0.5
     return out
