@@ -126,9 +126,10 @@ def class_gaussian_statistics(
             column=names[j],
         )
     if var_smoothing:
-        w = weights[:, None] * observed
-        grand = (w * filled).sum(axis=0) / w.sum(axis=0)
-        spread = (w * np.where(observed, values - grand, 0.0) ** 2).sum(axis=0) / w.sum(axis=0)
+        # each column's variance over all classes, from the per-class ones (law of total
+        # variance): no further pass over the rows
+        grand = (total * mean).sum(axis=0) / total.sum(axis=0)
+        spread = (total * (var + (mean - grand) ** 2)).sum(axis=0) / total.sum(axis=0)
         var = var + var_smoothing * float(spread.max())
     flat = var <= 0
     if flat.any():

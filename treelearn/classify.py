@@ -807,7 +807,7 @@ class NaiveBayes(SingleNetworkClassifier):
         self.n_features_in_ = X.shape[1]
         self.categorical_features_ = categorical
         self.numeric_features_ = list(numeric)
-        values = numeric_values(X.iloc[keep], numeric)
+        values = numeric_values(X.iloc[keep] if len(keep) < len(X) else X, numeric)
         _, self.theta_, self.var_ = class_gaussian_statistics(
             values, codes, w[keep], len(classes), numeric, list(self.classes_),
             float(self.var_smoothing))

@@ -92,8 +92,11 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         Y[np.arange(n), codes] = w
         means = (Y.T @ A) / weight[:, None]
         centred = A - means[codes]
-        # one product per class, each over that class's rows only
-        cov = np.stack([(centred * Y[:, [c]]).T @ centred / weight[c] for c in range(k)])
+        cov = np.empty((k, d, d))
+        for c in range(k):  # one product per class, over that class's rows only
+            rows = codes == c
+            part = centred[rows]
+            cov[c] = (part * w[rows, None]).T @ part / weight[c]
         cov = (cov + cov.transpose(0, 2, 1)) / 2
         var = np.diagonal(cov, axis1=1, axis2=2)
         flat = var <= 1e-12 * np.maximum(np.abs(means), 1.0) ** 2
@@ -209,15 +212,26 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         observed = ~np.isnan(values)
         out = np.tile(self.class_log_prior_, (n, 1))
         complete = observed.all(axis=1)
-        child = np.flatnonzero(self.parent_ >= 0)
         if complete.any():  # one term per feature: its regression on its parent
-            x = values[complete]
+            every = bool(complete.all())
+            x = values if every else values[complete]
+            # each feature's parent value (the root's own, with coefficient 0): one gather
+            xp = x[:, np.where(self.parent_ >= 0, self.parent_, np.arange(len(self.parent_)))]
+            scratch = np.empty_like(x)
+            terms = np.empty((len(x), len(self.classes_)))
             for c in range(len(self.classes_)):
-                mean = np.tile(self.intercept_[c], (len(x), 1))
-                mean[:, child] += self.coefficient_[c, child] * x[:, self.parent_[child]]
+                np.multiply(xp, self.coefficient_[c], out=scratch)
+                scratch += self.intercept_[c]
+                np.subtract(x, scratch, out=scratch)
+                scratch *= scratch
                 var = self.variance_[c]
-                out[complete, c] += -0.5 * (((x - mean) ** 2 / var) + np.log(var)
-                                            + _LOG_2PI).sum(axis=1)
+                terms[:, c] = scratch @ (1.0 / var)
+                terms[:, c] += np.log(var).sum() + len(var) * _LOG_2PI
+            terms *= -0.5
+            if every:
+                out += terms
+            else:
+                out[complete] += terms
         if not complete.all():
             sigma = self.implied_covariance()
             patterns, which = np.unique(observed[~complete], axis=0, return_inverse=True)
