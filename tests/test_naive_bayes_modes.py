@@ -197,3 +197,38 @@ def test_mixed_errors_name_the_column():
         clf.predict(bad)
     with pytest.raises(TreelearnError, match="numeric='exact'"):
         tl.NaiveBayes(numeric="exact").fit(df, y)
+
+
+def test_numeric_columns_are_exactly_those_the_encoder_refuses():
+    from treelearn.class_gaussians import numeric_columns
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({
+        "fraction": rng.normal(size=300),
+        "whole_few": rng.integers(0, 5, 300).astype(float),
+        "whole_many": rng.permutation(300).astype(float),  # 300 distinct whole numbers > 100
+        "with_nan": np.where(rng.random(300) < 0.2, np.nan, rng.integers(0, 3, 300)),
+        "ints": rng.integers(0, 1000, 300),
+        "text": rng.choice(["a", "b"], 300),
+    })
+    refused = []
+    for col in df.columns:
+        try:
+            tl.encode(df[[col]], missing="pairwise")
+        except NumericColumnError:
+            refused.append(col)
+        except TreelearnError:
+            pass  # e.g. too many integer states: not a float column, stays categorical
+    assert numeric_columns(df) == refused == ["fraction", "whole_many"]
+
+
+def test_numeric_only_with_missing_cells_is_gaussian_nb_on_the_observed_columns():
+    X, y = load_iris(return_X_y=True)
+    X = X + np.random.default_rng(0).normal(scale=1e-3, size=X.shape)
+    clf = tl.NaiveBayes(numeric="gaussian", var_smoothing=0).fit(X, y)
+    test = X[:20].copy()
+    test[:10, 2] = np.nan
+    # rows missing feature 2: GaussianNB fitted on the other three features (same estimates)
+    sub = GaussianNB(var_smoothing=0).fit(X[:, [0, 1, 3]], y)
+    np.testing.assert_allclose(clf.predict_proba(test[:10]),
+                               sub.predict_proba(test[:10][:, [0, 1, 3]]), atol=1e-10)
