@@ -121,8 +121,25 @@ def test_gaussian_tan_errors():
         tl.TAN(numeric="gaussian").fit(X.assign(s="x"), y)
     with pytest.raises(TreelearnError, match="'f' is constant in class"):
         tl.TAN(numeric="gaussian").fit(X.assign(f=np.where(y == "p", 2.5, X["a"])), y)
-    clf = tl.TAN(numeric="gaussian").fit(X, y)
-    with pytest.raises(TreelearnError, match="not supported yet"):
-        clf.save("never.json")
     with pytest.raises(TreelearnError, match="numeric='bins'"):
         tl.TAN(numeric="bins").fit(X, y)
+
+
+def test_save_load_round_trip(tmp_path):
+    X, y = _data()
+    clf = tl.TAN(numeric="gaussian", root="c", class_prior=[0.2, 0.3, 0.5]).fit(X, y)
+    clf.save(tmp_path / "gtan.json")
+    back = tl.load(tmp_path / "gtan.json")
+    test = X.iloc[:50].copy()
+    test.iloc[:5, 2] = np.nan
+    np.testing.assert_array_equal(back.predict_proba(test), clf.predict_proba(test))
+    assert back.gaussian_model_.root_ == "c" and back.class_name_ == "label"
+    assert sorted(back.feature_tree_.edges(data="weight")) == sorted(
+        clf.feature_tree_.edges(data="weight"))
+    import json
+
+    doc = json.loads((tmp_path / "gtan.json").read_text())
+    doc["state"]["gaussian"]["parent"][0] = 0  # a feature its own parent: no tree
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(tl.InvalidModelError):
+        tl.load(tmp_path / "bad.json")

@@ -971,8 +971,9 @@ class TAN(SingleNetworkClassifier):
     numeric : ``"error"`` (default: features are categories) or ``"gaussian"``:
         every feature is numeric and the model is the class-conditional
         linear-Gaussian tree of :class:`~treelearn.gaussian_tan.GaussianTAN`
-        (``gaussian_model_``; ``root``, ``fit_prior`` and ``class_prior`` apply,
-        ``model_`` is not set, saving and pgmpy export are not available).
+        (``gaussian_model_``; ``root``, ``fit_prior`` and ``class_prior`` apply;
+        save/:func:`treelearn.load` work; ``model_`` is not set: pgmpy has no network
+        with a discrete parent of linear-Gaussian variables).
 
     Attributes
     ----------
@@ -1060,10 +1061,44 @@ class TAN(SingleNetworkClassifier):
         return self.model_.n_parameters
 
     def _state(self) -> dict:
-        if getattr(self, "gaussian_model_", None) is not None:
-            raise TreelearnError("saving a TAN(numeric='gaussian') is not supported yet; keep "
-                                 "it with pickle, or refit")
-        return super()._state()
+        model = getattr(self, "gaussian_model_", None)
+        if model is None:
+            return super()._state()
+        return {
+            "estimator": type(self).__name__,
+            "params": {k: json_value(v) for k, v in self.get_params().items()},
+            "classes": [encode_label(c) for c in self.classes_],
+            "classes_dtype": str(self.classes_.dtype),
+            "class_name": encode_label(self.class_name_),
+            "feature_names": [encode_label(f) for f in self.feature_names_in_],
+            "gaussian": model.fitted_state(),
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> TAN:
+        if "gaussian" not in state:
+            est = super()._from_state(state)
+            est.gaussian_model_ = None
+            return est
+        if state.get("estimator") != cls.__name__:
+            raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a "
+                                 f"{cls.__name__}")
+        est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
+        classes = _label_array([decode_label(c) for c in state["classes"]],
+                               decode_dtype(state["classes_dtype"]))
+        features = [decode_label(f) for f in state["feature_names"]]
+        try:
+            model = GaussianTAN(root=est.root, fit_prior=est.fit_prior,
+                                class_prior=est.class_prior).set_fitted_state(
+                classes, features, state["gaussian"])
+        except TreelearnError as exc:
+            raise InvalidModelError(str(exc)) from None
+        est.gaussian_model_ = model
+        est.classes_, est.class_name_ = classes, decode_label(state["class_name"])
+        est.class_count_, est.class_log_prior_ = model.class_count_, model.class_log_prior_
+        est.n_features_in_, est.feature_names_in_ = model.n_features_in_, _label_array(features)
+        est.feature_tree_ = model.feature_tree_
+        return est
 
     def _restore_models(self, models: dict) -> None:
         super()._restore_models(models)

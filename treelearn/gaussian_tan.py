@@ -143,6 +143,52 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         self.intercept_, self.coefficient_, self.variance_ = intercept, coef, variance
         return self
 
+    def fitted_state(self) -> dict:
+        """The fitted parameters as JSON-able lists (labels encoded by the caller's rules
+        are left to it): what :meth:`set_fitted_state` restores."""
+        check_is_fitted(self)
+        edges = [[self.feature_names_in_.tolist().index(u),
+                  self.feature_names_in_.tolist().index(v), float(w)]
+                 for u, v, w in self.feature_tree_.edges(data="weight")]
+        return {"parent": self.parent_.tolist(), "intercept": self.intercept_.tolist(),
+                "coefficient": self.coefficient_.tolist(), "variance": self.variance_.tolist(),
+                "means": self.means_.tolist(), "class_count": self.class_count_.tolist(),
+                "class_log_prior": [float(v) for v in self.class_log_prior_],
+                "tree_edges": edges}
+
+    def set_fitted_state(self, classes: Any, features: list, state: dict) -> GaussianTAN:
+        """Restore what :meth:`fitted_state` gave (``classes`` and ``features`` decoded);
+        inconsistent shapes or a non-tree raise :class:`~treelearn.TreelearnError`."""
+        k, d = len(classes), len(features)
+        parent = np.asarray(state["parent"], dtype=int)
+        arrays = {key: np.asarray(state[key], dtype=float)
+                  for key in ("intercept", "coefficient", "variance", "means")}
+        if parent.shape != (d,) or any(a.shape != (k, d) for a in arrays.values()) or not (
+                arrays["variance"] > 0).all() or (parent < 0).sum() != 1:
+            raise TreelearnError(f"a Gaussian TAN over {d} features and {k} classes needs one "
+                                 "root, a parent per feature and k x d positive variances")
+        tree = nx.Graph()
+        tree.add_nodes_from(features)
+        tree.add_weighted_edges_from((features[i], features[j], w)
+                                     for i, j, w in state["tree_edges"])
+        oriented = nx.DiGraph()
+        oriented.add_nodes_from(features)
+        oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
+        if not nx.is_tree(oriented) or {frozenset(e) for e in tree.edges} != {
+                frozenset(e) for e in oriented.edges}:
+            raise TreelearnError("the saved parents do not form the saved feature tree")
+        self.classes_ = np.asarray(classes)
+        self.class_count_ = np.asarray(state["class_count"], dtype=float)
+        self.class_log_prior_ = np.asarray(state["class_log_prior"], dtype=float)
+        self.n_features_in_ = d
+        self.feature_names_in_ = np.asarray(features, dtype=object)
+        self.feature_tree_, self.tree_, self.parent_ = tree, oriented, parent
+        self.root_ = features[int(np.flatnonzero(parent < 0)[0])]
+        self.means_ = arrays["means"]
+        self.intercept_, self.coefficient_ = arrays["intercept"], arrays["coefficient"]
+        self.variance_ = arrays["variance"]
+        return self
+
     def _log_prior(self, weight: np.ndarray) -> np.ndarray:
         k = len(weight)
         if self.class_prior is not None:
