@@ -534,3 +534,39 @@ def test_given_before_the_positionals(learned, capsys):
     assert main(["sample", "--given", "lung=yes", path, "-n", "5", "--seed", "1"]) == 0
     rows = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert len(rows) == 5 and (rows["lung"] == "yes").all()
+
+
+def test_learn_numeric_gaussian(tmp_path, capsys):
+    """``learn --numeric gaussian``: the tree, regressions and scores of tl.gaussian_chow_liu."""
+    from treelearn.cli import main
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=400)
+    df = pd.DataFrame({"a": a, "b": 2 * a + rng.normal(size=400), "c": rng.normal(size=400)})
+    df["d"] = df["b"] - 1 + rng.normal(size=400)
+    df.to_csv(tmp_path / "num.csv", index=False)
+    path = tmp_path / "g.json"
+    capsys.readouterr()
+    assert main(["learn", str(tmp_path / "num.csv"), "--numeric", "gaussian", "--root", "b",
+                 "-o", str(path), "--plot", str(tmp_path / "g.png")]) == 0
+    out = capsys.readouterr().out
+    expected = tl.gaussian_chow_liu(pd.read_csv(tmp_path / "num.csv"), root="b")
+    assert tl.load(path) == expected
+    assert (tmp_path / "g.png").stat().st_size > 0
+    # the log-likelihood from the per-row Gaussian densities of the regressions, by hand
+    from scipy.stats import norm
+
+    data = pd.read_csv(tmp_path / "num.csv")
+    ll = 0.0
+    for v in expected.variables:
+        node = expected.graph.nodes[v]
+        parent = expected.parents(v)
+        mean = node["intercept"] + (node["coefficient"] * data[parent[0]] if parent else 0.0)
+        ll += norm.logpdf(data[v], mean, np.sqrt(node["variance"])).sum()
+    assert number(out, "log-likelihood") == pytest.approx(ll, abs=1e-5)
+    assert number(out, "parameters") == 2 * 4 + 3
+    assert "b ~ N(" in out and "d = " in out
+    assert "chow-liu" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
+                                   "--class", "c")
+    assert "--bif" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
+                                "--bif", str(tmp_path / "x.bif"))

@@ -41,6 +41,7 @@ def arguments(name: str, data, out) -> list[str]:
         ],
         "nb_vs_tan.py": [str(data / "alarm.csv"), "--class", "BP", "--folds", "3"],
         "save_load_sample.py": [str(data / "asia.csv"), "--out", str(out), "-n", "200"],
+        "text_classification.py": ["--terms", "12", "--out", str(out)],
     }[name]
 
 
@@ -49,6 +50,7 @@ EXPECTED_FILES = {
     "pgmpy_query.py": ["model.bif"],
     "nb_vs_tan.py": [],
     "save_load_sample.py": ["model.json", "samples.csv"],
+    "text_classification.py": ["text_word_tree.png"],
 }
 
 
@@ -77,6 +79,8 @@ def test_example_runs(path, small, tmp_path):
         assert "naive Bayes" in proc.stdout and "TAN" in proc.stdout
     if name == "pgmpy_query.py":
         assert "agree" in proc.stdout
+    if name == "text_classification.py":
+        assert "multinomial" in proc.stdout and "TAN, top 12 terms" in proc.stdout
 
 
 def test_without_out_an_example_writes_into_out_not_the_current_folder(small, tmp_path):

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
     from .explorer import to_html
     from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
     from .gaussian_classifier import GaussianClassifier
+    from .gaussian_tan import GaussianTAN
     from .information import (
         conditional_mutual_information_matrix,
         entropies,
@@ -97,6 +98,7 @@ _LAZY = {
     "GaussianQuery": "gaussian",
     "GaussianTreeModel": "gaussian",
     "GaussianClassifier": "gaussian_classifier",
+    "GaussianTAN": "gaussian_tan",
     "conditional_mutual_information_matrix": "information",
     "entropies": "information",
     "mutual_information_matrix": "information",
@@ -172,6 +174,7 @@ __all__ = [
     "FeatureMismatchError",
     "GaussianClassifier",
     "GaussianQuery",
+    "GaussianTAN",
     "GaussianTreeModel",
     "InputTypeError",
     "InvalidModelError",

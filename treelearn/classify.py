@@ -27,13 +27,19 @@ from typing import Any, Literal
 import networkx as nx
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .class_gaussians import (
+    class_gaussian_log_density,
+    class_gaussian_statistics,
+    numeric_columns,
+    numeric_values,
+)
 from .constraints import constrained_skeleton, forest_penalty
 from .counts import ClassCounts
-from .data import encode, python_scalar
+from .dask_support import is_dask_dataframe
+from .data import check_sample_weight, encode, python_scalar
 from .decisions import loss_matrix
 from .errors import (
     ClassLabelError,
@@ -44,6 +50,7 @@ from .errors import (
     StructureError,
     TreelearnError,
 )
+from .gaussian_tan import GaussianTAN
 from .inference import log_marginal_by_conditioner
 from .information import conditional_mutual_information_matrix
 from .jsonfile import save_document
@@ -61,9 +68,10 @@ from .learn import build_model, chow_liu_from_counts
 from .model import ScoreReport, TreeModel
 from .parameters import estimate_cpt
 from .settings import LearningSettings
-from .sources import as_frame, count_by_class
+from .sources import as_frame, class_dtype, class_labels, class_name, count_by_class
 from .stream import NO_STATE_CAP
 from .structure import spanning_skeleton, star, tan_structure
+from .text_nb import TextNaiveBayes
 from .tree_inference import TreeEngine
 
 __all__ = ["TAN", "BayesNetClassifier", "ChowLiuMultinet", "NaiveBayes", "SingleNetworkClassifier"]
@@ -181,6 +189,22 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
     # ------------------------------------------------------------ prediction
     def _feature_codes(self, X: Any) -> np.ndarray:
         """Validate ``X`` against the fitted features and encode it (``-1`` = missing or ignored)."""
+        frame = self._feature_frame(X)
+        names = list(self.feature_names_in_)
+        return self._encode_features(frame, names, self._feature_states())
+
+    def _encode_features(self, X: pd.DataFrame, names: list, states: list) -> np.ndarray:
+        table = encode(
+            X[names],
+            missing="pairwise",
+            states=dict(zip(names, states)),
+            max_states=NO_STATE_CAP,
+            unseen=self.unseen,
+        )
+        return table.codes.astype(np.intp)
+
+    def _feature_frame(self, X: Any) -> pd.DataFrame:
+        """``X`` as a DataFrame of the fitted features, checked (names, count, rows)."""
         check_is_fitted(self)
         names = list(self.feature_names_in_)
         if not isinstance(X, pd.DataFrame):
@@ -207,15 +231,7 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
             )
         if len(X) == 0:
             raise EmptyDataError("X has no rows; there is nothing to predict or score")
-        states = dict(zip(names, self._feature_states()))
-        table = encode(
-            X[names],
-            missing="pairwise",
-            states=states,
-            max_states=NO_STATE_CAP,
-            unseen=self.unseen,
-        )
-        return table.codes.astype(np.intp)
+        return X
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
@@ -228,7 +244,11 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         ``alpha=0``) gets the uniform posterior, with a warning.
         """
         joint = self.predict_joint_log_proba(X)
-        norm = logsumexp(joint, axis=1, keepdims=True)
+        # log-sum-exp by hand (scipy's checks and dispatch cost as much as the sum)
+        top = joint.max(axis=1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            norm = top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
         impossible = ~np.isfinite(norm[:, 0])
         if impossible.any():
             warnings.warn(
@@ -649,6 +669,19 @@ class NaiveBayes(SingleNetworkClassifier):
     prior, m : ``prior="lidstone"`` (default) smooths with ``alpha``;
         ``prior="m-estimate"`` uses Mitchell's m-estimate with a uniform prior,
         ``p(x_j = a | parents) = (N(a, parents) + m / k_j) / (N(parents) + m)``.
+    event_model : ``"categorical"`` (default: the features are categories), or
+        for term counts (dense or scipy.sparse, never made dense)
+        ``"multinomial"`` (word counts) / ``"bernoulli"`` (word presence,
+        ``x > binarize``): the probabilities of scikit-learn's ``MultinomialNB`` /
+        ``BernoulliNB`` (:class:`~treelearn.text_nb.TextNaiveBayes` does the work).
+    numeric : ``"error"`` (default): a float column with fractional values is an
+        error (discretize it); ``"gaussian"``: such columns (see
+        :func:`~treelearn.class_gaussians.numeric_columns`) are modelled per class
+        as Gaussians (weighted ML mean and variance) next to the categorical
+        features: mixed data. Missing cells of either kind are summed out.
+    var_smoothing : with ``numeric="gaussian"``, added to every variance as a
+        fraction of the largest column variance (scikit-learn's ``GaussianNB``
+        rule; 0 = pure maximum likelihood).
 
     Attributes
     ----------
@@ -659,6 +692,14 @@ class NaiveBayes(SingleNetworkClassifier):
         else ``"class"``.
     class_count_, class_log_prior_ : rows per class and the log class prior.
     n_features_in_, feature_names_in_ : the features (arrays get the names ``x0, x1, ...``).
+    numeric_features_, categorical_features_ : with ``numeric="gaussian"``, the
+        Gaussian and the categorical features; ``model_`` is then the network
+        over the categorical features and the class only.
+    theta_, var_ : per class (rows) and numeric feature (columns), the Gaussians'
+        means and variances.
+    text_model_ : with a text ``event_model``, the fitted
+        :class:`~treelearn.text_nb.TextNaiveBayes` (``model_`` is not set: a
+        bag of words is no network of categorical variables); ``None`` otherwise.
 
     Notes
     -----
@@ -692,6 +733,10 @@ class NaiveBayes(SingleNetworkClassifier):
         unseen: Unseen = "error",
         prior: str = "lidstone",
         m: float = 1.0,
+        event_model: str = "categorical",
+        numeric: str = "error",
+        binarize: float = 0.0,
+        var_smoothing: float = 1e-9,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -699,9 +744,238 @@ class NaiveBayes(SingleNetworkClassifier):
         self.unseen = unseen
         self.prior = prior
         self.m = m
+        self.event_model = event_model
+        self.numeric = numeric
+        self.binarize = binarize
+        self.var_smoothing = var_smoothing
 
     def _structure(self, stats: ClassCounts) -> nx.DiGraph:
         return star(stats.columns[-1], stats.columns[:-1])
+
+    # ------------------------------------------------------------ text and mixed data
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.event_model not in ("categorical", "multinomial", "bernoulli"):
+            raise TreelearnError(f"event_model={self.event_model!r}; choose 'categorical', "
+                                 "'multinomial' or 'bernoulli'", values=[self.event_model])
+        if self.numeric not in ("error", "gaussian"):
+            raise TreelearnError(f"numeric={self.numeric!r}; choose 'error' (discretize numeric "
+                                 "columns first) or 'gaussian'", values=[self.numeric])
+        if self.event_model != "categorical" and (self.numeric != "error"
+                                                  or self.prior != "lidstone"):
+            raise TreelearnError(
+                f"event_model={self.event_model!r} models term counts: numeric='gaussian' and "
+                "prior='m-estimate' apply to event_model='categorical' only; leave them at "
+                "their defaults")
+        v = self.var_smoothing
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < 0:
+            raise TreelearnError(f"var_smoothing={v!r}; it must be a number >= 0 (e.g. 1e-9)")
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> NaiveBayes:
+        """Learn from ``X`` and labels ``y`` (see :meth:`BayesNetClassifier.fit`).
+
+        With a text ``event_model``, ``X`` holds term counts (DataFrame, array or
+        scipy.sparse); with ``numeric="gaussian"``, numeric columns become Gaussians.
+        """
+        self._check_params()
+        self.text_model_ = None
+        self.numeric_features_ = []
+        self.theta_ = self.var_ = np.empty((0, 0))
+        if self.event_model != "categorical":
+            return self._fit_text(X, y, sample_weight)
+        numeric = []
+        if self.numeric == "gaussian":
+            if is_dask_dataframe(X):
+                raise TreelearnError("numeric='gaussian' needs an in-memory DataFrame or array, "
+                                     "not a Dask DataFrame; call X.compute() first")
+            X = as_frame(X)
+            numeric = numeric_columns(X)
+        if not numeric:
+            super().fit(X, y, sample_weight)
+            self.categorical_features_ = list(self.feature_names_in_)
+            return self
+        return self._fit_mixed(X, numeric, y, sample_weight)
+
+    def _fit_text(self, X: Any, y: Any, sample_weight: Any) -> NaiveBayes:
+        text = TextNaiveBayes(self.event_model, alpha=self.alpha, binarize=self.binarize)
+        text.fit(X, y, sample_weight=sample_weight)
+        self.text_model_ = text
+        self.categorical_features_ = []
+        # numpy text labels as objects: the dtype every other classifier keeps (and saves)
+        self.classes_ = (text.classes_.astype(object) if text.classes_.dtype.kind in "US"
+                         else text.classes_)
+        self.class_name_ = class_name(getattr(y, "name", None), ())
+        self.n_features_in_ = text.n_features_in_
+        if hasattr(text, "feature_names_in_"):
+            self.feature_names_in_ = text.feature_names_in_
+        self.class_count_ = text.class_count_
+        self.class_log_prior_ = self._log_prior(text.class_count_)
+        return self
+
+    def _fit_mixed(self, X: pd.DataFrame, numeric: list, y: Any, sample_weight: Any) -> NaiveBayes:
+        categorical = [c for c in X.columns if c not in set(numeric)]
+        w = check_sample_weight(sample_weight, len(X))
+        w = np.ones(len(X)) if w is None else w
+        keep = np.flatnonzero(w > 0)  # rows of weight zero are absent, as count_by_class does
+        if isinstance(y, (pd.Series, pd.DataFrame)):
+            y_kept = y.iloc[keep]
+        else:
+            y_kept = np.asarray(y)[keep] if y is not None and len(keep) < len(X) else y
+        classes, codes, y_name = class_labels(y_kept, len(keep))
+        if categorical:
+            self._fit_statistics(count_by_class(X[categorical], y, sample_weight=sample_weight))
+        else:  # only numeric features: the network is the class alone, with its prior
+            self.classes_ = classes
+            self.class_name_ = class_name(y_name, list(X.columns))
+            self.class_count_ = np.bincount(codes, weights=w[keep], minlength=len(classes))
+            self.class_log_prior_ = self._log_prior(self.class_count_)
+            graph = nx.DiGraph()
+            graph.add_node(self.class_name_, states=tuple(python_scalar(c) for c in classes),
+                           cpt=np.exp(self.class_log_prior_))
+            self.model_ = TreeModel(
+                graph, variables=[self.class_name_],
+                dtypes={self.class_name_: class_dtype(getattr(y, "dtype", None), classes)},
+                n_rows=float(w[keep].sum()), settings=self._description(self._method))
+            self._engine = self._build_engine()
+        self.feature_names_in_ = _label_array(list(X.columns))
+        self.n_features_in_ = X.shape[1]
+        self.categorical_features_ = categorical
+        self.numeric_features_ = list(numeric)
+        values = numeric_values(X.iloc[keep] if len(keep) < len(X) else X, numeric)
+        _, self.theta_, self.var_ = class_gaussian_statistics(
+            values, codes, w[keep], len(classes), numeric, list(self.classes_),
+            float(self.var_smoothing))
+        return self
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order).
+
+        With ``numeric="gaussian"``: the categorical network's term plus
+        ``sum_j log N(x_j; theta_cj, var_cj)`` over the observed numeric cells.
+        """
+        check_is_fitted(self)
+        if self.text_model_ is not None:
+            return self.text_model_.predict_class_log_likelihood(X) + self.class_log_prior_
+        if not self.numeric_features_:
+            return super().predict_joint_log_proba(X)
+        frame = self._feature_frame(X)
+        cats = self.categorical_features_
+        if cats:
+            jll = self._joint_log_likelihood(self._encode_features(
+                frame, cats, [self.model_.states[f] for f in cats]))
+        else:
+            jll = np.tile(self.class_log_prior_, (len(frame), 1))
+        values = numeric_values(frame, self.numeric_features_)
+        return jll + class_gaussian_log_density(values, self.theta_, self.var_)
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: the network's, two per class and numeric feature, or the text
+        model's ``k (|V| - 1)`` (multinomial) / ``k |V|`` (Bernoulli) plus the prior's ``k - 1``."""
+        check_is_fitted(self)
+        k = len(self.classes_)
+        if self.text_model_ is not None:
+            d = self.n_features_in_
+            return k - 1 + k * (d - 1 if self.event_model == "multinomial" else d)
+        return self.model_.n_parameters + 2 * k * len(self.numeric_features_)
+
+    def sample(
+        self, n: int, random_state: int | np.random.Generator | None = None
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows (the features, then the class); numeric features from their
+        class's Gaussian. Not available for a text ``event_model``."""
+        check_is_fitted(self)
+        if self.text_model_ is not None:
+            raise TreelearnError(f"event_model={self.event_model!r} has no document length "
+                                 "model, so it cannot draw documents; use event_model="
+                                 "'categorical' on word-presence columns to sample")
+        if not self.numeric_features_:
+            return super().sample(n, random_state=random_state)
+        rng = np.random.default_rng(random_state)
+        rows = self.model_.sample(n, random_state=rng)
+        index = {python_scalar(c): i for i, c in enumerate(self.classes_)}
+        codes = np.array([index[python_scalar(v)] for v in rows[self.class_name_]], dtype=np.intp)
+        draws = rng.normal(self.theta_[codes], np.sqrt(self.var_[codes]))
+        for j, name in enumerate(self.numeric_features_):
+            rows[name] = draws[:, j]
+        return rows[[*self.feature_names_in_, self.class_name_]]
+
+    def to_pgmpy(self) -> Any:
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (categorical features only).
+
+        Raises :class:`~treelearn.TreelearnError` for Gaussian features (pgmpy has
+        no network mixing discrete and linear-Gaussian variables) and for a text
+        ``event_model`` (term counts are no categorical variables).
+        """
+        check_is_fitted(self)
+        if self.text_model_ is not None or self.numeric_features_:
+            what = (f"event_model={self.event_model!r} (term counts)" if self.text_model_
+                    is not None else f"Gaussian features {self.numeric_features_[:5]}")
+            raise TreelearnError(
+                f"pgmpy cannot hold this classifier: {what} are not categorical variables and "
+                "pgmpy has no hybrid discrete/Gaussian network; discretize them "
+                "(tl.discretize) and fit event_model='categorical', numeric='error' to export")
+        return self.model_.to_pgmpy()
+
+    def _state(self) -> dict:
+        if self.text_model_ is None:
+            state = super()._state()
+            if self.numeric_features_:
+                state["gaussian"] = {
+                    "features": [encode_label(f) for f in self.numeric_features_],
+                    "mean": self.theta_.tolist(), "variance": self.var_.tolist()}
+            return state
+        names = getattr(self, "feature_names_in_", None)
+        return {
+            "estimator": type(self).__name__,
+            "params": {k: json_value(v) for k, v in self.get_params().items()},
+            "classes": [encode_label(c) for c in self.classes_],
+            "classes_dtype": str(self.classes_.dtype),
+            "class_name": encode_label(self.class_name_),
+            "feature_names": None if names is None else [encode_label(f) for f in names],
+            "class_count": self.class_count_.tolist(),
+            "class_prior": np.exp(self.class_log_prior_).tolist(),
+            "text": {"feature_count": self.text_model_.feature_count_.tolist()},
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> NaiveBayes:
+        if "text" not in state:
+            est = super()._from_state(state)
+            est.text_model_ = None
+            gaussian = state.get("gaussian")
+            est.numeric_features_ = ([decode_label(f) for f in gaussian["features"]]
+                                     if gaussian else [])
+            numeric = set(est.numeric_features_)
+            est.categorical_features_ = [f for f in est.feature_names_in_ if f not in numeric]
+            k, d = len(est.classes_), len(est.numeric_features_)
+            est.theta_ = np.asarray(gaussian["mean"] if gaussian else np.empty((k, 0)), float)
+            est.var_ = np.asarray(gaussian["variance"] if gaussian else np.empty((k, 0)), float)
+            if (est.theta_.shape != (k, d) or est.var_.shape != (k, d)
+                    or not (est.var_ > 0).all() or not np.isfinite(est.theta_).all()):
+                raise InvalidModelError(f"the Gaussian features need a {k} x {d} mean and a "
+                                        f"positive {k} x {d} variance, one row per class")
+            return est
+        if state.get("estimator") != cls.__name__:
+            raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a "
+                                 f"{cls.__name__}")
+        est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
+        est.classes_ = _label_array(
+            [decode_label(c) for c in state["classes"]], decode_dtype(state["classes_dtype"]))
+        est.class_name_ = decode_label(state["class_name"])
+        est.class_count_ = np.asarray(state["class_count"], dtype=float)
+        with np.errstate(divide="ignore"):
+            est.class_log_prior_ = np.log(np.asarray(state["class_prior"], dtype=float))
+        text = TextNaiveBayes(est.event_model, alpha=est.alpha, binarize=est.binarize)
+        text.set_counts(est.classes_, state["text"]["feature_count"], est.class_count_)
+        if state["feature_names"] is not None:
+            est.feature_names_in_ = _label_array([decode_label(f) for f in state["feature_names"]])
+            text.feature_names_in_ = est.feature_names_in_
+        est.text_model_ = text
+        est.n_features_in_ = text.n_features_in_
+        est.numeric_features_, est.categorical_features_ = [], []
+        est.theta_ = est.var_ = np.empty((0, 0))
+        return est
 
 
 class TAN(SingleNetworkClassifier):
@@ -725,6 +999,12 @@ class TAN(SingleNetworkClassifier):
         rooted at its first column (``root``'s tree at ``root``).
     whitelist, blacklist : undirected feature pairs the tree must / must not
         contain (as bnlearn's); see :func:`treelearn.constraints.constrained_skeleton`.
+    numeric : ``"error"`` (default: features are categories) or ``"gaussian"``:
+        every feature is numeric and the model is the class-conditional
+        linear-Gaussian tree of :class:`~treelearn.gaussian_tan.GaussianTAN`
+        (``gaussian_model_``; ``root``, ``fit_prior`` and ``class_prior`` apply;
+        save/:func:`treelearn.load` work; ``model_`` is not set: pgmpy has no network
+        with a discrete parent of linear-Gaussian variables).
 
     Attributes
     ----------
@@ -757,6 +1037,7 @@ class TAN(SingleNetworkClassifier):
         blacklist: Sequence[tuple] | None = None,
         prior: str = "lidstone",
         m: float = 1.0,
+        numeric: str = "error",
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -768,6 +1049,87 @@ class TAN(SingleNetworkClassifier):
         self.blacklist = blacklist
         self.prior = prior
         self.m = m
+        self.numeric = numeric
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TAN:
+        """Learn from ``X`` and ``y`` (see :meth:`BayesNetClassifier.fit`); with
+        ``numeric="gaussian"``, a Gaussian TAN on numeric features."""
+        if self.numeric not in ("error", "gaussian"):
+            raise TreelearnError(f"numeric={self.numeric!r}; choose 'error' (discretize numeric "
+                                 "columns first) or 'gaussian'", values=[self.numeric])
+        self.gaussian_model_ = None
+        if self.numeric == "error":
+            return super().fit(X, y, sample_weight)
+        self._check_params()
+        if self.forest is not None or self.whitelist or self.blacklist:
+            raise TreelearnError("numeric='gaussian' learns a spanning tree: forest, whitelist "
+                                 "and blacklist apply to categorical features only")
+        model = GaussianTAN(root=self.root, fit_prior=self.fit_prior,
+                            class_prior=self.class_prior).fit(X, y, sample_weight)
+        self.gaussian_model_ = model
+        self.classes_ = model.classes_
+        self.class_name_ = class_name(getattr(y, "name", None), list(model.feature_names_in_))
+        self.class_count_ = model.class_count_
+        self.class_log_prior_ = model.class_log_prior_
+        self.n_features_in_ = model.n_features_in_
+        self.feature_names_in_ = model.feature_names_in_
+        self.feature_tree_ = model.feature_tree_
+        return self
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
+        check_is_fitted(self)
+        if getattr(self, "gaussian_model_", None) is not None:
+            return self.gaussian_model_.predict_joint_log_proba(X)
+        return super().predict_joint_log_proba(X)
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted network (the class prior included)."""
+        check_is_fitted(self)
+        if getattr(self, "gaussian_model_", None) is not None:
+            return self.gaussian_model_.n_parameters
+        return self.model_.n_parameters
+
+    def _state(self) -> dict:
+        model = getattr(self, "gaussian_model_", None)
+        if model is None:
+            return super()._state()
+        return {
+            "estimator": type(self).__name__,
+            "params": {k: json_value(v) for k, v in self.get_params().items()},
+            "classes": [encode_label(c) for c in self.classes_],
+            "classes_dtype": str(self.classes_.dtype),
+            "class_name": encode_label(self.class_name_),
+            "feature_names": [encode_label(f) for f in self.feature_names_in_],
+            "gaussian": model.fitted_state(),
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> TAN:
+        if "gaussian" not in state:
+            est = super()._from_state(state)
+            est.gaussian_model_ = None
+            return est
+        if state.get("estimator") != cls.__name__:
+            raise TreelearnError(f"the saved state is a {state.get('estimator')!r}, not a "
+                                 f"{cls.__name__}")
+        est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
+        classes = _label_array([decode_label(c) for c in state["classes"]],
+                               decode_dtype(state["classes_dtype"]))
+        features = [decode_label(f) for f in state["feature_names"]]
+        try:
+            model = GaussianTAN(root=est.root, fit_prior=est.fit_prior,
+                                class_prior=est.class_prior).set_fitted_state(
+                classes, features, state["gaussian"])
+        except TreelearnError as exc:
+            raise InvalidModelError(str(exc)) from None
+        est.gaussian_model_ = model
+        est.classes_, est.class_name_ = classes, decode_label(state["class_name"])
+        est.class_count_, est.class_log_prior_ = model.class_count_, model.class_log_prior_
+        est.n_features_in_, est.feature_names_in_ = model.n_features_in_, _label_array(features)
+        est.feature_tree_ = model.feature_tree_
+        return est
 
     def _restore_models(self, models: dict) -> None:
         super()._restore_models(models)

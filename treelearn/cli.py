@@ -283,6 +283,47 @@ def _print_scores(report: ScoreReport, out: Any = None) -> None:
     print(f"BIC = {_fmt(report.bic)}", file=out)
 
 
+def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric gaussian``: a linear-Gaussian Chow-Liu tree of numeric columns."""
+    import treelearn as tl
+    from treelearn.model import ScoreReport
+
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    if method != "chow-liu" or args.class_ is not None:
+        raise CommandError(
+            "--numeric gaussian is for --method chow-liu (no --class); for classifiers use "
+            "tl.NaiveBayes(numeric='gaussian') or tl.TAN(numeric='gaussian') in Python")
+    unused = [flag for flag, value in (("--forest", args.forest), ("--whitelist", args.whitelist),
+                                       ("--blacklist", args.blacklist), ("--bif", args.bif),
+                                       ("--discretize", args.discretize), ("--k", args.k),
+                                       ("--alpha", args.alpha)) if value is not None]
+    if unused:
+        raise CommandError(f"{unused[0]} does not apply to --numeric gaussian (a Gaussian tree "
+                           "has no counts, states or BIF form)")
+    model = tl.gaussian_chow_liu(df, root=args.root)
+    if args.output:
+        model.save(args.output)
+    if args.plot:
+        _save_figure(model.draw(edge_labels=True), args.plot)
+    print(model)
+    for v in model.variables:  # each variable's regression on its parent
+        node = model.graph.nodes[v]
+        parents = model.parents(v)
+        if parents:
+            mi = model.graph.edges[parents[0], v]["weight"]
+            print(f"  {v} = {node['intercept']:.6g} + {node['coefficient']:.6g} * {parents[0]}"
+                  f" + N(0, {node['variance']:.6g})   [MI {mi:.4f} nats]")
+        else:
+            print(f"  {v} ~ N({node['intercept']:.6g}, {node['variance']:.6g})   [root]")
+    print()
+    _print_scores(ScoreReport(n=len(df), log_likelihood=model.log_likelihood(df),
+                              n_parameters=model.n_parameters()))
+    for label, path in (("model", args.output), ("picture", args.plot)):
+        if path:
+            print(f"wrote {label} to {path}", file=sys.stderr)
+    return 0
+
+
 def cmd_learn(args: argparse.Namespace) -> int:
     with _progress(4, "learning") as step:
         df = read_frame(args.data)
@@ -312,6 +353,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 raise CommandError("every row has a missing value: --missing drop leaves no rows")
             _note(f"dropping {len(df) - len(complete)} row(s) with missing values")
             df = complete
+        if args.numeric == "gaussian":
+            return _learn_gaussian(args, df)
         if args.discretize is not None:
             df = _discretized(df, args.discretize, [c for c in (args.class_,) if c is not None])
         fitted = _fit(args, df)
@@ -552,6 +595,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("error", "drop", "pairwise"),
         default="error",
         help="what to do with missing values (default: error)",
+    )
+    p.add_argument(
+        "--numeric",
+        choices=("error", "gaussian"),
+        default="error",
+        help="numeric columns: error (default; see --discretize) or gaussian (a linear-Gaussian "
+             "Chow-Liu tree of numeric columns)",
     )
     p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
     p.add_argument(

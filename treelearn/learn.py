@@ -22,6 +22,7 @@ from .counts import CountedTable, PairCounts
 from .data import DEFAULT_MAX_STATES, MissingPolicy
 from .em import chow_liu_em, fit_cpts_em
 from .errors import ColumnNotFoundError, StructureError, TreelearnError
+from .gaussian import gaussian_mutual_information, gaussian_statistics
 from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import estimate_cpt
@@ -62,8 +63,15 @@ def mi_graph(
     mi_alpha: float | None = None,
     max_states: int = DEFAULT_MAX_STATES,
     sample_weight: Any = None,
+    kind: str = "categorical",
 ) -> nx.Graph:
     """The complete graph over the columns, edge ``weight`` = mutual information (nats).
+
+    ``kind="gaussian"``: the columns are numbers (a DataFrame or 2-D array, no
+    missing values) and the weight is the Gaussian mutual information
+    ``-1/2 log(1 - rho^2)`` of the (weighted) correlation ``rho``; nodes carry no
+    ``states``. The same stages follow (:func:`~treelearn.maximum_spanning_tree`,
+    :func:`~treelearn.orient`), and pick :func:`~treelearn.gaussian_chow_liu`'s tree.
 
     Node attribute ``states`` holds each column's state labels; the graph
     attribute ``n`` the number of rows (their total weight with
@@ -78,10 +86,35 @@ def mi_graph(
     >>> G = tl.mi_graph(df)
     >>> round(G["a"]["b"]["weight"], 6), G["a"]["c"]["weight"]
     (0.693147, 0.0)
+    >>> num = pd.DataFrame({"u": [0.0, 1.0, 2.0, 3.0], "v": [1.0, 0.0, 3.0, 2.0]})
+    >>> round(tl.mi_graph(num, kind="gaussian")["u"]["v"]["weight"], 4)   # rho = 3/5: -ln(0.64)/2
+    0.2231
     """
+    if kind == "gaussian":
+        return _gaussian_mi_graph(data, missing, mi_alpha, sample_weight)
+    if kind != "categorical":
+        raise TreelearnError(f"kind={kind!r}; choose 'categorical' (counted states) or "
+                             "'gaussian' (numeric columns, correlation-based MI)", values=[kind])
     LearningSettings(method="mi_graph", missing=missing, mi_alpha=mi_alpha)  # validates
     stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight)
     return mi_graph_from_counts(stats, mi_alpha)
+
+
+def _gaussian_mi_graph(data: Any, missing: str, mi_alpha: float | None,
+                       sample_weight: Any) -> nx.Graph:
+    if missing != "error" or mi_alpha is not None:
+        raise TreelearnError(
+            "kind='gaussian' takes complete numeric rows and no smoothing: leave missing='error' "
+            "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())")
+    stats = gaussian_statistics(data, sample_weight)
+    flat = np.diag(stats.covariance) <= 0
+    if flat.any():
+        name = stats.variables[int(np.flatnonzero(flat)[0])]
+        raise TreelearnError(f"column {name!r} is constant: it has no correlation with "
+                             "anything; drop it", column=name)
+    G = complete_graph(list(stats.variables), gaussian_mutual_information(stats.covariance))
+    G.graph["n"] = stats.n
+    return G
 
 
 # ---------------------------------------------------------------------- CPTs

@@ -92,11 +92,13 @@ def _binary(A: Any, threshold: float) -> Any:
     return (threshold < A).astype(float)
 
 
-def term_class_information(X: Any, y: Any, binarize: float = 0.0) -> np.ndarray:
+def term_class_information(X: Any, y: Any, binarize: float = 0.0,
+                           sample_weight: Any = None) -> np.ndarray:
     """``I(X_j > binarize; C)`` in nats for every term ``j`` (dense or sparse ``X``).
 
     From the document counts ``D_cj`` (one sparse product) and the class sizes,
-    with the empirical (maximum-likelihood) distribution.
+    with the empirical (maximum-likelihood) distribution; ``sample_weight``
+    weights the documents (whole numbers: as if repeated).
 
     >>> X = np.array([[1, 0], [2, 0], [0, 1], [0, 0]])
     >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
@@ -104,11 +106,13 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0) -> np.ndarray:
     """
     A, _ = _term_matrix(X, "term_class_information")
     classes, codes, _ = class_labels(y, A.shape[0])
-    n = A.shape[0]
-    Y = _class_indicator(codes, np.ones(n), len(classes))
+    w = check_sample_weight(sample_weight, A.shape[0])
+    w = np.ones(A.shape[0]) if w is None else w
+    n = float(w.sum())
+    Y = _class_indicator(codes, w, len(classes))
     B = _binary(A, binarize)
     present = _class_sums(Y, B)  # k x d: documents of each class containing each term
-    nc = np.bincount(codes, minlength=len(classes)).astype(float)[:, None]
+    nc = np.bincount(codes, weights=w, minlength=len(classes))[:, None]
     joint = np.stack([present, nc - present]) / n  # (present?, class, term)
     pc = nc / n
     pt = joint.sum(axis=1, keepdims=True)
@@ -164,7 +168,7 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         """Count terms per class (one product ``Y^T X``) and estimate the event probabilities."""
         self._check_params()
         A, names = _term_matrix(X, "TextNaiveBayes")
-        n, d = A.shape
+        n = A.shape[0]
         classes, codes, _ = class_labels(y, n)
         w = check_sample_weight(sample_weight, n)
         w = np.ones(n) if w is None else w
@@ -172,8 +176,26 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         Y = _class_indicator(codes, w, k)
         if self.event_model == "bernoulli":
             A = _binary(A, self.binarize)
-        counts = _class_sums(Y, A)
-        class_count = np.bincount(codes, weights=w, minlength=k)
+        self.set_counts(classes, _class_sums(Y, A), np.bincount(codes, weights=w, minlength=k))
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        return self
+
+    def set_counts(self, classes: Any, feature_count: Any, class_count: Any) -> TextNaiveBayes:
+        """Estimate every probability from the counts (what :meth:`fit` counts, or saved ones).
+
+        ``feature_count[c, j]``: the (weighted) count of term ``j`` in class ``c``
+        (multinomial) or of class-``c`` documents containing it (Bernoulli);
+        ``class_count[c]``: the class's (weighted) documents.
+
+        >>> clf = TextNaiveBayes("bernoulli").set_counts(["a", "b"], [[1, 0], [0, 2]], [1, 2])
+        >>> np.exp(clf.feature_log_prob_).round(3).tolist()   # (D_cj + 1) / (D_c + 2)
+        [[0.667, 0.333], [0.25, 0.75]]
+        """
+        self._check_params()
+        counts = np.asarray(feature_count, dtype=float)
+        class_count = np.asarray(class_count, dtype=float)
+        d = counts.shape[1]
         alpha = float(self.alpha)
         with np.errstate(divide="ignore"):
             if self.event_model == "multinomial":
@@ -183,17 +205,16 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
                 log_prob = np.log(counts + alpha) - np.log(class_count[:, None] + 2 * alpha)
                 self._neg_log_prob = np.log1p(-np.exp(log_prob))
             self.class_log_prior_ = np.log(class_count) - math.log(class_count.sum())
-        self.classes_ = classes
+        self.classes_ = np.asarray(classes)
         self.feature_count_ = counts
         self.class_count_ = class_count
         self.feature_log_prob_ = log_prob
         self.n_features_in_ = d
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
         return self
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
+    def predict_class_log_likelihood(self, X: Any) -> np.ndarray:
+        """``log p(x | c)`` (up to the class-free multinomial coefficient), ``n x k``: the
+        joint without the class prior."""
         check_is_fitted(self)
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             absent = [c for c in self.feature_names_in_ if c not in X.columns]
@@ -211,5 +232,8 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
             neg = self._neg_log_prob
             with np.errstate(invalid="ignore"):  # alpha = 0: -inf - -inf where p is 0 or 1
                 jll = B @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
-        return np.asarray(jll) + self.class_log_prior_
+        return np.asarray(jll)
 
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
+        return self.predict_class_log_likelihood(X) + self.class_log_prior_
