@@ -712,6 +712,8 @@ def encode(
             codes, col_states, note = _encode_column(
                 name, data[name], max_states, states.get(name), unseen
             )
+        except UnseenStateError:
+            raise  # new data against known states: callers re-word it (with_hint)
         except TreelearnError as exc:
             problems.append(exc)
             all_states.append(())
