@@ -40,6 +40,7 @@ import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
@@ -293,7 +294,7 @@ def check_float_column(name: Hashable, values: np.ndarray, max_states: int) -> N
 
 #: how each fix is worded for Python callers (the command line words its own)
 _PYTHON_FIXES = {
-    "discretize": "cut it into bins with tl.discretize(df, bins=5) (dates into time periods)",
+    "discretize": "cut it into bins with tl.discretize(df, bins=5)",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
@@ -307,7 +308,7 @@ def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | No
     """The fixes named in an error's or a note's ``fixes``, worded for Python.
 
     >>> fix_advice(["discretize", "drop"], "age")
-    "cut it into bins with tl.discretize(df, bins=5) (dates into time periods), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
+    "cut it into bins with tl.discretize(df, bins=5), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
     """
     parts = [_PYTHON_FIXES[f].format(col=column, n=n_states) for f in fixes]
     if len(parts) <= 1:
@@ -354,7 +355,7 @@ def _check_floats(name: Hashable, values: np.ndarray,
         if k <= max_states:
             return None
         reason = (f"column {name!r} is numeric with {k} distinct values (e.g. "
-                  f"{float(distinct[-1])!r}), more than max_states={max_states}")
+                  f"{float(distinct[-1])!r}), more than the limit of {max_states}")
         raise _problem(NumericColumnError, name, reason, (*fixes, "max_states"),
                        values=[float(distinct[-1])], n_states=k)
     if not np.isfinite(distinct).all():
@@ -373,8 +374,8 @@ def _check_floats(name: Hashable, values: np.ndarray,
     else:
         example = float(distinct[-1])
         what = f"more than {limit}, with fractions (e.g. {example!r})"
-    reason = (f"column {name!r} is numeric with {k} distinct values, {what}: treelearn models "
-              f"discrete variables")
+    reason = (f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
+              f"discrete variables)")
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
 
 
@@ -527,7 +528,7 @@ def _encode_column(
         fixes = (("discretize", "drop") if dates else
                  ("discretize", "drop", "max_states") if numbers else ("drop", "max_states"))
         raise _problem(TooManyStatesError, name, f"column {name!r} has {len(states)} distinct "
-                       f"{what}, more than max_states={max_states}", fixes, n_states=len(states))
+                       f"{what}, more than the limit of {max_states}", fixes, n_states=len(states))
     if len(states) == 0:
         raise _problem(EmptyDataError, name, f"column {name!r} has no observed value",
                        ("drop", "fill"))
@@ -797,7 +798,7 @@ def _cut_dates(name: Hashable, values: pd.Series, bins: int, strategy: str) -> p
     codes = np.searchsorted(inner, ns, side="left")  # v <= edge: that edge's bin
     codes[np.isnan(ns)] = -1
     ends = [time_label(low), *(time_label(e) for e in inner), time_label(high)]
-    labels = [f"({lo}, {hi}]" for lo, hi in zip(ends[:-1], ends[1:])]
+    labels = [f"({lo}, {hi}]" for lo, hi in pairwise(ends)]
     labels[0] = "[" + labels[0][1:]
     return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(labels, ordered=True))
 
