@@ -745,23 +745,32 @@ def encode(
 _TIME_UNITS = (86_400 * 10**9, 3_600 * 10**9, 60 * 10**9, 10**9)
 
 
-def time_edges(edges: np.ndarray) -> np.ndarray:
+def time_edges(edges: np.ndarray, low: float | None = None,
+               high: float | None = None) -> np.ndarray:
     """Cut points in nanoseconds since the epoch, rounded to the coarsest of whole days,
-    hours, minutes and seconds that keeps them distinct (else left as they are), so
-    that the labels of date bins are short and say exactly what each bin holds.
+    hours, minutes and seconds that keeps them distinct and (given the first and last
+    date ``low`` and ``high``) within ``[low, high)``, else left as they are: the labels of
+    date bins are then short and say exactly what each bin holds.
 
     >>> day = 86_400 * 10**9
     >>> (time_edges(np.array([1.2 * day, 3.7 * day])) / day).tolist()
     [1.0, 4.0]
+    >>> (time_edges(np.array([0.1 * day]), low=0.0, high=0.2 * day) / 3_600e9).tolist()
+    [2.0]
     """
-    edges = np.asarray(edges, dtype=float)
+    edges = np.unique(np.asarray(edges, dtype=float))
+    low = -np.inf if low is None else low
+    high = np.inf if high is None else high
     for unit in _TIME_UNITS:
         # half-way rounds down: an edge midway between two days keeps the earlier day in
         # the earlier bin, as the unrounded edge did (bins are closed on the right)
-        rounded = np.unique(np.ceil(edges / unit - 0.5) * unit)
-        if len(rounded) == len(np.unique(edges)):
+        rounded = np.ceil(edges / unit - 0.5) * unit
+        # an edge above the first date must stay above it (else its first bin would shrink
+        # to the first date alone); an edge at the first date (ties) may stay there
+        inside = np.where(edges > low, rounded > low, rounded >= low) & (rounded < high)
+        if len(np.unique(rounded)) == len(edges) and inside.all():
             return rounded
-    return np.unique(edges)
+    return edges
 
 
 def time_label(ns: float) -> str:
@@ -793,8 +802,8 @@ def _cut_dates(name: Hashable, values: pd.Series, bins: int, strategy: str) -> p
         inner = np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1])
     else:
         inner = np.linspace(low, high, bins + 1)[1:-1]
-    inner = time_edges(inner)
-    inner = inner[(inner >= low) & (inner < high)]  # an edge at the last date: an empty bin
+    inner = np.unique(inner[inner < high])  # an edge at the last date: an empty bin
+    inner = time_edges(inner, low, high)
     codes = np.searchsorted(inner, ns, side="left")  # v <= edge: that edge's bin
     codes[np.isnan(ns)] = -1
     ends = [time_label(low), *(time_label(e) for e in inner), time_label(high)]

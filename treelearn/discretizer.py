@@ -166,7 +166,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
                 edges = np.linspace(values.min(), values.max(), self.bins + 1)[1:-1]
             edges = np.unique(edges)
             # dates: whole days (hours...) where that keeps the edges apart
-            edges = time_edges(edges) if _is_datetime(series) else _round_edges(edges)
+            edges = (time_edges(edges, values.min(), values.max()) if _is_datetime(series)
+                     else _round_edges(edges))
             self.edges_[c] = edges
             ends = ["-inf", *(_label(e, _is_datetime(series)) for e in edges), "inf"]
             self.categories_[c] = [
