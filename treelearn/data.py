@@ -66,7 +66,7 @@ __all__ = [
     "MissingPolicy",
     "Table",
     "check_column_names",
-    "check_float_column",
+    "check_float_levels",
     "check_frame",
     "check_missing_policy",
     "check_sample_weight",
@@ -74,6 +74,7 @@ __all__ = [
     "discretize",
     "encode",
     "fix_advice",
+    "many_values_note",
     "missing_summary",
     "missing_values_error",
     "python_scalar",
@@ -273,25 +274,6 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
     return codes
 
 
-def check_float_column(name: Hashable, values: np.ndarray, max_states: int) -> None:
-    """Reject float columns that are not a few whole numbers (one chunk of a file: the
-    chunked reader cannot see whether a value repeats in another chunk)."""
-    observed = values[~np.isnan(values)]
-    fractional = ~np.isfinite(observed) | (observed != np.round(observed))  # inf is no state
-    whole = not fractional.any()
-    distinct = np.unique(observed)
-    if not whole or len(distinct) > max_states:
-        example = observed[fractional][:1] if not whole else distinct[-1:]
-        raise NumericColumnError(
-            f"column {name!r} is numeric with {len(distinct)} distinct values (e.g. "
-            f"{float(example[0])!r}); treelearn models discrete variables: discretize it first with "
-            f"tl.discretize(df, bins=5, strategy='quantile') (or 'uniform'), or convert it to "
-            f"a categorical dtype",
-            column=name,
-            values=[float(example[0])],
-        )
-
-
 #: how each fix is worded for Python callers (the command line words its own)
 _PYTHON_FIXES = {
     "discretize": "cut it into bins with tl.discretize(df, bins=5)",
@@ -344,24 +326,40 @@ def raise_problems(problems: Sequence[TreelearnError]) -> None:
 
 def _check_floats(name: Hashable, values: np.ndarray,
                   max_states: int) -> NumericColumnWarning | None:
-    """The numeric rule (module docstring) for a float column: a note for fractional
-    values taken as categories, :class:`NumericColumnError` for a refused column."""
+    """The numeric rule (module docstring) for a float column's values."""
     observed = values[~np.isnan(values)]
-    fractional = ~np.isfinite(observed) | (observed != np.round(observed))  # inf is no state
     distinct, counts = np.unique(observed, return_counts=True)
+    return check_float_levels(name, distinct, counts, max_states)
+
+
+def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
+                       max_states: int) -> NumericColumnWarning | None:
+    """The numeric rule (module docstring) for a float column with these sorted
+    ``distinct`` values seen ``counts`` times (a count of 2 may stand for "2 or more"):
+    ``None`` for whole numbers within ``max_states``, a note for fractional values taken
+    as categories, :class:`NumericColumnError` for a refused column.
+
+    >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 3]), 100).reason
+    "column 'a' has 2 distinct float values (0.5, 1.5), each seen at least twice: taken as 2 categories"
+    >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
+    Traceback (most recent call last):
+    ...
+    treelearn.errors.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    """
+    distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
     k = len(distinct)
     fixes = ("discretize", "categorical", "drop")
-    if not fractional.any():  # whole numbers: an integer column (a NaN made it float)
+    if not np.isfinite(distinct).all():
+        bad = float(distinct[~np.isfinite(distinct)][0])
+        reason = f"column {name!r} has the value {bad!r}, which is no state (replace it, e.g. by NaN)"
+        raise _problem(NumericColumnError, name, reason, fixes, values=[bad])
+    if (distinct == np.round(distinct)).all():  # whole numbers: an int column (a NaN made it float)
         if k <= max_states:
             return None
         reason = (f"column {name!r} is numeric with {k} distinct values (e.g. "
                   f"{float(distinct[-1])!r}), more than the limit of {max_states}")
         raise _problem(NumericColumnError, name, reason, (*fixes, "max_states"),
                        values=[float(distinct[-1])], n_states=k)
-    if not np.isfinite(distinct).all():
-        bad = float(distinct[~np.isfinite(distinct)][0])
-        reason = f"column {name!r} has the value {bad!r}, which is no state (replace it, e.g. by NaN)"
-        raise _problem(NumericColumnError, name, reason, fixes, values=[bad])
     once = distinct[counts == 1]
     limit = min(FEW_NUMBERS, max_states)
     if k <= limit and not len(once):
@@ -379,7 +377,7 @@ def _check_floats(name: Hashable, values: np.ndarray,
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
 
 
-def _many_values_note(name: Hashable, dtype: Any, states: Sequence) -> NumericColumnWarning | None:
+def many_values_note(name: Hashable, dtype: Any, states: Sequence) -> NumericColumnWarning | None:
     """The note for a column of whole numbers or dates with more than FEW_NUMBERS states."""
     if len(states) <= FEW_NUMBERS or not isinstance(dtype, np.dtype) or dtype.kind not in "iufmM":
         return None
@@ -734,7 +732,7 @@ def encode(
     dtypes = tuple(data[c].dtype for c in columns)
     for name, dtype, col_states in zip(columns, dtypes, all_states):
         note = notes.get(name) or (None if name in states
-                                   else _many_values_note(name, dtype, col_states))
+                                   else many_values_note(name, dtype, col_states))
         if note is not None:
             warnings.warn(note, stacklevel=2)
     return Table(codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes,
