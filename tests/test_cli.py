@@ -628,3 +628,18 @@ def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
     # with --discretize the integers are cut into bins: no note
     proc = run("learn", path, "--discretize", "4")
     assert "distinct numbers" not in proc.stderr
+
+
+def test_which_columns_are_dates():
+    from treelearn.cli import date_columns
+
+    df = pd.DataFrame({
+        "day": ["2024-01-31", "2024-02-01", None],
+        "stamp": ["2024-01-31 12:00", "2024-01-31T13:05:09.5", "2024-02-01 00:00"],
+        "parsed": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03"]),
+        "not_a_date": ["2024-13-45", "2024-01-01", "2024-01-02"],  # month 13
+        "text": ["a", "b", "c"],
+        "lists": [[1], [2], [3]],
+        "n": [20240101, 20240102, 20240103],
+    })
+    assert date_columns(df) == ["day", "stamp", "parsed"]

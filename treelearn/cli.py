@@ -285,14 +285,17 @@ def date_columns(df: pd.DataFrame) -> list:
         if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
                 series.dtype, pd.CategoricalDtype):
             continue
-        distinct = pd.Series(pd.unique(series.dropna()), dtype=object)
-        if len(distinct) == 0 or not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v)
-                                         for v in distinct):
-            continue
+        values = series.dropna()
+        first = values.iloc[0] if len(values) else None
+        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
+            continue  # the first value decides, cheaply, for most columns
         try:
+            distinct = pd.Series(pd.unique(values), dtype=object)
+            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
+                continue
             pd.to_datetime(distinct, format="ISO8601")
-        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date
-            continue
+        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
+            continue  # unhashable cells are the encoder's to report
         out.append(c)
     return out
 
