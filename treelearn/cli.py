@@ -302,10 +302,12 @@ def date_columns(df: pd.DataFrame) -> list:
 
 def _as_dates(df: pd.DataFrame, columns: Sequence) -> pd.DataFrame:
     """The date columns as datetimes, so that --discretize cuts them by time (a copy)."""
+    text = [c for c in columns if not pd.api.types.is_datetime64_any_dtype(df[c].dtype)]
+    if not text:
+        return df
     df = df.copy()
-    for c in columns:
-        if not pd.api.types.is_datetime64_any_dtype(df[c].dtype):
-            df[c] = pd.to_datetime(df[c], format="ISO8601")
+    for c in text:
+        df[c] = pd.to_datetime(df[c], format="ISO8601")
     return df
 
 
