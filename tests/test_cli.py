@@ -570,3 +570,112 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
                                    "--class", "c")
     assert "--bif" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
                                 "--bif", str(tmp_path / "x.bif"))
+
+
+# ---------------------------------------------------------------- data preparation (issue 15)
+PYTHON_WORDS = ("tl.", "df[", "df.", "missing='", "max_states=", "astype")
+
+
+def _messy_frame(n=120, seed=5):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "ok": rng.choice(["a", "b"], n),
+        "x": rng.normal(size=n),
+        "when": pd.date_range("2024-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
+        "gap": rng.choice(["u", "v", None], n),
+        "y": rng.normal(size=n),
+    })
+
+
+def _one_error_line(proc):
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treelearn: error: "), proc.stderr
+    return lines[0]
+
+
+def test_every_problem_in_one_error_in_the_commands_words(tmp_path):
+    path = tmp_path / "messy.csv"
+    _messy_frame().to_csv(path, index=False)
+    for extra in ([], ["--class", "ok"]):  # chow-liu and a classifier
+        line = _one_error_line(run("learn", path, *extra, check=False))
+        assert "the table has 4 problems" in line
+        for column in ("'x'", "'when'", "'gap'", "'y'"):
+            assert column in line
+        assert "--discretize 5" in line and "--drop when" in line and "--missing drop" in line
+        assert not [w for w in PYTHON_WORDS if w in line], line
+    # the date column alone: named with the exact fix, never dropped as an identifier
+    line = _one_error_line(run("learn", path, "--drop", "x", "y", "gap", check=False))
+    assert "'when'" in line and "--discretize 5" in line and "--drop when" in line
+    assert "ignoring column" not in line
+
+
+def test_dates_are_cut_by_time_with_discretize(tmp_path):
+    df = _messy_frame().drop(columns=["gap"])
+    path, model = tmp_path / "dates.csv", tmp_path / "m.json"
+    df.to_csv(path, index=False)
+    proc = run("learn", path, "--discretize", "3", "-o", model)
+    assert "'when'" in proc.stderr and "ignoring column" not in proc.stderr
+    frame = pd.read_csv(path).assign(when=lambda d: pd.to_datetime(d["when"]))
+    expected = tl.chow_liu(tl.Discretizer(bins=3, columns=["x", "when", "y"]).fit_transform(frame))
+    learned = tl.load(model)
+    assert learned == expected
+    # 120 days in 3 quantile bins: the terciles fall at days 119/3 and 2 * 119/3 after
+    # the first, rounded to the nearest whole day, labelled as dates
+    a, b = (str((pd.Timestamp("2024-01-01") + pd.Timedelta(days=round(119 * q / 3))).date())
+            for q in (1, 2))
+    assert learned.states["when"] == [f"(-inf, {a}]", f"({a}, {b}]", f"({b}, inf)"]
+
+
+def test_max_states_option(tmp_path):
+    rng = np.random.default_rng(6)
+    df = pd.DataFrame({"code": [f"c{i % 30}" for i in range(300)], "k": rng.integers(0, 2, 300)})
+    path = tmp_path / "codes.csv"
+    df.to_csv(path, index=False)
+    line = _one_error_line(run("learn", path, "--max-states", "29", check=False))
+    assert "'code'" in line and "--max-states 30" in line and "--drop code" in line
+    assert "max_states=" not in line
+    model = tmp_path / "m.json"
+    run("learn", path, "--max-states", "30", "-o", model)
+    assert tl.load(model) == tl.chow_liu(df, max_states=30)
+    line = _one_error_line(run("learn", path, "--class", "k", "--max-states", "500", check=False))
+    assert "--max-states above 100" in line
+    assert "positive" in _one_error_line(run("learn", path, "--max-states", "0", check=False))
+
+
+def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
+    rng = np.random.default_rng(7)
+    n = 400
+    df = pd.DataFrame({"age": rng.integers(18, 79, n), "dose": rng.choice([0.5, 1.5, 2.5], n),
+                       "sick": rng.choice(["no", "yes"], n)})
+    assert df["age"].nunique() == 61
+    path, model = tmp_path / "people.csv", tmp_path / "m.json"
+    df.to_csv(path, index=False)
+    proc = run("learn", path, "-o", model)
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("treelearn: note:")]
+    assert len(notes) == 2, proc.stderr
+    assert "'age' has 61 distinct numbers" in notes[0] and "--discretize 5" in notes[0]
+    assert "'dose' has 3 distinct float values" in notes[1] and "taken as 3 categories" in notes[1]
+    assert not [w for note in notes for w in PYTHON_WORDS if w in note], notes
+    with pytest.warns(tl.NumericColumnWarning) as caught:
+        expected = tl.chow_liu(df)
+    assert [w.message.column for w in caught] == ["age", "dose"]  # the API's notes
+    assert tl.load(model) == expected
+    # with --discretize the integers are cut into bins: no note
+    proc = run("learn", path, "--discretize", "4")
+    assert "distinct numbers" not in proc.stderr
+
+
+def test_which_columns_are_dates():
+    from treelearn.cli import date_columns
+
+    df = pd.DataFrame({
+        "day": ["2024-01-31", "2024-02-01", None],
+        "stamp": ["2024-01-31 12:00", "2024-01-31T13:05:09.5", "2024-02-01 00:00"],
+        "parsed": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03"]),
+        "not_a_date": ["2024-13-45", "2024-01-01", "2024-01-02"],  # month 13
+        "text": ["a", "b", "c"],
+        "lists": [[1], [2], [3]],
+        "n": [20240101, 20240102, 20240103],
+    })
+    assert date_columns(df) == ["day", "stamp", "parsed"]

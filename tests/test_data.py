@@ -176,7 +176,8 @@ def test_many_state_numeric_column():
         tl.chow_liu(floats)
     assert "discretize" in str(err.value)
     # raising the limit accepts it
-    assert tl.encode(df, max_states=500).states[1][-1] == 499
+    with pytest.warns(tl.NumericColumnWarning, match="'id' has 500 distinct numbers"):
+        assert tl.encode(df, max_states=500).states[1][-1] == 499
     strings = pd.DataFrame({"name": [f"n{i}" for i in range(150)]})
     with pytest.raises(tl.TooManyStatesError, match="'name'"):
         tl.chow_liu(strings)
@@ -377,3 +378,135 @@ def test_read_data_and_fit_cpts_read_parq_files_as_chow_liu_does(tmp_path):
     m = tl.chow_liu(str(path))
     assert m == tl.chow_liu(df)
     assert tl.fit_cpts(m.graph, str(path)) == m
+
+
+# ---------------------------------------------------------------- the numeric rule (issue 15)
+def _notes(df, **kwargs):
+    """encode(df) and the columns it notes (NumericColumnWarning), in order."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = tl.encode(df, **kwargs)
+    notes = [w.message for w in caught if isinstance(w.message, tl.NumericColumnWarning)]
+    return table, notes
+
+
+def _repeated(values, times=2):
+    """Each value ``times`` times (so every value is seen more than once)."""
+    return np.repeat(np.asarray(values), times)
+
+
+def test_integers_and_dates_get_a_note_above_20_distinct_values():
+    for k in (20, 21):  # both sides of FEW_NUMBERS
+        ints = pd.DataFrame({"n": np.arange(k)})  # each value once: ints need no repeats
+        table, notes = _notes(ints)
+        assert table.states[0] == tuple(range(k))
+        assert [n.column for n in notes] == (["n"] if k == 21 else [])
+        floats = pd.DataFrame({"n": [*np.arange(k, dtype=float), np.nan]})  # whole floats
+        assert len(_notes(floats, missing="pairwise")[1]) == (k == 21)
+        dates = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=k, freq="D")})
+        assert len(_notes(dates)[1]) == (k == 21)
+    note = _notes(pd.DataFrame({"n": np.arange(61)}))[1][0]
+    assert note.n_states == 61 and "discretize" in note.fixes and "'n'" in str(note)
+    assert "tl.discretize(df, bins=5)" in note.hint
+    # declared states (a Categorical, or states given) say the states are meant: no note
+    assert _notes(pd.DataFrame({"n": pd.Categorical(np.arange(61))}))[1] == []
+    assert _notes(pd.DataFrame({"n": np.arange(61)}), states={"n": list(range(61))})[1] == []
+
+
+def test_integers_on_both_sides_of_max_states():
+    df = pd.DataFrame({"n": np.arange(30)})
+    with pytest.warns(tl.NumericColumnWarning, match="'n'"):  # 30 > 20 values: a note
+        assert tl.encode(df, max_states=30).states[0][-1] == 29
+    with pytest.raises(tl.TooManyStatesError, match="'n'") as err:
+        tl.encode(df, max_states=29)
+    assert err.value.column == "n" and err.value.n_states == 30
+    assert set(err.value.fixes) == {"discretize", "drop", "max_states"}
+    assert "raise max_states (to 30 or more)" in str(err.value)
+
+
+def test_floats_with_repeated_values_are_categories_with_a_note():
+    rng = np.random.default_rng(3)
+    for k in (6, 20):
+        levels = np.arange(k) + 0.5  # fractions: not an integer column
+        values = rng.permutation(_repeated(levels, 3))
+        table, notes = _notes(pd.DataFrame({"dose": values}))
+        assert table.states[0] == tuple(levels)
+        # codes are the positions in the sorted levels (computed by searchsorted)
+        assert table.codes[:, 0].tolist() == np.searchsorted(levels, values).tolist()
+        assert [n.column for n in notes] == ["dose"] and notes[0].n_states == k
+        assert f"taken as {k} categories" in str(notes[0])
+    # 21 repeated values: many-valued floats are refused
+    with pytest.raises(tl.NumericColumnError, match="'dose'") as err:
+        tl.encode(pd.DataFrame({"dose": _repeated(np.arange(21) + 0.5)}))
+    assert "discretize" in err.value.fixes and "tl.discretize" in str(err.value)
+    # a value seen once: refused, naming it (6 values, 5 repeated, 0.25 once)
+    once = pd.DataFrame({"dose": [*_repeated([0.5, 1.5, 2.5, 3.5, 4.5]), 0.25]})
+    with pytest.raises(tl.NumericColumnError, match="'dose'") as err:
+        tl.encode(once)
+    assert err.value.values == [0.25] and "seen once" in str(err.value)
+    # the limit is max_states when that is lower than 20
+    six = pd.DataFrame({"dose": _repeated(np.arange(6) + 0.5)})
+    with pytest.warns(tl.NumericColumnWarning, match="'dose'"):
+        assert tl.encode(six, max_states=6).states[0][-1] == 5.5
+    with pytest.raises(tl.NumericColumnError, match="'dose'"):
+        tl.encode(six, max_states=5)
+    # a Categorical of the same floats is declared: no note
+    assert _notes(six.astype("category"))[1] == []
+
+
+def test_every_problem_of_a_table_is_reported_in_one_error():
+    rng = np.random.default_rng(4)
+    n = 150
+    df = pd.DataFrame({
+        "ok": rng.choice(["a", "b"], n),
+        "x": rng.normal(size=n),
+        "gap": rng.choice(["u", "v", None], n),
+        "y": rng.normal(size=n),
+        "when": pd.date_range("2024-01-01", periods=n, freq="h"),
+    })
+    snapshot = copy.deepcopy(df)
+    with pytest.raises(tl.TableProblemsError) as err:
+        tl.chow_liu(df)
+    problems = err.value.problems
+    kinds = {p.column: type(p) for p in problems}
+    assert kinds == {"gap": tl.MissingValuesError, "x": tl.NumericColumnError,
+                     "y": tl.NumericColumnError, "when": tl.TooManyStatesError}
+    assert err.value.args[0].startswith("the table has 4 problems")
+    for p in problems:  # each problem names its column and the fix, in the one message
+        assert repr(p.column) in str(err.value) and p.hint in str(err.value)
+    assert set(problems[-1].fixes) == {"discretize", "drop"}  # dates: no max_states advice
+    pd.testing.assert_frame_equal(df, snapshot)
+    # fixed as the message says, the table learns
+    fixed = tl.discretize(df.drop(columns="gap"), bins=3)
+    assert tl.chow_liu(fixed).variables == ["ok", "x", "y", "when"]
+
+
+def test_discretize_cuts_dates_by_time():
+    days = pd.Series(pd.date_range("2024-01-01", periods=10, freq="D"))
+    df = pd.DataFrame({"t": days})
+    out = tl.discretize(df, bins=2)
+    # the median, 2024-01-05 12:00, rounds (half down) to the whole day 2024-01-05
+    assert list(out["t"].cat.categories) == ["[2024-01-01, 2024-01-05]",
+                                             "(2024-01-05, 2024-01-10]"]
+    assert out["t"].cat.codes.tolist() == [0] * 5 + [1] * 5
+    # the same bins as the Discretizer (which keeps open ends for new data)
+    fitted = tl.Discretizer(bins=2).fit(df)
+    assert fitted.categories_["t"] == ["(-inf, 2024-01-05]", "(2024-01-05, inf)"]
+    assert fitted.transform(df)["t"].cat.codes.tolist() == out["t"].cat.codes.tolist()
+    # uniform: 30 days in 3 widths of 10 days, edges 2024-01-11 and 2024-01-21
+    month = pd.DataFrame({"t": [*pd.date_range("2024-01-01", periods=31, freq="D"), pd.NaT]})
+    uniform = tl.discretize(month, bins=3, strategy="uniform")["t"]
+    assert list(uniform.cat.categories) == ["[2024-01-01, 2024-01-11]",
+                                            "(2024-01-11, 2024-01-21]", "(2024-01-21, 2024-01-31]"]
+    assert uniform.cat.codes.tolist() == [0] * 11 + [1] * 10 + [2] * 10 + [-1]
+    # within one day the edges are whole hours: every 10 minutes from 00:00 to 04:00
+    minutes = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=25, freq="10min")})
+    hours = tl.discretize(minutes, bins=2)["t"]
+    assert list(hours.cat.categories) == ["[2024-01-01, 2024-01-01 02:00]",
+                                          "(2024-01-01 02:00, 2024-01-01 04:00]"]
+    assert hours.cat.codes.tolist() == [0] * 13 + [1] * 12
+    assert tl.chow_liu(tl.discretize(df.assign(k=[0, 1] * 5), bins=2)).states["t"] == list(
+        out["t"].cat.categories)
+    pd.testing.assert_frame_equal(df, pd.DataFrame({"t": days}))  # the caller's frame

@@ -34,6 +34,9 @@ from treelearn.structure import (
     tree_from_matrix,
 )
 
+# random frames of many-valued integers: the note about them is not this module's subject
+pytestmark = pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+
 
 def plain_counts(codes: np.ndarray, cardinalities) -> np.ndarray:
     """``X.T @ X`` of the full one-hot matrix in int64, no tricks."""

@@ -163,8 +163,10 @@ def test_mixed_posteriors_equal_the_hand_written_product():
 
 def test_mixed_default_still_refuses_numeric_columns():
     df, y = _mixed()
-    with pytest.raises(NumericColumnError, match="temp"):
+    with pytest.raises(tl.TableProblemsError, match="temp") as caught:  # both, in one error
         tl.NaiveBayes().fit(df, y)
+    assert [type(p) for p in caught.value.problems] == [NumericColumnError] * 2
+    assert "weight" in str(caught.value)
 
 
 def test_mixed_save_load_sample_and_pgmpy(tmp_path):

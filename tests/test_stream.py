@@ -273,3 +273,33 @@ def test_parquet_suffix_in_any_case_is_read_as_parquet(tmp_path):
     expected = tl.chow_liu(df)
     assert tl.chow_liu(str(path), chunksize=2) == expected
     pd.testing.assert_frame_equal(tl.read_data(path), df)
+
+
+def test_the_numeric_rule_holds_across_chunks(tmp_path):
+    """Floats whose every value repeats are categories whether read whole or in chunks,
+    even when a value's two occurrences lie in different chunks; a value seen once in
+    the whole file is refused either way."""
+    import warnings
+
+    levels = np.arange(6) + 0.5
+    # 3,000 rows in 3 chunks of 1,000: 0.5 appears once in the first chunk and once in the last
+    dose = np.concatenate([[0.5], np.resize(levels[1:], 2998), [0.5]])  # the others cycle
+    assert len(dose) == 3000
+    df = pd.DataFrame({"dose": dose, "k": np.arange(3000) % 3})
+    path = tmp_path / "dose.csv"
+    df.to_csv(path, index=False)
+    with warnings.catch_warnings(record=True) as whole_notes:
+        warnings.simplefilter("always")
+        whole = tl.chow_liu(df)
+    with warnings.catch_warnings(record=True) as chunk_notes:
+        warnings.simplefilter("always")
+        chunked = tl.chow_liu(str(path), chunksize=1000)
+    assert chunked == whole and chunked.states["dose"] == list(levels)
+    for notes in (whole_notes, chunk_notes):
+        assert [w.message.column for w in notes
+                if isinstance(w.message, tl.NumericColumnWarning)] == ["dose"]
+    once = df.assign(dose=np.where(np.arange(3000) == 1500, 9.25, dose))  # 9.25 seen once
+    once.to_csv(path, index=False)
+    for data in (once, str(path)):
+        with pytest.raises(tl.NumericColumnError, match=r"'dose'.*seen once \(e\.g\. 9\.25\)"):
+            tl.chow_liu(data, chunksize=1000) if isinstance(data, str) else tl.chow_liu(data)

@@ -1,8 +1,9 @@
 """Per-class Gaussians for the numeric columns of mixed data (naive Bayes with ``numeric="gaussian"``).
 
 Which columns are numeric is decided by the rule that refuses them as categories
-(:func:`~treelearn.data.check_float_column`): a float column with a fractional
-value, or with more whole numbers than a categorical column may have. Each such
+(:func:`~treelearn.data.check_float_levels`): a float column with fractional
+values seen once or too many of them, or with more whole numbers than a
+categorical column may have. Each such
 column gets, per class, the weighted maximum-likelihood mean and variance over
 the rows where it is observed (a missing cell is summed out: its density
 integrates to one). The statistics come from products with the ``n x k``
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import DEFAULT_MAX_STATES, check_float_column
+from .data import DEFAULT_MAX_STATES, FEW_NUMBERS, check_float_levels
 from .errors import NumericColumnError, TreelearnError
 
 __all__ = [
@@ -32,11 +33,11 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 def numeric_columns(X: pd.DataFrame, max_states: int = DEFAULT_MAX_STATES) -> list:
-    """The columns of ``X`` that are numeric measurements rather than categories.
-
-    A float column is numeric when it holds a fractional value or more than
-    ``max_states`` distinct whole numbers: exactly the columns the categorical
-    encoder refuses with :class:`~treelearn.errors.NumericColumnError`.
+    """The columns of ``X`` that are numeric measurements rather than categories:
+    exactly the float columns the categorical encoder refuses with
+    :class:`~treelearn.errors.NumericColumnError` (the numeric rule of
+    :mod:`treelearn.data`: fractional values seen once or more than a few of them,
+    or more than ``max_states`` whole numbers).
 
     >>> df = pd.DataFrame({"t": [36.6, 37.2, 38.1], "n": [1.0, 2.0, 1.0], "s": ["a", "b", "a"]})
     >>> numeric_columns(df)
@@ -47,15 +48,17 @@ def numeric_columns(X: pd.DataFrame, max_states: int = DEFAULT_MAX_STATES) -> li
         if not pd.api.types.is_float_dtype(dtype):
             continue
         values = X[name].to_numpy(dtype=float)
+        values = values[~np.isnan(values)]
         with np.errstate(invalid="ignore"):
-            # a fractional (or infinite) value decides at once, without sorting the column
-            fractional = bool((np.isinf(values) | (values != np.round(values))
-                               & ~np.isnan(values)).any())
-        if fractional:
+            fractional = bool((values != np.round(values)).any())
+        # more than FEW_NUMBERS distinct fractional values among the first rows already
+        # decide (the rule refuses such a column), without sorting the whole column
+        if fractional and len(np.unique(values[:1000])) > FEW_NUMBERS:
             out.append(name)
             continue
-        try:  # whole numbers: the encoder's rule counts their distinct values
-            check_float_column(name, values, max_states)
+        distinct, counts = np.unique(values, return_counts=True)
+        try:
+            check_float_levels(name, distinct, counts, max_states)
         except NumericColumnError:
             out.append(name)
     return out

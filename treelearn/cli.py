@@ -4,6 +4,7 @@
 
     treelearn learn DATA [--method chow-liu|tan|naive-bayes] [--class COL] [--root COL]
                          [--alpha A] [--missing error|drop|pairwise] [--drop COL ...]
+                         [--discretize BINS] [--max-states N] [--keep COL ...]
                          [-o model.json] [--plot tree.png] [--bif model.bif]
     treelearn score MODEL DATA
     treelearn predict MODEL DATA [--proba] [--target VAR] > predictions.csv
@@ -21,14 +22,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
+import shlex
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .data import python_scalar
+from .data import DEFAULT_MAX_STATES, python_scalar
+from .errors import NumericColumnWarning, TableProblemsError, TooManyStatesError, TreelearnError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .model import ScoreReport
@@ -109,7 +114,8 @@ def _check_separator(df: pd.DataFrame) -> None:
 
 
 def identifier_columns(df: pd.DataFrame) -> list:
-    """Columns that look like row identifiers: a distinct value in every row (not floats)."""
+    """Columns that look like row identifiers: a distinct value in every row (not floats,
+    not dates: a date column is cut by time with --discretize, or named in an error)."""
     n = len(df)
     if n < MIN_ROWS_FOR_IDENTIFIER:
         return []
@@ -118,6 +124,7 @@ def identifier_columns(df: pd.DataFrame) -> list:
         for c in df.columns
         if not pd.api.types.is_float_dtype(df[c].dtype)
         and not pd.api.types.is_bool_dtype(df[c].dtype)
+        and not pd.api.types.is_datetime64_any_dtype(df[c].dtype)
         and df[c].notna().all()
         and df[c].nunique() == n
     ]
@@ -194,7 +201,8 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
                                "chow-liu has no class")
         alpha = 0.0 if args.alpha is None else args.alpha
         return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing,
-                           forest=args.forest, whitelist=whitelist, blacklist=blacklist)
+                           forest=args.forest, whitelist=whitelist, blacklist=blacklist,
+                           max_states=_max_states(args))
     if args.class_ is None:
         raise CommandError(
             f"--method {method} needs --class COL, the column to predict "
@@ -254,8 +262,141 @@ def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFra
             and df[c].nunique() > bins))]
     if not columns:
         return df
-    _note(f"cutting {len(columns)} numeric column(s) into {bins} quantile bins: {columns[:8]}")
+    _note(f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
+          f"{columns[:8]}")
     return tl.Discretizer(bins=bins, columns=columns).fit_transform(df)
+
+
+#: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
+ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+
+
+def date_columns(df: pd.DataFrame) -> list:
+    """Datetime columns, and text columns whose every value is an ISO 8601 date."""
+    out = []
+    for c in df.columns:
+        series = df[c]
+        if pd.api.types.is_datetime64_any_dtype(series.dtype):
+            out.append(c)
+            continue
+        if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
+                series.dtype, pd.CategoricalDtype):
+            continue
+        values = series.dropna()
+        first = values.iloc[0] if len(values) else None
+        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
+            continue  # the first value decides, cheaply, for most columns
+        try:
+            distinct = pd.Series(pd.unique(values), dtype=object)
+            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
+                continue
+            pd.to_datetime(distinct, format="ISO8601")
+        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
+            continue  # unhashable cells are the encoder's to report
+        out.append(c)
+    return out
+
+
+def _as_dates(df: pd.DataFrame, columns: Sequence) -> pd.DataFrame:
+    """The date columns as datetimes, so that --discretize cuts them by time (a copy)."""
+    text = [c for c in columns if not pd.api.types.is_datetime64_any_dtype(df[c].dtype)]
+    if not text:
+        return df
+    df = df.copy()
+    for c in text:
+        df[c] = pd.to_datetime(df[c], format="ISO8601")
+    return df
+
+
+def _max_states(args: argparse.Namespace) -> int:
+    return DEFAULT_MAX_STATES if args.max_states is None else args.max_states
+
+
+#: each fix an error or a note names (errors.TreelearnError.fixes), in the command's words
+CLI_FIXES = {
+    "discretize": "cut it into bins with --discretize 5",
+    "drop": "leave it out with --drop {col}",
+    "max_states": "allow more states with --max-states {n}",
+    "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
+               "each table, the rows where its variables are observed",
+    "fill": "fill it in",
+}
+
+
+def cli_advice(fixes: Sequence[str], column: Any, n_states: int | None = None) -> str:
+    """The fixes by name (``TreelearnError.fixes``) worded with the command's options
+    (a fix the command has no option for, such as declaring a column categorical, is left out).
+
+    >>> cli_advice(["discretize", "categorical", "drop"], "age")
+    'cut it into bins with --discretize 5, or leave it out with --drop age'
+    """
+    parts = [CLI_FIXES[f].format(col=shlex.quote(str(column)), n=n_states)
+             for f in fixes if f in CLI_FIXES]
+    return ", or ".join(parts)
+
+
+def _in_cli_words(problem: Exception) -> str:
+    """An error about a column, its fix worded with the command's options."""
+    fixes, reason = getattr(problem, "fixes", ()), getattr(problem, "reason", None)
+    if not fixes or not reason:
+        return " ".join(str(problem).split())
+    return f"{reason}: {cli_advice(fixes, problem.column, getattr(problem, 'n_states', None))}"
+
+
+def _date_problems(df: pd.DataFrame, dates: Sequence, keep: set, max_states: int) -> list:
+    """Date columns that cannot be states as they are (a date in every row, or more than
+    max_states dates) without --discretize: errors naming the fix."""
+    problems = []
+    for c in dates:
+        k = int(df[c].nunique())
+        every_row = len(df) >= MIN_ROWS_FOR_IDENTIFIER and k == len(df) and c not in keep
+        if every_row or k > max_states:
+            what = "a different date in every row" if every_row else f"{k} distinct dates"
+            error = TooManyStatesError(f"column {c!r} holds {what}", column=c,
+                                       reason=f"column {c!r} holds {what}",
+                                       fixes=("discretize", "drop"))
+            problems.append(error)
+    return problems
+
+
+def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
+    """Every problem of the table in one error, worded with the command's options; the
+    notes about numeric columns printed on standard error in the same words."""
+    from .data import encode
+
+    max_states = _max_states(args)
+    if max_states < 1:
+        raise CommandError(f"--max-states takes a positive number of states, not {max_states}")
+    table = df
+    if args.class_ is not None and args.class_ in df.columns:
+        if max_states > DEFAULT_MAX_STATES:
+            raise CommandError(f"--max-states above {DEFAULT_MAX_STATES} is for --method "
+                               f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
+                               f"states per feature")
+        labelled = df[args.class_].notna().to_numpy()
+        table = df[labelled].drop(columns=[args.class_])  # the class has rules of its own
+    table = table.drop(columns=[p.column for p in problems])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NumericColumnWarning)
+        try:
+            if table.shape[1] and len(table):
+                encode(table, missing=args.missing, max_states=max_states)
+        except TableProblemsError as exc:
+            problems = [*problems, *exc.problems]
+        except TreelearnError as exc:
+            problems = [*problems, exc]
+    if len(problems) == 1:
+        raise CommandError(_in_cli_words(problems[0]))
+    if problems:
+        raise CommandError(f"the table has {len(problems)} problems: " + "; ".join(
+            f"({i}) {_in_cli_words(p)}" for i, p in enumerate(problems, 1)))
+    for w in caught:
+        if isinstance(w.message, NumericColumnWarning):
+            note = w.message
+            _note(f"{note.reason}; if the values are measured quantities, "
+                  f"{cli_advice(note.fixes, note.column)}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
@@ -334,7 +475,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
             raise CommandError(f"--drop {absent}: not columns of the data {list(df.columns)[:20]}")
         keep = set(args.keep or [])
         protected = {args.class_, args.root}
-        for c in identifier_columns(df.drop(columns=drop)):
+        dates = [c for c in date_columns(df.drop(columns=drop)) if c not in protected]
+        for c in identifier_columns(df.drop(columns=drop + dates)):
             if c not in keep and c not in protected:
                 _note(
                     f"ignoring column {c!r}: each of its {len(df)} values is distinct, so it "
@@ -355,9 +497,16 @@ def cmd_learn(args: argparse.Namespace) -> int:
             df = complete
         if args.numeric == "gaussian":
             return _learn_gaussian(args, df)
-        if args.discretize is not None:
-            df = _discretized(df, args.discretize, [c for c in (args.class_,) if c is not None])
-        fitted = _fit(args, df)
+        problems = []
+        if args.discretize is not None:  # dates are cut by time, like numbers
+            df = _discretized(_as_dates(df, dates), args.discretize,
+                              [c for c in (args.class_,) if c is not None])
+        else:
+            problems = _date_problems(df, dates, keep, _max_states(args))
+        _check_table(df, args, problems)
+        with warnings.catch_warnings():  # the notes were printed, in the command's words
+            warnings.simplefilter("ignore", NumericColumnWarning)
+            fitted = _fit(args, df)
         if not _is_tree(fitted):  # rows without a class label were left out of the fit
             df = df[df[_class_column(fitted)].notna().to_numpy()]
         step("fit")
@@ -582,6 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--discretize", type=int, default=None, metavar="BINS",
                    help="cut numeric and date columns into BINS quantile bins first "
                         "(the saved model's states are those bins)")
+    p.add_argument("--max-states", type=int, default=None, metavar="N",
+                   help=f"the most distinct values a column may have (default "
+                        f"{DEFAULT_MAX_STATES}; chow-liu may go higher)")
     p.add_argument("--root", metavar="COL", help="root of the tree (default: the first column)")
     p.add_argument(
         "--alpha",

@@ -9,17 +9,38 @@ column's state labels. States follow a documented, stable order:
 * ``bool`` columns have the states ``[False, True]``;
 * every other column has its distinct observed values, sorted.
 
-Floats are accepted only when every value is a whole number and there are few of
-them (an integer column that picked up a NaN); any other float column is
-rejected with a pointer to :func:`discretize`.
+**The rule for numeric columns** (integers, floats; dates follow the integer row).
+``k`` is a column's number of distinct observed values, ``FEW_NUMBERS`` is 20:
+
+============================================  ===================  ==========================
+column                                        k <= 20              20 < k <= max_states
+============================================  ===================  ==========================
+whole numbers (ints; floats such as 1.0, 2.0  states, quietly      states, with a
+of an int column that picked up a NaN), dates                      :class:`NumericColumnWarning`
+floats with fractions, every value repeated   states, with a       refused
+                                              ``NumericColumnWarning``
+floats with fractions, some value seen once   refused              refused
+============================================  ===================  ==========================
+
+More than ``max_states`` distinct values is refused for every column. A refused
+numeric column raises :class:`NumericColumnError` (or :class:`TooManyStatesError`)
+naming the fix: :func:`discretize` (dates are cut into time periods), declaring it
+categorical, or dropping it. A many-valued integer column is noted because each
+value becomes a state, and a variable with many states gets inflated mutual
+information estimates (about ``(k - 1)(k' - 1) / 2n`` nats of bias) and tends to
+become the hub of a Chow-Liu tree. A ``Categorical`` column is always taken as
+declared, without notes. Every problem of a table is reported in one error
+(:class:`TableProblemsError` when there are several).
 """
 
 from __future__ import annotations
 
 import contextlib
 import numbers
+import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
@@ -32,6 +53,8 @@ from .errors import (
     InputTypeError,
     MissingValuesError,
     NumericColumnError,
+    NumericColumnWarning,
+    TableProblemsError,
     TooManyStatesError,
     TreelearnError,
     UnseenStateError,
@@ -39,25 +62,34 @@ from .errors import (
 
 __all__ = [
     "DEFAULT_MAX_STATES",
+    "FEW_NUMBERS",
     "MissingPolicy",
     "Table",
     "check_column_names",
-    "check_float_column",
+    "check_float_levels",
     "check_frame",
     "check_missing_policy",
     "check_sample_weight",
     "code_dtype",
     "discretize",
     "encode",
+    "fix_advice",
+    "many_values_note",
     "missing_summary",
     "missing_values_error",
     "python_scalar",
+    "raise_problems",
     "state_order",
+    "time_edges",
+    "time_label",
     "unhashable_error",
 ]
 
 MissingPolicy = Literal["error", "drop", "pairwise"]
 DEFAULT_MAX_STATES = 100
+#: numeric columns with more distinct values than this are "many-valued": integers
+#: (and dates) get a :class:`NumericColumnWarning`, floats with fractions are refused
+FEW_NUMBERS = 20
 
 
 @dataclass(frozen=True)
@@ -242,22 +274,117 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
     return codes
 
 
-def check_float_column(name: Hashable, values: np.ndarray, max_states: int) -> None:
-    """Reject float columns that are not a few whole numbers."""
+#: how each fix is worded for Python callers (the command line words its own)
+_PYTHON_FIXES = {
+    "discretize": "cut it into bins with tl.discretize(df, bins=5)",
+    "categorical": "declare it categorical with df[{col!r}].astype('category')",
+    "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
+    "max_states": "raise max_states (to {n} or more)",
+    "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
+               "each table, the rows where its variables are observed",
+    "fill": "fill it in",
+}
+
+
+def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | None = None) -> str:
+    """The fixes named in an error's or a note's ``fixes``, worded for Python.
+
+    >>> fix_advice(["discretize", "drop"], "age")
+    "cut it into bins with tl.discretize(df, bins=5), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
+    """
+    parts = [_PYTHON_FIXES[f].format(col=column, n=n_states) for f in fixes]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + ", or " + parts[-1]
+
+
+def _problem(cls: type, column: Hashable, reason: str, fixes: Sequence[str], *,
+             values: Sequence | None = None, n_states: int | None = None) -> TreelearnError:
+    """An error about one column: its reason, the fixes by name, and the Python wording."""
+    hint = fix_advice(fixes, column, n_states)
+    error = cls(f"{reason}: {hint}", column=column, values=values, hint=hint, reason=reason,
+                fixes=fixes)
+    error.n_states = n_states
+    return error
+
+
+def _note(column: Hashable, reason: str, n_states: int) -> NumericColumnWarning:
+    fixes = ("discretize", "categorical")
+    hint = (f"if the values are measured quantities, {fix_advice(fixes[:1], column)}; if "
+            f"they are labels, {fix_advice(fixes[1:], column)} to silence this note")
+    return NumericColumnWarning(f"{reason}; {hint}", column=column, n_states=n_states,
+                                reason=reason, fixes=fixes, hint=hint)
+
+
+def raise_problems(problems: Sequence[TreelearnError]) -> None:
+    """Raise the one problem, or one :class:`TableProblemsError` listing them all."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise TableProblemsError(problems)
+
+
+def _check_floats(name: Hashable, values: np.ndarray,
+                  max_states: int) -> NumericColumnWarning | None:
+    """The numeric rule (module docstring) for a float column's values."""
     observed = values[~np.isnan(values)]
-    fractional = ~np.isfinite(observed) | (observed != np.round(observed))  # inf is no state
-    whole = not fractional.any()
-    distinct = np.unique(observed)
-    if not whole or len(distinct) > max_states:
-        example = observed[fractional][:1] if not whole else distinct[-1:]
-        raise NumericColumnError(
-            f"column {name!r} is numeric with {len(distinct)} distinct values (e.g. "
-            f"{float(example[0])!r}); treelearn models discrete variables: discretize it first with "
-            f"tl.discretize(df, bins=5, strategy='quantile') (or 'uniform'), or convert it to "
-            f"a categorical dtype",
-            column=name,
-            values=[float(example[0])],
-        )
+    distinct, counts = np.unique(observed, return_counts=True)
+    return check_float_levels(name, distinct, counts, max_states)
+
+
+def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
+                       max_states: int) -> NumericColumnWarning | None:
+    """The numeric rule (module docstring) for a float column with these sorted
+    ``distinct`` values seen ``counts`` times (a count of 2 may stand for "2 or more"):
+    ``None`` for whole numbers within ``max_states``, a note for fractional values taken
+    as categories, :class:`NumericColumnError` for a refused column.
+
+    >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 3]), 100).reason
+    "column 'a' has 2 distinct float values (0.5, 1.5), each seen at least twice: taken as 2 categories"
+    >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
+    Traceback (most recent call last):
+    ...
+    treelearn.errors.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    """
+    distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
+    k = len(distinct)
+    fixes = ("discretize", "categorical", "drop")
+    if not np.isfinite(distinct).all():
+        bad = float(distinct[~np.isfinite(distinct)][0])
+        reason = f"column {name!r} has the value {bad!r}, which is no state (replace it, e.g. by NaN)"
+        raise _problem(NumericColumnError, name, reason, fixes, values=[bad])
+    if (distinct == np.round(distinct)).all():  # whole numbers: an int column (a NaN made it float)
+        if k <= max_states:
+            return None
+        reason = (f"column {name!r} is numeric with {k} distinct values (e.g. "
+                  f"{float(distinct[-1])!r}), more than the limit of {max_states}")
+        raise _problem(NumericColumnError, name, reason, (*fixes, "max_states"),
+                       values=[float(distinct[-1])], n_states=k)
+    once = distinct[counts == 1]
+    limit = min(FEW_NUMBERS, max_states)
+    if k <= limit and not len(once):
+        shown = ", ".join(repr(float(v)) for v in distinct[:4]) + (", ..." if k > 4 else "")
+        return _note(name, f"column {name!r} has {k} distinct float values ({shown}), each seen "
+                           f"at least twice: taken as {k} categories", k)
+    if len(once):
+        example = float(once[0])
+        what = f"{len(once)} of them seen once (e.g. {example!r})"
+    else:
+        example = float(distinct[-1])
+        what = f"more than {limit}, with fractions (e.g. {example!r})"
+    reason = (f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
+              f"discrete variables)")
+    raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
+
+
+def many_values_note(name: Hashable, dtype: Any, states: Sequence) -> NumericColumnWarning | None:
+    """The note for a column of whole numbers or dates with more than FEW_NUMBERS states."""
+    if len(states) <= FEW_NUMBERS or not isinstance(dtype, np.dtype) or dtype.kind not in "iufmM":
+        return None
+    what = "dates" if dtype.kind in "mM" else "numbers"
+    return _note(name, f"column {name!r} has {len(states)} distinct {what}, each taken as a "
+                       f"state: a variable with many states tends to become the hub of the tree",
+                 len(states))
 
 
 def _small_integer_codes(series: pd.Series) -> tuple[np.ndarray, list] | None:
@@ -355,10 +482,12 @@ def _given_states(name: Hashable, given: Any) -> list:
 
 def _encode_column(
     name: Hashable, series: pd.Series, max_states: int, given: list | None, unseen: str
-) -> tuple[np.ndarray, list]:
+) -> tuple[np.ndarray, list, NumericColumnWarning | None]:
+    """Codes, states and a note (or ``None``) of one column; raises its problem."""
     if given is not None:
         states = _given_states(name, given)
-        return _codes_for_states(name, series, states, unseen), states
+        return _codes_for_states(name, series, states, unseen), states, None
+    note = None
     dtype = series.dtype
     fast = _small_integer_codes(series) if isinstance(dtype, np.dtype) else None
     if fast is not None:
@@ -376,7 +505,7 @@ def _encode_column(
                 f"categorical values (labels, integers or text)", column=name,
             )
         if pd.api.types.is_float_dtype(dtype):
-            check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
+            note = _check_floats(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
         raw_codes, uniques = pd.factorize(series, use_na_sentinel=True)
         if len(uniques) > max_states:  # an error below; do not sort a million identifiers
             states = list(uniques)
@@ -391,17 +520,17 @@ def _encode_column(
             else:
                 codes = remap[raw_codes]  # raw code -1 picks the trailing -1
     if len(states) > max_states:
-        raise TooManyStatesError(
-            f"column {name!r} has {len(states)} distinct values, more than max_states="
-            f"{max_states}; drop it if it is an identifier, discretize it with "
-            f"tl.discretize(df, bins=...), or raise max_states",
-            column=name,
-        )
+        dates = pd.api.types.is_datetime64_any_dtype(dtype)
+        numbers = isinstance(dtype, np.dtype) and dtype.kind in "iuf"
+        what = "dates" if dates else "values"
+        fixes = (("discretize", "drop") if dates else
+                 ("discretize", "drop", "max_states") if numbers else ("drop", "max_states"))
+        raise _problem(TooManyStatesError, name, f"column {name!r} has {len(states)} distinct "
+                       f"{what}, more than the limit of {max_states}", fixes, n_states=len(states))
     if len(states) == 0:
-        raise EmptyDataError(
-            f"column {name!r} has no observed value; drop it or fill it in"
-        )
-    return codes, states
+        raise _problem(EmptyDataError, name, f"column {name!r} has no observed value",
+                       ("drop", "fill"))
+    return codes, states, note
 
 
 def code_dtype(max_card: int) -> np.dtype:
@@ -460,12 +589,11 @@ def missing_values_error(n_missing: np.ndarray, columns: Sequence, where: str = 
     """The error of ``missing="error"``, naming every column with its count of missing values."""
     place = f" in {where}" if where else ""
     first = next((c for c, k in zip(columns, n_missing) if k), None)
-    return MissingValuesError(
-        f"missing values found{place} ({missing_summary(np.asarray(n_missing)[None, :], tuple(columns))}); "
-        f"pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for each "
-        f"table, the rows where its variables are observed",
-        column=first,
-    )
+    reason = (f"missing values found{place} "
+              f"({missing_summary(np.asarray(n_missing)[None, :], tuple(columns))})")
+    hint = fix_advice(["missing"])
+    return MissingValuesError(f"{reason}; {hint}", column=first, reason=reason, hint=hint,
+                              fixes=("missing",))
 
 
 def unhashable_error(name: Hashable, series: pd.Series) -> InputTypeError:
@@ -548,12 +676,14 @@ def encode(
             column=unknown[0],
         )
     columns = tuple(data.columns)
+    # every problem of the table is collected and reported in one error at the end
+    problems: list[TreelearnError] = []
     # column by column: no n x d boolean frame (it would be as large as a categorical input)
     n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
     if n_missing.any():
-        if missing == "error":
-            raise missing_values_error(n_missing, columns)
-        if missing == "drop":
+        if missing == "error":  # the columns are still checked, as with "pairwise"
+            problems.append(missing_values_error(n_missing, columns))
+        elif missing == "drop":
             keep = np.ones(len(data), dtype=bool)
             for c, k in zip(columns, n_missing):
                 if k:
@@ -575,21 +705,109 @@ def encode(
         # when a column needs it), so encoding never holds d int64 columns at once
         matrix = np.empty((len(data), len(columns)), dtype=np.int8)
         columns_to_encode = columns
+    notes = {}
     for j, name in enumerate(columns_to_encode):
         try:
-            codes, col_states = _encode_column(
+            codes, col_states, note = _encode_column(
                 name, data[name], max_states, states.get(name), unseen
             )
-        except TypeError as exc:
-            raise unhashable_error(name, data[name]) from exc
+        except UnseenStateError:
+            raise  # new data against known states: callers re-word it (with_hint)
+        except TreelearnError as exc:
+            problems.append(exc)
+            all_states.append(())
+            continue
+        except TypeError:
+            problems.append(unhashable_error(name, data[name]))
+            all_states.append(())
+            continue
+        if note is not None:
+            notes[name] = note
         width = code_dtype(len(col_states))
         if width.itemsize > matrix.dtype.itemsize:
             matrix = matrix.astype(width)
         matrix[:, j] = codes
         all_states.append(tuple(col_states))
+    raise_problems(problems)
     dtypes = tuple(data[c].dtype for c in columns)
+    for name, dtype, col_states in zip(columns, dtypes, all_states):
+        note = notes.get(name) or (None if name in states
+                                   else many_values_note(name, dtype, col_states))
+        if note is not None:
+            warnings.warn(note, stacklevel=2)
     return Table(codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes,
                  weights=weights)
+
+
+#: the units dates are rounded to for bin edges, coarsest first (nanoseconds)
+_TIME_UNITS = (86_400 * 10**9, 3_600 * 10**9, 60 * 10**9, 10**9)
+
+
+def time_edges(edges: np.ndarray, low: float | None = None,
+               high: float | None = None) -> np.ndarray:
+    """Cut points in nanoseconds since the epoch, rounded to the coarsest of whole days,
+    hours, minutes and seconds that keeps them distinct and (given the first and last
+    date ``low`` and ``high``) within ``[low, high)``, else left as they are: the labels of
+    date bins are then short and say exactly what each bin holds.
+
+    >>> day = 86_400 * 10**9
+    >>> (time_edges(np.array([1.2 * day, 3.7 * day])) / day).tolist()
+    [1.0, 4.0]
+    >>> (time_edges(np.array([0.1 * day]), low=0.0, high=0.2 * day) / 3_600e9).tolist()
+    [2.0]
+    """
+    edges = np.unique(np.asarray(edges, dtype=float))
+    low = -np.inf if low is None else low
+    high = np.inf if high is None else high
+    for unit in _TIME_UNITS:
+        # half-way rounds down: an edge midway between two days keeps the earlier day in
+        # the earlier bin, as the unrounded edge did (bins are closed on the right)
+        rounded = np.ceil(edges / unit - 0.5) * unit
+        # an edge above the first date must stay above it (else its first bin would shrink
+        # to the first date alone); an edge at the first date (ties) may stay there
+        inside = np.where(edges > low, rounded > low, rounded >= low) & (rounded < high)
+        if len(np.unique(rounded)) == len(edges) and inside.all():
+            return rounded
+    return edges
+
+
+def time_label(ns: float) -> str:
+    """A date (nanoseconds since the epoch) as short as it can be written exactly.
+
+    >>> time_label(pd.Timestamp("2024-03-01").value), time_label(pd.Timestamp("2024-03-01 12:30").value)
+    ('2024-03-01', '2024-03-01 12:30')
+    """
+    ts = pd.Timestamp(int(ns))
+    if ts == ts.normalize():
+        return ts.strftime("%Y-%m-%d")
+    if ts.second == 0 and ts.microsecond == 0 and ts.nanosecond == 0:
+        return ts.strftime("%Y-%m-%d %H:%M")
+    if ts.microsecond == 0 and ts.nanosecond == 0:
+        return ts.strftime("%Y-%m-%d %H:%M:%S")
+    return str(ts)
+
+
+def _cut_dates(name: Hashable, values: pd.Series, bins: int, strategy: str) -> pd.Categorical:
+    """A datetime column cut into time periods: ``[first, e1]``, ``(e1, e2]``, ...,
+    ``(ek, last]``, the inner edges rounded by :func:`time_edges`."""
+    ns = values.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
+    ns[values.isna().to_numpy()] = np.nan
+    observed = ns[~np.isnan(ns)]
+    if len(observed) == 0:
+        raise NumericColumnError(f"column {name!r} has no dates to cut into bins", column=name)
+    low, high = observed.min(), observed.max()
+    if strategy == "quantile":
+        inner = np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1])
+    else:
+        inner = np.linspace(low, high, bins + 1)[1:-1]
+    inner = np.unique(inner[inner < high])  # an edge at the last date: an empty bin
+    inner = time_edges(inner, low, high)
+    codes = np.searchsorted(inner, ns, side="left")  # v <= edge: that edge's bin
+    codes[np.isnan(ns)] = -1
+    ends = [time_label(low), *(time_label(e) for e in inner), time_label(high)]
+    labels = [f"({lo}, {hi}]" for lo, hi in pairwise(ends)]
+    labels[0] = "[" + labels[0][1:]
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(labels, ordered=True))
 
 
 def discretize(
@@ -598,17 +816,21 @@ def discretize(
     strategy: Literal["quantile", "uniform"] = "quantile",
     columns: Sequence[Hashable] | None = None,
 ) -> pd.DataFrame:
-    """Return a copy of ``data`` with numeric columns cut into ordered categorical bins.
+    """Return a copy of ``data`` with numeric and date columns cut into ordered categorical bins.
 
     Parameters
     ----------
     bins : number of bins per column (quantile bins that coincide are merged).
     strategy : ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
-    columns : the columns to cut; default: every float column, and every integer
-        column with more than ``bins`` distinct values.
+    columns : the columns to cut; default: every float and datetime column, and every
+        integer column with more than ``bins`` distinct values.
 
     The new columns are ordered ``Categorical`` with interval labels such as
-    ``"(0.5, 1.2]"``; missing values stay missing.
+    ``"(0.5, 1.2]"``; missing values stay missing. Dates are cut by time into
+    periods labelled by their ends, rounded to whole days (hours, minutes,
+    seconds when days would merge two edges), e.g. ``"[2024-01-01, 2024-02-15]"``,
+    ``"(2024-02-15, 2024-03-31]"`` (the labels :class:`~treelearn.Discretizer`
+    writes for dates too).
 
     Examples
     --------
@@ -616,6 +838,9 @@ def discretize(
     >>> out = discretize(pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]}), bins=2)
     >>> out["x"].tolist()
     ['(0.099, 0.25]', '(0.099, 0.25]', '(0.25, 0.4]', '(0.25, 0.4]']
+    >>> days = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=4, freq="7D")})
+    >>> discretize(days, bins=2)["t"].tolist()
+    ['[2024-01-01, 2024-01-11]', '[2024-01-01, 2024-01-11]', '(2024-01-11, 2024-01-22]', '(2024-01-11, 2024-01-22]']
     """
     check_frame(data)
     if strategy not in ("quantile", "uniform"):
@@ -627,6 +852,7 @@ def discretize(
             c
             for c in data.columns
             if pd.api.types.is_float_dtype(data[c].dtype)
+            or pd.api.types.is_datetime64_any_dtype(data[c].dtype)
             or (
                 pd.api.types.is_integer_dtype(data[c].dtype)
                 and not pd.api.types.is_bool_dtype(data[c].dtype)
@@ -638,12 +864,15 @@ def discretize(
         if c not in data.columns:
             raise ColumnNotFoundError(f"{c!r} is not a column of the data to discretize")
         values = data[c]
+        if pd.api.types.is_datetime64_any_dtype(values.dtype):
+            out[c] = _cut_dates(c, values, bins, strategy)
+            continue
         if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(
             values.dtype
         ):
             raise NumericColumnError(
-                f"column {c!r} has dtype {values.dtype}, not numbers; only numeric columns "
-                f"can be discretized"
+                f"column {c!r} has dtype {values.dtype}, not numbers or dates; only numeric and "
+                f"datetime columns can be discretized", column=c
             )
         if np.isinf(values.to_numpy(dtype=float, na_value=np.nan)).any():
             raise NumericColumnError(

@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .data import time_edges, time_label
 from .errors import ColumnNotFoundError, FeatureMismatchError, NumericColumnError, TreelearnError
 
 __all__ = ["Discretizer"]
@@ -49,7 +50,7 @@ def _round_edges(edges: np.ndarray) -> np.ndarray:
 
 def _label(edge: float, datetime: bool) -> str:
     if datetime:
-        return str(pd.Timestamp(int(edge)))
+        return time_label(edge)
     return repr(float(edge)).removesuffix(".0") if float(edge).is_integer() else repr(float(edge))
 
 
@@ -68,8 +69,10 @@ class Discretizer(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     edges_ : ``{column: array}``: the inner cut points (rounded to the fewest
-        significant digits, at least 3, that keep them distinct; the bins are cut
-        at these rounded values, so the labels say exactly what each bin holds).
+        significant digits, at least 3, that keep them distinct; dates to whole days,
+        hours, minutes or seconds by :func:`treelearn.data.time_edges`, labelled as
+        :func:`treelearn.discretize` labels them; the bins are cut at these rounded
+        values, so the labels say exactly what each bin holds).
         A value ``v`` goes to the first bin whose upper edge is ``>= v``; values
         below the first or above the last edge go to the end bins.
     categories_ : ``{column: [labels]}``, e.g. ``["(-inf, 5.1]", "(5.1, 5.8]", ...,
@@ -162,11 +165,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
             else:
                 edges = np.linspace(values.min(), values.max(), self.bins + 1)[1:-1]
             edges = np.unique(edges)
-            if _is_datetime(series):  # whole seconds where that keeps the edges apart
-                seconds = np.unique(np.round(edges / 1e9) * 1e9)
-                edges = seconds if len(seconds) == len(edges) else edges
-            else:
-                edges = _round_edges(edges)
+            # dates: whole days (hours...) where that keeps the edges apart
+            edges = (time_edges(edges, values.min(), values.max()) if _is_datetime(series)
+                     else _round_edges(edges))
             self.edges_[c] = edges
             ends = ["-inf", *(_label(e, _is_datetime(series)) for e in edges), "inf"]
             self.categories_[c] = [

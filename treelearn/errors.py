@@ -25,8 +25,10 @@ __all__ = [
     "ModelFileError",
     "ModelFormatError",
     "NumericColumnError",
+    "NumericColumnWarning",
     "ResourceLimitError",
     "StructureError",
+    "TableProblemsError",
     "TooManyStatesError",
     "TreelearnError",
     "UnseenStateError",
@@ -39,7 +41,11 @@ class TreelearnError(ValueError):
     Besides the message, an error carries what it is about as fields, so code
     that catches it can say the same thing differently without editing text:
     ``column`` (the column or variable), ``values`` (the offending values),
-    ``states`` (the allowed states) and ``hint`` (the fix).
+    ``states`` (the allowed states) and ``hint`` (the fix). Errors about a
+    table's columns also carry ``reason`` (what is wrong, without the fix) and
+    ``fixes`` (the fixes by name: ``"discretize"``, ``"categorical"``, ``"drop"``,
+    ``"max_states"``, ``"missing"``, ``"fill"``), so a front end such as the
+    command line can word the fix in its own terms.
 
     >>> err = TreelearnError("bad column 'a'", column="a", hint="drop it")
     >>> err.column, err.hint
@@ -54,12 +60,16 @@ class TreelearnError(ValueError):
         values: Sequence | None = None,
         states: Sequence | None = None,
         hint: str | None = None,
+        reason: str | None = None,
+        fixes: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.column = column
         self.values = values
         self.states = states
         self.hint = hint
+        self.reason = reason
+        self.fixes = tuple(fixes)
 
 
 class InputTypeError(TreelearnError, TypeError):
@@ -168,6 +178,53 @@ class UnseenStateError(TreelearnError):
     def __reduce__(self):  # pickling (Dask workers send errors back) keeps the fields
         return (_rebuild_unseen, (self.column, self.values, self.states, self.n_rows,
                                   self.dtype, self.where, self.noun, self.hint))
+
+
+class TableProblemsError(TreelearnError):
+    """Several columns of a table cannot be used as they are: one error lists them all.
+
+    ``problems`` holds one error per problem (each with its ``column``,
+    ``reason``, ``hint`` and ``fixes``), so nobody has to fix a table one
+    column at a time. A table with a single problem raises that problem's own
+    error instead (a :class:`NumericColumnError`, :class:`MissingValuesError`...).
+
+    >>> a = NumericColumnError("column 'a' ...: discretize it", column="a")
+    >>> b = MissingValuesError("missing values in 'b': drop them", column="b")
+    >>> err = TableProblemsError([a, b])
+    >>> [p.column for p in err.problems]
+    ['a', 'b']
+    >>> print(err)
+    the table has 2 problems: (1) column 'a' ...: discretize it; (2) missing values in 'b': drop them
+    """
+
+    def __init__(self, problems: Sequence[TreelearnError]) -> None:
+        self.problems = list(problems)
+        message = f"the table has {len(self.problems)} problems: " + "; ".join(
+            f"({i}) {p}" for i, p in enumerate(self.problems, 1))
+        super().__init__(message, column=self.problems[0].column if self.problems else None)
+
+    def __reduce__(self):  # pickling keeps the problems
+        return (TableProblemsError, (self.problems,))
+
+
+class NumericColumnWarning(UserWarning):
+    """A note about a numeric column that treelearn took as categories, and the advice.
+
+    Raised (as a warning) for an integer column with many distinct values (each
+    becomes a state, and a many-state variable tends to become the hub of a
+    Chow-Liu tree), and for a float column whose few values are all repeated
+    (taken as categories). Fields: ``column``, ``n_states`` (its distinct
+    values), ``reason`` (the note without the advice), ``fixes`` (as in
+    :class:`TreelearnError`) and ``hint`` (the advice, worded for Python).
+    Declaring the column categorical (``df[col].astype("category")``) says the
+    states are meant and silences the note.
+    """
+
+    def __init__(self, message: str, *, column: Hashable = None, n_states: int = 0,
+                 reason: str = "", fixes: Sequence[str] = (), hint: str = "") -> None:
+        super().__init__(message)
+        self.column, self.n_states, self.reason = column, n_states, reason
+        self.fixes, self.hint = tuple(fixes), hint
 
 
 class StructureError(TreelearnError):

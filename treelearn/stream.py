@@ -6,7 +6,8 @@ a file is never loaded whole. Two passes at most:
 1. **states** (skipped when ``states=`` gives every column): each chunk is
    scanned for its distinct values, which are merged across chunks with the same
    rules as :func:`treelearn.data.encode` (sorted values; ``[False, True]`` for
-   bool columns; declared categories for categoricals; whole-number floats only;
+   bool columns; declared categories for categoricals; the numeric rule for floats,
+   a value seen once in one chunk and again in another counting as repeated;
    at most ``max_states``). An integer column that is float in some chunk (a
    missing value) gets float states, as it would when read whole. A CSV column
    parsed as numbers in some chunks and as text in others is read again as
@@ -36,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,11 +56,13 @@ from .counts import (
 )
 from .data import (
     DEFAULT_MAX_STATES,
+    FEW_NUMBERS,
     MissingPolicy,
-    check_float_column,
+    check_float_levels,
     check_missing_policy,
     check_sample_weight,
     encode,
+    many_values_note,
     missing_values_error,
     python_scalar,
     state_order,
@@ -149,10 +153,16 @@ class ColumnScan:
     # types of the observed values ("bool", "number", "text", "other"), chunk by chunk:
     # kept apart because the ordered set `values` merges 1 and True
     value_kinds: set = field(default_factory=set)
+    # float columns: the values seen exactly once so far (the numeric rule refuses
+    # fractional floats seen once, accepts them as categories when every one repeats)
+    once: dict = field(default_factory=dict)
 
     def merge(self, other: ColumnScan) -> ColumnScan:
+        once = {**{v: None for v in self.once if v not in other.values},
+                **{v: None for v in other.once if v not in self.values}}
         return ColumnScan(
             values={**self.values, **other.values},
+            once=once,
             kinds=self.kinds | other.kinds,
             categories={**self.categories, **other.categories},
             ordered=self.ordered or other.ordered,
@@ -229,7 +239,11 @@ def scan_chunk(
                 scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
             elif pd.api.types.is_float_dtype(dtype):
-                check_float_column(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
+                values = series.to_numpy(dtype=float, na_value=np.nan)
+                distinct, counts = np.unique(values[~np.isnan(values)], return_counts=True)
+                if not np.isfinite(distinct).all():
+                    check_float_levels(name, distinct, counts, max_states)  # raises: inf
+                scan.once = dict.fromkeys(python_scalar(v) for v in distinct[counts == 1])
             try:
                 scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
             except TypeError as exc:  # list/struct cells (Parquet nested columns)
@@ -279,11 +293,20 @@ def _too_many(name: Hashable, scan: ColumnScan, max_states: int) -> None:
     )
 
 
+def _fractional(scan: ColumnScan) -> bool:
+    """A float column with a value that is not a whole number."""
+    return "float" in scan.kinds and any(
+        isinstance(v, float) and v != round(v) for v in scan.values)
+
+
 def check_scan(scan: Scan, max_states: int) -> None:
     """Stop early (and keep memory bounded) when a column already has too many values."""
     for name, s in zip(scan.columns, scan.scans):
         if not s.categories:
             _too_many(name, s, max_states)
+            if len(s.values) > min(FEW_NUMBERS, max_states) and _fractional(s):
+                distinct = np.sort(np.array(list(s.values), dtype=float))
+                check_float_levels(name, distinct, np.full(len(distinct), 2), max_states)
 
 
 def check_missing(scan: Scan, missing: MissingPolicy, where: str) -> None:
@@ -305,9 +328,10 @@ def final_states(
     their own categories (Dask's unknown categories): read whole, pandas would
     sort them, so they are sorted.
     """
-    all_states, dtypes = [], []
+    all_states, dtypes, notes = [], [], []
     for name, s in zip(scan.columns, scan.scans):
         dtype = s.dtype
+        note = None
         if name in given:
             states = [python_scalar(v) for v in given[name]]
         elif s.kinds == {"category"}:
@@ -321,6 +345,9 @@ def final_states(
             # an integer column with a missing value in some chunk: floats, as read whole
             states = state_order(float(v) for v in s.values)
             dtype = np.dtype(float)
+            if name not in given:  # the numeric rule, as for a table read whole
+                counts = np.array([1 if v in s.once else 2 for v in states])
+                note = check_float_levels(name, np.array(states, dtype=float), counts, max_states)
         else:
             states = state_order(s.values)
             if len(s.kinds) > 1:
@@ -329,8 +356,13 @@ def final_states(
             _too_many(name, ColumnScan(values=dict.fromkeys(states), kinds=s.kinds), max_states)
             if not states:
                 raise EmptyDataError(f"column {name!r} has no observed value; drop it or fill it in")
+            if s.kinds != {"category"}:
+                notes.append(note or many_values_note(name, dtype, states))
         all_states.append(tuple(states))
         dtypes.append(dtype)
+    for note in notes:
+        if note is not None:
+            warnings.warn(note, stacklevel=2)
     return tuple(all_states), tuple(dtypes)
 
 
