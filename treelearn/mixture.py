@@ -158,12 +158,13 @@ class TreeMixture(DensityMixin, BaseEstimator):
         """
         settings = self._check_params()
         check_frame(X)
-        table = encode(X, missing=self.missing, max_states=self.max_states, states=self.states,
-                       sample_weight=sample_weight)
+        table, group = _merge_identical_rows(encode(
+            X, missing=self.missing, max_states=self.max_states, states=self.states,
+            sample_weight=sample_weight))
         rng = np.random.default_rng(self.random_state)
         best = None
         for _ in range(self.n_init):
-            resp = _initial_responsibilities(table, self.n_components, self.init, rng)
+            resp = _initial_responsibilities(table, group, self.n_components, self.init, rng)
             run = _em(table, resp, settings, self.max_iter, self.tol)
             if best is None or run["lower_bound"] > best["lower_bound"]:
                 best = run
@@ -310,6 +311,32 @@ class TreeMixture(DensityMixin, BaseEstimator):
 
 
 # ---------------------------------------------------------------- EM
+def _merge_identical_rows(table: Table) -> tuple[Table, np.ndarray]:
+    """The same data with identical rows merged into one row weighted by their total weight,
+    and the merged row of every original row.
+
+    Identical rows get identical responsibilities, so EM on the merged rows is EM on the
+    data (every count and the bound are the same weighted sums), at the cost of the distinct
+    rows only: 291,326 rows of msnbc are 9,228 distinct ones. Rows are compared as raw bytes
+    (exact); ``pd.factorize`` hashes them in first-appearance order, so the result is
+    deterministic.
+    """
+    codes = np.ascontiguousarray(table.codes)
+    n, d = codes.shape
+    if n == 0 or d == 0:
+        return table, np.arange(n)
+    keys = codes.view(np.dtype((np.void, codes.dtype.itemsize * d))).ravel()
+    group, _ = pd.factorize(keys)
+    m = int(group.max()) + 1
+    if m == n:
+        return table, np.arange(n)
+    # groups are numbered in order of first appearance: a row starts one where the running
+    # maximum of the group numbers steps up
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(group), prepend=-1) > 0)
+    weights = np.bincount(group, weights=table.weights, minlength=m)
+    return Table(codes[first], table.columns, table.states, table.dtypes, weights), group
+
+
 def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
                        codes: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
@@ -335,25 +362,33 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings) -> tuple
     return components, n_k / n_k.sum()
 
 
-def _initial_responsibilities(table: Table, k: int, init: str,
+def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str,
                               rng: np.random.Generator) -> np.ndarray:
-    """Random starting responsibilities (``n x k``, rows summing to 1); see ``init``."""
-    n, d = table.codes.shape
+    """Random starting responsibilities (one row per merged row, rows summing to 1); see ``init``.
+
+    ``group[r]`` is the merged row of original row ``r``. Every random draw is made over the
+    original rows, as if they had not been merged, so merging changes nothing but the speed:
+    the seeds are the same rows, and a merged row's responsibilities are the mean of its rows'.
+    """
+    n, m, d = len(group), table.codes.shape[0], table.codes.shape[1]
     if k == 1:
-        return np.ones((n, 1))
+        return np.ones((m, 1))
+    size = np.bincount(group, minlength=m).astype(float)  # original rows per merged row
     if init == "random_resp" or n < k:
-        return rng.dirichlet(np.ones(k), size=n)
+        drawn = rng.dirichlet(np.ones(k), size=n)
+        return np.column_stack([np.bincount(group, weights=drawn[:, c], minlength=m)
+                                for c in range(k)]) / size[:, None]
     codes = table.codes.astype(np.intp)
     cards = table.cardinalities
     marginal = np.zeros((d, int(cards.max())))
     for j in range(d):  # a loop over variables, not rows
-        marginal[j, : cards[j]] = np.bincount(codes[:, j], minlength=cards[j]) / n
-    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), n x d
+        marginal[j, : cards[j]] = np.bincount(codes[:, j], weights=size, minlength=cards[j]) / n
+    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), m x d
     if init == "k-means++":
-        seeds = _spread_seeds(codes, k, rng)
+        seeds = _spread_seeds(codes, k, rng, group)
     else:
-        seeds = rng.choice(n, size=k, replace=False)
-    log_p = np.empty((n, k))
+        seeds = group[rng.choice(n, size=k, replace=False)]
+    log_p = np.empty((m, k))
     for c, seed in enumerate(seeds):
         # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
         match = codes == codes[seed]
@@ -361,19 +396,24 @@ def _initial_responsibilities(table: Table, k: int, init: str,
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
-def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
+                  group: np.ndarray | None = None) -> np.ndarray:
     """k-means++ seeding on the Hamming distance: the first seed at random, each next one
     drawn with probability proportional to its squared distance to the nearest seed so far,
-    so that the seeds fall in different components (Arthur and Vassilvitskii, 2007)."""
-    n = codes.shape[0]
-    seeds = [int(rng.integers(n))]
+    so that the seeds fall in different components (Arthur and Vassilvitskii, 2007).
+
+    ``codes`` are distinct rows and ``group[r]`` the row of ``codes`` that original row ``r``
+    equals (default: every row its own): the draws are over the original rows."""
+    group = np.arange(codes.shape[0]) if group is None else group
+    n = len(group)
+    seeds = [int(group[rng.integers(n)])]
     nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)
     for _ in range(1, k):
-        weight = nearest**2
+        weight = nearest[group] ** 2
         total = weight.sum()
         pick = int(rng.choice(n, p=weight / total)) if total > 0 else int(rng.integers(n))
-        seeds.append(pick)
-        nearest = np.minimum(nearest, (codes != codes[pick]).sum(axis=1))
+        seeds.append(int(group[pick]))
+        nearest = np.minimum(nearest, (codes != codes[seeds[-1]]).sum(axis=1))
     return np.array(seeds)
 
 
