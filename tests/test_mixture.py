@@ -264,6 +264,8 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
         tl.TreeMixture(init="kmeans").fit(df)
     with pytest.raises(MissingValuesError, match="'a'"):
         tl.TreeMixture().fit(df)
+    with pytest.raises(tl.TreelearnError, match=r"'error', 'drop' or 'em'.*'pairwise'"):
+        tl.TreeMixture(missing="pairwise").fit(df)
     mix = tl.TreeMixture(missing="drop", random_state=0).fit(df)
     assert mix.components_[0].n_rows + mix.components_[1].n_rows == pytest.approx(3)
     with pytest.raises(UnseenStateError, match="'a'"):
@@ -378,3 +380,93 @@ def test_recovers_a_well_separated_three_component_mixture(mixture3_data, init):
     truth = float(np.mean(logsumexp(true_log_joint3(test), axis=1)))
     assert abs(mix.score(test) - truth) < 0.015
     assert mix.score(test) > tl.chow_liu(train, alpha=1.0).log_likelihood(test) / len(test) + 0.3
+
+
+# ---------------------------------------------------------------- EM over missing cells, brute force
+@pytest.fixture(scope="module")
+def holed():
+    """300 rows of four small variables (one with three states), 25% of the cells hidden."""
+    rng = np.random.default_rng(11)
+    n = 300
+    a = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    b = np.where(rng.random(n) < 0.8, a % 2, 1 - a % 2)
+    c = np.where(rng.random(n) < 0.7, b, rng.integers(0, 2, n))
+    d = np.where(rng.random(n) < 0.75, (a == 2).astype(int), rng.integers(0, 2, n))
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d}).astype(object)
+    return df.mask(rng.random(df.shape) < 0.25)
+
+
+def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np.ndarray]:
+    """One EM step over components and missing cells, every completion enumerated: returns
+    each component's new joint distribution (over all states, the best of all 16 spanning
+    trees with maximum-likelihood CPTs from the expected counts) and the new weights."""
+    variables = list(df.columns)
+    states = {v: mix.components_[0].states[v] for v in variables}
+    full_states = list(itertools.product(*(states[v] for v in variables)))
+    k = len(mix.components_)
+    # q[r, k, s]: posterior of component k and complete state s given row r's observed cells
+    records = df.to_dict("records")
+    q = np.zeros((len(records), k, len(full_states)))
+    for r, row in enumerate(records):
+        for s, values in enumerate(full_states):
+            if all(row[v] is None or pd.isna(row[v]) or row[v] == x
+                   for v, x in zip(variables, values)):
+                for j, (w, c) in enumerate(zip(mix.weights_, mix.components_)):
+                    q[r, j, s] = w * joint_probability(c, dict(zip(variables, values)))
+        q[r] /= q[r].sum()
+    expected = q.sum(axis=0)  # k x states: expected complete-data counts
+    weights = expected.sum(axis=1) / len(records)
+    index = [{x: i for i, x in enumerate(states[v])} for v in variables]
+    coded = np.array([[index[i][x] for i, x in enumerate(s)] for s in full_states])
+    def marginal(p, *cols):
+        out = np.zeros(tuple(len(states[variables[c]]) for c in cols))
+        np.add.at(out, tuple(coded[:, c] for c in cols), p)
+        return out
+
+    def tree_joint(p, edges):
+        # a tree's ML distribution: prod of node marginals x prod over edges of p_ij/(p_i p_j)
+        out = np.prod([marginal(p, i)[coded[:, i]] for i in range(len(variables))], axis=0)
+        for i, m in edges:
+            out = out * marginal(p, i, m)[coded[:, i], coded[:, m]] / (
+                marginal(p, i)[coded[:, i]] * marginal(p, m)[coded[:, m]])
+        return out
+
+    trees = [e for e in itertools.combinations(itertools.combinations(range(4), 2), 3)
+             if nx.is_tree(nx.Graph(list(e)))]
+    assert len(trees) == 16  # Cayley: 4^(4-2)
+    joints = []
+    for j in range(k):
+        p = expected[j] / expected[j].sum()
+        best = max(trees, key=lambda e: float(np.sum(p * np.log(tree_joint(p, e)))))
+        joints.append(tree_joint(p, best))
+    return joints, weights
+
+
+def test_em_over_missing_cells_is_the_brute_force_em_step(holed):
+    variables = list(holed.columns)
+    opts = dict(n_components=2, alpha=0.0, missing="em", tol=0.0, random_state=3)
+    before = tl.TreeMixture(max_iter=3, **opts).fit(holed)
+    after = tl.TreeMixture(max_iter=4, **opts).fit(holed)  # the same run, one EM step further
+    joints, weights = brute_force_em_step(before, holed)
+    np.testing.assert_allclose(after.weights_, weights, rtol=1e-9)
+    for j, c in enumerate(after.components_):
+        learned = [joint_probability(c, dict(zip(variables, s))) for s in
+                   itertools.product(*(c.states[v] for v in variables))]
+        np.testing.assert_allclose(learned, joints[j], rtol=1e-8, atol=1e-12)
+
+
+def test_em_over_missing_cells_never_lowers_the_observed_likelihood(holed):
+    mix = tl.TreeMixture(n_components=2, alpha=0.0, missing="em", tol=0.0, max_iter=25,
+                         random_state=0).fit(holed)
+    # from the second iteration on every step is a full EM step (the first M-step used
+    # the observed pairs only)
+    assert (np.diff(mix.lower_bounds_[1:]) >= -1e-10).all()
+    # the bound is the observed-data log-likelihood per row, every missing cell summed out
+    observed = np.mean([math.log(sum(w * marginal_probability(c, r)
+                                     for w, c in zip(mix.weights_, mix.components_)))
+                        for r in holed.to_dict("records")])
+    assert mix.lower_bound_ == pytest.approx(observed, abs=1e-10)
+    # and beats the fit that drops the incomplete rows, on the observed cells of all rows
+    dropped = tl.TreeMixture(n_components=2, alpha=1.0, missing="drop", random_state=0).fit(holed)
+    em = tl.TreeMixture(n_components=2, alpha=1.0, missing="em", random_state=0).fit(holed)
+    assert em.score(holed) > dropped.score(holed)

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .counts import CountedTable, PairCounts, count_codes
 from .data import DEFAULT_MAX_STATES, Table, check_frame, encode
+from .em import expected_counts
 from .errors import InvalidModelError, TreelearnError
 from .jsonfile import save_document
 from .jsonvalues import DecodeError, EncodeError, from_json_value, json_value
@@ -77,8 +78,11 @@ class TreeMixture(DensityMixin, BaseEstimator):
     states : optional ``{column: [states]}`` fixing some columns' states (e.g.
         ``[0, 1]`` for binary data, so that held-out rows with a value absent from
         a training fold can be scored).
-    missing : ``"error"`` or ``"drop"`` for training rows with missing values
-        (scoring always sums missing cells out exactly).
+    missing : ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
+        keep them and let EM handle their missing cells too (the E-step's responsibilities
+        use each row's observed cells; each component's M-step uses expected pairwise
+        counts, :func:`treelearn.em.expected_counts`; the first M-step uses the observed
+        pairs). Scoring always sums missing cells out exactly.
     max_states : the most states a column may have.
 
     Attributes
@@ -141,9 +145,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
             raise TreelearnError(f"init must be 'random', 'random_resp' or 'k-means++', "
                                  f"not {self.init!r}",
                                  values=[self.init])
-        if self.missing not in ("error", "drop"):
+        if self.missing not in ("error", "drop", "em"):
             raise TreelearnError(
-                f"missing must be 'error' or 'drop' when fitting a TreeMixture, not "
+                f"missing must be 'error', 'drop' or 'em' when fitting a TreeMixture, not "
                 f"{self.missing!r} (scoring sums missing cells out whatever this is)",
                 values=[self.missing],
             )
@@ -159,7 +163,8 @@ class TreeMixture(DensityMixin, BaseEstimator):
         settings = self._check_params()
         check_frame(X)
         table, group = _merge_identical_rows(encode(
-            X, missing=self.missing, max_states=self.max_states, states=self.states,
+            X, missing="pairwise" if self.missing == "em" else self.missing,
+            max_states=self.max_states, states=self.states,
             sample_weight=sample_weight))
         rng = np.random.default_rng(self.random_state)
         best = None
@@ -346,16 +351,26 @@ def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
     )
 
 
-def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings) -> tuple[list, np.ndarray]:
-    """One weighted Chow-Liu tree per component (responsibilities as row weights) and weights."""
+def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
+            previous: Sequence[TreeModel] | None = None) -> tuple[list, np.ndarray]:
+    """One weighted Chow-Liu tree per component (responsibilities as row weights) and weights.
+
+    With missing cells and the ``previous`` components, component ``k``'s counts are the
+    expected complete-data counts under component ``k`` (EM over the missing cells too);
+    without ``previous``, the counts of the observed pairs.
+    """
     row_weights = resp if table.weights is None else resp * table.weights[:, None]
+    incomplete = previous is not None and bool((table.codes < 0).any())
     components = []
     for k in range(resp.shape[1]):
         w = row_weights[:, k]
-        joint = count_codes(table.codes, table.cardinalities, weights=w)
-        total = float(w.sum())
-        pairs = PairCounts(joint, table.cardinalities,
-                           int(total) if joint.dtype.kind in "iu" else total)
+        if incomplete:
+            pairs, _ = expected_counts(previous[k], table.codes, w, all_pairs=True)
+        else:
+            joint = count_codes(table.codes, table.cardinalities, weights=w)
+            total = float(w.sum())
+            pairs = PairCounts(joint, table.cardinalities,
+                               int(total) if joint.dtype.kind in "iu" else total)
         stats = CountedTable(table.columns, table.states, table.dtypes, pairs=pairs)
         components.append(chow_liu_from_counts(stats, settings))
     n_k = row_weights.sum(axis=0) + 10 * np.finfo(float).eps  # no component of weight 0
@@ -379,10 +394,13 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
         return np.column_stack([np.bincount(group, weights=drawn[:, c], minlength=m)
                                 for c in range(k)]) / size[:, None]
     codes = table.codes.astype(np.intp)
+    seen = codes >= 0
     cards = table.cardinalities
-    marginal = np.zeros((d, int(cards.max())))
+    marginal = np.zeros((d, int(cards.max()) + 1))
     for j in range(d):  # a loop over variables, not rows
-        marginal[j, : cards[j]] = np.bincount(codes[:, j], weights=size, minlength=cards[j]) / n
+        observed = np.bincount(codes[seen[:, j], j], weights=size[seen[:, j]], minlength=cards[j])
+        marginal[j, : cards[j]] = observed / max(observed.sum(), 1.0)
+    marginal[:, -1] = 1.0  # a missing cell (code -1 picks the last column): factor 1
     cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), m x d
     if init == "k-means++":
         seeds = _spread_seeds(codes, k, rng, group)
@@ -391,8 +409,9 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
     log_p = np.empty((m, k))
     for c, seed in enumerate(seeds):
         # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
-        match = codes == codes[seed]
-        log_p[:, c] = np.log(0.5 * match + 0.5 * cell_marginal).sum(axis=1)
+        match = (codes == codes[seed]) & seen & seen[seed]
+        factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell_marginal, 1.0)
+        log_p[:, c] = np.log(factor).sum(axis=1)
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
@@ -407,7 +426,7 @@ def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
     group = np.arange(codes.shape[0]) if group is None else group
     n = len(group)
     seeds = [int(group[rng.integers(n)])]
-    nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)
+    nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)  # missing: a mismatch
     for _ in range(1, k):
         weight = nearest[group] ** 2
         total = weight.sum()
@@ -425,7 +444,7 @@ def _em(table: Table, resp: np.ndarray, settings: LearningSettings, max_iter: in
     converged = False
     components, weights = None, None
     for _ in range(max_iter):
-        components, weights = _m_step(table, resp, settings)
+        components, weights = _m_step(table, resp, settings, components)
         log_prob = _weighted_log_prob(components, weights, table.codes)
         log_norm = logsumexp(log_prob, axis=1)
         with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
