@@ -7,11 +7,12 @@ exact and cheap, while the mixture models dependencies no single tree can.
 EM alternates
 
 * **E-step** (log space): ``log r_rk = log w_k + log T_k(x_r) - logsumexp_k(...)``;
-* **M-step**: the responsibilities are row weights. The data are encoded once;
-  each component's pairwise counts are one weighted one-hot product
-  (:func:`~treelearn.counts.count_codes` with ``weights = r[:, k]``) and its tree
-  is the weighted Chow-Liu tree learned from them
-  (:func:`~treelearn.learn.chow_liu_from_counts`); ``w_k = sum_r r_rk / n``.
+* **M-step**: the responsibilities are row weights. The data are encoded once and
+  identical rows merged into one weighted row (EM on them is EM on the data, at the
+  cost of the distinct rows: msnbc's 291,326 rows are 9,228); each component's
+  pairwise counts are one weighted one-hot product (:func:`~treelearn.counts.count_codes`
+  with ``weights = r[:, k]``) and its tree is the weighted Chow-Liu tree learned from
+  them (:func:`~treelearn.learn.chow_liu_from_counts`); ``w_k = sum_r r_rk / n``.
 
 With ``alpha=0`` (and ``mi_alpha=None``) every M-step maximises the expected
 complete log-likelihood exactly, so the training log-likelihood
