@@ -1,7 +1,7 @@
 """Mixtures of trees (tl.TreeMixture) against one Chow-Liu tree: held-out likelihood and EM speed.
 
     .venv/bin/python benchmarks/bench_mixture.py [--debd PATH] [--only nltcs,plants]
-        [--ks 2,4,8,16] [--alarm N] [--quick] [--json OUT]
+        [--ks 2,4,8,12,16] [--alarm N] [--quick] [--json OUT]
 
 DEBD (the twenty binary density-estimation sets, ``shared/data/debd``): for
 each ``k`` a ``TreeMixture(k, alpha=1.0, mi_alpha=1.0, random_state=0)`` is
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--debd", default=DEFAULT_PATH, help="folder of the DEBD files "
                         "(default %(default)s); '' to skip")
     parser.add_argument("--only", default=DEFAULT_SETS, help="comma-separated DEBD names")
-    parser.add_argument("--ks", default="2,4,8,16", help="mixture sizes to try")
+    parser.add_argument("--ks", default="2,4,8,12,16", help="mixture sizes to try")
     parser.add_argument("--max-iter", type=int, default=100)
     parser.add_argument("--alarm", type=int, default=0, help="also N sampled alarm rows")
     parser.add_argument("--missing", type=int, default=0,
