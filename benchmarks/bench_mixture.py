@@ -1,7 +1,7 @@
 """Mixtures of trees (tl.TreeMixture) against one Chow-Liu tree: held-out likelihood and EM speed.
 
     .venv/bin/python benchmarks/bench_mixture.py [--debd PATH] [--only nltcs,plants]
-        [--ks 2,4,8,16] [--alarm N] [--quick] [--json OUT]
+        [--ks 2,4,8,12,16] [--alarm N] [--quick] [--json OUT]
 
 DEBD (the twenty binary density-estimation sets, ``shared/data/debd``): for
 each ``k`` a ``TreeMixture(k, alpha=1.0, mi_alpha=1.0, random_state=0)`` is
@@ -11,7 +11,7 @@ learned on ``NAME.ts``; ``k`` is chosen by the mean log-likelihood on
 (the single tree; equal to the published reference numbers, see bench_debd.py).
 
 Speed: ``s/iter`` is the mixture's fit time divided by its EM iterations; the
-ratio divides it by ``k x`` one ``tl.chow_liu`` on the same rows (target
+ratio divides it by ``k x`` one ``tl.chow_liu`` on the same rows (best of three; target
 <= 1.5: one EM iteration is ``k`` weighted Chow-Liu fits plus an E-step).
 pgmpy has no mixtures; the peer is the single tree. BLAS is pinned to one thread.
 
@@ -52,9 +52,11 @@ def load(folder: str, name: str, part: str) -> pd.DataFrame:
 
 def compare(name: str, train: pd.DataFrame, valid: pd.DataFrame, test: pd.DataFrame,
             ks: list[int], states: dict | None, max_iter: int) -> tuple[dict, list[dict]]:
-    t = time.perf_counter()
-    tree = tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states)
-    tree_s = time.perf_counter() - t
+    tree_s = float("inf")
+    for _ in range(3):  # the best of three: one run is at the mercy of other jobs
+        t = time.perf_counter()
+        tree = tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states)
+        tree_s = min(tree_s, time.perf_counter() - t)
     result = {"name": name, "vars": train.shape[1], "train": len(train),
               "tree_ll": tree.log_likelihood(test) / len(test), "tree_s": tree_s}
     fits = []
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--debd", default=DEFAULT_PATH, help="folder of the DEBD files "
                         "(default %(default)s); '' to skip")
     parser.add_argument("--only", default=DEFAULT_SETS, help="comma-separated DEBD names")
-    parser.add_argument("--ks", default="2,4,8,16", help="mixture sizes to try")
+    parser.add_argument("--ks", default="2,4,8,12,16", help="mixture sizes to try")
     parser.add_argument("--max-iter", type=int, default=100)
     parser.add_argument("--alarm", type=int, default=0, help="also N sampled alarm rows")
     parser.add_argument("--missing", type=int, default=0,

@@ -264,6 +264,8 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
         tl.TreeMixture(init="kmeans").fit(df)
     with pytest.raises(MissingValuesError, match="'a'"):
         tl.TreeMixture().fit(df)
+    with pytest.raises(tl.TreelearnError, match=r"'error', 'drop' or 'em'.*'pairwise'"):
+        tl.TreeMixture(missing="pairwise").fit(df)
     mix = tl.TreeMixture(missing="drop", random_state=0).fit(df)
     assert mix.components_[0].n_rows + mix.components_[1].n_rows == pytest.approx(3)
     with pytest.raises(UnseenStateError, match="'a'"):
@@ -282,3 +284,221 @@ def test_k_means_plus_plus_seeds_are_spread_out():
     for seed in range(20):
         seeds = _spread_seeds(codes, 3, np.random.default_rng(seed))
         assert len({tuple(codes[s]) for s in seeds}) == 3  # one seed per pattern, always
+
+
+# ---------------------------------------------------------------- a well-separated 3-component truth
+# Nine 3-state variables; three components with different trees (a chain, a star, a binary
+# tree, each over its own ordering of the variables: no two share more than one edge).
+# Component k leans to state k in every variable: its root is [0.7, 0.15, 0.15] rotated to
+# k, and each child copies its parent with probability 0.5, else draws from that same
+# leaning distribution. Each variable's marginal so differs between components by about
+# 0.8 nats (KL), and the true posterior puts about 92% of rows in their own component, while
+# no CPT entry is below 0.075 (no near-deterministic component that another could absorb).
+D3, S3 = 9, 3
+COLUMNS3 = [f"v{i}" for i in range(D3)]
+TREES3 = [
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8], [-1, 0, 1, 2, 3, 4, 5, 6, 7]),  # chain 0-1-...-8
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8], [-1, 0, 0, 0, 0, 0, 0, 0, 0]),  # star around v0
+    ([4, 8, 1, 2, 6, 7, 3, 0, 5], [-1, 0, 0, 1, 1, 2, 2, 3, 3]),  # binary tree rooted at v4
+]  # (variables in topological order, position of each one's parent in that order)
+WEIGHTS3 = np.array([0.5, 0.3, 0.2])
+
+
+def _component3(k: int) -> list[tuple[int, int | None, np.ndarray]]:
+    """(variable, parent variable or None, CPT) of component ``k``, parents first."""
+    lean = np.full(S3, 0.15)
+    lean[k] = 0.7
+    order, parent = TREES3[k]
+    return [(v, None, lean) if p < 0 else (v, order[p], 0.5 * np.eye(S3) + 0.5 * lean[None, :])
+            for v, p in zip(order, parent)]
+
+
+def _edges3(k: int) -> set:
+    return {frozenset((COLUMNS3[v], COLUMNS3[p])) for v, p, _ in _component3(k) if p is not None}
+
+
+def sample_mixture3(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray]:
+    """Ancestral sampling in plain numpy: the component, then each variable given its parent."""
+    z = rng.choice(3, size=n, p=WEIGHTS3)
+    X = np.zeros((n, D3), dtype=np.int64)
+    for k in range(3):
+        rows = np.flatnonzero(z == k)
+        for v, p, cpt in _component3(k):
+            probs = cpt[None, :].repeat(len(rows), 0) if p is None else cpt[X[rows, p]]
+            X[rows, v] = (rng.random((len(rows), 1)) > np.cumsum(probs, axis=1)).sum(axis=1)
+    return pd.DataFrame(X, columns=COLUMNS3), z
+
+
+def true_log_joint3(df: pd.DataFrame) -> np.ndarray:
+    """``log w_k + log T_k(x_r)`` under the true parameters: products of CPT entries."""
+    X = df[COLUMNS3].to_numpy()
+    out = np.tile(np.log(WEIGHTS3), (len(X), 1))
+    for k in range(3):
+        for v, p, cpt in _component3(k):
+            out[:, k] += np.log(cpt[X[:, v]] if p is None else cpt[X[:, p], X[:, v]])
+    return out
+
+
+def test_the_three_true_trees_are_spanning_trees_sharing_at_most_one_edge():
+    for k in range(3):
+        G = nx.Graph([tuple(e) for e in _edges3(k)])
+        assert nx.is_tree(G) and sorted(G) == sorted(COLUMNS3)
+    assert [len(_edges3(a) & _edges3(b)) for a, b in [(0, 1), (0, 2), (1, 2)]] == [1, 0, 1]
+
+
+@pytest.fixture(scope="module")
+def mixture3_data():
+    rng = np.random.default_rng(0)
+    return sample_mixture3(20_000, rng), sample_mixture3(10_000, rng)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+def test_recovers_a_well_separated_three_component_mixture(mixture3_data, init):
+    from scipy.optimize import linear_sum_assignment
+    from scipy.special import logsumexp
+
+    (train, z), (test, _) = mixture3_data
+    n = len(train)
+    mix = tl.TreeMixture(n_components=3, alpha=1.0, n_init=3, init=init, random_state=0,
+                         states={c: [0, 1, 2] for c in COLUMNS3}).fit(train)
+    # match components by the rows they claim: the assignment maximising agreement with the
+    # true labels (independent of the trees, which are then checked)
+    agree = np.zeros((3, 3))
+    np.add.at(agree, (z, mix.predict(train)), 1)
+    true_k, learned_k = linear_sum_assignment(-agree)
+    # nearly crisp: as many rows put in their true component as the truth's own posterior does
+    bayes = np.mean(np.argmax(true_log_joint3(train), axis=1) == z)
+    assert agree[true_k, learned_k].sum() / n >= bayes - 0.005
+    for k, j in zip(true_k, learned_k):
+        learned_edges = {frozenset(e) for e in mix.components_[j].graph.to_undirected().edges}
+        assert learned_edges == _edges3(k)
+        # the multinomial sampling noise of the component sizes: 5 standard errors
+        assert abs(mix.weights_[j] - WEIGHTS3[k]) < 5 * np.sqrt(WEIGHTS3[k] * (1 - WEIGHTS3[k]) / n)
+    # held-out: a fit with p = 3 x (2 + 8 x 6) + 2 = 152 free parameters loses about
+    # p / (2 n) = 0.004 nats per row to the truth; 0.015 allows that, the Laplace smoothing
+    # and the noise of the 10,000 test rows (the same rows for both)
+    truth = float(np.mean(logsumexp(true_log_joint3(test), axis=1)))
+    assert abs(mix.score(test) - truth) < 0.015
+    assert mix.score(test) > tl.chow_liu(train, alpha=1.0).log_likelihood(test) / len(test) + 0.3
+
+
+# ---------------------------------------------------------------- EM over missing cells, brute force
+@pytest.fixture(scope="module")
+def holed():
+    """300 rows of four small variables (one with three states), 25% of the cells hidden."""
+    rng = np.random.default_rng(11)
+    n = 300
+    a = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    b = np.where(rng.random(n) < 0.8, a % 2, 1 - a % 2)
+    c = np.where(rng.random(n) < 0.7, b, rng.integers(0, 2, n))
+    d = np.where(rng.random(n) < 0.75, (a == 2).astype(int), rng.integers(0, 2, n))
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d}).astype(object)
+    return df.mask(rng.random(df.shape) < 0.25)
+
+
+def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np.ndarray]:
+    """One EM step over components and missing cells, every completion enumerated: returns
+    each component's new joint distribution (over all states, the best of all 16 spanning
+    trees with maximum-likelihood CPTs from the expected counts) and the new weights."""
+    variables = list(df.columns)
+    states = {v: mix.components_[0].states[v] for v in variables}
+    full_states = list(itertools.product(*(states[v] for v in variables)))
+    k = len(mix.components_)
+    # q[r, k, s]: posterior of component k and complete state s given row r's observed cells
+    records = df.to_dict("records")
+    q = np.zeros((len(records), k, len(full_states)))
+    for r, row in enumerate(records):
+        for s, values in enumerate(full_states):
+            if all(row[v] is None or pd.isna(row[v]) or row[v] == x
+                   for v, x in zip(variables, values)):
+                for j, (w, c) in enumerate(zip(mix.weights_, mix.components_)):
+                    q[r, j, s] = w * joint_probability(c, dict(zip(variables, values)))
+        q[r] /= q[r].sum()
+    expected = q.sum(axis=0)  # k x states: expected complete-data counts
+    weights = expected.sum(axis=1) / len(records)
+    index = [{x: i for i, x in enumerate(states[v])} for v in variables]
+    coded = np.array([[index[i][x] for i, x in enumerate(s)] for s in full_states])
+    def marginal(p, *cols):
+        out = np.zeros(tuple(len(states[variables[c]]) for c in cols))
+        np.add.at(out, tuple(coded[:, c] for c in cols), p)
+        return out
+
+    def tree_joint(p, edges):
+        # a tree's ML distribution: prod of node marginals x prod over edges of p_ij/(p_i p_j)
+        out = np.prod([marginal(p, i)[coded[:, i]] for i in range(len(variables))], axis=0)
+        for i, m in edges:
+            out = out * marginal(p, i, m)[coded[:, i], coded[:, m]] / (
+                marginal(p, i)[coded[:, i]] * marginal(p, m)[coded[:, m]])
+        return out
+
+    trees = [e for e in itertools.combinations(itertools.combinations(range(4), 2), 3)
+             if nx.is_tree(nx.Graph(list(e)))]
+    assert len(trees) == 16  # Cayley: 4^(4-2)
+    joints = []
+    for j in range(k):
+        p = expected[j] / expected[j].sum()
+        best = max(trees, key=lambda e: float(np.sum(p * np.log(tree_joint(p, e)))))
+        joints.append(tree_joint(p, best))
+    return joints, weights
+
+
+def test_em_over_missing_cells_is_the_brute_force_em_step(holed):
+    variables = list(holed.columns)
+    opts = dict(n_components=2, alpha=0.0, missing="em", tol=0.0, random_state=3)
+    before = tl.TreeMixture(max_iter=3, **opts).fit(holed)
+    after = tl.TreeMixture(max_iter=4, **opts).fit(holed)  # the same run, one EM step further
+    joints, weights = brute_force_em_step(before, holed)
+    np.testing.assert_allclose(after.weights_, weights, rtol=1e-9)
+    for j, c in enumerate(after.components_):
+        learned = [joint_probability(c, dict(zip(variables, s))) for s in
+                   itertools.product(*(c.states[v] for v in variables))]
+        np.testing.assert_allclose(learned, joints[j], rtol=1e-8, atol=1e-12)
+
+
+def test_em_over_missing_cells_never_lowers_the_observed_likelihood(holed):
+    mix = tl.TreeMixture(n_components=2, alpha=0.0, missing="em", tol=0.0, max_iter=25,
+                         random_state=0).fit(holed)
+    # from the second iteration on every step is a full EM step (the first M-step used
+    # the observed pairs only)
+    assert (np.diff(mix.lower_bounds_[1:]) >= -1e-10).all()
+    # the bound is the observed-data log-likelihood per row, every missing cell summed out
+    observed = np.mean([math.log(sum(w * marginal_probability(c, r)
+                                     for w, c in zip(mix.weights_, mix.components_)))
+                        for r in holed.to_dict("records")])
+    assert mix.lower_bound_ == pytest.approx(observed, abs=1e-10)
+    # and beats the fit that drops the incomplete rows, on the observed cells of all rows
+    dropped = tl.TreeMixture(n_components=2, alpha=1.0, missing="drop", random_state=0).fit(holed)
+    em = tl.TreeMixture(n_components=2, alpha=1.0, missing="em", random_state=0).fit(holed)
+    assert em.score(holed) > dropped.score(holed)
+
+
+# ---------------------------------------------------------------- merged identical rows
+def test_identical_rows_are_merged_exactly(mixture_data):
+    from treelearn.data import encode
+    from treelearn.mixture import _merge_identical_rows
+
+    table = encode(mixture_data[0].iloc[:3000])
+    merged, group = _merge_identical_rows(table)
+    assert len(merged.codes) == len({tuple(r) for r in table.codes.tolist()}) < 3000
+    assert (merged.codes[group] == table.codes).all()  # every row is its merged row
+    assert merged.weights.tolist() == np.bincount(group).tolist()
+    weights = np.random.default_rng(0).random(3000)
+    again, _ = _merge_identical_rows(encode(mixture_data[0].iloc[:3000], sample_weight=weights))
+    np.testing.assert_allclose(again.weights, np.bincount(group, weights=weights), rtol=1e-12)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means++", "random_resp"])
+def test_merging_rows_changes_nothing_but_the_speed(mixture_data, monkeypatch, init):
+    """The same fit with merging switched off: every row its own (the draws are the same)."""
+    import treelearn.mixture as module
+
+    train = mixture_data[0].iloc[:4000]
+    opts = dict(n_components=3, alpha=0.5, max_iter=12, tol=0.0, init=init, random_state=4)
+    merged = tl.TreeMixture(**opts).fit(train)
+    monkeypatch.setattr(module, "_merge_identical_rows",
+                        lambda table: (table, np.arange(table.n_rows)))
+    plain = tl.TreeMixture(**opts).fit(train)
+    np.testing.assert_allclose(merged.lower_bounds_, plain.lower_bounds_, rtol=1e-10)
+    np.testing.assert_allclose(merged.weights_, plain.weights_, rtol=1e-9)
+    assert [set(c.graph.edges) for c in merged.components_] == \
+        [set(c.graph.edges) for c in plain.components_]

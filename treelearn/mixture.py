@@ -7,11 +7,12 @@ exact and cheap, while the mixture models dependencies no single tree can.
 EM alternates
 
 * **E-step** (log space): ``log r_rk = log w_k + log T_k(x_r) - logsumexp_k(...)``;
-* **M-step**: the responsibilities are row weights. The data are encoded once;
-  each component's pairwise counts are one weighted one-hot product
-  (:func:`~treelearn.counts.count_codes` with ``weights = r[:, k]``) and its tree
-  is the weighted Chow-Liu tree learned from them
-  (:func:`~treelearn.learn.chow_liu_from_counts`); ``w_k = sum_r r_rk / n``.
+* **M-step**: the responsibilities are row weights. The data are encoded once and
+  identical rows merged into one weighted row (EM on them is EM on the data, at the
+  cost of the distinct rows: msnbc's 291,326 rows are 9,228); each component's
+  pairwise counts are one weighted one-hot product (:func:`~treelearn.counts.count_codes`
+  with ``weights = r[:, k]``) and its tree is the weighted Chow-Liu tree learned from
+  them (:func:`~treelearn.learn.chow_liu_from_counts`); ``w_k = sum_r r_rk / n``.
 
 With ``alpha=0`` (and ``mi_alpha=None``) every M-step maximises the expected
 complete log-likelihood exactly, so the training log-likelihood
@@ -33,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .counts import CountedTable, PairCounts, count_codes
 from .data import DEFAULT_MAX_STATES, Table, check_frame, encode
+from .em import expected_counts
 from .errors import InvalidModelError, TreelearnError
 from .jsonfile import save_document
 from .jsonvalues import DecodeError, EncodeError, from_json_value, json_value
@@ -77,8 +79,11 @@ class TreeMixture(DensityMixin, BaseEstimator):
     states : optional ``{column: [states]}`` fixing some columns' states (e.g.
         ``[0, 1]`` for binary data, so that held-out rows with a value absent from
         a training fold can be scored).
-    missing : ``"error"`` or ``"drop"`` for training rows with missing values
-        (scoring always sums missing cells out exactly).
+    missing : ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
+        keep them and let EM handle their missing cells too (the E-step's responsibilities
+        use each row's observed cells; each component's M-step uses expected pairwise
+        counts, :func:`treelearn.em.expected_counts`; the first M-step uses the observed
+        pairs). Scoring always sums missing cells out exactly.
     max_states : the most states a column may have.
 
     Attributes
@@ -141,9 +146,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
             raise TreelearnError(f"init must be 'random', 'random_resp' or 'k-means++', "
                                  f"not {self.init!r}",
                                  values=[self.init])
-        if self.missing not in ("error", "drop"):
+        if self.missing not in ("error", "drop", "em"):
             raise TreelearnError(
-                f"missing must be 'error' or 'drop' when fitting a TreeMixture, not "
+                f"missing must be 'error', 'drop' or 'em' when fitting a TreeMixture, not "
                 f"{self.missing!r} (scoring sums missing cells out whatever this is)",
                 values=[self.missing],
             )
@@ -158,12 +163,14 @@ class TreeMixture(DensityMixin, BaseEstimator):
         """
         settings = self._check_params()
         check_frame(X)
-        table = encode(X, missing=self.missing, max_states=self.max_states, states=self.states,
-                       sample_weight=sample_weight)
+        table, group = _merge_identical_rows(encode(
+            X, missing="pairwise" if self.missing == "em" else self.missing,
+            max_states=self.max_states, states=self.states,
+            sample_weight=sample_weight))
         rng = np.random.default_rng(self.random_state)
         best = None
         for _ in range(self.n_init):
-            resp = _initial_responsibilities(table, self.n_components, self.init, rng)
+            resp = _initial_responsibilities(table, group, self.n_components, self.init, rng)
             run = _em(table, resp, settings, self.max_iter, self.tol)
             if best is None or run["lower_bound"] > best["lower_bound"]:
                 best = run
@@ -310,6 +317,32 @@ class TreeMixture(DensityMixin, BaseEstimator):
 
 
 # ---------------------------------------------------------------- EM
+def _merge_identical_rows(table: Table) -> tuple[Table, np.ndarray]:
+    """The same data with identical rows merged into one row weighted by their total weight,
+    and the merged row of every original row.
+
+    Identical rows get identical responsibilities, so EM on the merged rows is EM on the
+    data (every count and the bound are the same weighted sums), at the cost of the distinct
+    rows only: 291,326 rows of msnbc are 9,228 distinct ones. Rows are compared as raw bytes
+    (exact); ``pd.factorize`` hashes them in first-appearance order, so the result is
+    deterministic.
+    """
+    codes = np.ascontiguousarray(table.codes)
+    n, d = codes.shape
+    if n == 0 or d == 0:
+        return table, np.arange(n)
+    keys = codes.view(np.dtype((np.void, codes.dtype.itemsize * d))).ravel()
+    group, _ = pd.factorize(keys)
+    m = int(group.max()) + 1
+    if m == n:
+        return table, np.arange(n)
+    # groups are numbered in order of first appearance: a row starts one where the running
+    # maximum of the group numbers steps up
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(group), prepend=-1) > 0)
+    weights = np.bincount(group, weights=table.weights, minlength=m)
+    return Table(codes[first], table.columns, table.states, table.dtypes, weights), group
+
+
 def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
                        codes: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
@@ -319,61 +352,88 @@ def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
     )
 
 
-def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings) -> tuple[list, np.ndarray]:
-    """One weighted Chow-Liu tree per component (responsibilities as row weights) and weights."""
+def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
+            previous: Sequence[TreeModel] | None = None) -> tuple[list, np.ndarray]:
+    """One weighted Chow-Liu tree per component (responsibilities as row weights) and weights.
+
+    With missing cells and the ``previous`` components, component ``k``'s counts are the
+    expected complete-data counts under component ``k`` (EM over the missing cells too);
+    without ``previous``, the counts of the observed pairs.
+    """
     row_weights = resp if table.weights is None else resp * table.weights[:, None]
+    incomplete = previous is not None and bool((table.codes < 0).any())
     components = []
     for k in range(resp.shape[1]):
         w = row_weights[:, k]
-        joint = count_codes(table.codes, table.cardinalities, weights=w)
-        total = float(w.sum())
-        pairs = PairCounts(joint, table.cardinalities,
-                           int(total) if joint.dtype.kind in "iu" else total)
+        if incomplete:
+            pairs, _ = expected_counts(previous[k], table.codes, w, all_pairs=True)
+        else:
+            joint = count_codes(table.codes, table.cardinalities, weights=w)
+            total = float(w.sum())
+            pairs = PairCounts(joint, table.cardinalities,
+                               int(total) if joint.dtype.kind in "iu" else total)
         stats = CountedTable(table.columns, table.states, table.dtypes, pairs=pairs)
         components.append(chow_liu_from_counts(stats, settings))
     n_k = row_weights.sum(axis=0) + 10 * np.finfo(float).eps  # no component of weight 0
     return components, n_k / n_k.sum()
 
 
-def _initial_responsibilities(table: Table, k: int, init: str,
+def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str,
                               rng: np.random.Generator) -> np.ndarray:
-    """Random starting responsibilities (``n x k``, rows summing to 1); see ``init``."""
-    n, d = table.codes.shape
+    """Random starting responsibilities (one row per merged row, rows summing to 1); see ``init``.
+
+    ``group[r]`` is the merged row of original row ``r``. Every random draw is made over the
+    original rows, as if they had not been merged, so merging changes nothing but the speed:
+    the seeds are the same rows, and a merged row's responsibilities are the mean of its rows'.
+    """
+    n, m, d = len(group), table.codes.shape[0], table.codes.shape[1]
     if k == 1:
-        return np.ones((n, 1))
+        return np.ones((m, 1))
+    size = np.bincount(group, minlength=m).astype(float)  # original rows per merged row
     if init == "random_resp" or n < k:
-        return rng.dirichlet(np.ones(k), size=n)
+        drawn = rng.dirichlet(np.ones(k), size=n)
+        return np.column_stack([np.bincount(group, weights=drawn[:, c], minlength=m)
+                                for c in range(k)]) / size[:, None]
     codes = table.codes.astype(np.intp)
+    seen = codes >= 0
     cards = table.cardinalities
-    marginal = np.zeros((d, int(cards.max())))
+    marginal = np.zeros((d, int(cards.max()) + 1))
     for j in range(d):  # a loop over variables, not rows
-        marginal[j, : cards[j]] = np.bincount(codes[:, j], minlength=cards[j]) / n
-    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), n x d
+        observed = np.bincount(codes[seen[:, j], j], weights=size[seen[:, j]], minlength=cards[j])
+        marginal[j, : cards[j]] = observed / max(observed.sum(), 1.0)
+    marginal[:, -1] = 1.0  # a missing cell (code -1 picks the last column): factor 1
+    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), m x d
     if init == "k-means++":
-        seeds = _spread_seeds(codes, k, rng)
+        seeds = _spread_seeds(codes, k, rng, group)
     else:
-        seeds = rng.choice(n, size=k, replace=False)
-    log_p = np.empty((n, k))
+        seeds = group[rng.choice(n, size=k, replace=False)]
+    log_p = np.empty((m, k))
     for c, seed in enumerate(seeds):
         # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
-        match = codes == codes[seed]
-        log_p[:, c] = np.log(0.5 * match + 0.5 * cell_marginal).sum(axis=1)
+        match = (codes == codes[seed]) & seen & seen[seed]
+        factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell_marginal, 1.0)
+        log_p[:, c] = np.log(factor).sum(axis=1)
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
-def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
+                  group: np.ndarray | None = None) -> np.ndarray:
     """k-means++ seeding on the Hamming distance: the first seed at random, each next one
     drawn with probability proportional to its squared distance to the nearest seed so far,
-    so that the seeds fall in different components (Arthur and Vassilvitskii, 2007)."""
-    n = codes.shape[0]
-    seeds = [int(rng.integers(n))]
-    nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)
+    so that the seeds fall in different components (Arthur and Vassilvitskii, 2007).
+
+    ``codes`` are distinct rows and ``group[r]`` the row of ``codes`` that original row ``r``
+    equals (default: every row its own): the draws are over the original rows."""
+    group = np.arange(codes.shape[0]) if group is None else group
+    n = len(group)
+    seeds = [int(group[rng.integers(n)])]
+    nearest = (codes != codes[seeds[0]]).sum(axis=1).astype(float)  # missing: a mismatch
     for _ in range(1, k):
-        weight = nearest**2
+        weight = nearest[group] ** 2
         total = weight.sum()
         pick = int(rng.choice(n, p=weight / total)) if total > 0 else int(rng.integers(n))
-        seeds.append(pick)
-        nearest = np.minimum(nearest, (codes != codes[pick]).sum(axis=1))
+        seeds.append(int(group[pick]))
+        nearest = np.minimum(nearest, (codes != codes[seeds[-1]]).sum(axis=1))
     return np.array(seeds)
 
 
@@ -385,7 +445,7 @@ def _em(table: Table, resp: np.ndarray, settings: LearningSettings, max_iter: in
     converged = False
     components, weights = None, None
     for _ in range(max_iter):
-        components, weights = _m_step(table, resp, settings)
+        components, weights = _m_step(table, resp, settings, components)
         log_prob = _weighted_log_prob(components, weights, table.codes)
         log_norm = logsumexp(log_prob, axis=1)
         with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
