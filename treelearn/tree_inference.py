@@ -61,6 +61,15 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
                            hint=f"{state!r} is not a state of {variable!r}: give one of them.")
 
 
+def _state_dict(states: Sequence) -> dict:
+    """``{label: first position}`` of the hashable labels (the rest go to :func:`state_index`)."""
+    out: dict = {}
+    for i, t in enumerate(states):
+        with contextlib.suppress(TypeError):
+            out.setdefault(t, i)
+    return out
+
+
 class _Factor:
     """A CPT over its family with the conditioner's axis first: ``table[g, scope...]``."""
 
@@ -126,6 +135,9 @@ class TreeEngine:
         self._sampler: list | None = None
         self._eyes: dict = {}
         self._labels: dict = {}
+        self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
+        self._pairs: list | None = None  # per variable: prior marginal, per edge: conditionals
+        self._rooted: dict = {}  # root -> (toward root, depth, P(x | next), its transpose)
         g = self._choose_conditioner(conditioner)
         self.is_tree = g is not False
         if not self.is_tree:
@@ -517,12 +529,119 @@ class TreeEngine:
             self._prior = {"acc": acc, "up": up, "down": down, "nontrivial": nontrivial}
         return self._prior
 
+    # ------------------------------------------------------------------ one variable, rerooted
+    def _pairwise(self) -> list | None:
+        """For a forest of one-parent CPTs (no conditioner): every variable's prior
+        marginal ``P(x)`` and, per tree edge ``a - b``, both conditionals ``P(b | a)``
+        and ``P(a | b)``, built once. ``None`` when the model is no such forest."""
+        if self._pairs is None:
+            if self.kg != 1 or any(len(f.scope) != 2 for f in self.factors):
+                self._pairs = []
+                return None
+            prior = self._prior_sweep()
+            marg = []
+            for x in range(len(self.variables)):
+                b = prior["acc"][x] * prior["down"][x] if x in prior["down"] else prior["acc"][x]
+                b = b.ravel()
+                marg.append(b / b.sum())
+            given: dict = {}  # (a, b) -> P(b | a) as (k_a, k_b), and its transpose
+            for f in self.factors:
+                a, b = f.scope  # a CPT over (parent, child): P(b | a)
+                down = np.ascontiguousarray(f.table[0])
+                joint = marg[a][:, None] * down
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    up = np.where(marg[b] > 0, joint / marg[b], 0.0).T  # P(a | b), (k_b, k_a)
+                up = np.ascontiguousarray(up)
+                given[a, b] = (down, np.ascontiguousarray(down.T))
+                given[b, a] = (up, np.ascontiguousarray(up.T))
+            self._pairs = [marg, given]
+        return self._pairs or None
+
+    def _rooted_at(self, r: int) -> tuple:
+        """The tree of ``r`` rooted there: each variable's next variable toward ``r``, its
+        depth, and ``P(x | next)`` as ``(k_next, k_x)`` with its transpose (kept per root)."""
+        out = self._rooted.get(r)
+        if out is None:
+            given = self._pairs[1]
+            d = len(self.variables)
+            nxt, depth = [-1] * d, [0] * d
+            mat: list = [None] * d
+            mat_t: list = [None] * d
+            seen, queue = {r}, [r]
+            for w in queue:  # breadth first over the undirected tree
+                for f in [*self.children[w], *([self.up_factor[w]] if self.up_factor[w] else [])]:
+                    for x in f.scope:
+                        if x not in seen:
+                            seen.add(x)
+                            nxt[x], depth[x] = w, depth[w] + 1
+                            mat[x], mat_t[x] = given[w, x]
+                            queue.append(x)
+            out = self._rooted[r] = (nxt, depth, mat, mat_t)
+        return out
+
+    def _evidence_toward(self, r: int, evidence: Mapping[int, int], members: Sequence[int]
+                         ) -> np.ndarray | None:
+        """``P(the evidence on members | r)`` as a vector over ``r``'s states: messages
+        only along the paths from ``members`` to ``r`` (everything off them sums to one,
+        each factor being the conditional of a variable given the next toward ``r``)."""
+        nxt, depth, mat, mat_t = self._rooted_at(r)
+        way: list = []
+        seen = {r}
+        for e in members:
+            while e not in seen:
+                seen.add(e)
+                way.append(e)
+                e = nxt[e]
+        way.sort(key=depth.__getitem__, reverse=True)  # a variable after all below it
+        inbox: dict = {}
+        for x in way:
+            s = evidence.get(x)
+            held = inbox.get(x)
+            if s is None:  # unobserved: on the way, so something below it is observed
+                msg = mat[x] @ held
+            else:
+                msg = mat_t[x][s] if held is None else mat_t[x][s] * held[s]
+            p = nxt[x]
+            inbox[p] = msg if p not in inbox else inbox[p] * msg
+        return inbox.get(r)
+
+    def _query_one(self, q: int, evidence: Mapping[int, int]) -> np.ndarray | None:
+        """``P(q | evidence)`` on a forest of one-parent CPTs by rerooting at ``q``; ``None``
+        where the general path must answer (no such forest, or near underflow)."""
+        pairs = self._pairwise()
+        if pairs is None:
+            return None
+        marg = pairs[0]
+        belief = marg[q]
+        by_tree: dict = {}
+        for e in evidence:
+            by_tree.setdefault(self.component[e], []).append(e)
+        scale = 1.0
+        for t, members in by_tree.items():
+            if t == self.component[q]:
+                msg = self._evidence_toward(q, evidence, members)
+                belief = belief * msg
+                continue
+            # another tree: its evidence does not change q, but may be impossible
+            r = members[0]
+            msg = self._evidence_toward(r, evidence, members[1:])
+            s = evidence[r]
+            scale *= marg[r][s] * (1.0 if msg is None else msg[s])
+        total = belief.sum() * scale
+        if not total > _UNDERFLOW:
+            return None if total > 0 else np.zeros(belief.shape)
+        return belief / belief.sum()
+
     def query_codes(self, query: Sequence[int], evidence: Mapping[int, int]) -> np.ndarray:
         """``P(query variables | evidence)`` as an array with one axis per query variable
         (all zero when the evidence is impossible)."""
         shape = [self.card[q] for q in query]
         if not self.is_tree:
             return self._ve_query(query, evidence)
+        if len(query) == 1 and query[0] not in evidence:
+            one = self._query_one(query[0], evidence)
+            if one is not None:
+                return one
         eye = self._eye
         if len(query) == 1:
             n = shape[0]
@@ -698,8 +817,22 @@ class TreeEngine:
                 raise ColumnNotFoundError(
                     f"evidence {v!r} is not a variable of the model; the variables are "
                     f"{self.variables}")
-            out[self.index[v]] = state_index(self.states[v], v, s)
+            i = self._code_of(v, s)
+            out[self.index[v]] = i
         return out
+
+    def _code_of(self, v: Hashable, s: Any) -> int:
+        """:func:`state_index` by one dict lookup where the label is hashable and unambiguous."""
+        try:
+            i = self._codes[v].get(s)
+        except TypeError:  # an unhashable label
+            i = None
+        if i is not None:
+            t = self.states[v][i]
+            # 1 == True == 1.0 hash alike: the dict's answer stands only for the same kind
+            if isinstance(t, bool) == isinstance(s, (bool, np.bool_)) and t == s:
+                return i
+        return state_index(self.states[v], v, s)
 
     def impossible(self, evidence: Mapping[Hashable, Any]) -> TreelearnError:
         """The error for evidence of probability zero, naming the impossible value(s)."""
