@@ -627,10 +627,10 @@ class TreeEngine:
             msg = self._evidence_toward(r, evidence, members[1:])
             s = evidence[r]
             scale *= marg[r][s] * (1.0 if msg is None else msg[s])
-        total = belief.sum() * scale
-        if not total > _UNDERFLOW:
-            return None if total > 0 else np.zeros(belief.shape)
-        return belief / belief.sum()
+        z = belief.sum()
+        if not z * scale > _UNDERFLOW:  # underflow or impossible: the rescaled path tells them apart
+            return None
+        return belief / z
 
     def query_codes(self, query: Sequence[int], evidence: Mapping[int, int]) -> np.ndarray:
         """``P(query variables | evidence)`` as an array with one axis per query variable
