@@ -42,6 +42,8 @@ __all__ = ["TreeEngine", "decode_codes", "state_index"]
 _ONES_TOLERANCE = 1e-14
 #: below this a product of messages is recomputed with rescaling
 _UNDERFLOW = 1e-250
+#: at most this many path conditionals P(x | a) are kept per model (then started afresh)
+_PAIRS_KEPT = 100_000
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -137,7 +139,8 @@ class TreeEngine:
         self._labels: dict = {}
         self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
         self._pairs: list | None = None  # per variable: prior marginal, per edge: conditionals
-        self._rooted: dict = {}  # root -> (toward root, depth, P(x | next), its transpose)
+        self._rooted: dict = {}  # root -> (next variable toward the root, depth)
+        self._between: dict = {}  # (a, x) -> P(x | a) along the tree, and its transpose
         g = self._choose_conditioner(conditioner)
         self.is_tree = g is not False
         if not self.is_tree:
@@ -558,15 +561,12 @@ class TreeEngine:
         return self._pairs or None
 
     def _rooted_at(self, r: int) -> tuple:
-        """The tree of ``r`` rooted there: each variable's next variable toward ``r``, its
-        depth, and ``P(x | next)`` as ``(k_next, k_x)`` with its transpose (kept per root)."""
+        """The tree of ``r`` rooted there: each variable's next variable toward ``r`` and
+        its depth (kept per root)."""
         out = self._rooted.get(r)
         if out is None:
-            given = self._pairs[1]
             d = len(self.variables)
             nxt, depth = [-1] * d, [0] * d
-            mat: list = [None] * d
-            mat_t: list = [None] * d
             seen, queue = {r}, [r]
             for w in queue:  # breadth first over the undirected tree
                 for f in [*self.children[w], *([self.up_factor[w]] if self.up_factor[w] else [])]:
@@ -574,34 +574,55 @@ class TreeEngine:
                         if x not in seen:
                             seen.add(x)
                             nxt[x], depth[x] = w, depth[w] + 1
-                            mat[x], mat_t[x] = given[w, x]
                             queue.append(x)
-            out = self._rooted[r] = (nxt, depth, mat, mat_t)
+            out = self._rooted[r] = (nxt, depth)
+        return out
+
+    def _given(self, a: int, x: int, nxt: list) -> tuple:
+        """``P(x | a)`` as ``(k_a, k_x)`` and its transpose, for ``a`` on the way from ``x``
+        along ``nxt``: the edge conditionals multiplied along the path (kept per pair)."""
+        out = self._between.get((a, x))
+        if out is None:
+            given = self._pairs[1]
+            table, y = given[nxt[x], x][0], nxt[x]
+            while y != a:
+                table = given[nxt[y], y][0] @ table
+                y = nxt[y]
+            if len(self._between) > _PAIRS_KEPT:  # a bound on memory for huge models
+                self._between.clear()
+            out = self._between[a, x] = (table, np.ascontiguousarray(table.T))
         return out
 
     def _evidence_toward(self, r: int, evidence: Mapping[int, int], members: Sequence[int]
                          ) -> np.ndarray | None:
-        """``P(the evidence on members | r)`` as a vector over ``r``'s states: messages
-        only along the paths from ``members`` to ``r`` (everything off them sums to one,
-        each factor being the conditional of a variable given the next toward ``r``)."""
-        nxt, depth, mat, mat_t = self._rooted_at(r)
-        way: list = []
+        """``P(the evidence on members | r)`` as a vector over ``r``'s states.
+
+        Only the smallest subtree joining ``members`` and ``r`` counts (rooted at ``r``,
+        everything off it sums to one: each factor is the conditional of a variable
+        given the next toward ``r``), and of it only the observed variables and the
+        branch points: between two of those, one conditional ``P(lower | upper)``."""
+        nxt, depth = self._rooted_at(r)
         seen = {r}
+        keys = {r}
         for e in members:
+            keys.add(e)
             while e not in seen:
                 seen.add(e)
-                way.append(e)
                 e = nxt[e]
-        way.sort(key=depth.__getitem__, reverse=True)  # a variable after all below it
+            keys.add(e)  # where this path joins an earlier one: a branch point (or r)
+        order = sorted(keys, key=depth.__getitem__, reverse=True)[:-1]  # r last: left out
         inbox: dict = {}
-        for x in way:
+        for x in order:
+            p = nxt[x]
+            while p not in keys:
+                p = nxt[p]
+            table, table_t = self._given(p, x, nxt)
             s = evidence.get(x)
             held = inbox.get(x)
-            if s is None:  # unobserved: on the way, so something below it is observed
-                msg = mat[x] @ held
+            if s is None:  # a branch point: something below it is observed
+                msg = table @ held
             else:
-                msg = mat_t[x][s] if held is None else mat_t[x][s] * held[s]
-            p = nxt[x]
+                msg = table_t[s] if held is None else table_t[s] * held[s]
             inbox[p] = msg if p not in inbox else inbox[p] * msg
         return inbox.get(r)
 
