@@ -44,6 +44,8 @@ _ONES_TOLERANCE = 1e-14
 _UNDERFLOW = 1e-250
 #: at most this many path conditionals P(x | a) are kept per model (then started afresh)
 _PAIRS_KEPT = 100_000
+#: at most (rooted trees kept) x (variables) entries of rerooted trees per model
+_ROOTED_KEPT = 4_000_000
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -548,8 +550,11 @@ class TreeEngine:
                 b = b.ravel()
                 marg.append(b / b.sum())
             given: dict = {}  # (a, b) -> P(b | a) as (k_a, k_b), and its transpose
+            adjacent: list[list] = [[] for _ in self.variables]
             for f in self.factors:
                 a, b = f.scope  # a CPT over (parent, child): P(b | a)
+                adjacent[a].append(b)
+                adjacent[b].append(a)
                 down = np.ascontiguousarray(f.table[0])
                 joint = marg[a][:, None] * down
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -557,24 +562,26 @@ class TreeEngine:
                 up = np.ascontiguousarray(up)
                 given[a, b] = (down, np.ascontiguousarray(down.T))
                 given[b, a] = (up, np.ascontiguousarray(up.T))
-            self._pairs = [marg, given]
+            self._pairs = [marg, given, adjacent]
         return self._pairs or None
 
     def _rooted_at(self, r: int) -> tuple:
         """The tree of ``r`` rooted there: each variable's next variable toward ``r`` and
-        its depth (kept per root)."""
+        its depth (kept per root, up to :data:`_ROOTED_KEPT` entries in all)."""
         out = self._rooted.get(r)
         if out is None:
+            adjacent = self._pairs[2]
             d = len(self.variables)
+            if (len(self._rooted) + 1) * d > _ROOTED_KEPT:  # a bound on memory for huge models
+                self._rooted.clear()
             nxt, depth = [-1] * d, [0] * d
-            seen, queue = {r}, [r]
-            for w in queue:  # breadth first over the undirected tree
-                for f in [*self.children[w], *([self.up_factor[w]] if self.up_factor[w] else [])]:
-                    for x in f.scope:
-                        if x not in seen:
-                            seen.add(x)
-                            nxt[x], depth[x] = w, depth[w] + 1
-                            queue.append(x)
+            nxt[r] = r
+            queue = [r]
+            for w in queue:  # breadth first over r's tree
+                for x in adjacent[w]:
+                    if nxt[x] < 0:
+                        nxt[x], depth[x] = w, depth[w] + 1
+                        queue.append(x)
             out = self._rooted[r] = (nxt, depth)
         return out
 
