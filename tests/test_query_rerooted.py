@@ -83,16 +83,17 @@ def test_forest_evidence_in_the_other_tree_and_in_both():
 
 
 def test_zero_probability_states_and_impossible_evidence():
-    # a -> b -> c, d -> e: b = "b2" only when a = "a1", which never happens; c = "c0"
-    # only after b = "b0"; e is another tree
+    # a -> b -> c, d -> e, f alone: b = "b2" only when a = "a1", which never happens;
+    # c = "c0" only after b = "b0"; e = "e1" never after d = "d0"; f is always "f0"
     states = {"a": ["a0", "a1"], "b": ["b0", "b1", "b2"], "c": ["c0", "c1"], "d": ["d0", "d1"],
-              "e": ["e0", "e1"]}
+              "e": ["e0", "e1"], "f": ["f0", "f1"]}
     cpts = {"a": [1.0, 0.0], "b": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]],
             "c": [[0.3, 0.7], [0.0, 1.0], [0.6, 0.4]], "d": [0.4, 0.6],
-            "e": [[1.0, 0.0], [0.2, 0.8]]}
-    model = model_from([("a", "b"), ("b", "c"), ("d", "e")], cpts, states, "abcde")
+            "e": [[1.0, 0.0], [0.2, 0.8]], "f": [1.0, 0.0]}
+    model = model_from([("a", "b"), ("b", "c"), ("d", "e")], cpts, states, "abcdef")
     extra = [{"a": "a1"}, {"b": "b2", "d": "d1"}, {"c": "c0", "b": "b1"}, {"d": "d0", "e": "e1"},
-             {"c": "c0", "e": "e1"}, {"b": "b0", "d": "d0", "e": "e1"}]
+             {"c": "c0", "e": "e1"}, {"b": "b0", "d": "d0", "e": "e1"}, {"f": "f1"},
+             {"f": "f0", "c": "c1"}, {"f": "f1", "d": "d1"}]
     assert check_all(model, 1, 0, extra) > 0
     assert check_all(model, 2, 1) > 0
     # the message names the impossible value, or says the values clash
@@ -102,6 +103,8 @@ def test_zero_probability_states_and_impossible_evidence():
         model.query("a", {"d": "d0", "e": "e1"})  # impossible in the other tree
     with pytest.raises(tl.TreelearnError, match="together"):
         model.query("a", {"b": "b1", "c": "c0"})
+    with pytest.raises(tl.TreelearnError, match="'f' = 'f1' has probability zero"):
+        model.query("c", {"f": "f1", "a": "a0"})  # a tree of its own
 
 
 def test_tan_with_the_class_as_evidence_and_as_query():
