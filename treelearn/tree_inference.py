@@ -27,6 +27,7 @@ are computed once (an unconditioned two-pass sweep, kept by the engine).
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -44,8 +45,8 @@ _ONES_TOLERANCE = 1e-14
 _UNDERFLOW = 1e-250
 #: at most this many path conditionals P(x | a) are kept per model (then started afresh)
 _PAIRS_KEPT = 100_000
-#: at most (rooted trees kept) x (variables) entries of rerooted trees per model
-_ROOTED_KEPT = 4_000_000
+#: at most this many entries of the ways down to the queried variables are kept per model
+_TOWARD_KEPT = 1_000_000
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -141,7 +142,9 @@ class TreeEngine:
         self._labels: dict = {}
         self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
         self._pairs: list | None = None  # per variable: prior marginal, per edge: conditionals
-        self._rooted: dict = {}  # root -> (next variable toward the root, depth)
+        self._towards: dict = {}  # queried variable -> {its ancestor: the child toward it}
+        self._toward_size = 0
+        self._up: list = []  # each variable's neighbour toward the root of its tree (-1: a root)
         self._between: dict = {}  # (a, x) -> P(x | a) along the tree, and its transpose
         g = self._choose_conditioner(conditioner)
         self.is_tree = g is not False
@@ -550,11 +553,8 @@ class TreeEngine:
                 b = b.ravel()
                 marg.append(b / b.sum())
             given: dict = {}  # (a, b) -> P(b | a) as (k_a, k_b), and its transpose
-            adjacent: list[list] = [[] for _ in self.variables]
             for f in self.factors:
                 a, b = f.scope  # a CPT over (parent, child): P(b | a)
-                adjacent[a].append(b)
-                adjacent[b].append(a)
                 down = np.ascontiguousarray(f.table[0])
                 joint = marg[a][:, None] * down
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -562,42 +562,41 @@ class TreeEngine:
                 up = np.ascontiguousarray(up)
                 given[a, b] = (down, np.ascontiguousarray(down.T))
                 given[b, a] = (up, np.ascontiguousarray(up.T))
-            self._pairs = [marg, given, adjacent]
+            self._up = [-1 if f is None else f.up for f in self.up_factor]
+            self._pairs = [marg, given]
         return self._pairs or None
 
-    def _rooted_at(self, r: int) -> tuple:
-        """The tree of ``r`` rooted there: each variable's next variable toward ``r`` and
-        its depth (kept per root, up to :data:`_ROOTED_KEPT` entries in all)."""
-        out = self._rooted.get(r)
+    def _toward(self, r: int) -> dict:
+        """``{ancestor of r: its child on the way down to r}`` (the tree as rooted at
+        compile time); elsewhere the way to ``r`` goes up. Kept per root, up to
+        :data:`_TOWARD_KEPT` entries in all."""
+        out = self._towards.get(r)
         if out is None:
-            adjacent = self._pairs[2]
-            d = len(self.variables)
-            if (len(self._rooted) + 1) * d > _ROOTED_KEPT:  # a bound on memory for huge models
-                self._rooted.clear()
-            nxt, depth = [-1] * d, [0] * d
-            nxt[r] = r
-            queue = [r]
-            for w in queue:  # breadth first over r's tree
-                for x in adjacent[w]:
-                    if nxt[x] < 0:
-                        nxt[x], depth[x] = w, depth[w] + 1
-                        queue.append(x)
-            out = self._rooted[r] = (nxt, depth)
+            up = self._up
+            out = {}
+            x = r
+            while up[x] >= 0:
+                out[up[x]] = x
+                x = up[x]
+            self._toward_size += len(out)
+            if self._toward_size > _TOWARD_KEPT:  # a bound on memory for huge models
+                self._towards.clear()
+                self._toward_size = len(out)
+            self._towards[r] = out
         return out
 
-    def _given(self, a: int, x: int, nxt: list) -> tuple:
-        """``P(x | a)`` as ``(k_a, k_x)`` and its transpose, for ``a`` on the way from ``x``
-        along ``nxt``: the edge conditionals multiplied along the path (kept per pair)."""
-        out = self._between.get((a, x))
+    def _given(self, path: list) -> tuple:
+        """``P(x | a)`` as ``(k_a, k_x)`` and its transpose for ``path = [x, ..., a]`` (a
+        path of the tree): the edge conditionals multiplied along it (kept per pair)."""
+        out = self._between.get((path[-1], path[0]))
         if out is None:
             given = self._pairs[1]
-            table, y = given[nxt[x], x][0], nxt[x]
-            while y != a:
-                table = given[nxt[y], y][0] @ table
-                y = nxt[y]
-            if len(self._between) > _PAIRS_KEPT:  # a bound on memory for huge models
+            table = given[path[1], path[0]][0]
+            for y, a in itertools.pairwise(path[1:]):
+                table = given[a, y][0] @ table
+            if len(self._between) >= _PAIRS_KEPT:  # a bound on memory for huge models
                 self._between.clear()
-            out = self._between[a, x] = (table, np.ascontiguousarray(table.T))
+            out = self._between[path[-1], path[0]] = (table, np.ascontiguousarray(table.T))
         return out
 
     def _evidence_toward(self, r: int, evidence: Mapping[int, int], members: Sequence[int]
@@ -606,31 +605,40 @@ class TreeEngine:
 
         Only the smallest subtree joining ``members`` and ``r`` counts (rooted at ``r``,
         everything off it sums to one: each factor is the conditional of a variable
-        given the next toward ``r``), and of it only the observed variables and the
-        branch points: between two of those, one conditional ``P(lower | upper)``."""
-        nxt, depth = self._rooted_at(r)
+        given its neighbour toward ``r``), and of it only the observed variables and
+        the branch points: between two of those, one conditional ``P(lower | upper)``."""
+        up, toward = self._up, self._toward(r)
         seen = {r}
         keys = {r}
+        walks = []  # from each member toward r, until the way meets an earlier one
         for e in members:
             keys.add(e)
+            walk = []
             while e not in seen:
                 seen.add(e)
-                e = nxt[e]
-            keys.add(e)  # where this path joins an earlier one: a branch point (or r)
-        order = sorted(keys, key=depth.__getitem__, reverse=True)[:-1]  # r last: left out
+                walk.append(e)
+                e = toward[e] if e in toward else up[e]
+            keys.add(e)  # where it met an earlier way: a branch point (or r, or a member)
+            walk.append(e)
+            walks.append(walk)
         inbox: dict = {}
-        for x in order:
-            p = nxt[x]
-            while p not in keys:
-                p = nxt[p]
-            table, table_t = self._given(p, x, nxt)
-            s = evidence.get(x)
-            held = inbox.get(x)
-            if s is None:  # a branch point: something below it is observed
-                msg = table @ held
-            else:
-                msg = table_t[s] if held is None else table_t[s] * held[s]
-            inbox[p] = msg if p not in inbox else inbox[p] * msg
+        # a later walk only ever joins an earlier one: the last walk first, each from
+        # its start, finds every message into a variable sent before it sends its own
+        for walk in reversed(walks):
+            x, path = walk[0], [walk[0]]
+            for y in walk[1:]:
+                path.append(y)
+                if y not in keys:
+                    continue
+                table, table_t = self._given(path)
+                s = evidence.get(x)
+                held = inbox.get(x)
+                if s is None:  # a branch point: something below it is observed
+                    msg = table @ held
+                else:
+                    msg = table_t[s] if held is None else table_t[s] * held[s]
+                inbox[y] = msg if y not in inbox else inbox[y] * msg
+                x, path = y, [y]
         return inbox.get(r)
 
     def _query_one(self, q: int, evidence: Mapping[int, int]) -> np.ndarray | None:
