@@ -21,7 +21,12 @@ as in the bundled ALARM network) is answered by the variable elimination of
 
 A single query ``P(Q | E)`` touches only the smallest subtree joining ``Q`` and
 ``E``: the messages from evidence-free parts are the same for every query and
-are computed once (an unconditioned two-pass sweep, kept by the engine).
+are computed once (an unconditioned two-pass sweep, kept by the engine). On a
+tree or forest of one-parent CPTs (Chow-Liu), a query of one variable goes
+further: the tree is rerooted at it (each edge carries both conditionals, from
+the no-evidence marginals), so only the observed variables and the branch points
+between them and the query count, one cached path conditional ``P(x | a)``
+between each two of them.
 """
 
 from __future__ import annotations
@@ -853,8 +858,7 @@ class TreeEngine:
                 raise ColumnNotFoundError(
                     f"evidence {v!r} is not a variable of the model; the variables are "
                     f"{self.variables}")
-            i = self._code_of(v, s)
-            out[self.index[v]] = i
+            out[self.index[v]] = self._code_of(v, s)
         return out
 
     def _code_of(self, v: Hashable, s: Any) -> int:
