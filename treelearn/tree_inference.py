@@ -146,7 +146,9 @@ class TreeEngine:
         self._eyes: dict = {}
         self._labels: dict = {}
         self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
-        self._pairs: list | None = None  # per variable: prior marginal, per edge: conditionals
+        self._pairs: bool | None = None  # a forest of one-parent CPTs? (on first query)
+        self._marg: list = []  # prior marginals, each on first use
+        self._reversed: dict = {}  # child -> P(parent | child), on first use
         self._towards: dict = {}  # queried variable -> {its ancestor: the child toward it}
         self._toward_size = 0
         self._up: list = []  # each variable's neighbour toward the root of its tree (-1: a root)
@@ -543,33 +545,40 @@ class TreeEngine:
         return self._prior
 
     # ------------------------------------------------------------------ one variable, rerooted
-    def _pairwise(self) -> list | None:
-        """For a forest of one-parent CPTs (no conditioner): every variable's prior
-        marginal ``P(x)`` and, per tree edge ``a - b``, both conditionals ``P(b | a)``
-        and ``P(a | b)``, built once. ``None`` when the model is no such forest."""
+    def _pairwise(self) -> bool:
+        """Is the model a forest of one-parent CPTs (no conditioner)? Then its variables'
+        prior marginals and its edges' conditionals (:meth:`_marginal`, :meth:`_edge`)
+        answer one-variable queries."""
         if self._pairs is None:
-            if self.kg != 1 or any(len(f.scope) != 2 for f in self.factors):
-                self._pairs = []
-                return None
-            prior = self._prior_sweep()
-            marg = []
-            for x in range(len(self.variables)):
-                b = prior["acc"][x] * prior["down"][x] if x in prior["down"] else prior["acc"][x]
-                b = b.ravel()
-                marg.append(b / b.sum())
-            given: dict = {}  # (a, b) -> P(b | a) as (k_a, k_b), and its transpose
-            for f in self.factors:
-                a, b = f.scope  # a CPT over (parent, child): P(b | a)
-                down = np.ascontiguousarray(f.table[0])
-                joint = marg[a][:, None] * down
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    up = np.where(marg[b] > 0, joint / marg[b], 0.0).T  # P(a | b), (k_b, k_a)
-                up = np.ascontiguousarray(up)
-                given[a, b] = (down, np.ascontiguousarray(down.T))
-                given[b, a] = (up, np.ascontiguousarray(up.T))
-            self._up = [-1 if f is None else f.up for f in self.up_factor]
-            self._pairs = [marg, given]
-        return self._pairs or None
+            self._pairs = self.kg == 1 and all(len(f.scope) == 2 for f in self.factors)
+            if self._pairs:
+                self._prior_sweep()
+                self._up = [-1 if f is None else f.up for f in self.up_factor]
+                self._marg = [None] * len(self.variables)
+        return self._pairs
+
+    def _marginal(self, x: int) -> np.ndarray:
+        """``P(x)`` from the no-evidence sweep (kept)."""
+        out = self._marg[x]
+        if out is None:
+            prior = self._prior
+            b = prior["acc"][x] * prior["down"][x] if x in prior["down"] else prior["acc"][x]
+            b = b.ravel()
+            out = self._marg[x] = b / b.sum()
+        return out
+
+    def _edge(self, a: int, b: int) -> np.ndarray:
+        """``P(b | a)`` as ``(k_a, k_b)`` for neighbours ``a`` and ``b``: the CPT where ``a`` is
+        ``b``'s parent, else by Bayes' rule from the marginals (0 where ``P(a) = 0``)."""
+        if self._up[b] == a:
+            return self.up_factor[b].table[0]
+        out = self._reversed.get(a)  # a has one parent, b: kept per child
+        if out is None:
+            joint = self._marginal(b)[:, None] * self.up_factor[a].table[0]  # P(b, a)
+            marg = self._marginal(a)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = self._reversed[a] = np.where(marg > 0, joint / marg, 0.0).T
+        return out
 
     def _toward(self, r: int) -> dict:
         """``{ancestor of r: its child on the way down to r}`` (the tree as rooted at
@@ -595,10 +604,10 @@ class TreeEngine:
         path of the tree): the edge conditionals multiplied along it (kept per pair)."""
         out = self._between.get((path[-1], path[0]))
         if out is None:
-            given = self._pairs[1]
-            table = given[path[1], path[0]][0]
+            table = self._edge(path[1], path[0])
             for y, a in itertools.pairwise(path[1:]):
-                table = given[a, y][0] @ table
+                table = self._edge(a, y) @ table
+            table = np.ascontiguousarray(table)
             if len(self._between) >= _PAIRS_KEPT:  # a bound on memory for huge models
                 self._between.clear()
             out = self._between[path[-1], path[0]] = (table, np.ascontiguousarray(table.T))
@@ -649,11 +658,10 @@ class TreeEngine:
     def _query_one(self, q: int, evidence: Mapping[int, int]) -> np.ndarray | None:
         """``P(q | evidence)`` on a forest of one-parent CPTs by rerooting at ``q``; ``None``
         where the general path must answer (no such forest, or near underflow)."""
-        pairs = self._pairwise()
-        if pairs is None:
+        if not self._pairwise():
             return None
-        marg = pairs[0]
-        belief = marg[q]
+        marg = self._marginal
+        belief = marg(q)
         by_tree: dict = {}
         for e in evidence:
             by_tree.setdefault(self.component[e], []).append(e)
@@ -667,7 +675,7 @@ class TreeEngine:
             r = members[0]
             msg = self._evidence_toward(r, evidence, members[1:])
             s = evidence[r]
-            scale *= marg[r][s] * (1.0 if msg is None else msg[s])
+            scale *= marg(r)[s] * (1.0 if msg is None else msg[s])
         z = belief.sum()
         if not z * scale > _UNDERFLOW:  # underflow or impossible: the rescaled path tells them apart
             return None
