@@ -421,13 +421,16 @@ class TreeModel:
         >>> m.query("b", evidence={"a": 1}).to_dict()
         {0: 0.5, 1: 0.5}
         """
-        if (isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
+        if type(variables) is not list and (  # a list: the common case, no ABC check
+                isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
                 or (isinstance(variables, tuple) and variables in self.graph)):  # a tuple name
             variables = [variables]
         variables = list(variables)
         evidence = dict(evidence or {})
+        graph = self.graph
         for v in [*variables, *evidence]:
-            self._node(v)
+            if v not in graph:
+                self._node(v)  # raises, naming the variable
         clash = [v for v in variables if v in evidence]
         if clash:
             raise TreelearnError(f"{clash} are both queried and given as evidence")

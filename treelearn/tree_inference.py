@@ -21,12 +21,18 @@ as in the bundled ALARM network) is answered by the variable elimination of
 
 A single query ``P(Q | E)`` touches only the smallest subtree joining ``Q`` and
 ``E``: the messages from evidence-free parts are the same for every query and
-are computed once (an unconditioned two-pass sweep, kept by the engine).
+are computed once (an unconditioned two-pass sweep, kept by the engine). On a
+tree or forest of one-parent CPTs (Chow-Liu), a query of one variable goes
+further: the tree is rerooted at it (each edge carries both conditionals, from
+the no-evidence marginals), so only the observed variables and the branch points
+between them and the query count, one cached path conditional ``P(x | a)``
+between each two of them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -42,6 +48,10 @@ __all__ = ["TreeEngine", "decode_codes", "state_index"]
 _ONES_TOLERANCE = 1e-14
 #: below this a product of messages is recomputed with rescaling
 _UNDERFLOW = 1e-250
+#: at most this many path conditionals P(x | a) are kept per model (then started afresh)
+_PAIRS_KEPT = 100_000
+#: at most this many entries of the ways down to the queried variables are kept per model
+_TOWARD_KEPT = 1_000_000
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -59,6 +69,15 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
             return matches[0]
     raise UnseenStateError(variable, [state], list(states), noun="variable",
                            hint=f"{state!r} is not a state of {variable!r}: give one of them.")
+
+
+def _state_dict(states: Sequence) -> dict:
+    """``{label: first position}`` of the hashable labels (the rest go to :func:`state_index`)."""
+    out: dict = {}
+    for i, t in enumerate(states):
+        with contextlib.suppress(TypeError):
+            out.setdefault(t, i)
+    return out
 
 
 class _Factor:
@@ -126,6 +145,14 @@ class TreeEngine:
         self._sampler: list | None = None
         self._eyes: dict = {}
         self._labels: dict = {}
+        self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
+        self._pairs: bool | None = None  # a forest of one-parent CPTs? (on first query)
+        self._marg: list = []  # prior marginals, each on first use
+        self._reversed: dict = {}  # child -> P(parent | child), on first use
+        self._towards: dict = {}  # queried variable -> {its ancestor: the child toward it}
+        self._toward_size = 0
+        self._up: list = []  # each variable's neighbour toward the root of its tree (-1: a root)
+        self._between: dict = {}  # (a, x) -> P(x | a) along the tree, and its transpose
         g = self._choose_conditioner(conditioner)
         self.is_tree = g is not False
         if not self.is_tree:
@@ -517,12 +544,153 @@ class TreeEngine:
             self._prior = {"acc": acc, "up": up, "down": down, "nontrivial": nontrivial}
         return self._prior
 
+    # ------------------------------------------------------------------ one variable, rerooted
+    def _pairwise(self) -> bool:
+        """Is the model a forest of one-parent CPTs (no conditioner)? Then its variables'
+        prior marginals and its edges' conditionals (:meth:`_marginal`, :meth:`_edge`)
+        answer one-variable queries."""
+        if self._pairs is None:
+            self._pairs = self.kg == 1 and all(len(f.scope) == 2 for f in self.factors)
+            if self._pairs:
+                self._prior_sweep()
+                self._up = [-1 if f is None else f.up for f in self.up_factor]
+                self._marg = [None] * len(self.variables)
+        return self._pairs
+
+    def _marginal(self, x: int) -> np.ndarray:
+        """``P(x)`` from the no-evidence sweep (kept)."""
+        out = self._marg[x]
+        if out is None:
+            prior = self._prior
+            b = prior["acc"][x] * prior["down"][x] if x in prior["down"] else prior["acc"][x]
+            b = b.ravel()
+            out = self._marg[x] = b / b.sum()
+        return out
+
+    def _edge(self, a: int, b: int) -> np.ndarray:
+        """``P(b | a)`` as ``(k_a, k_b)`` for neighbours ``a`` and ``b``: the CPT where ``a`` is
+        ``b``'s parent, else by Bayes' rule from the marginals (0 where ``P(a) = 0``)."""
+        if self._up[b] == a:
+            return self.up_factor[b].table[0]
+        out = self._reversed.get(a)  # a has one parent, b: kept per child
+        if out is None:
+            joint = self._marginal(b)[:, None] * self.up_factor[a].table[0]  # P(b, a)
+            marg = self._marginal(a)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = self._reversed[a] = np.where(marg > 0, joint / marg, 0.0).T
+        return out
+
+    def _toward(self, r: int) -> dict:
+        """``{ancestor of r: its child on the way down to r}`` (the tree as rooted at
+        compile time); elsewhere the way to ``r`` goes up. Kept per root, up to
+        :data:`_TOWARD_KEPT` entries in all."""
+        out = self._towards.get(r)
+        if out is None:
+            up = self._up
+            out = {}
+            x = r
+            while up[x] >= 0:
+                out[up[x]] = x
+                x = up[x]
+            self._toward_size += len(out)
+            if self._toward_size > _TOWARD_KEPT:  # a bound on memory for huge models
+                self._towards.clear()
+                self._toward_size = len(out)
+            self._towards[r] = out
+        return out
+
+    def _given(self, path: list) -> tuple:
+        """``P(x | a)`` as ``(k_a, k_x)`` and its transpose for ``path = [x, ..., a]`` (a
+        path of the tree): the edge conditionals multiplied along it (kept per pair)."""
+        out = self._between.get((path[-1], path[0]))
+        if out is None:
+            table = self._edge(path[1], path[0])
+            for y, a in itertools.pairwise(path[1:]):
+                table = self._edge(a, y) @ table
+            table = np.ascontiguousarray(table)
+            if len(self._between) >= _PAIRS_KEPT:  # a bound on memory for huge models
+                self._between.clear()
+            out = self._between[path[-1], path[0]] = (table, np.ascontiguousarray(table.T))
+        return out
+
+    def _evidence_toward(self, r: int, evidence: Mapping[int, int], members: Sequence[int]
+                         ) -> np.ndarray | None:
+        """``P(the evidence on members | r)`` as a vector over ``r``'s states.
+
+        Only the smallest subtree joining ``members`` and ``r`` counts (rooted at ``r``,
+        everything off it sums to one: each factor is the conditional of a variable
+        given its neighbour toward ``r``), and of it only the observed variables and
+        the branch points: between two of those, one conditional ``P(lower | upper)``."""
+        up, toward = self._up, self._toward(r)
+        seen = {r}
+        keys = {r}
+        walks = []  # from each member toward r, until the way meets an earlier one
+        for e in members:
+            keys.add(e)
+            walk = []
+            while e not in seen:
+                seen.add(e)
+                walk.append(e)
+                e = toward[e] if e in toward else up[e]
+            keys.add(e)  # where it met an earlier way: a branch point (or r, or a member)
+            walk.append(e)
+            walks.append(walk)
+        inbox: dict = {}
+        # a later walk only ever joins an earlier one: the last walk first, each from
+        # its start, finds every message into a variable sent before it sends its own
+        for walk in reversed(walks):
+            x, path = walk[0], [walk[0]]
+            for y in walk[1:]:
+                path.append(y)
+                if y not in keys:
+                    continue
+                table, table_t = self._given(path)
+                s = evidence.get(x)
+                held = inbox.get(x)
+                if s is None:  # a branch point: something below it is observed
+                    msg = table @ held
+                else:
+                    msg = table_t[s] if held is None else table_t[s] * held[s]
+                inbox[y] = msg if y not in inbox else inbox[y] * msg
+                x, path = y, [y]
+        return inbox.get(r)
+
+    def _query_one(self, q: int, evidence: Mapping[int, int]) -> np.ndarray | None:
+        """``P(q | evidence)`` on a forest of one-parent CPTs by rerooting at ``q``; ``None``
+        where the general path must answer (no such forest, or near underflow)."""
+        if not self._pairwise():
+            return None
+        marg = self._marginal
+        belief = marg(q)
+        by_tree: dict = {}
+        for e in evidence:
+            by_tree.setdefault(self.component[e], []).append(e)
+        scale = 1.0
+        for t, members in by_tree.items():
+            if t == self.component[q]:
+                msg = self._evidence_toward(q, evidence, members)
+                belief = belief * msg
+                continue
+            # another tree: its evidence does not change q, but may be impossible
+            r = members[0]
+            msg = self._evidence_toward(r, evidence, members[1:])
+            s = evidence[r]
+            scale *= marg(r)[s] * (1.0 if msg is None else msg[s])
+        z = belief.sum()
+        if not z * scale > _UNDERFLOW:  # underflow or impossible: the rescaled path tells them apart
+            return None
+        return belief / z
+
     def query_codes(self, query: Sequence[int], evidence: Mapping[int, int]) -> np.ndarray:
         """``P(query variables | evidence)`` as an array with one axis per query variable
         (all zero when the evidence is impossible)."""
         shape = [self.card[q] for q in query]
         if not self.is_tree:
             return self._ve_query(query, evidence)
+        if len(query) == 1 and query[0] not in evidence:
+            one = self._query_one(query[0], evidence)
+            if one is not None:
+                return one
         eye = self._eye
         if len(query) == 1:
             n = shape[0]
@@ -698,8 +866,21 @@ class TreeEngine:
                 raise ColumnNotFoundError(
                     f"evidence {v!r} is not a variable of the model; the variables are "
                     f"{self.variables}")
-            out[self.index[v]] = state_index(self.states[v], v, s)
+            out[self.index[v]] = self._code_of(v, s)
         return out
+
+    def _code_of(self, v: Hashable, s: Any) -> int:
+        """:func:`state_index` by one dict lookup where the label is hashable and unambiguous."""
+        try:
+            i = self._codes[v].get(s)
+        except TypeError:  # an unhashable label
+            i = None
+        if i is not None:
+            t = self.states[v][i]
+            # 1 == True == 1.0 hash alike: the dict's answer stands only for the same kind
+            if isinstance(t, bool) == isinstance(s, (bool, np.bool_)) and t == s:
+                return i
+        return state_index(self.states[v], v, s)
 
     def impossible(self, evidence: Mapping[Hashable, Any]) -> TreelearnError:
         """The error for evidence of probability zero, naming the impossible value(s)."""
