@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import networkx as nx
@@ -169,15 +170,18 @@ class SparseBinaryCounts:
     pair_j: np.ndarray
     pair_n11: np.ndarray
 
-    @property
+    @cached_property  # computed once: family_counts reads it for every node
     def cardinalities(self) -> np.ndarray:
-        return np.array([len(s) for s in self.states], dtype=np.int64)
+        return np.fromiter((len(s) for s in self.states), dtype=np.int64, count=len(self.states))
+
+    @cached_property  # pair_i is sorted: where each column's pairs start (once, not per lookup)
+    def _pair_start(self) -> np.ndarray:
+        return np.searchsorted(self.pair_i, np.arange(len(self.states) + 1, dtype=self.pair_i.dtype))
 
     def _n11(self, p: int, q: int):
         a, b = min(p, q), max(p, q)
-        lo = np.searchsorted(self.pair_i, a, side="left")
-        hi = np.searchsorted(self.pair_i, a, side="right")
-        k = lo + np.searchsorted(self.pair_j[lo:hi], b)
+        lo, hi = self._pair_start[a], self._pair_start[a + 1]
+        k = lo + np.searchsorted(self.pair_j[lo:hi], self.pair_j.dtype.type(b))
         if k < hi and self.pair_j[k] == b:
             return self.pair_n11[k]
         return self.pair_n11.dtype.type(0)
