@@ -261,20 +261,24 @@ def sparse_binary_statistics(
     parts_i, parts_j, parts_n = [], [], []
     for s in range(0, d, block_columns):
         e = min(d, s + block_columns)
+        right = ZW[:, s:]  # columns s.. only: the upper triangle (and diagonal) of this block
         block = None
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
-            piece = (ZT[s:e, start:stop] @ ZW[start:stop]).tocoo()
-            block = piece if block is None else (block + piece).tocoo()
-        rows = block.row.astype(np.int64) + s
-        cols = block.col.astype(np.int64)
+            piece = ZT[s:e, start:stop] @ right[start:stop]
+            block = piece if block is None else block + piece
+        block = block.tocsr()
+        block.sum_duplicates()  # canonical: sorted columns per row, so pairs come in (i, j) order
+        rows = np.repeat(np.arange(e - s, dtype=np.int64), np.diff(block.indptr))
+        cols = block.indices.astype(np.int64)
         on_diag = rows == cols
-        diagonal[rows[on_diag]] = block.data[on_diag]
-        upper = (cols > rows) & two[rows] & two[cols] & (block.data != 0)
-        order = np.lexsort((cols[upper], rows[upper]))
-        parts_i.append(rows[upper][order].astype(np.int32))
-        parts_j.append(cols[upper][order].astype(np.int32))
-        parts_n.append(block.data[upper][order])
+        diagonal[rows[on_diag] + s] = block.data[on_diag]
+        keep = (cols > rows) & (block.data != 0)
+        keep &= two[s:e][rows] & two[s:][cols]
+        parts_i.append((rows[keep] + s).astype(np.int32))
+        parts_j.append((cols[keep] + s).astype(np.int32))
+        parts_n.append(block.data[keep])
+        del block, rows, cols, keep, on_diag
     cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)  # noqa: E731
     return SparseBinaryCounts(
         names, states, (matrix.dtype,) * d,
