@@ -63,6 +63,8 @@ SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
 #: candidates) held at once: about 40 bytes each, so 2**28 pairs is ~10 GiB.
 DEFAULT_MAX_PAIRS = 2**28
 
+_CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
+_MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
 
@@ -288,83 +290,161 @@ def sparse_binary_statistics(
 
 
 # ---------------------------------------------------------------------- the tree
+def _chunks(total: int, size: int = _CHUNK):
+    """``slice`` objects covering ``range(total)`` in pieces of ``size``: per-pair passes
+    stay within a few arrays of ``size`` elements besides the pairs themselves."""
+    return (slice(s, min(total, s + size)) for s in range(0, total, size))
+
+
+def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each pair ``a < b`` is a co-occurring pair: a binary search in row ``a``'s
+    stretch of ``pair_j``, all pairs at once (the pairs are in ``(i, j)`` order)."""
+    start = stats._pair_start
+    lo, end = start[a].astype(np.int64), start[a + 1].astype(np.int64)
+    hi = end.copy()
+    pj = stats.pair_j
+    if not len(pj):
+        return np.zeros(len(a), dtype=bool)
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = np.minimum((lo + hi) >> 1, len(pj) - 1)
+        less = pj[mid] < b
+        lo = np.where(active & less, mid + 1, lo)
+        hi = np.where(active & ~less, mid, hi)
+    found = lo < end
+    found[found] = pj[lo[found]] == b[found]
+    return found
+
+
+def _ctz(z: np.ndarray) -> np.ndarray:
+    """Trailing zeros of each uint64 (64 for 0)."""
+    return np.bitwise_count((z & (~z + np.uint64(1))) - np.uint64(1)).astype(np.int64)
+
+
+def _earlier_gaps(stats, pos, d2):
+    """Per position ``u`` of acCL's order: the earlier variables it co-occurs with, its
+    degree, and the first two earlier positions it does not co-occur with (``-1``: none).
+
+    The two gaps come from one bitmask of the first ``_MEX_BITS`` positions per variable
+    (one pass over the pairs); the few variables that co-occur with (nearly) all of those
+    are resolved from their own sorted lists of earlier neighbours."""
+    earlier = np.zeros(d2, dtype=np.int64)
+    deg = np.zeros(d2, dtype=np.int64)
+    bits = np.zeros(d2, dtype=np.uint64)
+    width = _MEX_BITS
+    for part in _chunks(len(stats.pair_i)):
+        p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+        lo, hi = np.minimum(p, q), np.maximum(p, q)
+        earlier += np.bincount(hi, minlength=d2)
+        deg += np.bincount(lo, minlength=d2) + np.bincount(hi, minlength=d2)
+        small = lo < width
+        np.bitwise_or.at(bits, hi[small], np.left_shift(np.uint64(1), lo[small].astype(np.uint64)))
+    u = np.arange(d2)
+    r = u - earlier  # earlier variables u does not co-occur with
+    window = np.left_shift(np.uint64(1), np.minimum(u, width).astype(np.uint64)) - np.uint64(1)
+    z = ~bits & window
+    z2 = z & (z - np.uint64(1))
+    first = np.where(z != 0, _ctz(z), -1)
+    second = np.where(z2 != 0, _ctz(z2), -1)
+    unresolved = ((r >= 1) & (first < 0)) | ((r >= 2) & (second < 0))
+    if unresolved.any():  # co-occurs with (nearly) all of the first `width`: read its list
+        sel_lo, sel_hi = [], []
+        for part in _chunks(len(stats.pair_i)):
+            p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+            lo, hi = np.minimum(p, q), np.maximum(p, q)
+            keep = unresolved[hi]
+            sel_lo.append(lo[keep])
+            sel_hi.append(hi[keep])
+        lo, hi = np.concatenate(sel_lo), np.concatenate(sel_hi)
+        order = np.lexsort((lo, hi))
+        lo, hi = lo[order], hi[order]
+        rank_in_row = np.arange(len(hi)) - np.searchsorted(hi, hi)
+        gap = lo - rank_in_row  # earlier non-neighbours below this neighbour
+        f = np.bincount(hi[gap <= 0], minlength=d2)
+        s = 1 + np.bincount(hi[gap <= 1], minlength=d2)
+        first[unresolved] = f[unresolved]
+        second[unresolved] = np.where(r[unresolved] >= 2, s[unresolved], -1)
+    return r, deg, first, second
+
+
 def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Never-co-occurring pairs of two-state columns that no hub rules out (a superset)."""
+    """Never-co-occurring pairs of two-state columns that no hub rules out (a superset).
+
+    A pair ``(u, v)``, ``u`` before ``v`` in acCL's order, can be a tree edge only if
+    ``v`` co-occurs with every earlier variable ``u`` does not co-occur with; the ``v``
+    kept are those that co-occur with the first two of them (and have the degree to
+    co-occur with all). Returns ``(i, j)`` column indices, ``i < j``, sorted."""
     two = np.flatnonzero(stats.cardinalities == 2)
     d2 = len(two)
+    empty = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if d2 < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    N = stats.ones[two]
-    order = np.lexsort((two, -N))  # acCL's order: marginal count descending, then column
-    pos = np.empty(stats.cardinalities.size, dtype=np.int64)
-    pos[two[order]] = np.arange(d2)
-    pi, pj = pos[stats.pair_i], pos[stats.pair_j]
-    import scipy.sparse as sp
-
-    S = sp.csr_matrix((np.ones(2 * len(pi), dtype=np.int8),
-                       (np.concatenate([pi, pj]), np.concatenate([pj, pi]))), shape=(d2, d2))
-    S.sort_indices()
-    deg = np.diff(S.indptr)
-    row = np.repeat(np.arange(d2), deg)
-    local = np.arange(S.nnz) - S.indptr[row]
-    before = S.indices < row
-    earlier = np.bincount(row[before], minlength=d2)
-    r = np.arange(d2) - earlier  # earlier variables u does not co-occur with
-    gap = S.indices - local  # missing positions below each (sorted) entry
-    first = np.bincount(row[before & (gap <= 0)], minlength=d2)  # 0 + #entries with gap <= 0
-    second = 1 + np.bincount(row[before & (gap <= 1)], minlength=d2)
+        return empty
+    order = np.lexsort((two, -stats.ones[two]))  # acCL's order: marginal count desc, column
+    inverse = two[order]
+    pos = np.full(stats.cardinalities.size, -1, dtype=np.int64)
+    pos[inverse] = np.arange(d2)
+    r, deg, first, second = _earlier_gaps(stats, pos, d2)
     rows_u, rows_v = [], []
     total = 0
-    # u that co-occurs with every earlier variable: every later non-neighbour is a candidate
-    for p in np.flatnonzero(r == 0):
-        later = np.arange(p + 1, d2)
-        rows_u.append(np.full(len(later), p))
-        rows_v.append(later)
-        total += len(later)
-        if total > max_pairs:
-            raise _too_many(total, max_pairs, "candidate pairs")
-    # others: later v that co-occur with the first two earlier non-neighbours of u
-    # (v must co-occur with all r of them, so deg(v) >= r too)
+    # u that co-occurs with every earlier variable: every later variable is a candidate
+    alone = np.flatnonzero(r == 0)
+    lengths = d2 - 1 - alone
+    total = int(lengths.sum())
+    if total > max_pairs:
+        raise _too_many(total, max_pairs, "candidate pairs")
+    rows_u.append(np.repeat(alone, lengths))
+    rows_v.append(np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+                  + np.repeat(alone + 1, lengths))
     live = np.flatnonzero((r >= 1) & (r <= deg.max(initial=0)))
-    hub1 = np.where(r[live] >= 2, second[live], -1)
-    keys = first[live] * (d2 + 1) + (hub1 + 1)
-    group = np.argsort(keys, kind="stable")
-    bounds = np.flatnonzero(np.diff(keys[group])) + 1
-    for members in np.split(live[group], bounds) if len(live) else []:
-        p0 = members[0]
-        w0 = first[p0]
-        common = S.indices[S.indptr[w0]:S.indptr[w0 + 1]]
-        if r[p0] >= 2:
-            w1 = second[p0]
-            common = np.intersect1d(common, S.indices[S.indptr[w1]:S.indptr[w1 + 1]],
-                                    assume_unique=True)
-        if not len(common):
-            continue
-        start = np.searchsorted(common, members, side="right")
-        lengths = len(common) - start
-        if not lengths.sum():
-            continue
-        u = np.repeat(members, lengths)
-        offsets = np.repeat(start - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-        v = common[np.arange(lengths.sum()) + offsets]
-        keep = deg[v] >= r[u]
-        rows_u.append(u[keep])
-        rows_v.append(v[keep])
-        total += int(keep.sum())
-        if total > max_pairs:
-            raise _too_many(total, max_pairs, "candidate pairs")
-    if not rows_u:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    u = np.concatenate(rows_u)
-    v = np.concatenate(rows_v)
-    key = u * d2 + v
-    known = np.sort(np.minimum(pi, pj).astype(np.int64) * d2 + np.maximum(pi, pj))
-    at = np.searchsorted(known, key)
-    hit = at < len(known)
-    hit[hit] = known[at[hit]] == key[hit]
-    inverse = two[order]
-    a, b = inverse[u[~hit]], inverse[v[~hit]]
-    return np.minimum(a, b), np.maximum(a, b)
+    if len(live):
+        # the hubs' neighbour lists (positions), from one pass over the pairs
+        hubs = np.unique(np.concatenate([first[live], second[live][second[live] >= 0]]))
+        is_hub = np.zeros(d2, dtype=bool)
+        is_hub[hubs] = True
+        hub_of, other = [], []
+        for part in _chunks(len(stats.pair_i)):
+            p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+            for a, b in ((p, q), (q, p)):
+                k = is_hub[a]
+                hub_of.append(a[k])
+                other.append(b[k])
+        hub_of, other = np.concatenate(hub_of), np.concatenate(other)
+        srt = np.lexsort((other, hub_of))
+        hub_of, other = hub_of[srt], other[srt]
+        hub_start = np.searchsorted(hub_of, np.arange(d2 + 1))
+        neighbours = lambda w: other[hub_start[w]:hub_start[w + 1]]  # noqa: E731
+        hub1 = np.where(r[live] >= 2, second[live], -1)
+        keys = first[live] * (d2 + 1) + (hub1 + 1)
+        group = np.argsort(keys, kind="stable")
+        bounds = np.flatnonzero(np.diff(keys[group])) + 1
+        # one group per pair of hubs (few: the hubs are the most frequent variables)
+        for members in np.split(live[group], bounds):
+            p0 = members[0]
+            common = neighbours(first[p0])
+            if r[p0] >= 2:
+                common = np.intersect1d(common, neighbours(second[p0]), assume_unique=True)
+            start = np.searchsorted(common, members, side="right")
+            lengths = len(common) - start
+            if not lengths.sum():
+                continue
+            u = np.repeat(members, lengths)
+            offsets = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+            v = common[np.arange(lengths.sum()) + offsets]
+            keep = deg[v] >= r[u]
+            rows_u.append(u[keep])
+            rows_v.append(v[keep])
+            total += int(keep.sum())
+            if total > max_pairs:
+                raise _too_many(total, max_pairs, "candidate pairs")
+    u, v = np.concatenate(rows_u), np.concatenate(rows_v)
+    a, b = inverse[u], inverse[v]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    keep = ~_cooccurring(stats, i, j)
+    i, j = i[keep], j[keep]
+    srt = np.lexsort((j, i))
+    return i[srt], j[srt]
 
 
 def _monotone(stats: SparseBinaryCounts) -> bool:
