@@ -64,6 +64,7 @@ SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
 DEFAULT_MAX_PAIRS = 2**28
 
 _CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
+_TABLE_CELLS = 2**24  # MI values computed once per (N_11, N_i, N_j) up to this many
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
@@ -471,6 +472,133 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
     return True
 
 
+def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndarray:
+    """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
+    rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
+    (``N_11 = 0``), as one int32 array.
+
+    The MI of a pair is a function of ``(N_11, N_i, N_j)``; with integer counts the
+    values used are computed once per distinct triple (a table over the distinct
+    marginal counts, for the small ``N_11`` almost every pair has) and looked up per
+    pair; the other pairs are computed directly, in chunks."""
+    two = stats.cardinalities == 2
+    ones = stats.ones.astype(float)
+    n = stats.n_rows
+    n_co, n_z = len(stats.pair_i), len(zi)
+    c = np.unique(ones[two]) if two.any() else np.zeros(1)
+    K = len(c)
+    cidx = np.searchsorted(c, ones).astype(np.int64)
+    levels = -1  # N_11 = 0 .. levels go through the table
+    if stats.pair_n11.dtype.kind in "iu" and K * K <= _TABLE_CELLS:
+        levels = _TABLE_CELLS // (K * K) - 1
+    zero_two = two[zi] & two[zj]
+
+    def co_key(part):
+        n11 = stats.pair_n11[part].astype(np.int64)
+        ok = n11 <= levels
+        return ok, (n11[ok] * K + cidx[stats.pair_i[part]][ok]) * K + cidx[stats.pair_j[part]][ok]
+
+    def direct(n11, i, j):
+        return round_ties(pair_information(n11, ones[i], ones[j], n, two[i], two[j]))
+
+    values = []  # rounded MI of every table cell used and of every pair computed directly
+    direct_co, direct_r = [], []
+    if levels >= 0:
+        used = np.zeros((levels + 1) * K * K, dtype=bool)
+        for part in _chunks(n_co):
+            used[co_key(part)[1]] = True
+        used[cidx[zi[zero_two]] * K + cidx[zj[zero_two]]] = True
+        cells = np.flatnonzero(used)
+        del used
+        cell_r = direct_cells = round_ties(pair_information(
+            (cells // (K * K)).astype(float), c[(cells // K) % K], c[cells % K], n))
+        values.append(direct_cells)
+    for part in _chunks(n_co):
+        far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
+        if len(far):
+            direct_co.append(far)
+            direct_r.append(direct(stats.pair_n11[far].astype(float), stats.pair_i[far],
+                                   stats.pair_j[far]))
+    direct_co = np.concatenate(direct_co) if direct_co else np.zeros(0, np.int64)
+    direct_co_r = np.concatenate(direct_r) if direct_r else np.zeros(0)
+    z_direct = ~zero_two if levels >= 0 else np.ones(n_z, dtype=bool)
+    z_r = direct(np.zeros(int(z_direct.sum())), zi[z_direct], zj[z_direct])
+    values += [direct_co_r, z_r]
+    distinct = np.unique(np.concatenate(values))
+    if len(distinct) >= 2**31:
+        raise _too_many(len(distinct), 2**31 - 1, "distinct MI values")
+
+    def rank_of(r):  # largest rounded MI first
+        return (len(distinct) - 1 - np.searchsorted(distinct, r)).astype(np.int32)
+
+    rank = np.empty(n_co + n_z, dtype=np.int32)
+    if levels >= 0:
+        table = np.zeros((levels + 1) * K * K, dtype=np.int32)
+        table[cells] = rank_of(cell_r)
+        for part in _chunks(n_co):
+            ok, key = co_key(part)
+            rank[part][ok] = table[key]
+        zt = np.flatnonzero(zero_two)
+        rank[n_co + zt] = table[cidx[zi[zt]] * K + cidx[zj[zt]]]
+    rank[direct_co] = rank_of(direct_co_r)
+    rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
+    return rank
+
+
+def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> np.ndarray:
+    """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
+    order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
+
+    Filter-Kruskal: the best edges, a batch picked from a histogram of the ranks,
+    go to scipy's ``minimum_spanning_tree`` over the current components (their order
+    as weights, parallel edges reduced to the first); the remaining edges that now
+    join one component are dropped; repeat with a larger batch."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+    comp = np.arange(d, dtype=np.int64)
+    nc = d
+    alive = None  # all edges
+    index = np.int32 if len(rank) < 2**31 else np.int64
+    chosen = []
+    target = max(4 * d, 2**20)
+    while nc > 1:
+        total = len(rank) if alive is None else len(alive)
+        if not total:
+            break
+        def pieces(alive=alive, total=total):
+            for p in _chunks(total):
+                yield np.arange(p.start, p.stop, dtype=index) if alive is None else alive[p]
+
+        hist = np.zeros(1, dtype=np.int64)
+        for ix in pieces():
+            h = np.bincount(rank[ix])
+            hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
+            hist[: len(h)] += h
+        cum = np.cumsum(hist)
+        threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
+        batch = np.concatenate([ix[rank[ix] <= threshold] for ix in pieces()])
+        a, b = comp[ei[batch]], comp[ej[batch]]
+        cross = a != b
+        batch, a, b = batch[cross], a[cross], b[cross]
+        if len(batch):
+            order = np.lexsort((ej[batch], ei[batch], rank[batch]))
+            batch, a, b = batch[order], a[order], b[order]
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            _, first = np.unique(lo * nc + hi, return_index=True)  # parallel edges: the best
+            first.sort()
+            T = minimum_spanning_tree(csr_matrix(((first + 1).astype(float),
+                                                  (lo[first], hi[first])), shape=(nc, nc)))
+            chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
+            nc, label = connected_components(T, directed=False)
+            comp = label[comp]
+        alive = np.concatenate([ix[(rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]])]
+                                for ix in pieces()])
+        target *= 4
+    chosen = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
+
+
 def sparse_spanning_skeleton(
     stats: SparseBinaryCounts, *, max_pairs: int = DEFAULT_MAX_PAIRS
 ) -> nx.Graph:
@@ -485,14 +613,10 @@ def sparse_spanning_skeleton(
     >>> sorted(sparse_spanning_skeleton(sparse_binary_statistics(X)).edges())
     [(0, 1), (0, 2)]
     """
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import minimum_spanning_tree
-
     d = len(stats.columns)
     two = stats.cardinalities == 2
-    ones = stats.ones.astype(float)
     n = stats.n_rows
-    ei, ej = stats.pair_i.astype(np.int64), stats.pair_j.astype(np.int64)
+    n_co = len(stats.pair_i)
     if _monotone(stats):
         zi, zj = _zero_candidates(stats, max_pairs)
     else:  # ties across counts: every never-co-occurring pair is a candidate
@@ -500,37 +624,34 @@ def sparse_spanning_skeleton(
             raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: the "
                             "MI of never-co-occurring pairs ties across counts)")
         zi, zj = np.triu_indices(d, k=1)
-    # column 0 with every column (zero-weight edges), then drop duplicates and co-occurring pairs
-    zi = np.concatenate([zi, np.zeros(d - 1, np.int64)])
-    zj = np.concatenate([zj, np.arange(1, d)])
-    zkey = np.unique(zi.astype(np.int64) * d + zj)
-    known = ei * d + ej
-    zkey = zkey[~np.isin(zkey, known, assume_unique=True)]
-    zi, zj = zkey // d, zkey % d
-    if len(zkey) + len(known) > max_pairs:
-        raise _too_many(len(zkey) + len(known), max_pairs, "candidate pairs")
-    Ia = np.concatenate([ei, zi])
-    Ja = np.concatenate([ej, zj])
-    n11 = np.concatenate([stats.pair_n11.astype(float), np.zeros(len(zi))])
-    mi = pair_information(n11, ones[Ia], ones[Ja], n, two[Ia], two[Ja])
-    rank = np.empty(len(Ia), dtype=float)
-    rank[np.lexsort((Ja, Ia, -round_ties(mi)))] = np.arange(1, len(Ia) + 1)
-    T = minimum_spanning_tree(coo_matrix((rank, (Ia, Ja)), shape=(d, d)).tocsr()).tocoo()
-    chosen = np.argsort(T.data)  # Kruskal's order: the key's rank
-    ti, tj = T.row[chosen], T.col[chosen]
-    weight = {}
-    by_rank = np.argsort(rank)
-    picked = by_rank[np.rint(T.data[chosen]).astype(np.int64) - 1]
-    for a, b, k in zip(ti.tolist(), tj.tolist(), picked.tolist()):
-        weight[(min(a, b), max(a, b))] = float(mi[k])
+        keep = ~_cooccurring(stats, zi, zj)
+        zi, zj = zi[keep], zj[keep]
+    # column 0 with every column: the only zero-weight edges a tree can need
+    extra = np.arange(1, d)
+    extra = extra[~_cooccurring(stats, np.zeros(d - 1, np.int64), extra)]
+    extra = extra[~np.isin(extra, zj[zi == 0])]
+    zi = np.concatenate([np.zeros(len(extra), np.int64), zi])
+    zj = np.concatenate([extra, zj])
+    if n_co + len(zi) > max_pairs:
+        raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
+    rank = _ranks(stats, zi, zj)
+    index = np.int32 if d < 2**31 else np.int64
+    ei = np.concatenate([stats.pair_i.astype(index), zi.astype(index)])
+    ej = np.concatenate([stats.pair_j.astype(index), zj.astype(index)])
+    chosen = _spanning_forest(ei, ej, rank, d)
+    ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
+    n11 = np.where(chosen < n_co, stats.pair_n11[np.minimum(chosen, max(n_co - 1, 0))]
+                   if n_co else 0, 0).astype(float)
+    ones = stats.ones.astype(float)
+    mi = pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
     names = list(stats.columns)
     order = nx.Graph()  # built as spanning_skeleton builds it: the same edge order
     order.add_nodes_from(names)
-    order.add_edges_from((names[min(a, b)], names[max(a, b)], {"ij": (min(a, b), max(a, b))})
-                         for a, b in zip(ti.tolist(), tj.tolist()))
+    order.add_edges_from((names[a], names[b], {"k": k})
+                         for k, (a, b) in enumerate(zip(ti.tolist(), tj.tolist())))
     G = nx.Graph()
     G.graph["n"] = n
     G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-    for u, v, ij in order.edges(data="ij"):
-        G.add_edge(u, v, weight=weight[ij])
+    for u, v, k in order.edges(data="k"):
+        G.add_edge(u, v, weight=float(mi[k]))
     return G
