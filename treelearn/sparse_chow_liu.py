@@ -64,7 +64,7 @@ SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
 DEFAULT_MAX_PAIRS = 2**28
 
 _CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
-_TABLE_CELLS = 2**24  # MI values computed once per (N_11, N_i, N_j) up to this many
+_TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
@@ -260,20 +260,20 @@ def sparse_binary_statistics(
     # as sparse_binary_counts: Z.T @ W Z over chunks of rows, column sums of W Z
     ones = count_ones.astype(dtype) if weights is None else np.asarray(ZW.sum(axis=0)).ravel()
     n_rows = n if weights is None else weights.sum()
-    ZT = Z.T.tocsr()
+    ZWT = ZW.T.tocsr()
     diagonal = np.zeros(d, dtype=dtype)
     parts_i, parts_j, parts_n = [], [], []
     for s in range(0, d, block_columns):
         e = min(d, s + block_columns)
-        right = ZW[:, s:]  # columns s.. only: the upper triangle (and diagonal) of this block
+        # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s) and,
+        # converted to CSC (one linear pass), its j in order: the pairs come in (i, j) order
+        right = Z[:, s:e]
         block = None
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
-            piece = ZT[s:e, start:stop] @ right[start:stop]
+            piece = ZWT[s:, start:stop] @ right[start:stop]
             block = piece if block is None else block + piece
-        # canonical (sorted columns per row: pairs in (i, j) order) by two linear
-        # transpositions, cheaper than sorting each row
-        block = block.tocsc().tocsr()
+        block = block.tocsc()
         rows = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr))
         cols = block.indices
         on_diag = rows == cols
@@ -340,13 +340,19 @@ def _earlier_gaps(stats, pos, d2):
     deg = np.zeros(d2, dtype=np.int64)
     bits = np.zeros(d2, dtype=np.uint64)
     width = _MEX_BITS
+    near_lo, near_hi = [], []  # the pairs of the first `width` positions: the usual hubs
     for part in _chunks(len(stats.pair_i)):
         p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
         lo, hi = np.minimum(p, q), np.maximum(p, q)
         earlier += np.bincount(hi, minlength=d2)
-        deg += np.bincount(lo, minlength=d2) + np.bincount(hi, minlength=d2)
+        deg += np.bincount(lo, minlength=d2)
         small = lo < width
-        np.bitwise_or.at(bits, hi[small], np.left_shift(np.uint64(1), lo[small].astype(np.uint64)))
+        lo, hi = lo[small], hi[small]
+        near_lo.append(lo)
+        near_hi.append(hi)
+        np.bitwise_or.at(bits, hi, np.left_shift(np.uint64(1), lo.astype(np.uint64)))
+    deg += earlier
+    near = np.concatenate(near_lo), np.concatenate(near_hi)
     u = np.arange(d2)
     r = u - earlier  # earlier variables u does not co-occur with
     window = np.left_shift(np.uint64(1), np.minimum(u, width).astype(np.uint64)) - np.uint64(1)
@@ -372,7 +378,7 @@ def _earlier_gaps(stats, pos, d2):
         s = 1 + np.bincount(hi[gap <= 1], minlength=d2)
         first[unresolved] = f[unresolved]
         second[unresolved] = np.where(r[unresolved] >= 2, s[unresolved], -1)
-    return r, deg, first, second
+    return r, deg, first, second, near
 
 
 def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -389,9 +395,9 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
         return empty
     order = np.lexsort((two, -stats.ones[two]))  # acCL's order: marginal count desc, column
     inverse = two[order]
-    pos = np.full(stats.cardinalities.size, -1, dtype=np.int64)
+    pos = np.full(stats.cardinalities.size, -1, dtype=np.int32)
     pos[inverse] = np.arange(d2)
-    r, deg, first, second = _earlier_gaps(stats, pos, d2)
+    r, deg, first, second, near = _earlier_gaps(stats, pos, d2)
     rows_u, rows_v = [], []
     total = 0
     # u that co-occurs with every earlier variable: every later variable is a candidate
@@ -410,8 +416,10 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
         is_hub = np.zeros(d2, dtype=bool)
         is_hub[hubs] = True
         hub_of, other = [], []
-        for part in _chunks(len(stats.pair_i)):
-            p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+        # the pairs with an end among the first _MEX_BITS positions were kept; others: a pass
+        for p, q in [near] if hubs.max() < _MEX_BITS else (
+                (pos[stats.pair_i[part]], pos[stats.pair_j[part]])
+                for part in _chunks(len(stats.pair_i))):
             for a, b in ((p, q), (q, p)):
                 k = is_hub[a]
                 hub_of.append(a[k])
@@ -482,45 +490,39 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
     (``N_11 = 0``), as one int32 array.
 
-    The MI of a pair is a function of ``(N_11, N_i, N_j)``; with integer counts the
-    values used are computed once per distinct triple (a table over the distinct
-    marginal counts, for the small ``N_11`` almost every pair has) and looked up per
-    pair; the other pairs are computed directly, in chunks."""
+    The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
+    computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
+    marginal counts (``_TABLE_CELLS`` at most: the small ``N_11`` almost every pair
+    has) and looked up per pair; the other pairs are computed directly, in chunks."""
     two = stats.cardinalities == 2
     ones = stats.ones.astype(float)
     n = stats.n_rows
     n_co, n_z = len(stats.pair_i), len(zi)
     c = np.unique(ones[two]) if two.any() else np.zeros(1)
     K = len(c)
-    cidx = np.searchsorted(c, ones).astype(np.int64)
+    cidx = np.searchsorted(c, ones).astype(np.int32)
+    top = int(stats.pair_n11.max(initial=0))
     levels = -1  # N_11 = 0 .. levels go through the table
     if stats.pair_n11.dtype.kind in "iu" and K * K <= _TABLE_CELLS:
-        levels = _TABLE_CELLS // (K * K) - 1
+        levels = min(top, _TABLE_CELLS // (K * K) - 1)
     zero_two = two[zi] & two[zj]
-
-    def co_key(part):
-        n11 = stats.pair_n11[part].astype(np.int64)
-        ok = n11 <= levels
-        return ok, (n11[ok] * K + cidx[stats.pair_i[part]][ok]) * K + cidx[stats.pair_j[part]][ok]
 
     def direct(n11, i, j):
         return round_ties(pair_information(n11, ones[i], ones[j], n, two[i], two[j]))
 
-    values = []  # rounded MI of every table cell used and of every pair computed directly
-    direct_co, direct_r = [], []
+    values = []  # rounded MI of every table cell and of every pair computed directly
     if levels >= 0:
-        used = np.zeros((levels + 1) * K * K, dtype=bool)
+        cells = np.arange((levels + 1) * K * K)
+        n11, ca, cb = cells // (K * K), c[(cells // K) % K], c[cells % K]
+        valid = (n11 <= np.minimum(ca, cb)) & (ca + cb - n11 <= n)  # counts a table can meet
+        cell_r = np.zeros(len(cells))
+        cell_r[valid] = round_ties(pair_information(n11[valid], ca[valid], cb[valid], n))
+        values.append(cell_r[valid])
+        del cells, n11, ca, cb
+    direct_co, direct_r = [], []
+    if top > levels:
         for part in _chunks(n_co):
-            used[co_key(part)[1]] = True
-        used[cidx[zi[zero_two]] * K + cidx[zj[zero_two]]] = True
-        cells = np.flatnonzero(used)
-        del used
-        cell_r = direct_cells = round_ties(pair_information(
-            (cells // (K * K)).astype(float), c[(cells // K) % K], c[cells % K], n))
-        values.append(direct_cells)
-    for part in _chunks(n_co):
-        far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
-        if len(far):
+            far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
             direct_co.append(far)
             direct_r.append(direct(stats.pair_n11[far].astype(float), stats.pair_i[far],
                                    stats.pair_j[far]))
@@ -530,21 +532,24 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
     z_r = direct(np.zeros(int(z_direct.sum())), zi[z_direct], zj[z_direct])
     values += [direct_co_r, z_r]
     distinct = np.unique(np.concatenate(values))
-    if len(distinct) >= 2**31:
-        raise _too_many(len(distinct), 2**31 - 1, "distinct MI values")
 
     def rank_of(r):  # largest rounded MI first
         return (len(distinct) - 1 - np.searchsorted(distinct, r)).astype(np.int32)
 
     rank = np.empty(n_co + n_z, dtype=np.int32)
     if levels >= 0:
-        table = np.zeros((levels + 1) * K * K, dtype=np.int32)
-        table[cells] = rank_of(cell_r)
+        table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
         for part in _chunks(n_co):
-            ok, key = co_key(part)
-            rank[part][ok] = table[key]
+            n11 = stats.pair_n11[part]
+            key = cidx[stats.pair_i[part]] * np.int32(K) + cidx[stats.pair_j[part]]
+            if top > levels:
+                ok = n11 <= levels
+                rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
+            else:
+                key += n11.astype(np.int32) * np.int32(K * K)
+                rank[part] = table[key]
         zt = np.flatnonzero(zero_two)
-        rank[n_co + zt] = table[cidx[zi[zt]] * K + cidx[zj[zt]]]
+        rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
     rank[direct_co] = rank_of(direct_co_r)
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
     return rank
@@ -561,7 +566,7 @@ def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-    comp = np.arange(d, dtype=np.int64)
+    comp = np.arange(d, dtype=np.int32)
     nc = d
     alive = None  # all edges
     index = np.int32 if len(rank) < 2**31 else np.int64
@@ -572,17 +577,22 @@ def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -
         if not total:
             break
         def pieces(alive=alive, total=total):
+            # (what to index the edge arrays with, how to turn a mask into edge indices)
             for p in _chunks(total):
-                yield np.arange(p.start, p.stop, dtype=index) if alive is None else alive[p]
+                if alive is None:  # first round: plain slices, no gathers
+                    yield p, lambda m, p=p: (np.flatnonzero(m) + p.start).astype(index)
+                else:
+                    ix = alive[p]
+                    yield ix, lambda m, ix=ix: ix[m]
 
         hist = np.zeros(1, dtype=np.int64)
-        for ix in pieces():
+        for ix, _ in pieces():
             h = np.bincount(rank[ix])
             hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
             hist[: len(h)] += h
         cum = np.cumsum(hist)
         threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
-        batch = np.concatenate([ix[rank[ix] <= threshold] for ix in pieces()])
+        batch = np.concatenate([pick(rank[ix] <= threshold) for ix, pick in pieces()])
         a, b = comp[ei[batch]], comp[ej[batch]]
         cross = a != b
         batch, a, b = batch[cross], a[cross], b[cross]
@@ -590,15 +600,15 @@ def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -
             order = np.lexsort((ej[batch], ei[batch], rank[batch]))
             batch, a, b = batch[order], a[order], b[order]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-            _, first = np.unique(lo * nc + hi, return_index=True)  # parallel edges: the best
+            _, first = np.unique(lo.astype(np.int64) * nc + hi, return_index=True)  # parallel edges: the best
             first.sort()
             T = minimum_spanning_tree(csr_matrix(((first + 1).astype(float),
                                                   (lo[first], hi[first])), shape=(nc, nc)))
             chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
-        alive = np.concatenate([ix[(rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]])]
-                                for ix in pieces()])
+        alive = np.concatenate([pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
+                                for ix, pick in pieces()])
         target *= 4
     chosen = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
@@ -641,12 +651,12 @@ def sparse_spanning_skeleton(
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
     rank = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
-    ei = np.concatenate([stats.pair_i.astype(index), zi.astype(index)])
-    ej = np.concatenate([stats.pair_j.astype(index), zj.astype(index)])
+    ei = np.concatenate([stats.pair_i, zi.astype(stats.pair_i.dtype)]).astype(index, copy=False)
+    ej = np.concatenate([stats.pair_j, zj.astype(stats.pair_j.dtype)]).astype(index, copy=False)
     chosen = _spanning_forest(ei, ej, rank, d)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
-    n11 = np.where(chosen < n_co, stats.pair_n11[np.minimum(chosen, max(n_co - 1, 0))]
-                   if n_co else 0, 0).astype(float)
+    n11 = np.zeros(len(chosen))
+    n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
     ones = stats.ones.astype(float)
     mi = pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
     names = list(stats.columns)
