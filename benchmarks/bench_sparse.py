@@ -40,7 +40,7 @@ def corpus(n: int, d: int, density: float, seed: int = 0):
     import scipy.sparse as sp
 
     rng = np.random.default_rng(seed)
-    nnz = int(round(density * n * d))
+    nnz = round(density * n * d)
     X = sp.csr_matrix((np.ones(nnz, dtype=np.int8),
                        (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
     X.sum_duplicates()

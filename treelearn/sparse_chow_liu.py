@@ -65,6 +65,8 @@ DEFAULT_MAX_PAIRS = 2**28
 
 _CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
 _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
+_FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
+_BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
@@ -571,7 +573,7 @@ def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -
     alive = None  # all edges
     index = np.int32 if len(rank) < 2**31 else np.int64
     chosen = []
-    target = max(4 * d, 2**20)
+    target = max(_BATCH_PER_VARIABLE * d, _FIRST_BATCH)
     while nc > 1:
         total = len(rank) if alive is None else len(alive)
         if not total:
@@ -600,10 +602,12 @@ def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -
             order = np.lexsort((ej[batch], ei[batch], rank[batch]))
             batch, a, b = batch[order], a[order], b[order]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
-            _, first = np.unique(lo.astype(np.int64) * nc + hi, return_index=True)  # parallel edges: the best
+            # of parallel edges (one pair of components) only the first can be chosen
+            _, first = np.unique(lo.astype(np.int64) * nc + hi, return_index=True)
             first.sort()
-            T = minimum_spanning_tree(csr_matrix(((first + 1).astype(float),
-                                                  (lo[first], hi[first])), shape=(nc, nc)))
+            weight = np.arange(1, len(first) + 1, dtype=float)  # the order, as weights
+            T = minimum_spanning_tree(csr_matrix((weight, (lo[first], hi[first])),
+                                                 shape=(nc, nc)))
             chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
