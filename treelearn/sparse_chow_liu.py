@@ -457,10 +457,10 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
     u, v = np.concatenate(rows_u), np.concatenate(rows_v)
     a, b = inverse[u], inverse[v]
     i, j = np.minimum(a, b), np.maximum(a, b)
+    srt = np.lexsort((j, i))  # sorted first: the binary searches then walk the pairs in order
+    i, j = i[srt], j[srt]
     keep = ~_cooccurring(stats, i, j)
-    i, j = i[keep], j[keep]
-    srt = np.lexsort((j, i))
-    return i[srt], j[srt]
+    return i[keep], j[keep]
 
 
 def _monotone(stats: SparseBinaryCounts) -> bool:
