@@ -27,7 +27,13 @@ then the tree of the complete graph: every pair left out closes a cycle of
 smaller keys. MI values are computed with exactly the arithmetic of
 :func:`treelearn.information.mutual_information_matrix`, so the tree equals
 :func:`treelearn.structure.spanning_skeleton` on the dense matrix edge for edge.
-Memory grows with the co-occurring pairs; above ``max_pairs`` a
+
+Everything is vectorised over the pairs, never over variable pairs in Python: the
+MI of a pair depends on ``(N_11, N_i, N_j)`` only, so it is computed once per cell
+of a small table and looked up as an int32 rank; the tree is found by
+filter-Kruskal (batches of the best edges through scipy's minimum spanning tree on
+the components so far; edges inside a component dropped between batches); the hubs
+come from one bitmask per variable. Memory grows with the co-occurring pairs; above ``max_pairs`` a
 :class:`~treelearn.errors.TreelearnError` gives the estimated size first.
 """
 
@@ -664,13 +670,13 @@ def sparse_spanning_skeleton(
     ones = stats.ones.astype(float)
     mi = pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
     names = list(stats.columns)
-    order = nx.Graph()  # built as spanning_skeleton builds it: the same edge order
-    order.add_nodes_from(names)
-    order.add_edges_from((names[a], names[b], {"k": k})
-                         for k, (a, b) in enumerate(zip(ti.tolist(), tj.tolist())))
+    # the edge order spanning_skeleton gives: networkx lists a graph built from the
+    # nodes, then Kruskal's edges, by the edge's first endpoint in node order, then by
+    # when the edge was added (ti < tj here)
+    listed = np.lexsort((np.arange(len(ti)), ti))
     G = nx.Graph()
     G.graph["n"] = n
     G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-    for u, v, k in order.edges(data="k"):
-        G.add_edge(u, v, weight=float(mi[k]))
+    G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
+        ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
     return G
