@@ -7,6 +7,9 @@ timed as a ratio to scipy's ``X.T @ X`` on the same matrix (the co-occurrence
 product every sparse Chow-Liu needs), and its peak memory: the rise of the
 peak RSS of a child process during the call (``_common.peak_rss_increase``),
 next to what a dense ``d x d`` pair-count matrix would take.
+Also the two stages alone (counting: :func:`~treelearn.sparse_chow_liu.sparse_binary_statistics`;
+the tree: :func:`~treelearn.sparse_chow_liu.sparse_spanning_skeleton`; the rest of the
+call is CPTs and the model object) and, in children, the peak memory of ``X.T @ X``.
 ``--quick``: 5,000 x 20,000, one run, no memory child.
 """
 
@@ -35,11 +38,17 @@ BENCH = "sparse_chow_liu"
 
 
 def corpus(n: int, d: int, density: float, seed: int = 0):
+    """``n x d`` int8 CSR with about ``density * n * d`` ones at uniform random places
+    (``sp.random`` takes minutes at 10**9 cells; repeated places are merged, ~0.1 %)."""
     import scipy.sparse as sp
 
-    X = sp.random(n, d, density=density, random_state=seed, format="csr", dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    nnz = round(density * n * d)
+    X = sp.csr_matrix((np.ones(nnz, dtype=np.int8),
+                       (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
+    X.sum_duplicates()
     X.data[:] = 1
-    return X.astype(np.int8)
+    return X
 
 
 def main(argv=None) -> list[dict]:
@@ -49,7 +58,7 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--density", type=float, default=0.002)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--memory-child", choices=["chow_liu", "product"], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.quick:
         args.n, args.d = 5_000, 20_000
@@ -59,7 +68,9 @@ def main(argv=None) -> list[dict]:
     X = corpus(args.n, args.d, args.density)
     cols = [f"t{j}" for j in range(args.d)]
     if args.memory_child:
-        m = peak_rss_increase(lambda: tl.chow_liu(X, columns=cols))
+        call = (lambda: X.T @ X) if args.memory_child == "product" else (
+            lambda: tl.chow_liu(X, columns=cols))
+        m = peak_rss_increase(call)
         m.pop("result")
         print(json.dumps(m, default=str))
         return []
@@ -68,18 +79,35 @@ def main(argv=None) -> list[dict]:
     product = timeit(lambda: X.T @ X, repeat=1, warmup=0)
     learn = timeit(lambda: tl.chow_liu(X, columns=cols), repeat=1, warmup=0)
     model = learn["result"]
+    # where the time goes: counting (the sparse product), the tree, the rest (CPTs, model)
+    from treelearn.sparse_chow_liu import sparse_binary_statistics, sparse_spanning_skeleton
+
+    counting = timeit(lambda: sparse_binary_statistics(X, cols), repeat=1, warmup=0)
+    stats = counting.pop("result")
+    pairs = len(stats.pair_i)
+    tree = timeit(lambda s=stats: sparse_spanning_skeleton(s), repeat=1, warmup=0)
+    tree.pop("result")
+    del stats
     rows = [
         row(BENCH, case, "scipy X.T @ X", product["best"], "s"),
         row(BENCH, case, "tl.chow_liu (sparse)", learn["best"], "s"),
         row(BENCH, case, "ratio to X.T @ X", learn["best"] / product["best"], "x"),
+        row(BENCH, case, "co-occurring pairs (i < j)", pairs, ""),
+        row(BENCH, case, "  counting (sparse_binary_statistics)", counting["best"], "s"),
+        row(BENCH, case, "  tree (sparse_spanning_skeleton)", tree["best"], "s"),
         row(BENCH, case, "tree edges", model.graph.number_of_edges(), "", "d - 1",
             model.graph.number_of_edges() == args.d - 1),
         row(BENCH, case, "dense d x d pair counts would take", 4 * args.d**2 * 8 / 2**30, "GiB"),
     ]
     if not args.quick:
-        argv2 = ["--memory-child", "--n", str(args.n), "--d", str(args.d), "--density", str(args.density)]
-        m = measure_in_child(__file__, *argv2)
-        rows.append(row(BENCH, case, "peak RSS rise (chow_liu)", m["peak_increase"] / 2**20, "MiB"))
+        for what in ("chow_liu", "product"):
+            m = measure_in_child(__file__, "--memory-child", what, "--n", str(args.n),
+                                 "--d", str(args.d), "--density", str(args.density))
+            label = "tl.chow_liu" if what == "chow_liu" else "scipy X.T @ X"
+            rows.append(row(BENCH, case, f"peak RSS rise ({label})", m["peak_increase"] / 2**20,
+                            "MiB"))
+            rows.append(row(BENCH, case, f"tracemalloc peak ({label})",
+                            m["tracemalloc_peak"] / 2**20, "MiB"))
     print_table(rows)
     write_json(rows, args.json)
     return rows

@@ -132,3 +132,75 @@ def test_bad_values_and_partial_fit(monkeypatch):
     model = tl.chow_liu(Y)
     with pytest.raises(tl.TreelearnError, match="partial_fit"):
         model.partial_fit(Y)
+
+
+def skewed_matrix(seed, n=400, d=300):
+    """Zipf-like column frequencies (a few frequent 'hub' terms, many rare ones), with
+    copied columns: never-co-occurring pairs and ties in every part of the tree."""
+    rng = np.random.default_rng(seed)
+    p = np.minimum(0.5, 0.6 / np.arange(1, d + 1) ** 0.8)
+    X = (rng.random((n, d)) < p[rng.permutation(d)]).astype(np.int8)
+    X = np.hstack([X, X[:, :5]])
+    return sp.csr_matrix(X)
+
+
+def one_hot_matrix(seed, n=300):
+    """One-hot codes of a few categorical variables (each row has one 1 per group): the
+    strongest pairs never co-occur, so the tree is made mostly of N_11 = 0 edges."""
+    rng = np.random.default_rng(seed)
+    blocks, prev = [], rng.integers(0, 3, n)
+    for k in rng.integers(2, 8, 12):
+        prev = np.where(rng.random(n) < 0.6, prev % k, rng.integers(0, k, n))
+        blocks.append(np.eye(k, dtype=np.int8)[prev])
+    return sp.csr_matrix(np.hstack(blocks))
+
+
+def test_one_hot_trees_of_never_co_occurring_pairs():
+    for seed in range(6):
+        X = one_hot_matrix(seed)
+        want = dense_skeleton(X)
+        co = (X.T @ X).toarray()
+        assert sum(co[i, j] == 0 for i, j in want.edges()) >= X.shape[1] // 5  # the point
+        assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X))) == edges(want)
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"_MEX_BITS": 1},  # every gap read from the variables' own neighbour lists
+        {"_MEX_BITS": 3},  # hubs beyond the bitmask: their lists from a second pass
+        {"_TABLE_CELLS": 0},  # every MI computed pair by pair, no table
+        {"_FIRST_BATCH": 1, "_BATCH_PER_VARIABLE": 0},  # Kruskal in many small rounds
+        {"_CHUNK": 7},  # passes over the pairs in many chunks
+    ],
+)
+def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):
+    import treelearn.sparse_chow_liu as scl
+
+    for name, value in knobs.items():
+        monkeypatch.setattr(scl, name, value)
+    if "_CHUNK" in knobs:  # the default argument was bound at definition
+        monkeypatch.setattr(scl._chunks, "__defaults__", (knobs["_CHUNK"],))
+    cases = ([tied_matrix(seed)[0] for seed in range(8)] + [skewed_matrix(s) for s in range(3)]
+             + [one_hot_matrix(s) for s in range(3)])
+    for X in cases:
+        want = edges(dense_skeleton(X))
+        assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X))) == want
+        w = np.arange(X.shape[0]) % 3  # integer weights: the table path with weights
+        assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X, sample_weight=w))) \
+            == edges(dense_skeleton(X, w))
+
+
+def test_blocked_and_chunked_counting_is_the_dense_count():
+    X = skewed_matrix(5, n=120, d=60)
+    whole = sparse_binary_statistics(X)
+    parts = sparse_binary_statistics(X, block_columns=7, chunk_rows=13)
+    A = X.toarray().astype(np.int64)
+    co = A.T @ A  # independent: the dense product
+    i, j = np.nonzero(np.triu(co, 1))
+    two = (A.sum(0) > 0) & (A.sum(0) < A.shape[0])
+    keep = two[i] & two[j]
+    for s in (whole, parts):
+        assert s.pair_i.tolist() == i[keep].tolist() and s.pair_j.tolist() == j[keep].tolist()
+        assert s.pair_n11.tolist() == co[i[keep], j[keep]].tolist()
+        assert s.diagonal.tolist() == np.diag(co).tolist()
