@@ -111,3 +111,14 @@ def test_errors_and_data_untouched():
         clf.predict(X.drop(columns="petal width (cm)"))
     # columns are matched by name, not position
     np.testing.assert_allclose(clf.predict_proba(X[X.columns[::-1]]), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize("make", [lambda: tl.GaussianClassifier(), lambda: tl.GaussianTAN()])
+def test_a_class_of_total_weight_zero_is_named(make):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = np.array(["a"] * 10 + ["b"] * 10 + ["c"] * 10)
+    w = np.where(y == "b", 0.0, 1.0)
+    with pytest.raises(tl.TreelearnError, match="class 'b' has total weight 0") as caught:
+        make().fit(X, y, sample_weight=w)
+    assert caught.value.values == ["b"]

@@ -475,14 +475,21 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
         except EncodeError as exc:  # jsonvalues knows no treelearn errors
             raise TreelearnError(str(exc)) from None
 
-    def _state(self) -> dict:
-        state = {
+    def _estimator_state(self) -> dict:
+        """What every fitted classifier's file holds: estimator, parameters, classes, names."""
+        names = getattr(self, "feature_names_in_", None)
+        return {
             "estimator": type(self).__name__,
             "params": {k: json_value(v) for k, v in self.get_params().items()},
             "classes": [encode_label(c) for c in self.classes_],
             "classes_dtype": str(self.classes_.dtype),
             "class_name": encode_label(self.class_name_),
-            "feature_names": [encode_label(f) for f in self.feature_names_in_],
+            "feature_names": None if names is None else [encode_label(f) for f in names],
+        }
+
+    def _state(self) -> dict:
+        state = {
+            **self._estimator_state(),
             "class_count": [int(c) for c in self.class_count_],
             "class_prior": np.exp(self.class_log_prior_).tolist(),
         }
@@ -925,14 +932,8 @@ class NaiveBayes(SingleNetworkClassifier):
                     "features": [encode_label(f) for f in self.numeric_features_],
                     "mean": self.theta_.tolist(), "variance": self.var_.tolist()}
             return state
-        names = getattr(self, "feature_names_in_", None)
         return {
-            "estimator": type(self).__name__,
-            "params": {k: json_value(v) for k, v in self.get_params().items()},
-            "classes": [encode_label(c) for c in self.classes_],
-            "classes_dtype": str(self.classes_.dtype),
-            "class_name": encode_label(self.class_name_),
-            "feature_names": None if names is None else [encode_label(f) for f in names],
+            **self._estimator_state(),
             "class_count": self.class_count_.tolist(),
             "class_prior": np.exp(self.class_log_prior_).tolist(),
             "text": {"feature_count": self.text_model_.feature_count_.tolist()},
@@ -1095,15 +1096,7 @@ class TAN(SingleNetworkClassifier):
         model = getattr(self, "gaussian_model_", None)
         if model is None:
             return super()._state()
-        return {
-            "estimator": type(self).__name__,
-            "params": {k: json_value(v) for k, v in self.get_params().items()},
-            "classes": [encode_label(c) for c in self.classes_],
-            "classes_dtype": str(self.classes_.dtype),
-            "class_name": encode_label(self.class_name_),
-            "feature_names": [encode_label(f) for f in self.feature_names_in_],
-            "gaussian": model.fitted_state(),
-        }
+        return {**self._estimator_state(), "gaussian": model.fitted_state()}
 
     @classmethod
     def _from_state(cls, state: dict) -> TAN:

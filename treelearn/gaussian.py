@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import draw as drawing
-from .data import check_sample_weight
+from .data import check_sample_weight, python_scalar
 from .errors import (
     ColumnNotFoundError,
     EmptyDataError,
@@ -35,6 +35,7 @@ from .errors import (
 )
 from .jsonfile import save_document
 from .jsonvalues import decode_label, encode_label
+from .sources import class_labels
 from .structure import orient, spanning_skeleton
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,6 +48,7 @@ __all__ = [
     "gaussian_chow_liu",
     "gaussian_mutual_information",
     "gaussian_statistics",
+    "numeric_classes",
     "numeric_matrix",
 ]
 
@@ -101,6 +103,31 @@ def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarr
     # to_numpy(dtype=float) of a table makes a new array: the caller's data is untouched
     return names, _finite(data.to_numpy(dtype=float, na_value=np.nan), names)
 
+
+
+def numeric_classes(X: Any, y: Any, sample_weight: Any = None, where: str = "this model") -> tuple:
+    """What a Gaussian classifier fits from: ``(names, A, classes, codes, w, weight)``.
+
+    ``A`` is :func:`numeric_matrix` of ``X``, ``codes`` each row's class index into
+    ``classes``, ``w`` the row weights (ones without ``sample_weight``) and
+    ``weight`` each class's total weight. A class of total weight 0 raises a
+    :class:`~treelearn.TreelearnError` naming it (its mean would be 0/0).
+
+    >>> names, A, classes, codes, w, weight = numeric_classes([[1.0], [2.0], [4.0]], ["a", "b", "b"])
+    >>> classes.tolist(), codes.tolist(), weight.tolist()
+    (['a', 'b'], [0, 1, 1], [1.0, 2.0])
+    """
+    names, A = numeric_matrix(X, where)
+    n = A.shape[0]
+    classes, codes, _ = class_labels(y, n)
+    w = check_sample_weight(sample_weight, n)
+    w = np.ones(n) if w is None else w
+    weight = np.bincount(codes, weights=w, minlength=len(classes))
+    if (weight <= 0).any():
+        c = python_scalar(classes[int(np.flatnonzero(weight <= 0)[0])])
+        raise TreelearnError(f"class {c!r} has total weight 0; drop it or weight its rows",
+                             values=[c])
+    return names, A, classes, codes, w, weight
 
 def _finite(X: np.ndarray, names: list) -> np.ndarray:
     """``X`` if every value is finite; else an error naming the first bad column."""

@@ -26,11 +26,10 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .data import check_sample_weight, python_scalar
+from .data import python_scalar
 from .decisions import JointLogProbaMixin
 from .errors import FeatureMismatchError, TreelearnError
-from .gaussian import numeric_matrix
-from .sources import class_labels
+from .gaussian import numeric_classes, numeric_matrix
 
 __all__ = ["GaussianClassifier"]
 
@@ -86,17 +85,10 @@ class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GaussianClassifier:
         """Estimate the class priors, means and covariances (maximum likelihood)."""
         self._check_params()
-        names, A = numeric_matrix(X, where="GaussianClassifier")
+        names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight,
+                                                              "GaussianClassifier")
         n, d = A.shape
-        classes, codes, _ = class_labels(y, n)
-        w = check_sample_weight(sample_weight, n)
-        w = np.ones(n) if w is None else w
         k = len(classes)
-        weight = np.bincount(codes, weights=w, minlength=k)
-        if (weight == 0).any():
-            c = python_scalar(classes[int(np.argmin(weight))])
-            raise TreelearnError(f"class {c!r} has total weight 0; drop it or weight its rows",
-                                 values=[c])
         # one product for all class sums: R is the (weighted) class indicator, k x n
         R = np.zeros((k, n))
         R[codes, np.arange(n)] = w

@@ -29,11 +29,9 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .data import check_sample_weight
 from .decisions import JointLogProbaMixin
 from .errors import ColumnNotFoundError, FeatureMismatchError, TreelearnError
-from .gaussian import gaussian_mutual_information, numeric_matrix
-from .sources import class_labels
+from .gaussian import gaussian_mutual_information, numeric_classes
 from .structure import orient, spanning_skeleton
 
 __all__ = ["GaussianTAN"]
@@ -78,16 +76,10 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GaussianTAN:
         """Per-class means and covariances (one product), the CMI tree, per-edge least squares."""
-        names, A = numeric_matrix(X, "a Gaussian TAN")
+        names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight,
+                                                              "a Gaussian TAN")
         n, d = A.shape
-        classes, codes, _ = class_labels(y, n)
-        w = check_sample_weight(sample_weight, n)
-        w = np.ones(n) if w is None else w
         k = len(classes)
-        weight = np.bincount(codes, weights=w, minlength=k)
-        if (weight <= 0).any():
-            c = int(np.flatnonzero(weight <= 0)[0])
-            raise TreelearnError(f"class {classes[c]!r} has no rows of positive weight; drop it")
         Y = np.zeros((n, k))
         Y[np.arange(n), codes] = w
         means = (Y.T @ A) / weight[:, None]
