@@ -198,12 +198,16 @@ def test_parquet_non_integer_float_column(tmp_path):
         tl.chow_liu(path, chunksize=CHUNK)
 
 
-def test_identifier_column_stops_early(tmp_path):
+def test_identifier_column_is_counted_as_in_memory(tmp_path):
     df = mixed_frame(3000, seed=8)
-    df["id"] = [f"row{i}" for i in range(len(df))]
+    df["id"] = [f"row{i}" for i in range(len(df))]  # 3,000 distinct values in 3 chunks
     path = write(df, tmp_path / "m.csv", "csv")
-    with pytest.raises(tl.TooManyStatesError, match=r"column 'id'.*max_states=100"):
+    with pytest.raises(tl.TooManyStatesError, match=r"column 'id' has 3000 distinct values, "
+                       r"more than the limit of 100") as streamed:
         tl.chow_liu(path, chunksize=CHUNK)
+    with pytest.raises(tl.TooManyStatesError) as whole:
+        tl.chow_liu(df)
+    assert str(streamed.value) == str(whole.value)
 
 
 def test_bad_paths_and_arguments(tmp_path):
