@@ -291,6 +291,9 @@ def test_every_problem_of_a_dask_frame_in_one_error_as_in_memory(client):
     assert str(gaps) == str(whole.value.problems[0]).replace("found (", "found in the dask "
                                                              "DataFrame (")
     assert [str(p) for p in others] == [str(p) for p in whole.value.problems[1:]]
+    for data in (df, ddf):  # missing="drop": 'e' is never observed, no row is left
+        with pytest.raises(tl.EmptyDataError, match=r"every row.*'drop' leaves no rows"):
+            tl.chow_liu(data, missing="drop")
     # one problem: its own error
     with pytest.raises(tl.NumericColumnError, match=r"'f1'.*seen once") as one:
         tl.chow_liu(dd.from_pandas(df[["a", "f1"]], npartitions=4))

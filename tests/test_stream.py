@@ -335,6 +335,10 @@ def test_every_problem_of_a_file_in_one_error_as_in_memory(tmp_path, kind):
     with pytest.raises(tl.TableProblemsError) as pairwise:
         tl.chow_liu(path, chunksize=CHUNK, missing="pairwise")
     assert problem_kinds(pairwise.value) == FRAME_PROBLEMS[1:]
+    # missing="drop": 'e' is never observed, no row is left; said first, as in memory
+    for data in (df, path):
+        with pytest.raises(tl.EmptyDataError, match=r"every row.*'drop' leaves no rows"):
+            tl.chow_liu(data, chunksize=CHUNK, missing="drop")
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])

@@ -4,20 +4,28 @@ Chow-Liu needs only the pairwise count tables, and those are sums over rows, so
 a file is never loaded whole. Two passes at most:
 
 1. **states** (skipped when ``states=`` gives every column): each chunk is
-   scanned for its distinct values, which are merged across chunks with the same
-   rules as :func:`treelearn.data.encode` (sorted values; ``[False, True]`` for
-   bool columns; declared categories for categoricals; the numeric rule for floats,
-   a value seen once in one chunk and again in another counting as repeated;
-   at most ``max_states``). An integer column that is float in some chunk (a
-   missing value) gets float states, as it would when read whole. A CSV column
-   parsed as numbers in some chunks and as text in others is read again as
-   text, as pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
+   scanned for facts about each column (its distinct values, whether each was
+   seen once or more, missing values, infinite values, cells that cannot be
+   states), which are merged across chunks; at the end of the scan they are
+   judged by the rules of :func:`treelearn.data.encode` (sorted values;
+   ``[False, True]`` for bool columns; declared categories for categoricals; the
+   numeric rule for floats, a value seen once in one chunk and again in another
+   counting as repeated; at most ``max_states``), and every problem of the file
+   is reported in one error, worded as ``encode`` words it for the table read
+   whole (:class:`~treelearn.errors.TableProblemsError` for several), with the
+   same notes. An integer column that is float in some chunk (a missing value)
+   gets float states, as it would when read whole. A CSV column parsed as
+   numbers in some chunks and as text in others is read again as text, as
+   pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
 2. **counts**: each chunk is encoded against those states and its ``K x K``
    count matrix is added to a running total.
 
 Memory is that of one chunk plus the ``K x K`` counts, whatever the number of
 rows (for Parquet, pyarrow decodes a row group at a time: files written with
-huge row groups hold one row group's columns in memory). The same chunk
+huge row groups hold one row group's columns in memory), except for a column
+refused for its many values: to count them as ``encode`` does, the scan keeps
+about 8 bytes per distinct value (a hash; numbers as they are, which the numeric
+rule needs), e.g. 8 MB for an identifier column of a million rows. The same chunk
 functions serve :mod:`treelearn.dask_support`, where the chunks are a dask
 DataFrame's partitions.
 
@@ -62,6 +70,7 @@ from .data import (
     check_sample_weight,
     encode,
     many_values_note,
+    missing_summary,
     missing_values_error,
     no_value_error,
     python_scalar,
@@ -224,6 +233,7 @@ class Scan:
     missing: np.ndarray  # (d,) missing values per column
     n_rows: int
     max_states: int = DEFAULT_MAX_STATES
+    n_kept: int = 0  # rows whose values were scanned (with missing="drop": complete rows)
 
     def merge(self, other: Scan) -> Scan:
         check_columns(other.columns, self.columns)
@@ -233,6 +243,7 @@ class Scan:
             self.missing + other.missing,
             self.n_rows + other.n_rows,
             self.max_states,
+            self.n_kept + other.n_kept,
         )
 
 
@@ -287,7 +298,7 @@ def scan_chunk(
                 _scan_values(scan, name, kept[name], max_states)
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
-                max_states)
+                max_states, len(kept))
 
 
 def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int) -> None:
@@ -376,6 +387,11 @@ def final_states(
     raises them (:class:`TableProblemsError` for several); then the numeric
     rule's notes are given.
     """
+    if missing == "drop" and scan.n_kept == 0 and scan.n_rows:  # as encode: before the columns
+        raise EmptyDataError(
+            f"every row{' of ' + where if where else ''} has a missing value "
+            f"({missing_summary(scan.missing[None, :], scan.columns)}); missing='drop' leaves "
+            f"no rows: try missing='pairwise'")
     problems: list[TreelearnError] = []
     if missing == "error" and scan.missing.any():
         problems.append(missing_values_error(scan.missing, scan.columns, where))
@@ -682,6 +698,9 @@ def count_file(
         return scan
 
     if all(c in given for c in header):
+        # no scan: missing values are known only once counted (one error after the
+        # counting pass), and a value outside the given states stops the count where it
+        # is found (UnseenStateError, as encode raises it at once)
         all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in header)
         dtypes = None  # from the first chunk of the counting pass
     else:
