@@ -309,15 +309,19 @@ def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states
         finite = np.isfinite(values)
         if not finite.all():  # at most inf and -inf
             scan.nonfinite = tuple(sorted(set(values[~finite].tolist())))
-            observed = observed[finite]
-    try:
-        codes, uniques = pd.factorize(observed)
-    except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
-        scan.unhashable = pd.Series(unhashable_error(name, observed).values, dtype=object)
-        return
+        uniques, counts = np.unique(values[finite], return_counts=True)
+        repeats = np.minimum(counts, 2).astype(np.uint8)
+    else:
+        try:
+            uniques = pd.unique(observed)
+        except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
+            scan.unhashable = pd.Series(unhashable_error(name, observed).values, dtype=object)
+            return
+        # only a float column's counts matter (the numeric rule); whole numbers, text and
+        # the rest count as repeated
+        repeats = np.full(len(uniques), 2, dtype=np.uint8)
     if len(uniques):
-        scan.distinct = pd.Series(uniques)
-        scan.repeats = np.minimum(np.bincount(codes, minlength=len(uniques)), 2).astype(np.uint8)
+        scan.distinct, scan.repeats = pd.Series(uniques), repeats
         scan.value_kinds = _value_kinds(series.dtype, uniques)
         scan.hash_if_many(max_states)
 
