@@ -5,7 +5,8 @@ the partitions as chunks:
 
 1. each worker scans its partitions for their distinct values and missing
    counts; the small summaries are merged in a tree reduction and give the
-   states (skipped when ``states=`` gives every column);
+   states (skipped when ``states=`` gives every column), or every problem of
+   the frame in one error, as pandas input gives them;
 2. each worker turns its partitions into ``K x K`` count matrices (or
    ``C x K x K``, one per class, for classifiers); the matrices are summed in a
    tree reduction, and only the sum comes back.
