@@ -164,3 +164,47 @@ def pgmpy_sample(name: str, size: int, seed: int = 0) -> pd.DataFrame:
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# ---------------------------------------------------------------- tables with problems
+def problem_frame(n: int = 3000, seed: int = 0, problems: bool = True) -> pd.DataFrame:
+    """A table whose problems lie in different places of its ``n`` rows (for files read
+    in chunks of ``n // 3`` rows and Dask frames in several partitions), and the problems
+    ``encode`` reports for it, by hand: ``(type name, column)`` in column order (the
+    missing values first).
+
+    ``f1``: fractional levels, each repeated, except 9.25 once (row n/2); ``f2``:
+    measurements, all distinct; ``g``: whole numbers and one ``inf`` (row 5n/6); ``m``:
+    text with gaps in the first and last third; ``e``: nothing observed; ``id``:
+    ``n // 20`` labels, a third of them in each third of the rows. With
+    ``problems=False`` the same kinds of columns without problems (notes only).
+    """
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    f1 = np.resize([0.5, 1.5, 2.5], n)
+    f2 = np.round(rng.normal(size=n), 6)
+    g = (a + 1).astype(float)
+    m = np.array(["lo", "mid", "hi"], dtype=object)[rng.integers(0, 3, n)]
+    if problems:
+        f1[n // 2] = 9.25
+        g[5 * n // 6] = np.inf
+        m[[n // 10, n - 5]] = None
+    else:
+        f2 = np.clip(np.round(f2 * 2), -2, 2) / 4 + 0.125  # 5 levels, each repeated
+    out = pd.DataFrame({"a": a, "f1": f1, "f2": f2, "g": g, "m": m,
+                        "k": np.arange(n) % 30})  # 30 whole numbers: a note
+    if problems:
+        out["e"] = np.nan
+        out["id"] = [f"s{i // 20}" for i in range(n)]
+    return out
+
+
+#: the problems of problem_frame(), by hand
+FRAME_PROBLEMS = [("MissingValuesError", "m"), ("NumericColumnError", "f1"),
+                  ("NumericColumnError", "f2"), ("NumericColumnError", "g"),
+                  ("EmptyDataError", "e"), ("TooManyStatesError", "id")]
+
+
+def problem_kinds(error: Exception) -> list[tuple[str, object]]:
+    """``(type name, column)`` of each problem of a TableProblemsError."""
+    return [(type(p).__name__, p.column) for p in error.problems]

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
 from treelearn.counts import class_pair_counts, pair_counts
@@ -274,3 +275,42 @@ def test_a_class_with_only_zero_weight_rows_is_no_class(client):
     theirs = tl.NaiveBayes().fit(df.drop(columns="y"), df["y"], sample_weight=w)
     assert theirs.classes_.tolist() == ["no", "yes"]
     np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+
+
+# ---------------------------------------------------------------- every problem at once
+def test_every_problem_of_a_dask_frame_in_one_error_as_in_memory(client):
+    """Problems spread over four partitions are found together, as pandas finds them."""
+    df = problem_frame(3000)
+    ddf = dd.from_pandas(df, npartitions=4)
+    with pytest.raises(tl.TableProblemsError) as whole:
+        tl.chow_liu(df)
+    with pytest.raises(tl.TableProblemsError) as distributed_:
+        tl.chow_liu(ddf)
+    assert problem_kinds(distributed_.value) == problem_kinds(whole.value) == FRAME_PROBLEMS
+    gaps, *others = distributed_.value.problems
+    assert str(gaps) == str(whole.value.problems[0]).replace("found (", "found in the dask "
+                                                             "DataFrame (")
+    assert [str(p) for p in others] == [str(p) for p in whole.value.problems[1:]]
+    for data in (df, ddf):  # missing="drop": 'e' is never observed, no row is left
+        with pytest.raises(tl.EmptyDataError, match=r"every row.*'drop' leaves no rows"):
+            tl.chow_liu(data, missing="drop")
+    # one problem: its own error
+    with pytest.raises(tl.NumericColumnError, match=r"'f1'.*seen once") as one:
+        tl.chow_liu(dd.from_pandas(df[["a", "f1"]], npartitions=4))
+    assert not isinstance(one.value, tl.TableProblemsError)
+
+
+def test_a_dask_frame_without_problems_gives_the_in_memory_model_and_notes(client):
+    import warnings
+
+    df = problem_frame(3000, problems=False)
+    with warnings.catch_warnings(record=True) as whole_notes:
+        warnings.simplefilter("always")
+        whole = tl.chow_liu(df)
+    with warnings.catch_warnings(record=True) as dask_notes:
+        warnings.simplefilter("always")
+        ours = tl.chow_liu(dd.from_pandas(df, npartitions=4))
+    assert_same(ours, whole)
+    notes = [[str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
+             for ws in (whole_notes, dask_notes)]
+    assert notes[0] == notes[1] and len(notes[0]) == 3

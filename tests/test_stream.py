@@ -11,6 +11,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
 from treelearn.stream import count_file
@@ -198,12 +199,16 @@ def test_parquet_non_integer_float_column(tmp_path):
         tl.chow_liu(path, chunksize=CHUNK)
 
 
-def test_identifier_column_stops_early(tmp_path):
+def test_identifier_column_is_counted_as_in_memory(tmp_path):
     df = mixed_frame(3000, seed=8)
-    df["id"] = [f"row{i}" for i in range(len(df))]
+    df["id"] = [f"row{i}" for i in range(len(df))]  # 3,000 distinct values in 3 chunks
     path = write(df, tmp_path / "m.csv", "csv")
-    with pytest.raises(tl.TooManyStatesError, match=r"column 'id'.*max_states=100"):
+    with pytest.raises(tl.TooManyStatesError, match=r"column 'id' has 3000 distinct values, "
+                       r"more than the limit of 100") as streamed:
         tl.chow_liu(path, chunksize=CHUNK)
+    with pytest.raises(tl.TooManyStatesError) as whole:
+        tl.chow_liu(df)
+    assert str(streamed.value) == str(whole.value)
 
 
 def test_bad_paths_and_arguments(tmp_path):
@@ -303,3 +308,69 @@ def test_the_numeric_rule_holds_across_chunks(tmp_path):
     for data in (once, str(path)):
         with pytest.raises(tl.NumericColumnError, match=r"'dose'.*seen once \(e\.g\. 9\.25\)"):
             tl.chow_liu(data, chunksize=1000) if isinstance(data, str) else tl.chow_liu(data)
+
+
+# ---------------------------------------------------------------- every problem at once
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_every_problem_of_a_file_in_one_error_as_in_memory(tmp_path, kind):
+    """Problems spread over three chunks (an identifier with 50 labels per chunk, 150 in
+    all; a float seen once in the middle chunk; gaps in the first and last) are found
+    together, with the in-memory path's types, columns and words."""
+    df = problem_frame(3 * CHUNK)
+    path = write(df, tmp_path / f"p.{kind}", kind)
+    with pytest.raises(tl.TableProblemsError) as whole:
+        tl.chow_liu(df)
+    with pytest.raises(tl.TableProblemsError) as streamed:
+        tl.chow_liu(path, chunksize=CHUNK)
+    assert problem_kinds(streamed.value) == problem_kinds(whole.value) == FRAME_PROBLEMS
+    gaps, *others = streamed.value.problems
+    assert str(gaps) == str(whole.value.problems[0]).replace("found (", f"found in {str(path)!r} (")
+    assert [str(p) for p in others] == [str(p) for p in whole.value.problems[1:]]
+    # no chunk alone shows them all: the scan decides at its end
+    for start in range(0, len(df), CHUNK):
+        with pytest.raises(tl.TreelearnError) as one:
+            tl.chow_liu(df.iloc[start:start + CHUNK])
+        assert problem_kinds(one.value) != FRAME_PROBLEMS
+    # missing="pairwise": the same, without the missing values
+    with pytest.raises(tl.TableProblemsError) as pairwise:
+        tl.chow_liu(path, chunksize=CHUNK, missing="pairwise")
+    assert problem_kinds(pairwise.value) == FRAME_PROBLEMS[1:]
+    # missing="drop": 'e' is never observed, no row is left; said first, as in memory
+    for data in (df, path):
+        with pytest.raises(tl.EmptyDataError, match=r"every row.*'drop' leaves no rows"):
+            tl.chow_liu(data, chunksize=CHUNK, missing="drop")
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_single_problem_of_a_file_raises_its_own_error(tmp_path, kind):
+    df = problem_frame(3 * CHUNK)
+    for cls, column in FRAME_PROBLEMS:
+        path = write(df[["a", column]], tmp_path / f"{column}.{kind}", kind)
+        # only the gaps of 'm' are a problem here (those of 'e' would be a second one)
+        missing = "error" if column == "m" else "pairwise"
+        with pytest.raises(getattr(tl, cls), match=repr(column)) as streamed:
+            tl.chow_liu(path, chunksize=CHUNK, missing=missing)
+        assert not isinstance(streamed.value, tl.TableProblemsError)
+        assert streamed.value.column == column
+        if cls != "MissingValuesError":  # that one names the file
+            with pytest.raises(getattr(tl, cls)) as whole:
+                tl.chow_liu(df[["a", column]], missing=missing)
+            assert str(streamed.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_file_without_problems_gives_the_in_memory_model_and_notes(tmp_path, kind):
+    import warnings
+
+    df = problem_frame(3 * CHUNK, problems=False)
+    path = write(df, tmp_path / f"ok.{kind}", kind)
+    with warnings.catch_warnings(record=True) as whole_notes:
+        warnings.simplefilter("always")
+        whole = tl.chow_liu(df)
+    with warnings.catch_warnings(record=True) as chunk_notes:
+        warnings.simplefilter("always")
+        streamed = tl.chow_liu(path, chunksize=CHUNK)
+    assert_same(streamed, whole)
+    notes = [[str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
+             for ws in (whole_notes, chunk_notes)]
+    assert notes[0] == notes[1] and len(notes[0]) == 3  # f1, f2 (repeated fractions), k (30)

@@ -5,7 +5,8 @@ the partitions as chunks:
 
 1. each worker scans its partitions for their distinct values and missing
    counts; the small summaries are merged in a tree reduction and give the
-   states (skipped when ``states=`` gives every column);
+   states (skipped when ``states=`` gives every column), or every problem of
+   the frame in one error, as pandas input gives them;
 2. each worker turns its partitions into ``K x K`` count matrices (or
    ``C x K x K``, one per class, for classifiers); the matrices are summed in a
    tree reduction, and only the sum comes back.
@@ -47,7 +48,6 @@ from .stream import (
     ChunkCounts,
     Scan,
     check_missing,
-    check_scan,
     count_chunk,
     final_states,
     scan_chunk,
@@ -149,9 +149,7 @@ def _with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
 def _scan_partition(part: pd.DataFrame, missing: str, max_states: int, skip: tuple,
                     weight_column: Hashable | None) -> Scan:
     part, _ = split_weights(part, weight_column)
-    scan = scan_chunk(part, missing, max_states, skip)
-    check_scan(scan, max_states)  # a worker stops an identifier column early
-    return scan
+    return scan_chunk(part, missing, max_states, skip)
 
 
 def dask_states(
@@ -181,11 +179,9 @@ def dask_states(
     parts = [delayed(_scan_partition)(p, missing, max_states, skip, weight_column)
              for p in ddf.to_delayed()]
     scan = tree_reduce(parts, _merge_scans).compute()
-    check_scan(scan, max_states)
     if scan.n_rows == 0:
         raise EmptyDataError("the dask DataFrame has no rows (of positive weight); there is "
                              "nothing to learn")
-    check_missing(scan, missing, "the dask DataFrame")
     # categories dask does not know (read_csv(dtype="category"), astype("category"))
     # are each partition's own, merged in partition order; pandas, reading the
     # whole column, sorts them
@@ -193,7 +189,9 @@ def dask_states(
         c for c in columns
         if isinstance(ddf.dtypes[c], pd.CategoricalDtype) and not _known(ddf[c])
     ]
-    all_states, dtypes = final_states(scan, given, max_states, unknown_categories)
+    # every problem of the frame in one error, as for a pandas DataFrame
+    all_states, dtypes = final_states(scan, given, max_states, unknown_categories,
+                                      missing=missing, where="the dask DataFrame")
     # the frame's declared dtypes, as pandas would have them, where the scan agrees
     dtypes = tuple(
         dt if isinstance(dt, pd.CategoricalDtype) else ddf.dtypes[c]

@@ -77,11 +77,13 @@ __all__ = [
     "many_values_note",
     "missing_summary",
     "missing_values_error",
+    "no_value_error",
     "python_scalar",
     "raise_problems",
     "state_order",
     "time_edges",
     "time_label",
+    "too_many_states_error",
     "unhashable_error",
 ]
 
@@ -520,17 +522,29 @@ def _encode_column(
             else:
                 codes = remap[raw_codes]  # raw code -1 picks the trailing -1
     if len(states) > max_states:
-        dates = pd.api.types.is_datetime64_any_dtype(dtype)
-        numbers = isinstance(dtype, np.dtype) and dtype.kind in "iuf"
-        what = "dates" if dates else "values"
-        fixes = (("discretize", "drop") if dates else
-                 ("discretize", "drop", "max_states") if numbers else ("drop", "max_states"))
-        raise _problem(TooManyStatesError, name, f"column {name!r} has {len(states)} distinct "
-                       f"{what}, more than the limit of {max_states}", fixes, n_states=len(states))
+        raise too_many_states_error(name, dtype, len(states), max_states)
     if len(states) == 0:
-        raise _problem(EmptyDataError, name, f"column {name!r} has no observed value",
-                       ("drop", "fill"))
+        raise no_value_error(name)
     return codes, states, note
+
+
+def too_many_states_error(name: Hashable, dtype: Any, n_states: int,
+                          max_states: int) -> TooManyStatesError:
+    """The problem of a column of ``dtype`` with ``n_states`` distinct values, more than
+    ``max_states`` (files and Dask build it from their scans, as :func:`encode` does)."""
+    dates = pd.api.types.is_datetime64_any_dtype(dtype)
+    numbers = isinstance(dtype, np.dtype) and dtype.kind in "iuf"
+    what = "dates" if dates else "values"
+    fixes = (("discretize", "drop") if dates else
+             ("discretize", "drop", "max_states") if numbers else ("drop", "max_states"))
+    return _problem(TooManyStatesError, name, f"column {name!r} has {n_states} distinct "
+                    f"{what}, more than the limit of {max_states}", fixes, n_states=n_states)
+
+
+def no_value_error(name: Hashable) -> EmptyDataError:
+    """The problem of a column without any observed value."""
+    return _problem(EmptyDataError, name, f"column {name!r} has no observed value",
+                    ("drop", "fill"))
 
 
 def code_dtype(max_card: int) -> np.dtype:

@@ -4,20 +4,28 @@ Chow-Liu needs only the pairwise count tables, and those are sums over rows, so
 a file is never loaded whole. Two passes at most:
 
 1. **states** (skipped when ``states=`` gives every column): each chunk is
-   scanned for its distinct values, which are merged across chunks with the same
-   rules as :func:`treelearn.data.encode` (sorted values; ``[False, True]`` for
-   bool columns; declared categories for categoricals; the numeric rule for floats,
-   a value seen once in one chunk and again in another counting as repeated;
-   at most ``max_states``). An integer column that is float in some chunk (a
-   missing value) gets float states, as it would when read whole. A CSV column
-   parsed as numbers in some chunks and as text in others is read again as
-   text, as pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
+   scanned for facts about each column (its distinct values, whether each was
+   seen once or more, missing values, infinite values, cells that cannot be
+   states), which are merged across chunks; at the end of the scan they are
+   judged by the rules of :func:`treelearn.data.encode` (sorted values;
+   ``[False, True]`` for bool columns; declared categories for categoricals; the
+   numeric rule for floats, a value seen once in one chunk and again in another
+   counting as repeated; at most ``max_states``), and every problem of the file
+   is reported in one error, worded as ``encode`` words it for the table read
+   whole (:class:`~treelearn.errors.TableProblemsError` for several), with the
+   same notes. An integer column that is float in some chunk (a missing value)
+   gets float states, as it would when read whole. A CSV column parsed as
+   numbers in some chunks and as text in others is read again as text, as
+   pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
 2. **counts**: each chunk is encoded against those states and its ``K x K``
    count matrix is added to a running total.
 
 Memory is that of one chunk plus the ``K x K`` counts, whatever the number of
 rows (for Parquet, pyarrow decodes a row group at a time: files written with
-huge row groups hold one row group's columns in memory). The same chunk
+huge row groups hold one row group's columns in memory), except for a column
+refused for its many values: to count them as ``encode`` does, the scan keeps
+about 8 bytes per distinct value (a hash; numbers as they are, which the numeric
+rule needs), e.g. 8 MB for an identifier column of a million rows. The same chunk
 functions serve :mod:`treelearn.dask_support`, where the chunks are a dask
 DataFrame's partitions.
 
@@ -56,24 +64,26 @@ from .counts import (
 )
 from .data import (
     DEFAULT_MAX_STATES,
-    FEW_NUMBERS,
     MissingPolicy,
     check_float_levels,
     check_missing_policy,
     check_sample_weight,
     encode,
     many_values_note,
+    missing_summary,
     missing_values_error,
+    no_value_error,
     python_scalar,
+    raise_problems,
     state_order,
+    too_many_states_error,
     unhashable_error,
 )
 from .errors import (
     ColumnNotFoundError,
     DataFileError,
     EmptyDataError,
-    NumericColumnError,
-    TooManyStatesError,
+    NumericColumnWarning,
     TreelearnError,
     UnseenStateError,
 )
@@ -85,7 +95,6 @@ __all__ = [
     "ColumnScan",
     "Scan",
     "check_missing",
-    "check_scan",
     "count_chunk",
     "count_file",
     "data_file",
@@ -141,34 +150,78 @@ def split_weights(
 
 
 # ---------------------------------------------------------------- pass 1: states
+# The scan keeps, per column, facts that chunks add up (distinct values, whether each
+# was seen once or more, missing counts, infinite values, an unusable cell) and
+# decides nothing: every problem of the table is found at the end of the scan, from
+# the merged facts, by the rules :func:`treelearn.data.encode` applies to a whole table,
+# and reported in one error.
 @dataclass
 class ColumnScan:
     """What the chunks seen so far say about one column's states."""
 
-    values: dict = field(default_factory=dict)  # observed values, an ordered set
     kinds: set = field(default_factory=set)  # "bool", "int", "float", "category", "other"
     categories: dict = field(default_factory=dict)  # declared categories, an ordered set
     ordered: bool = False
     dtype: Any = None  # dtype of the first chunk where the column is observed
     # types of the observed values ("bool", "number", "text", "other"), chunk by chunk:
-    # kept apart because the ordered set `values` merges 1 and True
+    # kept apart because merging the distinct values merges 1 and True
     value_kinds: set = field(default_factory=set)
-    # float columns: the values seen exactly once so far (the numeric rule refuses
-    # fractional floats seen once, accepts them as categories when every one repeats)
-    once: dict = field(default_factory=dict)
+    # the distinct observed values, in order of appearance (None: none yet); once a
+    # column that is not numbers has more than max_states of them, their 64-bit hashes
+    # (`hashed`): enough to count them for the error, 8 bytes each. Numbers stay exact:
+    # the numeric rule needs the values (and a float column's are its states)
+    distinct: pd.Series | None = None
+    # per distinct value: 1 if seen once so far, 2 if seen more often (the numeric rule
+    # refuses fractional floats seen once, accepts them as categories when all repeat)
+    repeats: np.ndarray | None = None
+    hashed: bool = False
+    nonfinite: tuple = ()  # inf / -inf seen in a float column (no state)
+    unhashable: pd.Series | None = None  # the first cell that cannot be a state (a list...)
 
-    def merge(self, other: ColumnScan) -> ColumnScan:
-        once = {**{v: None for v in self.once if v not in other.values},
-                **{v: None for v in other.once if v not in self.values}}
-        return ColumnScan(
-            values={**self.values, **other.values},
-            once=once,
+    def merge(self, other: ColumnScan, max_states: int = DEFAULT_MAX_STATES) -> ColumnScan:
+        out = ColumnScan(
             kinds=self.kinds | other.kinds,
             categories={**self.categories, **other.categories},
             ordered=self.ordered or other.ordered,
             dtype=self.dtype if self.dtype is not None else other.dtype,
             value_kinds=self.value_kinds | other.value_kinds,
+            nonfinite=tuple(sorted(set(self.nonfinite) | set(other.nonfinite))),
+            unhashable=self.unhashable if self.unhashable is not None else other.unhashable,
         )
+        if self.hashed or other.hashed:
+            out.distinct = pd.Series(pd.unique(pd.concat(
+                [_hashes(s) for s in (self, other) if s.distinct is not None],
+                ignore_index=True)))
+            out.hashed = True
+        elif self.distinct is None or other.distinct is None:
+            first = self if other.distinct is None else other
+            out.distinct, out.repeats = first.distinct, first.repeats
+        else:
+            both = pd.concat([self.distinct, other.distinct], ignore_index=True)
+            codes, uniques = pd.factorize(both)
+            seen = np.bincount(codes, weights=np.concatenate([self.repeats, other.repeats]),
+                               minlength=len(uniques))
+            out.distinct = pd.Series(uniques)
+            out.repeats = np.minimum(seen, 2).astype(np.uint8)
+        out.hash_if_many(max_states)
+        return out
+
+    def hash_if_many(self, max_states: int) -> None:
+        """Keep only hashes of a non-numeric column's values once they are too many:
+        the column is refused, and the scan needs only their number."""
+        numeric = self.kinds <= {"int", "float"}
+        if not self.hashed and not numeric and self.distinct is not None \
+                and len(self.distinct) > max_states:
+            self.distinct, self.repeats, self.hashed = _hashes(self), None, True
+
+
+def _hashes(scan: ColumnScan) -> pd.Series:
+    """The distinct values of a scan as 64-bit hashes, hashed alike whatever the chunk's dtype
+    (through object: text as it is, other values as their text)."""
+    if scan.hashed:
+        return scan.distinct
+    values = np.asarray(scan.distinct, dtype=object)
+    return pd.Series(pd.util.hash_array(values), dtype=np.uint64)
 
 
 @dataclass
@@ -179,14 +232,18 @@ class Scan:
     scans: list
     missing: np.ndarray  # (d,) missing values per column
     n_rows: int
+    max_states: int = DEFAULT_MAX_STATES
+    n_kept: int = 0  # rows whose values were scanned (with missing="drop": complete rows)
 
     def merge(self, other: Scan) -> Scan:
         check_columns(other.columns, self.columns)
         return Scan(
             self.columns,
-            [a.merge(b) for a, b in zip(self.scans, other.scans)],
+            [a.merge(b, self.max_states) for a, b in zip(self.scans, other.scans)],
             self.missing + other.missing,
             self.n_rows + other.n_rows,
+            self.max_states,
+            self.n_kept + other.n_kept,
         )
 
 
@@ -220,7 +277,7 @@ def scan_chunk(
 
     With ``missing="drop"`` only complete rows contribute values, as when a
     whole table is encoded. Columns in ``skip`` (given states) are not scanned.
-    Raises :class:`NumericColumnError` on a float column that is not whole numbers.
+    Nothing is refused here: :func:`final_states` judges the merged scan.
     """
     is_missing = chunk.isna().to_numpy()
     kept = chunk
@@ -234,23 +291,55 @@ def scan_chunk(
         if not is_missing[:, j].all():
             scan.dtype = dtype
         if name not in skip:
-            series = kept[name]
             if isinstance(dtype, pd.CategoricalDtype):
                 scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
-            elif pd.api.types.is_float_dtype(dtype):
-                values = series.to_numpy(dtype=float, na_value=np.nan)
-                distinct, counts = np.unique(values[~np.isnan(values)], return_counts=True)
-                if not np.isfinite(distinct).all():
-                    check_float_levels(name, distinct, counts, max_states)  # raises: inf
-                scan.once = dict.fromkeys(python_scalar(v) for v in distinct[counts == 1])
-            try:
-                scan.values = dict.fromkeys(python_scalar(v) for v in pd.unique(series.dropna()))
-            except TypeError as exc:  # list/struct cells (Parquet nested columns)
-                raise unhashable_error(name, series) from exc
-            scan.value_kinds = {_value_kind(v) for v in scan.values}
+            else:
+                _scan_values(scan, name, kept[name], max_states)
         scans.append(scan)
-    return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk))
+    return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
+                max_states, len(kept))
+
+
+def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int) -> None:
+    """Fill ``scan`` with the facts of one chunk's values (no loop over rows)."""
+    observed = series.dropna()
+    if pd.api.types.is_float_dtype(series.dtype):
+        values = observed.to_numpy(dtype=float)
+        finite = np.isfinite(values)
+        if not finite.all():  # at most inf and -inf
+            scan.nonfinite = tuple(sorted(set(values[~finite].tolist())))
+        uniques, counts = np.unique(values[finite], return_counts=True)
+        repeats = np.minimum(counts, 2).astype(np.uint8)
+    else:
+        try:
+            uniques = pd.unique(observed)
+        except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
+            scan.unhashable = pd.Series(unhashable_error(name, observed).values, dtype=object)
+            return
+        # only a float column's counts matter (the numeric rule); whole numbers, text and
+        # the rest count as repeated
+        repeats = np.full(len(uniques), 2, dtype=np.uint8)
+    if len(uniques):
+        scan.distinct, scan.repeats = pd.Series(uniques), repeats
+        scan.value_kinds = _value_kinds(series.dtype, uniques)
+        scan.hash_if_many(max_states)
+
+
+def _value_kinds(dtype: Any, uniques: Any) -> set:
+    """The kinds of a chunk's distinct values, from the dtype or pandas' inference."""
+    if pd.api.types.is_bool_dtype(dtype):
+        return {"bool"}
+    if pd.api.types.is_numeric_dtype(dtype):
+        return {"number"}
+    inferred = pd.api.types.infer_dtype(uniques, skipna=True)
+    if inferred == "string":
+        return {"text"}
+    if inferred == "boolean":
+        return {"bool"}
+    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return {"number"}
+    return {_value_kind(v) for v in uniques}  # mixed objects: a look at each distinct value
 
 
 def _value_kind(value: Any) -> str:
@@ -277,38 +366,6 @@ def text_columns(scan: Scan) -> list:
     return out
 
 
-def _too_many(name: Hashable, scan: ColumnScan, max_states: int) -> None:
-    n = len(scan.values)
-    if n <= max_states:
-        return
-    if scan.kinds <= {"int", "float"} and "float" in scan.kinds:
-        raise NumericColumnError(
-            f"column {name!r} is numeric with more than {max_states} distinct values; "
-            f"treelearn models discrete variables: discretize it first (tl.discretize), or "
-            f"give its states"
-        )
-    raise TooManyStatesError(
-        f"column {name!r} has more than max_states={max_states} distinct values ({n} so far); "
-        f"drop it if it is an identifier, discretize it, or raise max_states"
-    )
-
-
-def _fractional(scan: ColumnScan) -> bool:
-    """A float column with a value that is not a whole number."""
-    return "float" in scan.kinds and any(
-        isinstance(v, float) and v != round(v) for v in scan.values)
-
-
-def check_scan(scan: Scan, max_states: int) -> None:
-    """Stop early (and keep memory bounded) when a column already has too many values."""
-    for name, s in zip(scan.columns, scan.scans):
-        if not s.categories:
-            _too_many(name, s, max_states)
-            if len(s.values) > min(FEW_NUMBERS, max_states) and _fractional(s):
-                distinct = np.sort(np.array(list(s.values), dtype=float))
-                check_float_levels(name, distinct, np.full(len(distinct), 2), max_states)
-
-
 def check_missing(scan: Scan, missing: MissingPolicy, where: str) -> None:
     """``missing="error"``: one error with the counts over the whole file or frame."""
     if missing == "error" and scan.missing.any():
@@ -320,50 +377,88 @@ def final_states(
     given: Mapping[Hashable, Sequence],
     max_states: int,
     unknown_categories: Sequence[Hashable] = (),
+    missing: MissingPolicy = "pairwise",
+    where: str = "",
 ) -> tuple[tuple, tuple]:
     """States and dtypes of every column, from the merged scan and the given states.
 
     The order is :func:`treelearn.data.state_order`'s, as for a table read whole.
     ``unknown_categories`` names categorical columns whose chunks each declared
     their own categories (Dask's unknown categories): read whole, pandas would
-    sort them, so they are sorted.
+    sort them, so they are sorted. Every problem of the table (missing values
+    with ``missing="error"``, refused numeric columns, too many states, no value,
+    cells that cannot be states) is raised at once, as :func:`treelearn.data.encode`
+    raises them (:class:`TableProblemsError` for several); then the numeric
+    rule's notes are given.
     """
+    if missing == "drop" and scan.n_kept == 0 and scan.n_rows:  # as encode: before the columns
+        raise EmptyDataError(
+            f"every row{' of ' + where if where else ''} has a missing value "
+            f"({missing_summary(scan.missing[None, :], scan.columns)}); missing='drop' leaves "
+            f"no rows: try missing='pairwise'")
+    problems: list[TreelearnError] = []
+    if missing == "error" and scan.missing.any():
+        problems.append(missing_values_error(scan.missing, scan.columns, where))
     all_states, dtypes, notes = [], [], []
     for name, s in zip(scan.columns, scan.scans):
-        dtype = s.dtype
-        note = None
-        if name in given:
-            states = [python_scalar(v) for v in given[name]]
-        elif s.kinds == {"category"}:
-            declared = list(s.categories)
-            states = (state_order(declared) if name in unknown_categories
-                      else state_order((), categories=declared))
-            dtype = pd.CategoricalDtype(pd.Index(states, tupleize_cols=False), ordered=s.ordered)
-        elif s.kinds == {"bool"}:
-            states = state_order((), boolean=True)
-        elif "float" in s.kinds and s.kinds <= {"int", "float"}:
-            # an integer column with a missing value in some chunk: floats, as read whole
-            states = state_order(float(v) for v in s.values)
-            dtype = np.dtype(float)
-            if name not in given:  # the numeric rule, as for a table read whole
-                counts = np.array([1 if v in s.once else 2 for v in states])
-                note = check_float_levels(name, np.array(states, dtype=float), counts, max_states)
-        else:
-            states = state_order(s.values)
-            if len(s.kinds) > 1:
-                dtype = np.dtype(object)
-        if name not in given:
-            _too_many(name, ColumnScan(values=dict.fromkeys(states), kinds=s.kinds), max_states)
-            if not states:
-                raise EmptyDataError(f"column {name!r} has no observed value; drop it or fill it in")
-            if s.kinds != {"category"}:
-                notes.append(note or many_values_note(name, dtype, states))
+        try:
+            states, dtype, note = _column_states(name, s, given, max_states,
+                                                 name in unknown_categories)
+        except TreelearnError as problem:
+            problems.append(problem)
+            states, dtype, note = (), s.dtype, None
         all_states.append(tuple(states))
         dtypes.append(dtype)
+        notes.append(note)
+    raise_problems(problems)
     for note in notes:
         if note is not None:
             warnings.warn(note, stacklevel=2)
     return tuple(all_states), tuple(dtypes)
+
+
+def _column_states(name: Hashable, s: ColumnScan, given: Mapping, max_states: int,
+                   unknown_categories: bool) -> tuple[list, Any, NumericColumnWarning | None]:
+    """States, dtype (as read whole) and note of one column; raises its problem."""
+    dtype = s.dtype
+    if name in given:
+        return [python_scalar(v) for v in given[name]], dtype, None
+    if s.unhashable is not None:
+        raise unhashable_error(name, s.unhashable)
+    if s.kinds == {"category"}:
+        declared = list(s.categories)
+        states = (state_order(declared) if unknown_categories
+                  else state_order((), categories=declared))
+        dtype = pd.CategoricalDtype(pd.Index(states, tupleize_cols=False), ordered=s.ordered)
+        if len(states) > max_states:
+            raise too_many_states_error(name, dtype, len(states), max_states)
+        if not states:
+            raise no_value_error(name)
+        return states, dtype, None
+    if s.kinds == {"bool"}:
+        return state_order((), boolean=True), dtype, None
+    if "float" in s.kinds and s.kinds <= {"int", "float"}:
+        # an integer column with a missing value in some chunk: floats, as read whole
+        dtype = np.dtype(float)
+        values = np.empty(0) if s.distinct is None else s.distinct.to_numpy(dtype=float)
+        repeats = np.empty(0, dtype=np.uint8) if s.repeats is None else s.repeats
+        values = np.concatenate([values, np.array(s.nonfinite, dtype=float)])
+        repeats = np.concatenate([repeats, np.full(len(s.nonfinite), 2, dtype=np.uint8)])
+        order = np.argsort(values, kind="stable")
+        # the numeric rule, as for a table read whole (raises a refused column's problem)
+        note = check_float_levels(name, values[order], repeats[order], max_states)
+        if not len(values):
+            raise no_value_error(name)
+        return [float(v) for v in values[order]], dtype, note
+    if len(s.kinds) > 1:
+        dtype = np.dtype(object)
+    k = 0 if s.distinct is None else len(s.distinct)
+    if k > max_states:  # exact: every distinct value (or its hash) was kept
+        raise too_many_states_error(name, dtype, k, max_states)
+    if not k:
+        raise no_value_error(name)
+    states = state_order(s.distinct)
+    return states, dtype, many_values_note(name, dtype, states)
 
 
 # ---------------------------------------------------------------- pass 2: counts
@@ -604,10 +699,12 @@ def count_file(
             check_columns(chunk.columns, header, where)
             part = scan_chunk(chunk, missing, max_states, skip=given)
             scan = part if scan is None else scan.merge(part)
-            check_scan(scan, max_states)
         return scan
 
     if all(c in given for c in header):
+        # no scan: missing values are known only once counted (one error after the
+        # counting pass), and a value outside the given states stops the count where it
+        # is found (UnseenStateError, as encode raises it at once)
         all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in header)
         dtypes = None  # from the first chunk of the counting pass
     else:
@@ -619,8 +716,8 @@ def count_file(
         if scan is None or scan.n_rows == 0:
             raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
                                  f"there is nothing to learn")
-        check_missing(scan, missing, repr(path))
-        all_states, dtypes = final_states(scan, given, max_states)
+        all_states, dtypes = final_states(scan, given, max_states, missing=missing,
+                                          where=repr(path))
     total = None
     for where, chunk, weights in chunks():
         if dtypes is None:
