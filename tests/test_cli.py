@@ -679,3 +679,71 @@ def test_which_columns_are_dates():
         "n": [20240101, 20240102, 20240103],
     })
     assert date_columns(df) == ["day", "stamp", "parsed"]
+
+
+# ---------------------------------------------------------------- mixtures of trees
+def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
+    """``--method mixture``: the model, scores, predictions and samples of tl.TreeMixture."""
+    from treelearn.cli import main
+
+    path, plot = tmp_path / "mix.json", tmp_path / "mix.png"
+    capsys.readouterr()
+    assert main(["learn", ASIA, "--method", "mixture", "--components", "3", "--seed", "2",
+                 "-o", str(path), "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    expected = tl.TreeMixture(n_components=3, random_state=2).fit(asia)
+    saved = tl.load(path)
+    np.testing.assert_array_equal(saved.weights_, expected.weights_)
+    assert [c == e for c, e in zip(saved.components_, expected.components_)] == [True] * 3
+    assert plot.stat().st_size > 0
+    for k, w in enumerate(expected.weights_):
+        assert f"component {k} (weight {w:.4f}):" in out
+    # the scores: the summed log of sum_k w_k P_k(x) and BIC = ll - p/2 ln n, by hand
+    per_component = np.column_stack([c.log_likelihood(asia, per_row=True)
+                                     for c in expected.components_])
+    ll = float(np.logaddexp.reduce(per_component + np.log(expected.weights_), axis=1).sum())
+    p = sum(c.n_parameters for c in expected.components_) + 2
+    for text in (out, run("score", path, ASIA).stdout):
+        assert number(text, "log-likelihood") == pytest.approx(ll, abs=1e-5)
+        assert number(text, "parameters") == p
+        assert number(text, "BIC") == pytest.approx(ll - p / 2 * np.log(len(asia)), abs=1e-5)
+    proba = pd.read_csv(io.StringIO(run("predict", path, ASIA, "--proba").stdout))
+    assert list(proba.columns) == ["P(component=0)", "P(component=1)", "P(component=2)"]
+    np.testing.assert_allclose(proba.to_numpy(), expected.predict_proba(asia), atol=1e-12)
+    hard = pd.read_csv(io.StringIO(run("predict", path, ASIA).stdout))
+    np.testing.assert_array_equal(hard["component"], expected.predict(asia))
+    rows = pd.read_csv(io.StringIO(run("sample", path, "-n", "50", "--seed", "4").stdout))
+    drawn, _ = expected.sample(50, random_state=4)
+    pd.testing.assert_frame_equal(rows, drawn.astype(str).apply(lambda c: c.map(str)),
+                                  check_dtype=False)
+    assert "component 2 (weight" in run("show", path).stdout
+    # what a mixture cannot do, in one line each
+    assert "3 trees" in _bad_here(capsys, "query", path, "lung")
+    assert "--plot" in _bad_here(capsys, "show", path, "--html", tmp_path / "m.html")
+    assert "--method mixture" in _bad_here(capsys, "learn", ASIA, "--components", "3")
+    assert "--class" in _bad_here(capsys, "learn", ASIA, "--method", "mixture", "--class", "lung")
+    assert "positive" in _bad_here(capsys, "learn", ASIA, "--method", "mixture",
+                                   "--components", "0")
+
+
+def test_missing_em_from_the_command_line(tmp_path, capsys, asia):
+    """``--missing em``: structural EM for chow-liu, EM over missing cells for a mixture."""
+    from treelearn.cli import main
+
+    holes = asia.copy()
+    rng = np.random.default_rng(8)
+    holes = holes.mask(rng.random(holes.shape) < 0.1)
+    data = tmp_path / "holes.csv"
+    holes.to_csv(data, index=False)
+    back = pd.read_csv(data)
+    model = tmp_path / "em.json"
+    capsys.readouterr()
+    assert main(["learn", str(data), "--missing", "em", "-o", str(model)]) == 0
+    assert tl.load(model) == tl.chow_liu(back, missing="em")
+    model = tmp_path / "mix.json"
+    assert main(["learn", str(data), "--method", "mixture", "--missing", "em",
+                 "-o", str(model)]) == 0
+    expected = tl.TreeMixture(random_state=0, missing="em").fit(back)
+    np.testing.assert_allclose(tl.load(model).weights_, expected.weights_, atol=1e-12)
+    assert "--missing em is for" in _bad_here(capsys, "learn", data, "--class", "lung",
+                                              "--missing", "em")

@@ -502,3 +502,15 @@ def test_merging_rows_changes_nothing_but_the_speed(mixture_data, monkeypatch, i
     np.testing.assert_allclose(merged.weights_, plain.weights_, rtol=1e-9)
     assert [set(c.graph.edges) for c in merged.components_] == \
         [set(c.graph.edges) for c in plain.components_]
+
+
+def test_random_starts_never_seed_two_components_with_the_same_row():
+    """asia repeats its rows (10,000 rows, 57 distinct): two random seeds drawn on the same
+    values start two identical components, which EM never separates (random_state=0 did)."""
+    df = pd.read_csv(os.path.join(HERE, "..", "datasets", "asia.csv"))
+    for seed in range(6):
+        mix = tl.TreeMixture(n_components=3, random_state=seed).fit(df)
+        probs = [np.exp(c.log_likelihood(df, per_row=True)) for c in mix.components_]
+        for a in range(3):
+            for b in range(a + 1, 3):
+                assert np.abs(probs[a] - probs[b]).max() > 1e-3, (seed, a, b)

@@ -2,8 +2,9 @@
 
 ::
 
-    treelearn learn DATA [--method chow-liu|tan|naive-bayes] [--class COL] [--root COL]
-                         [--alpha A] [--missing error|drop|pairwise] [--drop COL ...]
+    treelearn learn DATA [--method chow-liu|tan|naive-bayes|kdb|aode|mixture] [--class COL]
+                         [--root COL] [--components K] [--n-init N] [--seed S]
+                         [--alpha A] [--missing error|drop|pairwise|em] [--drop COL ...]
                          [--discretize BINS] [--max-states N] [--keep COL ...]
                          [-o model.json] [--plot tree.png] [--bif model.bif]
     treelearn score MODEL DATA
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_parser", "main"]
 
-METHODS = ("chow-liu", "tan", "naive-bayes", "kdb", "aode")
+METHODS = ("chow-liu", "tan", "naive-bayes", "kdb", "aode", "mixture")
 MIN_ROWS_FOR_IDENTIFIER = 10
 
 
@@ -147,10 +148,18 @@ def _is_multinet(obj: Any) -> bool:
     return not _is_tree(obj) and hasattr(obj, "models_")
 
 
+def _is_mixture(obj: Any) -> bool:
+    """A mixture of trees (``components_`` with ``weights_``), a density without a class."""
+    return hasattr(obj, "components_") and hasattr(obj, "weights_")
+
+
 def _network(obj: Any, what: str) -> Any:
     """The TreeModel behind a model file: the model itself, or a classifier's ``model_``."""
     if _is_tree(obj):
         return obj
+    if _is_mixture(obj):
+        raise CommandError(f"{what} needs one network; this mixture has "
+                           f"{len(obj.components_)} trees (one per component)")
     try:
         return obj.model_
     except AttributeError:
@@ -177,8 +186,8 @@ def _save_figure(fig: Any, path: str) -> None:
 
 
 def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
-    """A figure for a tree, a classifier, or a multinet (one panel per class)."""
-    if _is_multinet(obj):
+    """A figure for a tree, a classifier, or a multinet or mixture (one panel per tree)."""
+    if _is_multinet(obj) or _is_mixture(obj):
         return obj.draw()
     return _network(obj, "drawing").draw(title=True, data=data, edge_labels=True)
 
@@ -195,6 +204,15 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         raise CommandError("--forest is for --method chow-liu or tan")
     if args.k is not None and method != "kdb":
         raise CommandError("--k is for --method kdb")
+    given = [flag for flag, value in (("--components", args.components),
+                                      ("--n-init", args.n_init)) if value is not None]
+    if given and method != "mixture":
+        raise CommandError(f"{given[0]} is for --method mixture")
+    if args.missing == "em" and method not in ("chow-liu", "mixture"):
+        raise CommandError(f"--missing em is for --method chow-liu or mixture; for --method "
+                           f"{method} use --missing drop or --missing pairwise")
+    if method == "mixture":
+        return _fit_mixture(args, df)
     if method == "chow-liu":
         if args.class_ is not None:
             raise CommandError("--class is for --method tan, naive-bayes, kdb or aode; "
@@ -235,6 +253,30 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
                "kdb": lambda: tl.KDB(k=2 if args.k is None else args.k, alpha=alpha),
                "aode": lambda: tl.AODE(alpha=alpha)}[method]()
     return clf.fit(X, y)
+
+
+def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    """``--method mixture``: a mixture of Chow-Liu trees by EM (tl.TreeMixture)."""
+    import treelearn as tl
+
+    if args.class_ is not None or args.root is not None:
+        flag = "--class" if args.class_ is not None else "--root"
+        raise CommandError(f"{flag} does not apply to --method mixture (a density over every "
+                           f"column; each component's tree has its own root)")
+    if args.missing == "pairwise":
+        raise CommandError("--method mixture takes --missing error, drop or em (pairwise "
+                           "counts have no likelihood to run EM on)")
+    for flag, value in (("--components", args.components), ("--n-init", args.n_init)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} takes a positive number, not {value}")
+    return tl.TreeMixture(
+        n_components=2 if args.components is None else args.components,
+        n_init=1 if args.n_init is None else args.n_init,
+        alpha=1.0 if args.alpha is None else args.alpha,
+        random_state=0 if args.seed is None else args.seed,  # same data, same model
+        missing="em" if args.missing == "em" else "error",
+        max_states=_max_states(args),
+    ).fit(df)
 
 
 def _pairs(items: Sequence[str] | None, option: str) -> list[tuple[str, str]] | None:
@@ -380,7 +422,9 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
         warnings.simplefilter("always", NumericColumnWarning)
         try:
             if table.shape[1] and len(table):
-                encode(table, missing=args.missing, max_states=max_states)
+                # EM keeps missing cells: the table is checked as pairwise would
+                missing = "pairwise" if args.missing == "em" else args.missing
+                encode(table, missing=missing, max_states=max_states)
         except TableProblemsError as exc:
             problems = [*problems, *exc.problems]
         except TreelearnError as exc:
@@ -407,6 +451,11 @@ def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
     """
     if _is_tree(obj):
         return obj.score_report(df)
+    if _is_mixture(obj):
+        from .model import ScoreReport
+
+        return ScoreReport(n=len(df), log_likelihood=float(obj.score_samples(df).sum()),
+                           n_parameters=obj.n_parameters)
     cls = _class_column(obj)
     y = df[cls] if cls in df.columns else None
     return obj.score_report(obj.select_features(df), y)
@@ -507,13 +556,16 @@ def cmd_learn(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():  # the notes were printed, in the command's words
             warnings.simplefilter("ignore", NumericColumnWarning)
             fitted = _fit(args, df)
-        if not _is_tree(fitted):  # rows without a class label were left out of the fit
+        classifier = not _is_tree(fitted) and not _is_mixture(fitted)
+        if classifier:  # rows without a class label were left out of the fit
             df = df[df[_class_column(fitted)].notna().to_numpy()]
         step("fit")
-        model = None if _is_multinet(fitted) else _network(fitted, "learn")
+        several = _is_multinet(fitted) or _is_mixture(fitted)
+        model = None if several else _network(fitted, "learn")
         if args.bif and model is None:
+            trees = fitted.components_ if _is_mixture(fitted) else fitted.models_
             raise CommandError(f"--bif needs one network; this {type(fitted).__name__} has "
-                               f"{len(fitted.models_)}")
+                               f"{len(trees)}")
         scores = _scores(fitted, df)
         step("score")
         if args.output:
@@ -525,6 +577,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
         step("write")
     if model is not None:
         print(model.to_text())
+    elif _is_mixture(fitted):
+        _print_mixture(fitted)
     else:
         print(f"{type(fitted).__name__}: {fitted.n_features_in_} features, class "
               f"{_class_column(fitted)!r}, {len(fitted.models_)} networks")
@@ -532,7 +586,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
             print(f"  {key}: {tree.to_text().splitlines()[0]}")
     print()
     _print_scores(scores)
-    if not _is_tree(fitted):
+    if classifier:
         cls = _class_column(fitted)
         accuracy = float(np.mean(fitted.predict(df.drop(columns=[cls])) == df[cls].to_numpy()))
         print(f"training accuracy = {accuracy:.4f}")
@@ -540,6 +594,16 @@ def cmd_learn(args: argparse.Namespace) -> int:
         if path:
             print(f"wrote {label} to {path}", file=sys.stderr)
     return 0
+
+
+def _print_mixture(mix: Any) -> None:
+    """Each component's weight and text tree."""
+    state = "converged" if mix.converged_ else "not converged"
+    print(f"TreeMixture: {len(mix.components_)} components, EM {state} after "
+          f"{mix.n_iter_} iteration{'s' if mix.n_iter_ != 1 else ''}")
+    for k, (w, tree) in enumerate(zip(mix.weights_, mix.components_)):
+        print(f"\ncomponent {k} (weight {w:.4f}):")
+        print(tree.to_text())
 
 
 def _save_obj(obj: Any, path: str) -> None:
@@ -571,6 +635,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
         proba = obj.predict_proba(df, args.target)
         target, labels = args.target, list(proba.columns)
         values = proba.to_numpy()
+    elif _is_mixture(obj):  # each row's component (responsibilities with --proba)
+        if args.target is not None:
+            raise CommandError("a mixture predicts each row's component; leave out --target")
+        target, labels = "component", list(range(len(obj.components_)))
+        values = obj.predict_proba(df)
     else:
         target = _class_column(obj)
         if args.target is not None and args.target != target:
@@ -593,6 +662,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
         samples = model.sample(args.n, evidence=evidence, random_state=args.seed)
+    elif _is_mixture(obj):
+        samples = obj.sample(args.n, random_state=args.seed)[0]  # the rows, not components
     else:
         samples = obj.sample(args.n, random_state=args.seed)
     samples.to_csv(sys.stdout, index=False)
@@ -667,6 +738,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
     if args.html:
+        if _is_mixture(obj):
+            raise CommandError("--html shows one network; draw a mixture with --plot FILE")
         obj.to_html(args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)
         return 0
@@ -674,7 +747,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         model = _network(obj, "--dot and --mermaid")
         print(model.to_dot() if args.dot else model.to_mermaid())
         return 0
-    if not _is_multinet(obj):
+    if _is_mixture(obj):
+        _print_mixture(obj)
+    elif not _is_multinet(obj):
         if not _is_tree(obj):
             print(
                 f"{type(obj).__name__} classifier for {obj.class_name_!r}, classes "
@@ -705,7 +780,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "learn",
         help="learn a model from data and print it",
-        description="Learn a Chow-Liu tree (or a TAN / naive Bayes classifier) "
+        description="Learn a Chow-Liu tree (or a TAN / naive Bayes / KDB / AODE classifier, "
+        "or a mixture of trees) "
         "and print it as a text tree with the mutual information on each edge, "
         "n, the log-likelihood and BIC.",
     )
@@ -714,12 +790,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--method",
         choices=METHODS,
         default=None,
-        help="structure to learn (default: chow-liu, or tan when --class is given)",
+        help="structure to learn (default: chow-liu, or tan when --class is given; mixture: "
+             "a mixture of Chow-Liu trees by EM)",
     )
     p.add_argument(
         "--class", dest="class_", metavar="COL",
         help="the class column (tan, naive-bayes, kdb, aode)",
     )
+    p.add_argument("--components", type=int, default=None, metavar="K",
+                   help="mixture: number of trees (default 2)")
+    p.add_argument("--n-init", type=int, default=None, metavar="N",
+                   help="mixture: EM restarts, the best kept (default 1)")
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help="mixture: random seed of EM's start (default 0: same data, same model)")
     p.add_argument("--k", type=int, default=None, metavar="K",
                    help="kdb: feature parents per feature besides the class (default 2)")
     p.add_argument("--forest", choices=("bic", "aic"), default=None,
@@ -744,9 +827,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--missing",
-        choices=("error", "drop", "pairwise"),
+        choices=("error", "drop", "pairwise", "em"),
         default="error",
-        help="what to do with missing values (default: error)",
+        help="what to do with missing values (default: error; em: learn them by EM, for "
+             "chow-liu and mixture)",
     )
     p.add_argument(
         "--numeric",

@@ -406,7 +406,7 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
     if init == "k-means++":
         seeds = _spread_seeds(codes, k, rng, group)
     else:
-        seeds = group[rng.choice(n, size=k, replace=False)]
+        seeds = _distinct_seeds(codes, group, rng.choice(n, size=k, replace=False), rng)
     log_p = np.empty((m, k))
     for c, seed in enumerate(seeds):
         # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
@@ -414,6 +414,25 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
         factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell_marginal, 1.0)
         log_p[:, c] = np.log(factor).sum(axis=1)
     return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+
+def _distinct_seeds(codes: np.ndarray, group: np.ndarray, drawn: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The rows of ``codes`` that the original rows ``drawn`` are, a seed whose values equal
+    an earlier seed's redrawn among the rows unlike every seed so far: two seeds with the
+    same values start two identical components, which EM never separates (data with many
+    repeated rows, such as asia, drew them often). Draws are over the original rows
+    (``group[r]`` = the row of ``codes`` that original row ``r`` equals)."""
+    seeds: list[int] = []
+    for r in drawn:
+        seed = int(group[r])
+        if seeds and (codes[seeds] == codes[seed]).all(axis=1).any():
+            unlike = (codes[:, None, :] != codes[seeds][None]).any(axis=2).all(axis=1)
+            candidates = np.flatnonzero(unlike[group])
+            if len(candidates):  # else fewer distinct rows than components: keep it
+                seed = int(group[rng.choice(candidates)])
+        seeds.append(seed)
+    return np.array(seeds)
 
 
 def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
