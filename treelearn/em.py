@@ -34,6 +34,7 @@ from .data import Table
 from .errors import StructureError, TreelearnError
 from .model import TreeModel
 from .settings import check_number
+from .tree_inference import TreeEngine
 
 __all__ = ["chow_liu_em", "expected_counts", "fit_cpts_em", "forest_posteriors"]
 
@@ -43,12 +44,16 @@ DEFAULT_MAX_ITER = 100
 
 
 # ---------------------------------------------------------------------- the exact E-step
-def _normalise(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows scaled to sum 1 (rows of zeros stay zero); returns them and the row sums."""
-    axes = tuple(range(1, a.ndim))
-    total = a.sum(axis=axes)
-    safe = np.where(total > 0, total, 1.0)
-    return a / safe.reshape((-1,) + (1,) * (a.ndim - 1)), total
+def _engine(model: TreeModel) -> TreeEngine:
+    """The inference engine of a forest model (the one sum-product implementation)."""
+    parents = model.parent_map
+    if any(len(p) > 1 for p in parents.values()):
+        many = next(v for v, p in parents.items() if len(p) > 1)
+        raise StructureError(
+            f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
+            f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
+        )
+    return TreeEngine(model.variables, parents, model.cpts, model.states)
 
 
 def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, dict, dict]:
@@ -58,10 +63,10 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     Returns ``(log_evidence, node, family)``: ``log P(observed cells of row r)``;
     ``node[v]`` an ``n x k_v`` array of ``P(x_v | row r)``; ``family[v]`` an
     ``n x k_parent x k_v`` array of ``P(x_parent, x_v | row r)`` for every node
-    with a parent. One upward and one downward sum-product pass over the forest,
-    each a few array operations per node for all rows at once; messages are
-    rescaled per row (their logs carried), so nothing underflows. A row of
-    probability zero gets ``-inf`` and all-zero posteriors.
+    with a parent. The tree inference engine's
+    :meth:`~treelearn.tree_inference.TreeEngine.family_posteriors_codes` computes them
+    (one collect and one distribute for all rows at once, messages rescaled per row).
+    A row of probability zero gets ``-inf`` and all-zero posteriors.
 
     Examples
     --------
@@ -71,68 +76,74 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     >>> node["a"].round(3).tolist(), float(np.exp(log_ev[0]))   # P(a | b=1), P(b=1)
     ([[0.0, 1.0]], 0.25)
     """
-    variables = model.variables
-    parents = model.parent_map
-    if any(len(p) > 1 for p in parents.values()):
-        many = next(v for v, p in parents.items() if len(p) > 1)
-        raise StructureError(
-            f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
-            f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
-        )
-    n = codes.shape[0]
-    column = {v: j for j, v in enumerate(variables)}
-    parent = {v: (p[0] if p else None) for v, p in parents.items()}
-    children: dict = {v: [] for v in variables}
-    for v in variables:
-        if parent[v] is not None:
-            children[parent[v]].append(v)
-    order = list(nx.topological_sort(model.graph))
-    cpt = model.cpts
-
-    def evidence(v):
-        obs = codes[:, column[v]]
-        ev = np.ones((n, cpt[v].shape[-1]))
-        seen = np.flatnonzero(obs >= 0)
-        ev[seen] = 0.0
-        ev[seen, obs[seen]] = 1.0
-        return ev
-
-    lam = {v: evidence(v) for v in variables}
-    up, message = {}, {}
-    log_ev = np.zeros(n)
-    with np.errstate(divide="ignore"):
-        for v in reversed(order):  # upward: up[v] = lambda_v * messages of the children
-            belief = lam[v]
-            for c in children[v]:
-                belief = belief * message[c]
-            up[v] = belief
-            if parent[v] is not None:
-                msg, scale = _normalise(belief @ cpt[v].T)  # sum_x P(x | a) up(x), per parent a
-                message[v] = msg
-                log_ev += np.log(scale)
-            else:
-                log_ev += np.log(belief @ cpt[v])
-    node, family, down = {}, {}, {}
-    for v in order:  # downward: down[v] = P(x_v, observed cells outside v's subtree), scaled
-        if parent[v] is None:
-            down[v] = np.broadcast_to(cpt[v], (n, cpt[v].shape[-1]))
-        node[v] = _normalise(down[v] * up[v])[0]
-        kids = children[v]
-        if not kids:
-            continue
-        base = down[v] * lam[v]
-        # products of the other children's messages, by prefix and suffix products
-        prefix = [np.ones_like(base)]
-        for c in kids[:-1]:
-            prefix.append(prefix[-1] * message[c])
-        suffix = np.ones_like(base)
-        for i in range(len(kids) - 1, -1, -1):
-            c = kids[i]
-            outside, _ = _normalise(base * prefix[i] * suffix)
-            family[c] = _normalise(outside[:, :, None] * cpt[c][None] * up[c][:, None, :])[0]
-            down[c] = _normalise(outside @ cpt[c])[0]
-            suffix = suffix * message[c]
+    log_ev, families = _engine(model).family_posteriors_codes(codes)
+    node, family = {}, {}
+    for v, table in zip(model.variables, families):
+        if table.ndim == 3:
+            family[v] = table
+            node[v] = table.sum(axis=1)
+        else:
+            node[v] = table
     return log_ev, node, family
+
+
+def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, family: dict,
+               offsets: np.ndarray) -> np.ndarray:
+    """Expected counts of every pair of variables, ``K x K``.
+
+    Given a row, the missing cells are still distributed as a tree on the model's
+    edges: ``P(x_c | x_p, row) = P(x_p, x_c | row) / P(x_p | row)`` along each edge
+    (either way). So for a variable ``u`` missing in a row, ``P(x_u, x_y | row)`` for
+    every ``y`` of its tree is ``diag P(x_u | row)`` times those conditionals along the
+    path from ``u`` to ``y`` (one batched matrix product per edge, for all rows missing
+    ``u``); variables of other trees, and every row where ``u`` is observed, need only
+    the node posteriors: ``P(x_u | row) P(x_y | row)``.
+    """
+    variables = model.variables
+    d = len(variables)
+    index = {v: i for i, v in enumerate(variables)}
+    neighbours: list[list] = [[] for _ in range(d)]
+    step = {}  # (x, y) -> P(x_y | x_x, row) as (n, k_x, k_y), for neighbours x, y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for v, table in family.items():
+            c, p = index[v], index[model.parents(v)[0]]
+            neighbours[p].append(c)
+            neighbours[c].append(p)
+            qp, qc = node[variables[p]][:, :, None], node[v][:, :, None]
+            step[p, c] = np.where(qp > 0, table / qp, 0.0)
+            step[c, p] = np.where(qc > 0, np.swapaxes(table, 1, 2) / qc, 0.0)
+    Q = np.hstack([node[v] for v in variables])  # n x K posteriors
+    K = int(offsets[-1])
+    joint = np.empty((K, K))
+    for u in range(d):  # a loop over variables; every pass is over rows at once
+        rows_u = slice(offsets[u], offsets[u + 1])
+        missing = codes[:, u] < 0
+        # independent given the row: rows that observe u, and other trees
+        joint[rows_u] = (Q[:, rows_u] * w[:, None]).T @ Q
+        if not missing.any():
+            continue
+        if not neighbours[u]:  # a tree of one: only its own block is no product
+            joint[rows_u, rows_u] = np.diag(w @ Q[:, rows_u])
+            continue
+        seen = ~missing
+        m = np.flatnonzero(missing)
+        wm = w[m]
+        q_u = Q[m, rows_u]
+        # u's tree (u's own block too): the seen rows' part plus the exact joints
+        through = {u: q_u[:, :, None] * np.eye(q_u.shape[1])}  # P(x_u, x_u | row)
+        stack = [u]
+        while stack:
+            x = stack.pop()
+            for y in neighbours[x]:
+                if y in through:
+                    continue
+                through[y] = through[x] @ step[x, y][m]
+                stack.append(y)
+        for y, table in through.items():
+            cols = slice(offsets[y], offsets[y + 1])
+            part = (Q[seen, rows_u] * w[seen, None]).T @ Q[seen, cols]
+            joint[rows_u, cols] = part + np.tensordot(wm, table, axes=1)
+    return (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
 
 
 def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -156,11 +167,12 @@ def expected_counts(
     and the observed-data log-likelihood ``sum_r w_r log P(observed cells of r)``.
     Without ``all_pairs`` only the blocks of the model's families are filled
     (every marginal and every ``(parent, child)`` table: what CPTs need); with
-    it, every pairwise table (what structural EM needs): for each variable
-    ``i`` and state ``a``, the rows missing ``i`` are passed again with ``x_i = a``
-    and ``P(x_i = a, x_j | row) = P(x_i = a | row) P(x_j | row, x_i = a)``.
+    it, every pairwise table (what structural EM needs), exact: within a tree, the
+    joint of a missing variable and any other is carried along the tree path by the
+    per-row edge conditionals of the one pass; no further inference pass.
 
-    This is the one place EM asks for inference; :func:`forest_posteriors` does it.
+    This is the one place EM asks for inference; :func:`forest_posteriors` (the tree
+    inference engine) does it.
     """
     codes, w = _grouped(np.asarray(codes), weights)
     cards = np.array([len(model.states[v]) for v in model.variables], dtype=np.int64)
@@ -168,10 +180,11 @@ def expected_counts(
     log_ev, node, family = forest_posteriors(model, codes)
     possible = w > 0
     log_likelihood = float(np.sum(w[possible] * log_ev[possible]))
-    K, d = int(offsets[-1]), len(cards)
-    joint = np.zeros((K, K))
-    Q = np.hstack([node[v] for v in model.variables])  # n x K posteriors
-    if not all_pairs:
+    if all_pairs:
+        joint = _all_pairs(model, codes, w, node, family, offsets)
+    else:
+        K = int(offsets[-1])
+        joint = np.zeros((K, K))
         for j, v in enumerate(model.variables):
             o = slice(offsets[j], offsets[j + 1])
             joint[o, o] = np.diag(w @ node[v])
@@ -180,24 +193,6 @@ def expected_counts(
                 block = np.einsum("r,rab->ab", w, family[v])
                 joint[offsets[i]:offsets[i + 1], o] = block
                 joint[o, offsets[i]:offsets[i + 1]] = block.T
-    else:
-        for i in range(d):  # a loop over variables; every pass is over all rows at once
-            rows_i = slice(offsets[i], offsets[i + 1])
-            seen = codes[:, i] >= 0
-            # rows that observe x_i: its posterior is an indicator, the base pass holds the rest
-            joint[rows_i] += (Q[seen, rows_i] * w[seen, None]).T @ Q[seen]
-            missing = np.flatnonzero(~seen)
-            for a in range(cards[i]):
-                p_a = node[model.variables[i]][missing, a]
-                keep = missing[p_a > 0]
-                if not len(keep):
-                    continue
-                clamped = codes[keep].copy()
-                clamped[:, i] = a
-                _, node_a, _ = forest_posteriors(model, clamped)
-                Q_a = np.hstack([node_a[v] for v in model.variables])
-                joint[offsets[i] + a] += (w[keep] * p_a[p_a > 0]) @ Q_a
-        joint = (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
     return PairCounts(joint, cards, float(w.sum())), log_likelihood
 
 
