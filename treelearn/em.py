@@ -81,7 +81,7 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     for v, table in zip(model.variables, families):
         if table.ndim == 3:
             family[v] = table
-            node[v] = table.sum(axis=1)
+            node[v] = np.einsum("rab->rb", table)  # einsum: faster than sum over a middle axis
         else:
             node[v] = table
     return log_ev, node, family
@@ -89,67 +89,81 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
 
 def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, family: dict,
                offsets: np.ndarray) -> np.ndarray:
-    """Expected counts of every pair of variables, ``K x K``.
+    """Expected counts of every pair of variables, ``K x K``, exactly.
 
-    Given a row, the missing cells are still distributed as a tree on the model's
-    edges: ``P(x_c | x_p, row) = P(x_p, x_c | row) / P(x_p | row)`` along each edge
-    (either way). So for a variable ``u`` missing in a row, ``P(x_u, x_y | row)`` for
-    every ``y`` of its tree is ``diag P(x_u | row)`` times those conditionals along the
-    path from ``u`` to ``y`` (one batched matrix product per edge, for all rows missing
-    ``u``); variables of other trees, and every row where ``u`` is observed, need only
-    the node posteriors: ``P(x_u | row) P(x_y | row)``.
+    Given a row, its missing cells are still distributed as a tree on the model's
+    edges (the posterior of a tree-shaped model is one), with the conditionals
+    ``P(x_c | x_p, row) = P(x_p, x_c | row) / P(x_p | row)`` along each edge, either
+    way (computed only in the rows that need them); an observed cell separates the tree. So ``P(x_u, x_y | row)`` is the product
+    ``P(x_u | row) P(x_y | row)`` of the node posteriors (one ``K x K`` product for all
+    rows and pairs) unless ``u``, ``y`` and every variable between them are missing in
+    the row; for those rows the joint is ``diag P(x_u | row)`` times the conditionals
+    along the path, and its difference from the product is added. The walk from each
+    ``u`` keeps only the rows still missing every variable so far, so it stops soon:
+    with a fraction ``h`` of cells hidden, a path of ``l`` edges keeps about ``h^l`` of
+    the rows.
     """
     variables = model.variables
-    d = len(variables)
     index = {v: i for i, v in enumerate(variables)}
-    neighbours: list[list] = [[] for _ in range(d)]
-    step = {}  # (x, y) -> P(x_y | x_x, row) as (n, k_x, k_y), for neighbours x, y
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for v, table in family.items():
-            c, p = index[v], index[model.parents(v)[0]]
-            neighbours[p].append(c)
-            neighbours[c].append(p)
-            qp, qc = node[variables[p]][:, :, None], node[v][:, :, None]
-            step[p, c] = np.where(qp > 0, table / qp, 0.0)
-            step[c, p] = np.where(qc > 0, np.swapaxes(table, 1, 2) / qc, 0.0)
+    missing = codes < 0
+    neighbours: list[list] = [[] for _ in variables]
+    # (x, y) -> P(x_y | x_x, row) as (n, k_x, k_y) for neighbours x, y: filled only in the
+    # rows missing both (the only rows a walk crosses the edge in), zero elsewhere
+    step = {}
+    for v, table in family.items():
+        c, p = index[v], index[model.parents(v)[0]]
+        neighbours[p].append(c)
+        neighbours[c].append(p)
+        both = np.flatnonzero(missing[:, p] & missing[:, c])
+        sub = table[both]
+        for x, y, joint_xy in ((p, c, sub), (c, p, np.swapaxes(sub, 1, 2))):
+            q_x = np.einsum("rab->ra", joint_xy)[:, :, None]  # P(x_x | row)
+            full = np.zeros((len(codes),) + joint_xy.shape[1:])
+            full[both] = np.divide(joint_xy, q_x, out=np.zeros_like(joint_xy), where=q_x > 0)
+            step[x, y] = full
     Q = np.hstack([node[v] for v in variables])  # n x K posteriors
-    K = int(offsets[-1])
-    joint = np.empty((K, K))
-    for u in range(d):  # a loop over variables; every pass is over rows at once
-        rows_u = slice(offsets[u], offsets[u + 1])
-        missing = codes[:, u] < 0
-        # independent given the row: rows that observe u, and other trees
-        joint[rows_u] = (Q[:, rows_u] * w[:, None]).T @ Q
-        if not missing.any():
+    joint = (Q * w[:, None]).T @ Q  # every pair as if independent given the row
+    block = [slice(offsets[i], offsets[i + 1]) for i in range(len(variables))]
+    for u in range(len(variables)):  # a loop over variables; each step is over rows at once
+        rows = np.flatnonzero(missing[:, u])
+        if not len(rows):
             continue
-        if not neighbours[u]:  # a tree of one: only its own block is no product
-            joint[rows_u, rows_u] = np.diag(w @ Q[:, rows_u])
-            continue
-        seen = ~missing
-        m = np.flatnonzero(missing)
-        wm = w[m]
-        q_u = Q[m, rows_u]
-        # u's tree (u's own block too): the seen rows' part plus the exact joints
-        through = {u: q_u[:, :, None] * np.eye(q_u.shape[1])}  # P(x_u, x_u | row)
-        stack = [u]
+        q_u = Q[rows, block[u]]
+        wq_u = q_u * w[rows, None]
+        # u with itself: a diagonal, not a product
+        joint[block[u], block[u]] += np.diag(wq_u.sum(axis=0)) - wq_u.T @ q_u
+        # (variable, the rows missing it and every variable back to u, P(x_u, x_var | row))
+        stack = [(u, -1, rows, q_u[:, :, None] * np.eye(q_u.shape[1]))]
         while stack:
-            x = stack.pop()
+            x, before, rows_x, through = stack.pop()
             for y in neighbours[x]:
-                if y in through:
+                if y == before:
                     continue
-                through[y] = through[x] @ step[x, y][m]
-                stack.append(y)
-        for y, table in through.items():
-            cols = slice(offsets[y], offsets[y + 1])
-            part = (Q[seen, rows_u] * w[seen, None]).T @ Q[seen, cols]
-            joint[rows_u, cols] = part + np.tensordot(wm, table, axes=1)
+                keep = missing[rows_x, y]
+                if not keep.any():
+                    continue
+                rows_y = rows_x[keep]
+                at_y = through[keep] @ step[x, y][rows_y]  # P(x_u, x_y | row)
+                w_y = w[rows_y]
+                joint[block[u], block[y]] += (np.tensordot(w_y, at_y, axes=1)
+                                              - (Q[rows_y, block[u]] * w_y[:, None]).T
+                                              @ Q[rows_y, block[y]])
+                stack.append((y, x, rows_y, at_y))
     return (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
 
 
 def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Identical rows merged (their weights summed): each missingness pattern and
     observed values is one row of the E-step."""
-    unique, inverse = np.unique(codes, axis=0, return_inverse=True)
+    radix = codes.max(axis=0, initial=-1) + 2  # codes + 1 in 0 .. radix - 1
+    if codes.shape[1] and np.sum(np.log2(radix.astype(float))) < 62:
+        # one int64 key per row (mixed radix): a 1-d unique, much faster than rows'
+        place = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
+        _, first, inverse = np.unique((codes.astype(np.int64) + 1) @ place, return_index=True,
+                                      return_inverse=True)
+        unique = codes[first]
+    else:
+        unique, inverse = np.unique(codes, axis=0, return_inverse=True)
     w = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
     return unique, w
 
