@@ -4,8 +4,9 @@ Rows with missing cells are kept. EM alternates
 
 * **E-step**: expected sufficient statistics under the current model, exactly:
   for each row, the posterior of its missing cells given its observed ones
-  (:func:`expected_counts`, one vectorised upward-downward pass over the tree
-  for all rows at once; identical rows are grouped first);
+  (:func:`expected_counts`: one pass of the tree inference engine,
+  :meth:`~treelearn.tree_inference.TreeEngine.family_posteriors_codes`, for all rows
+  at once; identical rows are grouped first);
 * **M-step**: the learner applied to those expected counts, as if they were
   counts of complete data: the CPTs of the fixed structure
   (:func:`fit_cpts_em`), or a new maximum spanning tree over the expected
