@@ -4,8 +4,9 @@ Rows with missing cells are kept. EM alternates
 
 * **E-step**: expected sufficient statistics under the current model, exactly:
   for each row, the posterior of its missing cells given its observed ones
-  (:func:`expected_counts`, one vectorised upward-downward pass over the tree
-  for all rows at once; identical rows are grouped first);
+  (:func:`expected_counts`: one pass of the tree inference engine,
+  :meth:`~treelearn.tree_inference.TreeEngine.family_posteriors_codes`, for all rows
+  at once; identical rows are grouped first);
 * **M-step**: the learner applied to those expected counts, as if they were
   counts of complete data: the CPTs of the fixed structure
   (:func:`fit_cpts_em`), or a new maximum spanning tree over the expected
@@ -34,6 +35,7 @@ from .data import Table
 from .errors import StructureError, TreelearnError
 from .model import TreeModel
 from .settings import check_number
+from .tree_inference import TreeEngine
 
 __all__ = ["chow_liu_em", "expected_counts", "fit_cpts_em", "forest_posteriors"]
 
@@ -43,12 +45,16 @@ DEFAULT_MAX_ITER = 100
 
 
 # ---------------------------------------------------------------------- the exact E-step
-def _normalise(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows scaled to sum 1 (rows of zeros stay zero); returns them and the row sums."""
-    axes = tuple(range(1, a.ndim))
-    total = a.sum(axis=axes)
-    safe = np.where(total > 0, total, 1.0)
-    return a / safe.reshape((-1,) + (1,) * (a.ndim - 1)), total
+def _engine(model: TreeModel) -> TreeEngine:
+    """The inference engine of a forest model (the one sum-product implementation)."""
+    parents = model.parent_map
+    if any(len(p) > 1 for p in parents.values()):
+        many = next(v for v, p in parents.items() if len(p) > 1)
+        raise StructureError(
+            f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
+            f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
+        )
+    return TreeEngine(model.variables, parents, model.cpts, model.states)
 
 
 def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, dict, dict]:
@@ -58,10 +64,10 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     Returns ``(log_evidence, node, family)``: ``log P(observed cells of row r)``;
     ``node[v]`` an ``n x k_v`` array of ``P(x_v | row r)``; ``family[v]`` an
     ``n x k_parent x k_v`` array of ``P(x_parent, x_v | row r)`` for every node
-    with a parent. One upward and one downward sum-product pass over the forest,
-    each a few array operations per node for all rows at once; messages are
-    rescaled per row (their logs carried), so nothing underflows. A row of
-    probability zero gets ``-inf`` and all-zero posteriors.
+    with a parent. The tree inference engine's
+    :meth:`~treelearn.tree_inference.TreeEngine.family_posteriors_codes` computes them
+    (one collect and one distribute for all rows at once, messages rescaled per row).
+    A row of probability zero gets ``-inf`` and all-zero posteriors.
 
     Examples
     --------
@@ -71,74 +77,94 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     >>> node["a"].round(3).tolist(), float(np.exp(log_ev[0]))   # P(a | b=1), P(b=1)
     ([[0.0, 1.0]], 0.25)
     """
-    variables = model.variables
-    parents = model.parent_map
-    if any(len(p) > 1 for p in parents.values()):
-        many = next(v for v, p in parents.items() if len(p) > 1)
-        raise StructureError(
-            f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
-            f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
-        )
-    n = codes.shape[0]
-    column = {v: j for j, v in enumerate(variables)}
-    parent = {v: (p[0] if p else None) for v, p in parents.items()}
-    children: dict = {v: [] for v in variables}
-    for v in variables:
-        if parent[v] is not None:
-            children[parent[v]].append(v)
-    order = list(nx.topological_sort(model.graph))
-    cpt = model.cpts
-
-    def evidence(v):
-        obs = codes[:, column[v]]
-        ev = np.ones((n, cpt[v].shape[-1]))
-        seen = np.flatnonzero(obs >= 0)
-        ev[seen] = 0.0
-        ev[seen, obs[seen]] = 1.0
-        return ev
-
-    lam = {v: evidence(v) for v in variables}
-    up, message = {}, {}
-    log_ev = np.zeros(n)
-    with np.errstate(divide="ignore"):
-        for v in reversed(order):  # upward: up[v] = lambda_v * messages of the children
-            belief = lam[v]
-            for c in children[v]:
-                belief = belief * message[c]
-            up[v] = belief
-            if parent[v] is not None:
-                msg, scale = _normalise(belief @ cpt[v].T)  # sum_x P(x | a) up(x), per parent a
-                message[v] = msg
-                log_ev += np.log(scale)
-            else:
-                log_ev += np.log(belief @ cpt[v])
-    node, family, down = {}, {}, {}
-    for v in order:  # downward: down[v] = P(x_v, observed cells outside v's subtree), scaled
-        if parent[v] is None:
-            down[v] = np.broadcast_to(cpt[v], (n, cpt[v].shape[-1]))
-        node[v] = _normalise(down[v] * up[v])[0]
-        kids = children[v]
-        if not kids:
-            continue
-        base = down[v] * lam[v]
-        # products of the other children's messages, by prefix and suffix products
-        prefix = [np.ones_like(base)]
-        for c in kids[:-1]:
-            prefix.append(prefix[-1] * message[c])
-        suffix = np.ones_like(base)
-        for i in range(len(kids) - 1, -1, -1):
-            c = kids[i]
-            outside, _ = _normalise(base * prefix[i] * suffix)
-            family[c] = _normalise(outside[:, :, None] * cpt[c][None] * up[c][:, None, :])[0]
-            down[c] = _normalise(outside @ cpt[c])[0]
-            suffix = suffix * message[c]
+    log_ev, families = _engine(model).family_posteriors_codes(codes)
+    node, family = {}, {}
+    for v, table in zip(model.variables, families):
+        if table.ndim == 3:
+            family[v] = table
+            node[v] = np.einsum("rab->rb", table)  # einsum: faster than sum over a middle axis
+        else:
+            node[v] = table
     return log_ev, node, family
+
+
+def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, family: dict,
+               offsets: np.ndarray) -> np.ndarray:
+    """Expected counts of every pair of variables, ``K x K``, exactly.
+
+    Given a row, its missing cells are still distributed as a tree on the model's
+    edges (the posterior of a tree-shaped model is one), with the conditionals
+    ``P(x_c | x_p, row) = P(x_p, x_c | row) / P(x_p | row)`` along each edge, either
+    way (computed only in the rows that need them); an observed cell separates the tree. So ``P(x_u, x_y | row)`` is the product
+    ``P(x_u | row) P(x_y | row)`` of the node posteriors (one ``K x K`` product for all
+    rows and pairs) unless ``u``, ``y`` and every variable between them are missing in
+    the row; for those rows the joint is ``diag P(x_u | row)`` times the conditionals
+    along the path, and its difference from the product is added. The walk from each
+    ``u`` keeps only the rows still missing every variable so far, so it stops soon:
+    with a fraction ``h`` of cells hidden, a path of ``l`` edges keeps about ``h^l`` of
+    the rows.
+    """
+    variables = model.variables
+    index = {v: i for i, v in enumerate(variables)}
+    missing = codes < 0
+    neighbours: list[list] = [[] for _ in variables]
+    # (x, y) -> P(x_y | x_x, row) as (n, k_x, k_y) for neighbours x, y: filled only in the
+    # rows missing both (the only rows a walk crosses the edge in), zero elsewhere
+    step = {}
+    for v, table in family.items():
+        c, p = index[v], index[model.parents(v)[0]]
+        neighbours[p].append(c)
+        neighbours[c].append(p)
+        both = np.flatnonzero(missing[:, p] & missing[:, c])
+        sub = table[both]
+        for x, y, joint_xy in ((p, c, sub), (c, p, np.swapaxes(sub, 1, 2))):
+            q_x = np.einsum("rab->ra", joint_xy)[:, :, None]  # P(x_x | row)
+            full = np.zeros((len(codes),) + joint_xy.shape[1:])
+            full[both] = np.divide(joint_xy, q_x, out=np.zeros_like(joint_xy), where=q_x > 0)
+            step[x, y] = full
+    Q = np.hstack([node[v] for v in variables])  # n x K posteriors
+    joint = (Q * w[:, None]).T @ Q  # every pair as if independent given the row
+    block = [slice(offsets[i], offsets[i + 1]) for i in range(len(variables))]
+    for u in range(len(variables)):  # a loop over variables; each step is over rows at once
+        rows = np.flatnonzero(missing[:, u])
+        if not len(rows):
+            continue
+        q_u = Q[rows, block[u]]
+        wq_u = q_u * w[rows, None]
+        # u with itself: a diagonal, not a product
+        joint[block[u], block[u]] += np.diag(wq_u.sum(axis=0)) - wq_u.T @ q_u
+        # (variable, the rows missing it and every variable back to u, P(x_u, x_var | row))
+        stack = [(u, -1, rows, q_u[:, :, None] * np.eye(q_u.shape[1]))]
+        while stack:
+            x, before, rows_x, through = stack.pop()
+            for y in neighbours[x]:
+                if y == before:
+                    continue
+                keep = missing[rows_x, y]
+                if not keep.any():
+                    continue
+                rows_y = rows_x[keep]
+                at_y = through[keep] @ step[x, y][rows_y]  # P(x_u, x_y | row)
+                w_y = w[rows_y]
+                joint[block[u], block[y]] += (np.tensordot(w_y, at_y, axes=1)
+                                              - (Q[rows_y, block[u]] * w_y[:, None]).T
+                                              @ Q[rows_y, block[y]])
+                stack.append((y, x, rows_y, at_y))
+    return (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
 
 
 def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Identical rows merged (their weights summed): each missingness pattern and
     observed values is one row of the E-step."""
-    unique, inverse = np.unique(codes, axis=0, return_inverse=True)
+    radix = codes.max(axis=0, initial=-1) + 2  # codes + 1 in 0 .. radix - 1
+    if codes.shape[1] and np.sum(np.log2(radix.astype(float))) < 62:
+        # one int64 key per row (mixed radix): a 1-d unique, much faster than rows'
+        place = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
+        _, first, inverse = np.unique((codes.astype(np.int64) + 1) @ place, return_index=True,
+                                      return_inverse=True)
+        unique = codes[first]
+    else:
+        unique, inverse = np.unique(codes, axis=0, return_inverse=True)
     w = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
     return unique, w
 
@@ -156,11 +182,12 @@ def expected_counts(
     and the observed-data log-likelihood ``sum_r w_r log P(observed cells of r)``.
     Without ``all_pairs`` only the blocks of the model's families are filled
     (every marginal and every ``(parent, child)`` table: what CPTs need); with
-    it, every pairwise table (what structural EM needs): for each variable
-    ``i`` and state ``a``, the rows missing ``i`` are passed again with ``x_i = a``
-    and ``P(x_i = a, x_j | row) = P(x_i = a | row) P(x_j | row, x_i = a)``.
+    it, every pairwise table (what structural EM needs), exact: within a tree, the
+    joint of a missing variable and any other is carried along the tree path by the
+    per-row edge conditionals of the one pass; no further inference pass.
 
-    This is the one place EM asks for inference; :func:`forest_posteriors` does it.
+    This is the one place EM asks for inference; :func:`forest_posteriors` (the tree
+    inference engine) does it.
     """
     codes, w = _grouped(np.asarray(codes), weights)
     cards = np.array([len(model.states[v]) for v in model.variables], dtype=np.int64)
@@ -168,10 +195,11 @@ def expected_counts(
     log_ev, node, family = forest_posteriors(model, codes)
     possible = w > 0
     log_likelihood = float(np.sum(w[possible] * log_ev[possible]))
-    K, d = int(offsets[-1]), len(cards)
-    joint = np.zeros((K, K))
-    Q = np.hstack([node[v] for v in model.variables])  # n x K posteriors
-    if not all_pairs:
+    if all_pairs:
+        joint = _all_pairs(model, codes, w, node, family, offsets)
+    else:
+        K = int(offsets[-1])
+        joint = np.zeros((K, K))
         for j, v in enumerate(model.variables):
             o = slice(offsets[j], offsets[j + 1])
             joint[o, o] = np.diag(w @ node[v])
@@ -180,24 +208,6 @@ def expected_counts(
                 block = np.einsum("r,rab->ab", w, family[v])
                 joint[offsets[i]:offsets[i + 1], o] = block
                 joint[o, offsets[i]:offsets[i + 1]] = block.T
-    else:
-        for i in range(d):  # a loop over variables; every pass is over all rows at once
-            rows_i = slice(offsets[i], offsets[i + 1])
-            seen = codes[:, i] >= 0
-            # rows that observe x_i: its posterior is an indicator, the base pass holds the rest
-            joint[rows_i] += (Q[seen, rows_i] * w[seen, None]).T @ Q[seen]
-            missing = np.flatnonzero(~seen)
-            for a in range(cards[i]):
-                p_a = node[model.variables[i]][missing, a]
-                keep = missing[p_a > 0]
-                if not len(keep):
-                    continue
-                clamped = codes[keep].copy()
-                clamped[:, i] = a
-                _, node_a, _ = forest_posteriors(model, clamped)
-                Q_a = np.hstack([node_a[v] for v in model.variables])
-                joint[offsets[i] + a] += (w[keep] * p_a[p_a > 0]) @ Q_a
-        joint = (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
     return PairCounts(joint, cards, float(w.sum())), log_likelihood
 
 

@@ -333,10 +333,13 @@ class TreeEngine:
         return acc, up, log_scale, back, held
 
     def _distribute(self, acc: dict, up: dict, ev: Mapping[int, np.ndarray],
-                    rescale: bool = True, only: set | None = None) -> dict:
+                    rescale: bool = True, only: set | None = None,
+                    keep_outside: dict | None = None) -> dict:
         """Messages down the trees: ``down[x]``, the message into ``x`` from its up factor
         (normalised per (conditioner state, row) when ``rescale``). With ``only``,
-        just the factors in that set (the way to a few variables)."""
+        just the factors in that set (the way to a few variables). With ``keep_outside``
+        (a dict), it receives per factor id what the factor's up variable holds from
+        everything outside the factor (the message into the factor)."""
         down: dict = {}
         outside_of: dict = {}  # factor id -> what its up variable holds without it
         for f in self.order:
@@ -364,6 +367,8 @@ class TreeEngine:
                             held_u = held_u * up[h.id]
                     outside_of[f.id] = held_u
             outside = outside_of.pop(f.id)
+            if keep_outside is not None:
+                keep_outside[f.id] = outside
             for x in f.down:
                 ins = [outside if s == u else (None if s == x else acc[s]) for s in f.scope]
                 msg, _ = self._message(f, f.scope.index(x), ins)
@@ -481,6 +486,79 @@ class TreeEngine:
             belief = held(i) * down[i] if i in down else held(i)
             out.append(self._combine(belief, log_g, n))
         return out
+
+    def family_posteriors_codes(self, codes: np.ndarray) -> tuple:
+        """Every family's posterior given each row, and each row's log evidence.
+
+        Returns ``(log_evidence, families)``: ``log_evidence[r] = log P(observed cells of
+        row r)`` and ``families[i]``, for variable ``i`` with parents ``ps``, an array
+        ``(n, k_ps..., k_i)`` of ``P(x_ps, x_i | row r)`` in its CPT's axis order (a root:
+        ``(n, k_i)``). One collect and one distribute for all rows at once; each factor's
+        posterior is its table times the message into its up variable from everything
+        outside it and the collected messages of its other variables. A conditioner's axis
+        (TAN's class) is weighted by its posterior. Rows of probability zero get ``-inf``
+        and all-zero posteriors. This is the E-step of EM (:mod:`treelearn.em`).
+
+        >>> import numpy as np
+        >>> e = TreeEngine(["a", "b"], {"a": [], "b": ["a"]},
+        ...                {"a": np.array([0.2, 0.8]), "b": np.array([[0.9, 0.1], [0.3, 0.7]])},
+        ...                {"a": [0, 1], "b": [0, 1]})
+        >>> log_ev, (fa, fb) = e.family_posteriors_codes(np.array([[-1, 1]]))   # b = 1
+        >>> float(np.exp(log_ev[0])), fb[0].round(4).tolist()   # P(b=1); P(a, b | b=1)
+        (0.58, [[0.0, 0.0345], [0.0, 0.9655]])
+        """
+        if not self.is_tree:
+            raise TreelearnError(
+                "family posteriors need a tree-shaped model (a tree, forest, polytree, TAN); "
+                "this DAG is answered by variable elimination only: use a tree-shaped "
+                "structure, or drop the rows with missing values (missing='drop')")
+        codes = np.asarray(codes, dtype=np.int64)
+        n = codes.shape[0]
+        kg = self.kg
+        ev, gev = self._evidence_arrays(codes)
+        acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev), (kg, n))
+        outside: dict = {}
+        down = self._distribute(acc, up, ev, keep_outside=outside)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_ev = np.logaddexp.reduce(log_g, axis=0) if kg > 1 else log_g[0].copy()
+            possible = np.isfinite(log_ev)
+            post_g = np.where(possible, np.exp(log_g - np.where(possible, log_ev, 0.0)), 0.0)
+
+        def joint(belief: np.ndarray) -> np.ndarray:
+            """``P(g, scope | row)`` as ``(k_g, n, scope...)`` from an unnormalised belief."""
+            belief = np.broadcast_to(belief, (kg, n) + belief.shape[2:])
+            z = np.einsum("gnk->gn", belief.reshape(kg, n, -1))  # faster than sum(axis=(2, ...))
+            scale = post_g / np.where(z > 0, z, 1.0)  # P(g | row) / the belief's total given g
+            return belief * scale.reshape(scale.shape + (1,) * (belief.ndim - 2))
+
+        families: list = [None] * len(self.variables)
+        for f in self.factors:
+            m = len(f.scope)
+            prod = f.table[:, None]
+            for i, s in enumerate(f.scope):
+                x = outside[f.id] if s == f.up else held(s)
+                prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],)
+                                        + (1,) * (m - 1 - i))
+            families[self.gi if f.child < 0 else f.child] = joint(prod)
+
+        def node(x: int) -> np.ndarray:  # a variable's belief: its CPT is a unary factor
+            return joint(held(x) * down[x] if x in down else held(x))
+
+        g = self.conditioner
+        out: list = [None] * len(self.variables)
+        for i, v in enumerate(self.variables):
+            ps = self.parents[v]
+            if i == self.gi:  # the conditioner's own CPT: its axis last
+                if families[i] is not None:
+                    out[i] = np.moveaxis(families[i], 0, -1)
+                else:
+                    out[i] = np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps else post_g.T.copy()
+                continue
+            table = families[i] if families[i] is not None else node(i)
+            out[i] = (np.moveaxis(table, 0, 1 + ps.index(g)) if g is not None and g in ps
+                      else table[0] if kg == 1 else table.sum(axis=0))
+        return log_ev, out
 
     def map_codes(self, codes: np.ndarray) -> tuple:
         """The most probable completion of each row: ``(codes (n, d), log P(completion))``.

@@ -1,0 +1,154 @@
+"""TreeEngine.family_posteriors_codes (the E-step of EM) against brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.em import expected_counts
+from treelearn.errors import TreelearnError
+from treelearn.tree_inference import TreeEngine
+
+
+def random_cpts(rng, variables, parents, card):
+    out = {}
+    for v in variables:
+        shape = tuple(card[u] for u in [*parents[v], v])
+        t = rng.random(shape) + 0.05
+        out[v] = t / t.sum(axis=-1, keepdims=True)
+    return out
+
+
+def brute(variables, parents, cpts, card, row):
+    """log P(observed cells) and each family's posterior, by summing the full joint."""
+    d = len(variables)
+    index = {v: i for i, v in enumerate(variables)}
+    joint = np.zeros([card[v] for v in variables])
+    for x in itertools.product(*[range(card[v]) for v in variables]):
+        if any(row[j] >= 0 and row[j] != x[j] for j in range(d)):
+            continue
+        p = 1.0
+        for v in variables:
+            p *= cpts[v][tuple(x[index[u]] for u in [*parents[v], v])]
+        joint[x] = p
+    total = joint.sum()
+    families = []
+    for v in variables:
+        axes = [index[u] for u in [*parents[v], v]]
+        m = joint.sum(axis=tuple(j for j in range(d) if j not in axes))
+        ordered = sorted(axes)
+        m = np.transpose(m, [ordered.index(a) for a in axes])
+        families.append(m / total if total > 0 else m)
+    return (np.log(total) if total > 0 else -np.inf), families
+
+
+NETWORKS = {
+    # a forest: a tree of five and a tree of one
+    "forest": ({"a": [], "b": ["a"], "c": ["a"], "d": ["b"], "e": ["b"], "f": []},
+               {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2}),
+    # TAN-like: the class c is a parent of every feature, the features form a tree
+    "tan": ({"c": [], "a": ["c"], "b": ["c", "a"], "d": ["b", "c"]},
+            {"c": 3, "a": 2, "b": 3, "d": 2}),
+    # the conditioner has a parent of its own
+    "conditioner with a parent": ({"a": [], "c": ["a"], "b": ["c", "a"], "d": ["c", "b"]},
+                                  {"a": 2, "c": 3, "b": 2, "d": 2}),
+    # a polytree (a node with two unlinked parents)
+    "polytree": ({"a": [], "b": [], "c": ["a", "b"], "d": ["c"]},
+                 {"a": 2, "b": 3, "c": 2, "d": 2}),
+}
+
+
+@pytest.mark.parametrize("name", list(NETWORKS))
+def test_family_posteriors_equal_enumeration(name):
+    parents, card = NETWORKS[name]
+    variables = list(parents)
+    rng = np.random.default_rng(7)
+    cpts = random_cpts(rng, variables, parents, card)
+    engine = TreeEngine(variables, parents, cpts, {v: list(range(card[v])) for v in variables})
+    assert engine.path.startswith("message passing")
+    codes = np.array([[rng.integers(-1, card[v]) for v in variables] for _ in range(40)])
+    codes[0] = -1  # nothing observed
+    codes[1, 0] = 0  # the first variable (a root or the conditioner) observed
+    log_ev, families = engine.family_posteriors_codes(codes)
+    for r, row in enumerate(codes):
+        expect_log, expect = brute(variables, parents, cpts, card, row)
+        assert log_ev[r] == pytest.approx(expect_log, abs=1e-10)
+        for got, want in zip(families, expect):
+            assert got.shape[1:] == want.shape
+            np.testing.assert_allclose(got[r], want, atol=1e-10)
+
+
+def test_impossible_rows_get_minus_infinity_and_zeros_without_warnings():
+    parents, card = NETWORKS["tan"]
+    variables = list(parents)
+    cpts = random_cpts(np.random.default_rng(1), variables, parents, card)
+    cpts["a"][:, 1] = 0.0  # a = 1 is impossible
+    cpts["a"] /= cpts["a"].sum(axis=-1, keepdims=True)
+    engine = TreeEngine(variables, parents, cpts, {v: list(range(card[v])) for v in variables})
+    codes = np.array([[-1, 1, -1, 0], [0, -1, 2, -1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log_ev, families = engine.family_posteriors_codes(codes)
+    assert log_ev[0] == -np.inf and np.isfinite(log_ev[1])
+    for table in families:
+        assert not table[0].any()
+        assert table[1].sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_variable_elimination_models_are_refused():
+    # a v-structure whose parents are linked: no forest even without one node
+    parents = {"a": [], "b": ["a"], "c": ["a", "b"], "d": ["c", "b"], "e": ["d", "a"]}
+    card = dict.fromkeys(parents, 2)
+    cpts = random_cpts(np.random.default_rng(0), list(parents), parents, card)
+    engine = TreeEngine(list(parents), parents, cpts, {v: [0, 1] for v in parents})
+    assert engine.path == "variable elimination"
+    with pytest.raises(TreelearnError, match="tree-shaped"):
+        engine.family_posteriors_codes(np.full((1, 5), -1))
+
+
+def test_all_pairs_expected_counts_on_a_forest_equal_enumeration():
+    """Pairs within a tree, across trees and with a one-node tree, by brute force."""
+    rng = np.random.default_rng(5)
+    n = 200
+    a = rng.integers(0, 3, n)
+    df = pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, n)) % 2,
+                       "c": (a + rng.integers(0, 2, n)) % 3, "d": rng.integers(0, 2, n),
+                       "e": rng.integers(0, 2, n)})
+    model = tl.fit_cpts(nx.DiGraph([("a", "b"), ("a", "c"), ("d", "e")]), df, alpha=1.0)
+    codes = model.encode(df.head(30)).codes.astype(np.int64)
+    codes[rng.random(codes.shape) < 0.4] = -1
+    # and a model with two isolated nodes (trees of one)
+    lone_model = tl.fit_cpts(_with_nodes(nx.DiGraph([("a", "b"), ("a", "c")]), df), df, alpha=1.0)
+    for m in (model, lone_model):
+        variables = m.variables
+        parents = {v: list(m.parents(v)) for v in variables}
+        card = {v: len(m.states[v]) for v in variables}
+        cpts = {v: m.cpt(v) for v in variables}
+        offsets = np.concatenate([[0], np.cumsum([card[v] for v in variables])])
+        weights = np.linspace(0.5, 1.5, len(codes))
+        want = np.zeros((offsets[-1], offsets[-1]))
+        ll = 0.0
+        for r, row in enumerate(codes):
+            log_p, _ = brute(variables, parents, cpts, card, row)
+            ll += weights[r] * log_p
+            for x in itertools.product(*[range(card[v]) if c < 0 else [c]
+                                         for v, c in zip(variables, row)]):
+                p = np.prod([cpts[v][tuple(x[variables.index(u)] for u in [*parents[v], v])]
+                             for v in variables])
+                onehot = np.zeros(offsets[-1])
+                onehot[offsets[:-1] + np.array(x)] = 1.0
+                want += weights[r] * p / np.exp(log_p) * np.outer(onehot, onehot)
+        pairs, log_likelihood = expected_counts(m, codes, weights, all_pairs=True)
+        np.testing.assert_allclose(pairs.joint, want, atol=1e-10)
+        assert log_likelihood == pytest.approx(ll, rel=1e-12)
+
+
+def _with_nodes(graph: nx.DiGraph, df: pd.DataFrame) -> nx.DiGraph:
+    graph.add_nodes_from(df.columns)
+    return graph
