@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .data import DEFAULT_MAX_STATES, python_scalar
+from .data import DEFAULT_MAX_STATES, fix_advice, python_scalar
 from .errors import NumericColumnWarning, TableProblemsError, TooManyStatesError, TreelearnError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -372,9 +372,7 @@ def cli_advice(fixes: Sequence[str], column: Any, n_states: int | None = None) -
     >>> cli_advice(["discretize", "categorical", "drop"], "age")
     'cut it into bins with --discretize 5, or leave it out with --drop age'
     """
-    parts = [CLI_FIXES[f].format(col=shlex.quote(str(column)), n=n_states)
-             for f in fixes if f in CLI_FIXES]
-    return ", or ".join(parts)
+    return fix_advice(fixes, shlex.quote(str(column)), n_states, words=CLI_FIXES)
 
 
 def _in_cli_words(problem: Exception) -> str:

@@ -288,13 +288,17 @@ _PYTHON_FIXES = {
 }
 
 
-def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | None = None) -> str:
-    """The fixes named in an error's or a note's ``fixes``, worded for Python.
+def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | None = None,
+               words: Mapping[str, str] | None = None) -> str:
+    """The fixes named in an error's or a note's ``fixes``, worded for Python, or by
+    ``words`` (``{fix: template}`` with ``{col}`` and ``{n}``; a front end such as the
+    command line passes its own, and a fix it has no words for is left out).
 
     >>> fix_advice(["discretize", "drop"], "age")
     "cut it into bins with tl.discretize(df, bins=5), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
     """
-    parts = [_PYTHON_FIXES[f].format(col=column, n=n_states) for f in fixes]
+    words = _PYTHON_FIXES if words is None else words
+    parts = [words[f].format(col=column, n=n_states) for f in fixes if f in words]
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + ", or " + parts[-1]
