@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .bayes_trees import bdeu_edge_weights, bdeu_predictive_tables, log_sum_over_completions
-from .data import encode
+from .data import CategoricalTableInput, encode
 from .errors import FeatureMismatchError, MissingValuesError
 from .settings import check_number
 from .sources import as_frame, count_by_class
@@ -37,7 +37,7 @@ from .spanning_sums import edge_marginals, log_spanning_tree_sum, logsumexp
 __all__ = ["BayesianTAN"]
 
 
-class BayesianTAN(ClassifierMixin, BaseEstimator):
+class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
     """Bayesian model averaging over every TAN structure (scikit-learn classifier).
 
     Parameters
@@ -69,13 +69,6 @@ class BayesianTAN(ClassifierMixin, BaseEstimator):
 
     def __init__(self, ess: float = 1.0) -> None:
         self.ess = ess
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesianTAN:
         """Count ``X`` (no missing values) and ``y`` once, and build the posterior over trees."""

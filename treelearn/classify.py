@@ -39,7 +39,7 @@ from .class_gaussians import (
 from .constraints import constrained_skeleton, forest_penalty
 from .counts import ClassCounts
 from .dask_support import is_dask_dataframe
-from .data import check_sample_weight, encode, python_scalar
+from .data import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from .decisions import loss_matrix
 from .errors import (
     ClassLabelError,
@@ -89,7 +89,7 @@ def _label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- shared base
-class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
+class BayesNetClassifier(CategoricalTableInput, ClassifierMixin, BaseEstimator, ABC):
     """What every treelearn classifier shares: input checks, class prior, posteriors, decisions.
 
     Every input (a pandas table, a 2-D array, a Dask DataFrame, with or without
@@ -101,13 +101,6 @@ class BayesNetClassifier(ClassifierMixin, BaseEstimator, ABC):
     ``_joint_log_likelihood`` (``log p(x_observed, c)`` for each row of feature
     codes and each class), plus the saving hooks ``_models``/``_restore_models``.
     """
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
 
     # ------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesNetClassifier:

@@ -63,6 +63,7 @@ from .errors import (
 __all__ = [
     "DEFAULT_MAX_STATES",
     "FEW_NUMBERS",
+    "CategoricalTableInput",
     "MissingPolicy",
     "Table",
     "check_column_names",
@@ -92,6 +93,18 @@ DEFAULT_MAX_STATES = 100
 #: numeric columns with more distinct values than this are "many-valued": integers
 #: (and dates) get a :class:`NumericColumnWarning`, floats with fractions are refused
 FEW_NUMBERS = 20
+
+
+class CategoricalTableInput:
+    """scikit-learn tags of an estimator that takes tables :func:`encode` reads: categorical
+    and text columns, missing values (mix in before ``BaseEstimator``)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
 
 
 @dataclass(frozen=True)

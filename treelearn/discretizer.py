@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .data import time_edges, time_label
+from .data import CategoricalTableInput, time_edges, time_label
 from .errors import ColumnNotFoundError, FeatureMismatchError, NumericColumnError, TreelearnError
 
 __all__ = ["Discretizer"]
@@ -54,7 +54,7 @@ def _label(edge: float, datetime: bool) -> str:
     return repr(float(edge)).removesuffix(".0") if float(edge).is_integer() else repr(float(edge))
 
 
-class Discretizer(TransformerMixin, BaseEstimator):
+class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
     """Cut numeric and datetime columns into ordered categorical bins learned from the training rows.
 
     Parameters
@@ -101,13 +101,6 @@ class Discretizer(TransformerMixin, BaseEstimator):
         self.bins = bins
         self.strategy = strategy
         self.columns = columns
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
     def _frame(self, X: Any) -> pd.DataFrame:
         if isinstance(X, pd.DataFrame):
