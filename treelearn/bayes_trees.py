@@ -56,7 +56,14 @@ import pandas as pd
 from scipy.special import gammaln
 
 from .counts import CountedTable, PairCounts
-from .data import DEFAULT_MAX_STATES, MissingPolicy, check_frame, check_sample_weight, encode
+from .data import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    check_frame,
+    check_sample_weight,
+    distinct_rows,
+    encode,
+)
 from .errors import ColumnNotFoundError, MissingValuesError, StructureError, TreelearnError
 from .information import mutual_information_matrix
 from .learn import build_model, mi_graph_from_counts
@@ -147,8 +154,8 @@ def log_sum_over_completions(
     """
     codes = np.asarray(codes, dtype=np.int64)
     card = np.asarray(cardinalities, dtype=np.int64)
-    unique, inverse = np.unique(codes, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
+    first, inverse = distinct_rows(codes)
+    unique = codes[first]
     missing = unique < 0
     if not missing.any():
         return score(unique)[inverse]

@@ -73,6 +73,7 @@ __all__ = [
     "check_sample_weight",
     "code_dtype",
     "discretize",
+    "distinct_rows",
     "encode",
     "fix_advice",
     "many_values_note",
@@ -562,6 +563,30 @@ def no_value_error(name: Hashable) -> EmptyDataError:
     """The problem of a column without any observed value."""
     return _problem(EmptyDataError, name, f"column {name!r} has no observed value",
                     ("drop", "fill"))
+
+
+def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, group)``: the index of the first row of each distinct row of ``codes``, and
+    each row's group (distinct rows numbered in order of first appearance).
+
+    Rows are compared as raw bytes (exact) and hashed by ``pd.factorize``, so there is no
+    sort and the numbering is deterministic. Whoever merges identical rows into weighted
+    ones (EM, mixtures, sums over completions) calls this.
+
+    >>> first, group = distinct_rows(np.array([[0, 1], [1, -1], [0, 1]]))
+    >>> first.tolist(), group.tolist()
+    ([0, 1], [0, 1, 0])
+    """
+    codes = np.ascontiguousarray(codes)
+    n, d = codes.shape
+    if n == 0 or d == 0:
+        return np.arange(min(n, 1)), np.zeros(n, dtype=np.intp)
+    keys = codes.view(np.dtype((np.void, codes.dtype.itemsize * d))).ravel()
+    group, _ = pd.factorize(keys)
+    # groups are numbered in order of first appearance: a row starts one where the running
+    # maximum of the group numbers steps up
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(group), prepend=-1) > 0)
+    return first, group
 
 
 def code_dtype(max_card: int) -> np.dtype:

@@ -31,7 +31,7 @@ import networkx as nx
 import numpy as np
 
 from .counts import CountedTable, PairCounts, offsets_of
-from .data import Table
+from .data import Table, distinct_rows
 from .errors import StructureError, TreelearnError
 from .model import TreeModel
 from .settings import check_number
@@ -156,16 +156,9 @@ def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, f
 def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Identical rows merged (their weights summed): each missingness pattern and
     observed values is one row of the E-step."""
-    radix = codes.max(axis=0, initial=-1) + 2  # codes + 1 in 0 .. radix - 1
-    if codes.shape[1] and np.sum(np.log2(radix.astype(float))) < 62:
-        # one int64 key per row (mixed radix): a 1-d unique, much faster than rows'
-        place = np.concatenate([np.cumprod(radix[::-1])[::-1][1:], [1]]).astype(np.int64)
-        _, first, inverse = np.unique((codes.astype(np.int64) + 1) @ place, return_index=True,
-                                      return_inverse=True)
-        unique = codes[first]
-    else:
-        unique, inverse = np.unique(codes, axis=0, return_inverse=True)
-    w = np.bincount(inverse.ravel(), weights=weights, minlength=len(unique))
+    first, inverse = distinct_rows(codes)
+    unique = codes[first]
+    w = np.bincount(inverse, weights=weights, minlength=len(unique))
     return unique, w
 
 

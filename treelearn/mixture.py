@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .counts import CountedTable, PairCounts, count_codes
-from .data import DEFAULT_MAX_STATES, Table, check_frame, encode
+from .data import DEFAULT_MAX_STATES, Table, check_frame, distinct_rows, encode
 from .em import expected_counts
 from .errors import InvalidModelError, TreelearnError
 from .jsonfile import save_document
@@ -323,24 +323,18 @@ def _merge_identical_rows(table: Table) -> tuple[Table, np.ndarray]:
 
     Identical rows get identical responsibilities, so EM on the merged rows is EM on the
     data (every count and the bound are the same weighted sums), at the cost of the distinct
-    rows only: 291,326 rows of msnbc are 9,228 distinct ones. Rows are compared as raw bytes
-    (exact); ``pd.factorize`` hashes them in first-appearance order, so the result is
-    deterministic.
+    rows only: 291,326 rows of msnbc are 9,228 distinct ones. The distinct rows come from
+    :func:`treelearn.data.distinct_rows` (exact, numbered in order of first appearance).
     """
-    codes = np.ascontiguousarray(table.codes)
-    n, d = codes.shape
-    if n == 0 or d == 0:
+    n = table.codes.shape[0]
+    if table.codes.shape[1] == 0:
         return table, np.arange(n)
-    keys = codes.view(np.dtype((np.void, codes.dtype.itemsize * d))).ravel()
-    group, _ = pd.factorize(keys)
-    m = int(group.max()) + 1
+    first, group = distinct_rows(table.codes)
+    m = len(first)
     if m == n:
         return table, np.arange(n)
-    # groups are numbered in order of first appearance: a row starts one where the running
-    # maximum of the group numbers steps up
-    first = np.flatnonzero(np.diff(np.maximum.accumulate(group), prepend=-1) > 0)
     weights = np.bincount(group, weights=table.weights, minlength=m)
-    return Table(codes[first], table.columns, table.states, table.dtypes, weights), group
+    return Table(table.codes[first], table.columns, table.states, table.dtypes, weights), group
 
 
 def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
