@@ -30,9 +30,10 @@ from sklearn.utils.validation import check_is_fitted
 from .bayes_trees import bdeu_edge_weights, bdeu_predictive_tables, log_sum_over_completions
 from .data import CategoricalTableInput, encode
 from .errors import FeatureMismatchError, MissingValuesError
+from .logspace import logsumexp
 from .settings import check_number
 from .sources import as_frame, count_by_class
-from .spanning_sums import edge_marginals, log_spanning_tree_sum, logsumexp
+from .spanning_sums import edge_marginals, log_spanning_tree_sum
 
 __all__ = ["BayesianTAN"]
 

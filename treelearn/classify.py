@@ -65,6 +65,7 @@ from .jsonvalues import (
     python_value,
 )
 from .learn import build_model, chow_liu_from_counts
+from .logspace import logsumexp
 from .model import ScoreReport, TreeModel
 from .parameters import estimate_cpt
 from .settings import LearningSettings
@@ -237,11 +238,7 @@ class BayesNetClassifier(CategoricalTableInput, ClassifierMixin, BaseEstimator, 
         ``alpha=0``) gets the uniform posterior, with a warning.
         """
         joint = self.predict_joint_log_proba(X)
-        # log-sum-exp by hand (scipy's checks and dispatch cost as much as the sum)
-        top = joint.max(axis=1, keepdims=True)
-        top = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore"):
-            norm = top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True))
+        norm = logsumexp(joint, axis=1, keepdims=True)
         impossible = ~np.isfinite(norm[:, 0])
         if impossible.any():
             warnings.warn(

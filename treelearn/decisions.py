@@ -14,6 +14,7 @@ import pandas as pd
 
 from .data import python_scalar
 from .errors import TreelearnError
+from .logspace import logsumexp
 
 __all__ = ["JointLogProbaMixin", "decide", "loss_matrix", "posterior"]
 
@@ -48,11 +49,7 @@ def posterior(joint: np.ndarray) -> np.ndarray:
     >>> np.exp(posterior(np.log([[1.0, 3.0]]))).round(12).tolist()
     [[0.25, 0.75]]
     """
-    # by hand: scipy's logsumexp checks and dispatches enough to double a classifier's predict
-    top = joint.max(axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    shifted = joint - top
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return joint - logsumexp(joint, axis=1, keepdims=True)
 
 
 def decide(log_proba: np.ndarray, classes: np.ndarray, loss: Any = None) -> np.ndarray:

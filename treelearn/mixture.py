@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -39,6 +38,7 @@ from .errors import InvalidModelError, TreelearnError
 from .jsonfile import save_document
 from .jsonvalues import DecodeError, EncodeError, from_json_value, json_value
 from .learn import chow_liu_from_counts
+from .logspace import logsumexp
 from .model import TreeModel
 from .settings import LearningSettings, check_number
 

@@ -32,19 +32,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["edge_marginals", "log_spanning_tree_sum", "logsumexp", "sample_spanning_tree"]
+from .logspace import logsumexp
+
+__all__ = ["edge_marginals", "log_spanning_tree_sum", "sample_spanning_tree"]
 
 #: elements of a batch of matrices eliminated at once (bounds the working memory)
 BATCH_ELEMENTS = 2_000_000
-
-
-def logsumexp(a: np.ndarray, axis: int = -1) -> np.ndarray:
-    """``log(sum(exp(a)))`` along ``axis``; ``-inf`` where every term is ``-inf``."""
-    top = np.max(a, axis=axis, keepdims=True)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(a - safe), axis=axis, keepdims=True)) + safe
-    return np.squeeze(np.where(np.isneginf(top), -np.inf, out), axis=axis)
 
 
 def _step(W: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
