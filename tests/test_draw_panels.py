@@ -14,7 +14,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from treelearn.draw import draw, draw_panels, import_pyplot  # noqa: E402
+from treelearn.draw import draw, draw_panels  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,7 +73,3 @@ def test_bad_class_edges_is_an_input_error_before_any_figure(asia):
     with pytest.raises(tl.TreelearnError, match="class_edges"):
         tan.draw(class_edges="bogus")
     assert len(plt.get_fignums()) == before
-
-
-def test_import_pyplot_is_pyplot():
-    assert import_pyplot() is plt

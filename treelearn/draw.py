@@ -37,7 +37,6 @@ __all__ = [
     "draw",
     "draw_panels",
     "html_with_picture",
-    "import_pyplot",
     "layout",
     "new_figure",
     "svg_or_none",
@@ -258,15 +257,6 @@ def _boundary_point(cx: float, cy: float, hw: float, hh: float, tx: float, ty: f
         return cx, cy
     scale = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
     return cx + dx * scale, cy + dy * scale
-
-
-def import_pyplot() -> Any:
-    """``matplotlib.pyplot``, or an ImportError that says how to install it (:data:`VIZ_HINT`)."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ImportError(VIZ_HINT) from exc
-    return plt
 
 
 def new_figure(figsize: tuple[float, float] = (6, 4)) -> Figure:
