@@ -50,6 +50,7 @@ __all__ = [
     "gaussian_statistics",
     "numeric_classes",
     "numeric_matrix",
+    "tree_covariance",
 ]
 
 _LOG_2PI = math.log(2 * math.pi)
@@ -181,6 +182,28 @@ def gaussian_statistics(data: Any, sample_weight: Any = None) -> GaussianStatist
         cov = (centred * w[:, None]).T @ centred / n
     cov = (cov + cov.T) / 2  # exactly symmetric
     return GaussianStatistics(names, n, mean, cov)
+
+
+def tree_covariance(parent: np.ndarray, coefficient: np.ndarray,
+                    variance: np.ndarray) -> np.ndarray:
+    """The covariance a linear-Gaussian forest implies, ``(..., d, d)``.
+
+    ``parent[j]`` is the index of ``x_j``'s parent (``-1`` or ``j`` itself for a root);
+    ``coefficient`` and ``variance`` are ``(..., d)`` (a leading axis, e.g. one per class,
+    is a batch). ``x = a + B x + e`` gives ``Sigma = (I - B)^-1 D (I - B)^-T``.
+
+    >>> tree_covariance(np.array([-1, 0]), np.array([0.0, 2.0]), np.array([1.0, 1.0])).tolist()
+    [[1.0, 2.0], [2.0, 5.0]]
+    """
+    parent = np.asarray(parent)
+    coefficient, variance = np.asarray(coefficient, float), np.asarray(variance, float)
+    d = len(parent)
+    children = np.flatnonzero((parent >= 0) & (parent != np.arange(d)))
+    A = np.broadcast_to(np.eye(d), coefficient.shape[:-1] + (d, d)).copy()
+    A[..., children, parent[children]] = -coefficient[..., children]
+    inv = np.linalg.solve(A, np.broadcast_to(np.eye(d), A.shape))
+    cov = (inv * variance[..., None, :]) @ np.swapaxes(inv, -1, -2)
+    return (cov + np.swapaxes(cov, -1, -2)) / 2
 
 
 def gaussian_mutual_information(covariance: np.ndarray) -> np.ndarray:
@@ -372,10 +395,8 @@ class GaussianTreeModel:
         A = np.eye(d)
         children = np.flatnonzero(self._parent != np.arange(d))
         A[children, self._parent[children]] = -self._coef[children]
-        inv = np.linalg.solve(A, np.eye(d))
-        mean = inv @ self._intercept
-        cov = (inv * self._variance) @ inv.T
-        cov = (cov + cov.T) / 2
+        mean = np.linalg.solve(A, self._intercept)
+        cov = tree_covariance(self._parent, self._coef, self._variance)
         return (pd.Series(mean, index=self.variables),
                 pd.DataFrame(cov, index=self.variables, columns=self.variables))
 

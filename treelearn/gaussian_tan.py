@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .decisions import JointLogProbaMixin
 from .errors import ColumnNotFoundError, FeatureMismatchError, TreelearnError
-from .gaussian import gaussian_mutual_information, numeric_classes
+from .gaussian import gaussian_mutual_information, numeric_classes, tree_covariance
 from .structure import orient, spanning_skeleton
 
 __all__ = ["GaussianTAN"]
@@ -205,21 +205,7 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     def implied_covariance(self) -> np.ndarray:
         """``k x d x d``: each class's covariance as the fitted tree implies it."""
         check_is_fitted(self)
-        k, d = self.intercept_.shape
-        sigma = np.zeros((k, d, d))
-        order = [self.feature_names_in_.tolist().index(v) for v in nx.topological_sort(self.tree_)]
-        done: list[int] = []
-        for v in order:  # a loop over features: each row follows from its parent's
-            u = self.parent_[v]
-            if u < 0:
-                sigma[:, v, v] = self.variance_[:, v]
-            else:
-                b = self.coefficient_[:, v]
-                sigma[:, v, done] = b[:, None] * sigma[:, u, done]
-                sigma[:, done, v] = sigma[:, v, done]
-                sigma[:, v, v] = b**2 * sigma[:, u, u] + self.variance_[:, v]
-            done.append(v)
-        return sigma
+        return tree_covariance(self.parent_, self.coefficient_, self.variance_)
 
     def _values(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
