@@ -45,6 +45,7 @@ __all__ = [
     "GaussianQuery",
     "GaussianStatistics",
     "GaussianTreeModel",
+    "check_constant_columns",
     "gaussian_chow_liu",
     "gaussian_mutual_information",
     "gaussian_statistics",
@@ -221,7 +222,9 @@ def gaussian_mutual_information(covariance: np.ndarray) -> np.ndarray:
     return mi
 
 
-def _check_degenerate(stats: GaussianStatistics) -> None:
+def check_constant_columns(stats: GaussianStatistics) -> None:
+    """A TreelearnError naming the first column whose variance is 0 (relative to its mean's
+    size): it has no density and no correlation with anything."""
     var = np.diag(stats.covariance)
     scale = np.maximum(np.abs(stats.mean), 1.0)
     flat = var <= (1e-12 * scale) ** 2
@@ -268,7 +271,7 @@ def gaussian_chow_liu_from_statistics(
     stats: GaussianStatistics, root: Hashable | None = None
 ) -> GaussianTreeModel:
     """:func:`gaussian_chow_liu` from a mean vector and ML covariance matrix."""
-    _check_degenerate(stats)
+    check_constant_columns(stats)
     names = stats.variables
     if root is not None and root not in names:
         raise ColumnNotFoundError(f"root {root!r} is not a column; the columns are {names}",

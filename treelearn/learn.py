@@ -22,7 +22,7 @@ from .counts import CountedTable, PairCounts
 from .data import DEFAULT_MAX_STATES, MissingPolicy
 from .em import chow_liu_em, fit_cpts_em
 from .errors import ColumnNotFoundError, StructureError, TreelearnError
-from .gaussian import gaussian_mutual_information, gaussian_statistics
+from .gaussian import check_constant_columns, gaussian_mutual_information, gaussian_statistics
 from .information import mutual_information_matrix
 from .model import TreeModel
 from .parameters import estimate_cpt
@@ -107,11 +107,7 @@ def _gaussian_mi_graph(data: Any, missing: str, mi_alpha: float | None,
             "kind='gaussian' takes complete numeric rows and no smoothing: leave missing='error' "
             "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())")
     stats = gaussian_statistics(data, sample_weight)
-    flat = np.diag(stats.covariance) <= 0
-    if flat.any():
-        name = stats.variables[int(np.flatnonzero(flat)[0])]
-        raise TreelearnError(f"column {name!r} is constant: it has no correlation with "
-                             "anything; drop it", column=name)
+    check_constant_columns(stats)
     G = complete_graph(list(stats.variables), gaussian_mutual_information(stats.covariance))
     G.graph["n"] = stats.n
     return G
