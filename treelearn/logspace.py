@@ -15,7 +15,7 @@ def logsumexp(a: np.ndarray, axis: int = -1, keepdims: bool = False) -> np.ndarr
     """``log(sum(exp(a)))`` along ``axis``, without overflow; ``-inf`` where every term is
     ``-inf`` (and no warning).
 
-    >>> logsumexp(np.log([[1.0, 3.0], [0.0, 0.0]]), axis=1).tolist()
+    >>> logsumexp(np.array([[0.0, np.log(3.0)], [-np.inf, -np.inf]]), axis=1).tolist()
     [1.3862943611198906, -inf]
     >>> round(float(logsumexp(np.array([1000.0, 1000.0])) - 1000.0), 12)   # log 2, no overflow
     0.69314718056
