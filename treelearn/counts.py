@@ -41,6 +41,7 @@ __all__ = [
     "chunk_rows_for",
     "class_pair_counts",
     "count_codes",
+    "drop_round_off",
     "family_counts_from_codes",
     "is_scipy_sparse",
     "offsets_of",
@@ -79,6 +80,23 @@ class PairCounts:
     joint: np.ndarray  # (K, K) int64, or float64 for fractional weights
     cardinalities: np.ndarray  # (d,) int64
     n_rows: int | float
+
+    def __post_init__(self) -> None:
+        # Counts are sums of non-negative weights: a negative float entry can only be the
+        # round-off of a subtraction (state 0 derived from the others, EM's corrections),
+        # whose sign depends on the BLAS kernel's summation order. Clipping it here, the one
+        # constructor every count path goes through, makes every CPT and MI the same on
+        # every machine. The caller's array is never changed: a clipped copy replaces it.
+        joint = self.joint
+        if joint.dtype.kind == "f":
+            if not np.isfinite(joint).all():
+                raise TreelearnError(
+                    "the counts hold NaN or infinite values: the row weights (sample_weight, "
+                    "or a mixture's responsibilities) must be finite and their total must "
+                    "fit in a float; scale the weights down"
+                )
+            if (joint < 0).any():
+                object.__setattr__(self, "joint", np.maximum(joint, 0.0))
 
     @property
     def offsets(self) -> np.ndarray:
@@ -202,8 +220,32 @@ def _sparse_product(
     return out
 
 
-def _expand_rows(Y: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
-    """Rows of a product over ``Z``'s columns -> rows over the one-hot columns."""
+def drop_round_off(values: np.ndarray, scale: np.ndarray, n_terms: int) -> np.ndarray:
+    """``values`` (float, a difference of sums of non-negative terms) with every entry that
+    is within the round-off of that difference set to exactly 0, and negatives clipped.
+
+    ``scale`` (broadcastable) bounds the sums that were subtracted; a difference of
+    ``n_terms`` such sums is exact to about ``n_terms * eps * scale``. Below that, a
+    count is indistinguishable from a structural zero, and its sign and size depend on
+    the BLAS kernel's summation order: snapping it to 0 makes a maximum-likelihood CPT
+    give probability exactly 0 (and a score of ``-inf``) on every machine alike.
+    Changes ``values`` in place and returns it.
+
+    >>> drop_round_off(np.array([6033.66 - 6033.6600000000001, 2e-3, -1e-13]), 6033.66, 2).tolist()
+    [0.0, 0.002, 0.0]
+    """
+    tolerance = (8 * n_terms * np.finfo(np.float64).eps) * np.abs(scale)
+    values[np.abs(values) <= tolerance] = 0.0
+    np.maximum(values, 0.0, out=values)
+    return values
+
+
+def _expand_rows(Y: np.ndarray, layout: _ReducedLayout, total: float) -> np.ndarray:
+    """Rows of a product over ``Z``'s columns -> rows over the one-hot columns.
+
+    ``total`` is the total weight (the largest count): state 0's rows are differences
+    of counts no larger, so for float counts what is left within their round-off
+    (and that of the first pass's differences, which the second pass subtracts) is 0."""
     offsets = layout.offsets
     F = np.zeros((int(offsets[-1]), Y.shape[1]), dtype=Y.dtype)
     F[layout.full_index] = Y[: len(layout.full_index)]
@@ -213,13 +255,17 @@ def _expand_rows(Y: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
     F[first] = np.subtract(Y[layout.ones], others, out=others)
     mv = layout.missing_vars
     F[first[mv]] -= Y[layout.missing_start : layout.missing_start + len(mv)]
+    if F.dtype.kind == "f":  # fractional weights: the subtraction leaves round-off
+        k_max = int(np.diff(offsets).max(initial=1))
+        F[first] = drop_round_off(F[first], total, 2 * (k_max + 1))
     return F
 
 
 def _expand(M: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
     # expanding the rows, then the rows of the transpose, gives the transpose of
     # X.T @ X, which is symmetric: no final transposed copy is needed
-    return _expand_rows(_expand_rows(M, layout).T, layout)
+    total = float(M[layout.ones, layout.ones])
+    return _expand_rows(_expand_rows(M, layout, total).T, layout, total)
 
 
 #: ``count_codes`` multiplies sparse matrices instead of dense ones when ``Z`` is

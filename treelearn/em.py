@@ -30,7 +30,7 @@ from collections.abc import Callable
 import networkx as nx
 import numpy as np
 
-from .counts import CountedTable, PairCounts, offsets_of
+from .counts import CountedTable, PairCounts, drop_round_off, offsets_of
 from .data import Table, distinct_rows
 from .errors import StructureError, TreelearnError
 from .model import TreeModel
@@ -124,6 +124,7 @@ def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, f
             step[x, y] = full
     Q = np.hstack([node[v] for v in variables])  # n x K posteriors
     joint = (Q * w[:, None]).T @ Q  # every pair as if independent given the row
+    scale = joint.copy()  # what the corrections below subtract from: their round-off bound
     block = [slice(offsets[i], offsets[i + 1]) for i in range(len(variables))]
     for u in range(len(variables)):  # a loop over variables; each step is over rows at once
         rows = np.flatnonzero(missing[:, u])
@@ -150,7 +151,12 @@ def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, f
                                               - (Q[rows_y, block[u]] * w_y[:, None]).T
                                               @ Q[rows_y, block[y]])
                 stack.append((y, x, rows_y, at_y))
-    return (joint + joint.T) / 2  # equal in exact arithmetic; symmetric to the last bit
+    # a correction cancels the product where two missing cells cannot co-occur: what is
+    # left there is round-off of either sign, which must be an exact 0 on every machine
+    joint = drop_round_off((joint + joint.T) / 2, scale, 4)  # symmetric to the last bit
+    for j, v in enumerate(variables):  # a variable's own block is diagonal by construction
+        joint[block[j], block[j]] = np.diag(w @ node[v])
+    return joint
 
 
 def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

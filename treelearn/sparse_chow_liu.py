@@ -47,7 +47,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .counts import binary_csr, sparse_names_and_weights, whole_weights
+from .counts import binary_csr, drop_round_off, sparse_names_and_weights, whole_weights
 from .errors import StructureError, TreelearnError
 from .structure import round_ties
 
@@ -129,15 +129,21 @@ def pair_information(
     two_i = np.broadcast_to(np.asarray(two_i, dtype=bool), n11.shape)
     two_j = np.broadcast_to(np.asarray(two_j, dtype=bool), n11.shape)
 
+    def snap(x):
+        # the dense counts' state-0 cells go through drop_round_off (binary: 2 states, two
+        # passes of the expansion): the same rule here keeps the same doubles
+        return drop_round_off(np.array(x, dtype=float), n, 2 * (2 + 1))
+
     def cells(na, nb, two_a, two_b):
         """Block (a, b) of the dense joint: rows a's states, columns b's."""
         both = two_a & two_b
         # a one-state variable's single row is row 0, a one-state column column 0
         c11 = np.where(both, n11, 0.0)
-        c10 = np.where(both, na - n11, np.where(two_a, na, 0.0))
-        c01 = np.where(both, nb - n11, np.where(two_b & ~two_a, nb, 0.0))
-        c00 = np.where(both, (n - nb) - (na - n11),
-                       np.where(two_a, n - na, np.where(two_b, n - nb, n)))
+        c10 = np.where(both, snap(na - n11), np.where(two_a, snap(na), 0.0))
+        c01 = np.where(both, snap(nb - n11), np.where(two_b & ~two_a, snap(nb), 0.0))
+        c00 = np.where(both, snap(snap(n - nb) - snap(na - n11)),
+                       np.where(two_a, snap(snap(n) - snap(na)),
+                                np.where(two_b, snap(n - nb), snap(n))))
         return c00, c01, c10, c11
 
     m_ij = _block_information(*cells(ni, nj, two_i, two_j))

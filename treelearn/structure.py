@@ -327,7 +327,11 @@ def spanning_tree_edges(
     present = upper if present is None else np.asarray(present, dtype=bool) & upper
     if np.isnan(W[present]).any():  # as networkx's Kruskal: a NaN weight has no rank
         i, j = np.argwhere(present & np.isnan(W))[0]
-        raise ValueError(f"NaN found as the weight of the pair ({i}, {j})")
+        raise StructureError(
+            f"NaN found as the weight of the pair ({i}, {j}): a spanning tree needs a number "
+            f"for every pair; check the statistics the weights came from (row weights, "
+            f"counts) for NaN"
+        )
     present = present | present.T
     idx = np.arange(d)
     in_tree = np.zeros(d, dtype=bool)
