@@ -2,13 +2,13 @@
 
     .venv/bin/python benchmarks/bench_sparse.py [--quick] [--n 20000] [--d 50000] [--density 0.002]
 
-``tl.chow_liu(csr, columns=...)`` (routed through :mod:`treelearn.sparse_chow_liu`)
+``tl.chow_liu(csr, columns=...)`` (routed through :mod:`treelearn.structure._sparse_chow_liu`)
 timed as a ratio to scipy's ``X.T @ X`` on the same matrix (the co-occurrence
 product every sparse Chow-Liu needs), and its peak memory: the rise of the
 peak RSS of a child process during the call (``_common.peak_rss_increase``),
 next to what a dense ``d x d`` pair-count matrix would take.
-Also the two stages alone (counting: :func:`~treelearn.sparse_chow_liu.sparse_binary_statistics`;
-the tree: :func:`~treelearn.sparse_chow_liu.sparse_spanning_skeleton`; the rest of the
+Also the two stages alone (counting: :func:`~treelearn.structure._sparse_chow_liu.sparse_binary_statistics`;
+the tree: :func:`~treelearn.structure._sparse_chow_liu.sparse_spanning_skeleton`; the rest of the
 call is CPTs and the model object) and, in children, the peak memory of ``X.T @ X``.
 ``--quick``: 5,000 x 20,000, one run, no memory child.
 """
@@ -80,7 +80,7 @@ def main(argv=None) -> list[dict]:
     learn = timeit(lambda: tl.chow_liu(X, columns=cols), repeat=1, warmup=0)
     model = learn["result"]
     # where the time goes: counting (the sparse product), the tree, the rest (CPTs, model)
-    from treelearn.sparse_chow_liu import sparse_binary_statistics, sparse_spanning_skeleton
+    from treelearn.structure._sparse_chow_liu import sparse_binary_statistics, sparse_spanning_skeleton
 
     counting = timeit(lambda: sparse_binary_statistics(X, cols), repeat=1, warmup=0)
     stats = counting.pop("result")

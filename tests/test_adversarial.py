@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import treelearn as tl
-from treelearn.cli import main
+from treelearn.cli._main import main
+from treelearn.sources._files import MIN_CHUNK_ROWS, iter_chunks
+from treelearn.viz._draw import layout
 
 DF = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [1, 2, 1, 1], "c": [True, False, True, True]})
 
@@ -110,7 +112,7 @@ def test_chain_of_1500_variables_prints_and_draws(tmp_path):
     assert model.to_dot().count("->") == n - 1
     model.save(tmp_path / "deep.json")
     assert tl.load(tmp_path / "deep.json") == model
-    pos = tl.draw.layout({f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"],
+    pos = layout({f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"],
                          {f"v{i}": 1.0 for i in range(n)})
     assert pos["v1499"][1] == n - 1  # depth of the last node
 
@@ -168,8 +170,8 @@ def test_whole_file_and_streaming_reads_give_the_same_states(tmp_path):
 def test_chunksize_one_is_batched(tmp_path):
     path = tmp_path / "t.csv"
     pd.DataFrame({"a": np.arange(20_000) % 3, "b": np.arange(20_000) % 2}).to_csv(path, index=False)
-    chunks = list(tl.stream.iter_chunks(path, 1))
-    assert len(chunks) == 20 and all(len(c) == tl.stream.MIN_CHUNK_ROWS for c in chunks)
+    chunks = list(iter_chunks(path, 1))
+    assert len(chunks) == 20 and all(len(c) == MIN_CHUNK_ROWS for c in chunks)
     assert tl.chow_liu(path, chunksize=1) == tl.chow_liu(pd.read_csv(path))
 
 

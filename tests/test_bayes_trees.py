@@ -19,7 +19,11 @@ from scipy.special import gammaln
 from scipy.special import logsumexp as lse
 
 import treelearn as tl
-from treelearn.spanning_sums import edge_marginals, log_spanning_tree_sum, sample_spanning_tree
+from treelearn.structure._spanning_sums import (
+    edge_marginals,
+    log_spanning_tree_sum,
+    sample_spanning_tree,
+)
 
 
 # ----------------------------------------------------------------------------- the oracle

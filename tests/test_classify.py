@@ -456,7 +456,7 @@ def test_rank_features_by_mutual_information_with_the_class():
 def test_save_load_round_trip(C, tmp_path, tan_data):
     _, X, y = tan_data
     clf = C(alpha=0.5, class_prior=[0.2, 0.3, 0.5]).fit(X.iloc[:500], y.iloc[:500])
-    from treelearn import io as tl_io
+    from treelearn import _io as tl_io
     again = C.from_dict(clf.to_dict())
     path = tmp_path / "clf.json"
     tl_io.save(clf, path)

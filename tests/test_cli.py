@@ -229,7 +229,7 @@ def test_show_text_dot_mermaid_plot(learned, tmp_path, capsys):
     assert run("show", path).stdout.strip() == model.to_text()
     run("show", path, "--plot", tmp_path / "tree.svg")
     assert "<svg" in (tmp_path / "tree.svg").read_text()
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     for flag, expected in (("--dot", model.to_dot()), ("--mermaid", model.to_mermaid())):
         capsys.readouterr()
@@ -247,7 +247,7 @@ def test_parquet_input(tmp_path, asia):
 
 
 def test_help_on_every_subcommand(capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     for command in ("learn", "score", "predict", "sample", "query", "show"):
         with pytest.raises(SystemExit) as exit_:
@@ -272,7 +272,7 @@ def _bad(*args, stdin=None, cwd=None):
 
 def _bad_here(capsys, *args):
     """The same check, in this process (faster) through ``cli.main``."""
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     capsys.readouterr()
     assert main([str(a) for a in args]) == 1
@@ -308,7 +308,7 @@ def test_more_bad_input(learned, tmp_path, capsys):
     assert "discretize" in _bad_here(capsys, "learn", tmp_path / "num.csv")
     (tmp_path / "gap.csv").write_text("a,b\nx,1\n,2\ny,1\n")
     assert "missing" in _bad_here(capsys, "learn", tmp_path / "gap.csv")
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     assert main(["learn", str(tmp_path / "gap.csv"), "--missing", "drop"]) == 0
     assert "no such model file" in _bad_here(capsys, "show", tmp_path / "absent.json")
@@ -324,7 +324,7 @@ def test_more_bad_input(learned, tmp_path, capsys):
 
 
 def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     # the class c misses a label in row 3 (pandas reads c as 1.0/2.0); flag is TRUE/FALSE
     # in the file, which pandas reads as booleans
@@ -357,7 +357,7 @@ def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
 
 
 def test_semicolon_separated_file_gets_a_pointer(tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     rows = "".join(f"x{i};y{i % 2}\n" for i in range(12))  # the first field is an identifier
     (tmp_path / "semi.csv").write_text("a;b\n" + rows)
@@ -410,7 +410,7 @@ def test_readme_first_command(tmp_path):
 
 
 def test_classifier_sample_query_show(tennis_nb, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     path, _ = tennis_nb
     clf = tl.load(path)
@@ -432,7 +432,7 @@ def test_classifier_sample_query_show(tennis_nb, capsys):
 
 
 def test_multinet_file(asia, tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     X, y = asia.drop(columns="either"), asia["either"]
     clf = tl.ChowLiuMultinet().fit(X, y)
@@ -459,7 +459,7 @@ def test_multinet_file(asia, tmp_path, capsys):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     pytest.importorskip("tqdm")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
@@ -472,7 +472,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, tmp_path, capsys):
 
 
 def test_the_same_variable_given_twice_is_refused(learned, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     model = learned[0] / "asia.json"
     assert main(["query", str(model), "lung", "--given", "smoke=yes", "smoke=no"]) == 1
@@ -482,7 +482,7 @@ def test_the_same_variable_given_twice_is_refused(learned, capsys):
 
 # ---------------------------------------------------------------- the semi-naive family on the command line
 def test_learn_kdb_aode_forests_and_constraints(asia, tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     X, y = asia.drop(columns="either"), asia["either"]
     for method, ref in (("kdb", tl.KDB(k=1, alpha=1.0)), ("aode", tl.AODE(alpha=1.0))):
@@ -507,7 +507,7 @@ def test_learn_kdb_aode_forests_and_constraints(asia, tmp_path, capsys):
 
 
 def test_learn_discretize(tmp_path, capsys):
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=300), "z": rng.normal(size=300)})
@@ -522,7 +522,7 @@ def test_learn_discretize(tmp_path, capsys):
 
 def test_given_before_the_positionals(learned, capsys):
     """``--given`` takes several items; positionals written after it are not evidence."""
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     out, _ = learned
     path = str(out / "asia.json")
@@ -538,7 +538,7 @@ def test_given_before_the_positionals(learned, capsys):
 
 def test_learn_numeric_gaussian(tmp_path, capsys):
     """``learn --numeric gaussian``: the tree, regressions and scores of tl.gaussian_chow_liu."""
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     rng = np.random.default_rng(0)
     a = rng.normal(size=400)
@@ -667,7 +667,7 @@ def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
 
 
 def test_which_columns_are_dates():
-    from treelearn.cli import date_columns
+    from treelearn.cli._main import date_columns
 
     df = pd.DataFrame({
         "day": ["2024-01-31", "2024-02-01", None],
@@ -684,7 +684,7 @@ def test_which_columns_are_dates():
 # ---------------------------------------------------------------- mixtures of trees
 def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     """``--method mixture``: the model, scores, predictions and samples of tl.TreeMixture."""
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     path, plot = tmp_path / "mix.json", tmp_path / "mix.png"
     capsys.readouterr()
@@ -728,7 +728,7 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
 
 def test_missing_em_from_the_command_line(tmp_path, capsys, asia):
     """``--missing em``: structural EM for chow-liu, EM over missing cells for a mixture."""
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     holes = asia.copy()
     rng = np.random.default_rng(8)

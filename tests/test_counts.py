@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.counts import pair_counts
+from treelearn.stats._counts import pair_counts
 
 
 def _crosstab(df: pd.DataFrame, a, b, states_a, states_b) -> np.ndarray:

@@ -14,8 +14,8 @@ import pytest
 from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
-from treelearn.counts import class_pair_counts, pair_counts
-from treelearn.dask_support import class_pair_counts_dask, is_dask_dataframe, is_dask_series
+from treelearn.sources._dask import class_pair_counts_dask, is_dask_dataframe, is_dask_series
+from treelearn.stats._counts import class_pair_counts, pair_counts
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")

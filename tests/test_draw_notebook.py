@@ -324,7 +324,7 @@ def test_tan_class_arrows_go_round_the_boxes(name):
 
 
 def test_extra_edges_of_a_dag_go_round_the_boxes():
-    from treelearn.draw import display_parents
+    from treelearn.viz._draw import display_parents
 
     # asia's network: either has two parents (tub, lung), dysp two (bronc, either)
     edges = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "either"),
@@ -345,7 +345,7 @@ def test_html_picture_keeps_a_given_svg_id(tennis):
     clf = tl.TAN().fit(*tennis)
     with matplotlib.rc_context({"svg.id": "my-network"}):
         svg = clf._repr_svg_()
-    from treelearn.draw import html_with_picture
+    from treelearn.viz._draw import html_with_picture
 
     html = html_with_picture("<div>box</div>", svg)
     picture = html[html.index("<svg"): html.index("</svg>") + len("</svg>")]

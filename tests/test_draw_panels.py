@@ -14,7 +14,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from treelearn.draw import draw, draw_panels  # noqa: E402
+from treelearn.viz._draw import draw, draw_panels  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,4 +1,4 @@
-"""EM for missing values (treelearn.em) against brute-force enumeration of every missing cell."""
+"""EM for missing values (treelearn.learners._em) against brute-force enumeration of every missing cell."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.em import chow_liu_em, expected_counts, fit_cpts_em, forest_posteriors
-from treelearn.learn import build_model, chow_liu_from_counts
-from treelearn.settings import LearningSettings
+from treelearn.learners._chow_liu import build_model, chow_liu_from_counts
+from treelearn.learners._em import chow_liu_em, expected_counts, fit_cpts_em, forest_posteriors
+from treelearn.stats._settings import LearningSettings
 
 
 def joint_probability(model: tl.TreeModel, codes: tuple) -> float:

@@ -1,4 +1,4 @@
-"""The interactive explorer page (treelearn.explorer), checked in a real browser.
+"""The interactive explorer page (treelearn.viz._explorer), checked in a real browser.
 
 The browser tests open the page in headless Chromium (skipped, with the reason, where
 it is not installed; .ci/run installs it) and compare the marginals the page displays
@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.explorer import explorer_spec, to_html
+from treelearn.viz._explorer import explorer_spec, to_html
 
 ASIA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "datasets", "asia.csv")
 CHROMIUM = next(
@@ -331,7 +331,7 @@ def test_cli_show_html(asia, tmp_path):
     model_path = tmp_path / "m.json"
     tl.chow_liu(asia).save(model_path)
     out = tmp_path / "m.html"
-    from treelearn.cli import main
+    from treelearn.cli._main import main
 
     assert main(["show", str(model_path), "--html", str(out)]) == 0
     assert 'id="treelearn-data"' in out.read_text(encoding="utf-8")

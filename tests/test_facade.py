@@ -65,7 +65,7 @@ def test_import_treelearn_loads_no_heavy_library():
 def test_chow_liu_command_line_path_loads_no_heavy_library():
     code = ("import sys, contextlib, io\n"
             "sys.argv = ['treelearn', 'learn', 'datasets/asia.csv']\n"
-            "from treelearn.cli import main\n"
+            "from treelearn.cli._main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    main()\n")
     assert loaded_after(code) == []

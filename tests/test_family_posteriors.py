@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.em import expected_counts
-from treelearn.errors import TreelearnError
-from treelearn.tree_inference import TreeEngine
+from treelearn._base.errors import TreelearnError
+from treelearn.inference._engine import TreeEngine
+from treelearn.learners._em import expected_counts
 
 
 def random_cpts(rng, variables, parents, card):

@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import treelearn as tl
-import treelearn.counts as counts_mod
-import treelearn.data as data_mod
-from treelearn.counts import count_codes, offsets_of, pair_counts
-from treelearn.data import encode
-from treelearn.information import mutual_information_matrix
-from treelearn.structure import (
+import treelearn.encoding._table as data_mod
+import treelearn.stats._counts as counts_mod
+from treelearn.encoding._table import encode
+from treelearn.stats._counts import count_codes, offsets_of, pair_counts
+from treelearn.stats._information import mutual_information_matrix
+from treelearn.structure._trees import (
     TIE_DECIMALS,
     complete_graph,
     maximum_spanning_tree,
@@ -120,7 +120,7 @@ def test_integer_fast_encoders_equal_factorize(dtype, copy):
 
 def test_integer_fast_encoder_keeps_state_limit():
     df = pd.DataFrame({"a": np.arange(120) % 110})
-    with pytest.raises(tl.errors.TooManyStatesError, match="'a'"):
+    with pytest.raises(tl.TooManyStatesError, match="'a'"):
         encode(df)
 
 
@@ -255,7 +255,7 @@ def test_scipy_sparse_bad_input():
         tl.chow_liu(sp.csr_matrix(np.array([[0, 2], [1, 0]])))
     with pytest.raises(ValueError, match="names"):
         tl.chow_liu(sp.csr_matrix(np.eye(3)), columns=["a", "b"])
-    with pytest.raises(tl.errors.DuplicateColumnError, match="'a'"):
+    with pytest.raises(tl.DuplicateColumnError, match="'a'"):
         tl.chow_liu(sp.csr_matrix(np.eye(3)), columns=["a", "b", "a"])
     with pytest.raises(TypeError, match=r"scipy\.sparse"):
         tl.chow_liu(pd.DataFrame({"a": [0, 1]}), columns=["a"])

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import treelearn as tl
-from treelearn.errors import ColumnNotFoundError, MissingValuesError, TreelearnError
+from treelearn._base.errors import ColumnNotFoundError, MissingValuesError, TreelearnError
 
 
 def _data(n=400, d=5, seed=0) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from sklearn.discriminant_analysis import (
 from sklearn.naive_bayes import GaussianNB
 
 import treelearn as tl
-from treelearn.errors import FeatureMismatchError, TreelearnError
+from treelearn._base.errors import FeatureMismatchError, TreelearnError
 
 LOADERS = [load_iris, load_wine, load_breast_cancer]
 

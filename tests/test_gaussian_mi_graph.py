@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.errors import MissingValuesError, TreelearnError
+from treelearn._base.errors import MissingValuesError, TreelearnError
 
 
 def _numeric(n=500, seed=0):

@@ -15,7 +15,7 @@ from scipy.stats import multivariate_normal
 from sklearn.datasets import load_iris
 
 import treelearn as tl
-from treelearn.errors import TreelearnError
+from treelearn._base.errors import TreelearnError
 
 
 def _data(n=600, seed=0):

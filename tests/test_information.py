@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import mutual_info_score
 
 import treelearn as tl
-from treelearn.counts import pair_counts
+from treelearn.stats._counts import pair_counts
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.io import dumps, loads, model_from_dict, model_to_dict
+from treelearn._io import dumps, loads, model_from_dict, model_to_dict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATASETS = os.path.join(HERE, "..", "datasets")
@@ -83,7 +83,7 @@ def test_typed_labels_and_dtypes_round_trip(tmp_path):
 
 
 def test_special_labels():
-    from treelearn.io import decode_label, encode_label
+    from treelearn._io import decode_label, encode_label
 
     values = [
         float("nan"),

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn import jsonvalues as jv
+from treelearn._base import jsonvalues as jv
 
 # (value, its JSON encoding written out by hand from the format's table)
 TAGGED = [
@@ -116,7 +116,7 @@ def test_errors_are_plain_value_errors_here_and_treelearn_errors_at_the_entry_po
     assert issubclass(jv.EncodeError, ValueError) and issubclass(jv.DecodeError, ValueError)
     assert not issubclass(jv.JsonValueError, tl.TreelearnError)
 
-    from treelearn.io import decode_label, encode_label
+    from treelearn._io import decode_label, encode_label
 
     with pytest.raises(tl.TreelearnError, match="cannot save the label"):
         encode_label(object())
@@ -125,7 +125,7 @@ def test_errors_are_plain_value_errors_here_and_treelearn_errors_at_the_entry_po
 
 
 def test_jsonvalues_imports_nothing_from_treelearn():
-    path = os.path.join(os.path.dirname(tl.__file__), "jsonvalues.py")
+    path = os.path.join(os.path.dirname(tl.__file__), "_base", "jsonvalues.py")
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
     for node in ast.walk(tree):

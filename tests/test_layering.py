@@ -26,7 +26,7 @@ import dataclasses
 import itertools
 import os
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "treelearn")
 
@@ -535,40 +535,77 @@ def test_treelearn_follows_the_layering_rules():
 def test_the_checker_reads_the_real_package():
     """So that the test above cannot pass by reading nothing."""
     modules = parse_modules(read_package(PACKAGE_DIR))
-    assert {"treelearn", "treelearn.structure", "treelearn.learn", "treelearn.model"} <= set(modules)
-    imports = {base for base, _, _ in runtime_imports(modules["treelearn.learn"])}
-    assert "treelearn.structure" in imports
+    assert {"treelearn", "treelearn.structure._trees", "treelearn.learners._chow_liu", "treelearn.models._tree"} <= set(modules)
+    imports = {base for base, _, _ in runtime_imports(modules["treelearn.learners._chow_liu"])}
+    assert "treelearn.structure._trees" in imports
 
 
 # ---------------------------------------------------------------- ARCHITECTURE.md stays true
-def architecture_modules(text: str) -> list[str]:
-    """The modules of ARCHITECTURE.md's layer table, top to bottom (``| layer | `x.py` | ... |``)."""
+def architecture_rows(text: str) -> list[tuple[str, str]]:
+    """``(layer, module)`` of ARCHITECTURE.md's layer table, top to bottom
+    (``| layer | `folder/_x.py` | ... |``; an empty layer cell continues the one above)."""
     start = text.index("| layer | module | owns |")
     rows = text[start:].split("\n\n", 1)[0].splitlines()[2:]
-    return [row.split("|")[2].strip().strip("`").removesuffix(".py") for row in rows]
+    out, layer = [], ""
+    for row in rows:
+        cells = row.split("|")
+        layer = cells[1].strip().strip("`").rstrip("/") or layer
+        out.append((layer, cells[2].strip().strip("`").removesuffix(".py").replace("/", ".")))
+    return out
 
 
-def test_architecture_table_lists_every_module_in_import_order():
-    root = os.path.dirname(PACKAGE_DIR)
-    with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
-        listed = architecture_modules(f.read())
-    modules = {name.removeprefix("treelearn."): m
-               for name, m in parse_modules(read_package(PACKAGE_DIR)).items()
-               if not m.is_init and name != "treelearn.__main__"}
-    assert sorted(listed) == sorted(modules), "ARCHITECTURE.md must list every module once"
-    position = {name: i for i, name in enumerate(listed)}
+def layer_of(module: str) -> str:
+    """The layer is the folder: ``stats._counts`` -> ``stats``; a top-level module is its own
+    layer, named without its underscore (``_io`` -> ``io``)."""
+    head, _, rest = module.partition(".")
+    return head if rest else head.lstrip("_")
+
+
+def upward_imports(modules: Mapping[str, Module], order: Sequence[str]) -> list[str]:
+    """Imports of a module of a layer listed later in ``order`` (layers, top to bottom)."""
+    rank = {layer: i for i, layer in enumerate(order)}
     upward = []
     for name, module in modules.items():
+        mine = layer_of(name)
         for base, names, line in runtime_imports(module):
             for target in [f"{base}.{n}" for n in names] + [base]:
                 if not target.startswith("treelearn."):  # e.g. the standard library's io
                     continue
                 short = target.removeprefix("treelearn.")
-                if short in position and short != name and position[short] > position[name]:
-                    upward.append(f"{module.path}:{line}: imports {short}, listed below it")
-    assert not upward, "\n" + "\n".join(sorted(set(upward)))
+                if short not in modules:
+                    continue
+                theirs = layer_of(short)
+                if theirs != mine and rank[theirs] > rank[mine]:
+                    upward.append(f"{module.path}:{line}: imports {short} (layer {theirs}, listed "
+                                  f"below {mine})")
+    return sorted(set(upward))
+
+
+def test_architecture_table_lists_every_module_in_its_folder_and_layers_import_downwards():
+    root = os.path.dirname(PACKAGE_DIR)
+    with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
+        rows = architecture_rows(f.read())
+    modules = {name.removeprefix("treelearn."): m
+               for name, m in parse_modules(read_package(PACKAGE_DIR)).items()
+               if not m.is_init and name != "treelearn.__main__"}
+    listed = [module for _, module in rows]
+    assert sorted(listed) == sorted(modules), "ARCHITECTURE.md must list every module once"
+    wrong = [(layer, module) for layer, module in rows if layer_of(module) != layer]
+    assert not wrong, f"a module's layer is its folder: {wrong}"
+    order = list(dict.fromkeys(layer for layer, _ in rows))
+    assert len(order) == len({layer_of(m) for m in modules}) >= 10
+    upward = upward_imports(modules, order)
+    assert not upward, "\n" + "\n".join(upward)
 
 
 def test_architecture_order_check_can_fail():
-    text = "| layer | module | owns |\n|---|---|---|\n| a | `x.py` | . |\n| | `y.py` | . |\n\n"
-    assert architecture_modules(text) == ["x", "y"]
+    text = ("| layer | module | owns |\n|---|---|---|\n| a | `a/_x.py` | . |\n| | `a/_y.py` | . |\n"
+            "| b | `b/_z.py` | . |\n\n")
+    assert architecture_rows(text) == [("a", "a._x"), ("a", "a._y"), ("b", "b._z")]
+    assert layer_of("stats._counts") == "stats" and layer_of("_io") == "io"
+    real = {n.removeprefix("treelearn."): m for n, m in parse_modules(read_package(PACKAGE_DIR)).items()
+            if not m.is_init and n != "treelearn.__main__"}
+    layers = list(dict.fromkeys(layer_of(m) for m in real))
+    # the front end listed first: every one of its imports of the library goes "up"
+    found = upward_imports(real, ["cli", *[layer for layer in layers if layer != "cli"]])
+    assert any(line.startswith("treelearn/cli/_main.py") for line in found)

@@ -19,7 +19,7 @@ import pytest
 from sklearn.model_selection import GridSearchCV, KFold
 
 import treelearn as tl
-from treelearn.errors import InvalidModelError, MissingValuesError, UnseenStateError
+from treelearn._base.errors import InvalidModelError, MissingValuesError, UnseenStateError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 D = 6
@@ -278,7 +278,7 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
 def test_k_means_plus_plus_seeds_are_spread_out():
     """Each next seed is drawn with probability proportional to its squared Hamming distance
     to the nearest seed so far: rows equal to a seed are never picked again."""
-    from treelearn.mixture import _spread_seeds
+    from treelearn.learners._mixture import _spread_seeds
 
     codes = np.array([[0, 0, 0]] * 50 + [[1, 1, 1]] * 50 + [[0, 1, 0]] * 50)
     for seed in range(20):
@@ -474,8 +474,8 @@ def test_em_over_missing_cells_never_lowers_the_observed_likelihood(holed):
 
 # ---------------------------------------------------------------- merged identical rows
 def test_identical_rows_are_merged_exactly(mixture_data):
-    from treelearn.data import encode
-    from treelearn.mixture import _merge_identical_rows
+    from treelearn.encoding._table import encode
+    from treelearn.learners._mixture import _merge_identical_rows
 
     table = encode(mixture_data[0].iloc[:3000])
     merged, group = _merge_identical_rows(table)
@@ -490,7 +490,7 @@ def test_identical_rows_are_merged_exactly(mixture_data):
 @pytest.mark.parametrize("init", ["random", "k-means++", "random_resp"])
 def test_merging_rows_changes_nothing_but_the_speed(mixture_data, monkeypatch, init):
     """The same fit with merging switched off: every row its own (the draws are the same)."""
-    import treelearn.mixture as module
+    import treelearn.learners._mixture as module
 
     train = mixture_data[0].iloc[:4000]
     opts = dict(n_components=3, alpha=0.5, max_iter=12, tol=0.0, init=init, random_state=4)

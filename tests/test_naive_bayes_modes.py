@@ -13,7 +13,7 @@ from sklearn.datasets import load_iris
 from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
 import treelearn as tl
-from treelearn.errors import NumericColumnError, TreelearnError
+from treelearn._base.errors import NumericColumnError, TreelearnError
 
 
 def _corpus(n=300, d=200, k=3, seed=0):
@@ -202,7 +202,7 @@ def test_mixed_errors_name_the_column():
 
 
 def test_numeric_columns_are_exactly_those_the_encoder_refuses():
-    from treelearn.class_gaussians import numeric_columns
+    from treelearn.stats._class_gaussians import numeric_columns
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({

@@ -165,7 +165,7 @@ def test_long_chain_whose_evidence_probability_underflows():
 def test_answers_stay_exact_when_the_caches_are_bounded(monkeypatch):
     # the per-model caches (path conditionals, ways down to queried variables) are
     # emptied when full: with room for one entry each they are emptied on every query
-    monkeypatch.setattr("treelearn.tree_inference._PAIRS_KEPT", 1)
-    monkeypatch.setattr("treelearn.tree_inference._TOWARD_KEPT", 1)
+    monkeypatch.setattr("treelearn.inference._engine._PAIRS_KEPT", 1)
+    monkeypatch.setattr("treelearn.inference._engine._TOWARD_KEPT", 1)
     assert check_all(random_tree(3), 2, 3) > 0
     assert check_all(forest_model(5), 3, 5) > 0

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score
 
 import treelearn as tl
-from treelearn.errors import FeatureMismatchError
+from treelearn._base.errors import FeatureMismatchError
 
 
 def _corpus(n=300, d=120, seed=0):

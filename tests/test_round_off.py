@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.counts import drop_round_off
-from treelearn.em import expected_counts
+from treelearn.learners._em import expected_counts
+from treelearn.stats._counts import drop_round_off
 
 
 def implication_frame(seed: int, n: int = 12_000, d: int = 30) -> pd.DataFrame:
@@ -162,7 +162,7 @@ def test_mixture_responsibilities_as_weights_never_give_nan_weights():
 
 
 def test_a_nan_spanning_tree_weight_is_a_treelearn_error():
-    from treelearn.structure import spanning_tree_edges
+    from treelearn.structure._trees import spanning_tree_edges
 
     with pytest.raises(tl.TreelearnError, match=r"NaN found as the weight of the pair \(0, 1\)"):
         spanning_tree_edges(np.array([[0.0, np.nan], [np.nan, 0.0]]))

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.model import ScoreReport
+from treelearn.models._tree import ScoreReport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATASETS = os.path.join(HERE, "..", "datasets")

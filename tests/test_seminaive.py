@@ -21,8 +21,8 @@ from sklearn.metrics import mutual_info_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 
 import treelearn as tl
-from treelearn.constraints import constrained_skeleton, forest_penalty
-from treelearn.seminaive import kdb_parents
+from treelearn.classifiers._seminaive import kdb_parents
+from treelearn.structure._constraints import constrained_skeleton, forest_penalty
 
 
 # ---------------------------------------------------------------- data and oracles

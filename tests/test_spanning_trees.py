@@ -1,7 +1,7 @@
 """The one spanning-tree routine (``spanning_skeleton`` on a weight matrix) against
 networkx's Kruskal on the complete graph, and against brute force where small.
 
-The oracle here is written independently of ``treelearn.structure``: Python's
+The oracle here is written independently of ``treelearn.structure._trees``: Python's
 ``round`` to 12 decimals, the BIC penalty from its formula with ``math.log``, a
 complete ``nx.Graph`` in column order and ``nx.maximum_spanning_tree(...,
 algorithm="kruskal")``. The matrices have many exactly equal weights, differences
@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.structure import (
+from treelearn.structure._trees import (
     TIE_DECIMALS,
     bic_edge_penalty,
     complete_graph,

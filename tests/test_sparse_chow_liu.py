@@ -9,18 +9,18 @@ import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score
 
 import treelearn as tl
-from treelearn.counts import sparse_binary_counts
-from treelearn.information import mutual_information_matrix
-from treelearn.learn import chow_liu_from_counts
-from treelearn.settings import LearningSettings
-from treelearn.sources import count
-from treelearn.sparse_chow_liu import (
+from treelearn.learners._chow_liu import chow_liu_from_counts
+from treelearn.sources._count import count
+from treelearn.stats._counts import sparse_binary_counts
+from treelearn.stats._information import mutual_information_matrix
+from treelearn.stats._settings import LearningSettings
+from treelearn.structure._sparse_chow_liu import (
     pair_information,
     sparse_binary_statistics,
     sparse_spanning_skeleton,
     zero_pair_information,
 )
-from treelearn.structure import spanning_skeleton
+from treelearn.structure._trees import spanning_skeleton
 
 
 def dense_skeleton(X, w=None):
@@ -75,9 +75,9 @@ def test_d2000_equals_dense_model(monkeypatch):
     names = [f"t{j}" for j in range(2000)]
     dense = chow_liu_from_counts(count(X, columns=names),  # the dense K x K path
                                  LearningSettings(method="chow-liu", root="t5"))
-    import treelearn.sources
+    import treelearn.sources._count
 
-    monkeypatch.setattr(treelearn.sources, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
+    monkeypatch.setattr(treelearn.sources._count, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
     model = tl.chow_liu(X, columns=names, root="t5")  # routed through sparse_chow_liu
     assert model.counts is None
     assert model == dense
@@ -124,9 +124,9 @@ def test_bad_values_and_partial_fit(monkeypatch):
     X = sp.csr_matrix(np.array([[2, 0], [1, 1]]))
     with pytest.raises(tl.TreelearnError, match="0/1"):
         sparse_binary_statistics(X)
-    import treelearn.sources
+    import treelearn.sources._count
 
-    monkeypatch.setattr(treelearn.sources, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
+    monkeypatch.setattr(treelearn.sources._count, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
     Y = sp.random(50, 1200, density=0.01, random_state=0, format="csr")
     Y.data[:] = 1
     model = tl.chow_liu(Y)
@@ -175,7 +175,7 @@ def test_one_hot_trees_of_never_co_occurring_pairs():
     ],
 )
 def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):
-    import treelearn.sparse_chow_liu as scl
+    import treelearn.structure._sparse_chow_liu as scl
 
     for name, value in knobs.items():
         monkeypatch.setattr(scl, name, value)

@@ -1,4 +1,4 @@
-"""Learning from CSV and Parquet files read in row chunks (treelearn.stream).
+"""Learning from CSV and Parquet files read in row chunks (treelearn.sources._files).
 
 The reference is the in-memory path (the whole file read by pandas), whose
 counts are themselves checked here against pandas crosstabs.
@@ -14,7 +14,7 @@ import pytest
 from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
-from treelearn.stream import count_file
+from treelearn.sources._files import count_file
 
 CHUNK = 1000
 
@@ -151,7 +151,7 @@ def test_given_states_for_every_column_read_once(tmp_path, monkeypatch):
     path = write(df, tmp_path / "m.csv", "csv")
     states = {"a": [2, 1, 0, 7], "b": ["lo", "mid", "hi"], "c": [True, False],
               "d": [3.0, 2.0, 1.0], "e": [0, 1]}
-    from treelearn import stream
+    from treelearn.sources import _files as stream
 
     passes = []
     real = stream.iter_chunks

@@ -11,7 +11,7 @@ from sklearn.feature_selection import mutual_info_classif
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 import treelearn as tl
-from treelearn.errors import MissingValuesError, TreelearnError
+from treelearn._base.errors import MissingValuesError, TreelearnError
 
 
 def _corpus(n=400, d=250, k=3, seed=0):

@@ -8,7 +8,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from ._base.errors import (
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
@@ -33,36 +33,37 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time see __getattr__
-    from .bayes_tan import BayesianTAN
-    from .bayes_trees import TreePosterior, k_best_trees, tree_posterior
-    from .classify import TAN, ChowLiuMultinet, NaiveBayes
-    from .counts import ClassCounts, CountedTable, PairCounts, pair_counts
-    from .data import Table, discretize, encode
-    from .discretizer import Discretizer
-    from .explorer import to_html
-    from .gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
-    from .gaussian_classifier import GaussianClassifier
-    from .gaussian_tan import GaussianTAN
-    from .information import (
+    from ._io import from_pgmpy, load, read_bif, save
+    from .classifiers._bayes_tan import BayesianTAN
+    from .classifiers._classify import TAN, ChowLiuMultinet, NaiveBayes
+    from .classifiers._gaussian import GaussianClassifier
+    from .classifiers._gaussian_tan import GaussianTAN
+    from .classifiers._ranking import rank_features
+    from .classifiers._seminaive import AODE, KDB
+    from .classifiers._text import TextNaiveBayes, term_class_information
+    from .encoding._discretizer import Discretizer
+    from .encoding._table import Table, discretize, encode
+    from .export._pgmpy import to_pgmpy, write_bif
+    from .inference._engine import TreeEngine
+    from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
+    from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._mixture import TreeMixture
+    from .models._gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
+    from .models._tree import ScoreReport, TreeModel
+    from .sources._count import count, count_by_class, read_data
+    from .stats._counts import ClassCounts, CountedTable, PairCounts, pair_counts
+    from .stats._information import (
         conditional_mutual_information_matrix,
         entropies,
         mutual_information_matrix,
     )
-    from .interop import to_pgmpy, write_bif
-    from .io import from_pgmpy, load, read_bif, save
-    from .learn import chow_liu, fit_cpts, mi_graph
-    from .mixture import TreeMixture
-    from .model import ScoreReport, TreeModel
-    from .ranking import rank_features
-    from .seminaive import AODE, KDB
-    from .settings import LearningSettings
-    from .sources import count, count_by_class, read_data
-    from .sparse_chow_liu import (
+    from .stats._settings import LearningSettings
+    from .structure._sparse_chow_liu import (
         SparseBinaryCounts,
         sparse_binary_statistics,
         sparse_spanning_skeleton,
     )
-    from .structure import (
+    from .structure._trees import (
         complete_graph,
         maximum_spanning_tree,
         orient,
@@ -72,87 +73,94 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
         tan_structure,
         tree_from_matrix,
     )
-    from .text_nb import TextNaiveBayes, term_class_information
-    from .tree_inference import TreeEngine
+    from .viz._explorer import to_html
 
 # The facade imports a module on first use of one of its names: ``import treelearn`` and the
 # command line's Chow-Liu path then never load scikit-learn, SciPy, matplotlib or pgmpy
 # (about a second of start-up). ``tl.NaiveBayes`` and ``from treelearn import NaiveBayes``
 # work as before; tests/test_facade.py checks that every name resolves.
 _LAZY = {
-    "BayesianTAN": "bayes_tan",
-    "k_best_trees": "bayes_trees",
-    "tree_posterior": "bayes_trees",
-    "TreePosterior": "bayes_trees",
-    "ChowLiuMultinet": "classify",
-    "NaiveBayes": "classify",
-    "TAN": "classify",
-    "ClassCounts": "counts",
-    "CountedTable": "counts",
-    "pair_counts": "counts",
-    "PairCounts": "counts",
-    "discretize": "data",
-    "encode": "data",
-    "Table": "data",
-    "Discretizer": "discretizer",
-    "to_html": "explorer",
-    "gaussian_chow_liu": "gaussian",
-    "GaussianQuery": "gaussian",
-    "GaussianTreeModel": "gaussian",
-    "GaussianClassifier": "gaussian_classifier",
-    "GaussianTAN": "gaussian_tan",
-    "conditional_mutual_information_matrix": "information",
-    "entropies": "information",
-    "mutual_information_matrix": "information",
-    "to_pgmpy": "interop",
-    "write_bif": "interop",
-    "from_pgmpy": "io",
-    "load": "io",
-    "read_bif": "io",
-    "save": "io",
-    "chow_liu": "learn",
-    "fit_cpts": "learn",
-    "mi_graph": "learn",
-    "TreeMixture": "mixture",
-    "ScoreReport": "model",
-    "TreeModel": "model",
-    "rank_features": "ranking",
-    "AODE": "seminaive",
-    "KDB": "seminaive",
-    "LearningSettings": "settings",
-    "count": "sources",
-    "count_by_class": "sources",
-    "read_data": "sources",
-    "sparse_binary_statistics": "sparse_chow_liu",
-    "sparse_spanning_skeleton": "sparse_chow_liu",
-    "SparseBinaryCounts": "sparse_chow_liu",
-    "complete_graph": "structure",
-    "maximum_spanning_tree": "structure",
-    "orient": "structure",
-    "penalised_forest": "structure",
-    "spanning_skeleton": "structure",
-    "star": "structure",
-    "tan_structure": "structure",
-    "tree_from_matrix": "structure",
-    "term_class_information": "text_nb",
-    "TextNaiveBayes": "text_nb",
-    "TreeEngine": "tree_inference",
+    "BayesianTAN": "classifiers._bayes_tan",
+    "k_best_trees": "learners._bayes_trees",
+    "tree_posterior": "learners._bayes_trees",
+    "TreePosterior": "learners._bayes_trees",
+    "ChowLiuMultinet": "classifiers._classify",
+    "NaiveBayes": "classifiers._classify",
+    "TAN": "classifiers._classify",
+    "ClassCounts": "stats._counts",
+    "CountedTable": "stats._counts",
+    "pair_counts": "stats._counts",
+    "PairCounts": "stats._counts",
+    "discretize": "encoding._table",
+    "encode": "encoding._table",
+    "Table": "encoding._table",
+    "Discretizer": "encoding._discretizer",
+    "to_html": "viz._explorer",
+    "gaussian_chow_liu": "models._gaussian",
+    "GaussianQuery": "models._gaussian",
+    "GaussianTreeModel": "models._gaussian",
+    "GaussianClassifier": "classifiers._gaussian",
+    "GaussianTAN": "classifiers._gaussian_tan",
+    "conditional_mutual_information_matrix": "stats._information",
+    "entropies": "stats._information",
+    "mutual_information_matrix": "stats._information",
+    "to_pgmpy": "export._pgmpy",
+    "write_bif": "export._pgmpy",
+    "from_pgmpy": "_io",
+    "load": "_io",
+    "read_bif": "_io",
+    "save": "_io",
+    "chow_liu": "learners._chow_liu",
+    "fit_cpts": "learners._chow_liu",
+    "mi_graph": "learners._chow_liu",
+    "TreeMixture": "learners._mixture",
+    "ScoreReport": "models._tree",
+    "TreeModel": "models._tree",
+    "rank_features": "classifiers._ranking",
+    "AODE": "classifiers._seminaive",
+    "KDB": "classifiers._seminaive",
+    "LearningSettings": "stats._settings",
+    "count": "sources._count",
+    "count_by_class": "sources._count",
+    "read_data": "sources._count",
+    "sparse_binary_statistics": "structure._sparse_chow_liu",
+    "sparse_spanning_skeleton": "structure._sparse_chow_liu",
+    "SparseBinaryCounts": "structure._sparse_chow_liu",
+    "complete_graph": "structure._trees",
+    "maximum_spanning_tree": "structure._trees",
+    "orient": "structure._trees",
+    "penalised_forest": "structure._trees",
+    "spanning_skeleton": "structure._trees",
+    "star": "structure._trees",
+    "tan_structure": "structure._trees",
+    "tree_from_matrix": "structure._trees",
+    "term_class_information": "classifiers._text",
+    "TextNaiveBayes": "classifiers._text",
+    "TreeEngine": "inference._engine",
 }
 
 
+#: modules that are part of the public API: ``treelearn.limits.MEMORY_LIMIT = 32 * 2**30``
+_MODULES = {"limits": "_base.limits"}
+
+
 def __getattr__(name: str) -> Any:
+    from importlib import import_module
+
+    if name in _MODULES:
+        value = import_module(f".{_MODULES[name]}", __name__)
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'treelearn' has no attribute {name!r}")
-    from importlib import import_module
-
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value  # later look-ups skip __getattr__
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, *_MODULES})
 
 
 __version__ = "0.1.0"

@@ -1,0 +1,457 @@
+"""Semi-naive Bayes classifiers: k-dependence Bayes (KDB) and averaged one-dependence
+estimators (AODE), on the same base as :mod:`treelearn.classifiers._classify`.
+
+* :class:`KDB` (Sahami, 1996): one network; every feature has the class and up to
+  ``k`` other features as parents, chosen by mutual information.
+* :class:`AODE` (Webb, Boughton and Wang, 2005): the average, over every feature
+  ``x_i`` used as a *super-parent*, of the one-dependence model in which ``x_i`` is
+  a parent of every other feature. No structure is learned; its statistics are the
+  class-conditional pair counts (``N(x_i, x_j, y)``: one one-hot product per class).
+
+Both learn from a :class:`~treelearn.stats._counts.ClassCounts` (any input kind, row
+weights included), as every treelearn classifier does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import TreelearnError
+from ..encoding._table import python_scalar
+from ..learners._chow_liu import build_model
+from ..models._tree import TreeModel
+from ..stats._counts import ClassCounts, offsets_of
+from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
+from ..stats._settings import LearningSettings, check_number
+from ..structure._trees import round_ties
+from ._classify import BayesNetClassifier, SingleNetworkClassifier, Unseen
+
+__all__ = ["AODE", "KDB", "kdb_parents"]
+
+
+def _ranked(values: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """``candidates`` sorted by ``values`` (rounded to 12 decimals) descending, then index."""
+    rounded = round_ties(values[candidates])
+    return candidates[np.lexsort((candidates, -rounded))]
+
+
+def kdb_parents(class_mi: np.ndarray, cmi: np.ndarray, k: int) -> list[tuple[int, list[int]]]:
+    """The k-DB structure: ``[(feature, [its feature parents]), ...]`` in ranking order.
+
+    Features are ranked by ``class_mi`` (``I(X_i; C)``) descending; the feature
+    ranked ``r`` (from 0) takes the ``min(k, r)`` earlier features with the highest
+    ``cmi`` (``I(X_i; X_j | C)``) as parents, best first. Ties are broken by the
+    value rounded to 12 decimals, then by column index.
+
+    Examples
+    --------
+    >>> cmi = np.array([[0, .3, .1], [.3, 0, .2], [.1, .2, 0]])
+    >>> kdb_parents(np.array([.1, .5, .2]), cmi, k=1)
+    [(1, []), (2, [1]), (0, [1])]
+    >>> kdb_parents(np.array([.1, .5, .2]), cmi, k=2)[2]
+    (0, [1, 2])
+    """
+    order = _ranked(np.asarray(class_mi, dtype=float), np.arange(len(class_mi)))
+    out = []
+    for r, j in enumerate(order.tolist()):  # d small steps, each one vector op
+        earlier = _ranked(np.asarray(cmi, dtype=float)[j], order[:r])
+        out.append((j, earlier[: min(k, r)].tolist()))
+    return out
+
+
+def _check_int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise TreelearnError(f"{name} == {value!r}, must be an integer >= {low}", values=[value])
+    return int(value)
+
+
+# ---------------------------------------------------------------------- k-DB
+class KDB(SingleNetworkClassifier):
+    """k-dependence Bayesian classifier (Sahami, 1996).
+
+    Features are ranked by ``I(X_i; C)`` (descending); each feature takes the class
+    and the (up to) ``k`` earlier-ranked features with the highest
+    ``I(X_i; X_j | C)`` as parents: the feature ranked ``r`` (from 0) gets exactly
+    ``min(k, r)`` feature parents (no threshold). Ties are broken by the value
+    rounded to 12 decimals, then by column order. ``k=0`` is naive Bayes, ``k=1``
+    a one-dependence classifier (a TAN-like tree rooted at the most informative
+    feature, not necessarily the maximum spanning one).
+
+    Parameters
+    ----------
+    k : the most feature parents of a feature (an integer >= 0).
+    alpha : Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
+    prior : ``"lidstone"`` (uses ``alpha``) or ``"m-estimate"`` (uses ``m``:
+        ``(N(u, a) + m / k_j) / (N(u) + m)``, Mitchell's m-estimate with a uniform prior).
+    m : the m-estimate's equivalent sample size.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._classify.NaiveBayes`.
+
+    Attributes
+    ----------
+    As :class:`~treelearn.classifiers._classify.NaiveBayes` (``model_`` is the network), plus
+    ``feature_order_``: the features in ranking order.
+
+    Notes
+    -----
+    Families of ``k + 2`` variables are counted from the rows, so ``k >= 2`` needs
+    the data in memory (a DataFrame or array). Missing feature values are summed
+    out exactly at prediction; with ``k >= 2`` rows with missing values are
+    handled one at a time (variable elimination), which is slow for many such rows.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.KDB(k=2).fit(df.drop(columns="either"), df["either"])
+    >>> [len(clf.model_.parents(f)) - 1 for f in clf.feature_order_]   # feature parents
+    [0, 1, 2, 2, 2, 2, 2]
+    """
+
+    _method = "kdb"
+
+    def __init__(
+        self,
+        k: int = 2,
+        alpha: float = 1.0,
+        prior: str = "lidstone",
+        m: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
+        self.k = k
+        self.alpha = alpha
+        self.prior = prior
+        self.m = m
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        _check_int(self.k, "k", 0)
+        LearningSettings(alpha=self.alpha, prior=self.prior, m=self.m)
+
+    def _structure(self, stats: ClassCounts) -> nx.DiGraph:
+        features, class_name = list(stats.columns[:-1]), stats.columns[-1]
+        d = len(features)
+        class_mi = mutual_information_matrix(stats.counts)[:d, d]
+        cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+        ranked = kdb_parents(class_mi, cmi, int(self.k))
+        # [..., None][:-1]: an object array even when the names are tuples
+        self.feature_order_ = np.array([*(features[j] for j, _ in ranked), None], dtype=object)[:-1]
+        D = nx.DiGraph()
+        D.add_node(class_name)
+        D.add_nodes_from(features)
+        for j, parents in ranked:
+            D.add_edge(class_name, features[j])
+            D.add_edges_from((features[p], features[j]) for p in parents)
+            D.nodes[features[j]]["parents"] = [class_name, *(features[p] for p in parents)]
+        D.graph["roots"] = [class_name]
+        D.graph["class"] = class_name
+        return D
+
+    def _fit_counts(self, stats: ClassCounts) -> None:
+        settings = LearningSettings(method=self._method, alpha=self.alpha, prior=self.prior,
+                                    m=self.m)
+        structure = self._structure(stats)
+        description = {**self._description(self._method),
+                       "feature_order": list(self.feature_order_)}
+        model = build_model(structure, stats, settings, description=description)
+        model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
+        self.model_ = TreeModel(model.graph, variables=model.variables, dtypes=model.dtypes,
+                                n_rows=model.n_rows, settings=model.settings)
+
+    def _restore_models(self, models: dict) -> None:
+        super()._restore_models(models)
+        order = self.model_.settings["feature_order"]
+        self.feature_order_ = np.array([*order, None], dtype=object)[:-1]
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        # log p(x, c) for each class: the model's own per-row likelihood with the class
+        # set (exact with missing values for any k; see Notes)
+        n, d = codes.shape
+        full = np.empty((n, d + 1), dtype=np.intp)
+        full[:, :d] = codes
+        out = np.empty((n, len(self.classes_)))
+        for c in range(len(self.classes_)):
+            full[:, d] = c
+            out[:, c] = self.model_.log_likelihood_codes(full)
+        return out
+
+
+# ---------------------------------------------------------------------- AODE
+class AODE(BayesNetClassifier):
+    """Averaged one-dependence estimators (Webb, Boughton and Wang, 2005).
+
+    ``p(y, x) = (1 / |S(x)|) sum_{i in S(x)} P(y, x_i) prod_{j != i} P(x_j | y, x_i)``
+    where ``S(x)`` are the features whose value ``x_i`` was seen in at least
+    ``min_count`` training rows, and
+
+    * ``P(y, x_i) = (N(y, x_i) + alpha) / (N + alpha |Y| |X_i|)``,
+    * ``P(x_j | y, x_i) = (N(x_j, y, x_i) + alpha) / (N(y, x_i) + alpha |X_j|)``.
+
+    When no feature qualifies, it is naive Bayes with the smoothed prior
+    ``(N(y) + alpha) / (N + alpha |Y|)`` and ``P(x_j | y) = (N(x_j, y) + alpha) /
+    (N(y) + alpha |X_j|)``. Missing values: a missing ``x_i`` is no super-parent for
+    that row, a missing ``x_j`` drops out of the product (summed out); each count
+    is over the rows where its variables are observed.
+
+    Parameters
+    ----------
+    alpha : the pseudocount above (``alpha = 0`` gives maximum likelihood; a
+        conditional on an unseen ``(y, x_i)`` is then uniform).
+    min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
+        (Weka's frequency limit; 1 = seen at least once).
+    unseen : as in :class:`~treelearn.classifiers._classify.NaiveBayes`.
+
+    Attributes
+    ----------
+    models_ : ``{feature: TreeModel}``: the one-dependence network of each
+        super-parent (class -> every feature, the super-parent -> every other
+        feature), whose joint is the term of the average above.
+    fallback_model_ : the naive Bayes network used where no feature qualifies.
+    classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
+        :class:`~treelearn.classifiers._classify.NaiveBayes`; ``class_log_prior_`` is the
+        smoothed prior of the fallback.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.AODE().fit(df.drop(columns="either"), df["either"])
+    >>> sorted(clf.models_)[:3]
+    ['asia', 'bronc', 'dysp']
+    >>> clf.models_["smoke"].parents("lung")
+    ['either', 'smoke']
+    """
+
+    _method = "aode"
+
+    def __init__(self, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error") -> None:
+        self.alpha = alpha
+        self.min_count = min_count
+        self.unseen = unseen
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_number(self.min_count, "min_count")
+
+    def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
+        counts = np.asarray(class_count, dtype=float) + self.alpha
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(counts / counts.sum()) if counts.sum() > 0 else np.full(
+                len(counts), -np.log(len(counts)))
+
+    # ------------------------------------------------------------ fitting
+    def _fit_counts(self, stats: ClassCounts) -> None:
+        d = len(stats.columns) - 1
+        cards = stats.cardinalities[:d]
+        offsets = offsets_of(cards)
+        width = int(offsets[-1])
+        # T[y, a, b]: rows of class y with state a (of its variable) and state b: the
+        # class-conditional pair counts, one product per class
+        T = np.stack([pc.joint[:width, :width] for pc in stats.per_class]).astype(float)
+        nb = np.stack([np.diagonal(t) for t in T])  # (|Y|, K): N(y, x_i = a)
+        self._set_tables(T, nb, cards, offsets)
+        self._drop_models()
+
+    def _set_tables(self, T: np.ndarray, nb: np.ndarray, cards: np.ndarray,
+                    offsets: np.ndarray) -> None:
+        """The log-probability tables of the formula, from the triple and pair counts."""
+        alpha = float(self.alpha)
+        n_classes = nb.shape[0]
+        owner = np.repeat(np.arange(len(cards)), cards)
+        k = cards[owner].astype(float)  # |X| of each one-hot column's variable
+        starts = offsets[:-1]
+        n_i = np.add.reduceat(nb.sum(axis=0), starts)[owner]  # rows where x_i is observed
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.log_pair_ = np.log((nb + alpha) / (n_i + alpha * n_classes * k))  # P(y, x_i)
+            # denominators: rows of (y, x_i = a) where x_j is observed, per block j
+            den = np.add.reduceat(T, starts, axis=2)[:, :, owner]
+            cond = (T + alpha) / (den + alpha * k[None, None, :])
+            cond = np.where(den + alpha * k > 0, cond, 1.0 / k)  # nothing to go on: uniform
+            log_cond = np.log(cond)
+            log_cond[:, owner[:, None] == owner[None, :]] = 0.0  # j == i is not in the product
+            self.log_cond_ = log_cond
+            # the fallback: naive Bayes with smoothed prior
+            ny = np.add.reduceat(nb, starts, axis=1)[:, owner]  # N(y) where x_j is observed
+            nb_cpt = np.where(ny + alpha * k > 0, (nb + alpha) / (ny + alpha * k), 1.0 / k)
+            self.log_nb_ = np.log(nb_cpt)
+        self.value_count_ = nb.sum(axis=0)  # N(x_i = a): which super-parent values qualify
+        self.qualifies_ = self.value_count_ >= self.min_count
+        self._cards = cards
+
+    # ------------------------------------------------------------ prediction
+    def _one_hot(self, codes: np.ndarray) -> np.ndarray:
+        offsets = offsets_of(self._cards)
+        n = codes.shape[0]
+        X = np.zeros((n, int(offsets[-1])))
+        rows, cols = np.nonzero(codes >= 0)
+        X[rows, offsets[cols] + codes[rows, cols]] = 1.0
+        return X
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        n, d = codes.shape
+        n_classes = len(self.classes_)
+        offsets = offsets_of(self._cards)
+        X = self._one_hot(codes)
+        L = self.log_cond_
+        impossible = np.isinf(L)
+        has_zero = bool(impossible.any())  # only with alpha = 0
+        finite = np.where(impossible, 0.0, L)
+        total = np.full((n, n_classes), -np.inf)
+        used = np.zeros(n)
+        rows = np.arange(n)
+        for i in range(d):  # one product per super-parent: sum_j log P(x_j | y, x_i) for all a
+            block = slice(offsets[i], offsets[i + 1])
+            k_i = int(self._cards[i])
+            a = codes[:, i]
+            ok = a >= 0
+            ok[ok] = self.qualifies_[offsets[i] + a[ok]]
+            if not ok.any():
+                continue
+            sums = (X[ok] @ finite[:, block, :].reshape(n_classes * k_i, -1).T)
+            sums = sums.reshape(-1, n_classes, k_i)[np.arange(ok.sum()), :, a[ok]]
+            if has_zero:
+                zeros = X[ok] @ impossible[:, block, :].reshape(n_classes * k_i, -1).T
+                zeros = zeros.reshape(-1, n_classes, k_i)[np.arange(ok.sum()), :, a[ok]]
+                sums[zeros > 0] = -np.inf
+            term = self.log_pair_[:, offsets[i] + a[ok]].T + sums
+            total[rows[ok]] = np.logaddexp(total[rows[ok]], term)
+            used[ok] += 1
+        out = np.empty((n, n_classes))
+        some = used > 0
+        out[some] = total[some] - np.log(used[some])[:, None]
+        if not some.all():  # no super-parent: naive Bayes with the smoothed prior
+            nb = X[~some] @ np.where(np.isinf(self.log_nb_), 0.0, self.log_nb_).T
+            zero = X[~some] @ np.isinf(self.log_nb_).T
+            nb[zero > 0] = -np.inf
+            out[~some] = self.class_log_prior_[None, :] + nb
+        return out
+
+    def _feature_states(self) -> list:
+        return self._states
+
+    # ------------------------------------------------------------ the networks
+    def _drop_models(self) -> None:
+        self.__dict__.pop("_built_models", None)
+
+    @property
+    def models_(self) -> dict:
+        """``{feature: TreeModel}``: each super-parent's one-dependence network (built on first use)."""
+        check_is_fitted(self)
+        if "_built_models" not in self.__dict__:
+            self._built_models = self._build_models()
+        return self._built_models[0]
+
+    @property
+    def fallback_model_(self) -> TreeModel:
+        """The naive Bayes network used for rows where no super-parent qualifies."""
+        self.models_  # noqa: B018 - builds them
+        return self._built_models[1]
+
+    def _build_models(self) -> tuple[dict, TreeModel]:
+        features = list(self.feature_names_in_)
+        c = self.class_name_
+        labels = [python_scalar(v) for v in self.classes_]
+        offsets = offsets_of(self._cards)
+        blocks = [slice(offsets[j], offsets[j + 1]) for j in range(len(features))]
+        pair = np.exp(self.log_pair_)
+        cond = np.exp(self.log_cond_)
+        description = self._description(self._method)
+        models = {}
+        for i, sp in enumerate(features):  # d networks of d CPTs: only when asked for
+            G = nx.DiGraph()
+            joint = pair[:, blocks[i]]
+            class_cpt = joint.sum(axis=1)
+            G.add_node(c, states=labels, cpt=class_cpt / class_cpt.sum(), parents=[])
+            for j, f in enumerate(features):
+                if j == i:
+                    cpt, parents = joint / joint.sum(axis=1, keepdims=True), [c]
+                else:
+                    cpt, parents = cond[:, blocks[i], blocks[j]], [c, sp]
+                G.add_node(f, states=list(self._states[j]), cpt=cpt, parents=parents)
+                G.add_edges_from((p, f) for p in parents)
+            models[sp] = TreeModel(G, variables=[*features, c], dtypes=self._dtypes,
+                                   settings={**description, "super_parent": sp,
+                                             "qualifies": self.qualifies_[blocks[i]].tolist(),
+                                             "value_count": self.value_count_[blocks[i]].tolist()})
+        G = nx.DiGraph()
+        G.add_node(c, states=labels, cpt=np.exp(self.class_log_prior_), parents=[])
+        nb = np.exp(self.log_nb_)
+        for j, f in enumerate(features):
+            G.add_node(f, states=list(self._states[j]), cpt=nb[:, blocks[j]], parents=[c])
+            G.add_edge(c, f)
+        fallback = TreeModel(G, variables=[*features, c], dtypes=self._dtypes,
+                             settings={**description, "fallback": "naive-bayes"})
+        return models, fallback
+
+    def _fit_statistics(self, stats: ClassCounts) -> AODE:
+        d = len(stats.columns) - 1
+        self._states = [list(s) for s in stats.states[:d]]
+        self._dtypes = dict(zip(stats.columns, stats.dtypes)) if stats.dtypes else None
+        return super()._fit_statistics(stats)
+
+    def _models(self) -> dict:
+        return {"models": [*self.models_.values(), self.fallback_model_]}
+
+    def _restore_models(self, models: dict) -> None:
+        *networks, fallback = models["models"]
+        features = list(self.feature_names_in_)
+        c = self.class_name_
+        self._states = [list(fallback.states[f]) for f in features]
+        self._dtypes = dict(fallback.dtypes) or None
+        cards = np.array([len(s) for s in self._states], dtype=np.int64)
+        offsets = offsets_of(cards)
+        width, n_classes = int(offsets[-1]), len(self.classes_)
+        pair = np.empty((n_classes, width))
+        cond = np.ones((n_classes, width, width))
+        value_count = np.empty(width)
+        for i, (sp, model) in enumerate(zip(features, networks)):  # rebuilding: not a hot path
+            bi = slice(offsets[i], offsets[i + 1])
+            pair[:, bi] = model.cpt(c)[:, None] * model.cpt(sp)
+            value_count[bi] = model.settings["value_count"]
+            for j, f in enumerate(features):
+                if j != i:
+                    cond[:, bi, offsets[j]:offsets[j + 1]] = model.cpt(f)
+        with np.errstate(divide="ignore"):
+            self.log_pair_ = np.log(pair)
+            self.log_cond_ = np.log(cond)
+            self.log_nb_ = np.log(np.concatenate([fallback.cpt(f) for f in features], axis=1))
+        self.value_count_ = value_count
+        self.qualifies_ = value_count >= self.min_count
+        self._cards = cards
+        self._built_models = (dict(zip(features, networks)), fallback)
+
+    # ------------------------------------------------------------ pictures and sizes
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw every super-parent's network side by side (one panel each); returns the Figure."""
+        from ..viz._draw import draw_panels
+
+        title = kwargs.pop("title", None)
+        models = self.models_
+        return draw_panels(
+            list(models.values()), [f"super-parent {sp}" for sp in models], ax,
+            heading=title if isinstance(title, str) and title else None, **kwargs,
+        )
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: every super-parent network's (each has its own joint ``P(y, x_i)``)."""
+        return sum(m.n_parameters for m in self.models_.values())
+
+    def super_parents(self, X: Any) -> np.ndarray:
+        """Boolean ``(rows, features)``: which features act as super-parents for each row."""
+        codes = self._feature_codes(X)
+        offsets = offsets_of(self._cards)
+        out = codes >= 0
+        cols = np.nonzero(out)
+        out[cols] = self.qualifies_[offsets[cols[1]] + codes[cols]]
+        return out
+

@@ -1,0 +1,239 @@
+"""Naive Bayes for text: Bernoulli and multinomial event models on dense or scipy.sparse counts.
+
+A document is a row of term counts (a bag of words). Both models are naive
+Bayes with the class prior ``n_c / n``; they differ in what a row is:
+
+* ``"multinomial"``: a sequence of words drawn from ``theta_c``;
+  ``theta_cj = (N_cj + alpha) / (N_c + alpha |V|)`` (``N_cj`` the count of term
+  ``j`` in class ``c``, ``alpha = 1`` Laplace), and
+  ``log p(x | c) = sum_j x_j log theta_cj`` (the multinomial coefficient, the
+  same for every class, is left out as scikit-learn does);
+* ``"bernoulli"``: one yes/no per vocabulary word (``x_j > binarize``);
+  ``p_cj = (D_cj + alpha) / (D_c + 2 alpha)`` (``D_cj`` documents of class ``c``
+  containing ``j``), and absent words count through ``log(1 - p_cj)``.
+
+A sparse matrix is never made dense: the statistics are one product
+``Y^T X`` (``Y`` the weighted class indicator), and the joint log-likelihood is
+``X log(theta)^T``, so time and memory follow the non-zeros. The probabilities
+equal scikit-learn's ``MultinomialNB`` / ``BernoulliNB`` (same ``alpha``,
+``fit_prior=True``).
+
+:func:`term_class_information` is ``I(term present; class)`` for every term, from
+the same counts: the feature-selection score for text.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import FeatureMismatchError, MissingValuesError, TreelearnError
+from ..encoding._table import check_sample_weight
+from ..sources._count import class_labels
+from ._decisions import JointLogProbaMixin
+
+__all__ = ["TextNaiveBayes", "term_class_information"]
+
+_EVENT_MODELS = ("multinomial", "bernoulli")
+
+
+def _term_matrix(X: Any, where: str) -> tuple[Any, list | None]:
+    """``(X as CSR or a float array, column names or None)``; the caller's data is not changed."""
+    names = None
+    if sp.issparse(X):
+        A = sp.csr_matrix(X, dtype=float, copy=False)  # never written to: _binary copies
+        values = A.data
+    else:
+        if isinstance(X, pd.DataFrame):
+            names = list(X.columns)
+            bad = [c for c, t in X.dtypes.items()
+                   if not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)]
+            if bad:
+                raise TreelearnError(f"column {bad[0]!r} is not numeric (dtype {X[bad[0]].dtype});"
+                                     f" {where} needs term counts", column=bad[0])
+        A = np.array(X, dtype=float)  # a copy
+        if A.ndim != 2:
+            raise TreelearnError(f"X must be 2-D (documents x terms), got shape {A.shape}")
+        values = A
+    if np.isnan(values).any():
+        raise MissingValuesError(f"X has missing values (NaN); {where} needs term counts: "
+                                 "fill them with 0")
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise TreelearnError(f"X has negative or infinite values; {where} needs term counts "
+                             "(non-negative numbers)")
+    return A, names
+
+
+def _class_indicator(codes: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """The ``n x k`` weighted class indicator (dense: k is small, and dense @ sparse is fast)."""
+    Y = np.zeros((len(codes), k))
+    Y[np.arange(len(codes)), codes] = w
+    return Y
+
+
+def _class_sums(Y: np.ndarray, A: Any) -> np.ndarray:
+    """``Y^T A`` as a dense ``k x d`` array: one (sparse) product for every class and term."""
+    out = (A.T @ Y).T if sp.issparse(A) else Y.T @ A
+    return np.asarray(out)
+
+
+def _binary(A: Any, threshold: float) -> Any:
+    if sp.issparse(A):
+        B = A.copy()
+        B.data = (B.data > threshold).astype(float)
+        B.eliminate_zeros()
+        return B
+    return (threshold < A).astype(float)
+
+
+def term_class_information(X: Any, y: Any, binarize: float = 0.0,
+                           sample_weight: Any = None) -> np.ndarray:
+    """``I(X_j > binarize; C)`` in nats for every term ``j`` (dense or sparse ``X``).
+
+    From the document counts ``D_cj`` (one sparse product) and the class sizes,
+    with the empirical (maximum-likelihood) distribution; ``sample_weight``
+    weights the documents (whole numbers: as if repeated).
+
+    >>> X = np.array([[1, 0], [2, 0], [0, 1], [0, 0]])
+    >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
+    [0.6931, 0.2158]
+    """
+    A, _ = _term_matrix(X, "term_class_information")
+    classes, codes, _ = class_labels(y, A.shape[0])
+    w = check_sample_weight(sample_weight, A.shape[0])
+    w = np.ones(A.shape[0]) if w is None else w
+    n = float(w.sum())
+    Y = _class_indicator(codes, w, len(classes))
+    B = _binary(A, binarize)
+    present = _class_sums(Y, B)  # k x d: documents of each class containing each term
+    nc = np.bincount(codes, weights=w, minlength=len(classes))[:, None]
+    joint = np.stack([present, nc - present]) / n  # (present?, class, term)
+    pc = nc / n
+    pt = joint.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(joint > 0, joint * np.log(joint / (pc[None] * pt)), 0.0)
+    return terms.sum(axis=(0, 1))
+
+
+class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
+    """Naive Bayes for term counts: ``event_model="multinomial"`` or ``"bernoulli"``.
+
+    Parameters
+    ----------
+    event_model : ``"multinomial"`` (word counts) or ``"bernoulli"`` (word presence).
+    alpha : Lidstone pseudocount (1 = Laplace: ``(n_k + 1) / (n + |V|)``).
+    binarize : for Bernoulli, a count above this is "present".
+
+    ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
+    (a sparse matrix stays sparse). Attributes: ``classes_``, ``class_log_prior_``,
+    ``feature_log_prob_`` (``k x |V|``: ``log theta_cj`` or ``log p_cj``),
+    ``feature_count_``, ``class_count_``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, treelearn as tl
+    >>> X = sp.csr_matrix([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 2]])
+    >>> clf = tl.TextNaiveBayes("multinomial").fit(X, ["spam", "spam", "ham", "ham"])
+    >>> clf.predict(sp.csr_matrix([[1, 0, 0], [0, 0, 1]])).tolist()
+    ['spam', 'ham']
+    """
+
+    def __init__(self, event_model: str = "multinomial", alpha: float = 1.0,
+                 binarize: float = 0.0) -> None:
+        self.event_model = event_model
+        self.alpha = alpha
+        self.binarize = binarize
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
+
+    def _check_params(self) -> None:
+        if self.event_model not in _EVENT_MODELS:
+            raise TreelearnError(f"event_model={self.event_model!r}; choose one of "
+                                 f"{list(_EVENT_MODELS)}")
+        a = self.alpha
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) or a < 0:
+            raise TreelearnError(f"alpha={a!r}; it must be a number >= 0 (1 = Laplace)")
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextNaiveBayes:
+        """Count terms per class (one product ``Y^T X``) and estimate the event probabilities."""
+        self._check_params()
+        A, names = _term_matrix(X, "TextNaiveBayes")
+        n = A.shape[0]
+        classes, codes, _ = class_labels(y, n)
+        w = check_sample_weight(sample_weight, n)
+        w = np.ones(n) if w is None else w
+        k = len(classes)
+        Y = _class_indicator(codes, w, k)
+        if self.event_model == "bernoulli":
+            A = _binary(A, self.binarize)
+        self.set_counts(classes, _class_sums(Y, A), np.bincount(codes, weights=w, minlength=k))
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        return self
+
+    def set_counts(self, classes: Any, feature_count: Any, class_count: Any) -> TextNaiveBayes:
+        """Estimate every probability from the counts (what :meth:`fit` counts, or saved ones).
+
+        ``feature_count[c, j]``: the (weighted) count of term ``j`` in class ``c``
+        (multinomial) or of class-``c`` documents containing it (Bernoulli);
+        ``class_count[c]``: the class's (weighted) documents.
+
+        >>> clf = TextNaiveBayes("bernoulli").set_counts(["a", "b"], [[1, 0], [0, 2]], [1, 2])
+        >>> np.exp(clf.feature_log_prob_).round(3).tolist()   # (D_cj + 1) / (D_c + 2)
+        [[0.667, 0.333], [0.25, 0.75]]
+        """
+        self._check_params()
+        counts = np.asarray(feature_count, dtype=float)
+        class_count = np.asarray(class_count, dtype=float)
+        d = counts.shape[1]
+        alpha = float(self.alpha)
+        with np.errstate(divide="ignore"):
+            if self.event_model == "multinomial":
+                log_prob = np.log(counts + alpha) - np.log(
+                    counts.sum(axis=1, keepdims=True) + alpha * d)
+            else:
+                log_prob = np.log(counts + alpha) - np.log(class_count[:, None] + 2 * alpha)
+                self._neg_log_prob = np.log1p(-np.exp(log_prob))
+            self.class_log_prior_ = np.log(class_count) - math.log(class_count.sum())
+        self.classes_ = np.asarray(classes)
+        self.feature_count_ = counts
+        self.class_count_ = class_count
+        self.feature_log_prob_ = log_prob
+        self.n_features_in_ = d
+        return self
+
+    def predict_class_log_likelihood(self, X: Any) -> np.ndarray:
+        """``log p(x | c)`` (up to the class-free multinomial coefficient), ``n x k``: the
+        joint without the class prior."""
+        check_is_fitted(self)
+        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            absent = [c for c in self.feature_names_in_ if c not in X.columns]
+            if absent:
+                raise FeatureMismatchError(f"X lacks the fitted term(s) {absent[:10]}")
+            X = X[list(self.feature_names_in_)]
+        A, _ = _term_matrix(X, "TextNaiveBayes")
+        if A.shape[1] != self.n_features_in_:
+            raise FeatureMismatchError(f"X has {A.shape[1]} terms; the classifier was fitted on "
+                                       f"{self.n_features_in_}")
+        if self.event_model == "multinomial":
+            jll = A @ self.feature_log_prob_.T
+        else:
+            B = _binary(A, self.binarize)
+            neg = self._neg_log_prob
+            with np.errstate(invalid="ignore"):  # alpha = 0: -inf - -inf where p is 0 or 1
+                jll = B @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
+        return np.asarray(jll)
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
+        return self.predict_class_log_likelihood(X) + self.class_log_prior_

@@ -1,0 +1,560 @@
+"""Exact Bayesian averaging over all spanning trees, and the k best trees.
+
+A Chow-Liu tree is one point estimate. With a *decomposable* prior the posterior
+over all ``d^(d-2)`` labelled spanning trees has a closed form (Meilă & Jaakkola,
+"Tractable Bayesian learning of tree belief networks", 2006; Cerquides & López
+de Màntaras, "TAN classifiers based on decomposable distributions", 2005):
+
+* structure prior ``P(T) ∝ prod_{uv in T} β_uv`` (``β = 1``: uniform over trees;
+  ``edge_prior`` sets ``β``, zero forbids an edge);
+* parameter prior BDeu with equivalent sample size ``s`` (``ess``): pseudo-counts
+  ``s / r_u`` per state of a root ``u`` and ``s / (r_u r_v)`` per cell of a pair.
+  BDeu is score-equivalent, so a tree's marginal likelihood does not depend on
+  its root and factorises over vertices and edges::
+
+      P(D | T) = prod_v ML_v * prod_{uv in T} w_uv,    w_uv = ML_uv / (ML_u ML_v),
+
+  with ``ML_u``, ``ML_uv`` the Dirichlet-multinomial marginal likelihoods of
+  column ``u`` and of the pair ``(u, v)``:
+  ``ML = Γ(s) / Γ(n + s) * prod_cells Γ(N_cell + a) / Γ(a)``, ``a`` the cell's pseudo-count.
+
+Then, with ``Z(x) = sum_T prod_{uv in T} x_uv`` (matrix-tree theorem:
+:mod:`treelearn.structure._spanning_sums`),
+
+* evidence: ``P(D) = prod_v ML_v * Z(β ∘ w) / Z(β)`` (``Z(1) = d^(d-2)``, Cayley);
+* posterior: ``P(T | D) = prod_{uv in T} β_uv w_uv / Z(β ∘ w)``; the edge
+  posteriors ``P(uv in T | D) = ∂ log Z / ∂ log w_uv``;
+* posterior predictive of a row ``x`` (parameters integrated, structures averaged):
+  ``P(x | D) = sum_T P(T | D) P(x | T, D) = prod_v θ_v(x_v) * Z(β ∘ w ∘ ρ(x)) / Z(β ∘ w)``,
+  ``θ`` the BDeu posterior means ``θ_u(a) = (N_u(a) + s/r_u) / (n + s)``,
+  ``θ_uv(a, b) = (N_uv(a, b) + s/(r_u r_v)) / (n + s)`` and
+  ``ρ_uv(x) = θ_uv(x_u, x_v) / (θ_u(x_u) θ_v(x_v))``.
+
+The weights ``w_uv`` span thousands of nats on real data; every sum over trees
+is taken in log space by a subtraction-free elimination, so results are finite
+and accurate to ~1e-12 relative (``log Z``) or ~1e-13 absolute (edge
+posteriors) however concentrated the posterior is. When it has collapsed onto
+one tree (one tree's weight exceeds the rest by more than ~37 nats), the edge
+posteriors are 0 and 1 to double precision and :meth:`TreePosterior.log_likelihood`
+equals that tree's BDeu model (``map_tree()``) scored on the same rows.
+
+Row weights (``sample_weight``) give weighted counts, used as counts
+(``Γ`` of real numbers). The data must be complete (``missing="drop"`` drops
+incomplete rows): with missing values the marginal likelihood no longer
+factorises over edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln
+
+from .._base.errors import ColumnNotFoundError, MissingValuesError, StructureError, TreelearnError
+from ..encoding._table import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    check_frame,
+    check_sample_weight,
+    distinct_rows,
+    encode,
+)
+from ..models._tree import TreeModel
+from ..sources._count import count
+from ..stats._counts import CountedTable, PairCounts
+from ..stats._information import mutual_information_matrix
+from ..stats._settings import LearningSettings, check_number
+from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum, sample_spanning_tree
+from ..structure._trees import orient, spanning_tree_edges
+from ._chow_liu import build_model, mi_graph_from_counts
+
+__all__ = [
+    "MAX_COMPLETIONS",
+    "TreePosterior",
+    "bdeu_edge_weights",
+    "bdeu_predictive_tables",
+    "k_best_trees",
+    "log_sum_over_completions",
+    "tree_posterior",
+    "tree_posterior_from_counts",
+]
+
+#: the most completions of one row's missing values that ``log_likelihood`` sums over
+MAX_COMPLETIONS = 4096
+
+
+def bdeu_edge_weights(counts: PairCounts, ess: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(log ML_v for every v, log w_uv for every pair)`` under BDeu with sample size ``ess``.
+
+    ``w_uv = ML_uv / (ML_u ML_v)`` (see the module docstring); the diagonal of
+    the ``d x d`` matrix is ``-inf``. Counts may be weighted (real numbers).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> pc = tl.count(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).counts
+    >>> log_ml, log_w = bdeu_edge_weights(pc, ess=2.0)
+    >>> # ML_a = Γ(2)/Γ(4) Γ(2)^2/Γ(1)^2 = 1/6; ML_ab = Γ(2)/Γ(4) Γ(1.5)^2/Γ(.5)^2 = 1/24
+    >>> np.round(np.exp(log_ml), 12).tolist(), round(float(np.exp(log_w[0, 1])), 12)
+    ([0.166666666667, 0.166666666667], 1.5)
+    """
+    k = np.asarray(counts.cardinalities, dtype=float)
+    d = len(k)
+    owner = np.repeat(np.arange(d), counts.cardinalities)
+    joint = np.asarray(counts.joint, dtype=float)
+    n = float(counts.n_rows)
+    cell_alpha = ess / (k[owner][:, None] * k[owner][None, :])
+    cells = gammaln(joint + cell_alpha) - gammaln(cell_alpha)
+    B = np.zeros((len(owner), d))
+    B[np.arange(len(owner)), owner] = 1.0
+    pair_terms = B.T @ cells @ B
+    marg = np.diagonal(joint)
+    node_alpha = ess / k[owner]
+    node_terms = np.bincount(owner, weights=gammaln(marg + node_alpha) - gammaln(node_alpha),
+                             minlength=d)
+    const = float(gammaln(ess) - gammaln(n + ess))
+    log_w = pair_terms - node_terms[:, None] - node_terms[None, :] - const
+    log_w[np.arange(d), np.arange(d)] = -np.inf
+    return const + node_terms, log_w
+
+
+def bdeu_predictive_tables(counts: PairCounts, ess: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(log θ, log ρ)`` over the ``K`` one-hot positions of ``counts``: the BDeu posterior
+    means ``θ_u(a) = (N_u(a) + s/r_u) / (n + s)`` (a ``K`` vector) and
+    ``log ρ_uv(a, b) = log θ_uv(a, b) - log θ_u(a) - log θ_v(b)`` (``K x K``;
+    only its off-diagonal blocks are used)."""
+    d = len(counts.cardinalities)
+    k = np.asarray(counts.cardinalities, dtype=float)
+    owner = np.repeat(np.arange(d), counts.cardinalities)
+    joint = np.asarray(counts.joint, dtype=float)
+    total = float(counts.n_rows) + ess
+    log_theta = np.log((np.diagonal(joint) + ess / k[owner]) / total)
+    log_pair = np.log((joint + ess / (k[owner][:, None] * k[owner][None, :])) / total)
+    return log_theta, log_pair - log_theta[:, None] - log_theta[None, :]
+
+
+def log_sum_over_completions(
+    codes: np.ndarray, cardinalities: np.ndarray, score: Any, names: Sequence[Hashable]
+) -> np.ndarray:
+    """``log sum over completions of exp(score(complete codes))`` for each row of ``codes``.
+
+    ``-1`` marks a missing value; each distinct row is scored once, and a row
+    with missing values through all completions of them (at most
+    :data:`MAX_COMPLETIONS`). ``score`` maps an ``(m, d)`` array of complete
+    codes to ``(m,)`` or ``(m, c)`` log-values.
+
+    >>> log_sum_over_completions(np.array([[0, -1], [1, 1]]), np.array([2, 3]),
+    ...                          lambda c: np.log(c[:, 1] + 1.0), ["a", "b"]).round(6).tolist()
+    [1.791759, 0.693147]
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    card = np.asarray(cardinalities, dtype=np.int64)
+    first, inverse = distinct_rows(codes)
+    unique = codes[first]
+    missing = unique < 0
+    if not missing.any():
+        return score(unique)[inverse]
+    n_completions = np.prod(np.where(missing, card[None, :], 1), axis=1)
+    too_many = np.flatnonzero(n_completions > MAX_COMPLETIONS)
+    if len(too_many):
+        row = unique[too_many[0]]
+        gaps = [names[j] for j in np.flatnonzero(row < 0)]
+        raise MissingValuesError(
+            f"a row misses the variables {gaps[:10]}: summing them out takes "
+            f"{int(n_completions[too_many[0]])} completions (more than {MAX_COMPLETIONS}); "
+            f"the tree average has no cheaper exact marginal: impute or drop such rows",
+            column=gaps[0],
+        )
+    # every completion of every row (mixed radix over its missing columns), then a log-sum
+    expanded = np.repeat(unique, n_completions, axis=0)
+    starts = np.concatenate([[0], np.cumsum(n_completions)[:-1]])
+    within = np.arange(len(expanded)) - np.repeat(starts, n_completions)
+    for j in range(len(card)):
+        gap = expanded[:, j] < 0
+        if gap.any():
+            later = np.where(missing[:, j + 1 :], card[None, j + 1 :], 1).prod(axis=1)
+            stride = np.repeat(later, n_completions)[gap]
+            expanded[gap, j] = (within[gap] // stride) % card[j]
+    return np.logaddexp.reduceat(score(expanded), starts, axis=0)[inverse]
+
+
+def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
+    """``log β`` as a ``d x d`` matrix (``-inf``: forbidden edge), or None for uniform."""
+    if edge_prior is None:
+        return None
+    d = len(variables)
+    if isinstance(edge_prior, nx.Graph):
+        absent = [v for v in edge_prior.nodes if v not in variables]
+        if absent:
+            raise ColumnNotFoundError(
+                f"edge_prior has node(s) {absent} that are not variables {variables}",
+                column=absent[0],
+            )
+        pos = {v: j for j, v in enumerate(variables)}
+        beta = np.zeros((d, d))
+        for u, v, b in edge_prior.edges(data="prior", default=1.0):
+            beta[pos[u], pos[v]] = beta[pos[v], pos[u]] = b
+    else:
+        beta = np.array(edge_prior, dtype=float)
+        if beta.shape != (d, d):
+            raise StructureError(
+                f"edge_prior must be a {d} x {d} matrix (one row and column per variable, "
+                f"in column order) or an nx.Graph, got shape {beta.shape}"
+            )
+        if not np.allclose(beta, beta.T, rtol=1e-12, atol=0):
+            raise StructureError("edge_prior must be symmetric: beta[u, v] == beta[v, u]")
+    off = ~np.eye(d, dtype=bool)
+    if not np.isfinite(beta[off]).all() or (beta[off] < 0).any():
+        bad = beta[off][~(np.isfinite(beta[off]) & (beta[off] >= 0))][0]
+        raise StructureError(
+            f"edge_prior weights must be finite and >= 0 (0 forbids an edge), found {bad!r}",
+            values=[float(bad)],
+        )
+    with np.errstate(divide="ignore"):
+        out = np.log(beta)
+    out[~off] = -np.inf
+    if d > 1 and not np.isfinite(log_spanning_tree_sum(out)):
+        raise StructureError(
+            "edge_prior allows no spanning tree: the edges with a positive prior weight must "
+            "connect every variable"
+        )
+    return out
+
+
+class TreePosterior:
+    """The exact posterior over all spanning trees of a table (see :func:`tree_posterior`).
+
+    Attributes
+    ----------
+    variables : the variables, in column order.
+    states : ``{variable: [state labels]}``.
+    ess : BDeu's equivalent sample size.
+    n_rows : rows counted (their total weight with ``sample_weight``).
+    log_weights : ``d x d`` matrix of ``log(β_uv w_uv)``, the posterior's edge factors
+        (``-inf`` on the diagonal and for forbidden edges).
+    log_evidence : ``log P(D)``, the structure prior normalised over all trees.
+    log_normaliser : ``log Z(β ∘ w)``; ``P(T | D) = exp(sum_{uv in T} log_weights - log_normaliser)``.
+    """
+
+    def __init__(self, stats: CountedTable, ess: float, log_edge_prior: np.ndarray | None) -> None:
+        counts = stats.counts
+        self.stats = stats
+        self.variables = list(stats.columns)
+        self.states = {v: list(s) for v, s in zip(self.variables, stats.states)}
+        self.ess = ess
+        self.n_rows = counts.n_rows
+        d = len(self.variables)
+        log_ml, log_w = bdeu_edge_weights(counts, ess)
+        if log_edge_prior is None:
+            prior_norm = (d - 2) * np.log(d) if d > 1 else 0.0
+            self.log_weights = log_w
+        else:
+            prior_norm = log_spanning_tree_sum(log_edge_prior)
+            self.log_weights = log_w + log_edge_prior
+        self.log_normaliser = float(log_spanning_tree_sum(self.log_weights)) if d > 1 else 0.0
+        self.log_evidence = float(log_ml.sum() + self.log_normaliser - prior_norm)
+        self._log_theta, self._log_rho = bdeu_predictive_tables(counts, ess)
+        self._offsets = np.asarray(counts.offsets[:-1], dtype=np.int64)
+
+    # ------------------------------------------------------------------ edges
+    @cached_property
+    def edge_posterior_matrix(self) -> np.ndarray:
+        """``d x d`` matrix of ``P(uv in T | D)`` (symmetric, zero diagonal, rows in column order)."""
+        if len(self.variables) < 2:
+            return np.zeros((len(self.variables),) * 2)
+        P, _ = edge_marginals(self.log_weights)
+        return np.clip(P, 0.0, 1.0)  # rounding (~1e-13) must not leave [0, 1]
+
+    def edge_probabilities(self) -> nx.Graph:
+        """The complete graph over the variables, edge attributes ``posterior``
+        (``P(uv in T | D)``) and ``log_weight`` (``log β_uv w_uv``); node attribute ``states``."""
+        P = self.edge_posterior_matrix
+        G = nx.Graph(n=self.n_rows, ess=self.ess)
+        G.add_nodes_from((v, {"states": list(s)}) for v, s in self.states.items())
+        d = len(self.variables)
+        for i, j in zip(*np.triu_indices(d, k=1)):
+            G.add_edge(self.variables[i], self.variables[j], posterior=float(P[i, j]),
+                       log_weight=float(self.log_weights[i, j]))
+        return G
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair ``u, v``: ``posterior`` and ``log_weight``, most probable first
+        (ties in column order)."""
+        d = len(self.variables)
+        i, j = np.triu_indices(d, k=1)
+        frame = pd.DataFrame({
+            "u": [self.variables[a] for a in i],
+            "v": [self.variables[b] for b in j],
+            "posterior": self.edge_posterior_matrix[i, j],
+            "log_weight": self.log_weights[i, j],
+        })
+        return frame.sort_values("posterior", ascending=False, kind="stable").reset_index(drop=True)
+
+    @property
+    def expected_degrees(self) -> pd.Series:
+        """``E[degree of v in T | D]`` for every variable (they sum to ``2 (d - 1)``)."""
+        return pd.Series(self.edge_posterior_matrix.sum(axis=1), index=self.variables)
+
+    # ------------------------------------------------------------------ trees
+    def log_tree_probability(self, edges: Any) -> float:
+        """``log P(T | D)`` of the spanning tree with these edges (pairs of variables, or a graph)."""
+        pos = {v: j for j, v in enumerate(self.variables)}
+        edge_list = list(edges.edges() if isinstance(edges, nx.Graph) else edges)
+        T = nx.Graph(edge_list)
+        T.add_nodes_from(self.variables)
+        if len(T) != len(self.variables) or not nx.is_tree(T):
+            raise StructureError("the edges must form a spanning tree over the variables")
+        return float(sum(self.log_weights[pos[u], pos[v]] for u, v in edge_list)
+                     - self.log_normaliser)
+
+    def _model(self, edges: Sequence[tuple[int, int]], method: str) -> TreeModel:
+        """The tree with these edges (column indices), rooted at the first column, BDeu CPTs."""
+        mi = self._mutual_information
+        skeleton = nx.Graph()
+        skeleton.add_nodes_from((v, {"states": list(s)}) for v, s in self.states.items())
+        skeleton.add_edges_from(
+            (self.variables[i], self.variables[j], {"weight": float(mi[i, j])})
+            for i, j in sorted((min(e), max(e)) for e in edges)
+        )
+        settings = LearningSettings(method=method, prior="bdeu", equivalent_sample_size=self.ess)
+        return build_model(orient(skeleton), self.stats, settings)
+
+    @cached_property
+    def _mutual_information(self) -> np.ndarray:
+        return mutual_information_matrix(self.stats.counts)
+
+    def map_tree(self) -> TreeModel:
+        """The most probable tree ``argmax_T P(T | D)`` with its BDeu posterior-mean CPTs.
+
+        It is the maximum spanning tree of ``log_weights`` (ties in column order),
+        rooted at the first column; edge attribute ``weight`` is the MI, as for Chow-Liu.
+        """
+        present = np.isfinite(self.log_weights)
+        finite = np.where(present, self.log_weights, 0.0)
+        return self._model(spanning_tree_edges(finite, present), "tree_posterior map")
+
+    def sample_trees(
+        self, k: int, random_state: int | np.random.Generator | None = None
+    ) -> list[TreeModel]:
+        """``k`` trees drawn independently from ``P(T | D)``, each with its BDeu CPTs.
+
+        Exact (Wilson's algorithm with exact loop-erased-walk steps,
+        :func:`treelearn.structure._spanning_sums.sample_spanning_tree`); ``O(d^4)`` per tree.
+        """
+        if not isinstance(k, (int, np.integer)) or k < 0:
+            raise TreelearnError(f"k == {k!r}, must be a non-negative integer", values=[k])
+        rng = np.random.default_rng(random_state)
+        if len(self.variables) < 2:
+            return [self._model([], "tree_posterior sample") for _ in range(k)]
+        return [self._model(sample_spanning_tree(self.log_weights, rng), "tree_posterior sample")
+                for _ in range(k)]
+
+    # ------------------------------------------------------------------ prediction
+    def _encode(self, data: pd.DataFrame) -> np.ndarray:
+        check_frame(data)
+        absent = [v for v in self.variables if v not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(
+                f"the data lacks the variable(s) {absent}; its columns are {list(data.columns)}",
+                column=absent[0],
+            )
+        table = encode(data[self.variables], missing="pairwise", states=self.states,
+                       max_states=np.iinfo(np.int64).max)
+        return table.codes.astype(np.int64)
+
+    def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Per-row ``log P(x | D)`` of integer codes (``-1`` = missing: summed out exactly)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if len(codes) == 0:
+            return np.zeros(0)
+        card = np.array([len(s) for s in self.states.values()], dtype=np.int64)
+        return log_sum_over_completions(codes, card, self._complete_log_likelihood,
+                                        self.variables)
+
+    def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        idx = self._offsets[None, :] + codes  # one-hot position of each value
+        node = self._log_theta[idx].sum(axis=1)
+        if len(self.variables) < 2:
+            return node
+        out = np.empty(len(codes))
+        step = max(1, 200_000 // len(self.variables) ** 2)
+        for start in range(0, len(codes), step):
+            block = idx[start : start + step]
+            rho = self._log_rho[block[:, :, None], block[:, None, :]]
+            out[start : start + step] = log_spanning_tree_sum(self.log_weights + rho)
+        return node + out - self.log_normaliser
+
+    def log_likelihood(
+        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
+        """The exact posterior-predictive log-likelihood of ``data`` (nats).
+
+        Each row scores ``log P(x | D) = log sum_T P(T | D) P(x | T, D)``: the
+        Bayesian model average over every spanning tree, parameters integrated
+        out. Missing values are summed out exactly (by enumerating their
+        completions, at most :data:`MAX_COMPLETIONS` per row). ``O(d^3)`` per
+        distinct row. Total (weighted by ``sample_weight``) or, with
+        ``per_row``, one value per row.
+        """
+        values = self.log_likelihood_codes(self._encode(data))
+        if per_row:
+            return values
+        weights = check_sample_weight(sample_weight, len(values))
+        return float(values.sum() if weights is None else (weights * values).sum())
+
+    # ------------------------------------------------------------------ pictures
+    def draw(self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0) -> Any:
+        """Draw the edges with posterior ``>= threshold``: width and opacity by
+        posterior, each labelled with its probability; returns the Figure."""
+        from ..viz._draw import new_figure
+
+        G = self.edge_probabilities()
+        H = nx.Graph()
+        H.add_nodes_from(G)
+        H.add_edges_from((u, v, a) for u, v, a in G.edges(data=True) if a["posterior"] >= threshold)
+        if ax is None:
+            fig = new_figure((max(4, len(H) ** 0.5 * 2),) * 2)  # not pyplot's: any number of them
+            ax = fig.subplots()
+        else:
+            fig = ax.figure
+        pos = nx.spring_layout(H, weight="posterior", seed=seed)
+        probs = [a["posterior"] for _, _, a in H.edges(data=True)]
+        nx.draw_networkx_nodes(H, pos, ax=ax, node_color="#dde8f4", edgecolors="#335")
+        nx.draw_networkx_labels(H, pos, ax=ax, font_size=8)
+        for (u, v), p in zip(H.edges(), probs):
+            nx.draw_networkx_edges(H, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4 * p,
+                                   alpha=0.25 + 0.75 * p)
+        nx.draw_networkx_edge_labels(
+            H, pos, ax=ax, font_size=7,
+            edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
+        )
+        ax.set_title(f"edges with posterior >= {threshold:g} (n = {self.n_rows}, ess = {self.ess:g})")
+        ax.set_axis_off()
+        return fig
+
+    def __repr__(self) -> str:
+        return (f"TreePosterior({len(self.variables)} variables, n={self.n_rows}, "
+                f"ess={self.ess:g}, log_evidence={self.log_evidence:.4f})")
+
+
+def tree_posterior_from_counts(
+    stats: CountedTable, ess: float = 1.0, edge_prior: Any = None
+) -> TreePosterior:
+    """:func:`tree_posterior` from sufficient statistics (complete data)."""
+    ess = check_number(ess, "ess", strict=True, fix=" (BDeu's equivalent sample size)")
+    counts = stats.counts
+    totals = counts.pair_totals()
+    if (np.asarray(totals) != counts.n_rows).any():
+        raise MissingValuesError(
+            "tree_posterior needs complete rows: with missing values the marginal likelihood "
+            "does not factorise over edges; pass missing='drop' (or impute)"
+        )
+    return TreePosterior(stats, ess, _log_edge_prior(edge_prior, list(stats.columns)))
+
+
+def tree_posterior(
+    data: Any,
+    ess: float = 1.0,
+    edge_prior: Any = None,
+    *,
+    missing: MissingPolicy = "error",
+    sample_weight: Any = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+) -> TreePosterior:
+    """The exact Bayesian posterior over all spanning trees of ``data``.
+
+    Parameters
+    ----------
+    data : any input :func:`treelearn.sources._count.count` takes (DataFrame, CSV/Parquet
+        path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix).
+    ess : BDeu's equivalent sample size (> 0).
+    edge_prior : ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
+        non-negative edge factors ``β`` in column order, or an ``nx.Graph`` over
+        the variables whose edges carry ``prior`` (default 1; pairs that are not
+        edges are forbidden). ``P(T) ∝ prod_{uv in T} β_uv``.
+    missing : ``"error"`` or ``"drop"`` (incomplete rows are dropped);
+        ``"pairwise"`` is refused (the posterior needs complete rows).
+    sample_weight : one non-negative weight per row (a column name for a file).
+
+    The model and formulas are in :mod:`treelearn.learners._bayes_trees`.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv").iloc[:300]
+    >>> post = tl.tree_posterior(df, ess=1.0)
+    >>> post.to_frame().iloc[0][["u", "v"]].tolist()    # the surest edge
+    ['bronc', 'dysp']
+    >>> round(float(post.edge_posterior_matrix.sum()) / 2, 9)   # d - 1 edges in every tree
+    7.0
+    >>> bool(post.log_likelihood(df.iloc[:5]) > post.map_tree().log_likelihood(df.iloc[:5]) - 1)
+    True
+    """
+    if missing == "pairwise":
+        raise TreelearnError(
+            "tree_posterior needs complete rows; missing='pairwise' cannot be used: "
+            "pass missing='drop' (or impute)", values=[missing]
+        )
+    LearningSettings(method="tree_posterior", missing=missing)  # validates the policy
+    stats = count(data, missing=missing, max_states=max_states, states=states,
+                  chunksize=chunksize, sample_weight=sample_weight)
+    return tree_posterior_from_counts(stats, ess, edge_prior)
+
+
+def k_best_trees(
+    data: Any,
+    k: int,
+    alpha: float = 0.0,
+    *,
+    missing: MissingPolicy = "error",
+    sample_weight: Any = None,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> list[TreeModel]:
+    """The ``k`` spanning trees of highest maximum likelihood, best first, as TreeModels.
+
+    A tree's maximised log-likelihood is ``n (sum of its edges' MI - sum_v H_v)``,
+    so these are the ``k`` spanning trees of largest total mutual information
+    (NetworkX's ``SpanningTreeIterator``; trees of equal weight come in its
+    order). ``alpha`` smooths the CPTs (Lidstone; 0 = maximum likelihood), as
+    in :func:`treelearn.chow_liu`; fewer than ``k`` trees come back when fewer exist.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> best = tl.k_best_trees(df, 3)
+    >>> best[0] == tl.chow_liu(df)
+    True
+    >>> lls = [m.log_likelihood(df) for m in best]
+    >>> lls == sorted(lls, reverse=True)
+    True
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise TreelearnError(f"k == {k!r}, must be a positive integer", values=[k])
+    settings = LearningSettings(method="k-best", alpha=alpha, missing=missing)
+    stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight)
+    G = mi_graph_from_counts(stats)
+    out = []
+    if len(G) < 2:
+        return [build_model(orient(G), stats, settings)]
+    for T in nx.SpanningTreeIterator(G, weight="weight", minimum=False):
+        # rebuild in column order so that orient roots it at the first column, as chow_liu does
+        S = nx.Graph()
+        S.graph.update(G.graph)
+        S.add_nodes_from(G.nodes(data=True))
+        pos = {v: j for j, v in enumerate(stats.columns)}
+        edges = sorted((tuple(sorted((u, v), key=pos.__getitem__)) for u, v in T.edges()),
+                       key=lambda e: (-G.edges[e]["weight"], pos[e[0]], pos[e[1]]))
+        S.add_edges_from((u, v, dict(G.edges[u, v])) for u, v in edges)
+        out.append(build_model(orient(S), stats, settings))
+        if len(out) == k:
+            break
+    return out
+

@@ -1,0 +1,383 @@
+"""The learning entry points: the MI graph, Chow-Liu trees and forests, CPTs for any DAG.
+
+Each public function takes data of any kind, asks :func:`treelearn.sources._count.count`
+for its sufficient statistics, and learns from those with a ``*_from_counts``
+function that never sees a row (the part Dask, files, sparse matrices, row
+weights and :meth:`TreeModel.partial_fit` share). The stages (counts ->
+information -> graph -> spanning tree -> orient -> CPTs) stay public, so a user
+can stop at any of them, change the graph, and carry on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
+from ..models._gaussian import (
+    check_constant_columns,
+    gaussian_mutual_information,
+    gaussian_statistics,
+)
+from ..models._tree import TreeModel
+from ..sources._count import column_names, count
+from ..stats._counts import CountedTable, PairCounts
+from ..stats._information import mutual_information_matrix
+from ..stats._parameters import estimate_cpt
+from ..stats._settings import LearningSettings, Prior
+from ..structure._constraints import constrained_skeleton, forest_penalty
+from ..structure._sparse_chow_liu import SparseBinaryCounts, sparse_spanning_skeleton
+from ..structure._trees import complete_graph, orient, spanning_skeleton
+from ._em import chow_liu_em, fit_cpts_em
+
+__all__ = [
+    "build_model",
+    "chow_liu",
+    "chow_liu_from_counts",
+    "fit_cpts",
+    "mi_graph",
+    "mi_graph_from_counts",
+]
+
+
+# ---------------------------------------------------------------------- the MI graph
+def mi_graph_from_counts(stats: CountedTable, mi_alpha: float | None = None) -> nx.Graph:
+    """The complete MI graph of counted data (see :func:`mi_graph`)."""
+    if isinstance(stats, SparseBinaryCounts):
+        raise TreelearnError(
+            f"a complete MI graph over {len(stats.columns)} variables would have "
+            f"{len(stats.columns) * (len(stats.columns) - 1) // 2:,} edges; learn the tree with "
+            f"tl.chow_liu, which never forms it, or pass fewer columns")
+    counts = stats.counts
+    G = complete_graph(list(stats.columns), mutual_information_matrix(counts, mi_alpha),
+                       stats.states)
+    G.graph["n"] = counts.n_rows
+    return G
+
+
+def mi_graph(
+    data: Any,
+    *,
+    missing: MissingPolicy = "error",
+    mi_alpha: float | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    sample_weight: Any = None,
+    kind: str = "categorical",
+) -> nx.Graph:
+    """The complete graph over the columns, edge ``weight`` = mutual information (nats).
+
+    ``kind="gaussian"``: the columns are numbers (a DataFrame or 2-D array, no
+    missing values) and the weight is the Gaussian mutual information
+    ``-1/2 log(1 - rho^2)`` of the (weighted) correlation ``rho``; nodes carry no
+    ``states``. The same stages follow (:func:`~treelearn.maximum_spanning_tree`,
+    :func:`~treelearn.orient`), and pick :func:`~treelearn.gaussian_chow_liu`'s tree.
+
+    Node attribute ``states`` holds each column's state labels; the graph
+    attribute ``n`` the number of rows (their total weight with
+    ``sample_weight``). With ``mi_alpha``, MI is computed from the pairwise
+    joint smoothed by ``mi_alpha`` per cell. ``data`` is any input
+    :func:`treelearn.sources._count.count` takes (files are read in chunks).
+
+    Examples
+    --------
+    >>> import pandas as pd, networkx as nx, treelearn as tl
+    >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]})
+    >>> G = tl.mi_graph(df)
+    >>> round(G["a"]["b"]["weight"], 6), G["a"]["c"]["weight"]
+    (0.693147, 0.0)
+    >>> num = pd.DataFrame({"u": [0.0, 1.0, 2.0, 3.0], "v": [1.0, 0.0, 3.0, 2.0]})
+    >>> round(tl.mi_graph(num, kind="gaussian")["u"]["v"]["weight"], 4)   # rho = 3/5: -ln(0.64)/2
+    0.2231
+    """
+    if kind == "gaussian":
+        return _gaussian_mi_graph(data, missing, mi_alpha, sample_weight)
+    if kind != "categorical":
+        raise TreelearnError(f"kind={kind!r}; choose 'categorical' (counted states) or "
+                             "'gaussian' (numeric columns, correlation-based MI)", values=[kind])
+    LearningSettings(method="mi_graph", missing=missing, mi_alpha=mi_alpha)  # validates
+    stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight)
+    return mi_graph_from_counts(stats, mi_alpha)
+
+
+def _gaussian_mi_graph(data: Any, missing: str, mi_alpha: float | None,
+                       sample_weight: Any) -> nx.Graph:
+    if missing != "error" or mi_alpha is not None:
+        raise TreelearnError(
+            "kind='gaussian' takes complete numeric rows and no smoothing: leave missing='error' "
+            "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())")
+    stats = gaussian_statistics(data, sample_weight)
+    check_constant_columns(stats)
+    G = complete_graph(list(stats.variables), gaussian_mutual_information(stats.covariance))
+    G.graph["n"] = stats.n
+    return G
+
+
+# ---------------------------------------------------------------------- CPTs
+def build_model(
+    structure: nx.DiGraph,
+    stats: Any,
+    settings: LearningSettings,
+    *,
+    description: Mapping[str, Any] | None = None,
+    counts: PairCounts | None = None,
+    learner: Any = None,
+) -> TreeModel:
+    """CPTs for every node of ``structure`` from sufficient statistics; the shared last stage.
+
+    ``stats`` is any statistics object with ``columns``, ``states``, ``dtypes``,
+    ``n_rows`` and ``family_counts(indices)`` (a :class:`~treelearn.stats._counts.CountedTable`
+    or a :class:`~treelearn.stats._counts.ClassCounts`). The model's ``settings`` dict
+    is ``description`` if given, else ``settings.as_dict()``; ``counts`` and
+    ``learner`` are handed to the model for :meth:`TreeModel.partial_fit`.
+    """
+    columns = list(stats.columns)
+    position = {c: j for j, c in enumerate(columns)}
+    absent = [v for v in structure.nodes if v not in position]
+    if absent:
+        raise ColumnNotFoundError(
+            f"structure node(s) {absent} are not columns of the data {columns}", column=absent[0]
+        )
+    if not nx.is_directed_acyclic_graph(structure):
+        raise StructureError("the structure must be a directed acyclic graph")
+    variables = [c for c in columns if c in structure]
+    G = nx.DiGraph()
+    G.graph.update(structure.graph)
+    for v in variables:
+        given = structure.nodes[v].get("parents")
+        if given and (len(set(given)) != len(given) or set(given) != set(structure.predecessors(v))):
+            raise StructureError(
+                f"node {v!r}: its 'parents' attribute {list(given)} must list each of its "
+                f"parents in the graph, {list(structure.predecessors(v))}, once"
+            )
+        parents = list(given) if given else sorted(structure.predecessors(v), key=position.__getitem__)
+        family = [position[p] for p in parents] + [position[v]]
+        cpt = estimate_cpt(stats.family_counts(family), settings.alpha, settings.prior,
+                           settings.equivalent_sample_size, settings.m)
+        attrs = {k: val for k, val in structure.nodes[v].items() if k not in ("cpt", "states", "parents")}
+        G.add_node(v, **attrs, states=list(stats.states[position[v]]), cpt=cpt, parents=parents)
+    G.add_edges_from(structure.edges(data=True))
+    dtypes = stats.dtypes
+    return TreeModel(
+        G,
+        variables=variables,
+        dtypes={c: dt for c, dt in zip(columns, dtypes) if c in structure} if dtypes else None,
+        n_rows=stats.n_rows,
+        settings=dict(description) if description is not None else settings.as_dict(),
+        counts=counts,
+        learner=learner,
+    )
+
+
+def fit_cpts(
+    structure: nx.DiGraph,
+    data: Any,
+    alpha: float = 0.0,
+    *,
+    prior: Prior = "lidstone",
+    equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    sample_weight: Any = None,
+) -> TreeModel:
+    """Fit the CPTs of any DAG over columns of ``data`` (see :mod:`treelearn.stats._parameters`).
+
+    Parents are ordered as in the node attribute ``parents`` when present, else
+    in column order. With ``missing="pairwise"``, each CPT uses the rows where its
+    whole family is observed; with ``missing="em"`` the CPTs of a tree or forest are
+    learned by EM over the missing cells (:func:`treelearn.learners._em.fit_cpts_em`). ``data`` is a DataFrame, a file (read whole, so
+    families of any size can be counted) or a Dask DataFrame (counted on its
+    workers: nodes of at most one parent); ``sample_weight`` weights the rows.
+
+    Examples
+    --------
+    >>> import pandas as pd, networkx as nx, treelearn as tl
+    >>> df = pd.DataFrame({"c": [0, 0, 1, 1], "x": [0, 1, 1, 1]})
+    >>> m = tl.fit_cpts(nx.DiGraph([("c", "x")]), df, alpha=1.0)
+    >>> m.cpt("x").tolist()   # (N + 1) / (N(c) + 2)
+    [[0.5, 0.5], [0.25, 0.75]]
+    """
+    settings = LearningSettings(method="fit_cpts", alpha=alpha, prior=prior,
+                                equivalent_sample_size=equivalent_sample_size, m=m,
+                                missing=missing)
+    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
+                  sample_weight=sample_weight, variables=_structure_columns(structure, data),
+                  in_memory=True)
+    description = {k: settings.as_dict()[k]
+                   for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")}
+    if missing == "em":  # EM over the missing cells (treelearn.learners._em): a forest structure
+        return fit_cpts_em(structure, stats, partial(build_model, settings=settings,
+                                                     description=description))
+    return build_model(structure, stats, settings, description=description)
+
+
+def _structure_columns(structure: nx.DiGraph, data: Any) -> list | None:
+    """The structure's nodes in the data's column order (the columns fit_cpts encodes)."""
+    columns = column_names(data)
+    if columns is None:
+        return None
+    absent = [v for v in structure.nodes if v not in columns]
+    if absent:
+        raise ColumnNotFoundError(
+            f"structure node(s) {absent} are not columns of the data {list(columns)}",
+            column=absent[0],
+        )
+    return [c for c in columns if c in structure]
+
+
+# ---------------------------------------------------------------------- Chow-Liu
+def chow_liu_from_counts(
+    stats: CountedTable,
+    settings: LearningSettings,
+    *,
+    description: Mapping[str, Any] | None = None,
+) -> TreeModel:
+    """Chow-Liu from sufficient statistics: MI graph -> spanning tree/forest -> orient -> CPTs.
+
+    The model keeps the pair counts and this learner, so
+    :meth:`TreeModel.partial_fit` can add rows and learn again with the same settings.
+    """
+    if settings.root is not None and settings.root not in stats.columns:
+        raise ColumnNotFoundError(
+            f"{settings.root!r} is not a column of the data; the columns are "
+            f"{list(stats.columns)}", column=settings.root,
+        )
+    if isinstance(stats, SparseBinaryCounts):  # wide sparse 0/1 data: acCL, no K x K counts
+        unsupported = [name for name, value in (("forest", settings.forest),
+                       ("whitelist", settings.whitelist), ("blacklist", settings.blacklist),
+                       ("mi_alpha", settings.mi_alpha)) if value]
+        if unsupported:
+            raise TreelearnError(
+                f"{', '.join(unsupported)} cannot be used with the sparse Chow-Liu path taken "
+                f"for a scipy.sparse matrix of {len(stats.columns)} columns; drop the option, or "
+                f"learn from fewer columns (the dense path needs a K x K count matrix)")
+        skeleton = sparse_spanning_skeleton(stats)
+        return build_model(orient(skeleton, settings.root), stats, settings,
+                           description=description)
+    counts = stats.counts
+    n = counts.n_rows
+    if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows
+        pair_rows = counts.pair_totals()
+        if (pair_rows != n).any():
+            n = pair_rows
+    mi = mutual_information_matrix(counts, settings.mi_alpha)
+    if settings.forest == "aic" or settings.whitelist or settings.blacklist:
+        penalty = None
+        if settings.forest in ("bic", "aic"):
+            penalty = forest_penalty(settings.forest, stats.cardinalities, n)
+        elif settings.forest is not None:
+            penalty = np.full(mi.shape, float(settings.forest))
+        skeleton = constrained_skeleton(list(stats.columns), mi, stats.states, penalty=penalty,
+                                        whitelist=settings.whitelist, blacklist=settings.blacklist)
+    else:
+        skeleton = spanning_skeleton(list(stats.columns), mi, stats.states,
+                                     forest=settings.forest, n=n)
+    structure = orient(skeleton, settings.root)
+    return build_model(
+        structure, stats, settings, description=description, counts=counts,
+        learner=partial(chow_liu_from_counts, settings=settings, description=description),
+    )
+
+
+def chow_liu(
+    data: Any,
+    root: Hashable | None = None,
+    alpha: float = 0.0,
+    *,
+    prior: Prior = "lidstone",
+    equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
+    missing: MissingPolicy = "error",
+    mi_alpha: float | None = None,
+    forest: str | float | None = None,
+    whitelist: Sequence[tuple] | None = None,
+    blacklist: Sequence[tuple] | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    columns: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+) -> TreeModel:
+    """Learn a Chow-Liu tree (or forest) and its CPTs.
+
+    Parameters
+    ----------
+    data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
+        rows at a time, never whole: see :mod:`treelearn.sources._files`), a
+        ``dask.dataframe.DataFrame`` (counted on its workers: see
+        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix. Never modified.
+    root : the root; ``None`` roots the tree at the **first column** (and each
+        other tree of a forest at its first column). The root changes the
+        direction of the edges, not the maximum-likelihood fit.
+    alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
+    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
+        or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
+    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.encoding._table.encode`),
+        or ``"em"``: structural EM over the missing cells (:func:`treelearn.learners._em.chow_liu_em`;
+        the iterations and log-likelihoods are in ``model.settings``).
+    mi_alpha : pseudocount added to each cell of the pairwise joint from which the
+        tree-choosing MI is computed; ``None`` uses raw counts.
+    forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
+        ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; ``"aic"`` keeps edges with
+        ``I_ij - (k_i - 1)(k_j - 1) / n > 0``; a number keeps edges with ``I_ij`` above it.
+        Each tree of the forest is rooted at its first column (``root``'s at ``root``).
+    whitelist, blacklist : undirected pairs of columns the tree must contain / must
+        not contain (bnlearn's arguments): the best spanning tree (or forest) under
+        these constraints (:func:`treelearn.structure._constraints.constrained_skeleton`). A
+        whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
+    max_states : the most states a column may have.
+    states : optional ``{column: [states]}`` fixing the states (and their order) of
+        some or all columns; a value outside them raises :class:`UnseenStateError`.
+        Giving every column's states lets a file be read in one pass, and makes
+        :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
+    chunksize : rows per chunk when ``data`` is a file path.
+    columns : the variables' names when ``data`` is a ``scipy.sparse`` matrix of
+        0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
+        is counted without densifying, as fast as its number of non-zeros allows
+        (see :func:`treelearn.stats._counts.sparse_binary_counts`), and gives the model
+        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives. With
+        more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
+        learned without any ``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`,
+        Meila's acCL; the same model, without ``partial_fit``, ``forest``,
+        ``whitelist``, ``blacklist`` or ``mi_alpha``).
+    sample_weight : one non-negative weight per row (scikit-learn's name): an
+        array-like for a DataFrame or sparse matrix, the name of the weight column
+        for a file or a Dask DataFrame (or a Dask Series partitioned like it).
+        Integer weights give exactly the model of the rows repeated that many
+        times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
+        the BIC forest's ``n``) is the total weight.
+
+    The model keeps its pair counts (``model.counts``), so
+    :meth:`TreeModel.partial_fit` can add rows later.
+
+    Ties in MI are broken by column order, so the same data gives the same tree.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> model = tl.chow_liu(df, root="smoke")
+    >>> model.root
+    'smoke'
+    >>> model.graph.number_of_edges()
+    7
+    >>> w = [2, 1] * 5000   # survey weights: row 0 counts twice
+    >>> tl.chow_liu(df, sample_weight=w) == tl.chow_liu(df.loc[df.index.repeat(w)])
+    True
+    """
+    settings = LearningSettings(
+        method="chow-liu", root=root, alpha=alpha, prior=prior,
+        equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
+        forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
+    )
+    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
+                  states=states, chunksize=chunksize, columns=columns,
+                  sample_weight=sample_weight, in_memory=missing == "em")
+    if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
+        return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))
+    return chow_liu_from_counts(stats, settings)

@@ -1,0 +1,297 @@
+"""EM for missing values: CPTs of a fixed tree, and structural EM for Chow-Liu trees.
+
+Rows with missing cells are kept. EM alternates
+
+* **E-step**: expected sufficient statistics under the current model, exactly:
+  for each row, the posterior of its missing cells given its observed ones
+  (:func:`expected_counts`: one pass of the tree inference engine,
+  :meth:`~treelearn.inference._engine.TreeEngine.family_posteriors_codes`, for all rows
+  at once; identical rows are grouped first);
+* **M-step**: the learner applied to those expected counts, as if they were
+  counts of complete data: the CPTs of the fixed structure
+  (:func:`fit_cpts_em`), or a new maximum spanning tree over the expected
+  mutual information and its CPTs (:func:`chow_liu_em`, Friedman's structural
+  EM, 1997/98).
+
+With maximum likelihood (``alpha=0``) the observed-data log-likelihood never
+decreases. Each model keeps its history in ``model.settings``:
+``em_iterations`` and ``em_log_likelihood`` (one value per iteration, the
+observed-data log-likelihood of the training rows under that iteration's model).
+EM starts from the available-case fit (``missing="pairwise"``).
+
+Only forests (every node at most one parent) are handled: that is what makes
+the E-step exact and cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import networkx as nx
+import numpy as np
+
+from .._base.errors import StructureError, TreelearnError
+from ..encoding._table import Table, distinct_rows
+from ..inference._engine import TreeEngine
+from ..models._tree import TreeModel
+from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
+from ..stats._settings import check_number
+
+__all__ = ["chow_liu_em", "expected_counts", "fit_cpts_em", "forest_posteriors"]
+
+#: default stop: the observed-data log-likelihood per row changes by less than this
+DEFAULT_TOL = 1e-6
+DEFAULT_MAX_ITER = 100
+
+
+# ---------------------------------------------------------------------- the exact E-step
+def _engine(model: TreeModel) -> TreeEngine:
+    """The inference engine of a forest model (the one sum-product implementation)."""
+    parents = model.parent_map
+    if any(len(p) > 1 for p in parents.values()):
+        many = next(v for v, p in parents.items() if len(p) > 1)
+        raise StructureError(
+            f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
+            f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
+        )
+    return TreeEngine(model.variables, parents, model.cpts, model.states)
+
+
+def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, dict, dict]:
+    """Exact posteriors of every node and every (parent, child) pair, for every row.
+
+    ``codes`` is ``n x d`` in ``model.variables`` order, ``-1`` = missing.
+    Returns ``(log_evidence, node, family)``: ``log P(observed cells of row r)``;
+    ``node[v]`` an ``n x k_v`` array of ``P(x_v | row r)``; ``family[v]`` an
+    ``n x k_parent x k_v`` array of ``P(x_parent, x_v | row r)`` for every node
+    with a parent. The tree inference engine's
+    :meth:`~treelearn.inference._engine.TreeEngine.family_posteriors_codes` computes them
+    (one collect and one distribute for all rows at once, messages rescaled per row).
+    A row of probability zero gets ``-inf`` and all-zero posteriors.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+    >>> log_ev, node, family = forest_posteriors(m, np.array([[-1, 1]]))   # a missing, b = 1
+    >>> node["a"].round(3).tolist(), float(np.exp(log_ev[0]))   # P(a | b=1), P(b=1)
+    ([[0.0, 1.0]], 0.25)
+    """
+    log_ev, families = _engine(model).family_posteriors_codes(codes)
+    node, family = {}, {}
+    for v, table in zip(model.variables, families):
+        if table.ndim == 3:
+            family[v] = table
+            node[v] = np.einsum("rab->rb", table)  # einsum: faster than sum over a middle axis
+        else:
+            node[v] = table
+    return log_ev, node, family
+
+
+def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, family: dict,
+               offsets: np.ndarray) -> np.ndarray:
+    """Expected counts of every pair of variables, ``K x K``, exactly.
+
+    Given a row, its missing cells are still distributed as a tree on the model's
+    edges (the posterior of a tree-shaped model is one), with the conditionals
+    ``P(x_c | x_p, row) = P(x_p, x_c | row) / P(x_p | row)`` along each edge, either
+    way (computed only in the rows that need them); an observed cell separates the tree. So ``P(x_u, x_y | row)`` is the product
+    ``P(x_u | row) P(x_y | row)`` of the node posteriors (one ``K x K`` product for all
+    rows and pairs) unless ``u``, ``y`` and every variable between them are missing in
+    the row; for those rows the joint is ``diag P(x_u | row)`` times the conditionals
+    along the path, and its difference from the product is added. The walk from each
+    ``u`` keeps only the rows still missing every variable so far, so it stops soon:
+    with a fraction ``h`` of cells hidden, a path of ``l`` edges keeps about ``h^l`` of
+    the rows.
+    """
+    variables = model.variables
+    index = {v: i for i, v in enumerate(variables)}
+    missing = codes < 0
+    neighbours: list[list] = [[] for _ in variables]
+    # (x, y) -> P(x_y | x_x, row) as (n, k_x, k_y) for neighbours x, y: filled only in the
+    # rows missing both (the only rows a walk crosses the edge in), zero elsewhere
+    step = {}
+    for v, table in family.items():
+        c, p = index[v], index[model.parents(v)[0]]
+        neighbours[p].append(c)
+        neighbours[c].append(p)
+        both = np.flatnonzero(missing[:, p] & missing[:, c])
+        sub = table[both]
+        for x, y, joint_xy in ((p, c, sub), (c, p, np.swapaxes(sub, 1, 2))):
+            q_x = np.einsum("rab->ra", joint_xy)[:, :, None]  # P(x_x | row)
+            full = np.zeros((len(codes),) + joint_xy.shape[1:])
+            full[both] = np.divide(joint_xy, q_x, out=np.zeros_like(joint_xy), where=q_x > 0)
+            step[x, y] = full
+    Q = np.hstack([node[v] for v in variables])  # n x K posteriors
+    joint = (Q * w[:, None]).T @ Q  # every pair as if independent given the row
+    scale = joint.copy()  # what the corrections below subtract from: their round-off bound
+    block = [slice(offsets[i], offsets[i + 1]) for i in range(len(variables))]
+    for u in range(len(variables)):  # a loop over variables; each step is over rows at once
+        rows = np.flatnonzero(missing[:, u])
+        if not len(rows):
+            continue
+        q_u = Q[rows, block[u]]
+        wq_u = q_u * w[rows, None]
+        # u with itself: a diagonal, not a product
+        joint[block[u], block[u]] += np.diag(wq_u.sum(axis=0)) - wq_u.T @ q_u
+        # (variable, the rows missing it and every variable back to u, P(x_u, x_var | row))
+        stack = [(u, -1, rows, q_u[:, :, None] * np.eye(q_u.shape[1]))]
+        while stack:
+            x, before, rows_x, through = stack.pop()
+            for y in neighbours[x]:
+                if y == before:
+                    continue
+                keep = missing[rows_x, y]
+                if not keep.any():
+                    continue
+                rows_y = rows_x[keep]
+                at_y = through[keep] @ step[x, y][rows_y]  # P(x_u, x_y | row)
+                w_y = w[rows_y]
+                joint[block[u], block[y]] += (np.tensordot(w_y, at_y, axes=1)
+                                              - (Q[rows_y, block[u]] * w_y[:, None]).T
+                                              @ Q[rows_y, block[y]])
+                stack.append((y, x, rows_y, at_y))
+    # a correction cancels the product where two missing cells cannot co-occur: what is
+    # left there is round-off of either sign, which must be an exact 0 on every machine
+    joint = drop_round_off((joint + joint.T) / 2, scale, 4)  # symmetric to the last bit
+    for j, v in enumerate(variables):  # a variable's own block is diagonal by construction
+        joint[block[j], block[j]] = np.diag(w @ node[v])
+    return joint
+
+
+def _grouped(codes: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Identical rows merged (their weights summed): each missingness pattern and
+    observed values is one row of the E-step."""
+    first, inverse = distinct_rows(codes)
+    unique = codes[first]
+    w = np.bincount(inverse, weights=weights, minlength=len(unique))
+    return unique, w
+
+
+def expected_counts(
+    model: TreeModel,
+    codes: np.ndarray,
+    weights: np.ndarray | None = None,
+    *,
+    all_pairs: bool = False,
+) -> tuple[PairCounts, float]:
+    """Expected counts of complete data under ``model``, given rows with missing cells.
+
+    Returns a :class:`~treelearn.stats._counts.PairCounts` (float) over ``model.variables``
+    and the observed-data log-likelihood ``sum_r w_r log P(observed cells of r)``.
+    Without ``all_pairs`` only the blocks of the model's families are filled
+    (every marginal and every ``(parent, child)`` table: what CPTs need); with
+    it, every pairwise table (what structural EM needs), exact: within a tree, the
+    joint of a missing variable and any other is carried along the tree path by the
+    per-row edge conditionals of the one pass; no further inference pass.
+
+    This is the one place EM asks for inference; :func:`forest_posteriors` (the tree
+    inference engine) does it.
+    """
+    codes, w = _grouped(np.asarray(codes), weights)
+    cards = np.array([len(model.states[v]) for v in model.variables], dtype=np.int64)
+    offsets = offsets_of(cards)
+    log_ev, node, family = forest_posteriors(model, codes)
+    possible = w > 0
+    log_likelihood = float(np.sum(w[possible] * log_ev[possible]))
+    if all_pairs:
+        joint = _all_pairs(model, codes, w, node, family, offsets)
+    else:
+        K = int(offsets[-1])
+        joint = np.zeros((K, K))
+        for j, v in enumerate(model.variables):
+            o = slice(offsets[j], offsets[j + 1])
+            joint[o, o] = np.diag(w @ node[v])
+            if v in family:
+                i = model.variables.index(model.parents(v)[0])
+                block = np.einsum("r,rab->ab", w, family[v])
+                joint[offsets[i]:offsets[i + 1], o] = block
+                joint[o, offsets[i]:offsets[i + 1]] = block.T
+    return PairCounts(joint, cards, float(w.sum())), log_likelihood
+
+
+# ---------------------------------------------------------------------- the EM loop
+def _run(
+    stats: CountedTable,
+    learner: Callable[[CountedTable], TreeModel],
+    all_pairs: bool,
+    max_iter: int,
+    tol: float,
+    same: Callable[[TreeModel, TreeModel], bool],
+) -> TreeModel:
+    if stats.table is None:
+        raise TreelearnError(
+            "missing='em' needs the rows in memory (a DataFrame or a file read whole); "
+            "files read in chunks, Dask and sparse matrices give counts only"
+        )
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise TreelearnError(f"max_iter == {max_iter!r}, must be an integer >= 1")
+    check_number(tol, "tol")
+    table: Table = stats.table
+    n = float(table.n_rows if table.weights is None else table.weights.sum())
+    model = learner(stats)  # the available-case (pairwise) start
+    history: list[float] = []
+    previous = model
+    if not (table.codes < 0).any():  # complete data: EM's first M-step is the answer
+        return _finish(model, history, n, table)
+    for _ in range(max_iter):
+        expected, log_likelihood = expected_counts(model, table.codes, table.weights,
+                                                   all_pairs=all_pairs)
+        history.append(log_likelihood)
+        if len(history) > 1 and abs(history[-1] - history[-2]) < tol * n and same(model, previous):
+            break
+        previous = model
+        model = learner(CountedTable(table.columns, table.states, table.dtypes, pairs=expected))
+    else:
+        # the last M-step's model has not been scored: score it, it is the one returned
+        history.append(expected_counts(model, table.codes, table.weights)[1])
+    return _finish(model, history, n, table)
+
+
+def _finish(model: TreeModel, history: list, n: float, table: Table) -> TreeModel:
+    model.settings["missing"] = "em"
+    model.settings["em_iterations"] = max(len(history) - 1, 0)
+    model.settings["em_log_likelihood"] = [float(h) for h in history]
+    model.n_rows = table.n_rows if table.weights is None else n
+    # partial_fit would add complete-data counts to expected ones: not EM
+    model.counts, model.learner = None, None
+    return model
+
+
+def fit_cpts_em(
+    structure: nx.DiGraph,
+    stats: CountedTable,
+    build: Callable[[nx.DiGraph, CountedTable], TreeModel],
+    *,
+    max_iter: int = DEFAULT_MAX_ITER,
+    tol: float = DEFAULT_TOL,
+) -> TreeModel:
+    """CPTs of a fixed forest ``structure`` by EM over the missing cells of ``stats.table``.
+
+    ``build(structure, stats)`` fits CPTs from (expected) counts, e.g.
+    :func:`treelearn.learners._chow_liu.build_model` with the settings; it is also the
+    available-case start. Stops when the observed-data log-likelihood per row
+    changes by less than ``tol``, or after ``max_iter`` E-steps.
+    :func:`treelearn.fit_cpts` with ``missing="em"`` calls this.
+    """
+    return _run(stats, lambda s: build(structure, s), False, max_iter, tol, lambda a, b: True)
+
+
+def chow_liu_em(
+    stats: CountedTable,
+    learn: Callable[[CountedTable], TreeModel],
+    *,
+    max_iter: int = DEFAULT_MAX_ITER,
+    tol: float = DEFAULT_TOL,
+) -> TreeModel:
+    """Structural EM: alternate expected pairwise counts and the Chow-Liu tree learned from them.
+
+    ``learn(stats)`` is :func:`treelearn.learners._chow_liu.chow_liu_from_counts` with the
+    settings. Stops when the tree is unchanged and the observed-data
+    log-likelihood per row changes by less than ``tol``, or after ``max_iter``
+    E-steps. :func:`treelearn.chow_liu` with ``missing="em"`` calls this.
+    """
+    def same_tree(a: TreeModel, b: TreeModel) -> bool:
+        return set(a.graph.edges) == set(b.graph.edges)
+
+    return _run(stats, learn, True, max_iter, tol, same_tree)

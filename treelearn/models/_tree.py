@@ -1,0 +1,813 @@
+"""The fitted model: a DAG whose nodes carry ``states`` and ``cpt``.
+
+:class:`TreeModel` scores data (log-likelihood, BIC, AIC), samples, answers
+exact queries, and hands itself to pgmpy. It is shared by Chow-Liu trees and
+forests, naive Bayes and TAN: they differ only in the structure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .._base.errors import (
+    ColumnNotFoundError,
+    InvalidModelError,
+    StructureError,
+    TreelearnError,
+    UnseenStateError,
+)
+from .._base.limits import check_memory
+from ..encoding._table import Table, check_frame, check_sample_weight, encode
+from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
+from ..export._pgmpy import to_pgmpy, write_bif
+from ..inference._elimination import eliminate_log, find_conditioner, log_marginal_by_conditioner
+from ..inference._engine import TreeEngine, decode_codes, state_index
+from ..sources._count import count
+from ..sources._files import NO_STATE_CAP
+from ..stats._counts import CountedTable, PairCounts
+from ..stats._parameters import check_cpt
+
+__all__ = ["ScoreReport", "TreeModel"]
+
+
+class TreeModel:
+    """A discrete Bayesian network with tabular CPTs, typically tree-shaped.
+
+    Parameters
+    ----------
+    graph : nx.DiGraph whose nodes carry ``states`` (list of labels), ``cpt``
+        (ndarray indexed ``[parent states..., own state]``, last axis sums to 1) and
+        optionally ``parents`` (the order of the CPT's parent axes; default: the
+        predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
+        is kept when present. The model keeps a copy: ``graph`` is not changed.
+        Every CPT is checked by :func:`~treelearn.stats._parameters.check_cpt`.
+    variables : the variables' order (default: the graph's node order); sampled
+        data has its columns in this order.
+    dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
+    n_rows : number of training rows, when learned from data.
+    settings : the learning settings, kept for display and saving.
+    counts : the sufficient statistics it was learned from (a
+        :class:`treelearn.stats._counts.PairCounts` over ``variables``), if any.
+    learner : ``learner(counted_table) -> TreeModel``, the function that learned
+        it from ``counts`` (with its settings), if any.
+
+    A model learned by :func:`treelearn.chow_liu` keeps both, so
+    :meth:`partial_fit` can add rows to ``counts`` and learn again; otherwise
+    ``counts`` and ``learner`` are None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import treelearn as tl
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]})
+    >>> m = tl.chow_liu(df)
+    >>> list(m.graph.edges)
+    [('a', 'b')]
+    >>> m.query(["b"], evidence={"a": "y"}).tolist()
+    [0.5, 0.5]
+    """
+
+    def __init__(
+        self,
+        graph: nx.DiGraph,
+        *,
+        variables: Sequence[Hashable] | None = None,
+        dtypes: Mapping[Hashable, Any] | None = None,
+        n_rows: int | float | None = None,
+        settings: Mapping[str, Any] | None = None,
+        counts: PairCounts | None = None,
+        learner: Callable[[CountedTable], TreeModel] | None = None,
+    ) -> None:
+        if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
+            raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
+        # a copy (node attribute dicts included): the caller's graph gets no parents or
+        # float CPTs written into it, and later changes to it do not reach the model
+        graph = graph.copy()
+        self.graph = graph
+        self.variables = list(variables if variables is not None else graph.nodes)
+        if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
+            raise StructureError("variables must list every node of the graph once")
+        position = {v: i for i, v in enumerate(self.variables)}
+        for v in self.variables:
+            node = graph.nodes[v]
+            if "states" not in node or "cpt" not in node:
+                raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
+            ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
+            if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
+                raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
+            node["parents"] = ps
+            expected = [len(graph.nodes[p]["states"]) for p in ps] + [len(node["states"])]
+            node["cpt"] = check_cpt(v, node["cpt"], expected)  # a float copy
+        self.dtypes = dict(dtypes or {})
+        self.n_rows = n_rows
+        self.settings = dict(settings or {})
+        self.counts = counts
+        self.learner = learner
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def roots(self) -> list:
+        """The roots: nodes without parents, in variable order (learned roots first)."""
+        learned = [r for r in self.graph.graph.get("roots", []) if r in self.graph]
+        rest = [v for v in self.variables if not self.parents(v) and v not in learned]
+        return learned + rest
+
+    @property
+    def root(self) -> Hashable:
+        """The root of the (first) tree."""
+        return self.roots[0]
+
+    @property
+    def states(self) -> dict:
+        """``{variable: [state labels]}``."""
+        return {v: list(self.graph.nodes[v]["states"]) for v in self.variables}
+
+    def parents(self, variable: Hashable) -> list:
+        """Parents of ``variable``, in the order of its CPT's axes."""
+        return list(self._node(variable)["parents"])
+
+    def cpt(self, variable: Hashable) -> np.ndarray:
+        """CPT of ``variable``, indexed ``[parent states..., own state]``."""
+        return self._node(variable)["cpt"]
+
+    def _node(self, variable: Hashable) -> dict:
+        if variable not in self.graph:
+            raise ColumnNotFoundError(
+                f"{variable!r} is not a variable of the model; the variables are {self.variables}"
+            )
+        return self.graph.nodes[variable]
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: sum over nodes of ``(k - 1) x (parent configurations)``."""
+        return int(sum((c.shape[-1] - 1) * int(np.prod(c.shape[:-1])) for c in self.cpts.values()))
+
+    @property
+    def cpts(self) -> dict:
+        """``{variable: CPT}`` in variable order (each as :meth:`cpt` gives it).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+        >>> {v: c.tolist() for v, c in m.cpts.items()}
+        {'a': [0.5, 0.5], 'b': [[1.0, 0.0], [0.5, 0.5]]}
+        """
+        return {v: self.graph.nodes[v]["cpt"] for v in self.variables}
+
+    @property
+    def parent_map(self) -> dict:
+        """``{variable: [parents in CPT axis order]}`` in variable order.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a").parent_map
+        {'a': [], 'b': ['a']}
+        """
+        return {v: self.parents(v) for v in self.variables}
+
+    # ------------------------------------------------------------------ data
+    def encode(self, data: pd.DataFrame, unseen: str = "error") -> Table:
+        """Encode ``data`` against the model's states (missing values allowed, extra columns ignored)."""
+        check_frame(data, action="score or predict")
+        absent = [v for v in self.variables if v not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(
+                f"the data lacks the model's variable(s) {absent}; its columns are "
+                f"{list(data.columns)}"
+            )
+        return encode(
+            data[self.variables],
+            missing="pairwise",
+            states=self.states,
+            max_states=np.iinfo(np.int64).max,
+            unseen=unseen,
+        )
+
+    def log_likelihood(
+        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
+        """Log-likelihood of ``data`` in nats (total, or one value per row).
+
+        Missing values are summed out exactly (the row's score is the log
+        probability of its observed values). A row that the model gives
+        probability zero (possible under maximum likelihood) scores ``-inf``.
+        Columns that are not model variables are ignored. With
+        ``sample_weight`` the total is the weighted sum (``per_row`` values are
+        not weighted); a row of weight zero does not count, even if impossible.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 1]})
+        >>> m = tl.chow_liu(df)
+        >>> m.log_likelihood(df, sample_weight=[2, 1, 1]) == m.log_likelihood(df.iloc[[0, 0, 1, 2]])
+        True
+        """
+        weights = check_sample_weight(sample_weight, len(data))
+        try:
+            codes = self.encode(data).codes
+        except UnseenStateError as error:  # log_likelihood has no unseen= option to point to
+            raise error.with_hint(
+                "Fix the data, or set them to missing (NaN) to have them summed out."
+            ) from None
+        out = self.log_likelihood_codes(codes)
+        if per_row:
+            return out
+        if weights is None:
+            return float(out.sum())
+        return float(np.sum(out[weights > 0] * weights[weights > 0]))
+
+    def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Log-likelihood of each row of encoded data (``codes[r, j]`` = state index of
+        ``variables[j]``, ``-1`` = missing, summed out), as :meth:`encode` gives them.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 1]})
+        >>> m = tl.chow_liu(df)
+        >>> bool((m.log_likelihood_codes(m.encode(df).codes) == m.log_likelihood(df, per_row=True)).all())
+        True
+        """
+        complete = (codes >= 0).all(axis=1)
+        out = np.empty(codes.shape[0])
+        out[complete] = self._complete_log_likelihood(codes[complete])
+        if not complete.all():
+            out[~complete] = self._marginal_log_likelihood(codes[~complete])
+        return out
+
+    def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        column = {v: j for j, v in enumerate(self.variables)}
+        total = np.zeros(codes.shape[0])
+        with np.errstate(divide="ignore"):
+            for v in self.variables:  # a gather per node; no loop over rows
+                family = [column[p] for p in self.parents(v)] + [column[v]]
+                total += np.log(self.cpt(v)[tuple(codes[:, family].T.astype(np.intp))])
+        return total
+
+    def _marginal_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        parents = self.parent_map
+        ok, conditioner = find_conditioner(parents)
+        if ok:
+            order = list(nx.topological_sort(self.graph))
+            by_state = log_marginal_by_conditioner(
+                self.variables, parents, self.cpts, codes, conditioner, order
+            )
+            return np.logaddexp.reduce(by_state, axis=1)
+        # general DAG: one elimination per incomplete row (slow, but exact)
+        out = np.empty(codes.shape[0])
+        states = self.states
+        for r, row in enumerate(codes):
+            evidence = {v: states[v][c] for v, c in zip(self.variables, row) if c >= 0}
+            factors = self._factors(evidence)
+            _, value, log_scale = eliminate_log(factors, [])  # scaled: no underflow
+            with np.errstate(divide="ignore"):
+                out[r] = np.log(float(value)) + log_scale
+        return out
+
+    def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``
+        (their total weight with ``sample_weight``)."""
+        weights = check_sample_weight(sample_weight, len(data))
+        n = len(data) if weights is None else float(weights.sum())
+        ll = self.log_likelihood(data, sample_weight=weights)
+        return ll - 0.5 * self.n_parameters * np.log(n)
+
+    def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log-likelihood - n_parameters`` (the log-likelihood weighted by ``sample_weight``)."""
+        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
+
+    # ------------------------------------------------------------------ learning
+    def partial_fit(
+        self, data: Any, chunksize: int = 200_000, sample_weight: Any = None
+    ) -> TreeModel:
+        """Add the rows of ``data`` to the counts and re-learn tree and CPTs in place; returns self.
+
+        ``data``: a DataFrame (extra columns ignored), a Dask DataFrame, or a
+        CSV/Parquet path (read ``chunksize`` rows at a time) with exactly the
+        model's variables as columns; ``sample_weight`` weights its rows (as in
+        :func:`treelearn.chow_liu`). Works on models learned by
+        :func:`treelearn.chow_liu`, with the settings they were learned with.
+        The states are fixed: a value outside them raises
+        :class:`UnseenStateError` naming the column and value (give every state
+        up front with ``chow_liu(..., states=...)``). Feeding a table in pieces
+        gives the model learned on the whole table.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})
+        >>> m = tl.chow_liu(df.iloc[:2], states={"a": [0, 1], "b": [0, 1]})
+        >>> m.partial_fit(df.iloc[2:]) == tl.chow_liu(df)
+        True
+        """
+        if self.counts is None or self.learner is None:
+            raise TreelearnError(
+                "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
+                "this model has none (was it built by hand, loaded, or learned another way?)"
+            )
+        states = self.states
+        try:
+            new = count(data, missing=self.settings.get("missing", "error"), states=states,
+                        max_states=NO_STATE_CAP, chunksize=chunksize,
+                        sample_weight=sample_weight, variables=self.variables)
+        except UnseenStateError as error:
+            raise error.with_hint(
+                "A fitted model's states are fixed: learn it with chow_liu(..., states=...) "
+                "listing every value the later rows can take.",
+                where=error.where or "partial_fit: ",
+            ) from None
+        dtypes = tuple(self.dtypes.get(v) for v in self.variables) if self.dtypes else ()
+        total = CountedTable(tuple(self.variables), tuple(tuple(states[v]) for v in self.variables),
+                             dtypes, pairs=self.counts + new.counts)
+        fresh = self.learner(total)
+        self.graph, self.variables, self.n_rows = fresh.graph, fresh.variables, fresh.n_rows
+        self.counts = fresh.counts
+        return self
+
+    # ------------------------------------------------------------------ sampling
+    def sample(
+        self,
+        n: int,
+        evidence: Mapping[Hashable, Any] | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
+        exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
+        sample down the tree; evidence columns hold the given values).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
+        >>> s = m.sample(5, random_state=0)
+        >>> s.dtypes.tolist() == [m.dtypes["a"], m.dtypes["b"]]
+        True
+        >>> m.sample(3, evidence={"b": True}, random_state=0)["a"].tolist()
+        [1, 1, 1]
+        """
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise TreelearnError(f"n must be a non-negative integer, not {n!r}", values=[n])
+        check_memory(int(n) * max(len(self.variables), 1) * 16,  # codes + decoded columns
+                     f"sampling n={n} rows of {len(self.variables)} variables",
+                     "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
+        if evidence is not None and not isinstance(evidence, Mapping):
+            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r} "
+                                 f"(give the seed as random_state=)")
+        engine = self._engine()
+        rng = np.random.default_rng(random_state)
+        fixed = engine.codes_of(evidence)
+        codes = engine.sample_codes(int(n), rng, fixed)
+        if len(codes) < n:
+            raise engine.impossible(dict(evidence or {}))
+        return decode_codes(codes, self.variables, self.states, self.dtypes)
+
+    # ------------------------------------------------------------------ inference
+    def _state_index(self, variable: Hashable, state: Any) -> int:
+        return state_index(self._node(variable)["states"], variable, state)
+
+    def _engine(self) -> TreeEngine:
+        """The inference engine for this graph, built once (a new graph gets a new one)."""
+        cached = getattr(self, "_engine_cache", None)
+        if cached is None or cached[0] is not self.graph:
+            cached = (self.graph, TreeEngine(self.variables, self.parent_map, self.cpts,
+                                             self.states))
+            self._engine_cache = cached
+        return cached[1]
+
+    @property
+    def inference_path(self) -> str:
+        """How queries are answered: ``"message passing"`` (a tree, forest or polytree),
+        ``"message passing given <node>"`` (a tree once that node, e.g. a class, is
+        fixed: TAN) or ``"variable elimination"`` (any other DAG).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> tl.chow_liu(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).inference_path
+        'message passing'
+        """
+        return self._engine().path
+
+    def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
+        fixed = {v: self._state_index(v, s) for v, s in evidence.items()}
+        factors = []
+        for v in self.variables:
+            scope = self.parents(v) + [v]
+            table = self.cpt(v)
+            index = tuple(fixed.get(u, slice(None)) for u in scope)
+            factors.append((tuple(u for u in scope if u not in fixed), table[index]))
+        return factors
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+        joint: bool = True,
+    ) -> pd.Series | dict:
+        """Exact posterior ``P(variables | evidence)`` by variable elimination.
+
+        Returns a ``pd.Series`` of probabilities indexed by the variables' states
+        (a ``MultiIndex`` for several variables), or with ``joint=False`` a dict of
+        one marginal Series per variable.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> m.query("b", evidence={"a": 1}).to_dict()
+        {0: 0.5, 1: 0.5}
+        """
+        if type(variables) is not list and (  # a list: the common case, no ABC check
+                isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
+                or (isinstance(variables, tuple) and variables in self.graph)):  # a tuple name
+            variables = [variables]
+        variables = list(variables)
+        evidence = dict(evidence or {})
+        graph = self.graph
+        for v in [*variables, *evidence]:
+            if v not in graph:
+                self._node(v)  # raises, naming the variable
+        clash = [v for v in variables if v in evidence]
+        if clash:
+            raise TreelearnError(f"{clash} are both queried and given as evidence")
+        if len(set(variables)) != len(variables) or not variables:
+            raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
+        if not joint:
+            return {v: self.query([v], evidence) for v in variables}
+        engine = self._engine()
+        table = engine.query(variables, evidence)
+        index = (
+            engine.state_labels(variables[0])
+            if len(variables) == 1
+            else pd.MultiIndex.from_product([self.states[v] for v in variables], names=variables)
+        )
+        return pd.Series(table.ravel(), index=index, name="probability")
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` for every variable not in ``evidence``,
+        all in one two-pass sweep (each a Series over the variable's states).
+
+        Raises a :class:`TreelearnError` naming the value when the evidence has
+        probability zero.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> m.marginals({"a": 1})["b"].tolist()
+        [0.5, 0.5]
+        """
+        self._check_evidence(evidence)
+        return self._engine().marginals(evidence)
+
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> dict | tuple[dict, float]:
+        """The most probable assignment ``{variable: state}`` of every variable not in
+        ``evidence`` (max-product message passing, linear in the number of
+        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``.
+        Ties go to the first state in state order.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}))
+        >>> m.map_query()   # P(a=1, b=1) = 3/6
+        {'a': 1, 'b': 1}
+        >>> a, log_p = m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/6
+        >>> a, round(log_p, 6)
+        ({'a': 0}, -1.098612)
+        """
+        self._check_evidence(evidence)
+        assignment, log_p = self._engine().map_query(evidence)
+        return (assignment, log_p) if return_log_prob else assignment
+
+    def _check_evidence(self, evidence: Mapping[Hashable, Any] | None) -> None:
+        if evidence is not None and not isinstance(evidence, Mapping):
+            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r}")
+        for v in evidence or {}:
+            self._node(v)
+
+    def cpt_frame(self, variable: Hashable) -> pd.DataFrame:
+        """The CPT of ``variable`` as a labelled table: one row per parent state
+        combination (a MultiIndex for several parents, a single row ``P`` for a root),
+        one column per own state.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [0, 0, 1, 0]}), root="a")
+        >>> m.cpt_frame("b").to_dict("index")   # rows: states of the parent a; columns: of b
+        {'x': {0: 1.0, 1: 0.0}, 'y': {0: 0.5, 1: 0.5}}
+        """
+        cpt, ps = self.cpt(variable), self.parents(variable)
+        columns = pd.Index(self.states[variable], name=variable, tupleize_cols=False)
+        if not ps:
+            return pd.DataFrame(cpt[None], index=pd.Index(["P"]), columns=columns)
+        if len(ps) == 1:
+            index = pd.Index(self.states[ps[0]], name=ps[0], tupleize_cols=False)
+        else:
+            index = pd.MultiIndex.from_product([self.states[p] for p in ps], names=ps)
+        return pd.DataFrame(cpt.reshape(-1, cpt.shape[-1]), index=index, columns=columns)
+
+    # ------------------------------------------------------------------ scores and posteriors
+    def score_report(self, data: pd.DataFrame) -> ScoreReport:
+        """How well the model explains ``data``: rows, log-likelihood, its average, BIC.
+
+        The log-likelihood is :meth:`log_likelihood` (missing values summed out,
+        extra columns ignored); the BIC penalty uses :attr:`n_parameters` and the
+        rows of ``data``.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})
+        >>> report = tl.chow_liu(df).score_report(df)
+        >>> report.n, report.n_parameters
+        (4, 3)
+        >>> round(report.log_likelihood, 4)   # 4 ln(1/2) + 2 ln(1/2): a, then b given a = 1
+        -4.1589
+        >>> round(report.average, 4), round(report.bic, 4)   # -4.1589 - (3/2) ln 4
+        (-1.0397, -6.2383)
+        """
+        return ScoreReport(
+            n=len(data),
+            log_likelihood=float(self.log_likelihood(data)),
+            n_parameters=self.n_parameters,
+        )
+
+    def predict_proba(
+        self, data: pd.DataFrame, target: Hashable, unseen: str = "error"
+    ) -> pd.DataFrame:
+        """``P(target | the row's other values)`` for every row of ``data``, exactly.
+
+        Each row's observed values are the evidence; missing values and columns of
+        the model that ``data`` lacks are unobserved (summed out), and the row's own
+        value of ``target``, if any, is ignored. Columns that are not model
+        variables are ignored. Returns a DataFrame with ``data``'s index and one
+        column per state of ``target`` (in the model's state order); each row sums
+        to 1. It equals ``query([target], evidence=row)`` row by row, computed for
+        all rows at once by message passing (rows x states arrays). A value
+        outside its column's states raises (``unseen="error"``) or is treated as
+        missing (``unseen="ignore"``).
+
+        Raises
+        ------
+        ColumnNotFoundError : ``target`` is not a variable of the model.
+        UnseenStateError : a value is not one of its column's states.
+        TreelearnError : a row has probability zero under the model for every
+            state of ``target`` (possible under maximum likelihood, ``alpha=0``);
+            the message names the row.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}))
+        >>> m.predict_proba(pd.DataFrame({"b": ["u", "v"]}), "a")   # P(a | b), one column per state
+                  x         y
+        0  0.666667  0.333333
+        1  0.000000  1.000000
+        >>> m.query("a", evidence={"b": "u"}).round(6).tolist()   # the same, one row at a time
+        [0.666667, 0.333333]
+        """
+        self._node(target)  # a ColumnNotFoundError naming the variables
+        check_frame(data, action="score or predict")
+        present = {v: data[v] for v in self.variables if v in data.columns}
+        # an absent column is unobserved in every row
+        frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
+                              for v in self.variables}, index=data.index)
+        codes = self.encode(frame, unseen=unseen).codes.astype(np.int64)
+        proba = self._engine().posterior_codes(codes, self.variables.index(target))
+        bad = ~np.isfinite(proba).all(axis=1)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            row = {v: data[v].iloc[r] for v in present if v != target and pd.notna(data[v].iloc[r])}
+            raise TreelearnError(
+                f"{int(bad.sum())} row(s) have probability zero under the model for every state "
+                f"of {target!r}, e.g. row {data.index[r]!r} with {row} (a combination never seen "
+                f"in training under alpha = 0): drop or fix those rows, or learn with alpha > 0",
+                column=target,
+            )
+        return pd.DataFrame(proba, columns=self.states[target], index=data.index)
+
+    def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
+        """The most probable state of ``target`` for every row of ``data`` given its other
+        values (the argmax of :meth:`predict_proba`; ties go to the first state).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}))
+        >>> m.predict(pd.DataFrame({"b": ["u", "v", None]}), "a").tolist()
+        ['x', 'y', 'x']
+        """
+        proba = self.predict_proba(data, target, unseen=unseen)
+        labels = np.empty(proba.shape[1], dtype=object)
+        labels[:] = list(proba.columns)
+        values = pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index,
+                           name=target)
+        dtype = self.dtypes.get(target)
+        if dtype is not None:
+            # e.g. labels outside a categorical dtype: keep them as they are
+            with contextlib.suppress(TypeError, ValueError):
+                values = values.astype(dtype)
+        return values
+
+    # ------------------------------------------------------------------ export
+    def to_pgmpy(self) -> Any:
+        """The model as a pgmpy ``DiscreteBayesianNetwork`` with ``TabularCPD`` s and state names."""
+        return to_pgmpy(self)
+
+    def to_bif(self, path: str | os.PathLike) -> None:
+        """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
+        write_bif(self, path)
+
+    def to_dict(self) -> dict:
+        """The model as JSON-able values: the ``"model"`` part of a saved file.
+
+        Labels keep their types (:mod:`treelearn._base.jsonvalues`); :meth:`from_dict`
+        rebuilds the model exactly.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
+        >>> d = m.to_dict()
+        >>> d["nodes"][1]["states"], d["nodes"][1]["dtype"]
+        ([False, True], 'bool')
+        >>> tl.TreeModel.from_dict(d) == m
+        True
+        """
+        return model_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TreeModel:
+        """The model that :meth:`to_dict` describes, every part checked.
+
+        Raises :class:`~treelearn.InvalidModelError` naming the variable and what is
+        wrong (a CPT of the wrong shape, a row not summing to 1, unknown parents...).
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> d = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})).to_dict()
+        >>> d["nodes"][1]["cpt"][0] = [0.5, 0.4]
+        >>> tl.TreeModel.from_dict(d)
+        Traceback (most recent call last):
+        ...
+        treelearn.InvalidModelError: variable 'b': CPT row [0] sums to 0.9, not 1
+        """
+        arguments = model_arguments_from_dict(d)
+        try:
+            return cls(**arguments)
+        except StructureError as exc:  # e.g. a cycle: the file is at fault, not the caller
+            raise InvalidModelError(str(exc)) from None
+
+    # ------------------------------------------------------------------ pictures, files
+    def draw(self, ax=None, **kwargs):
+        """Draw the model as a tree; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        from ..viz._draw import draw
+
+        return draw(self, ax, **kwargs)
+
+    def to_dot(self, **kwargs) -> str:
+        """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
+        from ..viz._draw import to_dot
+
+        return to_dot(self, **kwargs)
+
+    def to_mermaid(self, **kwargs) -> str:
+        """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
+        from ..viz._draw import to_mermaid
+
+        return to_mermaid(self, **kwargs)
+
+    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str:
+        """An interactive page: click states to set evidence, watch every marginal
+        (see :func:`treelearn.viz._explorer.to_html`); written to ``path`` when given."""
+        from ..viz._explorer import to_html
+
+        return to_html(self, path, **kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows the model as a picture (text when matplotlib is absent)."""
+        from ..viz._draw import svg_or_none
+
+        return svg_or_none(self)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Save to a versioned JSON file; read it back with :func:`treelearn.load`.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+        >>> m.save(path)
+        >>> tl.load(path) == m
+        True
+        """
+        save_document(path, "tree_model", model=self.to_dict())
+
+    # ------------------------------------------------------------------ display
+    def to_text(self, digits: int = 4) -> str:
+        """The structure as an indented text tree, with the MI (nats) on each edge."""
+        lines = [self._headline()]
+        shown_parent = {v: (self.parents(v)[-1] if self.parents(v) else None) for v in self.variables}
+        children: dict = {v: [] for v in self.variables}
+        for v, p in shown_parent.items():
+            if p is not None:
+                children[p].append(v)
+
+        states = self.states
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            text = f"{v} ({len(states[v])} states)"
+            if parent is not None:
+                weight = self.graph.edges[parent, v].get("weight")
+                if weight is not None:
+                    text += f"  [MI {weight:.{digits}f}]"
+                extra = [p for p in self.parents(v) if p != parent]
+                if extra:
+                    text += f"  (also given {', '.join(map(str, extra))})"
+            return text
+
+        # an explicit stack, not recursion: a chain of thousands of variables prints too
+        stack = [(r, "", True, True) for r in reversed(self.roots) if shown_parent[r] is None]
+        while stack:
+            v, prefix, last, top = stack.pop()
+            branch = "" if top else ("└── " if last else "├── ")
+            lines.append(prefix + branch + label(v, shown_parent[v]))
+            below = prefix + ("" if top else ("    " if last else "│   "))
+            kids = children[v]
+            stack.extend((w, below, i == len(kids) - 1, False) for i, w in reversed(list(enumerate(kids))))
+        return "\n".join(lines)
+
+    def _headline(self) -> str:
+        kind = self.settings.get("method", "model")
+        n_edges = self.graph.number_of_edges()
+        rows = f", learned from {self.n_rows} rows" if self.n_rows is not None else ""
+        n, roots = len(self.variables), self.roots
+        where = f"root {roots[0]!r}" if len(roots) == 1 else f"roots {roots!r}"
+        return (
+            f"TreeModel ({kind}): {n} variable{'' if n == 1 else 's'}, "
+            f"{n_edges} edge{'' if n_edges == 1 else 's'}, {where}{rows}"
+        )
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TreeModel):
+            return NotImplemented
+        # the same distribution whatever the order of the variables or of a CPT's parent axes
+        if set(self.variables) != set(other.variables) or self.states != other.states:
+            return False
+        for v in self.variables:
+            mine, theirs = self.parents(v), other.parents(v)
+            if set(mine) != set(theirs):
+                return False
+            axes = [theirs.index(p) for p in mine] + [len(mine)]
+            if not np.array_equal(self.cpt(v), np.transpose(other.cpt(v), axes)):
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """A model's fit to a table: what ``treelearn score`` prints.
+
+    Attributes
+    ----------
+    n : rows scored.
+    log_likelihood : total log-likelihood of the rows, in nats.
+    n_parameters : free parameters of the model (the BIC penalty's count).
+    summed_out : a variable the data did not give in any row, summed out of
+        every row's likelihood (a classifier's class when no labels were given);
+        ``None`` when the rows' own values were scored.
+
+    ``average`` (nats per row) and ``bic`` (``log_likelihood - n_parameters / 2 ln n``)
+    are derived from these; both are NaN for zero rows.
+
+    Examples
+    --------
+    >>> r = ScoreReport(n=4, log_likelihood=-4.0, n_parameters=2)
+    >>> r.average, round(r.bic, 4)
+    (-1.0, -5.3863)
+    """
+
+    n: int
+    log_likelihood: float
+    n_parameters: int
+    summed_out: Hashable | None = None
+
+    @property
+    def average(self) -> float:
+        """Log-likelihood per row (nats)."""
+        return self.log_likelihood / self.n if self.n > 0 else float("nan")
+
+    @property
+    def bic(self) -> float:
+        """``log_likelihood - (n_parameters / 2) ln n`` (larger is better)."""
+        if self.n <= 0:
+            return float("nan")
+        return float(self.log_likelihood - 0.5 * self.n_parameters * np.log(self.n))

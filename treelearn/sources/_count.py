@@ -1,0 +1,473 @@
+"""Sources: the one place that recognises what kind of input it was given.
+
+Every learner starts from sufficient statistics, and this module is where they
+come from. :func:`count` turns a table — a pandas DataFrame, a CSV or Parquet
+path, a Dask DataFrame, a ``scipy.sparse`` 0/1 matrix, or an already encoded
+:class:`~treelearn.encoding._table.Table` — into a :class:`~treelearn.stats._counts.CountedTable`;
+:func:`count_by_class` turns features and class labels into a
+:class:`~treelearn.stats._counts.ClassCounts`. Row weights (``sample_weight``) are
+taken here, for every kind of input. The back-ends count and never fit:
+
+* in memory: :func:`treelearn.encoding._table.encode` (codes; counted when a learner asks);
+* files: :func:`treelearn.sources._files.count_file` (row chunks, never loaded whole);
+* Dask: :mod:`treelearn.sources._dask` (partitions counted on the workers);
+* ``scipy.sparse``: :func:`treelearn.stats._counts.sparse_binary_counts` (never densified).
+
+A new kind of input is one new branch in :func:`count` (and
+:func:`count_by_class`) and a back-end that returns the same statistics; no
+learner changes.
+
+Examples
+--------
+>>> import pandas as pd
+>>> stats = count(pd.DataFrame({"a": [0, 1, 1], "b": ["x", "y", "y"]}), sample_weight=[1, 2, 0])
+>>> stats.states, stats.n_rows
+(((0, 1), ('x', 'y')), 3)
+>>> stats.counts.block(0, 1).tolist()
+[[1, 0], [0, 2]]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.errors import (
+    ClassColumnError,
+    ClassLabelError,
+    ColumnNotFoundError,
+    EmptyDataError,
+    InputTypeError,
+    MissingValuesError,
+    TreelearnError,
+)
+from ..encoding._table import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    Table,
+    check_column_names,
+    check_sample_weight,
+    code_dtype,
+    encode,
+    python_scalar,
+)
+from ..stats._counts import (
+    ClassCounts,
+    CountedTable,
+    is_scipy_sparse,
+    sparse_binary_counts,
+    sparse_names_and_weights,
+)
+from ..structure._sparse_chow_liu import SPARSE_CHOW_LIU_MIN_COLUMNS, sparse_binary_statistics
+from ._dask import (
+    count_by_class_dask,
+    count_dask,
+    distinct_labels,
+    is_dask_dataframe,
+    is_dask_series,
+)
+from ._files import count_file, read_header, read_whole
+
+__all__ = [
+    "as_frame",
+    "check_not_continuous",
+    "class_dtype",
+    "class_labels",
+    "class_name",
+    "column_names",
+    "count",
+    "count_by_class",
+    "is_path",
+    "read_data",
+]
+
+
+def is_path(data: Any) -> bool:
+    """Whether ``data`` names a file (a ``str`` or ``os.PathLike``)."""
+    return isinstance(data, (str, os.PathLike))
+
+
+def read_data(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset)
+    into a DataFrame, with the same states as the chunked reader (see
+    :func:`treelearn.sources._files.read_whole`); a file that cannot be read raises
+    :class:`~treelearn.DataFileError` naming it.
+
+    >>> read_data("datasets/playtennis.csv").shape
+    (14, 6)
+    """
+    return read_whole(path)
+
+
+def column_names(data: Any) -> tuple | None:
+    """The column names of a DataFrame, a Dask DataFrame or a file (its header only);
+    ``None`` for data without named columns."""
+    if is_path(data):
+        return tuple(read_header(data))
+    if isinstance(data, pd.DataFrame) or is_dask_dataframe(data):
+        return tuple(data.columns)
+    return None
+
+
+def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
+    """``X`` as a DataFrame; a 2-D array gets the columns ``names`` (default ``x0, x1, ...``)."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if is_scipy_sparse(X) or hasattr(X, "toarray"):
+        raise InputTypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
+    array = np.asarray(X)
+    if array.ndim != 2:
+        # "Reshape your data": scikit-learn's wording, which its estimator checks look for
+        raise InputTypeError(
+            f"X must be 2-D (rows x features), got an array of shape {array.shape}. Reshape "
+            f"your data: X.reshape(-1, 1) if it is a single feature, X.reshape(1, -1) if it is "
+            f"a single row"
+        )
+    if array.dtype.kind == "c":
+        raise InputTypeError(
+            "X holds complex numbers: Complex data not supported; give categorical values "
+            "(labels, integers or text)"
+        )
+    columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
+    return pd.DataFrame(array, columns=columns)
+
+
+# ---------------------------------------------------------------------- tables
+def count(
+    data: Any,
+    *,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    columns: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+    variables: Sequence[Hashable] | None = None,
+    in_memory: bool = False,
+) -> CountedTable:
+    """The sufficient statistics of a table, whatever its kind.
+
+    Parameters
+    ----------
+    data : DataFrame, CSV/Parquet path (read ``chunksize`` rows at a time unless
+        ``in_memory``), Dask DataFrame (counted on its workers), ``scipy.sparse``
+        0/1 matrix (named by ``columns``), or an encoded :class:`Table`.
+    missing, max_states, states : as in :func:`treelearn.encoding._table.encode`.
+    sample_weight : one non-negative weight per row: an array-like for a
+        DataFrame or sparse matrix, a column name for a file or a Dask DataFrame
+        (or a Dask Series partitioned like it). Integer weights count a row that
+        many times; zero weight leaves it out.
+    variables : count only these columns, in this order: a DataFrame or a Dask
+        DataFrame is narrowed to them; a file read in chunks must have exactly
+        these columns (the weight column aside).
+    in_memory : read a file whole (families of any size can then be counted).
+    """
+    if isinstance(data, Table):
+        if sample_weight is not None or variables is not None:
+            raise TreelearnError("an encoded Table carries its own weights and columns")
+        return CountedTable.of_table(data)
+    if is_scipy_sparse(data):
+        if data.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
+            # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
+            return sparse_binary_statistics(data, columns, sample_weight=sample_weight)
+        return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
+    if columns is not None:
+        raise InputTypeError(
+            "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
+            "column names (select columns with df[[...]])"
+        )
+    if is_path(data) and in_memory:
+        data = read_data(data)
+        if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
+            sample_weight = data.pop(sample_weight)  # a copy read from the file: ours to change
+    if is_dask_dataframe(data):
+        if variables is not None:
+            _require_columns(list(data.columns), variables, "the dask DataFrame")
+            keep = list(variables)
+            if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
+                keep.append(sample_weight)
+            data = data[keep]
+        return count_dask(data, missing=missing, max_states=max_states, states=states,
+                          sample_weight=sample_weight)
+    if is_path(data):
+        if variables is not None:
+            header = [c for c in read_header(data) if c != sample_weight]
+            if header != list(variables):
+                raise ColumnNotFoundError(
+                    f"the columns {header} of {os.fspath(data)!r} differ from the variables "
+                    f"{list(variables)}; a file or dask DataFrame must have exactly these "
+                    f"columns, in this order", column=next(iter(set(variables) - set(header)), None)
+                )
+        if sample_weight is not None and not isinstance(sample_weight, (str, int)):
+            raise TreelearnError(
+                "for a file, sample_weight is the name of the column that holds the weights "
+                f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
+            )
+        return count_file(data, chunksize=chunksize, states=states, missing=missing,
+                          max_states=max_states, sample_weight=sample_weight)
+    if not isinstance(data, pd.DataFrame):
+        raise InputTypeError(
+            f"expected a pandas DataFrame, a CSV/Parquet path, a dask DataFrame or a "
+            f"scipy.sparse matrix, got {type(data).__name__}; wrap arrays with "
+            f"pd.DataFrame(array, columns=[...])"
+        )
+    if variables is not None:
+        check_column_names(data.columns)
+        _require_columns(list(data.columns), variables, "the data")
+        data = data[list(variables)]
+    table = encode(data, missing=missing, max_states=max_states, states=states,
+                   sample_weight=sample_weight)
+    return CountedTable.of_table(table)
+
+
+def _require_columns(present: list, wanted: Sequence[Hashable], where: str) -> None:
+    absent = [v for v in wanted if v not in present]
+    if absent:
+        raise ColumnNotFoundError(
+            f"{where} lacks the variable(s) {absent}; its columns are {present[:20]}",
+            column=absent[0],
+        )
+
+
+def _count_sparse(
+    matrix: Any,
+    columns: Sequence[Hashable] | None = None,
+    *,
+    states: Mapping[Hashable, Sequence] | None = None,
+    sample_weight: Any = None,
+) -> CountedTable:
+    """The statistics of a ``scipy.sparse`` 0/1 matrix (rows x variables)."""
+    if states:
+        raise TreelearnError(
+            "states= is not supported for scipy.sparse input: its columns' states are the "
+            "0/1 values present; pass a DataFrame to fix states"
+        )
+    names, weights = sparse_names_and_weights(matrix, columns, sample_weight)
+    pairs, col_states = sparse_binary_counts(matrix, weights=weights)
+    return CountedTable(names, col_states, (matrix.dtype,) * len(names), pairs=pairs)
+
+
+# ---------------------------------------------------------------------- classification
+def class_labels(
+    y: Any, n_rows: int, *, check_continuous: bool = True
+) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
+    """``(classes, codes, name)``: sorted distinct labels, each row's class index, y's name.
+
+    Any labels are classes (text, integers, even floats such as 0.5), except a
+    target that looks like a regression target: see :func:`check_not_continuous`
+    (skipped with ``check_continuous=False``, for distinct labels counted elsewhere).
+    A 2-D ``y`` of one column is taken as 1-D with scikit-learn's
+    ``DataConversionWarning``, as its classifiers do.
+
+    >>> classes, codes, name = class_labels(pd.Series(["b", "a", "b"], name="y"), 3)
+    >>> classes.tolist(), codes.tolist(), name
+    (['a', 'b'], [1, 0, 1], 'y')
+    """
+    name = None
+    _check_y_given(y)
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+        name, y = y.columns[0], y.iloc[:, 0]
+    elif isinstance(y, pd.Series):
+        name = y.name
+    values = np.asarray(y, dtype=object if isinstance(y, pd.Series) and y.dtype == object else None)
+    if values.ndim == 2 and values.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning  # here: sklearn only for classifiers
+
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        values = values.ravel()
+    if values.dtype.kind == "c":
+        raise ClassLabelError(
+            "y holds complex numbers: Complex data not supported as class labels; give one "
+            "label (text, integer) per row"
+        )
+    if values.ndim != 1:
+        raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
+    if len(values) != n_rows:
+        raise ClassLabelError(f"X has {n_rows} rows but y has {len(values)} labels; give one label per row")
+    missing = np.flatnonzero(pd.isna(values))
+    if len(missing):
+        raise MissingValuesError(
+            f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()}"
+            f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
+        )
+    try:
+        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    except TypeError:
+        raise ClassLabelError(
+            "y mixes label types that cannot be sorted (e.g. numbers and text); "
+            "convert the labels to one type, e.g. y.astype(str)"
+        ) from None
+    if check_continuous:
+        check_not_continuous(classes, counts)
+    if len(classes) < 2:
+        # "1 class": scikit-learn's estimator checks look for it
+        raise ClassLabelError(
+            f"y has a single class {python_scalar(classes[0])!r} (1 class among the rows of "
+            f"non-zero weight); a classifier needs at least two classes",
+            values=[python_scalar(classes[0])],
+        )
+    return classes, codes.ravel(), name
+
+
+def _check_y_given(y: Any) -> None:
+    if y is None:
+        # scikit-learn's wording, which its estimator checks look for
+        raise ClassLabelError(
+            "a classifier requires y to be passed, but the target y is None; give the class "
+            "labels, one per row of X"
+        )
+
+
+def check_not_continuous(classes: np.ndarray, counts: np.ndarray) -> None:
+    """Refuse a regression target given to a classifier.
+
+    The rule: labels that scikit-learn's ``type_of_target`` calls ``'continuous'``
+    (floats with a fractional part) are classes only when **every** label occurs
+    at least twice; a label seen once among such floats means a measured quantity,
+    not a category, and raises :class:`~treelearn.ClassLabelError`. So a
+    few float labels such as 0.25 and 1.5 stay classes, whole floats (1.0, 2.0)
+    always do, and 50 distinct measurements do not.
+
+    >>> check_not_continuous(np.array([0.25, 1.5]), np.array([3, 2]))
+    >>> check_not_continuous(np.array([0.25, 1.5, 2.7]), np.array([3, 2, 1]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    treelearn.ClassLabelError: y looks continuous (a regression target): ...
+    """
+    if classes.dtype.kind != "f" or len(counts) == 0 or counts.min() >= 2:
+        return
+    from sklearn.utils.multiclass import type_of_target  # here: sklearn only for classifiers
+
+    if type_of_target(classes) == "continuous":
+        once = classes[counts < 2]
+        raise ClassLabelError(
+            f"y looks continuous (a regression target): {len(classes)} distinct float labels, "
+            f"{len(once)} of them seen once (e.g. {float(once[0])!r}); a classifier needs "
+            f"categories: discretize y (e.g. tl.discretize(y.to_frame(), bins=5)) or use a "
+            f"regressor",
+            values=[float(once[0])],
+        )
+
+
+def class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
+    """The class node's name: y's name, else ``"class"`` (with ``_`` appended until unused)."""
+    if y_name is not None:
+        if y_name in columns:
+            raise ClassColumnError(
+                f"the class {y_name!r} is also a column of X; drop it from the features "
+                f"(X.drop(columns=[{y_name!r}])), otherwise the classifier learns from the answer",
+                column=y_name,
+            )
+        return y_name
+    name = "class"
+    while name in columns:
+        name += "_"
+    return name
+
+
+def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
+    """The class node's dtype, given ``y``'s dtype and the sorted labels ``classes``.
+
+    The class node's states are the sorted labels seen in ``y``, while a Categorical
+    ``y`` declares its own categories (order, unused ones); decoding the node's
+    codes with that declared dtype would give other labels, so a Categorical class
+    becomes one whose categories are the node's states.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.CategoricalDtype(pd.Index([python_scalar(c) for c in classes], tupleize_cols=False))
+    return dtype
+
+
+def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
+    """The statistics a classifier learns from: the features ``X`` and the class ``y``.
+
+    ``X`` is a DataFrame or a 2-D array of categorical features (missing values
+    kept: each count uses the rows where its variables are observed), or a Dask
+    DataFrame with ``y`` a Dask Series partitioned like it (counted on the
+    workers). ``y``'s sorted distinct labels are the classes; ``sample_weight``
+    gives each row a weight (zero: the row is left out before anything else).
+
+    >>> import pandas as pd
+    >>> stats = count_by_class(pd.DataFrame({"x": [0, 1, 1]}), pd.Series(["a", "b", "b"]))
+    >>> stats.columns, stats.class_count.tolist()
+    (('x', 'class'), [1, 2])
+    """
+    if is_dask_dataframe(X):
+        return _count_by_class_dask(X, y, sample_weight)
+    _check_y_given(y)
+    X = as_frame(X)
+    if X.shape[1] == 0 or len(X) == 0:
+        # "0 feature(s) (shape=...) while a minimum of 1 is required": scikit-learn's wording
+        what = "feature(s)" if X.shape[1] == 0 else "sample(s)"
+        raise EmptyDataError(
+            f"X has 0 {what} (shape={X.shape}) while a minimum of 1 is required; a classifier "
+            f"needs at least one row and one feature column"
+        )
+    weights = check_sample_weight(sample_weight, len(X))
+    if weights is not None and not (weights > 0).all():
+        n_labels = len(y) if hasattr(y, "__len__") else None
+        if n_labels is not None and n_labels != len(X):
+            raise ClassLabelError(
+                f"X has {len(X)} rows but y has {n_labels} labels; give one label per row"
+            )
+        keep = np.flatnonzero(weights > 0)  # rows of weight zero are absent
+        X, weights = X.iloc[keep], weights[keep]
+        y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
+    # the labels first: a target that cannot train a classifier (one class, continuous)
+    # is the first thing to say, whatever the features hold
+    classes, y_codes, y_name = class_labels(y, len(X))
+    features = encode(X, missing="pairwise")
+    name = class_name(y_name, features.columns)
+    width = code_dtype(max(len(classes), int(features.cardinalities.max())))
+    codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
+    codes[:, :-1] = features.codes
+    codes[:, -1] = y_codes
+    table = Table(
+        codes=codes,
+        columns=features.columns + (name,),
+        states=features.states + (tuple(python_scalar(c) for c in classes),),
+        dtypes=features.dtypes + (class_dtype(getattr(y, "dtype", None), classes),),
+        weights=weights,
+    )
+    return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
+
+
+def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
+    if not is_dask_series(y):
+        raise InputTypeError(
+            "with a dask DataFrame X, y must be a dask Series partitioned like X, "
+            "e.g. ddf['y'] beside ddf.drop(columns='y')"
+        )
+    name = class_name(y.name, list(X.columns))
+    y = y.rename(name)
+    # rows of weight zero are absent: their labels are no classes
+    weight = X[sample_weight] if isinstance(sample_weight, (str, int)) else sample_weight
+    # one pass over y: its missing labels and its distinct labels, the classes (any
+    # labels, as in pandas: not held to the feature rules, e.g. 0.5 or many classes)
+    n_missing, distinct, label_counts = distinct_labels(y if weight is None else y[weight > 0])
+    if n_missing:
+        raise MissingValuesError(
+            f"y has {n_missing} missing class label(s); drop those rows or fill them in"
+        )
+    # a Categorical y: its values (dask may not know its categories), as np.unique sees them
+    as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
+    labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
+    classes, _, _ = class_labels(labels, len(labels), check_continuous=False)  # sorted, as np.unique(y)
+    check_not_continuous(np.asarray(distinct), np.asarray(label_counts))
+    stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight)
+    dtypes = stats.dtypes[:-1] + (class_dtype(y.dtype, classes),)
+    return ClassCounts(stats.columns, stats.states, dtypes, classes,
+                       per_class_pairs=stats.per_class_pairs)

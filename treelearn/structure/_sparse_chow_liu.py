@@ -1,0 +1,688 @@
+"""Chow-Liu trees of sparse high-dimensional 0/1 data without a ``d x d`` array (acCL).
+
+Meila's accelerated Chow-Liu (1999): for a sparse 0/1 matrix (documents x terms)
+almost every pair of variables never co-occurs, and the mutual information of
+such a pair is a function of the row total ``n`` and the two marginal counts
+alone. So only the co-occurring pairs are counted (one sparse product
+``Z.T @ W Z``, kept sparse, upper triangle only) and the tree is found among
+
+* every co-occurring pair,
+* the pairs ``(0, j)`` (column 0 with every column: the only zero-weight edges
+  a tree can need, since a zero edge ``(i, j)`` closes the cycle ``i - 0 - j``
+  of smaller keys), and
+* the never-co-occurring pairs no "hub" rules out. Order the two-state
+  variables by ``(-N_v, v)`` (acCL's order by marginal count). For a pair
+  ``(u, v)`` that never co-occurs, ``u`` before ``v``, any ``w`` before ``u``
+  that co-occurs with neither gives the cycle ``u - w - v`` in which ``(u, v)``
+  is the strict maximum key, because the MI of a never-co-occurring pair
+  increases with each marginal count (checked on the rounded values at run
+  time: :func:`zero_pair_information`). So ``(u, v)`` can be a tree edge only
+  if every earlier variable co-occurs with ``u`` or with ``v``; the candidates
+  kept are those ``v`` that co-occur with the first two earlier variables that
+  ``u`` does not co-occur with.
+
+The maximum spanning tree of the candidates, ranked by the key of the dense path
+(weight rounded by :func:`treelearn.structure._trees.round_ties`, then ``(i, j)``), is
+then the tree of the complete graph: every pair left out closes a cycle of
+smaller keys. MI values are computed with exactly the arithmetic of
+:func:`treelearn.stats._information.mutual_information_matrix`, so the tree equals
+:func:`treelearn.structure._trees.spanning_skeleton` on the dense matrix edge for edge.
+
+Everything is vectorised over the pairs, never over variable pairs in Python: the
+MI of a pair depends on ``(N_11, N_i, N_j)`` only, so it is computed once per cell
+of a small table and looked up as an int32 rank; the tree is found by
+filter-Kruskal (batches of the best edges through scipy's minimum spanning tree on
+the components so far; edges inside a component dropped between batches); the hubs
+come from one bitmask per variable. Memory grows with the co-occurring pairs; above ``max_pairs`` a
+:class:`~treelearn.TreelearnError` gives the estimated size first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from .._base.errors import StructureError, TreelearnError
+from ..stats._counts import binary_csr, drop_round_off, sparse_names_and_weights, whole_weights
+from ._trees import round_ties
+
+__all__ = [
+    "DEFAULT_MAX_PAIRS",
+    "SPARSE_CHOW_LIU_MIN_COLUMNS",
+    "SparseBinaryCounts",
+    "pair_information",
+    "sparse_binary_statistics",
+    "sparse_spanning_skeleton",
+    "zero_pair_information",
+]
+
+#: ``tl.chow_liu`` learns a scipy.sparse matrix with more columns than this with
+#: this module (equal results; below it the dense K x K counts are small anyway).
+SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
+
+#: The most candidate pairs (co-occurring pairs, plus the never-co-occurring
+#: candidates) held at once: about 40 bytes each, so 2**28 pairs is ~10 GiB.
+DEFAULT_MAX_PAIRS = 2**28
+
+_CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
+_TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
+_FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
+_BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
+_MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
+_BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
+
+
+def _too_many(pairs: int, max_pairs: int, what: str) -> TreelearnError:
+    gib = pairs * _BYTES_PER_PAIR / 2**30
+    return TreelearnError(
+        f"sparse Chow-Liu would hold {pairs:,} {what} (about {gib:.1f} GiB), more than "
+        f"max_pairs={max_pairs:,}; drop rare or very common columns, use fewer columns, "
+        f"or raise max_pairs if the memory is there"
+    )
+
+
+# ---------------------------------------------------------------------- MI of pairs
+def _block_information(c00, c01, c10, c11):
+    """One block row's MI as mutual_information_matrix computes it (same operation order)."""
+    R0, R1 = c00 + c01, c10 + c11
+    C0, C1 = c00 + c10, c01 + c11
+    npair = R0 + R1
+    safe = np.where(npair > 0, npair, 1.0)
+
+    def term(num, R, C):
+        out = np.zeros_like(num)
+        ok = num > 0
+        den = (R * C) / safe
+        out[ok] = num[ok] * (np.log(num[ok]) - np.log(den[ok]))
+        return out
+
+    col0 = term(c00, R0, C0) + term(c10, R1, C0)
+    col1 = term(c01, R0, C1) + term(c11, R1, C1)
+    m = np.where(npair > 0, (col0 + col1) / safe, 0.0)
+    return np.maximum(m, 0.0)
+
+
+def pair_information(
+    n11: np.ndarray, ni: np.ndarray, nj: np.ndarray, n: float,
+    two_i: np.ndarray | bool = True, two_j: np.ndarray | bool = True,
+) -> np.ndarray:
+    """MI (nats) of 0/1 pairs from ``N_11``, ``N_i``, ``N_j`` and ``n``, as the dense path gives it.
+
+    The cells are those the dense counts hold (``N_10 = N_i - N_11``, ...,
+    ``N_00 = (n - N_j) - (N_i - N_11)``; a one-state variable's block has one
+    row), and the arithmetic is :func:`treelearn.stats._information.mutual_information_matrix`'s,
+    in its order, including the average of the two block orders, so the values
+    are the same doubles.
+
+    Examples
+    --------
+    >>> round(float(pair_information(np.array([2]), np.array([2]), np.array([2]), 4)[0]), 6)
+    0.693147
+    """
+    n11, ni, nj = (np.asarray(a, dtype=float) for a in (n11, ni, nj))
+    n = float(n)
+    two_i = np.broadcast_to(np.asarray(two_i, dtype=bool), n11.shape)
+    two_j = np.broadcast_to(np.asarray(two_j, dtype=bool), n11.shape)
+
+    def snap(x):
+        # the dense counts' state-0 cells go through drop_round_off (binary: 2 states, two
+        # passes of the expansion): the same rule here keeps the same doubles
+        return drop_round_off(np.array(x, dtype=float), n, 2 * (2 + 1))
+
+    def cells(na, nb, two_a, two_b):
+        """Block (a, b) of the dense joint: rows a's states, columns b's."""
+        both = two_a & two_b
+        # a one-state variable's single row is row 0, a one-state column column 0
+        c11 = np.where(both, n11, 0.0)
+        c10 = np.where(both, snap(na - n11), np.where(two_a, snap(na), 0.0))
+        c01 = np.where(both, snap(nb - n11), np.where(two_b & ~two_a, snap(nb), 0.0))
+        c00 = np.where(both, snap(snap(n - nb) - snap(na - n11)),
+                       np.where(two_a, snap(snap(n) - snap(na)),
+                                np.where(two_b, snap(n - nb), snap(n))))
+        return c00, c01, c10, c11
+
+    m_ij = _block_information(*cells(ni, nj, two_i, two_j))
+    m_ji = _block_information(*cells(nj, ni, two_j, two_i))
+    return (m_ij + m_ji) / 2
+
+
+def zero_pair_information(ni: np.ndarray, nj: np.ndarray, n: float) -> np.ndarray:
+    """MI of two-state 0/1 pairs that never co-occur (``N_11 = 0``): a function of the marginals.
+
+    Increasing in each marginal count (for fixed ``n``, ``N_i + N_j <= n``):
+    the sparse tree search relies on it and checks it on the values it uses.
+
+    >>> mi = zero_pair_information(np.array([10, 10]), np.array([20, 30]), 100)
+    >>> bool(mi[1] > mi[0] > 0)
+    True
+    """
+    ni = np.asarray(ni, dtype=float)
+    return pair_information(np.zeros_like(ni), ni, nj, n)
+
+
+# ---------------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class SparseBinaryCounts:
+    """The statistics of a sparse 0/1 matrix that a Chow-Liu tree needs, never ``d x d``.
+
+    ``ones[j]`` is the (weighted) number of rows where column ``j`` is 1 and
+    ``diagonal[j]`` the same from the product's diagonal; ``pair_i < pair_j``
+    list the co-occurring pairs of two-state columns and ``pair_n11`` their
+    counts. :meth:`family_counts` gives the marginal and pairwise counts the
+    dense path gives, so CPTs are the same.
+    """
+
+    columns: tuple
+    states: tuple
+    dtypes: tuple
+    n_rows: int | float
+    ones: np.ndarray
+    diagonal: np.ndarray
+    pair_i: np.ndarray
+    pair_j: np.ndarray
+    pair_n11: np.ndarray
+
+    @cached_property  # computed once: family_counts reads it for every node
+    def cardinalities(self) -> np.ndarray:
+        return np.fromiter((len(s) for s in self.states), dtype=np.int64, count=len(self.states))
+
+    @cached_property  # pair_i is sorted: where each column's pairs start (once, not per lookup)
+    def _pair_start(self) -> np.ndarray:
+        return np.searchsorted(self.pair_i, np.arange(len(self.states) + 1, dtype=self.pair_i.dtype))
+
+    def _n11(self, p: int, q: int):
+        a, b = min(p, q), max(p, q)
+        lo, hi = self._pair_start[a], self._pair_start[a + 1]
+        k = lo + np.searchsorted(self.pair_j[lo:hi], self.pair_j.dtype.type(b))
+        if k < hi and self.pair_j[k] == b:
+            return self.pair_n11[k]
+        return self.pair_n11.dtype.type(0)
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        """Counts of a family of one or two column indices (the node last)."""
+        n = self.n_rows
+        k = self.cardinalities
+        if len(family) == 1:
+            (i,) = family
+            if k[i] == 1:
+                return np.array([n])
+            d = self.diagonal[i]
+            return np.array([(n - self.ones[i]) - (self.ones[i] - d), d])
+        if len(family) != 2:
+            raise StructureError("sparse Chow-Liu counts hold families of at most two variables")
+        p, q = family
+        np_, nq = self.ones[p], self.ones[q]
+        if k[p] == 1 and k[q] == 1:
+            return np.array([[n]])
+        if k[p] == 1:
+            return np.array([[n - nq, nq]])
+        if k[q] == 1:
+            return np.array([[n - np_], [np_]])
+        n11 = self._n11(p, q)
+        return np.array([[(n - nq) - (np_ - n11), nq - n11], [np_ - n11, n11]])
+
+
+def sparse_binary_statistics(
+    matrix: Any,
+    columns: Sequence[Hashable] | None = None,
+    *,
+    sample_weight: Any = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    block_columns: int = 4096,
+    chunk_rows: int = 2**20,
+) -> SparseBinaryCounts:
+    """Count a scipy.sparse 0/1 matrix (rows x variables) for :func:`sparse_spanning_skeleton`.
+
+    The co-occurrence counts come from ``Z.T @ W Z`` taken ``block_columns``
+    columns at a time, keeping the upper triangle only (as sparse arrays). Before
+    the product, the number of pairs is bounded by ``sum_r s_r (s_r - 1) / 2``
+    (``s_r`` ones in row ``r``); above ``max_pairs`` the bound is reported.
+
+    >>> import scipy.sparse as sp
+    >>> s = sparse_binary_statistics(sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 0, 0]]))
+    >>> s.family_counts([0, 1]).tolist()   # rows: column 0 = 0, 1; columns: column 1 = 0, 1
+    [[1, 0], [1, 1]]
+    """
+    import scipy.sparse as sp
+
+    names, weights = sparse_names_and_weights(matrix, columns, sample_weight)
+    A, weights = binary_csr(matrix, weights)
+    n, d = A.shape
+    per_row = np.diff(A.indptr).astype(np.int64)
+    bound = int((per_row * (per_row - 1) // 2).sum())
+    if bound > max_pairs:
+        raise _too_many(bound, max_pairs, "co-occurring pairs at most")
+    count_ones = np.bincount(A.indices, minlength=d)
+    kind = A.dtype.kind
+    zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)
+    if kind == "b":
+        states = tuple((False, True) for _ in range(d))
+    else:
+        states = tuple((zero, one) if 0 < c < n else ((one,) if c == n else (zero,))
+                       for c in count_ones)
+    two = np.array([len(s) == 2 for s in states])
+    exact = whole_weights(weights)
+    dtype = np.int64 if exact else np.float64
+    # unweighted counts are below n: int32 products move half the bytes of int64
+    Z = A.astype(np.int32 if exact and weights is None and n < 2**31 else dtype)
+    ZW = Z if weights is None else sp.csr_matrix(Z.multiply(weights.astype(dtype)[:, None]))
+    # as sparse_binary_counts: Z.T @ W Z over chunks of rows, column sums of W Z
+    ones = count_ones.astype(dtype) if weights is None else np.asarray(ZW.sum(axis=0)).ravel()
+    n_rows = n if weights is None else weights.sum()
+    ZWT = ZW.T.tocsr()
+    diagonal = np.zeros(d, dtype=dtype)
+    parts_i, parts_j, parts_n = [], [], []
+    for s in range(0, d, block_columns):
+        e = min(d, s + block_columns)
+        # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s) and,
+        # converted to CSC (one linear pass), its j in order: the pairs come in (i, j) order
+        right = Z[:, s:e]
+        block = None
+        for start in range(0, n, chunk_rows):
+            stop = min(n, start + chunk_rows)
+            piece = ZWT[s:, start:stop] @ right[start:stop]
+            block = piece if block is None else block + piece
+        block = block.tocsc()
+        rows = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr))
+        cols = block.indices
+        on_diag = rows == cols
+        diagonal[rows[on_diag] + s] = block.data[on_diag]
+        keep = cols > rows
+        if weights is not None:
+            keep &= block.data != 0
+        if not two.all():
+            keep &= two[s:e][rows] & two[s:][cols]
+        parts_i.append((rows[keep] + np.int32(s)).astype(np.int32, copy=False))
+        parts_j.append((cols[keep] + np.int32(s)).astype(np.int32, copy=False))
+        parts_n.append(block.data[keep])
+        del block, rows, cols, keep, on_diag
+    cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)  # noqa: E731
+    return SparseBinaryCounts(
+        names, states, (matrix.dtype,) * d,
+        int(n_rows) if exact else float(n_rows), ones, diagonal,
+        cat(parts_i, np.int32), cat(parts_j, np.int32), cat(parts_n, dtype),
+    )
+
+
+# ---------------------------------------------------------------------- the tree
+def _chunks(total: int, size: int = _CHUNK):
+    """``slice`` objects covering ``range(total)`` in pieces of ``size``: per-pair passes
+    stay within a few arrays of ``size`` elements besides the pairs themselves."""
+    return (slice(s, min(total, s + size)) for s in range(0, total, size))
+
+
+def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each pair ``a < b`` is a co-occurring pair: a binary search in row ``a``'s
+    stretch of ``pair_j``, all pairs at once (the pairs are in ``(i, j)`` order)."""
+    start = stats._pair_start
+    lo, end = start[a].astype(np.int64), start[a + 1].astype(np.int64)
+    hi = end.copy()
+    pj = stats.pair_j
+    if not len(pj):
+        return np.zeros(len(a), dtype=bool)
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = np.minimum((lo + hi) >> 1, len(pj) - 1)
+        less = pj[mid] < b
+        lo = np.where(active & less, mid + 1, lo)
+        hi = np.where(active & ~less, mid, hi)
+    found = lo < end
+    found[found] = pj[lo[found]] == b[found]
+    return found
+
+
+def _ctz(z: np.ndarray) -> np.ndarray:
+    """Trailing zeros of each uint64 (64 for 0)."""
+    return np.bitwise_count((z & (~z + np.uint64(1))) - np.uint64(1)).astype(np.int64)
+
+
+def _earlier_gaps(stats, pos, d2):
+    """Per position ``u`` of acCL's order: the earlier variables it co-occurs with, its
+    degree, and the first two earlier positions it does not co-occur with (``-1``: none).
+
+    The two gaps come from one bitmask of the first ``_MEX_BITS`` positions per variable
+    (one pass over the pairs); the few variables that co-occur with (nearly) all of those
+    are resolved from their own sorted lists of earlier neighbours."""
+    earlier = np.zeros(d2, dtype=np.int64)
+    deg = np.zeros(d2, dtype=np.int64)
+    bits = np.zeros(d2, dtype=np.uint64)
+    width = _MEX_BITS
+    near_lo, near_hi = [], []  # the pairs of the first `width` positions: the usual hubs
+    for part in _chunks(len(stats.pair_i)):
+        p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+        lo, hi = np.minimum(p, q), np.maximum(p, q)
+        earlier += np.bincount(hi, minlength=d2)
+        deg += np.bincount(lo, minlength=d2)
+        small = lo < width
+        lo, hi = lo[small], hi[small]
+        near_lo.append(lo)
+        near_hi.append(hi)
+        np.bitwise_or.at(bits, hi, np.left_shift(np.uint64(1), lo.astype(np.uint64)))
+    deg += earlier
+    near = np.concatenate(near_lo), np.concatenate(near_hi)
+    u = np.arange(d2)
+    r = u - earlier  # earlier variables u does not co-occur with
+    window = np.left_shift(np.uint64(1), np.minimum(u, width).astype(np.uint64)) - np.uint64(1)
+    z = ~bits & window
+    z2 = z & (z - np.uint64(1))
+    first = np.where(z != 0, _ctz(z), -1)
+    second = np.where(z2 != 0, _ctz(z2), -1)
+    unresolved = ((r >= 1) & (first < 0)) | ((r >= 2) & (second < 0))
+    if unresolved.any():  # co-occurs with (nearly) all of the first `width`: read its list
+        sel_lo, sel_hi = [], []
+        for part in _chunks(len(stats.pair_i)):
+            p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+            lo, hi = np.minimum(p, q), np.maximum(p, q)
+            keep = unresolved[hi]
+            sel_lo.append(lo[keep])
+            sel_hi.append(hi[keep])
+        lo, hi = np.concatenate(sel_lo), np.concatenate(sel_hi)
+        order = np.lexsort((lo, hi))
+        lo, hi = lo[order], hi[order]
+        rank_in_row = np.arange(len(hi)) - np.searchsorted(hi, hi)
+        gap = lo - rank_in_row  # earlier non-neighbours below this neighbour
+        f = np.bincount(hi[gap <= 0], minlength=d2)
+        s = 1 + np.bincount(hi[gap <= 1], minlength=d2)
+        first[unresolved] = f[unresolved]
+        second[unresolved] = np.where(r[unresolved] >= 2, s[unresolved], -1)
+    return r, deg, first, second, near
+
+
+def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Never-co-occurring pairs of two-state columns that no hub rules out (a superset).
+
+    A pair ``(u, v)``, ``u`` before ``v`` in acCL's order, can be a tree edge only if
+    ``v`` co-occurs with every earlier variable ``u`` does not co-occur with; the ``v``
+    kept are those that co-occur with the first two of them (and have the degree to
+    co-occur with all). Returns ``(i, j)`` column indices, ``i < j``, sorted."""
+    two = np.flatnonzero(stats.cardinalities == 2)
+    d2 = len(two)
+    empty = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if d2 < 2:
+        return empty
+    order = np.lexsort((two, -stats.ones[two]))  # acCL's order: marginal count desc, column
+    inverse = two[order]
+    pos = np.full(stats.cardinalities.size, -1, dtype=np.int32)
+    pos[inverse] = np.arange(d2)
+    r, deg, first, second, near = _earlier_gaps(stats, pos, d2)
+    rows_u, rows_v = [], []
+    total = 0
+    # u that co-occurs with every earlier variable: every later variable is a candidate
+    alone = np.flatnonzero(r == 0)
+    lengths = d2 - 1 - alone
+    total = int(lengths.sum())
+    if total > max_pairs:
+        raise _too_many(total, max_pairs, "candidate pairs")
+    rows_u.append(np.repeat(alone, lengths))
+    rows_v.append(np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+                  + np.repeat(alone + 1, lengths))
+    live = np.flatnonzero((r >= 1) & (r <= deg.max(initial=0)))
+    if len(live):
+        # the hubs' neighbour lists (positions), from one pass over the pairs
+        hubs = np.unique(np.concatenate([first[live], second[live][second[live] >= 0]]))
+        is_hub = np.zeros(d2, dtype=bool)
+        is_hub[hubs] = True
+        hub_of, other = [], []
+        # the pairs with an end among the first _MEX_BITS positions were kept; others: a pass
+        for p, q in [near] if hubs.max() < _MEX_BITS else (
+                (pos[stats.pair_i[part]], pos[stats.pair_j[part]])
+                for part in _chunks(len(stats.pair_i))):
+            for a, b in ((p, q), (q, p)):
+                k = is_hub[a]
+                hub_of.append(a[k])
+                other.append(b[k])
+        hub_of, other = np.concatenate(hub_of), np.concatenate(other)
+        srt = np.lexsort((other, hub_of))
+        hub_of, other = hub_of[srt], other[srt]
+        hub_start = np.searchsorted(hub_of, np.arange(d2 + 1))
+        neighbours = lambda w: other[hub_start[w]:hub_start[w + 1]]  # noqa: E731
+        hub1 = np.where(r[live] >= 2, second[live], -1)
+        keys = first[live] * (d2 + 1) + (hub1 + 1)
+        group = np.argsort(keys, kind="stable")
+        bounds = np.flatnonzero(np.diff(keys[group])) + 1
+        # one group per pair of hubs (few: the hubs are the most frequent variables)
+        for members in np.split(live[group], bounds):
+            p0 = members[0]
+            common = neighbours(first[p0])
+            if r[p0] >= 2:
+                common = np.intersect1d(common, neighbours(second[p0]), assume_unique=True)
+            start = np.searchsorted(common, members, side="right")
+            lengths = len(common) - start
+            if not lengths.sum():
+                continue
+            u = np.repeat(members, lengths)
+            offsets = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+            v = common[np.arange(lengths.sum()) + offsets]
+            keep = deg[v] >= r[u]
+            rows_u.append(u[keep])
+            rows_v.append(v[keep])
+            total += int(keep.sum())
+            if total > max_pairs:
+                raise _too_many(total, max_pairs, "candidate pairs")
+    u, v = np.concatenate(rows_u), np.concatenate(rows_v)
+    a, b = inverse[u], inverse[v]
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    srt = np.lexsort((j, i))  # sorted first: the binary searches then walk the pairs in order
+    i, j = i[srt], j[srt]
+    keep = ~_cooccurring(stats, i, j)
+    return i[keep], j[keep]
+
+
+def _monotone(stats: SparseBinaryCounts) -> bool:
+    """Whether the rounded MI of never-co-occurring pairs strictly increases with each
+    marginal count and is positive, over the counts present (the hub argument needs it)."""
+    N = stats.ones[stats.cardinalities == 2]
+    if len(N) < 2:
+        return True
+    c = np.unique(N)
+    n = stats.n_rows
+    step = max(1, 2**22 // len(c))
+    for s in range(0, len(c), step):
+        a = c[s : s + step, None]
+        b = c[None, :]
+        feasible = a + b <= n
+        r = round_ties(np.where(feasible, zero_pair_information(
+            np.broadcast_to(a, feasible.shape).ravel(),
+            np.broadcast_to(b, feasible.shape).ravel(), n).reshape(feasible.shape), np.nan))
+        if (feasible & ~(r > 0)).any():
+            return False
+        both = feasible[:, 1:]
+        if (both & ~(r[:, 1:] > r[:, :-1])).any():
+            return False
+    return True
+
+
+def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndarray:
+    """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
+    rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
+    (``N_11 = 0``), as one int32 array.
+
+    The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
+    computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
+    marginal counts (``_TABLE_CELLS`` at most: the small ``N_11`` almost every pair
+    has) and looked up per pair; the other pairs are computed directly, in chunks."""
+    two = stats.cardinalities == 2
+    ones = stats.ones.astype(float)
+    n = stats.n_rows
+    n_co, n_z = len(stats.pair_i), len(zi)
+    c = np.unique(ones[two]) if two.any() else np.zeros(1)
+    K = len(c)
+    cidx = np.searchsorted(c, ones).astype(np.int32)
+    top = int(stats.pair_n11.max(initial=0))
+    levels = -1  # N_11 = 0 .. levels go through the table
+    if stats.pair_n11.dtype.kind in "iu" and K * K <= _TABLE_CELLS:
+        levels = min(top, _TABLE_CELLS // (K * K) - 1)
+    zero_two = two[zi] & two[zj]
+
+    def direct(n11, i, j):
+        return round_ties(pair_information(n11, ones[i], ones[j], n, two[i], two[j]))
+
+    values = []  # rounded MI of every table cell and of every pair computed directly
+    if levels >= 0:
+        cells = np.arange((levels + 1) * K * K)
+        n11, ca, cb = cells // (K * K), c[(cells // K) % K], c[cells % K]
+        valid = (n11 <= np.minimum(ca, cb)) & (ca + cb - n11 <= n)  # counts a table can meet
+        cell_r = np.zeros(len(cells))
+        cell_r[valid] = round_ties(pair_information(n11[valid], ca[valid], cb[valid], n))
+        values.append(cell_r[valid])
+        del cells, n11, ca, cb
+    direct_co, direct_r = [], []
+    if top > levels:
+        for part in _chunks(n_co):
+            far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
+            direct_co.append(far)
+            direct_r.append(direct(stats.pair_n11[far].astype(float), stats.pair_i[far],
+                                   stats.pair_j[far]))
+    direct_co = np.concatenate(direct_co) if direct_co else np.zeros(0, np.int64)
+    direct_co_r = np.concatenate(direct_r) if direct_r else np.zeros(0)
+    z_direct = ~zero_two if levels >= 0 else np.ones(n_z, dtype=bool)
+    z_r = direct(np.zeros(int(z_direct.sum())), zi[z_direct], zj[z_direct])
+    values += [direct_co_r, z_r]
+    distinct = np.unique(np.concatenate(values))
+
+    def rank_of(r):  # largest rounded MI first
+        return (len(distinct) - 1 - np.searchsorted(distinct, r)).astype(np.int32)
+
+    rank = np.empty(n_co + n_z, dtype=np.int32)
+    if levels >= 0:
+        table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
+        for part in _chunks(n_co):
+            n11 = stats.pair_n11[part]
+            key = cidx[stats.pair_i[part]] * np.int32(K) + cidx[stats.pair_j[part]]
+            if top > levels:
+                ok = n11 <= levels
+                rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
+            else:
+                key += n11.astype(np.int32) * np.int32(K * K)
+                rank[part] = table[key]
+        zt = np.flatnonzero(zero_two)
+        rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
+    rank[direct_co] = rank_of(direct_co_r)
+    rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
+    return rank
+
+
+def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> np.ndarray:
+    """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
+    order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
+
+    Filter-Kruskal: the best edges, a batch picked from a histogram of the ranks,
+    go to scipy's ``minimum_spanning_tree`` over the current components (their order
+    as weights, parallel edges reduced to the first); the remaining edges that now
+    join one component are dropped; repeat with a larger batch."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+    comp = np.arange(d, dtype=np.int32)
+    nc = d
+    alive = None  # all edges
+    index = np.int32 if len(rank) < 2**31 else np.int64
+    chosen = []
+    target = max(_BATCH_PER_VARIABLE * d, _FIRST_BATCH)
+    while nc > 1:
+        total = len(rank) if alive is None else len(alive)
+        if not total:
+            break
+        def pieces(alive=alive, total=total):
+            # (what to index the edge arrays with, how to turn a mask into edge indices)
+            for p in _chunks(total):
+                if alive is None:  # first round: plain slices, no gathers
+                    yield p, lambda m, p=p: (np.flatnonzero(m) + p.start).astype(index)
+                else:
+                    ix = alive[p]
+                    yield ix, lambda m, ix=ix: ix[m]
+
+        hist = np.zeros(1, dtype=np.int64)
+        for ix, _ in pieces():
+            h = np.bincount(rank[ix])
+            hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
+            hist[: len(h)] += h
+        cum = np.cumsum(hist)
+        threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
+        batch = np.concatenate([pick(rank[ix] <= threshold) for ix, pick in pieces()])
+        a, b = comp[ei[batch]], comp[ej[batch]]
+        cross = a != b
+        batch, a, b = batch[cross], a[cross], b[cross]
+        if len(batch):
+            order = np.lexsort((ej[batch], ei[batch], rank[batch]))
+            batch, a, b = batch[order], a[order], b[order]
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            # of parallel edges (one pair of components) only the first can be chosen
+            _, first = np.unique(lo.astype(np.int64) * nc + hi, return_index=True)
+            first.sort()
+            weight = np.arange(1, len(first) + 1, dtype=float)  # the order, as weights
+            T = minimum_spanning_tree(csr_matrix((weight, (lo[first], hi[first])),
+                                                 shape=(nc, nc)))
+            chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
+            nc, label = connected_components(T, directed=False)
+            comp = label[comp]
+        alive = np.concatenate([pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
+                                for ix, pick in pieces()])
+        target *= 4
+    chosen = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
+
+
+def sparse_spanning_skeleton(
+    stats: SparseBinaryCounts, *, max_pairs: int = DEFAULT_MAX_PAIRS
+) -> nx.Graph:
+    """The Chow-Liu maximum spanning tree of sparse 0/1 counts, equal to the dense path.
+
+    Returns what :func:`treelearn.structure._trees.spanning_skeleton` returns for the
+    dense MI matrix (same nodes, ``states``, edges, ``weight`` values and edge
+    order), without any ``d x d`` array.
+
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]])
+    >>> sorted(sparse_spanning_skeleton(sparse_binary_statistics(X)).edges())
+    [(0, 1), (0, 2)]
+    """
+    d = len(stats.columns)
+    two = stats.cardinalities == 2
+    n = stats.n_rows
+    n_co = len(stats.pair_i)
+    if _monotone(stats):
+        zi, zj = _zero_candidates(stats, max_pairs)
+    else:  # ties across counts: every never-co-occurring pair is a candidate
+        if d * (d - 1) // 2 > max_pairs:
+            raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: the "
+                            "MI of never-co-occurring pairs ties across counts)")
+        zi, zj = np.triu_indices(d, k=1)
+        keep = ~_cooccurring(stats, zi, zj)
+        zi, zj = zi[keep], zj[keep]
+    # column 0 with every column: the only zero-weight edges a tree can need
+    extra = np.arange(1, d)
+    extra = extra[~_cooccurring(stats, np.zeros(d - 1, np.int64), extra)]
+    extra = extra[~np.isin(extra, zj[zi == 0])]
+    zi = np.concatenate([np.zeros(len(extra), np.int64), zi])
+    zj = np.concatenate([extra, zj])
+    if n_co + len(zi) > max_pairs:
+        raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
+    rank = _ranks(stats, zi, zj)
+    index = np.int32 if d < 2**31 else np.int64
+    ei = np.concatenate([stats.pair_i, zi.astype(stats.pair_i.dtype)]).astype(index, copy=False)
+    ej = np.concatenate([stats.pair_j, zj.astype(stats.pair_j.dtype)]).astype(index, copy=False)
+    chosen = _spanning_forest(ei, ej, rank, d)
+    ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
+    n11 = np.zeros(len(chosen))
+    n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
+    ones = stats.ones.astype(float)
+    mi = pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
+    names = list(stats.columns)
+    # the edge order spanning_skeleton gives: networkx lists a graph built from the
+    # nodes, then Kruskal's edges, by the edge's first endpoint in node order, then by
+    # when the edge was added (ti < tj here)
+    listed = np.lexsort((np.arange(len(ti)), ti))
+    G = nx.Graph()
+    G.graph["n"] = n
+    G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
+    G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
+        ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
+    return G

@@ -1,0 +1,39 @@
+"""The matplotlib figure every drawing is made on: not pyplot's, shown once in Jupyter.
+
+This module imports matplotlib when it is imported; :func:`treelearn.viz._draw.new_figure`
+imports it lazily (``import treelearn`` loads no matplotlib) and turns a missing
+matplotlib into an ImportError that says how to install it.
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["NotebookFigure", "agg_figure"]
+
+
+class NotebookFigure(Figure):
+    """A ``Figure`` that shows itself as a PNG in Jupyter, with or without pyplot.
+
+    Drawings are not registered with pyplot (see :func:`agg_figure`), so pyplot's inline
+    backend never shows them by itself: a drawing returned as a cell's last line is shown
+    once, by IPython's display of the returned value. Where pyplot's inline backend is
+    active, IPython's own Figure printer is used (it wins over ``_repr_png_``); where it
+    is not (pyplot never imported), this method gives the picture instead of the text
+    ``<Figure size ...>``.
+    """
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", bbox_inches="tight")
+        return buffer.getvalue()
+
+
+def agg_figure(figsize: tuple[float, float]) -> NotebookFigure:
+    """A :class:`NotebookFigure` on its own Agg canvas (measures text, saves any format)."""
+    fig = NotebookFigure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig
