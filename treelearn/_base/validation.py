@@ -1,0 +1,189 @@
+"""Declarative parameter validation: constraints as data, one wording for every bad option.
+
+Every learner, model method and estimator states what its options may be, as a
+mapping from the option's name to a list of accepted forms (scikit-learn's
+``_parameter_constraints``), and checks them once, at the entry point, with
+:func:`check_params`. A value that fits none of the forms raises a
+:class:`~treelearn.TreelearnError` in one wording::
+
+    alpha == -1, must be a finite number >= 0 (0 = maximum likelihood, 1 = Laplace)
+
+The forms are :class:`Interval` (numbers, with bounds; integers with
+``Integral``), :class:`Options` (a fixed set of values), :class:`InstanceOf`
+(types), ``None`` (the option may be ``None``), and :data:`BOOLEAN`. Numbers may
+be numpy scalars (``np.float32(0.5)``, ``np.int64(3)``); a bool is never a
+number (``True`` is not ``1`` here), and NaN or infinity is never a finite
+number.
+
+>>> check_param("alpha", 0.5, [Interval(Real, 0, None)])
+0.5
+>>> check_param("alpha", -1, [Interval(Real, 0, None)], note="0 = maximum likelihood, 1 = Laplace")
+Traceback (most recent call last):
+...
+treelearn.TreelearnError: alpha == -1, must be a finite number >= 0 (0 = maximum likelihood, 1 = Laplace)
+>>> check_param("n_components", True, [Interval(Integral, 1, None)])
+Traceback (most recent call last):
+...
+treelearn.TreelearnError: n_components == True, must be an integer >= 1
+>>> check_param("init", "kmeans", [Options("random", "k-means++")])
+Traceback (most recent call last):
+...
+treelearn.TreelearnError: init == 'kmeans', must be one of 'random', 'k-means++'
+
+(the examples import ``Integral`` and ``Real`` from :mod:`numbers`, as every caller does)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from .errors import TreelearnError
+
+__all__ = ["BOOLEAN", "InstanceOf", "Interval", "Options", "check_param", "check_params"]
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numbers of ``kind`` (``Real`` or ``Integral``) between ``low`` and ``high`` (``None``:
+    unbounded); ``closed`` says which ends belong: ``"both"``, ``"left"``, ``"right"`` or
+    ``"neither"``. A ``Real`` interval holds finite numbers only.
+
+    >>> Interval(Real, 0, 1, closed="right").accepts(0.0), Interval(Integral, 1, None).accepts(2.0)
+    (False, False)
+    >>> Interval(Real, 0, 1, closed="right").describe()
+    'a finite number > 0 and <= 1'
+    """
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"
+
+    def accepts(self, value: Any) -> bool:
+        if _is_bool(value) or not isinstance(value, self.kind):
+            return False
+        if self.kind is Real and not math.isfinite(value):
+            return False
+        open_low, open_high = self.closed in ("right", "neither"), self.closed in ("left", "neither")
+        below = self.low is not None and (value < self.low or (value == self.low and open_low))
+        above = self.high is not None and (value > self.high or (value == self.high and open_high))
+        return not (below or above)
+
+    def describe(self) -> str:
+        what = "an integer" if self.kind is Integral else "a finite number"
+        bounds = []
+        if self.low is not None:
+            bounds.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {self.low:g}")
+        if self.high is not None:
+            bounds.append(f"{'<=' if self.closed in ('both', 'right') else '<'} {self.high:g}")
+        return what + (" " + " and ".join(bounds) if bounds else "")
+
+    def convert(self, value: Any) -> Any:
+        """The value as a Python ``int`` or ``float`` (numpy scalars included)."""
+        return int(value) if self.kind is Integral else float(value)
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of values (compared with ``==``, bools kept apart from numbers).
+
+    >>> Options("error", "ignore").accepts("ignore"), Options(1, 2).accepts(True)
+    (True, False)
+    """
+
+    values: tuple
+
+    def __init__(self, *values: Any) -> None:
+        object.__setattr__(self, "values", tuple(values))
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            return any(value == v and _is_bool(value) == _is_bool(v) for v in self.values)
+        except (TypeError, ValueError):  # an array compared elementwise
+            return False
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+    def convert(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An instance of one of ``types`` (bools excluded unless ``bool`` is listed).
+
+    >>> InstanceOf(dict).accepts({}), InstanceOf(int).accepts(True)
+    (True, False)
+    """
+
+    types: tuple
+    name: str = ""
+
+    def __init__(self, *types: type, name: str = "") -> None:
+        object.__setattr__(self, "types", tuple(types))
+        object.__setattr__(self, "name", name)
+
+    def accepts(self, value: Any) -> bool:
+        if _is_bool(value) and bool not in self.types:
+            return False
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        if self.name:
+            return self.name
+        names = [t.__name__ for t in self.types]
+        return "a " + " or a ".join(names)
+
+    def convert(self, value: Any) -> Any:
+        return value
+
+
+#: ``True`` or ``False`` (numpy bools too)
+BOOLEAN = InstanceOf(bool, np.bool_, name="True or False")
+
+
+def _describe(constraint: Any) -> str:
+    return "None" if constraint is None else constraint.describe()
+
+
+def check_param(name: str, value: Any, constraints: Sequence[Any], *, note: str = "") -> Any:
+    """``value`` if it fits one of ``constraints`` (numbers converted to ``int``/``float``),
+    else a :class:`~treelearn.TreelearnError` naming the option, the value and what it must be.
+
+    ``note`` is added in parentheses (what the option means, or the fix).
+    """
+    for constraint in constraints:
+        if constraint is None:
+            if value is None:
+                return None
+        elif constraint.accepts(value):
+            return constraint.convert(value)
+    forms = [_describe(c) for c in constraints]
+    must = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
+    raise TreelearnError(f"{name} == {value!r}, must be {must}" + (f" ({note})" if note else ""),
+                         values=[value])
+
+
+def check_params(values: Mapping[str, Any], constraints: Mapping[str, Sequence[Any]],
+                 notes: Mapping[str, str] | None = None) -> dict:
+    """Every option of ``values`` that ``constraints`` names, checked by :func:`check_param`
+    (in ``constraints``' order); returns ``{name: converted value}``.
+
+    >>> check_params({"alpha": 1, "unseen": "ignore"},
+    ...              {"alpha": [Interval(Real, 0, None)], "unseen": [Options("error", "ignore")]})
+    {'alpha': 1.0, 'unseen': 'ignore'}
+    """
+    notes = notes or {}
+    return {name: check_param(name, values[name], forms, note=notes.get(name, ""))
+            for name, forms in constraints.items() if name in values}
