@@ -1,0 +1,64 @@
+"""Term counts by class from any input kind: what text naive Bayes asks for.
+
+The contract: :func:`term_counts_by_class` ``(X, y, *, sample_weight=None,
+binarize=None, chunksize=200_000, learner=...) -> TermCounts``
+(:class:`~treelearn.stats._terms.TermCounts`: ``term_sums = Y^T X`` and, with
+``binarize``, ``document_counts = Y^T [X > binarize]``, per class). ``X`` is
+
+* a ``scipy.sparse`` matrix of documents x terms: **never made dense** (the products
+  follow the non-zeros);
+* a DataFrame or a 2-D array of counts (``terms``: the DataFrame's column names);
+* a CSV/Parquet path, ``y`` the name of its class column, read in chunks;
+* a Dask DataFrame, ``y`` a Dask Series partitioned like it (or a column name),
+  reduced on the workers.
+
+Counts must be non-negative and finite; rows of weight zero are left out (their
+labels are no classes).
+
+>>> t = term_counts_by_class([[1, 0], [2, 0], [0, 1], [0, 0]], ["a", "a", "b", "b"], binarize=0.0)
+>>> t.classes.tolist(), t.term_sums.tolist(), t.document_counts.tolist()
+(['a', 'b'], [[3.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..stats._terms import TermCounts
+from ._by_class import labelled_rows, sum_by_class
+from ._kinds import by_kind, term_matrix
+
+__all__ = ["term_counts_by_class"]
+
+
+def _chunk_terms(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
+                 binarize: float | None, learner: str) -> TermCounts:
+    A, names = term_matrix(rows, learner=learner)
+    return TermCounts.of_rows(names, A, codes, classes, weights, binarize)
+
+
+def term_counts_by_class(X: Any, y: Any, *, sample_weight: Any = None,
+                         binarize: float | None = None, chunksize: int = 200_000,
+                         learner: str = "text naive Bayes") -> TermCounts:
+    """The term counts of each class of the documents ``X`` (classes: ``y``'s sorted
+    labels), from any kind of input (see the module's contract)."""
+    def in_memory(documents: Any) -> TermCounts:
+        names, A, classes, codes, weights = labelled_rows(
+            documents, y, sample_weight, lambda D: term_matrix(D, learner=learner)[::-1])
+        return TermCounts.of_rows(names, A, codes, classes, weights, binarize)
+
+    summarise = partial(_chunk_terms, binarize=binarize, learner=learner)
+    return by_kind(X, {
+        "sparse": in_memory,
+        "frame": in_memory,
+        "array": in_memory,
+        "path": lambda path: sum_by_class(path, y, summarise, kind="path",
+                                          sample_weight=sample_weight, chunksize=chunksize),
+        "dask": lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
+                                         sample_weight=sample_weight),
+    }, learner=learner, refusals={"table": "an encoded Table holds category codes, not term "
+                                           "counts; give the documents x terms counts"})
