@@ -555,3 +555,28 @@ def test_random_starts_never_seed_two_components_with_the_same_row():
         for a in range(3):
             for b in range(a + 1, 3):
                 assert np.abs(probs[a] - probs[b]).max() > 1e-3, (seed, a, b)
+
+
+# ---------------------------------------------------------------- any input kind
+def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_data):
+    import scipy.sparse as sp
+
+    train = mixture_data[0].iloc[:2000]
+    opts = dict(n_components=2, random_state=0, max_iter=20)
+    expected = tl.TreeMixture(**opts).fit(train)
+    train.to_csv(tmp_path / "rows.csv", index=False)
+    train.to_parquet(tmp_path / "rows.parquet")
+    matrix = sp.csr_matrix(train.to_numpy(dtype=np.int64))
+    fits = [tl.TreeMixture(**opts).fit(tmp_path / "rows.csv"),
+            tl.TreeMixture(**opts).fit(str(tmp_path / "rows.parquet")),
+            tl.TreeMixture(**opts).fit(matrix)]
+    for fitted in fits:
+        np.testing.assert_array_equal(fitted.weights_, expected.weights_)
+        assert fitted.lower_bounds_ == expected.lower_bounds_
+    # the sparse matrix's variables are 0 .. d-1: the same trees under those names
+    renamed = train.set_axis(range(D), axis=1)
+    np.testing.assert_array_equal(fits[2].score_samples(renamed), expected.score_samples(train))
+    with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take an array \(ndarray\)"):
+        tl.TreeMixture().fit(train.to_numpy())
+    with pytest.raises(tl.InputTypeError, match="NoneType"):
+        tl.TreeMixture().fit(None)
