@@ -282,7 +282,7 @@ def test_term_counts_are_weighted_class_sums_never_densified():
     frame = pd.DataFrame(dense, columns=[f"t{j}" for j in range(dense.shape[1])])
     t_frame = term_counts_by_class(frame, y, sample_weight=w, binarize=1.0)
     np.testing.assert_allclose(t_frame.term_sums, t.term_sums, rtol=1e-12)
-    assert t_frame.terms == list(frame.columns) and t.terms is None
+    assert t_frame.variables == list(frame.columns) and t.variables is None
     # a matrix far too large to be dense (10^5 x 10^6, 8e11 bytes) is counted from its non-zeros
     big = sp.csr_matrix((np.ones(3), ([0, 5, 99_999], [7, 7, 999_999])), shape=(100_000, 1_000_000))
     labels = np.zeros(100_000, dtype=int)
@@ -298,7 +298,7 @@ def test_term_counts_from_a_file_in_chunks_equal_in_memory(tmp_path):
     t_mem = term_counts_by_class(frame, y, sample_weight=w, binarize=0.0)
     t_file = term_counts_by_class(tmp_path / "docs.csv", "label", sample_weight="weight",
                                   binarize=0.0, chunksize=1000)
-    assert t_file.classes.tolist() == t_mem.classes.tolist() and t_file.terms == t_mem.terms
+    assert t_file.classes.tolist() == t_mem.classes.tolist() and t_file.variables == t_mem.variables
     for field in ("term_sums", "document_counts", "weight"):
         np.testing.assert_allclose(getattr(t_file, field), getattr(t_mem, field), rtol=1e-12)
     assert (t_file.rows == t_mem.rows).all()

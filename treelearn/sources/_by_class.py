@@ -24,14 +24,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base.errors import ClassLabelError, ColumnNotFoundError, InputTypeError, MissingValuesError
+from .._base.errors import (
+    ClassLabelError,
+    ColumnNotFoundError,
+    EmptyDataError,
+    InputTypeError,
+    MissingValuesError,
+)
 from ..encoding._table import check_sample_weight, python_scalar
 from ._chunks import sum_file, sum_partitions
 from ._count import check_not_continuous, class_labels, positive_rows
 from ._dask import is_dask_series
 from ._files import read_header
+from ._kinds import by_kind
 
-__all__ = ["CLASS_COLUMN", "labelled_rows", "sorted_classes", "sum_by_class"]
+__all__ = ["CLASS_COLUMN", "labelled_rows", "sorted_classes", "statistics_by_class", "sum_by_class"]
 
 #: the name Dask labels get as a column of the frame sent to the workers
 CLASS_COLUMN = "__treelearn_class__"
@@ -106,3 +113,41 @@ def sum_by_class(X: Any, y: Any, summarise: SummariseLabelled, *, kind: str,
     total = sum_partitions(X, partial(_summarise_labelled, class_column=y, summarise=summarise),
                            sample_weight=sample_weight)
     return sorted_classes(total)
+
+
+def _summarise_with(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
+                    matrix: Callable, of_rows: Callable) -> Any:
+    return of_rows(*matrix(rows), codes, classes, weights)
+
+
+def statistics_by_class(
+    X: Any,
+    y: Any,
+    *,
+    matrix: Callable[[Any], tuple[Any, Any]],
+    of_rows: Callable[..., Any],
+    learner: str,
+    in_memory: tuple[str, ...] = ("frame", "array"),
+    refusals: dict | None = None,
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+) -> Any:
+    """Per-class statistics of ``X`` and ``y`` from any kind: ``matrix(rows)`` gives
+    ``(names, A)`` and ``of_rows(names, A, codes, classes, weights)`` the statistics. The
+    ``in_memory`` kinds are converted whole (:func:`labelled_rows`); a path (``y``: its class
+    column) is read in chunks and a Dask DataFrame (``y``: a Dask Series or a column name)
+    reduced on its workers (:func:`sum_by_class`); other kinds get ``refusals``."""
+    def whole(features: Any) -> Any:
+        names, A, classes, codes, weights = labelled_rows(features, y, sample_weight, matrix)
+        if A.shape[0] == 0 or A.shape[1] == 0:
+            raise EmptyDataError(f"X has {A.shape[0]} rows and {A.shape[1]} columns; {learner} "
+                                 f"needs at least one row and one column")
+        return of_rows(names, A, codes, classes, weights)
+
+    summarise = partial(_summarise_with, matrix=matrix, of_rows=of_rows)
+    readers = dict.fromkeys(in_memory, whole)
+    readers["path"] = lambda path: sum_by_class(path, y, summarise, kind="path",
+                                                sample_weight=sample_weight, chunksize=chunksize)
+    readers["dask"] = lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
+                                               sample_weight=sample_weight)
+    return by_kind(X, readers, learner=learner, refusals=refusals)

@@ -24,10 +24,12 @@ A scipy.sparse matrix and an encoded Table are refused: a Gaussian needs the
 numbers of a dense table. Rows of weight zero are left out; for the per-class
 statistics, their labels are no classes.
 
->>> import pandas as pd
->>> s = gaussian_statistics(pd.DataFrame({"a": [0.0, 2.0], "b": [1.0, 1.0]}))
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "numbers.csv")
+>>> pd.DataFrame({"a": [0.0, 2.0, 4.0], "w": [1, 1, 0]}).to_csv(path, index=False)
+>>> s = gaussian_statistics(path, sample_weight="w")   # read in chunks, weights from a column
 >>> s.n, s.mean.tolist(), s.covariance.tolist()
-(2.0, [1.0, 1.0], [[1.0, 0.0], [0.0, 0.0]])
+(2.0, [1.0], [[1.0]])
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import pandas as pd
 from .._base.errors import ColumnNotFoundError, EmptyDataError, TreelearnError
 from ..encoding._table import check_sample_weight, python_scalar
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances, GaussianStatistics
-from ._by_class import labelled_rows, sum_by_class
+from ._by_class import statistics_by_class
 from ._chunks import sum_file, sum_partitions
 from ._count import class_labels
 from ._kinds import DENSE_NEEDED, by_kind, numeric_matrix
@@ -54,8 +56,9 @@ __all__ = [
     "variances_by_class",
 ]
 
-#: why the Gaussian readers refuse an encoded Table
-TABLE_REFUSAL = "an encoded Table holds category codes, not numbers; give the numeric table"
+#: why the Gaussian readers refuse a sparse matrix and an encoded Table
+REFUSALS = {"sparse": DENSE_NEEDED,
+            "table": "an encoded Table holds category codes, not numbers; give the numeric table"}
 
 
 def _check_not_empty(n_rows: int, n_columns: int) -> None:
@@ -90,16 +93,10 @@ def gaussian_statistics(data: Any, *, sample_weight: Any = None, chunksize: int 
         "dask": lambda ddf: sum_partitions(ddf, summarise, sample_weight=sample_weight),
         "frame": in_memory,
         "array": in_memory,
-    }, learner=learner, refusals={"sparse": DENSE_NEEDED, "table": TABLE_REFUSAL})
+    }, learner=learner, refusals=REFUSALS)
     if not stats.variables:  # a file or a Dask DataFrame of rows without columns
         _check_not_empty(1, 0)
     return stats
-
-
-def _class_moments(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
-                   learner: str) -> ClassGaussianStatistics:
-    names, X = numeric_matrix(rows, learner=learner)
-    return ClassGaussianStatistics.of_rows(names, X, codes, classes, weights)
 
 
 def gaussian_statistics_by_class(X: Any, y: Any, *, sample_weight: Any = None,
@@ -112,21 +109,10 @@ def gaussian_statistics_by_class(X: Any, y: Any, *, sample_weight: Any = None,
     >>> s.classes.tolist(), s.weight.tolist(), s.mean.tolist(), s.covariance.tolist()
     (['a', 'b'], [2.0, 1.0], [[1.0], [5.0]], [[[1.0]], [[0.0]]])
     """
-    def in_memory(features: Any) -> ClassGaussianStatistics:
-        names, A, classes, codes, weights = labelled_rows(
-            features, y, sample_weight, partial(numeric_matrix, learner=learner))
-        _check_not_empty(*A.shape)
-        return ClassGaussianStatistics.of_rows(names, A, codes, classes, weights)
-
-    summarise = partial(_class_moments, learner=learner)
-    return by_kind(X, {
-        "path": lambda path: sum_by_class(path, y, summarise, kind="path",
-                                          sample_weight=sample_weight, chunksize=chunksize),
-        "dask": lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
-                                         sample_weight=sample_weight),
-        "frame": in_memory,
-        "array": in_memory,
-    }, learner=learner, refusals={"sparse": DENSE_NEEDED, "table": TABLE_REFUSAL})
+    return statistics_by_class(X, y, matrix=partial(numeric_matrix, learner=learner),
+                               of_rows=ClassGaussianStatistics.of_rows, learner=learner,
+                               refusals=REFUSALS, sample_weight=sample_weight,
+                               chunksize=chunksize)
 
 
 def _selected(rows: Any, columns: Sequence[Hashable] | None) -> Any:
@@ -151,12 +137,6 @@ def _pairwise_matrix(X: Any, *, columns: Sequence[Hashable] | None, learner: str
     return names, A
 
 
-def _class_variances(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any,
-                     *, columns: Sequence[Hashable] | None, learner: str) -> ClassVariances:
-    names, A = _pairwise_matrix(rows, columns=columns, learner=learner)
-    return ClassVariances.of_rows(names, A, codes, classes, weights)
-
-
 def variances_by_class(X: Any, y: Any, *, columns: Sequence[Hashable] | None = None,
                        sample_weight: Any = None, chunksize: int = 200_000,
                        learner: str = "a naive Bayes with Gaussian columns") -> ClassVariances:
@@ -169,22 +149,11 @@ def variances_by_class(X: Any, y: Any, *, columns: Sequence[Hashable] | None = N
     >>> v.weight.ravel().tolist(), v.mean.ravel().tolist(), v.variance.ravel().tolist()
     ([2.0, 2.0], [2.0, 12.0], [1.0, 4.0])
     """
-    matrix = partial(_pairwise_matrix, columns=columns, learner=learner)
-
-    def in_memory(features: Any) -> ClassVariances:
-        names, A, classes, codes, weights = labelled_rows(features, y, sample_weight, matrix)
-        _check_not_empty(*A.shape)
-        return ClassVariances.of_rows(names, A, codes, classes, weights)
-
-    summarise = partial(_class_variances, columns=columns, learner=learner)
-    return by_kind(X, {
-        "path": lambda path: sum_by_class(path, y, summarise, kind="path",
-                                          sample_weight=sample_weight, chunksize=chunksize),
-        "dask": lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
-                                         sample_weight=sample_weight),
-        "frame": in_memory,
-        "array": in_memory,
-    }, learner=learner, refusals={"sparse": DENSE_NEEDED, "table": TABLE_REFUSAL})
+    return statistics_by_class(X, y, matrix=partial(_pairwise_matrix, columns=columns,
+                                                    learner=learner),
+                               of_rows=ClassVariances.of_rows, learner=learner,
+                               refusals=REFUSALS, sample_weight=sample_weight,
+                               chunksize=chunksize)
 
 
 def numeric_classes(X: Any, y: Any, sample_weight: Any = None, where: str = "this model") -> tuple:

@@ -35,9 +35,10 @@ column and the fix.
 >>> numeric_matrix([[1, 2.5], [3, 4.0]])[0]
 ['x0', 'x1']
 >>> numeric_matrix(pd.DataFrame({"a": [1.0], "c": ["no"]}), learner="gaussian_chow_liu")
+... # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-treelearn.TreelearnError: column 'c' is not numeric (dtype object, e.g. 'no'); gaussian_chow_liu needs numeric columns only: drop it, or encode it as numbers
+treelearn.TreelearnError: column 'c' is not numeric (dtype ..., e.g. 'no'); gaussian_chow_liu needs numeric columns only: drop it, or encode it as numbers
 """
 
 from __future__ import annotations

@@ -26,19 +26,12 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..stats._terms import TermCounts
-from ._by_class import labelled_rows, sum_by_class
-from ._kinds import by_kind, term_matrix
+from ._by_class import statistics_by_class
+from ._kinds import term_matrix
 
 __all__ = ["term_counts_by_class"]
-
-
-def _chunk_terms(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
-                 binarize: float | None, learner: str) -> TermCounts:
-    A, names = term_matrix(rows, learner=learner)
-    return TermCounts.of_rows(names, A, codes, classes, weights, binarize)
 
 
 def term_counts_by_class(X: Any, y: Any, *, sample_weight: Any = None,
@@ -46,19 +39,20 @@ def term_counts_by_class(X: Any, y: Any, *, sample_weight: Any = None,
                          learner: str = "text naive Bayes") -> TermCounts:
     """The term counts of each class of the documents ``X`` (classes: ``y``'s sorted
     labels), from any kind of input (see the module's contract)."""
-    def in_memory(documents: Any) -> TermCounts:
-        names, A, classes, codes, weights = labelled_rows(
-            documents, y, sample_weight, lambda D: term_matrix(D, learner=learner)[::-1])
-        return TermCounts.of_rows(names, A, codes, classes, weights, binarize)
+    return statistics_by_class(
+        X, y, matrix=partial(_named_terms, learner=learner),
+        of_rows=partial(_term_counts, binarize=binarize), learner=learner,
+        in_memory=("sparse", "frame", "array"),
+        refusals={"table": "an encoded Table holds category codes, not term counts; give the "
+                           "documents x terms counts"},
+        sample_weight=sample_weight, chunksize=chunksize)
 
-    summarise = partial(_chunk_terms, binarize=binarize, learner=learner)
-    return by_kind(X, {
-        "sparse": in_memory,
-        "frame": in_memory,
-        "array": in_memory,
-        "path": lambda path: sum_by_class(path, y, summarise, kind="path",
-                                          sample_weight=sample_weight, chunksize=chunksize),
-        "dask": lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
-                                         sample_weight=sample_weight),
-    }, learner=learner, refusals={"table": "an encoded Table holds category codes, not term "
-                                           "counts; give the documents x terms counts"})
+
+def _named_terms(X: Any, *, learner: str) -> tuple[Any, Any]:
+    A, names = term_matrix(X, learner=learner)
+    return names, A
+
+
+def _term_counts(names: Any, A: Any, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
+                 binarize: float | None) -> TermCounts:
+    return TermCounts.of_rows(names, A, codes, classes, weights, binarize)

@@ -15,11 +15,31 @@ class order once, at the end (``reordered``), by the code that checks the labels
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
 import numpy as np
 
 from ..encoding._table import python_scalar
 
-__all__ = ["align_labels", "spread"]
+__all__ = ["ClassStatistics", "align_labels", "class_indicator", "label_array", "spread"]
+
+
+def class_indicator(codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """The ``n x k`` (weighted) class indicator ``Y``: class sums are products with it
+    (dense: ``k`` is small, and dense @ sparse is fast)."""
+    Y = np.zeros((len(codes), k))
+    Y[np.arange(len(codes)), codes] = 1.0 if weights is None else weights
+    return Y
+
+
+def label_array(classes) -> np.ndarray:
+    """The class labels as an array (an object array for a list: labels keep their types)."""
+    if isinstance(classes, np.ndarray):
+        return classes
+    out = np.empty(len(classes), dtype=object)
+    out[:] = list(classes)
+    return out
 
 
 def align_labels(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -43,3 +63,31 @@ def spread(values: np.ndarray, where: np.ndarray, size: int) -> np.ndarray:
     out = np.zeros((size, *values.shape[1:]), dtype=values.dtype)
     out[where] = values
     return out
+
+
+@dataclass(frozen=True)
+class ClassStatistics:
+    """What every family of per-class statistics has: the ``variables`` (column names, or
+    ``None``), the class labels ``classes``, and per class the ``rows`` seen and their total
+    ``weight``. Subclasses add their own arrays, one entry per class on the first axis,
+    and name every per-class field in ``per_class``."""
+
+    variables: list | None
+    classes: np.ndarray
+    rows: np.ndarray
+    weight: np.ndarray
+
+    per_class: ClassVar[tuple[str, ...]] = ("classes", "rows", "weight")
+
+    def reordered(self, order: np.ndarray, classes: np.ndarray | None = None):
+        """The same statistics with the classes in the order ``order`` (indices), labelled
+        ``classes`` (default: their own labels, reordered)."""
+        changes = {name: getattr(self, name)[order] for name in self.per_class
+                   if getattr(self, name) is not None}
+        if classes is not None:
+            changes["classes"] = classes
+        return replace(self, **changes)
+
+    def aligned(self, other: ClassStatistics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(labels, left, right)`` of :func:`align_labels` on the two sets' classes."""
+        return align_labels(self.classes, other.classes)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._base.errors import TreelearnError
-from ._classes import align_labels, spread
+from ._classes import ClassStatistics, class_indicator, label_array, spread
 
 __all__ = [
     "ClassGaussianStatistics",
@@ -153,24 +153,8 @@ def check_constant_columns(stats: GaussianStatistics) -> None:
         )
 
 
-def _indicator(codes: np.ndarray, k: int, weights: np.ndarray | None) -> np.ndarray:
-    """The ``n x k`` (weighted) class indicator: class sums are products with it."""
-    Y = np.zeros((len(codes), k))
-    Y[np.arange(len(codes)), codes] = 1.0 if weights is None else weights
-    return Y
-
-
-def _labels(classes: Sequence) -> np.ndarray:
-    """The class labels as an array (an object array for a list: labels keep their types)."""
-    if isinstance(classes, np.ndarray):
-        return classes
-    out = np.empty(len(classes), dtype=object)
-    out[:] = list(classes)
-    return out
-
-
 @dataclass(frozen=True)
-class ClassGaussianStatistics:
+class ClassGaussianStatistics(ClassStatistics):
     """A Gaussian per class: ``rows`` (k,) rows seen, ``weight`` (k,) their total weight,
     ``mean`` (k, d) and ML ``covariance`` (k, d, d), for the labels ``classes``.
 
@@ -178,12 +162,10 @@ class ClassGaussianStatistics:
     :meth:`reordered` puts the classes in another order.
     """
 
-    variables: list
-    classes: np.ndarray
-    rows: np.ndarray
-    weight: np.ndarray
     mean: np.ndarray
     covariance: np.ndarray
+
+    per_class = (*ClassStatistics.per_class, "mean", "covariance")
 
     @classmethod
     def of_rows(cls, variables: Sequence[Hashable], X: np.ndarray, codes: np.ndarray,
@@ -192,7 +174,7 @@ class ClassGaussianStatistics:
         ``codes``: the class means in one product with the class indicator, then one
         product per class of its centred rows."""
         k, d = len(classes), X.shape[1]
-        Y = _indicator(codes, k, weights)
+        Y = class_indicator(codes, k, weights)
         weight = Y.sum(axis=0)
         mean = (Y.T @ X) / _safe(weight)[:, None]
         centred = X - mean[codes]
@@ -202,12 +184,12 @@ class ClassGaussianStatistics:
             part = centred[rows]
             scaled = part if weights is None else part * weights[rows, None]
             cov[c] = scaled.T @ part / _safe(weight[c])
-        return cls(list(variables), _labels(classes), np.bincount(codes, minlength=k),
+        return cls(list(variables), label_array(classes), np.bincount(codes, minlength=k),
                    weight, mean, (cov + cov.transpose(0, 2, 1)) / 2)
 
     def __add__(self, other: ClassGaussianStatistics) -> ClassGaussianStatistics:
         _check_variables(self.variables, other.variables)
-        labels, left, right = align_labels(self.classes, other.classes)
+        labels, left, right = self.aligned(other)
         k = len(labels)
         n_a, n_b = spread(self.weight, left, k), spread(other.weight, right, k)
         mean_a, mean_b = spread(self.mean, left, k), spread(other.mean, right, k)
@@ -219,12 +201,6 @@ class ClassGaussianStatistics:
         return ClassGaussianStatistics(list(self.variables), labels,
                                        spread(self.rows, left, k) + spread(other.rows, right, k),
                                        n, mean, moment / _safe(n)[:, None, None])
-
-    def reordered(self, order: np.ndarray, classes: np.ndarray | None = None) -> ClassGaussianStatistics:
-        """The classes ``order`` (indices), labelled ``classes`` (default: theirs)."""
-        return ClassGaussianStatistics(
-            list(self.variables), self.classes[order] if classes is None else classes,
-            self.rows[order], self.weight[order], self.mean[order], self.covariance[order])
 
     def pooled(self) -> GaussianStatistics:
         """The statistics of all the rows, whatever their class (the law of total covariance:
@@ -242,17 +218,15 @@ class ClassGaussianStatistics:
 
 
 @dataclass(frozen=True)
-class ClassVariances:
+class ClassVariances(ClassStatistics):
     """A mean and variance per class and column, each over the rows where the column is
     observed (a missing cell is summed out): ``rows`` (k,) rows seen, ``weight`` (k, d)
     the observed weight, ``mean`` and ML ``variance`` (k, d), for the labels ``classes``.
     ``a + b`` merges two sets class by class and column by column.
     """
 
-    variables: list
-    classes: np.ndarray
-    rows: np.ndarray
-    weight: np.ndarray
+    per_class = (*ClassStatistics.per_class, "mean", "variance")  # each (k, d)
+
     mean: np.ndarray
     variance: np.ndarray
 
@@ -261,7 +235,7 @@ class ClassVariances:
                 classes: Sequence, weights: np.ndarray | None = None) -> ClassVariances:
         """The statistics of the float matrix ``values`` (NaN = missing) by class index
         ``codes``: products with the class indicator, no loop over rows or columns."""
-        Y = _indicator(codes, len(classes), weights)
+        Y = class_indicator(codes, len(classes), weights)
         seen = ~np.isnan(values)
         if seen.all():
             filled = values
@@ -274,12 +248,12 @@ class ClassVariances:
         squares *= squares
         if not seen.all():
             squares[~seen] = 0.0
-        return cls(list(variables), _labels(classes), np.bincount(codes, minlength=len(classes)),
+        return cls(list(variables), label_array(classes), np.bincount(codes, minlength=len(classes)),
                    weight, mean, (Y.T @ squares) / _safe(weight))
 
     def __add__(self, other: ClassVariances) -> ClassVariances:
         _check_variables(self.variables, other.variables)
-        labels, left, right = align_labels(self.classes, other.classes)
+        labels, left, right = self.aligned(other)
         k = len(labels)
         n_a, n_b = spread(self.weight, left, k), spread(other.weight, right, k)
         n, delta, mean = _merged_means(n_a, spread(self.mean, left, k),
@@ -289,13 +263,6 @@ class ClassVariances:
         return ClassVariances(list(self.variables), labels,
                               spread(self.rows, left, k) + spread(other.rows, right, k),
                               n, mean, moment / _safe(n))
-
-    def reordered(self, order: np.ndarray, classes: np.ndarray | None = None) -> ClassVariances:
-        """The classes ``order`` (indices), labelled ``classes`` (default: theirs)."""
-        return ClassVariances(list(self.variables),
-                              self.classes[order] if classes is None else classes,
-                              self.rows[order], self.weight[order], self.mean[order],
-                              self.variance[order])
 
     def overall_variance(self) -> np.ndarray:
         """Each column's variance over every class (the law of total variance): what

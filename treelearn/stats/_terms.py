@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._base.errors import TreelearnError
-from ._classes import align_labels, spread
+from ._classes import ClassStatistics, class_indicator, label_array, spread
 
 __all__ = ["TermCounts", "binary_terms"]
 
@@ -50,18 +50,16 @@ def _class_sums(Y: np.ndarray, A: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class TermCounts:
+class TermCounts(ClassStatistics):
     """Term counts per class: ``rows`` (k,), ``weight`` (k,), ``term_sums`` (k, d) and, when
-    counted with ``binarize``, ``document_counts`` (k, d); ``terms`` are the column names
+    counted with ``binarize``, ``document_counts`` (k, d); ``variables`` are the terms' names
     (``None`` for an array or a sparse matrix)."""
 
-    terms: list | None
-    classes: np.ndarray
-    rows: np.ndarray
-    weight: np.ndarray
     term_sums: np.ndarray
     document_counts: np.ndarray | None
     binarize: float | None
+
+    per_class = (*ClassStatistics.per_class, "term_sums", "document_counts")
 
     @classmethod
     def of_rows(cls, terms: Sequence[Hashable] | None, A: Any, codes: np.ndarray,
@@ -69,34 +67,23 @@ class TermCounts:
                 binarize: float | None = None) -> TermCounts:
         """The counts of the documents ``A`` (float CSR or array) with class index ``codes``."""
         k = len(classes)
-        Y = np.zeros((len(codes), k))  # dense: k is small, and dense @ sparse is fast
-        Y[np.arange(len(codes)), codes] = 1.0 if weights is None else weights
-        labels = np.empty(k, dtype=object)
-        labels[:] = list(classes)
-        return cls(None if terms is None else list(terms),
-                   classes if isinstance(classes, np.ndarray) else labels,
+        Y = class_indicator(codes, k, weights)
+        return cls(None if terms is None else list(terms), label_array(classes),
                    np.bincount(codes, minlength=k), Y.sum(axis=0), _class_sums(Y, A),
                    None if binarize is None else _class_sums(Y, binary_terms(A, binarize)),
                    binarize)
 
     def __add__(self, other: TermCounts) -> TermCounts:
-        if self.terms != other.terms or self.term_sums.shape[1] != other.term_sums.shape[1] \
+        if self.variables != other.variables or self.term_sums.shape[1] != other.term_sums.shape[1] \
                 or self.binarize != other.binarize:
             raise TreelearnError("term counts of other terms (or another binarize) cannot be "
                                  "added: every chunk must have the same columns")
-        labels, left, right = align_labels(self.classes, other.classes)
+        labels, left, right = self.aligned(other)
         k = len(labels)
 
         def both(a, b):
             return None if a is None else spread(a, left, k) + spread(b, right, k)
 
-        return TermCounts(self.terms, labels, both(self.rows, other.rows),
+        return TermCounts(self.variables, labels, both(self.rows, other.rows),
                           both(self.weight, other.weight), both(self.term_sums, other.term_sums),
                           both(self.document_counts, other.document_counts), self.binarize)
-
-    def reordered(self, order: np.ndarray, classes: np.ndarray | None = None) -> TermCounts:
-        """The classes ``order`` (indices), labelled ``classes`` (default: theirs)."""
-        return TermCounts(self.terms, self.classes[order] if classes is None else classes,
-                          self.rows[order], self.weight[order], self.term_sums[order],
-                          None if self.document_counts is None else self.document_counts[order],
-                          self.binarize)
