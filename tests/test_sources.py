@@ -346,3 +346,13 @@ def test_count_by_class_reads_a_file_whole_with_its_class_column(tmp_path):
         tl.count_by_class(tmp_path / "t.csv", [0, 1, 1, 0, 0])
     with pytest.raises(tl.InputTypeError, match=r"scipy\.sparse matrix"):
         tl.count_by_class(sp.csr_matrix(np.eye(3)), [0, 1, 0])
+
+
+def test_scoring_needs_rows_in_memory_and_says_so(tmp_path):
+    m = tl.gaussian_chow_liu(_numbers()[["a", "b", "c"]])
+    with pytest.raises(tl.InputTypeError, match=r"GaussianTreeModel cannot take a CSV/Parquet "
+                                                r"path \(str\): .*tl.read_data\(path\)"):
+        m.log_likelihood("datasets/asia.csv")
+    mix = tl.TreeMixture(random_state=0, max_iter=3).fit(pd.read_csv("datasets/asia.csv"))
+    with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take a CSV/Parquet path"):
+        mix.score("datasets/asia.csv")

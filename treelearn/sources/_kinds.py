@@ -197,8 +197,18 @@ def not_2d_error(shape: tuple) -> InputTypeError:
     )
 
 
-def _array(X: Any) -> np.ndarray:
+#: why a conversion of rows in memory refuses a path or a Dask DataFrame
+NOT_IN_MEMORY = {
+    "path": "it needs the rows in memory; read the file first (tl.read_data(path))",
+    "dask": "it needs the rows in memory; compute them first (ddf.compute())",
+}
+
+
+def _array(X: Any, learner: str = "this model") -> np.ndarray:
     """``X`` as a 2-D numpy array (not copied when it is one), or the error saying why not."""
+    kind = next((k.name for k in KINDS if k.recognises(X)), None)
+    if kind in NOT_IN_MEMORY:
+        raise refusal(learner, X, NOT_IN_MEMORY[kind])
     array = np.asarray(X)
     if array.ndim != 2:
         raise not_2d_error(array.shape)
@@ -226,7 +236,7 @@ def as_frame(X: Any, names: Sequence[Hashable] | None = None, *, learner: str = 
         return X
     if is_scipy_sparse(X) or hasattr(X, "toarray"):
         raise sparse_error(learner, X)
-    array = _array(X)
+    array = _array(X, learner)
     if array.dtype.kind == "c":
         raise complex_error(need=need)
     return pd.DataFrame(array, columns=_default_names(array.shape[1], names), copy=False)
@@ -250,7 +260,7 @@ def numeric_matrix(X: Any, *, learner: str = "this model", names: Sequence[Hasha
     if not isinstance(X, pd.DataFrame):
         if is_scipy_sparse(X) or hasattr(X, "toarray"):
             raise sparse_error(learner, X)
-        array = _array(X)
+        array = _array(X, learner)
         columns = _default_names(array.shape[1], names)
         if array.dtype.kind in "iuf":  # a plain numeric array: nothing to inspect per column
             return columns, _finite(np.asarray(array, dtype=float), columns, missing)
