@@ -667,8 +667,6 @@ def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
 
 
 def test_which_columns_are_dates():
-    from treelearn.cli._main import date_columns
-
     df = pd.DataFrame({
         "day": ["2024-01-31", "2024-02-01", None],
         "stamp": ["2024-01-31 12:00", "2024-01-31T13:05:09.5", "2024-02-01 00:00"],
@@ -678,7 +676,7 @@ def test_which_columns_are_dates():
         "lists": [[1], [2], [3]],
         "n": [20240101, 20240102, 20240103],
     })
-    assert date_columns(df) == ["day", "stamp", "parsed"]
+    assert tl.date_columns(df) == ["day", "stamp", "parsed"]  # the library's, which learn uses
 
 
 # ---------------------------------------------------------------- mixtures of trees
@@ -713,7 +711,7 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     hard = pd.read_csv(io.StringIO(run("predict", path, ASIA).stdout))
     np.testing.assert_array_equal(hard["component"], expected.predict(asia))
     rows = pd.read_csv(io.StringIO(run("sample", path, "-n", "50", "--seed", "4").stdout))
-    drawn, _ = expected.sample(50, random_state=4)
+    drawn = expected.sample(50, random_state=4)
     pd.testing.assert_frame_equal(rows, drawn.astype(str).apply(lambda c: c.map(str)),
                                   check_dtype=False)
     assert "component 2 (weight" in run("show", path).stdout

@@ -314,3 +314,73 @@ def test_a_dask_frame_without_problems_gives_the_in_memory_model_and_notes(clien
     notes = [[str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
              for ws in (whole_notes, dask_notes)]
     assert notes[0] == notes[1] and len(notes[0]) == 3
+
+
+# ---------------------------------------------------------------- Gaussian trees, mixtures, per-class sums
+def numeric_frame(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n) * 3 + 1e6  # far from zero: merged moments must keep the digits
+    b = 0.5 * (a - 1e6) + rng.normal(size=n)
+    return pd.DataFrame({"a": a, "b": b, "c": -b + rng.normal(size=n),
+                         "y": rng.choice(["p", "q"], n), "w": rng.integers(0, 3, n)})
+
+
+def test_gaussian_chow_liu_reduced_on_the_workers_equals_pandas(client):
+    from test_gaussian import _same_model
+
+    df = numeric_frame(2000)
+    X = df[["a", "b", "c"]]
+    ddf = dd.from_pandas(df, npartitions=5)
+    with distributed.get_task_stream(client) as stream:
+        model = tl.gaussian_chow_liu(ddf[["a", "b", "c", "w"]], sample_weight="w")
+    _same_model(model, tl.gaussian_chow_liu(X, sample_weight=df["w"]), rtol=1e-9)
+    summarised = [t for t in stream.data if "summarise_partition" in str(t["key"])]
+    assert len(summarised) == 5  # each partition's moments computed on a worker
+    weights = dd.from_pandas(df["w"], npartitions=5)
+    _same_model(tl.gaussian_chow_liu(ddf[["a", "b", "c"]], sample_weight=weights),
+                tl.gaussian_chow_liu(X, sample_weight=df["w"]), rtol=1e-9)
+    G, H = tl.mi_graph(ddf[["a", "b", "c"]], kind="gaussian"), tl.mi_graph(X, kind="gaussian")
+    for u, v, mi in H.edges(data="weight"):
+        assert G[u][v]["weight"] == pytest.approx(mi, rel=1e-9)
+    with pytest.raises(tl.TreelearnError, match="column 'y' is not numeric"):
+        tl.gaussian_chow_liu(ddf)
+
+
+def test_per_class_statistics_reduced_on_the_workers_equal_pandas(client):
+    from treelearn.sources._gaussian import gaussian_statistics_by_class, variances_by_class
+    from treelearn.sources._terms import term_counts_by_class
+
+    df = numeric_frame(1500, seed=1)
+    ddf = dd.from_pandas(df, npartitions=4)
+    X = df[["a", "b", "c"]]
+    ours = gaussian_statistics_by_class(ddf[["a", "b", "c", "w"]], ddf["y"], sample_weight="w")
+    theirs = gaussian_statistics_by_class(X, df["y"], sample_weight=df["w"])
+    assert ours.classes.tolist() == theirs.classes.tolist() == ["p", "q"]
+    np.testing.assert_allclose(ours.covariance, theirs.covariance, rtol=1e-8)
+    v = variances_by_class(ddf, "y", columns=["a", "c"])  # y: a column of the frame
+    np.testing.assert_allclose(v.variance, variances_by_class(X, df["y"], columns=["a", "c"]).variance,
+                               rtol=1e-8)
+    counts = df[["w"]].assign(t=df["w"] * 2)
+    t = term_counts_by_class(dd.from_pandas(counts, npartitions=4), ddf["y"], binarize=0.0)
+    t_mem = term_counts_by_class(counts, df["y"], binarize=0.0)
+    np.testing.assert_allclose(t.term_sums, t_mem.term_sums, rtol=1e-12)
+    np.testing.assert_allclose(t.document_counts, t_mem.document_counts, rtol=1e-12)
+
+
+def test_tree_mixture_of_a_dask_frame_and_a_file_equals_pandas(client, tmp_path):
+    df = mixed_frame(800, seed=15).drop(columns="d")
+    w = np.random.default_rng(115).integers(0, 3, len(df))
+    opts = dict(n_components=2, random_state=0, max_iter=15)
+    expected = tl.TreeMixture(**opts).fit(df, sample_weight=w)
+    ddf = dd.from_pandas(df.assign(w=w), npartitions=3)
+    ours = tl.TreeMixture(**opts).fit(ddf, sample_weight="w")
+    df.assign(w=w).to_csv(tmp_path / "rows.csv", index=False)
+    read = pd.read_csv(tmp_path / "rows.csv").drop(columns="w")  # as the file holds it (text b)
+    from_file = tl.TreeMixture(**opts).fit(tmp_path / "rows.csv", sample_weight="w")
+    for fitted, reference, rows in ((ours, expected, df),
+                                    (from_file, tl.TreeMixture(**opts).fit(read, sample_weight=w),
+                                     read)):
+        np.testing.assert_array_equal(fitted.weights_, reference.weights_)
+        assert fitted.lower_bounds_ == reference.lower_bounds_
+        assert [c.states for c in fitted.components_] == [c.states for c in reference.components_]
+        np.testing.assert_array_equal(fitted.score_samples(rows), reference.score_samples(rows))

@@ -222,3 +222,102 @@ def test_array_input_and_draw():
     fig = m.draw(edge_labels=True, title=True)
     fig.savefig("/dev/null", format="png")
     assert m.to_dot().count("->") == 2
+
+
+# ---------------------------------------------------------------------- any input kind
+def _same_model(a: tl.GaussianTreeModel, b: tl.GaussianTreeModel, rtol: float = 1e-10) -> None:
+    assert a.variables == b.variables and a.roots == b.roots
+    assert sorted(a.graph.edges) == sorted(b.graph.edges)
+    for v in a.variables:
+        for key in ("intercept", "coefficient", "variance"):
+            x, y = a.graph.nodes[v][key], b.graph.nodes[v][key]
+            assert (x is None and y is None) or x == pytest.approx(y, rel=rtol, abs=1e-12)
+    assert a.n_rows == pytest.approx(b.n_rows, rel=1e-14)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_file_in_chunks_gives_the_in_memory_model(tmp_path, suffix):
+    df = _data(n=3500, d=5, seed=11)
+    w = np.random.default_rng(2).integers(0, 3, len(df))
+    path = tmp_path / f"numbers{suffix}"
+    written = df.assign(w=w)
+    written.to_csv(path, index=False) if suffix == ".csv" else written.to_parquet(path)
+    in_memory = tl.gaussian_chow_liu(df, root="v2", sample_weight=w)
+    for chunksize in (1000, 1234, 10_000):
+        _same_model(tl.gaussian_chow_liu(path, root="v2", sample_weight="w", chunksize=chunksize),
+                    in_memory)
+    if suffix == ".csv":  # the CSV's round trip of the floats is exact
+        df.to_csv(tmp_path / "plain.csv", index=False)
+        _same_model(tl.gaussian_chow_liu(tmp_path / "plain.csv", chunksize=1000),
+                    tl.gaussian_chow_liu(df))
+    G = tl.mi_graph(path, kind="gaussian", sample_weight="w")
+    H = tl.mi_graph(df, kind="gaussian", sample_weight=w)
+    for u, v, weight in H.edges(data="weight"):
+        assert G[u][v]["weight"] == pytest.approx(weight, rel=1e-10)
+
+
+def test_a_large_offset_keeps_the_covariance_when_chunks_are_merged(tmp_path):
+    """Values around 1e9 with sd 1: chunk moments merged by Chan et al.'s update keep every
+    digit the data hold (sum x^2 / n - mean^2 would lose them all: 1e18 * 1e-16 = 100)."""
+    rng = np.random.default_rng(7)
+    Z = rng.normal(size=(5000, 3)) @ np.array([[1.0, 0.6, 0.0], [0.0, 0.8, 0.5], [0.0, 0.0, 1.0]])
+    X = 1e9 + Z
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    path = tmp_path / "offset.parquet"  # Parquet keeps the doubles as they are
+    df.to_parquet(path)
+    # the oracle: X - 1e9 is exact (Sterbenz), so numpy's covariance of it is the truth
+    truth = np.cov(X - 1e9, rowvar=False, bias=True)
+    from treelearn.sources._gaussian import gaussian_statistics
+
+    for data, chunksize in ((df, 200_000), (path, 1000), (path, 1777)):
+        s = gaussian_statistics(data, chunksize=chunksize)
+        np.testing.assert_allclose(s.covariance, truth, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(s.mean - 1e9, (X - 1e9).mean(axis=0), atol=1e-6)
+    naive = (X.T @ X) / len(X) - np.outer(X.mean(axis=0), X.mean(axis=0))
+    assert np.abs(naive - truth).max() > 1.0  # the test can fail: the textbook formula does
+    _same_model(tl.gaussian_chow_liu(path, chunksize=1000), tl.gaussian_chow_liu(df), rtol=1e-6)
+
+
+def test_a_text_column_is_named_with_the_fix_whatever_the_kind(tmp_path):
+    with pytest.raises(TreelearnError) as info:
+        tl.gaussian_chow_liu("datasets/asia.csv")
+    message = str(info.value)
+    assert info.value.column == "asia"
+    assert "column 'asia' is not numeric" in message and "datasets/asia.csv, rows 0-" in message
+    assert message.endswith("gaussian_chow_liu needs numeric columns only: drop it, or encode "
+                            "it as numbers")
+    with pytest.raises(TreelearnError, match="column 'asia' is not numeric"):
+        tl.gaussian_chow_liu(pd.read_csv("datasets/asia.csv"))
+    with pytest.raises(TreelearnError, match=r"mi_graph\(kind='gaussian'\) needs numeric"):
+        tl.mi_graph("datasets/asia.csv", kind="gaussian")
+    for bad, match in ((np.array([1.0, 2.0]), "Reshape your data"),
+                       (np.ones((3, 2)) * 1j, "Complex data not supported"),
+                       (tl.encode(pd.DataFrame({"a": [0, 1]})), "holds category codes"),
+                       (None, "NoneType")):
+        with pytest.raises(tl.TreelearnError, match=match):
+            tl.gaussian_chow_liu(bad)
+    path = tmp_path / "late.csv"  # a text value only in a later chunk: named with its rows
+    pd.DataFrame({"a": [0.5] * 1500 + ["unknown"] + [1.5] * 10, "b": np.arange(1511.0)}).to_csv(
+        path, index=False)
+    with pytest.raises(TreelearnError, match=r"rows 1000-1510: column 'a' is not numeric"):
+        tl.gaussian_chow_liu(path, chunksize=1000)
+
+
+def test_vocabulary_n_parameters_sample_and_weighted_scores():
+    df = _data(n=50, d=3, seed=12)
+    m = tl.gaussian_chow_liu(df)
+    assert m.n_parameters == 2 * 3 + 2  # a property: intercept + variance each, one per edge
+    w = np.random.default_rng(0).integers(0, 3, len(df))
+    repeated = df.loc[df.index.repeat(w)]
+    assert m.log_likelihood(df, sample_weight=w) == pytest.approx(m.log_likelihood(repeated))
+    assert m.bic(df, sample_weight=w) == pytest.approx(m.bic(repeated), rel=1e-12)
+    assert m.aic(df, sample_weight=w) == pytest.approx(m.aic(repeated), rel=1e-12)
+    assert m.sample(np.int64(2), random_state=np.random.default_rng(1)).shape == (2, 3)
+    assert m.sample(0).shape == (0, 3)
+    for n, random_state, match in ((-1, None, "n == -1, must be an integer >= 0"),
+                                   (2.5, None, "n == 2.5"), (True, None, "n == True"),
+                                   (3, "x", "random_state == 'x'")):
+        with pytest.raises(TreelearnError, match=match):
+            m.sample(n, random_state=random_state)
+    with pytest.raises(tl.ResourceLimitError):
+        m.sample(10**12)

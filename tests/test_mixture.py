@@ -188,7 +188,7 @@ def test_score_samples_and_predict_proba_equal_brute_force(small):
     assert mix.score_samples(rows)[3] == pytest.approx(0.0, abs=1e-12)  # nothing observed
 
 
-def test_bic_and_aic_use_scikit_learns_sign(mixture_data, fitted):
+def test_bic_and_aic_take_treelearns_sign(mixture_data, fitted):
     _, test = mixture_data
     ll = sum(math.log(sum(w * joint_probability(c, r)
                           for w, c in zip(fitted.weights_, fitted.components_)))
@@ -196,20 +196,54 @@ def test_bic_and_aic_use_scikit_learns_sign(mixture_data, fitted):
     # each component: a root (1 free parameter) and five binary children (2 each); one weight
     p = 2 * (1 + 5 * 2) + 1
     assert fitted.n_parameters == p
-    assert fitted.bic(test.head(200)) == pytest.approx(-2 * ll + p * math.log(200), rel=1e-10)
-    assert fitted.aic(test.head(200)) == pytest.approx(-2 * ll + 2 * p, rel=1e-10)
+    # larger is better, as TreeModel.bic: log-likelihood - p/2 ln n (scikit-learn's is -2 x this)
+    assert fitted.bic(test.head(200)) == pytest.approx(ll - p / 2 * math.log(200), rel=1e-10)
+    assert fitted.aic(test.head(200)) == pytest.approx(ll - p, rel=1e-10)
+
+
+def test_one_component_scores_as_its_tree_and_weights_are_repeated_rows(mixture_data):
+    train, test = mixture_data
+    one = tl.TreeMixture(n_components=1, random_state=0).fit(train.head(2000))
+    tree = one.components_[0]  # TreeModel's own bic, aic and log-likelihood are the oracle
+    rows = test.head(300)
+    assert one.n_parameters == tree.n_parameters
+    assert one.bic(rows) == pytest.approx(tree.bic(rows), rel=1e-12)
+    assert one.aic(rows) == pytest.approx(tree.aic(rows), rel=1e-12)
+    w = np.random.default_rng(0).integers(0, 4, size=len(rows))
+    repeated = rows.loc[rows.index.repeat(w)]
+    assert one.score(rows, sample_weight=w) == pytest.approx(one.score(repeated), rel=1e-12)
+    assert one.bic(rows, sample_weight=w) == pytest.approx(tree.bic(repeated), rel=1e-12)
+    assert one.aic(rows, sample_weight=w) == pytest.approx(tree.aic(repeated), rel=1e-12)
 
 
 def test_sample_follows_the_weights_and_the_components(fitted):
-    X, y = fitted.sample(20_000, random_state=3)
+    X, y = fitted.sample(20_000, random_state=3, return_components=True)
     assert list(X.columns) == COLUMNS and len(X) == len(y) == 20_000
     assert abs(np.mean(y == 0) - fitted.weights_[0]) < 0.015
     # the frequency of x0 = 1 within component 0 follows that component's marginal
     p1 = sum(joint_probability(fitted.components_[0], dict(zip(COLUMNS, s)))
              for s in itertools.product([0, 1], repeat=D) if s[0] == 1)
     assert abs(X.loc[y == 0, "x0"].mean() - p1) < 0.03
-    again, y2 = fitted.sample(20_000, random_state=3)
+    again, y2 = fitted.sample(20_000, random_state=3, return_components=True)
     assert again.equals(X) and (y2 == y).all()
+    # without return_components: the same rows, as a DataFrame (TreeModel.sample's type)
+    rows = fitted.sample(20_000, random_state=3)
+    assert isinstance(rows, pd.DataFrame) and rows.equals(X)
+    assert fitted.sample(0, random_state=3).shape == (0, D)
+
+
+@pytest.mark.parametrize("n, random_state, match", [
+    (-1, None, "n == -1, must be an integer >= 0"),
+    (2.0, None, "n == 2.0, must be an integer >= 0"),
+    (True, None, "n == True"),
+    ("5", None, "n == '5'"),
+    (3, "seed", "random_state == 'seed'"),
+    (3, -2, "random_state == -2"),
+])
+def test_sample_checks_n_and_random_state(fitted, n, random_state, match):
+    with pytest.raises(tl.TreelearnError, match=match):
+        fitted.sample(n, random_state=random_state)
+    assert len(fitted.sample(np.int64(3), random_state=np.random.default_rng(0))) == 3
 
 
 # ---------------------------------------------------------------- scikit-learn, files, pictures
@@ -260,12 +294,19 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
     df = pd.DataFrame({"a": [0, 1, 1, None], "b": [0, 1, 0, 1]})
     with pytest.raises(tl.TreelearnError, match="n_components == 0"):
         tl.TreeMixture(n_components=0).fit(df)
-    with pytest.raises(tl.TreelearnError, match="init must be 'random'"):
+    with pytest.raises(tl.TreelearnError,
+                       match="init == 'kmeans', must be one of 'random', 'random_resp'"):
         tl.TreeMixture(init="kmeans").fit(df)
     with pytest.raises(MissingValuesError, match="'a'"):
         tl.TreeMixture().fit(df)
-    with pytest.raises(tl.TreelearnError, match=r"'error', 'drop' or 'em'.*'pairwise'"):
+    with pytest.raises(tl.TreelearnError,
+                       match=r"missing == 'pairwise', must be one of 'error', 'drop', 'em'"):
         tl.TreeMixture(missing="pairwise").fit(df)
+    for option, value in (("alpha", -1), ("tol", float("nan")), ("max_iter", 2.5),
+                          ("n_init", True), ("random_state", "0"), ("states", ["a"]),
+                          ("max_states", 0), ("mi_alpha", -0.5)):
+        with pytest.raises(tl.TreelearnError, match=f"^{option} == "):
+            tl.TreeMixture(**{option: value}).fit(df)
     mix = tl.TreeMixture(missing="drop", random_state=0).fit(df)
     assert mix.components_[0].n_rows + mix.components_[1].n_rows == pytest.approx(3)
     with pytest.raises(UnseenStateError, match="'a'"):
@@ -514,3 +555,28 @@ def test_random_starts_never_seed_two_components_with_the_same_row():
         for a in range(3):
             for b in range(a + 1, 3):
                 assert np.abs(probs[a] - probs[b]).max() > 1e-3, (seed, a, b)
+
+
+# ---------------------------------------------------------------- any input kind
+def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_data):
+    import scipy.sparse as sp
+
+    train = mixture_data[0].iloc[:2000]
+    opts = dict(n_components=2, random_state=0, max_iter=20)
+    expected = tl.TreeMixture(**opts).fit(train)
+    train.to_csv(tmp_path / "rows.csv", index=False)
+    train.to_parquet(tmp_path / "rows.parquet")
+    matrix = sp.csr_matrix(train.to_numpy(dtype=np.int64))
+    fits = [tl.TreeMixture(**opts).fit(tmp_path / "rows.csv"),
+            tl.TreeMixture(**opts).fit(str(tmp_path / "rows.parquet")),
+            tl.TreeMixture(**opts).fit(matrix)]
+    for fitted in fits:
+        np.testing.assert_array_equal(fitted.weights_, expected.weights_)
+        assert fitted.lower_bounds_ == expected.lower_bounds_
+    # the sparse matrix's variables are 0 .. d-1: the same trees under those names
+    renamed = train.set_axis(range(D), axis=1)
+    np.testing.assert_array_equal(fits[2].score_samples(renamed), expected.score_samples(train))
+    with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take an array \(ndarray\)"):
+        tl.TreeMixture().fit(train.to_numpy())
+    with pytest.raises(tl.InputTypeError, match="NoneType"):
+        tl.TreeMixture().fit(None)

@@ -73,7 +73,7 @@ def test_d2000_equals_dense_model(monkeypatch):
     X.data[:] = 1
     X = X.astype(np.int8)
     names = [f"t{j}" for j in range(2000)]
-    dense = chow_liu_from_counts(count(X, columns=names),  # the dense K x K path
+    dense = chow_liu_from_counts(count(X, names=names),  # the dense K x K path
                                  LearningSettings(method="chow-liu", root="t5"))
     import treelearn.sources._count
 

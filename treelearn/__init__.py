@@ -47,10 +47,12 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
     from .inference._engine import TreeEngine
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._mixture import TreeMixture
-    from .models._gaussian import GaussianQuery, GaussianTreeModel, gaussian_chow_liu
+    from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
-    from .sources._count import count, count_by_class, read_data
+    from .sources._count import count, count_by_class
+    from .sources._reading import date_columns, identifier_columns, read_data
     from .stats._counts import ClassCounts, CountedTable, PairCounts, pair_counts
     from .stats._information import (
         conditional_mutual_information_matrix,
@@ -96,7 +98,7 @@ _LAZY = {
     "Table": "encoding._table",
     "Discretizer": "encoding._discretizer",
     "to_html": "viz._explorer",
-    "gaussian_chow_liu": "models._gaussian",
+    "gaussian_chow_liu": "learners._gaussian_chow_liu",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
     "GaussianClassifier": "classifiers._gaussian",
@@ -122,7 +124,9 @@ _LAZY = {
     "LearningSettings": "stats._settings",
     "count": "sources._count",
     "count_by_class": "sources._count",
-    "read_data": "sources._count",
+    "read_data": "sources._reading",
+    "date_columns": "sources._reading",
+    "identifier_columns": "sources._reading",
     "sparse_binary_statistics": "structure._sparse_chow_liu",
     "sparse_spanning_skeleton": "structure._sparse_chow_liu",
     "SparseBinaryCounts": "structure._sparse_chow_liu",
@@ -215,12 +219,14 @@ __all__ = [
     "conditional_mutual_information_matrix",
     "count",
     "count_by_class",
+    "date_columns",
     "discretize",
     "encode",
     "entropies",
     "fit_cpts",
     "from_pgmpy",
     "gaussian_chow_liu",
+    "identifier_columns",
     "k_best_trees",
     "load",
     "maximum_spanning_tree",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import shlex
 import sys
 import warnings
@@ -35,9 +34,6 @@ import pandas as pd
 
 from .._base.errors import (
     NumericColumnWarning,
-    TableProblemsError,
-    TooManyStatesError,
-    TreelearnError,
 )
 from ..encoding._table import DEFAULT_MAX_STATES, fix_advice, python_scalar
 
@@ -85,55 +81,15 @@ def _progress(total: int, desc: str) -> Iterator[Any]:
 
 
 def read_frame(source: str) -> pd.DataFrame:
-    """A CSV or Parquet path, or ``-`` for CSV on standard input."""
-    from ..sources._count import read_data
+    """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
+    data (comma-separated), with a note when another separator is likely."""
+    from ..sources._reading import read_data, separator_note
 
-    if source == "-":
-        try:
-            df = pd.read_csv(sys.stdin, low_memory=False)  # one dtype per column, as read_data
-        except pd.errors.EmptyDataError:
-            raise CommandError("standard input holds no CSV data") from None
-        except (UnicodeError, pd.errors.ParserError):
-            raise CommandError("standard input is not UTF-8 CSV text (binary or another "
-                               "encoding): give a UTF-8 CSV file") from None
-        _check_separator(df)
-        return df
-    try:
-        df = read_data(source)
-    except pd.errors.EmptyDataError:
-        raise CommandError(f"{source!r} holds no CSV data") from None
-    _check_separator(df)
+    df = read_data(sys.stdin if source == "-" else source, sep=",")
+    note = separator_note(df)
+    if note:
+        _note(note)
     return df
-
-
-def _check_separator(df: pd.DataFrame) -> None:
-    """A note when a 'CSV' reads as one column whose name holds another separator."""
-    if df.shape[1] == 1:
-        name = str(df.columns[0])
-        for sep, word in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
-            if sep in name:
-                _note(
-                    f"the data has a single column {name!r}: is the file separated by {word}? "
-                    f"treelearn reads comma-separated files (convert it, e.g. with pandas)"
-                )
-                return
-
-
-def identifier_columns(df: pd.DataFrame) -> list:
-    """Columns that look like row identifiers: a distinct value in every row (not floats,
-    not dates: a date column is cut by time with --discretize, or named in an error)."""
-    n = len(df)
-    if n < MIN_ROWS_FOR_IDENTIFIER:
-        return []
-    return [
-        c
-        for c in df.columns
-        if not pd.api.types.is_float_dtype(df[c].dtype)
-        and not pd.api.types.is_bool_dtype(df[c].dtype)
-        and not pd.api.types.is_datetime64_any_dtype(df[c].dtype)
-        and df[c].notna().all()
-        and df[c].nunique() == n
-    ]
 
 
 def _load(path: str) -> Any:
@@ -299,59 +255,14 @@ def _pairs(items: Sequence[str] | None, option: str) -> list[tuple[str, str]] | 
 
 def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFrame:
     """Numeric and datetime columns (other than ``keep``) cut into ``bins`` quantile bins."""
-    import treelearn as tl
+    from ..sources._reading import discretized
 
     if bins < 1:
         raise CommandError(f"--discretize takes a positive number of bins, not {bins}")
-    columns = [c for c in df.columns if c not in keep and (
-        pd.api.types.is_float_dtype(df[c]) or pd.api.types.is_datetime64_any_dtype(df[c])
-        or (pd.api.types.is_integer_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-            and df[c].nunique() > bins))]
-    if not columns:
-        return df
-    _note(f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
-          f"{columns[:8]}")
-    return tl.Discretizer(bins=bins, columns=columns).fit_transform(df)
-
-
-#: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
-ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
-
-
-def date_columns(df: pd.DataFrame) -> list:
-    """Datetime columns, and text columns whose every value is an ISO 8601 date."""
-    out = []
-    for c in df.columns:
-        series = df[c]
-        if pd.api.types.is_datetime64_any_dtype(series.dtype):
-            out.append(c)
-            continue
-        if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
-                series.dtype, pd.CategoricalDtype):
-            continue
-        values = series.dropna()
-        first = values.iloc[0] if len(values) else None
-        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
-            continue  # the first value decides, cheaply, for most columns
-        try:
-            distinct = pd.Series(pd.unique(values), dtype=object)
-            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
-                continue
-            pd.to_datetime(distinct, format="ISO8601")
-        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
-            continue  # unhashable cells are the encoder's to report
-        out.append(c)
-    return out
-
-
-def _as_dates(df: pd.DataFrame, columns: Sequence) -> pd.DataFrame:
-    """The date columns as datetimes, so that --discretize cuts them by time (a copy)."""
-    text = [c for c in columns if not pd.api.types.is_datetime64_any_dtype(df[c].dtype)]
-    if not text:
-        return df
-    df = df.copy()
-    for c in text:
-        df[c] = pd.to_datetime(df[c], format="ISO8601")
+    df, columns = discretized(df, bins, keep)
+    if columns:
+        _note(f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
+              f"{columns[:8]}")
     return df
 
 
@@ -388,62 +299,28 @@ def _in_cli_words(problem: Exception) -> str:
     return f"{reason}: {cli_advice(fixes, problem.column, getattr(problem, 'n_states', None))}"
 
 
-def _date_problems(df: pd.DataFrame, dates: Sequence, keep: set, max_states: int) -> list:
-    """Date columns that cannot be states as they are (a date in every row, or more than
-    max_states dates) without --discretize: errors naming the fix."""
-    problems = []
-    for c in dates:
-        k = int(df[c].nunique())
-        every_row = len(df) >= MIN_ROWS_FOR_IDENTIFIER and k == len(df) and c not in keep
-        if every_row or k > max_states:
-            what = "a different date in every row" if every_row else f"{k} distinct dates"
-            error = TooManyStatesError(f"column {c!r} holds {what}", column=c,
-                                       reason=f"column {c!r} holds {what}",
-                                       fixes=("discretize", "drop"))
-            problems.append(error)
-    return problems
-
-
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
     """Every problem of the table in one error, worded with the command's options; the
     notes about numeric columns printed on standard error in the same words."""
-    from ..encoding._table import encode
+    from ..sources._reading import table_problems
 
     max_states = _max_states(args)
     if max_states < 1:
         raise CommandError(f"--max-states takes a positive number of states, not {max_states}")
-    table = df
-    if args.class_ is not None and args.class_ in df.columns:
-        if max_states > DEFAULT_MAX_STATES:
-            raise CommandError(f"--max-states above {DEFAULT_MAX_STATES} is for --method "
-                               f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
-                               f"states per feature")
-        labelled = df[args.class_].notna().to_numpy()
-        table = df[labelled].drop(columns=[args.class_])  # the class has rules of its own
-    table = table.drop(columns=[p.column for p in problems])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", NumericColumnWarning)
-        try:
-            if table.shape[1] and len(table):
-                # EM keeps missing cells: the table is checked as pairwise would
-                missing = "pairwise" if args.missing == "em" else args.missing
-                encode(table, missing=missing, max_states=max_states)
-        except TableProblemsError as exc:
-            problems = [*problems, *exc.problems]
-        except TreelearnError as exc:
-            problems = [*problems, exc]
+    if args.class_ is not None and args.class_ in df.columns and max_states > DEFAULT_MAX_STATES:
+        raise CommandError(f"--max-states above {DEFAULT_MAX_STATES} is for --method "
+                           f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
+                           f"states per feature")
+    problems, notes = table_problems(df, missing=args.missing, max_states=max_states,
+                                     class_column=args.class_, known=problems)
     if len(problems) == 1:
         raise CommandError(_in_cli_words(problems[0]))
     if problems:
         raise CommandError(f"the table has {len(problems)} problems: " + "; ".join(
             f"({i}) {_in_cli_words(p)}" for i, p in enumerate(problems, 1)))
-    for w in caught:
-        if isinstance(w.message, NumericColumnWarning):
-            note = w.message
-            _note(f"{note.reason}; if the values are measured quantities, "
-                  f"{cli_advice(note.fixes, note.column)}")
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for note in notes:
+        _note(f"{note.reason}; if the values are measured quantities, "
+              f"{cli_advice(note.fixes, note.column)}")
 
 
 def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
@@ -510,7 +387,7 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
             print(f"  {v} ~ N({node['intercept']:.6g}, {node['variance']:.6g})   [root]")
     print()
     _print_scores(ScoreReport(n=len(df), log_likelihood=model.log_likelihood(df),
-                              n_parameters=model.n_parameters()))
+                              n_parameters=model.n_parameters))
     for label, path in (("model", args.output), ("picture", args.plot)):
         if path:
             print(f"wrote {label} to {path}", file=sys.stderr)
@@ -518,6 +395,8 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
+    from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
+
     with _progress(4, "learning") as step:
         df = read_frame(args.data)
         step("read")
@@ -551,10 +430,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
             return _learn_gaussian(args, df)
         problems = []
         if args.discretize is not None:  # dates are cut by time, like numbers
-            df = _discretized(_as_dates(df, dates), args.discretize,
+            df = _discretized(as_dates(df, dates), args.discretize,
                               [c for c in (args.class_,) if c is not None])
         else:
-            problems = _date_problems(df, dates, keep, _max_states(args))
+            problems = date_problems(df, dates, keep, _max_states(args))
         _check_table(df, args, problems)
         with warnings.catch_warnings():  # the notes were printed, in the command's words
             warnings.simplefilter("ignore", NumericColumnWarning)
@@ -665,8 +544,6 @@ def cmd_sample(args: argparse.Namespace) -> int:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
         samples = model.sample(args.n, evidence=evidence, random_state=args.seed)
-    elif _is_mixture(obj):
-        samples = obj.sample(args.n, random_state=args.seed)[0]  # the rows, not components
     else:
         samples = obj.sample(args.n, random_state=args.seed)
     samples.to_csv(sys.stdout, index=False)

@@ -19,19 +19,14 @@ import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
-from ..models._gaussian import (
-    check_constant_columns,
-    gaussian_mutual_information,
-    gaussian_statistics,
-)
 from ..models._tree import TreeModel
 from ..sources._count import column_names, count
+from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import mutual_information_matrix
 from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings, Prior
 from ..structure._constraints import constrained_skeleton, forest_penalty
-from ..structure._sparse_chow_liu import SparseBinaryCounts, sparse_spanning_skeleton
 from ..structure._trees import complete_graph, orient, spanning_skeleton
 from ._em import chow_liu_em, fit_cpts_em
 
@@ -47,16 +42,10 @@ __all__ = [
 
 # ---------------------------------------------------------------------- the MI graph
 def mi_graph_from_counts(stats: CountedTable, mi_alpha: float | None = None) -> nx.Graph:
-    """The complete MI graph of counted data (see :func:`mi_graph`)."""
-    if isinstance(stats, SparseBinaryCounts):
-        raise TreelearnError(
-            f"a complete MI graph over {len(stats.columns)} variables would have "
-            f"{len(stats.columns) * (len(stats.columns) - 1) // 2:,} edges; learn the tree with "
-            f"tl.chow_liu, which never forms it, or pass fewer columns")
-    counts = stats.counts
-    G = complete_graph(list(stats.columns), mutual_information_matrix(counts, mi_alpha),
-                       stats.states)
-    G.graph["n"] = counts.n_rows
+    """The complete MI graph of counted data (see :func:`mi_graph`); statistics that cannot
+    give the MI matrix say why (``stats.mutual_information``)."""
+    G = complete_graph(list(stats.columns), stats.mutual_information(mi_alpha), stats.states)
+    G.graph["n"] = stats.n_rows
     return G
 
 
@@ -71,8 +60,9 @@ def mi_graph(
 ) -> nx.Graph:
     """The complete graph over the columns, edge ``weight`` = mutual information (nats).
 
-    ``kind="gaussian"``: the columns are numbers (a DataFrame or 2-D array, no
-    missing values) and the weight is the Gaussian mutual information
+    ``kind="gaussian"``: the columns are numbers (a DataFrame or 2-D array, a
+    CSV/Parquet file or a Dask DataFrame, no missing values: the statistics of
+    :func:`~treelearn.gaussian_chow_liu`) and the weight is the Gaussian mutual information
     ``-1/2 log(1 - rho^2)`` of the (weighted) correlation ``rho``; nodes carry no
     ``states``. The same stages follow (:func:`~treelearn.maximum_spanning_tree`,
     :func:`~treelearn.orient`), and pick :func:`~treelearn.gaussian_chow_liu`'s tree.
@@ -110,9 +100,8 @@ def _gaussian_mi_graph(data: Any, missing: str, mi_alpha: float | None,
         raise TreelearnError(
             "kind='gaussian' takes complete numeric rows and no smoothing: leave missing='error' "
             "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())")
-    stats = gaussian_statistics(data, sample_weight)
-    check_constant_columns(stats)
-    G = complete_graph(list(stats.variables), gaussian_mutual_information(stats.covariance))
+    stats = gaussian_statistics(data, sample_weight=sample_weight, learner="mi_graph(kind='gaussian')")
+    G = complete_graph(list(stats.variables), stats.mutual_information())
     G.graph["n"] = stats.n
     return G
 
@@ -247,16 +236,8 @@ def chow_liu_from_counts(
             f"{settings.root!r} is not a column of the data; the columns are "
             f"{list(stats.columns)}", column=settings.root,
         )
-    if isinstance(stats, SparseBinaryCounts):  # wide sparse 0/1 data: acCL, no K x K counts
-        unsupported = [name for name, value in (("forest", settings.forest),
-                       ("whitelist", settings.whitelist), ("blacklist", settings.blacklist),
-                       ("mi_alpha", settings.mi_alpha)) if value]
-        if unsupported:
-            raise TreelearnError(
-                f"{', '.join(unsupported)} cannot be used with the sparse Chow-Liu path taken "
-                f"for a scipy.sparse matrix of {len(stats.columns)} columns; drop the option, or "
-                f"learn from fewer columns (the dense path needs a K x K count matrix)")
-        skeleton = sparse_spanning_skeleton(stats)
+    skeleton = stats.direct_skeleton(settings)  # e.g. wide sparse 0/1 data: acCL, no K x K
+    if skeleton is not None:
         return build_model(orient(skeleton, settings.root), stats, settings,
                            description=description)
     counts = stats.counts
@@ -376,7 +357,7 @@ def chow_liu(
         forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
     stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
-                  states=states, chunksize=chunksize, columns=columns,
+                  states=states, chunksize=chunksize, names=columns,
                   sample_weight=sample_weight, in_memory=missing == "em")
     if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
         return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -34,11 +35,15 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import InvalidModelError, TreelearnError
 from .._base.jsonvalues import DecodeError, EncodeError, from_json_value, json_value
 from .._base.logspace import logsumexp
-from ..encoding._table import DEFAULT_MAX_STATES, Table, check_frame, distinct_rows, encode
+from .._base.validation import InstanceOf, Interval, Options, check_params
+from ..encoding._table import DEFAULT_MAX_STATES, Table, check_sample_weight, distinct_rows
 from ..export._jsonfile import save_document
+from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
+from ..sources._count import in_memory_table
+from ..sources._kinds import as_frame
 from ..stats._counts import CountedTable, PairCounts, count_codes
-from ..stats._settings import LearningSettings, check_number
+from ..stats._settings import LearningSettings
 from ._chow_liu import chow_liu_from_counts
 from ._em import expected_counts
 
@@ -51,9 +56,17 @@ class TreeMixture(DensityMixin, BaseEstimator):
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
     log-likelihood per row, so ``GridSearchCV`` picks the best held-out
     likelihood), ``score_samples``, ``predict`` / ``predict_proba`` (component
-    responsibilities), ``sample``, ``bic`` / ``aic`` (**lower is better**, as in
-    scikit-learn; :meth:`TreeModel.bic <treelearn.models._tree.TreeModel.bic>` is the
-    opposite sign convention, higher is better).
+    responsibilities), ``sample`` (a DataFrame), ``bic`` / ``aic``. **BIC and AIC
+    take treelearn's sign, larger is better** (``log_likelihood - n_parameters / 2
+    ln n`` and ``log_likelihood - n_parameters``, as :meth:`TreeModel.bic
+    <treelearn.models._tree.TreeModel.bic>` and bnlearn); scikit-learn's
+    ``GaussianMixture.bic`` is ``-2`` times this (lower is better), and so was this
+    class's before.
+
+    ``fit`` takes a DataFrame, a CSV/Parquet path (**read whole**: EM revisits every
+    row), a Dask DataFrame (**computed**, its rows then held in memory) or a
+    ``scipy.sparse`` 0/1 matrix (as its dense 0/1 table); see
+    :func:`treelearn.sources._count.in_memory_table`. Every kind gives the same mixture.
 
     Parameters
     ----------
@@ -136,42 +149,53 @@ class TreeMixture(DensityMixin, BaseEstimator):
         self.max_states = max_states
 
     # ------------------------------------------------------------ options
-    def _check_params(self) -> LearningSettings:
-        for name in ("n_components", "max_iter", "n_init"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise TreelearnError(f"{name} == {value!r}, must be an integer >= 1", values=[value])
-        check_number(self.tol, "tol")
-        if self.init not in ("k-means++", "random", "random_resp"):
-            raise TreelearnError(f"init must be 'random', 'random_resp' or 'k-means++', "
-                                 f"not {self.init!r}",
-                                 values=[self.init])
-        if self.missing not in ("error", "drop", "em"):
-            raise TreelearnError(
-                f"missing must be 'error', 'drop' or 'em' when fitting a TreeMixture, not "
-                f"{self.missing!r} (scoring sums missing cells out whatever this is)",
-                values=[self.missing],
-            )
-        return LearningSettings(method="tree-mixture component", alpha=self.alpha,
-                                mi_alpha=self.mi_alpha, missing=self.missing)
+    #: every option's accepted values, checked once when ``fit`` starts
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None)],
+        "alpha": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, None)],
+        "tol": [Interval(Real, 0, None)],
+        "n_init": [Interval(Integral, 1, None)],
+        "init": [Options("random", "random_resp", "k-means++")],
+        "random_state": RANDOM_STATE,
+        "mi_alpha": [None, Interval(Real, 0, None)],
+        "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
+        "missing": [Options("error", "drop", "em")],
+        "max_states": [Interval(Integral, 1, None)],
+    }
+    _parameter_notes: ClassVar[dict] = {
+        "alpha": "0 = maximum likelihood, 1 = Laplace",
+        "missing": "scoring sums missing cells out whatever this is; 'pairwise' counts have "
+                   "no likelihood to run EM on",
+    }
+
+    def _check_params(self) -> tuple[dict, LearningSettings]:
+        params = check_params(self.get_params(), self._parameter_constraints,
+                              self._parameter_notes)
+        return params, LearningSettings(method="tree-mixture component", alpha=params["alpha"],
+                                        mi_alpha=params["mi_alpha"], missing=params["missing"])
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: pd.DataFrame, y: Any = None, sample_weight: Any = None) -> TreeMixture:
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> TreeMixture:
         """Learn the mixture by EM from the rows of ``X`` (``y`` is ignored); returns self.
 
-        ``sample_weight`` weights the rows (integer weights equal repeated rows).
+        ``X``: any kind :func:`~treelearn.sources._count.in_memory_table` takes (a path is
+        read whole, a Dask DataFrame computed). ``sample_weight`` weights the rows (integer
+        weights equal repeated rows): one number per row, or the name of the weight column
+        of a file or a Dask DataFrame.
         """
-        settings = self._check_params()
-        check_frame(X)
-        table, group = _merge_identical_rows(encode(
-            X, missing="pairwise" if self.missing == "em" else self.missing,
-            max_states=self.max_states, states=self.states,
+        params, settings = self._check_params()
+        table, group = _merge_identical_rows(in_memory_table(
+            X, learner="TreeMixture",
+            missing="pairwise" if params["missing"] == "em" else params["missing"],
+            max_states=params["max_states"], states=params["states"],
             sample_weight=sample_weight))
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(params["random_state"])
         best = None
-        for _ in range(self.n_init):
-            resp = _initial_responsibilities(table, group, self.n_components, self.init, rng)
-            run = _em(table, resp, settings, self.max_iter, self.tol)
+        for _ in range(params["n_init"]):
+            resp = _initial_responsibilities(table, group, params["n_components"],
+                                             params["init"], rng)
+            run = _em(table, resp, settings, params["max_iter"], params["tol"])
             if best is None or run["lower_bound"] > best["lower_bound"]:
                 best = run
         self.components_ = best["components"]
@@ -185,26 +209,39 @@ class TreeMixture(DensityMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------ scoring
-    def _estimate_log_prob(self, X: pd.DataFrame) -> np.ndarray:
+    def _estimate_log_prob(self, X: Any) -> np.ndarray:
         """``log w_k + log T_k(x_r)`` for every row and component (missing cells summed out)."""
         check_is_fitted(self)
+        X = as_frame(X, self.feature_names_in_, learner="TreeMixture")
         codes = self.components_[0].encode(X).codes  # every component has the same states
         return _weighted_log_prob(self.components_, self.weights_, codes)
 
-    def score_samples(self, X: pd.DataFrame) -> np.ndarray:
+    def score_samples(self, X: Any) -> np.ndarray:
         """Log-likelihood of each row (nats); missing cells are summed out exactly."""
         return logsumexp(self._estimate_log_prob(X), axis=1)
 
-    def score(self, X: pd.DataFrame, y: Any = None) -> float:
-        """Mean log-likelihood per row (what ``GridSearchCV`` maximises)."""
-        return float(np.mean(self.score_samples(X)))
+    def _log_likelihood(self, X: Any, sample_weight: Any) -> tuple[float, float]:
+        """``(total log-likelihood, n)``: weighted by ``sample_weight`` (``n``: the total
+        weight); a row of weight zero does not count, even if impossible."""
+        rows = self.score_samples(X)
+        weights = check_sample_weight(sample_weight, len(rows))
+        if weights is None:
+            return float(rows.sum()), float(len(rows))
+        counted = weights > 0
+        return float(rows[counted] @ weights[counted]), float(weights.sum())
 
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
+        """Mean log-likelihood per row (what ``GridSearchCV`` maximises); with
+        ``sample_weight``, the weighted mean."""
+        total, n = self._log_likelihood(X, sample_weight)
+        return total / n
+
+    def predict_proba(self, X: Any) -> np.ndarray:
         """``P(component k | observed values of row r)``: an ``n x k`` array whose rows sum to 1."""
         log_prob = self._estimate_log_prob(X)
         return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
 
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
+    def predict(self, X: Any) -> np.ndarray:
         """The most probable component of each row."""
         return np.argmax(self._estimate_log_prob(X), axis=1)
 
@@ -214,35 +251,45 @@ class TreeMixture(DensityMixin, BaseEstimator):
         check_is_fitted(self)
         return sum(c.n_parameters for c in self.components_) + len(self.components_) - 1
 
-    def bic(self, X: pd.DataFrame) -> float:
-        """``-2 log-likelihood + n_parameters ln n`` (scikit-learn's sign: lower is better)."""
-        return -2 * self.score(X) * len(X) + self.n_parameters * np.log(len(X))
+    def bic(self, X: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
+        weight): **larger is better**, as for :meth:`TreeModel.bic
+        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
+        ``-2`` times this."""
+        total, n = self._log_likelihood(X, sample_weight)
+        return total - 0.5 * self.n_parameters * np.log(n)
 
-    def aic(self, X: pd.DataFrame) -> float:
-        """``-2 log-likelihood + 2 n_parameters`` (lower is better)."""
-        return -2 * self.score(X) * len(X) + 2 * self.n_parameters
+    def aic(self, X: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``): larger is better."""
+        total, _ = self._log_likelihood(X, sample_weight)
+        return total - self.n_parameters
 
     # ------------------------------------------------------------ sampling
     def sample(
-        self, n_samples: int = 1, random_state: int | np.random.Generator | None = None
-    ) -> tuple[pd.DataFrame, np.ndarray]:
-        """Draw ``n_samples`` rows: ``(DataFrame, component of each row)``, like scikit-learn.
+        self, n: int, random_state: int | np.random.Generator | None = None, *,
+        return_components: bool = False,
+    ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
+        """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
+        component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
-        >>> X, y = mix.sample(4, random_state=1)
-        >>> X.shape, y.shape
-        ((4, 8), (4,))
+        >>> mix.sample(4, random_state=1).shape
+        (4, 8)
+        >>> X, component = mix.sample(4, random_state=1, return_components=True)
+        >>> component.shape
+        (4,)
         """
         check_is_fitted(self)
-        if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
-            raise TreelearnError(f"n_samples == {n_samples!r}, must be an integer >= 0")
-        rng = np.random.default_rng(random_state)
-        per_component = rng.multinomial(n_samples, self.weights_ / self.weights_.sum())
+        checked = check_params({"n": n, "random_state": random_state},
+                               {"n": [Interval(Integral, 0, None)], "random_state": RANDOM_STATE})
+        n = checked["n"]
+        rng = np.random.default_rng(checked["random_state"])
+        per_component = rng.multinomial(n, self.weights_ / self.weights_.sum())
         parts = [c.sample(int(m), random_state=rng) for c, m in zip(self.components_, per_component)]
         labels = np.repeat(np.arange(len(self.components_)), per_component)
-        X = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-        return X, labels
+        X = pd.concat(parts, ignore_index=True)
+        return (X, labels) if return_components else X
 
     # ------------------------------------------------------------ pictures, files
     def draw(self, **kwargs: Any) -> Any:

@@ -1,188 +1,50 @@
-"""Gaussian Chow-Liu trees: linear-Gaussian Bayesian networks on numeric columns.
+"""Linear-Gaussian Bayesian networks whose structure is a tree: :class:`GaussianTreeModel`.
 
-For jointly Gaussian variables the mutual information of a pair is a function
-of its correlation, ``I(X_i; X_j) = -1/2 log(1 - rho_ij^2)``, so the Chow-Liu
-tree (the maximum-likelihood tree) is the maximum spanning tree of that matrix,
-chosen by the same :func:`~treelearn.structure._trees.spanning_skeleton` and
-:func:`~treelearn.structure._trees.orient` the categorical learner uses. With the tree
-fixed, each variable's maximum-likelihood CPD is the least-squares regression on
-its parent: ``X_v = a_v + b_v X_pa(v) + e_v``, ``e_v ~ N(0, s_v^2)`` (``s_v^2``
-the mean squared residual, divisor n). The sufficient statistics are the
-(weighted) mean vector and covariance matrix, one matrix product for all pairs.
-
-The model implies a joint Gaussian ``N(mu, Sigma)``; :meth:`GaussianTreeModel.query`
-conditions it exactly (Schur complement).
+Each variable is a linear regression on its parent, ``X_v = a_v + b_v X_pa(v) + e_v``
+with ``e_v ~ N(0, s_v^2)``; the model implies a joint Gaussian ``N(mu, Sigma)``
+(:func:`tree_covariance`), which :meth:`GaussianTreeModel.query` conditions
+exactly (Schur complement). The learner is
+:func:`treelearn.learners._gaussian_chow_liu.gaussian_chow_liu`; the statistics it
+learns from are in :mod:`treelearn.stats._gaussian`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from numbers import Integral
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .._base.errors import (
-    ColumnNotFoundError,
-    EmptyDataError,
-    InvalidModelError,
-    MissingValuesError,
-    TreelearnError,
-)
+from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
 from .._base.jsonvalues import decode_label, encode_label
-from ..encoding._table import check_sample_weight, python_scalar
+from .._base.limits import check_memory
+from .._base.validation import InstanceOf, Interval, check_param
+from ..encoding._table import check_sample_weight
 from ..export._jsonfile import save_document
-from ..sources._count import class_labels
-from ..structure._trees import orient, spanning_skeleton
+from ..sources._gaussian import numeric_classes  # noqa: F401 - the classifiers' until they move
+from ..sources._kinds import numeric_matrix as matrix_of_numbers
+from ..stats._gaussian import gaussian_mutual_information  # noqa: F401 - the classifiers' too
 from ..viz import _draw as drawing
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = [
-    "GaussianQuery",
-    "GaussianStatistics",
-    "GaussianTreeModel",
-    "check_constant_columns",
-    "gaussian_chow_liu",
-    "gaussian_mutual_information",
-    "gaussian_statistics",
-    "numeric_classes",
-    "numeric_matrix",
-    "tree_covariance",
-]
+__all__ = ["GaussianQuery", "GaussianTreeModel", "numeric_matrix", "tree_covariance"]
 
 _LOG_2PI = math.log(2 * math.pi)
 
+#: what ``random_state`` may be, wherever a model samples
+RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
 
-# ---------------------------------------------------------------------- input
+
 def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarray]:
-    """``(column names, float64 array)`` of a table of numeric columns; the input is not changed.
-
-    A 2-D array gets the names ``x0, x1, ...``. A column that is not numeric
-    (text, categories, dates, booleans) or holds a missing or infinite value
-    raises a :class:`~treelearn.TreelearnError` naming it.
-
-    >>> names, X = numeric_matrix(pd.DataFrame({"a": [1, 2], "b": [0.5, 1.5]}))
-    >>> names, X.tolist()
-    (['a', 'b'], [[1.0, 0.5], [2.0, 1.5]])
-    >>> numeric_matrix(pd.DataFrame({"a": [1.0], "c": [True]}))
-    Traceback (most recent call last):
-    ...
-    treelearn.TreelearnError: column 'c' is not numeric (dtype bool); this model needs numeric columns only: drop it, or encode it as numbers
-    """
-    if hasattr(data, "toarray"):
-        raise TreelearnError(
-            f"{where} needs a dense table of numbers, not a sparse matrix; use X.toarray() "
-            "for a small one"
-        )
-    if not isinstance(data, pd.DataFrame):
-        array = np.asarray(data)
-        if array.ndim != 2:
-            raise TreelearnError(
-                f"X must be 2-D (rows x columns), got an array of shape {array.shape}; "
-                "reshape a single column with X.reshape(-1, 1)"
-            )
-        if array.dtype.kind in "iuf":  # a plain numeric array: no table to inspect
-            return [f"x{j}" for j in range(array.shape[1])], _finite(
-                np.asarray(array, dtype=float), [f"x{j}" for j in range(array.shape[1])])
-        data = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])], copy=False)
-    names = list(data.columns)
-    if len(set(names)) != len(names):
-        dup = next(c for c in names if names.count(c) > 1)
-        raise TreelearnError(f"column {dup!r} appears twice; give every column its own name",
-                             column=dup)
-    for name, dtype in data.dtypes.items():
-        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            raise TreelearnError(
-                f"column {name!r} is not numeric (dtype {dtype}); {where} needs numeric columns "
-                "only: drop it, or encode it as numbers",
-                column=name,
-                hint="drop the column or encode it as numbers",
-            )
-    # to_numpy(dtype=float) of a table makes a new array: the caller's data is untouched
-    return names, _finite(data.to_numpy(dtype=float, na_value=np.nan), names)
-
-
-
-def numeric_classes(X: Any, y: Any, sample_weight: Any = None, where: str = "this model") -> tuple:
-    """What a Gaussian classifier fits from: ``(names, A, classes, codes, w, weight)``.
-
-    ``A`` is :func:`numeric_matrix` of ``X``, ``codes`` each row's class index into
-    ``classes``, ``w`` the row weights (ones without ``sample_weight``) and
-    ``weight`` each class's total weight. A class of total weight 0 raises a
-    :class:`~treelearn.TreelearnError` naming it (its mean would be 0/0).
-
-    >>> names, A, classes, codes, w, weight = numeric_classes([[1.0], [2.0], [4.0]], ["a", "b", "b"])
-    >>> classes.tolist(), codes.tolist(), weight.tolist()
-    (['a', 'b'], [0, 1, 1], [1.0, 2.0])
-    """
-    names, A = numeric_matrix(X, where)
-    n = A.shape[0]
-    classes, codes, _ = class_labels(y, n)
-    w = check_sample_weight(sample_weight, n)
-    w = np.ones(n) if w is None else w
-    weight = np.bincount(codes, weights=w, minlength=len(classes))
-    if (weight <= 0).any():
-        c = python_scalar(classes[int(np.flatnonzero(weight <= 0)[0])])
-        raise TreelearnError(f"class {c!r} has total weight 0; drop it or weight its rows",
-                             values=[c])
-    return names, A, classes, codes, w, weight
-
-def _finite(X: np.ndarray, names: list) -> np.ndarray:
-    """``X`` if every value is finite; else an error naming the first bad column."""
-    if np.isfinite(X.sum(axis=0)).all():  # one pass; NaN or inf anywhere shows in the sums
-        return X
-    bad = ~np.isfinite(X)
-    if bad.any():
-        j = int(np.flatnonzero(bad.any(axis=0))[0])
-        rows = np.flatnonzero(bad[:, j])
-        kind = "missing" if np.isnan(X[rows[0], j]) else "infinite"
-        cls = MissingValuesError if kind == "missing" else TreelearnError
-        raise cls(
-            f"column {names[j]!r} has {len(rows)} {kind} value(s) (rows {rows[:5].tolist()}"
-            f"{', ...' if len(rows) > 5 else ''}); drop those rows or fill them in",
-            column=names[j],
-        )
-    return X
-
-
-class GaussianStatistics(NamedTuple):
-    """Sufficient statistics of a Gaussian: total weight ``n``, ``mean`` and ML ``covariance``."""
-
-    variables: list
-    n: float
-    mean: np.ndarray
-    covariance: np.ndarray
-
-
-def gaussian_statistics(data: Any, sample_weight: Any = None) -> GaussianStatistics:
-    """Weighted mean vector and maximum-likelihood covariance (divisor: the total weight).
-
-    All pairs come from one matrix product of the centred, weighted rows.
-
-    >>> s = gaussian_statistics(pd.DataFrame({"a": [0.0, 2.0], "b": [1.0, 1.0]}))
-    >>> s.n, s.mean.tolist(), s.covariance.tolist()
-    (2.0, [1.0, 1.0], [[1.0, 0.0], [0.0, 0.0]])
-    """
-    names, X = numeric_matrix(data)
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise EmptyDataError(f"the data has {X.shape[0]} rows and {X.shape[1]} columns")
-    w = check_sample_weight(sample_weight, X.shape[0])
-    if w is None:
-        n = float(X.shape[0])
-        mean = X.mean(axis=0)
-        centred = X - mean
-        cov = centred.T @ centred / n
-    else:
-        n = float(w.sum())
-        mean = w @ X / n
-        centred = X - mean
-        cov = (centred * w[:, None]).T @ centred / n
-    cov = (cov + cov.T) / 2  # exactly symmetric
-    return GaussianStatistics(names, n, mean, cov)
+    """:func:`treelearn.sources._kinds.numeric_matrix` (``where`` is its ``learner``), kept
+    here for the Gaussian classifiers until they call it there."""
+    return matrix_of_numbers(data, learner=where)
 
 
 def tree_covariance(parent: np.ndarray, coefficient: np.ndarray,
@@ -205,103 +67,6 @@ def tree_covariance(parent: np.ndarray, coefficient: np.ndarray,
     inv = np.linalg.solve(A, np.broadcast_to(np.eye(d), A.shape))
     cov = (inv * variance[..., None, :]) @ np.swapaxes(inv, -1, -2)
     return (cov + np.swapaxes(cov, -1, -2)) / 2
-
-
-def gaussian_mutual_information(covariance: np.ndarray) -> np.ndarray:
-    """``-1/2 log(1 - rho^2)`` for every pair (nats), from a covariance matrix; zero diagonal.
-
-    >>> gaussian_mutual_information(np.array([[1.0, 0.6], [0.6, 1.0]])).round(4).tolist()
-    [[0.0, 0.2231], [0.2231, 0.0]]
-    """
-    cov = np.asarray(covariance, dtype=float)
-    sd = np.sqrt(np.diag(cov))
-    rho2 = np.clip((cov / np.outer(sd, sd)) ** 2, 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        mi = -0.5 * np.log1p(-rho2)
-    np.fill_diagonal(mi, 0.0)
-    return mi
-
-
-def check_constant_columns(stats: GaussianStatistics) -> None:
-    """A TreelearnError naming the first column whose variance is 0 (relative to its mean's
-    size): it has no density and no correlation with anything."""
-    var = np.diag(stats.covariance)
-    scale = np.maximum(np.abs(stats.mean), 1.0)
-    flat = var <= (1e-12 * scale) ** 2
-    if flat.any():
-        name = stats.variables[int(np.flatnonzero(flat)[0])]
-        raise TreelearnError(
-            f"column {name!r} is constant (variance 0): a Gaussian on it has no density; "
-            "drop the column",
-            column=name,
-            hint="drop the column",
-        )
-
-
-# ---------------------------------------------------------------------- learning
-def gaussian_chow_liu(
-    data: Any, root: Hashable | None = None, sample_weight: Any = None
-) -> GaussianTreeModel:
-    """Learn the maximum-likelihood linear-Gaussian tree of the numeric columns of ``data``.
-
-    The tree is the maximum spanning tree of ``-1/2 log(1 - rho^2)`` (ties broken
-    by column order, as for :func:`~treelearn.chow_liu`), rooted at ``root``
-    (default: the first column); each variable is regressed on its parent by
-    (weighted) least squares.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd, treelearn as tl
-    >>> rng = np.random.default_rng(0)
-    >>> a = rng.normal(size=500)
-    >>> b = 2 * a + rng.normal(size=500)
-    >>> df = pd.DataFrame({"a": a, "b": b, "c": b - 1 + rng.normal(size=500)})
-    >>> m = tl.gaussian_chow_liu(df)
-    >>> sorted(m.graph.edges())
-    [('a', 'b'), ('b', 'c')]
-    >>> round(m.graph.nodes["c"]["coefficient"], 1)
-    1.0
-    >>> mean, cov = m.query(["a"], evidence={"c": 3.0})
-    """
-    stats = gaussian_statistics(data, sample_weight)
-    return gaussian_chow_liu_from_statistics(stats, root)
-
-
-def gaussian_chow_liu_from_statistics(
-    stats: GaussianStatistics, root: Hashable | None = None
-) -> GaussianTreeModel:
-    """:func:`gaussian_chow_liu` from a mean vector and ML covariance matrix."""
-    check_constant_columns(stats)
-    names = stats.variables
-    if root is not None and root not in names:
-        raise ColumnNotFoundError(f"root {root!r} is not a column; the columns are {names}",
-                                  column=root)
-    mi = gaussian_mutual_information(stats.covariance)
-    tree = orient(spanning_skeleton(names, mi, n=stats.n), root)
-    index = {v: j for j, v in enumerate(names)}
-    cov, mean = stats.covariance, stats.mean
-    G = nx.DiGraph()
-    G.graph.update(tree.graph)
-    for v in names:  # the columns' order, not the tree's
-        j = index[v]
-        parents = list(tree.predecessors(v))
-        if parents:
-            i = index[parents[0]]
-            b = cov[i, j] / cov[i, i]
-            a = mean[j] - b * mean[i]
-            s2 = cov[j, j] - b * cov[i, j]
-            if s2 <= 1e-12 * cov[j, j]:
-                raise TreelearnError(
-                    f"columns {parents[0]!r} and {v!r} are perfectly correlated: one is a linear "
-                    f"function of the other and the Gaussian has no density; drop one of them",
-                    column=v,
-                    hint=f"drop {v!r} or {parents[0]!r}",
-                )
-            G.add_node(v, intercept=float(a), coefficient=float(b), variance=float(s2))
-        else:
-            G.add_node(v, intercept=float(mean[j]), coefficient=None, variance=float(cov[j, j]))
-    G.add_edges_from(tree.edges(data=True))
-    return GaussianTreeModel(G, n_rows=stats.n)
 
 
 # ---------------------------------------------------------------------- the model
@@ -381,6 +146,7 @@ class GaussianTreeModel:
 
     __hash__ = None  # type: ignore[assignment]
 
+    @property
     def n_parameters(self) -> int:
         """Free parameters: an intercept and a variance per variable, a coefficient per edge."""
         return 2 * len(self.variables) + self.graph.number_of_edges()
@@ -405,7 +171,7 @@ class GaussianTreeModel:
 
     # -------------------------------------------------------------- scores
     def _matrix(self, data: Any) -> np.ndarray:
-        names, X = numeric_matrix(data)
+        names, X = matrix_of_numbers(data, learner="GaussianTreeModel")
         missing = [v for v in self.variables if v not in names]
         if missing:
             raise ColumnNotFoundError(f"the data lacks the model's column(s) {missing}",
@@ -413,22 +179,34 @@ class GaussianTreeModel:
         pos = {c: j for j, c in enumerate(names)}
         return X[:, [pos[v] for v in self.variables]]
 
-    def log_likelihood(self, data: Any, per_row: bool = False) -> float | np.ndarray:
-        """``sum_rows log p(x)`` in nats (``per_row=True``: one value per row)."""
+    def log_likelihood(self, data: Any, per_row: bool = False,
+                       sample_weight: Any = None) -> float | np.ndarray:
+        """``sum_rows log p(x)`` in nats (``per_row=True``: one value per row, not weighted);
+        with ``sample_weight``, the weighted sum (integer weights: rows repeated)."""
         X = self._matrix(data)
+        weights = check_sample_weight(sample_weight, X.shape[0])
         resid = X - self._intercept - self._coef * X[:, self._parent]
         ll = -0.5 * (_LOG_2PI + np.log(self._variance) + resid**2 / self._variance)
         rows = ll.sum(axis=1)
-        return rows if per_row else float(rows.sum())
+        if per_row:
+            return rows
+        return float(rows.sum() if weights is None else rows @ weights)
 
-    def bic(self, data: Any) -> float:
-        """``log_likelihood - n_parameters / 2 * ln(rows)``."""
-        n = len(data)
-        return self.log_likelihood(data) - 0.5 * self.n_parameters() * math.log(n)
+    def _n_rows(self, data: Any, sample_weight: Any) -> float:
+        weights = check_sample_weight(sample_weight, len(data))
+        return float(len(data) if weights is None else weights.sum())
 
-    def aic(self, data: Any) -> float:
-        """``log_likelihood - n_parameters``."""
-        return self.log_likelihood(data) - self.n_parameters()
+    def bic(self, data: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, their total weight
+        with ``sample_weight``); larger is better, as :meth:`TreeModel.bic
+        <treelearn.models._tree.TreeModel.bic>`."""
+        n = self._n_rows(data, sample_weight)
+        return (self.log_likelihood(data, sample_weight=sample_weight)
+                - 0.5 * self.n_parameters * math.log(n))
+
+    def aic(self, data: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``); larger is better."""
+        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
 
     # -------------------------------------------------------------- sampling and queries
     def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
@@ -439,10 +217,14 @@ class GaussianTreeModel:
         >>> m.sample(3, random_state=0).shape
         (3, 2)
         """
-        rng = np.random.default_rng(random_state)
+        n = check_param("n", n, [Interval(Integral, 0, None)])
+        random_state = check_param("random_state", random_state, RANDOM_STATE)
         d = len(self.variables)
-        X = np.empty((int(n), d))
-        noise = rng.standard_normal((int(n), d)) * np.sqrt(self._variance)
+        check_memory(2 * n * max(d, 1) * 8, f"sampling n={n} rows of {d} variables",
+                     "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
+        rng = np.random.default_rng(random_state)
+        X = np.empty((n, d))
+        noise = rng.standard_normal((n, d)) * np.sqrt(self._variance)
         for j in self._topological():  # one column per step, all rows at once
             X[:, j] = self._intercept[j] + noise[:, j]
             if self._parent[j] != j:

@@ -1,21 +1,29 @@
-"""Sources: the one place that recognises what kind of input it was given.
+"""Categorical statistics from any input kind: counts, counts by class, encoded rows.
 
-Every learner starts from sufficient statistics, and this module is where they
-come from. :func:`count` turns a table — a pandas DataFrame, a CSV or Parquet
-path, a Dask DataFrame, a ``scipy.sparse`` 0/1 matrix, or an already encoded
-:class:`~treelearn.encoding._table.Table` — into a :class:`~treelearn.stats._counts.CountedTable`;
-:func:`count_by_class` turns features and class labels into a
-:class:`~treelearn.stats._counts.ClassCounts`. Row weights (``sample_weight``) are
-taken here, for every kind of input. The back-ends count and never fit:
+Every categorical learner starts from sufficient statistics, and this module is
+where they come from, whatever the input (the kinds are
+:data:`treelearn.sources._kinds.KINDS`; :func:`~treelearn.sources._kinds.by_kind`
+picks the reader):
+
+* :func:`count` turns a table — a pandas DataFrame, a CSV or Parquet path, a
+  Dask DataFrame, a ``scipy.sparse`` 0/1 matrix (its variables named by
+  ``names=``), or an already encoded :class:`~treelearn.encoding._table.Table` —
+  into a :class:`~treelearn.stats._counts.CountedTable`;
+* :func:`count_by_class` turns features and class labels into a
+  :class:`~treelearn.stats._counts.ClassCounts`;
+* :func:`in_memory_table` gives the encoded rows themselves, for learners that
+  need the rows (EM): a file is read whole, a Dask DataFrame computed.
+
+Row weights (``sample_weight``) are taken here, for every kind of input. The
+back-ends count and never fit:
 
 * in memory: :func:`treelearn.encoding._table.encode` (codes; counted when a learner asks);
 * files: :func:`treelearn.sources._files.count_file` (row chunks, never loaded whole);
 * Dask: :mod:`treelearn.sources._dask` (partitions counted on the workers);
 * ``scipy.sparse``: :func:`treelearn.stats._counts.sparse_binary_counts` (never densified).
 
-A new kind of input is one new branch in :func:`count` (and
-:func:`count_by_class`) and a back-end that returns the same statistics; no
-learner changes.
+A new kind of input is one new reader in each function (and its back-end
+returning the same statistics); no learner changes.
 
 Examples
 --------
@@ -31,6 +39,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,11 +55,13 @@ from .._base.errors import (
     MissingValuesError,
     TreelearnError,
 )
+from .._base.limits import check_memory
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
     Table,
     check_column_names,
+    check_frame,
     check_sample_weight,
     code_dtype,
     encode,
@@ -58,7 +70,7 @@ from ..encoding._table import (
 from ..stats._counts import (
     ClassCounts,
     CountedTable,
-    is_scipy_sparse,
+    binary_csr,
     sparse_binary_counts,
     sparse_names_and_weights,
 )
@@ -71,9 +83,9 @@ from ._dask import (
     is_dask_series,
 )
 from ._files import count_file, read_header, read_whole
+from ._kinds import DENSE_NEEDED, as_frame, by_kind, is_path, kind_of
 
 __all__ = [
-    "as_frame",
     "check_not_continuous",
     "class_dtype",
     "class_labels",
@@ -81,26 +93,13 @@ __all__ = [
     "column_names",
     "count",
     "count_by_class",
-    "is_path",
-    "read_data",
+    "in_memory_table",
+    "labelled_file",
+    "positive_rows",
 ]
 
-
-def is_path(data: Any) -> bool:
-    """Whether ``data`` names a file (a ``str`` or ``os.PathLike``)."""
-    return isinstance(data, (str, os.PathLike))
-
-
-def read_data(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset)
-    into a DataFrame, with the same states as the chunked reader (see
-    :func:`treelearn.sources._files.read_whole`); a file that cannot be read raises
-    :class:`~treelearn.DataFileError` naming it.
-
-    >>> read_data("datasets/playtennis.csv").shape
-    (14, 6)
-    """
-    return read_whole(path)
+#: what the categorical readers say of an array: they need column names and types
+ARRAY_REFUSAL = "wrap arrays with pd.DataFrame(array, columns=[...])"
 
 
 def column_names(data: Any) -> tuple | None:
@@ -113,29 +112,6 @@ def column_names(data: Any) -> tuple | None:
     return None
 
 
-def as_frame(X: Any, names: Sequence[Hashable] | None = None) -> pd.DataFrame:
-    """``X`` as a DataFrame; a 2-D array gets the columns ``names`` (default ``x0, x1, ...``)."""
-    if isinstance(X, pd.DataFrame):
-        return X
-    if is_scipy_sparse(X) or hasattr(X, "toarray"):
-        raise InputTypeError("sparse matrices are not supported: give a DataFrame of categorical columns")
-    array = np.asarray(X)
-    if array.ndim != 2:
-        # "Reshape your data": scikit-learn's wording, which its estimator checks look for
-        raise InputTypeError(
-            f"X must be 2-D (rows x features), got an array of shape {array.shape}. Reshape "
-            f"your data: X.reshape(-1, 1) if it is a single feature, X.reshape(1, -1) if it is "
-            f"a single row"
-        )
-    if array.dtype.kind == "c":
-        raise InputTypeError(
-            "X holds complex numbers: Complex data not supported; give categorical values "
-            "(labels, integers or text)"
-        )
-    columns = list(names) if names is not None else [f"x{j}" for j in range(array.shape[1])]
-    return pd.DataFrame(array, columns=columns)
-
-
 # ---------------------------------------------------------------------- tables
 def count(
     data: Any,
@@ -144,7 +120,7 @@ def count(
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     chunksize: int = 200_000,
-    columns: Sequence[Hashable] | None = None,
+    names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
     variables: Sequence[Hashable] | None = None,
     in_memory: bool = False,
@@ -155,7 +131,8 @@ def count(
     ----------
     data : DataFrame, CSV/Parquet path (read ``chunksize`` rows at a time unless
         ``in_memory``), Dask DataFrame (counted on its workers), ``scipy.sparse``
-        0/1 matrix (named by ``columns``), or an encoded :class:`Table`.
+        0/1 matrix (its variables named by ``names``, default ``0 .. d-1``), or an
+        encoded :class:`Table`. A numpy array is refused: it has no column names.
     missing, max_states, states : as in :func:`treelearn.encoding._table.encode`.
     sample_weight : one non-negative weight per row: an array-like for a
         DataFrame or sparse matrix, a column name for a file or a Dask DataFrame
@@ -166,55 +143,80 @@ def count(
         these columns (the weight column aside).
     in_memory : read a file whole (families of any size can then be counted).
     """
-    if isinstance(data, Table):
-        if sample_weight is not None or variables is not None:
-            raise TreelearnError("an encoded Table carries its own weights and columns")
-        return CountedTable.of_table(data)
-    if is_scipy_sparse(data):
-        if data.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
-            # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
-            return sparse_binary_statistics(data, columns, sample_weight=sample_weight)
-        return _count_sparse(data, columns, states=states, sample_weight=sample_weight)
-    if columns is not None:
+    if names is not None and kind_of(data).name != "sparse":
         raise InputTypeError(
-            "columns= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
+            "names= names the variables of a scipy.sparse matrix; a DataFrame brings its own "
             "column names (select columns with df[[...]])"
         )
     if is_path(data) and in_memory:
-        data = read_data(data)
+        data, sample_weight = _read_whole(data, sample_weight)
+    options = {"missing": missing, "max_states": max_states, "states": states,
+               "sample_weight": sample_weight, "variables": variables}
+    return by_kind(data, {
+        "table": partial(_count_table, sample_weight=sample_weight, variables=variables),
+        "sparse": partial(_count_sparse_matrix, names=names, states=states,
+                          sample_weight=sample_weight, variables=variables),
+        "dask": partial(_count_dask_frame, **options),
+        "path": partial(_count_path, chunksize=chunksize, **options),
+        "frame": partial(_count_frame, **options),
+    }, learner="a categorical learner", refusals={"array": ARRAY_REFUSAL})
+
+
+def _read_whole(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
+    """A file read whole, its weight column (named by ``sample_weight``) taken out."""
+    data = read_whole(path)
+    if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
+        sample_weight = data.pop(sample_weight)  # a copy read from the file: ours to change
+    return data, sample_weight
+
+
+def _count_table(table: Table, *, sample_weight: Any, variables: Any) -> CountedTable:
+    if sample_weight is not None or variables is not None:
+        raise TreelearnError("an encoded Table carries its own weights and columns")
+    return CountedTable.of_table(table)
+
+
+def _count_sparse_matrix(matrix: Any, *, names: Any, states: Any, sample_weight: Any,
+                         variables: Any) -> CountedTable:
+    if matrix.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
+        # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
+        return sparse_binary_statistics(matrix, names, sample_weight=sample_weight)
+    return _count_sparse(matrix, names, states=states, sample_weight=sample_weight)
+
+
+def _count_dask_frame(data: Any, *, missing: MissingPolicy, max_states: int, states: Any,
+                      sample_weight: Any, variables: Any) -> CountedTable:
+    if variables is not None:
+        _require_columns(list(data.columns), variables, "the dask DataFrame")
+        keep = list(variables)
         if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
-            sample_weight = data.pop(sample_weight)  # a copy read from the file: ours to change
-    if is_dask_dataframe(data):
-        if variables is not None:
-            _require_columns(list(data.columns), variables, "the dask DataFrame")
-            keep = list(variables)
-            if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
-                keep.append(sample_weight)
-            data = data[keep]
-        return count_dask(data, missing=missing, max_states=max_states, states=states,
-                          sample_weight=sample_weight)
-    if is_path(data):
-        if variables is not None:
-            header = [c for c in read_header(data) if c != sample_weight]
-            if header != list(variables):
-                raise ColumnNotFoundError(
-                    f"the columns {header} of {os.fspath(data)!r} differ from the variables "
-                    f"{list(variables)}; a file or dask DataFrame must have exactly these "
-                    f"columns, in this order", column=next(iter(set(variables) - set(header)), None)
-                )
-        if sample_weight is not None and not isinstance(sample_weight, (str, int)):
-            raise TreelearnError(
-                "for a file, sample_weight is the name of the column that holds the weights "
-                f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
+            keep.append(sample_weight)
+        data = data[keep]
+    return count_dask(data, missing=missing, max_states=max_states, states=states,
+                      sample_weight=sample_weight)
+
+
+def _count_path(data: Any, *, missing: MissingPolicy, max_states: int, states: Any,
+                sample_weight: Any, variables: Any, chunksize: int) -> CountedTable:
+    if variables is not None:
+        header = [c for c in read_header(data) if c != sample_weight]
+        if header != list(variables):
+            raise ColumnNotFoundError(
+                f"the columns {header} of {os.fspath(data)!r} differ from the variables "
+                f"{list(variables)}; a file or dask DataFrame must have exactly these "
+                f"columns, in this order", column=next(iter(set(variables) - set(header)), None)
             )
-        return count_file(data, chunksize=chunksize, states=states, missing=missing,
-                          max_states=max_states, sample_weight=sample_weight)
-    if not isinstance(data, pd.DataFrame):
-        raise InputTypeError(
-            f"expected a pandas DataFrame, a CSV/Parquet path, a dask DataFrame or a "
-            f"scipy.sparse matrix, got {type(data).__name__}; wrap arrays with "
-            f"pd.DataFrame(array, columns=[...])"
+    if sample_weight is not None and not isinstance(sample_weight, (str, int)):
+        raise TreelearnError(
+            "for a file, sample_weight is the name of the column that holds the weights "
+            f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
         )
+    return count_file(data, chunksize=chunksize, states=states, missing=missing,
+                      max_states=max_states, sample_weight=sample_weight)
+
+
+def _count_frame(data: pd.DataFrame, *, missing: MissingPolicy, max_states: int, states: Any,
+                 sample_weight: Any, variables: Any) -> CountedTable:
     if variables is not None:
         check_column_names(data.columns)
         _require_columns(list(data.columns), variables, "the data")
@@ -235,7 +237,7 @@ def _require_columns(present: list, wanted: Sequence[Hashable], where: str) -> N
 
 def _count_sparse(
     matrix: Any,
-    columns: Sequence[Hashable] | None = None,
+    names: Sequence[Hashable] | None = None,
     *,
     states: Mapping[Hashable, Sequence] | None = None,
     sample_weight: Any = None,
@@ -246,9 +248,84 @@ def _count_sparse(
             "states= is not supported for scipy.sparse input: its columns' states are the "
             "0/1 values present; pass a DataFrame to fix states"
         )
-    names, weights = sparse_names_and_weights(matrix, columns, sample_weight)
+    names, weights = sparse_names_and_weights(matrix, names, sample_weight)
     pairs, col_states = sparse_binary_counts(matrix, weights=weights)
     return CountedTable(names, col_states, (matrix.dtype,) * len(names), pairs=pairs)
+
+
+# ---------------------------------------------------------------------- rows in memory
+def in_memory_table(
+    data: Any,
+    *,
+    learner: str,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    names: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+) -> Table:
+    """The encoded rows of a table of any kind, for a ``learner`` that needs the rows
+    (EM revisits every row at every iteration), so they are held in memory:
+
+    * a DataFrame is encoded (:func:`~treelearn.encoding._table.encode`);
+    * a CSV/Parquet path is **read whole** (``sample_weight``: the name of its weight
+      column), with the states the chunked reader gives;
+    * a Dask DataFrame is **computed** (``sample_weight``: a column name or a Dask
+      Series partitioned like it), then encoded;
+    * a ``scipy.sparse`` 0/1 matrix (variables named by ``names``) becomes the table of
+      its dense 0/1 values (memory checked first), as ``pd.DataFrame(matrix.toarray())``;
+    * an encoded :class:`Table` is returned as it is;
+    * a numpy array is refused (it has no column names: wrap it in a DataFrame).
+
+    >>> import pandas as pd
+    >>> in_memory_table(pd.DataFrame({"a": ["x", "y"]}), learner="EM").codes.tolist()
+    [[0], [1]]
+    """
+    def encoded(frame: pd.DataFrame, weights: Any = sample_weight) -> Table:
+        check_frame(frame)
+        return encode(frame, missing=missing, max_states=max_states, states=states,
+                      sample_weight=weights)
+
+    def path(source: Any) -> Table:
+        return encoded(*_read_whole(source, sample_weight))
+
+    def dask(ddf: Any) -> Table:
+        weights = sample_weight
+        if is_dask_series(weights):
+            weights = weights.compute()
+        frame = ddf.compute()
+        if isinstance(weights, (str, int)) and weights in frame.columns:
+            weights = frame.pop(weights)
+        return encoded(frame, weights)
+
+    def sparse(matrix: Any) -> Table:
+        table = encoded(*_sparse_frame(matrix, names, sample_weight))
+        return replace(table, dtypes=(matrix.dtype,) * len(table.columns))  # as count gives
+
+    def table(t: Table) -> Table:
+        if sample_weight is not None:
+            raise TreelearnError("an encoded Table carries its own weights")
+        return t
+
+    if names is not None and kind_of(data).name != "sparse":
+        raise InputTypeError("names= names the variables of a scipy.sparse matrix; a "
+                             "DataFrame brings its own column names")
+    return by_kind(data, {
+        "table": table, "sparse": sparse, "dask": dask, "path": path, "frame": encoded,
+    }, learner=learner, refusals={"array": ARRAY_REFUSAL})
+
+
+def _sparse_frame(matrix: Any, names: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
+    """A sparse 0/1 matrix as a DataFrame of its values (rows of weight zero left out) and
+    the weights of the rows kept."""
+    names, weights = sparse_names_and_weights(matrix, names, sample_weight)
+    A, weights = binary_csr(matrix, weights)
+    kind = A.dtype.kind
+    dense = A.astype(np.int8) if kind in "iu" else A  # 0/1: a byte per cell is enough
+    check_memory(A.shape[0] * A.shape[1] * dense.dtype.itemsize,
+                 f"the {A.shape[0]} x {A.shape[1]} rows of a sparse matrix",
+                 "give fewer rows or columns")
+    return pd.DataFrame(dense.toarray(), columns=list(names), copy=False), weights
 
 
 # ---------------------------------------------------------------------- classification
@@ -391,13 +468,44 @@ def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
     return dtype
 
 
+def positive_rows(n_rows: int, y: Any, weights: np.ndarray | None) -> tuple[Any, Any, Any]:
+    """``(keep, y, weights)``: the rows of positive weight (``keep``: their indices, or
+    ``None`` when every row counts), their labels and weights. Rows of weight zero are
+    absent: their labels are no classes, their values no states."""
+    if weights is None or (weights > 0).all():
+        return None, y, weights
+    n_labels = len(y) if hasattr(y, "__len__") else None
+    if n_labels is not None and n_labels != n_rows:
+        raise ClassLabelError(f"X has {n_rows} rows but y has {n_labels} labels; give one label "
+                              f"per row")
+    keep = np.flatnonzero(weights > 0)
+    y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
+    return keep, y, weights[keep]
+
+
+def labelled_file(path: Any, y: Any, sample_weight: Any) -> tuple[pd.DataFrame, pd.Series, Any]:
+    """``(features, labels, weights)`` of a file read whole whose column ``y`` holds the class
+    labels (and column ``sample_weight``, if named, the row weights)."""
+    if not isinstance(y, (str, int)):
+        raise ClassLabelError(
+            f"with a file X, y is the name of its class column (e.g. y='label'), not "
+            f"{type(y).__name__}")
+    frame, weights = _read_whole(path, sample_weight)
+    if y not in frame.columns:
+        raise ColumnNotFoundError(f"y={y!r} is not a column of {os.fspath(path)!r}; its columns "
+                                  f"are {list(frame.columns)[:20]}", column=y)
+    labels = frame.pop(y)
+    return frame, labels, weights
+
+
 def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
     """The statistics a classifier learns from: the features ``X`` and the class ``y``.
 
     ``X`` is a DataFrame or a 2-D array of categorical features (missing values
-    kept: each count uses the rows where its variables are observed), or a Dask
+    kept: each count uses the rows where its variables are observed); a Dask
     DataFrame with ``y`` a Dask Series partitioned like it (counted on the
-    workers). ``y``'s sorted distinct labels are the classes; ``sample_weight``
+    workers); or a CSV/Parquet path (read whole) with ``y`` the name of its class
+    column. ``y``'s sorted distinct labels are the classes; ``sample_weight``
     gives each row a weight (zero: the row is left out before anything else).
 
     >>> import pandas as pd
@@ -405,8 +513,18 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
     >>> stats.columns, stats.class_count.tolist()
     (('x', 'class'), [1, 2])
     """
-    if is_dask_dataframe(X):
-        return _count_by_class_dask(X, y, sample_weight)
+    def in_memory(features: Any) -> ClassCounts:
+        return _count_by_class_frame(features, y, sample_weight)
+
+    return by_kind(X, {
+        "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight),
+        "path": lambda path: _count_by_class_frame(*labelled_file(path, y, sample_weight)),
+        "frame": in_memory,
+        "array": in_memory,
+    }, learner="a categorical classifier", refusals={"sparse": DENSE_NEEDED})
+
+
+def _count_by_class_frame(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     _check_y_given(y)
     X = as_frame(X)
     if X.shape[1] == 0 or len(X) == 0:
@@ -416,16 +534,9 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
             f"X has 0 {what} (shape={X.shape}) while a minimum of 1 is required; a classifier "
             f"needs at least one row and one feature column"
         )
-    weights = check_sample_weight(sample_weight, len(X))
-    if weights is not None and not (weights > 0).all():
-        n_labels = len(y) if hasattr(y, "__len__") else None
-        if n_labels is not None and n_labels != len(X):
-            raise ClassLabelError(
-                f"X has {len(X)} rows but y has {n_labels} labels; give one label per row"
-            )
-        keep = np.flatnonzero(weights > 0)  # rows of weight zero are absent
-        X, weights = X.iloc[keep], weights[keep]
-        y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
+    keep, y, weights = positive_rows(len(X), y, check_sample_weight(sample_weight, len(X)))
+    if keep is not None:
+        X = X.iloc[keep]
     # the labels first: a target that cannot train a classifier (one class, continuous)
     # is the first thing to say, whatever the features hold
     classes, y_codes, y_name = class_labels(y, len(X))

@@ -55,11 +55,17 @@ from ._files import (
 )
 
 __all__ = [
+    "WEIGHT_COLUMN",
     "class_pair_counts_dask",
     "count_by_class_dask",
     "count_dask",
+    "dask_states",
+    "distinct_labels",
+    "import_dask",
     "is_dask_dataframe",
     "is_dask_series",
+    "tree_reduce",
+    "with_weights",
 ]
 
 #: summaries merged per task in the tree reductions
@@ -89,7 +95,7 @@ def is_dask_series(obj: Any) -> bool:
     return _is_dask(obj) and type(obj).__name__ == "Series"
 
 
-def _dask():
+def import_dask():
     try:
         import dask
     except ImportError:  # pragma: no cover - depends on the installation
@@ -99,7 +105,7 @@ def _dask():
 
 def tree_reduce(items: list, combine: Callable, fan_in: int = FAN_IN) -> Any:
     """Combine delayed ``items`` level by level, ``fan_in`` at a time; the result is one delayed."""
-    delayed = _dask().delayed
+    delayed = import_dask().delayed
     if not items:
         raise EmptyDataError("the dask DataFrame has no partitions")
     while len(items) > 1:
@@ -125,7 +131,7 @@ def _add(a: Any, b: Any) -> Any:
     return a + b
 
 
-def _with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
+def with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
     """The frame and the name of its weight column: ``sample_weight`` is a column
     name or a dask Series partitioned like ``ddf`` (it becomes a column)."""
     if sample_weight is None:
@@ -174,7 +180,7 @@ def dask_states(
     if all(c in given for c in columns):
         all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in columns)
         return tuple(columns), all_states, tuple(ddf.dtypes[c] for c in columns)
-    delayed = _dask().delayed
+    delayed = import_dask().delayed
     skip = tuple(given)
     parts = [delayed(_scan_partition)(p, missing, max_states, skip, weight_column)
              for p in ddf.to_delayed()]
@@ -230,11 +236,11 @@ def count_dask(
     parameters and errors as :func:`treelearn.sources._files.count_file`;
     ``sample_weight`` is a column name or a dask Series partitioned like ``ddf``.
     """
-    ddf, weight_column = _with_weights(ddf, sample_weight)
+    ddf, weight_column = with_weights(ddf, sample_weight)
     columns, all_states, dtypes = dask_states(
         ddf, states=states, missing=missing, max_states=max_states, weight_column=weight_column
     )
-    delayed = _dask().delayed
+    delayed = import_dask().delayed
     parts = [
         delayed(_count_partition)(p, columns, all_states, missing, weight_column)
         for p in ddf.to_delayed()
@@ -301,11 +307,11 @@ def class_pair_counts_dask(
             f"X has {X.npartitions} partitions and y {y.npartitions}; partition them alike"
         )
     both = X.assign(__treelearn_class__=y).rename(columns={"__treelearn_class__": name})
-    both, weight_column = _with_weights(both, sample_weight)
+    both, weight_column = with_weights(both, sample_weight)
     columns, all_states, dtypes = dask_states(
         both, states=states, missing=missing, max_states=max_states, weight_column=weight_column
     )
-    delayed = _dask().delayed
+    delayed = import_dask().delayed
     index = len(columns) - 1
     parts = [
         delayed(_count_by_class)(p, columns, all_states, missing, index, weight_column)
@@ -333,6 +339,6 @@ def count_by_class_dask(
 
 def distinct_labels(y: Any) -> tuple[int, Any, Any]:
     """``(missing labels, distinct labels, their counts)`` of a dask Series, in one pass over it."""
-    n_missing, counts = _dask().compute(y.isna().sum(), y.dropna().value_counts())
+    n_missing, counts = import_dask().compute(y.isna().sum(), y.dropna().value_counts())
     counts = counts[counts > 0]  # a Categorical's unused categories are no labels
     return int(n_missing), counts.index.to_numpy(), counts.to_numpy()

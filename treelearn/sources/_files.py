@@ -30,7 +30,8 @@ functions serve :mod:`treelearn.sources._dask`, where the chunks are a dask
 DataFrame's partitions.
 
 A CSV is read with pandas' defaults (header row, comma separator), as
-:func:`treelearn.learners._chow_liu.read_data` reads it whole.
+:func:`read_whole` reads it whole (:func:`treelearn.sources._reading.read_data`, for
+Python users, also finds other separators).
 
 Examples
 --------
@@ -552,34 +553,39 @@ def _first_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def reading(path: str) -> Iterator[None]:
+def reading(path: str, name: str | None = None, encoding: str | None = None) -> Iterator[None]:
     """Turn what the CSV/Parquet readers raise for a bad file into a :class:`DataFileError`
-    naming the file, the problem and the fix (pandas, pyarrow and codec errors otherwise)."""
+    naming the file (``name``: how to name it, default ``repr(path)``), the problem and the
+    fix (pandas, pyarrow and codec errors otherwise)."""
+    name = repr(path) if name is None else name
     try:
         yield
     except TreelearnError:
         raise
     except pd.errors.EmptyDataError:
-        raise EmptyDataError(f"{path!r} is empty: no header, no rows") from None
+        raise EmptyDataError(f"{name} is empty (no CSV data: no header, no rows)") from None
     except UnicodeError:
+        if encoding is not None:
+            raise DataFileError(f"{name} is not {encoding} text: give the file's encoding "
+                                f"(e.g. encoding='latin-1'), or re-save it as UTF-8") from None
         raise DataFileError(
-            f"{path!r} is not UTF-8 text (another encoding such as latin-1, compressed data or "
+            f"{name} is not UTF-8 text (another encoding such as latin-1, compressed data or "
             f"a binary file): re-save it as a UTF-8 CSV, or give a Parquet file") from None
     except pd.errors.ParserError as exc:
         raise DataFileError(
-            f"{path!r} is not a well-formed CSV file ({_first_line(exc)}): every row must have "
-            f"as many comma-separated fields as the header") from None
+            f"{name} is not a well-formed CSV file ({_first_line(exc)}): every row must have "
+            f"as many separated fields as the header") from None
     except IsADirectoryError:
         raise DataFileError(
-            f"{path!r} is a directory without Parquet files, not a data file: give a CSV or "
+            f"{name} is a directory without Parquet files, not a data file: give a CSV or "
             f"Parquet file, or a directory of Parquet files (a Parquet dataset)") from None
     except PermissionError:
-        raise DataFileError(f"{path!r} cannot be read: permission denied") from None
+        raise DataFileError(f"{name} cannot be read: permission denied") from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "pyarrow":
             raise
         raise DataFileError(
-            f"{path!r} is not a readable Parquet file ({_first_line(exc)}); a file named "
+            f"{name} is not a readable Parquet file ({_first_line(exc)}); a file named "
             f".parquet must be Parquet (rename a CSV file to .csv)") from None
 
 
@@ -590,23 +596,24 @@ def _dataset(path: str):
     return ds.dataset(path, format="parquet")
 
 
-def read_whole(path: str | os.PathLike) -> pd.DataFrame:
+def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     """A whole CSV or Parquet file (or Parquet dataset directory) as a DataFrame.
 
     A CSV column is parsed in one go (``low_memory=False``): pandas would otherwise
     parse blocks of rows separately and give ``1`` and ``"1"`` in one column, where
     the chunked reader (:func:`text_columns`) reads such a column as text. Both give
-    the same states.
+    the same states. ``csv``: options for ``pandas.read_csv`` (``sep``, ``encoding``,
+    ``thousands``, ``decimal``); the default is pandas', as the chunked reader's.
     """
     path = data_file(path)
-    with reading(path):
+    with reading(path, encoding=csv.get("encoding")):
         if is_parquet(path):
             if os.path.isdir(path):
                 return _dataset(path).to_table().to_pandas()
             return pd.read_parquet(path)
         if os.path.isdir(path):
             raise IsADirectoryError(path)
-        return pd.read_csv(path, low_memory=False)
+        return pd.read_csv(path, low_memory=False, **csv)
 
 
 def iter_chunks(

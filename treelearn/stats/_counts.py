@@ -31,6 +31,7 @@ import numpy as np
 from .._base.errors import EmptyDataError, StructureError, TreelearnError
 from .._base.limits import check_memory
 from ..encoding._table import Table, check_column_names, check_sample_weight, python_scalar
+from ._information import mutual_information_matrix
 
 __all__ = [
     "ClassCounts",
@@ -587,6 +588,17 @@ class CountedTable:
             "pairwise counts (a file read in chunks, Dask, a sparse matrix) cannot fit a CPT "
             "with more than one parent; load the data as a DataFrame"
         )
+
+    def mutual_information(self, mi_alpha: float | None = None) -> np.ndarray:
+        """The MI (nats) of every pair of columns, from the pair counts (``mi_alpha``: a
+        pseudocount added to each cell of every pairwise joint first)."""
+        return mutual_information_matrix(self.counts, mi_alpha)
+
+    def direct_skeleton(self, settings: Any) -> None:
+        """``None``: these statistics give the MI matrix (:meth:`mutual_information`), from
+        which the learner finds the tree. Statistics that find their Chow-Liu tree without a
+        ``d x d`` matrix return it here (:class:`~treelearn.SparseBinaryCounts`)."""
+        return None
 
     def select(self, indices: Sequence[int]) -> CountedTable:
         """The statistics of some of the columns (pair counts are sliced, never recounted)."""

@@ -7,10 +7,12 @@ count matrix of :mod:`treelearn.stats._counts`: no Python loop over pairs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._counts import PairCounts
+if TYPE_CHECKING:  # pragma: no cover - hints only: _counts imports this module
+    from ._counts import PairCounts
 
 __all__ = ["conditional_mutual_information_matrix", "entropies", "mutual_information_matrix"]
 

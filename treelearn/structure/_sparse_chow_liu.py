@@ -174,7 +174,9 @@ class SparseBinaryCounts:
     ``diagonal[j]`` the same from the product's diagonal; ``pair_i < pair_j``
     list the co-occurring pairs of two-state columns and ``pair_n11`` their
     counts. :meth:`family_counts` gives the marginal and pairwise counts the
-    dense path gives, so CPTs are the same.
+    dense path gives, so CPTs are the same; :meth:`direct_skeleton` the tree, and
+    :meth:`mutual_information` says why there is no MI matrix (the statistics
+    protocol of :class:`~treelearn.stats._counts.CountedTable`).
     """
 
     columns: tuple
@@ -186,6 +188,27 @@ class SparseBinaryCounts:
     pair_i: np.ndarray
     pair_j: np.ndarray
     pair_n11: np.ndarray
+
+    def mutual_information(self, mi_alpha: float | None = None) -> np.ndarray:
+        """Refused: the point of these statistics is never to form the ``d x d`` matrix."""
+        d = len(self.columns)
+        raise TreelearnError(
+            f"a complete MI graph over {d} variables would have {d * (d - 1) // 2:,} edges; "
+            f"learn the tree with tl.chow_liu, which never forms it, or pass fewer columns")
+
+    def direct_skeleton(self, settings: Any) -> nx.Graph:
+        """The Chow-Liu tree of these counts (:func:`sparse_spanning_skeleton`), found without
+        a ``d x d`` matrix; the options that need one (``settings.forest``, ``whitelist``,
+        ``blacklist``, ``mi_alpha``) are refused, naming them."""
+        unsupported = [name for name, value in (("forest", settings.forest),
+                       ("whitelist", settings.whitelist), ("blacklist", settings.blacklist),
+                       ("mi_alpha", settings.mi_alpha)) if value]
+        if unsupported:
+            raise TreelearnError(
+                f"{', '.join(unsupported)} cannot be used with the sparse Chow-Liu path taken "
+                f"for a scipy.sparse matrix of {len(self.columns)} columns; drop the option, or "
+                f"learn from fewer columns (the dense path needs a K x K count matrix)")
+        return sparse_spanning_skeleton(self)
 
     @cached_property  # computed once: family_counts reads it for every node
     def cardinalities(self) -> np.ndarray:

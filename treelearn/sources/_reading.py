@@ -1,0 +1,290 @@
+"""Reading a table and preparing it for learning: what the ``treelearn`` command does, for
+Python users too.
+
+* :func:`read_data`: a CSV or Parquet file (or a text stream such as standard input)
+  as a DataFrame; a CSV's separator is found from its header (a header without a
+  comma that holds ``;``, a tab or ``|`` is separated by it; ``.tsv`` and ``.tab``
+  files by tabs), and ``encoding``, ``thousands`` and ``decimal`` are pandas'.
+* :func:`date_columns` (ISO 8601 dates, and datetime columns), :func:`as_dates`;
+* :func:`identifier_columns`: columns that look like row identifiers;
+* :func:`date_problems`, :func:`table_problems`: every problem of a table before
+  learning, with the numeric rule's notes, as errors carrying their fixes by name
+  (``TreelearnError.fixes``) so that a front end words them its own way;
+* :func:`separator_note`: the pointer for a table read with the wrong separator;
+* :func:`discretized`: numbers and dates cut into quantile bins.
+
+The learners read paths themselves (:func:`treelearn.sources._files.read_whole`, or
+in chunks), with pandas' defaults; read a file with another separator here first.
+
+>>> import io
+>>> read_data(io.StringIO("a;b\\n1;x\\n2;y\\n")).columns.tolist()
+['a', 'b']
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+import warnings
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .._base.errors import (
+    NumericColumnWarning,
+    TableProblemsError,
+    TooManyStatesError,
+    TreelearnError,
+)
+from ..encoding._table import DEFAULT_MAX_STATES, encode
+from ._files import data_file, is_parquet, read_whole, reading
+
+__all__ = [
+    "ISO_DATE",
+    "MIN_ROWS_FOR_IDENTIFIER",
+    "as_dates",
+    "date_columns",
+    "date_problems",
+    "discretized",
+    "identifier_columns",
+    "read_data",
+    "separator_note",
+    "table_problems",
+]
+
+#: a column is an identifier only in a table of at least this many rows
+MIN_ROWS_FOR_IDENTIFIER = 10
+
+#: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
+ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+
+#: separators found from a header line, after the comma, and how a note names them
+SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "bars"}
+
+#: suffixes of compressed files pandas opens itself (their header is not sniffed)
+COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
+
+
+def _header_separator(line: str) -> str:
+    """The separator of a CSV whose header line is ``line``: a comma if it holds one (outside
+    quotes), else the first of ``;``, tab and ``|`` it holds, else a comma."""
+    bare = re.sub(r'"[^"]*"', "", line)
+    if "," in bare:
+        return ","
+    return next((sep for sep in SEPARATORS if sep in bare), ",")
+
+
+def _file_separator(path: str, encoding: str | None) -> str:
+    lower = path.lower()
+    if lower.endswith((".tsv", ".tab")):
+        return "\t"
+    if lower.endswith(COMPRESSED) or os.path.isdir(path):
+        return ","
+    with reading(path, encoding=encoding), open(path, encoding=encoding or "utf-8",
+                                                 newline="") as fh:
+        return _header_separator(fh.readline())
+
+
+def read_data(
+    source: str | os.PathLike | io.TextIOBase,
+    *,
+    sep: str | None = None,
+    encoding: str | None = None,
+    thousands: str | None = None,
+    decimal: str = ".",
+) -> pd.DataFrame:
+    """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset),
+    or CSV text from a stream (``sys.stdin``), into a DataFrame.
+
+    Parameters
+    ----------
+    source : a path, or a readable text stream.
+    sep : the CSV separator; ``None`` finds it: tabs for ``.tsv``/``.tab`` files, else
+        from the header line (a header without a comma that holds ``;``, a tab or ``|``
+        is separated by it; otherwise commas).
+    encoding : the text encoding (default UTF-8), e.g. ``"latin-1"``.
+    thousands, decimal : the thousands separator and the decimal point of numbers
+        (``thousands="."``, ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``.
+
+    The CSV options do not apply to a Parquet file: its columns have their types.
+
+    A CSV column is parsed in one go, so it has one type, and the states are those
+    the learners' own readers give for a comma-separated file. A file that cannot be
+    read raises :class:`~treelearn.DataFileError` naming it; an empty one
+    :class:`~treelearn.EmptyDataError`; a missing one ``FileNotFoundError``.
+
+    >>> read_data("datasets/playtennis.csv").shape
+    (14, 6)
+    """
+    csv: dict[str, Any] = {"thousands": thousands, "decimal": decimal}
+    if encoding is not None:
+        csv["encoding"] = encoding
+    if hasattr(source, "read"):
+        name = "standard input" if source is sys.stdin else repr(getattr(source, "name", "the stream"))
+        with reading(name, name=name, encoding=encoding):
+            text = source.read()
+            if isinstance(text, bytes):
+                text = text.decode(encoding or "utf-8")
+            lines = text.splitlines()
+            sep = sep if sep is not None else _header_separator(lines[0] if lines else "")
+            return pd.read_csv(io.StringIO(text), sep=sep, low_memory=False, thousands=thousands,
+                               decimal=decimal)
+    path = data_file(source)
+    if is_parquet(path):  # its columns have their types: the CSV options do not apply
+        return read_whole(path)
+    return read_whole(path, sep=sep if sep is not None else _file_separator(path, encoding), **csv)
+
+
+def separator_note(df: pd.DataFrame) -> str | None:
+    """A note when a table read as comma-separated has one column whose name holds another
+    separator (``None`` otherwise)."""
+    if df.shape[1] != 1:
+        return None
+    name = str(df.columns[0])
+    word = next((word for sep, word in SEPARATORS.items() if sep in name), None)
+    if word is None:
+        return None
+    return (f"the data has a single column {name!r}: is the file separated by {word}? "
+            f"treelearn reads comma-separated files (convert it, e.g. with pandas)")
+
+
+# ---------------------------------------------------------------------- columns
+def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER) -> list:
+    """Columns that look like row identifiers: a distinct value in every row of a table of
+    at least ``min_rows`` rows (not floats, not booleans, not dates: a date column is cut
+    by time, or named in an error).
+
+    >>> identifier_columns(pd.DataFrame({"id": range(12), "x": [0, 1] * 6}))
+    ['id']
+    """
+    n = len(df)
+    if n < min_rows:
+        return []
+    return [
+        c
+        for c in df.columns
+        if not pd.api.types.is_float_dtype(df[c].dtype)
+        and not pd.api.types.is_bool_dtype(df[c].dtype)
+        and not pd.api.types.is_datetime64_any_dtype(df[c].dtype)
+        and df[c].notna().all()
+        and df[c].nunique() == n
+    ]
+
+
+def date_columns(df: pd.DataFrame) -> list:
+    """Datetime columns, and text columns whose every value is an ISO 8601 date.
+
+    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "text": ["a", "b"]}))
+    ['day']
+    """
+    out = []
+    for c in df.columns:
+        series = df[c]
+        if pd.api.types.is_datetime64_any_dtype(series.dtype):
+            out.append(c)
+            continue
+        if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
+                series.dtype, pd.CategoricalDtype):
+            continue
+        values = series.dropna()
+        first = values.iloc[0] if len(values) else None
+        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
+            continue  # the first value decides, cheaply, for most columns
+        try:
+            distinct = pd.Series(pd.unique(values), dtype=object)
+            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
+                continue
+            pd.to_datetime(distinct, format="ISO8601")
+        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
+            continue  # unhashable cells are the encoder's to report
+        out.append(c)
+    return out
+
+
+def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
+    """``df`` with the text date ``columns`` as datetimes, so that they are cut by time (a
+    copy when anything changes; ``df`` itself is never changed)."""
+    text = [c for c in columns if not pd.api.types.is_datetime64_any_dtype(df[c].dtype)]
+    if not text:
+        return df
+    df = df.copy()
+    for c in text:
+        df[c] = pd.to_datetime(df[c], format="ISO8601")
+    return df
+
+
+def discretized(df: pd.DataFrame, bins: int, keep: Sequence[Hashable] = ()) -> tuple[pd.DataFrame, list]:
+    """``(table, columns cut)``: the float, datetime and many-valued integer columns of
+    ``df`` (other than ``keep``) cut into ``bins`` quantile bins by
+    :class:`~treelearn.Discretizer` (``df`` itself is not changed)."""
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise TreelearnError(f"bins == {bins!r}, must be an integer >= 1", values=[bins])
+    columns = [c for c in df.columns if c not in keep and (
+        pd.api.types.is_float_dtype(df[c]) or pd.api.types.is_datetime64_any_dtype(df[c])
+        or (pd.api.types.is_integer_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+            and df[c].nunique() > bins))]
+    if not columns:
+        return df, []
+    from ..encoding._discretizer import Discretizer  # here: scikit-learn only when cutting
+
+    return Discretizer(bins=bins, columns=columns).fit_transform(df), columns
+
+
+# ---------------------------------------------------------------------- problems
+def date_problems(df: pd.DataFrame, dates: Sequence[Hashable], keep: Sequence[Hashable] = (),
+                  max_states: int = DEFAULT_MAX_STATES) -> list[TooManyStatesError]:
+    """Date columns that cannot be states as they are (a different date in every row, or
+    more than ``max_states`` dates): errors whose fixes are ``discretize`` and ``drop``."""
+    problems = []
+    for c in dates:
+        k = int(df[c].nunique())
+        every_row = len(df) >= MIN_ROWS_FOR_IDENTIFIER and k == len(df) and c not in keep
+        if every_row or k > max_states:
+            what = "a different date in every row" if every_row else f"{k} distinct dates"
+            problems.append(TooManyStatesError(f"column {c!r} holds {what}", column=c,
+                                               reason=f"column {c!r} holds {what}",
+                                               fixes=("discretize", "drop")))
+    return problems
+
+
+def table_problems(
+    df: pd.DataFrame,
+    *,
+    missing: str = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    class_column: Hashable | None = None,
+    known: Sequence[TreelearnError] = (),
+) -> tuple[list[TreelearnError], list[NumericColumnWarning]]:
+    """``(problems, notes)``: every problem the encoder finds in ``df`` (after the ``known``
+    ones, whose columns are not checked again), and its notes about numeric columns.
+
+    The class column (``class_column``) has rules of its own: it is left out, and so are
+    the rows without a class label. ``missing="em"`` keeps missing cells, so the table is
+    checked as ``"pairwise"`` would.
+    """
+    table = df
+    if class_column is not None and class_column in df.columns:
+        labelled = df[class_column].notna().to_numpy()
+        table = df[labelled].drop(columns=[class_column])
+    table = table.drop(columns=[p.column for p in known])
+    problems = list(known)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NumericColumnWarning)
+        try:
+            if table.shape[1] and len(table):
+                encode(table, missing="pairwise" if missing == "em" else missing,
+                       max_states=max_states)
+        except TableProblemsError as exc:
+            problems += list(exc.problems)
+        except TreelearnError as exc:
+            problems.append(exc)
+    notes = []
+    for w in caught:
+        if isinstance(w.message, NumericColumnWarning):
+            notes.append(w.message)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return problems, notes
