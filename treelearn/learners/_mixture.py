@@ -31,9 +31,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import InvalidModelError, TreelearnError
-from .._base.jsonvalues import DecodeError, EncodeError, from_json_value, json_value
+from .._base.errors import TreelearnError
+from .._base.jsonvalues import json_value
 from .._base.logspace import logsumexp
+from .._base.persistence import Persistent, SavedState
 from ..encoding._table import DEFAULT_MAX_STATES, Table, check_frame, distinct_rows, encode
 from ..export._jsonfile import save_document
 from ..models._tree import TreeModel
@@ -45,7 +46,7 @@ from ._em import expected_counts
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(DensityMixin, BaseEstimator):
+class TreeMixture(Persistent, DensityMixin, BaseEstimator):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -254,8 +255,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
         kwargs.setdefault("heading", f"mixture of {len(self.components_)} trees")
         return draw_panels(self.components_, titles, **kwargs)
 
-    def to_dict(self) -> dict:
-        """Everything needed to rebuild the fitted mixture, as JSON-able values.
+    # (to_dict / from_dict: the one codec, treelearn._base.persistence; the fitted parts here)
+    def _fitted_state(self) -> dict:
+        """The fitted parts beside the codec's header (what ``to_dict`` adds).
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -264,56 +266,41 @@ class TreeMixture(DensityMixin, BaseEstimator):
         >>> bool((back.score_samples(df) == mix.score_samples(df)).all())
         True
         """
-        check_is_fitted(self)
-        try:
-            return {
-                "estimator": type(self).__name__,
-                "params": {k: json_value(v) for k, v in self.get_params().items()},
-                "weights": self.weights_.tolist(),
+        return {"weights": [float(w) for w in self.weights_],
                 "components": [c.to_dict() for c in self.components_],
-                "converged": bool(self.converged_),
-                "n_iter": int(self.n_iter_),
-                "lower_bounds": [float(b) for b in self.lower_bounds_],
-                "lower_bound": float(self.lower_bound_),
-            }
-        except EncodeError as exc:  # jsonvalues knows no treelearn errors
-            raise TreelearnError(str(exc)) from None
+                "converged": bool(self.converged_), "n_iter": int(self.n_iter_),
+                "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
+                "lower_bound": json_value(float(self.lower_bound_))}
 
-    @classmethod
-    def from_dict(cls, state: Mapping[str, Any]) -> TreeMixture:
-        """The fitted mixture that :meth:`to_dict` describes, every component checked."""
-        if not isinstance(state, Mapping) or state.get("estimator") != cls.__name__:
-            raise InvalidModelError(f"the saved state is not a {cls.__name__}")
-        try:
-            est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
-        except DecodeError as exc:
-            raise InvalidModelError(str(exc)) from None
-        components = [TreeModel.from_dict(c) for c in state["components"]]
-        weights = np.asarray(state["weights"], dtype=float)
-        if not components or len(weights) != len(components):
-            raise InvalidModelError(
-                f"a saved TreeMixture needs one weight per component, got {len(weights)} "
-                f"weight(s) and {len(components)} component(s)"
-            )
+    def _restore_fitted(self, saved: SavedState) -> None:
+        """Every component checked (:meth:`TreeModel.from_dict`), the same variables and
+        states in each, the weights a distribution, the bounds numbers."""
+        components = [TreeModel.from_dict(c) for c in saved.raw("components", list)]
+        if not components:
+            raise saved.fail("components", "is empty")
+        weights = saved.array("weights", (len(components),), low=0, normalised=0)
         first = components[0]
         for k, c in enumerate(components[1:], start=1):
             if c.variables != first.variables or c.states != first.states:
-                raise InvalidModelError(
-                    f"component {k} has other variables or states than component 0"
-                )
-        if (weights < 0).any() or not np.isclose(weights.sum(), 1.0):
-            raise InvalidModelError(f"mixture weights {weights.tolist()} must be >= 0 and sum to 1")
-        est.components_, est.weights_ = components, weights
-        est.converged_, est.n_iter_ = bool(state["converged"]), int(state["n_iter"])
-        est.lower_bounds_ = [float(b) for b in state["lower_bounds"]]
-        est.lower_bound_ = float(state["lower_bound"])
-        est.feature_names_in_ = np.asarray(first.variables, dtype=object)
-        est.n_features_in_ = len(first.variables)
-        return est
+                raise saved.fail("components", f"component {k} has other variables or states "
+                                               f"than component 0")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and list(names) != list(first.variables):
+            raise saved.fail("feature_names", "differ from the components' variables")
+        self.components_, self.weights_ = components, weights
+        self.converged_ = bool(saved.raw("converged", bool))
+        self.n_iter_ = saved.raw("n_iter", int)
+        self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
+        bound = saved.value("lower_bound")
+        if not isinstance(bound, (int, float)) or isinstance(bound, bool) or np.isnan(bound):
+            raise saved.fail("lower_bound", "must be a number")
+        self.lower_bound_ = float(bound)
+        self.feature_names_in_ = np.asarray(first.variables, dtype=object)
+        self.n_features_in_ = len(first.variables)
 
     def save(self, path: str | os.PathLike) -> None:
         """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        save_document(path, "classifier", **{"class": type(self).__name__, "state": self.to_dict()})
+        save_document(path, "estimator", **{"class": type(self).__name__, "state": self.to_dict()})
 
 
 # ---------------------------------------------------------------- EM
