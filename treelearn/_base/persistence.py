@@ -10,7 +10,7 @@ estimator has not are left out:
 ``params``             ``get_params()``, each value through :func:`json_value`
 ``n_features``         ``n_features_in_``
 ``feature_names``      ``feature_names_in_`` (labels keep their types)
-``classes``            ``classes_``, and ``classes_dtype`` (a numpy text dtype as ``"str"``)
+``classes``            ``classes_``, and ``classes_dtype`` (numpy text as ``"<U5"``, rebuilt from the labels)
 ``class_name``         ``class_name_``, the class node's name
 ``class_count``        ``class_count_`` exactly: integers for whole weights, else floats
 ``class_log_prior``    ``class_log_prior_`` (``-inf`` for a class of prior 0)
@@ -73,8 +73,9 @@ __all__ = ["ESTIMATORS", "Persistent", "SavedState", "label_array"]
 #: every persistent estimator class by name (filled as the classes are defined)
 ESTIMATORS: dict[str, type] = {}
 
-#: a numpy text dtype as ``str()`` writes it (``<U1``): rebuilt from the labels, never allocated
-_TEXT_DTYPE = re.compile(r"^[<>|=]?U\d*$")
+#: a numpy text dtype as ``str()`` writes it (``<U21``), and the widest one a file may name
+_TEXT_DTYPE = re.compile(r"^[<>|=]?U(\d*)$")
+_MAX_TEXT_WIDTH = 4096
 
 
 def label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
@@ -138,7 +139,7 @@ class Persistent:
         if hasattr(self, "classes_"):
             classes = np.asarray(self.classes_)
             header["classes"] = [encode_label(c) for c in classes]
-            header["classes_dtype"] = "str" if classes.dtype.kind == "U" else str(classes.dtype)
+            header["classes_dtype"] = str(classes.dtype)
         if hasattr(self, "class_name_"):
             header["class_name"] = encode_label(self.class_name_)
         if hasattr(self, "class_count_"):
@@ -330,10 +331,17 @@ class SavedState:
 
     def _classes(self, labels: list) -> np.ndarray:
         text = self.state.get("classes_dtype")
-        if isinstance(text, str) and (text == "str" or _TEXT_DTYPE.match(text)):
+        match = _TEXT_DTYPE.match(text) if isinstance(text, str) else None
+        if match:  # numpy text: the saved width, bounded (decode_dtype refuses fixed widths)
             if not all(isinstance(v, str) for v in labels):
                 raise self.fail("classes", "must hold text labels for a text dtype")
-            return np.array(labels, dtype=str)  # numpy picks the width from the labels
+            longest = max(len(v) for v in labels)
+            width = int(match.group(1) or 0)
+            if not longest <= width <= _MAX_TEXT_WIDTH:
+                raise self.fail("classes_dtype", f"{text!r} must hold the longest label "
+                                                 f"({longest} characters) and at most "
+                                                 f"{_MAX_TEXT_WIDTH}")
+            return np.array(labels, dtype=f"<U{width}")
         try:
             dtype = decode_dtype(text) if text is not None else object
         except DecodeError as exc:

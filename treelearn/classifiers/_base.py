@@ -90,6 +90,7 @@ __all__ = [
     "command_line_classifiers",
     "invalid",
     "loss_matrix",
+    "network_dtypes",
     "numeric_rows",
     "numeric_training",
     "target_name",
@@ -157,6 +158,16 @@ def target_name(y: Any) -> Hashable | None:
     if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
         return y.columns[0]
     return None
+
+
+def network_dtypes(dtypes: dict | None) -> dict | None:
+    """A network's column dtypes, a numpy text dtype (``<U5``: labels from a numpy str
+    array) as ``object``: a model file holds no fixed-width text dtype (it could allocate
+    gigabytes), and pandas keeps such text as objects anyway."""
+    if not dtypes:
+        return dtypes
+    return {v: np.dtype(object) if isinstance(t, np.dtype) and t.kind in "US" else t
+            for v, t in dtypes.items()}
 
 
 def _check_not_empty(X: Any) -> None:
@@ -728,8 +739,9 @@ class SingleNetworkClassifier(CategoricalClassifier):
                             description=self._network_description(params))
         # the class node's CPT is the class prior (frequencies, given, or uniform)
         model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
-        self.model_ = TreeModel(model.graph, variables=model.variables, dtypes=model.dtypes,
-                                n_rows=model.n_rows, settings=model.settings)
+        self.model_ = TreeModel(model.graph, variables=model.variables,
+                                dtypes=network_dtypes(model.dtypes), n_rows=model.n_rows,
+                                settings=model.settings)
         self._engine = self._build_engine()
 
     # the prediction engine is built when the network is set (fit, load), never during

@@ -101,8 +101,10 @@ class BayesianTAN(CategoricalClassifier):
         for c in range(r_c):
             counts = stats.within_class(c).counts
             totals = np.asarray(counts.pair_totals(), dtype=float)
-            if d and (totals != float(counts.n_rows)).any():
-                j = int(np.argwhere(totals != float(counts.n_rows))[0][0])
+            # a pair observed on fewer rows than the class has (weights: up to round-off)
+            short = ~np.isclose(totals, float(counts.n_rows), rtol=1e-9, atol=0)
+            if d and short.any():
+                j = int(np.argwhere(short)[0][0])
                 raise MissingValuesError(
                     f"BayesianTAN needs complete training rows; feature "
                     f"{self.feature_names_in_[j]!r} has missing values (NaN): drop or impute them",

@@ -183,8 +183,8 @@ class GaussianClassifier(NumericClassifier):
         shape = {"full": (k, d, d), "shared": (d, d), "diagonal": (k, d), "isotropic": (k,)}
         self.means_ = saved.array("means", (k, d))
         cov = saved.array("covariances", shape[self.covariance])
-        if self.covariance in ("full", "shared") and not np.array_equal(
-                cov, np.swapaxes(cov, -1, -2)):
+        if self.covariance in ("full", "shared") and not np.allclose(
+                cov, np.swapaxes(cov, -1, -2), rtol=1e-9, atol=1e-12 * np.abs(cov).max()):
             raise saved.fail("covariances", "must be symmetric")
         self.covariances_ = cov
         try:

@@ -46,6 +46,7 @@ from ._base import (
     Unseen,
     categorical_codes,
     categorical_training,
+    network_dtypes,
     numeric_rows,
     target_name,
 )
@@ -172,7 +173,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
             graph.add_node(self.class_name_, states=tuple(python_scalar(c) for c in self.classes_),
                            cpt=np.exp(self.class_log_prior_))
             self.model_ = TreeModel(graph, variables=[self.class_name_],
-                                    dtypes={self.class_name_: data.class_dtype},
+                                    dtypes=network_dtypes({self.class_name_: data.class_dtype}),
                                     n_rows=float(data.weights.sum()),
                                     settings=self._network_description(params))
             self._engine = self._build_engine()

@@ -154,8 +154,8 @@ class ChowLiuMultinet(CategoricalClassifier):
         True
         """
         check_is_fitted(self)
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise TreelearnError(f"n == {n!r}, must be an integer >= 0", values=[n])
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise TreelearnError(f"n must be a non-negative integer, not {n!r}")
         rng = np.random.default_rng(random_state)
         counts = rng.multinomial(n, np.exp(self.class_log_prior_))
         parts = []

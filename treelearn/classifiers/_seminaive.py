@@ -36,6 +36,7 @@ from ._base import (
     CategoricalClassifier,
     SingleNetworkClassifier,
     Unseen,
+    network_dtypes,
 )
 
 __all__ = ["AODE", "KDB", "kdb_parents"]
@@ -231,7 +232,8 @@ class AODE(CategoricalClassifier):
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
         self._states = [list(s) for s in stats.states[:d]]
-        self._dtypes = dict(zip(stats.columns, stats.dtypes)) if stats.dtypes else None
+        self._dtypes = network_dtypes(dict(zip(stats.columns, stats.dtypes)) if stats.dtypes
+                                      else None)
         cards = stats.cardinalities[:d]
         offsets = offsets_of(cards)
         width = int(offsets[-1])
