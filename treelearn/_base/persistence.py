@@ -158,7 +158,7 @@ class Persistent:
         check out raises :class:`~treelearn.InvalidModelError` naming it."""
         saved = SavedState(state, cls.__name__)
         try:
-            est = cls(**saved.params())
+            est = cls(**cls._saved_params(saved.params()))
         except TypeError as exc:
             raise InvalidModelError(f"saved {cls.__name__}: field 'params' does not fit the "
                                     f"estimator ({exc})") from None
@@ -168,6 +168,12 @@ class Persistent:
 
     def _restore_fitted(self, saved: SavedState) -> None:
         raise NotImplementedError(f"{type(self).__name__} defines no fitted state to restore")
+
+    @classmethod
+    def _saved_params(cls, params: dict) -> dict:
+        """The constructor's options from the saved ones (a class whose options changed
+        maps an older file's here)."""
+        return params
 
 
 class SavedState:
@@ -328,6 +334,10 @@ class SavedState:
             est.class_count_ = self.counts("class_count", (k,))
         if "class_log_prior" in state:
             est.class_log_prior_ = self.array("class_log_prior", (k,), log_normalised=0)
+        elif "class_prior" in state:  # a file from before issue 22: the probabilities
+            with np.errstate(divide="ignore"):
+                est.class_log_prior_ = np.log(self.array("class_prior", (k,), low=0,
+                                                         normalised=0))
 
     def _classes(self, labels: list) -> np.ndarray:
         text = self.state.get("classes_dtype")

@@ -41,7 +41,6 @@ from ._base import (
     CLASS_PRIOR,
     CPT_PRIOR,
     UNSEEN,
-    SingleNetworkClassifier,
     TrainingData,
     Unseen,
     categorical_codes,
@@ -50,6 +49,7 @@ from ._base import (
     numeric_rows,
     target_name,
 )
+from ._network import SingleNetworkClassifier
 
 __all__ = ["MixedData", "MixedNaiveBayes"]
 

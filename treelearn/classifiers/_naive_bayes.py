@@ -15,7 +15,8 @@ import networkx as nx
 
 from ..stats._counts import ClassCounts
 from ..structure._trees import star
-from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, SingleNetworkClassifier, Unseen
+from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
+from ._network import SingleNetworkClassifier
 
 __all__ = ["NaiveBayes"]
 
@@ -84,6 +85,9 @@ class NaiveBayes(SingleNetworkClassifier):
                    "or [column names])",
         "var_smoothing": "Gaussian columns: tl.MixedNaiveBayes(var_smoothing=...)",
     }
+
+    _former_defaults: ClassVar[dict] = {"event_model": "categorical", "numeric": "error",
+                                        "binarize": 0.0, "var_smoothing": 1e-9}
 
     def __init__(
         self,

@@ -34,10 +34,10 @@ from ._base import (
     CPT_PRIOR,
     UNSEEN,
     CategoricalClassifier,
-    SingleNetworkClassifier,
     Unseen,
     network_dtypes,
 )
+from ._network import SingleNetworkClassifier
 
 __all__ = ["AODE", "KDB", "kdb_parents"]
 

@@ -19,7 +19,8 @@ from ..stats._counts import ClassCounts
 from ..stats._information import conditional_mutual_information_matrix
 from ..structure._constraints import constrained_skeleton, forest_penalty
 from ..structure._trees import spanning_skeleton, tan_structure
-from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, SingleNetworkClassifier, Unseen
+from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
+from ._network import SingleNetworkClassifier
 
 __all__ = ["TAN", "check_root"]
 
@@ -89,6 +90,8 @@ class TAN(SingleNetworkClassifier):
     _moved_options: ClassVar[dict] = {
         "numeric": "numeric features: tl.GaussianTAN (a class-conditional linear-Gaussian tree)",
     }
+
+    _former_defaults: ClassVar[dict] = {"numeric": "error"}
 
     def __init__(
         self,
