@@ -27,7 +27,8 @@ read (one input kind per class below: :class:`CategoricalClassifier`,
 :class:`NumericClassifier`; term counts in :mod:`treelearn.classifiers._text`), how
 the statistics are learned (``_learn``), the joint log-likelihood of converted rows
 (``_joint_log_likelihood``), its size (``n_parameters``) and its fitted parts
-(``_fitted_state`` / ``_restore_fitted``).
+(``_fitted_state`` / ``_restore_model``). One network over the features and the class
+is :class:`~treelearn.classifiers._network.SingleNetworkClassifier`.
 
 Each input kind converts its data in one place, the functions of the section
 "input kinds" (:func:`categorical_training`, :func:`categorical_codes`,
