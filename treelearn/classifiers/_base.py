@@ -234,10 +234,11 @@ def numeric_training(X: Any, y: Any, sample_weight: Any, where: str) -> Training
 
 
 def numeric_rows(matched: Any, names: list, where: str, *, missing: bool) -> np.ndarray:
-    """Matched prediction rows as floats: NaN kept (``missing``, summed out by the model)
-    or refused (:func:`~treelearn.models._gaussian.numeric_matrix`)."""
+    """Matched rows as floats: NaN kept (``missing``: the columns ``names`` of the frame
+    ``matched``, summed out by the model) or refused
+    (:func:`~treelearn.models._gaussian.numeric_matrix` of a frame or an array)."""
     if missing:
-        return numeric_values(as_frame(matched, names), names)
+        return numeric_values(matched, names)
     return numeric_matrix(matched, where)[1]
 
 
@@ -403,6 +404,10 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         if X.shape[0] == 0:
             raise EmptyDataError("X has no rows; there is nothing to predict or score")
         return X
+
+    def _matched_frame(self, X: Any) -> pd.DataFrame:
+        """:meth:`_matched` as a DataFrame of the fitted features (an array named by them)."""
+        return as_frame(self._matched(X), list(self.feature_names_in_))
 
     def select_features(self, data: pd.DataFrame) -> pd.DataFrame:
         """The fitted features' columns of ``data`` (a wider table, e.g. one holding the class).
@@ -600,10 +605,8 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         return categorical_training(X, y, sample_weight)
 
     def _prediction_input(self, X: Any) -> np.ndarray:
-        names = list(self.feature_names_in_)
-        frame = as_frame(self._matched(X), names)
-        return categorical_codes(frame, names, self._feature_states(),
-                                 getattr(self, "unseen", "error"))
+        return categorical_codes(self._matched_frame(X), list(self.feature_names_in_),
+                                 self._feature_states(), getattr(self, "unseen", "error"))
 
     @abstractmethod
     def _feature_states(self) -> list:
@@ -720,8 +723,9 @@ class NumericClassifier(BayesNetClassifier):
         return numeric_training(X, y, sample_weight, self._where)
 
     def _prediction_input(self, X: Any) -> np.ndarray:
-        return numeric_rows(self._matched(X), list(self.feature_names_in_), self._where,
-                            missing=self._missing_at_prediction)
+        missing = self._missing_at_prediction
+        return numeric_rows(self._matched_frame(X) if missing else self._matched(X),
+                            list(self.feature_names_in_), self._where, missing=missing)
 
 
 def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:

@@ -192,8 +192,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         return [states[f] for f in self.categorical_features_]
 
     def _prediction_input(self, X: Any) -> tuple:
-        names = list(self.feature_names_in_)
-        frame = as_frame(self._matched(X), names)
+        frame = self._matched_frame(X)
         cats = self.categorical_features_
         codes = (categorical_codes(frame, cats, self._feature_states(), self.unseen) if cats
                  else np.empty((len(frame), 0), dtype=np.intp))
