@@ -2,15 +2,15 @@
 
     .venv/bin/python benchmarks/bench_mixed.py [--quick] [--json PATH]
 
-1. ``NaiveBayes(numeric="gaussian")`` fit + ``predict_proba`` on numbers only
+1. ``MixedNaiveBayes()`` fit + ``predict_proba`` on numbers only
    (100,000 x 20, 5 classes) against scikit-learn's ``GaussianNB``.
 2. The same on mixed data (100,000 rows, 10 categorical + 10 numeric columns)
    against what a scikit-learn user writes: ``CategoricalNB`` on the
    ordinal-encoded categories plus ``GaussianNB`` on the numbers, joint
    log-likelihoods added and the prior counted once.
-3. ``NaiveBayes(event_model=...)`` on a scipy CSR bag of words (20,000 x 50,000,
+3. ``TextNaiveBayes(event_model)`` on a scipy CSR bag of words (20,000 x 50,000,
    0.2%) against ``MultinomialNB`` / ``BernoulliNB``.
-4. ``TAN(numeric="gaussian")`` fit + ``predict_proba`` (100,000 x 20) against
+4. ``GaussianTAN()`` fit + ``predict_proba`` (100,000 x 20) against
    scikit-learn's ``QuadraticDiscriminantAnalysis`` (a full covariance per class:
    the Gaussian TAN's natural peer, with more parameters).
 5. ``rank_features`` on CSR text (5,000 x 5,000, 0.5%) against
@@ -52,11 +52,11 @@ def numeric_rows(n: int, repeat: int) -> list:
     d, k = 20, 5
     y = rng.integers(0, k, n)
     X = rng.standard_normal((n, d)) + rng.standard_normal((k, d))[y]
-    t_tl = timeit(lambda: tl.NaiveBayes(numeric="gaussian").fit(X, y).predict_proba(X),
+    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(X, y).predict_proba(X),
                   repeat=repeat)
     t_sk = timeit(lambda: GaussianNB().fit(X, y).predict_proba(X), repeat=repeat)
     diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-    return _ratio_rows(f"{n:,} x {d} numeric", "NaiveBayes(numeric='gaussian')", t_tl,
+    return _ratio_rows(f"{n:,} x {d} numeric", "MixedNaiveBayes()", t_tl,
                        "GaussianNB", t_sk, diff)
 
 
@@ -80,11 +80,11 @@ def mixed_rows(n: int, repeat: int) -> list:
         p = np.exp(joint)
         return p / p.sum(axis=1, keepdims=True)
 
-    t_tl = timeit(lambda: tl.NaiveBayes(numeric="gaussian").fit(df, y).predict_proba(df),
+    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(df, y).predict_proba(df),
                   repeat=repeat)
     t_sk = timeit(sklearn_pair, repeat=repeat)
     diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-    return _ratio_rows(f"{n:,} rows, 10 categorical + 10 numeric", "NaiveBayes mixed", t_tl,
+    return _ratio_rows(f"{n:,} rows, 10 categorical + 10 numeric", "MixedNaiveBayes", t_tl,
                        "CategoricalNB + GaussianNB", t_sk, diff)
 
 
@@ -98,11 +98,11 @@ def text_rows(n: int, d: int, repeat: int) -> list:
     y = rng.integers(0, 4, n)
     rows = []
     for model, peer in (("multinomial", MultinomialNB), ("bernoulli", BernoulliNB)):
-        t_tl = timeit(lambda m=model: tl.NaiveBayes(event_model=m).fit(X, y).predict_proba(X),
+        t_tl = timeit(lambda m=model: tl.TextNaiveBayes(m).fit(X, y).predict_proba(X),
                       repeat=repeat)
         t_sk = timeit(lambda p=peer: p().fit(X, y).predict_proba(X), repeat=repeat)
         diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-        rows += _ratio_rows(f"{n:,} x {d:,} CSR 0.2%", f"NaiveBayes({model})", t_tl,
+        rows += _ratio_rows(f"{n:,} x {d:,} CSR 0.2%", f"TextNaiveBayes({model})", t_tl,
                             peer.__name__, t_sk, diff)
     return rows
 
@@ -116,14 +116,14 @@ def tan_rows(n: int, repeat: int) -> list:
     X = rng.standard_normal((n, d))
     X[:, 1:] += 0.7 * X[:, :-1]
     X += rng.standard_normal((k, d))[y]
-    t_tl = timeit(lambda: tl.TAN(numeric="gaussian").fit(X, y).predict_proba(X), repeat=repeat)
+    t_tl = timeit(lambda: tl.GaussianTAN().fit(X, y).predict_proba(X), repeat=repeat)
     t_sk = timeit(lambda: QuadraticDiscriminantAnalysis().fit(X, y).predict_proba(X),
                   repeat=repeat)
     acc_tl = float((t_tl["result"].argmax(axis=1) == y).mean())
     acc_sk = float((t_sk["result"].argmax(axis=1) == y).mean())
     ratio = t_tl["best"] / t_sk["best"]
     case = f"{n:,} x {d}, {k} classes"
-    return [row(BENCH, case, "TAN(numeric='gaussian') fit+proba", t_tl["best"], "s",
+    return [row(BENCH, case, "GaussianTAN fit+proba", t_tl["best"], "s",
                 note=f"train accuracy {acc_tl:.3f}"),
             row(BENCH, case, "QuadraticDiscriminantAnalysis fit+proba", t_sk["best"], "s",
                 note=f"train accuracy {acc_sk:.3f}"),

@@ -15,7 +15,7 @@
   as in ``bench_debd.py``) and the MAP tree (BDeu CPTs), with the standard error
   of the paired per-row differences.
 * small-data classification: ``alarm`` subsamples of 50 and 200 rows, three
-  targets, five seeds each: ``tl.BayesianTAN(ess=1 and 5)`` against ``tl.TAN(alpha=1)``,
+  targets, five seeds each: ``tl.BayesianTAN(equivalent_sample_size=1 and 5)`` against ``tl.TAN(alpha=1)``,
   log-loss and accuracy on 2,000 held-out rows.
 
 BLAS is pinned to one thread.
@@ -162,8 +162,8 @@ def classification_rows(cache: str, quick: bool) -> list[dict]:
                 rng = np.random.default_rng(seed)
                 order = rng.permutation(len(df))
                 tr, te = order[:n], order[n : n + 2000]
-                for name, clf in (("BayesianTAN ess=1", tl.BayesianTAN(ess=1.0)),
-                                  ("BayesianTAN ess=5", tl.BayesianTAN(ess=5.0)),
+                for name, clf in (("BayesianTAN ess=1", tl.BayesianTAN(equivalent_sample_size=1.0)),
+                                  ("BayesianTAN ess=5", tl.BayesianTAN(equivalent_sample_size=5.0)),
                                   ("TAN alpha=1", tl.TAN(alpha=1.0, unseen="ignore"))):
                     Xte = X.iloc[te]
                     if name.startswith("BayesianTAN"):  # unseen values: treat as missing, as TAN does

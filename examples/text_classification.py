@@ -88,7 +88,7 @@ print(f"{X.shape[1]} terms, {X.nnz / np.prod(X.shape):.2%} of the matrix non-zer
       f"{X_train.shape[0]} training and {X_test.shape[0]} test documents")
 print(f"\n{'model':40s} {'accuracy':>9s}")
 for event_model in ("bernoulli", "multinomial"):
-    clf = tl.NaiveBayes(event_model=event_model).fit(X_train, y_train)  # stays sparse
+    clf = tl.TextNaiveBayes(event_model).fit(X_train, y_train)  # stays sparse
     print(f"{'naive Bayes, ' + event_model + ', all terms':40s} {clf.score(X_test, y_test):9.3f}")
 
 # the terms that say most about the library, from the sparse matrix directly

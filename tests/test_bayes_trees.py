@@ -433,7 +433,7 @@ def test_bayesian_tan_equals_enumeration_over_feature_trees():
         parent_sets.append(ps)
         log_post.append(fam("c", []) + sum(fam(v, pv) for v, pv in ps.items()))
     log_post = np.array(log_post) - lse(log_post)
-    clf = tl.BayesianTAN(ess=ess).fit(X, y)
+    clf = tl.BayesianTAN(equivalent_sample_size=ess).fit(X, y)
     edge = np.zeros((d, d))
     for t, lp in zip(trees, log_post):
         for u, v in t:
@@ -466,7 +466,8 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
     assert cross_val_score(tl.BayesianTAN(), X, y, cv=2).shape == (2,)
-    assert clone(tl.BayesianTAN(ess=3.0)).get_params() == {"ess": 3.0}
+    assert clone(tl.BayesianTAN(equivalent_sample_size=3.0)).get_params() == {
+        "equivalent_sample_size": 3.0}
     w = np.arange(len(X)) % 3
     a = tl.BayesianTAN().fit(X, y, sample_weight=w).predict_proba(X)
     b = tl.BayesianTAN().fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)]).predict_proba(X)
@@ -475,7 +476,21 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     gap.iloc[0, 0] = None
     with pytest.raises(tl.MissingValuesError, match="Outlook"):
         tl.BayesianTAN().fit(gap, y)
-    with pytest.raises(tl.TreelearnError, match="ess"):
-        tl.BayesianTAN(ess=-1).fit(X, y)
-    with pytest.raises(tl.FeatureMismatchError):
-        tl.BayesianTAN().fit(X, y).predict(X.drop(columns="Wind"))
+    with pytest.raises(tl.TreelearnError, match=r"equivalent_sample_size == -1, must be a "
+                                                r"finite number > 0"):
+        tl.BayesianTAN(equivalent_sample_size=-1).fit(X, y)
+    with pytest.raises(TypeError, match=r"no option 'ess'.*equivalent_sample_size"):
+        tl.BayesianTAN(ess=1.0)
+    clf = tl.BayesianTAN().fit(X, y)
+    with pytest.raises(tl.FeatureMismatchError, match=r"missing \['Wind'\]"):
+        clf.predict(X.drop(columns="Wind"))
+    # extra columns are refused as by every classifier (they were dropped silently)
+    with pytest.raises(tl.FeatureMismatchError, match=r"unexpected \['PlayTennis'\].*is the class"):
+        clf.predict(df)
+    # the class prior is BDeu's posterior mean (n_c + s / r_C) / (n + s), counted here
+    counts = y.value_counts().sort_index().to_numpy()
+    np.testing.assert_allclose(np.exp(clf.class_log_prior_), (counts + 0.5) / (counts.sum() + 1))
+    # the minimum expected loss decision, as every classifier's
+    L = np.array([[0, 1], [10, 0]])
+    np.testing.assert_array_equal(clf.predict(X, loss=L),
+                                  clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)])

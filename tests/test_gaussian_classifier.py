@@ -103,12 +103,19 @@ def test_errors_and_data_untouched():
         tl.GaussianClassifier("diagonal").fit(X.assign(k=1.0), y)
     with pytest.raises(TreelearnError, match="'s' is not numeric"):
         tl.GaussianClassifier().fit(X.assign(s=pd.Categorical(["a"] * 150)), y)
-    with pytest.raises(TreelearnError, match="covariance='tied'"):
+    with pytest.raises(TreelearnError, match="covariance == 'tied', must be one of 'full'"):
         tl.GaussianClassifier("tied").fit(X, y)
-    with pytest.raises(TreelearnError, match="reg=2"):
+    with pytest.raises(TreelearnError, match=r"reg == 2, must be a finite number >= 0 and <= 1"):
         tl.GaussianClassifier(reg=2).fit(X, y)
+    # numpy scalars are numbers: the same classifier as with the Python float
+    np.testing.assert_array_equal(
+        tl.GaussianClassifier(reg=np.float32(0.25)).fit(X, y).predict_proba(X),
+        tl.GaussianClassifier(reg=float(np.float32(0.25))).fit(X, y).predict_proba(X))
     with pytest.raises(FeatureMismatchError, match="petal width"):
         clf.predict(X.drop(columns="petal width (cm)"))
+    # an extra column is refused (it was dropped silently), naming it
+    with pytest.raises(FeatureMismatchError, match=r"unexpected \['extra'\]"):
+        clf.predict(X.assign(extra=1.0))
     # columns are matched by name, not position
     np.testing.assert_allclose(clf.predict_proba(X[X.columns[::-1]]), clf.predict_proba(X))
 

@@ -1,4 +1,4 @@
-"""TAN(numeric="gaussian"): the tree is the best of all spanning trees under the class-weighted
+"""GaussianTAN: the tree is the best of all spanning trees under the class-weighted
 Gaussian CMI (computed here from numpy covariances), and the posteriors equal scipy's
 multivariate normal densities with the covariance a Gaussian tree implies (correlations multiply
 along paths), missing features summed out by taking the observed sub-matrix."""
@@ -82,7 +82,7 @@ def test_tree_is_the_best_spanning_tree_and_posteriors_equal_scipy(weighted):
     X, y = _data()
     names = list(X.columns)
     w = np.random.default_rng(5).uniform(0.1, 2.0, size=len(y)) if weighted else None
-    clf = tl.TAN(numeric="gaussian").fit(X, y, sample_weight=w)
+    clf = tl.GaussianTAN().fit(X, y, sample_weight=w)
     classes, stats = _class_stats(X.to_numpy(), y, w)
     cmi = _cmi(stats, len(names))
     G = nx.Graph()
@@ -107,10 +107,10 @@ def test_tree_is_the_best_spanning_tree_and_posteriors_equal_scipy(weighted):
 def test_iris_and_integer_weights_equal_repeated_rows():
     X, y = load_iris(return_X_y=True)
     w = np.random.default_rng(2).integers(0, 4, size=len(y))
-    weighted = tl.TAN(numeric="gaussian", root="x2").fit(X, y, sample_weight=w)
-    repeated = tl.TAN(numeric="gaussian", root="x2").fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    weighted = tl.GaussianTAN(root="x2").fit(X, y, sample_weight=w)
+    repeated = tl.GaussianTAN(root="x2").fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-9)
-    assert weighted.gaussian_model_.root_ == "x2"
+    assert weighted.root_ == "x2"
     k, d = 3, 4  # per class: root mean and variance, 3 per other feature; the prior
     assert weighted.n_parameters == 2 + k * (2 + 3 * (d - 1))
 
@@ -118,28 +118,29 @@ def test_iris_and_integer_weights_equal_repeated_rows():
 def test_gaussian_tan_errors():
     X, y = _data()
     with pytest.raises(TreelearnError, match="'s' is not numeric"):
-        tl.TAN(numeric="gaussian").fit(X.assign(s="x"), y)
+        tl.GaussianTAN().fit(X.assign(s="x"), y)
     with pytest.raises(TreelearnError, match="'f' is constant in class"):
-        tl.TAN(numeric="gaussian").fit(X.assign(f=np.where(y == "p", 2.5, X["a"])), y)
-    with pytest.raises(TreelearnError, match="numeric='bins'"):
-        tl.TAN(numeric="bins").fit(X, y)
+        tl.GaussianTAN().fit(X.assign(f=np.where(y == "p", 2.5, X["a"])), y)
+    # the former TAN(numeric="gaussian") is this class: the old spelling says so
+    with pytest.raises(TypeError, match=r"no option 'numeric'.*tl.GaussianTAN"):
+        tl.TAN(numeric="gaussian")
 
 
 def test_save_load_round_trip(tmp_path):
     X, y = _data()
-    clf = tl.TAN(numeric="gaussian", root="c", class_prior=[0.2, 0.3, 0.5]).fit(X, y)
+    clf = tl.GaussianTAN(root="c", class_prior=[0.2, 0.3, 0.5]).fit(X, y)
     clf.save(tmp_path / "gtan.json")
     back = tl.load(tmp_path / "gtan.json")
     test = X.iloc[:50].copy()
     test.iloc[:5, 2] = np.nan
     np.testing.assert_array_equal(back.predict_proba(test), clf.predict_proba(test))
-    assert back.gaussian_model_.root_ == "c" and back.class_name_ == "label"
+    assert back.root_ == "c" and back.class_name_ == "label"
     assert sorted(back.feature_tree_.edges(data="weight")) == sorted(
         clf.feature_tree_.edges(data="weight"))
     import json
 
     doc = json.loads((tmp_path / "gtan.json").read_text())
-    doc["state"]["gaussian"]["parent"][0] = 0  # a feature its own parent: no tree
+    doc["state"]["parent"][0] = 0  # a feature its own parent: no tree
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(tl.InvalidModelError):
         tl.load(tmp_path / "bad.json")

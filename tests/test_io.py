@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn._io import dumps, loads, model_from_dict, model_to_dict
+from treelearn._io import dumps, loads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATASETS = os.path.join(HERE, "..", "datasets")
@@ -82,9 +83,7 @@ def test_typed_labels_and_dtypes_round_trip(tmp_path):
     pd.testing.assert_frame_equal(back.sample(20, random_state=0), model.sample(20, random_state=0))
 
 
-def test_special_labels():
-    from treelearn._io import decode_label, encode_label
-
+def test_special_labels(tmp_path):
     values = [
         float("nan"),
         float("inf"),
@@ -96,19 +95,25 @@ def test_special_labels():
         np.bool_(True),
         None,
     ]
-    for v in values:
-        back = decode_label(json.loads(json.dumps(encode_label(v))))
+    # the labels as the states of a model, through a file: each comes back with its type
+    G = nx.DiGraph()
+    G.add_node("x", states=list(values), cpt=np.full(len(values), 1 / len(values)))
+    path = tmp_path / "labels.json"
+    tl.save(tl.TreeModel(G, variables=["x"]), path)
+    for v, back in zip(values, tl.load(path).states["x"]):
         if isinstance(v, float) and np.isnan(v):
             assert np.isnan(back)
         else:
             assert back == v and type(back) is type(v.item() if isinstance(v, np.generic) else v)
+    G.nodes["x"]["states"] = [object(), 1]
+    G.nodes["x"]["cpt"] = np.array([0.5, 0.5])
     with pytest.raises(tl.TreelearnError, match="cannot save the label"):
-        encode_label(object())
+        tl.save(tl.TreeModel(G, variables=["x"]), tmp_path / "bad.json")
 
 
 def test_dict_helpers_match_files(asia):
     model = tl.chow_liu(asia)
-    assert model_from_dict(model_to_dict(model)) == model
+    assert tl.TreeModel.from_dict(model.to_dict()) == model
     assert loads(dumps(model)) == model
 
 
@@ -273,5 +278,159 @@ def test_unknown_classifier_class(asia, tmp_path):
 
 
 def test_save_rejects_other_objects(tmp_path):
-    with pytest.raises(TypeError, match="TreeModel or a treelearn classifier"):
+    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel or a treelearn estimator"):
         tl.save({"a": 1}, tmp_path / "x.json")
+
+
+# ------------------------------------------------------------------ every estimator
+def _estimator_data(name):
+    """(unfitted estimator, X, y, what its fitted outputs are)."""
+    from sklearn.datasets import load_iris
+
+    asia = pd.read_csv(os.path.join(DATASETS, "asia.csv"))
+    iris_X, iris_y = load_iris(return_X_y=True, as_frame=True)
+    rng = np.random.default_rng(0)
+    if name in ("NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN"):
+        return getattr(tl, name)(), asia.drop(columns="either"), asia["either"]
+    if name in ("GaussianClassifier", "GaussianTAN"):
+        return getattr(tl, name)(), iris_X, iris_y
+    if name == "TextNaiveBayes":
+        X = rng.poisson(0.4, size=(120, 30))
+        return tl.TextNaiveBayes("bernoulli"), X, rng.choice(["ham", "spam"], 120)
+    if name == "MixedNaiveBayes":
+        X = asia.drop(columns="either").iloc[:400].assign(temp=rng.normal(37, 1, 400))
+        return tl.MixedNaiveBayes(), X, asia["either"].iloc[:400]
+    if name == "Discretizer":
+        return tl.Discretizer(bins=3), iris_X.assign(g=rng.choice(["a", "b"], 150)), None
+    return tl.TreeMixture(n_components=2, random_state=0), asia, None
+
+
+def _outputs(est, X):
+    if hasattr(est, "predict_proba") and hasattr(est, "classes_"):
+        return est.predict_proba(X)
+    if hasattr(est, "transform"):
+        return est.transform(X).astype(str).to_numpy()
+    return est.score_samples(X)
+
+
+ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
+                  "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
+                  "Discretizer", "TreeMixture"]
+
+
+@pytest.mark.parametrize("name", ALL_ESTIMATORS)
+def test_every_estimator_round_trips(name, tmp_path):
+    import pickle
+
+    import joblib
+
+    est, X, y = _estimator_data(name)
+    est.fit(X, y)
+    expected = _outputs(est, X)
+    tl.save(est, tmp_path / "e.json")
+    joblib.dump(est, tmp_path / "e.joblib")
+    copies = [tl.load(tmp_path / "e.json"), pickle.loads(pickle.dumps(est)),
+              joblib.load(tmp_path / "e.joblib")]
+    for back in copies:
+        assert type(back) is type(est) and back.get_params() == est.get_params()
+        np.testing.assert_array_equal(_outputs(back, X), expected)
+        if hasattr(est, "classes_"):
+            np.testing.assert_array_equal(back.predict(X), est.predict(X))
+            assert back.classes_.dtype == est.classes_.dtype
+            np.testing.assert_array_equal(back.class_log_prior_, est.class_log_prior_)
+            assert back.class_count_.dtype == est.class_count_.dtype
+    doc = json.loads((tmp_path / "e.json").read_text())
+    kind = "classifier" if hasattr(est, "classes_") else "estimator"
+    assert (doc["kind"], doc["class"], doc["state"]["estimator"]) == (kind, name, name)
+
+
+@pytest.mark.parametrize("name", [n for n in ALL_ESTIMATORS
+                                  if n not in ("Discretizer", "TreeMixture")])
+def test_numpy_text_labels_and_fractional_counts_are_saved_exactly(name, tmp_path):
+    est, X, y = _estimator_data(name)
+    labels = np.asarray(y).astype(str)  # a numpy text array (<U5 or so)
+    w = np.random.default_rng(1).uniform(0.1, 2.0, size=len(labels))
+    est.fit(X, labels, sample_weight=w)
+    assert est.classes_.dtype.kind == "U" and est.class_count_.dtype == float
+    tl.save(est, tmp_path / "u.json")
+    back = tl.load(tmp_path / "u.json")
+    assert back.classes_.dtype == est.classes_.dtype
+    np.testing.assert_array_equal(back.class_count_, est.class_count_)  # not truncated
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+
+
+def test_whole_weights_give_integer_class_counts():
+    est, X, y = _estimator_data("GaussianClassifier")
+    est.fit(X, y, sample_weight=np.full(len(y), 2.0))
+    assert est.class_count_.dtype == np.int64 and est.class_count_.tolist() == [100, 100, 100]
+
+
+def _state(name):
+    est, X, y = _estimator_data(name)
+    return est.fit(X, y).to_dict(), type(est)
+
+
+@pytest.mark.parametrize("name, change, field", [
+    ("NaiveBayes", lambda s: s.update(class_count=[1.0, -2.0]), "class_count"),
+    ("NaiveBayes", lambda s: s.update(class_log_prior=[0.0, 0.0]), "class_log_prior"),
+    ("NaiveBayes", lambda s: s.update(class_log_prior=[-0.1, {"$float": "nan"}]),
+     "class_log_prior"),
+    ("NaiveBayes", lambda s: s.update(classes=["no", "no"]), "classes"),
+    ("NaiveBayes", lambda s: s.update(classes=["yes", "no"]), "classes"),
+    ("NaiveBayes", lambda s: s.update(feature_names=s["feature_names"][::-1]), "feature_names"),
+    ("TAN", lambda s: s.update(class_name="asia"), "class_name"),
+    ("ChowLiuMultinet", lambda s: s.update(models=s["models"][:1]), "models"),
+    ("AODE", lambda s: s.update(models=s["models"][::-1]), "models"),
+    ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
+    ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
+    ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),
+    ("GaussianClassifier", lambda s: s.update(means=[[1.0, 2.0]]), "means"),
+    ("GaussianClassifier", lambda s: s.update(covariances={"$array": [[[1.0] * 4] * 4] * 3}),
+     "covariances"),
+    ("GaussianTAN", lambda s: s.update(variance=[[-1.0] * 4] * 3), "variance"),
+    ("GaussianTAN", lambda s: s.update(parent=[1, 0, -1, 2]), "parent"),
+    ("TextNaiveBayes", lambda s: s.update(feature_count={"$array": [[500.0] * 30] * 2}),
+     "feature_count"),
+    ("MixedNaiveBayes", lambda s: s.update(var={"$array": [[0.0], [1.0]]}), "var"),
+    ("MixedNaiveBayes", lambda s: s.update(numeric_features=["nope"]), "numeric_features"),
+    ("Discretizer", lambda s: s["cuts"][0].update(edges=[5.0, 4.0]), "cuts"),
+    ("TreeMixture", lambda s: s.update(weights=[0.9, 0.9]), "weights"),
+    ("TreeMixture", lambda s: s.update(n_features=3), "feature_names"),
+])
+def test_every_loaded_field_is_checked(name, change, field, tmp_path):
+    state, cls = _state(name)
+    change(state)
+    with pytest.raises(tl.InvalidModelError, match=f"saved {name}: field '{field}'"):
+        cls.from_dict(json.loads(json.dumps(state)))
+    # and through a file: the same error, with the path
+    doc = {"format": "treelearn", "version": 1, "kind": "classifier", "class": name,
+           "state": state}
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(tl.InvalidModelError, match=f"bad.json: saved {name}: field '{field}'"):
+        tl.load(tmp_path / "bad.json")
+
+
+def test_a_file_names_only_public_estimators(tmp_path):
+    state, _ = _state("NaiveBayes")
+    for name in ("TreeEngine", "SavedState", "_io", "chow_liu"):
+        doc = {"format": "treelearn", "version": 1, "kind": "classifier", "class": name,
+               "state": state}
+        (tmp_path / "x.json").write_text(json.dumps(doc))
+        with pytest.raises(tl.ModelFormatError, match="unknown classifier class"):
+            tl.load(tmp_path / "x.json")
+
+
+def test_a_classifier_saved_before_one_class_per_model_loads():
+    # the layout of before: the prior as probabilities, NaiveBayes's former mode options
+    est, X, y = _estimator_data("NaiveBayes")
+    est.fit(X, y)
+    state = est.to_dict()
+    state["class_prior"] = np.exp(state.pop("class_log_prior")).tolist()
+    state["params"].update(event_model="categorical", numeric="error", binarize=0.0,
+                           var_smoothing=1e-9)
+    back = tl.NaiveBayes.from_dict(json.loads(json.dumps(state)))
+    assert back.get_params() == est.get_params()
+    np.testing.assert_allclose(back.predict_proba(X), est.predict_proba(X), rtol=1e-12)
+    state["params"]["event_model"] = "multinomial"  # that model is TextNaiveBayes now
+    with pytest.raises(tl.InvalidModelError, match=r"event_model='multinomial'.*TextNaiveBayes"):
+        tl.NaiveBayes.from_dict(state)

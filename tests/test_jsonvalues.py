@@ -116,12 +116,17 @@ def test_errors_are_plain_value_errors_here_and_treelearn_errors_at_the_entry_po
     assert issubclass(jv.EncodeError, ValueError) and issubclass(jv.DecodeError, ValueError)
     assert not issubclass(jv.JsonValueError, tl.TreelearnError)
 
-    from treelearn._io import decode_label, encode_label
+    # at the entry points (a classifier's state): treelearn's own errors
+    import pandas as pd
 
+    clf = tl.NaiveBayes().fit(pd.DataFrame({"a": [0, 1, 0, 1]}), [0, 1, 0, 1])
+    clf.class_name_ = object()
     with pytest.raises(tl.TreelearnError, match="cannot save the label"):
-        encode_label(object())
+        clf.to_dict()
+    state = tl.NaiveBayes().fit(pd.DataFrame({"a": [0, 1, 0, 1]}), [0, 1, 0, 1]).to_dict()
+    state["classes"][0] = {"$nope": 1}
     with pytest.raises(tl.InvalidModelError, match="unknown label type"):
-        decode_label({"$nope": 1})
+        tl.NaiveBayes.from_dict(state)
 
 
 def test_jsonvalues_imports_nothing_from_treelearn():

@@ -576,7 +576,11 @@ def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_
     # the sparse matrix's variables are 0 .. d-1: the same trees under those names
     renamed = train.set_axis(range(D), axis=1)
     np.testing.assert_array_equal(fits[2].score_samples(renamed), expected.score_samples(train))
-    with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take an array \(ndarray\)"):
-        tl.TreeMixture().fit(train.to_numpy())
+    # an array is the table of its columns x0, x1, ... (as a classifier takes it), scored by position
+    by_position = tl.TreeMixture(**opts).fit(train.to_numpy())
+    assert list(by_position.feature_names_in_) == [f"x{j}" for j in range(D)]
+    assert by_position.lower_bounds_ == expected.lower_bounds_
+    np.testing.assert_array_equal(by_position.score_samples(train.to_numpy()),
+                                  expected.score_samples(train))
     with pytest.raises(tl.InputTypeError, match="NoneType"):
         tl.TreeMixture().fit(None)

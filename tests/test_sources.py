@@ -320,8 +320,12 @@ def test_rows_in_memory_from_every_kind_are_the_encoded_table(tmp_path):
     dense = encode(pd.DataFrame(S.toarray(), columns=["p", "q", "r"]))
     assert t.states == dense.states == tl.count(S, names=["p", "q", "r"]).states
     np.testing.assert_array_equal(t.codes, dense.codes)
-    with pytest.raises(tl.InputTypeError, match=r"L cannot take an array \(ndarray\): wrap arrays"):
-        in_memory_table(np.zeros((2, 2)), learner="L")
+    # an array: the table of its columns x0, x1, ..., as a DataFrame of them gives it
+    A = np.array([[1, 0], [0, 2], [1, 2]])
+    t = in_memory_table(A, learner="L")
+    by_frame = encode(pd.DataFrame(A, columns=["x0", "x1"]))
+    assert t.columns == ("x0", "x1") and t.states == by_frame.states
+    np.testing.assert_array_equal(t.codes, by_frame.codes)
     with pytest.raises(tl.InputTypeError, match="names= names the variables"):
         in_memory_table(df, learner="L", names=["a"])
 

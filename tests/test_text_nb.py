@@ -89,8 +89,72 @@ def test_loss_and_errors():
         tl.TextNaiveBayes().fit(-X, y)
     with pytest.raises(MissingValuesError):
         tl.TextNaiveBayes().fit(np.where(X.toarray() == 0, np.nan, 1.0), y)
-    with pytest.raises(TreelearnError, match="event_model='gaussian'"):
+    with pytest.raises(TreelearnError, match="event_model == 'gaussian', must be one of"):
         tl.TextNaiveBayes("gaussian").fit(X, y)
+    with pytest.raises(TreelearnError, match=r"alpha == -1, must be a finite number >= 0"):
+        tl.TextNaiveBayes(alpha=-1).fit(X, y)
     before = X.copy()
     tl.TextNaiveBayes("bernoulli").fit(X, y)
     assert (before != X).nnz == 0
+
+
+# ---------------------------------------------------------------- moved from NaiveBayes(event_model=)
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("dense", [False, True])
+def test_priors_and_weights_equal_scikit_learn(event_model, dense):
+    X, y = _corpus(n=300, d=200)
+    Xin = X.toarray() if dense else X
+    w = np.random.default_rng(1).uniform(0.2, 3, size=len(y))
+    for weight in (None, w):
+        ours = tl.TextNaiveBayes(event_model, alpha=0.5).fit(Xin, y, sample_weight=weight)
+        theirs = SK[event_model](alpha=0.5).fit(X, y, sample_weight=weight)
+        np.testing.assert_allclose(ours.predict_proba(Xin), theirs.predict_proba(X), atol=1e-10)
+        assert (ours.predict(Xin) == theirs.predict(X)).all()
+    # a uniform prior, and a given one: the same as scikit-learn's fit_prior / class_prior
+    ours = tl.TextNaiveBayes(event_model, fit_prior=False).fit(Xin, y)
+    theirs = SK[event_model](fit_prior=False).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(Xin), theirs.predict_proba(X), atol=1e-10)
+    ours = tl.TextNaiveBayes(event_model, class_prior=[0.2, 0.3, 0.5]).fit(Xin, y)
+    theirs = SK[event_model](class_prior=[0.2, 0.3, 0.5]).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(Xin), theirs.predict_proba(X), atol=1e-10)
+    np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, atol=1e-12)
+
+
+def test_save_load_parameters_and_numpy_scalars(tmp_path):
+    X, y = _corpus(n=300, d=200)
+    frame = pd.DataFrame(X.toarray(), columns=[f"w{j}" for j in range(X.shape[1])])
+    for data in (X, frame):
+        clf = tl.TextNaiveBayes("multinomial", class_prior=[0.2, 0.3, 0.5]).fit(data, y)
+        clf.save(tmp_path / "text.json")
+        back = tl.load(tmp_path / "text.json")
+        np.testing.assert_array_equal(back.predict_proba(data), clf.predict_proba(data))
+        assert back.classes_.dtype == clf.classes_.dtype  # numpy text labels (<U5)
+    k, d = 3, X.shape[1]
+    assert clf.n_parameters == k - 1 + k * (d - 1)  # multinomial: each theta_c sums to one
+    assert tl.TextNaiveBayes("bernoulli").fit(X, y).n_parameters == k - 1 + k * d
+    # numpy scalars are numbers: the same model as with the Python float
+    np.testing.assert_array_equal(
+        tl.TextNaiveBayes(alpha=np.float32(0.5)).fit(X, y).feature_log_prob_,
+        tl.TextNaiveBayes(alpha=0.5).fit(X, y).feature_log_prob_)
+    # the former NaiveBayes(event_model=...) is this class: the old spelling says so
+    with pytest.raises(TypeError, match=r"no option 'event_model'.*tl.TextNaiveBayes"):
+        tl.NaiveBayes(event_model="multinomial")
+
+
+def test_sparse_fit_is_never_made_dense_and_matched_by_position(monkeypatch):
+    X, y = _corpus(n=300, d=200)
+    expected = BernoulliNB().fit(X, y).predict_proba(X)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a sparse matrix was made dense")
+
+    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        monkeypatch.setattr(cls, "toarray", refuse)
+        monkeypatch.setattr(cls, "todense", refuse)
+    clf = tl.TextNaiveBayes("bernoulli").fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), expected, atol=1e-10)
+    assert not hasattr(clf, "feature_names_in_")  # a vocabulary by position: none named
+    with pytest.raises(tl.FeatureMismatchError, match="X has 199 features, but TextNaiveBayes "
+                                                      "is expecting 200"):
+        clf.predict(X[:, :199])
+

@@ -35,11 +35,14 @@ from ._base.errors import (
 if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time see __getattr__
     from ._io import from_pgmpy, load, read_bif, save
     from .classifiers._bayes_tan import BayesianTAN
-    from .classifiers._classify import TAN, ChowLiuMultinet, NaiveBayes
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
+    from .classifiers._mixed import MixedNaiveBayes
+    from .classifiers._multinet import ChowLiuMultinet
+    from .classifiers._naive_bayes import NaiveBayes
     from .classifiers._ranking import rank_features
     from .classifiers._seminaive import AODE, KDB
+    from .classifiers._tan import TAN
     from .classifiers._text import TextNaiveBayes, term_class_information
     from .encoding._discretizer import Discretizer
     from .encoding._table import Table, discretize, encode
@@ -86,9 +89,10 @@ _LAZY = {
     "k_best_trees": "learners._bayes_trees",
     "tree_posterior": "learners._bayes_trees",
     "TreePosterior": "learners._bayes_trees",
-    "ChowLiuMultinet": "classifiers._classify",
-    "NaiveBayes": "classifiers._classify",
-    "TAN": "classifiers._classify",
+    "ChowLiuMultinet": "classifiers._multinet",
+    "MixedNaiveBayes": "classifiers._mixed",
+    "NaiveBayes": "classifiers._naive_bayes",
+    "TAN": "classifiers._tan",
     "ClassCounts": "stats._counts",
     "CountedTable": "stats._counts",
     "pair_counts": "stats._counts",
@@ -194,6 +198,7 @@ __all__ = [
     "InvalidModelError",
     "LearningSettings",
     "MissingValuesError",
+    "MixedNaiveBayes",
     "ModelFileError",
     "ModelFormatError",
     "NaiveBayes",

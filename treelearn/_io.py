@@ -11,12 +11,16 @@ Loading checks everything a :class:`~treelearn.TreeModel` relies on and raises a
 (:class:`ModelFormatError`), or inconsistent contents such as a CPT of the wrong
 shape or a row not summing to 1 (:class:`InvalidModelError`).
 
-This is the top of the model layers: it imports :mod:`treelearn.models._tree` and
-:mod:`treelearn.classifiers._classify` (to dispatch on what a file holds), and neither imports it.
+A saved estimator (a classifier, a :class:`~treelearn.Discretizer`, a
+:class:`~treelearn.TreeMixture`) names its class; the class is found in the one
+registry of persistent estimators (:data:`treelearn._base.persistence.ESTIMATORS`,
+filled as each class is defined), its module loaded through the facade on first
+use: adding an estimator is its class and its facade entry.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -27,13 +31,8 @@ from ._base.errors import (
     InvalidModelError,
     ModelFileError,
     ModelFormatError,
-    TreelearnError,
 )
-from ._base.jsonvalues import DecodeError, EncodeError
-from ._base.jsonvalues import decode_label as decode_json_label
-from ._base.jsonvalues import encode_label as encode_json_label
-from .classifiers._classify import TAN, ChowLiuMultinet, NaiveBayes
-from .classifiers._seminaive import AODE, KDB
+from ._base.persistence import ESTIMATORS, Persistent
 from .export._jsonfile import (
     check_document,
     document,
@@ -43,84 +42,38 @@ from .export._jsonfile import (
     write_text_atomic,
 )
 from .export._pgmpy import graph_from_bif, graph_from_pgmpy
-from .learners._mixture import TreeMixture
 from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
 
 __all__ = [
-    "decode_label",
     "dumps",
-    "encode_label",
+    "estimator_class",
     "from_document",
     "from_pgmpy",
     "load",
     "loads",
-    "model_from_dict",
-    "model_to_dict",
     "read_bif",
     "save",
     "to_document",
 ]
 
-# the classes a file may name; a file names a class, so this is what load can build
-_CLASSIFIERS = {cls.__name__: cls for cls in (NaiveBayes, TAN, ChowLiuMultinet, KDB, AODE,
-                                                TreeMixture)}
 
+def estimator_class(name: Any) -> type:
+    """The persistent estimator class a file names: from the registry, its module loaded
+    through the facade (``treelearn.<name>``) if no one has used it yet.
 
-# ---------------------------------------------------------------------- labels
-def encode_label(value: Any) -> Any:
-    """A state label or variable name as JSON, keeping its type (:mod:`treelearn._base.jsonvalues`).
+    Raises :class:`~treelearn.ModelFormatError` for any other name.
 
-    Raises :class:`~treelearn.TreelearnError` for a label that has no encoding.
-
-    Examples
-    --------
-    >>> encode_label(("a", float("nan")))
-    {'$tuple': ['a', {'$float': 'nan'}]}
+    >>> estimator_class("TAN").__name__
+    'TAN'
     """
-    try:
-        return encode_json_label(value)
-    except EncodeError as exc:
-        raise TreelearnError(str(exc)) from None
-
-
-def decode_label(value: Any) -> Any:
-    """Inverse of :func:`encode_label`; raises :class:`InvalidModelError` for anything else.
-
-    Examples
-    --------
-    >>> decode_label({"$tuple": ["a", {"$float": "nan"}]})
-    ('a', nan)
-    """
-    try:
-        return decode_json_label(value)
-    except DecodeError as exc:
-        raise InvalidModelError(str(exc)) from None
-
-
-# ---------------------------------------------------------------------- models
-def model_to_dict(model: TreeModel) -> dict:
-    """The JSON-able content of a :class:`TreeModel`: :meth:`TreeModel.to_dict`.
-
-    Examples
-    --------
-    >>> import pandas as pd, treelearn as tl
-    >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
-    >>> d = model_to_dict(m)
-    >>> d["nodes"][1]["states"], d["nodes"][1]["dtype"]
-    ([False, True], 'bool')
-    >>> model_from_dict(d) == m
-    True
-    """
-    return model.to_dict()
-
-
-def model_from_dict(d: dict) -> TreeModel:
-    """Rebuild a :class:`TreeModel` from :func:`model_to_dict` output: :meth:`TreeModel.from_dict`.
-
-    Raises :class:`InvalidModelError` naming the variable and what is wrong.
-    """
-    return TreeModel.from_dict(d)
+    facade = importlib.import_module("treelearn")  # its one table maps names to modules
+    public = getattr(facade, name, None) if isinstance(name, str) and not name.startswith(
+        "_") else None  # loads the module, whose classes register themselves
+    cls = ESTIMATORS.get(name) if isinstance(name, str) else None
+    if cls is None or public is not cls:
+        raise ModelFormatError(f"unknown classifier class {name!r} in the model file")
+    return cls
 
 
 # ---------------------------------------------------------------------- pgmpy, BIF
@@ -171,10 +124,14 @@ def to_document(obj: Any) -> dict:
         return document("tree_model", model=obj.to_dict())
     if isinstance(obj, GaussianTreeModel):
         return document("gaussian_tree", model=obj.to_dict())
-    if isinstance(obj, tuple(_CLASSIFIERS.values())):
-        return document("classifier", **{"class": type(obj).__name__, "state": obj.to_dict()})
+    if isinstance(obj, Persistent):
+        from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
+
+        kind = "classifier" if is_classifier(obj) else "estimator"
+        return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
-        f"can only save a TreeModel or a treelearn classifier, not {type(obj).__name__}"
+        f"can only save a TreeModel, a GaussianTreeModel or a treelearn estimator (a "
+        f"classifier, a Discretizer, a TreeMixture), not {type(obj).__name__}"
     )
 
 
@@ -203,18 +160,16 @@ def _from_document(doc: Any) -> Any:
     if kind == "gaussian_tree":
         return GaussianTreeModel.from_dict(doc.get("model"))
     name = doc.get("class")
-    cls = _CLASSIFIERS.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise ModelFormatError(f"unknown classifier class {name!r} in the model file")
+    cls = estimator_class(name)
     state = doc.get("state")
     if not isinstance(state, dict):
-        raise InvalidModelError("classifier file: 'state' must be an object")
+        raise InvalidModelError(f"{kind} file: 'state' must be an object")
     try:
         return cls.from_dict(state)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise InvalidModelError(f"classifier {name}: bad saved state ({exc})") from None
+        raise InvalidModelError(f"{name}: bad saved state ({exc})") from None
 
 
 def dumps(obj: Any) -> str:
@@ -228,7 +183,8 @@ def loads(text: str) -> Any:
 
 
 def save(obj: Any, path: str | os.PathLike) -> None:
-    """Save a :class:`TreeModel` or a classifier to ``path`` as versioned JSON.
+    """Save a model or a fitted estimator (classifier, Discretizer, TreeMixture) to
+    ``path`` as versioned JSON.
 
     Examples
     --------
@@ -243,7 +199,7 @@ def save(obj: Any, path: str | os.PathLike) -> None:
 
 
 def load(path: str | os.PathLike) -> Any:
-    """Load a model or classifier written by :func:`save`, validating it.
+    """Load a model or estimator written by :func:`save`, validating it.
 
     Raises
     ------

@@ -21,38 +21,41 @@ one spanning-tree sum per row and class, vectorised (:mod:`treelearn.structure._
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import FeatureMismatchError, MissingValuesError
-from .._base.logspace import logsumexp
-from ..encoding._table import CategoricalTableInput, encode
+from .._base.errors import MissingValuesError
+from .._base.jsonvalues import encode_label, json_value
+from .._base.persistence import SavedState
+from .._base.validation import Interval
 from ..learners._bayes_trees import (
     bdeu_edge_weights,
     bdeu_predictive_tables,
     log_sum_over_completions,
 )
-from ..sources._count import as_frame, count_by_class
-from ..stats._settings import check_number
+from ..stats._counts import ClassCounts
 from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum
+from ._base import CategoricalClassifier
 
 __all__ = ["BayesianTAN"]
 
 
-class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
+class BayesianTAN(CategoricalClassifier):
     """Bayesian model averaging over every TAN structure (scikit-learn classifier).
 
     Parameters
     ----------
-    ess : BDeu's equivalent sample size over the whole network (> 0).
+    equivalent_sample_size : BDeu's equivalent sample size over the whole network (> 0).
 
     Attributes
     ----------
-    classes_ : the sorted class labels.
-    feature_names_in_ : the features' names (``x0, x1, ...`` for arrays).
+    classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    class_log_prior_ : the BDeu posterior mean of the class, ``(n_c + s / r_C) / (n + s)``.
+    states_ : each feature's states.
     log_weights_ : ``d x d`` log edge weights of the posterior over feature trees.
     edge_posteriors_ : ``d x d`` posterior probabilities of the feature-tree edges.
 
@@ -65,37 +68,46 @@ class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
     >>> import pandas as pd, treelearn as tl
     >>> df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
     >>> X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
-    >>> clf = tl.BayesianTAN(ess=1.0).fit(X, y)
+    >>> clf = tl.BayesianTAN(equivalent_sample_size=1.0).fit(X, y)
     >>> clf.predict_proba(X.head(2)).sum(axis=1).round(12).tolist()
     [1.0, 1.0]
     >>> round(float(clf.edge_posteriors_.sum()) / 2, 9)   # three edges in every tree of 4 features
     3.0
     """
 
-    def __init__(self, ess: float = 1.0) -> None:
-        self.ess = ess
+    _parameter_constraints: ClassVar[dict] = {
+        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]}
+    _moved_options: ClassVar[dict] = {"ess": "BDeu's sample size: equivalent_sample_size=..."}
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesianTAN:
+    def __init__(self, equivalent_sample_size: float = 1.0) -> None:
+        self.equivalent_sample_size = equivalent_sample_size
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # training rows must be complete (see above)
+        return tags
+
+    def _prior_pseudocount(self, params: dict) -> float:
+        return params["equivalent_sample_size"] / len(self.classes_)  # BDeu: s / r_C per class
+
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
         """Count ``X`` (no missing values) and ``y`` once, and build the posterior over trees."""
-        s = check_number(self.ess, "ess", strict=True, fix=" (BDeu's equivalent sample size)")
-        stats = count_by_class(X, y, sample_weight=sample_weight)
+        s = params["equivalent_sample_size"]
         d = stats.class_index
-        self.classes_ = np.asarray(stats.classes)
-        self.feature_names_in_ = np.asarray(stats.columns[:d], dtype=object)
-        self.n_features_in_ = d
         self.states_ = [list(st) for st in stats.states[:d]]
         r_c = len(self.classes_)
-        class_count = np.asarray(stats.class_count, dtype=float)
         log_w = np.zeros((d, d))
         thetas, rhos = [], []
         for c in range(r_c):
             counts = stats.within_class(c).counts
             totals = np.asarray(counts.pair_totals(), dtype=float)
-            if d and (totals != float(counts.n_rows)).any():
-                j = int(np.argwhere(totals != float(counts.n_rows))[0][0])
+            # a pair observed on fewer rows than the class has (weights: up to round-off)
+            short = ~np.isclose(totals, float(counts.n_rows), rtol=1e-9, atol=0)
+            if d and short.any():
+                j = int(np.argwhere(short)[0][0])
                 raise MissingValuesError(
                     f"BayesianTAN needs complete training rows; feature "
-                    f"{self.feature_names_in_[j]!r} has missing values: drop or impute them",
+                    f"{self.feature_names_in_[j]!r} has missing values (NaN): drop or impute them",
                     column=self.feature_names_in_[j],
                 )
             log_w = log_w + bdeu_edge_weights(counts, s / r_c)[1]
@@ -103,37 +115,29 @@ class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
             thetas.append(theta)
             rhos.append(rho)
         log_w[np.arange(d), np.arange(d)] = -np.inf
+        self._set_posterior(log_w, np.stack(thetas), np.stack(rhos))
+
+    def _set_posterior(self, log_w: np.ndarray, log_theta: np.ndarray,
+                       log_rho: np.ndarray) -> None:
+        """The fitted tables, and what follows from them (learned or loaded)."""
+        d = len(self.states_)
         self.log_weights_ = log_w
+        self.log_theta_ = log_theta  # (classes, K): log θ_v|c
+        self.log_rho_ = log_rho  # (classes, K, K)
         self.log_normaliser_ = float(log_spanning_tree_sum(log_w)) if d > 1 else 0.0
         self.edge_posteriors_ = (np.clip(edge_marginals(log_w)[0], 0.0, 1.0) if d > 1
                                  else np.zeros((d, d)))
-        self.log_class_prior_ = np.log((class_count + s / r_c) / (class_count.sum() + s))
-        self.log_theta_ = np.stack(thetas)  # (classes, K): log θ_v|c
-        self.log_rho_ = np.stack(rhos)  # (classes, K, K)
         self.offsets_ = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
-        return self
 
-    def _codes(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        names = list(self.feature_names_in_)
-        X = as_frame(X, names)
-        absent = [c for c in names if c not in X.columns]
-        extra = [c for c in X.columns if c not in set(names)]
-        if absent or extra:
-            raise FeatureMismatchError(
-                f"X's columns differ from the features the classifier was fitted on: "
-                f"missing {absent[:10]}, unexpected {extra[:10]}"
-            )
-        table = encode(X[names], missing="pairwise", states=dict(zip(names, self.states_)),
-                       max_states=np.iinfo(np.int64).max)
-        return table.codes.astype(np.int64)
+    def _feature_states(self) -> list:
+        return self.states_
 
     def _complete_joint(self, codes: np.ndarray) -> np.ndarray:
         idx = self.offsets_[None, :] + codes
         out = np.empty((len(codes), len(self.classes_)))
         d = codes.shape[1]
         for c in range(len(self.classes_)):
-            node = self.log_theta_[c][idx].sum(axis=1) + self.log_class_prior_[c]
+            node = self.log_theta_[c][idx].sum(axis=1) + self.class_log_prior_[c]
             if d < 2:
                 out[:, c] = node
                 continue
@@ -141,24 +145,53 @@ class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
             out[:, c] = node + log_spanning_tree_sum(self.log_weights_ + rho) - self.log_normaliser_
         return out
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         """``log P(c, x_observed | D)`` per row and class, averaged over all feature trees."""
-        codes = self._codes(X)
-        if len(codes) == 0:
-            return np.zeros((0, len(self.classes_)))
         card = np.array([len(st) for st in self.states_], dtype=np.int64)
         return log_sum_over_completions(codes, card, self._complete_joint,
                                         list(self.feature_names_in_))
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log P(c | x, D)``: the structure-averaged joint, normalised over classes."""
-        joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1)[:, None]
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the class-conditional pairwise tables the average is taken over:
+        the prior's ``k - 1``, per class ``r_v - 1`` per feature and ``(r_u - 1)(r_v - 1)``
+        per feature pair."""
+        check_is_fitted(self)
+        r = np.array([len(st) for st in self.states_]) - 1
+        k = len(self.classes_)
+        pairs = (r.sum() ** 2 - (r**2).sum()) // 2
+        return int(k - 1 + k * r.sum() + k * pairs)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``P(c | x, D)``; columns in ``classes_`` order."""
-        return np.exp(self.predict_log_proba(X))
+    def _drawable(self) -> bool:
+        return False  # an average over every tree: no one network to draw
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable class of each row."""
-        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"states": [[encode_label(s) for s in st] for st in self.states_],
+                "log_weights": json_value(self.log_weights_),
+                "log_theta": json_value(self.log_theta_),
+                "log_rho": json_value(self.log_rho_)}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        raw = saved.raw("states", list)
+        d = self.n_features_in_
+        if len(raw) != d:
+            raise saved.fail("states", f"holds {len(raw)} state lists for {d} features")
+        self.states_ = [saved.labels_in(st, "states") for st in raw]
+        if any(len(st) == 0 for st in self.states_):
+            raise saved.fail("states", "has a feature without states")
+        k, K = len(self.classes_), sum(len(st) for st in self.states_)
+        log_w = saved.array("log_weights", (d, d), finite=False)
+        off = ~np.eye(d, dtype=bool)
+        if np.isnan(log_w).any() or not np.isfinite(log_w[off]).all() or not (
+                log_w[~off] == -np.inf).all() or not np.allclose(log_w[off], log_w.T[off],
+                                                                 rtol=1e-9, atol=1e-9):
+            raise saved.fail("log_weights", "must be symmetric, finite off the diagonal and "
+                                            "-inf on it")
+        log_theta = saved.array("log_theta", (k, K))
+        starts = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
+        if (log_theta > 0).any() or not np.allclose(
+                np.add.reduceat(np.exp(log_theta), starts, axis=1), 1.0, rtol=0, atol=1e-9):
+            raise saved.fail("log_theta", "must hold each feature's log-probabilities per class")
+        log_rho = saved.array("log_rho", (k, K, K))
+        self._set_posterior(log_w, log_theta, log_rho)

@@ -18,18 +18,19 @@ the class's total weight) and the class prior ``p(c) = n_c / n``. The four
 from __future__ import annotations
 
 import math
-from typing import Any
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import FeatureMismatchError, TreelearnError
+from .._base.errors import TreelearnError
+from .._base.jsonvalues import json_value
+from .._base.persistence import SavedState
+from .._base.validation import Interval, Options
 from ..encoding._table import python_scalar
-from ..models._gaussian import numeric_classes, numeric_matrix
-from ._decisions import JointLogProbaMixin
+from ._base import NumericClassifier, NumericData, invalid
 
 __all__ = ["GaussianClassifier"]
 
@@ -37,7 +38,7 @@ _COVARIANCES = ("full", "shared", "diagonal", "isotropic")
 _LOG_2PI = math.log(2 * math.pi)
 
 
-class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
+class GaussianClassifier(NumericClassifier):
     """Gaussian class-conditional classifier (QDA, LDA, Gaussian naive Bayes, isotropic).
 
     Parameters
@@ -48,8 +49,10 @@ class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, priors_ (``n_c / n``), means_ (``k x d``), covariances_ (``k x d x d``
-    for full, ``d x d`` shared, ``k x d`` variances for diagonal, ``k`` for isotropic).
+    classes_, class_name_, class_count_ (each class's total weight), class_log_prior_
+    (``log n_c / n``), feature_names_in_, n_features_in_, means_ (``k x d``),
+    covariances_ (``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for
+    diagonal, ``k`` for isotropic).
 
     Examples
     --------
@@ -63,39 +66,29 @@ class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     [0]
     """
 
+    _where = "GaussianClassifier"
+    _parameter_constraints: ClassVar[dict] = {"covariance": [Options(*_COVARIANCES)],
+                                              "reg": [Interval(Real, 0, 1)]}
+    _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
+
     def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
         self.covariance = covariance
         self.reg = reg
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
-
     # ------------------------------------------------------------ fitting
-    def _check_params(self) -> None:
-        if self.covariance not in _COVARIANCES:
-            raise TreelearnError(
-                f"covariance={self.covariance!r}; choose one of {list(_COVARIANCES)}"
-            )
-        reg = self.reg
-        if isinstance(reg, bool) or not isinstance(reg, (int, float)) or not 0 <= reg <= 1:
-            raise TreelearnError(f"reg={reg!r}; it must be a number in [0, 1]")
-
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GaussianClassifier:
-        """Estimate the class priors, means and covariances (maximum likelihood)."""
-        self._check_params()
-        names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight,
-                                                              "GaussianClassifier")
+    def _learn(self, data: NumericData, params: dict) -> None:
+        """Estimate the class means and covariances (maximum likelihood, weighted)."""
+        A, codes, w = data.values, data.codes, data.weights
+        weight = np.asarray(self.class_count_, dtype=float)
         n, d = A.shape
-        k = len(classes)
+        k = len(self.classes_)
         # one product for all class sums: R is the (weighted) class indicator, k x n
         R = np.zeros((k, n))
         R[codes, np.arange(n)] = w
         means = R @ A / weight[:, None]
         centred = A - means[codes]
         wc = centred * w[:, None]
-        r = float(self.reg)
+        r = params["reg"]
         if self.covariance == "full":
             cov = np.stack([wc[codes == c].T @ centred[codes == c] / weight[c] for c in range(k)])
             cov = (1 - r) * cov + r * np.eye(d)
@@ -107,19 +100,14 @@ class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
             if self.covariance == "isotropic":
                 var = var.mean(axis=1)
             cov = (1 - r) * var + r
-        self.classes_ = classes
-        self.n_features_in_ = d
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.priors_ = weight / weight.sum()
         self.means_ = means
         self.covariances_ = cov
-        self._factor(names)
-        return self
+        self._factor()
 
-    def _factor(self, names: list) -> None:
+    def _factor(self) -> None:
         """Cholesky factors (or variances) and log-determinants; a singular covariance is refused."""
         cov = self.covariances_
+        names = list(self.feature_names_in_)
         fix = ("; set reg > 0 (e.g. reg=1e-3) to shrink it towards the identity, or choose a "
                "simpler covariance")
         if self.covariance in ("diagonal", "isotropic"):
@@ -159,34 +147,47 @@ class GaussianClassifier(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         self._logdet = np.array(logdets)
 
     # ------------------------------------------------------------ prediction
-    def _matrix(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
-            absent = [c for c in self.feature_names_in_ if c not in X.columns]
-            if absent:
-                raise FeatureMismatchError(f"X lacks the fitted feature(s) {absent[:10]}")
-            X = X[list(self.feature_names_in_)]
-        _, A = numeric_matrix(X, where="GaussianClassifier")
-        if A.shape[1] != self.n_features_in_:
-            raise FeatureMismatchError(
-                f"X has {A.shape[1]} features; the classifier was fitted on {self.n_features_in_}"
-            )
-        return A
-
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+    def _joint_log_likelihood(self, A: np.ndarray) -> np.ndarray:
         """``log p(x, c)`` for each row and class (columns in ``classes_`` order)."""
-        A = self._matrix(X)
         k, d = self.means_.shape
         out = np.empty((A.shape[0], k))
-        for c in range(k):  # classes only: each step is vectorised over rows
-            diff = A - self.means_[c]
-            if self._chol is None:
-                var = self.covariances_[c]
-                maha = (diff**2 / var).sum(axis=1)
-            else:
-                z = diff @ self._chol[c if self.covariance == "full" else 0]  # whitened rows
-                maha = np.einsum("ij,ij->i", z, z)
-            logdet = self._logdet[c if self.covariance != "shared" else 0]
-            out[:, c] = math.log(self.priors_[c]) - 0.5 * (d * _LOG_2PI + logdet + maha)
+        with np.errstate(over="ignore"):  # a value far out: -inf, the base's posterior copes
+            for c in range(k):  # classes only: each step is vectorised over rows
+                diff = A - self.means_[c]
+                if self._chol is None:
+                    var = self.covariances_[c]
+                    maha = (diff**2 / var).sum(axis=1)
+                else:
+                    z = diff @ self._chol[c if self.covariance == "full" else 0]  # whitened rows
+                    maha = np.einsum("ij,ij->i", z, z)
+                logdet = self._logdet[c if self.covariance != "shared" else 0]
+                out[:, c] = self.class_log_prior_[c] - 0.5 * (d * _LOG_2PI + logdet + maha)
         return out
 
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: the prior's ``k - 1``, ``k d`` means and the covariances' (per
+        class ``d (d + 1) / 2`` full, once shared, ``d`` diagonal, 1 isotropic)."""
+        check_is_fitted(self)
+        k, d = self.means_.shape
+        per = {"full": k * d * (d + 1) // 2, "shared": d * (d + 1) // 2, "diagonal": k * d,
+               "isotropic": k}[self.covariance]
+        return k - 1 + k * d + per
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"means": json_value(self.means_), "covariances": json_value(self.covariances_)}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        k, d = len(self.classes_), self.n_features_in_
+        shape = {"full": (k, d, d), "shared": (d, d), "diagonal": (k, d), "isotropic": (k,)}
+        self.means_ = saved.array("means", (k, d))
+        cov = saved.array("covariances", shape[self.covariance])
+        if self.covariance in ("full", "shared") and not np.allclose(
+                cov, np.swapaxes(cov, -1, -2), rtol=1e-9, atol=1e-12 * np.abs(cov).max()):
+            raise saved.fail("covariances", "must be symmetric")
+        self.covariances_ = cov
+        try:
+            self._factor()
+        except TreelearnError as exc:
+            raise invalid(saved, "covariances", exc) from None

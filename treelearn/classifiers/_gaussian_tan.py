@@ -20,26 +20,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import ClassVar
 
 import networkx as nx
 import numpy as np
-import pandas as pd
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import ColumnNotFoundError, FeatureMismatchError, TreelearnError
-from ..models._gaussian import gaussian_mutual_information, numeric_classes, tree_covariance
+from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.jsonvalues import json_value
+from .._base.persistence import SavedState
+from ..encoding._table import python_scalar
+from ..models._gaussian import gaussian_mutual_information, tree_covariance
 from ..structure._trees import orient, spanning_skeleton
-from ._decisions import JointLogProbaMixin
+from ._base import CLASS_PRIOR, NumericClassifier, NumericData, check_tree
 
 __all__ = ["GaussianTAN"]
 
 _LOG_2PI = math.log(2 * math.pi)
 
 
-class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
+class GaussianTAN(NumericClassifier):
     """Tree-augmented naive Bayes for numeric features (class-conditional linear-Gaussian tree).
 
     Parameters
@@ -50,7 +51,7 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, class_log_prior_, feature_names_in_, feature_tree_ (undirected,
+    classes_, class_name_, class_count_, class_log_prior_, feature_names_in_, feature_tree_ (undirected,
     edge ``weight`` = the Gaussian CMI in nats), tree_ (oriented from ``root_``),
     parent_ (index of each feature's parent, -1 for the root), intercept_,
     coefficient_, variance_ (``k x d``: per class and feature), means_, covariances_
@@ -61,12 +62,16 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     >>> from sklearn.datasets import load_iris
     >>> import treelearn as tl
     >>> X, y = load_iris(return_X_y=True, as_frame=True)
-    >>> clf = tl.TAN(numeric="gaussian").fit(X, y)
+    >>> clf = tl.GaussianTAN().fit(X, y)
     >>> sorted(clf.feature_tree_.edges())[:1]
     [('petal length (cm)', 'petal width (cm)')]
     >>> round(clf.score(X, y), 2)
     0.97
     """
+
+    _where = "a Gaussian TAN"
+    _missing_at_prediction = True
+    _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
 
     def __init__(self, root: Hashable | None = None, fit_prior: bool = True,
                  class_prior: Sequence[float] | None = None) -> None:
@@ -74,10 +79,11 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> GaussianTAN:
+    def _learn(self, data: NumericData, params: dict) -> None:
         """Per-class means and covariances (one product), the CMI tree, per-edge least squares."""
-        names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight,
-                                                              "a Gaussian TAN")
+        A, codes, w = data.values, data.codes, data.weights
+        names, classes = list(self.feature_names_in_), self.classes_
+        weight = np.asarray(self.class_count_, dtype=float)
         n, d = A.shape
         k = len(classes)
         Y = np.zeros((n, k))
@@ -95,8 +101,9 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         if flat.any():
             c, j = np.argwhere(flat)[0]
             raise TreelearnError(
-                f"column {names[j]!r} is constant in class {classes[c]!r} (variance 0): a "
-                "Gaussian there has no density; drop the column", column=names[j])
+                f"column {names[j]!r} is constant in class {python_scalar(classes[c])!r} "
+                "(variance 0): a Gaussian there has no density; drop the column",
+                column=names[j])
         share = weight / weight.sum()
         cmi = sum(share[c] * gaussian_mutual_information(cov[c]) for c in range(k))
         if self.root is not None and self.root not in names:
@@ -120,80 +127,19 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
             c, j = np.argwhere(variance <= 1e-12 * var)[0]
             raise TreelearnError(
                 f"columns {names[parent[j]]!r} and {names[j]!r} are perfectly correlated in "
-                f"class {classes[c]!r}: the Gaussian has no density; drop one of them",
+                f"class {python_scalar(classes[c])!r}: the Gaussian has no density; drop one of them",
                 column=names[j])
-        self.classes_ = classes
-        self.class_count_ = weight
-        self.class_log_prior_ = self._log_prior(weight)
-        self.n_features_in_ = d
-        self.feature_names_in_ = np.asarray(names, dtype=object)
         self.feature_tree_ = tree
-        self.tree_ = oriented
+        self.means_, self.covariances_ = means, cov
+        self._set_tree(oriented, parent, intercept, coef, variance)
+
+    def _set_tree(self, tree: nx.DiGraph, parent: np.ndarray, intercept: np.ndarray,
+                  coefficient: np.ndarray, variance: np.ndarray) -> None:
+        names = list(self.feature_names_in_)
+        self.tree_ = tree
         self.root_ = names[int(np.flatnonzero(parent < 0)[0])]
         self.parent_ = parent
-        self.means_, self.covariances_ = means, cov
-        self.intercept_, self.coefficient_, self.variance_ = intercept, coef, variance
-        return self
-
-    def fitted_state(self) -> dict:
-        """The fitted parameters as JSON-able lists (labels encoded by the caller's rules
-        are left to it): what :meth:`set_fitted_state` restores."""
-        check_is_fitted(self)
-        edges = [[self.feature_names_in_.tolist().index(u),
-                  self.feature_names_in_.tolist().index(v), float(w)]
-                 for u, v, w in self.feature_tree_.edges(data="weight")]
-        return {"parent": self.parent_.tolist(), "intercept": self.intercept_.tolist(),
-                "coefficient": self.coefficient_.tolist(), "variance": self.variance_.tolist(),
-                "means": self.means_.tolist(), "class_count": self.class_count_.tolist(),
-                "class_log_prior": [float(v) for v in self.class_log_prior_],
-                "tree_edges": edges}
-
-    def set_fitted_state(self, classes: Any, features: list, state: dict) -> GaussianTAN:
-        """Restore what :meth:`fitted_state` gave (``classes`` and ``features`` decoded);
-        inconsistent shapes or a non-tree raise :class:`~treelearn.TreelearnError`."""
-        k, d = len(classes), len(features)
-        parent = np.asarray(state["parent"], dtype=int)
-        arrays = {key: np.asarray(state[key], dtype=float)
-                  for key in ("intercept", "coefficient", "variance", "means")}
-        if parent.shape != (d,) or any(a.shape != (k, d) for a in arrays.values()) or not (
-                arrays["variance"] > 0).all() or (parent < 0).sum() != 1:
-            raise TreelearnError(f"a Gaussian TAN over {d} features and {k} classes needs one "
-                                 "root, a parent per feature and k x d positive variances")
-        tree = nx.Graph()
-        tree.add_nodes_from(features)
-        tree.add_weighted_edges_from((features[i], features[j], w)
-                                     for i, j, w in state["tree_edges"])
-        oriented = nx.DiGraph()
-        oriented.add_nodes_from(features)
-        oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
-        if not nx.is_tree(oriented) or {frozenset(e) for e in tree.edges} != {
-                frozenset(e) for e in oriented.edges}:
-            raise TreelearnError("the saved parents do not form the saved feature tree")
-        self.classes_ = np.asarray(classes)
-        self.class_count_ = np.asarray(state["class_count"], dtype=float)
-        self.class_log_prior_ = np.asarray(state["class_log_prior"], dtype=float)
-        self.n_features_in_ = d
-        self.feature_names_in_ = np.asarray(features, dtype=object)
-        self.feature_tree_, self.tree_, self.parent_ = tree, oriented, parent
-        self.root_ = features[int(np.flatnonzero(parent < 0)[0])]
-        self.means_ = arrays["means"]
-        self.intercept_, self.coefficient_ = arrays["intercept"], arrays["coefficient"]
-        self.variance_ = arrays["variance"]
-        return self
-
-    def _log_prior(self, weight: np.ndarray) -> np.ndarray:
-        k = len(weight)
-        if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=float)
-            if prior.shape != (k,) or (prior < 0).any() or not np.isclose(prior.sum(), 1.0):
-                raise TreelearnError(f"class_prior must be {k} non-negative probabilities "
-                                     f"summing to 1, got {self.class_prior!r}")
-        elif self.fit_prior:
-            prior = weight / weight.sum()
-        else:
-            prior = np.full(k, 1.0 / k)
-        with np.errstate(divide="ignore"):
-            return np.log(prior)
+        self.intercept_, self.coefficient_, self.variance_ = intercept, coefficient, variance
 
     @property
     def n_parameters(self) -> int:
@@ -207,31 +153,12 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return tree_covariance(self.parent_, self.coefficient_, self.variance_)
 
-    def _values(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        names = list(self.feature_names_in_)
-        if isinstance(X, pd.DataFrame):
-            absent = [c for c in names if c not in X.columns]
-            if absent:
-                raise FeatureMismatchError(f"X lacks the feature(s) {absent[:10]}")
-            X = X[names]
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
-        if frame.shape[1] != len(names):
-            raise FeatureMismatchError(f"X has {frame.shape[1]} features; the classifier was "
-                                       f"fitted on {len(names)}")
-        bad = [c for c, t in frame.dtypes.items()
-               if not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)]
-        if bad:
-            raise TreelearnError(f"column {bad[0]!r} is not numeric; give numbers (NaN = missing)",
-                                 column=bad[0])
-        values = frame.to_numpy(dtype=float, na_value=np.nan)
-        if np.isinf(values).any():
-            raise TreelearnError("X has an infinite value; give finite numbers (NaN = missing)")
-        return values
-
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+    def _joint_log_likelihood(self, values: np.ndarray) -> np.ndarray:
         """``log p(x_observed, c)``; a missing (NaN) feature is summed out exactly."""
-        values = self._values(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # far out: -inf, the base copes
+            return self._log_density(values)
+
+    def _log_density(self, values: np.ndarray) -> np.ndarray:
         n = values.shape[0]
         observed = ~np.isnan(values)
         out = np.tile(self.class_log_prior_, (n, 1))
@@ -272,3 +199,40 @@ class GaussianTAN(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
                     out[r, c] += -0.5 * ((z**2).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(
                         np.diag(L)).sum()
         return out
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        index = {v: j for j, v in enumerate(self.feature_names_in_)}
+        edges = [[index[u], index[v], float(w)]
+                 for u, v, w in self.feature_tree_.edges(data="weight")]
+        return {"parent": self.parent_.tolist(), "intercept": json_value(self.intercept_),
+                "coefficient": json_value(self.coefficient_),
+                "variance": json_value(self.variance_), "means": json_value(self.means_),
+                "covariances": json_value(self.covariances_), "tree_edges": edges}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        k, d = len(self.classes_), self.n_features_in_
+        features = list(self.feature_names_in_)
+        parent = saved.array("parent", (d,), dtype=np.int64)
+        check_tree(saved, "parent", parent)
+        edges = saved.array("tree_edges", (d - 1, 3)) if d > 1 else np.empty((0, 3))
+        pairs = edges[:, :2]
+        if ((pairs < 0) | (pairs >= d) | (pairs != np.round(pairs))).any():
+            raise saved.fail("tree_edges", "must name feature indices")
+        tree = nx.Graph()
+        tree.add_nodes_from(features)
+        tree.add_weighted_edges_from((features[int(i)], features[int(j)], w) for i, j, w in edges)
+        oriented = nx.DiGraph()
+        oriented.add_nodes_from(features)
+        oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
+        if {frozenset(e) for e in tree.edges} != {frozenset(e) for e in oriented.edges}:
+            raise saved.fail("tree_edges", "differ from the tree the saved parents form")
+        self.feature_tree_ = tree
+        self.means_ = saved.array("means", (k, d))
+        cov = saved.array("covariances", (k, d, d))
+        if not np.array_equal(cov, cov.transpose(0, 2, 1)):
+            raise saved.fail("covariances", "must be symmetric")
+        self.covariances_ = cov
+        self._set_tree(oriented, parent, saved.array("intercept", (k, d)),
+                       saved.array("coefficient", (k, d)),
+                       saved.array("variance", (k, d), positive=True))

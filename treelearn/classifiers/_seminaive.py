@@ -1,5 +1,5 @@
 """Semi-naive Bayes classifiers: k-dependence Bayes (KDB) and averaged one-dependence
-estimators (AODE), on the same base as :mod:`treelearn.classifiers._classify`.
+estimators (AODE), on the one classifier base (:mod:`treelearn.classifiers._base`).
 
 * :class:`KDB` (Sahami, 1996): one network; every feature has the class and up to
   ``k`` other features as parents, chosen by mutual information.
@@ -9,27 +9,35 @@ estimators (AODE), on the same base as :mod:`treelearn.classifiers._classify`.
   class-conditional pair counts (``N(x_i, x_j, y)``: one one-hot product per class).
 
 Both learn from a :class:`~treelearn.stats._counts.ClassCounts` (any input kind, row
-weights included), as every treelearn classifier does.
+weights included), as every categorical treelearn classifier does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import TreelearnError
+from .._base.persistence import SavedState
+from .._base.validation import Interval
 from ..encoding._table import python_scalar
-from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts, offsets_of
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
-from ..stats._settings import LearningSettings, check_number
 from ..structure._trees import round_ties
-from ._classify import BayesNetClassifier, SingleNetworkClassifier, Unseen
+from ._base import (
+    CLASS_PRIOR,
+    CPT_PRIOR,
+    UNSEEN,
+    CategoricalClassifier,
+    Unseen,
+    network_dtypes,
+)
+from ._network import SingleNetworkClassifier
 
 __all__ = ["AODE", "KDB", "kdb_parents"]
 
@@ -64,12 +72,6 @@ def kdb_parents(class_mi: np.ndarray, cmi: np.ndarray, k: int) -> list[tuple[int
     return out
 
 
-def _check_int(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise TreelearnError(f"{name} == {value!r}, must be an integer >= {low}", values=[value])
-    return int(value)
-
-
 # ---------------------------------------------------------------------- k-DB
 class KDB(SingleNetworkClassifier):
     """k-dependence Bayesian classifier (Sahami, 1996).
@@ -86,22 +88,21 @@ class KDB(SingleNetworkClassifier):
     ----------
     k : the most feature parents of a feature (an integer >= 0).
     alpha : Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
-    prior : ``"lidstone"`` (uses ``alpha``) or ``"m-estimate"`` (uses ``m``:
-        ``(N(u, a) + m / k_j) / (N(u) + m)``, Mitchell's m-estimate with a uniform prior).
-    m : the m-estimate's equivalent sample size.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._classify.NaiveBayes`.
+    prior, equivalent_sample_size, m : the CPT estimator (``"lidstone"`` with ``alpha``,
+        ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
 
     Attributes
     ----------
-    As :class:`~treelearn.classifiers._classify.NaiveBayes` (``model_`` is the network), plus
+    As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``model_`` is the network), plus
     ``feature_order_``: the features in ranking order.
 
     Notes
     -----
     Families of ``k + 2`` variables are counted from the rows, so ``k >= 2`` needs
     the data in memory (a DataFrame or array). Missing feature values are summed
-    out exactly at prediction; with ``k >= 2`` rows with missing values are
-    handled one at a time (variable elimination), which is slow for many such rows.
+    out exactly at prediction (for ``k >= 2`` by variable elimination).
 
     Examples
     --------
@@ -113,12 +114,16 @@ class KDB(SingleNetworkClassifier):
     """
 
     _method = "kdb"
+    cli_method: ClassVar[str] = "kdb"
+    _parameter_constraints: ClassVar[dict] = {"k": [Interval(Integral, 0, None)], **CPT_PRIOR,
+                                              **CLASS_PRIOR, **UNSEEN}
 
     def __init__(
         self,
         k: int = 2,
         alpha: float = 1.0,
         prior: str = "lidstone",
+        equivalent_sample_size: float = 1.0,
         m: float = 1.0,
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
@@ -127,22 +132,18 @@ class KDB(SingleNetworkClassifier):
         self.k = k
         self.alpha = alpha
         self.prior = prior
+        self.equivalent_sample_size = equivalent_sample_size
         self.m = m
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        _check_int(self.k, "k", 0)
-        LearningSettings(alpha=self.alpha, prior=self.prior, m=self.m)
-
-    def _structure(self, stats: ClassCounts) -> nx.DiGraph:
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         d = len(features)
         class_mi = mutual_information_matrix(stats.counts)[:d, d]
         cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
-        ranked = kdb_parents(class_mi, cmi, int(self.k))
+        ranked = kdb_parents(class_mi, cmi, params["k"])
         # [..., None][:-1]: an object array even when the names are tuples
         self.feature_order_ = np.array([*(features[j] for j, _ in ranked), None], dtype=object)[:-1]
         D = nx.DiGraph()
@@ -156,37 +157,20 @@ class KDB(SingleNetworkClassifier):
         D.graph["class"] = class_name
         return D
 
-    def _fit_counts(self, stats: ClassCounts) -> None:
-        settings = LearningSettings(method=self._method, alpha=self.alpha, prior=self.prior,
-                                    m=self.m)
-        structure = self._structure(stats)
-        description = {**self._description(self._method),
-                       "feature_order": list(self.feature_order_)}
-        model = build_model(structure, stats, settings, description=description)
-        model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
-        self.model_ = TreeModel(model.graph, variables=model.variables, dtypes=model.dtypes,
-                                n_rows=model.n_rows, settings=model.settings)
+    def _network_description(self, params: dict) -> dict:
+        return {**super()._network_description(params), "feature_order": list(self.feature_order_)}
 
-    def _restore_models(self, models: dict) -> None:
-        super()._restore_models(models)
-        order = self.model_.settings["feature_order"]
+    def _restore_model(self, saved: SavedState) -> None:
+        super()._restore_model(saved)
+        order = self.model_.settings.get("feature_order")
+        if not isinstance(order, list) or sorted(map(repr, order)) != sorted(
+                map(repr, self.feature_names_in_)):
+            raise saved.fail("model", "has no feature_order setting naming every feature")
         self.feature_order_ = np.array([*order, None], dtype=object)[:-1]
-
-    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        # log p(x, c) for each class: the model's own per-row likelihood with the class
-        # set (exact with missing values for any k; see Notes)
-        n, d = codes.shape
-        full = np.empty((n, d + 1), dtype=np.intp)
-        full[:, :d] = codes
-        out = np.empty((n, len(self.classes_)))
-        for c in range(len(self.classes_)):
-            full[:, d] = c
-            out[:, c] = self.model_.log_likelihood_codes(full)
-        return out
 
 
 # ---------------------------------------------------------------------- AODE
-class AODE(BayesNetClassifier):
+class AODE(CategoricalClassifier):
     """Averaged one-dependence estimators (Webb, Boughton and Wang, 2005).
 
     ``p(y, x) = (1 / |S(x)|) sum_{i in S(x)} P(y, x_i) prod_{j != i} P(x_j | y, x_i)``
@@ -208,7 +192,7 @@ class AODE(BayesNetClassifier):
         conditional on an unseen ``(y, x_i)`` is then uniform).
     min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
-    unseen : as in :class:`~treelearn.classifiers._classify.NaiveBayes`.
+    unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
 
     Attributes
     ----------
@@ -217,7 +201,7 @@ class AODE(BayesNetClassifier):
         feature), whose joint is the term of the average above.
     fallback_model_ : the naive Bayes network used where no feature qualifies.
     classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
-        :class:`~treelearn.classifiers._classify.NaiveBayes`; ``class_log_prior_`` is the
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`; ``class_log_prior_`` is the
         smoothed prior of the fallback.
 
     Examples
@@ -232,25 +216,24 @@ class AODE(BayesNetClassifier):
     """
 
     _method = "aode"
+    cli_method: ClassVar[str] = "aode"
+    _parameter_constraints: ClassVar[dict] = {"alpha": CPT_PRIOR["alpha"],
+                                              "min_count": [Interval(Real, 0, None)], **UNSEEN}
 
     def __init__(self, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error") -> None:
         self.alpha = alpha
         self.min_count = min_count
         self.unseen = unseen
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_number(self.min_count, "min_count")
-
-    def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
-        counts = np.asarray(class_count, dtype=float) + self.alpha
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(counts / counts.sum()) if counts.sum() > 0 else np.full(
-                len(counts), -np.log(len(counts)))
+    def _prior_pseudocount(self, params: dict) -> float:
+        return params["alpha"]  # the fallback's smoothed prior (N(y) + alpha) / (N + alpha |Y|)
 
     # ------------------------------------------------------------ fitting
-    def _fit_counts(self, stats: ClassCounts) -> None:
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
+        self._states = [list(s) for s in stats.states[:d]]
+        self._dtypes = network_dtypes(dict(zip(stats.columns, stats.dtypes)) if stats.dtypes
+                                      else None)
         cards = stats.cardinalities[:d]
         offsets = offsets_of(cards)
         width = int(offsets[-1])
@@ -258,13 +241,13 @@ class AODE(BayesNetClassifier):
         # class-conditional pair counts, one product per class
         T = np.stack([pc.joint[:width, :width] for pc in stats.per_class]).astype(float)
         nb = np.stack([np.diagonal(t) for t in T])  # (|Y|, K): N(y, x_i = a)
-        self._set_tables(T, nb, cards, offsets)
+        self._set_tables(T, nb, cards, offsets, params)
         self._drop_models()
 
     def _set_tables(self, T: np.ndarray, nb: np.ndarray, cards: np.ndarray,
-                    offsets: np.ndarray) -> None:
+                    offsets: np.ndarray, params: dict) -> None:
         """The log-probability tables of the formula, from the triple and pair counts."""
-        alpha = float(self.alpha)
+        alpha = params["alpha"]
         n_classes = nb.shape[0]
         owner = np.repeat(np.arange(len(cards)), cards)
         k = cards[owner].astype(float)  # |X| of each one-hot column's variable
@@ -284,7 +267,7 @@ class AODE(BayesNetClassifier):
             nb_cpt = np.where(ny + alpha * k > 0, (nb + alpha) / (ny + alpha * k), 1.0 / k)
             self.log_nb_ = np.log(nb_cpt)
         self.value_count_ = nb.sum(axis=0)  # N(x_i = a): which super-parent values qualify
-        self.qualifies_ = self.value_count_ >= self.min_count
+        self.qualifies_ = self.value_count_ >= params["min_count"]
         self._cards = cards
 
     # ------------------------------------------------------------ prediction
@@ -392,19 +375,32 @@ class AODE(BayesNetClassifier):
                              settings={**description, "fallback": "naive-bayes"})
         return models, fallback
 
-    def _fit_statistics(self, stats: ClassCounts) -> AODE:
-        d = len(stats.columns) - 1
-        self._states = [list(s) for s in stats.states[:d]]
-        self._dtypes = dict(zip(stats.columns, stats.dtypes)) if stats.dtypes else None
-        return super()._fit_statistics(stats)
+    def _fitted_state(self) -> dict:
+        return {"models": [m.to_dict() for m in (*self.models_.values(), self.fallback_model_)]}
 
-    def _models(self) -> dict:
-        return {"models": [*self.models_.values(), self.fallback_model_]}
-
-    def _restore_models(self, models: dict) -> None:
-        *networks, fallback = models["models"]
+    def _restore_model(self, saved: SavedState) -> None:
+        raw = saved.raw("models", list)
         features = list(self.feature_names_in_)
+        if len(raw) != len(features) + 1:
+            raise saved.fail("models", f"holds {len(raw)} networks, not one per feature "
+                                       f"({len(features)}) and the fallback")
+        *networks, fallback = [TreeModel.from_dict(m) for m in raw]
         c = self.class_name_
+        for i, model in enumerate([*networks, fallback]):
+            self._check_class_states(saved, model)
+            self._check_feature_states(saved, model)
+            if model.states != fallback.states:
+                raise saved.fail("models", "hold networks whose variables have different states")
+            # super-parent i: the class -> every feature, feature i -> every other feature
+            sp = features[i] if i < len(networks) else None
+            if any(model.parents(f) != ([c] if f == sp or sp is None else [c, sp])
+                   for f in features):
+                raise saved.fail("models", f"network {i} is not the "
+                                           f"{'naive Bayes' if sp is None else 'one-dependence'}"
+                                           " network it should be")
+            if sp is not None and len(model.settings.get("value_count") or ()) != len(
+                    model.states[sp]):
+                raise saved.fail("models", f"network {i} lacks its super-parent's value counts")
         self._states = [list(fallback.states[f]) for f in features]
         self._dtypes = dict(fallback.dtypes) or None
         cards = np.array([len(s) for s in self._states], dtype=np.int64)
@@ -425,7 +421,9 @@ class AODE(BayesNetClassifier):
             self.log_cond_ = np.log(cond)
             self.log_nb_ = np.log(np.concatenate([fallback.cpt(f) for f in features], axis=1))
         self.value_count_ = value_count
-        self.qualifies_ = value_count >= self.min_count
+        if not np.isfinite(value_count).all() or (value_count < 0).any():
+            raise saved.fail("models", "hold value counts that are not non-negative numbers")
+        self.qualifies_ = value_count >= self._checked_params()["min_count"]
         self._cards = cards
         self._built_models = (dict(zip(features, networks)), fallback)
 
@@ -447,8 +445,16 @@ class AODE(BayesNetClassifier):
         return sum(m.n_parameters for m in self.models_.values())
 
     def super_parents(self, X: Any) -> np.ndarray:
-        """Boolean ``(rows, features)``: which features act as super-parents for each row."""
-        codes = self._feature_codes(X)
+        """Boolean ``(rows, features)``: which features act as super-parents for each row:
+        ``x_i`` observed and ``N(x_i) >= min_count`` (the set ``S(x)`` of the formula).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> X = pd.DataFrame({"a": ["u", "u", "v"], "b": [0, 1, 1]})
+        >>> clf = tl.AODE(min_count=2).fit(X, [0, 1, 1])
+        >>> clf.super_parents(pd.DataFrame({"a": ["u", "v"], "b": [1, None]})).tolist()
+        [[True, True], [False, False]]
+        """
+        codes = self._prediction_input(X)
         offsets = offsets_of(self._cards)
         out = codes >= 0
         cols = np.nonzero(out)

@@ -24,19 +24,21 @@ the same counts: the feature-selection score for text.
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import FeatureMismatchError, MissingValuesError, TreelearnError
+from .._base.errors import MissingValuesError, TreelearnError
+from .._base.jsonvalues import json_value
+from .._base.persistence import SavedState
+from .._base.validation import Interval, Options
 from ..encoding._table import check_sample_weight
-from ..sources._count import class_labels
-from ._decisions import JointLogProbaMixin
+from ..sources._count import class_labels, class_name
+from ._base import CLASS_PRIOR, BayesNetClassifier, TrainingData
 
 __all__ = ["TextNaiveBayes", "term_class_information"]
 
@@ -58,14 +60,18 @@ def _term_matrix(X: Any, where: str) -> tuple[Any, list | None]:
                 raise TreelearnError(f"column {bad[0]!r} is not numeric (dtype {X[bad[0]].dtype});"
                                      f" {where} needs term counts", column=bad[0])
         A = np.array(X, dtype=float)  # a copy
-        if A.ndim != 2:
-            raise TreelearnError(f"X must be 2-D (documents x terms), got shape {A.shape}")
+        if A.ndim != 2:  # "Reshape your data": scikit-learn's wording, which its checks look for
+            raise TreelearnError(f"X must be 2-D (documents x terms), got shape {A.shape}. "
+                                 "Reshape your data: X.reshape(1, -1) if it is one document")
         values = A
     if np.isnan(values).any():
         raise MissingValuesError(f"X has missing values (NaN); {where} needs term counts: "
                                  "fill them with 0")
-    if not np.isfinite(values).all() or (values < 0).any():
-        raise TreelearnError(f"X has negative or infinite values; {where} needs term counts "
+    if not np.isfinite(values).all():
+        raise TreelearnError(f"X has infinite values (inf); {where} needs term counts "
+                             "(non-negative numbers)")
+    if (values < 0).any():  # "Negative values in data": scikit-learn's wording
+        raise TreelearnError(f"Negative values in data passed to {where}: it needs term counts "
                              "(non-negative numbers)")
     return A, names
 
@@ -121,7 +127,7 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0,
     return terms.sum(axis=(0, 1))
 
 
-class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
+class TextNaiveBayes(BayesNetClassifier):
     """Naive Bayes for term counts: ``event_model="multinomial"`` or ``"bernoulli"``.
 
     Parameters
@@ -129,11 +135,16 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     event_model : ``"multinomial"`` (word counts) or ``"bernoulli"`` (word presence).
     alpha : Lidstone pseudocount (1 = Laplace: ``(n_k + 1) / (n + |V|)``).
     binarize : for Bernoulli, a count above this is "present".
+    fit_prior, class_prior : the class prior: the class frequencies (default), given
+        probabilities (in ``classes_`` order), or uniform (``fit_prior=False``), as
+        scikit-learn's ``MultinomialNB`` / ``BernoulliNB``.
 
     ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
-    (a sparse matrix stays sparse). Attributes: ``classes_``, ``class_log_prior_``,
-    ``feature_log_prob_`` (``k x |V|``: ``log theta_cj`` or ``log p_cj``),
-    ``feature_count_``, ``class_count_``.
+    (a sparse matrix stays sparse). A DataFrame's columns name the terms
+    (``feature_names_in_``) and are matched by name at prediction; an array or a
+    sparse matrix by position (a vocabulary may have millions of terms: none are
+    named). Attributes: ``classes_``, ``class_log_prior_``, ``feature_log_prob_``
+    (``k x |V|``: ``log theta_cj`` or ``log p_cj``), ``feature_count_``, ``class_count_``.
 
     Examples
     --------
@@ -142,61 +153,64 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
     >>> clf = tl.TextNaiveBayes("multinomial").fit(X, ["spam", "spam", "ham", "ham"])
     >>> clf.predict(sp.csr_matrix([[1, 0, 0], [0, 0, 1]])).tolist()
     ['spam', 'ham']
+    >>> clf = tl.TextNaiveBayes("bernoulli").fit([[1, 0], [0, 1], [0, 3]], ["a", "b", "b"])
+    >>> np.exp(clf.feature_log_prob_).round(3).tolist()   # (D_cj + 1) / (D_c + 2)
+    [[0.667, 0.333], [0.25, 0.75]]
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "event_model": [Options(*_EVENT_MODELS)],
+        "alpha": [Interval(Real, 0, None)],
+        "binarize": [Interval(Real, None, None)],
+        **CLASS_PRIOR,
+    }
+    _parameter_notes: ClassVar[dict] = {"alpha": "0 = maximum likelihood, 1 = Laplace"}
+
     def __init__(self, event_model: str = "multinomial", alpha: float = 1.0,
-                 binarize: float = 0.0) -> None:
+                 binarize: float = 0.0, fit_prior: bool = True,
+                 class_prior: Any = None) -> None:
         self.event_model = event_model
         self.alpha = alpha
         self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
+        # as scikit-learn's MultinomialNB / BernoulliNB: counts models score poorly on the
+        # dense continuous data of its checks
+        tags.classifier_tags.poor_score = True
         return tags
 
-    def _check_params(self) -> None:
-        if self.event_model not in _EVENT_MODELS:
-            raise TreelearnError(f"event_model={self.event_model!r}; choose one of "
-                                 f"{list(_EVENT_MODELS)}")
-        a = self.alpha
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) or a < 0:
-            raise TreelearnError(f"alpha={a!r}; it must be a number >= 0 (1 = Laplace)")
-
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TextNaiveBayes:
-        """Count terms per class (one product ``Y^T X``) and estimate the event probabilities."""
-        self._check_params()
+    # ------------------------------------------------------------ the term-count input kind
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         A, names = _term_matrix(X, "TextNaiveBayes")
         n = A.shape[0]
-        classes, codes, _ = class_labels(y, n)
+        classes, codes, y_name = class_labels(y, n)
         w = check_sample_weight(sample_weight, n)
         w = np.ones(n) if w is None else w
         k = len(classes)
         Y = _class_indicator(codes, w, k)
         if self.event_model == "bernoulli":
             A = _binary(A, self.binarize)
-        self.set_counts(classes, _class_sums(Y, A), np.bincount(codes, weights=w, minlength=k))
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        return self
+        return TrainingData(names, A.shape[1], classes, class_name(y_name, names or ()),
+                            np.bincount(codes, weights=w, minlength=k), _class_sums(Y, A))
 
-    def set_counts(self, classes: Any, feature_count: Any, class_count: Any) -> TextNaiveBayes:
-        """Estimate every probability from the counts (what :meth:`fit` counts, or saved ones).
+    def _prediction_input(self, X: Any) -> Any:
+        A, _ = _term_matrix(self._matched(X), "TextNaiveBayes")
+        return _binary(A, self.binarize) if self.event_model == "bernoulli" else A
 
-        ``feature_count[c, j]``: the (weighted) count of term ``j`` in class ``c``
-        (multinomial) or of class-``c`` documents containing it (Bernoulli);
-        ``class_count[c]``: the class's (weighted) documents.
-
-        >>> clf = TextNaiveBayes("bernoulli").set_counts(["a", "b"], [[1, 0], [0, 2]], [1, 2])
-        >>> np.exp(clf.feature_log_prob_).round(3).tolist()   # (D_cj + 1) / (D_c + 2)
-        [[0.667, 0.333], [0.25, 0.75]]
-        """
-        self._check_params()
+    # ------------------------------------------------------------ the model
+    def _learn(self, feature_count: np.ndarray, params: dict) -> None:
+        """Estimate every probability from the (weighted) counts: ``feature_count[c, j]``
+        the count of term ``j`` in class ``c`` (multinomial) or of class-``c`` documents
+        containing it (Bernoulli)."""
         counts = np.asarray(feature_count, dtype=float)
-        class_count = np.asarray(class_count, dtype=float)
+        class_count = np.asarray(self.class_count_, dtype=float)
         d = counts.shape[1]
-        alpha = float(self.alpha)
+        alpha = params["alpha"]
         with np.errstate(divide="ignore"):
             if self.event_model == "multinomial":
                 log_prob = np.log(counts + alpha) - np.log(
@@ -204,36 +218,34 @@ class TextNaiveBayes(JointLogProbaMixin, ClassifierMixin, BaseEstimator):
             else:
                 log_prob = np.log(counts + alpha) - np.log(class_count[:, None] + 2 * alpha)
                 self._neg_log_prob = np.log1p(-np.exp(log_prob))
-            self.class_log_prior_ = np.log(class_count) - math.log(class_count.sum())
-        self.classes_ = np.asarray(classes)
         self.feature_count_ = counts
-        self.class_count_ = class_count
         self.feature_log_prob_ = log_prob
-        self.n_features_in_ = d
-        return self
 
-    def predict_class_log_likelihood(self, X: Any) -> np.ndarray:
-        """``log p(x | c)`` (up to the class-free multinomial coefficient), ``n x k``: the
-        joint without the class prior."""
-        check_is_fitted(self)
-        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
-            absent = [c for c in self.feature_names_in_ if c not in X.columns]
-            if absent:
-                raise FeatureMismatchError(f"X lacks the fitted term(s) {absent[:10]}")
-            X = X[list(self.feature_names_in_)]
-        A, _ = _term_matrix(X, "TextNaiveBayes")
-        if A.shape[1] != self.n_features_in_:
-            raise FeatureMismatchError(f"X has {A.shape[1]} terms; the classifier was fitted on "
-                                       f"{self.n_features_in_}")
+    def _joint_log_likelihood(self, A: Any) -> np.ndarray:
+        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
         if self.event_model == "multinomial":
             jll = A @ self.feature_log_prob_.T
         else:
-            B = _binary(A, self.binarize)
             neg = self._neg_log_prob
             with np.errstate(invalid="ignore"):  # alpha = 0: -inf - -inf where p is 0 or 1
-                jll = B @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
-        return np.asarray(jll)
+                jll = A @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
+        return np.asarray(jll) + self.class_log_prior_
 
-    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
-        """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
-        return self.predict_class_log_likelihood(X) + self.class_log_prior_
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: the prior's ``k - 1``, and ``k (|V| - 1)`` (multinomial: each
+        ``theta_c`` sums to one) or ``k |V|`` (Bernoulli)."""
+        check_is_fitted(self)
+        k, d = len(self.classes_), self.n_features_in_
+        return k - 1 + k * (d - 1 if self.event_model == "multinomial" else d)
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"feature_count": json_value(self.feature_count_)}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        counts = saved.array("feature_count", (len(self.classes_), self.n_features_in_), low=0)
+        if self.event_model == "bernoulli" and (
+                counts > np.asarray(self.class_count_, dtype=float)[:, None]).any():
+            raise saved.fail("feature_count", "has more documents with a term than the class has")
+        self._learn(counts, self._checked_params())

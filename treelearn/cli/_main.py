@@ -42,7 +42,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_parser", "main"]
 
-METHODS = ("chow-liu", "tan", "naive-bayes", "kdb", "aode", "mixture")
+class _Methods:
+    """``--method``'s choices: chow-liu and mixture, and the classifiers from their registry
+    (``cli_method``, :func:`treelearn.classifiers._base.command_line_classifiers`), read
+    only when a classifier is named so that the tree commands never load scikit-learn."""
+
+    fixed = ("chow-liu", "mixture")
+
+    def _all(self) -> tuple:
+        from ..classifiers._base import command_line_classifiers
+
+        return ("chow-liu", *command_line_classifiers(), "mixture")
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.fixed or value in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+
+METHODS = _Methods()
 MIN_ROWS_FOR_IDENTIFIER = 10
 
 
@@ -204,15 +223,14 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         keep = y.notna().to_numpy()
         _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
         X, y = X[keep], y[keep]
-    if method == "tan":
-        clf = tl.TAN(alpha=alpha, root=args.root, forest=args.forest, whitelist=whitelist,
-                     blacklist=blacklist)
-    else:
-        if args.root is not None:
-            raise CommandError(f"--root does not apply to {method}: the class is the root")
-        clf = {"naive-bayes": lambda: tl.NaiveBayes(alpha=alpha),
-               "kdb": lambda: tl.KDB(k=2 if args.k is None else args.k, alpha=alpha),
-               "aode": lambda: tl.AODE(alpha=alpha)}[method]()
+    if args.root is not None and method != "tan":
+        raise CommandError(f"--root does not apply to {method}: the class is the root")
+    from ..classifiers._base import command_line_classifiers
+
+    options = {"tan": {"root": args.root, "forest": args.forest, "whitelist": whitelist,
+                       "blacklist": blacklist},
+               "kdb": {"k": 2 if args.k is None else args.k}}
+    clf = command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
     return clf.fit(X, y)
 
 
@@ -362,7 +380,7 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     if method != "chow-liu" or args.class_ is not None:
         raise CommandError(
             "--numeric gaussian is for --method chow-liu (no --class); for classifiers use "
-            "tl.NaiveBayes(numeric='gaussian') or tl.TAN(numeric='gaussian') in Python")
+            "tl.MixedNaiveBayes() or tl.GaussianTAN() in Python")
     unused = [flag for flag, value in (("--forest", args.forest), ("--whitelist", args.whitelist),
                                        ("--blacklist", args.blacklist), ("--bif", args.bif),
                                        ("--discretize", args.discretize), ("--k", args.k),
@@ -669,9 +687,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--method",
         choices=METHODS,
+        metavar="METHOD",  # the choices are listed in the help, read only when it is printed
         default=None,
-        help="structure to learn (default: chow-liu, or tan when --class is given; mixture: "
-             "a mixture of Chow-Liu trees by EM)",
+        help="structure to learn: %(choices)s (default: chow-liu, or tan when --class is "
+             "given; mixture: a mixture of Chow-Liu trees by EM)",
     )
     p.add_argument(
         "--class", dest="class_", metavar="COL",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import pairwise
-from typing import Any
+from numbers import Integral
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -22,10 +23,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import (
     ColumnNotFoundError,
+    EmptyDataError,
     FeatureMismatchError,
+    InputTypeError,
     NumericColumnError,
     TreelearnError,
 )
+from .._base.jsonvalues import encode_label
+from .._base.persistence import Persistent, SavedState
+from .._base.validation import InstanceOf, Interval, Options, check_params
 from ._table import CategoricalTableInput, time_edges, time_label
 
 __all__ = ["Discretizer"]
@@ -59,7 +65,7 @@ def _label(edge: float, datetime: bool) -> str:
     return repr(float(edge)).removesuffix(".0") if float(edge).is_integer() else repr(float(edge))
 
 
-class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
+class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstimator):
     """Cut numeric and datetime columns into ordered categorical bins learned from the training rows.
 
     Parameters
@@ -101,6 +107,12 @@ class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
     ['(-inf, 2.5]', '(2.5, inf)']
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "bins": [Interval(Integral, 1, None)],
+        "strategy": [Options("quantile", "uniform")],
+        "columns": [None, InstanceOf(list, tuple, name="a list of column names")],
+    }
+
     def __init__(self, bins: int = 5, strategy: str = "quantile",
                  columns: Sequence[Hashable] | None = None) -> None:
         self.bins = bins
@@ -108,26 +120,39 @@ class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
         self.columns = columns
 
     def _frame(self, X: Any) -> pd.DataFrame:
+        if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+            raise InputTypeError("a sparse matrix is not supported by the Discretizer: give a "
+                                 "DataFrame or a dense 2-D array of numbers or dates")
         if isinstance(X, pd.DataFrame):
-            return X
-        array = np.asarray(X)
-        if array.ndim != 2:
-            raise TreelearnError(f"X must be 2-D (rows x columns), got shape {array.shape}")
-        names = (list(self.feature_names_in_) if hasattr(self, "feature_names_in_")
-                 else [f"x{j}" for j in range(array.shape[1])])
-        if len(names) != array.shape[1]:
-            raise FeatureMismatchError(
-                f"X has {array.shape[1]} columns; the discretizer was fitted on {len(names)}")
-        return pd.DataFrame(array, columns=names)
+            frame = X
+        else:
+            array = np.asarray(X)
+            if array.ndim != 2:  # "Reshape your data": scikit-learn's wording
+                raise TreelearnError(
+                    f"X must be 2-D (rows x columns), got shape {array.shape}. Reshape your "
+                    f"data: X.reshape(-1, 1) if it is a single column, X.reshape(1, -1) if it "
+                    f"is a single row")
+            fitted = hasattr(self, "feature_names_in_")
+            names = (list(self.feature_names_in_) if fitted
+                     else [f"x{j}" for j in range(array.shape[1])])
+            if len(names) != array.shape[1]:
+                raise FeatureMismatchError(
+                    f"X has {array.shape[1]} features, but Discretizer is expecting "
+                    f"{len(names)} features as input")
+            if array.dtype.kind == "c":
+                raise InputTypeError("X holds complex numbers: Complex data not supported; give "
+                                     "real numbers or dates")
+            frame = pd.DataFrame(array, columns=names)
+        if frame.shape[0] == 0 or frame.shape[1] == 0:
+            what = "feature(s)" if frame.shape[1] == 0 else "sample(s)"
+            raise EmptyDataError(f"X has 0 {what} (shape={frame.shape}) while a minimum of 1 is "
+                                 f"required by the Discretizer")
+        return frame
 
     def fit(self, X: Any, y: Any = None) -> Discretizer:
         """Learn every cut column's bin edges from ``X`` (``y`` is ignored)."""
-        if self.strategy not in ("quantile", "uniform"):
-            raise TreelearnError(f"strategy must be 'quantile' or 'uniform', not {self.strategy!r}",
-                                 values=[self.strategy])
-        if isinstance(self.bins, bool) or not isinstance(self.bins, (int, np.integer)) or self.bins < 1:
-            raise TreelearnError(f"bins == {self.bins!r}, must be a positive integer",
-                                 values=[self.bins])
+        params = check_params(self.get_params(deep=False), self._parameter_constraints)
+        bins = params["bins"]
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         data = self._frame(X)
@@ -136,7 +161,7 @@ class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
             if pd.api.types.is_float_dtype(data[c].dtype) or _is_datetime(data[c])
             or (pd.api.types.is_integer_dtype(data[c].dtype)
                 and not pd.api.types.is_bool_dtype(data[c].dtype)
-                and data[c].nunique() > self.bins)
+                and data[c].nunique() > bins)
         ]
         self.edges_, self.categories_ = {}, {}
         for c in columns:
@@ -155,13 +180,17 @@ class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
             values = values[~np.isnan(values)]
             if np.isinf(values).any():
                 raise NumericColumnError(
-                    f"column {c!r} has infinite values; replace them (e.g. with NaN) first", column=c)
+                    f"column {c!r} has infinite values (inf); replace them (e.g. with NaN) "
+                    f"first", column=c)
+            if np.iscomplexobj(values):
+                raise NumericColumnError(f"column {c!r} holds complex numbers: Complex data not "
+                                         f"supported", column=c)
             if len(values) == 0:
                 raise NumericColumnError(f"column {c!r} has no values to learn bins from", column=c)
             if self.strategy == "quantile":
-                edges = np.quantile(values, np.linspace(0, 1, self.bins + 1)[1:-1])
+                edges = np.quantile(values, np.linspace(0, 1, bins + 1)[1:-1])
             else:
-                edges = np.linspace(values.min(), values.max(), self.bins + 1)[1:-1]
+                edges = np.linspace(values.min(), values.max(), bins + 1)[1:-1]
             edges = np.unique(edges)
             # dates: whole days (hours...) where that keeps the edges apart
             edges = (time_edges(edges, values.min(), values.max()) if _is_datetime(series)
@@ -198,3 +227,35 @@ class Discretizer(CategoricalTableInput, TransformerMixin, BaseEstimator):
         """The output columns: the input columns, in order (binning keeps the names)."""
         check_is_fitted(self)
         return self.feature_names_in_.copy()
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        # edges of a date column are nanoseconds since the epoch, as transform compares them
+        return {"cuts": [{"column": encode_label(c), "edges": [float(e) for e in edges],
+                          "categories": list(self.categories_[c])}
+                         for c, edges in self.edges_.items()]}
+
+    def _restore_fitted(self, saved: SavedState) -> None:
+        if not hasattr(self, "feature_names_in_"):
+            raise saved.fail("feature_names", "is missing")
+        features = list(self.feature_names_in_)
+        raw = saved.raw("cuts", list)
+        self.edges_, self.categories_ = {}, {}
+        for i, cut in enumerate(raw):
+            if not isinstance(cut, dict):
+                raise saved.fail("cuts", f"entry {i} is not an object")
+            column = saved.labels_in([cut.get("column")], "cuts")[0]
+            if column not in features or column in self.edges_:
+                raise saved.fail("cuts", f"entry {i} cuts {column!r}, not a feature cut once")
+            edges = np.asarray(cut.get("edges"), dtype=float)
+            labels = cut.get("categories")
+            if edges.ndim != 1 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
+                raise saved.fail("cuts", f"column {column!r}: the edges must be increasing "
+                                         f"finite numbers")
+            if (not isinstance(labels, list) or len(labels) != len(edges) + 1
+                    or not all(isinstance(v, str) for v in labels) or len(set(labels)) != len(labels)):
+                raise saved.fail("cuts", f"column {column!r}: one distinct text label per bin "
+                                         f"({len(edges) + 1}) is needed")
+            self.edges_[column] = edges
+            self.categories_[column] = labels
+

@@ -6,6 +6,9 @@ A file is one JSON object::
     {"format": "treelearn", "version": 1, "kind": "classifier",
      "class": "TAN", "state": {...}}
 
+(``"estimator"``, with ``"class"`` and ``"state"`` too, for the estimators that are no
+classifiers: ``Discretizer``, ``TreeMixture``).
+
 A model (:func:`model_to_dict`) holds its variables, for each node the states,
 the dtype, the parents (in the CPT's axis order) and the CPT (nested lists,
 ``[parent states..., own state]``), the edges with their attributes (``weight``
@@ -66,7 +69,7 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier", "gaussian_tree")
+KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator")
 
 
 # ---------------------------------------------------------------------- models

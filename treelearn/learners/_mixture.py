@@ -32,16 +32,22 @@ import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import InvalidModelError, TreelearnError
-from .._base.jsonvalues import DecodeError, EncodeError, from_json_value, json_value
+from .._base.jsonvalues import json_value
 from .._base.logspace import logsumexp
+from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_params
-from ..encoding._table import DEFAULT_MAX_STATES, Table, check_sample_weight, distinct_rows
+from ..encoding._table import (
+    DEFAULT_MAX_STATES,
+    CategoricalTableInput,
+    Table,
+    check_sample_weight,
+    distinct_rows,
+)
 from ..export._jsonfile import save_document
 from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
-from ..sources._kinds import as_frame
+from ..sources._kinds import as_frame, match_features
 from ..stats._counts import CountedTable, PairCounts, count_codes
 from ..stats._settings import LearningSettings
 from ._chow_liu import chow_liu_from_counts
@@ -50,7 +56,7 @@ from ._em import expected_counts
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(DensityMixin, BaseEstimator):
+class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -148,6 +154,12 @@ class TreeMixture(DensityMixin, BaseEstimator):
         self.missing = missing
         self.max_states = max_states
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # 0/1 scipy.sparse matrices (sources.in_memory_table)
+        tags.input_tags.allow_nan = False  # missing="error" by default; scoring sums NaN out
+        return tags
+
     # ------------------------------------------------------------ options
     #: every option's accepted values, checked once when ``fit`` starts
     _parameter_constraints: ClassVar[dict] = {
@@ -212,7 +224,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
     def _estimate_log_prob(self, X: Any) -> np.ndarray:
         """``log w_k + log T_k(x_r)`` for every row and component (missing cells summed out)."""
         check_is_fitted(self)
-        X = as_frame(X, self.feature_names_in_, learner="TreeMixture")
+        X = as_frame(match_features(X, names=self.feature_names_in_, n_features=self.n_features_in_,
+                                    estimator="TreeMixture"), self.feature_names_in_,
+                     learner="TreeMixture")
         codes = self.components_[0].encode(X).codes  # every component has the same states
         return _weighted_log_prob(self.components_, self.weights_, codes)
 
@@ -301,8 +315,9 @@ class TreeMixture(DensityMixin, BaseEstimator):
         kwargs.setdefault("heading", f"mixture of {len(self.components_)} trees")
         return draw_panels(self.components_, titles, **kwargs)
 
-    def to_dict(self) -> dict:
-        """Everything needed to rebuild the fitted mixture, as JSON-able values.
+    # (to_dict / from_dict: the one codec, treelearn._base.persistence; the fitted parts here)
+    def _fitted_state(self) -> dict:
+        """The fitted parts beside the codec's header (what ``to_dict`` adds).
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -311,56 +326,41 @@ class TreeMixture(DensityMixin, BaseEstimator):
         >>> bool((back.score_samples(df) == mix.score_samples(df)).all())
         True
         """
-        check_is_fitted(self)
-        try:
-            return {
-                "estimator": type(self).__name__,
-                "params": {k: json_value(v) for k, v in self.get_params().items()},
-                "weights": self.weights_.tolist(),
+        return {"weights": [float(w) for w in self.weights_],
                 "components": [c.to_dict() for c in self.components_],
-                "converged": bool(self.converged_),
-                "n_iter": int(self.n_iter_),
-                "lower_bounds": [float(b) for b in self.lower_bounds_],
-                "lower_bound": float(self.lower_bound_),
-            }
-        except EncodeError as exc:  # jsonvalues knows no treelearn errors
-            raise TreelearnError(str(exc)) from None
+                "converged": bool(self.converged_), "n_iter": int(self.n_iter_),
+                "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
+                "lower_bound": json_value(float(self.lower_bound_))}
 
-    @classmethod
-    def from_dict(cls, state: Mapping[str, Any]) -> TreeMixture:
-        """The fitted mixture that :meth:`to_dict` describes, every component checked."""
-        if not isinstance(state, Mapping) or state.get("estimator") != cls.__name__:
-            raise InvalidModelError(f"the saved state is not a {cls.__name__}")
-        try:
-            est = cls(**{k: from_json_value(v) for k, v in state["params"].items()})
-        except DecodeError as exc:
-            raise InvalidModelError(str(exc)) from None
-        components = [TreeModel.from_dict(c) for c in state["components"]]
-        weights = np.asarray(state["weights"], dtype=float)
-        if not components or len(weights) != len(components):
-            raise InvalidModelError(
-                f"a saved TreeMixture needs one weight per component, got {len(weights)} "
-                f"weight(s) and {len(components)} component(s)"
-            )
+    def _restore_fitted(self, saved: SavedState) -> None:
+        """Every component checked (:meth:`TreeModel.from_dict`), the same variables and
+        states in each, the weights a distribution, the bounds numbers."""
+        components = [TreeModel.from_dict(c) for c in saved.raw("components", list)]
+        if not components:
+            raise saved.fail("components", "is empty")
+        weights = saved.array("weights", (len(components),), low=0, normalised=0)
         first = components[0]
         for k, c in enumerate(components[1:], start=1):
             if c.variables != first.variables or c.states != first.states:
-                raise InvalidModelError(
-                    f"component {k} has other variables or states than component 0"
-                )
-        if (weights < 0).any() or not np.isclose(weights.sum(), 1.0):
-            raise InvalidModelError(f"mixture weights {weights.tolist()} must be >= 0 and sum to 1")
-        est.components_, est.weights_ = components, weights
-        est.converged_, est.n_iter_ = bool(state["converged"]), int(state["n_iter"])
-        est.lower_bounds_ = [float(b) for b in state["lower_bounds"]]
-        est.lower_bound_ = float(state["lower_bound"])
-        est.feature_names_in_ = np.asarray(first.variables, dtype=object)
-        est.n_features_in_ = len(first.variables)
-        return est
+                raise saved.fail("components", f"component {k} has other variables or states "
+                                               f"than component 0")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and list(names) != list(first.variables):
+            raise saved.fail("feature_names", "differ from the components' variables")
+        self.components_, self.weights_ = components, weights
+        self.converged_ = bool(saved.raw("converged", bool))
+        self.n_iter_ = saved.raw("n_iter", int)
+        self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
+        bound = saved.value("lower_bound")
+        if not isinstance(bound, (int, float)) or isinstance(bound, bool) or np.isnan(bound):
+            raise saved.fail("lower_bound", "must be a number")
+        self.lower_bound_ = float(bound)
+        self.feature_names_in_ = np.asarray(first.variables, dtype=object)
+        self.n_features_in_ = len(first.variables)
 
     def save(self, path: str | os.PathLike) -> None:
         """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        save_document(path, "classifier", **{"class": type(self).__name__, "state": self.to_dict()})
+        save_document(path, "estimator", **{"class": type(self).__name__, "state": self.to_dict()})
 
 
 # ---------------------------------------------------------------- EM

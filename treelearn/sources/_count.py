@@ -275,7 +275,8 @@ def in_memory_table(
     * a ``scipy.sparse`` 0/1 matrix (variables named by ``names``) becomes the table of
       its dense 0/1 values (memory checked first), as ``pd.DataFrame(matrix.toarray())``;
     * an encoded :class:`Table` is returned as it is;
-    * a numpy array is refused (it has no column names: wrap it in a DataFrame).
+    * a 2-D array is the table of its columns ``x0, x1, ...`` (as a classifier takes it;
+      scoring an array matches its columns by position).
 
     >>> import pandas as pd
     >>> in_memory_table(pd.DataFrame({"a": ["x", "y"]}), learner="EM").codes.tolist()
@@ -310,9 +311,13 @@ def in_memory_table(
     if names is not None and kind_of(data).name != "sparse":
         raise InputTypeError("names= names the variables of a scipy.sparse matrix; a "
                              "DataFrame brings its own column names")
+    def array(values: Any) -> Table:
+        return encoded(as_frame(values, learner=learner))
+
     return by_kind(data, {
         "table": table, "sparse": sparse, "dask": dask, "path": path, "frame": encoded,
-    }, learner=learner, refusals={"array": ARRAY_REFUSAL})
+        "array": array,
+    }, learner=learner)
 
 
 def _sparse_frame(matrix: Any, names: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:

@@ -51,7 +51,13 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .._base.errors import InputTypeError, MissingValuesError, TreelearnError
+from .._base.errors import (
+    EmptyDataError,
+    FeatureMismatchError,
+    InputTypeError,
+    MissingValuesError,
+    TreelearnError,
+)
 from ..encoding._table import Table, check_column_names, python_scalar
 from ..stats._counts import is_scipy_sparse
 from ._dask import is_dask_dataframe
@@ -65,6 +71,7 @@ __all__ = [
     "complex_error",
     "is_path",
     "kind_of",
+    "match_features",
     "not_2d_error",
     "not_numeric_error",
     "numeric_matrix",
@@ -332,3 +339,46 @@ def term_matrix(X: Any, *, learner: str = "this model") -> tuple[Any, list | Non
         raise TreelearnError(f"X has negative values (e.g. {float(values[values < 0][0])!r}); "
                              f"{learner} needs term counts (non-negative numbers)")
     return A, names
+
+
+def match_features(X: Any, *, names: Sequence[Hashable] | None, n_features: int, estimator: str,
+                   class_name: Hashable | None = None) -> Any:
+    """``X`` checked against a fitted estimator's features: the one rule of every estimator.
+
+    A DataFrame is matched by name when the estimator was fitted with ``names`` (the
+    same columns in any order are fine, and come back in the fitted order); a missing
+    feature or an extra column is a :class:`~treelearn.FeatureMismatchError` naming them
+    (and, when the extra column is the class ``class_name``, saying to drop it). An
+    array or sparse matrix is matched by position, with scikit-learn's wording for a
+    wrong number of columns. No rows is an :class:`~treelearn.EmptyDataError`.
+
+    >>> match_features(pd.DataFrame({"b": [1], "a": [2]}), names=["a", "b"], n_features=2,
+    ...                estimator="E").columns.tolist()
+    ['a', 'b']
+    >>> match_features(np.zeros((1, 3)), names=None, n_features=2, estimator="E")
+    Traceback (most recent call last):
+    ...
+    treelearn.FeatureMismatchError: X has 3 features, but E is expecting 2 features as input
+    """
+    if isinstance(X, pd.DataFrame) and names is not None:
+        fitted = list(names)
+        absent = [c for c in fitted if c not in X.columns]
+        wanted = set(fitted)
+        extra = [c for c in X.columns if c not in wanted]
+        if absent or extra:
+            hint = (f"; {class_name!r} is the class: drop it from X"
+                    if class_name is not None and any(c == class_name for c in extra) else "")
+            raise FeatureMismatchError(
+                f"X's columns differ from the features {estimator} was fitted on: missing "
+                f"{absent[:10]}, unexpected {extra[:10]}{hint}")
+        X = X if list(X.columns) == fitted else X[fitted]
+    elif not isinstance(X, pd.DataFrame) and not hasattr(X, "tocsr"):
+        X = _array(X, estimator)
+    if X.shape[1] != n_features:
+        fitted = "" if names is None else f": {estimator} was fitted on {list(names)[:10]}"
+        raise FeatureMismatchError(
+            f"X has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
+            f"as input{fitted}")
+    if X.shape[0] == 0:
+        raise EmptyDataError("X has no rows; there is nothing to predict or score")
+    return X

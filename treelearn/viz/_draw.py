@@ -855,7 +855,7 @@ def draw_panels(
     drawn alone by :func:`draw` (so every panel's labels keep their size); with
     ``axes`` (one per model) the trees go there. ``heading`` adds a line above
     all panels. Other keywords go to :func:`draw` for every panel. This is the
-    picture of a :class:`~treelearn.classifiers._classify.ChowLiuMultinet` (one tree per class).
+    picture of a :class:`~treelearn.classifiers._multinet.ChowLiuMultinet` (one tree per class).
 
     Raises
     ------

@@ -1,0 +1,731 @@
+"""The one base of every treelearn classifier, in the shape of scikit-learn's ``_BaseNB``.
+
+Written once, here, for every classifier:
+
+* **fitting**: :meth:`BayesNetClassifier.fit` checks the options once against the
+  class's declarative ``_parameter_constraints``
+  (:func:`~treelearn._base.validation.check_params`), reads the training data
+  through the class's input kind, sets the header (``classes_``, ``class_name_``,
+  ``feature_names_in_``, ``n_features_in_``, ``class_count_``, ``class_log_prior_``)
+  and hands the statistics to the model's ``_learn`` hook;
+* **the class prior** (:meth:`BayesNetClassifier._class_log_prior`): ``class_prior``
+  given, else the class frequencies (``fit_prior``; with the model's pseudocount,
+  e.g. AODE's ``alpha``), else uniform;
+* **the fitted-feature matcher** (:meth:`BayesNetClassifier._matched`): a DataFrame
+  is matched by column name (reordering is fine; a missing feature or an extra
+  column is a :class:`~treelearn.FeatureMismatchError` naming them, and naming the
+  class column if it is there), anything else by position (a wrong number of
+  columns in scikit-learn's wording);
+* **the posterior and the decision**: ``log p(c | x) = b_c - logsumexp_c' b_c'`` with
+  ``b_c = log p(x_observed, c)`` (a row impossible under every class gets the uniform
+  posterior, with a warning, never NaN), and ``predict(X, loss=None)``: the most
+  probable class, or with a loss matrix the minimum expected loss class;
+* scores (``log_likelihood``, ``score_report``), and saving (:mod:`treelearn._base.persistence`).
+
+A model supplies only what varies, as ``@abstractmethod`` hooks: how its input is
+read (one input kind per class below: :class:`CategoricalClassifier`,
+:class:`NumericClassifier`; term counts in :mod:`treelearn.classifiers._text`), how
+the statistics are learned (``_learn``), the joint log-likelihood of converted rows
+(``_joint_log_likelihood``), its size (``n_parameters``) and its fitted parts
+(``_fitted_state`` / ``_restore_model``). One network over the features and the class
+is :class:`~treelearn.classifiers._network.SingleNetworkClassifier`.
+
+Each input kind converts its data in one place, the functions of the section
+"input kinds" (:func:`categorical_training`, :func:`categorical_codes`,
+:func:`numeric_training`, :func:`numeric_rows`), which call the converters of
+:mod:`treelearn.sources._count` and :mod:`treelearn.models._gaussian`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, ClassVar, Literal
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import (
+    ClassLabelError,
+    EmptyDataError,
+    FeatureMismatchError,
+    InvalidModelError,
+    TreelearnError,
+)
+from .._base.jsonvalues import python_value
+from .._base.logspace import logsumexp
+from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
+from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
+from ..export._jsonfile import save_document
+from ..models._gaussian import numeric_classes, numeric_matrix
+from ..models._tree import ScoreReport, TreeModel
+from ..sources._count import as_frame, class_name, count_by_class
+from ..sources._files import NO_STATE_CAP
+from ..sources._kinds import match_features
+from ..stats._class_gaussians import numeric_values
+from ..stats._settings import LearningSettings
+
+__all__ = [
+    "CLASS_PRIOR",
+    "CPT_PRIOR",
+    "NOTES",
+    "UNSEEN",
+    "BayesNetClassifier",
+    "CategoricalClassifier",
+    "NumericClassifier",
+    "NumericData",
+    "TrainingData",
+    "Unseen",
+    "categorical_codes",
+    "categorical_training",
+    "check_tree",
+    "command_line_classifiers",
+    "invalid",
+    "loss_matrix",
+    "network_dtypes",
+    "numeric_rows",
+    "numeric_training",
+    "target_name",
+]
+
+Unseen = Literal["error", "ignore"]
+
+#: the class-prior options of every classifier that has them (scikit-learn's names)
+CLASS_PRIOR = {
+    "fit_prior": [BOOLEAN],
+    "class_prior": [None, InstanceOf(list, tuple, np.ndarray, pd.Series,
+                                     name="a sequence of probabilities")],
+}
+#: the CPT estimator's options (VOCABULARY: ``prior`` with ``alpha``, BDeu's
+#: ``equivalent_sample_size``, the m-estimate's ``m``), and ``unseen``
+CPT_PRIOR = {
+    "alpha": [Interval(Real, 0, None)],
+    "prior": [Options("lidstone", "bdeu", "m-estimate")],
+    "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
+    "m": [Interval(Real, 0, None, closed="neither")],
+}
+UNSEEN = {"unseen": [Options("error", "ignore")]}
+NOTES = {"alpha": "0 = maximum likelihood, 1 = Laplace",
+         "equivalent_sample_size": "BDeu's equivalent sample size",
+         "m": "the m-estimate's equivalent sample size"}
+
+
+def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
+    """``L[true, predicted]`` as a ``k x k`` float array (a DataFrame is aligned on the labels).
+
+    >>> loss_matrix([[0, 1], [5, 0]], np.array(["a", "b"])).tolist()
+    [[0.0, 1.0], [5.0, 0.0]]
+    """
+    k = len(classes)
+    if isinstance(loss, pd.DataFrame):
+        labels = [python_scalar(c) for c in classes]
+        absent = [c for c in labels if c not in loss.index or c not in loss.columns]
+        if absent:
+            raise TreelearnError(
+                f"the loss DataFrame lacks the class(es) {absent} in its index or columns"
+            )
+        loss = loss.reindex(index=labels, columns=labels)  # .loc reads bool labels as a mask
+    L = np.asarray(loss, dtype=float)
+    if L.shape != (k, k) or not np.isfinite(L).all():
+        raise TreelearnError(
+            f"loss must be a finite {k} x {k} matrix L[true, predicted] over the classes "
+            f"{[python_scalar(c) for c in classes]}; got shape {L.shape}"
+        )
+    return L
+
+
+def _exact_counts(counts: np.ndarray) -> np.ndarray:
+    """Class counts as int64 when every one is whole (VOCABULARY), else float64."""
+    counts = np.asarray(counts)
+    if counts.dtype.kind == "f" and np.array_equal(counts, np.round(counts)) and (
+            np.abs(counts) < 2**53).all():
+        return counts.astype(np.int64)
+    return counts
+
+
+def target_name(y: Any) -> Hashable | None:
+    """``y``'s name: a Series' name, a one-column DataFrame's column, else ``None``."""
+    if isinstance(y, pd.Series):
+        return y.name
+    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
+        return y.columns[0]
+    return None
+
+
+def network_dtypes(dtypes: dict | None) -> dict | None:
+    """A network's column dtypes, a numpy text dtype (``<U5``: labels from a numpy str
+    array) as ``object``: a model file holds no fixed-width text dtype (it could allocate
+    gigabytes), and pandas keeps such text as objects anyway."""
+    if not dtypes:
+        return dtypes
+    return {v: np.dtype(object) if isinstance(t, np.dtype) and t.kind in "US" else t
+            for v, t in dtypes.items()}
+
+
+def _check_not_empty(X: Any) -> None:
+    """A 2-D input with no row or no column, in scikit-learn's wording (its checks look
+    for it); paths and Dask frames are checked where they are read."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or not all(isinstance(s, (int, np.integer)) for s in shape):
+        return
+    if shape[0] == 0 or shape[1] == 0:
+        what = "feature(s)" if shape[1] == 0 else "sample(s)"
+        raise EmptyDataError(
+            f"X has 0 {what} (shape={tuple(shape)}) while a minimum of 1 is required; a "
+            f"classifier needs at least one row and one feature column"
+        )
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """What an input kind hands the learner: the header's parts and the statistics.
+
+    ``features`` is ``None`` for a matrix fitted by position (term counts without
+    names): ``feature_names_in_`` is then not set.
+    """
+
+    features: list | None
+    n_features: int
+    classes: np.ndarray
+    class_name: Hashable
+    class_count: np.ndarray
+    statistics: Any
+
+
+@dataclass(frozen=True)
+class NumericData:
+    """The numeric input kind's statistics: the rows (``n x d`` floats), each row's class
+    index and weight (ones without ``sample_weight``)."""
+
+    values: np.ndarray
+    codes: np.ndarray
+    weights: np.ndarray
+
+
+# ---------------------------------------------------------------------- input kinds
+def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
+    """The categorical input kind's training data: a :class:`ClassCounts`
+    (:func:`~treelearn.sources._count.count_by_class`: DataFrame, array, Dask)."""
+    stats = count_by_class(X, y, sample_weight=sample_weight)
+    features = list(stats.columns[:-1])
+    return TrainingData(features, len(features), stats.classes, stats.columns[-1],
+                        stats.class_count, stats)
+
+
+def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: str) -> np.ndarray:
+    """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
+    missing, or unseen with ``unseen="ignore"``)."""
+    table = encode(frame[names], missing="pairwise", states=dict(zip(names, states)),
+                   max_states=NO_STATE_CAP, unseen=unseen)
+    return table.codes.astype(np.intp)
+
+
+def numeric_training(X: Any, y: Any, sample_weight: Any, where: str) -> TrainingData:
+    """The numeric input kind's training data (:func:`~treelearn.models._gaussian.numeric_classes`)."""
+    names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight, where)
+    return TrainingData(names, len(names), classes, class_name(target_name(y), names), weight,
+                        NumericData(A, codes, w))
+
+
+def numeric_rows(matched: Any, names: list, where: str, *, missing: bool) -> np.ndarray:
+    """Matched rows as floats: NaN kept (``missing``: the columns ``names`` of the frame
+    ``matched``, summed out by the model) or refused
+    (:func:`~treelearn.models._gaussian.numeric_matrix` of a frame or an array)."""
+    if missing:
+        return numeric_values(matched, names)
+    return numeric_matrix(matched, where)[1]
+
+
+# ---------------------------------------------------------------------- the base
+class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
+    """What every treelearn classifier shares (see the module docstring).
+
+    Class attributes a subclass sets: ``_parameter_constraints`` (option -> accepted
+    forms, checked once by :meth:`fit`), ``_parameter_notes`` (what an option means,
+    added to its error), and ``cli_method`` (the ``treelearn learn --method`` name of
+    a classifier the command line fits, or ``None``).
+    """
+
+    _parameter_constraints: ClassVar[dict] = {}
+    _parameter_notes: ClassVar[dict] = NOTES
+    cli_method: ClassVar[str | None] = None
+    #: options a former version of the class took, and where they went (a clear TypeError)
+    _moved_options: ClassVar[dict] = {}
+    #: the values those options had when they meant this model (a file saved before
+    #: issue 22 holds them; any other value was another model, and such a file is refused)
+    _former_defaults: ClassVar[dict] = {}
+
+    @classmethod
+    def _saved_params(cls, params: dict) -> dict:
+        moved = {k: v for k, v in params.items() if k in cls._moved_options}
+        if any(cls._former_defaults.get(k, object()) != v for k, v in moved.items()):
+            bad = next(k for k, v in moved.items() if cls._former_defaults.get(k, object()) != v)
+            raise InvalidModelError(
+                f"saved {cls.__name__}: field 'params' has {bad}={moved[bad]!r}, a model that "
+                f"is another class now ({cls._moved_options[bad]}); fit and save it again")
+        return {k: v for k, v in params.items() if k not in moved}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> BayesNetClassifier:
+        moved = [k for k in kwargs if k in cls._moved_options]
+        if moved:
+            raise TypeError(f"{cls.__name__}() has no option {moved[0]!r} any more (one class "
+                            f"per model); for {cls._moved_options[moved[0]]}")
+        return super().__new__(cls)
+
+    # ------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesNetClassifier:
+        """Learn from ``X`` and the class labels ``y``.
+
+        ``sample_weight``: one non-negative weight per row; integer weights give
+        exactly the classifier fitted on the rows repeated that many times, and
+        zero leaves a row out. Which inputs ``X`` may be depends on the model's
+        input kind (categorical tables, numbers, term counts).
+        """
+        params = self._checked_params()
+        _check_not_empty(X)
+        data = self._training_data(X, y, sample_weight)
+        self._set_header(data, params)
+        self._learn(data.statistics, params)
+        return self
+
+    def _checked_params(self) -> dict:
+        """Every option checked against ``_parameter_constraints`` (numbers as Python
+        ``int``/``float``), then the combinations (:meth:`_check_combination`)."""
+        params = check_params(self.get_params(deep=False), self._parameter_constraints,
+                              self._parameter_notes)
+        self._check_combination(params)
+        return params
+
+    def _check_combination(self, params: dict) -> None:
+        """Options that are valid alone but not together (none by default)."""
+
+    def _set_header(self, data: TrainingData, params: dict) -> None:
+        self.__dict__.pop("feature_names_in_", None)  # a refit on an unnamed matrix
+        self.classes_ = data.classes
+        self.class_name_ = data.class_name
+        if data.features is not None:
+            self.feature_names_in_ = label_array(data.features)
+        self.n_features_in_ = data.n_features
+        self.class_count_ = _exact_counts(data.class_count)
+        self.class_log_prior_ = self._class_log_prior(self.class_count_, params)
+
+    def _class_log_prior(self, class_count: np.ndarray, params: dict) -> np.ndarray:
+        """The one class prior: ``class_prior`` given, else the class frequencies
+        (``fit_prior``, the default; ``(n_c + a) / (n + k a)`` with the model's
+        pseudocount ``a``, :meth:`_prior_pseudocount`), else uniform."""
+        k = len(class_count)
+        given = params.get("class_prior")
+        if given is not None:
+            prior = np.asarray(given, dtype=float)
+            if prior.shape != (k,) or not np.isfinite(prior).all() or (prior < 0).any() or \
+                    not np.isclose(prior.sum(), 1.0):
+                raise TreelearnError(
+                    f"class_prior must be {k} non-negative probabilities summing to 1 (one per "
+                    f"class of {[python_scalar(c) for c in self.classes_]}), got {given!r}",
+                    values=[given])
+        elif params.get("fit_prior", True):
+            counts = np.asarray(class_count, dtype=float) + self._prior_pseudocount(params)
+            prior = counts / counts.sum()
+        else:
+            prior = np.full(k, 1.0 / k)
+        with np.errstate(divide="ignore"):
+            return np.log(prior)
+
+    def _prior_pseudocount(self, params: dict) -> float:
+        """The pseudocount added to each class count (0: frequencies, as scikit-learn)."""
+        return 0.0
+
+    @abstractmethod
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        """Read ``X``, ``y`` and the weights: the input kind's one conversion."""
+
+    @abstractmethod
+    def _learn(self, stats: Any, params: dict) -> None:
+        """Learn the model from the statistics (the header is set; ``params`` checked)."""
+
+    @abstractmethod
+    def _prediction_input(self, X: Any) -> Any:
+        """``X`` matched to the fitted features (:meth:`_matched`) and converted."""
+
+    @abstractmethod
+    def _joint_log_likelihood(self, rows: Any) -> np.ndarray:
+        """``log p(x_observed, c)``, shape ``(rows, classes)``, of converted rows."""
+
+    @property
+    @abstractmethod
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted model (the class prior's ``k - 1`` included)."""
+
+    # ------------------------------------------------------------ the fitted features
+    def _matched(self, X: Any) -> Any:
+        """``X`` checked against the fitted features (:func:`~treelearn.sources._kinds.match_features`:
+        a DataFrame by name, reordering fine, a missing or extra column refused; an array
+        by position)."""
+        check_is_fitted(self)
+        return match_features(X, names=getattr(self, "feature_names_in_", None),
+                              n_features=self.n_features_in_, estimator=type(self).__name__,
+                              class_name=self.class_name_)
+
+    def _matched_frame(self, X: Any) -> pd.DataFrame:
+        """:meth:`_matched` as a DataFrame of the fitted features (an array named by them)."""
+        return as_frame(self._matched(X), list(self.feature_names_in_))
+
+    def select_features(self, data: pd.DataFrame) -> pd.DataFrame:
+        """The fitted features' columns of ``data`` (a wider table, e.g. one holding the class).
+
+        Raises :class:`~treelearn.FeatureMismatchError` naming the features
+        that ``data`` lacks.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"f": ["a", "a", "b", "b"], "g": [0, 1, 0, 1], "c": [0, 0, 0, 1]})
+        >>> clf = tl.NaiveBayes().fit(df[["f", "g"]], df["c"])
+        >>> list(clf.select_features(df).columns)
+        ['f', 'g']
+        """
+        check_is_fitted(self)
+        features = list(self.feature_names_in_)
+        absent = [c for c in features if c not in data.columns]
+        if absent:
+            raise FeatureMismatchError(f"the data lacks the classifier's feature(s) {absent[:10]}")
+        return data[features]
+
+    # ------------------------------------------------------------ posterior and decision
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._prediction_input(X))
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(c | x_observed)``, normalised with log-sum-exp; shape ``(n, n_classes)``.
+
+        A row that has probability zero under every class (a value never seen with
+        any class under ``alpha=0``, or one so far from every class that its
+        density underflows) gets the uniform posterior, with a warning.
+        """
+        joint = self.predict_joint_log_proba(X)
+        with np.errstate(invalid="ignore"):
+            norm = logsumexp(joint, axis=1, keepdims=True)
+        impossible = ~np.isfinite(norm[:, 0])
+        if impossible.any():
+            warnings.warn(
+                f"{int(impossible.sum())} row(s) have probability zero under every class (a "
+                f"value never seen with any class under alpha=0, or so far from every class "
+                f"that its density underflows); their posterior is set to uniform",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            joint[impossible] = 0.0
+            norm[impossible] = np.log(joint.shape[1])
+        return joint - norm
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``p(c | x_observed)``; rows sum to 1, columns in ``classes_`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any, loss: Any = None) -> np.ndarray:
+        """The most probable class, or with ``loss`` the minimum expected loss decision.
+
+        ``loss[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
+        (rows and columns in ``classes_`` order, or a DataFrame labelled by class);
+        the decision is ``argmin_j sum_k loss[k, j] p(k | x)``.
+        """
+        check_is_fitted(self)
+        if loss is None:
+            return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+        L = loss_matrix(loss, self.classes_)
+        return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
+
+    # ------------------------------------------------------------ scores
+    def log_likelihood(self, X: Any, y: Any = None, per_row: bool = False,
+                       sample_weight: Any = None) -> float | np.ndarray:
+        """Log-likelihood of the rows in nats: ``log p(x_observed, y)``, total or per row.
+
+        ``X`` holds the features (as for :meth:`predict`). Where ``y`` is not
+        given, or a row's label is missing (NaN), that row scores
+        ``log p(x_observed)``: the class is summed out. Missing feature values are
+        summed out as well. With ``sample_weight`` the total is the weighted sum
+        (``per_row`` values are not weighted; a row of weight zero does not count).
+
+        Raises :class:`~treelearn.ClassLabelError` for a label the classifier
+        never saw, or a ``y`` whose length differs from ``X``'s rows.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
+        >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+        >>> # p(c=0) = 3/4, p(a | 0) = 2/3, p(b | 0) = 1/3; p(c=1) = 1/4, p(b | 1) = 1
+        >>> np.allclose(clf.log_likelihood(X, y, per_row=True), np.log([1/2, 1/2, 1/4, 1/4]))
+        True
+        >>> round(clf.log_likelihood(X), 4)   # p(a) = p(b) = 1/2: 4 ln(1/2)
+        -2.7726
+        >>> bool(np.isclose(clf.log_likelihood(X, sample_weight=[2, 0, 1, 1]), 4 * np.log(1/2)))
+        True
+        """
+        joint = self.predict_joint_log_proba(X)
+        weights = check_sample_weight(sample_weight, len(joint))
+        with np.errstate(invalid="ignore"):
+            rows = logsumexp(joint, axis=1)
+        if y is not None:
+            labels = self._labels_of(y, len(rows))
+            known = labels.notna().to_numpy()  # a missing label: the class is summed out
+            index = {python_scalar(c): i for i, c in enumerate(self.classes_)}
+            values = [python_scalar(v) for v in labels[known]]
+            unknown = sorted({str(v) for v in values if v not in index})
+            if unknown:
+                raise ClassLabelError(
+                    f"class column {self.class_name_!r} has label(s) {unknown[:5]} that the "
+                    f"classifier never saw"
+                )
+            rows[known] = joint[np.flatnonzero(known), [index[v] for v in values]]
+        if per_row:
+            return rows
+        if weights is None:
+            return float(rows.sum())
+        counted = weights > 0
+        return float(np.sum(rows[counted] * weights[counted]))
+
+    def _labels_of(self, y: Any, n_rows: int) -> pd.Series:
+        """``y`` as a Series of labels (positions, not index, matter), one per row."""
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+            y = y.iloc[:, 0]
+        labels = y if isinstance(y, pd.Series) else pd.Series(label_array(list(y)))
+        if len(labels) != n_rows:
+            raise ClassLabelError(
+                f"X has {n_rows} rows but y has {len(labels)} labels; give one label per row"
+            )
+        return labels
+
+    def score_report(self, X: Any, y: Any = None, sample_weight: Any = None) -> ScoreReport:
+        """Rows, log-likelihood (:meth:`log_likelihood`), its average and BIC of ``X`` (and ``y``).
+
+        Not :meth:`score`, which is scikit-learn's accuracy. Without ``y`` the
+        report's ``summed_out`` names the class. The parameter count is
+        :attr:`n_parameters`; with ``sample_weight``, ``n`` is the rows' total weight.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
+        >>> report = tl.NaiveBayes(alpha=0).fit(X, y).score_report(X, y)
+        >>> report.n, report.n_parameters   # the prior: 1, p(f | c): 2 x 1
+        (4, 3)
+        >>> round(report.log_likelihood, 4), round(report.bic, 4)   # 2 ln(1/2) + 2 ln(1/4); - 1.5 ln 4
+        (-4.1589, -6.2383)
+        """
+        weights = check_sample_weight(sample_weight, len(X))
+        n = len(X) if weights is None else float(weights.sum())
+        return ScoreReport(
+            n=n,
+            log_likelihood=self.log_likelihood(X, y, sample_weight=weights),
+            n_parameters=self.n_parameters,
+            summed_out=self.class_name_ if y is None else None,
+        )
+
+    # ------------------------------------------------------------ files
+    def save(self, path: Any) -> None:
+        """Save the fitted classifier to a versioned JSON file; read it back with :func:`treelearn.load`.
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> X, y = df.drop(columns="either"), df["either"]
+        >>> clf = tl.TAN().fit(X, y)
+        >>> path = os.path.join(tempfile.mkdtemp(), "tan.json")
+        >>> clf.save(path)
+        >>> (tl.load(path).predict_proba(X) == clf.predict_proba(X)).all()
+        np.True_
+        """
+        save_document(path, "classifier", **{"class": type(self).__name__, "state": self.to_dict()})
+
+    def _restore_fitted(self, saved: SavedState) -> None:
+        if not hasattr(self, "classes_"):
+            raise saved.fail("classes", "is missing")
+        self._restore_model(saved)
+
+    @abstractmethod
+    def _restore_model(self, saved: SavedState) -> None:
+        """Set the fitted model from its saved parts (the header is restored and checked)."""
+
+
+# ---------------------------------------------------------------------- categorical input
+class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
+    """The categorical input kind: tables of categories (DataFrame, array, Dask; missing
+    values summed out) read into a :class:`~treelearn.stats._counts.ClassCounts`.
+
+    Hooks: ``_learn(stats: ClassCounts, params)``, ``_feature_states()`` (each feature's
+    states) and ``_joint_log_likelihood(codes)`` (feature codes, ``-1`` = missing).
+    """
+
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        return categorical_training(X, y, sample_weight)
+
+    def _prediction_input(self, X: Any) -> np.ndarray:
+        return categorical_codes(self._matched_frame(X), list(self.feature_names_in_),
+                                 self._feature_states(), getattr(self, "unseen", "error"))
+
+    @abstractmethod
+    def _feature_states(self) -> list:
+        """Each feature's states, in ``feature_names_in_`` order."""
+
+    def _cpt_settings(self, params: dict, method: str, **options: Any) -> LearningSettings:
+        """The CPT estimator's settings: ``alpha``, and ``prior`` (with BDeu's
+        ``equivalent_sample_size`` and the m-estimate's ``m``) where the model has them."""
+        return LearningSettings(method=method, alpha=params["alpha"],
+                                prior=params.get("prior", "lidstone"),
+                                equivalent_sample_size=params.get("equivalent_sample_size", 1.0),
+                                m=params.get("m", 1.0), **options)
+
+    def _description(self, method: str) -> dict:
+        """The settings a fitted network records: its method, the class, every option."""
+        return {"method": method, "class": self.class_name_,
+                **{k: python_value(v) for k, v in self.get_params().items()}}
+
+    def _check_class_states(self, saved: SavedState, model: TreeModel) -> None:
+        """A restored network's class variable must have exactly the saved classes."""
+        if self.class_name_ in model.variables:
+            states = list(model.states[self.class_name_])
+            if states != [python_scalar(c) for c in self.classes_]:
+                raise saved.fail("classes", f"{list(self.classes_)} differ from the states "
+                                            f"{states} of the class variable "
+                                            f"{self.class_name_!r} in the network")
+
+    def _network_features(self) -> list:
+        """The features the network is over (every feature, but for mixed data)."""
+        return list(self.feature_names_in_)
+
+    def _check_feature_states(self, saved: SavedState, model: TreeModel) -> None:
+        """A restored network must be over exactly the saved features."""
+        features = self._network_features()
+        if [v for v in model.variables if v != self.class_name_] != features:
+            raise saved.fail("feature_names", f"{features[:10]} differ from the network's "
+                                              f"variables {list(model.variables)[:10]}")
+
+    # ------------------------------------------------------------ pictures
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        check_is_fitted(self)
+        return self.model_.draw(ax, **kwargs)
+
+    def to_html(self, path: Any = None, **kwargs: Any) -> str:
+        """The fitted network(s) as an interactive page, the class marked; written to ``path``
+        when given (see :func:`treelearn.viz._explorer.to_html`)."""
+        check_is_fitted(self)
+        from ..viz._explorer import to_html
+
+        return to_html(self, path, **kwargs)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
+        if not hasattr(self, "classes_") or not self._drawable():
+            return None
+        from ..viz._draw import svg_or_none
+
+        return svg_or_none(self)
+
+    def _drawable(self) -> bool:
+        """Whether :meth:`draw` has a network to draw (a model averaged over trees has none)."""
+        return True
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """Jupyter: scikit-learn's estimator box (HTML) with the fitted network inline under
+        it, so a notebook exported to HTML keeps the picture; the picture alone as SVG too,
+        for exporters that skip HTML. Drawn once."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        svg = self._repr_svg_()
+        if svg is not None:
+            from ..viz._draw import html_with_picture
+
+            bundle["image/svg+xml"] = svg
+            if "text/html" in bundle:
+                bundle["text/html"] = html_with_picture(bundle["text/html"], svg)
+        return bundle
+
+    @property
+    def _repr_html_(self) -> Any:
+        """scikit-learn's HTML box with the network, for consumers that do not read
+        ``_repr_mimebundle_``; an AttributeError, as scikit-learn's, unless its ``display``
+        option is ``"diagram"``."""
+        box = super()._repr_html_
+
+        def html() -> str:
+            svg = self._repr_svg_()
+            if svg is None:
+                return box()
+            from ..viz._draw import html_with_picture
+
+            return html_with_picture(box(), svg)
+
+        return html
+
+
+# ---------------------------------------------------------------------- numeric input
+class NumericClassifier(BayesNetClassifier):
+    """The numeric input kind: tables or arrays of numbers (``_where`` names the model in
+    errors; ``_missing_at_prediction``: NaN at prediction is summed out, not refused).
+
+    Hooks: ``_learn(data: NumericData, params)`` and ``_joint_log_likelihood(values)``.
+    """
+
+    _where: ClassVar[str] = "this classifier"
+    _missing_at_prediction: ClassVar[bool] = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        return numeric_training(X, y, sample_weight, self._where)
+
+    def _prediction_input(self, X: Any) -> np.ndarray:
+        missing = self._missing_at_prediction
+        return numeric_rows(self._matched_frame(X) if missing else self._matched(X),
+                            list(self.feature_names_in_), self._where, missing=missing)
+
+
+def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:
+    """``parent[v]`` (``-1`` for the root) must describe one tree over every node."""
+    d = len(parent)
+    if d and ((parent < -1).any() or (parent >= d).any() or (parent < 0).sum() != 1):
+        raise saved.fail(key, "must name one root (-1) and a parent among the features for "
+                              "every other feature")
+    G = nx.DiGraph()
+    G.add_nodes_from(range(d))
+    G.add_edges_from((int(p), v) for v, p in enumerate(parent) if p >= 0)
+    if d and not nx.is_tree(G):
+        raise saved.fail(key, "does not form a tree (a cycle, or a feature cut off)")
+
+
+def command_line_classifiers() -> dict[str, type]:
+    """``{cli_method: class}`` of the classifiers ``treelearn learn --method`` fits (in the
+    command line's order: ``tan`` first, then by name): the registry of persistent
+    estimators, after importing every module of this package (a new classifier module
+    registers itself by being defined)."""
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    package = __name__.rpartition(".")[0]
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        importlib.import_module(f"{package}.{info.name}")
+    found = {cls.cli_method: cls for cls in ESTIMATORS.values()
+             if issubclass(cls, BayesNetClassifier) and cls.cli_method}
+    return dict(sorted(found.items(), key=lambda item: (item[0] != "tan", item[0])))
+
+
+def invalid(saved: SavedState, key: str, exc: TreelearnError) -> InvalidModelError:
+    """A treelearn error raised while rebuilding a saved part, as the file's fault."""
+    return saved.fail(key, f"does not give a valid model ({exc})")

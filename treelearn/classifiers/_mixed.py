@@ -1,0 +1,266 @@
+"""Naive Bayes on mixed data: categorical features with CPTs, numeric ones with Gaussians.
+
+``log p(x, c) = log p(c) + sum_j log p(x_j | c)`` where a categorical feature's
+factor is its smoothed CPT (the network ``model_``, as
+:class:`~treelearn.classifiers._naive_bayes.NaiveBayes`) and a Gaussian feature's
+``N(x_j; theta_cj, var_cj)`` (weighted maximum likelihood, as scikit-learn's
+``GaussianNB``). Which features are Gaussian is decided by their dtype (float
+columns) or named (``numeric=[...]``), never by how often values repeat
+(:func:`~treelearn.stats._class_gaussians.gaussian_columns`). A missing cell of
+either kind is summed out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, ClassVar
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import InputTypeError, TreelearnError
+from .._base.jsonvalues import encode_label, json_value
+from .._base.persistence import SavedState
+from .._base.validation import InstanceOf, Interval
+from ..encoding._table import check_sample_weight, python_scalar
+from ..models._tree import TreeModel
+from ..sources._count import as_frame, class_dtype, class_labels, class_name
+from ..sources._dask import is_dask_dataframe
+from ..stats._class_gaussians import (
+    class_gaussian_log_density,
+    class_gaussian_statistics,
+    gaussian_columns,
+)
+from ..stats._counts import ClassCounts
+from ..structure._trees import star
+from ._base import (
+    CLASS_PRIOR,
+    CPT_PRIOR,
+    UNSEEN,
+    TrainingData,
+    Unseen,
+    categorical_codes,
+    categorical_training,
+    network_dtypes,
+    numeric_rows,
+    target_name,
+)
+from ._network import SingleNetworkClassifier
+
+__all__ = ["MixedData", "MixedNaiveBayes"]
+
+
+@dataclass(frozen=True)
+class MixedData:
+    """The mixed input kind's statistics: the categorical features' counts (``None``
+    without any), and the Gaussian features' rows with each row's class and weight."""
+
+    counts: ClassCounts | None
+    numeric: list
+    values: np.ndarray
+    codes: np.ndarray
+    weights: np.ndarray
+    class_dtype: Any
+
+
+class MixedNaiveBayes(SingleNetworkClassifier):
+    """Naive Bayes over categorical and Gaussian features (mixed data).
+
+    Parameters
+    ----------
+    alpha, fit_prior, class_prior, unseen : as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``alpha`` smooths the
+        categorical features' CPTs).
+    var_smoothing : added to every Gaussian variance as a fraction of the largest
+        (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
+        rule, 1e-9; 0 = pure maximum likelihood).
+    numeric : ``None`` (default): the float columns are Gaussian, every other column
+        (integers, bools, text, categories) categorical; or the names of the Gaussian
+        columns (the others categorical).
+
+    Attributes
+    ----------
+    numeric_features_, categorical_features_ : the Gaussian and the categorical features.
+    model_ : the network over the categorical features and the class (naive Bayes;
+        the class alone without categorical features).
+    theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
+    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+
+    A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
+    array all categorical (its ``CategoricalNB``).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"temp": [36.5, 37.0, 39.1, 38.7, 36.8, 39.4],
+    ...                    "cough": ["no", "no", "yes", "yes", "yes", "no"]})
+    >>> clf = tl.MixedNaiveBayes().fit(df, ["well", "well", "ill", "ill", "well", "ill"])
+    >>> clf.numeric_features_, clf.categorical_features_
+    (['temp'], ['cough'])
+    >>> clf.predict(pd.DataFrame({"temp": [39.0], "cough": ["yes"]})).tolist()
+    ['ill']
+    """
+
+    _method = "mixed-naive-bayes"
+    _where = "MixedNaiveBayes"
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": CPT_PRIOR["alpha"], **CLASS_PRIOR, **UNSEEN,
+        "var_smoothing": [Interval(Real, 0, None)],
+        "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
+    }
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+        var_smoothing: float = 1e-9,
+        numeric: Sequence[Hashable] | None = None,
+    ) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+        self.var_smoothing = var_smoothing
+        self.numeric = numeric
+
+    # ------------------------------------------------------------ the mixed input kind
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        if is_dask_dataframe(X):
+            raise InputTypeError("MixedNaiveBayes needs an in-memory DataFrame or array, not a "
+                                 "Dask DataFrame; call X.compute() first")
+        frame = as_frame(X)
+        numeric = gaussian_columns(frame, self.numeric)
+        wanted = set(numeric)
+        categorical = [c for c in frame.columns if c not in wanted]
+        w = check_sample_weight(sample_weight, len(frame))
+        keep = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
+        name = class_name(target_name(y), list(frame.columns))
+        kept_w = None if w is None else w if keep is None else w[keep]
+        if categorical:
+            data = categorical_training(frame[categorical], y, sample_weight)
+            stats = data.statistics
+            classes, class_count = data.classes, data.class_count
+            codes = stats.table.codes[:, -1].astype(np.intp)
+            dtype = stats.dtypes[-1] if stats.dtypes else None
+        else:  # only Gaussian features: the network is the class alone, with its prior
+            stats = None
+            kept_y = y if keep is None else (
+                y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep])
+            n = len(frame) if keep is None else len(keep)
+            classes, codes, _ = class_labels(kept_y, n)
+            class_count = np.bincount(codes, weights=kept_w, minlength=len(classes))
+            dtype = class_dtype(getattr(y, "dtype", None), classes)
+        rows = frame if keep is None else frame.iloc[keep]
+        values = numeric_rows(rows, numeric, self._where, missing=True)
+        weights = np.ones(len(rows)) if kept_w is None else kept_w
+        return TrainingData(list(frame.columns), frame.shape[1], classes, name, class_count,
+                            MixedData(stats, numeric, values, codes, weights, dtype))
+
+    def _learn(self, data: MixedData, params: dict) -> None:
+        self.numeric_features_ = list(data.numeric)
+        wanted = set(data.numeric)
+        self.categorical_features_ = [f for f in self.feature_names_in_ if f not in wanted]
+        if data.counts is not None:
+            super()._learn(data.counts, params)
+        else:
+            graph = nx.DiGraph()
+            graph.add_node(self.class_name_, states=tuple(python_scalar(c) for c in self.classes_),
+                           cpt=np.exp(self.class_log_prior_))
+            self.model_ = TreeModel(graph, variables=[self.class_name_],
+                                    dtypes=network_dtypes({self.class_name_: data.class_dtype}),
+                                    n_rows=float(data.weights.sum()),
+                                    settings=self._network_description(params))
+            self._engine = self._build_engine()
+        _, self.theta_, self.var_ = class_gaussian_statistics(
+            data.values, data.codes, data.weights, len(self.classes_), data.numeric,
+            [python_scalar(c) for c in self.classes_], params["var_smoothing"])
+
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        return star(stats.columns[-1], stats.columns[:-1])
+
+    def _network_features(self) -> list:
+        return list(self.categorical_features_)
+
+    def _feature_states(self) -> list:
+        states = self.model_.states
+        return [states[f] for f in self.categorical_features_]
+
+    def _prediction_input(self, X: Any) -> tuple:
+        frame = self._matched_frame(X)
+        cats = self.categorical_features_
+        codes = (categorical_codes(frame, cats, self._feature_states(), self.unseen) if cats
+                 else np.empty((len(frame), 0), dtype=np.intp))
+        return codes, numeric_rows(frame, self.numeric_features_, self._where, missing=True)
+
+    def _joint_log_likelihood(self, rows: tuple) -> np.ndarray:
+        """The categorical network's term plus ``sum_j log N(x_j; theta_cj, var_cj)`` over
+        the observed Gaussian cells."""
+        codes, values = rows
+        if self.categorical_features_:
+            jll = super()._joint_log_likelihood(codes)
+        else:
+            jll = np.tile(self.class_log_prior_, (len(values), 1))
+        with np.errstate(over="ignore"):  # far out: -inf, the base's posterior copes
+            return jll + class_gaussian_log_density(values, self.theta_, self.var_)
+
+    # ------------------------------------------------------------ sizes, sampling, export
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: the network's, and two per class and Gaussian feature."""
+        check_is_fitted(self)
+        return self.model_.n_parameters + 2 * len(self.classes_) * len(self.numeric_features_)
+
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows (the features, then the class); Gaussian features from their
+        class's Gaussian."""
+        check_is_fitted(self)
+        rng = np.random.default_rng(random_state)
+        rows = self.model_.sample(n, random_state=rng)
+        index = {python_scalar(c): i for i, c in enumerate(self.classes_)}
+        codes = np.array([index[python_scalar(v)] for v in rows[self.class_name_]], dtype=np.intp)
+        draws = rng.normal(self.theta_[codes], np.sqrt(self.var_[codes]))
+        for j, name in enumerate(self.numeric_features_):
+            rows[name] = draws[:, j]
+        return rows[[*self.feature_names_in_, self.class_name_]]
+
+    def to_pgmpy(self) -> Any:
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (categorical features only).
+
+        Raises :class:`~treelearn.TreelearnError` for Gaussian features: pgmpy has
+        no network mixing discrete and linear-Gaussian variables.
+        """
+        check_is_fitted(self)
+        if self.numeric_features_:
+            raise TreelearnError(
+                f"pgmpy cannot hold this classifier: the Gaussian features "
+                f"{self.numeric_features_[:5]} are not categorical variables and pgmpy has no "
+                "hybrid discrete/Gaussian network; discretize them (tl.discretize) and fit "
+                "tl.NaiveBayes to export")
+        return self.model_.to_pgmpy()
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {**super()._fitted_state(),
+                "numeric_features": [encode_label(f) for f in self.numeric_features_],
+                "theta": json_value(self.theta_), "var": json_value(self.var_)}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        numeric = saved.labels("numeric_features")
+        features = list(self.feature_names_in_)
+        if any(f not in features for f in numeric):
+            raise saved.fail("numeric_features", "names columns that are not features")
+        wanted = set(numeric)
+        self.numeric_features_ = [f for f in features if f in wanted]
+        if self.numeric_features_ != numeric:
+            raise saved.fail("numeric_features", "are not in the features' order")
+        self.categorical_features_ = [f for f in features if f not in wanted]
+        k, d = len(self.classes_), len(numeric)
+        self.theta_ = saved.array("theta", (k, d))
+        self.var_ = saved.array("var", (k, d), positive=True)
+        super()._restore_model(saved)

@@ -1,0 +1,183 @@
+"""The Chow-Liu multinet: one Chow-Liu tree over the features per class, and Bayes' rule.
+
+``p(c, x) = p(c) p_c(x)`` where ``p_c`` is the Chow-Liu tree learned from the rows of
+class ``c``; a missing feature value is summed out over that class's tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import TreelearnError
+from .._base.persistence import SavedState
+from ..encoding._table import python_scalar
+from ..learners._chow_liu import chow_liu_from_counts
+from ..models._tree import TreeModel
+from ..stats._counts import ClassCounts
+from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, CategoricalClassifier, Unseen
+from ._tan import check_root
+
+__all__ = ["ChowLiuMultinet"]
+
+
+class ChowLiuMultinet(CategoricalClassifier):
+    """One Chow-Liu tree over the features per class, and Bayes' rule on top.
+
+    ``p(c, x) = p(c) p_c(x)`` where ``p_c`` is the Chow-Liu tree (MI graph ->
+    maximum spanning tree -> CPTs) learned from the rows of class ``c``, with the
+    states of the whole training set (so a state unseen in one class still gets
+    smoothed mass).
+
+    Parameters
+    ----------
+    alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    root : the root of every class's tree; ``None`` uses the first feature column.
+
+    Attributes
+    ----------
+    models_ : ``{class label: TreeModel}``, each tree over the features only.
+    model_ : not available: the per-class trees generally disagree on edge
+        directions, so their union is not one Bayesian network. Use
+        ``models_[c]`` and ``class_log_prior_``. (Accessing ``model_`` raises an
+        ``AttributeError`` that says so.)
+    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.ChowLiuMultinet().fit(df.drop(columns="either"), df["either"])
+    >>> sorted(clf.models_)
+    ['no', 'yes']
+    """
+
+    _method = "chow-liu-multinet"
+    _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+        prior: str = "lidstone",
+        equivalent_sample_size: float = 1.0,
+        m: float = 1.0,
+    ) -> None:
+        self.alpha = alpha
+        self.root = root
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+        self.prior = prior
+        self.equivalent_sample_size = equivalent_sample_size
+        self.m = m
+
+    @property
+    def model_(self) -> TreeModel:
+        raise AttributeError(
+            "a ChowLiuMultinet has one tree per class and no single network: use "
+            "models_[label] (a TreeModel over the features) and class_log_prior_"
+        )
+
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
+        features = list(stats.columns[:-1])
+        root = check_root(self.root, features, stats.columns[-1])
+        settings = self._cpt_settings(params, self._method, root=root)
+        self.models_ = {
+            label: chow_liu_from_counts(stats.within_class(c), settings,
+                                        description=self._description(self._method))
+            for c, label in enumerate(stats.class_labels())
+        }
+
+    def _feature_states(self) -> list:
+        states = next(iter(self.models_.values())).states
+        return [states[f] for f in self.feature_names_in_]
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        out = np.empty((codes.shape[0], len(self.classes_)))
+        for c, label in enumerate(self.classes_):
+            model = self.models_[python_scalar(label)]
+            out[:, c] = self.class_log_prior_[c] + model.log_likelihood_codes(codes)
+        return out
+
+    # ------------------------------------------------------------ pictures, sizes, sampling
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw every class's tree side by side (one panel per class); returns the Figure.
+
+        With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
+        panel is titled by its class; ``title="..."`` adds a line above them all
+        (``title=True`` keeps the class titles only). Other keywords go to
+        :func:`treelearn.viz._draw.draw` for every panel (see :func:`treelearn.viz._draw.draw_panels`).
+        """
+        check_is_fitted(self)
+        from ..viz._draw import draw_panels
+
+        title = kwargs.pop("title", None)
+        labels = [python_scalar(c) for c in self.classes_]
+        return draw_panels(
+            [self.models_[label] for label in labels],
+            [f"{self.class_name_} = {label}" for label in labels],
+            ax,
+            heading=title if isinstance(title, str) and title else None,
+            **kwargs,
+        )
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: every class's tree, and the ``k - 1`` of the class prior."""
+        check_is_fitted(self)
+        return sum(m.n_parameters for m in self.models_.values()) + len(self.classes_) - 1
+
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows: the class from the prior, then the features from that class's tree.
+
+        The columns are the features, then the class (``class_name_``); the rows
+        come in random order.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> clf = tl.ChowLiuMultinet().fit(df.drop(columns="either"), df["either"])
+        >>> rows = clf.sample(20_000, random_state=0)
+        >>> list(rows.columns) == [*clf.feature_names_in_, "either"]
+        True
+        >>> bool(abs((rows["either"] == "yes").mean() - np.exp(clf.class_log_prior_[1])) < 0.01)
+        True
+        """
+        check_is_fitted(self)
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise TreelearnError(f"n must be a non-negative integer, not {n!r}")
+        rng = np.random.default_rng(random_state)
+        counts = rng.multinomial(n, np.exp(self.class_log_prior_))
+        parts = []
+        for label, k in zip(self.classes_, counts):
+            label = python_scalar(label)
+            part = self.models_[label].sample(int(k), random_state=rng)
+            part[self.class_name_] = label
+            parts.append(part)
+        rows = pd.concat(parts, ignore_index=True)
+        return rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"models": [self.models_[python_scalar(label)].to_dict() for label in self.classes_]}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        raw = saved.raw("models", list)
+        if len(raw) != len(self.classes_):
+            raise saved.fail("models", f"holds {len(raw)} trees for {len(self.classes_)} classes")
+        models = [TreeModel.from_dict(m) for m in raw]
+        for model in models:
+            self._check_feature_states(saved, model)
+            if model.states != models[0].states:
+                raise saved.fail("models", "hold trees whose features have different states")
+        self.models_ = dict(zip((python_scalar(c) for c in self.classes_), models))

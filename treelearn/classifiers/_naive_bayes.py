@@ -1,0 +1,111 @@
+"""Categorical naive Bayes: the star ``class -> every feature`` with smoothed CPTs.
+
+The class posterior is the normalised joint, in log space; a missing feature value
+(NaN) drops out of the product (its factor sums to one). Term counts are
+:class:`~treelearn.classifiers._text.TextNaiveBayes`, numeric columns next to
+categorical ones :class:`~treelearn.classifiers._mixed.MixedNaiveBayes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import networkx as nx
+
+from ..stats._counts import ClassCounts
+from ..structure._trees import star
+from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
+from ._network import SingleNetworkClassifier
+
+__all__ = ["NaiveBayes"]
+
+
+class NaiveBayes(SingleNetworkClassifier):
+    """Categorical naive Bayes: the star ``class -> every feature`` with Lidstone CPTs.
+
+    Parameters
+    ----------
+    alpha : pseudocount added to every feature-state count in each class
+        (1 = Laplace, 0 = maximum likelihood): ``p(x_j = a | c) = (N_jc(a) + alpha)
+        / (N_c + k_j alpha)``, over the rows where ``x_j`` is observed.
+    fit_prior : learn the class prior as the class frequencies (unsmoothed, as
+        scikit-learn does); ``False`` uses a uniform prior.
+    class_prior : prior probabilities of the classes (in ``classes_`` order);
+        overrides ``fit_prior``.
+    unseen : at prediction, a category not seen in training is an error
+        (``"error"``, naming the column and value) or treated as missing (``"ignore"``).
+    prior : the CPT estimator: ``"lidstone"`` (default, uses ``alpha``), ``"bdeu"``
+        (``(N(a, u) + s / (q k_j)) / (N(u) + s / q)`` with ``s = equivalent_sample_size``
+        and ``q`` the parent configurations), or ``"m-estimate"`` (Mitchell's, with a
+        uniform prior: ``(N(a, u) + m / k_j) / (N(u) + m)``).
+    equivalent_sample_size : BDeu's equivalent sample size (> 0), with ``prior="bdeu"``.
+    m : the m-estimate's equivalent sample size (> 0), with ``prior="m-estimate"``.
+
+    Attributes
+    ----------
+    classes_ : sorted class labels.
+    model_ : the fitted :class:`~treelearn.models._tree.TreeModel` over the features and
+        the class (``class_name_``); ``query``, ``to_pgmpy`` and drawing work on it.
+    class_name_ : the class node's name: ``y.name`` if ``y`` is a named Series,
+        else ``"class"``.
+    class_count_, class_log_prior_ : rows per class and the log class prior.
+    n_features_in_, feature_names_in_ : the features (arrays get the names ``x0, x1, ...``).
+
+    Notes
+    -----
+    Features are encoded by the core rules (:func:`treelearn.encoding._table.encode`): a
+    pandas Categorical keeps its declared categories as states, other columns
+    have their sorted distinct values. Missing feature values are allowed when
+    fitting (each CPT counts the rows where its family is observed) and when
+    predicting (summed out). At prediction a DataFrame is matched to the fitted
+    features by column name, a 2-D array by position.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
+    >>> X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+    >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    >>> clf.predict(pd.DataFrame([{"Outlook": "Sunny", "Temperature": "Cool",
+    ...                            "Humidity": "High", "Wind": "Strong"}])).tolist()
+    ['No']
+    >>> sorted(clf.model_.graph.successors("PlayTennis"))
+    ['Humidity', 'Outlook', 'Temperature', 'Wind']
+    """
+
+    _method = "naive-bayes"
+    cli_method: ClassVar[str] = "naive-bayes"
+    _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
+    #: options of the former one-class-several-models NaiveBayes, and where they went
+    _moved_options: ClassVar[dict] = {
+        "event_model": "term counts: tl.TextNaiveBayes(event_model='multinomial' or 'bernoulli')",
+        "binarize": "term presence: tl.TextNaiveBayes('bernoulli', binarize=...)",
+        "numeric": "numeric columns beside categorical ones: tl.MixedNaiveBayes(numeric=None "
+                   "or [column names])",
+        "var_smoothing": "Gaussian columns: tl.MixedNaiveBayes(var_smoothing=...)",
+    }
+
+    _former_defaults: ClassVar[dict] = {"event_model": "categorical", "numeric": "error",
+                                        "binarize": 0.0, "var_smoothing": 1e-9}
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+        prior: str = "lidstone",
+        equivalent_sample_size: float = 1.0,
+        m: float = 1.0,
+    ) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+        self.prior = prior
+        self.equivalent_sample_size = equivalent_sample_size
+        self.m = m
+
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        return star(stats.columns[-1], stats.columns[:-1])

@@ -1,0 +1,171 @@
+"""One network over the features and the class (``model_``): the base of naive Bayes,
+TAN, KDB and mixed naive Bayes.
+
+The class posterior needs ``log p(x_observed, c)`` for every class: a gather per node
+for complete rows, and for rows with missing features one pass of the engine
+(:class:`~treelearn.inference._engine.TreeEngine`, the class as its conditioner) that
+sums them out exactly.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Hashable
+from typing import Any, ClassVar
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.persistence import SavedState
+from ..inference._engine import TreeEngine
+from ..learners._chow_liu import build_model
+from ..models._tree import TreeModel
+from ..stats._counts import ClassCounts
+from ._base import CategoricalClassifier, network_dtypes
+
+__all__ = ["SingleNetworkClassifier"]
+
+
+def _log_evidence_by_class(engine: TreeEngine, model: TreeModel, rows: np.ndarray,
+                           class_name: Hashable) -> np.ndarray:
+    """``log p(x_observed, c)`` for rows with missing features (the class column -1).
+
+    MERGE (lead): the inference workstream makes ``TreeEngine.log_evidence_by_conditioner``
+    exact for any network; this function then becomes
+    ``return engine.log_evidence_by_conditioner(rows)`` (drop the ``is_tree`` branch and
+    the ``model``/``class_name`` arguments). Until then, a network whose features do
+    not form a forest given the class (KDB with ``k >= 2``) sets the class to each of
+    its states and sums the missing features out row by row (the model's variable
+    elimination).
+    """
+    if engine.is_tree:
+        return engine.log_evidence_by_conditioner(rows)
+    c = model.variables.index(class_name)
+    out = np.empty((len(rows), len(model.states[class_name])))
+    full = rows.copy()
+    for k in range(out.shape[1]):
+        full[:, c] = k
+        out[:, k] = model.log_likelihood_codes(full)
+    return out
+
+
+class SingleNetworkClassifier(CategoricalClassifier):
+    """One network over the features and the class (``model_``): naive Bayes, TAN, KDB.
+
+    A subclass supplies ``_structure(stats)`` (the network's DAG over the features
+    and the class, the last column); the CPTs are learned by
+    :func:`~treelearn.learners._chow_liu.build_model` and the class node's CPT is the
+    class prior.
+    """
+
+    _method: ClassVar[str] = "network"
+
+    @abstractmethod
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        """The network's structure over the features and the class (last column)."""
+
+    def _network_description(self, params: dict) -> dict:
+        """What the fitted network records in its settings (subclasses add to it)."""
+        return self._description(self._method)
+
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
+        structure = self._structure(stats, params)
+        model = build_model(structure, stats, self._cpt_settings(params, self._method),
+                            description=self._network_description(params))
+        # the class node's CPT is the class prior (frequencies, given, or uniform)
+        model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
+        self.model_ = TreeModel(model.graph, variables=model.variables,
+                                dtypes=network_dtypes(model.dtypes), n_rows=model.n_rows,
+                                settings=model.settings)
+        self._engine = self._build_engine()
+
+    # the prediction engine is built when the network is set (fit, load), never during
+    # predict: scikit-learn expects prediction to leave the estimator's __dict__ unchanged
+    _engine: tuple | None = None
+
+    def _build_engine(self) -> tuple:
+        """``(graph, TreeEngine)`` of ``model_``: with the class taken out, the features form
+        a forest (naive Bayes, TAN, KDB with k <= 1); one message-passing sweep gives
+        ``log p(x_observed, c)`` for every class."""
+        model = self.model_
+        return (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
+                                        model.states, conditioner=self.class_name_))
+
+    def _feature_states(self) -> list:
+        states = self.model_.states
+        return [states[f] for f in self.feature_names_in_]
+
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        model = self.model_
+        engine = self._engine
+        if engine is None or engine[0] is not model.graph:  # model_ replaced by hand
+            engine = self._build_engine()
+        n, d = codes.shape
+        k = len(self.classes_)
+        # codes in the model's variable order: the features, then the class
+        full = np.empty((n, d + 1), dtype=np.intp)
+        full[:, :d] = codes
+        out = np.empty((n, k))
+        complete = (codes >= 0).all(axis=1)
+        if complete.any():
+            # complete rows: a gather per node and class, log p(x, c) exactly in log space,
+            # cheaper than message passing when nothing is summed out
+            rows = full[complete]
+            for c in range(k):
+                rows[:, d] = c
+                out[complete, c] = model.log_likelihood_codes(rows)
+        if not complete.all():
+            rows = full[~complete]
+            rows[:, d] = -1  # the class unobserved: one pass gives every class
+            out[~complete] = _log_evidence_by_class(engine[1], model, rows, self.class_name_)
+        return out
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted network (the class prior included)."""
+        check_is_fitted(self)
+        return self.model_.n_parameters
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT text of the fitted network, the class marked."""
+        check_is_fitted(self)
+        return self.model_.to_dot(**kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart of the fitted network."""
+        check_is_fitted(self)
+        return self.model_.to_mermaid(**kwargs)
+
+    def to_pgmpy(self) -> Any:
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork``."""
+        check_is_fitted(self)
+        return self.model_.to_pgmpy()
+
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows (the features, then the class) from the fitted network.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
+        >>> list(tl.NaiveBayes().fit(X, y).sample(3, random_state=0).columns)
+        ['f', 'c']
+        """
+        check_is_fitted(self)
+        return self.model_.sample(n, random_state=random_state)
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"model": self.model_.to_dict()}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        model = TreeModel.from_dict(saved.raw("model", dict))
+        self._check_class_states(saved, model)
+        self._check_feature_states(saved, model)
+        prior = np.exp(self.class_log_prior_)
+        if not np.allclose(model.cpt(self.class_name_), prior, rtol=0, atol=1e-12):
+            raise saved.fail("class_log_prior", "differs from the network's class CPT")
+        self.model_ = model
+        self._engine = self._build_engine()

@@ -1,0 +1,150 @@
+"""Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt, 1997) on categorical features.
+
+The class is a parent of every feature, and the features form the maximum spanning
+tree of the conditional mutual information ``I(X_i; X_j | C)`` (or a penalised
+forest, or a constrained tree). Numeric features: :class:`~treelearn.classifiers._gaussian_tan.GaussianTAN`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import ClassVar
+
+import networkx as nx
+
+from .._base.errors import ColumnNotFoundError, StructureError
+from .._base.persistence import SavedState
+from .._base.validation import InstanceOf, Options
+from ..stats._counts import ClassCounts
+from ..stats._information import conditional_mutual_information_matrix
+from ..structure._constraints import constrained_skeleton, forest_penalty
+from ..structure._trees import spanning_skeleton, tan_structure
+from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
+from ._network import SingleNetworkClassifier
+
+__all__ = ["TAN", "check_root"]
+
+
+def check_root(root: Hashable | None, features: list, class_name: Hashable) -> Hashable:
+    """The feature at the root of a feature tree: ``root``, or the first feature."""
+    if root is None:
+        return features[0]
+    if root == class_name:
+        raise StructureError(
+            f"the root must be a feature, not the class {class_name!r}: the class is already "
+            f"the parent of every feature"
+        )
+    if root not in features:
+        raise ColumnNotFoundError(f"root {root!r} is not a feature; the features are {features[:20]}")
+    return root
+
+
+class TAN(SingleNetworkClassifier):
+    """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt, 1997).
+
+    The feature tree is the maximum spanning tree of the complete graph weighted
+    by the plug-in conditional mutual information ``I(X_i; X_j | C)`` (class-wise
+    pairwise counts, one one-hot product per class), oriented away from ``root``;
+    the class is a parent of every feature. Ties are broken by column order.
+
+    Parameters
+    ----------
+    alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    root : the feature at the root of the feature tree. ``None`` (default) uses
+        the **first feature column**; never the class. The root changes the
+        edges' direction, not the maximum-likelihood fit.
+    forest : ``None`` (a spanning tree), ``"bic"`` or ``"aic"``: a penalised forest
+        (bnclassify's ``tan_cl(score=...)``): an edge adds ``|C| (k_i - 1)(k_j - 1)``
+        parameters, and is kept only when ``n I(X_i; X_j | C)`` exceeds their
+        penalty (BIC: ``ln(n) / 2`` each, AIC: 1 each). Each tree of the forest is
+        rooted at its first column (``root``'s tree at ``root``).
+    whitelist, blacklist : undirected feature pairs the tree must / must not
+        contain (as bnlearn's); see :func:`treelearn.structure._constraints.constrained_skeleton`.
+
+    Attributes
+    ----------
+    As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`, plus ``feature_tree_``:
+    the undirected maximum spanning tree (or forest) over the features (edge
+    ``weight`` = ``I(X_i; X_j | C)`` in nats).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.TAN().fit(df.drop(columns="either"), df["either"])
+    >>> clf.model_.parents("asia")   # the root of the feature tree: the first feature
+    ['either']
+    >>> clf.model_.parents("tub")[0]   # every other feature: the class first, then its tree parent
+    'either'
+    """
+
+    _method = "tan"
+    cli_method: ClassVar[str] = "tan"
+    _parameter_constraints: ClassVar[dict] = {
+        **CPT_PRIOR, **CLASS_PRIOR, **UNSEEN,
+        "forest": [None, Options("bic", "aic")],
+        "whitelist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
+        "blacklist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
+    }
+    _moved_options: ClassVar[dict] = {
+        "numeric": "numeric features: tl.GaussianTAN (a class-conditional linear-Gaussian tree)",
+    }
+
+    _former_defaults: ClassVar[dict] = {"numeric": "error"}
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+        forest: str | None = None,
+        whitelist: Sequence[tuple] | None = None,
+        blacklist: Sequence[tuple] | None = None,
+        prior: str = "lidstone",
+        equivalent_sample_size: float = 1.0,
+        m: float = 1.0,
+    ) -> None:
+        self.alpha = alpha
+        self.root = root
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+        self.forest = forest
+        self.whitelist = whitelist
+        self.blacklist = blacklist
+        self.prior = prior
+        self.equivalent_sample_size = equivalent_sample_size
+        self.m = m
+
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        features, class_name = list(stats.columns[:-1]), stats.columns[-1]
+        root = check_root(self.root, features, class_name)
+        d = len(features)
+        cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+        if self.forest is None and not self.whitelist and not self.blacklist:
+            self.feature_tree_ = spanning_skeleton(features, cmi, stats.states[:d])
+        else:
+            penalty = None
+            if self.forest is not None:  # n per pair: the rows where both are observed
+                rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
+                penalty = forest_penalty(self.forest, stats.cardinalities[:d], rows,
+                                         n_classes=len(stats.classes))
+            self.feature_tree_ = constrained_skeleton(
+                features, cmi, stats.states[:d], penalty=penalty,
+                whitelist=self.whitelist, blacklist=self.blacklist,
+            )
+        return tan_structure(self.feature_tree_, class_name, root)
+
+    def _restore_model(self, saved: SavedState) -> None:
+        super()._restore_model(saved)
+        # the feature tree is the model minus the class, undirected (edges keep their weight)
+        tree = nx.Graph()
+        features = list(self.feature_names_in_)
+        tree.add_nodes_from((f, {"states": self.model_.states[f]}) for f in features)
+        tree.add_edges_from(self.model_.graph.subgraph(features).edges(data=True))
+        if not nx.is_forest(tree):
+            raise saved.fail("model", "has feature edges that do not form a forest")
+        self.feature_tree_ = tree
