@@ -627,8 +627,8 @@ def check_frame(data: pd.DataFrame, action: str = "learn") -> None:
             f"wrap arrays with pd.DataFrame(array, columns=[...])"
         )
     if data.shape[1] == 0:  # "0 feature(s) ... minimum of 1": scikit-learn's wording
-        raise EmptyDataError(f"the table has 0 feature(s) (shape={data.shape}) while a minimum "
-                             f"of 1 is required; give at least one column")
+        raise EmptyDataError(f"the table has no columns: 0 feature(s) (shape={data.shape}) while "
+                             f"a minimum of 1 is required; give at least one column")
     check_column_names(data.columns)
     if data.shape[0] == 0:
         raise EmptyDataError(
