@@ -340,8 +340,12 @@ def test_general_dag_falls_back_to_elimination():
     got = m.predict_proba(rows, "a1")
     np.testing.assert_allclose(got.iloc[0], brute_marginal(m, joint, ["a1"], {"d1": 1, "b2": 0}),
                                atol=TOL)
-    with pytest.raises(tl.TreelearnError, match="tree-shaped"):
-        m.map_query()
+    # MAP by max-product elimination: its log probability is the joint's largest entry
+    for evidence in ({}, {"d1": 1, "b2": 0}):
+        assignment, log_p = m.map_query(evidence, return_log_prob=True)
+        assert log_p == pytest.approx(brute_map(m, joint, evidence), abs=TOL)
+        full = {**evidence, **assignment}
+        assert np.log(brute_condition(m, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
 
 
 def test_tan_uses_the_class_as_conditioner(xy):

@@ -13,8 +13,8 @@ CPTs). They differ only in the structure:
 The class posterior is the normalised joint, in log space:
 ``log p(c | x) = b_c - logsumexp_c' b_c'`` with ``b_c = log p(x_observed, c)``.
 A missing feature value (NaN) is summed out exactly (for naive Bayes its factor
-drops out; for the trees, the sum-product pass of
-:func:`~treelearn.inference._elimination.log_marginal_by_conditioner` sums it over the tree).
+drops out; for the trees, the model's engine sums it over the tree:
+:meth:`~treelearn.inference._engine.TreeEngine.log_evidence_by_conditioner`).
 """
 
 from __future__ import annotations
@@ -52,8 +52,6 @@ from .._base.jsonvalues import (
 from .._base.logspace import logsumexp
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
-from ..inference._elimination import log_marginal_by_conditioner
-from ..inference._engine import TreeEngine
 from ..learners._chow_liu import build_model, chow_liu_from_counts
 from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import as_frame, class_dtype, class_labels, class_name, count_by_class
@@ -559,18 +557,7 @@ class SingleNetworkClassifier(BayesNetClassifier):
             model.graph, variables=model.variables, dtypes=model.dtypes,
             n_rows=model.n_rows, settings=model.settings,
         )
-        self._engine = self._build_engine()
-
-    # the prediction engine is built when the network is set (fit, load), never during
-    # predict: scikit-learn expects prediction to leave the estimator's __dict__ unchanged
-    _engine: tuple | None = None
-
-    def _build_engine(self) -> tuple:
-        """``(graph, TreeEngine)`` of ``model_``: with the class taken out, the features form
-        a forest; one message-passing sweep gives ``log p(x_observed, c)`` for every class."""
-        model = self.model_
-        return (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
-                                        model.states, conditioner=self.class_name_))
+        self.model_.engine(self.class_name_)  # built now (kept on the model), not in predict
 
     def _feature_states(self) -> list:
         states = self.model_.states
@@ -578,10 +565,8 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         model = self.model_
-        engine = self._engine
-        if engine is None or engine[0] is not model.graph:  # model_ replaced by hand
-            engine = self._build_engine()
-        engine = engine[1]
+        # the class's states are the engine's batch axis: one pass gives every class
+        engine = model.engine(self.class_name_)
         n, d = codes.shape
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
@@ -599,13 +584,7 @@ class SingleNetworkClassifier(BayesNetClassifier):
         if not complete.all():
             rows = full[~complete]
             rows[:, d] = -1  # the class unobserved: one pass gives every class
-            if engine.is_tree:
-                out[~complete] = engine.log_evidence_by_conditioner(rows)
-            else:
-                out[~complete] = log_marginal_by_conditioner(
-                    model.variables, model.parent_map, model.cpts, rows,
-                    self.class_name_, list(nx.topological_sort(model.graph)),
-                )
+            out[~complete] = engine.log_evidence_by_conditioner(rows)
         return out
 
     def _models(self) -> dict:
@@ -623,7 +602,7 @@ class SingleNetworkClassifier(BayesNetClassifier):
 
     def _restore_models(self, models: dict) -> None:
         self.model_ = models["model"]
-        self._engine = self._build_engine()
+        self.model_.engine(self.class_name_)  # built now (kept on the model), not in predict
 
     # ------------------------------------------------------------ scores and sampling
     @property
@@ -833,7 +812,7 @@ class NaiveBayes(SingleNetworkClassifier):
                 graph, variables=[self.class_name_],
                 dtypes={self.class_name_: class_dtype(getattr(y, "dtype", None), classes)},
                 n_rows=float(w[keep].sum()), settings=self._description(self._method))
-            self._engine = self._build_engine()
+            self.model_.engine(self.class_name_)
         self.feature_names_in_ = _label_array(list(X.columns))
         self.n_features_in_ = X.shape[1]
         self.categorical_features_ = categorical
