@@ -19,8 +19,8 @@ Which node is the conditioner is decided by one rule,
 :func:`~treelearn.inference._conditioner.choose_conditioner`. A DAG that is no such
 forest (a node with parents that are linked elsewhere, as in the bundled ALARM
 network) is answered by every method all the same, by the variable elimination of
-:class:`~treelearn.inference._elimination.Eliminator` (one elimination per pattern
-of observed variables, rows batched); :attr:`TreeEngine.path` says which runs.
+:class:`~treelearn.inference._elimination.Eliminator` (many rows per elimination,
+their evidence as factors); :attr:`TreeEngine.path` says which runs.
 
 A single query ``P(Q | E)`` touches only the smallest subtree joining ``Q`` and
 ``E``: the messages from evidence-free parts are the same for every query and

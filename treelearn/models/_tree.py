@@ -530,7 +530,8 @@ class TreeModel:
         variables are ignored. Returns a DataFrame with ``data``'s index and one
         column per state of ``target`` (in the model's state order); each row sums
         to 1. It equals ``query([target], evidence=row)`` row by row, computed for
-        all rows at once by message passing (rows x states arrays). A value
+        all rows at once (rows x states arrays) by the engine: message passing, or
+        variable elimination for other DAGs (:attr:`inference_path`). A value
         outside its column's states raises (``unseen="error"``) or is treated as
         missing (``unseen="ignore"``).
 
