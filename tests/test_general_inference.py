@@ -229,9 +229,20 @@ def test_many_factors_and_tiny_probabilities_do_not_underflow():
     expected = np.logaddexp.reduce(by_class) + np.log(Z[0, 1, 1]) + np.log(0.5)
     assert expected < np.log(np.finfo(float).tiny)
     assert m.log_likelihood(pd.DataFrame([row], dtype=object)) == pytest.approx(expected, rel=1e-12)
-    post = m.query("y", evidence={k: v for k, v in row.items() if v is not None})
+    evidence = {k: v for k, v in row.items() if v is not None}
+    post = m.query("y", evidence=evidence)
     np.testing.assert_allclose(post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)),
                                rtol=1e-10)
+    # MAP: the best class, and the best (p, q, r) by enumeration (s's CPT is flat)
+    diamond = max(np.log([0.3, 0.7][p] * F[p, q] * F[p, r] * 0.5)
+                  for p, q, r in itertools.product([0, 1], repeat=3))
+    assignment, log_p = m.map_query(evidence, return_log_prob=True)
+    assert assignment["y"] == int(np.argmax(by_class))
+    assert log_p == pytest.approx(by_class.max() + np.log(Z[0, 1, 1]) + diamond, rel=1e-12)
+    # and sampling given that evidence: the class drawn by its posterior
+    s = m.sample(4000, evidence=evidence, random_state=0)
+    p1 = post.to_numpy()[1]
+    assert abs((s["y"] == 1).mean() - p1) <= 5 * np.sqrt(p1 * (1 - p1) / 4000) + 1e-12
 
 
 # ---------------------------------------------------------------- pgmpy on a bundled network

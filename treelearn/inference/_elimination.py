@@ -40,6 +40,11 @@ class _Rows:
 #: the batch axis: one slice per evidence row, never eliminated
 ROWS = _Rows()
 
+#: numpy's einsum takes at most this many operands and labels here (more: products)
+_MAX_OPERANDS, _MAX_LABELS = 32, 52
+#: below this (in logs) a step's largest entry in a row is recomputed with rescaling
+_LOG_UNDERFLOW = np.log(1e-250)
+
 
 class Bucket(NamedTuple):
     """One eliminated variable: ``table`` over ``scope + (variable,)`` (sum-product: the
@@ -123,45 +128,67 @@ def _aligned(scope: tuple, table: np.ndarray, to: Sequence[Hashable]) -> np.ndar
     return table.reshape([table.shape[present.index(u)] if u in scope else 1 for u in to])
 
 
-def _rescale(table: np.ndarray, scope: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
-    """``table`` divided by its largest entry per row (over everything when it has no row
-    axis), and the log of the divisors, ``-inf`` for a row of zeros."""
-    if ROWS in scope:
-        r = list(scope).index(ROWS)
-        moved = np.moveaxis(table, r, 0)
-        top = moved.reshape(moved.shape[0], -1).max(axis=1) if moved.size else np.ones(0)
-        shape = [1] * table.ndim
-        shape[r] = -1
+def _rescale(table: np.ndarray, rows: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``table`` divided by its largest entry per row (axis 0 when ``rows``, else over
+    everything), and the log of the divisors, ``-inf`` for a row of zeros."""
+    if rows:
+        top = table.reshape(table.shape[0], -1).max(axis=1)
+        shape = (-1,) + (1,) * (table.ndim - 1)
     else:
-        top = np.array([table.max()]) if table.size else np.ones(1)
-        shape = [1] * table.ndim
+        top = np.array([table.max()])
+        shape = (1,) * table.ndim
     ok = top > 0
     safe = np.where(ok, top, 1.0)
     with np.errstate(divide="ignore"):
         return table / safe.reshape(shape), np.where(ok, np.log(safe), -np.inf)
 
 
-def _product(factors: Sequence[tuple], scope: list) -> tuple[np.ndarray, np.ndarray]:
-    """The product of ``factors`` over ``scope``, rescaled after every multiplication."""
+def _product(factors: Sequence[tuple], scope: list, careful: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The product of ``factors`` over ``scope`` (``ROWS`` first, if there), and its log
+    scale; ``careful``: each factor and each partial product rescaled per row."""
+    rows = bool(scope) and scope[0] is ROWS
     table = None
     log_scale = np.zeros(1)
+    careful = careful and len(factors) > 1
     for s, t in factors:
         t = _aligned(s, t, scope)
-        table = t if table is None else table * t
-        if len(factors) > 1:
-            table, log_factor = _rescale(table, scope)
+        if careful:
+            t, log_factor = _rescale(t, rows)
+            log_scale = log_scale + log_factor
+        if table is None:
+            table = t
+            continue
+        table = table * t
+        if careful:
+            table, log_factor = _rescale(table, rows)
             log_scale = log_scale + log_factor
     return table, log_scale
+
+
+def _contract(factors: Sequence[tuple], scope: list) -> np.ndarray:
+    """The product of ``factors`` summed onto ``scope``, by one ``einsum`` (no rescaling)."""
+    letters: dict = {}
+    operands: list = []
+    for s, t in factors:
+        operands += [t, [letters.setdefault(u, len(letters)) for u in s]]
+    return np.einsum(*operands, [letters[u] for u in scope], optimize=len(factors) > 2)
+
+
+def _rows_first(labels: Sequence[Hashable]) -> list:
+    """``labels`` with ``ROWS`` first (where it is): a row's entries are then contiguous."""
+    return [ROWS, *(u for u in labels if u is not ROWS)] if ROWS in labels else list(labels)
 
 
 def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequence[Hashable],
               *, maxprod: bool = False, buckets: bool = False) -> Eliminated:
     """Sum (or, with ``maxprod``, max) every variable of ``order`` out of the product of
-    ``factors``; what is left is over ``keep`` (in that order).
+    ``factors``; what is left is over ``keep`` (in that order, ``ROWS`` first if kept).
 
     ``order`` must list every variable of the factors that is not kept (e.g. from
     :func:`elimination_order`). With ``buckets``, :attr:`Eliminated.buckets` holds one
-    :class:`Bucket` per eliminated variable, in elimination order.
+    :class:`Bucket` per eliminated variable, in elimination order. Each step's result is
+    rescaled per row; a step whose result comes near underflow in a row that is not
+    already zero is done again with every product rescaled as it grows.
 
     Examples
     --------
@@ -181,22 +208,31 @@ def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequenc
     for var in order:
         touching = [f for f in live if var in f[0]]
         live = [f for f in live if var not in f[0]]
-        scope = list(dict.fromkeys(u for s, _ in touching for u in s if u != var))
-        table, log_product = _product(touching, [*scope, var])
-        if maxprod:
-            if buckets:
-                kept.append(Bucket(var, tuple(scope), np.argmax(table, axis=-1)))
-            table = table.max(axis=-1)
-        else:
-            if buckets:
-                kept.append(Bucket(var, tuple(scope), table))
-            table = table.sum(axis=-1)
-        table, log_sum = _rescale(table, scope)
+        scope = _rows_first(list(dict.fromkeys(u for s, _ in touching for u in s if u != var)))
+        rows = bool(scope) and scope[0] is ROWS
+        dead = np.isneginf(log_scale)  # rows of probability zero already
+        for careful in (False, True):
+            if not (careful or maxprod or buckets or len(touching) > _MAX_OPERANDS
+                    or len(scope) >= _MAX_LABELS):  # sum-product: one einsum, no product kept
+                summed, log_product = _contract(touching, scope), np.zeros(1)
+            else:
+                table, log_product = _product(touching, [*scope, var], careful)
+                if buckets:
+                    bucket = np.argmax(table, axis=-1) if maxprod else table
+                summed = table.max(axis=-1) if maxprod else table.sum(axis=-1)
+            reduced, log_sum = _rescale(summed, rows)
+            if careful or not np.any((log_sum < _LOG_UNDERFLOW) & ~dead):
+                break
+        if buckets:
+            kept.append(Bucket(var, tuple(scope), bucket))
         log_scale = log_scale + log_product + log_sum
-        live.append((tuple(scope), table))
-    table, log_product = _product(live, list(keep)) if live else (np.ones([1] * len(keep)),
-                                                                  np.zeros(1))
-    table, log_last = _rescale(table, list(keep))
+        live.append((tuple(scope), reduced))
+    keep = list(keep)
+    if live:
+        table, log_product = _product(live, keep, careful=True)
+    else:
+        table, log_product = np.ones([1] * len(keep)), np.zeros(1)
+    table, log_last = _rescale(table, bool(keep) and keep[0] is ROWS)
     return Eliminated(table, log_scale + log_product + log_last, kept)
 
 
