@@ -203,6 +203,18 @@ def test_chunked_eliminations_give_the_same_numbers(model, monkeypatch):
     monkeypatch.setattr(_elimination, "_CELLS", 7)  # a few rows per elimination
     engine = TreeEngine(model.variables, model.parent_map, model.cpts, model.states)
     np.testing.assert_allclose(engine.log_evidence(codes), whole, rtol=0, atol=1e-12)
+    monkeypatch.setattr(_elimination, "_CELLS", 1 << 21)
+    monkeypatch.setattr(_elimination, "_MIXED_WIDTH", 0)  # one pattern per elimination
+    engine = TreeEngine(model.variables, model.parent_map, model.cpts, model.states)
+    calls = []
+    original = _elimination.eliminate
+    monkeypatch.setattr(_elimination, "eliminate",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    np.testing.assert_allclose(engine.log_evidence(codes), whole, rtol=0, atol=1e-12)
+    assert len(calls) == len({tuple(row) for row in (codes >= 0)})
+    for t in range(len(model.variables)):  # and the posteriors
+        np.testing.assert_allclose(engine.posterior_codes(codes, t),
+                                   model.engine().posterior_codes(codes, t), atol=1e-12)
 
 
 def test_many_factors_and_tiny_probabilities_do_not_underflow():

@@ -239,6 +239,8 @@ def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequenc
 # ---------------------------------------------------------------------- rows of codes
 #: at most this many entries in one factor of a batched elimination (rows x states)
 _CELLS = 1 << 21
+#: wider than this (entries a row), rows of different patterns are not eliminated together
+_MIXED_WIDTH = 1 << 14
 #: at most this many elimination orders are kept per network (then started afresh)
 _ORDERS_KEPT = 4096
 
@@ -270,8 +272,9 @@ class Eliminator:
     slice indexed); one observed in some rows only stays, with each row's one-hot (or,
     where missing, all-ones) evidence as a factor; one missing everywhere is summed
     out. So the cost is one elimination per chunk of rows, whatever their patterns of
-    missing values; rows are sorted by that pattern first, so a chunk of rows that
-    observe the same variables reduces its factors most.
+    missing values. Rows are sorted by that pattern first; where keeping the partly
+    observed variables would make the elimination wide (:data:`_MIXED_WIDTH`), each
+    pattern's rows are a chunk of their own (one elimination per pattern).
 
     Parameters
     ----------
@@ -339,14 +342,28 @@ class Eliminator:
         return unique[order], rank[inverse]
 
     def _chunks(self, codes: np.ndarray, keep: Sequence[int]):
-        """Slices of ``codes``' rows, each small enough to eliminate with ``keep`` kept."""
+        """Slices of ``codes``' rows (sorted by pattern), each small enough to eliminate with
+        ``keep`` kept. Where the rows' evidence as factors makes the elimination wide (more
+        than :data:`_MIXED_WIDTH` entries a row), rows of one pattern at a time instead:
+        their CPTs reduced by everything they observe."""
         seen = codes >= 0
+        width = self._width(seen, keep)
+        if width <= _MIXED_WIDTH:
+            groups = [(0, len(codes), width)]
+        else:
+            _, pattern = distinct_rows(seen)
+            bounds = np.flatnonzero(np.diff(pattern, prepend=-1, append=-1))
+            groups = [(a, b, self._width(seen[a:b], keep))
+                      for a, b in itertools.pairwise(bounds.tolist())]
+        for a, b, w in groups:
+            step = max(1, _CELLS // max(w, 1))
+            for start in range(a, b, step):
+                yield slice(start, min(start + step, b))
+
+    def _width(self, seen: np.ndarray, keep: Sequence[int]) -> int:
+        """The largest factor (entries a row) of the elimination for rows observing ``seen``."""
         everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
-        _, width = self._order(everywhere, somewhere,
-                               tuple(u for u in keep if not everywhere[u]))
-        step = max(1, _CELLS // max(width, 1))
-        for start in range(0, len(codes), step):
-            yield slice(start, start + step)
+        return self._order(everywhere, somewhere, tuple(u for u in keep if not everywhere[u]))[1]
 
     def _eliminate(self, codes: np.ndarray, keep: Sequence[int], maxprod: bool = False,
                    buckets: bool = False) -> tuple[list, Eliminated]:
