@@ -1,23 +1,26 @@
 """Variable elimination on plain factors, many evidence rows at once.
 
 A factor is ``(scope, table)``: a tuple of variable labels and an array with one
-axis per label. The label :data:`ROWS` is a batch axis: the engine
-(:class:`~treelearn.inference._engine.TreeEngine`) reduces each CPT by the evidence
-of many rows that observe the same variables, so the reduced factors carry one
-slice per row and one elimination answers them all. ``ROWS`` is never summed out.
+axis per label. The label :data:`ROWS` is a batch axis, one slice per evidence row,
+never summed out: :class:`Eliminator` (what
+:class:`~treelearn.inference._engine.TreeEngine` runs on a DAG that is no forest)
+turns the CPTs and many rows' evidence into such factors, so one elimination answers
+all the rows.
 
 :func:`elimination_order` picks the order once (greedy, smallest factor first,
 which on a tree eliminates leaves first); :func:`eliminate` runs it by sum-product or
-max-product. Every product is rescaled per row as it grows (its log carried
-apart), so long products and much evidence do not underflow. With ``buckets`` it
-keeps, per eliminated variable, what the backward pass needs: its product table
-(to sample it given the variables eliminated after it) or its argmax (MAP).
+max-product. Each step's result is rescaled per row (its log carried apart), and a
+step that comes near underflow is redone with every partial product rescaled, so
+long products and much evidence do not underflow. With ``buckets`` it keeps, per
+eliminated variable, what the backward pass needs: its product table (to sample it
+given the variables eliminated after it) or its argmax (MAP).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -88,15 +91,13 @@ def elimination_order(scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hasha
     hidden = {v for v in holding if v not in keep and v is not ROWS}
 
     def cost(v: Hashable) -> int:
-        return int(np.prod([size(u) for u in set().union(*(live[i] for i in holding[v]))],
-                           dtype=np.int64))
+        return math.prod(size(u) for u in set().union(*(live[i] for i in holding[v])))
 
     tiebreak = itertools.count()  # unique, so variables themselves are never compared
     heap = [(cost(v), str(v), next(tiebreak), v) for v in sorted(hidden, key=str)]
     current = {v: c for c, _, _, v in heap}
     heapq.heapify(heap)
-    width = max([int(np.prod([size(u) for u in s], dtype=np.int64)) for s in live.values()],
-                default=1)
+    width = max([math.prod(size(u) for u in s) for s in live.values()], default=1)
     order: list = []
     next_id = len(live)
     while hidden:
@@ -118,7 +119,7 @@ def elimination_order(scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hasha
                 current[u] = cost(u)
                 heapq.heappush(heap, (current[u], str(u), next(tiebreak), u))
     left = frozenset().union(*live.values())  # the last product: over what is kept
-    return order, max(width, int(np.prod([size(u) for u in left], dtype=np.int64)))
+    return order, max(width, math.prod(size(u) for u in left))
 
 
 def _aligned(scope: tuple, table: np.ndarray, to: Sequence[Hashable]) -> np.ndarray:

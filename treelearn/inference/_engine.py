@@ -52,6 +52,7 @@ __all__ = ["TreeEngine", "decode_codes", "state_index"]
 _ONES_TOLERANCE = 1e-14
 #: below this a product of messages is recomputed with rescaling
 _UNDERFLOW = 1e-250
+_LOG_UNDERFLOW = np.log(_UNDERFLOW)
 #: at most this many path conditionals P(x | a) are kept per model (then started afresh)
 _PAIRS_KEPT = 100_000
 #: at most this many entries of the ways down to the queried variables are kept per model
@@ -352,12 +353,12 @@ class TreeEngine:
     def _evidence_arrays(self, codes: np.ndarray) -> tuple:
         """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing)."""
         ev = {}
-        for j in range(codes.shape[1]):
-            col = codes[:, j]
-            if (col < 0).all():
-                continue
+        columns = np.ascontiguousarray(codes.T, dtype=np.intp)  # a take per column, contiguous
+        observed = (columns >= 0).any(axis=1)
+        for j in np.flatnonzero(observed):
             k = self.card[j]
-            ev[j] = np.vstack([np.eye(k), np.ones(k)])[col][None]  # -1 picks the row of ones
+            # -1 picks the last row: the ones of a missing value
+            ev[j] = np.vstack([np.eye(k), np.ones(k)]).take(columns[j], axis=0)[None]
         gev = None
         if self.gi >= 0 and self.gi in ev:
             gev = ev.pop(self.gi)[0].T  # (k_g, n)
@@ -391,8 +392,19 @@ class TreeEngine:
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
             return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
+        # messages only shrink (each is an average of values <= 1): without rescaling, then
+        # the rows near underflow (or impossible) again with it
+        out = self._log_evidence_pass(codes, rescale=False)
+        with np.errstate(invalid="ignore"):
+            again = (out < _LOG_UNDERFLOW).any(axis=1)
+        if again.any():
+            out[again] = self._log_evidence_pass(codes[again], rescale=True)
+        return out
+
+    def _log_evidence_pass(self, codes: np.ndarray, rescale: bool) -> np.ndarray:
         ev, gev = self._evidence_arrays(codes)
-        acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__,
+                                                   rescale=rescale)
         out = self._log_totals(acc, log_scale, held, gev)
         return np.broadcast_to(out, (self.kg, codes.shape[0])).T.copy()
 
