@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn._base.errors import TreelearnError
 from treelearn.inference._engine import TreeEngine
 from treelearn.learners._em import expected_counts
 
@@ -62,16 +61,28 @@ NETWORKS = {
     "polytree": ({"a": [], "b": [], "c": ["a", "b"], "d": ["c"]},
                  {"a": 2, "b": 3, "c": 2, "d": 2}),
 }
+#: no forest even without one node: answered by variable elimination
+GENERAL = {
+    # a v-structure whose parents are linked, and more
+    "linked parents": ({"a": [], "b": ["a"], "c": ["a", "b"], "d": ["c", "b"], "e": ["d", "a"]},
+                       {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2}),
+    # a node of three parents, two of them linked, and a second cycle below it
+    "three parents": ({"a": [], "b": [], "c": ["a"], "d": ["a", "b", "c"], "e": ["d"],
+                       "f": ["d", "e"]}, {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2}),
+}
 
 
-@pytest.mark.parametrize("name", list(NETWORKS))
+@pytest.mark.parametrize("name", [*NETWORKS, *GENERAL])
 def test_family_posteriors_equal_enumeration(name):
-    parents, card = NETWORKS[name]
+    parents, card = {**NETWORKS, **GENERAL}[name]
     variables = list(parents)
     rng = np.random.default_rng(7)
     cpts = random_cpts(rng, variables, parents, card)
     engine = TreeEngine(variables, parents, cpts, {v: list(range(card[v])) for v in variables})
-    assert engine.path.startswith("message passing")
+    if name in GENERAL:
+        assert engine.path == "variable elimination"
+    else:
+        assert engine.path.startswith("message passing")
     codes = np.array([[rng.integers(-1, card[v]) for v in variables] for _ in range(40)])
     codes[0] = -1  # nothing observed
     codes[1, 0] = 0  # the first variable (a root or the conditioner) observed
@@ -84,14 +95,20 @@ def test_family_posteriors_equal_enumeration(name):
             np.testing.assert_allclose(got[r], want, atol=1e-10)
 
 
-def test_impossible_rows_get_minus_infinity_and_zeros_without_warnings():
-    parents, card = NETWORKS["tan"]
+@pytest.mark.parametrize(("name", "codes"), [
+    ("tan", [[-1, 1, -1, 0], [0, -1, 2, -1]]),
+    ("linked parents", [[-1, 1, -1, 0, -1], [0, -1, 1, -1, 1]]),
+])
+def test_impossible_rows_get_minus_infinity_and_zeros_without_warnings(name, codes):
+    parents, card = {**NETWORKS, **GENERAL}[name]
     variables = list(parents)
     cpts = random_cpts(np.random.default_rng(1), variables, parents, card)
-    cpts["a"][:, 1] = 0.0  # a = 1 is impossible
-    cpts["a"] /= cpts["a"].sum(axis=-1, keepdims=True)
+    # the second variable's state 1 is impossible (it has one parent, the first)
+    second = variables[1]
+    cpts[second][:, 1] = 0.0
+    cpts[second] /= cpts[second].sum(axis=-1, keepdims=True)
     engine = TreeEngine(variables, parents, cpts, {v: list(range(card[v])) for v in variables})
-    codes = np.array([[-1, 1, -1, 0], [0, -1, 2, -1]])
+    codes = np.array(codes)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         log_ev, families = engine.family_posteriors_codes(codes)
@@ -99,17 +116,6 @@ def test_impossible_rows_get_minus_infinity_and_zeros_without_warnings():
     for table in families:
         assert not table[0].any()
         assert table[1].sum() == pytest.approx(1.0, abs=1e-12)
-
-
-def test_variable_elimination_models_are_refused():
-    # a v-structure whose parents are linked: no forest even without one node
-    parents = {"a": [], "b": ["a"], "c": ["a", "b"], "d": ["c", "b"], "e": ["d", "a"]}
-    card = dict.fromkeys(parents, 2)
-    cpts = random_cpts(np.random.default_rng(0), list(parents), parents, card)
-    engine = TreeEngine(list(parents), parents, cpts, {v: [0, 1] for v in parents})
-    assert engine.path == "variable elimination"
-    with pytest.raises(TreelearnError, match="tree-shaped"):
-        engine.family_posteriors_codes(np.full((1, 5), -1))
 
 
 def test_all_pairs_expected_counts_on_a_forest_equal_enumeration():

@@ -228,6 +228,33 @@ def test_long_chain_map_and_marginals():
     np.testing.assert_allclose(post, left * right / (left @ right), atol=1e-12)
 
 
+def test_log_likelihood_of_incomplete_rows_far_below_the_smallest_double():
+    # v0 -> ... -> v1499, alternating pairs: P(row) ~ e^-1600; v700 (and v701 in the
+    # second row) missing, summed out; the third row is impossible (a zero of the CPT)
+    d, T = 1500, np.array([[0.9, 0.1], [0.2, 0.8]])
+    Z = np.array([[1.0, 0.0], [0.2, 0.8]])  # v1 given v0: 0 -> 1 impossible
+    G = nx.DiGraph([(f"v{i}", f"v{i + 1}") for i in range(d - 1)])
+    G.nodes["v0"].update(states=[0, 1], cpt=np.array([0.5, 0.5]))
+    G.nodes["v1"].update(states=[0, 1], cpt=Z)
+    for i in range(2, d):
+        G.nodes[f"v{i}"].update(states=[0, 1], cpt=T)
+    m = tl.TreeModel(G, variables=[f"v{i}" for i in range(d)])
+    x = (np.arange(d) // 2) % 2  # 0 0 1 1 0 0 ...: v0 = v1 = 0 is possible
+    rows = pd.DataFrame([x, x, x], columns=m.variables).astype(object)
+    rows.iloc[0, 700] = None
+    rows.iloc[1, 700:702] = None
+    rows.iloc[2, 1] = 1  # v0 = 0, v1 = 1: impossible
+    rows.iloc[2, 900] = None
+    steps = np.log([Z[x[0], x[1]]] + [T[x[i - 1], x[i]] for i in range(2, d)])  # log P(v_i | v_i-1)
+    full = np.log(0.5) + steps.sum()
+    one = full - steps[699] - steps[700] + np.log(T[x[699]] @ T[:, x[701]])
+    two = full - steps[699:702].sum() + np.log(T[x[699]] @ T @ T[:, x[702]])
+    got = m.log_likelihood(rows, per_row=True)
+    assert full < 2 * np.log(np.finfo(float).tiny)  # the case: far below the smallest double
+    assert got[0] == pytest.approx(one, rel=1e-12) and got[1] == pytest.approx(two, rel=1e-12)
+    assert got[2] == -np.inf
+
+
 # ---------------------------------------------------------------- pgmpy
 @pytest.fixture(scope="module")
 def asia_tree():
@@ -340,8 +367,12 @@ def test_general_dag_falls_back_to_elimination():
     got = m.predict_proba(rows, "a1")
     np.testing.assert_allclose(got.iloc[0], brute_marginal(m, joint, ["a1"], {"d1": 1, "b2": 0}),
                                atol=TOL)
-    with pytest.raises(tl.TreelearnError, match="tree-shaped"):
-        m.map_query()
+    # MAP by max-product elimination: its log probability is the joint's largest entry
+    for evidence in ({}, {"d1": 1, "b2": 0}):
+        assignment, log_p = m.map_query(evidence, return_log_prob=True)
+        assert log_p == pytest.approx(brute_map(m, joint, evidence), abs=TOL)
+        full = {**evidence, **assignment}
+        assert np.log(brute_condition(m, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
 
 
 def test_tan_uses_the_class_as_conditioner(xy):

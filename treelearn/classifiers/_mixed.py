@@ -176,7 +176,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
                                     dtypes=network_dtypes({self.class_name_: data.class_dtype}),
                                     n_rows=float(data.weights.sum()),
                                     settings=self._network_description(params))
-            self._engine = self._build_engine()
+            self._build_engine()
         _, self.theta_, self.var_ = class_gaussian_statistics(
             data.values, data.codes, data.weights, len(self.classes_), data.numeric,
             [python_scalar(c) for c in self.classes_], params["var_smoothing"])

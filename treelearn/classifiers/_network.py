@@ -10,7 +10,6 @@ sums them out exactly.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import networkx as nx
@@ -19,36 +18,12 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._base.persistence import SavedState
-from ..inference._engine import TreeEngine
 from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
 from ._base import CategoricalClassifier, network_dtypes
 
 __all__ = ["SingleNetworkClassifier"]
-
-
-def _log_evidence_by_class(engine: TreeEngine, model: TreeModel, rows: np.ndarray,
-                           class_name: Hashable) -> np.ndarray:
-    """``log p(x_observed, c)`` for rows with missing features (the class column -1).
-
-    MERGE (lead): the inference workstream makes ``TreeEngine.log_evidence_by_conditioner``
-    exact for any network; this function then becomes
-    ``return engine.log_evidence_by_conditioner(rows)`` (drop the ``is_tree`` branch and
-    the ``model``/``class_name`` arguments). Until then, a network whose features do
-    not form a forest given the class (KDB with ``k >= 2``) sets the class to each of
-    its states and sums the missing features out row by row (the model's variable
-    elimination).
-    """
-    if engine.is_tree:
-        return engine.log_evidence_by_conditioner(rows)
-    c = model.variables.index(class_name)
-    out = np.empty((len(rows), len(model.states[class_name])))
-    full = rows.copy()
-    for k in range(out.shape[1]):
-        full[:, c] = k
-        out[:, k] = model.log_likelihood_codes(full)
-    return out
 
 
 class SingleNetworkClassifier(CategoricalClassifier):
@@ -79,19 +54,14 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self.model_ = TreeModel(model.graph, variables=model.variables,
                                 dtypes=network_dtypes(model.dtypes), n_rows=model.n_rows,
                                 settings=model.settings)
-        self._engine = self._build_engine()
+        self._build_engine()
 
-    # the prediction engine is built when the network is set (fit, load), never during
-    # predict: scikit-learn expects prediction to leave the estimator's __dict__ unchanged
-    _engine: tuple | None = None
-
-    def _build_engine(self) -> tuple:
-        """``(graph, TreeEngine)`` of ``model_``: with the class taken out, the features form
-        a forest (naive Bayes, TAN, KDB with k <= 1); one message-passing sweep gives
-        ``log p(x_observed, c)`` for every class."""
-        model = self.model_
-        return (model.graph, TreeEngine(model.variables, model.parent_map, model.cpts,
-                                        model.states, conditioner=self.class_name_))
+    def _build_engine(self) -> None:
+        """The network's engine, the class as its conditioner (its states the batch axis:
+        one pass gives ``log p(x_observed, c)`` for every class), built when the network is
+        set (fit, load) and kept on the model, never in predict: scikit-learn expects
+        prediction to leave the estimator's ``__dict__`` unchanged."""
+        self.model_.engine(self.class_name_)
 
     def _feature_states(self) -> list:
         states = self.model_.states
@@ -99,9 +69,6 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         model = self.model_
-        engine = self._engine
-        if engine is None or engine[0] is not model.graph:  # model_ replaced by hand
-            engine = self._build_engine()
         n, d = codes.shape
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
@@ -119,7 +86,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         if not complete.all():
             rows = full[~complete]
             rows[:, d] = -1  # the class unobserved: one pass gives every class
-            out[~complete] = _log_evidence_by_class(engine[1], model, rows, self.class_name_)
+            out[~complete] = model.engine(self.class_name_).log_evidence_by_conditioner(rows)
         return out
 
     @property
@@ -168,4 +135,4 @@ class SingleNetworkClassifier(CategoricalClassifier):
         if not np.allclose(model.cpt(self.class_name_), prior, rtol=0, atol=1e-12):
             raise saved.fail("class_log_prior", "differs from the network's class CPT")
         self.model_ = model
-        self._engine = self._build_engine()
+        self._build_engine()

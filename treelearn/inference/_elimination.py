@@ -1,233 +1,497 @@
-"""Exact inference: variable elimination for queries, and a row-vectorised
-sum-product pass for the likelihood of rows with missing values.
+"""Variable elimination on plain factors, many evidence rows at once.
 
-Both work on a list of variables, their parents and CPTs (``[parents..., node]``
-layout), so they serve Chow-Liu trees, forests, naive Bayes and TAN alike.
+A factor is ``(scope, table)``: a tuple of variable labels and an array with one
+axis per label. The label :data:`ROWS` is a batch axis, one slice per evidence row,
+never summed out: :class:`Eliminator` (what
+:class:`~treelearn.inference._engine.TreeEngine` runs on a DAG that is no forest)
+turns the CPTs and many rows' evidence into such factors, so one elimination answers
+all the rows.
+
+:func:`elimination_order` picks the order once (greedy, smallest factor first,
+which on a tree eliminates leaves first); :func:`eliminate` runs it by sum-product or
+max-product. Each step's result is rescaled per row (its log carried apart), and a
+step that comes near underflow is redone with every partial product rescaled, so
+long products and much evidence do not underflow. With ``buckets`` it keeps, per
+eliminated variable, what the backward pass needs: its product table (to sample it
+given the variables eliminated after it) or its argmax (MAP).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Hashable, Mapping, Sequence
+import math
+from collections.abc import Collection, Hashable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Factor", "eliminate_log", "find_conditioner", "log_marginal_by_conditioner"]
+from .._base.limits import check_memory
+from ..encoding._table import distinct_rows
 
-#: A factor: its scope (variable names) and a table with one axis per variable, in scope order.
-Factor = tuple[tuple, np.ndarray]
-
-
-#: numpy's einsum takes at most 64 operands; larger products are taken in groups
-_MAX_OPERANDS = 32
+__all__ = ["ROWS", "Bucket", "Eliminated", "Eliminator", "cumulative", "draw", "eliminate",
+           "elimination_order"]
 
 
-def _einsum(factors: Sequence[Factor], keep: Sequence[Hashable], labels: dict) -> np.ndarray:
-    operands: list = []
-    for scope, table in factors:
-        operands += [table, [labels.setdefault(v, len(labels)) for v in scope]]
-    return np.einsum(*operands, [labels[v] for v in keep], optimize=True)
+class _Rows:
+    """The label of the batch axis of evidence rows."""
+
+    def __repr__(self) -> str:
+        return "ROWS"
 
 
-def _product_sum(factors: Sequence[Factor], keep: Sequence[Hashable]) -> tuple[Factor, float]:
-    """Multiply ``factors`` and sum out every variable not in ``keep``.
+#: the batch axis: one slice per evidence row, never eliminated
+ROWS = _Rows()
 
-    Returns the factor divided by its largest entry, and the log of that divisor,
-    so that long products (much evidence, many variables) do not underflow. More
-    than ``_MAX_OPERANDS`` factors are multiplied in groups, each over the union
-    of its factors' scopes (no larger than the elimination's own factor).
+#: numpy's einsum takes at most this many operands and labels here (more: products)
+_MAX_OPERANDS, _MAX_LABELS = 32, 52
+#: below this (in logs) a step's largest entry in a row is recomputed with rescaling
+_LOG_UNDERFLOW = np.log(1e-250)
+
+
+class Bucket(NamedTuple):
+    """One eliminated variable: ``table`` over ``scope + (variable,)`` (sum-product: the
+    product of the factors that held it; max-product: ``argmax`` over it, without its axis)."""
+
+    variable: Hashable
+    scope: tuple
+    table: np.ndarray
+
+
+class Eliminated(NamedTuple):
+    """The product of the factors with every variable not kept summed (or maxed) out:
+    ``table * exp(log_scale)``, ``table`` with one axis per kept label (size 1 where no
+    factor has it), ``log_scale`` of shape ``(rows,)`` (or ``(1,)``)."""
+
+    table: np.ndarray
+    log_scale: np.ndarray
+    buckets: list
+
+
+def elimination_order(scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hashable, int],
+                      keep: Collection[Hashable]) -> tuple[list, int]:
+    """A greedy elimination order (smallest resulting factor first) of every variable in
+    ``scopes`` not in ``keep``, and the most entries a factor built on the way has (the
+    batch axis :data:`ROWS` counted as 1).
+
+    Each variable's factors and cost are kept up to date as factors merge (only the
+    merged variables' neighbours change): ``O(d log d)`` bookkeeping on a tree.
+
+    >>> elimination_order([("a",), ("a", "b"), ("b", "c")], {"a": 2, "b": 3, "c": 2}, ["c"])
+    (['a', 'b'], 6)
     """
-    factors = list(factors)
-    keep = [v for v in keep if any(v in scope for scope, _ in factors)]
-    labels: dict = {}
-    log_scale = 0.0
-    while len(factors) > _MAX_OPERANDS:
-        group = factors[:_MAX_OPERANDS]
-        union = list(dict.fromkeys(v for scope, _ in group for v in scope))
-        table, log_group = _rescale(_einsum(group, union, labels))
-        log_scale += log_group
-        factors = [(tuple(union), table)] + factors[_MAX_OPERANDS:]
-    result, log_result = _rescale(_einsum(factors, keep, labels))
-    return (tuple(keep), result), log_scale + log_result
+    def size(v: Hashable) -> int:
+        return 1 if v is ROWS else int(sizes[v])
 
-
-def _rescale(table: np.ndarray) -> tuple[np.ndarray, float]:
-    top = float(table.max()) if table.size else 0.0
-    if not top > 0 or not np.isfinite(top):  # all zero: nothing to rescale
-        return table, 0.0
-    return table / top, float(np.log(top))
-
-
-def eliminate_log(factors: list[Factor], query: Sequence[Hashable]) -> tuple[tuple, np.ndarray, float]:
-    """Sum-product variable elimination: the unnormalised joint over ``query`` as
-    ``(scope, table, log_scale)``, the joint being ``table * exp(log_scale)``.
-
-    The elimination order is greedy (smallest resulting factor first), which on
-    a tree eliminates leaves first and never builds a factor over more than a
-    family. Each variable's factors and cost are kept up to date as factors are
-    merged (only the merged variables' neighbours change), so a query on a tree
-    of d variables takes O(d log d) bookkeeping rather than O(d^3). Every new
-    factor is rescaled (its log scale carried apart), so nothing underflows.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> p_a = (("a",), np.array([0.2, 0.8]))
-    >>> p_b_given_a = (("a", "b"), np.array([[0.9, 0.1], [0.3, 0.7]]))
-    >>> scope, table, log_scale = eliminate_log([p_a, p_b_given_a], ["b"])
-    >>> scope, (table * np.exp(log_scale)).round(2).tolist()   # P(b)
-    (('b',), [0.42, 0.58])
-    """
-    factors = [(tuple(s), np.asarray(t, dtype=float)) for s, t in factors]
-    query = list(query)
-    sizes: dict = {}
-    for scope, table in factors:
-        sizes.update(zip(scope, table.shape))
-    live = dict(enumerate(factors))  # id -> factor; ids grow, so id order is list order
+    live = {i: frozenset(s) for i, s in enumerate(scopes)}
     holding: dict = {}  # variable -> ids of the live factors that mention it
-    for i, (scope, _) in live.items():
+    for i, scope in live.items():
         for v in scope:
             holding.setdefault(v, set()).add(i)
-    hidden = set(holding) - set(query)
+    hidden = {v for v in holding if v not in keep and v is not ROWS}
 
     def cost(v: Hashable) -> int:
-        scope = {u for i in holding[v] for u in live[i][0]}
-        return int(np.prod([sizes[u] for u in scope], dtype=np.int64))
+        return math.prod(size(u) for u in set().union(*(live[i] for i in holding[v])))
 
-    # a heap of (cost, name, tiebreak, variable); stale entries are skipped when popped
     tiebreak = itertools.count()  # unique, so variables themselves are never compared
     heap = [(cost(v), str(v), next(tiebreak), v) for v in sorted(hidden, key=str)]
     current = {v: c for c, _, _, v in heap}
     heapq.heapify(heap)
+    width = max([math.prod(size(u) for u in s) for s in live.values()], default=1)
+    order: list = []
     next_id = len(live)
-    log_scale = 0.0
     while hidden:
         c, _, _, var = heapq.heappop(heap)
         if var not in hidden or current[var] != c:
-            continue
-        ids = sorted(holding.pop(var))
-        touching = [live.pop(i) for i in ids]
-        scope = list(dict.fromkeys(u for s, _ in touching for u in s if u != var))
+            continue  # a stale entry
+        ids = holding.pop(var)
+        scope = frozenset().union(*(live.pop(i) for i in ids)) - {var}
         for u in scope:
-            holding[u].difference_update(ids)
-        live[next_id], log_factor = _product_sum(touching, scope)
-        log_scale += log_factor
-        for u in scope:
+            holding[u] -= ids
             holding[u].add(next_id)
+        live[next_id] = scope
         next_id += 1
         hidden.discard(var)
+        order.append(var)
+        width = max(width, c)
         for u in scope:
             if u in hidden:
                 current[u] = cost(u)
                 heapq.heappush(heap, (current[u], str(u), next(tiebreak), u))
-    (scope, table), log_factor = _product_sum(list(live.values()), query)
-    return scope, table, log_scale + log_factor
+    left = frozenset().union(*live.values())  # the last product: over what is kept
+    return order, max(width, math.prod(size(u) for u in left))
 
 
-def find_conditioner(parents: Mapping[Hashable, Sequence[Hashable]]) -> tuple[bool, Hashable | None]:
-    """Can the row-vectorised pass handle this DAG, and around which node?
-
-    It can when every node has at most one parent (a tree or forest), or when one
-    node ``g`` is such that every node has at most one parent besides ``g`` (naive
-    Bayes, TAN: ``g`` is the class). Returns ``(ok, g)``.
-
-    Examples
-    --------
-    >>> find_conditioner({"a": [], "b": ["a"], "c": ["a"]})   # a tree
-    (True, None)
-    >>> find_conditioner({"y": [], "x1": ["y"], "x2": ["y", "x1"]})   # TAN around the class
-    (True, 'y')
-    >>> find_conditioner({"a": [], "b": [], "c": [], "d": ["a", "b", "c"]})
-    (False, None)
-    """
-    if all(len(p) <= 1 for p in parents.values()):
-        return True, None
-    candidates = None
-    for ps in parents.values():
-        if len(ps) > 1:
-            candidates = set(ps) if candidates is None else candidates & set(ps)
-    for g in sorted(candidates or [], key=str):
-        if not parents[g] and all(len([p for p in ps if p != g]) <= 1 for ps in parents.values()):
-            return True, g
-    return False, None
+def _aligned(scope: tuple, table: np.ndarray, to: Sequence[Hashable]) -> np.ndarray:
+    """``table`` with its axes in the order of ``to`` (size 1 for the labels it lacks)."""
+    present = [u for u in to if u in scope]
+    table = np.transpose(table, [scope.index(u) for u in present])
+    return table.reshape([table.shape[present.index(u)] if u in scope else 1 for u in to])
 
 
-def log_marginal_by_conditioner(
-    variables: Sequence[Hashable],
-    parents: Mapping[Hashable, Sequence[Hashable]],
-    cpts: Mapping[Hashable, np.ndarray],
-    codes: np.ndarray,
-    conditioner: Hashable | None,
-    topological: Sequence[Hashable],
-) -> np.ndarray:
-    """``log P(observed part of row r, g)`` for every row and every state ``g`` of the conditioner.
-
-    ``codes`` is ``n x d`` in the order of ``variables`` with ``-1`` for missing
-    values; missing variables are summed out exactly. A row where the conditioner
-    is observed gets ``-inf`` for the other states. Without a conditioner the
-    result has one column. Messages are rescaled per row (their logs are carried
-    separately), so deep trees and many variables do not underflow.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> cpts = {"a": np.array([0.2, 0.8]), "b": np.array([[0.9, 0.1], [0.3, 0.7]])}
-    >>> codes = np.array([[0, 1], [-1, 1]])   # rows (a=0, b=1) and (a missing, b=1)
-    >>> out = log_marginal_by_conditioner(["a", "b"], {"a": [], "b": ["a"]}, cpts, codes, None, ["a", "b"])
-    >>> np.exp(out).round(2).tolist()   # P(a=0, b=1) and P(b=1)
-    [[0.02], [0.58]]
-    """
-    n = codes.shape[0]
-    column = {v: j for j, v in enumerate(variables)}
-    children: dict = {v: [] for v in variables}
-    for v in variables:
-        for p in parents[v]:
-            if p != conditioner:
-                children[p].append(v)
-    k_g = cpts[conditioner].shape[-1] if conditioner is not None else 1
-
-    def evidence(v: Hashable) -> np.ndarray:
-        k = cpts[v].shape[-1]
-        obs = codes[:, column[v]]
-        ev = np.ones((n, k))
-        seen = obs >= 0
-        ev[seen] = 0.0
-        ev[np.flatnonzero(seen), obs[seen]] = 1.0
-        return ev
-
-    # one scale per (row, conditioner state): the states' messages are separate
-    # products, and one shared scale would underflow the improbable states to 0
-    log_scale = np.zeros((n, k_g))
-    messages: dict = {}  # v -> (n, k_g, k_parent) message to its tree parent
-    for v in reversed(list(topological)):
-        if v == conditioner:
-            continue
-        cpt = cpts[v]
-        ps = list(parents[v])
-        tree_parent = [p for p in ps if p != conditioner]
-        # bring the CPT to shape (k_g, k_parent, k_v)
-        if conditioner in ps:
-            if ps[0] != conditioner:
-                cpt = np.swapaxes(cpt, 0, 1)
-            table = cpt if tree_parent else cpt[:, None, :]
-        else:
-            table = (cpt if tree_parent else cpt[None, :])[None]
-        table = np.broadcast_to(table, (k_g, table.shape[1], table.shape[2]))
-        belief = evidence(v)[:, None, :] * np.ones((1, k_g, 1))
-        for w in children[v]:
-            belief = belief * messages.pop(w)
-        msg = np.einsum("gpx,rgx->rgp", table, belief)
-        top = msg.max(axis=2)
-        safe = np.where(top > 0, top, 1.0)
-        msg = msg / safe[:, :, None]
-        with np.errstate(divide="ignore"):
-            log_scale += np.where(top > 0, np.log(safe), -np.inf)
-        messages[v] = msg
-    total = np.ones((n, k_g))
-    for msg in messages.values():  # what remains are the roots' messages (k_parent = 1)
-        total = total * msg[:, :, 0]
-    if conditioner is not None:
-        total = total * cpts[conditioner][None, :] * evidence(conditioner)
+def _rescale(table: np.ndarray, rows: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``table`` divided by its largest entry per row (axis 0 when ``rows``, else over
+    everything), and the log of the divisors, ``-inf`` for a row of zeros."""
+    if rows:
+        top = table.reshape(table.shape[0], -1).max(axis=1)
+        shape = (-1,) + (1,) * (table.ndim - 1)
+    else:
+        top = np.array([table.max()])
+        shape = (1,) * table.ndim
+    ok = top > 0
+    safe = np.where(ok, top, 1.0)
     with np.errstate(divide="ignore"):
-        return np.log(total) + log_scale
+        return table / safe.reshape(shape), np.where(ok, np.log(safe), -np.inf)
+
+
+def _product(factors: Sequence[tuple], scope: list, careful: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The product of ``factors`` over ``scope`` (``ROWS`` first, if there), and its log
+    scale; ``careful``: each factor and each partial product rescaled per row."""
+    rows = bool(scope) and scope[0] is ROWS
+    table = None
+    log_scale = np.zeros(1)
+    careful = careful and len(factors) > 1
+    for s, t in factors:
+        t = _aligned(s, t, scope)
+        if careful:
+            t, log_factor = _rescale(t, rows)
+            log_scale = log_scale + log_factor
+        if table is None:
+            table = t
+            continue
+        table = table * t
+        if careful:
+            table, log_factor = _rescale(table, rows)
+            log_scale = log_scale + log_factor
+    return table, log_scale
+
+
+def _contract(factors: Sequence[tuple], scope: list) -> np.ndarray:
+    """The product of ``factors`` summed onto ``scope``, by one ``einsum`` (no rescaling)."""
+    letters: dict = {}
+    operands: list = []
+    for s, t in factors:
+        operands += [t, [letters.setdefault(u, len(letters)) for u in s]]
+    return np.einsum(*operands, [letters[u] for u in scope], optimize=len(factors) > 2)
+
+
+def _rows_first(labels: Sequence[Hashable]) -> list:
+    """``labels`` with ``ROWS`` first (where it is): a row's entries are then contiguous."""
+    return [ROWS, *(u for u in labels if u is not ROWS)] if ROWS in labels else list(labels)
+
+
+def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequence[Hashable],
+              *, maxprod: bool = False, buckets: bool = False) -> Eliminated:
+    """Sum (or, with ``maxprod``, max) every variable of ``order`` out of the product of
+    ``factors``; what is left is over ``keep`` (in that order, ``ROWS`` first if kept).
+
+    ``order`` must list every variable of the factors that is not kept (e.g. from
+    :func:`elimination_order`). With ``buckets``, :attr:`Eliminated.buckets` holds one
+    :class:`Bucket` per eliminated variable, in elimination order. Each step's result is
+    rescaled per row; a step whose result comes near underflow in a row that is not
+    already zero is done again with every product rescaled as it grows.
+
+    Examples
+    --------
+    >>> p_a = (("a",), np.array([0.2, 0.8]))
+    >>> p_b_given_a = (("a", "b"), np.array([[0.9, 0.1], [0.3, 0.7]]))
+    >>> out = eliminate([p_a, p_b_given_a], ["b"], ["a"])
+    >>> (out.table * np.exp(out.log_scale)).round(2).tolist()   # P(b)
+    [0.42, 0.58]
+    >>> rows = ((ROWS, "a"), np.array([[0.1, 0.7], [0.9, 0.3]]))   # P(b | a) at b = 1, then b = 0
+    >>> out = eliminate([p_a, rows], [ROWS], ["a"])
+    >>> (out.table * np.exp(out.log_scale)).round(2).tolist()   # P(b = 1), P(b = 0)
+    [0.58, 0.42]
+    """
+    live = [(tuple(s), np.asarray(t, dtype=float)) for s, t in factors]
+    log_scale = np.zeros(1)
+    kept: list = []
+    for var in order:
+        touching = [f for f in live if var in f[0]]
+        live = [f for f in live if var not in f[0]]
+        scope = _rows_first(list(dict.fromkeys(u for s, _ in touching for u in s if u != var)))
+        rows = bool(scope) and scope[0] is ROWS
+        dead = np.isneginf(log_scale)  # rows of probability zero already
+        for careful in (False, True):
+            if not (careful or maxprod or buckets or len(touching) > _MAX_OPERANDS
+                    or len(scope) >= _MAX_LABELS):  # sum-product: one einsum, no product kept
+                summed, log_product = _contract(touching, scope), np.zeros(1)
+            else:
+                table, log_product = _product(touching, [*scope, var], careful)
+                if buckets:
+                    bucket = np.argmax(table, axis=-1) if maxprod else table
+                summed = table.max(axis=-1) if maxprod else table.sum(axis=-1)
+            reduced, log_sum = _rescale(summed, rows)
+            if careful or not np.any((log_sum < _LOG_UNDERFLOW) & ~dead):
+                break
+        if buckets:
+            kept.append(Bucket(var, tuple(scope), bucket))
+        log_scale = log_scale + log_product + log_sum
+        live.append((tuple(scope), reduced))
+    keep = list(keep)
+    if live:
+        table, log_product = _product(live, keep, careful=True)
+    else:
+        table, log_product = np.ones([1] * len(keep)), np.zeros(1)
+    table, log_last = _rescale(table, bool(keep) and keep[0] is ROWS)
+    return Eliminated(table, log_scale + log_product + log_last, kept)
+
+
+# ---------------------------------------------------------------------- rows of codes
+#: at most this many entries in one factor of a batched elimination (rows x states)
+_CELLS = 1 << 21
+#: wider than this (entries a row), rows of different patterns are not eliminated together
+_MIXED_WIDTH = 1 << 14
+#: at most this many elimination orders are kept per network (then started afresh)
+_ORDERS_KEPT = 4096
+
+
+def cumulative(table: np.ndarray) -> np.ndarray:
+    """Cumulative sums over the last axis, each row divided by its total (zero rows stay 0).
+
+    >>> cumulative(np.array([[1.0, 3.0], [0.0, 0.0]])).tolist()
+    [[0.25, 1.0], [0.0, 0.0]]
+    """
+    cum = np.cumsum(table, axis=-1)
+    total = cum[..., -1:]
+    return cum / np.where(total > 0, total, 1.0)
+
+
+def draw(cum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One index per row of the cumulative distributions ``cum`` ``(n, k)`` (inverse CDF)."""
+    u = rng.random(cum.shape[0])
+    return np.minimum((cum <= u[:, None]).sum(axis=1), cum.shape[1] - 1)
+
+
+class Eliminator:
+    """Exact inference on any DAG by variable elimination, for many rows of codes at once.
+
+    Rows are the engine's codes (``-1`` = missing). Identical rows are answered once,
+    and the rest by few eliminations, each over a chunk of rows (at most
+    :data:`_CELLS` entries per factor): the factors carry a row axis (:data:`ROWS`). A
+    variable observed in every row of the chunk is taken out of its CPTs (each row's
+    slice indexed); one observed in some rows only stays, with each row's one-hot (or,
+    where missing, all-ones) evidence as a factor; one missing everywhere is summed
+    out. So the cost is one elimination per chunk of rows, whatever their patterns of
+    missing values. Rows are sorted by that pattern first; where keeping the partly
+    observed variables would make the elimination wide (:data:`_MIXED_WIDTH`), each
+    pattern's rows are a chunk of their own (one elimination per pattern).
+
+    Parameters
+    ----------
+    families : per variable, its CPT's axes as variable indices (``[parents..., itself]``).
+    cpts : per variable, its CPT.
+    card : per variable, its number of states.
+
+    >>> e = Eliminator([[0], [0, 1]], [np.array([0.2, 0.8]), np.array([[0.9, 0.1], [0.3, 0.7]])],
+    ...                [2, 2])
+    >>> np.exp(e.log_evidence(np.array([[0, 1], [-1, 1], [-1, 0]]))).round(2).tolist()
+    [[0.02], [0.58], [0.42]]
+    """
+
+    def __init__(self, families: Sequence[Sequence[int]], cpts: Sequence[np.ndarray],
+                 card: Sequence[int]) -> None:
+        self.families = [list(f) for f in families]
+        self.cpts = [np.asarray(c, dtype=float) for c in cpts]
+        self.card = list(card)
+        self._eyes = [np.vstack([np.eye(k), np.ones(k)]) for k in self.card]  # -1: all ones
+        self._orders: dict = {}
+
+    # ------------------------------------------------------------------ the machinery
+    def _factors(self, codes: np.ndarray, everywhere: np.ndarray, somewhere: np.ndarray) -> list:
+        """The factors of the rows ``codes``: every CPT with the variables observed in all of
+        them indexed by each row's codes (a row axis instead), and the evidence of those
+        observed in some rows only."""
+        out = []
+        for family, cpt in zip(self.families, self.cpts):
+            seen = [a for a, u in enumerate(family) if everywhere[u]]
+            if not seen:
+                out.append((tuple(family), cpt))
+                continue
+            rest = tuple(u for u in family if not everywhere[u])
+            table = np.moveaxis(cpt, seen, range(len(seen)))[tuple(codes[:, family[a]]
+                                                                    for a in seen)]
+            out.append(((ROWS, *rest), table))
+        for v in np.flatnonzero(somewhere & ~everywhere):
+            out.append(((ROWS, int(v)), self._eyes[v][codes[:, v]]))
+        return out
+
+    def _order(self, everywhere: np.ndarray, somewhere: np.ndarray, keep: tuple) -> tuple:
+        key = (everywhere.tobytes(), somewhere.tobytes(), keep)
+        found = self._orders.get(key)
+        if found is None:
+            scopes = [tuple(u for u in f if not everywhere[u]) for f in self.families]
+            found = elimination_order(scopes, dict(enumerate(self.card)), keep)
+            check_memory(8.0 * found[1], f"variable elimination on this network (a factor of "
+                         f"{found[1]:,} entries)", "use a network of smaller families, or "
+                         "fewer states per variable")
+            if len(self._orders) >= _ORDERS_KEPT:
+                self._orders.clear()
+            self._orders[key] = found
+        return found
+
+    @staticmethod
+    def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, back)``: the distinct rows of ``codes``, sorted by their pattern of missing
+        values, and where each row of ``codes`` is among them (``codes == rows[back]``)."""
+        first, inverse = distinct_rows(codes)
+        unique = codes[first]
+        _, pattern = distinct_rows(unique >= 0)
+        order = np.argsort(pattern, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return unique[order], rank[inverse]
+
+    def _chunks(self, codes: np.ndarray, keep: Sequence[int]):
+        """Slices of ``codes``' rows (sorted by pattern), each small enough to eliminate with
+        ``keep`` kept. Where the rows' evidence as factors makes the elimination wide (more
+        than :data:`_MIXED_WIDTH` entries a row), rows of one pattern at a time instead:
+        their CPTs reduced by everything they observe."""
+        seen = codes >= 0
+        width = self._width(seen, keep)
+        if width <= _MIXED_WIDTH:
+            groups = [(0, len(codes), width)]
+        else:
+            _, pattern = distinct_rows(seen)
+            bounds = np.flatnonzero(np.diff(pattern, prepend=-1, append=-1))
+            groups = [(a, b, self._width(seen[a:b], keep))
+                      for a, b in itertools.pairwise(bounds.tolist())]
+        for a, b, w in groups:
+            step = max(1, _CELLS // max(w, 1))
+            for start in range(a, b, step):
+                yield slice(start, min(start + step, b))
+
+    def _width(self, seen: np.ndarray, keep: Sequence[int]) -> int:
+        """The largest factor (entries a row) of the elimination for rows observing ``seen``."""
+        everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
+        return self._order(everywhere, somewhere, tuple(u for u in keep if not everywhere[u]))[1]
+
+    def _eliminate(self, codes: np.ndarray, keep: Sequence[int], maxprod: bool = False,
+                   buckets: bool = False) -> tuple[list, Eliminated]:
+        """``(kept, result)``: the elimination for the rows ``codes`` with ``ROWS`` and those
+        of ``keep`` not observed in every row kept (the table broadcast to every row)."""
+        seen = codes >= 0
+        everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
+        kept = [u for u in keep if not everywhere[u]]
+        order, _ = self._order(everywhere, somewhere, tuple(kept))
+        result = eliminate(self._factors(codes, everywhere, somewhere), [ROWS, *kept], order,
+                           maxprod=maxprod, buckets=buckets)
+        m = len(codes)
+        table = np.broadcast_to(result.table, (m,) + result.table.shape[1:])
+        return kept, Eliminated(table, np.broadcast_to(result.log_scale, m), result.buckets)
+
+    @staticmethod
+    def _normalised(table: np.ndarray) -> np.ndarray:
+        """Rows of ``table`` (first axis) divided by their totals; NaN for a zero row."""
+        total = table.reshape(table.shape[0], -1).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return table / np.where(total > 0, total, np.nan).reshape(
+                (-1,) + (1,) * (table.ndim - 1))
+
+    # ------------------------------------------------------------------ answers per row
+    def log_evidence(self, codes: np.ndarray, conditioner: int | None = None) -> np.ndarray:
+        """``log P(observed values of row r, conditioner = g)``, ``(n, k_g)`` (one column
+        without a conditioner; ``-inf`` off an observed conditioner's state)."""
+        rows, back = self._distinct(codes)
+        keep = [] if conditioner is None else [conditioner]
+        out = np.full((len(rows), 1 if conditioner is None else self.card[conditioner]), -np.inf)
+        for part in self._chunks(rows, keep):
+            sub = rows[part]
+            kept, result = self._eliminate(sub, keep)
+            with np.errstate(divide="ignore"):
+                logs = np.log(result.table.reshape(len(sub), -1)) + result.log_scale[:, None]
+            if kept or conditioner is None:
+                out[part] = logs
+            else:  # observed in every row of the chunk: its column only
+                out[np.arange(part.start, part.start + len(sub)), sub[:, conditioner]] = logs[:, 0]
+        return out[back]
+
+    def posterior(self, codes: np.ndarray, target: int) -> np.ndarray:
+        """``P(target | row)`` ``(n, k_target)`` for rows that leave ``target`` missing
+        (NaN for rows of probability zero)."""
+        rows, back = self._distinct(codes)
+        out = np.empty((len(rows), self.card[target]))
+        for part in self._chunks(rows, [target]):
+            out[part] = self._normalised(self._eliminate(rows[part], [target])[1].table)
+        return out[back]
+
+    def query(self, query: Sequence[int], row: np.ndarray) -> np.ndarray:
+        """``P(query | the evidence of one row)``, one axis per query variable (zeros when
+        the evidence is impossible); the query variables are missing in ``row``."""
+        _, result = self._eliminate(row[None], list(query))
+        return np.nan_to_num(self._normalised(result.table)[0], nan=0.0)
+
+    def marginals(self, codes: np.ndarray) -> list:
+        """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (an observed
+        variable: its one-hot row; NaN for rows of probability zero)."""
+        rows, back = self._distinct(codes)
+        possible = np.isfinite(self.log_evidence(rows)[:, 0])
+        out = []
+        for i in range(len(self.card)):
+            onehot = np.where(possible[:, None], self._eyes[i][rows[:, i]], np.nan)
+            table = onehot.copy()
+            for part in self._chunks(rows, [i]):
+                if (rows[part, i] >= 0).all():
+                    continue  # observed in every row of the chunk: its one-hot rows
+                table[part] = self._normalised(self._eliminate(rows[part], [i])[1].table)
+            out.append(table[back])
+        return out
+
+    def family_posteriors(self, codes: np.ndarray) -> tuple:
+        """``(log P(observed cells of row r), [P(family of v | row r) (n, family states...)])``
+        in each CPT's axis order; rows of probability zero: ``-inf`` and zeros."""
+        rows, back = self._distinct(codes)
+        n = len(rows)
+        log_ev = self.log_evidence(rows)[:, 0]
+        out = []
+        for family in self.families:
+            shape = [self.card[u] for u in family]
+            table = np.zeros((n, *shape))
+            for part in self._chunks(rows, family):
+                sub = rows[part]
+                m = len(sub)
+                kept, result = self._eliminate(sub, family)
+                joint = np.nan_to_num(self._normalised(result.table), nan=0.0)
+                # the kept axes in family order, one-hot (m, k) axes for the others
+                joint = joint.reshape([m] + [k if u in kept else 1 for u, k in zip(family, shape)])
+                for a, u in enumerate(family):
+                    if u not in kept:
+                        onehot = self._eyes[u][sub[:, u]]
+                        joint = joint * onehot.reshape([m] + [1] * a + [-1]
+                                                       + [1] * (len(family) - a - 1))
+                table[part] = joint
+            table[~np.isfinite(log_ev)] = 0.0
+            out.append(table[back])
+        return log_ev[back], out
+
+    def map(self, codes: np.ndarray) -> tuple:
+        """The most probable completion of each row ``(codes (n, d), log P(completion))``."""
+        rows, back = self._distinct(codes)
+        best = rows.astype(np.int64, copy=True)
+        log_p = np.empty(len(rows))
+        for part in self._chunks(rows, []):
+            sub = rows[part]
+            m = len(sub)
+            _, result = self._eliminate(sub, [], maxprod=True, buckets=True)
+            with np.errstate(divide="ignore"):
+                log_p[part] = np.log(result.table.reshape(m)) + result.log_scale
+            done = sub.astype(np.int64, copy=True)
+            for bucket in reversed(result.buckets):  # each given those eliminated after it
+                index = tuple(np.arange(m) if u is ROWS else done[:, u] for u in bucket.scope)
+                done[:, bucket.variable] = bucket.table[index]
+            best[part] = np.where(sub >= 0, sub, done)  # observed values stay
+        return best[back], log_p[back]
+
+    def sample(self, n: int, rng: np.random.Generator, row: np.ndarray) -> np.ndarray:
+        """``n`` rows drawn exactly from the model given the evidence of ``row`` (empty when
+        the evidence is impossible): eliminate, then sample back through the buckets."""
+        _, result = self._eliminate(row[None], [], buckets=True)
+        if not result.table.reshape(-1)[0] > 0:
+            return np.zeros((0, len(row)), dtype=np.int64)
+        out = np.broadcast_to(np.where(row >= 0, row, 0), (n, len(row))).astype(np.int64)
+        for bucket in reversed(result.buckets):  # each given those eliminated after it
+            index = tuple(np.zeros(n, dtype=np.intp) if u is ROWS else out[:, u]
+                          for u in bucket.scope)
+            table = np.broadcast_to(bucket.table[index], (n, bucket.table.shape[-1]))
+            out[:, bucket.variable] = draw(cumulative(table), rng)
+        return out

@@ -15,9 +15,12 @@ do not underflow.
 * max-product with back-pointers: the most probable assignment (MAP);
 * sampling given evidence: collect to the roots, then sample down the tree.
 
-A DAG that is no such forest (a node with parents that are linked elsewhere,
-as in the bundled ALARM network) is answered by the variable elimination of
-:mod:`treelearn.inference._elimination` instead; :attr:`TreeEngine.path` says which ran.
+Which node is the conditioner is decided by one rule,
+:func:`~treelearn.inference._conditioner.choose_conditioner`. A DAG that is no such
+forest (a node with parents that are linked elsewhere, as in the bundled ALARM
+network) is answered by every method all the same, by the variable elimination of
+:class:`~treelearn.inference._elimination.Eliminator` (many rows per elimination,
+their evidence as factors); :attr:`TreeEngine.path` says which runs.
 
 A single query ``P(Q | E)`` touches only the smallest subtree joining ``Q`` and
 ``E``: the messages from evidence-free parts are the same for every query and
@@ -40,7 +43,8 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError, UnseenStateError
-from ._elimination import eliminate_log
+from ._conditioner import choose_conditioner
+from ._elimination import Eliminator, cumulative, draw
 
 __all__ = ["TreeEngine", "decode_codes", "state_index"]
 
@@ -48,6 +52,7 @@ __all__ = ["TreeEngine", "decode_codes", "state_index"]
 _ONES_TOLERANCE = 1e-14
 #: below this a product of messages is recomputed with rescaling
 _UNDERFLOW = 1e-250
+_LOG_UNDERFLOW = np.log(_UNDERFLOW)
 #: at most this many path conditionals P(x | a) are kept per model (then started afresh)
 _PAIRS_KEPT = 100_000
 #: at most this many entries of the ways down to the queried variables are kept per model
@@ -105,14 +110,17 @@ class TreeEngine:
     parents : ``{variable: [parents in CPT axis order]}``.
     cpts : ``{variable: CPT indexed [parent states..., own state]}``.
     states : ``{variable: [state labels]}``.
-    conditioner : the node to take out so that the rest is a forest (a
-        classifier's class); by default none when the model is a polytree, else
-        the first node (by degree) whose removal leaves a forest.
+    conditioner : the node whose states are the batch axis (a classifier's class:
+        :meth:`log_evidence_by_conditioner` has one column per state of it); by
+        default the one :func:`~treelearn.inference._conditioner.choose_conditioner`
+        finds (none for a polytree).
 
     Attributes
     ----------
     path : ``"message passing"``, ``"message passing given <node>"`` or
-        ``"variable elimination"`` (the DAG is no forest even without one node).
+        ``"variable elimination"`` (the DAG is no forest even without one node, or
+        not without the ``conditioner`` asked for).
+    conditioner : the conditioner (``None``: none).
 
     Examples
     --------
@@ -153,58 +161,22 @@ class TreeEngine:
         self._toward_size = 0
         self._up: list = []  # each variable's neighbour toward the root of its tree (-1: a root)
         self._between: dict = {}  # (a, x) -> P(x | a) along the tree, and its transpose
-        g = self._choose_conditioner(conditioner)
-        self.is_tree = g is not False
-        if not self.is_tree:
-            self.conditioner = None
-            self.path = "variable elimination"
-            return
+        self.is_tree, g = choose_conditioner(self.parents, conditioner)
         self.conditioner = g
+        self.gi = -1 if g is None else self.index[g]
+        self.kg = 1 if g is None else self.card[self.gi]
+        if not self.is_tree:
+            self.path = "variable elimination"
+            self._general = Eliminator(
+                [[self.index[u] for u in [*self.parents[v], v]] for v in self.variables],
+                [self.cpts[v] for v in self.variables], self.card)
+            return
         self.path = "message passing" + ("" if g is None else f" given {g!r}")
         self._compile()
 
     # ------------------------------------------------------------------ structure
-    def _forest_without(self, g: Hashable | None) -> bool:
-        """Is the factor graph a forest once ``g`` is taken out of every scope?"""
-        root = list(range(len(self.variables)))
-
-        def find(i: int) -> int:
-            while root[i] != i:
-                root[i] = root[root[i]]
-                i = root[i]
-            return i
-
-        for v in self.variables:
-            scope = [self.index[u] for u in [*self.parents[v], v] if u != g]
-            tops = {find(i) for i in scope}
-            if len(tops) != len(scope):
-                return False
-            for t in tops:
-                root[t] = find(scope[0])
-        return True
-
-    def _choose_conditioner(self, wanted: Hashable | None) -> Hashable | bool | None:
-        if wanted is not None:
-            if wanted not in self.index:
-                raise ColumnNotFoundError(f"conditioner {wanted!r} is not a variable")
-            return wanted if self._forest_without(wanted) else False
-        if self._forest_without(None):
-            return None
-        degree = {v: len(self.parents[v]) for v in self.variables}
-        for v in self.variables:
-            for p in self.parents[v]:
-                degree[p] += 1
-        # a node that breaks every cycle has many neighbours: try those first
-        for v in sorted(self.variables, key=lambda u: -degree[u])[:8]:
-            if self._forest_without(v):
-                return v
-        return False
-
     def _compile(self) -> None:
-        g = self.conditioner
-        gi = -1 if g is None else self.index[g]
-        self.gi = gi
-        self.kg = 1 if g is None else self.card[gi]
+        g, gi = self.conditioner, self.gi
         d = len(self.variables)
         self.local = [np.ones((1, 1, k)) for k in self.card]  # unary factors (k_g|1, 1, k)
         self.gweight = np.ones(self.kg)
@@ -381,12 +353,12 @@ class TreeEngine:
     def _evidence_arrays(self, codes: np.ndarray) -> tuple:
         """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing)."""
         ev = {}
-        for j in range(codes.shape[1]):
-            col = codes[:, j]
-            if (col < 0).all():
-                continue
+        columns = np.ascontiguousarray(codes.T, dtype=np.intp)  # a take per column, contiguous
+        observed = (columns >= 0).any(axis=1)
+        for j in np.flatnonzero(observed):
             k = self.card[j]
-            ev[j] = np.vstack([np.eye(k), np.ones(k)])[col][None]  # -1 picks the row of ones
+            # -1 picks the last row: the ones of a missing value
+            ev[j] = np.vstack([np.eye(k), np.ones(k)]).take(columns[j], axis=0)[None]
         gev = None
         if self.gi >= 0 and self.gi in ev:
             gev = ev.pop(self.gi)[0].T  # (k_g, n)
@@ -417,16 +389,29 @@ class TreeEngine:
         >>> np.exp(e.log_evidence_by_conditioner(np.array([[0, 1], [-1, 1]]))).round(2).tolist()
         [[0.02], [0.58]]
         """
-        codes = np.asarray(codes)
+        codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            return self._ve_log_evidence(codes)[:, None]
+            return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
+        # messages only shrink (each is an average of values <= 1): without rescaling, then
+        # the rows near underflow (or impossible) again with it
+        out = self._log_evidence_pass(codes, rescale=False)
+        with np.errstate(invalid="ignore"):
+            again = (out < _LOG_UNDERFLOW).any(axis=1)
+        if again.any():
+            out[again] = self._log_evidence_pass(codes[again], rescale=True)
+        return out
+
+    def _log_evidence_pass(self, codes: np.ndarray, rescale: bool) -> np.ndarray:
         ev, gev = self._evidence_arrays(codes)
-        acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__,
+                                                   rescale=rescale)
         out = self._log_totals(acc, log_scale, held, gev)
         return np.broadcast_to(out, (self.kg, codes.shape[0])).T.copy()
 
     def log_evidence(self, codes: np.ndarray) -> np.ndarray:
         """``log P(observed values of each row)`` (missing values summed out)."""
+        if not self.is_tree:
+            return self._general.log_evidence(np.asarray(codes, dtype=np.int64))[:, 0]
         by = self.log_evidence_by_conditioner(codes)
         return np.logaddexp.reduce(by, axis=1) if by.shape[1] > 1 else by[:, 0]
 
@@ -437,12 +422,7 @@ class TreeEngine:
         codes[:, target] = -1
         n = codes.shape[0]
         if not self.is_tree:
-            k = self.card[target]
-            joint = np.empty((n, k))
-            for s in range(k):
-                codes[:, target] = s
-                joint[:, s] = self._ve_log_evidence(codes)
-            return _normalise_log(joint)
+            return self._general.posterior(codes, target)
         ev, gev = self._evidence_arrays(codes)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)  # (k_g, n)
@@ -473,6 +453,8 @@ class TreeEngine:
         """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (NaN
         for rows of probability zero; an observed variable gets its one-hot row)."""
         codes = np.asarray(codes, dtype=np.int64)
+        if not self.is_tree:
+            return self._general.marginals(codes)
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
@@ -507,12 +489,9 @@ class TreeEngine:
         >>> float(np.exp(log_ev[0])), fb[0].round(4).tolist()   # P(b=1); P(a, b | b=1)
         (0.58, [[0.0, 0.0345], [0.0, 0.9655]])
         """
-        if not self.is_tree:
-            raise TreelearnError(
-                "family posteriors need a tree-shaped model (a tree, forest, polytree, TAN); "
-                "this DAG is answered by variable elimination only: use a tree-shaped "
-                "structure, or drop the rows with missing values (missing='drop')")
         codes = np.asarray(codes, dtype=np.int64)
+        if not self.is_tree:
+            return self._general.family_posteriors(codes)
         n = codes.shape[0]
         kg = self.kg
         ev, gev = self._evidence_arrays(codes)
@@ -564,6 +543,8 @@ class TreeEngine:
         """The most probable completion of each row: ``(codes (n, d), log P(completion))``.
         Observed values stay; ties go to the first state."""
         codes = np.asarray(codes, dtype=np.int64)
+        if not self.is_tree:
+            return self._general.map(codes)
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes)
         acc, _up, log_scale, back, held = self._collect(
@@ -764,7 +745,7 @@ class TreeEngine:
         (all zero when the evidence is impossible)."""
         shape = [self.card[q] for q in query]
         if not self.is_tree:
-            return self._ve_query(query, evidence)
+            return self._general.query(query, self._row(evidence))
         if len(query) == 1 and query[0] not in evidence:
             one = self._query_one(query[0], evidence)
             if one is not None:
@@ -843,11 +824,7 @@ class TreeEngine:
         if not evidence:
             return self._forward_sample(n, rng)
         if not self.is_tree:
-            raise TreelearnError(
-                "sampling given evidence needs a tree-shaped model (a tree, forest, polytree, "
-                "TAN); this DAG is answered by variable elimination only. Sample without "
-                "evidence and keep the matching rows, or use pgmpy on to_pgmpy()."
-            )
+            return self._general.sample(n, rng, self._row(evidence))
         ev = {}
         for v, s in evidence.items():
             one = np.zeros((1, 1, self.card[v]))
@@ -860,12 +837,12 @@ class TreeEngine:
         post_g = _normalise_log(log_g[None])[0]
         if not np.isfinite(post_g).all():
             return out[:0]  # impossible evidence: the caller raises
-        g = _draw(np.broadcast_to(np.cumsum(post_g), (n, self.kg)), rng)
+        g = draw(np.broadcast_to(np.cumsum(post_g), (n, self.kg)), rng)
         if self.gi >= 0:
             out[:, self.gi] = g
         for r in self.roots:
             table = np.broadcast_to(held(r)[:, 0, :], (self.kg, self.card[r]))
-            out[:, r] = _draw(_cumulative(table)[g], rng)
+            out[:, r] = draw(cumulative(table)[g], rng)
         for f in self.order:
             ins = [None if s == f.up else held(s) for s in f.scope]
             prod = f.table
@@ -877,7 +854,7 @@ class TreeEngine:
             prod = np.moveaxis(prod, 1 + f.pos, 1)
             flat = np.broadcast_to(prod, (self.kg,) + prod.shape[1:]).reshape(
                 self.kg, self.card[f.up], -1)
-            config = _draw(_cumulative(flat)[g, out[:, f.up]], rng)
+            config = draw(cumulative(flat)[g, out[:, f.up]], rng)
             for s, value in zip(f.down, np.unravel_index(config, [self.card[s] for s in f.down])):
                 out[:, s] = value
         return out
@@ -909,31 +886,12 @@ class TreeEngine:
                                      self.card[i] - 1)
         return codes
 
-    # ------------------------------------------------------------------ elimination
-    def _factors(self, fixed: Mapping[int, int]) -> list:
-        factors = []
-        for v in self.variables:
-            scope = [*self.parents[v], v]
-            index = tuple(fixed.get(self.index[u], slice(None)) for u in scope)
-            factors.append((tuple(u for u in scope if self.index[u] not in fixed),
-                            self.cpts[v][index]))
-        return factors
-
-    def _ve_query(self, query: Sequence[int], evidence: Mapping[int, int]) -> np.ndarray:
-        names = [self.variables[q] for q in query]
-        scope, table, _ = eliminate_log(self._factors(evidence), names)
-        table = np.transpose(table, [scope.index(v) for v in names])
-        total = table.sum()
-        return table / total if total > 0 else np.zeros_like(table)
-
-    def _ve_log_evidence(self, codes: np.ndarray) -> np.ndarray:
-        out = np.empty(codes.shape[0])
-        for r, row in enumerate(codes):  # one elimination per row: the general DAG
-            _, value, log_scale = eliminate_log(
-                self._factors({j: int(c) for j, c in enumerate(row) if c >= 0}), [])
-            with np.errstate(divide="ignore"):
-                out[r] = np.log(float(value)) + log_scale
-        return out
+    def _row(self, evidence: Mapping[int, int]) -> np.ndarray:
+        """``{variable index: state index}`` as one row of codes (-1 = missing)."""
+        row = np.full(len(self.variables), -1, dtype=np.int64)
+        for j, c in evidence.items():
+            row[j] = c
+        return row
 
     # ------------------------------------------------------------------ labels in, labels out
     def codes_of(self, evidence: Mapping[Hashable, Any] | None) -> dict:
@@ -963,11 +921,7 @@ class TreeEngine:
     def impossible(self, evidence: Mapping[Hashable, Any]) -> TreelearnError:
         """The error for evidence of probability zero, naming the impossible value(s)."""
         if self._marginals0 is None:
-            if self.is_tree:
-                self._marginals0 = self.marginals_codes(np.full((1, len(self.variables)), -1))
-            else:
-                self._marginals0 = [self._ve_query([i], {})[None] for i in
-                                    range(len(self.variables))]
+            self._marginals0 = self.marginals_codes(np.full((1, len(self.variables)), -1))
         alone = [(v, s) for v, s in evidence.items()
                  if not self._marginals0[self.index[v]][0, state_index(self.states[v], v, s)] > 0]
         if alone:
@@ -998,31 +952,16 @@ class TreeEngine:
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
         """``{variable: Series over its states}`` for every variable not in ``evidence``."""
         fixed = self.codes_of(evidence)
-        if not self.is_tree:
-            result = {v: self.query([v], evidence) for v in self.variables if v not in evidence}
-        else:
-            codes = np.full((1, len(self.variables)), -1, dtype=np.int64)
-            for j, s in fixed.items():
-                codes[0, j] = s
-            values = self.marginals_codes(codes)
-            if not np.isfinite(values[0]).all():
-                raise self.impossible(dict(evidence or {}))
-            result = {v: values[i][0] for i, v in enumerate(self.variables) if i not in fixed}
-        return {v: pd.Series(p, index=self.state_labels(v), name="probability")
-                for v, p in result.items()}
+        values = self.marginals_codes(self._row(fixed)[None])
+        if not np.isfinite(values[0]).all():
+            raise self.impossible(dict(evidence or {}))
+        return {v: pd.Series(values[i][0], index=self.state_labels(v), name="probability")
+                for i, v in enumerate(self.variables) if i not in fixed}
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None) -> tuple:
         """``({variable: state} for every variable not in evidence, log P(assignment, evidence))``."""
-        if not self.is_tree:
-            raise TreelearnError(
-                "map_query needs a tree-shaped model (a tree, forest, polytree, TAN); this DAG "
-                "is answered by variable elimination only: use pgmpy's map_query on to_pgmpy()."
-            )
         fixed = self.codes_of(evidence)
-        codes = np.full((1, len(self.variables)), -1, dtype=np.int64)
-        for j, s in fixed.items():
-            codes[0, j] = s
-        best, log_p = self.map_codes(codes)
+        best, log_p = self.map_codes(self._row(fixed)[None])
         if not np.isfinite(log_p[0]):
             raise self.impossible(dict(evidence or {}))
         assignment = {v: self.states[v][best[0, i]] for i, v in enumerate(self.variables)
@@ -1036,19 +975,6 @@ def _normalise_log(log_joint: np.ndarray) -> np.ndarray:
         top = log_joint.max(axis=1, keepdims=True)
         p = np.exp(log_joint - top)
         return p / p.sum(axis=1, keepdims=True)
-
-
-def _cumulative(table: np.ndarray) -> np.ndarray:
-    """Cumulative sums over the last axis, each row divided by its total (zero rows stay 0)."""
-    cum = np.cumsum(table, axis=-1)
-    total = cum[..., -1:]
-    return cum / np.where(total > 0, total, 1.0)
-
-
-def _draw(cumulative: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One index per row of ``cumulative`` (n, k) by the inverse of the distribution."""
-    u = rng.random(cumulative.shape[0])
-    return np.minimum((cumulative <= u[:, None]).sum(axis=1), cumulative.shape[1] - 1)
 
 
 def decode_codes(codes: np.ndarray, variables: Sequence[Hashable], states: Mapping[Hashable, Sequence],

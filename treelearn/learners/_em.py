@@ -32,7 +32,6 @@ import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
 from ..encoding._table import Table, distinct_rows
-from ..inference._engine import TreeEngine
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
 from ..stats._settings import check_number
@@ -45,8 +44,8 @@ DEFAULT_MAX_ITER = 100
 
 
 # ---------------------------------------------------------------------- the exact E-step
-def _engine(model: TreeModel) -> TreeEngine:
-    """The inference engine of a forest model (the one sum-product implementation)."""
+def _check_forest(model: TreeModel) -> None:
+    """EM's counts are those of a forest's families (at most one parent per node)."""
     parents = model.parent_map
     if any(len(p) > 1 for p in parents.values()):
         many = next(v for v, p in parents.items() if len(p) > 1)
@@ -54,7 +53,6 @@ def _engine(model: TreeModel) -> TreeEngine:
             f"node {many!r} has the parents {parents[many]}; exact EM here needs a tree or "
             f"forest (at most one parent per node): use missing='pairwise' or 'drop'"
         )
-    return TreeEngine(model.variables, parents, model.cpts, model.states)
 
 
 def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, dict, dict]:
@@ -77,7 +75,8 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     >>> node["a"].round(3).tolist(), float(np.exp(log_ev[0]))   # P(a | b=1), P(b=1)
     ([[0.0, 1.0]], 0.25)
     """
-    log_ev, families = _engine(model).family_posteriors_codes(codes)
+    _check_forest(model)
+    log_ev, families = model.engine().family_posteriors_codes(codes)
     node, family = {}, {}
     for v, table in zip(model.variables, families):
         if table.ndim == 3:

@@ -28,8 +28,7 @@ from .._base.limits import check_memory
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
-from ..inference._elimination import eliminate_log, find_conditioner, log_marginal_by_conditioner
-from ..inference._engine import TreeEngine, decode_codes, state_index
+from ..inference._engine import TreeEngine, decode_codes
 from ..sources._count import count
 from ..sources._files import NO_STATE_CAP
 from ..stats._counts import CountedTable, PairCounts
@@ -238,8 +237,8 @@ class TreeModel:
         complete = (codes >= 0).all(axis=1)
         out = np.empty(codes.shape[0])
         out[complete] = self._complete_log_likelihood(codes[complete])
-        if not complete.all():
-            out[~complete] = self._marginal_log_likelihood(codes[~complete])
+        if not complete.all():  # missing values summed out by the engine
+            out[~complete] = self.engine().log_evidence(codes[~complete])
         return out
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
@@ -250,26 +249,6 @@ class TreeModel:
                 family = [column[p] for p in self.parents(v)] + [column[v]]
                 total += np.log(self.cpt(v)[tuple(codes[:, family].T.astype(np.intp))])
         return total
-
-    def _marginal_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        parents = self.parent_map
-        ok, conditioner = find_conditioner(parents)
-        if ok:
-            order = list(nx.topological_sort(self.graph))
-            by_state = log_marginal_by_conditioner(
-                self.variables, parents, self.cpts, codes, conditioner, order
-            )
-            return np.logaddexp.reduce(by_state, axis=1)
-        # general DAG: one elimination per incomplete row (slow, but exact)
-        out = np.empty(codes.shape[0])
-        states = self.states
-        for r, row in enumerate(codes):
-            evidence = {v: states[v][c] for v, c in zip(self.variables, row) if c >= 0}
-            factors = self._factors(evidence)
-            _, value, log_scale = eliminate_log(factors, [])  # scaled: no underflow
-            with np.errstate(divide="ignore"):
-                out[r] = np.log(float(value)) + log_scale
-        return out
 
     def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
         """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``
@@ -360,7 +339,7 @@ class TreeModel:
         if evidence is not None and not isinstance(evidence, Mapping):
             raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r} "
                                  f"(give the seed as random_state=)")
-        engine = self._engine()
+        engine = self.engine()
         rng = np.random.default_rng(random_state)
         fixed = engine.codes_of(evidence)
         codes = engine.sample_codes(int(n), rng, fixed)
@@ -369,39 +348,42 @@ class TreeModel:
         return decode_codes(codes, self.variables, self.states, self.dtypes)
 
     # ------------------------------------------------------------------ inference
-    def _state_index(self, variable: Hashable, state: Any) -> int:
-        return state_index(self._node(variable)["states"], variable, state)
+    def engine(self, conditioner: Hashable | None = None) -> TreeEngine:
+        """The model's inference engine: every query, score and posterior of the model, its
+        classifiers, EM and mixtures goes through it. Built once per graph and
+        ``conditioner`` and kept on the model (a new graph, e.g. after
+        :meth:`partial_fit`, gets new ones).
 
-    def _engine(self) -> TreeEngine:
-        """The inference engine for this graph, built once (a new graph gets a new one)."""
-        cached = getattr(self, "_engine_cache", None)
-        if cached is None or cached[0] is not self.graph:
-            cached = (self.graph, TreeEngine(self.variables, self.parent_map, self.cpts,
-                                             self.states))
-            self._engine_cache = cached
-        return cached[1]
+        ``conditioner`` (a classifier's class) makes that node's states the batch axis
+        of :meth:`~treelearn.inference._engine.TreeEngine.log_evidence_by_conditioner`;
+        by default the engine chooses (see :attr:`inference_path`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+        >>> m.engine() is m.engine(), m.engine("a").path
+        (True, "message passing given 'a'")
+        """
+        cache = self.__dict__.get("_engines")
+        if cache is None or cache[0] is not self.graph:
+            cache = self._engines = (self.graph, {})
+        engine = cache[1].get(conditioner)
+        if engine is None:
+            engine = cache[1][conditioner] = TreeEngine(
+                self.variables, self.parent_map, self.cpts, self.states, conditioner=conditioner)
+        return engine
 
     @property
     def inference_path(self) -> str:
         """How queries are answered: ``"message passing"`` (a tree, forest or polytree),
-        ``"message passing given <node>"`` (a tree once that node, e.g. a class, is
-        fixed: TAN) or ``"variable elimination"`` (any other DAG).
+        ``"message passing given <node>"`` (a forest once that node, e.g. TAN's class,
+        is taken out: the messages carry one slice per state of it) or ``"variable
+        elimination"`` (any other DAG, one elimination per pattern of observed variables).
 
         >>> import pandas as pd, treelearn as tl
         >>> tl.chow_liu(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).inference_path
         'message passing'
         """
-        return self._engine().path
-
-    def _factors(self, evidence: Mapping[Hashable, Any]) -> list:
-        fixed = {v: self._state_index(v, s) for v, s in evidence.items()}
-        factors = []
-        for v in self.variables:
-            scope = self.parents(v) + [v]
-            table = self.cpt(v)
-            index = tuple(fixed.get(u, slice(None)) for u in scope)
-            factors.append((tuple(u for u in scope if u not in fixed), table[index]))
-        return factors
+        return self.engine().path
 
     def query(
         self,
@@ -409,7 +391,9 @@ class TreeModel:
         evidence: Mapping[Hashable, Any] | None = None,
         joint: bool = True,
     ) -> pd.Series | dict:
-        """Exact posterior ``P(variables | evidence)`` by variable elimination.
+        """Exact posterior ``P(variables | evidence)``: message passing on the smallest
+        subtree joining the query and the evidence (a tree, forest, polytree or TAN), else
+        variable elimination (:attr:`inference_path` says which).
 
         Returns a ``pd.Series`` of probabilities indexed by the variables' states
         (a ``MultiIndex`` for several variables), or with ``joint=False`` a dict of
@@ -439,7 +423,7 @@ class TreeModel:
             raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
         if not joint:
             return {v: self.query([v], evidence) for v in variables}
-        engine = self._engine()
+        engine = self.engine()
         table = engine.query(variables, evidence)
         index = (
             engine.state_labels(variables[0])
@@ -461,7 +445,7 @@ class TreeModel:
         [0.5, 0.5]
         """
         self._check_evidence(evidence)
-        return self._engine().marginals(evidence)
+        return self.engine().marginals(evidence)
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
@@ -480,7 +464,7 @@ class TreeModel:
         ({'a': 0}, -1.098612)
         """
         self._check_evidence(evidence)
-        assignment, log_p = self._engine().map_query(evidence)
+        assignment, log_p = self.engine().map_query(evidence)
         return (assignment, log_p) if return_log_prob else assignment
 
     def _check_evidence(self, evidence: Mapping[Hashable, Any] | None) -> None:
@@ -546,7 +530,8 @@ class TreeModel:
         variables are ignored. Returns a DataFrame with ``data``'s index and one
         column per state of ``target`` (in the model's state order); each row sums
         to 1. It equals ``query([target], evidence=row)`` row by row, computed for
-        all rows at once by message passing (rows x states arrays). A value
+        all rows at once (rows x states arrays) by the engine: message passing, or
+        variable elimination for other DAGs (:attr:`inference_path`). A value
         outside its column's states raises (``unseen="error"``) or is treated as
         missing (``unseen="ignore"``).
 
@@ -576,7 +561,7 @@ class TreeModel:
         frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
                               for v in self.variables}, index=data.index)
         codes = self.encode(frame, unseen=unseen).codes.astype(np.int64)
-        proba = self._engine().posterior_codes(codes, self.variables.index(target))
+        proba = self.engine().posterior_codes(codes, self.variables.index(target))
         bad = ~np.isfinite(proba).all(axis=1)
         if bad.any():
             r = int(np.flatnonzero(bad)[0])

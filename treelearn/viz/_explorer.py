@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from .._base.errors import TreelearnError
+from ..inference._conditioner import choose_conditioner
 from ._draw import display_parents, layout
 
 __all__ = ["explorer_spec", "to_html"]
@@ -87,18 +88,15 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
     return model, obj.class_name_, list(model.variables), {}
 
 
-def _conditioner(model: Any, cls: Hashable | None) -> Hashable | None:
-    """``None`` for a forest; else the one variable whose removal leaves a forest."""
-    many = [v for v in model.variables if len(model.parents(v)) > 1]
-    if not many:
-        return None
-    candidates = [cls] if cls is not None else []
-    candidates += [p for p in model.parents(many[0]) if p != cls]
-    for c in candidates:
-        if c in model.variables and not model.parents(c) and all(
-            len([p for p in model.parents(v) if p != c]) <= 1 for v in model.variables
-        ):
-            return c
+def _conditioner(model: Any) -> Hashable | None:
+    """``None`` for a forest of one-parent CPTs; else the root whose removal leaves one
+    (the engine's rule, :func:`~treelearn.inference._conditioner.choose_conditioner`,
+    restricted to what the page computes with: ``pairwise``)."""
+    parents = {v: list(model.parents(v)) for v in model.variables}
+    ok, cond = choose_conditioner(parents, pairwise=True)
+    if ok:
+        return cond
+    many = [v for v in model.variables if len(parents[v]) > 1]
     raise TreelearnError(
         f"the explorer computes exactly on trees (or a tree plus one class node), but "
         f"{many[0]!r} has the parents {model.parents(many[0])!r}: export this network "
@@ -214,7 +212,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
                     f"the trees of the classes {labels[0]!r} and {label!r} have different "
                     f"states; the explorer needs the same states in every class's tree"
                 )
-            _conditioner(m, None)  # each class's network must be a forest
+            _conditioner(m)  # each class's network must be a forest
         states[cls] = class_states
         cond: Hashable | None = cls
         weights = np.exp(np.asarray(obj.class_log_prior_, dtype=float))
@@ -228,7 +226,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     else:
         model = shown_model
         states = {v: [_label(s) for s in model.states[v]] for v in variables}
-        cond = _conditioner(model, cls)
+        cond = _conditioner(model)
         if cond is None:
             components = [{**_component(model, index, None, None), "weight": 1.0}]
         else:
