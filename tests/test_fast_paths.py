@@ -3,7 +3,7 @@
 * counting over reduced indicators (dense BLAS and scipy.sparse products) equals
   the plain one-hot product, with missing values and in any chunking;
 * the whole-frame and per-column integer encoders equal ``pd.factorize``;
-* the spanning tree found from the MI matrix (``tree_from_matrix``) equals
+* the spanning tree found from the MI matrix (``spanning_skeleton``) equals
   ``maximum_spanning_tree(complete_graph(...))`` edge for edge, with ties, and
   the penalised forests likewise;
 * ``tl.chow_liu`` on a ``scipy.sparse`` 0/1 matrix equals the dense DataFrame path.
@@ -30,8 +30,8 @@ from treelearn.structure._trees import (
     maximum_spanning_tree,
     penalised_forest,
     round_ties,
+    spanning_skeleton,
     spanning_tree_edges,
-    tree_from_matrix,
 )
 
 # random frames of many-valued integers: the note about them is not this module's subject
@@ -164,7 +164,7 @@ def test_matrix_tree_equals_networkx_tree_with_ties():
         for _ in range(30):
             W = tied_weights(rng, d)
             names = [f"v{j}" for j in range(d)]
-            same_graph(tree_from_matrix(names, W), nx_path(names, W))
+            same_graph(spanning_skeleton(names, W), nx_path(names, W))
 
 
 def test_matrix_forest_equals_networkx_forest():
@@ -175,7 +175,7 @@ def test_matrix_forest_equals_networkx_forest():
             names = list(range(d))
             states = [list(range(int(k))) for k in rng.integers(1, 4, size=d)]
             for forest, n in (("bic", 500), (0.002, None), (0.0, None)):
-                got = tree_from_matrix(names, W, states, forest=forest, n=n if n else 100)
+                got = spanning_skeleton(names, W, states, forest=forest, n=n if n else 100)
                 want = nx_path(names, W, states, forest=forest, n=n if n else 100)
                 same_graph(got, want)
 

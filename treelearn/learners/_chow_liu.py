@@ -15,7 +15,6 @@ from functools import partial
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
@@ -30,7 +29,6 @@ from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import mutual_information_matrix
 from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings, Prior
-from ..structure._constraints import constrained_skeleton, forest_penalty
 from ..structure._sparse_chow_liu import SparseBinaryCounts, sparse_spanning_skeleton
 from ..structure._trees import complete_graph, orient, spanning_skeleton
 from ._em import chow_liu_em, fit_cpts_em
@@ -266,17 +264,8 @@ def chow_liu_from_counts(
         if (pair_rows != n).any():
             n = pair_rows
     mi = mutual_information_matrix(counts, settings.mi_alpha)
-    if settings.forest == "aic" or settings.whitelist or settings.blacklist:
-        penalty = None
-        if settings.forest in ("bic", "aic"):
-            penalty = forest_penalty(settings.forest, stats.cardinalities, n)
-        elif settings.forest is not None:
-            penalty = np.full(mi.shape, float(settings.forest))
-        skeleton = constrained_skeleton(list(stats.columns), mi, stats.states, penalty=penalty,
-                                        whitelist=settings.whitelist, blacklist=settings.blacklist)
-    else:
-        skeleton = spanning_skeleton(list(stats.columns), mi, stats.states,
-                                     forest=settings.forest, n=n)
+    skeleton = spanning_skeleton(list(stats.columns), mi, stats.states, forest=settings.forest,
+                                 n=n, whitelist=settings.whitelist, blacklist=settings.blacklist)
     structure = orient(skeleton, settings.root)
     return build_model(
         structure, stats, settings, description=description, counts=counts,
@@ -328,7 +317,7 @@ def chow_liu(
         Each tree of the forest is rooted at its first column (``root``'s at ``root``).
     whitelist, blacklist : undirected pairs of columns the tree must contain / must
         not contain (bnlearn's arguments): the best spanning tree (or forest) under
-        these constraints (:func:`treelearn.structure._constraints.constrained_skeleton`). A
+        these constraints (:func:`treelearn.structure._trees.spanning_skeleton`). A
         whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
     max_states : the most states a column may have.
     states : optional ``{column: [states]}`` fixing the states (and their order) of
