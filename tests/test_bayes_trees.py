@@ -222,6 +222,14 @@ def test_posterior_equals_enumeration(seed, d, ess):
     assert G["x0"]["x1"]["posterior"] == pytest.approx(oracle.edge_post[0, 1], abs=1e-11)
     frame = post.to_frame()
     assert frame["posterior"].is_monotonic_decreasing and len(frame) == d * (d - 1) // 2
+    # E[degree of v]: each tree's degrees weighted by its probability, over every tree
+    degrees = np.zeros(d)
+    for t, lp in zip(oracle.trees, oracle.log_post):
+        for u, v in t:
+            degrees[[u, v]] += np.exp(lp)
+    assert list(post.expected_degrees.index) == list(df.columns)
+    np.testing.assert_allclose(post.expected_degrees.to_numpy(), degrees, atol=1e-10)
+    assert post.expected_degrees.sum() == pytest.approx(2 * (d - 1), rel=1e-12)
     # the MAP tree and its probability
     best = int(np.argmax(oracle.log_post))
     m = post.map_tree()
