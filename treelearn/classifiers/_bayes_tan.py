@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import FeatureMismatchError, MissingValuesError
 from .._base.logspace import logsumexp
+from .._base.validation import check_param
 from ..encoding._table import CategoricalTableInput, encode
 from ..learners._bayes_trees import (
     bdeu_edge_weights,
@@ -36,7 +37,7 @@ from ..learners._bayes_trees import (
     log_sum_over_completions,
 )
 from ..sources._count import as_frame, count_by_class
-from ..stats._settings import check_number
+from ..stats._settings import CONSTRAINTS, NOTES
 from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum
 
 __all__ = ["BayesianTAN"]
@@ -77,7 +78,8 @@ class BayesianTAN(CategoricalTableInput, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesianTAN:
         """Count ``X`` (no missing values) and ``y`` once, and build the posterior over trees."""
-        s = check_number(self.ess, "ess", strict=True, fix=" (BDeu's equivalent sample size)")
+        s = check_param("ess", self.ess, CONSTRAINTS["equivalent_sample_size"],
+                        note=NOTES["equivalent_sample_size"])
         stats = count_by_class(X, y, sample_weight=sample_weight)
         d = stats.class_index
         self.classes_ = np.asarray(stats.classes)

@@ -15,6 +15,7 @@ weights included), as every treelearn classifier does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import networkx as nx
@@ -22,12 +23,13 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import TreelearnError
+from .._base.validation import Interval, check_param
 from ..encoding._table import python_scalar
 from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts, offsets_of
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
-from ..stats._settings import LearningSettings, check_number
+from ..stats._settings import LearningSettings
 from ..structure._trees import round_ties
 from ._classify import BayesNetClassifier, SingleNetworkClassifier, Unseen
 
@@ -240,7 +242,7 @@ class AODE(BayesNetClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        check_number(self.min_count, "min_count")
+        check_param("min_count", self.min_count, [Interval(Real, 0, None)])
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
         counts = np.asarray(class_count, dtype=float) + self.alpha

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Mapping, Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -34,11 +35,12 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import InvalidModelError, TreelearnError
 from .._base.jsonvalues import DecodeError, EncodeError, from_json_value, json_value
 from .._base.logspace import logsumexp
+from .._base.validation import Interval, check_param
 from ..encoding._table import DEFAULT_MAX_STATES, Table, check_frame, distinct_rows, encode
 from ..export._jsonfile import save_document
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, count_codes
-from ..stats._settings import LearningSettings, check_number
+from ..stats._settings import LearningSettings
 from ._chow_liu import chow_liu_from_counts
 from ._em import expected_counts
 
@@ -141,7 +143,7 @@ class TreeMixture(DensityMixin, BaseEstimator):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise TreelearnError(f"{name} == {value!r}, must be an integer >= 1", values=[value])
-        check_number(self.tol, "tol")
+        check_param("tol", self.tol, [Interval(Real, 0, None)])
         if self.init not in ("k-means++", "random", "random_resp"):
             raise TreelearnError(f"init must be 'random', 'random_resp' or 'k-means++', "
                                  f"not {self.init!r}",

@@ -19,7 +19,7 @@ same order (``tests/test_spanning_trees.py`` checks both against networkx's Krus
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from numbers import Integral, Real
+from numbers import Integral
 
 import networkx as nx
 import numpy as np
@@ -28,10 +28,10 @@ from numpy.typing import ArrayLike
 from .._base.errors import ColumnNotFoundError, StructureError
 from .._base.limits import check_memory
 from .._base.validation import Interval, Options, check_param
+from ..stats._settings import CONSTRAINTS, NOTES
 from ._constraints import edge_constraints
 
 __all__ = [
-    "FOREST",
     "TIE_DECIMALS",
     "complete_graph",
     "edge_penalty",
@@ -49,10 +49,6 @@ __all__ = [
 #: whose MI differs only by floating-point rounding tie, and ties are broken by
 #: column order (deterministic across machines and BLAS builds).
 TIE_DECIMALS = 12
-
-#: what ``forest=`` may be: ``None`` (a spanning tree), ``"bic"`` or ``"aic"`` (the edges
-#: whose weight exceeds :func:`edge_penalty`) or a number (the edges whose weight exceeds it)
-FOREST = (None, Options("bic", "aic"), Interval(Real))
 
 
 def round_ties(values: ArrayLike) -> np.ndarray:
@@ -223,7 +219,7 @@ def penalised_forest(
     >>> penalised_forest(H, "bic", n=100).number_of_edges()   # 0.01 < edge_penalty("bic", 3, 3, 100)
     0
     """
-    penalty = check_param("penalty", penalty, FOREST)
+    penalty = check_param("penalty", penalty, CONSTRAINTS["forest"], note="a threshold on the weight")
     nodes, weights, present, order = _graph_weights(G, weight)
     k = None
     if penalty in ("bic", "aic"):
@@ -534,7 +530,7 @@ def spanning_skeleton(
     >>> sorted(spanning_skeleton(["a", "b", "c"], W, whitelist=[("a", "c")]).edges())
     [('a', 'b'), ('a', 'c')]
     """
-    forest = check_param("forest", forest, FOREST)
+    forest = check_param("forest", forest, CONSTRAINTS["forest"], note=NOTES["forest"])
     n_classes = check_param("n_classes", n_classes, [Interval(Integral, 1, None)])
     names = list(names)
     weights = np.asarray(weights, dtype=float)
