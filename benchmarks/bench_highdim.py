@@ -82,7 +82,7 @@ def learn(X: np.ndarray, source: str):
     if source == "scipy.sparse":
         import scipy.sparse as sp
 
-        return tl.chow_liu(sp.csr_matrix(X), columns=[f"x{j}" for j in range(X.shape[1])])
+        return tl.chow_liu(sp.csr_matrix(X), names=[f"x{j}" for j in range(X.shape[1])])
     return tl.chow_liu(frame(X))
 
 
@@ -106,7 +106,7 @@ def memory_child(d: int, n: int, kind: str, source: str) -> dict:
         del X
         size = data.data.nbytes + data.indices.nbytes + data.indptr.nbytes
         cols = [f"x{j}" for j in range(d)]
-        call = functools.partial(tl.chow_liu, data, columns=cols)
+        call = functools.partial(tl.chow_liu, data, names=cols)
     else:
         import treelearn as tl
 

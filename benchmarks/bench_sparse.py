@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sparse.py [--quick] [--n 20000] [--d 50000] [--density 0.002]
 
-``tl.chow_liu(csr, columns=...)`` (routed through :mod:`treelearn.structure._sparse_chow_liu`)
+``tl.chow_liu(csr, names=...)`` (routed through :mod:`treelearn.structure._sparse_chow_liu`)
 timed as a ratio to scipy's ``X.T @ X`` on the same matrix (the co-occurrence
 product every sparse Chow-Liu needs), and its peak memory: the rise of the
 peak RSS of a child process during the call (``_common.peak_rss_increase``),
@@ -69,7 +69,7 @@ def main(argv=None) -> list[dict]:
     cols = [f"t{j}" for j in range(args.d)]
     if args.memory_child:
         call = (lambda: X.T @ X) if args.memory_child == "product" else (
-            lambda: tl.chow_liu(X, columns=cols))
+            lambda: tl.chow_liu(X, names=cols))
         m = peak_rss_increase(call)
         m.pop("result")
         print(json.dumps(m, default=str))
@@ -77,7 +77,7 @@ def main(argv=None) -> list[dict]:
     print("machine:", machine())
     case = f"n={args.n:,} d={args.d:,} density={args.density}"
     product = timeit(lambda: X.T @ X, repeat=1, warmup=0)
-    learn = timeit(lambda: tl.chow_liu(X, columns=cols), repeat=1, warmup=0)
+    learn = timeit(lambda: tl.chow_liu(X, names=cols), repeat=1, warmup=0)
     model = learn["result"]
     # where the time goes: counting (the sparse product), the tree, the rest (CPTs, model)
     from treelearn.structure._sparse_chow_liu import sparse_binary_statistics, sparse_spanning_skeleton

@@ -46,7 +46,53 @@ def test_bad_option_is_named(option, value):
     if option == "equivalent_sample_size":
         kwargs["prior"] = "bdeu"
     data = DF if option != "chunksize" else "datasets/playtennis.csv"
-    expect(tl.TreelearnError, option, tl.chow_liu, data, **kwargs)
+    # one wording (treelearn._base.validation); chunksize is checked by the file reader
+    expect(tl.TreelearnError, option if option == "chunksize" else f"{option} == {value!r}, must be",
+           tl.chow_liu, data, **kwargs)
+
+
+def test_learner_options_have_one_wording():
+    from treelearn.learners._em import chow_liu_em
+    from treelearn.structure._trees import spanning_skeleton
+
+    expect(tl.TreelearnError, "equivalent_sample_size == True, must be a finite number > 0",
+           tl.tree_posterior, DF, equivalent_sample_size=True)
+    assert tl.tree_posterior(DF, equivalent_sample_size=np.float32(2)).equivalent_sample_size == 2
+    expect(tl.TreelearnError, "missing == 'pairwise', must be one of 'error', 'drop'",
+           tl.tree_posterior, DF, missing="pairwise")
+    expect(tl.TreelearnError, "kind == 'poisson', must be one of 'categorical', 'gaussian'",
+           tl.mi_graph, DF, kind="poisson")
+    expect(tl.TreelearnError, "missing == 'skip', must be one of", tl.mi_graph, DF, missing="skip")
+    expect(tl.TreelearnError, "unseen == 'drop', must be one of 'error', 'ignore'",
+           tl.encode, DF, unseen="drop")
+    expect(tl.TreelearnError, "max_states == True, must be an integer >= 1", tl.encode, DF,
+           max_states=True)
+    assert tl.encode(DF, max_states=np.int64(2)).states[0] == ("x", "y")
+    stats = tl.count(DF.astype(object).mask(DF.index.to_series() == 0, None), missing="pairwise")
+    for bad in ({"max_iter": True}, {"max_iter": 0}, {"max_iter": 2.0}, {"tol": -1.0},
+                {"tol": float("nan")}):
+        name, value = next(iter(bad.items()))
+        expect(tl.TreelearnError, f"{name} == {value!r}, must be", chow_liu_em, stats,
+               lambda s: tl.chow_liu(DF), **bad)
+    W = np.zeros((3, 3))
+    expect(tl.TreelearnError, "n_classes == 0, must be an integer >= 1", spanning_skeleton,
+           list("abc"), W, n_classes=0)
+    expect(tl.TreelearnError, "forest == 'mdl', must be one of 'bic', 'aic'", spanning_skeleton,
+           list("abc"), W, forest="mdl")
+
+
+@pytest.mark.parametrize("bins", [10**7, 10_001, 0, True, 2.0, "5"])
+def test_discretize_refuses_bad_or_unbounded_bins_before_any_work(bins):
+    wide = pd.DataFrame({"x": np.arange(10**5, dtype=float)})
+    expect(tl.TreelearnError, f"bins == {bins!r}, must be an integer >= 1 and <= 10000",
+           tl.discretize, wide, bins=bins)
+
+
+def test_discretize_takes_numpy_integers_and_names_a_bad_strategy():
+    df = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]})
+    assert tl.discretize(df, bins=np.int64(2))["x"].nunique() == 2
+    expect(tl.TreelearnError, "strategy == 'kmeans', must be one of 'quantile', 'uniform'",
+           tl.discretize, df, strategy="kmeans")
 
 
 def test_numpy_scalars_are_numbers():
@@ -81,8 +127,11 @@ def test_parquet_list_column_names_the_column(tmp_path):
 def test_sample_guards():
     model = tl.chow_liu(DF)
     expect(tl.ResourceLimitError, "GiB", model.sample, 10**12)
-    for n in (-1, 2.5, True, "3"):
-        expect(tl.TreelearnError, "n must be", model.sample, n)
+    for n in (-1, 2.5, 1.5, True, np.bool_(True), "3", None):
+        expect(tl.TreelearnError, f"n == {n!r}, must be an integer >= 0", model.sample, n)
+    assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
+    assert len(model.sample(0)) == 0                                   # integers
+    expect(tl.TreelearnError, "evidence == 7, must be None or a dict", model.sample, 3, 7)
 
 
 def test_pair_count_matrix_guard(monkeypatch):

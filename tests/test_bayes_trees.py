@@ -214,7 +214,7 @@ def test_sampled_trees_follow_the_tree_distribution():
 def test_posterior_equals_enumeration(seed, d, ess):
     df = random_frame(seed, d, 25)
     oracle = Oracle(df, ess, seed=seed)
-    post = tl.tree_posterior(df, ess=ess)
+    post = tl.tree_posterior(df, equivalent_sample_size=ess)
     assert post.log_evidence == pytest.approx(oracle.log_evidence, rel=1e-11)
     np.testing.assert_allclose(post.edge_posterior_matrix, oracle.edge_post, atol=1e-11)
     G = post.edge_probabilities()
@@ -222,6 +222,14 @@ def test_posterior_equals_enumeration(seed, d, ess):
     assert G["x0"]["x1"]["posterior"] == pytest.approx(oracle.edge_post[0, 1], abs=1e-11)
     frame = post.to_frame()
     assert frame["posterior"].is_monotonic_decreasing and len(frame) == d * (d - 1) // 2
+    # E[degree of v]: each tree's degrees weighted by its probability, over every tree
+    degrees = np.zeros(d)
+    for t, lp in zip(oracle.trees, oracle.log_post):
+        for u, v in t:
+            degrees[[u, v]] += np.exp(lp)
+    assert list(post.expected_degrees.index) == list(df.columns)
+    np.testing.assert_allclose(post.expected_degrees.to_numpy(), degrees, atol=1e-10)
+    assert post.expected_degrees.sum() == pytest.approx(2 * (d - 1), rel=1e-12)
     # the MAP tree and its probability
     best = int(np.argmax(oracle.log_post))
     m = post.map_tree()
@@ -247,10 +255,10 @@ def test_posterior_equals_enumeration(seed, d, ess):
 def test_predictive_is_the_ratio_of_evidences():
     # P(x | D) = P(D, x) / P(D): an identity, not the determinant-ratio formula
     df = random_frame(7, 7, 40)
-    post = tl.tree_posterior(df, ess=1.5)
+    post = tl.tree_posterior(df, equivalent_sample_size=1.5)
     for r in (0, 11, 23):
         more = pd.concat([df, df.iloc[[r]]], ignore_index=True)
-        ratio = tl.tree_posterior(more, ess=1.5).log_evidence - post.log_evidence
+        ratio = tl.tree_posterior(more, equivalent_sample_size=1.5).log_evidence - post.log_evidence
         assert post.log_likelihood(df.iloc[[r]]) == pytest.approx(ratio, rel=1e-11)
 
 
@@ -312,7 +320,7 @@ def test_collapsed_posterior_is_the_map_trees_model():
 
 def test_sample_trees_match_edge_posteriors():
     df = random_frame(10, 4, 12)
-    post = tl.tree_posterior(df, ess=1.0)
+    post = tl.tree_posterior(df, equivalent_sample_size=1.0)
     n = 1500
     models = post.sample_trees(n, random_state=0)
     pos = {c: j for j, c in enumerate(df.columns)}
@@ -330,7 +338,7 @@ def test_sample_trees_match_edge_posteriors():
 def test_k_best_trees_are_the_top_of_the_enumeration():
     df = random_frame(11, 5, 60, cards=(2, 3, 4))
     k = 6
-    best = tl.k_best_trees(df, k)
+    best = tl.k_best_trees(df, k, alpha=0)
     lls = [m.log_likelihood(df) for m in best]
     # every tree's maximum-likelihood fit, by brute force through fit_cpts
     every = []
@@ -339,11 +347,12 @@ def test_k_best_trees_are_the_top_of_the_enumeration():
         G.add_nodes_from(df.columns)
         parent = orient_edges(t, 0, 5)
         G.add_edges_from((df.columns[p], df.columns[v]) for v, p in parent.items() if p is not None)
-        every.append(tl.fit_cpts(G, df).log_likelihood(df))
+        every.append(tl.fit_cpts(G, df, alpha=0).log_likelihood(df))
     top = sorted(every, reverse=True)[:k]
     np.testing.assert_allclose(lls, top, rtol=1e-12)
-    assert best[0] == tl.chow_liu(df)
-    smoothed = tl.k_best_trees(df, 2, alpha=1.0)
+    assert best[0] == tl.chow_liu(df, alpha=0)
+    smoothed = tl.k_best_trees(df, 2)  # smoothed CPTs (alpha = 1), the same trees
+    assert all(m == s for m, s in zip(smoothed, tl.k_best_trees(df, 2, alpha=1.0)))
     assert [sorted(m.graph.edges()) for m in smoothed] == [sorted(m.graph.edges()) for m in best[:2]]
     assert len(tl.k_best_trees(df.iloc[:, :3], 10)) == 3  # only 3 trees on 3 vertices
 
@@ -358,16 +367,25 @@ def test_bad_input_fails_loudly():
         tl.tree_posterior(gap, missing="pairwise")
     dropped = tl.tree_posterior(gap, missing="drop")
     assert dropped.n_rows == 9
-    with pytest.raises(tl.TreelearnError, match="ess"):
-        tl.tree_posterior(df, ess=0)
+    with pytest.raises(tl.TreelearnError, match="equivalent_sample_size == 0, must be"):
+        tl.tree_posterior(df, equivalent_sample_size=0)
     with pytest.raises(tl.StructureError, match="3 x 3"):
         tl.tree_posterior(df, edge_prior=np.ones((2, 2)))
     with pytest.raises(tl.StructureError, match="no spanning tree"):
         tl.tree_posterior(df, edge_prior=nx.Graph([("x0", "x1")]))
     with pytest.raises(tl.ColumnNotFoundError):
         tl.tree_posterior(df, edge_prior=nx.Graph([("x0", "zz")]))
-    with pytest.raises(tl.TreelearnError, match="k =="):
+    with pytest.raises(tl.TreelearnError, match="k == 0, must be an integer >= 1 and <= 10000"):
         tl.k_best_trees(df, 0)
+    # unbounded work is refused before any: the path is never read
+    with pytest.raises(tl.TreelearnError, match=r"k == 1000000, .*<= 10000 \(each tree is a model"):
+        tl.k_best_trees("no such file.csv", 10**6)
+    for k in (True, 2.0, "3"):
+        with pytest.raises(tl.TreelearnError, match=f"k == {k!r}"):
+            tl.k_best_trees(df, k)
+    assert len(tl.k_best_trees(df, np.int64(2))) == 2
+    with pytest.raises(tl.TreelearnError, match="k == 10001"):
+        tl.tree_posterior(df).sample_trees(10_001)
     post = tl.tree_posterior(df)
     with pytest.raises(tl.ColumnNotFoundError):
         post.log_likelihood(df.drop(columns="x1"))

@@ -243,7 +243,7 @@ def test_clicks_set_and_clear_evidence_and_rewrite_the_fragment(asia, tmp_path):
 @needs_browser
 def test_impossible_or_unknown_evidence_is_ignored_with_a_message(tmp_path):
     df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1]})  # b = a: (a=0, b=1) impossible
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, alpha=0)  # under maximum likelihood
     with pytest.raises(tl.TreelearnError):
         model.marginals({"a": 0, "b": 1})
     path = tmp_path / "m.html"
@@ -263,6 +263,38 @@ def test_page_is_self_contained(asia):
         assert needle not in page
     # the only http:// is the SVG namespace name, which is never fetched
     assert set(re.findall(r"http://[^\"' ]+", page)) == {"http://www.w3.org/2000/svg"}
+
+
+ASSETS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "treelearn", "viz", "assets")
+
+
+def test_the_page_is_built_from_its_package_data_files(asia):
+    page = to_html(tl.chow_liu(asia))
+    with open(os.path.join(ASSETS, "explorer.css"), encoding="utf-8") as f:
+        css = f.read()
+    with open(os.path.join(ASSETS, "explorer.js"), encoding="utf-8") as f:
+        js = f.read()
+    assert css in page and js in page and page.count(js) == 1
+    assert "%CSS%" not in page and "%JS%" not in page and "%DATA%" not in page
+    # pyproject.toml ships every file of the folder (a wheel then holds them)
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(os.path.dirname(ASSETS), "..", "..", "pyproject.toml"), "rb") as f:
+        patterns = tomllib.load(f)["tool"]["setuptools"]["package-data"]["treelearn.viz"]
+    import fnmatch
+
+    for name in os.listdir(ASSETS):
+        assert any(fnmatch.fnmatch(f"assets/{name}", p) for p in patterns), name
+
+
+def test_placeholders_in_the_title_are_not_expanded(asia):
+    title = "tree %JS% %CSS% %DATA% %TITLE% <b>&"
+    page = to_html(tl.chow_liu(asia), title=title)
+    shown = re.search(r"<title>(.*?)</title>", page, flags=re.S).group(1)
+    assert shown == html.escape(title)
+    assert page.count('"use strict"') == 1  # the script, once
+    assert page.count('id="treelearn-data"') == 1
+    data = re.search(r'id="treelearn-data">(.*?)</script>', page, flags=re.S).group(1)
+    assert json.loads(data)["title"] == title
 
 
 def test_layout_is_draws_layout(asia):

@@ -3,7 +3,7 @@
 * counting over reduced indicators (dense BLAS and scipy.sparse products) equals
   the plain one-hot product, with missing values and in any chunking;
 * the whole-frame and per-column integer encoders equal ``pd.factorize``;
-* the spanning tree found from the MI matrix (``tree_from_matrix``) equals
+* the spanning tree found from the MI matrix (``spanning_skeleton``) equals
   ``maximum_spanning_tree(complete_graph(...))`` edge for edge, with ties, and
   the penalised forests likewise;
 * ``tl.chow_liu`` on a ``scipy.sparse`` 0/1 matrix equals the dense DataFrame path.
@@ -30,8 +30,8 @@ from treelearn.structure._trees import (
     maximum_spanning_tree,
     penalised_forest,
     round_ties,
+    spanning_skeleton,
     spanning_tree_edges,
-    tree_from_matrix,
 )
 
 # random frames of many-valued integers: the note about them is not this module's subject
@@ -164,7 +164,7 @@ def test_matrix_tree_equals_networkx_tree_with_ties():
         for _ in range(30):
             W = tied_weights(rng, d)
             names = [f"v{j}" for j in range(d)]
-            same_graph(tree_from_matrix(names, W), nx_path(names, W))
+            same_graph(spanning_skeleton(names, W), nx_path(names, W))
 
 
 def test_matrix_forest_equals_networkx_forest():
@@ -175,7 +175,7 @@ def test_matrix_forest_equals_networkx_forest():
             names = list(range(d))
             states = [list(range(int(k))) for k in rng.integers(1, 4, size=d)]
             for forest, n in (("bic", 500), (0.002, None), (0.0, None)):
-                got = tree_from_matrix(names, W, states, forest=forest, n=n if n else 100)
+                got = spanning_skeleton(names, W, states, forest=forest, n=n if n else 100)
                 want = nx_path(names, W, states, forest=forest, n=n if n else 100)
                 same_graph(got, want)
 
@@ -200,7 +200,7 @@ def test_chow_liu_matrix_path_equals_graph_path():
     df = pd.DataFrame(np.hstack([base, base[:, :6], rng.integers(0, 2, size=(400, 4))]))
     df.columns = [f"c{j}" for j in range(df.shape[1])]
     for kwargs in ({}, {"forest": "bic"}, {"forest": 0.01}, {"mi_alpha": 1.0, "alpha": 1.0}):
-        by_matrix = tl.chow_liu(df, **kwargs)
+        by_matrix = tl.chow_liu(df, **{"alpha": 0.0, **kwargs})
         by_graph = graph_pipeline(df, **kwargs)
         assert list(by_matrix.graph.edges(data="weight")) == list(by_graph.graph.edges(data="weight"))
         for v in df.columns:
@@ -240,7 +240,7 @@ def test_chow_liu_on_scipy_sparse_equals_dense(dtype):
     names = [f"w{j}" for j in range(15)]
     dense = tl.chow_liu(pd.DataFrame(A, columns=names), alpha=1.0)
     for fmt in ("csr", "csc", "coo"):
-        sparse = tl.chow_liu(sp.csr_matrix(A).asformat(fmt), columns=names, alpha=1.0)
+        sparse = tl.chow_liu(sp.csr_matrix(A).asformat(fmt), names=names, alpha=1.0)
         assert list(sparse.graph.edges(data="weight")) == list(dense.graph.edges(data="weight"))
         for v in names:
             assert sparse.graph.nodes[v]["states"] == dense.graph.nodes[v]["states"]
@@ -254,11 +254,11 @@ def test_scipy_sparse_bad_input():
     with pytest.raises(ValueError, match="0/1"):
         tl.chow_liu(sp.csr_matrix(np.array([[0, 2], [1, 0]])))
     with pytest.raises(ValueError, match="names"):
-        tl.chow_liu(sp.csr_matrix(np.eye(3)), columns=["a", "b"])
+        tl.chow_liu(sp.csr_matrix(np.eye(3)), names=["a", "b"])
     with pytest.raises(tl.DuplicateColumnError, match="'a'"):
-        tl.chow_liu(sp.csr_matrix(np.eye(3)), columns=["a", "b", "a"])
+        tl.chow_liu(sp.csr_matrix(np.eye(3)), names=["a", "b", "a"])
     with pytest.raises(TypeError, match=r"scipy\.sparse"):
-        tl.chow_liu(pd.DataFrame({"a": [0, 1]}), columns=["a"])
+        tl.chow_liu(pd.DataFrame({"a": [0, 1]}), names=["a"])
 
 
 def test_sparse_input_explicit_zeros_and_duplicates_are_harmless():
@@ -266,7 +266,7 @@ def test_sparse_input_explicit_zeros_and_duplicates_are_harmless():
     rows, cols = np.array([0, 0, 1, 2, 2]), np.array([0, 1, 1, 0, 1])
     M = sp.coo_matrix((np.array([1, 0, 1, 1, 0]), (rows, cols)), shape=(4, 2)).tocsr()
     before = M.data.copy()
-    model = tl.chow_liu(M, columns=["a", "b"])
+    model = tl.chow_liu(M, names=["a", "b"])
     np.testing.assert_array_equal(M.data, before)  # the caller's matrix is untouched
     dense = tl.chow_liu(pd.DataFrame(M.toarray(), columns=["a", "b"]))
     np.testing.assert_array_equal(model.graph.nodes["b"]["cpt"], dense.graph.nodes["b"]["cpt"])

@@ -42,7 +42,7 @@ def test_loglik_per_row_by_lookup(asia):
 
 def test_impossible_row_is_minus_inf_under_ml():
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"]})
-    m = tl.chow_liu(df)
+    m = tl.chow_liu(df, alpha=0)
     new = pd.DataFrame({"a": ["x", "x"], "b": ["p", "q"]})
     ll = m.log_likelihood(new, per_row=True)
     assert ll[0] == pytest.approx(np.log(0.5))
@@ -205,7 +205,7 @@ def test_sample_categorical_column_with_states_given_in_another_order():
     # ['lo', 'hi']: decoding them against the categories swapped 'lo' and 'hi'
     df = pd.DataFrame({"c": pd.Categorical(["lo"] * 9 + ["hi"], categories=["lo", "hi"], ordered=True),
                        "d": [0] * 9 + [1]})
-    m = tl.chow_liu(df, states={"c": ["hi", "lo", "mid"]})
+    m = tl.chow_liu(df, states={"c": ["hi", "lo", "mid"]}, alpha=0)
     s = m.sample(2000, random_state=0)
     assert s["c"].cat.categories.tolist() == ["hi", "lo", "mid"] and s["c"].cat.ordered
     # in the data d = 1 exactly when c = 'hi' (1 row in 10); ML keeps both facts
@@ -323,7 +323,7 @@ def test_query_with_non_string_states():
 def test_query_with_tuple_and_integer_column_names():
     # a tuple that names a variable is that variable, not a list of two variables
     df = pd.DataFrame({("g", 1): ["u", "v", "v", "v"], 0: [1, 2, 2, 1]})
-    m = tl.chow_liu(df)
+    m = tl.chow_liu(df, alpha=0)
     # P(('g', 1) | 0 = 2): rows with 0 = 2 are v, v -> v with probability 1
     assert m.query(("g", 1), evidence={0: 2}).to_dict() == {"u": 0.0, "v": 1.0}
     # P(0 | ('g', 1) = v): 0 is 2, 2, 1 -> 1/3, 2/3
@@ -378,7 +378,7 @@ def test_query_equals_pgmpy_on_alarm_tree():
 
 def test_query_with_impossible_evidence():
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"], "c": [0, 1, 0, 1]})
-    m = tl.chow_liu(df)  # maximum likelihood: b = q never happens with a = x
+    m = tl.chow_liu(df, alpha=0)  # maximum likelihood: b = q never happens with a = x
     with pytest.raises(tl.TreelearnError, match="probability zero"):
         m.query(["c"], evidence={"a": "x", "b": "q"})
     assert m.query(["c"], evidence={"a": "x", "b": "p"}).sum() == pytest.approx(1.0)
@@ -418,7 +418,7 @@ def test_bic_aic_equal_pgmpy_structure_scores(asia):
     rng = np.random.default_rng(11)
     mixed = random_dependent_frame(500, [2, 3, 4, 3, 2], rng)
     for df in (asia, mixed):
-        m = tl.chow_liu(df)
+        m = tl.chow_liu(df, alpha=0)  # pgmpy's scores are of the maximum-likelihood fit
         dag = DiscreteBayesianNetwork(list(m.graph.edges))
         dag.add_nodes_from(m.variables)
         with warnings.catch_warnings():

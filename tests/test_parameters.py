@@ -32,7 +32,7 @@ def _states(df: pd.DataFrame) -> dict:
 def test_ml_cpts_are_conditional_frequencies():
     rng = np.random.default_rng(0)
     df = random_dependent_frame(400, [2, 3, 4, 3, 2], rng)
-    m = tl.chow_liu(df, root="v2")
+    m = tl.chow_liu(df, root="v2", alpha=0)
     for v in m.variables:
         ps = m.parents(v)
         if not ps:
@@ -86,7 +86,7 @@ def test_fit_cpts_multi_parent_dag(kwargs):
     rng = np.random.default_rng(3)
     df = random_dependent_frame(250, [2, 3, 2, 3, 2], rng)
     D = _multi_parent_dag()
-    m = tl.fit_cpts(D, df, **kwargs)
+    m = tl.fit_cpts(D, df, **{"alpha": 0.0, **kwargs})
     states = _states(df)
     for v in df.columns:
         ps = m.parents(v)
@@ -110,7 +110,7 @@ def test_fit_cpts_parent_order_attribute():
     df = random_dependent_frame(100, [2, 3, 2], rng)
     D = nx.DiGraph([("v0", "v2"), ("v1", "v2")])
     D.nodes["v2"]["parents"] = ["v1", "v0"]
-    m = tl.fit_cpts(D, df)
+    m = tl.fit_cpts(D, df, alpha=0)
     assert m.parents("v2") == ["v1", "v0"]
     N = _family_counts(df, ["v1", "v0"], "v2", _states(df))
     np.testing.assert_allclose(m.cpt("v2"), N / N.sum(axis=-1, keepdims=True), atol=1e-15)
@@ -121,7 +121,7 @@ def test_unseen_parent_configuration_gets_uniform_row_under_ml():
         "a": pd.Categorical(["x", "x", "y", "y"], categories=["x", "y", "z"]),
         "b": ["p", "q", "q", "q"],
     })
-    m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df)
+    m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df, alpha=0)
     assert m.cpt("b").tolist() == [[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]]
     assert m.cpt("a").tolist() == [0.5, 0.5, 0.0]  # declared but unobserved: zero under ML
     m1 = tl.fit_cpts(nx.DiGraph([("a", "b")]), df, alpha=1.0)
@@ -146,7 +146,7 @@ def test_pairwise_missing_cpts_use_rows_where_family_observed():
     for c in df5.columns:
         df5.loc[rng.random(len(df5)) < 0.1, c] = None
     states5 = _states(df5)
-    m5 = tl.fit_cpts(D, df5, missing="pairwise")
+    m5 = tl.fit_cpts(D, df5, missing="pairwise", alpha=0)
     for v in df5.columns:
         N = _family_counts(df5, m5.parents(v), v, states5)
         np.testing.assert_allclose(m5.cpt(v), N / N.sum(axis=-1, keepdims=True), rtol=1e-14)
@@ -195,7 +195,7 @@ def test_fit_cpts_parents_attribute_must_match_the_edges(given):
 
 def test_fit_cpts_ignores_columns_outside_the_structure():
     df = pd.DataFrame({"a": [0, 1, 1, 0], "b": [0, 0, 1, 1], "extra": [0.5, 1.5, 2.5, 3.5]})
-    m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df)
+    m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df, alpha=0)
     assert m.variables == ["a", "b"]
     assert m.cpt("b").tolist() == [[0.5, 0.5], [0.5, 0.5]]
 

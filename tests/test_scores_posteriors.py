@@ -97,7 +97,8 @@ def test_posterior_errors(asia, asia_tree):
     with pytest.raises(tl.UnseenStateError):
         asia_tree.predict_proba(bad, "lung")
     # maximum likelihood: b = 1 never occurs with a = 0, so a row (a=0, b=1) is impossible
-    ml = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]}))
+    ml = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]}),
+                     alpha=0)
     with pytest.raises(tl.TreelearnError, match="probability zero"):
         ml.predict_proba(pd.DataFrame({"a": [0], "b": [1]}), "c")
 

@@ -22,7 +22,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 
 import treelearn as tl
 from treelearn.classifiers._seminaive import kdb_parents
-from treelearn.structure._constraints import constrained_skeleton, forest_penalty
+from treelearn.structure._trees import penalised_forest, spanning_skeleton
 
 
 # ---------------------------------------------------------------- data and oracles
@@ -310,14 +310,14 @@ def test_chow_liu_aic_forest_is_brute_force_best():
         names, gain, penalty)
 
 
-def test_forest_penalty_bic_matches_spanning_skeleton():
+def test_bic_and_aic_forests_of_the_matrix_and_the_graph_agree():
     X, _ = dependent_data(50, 6, seed=32)
     stats = tl.count(X)
     mi = tl.mutual_information_matrix(stats.counts)
-    a = constrained_skeleton(list(X.columns), mi, stats.states,
-                             penalty=forest_penalty("bic", stats.cardinalities, len(X)))
-    b = tl.spanning_skeleton(list(X.columns), mi, stats.states, forest="bic", n=len(X))
-    assert list(a.edges(data=True)) == list(b.edges(data=True))
+    for score in ("bic", "aic"):
+        a = penalised_forest(tl.mi_graph(X), score)
+        b = spanning_skeleton(list(X.columns), mi, stats.states, forest=score, n=len(X))
+        assert list(a.edges(data=True)) == list(b.edges(data=True))
 
 
 # ---------------------------------------------------------------- constraints
@@ -371,8 +371,7 @@ def test_blacklist_can_leave_a_forest_and_whitelist_survives_the_penalty():
     assert model.graph.in_degree("f3") == 0 and model.graph.out_degree("f3") == 0
     assert model.graph.number_of_edges() == 2
     # a whitelisted edge is kept even where the penalty would drop it
-    huge = np.full((4, 4), 10.0)
-    T = constrained_skeleton(names, np.zeros((4, 4)), penalty=huge, whitelist=[("f1", "f2")])
+    T = spanning_skeleton(names, np.zeros((4, 4)), forest=10.0, whitelist=[("f1", "f2")])
     assert list(T.edges()) == [("f1", "f2")]
 
 

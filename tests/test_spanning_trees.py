@@ -23,8 +23,8 @@ import pytest
 import treelearn as tl
 from treelearn.structure._trees import (
     TIE_DECIMALS,
-    bic_edge_penalty,
     complete_graph,
+    edge_penalty,
     maximum_spanning_tree,
     penalised_forest,
     spanning_skeleton,
@@ -39,16 +39,19 @@ def test_tie_rule_is_twelve_decimals():
 
 
 # ----------------------------------------------------------------------------- the oracle
-def oracle_scores(W, states=None, forest=None, n=None):
+def oracle_scores(W, states=None, forest=None, n=None, n_classes=1):
     """Penalised weight of every pair i < j, in plain Python."""
     d = W.shape[0]
     scores = {}
     for i, j in itertools.combinations(range(d), 2):
         w = float(W[i, j])
-        if forest == "bic":
+        if forest in ("bic", "aic"):
             rows = float(n if np.ndim(n) == 0 else n[i][j])
-            dof = (len(states[i]) - 1) * (len(states[j]) - 1)
-            w -= dof * math.log(rows) / (2 * rows) if rows > 1 else 0.0
+            dof = n_classes * (len(states[i]) - 1) * (len(states[j]) - 1)
+            if forest == "bic":
+                w -= dof * math.log(rows) / (2 * rows) if rows > 1 else 0.0
+            else:
+                w -= dof / rows if rows > 1 else dof
         elif forest is not None:
             w -= float(forest)
         scores[i, j] = w
@@ -284,19 +287,19 @@ def test_total_weight_is_the_brute_force_maximum(forest):
 def test_bic_edge_penalty_matches_formula_scalar_and_broadcast():
     k = np.array([1, 2, 3, 5])
     rows = np.array([[0, 1, 2, 7], [1, 10, 100, 3], [2, 100, 1000, 9], [7, 3, 9, 12345]])
-    P = bic_edge_penalty(k[:, None], k[None, :], rows)
+    P = edge_penalty("bic", k[:, None], k[None, :], rows)
     assert P.shape == (4, 4)
     for i in range(4):
         for j in range(4):
             r = int(rows[i, j])
             want = (k[i] - 1) * (k[j] - 1) * math.log(r) / (2 * r) if r > 1 else 0.0
             assert P[i, j] == pytest.approx(want, rel=1e-15, abs=0)
-            one = bic_edge_penalty(int(k[i]), int(k[j]), r)
+            one = edge_penalty("bic", int(k[i]), int(k[j]), r)
             assert isinstance(one, float) and one == P[i, j]
     # one number of rows for every pair
     np.testing.assert_array_equal(
-        bic_edge_penalty(k[:, None], k[None, :], 500),
-        bic_edge_penalty(k[:, None], k[None, :], np.full((4, 4), 500)),
+        edge_penalty("bic", k[:, None], k[None, :], 500),
+        edge_penalty("bic", k[:, None], k[None, :], np.full((4, 4), 500)),
     )
 
 
@@ -313,3 +316,164 @@ def test_nan_weight_is_an_error_on_both_paths():
         ("a", "c", {"weight": 0.2, "penalised_weight": pytest.approx(0.1)}),
         ("b", "c", {"weight": 0.3, "penalised_weight": pytest.approx(0.2)}),
     ]
+
+
+def test_aic_and_class_conditional_penalties_match_their_formulas():
+    k = np.array([1, 2, 3, 5])
+    rows = np.array([[0, 1, 2, 7], [1, 10, 100, 3], [2, 100, 1000, 9], [7, 3, 9, 12345]])
+    for n_classes in (1, 3):
+        for score in ("bic", "aic"):
+            P = edge_penalty(score, k[:, None], k[None, :], rows, n_classes)
+            for i in range(4):
+                for j in range(4):
+                    r = int(rows[i, j])
+                    dof = n_classes * (k[i] - 1) * (k[j] - 1)
+                    if score == "bic":
+                        want = dof * math.log(r) / (2 * r) if r > 1 else 0.0
+                    else:
+                        want = dof / r if r > 1 else float(dof)
+                    assert P[i, j] == pytest.approx(want, rel=1e-15, abs=0)
+    with pytest.raises(tl.TreelearnError, match="score == 'mdl', must be one of 'bic', 'aic'"):
+        edge_penalty("mdl", 2, 2, 10)
+
+
+# ----------------------------------------------------------------------------- any graph
+def random_graph(rng, d, p_edge=0.6):
+    """A graph over d nodes (inserted in a shuffled order) with some of the pairs as edges,
+    added in a shuffled order and orientation, tied weights, some without a weight, extra
+    node, edge and graph attributes, and a self-loop."""
+    W = tied_weights(rng, d)
+    nodes = [f"n{j}" for j in rng.permutation(d)]
+    G = nx.Graph(name="g", n=100)
+    G.add_nodes_from((v, {"states": list(range(int(rng.integers(1, 4)))), "colour": v})
+                     for v in nodes)
+    pairs = [(i, j) for i, j in itertools.combinations(range(d), 2) if rng.random() < p_edge]
+    for e in rng.permutation(len(pairs)):
+        i, j = pairs[e]
+        u, v = (nodes[i], nodes[j]) if rng.random() < 0.5 else (nodes[j], nodes[i])
+        attrs = {"label": f"{u}-{v}"}
+        if rng.random() < 0.9:
+            attrs["weight"] = float(W[i, j])  # else counts as 1
+        G.add_edge(u, v, **attrs)
+    if d:
+        G.add_edge(nodes[0], nodes[0], weight=5.0)
+    return G
+
+
+def networkx_forest(G, penalty=None, n=None):
+    """networkx's Kruskal on ``G``'s rounded (penalised) weights, attributes copied from ``G``."""
+    H = nx.Graph()
+    H.add_nodes_from(G)
+    for u, v, data in G.edges(data=True):
+        if u == v:
+            continue
+        w = float(data.get("weight", 1.0))
+        if penalty in ("bic", "aic"):
+            n = n if n is not None else G.graph["n"]
+            dof = (len(G.nodes[u]["states"]) - 1) * (len(G.nodes[v]["states"]) - 1)
+            w -= dof * math.log(n) / (2 * n) if penalty == "bic" else dof / n
+        elif penalty is not None:
+            w -= penalty
+        if penalty is not None and not round(w, DECIMALS) > 0:
+            continue
+        H.add_edge(u, v, rank=round(w, DECIMALS), penalised=w)
+    T = nx.maximum_spanning_tree(H, weight="rank", algorithm="kruskal")
+    F = nx.Graph()
+    F.graph.update(G.graph)
+    F.add_nodes_from(G.nodes(data=True))
+    for u, v in T.edges():
+        attrs = dict(G.edges[u, v])
+        if penalty is not None:
+            attrs["penalised_weight"] = H.edges[u, v]["penalised"]
+        F.add_edge(u, v, **attrs)
+    return F
+
+
+@pytest.mark.parametrize("d", [0, 1, 2, 3, 6, 11])
+def test_graph_functions_on_any_graph_equal_networkx_kruskal(d):
+    rng = np.random.default_rng(400 + d)
+    for trial in range(20):
+        G = random_graph(rng, d, p_edge=0.3 + 0.7 * (trial % 2))
+        before = repr((list(G.nodes(data=True)), list(G.edges(data=True)), G.graph))
+        for penalty in (None, 0.1, 0.25, "bic", "aic"):
+            got = maximum_spanning_tree(G) if penalty is None else penalised_forest(G, penalty)
+            want = networkx_forest(G, penalty)
+            assert list(got.nodes(data=True)) == list(want.nodes(data=True))
+            assert [(u, v, list(a)) for u, v, a in got.edges(data=True)] == [
+                (u, v, list(a)) for u, v, a in want.edges(data=True)]
+            for u, v, a in want.edges(data=True):
+                for key, value in a.items():
+                    if key == "penalised_weight":
+                        assert got.edges[u, v][key] == pytest.approx(value, rel=1e-14, abs=1e-17)
+                    else:
+                        assert got.edges[u, v][key] == value
+            assert got.graph == want.graph
+        assert repr((list(G.nodes(data=True)), list(G.edges(data=True)), G.graph)) == before
+
+
+def test_graph_functions_refuse_directed_graphs_and_forests_without_rows():
+    with pytest.raises(tl.StructureError, match="undirected"):
+        maximum_spanning_tree(nx.DiGraph([("a", "b")]))
+    G = complete_graph(["a", "b"], np.array([[0, 0.5], [0.5, 0]]), [[0, 1], [0, 1]])
+    with pytest.raises(tl.StructureError, match="number of rows n"):
+        penalised_forest(G, "aic")
+    with pytest.raises(tl.TreelearnError, match="penalty == 'mdl'"):
+        penalised_forest(G, "mdl", n=10)
+    assert list(penalised_forest(G, "aic", n=10).edges()) == [("a", "b")]  # 0.5 > 1 / 10
+
+
+# ----------------------------------------------------------------------------- constraints
+def kruskal_with_constraints(names, W, white, black, states=None, forest=None, n=None):
+    """networkx's Kruskal started from the whitelisted edges (its ``partition``: INCLUDED),
+    blacklisted ones EXCLUDED, edges a forest drops left out; the edges in the order it adds
+    them."""
+    from networkx.algorithms.tree.mst import EdgePartition, kruskal_mst_edges
+
+    scores = oracle_scores(W, states, forest, n)
+    H = nx.Graph()
+    H.add_nodes_from(names)
+    for (i, j), s in scores.items():
+        pair = frozenset((i, j))
+        rank = round(s, DECIMALS)
+        if pair in white:
+            part = EdgePartition.INCLUDED
+        elif pair in black or (forest is not None and not rank > 0):
+            part = EdgePartition.EXCLUDED
+        else:
+            part = EdgePartition.OPEN
+        H.add_edge(names[i], names[j], rank=rank, partition=part)
+    index = {name: j for j, name in enumerate(names)}
+    return [tuple(sorted((index[u], index[v]))) for u, v in kruskal_mst_edges(
+        H, minimum=False, weight="rank", data=False, partition="partition")]
+
+
+@pytest.mark.parametrize("d", [3, 5, 8])
+def test_whitelist_and_blacklist_equal_networkx_kruskal_with_a_partition(d):
+    rng = np.random.default_rng(500 + d)
+    pairs = list(itertools.combinations(range(d), 2))
+    for trial in range(30):
+        W = tied_weights(rng, d) * (0.01 if trial % 3 else 1.0)
+        states = random_states(rng, d)
+        names = [f"x{j}" for j in range(d)]
+        picked = [pairs[e] for e in rng.permutation(len(pairs))[: d]]
+        white = []
+        for e in picked[: d // 2]:  # an acyclic whitelist
+            if nx.is_forest(nx.Graph([*white, e])):
+                white.append(e)
+        black = [e for e in picked[d // 2:] if e not in white]
+        for forest in (None, 0.002, "bic", "aic"):
+            n = 100 if forest in ("bic", "aic") else None
+            got = spanning_skeleton(names, W, states, forest=forest, n=n,
+                                    whitelist=[(names[i], names[j]) for i, j in white],
+                                    blacklist=[(names[j], names[i]) for i, j in black])
+            added = kruskal_with_constraints(names, W, {frozenset(e) for e in white},
+                                             {frozenset(e) for e in black}, states, forest, n)
+            # the edges Kruskal adds, listed as networkx lists a graph built from them
+            want = nx.Graph()
+            want.add_nodes_from(names)
+            want.add_edges_from((names[i], names[j]) for i, j in added)
+            assert list(got.edges()) == list(want.edges())
+            assert {frozenset((names[i], names[j])) for i, j in white} <= {
+                frozenset(e) for e in got.edges()}
+            assert not {frozenset((names[i], names[j])) for i, j in black} & {
+                frozenset(e) for e in got.edges()}

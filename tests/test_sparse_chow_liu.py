@@ -78,7 +78,7 @@ def test_d2000_equals_dense_model(monkeypatch):
     import treelearn.sources._count
 
     monkeypatch.setattr(treelearn.sources._count, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
-    model = tl.chow_liu(X, columns=names, root="t5")  # routed through sparse_chow_liu
+    model = tl.chow_liu(X, names=names, root="t5")  # routed through sparse_chow_liu
     assert model.counts is None
     assert model == dense
     assert list(model.graph.edges(data="weight")) == list(dense.graph.edges(data="weight"))

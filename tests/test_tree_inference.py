@@ -321,7 +321,7 @@ def test_conditional_sampling_matches_query(xy):
 
 def test_sampling_is_reproducible_and_typed():
     m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2, 3], "b": [True, False, False, True],
-                                  "c": pd.Categorical(["x", "y", "x", "y"])}))
+                                  "c": pd.Categorical(["x", "y", "x", "y"])}), alpha=0)
     a = m.sample(500, evidence={"a": 2}, random_state=3)
     pd.testing.assert_frame_equal(a, m.sample(500, evidence={"a": 2}, random_state=3))
     assert a.dtypes.tolist() == [m.dtypes[v] for v in m.variables]
@@ -333,7 +333,7 @@ def test_sampling_is_reproducible_and_typed():
 # ---------------------------------------------------------------- errors and other paths
 def test_impossible_evidence_names_the_value():
     m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"],
-                                  "c": [0, 1, 0, 1]}))
+                                  "c": [0, 1, 0, 1]}), alpha=0)
     for call in (lambda e: m.marginals(e), lambda e: m.map_query(e), lambda e: m.query("c", e),
                  lambda e: m.sample(3, evidence=e)):
         with pytest.raises(tl.TreelearnError, match="probability zero") as info:

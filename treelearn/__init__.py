@@ -76,7 +76,6 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
         spanning_skeleton,
         star,
         tan_structure,
-        tree_from_matrix,
     )
     from .viz._explorer import to_html
 
@@ -141,7 +140,6 @@ _LAZY = {
     "spanning_skeleton": "structure._trees",
     "star": "structure._trees",
     "tan_structure": "structure._trees",
-    "tree_from_matrix": "structure._trees",
     "term_class_information": "classifiers._text",
     "TextNaiveBayes": "classifiers._text",
     "TreeEngine": "inference._engine",
@@ -252,7 +250,6 @@ __all__ = [
     "term_class_information",
     "to_html",
     "to_pgmpy",
-    "tree_from_matrix",
     "tree_posterior",
     "write_bif",
 ]

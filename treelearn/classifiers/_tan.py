@@ -17,7 +17,6 @@ from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Options
 from ..stats._counts import ClassCounts
 from ..stats._information import conditional_mutual_information_matrix
-from ..structure._constraints import constrained_skeleton, forest_penalty
 from ..structure._trees import spanning_skeleton, tan_structure
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
@@ -60,7 +59,7 @@ class TAN(SingleNetworkClassifier):
         penalty (BIC: ``ln(n) / 2`` each, AIC: 1 each). Each tree of the forest is
         rooted at its first column (``root``'s tree at ``root``).
     whitelist, blacklist : undirected feature pairs the tree must / must not
-        contain (as bnlearn's); see :func:`treelearn.structure._constraints.constrained_skeleton`.
+        contain (as bnlearn's); see :func:`treelearn.structure._trees.spanning_skeleton`.
 
     Attributes
     ----------
@@ -124,18 +123,13 @@ class TAN(SingleNetworkClassifier):
         root = check_root(self.root, features, class_name)
         d = len(features)
         cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
-        if self.forest is None and not self.whitelist and not self.blacklist:
-            self.feature_tree_ = spanning_skeleton(features, cmi, stats.states[:d])
-        else:
-            penalty = None
-            if self.forest is not None:  # n per pair: the rows where both are observed
-                rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
-                penalty = forest_penalty(self.forest, stats.cardinalities[:d], rows,
-                                         n_classes=len(stats.classes))
-            self.feature_tree_ = constrained_skeleton(
-                features, cmi, stats.states[:d], penalty=penalty,
-                whitelist=self.whitelist, blacklist=self.blacklist,
-            )
+        rows = None
+        if self.forest is not None:  # n per pair: the rows where both are observed
+            rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
+        self.feature_tree_ = spanning_skeleton(
+            features, cmi, stats.states[:d], forest=self.forest, n=rows,
+            n_classes=len(stats.classes), whitelist=self.whitelist, blacklist=self.blacklist,
+        )
         return tan_structure(self.feature_tree_, class_name, root)
 
     def _restore_model(self, saved: SavedState) -> None:

@@ -197,7 +197,7 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         if args.class_ is not None:
             raise CommandError("--class is for --method tan, naive-bayes, kdb or aode; "
                                "chow-liu has no class")
-        alpha = 0.0 if args.alpha is None else args.alpha
+        alpha = 1.0 if args.alpha is None else args.alpha
         return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing,
                            forest=args.forest, whitelist=whitelist, blacklist=blacklist,
                            max_states=_max_states(args))
@@ -722,7 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="A",
-        help="Lidstone pseudocount for the CPTs (default 0 for chow-liu, 1 for classifiers)",
+        help="Lidstone pseudocount for the CPTs (default 1, Laplace; 0 = maximum likelihood)",
     )
     p.add_argument(
         "--missing",

@@ -36,11 +36,11 @@ declared, without notes. Every problem of a table is reported in one error
 from __future__ import annotations
 
 import contextlib
-import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from numbers import Integral
 from typing import Any, Literal
 
 import numpy as np
@@ -59,10 +59,12 @@ from .._base.errors import (
     TreelearnError,
     UnseenStateError,
 )
+from .._base.validation import Interval, Options, check_param, check_params
 
 __all__ = [
     "DEFAULT_MAX_STATES",
     "FEW_NUMBERS",
+    "MAX_BINS",
     "CategoricalTableInput",
     "MissingPolicy",
     "Table",
@@ -94,6 +96,13 @@ DEFAULT_MAX_STATES = 100
 #: numeric columns with more distinct values than this are "many-valued": integers
 #: (and dates) get a :class:`NumericColumnWarning`, floats with fractions are refused
 FEW_NUMBERS = 20
+#: the most bins a column is cut into: each bin is a state, and a learner's counts grow
+#: with the square of the states (100 per column by default, ``max_states``)
+MAX_BINS = 10_000
+_MISSING = [Options("error", "drop", "pairwise")]
+_ENCODE = {"max_states": [Interval(Integral, 1, None)], "unseen": [Options("error", "ignore")]}
+_DISCRETIZE = {"bins": [Interval(Integral, 1, MAX_BINS)],
+               "strategy": [Options("quantile", "uniform")]}
 
 
 class CategoricalTableInput:
@@ -211,11 +220,14 @@ def state_order(
 
 
 def check_missing_policy(missing: str) -> None:
-    """``missing`` is one of ``"error"``, ``"drop"``, ``"pairwise"``."""
-    if missing not in ("error", "drop", "pairwise"):
-        raise TreelearnError(
-            f"missing must be 'error', 'drop' or 'pairwise', not {missing!r}", values=[missing]
-        )
+    """``missing`` is one of ``"error"``, ``"drop"``, ``"pairwise"``.
+
+    >>> check_missing_policy("skip")
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: missing == 'skip', must be one of 'error', 'drop', 'pairwise'
+    """
+    check_param("missing", missing, _MISSING)
 
 
 def check_sample_weight(
@@ -716,12 +728,7 @@ def encode(
     """
     check_frame(data)
     check_missing_policy(missing)
-    if isinstance(max_states, (bool, np.bool_)) or not isinstance(max_states, numbers.Integral) \
-            or max_states < 1:
-        raise TreelearnError(f"max_states == {max_states!r}, must be a positive integer",
-                             values=[max_states])
-    if unseen not in ("error", "ignore"):
-        raise TreelearnError(f"unseen must be 'error' or 'ignore', not {unseen!r}", values=[unseen])
+    max_states = check_params({"max_states": max_states, "unseen": unseen}, _ENCODE)["max_states"]
     weights = check_sample_weight(sample_weight, len(data))
     if weights is not None and not (weights > 0).all():
         keep_rows = np.flatnonzero(weights > 0)
@@ -879,7 +886,8 @@ def discretize(
 
     Parameters
     ----------
-    bins : number of bins per column (quantile bins that coincide are merged).
+    bins : number of bins per column (quantile bins that coincide are merged), at most
+        :data:`MAX_BINS` (10,000): each bin is a state of the column.
     strategy : ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
     columns : the columns to cut; default: every float and datetime column, and every
         integer column with more than ``bins`` distinct values.
@@ -902,10 +910,8 @@ def discretize(
     ['[2024-01-01, 2024-01-11]', '[2024-01-01, 2024-01-11]', '(2024-01-11, 2024-01-22]', '(2024-01-11, 2024-01-22]']
     """
     check_frame(data)
-    if strategy not in ("quantile", "uniform"):
-        raise TreelearnError(f"strategy must be 'quantile' or 'uniform', not {strategy!r}")
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise TreelearnError(f"bins must be a positive integer, not {bins!r}")
+    bins = check_params({"bins": bins, "strategy": strategy}, _DISCRETIZE, {
+        "bins": f"each bin is a state; cut into at most {MAX_BINS:,} bins"})["bins"]
     if columns is None:
         columns = [
             c

@@ -76,7 +76,8 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
     Examples
     --------
     >>> import pandas as pd, treelearn as tl
-    >>> bn = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a").to_pgmpy()
+    >>> bn = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a",
+    ...                  alpha=0).to_pgmpy()
     >>> G = graph_from_pgmpy(bn)
     >>> G.nodes["b"]["parents"], G.nodes["b"]["cpt"].tolist(), G.graph["roots"]
     (['a'], [[1.0, 0.0], [0.5, 0.5]], ['a'])

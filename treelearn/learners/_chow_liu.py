@@ -15,18 +15,16 @@ from functools import partial
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from .._base.validation import Options, check_param
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
 from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
-from ..stats._information import mutual_information_matrix
 from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings, Prior
-from ..structure._constraints import constrained_skeleton, forest_penalty
 from ..structure._trees import complete_graph, orient, spanning_skeleton
 from ._em import chow_liu_em, fit_cpts_em
 
@@ -84,11 +82,10 @@ def mi_graph(
     >>> round(tl.mi_graph(num, kind="gaussian")["u"]["v"]["weight"], 4)   # rho = 3/5: -ln(0.64)/2
     0.2231
     """
+    check_param("kind", kind, [Options("categorical", "gaussian")],
+                note="counted states, or numeric columns with correlation-based MI")
     if kind == "gaussian":
         return _gaussian_mi_graph(data, missing, mi_alpha, sample_weight)
-    if kind != "categorical":
-        raise TreelearnError(f"kind={kind!r}; choose 'categorical' (counted states) or "
-                             "'gaussian' (numeric columns, correlation-based MI)", values=[kind])
     LearningSettings(method="mi_graph", missing=missing, mi_alpha=mi_alpha)  # validates
     stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight)
     return mi_graph_from_counts(stats, mi_alpha)
@@ -165,7 +162,7 @@ def build_model(
 def fit_cpts(
     structure: nx.DiGraph,
     data: Any,
-    alpha: float = 0.0,
+    alpha: float = 1.0,
     *,
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
@@ -176,7 +173,8 @@ def fit_cpts(
 ) -> TreeModel:
     """Fit the CPTs of any DAG over columns of ``data`` (see :mod:`treelearn.stats._parameters`).
 
-    Parents are ordered as in the node attribute ``parents`` when present, else
+    ``alpha`` is the Lidstone pseudocount (1 = Laplace, the default; 0 = maximum
+    likelihood), as in :func:`chow_liu`, which says why the default is 1. Parents are ordered as in the node attribute ``parents`` when present, else
     in column order. With ``missing="pairwise"``, each CPT uses the rows where its
     whole family is observed; with ``missing="em"`` the CPTs of a tree or forest are
     learned by EM over the missing cells (:func:`treelearn.learners._em.fit_cpts_em`). ``data`` is a DataFrame, a file (read whole, so
@@ -187,9 +185,11 @@ def fit_cpts(
     --------
     >>> import pandas as pd, networkx as nx, treelearn as tl
     >>> df = pd.DataFrame({"c": [0, 0, 1, 1], "x": [0, 1, 1, 1]})
-    >>> m = tl.fit_cpts(nx.DiGraph([("c", "x")]), df, alpha=1.0)
+    >>> m = tl.fit_cpts(nx.DiGraph([("c", "x")]), df)
     >>> m.cpt("x").tolist()   # (N + 1) / (N(c) + 2)
     [[0.5, 0.5], [0.25, 0.75]]
+    >>> tl.fit_cpts(nx.DiGraph([("c", "x")]), df, alpha=0).cpt("x").tolist()   # N / N(c)
+    [[0.5, 0.5], [0.0, 1.0]]
     """
     settings = LearningSettings(method="fit_cpts", alpha=alpha, prior=prior,
                                 equivalent_sample_size=equivalent_sample_size, m=m,
@@ -246,18 +246,9 @@ def chow_liu_from_counts(
         pair_rows = counts.pair_totals()
         if (pair_rows != n).any():
             n = pair_rows
-    mi = mutual_information_matrix(counts, settings.mi_alpha)
-    if settings.forest == "aic" or settings.whitelist or settings.blacklist:
-        penalty = None
-        if settings.forest in ("bic", "aic"):
-            penalty = forest_penalty(settings.forest, stats.cardinalities, n)
-        elif settings.forest is not None:
-            penalty = np.full(mi.shape, float(settings.forest))
-        skeleton = constrained_skeleton(list(stats.columns), mi, stats.states, penalty=penalty,
-                                        whitelist=settings.whitelist, blacklist=settings.blacklist)
-    else:
-        skeleton = spanning_skeleton(list(stats.columns), mi, stats.states,
-                                     forest=settings.forest, n=n)
+    mi = stats.mutual_information(settings.mi_alpha)
+    skeleton = spanning_skeleton(list(stats.columns), mi, stats.states, forest=settings.forest,
+                                 n=n, whitelist=settings.whitelist, blacklist=settings.blacklist)
     structure = orient(skeleton, settings.root)
     return build_model(
         structure, stats, settings, description=description, counts=counts,
@@ -268,7 +259,7 @@ def chow_liu_from_counts(
 def chow_liu(
     data: Any,
     root: Hashable | None = None,
-    alpha: float = 0.0,
+    alpha: float = 1.0,
     *,
     prior: Prior = "lidstone",
     equivalent_sample_size: float = 1.0,
@@ -281,7 +272,7 @@ def chow_liu(
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     chunksize: int = 200_000,
-    columns: Sequence[Hashable] | None = None,
+    names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
 ) -> TreeModel:
     """Learn a Chow-Liu tree (or forest) and its CPTs.
@@ -295,7 +286,13 @@ def chow_liu(
     root : the root; ``None`` roots the tree at the **first column** (and each
         other tree of a forest at its first column). The root changes the
         direction of the edges, not the maximum-likelihood fit.
-    alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
+    alpha : Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
+        1 (Laplace) by default, 0 = maximum likelihood. Why 1: under maximum
+        likelihood any combination of states unseen in the training rows gets
+        probability 0, so a new row holding one scores ``-inf`` and a query with it as
+        evidence is refused; 1 is scikit-learn's naive Bayes default and the smoothing of
+        the DEBD reference numbers. The tree is chosen from the raw counts' MI
+        (``mi_alpha=None``), so ``alpha`` changes the CPTs, never the tree.
     prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
         or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
     missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.encoding._table.encode`),
@@ -309,7 +306,7 @@ def chow_liu(
         Each tree of the forest is rooted at its first column (``root``'s at ``root``).
     whitelist, blacklist : undirected pairs of columns the tree must contain / must
         not contain (bnlearn's arguments): the best spanning tree (or forest) under
-        these constraints (:func:`treelearn.structure._constraints.constrained_skeleton`). A
+        these constraints (:func:`treelearn.structure._trees.spanning_skeleton`). A
         whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
     max_states : the most states a column may have.
     states : optional ``{column: [states]}`` fixing the states (and their order) of
@@ -317,11 +314,11 @@ def chow_liu(
         Giving every column's states lets a file be read in one pass, and makes
         :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
     chunksize : rows per chunk when ``data`` is a file path.
-    columns : the variables' names when ``data`` is a ``scipy.sparse`` matrix of
+    names : the variables' names when ``data`` is a ``scipy.sparse`` matrix of
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
         (see :func:`treelearn.stats._counts.sparse_binary_counts`), and gives the model
-        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=columns))`` gives. With
+        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=names))`` gives. With
         more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
         learned without any ``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`,
         Meila's acCL; the same model, without ``partial_fit``, ``forest``,
@@ -347,6 +344,9 @@ def chow_liu(
     'smoke'
     >>> model.graph.number_of_edges()
     7
+    >>> ml = tl.chow_liu(df, root="smoke", alpha=0)   # maximum likelihood: the same tree
+    >>> sorted(ml.graph.edges()) == sorted(model.graph.edges())
+    True
     >>> w = [2, 1] * 5000   # survey weights: row 0 counts twice
     >>> tl.chow_liu(df, sample_weight=w) == tl.chow_liu(df.loc[df.index.repeat(w)])
     True
@@ -357,7 +357,7 @@ def chow_liu(
         forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
     stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
-                  states=states, chunksize=chunksize, names=columns,
+                  states=states, chunksize=chunksize, names=names,
                   sample_weight=sample_weight, in_memory=missing == "em")
     if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
         return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))

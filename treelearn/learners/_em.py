@@ -26,21 +26,23 @@ the E-step exact and cheap.
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import networkx as nx
 import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
+from .._base.validation import Interval, check_params
 from ..encoding._table import Table, distinct_rows
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
-from ..stats._settings import check_number
 
 __all__ = ["chow_liu_em", "expected_counts", "fit_cpts_em", "forest_posteriors"]
 
 #: default stop: the observed-data log-likelihood per row changes by less than this
 DEFAULT_TOL = 1e-6
 DEFAULT_MAX_ITER = 100
+_CONSTRAINTS = {"max_iter": [Interval(Integral, 1, None)], "tol": [Interval(Real, 0, None)]}
 
 
 # ---------------------------------------------------------------------- the exact E-step
@@ -70,7 +72,7 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     Examples
     --------
     >>> import pandas as pd, treelearn as tl
-    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a", alpha=0)
     >>> log_ev, node, family = forest_posteriors(m, np.array([[-1, 1]]))   # a missing, b = 1
     >>> node["a"].round(3).tolist(), float(np.exp(log_ev[0]))   # P(a | b=1), P(b=1)
     ([[0.0, 1.0]], 0.25)
@@ -223,9 +225,7 @@ def _run(
             "missing='em' needs the rows in memory (a DataFrame or a file read whole); "
             "files read in chunks, Dask and sparse matrices give counts only"
         )
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise TreelearnError(f"max_iter == {max_iter!r}, must be an integer >= 1")
-    check_number(tol, "tol")
+    check_params({"max_iter": max_iter, "tol": tol}, _CONSTRAINTS)
     table: Table = stats.table
     n = float(table.n_rows if table.weights is None else table.weights.sum())
     model = learner(stats)  # the available-case (pairwise) start

@@ -11,6 +11,7 @@ import contextlib
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import networkx as nx
@@ -25,6 +26,7 @@ from .._base.errors import (
     UnseenStateError,
 )
 from .._base.limits import check_memory
+from .._base.validation import InstanceOf, Interval, check_param
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
@@ -35,6 +37,9 @@ from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import check_cpt
 
 __all__ = ["ScoreReport", "TreeModel"]
+
+#: evidence is ``None`` or ``{variable: state}``
+_EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state}")]
 
 
 class TreeModel:
@@ -156,7 +161,7 @@ class TreeModel:
         Examples
         --------
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a", alpha=0)
         >>> {v: c.tolist() for v, c in m.cpts.items()}
         {'a': [0.5, 0.5], 'b': [[1.0, 0.0], [0.5, 0.5]]}
         """
@@ -324,25 +329,22 @@ class TreeModel:
         Examples
         --------
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}))
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2], "b": [True, False, False]}), alpha=0)
         >>> s = m.sample(5, random_state=0)
         >>> s.dtypes.tolist() == [m.dtypes["a"], m.dtypes["b"]]
         True
         >>> m.sample(3, evidence={"b": True}, random_state=0)["a"].tolist()
         [1, 1, 1]
         """
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise TreelearnError(f"n must be a non-negative integer, not {n!r}", values=[n])
-        check_memory(int(n) * max(len(self.variables), 1) * 16,  # codes + decoded columns
+        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
+        check_memory(n * max(len(self.variables), 1) * 16,  # codes + decoded columns
                      f"sampling n={n} rows of {len(self.variables)} variables",
                      "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
-        if evidence is not None and not isinstance(evidence, Mapping):
-            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r} "
-                                 f"(give the seed as random_state=)")
+        check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
         engine = self.engine()
         rng = np.random.default_rng(random_state)
         fixed = engine.codes_of(evidence)
-        codes = engine.sample_codes(int(n), rng, fixed)
+        codes = engine.sample_codes(n, rng, fixed)
         if len(codes) < n:
             raise engine.impossible(dict(evidence or {}))
         return decode_codes(codes, self.variables, self.states, self.dtypes)
@@ -456,7 +458,7 @@ class TreeModel:
         Ties go to the first state in state order.
 
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}))
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}), alpha=0)
         >>> m.map_query()   # P(a=1, b=1) = 3/6
         {'a': 1, 'b': 1}
         >>> a, log_p = m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/6
@@ -468,8 +470,7 @@ class TreeModel:
         return (assignment, log_p) if return_log_prob else assignment
 
     def _check_evidence(self, evidence: Mapping[Hashable, Any] | None) -> None:
-        if evidence is not None and not isinstance(evidence, Mapping):
-            raise TreelearnError(f"evidence must be a dict {{variable: state}}, not {evidence!r}")
+        check_param("evidence", evidence, _EVIDENCE)
         for v in evidence or {}:
             self._node(v)
 
@@ -479,7 +480,8 @@ class TreeModel:
         one column per own state.
 
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [0, 0, 1, 0]}), root="a")
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [0, 0, 1, 0]}), root="a",
+        ...                 alpha=0)
         >>> m.cpt_frame("b").to_dict("index")   # rows: states of the parent a; columns: of b
         {'x': {0: 1.0, 1: 0.0}, 'y': {0: 0.5, 1: 0.5}}
         """
@@ -505,7 +507,7 @@ class TreeModel:
         --------
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]})
-        >>> report = tl.chow_liu(df).score_report(df)
+        >>> report = tl.chow_liu(df, alpha=0).score_report(df)
         >>> report.n, report.n_parameters
         (4, 3)
         >>> round(report.log_likelihood, 4)   # 4 ln(1/2) + 2 ln(1/2): a, then b given a = 1
@@ -546,7 +548,8 @@ class TreeModel:
         Examples
         --------
         >>> import pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}))
+        >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "u"]}),
+        ...                 alpha=0)
         >>> m.predict_proba(pd.DataFrame({"b": ["u", "v"]}), "a")   # P(a | b), one column per state
                   x         y
         0  0.666667  0.333333

@@ -600,21 +600,6 @@ class CountedTable:
         ``d x d`` matrix return it here (:class:`~treelearn.SparseBinaryCounts`)."""
         return None
 
-    def select(self, indices: Sequence[int]) -> CountedTable:
-        """The statistics of some of the columns (pair counts are sliced, never recounted)."""
-        indices = list(indices)
-        pick = lambda items: tuple(items[j] for j in indices)  # noqa: E731
-        if self.table is not None:
-            t = self.table
-            table = Table(t.codes[:, indices], pick(t.columns), pick(t.states),
-                          pick(t.dtypes) if t.dtypes else (), t.weights)
-            return CountedTable.of_table(table)
-        o = self.counts.offsets
-        rows = np.concatenate([np.arange(o[j], o[j + 1]) for j in indices])
-        pairs = PairCounts(self.counts.joint[np.ix_(rows, rows)],
-                           self.counts.cardinalities[indices], self.counts.n_rows)
-        return CountedTable(pick(self.columns), pick(self.states), pick(self.dtypes), pairs=pairs)
-
 
 @dataclass(frozen=True)
 class ClassCounts:

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from .._base.errors import StructureError
-from ._settings import LearningSettings, Prior
+from .._base.validation import check_params
+from ._settings import CONSTRAINTS, NOTES, Prior
 
 __all__ = ["CPT_SUM_TOLERANCE", "check_cpt", "estimate_cpt"]
 
@@ -97,7 +98,8 @@ def estimate_cpt(
     >>> estimate_cpt(np.array([3, 1]), prior="m-estimate", m=2).tolist()   # (3 + 1) / 6, (1 + 1) / 6
     [0.6666666666666666, 0.3333333333333333]
     """
-    LearningSettings(alpha=alpha, prior=prior, equivalent_sample_size=equivalent_sample_size, m=m)
+    check_params({"alpha": alpha, "prior": prior, "equivalent_sample_size": equivalent_sample_size,
+                  "m": m}, CONSTRAINTS, NOTES)
     counts = np.asarray(counts, dtype=float)
     k = counts.shape[-1]
     if prior == "bdeu":

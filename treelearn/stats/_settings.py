@@ -5,55 +5,67 @@ checks every option once (with a message that names the option, the value and
 the fix), and a learned model keeps it, so that :meth:`TreeModel.partial_fit
 <treelearn.models._tree.TreeModel.partial_fit>` re-learns with exactly the same options.
 
->>> s = LearningSettings(alpha=1.0, root="smoke")
+>>> import numpy as np
+>>> s = LearningSettings(alpha=np.float32(0.5), root="smoke")
 >>> s.as_dict()["alpha"], s.prior
-(1.0, 'lidstone')
+(0.5, 'lidstone')
 >>> LearningSettings(alpha=-1)
 Traceback (most recent call last):
 ...
 treelearn.TreelearnError: alpha == -1, must be a finite number >= 0 (0 = maximum likelihood, 1 = Laplace)
+>>> LearningSettings(forest=True)
+Traceback (most recent call last):
+...
+treelearn.TreelearnError: forest == True, must be one of 'bic', 'aic', a finite number or None (an MI threshold in nats)
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from numbers import Real
+from typing import Literal
 
-import numpy as np
+from .._base.validation import Interval, Options, check_params
+from ..encoding._table import MissingPolicy
 
-from .._base.errors import TreelearnError
-from ..encoding._table import MissingPolicy, check_missing_policy
-
-__all__ = ["LearningSettings", "Prior", "check_number"]
+__all__ = ["CONSTRAINTS", "NOTES", "LearningSettings", "Prior"]
 
 Prior = Literal["lidstone", "bdeu", "m-estimate"]
 
+#: the accepted forms of every learner option (:mod:`treelearn._base.validation`), checked
+#: by :class:`LearningSettings`; functions that take one of these options check it here too
+CONSTRAINTS = {
+    "alpha": [Interval(Real, 0, None)],
+    "prior": [Options("lidstone", "bdeu", "m-estimate")],
+    "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
+    "m": [Interval(Real, 0, None, closed="neither")],
+    "missing": [Options("error", "drop", "pairwise", "em")],
+    "mi_alpha": [None, Interval(Real, 0, None)],
+    "forest": [Options("bic", "aic"), Interval(Real), None],
+}
 
-def check_number(value: Any, name: str, *, low: float = 0.0, strict: bool = False,
-                 fix: str = "") -> float:
-    """``value`` as a float, finite and ``>= low`` (``> low`` when ``strict``); else an error
-    in scikit-learn's style (``alpha == -1, must be ...``) naming the option."""
-    bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-          and math.isfinite(value) and (value > low if strict else value >= low))
-    if not ok:
-        raise TreelearnError(f"{name} == {value!r}, must be a finite number{bound}{fix}",
-                             values=[value])
-    return float(value)
+#: what the options mean, added to their messages
+NOTES = {
+    "alpha": "0 = maximum likelihood, 1 = Laplace",
+    "equivalent_sample_size": "BDeu's equivalent sample size",
+    "m": "the m-estimate's equivalent sample size",
+    "mi_alpha": "the pseudocount of the joint the tree-choosing MI is computed from",
+    "forest": "an MI threshold in nats",
+}
 
 
 @dataclass(frozen=True)
 class LearningSettings:
-    """The options of a learner; invalid values raise :class:`TreelearnError` on creation.
+    """The options of a learner; invalid values raise :class:`TreelearnError` on creation
+    (:data:`CONSTRAINTS`, one wording for every option).
 
     Attributes
     ----------
     method : the learner's name (``"chow-liu"``, ``"fit_cpts"``, ...), for display and files.
     root : the root of the tree (``None``: the first column).
-    alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace).
+    alpha : Lidstone pseudocount for the CPTs (0 = maximum likelihood, 1 = Laplace, the
+        default: see :func:`treelearn.chow_liu`).
     prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``) or
         ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``, ``r`` the node's states).
     equivalent_sample_size : BDeu's equivalent sample size (> 0).
@@ -67,7 +79,7 @@ class LearningSettings:
 
     method: str = "chow-liu"
     root: Hashable | None = None
-    alpha: float = 0.0
+    alpha: float = 1.0
     prior: Prior = "lidstone"
     equivalent_sample_size: float = 1.0
     missing: MissingPolicy = "error"
@@ -78,30 +90,13 @@ class LearningSettings:
     blacklist: tuple = ()
 
     def __post_init__(self) -> None:
-        if self.prior not in ("lidstone", "bdeu", "m-estimate"):
-            raise TreelearnError(
-                f"prior must be 'lidstone', 'bdeu' or 'm-estimate', not {self.prior!r}",
-                values=[self.prior])
-        if self.prior == "m-estimate":
-            check_number(self.m, "m", strict=True, fix=" (the m-estimate's equivalent sample size)")
+        checked = check_params({name: getattr(self, name) for name in CONSTRAINTS}, CONSTRAINTS,
+                               NOTES)
+        for name, value in checked.items():  # numbers as Python floats (numpy scalars too)
+            object.__setattr__(self, name, value)
         for name in ("whitelist", "blacklist"):  # pairs as tuples: hashable, saved as lists
             pairs = getattr(self, name)
             object.__setattr__(self, name, tuple(tuple(p) for p in (pairs or ())))
-        check_number(self.alpha, "alpha", fix=" (0 = maximum likelihood, 1 = Laplace)")
-        if self.prior == "bdeu":
-            check_number(self.equivalent_sample_size, "equivalent_sample_size", strict=True)
-        if self.missing != "em":  # "em" is a learner's option (treelearn.learners._em), not encode's
-            check_missing_policy(self.missing)
-        if self.mi_alpha is not None:
-            check_number(self.mi_alpha, "mi_alpha", fix=" or None")
-        if self.forest is not None and self.forest not in ("bic", "aic"):
-            if isinstance(self.forest, (bool, np.bool_)) or not isinstance(self.forest, numbers.Real):
-                # forest=True would otherwise be a silent threshold of 1 nat
-                raise TreelearnError(
-                    f"forest must be None, 'bic', 'aic' or a number, not {self.forest!r}",
-                    values=[self.forest])
-            check_number(self.forest, "forest", low=-math.inf,
-                         fix=" (an MI threshold in nats), or None, 'bic' or 'aic'")
 
     def as_dict(self) -> dict:
         """The settings as a plain dict (``model.settings``, saved with the model)."""

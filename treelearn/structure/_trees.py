@@ -3,31 +3,38 @@ rooting (``orient``), the naive Bayes star and the TAN structure.
 
 Every function returns a new graph; none modifies its input.
 
-There is one rule for choosing a tree: edges are ranked by weight rounded to
-``TIE_DECIMALS`` (larger first, rounded by :func:`round_ties`), then by their
-order in the graph (column order for a weight matrix), and a forest keeps only
-edges whose penalised weight (:func:`bic_edge_penalty`, or a threshold) rounds
-above 0. The learners choose their trees from the weight matrix
-(:func:`spanning_skeleton`, a vectorised Prim); :func:`maximum_spanning_tree`
-and :func:`penalised_forest` apply the same rule to any NetworkX graph with
-networkx's Kruskal. Both pick the same edges, in the same order
-(``tests/test_spanning_trees.py`` checks them against networkx's Kruskal).
+There is one rule for choosing a tree or forest, and one routine that applies it
+(:func:`spanning_skeleton` on a weight matrix): edges are ranked by weight rounded
+to ``TIE_DECIMALS`` (larger first, rounded by :func:`round_ties`), then by their
+order (column order for a weight matrix, edge order for a graph); whitelisted
+edges come first and blacklisted ones never; a forest keeps only the edges whose
+penalised weight (:func:`edge_penalty`, BIC or AIC, or a threshold) rounds above 0.
+The maximum spanning forest under that strict order is unique, and a vectorised
+Prim on the weight matrix finds it (:func:`spanning_tree_edges`).
+:func:`maximum_spanning_tree` and :func:`penalised_forest` give a NetworkX graph's
+weights to the same routine; they pick the edges networkx's Kruskal picks, in the
+same order (``tests/test_spanning_trees.py`` checks both against networkx's Kruskal).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from numbers import Integral
 
 import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._base.errors import ColumnNotFoundError, StructureError
+from .._base.limits import check_memory
+from .._base.validation import Interval, Options, check_param
+from ..stats._settings import CONSTRAINTS, NOTES
+from ._constraints import edge_constraints
 
 __all__ = [
     "TIE_DECIMALS",
-    "bic_edge_penalty",
     "complete_graph",
+    "edge_penalty",
     "maximum_spanning_tree",
     "orient",
     "penalised_forest",
@@ -36,7 +43,6 @@ __all__ = [
     "spanning_tree_edges",
     "star",
     "tan_structure",
-    "tree_from_matrix",
 ]
 
 #: Weights are compared at this many decimals when choosing edges, so that pairs
@@ -71,28 +77,40 @@ def round_ties(values: ArrayLike) -> np.ndarray:
     return out
 
 
-def bic_edge_penalty(k_i: ArrayLike, k_j: ArrayLike, n: ArrayLike) -> float | np.ndarray:
-    """BIC penalty of an edge in nats per row: ``(k_i - 1)(k_j - 1) ln(n) / (2n)``; 0 where ``n <= 1``.
+def edge_penalty(
+    score: str, k_i: ArrayLike, k_j: ArrayLike, n: ArrayLike, n_classes: int = 1
+) -> float | np.ndarray:
+    """The penalty of an edge of a penalised forest, in nats per row (so that it compares
+    with a mutual information); the one such penalty.
 
-    ``k_i``, ``k_j`` (numbers of states) and ``n`` (rows) broadcast against each
-    other, so one call penalises every pair at once: ``k[:, None], k[None, :]``
-    with one number of rows, or with a ``d x d`` matrix of the rows each pair was
-    counted on (missing values). Numbers in give a float out. Both spanning-tree
-    paths (:func:`penalised_forest`, :func:`spanning_skeleton`) penalise with it.
+    An edge between variables of ``k_i`` and ``k_j`` states adds ``dof = n_classes
+    (k_i - 1)(k_j - 1)`` parameters (``n_classes = 1`` for a Chow-Liu tree, ``|C|``
+    for TAN's class-conditional one). ``score="bic"``: ``dof ln(n) / (2 n)``, 0 where
+    ``n <= 1``; ``score="aic"``: ``dof / n``, ``dof`` where ``n <= 1``. ``k_i``,
+    ``k_j`` and ``n`` (rows) broadcast against each other, so one call penalises
+    every pair at once: ``k[:, None], k[None, :]`` with one number of rows, or with
+    a ``d x d`` matrix of the rows each pair was counted on (missing values).
+    Numbers in give a float out.
 
     Examples
     --------
-    >>> round(bic_edge_penalty(3, 3, 100), 6)
+    >>> round(edge_penalty("bic", 3, 3, 100), 6)     # 4 ln(100) / 200
     0.092103
+    >>> edge_penalty("aic", 2, 3, 10, n_classes=2)   # 2 * 1 * 2 / 10
+    0.4
     >>> k = np.array([2, 3])
-    >>> (bic_edge_penalty(k[:, None], k[None, :], np.array([[1, 50], [50, 100]])) * 1e3).round(1)
+    >>> (edge_penalty("bic", k[:, None], k[None, :], np.array([[1, 50], [50, 100]])) * 1e3).round(1)
     array([[ 0. , 78.2],
            [78.2, 92.1]])
     """
+    check_param("score", score, [Options("bic", "aic")])
     rows = np.asarray(n, dtype=float)
     safe = np.where(rows > 1, rows, 2.0)  # log and division only where they are used
-    dof = (np.asarray(k_i) - 1) * (np.asarray(k_j) - 1)
-    penalty = np.where(rows > 1, dof * np.log(safe) / (2 * safe), 0.0)
+    dof = n_classes * (np.asarray(k_i) - 1) * (np.asarray(k_j) - 1)
+    if score == "bic":
+        penalty = np.where(rows > 1, dof * np.log(safe) / (2 * safe), 0.0)
+    else:
+        penalty = dof / np.where(rows > 1, rows, 1.0)
     return float(penalty) if penalty.ndim == 0 else penalty
 
 
@@ -125,22 +143,33 @@ def complete_graph(
     return G
 
 
-def _rounded_copy(G: nx.Graph, weight: str) -> nx.Graph:
-    """Same nodes and edges (in the same order), with only ``weight``, rounded to TIE_DECIMALS."""
+def _graph_weights(G: nx.Graph, weight: str) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+    """``(nodes, weights, present, order)``: ``G``'s edges as ``d x d`` matrices over its node
+    order (upper triangle), ``order`` the position of each edge in ``G``'s edge order (the
+    order networkx's Kruskal breaks ties in). A missing ``weight`` counts as 1; self-loops,
+    which no tree has, are left out."""
+    if G.is_directed():
+        raise StructureError("a spanning tree needs an undirected graph; got a directed one "
+                             "(use G.to_undirected())")
+    nodes = list(G.nodes)
+    d = len(nodes)
+    check_memory(8.0 * d * d, f"the {d} x {d} weight matrix of a spanning tree over {d} nodes",
+                 "give a graph over fewer nodes (for a large sparse graph, networkx's "
+                 "maximum_spanning_tree works from its edges)")
+    index = {v: j for j, v in enumerate(nodes)}
     edges = list(G.edges(data=weight, default=1.0))
-    rounded = round_ties([float(w) for _, _, w in edges]).tolist()
-    H = nx.Graph()
-    H.add_nodes_from(G)
-    H.add_edges_from((u, v, {weight: w}) for (u, v, _), w in zip(edges, rounded))
-    return H
-
-
-def _subgraph_with_edges(G: nx.Graph, edges: Iterable) -> nx.Graph:
-    T = nx.Graph()
-    T.graph.update(G.graph)
-    T.add_nodes_from(G.nodes(data=True))
-    T.add_edges_from((u, v, dict(G.edges[u, v])) for u, v in edges)
-    return T
+    i = np.fromiter((index[u] for u, _, _ in edges), dtype=np.int64, count=len(edges))
+    j = np.fromiter((index[v] for _, v, _ in edges), dtype=np.int64, count=len(edges))
+    w = np.array([float(x) for _, _, x in edges], dtype=float)
+    proper = i != j
+    lo, hi = np.minimum(i, j)[proper], np.maximum(i, j)[proper]
+    weights = np.zeros((d, d))
+    weights[lo, hi] = w[proper]
+    present = np.zeros((d, d), dtype=bool)
+    present[lo, hi] = True
+    order = np.zeros((d, d), dtype=np.int64)
+    order[lo, hi] = np.flatnonzero(proper)
+    return nodes, weights, present, order
 
 
 def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
@@ -148,9 +177,11 @@ def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
 
     Weights equal to ``TIE_DECIMALS`` decimals tie, and ties go to the edge that
     comes first in ``G``'s edge order (column order for :func:`complete_graph`),
-    via Kruskal's stable sort. A missing ``weight`` counts as 1. Node, edge and
-    graph attributes are kept; ``G`` is not changed. On a complete graph it picks
-    the edges :func:`spanning_skeleton` picks from the weight matrix.
+    as in Kruskal's stable sort. A missing ``weight`` counts as 1. Node, edge and
+    graph attributes are kept; ``G`` is not changed. The edges are chosen by
+    :func:`spanning_skeleton`'s routine, so on a complete graph it picks the edges
+    ``spanning_skeleton`` picks from the weight matrix (through ``d x d`` matrices:
+    for a large sparse graph use networkx's own).
 
     Examples
     --------
@@ -160,22 +191,24 @@ def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
     >>> sorted(maximum_spanning_tree(G).edges())
     [('a', 'b'), ('a', 'c')]
     """
-    if G.is_directed():
-        raise StructureError("maximum_spanning_tree needs an undirected graph")
-    T = nx.maximum_spanning_tree(_rounded_copy(G, weight), weight=weight, algorithm="kruskal")
-    return _subgraph_with_edges(G, T.edges())
+    return penalised_forest(G, None, weight=weight)
 
 
 def penalised_forest(
-    G: nx.Graph, penalty: str | float = "bic", n: int | None = None, weight: str = "weight"
+    G: nx.Graph,
+    penalty: str | float | None = "bic",
+    n: float | None = None,
+    weight: str = "weight",
 ) -> nx.Graph:
     """Maximum spanning forest keeping only edges whose penalised weight is positive.
 
-    ``penalty="bic"`` subtracts :func:`bic_edge_penalty` (needs the node attribute
-    ``states`` and the number of rows ``n``, or the graph attribute ``n``); a number
-    is a plain threshold on the weight. A penalised weight counts as positive when
-    it rounds (to ``TIE_DECIMALS``) above 0. Each kept edge keeps its original
-    ``weight`` and gains ``penalised_weight``; ``G`` is not changed.
+    ``penalty="bic"`` or ``"aic"`` subtracts :func:`edge_penalty` (needs the node
+    attribute ``states`` and the number of rows ``n``, or the graph attribute ``n``);
+    a number is a plain threshold on the weight; ``None`` keeps every edge (the
+    maximum spanning tree). A penalised weight counts as positive when it rounds
+    (to ``TIE_DECIMALS``) above 0. Each kept edge keeps its attributes and gains
+    ``penalised_weight``; ``G`` is not changed. :func:`spanning_skeleton`'s routine
+    chooses the edges.
 
     Examples
     --------
@@ -183,31 +216,32 @@ def penalised_forest(
     >>> list(penalised_forest(G, 0.25).edges(data="penalised_weight"))
     [('a', 'b', 0.25), ('b', 'c', 0.04999999999999999)]
     >>> H = complete_graph(["a", "b"], np.array([[0, .01], [.01, 0]]), [[0, 1, 2], [0, 1, 2]])
-    >>> penalised_forest(H, "bic", n=100).number_of_edges()   # 0.01 < bic_edge_penalty(3, 3, 100)
+    >>> penalised_forest(H, "bic", n=100).number_of_edges()   # 0.01 < edge_penalty("bic", 3, 3, 100)
     0
     """
-    n = n if n is not None else G.graph.get("n")
-    edges = list(G.edges(data=True))
-    weights = np.array([data[weight] for _, _, data in edges], dtype=float)
-    if penalty == "bic":
-        if n is None and edges:
-            raise StructureError("a BIC forest needs the number of rows n")
-        k_u = np.array([len(G.nodes[u]["states"]) for u, _, _ in edges], dtype=np.int64)
-        k_v = np.array([len(G.nodes[v]["states"]) for _, v, _ in edges], dtype=np.int64)
-        scores = weights - bic_edge_penalty(k_u, k_v, n)
-    else:
-        scores = weights - float(penalty)
-    keep = round_ties(scores) > 0
-    H = nx.Graph()
-    H.add_nodes_from(G.nodes(data=True))
-    H.add_edges_from(
-        (u, v, {**data, "penalised_weight": score})
-        for (u, v, data), score, kept in zip(edges, scores.tolist(), keep.tolist())
-        if kept
-    )
-    F = maximum_spanning_tree(H, weight="penalised_weight")
-    F.graph.update(G.graph)
-    return F
+    penalty = check_param("penalty", penalty, CONSTRAINTS["forest"], note="a threshold on the weight")
+    nodes, weights, present, order = _graph_weights(G, weight)
+    k = None
+    if penalty in ("bic", "aic"):
+        n = n if n is not None else G.graph.get("n")
+        lacking = [v for v in nodes if "states" not in G.nodes[v]]
+        if present.any() and (n is None or lacking):
+            raise StructureError(
+                f"a {penalty.upper()} forest needs the number of rows n (or the graph attribute "
+                f"'n') and the node attribute 'states' of every node"
+                + (f"; {lacking[0]!r} has none" if lacking else ""))
+        k = np.array([len(G.nodes[v].get("states", ())) for v in nodes], dtype=np.int64)
+        n = 0 if n is None else n  # no edge to penalise
+    chosen, score = _best_forest(weights, forest=penalty, k=k, n=n, present=present, order=order,
+                                 names=nodes)
+
+    def attributes(i: int, j: int) -> dict:
+        data = dict(G.edges[nodes[i], nodes[j]])
+        if score is not None:
+            data["penalised_weight"] = score[i, j].item()
+        return data
+
+    return _forest_graph(nodes, [G.nodes[v] for v in nodes], chosen, attributes, G.graph)
 
 
 def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
@@ -298,18 +332,24 @@ def tan_structure(
 
 # ----------------------------------------------------------------------------- from a matrix
 def spanning_tree_edges(
-    weights: np.ndarray, present: np.ndarray | None = None
+    weights: np.ndarray,
+    present: np.ndarray | None = None,
+    *,
+    order: np.ndarray | None = None,
+    names: Sequence[Hashable] | None = None,
 ) -> list[tuple[int, int]]:
     """Edges ``(i, j)``, ``i < j``, of the maximum spanning tree (or forest) of a weight matrix.
 
     Exactly the edges networkx's Kruskal picks on ``complete_graph(names,
     weights)`` (weights rounded by :func:`round_ties`), in the order Kruskal adds
     them: edges are ranked by rounded weight (larger first), then by ``(i, j)`` in
-    column order. That is a strict total order, so the maximum spanning forest is
+    column order, or by ``order[i, j]`` (smaller first; distinct integers) when
+    given. That is a strict total order, so the maximum spanning forest is
     unique, and Prim's algorithm, run here on the dense matrix in ``O(d^2)``
-    vectorised steps, finds the same one. Only the upper triangle of ``weights`` is
-    read. ``present`` (boolean) marks the pairs that are edges; default all.
-    Components of a forest are grown from their lowest-numbered variable.
+    vectorised steps, finds the same one. Only the upper triangle of ``weights``
+    (and ``order``) is read. ``present`` (boolean) marks the pairs that are edges;
+    default all. Components of a forest are grown from their lowest-numbered variable.
+    ``names`` (of the variables) only word the error for a NaN weight.
 
     Examples
     --------
@@ -326,18 +366,22 @@ def spanning_tree_edges(
     W = W + W.T
     present = upper if present is None else np.asarray(present, dtype=bool) & upper
     if np.isnan(W[present]).any():  # as networkx's Kruskal: a NaN weight has no rank
-        i, j = np.argwhere(present & np.isnan(W))[0]
+        i, j = (int(x) for x in np.argwhere(present & np.isnan(W))[0])
+        pair = (i, j) if names is None else (names[i], names[j])
         raise StructureError(
-            f"NaN found as the weight of the pair ({i}, {j}): a spanning tree needs a number "
+            f"NaN found as the weight of the pair {pair!r}: a spanning tree needs a number "
             f"for every pair; check the statistics the weights came from (row weights, "
             f"counts) for NaN"
         )
     present = present | present.T
     idx = np.arange(d)
+    if order is not None:
+        order = np.where(upper, np.asarray(order, dtype=np.int64), 0)
+        order = order + order.T
     in_tree = np.zeros(d, dtype=bool)
     has = np.zeros(d, dtype=bool)  # has a candidate edge into the tree
     best_w = np.zeros(d)
-    best_pair = np.zeros(d, dtype=np.int64)  # i * d + j of the candidate edge, i < j
+    best_pair = np.zeros(d, dtype=np.int64)  # the rank among ties of the candidate edge
     best_u = np.zeros(d, dtype=np.int64)
     edges = []
 
@@ -345,7 +389,7 @@ def spanning_tree_edges(
         in_tree[v] = True
         has[v] = False
         w = W[v]
-        pair = np.minimum(idx, v) * d + np.maximum(idx, v)
+        pair = np.minimum(idx, v) * d + np.maximum(idx, v) if order is None else order[v]
         better = (
             present[v] & ~in_tree & (~has | (w > best_w) | ((w == best_w) & (pair < best_pair)))
         )
@@ -366,9 +410,74 @@ def spanning_tree_edges(
         u = int(best_u[x])
         edges.append((min(u, x), max(u, x)))
         add(x)
-    # Kruskal's order: rounded weight descending, then (i, j)
-    edges.sort(key=lambda e: (-W[e[0], e[1]], e))
+    # Kruskal's order: rounded weight descending, then the tie order
+    if order is None:
+        edges.sort(key=lambda e: (-W[e[0], e[1]], e))
+    else:
+        edges.sort(key=lambda e: (-W[e[0], e[1]], order[e[0], e[1]]))
     return edges
+
+
+def _best_forest(
+    weights: np.ndarray,
+    *,
+    forest: str | float | None = None,
+    k: np.ndarray | None = None,
+    n: ArrayLike | None = None,
+    n_classes: int = 1,
+    present: np.ndarray | None = None,
+    required: np.ndarray | None = None,
+    forbidden: np.ndarray | None = None,
+    order: np.ndarray | None = None,
+    names: Sequence[Hashable] | None = None,
+) -> tuple[list[tuple[int, int]], np.ndarray | None]:
+    """The rule, once: ``(edges in Kruskal's order, penalised weights or None)``.
+
+    ``forest`` subtracts :func:`edge_penalty` (``k``: states per variable, ``n``: rows)
+    or a threshold and keeps the pairs whose penalised weight rounds above 0;
+    ``forbidden`` pairs are never edges; ``required`` ones always are, ranked above
+    every other (Kruskal started from them: they contract the graph, the rest is
+    the best forest of the contracted graph).
+    """
+    score = None
+    if forest is not None:
+        if forest in ("bic", "aic"):
+            if n is None or k is None:
+                raise StructureError(f"a {forest.upper()} forest needs the number of rows n and "
+                                     f"the states of every variable")
+            score = weights - edge_penalty(forest, k[:, None], k[None, :], n, n_classes)
+        else:
+            score = weights - float(forest)
+        kept = round_ties(score) > 0
+        present = kept if present is None else present & kept
+    rank = weights if score is None else score
+    if forbidden is not None:
+        present = ~forbidden if present is None else present & ~forbidden
+    if required is not None and required.any():
+        present = required if present is None else present | required
+        rank = np.where(required, np.inf, rank)
+    return spanning_tree_edges(rank, present, order=order, names=names), score
+
+
+def _forest_graph(
+    names: Sequence[Hashable],
+    node_attrs: Sequence[dict],
+    chosen: list[tuple[int, int]],
+    edge_attrs: Callable[[int, int], dict],
+    graph_attrs: dict,
+) -> nx.Graph:
+    """The chosen forest as the graph networkx's Kruskal gives: the nodes in order, then the
+    edges listed as networkx lists a graph built from the nodes and then Kruskal's edges (by
+    the edge's first endpoint in node order, then by when Kruskal added it), an order that
+    ``orient``'s ties and the saved files follow."""
+    T = nx.Graph()
+    T.graph.update(graph_attrs)
+    T.add_nodes_from((name, dict(attrs)) for name, attrs in zip(names, node_attrs))
+    listed = sorted(range(len(chosen)), key=lambda e: (chosen[e][0], e))
+    T.add_edges_from(
+        (names[chosen[e][0]], names[chosen[e][1]], edge_attrs(*chosen[e])) for e in listed
+    )
+    return T
 
 
 def spanning_skeleton(
@@ -377,7 +486,10 @@ def spanning_skeleton(
     states: Sequence[Sequence] | None = None,
     *,
     forest: str | float | None = None,
-    n: int | np.ndarray | None = None,
+    n: float | np.ndarray | None = None,
+    n_classes: int = 1,
+    whitelist: Iterable[Sequence[Hashable]] | None = None,
+    blacklist: Iterable[Sequence[Hashable]] | None = None,
 ) -> nx.Graph:
     """Maximum spanning tree (or penalised forest) of a weight matrix, as an undirected graph.
 
@@ -386,10 +498,23 @@ def spanning_skeleton(
     weights, states))`` (``forest=None``) or ``penalised_forest(..., forest, n)``
     returns, with the same nodes, edges, attributes and order, without building
     the complete graph of ``d (d - 1) / 2`` edges (:func:`spanning_tree_edges`).
-    ``forest`` is ``"bic"`` (subtract :func:`bic_edge_penalty`; needs ``states``
-    and ``n``) or a threshold on the weight. ``n`` is the number of rows, or a
-    ``d x d`` matrix of rows per pair when values are missing (then the graph
-    attribute ``n`` is left out). Only the upper triangle of ``weights`` is read.
+
+    Parameters
+    ----------
+    names, weights, states : the variables, the ``d x d`` weights (only the upper
+        triangle is read) and each variable's states (node attribute ``states``).
+    forest : ``None`` for a spanning tree; ``"bic"`` or ``"aic"`` keeps the edges
+        whose weight exceeds :func:`edge_penalty` (needs ``states`` and ``n``); a
+        number keeps the edges whose weight exceeds it. Kept edges carry their
+        penalised weight as ``penalised_weight``.
+    n : the number of rows (kept as the graph attribute ``n``), or a ``d x d``
+        matrix of rows per pair when values are missing.
+    n_classes : the penalty's multiplier of an edge's parameters (TAN's classes).
+    whitelist, blacklist : undirected pairs of names the result must contain /
+        must not contain (bnlearn's arguments; see :func:`edge_constraints`): the
+        best spanning tree (or forest) among those with every whitelisted edge,
+        whatever its penalised weight, and no blacklisted one. Blacklisting may
+        disconnect the graph: then the result is a forest even with ``forest=None``.
 
     Examples
     --------
@@ -400,44 +525,27 @@ def spanning_skeleton(
     ...                       n=np.array([[1, 9, 9], [9, 1, 30], [9, 30, 1]]))
     >>> list(F.edges())   # b-c: 0.3 > ln(30) / 60; a-b: 0.5 > ln(9) / 18; a-c: dropped
     [('a', 'b'), ('b', 'c')]
+    >>> sorted(spanning_skeleton(["a", "b", "c"], W, blacklist=[("a", "b")]).edges())
+    [('a', 'c'), ('b', 'c')]
+    >>> sorted(spanning_skeleton(["a", "b", "c"], W, whitelist=[("a", "c")]).edges())
+    [('a', 'b'), ('a', 'c')]
     """
+    forest = check_param("forest", forest, CONSTRAINTS["forest"], note=NOTES["forest"])
+    n_classes = check_param("n_classes", n_classes, [Interval(Integral, 1, None)])
     names = list(names)
     weights = np.asarray(weights, dtype=float)
-    present = None
-    score = None
-    if forest is not None:
-        if forest == "bic":
-            if n is None:
-                raise StructureError("a BIC forest needs the number of rows n")
-            if states is None:
-                raise StructureError("a BIC forest needs the states of every variable")
-            k = np.array([len(s) for s in states], dtype=np.int64)
-            score = weights - bic_edge_penalty(k[:, None], k[None, :], n)
-        else:
-            score = weights - float(forest)
-        present = round_ties(score) > 0
-    chosen = spanning_tree_edges(weights if score is None else score, present)
-    # the graph is built as maximum_spanning_tree builds it (nodes, then the tree's
-    # edges in the order networkx's T.edges() lists Kruskal's tree), so that the
-    # edge order, which orient's ties and the saved files follow, is the same
-    order = nx.Graph()
-    order.add_nodes_from(names)
-    order.add_edges_from((names[i], names[j], {"ij": (i, j)}) for i, j in chosen)
-    T = nx.Graph()
-    if n is not None and np.ndim(n) == 0:
-        T.graph["n"] = n
-    T.add_nodes_from(
-        (name, {"states": list(states[j])} if states is not None else {})
-        for j, name in enumerate(names)
-    )
-    for u, v, (i, j) in order.edges(data="ij"):
-        attrs = {"weight": weights[i, j].item()}
-        if score is not None:
-            attrs["penalised_weight"] = score[i, j].item()
-        T.add_edge(u, v, **attrs)
-    return T
+    k = None if states is None else np.array([len(s) for s in states], dtype=np.int64)
+    required = forbidden = None
+    if whitelist or blacklist:
+        required, forbidden = edge_constraints(names, whitelist, blacklist)
+    chosen, score = _best_forest(weights, forest=forest, k=k, n=n, n_classes=n_classes,
+                                 required=required, forbidden=forbidden, names=names)
 
+    def attributes(i: int, j: int) -> dict:
+        if score is None:
+            return {"weight": weights[i, j].item()}
+        return {"weight": weights[i, j].item(), "penalised_weight": score[i, j].item()}
 
-#: The earlier name of :func:`spanning_skeleton` (from when it was the path for
-#: large d only); kept so that code calling it keeps working.
-tree_from_matrix = spanning_skeleton
+    nodes = [{"states": list(s)} for s in states] if states is not None else [{}] * len(names)
+    graph = {"n": n} if n is not None and np.ndim(n) == 0 else {}
+    return _forest_graph(names, nodes, chosen, attributes, graph)

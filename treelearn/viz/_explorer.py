@@ -28,7 +28,9 @@ click, so a view can be linked); the status line carries ``data-evidence``
 
 This module only reads a model (duck-typed: ``variables``, ``states``, ``parents()``,
 ``cpt()``, ``graph``; classifiers through ``model_`` or ``models_``), so ``TreeModel``
-and the classifiers can call it without an import cycle.
+and the classifiers can call it without an import cycle. The page's template, styles
+and script are package data: ``treelearn/viz/assets/explorer.html``, ``explorer.css``
+and ``explorer.js``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from collections.abc import Hashable, Mapping
+from functools import cache
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -352,370 +357,20 @@ def to_html(
     spec["evidence"] = preset
     # inside <script>, "<" is the only character that can end the block early
     data = json.dumps(spec, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
-    page = (
-        _TEMPLATE.replace("%TITLE%", html.escape(spec["title"]))
-        .replace("%CSS%", _CSS)
-        .replace("%JS%", _JS)
-        .replace("%DATA%", data)
-    )
+    parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
+             "JS": _asset("explorer.js"), "DATA": data}
+    # one pass over the template: what a part holds (a title "%JS%") is never expanded
+    page = _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html"))
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(page)
     return page
 
 
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>%TITLE%</title>
-<style>%CSS%</style>
-</head>
-<body>
-<div id="status"></div>
-<div id="canvas"><svg id="edges"></svg></div>
-<div id="tip"></div>
-<script type="application/json" id="treelearn-data">%DATA%</script>
-<script>%JS%</script>
-</body>
-</html>
-"""
+_PLACEHOLDER = re.compile(r"%(TITLE|CSS|JS|DATA)%")
 
-# the colours of draw.py: light blue boxes, darker roots, the class in orange
-_CSS = """
-body { font: 12px/1.3 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
-       margin: 0; color: #1d2733; background: #fff; }
-#status { position: sticky; top: 0; z-index: 3; background: #f6f8fa; border-bottom: 1px solid #d0d7de;
-          padding: 8px 16px; min-height: 20px; }
-#status h1 { display: inline; font-size: 13px; margin: 0 14px 0 0; }
-#status .ev { display: inline-block; background: #2f3e4e; color: #fff; border-radius: 10px;
-              padding: 1px 8px; margin-right: 6px; cursor: pointer; }
-#status button { font: inherit; margin-left: 6px; cursor: pointer; }
-#status .msg { color: #b3541e; margin-left: 10px; }
-#status .pe { color: #57606a; margin-left: 10px; white-space: nowrap; }
-#canvas { position: relative; margin: 0 auto; }
-#edges { position: absolute; left: 0; top: 0; z-index: 0; }
-#edges line { stroke: #2f3e4e; }
-.mark { display: inline-block; width: 8px; height: 8px; border-radius: 50%; background: #c98a5a;
-        margin-right: 5px; vertical-align: 1px; }
-.var { position: absolute; z-index: 1; box-sizing: border-box; background: #eaf1fb;
-       border: 1.3px solid #2f3e4e; border-radius: 7px; padding: 3px 8px 4px; overflow: hidden; }
-.var.root { background: #d3e3f7; }
-.var.cls { background: #fde0c5; border-color: #b3541e; }
-.var.observed { box-shadow: 0 0 0 3px #2f3e4e55; }
-.var .name { font-weight: 600; font-size: 13px; height: 19px; white-space: nowrap;
-             overflow: hidden; text-overflow: ellipsis; }
-.var.cls .name { color: #b3541e; }
-.st { display: flex; align-items: center; height: 17px; cursor: pointer; border-radius: 3px; }
-.st:hover { background: #ffffffaa; }
-.st.on { background: #2f3e4e; color: #fff; }
-.st .lab { flex: 1 1 auto; white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
-           padding-right: 6px; }
-.st .bar { flex: 0 0 70px; height: 10px; background: #ffffff; border: 1px solid #c5d3e3; }
-.st .bar i { display: block; height: 100%; background: #4a78b5; }
-.var.cls .st .bar i { background: #d07a3a; }
-.st .pct { flex: 0 0 46px; text-align: right; font-variant-numeric: tabular-nums; }
-#tip { position: absolute; z-index: 5; display: none; background: #fff; border: 1px solid #8a97a6;
-       box-shadow: 0 2px 8px #0003; padding: 6px 8px; pointer-events: none; max-width: 640px; }
-#tip table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-#tip th, #tip td { padding: 1px 6px; text-align: right; border-bottom: 1px solid #eee; }
-#tip th { background: #f6f8fa; }
-#tip caption { text-align: left; font-weight: 600; padding-bottom: 3px; }
-"""
 
-_JS = r"""
-"use strict";
-const S = JSON.parse(document.getElementById("treelearn-data").textContent);
-const V = S.variables, N = V.length;
-const K = V.map(v => v.states.length);
-for (const c of S.components) {
-  c.children = V.map(() => []);
-  c.parent.forEach((p, i) => { if (p >= 0) c.children[p].push(i); });
-}
-let evidence = {};  // variable index -> state index
-
-function sum(a) { let s = 0; for (const x of a) s += x; return s; }
-function scaleBy(a, s) { for (let i = 0; i < a.length; i++) a[i] /= s; }
-
-// one forest, evidence as indicator vectors: log P(evidence) and every marginal
-function forest(c, lam) {
-  const up = new Array(N), msg = new Array(N);
-  let logZ = 0;
-  for (let o = c.order.length - 1; o >= 0; o--) {  // leaves to roots
-    const v = c.order[o], k = K[v];
-    const b = lam[v] ? lam[v].slice() : new Array(k).fill(1);
-    for (const ch of c.children[v]) {
-      const m = msg[ch];
-      for (let x = 0; x < k; x++) b[x] *= m[x];
-      const top = Math.max(...b);  // rescaled, so that long products cannot underflow
-      if (top === 0) return null;
-      scaleBy(b, top); logZ += Math.log(top);
-    }
-    up[v] = b;
-    const T = c.cpt[v];
-    if (c.parent[v] >= 0) {
-      const m = T.map(row => { let s = 0; for (let x = 0; x < k; x++) s += row[x] * b[x]; return s; });
-      const t = sum(m);
-      if (t === 0) return null;
-      scaleBy(m, t); logZ += Math.log(t);
-      msg[v] = m;
-    } else {
-      let s = 0;
-      for (let x = 0; x < k; x++) s += T[0][x] * b[x];
-      if (s === 0) return null;
-      logZ += Math.log(s);
-    }
-  }
-  const pi = new Array(N), marg = new Array(N);
-  for (const v of c.order) {  // roots to leaves
-    const k = K[v], p = c.parent[v], T = c.cpt[v];
-    let prior;
-    if (p < 0) prior = T[0].slice();
-    else {
-      const q = pi[p].slice();
-      if (lam[p]) for (let y = 0; y < q.length; y++) q[y] *= lam[p][y];
-      for (const ch of c.children[p]) {
-        if (ch === v) continue;
-        for (let y = 0; y < q.length; y++) q[y] *= msg[ch][y];
-        const top = Math.max(...q);
-        if (top > 0) scaleBy(q, top);
-      }
-      prior = new Array(k).fill(0);
-      for (let y = 0; y < q.length; y++) {
-        if (q[y] === 0) continue;
-        for (let x = 0; x < k; x++) prior[x] += q[y] * T[y][x];
-      }
-    }
-    scaleBy(prior, sum(prior));
-    pi[v] = prior;
-    const m = prior.map((x, i) => x * up[v][i]);
-    scaleBy(m, sum(m));
-    marg[v] = m;
-  }
-  return { logZ: logZ, marg: marg };
-}
-
-// the whole model: one forest, or a mixture over the conditioner's states
-function infer(ev) {
-  const lam = V.map((v, i) => {
-    if (!(i in ev)) return null;
-    const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l;
-  });
-  const runs = [], logw = [];
-  S.components.forEach((c, j) => {
-    if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
-    if (!(c.weight > 0)) return;
-    const r = forest(c, lam);
-    if (r) { runs.push([j, r]); logw.push(Math.log(c.weight) + r.logZ); }
-  });
-  if (!runs.length) return null;
-  const top = Math.max(...logw);
-  const w = logw.map(x => Math.exp(x - top)), tw = sum(w);
-  const marg = V.map((v, i) => new Array(K[i]).fill(0));
-  runs.forEach(([j, r], n) => {
-    const a = w[n] / tw;
-    for (let i = 0; i < N; i++) {
-      if (i === S.cond) marg[i][j] += a;
-      else for (let x = 0; x < K[i]; x++) marg[i][x] += a * r.marg[i][x];
-    }
-  });
-  for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
-  return { logZ: top + Math.log(tw), marg: marg };
-}
-
-// ---------------------------------------------------------------- the page
-const canvas = document.getElementById("canvas"), svg = document.getElementById("edges");
-const tip = document.getElementById("tip"), status = document.getElementById("status");
-canvas.style.width = S.width + "px"; canvas.style.height = S.height + "px";
-svg.setAttribute("width", S.width); svg.setAttribute("height", S.height);
-const NS = "http://www.w3.org/2000/svg";
-let shownEdges = 0;
-
-function drawEdges() {
-  while (svg.firstChild) svg.removeChild(svg.firstChild);
-  for (const [u, v, kind, width] of S.edges[shownEdges]) {
-    if (kind === "class") continue;  // a mark on the box instead: lines would cross the boxes
-    const a = V[u], b = V[v], l = document.createElementNS(NS, "line");
-    const down = b.y >= a.y + a.h;
-    l.setAttribute("x1", a.x + a.w / 2); l.setAttribute("y1", down ? a.y + a.h : a.y + a.h / 2);
-    l.setAttribute("x2", b.x + b.w / 2); l.setAttribute("y2", down ? b.y : b.y + b.h / 2);
-    l.setAttribute("stroke-width", width);
-    if (kind === "class") l.setAttribute("class", "class");
-    svg.appendChild(l);
-  }
-}
-
-const classMarked = new Set(S.edges[0].filter(e => e[2] === "class").map(e => e[1]));
-const boxes = V.map((v, i) => {
-  const d = document.createElement("div");
-  d.className = "var" + (v.root ? " root" : "") + (v.cls ? " cls" : "");
-  d.dataset.variable = v.name;
-  Object.assign(d.style, { left: v.x + "px", top: v.y + "px", width: v.w + "px", height: v.h + "px" });
-  const t = document.createElement("div"); t.className = "name"; t.textContent = v.name;
-  t.title = v.name; d.appendChild(t);
-  if (classMarked.has(i)) {
-    const mk = document.createElement("span"); mk.className = "mark";
-    mk.title = V[S.cond].name + " is also a parent of " + v.name; t.prepend(mk);
-  }
-  v.states.forEach((s, x) => {
-    const r = document.createElement("div"); r.className = "st"; r.dataset.state = s;
-    r.innerHTML = '<span class="lab"></span><span class="bar"><i></i></span><span class="pct"></span>';
-    r.firstChild.textContent = s; r.firstChild.title = s;
-    r.addEventListener("click", () => toggle(i, x));
-    d.appendChild(r);
-  });
-  d.addEventListener("mouseenter", e => showCpt(i, e));
-  d.addEventListener("mousemove", moveTip);
-  d.addEventListener("mouseleave", () => { tip.style.display = "none"; });
-  canvas.appendChild(d);
-  return d;
-});
-
-function fmt(p) { return (100 * p).toFixed(p > 0 && p < 0.001 ? 3 : 1) + "%"; }
-
-function showCpt(i) {
-  const v = V[i], c = v.cpt;
-  let h = "<table><caption></caption><tr>";
-  for (const p of c.parents) h += "<th></th>";
-  for (const s of v.states) h += "<th></th>";
-  h += "</tr>";
-  for (const [ps, probs] of c.rows) {
-    h += "<tr>" + ps.map(() => "<td></td>").join("") + probs.map(() => "<td></td>").join("") + "</tr>";
-  }
-  if (c.total > c.rows.length) h += "<tr><td colspan=99>… " + (c.total - c.rows.length) + " more rows</td></tr>";
-  tip.innerHTML = h + "</table>";
-  // text through textContent: labels are data, never markup
-  tip.querySelector("caption").textContent = "P(" + v.name + (c.parents.length ? " | " + c.parents.join(", ") : "") + ")";
-  const ths = tip.querySelectorAll("th");
-  [...c.parents, ...v.states].forEach((t, n) => { ths[n].textContent = t; });
-  const trs = tip.querySelectorAll("tr");
-  c.rows.forEach(([ps, probs], r) => {
-    const tds = trs[r + 1].querySelectorAll("td");
-    ps.forEach((t, n) => { tds[n].textContent = t; tds[n].style.textAlign = "left"; });
-    probs.forEach((p, n) => { tds[ps.length + n].textContent = p.toFixed(4); });
-  });
-  tip.style.display = "block";
-}
-function moveTip(e) {
-  tip.style.left = (e.pageX + 14) + "px"; tip.style.top = (e.pageY + 14) + "px";
-}
-
-let message = "";
-function render() {
-  const r = infer(evidence);
-  V.forEach((v, i) => {
-    const m = r.marg[i], d = boxes[i];
-    d.dataset.marginal = JSON.stringify(m);
-    d.classList.toggle("observed", i in evidence);
-    d.querySelectorAll(".st").forEach((row, x) => {
-      row.querySelector("i").style.width = (100 * m[x]) + "%";
-      row.querySelector(".pct").textContent = fmt(m[x]);
-      row.classList.toggle("on", evidence[i] === x);
-    });
-  });
-  const named = {};
-  for (const i in evidence) named[V[i].name] = V[i].states[evidence[i]];
-  status.dataset.evidence = JSON.stringify(named);
-  status.dataset.logEvidence = String(r.logZ);
-  status.innerHTML = "<h1></h1>";
-  status.firstChild.textContent = S.title;
-  if (S.edge_labels.length) {
-    const sel = document.createElement("select");
-    S.edge_labels.forEach((l, j) => {
-      const o = document.createElement("option"); o.value = j;
-      o.textContent = "tree of " + V[S.cond].name + " = " + l; sel.appendChild(o);
-    });
-    sel.value = shownEdges;
-    sel.addEventListener("change", () => { shownEdges = +sel.value; drawEdges(); });
-    status.appendChild(sel);
-    status.appendChild(document.createTextNode(" "));
-  }
-  const keys = Object.keys(evidence);
-  if (!keys.length) status.appendChild(document.createTextNode("click a state to set evidence"));
-  for (const i of keys) {
-    const s = document.createElement("span"); s.className = "ev";
-    s.textContent = V[i].name + " = " + V[i].states[evidence[i]] + " ×";
-    s.title = "clear"; s.addEventListener("click", () => toggle(+i, evidence[i]));
-    status.appendChild(s);
-  }
-  if (keys.length) {
-    const b = document.createElement("button"); b.textContent = "clear all";
-    b.addEventListener("click", () => { evidence = {}; changed(); });
-    status.appendChild(b);
-    const pe = document.createElement("span"); pe.className = "pe";
-    pe.textContent = "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
-    status.appendChild(pe);
-  }
-  if (classMarked.size) {
-    const s = document.createElement("span"); s.className = "pe";
-    s.innerHTML = '<span class="mark"></span>'; s.appendChild(document.createTextNode(
-      "the class " + V[S.cond].name + " is also a parent of these"));
-    status.appendChild(s);
-  }
-  if (message) {
-    const s = document.createElement("span"); s.className = "msg"; s.textContent = message;
-    status.appendChild(s);
-  }
-}
-
-function fragment() {
-  const items = Object.keys(evidence).map(i =>
-    encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]]));
-  return items.length ? "#evidence=" + items.join(",") : "";
-}
-function changed() {
-  message = "";
-  const f = fragment();
-  try { history.replaceState(null, "", f || location.pathname + location.search); } catch (e) { /* file: pages may refuse */ }
-  render();
-}
-function toggle(i, x) {
-  const next = Object.assign({}, evidence);
-  if (next[i] === x) delete next[i]; else next[i] = x;
-  if (!infer(next)) {
-    message = V[i].name + " = " + V[i].states[x] + " is impossible with this evidence";
-    render(); return;
-  }
-  evidence = next; changed();
-}
-
-// "#evidence=var:state,var:state" (names may be percent-encoded; a ":" inside a name is
-// found by trying every split against the model's names)
-function parse(hash) {
-  const out = {}, bad = [];
-  const part = hash.replace(/^#/, "").split("&").find(p => p.startsWith("evidence="));
-  if (!part) return [out, bad];
-  for (const item of part.slice(9).split(",")) {
-    if (!item) continue;
-    let found = false;
-    for (let at = item.indexOf(":"); at >= 0 && !found; at = item.indexOf(":", at + 1)) {
-      let name, state;
-      try { name = decodeURIComponent(item.slice(0, at)); state = decodeURIComponent(item.slice(at + 1)); }
-      catch (e) { continue; }
-      const i = V.findIndex(v => v.name === name);
-      if (i < 0) continue;
-      const x = V[i].states.indexOf(state);
-      if (x < 0) continue;
-      out[i] = x; found = true;
-    }
-    if (!found) bad.push(item);
-  }
-  return [out, bad];
-}
-function load() {
-  let [ev, bad] = parse(location.hash);
-  if (!location.hash) {
-    ev = {};
-    for (const [name, state] of Object.entries(S.evidence)) {
-      const i = V.findIndex(v => v.name === name); ev[i] = V[i].states.indexOf(state);
-    }
-  }
-  if (!infer(ev)) { bad.push("the evidence has probability zero"); ev = {}; }
-  evidence = ev;
-  message = bad.length ? "ignored: " + bad.join(", ") : "";
-  render();
-}
-window.addEventListener("hashchange", load);
-drawEdges();
-load();
-"""
+@cache
+def _asset(name: str) -> str:
+    """A file of the page (package data in ``treelearn/viz/assets``), read once."""
+    return resources.files(__package__).joinpath("assets").joinpath(name).read_text(encoding="utf-8")
