@@ -52,6 +52,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import alarm_sample, machine, pin_blas, print_table, row, timeit, write_json
 
 import treelearn as tl
+from treelearn.sources._count import count_by_class
+from treelearn.stats._information import conditional_mutual_information_matrix
+from treelearn.structure._trees import spanning_skeleton
 
 BENCH = "classify"
 CLASS = "HYPOVOLEMIA"
@@ -130,10 +133,10 @@ def accuracy_rows(folds: int) -> list[dict]:
 # ---------------------------------------------------------------------- speed
 def tan_structure_only(X: pd.DataFrame, y: pd.Series, root=None):
     """What pgmpy's TreeSearch('tan') does: encode, class-wise counts, conditional MI, tree, DAG."""
-    stats = tl.count_by_class(X, y)
+    stats = count_by_class(X, y)
     d = len(stats.columns) - 1
-    cmi = tl.conditional_mutual_information_matrix(stats.per_class)[:d, :d]
-    tree = tl.spanning_skeleton(list(stats.columns[:d]), cmi, stats.states[:d])
+    cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+    tree = spanning_skeleton(list(stats.columns[:d]), cmi, stats.states[:d])
     return tl.tan_structure(tree, stats.columns[-1], stats.columns[0] if root is None else root)
 
 

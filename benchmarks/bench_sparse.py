@@ -80,7 +80,10 @@ def main(argv=None) -> list[dict]:
     learn = timeit(lambda: tl.chow_liu(X, names=cols), repeat=1, warmup=0)
     model = learn["result"]
     # where the time goes: counting (the sparse product), the tree, the rest (CPTs, model)
-    from treelearn.structure._sparse_chow_liu import sparse_binary_statistics, sparse_spanning_skeleton
+    from treelearn.structure._sparse_chow_liu import (
+        sparse_binary_statistics,
+        sparse_spanning_skeleton,
+    )
 
     counting = timeit(lambda: sparse_binary_statistics(X, cols), repeat=1, warmup=0)
     stats = counting.pop("result")

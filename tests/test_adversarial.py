@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import treelearn as tl
 from treelearn.cli._main import main
+from treelearn.encoding._table import encode
+from treelearn.sources._count import count
 from treelearn.sources._files import MIN_CHUNK_ROWS, iter_chunks
 from treelearn.viz._draw import layout
 
@@ -64,11 +66,11 @@ def test_learner_options_have_one_wording():
            tl.mi_graph, DF, kind="poisson")
     expect(tl.TreelearnError, "missing == 'skip', must be one of", tl.mi_graph, DF, missing="skip")
     expect(tl.TreelearnError, "unseen == 'drop', must be one of 'error', 'ignore'",
-           tl.encode, DF, unseen="drop")
-    expect(tl.TreelearnError, "max_states == True, must be an integer >= 1", tl.encode, DF,
+           encode, DF, unseen="drop")
+    expect(tl.TreelearnError, "max_states == True, must be an integer >= 1", encode, DF,
            max_states=True)
-    assert tl.encode(DF, max_states=np.int64(2)).states[0] == ("x", "y")
-    stats = tl.count(DF.astype(object).mask(DF.index.to_series() == 0, None), missing="pairwise")
+    assert encode(DF, max_states=np.int64(2)).states[0] == ("x", "y")
+    stats = count(DF.astype(object).mask(DF.index.to_series() == 0, None), missing="pairwise")
     for bad in ({"max_iter": True}, {"max_iter": 0}, {"max_iter": 2.0}, {"tol": -1.0},
                 {"tol": float("nan")}):
         name, value = next(iter(bad.items()))

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import treelearn as tl
+from treelearn.encoding._table import Table, encode
 from treelearn.stats._counts import pair_counts
 
 
@@ -33,7 +33,7 @@ def _mixed_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
 def test_blocks_equal_crosstabs(chunk_rows):
     rng = np.random.default_rng(0)
     df = _mixed_frame(500, rng)
-    table = tl.encode(df)
+    table = encode(df)
     pc = pair_counts(table, chunk_rows=chunk_rows)
     assert pc.n_rows == 500
     for (i, a), (j, b) in itertools.product(enumerate(df.columns), repeat=2):
@@ -59,7 +59,7 @@ def test_pairwise_missing_counts_equal_pairwise_complete_crosstabs(chunk_rows):
     for col, frac in zip(df.columns, [0.1, 0.2, 0.05, 0.3, 0.15]):
         holes = rng.random(len(df)) < frac
         df.loc[holes, col] = [None, np.nan, pd.NA][int(rng.integers(0, 3))]
-    table = tl.encode(df, missing="pairwise")
+    table = encode(df, missing="pairwise")
     assert table.n_rows == 400
     assert ((table.codes < 0) == df.isna().to_numpy()).all()
     pc = pair_counts(table, chunk_rows=chunk_rows)
@@ -78,7 +78,7 @@ def test_counts_exact_for_many_rows_in_one_chunk():
     n = 300_000
     codes = np.zeros((n, 2), dtype=np.int8)
     codes[: n // 3, 1] = 1
-    table = tl.Table(codes=codes, columns=("a", "b"), states=((0,), (0, 1)))
+    table = Table(codes=codes, columns=("a", "b"), states=((0,), (0, 1)))
     pc = pair_counts(table)
     assert pc.block(0, 1).tolist() == [[n - n // 3, n // 3]]
 
@@ -86,9 +86,9 @@ def test_counts_exact_for_many_rows_in_one_chunk():
 def test_counts_add():
     rng = np.random.default_rng(2)
     df = pd.DataFrame({"a": rng.integers(0, 3, 100), "b": rng.integers(0, 2, 100)})
-    t = tl.encode(df)
+    t = encode(df)
     whole = pair_counts(t)
-    first = pair_counts(tl.Table(t.codes[:40], t.columns, t.states))
-    second = pair_counts(tl.Table(t.codes[40:], t.columns, t.states))
+    first = pair_counts(Table(t.codes[:40], t.columns, t.states))
+    second = pair_counts(Table(t.codes[40:], t.columns, t.states))
     summed = first + second
     assert np.array_equal(summed.joint, whole.joint) and summed.n_rows == 100

@@ -14,6 +14,7 @@ import pytest
 from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
+from treelearn.encoding._table import encode
 from treelearn.sources._dask import class_pair_counts_dask, is_dask_dataframe, is_dask_series
 from treelearn.stats._counts import class_pair_counts, pair_counts
 
@@ -113,7 +114,7 @@ def test_class_conditional_counts_equal_pandas(client):
     ddf = dd.from_pandas(df, npartitions=3)
     per_class, columns, states, _ = class_pair_counts_dask(ddf.drop(columns="y"), ddf["y"])
     assert columns == tuple(df.columns) and states[-1] == ("no", "yes")
-    expected = class_pair_counts(tl.encode(df), class_index=4)
+    expected = class_pair_counts(encode(df), class_index=4)
     assert len(per_class) == len(expected) == 2
     for ours, theirs in zip(per_class, expected):
         np.testing.assert_array_equal(ours.joint, theirs.joint)
@@ -121,7 +122,7 @@ def test_class_conditional_counts_equal_pandas(client):
     # rows of class "yes", counted by pandas
     yes = df[df["y"] == "yes"]
     np.testing.assert_array_equal(per_class[1].block(0, 3), pd.crosstab(yes["a"], yes["d"]).to_numpy())
-    np.testing.assert_array_equal(per_class[1].joint, pair_counts(tl.encode(yes, states=dict(zip(columns, states)))).joint)
+    np.testing.assert_array_equal(per_class[1].joint, pair_counts(encode(yes, states=dict(zip(columns, states)))).joint)
 
 
 def test_detection_without_importing_dask(client):

@@ -11,6 +11,7 @@ import pytest
 from conftest import random_dependent_frame
 
 import treelearn as tl
+from treelearn.encoding._table import encode
 
 
 # ---------------------------------------------------------------- dtypes and states
@@ -24,7 +25,7 @@ def test_states_of_each_dtype():
         "u8": np.array([1, 0, 1, 1], dtype=np.uint8),
         "float": [2.0, 1.0, 2.0, 0.0],
     })
-    t = tl.encode(df)
+    t = encode(df)
     assert t.columns == tuple(df.columns)
     assert t.states == (
         ("a", "b", "c"),            # sorted
@@ -68,7 +69,7 @@ def test_learning_accepts_every_discrete_dtype():
 
 def test_integer_valued_float_with_nan_is_accepted():
     df = pd.DataFrame({"a": [1.0, 2.0, np.nan, 2.0], "b": [0, 1, 1, 0]})
-    t = tl.encode(df, missing="pairwise")
+    t = encode(df, missing="pairwise")
     assert t.states[0] == (1.0, 2.0)
     assert t.codes[:, 0].tolist() == [0, 1, -1, 1]
 
@@ -91,7 +92,7 @@ def test_declared_unobserved_categories_are_states():
 
 def test_decode_round_trip():
     df = pd.DataFrame({"a": ["x", "y", None], "b": pd.Categorical(["p", None, "q"])})
-    t = tl.encode(df, missing="pairwise")
+    t = encode(df, missing="pairwise")
     back = t.decode()
     assert back["a"].tolist()[:2] == ["x", "y"] and back["a"].isna().tolist() == [False, False, True]
     assert back["a"].dtype == df["a"].dtype
@@ -122,18 +123,18 @@ def test_missing_error_names_columns_and_counts():
 
 def test_missing_drop():
     df = _holey_frame()
-    t = tl.encode(df, missing="drop")
+    t = encode(df, missing="drop")
     assert t.n_rows == 2
     assert t.states[0] == ("x", "y") and t.states[1] == (1.0,)
     m = tl.chow_liu(df, missing="drop")
     assert m.n_rows == 2
     all_missing = pd.DataFrame({"a": [None, "x"], "b": [1, None]})
     with pytest.raises(tl.EmptyDataError, match="pairwise"):
-        tl.encode(all_missing, missing="drop")
+        encode(all_missing, missing="drop")
 
 
 def test_missing_pairwise_codes():
-    t = tl.encode(_holey_frame(), missing="pairwise")
+    t = encode(_holey_frame(), missing="pairwise")
     assert t.n_rows == 5
     assert (t.codes < 0).tolist() == _holey_frame().isna().to_numpy().tolist()
     assert t.states[2] == (1, 2)
@@ -142,12 +143,12 @@ def test_missing_pairwise_codes():
 def test_a_column_with_nothing_observed():
     df = pd.DataFrame({"a": [0, 1, 0], "empty": [None, None, None]})
     with pytest.raises(tl.EmptyDataError, match="'empty'"):
-        tl.encode(df, missing="pairwise")
+        encode(df, missing="pairwise")
 
 
 def test_bad_missing_option():
     with pytest.raises(ValueError):
-        tl.encode(pd.DataFrame({"a": [1]}), missing="ignore")
+        encode(pd.DataFrame({"a": [1]}), missing="ignore")
 
 
 # ---------------------------------------------------------------- bad input
@@ -177,7 +178,7 @@ def test_many_state_numeric_column():
     assert "discretize" in str(err.value)
     # raising the limit accepts it
     with pytest.warns(tl.NumericColumnWarning, match="'id' has 500 distinct numbers"):
-        assert tl.encode(df, max_states=500).states[1][-1] == 499
+        assert encode(df, max_states=500).states[1][-1] == 499
     strings = pd.DataFrame({"name": [f"n{i}" for i in range(150)]})
     with pytest.raises(tl.TooManyStatesError, match="'name'"):
         tl.chow_liu(strings)
@@ -211,7 +212,7 @@ def test_unknown_columns():
     with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
         tl.chow_liu(df, root="zz")
     with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
-        tl.encode(df, states={"zz": [0, 1]})
+        encode(df, states={"zz": [0, 1]})
     with pytest.raises(KeyError):  # also a KeyError for callers that catch that
         tl.chow_liu(df, root="zz")
 
@@ -219,9 +220,9 @@ def test_unknown_columns():
 def test_unseen_state_against_given_states():
     df = pd.DataFrame({"a": ["x", "y", "w"]})
     with pytest.raises(tl.UnseenStateError, match="'a'") as err:
-        tl.encode(df, states={"a": ["x", "y"]})
+        encode(df, states={"a": ["x", "y"]})
     assert "'w'" in str(err.value)
-    t = tl.encode(df, states={"a": ["x", "y"]}, unseen="ignore")
+    t = encode(df, states={"a": ["x", "y"]}, unseen="ignore")
     assert t.codes[:, 0].tolist() == [0, 1, -1]
 
 
@@ -234,7 +235,7 @@ def test_every_error_is_a_value_error():
 
 def test_non_dataframe_input():
     with pytest.raises(TypeError, match="DataFrame"):
-        tl.encode(np.zeros((3, 2)))
+        encode(np.zeros((3, 2)))
 
 
 # ---------------------------------------------------------------- discretize
@@ -337,11 +338,11 @@ def test_read_data_csv(tmp_path):
 def test_given_states_do_not_confuse_bools_with_numbers():
     # pandas hashes True like 1: a bool column must still reject 0/1 and an int column True/False
     with pytest.raises(tl.UnseenStateError, match="'flag'"):
-        tl.encode(pd.DataFrame({"flag": [1, 0]}), states={"flag": [False, True]})
+        encode(pd.DataFrame({"flag": [1, 0]}), states={"flag": [False, True]})
     with pytest.raises(tl.UnseenStateError, match="'count'"):
-        tl.encode(pd.DataFrame({"count": [True, False]}), states={"count": [0, 1]})
+        encode(pd.DataFrame({"count": [True, False]}), states={"count": [0, 1]})
     # a whole-number float still matches its integer state (an int column that met a NaN)
-    table = tl.encode(pd.DataFrame({"count": [1.0, 0.0]}), states={"count": [0, 1]})
+    table = encode(pd.DataFrame({"count": [1.0, 0.0]}), states={"count": [0, 1]})
     assert table.codes[:, 0].tolist() == [1, 0]
 
 
@@ -350,7 +351,7 @@ def test_int64_columns_whose_range_overflows_int64():
     big = 2**62
     df = pd.DataFrame({"id": np.array([0, big, -big, 5, big], dtype=np.int64),
                        "b": np.array([0, 1, 0, 1, 1], dtype=np.int64)})
-    t = tl.encode(df)
+    t = encode(df)
     assert t.states == ((-big, 0, 5, big), (0, 1))  # sorted distinct values, by hand
     assert t.codes[:, 0].tolist() == [1, 3, 0, 2, 3]
     assert t.codes[:, 1].tolist() == [0, 1, 0, 1, 1]
@@ -365,7 +366,7 @@ def test_int64_columns_whose_range_overflows_int64():
 def test_given_states_that_cannot_be_states(given, match):
     df = pd.DataFrame({"a": ["x", "y", "x"], "b": [0, 1, 1]})
     with pytest.raises(tl.TreelearnError, match=f"column 'a'.*{match}"):
-        tl.encode(df, states={"a": given})
+        encode(df, states={"a": given})
     with pytest.raises(tl.TreelearnError, match="column 'a'"):
         tl.chow_liu(df, states={"a": given})
 
@@ -387,7 +388,7 @@ def _notes(df, **kwargs):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = tl.encode(df, **kwargs)
+        table = encode(df, **kwargs)
     notes = [w.message for w in caught if isinstance(w.message, tl.NumericColumnWarning)]
     return table, notes
 
@@ -418,9 +419,9 @@ def test_integers_and_dates_get_a_note_above_20_distinct_values():
 def test_integers_on_both_sides_of_max_states():
     df = pd.DataFrame({"n": np.arange(30)})
     with pytest.warns(tl.NumericColumnWarning, match="'n'"):  # 30 > 20 values: a note
-        assert tl.encode(df, max_states=30).states[0][-1] == 29
+        assert encode(df, max_states=30).states[0][-1] == 29
     with pytest.raises(tl.TooManyStatesError, match="'n'") as err:
-        tl.encode(df, max_states=29)
+        encode(df, max_states=29)
     assert err.value.column == "n" and err.value.n_states == 30
     assert set(err.value.fixes) == {"discretize", "drop", "max_states"}
     assert "raise max_states (to 30 or more)" in str(err.value)
@@ -439,19 +440,19 @@ def test_floats_with_repeated_values_are_categories_with_a_note():
         assert f"taken as {k} categories" in str(notes[0])
     # 21 repeated values: many-valued floats are refused
     with pytest.raises(tl.NumericColumnError, match="'dose'") as err:
-        tl.encode(pd.DataFrame({"dose": _repeated(np.arange(21) + 0.5)}))
+        encode(pd.DataFrame({"dose": _repeated(np.arange(21) + 0.5)}))
     assert "discretize" in err.value.fixes and "tl.discretize" in str(err.value)
     # a value seen once: refused, naming it (6 values, 5 repeated, 0.25 once)
     once = pd.DataFrame({"dose": [*_repeated([0.5, 1.5, 2.5, 3.5, 4.5]), 0.25]})
     with pytest.raises(tl.NumericColumnError, match="'dose'") as err:
-        tl.encode(once)
+        encode(once)
     assert err.value.values == [0.25] and "seen once" in str(err.value)
     # the limit is max_states when that is lower than 20
     six = pd.DataFrame({"dose": _repeated(np.arange(6) + 0.5)})
     with pytest.warns(tl.NumericColumnWarning, match="'dose'"):
-        assert tl.encode(six, max_states=6).states[0][-1] == 5.5
+        assert encode(six, max_states=6).states[0][-1] == 5.5
     with pytest.raises(tl.NumericColumnError, match="'dose'"):
-        tl.encode(six, max_states=5)
+        encode(six, max_states=5)
     # a Categorical of the same floats is declared: no note
     assert _notes(six.astype("category"))[1] == []
 

@@ -12,8 +12,12 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
+from treelearn.encoding._table import encode
 from treelearn.learners._chow_liu import build_model, chow_liu_from_counts
 from treelearn.learners._em import chow_liu_em, expected_counts, fit_cpts_em, forest_posteriors
+from treelearn.sources._count import count
+from treelearn.stats._counts import PairCounts
+from treelearn.stats._information import mutual_information_matrix
 from treelearn.stats._settings import LearningSettings
 
 
@@ -138,7 +142,7 @@ def test_fit_cpts_em_follows_brute_force_em_step_by_step(tiny):
     alpha = 0.5
     start = tl.fit_cpts(structure, data, alpha=alpha, missing="pairwise")
     codes = start.encode(data).codes.astype(np.int64)
-    stats = tl.count(data, missing="pairwise")
+    stats = count(data, missing="pairwise")
     build = partial(build_model, settings=LearningSettings(alpha=alpha))
     brute = start
     for steps in (1, 2, 5):
@@ -184,14 +188,14 @@ def test_structural_em_expected_pairs_choose_the_tree_of_brute_force(tiny):
     start = tl.chow_liu(data, missing="pairwise", alpha=0)
     codes = start.encode(data).codes.astype(np.int64)
     brute, _ = brute_expected_pairs(start, codes)
-    pairs = tl.PairCounts(brute, start.counts.cardinalities, 80.0)
-    mi = tl.mutual_information_matrix(pairs)
+    pairs = PairCounts(brute, start.counts.cardinalities, 80.0)
+    mi = mutual_information_matrix(pairs)
     G = nx.Graph()
     for i, j in itertools.combinations(range(4), 2):
         G.add_edge(data.columns[i], data.columns[j], weight=mi[i, j])
     expected_tree = {frozenset(e) for e in nx.maximum_spanning_tree(G).edges}
     # the first M-step of structural EM is the maximum spanning tree of the expected MI
-    first = chow_liu_em(tl.count(data, missing="pairwise"),
+    first = chow_liu_em(count(data, missing="pairwise"),
                         partial(chow_liu_from_counts, settings=LearningSettings(alpha=0)),
                         max_iter=1)
     assert {frozenset(e) for e in first.graph.to_undirected().edges} == expected_tree
@@ -210,7 +214,7 @@ def test_em_needs_a_forest_and_rows_in_memory(tmp_path):
     with pytest.raises(tl.StructureError, match="'c'"):
         tl.fit_cpts(collider, df, missing="em")
     with pytest.raises(tl.TreelearnError, match="missing"):
-        tl.encode(df, missing="em")
+        encode(df, missing="em")
     df_before = df.copy()
     tl.chow_liu(df, missing="em", alpha=1.0)
     assert df.equals(df_before)

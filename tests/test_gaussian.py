@@ -15,6 +15,7 @@ from scipy import stats
 
 import treelearn as tl
 from treelearn._base.errors import ColumnNotFoundError, MissingValuesError, TreelearnError
+from treelearn.encoding._table import encode
 
 
 def _data(n=400, d=5, seed=0) -> pd.DataFrame:
@@ -292,7 +293,7 @@ def test_a_text_column_is_named_with_the_fix_whatever_the_kind(tmp_path):
         tl.mi_graph("datasets/asia.csv", kind="gaussian")
     for bad, match in ((np.array([1.0, 2.0]), "Reshape your data"),
                        (np.ones((3, 2)) * 1j, "Complex data not supported"),
-                       (tl.encode(pd.DataFrame({"a": [0, 1]})), "holds category codes"),
+                       (encode(pd.DataFrame({"a": [0, 1]})), "holds category codes"),
                        (None, "NoneType")):
         with pytest.raises(tl.TreelearnError, match=match):
             tl.gaussian_chow_liu(bad)

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import mutual_info_score
 
 import treelearn as tl
+from treelearn.encoding._table import encode
 from treelearn.stats._counts import pair_counts
+from treelearn.stats._information import entropies, mutual_information_matrix
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -21,7 +23,7 @@ def test_mi_matrix_equals_sklearn_on_every_pair(seed):
     rng = np.random.default_rng(seed)
     cards = [2, 3, 4, 5, 2, 3, 7]
     df = random_dependent_frame(int(rng.integers(50, 2000)), cards, rng)
-    mi = tl.mutual_information_matrix(pair_counts(tl.encode(df)))
+    mi = mutual_information_matrix(pair_counts(encode(df)))
     d = len(cards)
     assert mi.shape == (d, d)
     assert np.all(np.diag(mi) == 0)
@@ -50,7 +52,7 @@ def test_mi_of_string_and_bool_columns_equals_sklearn():
 def test_entropies_by_hand():
     rng = np.random.default_rng(4)
     df = random_dependent_frame(333, [2, 3, 4, 6], rng)
-    h = tl.entropies(pair_counts(tl.encode(df)))
+    h = entropies(pair_counts(encode(df)))
     for j, c in enumerate(df.columns):
         assert h[j] == pytest.approx(entropy_ref(df[c]), abs=1e-13)
 
@@ -59,8 +61,8 @@ def test_mi_identities():
     rng = np.random.default_rng(5)
     a = rng.integers(0, 4, 500)
     df = pd.DataFrame({"a": a, "copy": a.copy(), "noise": rng.integers(0, 3, 500), "k": 1})
-    mi = tl.mutual_information_matrix(pair_counts(tl.encode(df)))
-    h = tl.entropies(pair_counts(tl.encode(df)))
+    mi = mutual_information_matrix(pair_counts(encode(df)))
+    h = entropies(pair_counts(encode(df)))
     assert mi[0, 1] == pytest.approx(h[0], abs=1e-13)  # I(X; X) = H(X)
     assert np.all(mi[3] == 0) and np.all(mi[:, 3] == 0)  # a constant shares nothing
     assert h[3] == 0

@@ -18,7 +18,7 @@ import pytest
 
 import treelearn as tl
 from treelearn.learners._em import expected_counts
-from treelearn.stats._counts import drop_round_off
+from treelearn.stats._counts import PairCounts, drop_round_off
 
 
 def implication_frame(seed: int, n: int = 12_000, d: int = 30) -> pd.DataFrame:
@@ -131,7 +131,7 @@ def test_structural_em_on_asia_with_masked_cells(mask):
 
 def test_pair_counts_clip_negative_round_off_without_touching_the_callers_array():
     joint = np.array([[2.0, -1e-17], [-1e-17, 1.0]])
-    pc = tl.PairCounts(joint, np.array([2]), 3.0)
+    pc = PairCounts(joint, np.array([2]), 3.0)
     assert pc.joint.tolist() == [[2.0, 0.0], [0.0, 1.0]]
     assert joint[0, 1] == -1e-17
 
@@ -170,4 +170,4 @@ def test_a_nan_spanning_tree_weight_is_a_treelearn_error():
 
 def test_non_finite_counts_are_refused():
     with pytest.raises(tl.TreelearnError, match="NaN or infinite"):
-        tl.PairCounts(np.array([[np.nan]]), np.array([1]), 1.0)
+        PairCounts(np.array([[np.nan]]), np.array([1]), 1.0)

@@ -22,6 +22,8 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 
 import treelearn as tl
 from treelearn.classifiers._seminaive import kdb_parents
+from treelearn.sources._count import count
+from treelearn.stats._information import mutual_information_matrix
 from treelearn.structure._trees import penalised_forest, spanning_skeleton
 
 
@@ -312,8 +314,8 @@ def test_chow_liu_aic_forest_is_brute_force_best():
 
 def test_bic_and_aic_forests_of_the_matrix_and_the_graph_agree():
     X, _ = dependent_data(50, 6, seed=32)
-    stats = tl.count(X)
-    mi = tl.mutual_information_matrix(stats.counts)
+    stats = count(X)
+    mi = mutual_information_matrix(stats.counts)
     for score in ("bic", "aic"):
         a = penalised_forest(tl.mi_graph(X), score)
         b = spanning_skeleton(list(X.columns), mi, stats.states, forest=score, n=len(X))

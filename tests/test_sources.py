@@ -13,7 +13,7 @@ from sklearn.naive_bayes import GaussianNB
 
 import treelearn as tl
 from treelearn.encoding._table import encode
-from treelearn.sources._count import in_memory_table
+from treelearn.sources._count import count, count_by_class, in_memory_table
 from treelearn.sources._gaussian import (
     gaussian_statistics,
     gaussian_statistics_by_class,
@@ -318,7 +318,7 @@ def test_rows_in_memory_from_every_kind_are_the_encoded_table(tmp_path):
     S = sp.csr_matrix(np.array([[1, 0, 1], [0, 0, 1], [1, 0, 1]]))
     t = in_memory_table(S, learner="L", names=["p", "q", "r"])
     dense = encode(pd.DataFrame(S.toarray(), columns=["p", "q", "r"]))
-    assert t.states == dense.states == tl.count(S, names=["p", "q", "r"]).states
+    assert t.states == dense.states == count(S, names=["p", "q", "r"]).states
     np.testing.assert_array_equal(t.codes, dense.codes)
     # an array: the table of its columns x0, x1, ..., as a DataFrame of them gives it
     A = np.array([[1, 0], [0, 2], [1, 2]])
@@ -332,24 +332,24 @@ def test_rows_in_memory_from_every_kind_are_the_encoded_table(tmp_path):
 
 def test_count_takes_names_for_sparse_variables_only():
     S = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1]]))
-    assert tl.count(S, names=["u", "v"]).columns == ("u", "v")
+    assert count(S, names=["u", "v"]).columns == ("u", "v")
     with pytest.raises(tl.InputTypeError, match="names= names the variables"):
-        tl.count(pd.DataFrame({"a": [1]}), names=["a"])
+        count(pd.DataFrame({"a": [1]}), names=["a"])
     with pytest.raises(tl.InputTypeError, match=r"\(ndarray\): wrap arrays with pd.DataFrame"):
-        tl.count(np.zeros((2, 2)))
+        count(np.zeros((2, 2)))
 
 
 def test_count_by_class_reads_a_file_whole_with_its_class_column(tmp_path):
     df = pd.DataFrame({"x": ["a", "b", "b", "a", "b"], "c": [0, 1, 1, 0, 0], "w": [1, 2, 1, 0, 1]})
     df.to_csv(tmp_path / "t.csv", index=False)
-    from_file = tl.count_by_class(tmp_path / "t.csv", "c", sample_weight="w")
-    in_memory = tl.count_by_class(df[["x"]], df["c"], sample_weight=df["w"])
+    from_file = count_by_class(tmp_path / "t.csv", "c", sample_weight="w")
+    in_memory = count_by_class(df[["x"]], df["c"], sample_weight=df["w"])
     assert from_file.columns == in_memory.columns and from_file.states == in_memory.states
     np.testing.assert_array_equal(from_file.family_counts([0, 1]), in_memory.family_counts([0, 1]))
     with pytest.raises(tl.ClassLabelError, match="name of its class column"):
-        tl.count_by_class(tmp_path / "t.csv", [0, 1, 1, 0, 0])
+        count_by_class(tmp_path / "t.csv", [0, 1, 1, 0, 0])
     with pytest.raises(tl.InputTypeError, match=r"scipy\.sparse matrix"):
-        tl.count_by_class(sp.csr_matrix(np.eye(3)), [0, 1, 0])
+        count_by_class(sp.csr_matrix(np.eye(3)), [0, 1, 0])
 
 
 def test_scoring_needs_rows_in_memory_and_says_so(tmp_path):

@@ -110,8 +110,9 @@ def bdeu_edge_weights(
 
     Examples
     --------
-    >>> import pandas as pd, treelearn as tl
-    >>> pc = tl.count(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).counts
+    >>> import pandas as pd
+    >>> from treelearn.sources._count import count
+    >>> pc = count(pd.DataFrame({"a": [0, 1], "b": [0, 1]})).counts
     >>> log_ml, log_w = bdeu_edge_weights(pc, equivalent_sample_size=2.0)
     >>> # ML_a = Γ(2)/Γ(4) Γ(2)^2/Γ(1)^2 = 1/6; ML_ab = Γ(2)/Γ(4) Γ(1.5)^2/Γ(.5)^2 = 1/24
     >>> np.round(np.exp(log_ml), 12).tolist(), round(float(np.exp(log_w[0, 1])), 12)
