@@ -278,8 +278,71 @@ def test_unknown_classifier_class(asia, tmp_path):
 
 
 def test_save_rejects_other_objects(tmp_path):
-    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel or a treelearn estimator"):
+    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel, a TreePosterior or a "
+                                        "treelearn estimator"):
         tl.save({"a": 1}, tmp_path / "x.json")
+
+
+# ------------------------------------------------------------------ every model kind
+def _model_and_answers(kind):
+    """(a fitted model of ``kind``, a function of it whose values a copy must reproduce)."""
+    asia = pd.read_csv("datasets/asia.csv").head(2000)
+    rows = asia.mask(np.random.default_rng(0).random(asia.shape) < 0.2).head(300)
+    if kind == "tree":
+        return tl.chow_liu(asia), lambda m: (m.log_likelihood(rows, per_row=True),
+                                             m.predict_proba(rows, "lung").to_numpy())
+    if kind == "dag":  # a network that is no one-conditioner forest (variable elimination)
+        import networkx as nx
+        dag = nx.DiGraph([("smoke", "lung"), ("smoke", "bronc"), ("lung", "either"),
+                          ("tub", "either"), ("either", "xray"), ("bronc", "dysp"),
+                          ("either", "dysp")])
+        return tl.fit_cpts(dag, asia), lambda m: m.log_likelihood(rows, per_row=True)
+    if kind == "gaussian":
+        from sklearn.datasets import load_wine
+        X = load_wine(as_frame=True).data
+        return tl.gaussian_chow_liu(X), lambda m: (m.log_likelihood(X, per_row=True),
+                                                   m.query(["proline"], {"alcohol": 14.0}).mean)
+    if kind == "posterior":
+        return tl.tree_posterior(asia), lambda m: (m.edge_posterior_matrix,
+                                                   m.log_likelihood(rows, per_row=True))
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["tree", "dag", "gaussian", "posterior"])
+def test_every_model_kind_round_trips(kind, tmp_path):
+    import pickle
+
+    import joblib
+
+    model, answers = _model_and_answers(kind)
+    expected = answers(model)
+    tl.save(model, tmp_path / "m.json")
+    joblib.dump(model, tmp_path / "m.joblib")
+    for back in (tl.load(tmp_path / "m.json"), pickle.loads(pickle.dumps(model)),
+                 joblib.load(tmp_path / "m.joblib")):
+        assert type(back) is type(model)
+        got = answers(back)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_a_tampered_tree_posterior_file_is_refused(tmp_path):
+    post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
+    good = post.to_dict()
+    bad_cases = {
+        "counts": lambda d: d["counts"][0].__setitem__(1, -1.0),
+        "states": lambda d: d["states"][0].append(d["states"][0][0]),
+        "n_rows": lambda d: d.__setitem__("n_rows", "many"),
+        "equivalent_sample_size": lambda d: d.__setitem__("equivalent_sample_size", 0),
+        "edge_prior": lambda d: d.__setitem__("edge_prior", [[1.0]]),
+        "variables": lambda d: d["variables"].__setitem__(1, d["variables"][0]),
+    }
+    for field, spoil in bad_cases.items():
+        doc = json.loads(json.dumps(good))
+        spoil(doc)
+        with pytest.raises(tl.InvalidModelError, match=field):
+            type(post).from_dict(doc)
 
 
 # ------------------------------------------------------------------ every estimator

@@ -42,6 +42,7 @@ from .export._jsonfile import (
     write_text_atomic,
 )
 from .export._pgmpy import graph_from_bif, graph_from_pgmpy
+from .learners._bayes_trees import TreePosterior
 from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
 
@@ -124,14 +125,16 @@ def to_document(obj: Any) -> dict:
         return document("tree_model", model=obj.to_dict())
     if isinstance(obj, GaussianTreeModel):
         return document("gaussian_tree", model=obj.to_dict())
+    if isinstance(obj, TreePosterior):
+        return document("tree_posterior", model=obj.to_dict())
     if isinstance(obj, Persistent):
         from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
 
         kind = "classifier" if is_classifier(obj) else "estimator"
         return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
-        f"can only save a TreeModel, a GaussianTreeModel or a treelearn estimator (a "
-        f"classifier, a Discretizer, a TreeMixture), not {type(obj).__name__}"
+        f"can only save a TreeModel, a GaussianTreeModel, a TreePosterior or a treelearn "
+        f"estimator (a classifier, a Discretizer, a TreeMixture), not {type(obj).__name__}"
     )
 
 
@@ -159,6 +162,8 @@ def _from_document(doc: Any) -> Any:
         return TreeModel.from_dict(doc.get("model"))
     if kind == "gaussian_tree":
         return GaussianTreeModel.from_dict(doc.get("model"))
+    if kind == "tree_posterior":
+        return TreePosterior.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)
     state = doc.get("state")

@@ -69,7 +69,7 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator")
+KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior")
 
 
 # ---------------------------------------------------------------------- models

@@ -56,7 +56,22 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from .._base.errors import ColumnNotFoundError, MissingValuesError, StructureError
+from .._base.errors import (
+    ColumnNotFoundError,
+    InvalidModelError,
+    MissingValuesError,
+    StructureError,
+    TreelearnError,
+)
+from .._base.jsonvalues import (
+    DecodeError,
+    decode_dtype,
+    decode_label,
+    encode_dtype,
+    encode_label,
+    from_json_value,
+    json_value,
+)
 from .._base.validation import Interval, Options, check_param
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
@@ -66,6 +81,7 @@ from ..encoding._table import (
     distinct_rows,
     encode,
 )
+from ..export._jsonfile import save_document
 from ..models._tree import TreeModel
 from ..sources._count import count
 from ..stats._counts import CountedTable, PairCounts
@@ -265,6 +281,7 @@ class TreePosterior:
         counts = stats.counts
         ess = self.equivalent_sample_size = equivalent_sample_size
         self.stats = stats
+        self.log_edge_prior = log_edge_prior
         self.variables = list(stats.columns)
         self.states = {v: list(s) for v, s in zip(self.variables, stats.states)}
         self.n_rows = counts.n_rows
@@ -427,6 +444,82 @@ class TreePosterior:
             return values
         weights = check_sample_weight(sample_weight, len(values))
         return float(values.sum() if weights is None else (weights * values).sum())
+
+    # ------------------------------------------------------------------ files
+    def to_dict(self) -> dict:
+        """Everything the posterior is made of, as JSON-able values: the variables, their
+        states and dtypes, the pair counts, the BDeu sample size and the edge prior's
+        weights ``β`` (``None``: uniform); :meth:`from_dict` rebuilds it exactly.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
+        >>> back = TreePosterior.from_dict(post.to_dict())
+        >>> bool((back.edge_posterior_matrix == post.edge_posterior_matrix).all())
+        True
+        """
+        counts = self.stats.counts
+        beta = None if self.log_edge_prior is None else np.exp(self.log_edge_prior)
+        return {
+            "variables": [encode_label(v) for v in self.variables],
+            "states": [[encode_label(s) for s in self.states[v]] for v in self.variables],
+            "dtypes": [encode_dtype(t) for t in self.stats.dtypes] if self.stats.dtypes else None,
+            "equivalent_sample_size": self.equivalent_sample_size,
+            "n_rows": json_value(counts.n_rows),
+            "counts": counts.joint.tolist(),
+            "edge_prior": None if beta is None else beta.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TreePosterior:
+        """The posterior :meth:`to_dict` describes, every field checked: an
+        :class:`~treelearn.InvalidModelError` names the field that is wrong."""
+        def fail(field: str, why: str) -> InvalidModelError:
+            return InvalidModelError(f"tree posterior file: '{field}' {why}")
+
+        if not isinstance(d, Mapping):
+            raise InvalidModelError("tree posterior file: the model must be an object")
+        try:
+            variables = [decode_label(v) for v in d["variables"]]
+            states = [tuple(decode_label(x) for x in st) for st in d["states"]]
+            dtypes = (tuple(decode_dtype(t) for t in d["dtypes"]) if d.get("dtypes") is not None
+                      else ())
+        except (KeyError, TypeError, DecodeError) as exc:
+            raise fail("variables/states/dtypes", f"cannot be read ({exc})") from None
+        if len(set(variables)) != len(variables) or not variables:
+            raise fail("variables", "must be distinct labels, at least one")
+        if len(states) != len(variables) or any(
+                not st or len(set(st)) != len(st) for st in states):
+            raise fail("states", "must give each variable its distinct states")
+        if dtypes and len(dtypes) != len(variables):
+            raise fail("dtypes", "must give one dtype per variable")
+        cards = np.array([len(st) for st in states], dtype=np.int64)
+        K = int(cards.sum())
+        joint = np.array(d.get("counts"), dtype=float) if d.get("counts") is not None else None
+        if (joint is None or joint.shape != (K, K) or not np.isfinite(joint).all()
+                or (joint < 0).any() or not np.allclose(joint, joint.T, rtol=1e-12, atol=0)):
+            raise fail("counts", f"must be a symmetric {K} x {K} matrix of finite counts >= 0")
+        n = from_json_value(d.get("n_rows"))
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not np.isfinite(n) or n < 0:
+            raise fail("n_rows", "must be a finite number >= 0")
+        if joint.dtype.kind == "f" and np.array_equal(joint, np.rint(joint)) and float(n) == int(n):
+            joint = joint.astype(np.int64)  # whole counts were saved: exact integers again
+        ess = d.get("equivalent_sample_size")
+        try:
+            ess = check_param("equivalent_sample_size", ess, CONSTRAINTS["equivalent_sample_size"])
+        except TreelearnError as exc:
+            raise fail("equivalent_sample_size", str(exc)) from None
+        stats = CountedTable(tuple(variables), tuple(states), dtypes,
+                             pairs=PairCounts(joint, cards, n))
+        try:
+            prior = _log_edge_prior(d.get("edge_prior"), variables)
+        except TreelearnError as exc:
+            raise fail("edge_prior", str(exc)) from None
+        return cls(stats, ess, prior)
+
+    def save(self, path: Any) -> None:
+        """Write the posterior as versioned treelearn JSON (kind ``tree_posterior``); read it
+        back with :func:`treelearn.load`."""
+        save_document(path, "tree_posterior", model=self.to_dict())
 
     # ------------------------------------------------------------------ pictures
     def draw(self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0) -> Any:
