@@ -121,11 +121,16 @@ def test_errors_and_data_untouched():
 
 
 @pytest.mark.parametrize("make", [lambda: tl.GaussianClassifier(), lambda: tl.GaussianTAN()])
-def test_a_class_of_total_weight_zero_is_named(make):
+def test_a_class_of_total_weight_zero_is_no_class(make):
+    # the one rule of every classifier (sources): a row of weight zero is absent before
+    # anything else, so a class whose rows all weigh zero is no class; the fit is the fit
+    # without those rows (scikit-learn's sample-weight equivalence)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 3))
     y = np.array(["a"] * 10 + ["b"] * 10 + ["c"] * 10)
     w = np.where(y == "b", 0.0, 1.0)
-    with pytest.raises(tl.TreelearnError, match="class 'b' has total weight 0") as caught:
-        make().fit(X, y, sample_weight=w)
-    assert caught.value.values == ["b"]
+    weighted = make().fit(X, y, sample_weight=w)
+    assert weighted.classes_.tolist() == ["a", "c"]
+    assert weighted.class_count_.tolist() == [10, 10]
+    kept = make().fit(X[y != "b"], y[y != "b"])
+    np.testing.assert_array_equal(weighted.predict_proba(X), kept.predict_proba(X))
