@@ -304,6 +304,13 @@ def test_term_counts_from_a_file_in_chunks_equal_in_memory(tmp_path):
     for field in ("term_sums", "document_counts", "weight"):
         np.testing.assert_allclose(getattr(t_file, field), getattr(t_mem, field), rtol=1e-12)
     assert (t_file.rows == t_mem.rows).all()
+    # the document counts alone (Bernoulli naive Bayes): the same, merged across the chunks
+    presence = term_counts_by_class(tmp_path / "docs.csv", "label", sample_weight="weight",
+                                    binarize=0.0, term_sums=False, chunksize=1000)
+    assert presence.term_sums is None and presence.n_terms == X.shape[1]
+    np.testing.assert_allclose(presence.document_counts, t_mem.document_counts, rtol=1e-12)
+    with pytest.raises(tl.TreelearnError, match="term_sums=False without binarize counts nothing"):
+        term_counts_by_class(frame, y, term_sums=False)
 
 
 # ---------------------------------------------------------------------- rows in memory

@@ -56,7 +56,7 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0,
     [0.6931, 0.2158]
     """
     counts = term_counts_by_class(X, y, sample_weight=sample_weight, binarize=binarize,
-                                  learner="term_class_information")
+                                  term_sums=False, learner="term_class_information")
     present = counts.document_counts  # k x d: documents of each class containing each term
     nc = counts.weight[:, None]
     n = float(nc.sum())
@@ -130,10 +130,11 @@ class TextNaiveBayes(BayesNetClassifier):
 
     # ------------------------------------------------------------ the term-count input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        binarize = self.binarize if self.event_model == "bernoulli" else None
-        stats = term_counts_by_class(X, y, sample_weight=sample_weight, binarize=binarize,
-                                     learner="TextNaiveBayes")
-        return class_training(stats, y, stats.term_sums.shape[1])
+        bernoulli = self.event_model == "bernoulli"  # document counts only; else term sums only
+        stats = term_counts_by_class(X, y, sample_weight=sample_weight,
+                                     binarize=self.binarize if bernoulli else None,
+                                     term_sums=not bernoulli, learner="TextNaiveBayes")
+        return class_training(stats, y, stats.n_terms)
 
     def _prediction_input(self, X: Any) -> Any:
         A, _ = term_matrix(self._matched(X), learner="TextNaiveBayes")
