@@ -30,10 +30,11 @@ the statistics are learned (``_learn``), the joint log-likelihood of converted r
 (``_fitted_state`` / ``_restore_model``). One network over the features and the class
 is :class:`~treelearn.classifiers._network.SingleNetworkClassifier`.
 
-Each input kind converts its data in one place, the functions of the section
-"input kinds" (:func:`categorical_training`, :func:`categorical_codes`,
-:func:`numeric_training`, :func:`numeric_rows`), which call the converters of
-:mod:`treelearn.sources._count` and :mod:`treelearn.models._gaussian`.
+Each input kind reads its data in one place, the functions of the section "input
+kinds": the statistics come from :mod:`treelearn.sources` for every kind of input
+(DataFrame, array, CSV/Parquet path, Dask DataFrame; :func:`categorical_training`,
+:func:`class_training`), and rows to predict are converted by the one conversion of
+:mod:`treelearn.sources._kinds` (:func:`categorical_codes`, :func:`numeric_rows`).
 """
 
 from __future__ import annotations
@@ -64,12 +65,12 @@ from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
 from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
-from ..models._gaussian import numeric_classes, numeric_matrix
 from ..models._tree import ScoreReport, TreeModel
-from ..sources._count import as_frame, class_name, count_by_class
+from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
-from ..sources._kinds import match_features
-from ..stats._class_gaussians import numeric_values
+from ..sources._gaussian import gaussian_statistics_by_class
+from ..sources._kinds import as_frame, match_features, numeric_matrix
+from ..stats._classes import ClassStatistics
 from ..stats._settings import LearningSettings
 
 __all__ = [
@@ -80,19 +81,17 @@ __all__ = [
     "BayesNetClassifier",
     "CategoricalClassifier",
     "NumericClassifier",
-    "NumericData",
     "TrainingData",
     "Unseen",
     "categorical_codes",
     "categorical_training",
     "check_tree",
+    "class_training",
     "command_line_classifiers",
     "invalid",
     "loss_matrix",
     "network_dtypes",
     "numeric_rows",
-    "numeric_training",
-    "target_name",
 ]
 
 Unseen = Literal["error", "ignore"]
@@ -150,15 +149,6 @@ def _exact_counts(counts: np.ndarray) -> np.ndarray:
     return counts
 
 
-def target_name(y: Any) -> Hashable | None:
-    """``y``'s name: a Series' name, a one-column DataFrame's column, else ``None``."""
-    if isinstance(y, pd.Series):
-        return y.name
-    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
-        return y.columns[0]
-    return None
-
-
 def network_dtypes(dtypes: dict | None) -> dict | None:
     """A network's column dtypes, a numpy text dtype (``<U5``: labels from a numpy str
     array) as ``object``: a model file holds no fixed-width text dtype (it could allocate
@@ -199,16 +189,6 @@ class TrainingData:
     statistics: Any
 
 
-@dataclass(frozen=True)
-class NumericData:
-    """The numeric input kind's statistics: the rows (``n x d`` floats), each row's class
-    index and weight (ones without ``sample_weight``)."""
-
-    values: np.ndarray
-    codes: np.ndarray
-    weights: np.ndarray
-
-
 # ---------------------------------------------------------------------- input kinds
 def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     """The categorical input kind's training data: a :class:`ClassCounts`
@@ -227,20 +207,22 @@ def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: st
     return table.codes.astype(np.intp)
 
 
-def numeric_training(X: Any, y: Any, sample_weight: Any, where: str) -> TrainingData:
-    """The numeric input kind's training data (:func:`~treelearn.models._gaussian.numeric_classes`)."""
-    names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight, where)
-    return TrainingData(names, len(names), classes, class_name(target_name(y), names), weight,
-                        NumericData(A, codes, w))
+def class_training(stats: ClassStatistics, y: Any, n_features: int) -> TrainingData:
+    """The training data of per-class statistics (Gaussian moments, variances, term counts;
+    :class:`~treelearn.stats._classes.ClassStatistics`, from any kind of input): the
+    features are the statistics' variables (``None``: a matrix fitted by position), the
+    classes and their weights theirs, the class named after ``y``
+    (:func:`~treelearn.sources._count.target_name`: a file's class column too)."""
+    features = None if stats.variables is None else list(stats.variables)
+    return TrainingData(features, n_features, stats.classes,
+                        class_name(target_name(y), features or ()), stats.weight, stats)
 
 
-def numeric_rows(matched: Any, names: list, where: str, *, missing: bool) -> np.ndarray:
-    """Matched rows as floats: NaN kept (``missing``: the columns ``names`` of the frame
-    ``matched``, summed out by the model) or refused
-    (:func:`~treelearn.models._gaussian.numeric_matrix` of a frame or an array)."""
-    if missing:
-        return numeric_values(matched, names)
-    return numeric_matrix(matched, where)[1]
+def numeric_rows(matched: Any, where: str, *, missing: bool) -> np.ndarray:
+    """Matched rows (a frame of the fitted features, or an array) as floats
+    (:func:`~treelearn.sources._kinds.numeric_matrix`): NaN kept (``missing``: summed out
+    by the model) or refused."""
+    return numeric_matrix(matched, learner=where, missing="pairwise" if missing else "error")[1]
 
 
 # ---------------------------------------------------------------------- the base
@@ -673,10 +655,14 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
 # ---------------------------------------------------------------------- numeric input
 class NumericClassifier(BayesNetClassifier):
-    """The numeric input kind: tables or arrays of numbers (``_where`` names the model in
-    errors; ``_missing_at_prediction``: NaN at prediction is summed out, not refused).
+    """The numeric input kind: tables of numbers (a DataFrame, an array, a CSV/Parquet path
+    with ``y`` its class column's name, a Dask DataFrame with ``y`` a Dask Series) read
+    into per-class statistics (``_where`` names the model in errors;
+    ``_missing_at_prediction``: NaN at prediction is summed out, not refused).
 
-    Hooks: ``_learn(data: NumericData, params)`` and ``_joint_log_likelihood(values)``.
+    Hooks: ``_statistics(X, y, sample_weight)`` (default: per-class means and ML
+    covariances, a :class:`~treelearn.stats._gaussian.ClassGaussianStatistics`),
+    ``_learn(stats, params)`` and ``_joint_log_likelihood(values)``.
     """
 
     _where: ClassVar[str] = "this classifier"
@@ -688,12 +674,17 @@ class NumericClassifier(BayesNetClassifier):
         return tags
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        return numeric_training(X, y, sample_weight, self._where)
+        stats = self._statistics(X, y, sample_weight)
+        return class_training(stats, y, len(stats.variables))
+
+    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+        """The statistics the model learns from, from any kind of input
+        (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
+        return gaussian_statistics_by_class(X, y, sample_weight=sample_weight,
+                                            learner=self._where)
 
     def _prediction_input(self, X: Any) -> np.ndarray:
-        missing = self._missing_at_prediction
-        return numeric_rows(self._matched_frame(X) if missing else self._matched(X),
-                            list(self.feature_names_in_), self._where, missing=missing)
+        return numeric_rows(self._matched(X), self._where, missing=self._missing_at_prediction)
 
 
 def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:

@@ -96,6 +96,7 @@ __all__ = [
     "in_memory_table",
     "labelled_file",
     "positive_rows",
+    "target_name",
 ]
 
 #: what the categorical readers say of an array: they need column names and types
@@ -442,6 +443,22 @@ def check_not_continuous(classes: np.ndarray, counts: np.ndarray) -> None:
             f"regressor",
             values=[float(once[0])],
         )
+
+
+def target_name(y: Any) -> Hashable | None:
+    """``y``'s name: a (pandas or Dask) Series' name, a one-column DataFrame's column, or
+    ``y`` itself where it names the class column of a file or a Dask DataFrame (a ``str``);
+    else ``None``.
+
+    >>> target_name(pd.Series([0, 1], name="y")), target_name("label"), target_name([0, 1])
+    ('y', 'label', None)
+    """
+    if isinstance(y, pd.DataFrame):
+        return y.columns[0] if y.shape[1] == 1 else None
+    if isinstance(y, str):
+        return y
+    name = getattr(y, "name", None)
+    return name if isinstance(name, Hashable) else None
 
 
 def class_name(y_name: Hashable | None, columns: Sequence[Hashable]) -> Hashable:
