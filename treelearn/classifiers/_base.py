@@ -43,7 +43,6 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any, ClassVar, Literal
 
 import networkx as nx
@@ -62,7 +61,7 @@ from .._base.errors import (
 from .._base.jsonvalues import python_value
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, InstanceOf, Options, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
 from ..models._tree import ScoreReport, TreeModel
@@ -71,7 +70,8 @@ from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
 from ..sources._kinds import as_frame, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
-from ..stats._settings import LearningSettings
+from ..stats._settings import CONSTRAINTS, LearningSettings
+from ..stats._settings import NOTES as LEARNER_NOTES
 
 __all__ = [
     "CLASS_PRIOR",
@@ -103,17 +103,11 @@ CLASS_PRIOR = {
                                      name="a sequence of probabilities")],
 }
 #: the CPT estimator's options (VOCABULARY: ``prior`` with ``alpha``, BDeu's
-#: ``equivalent_sample_size``, the m-estimate's ``m``), and ``unseen``
-CPT_PRIOR = {
-    "alpha": [Interval(Real, 0, None)],
-    "prior": [Options("lidstone", "bdeu", "m-estimate")],
-    "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
-    "m": [Interval(Real, 0, None, closed="neither")],
-}
+#: ``equivalent_sample_size``, the m-estimate's ``m``): the learners' own constraints
+CPT_PRIOR = {name: CONSTRAINTS[name] for name in ("alpha", "prior", "equivalent_sample_size", "m")}
 UNSEEN = {"unseen": [Options("error", "ignore")]}
-NOTES = {"alpha": "0 = maximum likelihood, 1 = Laplace",
-         "equivalent_sample_size": "BDeu's equivalent sample size",
-         "m": "the m-estimate's equivalent sample size"}
+#: what the options mean, added to their messages (the learners' words)
+NOTES = {name: LEARNER_NOTES[name] for name in ("alpha", "equivalent_sample_size", "m")}
 
 
 def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
