@@ -27,6 +27,7 @@ from .._base.jsonvalues import encode_label, json_value
 from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Interval
 from ..encoding._table import check_sample_weight, python_scalar
+from ..inference._shapley import independent_groups
 from ..models._tree import TreeModel
 from ..sources._count import as_frame, class_dtype, class_labels, class_name
 from ..sources._dask import is_dask_dataframe
@@ -197,6 +198,26 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         codes = (categorical_codes(frame, cats, self._feature_states(), self.unseen) if cats
                  else np.empty((len(frame), 0), dtype=np.intp))
         return codes, numeric_rows(frame, self.numeric_features_, self._where, missing=True)
+
+    def _mask_rows(self, rows: tuple, keep: np.ndarray, other: tuple | None) -> tuple:
+        """The explained rows with the features outside ``keep`` missing (or from ``other``):
+        the categorical codes and the Gaussian values, each by its features' columns."""
+        codes, values = rows
+        where = {f: j for j, f in enumerate(self.feature_names_in_)}
+        cat = [where[f] for f in self.categorical_features_]
+        num = [where[f] for f in self.numeric_features_]
+        return (np.where(keep[:, cat], codes, -1 if other is None else other[0]),
+                np.where(keep[:, num], values, np.nan if other is None else other[1]))
+
+    def _feature_groups(self) -> list:
+        """The network's groups of categorical features, and each Gaussian feature alone
+        (independent of everything given the class)."""
+        where = {f: j for j, f in enumerate(self.feature_names_in_)}
+        model = self.model_
+        groups = independent_groups(model.parent_map, model.variables, self.class_name_,
+                                    self.categorical_features_)
+        cats = [[where[self.categorical_features_[i]] for i in g] for g in groups]
+        return cats + [[where[f]] for f in self.numeric_features_]
 
     def _joint_log_likelihood(self, rows: tuple) -> np.ndarray:
         """The categorical network's term plus ``sum_j log N(x_j; theta_cj, var_cj)`` over
