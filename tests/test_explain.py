@@ -15,11 +15,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_tree_network, sample_tree_network
 
 import treelearn as tl
 from treelearn.inference._shapley import coalition_masks, shapley_matrix
-
-from conftest import random_tree_network, sample_tree_network
 
 ASIA = pd.read_csv("datasets/asia.csv")
 
