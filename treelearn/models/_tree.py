@@ -30,7 +30,7 @@ from .._base.validation import InstanceOf, Interval, check_param
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
-from ..inference._engine import TreeEngine, decode_codes, state_index
+from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
 from ..sources._count import count
 from ..sources._files import NO_STATE_CAP
@@ -39,8 +39,8 @@ from ..stats._parameters import check_cpt
 
 __all__ = ["ScoreReport", "TreeModel"]
 
-#: evidence is ``None`` or ``{variable: state}``
-_EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state}")]
+#: evidence is ``None`` or ``{variable: state or likelihood}``
+_EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
 
 
 class TreeModel:
@@ -325,7 +325,8 @@ class TreeModel:
     ) -> pd.DataFrame:
         """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
         exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
-        sample down the tree; evidence columns hold the given values).
+        sample down the tree; evidence columns hold the given values; a variable given a
+        likelihood, as in :meth:`query`, is drawn from its posterior).
 
         Examples
         --------
@@ -344,8 +345,8 @@ class TreeModel:
         check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
         engine = self.engine()
         rng = np.random.default_rng(random_state)
-        fixed = engine.codes_of(evidence)
-        codes = engine.sample_codes(n, rng, fixed)
+        fixed, soft = engine.evidence_of(evidence)
+        codes = engine.sample_codes(n, rng, fixed, soft)
         if len(codes) < n:
             raise engine.impossible(dict(evidence or {}))
         return decode_codes(codes, self.variables, self.states, self.dtypes)
@@ -402,12 +403,21 @@ class TreeModel:
         (a ``MultiIndex`` for several variables), or with ``joint=False`` a dict of
         one marginal Series per variable.
 
+        ``evidence`` gives each observed variable a state, or a **likelihood** (soft or
+        virtual evidence, as pgmpy's ``virtual_evidence`` and pyAgrum's soft evidence):
+        a list, array or Series of one non-negative weight per state (in state order),
+        or a dict ``{state: weight}`` (states left out weigh 0). The posterior is then
+        ``P(x) prod_v L_v(x_v)``, normalised; a queried variable may have one too. The
+        same evidence is taken by :meth:`marginals`, :meth:`map_query` and :meth:`sample`.
+
         Examples
         --------
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
         >>> m.query("b", evidence={"a": 1}).to_dict()
         {0: 0.5, 1: 0.5}
+        >>> m.query("b", evidence={"a": [0.25, 0.75]}).round(4).to_dict()   # P(a) = 1/2 each
+        {0: 0.625, 1: 0.375}
         """
         if type(variables) is not list and (  # a list: the common case, no ABC check
                 isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
@@ -419,7 +429,7 @@ class TreeModel:
         for v in [*variables, *evidence]:
             if v not in graph:
                 self._node(v)  # raises, naming the variable
-        clash = [v for v in variables if v in evidence]
+        clash = [v for v in variables if v in evidence and not is_likelihood(evidence[v])]
         if clash:
             raise TreelearnError(f"{clash} are both queried and given as evidence")
         if len(set(variables)) != len(variables) or not variables:
@@ -436,8 +446,9 @@ class TreeModel:
         return pd.Series(table.ravel(), index=index, name="probability")
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: P(variable | evidence)}`` for every variable not in ``evidence``,
-        all in one two-pass sweep (each a Series over the variable's states).
+        """``{variable: P(variable | evidence)}`` for every variable not given a state in
+        ``evidence`` (states or likelihoods, as in :meth:`query`), all in one two-pass
+        sweep (each a Series over the variable's states).
 
         Raises a :class:`TreelearnError` naming the value when the evidence has
         probability zero.
@@ -453,9 +464,10 @@ class TreeModel:
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float]:
-        """The most probable assignment ``{variable: state}`` of every variable not in
-        ``evidence`` (max-product message passing, linear in the number of
-        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``.
+        """The most probable assignment ``{variable: state}`` of every variable not given a
+        state in ``evidence`` (max-product message passing, linear in the number of
+        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``
+        (a likelihood ``L`` of :meth:`query`'s evidence counts as ``P(evidence | v) = L(v)``).
         Ties go to the first state in state order.
 
         >>> import pandas as pd, treelearn as tl
