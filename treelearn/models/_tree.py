@@ -416,8 +416,9 @@ class TreeModel:
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
         >>> m.query("b", evidence={"a": 1}).to_dict()
         {0: 0.5, 1: 0.5}
-        >>> m.query("b", evidence={"a": [0.25, 0.75]}).round(4).to_dict()   # P(a) = 1/2 each
-        {0: 0.625, 1: 0.375}
+        >>> # P(a) = 1/2 each, so P(a | L) = (1/4, 3/4); P(b=0 | a) = 3/4, 1/2 (alpha = 1)
+        >>> m.query("b", evidence={"a": [0.25, 0.75]}).round(4).to_dict()
+        {0: 0.5625, 1: 0.4375}
         """
         if type(variables) is not list and (  # a list: the common case, no ABC check
                 isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
