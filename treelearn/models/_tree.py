@@ -31,6 +31,7 @@ from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
+from ..inference._information import entropy, most_informative, mutual_information
 from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
 from ..sources._count import count
 from ..sources._files import NO_STATE_CAP
@@ -673,6 +674,49 @@ class TreeModel:
             with contextlib.suppress(TypeError, ValueError):
                 values = values.astype(dtype)
         return values
+
+    # ------------------------------------------------------------------ information
+    def entropy(self, evidence: Mapping[Hashable, Any] | None = None) -> float:
+        """``H(X | evidence)`` in nats: the entropy of the model's posterior over the
+        variables not given a state (``evidence`` as in :meth:`query`), exactly, as a sum
+        over families (no joint table; :func:`treelearn.inference._information.entropy`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), alpha=0)
+        >>> round(m.entropy(), 6), round(m.entropy({"a": 1}), 6)   # 1.5 ln 2; ln 2
+        (1.039721, 0.693147)
+        """
+        self._check_evidence(evidence)
+        return entropy(self.engine(), evidence)
+
+    def mutual_information(self, X: Any, Y: Any, given: Any = None,
+                           evidence: Mapping[Hashable, Any] | None = None) -> float:
+        """``I(X; Y | given, evidence)`` in nats, exactly under the model: ``X``, ``Y`` and
+        ``given`` are variables or lists of them (``given`` summed over its states,
+        ``evidence`` fixed, as in :meth:`query`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1]}), alpha=0)
+        >>> round(m.mutual_information("a", "b"), 6)   # b copies a: ln 2
+        0.693147
+        """
+        self._check_evidence(evidence)
+        return mutual_information(self.engine(), X, Y, given, evidence)
+
+    def most_informative(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None,
+                         candidates: Sequence[Hashable] | None = None) -> pd.Series:
+        """Which question to ask next: the unobserved variables ranked by the expected
+        reduction of ``target``'s entropy if they were observed, ``I(target; X |
+        evidence)`` (nats, largest first), all from one pass of the engine (see
+        :func:`treelearn.inference._information.most_informative`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> tl.chow_liu(df).most_informative("lung", {"smoke": "yes"}).index[0]
+        'either'
+        """
+        self._check_evidence(evidence)
+        return most_informative(self.engine(), target, evidence, candidates)
 
     # ------------------------------------------------------------------ export
     def to_pgmpy(self) -> Any:
