@@ -40,7 +40,7 @@ from ._base.errors import (
 
 if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_facade.py
     # checks that this block lists exactly the table); at run time see __getattr__
-    from ._io import from_pgmpy, load, read_bif, save
+    from ._io import from_pgmpy, from_pyagrum, load, read_bif, read_uai, read_xmlbif, save
     from .classifiers._bayes_tan import BayesianTAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
@@ -54,6 +54,9 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
+    from .export._pyagrum import to_pyagrum
+    from .export._uai import write_uai
+    from .export._xmlbif import write_xmlbif
     from .inference._information import kl_divergence
     from .inference._shapley import Explanation
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
@@ -79,8 +82,11 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
 # work as usual; tests/test_facade.py checks that every name resolves.
 _LAZY = {
     "from_pgmpy": "_io",
+    "from_pyagrum": "_io",
     "load": "_io",
     "read_bif": "_io",
+    "read_uai": "_io",
+    "read_xmlbif": "_io",
     "save": "_io",
     "BayesianTAN": "classifiers._bayes_tan",
     "GaussianClassifier": "classifiers._gaussian",
@@ -98,6 +104,9 @@ _LAZY = {
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",
     "write_bif": "export._pgmpy",
+    "to_pyagrum": "export._pyagrum",
+    "write_uai": "export._uai",
+    "write_xmlbif": "export._xmlbif",
     "kl_divergence": "inference._information",
     "Explanation": "inference._shapley",
     "TreePosterior": "learners._bayes_trees",

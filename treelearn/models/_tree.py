@@ -30,6 +30,9 @@ from .._base.validation import InstanceOf, Interval, check_param
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
+from ..export._pyagrum import to_pyagrum
+from ..export._uai import write_uai
+from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..inference._information import entropy, most_informative, mutual_information
 from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
@@ -726,6 +729,21 @@ class TreeModel:
     def to_bif(self, path: str | os.PathLike) -> None:
         """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
         write_bif(self, path)
+
+    def to_xmlbif(self, path: str | os.PathLike) -> None:
+        """Write the model as an XMLBIF file (see :mod:`treelearn.export._xmlbif`); read it
+        back with :func:`treelearn.read_xmlbif`."""
+        write_xmlbif(self, path)
+
+    def to_uai(self, path: str | os.PathLike) -> None:
+        """Write the model as a UAI ``BAYES`` file (numbers only: see
+        :mod:`treelearn.export._uai`); read it back with :func:`treelearn.read_uai`."""
+        write_uai(self, path)
+
+    def to_pyagrum(self) -> Any:
+        """The model as a ``pyagrum.BayesNet`` (pyAgrum is optional, imported here); back
+        with :func:`treelearn.from_pyagrum`."""
+        return to_pyagrum(self)
 
     def to_dict(self) -> dict:
         """The model as JSON-able values: the ``"model"`` part of a saved file.
