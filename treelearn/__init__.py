@@ -74,6 +74,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
         star,
         tan_structure,
     )
+    from .viz._explain_plots import plot_explanation
     from .viz._explorer import to_html
 
 # The facade imports a module on first use of one of its names: ``import treelearn`` and the
@@ -130,6 +131,7 @@ _LAZY = {
     "penalised_forest": "structure._trees",
     "star": "structure._trees",
     "tan_structure": "structure._trees",
+    "plot_explanation": "viz._explain_plots",
     "to_html": "viz._explorer",
 }
 

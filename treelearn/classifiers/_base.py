@@ -525,7 +525,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
                     f"classes are {list(index)}")
             target = index[python_scalar(target_class)]
         return explain_game(game, target=target, data=data, index=data.index,
-                            what=type(self).__name__, **params)
+                            what=type(self).__name__, target_name=self.class_name_, **params)
 
     def _explained_frame(self, X: Any) -> pd.DataFrame:
         """The explained rows' feature values, labelled by the fitted features."""

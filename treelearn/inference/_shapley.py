@@ -151,7 +151,7 @@ class Explanation:
     ----------
     values : rows x features, the contribution of each feature.
     base, prediction : per row, ``v(no feature)`` and ``v(every feature)``.
-    target : per row, the state (class) explained.
+    target : per row, the state (class) explained; its name is the target variable's.
     data : the explained rows' feature values.
     kind : ``"log_odds"`` (the chain rule) or ``"shapley"``.
     output : ``"log_odds"``, ``"log_proba"`` or ``"proba"``.
@@ -666,11 +666,12 @@ def _check_finite(values: np.ndarray, output: str, what: str) -> None:
 def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
                  target: np.ndarray | None, method: str, n_permutations: int,
                  random_state: Any, data: pd.DataFrame, index: pd.Index,
-                 what: str = "the model") -> Explanation:
+                 what: str = "the model", target_name: Hashable = "target") -> Explanation:
     """Explain ``game``'s prediction for each of its rows (see the module docstring).
 
     ``target``: the state index explained per row (``None``: the most probable state
-    given every feature). ``data`` and ``index`` label the result.
+    given every feature). ``data`` and ``index`` label the result, ``target_name`` its
+    ``target`` Series (the target variable).
     """
     n, p = game.n, len(game.players)
     if len(game.states) < 2:
@@ -702,7 +703,7 @@ def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
         values=pd.DataFrame(values, index=index, columns=columns),
         base=pd.Series(v_none, index=index, name="base"),
         prediction=pd.Series(v_all, index=index, name="prediction"),
-        target=pd.Series(labels[t], index=index, name="target"),
+        target=pd.Series(labels[t], index=index, name=target_name),
         data=data, kind=kind, output=output, conditional=conditional, method=how,
         standard_error=None if se is None else pd.DataFrame(se, index=index, columns=columns),
     )

@@ -301,7 +301,7 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
                                                               target_state)
         data = frame[[first.variables[j] for j in players]]
         return explain_game(MixtureGame(games, log_w), target=state, data=data,
-                            index=frame.index, **params)
+                            index=frame.index, target_name=target, **params)
 
     def _matched_frame(self, X: Any) -> pd.DataFrame:
         return as_frame(match_features(X, names=self.feature_names_in_,

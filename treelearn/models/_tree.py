@@ -655,7 +655,8 @@ class TreeModel:
                                                               target_state)
         frame = pd.DataFrame({self.variables[j]: present.get(self.variables[j], pd.Series(
             None, index=data.index, dtype=object)) for j in players}, index=data.index)
-        return explain_game(game, target=state, data=frame, index=data.index, **params)
+        return explain_game(game, target=state, data=frame, index=data.index,
+                            target_name=target, **params)
 
     def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
         """The most probable state of ``target`` for every row of ``data`` given its other
