@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
     from .learners._gaussian_chow_liu import gaussian_chow_liu
+    from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
@@ -103,6 +104,8 @@ _LAZY = {
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
+    "HiddenMarkovModel": "learners._hidden_tree",
+    "HiddenTree": "learners._hidden_tree",
     "TreeMixture": "learners._mixture",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
