@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import joblib
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,7 +119,8 @@ def test_a_bag_is_the_mean_of_its_networks(small):
     members = np.column_stack([net.log_likelihood(small, per_row=True) for net in bag.networks_])
     np.testing.assert_allclose(bag.score_samples(small),
                                np.log(np.exp(members).mean(axis=1)), rtol=1e-12)
-    again = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0, n_jobs=2).fit(small)
+    with joblib.parallel_config(backend="threading"):  # no worker processes to start in a test
+        again = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0, n_jobs=2).fit(small)
     np.testing.assert_array_equal(again.score_samples(small), bag.score_samples(small))
     assert bag.n_parameters == sum(n.n_parameters for n in bag.networks_) + 4
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
+    from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
     from .learners._cutset import CutsetNetwork
@@ -99,6 +100,7 @@ _LAZY = {
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",
     "write_bif": "export._pgmpy",
+    "BaggedTrees": "learners._bagging",
     "TreePosterior": "learners._bayes_trees",
     "k_best_trees": "learners._bayes_trees",
     "tree_posterior": "learners._bayes_trees",

@@ -293,15 +293,15 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
             validation: Any = None) -> CutsetNetwork:
         """Learn the network(s) from the rows of ``X`` (``y`` is ignored); returns self.
 
-        ``X``: any table kind (a file or Dask DataFrame is read into memory: the growth
-        revisits subsets of rows). ``validation``: held-out rows that prune each network.
+        ``X``: any table kind (a file is read whole and a Dask DataFrame computed: the growth
+        revisits subsets of the rows). ``validation``: held-out rows that prune each network.
         """
         params = check_params(self.get_params(), self._parameter_constraints,
                               self._parameter_notes)
         passes = row_passes(X, learner="CutsetNetwork", missing=params["missing"],
                             max_states=params["max_states"], states=params["states"],
                             sample_weight=sample_weight)
-        table = passes.table if passes.in_memory else _read(passes)
+        table = passes.table  # in memory (a file read whole): the growth revisits subsets
         codes = table.codes.astype(np.int64)
         w = np.ones(len(codes)) if table.weights is None else np.asarray(table.weights, float)
         valid = None if validation is None else _validation_codes(validation, passes)
@@ -451,27 +451,6 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
                                              f"the features")
         self.networks_ = networks
         self.weights_ = saved.array("weights", (len(networks),), low=0, normalised=0)
-
-
-def _read(passes: Any) -> Table:
-    """A file's or Dask DataFrame's encoded rows, gathered in one pass (the growth revisits
-    subsets of rows, so they are held in memory)."""
-    parts = passes.sum(_gather)
-    codes, w = np.concatenate(parts.codes), np.concatenate(parts.weights)
-    return Table(codes, passes.columns, passes.states, passes.dtypes, w)
-
-
-def _gather(codes: np.ndarray, w: np.ndarray) -> _Rows:
-    return _Rows([codes], [w])
-
-
-@dataclass
-class _Rows:
-    codes: list
-    weights: list
-
-    def __add__(self, other: _Rows) -> _Rows:
-        return _Rows(self.codes + other.codes, self.weights + other.weights)
 
 
 def _validation_codes(validation: Any, passes: Any) -> np.ndarray:

@@ -312,7 +312,10 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         iterations without a better validation log-likelihood, and keep the best model.
     n_jobs : joblib workers for the ``n_init`` starts (None: one after the other).
     progress : show a progress bar over the iterations (needs tqdm).
-    chunksize : rows per chunk when ``X`` is a file (read at every iteration).
+    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed (rows
+        held in memory, identical ones merged); a number: a file is read that many rows at
+        a time at every iteration (memory flat in its rows), a Dask DataFrame summarised
+        on its workers at every iteration.
 
     Attributes
     ----------
@@ -355,7 +358,7 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         n_iter_no_change: int = 5,
         n_jobs: int | None = None,
         progress: bool = False,
-        chunksize: int = 200_000,
+        chunksize: int | None = None,
     ) -> None:
         self.n_states = n_states
         self.alpha = alpha
@@ -397,7 +400,7 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         "n_iter_no_change": [Interval(Integral, 1, None)],
         "n_jobs": N_JOBS,
         "progress": [BOOLEAN],
-        "chunksize": [Interval(Integral, 1, None)],
+        "chunksize": [None, Interval(Integral, 1, None)],
     }
     _parameter_notes: ClassVar[dict] = {
         "alpha": "0 = maximum likelihood, 1 = Laplace",
@@ -417,9 +420,9 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
             validation: Any = None) -> HiddenTree:
         """Learn the hidden tree by EM from the rows of ``X`` (``y`` is ignored); returns self.
 
-        ``X``: a DataFrame, a CSV/Parquet path (read ``chunksize`` rows at a time at every
-        iteration, never whole), a Dask DataFrame (every iteration summarised on its
-        workers), a ``scipy.sparse`` 0/1 matrix or a 2-D array. ``sample_weight``: one
+        ``X``: a DataFrame, a CSV/Parquet path, a Dask DataFrame (with ``chunksize``: read
+        in chunks / summarised on its workers at every iteration), a ``scipy.sparse`` 0/1
+        matrix or a 2-D array. ``sample_weight``: one
         weight per row, or the name of the weight column of a file or Dask DataFrame.
         ``validation``: held-out rows (a DataFrame with the same columns): EM stops once
         their log-likelihood has not improved for ``n_iter_no_change`` iterations and
@@ -732,7 +735,7 @@ class HiddenMarkovModel(HiddenTree):
         n_iter_no_change: int = 5,
         n_jobs: int | None = None,
         progress: bool = False,
-        chunksize: int = 200_000,
+        chunksize: int | None = None,
     ) -> None:
         self.n_states = n_states
         self.tied = tied

@@ -9,13 +9,13 @@ added up.
 
 * a DataFrame, array, ``scipy.sparse`` matrix or encoded Table is encoded once and held
   in memory, identical rows merged into one weighted row (EM on them is EM on the data):
-  one chunk;
-* a CSV/Parquet file is read ``chunksize`` rows at a time at every pass, never whole
-  (memory flat in the number of rows): the states come from the counting pass
-  (:func:`~treelearn.sources._files.count_file`);
-* a Dask DataFrame is summarised partition by partition on its workers and the sums
-  tree-reduced there (:func:`~treelearn.sources._dask.tree_reduce`): only the sums come
-  back.
+  one chunk; so is a file (read whole) or a Dask DataFrame (computed) when no
+  ``chunksize`` is given;
+* with a ``chunksize``, a CSV/Parquet file is read ``chunksize`` rows at a time at every
+  pass, never whole (memory flat in the number of rows): the states come from the
+  counting pass (:func:`~treelearn.sources._files.count_file`); and a Dask DataFrame is
+  summarised partition by partition on its workers, the sums tree-reduced there
+  (:func:`~treelearn.sources._dask.tree_reduce`): only the sums come back.
 
 ``missing``: ``"error"`` and ``"drop"`` as everywhere; ``"em"`` keeps rows with
 missing cells (``-1`` in the codes: EM sums them out).
@@ -191,15 +191,16 @@ def row_passes(
     states: Mapping[Hashable, Sequence] | None = None,
     names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
-    chunksize: int = 200_000,
+    chunksize: int | None = None,
 ) -> RowPasses:
     """The rows of ``data`` (any kind) as :class:`RowPasses` for the EM ``learner``.
 
     ``missing``: ``"error"``, ``"drop"`` or ``"em"`` (rows with missing cells kept).
     ``sample_weight``: one weight per row, or the name of the weight column of a file or
-    a Dask DataFrame (or a Dask Series partitioned like it). A file is read in chunks of
-    ``chunksize`` rows (the first pass finds the states, unless ``states`` gives every
-    column's); a Dask DataFrame is counted on its workers.
+    a Dask DataFrame (or a Dask Series partitioned like it). With ``chunksize`` a file is
+    read in chunks of that many rows at every pass (the first pass finds the states, unless
+    ``states`` gives every column's) and a Dask DataFrame stays on its workers; without,
+    both are held in memory.
     """
     counting = "pairwise" if missing == "em" else missing
 
@@ -229,4 +230,5 @@ def row_passes(
                         "the dask DataFrame", frame=frame, weight_column=weight_column)
 
     return by_kind(data, {"table": in_memory, "sparse": in_memory, "frame": in_memory,
-                          "array": in_memory, "path": path, "dask": dask}, learner=learner)
+                          "array": in_memory, "path": in_memory if chunksize is None else path,
+                          "dask": in_memory if chunksize is None else dask}, learner=learner)
