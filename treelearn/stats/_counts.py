@@ -30,13 +30,21 @@ import numpy as np
 
 from .._base.errors import EmptyDataError, StructureError, TreelearnError
 from .._base.limits import check_memory
-from ..encoding._table import Table, check_column_names, check_sample_weight, python_scalar
+from ..encoding._table import (
+    Table,
+    check_column_names,
+    check_sample_weight,
+    check_total_weight,
+    python_scalar,
+)
 from ._information import mutual_information_matrix
 
 __all__ = [
+    "EXACT_TOTAL",
     "ClassCounts",
     "CountedTable",
     "PairCounts",
+    "add_counts",
     "binary_csr",
     "check_pair_memory",
     "chunk_rows_for",
@@ -90,6 +98,7 @@ class PairCounts:
         # constructor every count path goes through, makes every CPT and MI the same on
         # every machine. The caller's array is never changed: a clipped copy replaces it.
         joint = self.joint
+        check_total_weight(float(self.n_rows))  # a file's or EM's total, summed after the rows
         if joint.dtype.kind == "f":
             if not np.isfinite(joint).all():
                 raise TreelearnError(
@@ -133,7 +142,8 @@ class PairCounts:
     def __add__(self, other: PairCounts) -> PairCounts:
         if not np.array_equal(self.cardinalities, other.cardinalities):
             raise ValueError("cannot add counts over different variables or states")
-        return PairCounts(self.joint + other.joint, self.cardinalities, self.n_rows + other.n_rows)
+        joint, n_rows = add_counts(self.joint, other.joint, self.n_rows, other.n_rows)
+        return PairCounts(joint, self.cardinalities, n_rows)
 
 
 @dataclass(frozen=True)
@@ -276,9 +286,38 @@ SPARSE_MAX_DENSITY = 0.02
 SPARSE_MIN_WIDTH = 256
 
 
+#: integer counts are kept only while every count is provably exact as a float64 sum
+#: (the products run in floats) and as an int64: a total weight below 2**53
+EXACT_TOTAL = 2.0**53
+
+
 def whole_weights(weights: np.ndarray | None) -> bool:
-    """Whether counts under these row weights are integers (no weights, or whole numbers)."""
-    return weights is None or bool(np.all(weights == np.floor(weights)))
+    """Whether counts under these row weights are exact integers: no weights, or whole
+    numbers whose total is below :data:`EXACT_TOTAL` (every count is at most the total, so
+    no float64 sum rounds and no int64 overflows). Larger totals count in float64: a
+    constant weight of ``1e17`` then gives the same frequencies as no weights.
+
+    >>> whole_weights(np.array([1.0, 3.0])), whole_weights(np.array([0.5])), whole_weights(np.full(300, 4e16))
+    (True, False, False)
+    """
+    if weights is None:
+        return True
+    return bool(np.all(weights == np.floor(weights))) and float(weights.sum()) < EXACT_TOTAL
+
+
+def add_counts(a: np.ndarray, b: np.ndarray, n_a: float, n_b: float) -> tuple[np.ndarray, float]:
+    """``(a + b, n_a + n_b)`` for counts of total weights ``n_a`` and ``n_b``: integer
+    counts (and their total) become float64 once the total reaches :data:`EXACT_TOTAL`
+    (an int64 sum would soon wrap, silently).
+
+    >>> joint, n = add_counts(np.array([2**62]), np.array([2**62]), 2**62, 2**62)
+    >>> joint.tolist(), n
+    ([9.223372036854776e+18], 9.223372036854776e+18)
+    """
+    n = n_a + n_b
+    if n >= EXACT_TOTAL and (a.dtype.kind in "iu" or b.dtype.kind in "iu"):
+        return a.astype(np.float64) + b.astype(np.float64), float(n)
+    return a + b, n
 
 
 def check_pair_memory(width: int, n_columns: int) -> None:
