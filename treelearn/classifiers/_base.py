@@ -93,6 +93,7 @@ __all__ = [
     "Unseen",
     "categorical_codes",
     "categorical_training",
+    "check_not_empty",
     "check_tree",
     "class_training",
     "command_line_classifiers",
@@ -161,7 +162,7 @@ def network_dtypes(dtypes: dict | None) -> dict | None:
             for v, t in dtypes.items()}
 
 
-def _check_not_empty(X: Any) -> None:
+def check_not_empty(X: Any) -> None:
     """A 2-D input with no row or no column, in scikit-learn's wording (its checks look
     for it); paths and Dask frames are checked where they are read."""
     shape = getattr(X, "shape", None)
@@ -278,7 +279,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         input kind (categorical tables, numbers, term counts).
         """
         params = self._checked_params()
-        _check_not_empty(X)
+        check_not_empty(X)
         data = self._training_data(X, y, sample_weight)
         self._set_header(data, params)
         self._learn(data.statistics, params)

@@ -17,11 +17,12 @@ from ..stats._counts import ClassCounts
 from ..structure._trees import star
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
+from ._partial import PartialFitNetwork
 
 __all__ = ["NaiveBayes"]
 
 
-class NaiveBayes(SingleNetworkClassifier):
+class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
     """Categorical naive Bayes: the star ``class -> every feature`` with Lidstone CPTs.
 
     Parameters

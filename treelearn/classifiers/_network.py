@@ -47,7 +47,10 @@ class SingleNetworkClassifier(CategoricalClassifier):
         return self._description(self._method)
 
     def _learn(self, stats: ClassCounts, params: dict) -> None:
-        structure = self._structure(stats, params)
+        self._learn_network(self._structure(stats, params), stats, params)
+
+    def _learn_network(self, structure: nx.DiGraph, stats: ClassCounts, params: dict) -> None:
+        """The network of ``structure`` with CPTs from ``stats`` (the class CPT the prior)."""
         model = build_model(structure, stats, self._cpt_settings(params, self._method),
                             description=self._network_description(params))
         # the class node's CPT is the class prior (frequencies, given, or uniform)

@@ -38,6 +38,7 @@ from ._base import (
     network_dtypes,
 )
 from ._network import SingleNetworkClassifier
+from ._partial import PartialFit, PartialFitNetwork
 
 __all__ = ["AODE", "KDB", "kdb_parents"]
 
@@ -73,7 +74,7 @@ def kdb_parents(class_mi: np.ndarray, cmi: np.ndarray, k: int) -> list[tuple[int
 
 
 # ---------------------------------------------------------------------- k-DB
-class KDB(SingleNetworkClassifier):
+class KDB(PartialFitNetwork, SingleNetworkClassifier):
     """k-dependence Bayesian classifier (Sahami, 1996).
 
     Features are ranked by ``I(X_i; C)`` (descending); each feature takes the class
@@ -138,6 +139,9 @@ class KDB(SingleNetworkClassifier):
         self.class_prior = class_prior
         self.unseen = unseen
 
+    def _keeps_rows(self, params: dict) -> bool:
+        return params["k"] >= 2  # families of k + 2 variables: counted from the rows
+
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         d = len(features)
@@ -170,7 +174,7 @@ class KDB(SingleNetworkClassifier):
 
 
 # ---------------------------------------------------------------------- AODE
-class AODE(CategoricalClassifier):
+class AODE(PartialFit, CategoricalClassifier):
     """Averaged one-dependence estimators (Webb, Boughton and Wang, 2005).
 
     ``p(y, x) = (1 / |S(x)|) sum_{i in S(x)} P(y, x_i) prod_{j != i} P(x_j | y, x_i)``

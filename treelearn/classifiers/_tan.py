@@ -20,6 +20,7 @@ from ..stats._information import conditional_mutual_information_matrix
 from ..structure._trees import spanning_skeleton, tan_structure
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
+from ._partial import PartialFitNetwork
 
 __all__ = ["TAN", "check_root"]
 
@@ -38,7 +39,7 @@ def check_root(root: Hashable | None, features: list, class_name: Hashable) -> H
     return root
 
 
-class TAN(SingleNetworkClassifier):
+class TAN(PartialFitNetwork, SingleNetworkClassifier):
     """Tree-augmented naive Bayes (Friedman, Geiger and Goldszmidt, 1997).
 
     The feature tree is the maximum spanning tree of the complete graph weighted

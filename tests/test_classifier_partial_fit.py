@@ -1,0 +1,163 @@
+"""partial_fit of the count-based classifiers: N chunk calls = one fit on all the rows,
+every CPT to 1e-12 (counts add up); states and classes fixed by the first call."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.learners._chow_liu import build_model
+from treelearn.sources._count import count_by_class
+from treelearn.stats._settings import LearningSettings
+
+
+def chained(n: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
+    """Features depending on the class and on each other (missing values in one)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    cols, prev = {}, rng.integers(0, 2, n)
+    for j, k in enumerate((2, 3, 2, 4, 3)):
+        keep = rng.random(n) < 0.6
+        cols[f"f{j}"] = np.where(keep, (prev + y + j) % k, rng.integers(0, k, n))
+        prev = cols[f"f{j}"]
+    X = pd.DataFrame(cols).astype(float)
+    X.loc[rng.random(n) < 0.05, "f3"] = np.nan
+    return X, pd.Series(np.array(["a", "b", "c"])[y], name="C")
+
+
+def states_of(X: pd.DataFrame) -> dict:
+    return {c: sorted(X[c].dropna().unique().tolist()) for c in X.columns}
+
+
+MODELS = {
+    "nb": lambda: tl.NaiveBayes(),
+    "tan": lambda: tl.TAN(),
+    "tan-bic": lambda: tl.TAN(forest="bic", alpha=0.5),
+    "kdb1": lambda: tl.KDB(k=1),
+    "kdb2": lambda: tl.KDB(k=2, prior="bdeu"),
+    "kdb3": lambda: tl.KDB(k=3),
+    "aode": lambda: tl.AODE(min_count=30),
+}
+
+
+def cpts(clf) -> dict:
+    """Every CPT (a network's, or AODE's log tables) of a fitted classifier."""
+    if hasattr(clf, "model_"):
+        return {v: clf.model_.cpt(v) for v in clf.model_.variables}
+    return {"pair": clf.log_pair_, "cond": clf.log_cond_, "nb": clf.log_nb_,
+            "value_count": clf.value_count_}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_chunks_give_the_fit_on_all_rows(name, weighted):
+    X, y = chained(900, seed=1)
+    w = np.random.default_rng(2).random(len(X)) * 3 if weighted else None
+    clf = MODELS[name]()
+    # uneven chunks; one holds a single class, so the classes are declared
+    bounds = [0, 40, 41, 300, 420, 900]
+    for lo, hi in itertools.pairwise(bounds):
+        clf.partial_fit(X.iloc[lo:hi], y.iloc[lo:hi], classes=["c", "a", "b"],
+                        sample_weight=None if w is None else w[lo:hi], states=states_of(X)
+                        if lo == 0 else None)
+    ref = MODELS[name]().fit(X, y, sample_weight=w)
+    assert clf.classes_.tolist() == ref.classes_.tolist() == ["a", "b", "c"]
+    np.testing.assert_allclose(clf.class_count_, ref.class_count_, rtol=1e-12)
+    np.testing.assert_allclose(clf.class_log_prior_, ref.class_log_prior_, rtol=0, atol=1e-12)
+    if hasattr(ref, "model_"):  # the same structure, node by node
+        assert {v: clf.model_.parents(v) for v in ref.model_.variables} == \
+            {v: ref.model_.parents(v) for v in ref.model_.variables}
+    got, want = cpts(clf), cpts(ref)
+    assert got.keys() == want.keys()
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-12, err_msg=key)
+    np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
+
+
+def test_one_chunk_is_fit_and_arrays_chunk_by_position():
+    X, y = chained(200, seed=3)
+    A = X.fillna(-1).to_numpy()
+    clf = tl.KDB(k=2).partial_fit(A[:150], y[:150].to_numpy(), states={
+        f"x{j}": sorted(np.unique(A[:, j]).tolist()) for j in range(5)})
+    clf.partial_fit(A[150:], y[150:].to_numpy())
+    ref = tl.KDB(k=2).fit(A, y.to_numpy())
+    np.testing.assert_allclose(clf.predict_proba(A), ref.predict_proba(A), rtol=0, atol=1e-12)
+
+
+def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
+    X, y = chained(600, seed=4)
+    first = slice(0, 60)
+    clf = tl.TAN().partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
+    tree = {v: clf.model_.parents(v) for v in clf.model_.variables}
+    clf.partial_fit(X.iloc[60:], y.iloc[60:], refit_structure=False)
+    assert {v: clf.model_.parents(v) for v in clf.model_.variables} == tree
+    # the CPTs are those of that structure on every row (the CPT learner, directly)
+    stats = count_by_class(X, y, states=states_of(X))
+    structure = clf.model_.graph.copy()
+    want = build_model(structure, stats, LearningSettings(method="tan", alpha=1.0))
+    for v in want.variables:
+        if v != "C":  # the class node holds the class prior
+            np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
+    # and refitting the structure is the fit on all rows (here: another tree)
+    refit = tl.TAN().partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
+    refit.partial_fit(X.iloc[60:], y.iloc[60:])
+    full = tl.TAN().fit(X, y)
+    assert {v: full.model_.parents(v) for v in full.model_.variables} != tree
+    assert {v: refit.model_.parents(v) for v in full.model_.variables} == \
+        {v: full.model_.parents(v) for v in full.model_.variables}
+
+
+def test_unseen_state_in_a_later_chunk_says_to_declare_it():
+    X = pd.DataFrame({"f": ["u", "v", "u", "v"], "g": [0, 1, 1, 0]})
+    clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1])
+    with pytest.raises(tl.UnseenStateError, match=r"'f' has value\(s\) 'w'.*first partial_fit "
+                                                   r"call.*states=\{column"):
+        clf.partial_fit(pd.DataFrame({"f": ["w"], "g": [0]}), [0])
+    # declared: the later chunk is fine, and equals the fit
+    more = pd.DataFrame({"f": ["w", "u"], "g": [0, 1]})
+    clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1], states={"f": ["u", "v", "w"]})
+    clf.partial_fit(more, [0, 1])
+    ref = tl.NaiveBayes().fit(pd.concat([X, more]), [0, 1, 0, 1, 0, 1])
+    np.testing.assert_allclose(clf.model_.cpt("f"), ref.model_.cpt("f"), rtol=0, atol=1e-12)
+
+
+def test_undeclared_class_and_other_misuse_are_errors():
+    X = pd.DataFrame({"f": ["u", "v", "u", "v"]})
+    clf = tl.AODE().partial_fit(X, ["a", "b", "a", "b"])
+    with pytest.raises(tl.ClassLabelError, match=r"outside the declared classes.*classes=\["):
+        clf.partial_fit(X, ["a", "c", "a", "b"])
+    with pytest.raises(tl.FeatureMismatchError, match="X has 2 features"):
+        clf.partial_fit(np.zeros((2, 2)), ["a", "b"])
+    with pytest.raises(tl.TreelearnError, match="states= is declared on the first"):
+        clf.partial_fit(X, ["a", "b", "a", "b"], states={"f": ["u", "v"]})
+    # fit after partial_fit starts again from its rows alone
+    clf = tl.NaiveBayes().partial_fit(X, ["a", "b", "a", "b"])
+    clf.fit(X.iloc[:2], ["a", "b"])
+    assert clf.class_count_.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_partial_fit_after_fit_goes_on_from_its_counts(name, tmp_path):
+    X, y = chained(500, seed=5)
+    clf = MODELS[name]().fit(X.iloc[:300], y.iloc[:300])
+    try:
+        clf.partial_fit(X.iloc[300:], y.iloc[300:])
+    except tl.TreelearnError as exc:  # a refitted k-DB asks for a family fit did not keep
+        assert name.startswith("kdb") and "did not keep" in str(exc)
+        clf = MODELS[name]().fit(X.iloc[:300], y.iloc[:300])
+        clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)
+        kept = MODELS[name]().fit(X.iloc[:300], y.iloc[:300])
+        assert {v: clf.model_.parents(v) for v in clf.model_.variables} == \
+            {v: kept.model_.parents(v) for v in kept.model_.variables}
+        return
+    ref = MODELS[name]().fit(X, y)
+    for key, want in cpts(ref).items():
+        np.testing.assert_allclose(cpts(clf)[key], want, rtol=0, atol=1e-12, err_msg=key)
+    path = tmp_path / "clf.json"
+    clf.save(path)
+    with pytest.raises(tl.TreelearnError, match="loaded from a file, which keeps no counts"):
+        tl.load(path).partial_fit(X, y)

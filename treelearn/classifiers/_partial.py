@@ -1,0 +1,325 @@
+"""Learning chunk by chunk: ``partial_fit`` of the count-based classifiers.
+
+A count-based classifier is a function of its counts, and counts add up. So
+``partial_fit`` counts each chunk (:func:`~treelearn.sources._count.count_by_class`,
+with the states and classes of the first call fixed), adds the chunk's counts to the
+running totals (:class:`Chunks`) and learns the model again from the totals: after
+``N`` calls on ``N`` chunks the classifier is the one :meth:`fit` gives on all rows.
+
+What is kept between calls:
+
+* the class-conditional pair counts ``N(x_i, x_j | c)`` (one ``K x K`` matrix per
+  class, ``K`` the feature states): everything naive Bayes, TAN, k-DB with ``k <= 1``
+  and AODE learn from;
+* for models whose families have more than one feature parent (k-DB with ``k >= 2``,
+  A2DE, SKDB), also each chunk's encoded rows (small integer codes) and the counts of
+  the families the model uses, summed chunk by chunk; a family a refitted structure
+  asks for anew is counted once from the kept rows.
+
+The states of the features and the classes are those of the first call, unless
+declared there (``states=``, ``classes=``); a value or label outside them in a later
+chunk is an error saying to declare it on the first call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._base.errors import InputTypeError, TreelearnError, UnseenStateError
+from ..sources._count import count_by_class
+from ..sources._kinds import kind_of
+from ..stats._counts import ClassCounts, PairCounts, family_counts_from_codes
+from ._base import TrainingData, check_not_empty
+
+__all__ = ["ChunkCounts", "Chunks", "PartialFit"]
+
+DECLARE = ("declare every state a feature can take on the first call: "
+           "partial_fit(X, y, classes=[...], states={column: [states...]}) (a pandas "
+           "Categorical column declares its categories)")
+
+
+@dataclass(frozen=True)
+class ChunkCounts(ClassCounts):
+    """The statistics of every chunk so far, as the learners read them: the summed
+    per-class pair counts (``per_class_pairs``, where the model needs them) and the
+    family counts of :class:`Chunks` (``families``)."""
+
+    families: Any = None
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        return self.families.family_counts(family)
+
+    @property
+    def class_count(self) -> np.ndarray:
+        return self.families.family_counts([len(self.columns) - 1])
+
+    def rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """Each chunk's ``(codes, weights)`` (features then the class), for learners that
+        revisit the rows (SKDB's leave-one-out pass)."""
+        return self.families.all_rows()
+
+
+class Chunks:
+    """The running totals of ``partial_fit``: the header of the first chunk, the summed
+    counts of the families the model uses, the summed per-class pair counts
+    (``needs_pairs``: the structure is learned from them) and the rows of every chunk
+    (``keep_rows``: families beyond the class-conditional pairs)."""
+
+    def __init__(self, first: ClassCounts, *, needs_pairs: bool, keep_rows: bool) -> None:
+        self.columns, self.states, self.dtypes = first.columns, first.states, first.dtypes
+        self.classes = first.classes
+        self.cardinalities = first.cardinalities
+        self.needs_pairs, self.keep_rows = needs_pairs, keep_rows
+        self.joints = self.n_rows = None
+        self._families: dict[tuple, np.ndarray] = {}
+        self._asked: set[tuple] = set()
+        self.rows: list[tuple[np.ndarray, np.ndarray | None]] = []
+        self.complete = True  # every chunk's rows are in self.rows (not after a fit)
+        self._pending = first  # the chunk whose counts are not added yet
+        if needs_pairs:
+            self.joints = [pc.joint for pc in first.per_class]
+            self.n_rows = [pc.n_rows for pc in first.per_class]
+
+    @classmethod
+    def of_fit(cls, stats: ClassCounts, families: dict, *, needs_pairs: bool) -> Chunks:
+        """What a :meth:`fit` leaves to later chunks: its family counts (and pair counts),
+        not its rows."""
+        chunks = cls(stats, needs_pairs=needs_pairs, keep_rows=False)
+        chunks._pending = None
+        chunks._families = dict(families)
+        chunks.complete = False
+        return chunks
+
+    def _rows_of(self, stats: ClassCounts) -> tuple[np.ndarray, np.ndarray | None]:
+        if stats.table is None:
+            raise InputTypeError(
+                "partial_fit counts the families of this model from rows in memory: give "
+                "each chunk as a DataFrame or an array (a Dask DataFrame's partitions one at "
+                "a time, computed)")
+        return stats.table.codes, stats.table.weights
+
+    def add(self, stats: ClassCounts) -> None:
+        """Add a chunk counted with this header's states and classes."""
+        if self.needs_pairs:
+            for c, pc in enumerate(stats.per_class):
+                self.joints[c] = self.joints[c] + pc.joint
+                self.n_rows[c] = self.n_rows[c] + pc.n_rows
+        if self.keep_rows:
+            self._rows_of(stats)  # refused now, not after the counts are added
+        for family, counts in self._families.items():  # the families in use: this chunk's
+            self._families[family] = counts + ClassCounts.family_counts(stats, family)
+        self._pending = stats
+
+    def all_rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """Every chunk's ``(codes, weights)``."""
+        if not self.complete:
+            raise TreelearnError("the rows of a fit() are not kept: call partial_fit on every "
+                                 "chunk from the first")
+        rows = list(self.rows)
+        if self._pending is not None:
+            rows.append(self._rows_of(self._pending))
+        return rows
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        """A family's counts over every chunk: summed chunk by chunk once in use; a family
+        asked for anew is read off the pair counts (the class and at most two features)
+        or counted from the rows of every chunk."""
+        key = tuple(int(j) for j in family)
+        self._asked.add(key)
+        if key not in self._families:
+            c = len(self.columns) - 1
+            if self.needs_pairs and key[0] == c and len(key) <= 3:
+                self._families[key] = self._from_pairs(key)
+            elif self.complete:
+                counts = [family_counts_from_codes(codes, self.cardinalities, key, weights)
+                          for codes, weights in self.rows]
+                if self._pending is not None:
+                    counts.append(ClassCounts.family_counts(self._pending, key))
+                self._families[key] = sum(counts)
+            else:
+                names = [self.columns[j] for j in key]
+                raise TreelearnError(
+                    f"the model now needs the counts of the family {names}, which a fit() did "
+                    f"not keep (it keeps no rows); pass refit_structure=False, or call "
+                    f"partial_fit on every chunk from the first")
+        return self._families[key]
+
+    def _from_pairs(self, key: tuple) -> np.ndarray:
+        """``(class[, a[, b]])`` counts from the summed class-conditional pair counts."""
+        if len(key) == 1:
+            exact = all(isinstance(n, (int, np.integer)) for n in self.n_rows)
+            return np.array(self.n_rows, dtype=np.int64 if exact else float)
+        pairs = [PairCounts(joint, self.cardinalities, n)
+                 for joint, n in zip(self.joints, self.n_rows)]
+        if len(key) == 2:
+            return np.stack([pc.marginal(key[1]) for pc in pairs])
+        return np.stack([pc.block(key[1], key[2]) for pc in pairs])
+
+    def statistics(self) -> ChunkCounts:
+        """The totals as a :class:`ClassCounts` the learners take."""
+        pairs = None
+        if self.needs_pairs:
+            pairs = tuple(PairCounts(joint, self.cardinalities, n)
+                          for joint, n in zip(self.joints, self.n_rows))
+        return ChunkCounts(self.columns, self.states, self.dtypes, self.classes,
+                           per_class_pairs=pairs, families=self)
+
+    def learned(self) -> None:
+        """After a model is learned: keep summing only the families it asked for, and the
+        last chunk's rows only where rows are kept."""
+        self._families = {k: v for k, v in self._families.items() if k in self._asked}
+        self._asked = set()
+        if self._pending is not None and self.keep_rows:
+            self.rows.append(self._rows_of(self._pending))
+        elif self._pending is not None:
+            self.complete = False
+        self._pending = None
+
+
+class _Recorder:
+    """A fit's statistics, remembering every family count the model asks for."""
+
+    def __init__(self, stats: ClassCounts) -> None:
+        self.stats, self.families = stats, {}
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        key = tuple(int(j) for j in family)
+        if key not in self.families:
+            self.families[key] = ClassCounts.family_counts(self.stats, key)
+        return self.families[key]
+
+    def all_rows(self) -> list:
+        return [(self.stats.table.codes, self.stats.table.weights)]
+
+
+class PartialFit:
+    """``partial_fit`` for a categorical classifier that learns from counts (a mixin,
+    before the classifier's base). A class sets ``_keeps_rows(params)`` where its
+    families go beyond the class-conditional pairs, and may override
+    :meth:`_learn_chunks` (e.g. to keep a structure)."""
+
+    #: whether the model learns from the class-conditional pair counts (a structure, AODE)
+    _needs_pairs: ClassVar[bool] = True
+
+    def _keeps_rows(self, params: dict) -> bool:
+        """Whether the model counts families beyond the class and two features."""
+        return False
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Any:
+        """Learn from ``X`` and ``y`` alone (the counts of earlier :meth:`partial_fit`
+        calls are dropped), as the classifier's base does; the fit's family counts (and
+        pair counts) are kept, so :meth:`partial_fit` can go on from them."""
+        self.__dict__.pop("_chunks", None)
+        super().fit(X, y, sample_weight=sample_weight)
+        recorder = self.__dict__.pop("_recorder")
+        self._chunks = Chunks.of_fit(recorder.wrapped, recorder.families,
+                                     needs_pairs=self._needs_pairs)
+        return self
+
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        data = super()._training_data(X, y, sample_weight)
+        stats = data.statistics
+        recorder = _Recorder(stats)
+        recorder.wrapped = ChunkCounts(stats.columns, stats.states, stats.dtypes, stats.classes,
+                                       table=stats.table, per_class_pairs=stats.per_class_pairs,
+                                       families=recorder)
+        self._recorder = recorder
+        return replace(data, statistics=recorder.wrapped)
+
+    def partial_fit(self, X: Any, y: Any, classes: Sequence | None = None,
+                    sample_weight: Any = None, *,
+                    states: Mapping[Hashable, Sequence] | None = None,
+                    refit_structure: bool = True) -> Any:
+        """Learn from one more chunk of rows: ``N`` calls on ``N`` chunks give the
+        classifier :meth:`fit` gives on all their rows (the same counts, so the same CPTs).
+
+        Parameters
+        ----------
+        X, y, sample_weight : a chunk, as for :meth:`fit` (a DataFrame, an array, a
+            CSV/Parquet path with ``y`` its class column, a Dask DataFrame).
+        classes : every class label the chunks can hold, on the first call (a chunk
+            may then hold one class); default: the labels of the first chunk.
+        states : ``{feature: [states]}``, on the first call: the states of the features
+            named (default: the values of the first chunk; a pandas Categorical column
+            declares its categories). A later chunk's value outside them is an
+            :class:`~treelearn.UnseenStateError` saying to declare it.
+        refit_structure : learn the structure again from the summed counts (default),
+            or keep the structure of the earlier calls and update the CPTs only
+            (``False``; a model without a learned structure ignores it).
+
+        After :meth:`fit`, ``partial_fit`` goes on from the fit's counts (a structure
+        refitted then may need counts a fit does not keep: an error says so); a
+        classifier loaded from a file keeps no counts to add to (an error).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> X, y = df.drop(columns="either"), df["either"]
+        >>> clf = tl.TAN()
+        >>> for part in np.array_split(np.arange(len(df)), 4):
+        ...     _ = clf.partial_fit(X.iloc[part], y.iloc[part], classes=["no", "yes"])
+        >>> bool(np.allclose(clf.predict_proba(X), tl.TAN().fit(X, y).predict_proba(X),
+        ...                  rtol=0, atol=1e-12))
+        True
+        """
+        params = self._checked_params()
+        check_not_empty(X)
+        chunks = self.__dict__.get("_chunks")
+        if chunks is None:
+            if hasattr(self, "classes_"):
+                raise TreelearnError(
+                    f"this {type(self).__name__} was loaded from a file, which keeps no counts "
+                    f"to add to; call partial_fit on every chunk from the first (or fit on all "
+                    f"the rows)")
+            stats = count_by_class(X, y, sample_weight=sample_weight, states=states,
+                                   classes=classes)
+            chunks = Chunks(stats, needs_pairs=self._needs_pairs,
+                            keep_rows=self._keeps_rows(params))
+        else:
+            if states is not None:
+                raise TreelearnError("states= is declared on the first partial_fit call; later "
+                                     "chunks take the states fixed then")
+            if kind_of(X).name in ("frame", "array"):
+                X = self._matched(X)  # the fitted features, by name or position
+            features = chunks.columns[:-1]
+            try:
+                stats = count_by_class(X, y, sample_weight=sample_weight,
+                                       states=dict(zip(features, chunks.states)),
+                                       classes=chunks.classes if classes is None else classes)
+            except UnseenStateError as exc:
+                raise exc.with_hint(f"The states were fixed by the first partial_fit call; "
+                                    f"{DECLARE}.") from None
+            if list(stats.classes) != list(chunks.classes):
+                raise TreelearnError(
+                    f"classes={list(classes)} differs from the classes "
+                    f"{list(chunks.classes)} of the first call")
+            chunks.add(stats)
+        counts = chunks.statistics()
+        features = list(counts.columns[:-1])
+        data = TrainingData(features, len(features), counts.classes, counts.columns[-1],
+                            counts.class_count, counts)
+        self._set_header(data, params)
+        self._learn_chunks(counts, params, refit_structure)
+        chunks.learned()
+        self._chunks = chunks
+        return self
+
+    def _learn_chunks(self, stats: ChunkCounts, params: dict, refit_structure: bool) -> None:
+        """Learn from the summed counts (the model's ``_learn``, by default)."""
+        self._learn(stats, params)
+
+
+class PartialFitNetwork(PartialFit):
+    """``partial_fit`` for one network over the features and the class: with
+    ``refit_structure=False`` the network keeps the structure of the earlier calls."""
+
+    def _learn_chunks(self, stats: ChunkCounts, params: dict, refit_structure: bool) -> None:
+        if refit_structure or "model_" not in self.__dict__:
+            self._learn(stats, params)
+        else:
+            self._learn_network(self.model_.graph.copy(), stats, params)
