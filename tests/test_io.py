@@ -355,6 +355,9 @@ def _estimator_data(name):
     rng = np.random.default_rng(0)
     if name in ("NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN"):
         return getattr(tl, name)(), asia.drop(columns="either"), asia["either"]
+    if name in NEW_CATEGORICAL:  # issue 21's classifiers, on a slice of asia
+        return NEW_CATEGORICAL[name](), asia.drop(columns="either").iloc[:3000], \
+            asia["either"].iloc[:3000]
     if name in ("GaussianClassifier", "GaussianTAN"):
         return getattr(tl, name)(), iris_X, iris_y
     if name == "TextNaiveBayes":
@@ -376,9 +379,10 @@ def _outputs(est, X):
     return est.score_samples(X)
 
 
+NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2)}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
-                  "Discretizer", "TreeMixture"]
+                  "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
 
 
 @pytest.mark.parametrize("name", ALL_ESTIMATORS)
@@ -445,6 +449,8 @@ def _state(name):
     ("ChowLiuMultinet", lambda s: s.update(models=s["models"][:1]), "models"),
     ("AODE", lambda s: s.update(models=s["models"][::-1]), "models"),
     ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
+    ("SKDB", lambda s: s["model"]["settings"].update(k=-1), "model"),
+    ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
     ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
     ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),
     ("GaussianClassifier", lambda s: s.update(means=[[1.0, 2.0]]), "means"),

@@ -60,6 +60,12 @@ CATEGORICAL_OUTPUT = (
     "classifiers learn every bin as a state); the check subtracts or takes the dtype of "
     "the outputs as numbers. Pickling itself: tests/test_io.py::test_every_estimator_round_trips"
 )
+PARTIAL_AFTER_FIT = (
+    "the check calls partial_fit on a classifier fitted by fit(): SKDB's leave-one-out "
+    "selection revisits every row, and fit keeps no rows, so partial_fit after fit refuses "
+    "with the fix (partial_fit from the first chunk, or refit_structure=False); partial_fit "
+    "itself: tests/test_skdb.py::test_partial_fit_and_save_round_trip"
+)
 GAUSSIAN = {
     "check_sample_weights_shape": DEGENERATE_GAUSSIAN,
     "check_sample_weights_not_overwritten": DEGENERATE_GAUSSIAN,
@@ -77,6 +83,9 @@ EXPECTED_FAILED = {
     "GaussianClassifier": GAUSSIAN,
     "GaussianTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT},
     "TextNaiveBayes": {"check_dtype_object": OBJECT_NUMBERS},
+    "SKDB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+             "check_fit_score_takes_y": PARTIAL_AFTER_FIT,
+             "check_estimators_nan_inf": CONTINUOUS_INF},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
     "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
@@ -86,7 +95,7 @@ EXPECTED_FAILED = {
 
 ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE(),
               tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
-              tl.MixedNaiveBayes(), tl.Discretizer(), tl.TreeMixture()]
+              tl.MixedNaiveBayes(), tl.Discretizer(), tl.TreeMixture(), tl.SKDB(max_k=2)]
 
 
 def test_every_estimator_is_checked():

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._naive_bayes import NaiveBayes
     from .classifiers._ranking import rank_features
     from .classifiers._seminaive import AODE, KDB
+    from .classifiers._skdb import SKDB
     from .classifiers._tan import TAN
     from .classifiers._text import TextNaiveBayes, term_class_information
     from .encoding._discretizer import Discretizer
@@ -102,6 +103,7 @@ _LAZY = {
     "rank_features": "classifiers._ranking",
     "AODE": "classifiers._seminaive",
     "KDB": "classifiers._seminaive",
+    "SKDB": "classifiers._skdb",
     "TAN": "classifiers._tan",
     "TextNaiveBayes": "classifiers._text",
     "term_class_information": "classifiers._text",
