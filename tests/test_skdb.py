@@ -26,7 +26,7 @@ def loo_by_refitting(X, y, order, parents, max_k, alpha, loss, w, log_prior=None
     """losses[k, s] by leaving each row out and counting the other rows directly."""
     n, classes = len(X), sorted(set(y))
     w = np.ones(n) if w is None else np.asarray(w, float)
-    V, Y = X.to_numpy(), y.to_numpy()
+    V, labels = X.to_numpy(), y.to_numpy()
     cards = {f: X[f].nunique() for f in X.columns}
     col = {f: j for j, f in enumerate(X.columns)}
     out = np.zeros((max_k + 1, len(order) + 1))
@@ -36,7 +36,7 @@ def loo_by_refitting(X, y, order, parents, max_k, alpha, loss, w, log_prior=None
             joint = np.zeros(len(classes))
             for ci, c in enumerate(classes):  # the refitted model's log p(x_i, c)
                 if log_prior is None:
-                    joint[ci] = np.log((w[rest & (Y == c)].sum() + alpha) /
+                    joint[ci] = np.log((w[rest & (labels == c)].sum() + alpha) /
                                        (w[rest].sum() + len(classes) * alpha))
                 else:
                     joint[ci] = log_prior[ci]
@@ -45,11 +45,11 @@ def loo_by_refitting(X, y, order, parents, max_k, alpha, loss, w, log_prior=None
                 u = parents[f][:k]
                 match = rest & np.all([V[:, col[p]] == V[i, col[p]] for p in u] + [rest], axis=0)
                 for ci, c in enumerate(classes):
-                    den = w[match & (Y == c)].sum()
-                    num = w[match & (Y == c) & (V[:, col[f]] == V[i, col[f]])].sum()
+                    den = w[match & (labels == c)].sum()
+                    num = w[match & (labels == c) & (V[:, col[f]] == V[i, col[f]])].sum()
                     joint[ci] += np.log((num + alpha) / (den + cards[f] * alpha))
                 terms.append(joint.copy())
-            yi = classes.index(Y[i])
+            yi = classes.index(labels[i])
             for s, jl in enumerate(terms):
                 if loss == "log_loss":
                     out[k, s] += w[i] * (np.logaddexp.reduce(jl) - jl[yi])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import networkx as nx
 import numpy as np
