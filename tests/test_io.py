@@ -379,7 +379,7 @@ def _outputs(est, X):
     return est.score_samples(X)
 
 
-NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2)}
+NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2)}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
                   "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
@@ -450,6 +450,7 @@ def _state(name):
     ("AODE", lambda s: s.update(models=s["models"][::-1]), "models"),
     ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
     ("SKDB", lambda s: s["model"]["settings"].update(k=-1), "model"),
+    ("AnDE", lambda s: s.update(triple_counts=[[[[1.0]]]]), "triple_counts"),
     ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
     ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
     ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),

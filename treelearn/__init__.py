@@ -41,6 +41,7 @@ from ._base.errors import (
 if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_facade.py
     # checks that this block lists exactly the table); at run time see __getattr__
     from ._io import from_pgmpy, from_pyagrum, load, read_bif, read_uai, read_xmlbif, save
+    from .classifiers._ande import AnDE
     from .classifiers._bayes_tan import BayesianTAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
@@ -94,6 +95,7 @@ _LAZY = {
     "read_uai": "_io",
     "read_xmlbif": "_io",
     "save": "_io",
+    "AnDE": "classifiers._ande",
     "BayesianTAN": "classifiers._bayes_tan",
     "GaussianClassifier": "classifiers._gaussian",
     "GaussianTAN": "classifiers._gaussian_tan",

@@ -77,6 +77,7 @@ class Chunks:
         self.joints = self.n_rows = None
         self._families: dict[tuple, np.ndarray] = {}
         self._asked: set[tuple] = set()
+        self._extras: dict[str, list] = {}  # name -> [count(codes, weights), summed total]
         self.rows: list[tuple[np.ndarray, np.ndarray | None]] = []
         self.complete = True  # every chunk's rows are in self.rows (not after a fit)
         self._pending = first  # the chunk whose counts are not added yet
@@ -85,14 +86,28 @@ class Chunks:
             self.n_rows = [pc.n_rows for pc in first.per_class]
 
     @classmethod
-    def of_fit(cls, stats: ClassCounts, families: dict, *, needs_pairs: bool) -> Chunks:
-        """What a :meth:`fit` leaves to later chunks: its family counts (and pair counts),
-        not its rows."""
+    def of_fit(cls, stats: ClassCounts, recorder: _Recorder, *, needs_pairs: bool) -> Chunks:
+        """What a :meth:`fit` leaves to later chunks: its family counts (and pair counts,
+        and the model's other summed statistics), not its rows."""
         chunks = cls(stats, needs_pairs=needs_pairs, keep_rows=False)
         chunks._pending = None
-        chunks._families = dict(families)
+        chunks._families = dict(recorder.families)
+        chunks._extras = dict(recorder.extras)
         chunks.complete = False
         return chunks
+
+    def summed(self, name: str, count: Any) -> np.ndarray:
+        """A statistic a model adds up over chunks, ``count(codes, weights)`` of each
+        chunk's rows (e.g. A2DE's triple counts): summed chunk by chunk once in use."""
+        self._asked.add(name)
+        if name not in self._extras:
+            if not self.complete:
+                raise TreelearnError(f"the model now needs its {name.replace('_', ' ')} over "
+                                     f"rows a fit() did not keep; call partial_fit on every "
+                                     f"chunk from the first")
+            self._extras[name] = [count, sum(count(codes, weights)
+                                             for codes, weights in self.all_rows())]
+        return self._extras[name][1]
 
     def _rows_of(self, stats: ClassCounts) -> tuple[np.ndarray, np.ndarray | None]:
         if stats.table is None:
@@ -112,6 +127,8 @@ class Chunks:
             self._rows_of(stats)  # refused now, not after the counts are added
         for family, counts in self._families.items():  # the families in use: this chunk's
             self._families[family] = counts + ClassCounts.family_counts(stats, family)
+        for entry in self._extras.values():
+            entry[1] = entry[1] + entry[0](*self._rows_of(stats))
         self._pending = stats
 
     def all_rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
@@ -172,6 +189,7 @@ class Chunks:
         """After a model is learned: keep summing only the families it asked for, and the
         last chunk's rows only where rows are kept."""
         self._families = {k: v for k, v in self._families.items() if k in self._asked}
+        self._extras = {k: v for k, v in self._extras.items() if k in self._asked}
         self._asked = set()
         if self._pending is not None and self.keep_rows:
             self.rows.append(self._rows_of(self._pending))
@@ -184,7 +202,7 @@ class _Recorder:
     """A fit's statistics, remembering every family count the model asks for."""
 
     def __init__(self, stats: ClassCounts) -> None:
-        self.stats, self.families = stats, {}
+        self.stats, self.families, self.extras = stats, {}, {}
 
     def family_counts(self, family: Sequence[int]) -> np.ndarray:
         key = tuple(int(j) for j in family)
@@ -193,7 +211,15 @@ class _Recorder:
         return self.families[key]
 
     def all_rows(self) -> list:
+        if self.stats.table is None:
+            raise InputTypeError("this model learns from the rows in memory: give a DataFrame, "
+                                 "an array or a file, not a Dask DataFrame")
         return [(self.stats.table.codes, self.stats.table.weights)]
+
+    def summed(self, name: str, count: Any) -> np.ndarray:
+        total = count(*self.all_rows()[0])
+        self.extras[name] = [count, total]
+        return total
 
 
 class PartialFit:
@@ -216,8 +242,7 @@ class PartialFit:
         self.__dict__.pop("_chunks", None)
         super().fit(X, y, sample_weight=sample_weight)
         recorder = self.__dict__.pop("_recorder")
-        self._chunks = Chunks.of_fit(recorder.wrapped, recorder.families,
-                                     needs_pairs=self._needs_pairs)
+        self._chunks = Chunks.of_fit(recorder.wrapped, recorder, needs_pairs=self._needs_pairs)
         return self
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:

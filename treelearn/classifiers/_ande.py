@@ -1,0 +1,234 @@
+"""Averaged n-dependence estimators (AnDE; Webb, Boughton, Zheng, Ting and Salem, 2012):
+AODE (``n=1``) and A2DE (``n=2``), two super-parents per term.
+
+A2DE averages, over every pair of features ``i < j`` whose values ``(x_i, x_j)`` were
+seen together in at least ``min_count`` training rows, the two-dependence model
+
+``P(y, x_i, x_j) prod_{l != i, j} P(x_l | y, x_i, x_j)``,
+
+* ``P(y, x_i, x_j) = (N(y, x_i, x_j) + alpha) / (N_ij + alpha |Y| |X_i| |X_j|)``
+  (``N_ij``: the rows where both are observed),
+* ``P(x_l | y, x_i, x_j) = (N(y, x_i, x_j, x_l) + alpha) / (N_l(y, x_i, x_j) + alpha |X_l|)``
+  (``N_l``: those rows where ``x_l`` is observed too; nothing to go on: uniform).
+
+Where no pair qualifies it is AODE (:class:`~treelearn.classifiers._seminaive.AODE`, which
+itself falls back to naive Bayes), as Weka's AnDE does. The statistics are the
+class-conditional triple counts ``N(y, a, b, c)`` over every three feature states:
+``|Y| K^3`` numbers (``K`` the feature states), their size checked before they are
+allocated.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+
+from .._base.limits import check_memory
+from .._base.persistence import SavedState
+from .._base.validation import Interval
+from ..stats._counts import ClassCounts, offsets_of
+from ._base import CPT_PRIOR, UNSEEN, Unseen
+from ._seminaive import AODE
+
+__all__ = ["AnDE", "triple_counts"]
+
+#: the floats of one prediction chunk's gather (classes x rows x pairs x features)
+_GATHER = 4_000_000
+
+
+def _check_triples(n_classes: int, width: int) -> None:
+    need = 8.0 * 3 * n_classes * (width + 1) ** 3  # the counts, the log tables, a temporary
+    check_memory(need, f"A2DE's class-conditional triple counts ({n_classes} classes x "
+                       f"{width}^3 feature states)",
+                 "use AnDE(n=1) (AODE), or fewer or coarser features")
+
+
+def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: np.ndarray,
+                  n_classes: int) -> np.ndarray:
+    """``T[y, a, b, c]``: the weight of the rows of class ``y`` with the feature states
+    ``a``, ``b`` and ``c`` (one-hot positions; each over the rows where its variables
+    are observed), from ``codes`` (features, then the class). One product per class and
+    feature state: ``sum_r w_r [x_r has a] e(x_r) e(x_r)^T``.
+
+    >>> T = triple_counts(np.array([[0, 1, 0], [1, 1, 0], [0, 0, 1]]), None, np.array([2, 2]), 2)
+    >>> T[0, 0, 3, 3], T[0, 0, 2, 2], T[1, 0, 2, 2]   # y=0: (f0=0, f1=1); y=1: (f0=0, f1=0)
+    (np.float64(1.0), np.float64(0.0), np.float64(1.0))
+    """
+    d = len(cardinalities)
+    offsets = offsets_of(cardinalities)
+    width = int(offsets[-1])
+    _check_triples(n_classes, width)
+    check_memory(8.0 * codes.shape[0] * width, "the one-hot rows of A2DE's counts",
+                 "learn from fewer rows at a time (partial_fit)")
+    X = np.zeros((codes.shape[0], width))
+    rows, cols = np.nonzero(codes[:, :d] >= 0)
+    X[rows, offsets[cols] + codes[rows, cols]] = 1.0
+    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    out = np.zeros((n_classes, width, width, width))
+    y = codes[:, d]
+    for c in range(n_classes):  # |Y| K products of the rows that hold a state
+        in_class = y == c
+        Xc, wc, codes_c = X[in_class], w[in_class], codes[in_class]
+        for i in range(d):
+            for s in range(int(cardinalities[i])):
+                sel = codes_c[:, i] == s
+                if sel.any():
+                    Z = Xc[sel]
+                    out[c, offsets[i] + s] = (Z * wc[sel][:, None]).T @ Z
+    return out
+
+
+class AnDE(AODE):
+    """Averaged n-dependence estimators: ``n=1`` is AODE, ``n=2`` A2DE (see the module
+    docstring for A2DE's formula; AODE's is :class:`~treelearn.classifiers._seminaive.AODE`).
+
+    Parameters
+    ----------
+    n : 1 (AODE) or 2 (A2DE: two super-parents per term).
+    alpha : the pseudocount of every estimate (0: maximum likelihood).
+    min_count : a super-parent value (``n=1``) or pair of values (``n=2``) qualifies when
+        seen in at least this many training rows.
+    unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+
+    Attributes
+    ----------
+    As :class:`~treelearn.classifiers._seminaive.AODE` (its tables are the AODE fallback),
+    plus for ``n=2``: ``pair_count_`` (``K x K``: the rows with both states, which pairs
+    qualify) and ``log_pair3_`` / ``log_cond3_``, the log tables of the formula.
+
+    Notes
+    -----
+    A2DE keeps ``|Y| K^3`` counts: the memory is checked first
+    (:data:`treelearn.limits.MEMORY_LIMIT`), and :meth:`memory_bytes` states it.
+    ``partial_fit`` adds each chunk's triple counts (chunks in memory).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv").head(2000)
+    >>> X, y = df.drop(columns="either"), df["either"]
+    >>> a2de = tl.AnDE(n=2).fit(X, y)
+    >>> a2de.log_cond3_.shape   # 2 classes, 14 feature states
+    (2, 14, 14, 14)
+    >>> bool((tl.AnDE(n=1).fit(X, y).predict_proba(X) == tl.AODE().fit(X, y).predict_proba(X)).all())
+    True
+    """
+
+    _method = "ande"
+    cli_method: ClassVar[str | None] = None
+    _parameter_constraints: ClassVar[dict] = {"n": [Interval(Integral, 1, 2)],
+                                              "alpha": CPT_PRIOR["alpha"],
+                                              "min_count": [Interval(Real, 0, None)], **UNSEEN}
+
+    def __init__(self, n: int = 2, alpha: float = 1.0, min_count: int = 1,
+                 unseen: Unseen = "error") -> None:
+        self.n = n
+        self.alpha = alpha
+        self.min_count = min_count
+        self.unseen = unseen
+
+    @staticmethod
+    def memory_bytes(n_classes: int, n_feature_states: int) -> float:
+        """The bytes A2DE's counts and tables take: ``3 x 8 |Y| (K + 1)^3``."""
+        return 8.0 * 3 * n_classes * (n_feature_states + 1) ** 3
+
+    # ------------------------------------------------------------ fitting
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
+        super()._learn(stats, params)  # the AODE tables: n=1, and the fallback of n=2
+        self.__dict__.pop("log_cond3_", None)
+        if params["n"] == 1:
+            return
+        d = len(stats.columns) - 1
+        cards = stats.cardinalities[:d]
+        n_classes = len(stats.classes)
+        _check_triples(n_classes, int(cards.sum()))
+
+        # count(codes, weights) of a chunk (a partial: the estimator pickles with it)
+        count = partial(triple_counts, cardinalities=cards, n_classes=n_classes)
+        summed = getattr(getattr(stats, "families", None), "summed", None)
+        if summed is not None:  # partial_fit (and fit): the chunks' triple counts, summed
+            T3 = summed("triple_counts", count)
+        else:
+            T3 = count(stats.table.codes, stats.table.weights)
+        self._set_triples(T3, params)
+
+    def _set_triples(self, T3: np.ndarray, params: dict) -> None:
+        alpha = params["alpha"]
+        cards = self._cards
+        owner = np.repeat(np.arange(len(cards)), cards)
+        k = cards[owner].astype(float)
+        starts = offsets_of(cards)[:-1]
+        self.triple_counts_ = T3
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pair = np.einsum("yabb->yab", T3)  # N(y, a, b): the c = b slice
+            n_ij = np.add.reduceat(np.add.reduceat(pair.sum(axis=0), starts, axis=0),
+                                   starts, axis=1)[owner][:, owner]  # rows with both observed
+            self.log_pair3_ = np.log((pair + alpha) / (n_ij + alpha * len(pair) * k[:, None] *
+                                                       k[None, :]))
+            den = np.add.reduceat(T3, starts, axis=3)[..., owner]
+            cond = np.where(den + alpha * k > 0, (T3 + alpha) / (den + alpha * k), 1.0 / k)
+            log_cond = np.log(cond)
+            # l is i or j: not in the product
+            log_cond[:, (owner[:, None, None] == owner[None, None, :]) |
+                     (owner[None, :, None] == owner[None, None, :])] = 0.0
+            same = owner[:, None] == owner[None, :]
+        self.log_cond3_ = log_cond
+        self.pair_count_ = pair.sum(axis=0)
+        self.qualifies3_ = (self.pair_count_ >= params["min_count"]) & ~same
+
+    # ------------------------------------------------------------ prediction
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        fallback = super()._joint_log_likelihood(codes)  # AODE: n=1, and rows without a pair
+        if "log_cond3_" not in self.__dict__:
+            return fallback
+        n, d = codes.shape
+        width = len(self.pair_count_)
+        n_classes = len(self.classes_)
+        offsets = offsets_of(self._cards)
+        # one-hot positions, a missing value pointing at a padding state whose terms are 0
+        A = np.where(codes >= 0, offsets[:-1][None, :] + codes, width)
+        L = np.zeros((n_classes, width + 1, width + 1, width + 1))
+        L[:, :width, :width, :width] = self.log_cond3_
+        P = np.zeros((n_classes, width + 1, width + 1))
+        P[:, :width, :width] = self.log_pair3_
+        Q = np.zeros((width + 1, width + 1), dtype=bool)
+        Q[:width, :width] = self.qualifies3_
+        pi, pj = np.triu_indices(d, k=1)
+        out = fallback.copy()
+        step = max(1, _GATHER // max(1, n_classes * len(pi) * d))
+        for start in range(0, n, step):  # chunks of rows, each one gather
+            a, b = A[start:start + step][:, pi], A[start:start + step][:, pj]
+            ok = Q[a, b]  # (rows, pairs): both observed (else padding) and seen enough
+            terms = L[:, a[:, :, None], b[:, :, None], A[start:start + step][:, None, :]].sum(-1)
+            terms = terms + P[:, a, b]  # (classes, rows, pairs)
+            terms = np.where(ok[None], terms, -np.inf)
+            used = ok.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                peak = terms.max(axis=2, keepdims=True)
+                peak = np.where(np.isfinite(peak), peak, 0.0)
+                total = np.log(np.exp(terms - peak).sum(axis=2)) + peak[..., 0]
+            some = used > 0
+            rows = np.arange(start, min(start + step, n))[some]
+            out[rows] = (total[:, some] - np.log(used[some])[None, :]).T
+        return out
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        state = super()._fitted_state()
+        if "log_cond3_" in self.__dict__:
+            state["triple_counts"] = self.triple_counts_.tolist()
+        return state
+
+    def _restore_model(self, saved: SavedState) -> None:
+        super()._restore_model(saved)
+        self.__dict__.pop("log_cond3_", None)
+        params = self._checked_params()
+        if params["n"] == 1:
+            return
+        width, n_classes = int(self._cards.sum()), len(self.classes_)
+        _check_triples(n_classes, width)
+        T3 = saved.array("triple_counts", (n_classes, width, width, width), low=0)
+        self._set_triples(T3, params)
