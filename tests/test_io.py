@@ -379,7 +379,8 @@ def _outputs(est, X):
     return est.score_samples(X)
 
 
-NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2)}
+NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2),
+                   "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes()}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
                   "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
@@ -451,6 +452,9 @@ def _state(name):
     ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
     ("SKDB", lambda s: s["model"]["settings"].update(k=-1), "model"),
     ("AnDE", lambda s: s.update(triple_counts=[[[[1.0]]]]), "triple_counts"),
+    ("WeightedNaiveBayes", lambda s: s.update(feature_weights=[-1.0] * 7), "feature_weights"),
+    ("WeightedNaiveBayes", lambda s: s["feature_log_prob"].__setitem__(0, [[0.5, 0.5]] * 2),
+     "feature_log_prob"),
     ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
     ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
     ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),

@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._skdb import SKDB
     from .classifiers._tan import TAN
     from .classifiers._text import TextNaiveBayes, term_class_information
+    from .classifiers._weighted import WeightedNaiveBayes
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
@@ -109,6 +110,7 @@ _LAZY = {
     "TAN": "classifiers._tan",
     "TextNaiveBayes": "classifiers._text",
     "term_class_information": "classifiers._text",
+    "WeightedNaiveBayes": "classifiers._weighted",
     "Discretizer": "encoding._discretizer",
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",
