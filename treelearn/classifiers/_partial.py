@@ -75,6 +75,7 @@ class Chunks:
         self.cardinalities = first.cardinalities
         self.needs_pairs, self.keep_rows = needs_pairs, keep_rows
         self.joints = self.n_rows = None
+        self._pairs: list | None = None  # the summed joints as PairCounts, once per learn
         self._families: dict[tuple, np.ndarray] = {}
         self._asked: set[tuple] = set()
         self._extras: dict[str, list] = {}  # name -> [count(codes, weights), summed total]
@@ -91,7 +92,9 @@ class Chunks:
         and the model's other summed statistics), not its rows."""
         chunks = cls(stats, needs_pairs=needs_pairs, keep_rows=False)
         chunks._pending = None
-        chunks._families = dict(recorder.families)
+        c = len(stats.columns) - 1
+        chunks._families = {k: v for k, v in recorder.families.items()  # pairs give the rest
+                            if not (needs_pairs and k[0] == c and len(k) <= 3)}
         chunks._extras = dict(recorder.extras)
         chunks.complete = False
         return chunks
@@ -120,6 +123,7 @@ class Chunks:
     def add(self, stats: ClassCounts) -> None:
         """Add a chunk counted with this header's states and classes."""
         if self.needs_pairs:
+            self._pairs = None
             for c, pc in enumerate(stats.per_class):
                 self.joints[c] = self.joints[c] + pc.joint
                 self.n_rows[c] = self.n_rows[c] + pc.n_rows
@@ -146,12 +150,12 @@ class Chunks:
         asked for anew is read off the pair counts (the class and at most two features)
         or counted from the rows of every chunk."""
         key = tuple(int(j) for j in family)
+        c = len(self.columns) - 1
+        if self.needs_pairs and key[0] == c and len(key) <= 3:
+            return self._from_pairs(key)  # read off the summed pairs: nothing to keep
         self._asked.add(key)
         if key not in self._families:
-            c = len(self.columns) - 1
-            if self.needs_pairs and key[0] == c and len(key) <= 3:
-                self._families[key] = self._from_pairs(key)
-            elif self.complete:
+            if self.complete:
                 counts = [family_counts_from_codes(codes, self.cardinalities, key, weights)
                           for codes, weights in self.rows]
                 if self._pending is not None:
@@ -170,8 +174,10 @@ class Chunks:
         if len(key) == 1:
             exact = all(isinstance(n, (int, np.integer)) for n in self.n_rows)
             return np.array(self.n_rows, dtype=np.int64 if exact else float)
-        pairs = [PairCounts(joint, self.cardinalities, n)
-                 for joint, n in zip(self.joints, self.n_rows)]
+        if self._pairs is None:
+            self._pairs = [PairCounts(joint, self.cardinalities, n)
+                           for joint, n in zip(self.joints, self.n_rows)]
+        pairs = self._pairs
         if len(key) == 2:
             return np.stack([pc.marginal(key[1]) for pc in pairs])
         return np.stack([pc.block(key[1], key[2]) for pc in pairs])
@@ -180,8 +186,10 @@ class Chunks:
         """The totals as a :class:`ClassCounts` the learners take."""
         pairs = None
         if self.needs_pairs:
-            pairs = tuple(PairCounts(joint, self.cardinalities, n)
-                          for joint, n in zip(self.joints, self.n_rows))
+            if self._pairs is None:
+                self._pairs = [PairCounts(joint, self.cardinalities, n)
+                               for joint, n in zip(self.joints, self.n_rows)]
+            pairs = tuple(self._pairs)
         return ChunkCounts(self.columns, self.states, self.dtypes, self.classes,
                            per_class_pairs=pairs, families=self)
 
