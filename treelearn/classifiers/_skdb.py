@@ -25,7 +25,6 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import MissingValuesError
-from .._base.logspace import logsumexp
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
 from ..stats._counts import ClassCounts
@@ -49,26 +48,33 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
     or ``"zero_one"`` (the weight of the rows whose most probable class is wrong)."""
     n, d = codes.shape[0], codes.shape[1] - 1
     c = d
-    y = codes[:, c].astype(np.intp)
+    codes = codes.astype(np.intp)  # once: every gather below indexes with these
+    y = codes[:, c]
+    rows = np.arange(n)
     n_classes = len(stats.classes)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    own = np.zeros((n, n_classes))
-    own[np.arange(n), y] = w  # the row's own weight, in its class's counts only
+    # (classes, rows) everywhere: the reductions over the classes run along rows
+    own = np.zeros((n_classes, n))
+    own[y, rows] = w  # the row's own weight, in its class's counts only
     if log_prior is None:
         class_count = np.asarray(stats.class_count, dtype=float)
         total = class_count.sum()
-        prior = (np.maximum(class_count[None, :] - own, 0.0) + alpha) / \
-            (np.maximum(total - w, 0.0) + n_classes * alpha)[:, None]
+        prior = (np.maximum(class_count[:, None] - own, 0.0) + alpha) / \
+            (np.maximum(total - w, 0.0) + n_classes * alpha)[None, :]
         base = np.log(prior)
     else:
-        base = np.broadcast_to(log_prior, (n, n_classes)).copy()
+        base = np.repeat(np.asarray(log_prior, dtype=float)[:, None], n, axis=1)
+
+    own_cell = y * n + rows  # each row's own class, in the flattened (classes, rows) array
 
     def score(joint: np.ndarray) -> float:
+        # every entry is finite (alpha > 0); logaddexp along the classes, row by row
         if loss == "log_loss":
-            return float(np.sum(w * (logsumexp(joint, axis=1) - joint[np.arange(n), y])))
-        return float(np.sum(w * (np.argmax(joint, axis=1) != y)))
+            norm = np.logaddexp.reduce(joint, axis=0)
+            return float(w @ (norm - np.take(joint, own_cell)))
+        return float(w @ (np.argmax(joint, axis=0) != y))
 
-    sums = np.repeat(base[None], max_k + 1, axis=0)  # (k, rows, classes)
+    sums = np.repeat(base[None], max_k + 1, axis=0)  # (k, classes, rows)
     losses = np.empty((max_k + 1, d + 1))
     losses[:, 0] = score(base)
     cards = stats.cardinalities
@@ -77,12 +83,14 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
         term = None
         for k in range(max_k + 1):
             if k <= len(parents):  # k parents: the marginal of the largest family
-                used = parents[:k]
                 counts = full.sum(axis=tuple(range(1 + k, 1 + len(parents)))) \
                     if k < len(parents) else full
-                index = tuple(codes[:, p].astype(np.intp) for p in used)
-                num = counts[(slice(None), *index, codes[:, j].astype(np.intp))].T
-                den = counts.sum(axis=-1)[(slice(None), *index)].T
+                config = np.zeros(n, dtype=np.intp)  # each row's parent configuration
+                for p in parents[:k]:
+                    config = config * int(cards[p]) + codes[:, p]
+                flat = counts.reshape(n_classes, -1)  # (classes, configurations x states)
+                num = np.take(flat, config * int(cards[j]) + codes[:, j], axis=1)
+                den = np.take(counts.sum(axis=-1).reshape(n_classes, -1), config, axis=1)
                 term = np.log((np.maximum(num - own, 0.0) + alpha) /
                               (np.maximum(den - own, 0.0) + int(cards[j]) * alpha))
             sums[k] += term  # more parents than the feature has: its full family
