@@ -42,6 +42,7 @@ def arguments(name: str, data, out) -> list[str]:
         "nb_vs_tan.py": [str(data / "alarm.csv"), "--class", "BP", "--folds", "3"],
         "save_load_sample.py": [str(data / "asia.csv"), "--out", str(out), "-n", "200"],
         "text_classification.py": ["--terms", "12", "--out", str(out)],
+        "compare_classifiers_roc.py": ["--bins", "3", "--out", str(out)],
     }[name]
 
 
@@ -51,6 +52,7 @@ EXPECTED_FILES = {
     "nb_vs_tan.py": [],
     "save_load_sample.py": ["model.json", "samples.csv"],
     "text_classification.py": ["text_word_tree.png"],
+    "compare_classifiers_roc.py": ["roc_curves.png"],
 }
 
 

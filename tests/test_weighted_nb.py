@@ -74,11 +74,11 @@ def test_gradient_is_exact_and_the_optimum_is_scipys_from_elsewhere(objective):
     assert check_grad(f, g, w0, epsilon=1e-7) < 1e-4 * max(1.0, np.abs(g(w0)).max())
     # scipy from another start, with finite-difference gradients, on the hand objective
     other = minimize(lambda w: objective_by_hand(w, nb, X, y, objective, r),
-                     np.full(4, 0.2), method="L-BFGS-B", bounds=[(0, None)] * 4,
+                     np.full(4, 0.2), method="L-BFGS-B", bounds=[(0, 1)] * 4,
                      options={"ftol": 1e-14, "gtol": 1e-9})
     assert clf.objective_value_ <= other.fun + 1e-7 * abs(other.fun)
     np.testing.assert_allclose(clf.feature_weights_, other.x, atol=2e-3)
-    assert (clf.feature_weights_ >= 0).all()
+    assert ((clf.feature_weights_ >= 0) & (clf.feature_weights_ <= 1)).all()
 
 
 def test_weights_fix_redundant_features_and_save_round_trip(tmp_path):

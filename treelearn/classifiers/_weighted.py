@@ -1,12 +1,14 @@
 """Weighted naive Bayes by conditional likelihood (WANBIA; Zaidi, Cerquides, Carman and
 Webb, JMLR 2013).
 
-Naive Bayes with one weight per feature, ``w_j >= 0``:
+Naive Bayes with one weight per feature, ``0 <= w_j <= 1`` (a weight below 1 discounts
+evidence that other features repeat):
 
 ``s(c, x) = log P(c) + sum_j w_j log P(x_j | c)``,  ``p(c | x) = softmax_c s(c, x)``,
 
 the probabilities those of naive Bayes (Lidstone ``alpha``), the weights chosen by
-L-BFGS-B (``scipy.optimize.minimize``, bounds ``w >= 0``, started at 1 = naive Bayes)
+L-BFGS-B (``scipy.optimize.minimize``, bounds ``[0, 1]`` as in the paper, started at 1 =
+naive Bayes)
 on the training rows' conditional log-likelihood (``objective="cll"``) or mean squared
 error of the posterior (``"mse"``), with exact gradients:
 
@@ -85,7 +87,7 @@ class WeightedNaiveBayes(CategoricalClassifier):
 
     Attributes
     ----------
-    feature_weights_ : ``(n_features,)``, each ``>= 0`` (1 everywhere is naive Bayes).
+    feature_weights_ : ``(n_features,)``, each in ``[0, 1]`` (1 everywhere is naive Bayes).
     feature_log_prob_ : per feature, ``log P(x_j | c)`` of shape ``(classes, states)``.
     n_iter_, objective_value_ : the optimiser's iterations and the objective at the end.
     classes_, class_count_, class_log_prior_, ... : as naive Bayes.
@@ -148,10 +150,10 @@ class WeightedNaiveBayes(CategoricalClassifier):
         y = codes[:, d].astype(np.intp)
         result = minimize(wanbia_objective, np.ones(d), jac=True, method="L-BFGS-B",
                           args=(F, y, self.class_log_prior_, r, params["objective"]),
-                          bounds=[(0.0, None)] * d,
+                          bounds=[(0.0, 1.0)] * d,
                           options={"maxiter": params["max_iter"], "gtol": params["tol"],
                                    "ftol": 0.0})
-        self.feature_weights_ = np.maximum(result.x, 0.0)
+        self.feature_weights_ = np.clip(result.x, 0.0, 1.0)
         self.n_iter_ = int(result.nit)
         self.objective_value_ = float(result.fun)
 
@@ -207,6 +209,8 @@ class WeightedNaiveBayes(CategoricalClassifier):
                                                      f"log-probabilities")
             self.feature_log_prob_.append(table)
         self.feature_weights_ = saved.array("feature_weights", (d,), low=0)
+        if (self.feature_weights_ > 1).any():
+            raise saved.fail("feature_weights", "must hold weights between 0 and 1")
         self.n_iter_ = saved.raw("n_iter", int)
         self.objective_value_ = float(saved.array("objective_value", ()))
 
