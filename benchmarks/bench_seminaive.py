@@ -126,13 +126,17 @@ def accuracy_rows(folds: int, quick: bool) -> list[dict]:
     return rows
 
 
+def alarm_codes(n: int, cache_dir: str) -> tuple[pd.DataFrame, pd.Series]:
+    """The alarm sample's 36 features as integer codes, and the class."""
+    df = alarm_sample(n, cache_dir)
+    X = df.drop(columns=CLASS)
+    return pd.DataFrame({c: X[c].astype("category").cat.codes for c in X}), df[CLASS]
+
+
 def speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     from sklearn.naive_bayes import CategoricalNB
 
-    df = alarm_sample(n, cache_dir)
-    X = df.drop(columns=CLASS)
-    codes = pd.DataFrame({c: X[c].astype("category").cat.codes for c in X})
-    y = df[CLASS]
+    codes, y = alarm_codes(n, cache_dir)
     rows, seconds = [], {}
 
     def fit_predict(make):
@@ -165,10 +169,7 @@ def cpu_best(fn, repeat: int) -> float:
 
 
 def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
-    df = alarm_sample(n, cache_dir)
-    X = df.drop(columns=CLASS)
-    codes = pd.DataFrame({c: X[c].astype("category").cat.codes for c in X})
-    y = df[CLASS]
+    codes, y = alarm_codes(n, cache_dir)
     where = f"alarm {n:,} rows"
     rows = []
     skdb = tl.SKDB(max_k=3).fit(codes, y)
