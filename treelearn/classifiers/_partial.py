@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._base.errors import InputTypeError, TreelearnError, UnseenStateError
+from ..encoding._table import Table, code_dtype
 from ..sources._count import count_by_class
 from ..sources._kinds import kind_of
 from ..stats._counts import ClassCounts, PairCounts, family_counts_from_codes
@@ -119,6 +120,30 @@ class Chunks:
                 "each chunk as a DataFrame or an array (a Dask DataFrame's partitions one at "
                 "a time, computed)")
         return stats.table.codes, stats.table.weights
+
+    def mapped(self, stats: ClassCounts) -> ClassCounts:
+        """A chunk encoded in its own states, its codes mapped onto this header's states
+        (a value outside them is an :class:`~treelearn.UnseenStateError`)."""
+        table = stats.table
+        d = len(self.columns) - 1
+        codes = np.empty(table.codes.shape, dtype=code_dtype(int(self.cardinalities.max())))
+        for j in range(d):  # d small lookups over each feature's distinct values
+            # True == 1 hashes alike: a bool must not stand for a number or back
+            position = {(isinstance(v, bool), v): i for i, v in enumerate(self.states[j])}
+            lookup = np.array([position.get((isinstance(v, bool), v), -1)
+                               for v in table.states[j]] + [-1], dtype=np.int64)
+            column = table.codes[:, j]
+            new = lookup[column]  # -1 (missing) picks the last entry, -1
+            bad = (new < 0) & (column >= 0)
+            if bad.any():
+                values = [table.states[j][k] for k in np.unique(column[bad])[:5]]
+                raise UnseenStateError(self.columns[j], values, list(self.states[j]),
+                                       n_rows=int(bad.sum()))
+            codes[:, j] = new
+        codes[:, d] = table.codes[:, d]  # the class: coded against the declared classes
+        mapped = Table(codes=codes, columns=self.columns, states=self.states,
+                       dtypes=self.dtypes, weights=table.weights)
+        return ClassCounts(self.columns, self.states, self.dtypes, self.classes, table=mapped)
 
     def add(self, stats: ClassCounts) -> None:
         """Add a chunk counted with this header's states and classes."""
@@ -319,14 +344,8 @@ class PartialFit:
                                      "chunks take the states fixed then")
             if kind_of(X).name in ("frame", "array"):
                 X = self._matched(X)  # the fitted features, by name or position
-            features = chunks.columns[:-1]
-            try:
-                stats = count_by_class(X, y, sample_weight=sample_weight,
-                                       states=dict(zip(features, chunks.states)),
-                                       classes=chunks.classes if classes is None else classes)
-            except UnseenStateError as exc:
-                raise exc.with_hint(f"The states were fixed by the first partial_fit call; "
-                                    f"{DECLARE}.") from None
+            stats = self._count_chunk(chunks, X, y, sample_weight,
+                                      chunks.classes if classes is None else classes)
             if list(stats.classes) != list(chunks.classes):
                 raise TreelearnError(
                     f"classes={list(classes)} differs from the classes "
@@ -341,6 +360,29 @@ class PartialFit:
         chunks.learned()
         self._chunks = chunks
         return self
+
+    @staticmethod
+    def _count_chunk(chunks: Chunks, X: Any, y: Any, sample_weight: Any,
+                     classes: Any) -> ClassCounts:
+        """A later chunk's counts in the states of the first: encoded as a fit encodes
+        (its own states: the fast path) and its codes mapped onto the fixed states; a
+        chunk that alone cannot be encoded so (e.g. floats each seen once) is encoded
+        against the fixed states directly."""
+        features = chunks.columns[:-1]
+        try:
+            own = count_by_class(X, y, sample_weight=sample_weight, classes=classes)
+        except UnseenStateError:
+            raise
+        except TreelearnError:
+            own = None
+        try:
+            if own is not None and own.table is not None and own.columns[:-1] == features:
+                return chunks.mapped(own)
+            return count_by_class(X, y, sample_weight=sample_weight,
+                                  states=dict(zip(features, chunks.states)), classes=classes)
+        except UnseenStateError as exc:
+            raise exc.with_hint(f"The states were fixed by the first partial_fit call; "
+                                f"{DECLARE}.") from None
 
     def _learn_chunks(self, stats: ChunkCounts, params: dict, refit_structure: bool) -> None:
         """Learn from the summed counts (the model's ``_learn``, by default)."""
