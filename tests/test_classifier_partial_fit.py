@@ -161,3 +161,17 @@ def test_partial_fit_after_fit_goes_on_from_its_counts(name, tmp_path):
     clf.save(path)
     with pytest.raises(tl.TreelearnError, match="loaded from a file, which keeps no counts"):
         tl.load(path).partial_fit(X, y)
+
+
+def test_a_chunk_the_fit_rules_refuse_alone_is_encoded_against_the_declared_states():
+    # a chunk of floats each seen once is refused as continuous on its own; against the
+    # states declared on the first call it is a chunk like any other
+    grid = [0.25 * i for i in range(12)]
+    X = pd.DataFrame({"v": grid * 3, "g": ["a", "b", "c"] * 12})
+    y = [0, 1] * 18
+    clf = tl.NaiveBayes().partial_fit(X.iloc[:24], y[:24], states={"v": grid})
+    clf.partial_fit(X.iloc[24:], y[24:])  # twelve distinct floats, each once
+    ref = tl.NaiveBayes().fit(X.astype({"v": "category"}), y)
+    np.testing.assert_allclose(clf.model_.cpt("v"), ref.model_.cpt("v"), rtol=0, atol=1e-12)
+    with pytest.raises(tl.UnseenStateError, match=r"'v' has value\(s\) 9\.9.*first partial_fit"):
+        clf.partial_fit(pd.DataFrame({"v": [9.9], "g": ["a"]}), [0])
