@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
+    from .models._clg import CLGTreeModel, GaussianMixtureQuery
     from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
@@ -127,6 +128,8 @@ _LAZY = {
     "HiddenTree": "learners._hidden_tree",
     "TreeMixture": "learners._mixture",
     "CutsetModel": "models._cutset",
+    "CLGTreeModel": "models._clg",
+    "GaussianMixtureQuery": "models._clg",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
     "ScoreReport": "models._tree",

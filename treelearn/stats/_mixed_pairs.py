@@ -202,7 +202,7 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
 
     >>> s = mixed_pair_statistics(np.array([[0], [0], [1], [1]]), np.array([2]),
     ...                           np.array([[1.0], [3.0], [10.0], [14.0]]))
-    >>> s.state_mean.ravel().tolist(), s.state_variance.ravel().tolist()
+    >>> s.state_mean.ravel().round(9).tolist(), s.state_variance.ravel().round(9).tolist()
     ([2.0, 12.0], [1.0, 4.0])
     """
     values = np.asarray(values, dtype=float)
@@ -210,9 +210,9 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     observed = ~np.isnan(values)
     complete = bool(observed.all())
-    O = observed.astype(float)
+    seen = observed.astype(float)
     # each column's weighted mean and sd over its observed rows: the standardisation
-    col_w = w @ O
+    col_w = w @ seen
     safe_w = np.where(col_w > 0, col_w, 1.0)
     filled = values if complete else np.where(observed, values, 0.0)
     centre = (w @ filled) / safe_w
@@ -223,7 +223,7 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
     scale = np.where(scale > 0, scale, 1.0)
     Z = dev / scale
     wZ = Z * w[:, None]
-    wO = O * w[:, None]
+    w_seen = seen * w[:, None]
     # continuous-continuous: pairwise-complete sums (standardised units)
     cross = wZ.T @ Z
     if complete:
@@ -231,9 +231,9 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
         S1 = np.repeat(wZ.sum(axis=0)[:, None], p, axis=1)
         S2 = np.repeat((wZ * Z).sum(axis=0)[:, None], p, axis=1)
     else:
-        Wp = wO.T @ O
-        S1 = wZ.T @ O  # [j, l]: sum of z_j over the rows where l (and j) is observed
-        S2 = (wZ * Z).T @ O
+        Wp = w_seen.T @ seen
+        S1 = wZ.T @ seen  # [j, l]: sum of z_j over the rows where l (and j) is observed
+        S2 = (wZ * Z).T @ seen
     safe_p = np.where(Wp > 0, Wp, 1.0)
     m_z = S1 / safe_p
     v_z = np.maximum(S2 / safe_p - m_z * m_z, 0.0)
@@ -245,7 +245,7 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
     # discrete-continuous: one product of the one-hot rows with [O, Z, Z^2] (weighted)
     cards = np.asarray(cardinalities, dtype=np.int64)
     if codes.shape[1]:
-        sums = onehot_product(codes, cards, np.hstack([wO, wZ, wZ * Z]))
+        sums = onehot_product(codes, cards, np.hstack([w_seen, wZ, wZ * Z]))
         W, T1, T2 = sums[:, :p], sums[:, p:2 * p], sums[:, 2 * p:]
         safe = np.where(W > 0, W, 1.0)
         mz = T1 / safe

@@ -42,10 +42,10 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from .._base.validation import check_param
 from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import MixedPairs, mixed_pair_statistics
 from ..stats._settings import CONSTRAINTS, NOTES
-from .._base.validation import check_param
 from ._constraints import edge_constraints
 from ._trees import edge_penalty, round_ties, spanning_skeleton
 
