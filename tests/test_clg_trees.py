@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -93,7 +94,7 @@ def with_holes(df: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
 # ------------------------------------------------------------------ likelihood and queries
 def test_log_likelihood_with_missing_cells_equals_brute_force():
     df = mixed_frame()
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     assert isinstance(model, tl.CLGTreeModel)
     holes = with_holes(df.iloc[:40])
     got = model.score_samples(holes)
@@ -105,7 +106,7 @@ def test_log_likelihood_with_missing_cells_equals_brute_force():
 
 def test_discrete_posterior_equals_brute_force():
     df = mixed_frame()
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     evidence = {"y": 2.5, "z": -0.4}
     got = model.query("g", evidence)
     joint = [math.exp(brute_log_density(model, {**evidence, "g": s})) for s in [0, 1, 2]]
@@ -120,7 +121,7 @@ def test_discrete_posterior_equals_brute_force():
                                               ("y", {"z": 0.3}), ("z", {"x": 2.0, "y": 1.0})])
 def test_continuous_posterior_is_the_brute_force_conditional_density(target, evidence):
     df = mixed_frame()
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     q = model.query(target, evidence)
     assert isinstance(q, tl.GaussianMixtureQuery)
     points = np.linspace(-3.0, 5.0, 9)
@@ -136,7 +137,7 @@ def test_continuous_posterior_is_the_brute_force_conditional_density(target, evi
 
 def test_predict_discrete_and_continuous_targets():
     df = mixed_frame(2000)
-    model = tl.chow_liu(df.iloc[:1500])
+    model = tl.chow_liu(df.iloc[:1500], numeric="auto")
     test = df.iloc[1500:]
     post = model.posterior(test, "g")
     assert (model.predict(test, "g").to_numpy() == post.to_numpy().argmax(axis=1)).all()
@@ -230,7 +231,7 @@ def test_tree_is_the_best_clg_valid_spanning_tree(seed):
     df = pd.DataFrame({"a": a, "b": b, "x": x, "y": y, "z": z})
     continuous = {"x", "y", "z"}
     best, score = best_by_brute_force(df, continuous)
-    model = tl.chow_liu(df, alpha=0)
+    model = tl.chow_liu(df, alpha=0, numeric="auto")
     assert undirected(model.graph) == undirected(best)
     assert model.log_likelihood(df) == pytest.approx(score, rel=1e-10)
     for v in model.discrete:  # the CLG rule
@@ -246,7 +247,7 @@ def test_bic_forest_is_the_best_penalised_clg_forest():
     y = rng.normal(size=n)        # independent of everything
     df = pd.DataFrame({"a": a, "b": b, "x": x, "y": y})
     best, score = best_by_brute_force(df, {"x", "y"}, penalty=0.5 * math.log(n))
-    model = tl.chow_liu(df, alpha=0, forest="bic")
+    model = tl.chow_liu(df, alpha=0, forest="bic", numeric="auto")
     assert undirected(model.graph) == undirected(best)
     assert model.bic(df) == pytest.approx(score, rel=1e-10)
 
@@ -259,10 +260,10 @@ def test_the_tree_never_gives_a_discrete_node_a_continuous_parent():
     b = rng.integers(0, 2, n)
     x = a + b + rng.normal(scale=0.05, size=n)
     df = pd.DataFrame({"a": a, "b": b, "x": x})
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     assert model.parents("a") == [] and model.parents("b") == ["a"]
     with pytest.raises(tl.StructureError, match="root 'x' is continuous"):
-        tl.chow_liu(df, root="x")
+        tl.chow_liu(df, root="x", numeric="auto")
 
 
 # ------------------------------------------------------------------ edge weights
@@ -307,7 +308,7 @@ def test_gaussian_weight_is_the_bivariate_normal_mi_by_integration():
 
 def test_weights_equal_the_per_row_gain_of_the_fitted_families():
     df = mixed_frame(500)
-    model = tl.chow_liu(df, alpha=0)
+    model = tl.chow_liu(df, alpha=0, numeric="auto")
     n = len(df)
     for u, v, attrs in model.graph.edges(data=True):
         gain = (ml_family_log_likelihood(df, v, u, set(model.continuous))
@@ -318,7 +319,7 @@ def test_weights_equal_the_per_row_gain_of_the_fitted_families():
 # ------------------------------------------------------------------ sampling, files, adapters
 def test_sample_reproduces_the_model():
     df = mixed_frame(3000)
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     s = model.sample(40_000, random_state=0)
     assert list(s.columns) == list(df.columns) and s["g"].dtype == df["g"].dtype
     assert s.equals(model.sample(40_000, random_state=0))
@@ -328,7 +329,7 @@ def test_sample_reproduces_the_model():
         se = math.sqrt(node["variances"][a] / len(xs))
         assert abs(xs.mean() - node["means"][a]) < 5 * se
     # the sample's own CLG tree scores held-out rows as the model does, near enough
-    refit = tl.chow_liu(s)
+    refit = tl.chow_liu(s, numeric="auto")
     assert undirected(refit.graph) == undirected(model.graph)
     assert refit.score(df) == pytest.approx(model.score(df), abs=0.02)
 
@@ -336,7 +337,7 @@ def test_sample_reproduces_the_model():
 def test_save_and_load_round_trip_and_checked_fields(tmp_path):
     df = mixed_frame()
     df["label"] = np.where(df["h"] == 1, "yes", "no")
-    model = tl.chow_liu(df.drop(columns="h"))
+    model = tl.chow_liu(df.drop(columns="h"), numeric="auto")
     path = tmp_path / "m.json"
     model.save(path)
     back = tl.load(path)
@@ -362,14 +363,14 @@ def test_save_and_load_round_trip_and_checked_fields(tmp_path):
 
 
 def test_to_pgmpy_is_refused_offering_the_discretized_model():
-    model = tl.chow_liu(mixed_frame())
+    model = tl.chow_liu(mixed_frame(), numeric="auto")
     with pytest.raises(tl.TreelearnError, match="pgmpy has no hybrid") as info:
         model.to_pgmpy()
     assert "tl.discretize" in str(info.value)
 
 
 def test_draw(tmp_path):
-    fig = tl.chow_liu(mixed_frame()).draw(title=True)
+    fig = tl.chow_liu(mixed_frame(), numeric="auto").draw(title=True)
     fig.savefig(tmp_path / "clg.png")
 
 
@@ -377,25 +378,30 @@ def test_draw(tmp_path):
 def test_continuous_columns_by_dtype_or_named():
     df = mixed_frame()
     df["k"] = (df["x"] > 1).astype(float)  # whole-number floats: discrete
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     assert model.continuous == ["x", "y", "z"] and "k" in model.discrete
     named = tl.chow_liu(df, numeric=["x", "y", "z", "k"])
     assert named.continuous == ["x", "y", "z", "k"]
-    plain = tl.chow_liu(df[["g", "h"]])
-    assert isinstance(plain, tl.TreeModel)
+    plain = tl.chow_liu(df[["g", "h"]], numeric="auto")
+    assert isinstance(plain, tl.TreeModel) and plain == tl.chow_liu(df[["g", "h"]])
+    # by default every column is discrete, as always: measurements are refused with the fix
+    with pytest.raises(tl.TableProblemsError, match="column 'x' is numeric"):
+        tl.chow_liu(df)
+    with pytest.raises(tl.TreelearnError, match="numeric == 'float'"):
+        tl.chow_liu(df, numeric="float")
 
 
 def test_missing_pairwise_and_drop():
     df = mixed_frame()
     holes = with_holes(df)
-    model = tl.chow_liu(holes, missing="pairwise")
+    model = tl.chow_liu(holes, missing="pairwise", numeric="auto")
     assert np.isfinite(model.score_samples(holes)).all()
-    dropped = tl.chow_liu(holes, missing="drop")
+    dropped = tl.chow_liu(holes, missing="drop", numeric="auto")
     assert dropped.n_rows == int(holes.notna().all(axis=1).sum())
     with pytest.raises(tl.TreelearnError, match="missing"):
-        tl.chow_liu(holes)
+        tl.chow_liu(holes, numeric="auto")
     with pytest.raises(tl.TreelearnError, match="missing='em' is for discrete tables"):
-        tl.chow_liu(holes, missing="em")
+        tl.chow_liu(holes, missing="em", numeric="auto")
 
 
 @pytest.mark.parametrize("change, column, match", [
@@ -419,6 +425,97 @@ def test_a_many_valued_column_declared_discrete_is_refused():
 
 def test_score_refuses_infinite_values_naming_the_column():
     df = mixed_frame()
-    model = tl.chow_liu(df)
+    model = tl.chow_liu(df, numeric="auto")
     with pytest.raises(tl.TreelearnError, match="'y'"):
         model.score_samples(df.assign(y=np.inf))
+
+
+# ------------------------------------------------------------------ the mixed TAN
+def test_mixed_tan_on_numbers_is_gaussian_tan():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    ours = tl.MixedTAN(var_smoothing=0.0).fit(X, y)
+    theirs = tl.GaussianTAN().fit(X, y)
+    assert undirected(ours.feature_tree_) == undirected(theirs.feature_tree_)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                               rtol=1e-9)
+    holes = X.mask(np.random.default_rng(0).random(X.shape) < 0.2)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(holes),
+                               theirs.predict_joint_log_proba(holes), rtol=1e-9)
+
+
+def test_mixed_tan_on_categories_is_tan():
+    asia = pd.read_csv(Path(__file__).resolve().parents[1] / "datasets" / "asia.csv")
+    X, y = asia.drop(columns="either"), asia["either"]
+    ours = tl.MixedTAN().fit(X, y)
+    theirs = tl.TAN().fit(X, y)
+    np.testing.assert_allclose(ours.predict_joint_log_proba(X.iloc[:300]),
+                               theirs.predict_joint_log_proba(X.iloc[:300]), rtol=1e-10)
+
+
+def class_conditional_best_tree(X: pd.DataFrame, y: np.ndarray, continuous: set):
+    """The CLG-valid spanning tree of largest class-conditional log-likelihood (numpy fits
+    per class, every tree enumerated)."""
+    cols = list(X.columns)
+    best, best_score = None, -np.inf
+    for edges in itertools.combinations(itertools.combinations(cols, 2), len(cols) - 1):
+        F = nx.Graph(edges)
+        F.add_nodes_from(cols)
+        if not nx.is_tree(F):
+            continue
+        D = valid_orientations(F, continuous)
+        if D is None:
+            continue
+        parent = {v: next(iter(D.predecessors(v)), None) for v in cols}
+        score = sum(ml_family_log_likelihood(X[y == c], v, parent[v], continuous)
+                    for c in np.unique(y) for v in cols)
+        if score > best_score + 1e-9:
+            best, best_score = F, score
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mixed_tan_tree_is_the_best_class_conditional_clg_tree(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))
+    b = (a + rng.integers(0, 2, n)) % 3
+    x = rng.normal(a - y, 1.0)
+    z = rng.normal(0.5 * x * (1 + y), 1.0)
+    X = pd.DataFrame({"a": a, "b": b, "x": x, "z": z})
+    clf = tl.MixedTAN(alpha=0, var_smoothing=0.0).fit(X, y)
+    assert undirected(clf.feature_tree_) == undirected(class_conditional_best_tree(X, y, {"x", "z"}))
+    for v in clf.categorical_features_:
+        assert all(p in clf.categorical_features_ for p in clf.feature_tree_.predecessors(v))
+
+
+def test_mixed_tan_beats_mixed_naive_bayes_when_features_depend():
+    rng = np.random.default_rng(7)
+    n = 4000
+    y = rng.integers(0, 2, n)
+    g = rng.integers(0, 3, n)
+    x = rng.normal(g, 1.0)
+    z = x + rng.normal(0.3 * y, 0.3)  # the class shows only in z - x
+    X = pd.DataFrame({"g": g, "x": x, "z": z})
+    train, test = slice(0, 3000), slice(3000, None)
+    tan = tl.MixedTAN().fit(X[train], y[train])
+    nb = tl.MixedNaiveBayes().fit(X[train], y[train])
+    assert tan.score(X[test], y[test]) > nb.score(X[test], y[test]) + 0.1
+    assert tan.log_likelihood(X[test], y[test]) > nb.log_likelihood(X[test], y[test])
+
+
+def test_mixed_tan_refuses_a_gaussian_root_above_categories():
+    X = mixed_frame().drop(columns="h")
+    with pytest.raises(tl.StructureError, match="root 'x' is Gaussian"):
+        tl.MixedTAN(root="x").fit(X, np.arange(len(X)) % 2)
+
+
+def test_a_table_of_numbers_is_the_gaussian_chow_liu_tree():
+    df = mixed_frame()[["x", "y", "z"]]
+    model = tl.chow_liu(df, numeric="auto")
+    gauss = tl.gaussian_chow_liu(df)
+    assert undirected(model.graph) == undirected(gauss.graph) and model.discrete == []
+    np.testing.assert_allclose(model.score_samples(df), gauss.log_likelihood(df, per_row=True),
+                               rtol=1e-10)

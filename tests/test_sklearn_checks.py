@@ -78,6 +78,7 @@ EXPECTED_FAILED = {
     "GaussianTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT},
     "TextNaiveBayes": {"check_dtype_object": OBJECT_NUMBERS},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
+    "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
     "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
                     "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
@@ -86,7 +87,7 @@ EXPECTED_FAILED = {
 
 ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE(),
               tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
-              tl.MixedNaiveBayes(), tl.Discretizer(), tl.TreeMixture()]
+              tl.MixedNaiveBayes(), tl.MixedTAN(), tl.Discretizer(), tl.TreeMixture()]
 
 
 def test_every_estimator_is_checked():

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
     from .classifiers._mixed import MixedNaiveBayes
+    from .classifiers._mixed_tan import MixedTAN
     from .classifiers._multinet import ChowLiuMultinet
     from .classifiers._naive_bayes import NaiveBayes
     from .classifiers._ranking import rank_features
@@ -98,6 +99,7 @@ _LAZY = {
     "GaussianClassifier": "classifiers._gaussian",
     "GaussianTAN": "classifiers._gaussian_tan",
     "MixedNaiveBayes": "classifiers._mixed",
+    "MixedTAN": "classifiers._mixed_tan",
     "ChowLiuMultinet": "classifiers._multinet",
     "NaiveBayes": "classifiers._naive_bayes",
     "rank_features": "classifiers._ranking",

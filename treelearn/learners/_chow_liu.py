@@ -281,7 +281,7 @@ def chow_liu(
     chunksize: int = 200_000,
     names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
-    numeric: Sequence[Hashable] | None = None,
+    numeric: Sequence[Hashable] | str | None = None,
 ) -> TreeModel | CLGTreeModel:
     """Learn a Chow-Liu tree (or forest) and its CPTs.
 
@@ -338,10 +338,12 @@ def chow_liu(
         times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
         the BIC forest's ``n``) is the total weight.
 
-    numeric : the continuous columns of a DataFrame (or of a file, then read whole); by
-        default every float column holding a fractional value (as
-        :class:`~treelearn.MixedNaiveBayes` decides, never by how often values repeat). A
-        table with continuous columns gives a conditional linear Gaussian tree,
+    numeric : the continuous columns of a DataFrame (or of a file, then read whole), or
+        ``"auto"``: every float column holding a fractional value (as
+        :class:`~treelearn.MixedNaiveBayes` decides, never by how often values repeat).
+        ``None`` (the default) takes every column as discrete (measurements are refused
+        with the fix, as always). A table with continuous columns gives a conditional
+        linear Gaussian tree,
         :class:`~treelearn.CLGTreeModel`: the best tree in which no discrete column has a
         continuous parent, edge weights the exact mutual information of each pair kind
         (:mod:`treelearn.structure._clg_trees`); ``missing`` takes ``"error"``, ``"drop"``

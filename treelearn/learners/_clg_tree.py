@@ -33,7 +33,7 @@ from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics
 from ..structure._trees import orient
 
-__all__ = ["clg_tree_from_statistics"]
+__all__ = ["clg_model", "clg_tree_from_statistics"]
 
 
 def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSettings,
@@ -42,8 +42,16 @@ def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSett
     """The CLG tree (or forest) of ``stats`` under ``settings`` (see the module docstring);
     ``build_model`` is :func:`~treelearn.learners._chow_liu.build_model` (the discrete CPTs).
     """
-    skeleton = stats.direct_skeleton(settings)
-    structure = orient(skeleton, settings.root)
+    structure = orient(stats.direct_skeleton(settings), settings.root)
+    return clg_model(stats, structure, settings, build_model, description=description)
+
+
+def clg_model(stats: MixedTableStatistics, structure: nx.DiGraph, settings: LearningSettings,
+              build_model: Callable[..., Any], *, epsilon: float = 0.0,
+              description: Mapping[str, Any] | None = None) -> CLGTreeModel:
+    """The maximum-likelihood CLG tree of a given (CLG-valid) ``structure`` over
+    ``stats``' columns; ``epsilon`` is added to every variance (a classifier's
+    ``var_smoothing``), after the floor."""
     discrete = list(stats.discrete.columns)
     model = None
     if discrete:
@@ -64,20 +72,22 @@ def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSett
         floor = VARIANCE_FLOOR * var[j]
         ps = list(structure.predecessors(v))
         if not ps:
-            G.nodes[v].update(intercept=float(mean[j]), variance=float(var[j]), coefficient=None)
+            G.nodes[v].update(intercept=float(mean[j]), variance=float(var[j] + epsilon),
+                              coefficient=None)
         elif ps[0] in cpos:
             q = cpos[ps[0]]
             vq, cov = pairs.pair_variance[q, j], pairs.pair_covariance[j, q]
-            slope = cov / vq
+            slope = cov / vq if vq > 0 else 0.0  # a parent constant (in a class): no slope
             G.nodes[v].update(
                 coefficient=float(slope),
                 intercept=float(pairs.pair_mean[j, q] - slope * pairs.pair_mean[q, j]),
-                variance=float(max(pairs.pair_variance[j, q] - cov * slope, floor)))
+                variance=float(max(pairs.pair_variance[j, q] - cov * slope, floor) + epsilon))
         else:
             rows = pairs.states_of(dpos[ps[0]])
             w = pairs.state_weight[rows, j]
             means = np.where(w > 0, pairs.state_mean[rows, j], mean[j])
-            variances = np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor), var[j])
+            variances = np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor),
+                                 var[j]) + epsilon
             G.nodes[v].update(means=means.tolist(), variances=variances.tolist())
     settings_dict = dict(description) if description is not None else settings.as_dict()
     settings_dict["method"] = "clg-chow-liu"

@@ -117,7 +117,7 @@ class CLGTreeModel:
     >>> g = rng.integers(0, 2, 500)
     >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0), "y": 0})
     >>> df["y"] = df["x"] * 2 + rng.normal(size=500)
-    >>> m = tl.chow_liu(df)
+    >>> m = tl.chow_liu(df, numeric="auto")
     >>> type(m).__name__, sorted(m.graph.edges())
     ('CLGTreeModel', [('g', 'x'), ('x', 'y')])
     >>> q = m.query("g", {"x": 3.2})

@@ -153,7 +153,7 @@ def _of_columns(X: Any, y: Any, sample_weight: Any,
 def table_statistics(
     data: Any,
     *,
-    numeric: Sequence[Hashable] | None = None,
+    numeric: Sequence[Hashable] | str | None = None,
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
@@ -166,9 +166,12 @@ def table_statistics(
     """The statistics of a table, whatever its kind and its columns' kinds: the one place
     where a learner's statistics become mixed.
 
-    Which columns are continuous is decided by
-    :func:`~treelearn.stats._class_gaussians.continuous_columns` (float columns holding a
-    fractional value, or the columns ``numeric`` names). A table without continuous
+    ``numeric=None`` (the default) counts every column as discrete: exactly
+    :func:`~treelearn.sources._count.count` (the one numeric-column rule refusing
+    measurements). Otherwise the continuous columns are those ``numeric`` names, or with
+    ``numeric="auto"`` those :func:`~treelearn.stats._class_gaussians.continuous_columns`
+    finds (float columns holding a fractional value, as the mixed classifiers decide,
+    never by how often values repeat). A table without continuous
     columns gives exactly :func:`~treelearn.sources._count.count`'s
     :class:`~treelearn.stats._counts.CountedTable` (every option as there); one with
     continuous columns a :class:`~treelearn.structure._clg_trees.MixedTableStatistics`
@@ -179,15 +182,21 @@ def table_statistics(
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"t": [36.6, 38.9, 37.0, 37.4], "c": ["n", "y", "n", "y"]})
-    >>> stats = table_statistics(df)
+    >>> stats = table_statistics(df, numeric="auto")
     >>> stats.continuous, stats.states
     (('t',), ((), ('n', 'y')))
-    >>> type(table_statistics(df[["c"]])).__name__
+    >>> type(table_statistics(df[["c"]], numeric="auto")).__name__
     'CountedTable'
     """
+    if isinstance(numeric, str) and numeric != "auto":
+        raise TreelearnError(f"numeric == {numeric!r}: give the names of the continuous "
+                             f"columns, 'auto' (the float columns with a fractional value), "
+                             f"or None (every column discrete)", values=[numeric])
     options = {"missing": missing, "max_states": max_states, "states": states,
                "chunksize": chunksize, "names": names, "sample_weight": sample_weight,
                "variables": variables, "in_memory": in_memory}
+    if numeric is None:
+        return count(data, **options)
     kind = kind_of(data).name
     if kind == "path" and numeric is not None:
         frame, weights = _read_whole_weighted(data, sample_weight)
@@ -207,7 +216,7 @@ def table_statistics(
         if absent:
             return count(data, **options)  # count's error names them
         frame = frame[list(variables)]
-    continuous = continuous_columns(frame, numeric)
+    continuous = continuous_columns(frame, None if numeric == "auto" else numeric)
     if not continuous:
         return count(data, **options)
     return mixed_table(frame, continuous, missing=missing, max_states=max_states, states=states,
