@@ -377,9 +377,10 @@ def test_draw(tmp_path):
 # ------------------------------------------------------------------ which columns, bad input
 def test_continuous_columns_by_dtype_or_named():
     df = mixed_frame()
-    df["k"] = (df["x"] > 1).astype(float)  # whole-number floats: discrete
+    df["k"] = (df["x"] > 1).astype(int)  # integers: discrete
+    df["w"] = (df["y"] > 0).astype(float)  # floats: continuous under "auto" (by dtype)
     model = tl.chow_liu(df, numeric="auto")
-    assert model.continuous == ["x", "y", "z"] and "k" in model.discrete
+    assert model.continuous == ["x", "y", "z", "w"] and "k" in model.discrete
     named = tl.chow_liu(df, numeric=["x", "y", "z", "k"])
     assert named.continuous == ["x", "y", "z", "k"]
     plain = tl.chow_liu(df[["g", "h"]], numeric="auto")

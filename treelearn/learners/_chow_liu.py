@@ -339,8 +339,8 @@ def chow_liu(
         the BIC forest's ``n``) is the total weight.
 
     numeric : the continuous columns of a DataFrame (or of a file, then read whole), or
-        ``"auto"``: every float column holding a fractional value (as
-        :class:`~treelearn.MixedNaiveBayes` decides, never by how often values repeat).
+        ``"auto"``: every float column (as :class:`~treelearn.MixedNaiveBayes` decides: by
+        dtype, never by how often values repeat).
         ``None`` (the default) takes every column as discrete (measurements are refused
         with the fix, as always). A table with continuous columns gives a conditional
         linear Gaussian tree,

@@ -60,7 +60,7 @@ from ..encoding._table import (
     encode,
     missing_values_error,
 )
-from ..stats._class_gaussians import continuous_columns, gaussian_columns
+from ..stats._class_gaussians import gaussian_columns
 from ..stats._counts import ClassCounts, CountedTable
 from ..stats._gaussian import ClassVariances
 from ..structure._clg_trees import MixedTableStatistics
@@ -169,9 +169,9 @@ def table_statistics(
     ``numeric=None`` (the default) counts every column as discrete: exactly
     :func:`~treelearn.sources._count.count` (the one numeric-column rule refusing
     measurements). Otherwise the continuous columns are those ``numeric`` names, or with
-    ``numeric="auto"`` those :func:`~treelearn.stats._class_gaussians.continuous_columns`
-    finds (float columns holding a fractional value, as the mixed classifiers decide,
-    never by how often values repeat). A table without continuous
+    ``numeric="auto"`` the float columns, as the mixed classifiers decide
+    (:func:`~treelearn.stats._class_gaussians.gaussian_columns`: by dtype, never by how
+    often values repeat). A table without continuous
     columns gives exactly :func:`~treelearn.sources._count.count`'s
     :class:`~treelearn.stats._counts.CountedTable` (every option as there); one with
     continuous columns a :class:`~treelearn.structure._clg_trees.MixedTableStatistics`
@@ -190,7 +190,7 @@ def table_statistics(
     """
     if isinstance(numeric, str) and numeric != "auto":
         raise TreelearnError(f"numeric == {numeric!r}: give the names of the continuous "
-                             f"columns, 'auto' (the float columns with a fractional value), "
+                             f"columns, 'auto' (the float columns), "
                              f"or None (every column discrete)", values=[numeric])
     options = {"missing": missing, "max_states": max_states, "states": states,
                "chunksize": chunksize, "names": names, "sample_weight": sample_weight,
@@ -216,7 +216,7 @@ def table_statistics(
         if absent:
             return count(data, **options)  # count's error names them
         frame = frame[list(variables)]
-    continuous = continuous_columns(frame, None if numeric == "auto" else numeric)
+    continuous = gaussian_columns(frame, None if numeric == "auto" else numeric)
     if not continuous:
         return count(data, **options)
     return mixed_table(frame, continuous, missing=missing, max_states=max_states, states=states,

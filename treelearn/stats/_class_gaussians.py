@@ -25,7 +25,6 @@ from ._gaussian import ClassVariances
 
 __all__ = [
     "class_gaussian_log_density",
-    "continuous_columns",
     "gaussian_columns",
     "smoothed_variances",
 ]
@@ -52,31 +51,6 @@ def gaussian_columns(X: pd.DataFrame, named: Sequence[Hashable] | None = None) -
             f"{list(X.columns)[:20]}", column=absent[0])
     chosen = set(wanted)
     return [c for c in X.columns if c in chosen]
-
-
-def continuous_columns(X: pd.DataFrame, named: Sequence[Hashable] | None = None) -> list:
-    """The columns of ``X`` a tree models as continuous (Gaussian), in ``X``'s column order:
-    those ``named``, else every float column holding a value with a fractional part.
-
-    The rule of :func:`gaussian_columns`, with one refinement for trees: a float column
-    of whole numbers (an integer column that picked up a NaN) stays discrete, as
-    :func:`~treelearn.chow_liu` has always taken it. Never decided by how often values
-    repeat.
-
-    >>> df = pd.DataFrame({"t": [36.6, 37.2, 38.1], "n": [1.0, 2.0, np.nan], "s": ["a", "b", "a"]})
-    >>> continuous_columns(df), continuous_columns(df, named=["n"])
-    (['t'], ['n'])
-    """
-    chosen = gaussian_columns(X, named)
-    if named is not None:
-        return chosen
-    out = []
-    for c in chosen:
-        v = X[c].to_numpy(dtype=float, na_value=np.nan)
-        finite = v[np.isfinite(v)]
-        if (finite != np.round(finite)).any():
-            out.append(c)
-    return out
 
 
 def smoothed_variances(stats: ClassVariances,

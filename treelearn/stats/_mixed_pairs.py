@@ -10,8 +10,8 @@ ones (floats, NaN = missing). A CLG tree needs, for every pair of columns:
 * continuous-continuous: the pairwise-complete weight, means, variances and covariance
   (:attr:`MixedPairs.pair_weight`, ``pair_mean``, ``pair_variance``, ``pair_covariance``).
 
-:func:`mixed_pair_statistics` gets every discrete-continuous statistic from one chunked
-product ``H^T [O, Z, Z^2]`` (``H`` the one-hot rows of the discrete columns, ``O`` the
+:func:`mixed_pair_statistics` gets every discrete-continuous statistic from one sparse
+product ``H^T [O, Z, Z^2]`` (``H`` the one-hot rows of the discrete columns, sparse; ``O`` the
 continuous columns' observed indicators, ``Z`` their standardised values, every row
 scaled by its weight) and every continuous-continuous one from three more products: no
 loop over rows or pairs. Standardising first (each column's weighted mean and standard
@@ -52,8 +52,6 @@ __all__ = [
 
 #: per-state variances are at least this fraction of their column's variance
 VARIANCE_FLOOR = 1e-9
-#: rows per chunk of the one-hot product
-_CHUNK_ROWS = 65_536
 
 
 @dataclass(frozen=True)
@@ -163,33 +161,32 @@ def conditional_gaussian_information(weight: np.ndarray, mean: np.ndarray, varia
     return np.maximum(mi, 0.0)  # >= 0 by Jensen; rounding can leave -1e-17
 
 
-def onehot_product(codes: np.ndarray, cardinalities: np.ndarray, matrix: np.ndarray,
-                   chunk_rows: int = _CHUNK_ROWS) -> np.ndarray:
-    """``H^T matrix`` (``K x m``), ``H`` the one-hot rows of ``codes`` (a missing code, -1,
-    is a row of zeros), chunked over rows (memory ``chunk x K``), in float64.
+def onehot_product(codes: np.ndarray, cardinalities: np.ndarray,
+                   *matrices: np.ndarray) -> list[np.ndarray]:
+    """``[H^T M for M in matrices]`` (each ``K x m``, float64), ``H`` the one-hot rows of
+    ``codes`` (a missing code, -1, is a row of zeros), held as one scipy.sparse CSR matrix
+    (one entry per cell: ``16 n d`` bytes, never ``n x K`` dense).
 
-    >>> onehot_product(np.array([[0], [1], [-1]]), np.array([2]), np.array([[1.0], [2.0], [4.0]])).tolist()
+    >>> onehot_product(np.array([[0], [1], [-1]]), np.array([2]), np.array([[1.0], [2.0], [4.0]]))[0].tolist()
     [[1.0], [2.0]]
     """
+    import scipy.sparse as sp
+
     n, d = codes.shape
     cards = np.asarray(cardinalities, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
     K = int(offsets[-1])
-    check_memory(8.0 * min(n, chunk_rows) * K, f"the one-hot rows of {d} discrete columns ({K} "
-                 "states)", "give fewer discrete columns or states")
-    out = np.zeros((K, matrix.shape[1]))
     if K == 0 or n == 0:
-        return out
-    H = np.zeros((min(n, chunk_rows), K))
-    for start in range(0, n, chunk_rows):
-        block = codes[start:start + chunk_rows]
-        m = block.shape[0]
-        Hb = H[:m]
-        Hb[:] = 0.0
-        rows, cols = np.nonzero(block >= 0)
-        Hb[rows, offsets[cols] + block[rows, cols]] = 1.0
-        out += Hb.T @ matrix[start:start + m]
-    return out
+        return [np.zeros((K, M.shape[1])) for M in matrices]
+    check_memory(24.0 * n * d, f"the one-hot rows of {n:,} rows x {d} discrete columns",
+                 "give fewer rows or discrete columns")
+    observed = codes >= 0
+    # row r's entries: column offsets[j] + code of each cell (a missing cell: weight 0)
+    indices = (offsets[:-1][None, :] + np.where(observed, codes, 0)).reshape(-1)
+    data = observed.reshape(-1).astype(np.float64)
+    # H^T directly, in CSC form: column r of H^T is row r of H (d entries each)
+    Ht = sp.csc_matrix((data, indices, np.arange(0, n * d + 1, d, dtype=np.int64)), shape=(K, n))
+    return [np.asarray(Ht @ M) for M in matrices]
 
 
 def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: np.ndarray,
@@ -205,7 +202,10 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
     >>> s.state_mean.ravel().round(9).tolist(), s.state_variance.ravel().round(9).tolist()
     ([2.0, 12.0], [1.0, 4.0])
     """
-    values = np.asarray(values, dtype=float)
+    # row-major throughout: the sparse products and reshapes read rows (a DataFrame's
+    # block is column-major)
+    values = np.ascontiguousarray(values, dtype=float)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
     n, p = values.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     observed = ~np.isnan(values)
@@ -245,8 +245,11 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
     # discrete-continuous: one product of the one-hot rows with [O, Z, Z^2] (weighted)
     cards = np.asarray(cardinalities, dtype=np.int64)
     if codes.shape[1]:
-        sums = onehot_product(codes, cards, np.hstack([w_seen, wZ, wZ * Z]))
-        W, T1, T2 = sums[:, :p], sums[:, p:2 * p], sums[:, 2 * p:]
+        if complete:  # every cell observed: each state's weight is the same for every column
+            state_w, T1, T2 = onehot_product(codes, cards, w[:, None], wZ, wZ * Z)
+            W = np.repeat(state_w, p, axis=1)
+        else:
+            W, T1, T2 = onehot_product(codes, cards, w_seen, wZ, wZ * Z)
         safe = np.where(W > 0, W, 1.0)
         mz = T1 / safe
         vz = np.maximum(T2 / safe - mz * mz, 0.0)
