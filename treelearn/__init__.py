@@ -63,11 +63,13 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._copula import copula_chow_liu
     from .learners._cutset import CutsetNetwork
     from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
     from .models._clg import CLGTreeModel, GaussianMixtureQuery
+    from .models._copula import CopulaQuery, CopulaTreeModel
     from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
@@ -124,6 +126,7 @@ _LAZY = {
     "chow_liu": "learners._chow_liu",
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
+    "copula_chow_liu": "learners._copula",
     "CutsetNetwork": "learners._cutset",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
     "HiddenMarkovModel": "learners._hidden_tree",
@@ -131,6 +134,8 @@ _LAZY = {
     "TreeMixture": "learners._mixture",
     "CutsetModel": "models._cutset",
     "CLGTreeModel": "models._clg",
+    "CopulaQuery": "models._copula",
+    "CopulaTreeModel": "models._copula",
     "GaussianMixtureQuery": "models._clg",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",

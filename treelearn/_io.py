@@ -49,6 +49,7 @@ from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
 from .learners._bayes_trees import TreePosterior
 from .models._clg import CLGTreeModel
+from .models._copula import CopulaTreeModel
 from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
 
@@ -186,6 +187,8 @@ def to_document(obj: Any) -> dict:
         return document("tree_posterior", model=obj.to_dict())
     if isinstance(obj, CLGTreeModel):
         return document("clg_tree", model=obj.to_dict())
+    if isinstance(obj, CopulaTreeModel):
+        return document("copula_tree", model=obj.to_dict())
     if isinstance(obj, Persistent):
         from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
 
@@ -193,7 +196,7 @@ def to_document(obj: Any) -> dict:
         return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
         f"can only save a TreeModel, a GaussianTreeModel, a TreePosterior or a treelearn "
-        f"estimator (a classifier, a Discretizer, a TreeMixture), or a CLGTreeModel, not {type(obj).__name__}"
+        f"estimator (a classifier, a Discretizer, a TreeMixture), a CLGTreeModel or a CopulaTreeModel, not {type(obj).__name__}"
     )
 
 
@@ -225,6 +228,8 @@ def _from_document(doc: Any) -> Any:
         return TreePosterior.from_dict(doc.get("model"))
     if kind == "clg_tree":
         return CLGTreeModel.from_dict(doc.get("model"))
+    if kind == "copula_tree":
+        return CopulaTreeModel.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)
     state = doc.get("state")
