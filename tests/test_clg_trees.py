@@ -520,3 +520,37 @@ def test_a_table_of_numbers_is_the_gaussian_chow_liu_tree():
     assert undirected(model.graph) == undirected(gauss.graph) and model.discrete == []
     np.testing.assert_allclose(model.score_samples(df), gauss.log_likelihood(df, per_row=True),
                                rtol=1e-10)
+
+
+def test_engine_takes_one_likelihood_per_row():
+    """The engine's soft evidence with one likelihood vector per row (what a CLG tree hands
+    it) against brute force over the joint of a small discrete tree."""
+    df = mixed_frame(300)[["g", "h"]]
+    model = tl.chow_liu(df)
+    rng = np.random.default_rng(0)
+    likelihood = rng.uniform(0.05, 1.0, size=(6, 3))
+    codes = np.array([[-1, -1], [0, -1], [-1, 1], [2, 0], [-1, -1], [1, 1]])
+    engine = model.engine()
+    got = engine.log_evidence(codes, {0: likelihood})
+    prior_g, cpt_h = model.cpt("g"), model.cpt("h")
+    want = []
+    for r, (cg, ch) in enumerate(codes):
+        total = sum(prior_g[a] * cpt_h[a, b] * likelihood[r, a]
+                    for a in range(3) for b in range(2)
+                    if (cg < 0 or cg == a) and (ch < 0 or ch == b))
+        want.append(math.log(total))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    marg = engine.marginals_codes(codes, {0: likelihood})[0]
+    for r, (cg, ch) in enumerate(codes):
+        w = np.array([prior_g[a] * likelihood[r, a] * (cpt_h[a, ch] if ch >= 0 else 1.0)
+                      * (1.0 if cg < 0 or cg == a else 0.0) for a in range(3)])
+        np.testing.assert_allclose(marg[r], w / w.sum(), rtol=1e-12)
+
+
+def test_a_blacklist_splitting_the_discrete_columns_makes_a_forest_and_says_why():
+    df = mixed_frame()
+    with pytest.warns(UserWarning, match="cannot join them through a continuous column"):
+        model = tl.chow_liu(df, numeric="auto", blacklist=[("g", "h")])
+    assert nx.number_connected_components(model.graph.to_undirected()) == 2
+    for v in model.discrete:
+        assert all(p not in model.continuous for p in model.parents(v))
