@@ -363,9 +363,9 @@ def _estimator_data(name):
     if name == "TextNaiveBayes":
         X = rng.poisson(0.4, size=(120, 30))
         return tl.TextNaiveBayes("bernoulli"), X, rng.choice(["ham", "spam"], 120)
-    if name == "MixedNaiveBayes":
+    if name in ("MixedNaiveBayes", "MixedTAN"):
         X = asia.drop(columns="either").iloc[:400].assign(temp=rng.normal(37, 1, 400))
-        return tl.MixedNaiveBayes(), X, asia["either"].iloc[:400]
+        return getattr(tl, name)(), X, asia["either"].iloc[:400]
     if name == "Discretizer":
         return tl.Discretizer(bins=3), iris_X.assign(g=rng.choice(["a", "b"], 150)), None
     return tl.TreeMixture(n_components=2, random_state=0), asia, None
@@ -383,7 +383,7 @@ NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2
                    "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes()}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
-                  "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
+                  "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
 
 
 @pytest.mark.parametrize("name", ALL_ESTIMATORS)

@@ -89,6 +89,7 @@ EXPECTED_FAILED = {
     "AnDE": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "WeightedNaiveBayes": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
+    "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
     "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
                     "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
@@ -97,8 +98,8 @@ EXPECTED_FAILED = {
 
 ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE(),
               tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
-              tl.MixedNaiveBayes(), tl.Discretizer(), tl.TreeMixture(), tl.SKDB(max_k=2),
-              tl.AnDE(n=2), tl.WeightedNaiveBayes()]
+              tl.MixedNaiveBayes(), tl.MixedTAN(), tl.Discretizer(), tl.TreeMixture(),
+              tl.SKDB(max_k=2), tl.AnDE(n=2), tl.WeightedNaiveBayes()]
 
 
 def test_every_estimator_is_checked():

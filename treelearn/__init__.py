@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
     from .classifiers._mixed import MixedNaiveBayes
+    from .classifiers._mixed_tan import MixedTAN
     from .classifiers._multinet import ChowLiuMultinet
     from .classifiers._naive_bayes import NaiveBayes
     from .classifiers._ranking import rank_features
@@ -65,10 +66,13 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._copula import copula_chow_liu
     from .learners._cutset import CutsetNetwork
     from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
+    from .models._clg import CLGTreeModel, GaussianMixtureQuery
+    from .models._copula import CopulaQuery, CopulaTreeModel
     from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
@@ -101,6 +105,7 @@ _LAZY = {
     "GaussianClassifier": "classifiers._gaussian",
     "GaussianTAN": "classifiers._gaussian_tan",
     "MixedNaiveBayes": "classifiers._mixed",
+    "MixedTAN": "classifiers._mixed_tan",
     "ChowLiuMultinet": "classifiers._multinet",
     "NaiveBayes": "classifiers._naive_bayes",
     "rank_features": "classifiers._ranking",
@@ -127,12 +132,17 @@ _LAZY = {
     "chow_liu": "learners._chow_liu",
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
+    "copula_chow_liu": "learners._copula",
     "CutsetNetwork": "learners._cutset",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
     "HiddenMarkovModel": "learners._hidden_tree",
     "HiddenTree": "learners._hidden_tree",
     "TreeMixture": "learners._mixture",
     "CutsetModel": "models._cutset",
+    "CLGTreeModel": "models._clg",
+    "CopulaQuery": "models._copula",
+    "CopulaTreeModel": "models._copula",
+    "GaussianMixtureQuery": "models._clg",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
     "ScoreReport": "models._tree",

@@ -48,6 +48,8 @@ from .export._pyagrum import graph_from_pyagrum
 from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
 from .learners._bayes_trees import TreePosterior
+from .models._clg import CLGTreeModel
+from .models._copula import CopulaTreeModel
 from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
 
@@ -183,6 +185,10 @@ def to_document(obj: Any) -> dict:
         return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, TreePosterior):
         return document("tree_posterior", model=obj.to_dict())
+    if isinstance(obj, CLGTreeModel):
+        return document("clg_tree", model=obj.to_dict())
+    if isinstance(obj, CopulaTreeModel):
+        return document("copula_tree", model=obj.to_dict())
     if isinstance(obj, Persistent):
         from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
 
@@ -190,7 +196,7 @@ def to_document(obj: Any) -> dict:
         return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
         f"can only save a TreeModel, a GaussianTreeModel, a TreePosterior or a treelearn "
-        f"estimator (a classifier, a Discretizer, a TreeMixture), not {type(obj).__name__}"
+        f"estimator (a classifier, a Discretizer, a TreeMixture), a CLGTreeModel or a CopulaTreeModel, not {type(obj).__name__}"
     )
 
 
@@ -220,6 +226,10 @@ def _from_document(doc: Any) -> Any:
         return GaussianTreeModel.from_dict(doc.get("model"))
     if kind == "tree_posterior":
         return TreePosterior.from_dict(doc.get("model"))
+    if kind == "clg_tree":
+        return CLGTreeModel.from_dict(doc.get("model"))
+    if kind == "copula_tree":
+        return CopulaTreeModel.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)
     state = doc.get("state")

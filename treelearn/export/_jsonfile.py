@@ -72,7 +72,7 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior")
+KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior", "clg_tree", "copula_tree")
 
 
 # ---------------------------------------------------------------------- models

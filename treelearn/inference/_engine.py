@@ -355,7 +355,8 @@ class TreeEngine:
     def _evidence_arrays(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
                          ) -> tuple:
         """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing),
-        times the likelihood vector of each variable in ``soft`` (every row)."""
+        times the likelihood of each variable in ``soft``: one vector ``(k,)`` for every row,
+        or one per row ``(n, k)`` (e.g. a CLG tree's continuous children's densities)."""
         ev = {}
         columns = np.ascontiguousarray(codes.T, dtype=np.intp)  # a take per column, contiguous
         observed = (columns >= 0).any(axis=1)
@@ -364,7 +365,9 @@ class TreeEngine:
             # -1 picks the last row: the ones of a missing value
             ev[j] = np.vstack([np.eye(k), np.ones(k)]).take(columns[j], axis=0)[None]
         for j, likelihood in (soft or {}).items():
-            ev[j] = likelihood[None, None] * ev[j] if j in ev else likelihood[None, None]
+            likelihood = np.asarray(likelihood)
+            likelihood = likelihood.reshape((1,) * (3 - likelihood.ndim) + likelihood.shape)
+            ev[j] = likelihood * ev[j] if j in ev else likelihood
         gev = None
         if self.gi >= 0 and self.gi in ev:
             gev = ev.pop(self.gi)[0].T  # (k_g, n)
@@ -383,10 +386,12 @@ class TreeEngine:
             return total + np.log(weight)
 
     # ------------------------------------------------------------------ codes in, arrays out
-    def log_evidence_by_conditioner(self, codes: np.ndarray) -> np.ndarray:
+    def log_evidence_by_conditioner(self, codes: np.ndarray,
+                                    soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
         """``log P(observed values of row r, conditioner = g)``, shape ``(n, k_g)``
         (one column without a conditioner); ``codes`` as :meth:`TreeModel.encode` gives
-        them (``-1`` = missing, summed out).
+        them (``-1`` = missing, summed out); ``soft``: likelihoods as
+        :meth:`_evidence_arrays` takes them (values in [0, 1]; a forest's engine only).
 
         >>> import numpy as np
         >>> e = TreeEngine(["a", "b"], {"a": [], "b": ["a"]},
@@ -397,28 +402,36 @@ class TreeEngine:
         """
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
+            if soft:
+                raise TreelearnError("per-row likelihoods (soft=) in log_evidence need a tree "
+                                     "or forest; this network is answered by variable "
+                                     "elimination")
             return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
         # messages only shrink (each is an average of values <= 1): without rescaling, then
         # the rows near underflow (or impossible) again with it
-        out = self._log_evidence_pass(codes, rescale=False)
+        out = self._log_evidence_pass(codes, rescale=False, soft=soft)
         with np.errstate(invalid="ignore"):
             again = (out < _LOG_UNDERFLOW).any(axis=1)
         if again.any():
-            out[again] = self._log_evidence_pass(codes[again], rescale=True)
+            rows = {j: (lik[again] if np.ndim(lik) == 2 else lik) for j, lik in (soft or {}).items()}
+            out[again] = self._log_evidence_pass(codes[again], rescale=True, soft=rows)
         return out
 
-    def _log_evidence_pass(self, codes: np.ndarray, rescale: bool) -> np.ndarray:
-        ev, gev = self._evidence_arrays(codes)
+    def _log_evidence_pass(self, codes: np.ndarray, rescale: bool,
+                           soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+        ev, gev = self._evidence_arrays(codes, soft)
         acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__,
                                                    rescale=rescale)
         out = self._log_totals(acc, log_scale, held, gev)
         return np.broadcast_to(out, (self.kg, codes.shape[0])).T.copy()
 
-    def log_evidence(self, codes: np.ndarray) -> np.ndarray:
-        """``log P(observed values of each row)`` (missing values summed out)."""
-        if not self.is_tree:
+    def log_evidence(self, codes: np.ndarray,
+                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+        """``log P(observed values of each row)`` (missing values summed out; times the
+        ``soft`` likelihoods, as :meth:`log_evidence_by_conditioner` takes them)."""
+        if not self.is_tree and not soft:
             return self._general.log_evidence(np.asarray(codes, dtype=np.int64))[:, 0]
-        by = self.log_evidence_by_conditioner(codes)
+        by = self.log_evidence_by_conditioner(codes, soft)
         return np.logaddexp.reduce(by, axis=1) if by.shape[1] > 1 else by[:, 0]
 
     def posterior_codes(self, codes: np.ndarray, target: int) -> np.ndarray:

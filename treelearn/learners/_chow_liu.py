@@ -19,13 +19,16 @@ import networkx as nx
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.validation import Options, check_param
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
+from ..models._clg import CLGTreeModel
 from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
+from ..sources._mixed import table_statistics
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings, Prior
 from ..structure._trees import complete_graph, orient, spanning_skeleton
+from ._clg_tree import clg_tree_from_statistics
 from ._em import chow_liu_em, fit_cpts_em
 
 __all__ = [
@@ -230,7 +233,11 @@ def chow_liu_from_counts(
 
     The model keeps the pair counts and this learner, so
     :meth:`TreeModel.partial_fit` can add rows and learn again with the same settings.
+    Statistics with continuous columns (a mixed table) give a
+    :class:`~treelearn.CLGTreeModel` (:mod:`treelearn.learners._clg_tree`).
     """
+    if getattr(stats, "continuous", ()):
+        return clg_tree_from_statistics(stats, settings, build_model, description=description)
     if settings.root is not None and settings.root not in stats.columns:
         raise ColumnNotFoundError(
             f"{settings.root!r} is not a column of the data; the columns are "
@@ -274,7 +281,8 @@ def chow_liu(
     chunksize: int = 200_000,
     names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
-) -> TreeModel:
+    numeric: Sequence[Hashable] | str | None = None,
+) -> TreeModel | CLGTreeModel:
     """Learn a Chow-Liu tree (or forest) and its CPTs.
 
     Parameters
@@ -330,6 +338,17 @@ def chow_liu(
         times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
         the BIC forest's ``n``) is the total weight.
 
+    numeric : the continuous columns of a DataFrame (or of a file, then read whole), or
+        ``"auto"``: every float column (as :class:`~treelearn.MixedNaiveBayes` decides: by
+        dtype, never by how often values repeat).
+        ``None`` (the default) takes every column as discrete (measurements are refused
+        with the fix, as always). A table with continuous columns gives a conditional
+        linear Gaussian tree,
+        :class:`~treelearn.CLGTreeModel`: the best tree in which no discrete column has a
+        continuous parent, edge weights the exact mutual information of each pair kind
+        (:mod:`treelearn.structure._clg_trees`); ``missing`` takes ``"error"``, ``"drop"``
+        or ``"pairwise"`` there, and missing cells are summed out when scoring and querying.
+
     The model keeps its pair counts (``model.counts``), so
     :meth:`TreeModel.partial_fit` can add rows later.
 
@@ -356,9 +375,18 @@ def chow_liu(
         equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
         forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
     )
-    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
-                  states=states, chunksize=chunksize, names=names,
-                  sample_weight=sample_weight, in_memory=missing == "em")
+    stats = table_statistics(data, numeric=numeric,
+                             missing="pairwise" if missing == "em" else missing,
+                             max_states=max_states, states=states, chunksize=chunksize,
+                             names=names, sample_weight=sample_weight, in_memory=missing == "em")
+    if getattr(stats, "continuous", ()):  # a mixed table: a CLG tree
+        if missing == "em":
+            raise TreelearnError(
+                f"missing='em' is for discrete tables; a table with continuous columns "
+                f"({list(stats.continuous)[:5]}) takes missing='pairwise' (each statistic over "
+                f"the rows where its columns are observed; missing cells are summed out "
+                f"exactly when scoring and querying) or 'drop'")
+        return chow_liu_from_counts(stats, settings)
     if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
         return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))
     return chow_liu_from_counts(stats, settings)

@@ -37,21 +37,47 @@ out (their labels are no classes).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from .._base.errors import (
+    EmptyDataError,
+    InputTypeError,
+    MissingValuesError,
+    StructureError,
+    TreelearnError,
+)
+from ..encoding._table import (
+    DEFAULT_MAX_STATES,
+    MissingPolicy,
+    Table,
+    check_column_names,
+    check_sample_weight,
+    encode,
+    missing_values_error,
+)
 from ..stats._class_gaussians import gaussian_columns
-from ..stats._counts import ClassCounts
+from ..stats._counts import ClassCounts, CountedTable
 from ..stats._gaussian import ClassVariances
-from ._count import class_dtype, class_name, count_by_class, labelled_file, target_name
+from ..structure._clg_trees import MixedTableStatistics
+from ._count import (
+    class_dtype,
+    class_name,
+    count,
+    count_by_class,
+    labelled_file,
+    target_name,
+)
 from ._dask import is_dask_series
+from ._files import read_whole
 from ._gaussian import REFUSALS, variances_by_class
-from ._kinds import as_frame, by_kind
+from ._kinds import as_frame, by_kind, kind_of, numeric_matrix
 
-__all__ = ["MixedStatistics", "mixed_statistics_by_class"]
+__all__ = ["MixedStatistics", "mixed_statistics_by_class", "mixed_table", "table_statistics"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +147,161 @@ def _of_columns(X: Any, y: Any, sample_weight: Any,
         name = class_name(target_name(y), features)
         dtype = class_dtype(getattr(y, "dtype", None), variances.classes)
     return MixedStatistics(features, gaussian, counts, variances, name, dtype)
+
+
+# ---------------------------------------------------------------------- tables (no class)
+def table_statistics(
+    data: Any,
+    *,
+    numeric: Sequence[Hashable] | str | None = None,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    names: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+    variables: Sequence[Hashable] | None = None,
+    in_memory: bool = False,
+) -> CountedTable | MixedTableStatistics:
+    """The statistics of a table, whatever its kind and its columns' kinds: the one place
+    where a learner's statistics become mixed.
+
+    ``numeric=None`` (the default) counts every column as discrete: exactly
+    :func:`~treelearn.sources._count.count` (the one numeric-column rule refusing
+    measurements). Otherwise the continuous columns are those ``numeric`` names, or with
+    ``numeric="auto"`` the float columns, as the mixed classifiers decide
+    (:func:`~treelearn.stats._class_gaussians.gaussian_columns`: by dtype, never by how
+    often values repeat). A table without continuous
+    columns gives exactly :func:`~treelearn.sources._count.count`'s
+    :class:`~treelearn.stats._counts.CountedTable` (every option as there); one with
+    continuous columns a :class:`~treelearn.structure._clg_trees.MixedTableStatistics`
+    (:func:`mixed_table`). A DataFrame is looked at in memory; a CSV/Parquet path is read
+    whole when ``numeric`` names its continuous columns (else counted in chunks, its
+    columns discrete); a Dask DataFrame, a scipy.sparse matrix and an encoded Table are
+    discrete only (``numeric`` is refused for them, saying why).
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"t": [36.6, 38.9, 37.0, 37.4], "c": ["n", "y", "n", "y"]})
+    >>> stats = table_statistics(df, numeric="auto")
+    >>> stats.continuous, stats.states
+    (('t',), ((), ('n', 'y')))
+    >>> type(table_statistics(df[["c"]], numeric="auto")).__name__
+    'CountedTable'
+    """
+    if isinstance(numeric, str) and numeric != "auto":
+        raise TreelearnError(f"numeric == {numeric!r}: give the names of the continuous "
+                             f"columns, 'auto' (the float columns), "
+                             f"or None (every column discrete)", values=[numeric])
+    options = {"missing": missing, "max_states": max_states, "states": states,
+               "chunksize": chunksize, "names": names, "sample_weight": sample_weight,
+               "variables": variables, "in_memory": in_memory}
+    if numeric is None:
+        return count(data, **options)
+    kind = kind_of(data).name
+    if kind == "path" and numeric is not None:
+        frame, weights = _read_whole_weighted(data, sample_weight)
+        options["sample_weight"] = weights
+        data, kind = frame, "frame"
+    if kind != "frame":
+        if numeric is not None:
+            raise InputTypeError(
+                f"numeric= names continuous columns of a DataFrame or a file read whole; a "
+                f"{kind} input is counted as discrete columns (load it as a pandas DataFrame to "
+                f"model continuous columns)")
+        return count(data, **options)
+    frame = data
+    if variables is not None:
+        check_column_names(frame.columns)
+        absent = [v for v in variables if v not in frame.columns]
+        if absent:
+            return count(data, **options)  # count's error names them
+        frame = frame[list(variables)]
+    continuous = gaussian_columns(frame, None if numeric == "auto" else numeric)
+    if not continuous:
+        return count(data, **options)
+    return mixed_table(frame, continuous, missing=missing, max_states=max_states, states=states,
+                       sample_weight=options["sample_weight"])
+
+
+def _read_whole_weighted(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
+    frame = read_whole(path)
+    if isinstance(sample_weight, (str, int)) and sample_weight in frame.columns:
+        sample_weight = frame.pop(sample_weight)
+    return frame, sample_weight
+
+
+def mixed_table(
+    frame: pd.DataFrame,
+    continuous: Sequence[Hashable],
+    *,
+    missing: MissingPolicy = "error",
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    sample_weight: Any = None,
+) -> MixedTableStatistics:
+    """The :class:`~treelearn.structure._clg_trees.MixedTableStatistics` of a DataFrame whose
+    columns ``continuous`` are numbers (the others are encoded as states).
+
+    Rows of weight zero are left out first; ``missing="drop"`` drops every row with a
+    missing cell in any column, ``"pairwise"`` keeps them (each statistic uses the rows
+    where its columns are observed), ``"error"`` refuses them. A continuous column with
+    an infinite value, no observed value, or a single value is refused, naming it.
+    """
+    if missing not in ("error", "drop", "pairwise", "em"):
+        raise TreelearnError(f"missing == {missing!r}, must be one of 'error', 'drop', "
+                             f"'pairwise' or 'em'", values=[missing])
+    check_column_names(frame.columns)
+    continuous = list(continuous)
+    given = [c for c in (states or {}) if c in continuous]
+    if given:
+        raise StructureError(
+            f"states= gives states for {given[:5]}, which are continuous columns (numbers, "
+            f"modelled by Gaussians); leave them out of states=, or make them discrete with "
+            f"numeric= naming only the continuous columns")
+    weights = check_sample_weight(sample_weight, len(frame))
+    if weights is not None and not (weights > 0).all():
+        keep = np.flatnonzero(weights > 0)
+        frame, weights = frame.iloc[keep], weights[keep]
+    if missing == "drop":
+        complete = frame.notna().all(axis=1).to_numpy()
+        if not complete.all():
+            frame = frame.iloc[np.flatnonzero(complete)]
+            weights = None if weights is None else weights[complete]
+    if len(frame) == 0:
+        raise EmptyDataError("the table has no rows to learn from (after leaving out rows of "
+                             "weight zero and, with missing='drop', incomplete rows)")
+    wanted = set(continuous)
+    discrete = [c for c in frame.columns if c not in wanted]
+    if discrete:
+        table = encode(frame[discrete], missing="pairwise" if missing != "error" else "error",
+                       max_states=max_states, states=states, sample_weight=weights)
+    else:
+        table = Table(codes=np.zeros((len(frame), 0), dtype=np.int8), columns=(), states=(),
+                      dtypes=(), weights=weights)
+    _, values = numeric_matrix(frame[continuous], learner="a CLG tree (continuous columns)",
+                               missing="pairwise")
+    _check_continuous(continuous, values, missing)
+    dtypes = tuple(frame[c].dtype for c in continuous)
+    return MixedTableStatistics(tuple(frame.columns), tuple(continuous),
+                                CountedTable.of_table(table), np.asarray(values, dtype=float),
+                                dtypes, weights)
+
+
+def _check_continuous(names: list, values: np.ndarray, missing: str) -> None:
+    """A continuous column must have two or more distinct values (and none missing unless
+    ``missing`` keeps them)."""
+    observed = ~np.isnan(values)
+    n_missing = (~observed).sum(axis=0)
+    if missing == "error" and n_missing.any():
+        raise missing_values_error(n_missing, names)
+    for j, name in enumerate(names):
+        v = values[observed[:, j], j]
+        if len(v) == 0:
+            raise MissingValuesError(
+                f"continuous column {name!r} has no observed value: it has no Gaussian; drop "
+                f"the column", column=name)
+        if v.min() == v.max():
+            raise TreelearnError(
+                f"continuous column {name!r} has a single value ({float(v[0])!r}): a Gaussian "
+                f"on it has no density; drop the column, or make it discrete (numeric= naming "
+                f"only the other continuous columns)", column=name, values=[float(v[0])])

@@ -305,6 +305,7 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
         "pgmpy": "Bayesian network",
         "fit_cpts": "Bayesian network",
         "gaussian-chow-liu": "Gaussian Chow–Liu tree",
+        "clg-chow-liu": "CLG tree (conditional linear Gaussian)",
     }
     n = len(model.variables)
     parts = [names.get(method, method), f"{n} variable{'' if n == 1 else 's'}"]

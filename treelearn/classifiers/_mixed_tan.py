@@ -1,0 +1,268 @@
+"""Tree-augmented naive Bayes on mixed data: :class:`MixedTAN`.
+
+The class is the parent of every feature, and the features form one tree that is a
+valid CLG network given the class: a categorical feature's feature parent is
+categorical; a Gaussian feature's is either (one Gaussian per class and parent state, or
+a per-class regression on a Gaussian parent). So the model is a multinet of CLG trees
+with one shared structure: ``log p(x, c) = log p(c) + log p_c(x)``, ``p_c`` the
+:class:`~treelearn.CLGTreeModel` of class ``c`` (its parameters from the class's rows),
+and a missing cell of either kind is summed out exactly by it.
+
+The tree is the best CLG-valid spanning tree
+(:func:`~treelearn.structure._clg_trees.clg_skeleton`) of the conditional mutual
+information ``I(X; Y | C) = sum_c p(c) I_c(X; Y)``, each ``I_c`` the exact per-pair-kind
+weight of :mod:`treelearn.stats._mixed_pairs` on the class's rows: the class-conditional
+log-likelihood gain of each edge, as Friedman, Geiger & Goldszmidt's TAN. Which features
+are Gaussian is decided as in :class:`~treelearn.MixedNaiveBayes` (float columns, or
+``numeric=``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from numbers import Real
+from typing import Any, ClassVar
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from .._base.jsonvalues import encode_label
+from .._base.persistence import SavedState
+from .._base.validation import InstanceOf, Interval
+from ..encoding._table import Table, check_sample_weight, encode, python_scalar
+from ..learners._chow_liu import build_model
+from ..learners._clg_tree import clg_model
+from ..models._clg import CLGTreeModel
+from ..sources._gaussian import REFUSALS
+from ..sources._kinds import as_frame, by_kind
+from ..sources._mixed import mixed_statistics_by_class, mixed_table
+from ..stats._counts import CountedTable
+from ..stats._settings import LearningSettings
+from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
+from ..structure._trees import orient
+from ._base import CLASS_PRIOR, CPT_PRIOR, BayesNetClassifier, TrainingData
+
+__all__ = ["MixedTAN"]
+
+
+class MixedTAN(BayesNetClassifier):
+    """TAN over categorical and Gaussian features: a class-conditional CLG feature tree.
+
+    Parameters
+    ----------
+    alpha : Lidstone pseudocount of the categorical features' CPTs (1 = Laplace).
+    fit_prior, class_prior : the class prior, as :class:`~treelearn.NaiveBayes`'s.
+    var_smoothing : added to every Gaussian variance as a fraction of the largest
+        (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9).
+    numeric : ``None``: the float columns are Gaussian; or the names of the Gaussian columns.
+    root : the feature at the root of the tree (default: the first categorical feature;
+        a Gaussian root only when every feature is Gaussian).
+
+    Attributes
+    ----------
+    numeric_features_, categorical_features_ : the Gaussian and the categorical features.
+    feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
+    models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
+        features' distribution given that class.
+    Other attributes as :class:`~treelearn.NaiveBayes`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 400)
+    >>> g = np.where(rng.random(400) < 0.8, y, 1 - y)
+    >>> x = rng.normal(g + y, 1.0)
+    >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
+    >>> clf = tl.MixedTAN().fit(X, y)
+    >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
+    (['x', 'z'], [('g', 'x'), ('x', 'z')])
+    """
+
+    _where = "a mixed TAN"
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": CPT_PRIOR["alpha"], **CLASS_PRIOR,
+        "var_smoothing": [Interval(Real, 0, None)],
+        "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
+        "root": [None, InstanceOf(object, name="a feature name")],
+    }
+
+    def __init__(self, alpha: float = 1.0, fit_prior: bool = True,
+                 class_prior: Sequence[float] | None = None, var_smoothing: float = 1e-9,
+                 numeric: Sequence[Hashable] | None = None, root: Hashable | None = None) -> None:
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.var_smoothing = var_smoothing
+        self.numeric = numeric
+        self.root = root
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+    # ------------------------------------------------------------ fitting
+    def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        header = mixed_statistics_by_class(X, y, numeric=self.numeric,
+                                           sample_weight=sample_weight, learner=self._where)
+        frame = by_kind(X, {"frame": lambda f: f,
+                            "array": lambda a: as_frame(a, learner=self._where)},
+                        learner=self._where, refusals=REFUSALS)[header.features]
+        labels = pd.Series(np.asarray(y).ravel() if not isinstance(y, pd.Series) else y.to_numpy())
+        weights = check_sample_weight(sample_weight, len(frame))
+        keep = np.ones(len(frame), dtype=bool) if weights is None else weights > 0
+        which = pd.Index(header.classes).get_indexer(labels[keep])
+        frame = frame.iloc[np.flatnonzero(keep)]
+        weights = None if weights is None else weights[keep]
+        states = None
+        if header.counts is not None:
+            states = dict(zip(header.counts.columns[:-1], header.counts.states[:-1]))
+        full = mixed_table(frame, header.numeric, missing="pairwise", states=states,
+                           sample_weight=weights) if header.numeric else None
+        return TrainingData(header.features, len(header.features), header.classes,
+                            header.class_name, header.class_count,
+                            (header, frame, which, weights, full))
+
+    def _learn(self, data: tuple, params: dict) -> None:
+        header, frame, which, weights, full = data
+        features = list(self.feature_names_in_)
+        numeric = list(header.numeric)
+        self.numeric_features_ = numeric
+        self.categorical_features_ = [f for f in features if f not in set(numeric)]
+        if full is None:  # no Gaussian feature: the categorical columns alone
+            full = _categorical_only(frame, header, weights)
+        per_class = [_class_statistics(full, which == c) for c in range(len(self.classes_))]
+        share = self.class_count_ / self.class_count_.sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cmi = sum(share[c] * s.mutual_information(None) for c, s in enumerate(per_class))
+        cmi = np.nan_to_num(cmi, nan=0.0, posinf=1e300)  # a column constant in a class
+        discrete = full.is_discrete
+        tree = clg_skeleton(features, cmi, discrete, full.states, n=float(self.class_count_.sum()))
+        root = params["root"]
+        if root is not None:
+            if root not in features:
+                raise ColumnNotFoundError(f"root {root!r} is not a feature; the features are "
+                                          f"{features[:20]}", column=root)
+            if root in set(numeric) and self.categorical_features_:
+                raise StructureError(
+                    f"root {root!r} is Gaussian, but the tree holds categorical features "
+                    f"{self.categorical_features_[:5]}: a categorical feature never has a "
+                    f"Gaussian parent, so the root must be categorical (e.g. "
+                    f"root={self.categorical_features_[0]!r}), or leave root=None")
+        oriented = orient(tree, root)
+        epsilon = 0.0
+        if numeric:
+            epsilon = params["var_smoothing"] * float(full.pairs.column_variance().max())
+        settings = LearningSettings(method="mixed-tan", alpha=params["alpha"])
+        models = []
+        for c, stats in enumerate(per_class):
+            try:
+                models.append(clg_model(stats, oriented, settings, build_model, epsilon=epsilon))
+            except TreelearnError as exc:
+                raise TreelearnError(
+                    f"class {python_scalar(self.classes_[c])!r}: {exc} (a Gaussian feature "
+                    f"constant or unobserved in the class; var_smoothing > 0 gives it a "
+                    f"variance)") from None
+        self.feature_tree_ = oriented
+        self.models_ = models
+
+    @property
+    def n_parameters(self) -> int:
+        """The class prior's ``k - 1`` and every class's CLG tree's parameters."""
+        check_is_fitted(self)
+        return len(self.classes_) - 1 + sum(m.n_parameters for m in self.models_)
+
+    # ------------------------------------------------------------ prediction
+    def _sums_out(self) -> bool:
+        return True
+
+    def _prediction_input(self, X: Any) -> pd.DataFrame:
+        return self._matched_frame(X)
+
+    def _joint_log_likelihood(self, rows: pd.DataFrame) -> np.ndarray:
+        """``log p(c) + log p_c(x_observed)`` for every class (missing cells summed out)."""
+        if len(rows) == 0:
+            return np.zeros((0, len(self.classes_)))
+        with np.errstate(over="ignore", divide="ignore"):
+            return np.column_stack([prior + m.score_samples(rows)
+                                    for prior, m in zip(self.class_log_prior_, self.models_)])
+
+    @staticmethod
+    def _take_rows(rows: Any, index: np.ndarray) -> Any:
+        return rows.iloc[index]
+
+    @staticmethod
+    def _mask_rows(rows: Any, keep: np.ndarray, other: Any) -> Any:
+        """The rows with the features outside ``keep`` missing (or from ``other``)."""
+        out = rows.astype(object).where(keep, None if other is None else other.to_numpy())
+        return out.astype({c: rows[c].dtype for c in rows.columns if rows[c].dtype.kind == "f"})
+
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows: a class from the prior, then the features from its CLG tree."""
+        check_is_fitted(self)
+        rng = np.random.default_rng(random_state)
+        prior = np.exp(self.class_log_prior_)
+        drawn = rng.choice(len(self.classes_), size=n, p=prior / prior.sum())
+        parts, order = [], []
+        for c, model in enumerate(self.models_):
+            rows = np.flatnonzero(drawn == c)
+            part = model.sample(len(rows), random_state=rng)
+            part[self.class_name_] = np.repeat(self.classes_[c:c + 1], len(rows))
+            parts.append(part)
+            order.append(rows)
+        out = pd.concat(parts, ignore_index=True)
+        out.index = np.concatenate(order)
+        return out.sort_index()[[*self.feature_names_in_, self.class_name_]]
+
+    # ------------------------------------------------------------ saving
+    def _fitted_state(self) -> dict:
+        return {"numeric_features": [encode_label(f) for f in self.numeric_features_],
+                "models": [m.to_dict() for m in self.models_]}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        features = list(self.feature_names_in_)
+        numeric = saved.labels("numeric_features")
+        if [f for f in features if f in set(numeric)] != numeric:
+            raise saved.fail("numeric_features", "must be features, in the features' order")
+        raw = saved.raw("models", list)
+        if len(raw) != len(self.classes_):
+            raise saved.fail("models", f"must hold one CLG tree per class ({len(self.classes_)})")
+        models = [CLGTreeModel.from_dict(d) for d in raw]
+        edges = {frozenset(e) for e in models[0].graph.edges}
+        for m in models:
+            if m.variables != features or m.continuous != numeric:
+                raise saved.fail("models", "must be over the features, Gaussian as "
+                                 "numeric_features says")
+            if {frozenset(e) for e in m.graph.edges} != edges:
+                raise saved.fail("models", "must share one feature tree")
+        self.numeric_features_ = numeric
+        self.categorical_features_ = [f for f in features if f not in set(numeric)]
+        tree = nx.DiGraph()
+        tree.add_nodes_from(features)
+        tree.add_edges_from(models[0].graph.edges(data=True))
+        self.feature_tree_ = tree
+        self.models_ = models
+
+
+def _categorical_only(frame: pd.DataFrame, header: Any, weights: Any) -> MixedTableStatistics:
+    """The statistics of categorical features alone, in the mixed statistics' form."""
+    states = dict(zip(header.counts.columns[:-1], header.counts.states[:-1]))
+    table = encode(frame, missing="pairwise", states=states, sample_weight=weights)
+    return MixedTableStatistics(tuple(frame.columns), (), CountedTable.of_table(table),
+                                np.zeros((len(frame), 0)), (), table.weights)
+
+
+def _class_statistics(full: MixedTableStatistics, rows: np.ndarray) -> MixedTableStatistics:
+    """The statistics of one class's rows (the states of the whole table)."""
+    table = full.discrete.table
+    weights = None if full.weights is None else full.weights[rows]
+    sub = Table(codes=table.codes[rows], columns=table.columns, states=table.states,
+                dtypes=table.dtypes, weights=weights)
+    return MixedTableStatistics(full.columns, full.continuous, CountedTable.of_table(sub),
+                                full.values[rows], full.continuous_dtypes, weights)

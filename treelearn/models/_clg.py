@@ -1,0 +1,619 @@
+"""Conditional linear Gaussian (CLG) trees over mixed tables: :class:`CLGTreeModel`.
+
+A CLG tree has discrete nodes (CPTs; a discrete node's parent is discrete) and
+continuous nodes, each with at most one parent:
+
+* no parent: ``X ~ N(intercept, variance)``;
+* a discrete parent ``D``: one Gaussian per state, ``X | D = a ~ N(means[a], variances[a])``;
+* a continuous parent ``P``: ``X | P = x ~ N(intercept + coefficient * x, variance)``.
+
+The discrete nodes of each tree form a connected subtree holding the root, so every
+continuous node belongs to a *Gaussian subtree* hanging from one discrete node (its
+*attachment*; none for a tree of continuous columns only), and given that node's state the
+subtree is a linear-Gaussian tree. Everything exact follows from that:
+
+* upward, vectorised over rows, each continuous node sends its parent a message in
+  canonical form ``exp(L - P x^2 / 2 + h x)`` (missing cells integrated out in closed
+  form); a Gaussian subtree's root sends its attachment one log-density per state;
+* those per-row, per-state densities are soft evidence on the discrete tree: the
+  discrete engine's ``soft=`` (:class:`~treelearn.inference._engine.TreeEngine`) gives
+  ``log p(row)`` and every discrete posterior;
+* a continuous target's posterior is a mixture over its attachment's states of the
+  Gaussians of the subtree conditioned on the row (a downward pass along the target's path).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .._base.errors import (
+    ColumnNotFoundError,
+    InvalidModelError,
+    TreelearnError,
+)
+from .._base.jsonvalues import decode_label, encode_label
+from .._base.limits import check_memory
+from .._base.validation import Interval, check_param
+from ..encoding._table import check_sample_weight
+from ..export._jsonfile import save_document
+from ..inference._engine import decode_codes
+from ..sources._kinds import numeric_matrix
+from ..viz import _draw as drawing
+from ._gaussian import RANDOM_STATE
+from ._tree import TreeModel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["CLGTreeModel", "GaussianMixtureQuery"]
+
+_LOG_2PI = math.log(2 * math.pi)
+
+
+@dataclass(frozen=True)
+class GaussianMixtureQuery:
+    """The posterior of a continuous variable: ``sum_a weights[a] N(means[a], variances[a])``
+    (one component per state of the discrete node its Gaussian subtree hangs from; one
+    component when there is none; a variance 0 when the variable is observed)."""
+
+    weights: np.ndarray
+    means: np.ndarray
+    variances: np.ndarray
+
+    @property
+    def mean(self) -> float:
+        return float(self.weights @ self.means)
+
+    @property
+    def variance(self) -> float:
+        """Law of total variance: the components' mean variance plus their means' spread."""
+        spread = self.weights @ (self.means - self.mean) ** 2
+        return float(max(self.weights @ self.variances + spread, 0.0))
+
+    def pdf(self, x: Any) -> np.ndarray:
+        """The density at ``x`` (an array of points)."""
+        x = np.asarray(x, dtype=float)[..., None]
+        keep = self.weights > 0
+        w, m, v = self.weights[keep], self.means[keep], self.variances[keep]
+        return (w * np.exp(-0.5 * (x - m) ** 2 / v) / np.sqrt(2 * np.pi * v)).sum(axis=-1)
+
+
+def _check_number(v: Hashable, key: str, value: Any, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidModelError(f"variable {v!r}: {key} must be a finite number, not {value!r}")
+    if positive and value <= 0:
+        raise InvalidModelError(f"variable {v!r}: {key} must be > 0, not {value!r}")
+    return float(value)
+
+
+class CLGTreeModel:
+    """A conditional linear Gaussian tree (or forest) over discrete and continuous columns.
+
+    Parameters
+    ----------
+    graph : nx.DiGraph over every variable (edge ``weight`` = the edge's mixed mutual
+        information, nats). A continuous node carries ``means`` and ``variances`` (lists,
+        one per state of its discrete parent), or ``intercept``, ``variance`` and
+        ``coefficient`` (on its continuous parent; ``None`` without one).
+    discrete : the :class:`~treelearn.TreeModel` of the discrete nodes (its CPTs and
+        states; ``None`` when every column is continuous).
+    variables : the columns' order (sampled data has its columns in it).
+    continuous : the continuous variables.
+    dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
+
+    Learned by :func:`treelearn.chow_liu` from a table with continuous columns.
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 500)
+    >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0), "y": 0})
+    >>> df["y"] = df["x"] * 2 + rng.normal(size=500)
+    >>> m = tl.chow_liu(df, numeric="auto")
+    >>> type(m).__name__, sorted(m.graph.edges())
+    ('CLGTreeModel', [('g', 'x'), ('x', 'y')])
+    >>> q = m.query("g", {"x": 3.2})
+    >>> bool(q[1] > 0.9)
+    True
+    """
+
+    def __init__(self, graph: nx.DiGraph, discrete: TreeModel | None, *,
+                 variables: Sequence[Hashable], continuous: Sequence[Hashable],
+                 dtypes: Mapping[Hashable, Any] | None = None, n_rows: float | None = None,
+                 settings: Mapping[str, Any] | None = None) -> None:
+        self.variables = list(variables)
+        self.continuous = [v for v in self.variables if v in set(continuous)]
+        self.graph = graph.copy()
+        self.discrete_model = discrete
+        self.dtypes = dict(dtypes or {})
+        self.n_rows = n_rows
+        self.settings = dict(settings or {"method": "clg-chow-liu"})
+        self._check()
+        self._compile()
+
+    # -------------------------------------------------------------- checks and layout
+    def _check(self) -> None:
+        G = self.graph
+        if set(G.nodes) != set(self.variables) or len(G) != len(self.variables):
+            raise InvalidModelError("the graph must hold every variable once")
+        if not nx.is_directed_acyclic_graph(G):
+            raise InvalidModelError("the graph of a CLG tree must be acyclic")
+        cont = set(self.continuous)
+        discrete = [v for v in self.variables if v not in cont]
+        model_vars = [] if self.discrete_model is None else list(self.discrete_model.variables)
+        if sorted(map(repr, discrete)) != sorted(map(repr, model_vars)):
+            raise InvalidModelError(f"the discrete model's variables {model_vars} must be the "
+                                    f"discrete variables {discrete}")
+        for v in self.variables:
+            ps = list(G.predecessors(v))
+            if len(ps) > 1:
+                raise InvalidModelError(f"variable {v!r} has {len(ps)} parents; a CLG tree "
+                                        "allows at most one")
+            if v not in cont:
+                if ps and ps[0] in cont:
+                    raise InvalidModelError(
+                        f"discrete variable {v!r} has the continuous parent {ps[0]!r}: a CLG "
+                        "network never gives a discrete node a continuous parent")
+                if list(self.discrete_model.parents(v)) != ps:
+                    raise InvalidModelError(f"variable {v!r}: its parents in the discrete model "
+                                            f"differ from the graph's {ps}")
+                continue
+            node = G.nodes[v]
+            if ps and ps[0] not in cont:
+                k = len(self.discrete_model.states[ps[0]])
+                for key in ("means", "variances"):
+                    values = node.get(key)
+                    if not isinstance(values, (list, tuple, np.ndarray)) or len(values) != k:
+                        raise InvalidModelError(f"variable {v!r}: {key} must list one number per "
+                                                f"state of its parent {ps[0]!r} ({k})")
+                node["means"] = [_check_number(v, "a mean", x) for x in node["means"]]
+                node["variances"] = [_check_number(v, "a variance", x, True)
+                                     for x in node["variances"]]
+            else:
+                node["intercept"] = _check_number(v, "intercept", node.get("intercept"))
+                node["variance"] = _check_number(v, "variance", node.get("variance"), True)
+                if ps:
+                    node["coefficient"] = _check_number(v, "coefficient", node.get("coefficient"))
+                elif node.get("coefficient") is not None:
+                    raise InvalidModelError(f"variable {v!r}: a coefficient needs a parent")
+
+    def _compile(self) -> None:
+        """Index arrays of the continuous nodes (children before parents in ``_up_order``)."""
+        cpos = {v: j for j, v in enumerate(self.continuous)}
+        dvars = [] if self.discrete_model is None else list(self.discrete_model.variables)
+        dpos = {v: i for i, v in enumerate(dvars)}
+        self._cpos, self._dpos = cpos, dpos
+        p = len(self.continuous)
+        self._kind = np.zeros(p, dtype=np.int8)  # 0 root, 1 discrete parent, 2 continuous parent
+        self._parent = np.full(p, -1)
+        self._b0, self._b1, self._s2 = np.zeros(p), np.zeros(p), np.ones(p)
+        self._state_means: dict[int, np.ndarray] = {}
+        self._state_vars: dict[int, np.ndarray] = {}
+        for v, j in cpos.items():
+            ps = list(self.graph.predecessors(v))
+            node = self.graph.nodes[v]
+            if not ps:
+                self._b0[j], self._s2[j] = node["intercept"], node["variance"]
+            elif ps[0] in cpos:
+                self._kind[j], self._parent[j] = 2, cpos[ps[0]]
+                self._b0[j], self._b1[j], self._s2[j] = (node["intercept"], node["coefficient"],
+                                                         node["variance"])
+            else:
+                self._kind[j], self._parent[j] = 1, dpos[ps[0]]
+                self._state_means[j] = np.asarray(node["means"], dtype=float)
+                self._state_vars[j] = np.asarray(node["variances"], dtype=float)
+        topo = [v for v in nx.topological_sort(self.graph) if v in cpos]
+        self._down_order = [cpos[v] for v in topo]
+        self._up_order = self._down_order[::-1]
+
+    # -------------------------------------------------------------- structure
+    @property
+    def discrete(self) -> list:
+        """The discrete variables."""
+        cont = set(self.continuous)
+        return [v for v in self.variables if v not in cont]
+
+    @property
+    def states(self) -> dict:
+        """Each discrete variable's states."""
+        return {} if self.discrete_model is None else self.discrete_model.states
+
+    def parents(self, v: Hashable) -> list:
+        return list(self.graph.predecessors(v))
+
+    @property
+    def roots(self) -> list:
+        return [v for v in self.variables if self.graph.in_degree(v) == 0]
+
+    @property
+    def root(self) -> Hashable:
+        return self.roots[0]
+
+    @property
+    def n_parameters(self) -> int:
+        """The discrete CPTs' free parameters, plus a mean and a variance per Gaussian (one
+        per state of a discrete parent) and a coefficient per continuous-continuous edge."""
+        total = 0 if self.discrete_model is None else self.discrete_model.n_parameters
+        for j in range(len(self.continuous)):
+            total += 2 * len(self._state_means[j]) if self._kind[j] == 1 else 2 + (self._kind[j] == 2)
+        return int(total)
+
+    def __repr__(self) -> str:
+        return (f"CLGTreeModel({len(self.discrete)} discrete, {len(self.continuous)} continuous "
+                f"variables, {self.graph.number_of_edges()} edges, n={self.n_rows})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CLGTreeModel):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -------------------------------------------------------------- rows
+    def _arrays(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, values)``: the discrete columns' codes (``-1`` = missing) and the
+        continuous columns' floats (NaN = missing) of a DataFrame."""
+        if not isinstance(data, pd.DataFrame):
+            raise TreelearnError(f"a CLG tree scores a pandas DataFrame with its columns "
+                                 f"{self.variables[:10]}, not a {type(data).__name__}")
+        absent = [v for v in self.variables if v not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
+                                      column=absent[0])
+        n = len(data)
+        codes = (np.zeros((n, 0), dtype=np.int64) if self.discrete_model is None
+                 else self.discrete_model.encode(data).codes.astype(np.int64))
+        if not self.continuous:
+            return codes, np.zeros((n, 0))
+        _, values = numeric_matrix(data[self.continuous], learner="a CLG tree (its continuous "
+                                   "columns)", missing="pairwise")
+        values = np.array(values, dtype=float)  # a copy: callers blank a target's column
+        return codes, values
+
+    def _upward(self, values: np.ndarray) -> tuple[dict, np.ndarray, tuple]:
+        """One upward pass over the continuous nodes, every row at once.
+
+        Returns ``soft`` (``{discrete index: (n, k) log-densities}`` of the Gaussian subtrees
+        hanging from it, per state), ``roots`` (``(n,)`` log-densities of the trees without
+        a discrete node) and ``(L, P, h, up_P, up_h)``: each node's collected children
+        messages ``exp(L - P x^2/2 + h x)`` and the message it sends its continuous parent.
+        """
+        n, p = values.shape
+        L, P, h = np.zeros((n, p)), np.zeros((n, p)), np.zeros((n, p))
+        up_P, up_h = np.zeros((n, p)), np.zeros((n, p))
+        soft: dict = {}
+        roots = np.zeros(n)
+        observed = ~np.isnan(values)
+        for j in self._up_order:
+            obs = observed[:, j]
+            y = np.where(obs, values[:, j], 0.0)
+            Lc, Pc, hc = L[:, j], P[:, j], h[:, j]
+            at_y = Lc - 0.5 * Pc * y * y + hc * y  # the children's messages at the value
+            if self._kind[j] == 1:
+                b0 = self._state_means[j][None, :]
+                s2 = self._state_vars[j][None, :]
+                b1 = 0.0
+            else:
+                b0, b1, s2 = self._b0[j], self._b1[j], self._s2[j]
+            Lc2, Pc2, hc2, y2, at2, obs2 = (a[:, None] for a in (Lc, Pc, hc, y, at_y, obs))
+            # observed: N(y; b0 + b1 x, s2) times the children at y; missing: integrated
+            t = 1.0 + s2 * Pc2
+            L_obs = at2 - 0.5 * (_LOG_2PI + np.log(s2)) - (y2 - b0) ** 2 / (2 * s2)
+            L_mis = Lc2 - 0.5 * np.log(t) + (-0.5 * Pc2 * b0 * b0 + hc2 * b0 + 0.5 * s2 * hc2 ** 2) / t
+            msg_L = np.where(obs2, L_obs, L_mis)
+            if self._kind[j] == 1:
+                i = int(self._parent[j])
+                soft[i] = soft[i] + msg_L if i in soft else msg_L
+            elif self._kind[j] == 0:
+                roots += msg_L[:, 0]
+            else:
+                q = int(self._parent[j])
+                msg_P = np.where(obs, b1 * b1 / s2, Pc * b1 * b1 / t[:, 0])
+                msg_h = np.where(obs, b1 * (y - b0) / s2, (hc * b1 - Pc * b0 * b1) / t[:, 0])
+                L[:, q] += msg_L[:, 0]
+                P[:, q] += msg_P
+                h[:, q] += msg_h
+                up_P[:, j], up_h[:, j] = msg_P, msg_h
+        return soft, roots, (L, P, h, up_P, up_h)
+
+    @staticmethod
+    def _linear(soft: dict) -> tuple[dict, np.ndarray]:
+        """Per-row likelihoods scaled to a maximum of 1 (the engine's soft evidence) and the
+        log of the scales removed, summed per row."""
+        out, removed = {}, None
+        for i, log_l in soft.items():
+            top = log_l.max(axis=1, keepdims=True)
+            top = np.where(np.isfinite(top), top, 0.0)
+            out[i] = np.exp(log_l - top)
+            removed = top[:, 0] if removed is None else removed + top[:, 0]
+        return out, removed
+
+    # -------------------------------------------------------------- scores
+    def score_samples(self, X: pd.DataFrame) -> np.ndarray:
+        """``log p(row)`` of each row (nats; a density for the continuous cells, missing
+        cells of either kind summed or integrated out exactly)."""
+        codes, values = self._arrays(X)
+        soft_log, roots, _ = self._upward(values)
+        total = roots
+        if self.discrete_model is not None:
+            soft, removed = self._linear(soft_log)
+            with np.errstate(divide="ignore"):
+                total = total + self.discrete_model.engine().log_evidence(codes, soft)
+            if removed is not None:
+                total = total + removed
+        return total
+
+    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False,
+                       sample_weight: Any = None) -> float | np.ndarray:
+        """``sum_rows log p(row)`` (``per_row=True``: :meth:`score_samples`); with
+        ``sample_weight``, the weighted sum."""
+        rows = self.score_samples(data)
+        if per_row:
+            return rows
+        weights = check_sample_weight(sample_weight, len(rows))
+        if weights is None:
+            return float(rows.sum())
+        keep = weights > 0
+        return float(rows[keep] @ weights[keep])
+
+    def score(self, X: pd.DataFrame, sample_weight: Any = None) -> float:
+        """The mean log-likelihood per row (weighted by ``sample_weight``)."""
+        rows = self.score_samples(X)
+        weights = check_sample_weight(sample_weight, len(rows))
+        return float(rows.mean() if weights is None else rows @ weights / weights.sum())
+
+    def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters / 2 ln n``; larger is better."""
+        weights = check_sample_weight(sample_weight, len(data))
+        n = float(len(data) if weights is None else weights.sum())
+        return self.log_likelihood(data, sample_weight=sample_weight) - 0.5 * self.n_parameters * math.log(n)
+
+    def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters``; larger is better."""
+        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
+
+    # -------------------------------------------------------------- queries
+    def _check_target(self, target: Hashable) -> None:
+        if target not in self.graph:
+            raise ColumnNotFoundError(f"{target!r} is not a variable of the model; the "
+                                      f"variables are {self.variables[:10]}", column=target)
+
+    def posterior(self, X: pd.DataFrame, target: Hashable) -> pd.DataFrame | dict:
+        """The posterior of ``target`` given each row's other cells (its own cell ignored).
+
+        A discrete target: a DataFrame of probabilities, one column per state (NaN for a
+        row of probability zero). A continuous target: ``{"weights", "means",
+        "variances"}``, each ``(n, k)``, the Gaussian mixture of each row (``k`` the states
+        of the discrete node the target's Gaussian subtree hangs from; 1 without one).
+        """
+        self._check_target(target)
+        codes, values = self._arrays(X)
+        if target in self._cpos:
+            values[:, self._cpos[target]] = np.nan
+            return self._continuous_posterior(codes, values, self._cpos[target])
+        i = self._dpos[target]
+        codes[:, i] = -1
+        marg = self._discrete_marginals(codes, values)[i]
+        return pd.DataFrame(marg, index=X.index,
+                            columns=pd.Index(self.discrete_model.states[target]))
+
+    def _discrete_marginals(self, codes: np.ndarray, values: np.ndarray) -> list:
+        soft_log, _, _ = self._upward(values)
+        soft, _ = self._linear(soft_log)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self.discrete_model.engine().marginals_codes(codes, soft)
+
+    def _continuous_posterior(self, codes: np.ndarray, values: np.ndarray, x: int) -> dict:
+        n = values.shape[0]
+        path = [x]
+        while self._kind[path[-1]] == 2:
+            path.append(int(self._parent[path[-1]]))
+        path = path[::-1]
+        r = path[0]
+        _, _, (_, P, h, up_P, up_h) = self._upward(values)
+        if self._kind[r] == 1:
+            mean = np.broadcast_to(self._state_means[r], (n, len(self._state_means[r])))
+            var = np.broadcast_to(self._state_vars[r], mean.shape)
+            weights = self._discrete_marginals(codes, values)[int(self._parent[r])]
+        else:
+            mean, var = np.full((n, 1), self._b0[r]), np.full((n, 1), self._s2[r])
+            weights = np.ones((n, 1))
+        for u, w in itertools.pairwise(path):
+            prec = 1.0 / var + (P[:, u] - up_P[:, w])[:, None]
+            lin = mean / var + (h[:, u] - up_h[:, w])[:, None]
+            obs = ~np.isnan(values[:, u])[:, None]
+            m_u = np.where(obs, np.nan_to_num(values[:, u])[:, None], lin / prec)
+            v_u = np.where(obs, 0.0, 1.0 / prec)
+            mean = self._b0[w] + self._b1[w] * m_u
+            var = self._s2[w] + self._b1[w] ** 2 * v_u
+        prec = 1.0 / var + P[:, x][:, None]
+        lin = mean / var + h[:, x][:, None]
+        return {"weights": np.asarray(weights), "means": lin / prec, "variances": 1.0 / prec}
+
+    def _evidence_frame(self, evidence: Mapping[Hashable, Any] | None) -> pd.DataFrame:
+        """One row: the evidence's values, every other cell missing."""
+        evidence = dict(evidence or {})
+        for v in evidence:
+            self._check_target(v)
+        return pd.DataFrame({
+            v: (pd.Series([float(evidence[v]) if v in evidence else np.nan]) if v in self._cpos
+                else pd.Series([evidence.get(v)], dtype=object))
+            for v in self.variables})
+
+    def query(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None
+              ) -> pd.Series | GaussianMixtureQuery:
+        """The exact posterior of one variable given ``evidence`` (``{column: value}``:
+        numbers for continuous columns, states for discrete ones).
+
+        A discrete target gives a Series over its states; a continuous one a
+        :class:`GaussianMixtureQuery`.
+        """
+        self._check_target(target)
+        if target in dict(evidence or {}):
+            raise TreelearnError(f"{target!r} is both queried and given as evidence; ask for "
+                                 "it without its value")
+        frame = self._evidence_frame(evidence)
+        out = self.posterior(frame, target)
+        if isinstance(out, pd.DataFrame):
+            series = out.iloc[0]
+            if series.isna().any():
+                raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero "
+                                     "under the model")
+            series.name = target
+            return series
+        return GaussianMixtureQuery(out["weights"][0], out["means"][0], out["variances"][0])
+
+    def predict(self, X: pd.DataFrame, target: Hashable) -> pd.Series:
+        """Each row's prediction of ``target`` from its other cells: the most probable state
+        of a discrete target, the posterior mean of a continuous one."""
+        out = self.posterior(X, target)
+        if isinstance(out, pd.DataFrame):
+            best = np.nan_to_num(out.to_numpy(), nan=-1.0).argmax(axis=1)
+            labels = decode_codes(best[:, None], [target], self.states,
+                                  {target: self.dtypes.get(target)})[target]
+            return pd.Series(labels.to_numpy(), index=X.index, name=target)
+        mean = (out["weights"] * out["means"]).sum(axis=1)
+        return pd.Series(mean, index=X.index, name=target)
+
+    # -------------------------------------------------------------- sampling
+    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
+        """``n`` rows by ancestral sampling (the discrete tree first, then each continuous
+        column given its parent), in column order with the discrete columns' dtypes."""
+        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
+        random_state = check_param("random_state", random_state, RANDOM_STATE)
+        check_memory(n * max(len(self.variables), 1) * 16, f"sampling n={n} rows of "
+                     f"{len(self.variables)} variables", "sample fewer rows at a time")
+        rng = np.random.default_rng(random_state)
+        columns: dict = {}
+        codes = np.zeros((n, 0), dtype=np.int64)
+        if self.discrete_model is not None:
+            dm = self.discrete_model
+            codes = dm.engine().sample_codes(n, rng, {}, {})
+            frame = decode_codes(codes, dm.variables, dm.states, dm.dtypes)
+            columns.update({v: frame[v] for v in dm.variables})
+        values = np.empty((n, len(self.continuous)))
+        noise = rng.standard_normal((n, len(self.continuous)))
+        for j in self._down_order:
+            if self._kind[j] == 1:
+                a = codes[:, int(self._parent[j])]
+                values[:, j] = self._state_means[j][a] + np.sqrt(self._state_vars[j][a]) * noise[:, j]
+            else:
+                base = self._b0[j] + (self._b1[j] * values[:, int(self._parent[j])]
+                                      if self._kind[j] == 2 else 0.0)
+                values[:, j] = base + math.sqrt(self._s2[j]) * noise[:, j]
+        for v, j in self._cpos.items():
+            columns[v] = values[:, j]
+        return pd.DataFrame({v: columns[v] for v in self.variables})
+
+    # -------------------------------------------------------------- adapters
+    def to_pgmpy(self) -> Any:
+        """Refused: pgmpy has no hybrid (discrete and continuous) networks."""
+        raise TreelearnError(
+            f"pgmpy has no hybrid Bayesian networks (discrete and continuous nodes together), so "
+            f"this CLG tree's continuous columns {self.continuous[:5]} cannot be exported to it; "
+            f"export the discretized model instead: tl.chow_liu(tl.discretize(df, bins=5))"
+            f".to_pgmpy() (or .to_bif(path)); a Gaussian-only tree of the numbers is "
+            f"tl.gaussian_chow_liu(df[numbers]).to_pgmpy()")
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Figure:
+        """Draw the tree (:func:`treelearn.viz._draw.draw`; edge widths follow the mixed MI)."""
+        return drawing.draw(self, ax, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        return drawing.to_dot(self, **kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        return drawing.to_mermaid(self, **kwargs)
+
+    # -------------------------------------------------------------- files
+    def to_dict(self) -> dict:
+        """A JSON-ready dict; :meth:`from_dict` inverts it, every field checked."""
+        nodes = []
+        for v in self.continuous:
+            node = self.graph.nodes[v]
+            ps = self.parents(v)
+            entry: dict = {"name": encode_label(v),
+                           "parent": encode_label(ps[0]) if ps else None}
+            if "means" in node and ps and ps[0] not in self._cpos:
+                entry.update(means=list(node["means"]), variances=list(node["variances"]))
+            else:
+                entry.update(intercept=node["intercept"], variance=node["variance"],
+                             coefficient=node.get("coefficient"))
+            nodes.append(entry)
+        return {
+            "variables": [encode_label(v) for v in self.variables],
+            "continuous": nodes,
+            "discrete": None if self.discrete_model is None else self.discrete_model.to_dict(),
+            "edges": [[encode_label(u), encode_label(v), self.graph.edges[u, v].get("weight")]
+                      for u, v in self.graph.edges],
+            "n_rows": self.n_rows,
+            "settings": {"method": str(self.settings.get("method", "clg-chow-liu"))},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any) -> CLGTreeModel:
+        """The model :meth:`to_dict` describes; an :class:`~treelearn.InvalidModelError`
+        names the field that is wrong."""
+        if not isinstance(d, dict):
+            raise InvalidModelError("CLG tree file: 'model' must be an object")
+        for key, kind in (("variables", list), ("continuous", list), ("edges", list)):
+            if not isinstance(d.get(key), kind):
+                raise InvalidModelError(f"CLG tree file: {key!r} must be a list")
+        variables = [decode_label(v) for v in d["variables"]]
+        if len(set(map(repr, variables))) != len(variables):
+            raise InvalidModelError("CLG tree file: 'variables' lists a variable twice")
+        discrete = None
+        if d.get("discrete") is not None:
+            discrete = TreeModel.from_dict(d["discrete"])
+        G = nx.DiGraph()
+        G.add_nodes_from(variables)
+        continuous = []
+        for node in d["continuous"]:
+            if not isinstance(node, dict) or "name" not in node or "parent" not in node:
+                raise InvalidModelError("CLG tree file: each continuous node needs 'name' and "
+                                        "'parent'")
+            v = decode_label(node["name"])
+            if v not in G:
+                raise InvalidModelError(f"CLG tree file: continuous node {v!r} is not in "
+                                        "'variables'")
+            continuous.append(v)
+            attrs = {k: node[k] for k in ("means", "variances", "intercept", "variance",
+                                          "coefficient") if k in node}
+            G.nodes[v].update(attrs)
+        for edge in d["edges"]:
+            if not isinstance(edge, list) or len(edge) != 3:
+                raise InvalidModelError("CLG tree file: each edge is [parent, child, weight]")
+            u, v = decode_label(edge[0]), decode_label(edge[1])
+            if u not in G or v not in G:
+                raise InvalidModelError(f"CLG tree file: edge {edge[:2]} names an unknown "
+                                        "variable")
+            if edge[2] is not None and not isinstance(edge[2], (int, float)):
+                raise InvalidModelError(f"CLG tree file: edge {edge[:2]}: weight must be a number")
+            G.add_edge(u, v, **({"weight": edge[2]} if edge[2] is not None else {}))
+        for node in d["continuous"]:
+            v, parent = decode_label(node["name"]), node["parent"]
+            ps = list(G.predecessors(v))
+            if (parent is None) != (not ps) or (ps and decode_label(parent) != ps[0]):
+                raise InvalidModelError(f"CLG tree file: continuous node {v!r}: 'parent' "
+                                        f"{parent!r} differs from the edges {ps}")
+        dtypes = {} if discrete is None else discrete.dtypes
+        n_rows = d.get("n_rows")
+        if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))):
+            raise InvalidModelError("CLG tree file: 'n_rows' must be a number")
+        settings = d.get("settings")
+        if not isinstance(settings, dict):
+            raise InvalidModelError("CLG tree file: 'settings' must be an object")
+        return cls(G, discrete, variables=variables, continuous=continuous, dtypes=dtypes,
+                   n_rows=n_rows, settings=settings)
+
+    def save(self, path: Any) -> None:
+        """Write the model as versioned treelearn JSON (kind ``clg_tree``)."""
+        save_document(path, "clg_tree", model=self.to_dict())
