@@ -26,6 +26,14 @@ observed variable shows its observed state as 1); the URL fragment
 click, so a view can be linked); the status line carries ``data-evidence``
 (JSON ``{variable: state}``) and ``data-log-evidence`` (``log P(evidence)``, nats).
 
+A side panel explains a chosen target (the class by default) under the current
+evidence: each observed variable's exact Shapley value for the target's log-odds (its
+most probable state; the chain rule beyond 10 pieces of evidence), as
+:meth:`~treelearn.models._tree.TreeModel.explain` gives it, and the ranked "ask next"
+list, :meth:`~treelearn.models._tree.TreeModel.most_informative`'s ``I(T; X | evidence)``
+(elements ``#contributions`` and ``#ask-next``, one ``data-item`` (the variable) and ``data-value``
+per item).
+
 This module only reads a model (duck-typed: ``variables``, ``states``, ``parents()``,
 ``cpt()``, ``graph``; classifiers through ``model_`` or ``models_``), so ``TreeModel``
 and the classifiers can call it without an import cycle. The page's template, styles
@@ -196,7 +204,8 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     ``variables`` (name, state labels, box position and size, CPT for the hover
     table), ``edges`` (for each forest, ``[parent, child, kind, width]``), ``cond``
     (the conditioner's index, or -1), ``components`` (one forest, or one per
-    conditioner state, each with its ``weight``). Numbers are the model's own.
+    conditioner state, each with its ``weight``), ``target`` (the side panel's first
+    target: the class's index, or -1). Numbers are the model's own.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -313,6 +322,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
         "title": title if title is not None else _title(obj, shown_model, len(variables)),
         "variables": out_vars,
         "cond": index[cond] if cond is not None else -1,
+        "target": index[cls] if cls is not None else -1,
         "components": components,
         "edges": edges,
         "edge_labels": [_label(c) for c in per_class] if per_class else [],

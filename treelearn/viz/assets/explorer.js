@@ -97,6 +97,86 @@ function infer(ev) {
   return { logZ: top + Math.log(tw), marg: marg };
 }
 
+// ---------------------------------------------------------------- why, and what to ask next
+// the target's log-odds given ev: log P(t | ev) - mean over the other states c of log P(c | ev)
+function logOdds(ev, target, t) {
+  const r = infer(ev);
+  if (!r) return NaN;
+  const m = r.marg[target];
+  let others = 0;
+  for (let c = 0; c < m.length; c++) if (c !== t) others += Math.log(m[c]);
+  return Math.log(m[t]) - others / (m.length - 1);
+}
+
+// each piece of evidence's share of the target's log-odds (the most probable state): exact
+// Shapley values over the pieces (the others summed out, as tl's explain(conditional=True))
+// for up to 10 of them, else the chain rule in the order given
+function why(ev, target) {
+  if (target in ev || K[target] < 2) return null;
+  const r = infer(ev);
+  if (!r) return null;
+  const m = r.marg[target];
+  const t = m.indexOf(Math.max(...m));
+  const keys = Object.keys(ev).map(Number);
+  const p = keys.length;
+  const value = mask => {
+    const sub = {};
+    keys.forEach((i, b) => { if (mask & (1 << b)) sub[i] = ev[i]; });
+    return logOdds(sub, target, t);
+  };
+  const phi = new Array(p).fill(0);
+  let exact = p <= 10;
+  if (exact) {
+    const v = [];
+    for (let mask = 0; mask < (1 << p); mask++) v.push(value(mask));
+    const fact = [1];
+    for (let i = 1; i <= p; i++) fact.push(fact[i - 1] * i);
+    for (let mask = 0; mask < (1 << p); mask++) {
+      let size = 0;
+      for (let b = 0; b < p; b++) if (mask & (1 << b)) size++;
+      for (let b = 0; b < p; b++) {
+        if (mask & (1 << b)) continue;
+        phi[b] += fact[size] * fact[p - size - 1] / fact[p] * (v[mask | (1 << b)] - v[mask]);
+      }
+    }
+  } else {
+    let before = value(0);
+    for (let b = 0; b < p; b++) {
+      const after = value((1 << (b + 1)) - 1);
+      phi[b] = after - before; before = after;
+    }
+  }
+  if (!phi.every(Number.isFinite)) return null;
+  return { state: t, base: value(0), value: logOdds(ev, target, t), exact: exact,
+           items: keys.map((i, b) => [i, phi[b]]) };
+}
+
+// every unobserved variable's expected information about the target, I(T; X | ev) in nats,
+// largest first: one inference given ev, and one more per state t of the target
+function askNext(ev, target) {
+  if (target in ev) return [];
+  const r0 = infer(ev);
+  if (!r0) return [];
+  const pt = r0.marg[target];
+  const given = pt.map((p, t) => {
+    if (!(p > 0)) return null;
+    const e = Object.assign({}, ev); e[target] = t;
+    return infer(e);
+  });
+  const out = [];
+  for (let x = 0; x < N; x++) {
+    if (x === target || x in ev) continue;
+    let info = 0;
+    pt.forEach((p, t) => {
+      if (!given[t]) return;
+      const a = given[t].marg[x], b = r0.marg[x];
+      for (let s = 0; s < a.length; s++) if (a[s] > 0) info += p * a[s] * Math.log(a[s] / b[s]);
+    });
+    out.push([x, Math.max(info, 0)]);
+  }
+  return out.sort((u, w) => w[1] - u[1] || u[0] - w[0]);
+}
+
 // ---------------------------------------------------------------- the page
 const canvas = document.getElementById("canvas"), svg = document.getElementById("edges");
 const tip = document.getElementById("tip"), status = document.getElementById("status");
@@ -230,6 +310,52 @@ function render() {
     const s = document.createElement("span"); s.className = "msg"; s.textContent = message;
     status.appendChild(s);
   }
+  renderWhy();
+}
+
+// the panel: the target's log-odds explained by the evidence, and what to ask next
+const panel = document.getElementById("why");
+let target = S.target >= 0 ? S.target : (S.cond >= 0 ? S.cond : 0);
+function bars(title, items, scale) {
+  const box = document.createElement("div"); box.className = "list";
+  const h = document.createElement("h2"); h.textContent = title; box.appendChild(h);
+  const top = Math.max(1e-12, ...items.map(([, x]) => Math.abs(x)));
+  for (const [i, x] of items) {
+    const row = document.createElement("div"); row.className = "item";
+    row.dataset.item = V[i].name; row.dataset.value = String(x);
+    row.innerHTML = '<span class="lab"></span><span class="bar"><i></i></span><span class="num"></span>';
+    row.firstChild.textContent = V[i].name + (i in evidence ? " = " + V[i].states[evidence[i]] : "");
+    const bar = row.querySelector("i");
+    bar.style.width = (50 * Math.abs(x) / top) + "%";
+    bar.style.marginLeft = scale === "signed" ? (x >= 0 ? "50%" : (50 - 50 * Math.abs(x) / top) + "%") : "0";
+    bar.className = x >= 0 ? "up" : "down";
+    row.querySelector(".num").textContent = (scale === "signed" && x >= 0 ? "+" : "") + x.toFixed(3);
+    box.appendChild(row);
+  }
+  return box;
+}
+function renderWhy() {
+  if (!panel) return;
+  panel.innerHTML = "";
+  const sel = document.createElement("select"); sel.id = "target";
+  V.forEach((v, i) => { const o = document.createElement("option"); o.value = i; o.textContent = v.name; sel.appendChild(o); });
+  sel.value = target;
+  sel.addEventListener("change", () => { target = +sel.value; renderWhy(); });
+  const head = document.createElement("div"); head.textContent = "target ";
+  head.appendChild(sel); panel.appendChild(head);
+  const w = why(evidence, target);
+  if (w && w.items.length) {
+    const t = V[target].states[w.state];
+    const list = bars("why " + V[target].name + " = " + t + " (log-odds " + w.base.toFixed(3) + " \u2192 " +
+                      w.value.toFixed(3) + (w.exact ? ", Shapley" : ", chain rule") + ")", w.items, "signed");
+    list.id = "contributions"; panel.appendChild(list);
+  } else {
+    const n = document.createElement("p"); n.className = "note";
+    n.textContent = target in evidence ? "the target is observed" : "set evidence to see why";
+    panel.appendChild(n);
+  }
+  const next = bars("ask next (expected information, nats)", askNext(evidence, target).slice(0, 8), "plain");
+  next.id = "ask-next"; panel.appendChild(next);
 }
 
 function fragment() {
