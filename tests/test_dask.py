@@ -385,3 +385,51 @@ def test_tree_mixture_of_a_dask_frame_and_a_file_equals_pandas(client, tmp_path)
         assert fitted.lower_bounds_ == reference.lower_bounds_
         assert [c.states for c in fitted.components_] == [c.states for c in reference.components_]
         np.testing.assert_array_equal(fitted.score_samples(rows), reference.score_samples(rows))
+
+
+# ---------------------------------------------------------------- numeric, mixed and text classifiers
+def labelled_numbers(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["p", "q", "r"], n)
+    shift = pd.Series(y).map({"p": 0.0, "q": 1.0, "r": -1.0}).to_numpy()
+    a = rng.normal(size=n) + shift
+    return pd.DataFrame({"a": a, "b": 0.5 * a + rng.normal(size=n), "c": rng.normal(size=n) - shift,
+                         "colour": rng.choice(["red", "blue"], n), "y": y,
+                         "w": rng.integers(0, 3, n)})
+
+
+NUMERIC_CLASSIFIERS = {
+    "GaussianClassifier(full)": lambda: tl.GaussianClassifier("full"),
+    "GaussianClassifier(isotropic)": lambda: tl.GaussianClassifier("isotropic"),
+    "GaussianTAN": lambda: tl.GaussianTAN(),
+    "MixedNaiveBayes": lambda: tl.MixedNaiveBayes(),
+    "TextNaiveBayes(bernoulli)": lambda: tl.TextNaiveBayes("bernoulli", binarize=0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMERIC_CLASSIFIERS))
+def test_numeric_mixed_and_text_classifiers_on_the_cluster_equal_pandas(client, name):
+    df = labelled_numbers(900, seed=16)
+    columns = ["a", "b", "c", "colour"] if name == "MixedNaiveBayes" else ["a", "b", "c"]
+    if name.startswith("Text"):  # term counts
+        df[["a", "b", "c"]] = np.floor(df[["a", "b", "c"]].abs() * 2)
+    ddf = dd.from_pandas(df, npartitions=3)
+    make = NUMERIC_CLASSIFIERS[name]
+    # the statistics of each partition on its worker, weights a column of the frame
+    with distributed.get_task_stream(client) as stream:
+        ours = make().fit(ddf[[*columns, "w"]], ddf["y"], sample_weight="w")
+    assert any("summarise_partition" in str(t["key"]) for t in stream.data)
+    theirs = make().fit(df[columns], df["y"], sample_weight=df["w"])
+    assert ours.classes_.tolist() == theirs.classes_.tolist() == ["p", "q", "r"]
+    assert ours.class_name_ == "y" and ours.feature_names_in_.tolist() == columns
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    X = df[columns].iloc[:200]
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-10)
+    # the weights as a Dask Series partitioned like the frame: the same model
+    weights = dd.from_pandas(df["w"], npartitions=3)
+    again = make().fit(ddf[columns], ddf["y"], sample_weight=weights)
+    np.testing.assert_allclose(again.predict_proba(X), ours.predict_proba(X), rtol=0, atol=1e-12)
+    # y the name of the frame's class column
+    named = make().fit(ddf[[*columns, "y", "w"]], "y", sample_weight="w")
+    assert named.class_name_ == "y" and named.feature_names_in_.tolist() == columns
+    np.testing.assert_allclose(named.predict_proba(X), ours.predict_proba(X), rtol=0, atol=1e-12)

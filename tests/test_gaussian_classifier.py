@@ -121,11 +121,83 @@ def test_errors_and_data_untouched():
 
 
 @pytest.mark.parametrize("make", [lambda: tl.GaussianClassifier(), lambda: tl.GaussianTAN()])
-def test_a_class_of_total_weight_zero_is_named(make):
+def test_a_class_of_total_weight_zero_is_no_class(make):
+    # the one rule of every classifier (sources): a row of weight zero is absent before
+    # anything else, so a class whose rows all weigh zero is no class; the fit is the fit
+    # without those rows (scikit-learn's sample-weight equivalence)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 3))
     y = np.array(["a"] * 10 + ["b"] * 10 + ["c"] * 10)
     w = np.where(y == "b", 0.0, 1.0)
-    with pytest.raises(tl.TreelearnError, match="class 'b' has total weight 0") as caught:
-        make().fit(X, y, sample_weight=w)
-    assert caught.value.values == ["b"]
+    weighted = make().fit(X, y, sample_weight=w)
+    assert weighted.classes_.tolist() == ["a", "c"]
+    assert weighted.class_count_.tolist() == [10, 10]
+    kept = make().fit(X[y != "b"], y[y != "b"])
+    np.testing.assert_array_equal(weighted.predict_proba(X), kept.predict_proba(X))
+
+
+@pytest.mark.parametrize("cov", ["full", "shared", "diagonal", "isotropic"])
+def test_moments_are_the_weighted_moments_of_each_class_rows(cov):
+    # the statistics (sources: one product per class) against numpy on each class's rows;
+    # 1e-12: the same sums in another order (a class indicator product, symmetrised)
+    X, y = load_wine(return_X_y=True)
+    w = np.random.default_rng(4).uniform(0.2, 3, size=len(y))
+    clf = tl.GaussianClassifier(cov).fit(X, y, sample_weight=w)
+    classes = np.unique(y)
+    means = np.array([np.average(X[y == c], axis=0, weights=w[y == c]) for c in classes])
+    covs = np.array([np.cov(X[y == c], rowvar=False, aweights=w[y == c], bias=True)
+                     for c in classes])
+    np.testing.assert_allclose(clf.means_, means, rtol=1e-12)
+    expected = {"full": covs,
+                "shared": np.tensordot([w[y == c].sum() for c in classes], covs, axes=1) / w.sum(),
+                "diagonal": np.diagonal(covs, axis1=1, axis2=2),
+                "isotropic": np.diagonal(covs, axis1=1, axis2=2).mean(axis=1)}[cov]
+    np.testing.assert_allclose(clf.covariances_, expected, rtol=1e-12)
+    np.testing.assert_allclose(clf.class_count_, [w[y == c].sum() for c in classes], rtol=1e-13)
+
+
+# ---------------------------------------------------------------- every input kind
+def _labelled(n=400, seed=6):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["p", "q", "r"], size=n)
+    shift = pd.Series(y).map({"p": 0.0, "q": 1.0, "r": -1.5}).to_numpy()
+    a = rng.normal(size=n) + shift
+    X = pd.DataFrame({"a": a, "b": 0.6 * a + rng.normal(size=n), "c": rng.normal(size=n) * 2})
+    return X, pd.Series(y, name="label"), rng.integers(0, 4, n)
+
+
+@pytest.mark.parametrize("cov", ["full", "shared", "diagonal", "isotropic"])
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_file_fits_as_its_rows_in_memory(tmp_path, cov, suffix):
+    X, y, w = _labelled()
+    path = tmp_path / f"rows.{suffix}"
+    frame = X.assign(label=y, w=w)
+    frame.to_csv(path, index=False) if suffix == "csv" else frame.to_parquet(path)
+    # the class column named by y, the row weights by sample_weight: read in chunks
+    ours = tl.GaussianClassifier(cov).fit(path, "label", sample_weight="w")
+    theirs = tl.GaussianClassifier(cov).fit(X, y, sample_weight=w)
+    assert ours.feature_names_in_.tolist() == ["a", "b", "c"] and ours.class_name_ == "label"
+    assert ours.classes_.tolist() == theirs.classes_.tolist()
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-10)
+
+
+def test_kinds_it_cannot_take_say_why(tmp_path):
+    import scipy.sparse as sp
+
+    from treelearn.encoding._table import encode
+
+    X, y, _ = _labelled(n=60)
+    with pytest.raises(tl.InputTypeError, match=r"GaussianClassifier cannot take a scipy.sparse "
+                                                r"matrix \(csr_matrix\): it needs a dense table"):
+        tl.GaussianClassifier().fit(sp.csr_matrix(X.to_numpy()), y)
+    with pytest.raises(tl.InputTypeError, match=r"cannot take an encoded Table.*category codes"):
+        tl.GaussianClassifier("diagonal").fit(encode(X.round(0)), y)
+    X.assign(label=y).to_csv(tmp_path / "rows.csv", index=False)
+    with pytest.raises(tl.ColumnNotFoundError, match="y is the name of its class column"):
+        tl.GaussianClassifier().fit(tmp_path / "rows.csv", y)
+    # a NaN is refused in training by every covariance, naming the column
+    for cov in ("full", "diagonal"):
+        with pytest.raises(tl.MissingValuesError, match=r"column 'b' has 1 missing value\(s\) "
+                                                        r"\(NaN"):
+            tl.GaussianClassifier(cov).fit(X.assign(b=X["b"].where(X.index != 3)), y)

@@ -144,3 +144,33 @@ def test_save_load_round_trip(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(tl.InvalidModelError):
         tl.load(tmp_path / "bad.json")
+
+
+# ---------------------------------------------------------------- every input kind
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
+    X, y = _data(n=500, seed=4)
+    w = np.random.default_rng(8).integers(0, 4, len(y))
+    frame = X.assign(label=y, w=w)
+    path = tmp_path / f"rows.{suffix}"
+    frame.to_csv(path, index=False) if suffix == "csv" else frame.to_parquet(path)
+    ours = tl.GaussianTAN(root="b").fit(path, "label", sample_weight="w")
+    theirs = tl.GaussianTAN(root="b").fit(X, y, sample_weight=w)
+    assert sorted(ours.feature_tree_.edges()) == sorted(theirs.feature_tree_.edges())
+    assert ours.class_name_ == "label" and ours.feature_names_in_.tolist() == list(X.columns)
+    test = X.iloc[:60].copy()
+    test.iloc[:8, 2] = np.nan  # summed out, as in memory
+    np.testing.assert_allclose(ours.predict_proba(test), theirs.predict_proba(test),
+                               rtol=0, atol=1e-10)
+
+
+def test_kinds_it_cannot_take_say_why():
+    import scipy.sparse as sp
+
+    X, y = _data(n=50)
+    with pytest.raises(tl.InputTypeError, match=r"a Gaussian TAN cannot take a scipy.sparse "
+                                                r"matrix \(csr_matrix\): it needs a dense table; "
+                                                r"pass X.toarray\(\)"):
+        tl.GaussianTAN().fit(sp.csr_matrix(X.to_numpy()), y)
+    with pytest.raises(tl.MissingValuesError, match=r"column 'c' has 1 missing value"):
+        tl.GaussianTAN().fit(X.assign(c=X["c"].where(X.index != 7)), y)

@@ -247,3 +247,55 @@ def test_numeric_only_with_missing_cells_is_gaussian_nb_on_the_observed_columns(
     sub = GaussianNB(var_smoothing=0).fit(X[:, [0, 1, 3]], y)
     np.testing.assert_allclose(clf.predict_proba(test[:10]),
                                sub.predict_proba(test[:10][:, [0, 1, 3]]), atol=1e-10)
+
+
+# ---------------------------------------------------------------- every input kind
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
+    df, y = _mixed(n=400, seed=5)
+    w = np.random.default_rng(9).integers(0, 4, len(y))
+    path = tmp_path / f"rows.{suffix}"
+    table = df.assign(y=y, w=w)
+    table.to_csv(path, index=False) if suffix == "csv" else table.to_parquet(path)
+    ours = tl.MixedNaiveBayes().fit(path, "y", sample_weight="w")
+    theirs = tl.MixedNaiveBayes().fit(df, y, sample_weight=w)
+    assert ours.numeric_features_ == theirs.numeric_features_ == ["temp", "weight"]
+    assert ours.categorical_features_ == theirs.categorical_features_ == ["colour", "size"]
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    assert ours.model_ == theirs.model_
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-13)
+    np.testing.assert_allclose(ours.predict_proba(df), theirs.predict_proba(df), rtol=0, atol=1e-10)
+    # Gaussian columns only: the network is the class alone, named after the file's column
+    numbers = tmp_path / f"numbers.{suffix}"
+    only = df[["temp", "weight"]].assign(y=y, w=w)
+    only.to_csv(numbers, index=False) if suffix == "csv" else only.to_parquet(numbers)
+    ours = tl.MixedNaiveBayes(var_smoothing=0).fit(numbers, "y", sample_weight="w")
+    theirs = tl.MixedNaiveBayes(var_smoothing=0).fit(df[["temp", "weight"]], y, sample_weight=w)
+    assert ours.class_name_ == "y" and ours.model_.variables == ["y"]
+    np.testing.assert_allclose(ours.predict_proba(df[["temp", "weight"]]),
+                               theirs.predict_proba(df[["temp", "weight"]]), rtol=0, atol=1e-10)
+
+
+def test_weighted_gaussian_part_with_missing_cells_is_weighted_numpy_over_observed_rows():
+    # the class weight and the per-column observed weight differ where a cell is missing:
+    # theta_ and var_ are numpy's weighted mean and variance over the observed rows only
+    df, y = _mixed(n=300, seed=7)
+    w = np.random.default_rng(1).uniform(0.2, 3, len(y))
+    clf = tl.MixedNaiveBayes(var_smoothing=0).fit(df, y, sample_weight=w)
+    for c, label in enumerate(clf.classes_):
+        for j, col in enumerate(["temp", "weight"]):
+            seen = (y == label).to_numpy() & df[col].notna().to_numpy()
+            mean = np.average(df[col][seen], weights=w[seen])
+            assert clf.theta_[c, j] == pytest.approx(mean, rel=1e-12)
+            assert clf.var_[c, j] == pytest.approx(
+                np.average((df[col][seen] - mean) ** 2, weights=w[seen]), rel=1e-12)
+    np.testing.assert_allclose(clf.class_count_, [w[y == c].sum() for c in clf.classes_],
+                               rtol=1e-13)
+
+
+def test_kinds_it_cannot_take_say_why():
+    import scipy.sparse as sp
+
+    with pytest.raises(tl.InputTypeError, match=r"MixedNaiveBayes cannot take a scipy.sparse "
+                                                r"matrix \(csr_matrix\): it needs a dense table"):
+        tl.MixedNaiveBayes().fit(sp.csr_matrix(np.eye(4)), [0, 1, 0, 1])

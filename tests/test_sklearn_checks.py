@@ -45,12 +45,15 @@ DEGENERATE_GAUSSIAN = (
     "degenerate model (scikit-learn's QDA warns and goes on)"
 )
 OBJECT_NUMBERS = (
-    "an object-dtype array of numbers: models/_gaussian.numeric_matrix (the numeric input "
-    "converter, owned by the input-boundary workstream) refuses object columns"
+    "the check puts a dict in an object array of numbers: the one numeric conversion "
+    "(sources/_kinds.numeric_matrix, one error per problem whoever converts) refuses it with "
+    "a TreelearnError naming the column, a ValueError, where the check wants numpy's TypeError "
+    "('argument must be a string or a number'); an object array of numbers is taken "
+    "(tests/test_sources.py::test_text_where_numbers_are_needed_names_the_column_and_the_fix)"
 )
-NAN_WORDING = (
-    "numeric_matrix words a NaN 'missing value(s)' and the check looks for 'NaN' (the inf "
-    "case passes: 'infinite'); the converter is the input-boundary workstream's"
+MISSING_SUMMED_OUT = (
+    "GaussianTAN sums a missing (NaN) feature out at prediction, exactly "
+    "(tests/test_gaussian_tan.py); the check wants predict to refuse NaN (fit refuses it)"
 )
 CATEGORICAL_OUTPUT = (
     "transform returns a DataFrame of ordered Categorical bin labels (text, by design: "
@@ -62,7 +65,6 @@ GAUSSIAN = {
     "check_sample_weights_not_overwritten": DEGENERATE_GAUSSIAN,
     "check_sample_weight_equivalence_on_dense_data": DEGENERATE_GAUSSIAN,
     "check_dtype_object": OBJECT_NUMBERS,
-    "check_estimators_nan_inf": NAN_WORDING,
 }
 EXPECTED_FAILED = {
     "NaiveBayes": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
@@ -73,8 +75,8 @@ EXPECTED_FAILED = {
     "BayesianTAN": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
                     "check_estimators_nan_inf": CONTINUOUS_INF},
     "GaussianClassifier": GAUSSIAN,
-    "GaussianTAN": GAUSSIAN,
-    "TextNaiveBayes": {},
+    "GaussianTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT},
+    "TextNaiveBayes": {"check_dtype_object": OBJECT_NUMBERS},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
     "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,

@@ -105,7 +105,7 @@ def test_text_where_numbers_are_needed_names_the_column_and_the_fix():
 
 def test_missing_and_infinite_values_name_the_column():
     df = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [0.0, 1.0, np.inf]})
-    with pytest.raises(tl.MissingValuesError, match=r"column 'a' has 1 missing value\(s\) \(rows \[1\]\)"):
+    with pytest.raises(tl.MissingValuesError, match=r"column 'a' has 1 missing value\(s\) \(NaN in rows \[1\]\)"):
         numeric_matrix(df)
     with pytest.raises(tl.TreelearnError, match="column 'b' has 1 infinite"):
         numeric_matrix(df, missing="pairwise")
@@ -125,7 +125,7 @@ def test_conversion_never_changes_or_copies_needlessly_the_callers_data():
     B, names = term_matrix(S)
     assert sp.issparse(B) and names is None
     np.testing.assert_array_equal(S.data, data)
-    with pytest.raises(tl.TreelearnError, match="negative values"):
+    with pytest.raises(tl.TreelearnError, match="Negative values in data"):
         term_matrix(-S)
 
 
@@ -206,7 +206,8 @@ def test_variances_by_class_sum_missing_cells_out_and_read_only_the_columns_name
     assert v.variables == ["t", "s"]
     for c, label in enumerate(v.classes):  # pandas' own NaN-skipping statistics, per class
         part = df[df["y"] == label]
-        np.testing.assert_allclose(v.weight[c], part[["t", "s"]].notna().sum().to_numpy())
+        np.testing.assert_allclose(v.observed[c], part[["t", "s"]].notna().sum().to_numpy())
+        assert v.weight[c] == len(part)  # the class's weight, whatever is missing
         np.testing.assert_allclose(v.mean[c], part[["t", "s"]].mean().to_numpy(), rtol=1e-13)
         np.testing.assert_allclose(v.variance[c], part[["t", "s"]].var(ddof=0).to_numpy(),
                                    rtol=1e-12)
@@ -225,8 +226,9 @@ def test_per_class_statistics_from_a_file_in_chunks_equal_in_memory(tmp_path):
     v_mem = variances_by_class(features, df["y"], sample_weight=df["w"])
     v_file = variances_by_class(path, "y", columns=["a", "b", "c"], sample_weight="w",
                                 chunksize=1000)
-    for field in ("weight", "mean", "variance"):
+    for field in ("weight", "observed", "mean", "variance"):
         np.testing.assert_allclose(getattr(v_file, field), getattr(v_mem, field), rtol=1e-12)
+    np.testing.assert_allclose(v_mem.weight, df.groupby("y")["w"].sum().to_numpy(), rtol=1e-12)
     assert v_file.classes.tolist() == v_mem.classes.tolist() and (v_file.rows == v_mem.rows).all()
     complete = df.dropna()
     g_mem = gaussian_statistics_by_class(complete[["a", "b", "c"]], complete["y"],
@@ -302,6 +304,13 @@ def test_term_counts_from_a_file_in_chunks_equal_in_memory(tmp_path):
     for field in ("term_sums", "document_counts", "weight"):
         np.testing.assert_allclose(getattr(t_file, field), getattr(t_mem, field), rtol=1e-12)
     assert (t_file.rows == t_mem.rows).all()
+    # the document counts alone (Bernoulli naive Bayes): the same, merged across the chunks
+    presence = term_counts_by_class(tmp_path / "docs.csv", "label", sample_weight="weight",
+                                    binarize=0.0, term_sums=False, chunksize=1000)
+    assert presence.term_sums is None and presence.n_terms == X.shape[1]
+    np.testing.assert_allclose(presence.document_counts, t_mem.document_counts, rtol=1e-12)
+    with pytest.raises(tl.TreelearnError, match="term_sums=False without binarize counts nothing"):
+        term_counts_by_class(frame, y, term_sums=False)
 
 
 # ---------------------------------------------------------------------- rows in memory

@@ -158,3 +158,40 @@ def test_sparse_fit_is_never_made_dense_and_matched_by_position(monkeypatch):
                                                       "is expecting 200"):
         clf.predict(X[:, :199])
 
+
+
+# ---------------------------------------------------------------- every input kind
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_file_fits_as_its_rows_in_memory(tmp_path, event_model, suffix):
+    X, y = _corpus(n=300, d=40)
+    frame = pd.DataFrame(X.toarray(), columns=[f"t{j}" for j in range(X.shape[1])])
+    w = np.random.default_rng(3).integers(0, 4, len(y))
+    path = tmp_path / f"docs.{suffix}"
+    table = frame.assign(label=y, weight=w)
+    table.to_csv(path, index=False) if suffix == "csv" else table.to_parquet(path)
+    ours = tl.TextNaiveBayes(event_model, binarize=1.0).fit(path, "label", sample_weight="weight")
+    theirs = tl.TextNaiveBayes(event_model, binarize=1.0).fit(frame, pd.Series(y, name="label"),
+                                                              sample_weight=w)
+    assert ours.feature_names_in_.tolist() == list(frame.columns) and ours.class_name_ == "label"
+    np.testing.assert_array_equal(ours.feature_count_, theirs.feature_count_)  # whole counts
+    np.testing.assert_allclose(ours.predict_proba(frame), theirs.predict_proba(frame),
+                               rtol=0, atol=1e-10)
+    # and the scikit-learn oracle, on the weighted sparse matrix
+    sk = SK[event_model](binarize=1.0) if event_model == "bernoulli" else SK[event_model]()
+    np.testing.assert_allclose(ours.predict_proba(frame),
+                               sk.fit(X, y, sample_weight=w).predict_proba(X), atol=1e-10)
+
+
+def test_term_class_information_of_a_file_and_kinds_refused(tmp_path):
+    from treelearn.encoding._table import encode
+
+    X, y = _corpus(d=30)
+    frame = pd.DataFrame(X.toarray(), columns=[f"t{j}" for j in range(30)])
+    frame.assign(label=y).to_csv(tmp_path / "docs.csv", index=False)
+    expected = mutual_info_classif((X > 0).astype(int), y, discrete_features=True)
+    np.testing.assert_allclose(tl.term_class_information(tmp_path / "docs.csv", "label"),
+                               expected, atol=1e-12)
+    with pytest.raises(tl.InputTypeError, match=r"TextNaiveBayes cannot take an encoded Table "
+                                                r"\(Table\): an encoded Table holds category codes"):
+        tl.TextNaiveBayes().fit(encode(frame.iloc[:, :3]), y)

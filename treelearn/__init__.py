@@ -59,10 +59,14 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .export._xmlbif import write_xmlbif
     from .inference._information import kl_divergence
     from .inference._shapley import Explanation
+    from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._cutset import CutsetNetwork
     from .learners._gaussian_chow_liu import gaussian_chow_liu
+    from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
+    from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
     from .sources._reading import date_columns, identifier_columns, read_data
@@ -110,14 +114,19 @@ _LAZY = {
     "write_xmlbif": "export._xmlbif",
     "kl_divergence": "inference._information",
     "Explanation": "inference._shapley",
+    "BaggedTrees": "learners._bagging",
     "TreePosterior": "learners._bayes_trees",
     "k_best_trees": "learners._bayes_trees",
     "tree_posterior": "learners._bayes_trees",
     "chow_liu": "learners._chow_liu",
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
+    "CutsetNetwork": "learners._cutset",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
+    "HiddenMarkovModel": "learners._hidden_tree",
+    "HiddenTree": "learners._hidden_tree",
     "TreeMixture": "learners._mixture",
+    "CutsetModel": "models._cutset",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
     "ScoreReport": "models._tree",

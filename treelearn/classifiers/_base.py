@@ -30,10 +30,11 @@ the statistics are learned (``_learn``), the joint log-likelihood of converted r
 (``_fitted_state`` / ``_restore_model``). One network over the features and the class
 is :class:`~treelearn.classifiers._network.SingleNetworkClassifier`.
 
-Each input kind converts its data in one place, the functions of the section
-"input kinds" (:func:`categorical_training`, :func:`categorical_codes`,
-:func:`numeric_training`, :func:`numeric_rows`), which call the converters of
-:mod:`treelearn.sources._count` and :mod:`treelearn.models._gaussian`.
+Each input kind reads its data in one place, the functions of the section "input
+kinds": the statistics come from :mod:`treelearn.sources` for every kind of input
+(DataFrame, array, CSV/Parquet path, Dask DataFrame; :func:`categorical_training`,
+:func:`class_training`), and rows to predict are converted by the one conversion of
+:mod:`treelearn.sources._kinds` (:func:`categorical_codes`, :func:`numeric_rows`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any, ClassVar, Literal
 
 import networkx as nx
@@ -62,7 +62,7 @@ from .._base.jsonvalues import python_value
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, InstanceOf, Options, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
 from ..inference._shapley import (
@@ -72,13 +72,14 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
-from ..models._gaussian import numeric_classes, numeric_matrix
 from ..models._tree import ScoreReport, TreeModel
-from ..sources._count import as_frame, class_name, count_by_class
+from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
-from ..sources._kinds import match_features
-from ..stats._class_gaussians import numeric_values
-from ..stats._settings import LearningSettings
+from ..sources._gaussian import gaussian_statistics_by_class
+from ..sources._kinds import as_frame, match_features, numeric_matrix
+from ..stats._classes import ClassStatistics
+from ..stats._settings import CONSTRAINTS, LearningSettings
+from ..stats._settings import NOTES as LEARNER_NOTES
 
 __all__ = [
     "CLASS_PRIOR",
@@ -88,19 +89,17 @@ __all__ = [
     "BayesNetClassifier",
     "CategoricalClassifier",
     "NumericClassifier",
-    "NumericData",
     "TrainingData",
     "Unseen",
     "categorical_codes",
     "categorical_training",
     "check_tree",
+    "class_training",
     "command_line_classifiers",
     "invalid",
     "loss_matrix",
     "network_dtypes",
     "numeric_rows",
-    "numeric_training",
-    "target_name",
 ]
 
 Unseen = Literal["error", "ignore"]
@@ -112,17 +111,11 @@ CLASS_PRIOR = {
                                      name="a sequence of probabilities")],
 }
 #: the CPT estimator's options (VOCABULARY: ``prior`` with ``alpha``, BDeu's
-#: ``equivalent_sample_size``, the m-estimate's ``m``), and ``unseen``
-CPT_PRIOR = {
-    "alpha": [Interval(Real, 0, None)],
-    "prior": [Options("lidstone", "bdeu", "m-estimate")],
-    "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
-    "m": [Interval(Real, 0, None, closed="neither")],
-}
+#: ``equivalent_sample_size``, the m-estimate's ``m``): the learners' own constraints
+CPT_PRIOR = {name: CONSTRAINTS[name] for name in ("alpha", "prior", "equivalent_sample_size", "m")}
 UNSEEN = {"unseen": [Options("error", "ignore")]}
-NOTES = {"alpha": "0 = maximum likelihood, 1 = Laplace",
-         "equivalent_sample_size": "BDeu's equivalent sample size",
-         "m": "the m-estimate's equivalent sample size"}
+#: what the options mean, added to their messages (the learners' words)
+NOTES = {name: LEARNER_NOTES[name] for name in ("alpha", "equivalent_sample_size", "m")}
 
 
 def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
@@ -156,15 +149,6 @@ def _exact_counts(counts: np.ndarray) -> np.ndarray:
             np.abs(counts) < 2**53).all():
         return counts.astype(np.int64)
     return counts
-
-
-def target_name(y: Any) -> Hashable | None:
-    """``y``'s name: a Series' name, a one-column DataFrame's column, else ``None``."""
-    if isinstance(y, pd.Series):
-        return y.name
-    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
-        return y.columns[0]
-    return None
 
 
 def network_dtypes(dtypes: dict | None) -> dict | None:
@@ -212,16 +196,6 @@ class TrainingData:
     statistics: Any
 
 
-@dataclass(frozen=True)
-class NumericData:
-    """The numeric input kind's statistics: the rows (``n x d`` floats), each row's class
-    index and weight (ones without ``sample_weight``)."""
-
-    values: np.ndarray
-    codes: np.ndarray
-    weights: np.ndarray
-
-
 # ---------------------------------------------------------------------- input kinds
 def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     """The categorical input kind's training data: a :class:`ClassCounts`
@@ -240,20 +214,22 @@ def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: st
     return table.codes.astype(np.intp)
 
 
-def numeric_training(X: Any, y: Any, sample_weight: Any, where: str) -> TrainingData:
-    """The numeric input kind's training data (:func:`~treelearn.models._gaussian.numeric_classes`)."""
-    names, A, classes, codes, w, weight = numeric_classes(X, y, sample_weight, where)
-    return TrainingData(names, len(names), classes, class_name(target_name(y), names), weight,
-                        NumericData(A, codes, w))
+def class_training(stats: ClassStatistics, y: Any, n_features: int) -> TrainingData:
+    """The training data of per-class statistics (Gaussian moments, variances, term counts;
+    :class:`~treelearn.stats._classes.ClassStatistics`, from any kind of input): the
+    features are the statistics' variables (``None``: a matrix fitted by position), the
+    classes and their weights theirs, the class named after ``y``
+    (:func:`~treelearn.sources._count.target_name`: a file's class column too)."""
+    features = None if stats.variables is None else list(stats.variables)
+    return TrainingData(features, n_features, stats.classes,
+                        class_name(target_name(y), features or ()), stats.weight, stats)
 
 
-def numeric_rows(matched: Any, names: list, where: str, *, missing: bool) -> np.ndarray:
-    """Matched rows as floats: NaN kept (``missing``: the columns ``names`` of the frame
-    ``matched``, summed out by the model) or refused
-    (:func:`~treelearn.models._gaussian.numeric_matrix` of a frame or an array)."""
-    if missing:
-        return numeric_values(matched, names)
-    return numeric_matrix(matched, where)[1]
+def numeric_rows(matched: Any, where: str, *, missing: bool) -> np.ndarray:
+    """Matched rows (a frame of the fitted features, or an array) as floats
+    (:func:`~treelearn.sources._kinds.numeric_matrix`): NaN kept (``missing``: summed out
+    by the model) or refused."""
+    return numeric_matrix(matched, learner=where, missing="pairwise" if missing else "error")[1]
 
 
 # ---------------------------------------------------------------------- the base
@@ -808,10 +784,14 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
 # ---------------------------------------------------------------------- numeric input
 class NumericClassifier(BayesNetClassifier):
-    """The numeric input kind: tables or arrays of numbers (``_where`` names the model in
-    errors; ``_missing_at_prediction``: NaN at prediction is summed out, not refused).
+    """The numeric input kind: tables of numbers (a DataFrame, an array, a CSV/Parquet path
+    with ``y`` its class column's name, a Dask DataFrame with ``y`` a Dask Series) read
+    into per-class statistics (``_where`` names the model in errors;
+    ``_missing_at_prediction``: NaN at prediction is summed out, not refused).
 
-    Hooks: ``_learn(data: NumericData, params)`` and ``_joint_log_likelihood(values)``.
+    Hooks: ``_statistics(X, y, sample_weight)`` (default: per-class means and ML
+    covariances, a :class:`~treelearn.stats._gaussian.ClassGaussianStatistics`),
+    ``_learn(stats, params)`` and ``_joint_log_likelihood(values)``.
     """
 
     _where: ClassVar[str] = "this classifier"
@@ -823,15 +803,20 @@ class NumericClassifier(BayesNetClassifier):
         return tags
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        return numeric_training(X, y, sample_weight, self._where)
+        stats = self._statistics(X, y, sample_weight)
+        return class_training(stats, y, len(stats.variables))
+
+    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+        """The statistics the model learns from, from any kind of input
+        (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
+        return gaussian_statistics_by_class(X, y, sample_weight=sample_weight,
+                                            learner=self._where)
 
     def _sums_out(self) -> bool:
         return self._missing_at_prediction
 
     def _prediction_input(self, X: Any) -> np.ndarray:
-        missing = self._missing_at_prediction
-        return numeric_rows(self._matched_frame(X) if missing else self._matched(X),
-                            list(self.feature_names_in_), self._where, missing=missing)
+        return numeric_rows(self._matched(X), self._where, missing=self._missing_at_prediction)
 
 
 def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:

@@ -13,13 +13,22 @@ the class's total weight) and the class prior ``p(c) = n_c / n``. The four
 
 ``reg`` shrinks every covariance towards the identity as scikit-learn's QDA does:
 ``(1 - reg) Sigma + reg I``.
+
+Everything is learned from per-class statistics that add up, read by
+:mod:`treelearn.sources._gaussian` from any input (a DataFrame, an array, a
+CSV/Parquet path with ``y`` its class column's name, a Dask DataFrame with ``y`` a
+Dask Series): the weight, mean and ML covariance of each class for ``full`` and
+``shared`` (:class:`~treelearn.stats._gaussian.ClassGaussianStatistics`), the
+weight, mean and variance of each class and feature for ``diagonal`` and
+``isotropic`` (:class:`~treelearn.stats._gaussian.ClassVariances`: no ``d x d``
+matrix where only its diagonal is used).
 """
 
 from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
@@ -30,7 +39,9 @@ from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
 from ..encoding._table import python_scalar
-from ._base import NumericClassifier, NumericData, invalid
+from ..sources._gaussian import variances_by_class
+from ..stats._classes import ClassStatistics
+from ._base import NumericClassifier, invalid
 
 __all__ = ["GaussianClassifier"]
 
@@ -76,31 +87,27 @@ class GaussianClassifier(NumericClassifier):
         self.reg = reg
 
     # ------------------------------------------------------------ fitting
-    def _learn(self, data: NumericData, params: dict) -> None:
-        """Estimate the class means and covariances (maximum likelihood, weighted)."""
-        A, codes, w = data.values, data.codes, data.weights
-        weight = np.asarray(self.class_count_, dtype=float)
-        n, d = A.shape
-        k = len(self.classes_)
-        # one product for all class sums: R is the (weighted) class indicator, k x n
-        R = np.zeros((k, n))
-        R[codes, np.arange(n)] = w
-        means = R @ A / weight[:, None]
-        centred = A - means[codes]
-        wc = centred * w[:, None]
+    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+        """Means and covariances per class (``full``, ``shared``), or means and variances per
+        class and feature (``diagonal``, ``isotropic``), from any kind of input."""
+        if self.covariance in ("full", "shared"):
+            return super()._statistics(X, y, sample_weight)
+        return variances_by_class(X, y, missing="error", sample_weight=sample_weight,
+                                  learner=self._where)
+
+    def _learn(self, stats: ClassStatistics, params: dict) -> None:
+        """The class means and covariances (maximum likelihood, weighted) from the statistics
+        :meth:`_statistics` read, shrunk by ``reg``."""
         r = params["reg"]
+        d = stats.mean.shape[1]
         if self.covariance == "full":
-            cov = np.stack([wc[codes == c].T @ centred[codes == c] / weight[c] for c in range(k)])
-            cov = (1 - r) * cov + r * np.eye(d)
+            cov = (1 - r) * stats.covariance + r * np.eye(d)
         elif self.covariance == "shared":
-            cov = wc.T @ centred / weight.sum()
-            cov = (1 - r) * cov + r * np.eye(d)
+            cov = (1 - r) * stats.shared_covariance() + r * np.eye(d)
         else:
-            var = R @ (centred**2) / weight[:, None]
-            if self.covariance == "isotropic":
-                var = var.mean(axis=1)
+            var = stats.variance if self.covariance == "diagonal" else stats.variance.mean(axis=1)
             cov = (1 - r) * var + r
-        self.means_ = means
+        self.means_ = stats.mean
         self.covariances_ = cov
         self._factor()
 

@@ -9,7 +9,11 @@ the conditional mutual information, here Gaussian:
 ``I(X_i; X_j | C) = sum_c p(c) (-1/2 log(1 - rho_cij^2))``, ``rho_c`` the
 correlation within class ``c`` and ``p(c)`` the class proportion. With the tree
 fixed, each class's parameters are the per-edge (weighted) least squares from
-the class's mean and ML covariance.
+the class's mean and ML covariance. Those per-class statistics
+(:class:`~treelearn.stats._gaussian.ClassGaussianStatistics`) are all it learns
+from, read by :mod:`treelearn.sources._gaussian` from any input: a DataFrame, an
+array, a CSV/Parquet path (``y`` its class column's name), a Dask DataFrame (``y``
+a Dask Series), never held whole where the source streams.
 
 A missing feature value at prediction is summed out exactly: the observed
 features are Gaussian with the sub-matrix of the covariance the tree implies
@@ -31,9 +35,10 @@ from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from ..encoding._table import python_scalar
-from ..models._gaussian import gaussian_mutual_information, tree_covariance
+from ..models._gaussian import tree_covariance
+from ..stats._gaussian import ClassGaussianStatistics, gaussian_mutual_information
 from ..structure._trees import orient, spanning_skeleton
-from ._base import CLASS_PRIOR, NumericClassifier, NumericData, check_tree
+from ._base import CLASS_PRIOR, NumericClassifier, check_tree
 
 __all__ = ["GaussianTAN"]
 
@@ -79,23 +84,11 @@ class GaussianTAN(NumericClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def _learn(self, data: NumericData, params: dict) -> None:
-        """Per-class means and covariances (one product), the CMI tree, per-edge least squares."""
-        A, codes, w = data.values, data.codes, data.weights
+    def _learn(self, stats: ClassGaussianStatistics, params: dict) -> None:
+        """From the per-class weights, means and covariances: the CMI tree, per-edge least squares."""
         names, classes = list(self.feature_names_in_), self.classes_
-        weight = np.asarray(self.class_count_, dtype=float)
-        n, d = A.shape
-        k = len(classes)
-        Y = np.zeros((n, k))
-        Y[np.arange(n), codes] = w
-        means = (Y.T @ A) / weight[:, None]
-        centred = A - means[codes]
-        cov = np.empty((k, d, d))
-        for c in range(k):  # one product per class, over that class's rows only
-            rows = codes == c
-            part = centred[rows]
-            cov[c] = (part * w[rows, None]).T @ part / weight[c]
-        cov = (cov + cov.transpose(0, 2, 1)) / 2
+        weight, means, cov = stats.weight, stats.mean, stats.covariance
+        d, k = len(names), len(classes)
         var = np.diagonal(cov, axis1=1, axis2=2)
         flat = var <= 1e-12 * np.maximum(np.abs(means), 1.0) ** 2
         if flat.any():

@@ -8,12 +8,17 @@ factor is its smoothed CPT (the network ``model_``, as
 columns) or named (``numeric=[...]``), never by how often values repeat
 (:func:`~treelearn.stats._class_gaussians.gaussian_columns`). A missing cell of
 either kind is summed out.
+
+It learns from two statistics, read by
+:func:`~treelearn.sources._mixed.mixed_statistics_by_class` from a DataFrame, an
+array, a CSV/Parquet path (``y`` its class column's name; read whole) or a Dask
+DataFrame (``y`` a Dask Series; counted on the workers): the categorical features'
+class counts and the Gaussian features' per-class means and variances.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -22,20 +27,15 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import InputTypeError, TreelearnError
+from .._base.errors import TreelearnError
 from .._base.jsonvalues import encode_label, json_value
 from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Interval
-from ..encoding._table import check_sample_weight, python_scalar
+from ..encoding._table import python_scalar
 from ..inference._shapley import independent_groups
 from ..models._tree import TreeModel
-from ..sources._count import as_frame, class_dtype, class_labels, class_name
-from ..sources._dask import is_dask_dataframe
-from ..stats._class_gaussians import (
-    class_gaussian_log_density,
-    class_gaussian_statistics,
-    gaussian_columns,
-)
+from ..sources._mixed import MixedStatistics, mixed_statistics_by_class
+from ..stats._class_gaussians import class_gaussian_log_density, smoothed_variances
 from ..stats._counts import ClassCounts
 from ..structure._trees import star
 from ._base import (
@@ -45,27 +45,12 @@ from ._base import (
     TrainingData,
     Unseen,
     categorical_codes,
-    categorical_training,
     network_dtypes,
     numeric_rows,
-    target_name,
 )
 from ._network import SingleNetworkClassifier
 
-__all__ = ["MixedData", "MixedNaiveBayes"]
-
-
-@dataclass(frozen=True)
-class MixedData:
-    """The mixed input kind's statistics: the categorical features' counts (``None``
-    without any), and the Gaussian features' rows with each row's class and weight."""
-
-    counts: ClassCounts | None
-    numeric: list
-    values: np.ndarray
-    codes: np.ndarray
-    weights: np.ndarray
-    class_dtype: Any
+__all__ = ["MixedNaiveBayes"]
 
 
 class MixedNaiveBayes(SingleNetworkClassifier):
@@ -132,55 +117,31 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     # ------------------------------------------------------------ the mixed input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        if is_dask_dataframe(X):
-            raise InputTypeError("MixedNaiveBayes needs an in-memory DataFrame or array, not a "
-                                 "Dask DataFrame; call X.compute() first")
-        frame = as_frame(X)
-        numeric = gaussian_columns(frame, self.numeric)
-        wanted = set(numeric)
-        categorical = [c for c in frame.columns if c not in wanted]
-        w = check_sample_weight(sample_weight, len(frame))
-        keep = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
-        name = class_name(target_name(y), list(frame.columns))
-        kept_w = None if w is None else w if keep is None else w[keep]
-        if categorical:
-            data = categorical_training(frame[categorical], y, sample_weight)
-            stats = data.statistics
-            classes, class_count = data.classes, data.class_count
-            codes = stats.table.codes[:, -1].astype(np.intp)
-            dtype = stats.dtypes[-1] if stats.dtypes else None
-        else:  # only Gaussian features: the network is the class alone, with its prior
-            stats = None
-            kept_y = y if keep is None else (
-                y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep])
-            n = len(frame) if keep is None else len(keep)
-            classes, codes, _ = class_labels(kept_y, n)
-            class_count = np.bincount(codes, weights=kept_w, minlength=len(classes))
-            dtype = class_dtype(getattr(y, "dtype", None), classes)
-        rows = frame if keep is None else frame.iloc[keep]
-        values = numeric_rows(rows, numeric, self._where, missing=True)
-        weights = np.ones(len(rows)) if kept_w is None else kept_w
-        return TrainingData(list(frame.columns), frame.shape[1], classes, name, class_count,
-                            MixedData(stats, numeric, values, codes, weights, dtype))
+        stats = mixed_statistics_by_class(X, y, numeric=self.numeric, sample_weight=sample_weight,
+                                          learner=self._where)
+        return TrainingData(stats.features, len(stats.features), stats.classes, stats.class_name,
+                            stats.class_count, stats)
 
-    def _learn(self, data: MixedData, params: dict) -> None:
-        self.numeric_features_ = list(data.numeric)
-        wanted = set(data.numeric)
+    def _learn(self, stats: MixedStatistics, params: dict) -> None:
+        self.numeric_features_ = list(stats.numeric)
+        wanted = set(stats.numeric)
         self.categorical_features_ = [f for f in self.feature_names_in_ if f not in wanted]
-        if data.counts is not None:
-            super()._learn(data.counts, params)
-        else:
+        if stats.counts is not None:
+            super()._learn(stats.counts, params)
+        else:  # only Gaussian features: the network is the class alone, with its prior
             graph = nx.DiGraph()
             graph.add_node(self.class_name_, states=tuple(python_scalar(c) for c in self.classes_),
                            cpt=np.exp(self.class_log_prior_))
             self.model_ = TreeModel(graph, variables=[self.class_name_],
-                                    dtypes=network_dtypes({self.class_name_: data.class_dtype}),
-                                    n_rows=float(data.weights.sum()),
+                                    dtypes=network_dtypes({self.class_name_: stats.class_dtype}),
+                                    n_rows=float(stats.variances.weight.sum()),
                                     settings=self._network_description(params))
             self._build_engine()
-        _, self.theta_, self.var_ = class_gaussian_statistics(
-            data.values, data.codes, data.weights, len(self.classes_), data.numeric,
-            [python_scalar(c) for c in self.classes_], params["var_smoothing"])
+        if stats.variances is None:
+            k = len(self.classes_)
+            self.theta_, self.var_ = np.zeros((k, 0)), np.zeros((k, 0))
+        else:
+            self.theta_, self.var_ = smoothed_variances(stats.variances, params["var_smoothing"])
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         return star(stats.columns[-1], stats.columns[:-1])
@@ -197,7 +158,9 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         cats = self.categorical_features_
         codes = (categorical_codes(frame, cats, self._feature_states(), self.unseen) if cats
                  else np.empty((len(frame), 0), dtype=np.intp))
-        return codes, numeric_rows(frame, self.numeric_features_, self._where, missing=True)
+        values = (numeric_rows(frame[self.numeric_features_], self._where, missing=True)
+                  if self.numeric_features_ else np.empty((len(frame), 0)))
+        return codes, values
 
     def _mask_rows(self, rows: tuple, keep: np.ndarray, other: tuple | None) -> tuple:
         """The explained rows with the features outside ``keep`` missing (or from ``other``):

@@ -28,74 +28,19 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
-import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import MissingValuesError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
-from ..encoding._table import check_sample_weight
-from ..sources._count import class_labels, class_name
-from ._base import CLASS_PRIOR, BayesNetClassifier, TrainingData
+from ..sources._kinds import term_matrix
+from ..sources._terms import term_counts_by_class
+from ..stats._terms import TermCounts, binary_terms
+from ._base import CLASS_PRIOR, BayesNetClassifier, TrainingData, class_training
 
 __all__ = ["TextNaiveBayes", "term_class_information"]
 
 _EVENT_MODELS = ("multinomial", "bernoulli")
-
-
-def _term_matrix(X: Any, where: str) -> tuple[Any, list | None]:
-    """``(X as CSR or a float array, column names or None)``; the caller's data is not changed."""
-    names = None
-    if sp.issparse(X):
-        A = sp.csr_matrix(X, dtype=float, copy=False)  # never written to: _binary copies
-        values = A.data
-    else:
-        if isinstance(X, pd.DataFrame):
-            names = list(X.columns)
-            bad = [c for c, t in X.dtypes.items()
-                   if not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)]
-            if bad:
-                raise TreelearnError(f"column {bad[0]!r} is not numeric (dtype {X[bad[0]].dtype});"
-                                     f" {where} needs term counts", column=bad[0])
-        A = np.array(X, dtype=float)  # a copy
-        if A.ndim != 2:  # "Reshape your data": scikit-learn's wording, which its checks look for
-            raise TreelearnError(f"X must be 2-D (documents x terms), got shape {A.shape}. "
-                                 "Reshape your data: X.reshape(1, -1) if it is one document")
-        values = A
-    if np.isnan(values).any():
-        raise MissingValuesError(f"X has missing values (NaN); {where} needs term counts: "
-                                 "fill them with 0")
-    if not np.isfinite(values).all():
-        raise TreelearnError(f"X has infinite values (inf); {where} needs term counts "
-                             "(non-negative numbers)")
-    if (values < 0).any():  # "Negative values in data": scikit-learn's wording
-        raise TreelearnError(f"Negative values in data passed to {where}: it needs term counts "
-                             "(non-negative numbers)")
-    return A, names
-
-
-def _class_indicator(codes: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
-    """The ``n x k`` weighted class indicator (dense: k is small, and dense @ sparse is fast)."""
-    Y = np.zeros((len(codes), k))
-    Y[np.arange(len(codes)), codes] = w
-    return Y
-
-
-def _class_sums(Y: np.ndarray, A: Any) -> np.ndarray:
-    """``Y^T A`` as a dense ``k x d`` array: one (sparse) product for every class and term."""
-    out = (A.T @ Y).T if sp.issparse(A) else Y.T @ A
-    return np.asarray(out)
-
-
-def _binary(A: Any, threshold: float) -> Any:
-    if sp.issparse(A):
-        B = A.copy()
-        B.data = (B.data > threshold).astype(float)
-        B.eliminate_zeros()
-        return B
-    return (threshold < A).astype(float)
 
 
 def term_class_information(X: Any, y: Any, binarize: float = 0.0,
@@ -110,15 +55,11 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0,
     >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
     [0.6931, 0.2158]
     """
-    A, _ = _term_matrix(X, "term_class_information")
-    classes, codes, _ = class_labels(y, A.shape[0])
-    w = check_sample_weight(sample_weight, A.shape[0])
-    w = np.ones(A.shape[0]) if w is None else w
-    n = float(w.sum())
-    Y = _class_indicator(codes, w, len(classes))
-    B = _binary(A, binarize)
-    present = _class_sums(Y, B)  # k x d: documents of each class containing each term
-    nc = np.bincount(codes, weights=w, minlength=len(classes))[:, None]
+    counts = term_counts_by_class(X, y, sample_weight=sample_weight, binarize=binarize,
+                                  term_sums=False, learner="term_class_information")
+    present = counts.document_counts  # k x d: documents of each class containing each term
+    nc = counts.weight[:, None]
+    n = float(nc.sum())
     joint = np.stack([present, nc - present]) / n  # (present?, class, term)
     pc = nc / n
     pt = joint.sum(axis=1, keepdims=True)
@@ -140,7 +81,10 @@ class TextNaiveBayes(BayesNetClassifier):
         scikit-learn's ``MultinomialNB`` / ``BernoulliNB``.
 
     ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
-    (a sparse matrix stays sparse). A DataFrame's columns name the terms
+    (a sparse matrix stays sparse), a CSV/Parquet path (``y`` its class column's name;
+    read in chunks) or a Dask DataFrame (``y`` a Dask Series; counted on the workers):
+    everything is learned from the counts per class
+    (:func:`~treelearn.sources._terms.term_counts_by_class`). A DataFrame's columns name the terms
     (``feature_names_in_``) and are matched by name at prediction; an array or a
     sparse matrix by position (a vocabulary may have millions of terms: none are
     named). Attributes: ``classes_``, ``class_log_prior_``, ``feature_log_prob_``
@@ -186,27 +130,26 @@ class TextNaiveBayes(BayesNetClassifier):
 
     # ------------------------------------------------------------ the term-count input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        A, names = _term_matrix(X, "TextNaiveBayes")
-        n = A.shape[0]
-        classes, codes, y_name = class_labels(y, n)
-        w = check_sample_weight(sample_weight, n)
-        w = np.ones(n) if w is None else w
-        k = len(classes)
-        Y = _class_indicator(codes, w, k)
-        if self.event_model == "bernoulli":
-            A = _binary(A, self.binarize)
-        return TrainingData(names, A.shape[1], classes, class_name(y_name, names or ()),
-                            np.bincount(codes, weights=w, minlength=k), _class_sums(Y, A))
+        bernoulli = self.event_model == "bernoulli"  # document counts only; else term sums only
+        stats = term_counts_by_class(X, y, sample_weight=sample_weight,
+                                     binarize=self.binarize if bernoulli else None,
+                                     term_sums=not bernoulli, learner="TextNaiveBayes")
+        return class_training(stats, y, stats.n_terms)
 
     def _prediction_input(self, X: Any) -> Any:
-        A, _ = _term_matrix(self._matched(X), "TextNaiveBayes")
-        return _binary(A, self.binarize) if self.event_model == "bernoulli" else A
+        A, _ = term_matrix(self._matched(X), learner="TextNaiveBayes")
+        return binary_terms(A, self.binarize) if self.event_model == "bernoulli" else A
 
     # ------------------------------------------------------------ the model
-    def _learn(self, feature_count: np.ndarray, params: dict) -> None:
-        """Estimate every probability from the (weighted) counts: ``feature_count[c, j]``
-        the count of term ``j`` in class ``c`` (multinomial) or of class-``c`` documents
-        containing it (Bernoulli)."""
+    def _learn(self, stats: TermCounts, params: dict) -> None:
+        """Every probability from the (weighted) counts per class: the count of each term in
+        each class (multinomial), or of each class's documents containing it (Bernoulli)."""
+        self._estimate(stats.term_sums if self.event_model == "multinomial"
+                       else stats.document_counts, params)
+
+    def _estimate(self, feature_count: np.ndarray, params: dict) -> None:
+        """``feature_count[c, j]``: the count of term ``j`` in class ``c`` (multinomial) or of
+        class-``c`` documents containing it (Bernoulli)."""
         counts = np.asarray(feature_count, dtype=float)
         class_count = np.asarray(self.class_count_, dtype=float)
         d = counts.shape[1]
@@ -248,4 +191,4 @@ class TextNaiveBayes(BayesNetClassifier):
         if self.event_model == "bernoulli" and (
                 counts > np.asarray(self.class_count_, dtype=float)[:, None]).any():
             raise saved.fail("feature_count", "has more documents with a term than the class has")
-        self._learn(counts, self._checked_params())
+        self._estimate(counts, self._checked_params())

@@ -65,6 +65,7 @@ __all__ = [
     "DEFAULT_MAX_STATES",
     "FEW_NUMBERS",
     "MAX_BINS",
+    "MAX_TOTAL_WEIGHT",
     "CategoricalTableInput",
     "MissingPolicy",
     "Table",
@@ -73,6 +74,7 @@ __all__ = [
     "check_frame",
     "check_missing_policy",
     "check_sample_weight",
+    "check_total_weight",
     "code_dtype",
     "discretize",
     "distinct_rows",
@@ -230,6 +232,26 @@ def check_missing_policy(missing: str) -> None:
     check_param("missing", missing, _MISSING)
 
 
+#: the largest total row weight: counts (sums of weights) and the products of two of them
+#: (mutual information, pairwise ratios) then stay finite in float64
+MAX_TOTAL_WEIGHT = 1e150
+
+
+def check_total_weight(total: float) -> None:
+    """Refuse a total row weight whose counts could overflow float64 products.
+
+    >>> check_total_weight(1e200)
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: the row weights (sample_weight) total 1e+200, more than 1e+150: products of counts would overflow floats; scale the weights down (a constant factor does not change a maximum-likelihood fit)
+    """
+    if not total <= MAX_TOTAL_WEIGHT:  # NaN included
+        raise TreelearnError(
+            f"the row weights (sample_weight) total {total:.3g}, more than {MAX_TOTAL_WEIGHT:.3g}: "
+            f"products of counts would overflow floats; scale the weights down (a constant "
+            f"factor does not change a maximum-likelihood fit)", values=[total])
+
+
 def check_sample_weight(
     sample_weight: Any, n_rows: int, *, allow_all_zero: bool = False
 ) -> np.ndarray | None:
@@ -275,6 +297,7 @@ def check_sample_weight(
                 f"{row}); weights must be {'>= 0' if what == 'negative' else 'finite numbers'}",
                 values=[float(w[row])],
             )
+    check_total_weight(float(w.sum()))
     if not allow_all_zero and n_rows and not (w > 0).any():
         raise TreelearnError(
             "every sample_weight is zero: no row would count; give some rows a positive weight"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 from collections.abc import Hashable
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy as np
 
 from .._base.errors import (
     CorruptModelFileError,
+    InputTypeError,
     InvalidModelError,
     ModelFileError,
     ModelFormatError,
@@ -59,6 +61,7 @@ __all__ = [
     "check_document",
     "document",
     "dumps_document",
+    "file_path",
     "model_arguments_from_dict",
     "model_to_dict",
     "parse_document",
@@ -414,8 +417,51 @@ def parse_document(text: str) -> dict:
 
 
 # ---------------------------------------------------------------------- files
+def file_path(path: Any, what: str = "model file") -> str:
+    """``path`` as a string, or an :class:`~treelearn.InputTypeError` for anything that is
+    no file name (``None``, a number, an open file).
+
+    >>> file_path(123)
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: the model file must be a path (a str or os.PathLike such as pathlib.Path), not int 123
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(f"the {what} must be a path (a str or os.PathLike such as "
+                             f"pathlib.Path), not {type(path).__name__} {path!r:.60}")
+    path = os.fspath(path)
+    if not isinstance(path, str):  # a bytes path
+        path = os.fsdecode(path)
+    if not path:
+        raise InputTypeError(f"the {what} must be a path, not the empty string")
+    return path
+
+
+def _create_temporary(folder: str, name: str) -> tuple[int, str]:
+    """A new file of a unique name beside ``name`` in ``folder``, opened for writing.
+
+    ``O_CREAT | O_EXCL`` (what ``tempfile.mkstemp`` does) never opens an existing file
+    or follows a symbolic link; unlike ``mkstemp`` the mode is 0o666, so the umask
+    gives the new file the permissions ``open(path, "w")`` would."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:  # 2**64 names: only a hostile folder gets here twice
+            continue
+    raise ModelFileError(f"cannot create a temporary file in {folder!r}: every name tried exists")
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a half-written file.
+
+    The temporary file is created anew, with a unique name, in ``path``'s directory
+    (``O_CREAT | O_EXCL``, as ``tempfile.mkstemp``: a file or symbolic link planted
+    under a predictable name is never opened, let alone overwritten), written,
+    flushed to disk (``fsync``) and renamed over ``path`` (``os.replace``, atomic):
+    a reader sees the old file or the new one, whole, and several writers to one
+    path leave one complete file. An existing file keeps its permissions.
 
     Examples
     --------
@@ -425,14 +471,23 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     >>> read_text(path)
     '{}'
     """
-    path = os.fspath(path)
-    if os.path.isdir(path):  # checked first: no stray "<path>.tmp" left behind
+    path = file_path(path)
+    if os.path.isdir(path):  # checked first: no stray temporary file left behind
         raise ModelFileError(f"{path!r} is a directory: give a file name such as "
                              f"{os.path.join(path, 'model.json')!r}")
-    tmp = path + ".tmp"
+    folder, name = os.path.split(os.path.abspath(path))
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        mode = os.stat(path).st_mode & 0o7777  # a file replaced keeps its permissions
+    except OSError:
+        mode = None
+    fd, tmp = _create_temporary(folder, name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -451,9 +506,11 @@ def read_text(path: str | os.PathLike) -> str:
     Raises :class:`FileNotFoundError` for no such file and
     :class:`~treelearn.CorruptModelFileError` for a file that is not text.
     """
-    path = os.fspath(path)
+    path = file_path(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such model file: {path!r}")
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path!r} is a directory, not a model file")
     with open(path, encoding="utf-8-sig") as f:
         try:
             return f.read()

@@ -57,6 +57,8 @@ _LOG_UNDERFLOW = np.log(_UNDERFLOW)
 _PAIRS_KEPT = 100_000
 #: at most this many entries of the ways down to the queried variables are kept per model
 _TOWARD_KEPT = 1_000_000
+#: message entries (rows x states, all variables) per chunk of :meth:`TreeEngine.family_counts_codes`
+_COUNT_CELLS = 2**22
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -543,6 +545,102 @@ class TreeEngine:
                 continue
             table = families[i] if families[i] is not None else node(i)
             out[i] = (np.moveaxis(table, 0, 1 + ps.index(g)) if g is not None and g in ps
+                      else table[0] if kg == 1 else table.sum(axis=0))
+        return log_ev, out
+
+    def family_counts_codes(self, codes: np.ndarray, weights: np.ndarray | None = None,
+                            cells: int = _COUNT_CELLS) -> tuple:
+        """Every family's expected counts over the rows: ``(log_evidence, counts)``.
+
+        ``counts[i] = sum_r w_r P(x_ps, x_i | row r)`` in variable ``i``'s CPT axis order
+        (``w``: ``weights``, default 1 per row) and ``log_evidence[r] = log P(observed cells
+        of row r)``: what :meth:`family_posteriors_codes` gives, summed over the rows without
+        holding an ``n x family`` array. The rows go in chunks of about ``cells`` message
+        entries; a pairwise factor's counts are one product per chunk,
+        ``table * (outside^T diag(w / z) inside)`` (``z``: each row's evidence), so the
+        cost is that of the messages. Rows of probability zero count for nothing. This is
+        the E-step of EM on any structure (:mod:`treelearn.learners._em`,
+        :mod:`treelearn.learners._hidden_tree`); other DAGs are summed from the variable
+        elimination's family posteriors.
+
+        >>> import numpy as np
+        >>> e = TreeEngine(["a", "b"], {"a": [], "b": ["a"]},
+        ...                {"a": np.array([0.2, 0.8]), "b": np.array([[0.9, 0.1], [0.3, 0.7]])},
+        ...                {"a": [0, 1], "b": [0, 1]})
+        >>> log_ev, (na, nab) = e.family_counts_codes(np.array([[-1, 1], [0, 0]]), np.array([2., 1.]))
+        >>> na.round(4).tolist(), nab.round(4).tolist()   # 2 P(a | b=1) + [1, 0]
+        ([1.069, 1.931], [[1.0, 0.069], [0.0, 1.931]])
+        """
+        codes = np.asarray(codes, dtype=np.int64)
+        n = codes.shape[0]
+        w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        width = max(1, self.kg * sum(self.card))
+        step = max(1, int(cells) // width)
+        log_ev = np.empty(n)
+        total: list | None = None
+        for start in range(0, max(n, 1), step):
+            part = slice(start, min(start + step, n))
+            if self.is_tree:
+                log_ev[part], counts = self._family_counts_chunk(codes[part], w[part])
+            else:
+                log_ev[part], posteriors = self._general.family_posteriors(codes[part])
+                counts = [np.tensordot(w[part], p, axes=1) for p in posteriors]
+            total = counts if total is None else [a + b for a, b in zip(total, counts)]
+        return log_ev, total
+
+    def _family_counts_chunk(self, codes: np.ndarray, w: np.ndarray) -> tuple:
+        n, kg = codes.shape[0], self.kg
+        ev, gev = self._evidence_arrays(codes)
+        acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev), (kg, n))
+        outside: dict = {}
+        down = self._distribute(acc, up, ev, keep_outside=outside)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_ev = np.logaddexp.reduce(log_g, axis=0) if kg > 1 else log_g[0].copy()
+            possible = np.isfinite(log_ev)
+            post_g = np.where(possible, np.exp(log_g - np.where(possible, log_ev, 0.0)), 0.0)
+        row_w = post_g * np.where(possible, w, 0.0)  # (k_g, n): w_r P(g | row r)
+
+        def summed(belief: np.ndarray) -> np.ndarray:
+            """``sum_r w_r P(g, scope | row r)`` as ``(k_g, scope...)``."""
+            belief = np.broadcast_to(belief, (kg, n) + belief.shape[2:])
+            z = np.einsum("gnk->gn", belief.reshape(kg, n, -1))
+            scale = row_w / np.where(z > 0, z, 1.0)
+            return np.einsum("gn,gn...->g...", scale, belief)
+
+        families: list = [None] * len(self.variables)
+        for f in self.factors:
+            ins = [outside[f.id] if s == f.up else held(s) for s in f.scope]
+            if len(f.scope) == 2:
+                a, b = (np.broadcast_to(x, (kg, n, x.shape[2])) for x in ins)
+                z = np.einsum("gnb,gnb->gn", a @ f.table, b)  # each row's belief total
+                scale = row_w / np.where(z > 0, z, 1.0)
+                table = f.table * (np.swapaxes(a, 1, 2) @ (b * scale[:, :, None]))
+            else:
+                m = len(f.scope)
+                prod = f.table[:, None]
+                for i, x in enumerate(ins):
+                    prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],)
+                                            + (1,) * (m - 1 - i))
+                table = summed(prod)
+            families[self.gi if f.child < 0 else f.child] = table
+
+        def node(x: int) -> np.ndarray:
+            return summed(held(x) * down[x] if x in down else held(x))
+
+        g = self.conditioner
+        out: list = [None] * len(self.variables)
+        for i, v in enumerate(self.variables):
+            ps = self.parents[v]
+            if i == self.gi:  # the conditioner's own CPT: its axis last
+                if families[i] is not None:
+                    out[i] = np.moveaxis(families[i], 0, -1)
+                else:
+                    out[i] = (np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps
+                              else row_w.sum(axis=1))
+                continue
+            table = families[i] if families[i] is not None else node(i)
+            out[i] = (np.moveaxis(table, 0, ps.index(g)) if g is not None and g in ps
                       else table[0] if kg == 1 else table.sum(axis=0))
         return log_ev, out
 

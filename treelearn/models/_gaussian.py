@@ -25,26 +25,18 @@ from .._base.limits import check_memory
 from .._base.validation import InstanceOf, Interval, check_param
 from ..encoding._table import check_sample_weight
 from ..export._jsonfile import save_document
-from ..sources._gaussian import numeric_classes  # noqa: F401 - the classifiers' until they move
-from ..sources._kinds import numeric_matrix as matrix_of_numbers
-from ..stats._gaussian import gaussian_mutual_information  # noqa: F401 - the classifiers' too
+from ..sources._kinds import numeric_matrix
 from ..viz import _draw as drawing
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = ["GaussianQuery", "GaussianTreeModel", "numeric_matrix", "tree_covariance"]
+__all__ = ["GaussianQuery", "GaussianTreeModel", "tree_covariance"]
 
 _LOG_2PI = math.log(2 * math.pi)
 
 #: what ``random_state`` may be, wherever a model samples
 RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
-
-
-def numeric_matrix(data: Any, where: str = "this model") -> tuple[list, np.ndarray]:
-    """:func:`treelearn.sources._kinds.numeric_matrix` (``where`` is its ``learner``), kept
-    here for the Gaussian classifiers until they call it there."""
-    return matrix_of_numbers(data, learner=where)
 
 
 def tree_covariance(parent: np.ndarray, coefficient: np.ndarray,
@@ -171,7 +163,7 @@ class GaussianTreeModel:
 
     # -------------------------------------------------------------- scores
     def _matrix(self, data: Any) -> np.ndarray:
-        names, X = matrix_of_numbers(data, learner="GaussianTreeModel")
+        names, X = numeric_matrix(data, learner="GaussianTreeModel")
         missing = [v for v in self.variables if v not in names]
         if missing:
             raise ColumnNotFoundError(f"the data lacks the model's column(s) {missing}",

@@ -252,13 +252,43 @@ class TreeModel:
         return out
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        column = {v: j for j, v in enumerate(self.variables)}
+        flat, columns, strides, offsets = self._log_cpt_index()
+        # every node's family as one flat index into the concatenated log-CPTs: one gather
+        # for all nodes, summed node by node (in the nodes' order, as one gather per node was)
+        codes = np.asarray(codes, dtype=np.intp)
+        index = offsets + np.einsum("rdf,df->rd", codes[:, columns], strides)
+        terms = flat[index]
         total = np.zeros(codes.shape[0])
-        with np.errstate(divide="ignore"):
-            for v in self.variables:  # a gather per node; no loop over rows
-                family = [column[p] for p in self.parents(v)] + [column[v]]
-                total += np.log(self.cpt(v)[tuple(codes[:, family].T.astype(np.intp))])
+        for j in range(terms.shape[1]):
+            total += terms[:, j]
         return total
+
+    def _log_cpt_index(self) -> tuple:
+        """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
+        per node, its family's columns and strides (padded at stride 0) and its CPT's
+        offset in ``flat``. Built once per graph (as the engine)."""
+        cache = self.__dict__.get("_log_cpts")
+        if cache is not None and cache[0] is self.graph:
+            return cache[1]
+        column = {v: j for j, v in enumerate(self.variables)}
+        width = 1 + max((len(self.parents(v)) for v in self.variables), default=0)
+        d = len(self.variables)
+        columns = np.zeros((d, width), dtype=np.intp)
+        strides = np.zeros((d, width), dtype=np.intp)
+        offsets = np.zeros(d, dtype=np.intp)
+        parts, offset = [], 0
+        with np.errstate(divide="ignore"):
+            for i, v in enumerate(self.variables):
+                cpt = np.ascontiguousarray(self.cpt(v))
+                family = [column[p] for p in self.parents(v)] + [column[v]]
+                columns[i, : len(family)] = family
+                strides[i, : len(family)] = np.array(cpt.strides, dtype=np.intp) // cpt.itemsize
+                offsets[i] = offset
+                parts.append(np.log(cpt).ravel())
+                offset += cpt.size
+        found = (np.concatenate(parts) if parts else np.zeros(0), columns, strides, offsets)
+        self._log_cpts = (self.graph, found)
+        return found
 
     def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
         """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``

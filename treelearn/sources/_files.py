@@ -83,6 +83,7 @@ from ..encoding._table import (
 from ..stats._counts import (
     CountedTable,
     PairCounts,
+    add_counts,
     check_pair_memory,
     count_codes,
     total_weight,
@@ -474,8 +475,9 @@ class ChunkCounts:
     n_seen: int
 
     def __add__(self, other: ChunkCounts) -> ChunkCounts:
-        return ChunkCounts(self.joint + other.joint, self.n_rows + other.n_rows,
-                           self.n_missing + other.n_missing, self.n_seen + other.n_seen)
+        joint, n_rows = add_counts(self.joint, other.joint, self.n_rows, other.n_rows)
+        return ChunkCounts(joint, n_rows, self.n_missing + other.n_missing,
+                           self.n_seen + other.n_seen)
 
 
 def count_chunk(

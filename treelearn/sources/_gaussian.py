@@ -14,10 +14,11 @@ one :class:`~treelearn.InputTypeError` saying why):
   ClassGaussianStatistics``: a mean and covariance per class (Gaussian classifiers,
   Gaussian TAN). ``y``: one label per row in memory; the class column's name for a
   path; a Dask Series partitioned like ``X`` (or a column name) for Dask.
-* :func:`variances_by_class` ``(X, y, *, columns=None, sample_weight=None, ...) ->
-  ClassVariances``: a mean and variance per class for the numeric ``columns``
-  (default: all), each over the rows where the column is observed (missing cells
-  are summed out): the Gaussian part of a mixed naive Bayes; ``GaussianNB``'s
+* :func:`variances_by_class` ``(X, y, *, columns=None, missing="pairwise",
+  sample_weight=None, ...) -> ClassVariances``: a mean and variance per class for the
+  numeric ``columns`` (default: all), each over the rows where the column is observed
+  (missing cells are summed out; ``missing="error"`` refuses them): the Gaussian part
+  of a mixed naive Bayes, and the diagonal Gaussian classifiers'; ``GaussianNB``'s
   ``theta_`` and ``var_`` (before ``var_smoothing``).
 
 A scipy.sparse matrix and an encoded Table are refused: a Gaussian needs the
@@ -38,21 +39,18 @@ from collections.abc import Hashable, Sequence
 from functools import partial
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from .._base.errors import ColumnNotFoundError, EmptyDataError, TreelearnError
-from ..encoding._table import check_sample_weight, python_scalar
+from .._base.errors import ColumnNotFoundError, EmptyDataError
+from ..encoding._table import check_sample_weight
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances, GaussianStatistics
 from ._by_class import statistics_by_class
 from ._chunks import sum_file, sum_partitions
-from ._count import class_labels
 from ._kinds import DENSE_NEEDED, by_kind, numeric_matrix
 
 __all__ = [
     "gaussian_statistics",
     "gaussian_statistics_by_class",
-    "numeric_classes",
     "variances_by_class",
 ]
 
@@ -125,8 +123,9 @@ def _selected(rows: Any, columns: Sequence[Hashable] | None) -> Any:
     return rows[list(columns)]
 
 
-def _pairwise_matrix(X: Any, *, columns: Sequence[Hashable] | None, learner: str) -> tuple:
-    names, A = numeric_matrix(_selected(X, columns), learner=learner, missing="pairwise")
+def _selected_matrix(X: Any, *, columns: Sequence[Hashable] | None, missing: str,
+                     learner: str) -> tuple:
+    names, A = numeric_matrix(_selected(X, columns), learner=learner, missing=missing)
     if columns is not None and not isinstance(X, pd.DataFrame):  # an array: columns by name
         absent = [c for c in columns if c not in names]
         if absent:
@@ -138,46 +137,23 @@ def _pairwise_matrix(X: Any, *, columns: Sequence[Hashable] | None, learner: str
 
 
 def variances_by_class(X: Any, y: Any, *, columns: Sequence[Hashable] | None = None,
-                       sample_weight: Any = None, chunksize: int = 200_000,
+                       missing: str = "pairwise", sample_weight: Any = None,
+                       chunksize: int = 200_000,
                        learner: str = "a naive Bayes with Gaussian columns") -> ClassVariances:
     """A mean and ML variance per class and column of the numeric ``columns`` of ``X``
     (default: every column), each over the rows where that column is observed (NaN is
-    missing), from any kind of input (see the module's contract). Other columns of ``X``
-    (the categorical ones of mixed data) are not read.
+    missing; ``missing="error"`` refuses it instead, naming the column), from any kind of
+    input (see the module's contract). Other columns of ``X`` (the categorical ones of
+    mixed data) are not read.
 
-    >>> v = variances_by_class([[1.0], [3.0], [np.nan], [10.0], [14.0]], list("aaabb"))
-    >>> v.weight.ravel().tolist(), v.mean.ravel().tolist(), v.variance.ravel().tolist()
-    ([2.0, 2.0], [2.0, 12.0], [1.0, 4.0])
+    >>> v = variances_by_class([[1.0], [3.0], [float("nan")], [10.0], [14.0]], list("aaabb"))
+    >>> v.weight.tolist(), v.observed.ravel().tolist()
+    ([3.0, 2.0], [2.0, 2.0])
+    >>> v.mean.ravel().tolist(), v.variance.ravel().tolist()
+    ([2.0, 12.0], [1.0, 4.0])
     """
-    return statistics_by_class(X, y, matrix=partial(_pairwise_matrix, columns=columns,
-                                                    learner=learner),
+    return statistics_by_class(X, y, matrix=partial(_selected_matrix, columns=columns,
+                                                    missing=missing, learner=learner),
                                of_rows=ClassVariances.of_rows, learner=learner,
                                refusals=REFUSALS, sample_weight=sample_weight,
                                chunksize=chunksize)
-
-
-def numeric_classes(X: Any, y: Any, sample_weight: Any = None, where: str = "this model") -> tuple:
-    """What the Gaussian classifiers fit from today: ``(names, A, classes, codes, w, weight)``.
-
-    ``A`` is :func:`~treelearn.sources._kinds.numeric_matrix` of ``X``, ``codes`` each
-    row's class index into ``classes``, ``w`` the row weights (ones without
-    ``sample_weight``) and ``weight`` each class's total weight. A class of total
-    weight 0 raises a :class:`~treelearn.TreelearnError` naming it (its mean would be
-    0/0). (:func:`gaussian_statistics_by_class` gives the statistics themselves, from
-    any kind of input.)
-
-    >>> names, A, classes, codes, w, weight = numeric_classes([[1.0], [2.0], [4.0]], ["a", "b", "b"])
-    >>> classes.tolist(), codes.tolist(), weight.tolist()
-    (['a', 'b'], [0, 1, 1], [1.0, 2.0])
-    """
-    names, A = numeric_matrix(X, learner=where)
-    n = A.shape[0]
-    classes, codes, _ = class_labels(y, n)
-    w = check_sample_weight(sample_weight, n)
-    w = np.ones(n) if w is None else w
-    weight = np.bincount(codes, weights=w, minlength=len(classes))
-    if (weight <= 0).any():
-        c = python_scalar(classes[int(np.flatnonzero(weight <= 0)[0])])
-        raise TreelearnError(f"class {c!r} has total weight 0; drop it or weight its rows",
-                             values=[c])
-    return names, A, classes, codes, w, weight

@@ -296,10 +296,10 @@ def _finite(X: np.ndarray, names: list, missing: str = "error") -> np.ndarray:
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])
         rows = np.flatnonzero(bad[:, j])
-        kind = "missing" if np.isnan(X[rows[0], j]) else "infinite"
+        kind, symbol = ("missing", "NaN") if np.isnan(X[rows[0], j]) else ("infinite", "inf")
         cls = MissingValuesError if kind == "missing" else TreelearnError
         raise cls(
-            f"column {names[j]!r} has {len(rows)} {kind} value(s) (rows {rows[:5].tolist()}"
+            f"column {names[j]!r} has {len(rows)} {kind} value(s) ({symbol} in rows {rows[:5].tolist()}"
             f"{', ...' if len(rows) > 5 else ''}); drop those rows or fill them in",
             column=names[j],
         )
@@ -336,8 +336,10 @@ def term_matrix(X: Any, *, learner: str = "this model") -> tuple[Any, list | Non
         if not isinstance(X, pd.DataFrame):
             names = None
     if (values < 0).any():
-        raise TreelearnError(f"X has negative values (e.g. {float(values[values < 0][0])!r}); "
-                             f"{learner} needs term counts (non-negative numbers)")
+        # "Negative values in data": scikit-learn's wording, which its estimator checks look for
+        raise TreelearnError(f"Negative values in data passed to {learner} (e.g. "
+                             f"{float(values[values < 0][0])!r}): it needs term counts "
+                             f"(non-negative numbers)")
     return A, names
 
 

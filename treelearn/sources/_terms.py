@@ -1,9 +1,10 @@
 """Term counts by class from any input kind: what text naive Bayes asks for.
 
 The contract: :func:`term_counts_by_class` ``(X, y, *, sample_weight=None,
-binarize=None, chunksize=200_000, learner=...) -> TermCounts``
-(:class:`~treelearn.stats._terms.TermCounts`: ``term_sums = Y^T X`` and, with
-``binarize``, ``document_counts = Y^T [X > binarize]``, per class). ``X`` is
+binarize=None, term_sums=True, chunksize=200_000, learner=...) -> TermCounts``
+(:class:`~treelearn.stats._terms.TermCounts`: ``term_sums = Y^T X`` unless
+``term_sums=False`` and, with ``binarize``, ``document_counts = Y^T [X > binarize]``,
+per class). ``X`` is
 
 * a ``scipy.sparse`` matrix of documents x terms: **never made dense** (the products
   follow the non-zeros);
@@ -35,13 +36,14 @@ __all__ = ["term_counts_by_class"]
 
 
 def term_counts_by_class(X: Any, y: Any, *, sample_weight: Any = None,
-                         binarize: float | None = None, chunksize: int = 200_000,
+                         binarize: float | None = None, term_sums: bool = True,
+                         chunksize: int = 200_000,
                          learner: str = "text naive Bayes") -> TermCounts:
     """The term counts of each class of the documents ``X`` (classes: ``y``'s sorted
     labels), from any kind of input (see the module's contract)."""
     return statistics_by_class(
         X, y, matrix=partial(_named_terms, learner=learner),
-        of_rows=partial(_term_counts, binarize=binarize), learner=learner,
+        of_rows=partial(_term_counts, binarize=binarize, term_sums=term_sums), learner=learner,
         in_memory=("sparse", "frame", "array"),
         refusals={"table": "an encoded Table holds category codes, not term counts; give the "
                            "documents x terms counts"},
@@ -54,5 +56,5 @@ def _named_terms(X: Any, *, learner: str) -> tuple[Any, Any]:
 
 
 def _term_counts(names: Any, A: Any, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
-                 binarize: float | None) -> TermCounts:
-    return TermCounts.of_rows(names, A, codes, classes, weights, binarize)
+                 binarize: float | None, term_sums: bool) -> TermCounts:
+    return TermCounts.of_rows(names, A, codes, classes, weights, binarize, term_sums)

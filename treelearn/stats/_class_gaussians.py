@@ -5,27 +5,28 @@ Which columns are Gaussian is decided by their dtype, or named by the user
 rescaling a column or a cross-validation fold never moves a column between
 Gaussian and categorical. Each Gaussian column gets, per class, the weighted
 maximum-likelihood mean and variance over the rows where it is observed (a missing
-cell is summed out: its density integrates to one). The statistics come from
-products with the ``n x k`` weighted class indicator, so there is no loop over rows
-or columns.
+cell is summed out: its density integrates to one): a
+:class:`~treelearn.stats._gaussian.ClassVariances`, which
+:func:`smoothed_variances` checks and smooths as scikit-learn's ``GaussianNB`` does;
+:func:`class_gaussian_log_density` scores rows with them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
+from ..encoding._table import python_scalar
+from ._gaussian import ClassVariances
 
 __all__ = [
     "class_gaussian_log_density",
-    "class_gaussian_statistics",
     "gaussian_columns",
-    "numeric_values",
+    "smoothed_variances",
 ]
 
 _LOG_2PI = math.log(2 * math.pi)
@@ -52,92 +53,50 @@ def gaussian_columns(X: pd.DataFrame, named: Sequence[Hashable] | None = None) -
     return [c for c in X.columns if c in chosen]
 
 
-def numeric_values(X: pd.DataFrame, columns: list) -> np.ndarray:
-    """``X[columns]`` as a float array (NaN = missing), checked: a text value or an
-    infinity is an error naming the column. The caller's frame is not changed."""
-    for name in columns:
-        dtype = X[name].dtype
-        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-            raise TreelearnError(
-                f"column {name!r} was numeric when the classifier was fitted but has dtype "
-                f"{dtype} now; give numbers (NaN for a missing value)",
-                column=name,
-            )
-    values = X[columns].to_numpy(dtype=float, na_value=np.nan)
-    infinite = np.isinf(values)
-    if infinite.any():
-        j = int(np.flatnonzero(infinite.any(axis=0))[0])
-        raise TreelearnError(
-            f"column {columns[j]!r} has an infinite value; a Gaussian needs finite numbers "
-            "(NaN for a missing value)",
-            column=columns[j],
-        )
-    return values
+def smoothed_variances(stats: ClassVariances,
+                       var_smoothing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean, variance)``, each ``k x d``: the per-class statistics' means, and their
+    variances plus ``var_smoothing`` times the largest (weighted) variance of any column,
+    as scikit-learn's ``GaussianNB`` adds to keep a constant column usable.
 
-
-def class_gaussian_statistics(
-    values: np.ndarray, codes: np.ndarray, weights: np.ndarray, n_classes: int,
-    names: list[Hashable], classes: Any, var_smoothing: float = 0.0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(weight, mean, variance)``, each ``n_classes x d``: per class and numeric column.
-
-    Weighted maximum-likelihood estimates (divisor: the class's total weight over
-    the rows where the column is observed), plus ``var_smoothing`` times the
-    largest (weighted) variance of any column, as scikit-learn's ``GaussianNB``
-    adds to keep a constant column usable. The variance the epsilon scales is the
-    *weighted* one, so integer weights equal repeated rows exactly; ``GaussianNB``
-    takes ``np.var(X)`` of the rows as given (unweighted, rows of weight zero
-    included), so with ``sample_weight`` and ``var_smoothing > 0`` the two differ by
-    the difference of their epsilons (a few percent of a probability on
-    breast_cancer), and agree to rounding with ``var_smoothing=0`` or without
-    weights. A class with no observed value of a column, or a variance of zero
-    left, is an error naming both.
+    The variance the epsilon scales is the *weighted* one
+    (:meth:`~treelearn.stats._gaussian.ClassVariances.overall_variance`), so integer
+    weights equal repeated rows exactly; ``GaussianNB`` takes ``np.var(X)`` of the rows
+    as given (unweighted, rows of weight zero included), so with ``sample_weight`` and
+    ``var_smoothing > 0`` the two differ by the difference of their epsilons (a few
+    percent of a probability on breast_cancer), and agree to rounding with
+    ``var_smoothing=0`` or without weights. A class with no observed value of a column,
+    or a variance of zero left, is an error naming both.
 
     >>> v = np.array([[1.0], [3.0], [np.nan], [10.0], [14.0]])
-    >>> w, m, s = class_gaussian_statistics(v, np.array([0, 0, 0, 1, 1]), np.ones(5), 2,
-    ...                                     ["x"], ["a", "b"])
-    >>> w.ravel().tolist(), m.ravel().tolist(), s.ravel().tolist()
-    ([2.0, 2.0], [2.0, 12.0], [1.0, 4.0])
+    >>> stats = ClassVariances.of_rows(["x"], v, np.array([0, 0, 0, 1, 1]), ["a", "b"])
+    >>> m, s = smoothed_variances(stats)
+    >>> m.ravel().tolist(), s.ravel().tolist()
+    ([2.0, 12.0], [1.0, 4.0])
     """
-    observed = ~np.isnan(values)
-    complete = bool(observed.all())
-    filled = values if complete else np.where(observed, values, 0.0)
-    Y = np.zeros((len(codes), n_classes))
-    Y[np.arange(len(codes)), codes] = weights
-    # k x d: the weight observed per class and column
-    total = (np.repeat(Y.sum(axis=0)[:, None], values.shape[1], axis=1) if complete
-             else Y.T @ observed.astype(float))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (Y.T @ filled) / total
-        centred = filled - mean[codes]  # two passes: no cancellation
-        if not complete:
-            centred[~observed] = 0.0
-        centred *= centred
-        var = (Y.T @ centred) / total
-    empty = total <= 0
+    names, classes = stats.variables, stats.classes
+    empty = stats.observed <= 0
     if empty.any():
         c, j = np.argwhere(empty)[0]
         raise TreelearnError(
-            f"column {names[j]!r} has no observed value in class {classes[c]!r}: its mean "
-            "there is unknown; drop the column or give rows of that class a value",
+            f"column {names[j]!r} has no observed value in class {python_scalar(classes[c])!r}: "
+            "its mean there is unknown; drop the column or give rows of that class a value",
             column=names[j],
         )
-    if var_smoothing and values.shape[1]:
-        # each column's variance over all classes, from the per-class ones (law of total
-        # variance): no further pass over the rows
-        grand = (total * mean).sum(axis=0) / total.sum(axis=0)
-        spread = (total * (var + (mean - grand) ** 2)).sum(axis=0) / total.sum(axis=0)
-        var = var + var_smoothing * float(spread.max())
+    var = stats.variance
+    if var_smoothing and var.shape[1]:
+        var = var + var_smoothing * float(stats.overall_variance().max())
     flat = var <= 0
     if flat.any():
         c, j = np.argwhere(flat)[0]
         raise TreelearnError(
-            f"column {names[j]!r} is constant in class {classes[c]!r} (variance 0): a Gaussian "
-            "there has no density; use var_smoothing > 0 (e.g. 1e-9) or drop the column",
+            f"column {names[j]!r} is constant in class {python_scalar(classes[c])!r} (variance "
+            "0): a Gaussian there has no density; use var_smoothing > 0 (e.g. 1e-9) or drop the "
+            "column",
             column=names[j],
             hint="var_smoothing=1e-9",
         )
-    return total, mean, var
+    return stats.mean, var
 
 
 def class_gaussian_log_density(values: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:

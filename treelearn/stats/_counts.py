@@ -30,18 +30,27 @@ import numpy as np
 
 from .._base.errors import EmptyDataError, StructureError, TreelearnError
 from .._base.limits import check_memory
-from ..encoding._table import Table, check_column_names, check_sample_weight, python_scalar
+from ..encoding._table import (
+    Table,
+    check_column_names,
+    check_sample_weight,
+    check_total_weight,
+    python_scalar,
+)
 from ._information import mutual_information_matrix
 
 __all__ = [
+    "EXACT_TOTAL",
     "ClassCounts",
     "CountedTable",
     "PairCounts",
+    "add_counts",
     "binary_csr",
     "check_pair_memory",
     "chunk_rows_for",
     "class_pair_counts",
     "count_codes",
+    "count_codes_weighted",
     "drop_round_off",
     "family_counts_from_codes",
     "is_scipy_sparse",
@@ -89,6 +98,7 @@ class PairCounts:
         # constructor every count path goes through, makes every CPT and MI the same on
         # every machine. The caller's array is never changed: a clipped copy replaces it.
         joint = self.joint
+        check_total_weight(float(self.n_rows))  # a file's or EM's total, summed after the rows
         if joint.dtype.kind == "f":
             if not np.isfinite(joint).all():
                 raise TreelearnError(
@@ -132,7 +142,8 @@ class PairCounts:
     def __add__(self, other: PairCounts) -> PairCounts:
         if not np.array_equal(self.cardinalities, other.cardinalities):
             raise ValueError("cannot add counts over different variables or states")
-        return PairCounts(self.joint + other.joint, self.cardinalities, self.n_rows + other.n_rows)
+        joint, n_rows = add_counts(self.joint, other.joint, self.n_rows, other.n_rows)
+        return PairCounts(joint, self.cardinalities, n_rows)
 
 
 @dataclass(frozen=True)
@@ -275,9 +286,38 @@ SPARSE_MAX_DENSITY = 0.02
 SPARSE_MIN_WIDTH = 256
 
 
+#: integer counts are kept only while every count is provably exact as a float64 sum
+#: (the products run in floats) and as an int64: a total weight below 2**53
+EXACT_TOTAL = 2.0**53
+
+
 def whole_weights(weights: np.ndarray | None) -> bool:
-    """Whether counts under these row weights are integers (no weights, or whole numbers)."""
-    return weights is None or bool(np.all(weights == np.floor(weights)))
+    """Whether counts under these row weights are exact integers: no weights, or whole
+    numbers whose total is below :data:`EXACT_TOTAL` (every count is at most the total, so
+    no float64 sum rounds and no int64 overflows). Larger totals count in float64: a
+    constant weight of ``1e17`` then gives the same frequencies as no weights.
+
+    >>> whole_weights(np.array([1.0, 3.0])), whole_weights(np.array([0.5])), whole_weights(np.full(300, 4e16))
+    (True, False, False)
+    """
+    if weights is None:
+        return True
+    return bool(np.all(weights == np.floor(weights))) and float(weights.sum()) < EXACT_TOTAL
+
+
+def add_counts(a: np.ndarray, b: np.ndarray, n_a: float, n_b: float) -> tuple[np.ndarray, float]:
+    """``(a + b, n_a + n_b)`` for counts of total weights ``n_a`` and ``n_b``: integer
+    counts (and their total) become float64 once the total reaches :data:`EXACT_TOTAL`
+    (an int64 sum would soon wrap, silently).
+
+    >>> joint, n = add_counts(np.array([2**62]), np.array([2**62]), 2**62, 2**62)
+    >>> joint.tolist(), n
+    ([9.223372036854776e+18], 9.223372036854776e+18)
+    """
+    n = n_a + n_b
+    if n >= EXACT_TOTAL and (a.dtype.kind in "iu" or b.dtype.kind in "iu"):
+        return a.astype(np.float64) + b.astype(np.float64), float(n)
+    return a + b, n
 
 
 def check_pair_memory(width: int, n_columns: int) -> None:
@@ -341,6 +381,45 @@ def count_codes(
             product = X64.T @ (X64 * w[:, None])
             total += np.rint(product).astype(np.int64) if exact else product
     return _expand(total, layout)
+
+
+def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray,
+                         weights: np.ndarray) -> list:
+    """``[count_codes(codes, cardinalities, weights=weights[:, c]) for c in ...]``, the
+    indicators built once for every column of ``weights`` (``n x k``, fractional: a
+    mixture's responsibilities times the row weights): the same numbers, one product per
+    column and chunk instead of one indicator matrix per column too.
+
+    >>> w = np.array([[2.0, 0.5], [1.0, 1.5], [0.5, 0.5]])
+    >>> [j.tolist() for j in count_codes_weighted(np.array([[0], [1], [1]]), [2], w)]
+    [[[2.0, 0.0], [0.0, 1.5]], [[0.5, 0.0], [0.0, 2.0]]]
+    """
+    cardinalities = np.asarray(cardinalities, dtype=np.int64)
+    n, d = codes.shape
+    k = weights.shape[1]
+    if whole_weights(weights):  # exact integer counts: count_codes' own paths
+        return [count_codes(codes, cardinalities, weights=weights[:, c]) for c in range(k)]
+    has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)
+    layout = _reduced_layout(cardinalities, has_missing)
+    width = layout.width
+    check_pair_memory(int(cardinalities.sum()), d)
+    totals = [np.zeros((width, width)) for _ in range(k)]
+    step = min(chunk_rows_for(width), max(n, 1))
+    sparse = width > SPARSE_MIN_WIDTH and n > 0 and (
+        np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width
+    )
+    buffer = None if sparse else np.empty((step, width), dtype=np.float32)
+    for start in range(0, n, step):
+        chunk = codes[start : start + step]
+        w = weights[start : start + step]
+        if sparse:
+            for c in range(k):
+                totals[c] += _sparse_product(chunk, layout, w[:, c], np.float64)
+            continue
+        X64 = _dense_indicators(chunk, layout, buffer).astype(np.float64)
+        for c in range(k):
+            totals[c] += X64.T @ (X64 * w[:, c, None])
+    return [_expand(total, layout) for total in totals]
 
 
 def pair_counts(table: Table, chunk_rows: int | None = None) -> PairCounts:

@@ -220,13 +220,15 @@ class ClassGaussianStatistics(ClassStatistics):
 @dataclass(frozen=True)
 class ClassVariances(ClassStatistics):
     """A mean and variance per class and column, each over the rows where the column is
-    observed (a missing cell is summed out): ``rows`` (k,) rows seen, ``weight`` (k, d)
-    the observed weight, ``mean`` and ML ``variance`` (k, d), for the labels ``classes``.
-    ``a + b`` merges two sets class by class and column by column.
+    observed (a missing cell is summed out): ``rows`` (k,) rows seen, ``weight`` (k,) their
+    total weight, ``observed`` (k, d) the weight of the rows where each column is observed,
+    ``mean`` and ML ``variance`` (k, d), for the labels ``classes``. ``a + b`` merges two
+    sets class by class and column by column.
     """
 
-    per_class = (*ClassStatistics.per_class, "mean", "variance")  # each (k, d)
+    per_class = (*ClassStatistics.per_class, "observed", "mean", "variance")
 
+    observed: np.ndarray
     mean: np.ndarray
     variance: np.ndarray
 
@@ -236,37 +238,39 @@ class ClassVariances(ClassStatistics):
         """The statistics of the float matrix ``values`` (NaN = missing) by class index
         ``codes``: products with the class indicator, no loop over rows or columns."""
         Y = class_indicator(codes, len(classes), weights)
+        weight = Y.sum(axis=0)
         seen = ~np.isnan(values)
         if seen.all():
             filled = values
-            weight = np.repeat(Y.sum(axis=0)[:, None], values.shape[1], axis=1)
+            observed = np.repeat(weight[:, None], values.shape[1], axis=1)
         else:
             filled = np.where(seen, values, 0.0)
-            weight = Y.T @ seen.astype(float)
-        mean = (Y.T @ filled) / _safe(weight)
+            observed = Y.T @ seen.astype(float)
+        mean = (Y.T @ filled) / _safe(observed)
         squares = filled - mean[codes]  # two passes: no cancellation
         squares *= squares
         if not seen.all():
             squares[~seen] = 0.0
         return cls(list(variables), label_array(classes), np.bincount(codes, minlength=len(classes)),
-                   weight, mean, (Y.T @ squares) / _safe(weight))
+                   weight, observed, mean, (Y.T @ squares) / _safe(observed))
 
     def __add__(self, other: ClassVariances) -> ClassVariances:
         _check_variables(self.variables, other.variables)
         labels, left, right = self.aligned(other)
         k = len(labels)
-        n_a, n_b = spread(self.weight, left, k), spread(other.weight, right, k)
+        n_a, n_b = spread(self.observed, left, k), spread(other.observed, right, k)
         n, delta, mean = _merged_means(n_a, spread(self.mean, left, k),
                                        n_b, spread(other.mean, right, k))
         moment = (n_a * spread(self.variance, left, k) + n_b * spread(other.variance, right, k)
                   + delta * delta * (n_a * n_b / _safe(n)))
         return ClassVariances(list(self.variables), labels,
                               spread(self.rows, left, k) + spread(other.rows, right, k),
+                              spread(self.weight, left, k) + spread(other.weight, right, k),
                               n, mean, moment / _safe(n))
 
     def overall_variance(self) -> np.ndarray:
         """Each column's variance over every class (the law of total variance): what
         scikit-learn's ``var_smoothing`` is a fraction of (its largest value)."""
-        total = self.weight.sum(axis=0)
-        grand = (self.weight * self.mean).sum(axis=0) / _safe(total)
-        return (self.weight * (self.variance + (self.mean - grand) ** 2)).sum(axis=0) / _safe(total)
+        total = self.observed.sum(axis=0)
+        grand = (self.observed * self.mean).sum(axis=0) / _safe(total)
+        return (self.observed * (self.variance + (self.mean - grand) ** 2)).sum(axis=0) / _safe(total)

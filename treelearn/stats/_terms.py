@@ -4,7 +4,8 @@ For documents as rows of term counts ``X`` (dense, or ``scipy.sparse`` and never
 made dense) and the weighted class indicator ``Y`` (``n x k``), everything text
 naive Bayes learns from is two products:
 
-* ``term_sums = Y^T X``: the (weighted) count of each term in each class (multinomial);
+* ``term_sums = Y^T X``: the (weighted) count of each term in each class (multinomial;
+  not counted with ``term_sums=False``);
 * ``document_counts = Y^T [X > binarize]``: the (weighted) number of documents of
   each class containing each term (Bernoulli), when ``binarize`` is given;
 
@@ -51,11 +52,12 @@ def _class_sums(Y: np.ndarray, A: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TermCounts(ClassStatistics):
-    """Term counts per class: ``rows`` (k,), ``weight`` (k,), ``term_sums`` (k, d) and, when
-    counted with ``binarize``, ``document_counts`` (k, d); ``variables`` are the terms' names
-    (``None`` for an array or a sparse matrix)."""
+    """Term counts per class: ``rows`` (k,), ``weight`` (k,), ``term_sums`` (k, d; ``None``
+    when counted with ``term_sums=False``) and, when counted with ``binarize``,
+    ``document_counts`` (k, d); ``variables`` are the terms' names (``None`` for an array
+    or a sparse matrix)."""
 
-    term_sums: np.ndarray
+    term_sums: np.ndarray | None
     document_counts: np.ndarray | None
     binarize: float | None
 
@@ -64,18 +66,31 @@ class TermCounts(ClassStatistics):
     @classmethod
     def of_rows(cls, terms: Sequence[Hashable] | None, A: Any, codes: np.ndarray,
                 classes: Sequence, weights: np.ndarray | None = None,
-                binarize: float | None = None) -> TermCounts:
-        """The counts of the documents ``A`` (float CSR or array) with class index ``codes``."""
+                binarize: float | None = None, term_sums: bool = True) -> TermCounts:
+        """The counts of the documents ``A`` (float CSR or array) with class index ``codes``:
+        the term sums unless ``term_sums=False`` (one product fewer where only the
+        documents containing each term are wanted), the document counts with ``binarize``."""
+        if not term_sums and binarize is None:
+            raise TreelearnError("term_sums=False without binarize counts nothing; give "
+                                 "binarize (e.g. 0.0) for the document counts")
         k = len(classes)
         Y = class_indicator(codes, k, weights)
         return cls(None if terms is None else list(terms), label_array(classes),
-                   np.bincount(codes, minlength=k), Y.sum(axis=0), _class_sums(Y, A),
+                   np.bincount(codes, minlength=k), Y.sum(axis=0),
+                   _class_sums(Y, A) if term_sums else None,
                    None if binarize is None else _class_sums(Y, binary_terms(A, binarize)),
                    binarize)
 
+    @property
+    def n_terms(self) -> int:
+        """The number of terms (columns) counted."""
+        counted = self.term_sums if self.term_sums is not None else self.document_counts
+        return counted.shape[1]
+
     def __add__(self, other: TermCounts) -> TermCounts:
-        if self.variables != other.variables or self.term_sums.shape[1] != other.term_sums.shape[1] \
-                or self.binarize != other.binarize:
+        if self.variables != other.variables or self.n_terms != other.n_terms \
+                or self.binarize != other.binarize \
+                or (self.term_sums is None) != (other.term_sums is None):
             raise TreelearnError("term counts of other terms (or another binarize) cannot be "
                                  "added: every chunk must have the same columns")
         labels, left, right = self.aligned(other)
