@@ -255,6 +255,28 @@ def test_auto_samples_beyond_enumeration_and_says_so():
         clf.explain(df.drop(columns="x0").iloc[:2], kind="shapley", method="exact")
 
 
+def test_features_unknown_in_every_row_are_null_players_not_enumerated():
+    # 36 players, but only 4 known in the rows explained: the others are null players of
+    # the conditional game (0), so method="exact" enumerates 2^4 coalitions, not 2^36
+    alarm = pd.read_csv("datasets/alarm.csv")
+    m = tl.chow_liu(alarm)
+    target, known = "HYPOVOLEMIA", ["LVFAILURE", "CVP", "HISTORY", "HRBP"]
+    rows = alarm.iloc[[0, 7]][known]
+    e = m.explain(rows, target, kind="shapley", output="log_odds", method="exact")
+    assert e.method == "exact"
+    unknown = [v for v in e.values.columns if v not in known]
+    assert len(unknown) == 32 and (e.values[unknown].to_numpy() == 0).all()
+    for r, (_, row) in enumerate(rows.iterrows()):
+        t = e.target.iloc[r]
+
+        def value(S, row=row, t=t):
+            post = m.query(target, {f: row[f] for f in S})
+            return math.log(post[t]) - np.log(post.drop(t).to_numpy()).mean()
+
+        expected = shapley_by_formula(value, known)
+        assert max(abs(e.values.iloc[r][f] - expected[f]) for f in known) < 1e-10
+
+
 def full_joint(model):
     """Every complete assignment's probability, by the product of the CPTs (brute force)."""
     variables, states = model.variables, model.states

@@ -1,76 +1,209 @@
-"""The explorer's side panel: the page's own script (its inference and the panel's
-functions, run in Node with the page's data) against ``TreeModel.explain`` and
-``most_informative`` (skipped where Node is not installed)."""
+"""The explorer's side panel, checked in headless Chromium: what the page displays in
+``#contributions`` (each piece of evidence's share of the target's log-odds) and
+``#ask-next`` (the ranked list of what to observe next), after loading evidence from
+the URL's fragment and choosing the target in ``select#target``, against treelearn's
+Python engine (``explain``, ``most_informative``) and, for the multinet, against a joint
+table enumerated from the CPTs alone.
+"""
 
 from __future__ import annotations
 
+import html
+import itertools
 import json
-import shutil
-import subprocess
+import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import treelearn as tl
-from treelearn.viz._explorer import explorer_spec
+from tests.test_explorer import dump_dom, fragment, joint, needs_browser
+from treelearn.viz._explorer import to_html
 
-NODE = shutil.which("node") or shutil.which("nodejs")
 ASIA = pd.read_csv("datasets/asia.csv")
-pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js not installed")
+TOL = 1e-12  # the page's doubles against numpy's: sums of a few logs, round-off only
+
+# For each (fragment, target): load the fragment's evidence, choose the target in the
+# panel's select, then copy both lists (their data attributes and items) into the DOM.
+HARNESS = """<script>
+const PANEL = [];
+for (const [frag, name] of %s) {
+  history.replaceState(null, "", frag);
+  load();
+  const sel = document.getElementById("target");
+  sel.value = String(V.findIndex(v => v.name === name));
+  sel.dispatchEvent(new Event("change"));
+  const list = id => {
+    const box = document.getElementById(id);
+    if (!box) return null;
+    return {data: Object.assign({}, box.dataset), items: [...box.querySelectorAll(".item")]
+            .map(d => [d.dataset.item, Number(d.dataset.value)])};
+  };
+  PANEL.push({why: list("contributions"), next: list("ask-next"),
+              note: (document.querySelector("#why .note") || {}).textContent || null});
+}
+const out = document.createElement("pre"); out.id = "panel";
+out.textContent = JSON.stringify(PANEL); document.body.appendChild(out);
+</script></body>"""
 
 
-def run_page_script(obj, calls: list[tuple[dict, str]]) -> list:
-    """``why`` and ``askNext`` of the page's script for each (evidence, target)."""
-    from treelearn.viz._explorer import _asset
-
-    spec = explorer_spec(obj)
-    names = [v["name"] for v in spec["variables"]]
-    script = _asset("explorer.js").split("// ------------------------------------------"
-                                         "---------------------- the page")[0]
-    cases = []
-    for evidence, target in calls:
-        ev = {names.index(v): spec["variables"][names.index(v)]["states"].index(str(s))
-              for v, s in evidence.items()}
-        cases.append([ev, names.index(target)])
-    program = (
-        "const document = {getElementById: () => ({textContent: " + json.dumps(json.dumps(spec))
-        + "})};\n" + script + "\nconst out = [];\nfor (const [ev, t] of " + json.dumps(cases)
-        + ") out.push({why: why(ev, t), next: askNext(ev, t)});\n"
-        "console.log(JSON.stringify(out));\n")
-    done = subprocess.run([NODE, "-e", program], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    results = json.loads(done.stdout)
-    for r in results:
-        if r["why"]:
-            r["why"]["items"] = {names[i]: x for i, x in r["why"]["items"]}
-        r["next"] = {names[i]: x for i, x in r["next"]}
-    return results
+def run_panel(obj, tmp_path, cases: list[tuple[dict, str]]) -> list[dict]:
+    page = to_html(obj).replace(
+        "</body>", HARNESS % json.dumps([[fragment(e), t] for e, t in cases]), 1)
+    path = tmp_path / "panel.html"
+    path.write_text(page, encoding="utf-8")
+    dom = dump_dom(str(path))
+    found = re.search(r'<pre id="panel">(.*?)</pre>', dom, re.S)
+    assert found, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
 
 
+def check_ask_next(shown: dict, ranked: pd.Series) -> None:
+    """The page's list is the top 8 of ``ranked``, in its order, with its values."""
+    items = shown["items"]
+    assert len(items) == min(8, len(ranked))
+    for name, value in items:
+        assert value == pytest.approx(ranked[name], abs=TOL)
+    values = [v for _, v in items]
+    assert values == sorted(values, reverse=True)
+    if len(ranked) > 8:  # nothing left out ranks above the last one shown
+        assert ranked.drop([n for n, _ in items]).max() <= values[-1] + TOL
+
+
+def check_why(shown: dict, e, evidence: dict) -> None:
+    data = shown["data"]
+    assert data["state"] == str(e.target.iloc[0])
+    assert float(data["base"]) == pytest.approx(e.base.iloc[0], abs=TOL)
+    assert float(data["prediction"]) == pytest.approx(e.prediction.iloc[0], abs=TOL)
+    items = dict(shown["items"])
+    assert set(items) == {str(v) for v in evidence}
+    for v in evidence:
+        assert items[str(v)] == pytest.approx(e.values.iloc[0][v], abs=TOL)
+    # efficiency: the shares plus the base are the prediction
+    assert sum(items.values()) + float(data["base"]) == pytest.approx(
+        float(data["prediction"]), abs=TOL)
+
+
+CASES = [{"smoke": "yes", "xray": "yes"}, {"dysp": "no", "asia": "yes", "bronc": "yes"},
+         {"tub": "no", "dysp": "yes", "xray": "no", "asia": "no", "bronc": "yes",
+          "smoke": "no"}]
+
+
+@needs_browser
 @pytest.mark.parametrize("kind", ["tree", "tan"])
-def test_panel_equals_explain_and_most_informative(kind):
+def test_panel_equals_explain_and_most_informative(kind, tmp_path):
     X, y = ASIA.drop(columns="either"), ASIA["either"]
-    model = tl.chow_liu(ASIA) if kind == "tree" else tl.TAN().fit(X, y).model_
-    target = "either" if kind == "tan" else "lung"
-    calls = [({"smoke": "yes", "xray": "yes"}, target),
-             ({"dysp": "no", "asia": "yes", "bronc": "yes"}, target), ({}, target)]
-    results = run_page_script(model if kind == "tree" else tl.TAN().fit(X, y), calls)
-    for (evidence, t), r in zip(calls, results):
-        ranked = model.most_informative(t, evidence)
-        assert set(r["next"]) == set(ranked.index)
-        for v, x in ranked.items():
-            assert r["next"][v] == pytest.approx(x, abs=1e-10)
-        if not evidence:
-            assert r["why"]["items"] == {}
+    clf = tl.TAN().fit(X, y)
+    model = tl.chow_liu(ASIA) if kind == "tree" else clf.model_
+    targets = ["lung", "either"] if kind == "tree" else ["either", "lung"]
+    cases = [(ev, t) for t in targets for ev in [*CASES, {}] if t not in ev]
+    cases.append(({"either": "yes"}, "either"))  # the target observed
+    results = run_panel(model if kind == "tree" else clf, tmp_path, cases)
+    for (evidence, t), r in zip(cases, results):
+        if t in evidence:
+            assert r["why"] is None and r["note"] == "the target is observed"
+            assert r["next"]["items"] == []
             continue
-        row = pd.DataFrame([evidence])
-        e = model.explain(row, t, kind="shapley", output="log_odds", method="exact")
-        assert r["why"]["exact"]
-        assert model.states[t][r["why"]["state"]] == e.target.iloc[0]
-        assert r["why"]["base"] == pytest.approx(e.base.iloc[0], abs=1e-10)
-        assert r["why"]["value"] == pytest.approx(e.prediction.iloc[0], abs=1e-10)
-        for v, x in r["why"]["items"].items():
-            assert x == pytest.approx(e.values.iloc[0][v], abs=1e-10)
+        check_ask_next(r["next"], model.most_informative(t, evidence))
+        if not evidence:
+            assert r["why"] is None and r["note"] == "set evidence to see why"
+            continue
+        e = model.explain(pd.DataFrame([evidence]), t, kind="shapley", output="log_odds",
+                          method="exact")
+        assert r["why"]["data"]["method"] == "shapley"
+        assert r["why"]["data"]["target"] == t
+        check_why(r["why"], e, evidence)
         others = [v for v in e.values.columns if v not in evidence]
         assert np.abs(e.values.iloc[0][others].to_numpy()).max() < 1e-12  # unknown: no share
+        if kind == "tan" and t == "either":  # the classifier's own explain says the same
+            row = pd.DataFrame([{c: evidence.get(c, np.nan) for c in X.columns}])
+            ce = clf.explain(row, kind="shapley", output="log_odds", method="exact")
+            for v in evidence:
+                assert ce.values.iloc[0][v] == pytest.approx(e.values.iloc[0][v], abs=TOL)
+
+
+@needs_browser
+def test_beyond_ten_pieces_the_chain_rule_of_explain(tmp_path):
+    alarm = pd.read_csv("datasets/alarm.csv")
+    model = tl.chow_liu(alarm)
+    target = "HYPOVOLEMIA"
+    rows = alarm.drop(columns=target)
+    evidence = {v: rows[v].iloc[3] for v in list(rows.columns)[:12]}
+    few = dict(list(evidence.items())[:5])
+    r_many, r_few = run_panel(model, tmp_path, [(evidence, target), (few, target)])
+    e = model.explain(pd.DataFrame([evidence]), target, kind="log_odds")
+    assert r_many["why"]["data"]["method"] == "chain"
+    check_why(r_many["why"], e, evidence)
+    check_ask_next(r_many["next"], model.most_informative(target, evidence))
+    e = model.explain(pd.DataFrame([few]), target, kind="shapley", output="log_odds",
+                      method="exact")
+    assert r_few["why"]["data"]["method"] == "shapley"
+    check_why(r_few["why"], e, few)
+    check_ask_next(r_few["next"], model.most_informative(target, few))
+
+
+@needs_browser
+def test_multinet_panel_matches_brute_force(tmp_path):
+    X, y = ASIA.drop(columns="either"), ASIA["either"]
+    clf = tl.ChowLiuMultinet().fit(X, y)
+    labels = list(clf.models_)
+    prior = np.exp(clf.class_log_prior_)
+    features = list(clf.models_[labels[0]].variables)
+    states = clf.models_[labels[0]].states
+    # the joint P(c, x) = prior_c P_c(x) over (class, features), from the CPTs alone
+    table = np.zeros([len(labels)] + [len(states[v]) for v in features])
+    for c, label in enumerate(labels):
+        rows, p = joint(clf.models_[label])
+        for r, pr in zip(rows, p):
+            table[(c, *r)] = prior[c] * pr
+    names = ["either", *features]
+
+    def posterior(ev: dict, of: str) -> np.ndarray:
+        keep = table
+        for axis, v in reversed(list(enumerate(names))):
+            if v in ev:
+                keep = np.take(keep, [states[v].index(ev[v]) if v != "either"
+                                      else labels.index(ev[v])], axis=axis)
+        axis = names.index(of)
+        p = keep.sum(axis=tuple(a for a in range(keep.ndim) if a != axis))
+        return p / p.sum()
+
+    def log_odds(ev: dict, t: int) -> float:
+        p = posterior(ev, "either")
+        return math.log(p[t]) - np.mean([math.log(p[c]) for c in range(len(p)) if c != t])
+
+    cases = [(ev, "either") for ev in CASES] + [({"smoke": "yes"}, "lung")]
+    results = run_panel(clf, tmp_path, cases)
+    for (evidence, t), r in zip(cases, results):
+        pt = posterior(evidence, t)
+        ranked = {}
+        for v in names:  # I(T; X | ev) = sum_t P(t | ev) KL(P(X | ev, t) || P(X | ev))
+            if v == t or v in evidence:
+                continue
+            px = posterior(evidence, v)
+            tstates = labels if t == "either" else states[t]
+            info = sum(pt[k] * np.sum(np.where(q > 0, q * np.log(q / px), 0)) for k, q in (
+                (k, posterior({**evidence, t: s}, v)) for k, s in enumerate(tstates)))
+            ranked[v] = info
+        check_ask_next(r["next"], pd.Series(ranked).sort_values(ascending=False))
+        if t != "either":
+            continue
+        best = int(np.argmax(pt))
+        keys = list(evidence)
+        p = len(keys)
+        phi = dict.fromkeys(keys, 0.0)
+        for j in keys:  # Shapley values by enumeration of coalitions of the evidence
+            rest = [k for k in keys if k != j]
+            for size in range(p):
+                for coal in itertools.combinations(rest, size):
+                    w = math.factorial(size) * math.factorial(p - size - 1) / math.factorial(p)
+                    sub = {k: evidence[k] for k in coal}
+                    phi[j] += w * (log_odds({**sub, j: evidence[j]}, best) - log_odds(sub, best))
+        assert r["why"]["data"]["state"] == str(labels[best])
+        assert float(r["why"]["data"]["base"]) == pytest.approx(log_odds({}, best), abs=TOL)
+        assert float(r["why"]["data"]["prediction"]) == pytest.approx(
+            log_odds(evidence, best), abs=TOL)
+        for v, x in r["why"]["items"]:
+            assert x == pytest.approx(phi[v], abs=1e-10)  # brute force sums 2^p terms

@@ -284,6 +284,11 @@ class Game(ABC):
         """Entries one coalition of one row costs (for batching)."""
         return max(len(self.players), 1) * max(len(self.states), 1)
 
+    def unknown_everywhere(self) -> np.ndarray:
+        """Per player, whether it is missing in every row explained (then, in the
+        conditional game, a null player: ``v(S + j) = v(S)``, its Shapley value 0)."""
+        return np.zeros(len(self.players), dtype=bool)
+
 
 def _take(rows: Any, index: np.ndarray) -> Any:
     return tuple(r[index] for r in rows) if isinstance(rows, tuple) else rows[index]
@@ -313,7 +318,7 @@ class EngineGame(Game):
         self.states = list(engine.states[engine.conditioner])
         self.n = len(self.codes)
         position = {j: i for i, j in enumerate(self.columns)}
-        topological = _topological(engine.parents, engine.variables)
+        topological = topological_order(engine.parents, engine.variables)
         self.order = list(order) if order is not None else [
             position[engine.index[v]] for v in topological if engine.index[v] in position]
         self.groups = independent_groups(engine.parents, engine.variables, engine.conditioner,
@@ -326,6 +331,9 @@ class EngineGame(Game):
 
     def width(self) -> int:
         return self.codes.shape[1] * max(len(self.states), 1)
+
+    def unknown_everywhere(self) -> np.ndarray:
+        return (self.codes[:, self.columns] < 0).all(axis=0)
 
     def log_joint(self, keep: np.ndarray, rows: slice) -> np.ndarray:
         base = self.codes[rows]
@@ -369,6 +377,7 @@ class MixtureGame(Game):
         self.players, self.states, self.n = first.players, first.states, first.n
         self.order = first.order
         self.groups = None  # the mixture couples every feature
+        self.unknown_everywhere = first.unknown_everywhere  # the same rows in every game
         self.n_background = first.n_background
 
     def width(self) -> int:
@@ -453,7 +462,7 @@ def _bits_in(table: np.ndarray, order: list, wanted: list) -> np.ndarray:
     return np.transpose(out, [0, *axes, q + 1]).reshape(n, 2**q, k)
 
 
-def _topological(parents: Mapping, variables: Sequence) -> list:
+def topological_order(parents: Mapping, variables: Sequence) -> list:
     """The variables in a topological order (parents first; ties in variable order)."""
     done: set = set()
     out: list = []
@@ -764,11 +773,18 @@ def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: 
              n_permutations: int, random_state: Any, p: int) -> tuple:
     """``(values, standard errors or None, method)`` of the Shapley values."""
     rng = np.random.default_rng(random_state)
-    if conditional and output == "log_odds" and game.groups and len(game.groups) > 1:
+    # players missing in every row are null players of the conditional game: 0, and the
+    # enumeration runs over the others only (a few known features of many stay exact)
+    known = (list(range(p)) if not conditional
+             else [int(j) for j in np.flatnonzero(~game.unknown_everywhere())])
+    is_known = set(known)
+    groups = [g for g in ([j for j in group if j in is_known] for group in game.groups or [])
+              if g]
+    if conditional and output == "log_odds" and len(groups) > 1:
         values = np.zeros((game.n, p))
         se = None
         sampled = False
-        for group in game.groups:
+        for group in groups:
             part, part_se = _shapley_players(game, group, True, t, output, method,
                                              n_permutations, rng)
             values[:, group] = part
@@ -779,8 +795,14 @@ def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: 
         how = ("exact per independent group" if not sampled
                else "exact per independent group, permutation sampling in the larger groups")
         return values, se, how
-    values, se = _shapley_players(game, list(range(p)), conditional, t, output, method,
-                                  n_permutations, rng)
+    part, part_se = _shapley_players(game, known, conditional, t, output, method,
+                                     n_permutations, rng)
+    values = np.zeros((game.n, p))
+    values[:, known] = part
+    se = None
+    if part_se is not None:
+        se = np.zeros((game.n, p))
+        se[:, known] = part_se
     return values, se, "exact" if se is None else "permutation sampling"
 
 

@@ -110,14 +110,14 @@ function logOdds(ev, target, t) {
 
 // each piece of evidence's share of the target's log-odds (the most probable state): exact
 // Shapley values over the pieces (the others summed out, as tl's explain(conditional=True))
-// for up to 10 of them, else the chain rule in the order given
+// for up to 10 of them, else the chain rule in S.order (explain(kind="log_odds")'s order)
 function why(ev, target) {
   if (target in ev || K[target] < 2) return null;
   const r = infer(ev);
   if (!r) return null;
   const m = r.marg[target];
   const t = m.indexOf(Math.max(...m));
-  const keys = Object.keys(ev).map(Number);
+  const keys = S.order.filter(i => i in ev);
   const p = keys.length;
   const value = mask => {
     const sub = {};
@@ -348,7 +348,10 @@ function renderWhy() {
     const t = V[target].states[w.state];
     const list = bars("why " + V[target].name + " = " + t + " (log-odds " + w.base.toFixed(3) + " \u2192 " +
                       w.value.toFixed(3) + (w.exact ? ", Shapley" : ", chain rule") + ")", w.items, "signed");
-    list.id = "contributions"; panel.appendChild(list);
+    list.id = "contributions";
+    Object.assign(list.dataset, { target: V[target].name, state: t, base: String(w.base),
+                                  prediction: String(w.value), method: w.exact ? "shapley" : "chain" });
+    panel.appendChild(list);
   } else {
     const n = document.createElement("p"); n.className = "note";
     n.textContent = target in evidence ? "the target is observed" : "set evidence to see why";
