@@ -41,17 +41,26 @@ for (const [frag, name] of %s) {
     return {data: Object.assign({}, box.dataset), items: [...box.querySelectorAll(".item")]
             .map(d => [d.dataset.item, Number(d.dataset.value)])};
   };
+  const marginals = {};
+  document.querySelectorAll("[data-variable]").forEach(d => {
+    marginals[d.dataset.variable] = JSON.parse(d.dataset.marginal); });
+  const st = document.getElementById("status");
   PANEL.push({why: list("contributions"), next: list("ask-next"),
-              note: (document.querySelector("#why .note") || {}).textContent || null});
+              note: (document.querySelector("#why .note") || {}).textContent || null,
+              marginals: marginals, evidence: JSON.parse(st.dataset.evidence),
+              soft: JSON.parse(st.dataset.soft), log_evidence: Number(st.dataset.logEvidence),
+              message: (st.querySelector(".msg") || {}).textContent || null});
 }
 const out = document.createElement("pre"); out.id = "panel";
 out.textContent = JSON.stringify(PANEL); document.body.appendChild(out);
 </script></body>"""
 
 
-def run_panel(obj, tmp_path, cases: list[tuple[dict, str]]) -> list[dict]:
+def run_panel(obj, tmp_path, cases: list[tuple[dict | str, str]]) -> list[dict]:
+    """The page's panel (and marginals) for each (evidence or fragment, target)."""
+    frags = [e if isinstance(e, str) else fragment(e) for e, _ in cases]
     page = to_html(obj).replace(
-        "</body>", HARNESS % json.dumps([[fragment(e), t] for e, t in cases]), 1)
+        "</body>", HARNESS % json.dumps([[f, t] for f, (_, t) in zip(frags, cases)]), 1)
     path = tmp_path / "panel.html"
     path.write_text(page, encoding="utf-8")
     dom = dump_dom(str(path))
@@ -207,3 +216,108 @@ def test_multinet_panel_matches_brute_force(tmp_path):
             log_odds(evidence, best), abs=TOL)
         for v, x in r["why"]["items"]:
             assert x == pytest.approx(phi[v], abs=1e-10)  # brute force sums 2^p terms
+
+
+def soft_fragment(hard: dict, soft: dict) -> str:
+    parts = []
+    if hard:
+        parts.append("evidence=" + ",".join(f"{k}:{v}" for k, v in hard.items()))
+    if soft:
+        parts.append("soft=" + ",".join(f"{k}:" + "|".join(map(repr, w)) for k, w in soft.items()))
+    return "#" + "&".join(parts)
+
+
+SOFT_CASES = [
+    ({}, {"xray": [0.2, 0.8]}),
+    ({"smoke": "yes"}, {"xray": [0.2, 0.8], "dysp": [0.7, 0.3]}),
+    ({"dysp": "no"}, {"lung": [0.4, 0.6], "asia": [1.0, 0.0]}),  # a likelihood on the target
+]
+
+
+@needs_browser
+@pytest.mark.parametrize("kind", ["tree", "tan"])
+def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
+    X, y = ASIA.drop(columns="either"), ASIA["either"]
+    clf = tl.TAN().fit(X, y)
+    model = tl.chow_liu(ASIA) if kind == "tree" else clf.model_
+    target = "lung"
+    soft_cases = SOFT_CASES + [({"smoke": "no"}, {"either": [0.3, 0.9], "xray": [0.6, 0.4]})]
+    cases = [(soft_fragment(h, s), target) for h, s in soft_cases]
+    results = run_panel(model if kind == "tree" else clf, tmp_path, cases)
+    rows, p = joint(model)
+    index = {v: i for i, v in enumerate(model.variables)}
+    for (hard, soft), r in zip(soft_cases, results):
+        assert r["evidence"] == hard and r["soft"] == soft and r["message"] is None
+        evidence = {**hard, **soft}
+        for v, series in model.marginals(evidence).items():
+            np.testing.assert_allclose(r["marginals"][v], series.to_numpy(), atol=TOL)
+        # P(evidence) = sum_x P(x) [x agrees with the states] prod_v w_v(x_v), by brute force
+        weight = np.array([
+            all(x[index[k]] == model.states[k].index(s) for k, s in hard.items())
+            * np.prod([w[x[index[k]]] for k, w in soft.items()]) for x in rows])
+        assert r["log_evidence"] == pytest.approx(np.log(weight @ p), abs=1e-10)
+        check_ask_next(r["next"], model.most_informative(target, evidence))
+        # the shares: Shapley values over the pieces (states and likelihoods), the value of
+        # a coalition the target's log-odds from model.query given those pieces only
+        post = model.query(target, evidence)
+        best = post.idxmax()
+
+        def odds(S, best=best, evidence=evidence):
+            q = model.query(target, {k: evidence[k] for k in S})
+            return math.log(q[best]) - np.log(q.drop(best).to_numpy()).mean()
+
+        pieces = list(evidence)
+        phi = {}
+        for j in pieces:
+            rest = [k for k in pieces if k != j]
+            phi[j] = sum(
+                math.factorial(len(c)) * math.factorial(len(pieces) - len(c) - 1)
+                / math.factorial(len(pieces)) * (odds(set(c) | {j}) - odds(set(c)))
+                for size in range(len(pieces)) for c in itertools.combinations(rest, size))
+        assert r["why"]["data"]["state"] == str(best)
+        assert float(r["why"]["data"]["base"]) == pytest.approx(odds(set()), abs=TOL)
+        assert float(r["why"]["data"]["prediction"]) == pytest.approx(odds(set(pieces)), abs=TOL)
+        assert dict(r["why"]["items"]).keys() == set(pieces)
+        for v, x in r["why"]["items"]:
+            assert x == pytest.approx(phi[v], abs=TOL)
+
+
+@needs_browser
+def test_soft_evidence_sliders_and_bad_likelihoods(tmp_path):
+    model = tl.chow_liu(ASIA)
+    sliders = """<script>
+    load();
+    const pick = document.getElementById("soft-variable");
+    pick.value = String(V.findIndex(v => v.name === "xray"));
+    pick.dispatchEvent(new Event("change"));
+    const inputs = [...document.querySelectorAll("#soft-evidence input")];
+    inputs[0].value = "0.25"; inputs[1].value = "0.75";
+    inputs[1].dispatchEvent(new Event("change"));
+    const st = document.getElementById("status");
+    document.body.dataset.after = JSON.stringify({hash: location.hash,
+      soft: JSON.parse(st.dataset.soft),
+      lung: JSON.parse(document.querySelector('[data-variable="lung"]').dataset.marginal)});
+    // a state replaces the likelihood
+    document.querySelector('[data-variable="xray"] .st[data-state="yes"]').click();
+    document.body.dataset.state = JSON.stringify({hash: location.hash,
+      soft: JSON.parse(st.dataset.soft)});
+    </script></body>"""
+    path = tmp_path / "sliders.html"
+    path.write_text(to_html(model).replace("</body>", sliders, 1), encoding="utf-8")
+    dom = dump_dom(str(path))
+    after = json.loads(html.unescape(re.search(r'data-after="([^"]*)"', dom).group(1)))
+    assert after["hash"] == "#soft=xray:0.25|0.75" and after["soft"] == {"xray": [0.25, 0.75]}
+    np.testing.assert_allclose(after["lung"], model.marginals({"xray": [0.25, 0.75]})["lung"],
+                               atol=TOL)
+    state = json.loads(html.unescape(re.search(r'data-state="([^"]*)"', dom).group(1)))
+    assert state == {"hash": "#evidence=xray:yes", "soft": {}}
+    # bad likelihoods in a link are ignored, each named, as tl refuses them
+    bad = ["xray:0.5|-0.1", "xray:0.5|nan", "xray:1|2|3", "xray:0|0", "nope:1|1"]
+    results = run_panel(model, tmp_path, [("#soft=" + b, "lung") for b in bad]
+                        + [("#evidence=xray:yes&soft=xray:1|2", "lung")])
+    for b, r in zip(bad, results):
+        assert r["soft"] == {} and r["message"] == "ignored: " + b
+        with pytest.raises(tl.TreelearnError):
+            name, weights = b.split(":")
+            model.query("lung", evidence={name: [float(w) for w in weights.split("|")]})
+    assert results[-1]["evidence"] == {"xray": "yes"} and results[-1]["soft"] == {}

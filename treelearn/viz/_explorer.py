@@ -26,8 +26,15 @@ observed variable shows its observed state as 1); the URL fragment
 click, so a view can be linked); the status line carries ``data-evidence``
 (JSON ``{variable: state}``) and ``data-log-evidence`` (``log P(evidence)``, nats).
 
+Soft (likelihood) evidence, as ``evidence={"X": [w0, w1]}`` in Python: the side panel's
+sliders give a variable one weight per state (set on release); the fragment carries it
+as ``&soft=var:w0|w1|...`` (a bad likelihood there is ignored and named, as Python
+refuses it), the status line as ``data-soft`` (JSON ``{variable: [weights]}``). A state
+replaces a variable's likelihood.
+
 A side panel explains a chosen target (the class by default) under the current
-evidence: each observed variable's exact Shapley value for the target's log-odds (its
+evidence: each piece of evidence's (a state or a likelihood) exact Shapley value for the
+target's log-odds (its
 most probable state; beyond 10 pieces of evidence, where 2^p coalitions per click would
 be slow, the chain rule in ``explain(kind="log_odds")``'s order), as
 :meth:`~treelearn.models._tree.TreeModel.explain` gives it, and the ranked "ask next"
