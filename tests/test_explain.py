@@ -159,6 +159,27 @@ def test_interventional_equals_shap_exact_explainer():
     assert np.abs(ours.base.to_numpy() - theirs.base_values[:, 1]).max() < 1e-10
 
 
+@pytest.mark.parametrize("target", ["either", "smoke", "dysp"])
+def test_interventional_family_sums_equal_the_engine(target):
+    # complete hybrid rows are scored as sums of the families' log CPT entries; the
+    # engine's message passing on the same hybrid rows is the oracle (a root, a middle
+    # and a leaf target: the target's own CPT is then a factor over its parents)
+    from treelearn.inference._shapley import EngineGame, coalition_masks
+
+    m = tl.chow_liu(ASIA)
+    codes = m.encode(ASIA.iloc[:4]).codes
+    players = [j for j, v in enumerate(m.variables) if v != target]
+    game = EngineGame(m.engine(target), codes, players, background=m.encode(
+        ASIA.iloc[50:57]).codes)
+    keep = coalition_masks(len(players))
+    assert game._complete_families()
+    fast = game.hybrid_log_joint(keep, slice(1, 4))
+    game._complete = False
+    slow = game.hybrid_log_joint(keep, slice(1, 4))
+    assert fast.shape == slow.shape == (3, 2 ** len(players), 7, 2)
+    assert np.abs(fast - slow).max() < 1e-12
+
+
 @pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet",
                                   "BayesianTAN"])
 def test_efficiency_and_log_odds_chain_rule(name, asia_tan):
@@ -253,6 +274,34 @@ def test_auto_samples_beyond_enumeration_and_says_so():
     assert np.abs(e.values.sum(axis=1) + e.base - e.prediction).max() < 1e-10
     with pytest.raises(tl.TreelearnError, match=r"2\^24 .*method='sampling'"):
         clf.explain(df.drop(columns="x0").iloc[:2], kind="shapley", method="exact")
+    # interventional: coalitions x background rows; refused before anything is evaluated
+    X20 = df[[f"x{j}" for j in range(1, 21)]]
+    clf20 = tl.TAN().fit(X20, df["x0"])
+    with pytest.raises(tl.TreelearnError, match=r"2\^20 x 150 = .*fewer background rows"):
+        clf20.explain(X20.iloc[:2], kind="shapley", conditional=False,
+                      background=X20.iloc[:150], method="exact")
+
+
+def test_features_unknown_in_every_row_are_null_players_not_enumerated():
+    # 36 players, but only 4 known in the rows explained: the others are null players of
+    # the conditional game (0), so method="exact" enumerates 2^4 coalitions, not 2^36
+    alarm = pd.read_csv("datasets/alarm.csv")
+    m = tl.chow_liu(alarm)
+    target, known = "HYPOVOLEMIA", ["LVFAILURE", "CVP", "HISTORY", "HRBP"]
+    rows = alarm.iloc[[0, 7]][known]
+    e = m.explain(rows, target, kind="shapley", output="log_odds", method="exact")
+    assert e.method == "exact"
+    unknown = [v for v in e.values.columns if v not in known]
+    assert len(unknown) == 32 and (e.values[unknown].to_numpy() == 0).all()
+    for r, (_, row) in enumerate(rows.iterrows()):
+        t = e.target.iloc[r]
+
+        def value(S, row=row, t=t):
+            post = m.query(target, {f: row[f] for f in S})
+            return math.log(post[t]) - np.log(post.drop(t).to_numpy()).mean()
+
+        expected = shapley_by_formula(value, known)
+        assert max(abs(e.values.iloc[r][f] - expected[f]) for f in known) < 1e-10
 
 
 def full_joint(model):
@@ -293,6 +342,27 @@ def test_mixture_explanation_equals_brute_force():
 
         expected = shapley_by_formula(value, others)
         assert max(abs(e.values.iloc[r][f] - expected[f]) for f in others) < 1e-10
+
+
+def test_bayesian_tan_shapley_equals_brute_force_over_its_own_predictions(asia_tan):
+    # BayesianTAN averages over every spanning tree of the features: the value of a
+    # coalition is its predict_proba with the other features missing (NaN), one row and
+    # one coalition at a time; the Shapley formula written out over the 7 features
+    _, X = asia_tan
+    clf = tl.BayesianTAN().fit(X, ASIA["either"])
+    rows = X.iloc[[0, 5]]
+    e = clf.explain(rows, kind="shapley", output="log_odds", target_class="yes")
+    yes = list(clf.classes_).index("yes")
+    features = list(X.columns)
+    subsets = [frozenset(S) for r in range(len(features) + 1)
+               for S in itertools.combinations(features, r)]
+    for r, (_, row) in enumerate(rows.iterrows()):
+        masked = pd.DataFrame([{f: (row[f] if f in S else np.nan) for f in features}
+                               for S in subsets])
+        p = clf.predict_proba(masked)  # every coalition's prediction in one call
+        odds = dict(zip(subsets, np.log(p[:, yes]) - np.log(p[:, 1 - yes])))
+        expected = shapley_by_formula(odds.__getitem__, features)
+        assert max(abs(e.values.iloc[r][f] - expected[f]) for f in features) < 1e-10
 
 
 def test_mixed_and_gaussian_classifiers():

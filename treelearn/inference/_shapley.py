@@ -89,6 +89,10 @@ MAX_EXACT = 20
 #: the most players ``method="auto"`` enumerates when coalitions are evaluated one by one
 #: (not all at once on a tree); beyond, permutation sampling
 AUTO_EXACT = 15
+#: the most (coalition, background row) evaluations per explained row that
+#: ``method="exact"`` makes for interventional values (2^20 coalitions x 128 rows; ~10^8
+#: hybrid rows, tens of CPU seconds a row)
+MAX_HYBRID = 1 << 27
 #: entries of one batch of coalition evaluations (rows x coalitions x columns)
 _CELLS = 1 << 22
 #: below this (in logs) a product of probabilities may underflow: messages are rescaled
@@ -284,6 +288,11 @@ class Game(ABC):
         """Entries one coalition of one row costs (for batching)."""
         return max(len(self.players), 1) * max(len(self.states), 1)
 
+    def unknown_everywhere(self) -> np.ndarray:
+        """Per player, whether it is missing in every row explained (then, in the
+        conditional game, a null player: ``v(S + j) = v(S)``, its Shapley value 0)."""
+        return np.zeros(len(self.players), dtype=bool)
+
 
 def _take(rows: Any, index: np.ndarray) -> Any:
     return tuple(r[index] for r in rows) if isinstance(rows, tuple) else rows[index]
@@ -313,7 +322,7 @@ class EngineGame(Game):
         self.states = list(engine.states[engine.conditioner])
         self.n = len(self.codes)
         position = {j: i for i, j in enumerate(self.columns)}
-        topological = _topological(engine.parents, engine.variables)
+        topological = topological_order(engine.parents, engine.variables)
         self.order = list(order) if order is not None else [
             position[engine.index[v]] for v in topological if engine.index[v] in position]
         self.groups = independent_groups(engine.parents, engine.variables, engine.conditioner,
@@ -326,6 +335,9 @@ class EngineGame(Game):
 
     def width(self) -> int:
         return self.codes.shape[1] * max(len(self.states), 1)
+
+    def unknown_everywhere(self) -> np.ndarray:
+        return (self.codes[:, self.columns] < 0).all(axis=0)
 
     def log_joint(self, keep: np.ndarray, rows: slice) -> np.ndarray:
         base = self.codes[rows]
@@ -349,6 +361,8 @@ class EngineGame(Game):
         if self.background is None:
             return super().hybrid_log_joint(keep, rows)
         base = self.codes[rows]
+        if self._complete_families():
+            return self._hybrid_by_families(keep, base)
         n, m, nb = len(base), len(keep), len(self.background)
         # (row, coalition, background row) in that order
         x = np.repeat(base, m * nb, axis=0)
@@ -357,6 +371,47 @@ class EngineGame(Game):
         cols = np.array(self.columns, dtype=np.intp)
         x[:, cols] = np.where(mask, x[:, cols], b[:, cols])
         return self.engine.log_evidence_by_conditioner(x).reshape(n, m, nb, -1)
+
+    def _complete_families(self) -> bool:
+        """Whether every hybrid row is complete (each variable but the target a player,
+        known in every row and background row) on a compiled tree engine: then ``log
+        P(target = c, z)`` is a sum of the families' log CPT entries."""
+        if getattr(self, "_complete", None) is None:
+            e = self.engine
+            cols = np.array(self.columns, dtype=np.intp)
+            self._complete = bool(
+                e.is_tree and len(cols) == len(e.variables) - 1
+                and (self.codes[:, cols] >= 0).all() and (self.background[:, cols] >= 0).all())
+        return self._complete
+
+    def _hybrid_by_families(self, keep: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """:meth:`hybrid_log_joint` of complete rows as ``log w_c + sum_f log f_c(z_f)``:
+        a family of ``q`` variables takes each of them from the row or the background
+        row, ``2^q`` patterns whose terms are computed once per (row, background row)
+        and gathered by each coalition's pattern (no engine pass per hybrid row)."""
+        e = self.engine
+        n, m, nb, K = len(base), len(keep), len(self.background), e.kg
+        position = {j: i for i, j in enumerate(self.columns)}
+        bg = self.background
+        out = np.empty((m, n, nb, K))
+        with np.errstate(divide="ignore"):
+            out[:] = np.log(e.gweight)
+            terms = [((s,), np.log(e.local[s][:, 0, :])) for s in range(len(e.variables))
+                     if s != e.gi]
+            terms += [(f.scope, np.log(f.table)) for f in e.factors]
+        for scope, log_table in terms:
+            q = len(scope)
+            bits = keep[:, [position[v] for v in scope]]
+            pattern = bits.astype(np.intp) @ (1 << np.arange(q, dtype=np.intp))
+            values = np.empty((2**q, n, nb, K))
+            for a in range(2**q):  # which of the family's variables come from the row
+                index = tuple(
+                    np.broadcast_to(base[:, v, None] if (a >> i) & 1 else bg[None, :, v], (n, nb))
+                    for i, v in enumerate(scope))
+                picked = log_table[(slice(None), *index)]  # (K|1, n, nb)
+                values[a] = np.moveaxis(np.broadcast_to(picked, (K, n, nb)), 0, -1)
+            out += values[pattern]
+        return np.moveaxis(out, 0, 1)
 
 
 class MixtureGame(Game):
@@ -369,6 +424,7 @@ class MixtureGame(Game):
         self.players, self.states, self.n = first.players, first.states, first.n
         self.order = first.order
         self.groups = None  # the mixture couples every feature
+        self.unknown_everywhere = first.unknown_everywhere  # the same rows in every game
         self.n_background = first.n_background
 
     def width(self) -> int:
@@ -453,7 +509,7 @@ def _bits_in(table: np.ndarray, order: list, wanted: list) -> np.ndarray:
     return np.transpose(out, [0, *axes, q + 1]).reshape(n, 2**q, k)
 
 
-def _topological(parents: Mapping, variables: Sequence) -> list:
+def topological_order(parents: Mapping, variables: Sequence) -> list:
     """The variables in a topological order (parents first; ties in variable order)."""
     done: set = set()
     out: list = []
@@ -764,11 +820,18 @@ def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: 
              n_permutations: int, random_state: Any, p: int) -> tuple:
     """``(values, standard errors or None, method)`` of the Shapley values."""
     rng = np.random.default_rng(random_state)
-    if conditional and output == "log_odds" and game.groups and len(game.groups) > 1:
+    # players missing in every row are null players of the conditional game: 0, and the
+    # enumeration runs over the others only (a few known features of many stay exact)
+    known = (list(range(p)) if not conditional
+             else [int(j) for j in np.flatnonzero(~game.unknown_everywhere())])
+    is_known = set(known)
+    groups = [g for g in ([j for j in group if j in is_known] for group in game.groups or [])
+              if g]
+    if conditional and output == "log_odds" and len(groups) > 1:
         values = np.zeros((game.n, p))
         se = None
         sampled = False
-        for group in game.groups:
+        for group in groups:
             part, part_se = _shapley_players(game, group, True, t, output, method,
                                              n_permutations, rng)
             values[:, group] = part
@@ -779,8 +842,14 @@ def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: 
         how = ("exact per independent group" if not sampled
                else "exact per independent group, permutation sampling in the larger groups")
         return values, se, how
-    values, se = _shapley_players(game, list(range(p)), conditional, t, output, method,
-                                  n_permutations, rng)
+    part, part_se = _shapley_players(game, known, conditional, t, output, method,
+                                     n_permutations, rng)
+    values = np.zeros((game.n, p))
+    values[:, known] = part
+    se = None
+    if part_se is not None:
+        se = np.zeros((game.n, p))
+        se[:, known] = part_se
     return values, se, "exact" if se is None else "permutation sampling"
 
 
@@ -798,6 +867,13 @@ def _shapley_players(game: Game, players: list, conditional: bool, t: np.ndarray
             f"exact Shapley values of {q} features enumerate 2^{q} = {2**q:,} coalitions per "
             f"row, more than 2^{MAX_EXACT}: use method='sampling' (or method='auto'), or "
             f"explain fewer features")
+    if method == "exact" and not conditional and 2**q * game.n_background > MAX_HYBRID:
+        raise TreelearnError(
+            f"exact interventional Shapley values of {q} features with {game.n_background:,} "
+            f"background rows evaluate 2^{q} x {game.n_background:,} = "
+            f"{2**q * game.n_background:,} hybrid rows per row explained, more than "
+            f"{MAX_HYBRID:,}: pass fewer background rows (e.g. background.sample(100)), "
+            f"method='sampling', or explain fewer features")
     if method == "sampling" or (method == "auto" and q > limit):
         return _sampled(game, players, conditional, t, output, n_permutations, rng)
     if q == 0:

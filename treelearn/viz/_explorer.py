@@ -26,6 +26,24 @@ observed variable shows its observed state as 1); the URL fragment
 click, so a view can be linked); the status line carries ``data-evidence``
 (JSON ``{variable: state}``) and ``data-log-evidence`` (``log P(evidence)``, nats).
 
+Soft (likelihood) evidence, as ``evidence={"X": [w0, w1]}`` in Python: the side panel's
+sliders give a variable one weight per state (set on release); the fragment carries it
+as ``&soft=var:w0|w1|...`` (a bad likelihood there is ignored and named, as Python
+refuses it), the status line as ``data-soft`` (JSON ``{variable: [weights]}``). A state
+replaces a variable's likelihood.
+
+A side panel explains a chosen target (the class by default) under the current
+evidence: each piece of evidence's (a state or a likelihood) exact Shapley value for the
+target's log-odds (its
+most probable state; beyond 10 pieces of evidence, where 2^p coalitions per click would
+be slow, the chain rule in ``explain(kind="log_odds")``'s order), as
+:meth:`~treelearn.models._tree.TreeModel.explain` gives it, and the ranked "ask next"
+list (the top 8), :meth:`~treelearn.models._tree.TreeModel.most_informative`'s
+``I(T; X | evidence)``. Elements ``#contributions`` (``data-target``, ``data-state``,
+``data-base``, ``data-prediction``, ``data-method``: ``shapley`` or ``chain``) and
+``#ask-next``, one ``.item`` per variable with ``data-item`` (its name) and
+``data-value``; the target is chosen in ``select#target``.
+
 This module only reads a model (duck-typed: ``variables``, ``states``, ``parents()``,
 ``cpt()``, ``graph``; classifiers through ``model_`` or ``models_``), so ``TreeModel``
 and the classifiers can call it without an import cycle. The page's template, styles
@@ -48,6 +66,7 @@ import numpy as np
 
 from .._base.errors import TreelearnError
 from ..inference._conditioner import choose_conditioner
+from ..inference._shapley import topological_order
 from ._draw import display_parents, layout
 
 __all__ = ["explorer_spec", "to_html"]
@@ -196,7 +215,10 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     ``variables`` (name, state labels, box position and size, CPT for the hover
     table), ``edges`` (for each forest, ``[parent, child, kind, width]``), ``cond``
     (the conditioner's index, or -1), ``components`` (one forest, or one per
-    conditioner state, each with its ``weight``). Numbers are the model's own.
+    conditioner state, each with its ``weight``), ``target`` (the side panel's first
+    target: the class's index, or -1), ``order`` (the side panel's chain rule: the
+    variables' indices in ``explain(kind="log_odds")``'s order). Numbers are the model's
+    own.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -248,6 +270,14 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             for v in variables
         }
         layout_model, layout_cls = model, cls
+
+    # the side panel's chain rule: explain(kind="log_odds")'s order (a topological order
+    # of the network; the multinet explains through its rows, in the variables' order)
+    if per_class:
+        chain_order = list(range(len(variables)))
+    else:
+        chain_order = [index[v] for v in topological_order(
+            {v: list(shown_model.parents(v)) for v in variables}, variables)]
 
     # the picture: draw()'s tidy layout on box widths in pixels
     shown = display_parents(layout_model, layout_cls)
@@ -313,6 +343,8 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
         "title": title if title is not None else _title(obj, shown_model, len(variables)),
         "variables": out_vars,
         "cond": index[cond] if cond is not None else -1,
+        "target": index[cls] if cls is not None else -1,
+        "order": chain_order,
         "components": components,
         "edges": edges,
         "edge_labels": [_label(c) for c in per_class] if per_class else [],

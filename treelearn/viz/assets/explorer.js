@@ -7,6 +7,7 @@ for (const c of S.components) {
   c.parent.forEach((p, i) => { if (p >= 0) c.children[p].push(i); });
 }
 let evidence = {};  // variable index -> state index
+let soft = {};  // variable index -> likelihood: one non-negative weight per state (not all 0)
 
 function sum(a) { let s = 0; for (const x of a) s += x; return s; }
 function scaleBy(a, s) { for (let i = 0; i < a.length; i++) a[i] /= s; }
@@ -69,18 +70,21 @@ function forest(c, lam) {
   return { logZ: logZ, marg: marg };
 }
 
-// the whole model: one forest, or a mixture over the conditioner's states
-function infer(ev) {
+// the whole model: one forest, or a mixture over the conditioner's states; ev hard
+// evidence, sf soft evidence (likelihoods, as tl's evidence={"X": [w0, w1]}; hard wins)
+function infer(ev, sf = soft) {
   const lam = V.map((v, i) => {
-    if (!(i in ev)) return null;
-    const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l;
+    if (i in ev) { const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l; }
+    return i in sf ? sf[i].slice() : null;
   });
   const runs = [], logw = [];
   S.components.forEach((c, j) => {
     if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
-    if (!(c.weight > 0)) return;
+    // the conditioner is no forest's variable: its likelihood weights the components
+    const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
+    if (!(w > 0)) return;
     const r = forest(c, lam);
-    if (r) { runs.push([j, r]); logw.push(Math.log(c.weight) + r.logZ); }
+    if (r) { runs.push([j, r]); logw.push(Math.log(w) + r.logZ); }
   });
   if (!runs.length) return null;
   const top = Math.max(...logw);
@@ -95,6 +99,90 @@ function infer(ev) {
   });
   for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
   return { logZ: top + Math.log(tw), marg: marg };
+}
+
+// ---------------------------------------------------------------- why, and what to ask next
+// the target's log-odds given ev (and sf): log P(t | ev) - mean_{c != t} log P(c | ev)
+function logOdds(ev, sf, target, t) {
+  const r = infer(ev, sf);
+  if (!r) return NaN;
+  const m = r.marg[target];
+  let others = 0;
+  for (let c = 0; c < m.length; c++) if (c !== t) others += Math.log(m[c]);
+  return Math.log(m[t]) - others / (m.length - 1);
+}
+
+// each piece of evidence's share of the target's log-odds (the most probable state): exact
+// Shapley values over the pieces (the others summed out, as tl's explain(conditional=True);
+// a likelihood is a piece too) for up to 10 of them, else the chain rule in S.order
+// (explain(kind="log_odds")'s order)
+function why(ev, target, sf = soft) {
+  if (target in ev || K[target] < 2) return null;
+  const r = infer(ev, sf);
+  if (!r) return null;
+  const m = r.marg[target];
+  const t = m.indexOf(Math.max(...m));
+  const keys = S.order.filter(i => i in ev || i in sf);
+  const p = keys.length;
+  const value = mask => {
+    const sub = {}, subSoft = {};
+    keys.forEach((i, b) => {
+      if (!(mask & (1 << b))) return;
+      if (i in ev) sub[i] = ev[i]; else subSoft[i] = sf[i];
+    });
+    return logOdds(sub, subSoft, target, t);
+  };
+  const phi = new Array(p).fill(0);
+  let exact = p <= 10;
+  if (exact) {
+    const v = [];
+    for (let mask = 0; mask < (1 << p); mask++) v.push(value(mask));
+    const fact = [1];
+    for (let i = 1; i <= p; i++) fact.push(fact[i - 1] * i);
+    for (let mask = 0; mask < (1 << p); mask++) {
+      let size = 0;
+      for (let b = 0; b < p; b++) if (mask & (1 << b)) size++;
+      for (let b = 0; b < p; b++) {
+        if (mask & (1 << b)) continue;
+        phi[b] += fact[size] * fact[p - size - 1] / fact[p] * (v[mask | (1 << b)] - v[mask]);
+      }
+    }
+  } else {
+    let before = value(0);
+    for (let b = 0; b < p; b++) {
+      const after = value((1 << (b + 1)) - 1);
+      phi[b] = after - before; before = after;
+    }
+  }
+  if (!phi.every(Number.isFinite)) return null;
+  return { state: t, base: value(0), value: logOdds(ev, sf, target, t), exact: exact,
+           items: keys.map((i, b) => [i, phi[b]]) };
+}
+
+// every variable not given a state: its expected information about the target,
+// I(T; X | ev) in nats, largest first: one inference given ev, one more per state t of T
+function askNext(ev, target, sf = soft) {
+  if (target in ev) return [];
+  const r0 = infer(ev, sf);
+  if (!r0) return [];
+  const pt = r0.marg[target];
+  const given = pt.map((p, t) => {
+    if (!(p > 0)) return null;
+    const e = Object.assign({}, ev); e[target] = t;
+    return infer(e, sf);
+  });
+  const out = [];
+  for (let x = 0; x < N; x++) {
+    if (x === target || x in ev) continue;
+    let info = 0;
+    pt.forEach((p, t) => {
+      if (!given[t]) return;
+      const a = given[t].marg[x], b = r0.marg[x];
+      for (let s = 0; s < a.length; s++) if (a[s] > 0) info += p * a[s] * Math.log(a[s] / b[s]);
+    });
+    out.push([x, Math.max(info, 0)]);
+  }
+  return out.sort((u, w) => w[1] - u[1] || u[0] - w[0]);
 }
 
 // ---------------------------------------------------------------- the page
@@ -181,6 +269,7 @@ function render() {
     const m = r.marg[i], d = boxes[i];
     d.dataset.marginal = JSON.stringify(m);
     d.classList.toggle("observed", i in evidence);
+    d.classList.toggle("soft", i in soft);
     d.querySelectorAll(".st").forEach((row, x) => {
       row.querySelector("i").style.width = (100 * m[x]) + "%";
       row.querySelector(".pct").textContent = fmt(m[x]);
@@ -190,6 +279,9 @@ function render() {
   const named = {};
   for (const i in evidence) named[V[i].name] = V[i].states[evidence[i]];
   status.dataset.evidence = JSON.stringify(named);
+  const likelihoods = {};
+  for (const i in soft) likelihoods[V[i].name] = soft[i];
+  status.dataset.soft = JSON.stringify(likelihoods);
   status.dataset.logEvidence = String(r.logZ);
   status.innerHTML = "<h1></h1>";
   status.firstChild.textContent = S.title;
@@ -205,16 +297,26 @@ function render() {
     status.appendChild(document.createTextNode(" "));
   }
   const keys = Object.keys(evidence);
-  if (!keys.length) status.appendChild(document.createTextNode("click a state to set evidence"));
+  const softKeys = Object.keys(soft);
+  if (!keys.length && !softKeys.length) {
+    status.appendChild(document.createTextNode("click a state to set evidence"));
+  }
   for (const i of keys) {
     const s = document.createElement("span"); s.className = "ev";
     s.textContent = V[i].name + " = " + V[i].states[evidence[i]] + " ×";
     s.title = "clear"; s.addEventListener("click", () => toggle(+i, evidence[i]));
     status.appendChild(s);
   }
-  if (keys.length) {
+  for (const i of softKeys) {
+    const s = document.createElement("span"); s.className = "ev soft";
+    s.textContent = V[i].name + " ~ [" + soft[i].map(w => +w.toPrecision(3)).join(", ") + "] ×";
+    s.title = "clear this likelihood";
+    s.addEventListener("click", () => { delete soft[+i]; changed(); });
+    status.appendChild(s);
+  }
+  if (keys.length || softKeys.length) {
     const b = document.createElement("button"); b.textContent = "clear all";
-    b.addEventListener("click", () => { evidence = {}; changed(); });
+    b.addEventListener("click", () => { evidence = {}; soft = {}; changed(); });
     status.appendChild(b);
     const pe = document.createElement("span"); pe.className = "pe";
     pe.textContent = "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
@@ -230,12 +332,103 @@ function render() {
     const s = document.createElement("span"); s.className = "msg"; s.textContent = message;
     status.appendChild(s);
   }
+  renderWhy();
+}
+
+// the panel: the target's log-odds explained by the evidence, and what to ask next
+const panel = document.getElementById("why");
+let target = S.target >= 0 ? S.target : (S.cond >= 0 ? S.cond : 0);
+function bars(title, items, scale) {
+  const box = document.createElement("div"); box.className = "list";
+  const h = document.createElement("h2"); h.textContent = title; box.appendChild(h);
+  const top = Math.max(1e-12, ...items.map(([, x]) => Math.abs(x)));
+  for (const [i, x] of items) {
+    const row = document.createElement("div"); row.className = "item";
+    row.dataset.item = V[i].name; row.dataset.value = String(x);
+    row.innerHTML = '<span class="lab"></span><span class="bar"><i></i></span><span class="num"></span>';
+    row.firstChild.textContent = V[i].name + (i in evidence ? " = " + V[i].states[evidence[i]]
+      : i in soft ? " ~ [" + soft[i].map(w => +w.toPrecision(3)).join(", ") + "]" : "");
+    const bar = row.querySelector("i");
+    bar.style.width = (50 * Math.abs(x) / top) + "%";
+    bar.style.marginLeft = scale === "signed" ? (x >= 0 ? "50%" : (50 - 50 * Math.abs(x) / top) + "%") : "0";
+    bar.className = x >= 0 ? "up" : "down";
+    row.querySelector(".num").textContent = (scale === "signed" && x >= 0 ? "+" : "") + x.toFixed(3);
+    box.appendChild(row);
+  }
+  return box;
+}
+function renderWhy() {
+  if (!panel) return;
+  panel.innerHTML = "";
+  const sel = document.createElement("select"); sel.id = "target";
+  V.forEach((v, i) => { const o = document.createElement("option"); o.value = i; o.textContent = v.name; sel.appendChild(o); });
+  sel.value = target;
+  sel.addEventListener("change", () => { target = +sel.value; renderWhy(); });
+  const head = document.createElement("div"); head.textContent = "target ";
+  head.appendChild(sel); panel.appendChild(head);
+  const w = why(evidence, target);
+  if (w && w.items.length) {
+    const t = V[target].states[w.state];
+    const list = bars("why " + V[target].name + " = " + t + " (log-odds " + w.base.toFixed(3) + " \u2192 " +
+                      w.value.toFixed(3) + (w.exact ? ", Shapley" : ", chain rule") + ")", w.items, "signed");
+    list.id = "contributions";
+    Object.assign(list.dataset, { target: V[target].name, state: t, base: String(w.base),
+                                  prediction: String(w.value), method: w.exact ? "shapley" : "chain" });
+    panel.appendChild(list);
+  } else {
+    const n = document.createElement("p"); n.className = "note";
+    n.textContent = target in evidence ? "the target is observed" : "set evidence to see why";
+    panel.appendChild(n);
+  }
+  const next = bars("ask next (expected information, nats)", askNext(evidence, target).slice(0, 8), "plain");
+  next.id = "ask-next"; panel.appendChild(next);
+  panel.appendChild(softEditor());
+}
+
+// soft evidence: a likelihood per state of one variable, one slider each (0 to 1)
+let softVar = 0;
+function softEditor() {
+  const box = document.createElement("div"); box.id = "soft-evidence";
+  const h = document.createElement("h2"); h.textContent = "soft evidence (likelihood) on ";
+  const sel = document.createElement("select"); sel.id = "soft-variable";
+  V.forEach((v, i) => { const o = document.createElement("option"); o.value = i; o.textContent = v.name; sel.appendChild(o); });
+  sel.value = softVar;
+  sel.addEventListener("change", () => { softVar = +sel.value; renderWhy(); });
+  h.appendChild(sel); box.appendChild(h);
+  const now = softVar in soft ? soft[softVar] : new Array(K[softVar]).fill(1);
+  const sliders = V[softVar].states.map((st, x) => {
+    const row = document.createElement("label"); row.className = "slider";
+    const lab = document.createElement("span"); lab.textContent = st;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "range", min: "0", max: "1", step: "0.01" });
+    input.value = String(now[x]); input.dataset.state = st;
+    // on release: the page is redrawn, which would end a drag that was still going on
+    input.addEventListener("change", () => setSoft(softVar, sliders.map(i => +i.value)));
+    row.appendChild(lab); row.appendChild(input); box.appendChild(row);
+    return input;
+  });
+  return box;
+}
+function setSoft(i, weights) {
+  if (!weights.some(w => w > 0)) { message = "a likelihood needs a weight above 0"; render(); return; }
+  const next = Object.assign({}, soft); next[i] = weights;
+  const hard = Object.assign({}, evidence); delete hard[i];
+  if (!infer(hard, next)) {
+    message = "this likelihood on " + V[i].name + " is impossible with this evidence";
+    render(); return;
+  }
+  soft = next; evidence = hard; changed();
 }
 
 function fragment() {
   const items = Object.keys(evidence).map(i =>
     encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]]));
-  return items.length ? "#evidence=" + items.join(",") : "";
+  const likelihoods = Object.keys(soft).map(i =>
+    encodeURIComponent(V[i].name) + ":" + soft[i].map(String).join("|"));
+  const parts = [];
+  if (items.length) parts.push("evidence=" + items.join(","));
+  if (likelihoods.length) parts.push("soft=" + likelihoods.join(","));
+  return parts.length ? "#" + parts.join("&") : "";
 }
 function changed() {
   message = "";
@@ -246,11 +439,33 @@ function changed() {
 function toggle(i, x) {
   const next = Object.assign({}, evidence);
   if (next[i] === x) delete next[i]; else next[i] = x;
-  if (!infer(next)) {
+  const rest = Object.assign({}, soft);
+  if (i in next) delete rest[i];  // a state replaces the variable's likelihood
+  if (!infer(next, rest)) {
     message = V[i].name + " = " + V[i].states[x] + " is impossible with this evidence";
     render(); return;
   }
-  evidence = next; changed();
+  evidence = next; soft = rest; changed();
+}
+
+// "&soft=var:w0|w1|...,var:..." (one non-negative weight per state, not all zero; a
+// variable given a state keeps the state)
+function parseSoft(hash, ev, bad) {
+  const out = {};
+  const part = hash.replace(/^#/, "").split("&").find(p => p.startsWith("soft="));
+  if (!part) return out;
+  for (const item of part.slice(5).split(",")) {
+    if (!item) continue;
+    const at = item.lastIndexOf(":");
+    let name = null;
+    try { name = decodeURIComponent(item.slice(0, at)); } catch (e) { /* bad escape */ }
+    const i = at < 0 ? -1 : V.findIndex(v => v.name === name);
+    const w = at < 0 ? [] : item.slice(at + 1).split("|").map(Number);
+    if (i < 0 || i in ev || w.length !== K[i] || !w.every(x => Number.isFinite(x) && x >= 0) ||
+        !w.some(x => x > 0)) { bad.push(item); continue; }
+    out[i] = w;
+  }
+  return out;
 }
 
 // "#evidence=var:state,var:state" (names may be percent-encoded; a ":" inside a name is
@@ -284,8 +499,9 @@ function load() {
       const i = V.findIndex(v => v.name === name); ev[i] = V[i].states.indexOf(state);
     }
   }
-  if (!infer(ev)) { bad.push("the evidence has probability zero"); ev = {}; }
-  evidence = ev;
+  let sf = parseSoft(location.hash, ev, bad);
+  if (!infer(ev, sf)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; }
+  evidence = ev; soft = sf;
   message = bad.length ? "ignored: " + bad.join(", ") : "";
   render();
 }
