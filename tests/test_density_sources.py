@@ -106,3 +106,29 @@ def test_streamed_em_equals_the_in_memory_em(learner, files, asia, client):
                                    err_msg=kind)
         np.testing.assert_allclose(got.score_samples(data), want.score_samples(data),
                                    rtol=1e-9, err_msg=kind)
+
+
+def test_streamed_mixture_em_equals_the_in_memory_em(asia, files, client):
+    rng = np.random.default_rng(2)
+    holes = asia.mask(rng.random(asia.shape) < 0.1)  # EM over the missing cells too
+    train, valid = holes.iloc[:2400], asia.iloc[2400:]
+    folder = os.path.dirname(files["csv"])
+    csv, parquet = os.path.join(folder, "holes.csv"), os.path.join(folder, "holes.parquet")
+    train.to_csv(csv, index=False)
+    train.to_parquet(parquet, index=False)
+    opts = dict(n_components=3, init="k_best", max_iter=8, tol=0, missing="em",
+                n_iter_no_change=3)
+    want = tl.TreeMixture(**opts).fit(train, validation=valid)
+    for kind, source in {"csv": csv, "parquet": parquet,
+                         "dask": dd.from_pandas(train, npartitions=2)}.items():
+        got = tl.TreeMixture(**opts, chunksize=700).fit(source, validation=valid)
+        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10,
+                                   err_msg=kind)
+        np.testing.assert_allclose(got.validation_scores_, want.validation_scores_,
+                                   rtol=1e-10, err_msg=kind)
+        np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
+                                   rtol=1e-9, err_msg=kind)
+    with pytest.raises(tl.TreelearnError, match="init='k_best'"):
+        tl.TreeMixture(chunksize=700).fit(csv)
+    with pytest.raises(tl.TreelearnError, match="one n_components"):
+        tl.TreeMixture(n_components=range(2, 4), init="k_best", chunksize=700).fit(csv)
