@@ -17,18 +17,10 @@ import pytest
 import treelearn as tl
 
 dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("dask.distributed")
+from test_dask import client  # noqa: E402,F401  (the 2-process LocalCluster fixture)
+
 HERE = os.path.dirname(__file__)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+pytestmark = pytest.mark.usefixtures("client")  # every Dask fit runs on the cluster
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +62,7 @@ LEARNERS = {
 
 
 @pytest.mark.parametrize("name", LEARNERS)
-def test_files_and_dask_give_the_in_memory_fit(name, asia, files, client):
+def test_files_and_dask_give_the_in_memory_fit(name, asia, files):
     train, valid = asia.iloc[:2400], asia.iloc[2400:]
     want = LEARNERS[name]().fit(train, validation=valid)
     folder = os.path.dirname(files["csv"])
@@ -86,7 +78,7 @@ def test_files_and_dask_give_the_in_memory_fit(name, asia, files, client):
 
 
 @pytest.mark.parametrize("learner", ["HiddenTree", "HiddenMarkovModel"])
-def test_streamed_em_equals_the_in_memory_em(learner, files, asia, client):
+def test_streamed_em_equals_the_in_memory_em(learner, files, asia):
     if learner == "HiddenTree":
         data, opts = asia.head(1200), dict(n_states=2, random_state=0, max_iter=3)
         make = tl.HiddenTree
@@ -108,7 +100,7 @@ def test_streamed_em_equals_the_in_memory_em(learner, files, asia, client):
                                    rtol=1e-9, err_msg=kind)
 
 
-def test_streamed_mixture_em_equals_the_in_memory_em(asia, files, client):
+def test_streamed_mixture_em_equals_the_in_memory_em(asia, files):
     rng = np.random.default_rng(2)
     holes = asia.mask(rng.random(asia.shape) < 0.1)  # EM over the missing cells too
     train, valid = holes.iloc[:2400], asia.iloc[2400:]

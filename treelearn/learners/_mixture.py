@@ -750,18 +750,37 @@ def _em(table: Table, resp: np.ndarray, options: _Options) -> dict:
     the validation rows), its bound and history."""
     settings = options.settings
     row_w = None if table.weights is None else table.weights / table.weights.sum()
+    state: dict = {"resp": resp, "components": None}
+
+    def m_step() -> tuple[list, np.ndarray]:
+        components, weights = _m_step(table, state["resp"], settings, state["components"])
+        state["components"] = components
+        return components, weights
+
+    def e_step(components: list, weights: np.ndarray) -> float:
+        log_prob = _weighted_log_prob(components, weights, table.codes)
+        log_norm = logsumexp(log_prob, axis=1)
+        with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
+            state["resp"] = np.exp(log_prob - log_norm[:, None])
+        return float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+
+    return _em_loop(m_step, e_step, options)
+
+
+def _em_loop(m_step: Any, e_step: Any, options: _Options) -> dict:
+    """EM's iterations, whatever holds the rows: ``m_step()`` gives the next mixture
+    ``(components, weights)`` from the last E-step's statistics, ``e_step(components,
+    weights)`` the training bound (mean log-likelihood per row) and the next statistics.
+    Stops at ``max_iter``, a non-finite bound, ``tol`` or the validation rows' early
+    stopping; returns the kept run (the last, or the best on the validation rows)."""
     bounds: list[float] = []
     converged = False
     stop = None if options.valid is None else EarlyStopping(options.n_iter_no_change)
     components, weights = None, None
     with progress_bar(options.progress, options.max_iter, "tree mixture EM") as bar:
         for _ in range(options.max_iter):
-            components, weights = _m_step(table, resp, settings, components)
-            log_prob = _weighted_log_prob(components, weights, table.codes)
-            log_norm = logsumexp(log_prob, axis=1)
-            with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
-                resp = np.exp(log_prob - log_norm[:, None])
-            bound = float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+            components, weights = m_step()
+            bound = e_step(components, weights)
             bounds.append(bound)
             bar.update()
             bar.set_postfix_str(f"{bound:.4f}")
@@ -858,33 +877,13 @@ def _em_passes(passes: RowPasses, start: list, options: _Options) -> dict:
     DataFrame's partitions on its workers): the first pass gives the counts of the rows'
     posteriors under the equal mixture of the ``start`` trees (``init="k_best"``), each
     next one the bound of the current mixture and the counts of its M-step."""
-    settings = options.settings
-    k = len(start)
-    sums = passes.sum(_MixturePass(start, np.full(k, 1.0 / k), passes.cardinalities, False))
-    bounds: list[float] = []
-    converged = False
-    stop = None if options.valid is None else EarlyStopping(options.n_iter_no_change)
-    components, weights = None, None
-    with progress_bar(options.progress, options.max_iter, "tree mixture EM") as bar:
-        for _ in range(options.max_iter):
-            components, weights = _components_from(passes, sums, settings)
-            sums = passes.sum(_MixturePass(components, weights, passes.cardinalities,
-                                              passes.missing == "em"))
-            bound = sums.log_likelihood / sums.weight
-            bounds.append(bound)
-            bar.update()
-            bar.set_postfix_str(f"{bound:.4f}")
-            if not np.isfinite(bound):
-                break
-            if stop is not None and stop.update(
-                    _mean_log_likelihood(components, weights, options.valid),
-                    (components, weights, len(bounds))):
-                break
-            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < options.tol:
-                converged = True
-                break
-    components, weights, n = (components, weights, len(bounds)) if stop is None else stop.best
-    return {"components": components, "weights": weights, "converged": converged,
-            "n_iter": n, "lower_bound": bounds[n - 1], "lower_bounds": bounds[:n],
-            "valid": None if stop is None else stop.best_score,
-            "valid_scores": None if stop is None else stop.scores[:n]}
+    k, cards = len(start), passes.cardinalities
+    state = {"sums": passes.sum(_MixturePass(start, np.full(k, 1.0 / k), cards, False))}
+
+    def e_step(components: list, weights: np.ndarray) -> float:
+        sums = passes.sum(_MixturePass(components, weights, cards, passes.missing == "em"))
+        state["sums"] = sums
+        return sums.log_likelihood / sums.weight
+
+    return _em_loop(lambda: _components_from(passes, state["sums"], options.settings), e_step,
+                    options)
