@@ -1,7 +1,7 @@
 """Density estimation beyond one tree: mixtures, hidden Chow-Liu trees, cutset networks, bags.
 
     .venv/bin/python benchmarks/bench_density.py --debd PATH [--only nltcs,plants] [--quick]
-        [--skip-density] [--skip-speed] [--rows 1000000] [--json OUT] [--markdown OUT]
+        [--skip-density] [--skip-speed] [--skip-em] [--rows 1000000] [--json OUT]
 
 **Density quality** (DEBD, the twenty binary sets of ``shared/data/debd``, used by path,
 never copied): every model learns on ``NAME.ts``, chooses its hyper-parameters (and stops
@@ -28,9 +28,17 @@ iteration against one Chow-Liu fit on the expanded statistics (the latents' post
 as soft one-hot rows: one ``Q.T @ (w Q)`` product, MI, spanning tree; target <= 3x).
 
 **Streaming** (``--rows N``, default 1,000,000; 0 skips): a CSV of N rows sampled from a
-mixture, learned by ``TreeMixture(chunksize=100_000)`` (one pass per EM iteration), in a
+mixture, learned by ``TreeMixture(init="k_best", chunksize=100_000)`` (one pass per EM
+iteration, 10 iterations), in a
 fresh child process: peak RSS rise against the same fit on one 100,000-row chunk in
 memory (target <= 2x).
+
+**EM on holes** (``--skip-em`` leaves it out): CHILD (pgmpy's bundled network), rows
+forward-sampled, 30 % of the training cells hidden at random, test rows complete: held-out
+log-likelihood per row of ``chow_liu(missing="pairwise")`` against structural EM
+(``missing="em"``), and of ``fit_cpts(CHILD's own DAG, missing="pairwise")`` against
+``missing="em"`` (exact EM on a DAG of multi-parent families), for 2,000 and 5,000
+training rows and two seeds each; CPU seconds of each fit.
 
 ``--quick``: nltcs and plants only, smaller grids, no streaming (what run_all.py runs with
 --quick).
@@ -282,14 +290,59 @@ def hidden_iteration(folder: str, name: str, h: int = 16, repeat: int = 5) -> li
                 note=f"{min(t_iter):.3f} s vs {min(t_cl):.3f} s, best of {repeat}")]
 
 
+# ---------------------------------------------------------------------- EM on holes
+def em_held_out(quick: bool) -> list:
+    import warnings
+
+    import networkx as nx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pgmpy.sampling import BayesianModelSampling
+        from pgmpy.utils import get_example_model
+
+        bn = get_example_model("child")
+        dag = nx.DiGraph(bn.edges())
+        dag.add_nodes_from(bn.nodes())
+        rows = []
+        for n in (2000,) if quick else (2000, 5000):
+            for seed in (0,) if quick else (0, 1):
+                data = BayesianModelSampling(bn).forward_sample(size=n + 5000, seed=seed,
+                                                                show_progress=False)
+                train, test = data.iloc[:n], data.iloc[n:]
+                holes = train.mask(np.random.default_rng(seed).random(train.shape) < 0.3)
+                scores = {}
+                for label, fit, args in (
+                        ("tree pairwise", tl.chow_liu, (holes, "pairwise")),
+                        ("tree structural EM", tl.chow_liu, (holes, "em")),
+                        ("DAG pairwise", tl.fit_cpts, (dag, holes, "pairwise")),
+                        ("DAG EM", tl.fit_cpts, (dag, holes, "em"))):
+                    t = time.process_time()
+                    model = fit(*args[:-1], missing=args[-1])
+                    cpu = time.process_time() - t
+                    scores[label] = model.log_likelihood(test) / len(test)
+                    print(f"  CHILD n={n} seed={seed} {label}: test {scores[label]:.4f} "
+                          f"({cpu:.1f} s CPU)", file=sys.stderr, flush=True)
+                for kind in ("tree", "DAG"):
+                    gain = scores[f"{kind} {'structural EM' if kind == 'tree' else 'EM'}"] \
+                        - scores[f"{kind} pairwise"]
+                    rows.append(row(BENCH, f"CHILD n={n} seed={seed}, 30 % missing",
+                                    f"{kind}: test LL per row, EM - pairwise", gain, "nats",
+                                    "> 0", bool(gain > 0),
+                                    note=f"pairwise {scores[f'{kind} pairwise']:.4f}"))
+                    print(f"CHILD n={n} seed={seed} {kind}: EM - pairwise {gain:+.4f}",
+                          flush=True)
+    return rows
+
+
 # ---------------------------------------------------------------------- streaming
-def streaming(rows: int, chunk: int = 100_000) -> list:
+def streaming(rows: int, debd: str, chunk: int = 100_000) -> list:
     folder = os.environ.get("TREELEARN_BENCH_CACHE", "/tmp/treelearn-bench")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"mixture_{rows}.csv")
     if not os.path.exists(path):
         source = tl.TreeMixture(n_components=4, random_state=0).fit(
-            load(DEFAULT_PATH, "nltcs", "ts"))
+            load(debd, "nltcs", "ts"))
         source.sample(rows, random_state=0).to_csv(path + ".tmp", index=False)
         os.replace(path + ".tmp", path)
     streamed = measure_in_child(__file__, "--child-stream", path, str(chunk))
@@ -306,7 +359,7 @@ def streaming(rows: int, chunk: int = 100_000) -> list:
 
 def _child(kind: str, path: str, chunk: int) -> None:
     pin_blas(1)
-    opts = dict(n_components=4, random_state=0, max_iter=10, tol=0.0)
+    opts = dict(n_components=4, init="k_best", max_iter=10, tol=0.0)
     if kind == "--child-stream":
         result = peak_rss_increase(lambda: tl.TreeMixture(chunksize=chunk, **opts).fit(path))
     else:
@@ -324,6 +377,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--skip-density", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-em", action="store_true")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
@@ -340,8 +394,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
             rows += mixture_iteration(args.debd, name)
         rows += choosing_k(args.debd, "plants", args.quick)
         rows += hidden_iteration(args.debd, "plants")
+    if not args.skip_em:
+        rows += em_held_out(args.quick)
     if args.rows and not args.quick:
-        rows += streaming(args.rows)
+        rows += streaming(args.rows, args.debd)
     if have and not args.skip_density:
         results = []
         for name in names:

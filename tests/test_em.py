@@ -208,11 +208,10 @@ def test_complete_data_em_is_the_plain_fit():
     assert tl.fit_cpts(structure, df, missing="em") == tl.fit_cpts(structure, df)
 
 
-def test_em_needs_a_forest_and_rows_in_memory(tmp_path):
+def test_em_takes_any_dag_and_needs_rows_in_memory(tmp_path):
     df = pd.DataFrame({"a": [0, 1, None, 1], "b": [0, 1, 1, None], "c": [1, 0, 1, 0]})
-    collider = nx.DiGraph([("a", "c"), ("b", "c")])
-    with pytest.raises(tl.StructureError, match="'c'"):
-        tl.fit_cpts(collider, df, missing="em")
+    collider = nx.DiGraph([("a", "c"), ("b", "c")])  # EM on any DAG: tests/test_em_dag.py
+    assert tl.fit_cpts(collider, df, missing="em").settings["missing"] == "em"
     with pytest.raises(tl.TreelearnError, match="missing"):
         encode(df, missing="em")
     df_before = df.copy()

@@ -98,6 +98,7 @@ __all__ = [
     "bdeu_edge_weights",
     "bdeu_predictive_tables",
     "k_best_trees",
+    "k_best_trees_from_counts",
     "log_sum_over_completions",
     "tree_posterior",
     "tree_posterior_from_counts",
@@ -656,6 +657,12 @@ def k_best_trees(
     k = _check_number_of_trees(k, 1)
     settings = LearningSettings(method="k-best", alpha=alpha, missing=missing)
     stats = count(data, missing=missing, max_states=max_states, sample_weight=sample_weight)
+    return k_best_trees_from_counts(stats, k, settings)
+
+
+def k_best_trees_from_counts(stats: Any, k: int, settings: LearningSettings) -> list[TreeModel]:
+    """:func:`k_best_trees` of counted statistics (a
+    :class:`~treelearn.stats._counts.CountedTable`), e.g. those of a file read in chunks."""
     G = mi_graph_from_counts(stats)
     out = []
     if len(G) < 2:

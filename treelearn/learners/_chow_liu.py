@@ -173,14 +173,21 @@ def fit_cpts(
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     sample_weight: Any = None,
+    n_init: int = 1,
+    random_state: Any = None,
 ) -> TreeModel:
     """Fit the CPTs of any DAG over columns of ``data`` (see :mod:`treelearn.stats._parameters`).
 
     ``alpha`` is the Lidstone pseudocount (1 = Laplace, the default; 0 = maximum
     likelihood), as in :func:`chow_liu`, which says why the default is 1. Parents are ordered as in the node attribute ``parents`` when present, else
     in column order. With ``missing="pairwise"``, each CPT uses the rows where its
-    whole family is observed; with ``missing="em"`` the CPTs of a tree or forest are
-    learned by EM over the missing cells (:func:`treelearn.learners._em.fit_cpts_em`). ``data`` is a DataFrame, a file (read whole, so
+    whole family is observed; with ``missing="em"`` the CPTs of any DAG are learned by
+    EM over the missing cells (:func:`treelearn.learners._em.fit_cpts_em`: exact
+    E-steps, by variable elimination where a node has several parents). A column no
+    row observes is a latent variable (give its states as a pandas ``Categorical``'s
+    categories): EM then starts from a random perturbation seeded by
+    ``random_state``, ``n_init`` times, and keeps the fit of highest likelihood
+    (``model.settings["em_log_likelihood"]``). ``data`` is a DataFrame, a file (read whole, so
     families of any size can be counted) or a Dask DataFrame (counted on its
     workers: nodes of at most one parent); ``sample_weight`` weights the rows.
 
@@ -202,9 +209,10 @@ def fit_cpts(
                   in_memory=True)
     description = {k: settings.as_dict()[k]
                    for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")}
-    if missing == "em":  # EM over the missing cells (treelearn.learners._em): a forest structure
+    if missing == "em":  # EM over the missing cells (treelearn.learners._em): any DAG
         return fit_cpts_em(structure, stats, partial(build_model, settings=settings,
-                                                     description=description))
+                                                     description=description),
+                           n_init=n_init, random_state=random_state)
     return build_model(structure, stats, settings, description=description)
 
 

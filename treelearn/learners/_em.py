@@ -19,8 +19,15 @@ decreases. Each model keeps its history in ``model.settings``:
 observed-data log-likelihood of the training rows under that iteration's model).
 EM starts from the available-case fit (``missing="pairwise"``).
 
-Only forests (every node at most one parent) are handled: that is what makes
-the E-step exact and cheap.
+The CPTs of a fixed structure (:func:`fit_cpts_em`) may be those of any DAG: the
+E-step is then :meth:`~treelearn.inference._engine.TreeEngine.family_counts_codes`
+(message passing on a forest, exact variable elimination over each row's missing
+cells on any other DAG), the M-step the CPTs of those expected family counts. A
+variable no row observes (a latent class) would keep the available-case start's
+symmetry (its children's CPTs equal for every latent state: a fixpoint EM cannot
+leave), so such a fit starts from a seeded random perturbation instead, ``n_init``
+times, and keeps the run of highest likelihood. Structural EM (:func:`chow_liu_em`)
+learns trees, whose every pairwise table the forest E-step gives exactly.
 """
 
 from __future__ import annotations
@@ -34,15 +41,20 @@ import numpy as np
 from .._base.errors import StructureError, TreelearnError
 from .._base.validation import Interval, check_params
 from ..encoding._table import Table, distinct_rows
+from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
 
-__all__ = ["chow_liu_em", "expected_counts", "fit_cpts_em", "forest_posteriors"]
+__all__ = ["ExpectedFamilies", "chow_liu_em", "expected_counts", "fit_cpts_em",
+           "forest_posteriors", "random_start"]
 
 #: default stop: the observed-data log-likelihood per row changes by less than this
 DEFAULT_TOL = 1e-6
 DEFAULT_MAX_ITER = 100
-_CONSTRAINTS = {"max_iter": [Interval(Integral, 1, None)], "tol": [Interval(Real, 0, None)]}
+_CONSTRAINTS = {"max_iter": [Interval(Integral, 1, None)], "tol": [Interval(Real, 0, None)],
+                "n_init": [Interval(Integral, 1, None)], "random_state": RANDOM_STATE}
+#: a random start multiplies each available-case count by a factor drawn in this range
+_PERTURBATION = (0.5, 1.5)
 
 
 # ---------------------------------------------------------------------- the exact E-step
@@ -212,6 +224,14 @@ def expected_counts(
 
 
 # ---------------------------------------------------------------------- the EM loop
+def _check_rows(stats: CountedTable) -> None:
+    if stats.table is None:
+        raise TreelearnError(
+            "missing='em' needs the rows in memory (a DataFrame or a file read whole); "
+            "files read in chunks, Dask and sparse matrices give counts only"
+        )
+
+
 def _run(
     stats: CountedTable,
     learner: Callable[[CountedTable], TreeModel],
@@ -220,11 +240,7 @@ def _run(
     tol: float,
     same: Callable[[TreeModel, TreeModel], bool],
 ) -> TreeModel:
-    if stats.table is None:
-        raise TreelearnError(
-            "missing='em' needs the rows in memory (a DataFrame or a file read whole); "
-            "files read in chunks, Dask and sparse matrices give counts only"
-        )
+    _check_rows(stats)
     check_params({"max_iter": max_iter, "tol": tol}, _CONSTRAINTS)
     table: Table = stats.table
     n = float(table.n_rows if table.weights is None else table.weights.sum())
@@ -260,20 +276,130 @@ def _finish(model: TreeModel, history: list, n: float, table: Table) -> TreeMode
 def fit_cpts_em(
     structure: nx.DiGraph,
     stats: CountedTable,
-    build: Callable[[nx.DiGraph, CountedTable], TreeModel],
+    build: Callable[[nx.DiGraph, object], TreeModel],
     *,
     max_iter: int = DEFAULT_MAX_ITER,
     tol: float = DEFAULT_TOL,
+    n_init: int = 1,
+    random_state: int | np.random.Generator | None = None,
+    start: TreeModel | None = None,
 ) -> TreeModel:
-    """CPTs of a fixed forest ``structure`` by EM over the missing cells of ``stats.table``.
+    """CPTs of a fixed DAG ``structure`` by EM over the missing cells of ``stats.table``.
 
     ``build(structure, stats)`` fits CPTs from (expected) counts, e.g.
-    :func:`treelearn.learners._chow_liu.build_model` with the settings; it is also the
-    available-case start. Stops when the observed-data log-likelihood per row
-    changes by less than ``tol``, or after ``max_iter`` E-steps.
+    :func:`treelearn.learners._chow_liu.build_model` with the settings. EM starts from
+    ``start`` if given; else from the available-case fit ``build(structure, stats)``
+    when every variable is observed somewhere, and from :func:`random_start` (seeded by
+    ``random_state``) when one is never observed. ``n_init`` runs (the first from the
+    available-case fit if it applies, the others from random starts) keep the one of
+    highest final likelihood. Each run stops when the observed-data log-likelihood
+    per row changes by less than ``tol``, or after ``max_iter`` E-steps.
     :func:`treelearn.fit_cpts` with ``missing="em"`` calls this.
     """
-    return _run(stats, lambda s: build(structure, s), False, max_iter, tol, lambda a, b: True)
+    _check_rows(stats)
+    check_params({"max_iter": max_iter, "tol": tol, "n_init": n_init,
+                  "random_state": random_state}, _CONSTRAINTS)
+    table: Table = stats.table
+    if not (table.codes < 0).any():  # complete data: EM's first M-step is the answer
+        n = float(table.n_rows if table.weights is None else table.weights.sum())
+        return _finish(build(structure, stats), [], n, table)
+    rng = np.random.default_rng(random_state)
+    hidden = _never_observed(table)
+    best = None
+    for run in range(n_init):
+        if start is not None and run == 0:
+            first = start
+        elif run == 0 and not hidden:
+            first = build(structure, stats)
+        else:
+            first = random_start(structure, stats, build, rng)
+        model = _fixed_structure_em(structure, stats, build, first, max_iter, tol)
+        if best is None or model.settings["em_log_likelihood"][-1] > \
+                best.settings["em_log_likelihood"][-1]:
+            best = model
+    best.settings["em_n_init"] = n_init
+    return best
+
+
+def _never_observed(table: Table) -> list:
+    """The columns no row (of positive weight) observes."""
+    codes = table.codes
+    counted = np.ones(len(codes), bool) if table.weights is None else table.weights > 0
+    if not counted.any():
+        return []
+    return [c for c, seen in zip(table.columns, (codes[counted] >= 0).any(axis=0)) if not seen]
+
+
+class ExpectedFamilies:
+    """The M-step's statistics: the expected counts of each family of a structure, by the
+    family's column indices (parents in CPT order, the node last), and the table's
+    description, what :func:`~treelearn.learners._chow_liu.build_model` reads."""
+
+    def __init__(self, stats: CountedTable, families: dict, n_rows: float) -> None:
+        self.columns, self.states, self.dtypes = stats.columns, stats.states, stats.dtypes
+        self.families, self.n_rows = families, n_rows
+
+    def family_counts(self, family: list) -> np.ndarray:
+        return self.families[tuple(family)]
+
+
+def random_start(structure: nx.DiGraph, stats: CountedTable,
+                 build: Callable[[nx.DiGraph, object], TreeModel],
+                 rng: np.random.Generator) -> TreeModel:
+    """A start for EM that breaks the symmetry of never-observed variables.
+
+    Each family's available-case counts over its observed members (those a row
+    observes; all ones where none is) are spread evenly over the states of its
+    never-observed members, then every count is multiplied by its own factor drawn
+    uniformly in ``[0.5, 1.5]``: the marginals the data shows are kept about right,
+    and the latent states differ. ``build`` turns the counts into CPTs (smoothing
+    included), as an M-step would.
+    """
+    position = {c: j for j, c in enumerate(stats.columns)}
+    hidden = {position[c] for c in _never_observed(stats.table)}
+    model = build(structure, stats)  # the parents' order of every family
+    families = {}
+    for v in model.variables:
+        family = [position[u] for u in (*model.parents(v), v)]
+        seen = [j for j in family if j not in hidden]
+        counts = (stats.family_counts(seen).astype(float) if seen else np.ones(()))
+        shapes = [len(stats.states[j]) for j in family]
+        # the observed members' axes in place, the hidden ones of size 1, then spread
+        spread = counts.reshape([s if j not in hidden else 1 for j, s in zip(family, shapes)])
+        n_hidden = int(np.prod([s for j, s in zip(family, shapes) if j in hidden]))
+        full = np.broadcast_to(spread / n_hidden, shapes)
+        families[tuple(family)] = full * rng.uniform(*_PERTURBATION, size=shapes)
+    return build(structure, ExpectedFamilies(stats, families, stats.n_rows))
+
+
+def _fixed_structure_em(structure: nx.DiGraph, stats: CountedTable,
+                        build: Callable[[nx.DiGraph, object], TreeModel], model: TreeModel,
+                        max_iter: int, tol: float) -> TreeModel:
+    """EM from ``model``: the E-step is the engine's expected family counts (any DAG)."""
+    table: Table = stats.table
+    position = {c: j for j, c in enumerate(stats.columns)}
+    order = [position[v] for v in model.variables]
+    codes, w = _grouped(table.codes[:, order], table.weights)
+    n = float(w.sum())
+    history: list[float] = []
+
+    def e_step(m: TreeModel) -> tuple[float, list]:
+        log_ev, counts = m.engine().family_counts_codes(codes, w)
+        possible = w > 0
+        return float(np.sum(w[possible] * log_ev[possible])), counts
+
+    for _ in range(max_iter):
+        log_likelihood, counts = e_step(model)
+        history.append(log_likelihood)
+        if len(history) > 1 and abs(history[-1] - history[-2]) < tol * n:
+            break
+        families = {tuple(position[u] for u in (*model.parents(v), v)): c
+                    for v, c in zip(model.variables, counts)}
+        model = build(structure, ExpectedFamilies(stats, families, n))
+    else:
+        # the last M-step's model has not been scored: score it, it is the one returned
+        history.append(e_step(model)[0])
+    return _finish(model, history, n, table)
 
 
 def chow_liu_em(

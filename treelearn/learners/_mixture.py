@@ -41,6 +41,7 @@ from ..encoding._table import (
     DEFAULT_MAX_STATES,
     CategoricalTableInput,
     Table,
+    distinct_rows,
     encode,
 )
 from ..inference._engine import state_index
@@ -55,10 +56,10 @@ from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features
-from ..sources._passes import merge_identical_rows
+from ..sources._passes import RowPasses, merge_identical_rows, row_passes
 from ..stats._counts import CountedTable, PairCounts, count_codes_weighted
 from ..stats._settings import LearningSettings
-from ._bayes_trees import k_best_trees
+from ._bayes_trees import k_best_trees, k_best_trees_from_counts
 from ._chow_liu import chow_liu_from_counts
 from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
 from ._em import expected_counts
@@ -128,6 +129,12 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     n_jobs : joblib workers running the ``n_init`` starts in parallel (the starts are drawn
         first, so the result does not depend on it).
     progress : show a progress bar over the EM iterations (needs tqdm).
+    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed. A
+        number: a CSV/Parquet file is read that many rows at a time at every EM pass (memory
+        flat in the number of rows) and a Dask DataFrame summarised partition by partition
+        on its workers (only the counts come back); such a fit starts from
+        ``init="k_best"`` (the other starts draw from all rows at once) and takes one
+        ``n_components``, and gives the in-memory fit of the same options.
 
     Attributes
     ----------
@@ -172,6 +179,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         n_iter_no_change: int = 5,
         n_jobs: int | None = None,
         progress: bool = False,
+        chunksize: int | None = None,
     ) -> None:
         self.n_components = n_components
         self.alpha = alpha
@@ -187,6 +195,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         self.n_iter_no_change = n_iter_no_change
         self.n_jobs = n_jobs
         self.progress = progress
+        self.chunksize = chunksize
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -212,6 +221,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         "n_iter_no_change": [Interval(Integral, 1, None)],
         "n_jobs": N_JOBS,
         "progress": [BOOLEAN],
+        "chunksize": [None, Interval(Integral, 1, None)],
     }
     _parameter_notes: ClassVar[dict] = {
         "alpha": "0 = maximum likelihood, 1 = Laplace",
@@ -240,6 +250,13 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         among several ``n_components``.
         """
         params, settings = self._check_params()
+        if params["chunksize"] is not None:
+            _check_streamed(params, self.n_components)
+            passes = row_passes(X, learner="TreeMixture", missing=params["missing"],
+                                max_states=params["max_states"], states=params["states"],
+                                sample_weight=sample_weight, chunksize=params["chunksize"])
+            if not passes.in_memory:  # a file in chunks, a Dask DataFrame on its workers
+                return self._fit_passes(passes, params, settings, validation)
         table, group = _merge_identical_rows(in_memory_table(
             X, learner="TreeMixture",
             missing="pairwise" if params["missing"] == "em" else params["missing"],
@@ -269,6 +286,25 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         self.n_components_scores_ = scores
         self.feature_names_in_ = np.asarray(table.columns, dtype=object)
         self.n_features_in_ = len(table.columns)
+        return self
+
+    def _fit_passes(self, passes: RowPasses, params: dict, settings: LearningSettings,
+                    validation: Any) -> TreeMixture:
+        """EM with one pass over the rows per iteration (:func:`_em_passes`)."""
+        sizes = params["n_components"]
+        trees = k_best_trees_from_counts(passes.counts, sizes[0], LearningSettings(
+            method="k-best", alpha=settings.alpha))
+        valid = None if validation is None else _validation_codes(validation, passes)
+        options = _Options(settings, params["max_iter"], params["tol"], valid,
+                           params["n_iter_no_change"], params["progress"])
+        best = _em_passes(passes, [trees[c % len(trees)] for c in range(sizes[0])], options)
+        self.components_, self.weights_ = best["components"], best["weights"]
+        self.converged_, self.n_iter_ = best["converged"], best["n_iter"]
+        self.lower_bound_, self.lower_bounds_ = best["lower_bound"], best["lower_bounds"]
+        self.validation_scores_ = best["valid_scores"]
+        self.n_components_, self.n_components_scores_ = len(self.components_), None
+        self.feature_names_in_ = np.asarray(passes.columns, dtype=object)
+        self.n_features_in_ = len(passes.columns)
         return self
 
     # ------------------------------------------------------------ scoring
@@ -714,18 +750,37 @@ def _em(table: Table, resp: np.ndarray, options: _Options) -> dict:
     the validation rows), its bound and history."""
     settings = options.settings
     row_w = None if table.weights is None else table.weights / table.weights.sum()
+    state: dict = {"resp": resp, "components": None}
+
+    def m_step() -> tuple[list, np.ndarray]:
+        components, weights = _m_step(table, state["resp"], settings, state["components"])
+        state["components"] = components
+        return components, weights
+
+    def e_step(components: list, weights: np.ndarray) -> float:
+        log_prob = _weighted_log_prob(components, weights, table.codes)
+        log_norm = logsumexp(log_prob, axis=1)
+        with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
+            state["resp"] = np.exp(log_prob - log_norm[:, None])
+        return float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+
+    return _em_loop(m_step, e_step, options)
+
+
+def _em_loop(m_step: Any, e_step: Any, options: _Options) -> dict:
+    """EM's iterations, whatever holds the rows: ``m_step()`` gives the next mixture
+    ``(components, weights)`` from the last E-step's statistics, ``e_step(components,
+    weights)`` the training bound (mean log-likelihood per row) and the next statistics.
+    Stops at ``max_iter``, a non-finite bound, ``tol`` or the validation rows' early
+    stopping; returns the kept run (the last, or the best on the validation rows)."""
     bounds: list[float] = []
     converged = False
     stop = None if options.valid is None else EarlyStopping(options.n_iter_no_change)
     components, weights = None, None
     with progress_bar(options.progress, options.max_iter, "tree mixture EM") as bar:
         for _ in range(options.max_iter):
-            components, weights = _m_step(table, resp, settings, components)
-            log_prob = _weighted_log_prob(components, weights, table.codes)
-            log_norm = logsumexp(log_prob, axis=1)
-            with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
-                resp = np.exp(log_prob - log_norm[:, None])
-            bound = float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+            components, weights = m_step()
+            bound = e_step(components, weights)
             bounds.append(bound)
             bar.update()
             bar.set_postfix_str(f"{bound:.4f}")
@@ -744,3 +799,91 @@ def _em(table: Table, resp: np.ndarray, options: _Options) -> dict:
             "n_iter": n, "lower_bound": bounds[n - 1], "lower_bounds": bounds[:n],
             "valid": None if stop is None else stop.best_score,
             "valid_scores": None if stop is None else stop.scores[:n]}
+
+
+# ---------------------------------------------------------------- EM, one pass per iteration
+def _check_streamed(params: dict, n_components: Any) -> None:
+    """``chunksize`` (on any kind of input, so that every kind gives the same mixture) takes
+    the one start that needs no rows in memory and one size."""
+    if len(params["n_components"]) > 1 or params["init"] != "k_best":
+        raise TreelearnError(
+            f"chunksize={params['chunksize']} streams the rows: it takes one n_components "
+            f"(not {n_components!r}) and init='k_best' (not {params['init']!r}); the other "
+            "starts and choosing k need every row at once (chunksize=None)",
+            values=[params["chunksize"]])
+
+
+@dataclass
+class _PassSums:
+    """A pass's sums over rows: log-likelihood, weight, each component's pair counts and
+    total responsibility."""
+
+    log_likelihood: float
+    weight: float
+    joints: list
+    n_k: np.ndarray
+
+    def __add__(self, other: _PassSums) -> _PassSums:
+        return _PassSums(self.log_likelihood + other.log_likelihood, self.weight + other.weight,
+                         [a + b for a, b in zip(self.joints, other.joints)], self.n_k + other.n_k)
+
+
+@dataclass
+class _MixturePass:
+    """``summarise(codes, weights)`` of one EM pass under the mixture (``components``,
+    ``weights``): the chunk's log-likelihood and, with each row's responsibilities as
+    weights, every component's pair counts (``expected``: the expected counts under the
+    component, EM over missing cells; else the counts of the observed pairs), what
+    :func:`_m_step` computes from the rows in memory."""
+
+    components: list
+    weights: np.ndarray
+    cardinalities: np.ndarray
+    expected: bool
+
+    def __call__(self, codes: np.ndarray, w: np.ndarray) -> _PassSums:
+        first, group = distinct_rows(codes)  # identical rows: one weighted row
+        codes, w = codes[first], np.bincount(group, weights=w, minlength=len(first))
+        log_prob = _weighted_log_prob(self.components, self.weights, codes)
+        log_norm = logsumexp(log_prob, axis=1)
+        with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
+            resp = np.exp(log_prob - log_norm[:, None])
+        row_w = np.where(np.isfinite(resp), resp, 1.0 / len(self.components)) * w[:, None]
+        if self.expected:
+            joints = [expected_counts(c, codes, row_w[:, k], all_pairs=True)[0].joint
+                      for k, c in enumerate(self.components)]
+        else:
+            joints = count_codes_weighted(codes, self.cardinalities, row_w)
+        with np.errstate(invalid="ignore"):
+            total = float(np.sum(w * log_norm))
+        return _PassSums(total, float(w.sum()), list(joints), row_w.sum(axis=0))
+
+
+def _components_from(passes: RowPasses, sums: _PassSums,
+                     settings: LearningSettings) -> tuple[list, np.ndarray]:
+    """The M-step of :func:`_m_step` from a pass's sums: one Chow-Liu tree per component."""
+    components = []
+    for joint, total in zip(sums.joints, sums.n_k):
+        pairs = PairCounts(joint, passes.cardinalities,
+                           int(total) if joint.dtype.kind in "iu" else float(total))
+        stats = CountedTable(passes.columns, passes.states, passes.dtypes, pairs=pairs)
+        components.append(chow_liu_from_counts(stats, settings))
+    n_k = sums.n_k + 10 * np.finfo(float).eps  # no component of weight 0
+    return components, n_k / n_k.sum()
+
+
+def _em_passes(passes: RowPasses, start: list, options: _Options) -> dict:
+    """:func:`_em` with one pass over the rows per iteration (a file in chunks, a Dask
+    DataFrame's partitions on its workers): the first pass gives the counts of the rows'
+    posteriors under the equal mixture of the ``start`` trees (``init="k_best"``), each
+    next one the bound of the current mixture and the counts of its M-step."""
+    k, cards = len(start), passes.cardinalities
+    state = {"sums": passes.sum(_MixturePass(start, np.full(k, 1.0 / k), cards, False))}
+
+    def e_step(components: list, weights: np.ndarray) -> float:
+        sums = passes.sum(_MixturePass(components, weights, cards, passes.missing == "em"))
+        state["sums"] = sums
+        return sums.log_likelihood / sums.weight
+
+    return _em_loop(lambda: _components_from(passes, state["sums"], options.settings), e_step,
+                    options)
