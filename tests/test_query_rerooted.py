@@ -137,7 +137,11 @@ def test_evidence_labels_match_like_state_index():
     with pytest.raises(tl.UnseenStateError):
         model.query("f", {"t": 1})  # "1" is text: the int 1 is not it
     with pytest.raises(tl.UnseenStateError):
-        model.query("f", {"n": [2]})  # unhashable: no state
+        model.query("f", {"n": {2}})  # unhashable: no state
+    # a list is a likelihood over the states (virtual evidence, issue 20): [2] has one
+    # weight for three states
+    with pytest.raises(tl.TreelearnError, match="1 weight"):
+        model.query("f", {"n": [2]})
 
 
 def test_long_chain_whose_evidence_probability_underflows():

@@ -40,7 +40,7 @@ from ._base.errors import (
 
 if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_facade.py
     # checks that this block lists exactly the table); at run time see __getattr__
-    from ._io import from_pgmpy, load, read_bif, save
+    from ._io import from_pgmpy, from_pyagrum, load, read_bif, read_uai, read_xmlbif, save
     from .classifiers._bayes_tan import BayesianTAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
@@ -54,10 +54,19 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
+    from .export._pyagrum import to_pyagrum
+    from .export._uai import write_uai
+    from .export._xmlbif import write_xmlbif
+    from .inference._information import kl_divergence
+    from .inference._shapley import Explanation
+    from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._cutset import CutsetNetwork
     from .learners._gaussian_chow_liu import gaussian_chow_liu
+    from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._mixture import TreeMixture
+    from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
     from .models._tree import ScoreReport, TreeModel
     from .sources._reading import date_columns, identifier_columns, read_data
@@ -69,6 +78,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
         star,
         tan_structure,
     )
+    from .viz._explain_plots import plot_explanation
     from .viz._explorer import to_html
 
 # The facade imports a module on first use of one of its names: ``import treelearn`` and the
@@ -77,8 +87,11 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
 # work as usual; tests/test_facade.py checks that every name resolves.
 _LAZY = {
     "from_pgmpy": "_io",
+    "from_pyagrum": "_io",
     "load": "_io",
     "read_bif": "_io",
+    "read_uai": "_io",
+    "read_xmlbif": "_io",
     "save": "_io",
     "BayesianTAN": "classifiers._bayes_tan",
     "GaussianClassifier": "classifiers._gaussian",
@@ -96,14 +109,24 @@ _LAZY = {
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",
     "write_bif": "export._pgmpy",
+    "to_pyagrum": "export._pyagrum",
+    "write_uai": "export._uai",
+    "write_xmlbif": "export._xmlbif",
+    "kl_divergence": "inference._information",
+    "Explanation": "inference._shapley",
+    "BaggedTrees": "learners._bagging",
     "TreePosterior": "learners._bayes_trees",
     "k_best_trees": "learners._bayes_trees",
     "tree_posterior": "learners._bayes_trees",
     "chow_liu": "learners._chow_liu",
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
+    "CutsetNetwork": "learners._cutset",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
+    "HiddenMarkovModel": "learners._hidden_tree",
+    "HiddenTree": "learners._hidden_tree",
     "TreeMixture": "learners._mixture",
+    "CutsetModel": "models._cutset",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
     "ScoreReport": "models._tree",
@@ -117,6 +140,7 @@ _LAZY = {
     "penalised_forest": "structure._trees",
     "star": "structure._trees",
     "tan_structure": "structure._trees",
+    "plot_explanation": "viz._explain_plots",
     "to_html": "viz._explorer",
 }
 

@@ -1,4 +1,5 @@
-"""Load models and classifiers, and build models from outside: JSON files, pgmpy, BIF.
+"""Load models and classifiers, and build models from outside: JSON files, pgmpy, BIF,
+XMLBIF, UAI, pyAgrum.
 
 :func:`save` writes a :class:`~treelearn.TreeModel` or a fitted classifier as
 versioned JSON (the format is described in :mod:`treelearn.export._jsonfile`; labels
@@ -31,6 +32,7 @@ from ._base.errors import (
     InvalidModelError,
     ModelFileError,
     ModelFormatError,
+    StructureError,
 )
 from ._base.persistence import ESTIMATORS, Persistent
 from .export._jsonfile import (
@@ -42,6 +44,9 @@ from .export._jsonfile import (
     write_text_atomic,
 )
 from .export._pgmpy import graph_from_bif, graph_from_pgmpy
+from .export._pyagrum import graph_from_pyagrum
+from .export._uai import graph_from_uai
+from .export._xmlbif import graph_from_xmlbif
 from .learners._bayes_trees import TreePosterior
 from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
@@ -51,9 +56,12 @@ __all__ = [
     "estimator_class",
     "from_document",
     "from_pgmpy",
+    "from_pyagrum",
     "load",
     "loads",
     "read_bif",
+    "read_uai",
+    "read_xmlbif",
     "save",
     "to_document",
 ]
@@ -114,8 +122,56 @@ def read_bif(path: str | os.PathLike) -> TreeModel:
     return _model_from_graph(graph_from_bif(path))
 
 
-def _model_from_graph(G: nx.DiGraph) -> TreeModel:
-    return TreeModel(G, variables=list(G.nodes), settings={"method": "pgmpy"})
+def _model_from_graph(G: nx.DiGraph, method: str = "pgmpy") -> TreeModel:
+    return TreeModel(G, variables=list(G.nodes), settings={"method": method})
+
+
+# ---------------------------------------------------------------------- XMLBIF, UAI, pyAgrum
+def read_xmlbif(path: str | os.PathLike) -> TreeModel:
+    """Read an XMLBIF file (pgmpy's, pyAgrum's, Weka's...): labels with their types where
+    treelearn wrote the file, else text (see :mod:`treelearn.export._xmlbif`).
+
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.xml")
+    >>> m.to_xmlbif(path)
+    >>> tl.read_xmlbif(path) == m
+    True
+    """
+    return _checked_model(graph_from_xmlbif(path), "xmlbif")
+
+
+def read_uai(path: str | os.PathLike, names: Any = None, states: Any = None) -> TreeModel:
+    """Read a UAI ``BAYES`` file; ``names`` (the variables in file order) and ``states``
+    (``{name: [states]}``) give back what the format does not hold (default:
+    ``var_0, var_1, ...`` with states ``0 .. k-1``; see :mod:`treelearn.export._uai`).
+
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.uai")
+    >>> m.to_uai(path)
+    >>> tl.read_uai(path, names=m.variables, states=m.states) == m
+    True
+    """
+    return _checked_model(graph_from_uai(path, names=names, states=states), "uai")
+
+
+def from_pyagrum(bn: Any) -> TreeModel:
+    """A :class:`TreeModel` from a ``pyagrum.BayesNet`` (see :mod:`treelearn.export._pyagrum`).
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
+    >>> tl.from_pyagrum(m.to_pyagrum()) == m
+    True
+    """
+    return _checked_model(graph_from_pyagrum(bn), "pyagrum")
+
+
+def _checked_model(G: nx.DiGraph, method: str) -> TreeModel:
+    try:
+        return _model_from_graph(G, method)
+    except StructureError as exc:  # e.g. a cycle: the file is at fault
+        raise InvalidModelError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------- files

@@ -43,7 +43,6 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any, ClassVar, Literal
 
 import networkx as nx
@@ -60,18 +59,27 @@ from .._base.errors import (
     TreelearnError,
 )
 from .._base.jsonvalues import python_value
+from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, InstanceOf, Options, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
+from ..inference._shapley import (
+    Explanation,
+    Game,
+    RowsGame,
+    check_explain_options,
+    explain_game,
+)
 from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
 from ..sources._kinds import as_frame, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
-from ..stats._settings import LearningSettings
+from ..stats._settings import CONSTRAINTS, LearningSettings
+from ..stats._settings import NOTES as LEARNER_NOTES
 
 __all__ = [
     "CLASS_PRIOR",
@@ -103,17 +111,11 @@ CLASS_PRIOR = {
                                      name="a sequence of probabilities")],
 }
 #: the CPT estimator's options (VOCABULARY: ``prior`` with ``alpha``, BDeu's
-#: ``equivalent_sample_size``, the m-estimate's ``m``), and ``unseen``
-CPT_PRIOR = {
-    "alpha": [Interval(Real, 0, None)],
-    "prior": [Options("lidstone", "bdeu", "m-estimate")],
-    "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
-    "m": [Interval(Real, 0, None, closed="neither")],
-}
+#: ``equivalent_sample_size``, the m-estimate's ``m``): the learners' own constraints
+CPT_PRIOR = {name: CONSTRAINTS[name] for name in ("alpha", "prior", "equivalent_sample_size", "m")}
 UNSEEN = {"unseen": [Options("error", "ignore")]}
-NOTES = {"alpha": "0 = maximum likelihood, 1 = Laplace",
-         "equivalent_sample_size": "BDeu's equivalent sample size",
-         "m": "the m-estimate's equivalent sample size"}
+#: what the options mean, added to their messages (the learners' words)
+NOTES = {name: LEARNER_NOTES[name] for name in ("alpha", "equivalent_sample_size", "m")}
 
 
 def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
@@ -171,6 +173,11 @@ def _check_not_empty(X: Any) -> None:
             f"X has 0 {what} (shape={tuple(shape)}) while a minimum of 1 is required; a "
             f"classifier needs at least one row and one feature column"
         )
+
+
+def _n_rows(rows: Any) -> int:
+    """Rows of converted prediction input (an array, a sparse matrix, or a tuple of arrays)."""
+    return (rows[0] if isinstance(rows, tuple) else rows).shape[0]
 
 
 @dataclass(frozen=True)
@@ -426,6 +433,125 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         L = loss_matrix(loss, self.classes_)
         return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
 
+    # ------------------------------------------------------------ explanations
+    def explain(self, X: Any, kind: str = "log_odds", conditional: bool = True,
+                background: Any = None, output: str | None = None, target_class: Any = None,
+                random_state: Any = None, method: str = "auto",
+                n_permutations: int = 256) -> Explanation:
+        """Each feature's contribution to the prediction of each row of ``X``.
+
+        The value of a coalition ``S`` of features is the classifier's prediction with
+        only ``S`` known: the others summed out exactly as its missing-value path does
+        (``conditional=True``), or taken from each row of ``background`` in turn and
+        the predictions averaged (``conditional=False``, shap's interventional values).
+        The prediction explained is that of ``target_class`` (default: each row's
+        predicted class) on the ``output`` scale: ``"log_proba"`` (``log p(c | x)``),
+        ``"proba"`` or ``"log_odds"`` (``log p(c | x) - mean_{c' != c} log p(c' | x)``,
+        the logit for two classes).
+
+        * ``kind="log_odds"``: the chain rule of the log posterior odds along the
+          network (a topological order of its features; the features' order for a
+          model without one): feature ``j`` adds ``log p(x_j | x_before, c) -
+          mean_{c' != c} log p(x_j | x_before, c')``. The contributions plus the prior
+          log-odds (``base``) are the log posterior odds exactly. For naive Bayes each
+          term is the feature's own ``log p(x_j | c) - mean log p(x_j | c')``; for TAN and
+          KDB, on a complete row, the feature's CPT term given its parents (the
+          decomposition along the network's families); a missing feature adds 0.
+        * ``kind="shapley"``: Shapley values, ``values.sum(axis=1) + base ==
+          prediction`` to round-off. Exact by enumerating the ``2^p`` coalitions
+          (``method="auto"``: up to 20 features where the network computes every
+          coalition of a row in one pass, else 15), and exact for any number of
+          features where the game splits: the conditional log-odds of a network adds up
+          over groups of features linked only through the class (for naive Bayes every
+          feature alone: its Shapley value is its log-odds term). Otherwise a
+          permutation-sampling estimate (``n_permutations`` in antithetic pairs,
+          ``random_state``) with its ``standard_error``.
+
+        Returns an :class:`~treelearn.inference._shapley.Explanation` (``values``: rows x
+        features; ``base``, ``prediction``, ``target`` per row).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
+        >>> X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+        >>> clf = tl.NaiveBayes().fit(X, y)
+        >>> e = clf.explain(X.head(3), target_class="Yes")
+        >>> logp = clf.predict_log_proba(X.head(3))
+        >>> bool(np.allclose(e.values.sum(axis=1) + e.base, logp[:, 1] - logp[:, 0]))
+        True
+        >>> s = clf.explain(X.head(3), kind="shapley", output="log_odds", target_class="Yes")
+        >>> bool(np.allclose(s.values, e.values))   # naive Bayes: the same terms
+        True
+        """
+        check_is_fitted(self)
+        params = check_explain_options(kind=kind, conditional=conditional, output=output,
+                                       method=method, n_permutations=n_permutations,
+                                       random_state=random_state)
+        rows = self._prediction_input(X)
+        data = self._explained_frame(X)
+        other = None if background is None else self._prediction_input(background)
+        game = self._explain_game(rows, other)
+        target = None
+        if target_class is not None:
+            index = {python_scalar(c): i for i, c in enumerate(self.classes_)}
+            if python_scalar(target_class) not in index:
+                raise ClassLabelError(
+                    f"target_class == {target_class!r} is not a class of the classifier; the "
+                    f"classes are {list(index)}")
+            target = index[python_scalar(target_class)]
+        return explain_game(game, target=target, data=data, index=data.index,
+                            what=type(self).__name__, target_name=self.class_name_, **params)
+
+    def _explained_frame(self, X: Any) -> pd.DataFrame:
+        """The explained rows' feature values, labelled by the fitted features."""
+        matched = self._matched(X)
+        if hasattr(matched, "toarray"):  # a sparse matrix: its rows, densified
+            check_memory(8.0 * matched.shape[0] * matched.shape[1], "the explained rows",
+                         "explain fewer rows at a time")
+            matched = matched.toarray()
+        return as_frame(matched, list(self.feature_names_in_))
+
+    def _explain_game(self, rows: Any, background: Any) -> Game:
+        """The game of the prediction through the classifier's own path: masked rows into
+        :meth:`_joint_log_likelihood` (hooks :meth:`_mask_rows`, :meth:`_take_rows`,
+        :meth:`_feature_groups`, :meth:`_sums_out`)."""
+        return RowsGame(self._joint_log_likelihood, self._mask_rows, self._take_rows, rows,
+                        _n_rows(rows), list(self.feature_names_in_), list(self.classes_),
+                        groups=self._feature_groups(), background=background,
+                        n_background=0 if background is None else _n_rows(background),
+                        sums_out=self._sums_out(), who=type(self).__name__)
+
+    def _sums_out(self) -> bool:
+        """Whether the prediction sums unknown features out (missing values at prediction)."""
+        return False
+
+    def _feature_groups(self) -> list | None:
+        """Features in groups independent given the class (their log-odds games add up),
+        as lists of positions; ``None``: not known."""
+        return None
+
+    @staticmethod
+    def _take_rows(rows: Any, index: np.ndarray) -> Any:
+        """The converted rows ``index`` (a sparse matrix densified: masking needs values)."""
+        if isinstance(rows, tuple):
+            return tuple(r[index] for r in rows)
+        picked = rows[index]
+        if hasattr(picked, "toarray"):
+            check_memory(8.0 * picked.shape[0] * picked.shape[1], "the rows of an explanation",
+                         "explain fewer rows, or give fewer permutations or background rows")
+            picked = picked.toarray()
+        return picked
+
+    @staticmethod
+    def _mask_rows(rows: Any, keep: np.ndarray, other: Any) -> Any:
+        """``rows`` with the features outside ``keep`` missing (``-1`` codes, NaN values)
+        or, with ``other``, taken from it."""
+        rows = np.asarray(rows)
+        if other is None:
+            other = -1 if rows.dtype.kind in "iu" else np.nan
+        return np.where(keep, rows, other)
+
     # ------------------------------------------------------------ scores
     def log_likelihood(self, X: Any, y: Any = None, per_row: bool = False,
                        sample_weight: Any = None) -> float | np.ndarray:
@@ -553,6 +679,9 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         return categorical_training(X, y, sample_weight)
+
+    def _sums_out(self) -> bool:
+        return True
 
     def _prediction_input(self, X: Any) -> np.ndarray:
         return categorical_codes(self._matched_frame(X), list(self.feature_names_in_),
@@ -682,6 +811,9 @@ class NumericClassifier(BayesNetClassifier):
         (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
         return gaussian_statistics_by_class(X, y, sample_weight=sample_weight,
                                             learner=self._where)
+
+    def _sums_out(self) -> bool:
+        return self._missing_at_prediction
 
     def _prediction_input(self, X: Any) -> np.ndarray:
         return numeric_rows(self._matched(X), self._where, missing=self._missing_at_prediction)

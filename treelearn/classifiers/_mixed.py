@@ -32,6 +32,7 @@ from .._base.jsonvalues import encode_label, json_value
 from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Interval
 from ..encoding._table import python_scalar
+from ..inference._shapley import independent_groups
 from ..models._tree import TreeModel
 from ..sources._mixed import MixedStatistics, mixed_statistics_by_class
 from ..stats._class_gaussians import class_gaussian_log_density, smoothed_variances
@@ -160,6 +161,26 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         values = (numeric_rows(frame[self.numeric_features_], self._where, missing=True)
                   if self.numeric_features_ else np.empty((len(frame), 0)))
         return codes, values
+
+    def _mask_rows(self, rows: tuple, keep: np.ndarray, other: tuple | None) -> tuple:
+        """The explained rows with the features outside ``keep`` missing (or from ``other``):
+        the categorical codes and the Gaussian values, each by its features' columns."""
+        codes, values = rows
+        where = {f: j for j, f in enumerate(self.feature_names_in_)}
+        cat = [where[f] for f in self.categorical_features_]
+        num = [where[f] for f in self.numeric_features_]
+        return (np.where(keep[:, cat], codes, -1 if other is None else other[0]),
+                np.where(keep[:, num], values, np.nan if other is None else other[1]))
+
+    def _feature_groups(self) -> list:
+        """The network's groups of categorical features, and each Gaussian feature alone
+        (independent of everything given the class)."""
+        where = {f: j for j, f in enumerate(self.feature_names_in_)}
+        model = self.model_
+        groups = independent_groups(model.parent_map, model.variables, self.class_name_,
+                                    self.categorical_features_)
+        cats = [[where[self.categorical_features_[i]] for i in g] for g in groups]
+        return cats + [[where[f]] for f in self.numeric_features_]
 
     def _joint_log_likelihood(self, rows: tuple) -> np.ndarray:
         """The categorical network's term plus ``sum_j log N(x_j; theta_cj, var_cj)`` over

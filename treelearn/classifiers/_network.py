@@ -18,6 +18,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .._base.persistence import SavedState
+from ..inference._shapley import EngineGame, Game
 from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
@@ -88,6 +89,20 @@ class SingleNetworkClassifier(CategoricalClassifier):
             rows[:, d] = -1  # the class unobserved: one pass gives every class
             out[~complete] = model.engine(self.class_name_).log_evidence_by_conditioner(rows)
         return out
+
+    def _explain_game(self, rows: np.ndarray, background: np.ndarray | None) -> Game:
+        """The network's own game: its engine given the class (every coalition of a row
+        in one pass on a forest given the class; the features' groups and a topological
+        order from the network)."""
+        if self._network_features() != list(self.feature_names_in_):
+            return super()._explain_game(rows, background)  # features beside the network
+
+        def full(codes: np.ndarray) -> np.ndarray:  # the class column, unobserved
+            return np.hstack([codes, np.full((len(codes), 1), -1, dtype=codes.dtype)])
+
+        return EngineGame(self.model_.engine(self.class_name_), full(rows),
+                          range(rows.shape[1]),
+                          background=None if background is None else full(background))
 
     @property
     def n_parameters(self) -> int:

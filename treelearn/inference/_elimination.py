@@ -298,10 +298,11 @@ class Eliminator:
         self._orders: dict = {}
 
     # ------------------------------------------------------------------ the machinery
-    def _factors(self, codes: np.ndarray, everywhere: np.ndarray, somewhere: np.ndarray) -> list:
+    def _factors(self, codes: np.ndarray, everywhere: np.ndarray, somewhere: np.ndarray,
+                 soft: Mapping[int, np.ndarray] | None = None) -> list:
         """The factors of the rows ``codes``: every CPT with the variables observed in all of
-        them indexed by each row's codes (a row axis instead), and the evidence of those
-        observed in some rows only."""
+        them indexed by each row's codes (a row axis instead), the evidence of those
+        observed in some rows only, and each likelihood of ``soft`` (a unary factor)."""
         out = []
         for family, cpt in zip(self.families, self.cpts):
             seen = [a for a, u in enumerate(family) if everywhere[u]]
@@ -314,6 +315,8 @@ class Eliminator:
             out.append(((ROWS, *rest), table))
         for v in np.flatnonzero(somewhere & ~everywhere):
             out.append(((ROWS, int(v)), self._eyes[v][codes[:, v]]))
+        for v, likelihood in (soft or {}).items():
+            out.append(((ROWS,), likelihood[codes[:, v]]) if everywhere[v] else ((v,), likelihood))
         return out
 
     def _order(self, everywhere: np.ndarray, somewhere: np.ndarray, keep: tuple) -> tuple:
@@ -367,15 +370,16 @@ class Eliminator:
         return self._order(everywhere, somewhere, tuple(u for u in keep if not everywhere[u]))[1]
 
     def _eliminate(self, codes: np.ndarray, keep: Sequence[int], maxprod: bool = False,
-                   buckets: bool = False) -> tuple[list, Eliminated]:
+                   buckets: bool = False, soft: Mapping[int, np.ndarray] | None = None
+                   ) -> tuple[list, Eliminated]:
         """``(kept, result)``: the elimination for the rows ``codes`` with ``ROWS`` and those
         of ``keep`` not observed in every row kept (the table broadcast to every row)."""
         seen = codes >= 0
         everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
         kept = [u for u in keep if not everywhere[u]]
         order, _ = self._order(everywhere, somewhere, tuple(kept))
-        result = eliminate(self._factors(codes, everywhere, somewhere), [ROWS, *kept], order,
-                           maxprod=maxprod, buckets=buckets)
+        result = eliminate(self._factors(codes, everywhere, somewhere, soft), [ROWS, *kept],
+                           order, maxprod=maxprod, buckets=buckets)
         m = len(codes)
         table = np.broadcast_to(result.table, (m,) + result.table.shape[1:])
         return kept, Eliminated(table, np.broadcast_to(result.log_scale, m), result.buckets)
@@ -389,7 +393,8 @@ class Eliminator:
                 (-1,) + (1,) * (table.ndim - 1))
 
     # ------------------------------------------------------------------ answers per row
-    def log_evidence(self, codes: np.ndarray, conditioner: int | None = None) -> np.ndarray:
+    def log_evidence(self, codes: np.ndarray, conditioner: int | None = None,
+                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
         """``log P(observed values of row r, conditioner = g)``, ``(n, k_g)`` (one column
         without a conditioner; ``-inf`` off an observed conditioner's state)."""
         rows, back = self._distinct(codes)
@@ -397,7 +402,7 @@ class Eliminator:
         out = np.full((len(rows), 1 if conditioner is None else self.card[conditioner]), -np.inf)
         for part in self._chunks(rows, keep):
             sub = rows[part]
-            kept, result = self._eliminate(sub, keep)
+            kept, result = self._eliminate(sub, keep, soft=soft)
             with np.errstate(divide="ignore"):
                 logs = np.log(result.table.reshape(len(sub), -1)) + result.log_scale[:, None]
             if kept or conditioner is None:
@@ -415,17 +420,18 @@ class Eliminator:
             out[part] = self._normalised(self._eliminate(rows[part], [target])[1].table)
         return out[back]
 
-    def query(self, query: Sequence[int], row: np.ndarray) -> np.ndarray:
+    def query(self, query: Sequence[int], row: np.ndarray,
+              soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
         """``P(query | the evidence of one row)``, one axis per query variable (zeros when
         the evidence is impossible); the query variables are missing in ``row``."""
-        _, result = self._eliminate(row[None], list(query))
+        _, result = self._eliminate(row[None], list(query), soft=soft)
         return np.nan_to_num(self._normalised(result.table)[0], nan=0.0)
 
-    def marginals(self, codes: np.ndarray) -> list:
+    def marginals(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None) -> list:
         """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (an observed
         variable: its one-hot row; NaN for rows of probability zero)."""
         rows, back = self._distinct(codes)
-        possible = np.isfinite(self.log_evidence(rows)[:, 0])
+        possible = np.isfinite(self.log_evidence(rows, soft=soft)[:, 0])
         out = []
         for i in range(len(self.card)):
             onehot = np.where(possible[:, None], self._eyes[i][rows[:, i]], np.nan)
@@ -433,16 +439,18 @@ class Eliminator:
             for part in self._chunks(rows, [i]):
                 if (rows[part, i] >= 0).all():
                     continue  # observed in every row of the chunk: its one-hot rows
-                table[part] = self._normalised(self._eliminate(rows[part], [i])[1].table)
+                table[part] = self._normalised(self._eliminate(rows[part], [i],
+                                                               soft=soft)[1].table)
             out.append(table[back])
         return out
 
-    def family_posteriors(self, codes: np.ndarray) -> tuple:
+    def family_posteriors(self, codes: np.ndarray,
+                          soft: Mapping[int, np.ndarray] | None = None) -> tuple:
         """``(log P(observed cells of row r), [P(family of v | row r) (n, family states...)])``
         in each CPT's axis order; rows of probability zero: ``-inf`` and zeros."""
         rows, back = self._distinct(codes)
         n = len(rows)
-        log_ev = self.log_evidence(rows)[:, 0]
+        log_ev = self.log_evidence(rows, soft=soft)[:, 0]
         out = []
         for family in self.families:
             shape = [self.card[u] for u in family]
@@ -450,7 +458,7 @@ class Eliminator:
             for part in self._chunks(rows, family):
                 sub = rows[part]
                 m = len(sub)
-                kept, result = self._eliminate(sub, family)
+                kept, result = self._eliminate(sub, family, soft=soft)
                 joint = np.nan_to_num(self._normalised(result.table), nan=0.0)
                 # the kept axes in family order, one-hot (m, k) axes for the others
                 joint = joint.reshape([m] + [k if u in kept else 1 for u, k in zip(family, shape)])
@@ -464,7 +472,7 @@ class Eliminator:
             out.append(table[back])
         return log_ev[back], out
 
-    def map(self, codes: np.ndarray) -> tuple:
+    def map(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None) -> tuple:
         """The most probable completion of each row ``(codes (n, d), log P(completion))``."""
         rows, back = self._distinct(codes)
         best = rows.astype(np.int64, copy=True)
@@ -472,7 +480,7 @@ class Eliminator:
         for part in self._chunks(rows, []):
             sub = rows[part]
             m = len(sub)
-            _, result = self._eliminate(sub, [], maxprod=True, buckets=True)
+            _, result = self._eliminate(sub, [], maxprod=True, buckets=True, soft=soft)
             with np.errstate(divide="ignore"):
                 log_p[part] = np.log(result.table.reshape(m)) + result.log_scale
             done = sub.astype(np.int64, copy=True)
@@ -482,10 +490,11 @@ class Eliminator:
             best[part] = np.where(sub >= 0, sub, done)  # observed values stay
         return best[back], log_p[back]
 
-    def sample(self, n: int, rng: np.random.Generator, row: np.ndarray) -> np.ndarray:
+    def sample(self, n: int, rng: np.random.Generator, row: np.ndarray,
+               soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
         """``n`` rows drawn exactly from the model given the evidence of ``row`` (empty when
         the evidence is impossible): eliminate, then sample back through the buckets."""
-        _, result = self._eliminate(row[None], [], buckets=True)
+        _, result = self._eliminate(row[None], [], buckets=True, soft=soft)
         if not result.table.reshape(-1)[0] > 0:
             return np.zeros((0, len(row)), dtype=np.int64)
         out = np.broadcast_to(np.where(row >= 0, row, 0), (n, len(row))).astype(np.int64)

@@ -46,7 +46,7 @@ from .._base.errors import ColumnNotFoundError, TreelearnError, UnseenStateError
 from ._conditioner import choose_conditioner
 from ._elimination import Eliminator, cumulative, draw
 
-__all__ = ["TreeEngine", "decode_codes", "state_index"]
+__all__ = ["TreeEngine", "decode_codes", "is_likelihood", "likelihood", "state_index"]
 
 #: how far an evidence-free message may be from all ones and still be skipped
 _ONES_TOLERANCE = 1e-14
@@ -57,6 +57,8 @@ _LOG_UNDERFLOW = np.log(_UNDERFLOW)
 _PAIRS_KEPT = 100_000
 #: at most this many entries of the ways down to the queried variables are kept per model
 _TOWARD_KEPT = 1_000_000
+#: message entries (rows x states, all variables) per chunk of :meth:`TreeEngine.family_counts_codes`
+_COUNT_CELLS = 2**22
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
@@ -350,8 +352,10 @@ class TreeEngine:
                 down[x] = msg
         return down
 
-    def _evidence_arrays(self, codes: np.ndarray) -> tuple:
-        """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing)."""
+    def _evidence_arrays(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+                         ) -> tuple:
+        """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing),
+        times the likelihood vector of each variable in ``soft`` (every row)."""
         ev = {}
         columns = np.ascontiguousarray(codes.T, dtype=np.intp)  # a take per column, contiguous
         observed = (columns >= 0).any(axis=1)
@@ -359,6 +363,8 @@ class TreeEngine:
             k = self.card[j]
             # -1 picks the last row: the ones of a missing value
             ev[j] = np.vstack([np.eye(k), np.ones(k)]).take(columns[j], axis=0)[None]
+        for j, likelihood in (soft or {}).items():
+            ev[j] = likelihood[None, None] * ev[j] if j in ev else likelihood[None, None]
         gev = None
         if self.gi >= 0 and self.gi in ev:
             gev = ev.pop(self.gi)[0].T  # (k_g, n)
@@ -449,14 +455,16 @@ class TreeEngine:
             within = np.where(post_g.T[:, :, None] > 0, within, 0.0)
             return np.einsum("ng,gnk->nk", post_g, within)
 
-    def marginals_codes(self, codes: np.ndarray) -> list:
+    def marginals_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+                        ) -> list:
         """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (NaN
-        for rows of probability zero; an observed variable gets its one-hot row)."""
+        for rows of probability zero; an observed variable gets its one-hot row); ``soft``:
+        ``{variable index: likelihood vector}`` for every row."""
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            return self._general.marginals(codes)
+            return self._general.marginals(codes, soft)
         n = codes.shape[0]
-        ev, gev = self._evidence_arrays(codes)
+        ev, gev = self._evidence_arrays(codes, soft)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)
         down = self._distribute(acc, up, ev)
@@ -469,7 +477,8 @@ class TreeEngine:
             out.append(self._combine(belief, log_g, n))
         return out
 
-    def family_posteriors_codes(self, codes: np.ndarray) -> tuple:
+    def family_posteriors_codes(self, codes: np.ndarray,
+                                soft: Mapping[int, np.ndarray] | None = None) -> tuple:
         """Every family's posterior given each row, and each row's log evidence.
 
         Returns ``(log_evidence, families)``: ``log_evidence[r] = log P(observed cells of
@@ -491,10 +500,10 @@ class TreeEngine:
         """
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            return self._general.family_posteriors(codes)
+            return self._general.family_posteriors(codes, soft)
         n = codes.shape[0]
         kg = self.kg
-        ev, gev = self._evidence_arrays(codes)
+        ev, gev = self._evidence_arrays(codes, soft)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev), (kg, n))
         outside: dict = {}
@@ -539,14 +548,112 @@ class TreeEngine:
                       else table[0] if kg == 1 else table.sum(axis=0))
         return log_ev, out
 
-    def map_codes(self, codes: np.ndarray) -> tuple:
-        """The most probable completion of each row: ``(codes (n, d), log P(completion))``.
-        Observed values stay; ties go to the first state."""
+    def family_counts_codes(self, codes: np.ndarray, weights: np.ndarray | None = None,
+                            cells: int = _COUNT_CELLS) -> tuple:
+        """Every family's expected counts over the rows: ``(log_evidence, counts)``.
+
+        ``counts[i] = sum_r w_r P(x_ps, x_i | row r)`` in variable ``i``'s CPT axis order
+        (``w``: ``weights``, default 1 per row) and ``log_evidence[r] = log P(observed cells
+        of row r)``: what :meth:`family_posteriors_codes` gives, summed over the rows without
+        holding an ``n x family`` array. The rows go in chunks of about ``cells`` message
+        entries; a pairwise factor's counts are one product per chunk,
+        ``table * (outside^T diag(w / z) inside)`` (``z``: each row's evidence), so the
+        cost is that of the messages. Rows of probability zero count for nothing. This is
+        the E-step of EM on any structure (:mod:`treelearn.learners._em`,
+        :mod:`treelearn.learners._hidden_tree`); other DAGs are summed from the variable
+        elimination's family posteriors.
+
+        >>> import numpy as np
+        >>> e = TreeEngine(["a", "b"], {"a": [], "b": ["a"]},
+        ...                {"a": np.array([0.2, 0.8]), "b": np.array([[0.9, 0.1], [0.3, 0.7]])},
+        ...                {"a": [0, 1], "b": [0, 1]})
+        >>> log_ev, (na, nab) = e.family_counts_codes(np.array([[-1, 1], [0, 0]]), np.array([2., 1.]))
+        >>> na.round(4).tolist(), nab.round(4).tolist()   # 2 P(a | b=1) + [1, 0]
+        ([1.069, 1.931], [[1.0, 0.069], [0.0, 1.931]])
+        """
+        codes = np.asarray(codes, dtype=np.int64)
+        n = codes.shape[0]
+        w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        width = max(1, self.kg * sum(self.card))
+        step = max(1, int(cells) // width)
+        log_ev = np.empty(n)
+        total: list | None = None
+        for start in range(0, max(n, 1), step):
+            part = slice(start, min(start + step, n))
+            if self.is_tree:
+                log_ev[part], counts = self._family_counts_chunk(codes[part], w[part])
+            else:
+                log_ev[part], posteriors = self._general.family_posteriors(codes[part])
+                counts = [np.tensordot(w[part], p, axes=1) for p in posteriors]
+            total = counts if total is None else [a + b for a, b in zip(total, counts)]
+        return log_ev, total
+
+    def _family_counts_chunk(self, codes: np.ndarray, w: np.ndarray) -> tuple:
+        n, kg = codes.shape[0], self.kg
+        ev, gev = self._evidence_arrays(codes)
+        acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
+        log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev), (kg, n))
+        outside: dict = {}
+        down = self._distribute(acc, up, ev, keep_outside=outside)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_ev = np.logaddexp.reduce(log_g, axis=0) if kg > 1 else log_g[0].copy()
+            possible = np.isfinite(log_ev)
+            post_g = np.where(possible, np.exp(log_g - np.where(possible, log_ev, 0.0)), 0.0)
+        row_w = post_g * np.where(possible, w, 0.0)  # (k_g, n): w_r P(g | row r)
+
+        def summed(belief: np.ndarray) -> np.ndarray:
+            """``sum_r w_r P(g, scope | row r)`` as ``(k_g, scope...)``."""
+            belief = np.broadcast_to(belief, (kg, n) + belief.shape[2:])
+            z = np.einsum("gnk->gn", belief.reshape(kg, n, -1))
+            scale = row_w / np.where(z > 0, z, 1.0)
+            return np.einsum("gn,gn...->g...", scale, belief)
+
+        families: list = [None] * len(self.variables)
+        for f in self.factors:
+            ins = [outside[f.id] if s == f.up else held(s) for s in f.scope]
+            if len(f.scope) == 2:
+                a, b = (np.broadcast_to(x, (kg, n, x.shape[2])) for x in ins)
+                z = np.einsum("gnb,gnb->gn", a @ f.table, b)  # each row's belief total
+                scale = row_w / np.where(z > 0, z, 1.0)
+                table = f.table * (np.swapaxes(a, 1, 2) @ (b * scale[:, :, None]))
+            else:
+                m = len(f.scope)
+                prod = f.table[:, None]
+                for i, x in enumerate(ins):
+                    prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],)
+                                            + (1,) * (m - 1 - i))
+                table = summed(prod)
+            families[self.gi if f.child < 0 else f.child] = table
+
+        def node(x: int) -> np.ndarray:
+            return summed(held(x) * down[x] if x in down else held(x))
+
+        g = self.conditioner
+        out: list = [None] * len(self.variables)
+        for i, v in enumerate(self.variables):
+            ps = self.parents[v]
+            if i == self.gi:  # the conditioner's own CPT: its axis last
+                if families[i] is not None:
+                    out[i] = np.moveaxis(families[i], 0, -1)
+                else:
+                    out[i] = (np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps
+                              else row_w.sum(axis=1))
+                continue
+            table = families[i] if families[i] is not None else node(i)
+            out[i] = (np.moveaxis(table, 0, ps.index(g)) if g is not None and g in ps
+                      else table[0] if kg == 1 else table.sum(axis=0))
+        return log_ev, out
+
+    def map_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+                  ) -> tuple:
+        """The most probable completion of each row: ``(codes (n, d), log P(completion))``
+        (with ``soft`` likelihoods: of ``P(completion) prod L_v(x_v)``). Observed values
+        stay; ties go to the first state."""
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            return self._general.map(codes)
+            return self._general.map(codes, soft)
         n = codes.shape[0]
-        ev, gev = self._evidence_arrays(codes)
+        ev, gev = self._evidence_arrays(codes, soft)
         acc, _up, log_scale, back, held = self._collect(
             self.order[::-1], ev, self.local.__getitem__, maxprod=True)
         log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev, maxprod=True),
@@ -740,13 +847,15 @@ class TreeEngine:
             return None
         return belief / z
 
-    def query_codes(self, query: Sequence[int], evidence: Mapping[int, int]) -> np.ndarray:
+    def query_codes(self, query: Sequence[int], evidence: Mapping[int, int],
+                    soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
         """``P(query variables | evidence)`` as an array with one axis per query variable
-        (all zero when the evidence is impossible)."""
+        (all zero when the evidence is impossible); ``soft``: ``{variable index:
+        likelihood vector}`` (virtual evidence, a query variable's too)."""
         shape = [self.card[q] for q in query]
         if not self.is_tree:
-            return self._general.query(query, self._row(evidence))
-        if len(query) == 1 and query[0] not in evidence:
+            return self._general.query(query, self._row(evidence), soft)
+        if len(query) == 1 and query[0] not in evidence and not soft:
             one = self._query_one(query[0], evidence)
             if one is not None:
                 return one
@@ -760,6 +869,8 @@ class TreeEngine:
             ev = {q: eye(self.card[q])[row][None] for q, row in zip(query, grid)}
         for v, s in evidence.items():
             ev[v] = eye(self.card[v])[s][None, None]
+        for v, likelihood in (soft or {}).items():
+            ev[v] = likelihood[None, None] * ev[v] if v in ev else likelihood[None, None]
         gev = ev.pop(self.gi)[0].T if self.gi in ev else None
         prior = self._prior_sweep()
         # the smallest subtree joining the observed and queried variables, per tree
@@ -819,17 +930,22 @@ class TreeEngine:
 
     # ------------------------------------------------------------------ sampling
     def sample_codes(self, n: int, rng: np.random.Generator,
-                     evidence: Mapping[int, int] | None = None) -> np.ndarray:
-        """``n`` rows of codes drawn from the model, or exactly from it given ``evidence``."""
-        if not evidence:
+                     evidence: Mapping[int, int] | None = None,
+                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+        """``n`` rows of codes drawn from the model, or exactly from it given ``evidence``
+        (and the likelihood vectors ``soft``)."""
+        evidence = evidence or {}
+        if not evidence and not soft:
             return self._forward_sample(n, rng)
         if not self.is_tree:
-            return self._general.sample(n, rng, self._row(evidence))
+            return self._general.sample(n, rng, self._row(evidence), soft)
         ev = {}
         for v, s in evidence.items():
             one = np.zeros((1, 1, self.card[v]))
             one[0, 0, s] = 1.0
             ev[v] = one
+        for v, likelihood in (soft or {}).items():
+            ev[v] = likelihood[None, None]
         gev = ev.pop(self.gi)[0].T if self.gi in ev else None
         acc, _up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)[:, 0]
@@ -895,15 +1011,38 @@ class TreeEngine:
 
     # ------------------------------------------------------------------ labels in, labels out
     def codes_of(self, evidence: Mapping[Hashable, Any] | None) -> dict:
-        """``{variable index: state index}`` of labelled evidence (names and states checked)."""
-        out = {}
+        """``{variable index: state index}`` of labelled evidence (names and states checked;
+        a likelihood is refused: see :meth:`evidence_of`)."""
+        hard, soft = self.evidence_of(evidence)
+        if soft:
+            v = self.variables[next(iter(soft))]
+            raise TreelearnError(f"evidence {v!r}: a likelihood is not taken here; give one "
+                                 f"of its states", column=v)
+        return hard
+
+    def evidence_of(self, evidence: Mapping[Hashable, Any] | None) -> tuple[dict, dict]:
+        """``(hard, soft)``: ``{variable index: state index}`` of the variables given a state,
+        and ``{variable index: likelihood vector}`` of those given a likelihood (virtual
+        evidence: a list, array or Series over the states in their order, or a dict
+        ``{state: weight}``, states left out weighing 0; checked by :func:`likelihood`).
+
+        >>> import numpy as np
+        >>> e = TreeEngine(["a"], {"a": []}, {"a": np.array([0.5, 0.5])}, {"a": ["x", "y"]})
+        >>> e.evidence_of({"a": {"y": 2.0}})
+        ({}, {0: array([0., 2.])})
+        """
+        hard: dict = {}
+        soft: dict = {}
         for v, s in (evidence or {}).items():
             if v not in self.index:
                 raise ColumnNotFoundError(
                     f"evidence {v!r} is not a variable of the model; the variables are "
                     f"{self.variables}")
-            out[self.index[v]] = self._code_of(v, s)
-        return out
+            if is_likelihood(s):
+                soft[self.index[v]] = likelihood(v, s, self.states[v], self._code_of)
+            else:
+                hard[self.index[v]] = self._code_of(v, s)
+        return hard, soft
 
     def _code_of(self, v: Hashable, s: Any) -> int:
         """:func:`state_index` by one dict lookup where the label is hashable and unambiguous."""
@@ -922,15 +1061,16 @@ class TreeEngine:
         """The error for evidence of probability zero, naming the impossible value(s)."""
         if self._marginals0 is None:
             self._marginals0 = self.marginals_codes(np.full((1, len(self.variables)), -1))
-        alone = [(v, s) for v, s in evidence.items()
-                 if not self._marginals0[self.index[v]][0, state_index(self.states[v], v, s)] > 0]
+        alone = [(v, s) for v, s in evidence.items() if not is_likelihood(s)
+                 and not self._marginals0[self.index[v]][0, state_index(self.states[v], v, s)] > 0]
         if alone:
             v, s = alone[0]
             what = (f"{v!r} = {s!r} has probability zero under the model (no training row had "
                     f"it with its parents' values, and alpha = 0)")
         else:
             items = list(evidence.items())
-            shown = ", ".join(f"{v!r}: {s!r}" for v, s in items[:8])
+            shown = ", ".join(f"{v!r}: {'a likelihood' if is_likelihood(s) else repr(s)}"
+                              for v, s in items[:8])
             more = f", ... ({len(items)} values)" if len(items) > 8 else ""
             what = (f"the evidence {{{shown}{more}}} has probability zero under the model: each "
                     f"value is possible alone, not all together")
@@ -943,30 +1083,90 @@ class TreeEngine:
     def query(self, variables: Sequence[Hashable], evidence: Mapping[Hashable, Any] | None = None
               ) -> np.ndarray:
         """``P(variables | evidence)``, one axis per variable (labels in, array out)."""
-        fixed = self.codes_of(evidence)
-        table = self.query_codes([self.index[v] for v in variables], fixed)
+        fixed, soft = self.evidence_of(evidence)
+        table = self.query_codes([self.index[v] for v in variables], fixed, soft)
         if not table.any():
             raise self.impossible(dict(evidence or {}))
         return table
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: Series over its states}`` for every variable not in ``evidence``."""
-        fixed = self.codes_of(evidence)
-        values = self.marginals_codes(self._row(fixed)[None])
+        """``{variable: Series over its states}`` for every variable not given a state in
+        ``evidence`` (a variable given a likelihood gets its posterior)."""
+        fixed, soft = self.evidence_of(evidence)
+        values = self.marginals_codes(self._row(fixed)[None], soft)
         if not np.isfinite(values[0]).all():
             raise self.impossible(dict(evidence or {}))
         return {v: pd.Series(values[i][0], index=self.state_labels(v), name="probability")
                 for i, v in enumerate(self.variables) if i not in fixed}
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None) -> tuple:
-        """``({variable: state} for every variable not in evidence, log P(assignment, evidence))``."""
-        fixed = self.codes_of(evidence)
-        best, log_p = self.map_codes(self._row(fixed)[None])
+        """``({variable: state} for every variable not given a state, log P(assignment,
+        evidence))`` (each likelihood counted as ``P(evidence | variable)``)."""
+        fixed, soft = self.evidence_of(evidence)
+        best, log_p = self.map_codes(self._row(fixed)[None], soft)
         if not np.isfinite(log_p[0]):
             raise self.impossible(dict(evidence or {}))
         assignment = {v: self.states[v][best[0, i]] for i, v in enumerate(self.variables)
                       if i not in fixed}
         return assignment, float(log_p[0])
+
+
+def is_likelihood(value: Any) -> bool:
+    """Whether an evidence value is a likelihood (a list, array, Series or dict), not a state.
+
+    >>> is_likelihood([0.2, 0.8]), is_likelihood({"yes": 1.0}), is_likelihood("yes")
+    (True, True, False)
+    """
+    return isinstance(value, (list, np.ndarray, pd.Series, Mapping))
+
+
+def likelihood(variable: Hashable, value: Any, states: Sequence, code_of: Any) -> np.ndarray:
+    """The likelihood vector over ``states`` that ``value`` gives ``variable``: a sequence in
+    the states' order, or ``{state: weight}`` (a Series: by its index; states left out weigh
+    0; ``code_of(variable, state)`` finds a state). Weights must be finite, non-negative
+    and not all zero.
+
+    >>> likelihood("a", {"y": 3}, ["x", "y"], lambda v, s: ["x", "y"].index(s)).tolist()
+    [0.0, 3.0]
+    >>> likelihood("a", [0.5, -1], ["x", "y"], None)
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: evidence 'a': the likelihood [0.5, -1.0] has a negative weight; give one non-negative weight per state ['x', 'y'] (e.g. [0.8, 0.2])
+    """
+    k = len(states)
+    fix = f"give one non-negative weight per state {list(states)} (e.g. {[0.8] + [0.2] * (k - 1) if k > 1 else [1.0]})"
+    if isinstance(value, (Mapping, pd.Series)):
+        out = np.zeros(k)
+        for s, w in value.items():
+            out[code_of(variable, s)] = _weight(variable, w, fix)
+    else:
+        try:
+            out = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise TreelearnError(f"evidence {variable!r}: the likelihood {value!r} is not numbers; "
+                                 f"{fix}", column=variable, values=[value]) from None
+        if out.shape != (k,):
+            raise TreelearnError(
+                f"evidence {variable!r}: the likelihood has {out.size} weight(s) for {k} states; "
+                f"{fix}", column=variable, values=[value])
+    shown = out.tolist()
+    if not np.isfinite(out).all():
+        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} is not finite (NaN "
+                             f"or infinite); {fix}", column=variable, values=[value])
+    if (out < 0).any():
+        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} has a negative "
+                             f"weight; {fix}", column=variable, values=[value])
+    if not out.any():
+        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} is all zero (no "
+                             f"state possible); {fix}", column=variable, values=[value])
+    return out
+
+
+def _weight(variable: Hashable, w: Any, fix: str) -> float:
+    if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.number)):
+        raise TreelearnError(f"evidence {variable!r}: the weight {w!r} is not a number; {fix}",
+                             column=variable, values=[w])
+    return float(w)
 
 
 def _normalise_log(log_joint: np.ndarray) -> np.ndarray:

@@ -22,8 +22,8 @@ complete log-likelihood exactly, so the training log-likelihood
 
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -32,31 +32,41 @@ import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
-from .._base.validation import InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     CategoricalTableInput,
     Table,
-    check_sample_weight,
-    distinct_rows,
+    encode,
 )
-from ..export._jsonfile import save_document
+from ..inference._shapley import (
+    EngineGame,
+    Explanation,
+    MixtureGame,
+    check_explain_options,
+    explain_game,
+)
 from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features
-from ..stats._counts import CountedTable, PairCounts, count_codes
+from ..sources._passes import merge_identical_rows
+from ..stats._counts import CountedTable, PairCounts, count_codes_weighted
 from ..stats._settings import LearningSettings
+from ._bayes_trees import k_best_trees
 from ._chow_liu import chow_liu_from_counts
+from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
 from ._em import expected_counts
 
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator):
+class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
+                  BaseEstimator):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -76,7 +86,12 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
 
     Parameters
     ----------
-    n_components : number of trees ``k`` (>= 1).
+    n_components : number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
+        is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
+        size is fitted, and each next one starts from the best so far with its weakest
+        components split in two (those whose rows carry the lowest total log-likelihood),
+        stopping after two sizes that score no better; ``n_components_`` is the chosen
+        size, ``n_components_scores_`` the score of each size tried.
     alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
     max_iter : most EM iterations per initialisation.
     tol : stop when the mean log-likelihood per row changes by less than this.
@@ -91,6 +106,9 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         ``"k-means++"``: as ``"random"``, but the seeds drawn as in k-means++ on the
         Hamming distance (each next seed far from those before): better for
         well-separated components, worse for overlapping ones — try both with ``n_init``.
+        ``"k_best"``: the components start as the ``k`` spanning trees of highest likelihood
+        (:func:`treelearn.k_best_trees`), each row's responsibilities its posterior under
+        their equal mixture.
     random_state : int, ``np.random.Generator`` or None; the same seed gives the
         same mixture.
     mi_alpha : pseudocount of the weighted pairwise joint the trees are chosen
@@ -104,6 +122,11 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         counts, :func:`treelearn.learners._em.expected_counts`; the first M-step uses the observed
         pairs). Scoring always sums missing cells out exactly.
     max_states : the most states a column may have.
+    n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many iterations
+        without a better validation log-likelihood, keeping the best model.
+    n_jobs : joblib workers running the ``n_init`` starts in parallel (the starts are drawn
+        first, so the result does not depend on it).
+    progress : show a progress bar over the EM iterations (needs tqdm).
 
     Attributes
     ----------
@@ -113,6 +136,10 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
     n_iter_ : EM iterations of the best run.
     lower_bound_ : mean training log-likelihood per row of the best run.
     lower_bounds_ : that bound after every iteration of the best run.
+    validation_scores_ : the mean validation log-likelihood after every iteration of the
+        kept run (with ``validation=``), else None.
+    n_components_ : the number of components; ``n_components_scores_`` : ``{k: score}`` of
+        the sizes tried when ``n_components`` lists several (else None).
     feature_names_in_, n_features_in_ : the columns learned from.
 
     Examples
@@ -141,6 +168,9 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         states: Mapping[Hashable, Sequence] | None = None,
         missing: str = "error",
         max_states: int = DEFAULT_MAX_STATES,
+        n_iter_no_change: int = 5,
+        n_jobs: int | None = None,
+        progress: bool = False,
     ) -> None:
         self.n_components = n_components
         self.alpha = alpha
@@ -153,6 +183,9 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         self.states = states
         self.missing = missing
         self.max_states = max_states
+        self.n_iter_no_change = n_iter_no_change
+        self.n_jobs = n_jobs
+        self.progress = progress
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -163,17 +196,21 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
     # ------------------------------------------------------------ options
     #: every option's accepted values, checked once when ``fit`` starts
     _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None)],
+        "n_components": [Interval(Integral, 1, None),
+                         InstanceOf(Sequence, name="a sequence of sizes such as range(2, 17)")],
         "alpha": [Interval(Real, 0, None)],
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [Interval(Real, 0, None)],
         "n_init": [Interval(Integral, 1, None)],
-        "init": [Options("random", "random_resp", "k-means++")],
+        "init": [Options("random", "random_resp", "k-means++", "k_best")],
         "random_state": RANDOM_STATE,
         "mi_alpha": [None, Interval(Real, 0, None)],
         "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
         "missing": [Options("error", "drop", "em")],
         "max_states": [Interval(Integral, 1, None)],
+        "n_iter_no_change": [Interval(Integral, 1, None)],
+        "n_jobs": N_JOBS,
+        "progress": [BOOLEAN],
     }
     _parameter_notes: ClassVar[dict] = {
         "alpha": "0 = maximum likelihood, 1 = Laplace",
@@ -184,17 +221,22 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
     def _check_params(self) -> tuple[dict, LearningSettings]:
         params = check_params(self.get_params(), self._parameter_constraints,
                               self._parameter_notes)
+        params["n_components"] = _sizes(params["n_components"])
         return params, LearningSettings(method="tree-mixture component", alpha=params["alpha"],
                                         mi_alpha=params["mi_alpha"], missing=params["missing"])
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> TreeMixture:
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
+            validation: Any = None) -> TreeMixture:
         """Learn the mixture by EM from the rows of ``X`` (``y`` is ignored); returns self.
 
         ``X``: any kind :func:`~treelearn.sources._count.in_memory_table` takes (a path is
         read whole, a Dask DataFrame computed). ``sample_weight`` weights the rows (integer
         weights equal repeated rows): one number per row, or the name of the weight column
-        of a file or a Dask DataFrame.
+        of a file or a Dask DataFrame. ``validation``: held-out rows (a DataFrame with the
+        same columns): EM stops once their log-likelihood has not improved for
+        ``n_iter_no_change`` iterations, keeping the best model on them; they also choose
+        among several ``n_components``.
         """
         params, settings = self._check_params()
         table, group = _merge_identical_rows(in_memory_table(
@@ -202,20 +244,28 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
             missing="pairwise" if params["missing"] == "em" else params["missing"],
             max_states=params["max_states"], states=params["states"],
             sample_weight=sample_weight))
+        options = _Options(settings, params["max_iter"], params["tol"],
+                           None if validation is None else _validation_codes(validation, table),
+                           params["n_iter_no_change"], params["progress"])
         rng = np.random.default_rng(params["random_state"])
-        best = None
-        for _ in range(params["n_init"]):
-            resp = _initial_responsibilities(table, group, params["n_components"],
-                                             params["init"], rng)
-            run = _em(table, resp, settings, params["max_iter"], params["tol"])
-            if best is None or run["lower_bound"] > best["lower_bound"]:
-                best = run
+        sizes = params["n_components"]
+        # every start drawn first, in order: the same starts whatever n_jobs is
+        starts = [_initial_responsibilities(table, group, sizes[0], params["init"], rng, settings)
+                  for _ in range(params["n_init"])]
+        runs = _run_all(table, starts, options, params["n_jobs"])
+        best = max(runs, key=lambda run: _run_score(run, table, options))
+        scores = None
+        if len(sizes) > 1:
+            best, scores = _grow(table, best, sizes, options, rng)
         self.components_ = best["components"]
         self.weights_ = best["weights"]
         self.converged_ = best["converged"]
         self.n_iter_ = best["n_iter"]
         self.lower_bound_ = best["lower_bound"]
         self.lower_bounds_ = best["lower_bounds"]
+        self.validation_scores_ = best["valid_scores"]
+        self.n_components_ = len(self.components_)
+        self.n_components_scores_ = scores
         self.feature_names_in_ = np.asarray(table.columns, dtype=object)
         self.n_features_in_ = len(table.columns)
         return self
@@ -224,31 +274,12 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
     def _estimate_log_prob(self, X: Any) -> np.ndarray:
         """``log w_k + log T_k(x_r)`` for every row and component (missing cells summed out)."""
         check_is_fitted(self)
-        X = as_frame(match_features(X, names=self.feature_names_in_, n_features=self.n_features_in_,
-                                    estimator="TreeMixture"), self.feature_names_in_,
-                     learner="TreeMixture")
-        codes = self.components_[0].encode(X).codes  # every component has the same states
+        codes = self.components_[0].encode(self._matched_frame(X)).codes  # every component has the same states
         return _weighted_log_prob(self.components_, self.weights_, codes)
 
     def score_samples(self, X: Any) -> np.ndarray:
         """Log-likelihood of each row (nats); missing cells are summed out exactly."""
         return logsumexp(self._estimate_log_prob(X), axis=1)
-
-    def _log_likelihood(self, X: Any, sample_weight: Any) -> tuple[float, float]:
-        """``(total log-likelihood, n)``: weighted by ``sample_weight`` (``n``: the total
-        weight); a row of weight zero does not count, even if impossible."""
-        rows = self.score_samples(X)
-        weights = check_sample_weight(sample_weight, len(rows))
-        if weights is None:
-            return float(rows.sum()), float(len(rows))
-        counted = weights > 0
-        return float(rows[counted] @ weights[counted]), float(weights.sum())
-
-    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
-        """Mean log-likelihood per row (what ``GridSearchCV`` maximises); with
-        ``sample_weight``, the weighted mean."""
-        total, n = self._log_likelihood(X, sample_weight)
-        return total / n
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``P(component k | observed values of row r)``: an ``n x k`` array whose rows sum to 1."""
@@ -259,24 +290,55 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         """The most probable component of each row."""
         return np.argmax(self._estimate_log_prob(X), axis=1)
 
+    def explain(self, X: Any, target: Hashable, kind: str = "log_odds", conditional: bool = True,
+                background: Any = None, output: str | None = None, target_state: Any = None,
+                random_state: int | np.random.Generator | None = None, method: str = "auto",
+                n_permutations: int = 256) -> Explanation:
+        """Each other column's contribution to the mixture's prediction of ``target``,
+        ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
+        of ``X`` (options as :meth:`TreeModel.explain
+        <treelearn.models._tree.TreeModel.explain>`; on trees every coalition of a row is
+        one pass per component; the mixture couples all columns, so there are no
+        independent groups).
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> mix = tl.TreeMixture(random_state=0).fit(df)
+        >>> e = mix.explain(df.head(2), "either", kind="shapley", output="proba")
+        >>> bool(np.allclose(e.values.sum(axis=1) + e.base, e.prediction))
+        True
+        """
+        check_is_fitted(self)
+        params = check_explain_options(kind=kind, conditional=conditional, output=output,
+                                       method=method, n_permutations=n_permutations,
+                                       random_state=random_state)
+        first = self.components_[0]
+        first.parents(target)  # a ColumnNotFoundError naming the variables
+        frame = self._matched_frame(X)
+        codes = first.encode(frame).codes
+        other = None if background is None else first.encode(self._matched_frame(
+            background)).codes
+        players = [j for j, v in enumerate(first.variables) if v != target]
+        games = [EngineGame(c.engine(target), codes, players, background=other)
+                 for c in self.components_]
+        with np.errstate(divide="ignore"):
+            log_w = np.log(self.weights_ / self.weights_.sum())
+        state = None if target_state is None else state_index(first.states[target], target,
+                                                              target_state)
+        data = frame[[first.variables[j] for j in players]]
+        return explain_game(MixtureGame(games, log_w), target=state, data=data,
+                            index=frame.index, target_name=target, **params)
+
+    def _matched_frame(self, X: Any) -> pd.DataFrame:
+        return as_frame(match_features(X, names=self.feature_names_in_,
+                                       n_features=self.n_features_in_, estimator="TreeMixture"),
+                        self.feature_names_in_, learner="TreeMixture")
+
     @property
     def n_parameters(self) -> int:
         """Free parameters: every component's CPT parameters and ``k - 1`` weights."""
         check_is_fitted(self)
         return sum(c.n_parameters for c in self.components_) + len(self.components_) - 1
-
-    def bic(self, X: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
-        weight): **larger is better**, as for :meth:`TreeModel.bic
-        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
-        ``-2`` times this."""
-        total, n = self._log_likelihood(X, sample_weight)
-        return total - 0.5 * self.n_parameters * np.log(n)
-
-    def aic(self, X: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``): larger is better."""
-        total, _ = self._log_likelihood(X, sample_weight)
-        return total - self.n_parameters
 
     # ------------------------------------------------------------ sampling
     def sample(
@@ -358,31 +420,10 @@ class TreeMixture(Persistent, CategoricalTableInput, DensityMixin, BaseEstimator
         self.feature_names_in_ = np.asarray(first.variables, dtype=object)
         self.n_features_in_ = len(first.variables)
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        save_document(path, "estimator", **{"class": type(self).__name__, "state": self.to_dict()})
-
 
 # ---------------------------------------------------------------- EM
-def _merge_identical_rows(table: Table) -> tuple[Table, np.ndarray]:
-    """The same data with identical rows merged into one row weighted by their total weight,
-    and the merged row of every original row.
-
-    Identical rows get identical responsibilities, so EM on the merged rows is EM on the
-    data (every count and the bound are the same weighted sums), at the cost of the distinct
-    rows only: 291,326 rows of msnbc are 9,228 distinct ones. The distinct rows come from
-    :func:`treelearn.encoding._table.distinct_rows` (exact, numbered in order of first appearance).
-    """
-    n = table.codes.shape[0]
-    if table.codes.shape[1] == 0:
-        return table, np.arange(n)
-    first, group = distinct_rows(table.codes)
-    m = len(first)
-    if m == n:
-        return table, np.arange(n)
-    weights = np.bincount(group, weights=table.weights, minlength=m)
-    return Table(table.codes[first], table.columns, table.states, table.dtypes, weights), group
-
+#: identical rows merged into one weighted row (:func:`treelearn.sources._passes.merge_identical_rows`)
+_merge_identical_rows = merge_identical_rows
 
 def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
                        codes: np.ndarray) -> np.ndarray:
@@ -403,13 +444,17 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
     """
     row_weights = resp if table.weights is None else resp * table.weights[:, None]
     incomplete = previous is not None and bool((table.codes < 0).any())
+    # every component's counts from one set of indicators (the same numbers as one
+    # count_codes per component)
+    joints = None if incomplete else count_codes_weighted(table.codes, table.cardinalities,
+                                                          row_weights)
     components = []
     for k in range(resp.shape[1]):
         w = row_weights[:, k]
         if incomplete:
             pairs, _ = expected_counts(previous[k], table.codes, w, all_pairs=True)
         else:
-            joint = count_codes(table.codes, table.cardinalities, weights=w)
+            joint = joints[k]
             total = float(w.sum())
             pairs = PairCounts(joint, table.cardinalities,
                                int(total) if joint.dtype.kind in "iu" else total)
@@ -420,7 +465,8 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
 
 
 def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str,
-                              rng: np.random.Generator) -> np.ndarray:
+                              rng: np.random.Generator,
+                              settings: LearningSettings | None = None) -> np.ndarray:
     """Random starting responsibilities (one row per merged row, rows summing to 1); see ``init``.
 
     ``group[r]`` is the merged row of original row ``r``. Every random draw is made over the
@@ -430,6 +476,8 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
     n, m, d = len(group), table.codes.shape[0], table.codes.shape[1]
     if k == 1:
         return np.ones((m, 1))
+    if init == "k_best":
+        return _k_best_responsibilities(table, k, settings)
     size = np.bincount(group, minlength=m).astype(float)  # original rows per merged row
     if init == "random_resp" or n < k:
         drawn = rng.dirichlet(np.ones(k), size=n)
@@ -497,25 +545,201 @@ def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
     return np.array(seeds)
 
 
-def _em(table: Table, resp: np.ndarray, settings: LearningSettings, max_iter: int,
-        tol: float) -> dict:
-    """One EM run from the responsibilities ``resp``."""
+def _k_best_responsibilities(table: Table, k: int, settings: LearningSettings | None
+                             ) -> np.ndarray:
+    """Each row's posterior under the equal mixture of the ``k`` best spanning trees
+    (:func:`treelearn.k_best_trees`; fewer trees than ``k`` are used in turn)."""
+    alpha = 1.0 if settings is None else settings.alpha
+    trees = k_best_trees(table, k, alpha=alpha,
+                         missing="pairwise" if (table.codes < 0).any() else "error")
+    log_p = np.column_stack([trees[c % len(trees)].log_likelihood_codes(table.codes)
+                             for c in range(k)])
+    with np.errstate(invalid="ignore"):  # a row impossible under every tree: uniform
+        resp = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+    return np.where(np.isfinite(resp), resp, 1.0 / k)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What every EM run of one fit shares."""
+
+    settings: LearningSettings
+    max_iter: int
+    tol: float
+    valid: np.ndarray | None  # validation codes (early stopping, choosing k)
+    n_iter_no_change: int
+    progress: bool
+
+
+def _sizes(n_components: Any) -> list:
+    """``n_components`` as a list of sizes, checked: distinct integers >= 1, ascending."""
+    if isinstance(n_components, (int, np.integer)):
+        return [int(n_components)]
+    sizes = list(n_components)
+    if (not sizes or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
+                         for k in sizes) or len(set(sizes)) != len(sizes)):
+        raise TreelearnError(f"n_components == {n_components!r}, must be an integer >= 1 or "
+                             f"distinct integers >= 1 (the sizes to choose from)",
+                             values=[n_components])
+    return sorted(int(k) for k in sizes)
+
+
+def _validation_codes(validation: Any, table: Table) -> np.ndarray:
+    """The validation rows encoded with the training table's states."""
+    frame = as_frame(validation, list(table.columns), learner="TreeMixture")
+    absent = [c for c in table.columns if c not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
+    return encode(frame[list(table.columns)], missing="pairwise",
+                  states=dict(zip(table.columns, table.states)),
+                  max_states=np.iinfo(np.int64).max).codes
+
+
+def _mean_log_likelihood(components: Sequence[TreeModel], weights: np.ndarray,
+                         codes: np.ndarray) -> float:
+    return float(np.mean(logsumexp(_weighted_log_prob(components, weights, codes), axis=1)))
+
+
+def _run_score(run: dict, table: Table, options: _Options) -> float:
+    """How a run is judged: its validation log-likelihood per row when there are validation
+    rows, else (choosing between runs of one size) its training bound."""
+    return run["lower_bound"] if options.valid is None else run["valid"]
+
+
+def _size_score(run: dict, table: Table, options: _Options) -> float:
+    """How a size is judged: the validation log-likelihood per row, else the BIC per row
+    (larger is better)."""
+    if options.valid is not None:
+        return run["valid"]
+    n = float(table.n_rows if table.weights is None else table.weights.sum())
+    p = sum(c.n_parameters for c in run["components"]) + len(run["components"]) - 1
+    return run["lower_bound"] - 0.5 * p * np.log(n) / n
+
+
+def _run_all(table: Table, starts: list, options: _Options, n_jobs: int | None) -> list:
+    if n_jobs is None or len(starts) == 1:
+        return [_em(table, resp, options) for resp in starts]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(_em)(table, resp, options) for resp in starts)
+
+
+def _responsibilities(table: Table, components: Sequence[TreeModel],
+                      weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(log_prob, resp)`` of the rows under a mixture."""
+    log_prob = _weighted_log_prob(components, weights, table.codes)
+    with np.errstate(invalid="ignore"):
+        resp = np.exp(log_prob - logsumexp(log_prob, axis=1)[:, None])
+    return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
+
+
+def _split_weakest(table: Table, run: dict, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Responsibilities of ``k + m`` components: the mixture's, with its ``m`` weakest
+    components (the lowest total log-likelihood of the rows they hold) each split in two.
+
+    A split component's rows are shared between its halves by their posteriors under two
+    product distributions centred on two of its rows drawn by their responsibilities
+    (each variable: half the seed's value, half the component's marginal), as the
+    ``"random"`` start separates components."""
+    components, weights = run["components"], run["weights"]
+    log_prob, resp = _responsibilities(table, components, weights)
+    w = np.ones(len(resp)) if table.weights is None else table.weights
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = log_prob - np.log(weights)[None, :]  # log T_k(x_r)
+        total = np.nansum(np.where(resp > 0, w[:, None] * resp * own, 0.0), axis=0)
+    weakest = np.argsort(total, kind="stable")[:m]
+    codes = table.codes.astype(np.intp)
+    seen = codes >= 0
+    columns = [resp]
+    for c in weakest:
+        held = w * resp[:, c]
+        if np.count_nonzero(held) < 2:  # nothing to split: an equal share
+            columns[0] = columns[0].copy()
+            half = columns[0][:, c] / 2
+            columns[0][:, c] = half
+            columns.append(half[:, None])
+            continue
+        seeds = rng.choice(len(held), size=2, replace=False, p=held / held.sum())
+        log_p = np.empty((len(codes), 2))
+        for s, seed in enumerate(seeds):
+            marginal = _weighted_marginals(codes, seen, held, table.cardinalities)
+            cell = marginal[np.arange(codes.shape[1])[None, :], codes]
+            match = (codes == codes[seed]) & seen & seen[seed]
+            factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell, 1.0)
+            log_p[:, s] = np.log(factor).sum(axis=1)
+        share = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+        columns[0] = columns[0].copy()
+        columns[0][:, c] = resp[:, c] * share[:, 0]
+        columns.append((resp[:, c] * share[:, 1])[:, None])
+    return np.hstack(columns)
+
+
+def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray,
+                        cards: np.ndarray) -> np.ndarray:
+    """``marginal[j, s]``: the weighted share of state ``s`` of variable ``j`` (a last column
+    of ones for a missing cell, code -1)."""
+    d = codes.shape[1]
+    out = np.zeros((d, int(cards.max()) + 1))
+    for j in range(d):  # a loop over variables, not rows
+        observed = np.bincount(codes[seen[:, j], j], weights=weights[seen[:, j]],
+                               minlength=cards[j])
+        out[j, : cards[j]] = observed / max(observed.sum(), 1e-300)
+    out[:, -1] = 1.0
+    return out
+
+
+def _grow(table: Table, best: dict, sizes: list, options: _Options,
+          rng: np.random.Generator) -> tuple[dict, dict]:
+    """Choose ``k`` among ``sizes`` in one call: from the best run at the smallest size, each
+    next size starts from the last one's model with its weakest components split; stops
+    after two sizes that do not beat the best. Returns the best run and every size's score."""
+    scores = {sizes[0]: _size_score(best, table, options)}
+    current, worse = best, 0
+    for k in sizes[1:]:
+        resp = _split_weakest(table, current, k - len(current["components"]), rng)
+        current = _em(table, resp, options)
+        scores[k] = _size_score(current, table, options)
+        if scores[k] > _size_score(best, table, options):
+            best, worse = current, 0
+        else:
+            worse += 1
+            if worse >= 2:
+                break
+    return best, scores
+
+
+def _em(table: Table, resp: np.ndarray, options: _Options) -> dict:
+    """One EM run from the responsibilities ``resp``: the kept model (the last, or the best on
+    the validation rows), its bound and history."""
+    settings = options.settings
     row_w = None if table.weights is None else table.weights / table.weights.sum()
     bounds: list[float] = []
     converged = False
+    stop = None if options.valid is None else EarlyStopping(options.n_iter_no_change)
     components, weights = None, None
-    for _ in range(max_iter):
-        components, weights = _m_step(table, resp, settings, components)
-        log_prob = _weighted_log_prob(components, weights, table.codes)
-        log_norm = logsumexp(log_prob, axis=1)
-        with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
-            resp = np.exp(log_prob - log_norm[:, None])
-        bound = float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
-        bounds.append(bound)
-        if not np.isfinite(bound):
-            break
-        if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < tol:
-            converged = True
-            break
+    with progress_bar(options.progress, options.max_iter, "tree mixture EM") as bar:
+        for _ in range(options.max_iter):
+            components, weights = _m_step(table, resp, settings, components)
+            log_prob = _weighted_log_prob(components, weights, table.codes)
+            log_norm = logsumexp(log_prob, axis=1)
+            with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
+                resp = np.exp(log_prob - log_norm[:, None])
+            bound = float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+            bounds.append(bound)
+            bar.update()
+            bar.set_postfix_str(f"{bound:.4f}")
+            if not np.isfinite(bound):
+                break
+            if stop is not None and stop.update(
+                    _mean_log_likelihood(components, weights, options.valid),
+                    (components, weights, len(bounds))):
+                break
+            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < options.tol:
+                converged = True
+                break
+    kept = (components, weights, len(bounds)) if stop is None else stop.best
+    components, weights, n = kept
     return {"components": components, "weights": weights, "converged": converged,
-            "n_iter": len(bounds), "lower_bound": bounds[-1], "lower_bounds": bounds}
+            "n_iter": n, "lower_bound": bounds[n - 1], "lower_bounds": bounds[:n],
+            "valid": None if stop is None else stop.best_score,
+            "valid_scores": None if stop is None else stop.scores[:n]}

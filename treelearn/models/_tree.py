@@ -30,7 +30,12 @@ from .._base.validation import InstanceOf, Interval, check_param
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
-from ..inference._engine import TreeEngine, decode_codes
+from ..export._pyagrum import to_pyagrum
+from ..export._uai import write_uai
+from ..export._xmlbif import write_xmlbif
+from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
+from ..inference._information import entropy, most_informative, mutual_information
+from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
 from ..sources._count import count
 from ..sources._files import NO_STATE_CAP
 from ..stats._counts import CountedTable, PairCounts
@@ -38,8 +43,8 @@ from ..stats._parameters import check_cpt
 
 __all__ = ["ScoreReport", "TreeModel"]
 
-#: evidence is ``None`` or ``{variable: state}``
-_EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state}")]
+#: evidence is ``None`` or ``{variable: state or likelihood}``
+_EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
 
 
 class TreeModel:
@@ -247,13 +252,43 @@ class TreeModel:
         return out
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        column = {v: j for j, v in enumerate(self.variables)}
+        flat, columns, strides, offsets = self._log_cpt_index()
+        # every node's family as one flat index into the concatenated log-CPTs: one gather
+        # for all nodes, summed node by node (in the nodes' order, as one gather per node was)
+        codes = np.asarray(codes, dtype=np.intp)
+        index = offsets + np.einsum("rdf,df->rd", codes[:, columns], strides)
+        terms = flat[index]
         total = np.zeros(codes.shape[0])
-        with np.errstate(divide="ignore"):
-            for v in self.variables:  # a gather per node; no loop over rows
-                family = [column[p] for p in self.parents(v)] + [column[v]]
-                total += np.log(self.cpt(v)[tuple(codes[:, family].T.astype(np.intp))])
+        for j in range(terms.shape[1]):
+            total += terms[:, j]
         return total
+
+    def _log_cpt_index(self) -> tuple:
+        """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
+        per node, its family's columns and strides (padded at stride 0) and its CPT's
+        offset in ``flat``. Built once per graph (as the engine)."""
+        cache = self.__dict__.get("_log_cpts")
+        if cache is not None and cache[0] is self.graph:
+            return cache[1]
+        column = {v: j for j, v in enumerate(self.variables)}
+        width = 1 + max((len(self.parents(v)) for v in self.variables), default=0)
+        d = len(self.variables)
+        columns = np.zeros((d, width), dtype=np.intp)
+        strides = np.zeros((d, width), dtype=np.intp)
+        offsets = np.zeros(d, dtype=np.intp)
+        parts, offset = [], 0
+        with np.errstate(divide="ignore"):
+            for i, v in enumerate(self.variables):
+                cpt = np.ascontiguousarray(self.cpt(v))
+                family = [column[p] for p in self.parents(v)] + [column[v]]
+                columns[i, : len(family)] = family
+                strides[i, : len(family)] = np.array(cpt.strides, dtype=np.intp) // cpt.itemsize
+                offsets[i] = offset
+                parts.append(np.log(cpt).ravel())
+                offset += cpt.size
+        found = (np.concatenate(parts) if parts else np.zeros(0), columns, strides, offsets)
+        self._log_cpts = (self.graph, found)
+        return found
 
     def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
         """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``
@@ -324,7 +359,8 @@ class TreeModel:
     ) -> pd.DataFrame:
         """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
         exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
-        sample down the tree; evidence columns hold the given values).
+        sample down the tree; evidence columns hold the given values; a variable given a
+        likelihood, as in :meth:`query`, is drawn from its posterior).
 
         Examples
         --------
@@ -343,8 +379,8 @@ class TreeModel:
         check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
         engine = self.engine()
         rng = np.random.default_rng(random_state)
-        fixed = engine.codes_of(evidence)
-        codes = engine.sample_codes(n, rng, fixed)
+        fixed, soft = engine.evidence_of(evidence)
+        codes = engine.sample_codes(n, rng, fixed, soft)
         if len(codes) < n:
             raise engine.impossible(dict(evidence or {}))
         return decode_codes(codes, self.variables, self.states, self.dtypes)
@@ -401,12 +437,22 @@ class TreeModel:
         (a ``MultiIndex`` for several variables), or with ``joint=False`` a dict of
         one marginal Series per variable.
 
+        ``evidence`` gives each observed variable a state, or a **likelihood** (soft or
+        virtual evidence, as pgmpy's ``virtual_evidence`` and pyAgrum's soft evidence):
+        a list, array or Series of one non-negative weight per state (in state order),
+        or a dict ``{state: weight}`` (states left out weigh 0). The posterior is then
+        ``P(x) prod_v L_v(x_v)``, normalised; a queried variable may have one too. The
+        same evidence is taken by :meth:`marginals`, :meth:`map_query` and :meth:`sample`.
+
         Examples
         --------
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
         >>> m.query("b", evidence={"a": 1}).to_dict()
         {0: 0.5, 1: 0.5}
+        >>> # P(a) = 1/2 each, so P(a | L) = (1/4, 3/4); P(b=0 | a) = 3/4, 1/2 (alpha = 1)
+        >>> m.query("b", evidence={"a": [0.25, 0.75]}).round(4).to_dict()
+        {0: 0.5625, 1: 0.4375}
         """
         if type(variables) is not list and (  # a list: the common case, no ABC check
                 isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
@@ -418,7 +464,7 @@ class TreeModel:
         for v in [*variables, *evidence]:
             if v not in graph:
                 self._node(v)  # raises, naming the variable
-        clash = [v for v in variables if v in evidence]
+        clash = [v for v in variables if v in evidence and not is_likelihood(evidence[v])]
         if clash:
             raise TreelearnError(f"{clash} are both queried and given as evidence")
         if len(set(variables)) != len(variables) or not variables:
@@ -435,8 +481,9 @@ class TreeModel:
         return pd.Series(table.ravel(), index=index, name="probability")
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: P(variable | evidence)}`` for every variable not in ``evidence``,
-        all in one two-pass sweep (each a Series over the variable's states).
+        """``{variable: P(variable | evidence)}`` for every variable not given a state in
+        ``evidence`` (states or likelihoods, as in :meth:`query`), all in one two-pass
+        sweep (each a Series over the variable's states).
 
         Raises a :class:`TreelearnError` naming the value when the evidence has
         probability zero.
@@ -452,9 +499,10 @@ class TreeModel:
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float]:
-        """The most probable assignment ``{variable: state}`` of every variable not in
-        ``evidence`` (max-product message passing, linear in the number of
-        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``.
+        """The most probable assignment ``{variable: state}`` of every variable not given a
+        state in ``evidence`` (max-product message passing, linear in the number of
+        variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``
+        (a likelihood ``L`` of :meth:`query`'s evidence counts as ``P(evidence | v) = L(v)``).
         Ties go to the first state in state order.
 
         >>> import pandas as pd, treelearn as tl
@@ -558,12 +606,7 @@ class TreeModel:
         [0.666667, 0.333333]
         """
         self._node(target)  # a ColumnNotFoundError naming the variables
-        check_frame(data, action="score or predict")
-        present = {v: data[v] for v in self.variables if v in data.columns}
-        # an absent column is unobserved in every row
-        frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
-                              for v in self.variables}, index=data.index)
-        codes = self.encode(frame, unseen=unseen).codes.astype(np.int64)
+        codes, present = self._row_codes(data, unseen)
         proba = self.engine().posterior_codes(codes, self.variables.index(target))
         bad = ~np.isfinite(proba).all(axis=1)
         if bad.any():
@@ -576,6 +619,74 @@ class TreeModel:
                 column=target,
             )
         return pd.DataFrame(proba, columns=self.states[target], index=data.index)
+
+    def _row_codes(self, data: pd.DataFrame, unseen: str = "error") -> tuple[np.ndarray, dict]:
+        """``data``'s rows as codes of every variable (an absent column: unobserved in every
+        row), and ``{variable: column}`` of the columns ``data`` has."""
+        check_frame(data, action="score or predict")
+        present = {v: data[v] for v in self.variables if v in data.columns}
+        # an absent column is unobserved in every row
+        frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
+                              for v in self.variables}, index=data.index)
+        return self.encode(frame, unseen=unseen).codes.astype(np.int64), present
+
+    def explain(
+        self,
+        data: pd.DataFrame,
+        target: Hashable,
+        kind: str = "log_odds",
+        conditional: bool = True,
+        background: pd.DataFrame | None = None,
+        output: str | None = None,
+        target_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
+        method: str = "auto",
+        n_permutations: int = 256,
+    ) -> Explanation:
+        """Each other variable's contribution to the prediction of ``target`` for every row
+        of ``data`` (:meth:`predict_proba`'s prediction).
+
+        The value of a coalition ``S`` of the other variables is ``P(target | x_S)``:
+        the others summed out by the engine (``conditional=True``), or taken from each
+        row of ``background`` and averaged (``conditional=False``). ``target_state``: the
+        state explained (default: each row's most probable one); ``output``:
+        ``"log_proba"``, ``"proba"`` or ``"log_odds"`` (``log P(t | x_S) - mean_{t' != t}
+        log P(t' | x_S)``, the logit for two states). ``kind="log_odds"``: the chain rule
+        of the log posterior odds along a topological order of the network (variable
+        ``j`` adds ``log P(x_j | x_before, t) - mean log P(x_j | x_before, t')``; for a
+        root target and a complete row, the CPT terms of the families; a missing value
+        adds 0). ``kind="shapley"``: Shapley values, exact by enumeration (up to 20
+        variables on a tree given the target, 15 otherwise) or, for the conditional
+        log-odds, exact per branch at the target (the branches are independent given
+        it: the game adds up over them); beyond, permutation sampling with a
+        ``standard_error`` (``n_permutations``, ``random_state``). See
+        :meth:`treelearn.classifiers._base.BayesNetClassifier.explain`.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> m = tl.chow_liu(df)
+        >>> e = m.explain(df.head(2), "either", kind="shapley", output="proba")
+        >>> p = m.predict_proba(df.head(2), "either").to_numpy().max(axis=1)
+        >>> bool(np.allclose(e.values.sum(axis=1) + e.base, p))   # efficiency
+        True
+        """
+        params = check_explain_options(kind=kind, conditional=conditional, output=output,
+                                       method=method, n_permutations=n_permutations,
+                                       random_state=random_state)
+        self._node(target)
+        codes, present = self._row_codes(data)
+        other = None if background is None else self._row_codes(background)[0]
+        engine = self.engine(target)
+        players = [j for j, v in enumerate(self.variables) if v != target]
+        game = EngineGame(engine, codes, players, background=other)
+        state = None if target_state is None else state_index(self.states[target], target,
+                                                              target_state)
+        frame = pd.DataFrame({self.variables[j]: present.get(self.variables[j], pd.Series(
+            None, index=data.index, dtype=object)) for j in players}, index=data.index)
+        return explain_game(game, target=state, data=frame, index=data.index,
+                            target_name=target, **params)
 
     def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
         """The most probable state of ``target`` for every row of ``data`` given its other
@@ -598,6 +709,49 @@ class TreeModel:
                 values = values.astype(dtype)
         return values
 
+    # ------------------------------------------------------------------ information
+    def entropy(self, evidence: Mapping[Hashable, Any] | None = None) -> float:
+        """``H(X | evidence)`` in nats: the entropy of the model's posterior over the
+        variables not given a state (``evidence`` as in :meth:`query`), exactly, as a sum
+        over families (no joint table; :func:`treelearn.inference._information.entropy`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), alpha=0)
+        >>> round(m.entropy(), 6), round(m.entropy({"a": 1}), 6)   # 1.5 ln 2; ln 2
+        (1.039721, 0.693147)
+        """
+        self._check_evidence(evidence)
+        return entropy(self.engine(), evidence)
+
+    def mutual_information(self, X: Any, Y: Any, given: Any = None,
+                           evidence: Mapping[Hashable, Any] | None = None) -> float:
+        """``I(X; Y | given, evidence)`` in nats, exactly under the model: ``X``, ``Y`` and
+        ``given`` are variables or lists of them (``given`` summed over its states,
+        ``evidence`` fixed, as in :meth:`query`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1]}), alpha=0)
+        >>> round(m.mutual_information("a", "b"), 6)   # b copies a: ln 2
+        0.693147
+        """
+        self._check_evidence(evidence)
+        return mutual_information(self.engine(), X, Y, given, evidence)
+
+    def most_informative(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None,
+                         candidates: Sequence[Hashable] | None = None) -> pd.Series:
+        """Which question to ask next: the unobserved variables ranked by the expected
+        reduction of ``target``'s entropy if they were observed, ``I(target; X |
+        evidence)`` (nats, largest first), all from one pass of the engine (see
+        :func:`treelearn.inference._information.most_informative`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> tl.chow_liu(df).most_informative("lung", {"smoke": "yes"}).index[0]
+        'either'
+        """
+        self._check_evidence(evidence)
+        return most_informative(self.engine(), target, evidence, candidates)
+
     # ------------------------------------------------------------------ export
     def to_pgmpy(self) -> Any:
         """The model as a pgmpy ``DiscreteBayesianNetwork`` with ``TabularCPD`` s and state names."""
@@ -606,6 +760,21 @@ class TreeModel:
     def to_bif(self, path: str | os.PathLike) -> None:
         """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
         write_bif(self, path)
+
+    def to_xmlbif(self, path: str | os.PathLike) -> None:
+        """Write the model as an XMLBIF file (see :mod:`treelearn.export._xmlbif`); read it
+        back with :func:`treelearn.read_xmlbif`."""
+        write_xmlbif(self, path)
+
+    def to_uai(self, path: str | os.PathLike) -> None:
+        """Write the model as a UAI ``BAYES`` file (numbers only: see
+        :mod:`treelearn.export._uai`); read it back with :func:`treelearn.read_uai`."""
+        write_uai(self, path)
+
+    def to_pyagrum(self) -> Any:
+        """The model as a ``pyagrum.BayesNet`` (pyAgrum is optional, imported here); back
+        with :func:`treelearn.from_pyagrum`."""
+        return to_pyagrum(self)
 
     def to_dict(self) -> dict:
         """The model as JSON-able values: the ``"model"`` part of a saved file.

@@ -93,6 +93,7 @@ __all__ = [
     "column_names",
     "count",
     "count_by_class",
+    "declared_class_codes",
     "in_memory_table",
     "labelled_file",
     "positive_rows",
@@ -350,6 +351,66 @@ def class_labels(
     >>> classes.tolist(), codes.tolist(), name
     (['a', 'b'], [1, 0, 1], 'y')
     """
+    values, name = _label_values(y, n_rows)
+    try:
+        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+    except TypeError:
+        raise ClassLabelError(
+            "y mixes label types that cannot be sorted (e.g. numbers and text); "
+            "convert the labels to one type, e.g. y.astype(str)"
+        ) from None
+    if check_continuous:
+        check_not_continuous(classes, counts)
+    if len(classes) < 2:
+        # "1 class": scikit-learn's estimator checks look for it
+        raise ClassLabelError(
+            f"y has a single class {python_scalar(classes[0])!r} (1 class among the rows of "
+            f"non-zero weight); a classifier needs at least two classes",
+            values=[python_scalar(classes[0])],
+        )
+    return classes, codes.ravel(), name
+
+
+def declared_class_codes(y: Any, n_rows: int, declared: Any) -> tuple[np.ndarray, np.ndarray,
+                                                                      Hashable | None]:
+    """``(classes, codes, name)`` as :func:`class_labels` gives them, the classes being the
+    ``declared`` labels (sorted, distinct, in the dtype ``y``'s labels have) rather than
+    those ``y`` holds: ``y`` may hold one class, or none of some; a label outside them is a
+    :class:`~treelearn.ClassLabelError` saying to declare it.
+
+    >>> classes, codes, _ = declared_class_codes(["b", "b"], 2, ["b", "a", "c"])
+    >>> classes.tolist(), codes.tolist()
+    (['a', 'b', 'c'], [1, 1])
+    """
+    values, name = _label_values(y, n_rows)
+    given = np.asarray(declared) if isinstance(declared, np.ndarray) else None
+    if given is None:
+        given = np.empty(len(declared), dtype=object) if values.dtype == object else None
+        if given is None:
+            given = np.asarray(list(declared))
+        else:
+            given[:] = list(declared)
+    try:
+        classes = np.unique(given)
+    except TypeError:
+        raise ClassLabelError("classes= mixes label types that cannot be sorted; give labels "
+                              "of one type") from None
+    if classes.ndim != 1 or len(classes) < 2:
+        raise ClassLabelError(f"classes= must declare two or more distinct labels, got "
+                              f"{[python_scalar(c) for c in classes.ravel()][:10]}")
+    codes = pd.Index(classes, tupleize_cols=False).get_indexer(values)
+    if (codes < 0).any():
+        unknown = sorted({str(python_scalar(v)) for v in values[codes < 0]})
+        raise ClassLabelError(
+            f"y has label(s) {unknown[:5]} outside the declared classes "
+            f"{[python_scalar(c) for c in classes][:10]}; declare every class the rows can "
+            f"have on the first call (partial_fit(X, y, classes=[...]))",
+            values=unknown[:5])
+    return classes, codes.astype(np.intp), name
+
+
+def _label_values(y: Any, n_rows: int) -> tuple[np.ndarray, Hashable | None]:
+    """``y`` as a 1-D array of labels (none missing, one per row) and its name."""
     name = None
     _check_y_given(y)
     if isinstance(y, pd.DataFrame):
@@ -386,23 +447,7 @@ def class_labels(
             f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()}"
             f"{', ...' if len(missing) > 5 else ''}); drop those rows or fill them in"
         )
-    try:
-        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
-    except TypeError:
-        raise ClassLabelError(
-            "y mixes label types that cannot be sorted (e.g. numbers and text); "
-            "convert the labels to one type, e.g. y.astype(str)"
-        ) from None
-    if check_continuous:
-        check_not_continuous(classes, counts)
-    if len(classes) < 2:
-        # "1 class": scikit-learn's estimator checks look for it
-        raise ClassLabelError(
-            f"y has a single class {python_scalar(classes[0])!r} (1 class among the rows of "
-            f"non-zero weight); a classifier needs at least two classes",
-            values=[python_scalar(classes[0])],
-        )
-    return classes, codes.ravel(), name
+    return values, name
 
 
 def _check_y_given(y: Any) -> None:
@@ -520,7 +565,9 @@ def labelled_file(path: Any, y: Any, sample_weight: Any) -> tuple[pd.DataFrame, 
     return frame, labels, weights
 
 
-def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
+def count_by_class(X: Any, y: Any, *, sample_weight: Any = None,
+                   states: Mapping[Hashable, Sequence] | None = None,
+                   classes: Any = None) -> ClassCounts:
     """The statistics a classifier learns from: the features ``X`` and the class ``y``.
 
     ``X`` is a DataFrame or a 2-D array of categorical features (missing values
@@ -530,23 +577,35 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None) -> ClassCounts:
     column. ``y``'s sorted distinct labels are the classes; ``sample_weight``
     gives each row a weight (zero: the row is left out before anything else).
 
+    ``states`` fixes the states of some features (as in
+    :func:`~treelearn.encoding._table.encode`: a value outside them is an
+    :class:`~treelearn.UnseenStateError`); ``classes`` declares the class labels (a
+    chunk of rows may then hold one class, or none of some: their counts are 0, and a
+    label outside them is a :class:`~treelearn.ClassLabelError`). Both are how a
+    classifier learning chunk by chunk (``partial_fit``) keeps its states and classes.
+
     >>> import pandas as pd
     >>> stats = count_by_class(pd.DataFrame({"x": [0, 1, 1]}), pd.Series(["a", "b", "b"]))
     >>> stats.columns, stats.class_count.tolist()
     (('x', 'class'), [1, 2])
+    >>> stats = count_by_class(pd.DataFrame({"x": [1]}), ["b"], states={"x": [0, 1]},
+    ...                        classes=["a", "b"])
+    >>> stats.states, stats.class_count.tolist()
+    (((0, 1), ('a', 'b')), [0, 1])
     """
-    def in_memory(features: Any) -> ClassCounts:
-        return _count_by_class_frame(features, y, sample_weight)
+    def in_memory(features: Any, labels: Any = y, weights: Any = sample_weight) -> ClassCounts:
+        return _count_by_class_frame(features, labels, weights, states, classes)
 
     return by_kind(X, {
-        "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight),
-        "path": lambda path: _count_by_class_frame(*labelled_file(path, y, sample_weight)),
+        "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight, states, classes),
+        "path": lambda path: in_memory(*labelled_file(path, y, sample_weight)),
         "frame": in_memory,
         "array": in_memory,
     }, learner="a categorical classifier", refusals={"sparse": DENSE_NEEDED})
 
 
-def _count_by_class_frame(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
+def _count_by_class_frame(X: Any, y: Any, sample_weight: Any, states: Any = None,
+                          declared: Any = None) -> ClassCounts:
     _check_y_given(y)
     X = as_frame(X)
     if X.shape[1] == 0 or len(X) == 0:
@@ -561,8 +620,11 @@ def _count_by_class_frame(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
         X = X.iloc[keep]
     # the labels first: a target that cannot train a classifier (one class, continuous)
     # is the first thing to say, whatever the features hold
-    classes, y_codes, y_name = class_labels(y, len(X))
-    features = encode(X, missing="pairwise")
+    if declared is None:
+        classes, y_codes, y_name = class_labels(y, len(X))
+    else:
+        classes, y_codes, y_name = declared_class_codes(y, len(X), declared)
+    features = encode(X, missing="pairwise", states=states)
     name = class_name(y_name, features.columns)
     width = code_dtype(max(len(classes), int(features.cardinalities.max())))
     codes = np.empty((features.n_rows, len(features.columns) + 1), dtype=width)
@@ -578,7 +640,8 @@ def _count_by_class_frame(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
 
 
-def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
+def _count_by_class_dask(X: Any, y: Any, sample_weight: Any, states: Any = None,
+                         declared: Any = None) -> ClassCounts:
     if not is_dask_series(y):
         raise InputTypeError(
             "with a dask DataFrame X, y must be a dask Series partitioned like X, "
@@ -598,9 +661,12 @@ def _count_by_class_dask(X: Any, y: Any, sample_weight: Any) -> ClassCounts:
     # a Categorical y: its values (dask may not know its categories), as np.unique sees them
     as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
     labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
-    classes, _, _ = class_labels(labels, len(labels), check_continuous=False)  # sorted, as np.unique(y)
-    check_not_continuous(np.asarray(distinct), np.asarray(label_counts))
-    stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight)
+    if declared is None:
+        classes, _, _ = class_labels(labels, len(labels), check_continuous=False)  # sorted, as np.unique(y)
+        check_not_continuous(np.asarray(distinct), np.asarray(label_counts))
+    else:
+        classes, _, _ = declared_class_codes(labels, len(labels), declared)
+    stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight, states=states)
     dtypes = stats.dtypes[:-1] + (class_dtype(y.dtype, classes),)
     return ClassCounts(stats.columns, stats.states, dtypes, classes,
                        per_class_pairs=stats.per_class_pairs)

@@ -325,14 +325,17 @@ def class_pair_counts_dask(
 
 
 def count_by_class_dask(
-    X: Any, y: Any, classes: np.ndarray, *, sample_weight: Any = None
+    X: Any, y: Any, classes: np.ndarray, *, sample_weight: Any = None,
+    states: Mapping[Hashable, Sequence] | None = None,
 ) -> ClassCounts:
     """The classification statistics of dask features ``X`` and labels ``y``, given
     the sorted ``classes`` (see :func:`treelearn.sources._count.count_by_class`), counted
-    on the workers. Features use ``missing="pairwise"``, as in the pandas path."""
+    on the workers. Features use ``missing="pairwise"``, as in the pandas path; ``states``
+    fixes the states of some of them."""
     labels = [python_scalar(c) for c in classes]
     per_class, columns, states, dtypes = class_pair_counts_dask(
-        X, y, states={y.name: labels}, missing="pairwise", sample_weight=sample_weight
+        X, y, states={**(states or {}), y.name: labels}, missing="pairwise",
+        sample_weight=sample_weight,
     )
     return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))
 

@@ -50,6 +50,7 @@ __all__ = [
     "chunk_rows_for",
     "class_pair_counts",
     "count_codes",
+    "count_codes_weighted",
     "drop_round_off",
     "family_counts_from_codes",
     "is_scipy_sparse",
@@ -380,6 +381,45 @@ def count_codes(
             product = X64.T @ (X64 * w[:, None])
             total += np.rint(product).astype(np.int64) if exact else product
     return _expand(total, layout)
+
+
+def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray,
+                         weights: np.ndarray) -> list:
+    """``[count_codes(codes, cardinalities, weights=weights[:, c]) for c in ...]``, the
+    indicators built once for every column of ``weights`` (``n x k``, fractional: a
+    mixture's responsibilities times the row weights): the same numbers, one product per
+    column and chunk instead of one indicator matrix per column too.
+
+    >>> w = np.array([[2.0, 0.5], [1.0, 1.5], [0.5, 0.5]])
+    >>> [j.tolist() for j in count_codes_weighted(np.array([[0], [1], [1]]), [2], w)]
+    [[[2.0, 0.0], [0.0, 1.5]], [[0.5, 0.0], [0.0, 2.0]]]
+    """
+    cardinalities = np.asarray(cardinalities, dtype=np.int64)
+    n, d = codes.shape
+    k = weights.shape[1]
+    if whole_weights(weights):  # exact integer counts: count_codes' own paths
+        return [count_codes(codes, cardinalities, weights=weights[:, c]) for c in range(k)]
+    has_missing = codes.min(axis=0) < 0 if n else np.zeros(d, dtype=bool)
+    layout = _reduced_layout(cardinalities, has_missing)
+    width = layout.width
+    check_pair_memory(int(cardinalities.sum()), d)
+    totals = [np.zeros((width, width)) for _ in range(k)]
+    step = min(chunk_rows_for(width), max(n, 1))
+    sparse = width > SPARSE_MIN_WIDTH and n > 0 and (
+        np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width
+    )
+    buffer = None if sparse else np.empty((step, width), dtype=np.float32)
+    for start in range(0, n, step):
+        chunk = codes[start : start + step]
+        w = weights[start : start + step]
+        if sparse:
+            for c in range(k):
+                totals[c] += _sparse_product(chunk, layout, w[:, c], np.float64)
+            continue
+        X64 = _dense_indicators(chunk, layout, buffer).astype(np.float64)
+        for c in range(k):
+            totals[c] += X64.T @ (X64 * w[:, c, None])
+    return [_expand(total, layout) for total in totals]
 
 
 def pair_counts(table: Table, chunk_rows: int | None = None) -> PairCounts:

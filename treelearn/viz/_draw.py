@@ -51,6 +51,7 @@ _EDGE = "#2f3e4e"
 _NODE_FACE = "#eaf1fb"
 _NODE_EDGE = "#2f3e4e"
 _ROOT_FACE = "#d3e3f7"
+_LATENT_FACE = "#ececec"  # latent variables (a hidden tree's): grey, dashed outline
 _CLASS_FACE = "#fde0c5"
 _CLASS_EDGE = "#b3541e"
 _CLASS_LINK = "#c98a5a"
@@ -723,13 +724,17 @@ def _render_edges(
             )
 
 
-def _render_nodes(ax: Any, scene: _Scene, geometry: _Geometry, size: float) -> dict:
-    """The node labels in their boxes; returns ``{variable: Text}``."""
+def _render_nodes(ax: Any, scene: _Scene, geometry: _Geometry, size: float,
+                  latent: frozenset = frozenset()) -> dict:
+    """The node labels in their boxes (latent variables: grey, dashed); returns
+    ``{variable: Text}``."""
     lw_scale = size / 10
     texts = {}
     for v in scene.variables:
         is_class = v == scene.cls
         face = _CLASS_FACE if is_class else (_ROOT_FACE if scene.shown[v] is None else _NODE_FACE)
+        if v in latent:
+            face = _LATENT_FACE
         texts[v] = ax.text(
             *geometry.xy[v],
             str(v),
@@ -745,6 +750,7 @@ def _render_nodes(ax: Any, scene: _Scene, geometry: _Geometry, size: float) -> d
                 fc=face,
                 ec=_CLASS_EDGE if is_class else _NODE_EDGE,
                 lw=(1.6 if is_class else 0.9) * lw_scale,
+                ls="--" if v in latent else "-",
             ),
             gid=f"node-{v}",
         )
@@ -778,6 +784,7 @@ def draw(
     digits: int = 3,
     level_gap: float | None = None,
     class_edges: str = "auto",
+    latent: Sequence[Hashable] = (),
 ) -> Figure:
     """Draw ``model`` as a tree and return the matplotlib ``Figure``.
 
@@ -799,6 +806,7 @@ def draw(
         one to the feature root: ``"lines"`` (light dashed lines), ``"marks"`` (a
         dot on each feature, explained in a legend) or ``"auto"`` (lines for up
         to 4 such edges, dots beyond).
+    latent : nodes that are latent variables (a hidden tree's), drawn in grey dashed boxes.
 
     Raises
     ------
@@ -832,7 +840,7 @@ def draw(
         ax, geometry, geometry_at, size, title_text, ruler, own_figure=own_figure, figsize=figsize
     )
     _render_edges(ax, scene, geometry, size, edge_labels, digits)
-    texts = _render_nodes(ax, scene, geometry, size)
+    texts = _render_nodes(ax, scene, geometry, size, frozenset(latent))
     if scene.marks:
         _render_legend(ax, scene, geometry, size)
     if title_text:

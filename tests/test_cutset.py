@@ -1,0 +1,157 @@
+"""Cutset networks and their bagged ensembles (issue 23): every answer against brute-force
+enumeration of the joint, or an identity."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.models._cutset import Leaf
+
+HERE = os.path.dirname(__file__)
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return pd.read_csv(os.path.join(HERE, "..", "datasets", "asia.csv"))
+
+
+@pytest.fixture(scope="module")
+def small():
+    """Five variables (2-3 states) with dependences a tree cannot hold: a cutset helps."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    a = rng.integers(0, 2, n)
+    b = (a ^ (rng.random(n) < 0.1)).astype(int)
+    c = np.where(a == 1, rng.integers(0, 3, n), (b + rng.integers(0, 2, n)) % 3)
+    d = ((b + c + (rng.random(n) < 0.2)) % 2).astype(int)
+    e = np.where(c == 2, a, 1 - d)
+    return pd.DataFrame({"a": a, "b": b, "c": c, "d": d, "e": e})
+
+
+def full_joint(est, df):
+    """Every complete assignment and its probability under ``est``."""
+    states = [sorted(df[c].unique()) for c in df.columns]
+    rows = pd.DataFrame(list(itertools.product(*states)), columns=df.columns)
+    return rows, np.exp(est.score_samples(rows))
+
+
+def test_depth_zero_is_the_chow_liu_tree(asia):
+    net = tl.CutsetNetwork(max_depth=0).fit(asia)
+    tree = tl.chow_liu(asia)
+    leaf = net.networks_[0].root
+    assert isinstance(leaf, Leaf)
+    assert leaf.tree == tree
+    np.testing.assert_allclose(net.score_samples(asia), tree.log_likelihood(asia, per_row=True),
+                               rtol=1e-13)
+
+
+@pytest.mark.parametrize("options", [dict(max_depth=2, min_rows=10),
+                                     dict(max_depth=3, split="random", random_state=1),
+                                     dict(max_depth=2, n_estimators=4, random_state=0)])
+def test_queries_equal_brute_force_enumeration(small, options):
+    est = tl.CutsetNetwork(**options).fit(small)
+    if options.get("n_estimators", 1) == 1:
+        assert est.networks_[0].depth >= 1
+    rows, p = full_joint(est, small)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)  # normalised
+    # a row with missing cells: the sum of its completions
+    holed = pd.DataFrame({"a": [1, np.nan], "b": [np.nan, 0], "c": [2, np.nan],
+                          "d": [np.nan, np.nan], "e": [0, 1]})
+    for r in range(len(holed)):
+        given = {c: holed[c].iloc[r] for c in holed.columns if pd.notna(holed[c].iloc[r])}
+        match = np.all([rows[c] == v for c, v in given.items()], axis=0)
+        assert np.exp(est.score_samples(holed.iloc[[r]]))[0] == pytest.approx(p[match].sum(),
+                                                                             rel=1e-12)
+    # a conditional query of two variables
+    evidence = {"a": 0, "e": 1}
+    match = (rows["a"] == 0) & (rows["e"] == 1)
+    want = pd.Series(p[match], index=pd.MultiIndex.from_frame(rows[match][["c", "d"]]))
+    want = want.groupby(level=[0, 1]).sum()
+    got = est.query(["c", "d"], evidence=evidence)
+    np.testing.assert_allclose(got.to_numpy(), (want / want.sum()).to_numpy(), rtol=1e-12)
+    # predict_proba of one column given the others
+    proba = est.predict_proba(holed, "c")
+    for r in range(len(holed)):
+        given = {c: holed[c].iloc[r] for c in "abde" if pd.notna(holed[c].iloc[r])}
+        match = np.all([rows[c] == v for c, v in given.items()], axis=0)
+        by_c = pd.Series(p[match]).groupby(rows["c"][match].to_numpy()).sum()
+        np.testing.assert_allclose(proba.iloc[r].to_numpy(), (by_c / by_c.sum()).to_numpy(),
+                                   rtol=1e-12)
+
+
+def test_map_is_the_most_probable_completion(small):
+    est = tl.CutsetNetwork(max_depth=3, min_rows=10).fit(small)
+    rows, p = full_joint(est, small)
+    best, log_p = est.map_query(return_log_prob=True)
+    top = int(np.argmax(p))
+    assert best == rows.iloc[top].to_dict()
+    assert log_p == pytest.approx(np.log(p[top]), rel=1e-12)
+    given = est.map_query({"c": 1})
+    match = np.flatnonzero(rows["c"] == 1)
+    want = rows.iloc[match[np.argmax(p[match])]].drop("c").to_dict()
+    assert given == want
+    bag = tl.CutsetNetwork(max_depth=2, n_estimators=3, random_state=0).fit(small)
+    with pytest.raises(tl.TreelearnError, match="a member"):
+        bag.map_query()
+
+
+def test_samples_follow_the_joint(small):
+    est = tl.CutsetNetwork(max_depth=2, min_rows=10).fit(small)
+    rows, p = full_joint(est, small)
+    drawn = est.sample(40000, random_state=0)
+    freq = drawn.value_counts(normalize=True)
+    want = pd.Series(p, index=pd.MultiIndex.from_frame(rows))
+    got = freq.reindex(want.index, fill_value=0.0)
+    assert np.abs(got.to_numpy() - want.to_numpy()).max() < 0.01  # sd of one cell < 0.0025
+    given = est.networks_[0].sample(2000, evidence={"a": 1, "d": 0}, random_state=1)
+    assert (given["a"] == 1).all() and (given["d"] == 0).all()
+
+
+def test_a_bag_is_the_mean_of_its_networks(small):
+    bag = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0).fit(small)
+    members = np.column_stack([net.log_likelihood(small, per_row=True) for net in bag.networks_])
+    np.testing.assert_allclose(bag.score_samples(small),
+                               np.log(np.exp(members).mean(axis=1)), rtol=1e-12)
+    with joblib.parallel_config(backend="threading"):  # no worker processes to start in a test
+        again = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0, n_jobs=2).fit(small)
+    np.testing.assert_array_equal(again.score_samples(small), bag.score_samples(small))
+    assert bag.n_parameters == sum(n.n_parameters for n in bag.networks_) + 4
+
+
+def test_validation_pruning_never_scores_the_validation_rows_worse(small):
+    train, valid = small.iloc[:600], small.iloc[600:]
+    grown = tl.CutsetNetwork(max_depth=4, min_rows=5).fit(train)
+    pruned = tl.CutsetNetwork(max_depth=4, min_rows=5).fit(train, validation=valid)
+    assert len(pruned.networks_[0].nodes()) <= len(grown.networks_[0].nodes())
+    assert pruned.score(valid) >= grown.score(valid) - 1e-12
+
+
+def test_save_load_round_trip_and_a_bad_file_is_refused(tmp_path, asia):
+    bag = tl.CutsetNetwork(max_depth=2, n_estimators=2, random_state=0).fit(asia)
+    path = tmp_path / "cn.json"
+    tl.save(bag, path)
+    back = tl.load(path)
+    np.testing.assert_array_equal(back.score_samples(asia), bag.score_samples(asia))
+    assert back.sample(5, random_state=0).dtypes.tolist() == asia.dtypes.tolist()
+    state = bag.to_dict()
+    state["networks"][0]["root"]["weights"] = [0.7, 0.7]
+    with pytest.raises(tl.InvalidModelError, match="weights"):
+        tl.CutsetNetwork.from_dict(state)
+
+
+def test_a_file_gives_the_in_memory_network_and_bad_options_are_named(tmp_path, asia):
+    asia.to_csv(tmp_path / "asia.csv", index=False)
+    want = tl.CutsetNetwork(max_depth=2).fit(asia)
+    got = tl.CutsetNetwork(max_depth=2).fit(tmp_path / "asia.csv")
+    np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia), rtol=1e-12)
+    with pytest.raises(tl.TreelearnError, match="split == 'best'"):
+        tl.CutsetNetwork(split="best").fit(asia)
+    with pytest.raises(tl.TreelearnError, match="max_samples == 0"):
+        tl.CutsetNetwork(max_samples=0).fit(asia)

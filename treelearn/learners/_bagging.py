@@ -1,0 +1,177 @@
+"""Bagged mixtures of trees: mixtures learned on bootstrap samples, averaged.
+
+``P(x) = (1 / B) sum_b M_b(x)``, each ``M_b`` a :class:`~treelearn.TreeMixture` learned on a
+bootstrap sample of the rows: itself a mixture of trees, of ``B x k`` components with
+weights ``w_bk / B``, so it is a fitted :class:`~treelearn.TreeMixture` (scores, exact
+marginals, sampling, files, drawing). Averaging over samples lowers the variance of each
+mixture's trees, which is what hurts one tree or mixture most on small tables (Ammar,
+Leray, Schnitzler & Wehenkel's bagged Chow-Liu trees, 2009-2010; with ``n_components=1``
+this is their bag of trees). The bootstrap samples are drawn as integer row weights over
+the distinct rows (no copy of the data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._base.logspace import logsumexp
+from .._base.persistence import SavedState
+from .._base.validation import Interval, check_params
+from ..encoding._table import DEFAULT_MAX_STATES, Table
+from ..sources._count import in_memory_table
+from ..sources._passes import merge_identical_rows
+from ._mixture import TreeMixture
+
+__all__ = ["BaggedTrees", "bootstrap_weights"]
+
+
+def bootstrap_weights(weights: np.ndarray, fraction: float, rng: np.random.Generator
+                      ) -> np.ndarray:
+    """A bootstrap sample as row weights: ``round(fraction * total weight)`` draws with
+    replacement, each row drawn with probability proportional to its weight (a merged row
+    of ``m`` identical rows, ``m`` times as often).
+
+    >>> rng = np.random.default_rng(0)
+    >>> bootstrap_weights(np.array([3.0, 1.0]), 1.0, rng).tolist()   # 4 draws: P = 0.75, 0.25
+    [3.0, 1.0]
+    >>> bootstrap_weights(np.array([3.0, 1.0]), 0.5, rng).sum()
+    np.float64(2.0)
+    """
+    size = max(1, round(fraction * float(weights.sum())))
+    return rng.multinomial(size, weights / weights.sum()).astype(float)
+
+
+class BaggedTrees(TreeMixture):
+    """A bag of ``n_estimators`` tree mixtures, each learned on a bootstrap sample of the
+    rows, averaged with equal weights; the fitted bag is a :class:`~treelearn.TreeMixture`
+    of every member's components.
+
+    Parameters
+    ----------
+    n_estimators : the number of bootstrap samples (mixtures) averaged.
+    n_components : each member's number of trees (1: a bag of Chow-Liu trees), or several
+        to choose from on ``validation=`` data, per member.
+    max_samples : each bootstrap sample's size, as a fraction of the rows.
+    n_jobs : joblib workers learning the members in parallel (the samples are drawn first:
+        the same bag whatever it is).
+    The other parameters are :class:`~treelearn.TreeMixture`'s, for every member.
+
+    Attributes
+    ----------
+    components_, weights_ : every member's trees and their weights ``w_bk / B``.
+    members_ : ``[(first component, number of components)]`` of each member in them.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> bag = tl.BaggedTrees(n_estimators=4, random_state=0).fit(df)
+    >>> len(bag.components_), round(float(bag.weights_.sum()), 6)
+    (4, 1.0)
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        n_components: int | Sequence[int] = 1,
+        max_samples: float = 1.0,
+        alpha: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-4,
+        n_init: int = 1,
+        init: str = "random",
+        random_state: int | np.random.Generator | None = None,
+        mi_alpha: float | None = None,
+        states: Mapping[Hashable, Sequence] | None = None,
+        missing: str = "error",
+        max_states: int = DEFAULT_MAX_STATES,
+        n_iter_no_change: int = 5,
+        n_jobs: int | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        super().__init__(n_components=n_components, alpha=alpha, max_iter=max_iter, tol=tol,
+                         n_init=n_init, init=init, random_state=random_state,
+                         mi_alpha=mi_alpha, states=states, missing=missing,
+                         max_states=max_states, n_iter_no_change=n_iter_no_change,
+                         n_jobs=n_jobs, progress=progress)
+
+    _parameter_constraints: ClassVar[dict] = {
+        **TreeMixture._parameter_constraints,
+        "n_estimators": [Interval(Integral, 1, None)],
+        "max_samples": [Interval(Real, 0, 1, closed="right")],
+    }
+
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
+            validation: Any = None) -> BaggedTrees:
+        """Learn every member on its bootstrap sample of ``X``'s rows; returns self."""
+        params = check_params(self.get_params(), self._parameter_constraints,
+                              self._parameter_notes)
+        self._check_params()
+        table, _ = merge_identical_rows(in_memory_table(
+            X, learner="BaggedTrees",
+            missing="pairwise" if params["missing"] == "em" else params["missing"],
+            max_states=params["max_states"], states=params["states"],
+            sample_weight=sample_weight))
+        rng = np.random.default_rng(params["random_state"])
+        w = np.ones(table.n_rows) if table.weights is None else table.weights
+        samples = []
+        for _ in range(params["n_estimators"]):  # every draw first, in order
+            drawn = bootstrap_weights(w, params["max_samples"], rng)
+            samples.append((drawn, int(rng.integers(2**63))))
+        member = {k: v for k, v in self.get_params().items()
+                  if k in TreeMixture._parameter_constraints}
+        member.update(n_jobs=None, progress=params["progress"])
+
+        def one(drawn: np.ndarray, seed: int) -> TreeMixture:
+            keep = drawn > 0
+            sample = Table(table.codes[keep], table.columns, table.states, table.dtypes,
+                           drawn[keep])
+            return TreeMixture(**{**member, "random_state": seed}).fit(sample,
+                                                                       validation=validation)
+
+        if params["n_jobs"] is None or len(samples) == 1:
+            members = [one(*s) for s in samples]
+        else:
+            from joblib import Parallel, delayed
+
+            members = Parallel(n_jobs=params["n_jobs"])(delayed(one)(*s) for s in samples)
+        B = len(members)
+        self.components_ = [c for m in members for c in m.components_]
+        self.weights_ = np.concatenate([m.weights_ / B for m in members])
+        self.members_ = []
+        start = 0
+        for m in members:
+            self.members_.append((start, len(m.components_)))
+            start += len(m.components_)
+        self.converged_ = all(m.converged_ for m in members)
+        self.n_iter_ = max(m.n_iter_ for m in members)
+        with np.errstate(divide="ignore"):  # the bag's own training log-likelihood per row
+            log_prob = np.column_stack([np.log(wk) + c.log_likelihood_codes(table.codes)
+                                        for wk, c in zip(self.weights_, self.components_)])
+        self.lower_bound_ = float(w @ logsumexp(log_prob, axis=1) / w.sum())
+        self.lower_bounds_ = [self.lower_bound_]
+        self.validation_scores_ = None
+        self.n_components_ = len(self.components_)
+        self.n_components_scores_ = None
+        self.feature_names_in_ = np.asarray(table.columns, dtype=object)
+        self.n_features_in_ = len(table.columns)
+        return self
+
+    def _fitted_state(self) -> dict:
+        """The mixture's parts, and where each member's components are."""
+        return {**super()._fitted_state(), "members": [list(m) for m in self.members_]}
+
+    def _restore_fitted(self, saved: SavedState) -> None:
+        super()._restore_fitted(saved)
+        members = saved.array("members", (None, 2), dtype=np.int64, low=0)
+        if (len(members) != self.n_estimators or members[:, 1].sum() != len(self.components_)
+                or (members[:, 0] != np.concatenate([[0], np.cumsum(members[:, 1])[:-1]])).any()):
+            raise saved.fail("members", "must list each member's first component and size, "
+                                        "in order, covering the components")
+        self.members_ = [tuple(int(v) for v in m) for m in members]

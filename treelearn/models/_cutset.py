@@ -1,0 +1,363 @@
+"""Cutset networks: an OR-tree of conditioning on variables, with tree-shaped models at its leaves.
+
+``P(x) = w(x_v) P_child(x_v)(x_rest)`` at a conditioning node on ``v`` (one child per
+state of ``v``, ``w`` the branch probabilities), and at a leaf the leaf's
+:class:`~treelearn.models._tree.TreeModel` over the variables not conditioned on above
+it (Rahman, Kothalkar & Gogate, ECML 2014). Every query stays exact and linear in the
+size of the network: the probability of a row with any cells missing is the sum over
+the branches its missing conditioning variables leave open (message passing at the
+leaves sums the rest out); its most probable completion the best branch's (max-product
+at the leaves); sampling draws a branch, then from the leaf's tree. All of it runs for
+many rows at once, one step per node (no loop over rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
+from .._base.jsonvalues import decode_label, encode_label
+from .._base.limits import check_memory
+from .._base.logspace import logsumexp
+from .._base.validation import InstanceOf, Interval, check_param
+from ..encoding._table import check_frame, encode
+from ..inference._engine import decode_codes, state_index
+from ._gaussian import RANDOM_STATE
+from ._tree import TreeModel
+
+__all__ = ["CutsetModel", "Leaf", "Split", "query_rows"]
+
+
+@dataclass
+class Leaf:
+    """A leaf: ``tree`` over the columns ``columns`` (indices into the network's columns;
+    ``tree`` is None when none is left)."""
+
+    columns: np.ndarray
+    tree: TreeModel | None
+
+    @property
+    def n_parameters(self) -> int:
+        return 0 if self.tree is None else self.tree.n_parameters
+
+
+@dataclass
+class Split:
+    """A conditioning node on column ``variable``: branch ``a`` (probability ``weights[a]``)
+    leads to ``children[a]``."""
+
+    variable: int
+    weights: np.ndarray
+    children: list
+
+    @property
+    def n_parameters(self) -> int:
+        return len(self.weights) - 1 + sum(c.n_parameters for c in self.children)
+
+
+Node = Leaf | Split
+
+
+class CutsetModel:
+    """A fitted cutset network over ``columns`` (see the module docstring).
+
+    Built by :class:`treelearn.CutsetNetwork`; ``root`` is its top node.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> net = tl.CutsetNetwork(max_depth=2, penalty=None).fit(df).networks_[0]
+    >>> net.depth, round(float(net.query(["smoke", "lung"]).sum()), 6)
+    (2, 1.0)
+    """
+
+    def __init__(self, root: Node, columns: Sequence[Hashable], states: Sequence[Sequence],
+                 dtypes: Mapping[Hashable, Any] | None = None) -> None:
+        self.root = root
+        self.columns = list(columns)
+        self.states = {c: list(s) for c, s in zip(self.columns, states)}
+        self.dtypes = dict(dtypes or {})
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters: every branch distribution's and every leaf tree's."""
+        return self.root.n_parameters
+
+    @property
+    def depth(self) -> int:
+        """The most conditioning nodes on a way from the root to a leaf."""
+        def depth(node: Node) -> int:
+            return 0 if isinstance(node, Leaf) else 1 + max(depth(c) for c in node.children)
+
+        return depth(self.root)
+
+    def nodes(self) -> list:
+        """Every node, parents before children."""
+        out, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if isinstance(node, Split):
+                stack.extend(reversed(node.children))
+        return out
+
+    # ------------------------------------------------------------------ codes in, arrays out
+    def encode(self, data: pd.DataFrame) -> np.ndarray:
+        """The codes of ``data``'s rows in column order (``-1``: missing; extra columns ignored)."""
+        check_frame(data, action="score or predict")
+        absent = [c for c in self.columns if c not in data.columns]
+        if absent:
+            raise ColumnNotFoundError(f"the data lacks the network's column(s) {absent}",
+                                      column=absent[0])
+        return encode(data[self.columns], missing="pairwise", states=self.states,
+                      max_states=np.iinfo(np.int64).max).codes.astype(np.int64)
+
+    def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+        """``log P(observed cells of each row)``: a row missing a conditioning variable sums
+        over its branches, the leaves' message passing sums out the rest."""
+        codes = np.asarray(codes, dtype=np.int64)
+        return self._log_evidence(self.root, codes, np.arange(codes.shape[0]))
+
+    def _log_evidence(self, node: Node, codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``log P(the cells of the rows below node | the way to it)``, one per row."""
+        if isinstance(node, Leaf):
+            if node.tree is None:
+                return np.zeros(len(rows))
+            return node.tree.log_likelihood_codes(codes[np.ix_(rows, node.columns)])
+        x = codes[rows, node.variable]
+        total = np.full(len(rows), -np.inf)
+        with np.errstate(divide="ignore"):
+            log_w = np.log(node.weights)
+        for a, child in enumerate(node.children):
+            on = np.flatnonzero((x == a) | (x < 0))
+            if len(on) and log_w[a] > -np.inf:
+                total[on] = np.logaddexp(total[on],
+                                         log_w[a] + self._log_evidence(child, codes, rows[on]))
+        return total
+
+    def map_codes(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The most probable completion of each row and its log-probability (observed cells
+        stay; ties to the first branch, and to the first state at the leaves)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        return self._map(self.root, codes, np.arange(codes.shape[0]))
+
+    def _map(self, node: Node, codes: np.ndarray, rows: np.ndarray) -> tuple:
+        """``(completions, log P(completion below node | the way to it))`` of the rows."""
+        done = codes[rows].copy()
+        if isinstance(node, Leaf):
+            if node.tree is None:
+                return done, np.zeros(len(rows))
+            best, log_p = node.tree.engine().map_codes(done[:, node.columns])
+            done[:, node.columns] = best
+            return done, log_p
+        x = codes[rows, node.variable]  # a copy: done's column changes below
+        top = np.full(len(rows), -np.inf)
+        with np.errstate(divide="ignore"):
+            log_w = np.log(node.weights)
+        for a, child in enumerate(node.children):
+            on = np.flatnonzero((x == a) | (x < 0))
+            if not len(on) or log_w[a] == -np.inf:
+                continue
+            below, log_p = self._map(child, codes, rows[on])
+            below[:, node.variable] = a
+            score = log_w[a] + log_p
+            better = score > top[on]
+            top[on[better]] = score[better]
+            done[on[better]] = below[better]
+        return done, top
+
+    def sample_codes(self, n: int, rng: np.random.Generator, evidence: np.ndarray) -> np.ndarray:
+        """``n`` rows drawn exactly from ``P(. | evidence)`` (``evidence``: one row of codes,
+        ``-1`` = free); empty when the evidence is impossible."""
+        if not np.isfinite(self.log_likelihood_codes(evidence[None])[0]):
+            return np.zeros((0, len(self.columns)), dtype=np.int64)
+        out = np.broadcast_to(np.where(evidence >= 0, evidence, 0),
+                              (n, len(self.columns))).astype(np.int64)
+        self._sample(self.root, np.arange(n), evidence, rng, out)
+        return out
+
+    def _sample(self, node: Node, rows: np.ndarray, evidence: np.ndarray,
+                rng: np.random.Generator, out: np.ndarray) -> None:
+        if not len(rows):
+            return
+        if isinstance(node, Leaf):
+            if node.tree is not None:
+                engine = node.tree.engine()
+                fixed = {int(j): int(evidence[c]) for j, c in enumerate(node.columns)
+                         if evidence[c] >= 0}
+                out[np.ix_(rows, node.columns)] = engine.sample_codes(len(rows), rng, fixed)
+            return
+        given = evidence[node.variable]
+        with np.errstate(divide="ignore"):
+            log_branch = np.log(node.weights)
+        for a, child in enumerate(node.children):  # P(branch | evidence)
+            if given >= 0 and a != given:
+                log_branch[a] = -np.inf
+            elif np.isfinite(log_branch[a]):
+                log_branch[a] += self._log_evidence(child, evidence[None], np.arange(1))[0]
+        p = np.exp(log_branch - logsumexp(log_branch))
+        branch = rng.choice(len(p), size=len(rows), p=p / p.sum())
+        for a, child in enumerate(node.children):
+            sub = rows[branch == a]
+            out[sub, node.variable] = a
+            row = evidence.copy()
+            row[node.variable] = a
+            self._sample(child, sub, row, rng, out)
+
+    # ------------------------------------------------------------------ labels in, labels out
+    def evidence_row(self, evidence: Mapping[Hashable, Any] | None) -> np.ndarray:
+        """One row of codes holding ``evidence`` (``-1``: free), names and states checked."""
+        check_param("evidence", evidence, [None, InstanceOf(Mapping, name="a dict")])
+        row = np.full(len(self.columns), -1, dtype=np.int64)
+        for v, s in (evidence or {}).items():
+            if v not in self.states:
+                raise ColumnNotFoundError(f"{v!r} is not a variable of the network; the "
+                                          f"variables are {self.columns}", column=v)
+            row[self.columns.index(v)] = state_index(self.states[v], v, s)
+        return row
+
+    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False) -> float | np.ndarray:
+        """Log-likelihood of ``data`` (missing cells summed out): the total, or per row."""
+        out = self.log_likelihood_codes(self.encode(data))
+        return out if per_row else float(out.sum())
+
+    def query(self, variables: Sequence[Hashable] | Hashable,
+              evidence: Mapping[Hashable, Any] | None = None) -> pd.Series:
+        """Exact ``P(variables | evidence)`` as a Series over their joint states (a
+        MultiIndex for several): one evidence row per joint state, all scored at once."""
+        return query_rows(self.log_likelihood_codes, self, variables, evidence)
+
+    def map_query(self, evidence: Mapping[Hashable, Any] | None = None,
+                  return_log_prob: bool = False) -> dict | tuple[dict, float]:
+        """The most probable assignment of every variable not in ``evidence`` (exact), and
+        with ``return_log_prob`` also ``log P(assignment, evidence)``."""
+        row = self.evidence_row(evidence)
+        best, log_p = self.map_codes(row[None])
+        if not np.isfinite(log_p[0]):
+            raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
+        out = {c: self.states[c][best[0, j]] for j, c in enumerate(self.columns) if row[j] < 0}
+        return (out, float(log_p[0])) if return_log_prob else out
+
+    def sample(self, n: int, evidence: Mapping[Hashable, Any] | None = None,
+               random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes."""
+        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
+        random_state = check_param("random_state", random_state, RANDOM_STATE)
+        check_memory(16.0 * n * max(len(self.columns), 1), f"sampling n={n} rows",
+                     "sample fewer rows at a time")
+        row = self.evidence_row(evidence)
+        codes = self.sample_codes(n, np.random.default_rng(random_state), row)
+        if len(codes) < n:
+            raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
+        return decode_codes(codes, self.columns, self.states, self.dtypes)
+
+    # ------------------------------------------------------------------ files
+    def to_dict(self) -> dict:
+        """The network as JSON values: columns, states, and the nodes (leaves' trees by
+        :meth:`TreeModel.to_dict`)."""
+        def node(n: Node) -> dict:
+            if isinstance(n, Leaf):
+                return {"columns": [int(c) for c in n.columns],
+                        "tree": None if n.tree is None else n.tree.to_dict()}
+            return {"variable": int(n.variable), "weights": [float(w) for w in n.weights],
+                    "children": [node(c) for c in n.children]}
+
+        return {"columns": [encode_label(c) for c in self.columns],
+                "states": [[encode_label(s) for s in self.states[c]] for c in self.columns],
+                "root": node(self.root)}
+
+    @classmethod
+    def from_dict(cls, d: Any, dtypes: Mapping[Hashable, Any] | None = None) -> CutsetModel:
+        """The network :meth:`to_dict` describes, every node checked: conditioning variables
+        distinct on every way down, branch weights a distribution with one child per state,
+        each leaf's tree over exactly the columns left, with their states."""
+        if not isinstance(d, dict) or not {"columns", "states", "root"} <= set(d):
+            raise InvalidModelError("a saved cutset network needs 'columns', 'states' and 'root'")
+        try:
+            columns = [decode_label(c) for c in d["columns"]]
+            states = [[decode_label(s) for s in st] for st in d["states"]]
+        except Exception as exc:  # a bad label: the file is at fault
+            raise InvalidModelError(f"a saved cutset network has bad labels ({exc})") from None
+        if len(states) != len(columns) or len(set(columns)) != len(columns):
+            raise InvalidModelError("a saved cutset network needs distinct columns, one state "
+                                    "list each")
+
+        def node(raw: Any, free: frozenset, where: str) -> Node:
+            if not isinstance(raw, dict):
+                raise InvalidModelError(f"cutset node {where} must be a JSON object")
+            if "variable" not in raw:
+                cols = raw.get("columns")
+                if not isinstance(cols, list) or sorted(cols) != sorted(free) or len(
+                        set(cols)) != len(cols):
+                    raise InvalidModelError(f"cutset leaf {where} must hold the columns left "
+                                            f"there, {sorted(free)}")
+                tree = None if raw.get("tree") is None else TreeModel.from_dict(raw["tree"])
+                names = [columns[c] for c in cols]
+                if (tree is None) != (not cols) or (tree is not None and (
+                        tree.variables != names
+                        or any(tree.states[columns[c]] != states[c] for c in cols))):
+                    raise InvalidModelError(f"cutset leaf {where}: its tree must be over the "
+                                            f"columns {names} with their states")
+                return Leaf(np.array(cols, dtype=np.int64), tree)
+            v = raw["variable"]
+            if not isinstance(v, int) or v not in free:
+                raise InvalidModelError(f"cutset node {where} conditions on {v!r}, not a column "
+                                        f"left there")
+            weights = np.asarray(raw.get("weights"), dtype=float)
+            children = raw.get("children")
+            k = len(states[v])
+            if (weights.shape != (k,) or not np.isfinite(weights).all() or (weights < 0).any()
+                    or not np.isclose(weights.sum(), 1.0, atol=1e-9)):
+                raise InvalidModelError(f"cutset node {where}: weights must be {k} "
+                                        f"probabilities summing to 1")
+            if not isinstance(children, list) or len(children) != k:
+                raise InvalidModelError(f"cutset node {where}: one child per state of "
+                                        f"{columns[v]!r} ({k})")
+            return Split(v, weights, [node(c, free - {v}, f"{where}/{a}")
+                                      for a, c in enumerate(children)])
+
+        root = node(d["root"], frozenset(range(len(columns))), "root")
+        return cls(root, columns, states, dtypes)
+
+
+def query_rows(log_likelihood_codes: Callable[[np.ndarray], np.ndarray], net: CutsetModel,
+               variables: Sequence[Hashable] | Hashable,
+               evidence: Mapping[Hashable, Any] | None) -> pd.Series:
+    """``P(variables | evidence)`` from a function scoring rows of codes (a network's, or an
+    ensemble's): one evidence row per joint state of ``variables``, scored at once, normalised.
+    ``net`` names the columns and states."""
+    if isinstance(variables, (str, int)) or not isinstance(variables, Sequence):
+        variables = [variables]
+    variables = list(variables)
+    row = net.evidence_row(evidence)
+    if not variables or len(set(variables)) != len(variables):
+        raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
+    unknown = [v for v in variables if v not in net.states]
+    if unknown:
+        raise ColumnNotFoundError(f"{unknown[0]!r} is not a variable of the network; the "
+                                  f"variables are {net.columns}", column=unknown[0])
+    index = [net.columns.index(v) for v in variables]
+    if any(row[j] >= 0 for j in index):
+        raise TreelearnError(f"{variables} are both queried and given as evidence")
+    sizes = [len(net.states[v]) for v in variables]
+    size = int(np.prod(sizes))
+    check_memory(8.0 * size * len(net.columns), f"a joint query over {variables}",
+                 "query fewer variables at a time")
+    rows = np.broadcast_to(row, (size, len(row))).copy()
+    rows[:, index] = np.array(np.unravel_index(np.arange(size), sizes)).T
+    log_p = log_likelihood_codes(rows)
+    if not np.isfinite(log_p).any():
+        raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
+    p = np.exp(log_p - logsumexp(log_p))
+    labels = (pd.Index(net.states[variables[0]], name=variables[0]) if len(variables) == 1
+              else pd.MultiIndex.from_product([net.states[v] for v in variables],
+                                              names=variables))
+    return pd.Series(p, index=labels, name="probability")
