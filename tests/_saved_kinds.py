@@ -39,7 +39,8 @@ def _rng_frames():
 
 def _classifier(X):
     def answers(clf):
-        return [clf.predict_proba(X), np.asarray(clf.predict(X)).astype(str), np.asarray(clf.classes_).astype(str)]
+        # predict is the argmax of the same joint log-likelihood: predict_proba says it all
+        return [clf.predict_proba(X), np.asarray(clf.classes_).astype(str)]
     return answers
 
 
@@ -74,4 +75,29 @@ def saved_kinds() -> list[Kind]:
                           lambda d: [d.transform(times).astype(str).to_numpy()]))
         kinds.append(Kind("TreeMixture", tl.TreeMixture(n_components=2, random_state=0).fit(cat),
                           lambda m: [m.score_samples(cat), m.predict_proba(cat)]))
+        kinds.append(Kind("BaggedTrees", tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
+                          lambda m: [m.score_samples(cat)]))
+        kinds.append(Kind("HiddenTree", tl.HiddenTree(n_states=2, max_iter=3, random_state=0)
+                          .fit(cat), lambda m: [m.score_samples(cat)]))
+        seqs = pd.DataFrame({f"t{i}": cat["c"].shift(i, fill_value=0) for i in range(3)})
+        for tied in (True, False):
+            kinds.append(Kind(f"HiddenMarkovModel-{'tied' if tied else 'untied'}",
+                              tl.HiddenMarkovModel(n_states=2, tied=tied, max_iter=3,
+                                                   random_state=0).fit(seqs),
+                              lambda m, seqs=seqs: [m.score_samples(seqs)]))
+        kinds.append(Kind("CutsetNetwork", tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat),
+                          lambda m: [m.score_samples(cat)]))
     return kinds
+
+
+def saved_classes() -> set[str]:
+    """The name of every concrete estimator :func:`treelearn.save` writes (the registry,
+    every public module loaded), so a kind added later has to get a sample here."""
+    import inspect
+
+    from treelearn._base.persistence import ESTIMATORS
+
+    for name in dir(tl):  # the facade loads each module on first use: they register
+        getattr(tl, name)
+    return {name for name, cls in ESTIMATORS.items()
+            if not inspect.isabstract(cls) and getattr(tl, name, None) is cls}

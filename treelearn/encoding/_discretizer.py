@@ -247,9 +247,9 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             column = saved.labels_in([cut.get("column")], "cuts")[0]
             if column not in features or column in self.edges_:
                 raise saved.fail("cuts", f"entry {i} cuts {column!r}, not a feature cut once")
-            edges = np.asarray(cut.get("edges"), dtype=float)
+            edges = saved.array("cuts", value=cut.get("edges"), shape=(None,))
             labels = cut.get("categories")
-            if edges.ndim != 1 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
+            if (np.diff(edges) <= 0).any():
                 raise saved.fail("cuts", f"column {column!r}: the edges must be increasing "
                                          f"finite numbers")
             if (not isinstance(labels, list) or len(labels) != len(edges) + 1

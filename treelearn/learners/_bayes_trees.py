@@ -494,7 +494,11 @@ class TreePosterior:
             raise fail("dtypes", "must give one dtype per variable")
         cards = np.array([len(st) for st in states], dtype=np.int64)
         K = int(cards.sum())
-        joint = np.array(d.get("counts"), dtype=float) if d.get("counts") is not None else None
+        joint = np.array(d.get("counts")) if d.get("counts") is not None else None
+        if joint is not None and joint.dtype.kind not in "iuf":  # not the text "7" as 7.0
+            joint = None
+        elif joint is not None:
+            joint = joint.astype(float)
         if (joint is None or joint.shape != (K, K) or not np.isfinite(joint).all()
                 or (joint < 0).any() or not np.allclose(joint, joint.T, rtol=1e-12, atol=0)):
             raise fail("counts", f"must be a symmetric {K} x {K} matrix of finite counts >= 0")

@@ -85,12 +85,15 @@ class GaussianTreeModel:
                 raise InvalidModelError(f"variable {v!r} has {graph.in_degree(v)} parents; "
                                         "a Gaussian tree allows at most one")
             attrs = graph.nodes[v]
-            for key in ("intercept", "variance"):
-                if not isinstance(attrs.get(key), (int, float)) or not math.isfinite(attrs[key]):
-                    raise InvalidModelError(f"variable {v!r}: {key} must be a finite number")
+            has_parent = graph.in_degree(v) == 1
+            for key in ("intercept", "variance", *(("coefficient",) if has_parent else ())):
+                value = attrs.get(key)
+                if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                        or not math.isfinite(value)):
+                    raise InvalidModelError(f"variable {v!r}: {key} must be a finite number, "
+                                            f"not {value!r}")
             if attrs["variance"] <= 0:
                 raise InvalidModelError(f"variable {v!r}: the variance must be > 0")
-            has_parent = graph.in_degree(v) == 1
             if has_parent != (attrs.get("coefficient") is not None):
                 raise InvalidModelError(f"variable {v!r}: a coefficient is needed exactly when "
                                         "it has a parent")
