@@ -235,7 +235,12 @@ def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
         for u, v, b in edge_prior.edges(data="prior", default=1.0):
             beta[pos[u], pos[v]] = beta[pos[v], pos[u]] = b
     else:
-        beta = np.array(edge_prior, dtype=float)
+        try:
+            beta = np.array(edge_prior, dtype=float)
+        except (TypeError, ValueError):
+            raise StructureError(
+                f"edge_prior must be a {d} x {d} matrix of numbers or an nx.Graph, not "
+                f"{edge_prior!r:.60}") from None
         if beta.shape != (d, d):
             raise StructureError(
                 f"edge_prior must be a {d} x {d} matrix (one row and column per variable, "
@@ -344,7 +349,8 @@ class TreePosterior:
         edge_list = list(edges.edges() if isinstance(edges, nx.Graph) else edges)
         T = nx.Graph(edge_list)
         T.add_nodes_from(self.variables)
-        if len(T) != len(self.variables) or not nx.is_tree(T):
+        # a repeated edge (a-b twice, or a-b and b-a) is one edge of nx.Graph: counted twice
+        if len(T) != len(self.variables) or len(edge_list) != T.number_of_edges() or not nx.is_tree(T):
             raise StructureError("the edges must form a spanning tree over the variables")
         return float(sum(self.log_weights[pos[u], pos[v]] for u, v in edge_list)
                      - self.log_normaliser)
