@@ -167,3 +167,32 @@ def test_text_naive_bayes_alpha_zero_is_exact_dense_and_sparse(event_model):
             sp.csr_matrix(X), y).predict_proba(sp.csr_matrix(T))
     np.testing.assert_allclose(dense, expected, atol=1e-12)
     np.testing.assert_allclose(sparse, expected, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- degenerate fits
+def test_gaussian_tan_calls_a_column_constant_by_the_one_rule():
+    # mean 1.7e9, sd 1000: not constant (the rule was var <= 1e-12 mean**2 here, an sd of
+    # 1700); a translation changes no posterior, so the shifted fit equals the centred one
+    # (to the moments' round-off: eps * mean / sd ~ 4e-10)
+    rng = np.random.default_rng(5)
+    centred = pd.DataFrame({"u": rng.normal(0, 1000, 300), "v": rng.normal(size=300)})
+    centred["v"] += centred["u"] / 1000
+    y = np.where(centred["v"] + 0.5 * rng.normal(size=300) > 0, 1, 0)
+    shifted = centred.assign(u=centred["u"] + 1.7e9)
+    np.testing.assert_allclose(tl.GaussianTAN().fit(shifted, y).predict_proba(shifted),
+                               tl.GaussianTAN().fit(centred, y).predict_proba(centred),
+                               atol=1e-8)
+    flat = shifted.assign(u=1.7e9)
+    with pytest.raises(tl.TreelearnError, match="column 'u' is constant"):
+        tl.GaussianTAN().fit(flat, y)
+
+
+def test_fractional_class_counts_survive_a_file():
+    from treelearn import _io
+
+    w = np.random.default_rng(1).random(len(Y))
+    clf = tl.NaiveBayes().fit(CAT, Y, sample_weight=w)
+    back = _io.loads(_io.dumps(clf))
+    expected = [w[Y == c].sum() for c in clf.classes_]
+    np.testing.assert_allclose(clf.class_count_, expected, rtol=1e-12)
+    assert np.asarray(back.class_count_).tolist() == np.asarray(clf.class_count_).tolist()
