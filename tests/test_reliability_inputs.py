@@ -193,6 +193,6 @@ def test_fractional_class_counts_survive_a_file():
     w = np.random.default_rng(1).random(len(Y))
     clf = tl.NaiveBayes().fit(CAT, Y, sample_weight=w)
     back = _io.loads(_io.dumps(clf))
-    expected = [w[Y == c].sum() for c in clf.classes_]
+    expected = [w[c == Y].sum() for c in clf.classes_]
     np.testing.assert_allclose(clf.class_count_, expected, rtol=1e-12)
     assert np.asarray(back.class_count_).tolist() == np.asarray(clf.class_count_).tolist()
