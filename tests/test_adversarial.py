@@ -137,11 +137,12 @@ def test_sample_guards():
 
 
 def test_pair_count_matrix_guard(monkeypatch):
-    # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts needs 512 bytes
-    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 8 * 8 - 1)
+    # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts, twice at the peak, and
+    # two 4 x 4 matrices of the columns (MI, the tree's weights): 8 * (128 + 32) bytes
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4) - 1)
     table = pd.DataFrame({f"v{i}": [0, 1] for i in range(4)})
     expect(tl.ResourceLimitError, "max_states", tl.chow_liu, table)
-    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 8 * 8)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4))
     tl.chow_liu(table)
 
 

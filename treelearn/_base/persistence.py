@@ -67,6 +67,7 @@ from .jsonvalues import (
     from_json_value,
     json_value,
 )
+from .validation import check_params
 
 __all__ = ["ESTIMATORS", "Persistent", "SavedState", "label_array"]
 
@@ -76,6 +77,9 @@ ESTIMATORS: dict[str, type] = {}
 #: a numpy text dtype as ``str()`` writes it (``<U21``), and the widest one a file may name
 _TEXT_DTYPE = re.compile(r"^[<>|=]?U(\d*)$")
 _MAX_TEXT_WIDTH = 4096
+_FIELD = object()  # SavedState.array: the whole field
+#: header fields by the name a file from before issue 22 gives them
+_FORMER_NAMES = {"class_log_prior": "class_prior"}
 
 
 def label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
@@ -162,9 +166,30 @@ class Persistent:
         except TypeError as exc:
             raise InvalidModelError(f"saved {cls.__name__}: field 'params' does not fit the "
                                     f"estimator ({exc})") from None
+        cls._check_saved_params(saved, est)
+        for key in cls._saved_header:
+            if not saved.has(key) and not saved.has(_FORMER_NAMES.get(key, key)):
+                raise saved.fail(key, "is missing")
         saved.restore_header(est)
         est._restore_fitted(saved)
         return est
+
+    #: the header fields every file of the class holds (a file without one is refused)
+    _saved_header: tuple[str, ...] = ()
+
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        """Every option saved (a dropped one would be its default: maybe another model)
+        and valid (``_parameter_constraints``, as ``fit`` checks them)."""
+        given = saved.raw("params", dict)
+        missing = [k for k in est.get_params(deep=False) if k not in given]
+        if missing:
+            raise saved.fail("params", f"lacks the option(s) {missing}")
+        constraints = getattr(cls, "_parameter_constraints", None) or {}
+        try:
+            check_params(est.get_params(deep=False), constraints)
+        except TreelearnError as exc:
+            raise saved.fail("params", f"holds a bad option: {exc}") from None
 
     def _restore_fitted(self, saved: SavedState) -> None:
         raise NotImplementedError(f"{type(self).__name__} defines no fitted state to restore")
@@ -241,6 +266,8 @@ class SavedState:
             labels = [decode_label(v) for v in raw]
         except DecodeError as exc:
             raise self.fail(key, f"holds a value that is no saved label ({exc})") from None
+        if any(isinstance(v, float) and v != v for v in labels):
+            raise self.fail(key, "holds NaN, which is no label (a missing value)")
         if distinct:
             try:
                 unique = len(set(labels)) == len(labels)
@@ -252,20 +279,28 @@ class SavedState:
 
     def array(self, key: str, shape: tuple | None = None, *, dtype: Any = float,
               low: float | None = None, positive: bool = False, finite: bool = True,
-              log_normalised: int | None = None, normalised: int | None = None) -> np.ndarray:
+              log_normalised: int | None = None, normalised: int | None = None,
+              value: Any = _FIELD) -> np.ndarray:
         """A numeric array field, checked.
 
         ``shape``: the expected shape (``None`` for a free axis); ``low``: every
         value ``>= low``; ``positive``: every value ``> 0``; ``finite``: no NaN or
         infinity; ``normalised=axis``: probabilities summing to 1 along that axis;
         ``log_normalised=axis``: log-probabilities (``-inf`` allowed) whose
-        exponentials sum to 1 along that axis.
+        exponentials sum to 1 along that axis; ``value``: a part of field ``key`` to read
+        instead of the whole field.
         """
-        raw = self.raw(key)
+        raw = self.raw(key) if value is _FIELD else value
         try:
-            decoded = from_json_value(raw)
-            values = np.asarray(decoded, dtype=dtype)
-        except (DecodeError, TypeError, ValueError):
+            decoded = np.asarray(from_json_value(raw))
+            if decoded.dtype.kind not in "biuf":  # numpy would read the text "7" as 7.0
+                raise TypeError(decoded.dtype)
+            values = decoded.astype(dtype, casting="unsafe" if decoded.dtype.kind == "f"
+                                    and np.dtype(dtype).kind in "iu" else "same_kind")
+            if values.dtype.kind in "iu" and decoded.dtype.kind == "f" and not np.array_equal(
+                    values, decoded):
+                raise TypeError(decoded.dtype)  # 1.5 as an index
+        except (DecodeError, TypeError, ValueError, OverflowError):
             raise self.fail(key, "is not a rectangular array of numbers") from None
         if shape is not None and (values.ndim != len(shape) or any(
                 want is not None and got != want for got, want in zip(values.shape, shape))):

@@ -245,6 +245,8 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
 
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
+    _saved_header: ClassVar[tuple] = ("n_features", "classes", "class_name", "class_count",
+                                      "class_log_prior")
     cli_method: ClassVar[str | None] = None
     #: options a former version of the class took, and where they went (a clear TypeError)
     _moved_options: ClassVar[dict] = {}
@@ -677,6 +679,8 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     Hooks: ``_learn(stats: ClassCounts, params)``, ``_feature_states()`` (each feature's
     states) and ``_joint_log_likelihood(codes)`` (feature codes, ``-1`` = missing).
     """
+
+    _saved_header: ClassVar[tuple] = (*BayesNetClassifier._saved_header, "feature_names")
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         return categorical_training(X, y, sample_weight)

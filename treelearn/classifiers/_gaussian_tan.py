@@ -36,7 +36,11 @@ from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from ..encoding._table import python_scalar
 from ..models._gaussian import tree_covariance
-from ..stats._gaussian import ClassGaussianStatistics, gaussian_mutual_information
+from ..stats._gaussian import (
+    ClassGaussianStatistics,
+    constant_variances,
+    gaussian_mutual_information,
+)
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, check_tree
 
@@ -90,7 +94,7 @@ class GaussianTAN(NumericClassifier):
         weight, means, cov = stats.weight, stats.mean, stats.covariance
         d, k = len(names), len(classes)
         var = np.diagonal(cov, axis1=1, axis2=2)
-        flat = var <= 1e-12 * np.maximum(np.abs(means), 1.0) ** 2
+        flat = constant_variances(var, means)
         if flat.any():
             c, j = np.argwhere(flat)[0]
             raise TreelearnError(

@@ -166,12 +166,18 @@ class TextNaiveBayes(BayesNetClassifier):
 
     def _joint_log_likelihood(self, A: Any) -> np.ndarray:
         """``log p(x, c)`` (up to the class-free multinomial coefficient), ``n x k``."""
-        if self.event_model == "multinomial":
-            jll = A @ self.feature_log_prob_.T
-        else:
-            neg = self._neg_log_prob
-            with np.errstate(invalid="ignore"):  # alpha = 0: -inf - -inf where p is 0 or 1
-                jll = A @ (self.feature_log_prob_ - neg).T + neg.sum(axis=1)
+        log_p = self.feature_log_prob_
+        neg = self._neg_log_prob if self.event_model == "bernoulli" else np.zeros_like(log_p)
+        if np.isfinite(log_p).all() and np.isfinite(neg).all():
+            jll = A @ (log_p - neg).T + neg.sum(axis=1)
+        else:  # alpha = 0: a probability of 0 or 1; 0 * log 0 is 0, not the product's NaN
+            finite_p, finite_neg = np.where(np.isfinite(log_p), log_p, 0.0), np.where(
+                np.isfinite(neg), neg, 0.0)
+            jll = np.asarray(A @ (finite_p - finite_neg).T) + finite_neg.sum(axis=1)
+            # impossible: a term present where p = 0, or (Bernoulli) absent where p = 1
+            zero, one = np.isneginf(log_p).astype(float), np.isneginf(neg).astype(float)
+            bad = np.asarray(A @ (zero - one).T) + one.sum(axis=1)
+            jll = np.where(bad > 0.5, -np.inf, jll)
         return np.asarray(jll) + self.class_log_prior_
 
     @property

@@ -30,11 +30,16 @@ from .._base.errors import (
     TreelearnError,
 )
 from .._base.jsonvalues import encode_label
+from .._base.limits import check_memory
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_params
 from ._table import CategoricalTableInput, time_edges, time_label
 
 __all__ = ["Discretizer"]
+
+
+#: about what one bin's label ("(1.25, 2.5]", a Python str) takes
+_LABEL_BYTES = 100
 
 
 def _is_datetime(series: pd.Series) -> bool:
@@ -50,13 +55,23 @@ def _numbers(series: pd.Series) -> np.ndarray:
     return series.to_numpy(dtype=float, na_value=np.nan)
 
 
-def _round_edges(edges: np.ndarray) -> np.ndarray:
-    """The edges at the fewest significant digits (3 at least) that keep them distinct."""
+def _round_edges(edges: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The edges at the fewest significant digits (3 at least) that keep them distinct and
+    put every training value in the bin the exact edges put it in (400 values in
+    [1000, 1001) cut at 1000.5 must not be cut at 1.00e3, which empties a bin)."""
+    exact = np.searchsorted(edges, values, side="left")
     for digits in range(3, 18):
         rounded = np.array([float(f"{e:.{digits}g}") for e in edges])
-        if len(np.unique(rounded)) == len(edges):
+        if len(np.unique(rounded)) == len(edges) and np.array_equal(
+                np.searchsorted(rounded, values, side="left"), exact):
             return rounded
     return edges
+
+
+def _timezone(series: pd.Series) -> str | None:
+    """The time zone of a date column (``None``: naive dates, or not dates)."""
+    tz = getattr(series.dtype, "tz", None)
+    return None if tz is None else str(tz)
 
 
 def _label(edge: float, datetime: bool) -> str:
@@ -147,6 +162,10 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             what = "feature(s)" if frame.shape[1] == 0 else "sample(s)"
             raise EmptyDataError(f"X has 0 {what} (shape={frame.shape}) while a minimum of 1 is "
                                  f"required by the Discretizer")
+        repeated = frame.columns[frame.columns.duplicated()].unique().tolist()
+        if repeated:
+            raise TreelearnError(f"the column name(s) {repeated[:10]} occur more than once; "
+                                 f"give each column its own name", column=repeated[0])
         return frame
 
     def fit(self, X: Any, y: Any = None) -> Discretizer:
@@ -163,7 +182,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 and not pd.api.types.is_bool_dtype(data[c].dtype)
                 and data[c].nunique() > bins)
         ]
-        self.edges_, self.categories_ = {}, {}
+        self.edges_, self.categories_, self.timezones_ = {}, {}, {}
         for c in columns:
             if c not in data.columns:
                 raise ColumnNotFoundError(
@@ -187,6 +206,9 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                                          f"supported", column=c)
             if len(values) == 0:
                 raise NumericColumnError(f"column {c!r} has no values to learn bins from", column=c)
+            # the edges (several float arrays) and a label of each bin, before any exists
+            check_memory(bins * (5 * 8 + _LABEL_BYTES), f"Discretizer(bins={bins}) on column "
+                         f"{c!r}", "give fewer bins")
             if self.strategy == "quantile":
                 edges = np.quantile(values, np.linspace(0, 1, bins + 1)[1:-1])
             else:
@@ -194,8 +216,9 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             edges = np.unique(edges)
             # dates: whole days (hours...) where that keeps the edges apart
             edges = (time_edges(edges, values.min(), values.max()) if _is_datetime(series)
-                     else _round_edges(edges))
+                     else _round_edges(edges, values))
             self.edges_[c] = edges
+            self.timezones_[c] = _timezone(series)
             ends = ["-inf", *(_label(e, _is_datetime(series)) for e in edges), "inf"]
             self.categories_[c] = [
                 f"({lo}, {hi}]" if hi != "inf" else f"({lo}, {hi})" for lo, hi in pairwise(ends)
@@ -216,12 +239,33 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 f"X lacks the column(s) {absent[:10]} the discretizer was fitted on")
         out = data.copy()
         for c, edges in self.edges_.items():
+            self._check_transformable(c, data[c])
             values = _numbers(data[c])
             codes = np.searchsorted(edges, values, side="left")  # v <= edge: that edge's bin
             codes[np.isnan(values)] = -1
             out[c] = pd.Categorical.from_codes(
                 codes, dtype=pd.CategoricalDtype(self.categories_[c], ordered=True))
         return out
+
+    def _check_transformable(self, c: Hashable, series: pd.Series) -> None:
+        """Numbers or dates, and dates with the time zone (or none) of the training ones:
+        naive times compared to edges learned in UTC would shift by the offset."""
+        fitted = getattr(self, "timezones_", {}).get(c, "unknown")  # a file from before
+        if _is_datetime(series):
+            if fitted != "unknown" and _timezone(series) is not None and fitted is None:
+                raise NumericColumnError(
+                    f"column {c!r} holds times of zone {_timezone(series)}, but the "
+                    f"discretizer learned naive times: remove the zone (tz_localize(None))",
+                    column=c)
+            if fitted not in ("unknown", None) and _timezone(series) is None:
+                raise NumericColumnError(
+                    f"column {c!r} holds naive times, but the discretizer learned times of "
+                    f"zone {fitted}: give them a zone (tz_localize({fitted!r}))", column=c)
+        elif not (pd.api.types.is_numeric_dtype(series.dtype)
+                  and not pd.api.types.is_bool_dtype(series.dtype)):
+            raise NumericColumnError(
+                f"column {c!r} has dtype {series.dtype}, not numbers or dates, but the "
+                f"discretizer cuts it: give its numbers", column=c)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output columns: the input columns, in order (binning keeps the names)."""
@@ -231,8 +275,10 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
         # edges of a date column are nanoseconds since the epoch, as transform compares them
+        zones = getattr(self, "timezones_", {})
         return {"cuts": [{"column": encode_label(c), "edges": [float(e) for e in edges],
-                          "categories": list(self.categories_[c])}
+                          "categories": list(self.categories_[c]),
+                          **({"timezone": zones[c]} if c in zones else {})}
                          for c, edges in self.edges_.items()]}
 
     def _restore_fitted(self, saved: SavedState) -> None:
@@ -240,22 +286,27 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             raise saved.fail("feature_names", "is missing")
         features = list(self.feature_names_in_)
         raw = saved.raw("cuts", list)
-        self.edges_, self.categories_ = {}, {}
+        self.edges_, self.categories_, self.timezones_ = {}, {}, {}
         for i, cut in enumerate(raw):
             if not isinstance(cut, dict):
                 raise saved.fail("cuts", f"entry {i} is not an object")
             column = saved.labels_in([cut.get("column")], "cuts")[0]
             if column not in features or column in self.edges_:
                 raise saved.fail("cuts", f"entry {i} cuts {column!r}, not a feature cut once")
-            edges = np.asarray(cut.get("edges"), dtype=float)
+            edges = saved.array("cuts", value=cut.get("edges"), shape=(None,))
             labels = cut.get("categories")
-            if edges.ndim != 1 or not np.isfinite(edges).all() or (np.diff(edges) <= 0).any():
+            if (np.diff(edges) <= 0).any():
                 raise saved.fail("cuts", f"column {column!r}: the edges must be increasing "
                                          f"finite numbers")
             if (not isinstance(labels, list) or len(labels) != len(edges) + 1
                     or not all(isinstance(v, str) for v in labels) or len(set(labels)) != len(labels)):
                 raise saved.fail("cuts", f"column {column!r}: one distinct text label per bin "
                                          f"({len(edges) + 1}) is needed")
+            zone = cut.get("timezone")
+            if zone is not None and not isinstance(zone, str):
+                raise saved.fail("cuts", f"column {column!r}: the time zone must be a text")
             self.edges_[column] = edges
             self.categories_[column] = labels
+            if "timezone" in cut:  # a file from before has none: times are not checked
+                self.timezones_[column] = zone
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
-from .._base.errors import InputTypeError, StructureError, TreelearnError
+from .._base.errors import InputTypeError, InvalidModelError, StructureError, TreelearnError
 from ..stats._parameters import check_cpt
 
 if TYPE_CHECKING:
@@ -154,4 +154,12 @@ def graph_from_bif(path: str | os.PathLike) -> nx.DiGraph:
     """
     from pgmpy.readwrite import BIFReader
 
-    return graph_from_pgmpy(BIFReader(os.fspath(path)).get_model())
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such BIF file: {path!r}")
+    try:  # pgmpy checks the tables (negative, mis-sized) with bare ValueErrors
+        network = BIFReader(path).get_model()
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise InvalidModelError(f"{path}: not a valid BIF network ({type(exc).__name__}: "
+                                f"{str(exc)[:200]})") from None
+    return graph_from_pgmpy(network)

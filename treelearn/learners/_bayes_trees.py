@@ -236,7 +236,12 @@ def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
         for u, v, b in edge_prior.edges(data="prior", default=1.0):
             beta[pos[u], pos[v]] = beta[pos[v], pos[u]] = b
     else:
-        beta = np.array(edge_prior, dtype=float)
+        try:
+            beta = np.array(edge_prior, dtype=float)
+        except (TypeError, ValueError):
+            raise StructureError(
+                f"edge_prior must be a {d} x {d} matrix of numbers or an nx.Graph, not "
+                f"{edge_prior!r:.60}") from None
         if beta.shape != (d, d):
             raise StructureError(
                 f"edge_prior must be a {d} x {d} matrix (one row and column per variable, "
@@ -345,7 +350,8 @@ class TreePosterior:
         edge_list = list(edges.edges() if isinstance(edges, nx.Graph) else edges)
         T = nx.Graph(edge_list)
         T.add_nodes_from(self.variables)
-        if len(T) != len(self.variables) or not nx.is_tree(T):
+        # a repeated edge (a-b twice, or a-b and b-a) is one edge of nx.Graph: counted twice
+        if len(T) != len(self.variables) or len(edge_list) != T.number_of_edges() or not nx.is_tree(T):
             raise StructureError("the edges must form a spanning tree over the variables")
         return float(sum(self.log_weights[pos[u], pos[v]] for u, v in edge_list)
                      - self.log_normaliser)
@@ -495,7 +501,11 @@ class TreePosterior:
             raise fail("dtypes", "must give one dtype per variable")
         cards = np.array([len(st) for st in states], dtype=np.int64)
         K = int(cards.sum())
-        joint = np.array(d.get("counts"), dtype=float) if d.get("counts") is not None else None
+        joint = np.array(d.get("counts")) if d.get("counts") is not None else None
+        if joint is not None and joint.dtype.kind not in "iuf":  # not the text "7" as 7.0
+            joint = None
+        elif joint is not None:
+            joint = joint.astype(float)
         if (joint is None or joint.shape != (K, K) or not np.isfinite(joint).all()
                 or (joint < 0).any() or not np.allclose(joint, joint.T, rtol=1e-12, atol=0)):
             raise fail("counts", f"must be a symmetric {K} x {K} matrix of finite counts >= 0")

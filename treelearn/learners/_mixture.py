@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.jsonvalues import json_value
+from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
@@ -267,6 +268,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
                            params["n_iter_no_change"], params["progress"])
         rng = np.random.default_rng(params["random_state"])
         sizes = params["n_components"]
+        _check_mixture_memory(table, len(group), max(sizes))
         # every start drawn first, in order: the same starts whatever n_jobs is
         starts = [_initial_responsibilities(table, group, sizes[0], params["init"], rng, settings)
                   for _ in range(params["n_init"])]
@@ -499,6 +501,14 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
         components.append(chow_liu_from_counts(stats, settings))
     n_k = row_weights.sum(axis=0) + 10 * np.finfo(float).eps  # no component of weight 0
     return components, n_k / n_k.sum()
+
+
+def _check_mixture_memory(table: Table, n_rows: int, k: int) -> None:
+    """Before the first array of ``k`` columns: the responsibilities (a draw over the rows,
+    one over the merged rows, their logarithms) and each component's pair counts."""
+    pairs = float(np.sum(table.cardinalities)) ** 2
+    check_memory(8.0 * k * (3.0 * max(n_rows, table.codes.shape[0]) + pairs),
+                 f"TreeMixture(n_components={k}) on {n_rows} rows", "give fewer components")
 
 
 def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str,

@@ -69,6 +69,16 @@ class GaussianQuery(NamedTuple):
     covariance: pd.DataFrame
 
 
+def _evidence_value(v: Hashable, value: Any) -> float:
+    """One piece of Gaussian evidence: a finite real number (NaN would give NaN means)."""
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
+            value, (bool, np.bool_)) or not math.isfinite(float(value)):
+        raise TreelearnError(f"evidence {v!r} == {value!r:.60}: Gaussian evidence must be a "
+                             f"finite number; leave a variable out of the evidence to have it "
+                             f"unobserved", column=v, values=[value])
+    return float(value)
+
+
 class GaussianTreeModel:
     """A linear-Gaussian Bayesian network whose structure is a tree (or forest).
 
@@ -85,12 +95,15 @@ class GaussianTreeModel:
                 raise InvalidModelError(f"variable {v!r} has {graph.in_degree(v)} parents; "
                                         "a Gaussian tree allows at most one")
             attrs = graph.nodes[v]
-            for key in ("intercept", "variance"):
-                if not isinstance(attrs.get(key), (int, float)) or not math.isfinite(attrs[key]):
-                    raise InvalidModelError(f"variable {v!r}: {key} must be a finite number")
+            has_parent = graph.in_degree(v) == 1
+            for key in ("intercept", "variance", *(("coefficient",) if has_parent else ())):
+                value = attrs.get(key)
+                if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                        or not math.isfinite(value)):
+                    raise InvalidModelError(f"variable {v!r}: {key} must be a finite number, "
+                                            f"not {value!r}")
             if attrs["variance"] <= 0:
                 raise InvalidModelError(f"variable {v!r}: the variance must be > 0")
-            has_parent = graph.in_degree(v) == 1
             if has_parent != (attrs.get("coefficient") is not None):
                 raise InvalidModelError(f"variable {v!r}: a coefficient is needed exactly when "
                                         "it has a parent")
@@ -243,7 +256,7 @@ class GaussianTreeModel:
         mean = mu[q].to_numpy()
         cov = S.loc[q, q].to_numpy()
         if e:
-            values = np.array([float(evidence[v]) for v in e])
+            values = np.array([_evidence_value(v, evidence[v]) for v in e])
             S_qe = S.loc[q, e].to_numpy()
             K = np.linalg.solve(S.loc[e, e].to_numpy(), S_qe.T).T  # S_qe S_ee^-1
             mean = mean + K @ (values - mu[e].to_numpy())

@@ -321,12 +321,16 @@ def add_counts(a: np.ndarray, b: np.ndarray, n_a: float, n_b: float) -> tuple[np
 
 
 def check_pair_memory(width: int, n_columns: int) -> None:
-    """Refuse, before allocating, a pair-count matrix over :data:`treelearn.limits.MEMORY_LIMIT`
-    (``width`` one-hot indicators of ``n_columns`` columns: ``width**2`` 8-byte counts)."""
+    """Refuse, before allocating, pair counts whose arrays together exceed
+    :data:`treelearn.limits.MEMORY_LIMIT`: ``width`` one-hot indicators of ``n_columns``
+    columns are a ``width x width`` matrix of 8-byte counts, held twice at the peak (the
+    expansion from the reduced product), and the ``n_columns x n_columns`` matrices built
+    from them (mutual information, the spanning tree's weights). Each array alone may fit
+    where all of them do not (a 1 x 20,000 table: 3 GiB each)."""
     check_memory(
-        8.0 * width * width,
+        8.0 * (2.0 * width * width + 2.0 * n_columns * n_columns),
         f"counting pairs of {n_columns} columns ({width} one-hot indicators: a {width} x {width} "
-        f"matrix)",
+        f"matrix, twice, and {n_columns} x {n_columns} ones)",
         "count fewer columns (select the ones you need), lower max_states, or raise "
         "treelearn.limits.MEMORY_LIMIT if the machine has the memory")
 

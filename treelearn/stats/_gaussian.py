@@ -49,6 +49,7 @@ __all__ = [
     "ClassVariances",
     "GaussianStatistics",
     "check_constant_columns",
+    "constant_variances",
     "gaussian_mutual_information",
 ]
 
@@ -137,12 +138,21 @@ class GaussianStatistics:
         return gaussian_mutual_information(self.covariance)
 
 
+def constant_variances(variance: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Where a variance is 0 relative to its mean's size (an sd below ``1e-12 |mean|``, or
+    ``1e-12`` for a mean below 1): **the one constant-column rule** (a column of mean 1.7e9
+    and sd 1000 is not constant).
+
+    >>> constant_variances(np.array([1e6, 1e-8]), np.array([1.7e9, 1.7e9])).tolist()
+    [False, True]
+    """
+    return variance <= (1e-12 * np.maximum(np.abs(mean), 1.0)) ** 2
+
+
 def check_constant_columns(stats: GaussianStatistics) -> None:
     """A TreelearnError naming the first column whose variance is 0 (relative to its mean's
     size): it has no density and no correlation with anything."""
-    var = np.diag(stats.covariance)
-    scale = np.maximum(np.abs(stats.mean), 1.0)
-    flat = var <= (1e-12 * scale) ** 2
+    flat = constant_variances(np.diag(stats.covariance), stats.mean)
     if flat.any():
         name = stats.variables[int(np.flatnonzero(flat)[0])]
         raise TreelearnError(

@@ -919,9 +919,10 @@ def _dot_quote(text: Any) -> str:
 
 
 def _node_ids(model: TreeModel) -> dict:
-    """DOT ids: the variable names, unless two share a text (then n0, n1, ...)."""
+    """DOT ids: the variable names, unless two share a text as DOT writes it ("a\\nb" and
+    "a\\r\\nb" both as ``a\\nb``; then n0, n1, ...)."""
     names = [str(v) for v in model.variables]
-    if len(set(names)) == len(names):
+    if len({_dot_quote(n) for n in names}) == len(names):
         return dict(zip(model.variables, names))
     return {v: f"n{i}" for i, v in enumerate(model.variables)}
 

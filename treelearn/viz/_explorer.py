@@ -103,12 +103,18 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
         )
-    if hasattr(obj, "models_") and isinstance(obj.models_, dict):
+    models = getattr(obj, "models_", None)
+    if isinstance(models, dict) and len(models) == len(obj.classes_) and all(
+            any(label == c for c in obj.classes_) for label in models):  # one per class
         labels = list(obj.models_)
         first = labels[int(np.argmax(obj.class_log_prior_))]
         features = list(obj.models_[first].variables)
         return obj.models_[first], obj.class_name_, [*features, obj.class_name_], obj.models_
-    model = obj.model_
+    model = getattr(obj, "model_", None)
+    if model is None:  # AODE: one network per superparent, averaged
+        raise TreelearnError(
+            f"the explorer shows one network (or one per class), but this "
+            f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
 
 
