@@ -561,7 +561,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if args.given:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
-        samples = model.sample(args.n, evidence=evidence, random_state=args.seed)
+        samples = model.sample(args.n, evidence=evidence, random_state=args.seed,
+                               **({"numbers": True} if args.numbers else {}))
+    elif args.numbers:
+        samples = _network(obj, "sample --numbers").sample(args.n, random_state=args.seed,
+                                                          numbers=True)
     else:
         samples = obj.sample(args.n, random_state=args.seed)
     samples.to_csv(sys.stdout, index=False)
@@ -830,6 +834,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="sample given evidence, e.g. --given smoke=yes (exact conditional sampling)",
     )
+    p.add_argument("--numbers", action="store_true",
+                   help="binned columns (learned with --discretize) as numbers drawn within "
+                        "each row's bin, not bin labels")
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(

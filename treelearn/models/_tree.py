@@ -26,7 +26,8 @@ from .._base.errors import (
     UnseenStateError,
 )
 from .._base.limits import check_memory
-from .._base.validation import InstanceOf, Interval, check_param
+from .._base.validation import BOOLEAN, InstanceOf, Interval, check_param
+from ..encoding._bins import bins_of
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
@@ -356,11 +357,18 @@ class TreeModel:
         n: int,
         evidence: Mapping[Hashable, Any] | None = None,
         random_state: int | np.random.Generator | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
         exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
         sample down the tree; evidence columns hold the given values; a variable given a
         likelihood, as in :meth:`query`, is drawn from its posterior).
+
+        With ``numbers=True`` a variable whose states are bins (learned on
+        :func:`~treelearn.discretize` or :class:`~treelearn.Discretizer` output, or
+        with the command line's ``--discretize``) comes back as numbers (dates) drawn
+        uniformly within each row's bin; the open end bins get the width of their
+        inner neighbour (:meth:`Bins.numbers <treelearn.encoding._bins.Bins.numbers>`).
 
         Examples
         --------
@@ -377,13 +385,20 @@ class TreeModel:
                      f"sampling n={n} rows of {len(self.variables)} variables",
                      "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
         check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
+        check_param("numbers", numbers, [BOOLEAN])
         engine = self.engine()
         rng = np.random.default_rng(random_state)
         fixed, soft = engine.evidence_of(evidence)
         codes = engine.sample_codes(n, rng, fixed, soft)
         if len(codes) < n:
             raise engine.impossible(dict(evidence or {}))
-        return decode_codes(codes, self.variables, self.states, self.dtypes)
+        out = decode_codes(codes, self.variables, self.states, self.dtypes)
+        if numbers:
+            for j, v in enumerate(self.variables):
+                bins = bins_of(self.states[v])
+                if bins is not None:
+                    out[v] = bins.numbers(codes[:, j], rng)
+        return out
 
     # ------------------------------------------------------------------ inference
     def engine(self, conditioner: Hashable | None = None) -> TreeEngine:
