@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -47,9 +47,10 @@ from .export._pgmpy import graph_from_bif, graph_from_pgmpy
 from .export._pyagrum import graph_from_pyagrum
 from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
-from .learners._bayes_trees import TreePosterior
-from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .models._gaussian import GaussianTreeModel
 
 __all__ = [
     "dumps",
@@ -103,6 +104,8 @@ def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
     True
     """
     if type(network).__name__ == "LinearGaussianBayesianNetwork":
+        from .models._gaussian import GaussianTreeModel
+
         return GaussianTreeModel.from_pgmpy(network)
     return _model_from_graph(graph_from_pgmpy(network))
 
@@ -179,6 +182,10 @@ def to_document(obj: Any) -> dict:
     """The whole file's content for a model or a classifier."""
     if isinstance(obj, TreeModel):
         return document("tree_model", model=obj.to_dict())
+    # the other kinds' modules are loaded only for them: a tree loads without SciPy
+    from .learners._bayes_trees import TreePosterior
+    from .models._gaussian import GaussianTreeModel
+
     if isinstance(obj, GaussianTreeModel):
         return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, TreePosterior):
@@ -217,8 +224,12 @@ def _from_document(doc: Any) -> Any:
     if kind == "tree_model":
         return TreeModel.from_dict(doc.get("model"))
     if kind == "gaussian_tree":
+        from .models._gaussian import GaussianTreeModel
+
         return GaussianTreeModel.from_dict(doc.get("model"))
     if kind == "tree_posterior":
+        from .learners._bayes_trees import TreePosterior
+
         return TreePosterior.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)

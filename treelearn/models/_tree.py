@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -35,12 +35,12 @@ from ..export._pyagrum import to_pyagrum
 from ..export._uai import write_uai
 from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
-from ..inference._information import entropy, most_informative, mutual_information
-from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
-from ..sources._count import count
-from ..sources._files import NO_STATE_CAP
-from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import check_cpt
+
+if TYPE_CHECKING:  # pragma: no cover
+    # imported where used: loading a saved tree needs none of them (start-up time)
+    from ..inference._shapley import Explanation
+    from ..stats._counts import CountedTable, PairCounts
 
 __all__ = ["ScoreReport", "TreeModel"]
 
@@ -332,6 +332,10 @@ class TreeModel:
                 "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
                 "this model has none (was it built by hand, loaded, or learned another way?)"
             )
+        from ..sources._count import count
+        from ..sources._files import NO_STATE_CAP
+        from ..stats._counts import CountedTable
+
         states = self.states
         try:
             new = count(data, missing=self.settings.get("missing", "error"), states=states,
@@ -687,6 +691,8 @@ class TreeModel:
         >>> bool(np.allclose(e.values.sum(axis=1) + e.base, p))   # efficiency
         True
         """
+        from ..inference._shapley import EngineGame, check_explain_options, explain_game
+
         params = check_explain_options(kind=kind, conditional=conditional, output=output,
                                        method=method, n_permutations=n_permutations,
                                        random_state=random_state)
@@ -736,6 +742,8 @@ class TreeModel:
         (1.039721, 0.693147)
         """
         self._check_evidence(evidence)
+        from ..inference._information import entropy
+
         return entropy(self.engine(), evidence)
 
     def mutual_information(self, X: Any, Y: Any, given: Any = None,
@@ -750,6 +758,8 @@ class TreeModel:
         0.693147
         """
         self._check_evidence(evidence)
+        from ..inference._information import mutual_information
+
         return mutual_information(self.engine(), X, Y, given, evidence)
 
     def most_informative(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None,
@@ -765,6 +775,8 @@ class TreeModel:
         'either'
         """
         self._check_evidence(evidence)
+        from ..inference._information import most_informative
+
         return most_informative(self.engine(), target, evidence, candidates)
 
     # ------------------------------------------------------------------ export
