@@ -454,7 +454,13 @@ def test_multinet_file(asia, tmp_path, capsys):
     assert "either = no:" in capsys.readouterr().out
     assert main(["show", str(path), "--plot", str(tmp_path / "multi.png")]) == 0
     assert (tmp_path / "multi.png").read_bytes().startswith(b"\x89PNG")
-    assert main(["query", str(path), "lung"]) == 1
+    # issue 19: a multinet answers queries as the mixture over its classes it is
+    assert main(["query", str(path), "lung"]) == 0
+    printed = capsys.readouterr().out.split()
+    prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
+    want = sum(prior[c] * clf.models_[c].query("lung")["yes"] for c in clf.models_)
+    assert float(printed[printed.index("yes") + 1]) == pytest.approx(want, abs=1e-6)
+    assert main(["show", str(path), "--dot"]) == 1
     assert "one tree per class" in capsys.readouterr().err
 
 

@@ -143,9 +143,12 @@ def _network(obj: Any, what: str) -> Any:
     try:
         return obj.model_
     except AttributeError:
-        raise CommandError(
-            f"{what} needs one network; this {type(obj).__name__} has one tree per class"
-        ) from None
+        from ._kinds import is_multinet_like
+
+        shape = ("has one tree per class" if is_multinet_like(obj) or hasattr(obj, "models_")
+                 else "is not one discrete network")
+        raise CommandError(f"{what} needs one network; this {type(obj).__name__} {shape}"
+                           ) from None
 
 
 def _class_column(clf: Any) -> Any:
@@ -169,6 +172,12 @@ def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
     """A figure for a tree, a classifier, or a multinet or mixture (one panel per tree)."""
     if _is_multinet(obj) or _is_mixture(obj):
         return obj.draw()
+    if not _is_tree(obj) and not hasattr(obj, "model_"):
+        from ._kinds import refuse
+
+        if hasattr(obj, "draw") and not hasattr(obj, "classes_"):  # Gaussian trees, ...
+            return obj.draw()
+        raise refuse(obj, "--plot", "it has no network to draw", "print it with show")
     return _network(obj, "drawing").draw(title=True, data=data, edge_labels=True)
 
 
@@ -354,6 +363,12 @@ def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
 
         return ScoreReport(n=len(df), log_likelihood=float(obj.score_samples(df).sum()),
                            n_parameters=obj.n_parameters)
+    if not hasattr(obj, "class_name_"):  # Gaussian trees, tree posteriors, densities
+        from ..models._tree import ScoreReport
+        from ._kinds import score_of
+
+        log_likelihood, n_parameters = score_of(obj, df)
+        return ScoreReport(n=len(df), log_likelihood=log_likelihood, n_parameters=n_parameters)
     cls = _class_column(obj)
     y = df[cls] if cls in df.columns else None
     return obj.score_report(obj.select_features(df), y)
@@ -377,10 +392,21 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     from treelearn.models._tree import ScoreReport
 
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
-    if method != "chow-liu" or args.class_ is not None:
+    if args.class_ is not None:
+        return _learn_gaussian_classifier(args, df, method)
+    if method != "chow-liu":
         raise CommandError(
-            "--numeric gaussian is for --method chow-liu (no --class); for classifiers use "
-            "tl.MixedNaiveBayes() or tl.GaussianTAN() in Python")
+            f"--numeric gaussian with --method {method} needs --class COL (a Gaussian "
+            f"classifier); without a class it learns a Gaussian Chow-Liu tree")
+    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c].dtype)
+            or pd.api.types.is_bool_dtype(df[c].dtype)]
+    if text:
+        if len(text) == df.shape[1]:
+            raise CommandError(f"--numeric gaussian: no numeric column to learn from (the "
+                               f"columns {text[:10]} are not numbers)")
+        _note(f"--numeric gaussian models the numeric columns; leaving out the column(s) "
+              f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)")
+        df = df.drop(columns=text)
     unused = [flag for flag, value in (("--forest", args.forest), ("--whitelist", args.whitelist),
                                        ("--blacklist", args.blacklist), ("--bif", args.bif),
                                        ("--discretize", args.discretize), ("--k", args.k),
@@ -409,6 +435,46 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     for label, path in (("model", args.output), ("picture", args.plot)):
         if path:
             print(f"wrote {label} to {path}", file=sys.stderr)
+    return 0
+
+
+def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, method: str) -> int:
+    """``learn --numeric gaussian --class COL``: a Gaussian TAN (``--method tan``, the
+    default) or a mixed naive Bayes (``--method naive-bayes``: Gaussian numeric columns,
+    categorical text columns)."""
+    import treelearn as tl
+
+    if args.class_ not in df.columns:
+        raise CommandError(f"--class {args.class_!r} is not a column of the data; the columns "
+                           f"are {list(df.columns)[:20]}")
+    if method not in ("tan", "naive-bayes"):
+        raise CommandError(f"--numeric gaussian --class takes --method tan (a Gaussian TAN) or "
+                           f"naive-bayes (Gaussian numeric and categorical text columns), not "
+                           f"{method}")
+    y = df[args.class_]
+    X = df.drop(columns=[args.class_])
+    if y.isna().any():
+        keep = y.notna().to_numpy()
+        _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+        X, y = X[keep], y[keep]
+    if method == "tan":
+        text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype)
+                or pd.api.types.is_bool_dtype(X[c].dtype)]
+        if text:
+            raise CommandError(f"--method tan with --numeric gaussian models numeric features; "
+                               f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                               f"data) or --drop them")
+        clf = tl.GaussianTAN().fit(X, y)
+    else:
+        clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
+    if args.output:
+        _save_obj(clf, args.output)
+        print(f"wrote model to {args.output}", file=sys.stderr)
+    from ._kinds import describe
+
+    print(describe(clf))
+    print()
+    _print_scores(clf.score_report(X, y))
     return 0
 
 
@@ -535,11 +601,19 @@ def cmd_predict(args: argparse.Namespace) -> int:
         proba = obj.predict_proba(df, args.target)
         target, labels = args.target, list(proba.columns)
         values = proba.to_numpy()
-    elif _is_mixture(obj):  # each row's component (responsibilities with --proba)
-        if args.target is not None:
-            raise CommandError("a mixture predicts each row's component; leave out --target")
+    elif _is_mixture(obj) and args.target is None:  # each row's component
         target, labels = "component", list(range(len(obj.components_)))
         values = obj.predict_proba(df)
+    elif not hasattr(obj, "class_name_") or _is_mixture(obj):  # no class: --target VAR
+        from ._kinds import predict_target
+
+        target, labels, values, numbers = predict_target(obj, df, args.target)
+        if numbers is not None:  # a Gaussian's conditional mean
+            if args.proba:
+                raise CommandError(f"--proba: {args.target!r} is a number; its conditional "
+                                   f"mean is printed without --proba")
+            numbers.to_csv(sys.stdout, index=False)
+            return 0
     else:
         target = _class_column(obj)
         if args.target is not None and args.target != target:
@@ -558,7 +632,17 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
     obj = _load(args.model)
-    if args.given:
+    if args.given and not _is_tree(obj) and not hasattr(obj, "model_"):
+        from ._kinds import sample_given
+
+        evidence = parse_given(args.given)
+        if not _is_gaussian(obj):
+            first = (obj.components_[0] if _is_mixture(obj) else
+                     next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+            if first is not None:
+                evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
+        samples = sample_given(obj, args.n, evidence, args.seed, args.numbers)
+    elif args.given:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
         samples = model.sample(args.n, evidence=evidence, random_state=args.seed,
@@ -566,8 +650,14 @@ def cmd_sample(args: argparse.Namespace) -> int:
     elif args.numbers:
         samples = _network(obj, "sample --numbers").sample(args.n, random_state=args.seed,
                                                           numbers=True)
-    else:
+    elif hasattr(obj, "sample"):
         samples = obj.sample(args.n, random_state=args.seed)
+    else:
+        from ._kinds import refuse
+
+        raise refuse(obj, "sample", "it models the class given the features, not the rows",
+                     "sample from a Chow-Liu tree, a TAN or naive Bayes classifier, or a "
+                     "mixture")
     samples.to_csv(sys.stdout, index=False)
     return 0
 
@@ -610,8 +700,25 @@ def _typed_state(model: Any, name: Any, text: str) -> Any:
     return numbers[0] if len(numbers) == 1 else text
 
 
+def _is_gaussian(obj: Any) -> bool:
+    from ._kinds import is_gaussian_tree
+
+    return is_gaussian_tree(obj)
+
+
 def cmd_query(args: argparse.Namespace) -> int:
-    model = _network(_load(args.model), "query")
+    obj = _load(args.model)
+    if not _is_tree(obj) and not hasattr(obj, "model_"):  # mixtures, multinets, Gaussians
+        from ._kinds import query_text
+
+        evidence = parse_given(args.given)
+        first = (obj.components_[0] if _is_mixture(obj) else
+                 next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+        if first is not None:
+            evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
+        print(query_text(obj, list(args.variables), evidence, args.map))
+        return 0
+    model = _network(obj, "query")
     evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
     given = ", ".join(f"{k}={v}" for k, v in evidence.items())
     if args.map:
@@ -681,17 +788,36 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.html:
         if _is_mixture(obj):
             raise CommandError("--html shows one network; draw a mixture with --plot FILE")
+        from ._kinds import is_multinet_like
+
+        if not hasattr(obj, "to_html") or (not _is_tree(obj) and not hasattr(obj, "model_")
+                                           and not is_multinet_like(obj)):
+            from ._kinds import refuse
+
+            raise refuse(obj, "--html", "the explorer shows discrete networks",
+                         "draw it with --plot FILE")
         obj.to_html(args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)
+        return 0
+    if (args.dot or args.mermaid) and _is_gaussian(obj):
+        print(obj.to_dot() if args.dot else obj.to_mermaid())
         return 0
     if args.dot or args.mermaid:
         model = _network(obj, "--dot and --mermaid")
         print(model.to_dot() if args.dot else model.to_mermaid())
         return 0
-    if _is_mixture(obj):
+    if _is_mixture(obj) and hasattr(obj, "converged_"):
         _print_mixture(obj)
+    elif not _is_tree(obj) and not hasattr(obj, "model_") and not _is_multinet(obj):
+        from ._kinds import describe
+
+        print(describe(obj))
     elif not _is_multinet(obj):
-        if not _is_tree(obj):
+        if not _is_tree(obj) and not hasattr(obj, "class_name_"):  # a hidden tree
+            from ._kinds import describe
+
+            print(describe(obj))
+        elif not _is_tree(obj):
             print(
                 f"{type(obj).__name__} classifier for {obj.class_name_!r}, classes "
                 f"{[python_scalar(c) for c in obj.classes_]}"
