@@ -572,8 +572,9 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
     assert number(out, "log-likelihood") == pytest.approx(ll, abs=1e-5)
     assert number(out, "parameters") == 2 * 4 + 3
     assert "b ~ N(" in out and "d = " in out
-    assert "chow-liu" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
-                                   "--class", "c")
+    # issue 19: with --class a Gaussian classifier is learned; a continuous class is refused
+    assert "continuous" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric",
+                                     "gaussian", "--class", "c")
     assert "--bif" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
                                 "--bif", str(tmp_path / "x.bif"))
 
@@ -721,8 +722,12 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     pd.testing.assert_frame_equal(rows, drawn.astype(str).apply(lambda c: c.map(str)),
                                   check_dtype=False)
     assert "component 2 (weight" in run("show", path).stdout
+    # issue 19: a mixture answers queries exactly (P(k | e) times each tree's)
+    printed = run("query", path, "lung", "--given", "smoke=yes").stdout.split()
+    want = expected.query("lung", {"smoke": "yes"})["yes"]
+    assert float(printed[printed.index("yes", 4) + 1]) == pytest.approx(want, abs=1e-6)
     # what a mixture cannot do, in one line each
-    assert "3 trees" in _bad_here(capsys, "query", path, "lung")
+    assert "3 trees" in _bad_here(capsys, "show", path, "--dot")
     assert "--plot" in _bad_here(capsys, "show", path, "--html", tmp_path / "m.html")
     assert "--method mixture" in _bad_here(capsys, "learn", ASIA, "--components", "3")
     assert "--class" in _bad_here(capsys, "learn", ASIA, "--method", "mixture", "--class", "lung")
