@@ -356,17 +356,21 @@ def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
     )
 
 
-def test_semicolon_separated_file_gets_a_pointer(tmp_path, capsys):
+def test_semicolon_separated_file_is_read_with_its_separator(tmp_path, capsys):
     from treelearn.cli._main import main
 
     rows = "".join(f"x{i};y{i % 2}\n" for i in range(12))  # the first field is an identifier
     (tmp_path / "semi.csv").write_text("a;b\n" + rows)
     capsys.readouterr()
-    assert main(["learn", str(tmp_path / "semi.csv")]) == 1
-    err = capsys.readouterr().err.strip().splitlines()  # notes, then the one-line error
+    # issue 19: the separator the header shows is used (and said), not only guessed in a note
+    assert main(["learn", str(tmp_path / "semi.csv")]) == 0
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
     assert "separated by semicolons" in err[0]
-    assert err[-1].startswith("treelearn: error: no column is left") and "--keep" in err[-1]
-    assert main(["learn", str(tmp_path / "semi.csv"), "--keep", "a;b"]) == 0
+    assert any("ignoring column 'a'" in line for line in err)  # the identifier, said so
+    assert "b (2 states)" in captured.out
+    # --sep says otherwise: read as one column, with the pointer
+    assert main(["learn", str(tmp_path / "semi.csv"), "--sep", ",", "--keep", "a;b"]) == 0
     assert "separated by semicolons" in capsys.readouterr().err
 
 

@@ -99,16 +99,52 @@ def _progress(total: int, desc: str) -> Iterator[Any]:
             bar.close()
 
 
-def read_frame(source: str) -> pd.DataFrame:
+def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
     """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
-    data (comma-separated), with a note when another separator is likely."""
-    from ..sources._reading import read_data, separator_note
+    data: the separator ``--sep`` or the one the header shows (said in a note when it is
+    not a comma), ``--encoding``, ``--thousands``/``--decimal``; text columns of numbers
+    written with thousands separators are read as numbers, with a note."""
+    from ..sources._reading import data_separator, read_data, separator_note, thousands_columns
 
-    df = read_data(sys.stdin if source == "-" else source, sep=",")
+    options = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
+    if getattr(args, "decimal", None) is not None:
+        options["decimal"] = args.decimal
+    stream = sys.stdin if source == "-" else source
+    found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
+    if found is not None and found != ",":
+        _note(f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
+              f"(from its header line; --sep says otherwise)")
+    if source == "-" and options["sep"] is None:
+        options["sep"] = ","  # standard input is read once: commas unless --sep
+    df = read_data(stream, **options)
+    if source != "-" and options["thousands"] is None and options.get("decimal") is None:
+        columns, thousands, decimal = thousands_columns(df)
+        if columns:
+            _note(f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
+                  f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
+                  f"and --decimal say otherwise")
+            df = read_data(stream, **{**options, "thousands": thousands, "decimal": decimal})
     note = separator_note(df)
     if note:
         _note(note)
     return df
+
+
+#: separators as the notes name them
+SEPARATORS_IN_WORDS = {";": "semicolons", "\t": "tabs", "|": "bars"}
+
+
+def _reading_options(p: argparse.ArgumentParser) -> None:
+    """``--sep``, ``--encoding``, ``--thousands``, ``--decimal`` for a command reading DATA."""
+    p.add_argument("--sep", default=None, metavar="S",
+                   help="the CSV separator (default: from the header line; tabs for .tsv)")
+    p.add_argument("--encoding", default=None, metavar="E",
+                   help="the text encoding of the file (default UTF-8), e.g. latin-1")
+    p.add_argument("--thousands", default=None, metavar="C",
+                   help="the thousands separator of numbers, e.g. , for 81,900.70 (default: "
+                        "found in columns that need it)")
+    p.add_argument("--decimal", default=None, metavar="C",
+                   help="the decimal point of numbers, e.g. , for 1.234,5 (default .)")
 
 
 def _load(path: str) -> Any:
@@ -300,6 +336,7 @@ def _max_states(args: argparse.Namespace) -> int:
 #: each fix an error or a note names (errors.TreelearnError.fixes), in the command's words
 CLI_FIXES = {
     "discretize": "cut it into bins with --discretize 5",
+    "gaussian": "model it as a Gaussian with --numeric gaussian",
     "drop": "leave it out with --drop {col}",
     "max_states": "allow more states with --max-states {n}",
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
@@ -340,6 +377,20 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
                            f"states per feature")
     problems, notes = table_problems(df, missing=args.missing, max_states=max_states,
                                      class_column=args.class_, known=problems)
+    continuous = [p for p in problems if "gaussian" in getattr(p, "fixes", ())]
+    if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
+        names = [p.column for p in continuous]
+        shown = ", ".join(map(repr, names[:8])) + (f" and {len(names) - 8} more"
+                                                    if len(names) > 8 else "")
+        summary = (f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
+                   f"discrete variables): cut them into bins with --discretize 5, or model "
+                   f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
+                   f"{' '.join(shlex.quote(str(c)) for c in names[:8])}")
+        rest = [p for p in problems if p not in continuous]
+        if not rest:
+            raise CommandError(summary)
+        raise CommandError(f"the table has {len(rest) + 1} problems: (1) {summary}; " + "; ".join(
+            f"({i}) {_in_cli_words(p)}" for i, p in enumerate(rest, 2)))
     if len(problems) == 1:
         raise CommandError(_in_cli_words(problems[0]))
     if problems:
@@ -482,7 +533,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
 
     with _progress(4, "learning") as step:
-        df = read_frame(args.data)
+        df = read_frame(args.data, args)
         step("read")
         drop = list(args.drop or [])
         absent = [c for c in drop if c not in df.columns]
@@ -581,13 +632,13 @@ def _save_obj(obj: Any, path: str) -> None:
 # ---------------------------------------------------------------------- other commands
 def cmd_score(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    _print_scores(_scores(obj, read_frame(args.data)))
+    _print_scores(_scores(obj, read_frame(args.data, args)))
     return 0
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    df = read_frame(args.data)
+    df = read_frame(args.data, args)
     if _is_tree(obj):
         if args.target is None:
             raise CommandError(
@@ -618,7 +669,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
         target = _class_column(obj)
         if args.target is not None and args.target != target:
             raise CommandError(f"this classifier predicts {target!r}, not {args.target!r}")
-        values = obj.predict_proba(obj.select_features(df))
+        lacking = [c for c in obj.feature_names_in_ if c not in df.columns]
+        if lacking:
+            _note(f"the data lacks the feature(s) {lacking[:10]}: summed out, as missing "
+                  f"values are")
+        values = obj.predict_proba(obj.select_features(df, absent="missing"))
         labels = [python_scalar(c) for c in obj.classes_]
     if args.proba:
         out = pd.DataFrame(values, columns=[f"P({target}={label})" for label in labels])
@@ -742,7 +797,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    df = read_frame(args.data)
+    df = read_frame(args.data, args)
     options = {"kind": args.kind, "output": args.scale, "random_state": args.seed}
     if _is_tree(obj) or _is_mixture(obj):
         variables = obj.variables if _is_tree(obj) else list(obj.feature_names_in_)
@@ -914,6 +969,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL",
         help="keep these columns even if they look like row identifiers",
     )
+    _reading_options(p)
     p.add_argument("-o", "--output", metavar="MODEL.json", help="save the model (JSON)")
     p.add_argument("--plot", metavar="FILE", help="draw the tree (.png, .svg, .pdf)")
     p.add_argument("--bif", metavar="FILE", help="write the network as BIF")
@@ -926,6 +982,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", metavar="MODEL", help="model file written by 'learn -o'")
     p.add_argument("data", metavar="DATA", help="CSV or Parquet file, or - for CSV on stdin")
+    _reading_options(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser(
@@ -936,6 +993,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
+    _reading_options(p)
     p.add_argument("--proba", action="store_true", help="write class probabilities")
     p.add_argument(
         "--target",
@@ -1012,6 +1070,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "estimator (more than 20 features)")
     p.add_argument("-o", "--output", metavar="CSV", help="write the table here")
     p.add_argument("--plot", metavar="FILE", help="draw it (.png, .svg, .pdf)")
+    _reading_options(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser(

@@ -331,7 +331,10 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
 
 #: how each fix is worded for Python callers (the command line words its own)
 _PYTHON_FIXES = {
-    "discretize": "cut it into bins with tl.discretize(df, bins=5)",
+    "discretize": "cut it into bins with tl.discretize(df, bins=5) (in cross-validation: "
+                  "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
+    "gaussian": "model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or "
+                "tl.GaussianTAN)",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
@@ -347,8 +350,8 @@ def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | No
     ``words`` (``{fix: template}`` with ``{col}`` and ``{n}``; a front end such as the
     command line passes its own, and a fix it has no words for is left out).
 
-    >>> fix_advice(["discretize", "drop"], "age")
-    "cut it into bins with tl.discretize(df, bins=5), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
+    >>> fix_advice(["drop"], "age")
+    "drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
     """
     words = _PYTHON_FIXES if words is None else words
     parts = [words[f].format(col=column, n=n_states) for f in fixes if f in words]
@@ -403,7 +406,7 @@ def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
     >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
     Traceback (most recent call last):
     ...
-    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
     """
     distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
     k = len(distinct)
@@ -433,6 +436,8 @@ def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
         what = f"more than {limit}, with fractions (e.g. {example!r})"
     reason = (f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
               f"discrete variables)")
+    # measured numbers: bins or a Gaussian; categories only for a few levels
+    fixes = ("discretize", "gaussian", *(("categorical",) if k <= FEW_NUMBERS else ()), "drop")
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
 
 
