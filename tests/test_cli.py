@@ -356,17 +356,21 @@ def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
     )
 
 
-def test_semicolon_separated_file_gets_a_pointer(tmp_path, capsys):
+def test_semicolon_separated_file_is_read_with_its_separator(tmp_path, capsys):
     from treelearn.cli._main import main
 
     rows = "".join(f"x{i};y{i % 2}\n" for i in range(12))  # the first field is an identifier
     (tmp_path / "semi.csv").write_text("a;b\n" + rows)
     capsys.readouterr()
-    assert main(["learn", str(tmp_path / "semi.csv")]) == 1
-    err = capsys.readouterr().err.strip().splitlines()  # notes, then the one-line error
+    # issue 19: the separator the header shows is used (and said), not only guessed in a note
+    assert main(["learn", str(tmp_path / "semi.csv")]) == 0
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
     assert "separated by semicolons" in err[0]
-    assert err[-1].startswith("treelearn: error: no column is left") and "--keep" in err[-1]
-    assert main(["learn", str(tmp_path / "semi.csv"), "--keep", "a;b"]) == 0
+    assert any("ignoring column 'a'" in line for line in err)  # the identifier, said so
+    assert "b (2 states)" in captured.out
+    # --sep says otherwise: read as one column, with the pointer
+    assert main(["learn", str(tmp_path / "semi.csv"), "--sep", ",", "--keep", "a;b"]) == 0
     assert "separated by semicolons" in capsys.readouterr().err
 
 
@@ -454,7 +458,13 @@ def test_multinet_file(asia, tmp_path, capsys):
     assert "either = no:" in capsys.readouterr().out
     assert main(["show", str(path), "--plot", str(tmp_path / "multi.png")]) == 0
     assert (tmp_path / "multi.png").read_bytes().startswith(b"\x89PNG")
-    assert main(["query", str(path), "lung"]) == 1
+    # issue 19: a multinet answers queries as the mixture over its classes it is
+    assert main(["query", str(path), "lung"]) == 0
+    printed = capsys.readouterr().out.split()
+    prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
+    want = sum(prior[c] * clf.models_[c].query("lung")["yes"] for c in clf.models_)
+    assert float(printed[printed.index("yes") + 1]) == pytest.approx(want, abs=1e-6)
+    assert main(["show", str(path), "--dot"]) == 1
     assert "one tree per class" in capsys.readouterr().err
 
 
@@ -566,8 +576,9 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
     assert number(out, "log-likelihood") == pytest.approx(ll, abs=1e-5)
     assert number(out, "parameters") == 2 * 4 + 3
     assert "b ~ N(" in out and "d = " in out
-    assert "chow-liu" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
-                                   "--class", "c")
+    # issue 19: with --class a Gaussian classifier is learned; a continuous class is refused
+    assert "continuous" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric",
+                                     "gaussian", "--class", "c")
     assert "--bif" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
                                 "--bif", str(tmp_path / "x.bif"))
 
@@ -715,8 +726,12 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     pd.testing.assert_frame_equal(rows, drawn.astype(str).apply(lambda c: c.map(str)),
                                   check_dtype=False)
     assert "component 2 (weight" in run("show", path).stdout
+    # issue 19: a mixture answers queries exactly (P(k | e) times each tree's)
+    printed = run("query", path, "lung", "--given", "smoke=yes").stdout.split()
+    want = expected.query("lung", {"smoke": "yes"})["yes"]
+    assert float(printed[printed.index("yes", 4) + 1]) == pytest.approx(want, abs=1e-6)
     # what a mixture cannot do, in one line each
-    assert "3 trees" in _bad_here(capsys, "query", path, "lung")
+    assert "3 trees" in _bad_here(capsys, "show", path, "--dot")
     assert "--plot" in _bad_here(capsys, "show", path, "--html", tmp_path / "m.html")
     assert "--method mixture" in _bad_here(capsys, "learn", ASIA, "--components", "3")
     assert "--class" in _bad_here(capsys, "learn", ASIA, "--method", "mixture", "--class", "lung")

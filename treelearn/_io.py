@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -47,11 +47,10 @@ from .export._pgmpy import graph_from_bif, graph_from_pgmpy
 from .export._pyagrum import graph_from_pyagrum
 from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
-from .learners._bayes_trees import TreePosterior
-from .models._clg import CLGTreeModel
-from .models._copula import CopulaTreeModel
-from .models._gaussian import GaussianTreeModel
 from .models._tree import TreeModel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .models._gaussian import GaussianTreeModel
 
 __all__ = [
     "dumps",
@@ -105,6 +104,8 @@ def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
     True
     """
     if type(network).__name__ == "LinearGaussianBayesianNetwork":
+        from .models._gaussian import GaussianTreeModel
+
         return GaussianTreeModel.from_pgmpy(network)
     return _model_from_graph(graph_from_pgmpy(network))
 
@@ -181,6 +182,12 @@ def to_document(obj: Any) -> dict:
     """The whole file's content for a model or a classifier."""
     if isinstance(obj, TreeModel):
         return document("tree_model", model=obj.to_dict())
+    # the other kinds' modules are loaded only for them: a tree loads without SciPy
+    from .learners._bayes_trees import TreePosterior
+    from .models._clg import CLGTreeModel
+    from .models._copula import CopulaTreeModel
+    from .models._gaussian import GaussianTreeModel
+
     if isinstance(obj, GaussianTreeModel):
         return document("gaussian_tree", model=obj.to_dict())
     if isinstance(obj, TreePosterior):
@@ -195,8 +202,9 @@ def to_document(obj: Any) -> dict:
         kind = "classifier" if is_classifier(obj) else "estimator"
         return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
-        f"can only save a TreeModel, a GaussianTreeModel, a TreePosterior or a treelearn "
-        f"estimator (a classifier, a Discretizer, a TreeMixture), a CLGTreeModel or a CopulaTreeModel, not {type(obj).__name__}"
+        f"can only save a TreeModel, a GaussianTreeModel, a CLGTreeModel, a CopulaTreeModel, a "
+        f"TreePosterior or a treelearn estimator (a classifier, a Discretizer, a TreeMixture), "
+        f"not {type(obj).__name__}"
     )
 
 
@@ -223,12 +231,20 @@ def _from_document(doc: Any) -> Any:
     if kind == "tree_model":
         return TreeModel.from_dict(doc.get("model"))
     if kind == "gaussian_tree":
+        from .models._gaussian import GaussianTreeModel
+
         return GaussianTreeModel.from_dict(doc.get("model"))
     if kind == "tree_posterior":
+        from .learners._bayes_trees import TreePosterior
+
         return TreePosterior.from_dict(doc.get("model"))
     if kind == "clg_tree":
+        from .models._clg import CLGTreeModel
+
         return CLGTreeModel.from_dict(doc.get("model"))
     if kind == "copula_tree":
+        from .models._copula import CopulaTreeModel
+
         return CopulaTreeModel.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)

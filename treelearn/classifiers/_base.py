@@ -62,7 +62,7 @@ from .._base.jsonvalues import python_value
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
-from .._base.validation import BOOLEAN, InstanceOf, Options, check_params
+from .._base.validation import BOOLEAN, InstanceOf, Options, check_param, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
 from ..export._jsonfile import save_document
 from ..inference._shapley import (
@@ -369,11 +369,12 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         """:meth:`_matched` as a DataFrame of the fitted features (an array named by them)."""
         return as_frame(self._matched(X), list(self.feature_names_in_))
 
-    def select_features(self, data: pd.DataFrame) -> pd.DataFrame:
+    def select_features(self, data: pd.DataFrame, absent: str = "error") -> pd.DataFrame:
         """The fitted features' columns of ``data`` (a wider table, e.g. one holding the class).
 
         Raises :class:`~treelearn.FeatureMismatchError` naming the features
-        that ``data`` lacks.
+        that ``data`` lacks; with ``absent="missing"`` they are added as missing
+        values instead (summed out by the prediction, as missing cells are).
 
         Examples
         --------
@@ -384,11 +385,13 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         ['f', 'g']
         """
         check_is_fitted(self)
+        check_param("absent", absent, [Options("error", "missing")])
         features = list(self.feature_names_in_)
-        absent = [c for c in features if c not in data.columns]
-        if absent:
-            raise FeatureMismatchError(f"the data lacks the classifier's feature(s) {absent[:10]}")
-        return data[features]
+        lacking = [c for c in features if c not in data.columns]
+        if lacking and absent == "error":
+            raise FeatureMismatchError(f"the data lacks the classifier's feature(s) "
+                                       f"{lacking[:10]}; absent='missing' sums them out")
+        return data.reindex(columns=features) if lacking else data[features]
 
     # ------------------------------------------------------------ posterior and decision
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:

@@ -99,16 +99,52 @@ def _progress(total: int, desc: str) -> Iterator[Any]:
             bar.close()
 
 
-def read_frame(source: str) -> pd.DataFrame:
+def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
     """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
-    data (comma-separated), with a note when another separator is likely."""
-    from ..sources._reading import read_data, separator_note
+    data: the separator ``--sep`` or the one the header shows (said in a note when it is
+    not a comma), ``--encoding``, ``--thousands``/``--decimal``; text columns of numbers
+    written with thousands separators are read as numbers, with a note."""
+    from ..sources._reading import data_separator, read_data, separator_note, thousands_columns
 
-    df = read_data(sys.stdin if source == "-" else source, sep=",")
+    options = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
+    if getattr(args, "decimal", None) is not None:
+        options["decimal"] = args.decimal
+    stream = sys.stdin if source == "-" else source
+    found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
+    if found is not None and found != ",":
+        _note(f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
+              f"(from its header line; --sep says otherwise)")
+    if source == "-" and options["sep"] is None:
+        options["sep"] = ","  # standard input is read once: commas unless --sep
+    df = read_data(stream, **options)
+    if source != "-" and options["thousands"] is None and options.get("decimal") is None:
+        columns, thousands, decimal = thousands_columns(df)
+        if columns:
+            _note(f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
+                  f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
+                  f"and --decimal say otherwise")
+            df = read_data(stream, **{**options, "thousands": thousands, "decimal": decimal})
     note = separator_note(df)
     if note:
         _note(note)
     return df
+
+
+#: separators as the notes name them
+SEPARATORS_IN_WORDS = {";": "semicolons", "\t": "tabs", "|": "bars"}
+
+
+def _reading_options(p: argparse.ArgumentParser) -> None:
+    """``--sep``, ``--encoding``, ``--thousands``, ``--decimal`` for a command reading DATA."""
+    p.add_argument("--sep", default=None, metavar="S",
+                   help="the CSV separator (default: from the header line; tabs for .tsv)")
+    p.add_argument("--encoding", default=None, metavar="E",
+                   help="the text encoding of the file (default UTF-8), e.g. latin-1")
+    p.add_argument("--thousands", default=None, metavar="C",
+                   help="the thousands separator of numbers, e.g. , for 81,900.70 (default: "
+                        "found in columns that need it)")
+    p.add_argument("--decimal", default=None, metavar="C",
+                   help="the decimal point of numbers, e.g. , for 1.234,5 (default .)")
 
 
 def _load(path: str) -> Any:
@@ -143,9 +179,12 @@ def _network(obj: Any, what: str) -> Any:
     try:
         return obj.model_
     except AttributeError:
-        raise CommandError(
-            f"{what} needs one network; this {type(obj).__name__} has one tree per class"
-        ) from None
+        from ._kinds import is_multinet_like
+
+        shape = ("has one tree per class" if is_multinet_like(obj) or hasattr(obj, "models_")
+                 else "is not one discrete network")
+        raise CommandError(f"{what} needs one network; this {type(obj).__name__} {shape}"
+                           ) from None
 
 
 def _class_column(clf: Any) -> Any:
@@ -169,6 +208,12 @@ def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
     """A figure for a tree, a classifier, or a multinet or mixture (one panel per tree)."""
     if _is_multinet(obj) or _is_mixture(obj):
         return obj.draw()
+    if not _is_tree(obj) and not hasattr(obj, "model_"):
+        from ._kinds import refuse
+
+        if hasattr(obj, "draw") and not hasattr(obj, "classes_"):  # Gaussian trees, ...
+            return obj.draw()
+        raise refuse(obj, "--plot", "it has no network to draw", "print it with show")
     return _network(obj, "drawing").draw(title=True, data=data, edge_labels=True)
 
 
@@ -291,6 +336,7 @@ def _max_states(args: argparse.Namespace) -> int:
 #: each fix an error or a note names (errors.TreelearnError.fixes), in the command's words
 CLI_FIXES = {
     "discretize": "cut it into bins with --discretize 5",
+    "gaussian": "model it as a Gaussian with --numeric gaussian",
     "drop": "leave it out with --drop {col}",
     "max_states": "allow more states with --max-states {n}",
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
@@ -331,6 +377,20 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
                            f"states per feature")
     problems, notes = table_problems(df, missing=args.missing, max_states=max_states,
                                      class_column=args.class_, known=problems)
+    continuous = [p for p in problems if "gaussian" in getattr(p, "fixes", ())]
+    if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
+        names = [p.column for p in continuous]
+        shown = ", ".join(map(repr, names[:8])) + (f" and {len(names) - 8} more"
+                                                    if len(names) > 8 else "")
+        summary = (f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
+                   f"discrete variables): cut them into bins with --discretize 5, or model "
+                   f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
+                   f"{' '.join(shlex.quote(str(c)) for c in names[:8])}")
+        rest = [p for p in problems if p not in continuous]
+        if not rest:
+            raise CommandError(summary)
+        raise CommandError(f"the table has {len(rest) + 1} problems: (1) {summary}; " + "; ".join(
+            f"({i}) {_in_cli_words(p)}" for i, p in enumerate(rest, 2)))
     if len(problems) == 1:
         raise CommandError(_in_cli_words(problems[0]))
     if problems:
@@ -354,6 +414,12 @@ def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
 
         return ScoreReport(n=len(df), log_likelihood=float(obj.score_samples(df).sum()),
                            n_parameters=obj.n_parameters)
+    if not hasattr(obj, "class_name_"):  # Gaussian trees, tree posteriors, densities
+        from ..models._tree import ScoreReport
+        from ._kinds import score_of
+
+        log_likelihood, n_parameters = score_of(obj, df)
+        return ScoreReport(n=len(df), log_likelihood=log_likelihood, n_parameters=n_parameters)
     cls = _class_column(obj)
     y = df[cls] if cls in df.columns else None
     return obj.score_report(obj.select_features(df), y)
@@ -377,10 +443,21 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     from treelearn.models._tree import ScoreReport
 
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
-    if method != "chow-liu" or args.class_ is not None:
+    if args.class_ is not None:
+        return _learn_gaussian_classifier(args, df, method)
+    if method != "chow-liu":
         raise CommandError(
-            "--numeric gaussian is for --method chow-liu (no --class); for classifiers use "
-            "tl.MixedNaiveBayes() or tl.GaussianTAN() in Python")
+            f"--numeric gaussian with --method {method} needs --class COL (a Gaussian "
+            f"classifier); without a class it learns a Gaussian Chow-Liu tree")
+    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c].dtype)
+            or pd.api.types.is_bool_dtype(df[c].dtype)]
+    if text:
+        if len(text) == df.shape[1]:
+            raise CommandError(f"--numeric gaussian: no numeric column to learn from (the "
+                               f"columns {text[:10]} are not numbers)")
+        _note(f"--numeric gaussian models the numeric columns; leaving out the column(s) "
+              f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)")
+        df = df.drop(columns=text)
     unused = [flag for flag, value in (("--forest", args.forest), ("--whitelist", args.whitelist),
                                        ("--blacklist", args.blacklist), ("--bif", args.bif),
                                        ("--discretize", args.discretize), ("--k", args.k),
@@ -412,11 +489,51 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     return 0
 
 
+def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, method: str) -> int:
+    """``learn --numeric gaussian --class COL``: a Gaussian TAN (``--method tan``, the
+    default) or a mixed naive Bayes (``--method naive-bayes``: Gaussian numeric columns,
+    categorical text columns)."""
+    import treelearn as tl
+
+    if args.class_ not in df.columns:
+        raise CommandError(f"--class {args.class_!r} is not a column of the data; the columns "
+                           f"are {list(df.columns)[:20]}")
+    if method not in ("tan", "naive-bayes"):
+        raise CommandError(f"--numeric gaussian --class takes --method tan (a Gaussian TAN) or "
+                           f"naive-bayes (Gaussian numeric and categorical text columns), not "
+                           f"{method}")
+    y = df[args.class_]
+    X = df.drop(columns=[args.class_])
+    if y.isna().any():
+        keep = y.notna().to_numpy()
+        _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+        X, y = X[keep], y[keep]
+    if method == "tan":
+        text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype)
+                or pd.api.types.is_bool_dtype(X[c].dtype)]
+        if text:
+            raise CommandError(f"--method tan with --numeric gaussian models numeric features; "
+                               f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                               f"data) or --drop them")
+        clf = tl.GaussianTAN().fit(X, y)
+    else:
+        clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
+    if args.output:
+        _save_obj(clf, args.output)
+        print(f"wrote model to {args.output}", file=sys.stderr)
+    from ._kinds import describe
+
+    print(describe(clf))
+    print()
+    _print_scores(clf.score_report(X, y))
+    return 0
+
+
 def cmd_learn(args: argparse.Namespace) -> int:
     from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
 
     with _progress(4, "learning") as step:
-        df = read_frame(args.data)
+        df = read_frame(args.data, args)
         step("read")
         drop = list(args.drop or [])
         absent = [c for c in drop if c not in df.columns]
@@ -515,13 +632,13 @@ def _save_obj(obj: Any, path: str) -> None:
 # ---------------------------------------------------------------------- other commands
 def cmd_score(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    _print_scores(_scores(obj, read_frame(args.data)))
+    _print_scores(_scores(obj, read_frame(args.data, args)))
     return 0
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    df = read_frame(args.data)
+    df = read_frame(args.data, args)
     if _is_tree(obj):
         if args.target is None:
             raise CommandError(
@@ -535,16 +652,28 @@ def cmd_predict(args: argparse.Namespace) -> int:
         proba = obj.predict_proba(df, args.target)
         target, labels = args.target, list(proba.columns)
         values = proba.to_numpy()
-    elif _is_mixture(obj):  # each row's component (responsibilities with --proba)
-        if args.target is not None:
-            raise CommandError("a mixture predicts each row's component; leave out --target")
+    elif _is_mixture(obj) and args.target is None:  # each row's component
         target, labels = "component", list(range(len(obj.components_)))
         values = obj.predict_proba(df)
+    elif not hasattr(obj, "class_name_") or _is_mixture(obj):  # no class: --target VAR
+        from ._kinds import predict_target
+
+        target, labels, values, numbers = predict_target(obj, df, args.target)
+        if numbers is not None:  # a Gaussian's conditional mean
+            if args.proba:
+                raise CommandError(f"--proba: {args.target!r} is a number; its conditional "
+                                   f"mean is printed without --proba")
+            numbers.to_csv(sys.stdout, index=False)
+            return 0
     else:
         target = _class_column(obj)
         if args.target is not None and args.target != target:
             raise CommandError(f"this classifier predicts {target!r}, not {args.target!r}")
-        values = obj.predict_proba(obj.select_features(df))
+        lacking = [c for c in obj.feature_names_in_ if c not in df.columns]
+        if lacking:
+            _note(f"the data lacks the feature(s) {lacking[:10]}: summed out, as missing "
+                  f"values are")
+        values = obj.predict_proba(obj.select_features(df, absent="missing"))
         labels = [python_scalar(c) for c in obj.classes_]
     if args.proba:
         out = pd.DataFrame(values, columns=[f"P({target}={label})" for label in labels])
@@ -558,12 +687,32 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
     obj = _load(args.model)
-    if args.given:
+    if args.given and not _is_tree(obj) and not hasattr(obj, "model_"):
+        from ._kinds import sample_given
+
+        evidence = parse_given(args.given)
+        if not _is_gaussian(obj):
+            first = (obj.components_[0] if _is_mixture(obj) else
+                     next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+            if first is not None:
+                evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
+        samples = sample_given(obj, args.n, evidence, args.seed, args.numbers)
+    elif args.given:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
-        samples = model.sample(args.n, evidence=evidence, random_state=args.seed)
-    else:
+        samples = model.sample(args.n, evidence=evidence, random_state=args.seed,
+                               **({"numbers": True} if args.numbers else {}))
+    elif args.numbers:
+        samples = _network(obj, "sample --numbers").sample(args.n, random_state=args.seed,
+                                                          numbers=True)
+    elif hasattr(obj, "sample"):
         samples = obj.sample(args.n, random_state=args.seed)
+    else:
+        from ._kinds import refuse
+
+        raise refuse(obj, "sample", "it models the class given the features, not the rows",
+                     "sample from a Chow-Liu tree, a TAN or naive Bayes classifier, or a "
+                     "mixture")
     samples.to_csv(sys.stdout, index=False)
     return 0
 
@@ -606,8 +755,25 @@ def _typed_state(model: Any, name: Any, text: str) -> Any:
     return numbers[0] if len(numbers) == 1 else text
 
 
+def _is_gaussian(obj: Any) -> bool:
+    from ._kinds import is_gaussian_tree
+
+    return is_gaussian_tree(obj)
+
+
 def cmd_query(args: argparse.Namespace) -> int:
-    model = _network(_load(args.model), "query")
+    obj = _load(args.model)
+    if not _is_tree(obj) and not hasattr(obj, "model_"):  # mixtures, multinets, Gaussians
+        from ._kinds import query_text
+
+        evidence = parse_given(args.given)
+        first = (obj.components_[0] if _is_mixture(obj) else
+                 next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+        if first is not None:
+            evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
+        print(query_text(obj, list(args.variables), evidence, args.map))
+        return 0
+    model = _network(obj, "query")
     evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
     given = ", ".join(f"{k}={v}" for k, v in evidence.items())
     if args.map:
@@ -631,7 +797,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    df = read_frame(args.data)
+    df = read_frame(args.data, args)
     options = {"kind": args.kind, "output": args.scale, "random_state": args.seed}
     if _is_tree(obj) or _is_mixture(obj):
         variables = obj.variables if _is_tree(obj) else list(obj.feature_names_in_)
@@ -677,17 +843,36 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.html:
         if _is_mixture(obj):
             raise CommandError("--html shows one network; draw a mixture with --plot FILE")
+        from ._kinds import is_multinet_like
+
+        if not hasattr(obj, "to_html") or (not _is_tree(obj) and not hasattr(obj, "model_")
+                                           and not is_multinet_like(obj)):
+            from ._kinds import refuse
+
+            raise refuse(obj, "--html", "the explorer shows discrete networks",
+                         "draw it with --plot FILE")
         obj.to_html(args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)
+        return 0
+    if (args.dot or args.mermaid) and _is_gaussian(obj):
+        print(obj.to_dot() if args.dot else obj.to_mermaid())
         return 0
     if args.dot or args.mermaid:
         model = _network(obj, "--dot and --mermaid")
         print(model.to_dot() if args.dot else model.to_mermaid())
         return 0
-    if _is_mixture(obj):
+    if _is_mixture(obj) and hasattr(obj, "converged_"):
         _print_mixture(obj)
+    elif not _is_tree(obj) and not hasattr(obj, "model_") and not _is_multinet(obj):
+        from ._kinds import describe
+
+        print(describe(obj))
     elif not _is_multinet(obj):
-        if not _is_tree(obj):
+        if not _is_tree(obj) and not hasattr(obj, "class_name_"):  # a hidden tree
+            from ._kinds import describe
+
+            print(describe(obj))
+        elif not _is_tree(obj):
             print(
                 f"{type(obj).__name__} classifier for {obj.class_name_!r}, classes "
                 f"{[python_scalar(c) for c in obj.classes_]}"
@@ -784,6 +969,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL",
         help="keep these columns even if they look like row identifiers",
     )
+    _reading_options(p)
     p.add_argument("-o", "--output", metavar="MODEL.json", help="save the model (JSON)")
     p.add_argument("--plot", metavar="FILE", help="draw the tree (.png, .svg, .pdf)")
     p.add_argument("--bif", metavar="FILE", help="write the network as BIF")
@@ -796,6 +982,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", metavar="MODEL", help="model file written by 'learn -o'")
     p.add_argument("data", metavar="DATA", help="CSV or Parquet file, or - for CSV on stdin")
+    _reading_options(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser(
@@ -806,6 +993,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
+    _reading_options(p)
     p.add_argument("--proba", action="store_true", help="write class probabilities")
     p.add_argument(
         "--target",
@@ -830,6 +1018,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="sample given evidence, e.g. --given smoke=yes (exact conditional sampling)",
     )
+    p.add_argument("--numbers", action="store_true",
+                   help="binned columns (learned with --discretize) as numbers drawn within "
+                        "each row's bin, not bin labels")
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(
@@ -879,6 +1070,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "estimator (more than 20 features)")
     p.add_argument("-o", "--output", metavar="CSV", help="write the table here")
     p.add_argument("--plot", metavar="FILE", help="draw it (.png, .svg, .pdf)")
+    _reading_options(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser(

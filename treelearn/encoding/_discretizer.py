@@ -12,7 +12,6 @@ them as states even when a training fold leaves one empty.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from itertools import pairwise
 from numbers import Integral
 from typing import Any, ClassVar
 
@@ -33,7 +32,8 @@ from .._base.jsonvalues import encode_label
 from .._base.limits import check_memory
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_params
-from ._table import CategoricalTableInput, time_edges, time_label
+from ._bins import bin_labels, cut_edges
+from ._table import CategoricalTableInput
 
 __all__ = ["Discretizer"]
 
@@ -55,29 +55,10 @@ def _numbers(series: pd.Series) -> np.ndarray:
     return series.to_numpy(dtype=float, na_value=np.nan)
 
 
-def _round_edges(edges: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The edges at the fewest significant digits (3 at least) that keep them distinct and
-    put every training value in the bin the exact edges put it in (400 values in
-    [1000, 1001) cut at 1000.5 must not be cut at 1.00e3, which empties a bin)."""
-    exact = np.searchsorted(edges, values, side="left")
-    for digits in range(3, 18):
-        rounded = np.array([float(f"{e:.{digits}g}") for e in edges])
-        if len(np.unique(rounded)) == len(edges) and np.array_equal(
-                np.searchsorted(rounded, values, side="left"), exact):
-            return rounded
-    return edges
-
-
 def _timezone(series: pd.Series) -> str | None:
     """The time zone of a date column (``None``: naive dates, or not dates)."""
     tz = getattr(series.dtype, "tz", None)
     return None if tz is None else str(tz)
-
-
-def _label(edge: float, datetime: bool) -> str:
-    if datetime:
-        return time_label(edge)
-    return repr(float(edge)).removesuffix(".0") if float(edge).is_integer() else repr(float(edge))
 
 
 class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstimator):
@@ -96,7 +77,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     ----------
     edges_ : ``{column: array}``: the inner cut points (rounded to the fewest
         significant digits, at least 3, that keep them distinct; dates to whole days,
-        hours, minutes or seconds by :func:`treelearn.encoding._table.time_edges`, labelled as
+        hours, minutes or seconds by :func:`treelearn.encoding._bins.time_edges`, labelled as
         :func:`treelearn.discretize` labels them; the bins are cut at these rounded
         values, so the labels say exactly what each bin holds).
         A value ``v`` goes to the first bin whose upper edge is ``>= v``; values
@@ -209,20 +190,10 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             # the edges (several float arrays) and a label of each bin, before any exists
             check_memory(bins * (5 * 8 + _LABEL_BYTES), f"Discretizer(bins={bins}) on column "
                          f"{c!r}", "give fewer bins")
-            if self.strategy == "quantile":
-                edges = np.quantile(values, np.linspace(0, 1, bins + 1)[1:-1])
-            else:
-                edges = np.linspace(values.min(), values.max(), bins + 1)[1:-1]
-            edges = np.unique(edges)
-            # dates: whole days (hours...) where that keeps the edges apart
-            edges = (time_edges(edges, values.min(), values.max()) if _is_datetime(series)
-                     else _round_edges(edges, values))
+            edges = cut_edges(values, bins, self.strategy, _is_datetime(series))
             self.edges_[c] = edges
             self.timezones_[c] = _timezone(series)
-            ends = ["-inf", *(_label(e, _is_datetime(series)) for e in edges), "inf"]
-            self.categories_[c] = [
-                f"({lo}, {hi}]" if hi != "inf" else f"({lo}, {hi})" for lo, hi in pairwise(ends)
-            ]
+            self.categories_[c] = bin_labels(edges, _is_datetime(series))
         names = np.empty(len(data.columns), dtype=object)
         names[:] = list(data.columns)
         self.feature_names_in_ = names

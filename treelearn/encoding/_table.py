@@ -39,7 +39,6 @@ import contextlib
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from numbers import Integral
 from typing import Any, Literal
 
@@ -60,6 +59,7 @@ from .._base.errors import (
     UnseenStateError,
 )
 from .._base.validation import Interval, Options, check_param, check_params
+from ._bins import Bins, bin_labels, bins_of, codes_of_values, cut_edges
 
 __all__ = [
     "DEFAULT_MAX_STATES",
@@ -76,6 +76,7 @@ __all__ = [
     "check_sample_weight",
     "check_total_weight",
     "code_dtype",
+    "cut_column",
     "discretize",
     "distinct_rows",
     "encode",
@@ -87,8 +88,6 @@ __all__ = [
     "python_scalar",
     "raise_problems",
     "state_order",
-    "time_edges",
-    "time_label",
     "too_many_states_error",
     "unhashable_error",
 ]
@@ -309,6 +308,11 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
     """Codes of ``series`` against a fixed list of states; unseen values are an error or missing."""
     # factorize (one hash pass over the rows), then look up only the distinct values:
     # several times faster than pd.Categorical(series, categories=...) on object columns
+    bins = bins_of(states)
+    if bins is not None:  # a cut column takes raw numbers and dates too, binned
+        binned = codes_of_values(bins, series)
+        if binned is not None:
+            return binned
     raw, uniques = pd.factorize(series, use_na_sentinel=True)
     lookup = pd.Index(states, dtype=object, tupleize_cols=False)
     found = lookup.get_indexer(pd.Index(np.asarray(uniques, dtype=object), dtype=object,
@@ -327,7 +331,10 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
 
 #: how each fix is worded for Python callers (the command line words its own)
 _PYTHON_FIXES = {
-    "discretize": "cut it into bins with tl.discretize(df, bins=5)",
+    "discretize": "cut it into bins with tl.discretize(df, bins=5) (in cross-validation: "
+                  "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
+    "gaussian": "model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or "
+                "tl.GaussianTAN)",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
@@ -343,8 +350,8 @@ def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | No
     ``words`` (``{fix: template}`` with ``{col}`` and ``{n}``; a front end such as the
     command line passes its own, and a fix it has no words for is left out).
 
-    >>> fix_advice(["discretize", "drop"], "age")
-    "cut it into bins with tl.discretize(df, bins=5), or drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
+    >>> fix_advice(["drop"], "age")
+    "drop it (df.drop(columns=['age'])) if it is an identifier or not needed"
     """
     words = _PYTHON_FIXES if words is None else words
     parts = [words[f].format(col=column, n=n_states) for f in fixes if f in words]
@@ -399,7 +406,7 @@ def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
     >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
     Traceback (most recent call last):
     ...
-    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
     """
     distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
     k = len(distinct)
@@ -429,6 +436,8 @@ def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
         what = f"more than {limit}, with fractions (e.g. {example!r})"
     reason = (f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
               f"discrete variables)")
+    # measured numbers: bins or a Gaussian; categories only for a few levels
+    fixes = ("discretize", "gaussian", *(("categorical",) if k <= FEW_NUMBERS else ()), "drop")
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
 
 
@@ -828,77 +837,6 @@ def encode(
                  weights=weights)
 
 
-#: the units dates are rounded to for bin edges, coarsest first (nanoseconds)
-_TIME_UNITS = (86_400 * 10**9, 3_600 * 10**9, 60 * 10**9, 10**9)
-
-
-def time_edges(edges: np.ndarray, low: float | None = None,
-               high: float | None = None) -> np.ndarray:
-    """Cut points in nanoseconds since the epoch, rounded to the coarsest of whole days,
-    hours, minutes and seconds that keeps them distinct and (given the first and last
-    date ``low`` and ``high``) within ``[low, high)``, else left as they are: the labels of
-    date bins are then short and say exactly what each bin holds.
-
-    >>> day = 86_400 * 10**9
-    >>> (time_edges(np.array([1.2 * day, 3.7 * day])) / day).tolist()
-    [1.0, 4.0]
-    >>> (time_edges(np.array([0.1 * day]), low=0.0, high=0.2 * day) / 3_600e9).tolist()
-    [2.0]
-    """
-    edges = np.unique(np.asarray(edges, dtype=float))
-    low = -np.inf if low is None else low
-    high = np.inf if high is None else high
-    for unit in _TIME_UNITS:
-        # half-way rounds down: an edge midway between two days keeps the earlier day in
-        # the earlier bin, as the unrounded edge did (bins are closed on the right)
-        rounded = np.ceil(edges / unit - 0.5) * unit
-        # an edge above the first date must stay above it (else its first bin would shrink
-        # to the first date alone); an edge at the first date (ties) may stay there
-        inside = np.where(edges > low, rounded > low, rounded >= low) & (rounded < high)
-        if len(np.unique(rounded)) == len(edges) and inside.all():
-            return rounded
-    return edges
-
-
-def time_label(ns: float) -> str:
-    """A date (nanoseconds since the epoch) as short as it can be written exactly.
-
-    >>> time_label(pd.Timestamp("2024-03-01").value), time_label(pd.Timestamp("2024-03-01 12:30").value)
-    ('2024-03-01', '2024-03-01 12:30')
-    """
-    ts = pd.Timestamp(int(ns))
-    if ts == ts.normalize():
-        return ts.strftime("%Y-%m-%d")
-    if ts.second == 0 and ts.microsecond == 0 and ts.nanosecond == 0:
-        return ts.strftime("%Y-%m-%d %H:%M")
-    if ts.microsecond == 0 and ts.nanosecond == 0:
-        return ts.strftime("%Y-%m-%d %H:%M:%S")
-    return str(ts)
-
-
-def _cut_dates(name: Hashable, values: pd.Series, bins: int, strategy: str) -> pd.Categorical:
-    """A datetime column cut into time periods: ``[first, e1]``, ``(e1, e2]``, ...,
-    ``(ek, last]``, the inner edges rounded by :func:`time_edges`."""
-    ns = values.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
-    ns[values.isna().to_numpy()] = np.nan
-    observed = ns[~np.isnan(ns)]
-    if len(observed) == 0:
-        raise NumericColumnError(f"column {name!r} has no dates to cut into bins", column=name)
-    low, high = observed.min(), observed.max()
-    if strategy == "quantile":
-        inner = np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1])
-    else:
-        inner = np.linspace(low, high, bins + 1)[1:-1]
-    inner = np.unique(inner[inner < high])  # an edge at the last date: an empty bin
-    inner = time_edges(inner, low, high)
-    codes = np.searchsorted(inner, ns, side="left")  # v <= edge: that edge's bin
-    codes[np.isnan(ns)] = -1
-    ends = [time_label(low), *(time_label(e) for e in inner), time_label(high)]
-    labels = [f"({lo}, {hi}]" for lo, hi in pairwise(ends)]
-    labels[0] = "[" + labels[0][1:]
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(labels, ordered=True))
-
-
 def discretize(
     data: pd.DataFrame,
     bins: int = 5,
@@ -915,22 +853,28 @@ def discretize(
     columns : the columns to cut; default: every float and datetime column, and every
         integer column with more than ``bins`` distinct values.
 
-    The new columns are ordered ``Categorical`` with interval labels such as
-    ``"(0.5, 1.2]"``; missing values stay missing. Dates are cut by time into
-    periods labelled by their ends, rounded to whole days (hours, minutes,
-    seconds when days would merge two edges), e.g. ``"[2024-01-01, 2024-02-15]"``,
-    ``"(2024-02-15, 2024-03-31]"`` (the labels :class:`~treelearn.Discretizer`
-    writes for dates too).
+    The new columns are ordered ``Categorical`` whose labels are the bins, written
+    once for every cut in treelearn (:class:`~treelearn.Discretizer`, the command
+    line's ``--discretize``): ``"(-inf, 0.25]"``, ``"(0.25, 0.5]"``, ..., ``"(0.9, inf)"``,
+    the edges rounded to the fewest significant digits (3 at least) that keep them
+    apart, and the values cut at the rounded edges, so a label says exactly what its
+    bin holds. Dates are cut by time, the edges rounded to whole days (hours, minutes,
+    seconds when days would merge two edges): ``"(-inf, 2024-02-15]"``,
+    ``"(2024-02-15, inf)"``. Missing values stay missing. A model learned on the
+    result reads its bins back from these labels, so it takes raw numbers and dates
+    for those columns (scores, predictions, query evidence) and bins them. Inside
+    cross-validation use a :class:`~treelearn.Discretizer` in a pipeline instead (bins
+    learned from the training rows only).
 
     Examples
     --------
     >>> import pandas as pd
     >>> out = discretize(pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]}), bins=2)
     >>> out["x"].tolist()
-    ['(0.099, 0.25]', '(0.099, 0.25]', '(0.25, 0.4]', '(0.25, 0.4]']
+    ['(-inf, 0.25]', '(-inf, 0.25]', '(0.25, inf)', '(0.25, inf)']
     >>> days = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=4, freq="7D")})
     >>> discretize(days, bins=2)["t"].tolist()
-    ['[2024-01-01, 2024-01-11]', '[2024-01-01, 2024-01-11]', '(2024-01-11, 2024-01-22]', '(2024-01-11, 2024-01-22]']
+    ['(-inf, 2024-01-11]', '(-inf, 2024-01-11]', '(2024-01-11, inf)', '(2024-01-11, inf)']
     """
     check_frame(data)
     bins = check_params({"bins": bins, "strategy": strategy}, _DISCRETIZE, {
@@ -951,28 +895,32 @@ def discretize(
     for c in columns:
         if c not in data.columns:
             raise ColumnNotFoundError(f"{c!r} is not a column of the data to discretize")
-        values = data[c]
-        if pd.api.types.is_datetime64_any_dtype(values.dtype):
-            out[c] = _cut_dates(c, values, bins, strategy)
-            continue
-        if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(
-            values.dtype
-        ):
-            raise NumericColumnError(
-                f"column {c!r} has dtype {values.dtype}, not numbers or dates; only numeric and "
-                f"datetime columns can be discretized", column=c
-            )
-        if np.isinf(values.to_numpy(dtype=float, na_value=np.nan)).any():
-            raise NumericColumnError(
-                f"column {c!r} has infinite values, which fall in no bin; replace them "
-                f"(e.g. with NaN for missing) before discretizing"
-            )
-        if strategy == "quantile" and values.nunique() == 1:
-            # qcut finds one edge and no bin, turning every value into NaN: one bin instead
-            cut = pd.cut(values, bins=1)
-        elif strategy == "quantile":
-            cut = pd.qcut(values, q=bins, duplicates="drop")
-        else:
-            cut = pd.cut(values, bins=bins)
-        out[c] = cut.cat.rename_categories([str(i) for i in cut.cat.categories])
+        out[c] = cut_column(c, data[c], bins, strategy)
     return out
+
+
+def cut_column(name: Hashable, values: pd.Series, bins: int, strategy: str) -> pd.Categorical:
+    """One numeric or datetime column cut into ``bins`` bins, labelled by
+    :func:`~treelearn.encoding._bins.bin_labels` (the labels a model reads its bins from)."""
+    dates = pd.api.types.is_datetime64_any_dtype(values.dtype)
+    if not dates and (not pd.api.types.is_numeric_dtype(values.dtype)
+                      or pd.api.types.is_bool_dtype(values.dtype)):
+        raise NumericColumnError(
+            f"column {name!r} has dtype {values.dtype}, not numbers or dates; only numeric and "
+            f"datetime columns can be discretized", column=name)
+    if dates:
+        numbers = values.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
+        numbers[values.isna().to_numpy()] = np.nan
+    else:
+        numbers = values.to_numpy(dtype=float, na_value=np.nan)
+    if np.isinf(numbers).any():
+        raise NumericColumnError(
+            f"column {name!r} has infinite values, which fall in no bin; replace them "
+            f"(e.g. with NaN for missing) before discretizing", column=name)
+    observed = numbers[~np.isnan(numbers)]
+    if len(observed) == 0:
+        raise NumericColumnError(f"column {name!r} has no values to cut into bins", column=name)
+    edges = cut_edges(observed, bins, strategy, dates)
+    bins_ = Bins(edges=edges, dates=dates, labels=tuple(bin_labels(edges, dates)))
+    return pd.Categorical.from_codes(
+        bins_.codes(numbers), dtype=pd.CategoricalDtype(list(bins_.labels), ordered=True))

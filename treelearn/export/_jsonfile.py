@@ -28,6 +28,7 @@ import json
 import os
 import secrets
 from collections.abc import Hashable
+from itertools import pairwise
 from typing import Any
 
 import networkx as nx
@@ -52,6 +53,7 @@ from .._base.jsonvalues import (
     from_json_value,
     json_value,
 )
+from ..encoding._bins import bin_labels, bins_of
 from ..stats._parameters import check_cpt
 
 __all__ = [
@@ -114,6 +116,9 @@ def _model_to_dict(model: Any) -> dict:
         }
         if extra:
             node["attrs"] = extra
+        bins = bins_of(attrs["states"])
+        if bins is not None:  # a cut variable: its edges, for readers of the file
+            node["bins"] = {"edges": bins.edges.tolist(), "dates": bins.dates}
         nodes.append(node)
     edges = [
         {
@@ -186,6 +191,8 @@ def model_arguments_from_dict(d: Any) -> dict:
         _check_numbers(cpt, where)
         attrs = {k: _decoded(from_json_value, x, where)
                  for k, x in _attrs(node, where).items()}
+        if "bins" in node:
+            _check_bins(node["bins"], states, where)
         G.add_node(name, **attrs, states=states, cpt=cpt, parents=parents)
         dtypes[name] = _decoded(decode_dtype, node.get("dtype"), where)
     missing = [v for v in variables if v not in G]
@@ -267,6 +274,24 @@ def model_arguments_from_dict(d: Any) -> dict:
         "n_rows": n_rows,
         "settings": settings,
     }
+
+
+def _check_bins(bins: Any, states: list, where: str) -> None:
+    """A cut variable's saved ``bins`` must be increasing finite edges whose labels
+    (:func:`~treelearn.encoding._bins.bin_labels`) are the variable's states."""
+    if not isinstance(bins, dict) or not isinstance(bins.get("edges"), list) or not isinstance(
+            bins.get("dates", False), bool):
+        raise InvalidModelError(f"{where}: 'bins' must be an object with a list of 'edges' "
+                                f"and 'dates' true or false")
+    edges = bins["edges"]
+    if not all(_is_number(e) and np.isfinite(e) for e in edges) or any(
+            b <= a for a, b in pairwise(edges)):
+        raise InvalidModelError(f"{where}: the bin edges {edges[:10]} must be increasing "
+                                f"finite numbers")
+    labels = bin_labels(edges, bins.get("dates", False))
+    if labels != states:
+        raise InvalidModelError(f"{where}: the bin edges {edges[:10]} give the bins "
+                                f"{labels[:5]}, not the states {states[:5]}")
 
 
 def _attrs(d: dict, where: str) -> dict:

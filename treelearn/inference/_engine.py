@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError, UnseenStateError
+from ..encoding._bins import bin_code, bins_of
 from ._conditioner import choose_conditioner
 from ._elimination import Eliminator, cumulative, draw
 
@@ -64,8 +65,13 @@ _COUNT_CELLS = 2**22
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
     """Position of ``state`` among a variable's ``states`` (text matches a non-text label).
 
+    A variable whose states are bins (``"(-inf, 4.8]"``, ...) takes a raw number or
+    date, or its text, as the bin holding it.
+
     >>> state_index([False, True], "a", True), state_index([1, 2], "b", "2")
     (1, 1)
+    >>> state_index(["(-inf, 4.8]", "(4.8, inf)"], "x", 5.1), state_index(["(-inf, 4.8]", "(4.8, inf)"], "x", "4.8")
+    (1, 0)
     """
     for i, s in enumerate(states):
         if s == state and isinstance(s, bool) == isinstance(state, (bool, np.bool_)):
@@ -74,6 +80,11 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
         matches = [i for i, s in enumerate(states) if str(s) == state]
         if len(matches) == 1:
             return matches[0]
+    bins = bins_of(states)
+    if bins is not None:  # a cut variable: a raw number or date (or its text) is binned
+        code = bin_code(bins, state)
+        if code is not None:
+            return code
     raise UnseenStateError(variable, [state], list(states), noun="variable",
                            hint=f"{state!r} is not a state of {variable!r}: give one of them.")
 

@@ -54,7 +54,6 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from .._base.errors import (
     ColumnNotFoundError,
@@ -135,6 +134,8 @@ def bdeu_edge_weights(
     >>> np.round(np.exp(log_ml), 12).tolist(), round(float(np.exp(log_w[0, 1])), 12)
     ([0.166666666667, 0.166666666667], 1.5)
     """
+    from scipy.special import gammaln  # here: loading a saved posterior needs no SciPy
+
     ess = equivalent_sample_size
     k = np.asarray(counts.cardinalities, dtype=float)
     d = len(k)

@@ -64,6 +64,13 @@ from ._bayes_trees import k_best_trees, k_best_trees_from_counts
 from ._chow_liu import chow_liu_from_counts
 from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
 from ._em import expected_counts
+from ._mixture_queries import (
+    component_posterior,
+    mixture_marginals,
+    mixture_predict_proba,
+    mixture_query,
+    mixture_sample,
+)
 
 __all__ = ["TreeMixture"]
 
@@ -320,8 +327,17 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         """Log-likelihood of each row (nats); missing cells are summed out exactly."""
         return logsumexp(self._estimate_log_prob(X), axis=1)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``P(component k | observed values of row r)``: an ``n x k`` array whose rows sum to 1."""
+    def predict_proba(self, X: Any, target: Hashable | None = None) -> np.ndarray | pd.DataFrame:
+        """``P(component k | observed values of row r)``: an ``n x k`` array whose rows sum to 1.
+
+        With ``target`` (a variable), ``P(target | the row's other observed values)``
+        instead, exactly: ``sum_k P(k | row) P_k(target | row)``, a DataFrame with one
+        column per state (missing cells and absent columns summed out).
+        """
+        if target is not None:
+            check_is_fitted(self)
+            return mixture_predict_proba(self.components_, self.weights_,
+                                         as_frame(X, learner="TreeMixture"), target)
         log_prob = self._estimate_log_prob(X)
         return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
 
@@ -380,12 +396,40 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         return sum(c.n_parameters for c in self.components_) + len(self.components_) - 1
 
     # ------------------------------------------------------------ sampling
+    def query(self, variables: Sequence[Hashable] | Hashable,
+              evidence: Mapping[Hashable, Any] | None = None) -> pd.Series:
+        """Exact ``P(variables | evidence)`` (states as evidence): ``sum_k P(k | evidence)
+        P_k(variables | evidence)``, a Series as :meth:`TreeModel.query` returns it.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
+        >>> round(float(mix.query("lung", {"smoke": "yes"}).sum()), 12)
+        1.0
+        """
+        check_is_fitted(self)
+        names = [variables] if isinstance(variables, (str, int)) else list(variables)
+        return mixture_query(self.components_, self.weights_, names, evidence)
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` for every variable not given, exactly."""
+        check_is_fitted(self)
+        return mixture_marginals(self.components_, self.weights_, evidence)
+
+    def component_posterior(self, evidence: Mapping[Hashable, Any] | None = None) -> np.ndarray:
+        """``P(component k | evidence)`` for every ``k``."""
+        check_is_fitted(self)
+        return component_posterior(self.components_, self.weights_, evidence)
+
     def sample(
         self, n: int, random_state: int | np.random.Generator | None = None, *,
-        return_components: bool = False,
+        return_components: bool = False, evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
         component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair).
+        With ``evidence`` the rows come exactly from ``P(. | evidence)`` (each row's
+        component from ``P(k | evidence)``, then the row from that tree given the
+        evidence); ``numbers`` as in :meth:`TreeModel.sample`.
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -400,6 +444,10 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
                                {"n": [Interval(Integral, 0, None)], "random_state": RANDOM_STATE})
         n = checked["n"]
         rng = np.random.default_rng(checked["random_state"])
+        if evidence is not None or numbers:
+            X, labels = mixture_sample(self.components_, self.weights_, n, evidence, rng,
+                                       numbers=numbers)
+            return (X, labels) if return_components else X
         per_component = rng.multinomial(n, self.weights_ / self.weights_.sum())
         parts = [c.sample(int(m), random_state=rng) for c, m in zip(self.components_, per_component)]
         labels = np.repeat(np.arange(len(self.components_)), per_component)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
@@ -26,7 +26,8 @@ from .._base.errors import (
     UnseenStateError,
 )
 from .._base.limits import check_memory
-from .._base.validation import InstanceOf, Interval, check_param
+from .._base.validation import BOOLEAN, InstanceOf, Interval, check_param
+from ..encoding._bins import bins_of
 from ..encoding._table import Table, check_frame, check_sample_weight, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
 from ..export._pgmpy import to_pgmpy, write_bif
@@ -34,12 +35,12 @@ from ..export._pyagrum import to_pyagrum
 from ..export._uai import write_uai
 from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
-from ..inference._information import entropy, most_informative, mutual_information
-from ..inference._shapley import EngineGame, Explanation, check_explain_options, explain_game
-from ..sources._count import count
-from ..sources._files import NO_STATE_CAP
-from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import check_cpt
+
+if TYPE_CHECKING:  # pragma: no cover
+    # imported where used: loading a saved tree needs none of them (start-up time)
+    from ..inference._shapley import Explanation
+    from ..stats._counts import CountedTable, PairCounts
 
 __all__ = ["ScoreReport", "TreeModel"]
 
@@ -331,6 +332,10 @@ class TreeModel:
                 "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
                 "this model has none (was it built by hand, loaded, or learned another way?)"
             )
+        from ..sources._count import count
+        from ..sources._files import NO_STATE_CAP
+        from ..stats._counts import CountedTable
+
         states = self.states
         try:
             new = count(data, missing=self.settings.get("missing", "error"), states=states,
@@ -356,11 +361,18 @@ class TreeModel:
         n: int,
         evidence: Mapping[Hashable, Any] | None = None,
         random_state: int | np.random.Generator | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
         exactly from ``P(. | evidence)`` (collect the evidence to the roots, then
         sample down the tree; evidence columns hold the given values; a variable given a
         likelihood, as in :meth:`query`, is drawn from its posterior).
+
+        With ``numbers=True`` a variable whose states are bins (learned on
+        :func:`~treelearn.discretize` or :class:`~treelearn.Discretizer` output, or
+        with the command line's ``--discretize``) comes back as numbers (dates) drawn
+        uniformly within each row's bin; the open end bins get the width of their
+        inner neighbour (:meth:`Bins.numbers <treelearn.encoding._bins.Bins.numbers>`).
 
         Examples
         --------
@@ -377,13 +389,20 @@ class TreeModel:
                      f"sampling n={n} rows of {len(self.variables)} variables",
                      "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
         check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
+        check_param("numbers", numbers, [BOOLEAN])
         engine = self.engine()
         rng = np.random.default_rng(random_state)
         fixed, soft = engine.evidence_of(evidence)
         codes = engine.sample_codes(n, rng, fixed, soft)
         if len(codes) < n:
             raise engine.impossible(dict(evidence or {}))
-        return decode_codes(codes, self.variables, self.states, self.dtypes)
+        out = decode_codes(codes, self.variables, self.states, self.dtypes)
+        if numbers:
+            for j, v in enumerate(self.variables):
+                bins = bins_of(self.states[v])
+                if bins is not None:
+                    out[v] = bins.numbers(codes[:, j], rng)
+        return out
 
     # ------------------------------------------------------------------ inference
     def engine(self, conditioner: Hashable | None = None) -> TreeEngine:
@@ -672,6 +691,8 @@ class TreeModel:
         >>> bool(np.allclose(e.values.sum(axis=1) + e.base, p))   # efficiency
         True
         """
+        from ..inference._shapley import EngineGame, check_explain_options, explain_game
+
         params = check_explain_options(kind=kind, conditional=conditional, output=output,
                                        method=method, n_permutations=n_permutations,
                                        random_state=random_state)
@@ -721,6 +742,8 @@ class TreeModel:
         (1.039721, 0.693147)
         """
         self._check_evidence(evidence)
+        from ..inference._information import entropy
+
         return entropy(self.engine(), evidence)
 
     def mutual_information(self, X: Any, Y: Any, given: Any = None,
@@ -735,6 +758,8 @@ class TreeModel:
         0.693147
         """
         self._check_evidence(evidence)
+        from ..inference._information import mutual_information
+
         return mutual_information(self.engine(), X, Y, given, evidence)
 
     def most_informative(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None,
@@ -750,6 +775,8 @@ class TreeModel:
         'either'
         """
         self._check_evidence(evidence)
+        from ..inference._information import most_informative
+
         return most_informative(self.engine(), target, evidence, candidates)
 
     # ------------------------------------------------------------------ export

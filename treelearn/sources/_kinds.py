@@ -370,6 +370,9 @@ def match_features(X: Any, *, names: Sequence[Hashable] | None, n_features: int,
         if absent or extra:
             hint = (f"; {class_name!r} is the class: drop it from X"
                     if class_name is not None and any(c == class_name for c in extra) else "")
+            if absent and not hint:  # features not measured: missing cells, summed out
+                hint = ("; to sum the missing features out as unknown (as missing cells are), "
+                        "pass X.reindex(columns=clf.feature_names_in_)")
             raise FeatureMismatchError(
                 f"X's columns differ from the features {estimator} was fitted on: missing "
                 f"{absent[:10]}, unexpected {extra[:10]}{hint}")

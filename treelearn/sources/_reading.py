@@ -46,6 +46,7 @@ __all__ = [
     "ISO_DATE",
     "MIN_ROWS_FOR_IDENTIFIER",
     "as_dates",
+    "data_separator",
     "date_columns",
     "date_problems",
     "discretized",
@@ -53,6 +54,7 @@ __all__ = [
     "read_data",
     "separator_note",
     "table_problems",
+    "thousands_columns",
 ]
 
 #: a column is an identifier only in a table of at least this many rows
@@ -136,6 +138,54 @@ def read_data(
     if is_parquet(path):  # its columns have their types: the CSV options do not apply
         return read_whole(path)
     return read_whole(path, sep=sep if sep is not None else _file_separator(path, encoding), **csv)
+
+
+def data_separator(source: Any, encoding: str | None = None) -> str | None:
+    """The separator :func:`read_data` finds for a CSV path (``None`` for a stream or a
+    Parquet file, whose separator is not looked for here).
+
+    >>> data_separator("datasets/asia.csv")
+    ','
+    """
+    if hasattr(source, "read"):
+        return None
+    path = data_file(source)
+    return None if is_parquet(path) else _file_separator(path, encoding)
+
+
+#: numbers written with a thousands separator: ``{separator: (pattern, decimal point)}``
+_GROUPED = {",": (re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"), "."),
+            ".": (re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+(?:,\d+)?"), ",")}
+_PLAIN = {",": re.compile(r"[-+]?\d+(?:\.\d+)?"), ".": re.compile(r"[-+]?\d+(?:,\d+)?")}
+
+
+def thousands_columns(df: pd.DataFrame) -> tuple[list, str | None, str | None]:
+    """Text columns whose every value is a number, some written with a thousands
+    separator (``"81,900.70"``, ``"1.234,5"``): ``(columns, thousands, decimal)``, the
+    separators those columns share, or ``([], None, None)``.
+
+    >>> thousands_columns(pd.DataFrame({"income": ["81,900.70", "950.5"], "city": ["a", "b"]}))
+    (['income'], ',', '.')
+    """
+    found: dict[str, list] = {",": [], ".": []}
+    for c in df.columns:
+        series = df[c]
+        if pd.api.types.is_numeric_dtype(series.dtype) or not (
+                series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
+            continue
+        values = series.dropna().astype(str).str.strip()
+        if values.empty:
+            continue
+        for sep, (grouped, _) in _GROUPED.items():
+            is_grouped = values.str.fullmatch(grouped.pattern)
+            if is_grouped.any() and (is_grouped | values.str.fullmatch(_PLAIN[sep].pattern)).all():
+                found[sep].append(c)
+                break
+    if found[","] and not found["."]:
+        return found[","], ",", "."
+    if found["."] and not found[","]:
+        return found["."], ".", ","
+    return [], None, None
 
 
 def separator_note(df: pd.DataFrame) -> str | None:

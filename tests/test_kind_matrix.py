@@ -1,0 +1,301 @@
+"""Issue 19, point 2: every saved kind x every command either works or says why in one
+line (no traceback), and the mixtures, multinets and Gaussian trees answer queries,
+predictions and conditional samples exactly (brute-force oracles on small models)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import shutil
+import subprocess
+import sys
+import warnings
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import treelearn as tl
+from treelearn.cli._main import main
+
+COMMANDS = ("show", "plot", "dot", "mermaid", "html", "score", "predict", "query", "sample",
+            "sample_given")
+
+#: the commands each kind must answer (the others must refuse in one line)
+WORKS = {
+    "tree": set(COMMANDS) - {"predict"},  # predict needs --target: tested below
+    "forest": set(COMMANDS) - {"predict"},
+    "dag": set(COMMANDS) - {"predict"},
+    "naive_bayes": set(COMMANDS),
+    "tan": set(COMMANDS),
+    "kdb": set(COMMANDS),
+    "mixed_nb": set(COMMANDS),  # its network: the categorical part (Gaussians summed out)
+    "multinet": set(COMMANDS) - {"dot", "mermaid"},
+    "aode": {"show", "plot", "score", "predict"},
+    "bayesian_tan": {"show", "score", "predict"},
+    "text_nb": {"show", "score", "predict"},
+    "gaussian_clf": {"show", "score", "predict"},
+    "gaussian_tan": {"show", "score", "predict"},
+    "mixture": set(COMMANDS) - {"dot", "mermaid", "html"},
+    "bagged": set(COMMANDS) - {"dot", "mermaid", "html"},
+    "gaussian_tree": set(COMMANDS) - {"html", "predict"},
+    "tree_posterior": {"show", "plot", "score"},
+    "cutset": {"show", "score", "query", "sample"},
+    "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
+}
+NUMERIC = {"gaussian_clf", "gaussian_tan", "gaussian_tree"}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """One small saved model per kind, and the data files the commands read."""
+    out = tmp_path_factory.mktemp("kinds")
+    rng = np.random.default_rng(0)
+    n = 120
+    a = rng.integers(0, 2, n)
+    b = (a ^ (rng.random(n) < 0.2)).astype(int)
+    c = rng.integers(0, 3, n)
+    y = np.where(a + b + rng.random(n) > 1.5, "yes", "no")
+    cat = pd.DataFrame({"a": a, "b": b, "c": c, "y": y})
+    X, labels = cat.drop(columns="y"), cat["y"]
+    num = pd.DataFrame({"u": rng.normal(size=n)})
+    num["v"] = num["u"] + rng.normal(size=n) * 0.5
+    num["w"] = rng.normal(size=n)
+    num["y"] = np.where(num["u"] > 0, "pos", "neg")
+    mixed = pd.DataFrame({"a": np.where(a == 1, "on", "off"), "u": num["u"], "y": y})
+    words = pd.DataFrame(rng.poisson(1, (n, 3)), columns=["w0", "w1", "w2"]).assign(y=y)
+    for name, frame in (("cat", cat), ("num", num), ("mixed", mixed), ("text", words)):
+        frame.to_csv(out / f"{name}.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kinds = {
+            "tree": tl.chow_liu(cat),
+            "forest": tl.chow_liu(cat, forest="bic"),
+            "dag": tl.fit_cpts(nx.DiGraph([("a", "y"), ("b", "y"), ("y", "c")]), cat),
+            "naive_bayes": tl.NaiveBayes().fit(X, labels),
+            "tan": tl.TAN().fit(X, labels),
+            "kdb": tl.KDB(k=1).fit(X, labels),
+            "mixed_nb": tl.MixedNaiveBayes().fit(mixed.drop(columns="y"), mixed["y"]),
+            "multinet": tl.ChowLiuMultinet().fit(X, labels),
+            "aode": tl.AODE().fit(X, labels),
+            "bayesian_tan": tl.BayesianTAN().fit(X, labels),
+            "text_nb": tl.TextNaiveBayes().fit(words.drop(columns="y"), words["y"]),
+            "gaussian_clf": tl.GaussianClassifier().fit(num.drop(columns="y"), num["y"]),
+            "gaussian_tan": tl.GaussianTAN().fit(num.drop(columns="y"), num["y"]),
+            "mixture": tl.TreeMixture(n_components=2, random_state=0).fit(cat),
+            "bagged": tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
+            "gaussian_tree": tl.gaussian_chow_liu(num.drop(columns="y")),
+            "tree_posterior": tl.tree_posterior(cat),
+            "cutset": tl.CutsetNetwork(random_state=0).fit(cat),
+            "hidden_tree": tl.HiddenTree(random_state=0, max_iter=3).fit(cat),
+        }
+    assert set(kinds) == set(WORKS)
+    for kind, model in kinds.items():
+        tl.save(model, out / f"{kind}.json")
+    return out
+
+
+def _argv(files, kind: str, command: str) -> list[str]:
+    model = str(files / f"{kind}.json")
+    data = {"mixed_nb": "mixed", "text_nb": "text"}.get(kind, "num" if kind in NUMERIC else "cat")
+    csv = str(files / f"{data}.csv")
+    given = {"mixed_nb": "a=on", "text_nb": "w0=1"}.get(kind, "u=0.5" if kind in NUMERIC
+                                                          else "a=1")
+    variable = "v" if kind == "gaussian_tree" else "y"
+    return {"show": ["show", model], "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
+            "dot": ["show", model, "--dot"], "mermaid": ["show", model, "--mermaid"],
+            "html": ["show", model, "--html", str(files / f"{kind}.html")],
+            "score": ["score", model, csv], "predict": ["predict", model, csv],
+            "query": ["query", model, variable, "--given", given],
+            "sample": ["sample", model, "-n", "3", "--seed", "0"],
+            "sample_given": ["sample", model, "-n", "3", "--given", given, "--seed", "0"]}[command]
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rc = main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("kind", sorted(WORKS))
+def test_every_command_works_or_says_why_in_one_line(files, kind):
+    for command in COMMANDS:
+        rc, out, err = _run(_argv(files, kind, command))  # an uncaught exception fails here
+        if command in WORKS[kind]:
+            assert rc == 0, (kind, command, err)
+            assert out or command in ("plot", "html"), (kind, command)
+        else:
+            lines = [line for line in err.splitlines() if not line.startswith("treelearn: note")]
+            assert rc == 1 and len(lines) == 1 and lines[0].startswith("treelearn: error: "), (
+                kind, command, err)
+            assert "Traceback" not in err
+
+
+@pytest.mark.skipif(shutil.which("treelearn") is None and not (
+    __import__("pathlib").Path(sys.executable).parent / "treelearn").exists(),
+    reason="the treelearn command is not installed")
+def test_the_installed_command_gives_the_same_answers(files):
+    exe = shutil.which("treelearn") or str(__import__("pathlib").Path(sys.executable).parent
+                                            / "treelearn")
+    # a few (kind, command) pairs through the installed entry point (each process pays the
+    # start-up; the whole matrix runs in-process above, through the same main())
+    for kind, command in (("gaussian_tree", "query"), ("mixture", "sample_given"),
+                          ("aode", "html"), ("multinet", "query")):
+        argv = _argv(files, kind, command)
+        done = subprocess.run([exe, *argv], capture_output=True, text=True)
+        rc, out, _ = _run(argv)
+        assert done.returncode == rc, (kind, command, done.stderr)
+        assert "Traceback" not in done.stderr
+        if command not in ("sample", "sample_given", "plot", "html"):
+            assert done.stdout == out
+
+
+# ------------------------------------------------------------------ exact answers
+def _joint(components, weights):
+    """The full joint of a mixture by enumeration: (frame of every row, probability)."""
+    V = components[0].variables
+    S = components[0].states
+    rows = pd.DataFrame(list(itertools.product(*[S[v] for v in V])), columns=V)
+    p = sum(w * np.exp(c.log_likelihood(rows, per_row=True)) for c, w in zip(components, weights))
+    return rows, p / np.sum(weights)
+
+
+def _brute(rows, p, target, evidence):
+    keep = np.ones(len(rows), bool)
+    for k, v in evidence.items():
+        keep &= (rows[k] == v).to_numpy()
+    s = pd.Series(p[keep], index=rows.loc[keep, target].to_numpy()).groupby(level=0).sum()
+    return s / s.sum()
+
+
+@pytest.fixture(scope="module")
+def mixture():
+    df = pd.read_csv("datasets/asia.csv").iloc[:, :5]
+    return tl.TreeMixture(n_components=3, random_state=0).fit(df)
+
+
+def test_mixture_query_marginals_predict_equal_the_full_joint(mixture):
+    rows, p = _joint(mixture.components_, mixture.weights_)
+    assert p.sum() == pytest.approx(1, abs=1e-12)
+    evidence = {"smoke": "yes", "asia": "no"}
+    for target in ("lung", "tub"):
+        want = _brute(rows, p, target, evidence)
+        got = mixture.query(target, evidence)
+        np.testing.assert_allclose(got.to_numpy(), want.loc[list(got.index)].to_numpy(),
+                                   atol=1e-12)
+        np.testing.assert_allclose(mixture.marginals(evidence)[target].to_numpy(),
+                                   got.to_numpy(), atol=1e-12)
+    # P(k | e) by enumeration: w_k P_k(e) / sum
+    keep = ((rows["smoke"] == "yes") & (rows["asia"] == "no")).to_numpy()
+    pe = np.array([w * np.exp(c.log_likelihood(rows[keep], per_row=True)).sum()
+                   for c, w in zip(mixture.components_, mixture.weights_)])
+    np.testing.assert_allclose(mixture.component_posterior(evidence), pe / pe.sum(), atol=1e-12)
+    # predict --target: each row's other values as evidence
+    data = rows.drop(columns="lung").iloc[::7].reset_index(drop=True)
+    proba = mixture.predict_proba(data, target="lung")
+    for r in range(len(data)):
+        want = _brute(rows, p, "lung", data.iloc[r].to_dict())
+        np.testing.assert_allclose(proba.iloc[r].to_numpy(), want.loc[list(proba.columns)],
+                                   atol=1e-12)
+    # a missing column is summed out like a missing cell
+    np.testing.assert_allclose(
+        mixture.predict_proba(data.drop(columns="tub"), target="lung").iloc[0].to_numpy(),
+        _brute(rows, p, "lung", data.drop(columns="tub").iloc[0].to_dict()).to_numpy(),
+        atol=1e-12)
+
+
+def test_mixture_conditional_sampling_is_exact(mixture):
+    evidence = {"smoke": "yes"}
+    X, which = mixture.sample(6000, random_state=0, evidence=evidence, return_components=True)
+    assert (X["smoke"] == "yes").all()
+    post = mixture.component_posterior(evidence)
+    freq = np.bincount(which, minlength=len(post)) / len(which)
+    sd = np.sqrt(post * (1 - post) / len(which))
+    assert (np.abs(freq - post) <= 5 * sd + 1e-12).all()
+    want = mixture.query("lung", evidence)["yes"]
+    got = (X["lung"] == "yes").mean()
+    assert abs(got - want) <= 5 * np.sqrt(want * (1 - want) / len(X))
+    with pytest.raises(tl.TreelearnError, match="likelihood"):
+        mixture.query("lung", {"smoke": [0.5, 0.5]})
+
+
+def test_mixture_on_the_command_line_prints_the_exact_query(mixture, tmp_path):
+    path = tmp_path / "mix.json"
+    tl.save(mixture, path)
+    rc, out, err = _run(["query", str(path), "lung", "--given", "smoke=yes"])
+    assert rc == 0, err
+    printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
+    np.testing.assert_allclose(printed["probability"],
+                               mixture.query("lung", {"smoke": "yes"}).to_numpy(), atol=1e-6)
+    rc, _, err = _run(["query", str(path), "lung", "--map"])
+    assert rc == 1 and "--map" in err and len(err.splitlines()) == 1
+
+
+def test_multinet_query_is_the_class_posterior_times_each_tree(files):
+    clf = tl.load(files / "multinet.json")
+    labels = list(clf.models_)
+    prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
+    trees = [clf.models_[c] for c in labels]
+    rows, _ = _joint(trees, [prior[c] for c in labels])  # every feature row
+    # the joint over (class, features): P(c) P_c(x)
+    full = pd.concat([rows.drop(columns="y").assign(y=c) for c in labels], ignore_index=True)
+    pf = np.concatenate([prior[c] * np.exp(clf.models_[c].log_likelihood(
+        rows.drop(columns="y"), per_row=True)) for c in labels])
+    for target in ("y", "b"):
+        rc, out, err = _run(["query", str(files / "multinet.json"), target, "--given", "a=1"])
+        assert rc == 0, err
+        printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
+        want = _brute(full, pf, target, {"a": 1})
+        np.testing.assert_allclose(printed["probability"],
+                                   want.loc[printed[target].tolist()].to_numpy(), atol=1e-6)
+
+
+def test_gaussian_tree_on_the_command_line(files):
+    model = tl.load(files / "gaussian_tree.json")
+    path = str(files / "gaussian_tree.json")
+    rc, out, err = _run(["query", path, "v", "w", "--given", "u=0.5"])
+    assert rc == 0, err
+    printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
+    q = model.query(["v", "w"], {"u": 0.5})
+    np.testing.assert_allclose(printed["mean"], q.mean.to_numpy(), atol=1e-6)
+    np.testing.assert_allclose(printed["sd"], np.sqrt(np.diag(q.covariance)), atol=1e-6)
+    # predict --target v: E[v | u, w] row by row, from the model's own query
+    rc, out, err = _run(["predict", path, str(files / "num.csv"), "--target", "v"])
+    assert rc == 0, err
+    got = pd.read_csv(io.StringIO(out))["v"].to_numpy()
+    data = pd.read_csv(files / "num.csv")
+    for r in (0, 5, 17):
+        want = model.query(["v"], {"u": data["u"][r], "w": data["w"][r]}).mean["v"]
+        assert got[r] == pytest.approx(want, abs=1e-9)
+    # sample --given: the evidence held, the rest from the conditional Gaussian
+    rc, out, err = _run(["sample", path, "-n", "4000", "--given", "u=0.5", "--seed", "0"])
+    assert rc == 0, err
+    drawn = pd.read_csv(io.StringIO(out))
+    assert (drawn["u"] == 0.5).all()
+    sd = np.sqrt(np.diag(q.covariance))
+    assert np.all(np.abs(drawn[["v", "w"]].mean().to_numpy() - q.mean.to_numpy())
+                  <= 5 * sd / np.sqrt(len(drawn)))
+
+
+def test_gaussian_classifiers_learn_on_the_command_line(files, tmp_path):
+    for method, kind in (("tan", tl.GaussianTAN), ("naive-bayes", tl.MixedNaiveBayes)):
+        path = tmp_path / f"{method}.json"
+        rc, out, err = _run(["learn", str(files / "num.csv"), "--numeric", "gaussian",
+                             "--class", "y", "--method", method, "-o", str(path)])
+        assert rc == 0, err
+        clf = tl.load(path)
+        assert isinstance(clf, kind)
+        data = pd.read_csv(files / "num.csv")
+        direct = kind().fit(data.drop(columns="y"), data["y"])
+        np.testing.assert_allclose(clf.predict_proba(data.drop(columns="y")),
+                                   direct.predict_proba(data.drop(columns="y")), atol=1e-12)
+        rc, out, _ = _run(["predict", str(path), str(files / "num.csv")])
+        assert rc == 0 and out.splitlines()[1:] == list(direct.predict(data.drop(columns="y")))
+    # a text column is left out of a Gaussian tree, and said so
+    rc, out, err = _run(["learn", str(files / "num.csv"), "--numeric", "gaussian"])
+    assert rc == 0 and "leaving out the column(s) ['y']" in err

@@ -1,0 +1,251 @@
+"""What each saved kind answers on the command line, beyond one discrete network.
+
+The ``treelearn`` commands (:mod:`treelearn.cli._main`) work on a
+:class:`~treelearn.TreeModel` and on a classifier with one network (``model_``).
+Every other saved kind is answered here, exactly where the model defines the
+answer, or refused with one :class:`KindError` line saying why and what to use:
+
+========================  ==========================================================
+kind                      beyond show, score and plain sample
+========================  ==========================================================
+multinet (one tree per    query / sample --given: the class posterior ``P(c | e)``
+class)                    times each class's tree (a mixture over classes)
+TreeMixture, BaggedTrees  query, --map refused, predict --target, sample --given: the
+                          posterior over components times each tree's
+GaussianTreeModel         query (the conditional Gaussian: mean and sd), predict
+                          --target (conditional mean given the other columns),
+                          sample --given (exact), --plot / --dot / --mermaid
+CutsetNetwork             query, predict --target
+HiddenTree                predict --target, --plot, --html
+TreePosterior             score (the Bayesian average), --plot (edge posteriors)
+Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
+BayesianTAN classifiers   why
+========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.errors import TreelearnError
+
+__all__ = ["KindError", "describe", "is_density", "is_gaussian_tree", "is_multinet_like",
+           "kind_name", "multinet_components", "predict_target", "query_text",
+           "refuse", "sample_given", "score_of"]
+
+
+class KindError(TreelearnError):
+    """A command this kind of model does not answer (one line: why, and what to use)."""
+
+
+def kind_name(obj: Any) -> str:
+    return type(obj).__name__
+
+
+def refuse(obj: Any, what: str, why: str, instead: str = "") -> KindError:
+    """The one-line refusal: ``<what> does not apply to a <Kind>: <why>[; <instead>]``."""
+    return KindError(f"{what} does not apply to a {kind_name(obj)}: {why}"
+                     + (f"; {instead}" if instead else ""))
+
+
+def is_gaussian_tree(obj: Any) -> bool:
+    return kind_name(obj) == "GaussianTreeModel"
+
+
+def is_density(obj: Any) -> bool:
+    """A density estimator without a class (mixtures, cutset networks, hidden trees)."""
+    return hasattr(obj, "score_samples") and not hasattr(obj, "classes_")
+
+
+def is_multinet_like(obj: Any) -> bool:
+    """One discrete tree per class (``models_``: a ChowLiuMultinet)."""
+    models = getattr(obj, "models_", None)
+    return (isinstance(models, dict) and hasattr(obj, "classes_")
+            and set(models) == set(obj.classes_))  # AODE's are keyed by super-parent
+
+
+def multinet_components(obj: Any) -> tuple[list, np.ndarray, list]:
+    """A multinet as a mixture over its classes: the trees, ``P(c)`` and the labels."""
+    labels = list(obj.models_)
+    log_prior = dict(zip(list(obj.classes_), np.asarray(obj.class_log_prior_, dtype=float)))
+    prior = np.exp(np.array([log_prior[c] for c in labels]))
+    return [obj.models_[c] for c in labels], prior, labels
+
+
+def describe(obj: Any) -> str:
+    """A text summary of a kind that has no text tree of its own."""
+    name = kind_name(obj)
+    if is_gaussian_tree(obj):
+        lines = [repr(obj)]
+        for v in obj.variables:
+            a = obj.graph.nodes[v]
+            parents = obj.parents(v)
+            mean = f"{a['intercept']:.4g}" + (
+                f" + {a['coefficient']:.4g} * {parents[0]}" if parents else "")
+            lines.append(f"{v} ~ N({mean}, sd {np.sqrt(a['variance']):.4g})")
+        return "\n".join(lines)
+    if name == "TreePosterior":
+        frame = obj.to_frame()
+        head = frame.head(10).to_string(index=False)
+        return (f"TreePosterior: Bayesian average over all spanning trees of "
+                f"{len(obj.variables)} variables; the most probable edges:\n{head}")
+    if hasattr(obj, "classes_"):
+        classes = [c.item() if hasattr(c, "item") else c for c in obj.classes_]
+        features = list(getattr(obj, "feature_names_in_", []))
+        return (f"{name} classifier for {getattr(obj, 'class_name_', None)!r}, classes "
+                f"{classes}, {len(features)} features: {features[:20]}")
+    features = list(getattr(obj, "feature_names_in_", []))
+    n_parameters = getattr(obj, "n_parameters", None)
+    return (f"{name}: a density over {len(features)} columns {features[:20]}"
+            + (f", {n_parameters} parameters" if n_parameters is not None else ""))
+
+
+def score_of(obj: Any, df: pd.DataFrame) -> tuple[float, int]:
+    """``(total log-likelihood, number of parameters)`` of a kind without a score report."""
+    if is_gaussian_tree(obj):  # other columns are ignored, as a discrete tree ignores them
+        return float(obj.log_likelihood(df[[c for c in df.columns if c in obj.variables]])
+                     ), obj.n_parameters
+    if kind_name(obj) == "TreePosterior":
+        # the Bayesian average has no parameter count of its own: the MAP tree's is shown
+        return float(obj.log_likelihood(df)), obj.map_tree().n_parameters
+    if is_density(obj):
+        return float(np.sum(obj.score_samples(df))), obj.n_parameters
+    raise refuse(obj, "score", "it has no likelihood of data")
+
+
+def predict_target(obj: Any, df: pd.DataFrame, target: Hashable | None
+                   ) -> tuple[Hashable, list, np.ndarray | None, pd.DataFrame | None]:
+    """``(target, labels, probabilities, values)`` for kinds without a class: one of
+    ``probabilities`` (n x labels) or ``values`` (a frame of predicted numbers)."""
+    name = kind_name(obj)
+    if target is None:
+        raise refuse(obj, "predict without --target", "it has no class",
+                     "give --target VAR, the variable to predict")
+    if is_gaussian_tree(obj):
+        if target not in obj.variables:
+            raise KindError(f"--target {target!r} is not a variable; they are "
+                            f"{obj.variables[:20]}")
+        return target, [], None, gaussian_conditional_means(obj, df, target)
+    if name in ("TreeMixture", "BaggedTrees"):
+        proba = obj.predict_proba(df, target=target)
+        return target, list(proba.columns), proba.to_numpy(), None
+    if hasattr(obj, "predict_proba") and name in ("CutsetNetwork", "HiddenTree",
+                                                  "HiddenMarkovModel"):
+        proba = obj.predict_proba(df, target)
+        return target, list(proba.columns), np.asarray(proba), None
+    raise refuse(obj, "predict --target", "it predicts no variable")
+
+
+def gaussian_conditional_means(model: Any, df: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+    """``E[target | the other variables]`` for every row (all rows at once):
+    ``mu_t + S_to S_oo^-1 (x_o - mu_o)``; rows need every other variable."""
+    others = [v for v in model.variables if v != target]
+    absent = [v for v in others if v not in df.columns]
+    if absent:
+        raise KindError(f"predicting {target!r} needs the other columns; the data lacks "
+                        f"{absent[:10]}")
+    X = df[others].to_numpy(dtype=float)
+    if np.isnan(X).any():
+        raise KindError(f"predicting {target!r} with a Gaussian tree needs every other "
+                        f"column observed; some rows have missing values: drop or fill them")
+    mu, S = model.joint()
+    K = np.linalg.solve(S.loc[others, others].to_numpy(), S.loc[others, target].to_numpy())
+    mean = mu[target] + (X - mu[others].to_numpy()) @ K
+    return pd.DataFrame({target: mean})
+
+
+def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
+               map_query: bool) -> str:
+    """The printed answer of ``query`` for the kinds answered here."""
+    name = kind_name(obj)
+    given = ", ".join(f"{k}={v}" for k, v in evidence.items())
+    head = f"P({', '.join(map(str, variables))}{' | ' + given if given else ''})"
+    if is_gaussian_tree(obj):
+        if map_query:
+            raise refuse(obj, "query --map", "a Gaussian's most probable values are its means",
+                         "drop --map to print them")
+        values = {}
+        for k, v in evidence.items():
+            try:
+                values[k] = float(v)
+            except ValueError:
+                raise KindError(f"--given {k}={v}: a Gaussian variable takes a number") from None
+        q = obj.query(variables, values)
+        sd = np.sqrt(np.clip(np.diag(q.covariance.to_numpy()), 0, None))
+        table = pd.DataFrame({"variable": variables, "mean": q.mean.to_numpy(), "sd": sd})
+        return "Gaussian " + head + "\n" + table.to_string(
+            index=False, formatters={"mean": "{:.6f}".format, "sd": "{:.6f}".format})
+    if map_query:
+        raise refuse(obj, "query --map", "the most probable row of a mixture is not each "
+                     "tree's most probable row, and is not computed exactly here",
+                     "query the variables' posteriors instead")
+    if is_multinet_like(obj):
+        trees, prior, labels = multinet_components(obj)
+        result = _multinet_query(obj, trees, prior, labels, variables, evidence)
+    elif name in ("TreeMixture", "BaggedTrees") or name == "CutsetNetwork":
+        result = obj.query(variables, evidence)
+    else:
+        raise refuse(obj, "query", "it has no one network to condition on",
+                     "use predict for the class")
+    table = pd.Series(result).rename("probability").reset_index()
+    return head + "\n" + table.to_string(index=False,
+                                         formatters={"probability": lambda x: f"{x:.6f}"})
+
+
+def _multinet_query(obj: Any, trees: list, prior: np.ndarray, labels: list, variables: list,
+                    evidence: Mapping[Hashable, Any]) -> pd.Series:
+    from ..learners._mixture_queries import component_posterior, mixture_query
+
+    cls = obj.class_name_
+    given_class = evidence.get(cls) if cls in evidence else None
+    features = {k: v for k, v in evidence.items() if k != cls}
+    if given_class is not None:  # the class given: that class's tree alone
+        spelled = [c for c in labels if str(c) == str(given_class)]
+        if not spelled:
+            raise KindError(f"--given {cls}={given_class}: not a class; the classes are {labels}")
+        trees, prior = [obj.models_[spelled[0]]], np.ones(1)
+        labels = spelled
+    post = component_posterior(trees, prior, features)
+    if variables == [cls]:
+        return pd.Series(post, index=pd.Index(labels, name=cls), name="probability")
+    if cls in variables:
+        raise KindError(f"query the class {cls!r} alone or the features alone")
+    return mixture_query(trees, prior, variables, features)
+
+
+def sample_given(obj: Any, n: int, evidence: Mapping[Hashable, Any], seed: int | None,
+                 numbers: bool) -> pd.DataFrame:
+    """Rows drawn exactly given evidence, for the kinds answered here."""
+    rng = np.random.default_rng(seed)
+    name = kind_name(obj)
+    if name in ("TreeMixture", "BaggedTrees"):
+        return obj.sample(n, random_state=rng, evidence=evidence, numbers=numbers)
+    if is_multinet_like(obj):
+        from ..learners._mixture_queries import mixture_sample
+
+        trees, prior, labels = multinet_components(obj)
+        cls = obj.class_name_
+        if cls in evidence:
+            raise KindError(f"sample --given {cls}=...: give features only (the class of "
+                            f"each row is drawn)")
+        X, which = mixture_sample(trees, prior, n, evidence, rng, numbers=numbers)
+        return X.assign(**{str(cls): [labels[k] for k in which]})
+    if is_gaussian_tree(obj):
+        values = {k: float(v) for k, v in evidence.items()}
+        free = [v for v in obj.variables if v not in values]
+        q = obj.query(free, values)
+        cov = q.covariance.to_numpy()
+        # the conditional Gaussian by its eigen-decomposition (clipped: round-off negatives)
+        w, U = np.linalg.eigh(cov)
+        draws = q.mean.to_numpy() + (rng.standard_normal((n, len(free))) * np.sqrt(
+            np.clip(w, 0, None))) @ U.T
+        out = pd.DataFrame(draws, columns=free)
+        for k, v in values.items():
+            out[k] = v
+        return out[obj.variables]
+    raise refuse(obj, "sample --given", "it has no conditional sampler",
+                 "sample without --given")
