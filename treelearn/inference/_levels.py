@@ -81,6 +81,7 @@ class LevelPlan:
                 children[parent[i]].append(i)
         frontier = list(self.roots)
         self.levels: list[tuple] = []  # (children, their parents, reduceat starts, parents once)
+        self._slabs: list[tuple] = []  # per level: (table_t, table, pad, log_table) of its children
         t = 0
         while frontier:
             t += 1
@@ -91,6 +92,9 @@ class LevelPlan:
             par = parent[nodes_a]
             starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
             self.levels.append((nodes_a, par, starts, par[starts]))
+            # the level's slabs, gathered once: (m, K, K) each, log ones with a row axis
+            self._slabs.append((self.table_t[nodes_a], table[nodes_a], self.pad[nodes_a],
+                                self.log_table[nodes_a][:, None]))
             depth[nodes_a] = t
             frontier = nodes
         self.flat = np.flatnonzero(self.valid.ravel())  # real states in (d * K) order
@@ -126,22 +130,24 @@ class LevelPlan:
         codes = np.asarray(codes, dtype=np.intp)
         lam = self._evidence(codes, soft)
         msgs = []
-        for nodes, _par, starts, once in reversed(self.levels):
-            msg = np.matmul(lam[nodes], self.table_t[nodes])  # (m, n, K) toward the parents
+        for (nodes, _par, starts, once), (table_t, _t, pad, _l) in zip(reversed(self.levels),
+                                                                      reversed(self._slabs)):
+            msg = np.matmul(lam[nodes], table_t)  # (m, n, K) toward the parents
             top = msg.max(axis=2, keepdims=True)
             if not top.all():
                 return None
             msg /= top
-            msg += self.pad[nodes]
+            msg += pad
             if not msg.all():
                 return None  # a zero: the way down would divide by it
             msgs.append(msg)
             lam[once] *= np.multiply.reduceat(msg, starts, axis=0)
         belief = np.empty_like(lam)
         belief[self.roots] = self.prior[self.roots][:, None, :] * lam[self.roots]
-        for (nodes, par, _starts, _once), msg in zip(self.levels, reversed(msgs)):
+        for (nodes, par, _starts, _once), msg, (_tt, table, _p, _l) in zip(
+                self.levels, reversed(msgs), self._slabs):
             outside = belief[par] / msg  # the parent's belief without this child's message
-            pi = np.matmul(outside, self.table[nodes])
+            pi = np.matmul(outside, table)
             belief[nodes] = pi * lam[nodes]
             top = belief[nodes].max(axis=2, keepdims=True)
             if not top.all():
@@ -176,17 +182,18 @@ class LevelPlan:
         with np.errstate(divide="ignore"):
             lam = np.log(self._evidence(codes, soft))
         backs = []
-        for nodes, _par, starts, once in reversed(self.levels):
+        for (nodes, _par, starts, once), (_tt, _t, _p, log_table) in zip(reversed(self.levels),
+                                                                          reversed(self._slabs)):
             # [child, row, parent state, child state]: child's value plus log P(child | parent)
-            s = lam[nodes][:, :, None, :] + self.log_table[nodes][:, None]
-            arg = s.argmax(axis=3)
-            backs.append(arg)
-            best = np.take_along_axis(s, arg[..., None], axis=3)[..., 0]
-            lam[once] += np.add.reduceat(best, starts, axis=0)
+            s = lam[nodes][:, :, None, :] + log_table
+            backs.append(s.argmax(axis=3))
+            lam[once] += np.add.reduceat(s.max(axis=3), starts, axis=0)
         out = np.zeros((n, len(self.card)), dtype=np.int64)
         top = lam[self.roots] + self.log_prior[self.roots][:, None, :]  # (roots, n, K)
         out[:, self.roots] = top.argmax(axis=2).T
         log_p = top.max(axis=2).sum(axis=0)
+        rows = np.arange(n)[None, :]
         for (nodes, par, _starts, _once), arg in zip(self.levels, reversed(backs)):
-            out[:, nodes] = np.take_along_axis(arg, out[:, par].T[:, :, None], axis=2)[:, :, 0].T
+            # each child's best state given its parent's: arg[child, row, parent's state]
+            out[:, nodes] = arg[np.arange(len(nodes))[:, None], rows, out[:, par].T].T
         return out, log_p
