@@ -46,6 +46,7 @@ from .._base.errors import ColumnNotFoundError, TreelearnError, UnseenStateError
 from ..encoding._bins import bin_code, bins_of
 from ._conditioner import choose_conditioner
 from ._elimination import Eliminator, cumulative, draw
+from ._levels import LevelPlan
 
 __all__ = ["TreeEngine", "decode_codes", "is_likelihood", "likelihood", "state_index"]
 
@@ -164,6 +165,7 @@ class TreeEngine:
         self._prior: dict | None = None  # the unconditioned sweep, on first query
         self._marginals0: list | None = None
         self._sampler: list | None = None
+        self._level_plan: LevelPlan | bool | None = None  # False: the model has none
         self._eyes: dict = {}
         self._labels: dict = {}
         self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
@@ -487,6 +489,11 @@ class TreeEngine:
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
             return self._general.marginals(codes, soft)
+        plan = self.level_plan()
+        if plan is not None:
+            out = plan.marginals(codes, soft)
+            if out is not None:  # else a zero message: the per-factor passes below
+                return out
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes, soft)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
@@ -676,6 +683,9 @@ class TreeEngine:
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
             return self._general.map(codes, soft)
+        plan = self.level_plan()
+        if plan is not None:
+            return plan.map(codes, soft)
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes, soft)
         acc, _up, log_scale, back, held = self._collect(
@@ -699,6 +709,18 @@ class TreeEngine:
                 out[:, s] = value
         return out, best
 
+    def level_plan(self) -> LevelPlan | None:
+        """The model as depth levels (:class:`~treelearn.inference._levels.LevelPlan`): built
+        once, for a forest of one-parent CPTs without a conditioner; else ``None``."""
+        if self._level_plan is None:
+            plan = False
+            if self.is_tree and self.kg == 1 and all(len(p) <= 1 for p in self.parents.values()):
+                plan = LevelPlan(self.card, [self.index[p[0]] if p else -1 for p in
+                                             (self.parents[v] for v in self.variables)],
+                                 [self.cpts[v] for v in self.variables])
+            self._level_plan = plan
+        return self._level_plan or None
+
     # ------------------------------------------------------------------ a single query
     def _eye(self, k: int) -> np.ndarray:
         """The ``k x k`` identity, kept: one-hot evidence rows are its rows."""
@@ -715,6 +737,28 @@ class TreeEngine:
             index = pd.Index(self.states[variable], name=variable, tupleize_cols=False)
             self._labels[variable] = index
         return index
+
+    def state_columns(self) -> pd.MultiIndex:
+        """``(variable, state)`` of every variable's states in order, the columns of
+        :meth:`marginals_matrix` (built once)."""
+        columns = self._labels.get(_STATE_COLUMNS)
+        if columns is None:
+            columns = self._labels[_STATE_COLUMNS] = pd.MultiIndex.from_tuples(
+                [(v, s) for v in self.variables for s in self.states[v]],
+                names=["variable", "state"])
+        return columns
+
+    def marginals_matrix(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+                         ) -> np.ndarray:
+        """:meth:`marginals_codes` side by side: ``(n, sum k_v)``, columns as
+        :meth:`state_columns`."""
+        plan = self.level_plan()
+        if plan is not None:
+            out = plan.marginals_matrix(np.asarray(codes, dtype=np.int64), soft)
+            if out is not None:
+                return out
+        values = self.marginals_codes(codes, soft)
+        return np.concatenate(values, axis=1) if values else np.zeros((len(codes), 0))
 
     def _prior_sweep(self) -> dict:
         """Messages of the model without evidence, computed once: what an evidence-free
@@ -1133,6 +1177,9 @@ class TreeEngine:
         assignment = {v: self.states[v][best[0, i]] for i, v in enumerate(self.variables)
                       if i not in fixed}
         return assignment, float(log_p[0])
+
+
+_STATE_COLUMNS = object()  # the key of state_columns() among the cached labels
 
 
 def is_likelihood(value: Any) -> bool:

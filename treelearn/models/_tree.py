@@ -48,6 +48,16 @@ __all__ = ["ScoreReport", "TreeModel"]
 _EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
 
 
+def _zero_rows(bad: np.ndarray, index: pd.Index, present: Mapping[Hashable, pd.Series]
+               ) -> TreelearnError:
+    """The error for evidence rows of probability zero (``bad``), naming the first."""
+    r = int(np.flatnonzero(bad)[0])
+    row = {v: col.iloc[r] for v, col in present.items() if pd.notna(col.iloc[r])}
+    return TreelearnError(
+        f"{int(bad.sum())} evidence row(s) have probability zero under the model, e.g. row "
+        f"{index[r]!r} with {row}: drop or fix those rows, or learn with alpha > 0")
+
+
 class TreeModel:
     """A discrete Bayesian network with tabular CPTs, typically tree-shaped.
 
@@ -499,30 +509,72 @@ class TreeModel:
         )
         return pd.Series(table.ravel(), index=index, name="probability")
 
-    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+    def marginals(self, evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None,
+                  as_frame: bool = False) -> dict | pd.DataFrame:
         """``{variable: P(variable | evidence)}`` for every variable not given a state in
         ``evidence`` (states or likelihoods, as in :meth:`query`), all in one two-pass
         sweep (each a Series over the variable's states).
 
+        With a DataFrame of evidence rows (each row's observed values; missing values,
+        absent columns and columns that are not model variables: unobserved, as in
+        :meth:`predict_proba`), or with ``as_frame=True``, the answer is one DataFrame:
+        a row per evidence row, a column per ``(variable, state)`` of every variable (an
+        observed one gets its one-hot row). No Series is built per variable: on a tree
+        of many variables this is the fast form, for one evidence set or many.
+
         Raises a :class:`TreelearnError` naming the value when the evidence has
-        probability zero.
+        probability zero (with a frame: naming the first such row).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
         >>> m.marginals({"a": 1})["b"].tolist()
         [0.5, 0.5]
+        >>> # P(b = 0 | a) = 3/4, 1/2 (alpha = 1), so P(b = 0) = (3/4 + 1/2) / 2 = 0.625
+        >>> f = m.marginals(pd.DataFrame({"a": [1, None]}))
+        >>> f.columns.tolist()
+        [('a', 0), ('a', 1), ('b', 0), ('b', 1)]
+        >>> f["b"].to_numpy().round(12).tolist()
+        [[0.5, 0.5], [0.625, 0.375]]
         """
+        as_frame = check_param("as_frame", as_frame, [InstanceOf(bool)])
+        engine = self.engine()
+        if isinstance(evidence, pd.DataFrame):
+            codes, present = self._row_codes(evidence)
+            return self._marginals_frame(engine, codes, evidence.index, None, evidence, present)
         self._check_evidence(evidence)
-        return self.engine().marginals(evidence)
+        if not as_frame:
+            return engine.marginals(evidence)
+        fixed, soft = engine.evidence_of(evidence)
+        codes = np.full((1, len(self.variables)), -1, dtype=np.int64)
+        codes[0, list(fixed)] = list(fixed.values())
+        return self._marginals_frame(engine, codes, pd.RangeIndex(1), soft, evidence, None)
+
+    def _marginals_frame(self, engine: TreeEngine, codes: np.ndarray, index: pd.Index,
+                         soft: Mapping[int, np.ndarray] | None, evidence: Any,
+                         present: Mapping[Hashable, pd.Series] | None) -> pd.DataFrame:
+        """:meth:`marginals` as one DataFrame (see there) from rows of codes."""
+        values = engine.marginals_matrix(codes, soft)
+        bad = ~np.isfinite(values).all(axis=1)
+        if bad.any():
+            if present is None:
+                raise engine.impossible(dict(evidence or {}))
+            raise _zero_rows(bad, index, present)
+        return pd.DataFrame(values, index=index, columns=engine.state_columns(), copy=False)
 
     def map_query(
-        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
-    ) -> dict | tuple[dict, float]:
+        self, evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None,
+        return_log_prob: bool = False
+    ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """The most probable assignment ``{variable: state}`` of every variable not given a
         state in ``evidence`` (max-product message passing, linear in the number of
         variables), and with ``return_log_prob`` also ``log P(assignment, evidence)``
         (a likelihood ``L`` of :meth:`query`'s evidence counts as ``P(evidence | v) = L(v)``).
         Ties go to the first state in state order.
+
+        With a DataFrame of evidence rows (as :meth:`marginals` takes them), every row's
+        most probable completion: a DataFrame of every variable in the model's labels
+        and dtypes (observed values kept), index as ``evidence``'s; ``return_log_prob``
+        adds the array of their log-probabilities. A row of probability zero raises.
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1, 1, 1], "b": [0, 0, 1, 1, 1, 0]}), alpha=0)
@@ -531,7 +583,18 @@ class TreeModel:
         >>> a, log_p = m.map_query({"b": 0}, return_log_prob=True)   # P(a=0, b=0) = 2/6
         >>> a, round(log_p, 6)
         ({'a': 0}, -1.098612)
+        >>> m.map_query(pd.DataFrame({"b": [0, None]}))["a"].tolist()
+        [0, 1]
         """
+        if isinstance(evidence, pd.DataFrame):
+            codes, present = self._row_codes(evidence)
+            best, log_p = self.engine().map_codes(codes)
+            bad = ~np.isfinite(log_p)
+            if bad.any():
+                raise _zero_rows(bad, evidence.index, present)
+            frame = decode_codes(best, self.variables, self.states, self.dtypes)
+            frame.index = evidence.index
+            return (frame, log_p) if return_log_prob else frame
         self._check_evidence(evidence)
         assignment, log_p = self.engine().map_query(evidence)
         return (assignment, log_p) if return_log_prob else assignment

@@ -45,6 +45,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
@@ -86,6 +87,7 @@ from ..stats._counts import (
     add_counts,
     check_pair_memory,
     count_codes,
+    pair_counts,
     total_weight,
     whole_weights,
 )
@@ -694,9 +696,23 @@ def count_file(
     text = [c for c in header if csv and c in given and len(given[c]) > 0
             and all(isinstance(s, str) for s in given[c])]
 
+    # the first chunk and whether more follow: a file of one chunk is read once and
+    # encoded as a table read whole (what the two passes reproduce chunk by chunk)
+    reader = iter_chunks(path, chunksize, text)
+    ahead = list(itertools.islice(reader, 2))
+    if len(ahead) == 1:
+        counted = _count_whole(ahead[0], header, given, missing, max_states, sample_weight)
+        if counted is not None:
+            reader.close()
+            return counted
+    pending: list = [(tuple(text), itertools.chain(ahead, reader))]  # for the first pass
+
     def chunks() -> Iterator[tuple[str, pd.DataFrame, np.ndarray | None]]:
         start = 0
-        for chunk in iter_chunks(path, chunksize, text):
+        source = pending.pop()[1] if pending and pending[0][0] == tuple(text) else \
+            iter_chunks(path, chunksize, text)
+        pending.clear()
+        for chunk in source:
             where = _rows(start, chunk, path)
             start += len(chunk)
             rows, weights = split_weights(chunk, sample_weight, where)
@@ -745,6 +761,31 @@ def count_file(
     cards = np.array([len(s) for s in all_states], dtype=np.int64)
     pairs = PairCounts(total.joint, cards, total.n_rows)
     return CountedTable(tuple(header), all_states, tuple(dtypes), pairs=pairs)
+
+
+def _count_whole(chunk: pd.DataFrame, header: Sequence, given: Mapping, missing: MissingPolicy,
+                 max_states: int, sample_weight: Hashable | None) -> CountedTable | None:
+    """The counts of a file read whole in one chunk, by ``encode`` as for a DataFrame;
+    ``None`` where the two passes must decide (a column of mixed numbers and text, which
+    they read again as text; any problem, which they word with the file's rows)."""
+    if [c for c in chunk.columns if c != sample_weight] != list(header):
+        return None
+    if any(chunk[c].dtype == object for c in chunk.columns):
+        return None
+    # its notes are given once it stands (else the two passes give them)
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always")
+        try:
+            rows, weights = split_weights(chunk, sample_weight)
+            table = encode(rows[list(header)], missing=missing, max_states=max_states,
+                           states=given or None, sample_weight=weights)
+        except TreelearnError:
+            return None
+    if table.n_rows == 0:
+        return None
+    for note in notes:
+        warnings.warn(note.message, note.category, stacklevel=5)
+    return CountedTable(table.columns, table.states, table.dtypes, pairs=pair_counts(table))
 
 
 def _weighted(weight_column: Hashable | None) -> str:

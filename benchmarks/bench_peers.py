@@ -1,0 +1,732 @@
+"""treelearn against its peers and a bare-numpy floor, row by row, in one run.
+
+    .venv/bin/python benchmarks/bench_peers.py [--quick] [--cache-dir DIR] [--json OUT]
+
+The peers: **pyAgrum** (C++ core; ``pip install pyagrum``, in the ``bench`` extra;
+one thread: ``gum.setNumberOfThreads(1)``), **pgmpy** (where it finishes in seconds;
+else on fewer rows or queries, scaled, and the row says so) and a **floor**: bare
+numpy doing the same arithmetic with no checks, no labels and no fallbacks. Each
+section first checks that the answers agree (largest absolute difference <= 1e-12
+for probabilities, the same assignment / edges for MAP and structures; a sampler by
+the gap between marginal frequencies), then times. Times are CPU seconds
+(``time.process_time``, best of N: the machine is shared, other processes only add
+time), BLAS pinned to one thread.
+
+Rows, per model (ALARM's Chow-Liu tree, 37 variables; random trees of 223 and
+1,000 variables with 2-4 states):
+
+* all marginals given one evidence set: ``marginals(evidence)`` (a dict of Series),
+  ``marginals(evidence, as_frame=True)``, pyAgrum ``LazyPropagation`` (evidence,
+  ``makeInference``, every ``posterior``), pgmpy ``BeliefPropagation``, the floor
+  (two-pass message passing one edge at a time, and one depth level at a time);
+* all marginals for 1,000 evidence rows: ``marginals(frame)`` vs the level floor
+  and pyAgrum's per-row loop (scaled from 20 rows);
+* MAP given the evidence: ``map_query`` vs the max-product floor in logs and
+  pyAgrum ``LazyPropagation.mpe``;
+
+and on ALARM: one query, predict one variable for 10,000 rows, sample 100,000
+rows, Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
+then sparse Chow-Liu on documents x terms against ``X.T @ X``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import DEFAULT_CACHE, alarm_sample, machine, pin_blas, print_table, row, write_json
+
+BENCH = "peers"
+TOL = 1e-12
+
+
+def cpu_best(fn, repeat: int = 5, inner: int = 1) -> float:
+    """Best of ``repeat`` CPU times of ``inner`` calls of ``fn()``, per call (seconds)."""
+    fn()
+    best = np.inf
+    for _ in range(repeat):
+        t = time.process_time()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.process_time() - t) / inner)
+    return float(best)
+
+
+# ---------------------------------------------------------------------- models
+def random_tree(d: int, seed: int = 0):
+    """A random tree of ``d`` variables (2-4 states, Dirichlet(1) CPTs): a TreeModel."""
+    import networkx as nx
+
+    import treelearn as tl
+
+    rng = np.random.default_rng(seed)
+    card = rng.integers(2, 5, size=d)
+    parent = [-1] + [int(rng.integers(0, i)) for i in range(1, d)]
+    g = nx.DiGraph()
+    for i in range(d):
+        k = int(card[i])
+        cpt = rng.dirichlet(np.ones(k), size=None if parent[i] < 0 else int(card[parent[i]]))
+        g.add_node(f"X{i}", states=[f"s{j}" for j in range(k)], cpt=cpt)
+    for i in range(1, d):
+        g.add_edge(f"X{parent[i]}", f"X{i}")
+    return tl.TreeModel(g, variables=[f"X{i}" for i in range(d)])
+
+
+class Floor:
+    """A tree model as bare arrays: parent index, CPTs, a breadth-first order, levels."""
+
+    def __init__(self, model) -> None:
+        vs = model.variables
+        self.card = np.array([len(model.states[v]) for v in vs])
+        self.parent = [vs.index(model.parents(v)[0]) if model.parents(v) else -1 for v in vs]
+        self.cpts = [model.cpt(v) for v in vs]
+        self.log_cpts = [np.log(c) for c in self.cpts]
+        depth = {}
+        order = []
+        for i in np.argsort([self._depth(i, depth) for i in range(len(vs))], kind="stable"):
+            order.append(int(i))
+        self.order = order
+        k = int(self.card.max())
+        d = len(vs)
+        self.k = k
+        self.T = np.zeros((d, k, k))
+        self.prior = np.zeros((d, k))
+        for i, c in enumerate(self.cpts):
+            if self.parent[i] < 0:
+                self.prior[i, :len(c)] = c
+            else:
+                self.T[i, :c.shape[0], :c.shape[1]] = c
+        self.levels = []
+        for t in range(1, max(depth.values()) + 1):
+            nodes = np.array(sorted((i for i in range(d) if depth[i] == t),
+                                    key=lambda i: self.parent[i]))
+            par = np.array([self.parent[i] for i in nodes])
+            starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+            self.levels.append((nodes, par, starts, par[starts]))
+        self.roots = np.array([i for i in range(d) if self.parent[i] < 0])
+        self.valid = np.arange(k)[None] < self.card[:, None]
+
+    def _depth(self, i: int, memo: dict) -> int:
+        if i not in memo:
+            memo[i] = 0 if self.parent[i] < 0 else self._depth(self.parent[i], memo) + 1
+        return memo[i]
+
+    def marginals_edges(self, ev: dict) -> list:
+        """Two passes, one edge at a time (``ev``: {variable: observed code})."""
+        lam = [np.ones(k) for k in self.card]
+        for i, c in ev.items():
+            lam[i] = np.zeros(self.card[i])
+            lam[i][c] = 1.0
+        msg = [None] * len(lam)
+        for i in reversed(self.order):
+            p = self.parent[i]
+            if p >= 0:
+                m = self.cpts[i] @ lam[i]
+                m /= m.max()
+                msg[i] = m
+                lam[p] = lam[p] * m
+        belief = [None] * len(lam)
+        for i in self.order:
+            p = self.parent[i]
+            pi = self.cpts[i] if p < 0 else (belief[p] / msg[i]) @ self.cpts[i]
+            b = pi * lam[i]
+            belief[i] = b / b.sum()
+        return belief
+
+    def marginals_levels(self, codes: np.ndarray) -> np.ndarray:
+        """Two passes, one depth level at a time, for rows of codes (-1 unobserved):
+        ``(d, n, K)``."""
+        n = codes.shape[0]
+        lam = np.repeat(self.valid[:, None, :].astype(float), n, axis=1)
+        var, r = np.nonzero(codes.T >= 0)
+        lam[var, r] = 0.0
+        lam[var, r, codes[r, var]] = 1.0
+        msgs = []
+        Tt = self.T.transpose(0, 2, 1)
+        for nodes, _par, starts, once in reversed(self.levels):
+            m = lam[nodes] @ Tt[nodes]
+            m /= m.max(axis=2, keepdims=True)
+            m[m == 0] = 1.0  # the parents' padding states
+            msgs.append(m)
+            lam[once] *= np.multiply.reduceat(m, starts, axis=0)
+        b = np.empty_like(lam)
+        b[self.roots] = self.prior[self.roots][:, None] * lam[self.roots]
+        for (nodes, par, _s, _o), m in zip(self.levels, reversed(msgs)):
+            b[nodes] = ((b[par] / m) @ self.T[nodes]) * lam[nodes]
+            b[nodes] /= b[nodes].max(axis=2, keepdims=True)
+        return b / b.sum(axis=2, keepdims=True)
+
+    def map_levels(self, codes: np.ndarray) -> tuple:
+        """Max-product in logs, one depth level at a time, for rows of codes: (codes, log P)."""
+        n = codes.shape[0]
+        with np.errstate(divide="ignore"):
+            lam = np.log(np.repeat(self.valid[:, None, :].astype(float), n, axis=1))
+            log_t = np.log(self.T)
+            log_prior = np.log(self.prior)
+        var, r = np.nonzero(codes.T >= 0)
+        lam[var, r] = -np.inf
+        lam[var, r, codes[r, var]] = 0.0
+        backs = []
+        for nodes, _par, starts, once in reversed(self.levels):
+            s = lam[nodes][:, :, None, :] + log_t[nodes][:, None]
+            arg = s.argmax(axis=3)
+            backs.append(arg)
+            lam[once] += np.add.reduceat(np.take_along_axis(s, arg[..., None], axis=3)[..., 0],
+                                         starts, axis=0)
+        top = lam[self.roots] + log_prior[self.roots][:, None]
+        out = np.zeros((len(self.card), n), dtype=np.int64)
+        out[self.roots] = top.argmax(axis=2)
+        for (nodes, par, _s, _o), arg in zip(self.levels, reversed(backs)):
+            out[nodes] = np.take_along_axis(arg, out[par][:, :, None], axis=2)[:, :, 0]
+        return out.T, top.max(axis=2).sum(axis=0)
+
+    def map_edges(self, ev: dict) -> tuple:
+        """Max-product in logs, one edge at a time: (codes, log P)."""
+        with np.errstate(divide="ignore"):
+            lam = [np.zeros(k) for k in self.card]
+            for i, c in ev.items():
+                lam[i] = np.log(np.eye(self.card[i])[c])
+        back = [None] * len(lam)
+        for i in reversed(self.order):
+            p = self.parent[i]
+            if p >= 0:
+                s = self.log_cpts[i] + lam[i]
+                back[i] = s.argmax(axis=1)
+                lam[p] = lam[p] + s.max(axis=1)
+        out = np.zeros(len(lam), dtype=np.int64)
+        log_p = 0.0
+        for i in self.order:
+            p = self.parent[i]
+            if p < 0:
+                top = self.log_cpts[i] + lam[i]
+                out[i] = top.argmax()
+                log_p += top.max()
+            else:
+                out[i] = back[i][out[p]]
+        return out, log_p
+
+
+def codes_of(model, evidence: dict) -> dict:
+    return {model.variables.index(v): model.states[v].index(s) for v, s in evidence.items()}
+
+
+def evidence_for(model, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    vs = model.variables
+    picks = rng.choice(len(vs), size=2, replace=False)
+    return {vs[j]: model.states[vs[j]][int(rng.integers(len(model.states[vs[j]])))] for j in picks}
+
+
+# ---------------------------------------------------------------------- sections
+def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
+    import pandas as pd
+    import pyagrum as gum
+
+    rows: list[dict] = []
+    vs = model.variables
+    floor = Floor(model)
+    evidence = evidence_for(model)
+    ev = codes_of(model, evidence)
+    one = np.full((1, len(vs)), -1)
+    for j, c in ev.items():
+        one[0, j] = c
+
+    # ---- all marginals given one evidence set
+    ours = model.marginals(evidence)
+    frame = model.marginals(evidence, as_frame=True)
+    edges = floor.marginals_edges(ev)
+    levels = floor.marginals_levels(one)
+    bn = model.to_pyagrum()
+    ie = gum.LazyPropagation(bn)
+    text = {str(v): str(s) for v, s in evidence.items()}
+
+    def agrum_marginals():
+        ie.eraseAllEvidence()
+        ie.setEvidence(text)
+        ie.makeInference()
+        return [ie.posterior(str(v)).toarray() for v in vs]
+
+    theirs = agrum_marginals()
+    diff = 0.0
+    for i, v in enumerate(vs):
+        want = frame[v].to_numpy()[0]
+        diff = max(diff, np.abs(want - edges[i]).max(), np.abs(want - levels[i, 0, :len(want)]).max(),
+                   np.abs(want - theirs[i]).max())
+        if v in ours:
+            diff = max(diff, np.abs(ours[v].to_numpy() - want).max())
+    inner = 20 if len(vs) < 500 else 5
+    t_dict = cpu_best(lambda: model.marginals(evidence), inner=inner)
+    t_frame = cpu_best(lambda: model.marginals(evidence, as_frame=True), inner=inner)
+    t_edges = cpu_best(lambda: floor.marginals_edges(ev), inner=inner)
+    t_levels = cpu_best(lambda: floor.marginals_levels(one), inner=inner)
+    t_agrum = cpu_best(agrum_marginals, inner=max(inner // 4, 1))
+    what = "all marginals, one evidence set"
+    rows += [
+        row(BENCH, case, f"{what}: treelearn marginals() (dict of Series)", t_dict * 1e3, "ms"),
+        row(BENCH, case, f"{what}: treelearn marginals(as_frame=True)", t_frame * 1e3, "ms"),
+        row(BENCH, case, f"{what}: pyAgrum LazyPropagation", t_agrum * 1e3, "ms",
+            note="setEvidence + makeInference + every posterior"),
+        row(BENCH, case, f"{what}: floor, one level at a time", t_levels * 1e3, "ms"),
+        row(BENCH, case, f"{what}: floor, one edge at a time", t_edges * 1e3, "ms"),
+        row(BENCH, case, f"{what}: as_frame / the faster floor", t_frame / min(t_levels, t_edges),
+            "x", "<= 2", t_frame / min(t_levels, t_edges) <= 2),
+        row(BENCH, case, f"{what}: dict of Series / the faster floor",
+            t_dict / min(t_levels, t_edges), "x", note="one pandas Series per variable"),
+        row(BENCH, case, f"{what}: pyAgrum / treelearn as_frame", t_agrum / t_frame, "x", ">= 1",
+            t_agrum >= t_frame),
+        row(BENCH, case, f"{what}: largest |difference| (all tools)", f"{diff:.1e}", "", f"<= {TOL}",
+            diff <= TOL),
+    ]
+    if pgmpy_ok:
+        from pgmpy.inference import BeliefPropagation
+
+        pg = model.to_pgmpy()
+        free = [v for v in vs if v not in evidence]
+        asked = free[:8] if quick else free
+        t = time.process_time()
+        bp = BeliefPropagation(pg)
+        bp.calibrate()
+        values = {v: bp.query([v], evidence=evidence, show_progress=False).values for v in asked}
+        t_pg = (time.process_time() - t) / len(asked) * len(free)
+        pdiff = max(np.abs(values[v] - ours[v].to_numpy()).max() for v in asked)
+        rows += [
+            row(BENCH, case, f"{what}: pgmpy BeliefPropagation", t_pg * 1e3, "ms",
+                note=f"one run; {len(asked)} of {len(free)} queries, scaled" if len(asked) < len(free)
+                else "one run"),
+            row(BENCH, case, f"{what}: pgmpy / treelearn as_frame", t_pg / t_frame, "x"),
+            row(BENCH, case, f"{what}: |difference| vs pgmpy", f"{pdiff:.1e}", "", f"<= {TOL}",
+                pdiff <= TOL),
+        ]
+    else:
+        rows.append(row(BENCH, case, f"{what}: pgmpy BeliefPropagation", "skipped", "",
+                        note="minutes at this size"))
+
+    # ---- many evidence rows at once
+    rng = np.random.default_rng(1)
+    n = 1000
+    batch_codes = np.full((n, len(vs)), -1)
+    for r_ in range(n):
+        for j in rng.choice(len(vs), size=2, replace=False):
+            batch_codes[r_, j] = rng.integers(floor.card[j])
+    batch = pd.DataFrame({v: pd.Series([model.states[v][c] if c >= 0 else None
+                                        for c in batch_codes[:, j]], dtype=object)
+                          for j, v in enumerate(vs)})
+    got = model.marginals(batch)
+    want = floor.marginals_levels(batch_codes)
+    bdiff = max(np.abs(got[v].to_numpy() - want[j, :, :floor.card[j]]).max() for j, v in enumerate(vs))
+    few = batch.head(20)
+
+    def agrum_rows():
+        out = []
+        for _, r_ in few.iterrows():
+            ie.eraseAllEvidence()
+            ie.setEvidence({str(v): str(s) for v, s in r_.items() if pd.notna(s)})
+            ie.makeInference()
+            out.append([ie.posterior(str(v)).toarray() for v in vs])
+        return out
+
+    adiff = max(np.abs(got[v].to_numpy()[r_] - a[j]).max()
+                for r_, a in enumerate(agrum_rows()) for j, v in enumerate(vs))
+    t_batch = cpu_best(lambda: model.marginals(batch), repeat=3)
+    t_codes = cpu_best(lambda: model.engine().marginals_matrix(batch_codes), repeat=3)
+    t_floor = cpu_best(lambda: floor.marginals_levels(batch_codes), repeat=3)
+    t_ag = cpu_best(agrum_rows, repeat=2) / len(few) * n
+    what = f"all marginals, {n:,} evidence rows"
+    rows += [
+        row(BENCH, case, f"{what}: treelearn marginals(frame)", t_batch * 1e3, "ms",
+            note="labels encoded, a DataFrame back"),
+        row(BENCH, case, f"{what}: treelearn engine marginals_matrix (codes)", t_codes * 1e3, "ms"),
+        row(BENCH, case, f"{what}: pyAgrum, a loop over rows", t_ag * 1e3, "ms",
+            note=f"{len(few)} rows, scaled"),
+        row(BENCH, case, f"{what}: floor, one level at a time", t_floor * 1e3, "ms"),
+        row(BENCH, case, f"{what}: marginals_matrix (codes) / floor (codes)", t_codes / t_floor, "x",
+            "<= 2", t_codes / t_floor <= 2),
+        row(BENCH, case, f"{what}: marginals(frame) / floor", t_batch / t_floor, "x",
+            note="the rest: encoding the labels, the DataFrame"),
+        row(BENCH, case, f"{what}: largest |difference| (floor, pyAgrum)", f"{max(bdiff, adiff):.1e}",
+            "", f"<= {TOL}", max(bdiff, adiff) <= TOL),
+    ]
+
+    # ---- MAP
+    assignment, log_p = model.map_query(evidence, return_log_prob=True)
+    same, ldiff = True, 0.0
+    for best, floor_log_p in [floor.map_edges(ev), (lambda c, lp: (c[0], lp[0]))(*floor.map_levels(one))]:
+        same = same and all(model.states[v][best[j]] == assignment[v]
+                            for j, v in enumerate(vs) if v in assignment)
+        ldiff = max(ldiff, abs(log_p - floor_log_p) / max(abs(log_p), 1.0))
+    t_map = cpu_best(lambda: model.map_query(evidence), inner=inner)
+    t_fmap = cpu_best(lambda: floor.map_edges(ev), inner=inner)
+    t_lmap = cpu_best(lambda: floor.map_levels(one), inner=inner)
+    t_floor = min(t_fmap, t_lmap)
+    what = "MAP given the evidence"
+    rows += [
+        row(BENCH, case, f"{what}: treelearn map_query", t_map * 1e3, "ms"),
+        row(BENCH, case, f"{what}: floor, max-product in logs one edge at a time", t_fmap * 1e3, "ms"),
+        row(BENCH, case, f"{what}: floor, max-product in logs one level at a time", t_lmap * 1e3, "ms"),
+        row(BENCH, case, f"{what}: treelearn / the faster floor", t_map / t_floor, "x", "<= 2",
+            t_map / t_floor <= 2),
+        row(BENCH, case, f"{what}: same assignment, log P within {TOL} (relative)",
+            same and ldiff <= TOL, "", ok=same and ldiff <= TOL),
+    ]
+    try:
+        ie.eraseAllEvidence()
+        ie.setEvidence(text)
+        mpe = ie.mpe()
+        agrees = all(str(mpe[str(v)]) == str(model.states[v].index(assignment[v]))
+                     for v in assignment)
+        t_mpe = cpu_best(lambda: (ie.eraseAllEvidence(), ie.setEvidence(text), ie.mpe()))
+        rows.append(row(BENCH, case, f"{what}: pyAgrum LazyPropagation.mpe", t_mpe * 1e3, "ms",
+                        note=f"same assignment: {agrees}"))
+    except Exception as error:  # pyAgrum 3.3 fails here: say how
+        rows.append(row(BENCH, case, f"{what}: pyAgrum LazyPropagation.mpe", "failed", "",
+                        note=str(error)[:60]))
+    return rows
+
+
+def alarm_rows(df, model, quick: bool) -> list[dict]:
+    """One query, predict, sampling on ALARM's tree."""
+    import pyagrum as gum
+    from bench_inference import numpy_sampler
+    from pgmpy.inference import VariableElimination
+    from pgmpy.sampling import BayesianModelSampling
+
+    case = f"alarm Chow-Liu tree ({len(model.variables)} variables)"
+    vs = model.variables
+    rows: list[dict] = []
+    bn = model.to_pyagrum()
+    pg = model.to_pgmpy()
+
+    # ---- one query
+    rng = np.random.default_rng(0)
+    queries = []
+    for _ in range(10):
+        q, e1, e2 = rng.choice(len(vs), size=3, replace=False)
+        queries.append((vs[q], {vs[e]: model.states[vs[e]][int(rng.integers(len(model.states[vs[e]])))]
+                                for e in (e1, e2)}))
+    ie = gum.LazyPropagation(bn)
+
+    def agrum(q, e):
+        ie.eraseAllEvidence()
+        ie.eraseAllTargets()
+        ie.addTarget(str(q))
+        ie.setEvidence({str(v): str(s) for v, s in e.items()})
+        ie.makeInference()
+        return ie.posterior(str(q)).toarray()
+
+    ve = VariableElimination(pg)
+    diff = max(max(np.abs(model.query(q, e).to_numpy() - agrum(q, e)).max(),
+                   np.abs(model.query(q, e).to_numpy()
+                          - ve.query([q], evidence=e, show_progress=False).values).max())
+               for q, e in queries)
+    t_ours = cpu_best(lambda: [model.query(q, e) for q, e in queries]) / len(queries)
+    t_ag = cpu_best(lambda: [agrum(q, e) for q, e in queries]) / len(queries)
+    t_pg = cpu_best(lambda: [ve.query([q], evidence=e, show_progress=False) for q, e in queries],
+                    repeat=2) / len(queries)
+    rows += [
+        row(BENCH, case, "one query (2 observed): treelearn query", t_ours * 1e6, "us"),
+        row(BENCH, case, "one query: pyAgrum LazyPropagation (one target)", t_ag * 1e6, "us"),
+        row(BENCH, case, "one query: pgmpy VariableElimination", t_pg * 1e6, "us"),
+        row(BENCH, case, "one query: pyAgrum / treelearn", t_ag / t_ours, "x", ">= 1", t_ag >= t_ours),
+        row(BENCH, case, "one query: largest |difference|", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+    ]
+
+    # ---- predict one variable for 10,000 complete rows
+    target = vs[5]
+    data = df.sample(10_000 if not quick else 2_000, random_state=1).reset_index(drop=True)
+    floor = Floor(model)
+    t_index = vs.index(target)
+    codes = model.encode(data).codes.astype(np.intp)
+    kids = [j for j in range(len(vs)) if floor.parent[j] == t_index]
+
+    def floor_predict():
+        p = floor.parent[t_index]
+        logit = floor.log_cpts[t_index][codes[:, p]] if p >= 0 else floor.log_cpts[t_index][None]
+        for j in kids:
+            logit = logit + floor.log_cpts[j][:, codes[:, j]].T
+        e = np.exp(logit - logit.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    ours = model.predict_proba(data, target).to_numpy()
+    engine = model.engine()
+    few = data.drop(columns=[target]).head(50)
+
+    def agrum_rows():
+        out = []
+        for _, r_ in few.iterrows():
+            ie.eraseAllEvidence()
+            ie.eraseAllTargets()
+            ie.addTarget(str(target))
+            ie.setEvidence({str(v): str(s) for v, s in r_.items()})
+            ie.makeInference()
+            out.append(ie.posterior(str(target)).toarray())
+        return np.array(out)
+
+    diff = max(np.abs(ours - floor_predict()).max(), np.abs(ours[:len(few)] - agrum_rows()).max())
+    t_ours = cpu_best(lambda: model.predict_proba(data, target), repeat=3)
+    t_floor = cpu_best(floor_predict, repeat=3)
+    t_codes = cpu_best(lambda: engine.posterior_codes(codes, t_index), repeat=3)
+    t_ag = cpu_best(agrum_rows, repeat=2) / len(few) * len(data)
+    what = f"predict_proba of one variable, {len(data):,} complete rows"
+    rows += [
+        row(BENCH, case, f"{what}: treelearn", t_ours * 1e3, "ms", note="labels encoded"),
+        row(BENCH, case, f"{what}: pyAgrum, a loop over rows", t_ag * 1e3, "ms",
+            note=f"{len(few)} rows, scaled"),
+        row(BENCH, case, f"{what}: treelearn engine posterior_codes (codes)", t_codes * 1e3, "ms",
+            note="two passes over the whole tree: any value may be missing"),
+        row(BENCH, case, f"{what}: floor (log-CPT gathers on codes)", t_floor * 1e3, "ms",
+            note="complete rows only: the target's Markov blanket"),
+        row(BENCH, case, f"{what}: largest |difference|", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+    ]
+
+    # ---- sampling
+    n = 100_000
+    import networkx as nx
+
+    order = [vs.index(v) for v in nx.topological_sort(model.graph)]
+    parents = [[vs.index(p) for p in model.parents(v)] for v in vs]
+    cpts = [model.cpt(v) for v in vs]
+    engine = model.engine()
+    sampled = model.sample(n, random_state=1)
+    bare = numpy_sampler(order, parents, cpts, n, np.random.default_rng(1))
+    gen = gum.BNDatabaseGenerator(bn)
+    gen.drawSamples(n)
+    theirs = gen.to_pandas()
+    gap = 0.0
+    for j, v in enumerate(vs):
+        f_ours = sampled[v].value_counts(normalize=True).reindex(model.states[v], fill_value=0).to_numpy()
+        f_bare = np.bincount(bare[:, j], minlength=len(model.states[v])) / n
+        f_ag = theirs[str(v)].astype(str).value_counts(normalize=True).reindex(
+            [str(s) for s in model.states[v]], fill_value=0).to_numpy()
+        gap = max(gap, np.abs(f_ours - f_bare).max(), np.abs(f_ours - f_ag).max())
+
+    def agrum_sample():
+        g = gum.BNDatabaseGenerator(bn)
+        g.drawSamples(n)
+        return g.to_pandas()
+
+    t_ours = cpu_best(lambda: model.sample(n, random_state=1), repeat=3)
+    t_codes = cpu_best(lambda: engine.sample_codes(n, np.random.default_rng(1)), repeat=3)
+    t_floor = cpu_best(lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)),
+                       repeat=3)
+    t_ag = cpu_best(agrum_sample, repeat=2)
+    n_pg = 5_000 if quick else 20_000
+    t = time.process_time()
+    BayesianModelSampling(pg).forward_sample(size=n_pg, seed=0, show_progress=False)
+    t_pg = (time.process_time() - t) / n_pg * n
+    what = f"sample({n:,})"
+    rows += [
+        row(BENCH, case, f"{what}: treelearn sample (labels, dtypes)", t_ours * 1e3, "ms"),
+        row(BENCH, case, f"{what}: treelearn engine sample_codes", t_codes * 1e3, "ms"),
+        row(BENCH, case, f"{what}: pyAgrum BNDatabaseGenerator + to_pandas", t_ag * 1e3, "ms"),
+        row(BENCH, case, f"{what}: pgmpy forward_sample", t_pg * 1e3, "ms",
+            note=f"{n_pg:,} rows, scaled"),
+        row(BENCH, case, f"{what}: floor, ancestral sampling on codes", t_floor * 1e3, "ms"),
+        row(BENCH, case, f"{what}: treelearn / codes floor", t_ours / t_floor, "x", "<= 3",
+            t_ours / t_floor <= 3),
+        row(BENCH, case, f"{what}: largest marginal frequency gap", gap, "", "<= 0.01", gap <= 0.01,
+            note="sampling noise ~0.003"),
+    ]
+    return rows
+
+
+def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
+    """Chow-Liu from a DataFrame and from a CSV file; naive Bayes fit + predict."""
+    import networkx as nx
+    import pandas as pd
+    import pyagrum as gum
+    from pgmpy.estimators import TreeSearch
+    from sklearn.naive_bayes import CategoricalNB
+
+    import treelearn as tl
+
+    rows: list[dict] = []
+
+    def undirected(edges) -> set:
+        return {frozenset((str(a), str(b))) for a, b in edges}
+
+    def floor_chow_liu(frame):
+        codes = np.column_stack([pd.factorize(frame[c], sort=True)[0] for c in frame])
+        card = codes.max(axis=0) + 1
+        offsets = np.r_[0, np.cumsum(card)[:-1]]
+        onehot = np.zeros((len(codes), int(card.sum())))
+        np.put_along_axis(onehot, codes + offsets, 1.0, axis=1)
+        joint = (onehot.T @ onehot + 1.0)  # alpha = 1 on every pair cell
+        d = len(card)
+        mi = np.zeros((d, d))
+        for a in range(d):
+            for b in range(a + 1, d):
+                p = joint[offsets[a]:offsets[a] + card[a], offsets[b]:offsets[b] + card[b]]
+                p = p / p.sum()
+                mi[a, b] = (p * np.log(p / p.sum(1, keepdims=True) / p.sum(0, keepdims=True))).sum()
+        g = nx.Graph()
+        g.add_weighted_edges_from((frame.columns[a], frame.columns[b], mi[a, b])
+                                  for a in range(d) for b in range(a + 1, d))
+        return nx.maximum_spanning_tree(g).edges
+
+    def agrum_chow_liu(source, columns):
+        learner = gum.BNLearner(source)
+        g = nx.Graph()
+        g.add_weighted_edges_from((a, b, learner.mutualInformation(a, b))
+                                  for i, a in enumerate(columns) for b in columns[i + 1:])
+        return nx.maximum_spanning_tree(g).edges
+
+    cols = [str(c) for c in df_big.columns]
+    case = f"alarm {len(df_big):,} rows, Chow-Liu"
+    ours = undirected(tl.chow_liu(df_big).graph.edges)
+    same_floor = ours == undirected(floor_chow_liu(df_big))
+    same_agrum = ours == undirected(agrum_chow_liu(df_big, cols))
+    t_ours = cpu_best(lambda: tl.chow_liu(df_big), repeat=3)
+    t_floor = cpu_best(lambda: floor_chow_liu(df_big), repeat=2)
+    t_ag = cpu_best(lambda: agrum_chow_liu(df_big, cols), repeat=1)
+    n_pg = 2_000
+    t = time.process_time()
+    pg_edges = TreeSearch(df_big.head(n_pg)).estimate(estimator_type="chow-liu", show_progress=False).edges
+    t_pg = (time.process_time() - t) / n_pg * len(df_big)
+    rows += [
+        row(BENCH, case, "Chow-Liu (DataFrame): treelearn chow_liu", t_ours, "s"),
+        row(BENCH, case, "Chow-Liu (DataFrame): pyAgrum BNLearner.mutualInformation per pair + MST",
+            t_ag, "s", note=f"same tree: {same_agrum}"),
+        row(BENCH, case, "Chow-Liu (DataFrame): pgmpy TreeSearch", t_pg, "s",
+            note=f"{n_pg:,} rows, scaled ({len(pg_edges)} edges)"),
+        row(BENCH, case, "Chow-Liu (DataFrame): floor (factorize, one-hot X.T @ X, MI, MST)",
+            t_floor, "s", note=f"same tree: {same_floor}"),
+        row(BENCH, case, "Chow-Liu (DataFrame): treelearn / floor", t_ours / t_floor, "x"),
+        row(BENCH, case, "Chow-Liu (DataFrame): same tree as the floor", same_floor, "", ok=same_floor),
+    ]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "alarm.csv")
+        df_small.to_csv(path, index=False)
+        case = f"alarm {len(df_small):,} rows from a CSV file, Chow-Liu"
+        same = undirected(tl.chow_liu(path).graph.edges) == undirected(tl.chow_liu(df_small).graph.edges)
+        t_ours = cpu_best(lambda: tl.chow_liu(path), repeat=3)
+        t_read = cpu_best(lambda: pd.read_csv(path), repeat=3)
+        frame = pd.read_csv(path)
+        t_fit = cpu_best(lambda: tl.chow_liu(frame), repeat=3)
+        t_ag = cpu_best(lambda: agrum_chow_liu(path, cols), repeat=1)
+        rows += [
+            row(BENCH, case, "chow_liu(path)", t_ours, "s", note=f"same tree as in memory: {same}"),
+            row(BENCH, case, "pyAgrum BNLearner(path), MI per pair + MST", t_ag, "s"),
+            row(BENCH, case, "pd.read_csv + chow_liu(frame)", t_read + t_fit, "s",
+                note=f"read {t_read:.3f} s + fit {t_fit:.3f} s"),
+            row(BENCH, case, "chow_liu(path) / (read_csv + fit)", t_ours / (t_read + t_fit), "x",
+                "<= 1.2", t_ours / (t_read + t_fit) <= 1.2),
+        ]
+
+    # ---- naive Bayes
+    klass = "HYPOVOLEMIA"
+    n_fit, n_pred = (20_000, 10_000)
+    train, test = df_big.iloc[:n_fit], df_big.iloc[n_fit:n_fit + n_pred]
+    X, y, Xt = train.drop(columns=klass), train[klass], test.drop(columns=klass)
+    states = {c: sorted(df_big[c].unique()) for c in X}
+    Z = np.column_stack([pd.Categorical(X[c], categories=states[c]).codes for c in X])
+    Zt = np.column_stack([pd.Categorical(Xt[c], categories=states[c]).codes for c in X])
+    Zdf, Ztdf = pd.DataFrame(Z, columns=X.columns), pd.DataFrame(Zt, columns=X.columns)
+    cards = [len(states[c]) for c in X]
+
+    def sk():
+        return CategoricalNB(alpha=1.0, min_categories=cards).fit(Z, y).predict_proba(Zt)
+
+    ours = tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf)
+    diff = np.abs(np.asarray(ours) - sk()).max()
+    t_text = cpu_best(lambda: tl.NaiveBayes().fit(X, y).predict_proba(Xt), repeat=3)
+    t_int = cpu_best(lambda: tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf), repeat=3)
+    t_sk = cpu_best(sk, repeat=3)
+    case = f"alarm naive Bayes, class {klass}, fit {n_fit:,} / predict {n_pred:,}"
+    rows += [
+        row(BENCH, case, "NaiveBayes fit + predict_proba: treelearn (text DataFrame)", t_text, "s"),
+        row(BENCH, case, "NaiveBayes fit + predict_proba: treelearn (integer codes DataFrame)", t_int, "s"),
+        row(BENCH, case, "NaiveBayes fit + predict_proba: floor, CategoricalNB on codes", t_sk, "s"),
+        row(BENCH, case, "NaiveBayes: treelearn codes / CategoricalNB", t_int / t_sk, "x", "<= 1.3",
+            t_int / t_sk <= 1.3),
+        row(BENCH, case, "NaiveBayes: |difference| vs CategoricalNB", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+    ]
+    try:
+        from pyagrum.skbn.bnclassifier import createBNClassifier
+
+        n_ag = 2_000 if quick else n_pred
+        t = time.process_time()
+        clf = createBNClassifier(learningMethod="NaiveBayes", prior="Smoothing", priorWeight=1)
+        y_codes = pd.factorize(y, sort=True)[0]  # pyAgrum's reader takes text TRUE for a bool
+        clf.fit(Z, y_codes)
+        clf.predict_proba(Zt[:n_ag])
+        t_ag = time.process_time() - t
+        rows.append(row(BENCH, case, "NaiveBayes fit + predict_proba: pyAgrum BNClassifier", t_ag, "s",
+                        note=f"one run, on the integer codes; predicts {n_ag:,} rows"))
+    except Exception as error:
+        rows.append(row(BENCH, case, "NaiveBayes: pyAgrum BNClassifier", "failed", "",
+                        note=str(error)[:60]))
+    return rows
+
+
+def sparse_rows(quick: bool) -> list[dict]:
+    from bench_sparse import corpus
+
+    import treelearn as tl
+
+    n, d = (5_000, 20_000) if quick else (20_000, 50_000)
+    X = corpus(n, d, 0.002)
+    cols = [f"t{j}" for j in range(d)]
+    case = f"sparse {n:,} docs x {d:,} terms, 0.2 %"
+    t_prod = cpu_best(lambda: X.T @ X, repeat=1)
+    t_ours = cpu_best(lambda: tl.chow_liu(X, names=cols), repeat=1)
+    return [
+        row(BENCH, case, "scipy X.T @ X (floor)", t_prod, "s"),
+        row(BENCH, case, "treelearn chow_liu (sparse)", t_ours, "s",
+            note="pyAgrum / pgmpy: no sparse input"),
+        row(BENCH, case, "treelearn / X.T @ X", t_ours / t_prod, "x", "<= 2", t_ours / t_prod <= 2),
+    ]
+
+
+def main(argv=None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
+    ap.add_argument("--quick", action="store_true",
+                    help="ALARM 30k rows for Chow-Liu, pgmpy on fewer queries, smaller sparse corpus")
+    ap.add_argument("--only", nargs="+", default=None,
+                    help="sections: inference alarm learning sparse (default: all)")
+    ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
+    args = ap.parse_args(argv)
+    print(pin_blas(1))
+    print("machine:", machine())
+    warnings.filterwarnings("ignore")
+    import pyagrum as gum
+
+    import treelearn as tl
+
+    gum.setNumberOfThreads(1)
+    sections = set(args.only or ["inference", "alarm", "learning", "sparse"])
+    full = alarm_sample(100_000, args.cache_dir)
+    big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
+    small = alarm_sample(10_000, args.cache_dir)
+    alarm = tl.chow_liu(full)
+    rows: list[dict] = []
+    if "inference" in sections:
+        for model, case, pg in [(alarm, "alarm Chow-Liu tree (37 variables)", True),
+                                (random_tree(223), "random tree (223 variables)", True),
+                                (random_tree(1000), "random tree (1,000 variables)", False)]:
+            rows += inference_rows(model, case, args.quick, pg)
+            print_table(rows[-20:])
+    if "alarm" in sections:
+        rows += alarm_rows(full, alarm, args.quick)
+        print_table(rows[-16:])
+    if "learning" in sections:
+        rows += learning_rows(big, small, args.quick)
+        print_table(rows[-16:])
+    if "sparse" in sections:
+        rows += sparse_rows(args.quick)
+        print_table(rows[-3:])
+    print_table(rows)
+    write_json(rows, args.json)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
