@@ -69,14 +69,20 @@ def displayed(dom: str) -> dict:
     return out
 
 
-def run_fragments(obj, tmp_path, fragments: list[str]) -> list[dict]:
-    page = to_html(obj).replace("</body>", HARNESS % json.dumps(fragments), 1)
+def run_page(obj, tmp_path, script: str, out: str = "results") -> list | dict:
+    """Open ``obj``'s page with ``script`` (ending ``</body>``) appended; the JSON it
+    leaves in ``<pre id=out>``."""
+    page = to_html(obj).replace("</body>", script, 1)
     path = tmp_path / "harness.html"
     path.write_text(page, encoding="utf-8")
     dom = dump_dom(str(path))
-    found = re.search(r'<pre id="results">(.*?)</pre>', dom, re.S)
+    found = re.search(f'<pre id="{out}">(.*?)</pre>', dom, re.S)
     assert found, dom[-2000:]
     return json.loads(html.unescape(found.group(1)))
+
+
+def run_fragments(obj, tmp_path, fragments: list[str]) -> list[dict]:
+    return run_page(obj, tmp_path, HARNESS % json.dumps(fragments))
 
 
 def fragment(evidence: dict) -> str:

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from tests.test_explorer import dump_dom, fragment, joint, needs_browser
+from tests.test_explorer import dump_dom, fragment, joint, needs_browser, run_page
 from treelearn.viz._explorer import to_html
 
 ASIA = pd.read_csv("datasets/asia.csv")
@@ -59,14 +59,8 @@ out.textContent = JSON.stringify(PANEL); document.body.appendChild(out);
 def run_panel(obj, tmp_path, cases: list[tuple[dict | str, str]]) -> list[dict]:
     """The page's panel (and marginals) for each (evidence or fragment, target)."""
     frags = [e if isinstance(e, str) else fragment(e) for e, _ in cases]
-    page = to_html(obj).replace(
-        "</body>", HARNESS % json.dumps([[f, t] for f, (_, t) in zip(frags, cases)]), 1)
-    path = tmp_path / "panel.html"
-    path.write_text(page, encoding="utf-8")
-    dom = dump_dom(str(path))
-    found = re.search(r'<pre id="panel">(.*?)</pre>', dom, re.S)
-    assert found, dom[-2000:]
-    return json.loads(html.unescape(found.group(1)))
+    return run_page(obj, tmp_path, HARNESS % json.dumps(
+        [[f, t] for f, (_, t) in zip(frags, cases)]), out="panel")
 
 
 def check_ask_next(shown: dict, ranked: pd.Series) -> None:
@@ -100,16 +94,24 @@ CASES = [{"smoke": "yes", "xray": "yes"}, {"dysp": "no", "asia": "yes", "bronc":
           "smoke": "no"}]
 
 
+def page_and_model(kind: str) -> tuple:
+    """What the page shows (a Chow-Liu tree, or a TAN classifier) and its network."""
+    if kind == "tree":
+        model = tl.chow_liu(ASIA)
+        return model, model
+    clf = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
+    return clf, clf.model_
+
+
 @needs_browser
 @pytest.mark.parametrize("kind", ["tree", "tan"])
 def test_panel_equals_explain_and_most_informative(kind, tmp_path):
-    X, y = ASIA.drop(columns="either"), ASIA["either"]
-    clf = tl.TAN().fit(X, y)
-    model = tl.chow_liu(ASIA) if kind == "tree" else clf.model_
+    X = ASIA.drop(columns="either")
+    clf, model = page_and_model(kind)
     targets = ["lung", "either"] if kind == "tree" else ["either", "lung"]
     cases = [(ev, t) for t in targets for ev in [*CASES, {}] if t not in ev]
     cases.append(({"either": "yes"}, "either"))  # the target observed
-    results = run_panel(model if kind == "tree" else clf, tmp_path, cases)
+    results = run_panel(clf, tmp_path, cases)
     for (evidence, t), r in zip(cases, results):
         if t in evidence:
             assert r["why"] is None and r["note"] == "the target is observed"
@@ -237,13 +239,11 @@ SOFT_CASES = [
 @needs_browser
 @pytest.mark.parametrize("kind", ["tree", "tan"])
 def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
-    X, y = ASIA.drop(columns="either"), ASIA["either"]
-    clf = tl.TAN().fit(X, y)
-    model = tl.chow_liu(ASIA) if kind == "tree" else clf.model_
+    page, model = page_and_model(kind)
     target = "lung"
     soft_cases = SOFT_CASES + [({"smoke": "no"}, {"either": [0.3, 0.9], "xray": [0.6, 0.4]})]
     cases = [(soft_fragment(h, s), target) for h, s in soft_cases]
-    results = run_panel(model if kind == "tree" else clf, tmp_path, cases)
+    results = run_panel(page, tmp_path, cases)
     rows, p = joint(model)
     index = {v: i for i, v in enumerate(model.variables)}
     for (hard, soft), r in zip(soft_cases, results):
