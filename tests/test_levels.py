@@ -208,3 +208,16 @@ def _one_node():
 def test_brute_force_helper_is_a_distribution():
     model, _, _ = random_forest(5, 0)
     assert joint(model).sum() == pytest.approx(1.0)
+
+
+def test_no_plan_when_padding_would_swamp_the_work():
+    g = nx.DiGraph()
+    g.add_node("big", states=list(range(300)), cpt=np.full(300, 1 / 300))
+    rng = np.random.default_rng(0)
+    for i in range(40):
+        g.add_node(f"b{i}", states=[0, 1], cpt=rng.dirichlet([1, 1], size=2))
+        g.add_edge("big" if i == 0 else f"b{i - 1}", f"b{i}")
+    g.nodes["b0"]["cpt"] = rng.dirichlet([1, 1], size=300)
+    model = tl.TreeModel(g)
+    assert model.engine().level_plan() is None  # 41 x 300 x 300 padded cells for ~700 real ones
+    assert model.marginals({"b5": 1})["big"].sum() == pytest.approx(1.0)

@@ -714,7 +714,13 @@ class TreeEngine:
         once, for a forest of one-parent CPTs without a conditioner; else ``None``."""
         if self._level_plan is None:
             plan = False
-            if self.is_tree and self.kg == 1 and all(len(p) <= 1 for p in self.parents.values()):
+            # padding every CPT to the largest state count must not swamp the real work
+            # (one many-state variable among binary ones: the per-factor passes then)
+            cells = sum(self.card[self.index[p[0]]] * k for p, k in
+                        zip((self.parents[v] for v in self.variables), self.card) if p)
+            padded = len(self.card) * max(self.card, default=1) ** 2
+            if self.is_tree and self.kg == 1 and all(len(p) <= 1 for p in self.parents.values()) \
+                    and (padded <= 8 * cells or padded <= 1 << 16):
                 plan = LevelPlan(self.card, [self.index[p[0]] if p else -1 for p in
                                              (self.parents[v] for v in self.variables)],
                                  [self.cpts[v] for v in self.variables])
