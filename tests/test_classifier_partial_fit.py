@@ -175,3 +175,24 @@ def test_a_chunk_the_fit_rules_refuse_alone_is_encoded_against_the_declared_stat
     np.testing.assert_allclose(clf.model_.cpt("v"), ref.model_.cpt("v"), rtol=0, atol=1e-12)
     with pytest.raises(tl.UnseenStateError, match=r"'v' has value\(s\) 9\.9.*first partial_fit"):
         clf.partial_fit(pd.DataFrame({"v": [9.9], "g": ["a"]}), [0])
+
+
+def test_a_chunk_that_fails_leaves_the_classifier_as_it_was():
+    X, y = chained(300, seed=9)
+    clf = tl.KDB(k=2).fit(X.iloc[:200], y.iloc[:200])
+    proba = clf.predict_proba(X)
+    counts = clf.class_count_.copy()
+    try:  # the refitted structure may need a family fit did not keep: then nothing changes
+        clf.partial_fit(X.iloc[200:], y.iloc[200:])
+    except tl.TreelearnError:
+        np.testing.assert_array_equal(clf.class_count_, counts)
+        np.testing.assert_array_equal(clf.predict_proba(X), proba)
+    X = X.fillna(0)  # SKDB: complete rows
+    clf = tl.SKDB(max_k=1).fit(X.iloc[:200], y.iloc[:200])
+    proba, counts = clf.predict_proba(X), clf.class_count_.copy()
+    with pytest.raises(tl.TreelearnError, match="keeps none"):
+        clf.partial_fit(X.iloc[200:], y.iloc[200:])
+    np.testing.assert_array_equal(clf.class_count_, counts)
+    np.testing.assert_array_equal(clf.predict_proba(X), proba)
+    clf.partial_fit(X.iloc[200:], y.iloc[200:], refit_structure=False)  # goes on from the fit
+    assert clf.class_count_.sum() == 300

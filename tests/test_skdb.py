@@ -144,3 +144,25 @@ def test_partial_fit_and_save_round_trip(tmp_path):
     assert (back.k_, list(back.selected_features_)) == (ref.k_, list(ref.selected_features_))
     np.testing.assert_array_equal(back.loo_loss_, ref.loo_loss_)
     np.testing.assert_array_equal(back.predict_proba(X), ref.predict_proba(X))
+
+
+def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
+    X, y = data(300, seed=8)
+    clf = tl.SKDB(max_k=2).fit(X.iloc[:200], y.iloc[:200])
+    with pytest.raises(tl.TreelearnError, match="refit_structure=False"):
+        clf.partial_fit(X.iloc[200:], y.iloc[200:])
+    clf = tl.SKDB(max_k=2).fit(X.iloc[:200], y.iloc[:200])
+    chosen = (clf.k_, list(clf.selected_features_))
+    structure = {v: clf.model_.parents(v) for v in clf.model_.variables}
+    clf.partial_fit(X.iloc[200:], y.iloc[200:], refit_structure=False)
+    assert (clf.k_, list(clf.selected_features_)) == chosen
+    assert {v: clf.model_.parents(v) for v in clf.model_.variables} == structure
+    # the CPTs: those of that network on all 300 rows
+    from treelearn.learners._chow_liu import build_model
+    from treelearn.sources._count import count_by_class
+    from treelearn.stats._settings import LearningSettings
+
+    want = build_model(clf.model_.graph.copy(), count_by_class(X, y),
+                       LearningSettings(method="skdb", alpha=1.0))
+    for v in X.columns:
+        np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)

@@ -23,6 +23,7 @@ chunk is an error saying to declare it on the first call.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -121,6 +122,18 @@ class Chunks:
                 "a time, computed)")
         return stats.table.codes, stats.table.weights
 
+    def snapshot(self) -> Chunks:
+        """A copy to go back to: :meth:`add` replaces arrays (never changes one in place),
+        so copying the containers is enough."""
+        other = copy.copy(self)
+        other.joints = None if self.joints is None else list(self.joints)
+        other.n_rows = None if self.n_rows is None else list(self.n_rows)
+        other.rows = list(self.rows)
+        other._families = dict(self._families)
+        other._extras = {k: list(v) for k, v in self._extras.items()}
+        other._asked = set(self._asked)
+        return other
+
     def mapped(self, stats: ClassCounts) -> ClassCounts:
         """A chunk encoded in its own states, its codes mapped onto this header's states
         (a value outside them is an :class:`~treelearn.UnseenStateError`)."""
@@ -163,8 +176,9 @@ class Chunks:
     def all_rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
         """Every chunk's ``(codes, weights)``."""
         if not self.complete:
-            raise TreelearnError("the rows of a fit() are not kept: call partial_fit on every "
-                                 "chunk from the first")
+            raise TreelearnError("the model revisits the rows, and a fit() keeps none: call "
+                                 "partial_fit on every chunk from the first, or pass "
+                                 "refit_structure=False to keep the model's choices")
         rows = list(self.rows)
         if self._pending is not None:
             rows.append(self._rows_of(self._pending))
@@ -350,13 +364,21 @@ class PartialFit:
                 raise TreelearnError(
                     f"classes={list(classes)} differs from the classes "
                     f"{list(chunks.classes)} of the first call")
-            chunks.add(stats)
-        counts = chunks.statistics()
-        features = list(counts.columns[:-1])
-        data = TrainingData(features, len(features), counts.classes, counts.columns[-1],
-                            counts.class_count, counts)
-        self._set_header(data, params)
-        self._learn_chunks(counts, params, refit_structure)
+        before = dict(self.__dict__)  # a chunk the model cannot learn from leaves no trace
+        try:
+            if "_chunks" in before:
+                before["_chunks"] = chunks.snapshot()
+                chunks.add(stats)
+            counts = chunks.statistics()
+            features = list(counts.columns[:-1])
+            data = TrainingData(features, len(features), counts.classes, counts.columns[-1],
+                                counts.class_count, counts)
+            self._set_header(data, params)
+            self._learn_chunks(counts, params, refit_structure)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
         chunks.learned()
         self._chunks = chunks
         return self
