@@ -917,8 +917,8 @@ def draw_panels(
         )
         fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
         axes = list(grid.ravel())
-        for unused in axes[len(models):]:
-            unused.set_axis_off()
+        for unused in axes[len(models):]:  # the grid's last row may be short
+            fig.delaxes(unused)
     else:
         axes = list(axes)
         if len(axes) < len(models):
