@@ -243,9 +243,9 @@ def test_multinet_query_is_the_class_posterior_times_each_tree(files):
     trees = [clf.models_[c] for c in labels]
     rows, _ = _joint(trees, [prior[c] for c in labels])  # every feature row
     # the joint over (class, features): P(c) P_c(x)
-    full = pd.concat([rows.drop(columns="y").assign(y=c) for c in labels], ignore_index=True)
-    pf = np.concatenate([prior[c] * np.exp(clf.models_[c].log_likelihood(
-        rows.drop(columns="y"), per_row=True)) for c in labels])
+    full = pd.concat([rows.assign(y=c) for c in labels], ignore_index=True)
+    pf = np.concatenate([prior[c] * np.exp(clf.models_[c].log_likelihood(rows, per_row=True))
+                         for c in labels])
     for target in ("y", "b"):
         rc, out, err = _run(["query", str(files / "multinet.json"), target, "--given", "a=1"])
         assert rc == 0, err

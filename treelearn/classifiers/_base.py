@@ -738,13 +738,15 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         check_is_fitted(self)
         return self.model_.draw(ax, **kwargs)
 
-    def to_html(self, path: Any = None, **kwargs: Any) -> str:
-        """The fitted network(s) as an interactive page, the class marked; written to ``path``
-        when given (see :func:`treelearn.viz._explorer.to_html`)."""
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """The fitted network(s) as an interactive page, the class marked (see
+        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        written there and ``None`` returned."""
         check_is_fitted(self)
         from ..viz._explorer import to_html
 
-        return to_html(self, path, **kwargs)
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""

@@ -570,7 +570,7 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         kwargs.setdefault("latent", self.latent_names_)
         return self.model_.draw(ax, **kwargs)
 
-    def to_html(self, path: Any = None, **kwargs: Any) -> str:
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The joint tree as an interactive page (:meth:`TreeModel.to_html
         <treelearn.models._tree.TreeModel.to_html>`)."""
         check_is_fitted(self)

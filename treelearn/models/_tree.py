@@ -926,12 +926,14 @@ class TreeModel:
 
         return to_mermaid(self, **kwargs)
 
-    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str:
+    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str | None:
         """An interactive page: click states to set evidence, watch every marginal
-        (see :func:`treelearn.viz._explorer.to_html`); written to ``path`` when given."""
+        (see :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        written there and ``None`` returned (a notebook does not print the page)."""
         from ..viz._explorer import to_html
 
-        return to_html(self, path, **kwargs)
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""

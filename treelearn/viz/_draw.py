@@ -20,11 +20,13 @@ import math
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._base.errors import TreelearnError
+from .._base.validation import Interval, check_param
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -856,15 +858,20 @@ def draw_panels(
     axes: Sequence[Any] | None = None,
     *,
     heading: str | None = None,
+    max_panels: int = 12,
     **kwargs: Any,
 ) -> Figure:
-    """Draw several models side by side, one titled panel each; returns the Figure.
+    """Draw several models in a grid, one titled panel each; returns the Figure.
 
-    Without ``axes`` the figure is made here, each panel as large as its tree
-    drawn alone by :func:`draw` (so every panel's labels keep their size); with
-    ``axes`` (one per model) the trees go there. ``heading`` adds a line above
-    all panels. Other keywords go to :func:`draw` for every panel. This is the
-    picture of a :class:`~treelearn.classifiers._multinet.ChowLiuMultinet` (one tree per class).
+    Without ``axes`` the figure is made here: a grid of ``ceil(sqrt(k))`` columns,
+    each panel as large as its tree drawn alone by :func:`draw` (so every panel's
+    labels keep their size), at most ``max_panels`` panels (the first ones; the
+    heading says how many were left out), so an ensemble of 37 networks is a
+    bounded picture, not one row 85,000 pixels wide. With ``axes`` (one per model)
+    the trees go there. ``heading`` adds a line above all panels. Other keywords go
+    to :func:`draw` for every panel. This is the picture of a
+    :class:`~treelearn.classifiers._multinet.ChowLiuMultinet` (one tree per class),
+    a mixture (one per component) and AODE (one per super-parent).
 
     Raises
     ------
@@ -886,19 +893,33 @@ def draw_panels(
             f"{len(titles)} title(s)"
         )
     if axes is None:
+        max_panels = check_param("max_panels", max_panels, [Interval(Integral, 1, None)])
+        if len(models) > max_panels:
+            left_out = f"the first {max_panels} of {len(models)} panels (max_panels= for more)"
+            heading = f"{heading}: {left_out}" if heading else left_out
+            models, titles = models[:max_panels], titles[:max_panels]
         # each panel as large as its tree drawn alone, so the labels keep their size
         sizes = []
         for model, title in zip(models, titles):
             sizes.append(draw(model, title=title, **kwargs).get_size_inches())
+        n_cols = math.ceil(math.sqrt(len(models)))
+        n_rows = math.ceil(len(models) / n_cols)
+        widths = [max(sizes[i][0] for i in range(c, len(models), n_cols)) for c in range(n_cols)]
+        heights = [max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols,
+                                                                    len(models))))
+                   for r in range(n_rows)]
         top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
-        height = max(h for _, h in sizes) + top
-        fig = new_figure((1.02 * sum(w for w, _ in sizes), height))
+        height = 1.02 * sum(heights) + top
+        fig = new_figure((1.02 * sum(widths), height))
         grid = fig.subplots(
-            1, len(models), squeeze=False,
-            gridspec_kw={"width_ratios": [w for w, _ in sizes], "wspace": 0.02},
+            n_rows, n_cols, squeeze=False,
+            gridspec_kw={"width_ratios": widths, "height_ratios": heights, "wspace": 0.02,
+                         "hspace": 0.02},
         )
         fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
-        axes = list(grid[0])
+        axes = list(grid.ravel())
+        for unused in axes[len(models):]:  # the grid's last row may be short
+            fig.delaxes(unused)
     else:
         axes = list(axes)
         if len(axes) < len(models):
