@@ -44,6 +44,7 @@ from ..encoding._table import (
     Table,
     encode,
 )
+from ..inference._engine import state_index
 from ..inference._shapley import (
     EngineGame,
     Explanation,
