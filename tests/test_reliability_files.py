@@ -200,3 +200,15 @@ def test_tampered_files_are_refused_or_equal(kind):
                                 f"{_difference(resaved, json.loads(text))}")
     assert n_cases > 20
     assert not problems, f"{len(problems)} of {n_cases} tampered files:\n" + "\n".join(problems)
+
+
+def test_classes_in_another_order_are_refused():
+    """Reversed classes relabel every class's parameters (accuracy 1.0 -> 0.0): the order
+    is fit's (sorted), in every classifier's file."""
+    for kind in _KINDS:
+        doc = json.loads(json.dumps(_io.to_document(kind.obj)))
+        if "classes" not in doc.get("state", {}):
+            continue
+        doc["state"]["classes"] = doc["state"]["classes"][::-1]
+        with pytest.raises(tl.ModelFileError, match="classes"):
+            _io.from_document(doc)

@@ -196,3 +196,29 @@ def test_fractional_class_counts_survive_a_file():
     expected = [w[c == Y].sum() for c in clf.classes_]
     np.testing.assert_allclose(clf.class_count_, expected, rtol=1e-12)
     assert np.asarray(back.class_count_).tolist() == np.asarray(clf.class_count_).tolist()
+
+
+@pytest.mark.parametrize("make", [tl.AODE, tl.BayesianTAN])
+def test_per_class_tables_are_guarded_before_stacking(make, monkeypatch):
+    # 2 classes x 5 one-hot states of the features, three 2 x 5 x 5 float arrays: 1,200
+    # bytes; counting alone (7 indicators with the class) needs 928, which fits
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5 - 1)
+    X = CAT[["a", "b"]]
+    with pytest.raises(tl.ResourceLimitError, match="2 x 5 x 5, three of them"):
+        make().fit(X, Y)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5)
+    make().fit(X, Y)
+
+
+def test_a_collapsing_mixture_component_is_no_cpt_error():
+    # k=3, alpha=0 on 500 rows of a chain: a component losing its rows made a CPT of 0/0
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 500)
+    y = x ^ (rng.random(500) < 0.1)
+    chain = pd.DataFrame({"x": x, "y": y, "z": y ^ (rng.random(500) < 0.1)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mix = tl.TreeMixture(n_components=3, alpha=0, random_state=0).fit(chain)
+    scores = mix.score_samples(chain)
+    assert np.isfinite(scores).all()
+    np.testing.assert_allclose(mix.weights_.sum(), 1.0, atol=1e-12)

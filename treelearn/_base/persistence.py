@@ -359,6 +359,12 @@ class SavedState:
         if len(labels) < 2:
             raise self.fail("classes", f"must hold 2 or more distinct labels, got {labels}")
         est.classes_ = self._classes(labels)
+        try:  # fit sorts them (np.unique): in any other order each label names another class
+            ordered = bool(np.all(np.unique(est.classes_) == est.classes_))
+        except TypeError:
+            ordered = False
+        if not ordered:
+            raise self.fail("classes", f"must be sorted as fit sorts them, got {labels[:10]}")
         k = len(labels)
         if "class_name" in state:
             est.class_name_ = self.label("class_name")

@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import MissingValuesError
 from .._base.jsonvalues import encode_label, json_value
+from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..learners._bayes_trees import (
@@ -96,6 +97,10 @@ class BayesianTAN(CategoricalClassifier):
         d = stats.class_index
         self.states_ = [list(st) for st in stats.states[:d]]
         r_c = len(self.classes_)
+        width = int(sum(len(st) for st in self.states_))
+        check_memory(8.0 * 3 * r_c * width * width, f"BayesianTAN's per-class tables ({r_c} x "
+                     f"{width} x {width}, three of them)",
+                     "use fewer features, or fewer states (max_states)")
         log_w = np.zeros((d, d))
         thetas, rhos = [], []
         for c in range(r_c):

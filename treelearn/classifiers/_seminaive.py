@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..encoding._table import python_scalar
@@ -243,6 +244,10 @@ class AODE(PartialFit, CategoricalClassifier):
         width = int(offsets[-1])
         # T[y, a, b]: rows of class y with state a (of its variable) and state b: the
         # class-conditional pair counts, one product per class
+        k = len(stats.per_class)
+        check_memory(8.0 * 3 * k * width * width, f"{type(self).__name__}'s class-conditional "
+                     f"pair tables ({k} x {width} x {width}, three of them)",
+                     "use fewer features, or fewer states (max_states)")
         T = np.stack([pc.joint[:width, :width] for pc in stats.per_class]).astype(float)
         nb = np.stack([np.diagonal(t) for t in T])  # (|Y|, K): N(y, x_i = a)
         self._set_tables(T, nb, cards, offsets, params)
