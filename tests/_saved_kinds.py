@@ -56,12 +56,18 @@ def saved_kinds() -> list[Kind]:
                  lambda m: [m.log_likelihood(num, per_row=True)]),
             Kind("TreePosterior", tl.tree_posterior(cat),
                  lambda p: [p.edge_posterior_matrix, p.log_likelihood(cat, per_row=True)]),
+            Kind("CLGTreeModel", tl.chow_liu(mixed, numeric=["u"]),
+                 lambda m: [m.log_likelihood(mixed, per_row=True)]),
+            Kind("CopulaTreeModel", tl.copula_chow_liu(num),
+                 lambda m: [m.log_likelihood(num, per_row=True)]),
         ]
         for make in (tl.NaiveBayes, tl.TAN, lambda: tl.KDB(k=1), tl.AODE, tl.BayesianTAN,
-                     tl.ChowLiuMultinet):
+                     tl.ChowLiuMultinet, lambda: tl.SKDB(max_k=2), lambda: tl.AnDE(n=2),
+                     tl.WeightedNaiveBayes):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))
         kinds.append(Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed)))
+        kinds.append(Kind("MixedTAN", tl.MixedTAN().fit(mixed, y), _classifier(mixed)))
         for event_model in ("multinomial", "bernoulli"):
             kinds.append(Kind(f"TextNaiveBayes-{event_model}",
                               tl.TextNaiveBayes(event_model=event_model).fit(counts, ny),

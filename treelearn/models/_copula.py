@@ -54,6 +54,9 @@ KNOTS_PER_CUBE_ROOT = 4.0
 MIN_KNOTS = 10
 
 
+_MAX_SCORE_VARIANCE = 1e4
+
+
 def truncation(n: float) -> float:
     """Liu, Lafferty & Wasserman's ``delta_n = 1 / (4 n^(1/4) sqrt(pi log n))``.
 
@@ -189,10 +192,16 @@ class CopulaTreeModel:
             raise InvalidModelError("every variable needs its CDF knots and tail scale")
         self.knots, self.cdf, self.scales = {}, {}, {}
         for v in self.variables:
+            for name, values in (("knots", knots[v]), ("cdf", cdf[v])):
+                # text such as "7" is no number: a file holding it was edited
+                if not all(isinstance(e, (int, float, np.floating, np.integer))
+                           and not isinstance(e, bool) for e in np.ravel(values)):
+                    raise InvalidModelError(f"variable {v!r}: the {name} must be numbers")
             x = np.asarray(knots[v], dtype=float)
             F = np.asarray(cdf[v], dtype=float)
             h = scales[v]
-            if x.ndim != 1 or x.shape != F.shape or len(x) < 2 or not np.isfinite(x).all():
+            if x.ndim != 1 or x.shape != F.shape or len(x) < 2 or not np.isfinite(x).all() \
+                    or not np.isfinite(F).all():
                 raise InvalidModelError(f"variable {v!r}: knots and cdf must be finite lists of "
                                         "one length (2 or more)")
             if (np.diff(x) <= 0).any() or (np.diff(F) <= 0).any() or F[0] <= 0 or F[-1] >= 1:
@@ -202,6 +211,14 @@ class CopulaTreeModel:
                     or not math.isfinite(h):
                 raise InvalidModelError(f"variable {v!r}: the tail scale must be a number > 0")
             self.knots[v], self.cdf[v], self.scales[v] = x, F, float(h)
+        # the scores are truncated normal scores, |z| < 9 for any n (ndtri of delta_n), so
+        # their tree's covariance is finite with a diagonal far below _MAX_SCORE_VARIANCE:
+        # a larger one (an edited file) would overflow the density's quadratic forms
+        _, cov = scores.joint()
+        diagonal = np.diag(cov.to_numpy())
+        if not (np.isfinite(cov.to_numpy()).all() and (diagonal <= _MAX_SCORE_VARIANCE).all()):
+            raise InvalidModelError("the normal scores' tree implies a variance that normal "
+                                    f"scores cannot have (more than {_MAX_SCORE_VARIANCE:g})")
         self.scores = scores
         self.graph = scores.graph
         self.n_rows = n_rows
