@@ -102,7 +102,8 @@ class LevelPlan:
     # ------------------------------------------------------------------ evidence
     def _evidence(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None) -> np.ndarray:
         """``(d, n, K)``: 1 for each state a row allows (all real states where the code is
-        -1, the observed one otherwise), times the likelihoods ``soft``."""
+        -1, the observed one otherwise), times the likelihoods ``soft`` (per variable, one
+        vector of its states' weights, or one row of them per row: ``(n, k)``)."""
         n = codes.shape[0]
         lam = np.repeat(self.valid[:, None, :].astype(float), n, axis=1)
         obs = codes.T >= 0  # (d, n)
@@ -111,7 +112,7 @@ class LevelPlan:
             lam[var, row] = 0.0
             lam[var, row, codes[row, var]] = 1.0
         for j, likelihood in (soft or {}).items():
-            lam[j, :, :likelihood.shape[0]] *= likelihood
+            lam[j, :, :likelihood.shape[-1]] *= likelihood
         return lam
 
     # ------------------------------------------------------------------ sum-product
@@ -177,7 +178,8 @@ class LevelPlan:
         widest = max((len(lv[0]) for lv in self.levels), default=1)
         step = max(1, _BLOCK // max(widest * self.k * self.k, 1))
         if n > step:
-            parts = [self.map(codes[s:s + step], soft) for s in range(0, n, step)]
+            parts = [self.map(codes[s:s + step], _rows_of(soft, s, step))
+                     for s in range(0, n, step)]
             return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         with np.errstate(divide="ignore"):
             lam = np.log(self._evidence(codes, soft))
@@ -197,3 +199,12 @@ class LevelPlan:
             # each child's best state given its parent's: arg[child, row, parent's state]
             out[:, nodes] = arg[np.arange(len(nodes))[:, None], rows, out[:, par].T].T
         return out, log_p
+
+
+def _rows_of(soft: Mapping[int, np.ndarray] | None, start: int, step: int
+             ) -> Mapping[int, np.ndarray] | None:
+    """The likelihoods of rows ``start .. start + step``: per-row ones (2-D) sliced, one
+    vector for every row kept."""
+    if not soft:
+        return soft
+    return {j: (w[start:start + step] if np.ndim(w) == 2 else w) for j, w in soft.items()}
