@@ -126,6 +126,6 @@ def smoothed_cpt(
         alpha = m / k
     smoothed = counts + alpha
     totals = smoothed.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cpt = np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
-    return cpt
+    # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
+    # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
+    return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
