@@ -696,37 +696,17 @@ def mixture_rows(folder: str, names: list, k: int = 8, repeat: int = 7) -> list[
 
 
 def _mixture_case(folder: str, name: str, k: int, repeat: int) -> list[dict]:
-    from bench_density import bare_em_iteration, load
+    from bench_density import em_case
 
-    import treelearn as tl
-    from treelearn.encoding._table import encode
     from treelearn.learners import _mixture as mixture
-    from treelearn.sources._passes import merge_identical_rows
 
-    train = load(folder, name, "ts")
-    table, group = merge_identical_rows(encode(train, states={c: [0, 1] for c in train}))
-    _, settings = tl.TreeMixture(n_components=k, alpha=1.0, mi_alpha=1.0)._check_params()
-    resp = mixture._initial_responsibilities(table, group, k, "random",
-                                             np.random.default_rng(0), settings)
-    options = mixture._Options(settings, 1, 0.0, None, 5, False)
-    codes = table.codes.astype(np.intp)
-    card = table.cardinalities
-    offsets = np.concatenate([[0], np.cumsum(card)])
-    X = np.zeros((len(codes), offsets[-1]))
-    X[np.arange(len(codes))[:, None], offsets[:-1] + codes] = 1.0
-
-    def ours():
-        return mixture._em(table, resp, options)
-
-    def floor():
-        return bare_em_iteration(X, codes, table.weights, resp, offsets, card)
-
+    ours, floor, table, _ = em_case(folder, name, k)
     run = ours()
     gap = float(np.abs(mixture._responsibilities(table, run["components"], run["weights"])[1]
                        - floor()).max())
     assert gap <= TOL, f"{name}: responsibilities differ by {gap}"
     t_ours, t_floor = cpu_best(ours, repeat), cpu_best(floor, repeat)
-    case = f"mixture EM iteration, DEBD {name} (k={k}, {len(codes):,} distinct rows)"
+    case = f"mixture EM iteration, DEBD {name} (k={k}, {table.codes.shape[0]:,} distinct rows)"
     return [row(BENCH, case, "treelearn TreeMixture EM iteration", t_ours, "s",
                 note=f"next responsibilities equal to {gap:.1e}"),
             row(BENCH, case, "bare-numpy EM iteration (floor)", t_floor, "s",
