@@ -200,7 +200,10 @@ def bare_em_iteration(X: np.ndarray, codes: np.ndarray, w: np.ndarray, resp: np.
     return np.exp(log_prob - norm[:, None])
 
 
-def mixture_iteration(folder: str, name: str, k: int = 8, repeat: int = 7) -> list:
+def em_case(folder: str, name: str, k: int = 8) -> tuple:
+    """One EM iteration's inputs on DEBD ``name``: ``(ours, floor, table, resp)``, two
+    calls (TreeMixture's ``_em`` of one iteration, :func:`bare_em_iteration`) on the same
+    distinct rows and starting responsibilities (also used by ``bench_peers.py``)."""
     from treelearn.encoding._table import encode
     from treelearn.learners import _mixture as mixture
     from treelearn.sources._passes import merge_identical_rows
@@ -217,11 +220,17 @@ def mixture_iteration(folder: str, name: str, k: int = 8, repeat: int = 7) -> li
     offsets = np.concatenate([[0], np.cumsum(card)])
     X = np.zeros((len(codes), offsets[-1]))
     X[np.arange(len(codes))[:, None], offsets[:-1] + codes] = 1.0
+    return (lambda: mixture._em(table, resp, options),
+            lambda: bare_em_iteration(X, codes, table.weights, resp, offsets, card), table, resp)
+
+
+def mixture_iteration(folder: str, name: str, k: int = 8, repeat: int = 7) -> list:
+    ours_call, bare_call, table, _ = em_case(folder, name, k)
+    codes = table.codes
     ours, bare = [], []
     for _ in range(repeat):  # interleaved: both see the same load
-        ours.append(timed(lambda: mixture._em(table, resp, options))[1])
-        bare.append(timed(lambda: bare_em_iteration(X, codes, table.weights, resp, offsets,
-                                                     card))[1])
+        ours.append(timed(ours_call)[1])
+        bare.append(timed(bare_call)[1])
     ratio = min(ours) / min(bare)
     print(f"{name}: TreeMixture EM iteration (k={k}) {min(ours):.3f} s, bare numpy "
           f"{min(bare):.3f} s: {ratio:.2f}x ({len(codes)} distinct rows)", flush=True)

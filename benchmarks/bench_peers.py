@@ -1,6 +1,7 @@
 """treelearn against its peers and a bare-numpy floor, row by row, in one run.
 
     .venv/bin/python benchmarks/bench_peers.py [--quick] [--cache-dir DIR] [--json OUT]
+        [--debd PATH] [--only SECTION ...]
 
 The peers: **pyAgrum** (C++ core; ``pip install pyagrum``, in the ``bench`` extra;
 one thread: ``gum.setNumberOfThreads(1)``), **pgmpy** (where it finishes in seconds;
@@ -26,7 +27,9 @@ Rows, per model (ALARM's Chow-Liu tree, 37 variables; random trees of 223 and
 
 and on ALARM: one query, predict one variable for 10,000 rows, sample 100,000
 rows, Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
-then sparse Chow-Liu on documents x terms against ``X.T @ X``.
+with ``--debd``, one TreeMixture EM iteration (k = 8, DEBD plants and accidents) against
+the bare-numpy EM iteration of ``bench_density.py``; then sparse Chow-Liu on documents x
+terms against ``X.T @ X``.
 """
 
 from __future__ import annotations
@@ -685,14 +688,44 @@ def sparse_rows(quick: bool) -> list[dict]:
     ]
 
 
+def mixture_rows(folder: str, names: list, k: int = 8, repeat: int = 7) -> list[dict]:
+    """One TreeMixture EM iteration (M-step + E-step, k components) against
+    ``bench_density.bare_em_iteration`` (the bare-numpy EM floor) on the same distinct rows
+    and starting responsibilities; the next responsibilities checked equal first."""
+    return [r for name in names for r in _mixture_case(folder, name, k, repeat)]
+
+
+def _mixture_case(folder: str, name: str, k: int, repeat: int) -> list[dict]:
+    from bench_density import em_case
+
+    from treelearn.learners import _mixture as mixture
+
+    ours, floor, table, _ = em_case(folder, name, k)
+    run = ours()
+    gap = float(np.abs(mixture._responsibilities(table, run["components"], run["weights"])[1]
+                       - floor()).max())
+    assert gap <= TOL, f"{name}: responsibilities differ by {gap}"
+    t_ours, t_floor = cpu_best(ours, repeat), cpu_best(floor, repeat)
+    case = f"mixture EM iteration, DEBD {name} (k={k}, {table.codes.shape[0]:,} distinct rows)"
+    return [row(BENCH, case, "treelearn TreeMixture EM iteration", t_ours, "s",
+                note=f"next responsibilities equal to {gap:.1e}"),
+            row(BENCH, case, "bare-numpy EM iteration (floor)", t_floor, "s",
+                note="pyAgrum / pgmpy: no mixtures of trees"),
+            row(BENCH, case, "treelearn / floor", t_ours / t_floor, "x", "<= 1.1",
+                t_ours / t_floor <= 1.1)]
+
+
 def main(argv=None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
     ap.add_argument("--quick", action="store_true",
                     help="ALARM 30k rows for Chow-Liu, pgmpy on fewer queries, smaller sparse corpus")
     ap.add_argument("--only", nargs="+", default=None,
-                    help="sections: inference alarm learning sparse (default: all)")
+                    help="sections: inference alarm learning mixture sparse (default: all)")
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
+    ap.add_argument("--debd", default=None,
+                    help="DEBD folder (e.g. ../shared/data/debd) for the mixture section "
+                         "(skipped without it)")
     args = ap.parse_args(argv)
     print(pin_blas(1))
     print("machine:", machine())
@@ -702,7 +735,7 @@ def main(argv=None) -> list[dict]:
     import treelearn as tl
 
     gum.setNumberOfThreads(1)
-    sections = set(args.only or ["inference", "alarm", "learning", "sparse"])
+    sections = set(args.only or ["inference", "alarm", "learning", "mixture", "sparse"])
     full = alarm_sample(100_000, args.cache_dir)
     big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
     small = alarm_sample(10_000, args.cache_dir)
@@ -720,6 +753,9 @@ def main(argv=None) -> list[dict]:
     if "learning" in sections:
         rows += learning_rows(big, small, args.quick)
         print_table(rows[-16:])
+    if "mixture" in sections and args.debd:
+        rows += mixture_rows(args.debd, ["plants"] if args.quick else ["plants", "accidents"])
+        print_table(rows[-6:])
     if "sparse" in sections:
         rows += sparse_rows(args.quick)
         print_table(rows[-3:])

@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
-from .._base.validation import Options, check_param
+from .._base.validation import Options, check_param, check_params
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
 from ..models._clg import CLGTreeModel
 from ..models._tree import TreeModel
@@ -25,8 +25,8 @@ from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..sources._mixed import table_statistics
 from ..stats._counts import CountedTable, PairCounts
-from ..stats._parameters import estimate_cpt
-from ..stats._settings import LearningSettings, Prior
+from ..stats._parameters import smoothed_cpt
+from ..stats._settings import CONSTRAINTS, NOTES, LearningSettings, Prior
 from ..structure._trees import complete_graph, orient, spanning_skeleton
 from ._clg_tree import clg_tree_from_statistics
 from ._em import chow_liu_em, fit_cpts_em
@@ -134,6 +134,10 @@ def build_model(
     if not nx.is_directed_acyclic_graph(structure):
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
+    # the smoothing options checked once, not once per node (smoothed_cpt)
+    check_params({"alpha": settings.alpha, "prior": settings.prior,
+                  "equivalent_sample_size": settings.equivalent_sample_size, "m": settings.m},
+                 CONSTRAINTS, NOTES)
     G = nx.DiGraph()
     G.graph.update(structure.graph)
     for v in variables:
@@ -145,7 +149,7 @@ def build_model(
             )
         parents = list(given) if given else sorted(structure.predecessors(v), key=position.__getitem__)
         family = [position[p] for p in parents] + [position[v]]
-        cpt = estimate_cpt(stats.family_counts(family), settings.alpha, settings.prior,
+        cpt = smoothed_cpt(stats.family_counts(family), settings.alpha, settings.prior,
                            settings.equivalent_sample_size, settings.m)
         attrs = {k: val for k, val in structure.nodes[v].items() if k not in ("cpt", "states", "parents")}
         G.add_node(v, **attrs, states=list(stats.states[position[v]]), cpt=cpt, parents=parents)

@@ -25,7 +25,7 @@ from .._base.errors import StructureError
 from .._base.validation import check_params
 from ._settings import CONSTRAINTS, NOTES, Prior
 
-__all__ = ["CPT_SUM_TOLERANCE", "check_cpt", "estimate_cpt"]
+__all__ = ["CPT_SUM_TOLERANCE", "check_cpt", "estimate_cpt", "smoothed_cpt"]
 
 CPT_SUM_TOLERANCE = 1e-5
 """How far from 1 a CPT row may sum. Estimated CPTs are exact to ~1e-15; tables typed by
@@ -100,6 +100,23 @@ def estimate_cpt(
     """
     check_params({"alpha": alpha, "prior": prior, "equivalent_sample_size": equivalent_sample_size,
                   "m": m}, CONSTRAINTS, NOTES)
+    return smoothed_cpt(counts, alpha, prior, equivalent_sample_size, m)
+
+
+def smoothed_cpt(
+    counts: np.ndarray,
+    alpha: float,
+    prior: Prior,
+    equivalent_sample_size: float,
+    m: float,
+) -> np.ndarray:
+    """:func:`estimate_cpt`'s arithmetic, the options taken as checked: for a caller that
+    checks them once for many families (``build_model``: a mixture's M-step builds every
+    node of every component, and the option check was most of each node's cost).
+
+    >>> smoothed_cpt(np.array([[3, 1], [0, 0]]), 1.0, "lidstone", 1.0, 1.0).tolist()
+    [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]
+    """
     counts = np.asarray(counts, dtype=float)
     k = counts.shape[-1]
     if prior == "bdeu":
@@ -109,6 +126,6 @@ def estimate_cpt(
         alpha = m / k
     smoothed = counts + alpha
     totals = smoothed.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cpt = np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
-    return cpt
+    # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
+    # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
+    return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
