@@ -93,6 +93,8 @@ def saved_kinds() -> list[Kind]:
                               lambda m, seqs=seqs: [m.score_samples(seqs)]))
         kinds.append(Kind("CutsetNetwork", tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat),
                           lambda m: [m.score_samples(cat)]))
+        kinds.append(Kind("KernelForestModel", tl.kernel_forest(num, random_state=0),
+                          lambda m: [m.score_samples(num)]))
     return kinds
 
 

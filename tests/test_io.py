@@ -278,8 +278,9 @@ def test_unknown_classifier_class(asia, tmp_path):
 
 
 def test_save_rejects_other_objects(tmp_path):
-    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel, a TreePosterior or a "
-                                        "treelearn estimator"):
+    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel, a CLGTreeModel, a "
+                                        "CopulaTreeModel, a KernelForestModel, a TreePosterior "
+                                        "or a treelearn estimator"):
         tl.save({"a": 1}, tmp_path / "x.json")
 
 

@@ -70,11 +70,13 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._cutset import CutsetNetwork
     from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
+    from .learners._kernel_forest import kernel_forest
     from .learners._mixture import TreeMixture
     from .models._clg import CLGTreeModel, GaussianMixtureQuery
     from .models._copula import CopulaQuery, CopulaTreeModel
     from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
+    from .models._kernel_forest import KernelForestModel
     from .models._tree import ScoreReport, TreeModel
     from .sources._reading import date_columns, identifier_columns, read_data
     from .structure._trees import (
@@ -137,6 +139,7 @@ _LAZY = {
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
     "HiddenMarkovModel": "learners._hidden_tree",
     "HiddenTree": "learners._hidden_tree",
+    "kernel_forest": "learners._kernel_forest",
     "TreeMixture": "learners._mixture",
     "CutsetModel": "models._cutset",
     "CLGTreeModel": "models._clg",
@@ -145,6 +148,7 @@ _LAZY = {
     "GaussianMixtureQuery": "models._clg",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
+    "KernelForestModel": "models._kernel_forest",
     "ScoreReport": "models._tree",
     "TreeModel": "models._tree",
     "date_columns": "sources._reading",

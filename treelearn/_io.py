@@ -187,6 +187,7 @@ def to_document(obj: Any) -> dict:
     from .models._clg import CLGTreeModel
     from .models._copula import CopulaTreeModel
     from .models._gaussian import GaussianTreeModel
+    from .models._kernel_forest import KernelForestModel
 
     if isinstance(obj, GaussianTreeModel):
         return document("gaussian_tree", model=obj.to_dict())
@@ -196,6 +197,8 @@ def to_document(obj: Any) -> dict:
         return document("clg_tree", model=obj.to_dict())
     if isinstance(obj, CopulaTreeModel):
         return document("copula_tree", model=obj.to_dict())
+    if isinstance(obj, KernelForestModel):
+        return document("kernel_forest", model=obj.to_dict())
     if isinstance(obj, Persistent):
         from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
 
@@ -203,6 +206,7 @@ def to_document(obj: Any) -> dict:
         return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
     raise InputTypeError(
         f"can only save a TreeModel, a GaussianTreeModel, a CLGTreeModel, a CopulaTreeModel, a "
+        f"KernelForestModel, a "
         f"TreePosterior or a treelearn estimator (a classifier, a Discretizer, a TreeMixture), "
         f"not {type(obj).__name__}"
     )
@@ -246,6 +250,10 @@ def _from_document(doc: Any) -> Any:
         from .models._copula import CopulaTreeModel
 
         return CopulaTreeModel.from_dict(doc.get("model"))
+    if kind == "kernel_forest":
+        from .models._kernel_forest import KernelForestModel
+
+        return KernelForestModel.from_dict(doc.get("model"))
     name = doc.get("class")
     cls = estimator_class(name)
     state = doc.get("state")

@@ -74,7 +74,8 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior", "clg_tree", "copula_tree")
+KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior", "clg_tree", "copula_tree",
+         "kernel_forest")
 
 
 # ---------------------------------------------------------------------- models

@@ -1,0 +1,318 @@
+"""Kernel forest densities (Liu, Xu, Gu, Gupta, Lafferty & Wasserman, JMLR 2011):
+:class:`KernelForestModel`.
+
+    p(x) = prod_i p_i(x_i) prod_{(i, j) in forest} p_ij(x_i, x_j) / (p_i(x_i) p_j(x_j)),
+
+``p_i`` a 1-D Gaussian KDE, ``p_ij`` a 2-D one (:mod:`treelearn.stats._kernel`): kernels at
+the training rows, covariance ``factor**2`` times the data's. One ``factor`` for both, so
+``p_ij``'s marginals are exactly ``p_i`` and ``p_j``, and ``p`` is a density for any
+forest (it is ``p_root prod p_ij / p_parent`` once each tree is rooted). Sampling is
+ancestral: a root from its KDE; a child given its parent's value ``x_p`` picks the kernel
+``k`` with probability ``w_k N(x_p; c_kp, s_p^2) / p_p(x_p)``, then draws from that
+kernel's conditional Gaussian.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from numbers import Integral
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
+from .._base.jsonvalues import decode_label, encode_label
+from .._base.limits import check_memory
+from .._base.validation import Interval, check_param
+from ..encoding._table import check_sample_weight
+from ..export._jsonfile import save_document
+from ..sources._kinds import numeric_matrix
+from ..stats._kernel import kde_log_density, kde_pair_log_density, weighted_moments
+from ..viz import _draw as drawing
+from ._gaussian import RANDOM_STATE
+
+__all__ = ["KernelForestModel"]
+
+#: a pair whose kernels' correlation is this close to +-1 has no 2-D density to speak of
+MAX_ABS_CORRELATION = 1.0 - 1e-9
+
+
+class KernelForestModel:
+    """A forest of Gaussian kernel density estimates (see the module docstring); learned by
+    :func:`treelearn.kernel_forest`.
+
+    ``centres`` (rows x variables) are the kernels' centres, ``weights`` theirs (``None``:
+    equal), ``factor`` the bandwidth factor, ``edges`` the forest's ``(u, v)`` pairs in
+    the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
+    """
+
+    def __init__(self, centres: Any, variables: Sequence[Hashable], edges: Sequence[Sequence],
+                 factor: float, *, weights: Any = None,
+                 mutual_information: Sequence[float] | None = None,
+                 n_rows: float | None = None, settings: dict | None = None) -> None:
+        self.variables = list(variables)
+        C = np.array(centres, dtype=float, order="C")  # one layout: the same sums bit for bit
+        if C.ndim != 2 or C.shape[1] != len(self.variables) or C.shape[0] < 2 \
+                or not np.isfinite(C).all():
+            raise InvalidModelError("the kernel centres must be a finite rows x variables "
+                                    "matrix with 2 or more rows")
+        if len(set(self.variables)) != len(self.variables):
+            raise InvalidModelError("the variables must be distinct")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float, np.floating)) \
+                or not math.isfinite(factor) or not factor > 0:
+            raise InvalidModelError(f"factor == {factor!r}, must be a finite number > 0")
+        w = np.full(len(C), 1.0 / len(C)) if weights is None else np.array(weights, dtype=float)
+        if w.shape != (len(C),) or not np.isfinite(w).all() or (w <= 0).any():
+            raise InvalidModelError("the kernel weights must be one finite number > 0 per "
+                                    "centre")
+        self.weights = None if weights is None else w.copy()
+        w = w / w.sum()
+        if float(w @ w) >= 1.0:
+            raise InvalidModelError("the kernels need two or more effective rows")
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, sd, n_eff = weighted_moments(C, w)
+        if not (np.isfinite(mean).all() and np.isfinite(sd * factor).all()):
+            raise InvalidModelError("the kernel centres are too large: their spread "
+                                    "overflows (rescale the columns)")
+        flat = ~(sd > 0)
+        if flat.any():
+            v = self.variables[int(np.flatnonzero(flat)[0])]
+            raise TreelearnError(f"column {v!r} takes one value: a kernel density needs a "
+                                 f"spread; drop the column", column=v)
+        self.centres, self.factor, self.n_eff = C, float(factor), n_eff
+        self._w, self._log_w, self._mean = w, np.log(w), mean
+        self.kernel_sd = dict(zip(self.variables, (self.factor * sd).tolist()))
+        pos = {v: j for j, v in enumerate(self.variables)}
+        G = nx.Graph()
+        G.add_nodes_from(self.variables)
+        mi = list(mutual_information) if mutual_information is not None else [None] * len(edges)
+        if len(mi) != len(edges):
+            raise InvalidModelError("one mutual information per edge")
+        self.edges, self.mutual_information, self.correlation = [], {}, {}
+        for e, m in zip(edges, mi):
+            if not isinstance(e, (list, tuple)) or len(e) != 2 or e[0] not in pos \
+                    or e[1] not in pos or e[0] == e[1]:
+                raise InvalidModelError(f"edge {e!r}: must be a pair of two of the variables")
+            u, v = e[0], e[1]
+            if G.has_edge(u, v) or nx.has_path(G, u, v):
+                raise InvalidModelError(f"edge {(u, v)!r} closes a cycle: the edges must form "
+                                        "a forest")
+            G.add_edge(u, v)
+            i, j = pos[u], pos[v]
+            cov = float(w @ ((C[:, i] - mean[i]) * (C[:, j] - mean[j]))) / (1.0 - float(w @ w))
+            r = cov / (sd[i] * sd[j])
+            if not abs(r) < MAX_ABS_CORRELATION:
+                raise TreelearnError(f"columns {u!r} and {v!r} are perfectly correlated "
+                                     f"(r = {r:.12g}): a 2-D kernel density needs a spread "
+                                     f"off the line; drop one of them", column=u)
+            self.edges.append((u, v))
+            self.correlation[(u, v)] = r
+            if m is not None:
+                self.mutual_information[(u, v)] = float(m)
+        self.graph = nx.DiGraph()
+        self.graph.add_nodes_from(self.variables)
+        for component in nx.connected_components(G):  # rooted at each tree's first variable
+            root = min(component, key=pos.__getitem__)
+            for a, b in nx.bfs_edges(G, root, sort_neighbors=lambda ns: sorted(ns, key=pos.get)):
+                key = (a, b) if (a, b) in self.correlation else (b, a)
+                self.graph.add_edge(a, b, weight=self.mutual_information.get(key, 0.0))
+        self.n_rows = n_rows
+        self.settings = dict(settings or {"method": "kernel-forest"})
+
+    # -------------------------------------------------------------- structure
+    def parents(self, v: Hashable) -> list:
+        return list(self.graph.predecessors(v))
+
+    @property
+    def roots(self) -> list:
+        return [v for v in self.variables if self.graph.in_degree(v) == 0]
+
+    @property
+    def n_parameters(self) -> int:
+        """0: a kernel density is nonparametric (its centres are the data)."""
+        return 0
+
+    def __repr__(self) -> str:
+        return (f"KernelForestModel({len(self.variables)} variables, {len(self.edges)} edges, "
+                f"{len(self.centres)} kernels)")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KernelForestModel):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -------------------------------------------------------------- densities
+    def _matrix(self, data: Any) -> np.ndarray:
+        # a plain array's columns are the model's variables, in order
+        plain = not isinstance(data, pd.DataFrame) and np.ndim(data) == 2 \
+            and np.shape(data)[1] == len(self.variables)
+        names, X = numeric_matrix(data, learner="a kernel forest",
+                                  names=self.variables if plain else None)
+        absent = [v for v in self.variables if v not in names]
+        if absent:
+            raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
+                                      column=absent[0])
+        pos = {c: j for j, c in enumerate(names)}
+        return np.asarray(X, dtype=float)[:, [pos[v] for v in self.variables]]
+
+    def _marginal(self, X: np.ndarray, j: int) -> np.ndarray:
+        v = self.variables[j]
+        return kde_log_density(X[:, j], self.centres[:, j], self._log_w, self.kernel_sd[v])
+
+    def edge_log_ratios(self, data: Any) -> np.ndarray:
+        """``log p_ij / (p_i p_j)`` of every row (rows x edges, in :attr:`edges`' order)."""
+        return self._edge_terms(self._matrix(data), {})
+
+    def _edge_terms(self, X: np.ndarray, marginals: dict) -> np.ndarray:
+        pos = {v: j for j, v in enumerate(self.variables)}
+        out = np.empty((len(X), len(self.edges)))
+        for e, (u, v) in enumerate(self.edges):  # a loop over edges, every row at once
+            i, j = pos[u], pos[v]
+            for k in (i, j):
+                if k not in marginals:
+                    marginals[k] = self._marginal(X, k)
+            pair = kde_pair_log_density(X[:, i], X[:, j], self.centres[:, i], self.centres[:, j],
+                                        self._log_w, self.kernel_sd[u], self.kernel_sd[v],
+                                        self.correlation[(u, v)])
+            out[:, e] = pair - marginals[i] - marginals[j]
+        return out
+
+    def score_samples(self, X: Any) -> np.ndarray:
+        """``log p(row)`` of every row (no missing cells: a kernel forest does not
+        integrate them out)."""
+        X = self._matrix(X)
+        marginals: dict = {}
+        edges = self._edge_terms(X, marginals)
+        out = edges.sum(axis=1)
+        for j in range(len(self.variables)):  # a loop over columns, every row at once
+            out += marginals[j] if j in marginals else self._marginal(X, j)
+        return out
+
+    def log_likelihood(self, data: Any, per_row: bool = False, sample_weight: Any = None
+                       ) -> float | np.ndarray:
+        """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
+        ``sample_weight``)."""
+        rows = self.score_samples(data)
+        if per_row:
+            return rows
+        w = check_sample_weight(sample_weight, len(rows))
+        return float(rows.sum() if w is None else rows[w > 0] @ w[w > 0])
+
+    def score(self, X: Any, sample_weight: Any = None) -> float:
+        """The mean log density per row (weighted by ``sample_weight``)."""
+        rows = self.score_samples(X)
+        w = check_sample_weight(sample_weight, len(rows))
+        return float(rows.mean() if w is None else rows @ w / w.sum())
+
+    # -------------------------------------------------------------- sampling
+    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
+        """``n`` rows drawn ancestrally (module docstring).
+
+        >>> import treelearn as tl
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.normal(size=200)
+        >>> m = tl.kernel_forest(pd.DataFrame({"x": x, "y": x + 0.3 * rng.normal(size=200)}),
+        ...                      random_state=0)
+        >>> s = m.sample(2000, random_state=1)
+        >>> s.shape, bool(s.corr().iloc[0, 1] > 0.9)
+        ((2000, 2), True)
+        """
+        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
+        random_state = check_param("random_state", random_state, RANDOM_STATE)
+        rng = np.random.default_rng(random_state)
+        check_memory(8.0 * n * len(self.variables), "the sample", "draw fewer rows at a time")
+        pos = {v: j for j, v in enumerate(self.variables)}
+        out = np.empty((n, len(self.variables)))
+        C = self.centres
+        for v in nx.topological_sort(self.graph):  # a loop over variables, every row at once
+            j = pos[v]
+            parents = self.parents(v)
+            s = self.kernel_sd[v]
+            if not parents:
+                k = rng.choice(len(C), size=n, p=self._w)
+                out[:, j] = C[k, j] + s * rng.standard_normal(n)
+                continue
+            p = pos[parents[0]]
+            sp = self.kernel_sd[parents[0]]
+            key = (parents[0], v) if (parents[0], v) in self.correlation else (v, parents[0])
+            r = self.correlation[key]
+            k = np.empty(n, dtype=np.int64)
+            step = max(1, int(32 * 2**20 // (8 * len(C))))
+            for start in range(0, n, step):  # blocks of rows (memory): Gumbel-max picks
+                xp = out[start:start + step, p]
+                L = self._log_w - 0.5 * ((xp[:, None] - C[None, :, p]) / sp) ** 2
+                k[start:start + step] = np.argmax(L + rng.gumbel(size=L.shape), axis=1)
+            mean = C[k, j] + r * s / sp * (out[:, p] - C[k, p])
+            out[:, j] = mean + s * math.sqrt(1.0 - r * r) * rng.standard_normal(n)
+        return pd.DataFrame(out, columns=self.variables)
+
+    # -------------------------------------------------------------- files
+    def to_dict(self) -> dict:
+        """A JSON-ready dict; :meth:`from_dict` inverts it, every field checked."""
+        return {"variables": [encode_label(v) for v in self.variables],
+                "centres": [self.centres[:, j].tolist() for j in range(len(self.variables))],
+                "weights": None if self.weights is None else self.weights.tolist(),
+                "factor": self.factor,
+                "edges": [[encode_label(u), encode_label(v)] for u, v in self.edges],
+                "mutual_information": [self.mutual_information.get(e, 0.0) for e in self.edges],
+                "n_rows": self.n_rows,
+                "settings": {str(k): v for k, v in self.settings.items()
+                             if isinstance(v, (str, int, float, bool)) or v is None}}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> KernelForestModel:
+        """The model :meth:`to_dict` describes; an :class:`~treelearn.InvalidModelError`
+        names the field that is wrong."""
+        if not isinstance(d, dict):
+            raise InvalidModelError("kernel forest file: 'model' must be an object")
+        for key in ("variables", "centres", "edges", "mutual_information"):
+            if not isinstance(d.get(key), list):
+                raise InvalidModelError(f"kernel forest file: {key!r} must be a list")
+        variables = [decode_label(v) for v in d["variables"]]
+        columns = d["centres"]
+        if len(columns) != len(variables) or not all(isinstance(c, list) for c in columns) \
+                or len({len(c) for c in columns}) != 1:
+            raise InvalidModelError("kernel forest file: 'centres' needs one list per "
+                                    "variable, all of one length")
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                   for c in columns for x in c):
+            raise InvalidModelError("kernel forest file: 'centres' must hold numbers")
+        weights = d.get("weights")
+        if weights is not None and (not isinstance(weights, list) or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in weights)):
+            raise InvalidModelError("kernel forest file: 'weights' must be null or numbers")
+        mi = d["mutual_information"]
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                   for x in mi):
+            raise InvalidModelError("kernel forest file: 'mutual_information' must be numbers")
+        edges = []
+        for e in d["edges"]:
+            if not isinstance(e, list) or len(e) != 2:
+                raise InvalidModelError(f"kernel forest file: edge {e!r} must be a pair")
+            edges.append((decode_label(e[0]), decode_label(e[1])))
+        settings = d.get("settings")
+        if settings is not None and not isinstance(settings, dict):
+            raise InvalidModelError("kernel forest file: 'settings' must be an object")
+        n_rows = d.get("n_rows")
+        if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))):
+            raise InvalidModelError("kernel forest file: 'n_rows' must be a number or null")
+        try:
+            return cls(np.array(columns, dtype=float).T, variables, edges, d.get("factor"),
+                       weights=weights, mutual_information=mi, n_rows=n_rows, settings=settings)
+        except InvalidModelError:
+            raise
+        except TreelearnError as exc:
+            raise InvalidModelError(f"kernel forest file: {exc}") from None
+
+    def save(self, path: Any) -> None:
+        """Write the model as versioned treelearn JSON (kind ``kernel_forest``)."""
+        save_document(path, "kernel_forest", model=self.to_dict())
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw the forest (:func:`treelearn.viz._draw.draw`; edge widths follow the MI)."""
+        return drawing.draw(self, ax, **kwargs)
