@@ -263,7 +263,7 @@ def test_errors_name_the_fix():
     Xf.iloc[0, 2] = np.nan
     with pytest.raises(tl.MissingValuesError, match=r"complete rows.*f2"):
         tl.BSEJ().fit(Xf, y)
-    for bad in ({"cv": 1}, {"alpha": 0}, {"n_jobs": "two"}, {"random_state": -1}):
+    for bad in ({"cv": 1}, {"alpha": 0}, {"n_jobs": "two"}, {"n_jobs": 0}, {"random_state": -1}):
         with pytest.raises(tl.TreelearnError, match=next(iter(bad))):
             tl.TANHillClimb(**bad).fit(X, y)
 

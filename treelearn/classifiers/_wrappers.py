@@ -32,7 +32,6 @@ from .._base.errors import InputTypeError, MissingValuesError, TreelearnError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
-from ..learners._density import N_JOBS
 from ..models._gaussian import RANDOM_STATE
 from ..stats._counts import ClassCounts
 from ..structure._trees import round_ties
@@ -169,7 +168,8 @@ class _WrapperSearch(SingleNetworkClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "cv": [Interval(Integral, 2, None)],
         "random_state": RANDOM_STATE,
-        "n_jobs": N_JOBS,
+        # joblib's: None or 1 one thread, n threads, -1 one per core (0 means nothing)
+        "n_jobs": [None, Interval(Integral, 1, None), Interval(Integral, None, -1)],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         **CLASS_PRIOR, **UNSEEN,
     }
