@@ -34,38 +34,39 @@ def folds_of(y: pd.Series, cv: int, seed: int) -> list:
 
 
 def family_term(tr, te, f, ps, classes, k, alpha):
-    """``log p(x_f | c, x_ps)`` of each test row and class, from the training rows' counts."""
+    """``log p(x_f | c, x_ps)`` of each test row and class, from the training rows' weights
+    (column ``w``) summed."""
     out = np.zeros((len(te), len(classes)))
     for ci, c in enumerate(classes):
         fam = tr[tr["C"] == c]
         if ps:
-            num = fam.groupby([*ps, f], observed=False).size()
-            den = fam.groupby(list(ps), observed=False).size()
+            num = fam.groupby([*ps, f], observed=False)["w"].sum()
+            den = fam.groupby(list(ps), observed=False)["w"].sum()
             n_num = num.reindex(pd.MultiIndex.from_frame(te[[*ps, f]])).to_numpy()
             keys = pd.MultiIndex.from_frame(te[list(ps)]) if len(ps) > 1 else te[ps[0]]
             n_den = den.reindex(keys).to_numpy()
         else:
-            n_num = fam[f].value_counts().reindex(te[f]).fillna(0).to_numpy()
-            n_den = np.full(len(te), len(fam))
+            n_num = fam.groupby(f, observed=False)["w"].sum().reindex(te[f]).to_numpy()
+            n_den = np.full(len(te), fam["w"].sum())
         out[:, ci] = np.log((n_num + alpha) / (n_den + k * alpha))
     return out
 
 
 def refit_accuracy(X: pd.DataFrame, y: pd.Series, parents: dict, folds: list,
-                   alpha: float = 1.0, memo: dict | None = None) -> float:
-    """Mean held-out accuracy of the network ``class -> f`` (with ``parents[f]`` more) for
-    every ``f`` of ``parents``, refitted on each fold's training rows by counting them
-    (``memo``: each fold's family terms, counted once)."""
-    df = X.assign(C=y.to_numpy())
+                   alpha: float = 1.0, memo: dict | None = None, w=None) -> float:
+    """Mean held-out accuracy (weighted by ``w``) of the network ``class -> f`` (with
+    ``parents[f]`` more) for every ``f`` of ``parents``, refitted on each fold's training
+    rows by counting them (``memo``: each fold's family terms, counted once)."""
+    df = X.assign(C=y.to_numpy(), w=np.ones(len(X)) if w is None else np.asarray(w, float))
     classes = sorted(set(y))
     memo = {} if memo is None else memo
     out = []
     for fold, (train, test) in enumerate(folds):
         tr, te = df.iloc[train], df.iloc[test]
-        prior = tr["C"].value_counts()
+        prior = tr.groupby("C")["w"].sum()
         joint = np.zeros((len(te), len(classes)))
         for ci, c in enumerate(classes):
-            joint[:, ci] = np.log(prior.get(c, 0) / len(tr)) if prior.get(c, 0) else -np.inf
+            joint[:, ci] = np.log(prior.get(c, 0) / tr["w"].sum()) if prior.get(c, 0) else -np.inf
         for f, ps in parents.items():
             key = (fold, f, tuple(ps))
             if key not in memo:
@@ -73,7 +74,7 @@ def refit_accuracy(X: pd.DataFrame, y: pd.Series, parents: dict, folds: list,
                                         len(X[f].cat.categories), alpha)
             joint += memo[key]
         pred = np.array(classes)[np.argmax(joint, axis=1)]
-        out.append(np.mean(pred == te["C"].to_numpy()))
+        out.append(np.sum(te["w"].to_numpy() * (pred == te["C"].to_numpy())) / te["w"].sum())
     return float(np.mean(out))
 
 
@@ -141,21 +142,21 @@ def bsej_candidates(cols):
     return candidates
 
 
-@pytest.mark.parametrize(("seed", "cv"), [(0, 5), (3, 3)])
-def test_fssj_and_bsej_equal_the_exhaustive_stepwise_search_by_refitting(seed, cv):
+@pytest.mark.parametrize(("seed", "cv", "weighted"), [(0, 5, False), (3, 3, False),
+                                                     (4, 4, True)])
+def test_fssj_and_bsej_equal_the_exhaustive_stepwise_search_by_refitting(seed, cv, weighted):
     X, y = data(90, seed)
+    w = np.random.default_rng(seed).uniform(0.2, 2.0, len(y)) if weighted else None
     cols = list(X.columns)
     folds = folds_of(y, cv, seed)
-    # sort groups by column (names f0..f4 sort as the columns)
-
     memo = {}
 
     def score(groups):
-        return refit_accuracy(X, y, group_parents(X, groups), folds, memo=memo)
+        return refit_accuracy(X, y, group_parents(X, groups), folds, memo=memo, w=w)
 
     for make, start, candidates in ((tl.FSSJ, [], fssj_candidates(cols)),
                                     (tl.BSEJ, [(c,) for c in cols], bsej_candidates(cols))):
-        clf = make(cv=cv, random_state=seed).fit(X, y)
+        clf = make(cv=cv, random_state=seed).fit(X, y, sample_weight=w)
         groups, history, path = greedy(norm(start), candidates, score)
         np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
         assert clf.steps_ == path
