@@ -381,7 +381,9 @@ def _outputs(est, X):
 
 
 NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2),
-                   "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes()}
+                   "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes(),
+                   "FSSJ": lambda: tl.FSSJ(random_state=0), "BSEJ": lambda: tl.BSEJ(random_state=0),
+                   "TANHillClimb": lambda: tl.TANHillClimb(random_state=0)}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
                   "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
@@ -457,6 +459,11 @@ def _state(name):
     ("WeightedNaiveBayes", lambda s: s["feature_log_prob"].__setitem__(0, [[0.5, 0.5]] * 2),
      "feature_log_prob"),
     ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
+    ("FSSJ", lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
+     "model"),
+    ("BSEJ", lambda s: s["model"]["settings"].update(cv_accuracy=[0.5]), "model"),
+    ("TANHillClimb", lambda s: s["model"]["settings"].update(steps=[["arc", ["asia", "asia"]]],
+                                                             cv_accuracy=[0.5, 0.6]), "model"),
     ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
     ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),
     ("GaussianClassifier", lambda s: s.update(means=[[1.0, 2.0]]), "means"),

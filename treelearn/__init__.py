@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._tan import TAN
     from .classifiers._text import TextNaiveBayes, term_class_information
     from .classifiers._weighted import WeightedNaiveBayes
+    from .classifiers._wrappers import BSEJ, FSSJ, TANHillClimb
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
@@ -118,6 +119,9 @@ _LAZY = {
     "TextNaiveBayes": "classifiers._text",
     "term_class_information": "classifiers._text",
     "WeightedNaiveBayes": "classifiers._weighted",
+    "BSEJ": "classifiers._wrappers",
+    "FSSJ": "classifiers._wrappers",
+    "TANHillClimb": "classifiers._wrappers",
     "Discretizer": "encoding._discretizer",
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",

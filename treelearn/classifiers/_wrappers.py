@@ -1,0 +1,506 @@
+"""Wrapper structure search by cross-validated accuracy: FSSJ and BSEJ (Pazzani, 1996) and
+TAN hill climbing (Keogh and Pazzani, 1999), as bnclassify's ``fssj``, ``bsej``, ``tan_hc``.
+
+Every candidate structure is scored by its k-fold cross-validated accuracy, computed
+from **fold counts**: each family is counted once per fold (one ``bincount`` over the
+rows, the fold and the class in its index), the held-in counts of fold ``f`` are the
+total minus fold ``f``'s, and each held-out row's ``log p(x, c)`` is gathered from
+them. No model is refitted and no row is re-read per candidate: a candidate changes a
+few families, whose per-row terms are added to (and taken off) the running sum.
+
+The folds are scikit-learn's ``StratifiedKFold(cv, shuffle=True, random_state)``; the
+score of a structure is the mean over the folds of the (weighted) accuracy on the
+held-out rows, what ``cross_val_score`` of the refitted network gives with those folds
+(the states are the whole training data's, as if declared). A super-feature (a group
+of joined features) is modelled by the chain rule over its features in column order:
+each has the class and the group's earlier features as parents (bnclassify's
+"supernode"), the Cartesian product's distribution under maximum likelihood.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import networkx as nx
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.model_selection import StratifiedKFold
+
+from .._base.errors import InputTypeError, MissingValuesError, TreelearnError
+from .._base.limits import check_memory
+from .._base.persistence import SavedState
+from .._base.validation import Interval
+from ..models._gaussian import RANDOM_STATE
+from ..stats._counts import ClassCounts
+from ..structure._trees import round_ties
+from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._network import SingleNetworkClassifier
+
+__all__ = ["BSEJ", "FSSJ", "FoldScorer", "TANHillClimb"]
+
+#: the most bytes of per-row family terms kept between search steps
+_CACHE_BYTES = 256 * 2**20
+
+
+class FoldScorer:
+    """k-fold CV accuracy of naive-Bayes-like networks over complete rows, from fold counts.
+
+    ``codes``: ``(n, d + 1)`` codes (the features, then the class), ``cards`` their
+    cardinalities; ``folds``: each row's fold. :meth:`term` is one family's
+    ``log p(x_child | c, x_parents)`` of each held-out row under its fold's held-in
+    counts, shape ``(n, classes)``; :attr:`base` the class prior's; :meth:`accuracy` of
+    a summed ``(n, classes)`` score.
+    """
+
+    def __init__(self, codes: np.ndarray, weights: np.ndarray | None, cards: np.ndarray,
+                 folds: np.ndarray, *, alpha: float, log_prior: np.ndarray | None) -> None:
+        self.codes = codes.astype(np.intp)
+        self.n, d1 = codes.shape
+        self.cards = np.asarray(cards, dtype=np.int64)
+        self.y = self.codes[:, d1 - 1]
+        self.n_classes = int(self.cards[d1 - 1])
+        self.w = np.ones(self.n) if weights is None else np.asarray(weights, dtype=float)
+        self.folds = np.asarray(folds, dtype=np.intp)
+        self.n_folds = int(self.folds.max()) + 1
+        self.alpha = alpha
+        self._cache: dict[tuple, np.ndarray] = {}
+        self._cached_bytes = 0
+        C, F = self.n_classes, self.n_folds
+        if log_prior is None:  # the held-in class frequencies, fold by fold
+            counts = np.bincount(self.folds * C + self.y, weights=self.w,
+                                 minlength=F * C).reshape(F, C)
+            held_in = np.maximum(counts.sum(axis=0) - counts, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                prior = np.log(held_in / held_in.sum(axis=1, keepdims=True))
+            self.base = prior[self.folds]
+        else:
+            self.base = np.repeat(np.asarray(log_prior, dtype=float)[None, :], self.n, axis=0)
+        fold_weight = np.bincount(self.folds, weights=self.w, minlength=F)
+        self._fold_weight = fold_weight
+        self._counted = fold_weight > 0
+
+    def _configurations(self, parents: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Each row's parent configuration as ``0 .. q - 1`` (renumbered when large)."""
+        config, q = np.zeros(self.n, dtype=np.intp), 1
+        for p in parents:
+            k = int(self.cards[p])
+            if q * k > 4 * self.n + 16:  # keep the index small: the configurations seen
+                uniq, config = np.unique(config, return_inverse=True)
+                q = len(uniq)
+            config, q = config * k + self.codes[:, p], q * k
+        return config, q
+
+    def term(self, child: int, parents: Sequence[int]) -> np.ndarray:
+        """``log p_f(x_child | c, x_parents)`` of every row ``i`` (of fold ``f``) and class."""
+        key = (child, tuple(parents))
+        if key in self._cache:
+            return self._cache[key]
+        C, F, n = self.n_classes, self.n_folds, self.n
+        k = int(self.cards[child])
+        config, q = self._configurations(parents)
+        check_memory(8.0 * F * q * k * C + 40.0 * n * C, "the fold counts of a family",
+                     "use fewer rows or features with fewer states")
+        cell = config * k + self.codes[:, child]
+        flat = ((self.folds * (q * k) + cell) * C + self.y)
+        counts = np.bincount(flat, weights=self.w, minlength=F * q * k * C).reshape(F, q * k, C)
+        parent_counts = counts.reshape(F, q, k, C).sum(axis=2)
+        num = counts.sum(axis=0)[cell] - counts[self.folds, cell]  # held in: total - own fold
+        den = parent_counts.sum(axis=0)[config] - parent_counts[self.folds, config]
+        alpha = self.alpha
+        out = np.log((np.maximum(num, 0.0) + alpha) / (np.maximum(den, 0.0) + k * alpha))
+        if self._cached_bytes + out.nbytes <= _CACHE_BYTES:
+            self._cache[key] = out
+            self._cached_bytes += out.nbytes
+        return out
+
+    def group(self, members: Sequence[int]) -> np.ndarray:
+        """A super-feature's terms: the chain rule over its members in column order."""
+        members = sorted(members)
+        out = np.zeros((self.n, self.n_classes))
+        for r, m in enumerate(members):
+            out = out + self.term(m, members[:r])
+        return out
+
+    def accuracy(self, scores: np.ndarray) -> float:
+        """The mean over the folds of the weighted held-out accuracy of ``argmax`` scores
+        (a row impossible under every class predicts the first class, as ``predict``)."""
+        right = np.argmax(scores, axis=1) == self.y
+        hits = np.bincount(self.folds, weights=self.w * right, minlength=self.n_folds)
+        return float(np.mean(hits[self._counted] / self._fold_weight[self._counted]))
+
+
+def _folds(y: np.ndarray, cv: int, random_state: Any, who: str) -> np.ndarray:
+    """Each row's fold: ``StratifiedKFold(cv, shuffle=True, random_state)`` on the labels."""
+    n = len(y)
+    most = int(np.bincount(y).max()) if n else 0
+    if most < cv:
+        raise TreelearnError(
+            f"{who} scores each step by {cv}-fold cross-validation (cv={cv}), which needs at "
+            f"least {cv} rows of some class; got n_samples = {n} (the largest class has "
+            f"{most}): give more rows or a smaller cv (>= 2)")
+    if isinstance(random_state, np.random.Generator):
+        random_state = int(random_state.integers(2**31 - 1))
+    folds = np.empty(n, dtype=np.intp)
+    splitter = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)
+    for f, (_, test) in enumerate(splitter.split(np.zeros((n, 1)), y)):
+        folds[test] = f
+    return folds
+
+
+def _best(scorer: FoldScorer, candidates: list, evaluate: Any, n_jobs: int | None) -> tuple:
+    """``(accuracy, candidate)`` of the first most accurate candidate (12 decimals)."""
+    if n_jobs is None or n_jobs == 1 or len(candidates) < 2:
+        scores = [evaluate(c) for c in candidates]
+    else:  # threads: numpy's gathers and sums release the GIL; the same numbers
+        scores = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(evaluate)(c)
+                                                           for c in candidates)
+    rounded = round_ties(np.asarray(scores, dtype=float))
+    i = int(np.argmax(rounded))
+    return scores[i], candidates[i]
+
+
+class _WrapperSearch(SingleNetworkClassifier):
+    """What the wrapper searches share: options, the complete rows and their folds, the
+    fitted history (``cv_accuracy_``, ``steps_``) and its saving."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "cv": [Interval(Integral, 2, None)],
+        "random_state": RANDOM_STATE,
+        # joblib's: None or 1 one thread, n threads, -1 one per core (0 means nothing)
+        "n_jobs": [None, Interval(Integral, 1, None), Interval(Integral, None, -1)],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        **CLASS_PRIOR, **UNSEEN,
+    }
+
+    def __init__(self, cv: int = 5, random_state: int | np.random.Generator | None = None,
+                 n_jobs: int | None = None, alpha: float = 1.0, fit_prior: bool = True,
+                 class_prior: Sequence[float] | None = None, unseen: Unseen = "error") -> None:
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.unseen = unseen
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # the folds' accuracy needs complete rows
+        return tags
+
+    def _scorer(self, stats: ClassCounts, params: dict) -> FoldScorer:
+        if stats.table is None:
+            raise InputTypeError(f"{type(self).__name__} scores candidate structures on the "
+                                 f"rows in memory: give a DataFrame, an array or a file, not a "
+                                 f"Dask DataFrame")
+        codes, weights = stats.table.codes, stats.table.weights
+        features = list(stats.columns[:-1])
+        d = len(features)
+        missing = (codes[:, :d] < 0).any(axis=0)
+        if missing.any():
+            raise MissingValuesError(
+                f"{type(self).__name__} scores structures by cross-validation over complete "
+                f"rows; the feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} "
+                f"have missing values: drop or fill those rows")
+        folds = _folds(codes[:, d].astype(np.intp), params["cv"], params["random_state"],
+                       type(self).__name__)
+        log_prior = None
+        if params.get("class_prior") is not None or not params["fit_prior"]:
+            log_prior = self.class_log_prior_
+        return FoldScorer(codes, weights, stats.cardinalities, folds, alpha=params["alpha"],
+                          log_prior=log_prior)
+
+    def _network(self, stats: ClassCounts, parents: dict[int, list[int]]) -> nx.DiGraph:
+        """The class and each feature of ``parents`` (feature parents, in order); the
+        features not in it alone."""
+        features, class_name = list(stats.columns[:-1]), stats.columns[-1]
+        D = nx.DiGraph()
+        D.add_node(class_name)
+        D.add_nodes_from(features)
+        for j in sorted(parents):
+            D.add_edge(class_name, features[j])
+            D.add_edges_from((features[p], features[j]) for p in parents[j])
+            D.nodes[features[j]]["parents"] = [class_name, *(features[p] for p in parents[j])]
+        D.graph["roots"] = [class_name, *(f for j, f in enumerate(features) if j not in parents)]
+        D.graph["class"] = class_name
+        return D
+
+    def _network_description(self, params: dict) -> dict:
+        return {**super()._network_description(params),
+                "cv_accuracy": list(self.cv_accuracy_),
+                "steps": [[op, list(names)] for op, names in self.steps_]}
+
+    def _restore_history(self, saved: SavedState) -> None:
+        settings = self.model_.settings
+        accuracy = np.asarray(settings.get("cv_accuracy"), dtype=float)
+        steps = settings.get("steps")
+        if accuracy.ndim != 1 or len(accuracy) < 1 or not np.isfinite(accuracy).all() or \
+                not isinstance(steps, list) or len(steps) != len(accuracy) - 1 or not all(
+                    isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and
+                    isinstance(s[1], list) for s in steps):
+            raise saved.fail("model", "has no cv_accuracy and steps settings (one accuracy "
+                                      "per step, and the start's)")
+        self.cv_accuracy_ = accuracy
+        self.steps_ = [(op, tuple(names)) for op, names in steps]
+
+
+class _GroupSearch(_WrapperSearch):
+    """FSSJ and BSEJ: naive Bayes over super-features (``feature_groups_``)."""
+
+    def _start(self, d: int) -> list[tuple[int, ...]]:
+        raise NotImplementedError
+
+    def _candidates(self, groups: list[tuple[int, ...]], d: int) -> list[tuple]:
+        raise NotImplementedError
+
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        scorer = self._scorer(stats, params)
+        d = len(stats.columns) - 1
+        features = list(stats.columns[:-1])
+        groups = self._start(d)
+        scores = scorer.base + sum((scorer.group(g) for g in groups), np.zeros_like(scorer.base))
+        history, steps = [scorer.accuracy(scores)], []
+
+        def after(step: tuple) -> tuple[np.ndarray, list]:
+            _, removed, added = step
+            new = scores
+            for g in removed:
+                new = new - scorer.group(g)
+            for g in added:
+                new = new + scorer.group(g)
+            kept = [g for g in groups if g not in removed]
+            return new, sorted([*kept, *added])
+
+        while True:
+            candidates = self._candidates(groups, d)
+            if not candidates:
+                break
+            accuracy, step = _best(scorer, candidates,
+                                   lambda s: scorer.accuracy(after(s)[0]), params["n_jobs"])
+            if round_ties(accuracy) <= round_ties(history[-1]):
+                break  # no step improves: stop
+            scores, groups = after(step)
+            history.append(accuracy)
+            op, removed, added = step
+            if op == "delete":  # the feature taken out of its group
+                names = sorted(set(removed[0]) - set(added[0] if added else ()))
+            else:  # the feature added, or the group joined
+                names = added[0]
+            steps.append((op, tuple(features[j] for j in names)))
+        self.cv_accuracy_ = np.asarray(history)
+        self.steps_ = steps
+        self.feature_groups_ = [tuple(features[j] for j in g) for g in groups]
+        parents = {m: list(g[:r]) for g in groups for r, m in enumerate(g)}
+        return self._network(stats, parents)
+
+    def _network_description(self, params: dict) -> dict:
+        return {**super()._network_description(params),
+                "feature_groups": [list(g) for g in self.feature_groups_]}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        super()._restore_model(saved)
+        self._restore_history(saved)
+        groups = self.model_.settings.get("feature_groups")
+        features = list(self.feature_names_in_)
+        ok = isinstance(groups, list) and all(isinstance(g, list) and g for g in groups)
+        if ok:
+            position = {repr(f): j for j, f in enumerate(features)}
+            flat = [repr(f) for g in groups for f in g]
+            ok = len(set(flat)) == len(flat) and set(flat) <= set(position)
+        if ok:  # each group a chain in column order under the class; the rest alone
+            c = self.class_name_
+            want = {f: [] for f in features}
+            for g in groups:
+                ordered = sorted(g, key=lambda f: position[repr(f)])
+                for r, f in enumerate(ordered):
+                    want[features[position[repr(f)]]] = [c, *ordered[:r]]
+            ok = all(self.model_.parents(f) == want[f] for f in features)
+        if not ok:
+            raise saved.fail("model", "has no feature_groups setting naming disjoint groups "
+                                      "of the features that the network joins")
+        self.feature_groups_ = [tuple(g) for g in groups]
+
+
+class FSSJ(_GroupSearch):
+    """Forward sequential selection and joining (Pazzani, 1996).
+
+    Starts from the class alone; each step either adds an unused feature (independent
+    of the others given the class) or joins an unused feature with a (super)feature of
+    the model into one super-feature, whichever step gives the best k-fold
+    cross-validated accuracy (computed from fold counts, see the module docstring);
+    it stops when no step improves the accuracy. Ties go to the first candidate:
+    additions by column, then joins (by column, then the group's first feature).
+
+    Parameters
+    ----------
+    cv : the number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
+    random_state : the folds' seed (None, an int, or a ``numpy.random.Generator``).
+    n_jobs : threads scoring a step's candidates (None: one); the same result.
+    alpha : Lidstone pseudocount (> 0) of every CPT.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+
+    Attributes
+    ----------
+    feature_groups_ : the chosen super-features, tuples of feature names in column
+        order (a one-feature group is a feature on its own), ordered by first column.
+    cv_accuracy_ : the cross-validated accuracy of the start, then after each step.
+    steps_ : each step taken: ``("add", (feature,))`` or ``("join", group)`` (the new group).
+    model_ : the network refitted on every row: the class -> every chosen feature, each
+        group's features chained in column order (each has the group's earlier
+        features as parents); the unused features isolated (they change no posterior).
+
+    Notes
+    -----
+    The rows are needed in memory (a DataFrame, an array or a file), complete (no
+    missing feature value).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.FSSJ(random_state=0).fit(df.drop(columns="either"), df["either"])
+    >>> clf.steps_   # 'either' is 'tub or lung'
+    [('add', ('lung',)), ('add', ('tub',))]
+    >>> clf.feature_groups_, clf.cv_accuracy_.round(4).tolist()
+    ([('tub',), ('lung',)], [0.9354, 0.9882, 1.0])
+    >>> bool((clf.cv_accuracy_[1:] > clf.cv_accuracy_[:-1]).all())   # each step improves
+    True
+    """
+
+    _method = "fssj"
+
+    def _start(self, d: int) -> list[tuple[int, ...]]:
+        return []
+
+    def _candidates(self, groups: list[tuple[int, ...]], d: int) -> list[tuple]:
+        used = {m for g in groups for m in g}
+        unused = [j for j in range(d) if j not in used]
+        adds = [("add", (), ((j,),)) for j in unused]
+        joins = [("join", (g,), (tuple(sorted((*g, j))),)) for j in unused for g in groups]
+        return adds + joins
+
+
+class BSEJ(_GroupSearch):
+    """Backward sequential elimination and joining (Pazzani, 1996).
+
+    Starts from naive Bayes on every feature; each step either deletes a feature (from
+    its super-feature, if joined) or joins two (super)features into one, whichever gives
+    the best k-fold cross-validated accuracy (from fold counts, see the module
+    docstring); it stops when no step improves. Ties go to the first candidate:
+    deletions by column, then joins by the groups' first columns.
+
+    Parameters and attributes as :class:`FSSJ` (``steps_``: ``("delete", (feature,))``
+    or ``("join", group)``).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.BSEJ(random_state=0).fit(df.drop(columns="either"), df["either"])
+    >>> clf.steps_, clf.cv_accuracy_.round(4).tolist()   # naive Bayes, then xray left out
+    ([('delete', ('xray',))], [0.9997, 1.0])
+    """
+
+    _method = "bsej"
+
+    def _start(self, d: int) -> list[tuple[int, ...]]:
+        return [(j,) for j in range(d)]
+
+    def _candidates(self, groups: list[tuple[int, ...]], d: int) -> list[tuple]:
+        group_of = {m: g for g in groups for m in g}
+        deletes = []
+        for j in sorted(group_of):
+            g = group_of[j]
+            rest = tuple(m for m in g if m != j)
+            deletes.append(("delete", (g,), (rest,) if rest else ()))
+        joins = [("join", (g, h), (tuple(sorted((*g, *h))),))
+                 for a, g in enumerate(groups) for h in groups[a + 1:]]
+        return deletes + joins
+
+
+class TANHillClimb(_WrapperSearch):
+    """TAN by hill climbing on cross-validated accuracy (Keogh and Pazzani, 1999;
+    bnclassify's ``tan_hc``).
+
+    Starts from naive Bayes; each step adds the one feature-to-feature arc ``x_i -> x_j``
+    (``x_j`` without a feature parent yet, no cycle) that most improves the k-fold
+    cross-validated accuracy (from fold counts, see the module docstring), and stops
+    when none improves: an augmented naive Bayes whose features have at most one
+    feature parent (a forest). Ties go to the first arc by (parent, child) column.
+
+    Parameters as :class:`FSSJ`.
+
+    Attributes
+    ----------
+    arcs_ : the arcs added, ``(parent, child)`` names, in the order added.
+    cv_accuracy_ : the cross-validated accuracy of naive Bayes, then after each arc.
+    steps_ : ``("arc", (parent, child))`` per step.
+    model_ : the network refitted on every row.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> clf = tl.TANHillClimb(random_state=0).fit(df.drop(columns="either"), df["either"])
+    >>> clf.arcs_, clf.cv_accuracy_.round(4).tolist()
+    ([('tub', 'lung')], [0.9997, 0.9999])
+    >>> clf.model_.parents("lung")
+    ['either', 'tub']
+    """
+
+    _method = "tan-hc"
+
+    def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
+        scorer = self._scorer(stats, params)
+        d = len(stats.columns) - 1
+        features = list(stats.columns[:-1])
+        parent = [-1] * d
+        scores = scorer.base + sum((scorer.term(j, ()) for j in range(d)),
+                                   np.zeros_like(scorer.base))
+        history, arcs = [scorer.accuracy(scores)], []
+
+        def ancestors(i: int) -> set[int]:
+            seen = set()
+            while i >= 0 and i not in seen:
+                seen.add(i)
+                i = parent[i]
+            return seen
+
+        def after(arc: tuple[int, int]) -> np.ndarray:
+            i, j = arc
+            return scores - scorer.term(j, ()) + scorer.term(j, (i,))
+
+        while True:
+            candidates = [(i, j) for i in range(d) for j in range(d)
+                          if i != j and parent[j] < 0 and j not in ancestors(i)]
+            if not candidates:
+                break
+            accuracy, (i, j) = _best(scorer, candidates, lambda a: scorer.accuracy(after(a)),
+                                     params["n_jobs"])
+            if round_ties(accuracy) <= round_ties(history[-1]):
+                break
+            scores = after((i, j))
+            parent[j] = i
+            history.append(accuracy)
+            arcs.append((i, j))
+        self.cv_accuracy_ = np.asarray(history)
+        self.arcs_ = [(features[i], features[j]) for i, j in arcs]
+        self.steps_ = [("arc", a) for a in self.arcs_]
+        return self._network(stats, {j: [] if parent[j] < 0 else [parent[j]] for j in range(d)})
+
+    def _restore_model(self, saved: SavedState) -> None:
+        super()._restore_model(saved)
+        self._restore_history(saved)
+        arcs = [names for op, names in self.steps_]
+        c = self.class_name_
+        want = {f: [c] for f in self.feature_names_in_}
+        ok = all(op == "arc" and len(a) == 2 for op, a in self.steps_)
+        for p, f in arcs if ok else ():
+            ok = ok and f in want and p in want and want[f] == [c]
+            if ok:
+                want[f] = [c, p]
+        if not ok or any(self.model_.parents(f) != want[f] for f in want):
+            raise saved.fail("model", "has steps settings that are not the arcs of its network")
+        self.arcs_ = [tuple(a) for a in arcs]
