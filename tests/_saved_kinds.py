@@ -63,7 +63,9 @@ def saved_kinds() -> list[Kind]:
         ]
         for make in (tl.NaiveBayes, tl.TAN, lambda: tl.KDB(k=1), tl.AODE, tl.BayesianTAN,
                      tl.ChowLiuMultinet, lambda: tl.SKDB(max_k=2), lambda: tl.AnDE(n=2),
-                     tl.WeightedNaiveBayes):
+                     tl.WeightedNaiveBayes, lambda: tl.FSSJ(cv=3, random_state=0),
+                     lambda: tl.BSEJ(cv=3, random_state=0),
+                     lambda: tl.TANHillClimb(cv=3, random_state=0)):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))
         kinds.append(Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed)))
