@@ -100,7 +100,9 @@ def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkey
     # the triple counts' size is checked before they are allocated
     import treelearn._base.limits as limits
 
-    monkeypatch.setattr(limits, "MEMORY_LIMIT", 10_000)
+    # above the pair tables' 3 x (3 x 12 x 12) x 8 = 10,368 bytes (guarded too), below the
+    # triple counts' 8 x 3 x 3 x 13**3 = 158,184
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 50_000)
     with pytest.raises(tl.ResourceLimitError, match=r"A2DE's class-conditional triple counts"
                                                     r".*AnDE\(n=1\)"):
         tl.AnDE(n=2).fit(X, y)
