@@ -935,6 +935,17 @@ class TreeModel:
         page = to_html(self, path, **kwargs)
         return None if path is not None else page
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter shows the model as the explorer, inline: the page in an ``<iframe
+        srcdoc=...>`` (see :func:`treelearn.viz._explorer.to_iframe`); a network the
+        explorer cannot compute on is shown by :meth:`_repr_svg_` instead."""
+        from ..viz._explorer import to_iframe
+
+        try:
+            return to_iframe(self)
+        except TreelearnError:
+            return None
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""
         from ..viz._draw import svg_or_none

@@ -69,7 +69,7 @@ from ..inference._conditioner import choose_conditioner
 from ..inference._shapley import topological_order
 from ._draw import display_parents, layout
 
-__all__ = ["explorer_spec", "to_html"]
+__all__ = ["explorer_spec", "to_html", "to_iframe"]
 
 # box geometry (CSS pixels); widths are estimated from the text, the CSS cuts what overflows
 _ROW = 17  # one state row
@@ -219,7 +219,8 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
 
     ``variables`` (name, state labels, box position and size, CPT for the hover
-    table), ``edges`` (for each forest, ``[parent, child, kind, width]``), ``cond``
+    table), ``edges`` (for each forest, ``[parent, child, kind, width, strength]``, the
+    strength ``I(parent; child)`` in nats under the model, or None), ``cond``
     (the conditioner's index, or -1), ``components`` (one forest, or one per
     conditioner state, each with its ``weight``), ``target`` (the side panel's first
     target: the class's index, or -1), ``order`` (the side panel's chain rule: the
@@ -319,7 +320,11 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             width_px = 1.5
             if mi is not None and np.isfinite(mi) and top_mi > 0:
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
-            out.append([index[u], index[v], kind, round(width_px, 2)])
+            # the strength shown on hover: I(u; v) under the model itself (exact; the
+            # graph's weight is the data's, and a network from fit_cpts has none)
+            strength = float(net.mutual_information(u, v)) if hasattr(
+                net, "mutual_information") else None
+            out.append([index[u], index[v], kind, round(width_px, 2), strength])
         return out
 
     if per_class:
@@ -328,7 +333,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             net_edges = edge_list(per_class[label], None)
             roots_c = [i for i, p in enumerate(components[len(edges)]["parent"])
                        if p < 0 and i != index[cls]]
-            edges.append([[index[cls], r, "tree", 1.5] for r in roots_c] + net_edges)
+            edges.append([[index[cls], r, "tree", 1.5, None] for r in roots_c] + net_edges)
     else:
         edges = [edge_list(layout_model, cls)]
     out_vars = []
@@ -377,6 +382,15 @@ def to_html(
     >>> page.startswith("<!DOCTYPE html>"), "http" in page.split("<script")[0]
     (True, False)
     """
+    page, _ = _page(obj, title, evidence)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    return page
+
+
+def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None) -> tuple[str, dict]:
+    """The page's text and the spec it shows."""
     spec = explorer_spec(obj, title=title)
     known = {v["name"]: v["states"] for v in spec["variables"]}
     preset = {}
@@ -398,11 +412,33 @@ def to_html(
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
              "JS": _asset("explorer.js"), "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
-    page = _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html"))
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(page)
-    return page
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
+
+
+def to_iframe(
+    obj: Any,
+    *,
+    height: int | None = None,
+    title: str | None = None,
+    evidence: Mapping[Hashable, Any] | None = None,
+) -> str:
+    """The explorer page inside an ``<iframe srcdoc=...>``, for a notebook's output cell
+    (``_repr_html_``): the page is the attribute's value, escaped, so it needs no file and
+    no network; its script runs in the frame (``sandbox="allow-scripts"``), apart from
+    the notebook's. ``height`` in pixels (default: the drawing's, between 320 and 720);
+    ``title`` and ``evidence`` as :func:`to_html`'s.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+    >>> to_iframe(m).startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
+    True
+    """
+    page, spec = _page(obj, title, evidence)
+    if height is None:
+        height = int(min(max(spec["height"] + 60, 320), 720))
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
+            f'style="width: 100%; height: {int(height)}px; border: 1px solid #d0d7de" '
+            f'title="{html.escape(spec["title"], quote=True)}"></iframe>')
 
 
 _PLACEHOLDER = re.compile(r"%(TITLE|CSS|JS|DATA)%")
