@@ -381,25 +381,37 @@ class _Frames(HTMLParser):
             self.frames.append(dict(attrs))
 
 
-def test_repr_html_is_the_page_in_an_iframe():
-    model = tl.chow_liu(ASIA)
-    out = model._repr_html_()
+@pytest.mark.parametrize("kind", ["tree", "tan"])
+def test_explore_shows_the_page_in_an_iframe(kind, tmp_path):
+    if kind == "tree":
+        obj = tl.chow_liu(ASIA)
+    else:
+        obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
+    shown = obj.explore()
+    out = shown._repr_html_()
     parser = _Frames()
     parser.feed(out)
     assert [t for t, _ in parser.tags] == ["iframe"]  # one element, nothing else loaded
     (frame,) = parser.frames
     assert "src" not in frame and frame["sandbox"] == "allow-scripts"
-    assert frame["srcdoc"] == to_html(model)  # the attribute unescapes to the page itself
+    assert frame["srcdoc"] == to_html(obj)  # the attribute unescapes to the page itself
     assert html.escape(frame["srcdoc"], quote=True) in out
     assert '"' not in out.split('srcdoc="', 1)[1].split('" sandbox', 1)[0]  # escaped
     for needle in ("<script src", "<link", "https://", "url("):
         assert needle not in frame["srcdoc"]
-    assert to_iframe(model, height=500).count("height: 500px") == 1
-    # a network the explorer refuses: no HTML, so the notebook shows the SVG picture
+    assert to_iframe(obj, height=500).count("height: 500px") == 1
+    shown.save(tmp_path / "p.html")
+    assert (tmp_path / "p.html").read_text(encoding="utf-8") == to_html(obj)
+    with pytest.raises(tl.TreelearnError, match="height"):
+        to_iframe(obj, height=0)
+
+
+def test_explore_refuses_what_the_explorer_refuses():
     rng = np.random.default_rng(3)
     df = pd.DataFrame(rng.integers(0, 2, (50, 6)), columns=list("abcdef"))
     g = nx.DiGraph([("a", "c"), ("b", "c"), ("d", "f"), ("e", "f")])
-    assert tl.fit_cpts(g, df)._repr_html_() is None
+    with pytest.raises(tl.TreelearnError, match="'c'"):
+        tl.fit_cpts(g, df).explore()
 
 
 @needs_browser

@@ -935,16 +935,13 @@ class TreeModel:
         page = to_html(self, path, **kwargs)
         return None if path is not None else page
 
-    def _repr_html_(self) -> str | None:
-        """Jupyter shows the model as the explorer, inline: the page in an ``<iframe
-        srcdoc=...>`` (see :func:`treelearn.viz._explorer.to_iframe`); a network the
-        explorer cannot compute on is shown by :meth:`_repr_svg_` instead."""
-        from ..viz._explorer import to_iframe
+    def explore(self, **kwargs) -> Any:
+        """The explorer inline in a notebook: an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>`` (see :class:`treelearn.viz._explorer.Explorer`); the
+        model's own display stays its picture."""
+        from ..viz._explorer import Explorer
 
-        try:
-            return to_iframe(self)
-        except TreelearnError:
-            return None
+        return Explorer(self, **kwargs)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""

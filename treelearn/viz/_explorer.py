@@ -69,7 +69,7 @@ from ..inference._conditioner import choose_conditioner
 from ..inference._shapley import topological_order
 from ._draw import display_parents, layout
 
-__all__ = ["explorer_spec", "to_html", "to_iframe"]
+__all__ = ["Explorer", "explorer_spec", "to_html", "to_iframe"]
 
 # box geometry (CSS pixels); widths are estimated from the text, the CSS cuts what overflows
 _ROW = 17  # one state row
@@ -434,11 +434,48 @@ def to_iframe(
     True
     """
     page, spec = _page(obj, title, evidence)
+    return _iframe(page, spec, height)
+
+
+def _iframe(page: str, spec: dict, height: int | None) -> str:
     if height is None:
         height = int(min(max(spec["height"] + 60, 320), 720))
+    elif not isinstance(height, (int, np.integer)) or isinstance(height, bool) or height < 1:
+        raise TreelearnError(f"height={height!r}: give the frame's height in pixels, a "
+                             f"positive integer (or None for the drawing's)")
     return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
             f'style="width: 100%; height: {int(height)}px; border: 1px solid #d0d7de" '
             f'title="{html.escape(spec["title"], quote=True)}"></iframe>')
+
+
+class Explorer:
+    """The explorer page of a model, for a notebook's output cell: Jupyter shows it through
+    ``_repr_html_``, :func:`to_iframe`'s ``<iframe srcdoc=...>`` (built at once, so a model
+    the explorer refuses fails here); ``save(path)`` writes the page itself. Made by
+    ``model.explore()`` (keywords as :func:`to_iframe`'s).
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+    >>> m.explore()._repr_html_().startswith("<iframe srcdoc=")
+    True
+    """
+
+    def __init__(self, obj: Any, *, height: int | None = None, title: str | None = None,
+                 evidence: Mapping[Hashable, Any] | None = None) -> None:
+        self._page, spec = _page(obj, title, evidence)
+        self.title = spec["title"]
+        self._html = _iframe(self._page, spec, height)
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the page (a self-contained HTML file) to ``path``."""
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self._page)
+
+    def __repr__(self) -> str:
+        return f"Explorer({self.title!r})"
 
 
 _PLACEHOLDER = re.compile(r"%(TITLE|CSS|JS|DATA)%")
