@@ -434,3 +434,52 @@ def test_the_iframe_runs_the_page(tmp_path):
     shown = displayed(dump_dom(str(page)))
     for v, series in model.marginals({"smoke": "yes"}).items():
         np.testing.assert_allclose(shown[v], series.to_numpy(), rtol=0, atol=TOL)
+
+
+# --------------------------------------------------------------------- a mixture of trees
+@needs_browser
+def test_mixture_marginals_and_component_weights_match(tmp_path):
+    mix = tl.TreeMixture(n_components=3, random_state=0).fit(ASIA)
+    w = np.asarray(mix.weights_) / np.sum(mix.weights_)
+    tables = [joint(c) for c in mix.components_]
+    vs = list(mix.components_[0].variables)
+    states = mix.components_[0].states
+    sets = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no"},
+            {"asia": "yes", "bronc": "no", "either": "yes"}]
+    results = run_page(mix, tmp_path, MAP % json.dumps([fragment(e) for e in sets]), out="map-out")
+    from tests.test_explorer import HARNESS
+    shown = run_page(mix, tmp_path, HARNESS % json.dumps([fragment(e) for e in sets]))
+    for ev, r, m in zip(sets, shown, results):
+        # brute force: P(x, k) = w_k P_k(x) over every (component, assignment)
+        mass = {v: np.zeros(len(states[v])) for v in vs}
+        comp = np.zeros(len(tables))
+        best, best_p = None, -1.0
+        for k, (rows, p) in enumerate(tables):
+            for row, pr in zip(rows, p):
+                if any(row[vs.index(a)] != states[a].index(s) for a, s in ev.items()):
+                    continue
+                comp[k] += w[k] * pr
+                for j, v in enumerate(vs):
+                    mass[v][row[j]] += w[k] * pr
+                if w[k] * pr > best_p:
+                    best_p, best = w[k] * pr, (k, row)
+        total = comp.sum()
+        np.testing.assert_allclose(r["marginals"]["component"], comp / total, rtol=0, atol=TOL)
+        np.testing.assert_allclose(r["marginals"]["component"], mix.component_posterior(ev),
+                                   rtol=0, atol=TOL)
+        for v, series in mix.marginals(ev).items():
+            np.testing.assert_allclose(r["marginals"][v], series.to_numpy(), rtol=0, atol=TOL)
+            np.testing.assert_allclose(r["marginals"][v], mass[v] / total, rtol=0, atol=TOL)
+        assert r["log_evidence"] == pytest.approx(np.log(total), abs=1e-10)
+        # MAP over the components and the variables together
+        k, row = best
+        expected = {v: str(states[v][row[j]]) for j, v in enumerate(vs) if v not in ev}
+        expected["component"] = str(k)
+        assert m["map"] == expected
+        assert m["log_prob"] == pytest.approx(np.log(best_p), abs=1e-10)
+        np.testing.assert_allclose(m["prior"]["component"], w, rtol=0, atol=TOL)
+
+
+def test_unfitted_mixture_refused():
+    with pytest.raises(tl.TreelearnError, match="not fitted"):
+        to_html(tl.TreeMixture())

@@ -99,6 +99,20 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
     """
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
+    components = getattr(obj, "components_", None)
+    if isinstance(components, list) and hasattr(obj, "weights_"):
+        # a mixture of trees: its hidden component is shown as the conditioner (one
+        # forest per component, as a multinet's class), its marginal the components'
+        # weights under the evidence
+        features = list(components[0].variables)
+        name = _MIXTURE_NODE
+        while name in features:
+            name += "'"
+        first = int(np.argmax(obj.weights_))
+        return components[first], name, [*features, name], dict(enumerate(components))
+    if not hasattr(obj, "classes_") and hasattr(obj, "n_components"):
+        raise TreelearnError(
+            f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html")
     if not hasattr(obj, "classes_"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
@@ -116,6 +130,17 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
             f"the explorer shows one network (or one per class), but this "
             f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
+
+
+_MIXTURE_NODE = "component"  # a mixture's hidden variable, named on the page
+
+
+def _mixing_weights(obj: Any) -> np.ndarray:
+    """The conditioner's prior of a multinet (the class prior) or a mixture (its weights)."""
+    if hasattr(obj, "components_"):
+        w = np.asarray(obj.weights_, dtype=float)
+        return w / w.sum()
+    return np.exp(np.asarray(obj.class_log_prior_, dtype=float))
 
 
 def _conditioner(model: Any) -> Hashable | None:
@@ -197,6 +222,9 @@ def _title(obj: Any, model: Any, n: int) -> str:
     parts = [kind, f"{n} variable{'' if n == 1 else 's'}"]
     per_class = getattr(obj, "models_", None)
     rows = getattr(model, "n_rows", None)
+    if hasattr(obj, "components_"):  # a mixture's trees are fitted to weighted rows
+        parts.append(f"{len(obj.components_)} components")
+        rows = None
     if isinstance(per_class, dict):  # a multinet's trees each count their class's rows
         counted = [m.n_rows for m in per_class.values()]
         rows = None if None in counted else sum(counted)
@@ -249,7 +277,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             _conditioner(m)  # each class's network must be a forest
         states[cls] = class_states
         cond: Hashable | None = cls
-        weights = np.exp(np.asarray(obj.class_log_prior_, dtype=float))
+        weights = _mixing_weights(obj)
         components = [
             {**_component(per_class[label], index, None, None), "weight": float(wt)}
             for label, wt in zip(labels, weights)
