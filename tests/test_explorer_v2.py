@@ -483,3 +483,20 @@ def test_mixture_marginals_and_component_weights_match(tmp_path):
 def test_unfitted_mixture_refused():
     with pytest.raises(tl.TreelearnError, match="not fitted"):
         to_html(tl.TreeMixture())
+
+
+def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
+    X, y = ASIA.drop(columns="either"), ASIA["either"]
+    rng = np.random.default_rng(0)
+    num = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    Xn, yn = num.drop(columns="d"), (num["d"] > 0).astype(int)
+    cases = [(tl.gaussian_chow_liu(num), "Gaussians"), (tl.GaussianClassifier().fit(Xn, yn), "Gaussians"),
+             (tl.GaussianTAN().fit(Xn, yn), "Gaussians"),
+             (tl.MixedNaiveBayes().fit(Xn, yn), r"numeric features \['a', 'b', 'c'\]"),
+             (tl.tree_posterior(ASIA), "map_tree"), (tl.BayesianTAN().fit(X, y), "every spanning"),
+             (tl.AODE().fit(X, y), "averages several"), (tl.KDB(k=2).fit(X, y), "has the parents")]
+    for obj, why in cases:
+        with pytest.raises(tl.TreelearnError, match=why):
+            to_html(obj)
+    # a mixed classifier without numeric columns is a discrete one: explored as such
+    assert "treelearn-data" in to_html(tl.MixedNaiveBayes().fit(X, y))

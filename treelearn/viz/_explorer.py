@@ -99,6 +99,7 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
     """
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
+    _refuse_kinds(obj)
     components = getattr(obj, "components_", None)
     if isinstance(components, list) and hasattr(obj, "weights_"):
         # a mixture of trees: its hidden component is shown as the conditioner (one
@@ -124,12 +125,36 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
         first = labels[int(np.argmax(obj.class_log_prior_))]
         features = list(obj.models_[first].variables)
         return obj.models_[first], obj.class_name_, [*features, obj.class_name_], obj.models_
+    numeric = list(getattr(obj, "numeric_features_", None) or [])
+    if numeric:  # a mixed classifier's network holds its categorical features only
+        raise TreelearnError(
+            f"the explorer computes exactly on discrete variables, but this "
+            f"{type(obj).__name__} models the numeric features {numeric[:5]} as Gaussians: "
+            f"bin them in a pipeline (tl.Discretizer) and fit a discrete classifier to explore "
+            f"it, or use predict_proba() and draw()")
     model = getattr(obj, "model_", None)
     if model is None:  # AODE: one network per superparent, averaged
         raise TreelearnError(
             f"the explorer shows one network (or one per class), but this "
             f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
+
+
+def _refuse_kinds(obj: Any) -> None:
+    """The fitted kinds the page cannot compute on, each refused with its reason (duck-typed:
+    a Gaussian model's coefficients or class means, a posterior over structures' weights)."""
+    kind = type(obj).__name__
+    if (hasattr(obj, "_coef") and hasattr(obj, "_variance")) or hasattr(obj, "means_"):
+        raise TreelearnError(
+            f"the explorer computes exactly on discrete variables, but this {kind} models "
+            f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
+            f"model learned on the bins")
+    if (hasattr(obj, "log_weights") and hasattr(obj, "_log_theta")) or hasattr(obj, "log_weights_"):
+        raise TreelearnError(
+            f"the explorer shows one network, but this {kind} averages over every spanning "
+            f"tree (a posterior over structures): "
+            + ("explore its most probable tree, map_tree()" if hasattr(obj, "map_tree") else
+               "explore one tree learned on the same data (tl.chow_liu, tl.TAN)"))
 
 
 _MIXTURE_NODE = "component"  # a mixture's hidden variable, named on the page
