@@ -255,6 +255,7 @@ STEPS.search = rects();
 STEPS.found = [...document.querySelectorAll(".var.found")].map(d => d.dataset.variable);
 STEPS.matched = [...document.querySelectorAll(".var.match")].map(d => d.dataset.variable);
 STEPS.panel = document.getElementById("why").getBoundingClientRect().width;
+STEPS.tools = document.getElementById("tools").getBoundingClientRect().height;
 STEPS.width = window.innerWidth;
 const out = document.createElement("pre"); out.id = "rects";
 out.textContent = JSON.stringify(STEPS); document.body.appendChild(out);
@@ -274,11 +275,12 @@ def test_fit_zoom_wheel_drag_and_search_move_the_drawing(tmp_path):
     steps = page_result(model, tmp_path, RECTS % name, "rects")
     view = steps["start"]["view"]
     width = view[2] - view[0] - (steps["panel"] + 20)  # the panel covers the right side
+    bottom = view[3] - (steps["tools"] + 20)  # and the tools the bottom
     # ALARM is larger than the window: it opens fitted, every box inside the window
     for key in ("start", "fit"):
         for r in steps[key]["boxes"].values():
             assert r[0] >= view[0] - 1e-6 and r[2] <= view[0] + width + 1e-6
-            assert r[1] >= view[1] - 1e-6 and r[3] <= view[3] + 1e-6
+            assert r[1] >= view[1] - 1e-6 and r[3] <= bottom + 1e-6
     s = steps["fit"]["scale"]
     assert s < 1
     assert steps["zoom_in"]["scale"] == pytest.approx(1.25 * s)
@@ -302,7 +304,7 @@ def test_fit_zoom_wheel_drag_and_search_move_the_drawing(tmp_path):
     assert name in steps["matched"]
     cx, cy = centre(steps["search"]["boxes"][name])
     assert cx == pytest.approx(view[0] + width / 2, abs=0.5)
-    assert cy == pytest.approx((view[1] + view[3]) / 2, abs=0.5)
+    assert cy == pytest.approx((view[1] + bottom) / 2, abs=0.5)
 
 
 @needs_browser

@@ -600,10 +600,11 @@ function load() {
 // the drawing is moved by one transform, translate(tx, ty) scale(s), of #canvas in #view;
 // #view carries data-scale, data-tx, data-ty
 const view = { s: 1, tx: 0, ty: 0, auto: true };
-function usable() {  // the part of the window the side panel does not cover
+const tools = document.getElementById("tools");
+function usable() {  // the part of the window the side panel and the tools do not cover
   const w = viewBox.clientWidth, h = viewBox.clientHeight;
   const cover = panel && w > 700 ? panel.offsetWidth + 20 : 0;
-  return [Math.max(w - cover, 50), Math.max(h, 50)];
+  return [Math.max(w - cover, 50), Math.max(h - tools.offsetHeight - 20, 50)];
 }
 function place() {
   canvas.style.transform = "translate(" + view.tx + "px, " + view.ty + "px) scale(" + view.s + ")";
