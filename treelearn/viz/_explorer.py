@@ -16,8 +16,27 @@ What the page can compute exactly, and so what it accepts:
   gives ``P(evidence, c)`` and the marginals given ``c``, mixed by those weights;
 - a Chow–Liu multinet: the class is the conditioner, with a different forest per class.
 
-Anything else (e.g. a network imported from pgmpy with two feature parents) raises
-:class:`~treelearn.TreelearnError`.
+- a mixture of trees (``TreeMixture``): its hidden component is the conditioner (a box
+  named ``component``, whose marginal is the components' weights under the evidence), one
+  tree per component.
+
+Anything else (e.g. a network imported from pgmpy with two feature parents, AODE, a
+Gaussian model, a posterior over trees) raises :class:`~treelearn.TreelearnError` saying why.
+
+The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
+child)`` in nats under the model (exact; within the shown tree's component for a
+multinet or mixture), on hover and, with "edge strength" ticked, as a label
+(``g.edge`` elements with ``data-edge``, ``data-strength``). The tools in the corner zoom
+(buttons or the wheel, around the pointer), pan (drag the background), fit the drawing to
+the window (the default when it is larger), and find a variable (``input#search``: the
+matches outlined, Enter centres the first); ``#view`` carries ``data-scale``, ``data-tx``,
+``data-ty``. The MAP button stars the most probable completion of the evidence (max-product,
+as ``map_query``; a conditioner's state included), the status line carrying ``data-map``
+(JSON ``{variable: state}`` of the unobserved variables) and ``data-map-log-prob``
+(``log P(completion, evidence)``). Every state's bar has the marginal without evidence as a
+thin grey line under it (``data-prior`` on each box; the row's tooltip says prior ->
+posterior). In a notebook, ``model.explore()`` (:class:`Explorer`, :func:`to_iframe`)
+shows the page inline, in an ``<iframe srcdoc=...>``.
 
 The page, for tools and tests: every variable's element carries ``data-variable``
 (its name) and ``data-marginal`` (a JSON list of probabilities in state order; an
