@@ -21,7 +21,15 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from tests.test_explorer import CHROMIUM, fragment, joint, needs_browser, run_page
+from tests.test_explorer import (
+    CHROMIUM,
+    fragment,
+    joint,
+    multinet_tables,
+    needs_browser,
+    run_page,
+)
+from tests.test_explorer_panel import page_and_model
 from treelearn.viz._explorer import to_html, to_iframe
 
 ROOT = os.path.dirname(os.path.dirname(__file__))
@@ -73,11 +81,8 @@ document.body.appendChild(out);
 @needs_browser
 @pytest.mark.parametrize("kind", ["tree", "tan", "network"])
 def test_edges_have_arrowheads_and_their_mutual_information(kind, tmp_path):
-    if kind == "tree":
-        obj = model = tl.chow_liu(ASIA)
-    elif kind == "tan":
-        obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
-        model = obj.model_
+    if kind in ("tree", "tan"):
+        obj, model = page_and_model(kind)
     else:  # fit_cpts: a graph without weights, one v-structure
         g = nx.DiGraph([("smoke", "lung"), ("tub", "either"), ("lung", "either"),
                         ("either", "xray")])
@@ -139,11 +144,8 @@ MAP_EVIDENCE = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no"},
 @needs_browser
 @pytest.mark.parametrize("kind", ["tree", "tan", "network"])
 def test_map_button_equals_map_query_and_brute_force(kind, tmp_path):
-    if kind == "tree":
-        obj = model = tl.chow_liu(ASIA)
-    elif kind == "tan":
-        obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
-        model = obj.model_
+    if kind in ("tree", "tan"):
+        obj, model = page_and_model(kind)
     else:
         rng = np.random.default_rng(4)
         df = pd.DataFrame(rng.integers(0, 3, (300, 4)), columns=list("abcd"))
@@ -180,11 +182,7 @@ def test_map_with_soft_evidence_equals_map_query(tmp_path):
 def test_multinet_map_equals_brute_force(tmp_path):
     X, y = ASIA.drop(columns="either"), ASIA["either"]
     clf = tl.ChowLiuMultinet().fit(X, y)
-    labels = list(clf.models_)
-    prior = np.exp(clf.class_log_prior_)
-    tables = [joint(clf.models_[c]) for c in labels]
-    features = list(clf.models_[labels[0]].variables)
-    states = clf.models_[labels[0]].states
+    labels, prior, tables, features, states = multinet_tables(clf)
     sets = [{}, {"smoke": "yes", "dysp": "yes"}, {"either": "no", "xray": "yes"}]
     res = run_page(clf, tmp_path, MAP % json.dumps([fragment(e) for e in sets]), out="map-out")
     for ev, r in zip(sets, res):
@@ -385,10 +383,7 @@ class _Frames(HTMLParser):
 
 @pytest.mark.parametrize("kind", ["tree", "tan"])
 def test_explore_shows_the_page_in_an_iframe(kind, tmp_path):
-    if kind == "tree":
-        obj = tl.chow_liu(ASIA)
-    else:
-        obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
+    obj, _ = page_and_model(kind)
     shown = obj.explore()
     out = shown._repr_html_()
     parser = _Frames()
