@@ -104,6 +104,15 @@ def joint(model) -> tuple[list, np.ndarray]:
     return rows, p
 
 
+def multinet_tables(clf) -> tuple:
+    """A multinet's class labels, class prior, each class's joint table (:func:`joint`),
+    features and states."""
+    labels = list(clf.models_)
+    tables = [joint(clf.models_[c]) for c in labels]
+    features = list(clf.models_[labels[0]].variables)
+    return labels, np.exp(clf.class_log_prior_), tables, features, clf.models_[labels[0]].states
+
+
 @pytest.fixture(scope="module")
 def asia():
     return pd.read_csv(ASIA)
@@ -165,11 +174,7 @@ def test_classifiers_single_network(asia, tmp_path, make):
 def test_multinet_matches_brute_force(asia, tmp_path):
     X, y = asia.drop(columns="either"), asia["either"]
     clf = tl.ChowLiuMultinet().fit(X, y)
-    labels = list(clf.models_)
-    prior = np.exp(clf.class_log_prior_)
-    tables = [joint(clf.models_[c]) for c in labels]
-    features = list(clf.models_[labels[0]].variables)
-    states = clf.models_[labels[0]].states
+    labels, prior, tables, features, states = multinet_tables(clf)
     results = run_fragments(clf, tmp_path, [fragment(e) for e in EVIDENCE_SETS])
     for ev, res in zip(EVIDENCE_SETS, results):
         # P(x, c) = prior_c P_c(x), restricted to the evidence, summed to each marginal

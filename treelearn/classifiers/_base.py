@@ -748,6 +748,13 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         page = to_html(self, path, **kwargs)
         return None if path is not None else page
 
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        check_is_fitted(self)
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
         if not hasattr(self, "classes_") or not self._drawable():

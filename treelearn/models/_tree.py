@@ -935,6 +935,14 @@ class TreeModel:
         page = to_html(self, path, **kwargs)
         return None if path is not None else page
 
+    def explore(self, **kwargs) -> Any:
+        """The explorer inline in a notebook: an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>`` (see :class:`treelearn.viz._explorer.Explorer`); the
+        model's own display stays its picture."""
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     def _repr_svg_(self) -> str | None:
         """Jupyter shows the model as a picture (text when matplotlib is absent)."""
         from ..viz._draw import svg_or_none

@@ -16,8 +16,27 @@ What the page can compute exactly, and so what it accepts:
   gives ``P(evidence, c)`` and the marginals given ``c``, mixed by those weights;
 - a Chow–Liu multinet: the class is the conditioner, with a different forest per class.
 
-Anything else (e.g. a network imported from pgmpy with two feature parents) raises
-:class:`~treelearn.TreelearnError`.
+- a mixture of trees (``TreeMixture``): its hidden component is the conditioner (a box
+  named ``component``, whose marginal is the components' weights under the evidence), one
+  tree per component.
+
+Anything else (e.g. a network imported from pgmpy with two feature parents, AODE, a
+Gaussian model, a posterior over trees) raises :class:`~treelearn.TreelearnError` saying why.
+
+The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
+child)`` in nats under the model (exact; within the shown tree's component for a
+multinet or mixture), on hover and, with "edge strength" ticked, as a label
+(``g.edge`` elements with ``data-edge``, ``data-strength``). The tools in the corner zoom
+(buttons or the wheel, around the pointer), pan (drag the background), fit the drawing to
+the window (the default when it is larger), and find a variable (``input#search``: the
+matches outlined, Enter centres the first); ``#view`` carries ``data-scale``, ``data-tx``,
+``data-ty``. The MAP button stars the most probable completion of the evidence (max-product,
+as ``map_query``; a conditioner's state included), the status line carrying ``data-map``
+(JSON ``{variable: state}`` of the unobserved variables) and ``data-map-log-prob``
+(``log P(completion, evidence)``). Every state's bar has the marginal without evidence as a
+thin grey line under it (``data-prior`` on each box; the row's tooltip says prior ->
+posterior). In a notebook, ``model.explore()`` (:class:`Explorer`, :func:`to_iframe`)
+shows the page inline, in an ``<iframe srcdoc=...>``.
 
 The page, for tools and tests: every variable's element carries ``data-variable``
 (its name) and ``data-marginal`` (a JSON list of probabilities in state order; an
@@ -69,7 +88,7 @@ from ..inference._conditioner import choose_conditioner
 from ..inference._shapley import topological_order
 from ._draw import display_parents, layout
 
-__all__ = ["explorer_spec", "to_html"]
+__all__ = ["Explorer", "explorer_spec", "to_html", "to_iframe"]
 
 # box geometry (CSS pixels); widths are estimated from the text, the CSS cuts what overflows
 _ROW = 17  # one state row
@@ -99,6 +118,21 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
     """
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
+    _refuse_kinds(obj)
+    components = getattr(obj, "components_", None)
+    if isinstance(components, list) and hasattr(obj, "weights_"):
+        # a mixture of trees: its hidden component is shown as the conditioner (one
+        # forest per component, as a multinet's class), its marginal the components'
+        # weights under the evidence
+        features = list(components[0].variables)
+        name = _MIXTURE_NODE
+        while name in features:
+            name += "'"
+        first = int(np.argmax(obj.weights_))
+        return components[first], name, [*features, name], dict(enumerate(components))
+    if not hasattr(obj, "classes_") and hasattr(obj, "n_components"):
+        raise TreelearnError(
+            f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html")
     if not hasattr(obj, "classes_"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
@@ -110,12 +144,47 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
         first = labels[int(np.argmax(obj.class_log_prior_))]
         features = list(obj.models_[first].variables)
         return obj.models_[first], obj.class_name_, [*features, obj.class_name_], obj.models_
+    numeric = list(getattr(obj, "numeric_features_", None) or [])
+    if numeric:  # a mixed classifier's network holds its categorical features only
+        raise TreelearnError(
+            f"the explorer computes exactly on discrete variables, but this "
+            f"{type(obj).__name__} models the numeric features {numeric[:5]} as Gaussians: "
+            f"bin them in a pipeline (tl.Discretizer) and fit a discrete classifier to explore "
+            f"it, or use predict_proba() and draw()")
     model = getattr(obj, "model_", None)
     if model is None:  # AODE: one network per superparent, averaged
         raise TreelearnError(
             f"the explorer shows one network (or one per class), but this "
             f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
+
+
+def _refuse_kinds(obj: Any) -> None:
+    """The fitted kinds the page cannot compute on, each refused with its reason (duck-typed:
+    a Gaussian model's coefficients or class means, a posterior over structures' weights)."""
+    kind = type(obj).__name__
+    if (hasattr(obj, "_coef") and hasattr(obj, "_variance")) or hasattr(obj, "means_"):
+        raise TreelearnError(
+            f"the explorer computes exactly on discrete variables, but this {kind} models "
+            f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
+            f"model learned on the bins")
+    if (hasattr(obj, "log_weights") and hasattr(obj, "_log_theta")) or hasattr(obj, "log_weights_"):
+        raise TreelearnError(
+            f"the explorer shows one network, but this {kind} averages over every spanning "
+            f"tree (a posterior over structures): "
+            + ("explore its most probable tree, map_tree()" if hasattr(obj, "map_tree") else
+               "explore one tree learned on the same data (tl.chow_liu, tl.TAN)"))
+
+
+_MIXTURE_NODE = "component"  # a mixture's hidden variable, named on the page
+
+
+def _mixing_weights(obj: Any) -> np.ndarray:
+    """The conditioner's prior of a multinet (the class prior) or a mixture (its weights)."""
+    if hasattr(obj, "components_"):
+        w = np.asarray(obj.weights_, dtype=float)
+        return w / w.sum()
+    return np.exp(np.asarray(obj.class_log_prior_, dtype=float))
 
 
 def _conditioner(model: Any) -> Hashable | None:
@@ -197,6 +266,9 @@ def _title(obj: Any, model: Any, n: int) -> str:
     parts = [kind, f"{n} variable{'' if n == 1 else 's'}"]
     per_class = getattr(obj, "models_", None)
     rows = getattr(model, "n_rows", None)
+    if hasattr(obj, "components_"):  # a mixture's trees are fitted to weighted rows
+        parts.append(f"{len(obj.components_)} components")
+        rows = None
     if isinstance(per_class, dict):  # a multinet's trees each count their class's rows
         counted = [m.n_rows for m in per_class.values()]
         rows = None if None in counted else sum(counted)
@@ -219,7 +291,8 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
 
     ``variables`` (name, state labels, box position and size, CPT for the hover
-    table), ``edges`` (for each forest, ``[parent, child, kind, width]``), ``cond``
+    table), ``edges`` (for each forest, ``[parent, child, kind, width, strength]``, the
+    strength ``I(parent; child)`` in nats under the model, or None), ``cond``
     (the conditioner's index, or -1), ``components`` (one forest, or one per
     conditioner state, each with its ``weight``), ``target`` (the side panel's first
     target: the class's index, or -1), ``order`` (the side panel's chain rule: the
@@ -248,7 +321,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             _conditioner(m)  # each class's network must be a forest
         states[cls] = class_states
         cond: Hashable | None = cls
-        weights = np.exp(np.asarray(obj.class_log_prior_, dtype=float))
+        weights = _mixing_weights(obj)
         components = [
             {**_component(per_class[label], index, None, None), "weight": float(wt)}
             for label, wt in zip(labels, weights)
@@ -319,7 +392,11 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             width_px = 1.5
             if mi is not None and np.isfinite(mi) and top_mi > 0:
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
-            out.append([index[u], index[v], kind, round(width_px, 2)])
+            # the strength shown on hover: I(u; v) under the model itself (exact; the
+            # graph's weight is the data's, and a network from fit_cpts has none)
+            strength = float(net.mutual_information(u, v)) if hasattr(
+                net, "mutual_information") else None
+            out.append([index[u], index[v], kind, round(width_px, 2), strength])
         return out
 
     if per_class:
@@ -328,7 +405,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             net_edges = edge_list(per_class[label], None)
             roots_c = [i for i, p in enumerate(components[len(edges)]["parent"])
                        if p < 0 and i != index[cls]]
-            edges.append([[index[cls], r, "tree", 1.5] for r in roots_c] + net_edges)
+            edges.append([[index[cls], r, "tree", 1.5, None] for r in roots_c] + net_edges)
     else:
         edges = [edge_list(layout_model, cls)]
     out_vars = []
@@ -377,6 +454,15 @@ def to_html(
     >>> page.startswith("<!DOCTYPE html>"), "http" in page.split("<script")[0]
     (True, False)
     """
+    page, _ = _page(obj, title, evidence)
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    return page
+
+
+def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None) -> tuple[str, dict]:
+    """The page's text and the spec it shows."""
     spec = explorer_spec(obj, title=title)
     known = {v["name"]: v["states"] for v in spec["variables"]}
     preset = {}
@@ -398,11 +484,70 @@ def to_html(
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
              "JS": _asset("explorer.js"), "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
-    page = _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html"))
-    if path is not None:
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
+
+
+def to_iframe(
+    obj: Any,
+    *,
+    height: int | None = None,
+    title: str | None = None,
+    evidence: Mapping[Hashable, Any] | None = None,
+) -> str:
+    """The explorer page inside an ``<iframe srcdoc=...>``, for a notebook's output cell
+    (``_repr_html_``): the page is the attribute's value, escaped, so it needs no file and
+    no network; its script runs in the frame (``sandbox="allow-scripts"``), apart from
+    the notebook's. ``height`` in pixels (default: the drawing's, between 320 and 720);
+    ``title`` and ``evidence`` as :func:`to_html`'s.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+    >>> to_iframe(m).startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
+    True
+    """
+    page, spec = _page(obj, title, evidence)
+    return _iframe(page, spec, height)
+
+
+def _iframe(page: str, spec: dict, height: int | None) -> str:
+    if height is None:
+        height = int(min(max(spec["height"] + 60, 320), 720))
+    elif not isinstance(height, (int, np.integer)) or isinstance(height, bool) or height < 1:
+        raise TreelearnError(f"height={height!r}: give the frame's height in pixels, a "
+                             f"positive integer (or None for the drawing's)")
+    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
+            f'style="width: 100%; height: {int(height)}px; border: 1px solid #d0d7de" '
+            f'title="{html.escape(spec["title"], quote=True)}"></iframe>')
+
+
+class Explorer:
+    """The explorer page of a model, for a notebook's output cell: Jupyter shows it through
+    ``_repr_html_``, :func:`to_iframe`'s ``<iframe srcdoc=...>`` (built at once, so a model
+    the explorer refuses fails here); ``save(path)`` writes the page itself. Made by
+    ``model.explore()`` (keywords as :func:`to_iframe`'s).
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
+    >>> m.explore()._repr_html_().startswith("<iframe srcdoc=")
+    True
+    """
+
+    def __init__(self, obj: Any, *, height: int | None = None, title: str | None = None,
+                 evidence: Mapping[Hashable, Any] | None = None) -> None:
+        self._page, spec = _page(obj, title, evidence)
+        self.title = spec["title"]
+        self._html = _iframe(self._page, spec, height)
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the page (a self-contained HTML file) to ``path``."""
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(page)
-    return page
+            fh.write(self._page)
+
+    def __repr__(self) -> str:
+        return f"Explorer({self.title!r})"
 
 
 _PLACEHOLDER = re.compile(r"%(TITLE|CSS|JS|DATA)%")
