@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from html.parser import HTMLParser
 
 import networkx as nx
@@ -497,3 +498,19 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
             to_html(obj)
     # a mixed classifier without numeric columns is a discrete one: explored as such
     assert "treelearn-data" in to_html(tl.MixedNaiveBayes().fit(X, y))
+
+
+def test_a_mixture_writes_its_page_from_python_and_the_command_line(tmp_path):
+    mix = tl.TreeMixture(n_components=2, random_state=0).fit(ASIA.head(2000))
+    page = tmp_path / "mix.html"
+    assert mix.to_html(page) is None  # a notebook does not print the page it wrote
+    assert page.read_text(encoding="utf-8") == to_html(mix)
+    assert "<iframe" in mix.explore()._repr_html_()
+    model = tmp_path / "mix.json"
+    mix.save(model)
+    out = tmp_path / "cli.html"
+    installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
+    done = subprocess.run([installed, "show", str(model), "--html", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8") == to_html(tl.load(model))

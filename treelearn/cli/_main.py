@@ -841,12 +841,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
     if args.html:
-        if _is_mixture(obj):
-            raise CommandError("--html shows one network; draw a mixture with --plot FILE")
         from ._kinds import is_multinet_like
 
         if not hasattr(obj, "to_html") or (not _is_tree(obj) and not hasattr(obj, "model_")
-                                           and not is_multinet_like(obj)):
+                                           and not is_multinet_like(obj)
+                                           and not _is_mixture(obj)):
             from ._kinds import refuse
 
             raise refuse(obj, "--html", "the explorer shows discrete networks",

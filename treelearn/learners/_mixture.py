@@ -345,6 +345,22 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         """The most probable component of each row."""
         return np.argmax(self._estimate_log_prob(X), axis=1)
 
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """The interactive explorer page of the mixture (see
+        :func:`treelearn.viz._explorer.to_html`): the hidden component is a box whose
+        marginal is the components' weights under the evidence. The page's text, or with
+        ``path`` written there and ``None`` returned."""
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     def explain(self, X: Any, target: Hashable, kind: str = "log_odds", conditional: bool = True,
                 background: Any = None, output: str | None = None, target_state: Any = None,
                 random_state: int | np.random.Generator | None = None, method: str = "auto",

@@ -161,14 +161,15 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
 
 def _refuse_kinds(obj: Any) -> None:
     """The fitted kinds the page cannot compute on, each refused with its reason (duck-typed:
-    a Gaussian model's coefficients or class means, a posterior over structures' weights)."""
+    a Gaussian tree's implied joint Gaussian or a classifier's class means, a posterior over
+    structures' edge posteriors or weights)."""
     kind = type(obj).__name__
-    if (hasattr(obj, "_coef") and hasattr(obj, "_variance")) or hasattr(obj, "means_"):
+    if callable(getattr(obj, "joint", None)) or hasattr(obj, "means_"):
         raise TreelearnError(
             f"the explorer computes exactly on discrete variables, but this {kind} models "
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
             f"model learned on the bins")
-    if (hasattr(obj, "log_weights") and hasattr(obj, "_log_theta")) or hasattr(obj, "log_weights_"):
+    if hasattr(obj, "edge_posterior_matrix") or hasattr(obj, "log_weights_"):
         raise TreelearnError(
             f"the explorer shows one network, but this {kind} averages over every spanning "
             f"tree (a posterior over structures): "
