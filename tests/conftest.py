@@ -208,3 +208,16 @@ FRAME_PROBLEMS = [("MissingValuesError", "m"), ("NumericColumnError", "f1"),
 def problem_kinds(error: Exception) -> list[tuple[str, object]]:
     """``(type name, column)`` of each problem of a TableProblemsError."""
     return [(type(p).__name__, p.column) for p in error.problems]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Doctests of the pyAgrum adapter need pyagrum, an optional extra
+    (``pip install -e ".[pyagrum]"``): skipped, saying so, where it is not installed (the
+    adapter's tests in tests/ skip the same way, through ``importorskip``)."""
+    try:
+        import pyagrum  # noqa: F401
+    except ImportError:
+        skip = pytest.mark.skip(reason="pyagrum is not installed (the 'pyagrum' extra)")
+        for item in items:
+            if isinstance(item, pytest.DoctestItem) and "pyagrum" in item.name:
+                item.add_marker(skip)

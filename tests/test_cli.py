@@ -734,7 +734,9 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     assert float(printed[printed.index("yes", 4) + 1]) == pytest.approx(want, abs=1e-6)
     # what a mixture cannot do, in one line each
     assert "3 trees" in _bad_here(capsys, "show", path, "--dot")
-    assert "--plot" in _bad_here(capsys, "show", path, "--html", tmp_path / "m.html")
+    # the explorer shows a mixture: its hidden component's weights under the evidence
+    assert run("show", path, "--html", tmp_path / "m.html").returncode == 0
+    assert "component" in (tmp_path / "m.html").read_text(encoding="utf-8")
     assert "--method mixture" in _bad_here(capsys, "learn", ASIA, "--components", "3")
     assert "--class" in _bad_here(capsys, "learn", ASIA, "--method", "mixture", "--class", "lung")
     assert "positive" in _bad_here(capsys, "learn", ASIA, "--method", "mixture",
