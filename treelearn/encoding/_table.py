@@ -90,6 +90,7 @@ __all__ = [
     "state_order",
     "too_many_states_error",
     "unhashable_error",
+    "weighted_total",
 ]
 
 MissingPolicy = Literal["error", "drop", "pairwise"]
@@ -249,6 +250,21 @@ def check_total_weight(total: float) -> None:
             f"the row weights (sample_weight) total {total:.3g}, more than {MAX_TOTAL_WEIGHT:.3g}: "
             f"products of counts would overflow floats; scale the weights down (a constant "
             f"factor does not change a maximum-likelihood fit)", values=[total])
+
+
+def weighted_total(rows: np.ndarray, sample_weight: Any) -> tuple[float, float]:
+    """``(sum of rows' values, n)`` weighted by ``sample_weight`` (checked; ``n``: the rows,
+    or their total weight). A row of weight zero does not count, even at ``-inf`` (an
+    impossible row left out by its weight must not make the total NaN).
+
+    >>> weighted_total(np.array([-1.0, -np.inf, -2.0]), [1, 0, 3])
+    (-7.0, 4.0)
+    """
+    weights = check_sample_weight(sample_weight, len(rows))
+    if weights is None:
+        return float(rows.sum()), float(len(rows))
+    counted = weights > 0
+    return float(rows[counted] @ weights[counted]), float(weights.sum())
 
 
 def check_sample_weight(

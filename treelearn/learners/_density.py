@@ -21,7 +21,7 @@ import numpy as np
 
 from .._base.errors import TreelearnError
 from .._base.validation import Interval
-from ..encoding._table import check_sample_weight
+from ..encoding._table import weighted_total
 from ..export._jsonfile import save_document
 
 __all__ = ["N_JOBS", "DensityScores", "EarlyStopping", "progress_bar"]
@@ -36,12 +36,7 @@ class DensityScores:
     def _log_likelihood(self, X: Any, sample_weight: Any) -> tuple[float, float]:
         """``(total log-likelihood, n)``: weighted by ``sample_weight`` (``n``: the total
         weight); a row of weight zero does not count, even if impossible."""
-        rows = self.score_samples(X)
-        weights = check_sample_weight(sample_weight, len(rows))
-        if weights is None:
-            return float(rows.sum()), float(len(rows))
-        counted = weights > 0
-        return float(rows[counted] @ weights[counted]), float(weights.sum())
+        return weighted_total(self.score_samples(X), sample_weight)
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
         """Mean log-likelihood per row (what ``GridSearchCV`` maximises); with

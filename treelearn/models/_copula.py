@@ -33,7 +33,7 @@ import pandas as pd
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.validation import Interval, check_param
-from ..encoding._table import check_sample_weight
+from ..encoding._table import weighted_total
 from ..export._jsonfile import save_document
 from ..sources._kinds import numeric_matrix
 from ._gaussian import RANDOM_STATE, GaussianTreeModel
@@ -292,16 +292,12 @@ class CopulaTreeModel:
         """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
         ``sample_weight``)."""
         rows = self.score_samples(data)
-        if per_row:
-            return rows
-        w = check_sample_weight(sample_weight, len(rows))
-        return float(rows.sum() if w is None else rows[w > 0] @ w[w > 0])
+        return rows if per_row else weighted_total(rows, sample_weight)[0]
 
     def score(self, X: Any, sample_weight: Any = None) -> float:
         """The mean log density per row (weighted by ``sample_weight``)."""
-        rows = self.score_samples(X)
-        w = check_sample_weight(sample_weight, len(rows))
-        return float(rows.mean() if w is None else rows @ w / w.sum())
+        total, n = weighted_total(self.score_samples(X), sample_weight)
+        return total / n
 
     # -------------------------------------------------------------- sampling, queries
     def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
