@@ -3,34 +3,24 @@ against brute-force enumeration of its joint (asia: 8 binary variables, 256 assi
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import treelearn as tl
+from tests.test_soft_evidence import brute_weights
 
 ASIA = pd.read_csv("datasets/asia.csv")
 
 
 def joint_table(model, evidence=None, soft=None):
-    """``{assignment (state labels): posterior}`` by the product of the CPTs, normalised."""
-    evidence, soft = evidence or {}, soft or {}
+    """``{assignment (state labels): posterior}``: the product of the CPTs
+    (tests/test_soft_evidence.brute_weights), normalised."""
+    weights = brute_weights(model, evidence or {}, soft or {})
     variables, states = model.variables, model.states
-    out = {}
-    for codes in itertools.product(*(range(len(states[v])) for v in variables)):
-        at = dict(zip(variables, codes))
-        if any(states[v][at[v]] != s for v, s in evidence.items()):
-            continue
-        p = 1.0
-        for v in variables:
-            p *= model.cpt(v)[tuple(at[u] for u in model.parents(v)) + (at[v],)]
-        for v, w in soft.items():
-            p *= w[at[v]]
-        out[tuple(states[v][c] for v, c in zip(variables, codes))] = p
-    z = sum(out.values())
-    return {k: v / z for k, v in out.items()}, variables
+    z = sum(weights.values())
+    return ({tuple(states[v][c] for v, c in zip(variables, codes)): p / z
+             for codes, p in weights.items()}, variables)
 
 
 def marginal(table, variables, keep):
