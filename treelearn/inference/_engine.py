@@ -564,20 +564,7 @@ class TreeEngine:
         def node(x: int) -> np.ndarray:  # a variable's belief: its CPT is a unary factor
             return joint(held(x) * down[x] if x in down else held(x))
 
-        g = self.conditioner
-        out: list = [None] * len(self.variables)
-        for i, v in enumerate(self.variables):
-            ps = self.parents[v]
-            if i == self.gi:  # the conditioner's own CPT: its axis last
-                if families[i] is not None:
-                    out[i] = np.moveaxis(families[i], 0, -1)
-                else:
-                    out[i] = np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps else post_g.T.copy()
-                continue
-            table = families[i] if families[i] is not None else node(i)
-            out[i] = (np.moveaxis(table, 0, 1 + ps.index(g)) if g is not None and g in ps
-                      else table[0] if kg == 1 else table.sum(axis=0))
-        return log_ev, out
+        return log_ev, self._in_cpt_axes(families, node, post_g.T.copy(), rows=1)
 
     def family_counts_codes(self, codes: np.ndarray, weights: np.ndarray | None = None,
                             cells: int = _COUNT_CELLS) -> tuple:
@@ -659,7 +646,17 @@ class TreeEngine:
         def node(x: int) -> np.ndarray:
             return summed(held(x) * down[x] if x in down else held(x))
 
-        g = self.conditioner
+        return log_ev, self._in_cpt_axes(families, node, row_w.sum(axis=1), rows=0)
+
+    def _in_cpt_axes(self, families: list, node: Any, conditioner_alone: np.ndarray,
+                     rows: int) -> list:
+        """Each variable's family table in its CPT's axis order, from the tables of the
+        factors (``families``, the conditioner's axis first) or a variable's belief
+        (``node``; a root's CPT is a unary factor): the conditioner's own CPT with its
+        axis last (``conditioner_alone`` when it is a root with no factor), the
+        conditioner's axis moved to its place among a child's parents, or summed out.
+        ``rows``: how many row axes follow the conditioner's (1: per row, 0: summed)."""
+        g, kg = self.conditioner, self.kg
         out: list = [None] * len(self.variables)
         for i, v in enumerate(self.variables):
             ps = self.parents[v]
@@ -668,12 +665,12 @@ class TreeEngine:
                     out[i] = np.moveaxis(families[i], 0, -1)
                 else:
                     out[i] = (np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps
-                              else row_w.sum(axis=1))
+                              else conditioner_alone)
                 continue
             table = families[i] if families[i] is not None else node(i)
-            out[i] = (np.moveaxis(table, 0, ps.index(g)) if g is not None and g in ps
+            out[i] = (np.moveaxis(table, 0, rows + ps.index(g)) if g is not None and g in ps
                       else table[0] if kg == 1 else table.sum(axis=0))
-        return log_ev, out
+        return out
 
     def map_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
                   ) -> tuple:
