@@ -169,18 +169,29 @@ def kl_divergence(p: TreeModel, q: TreeModel) -> float:
                 f"give both models the same states (e.g. learn with states=...)", column=v)
         order[v] = [q_states[v].index(s) for s in p_states[v]]  # Q's axis in P's state order
     engine = p.engine()
-    cross = 0.0
+    # P's family posteriors (no evidence) serve both sums where Q's family of v is P's, so
+    # the two sums are made of the same floats for the same model and KL(P || P) is 0
+    # exactly, not round-off of either sign; other families of Q are one query each.
+    _, families = engine.family_posteriors_codes(
+        np.full((1, len(engine.variables)), -1, dtype=np.int64))
+    own = cross = 0.0
     for v in q.variables:
-        family = [*q.parents(v), v]
-        table = engine.query_codes([engine.index[u] for u in family], {})
-        cpt = q.cpt(v)
-        for axis, u in enumerate(family):
-            cpt = np.take(cpt, order[u], axis=axis)
+        i = engine.index[v]
+        p_family = [*p.parents(v), v]
+        q_family = [*q.parents(v), v]
         with np.errstate(divide="ignore"):
+            own += _plogp(families[i][0], np.log(engine.cpts[v]))
+            if set(p_family) == set(q_family):
+                table = families[i][0].transpose([p_family.index(u) for u in q_family])
+            else:
+                table = engine.query_codes([engine.index[u] for u in q_family], {})
+            cpt = q.cpt(v)
+            for axis, u in enumerate(q_family):
+                cpt = np.take(cpt, order[u], axis=axis)
             cross += _plogp(table, np.log(cpt))
     if cross == -np.inf:
         return float("inf")
-    return max(-entropy(engine) - cross, 0.0)
+    return max(own - cross, 0.0)
 
 
 def most_informative(engine: TreeEngine, target: Hashable,
