@@ -16,6 +16,8 @@ import pytest
 
 import treelearn as tl
 
+pytestmark = pytest.mark.slow  # the installed `treelearn` command in subprocesses: the second CI job (pytest -m slow)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATASETS = os.path.join(ROOT, "datasets")

@@ -18,6 +18,8 @@ from treelearn.encoding._table import encode
 from treelearn.sources._dask import class_pair_counts_dask, is_dask_dataframe, is_dask_series
 from treelearn.stats._counts import class_pair_counts, pair_counts
 
+pytestmark = pytest.mark.slow  # a Dask LocalCluster: the second CI job (pytest -m slow)
+
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
 

@@ -20,7 +20,8 @@ dd = pytest.importorskip("dask.dataframe")
 from test_dask import client  # noqa: E402,F401  (the 2-process LocalCluster fixture)
 
 HERE = os.path.dirname(__file__)
-pytestmark = pytest.mark.usefixtures("client")  # every Dask fit runs on the cluster
+# every Dask fit runs on the cluster; EM from files and Dask: the second CI job (pytest -m slow)
+pytestmark = [pytest.mark.usefixtures("client"), pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -149,6 +149,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow  # an IPython shell in a subprocess: the second CI job
 @pytest.mark.parametrize("pyplot", ["pyplot", "no pyplot"])
 def test_notebook_cells_show_one_picture(tmp_path, pyplot):
     """A simulated notebook (IPython's shell with ipykernel's inline backend): a cell ending in

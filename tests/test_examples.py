@@ -11,6 +11,8 @@ import sys
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow  # every example script in a subprocess: the second CI job (pytest -m slow)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")))

@@ -141,6 +141,7 @@ def test_every_command_works_or_says_why_in_one_line(files, kind):
 @pytest.mark.skipif(shutil.which("treelearn") is None and not (
     __import__("pathlib").Path(sys.executable).parent / "treelearn").exists(),
     reason="the treelearn command is not installed")
+@pytest.mark.slow  # the installed command in subprocesses
 def test_the_installed_command_gives_the_same_answers(files):
     exe = shutil.which("treelearn") or str(__import__("pathlib").Path(sys.executable).parent
                                             / "treelearn")

@@ -131,6 +131,7 @@ def _cli(*args, stdin=None):
                           capture_output=True, text=True, input=stdin)
 
 
+@pytest.mark.slow  # the installed command in subprocesses
 def test_cli_learn_discretize_then_raw_numbers(raw, tmp_path):
     data = raw.drop(columns="t")
     csv = tmp_path / "raw.csv"

@@ -159,6 +159,7 @@ def _sane(answers: list) -> str | None:
     return None
 
 
+@pytest.mark.slow  # every saved kind tampered field by field (~9,600 files): the second CI job
 @pytest.mark.parametrize("kind", _KINDS, ids=[k.name for k in _KINDS])
 def test_tampered_files_are_refused_or_equal(kind):
     doc = json.loads(json.dumps(_io.to_document(kind.obj)))
