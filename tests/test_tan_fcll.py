@@ -15,8 +15,14 @@ from scipy import integrate
 import treelearn as tl
 from treelearn.encoding._table import encode
 from treelearn.stats._counts import class_pair_counts
-from treelearn.stats._fcll import (FCLL_ALPHA, FCLL_BETA, FCLL_GAMMA, FCLL_LAMBDA,
-                                   fcll_edge_weights, fcll_score)
+from treelearn.stats._fcll import (
+    FCLL_ALPHA,
+    FCLL_BETA,
+    FCLL_GAMMA,
+    FCLL_LAMBDA,
+    fcll_edge_weights,
+    fcll_score,
+)
 
 
 def expectation(g, dims: int) -> float:
@@ -166,7 +172,7 @@ def test_fcll_prefers_discriminative_edges_to_merely_correlated_ones():
 
 def test_options_and_saving(tmp_path):
     X, y = data(200, 3, 2)
-    with pytest.raises(tl.TreelearnError, match="criterion='fcll'.*forest"):
+    with pytest.raises(tl.TreelearnError, match=r"criterion=.fcll.*forest"):
         tl.TAN(criterion="fcll", forest="bic").fit(X, y)
     with pytest.raises(tl.TreelearnError, match="criterion"):
         tl.TAN(criterion="cll").fit(X, y)

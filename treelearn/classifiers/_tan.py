@@ -12,10 +12,9 @@ from typing import ClassVar
 
 import networkx as nx
 
-from .._base.errors import ColumnNotFoundError, StructureError
+from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Options
-from .._base.errors import TreelearnError
 from ..stats._counts import ClassCounts
 from ..stats._fcll import fcll_edge_weights
 from ..stats._information import conditional_mutual_information_matrix

@@ -37,7 +37,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._counts import PairCounts
-from ._information import conditional_mutual_information_matrix, entropies, mutual_information_matrix
+from ._information import (
+    conditional_mutual_information_matrix,
+    entropies,
+    mutual_information_matrix,
+)
 
 __all__ = ["FCLL_ALPHA", "FCLL_BETA", "FCLL_GAMMA", "FCLL_LAMBDA", "fcll_edge_weights",
            "fcll_score"]
