@@ -18,7 +18,9 @@ CLASSIFIERS = {
     "NaiveBayes": tl.NaiveBayes, "TAN": tl.TAN, "KDB": tl.KDB, "AODE": tl.AODE,
     "SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2),
     "WeightedNaiveBayes": tl.WeightedNaiveBayes, "BayesianTAN": tl.BayesianTAN,
-    "ChowLiuMultinet": tl.ChowLiuMultinet,
+    "ChowLiuMultinet": tl.ChowLiuMultinet, "TAN-fcll": lambda: tl.TAN(criterion="fcll"),
+    "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
+    "AWNB": lambda: tl.AWNB(random_state=0), "MANB": tl.MANB,
 }
 
 
@@ -50,7 +52,9 @@ def test_grid_search_and_calibration(iris):
                         cv=3, scoring="neg_log_loss").fit(X, y)
     assert set(grid.best_params_) == {"skdb__max_k", "skdb__loss"}
     assert grid.best_estimator_.predict_proba(X).shape == (150, 3)
-    for make in (tl.WeightedNaiveBayes, lambda: tl.AnDE(n=2)):
+    for make in (tl.WeightedNaiveBayes, lambda: tl.AnDE(n=2), tl.MANB,
+                 lambda: tl.AWNB(random_state=0), lambda: tl.TAN(criterion="fcll"),
+                 lambda: tl.TANSuperParent(random_state=0)):
         calibrated = CalibratedClassifierCV(make_pipeline(tl.Discretizer(bins=4), make()),
                                             cv=3, method="sigmoid").fit(X, y)
         proba = calibrated.predict_proba(X)

@@ -16,6 +16,7 @@ node that splits any of its indicators.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import ClassVar
@@ -133,7 +134,10 @@ class AWNB(FeatureWeightedClassifier):
                                     n_estimators=params["n_trees"],
                                     max_samples=params["bootstrap"], bootstrap=True,
                                     random_state=random_state)
-        bagging.fit(X, codes[:, d], sample_weight=weights)
+        with warnings.catch_warnings():  # max_samples is a fraction by design (Hall's 0.5)
+            warnings.filterwarnings("ignore", "Using the fractional value max_samples",
+                                    UserWarning)
+            bagging.fit(X, codes[:, d], sample_weight=weights)
         owner = np.repeat(np.arange(d), cards)
         self.feature_weights_ = np.mean([tree_feature_weights(t, owner, d)
                                          for t in bagging.estimators_], axis=0)
