@@ -18,13 +18,16 @@
    (target: within 20x).
 3. **Issue 21** (``--skip-issue21`` to leave out): the accuracy table has ``tl.SKDB``
    (``max_k=2``), ``tl.AnDE(n=2)`` (A2DE; not on digits, whose ``|Y| K^3`` triple
-   counts are refused by the memory limit), ``tl.WeightedNaiveBayes`` (WANBIA) and
+   counts are refused by the memory limit), ``tl.WeightedNaiveBayes`` (WANBIA),
+   ``tl.TAN(criterion="fcll")`` (the fCLL tree), ``tl.TANSuperParent`` (super-parent hill
+   climbing, 5-fold CV inside each training fold), ``tl.AWNB`` and ``tl.MANB``, and
    scikit-learn's ``LogisticRegression`` (one-hot bins) and ``RandomForestClassifier``
    (ordinal bins, 100 trees); speed rows on the alarm sample: SKDB's fit (its
    leave-one-out selection included) against a k-DB fit of the chosen k (target
    <= 3x), A2DE's fit against AODE's, and ``partial_fit`` on 10 chunks against one
    fit (target <= 1.2x) for NB, TAN, KDB-2, AODE; the wrapper searches ``tl.FSSJ``,
-   ``tl.BSEJ``, ``tl.TANHillClimb`` fit on 10,000 alarm rows (2,000 with ``--quick``).
+   ``tl.BSEJ``, ``tl.TANHillClimb``, ``tl.TANSuperParent`` fit on 10,000 alarm rows (2,000
+   with ``--quick``).
    CPU seconds (``time.process_time``), best of N.
 
 BLAS is pinned to one thread (threadpoolctl) and the script prints that.
@@ -63,6 +66,10 @@ def treelearn_models() -> dict:
         "SKDB": lambda: tl.SKDB(max_k=2),
         "A2DE": lambda: tl.AnDE(n=2),
         "WANBIA": lambda: tl.WeightedNaiveBayes(),
+        "TAN-fcll": lambda: tl.TAN(criterion="fcll"),
+        "TAN-SP": lambda: tl.TANSuperParent(random_state=0),
+        "AWNB": lambda: tl.AWNB(random_state=0),
+        "MANB": lambda: tl.MANB(),
     }
 
 
@@ -208,14 +215,14 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
 
 
 def wrapper_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
-    """FSSJ, BSEJ and TANHillClimb (5-fold CV accuracy from fold counts) fit on the alarm
+    """FSSJ, BSEJ, TANHillClimb and TANSuperParent (5-fold CV accuracy from fold counts) fit on the alarm
     sample, against a naive Bayes fit."""
     codes, y = alarm_codes(n, cache_dir)
     where = f"alarm {n:,} rows"
     tl.NaiveBayes().fit(codes, y)  # warm: the first fit pays for imports
     t_nb = cpu_best(lambda: tl.NaiveBayes().fit(codes, y), max(repeat, 3))
     rows = [row(BENCH, where, "NaiveBayes fit", t_nb, "s CPU")]
-    for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb):
+    for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb, tl.TANSuperParent):
         fitted = make(random_state=0).fit(codes, y)
         t = cpu_best(lambda make=make: make(random_state=0).fit(codes, y), repeat)
         rows.append(row(BENCH, where, f"{make.__name__} fit", t, "s CPU",
