@@ -20,7 +20,8 @@
    (``max_k=2``), ``tl.AnDE(n=2)`` (A2DE; not on digits, whose ``|Y| K^3`` triple
    counts are refused by the memory limit), ``tl.WeightedNaiveBayes`` (WANBIA),
    ``tl.TAN(criterion="fcll")`` (the fCLL tree), ``tl.TANSuperParent`` (super-parent hill
-   climbing, 5-fold CV inside each training fold), ``tl.AWNB`` and ``tl.MANB``, and
+   climbing, 5-fold CV inside each training fold), ``tl.AWNB``, ``tl.MANB`` and
+   ``tl.ETAN`` (the BDeu-best extended TAN), and
    scikit-learn's ``LogisticRegression`` (one-hot bins) and ``RandomForestClassifier``
    (ordinal bins, 100 trees); speed rows on the alarm sample: SKDB's fit (its
    leave-one-out selection included) against a k-DB fit of the chosen k (target
@@ -70,6 +71,7 @@ def treelearn_models() -> dict:
         "TAN-SP": lambda: tl.TANSuperParent(random_state=0),
         "AWNB": lambda: tl.AWNB(random_state=0),
         "MANB": lambda: tl.MANB(),
+        "ETAN": lambda: tl.ETAN(),
     }
 
 

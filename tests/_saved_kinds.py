@@ -67,7 +67,7 @@ def saved_kinds() -> list[Kind]:
                      lambda: tl.BSEJ(cv=3, random_state=0),
                      lambda: tl.TANHillClimb(cv=3, random_state=0),
                      lambda: tl.TANSuperParent(cv=3, random_state=0),
-                     lambda: tl.AWNB(n_trees=3, random_state=0), tl.MANB):
+                     lambda: tl.AWNB(n_trees=3, random_state=0), tl.MANB, tl.ETAN):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))
         kinds.append(Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed)))

@@ -20,7 +20,7 @@ CLASSIFIERS = {
     "WeightedNaiveBayes": tl.WeightedNaiveBayes, "BayesianTAN": tl.BayesianTAN,
     "ChowLiuMultinet": tl.ChowLiuMultinet, "TAN-fcll": lambda: tl.TAN(criterion="fcll"),
     "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
-    "AWNB": lambda: tl.AWNB(random_state=0), "MANB": tl.MANB,
+    "AWNB": lambda: tl.AWNB(random_state=0), "MANB": tl.MANB, "ETAN": tl.ETAN,
 }
 
 
@@ -54,7 +54,7 @@ def test_grid_search_and_calibration(iris):
     assert grid.best_estimator_.predict_proba(X).shape == (150, 3)
     for make in (tl.WeightedNaiveBayes, lambda: tl.AnDE(n=2), tl.MANB,
                  lambda: tl.AWNB(random_state=0), lambda: tl.TAN(criterion="fcll"),
-                 lambda: tl.TANSuperParent(random_state=0)):
+                 lambda: tl.TANSuperParent(random_state=0), tl.ETAN):
         calibrated = CalibratedClassifierCV(make_pipeline(tl.Discretizer(bins=4), make()),
                                             cv=3, method="sigmoid").fit(X, y)
         proba = calibrated.predict_proba(X)

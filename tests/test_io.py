@@ -385,7 +385,8 @@ NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2
                    "FSSJ": lambda: tl.FSSJ(random_state=0), "BSEJ": lambda: tl.BSEJ(random_state=0),
                    "TANHillClimb": lambda: tl.TANHillClimb(random_state=0),
                    "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
-                   "AWNB": lambda: tl.AWNB(random_state=0), "MANB": lambda: tl.MANB()}
+                   "AWNB": lambda: tl.AWNB(random_state=0), "MANB": lambda: tl.MANB(),
+                   "ETAN": lambda: tl.ETAN()}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
                   "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
@@ -465,6 +466,7 @@ def _state(name):
     ("AWNB", lambda s: s.update(feature_weights=[2.0] * 7), "feature_weights"),
     ("TANSuperParent", lambda s: s["model"]["settings"].update(steps=[["arc", ["asia", "x"]]],
                                                                cv_accuracy=[0.5, 0.6]), "model"),
+    ("ETAN", lambda s: s["model"]["settings"].update(structure_score="high"), "model"),
     ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
     ("FSSJ", lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
      "model"),

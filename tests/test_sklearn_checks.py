@@ -92,7 +92,7 @@ EXPECTED_FAILED = {
     "MANB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     **{name: {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
               "check_estimators_nan_inf": CONTINUOUS_INF}
-       for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent")},
+       for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent", "ETAN")},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
@@ -133,7 +133,7 @@ ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE
               tl.MixedNaiveBayes(), tl.MixedTAN(), tl.Discretizer(), tl.TreeMixture(),
               tl.SKDB(max_k=2), tl.AnDE(n=2), tl.WeightedNaiveBayes(), tl.FSSJ(), tl.BSEJ(),
               tl.TANHillClimb(), tl.TANSuperParent(), tl.TAN(criterion="fcll"), tl.AWNB(),
-              tl.MANB(), tl.HiddenTree(),
+              tl.MANB(), tl.ETAN(), tl.HiddenTree(),
               tl.HiddenMarkovModel(), tl.CutsetNetwork(), tl.BaggedTrees()]
 
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._ande import AnDE
     from .classifiers._awnb import AWNB
     from .classifiers._bayes_tan import BayesianTAN
+    from .classifiers._etan import ETAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
     from .classifiers._manb import MANB
@@ -118,6 +119,7 @@ _LAZY = {
     "KDB": "classifiers._seminaive",
     "SKDB": "classifiers._skdb",
     "TAN": "classifiers._tan",
+    "ETAN": "classifiers._etan",
     "TextNaiveBayes": "classifiers._text",
     "term_class_information": "classifiers._text",
     "WeightedNaiveBayes": "classifiers._weighted",
