@@ -31,7 +31,8 @@ from typing import ClassVar
 import networkx as nx
 import numpy as np
 
-from .._base.errors import InputTypeError, MissingValuesError
+from .._base.errors import MissingValuesError
+from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..stats._counts import ClassCounts
@@ -160,7 +161,12 @@ class ETAN(SingleNetworkClassifier):
                     f"feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} have "
                     f"missing values: drop or fill those rows")
         elif any(np.any(pc.pair_totals()[:d, :d] != pc.n_rows) for pc in stats.per_class):
-            raise InputTypeError("ETAN needs complete rows: these counts have missing values")
+            raise MissingValuesError("ETAN compares the families' BDeu scores over the same "
+                                     "rows; these counts have missing values: drop or fill "
+                                     "those rows")
+        width = int(stats.cardinalities[:d].sum())
+        check_memory(8.0 * 4 * width * width, f"ETAN's BDeu terms of {width} x {width} "
+                     "state pairs", "use features with fewer states")
         s = etan_family_scores(stats.per_class, d, params["equivalent_sample_size"])
         alone = np.maximum(s["none"], s["class"])
         with_parent = np.maximum(s["parent"], s["class_parent"])
