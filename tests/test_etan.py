@@ -96,3 +96,16 @@ def test_etan_predicts_saves_and_refuses_missing_values(tmp_path):
         tl.ETAN().fit(Xm, y)
     with pytest.raises(tl.TreelearnError, match="equivalent_sample_size"):
         tl.ETAN(equivalent_sample_size=0).fit(X, y)
+
+
+def test_a_dask_frame_gives_the_in_memory_models():
+    # ETAN's families without the class come from the class-wise pair counts, summed
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = data(600, 3)
+    ddf = dd.from_pandas(X.assign(C=y.to_numpy()), npartitions=3)
+    for make in (tl.ETAN, lambda: tl.TAN(criterion="fcll"), tl.MANB):
+        ours, theirs = make().fit(ddf.drop(columns="C"), ddf["C"]), make().fit(X, y)
+        if hasattr(theirs, "model_"):
+            assert ours.model_ == theirs.model_
+        np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+    assert not set(tl.ETAN().fit(X, y).class_children_) >= set(X.columns)  # a class-free family
