@@ -43,13 +43,18 @@ classifiers = {
     "A2DE": tl.AnDE(n=2),
     "SKDB": tl.SKDB(max_k=2),
     "WANBIA": tl.WeightedNaiveBayes(),
+    "TAN (fCLL)": tl.TAN(criterion="fcll"),
+    "ETAN": tl.ETAN(),
+    "TAN (super-parent)": tl.TANSuperParent(random_state=0),
+    "AWNB": tl.AWNB(random_state=0),
+    "MANB": tl.MANB(),
 }
 fig, ax = plt.subplots(figsize=(6, 6))
 for name, clf in classifiers.items():
     pipe = make_pipeline(tl.Discretizer(bins=args.bins), clf).fit(X_train, y_train)
     RocCurveDisplay.from_estimator(pipe, X_test, y_test, name=name, ax=ax)
     loss = log_loss(y_test, pipe.predict_proba(X_test))
-    print(f"{name:12s} accuracy {pipe.score(X_test, y_test):.3f}  log-loss {loss:.3f}")
+    print(f"{name:18s} accuracy {pipe.score(X_test, y_test):.3f}  log-loss {loss:.3f}")
 ax.plot([0, 1], [0, 1], linestyle=":", color="grey")
 ax.set_title("Breast cancer, held-out 30%")
 os.makedirs(args.out, exist_ok=True)

@@ -65,7 +65,9 @@ def saved_kinds() -> list[Kind]:
                      tl.ChowLiuMultinet, lambda: tl.SKDB(max_k=2), lambda: tl.AnDE(n=2),
                      tl.WeightedNaiveBayes, lambda: tl.FSSJ(cv=3, random_state=0),
                      lambda: tl.BSEJ(cv=3, random_state=0),
-                     lambda: tl.TANHillClimb(cv=3, random_state=0)):
+                     lambda: tl.TANHillClimb(cv=3, random_state=0),
+                     lambda: tl.TANSuperParent(cv=3, random_state=0),
+                     lambda: tl.AWNB(n_trees=3, random_state=0), tl.MANB, tl.ETAN):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))
         kinds.append(Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed)))

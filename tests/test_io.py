@@ -383,7 +383,10 @@ def _outputs(est, X):
 NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2),
                    "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes(),
                    "FSSJ": lambda: tl.FSSJ(random_state=0), "BSEJ": lambda: tl.BSEJ(random_state=0),
-                   "TANHillClimb": lambda: tl.TANHillClimb(random_state=0)}
+                   "TANHillClimb": lambda: tl.TANHillClimb(random_state=0),
+                   "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
+                   "AWNB": lambda: tl.AWNB(random_state=0), "MANB": lambda: tl.MANB(),
+                   "ETAN": lambda: tl.ETAN()}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
                   "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
                   "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
@@ -458,6 +461,12 @@ def _state(name):
     ("WeightedNaiveBayes", lambda s: s.update(feature_weights=[-1.0] * 7), "feature_weights"),
     ("WeightedNaiveBayes", lambda s: s["feature_log_prob"].__setitem__(0, [[0.5, 0.5]] * 2),
      "feature_log_prob"),
+    ("MANB", lambda s: s.update(arc_posterior=[1.5] * 7), "arc_posterior"),
+    ("MANB", lambda s: s.update(feature_weights=[0.5] * 7), "feature_weights"),
+    ("AWNB", lambda s: s.update(feature_weights=[2.0] * 7), "feature_weights"),
+    ("TANSuperParent", lambda s: s["model"]["settings"].update(steps=[["arc", ["asia", "x"]]],
+                                                               cv_accuracy=[0.5, 0.6]), "model"),
+    ("ETAN", lambda s: s["model"]["settings"].update(structure_score="high"), "model"),
     ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
     ("FSSJ", lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
      "model"),

@@ -88,9 +88,11 @@ EXPECTED_FAILED = {
              "check_estimators_nan_inf": CONTINUOUS_INF},
     "AnDE": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "WeightedNaiveBayes": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
+    "AWNB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
+    "MANB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     **{name: {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
               "check_estimators_nan_inf": CONTINUOUS_INF}
-       for name in ("FSSJ", "BSEJ", "TANHillClimb")},
+       for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent", "ETAN")},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
@@ -130,7 +132,8 @@ ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE
               tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
               tl.MixedNaiveBayes(), tl.MixedTAN(), tl.Discretizer(), tl.TreeMixture(),
               tl.SKDB(max_k=2), tl.AnDE(n=2), tl.WeightedNaiveBayes(), tl.FSSJ(), tl.BSEJ(),
-              tl.TANHillClimb(), tl.HiddenTree(),
+              tl.TANHillClimb(), tl.TANSuperParent(), tl.TAN(criterion="fcll"), tl.AWNB(),
+              tl.MANB(), tl.ETAN(), tl.HiddenTree(),
               tl.HiddenMarkovModel(), tl.CutsetNetwork(), tl.BaggedTrees()]
 
 

@@ -271,7 +271,7 @@ def test_errors_name_the_fix():
 
 def test_save_round_trip_keeps_the_search(tmp_path):
     X, y = data(120, 0)
-    for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb):
+    for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb, tl.TANSuperParent):
         clf = make(random_state=0).fit(X, y)
         clf.save(tmp_path / "w.json")
         back = tl.load(tmp_path / "w.json")
@@ -282,3 +282,58 @@ def test_save_round_trip_keeps_the_search(tmp_path):
             assert back.feature_groups_ == clf.feature_groups_
         else:
             assert back.arcs_ == clf.arcs_
+
+
+@pytest.mark.parametrize(("seed", "d"), [(5, 4), (6, 4), (7, 3)])
+def test_tan_super_parent_equals_the_exhaustive_super_parent_search_by_refitting(seed, d):
+    # every step by brute force: each feature's super-parent network (all the orphans it
+    # may adopt) refitted fold by fold, the best one's single arcs refitted, the best arc
+    # kept while it improves
+    X, y = data(90, seed, d=d)
+    cols = list(X.columns)
+    folds = folds_of(y, 5, seed)
+    memo = {}
+
+    def score(parent):
+        return refit_accuracy(X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds,
+                              memo=memo)
+
+    def adoptive(parent, i):
+        seen, f = set(), i
+        while f and f not in seen:
+            seen.add(f)
+            f = parent[f]
+        return [j for j in cols if parent[j] is None and j not in seen]
+
+    parent, history, path = dict.fromkeys(cols), [score(dict.fromkeys(cols))], []
+    while True:
+        supers = [i for i in cols if adoptive(parent, i)]
+        if not supers:
+            break
+        sp_scores = [round(score({**parent, **dict.fromkeys(adoptive(parent, i), i)}), 12)
+                     for i in supers]
+        sp = supers[int(np.argmax(sp_scores))]  # the first best
+        arcs = [(sp, j) for j in adoptive(parent, sp)]
+        arc_scores = [round(score({**parent, j: i}), 12) for i, j in arcs]
+        best = int(np.argmax(arc_scores))
+        if arc_scores[best] <= round(history[-1], 12):
+            break
+        i, j = arcs[best]
+        parent[j] = i
+        history.append(score(parent))
+        path.append(("arc", (i, j)))
+    assert path  # some arc improves: the steps are compared, not only the start
+    clf = tl.TANSuperParent(random_state=seed).fit(X, y)
+    np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
+    assert clf.steps_ == path and clf.arcs_ == [a for _, a in path]
+    for f in cols:
+        assert clf.model_.parents(f) == ["C", *([parent[f]] if parent[f] else [])]
+
+
+def test_some_super_parent_search_adds_arcs_and_saves():
+    X, y = data(150, 2)
+    clf = tl.TANSuperParent(random_state=0).fit(X, y)
+    assert len(clf.arcs_) >= 1
+    assert (np.diff(clf.cv_accuracy_) > 0).all()
+    same = tl.TANSuperParent(random_state=0, n_jobs=2).fit(X, y)
+    assert same.steps_ == clf.steps_

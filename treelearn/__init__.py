@@ -42,9 +42,12 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     # checks that this block lists exactly the table); at run time see __getattr__
     from ._io import from_pgmpy, from_pyagrum, load, read_bif, read_uai, read_xmlbif, save
     from .classifiers._ande import AnDE
+    from .classifiers._awnb import AWNB
     from .classifiers._bayes_tan import BayesianTAN
+    from .classifiers._etan import ETAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
+    from .classifiers._manb import MANB
     from .classifiers._mixed import MixedNaiveBayes
     from .classifiers._mixed_tan import MixedTAN
     from .classifiers._multinet import ChowLiuMultinet
@@ -55,7 +58,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._tan import TAN
     from .classifiers._text import TextNaiveBayes, term_class_information
     from .classifiers._weighted import WeightedNaiveBayes
-    from .classifiers._wrappers import BSEJ, FSSJ, TANHillClimb
+    from .classifiers._wrappers import BSEJ, FSSJ, TANHillClimb, TANSuperParent
     from .encoding._discretizer import Discretizer
     from .encoding._table import discretize
     from .export._pgmpy import to_pgmpy, write_bif
@@ -116,12 +119,16 @@ _LAZY = {
     "KDB": "classifiers._seminaive",
     "SKDB": "classifiers._skdb",
     "TAN": "classifiers._tan",
+    "ETAN": "classifiers._etan",
     "TextNaiveBayes": "classifiers._text",
     "term_class_information": "classifiers._text",
     "WeightedNaiveBayes": "classifiers._weighted",
+    "AWNB": "classifiers._awnb",
+    "MANB": "classifiers._manb",
     "BSEJ": "classifiers._wrappers",
     "FSSJ": "classifiers._wrappers",
     "TANHillClimb": "classifiers._wrappers",
+    "TANSuperParent": "classifiers._wrappers",
     "Discretizer": "encoding._discretizer",
     "discretize": "encoding._table",
     "to_pgmpy": "export._pgmpy",

@@ -12,10 +12,11 @@ from typing import ClassVar
 
 import networkx as nx
 
-from .._base.errors import ColumnNotFoundError, StructureError
+from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.persistence import SavedState
 from .._base.validation import InstanceOf, Options
 from ..stats._counts import ClassCounts
+from ..stats._fcll import fcll_edge_weights
 from ..stats._information import conditional_mutual_information_matrix
 from ..structure._trees import spanning_skeleton, tan_structure
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
@@ -61,12 +62,19 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         rooted at its first column (``root``'s tree at ``root``).
     whitelist, blacklist : undirected feature pairs the tree must / must not
         contain (as bnlearn's); see :func:`treelearn.structure._trees.spanning_skeleton`.
+    criterion : ``"loglik"`` (default: the tree of the largest likelihood, Friedman et al.'s)
+        or ``"fcll"``: the tree of the largest decomposable factorized conditional
+        log-likelihood (Carvalho, Oliveira, Roos and Myllymäki, JMLR 2011), a
+        discriminative score, edge weight ``(alpha + beta) I(X_i; X_j | C) - beta lambda
+        [I(X_i; X_j | C) - I(X_i; X_j)]`` (:mod:`treelearn.stats._fcll`); a spanning tree
+        (``forest`` must be None). The CPTs are fitted as for ``"loglik"``.
 
     Attributes
     ----------
     As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`, plus ``feature_tree_``:
     the undirected maximum spanning tree (or forest) over the features (edge
-    ``weight`` = ``I(X_i; X_j | C)`` in nats).
+    ``weight`` = ``I(X_i; X_j | C)`` in nats, or the fCLL weight per row with
+    ``criterion="fcll"``).
 
     Examples
     --------
@@ -86,6 +94,7 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         "forest": [None, Options("bic", "aic")],
         "whitelist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
         "blacklist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
+        "criterion": [Options("loglik", "fcll")],
     }
     _moved_options: ClassVar[dict] = {
         "numeric": "numeric features: tl.GaussianTAN (a class-conditional linear-Gaussian tree)",
@@ -106,6 +115,7 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         prior: str = "lidstone",
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
+        criterion: str = "loglik",
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -118,17 +128,27 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         self.prior = prior
         self.equivalent_sample_size = equivalent_sample_size
         self.m = m
+        self.criterion = criterion
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         root = check_root(self.root, features, class_name)
         d = len(features)
-        cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
+        if params["criterion"] == "fcll":
+            if self.forest is not None:
+                raise TreelearnError(
+                    f"TAN(criterion='fcll') picks a spanning tree by the fCLL score, which has "
+                    f"no penalty; forest={self.forest!r} penalises the log-likelihood's edges: "
+                    f"use one of criterion='fcll' (forest=None) or forest={self.forest!r} "
+                    f"(criterion='loglik')")
+            weights = fcll_edge_weights(stats.per_class, d)
+        else:
+            weights = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
         rows = None
         if self.forest is not None:  # n per pair: the rows where both are observed
             rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
         self.feature_tree_ = spanning_skeleton(
-            features, cmi, stats.states[:d], forest=self.forest, n=rows,
+            features, weights, stats.states[:d], forest=self.forest, n=rows,
             n_classes=len(stats.classes), whitelist=self.whitelist, blacklist=self.blacklist,
         )
         return tan_structure(self.feature_tree_, class_name, root)

@@ -38,7 +38,7 @@ from ..stats._counts import ClassCounts
 from ..stats._parameters import estimate_cpt
 from ._base import CLASS_PRIOR, UNSEEN, CategoricalClassifier, Unseen
 
-__all__ = ["WeightedNaiveBayes", "wanbia_objective"]
+__all__ = ["FeatureWeightedClassifier", "WeightedNaiveBayes", "wanbia_objective"]
 
 
 def wanbia_objective(weights: np.ndarray, F: np.ndarray, y: np.ndarray, log_prior: np.ndarray,
@@ -72,7 +72,96 @@ def wanbia_objective(weights: np.ndarray, F: np.ndarray, y: np.ndarray, log_prio
     return value, grad
 
 
-class WeightedNaiveBayes(CategoricalClassifier):
+class FeatureWeightedClassifier(CategoricalClassifier):
+    """What the naive Bayes classifiers with one table and one weight per feature share
+    (WANBIA, AWNB, MANB): ``s(c, x) = log P(c) + sum_j w_j T_j[c, x_j]``, a missing value
+    adding nothing, and the saving of the tables and weights.
+
+    A subclass learns ``feature_log_prob_`` (per feature, ``T_j`` of shape ``(classes,
+    states)``: log-probabilities of the feature given the class) and
+    ``feature_weights_`` (``(n_features,)``, in ``[0, 1]``) in ``_learn_weighted``, and
+    saves anything more through ``_more_state`` / ``_restore_more``.
+    """
+
+    def _learn(self, stats: ClassCounts, params: dict) -> None:
+        d = len(stats.columns) - 1
+        self._states = [list(s) for s in stats.states[:d]]
+        self._learn_weighted(stats, params)
+
+    def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:
+        raise NotImplementedError
+
+    def _naive_bayes_tables(self, stats: ClassCounts, alpha: float) -> list[np.ndarray]:
+        """Naive Bayes's ``log P(x_j | c)`` (Lidstone ``alpha``), one table per feature."""
+        d = len(stats.columns) - 1
+        return [np.log(estimate_cpt(stats.family_counts([d, j]), alpha)) for j in range(d)]
+
+    def _log_probabilities(self, codes: np.ndarray) -> np.ndarray:
+        """``F[i, j, c] = T_j[c, x_ij]``, 0 where ``x_ij`` is missing."""
+        n, d = codes.shape
+        F = np.zeros((n, d, len(self.classes_)))
+        for j, table in enumerate(self.feature_log_prob_):  # d gathers over every row
+            seen = codes[:, j] >= 0
+            F[seen, j, :] = table[:, codes[seen, j]].T
+        return F
+
+    # ------------------------------------------------------------ prediction
+    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        out = np.repeat(self.class_log_prior_[None, :], len(codes), axis=0)
+        for j, table in enumerate(self.feature_log_prob_):  # one gather per feature
+            seen = codes[:, j] >= 0
+            out[seen] += self.feature_weights_[j] * table[:, codes[seen, j]].T
+        return out
+
+    def _feature_states(self) -> list:
+        return self._states
+
+    @property
+    def n_parameters(self) -> int:
+        """The class prior's, naive Bayes's and one weight per feature."""
+        check_is_fitted(self)
+        k = len(self.classes_)
+        return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
+
+    def _feature_groups(self) -> list:
+        return [[j] for j in range(len(self._states))]  # independent given the class
+
+    # ------------------------------------------------------------ saving
+    def _more_state(self) -> dict:
+        return {}
+
+    def _restore_more(self, saved: SavedState) -> None:
+        pass
+
+    def _fitted_state(self) -> dict:
+        return {"states": [[encode_label(v) for v in s] for s in self._states],
+                "feature_log_prob": [t.tolist() for t in self.feature_log_prob_],
+                "feature_weights": self.feature_weights_.tolist(), **self._more_state()}
+
+    def _restore_model(self, saved: SavedState) -> None:
+        raw = saved.raw("states", list)
+        d, k = self.n_features_in_, len(self.classes_)
+        if len(raw) != d:
+            raise saved.fail("states", f"holds {len(raw)} features' states, not {d}")
+        self._states = [saved.labels_in(s, "states") for s in raw]
+        tables = saved.raw("feature_log_prob", list)
+        if len(tables) != d:
+            raise saved.fail("feature_log_prob", f"holds {len(tables)} tables, not {d}")
+        self.feature_log_prob_ = []
+        for j, states in enumerate(self._states):
+            table = np.asarray(tables[j], dtype=float)
+            if table.shape != (k, len(states)) or (table > 0).any() or not np.allclose(
+                    np.exp(table).sum(axis=1), 1.0, rtol=0, atol=1e-9):
+                raise saved.fail("feature_log_prob", f"table {j} is not {k} x {len(states)} "
+                                                     f"log-probabilities")
+            self.feature_log_prob_.append(table)
+        self.feature_weights_ = saved.array("feature_weights", (d,), low=0)
+        if (self.feature_weights_ > 1).any():
+            raise saved.fail("feature_weights", "must hold weights between 0 and 1")
+        self._restore_more(saved)
+
+
+class WeightedNaiveBayes(FeatureWeightedClassifier):
     """Naive Bayes with one weight per feature, by conditional likelihood (WANBIA).
 
     See the module docstring for the model and the optimisation.
@@ -131,13 +220,11 @@ class WeightedNaiveBayes(CategoricalClassifier):
         self.unseen = unseen
 
     # ------------------------------------------------------------ fitting
-    def _learn(self, stats: ClassCounts, params: dict) -> None:
+    def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:
         from scipy.optimize import minimize  # here: scipy only for this learner
 
         d = len(stats.columns) - 1
-        self._states = [list(s) for s in stats.states[:d]]
-        self.feature_log_prob_ = [np.log(estimate_cpt(stats.family_counts([d, j]),
-                                                      params["alpha"])) for j in range(d)]
+        self.feature_log_prob_ = self._naive_bayes_tables(stats, params["alpha"])
         if stats.table is None:
             raise TreelearnError("WeightedNaiveBayes revisits the training rows at every "
                                  "iteration: give a DataFrame, an array or a file")
@@ -157,60 +244,10 @@ class WeightedNaiveBayes(CategoricalClassifier):
         self.n_iter_ = int(result.nit)
         self.objective_value_ = float(result.fun)
 
-    def _log_probabilities(self, codes: np.ndarray) -> np.ndarray:
-        """``F[i, j, c] = log P(x_ij | c)``, 0 where ``x_ij`` is missing."""
-        n, d = codes.shape
-        F = np.zeros((n, d, len(self.classes_)))
-        for j, table in enumerate(self.feature_log_prob_):  # d gathers over every row
-            seen = codes[:, j] >= 0
-            F[seen, j, :] = table[:, codes[seen, j]].T
-        return F
-
-    # ------------------------------------------------------------ prediction
-    def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
-        F = self._log_probabilities(codes)
-        return self.class_log_prior_[None, :] + np.einsum("ijc,j->ic", F, self.feature_weights_)
-
-    def _feature_states(self) -> list:
-        return self._states
-
-    @property
-    def n_parameters(self) -> int:
-        """The class prior's, naive Bayes's and one weight per feature."""
-        check_is_fitted(self)
-        k = len(self.classes_)
-        return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
-
-    def _feature_groups(self) -> list:
-        return [[j] for j in range(len(self._states))]  # independent given the class
-
     # ------------------------------------------------------------ saving
-    def _fitted_state(self) -> dict:
-        return {"states": [[encode_label(v) for v in s] for s in self._states],
-                "feature_log_prob": [t.tolist() for t in self.feature_log_prob_],
-                "feature_weights": self.feature_weights_.tolist(),
-                "n_iter": self.n_iter_, "objective_value": self.objective_value_}
+    def _more_state(self) -> dict:
+        return {"n_iter": self.n_iter_, "objective_value": self.objective_value_}
 
-    def _restore_model(self, saved: SavedState) -> None:
-        raw = saved.raw("states", list)
-        d, k = self.n_features_in_, len(self.classes_)
-        if len(raw) != d:
-            raise saved.fail("states", f"holds {len(raw)} features' states, not {d}")
-        self._states = [saved.labels_in(s, "states") for s in raw]
-        tables = saved.raw("feature_log_prob", list)
-        if len(tables) != d:
-            raise saved.fail("feature_log_prob", f"holds {len(tables)} tables, not {d}")
-        self.feature_log_prob_ = []
-        for j, states in enumerate(self._states):
-            table = np.asarray(tables[j], dtype=float)
-            if table.shape != (k, len(states)) or (table > 0).any() or not np.allclose(
-                    np.exp(table).sum(axis=1), 1.0, rtol=0, atol=1e-9):
-                raise saved.fail("feature_log_prob", f"table {j} is not {k} x {len(states)} "
-                                                     f"log-probabilities")
-            self.feature_log_prob_.append(table)
-        self.feature_weights_ = saved.array("feature_weights", (d,), low=0)
-        if (self.feature_weights_ > 1).any():
-            raise saved.fail("feature_weights", "must hold weights between 0 and 1")
+    def _restore_more(self, saved: SavedState) -> None:
         self.n_iter_ = saved.raw("n_iter", int)
         self.objective_value_ = float(saved.array("objective_value", ()))
-

@@ -19,7 +19,9 @@ CutsetNetwork             query, predict --target
 HiddenTree                predict --target, --plot, --html
 TreePosterior             score (the Bayesian average), --plot (edge posteriors)
 Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
-BayesianTAN classifiers   why
+BayesianTAN classifiers,  why
+weighted naive Bayes
+(WANBIA, AWNB, MANB)
 ========================  ==========================================================
 """
 

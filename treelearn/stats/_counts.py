@@ -692,8 +692,9 @@ class ClassCounts:
     class, whose states are the labels ``classes`` (sorted, as ``np.unique``
     gives them, in their own dtype). In memory the encoded ``table`` is kept and
     any family is counted from its rows; from Dask, ``per_class_pairs`` holds
-    one :class:`PairCounts` per class, enough for every family of naive Bayes
-    and TAN (the class, at most one feature parent, the node).
+    one :class:`PairCounts` per class, enough for every family of naive Bayes,
+    TAN and ETAN (the class, at most one feature parent, the node; or a family
+    without the class, summed over the classes).
     """
 
     columns: tuple
@@ -740,6 +741,11 @@ class ClassCounts:
             return np.stack([pc.marginal(family[1]) for pc in self.per_class_pairs])
         if family[0] == c and len(family) == 3:
             return np.stack([pc.block(family[1], family[2]) for pc in self.per_class_pairs])
+        if c not in family and len(family) in (1, 2):  # without the class: summed over it
+            parts = self.per_class_pairs
+            if len(family) == 1:
+                return sum(pc.marginal(family[0]) for pc in parts)
+            return sum(pc.block(family[0], family[1]) for pc in parts)
         raise StructureError(f"no class-conditional pair counts for the family {family}")
 
     @cached_property
