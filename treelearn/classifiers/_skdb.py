@@ -139,6 +139,16 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
     return losses
 
 
+def _refuse_missing(codes: np.ndarray, features: list) -> None:
+    """Leave-one-out is over complete rows: a missing feature value is an error."""
+    missing = (codes[:, :len(features)] < 0).any(axis=0)
+    if missing.any():
+        raise MissingValuesError(
+            f"SKDB chooses its model by leave-one-out over complete rows; the feature(s) "
+            f"{[features[j] for j in np.flatnonzero(missing)][:10]} have missing values: "
+            f"drop or fill those rows (or use tl.KDB, which counts around them)")
+
+
 class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     """Selective k-dependence Bayes (Martínez, Webb, Chen and Zaidi, JMLR 2016).
 
@@ -216,6 +226,10 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     def _keeps_rows(self, params: dict) -> bool:
         return True  # the leave-one-out pass revisits every row
 
+    def _check_chunk(self, stats: ClassCounts, params: dict) -> None:
+        if stats.table is not None:  # (rows elsewhere are refused when they are kept)
+            _refuse_missing(stats.table.codes, list(stats.columns[:-1]))
+
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         d = len(features)
@@ -227,12 +241,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         codes = np.concatenate([p[0] for p in parts])
         weights = None if all(p[1] is None for p in parts) else np.concatenate(
             [np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
-        missing = (codes[:, :d] < 0).any(axis=0)
-        if missing.any():
-            raise MissingValuesError(
-                f"SKDB chooses its model by leave-one-out over complete rows; the feature(s) "
-                f"{[features[j] for j in np.flatnonzero(missing)][:10]} have missing values: "
-                f"drop or fill those rows (or use tl.KDB, which counts around them)")
+        _refuse_missing(codes, features)
         log_prior = None
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_
