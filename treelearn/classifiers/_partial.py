@@ -141,21 +141,30 @@ class Chunks:
         (a value outside them is an :class:`~treelearn.UnseenStateError`)."""
         table = stats.table
         d = len(self.columns) - 1
-        codes = np.empty(table.codes.shape, dtype=code_dtype(int(self.cardinalities.max())))
+        dtype = code_dtype(int(self.cardinalities.max()))
+        # each feature's lookup from the chunk's codes to the header's (-1: not a state)
+        lookups = []
         for j in range(d):  # d small lookups over each feature's distinct values
             # True == 1 hashes alike: a bool must not stand for a number or back
             position = {(isinstance(v, bool), v): i for i, v in enumerate(self.states[j])}
-            lookup = np.array([position.get((isinstance(v, bool), v), -1)
-                               for v in table.states[j]] + [-1], dtype=np.int64)
-            column = table.codes[:, j]
-            new = lookup[column]  # -1 (missing) picks the last entry, -1
-            bad = (new < 0) & (column >= 0)
+            lookups.append([position.get((isinstance(v, bool), v), -1) for v in table.states[j]])
+        if all(lookup == list(range(len(lookup))) for lookup in lookups):
+            codes = table.codes.astype(dtype, copy=False)  # the same states: the same codes
+        else:  # one gather over every cell: row j of the table maps feature j's codes
+            width = max(*(len(lookup) for lookup in lookups), len(self.classes)) + 1
+            table_of = np.full((d + 1, width), -1, dtype=np.int64)  # code -1 picks the last
+            for j, lookup in enumerate(lookups):
+                table_of[j, :len(lookup)] = lookup
+            table_of[d, :-1] = np.arange(width - 1)  # the class: coded against the classes
+            old = table.codes
+            codes = table_of[np.arange(d + 1), old.astype(np.intp)].astype(dtype)
+            bad = (codes[:, :d] < 0) & (old[:, :d] >= 0)
             if bad.any():
-                values = [table.states[j][k] for k in np.unique(column[bad])[:5]]
+                j = int(np.flatnonzero(bad.any(axis=0))[0])
+                column = old[:, j]
+                values = [table.states[j][k] for k in np.unique(column[bad[:, j]])[:5]]
                 raise UnseenStateError(self.columns[j], values, list(self.states[j]),
-                                       n_rows=int(bad.sum()))
-            codes[:, j] = new
-        codes[:, d] = table.codes[:, d]  # the class: coded against the declared classes
+                                       n_rows=int(bad[:, j].sum()))
         mapped = Table(codes=codes, columns=self.columns, states=self.states,
                        dtypes=self.dtypes, weights=table.weights)
         return ClassCounts(self.columns, self.states, self.dtypes, self.classes, table=mapped)
