@@ -260,6 +260,14 @@ class Chunks:
         self._asked = set()
         self.kept()
 
+    def forget_families(self) -> None:
+        """Stop summing the families (and other statistics) of a model not used since it was
+        learned, where every chunk's rows are kept: the next learn counts what it asks for
+        from the rows, once, rather than every chunk adding to a structure's families that a
+        later structure may not ask for."""
+        if self.complete:
+            self._families, self._extras = {}, {}
+
     def can_learn_later(self, keeps_rows: bool) -> bool:
         """Whether a model learned from these totals later can ask for nothing they lack:
         every chunk's rows are kept, or the model reads the summed pairs and the
@@ -447,6 +455,8 @@ class PartialFit:
         try:
             if "_chunks" in before:
                 before["_chunks"] = chunks.snapshot()
+                if defer and "_deferred" in before:  # not used since the last call
+                    chunks.forget_families()
                 chunks.add(stats)
             counts = chunks.statistics()
             features = list(counts.columns[:-1])
