@@ -369,25 +369,3 @@ def test_scoring_needs_rows_in_memory_and_says_so(tmp_path):
     mix = tl.TreeMixture(random_state=0, max_iter=3).fit(pd.read_csv("datasets/asia.csv"))
     with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take a CSV/Parquet path"):
         mix.score("datasets/asia.csv")
-
-
-def test_text_labels_hashed_first_are_np_unique():
-    # the fast path for text labels (hash, then sort the distinct ones) against np.unique
-    from treelearn.sources._count import _unique_labels
-
-    rng = np.random.default_rng(0)
-    words = np.array(["b", "a", "ä", "B", "", "a b", "10", "9"], dtype=object)
-    cases = [words[rng.integers(0, len(words), 500)],
-             np.array(["x", 1, "y", 1], dtype=object),  # mixed: np.unique's own answer
-             np.array([None, (1, "a"), (0, "b"), (1, "a")], dtype=object)[1:],  # tuples, 1-D
-             np.array([True, False, True], dtype=object)]
-    for values in cases:
-        try:
-            want = np.unique(values, return_inverse=True, return_counts=True)
-        except TypeError:
-            with pytest.raises(TypeError):
-                _unique_labels(values)
-            continue
-        got = _unique_labels(values)
-        for a, b in zip(got, want):
-            assert a.tolist() == b.tolist() and a.dtype == b.dtype

@@ -353,7 +353,7 @@ def class_labels(
     """
     values, name = _label_values(y, n_rows)
     try:
-        classes, codes, counts = _unique_labels(values)
+        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
     except TypeError:
         raise ClassLabelError(
             "y mixes label types that cannot be sorted (e.g. numbers and text); "
@@ -369,26 +369,6 @@ def class_labels(
             values=[python_scalar(classes[0])],
         )
     return classes, codes.ravel(), name
-
-
-def _unique_labels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True, return_counts=True)``. Text labels are
-    hashed first (``pd.factorize``) and only the distinct ones sorted: sorting every row's
-    Python string was most of a naive Bayes fit on integer-coded features.
-
-    >>> [a.tolist() for a in _unique_labels(np.array(["b", "a", "b"], dtype=object))]
-    [['a', 'b'], [1, 0, 1], [1, 2]]
-    """
-    if values.dtype == object and len(values):
-        try:
-            first, distinct = pd.factorize(values)
-        except TypeError:  # unhashable labels: np.unique says what it can
-            distinct = ()
-        if len(distinct) and all(type(v) is str for v in distinct):  # text: the same classes
-            classes, order = np.unique(distinct, return_inverse=True)
-            codes = order.ravel()[first]
-            return classes, codes, np.bincount(codes, minlength=len(classes))
-    return np.unique(values, return_inverse=True, return_counts=True)
 
 
 def declared_class_codes(y: Any, n_rows: int, declared: Any) -> tuple[np.ndarray, np.ndarray,
