@@ -25,8 +25,7 @@
    <= 3x), A2DE's fit against AODE's, and ``partial_fit`` on 10 chunks against one
    fit (target <= 1.2x) for NB, TAN, KDB-2, AODE; the wrapper searches ``tl.FSSJ``,
    ``tl.BSEJ``, ``tl.TANHillClimb`` fit on 10,000 alarm rows (2,000 with ``--quick``).
-   CPU seconds (``time.process_time``), best of N; ``--skip-wrappers`` leaves the
-   wrapper searches out.
+   CPU seconds (``time.process_time``), best of N.
 
 BLAS is pinned to one thread (threadpoolctl) and the script prints that.
 """
@@ -238,7 +237,8 @@ def main() -> None:
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-issue21", action="store_true")
-    parser.add_argument("--skip-wrappers", action="store_true")
+    parser.add_argument("--skip-wrappers", action="store_true",
+                        help="leave out the wrapper searches' fit times")
     parser.add_argument("--json")
     parser.add_argument("--cache", default=os.environ.get("TREELEARN_BENCH_CACHE",
                                                           "/tmp/treelearn-bench"))
