@@ -343,10 +343,13 @@ class PartialFit:
         chunks.learned()
 
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (the model learned first, if a
+        :meth:`partial_fit` deferred it)."""
         self._learn_deferred()
         return super().predict_joint_log_proba(X)
 
     def to_dict(self) -> dict:
+        """The fitted estimator as JSON-able values (the model learned first, if deferred)."""
         self._learn_deferred()
         return super().to_dict()
 
