@@ -226,18 +226,25 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     states = {c: sorted(codes[c].unique().tolist()) for c in codes}
     parts = np.array_split(np.arange(n), 10)
     classes = sorted(y.unique().tolist())
+    first = codes.iloc[:1]
     for label, make in [("NB", tl.NaiveBayes), ("TAN", tl.TAN), ("KDB-2", lambda: tl.KDB(k=2)),
-                        ("AODE", tl.AODE)]:
+                        ("AODE", tl.AODE), ("SKDB", lambda: tl.SKDB(max_k=3))]:
+        # both sides end by using the model (one row's posterior): partial_fit learns the
+        # model after its first call when it is next used
         def chunks(make=make):
             clf = make()
             for i, part in enumerate(parts):
                 clf.partial_fit(codes.iloc[part], y.iloc[part], classes=classes,
                                 states=states if i == 0 else None)
+            clf.predict_proba(first)
         t_chunks = cpu_best(chunks, repeat)
-        t_fit = cpu_best(lambda make=make: make().fit(codes, y), repeat)
+        t_fit = cpu_best(lambda make=make: make().fit(codes, y).predict_proba(first), repeat)
+        target = label != "SKDB"  # issue 21's target: NB, TAN, KDB-2, AODE
         rows.append(row(BENCH, where, f"{label} partial_fit x10 / fit", t_chunks / t_fit, "x",
-                        target="<= 1.2", ok=t_chunks / t_fit <= 1.2,
-                        note=f"{t_chunks:.3f} s vs {t_fit:.3f} s CPU"))
+                        target="<= 1.2" if target else "",
+                        ok=t_chunks / t_fit <= 1.2 if target else None,
+                        note=f"{t_chunks:.3f} s vs {t_fit:.3f} s CPU, each then predicting "
+                             f"one row"))
     return rows
 
 
@@ -264,6 +271,8 @@ def main() -> None:
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-issue21", action="store_true")
+    parser.add_argument("--skip-wrappers", action="store_true",
+                        help="leave out the wrapper searches' fit times")
     parser.add_argument("--json")
     parser.add_argument("--cache", default=os.environ.get("TREELEARN_BENCH_CACHE",
                                                           "/tmp/treelearn-bench"))
@@ -278,7 +287,8 @@ def main() -> None:
     if not args.skip_issue21:
         rows += issue21_speed_rows(10_000 if args.quick else 100_000, 1 if args.quick else 3,
                                    args.cache)
-        rows += wrapper_speed_rows(2_000 if args.quick else 10_000, 1, args.cache)
+        if not args.skip_wrappers:
+            rows += wrapper_speed_rows(2_000 if args.quick else 10_000, 1, args.cache)
     print_table(rows)
     write_json(rows, args.json)
 

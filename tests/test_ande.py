@@ -107,3 +107,31 @@ def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkey
                                                     r".*AnDE\(n=1\)"):
         tl.AnDE(n=2).fit(X, y)
     assert tl.AnDE.memory_bytes(3, 12) == 8 * 3 * 3 * 13 ** 3
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_triple_counts_are_the_sum_over_rows_of_three_indicators(weighted):
+    # the symmetric products (only the triples whose first variable comes first, the rest
+    # by transposes and the pair counts) against the definition, sum_r w_r e_a e_b e_c
+    from treelearn.classifiers._ande import triple_counts
+    from treelearn.stats._counts import offsets_of
+
+    rng = np.random.default_rng(3)
+    cards = np.array([2, 3, 1, 4, 2])
+    n = 300
+    codes = np.column_stack([rng.integers(0, k, n) for k in cards] + [rng.integers(0, 3, n)])
+    codes[:, :5][rng.random((n, 5)) < 0.1] = -1  # missing: no indicator
+    w = rng.random(n) * 3 if weighted else None
+    offsets = offsets_of(cards)
+    E = np.zeros((n, int(offsets[-1])))
+    for j in range(5):
+        seen = codes[:, j] >= 0
+        E[np.flatnonzero(seen), offsets[j] + codes[seen, j]] = 1.0
+    weight = np.ones(n) if w is None else w
+    want = np.stack([np.einsum("r,ra,rb,rc->abc", weight * (codes[:, 5] == c), E, E, E)
+                     for c in range(3)])
+    got = triple_counts(codes, w, cards, 3)
+    if weighted:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(got, want)  # whole counts, exactly

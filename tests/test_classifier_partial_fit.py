@@ -196,3 +196,65 @@ def test_a_chunk_that_fails_leaves_the_classifier_as_it_was():
     np.testing.assert_array_equal(clf.predict_proba(X), proba)
     clf.partial_fit(X.iloc[200:], y.iloc[200:], refit_structure=False)  # goes on from the fit
     assert clf.class_count_.sum() == 300
+
+
+@pytest.mark.parametrize("name", ["tan", "kdb2", "aode"])
+def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_path):
+    import pickle
+
+    X, y = chained(600, seed=11)
+    parts = np.array_split(np.arange(600), 4)
+    clf = MODELS[name]()
+    for i, part in enumerate(parts):
+        clf.partial_fit(X.iloc[part], y.iloc[part], states=states_of(X) if i == 0 else None)
+        if i < 3:  # the eager definition: a fit on the rows so far, used between chunks
+            upto = np.concatenate(parts[:i + 1])
+            want = MODELS[name]().fit(X.iloc[upto], y.iloc[upto])
+            assert clf.class_count_.tolist() == want.class_count_.tolist()  # the header at once
+            if i:  # deferred: the learned state is not there until used
+                assert "_deferred" in vars(clf) and not {"model_", "log_cond_"} & set(vars(clf))
+            np.testing.assert_allclose(clf.predict_proba(X), want.predict_proba(X), rtol=0,
+                                       atol=1e-12)
+            assert "_deferred" not in vars(clf)
+    ref = MODELS[name]().fit(X, y)
+    copy = pickle.loads(pickle.dumps(clf))  # a deferred learn travels with the estimator
+    for model in (copy, clf):
+        for key, want in cpts(ref).items():  # a fitted attribute's first read learns
+            np.testing.assert_allclose(cpts(model)[key], want, rtol=0, atol=1e-12, err_msg=key)
+    clf.partial_fit(X.iloc[:10], y.iloc[:10])  # deferred again; saving learns first
+    path = tmp_path / "clf.json"
+    clf.save(path)
+    twice = MODELS[name]().fit(pd.concat([X, X.iloc[:10]]), pd.concat([y, y.iloc[:10]]))
+    np.testing.assert_allclose(tl.load(path).predict_proba(X), twice.predict_proba(X), rtol=0,
+                               atol=1e-12)
+    with pytest.raises(AttributeError, match="no attribute 'nothing_'"):
+        clf.nothing_  # noqa: B018
+
+
+def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
+    # refit_structure=False keeps the structure learned from the calls before it
+    X, y = chained(600, seed=12)
+    clf = tl.TAN()
+    clf.partial_fit(X.iloc[:40], y.iloc[:40], states=states_of(X))
+    clf.partial_fit(X.iloc[40:300], y.iloc[40:300])  # deferred
+    clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)
+    tree = tl.TAN().fit(X.iloc[:300], y.iloc[:300])
+    assert {v: clf.model_.parents(v) for v in clf.model_.variables} == \
+        {v: tree.model_.parents(v) for v in tree.model_.variables}
+    want = build_model(tree.model_.graph.copy(), count_by_class(X, y, states=states_of(X)),
+                       LearningSettings(method="tan", alpha=1.0))
+    for v in X.columns:
+        np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
+
+
+def test_a_chunk_skdb_cannot_learn_from_is_refused_at_its_call():
+    X, y = chained(300, seed=13)
+    X = X.fillna(0)
+    clf = tl.SKDB(max_k=1).partial_fit(X.iloc[:200], y.iloc[:200], states=states_of(X))
+    bad = X.iloc[200:].copy()
+    bad.iloc[3, 1] = np.nan
+    with pytest.raises(tl.MissingValuesError, match="complete rows"):
+        clf.partial_fit(bad, y.iloc[200:])
+    clf.partial_fit(X.iloc[200:], y.iloc[200:])
+    ref = tl.SKDB(max_k=1).fit(X, y)
+    np.testing.assert_allclose(clf.loo_loss_, ref.loo_loss_, rtol=1e-12)

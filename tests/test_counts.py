@@ -92,3 +92,24 @@ def test_counts_add():
     second = pair_counts(Table(t.codes[40:], t.columns, t.states))
     summed = first + second
     assert np.array_equal(summed.joint, whole.joint) and summed.n_rows == 100
+
+
+@pytest.mark.parametrize("weights", [None, "whole", "fractional"])
+def test_family_counts_from_codes_count_row_by_row(weights):
+    from treelearn.stats._counts import family_counts_from_codes
+
+    rng = np.random.default_rng(8)
+    cards = [3, 2, 4, 2]
+    codes = np.column_stack([rng.integers(-1, k, 200) for k in cards]).astype(np.int8)
+    codes[:, 1] = np.abs(codes[:, 1])  # one column with no missing value
+    w = {None: None, "whole": rng.integers(0, 4, 200).astype(float),
+         "fractional": rng.random(200)}[weights]
+    for family in ([2], [1, 0], [3, 0, 2], [0, 1, 2, 3], [2, 1]):
+        want = np.zeros([cards[j] for j in family])
+        for r, row in enumerate(codes):  # the definition: each complete row adds its weight
+            if all(row[j] >= 0 for j in family):
+                want[tuple(row[j] for j in family)] += 1.0 if w is None else w[r]
+        got = family_counts_from_codes(codes, cards, family, w)
+        assert got.shape == want.shape
+        assert got.dtype == (np.float64 if weights == "fractional" else np.int64)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -166,3 +166,25 @@ def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
                        LearningSettings(method="skdb", alpha=1.0))
     for v in X.columns:
         np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
+
+
+def test_the_fast_paths_equal_their_definitions():
+    # the scores: logsumexp and argmax over the classes, on spreads past exp's range and ties
+    from treelearn.classifiers._skdb import _log_loss, _zero_one
+
+    rng = np.random.default_rng(4)
+    joint = rng.normal(0, 400, (3, 500))
+    joint[:, :50] = joint[0, :50]  # every class level: the first is the argmax
+    joint[1, 50:100] = joint[2, 50:100]
+    y = rng.integers(0, 3, 500)
+    w = rng.random(500)
+    own = joint[y, np.arange(500)]
+    want = w @ (np.logaddexp.reduce(joint, axis=0) - own)
+    assert np.isclose(_log_loss(joint, own, w, np.empty_like(joint)), want, rtol=1e-13)
+    assert _zero_one(joint, own, y, w) == pytest.approx(w @ (np.argmax(joint, axis=0) != y),
+                                                        rel=1e-13)
+    # without weights every row takes off 1 (a table); weights of 1 take the per-row path
+    X, y = data(80, seed=5)
+    plain = tl.SKDB(max_k=2).fit(X, y)
+    ones = tl.SKDB(max_k=2).fit(X, y, sample_weight=np.ones(len(X)))
+    np.testing.assert_allclose(plain.loo_loss_, ones.loo_loss_, rtol=1e-13, atol=0)

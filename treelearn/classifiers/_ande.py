@@ -50,34 +50,66 @@ def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: 
                   n_classes: int) -> np.ndarray:
     """``T[y, a, b, c]``: the weight of the rows of class ``y`` with the feature states
     ``a``, ``b`` and ``c`` (one-hot positions; each over the rows where its variables
-    are observed), from ``codes`` (features, then the class). One product per class and
-    feature state: ``sum_r w_r [x_r has a] e(x_r) e(x_r)^T``.
+    are observed), from ``codes`` (features, then the class).
+
+    ``T`` is symmetric in ``(a, b, c)``, so only the triples whose first state's variable
+    comes strictly before the other two are multiplied: for each state ``a`` of variable
+    ``i``, ``Z^T W Z`` over the rows holding ``a`` and the one-hot columns of the variables
+    after ``i`` (``Z^T Z``, a symmetric product, without weights; in float32 then, exact
+    below ``2^24`` rows). The other orders are transposes of those, and the triples that
+    repeat a variable are the pair counts ``N(y, a, b)`` on a diagonal.
 
     >>> T = triple_counts(np.array([[0, 1, 0], [1, 1, 0], [0, 0, 1]]), None, np.array([2, 2]), 2)
     >>> T[0, 0, 3, 3], T[0, 0, 2, 2], T[1, 0, 2, 2]   # y=0: (f0=0, f1=1); y=1: (f0=0, f1=0)
     (np.float64(1.0), np.float64(0.0), np.float64(1.0))
+    >>> T[0, 3, 0, 3], T[0, 0, 0, 3], T[0, 0, 1, 3]   # the same triple in another order; a repeat
+    (np.float64(1.0), np.float64(1.0), np.float64(0.0))
     """
     d = len(cardinalities)
     offsets = offsets_of(cardinalities)
     width = int(offsets[-1])
     _check_triples(n_classes, width)
-    check_memory(8.0 * codes.shape[0] * width, "the one-hot rows of A2DE's counts",
+    n = codes.shape[0]
+    exact = weights is None and n < 2**24  # sums of 0/1 in float32: exact below 2^24
+    check_memory((4.0 if exact else 8.0) * n * width, "the one-hot rows of A2DE's counts",
                  "learn from fewer rows at a time (partial_fit)")
-    X = np.zeros((codes.shape[0], width))
+    X = np.zeros((n, width), dtype=np.float32 if exact else np.float64)
     rows, cols = np.nonzero(codes[:, :d] >= 0)
     X[rows, offsets[cols] + codes[rows, cols]] = 1.0
-    w = np.ones(codes.shape[0]) if weights is None else np.asarray(weights, dtype=float)
-    out = np.zeros((n_classes, width, width, width))
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    first = np.zeros((n_classes, width, width, width))  # a's variable strictly first
+    pairs = np.empty((n_classes, width, width))  # N(y, a, b), N(y, a) on the diagonal
     y = codes[:, d]
     for c in range(n_classes):  # |Y| K products of the rows that hold a state
         in_class = y == c
-        Xc, wc, codes_c = X[in_class], w[in_class], codes[in_class]
-        for i in range(d):
+        Xc, codes_c = X[in_class], codes[in_class]
+        wc = None if w is None else w[in_class]
+        pairs[c] = Xc.T @ Xc if wc is None else (Xc * wc[:, None]).T @ Xc
+        for i in range(d - 1):  # the last variable has none after it
+            after = int(offsets[i + 1])
+            later = Xc[:, after:]
             for s in range(int(cardinalities[i])):
                 sel = codes_c[:, i] == s
                 if sel.any():
-                    Z = Xc[sel]
-                    out[c, offsets[i] + s] = (Z * wc[sel][:, None]).T @ Z
+                    Z = later[sel]
+                    first[c, offsets[i] + s, after:, after:] = \
+                        Z.T @ Z if wc is None else (Z * wc[sel][:, None]).T @ Z
+    # each triple of three different variables in exactly one of the three terms (the
+    # position of its first variable), the others 0 there: the sum adds no round-off
+    out = first + first.transpose(0, 2, 1, 3)
+    out += first.transpose(0, 2, 3, 1)
+    del first
+    # a repeated variable: (a, a, b), (a, b, a) and (b, a, a) are N(y, a, b) when the
+    # other variable comes after, 0 for two states of one variable; (a, a, a) is N(y, a)
+    owner = np.repeat(np.arange(d), cardinalities)
+    later_pair = np.where(owner[:, None] < owner[None, :], pairs, 0.0)  # (y, a, b): b after a
+    cc, aa, bb = np.meshgrid(np.arange(n_classes), np.arange(width), np.arange(width),
+                             indexing="ij")
+    out[cc, aa, aa, bb] += later_pair
+    out[cc, aa, bb, aa] += later_pair
+    out[cc, bb, aa, aa] += later_pair
+    diag = np.arange(width)
+    out[:, diag, diag, diag] += pairs[:, diag, diag]
     return out
 
 

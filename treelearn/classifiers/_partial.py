@@ -3,8 +3,10 @@
 A count-based classifier is a function of its counts, and counts add up. So
 ``partial_fit`` counts each chunk (:func:`~treelearn.sources._count.count_by_class`,
 with the states and classes of the first call fixed), adds the chunk's counts to the
-running totals (:class:`Chunks`) and learns the model again from the totals: after
-``N`` calls on ``N`` chunks the classifier is the one :meth:`fit` gives on all rows.
+running totals (:class:`Chunks`) and learns the model from the totals: after ``N``
+calls on ``N`` chunks the classifier is the one :meth:`fit` gives on all rows. The
+learning after the first call is deferred to the model's next use (see
+:class:`PartialFit`): ``N`` calls then cost ``N`` countings and one learn.
 
 What is kept between calls:
 
@@ -139,21 +141,30 @@ class Chunks:
         (a value outside them is an :class:`~treelearn.UnseenStateError`)."""
         table = stats.table
         d = len(self.columns) - 1
-        codes = np.empty(table.codes.shape, dtype=code_dtype(int(self.cardinalities.max())))
+        dtype = code_dtype(int(self.cardinalities.max()))
+        # each feature's lookup from the chunk's codes to the header's (-1: not a state)
+        lookups = []
         for j in range(d):  # d small lookups over each feature's distinct values
             # True == 1 hashes alike: a bool must not stand for a number or back
             position = {(isinstance(v, bool), v): i for i, v in enumerate(self.states[j])}
-            lookup = np.array([position.get((isinstance(v, bool), v), -1)
-                               for v in table.states[j]] + [-1], dtype=np.int64)
-            column = table.codes[:, j]
-            new = lookup[column]  # -1 (missing) picks the last entry, -1
-            bad = (new < 0) & (column >= 0)
+            lookups.append([position.get((isinstance(v, bool), v), -1) for v in table.states[j]])
+        if all(lookup == list(range(len(lookup))) for lookup in lookups):
+            codes = table.codes.astype(dtype, copy=False)  # the same states: the same codes
+        else:  # one gather over every cell: row j of the table maps feature j's codes
+            width = max(*(len(lookup) for lookup in lookups), len(self.classes)) + 1
+            table_of = np.full((d + 1, width), -1, dtype=np.int64)  # code -1 picks the last
+            for j, lookup in enumerate(lookups):
+                table_of[j, :len(lookup)] = lookup
+            table_of[d, :-1] = np.arange(width - 1)  # the class: coded against the classes
+            old = table.codes
+            codes = table_of[np.arange(d + 1), old.astype(np.intp)].astype(dtype)
+            bad = (codes[:, :d] < 0) & (old[:, :d] >= 0)
             if bad.any():
-                values = [table.states[j][k] for k in np.unique(column[bad])[:5]]
+                j = int(np.flatnonzero(bad.any(axis=0))[0])
+                column = old[:, j]
+                values = [table.states[j][k] for k in np.unique(column[bad[:, j]])[:5]]
                 raise UnseenStateError(self.columns[j], values, list(self.states[j]),
-                                       n_rows=int(bad.sum()))
-            codes[:, j] = new
-        codes[:, d] = table.codes[:, d]  # the class: coded against the declared classes
+                                       n_rows=int(bad[:, j].sum()))
         mapped = Table(codes=codes, columns=self.columns, states=self.states,
                        dtypes=self.dtypes, weights=table.weights)
         return ClassCounts(self.columns, self.states, self.dtypes, self.classes, table=mapped)
@@ -232,17 +243,36 @@ class Chunks:
         return ChunkCounts(self.columns, self.states, self.dtypes, self.classes,
                            per_class_pairs=pairs, families=self)
 
-    def learned(self) -> None:
-        """After a model is learned: keep summing only the families it asked for, and the
-        last chunk's rows only where rows are kept."""
-        self._families = {k: v for k, v in self._families.items() if k in self._asked}
-        self._extras = {k: v for k, v in self._extras.items() if k in self._asked}
-        self._asked = set()
+    def kept(self) -> None:
+        """After a chunk is added: its rows join the kept rows where rows are kept (else
+        the rows are no longer complete)."""
         if self._pending is not None and self.keep_rows:
             self.rows.append(self._rows_of(self._pending))
         elif self._pending is not None:
             self.complete = False
         self._pending = None
+
+    def learned(self) -> None:
+        """After a model is learned: keep summing only the families it asked for (and
+        the last chunk's rows, :meth:`kept`)."""
+        self._families = {k: v for k, v in self._families.items() if k in self._asked}
+        self._extras = {k: v for k, v in self._extras.items() if k in self._asked}
+        self._asked = set()
+        self.kept()
+
+    def forget_families(self) -> None:
+        """Stop summing the families (and other statistics) of a model not used since it was
+        learned, where every chunk's rows are kept: the next learn counts what it asks for
+        from the rows, once, rather than every chunk adding to a structure's families that a
+        later structure may not ask for."""
+        if self.complete:
+            self._families, self._extras = {}, {}
+
+    def can_learn_later(self, keeps_rows: bool) -> bool:
+        """Whether a model learned from these totals later can ask for nothing they lack:
+        every chunk's rows are kept, or the model reads the summed pairs and the
+        statistics in use only."""
+        return self.complete or not keeps_rows
 
 
 class _Recorder:
@@ -269,11 +299,63 @@ class _Recorder:
         return total
 
 
+#: what a deferred learn keeps of the estimator besides its options and header: the
+#: running totals, and scikit-learn's metadata routing requests (set_fit_request)
+_KEPT = ("_chunks", "_metadata_request")
+
+
 class PartialFit:
     """``partial_fit`` for a categorical classifier that learns from counts (a mixin,
     before the classifier's base). A class sets ``_keeps_rows(params)`` where its
     families go beyond the class-conditional pairs, and may override
-    :meth:`_learn_chunks` (e.g. to keep a structure)."""
+    :meth:`_learn_chunks` (e.g. to keep a structure) and :meth:`_check_chunk`.
+
+    **Learning is deferred.** The first call learns the model; a later call adds the
+    chunk's counts and sets the header (``classes_``, ``class_count_``, the prior), and
+    the model (structure, CPTs, tables) is learned from the totals when it is next used:
+    a prediction, a saved file, or reading a fitted attribute such as ``model_``. So
+    ``N`` calls cost ``N`` countings and one learn, and give what the ``N`` eager learns
+    would have given last. Where learning could need rows that are not kept (after a
+    :meth:`fit`, for a model of families beyond the pairs) and with
+    ``refit_structure=False`` the call learns at once, so that what it cannot learn
+    from is refused there.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only for an attribute not set: a deferred learn sets the fitted ones
+        state = object.__getattribute__(self, "__dict__")
+        if "_deferred" in state and not name.startswith("__"):
+            self._learn_deferred()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _learn_deferred(self) -> None:
+        """Learn the model from the running totals, if a :meth:`partial_fit` deferred it."""
+        params = self.__dict__.pop("_deferred", None)
+        if params is None:
+            return
+        chunks = self._chunks
+        try:
+            self._learn_chunks(chunks.statistics(), params, True)
+        except BaseException:
+            self._deferred = params  # still to learn: the error again on the next use
+            raise
+        chunks.learned()
+
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """``log p(x_observed, c)`` for each row and class (the model learned first, if a
+        :meth:`partial_fit` deferred it)."""
+        self._learn_deferred()
+        return super().predict_joint_log_proba(X)
+
+    def to_dict(self) -> dict:
+        """The fitted estimator as JSON-able values (the model learned first, if deferred)."""
+        self._learn_deferred()
+        return super().to_dict()
+
+    def _check_chunk(self, stats: ClassCounts, params: dict) -> None:
+        """Refuse a chunk the model could not learn from, before a deferred learn meets it
+        (nothing by default)."""
 
     #: whether the model learns from the class-conditional pair counts (a structure, AODE)
     _needs_pairs: ClassVar[bool] = True
@@ -287,6 +369,7 @@ class PartialFit:
         calls are dropped), as the classifier's base does; the fit's family counts (and
         pair counts) are kept, so :meth:`partial_fit` can go on from them."""
         self.__dict__.pop("_chunks", None)
+        self.__dict__.pop("_deferred", None)
         super().fit(X, y, sample_weight=sample_weight)
         recorder = self.__dict__.pop("_recorder")
         self._chunks = Chunks.of_fit(recorder.wrapped, recorder, needs_pairs=self._needs_pairs)
@@ -325,7 +408,9 @@ class PartialFit:
 
         After :meth:`fit`, ``partial_fit`` goes on from the fit's counts (a structure
         refitted then may need counts a fit does not keep: an error says so); a
-        classifier loaded from a file keeps no counts to add to (an error).
+        classifier loaded from a file keeps no counts to add to (an error). After the
+        first call the model is learned when next used (a prediction, a file, a fitted
+        attribute): the calls in between only count.
 
         Examples
         --------
@@ -364,22 +449,39 @@ class PartialFit:
                 raise TreelearnError(
                     f"classes={list(classes)} differs from the classes "
                     f"{list(chunks.classes)} of the first call")
+            if not refit_structure:
+                self._learn_deferred()  # the structure of the earlier calls, from their counts
+        self._check_chunk(stats, params)
+        defer = "_chunks" in self.__dict__ and refit_structure and \
+            chunks.can_learn_later(self._keeps_rows(params))
         before = dict(self.__dict__)  # a chunk the model cannot learn from leaves no trace
         try:
             if "_chunks" in before:
                 before["_chunks"] = chunks.snapshot()
+                if defer and "_deferred" in before:  # not used since the last call
+                    chunks.forget_families()
                 chunks.add(stats)
             counts = chunks.statistics()
             features = list(counts.columns[:-1])
             data = TrainingData(features, len(features), counts.classes, counts.columns[-1],
                                 counts.class_count, counts)
-            self._set_header(data, params)
-            self._learn_chunks(counts, params, refit_structure)
+            if defer:  # the model learned from the totals when next used (see the class)
+                kept = set(self.get_params(deep=False)) | set(_KEPT)
+                for name in [k for k in self.__dict__ if k not in kept]:
+                    del self.__dict__[name]
+                self._set_header(data, params)
+                self._deferred = params
+            else:
+                self._set_header(data, params)
+                self._learn_chunks(counts, params, refit_structure)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(before)
             raise
-        chunks.learned()
+        if defer:
+            chunks.kept()
+        else:
+            chunks.learned()
         self._chunks = chunks
         return self
 

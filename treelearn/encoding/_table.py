@@ -793,7 +793,10 @@ def encode(
     # every problem of the table is collected and reported in one error at the end
     problems: list[TreelearnError] = []
     # column by column: no n x d boolean frame (it would be as large as a categorical input)
-    n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
+    if all(isinstance(t, np.dtype) and t.kind in "biu" for t in data.dtypes):
+        n_missing = np.zeros(len(columns), dtype=np.int64)  # numpy ints and bools hold no NaN
+    else:
+        n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
     if n_missing.any():
         if missing == "error":  # the columns are still checked, as with "pairwise"
             problems.append(missing_values_error(n_missing, columns))

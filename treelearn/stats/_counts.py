@@ -481,15 +481,29 @@ def family_counts_from_codes(
     ``np.bincount`` over a mixed-radix index (weighted by ``weights``): no loop
     over rows. Integer counts for no weights or whole-number weights.
 
+    The index is built column by column from views of ``codes`` (a fancy-indexed block
+    of columns costs more than the whole count), and the mask of observed rows only
+    where a column has a missing value.
+
     >>> family_counts_from_codes(np.array([[0, 1], [1, 1], [-1, 0]]), [2, 2], [0, 1]).tolist()
     [[0, 1], [0, 1]]
     """
+    family = [int(j) for j in family]
     shape = tuple(int(cardinalities[j]) for j in family)
-    block = codes[:, list(family)].astype(np.int64)
-    observed = (block >= 0).all(axis=1)
-    flat = np.ravel_multi_index(tuple(block[observed].T), shape)
     size = int(np.prod(shape, dtype=np.int64))
-    w = None if weights is None else weights[observed]
+    flat = codes[:, family[0]].astype(np.intp)  # below size, which bincount allocates
+    observed = None
+    for position, j in enumerate(family):
+        column = codes[:, j]
+        if position:
+            flat *= shape[position]
+            flat += column
+        if len(column) and column.min() < 0:  # a missing value: leave its rows out
+            observed = column >= 0 if observed is None else observed & (column >= 0)
+    w = weights
+    if observed is not None:
+        flat = flat[observed]
+        w = None if weights is None else weights[observed]
     counts = np.bincount(flat, weights=w, minlength=size).reshape(shape)
     return np.rint(counts).astype(np.int64) if w is not None and whole_weights(w) else counts
 
