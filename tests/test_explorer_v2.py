@@ -406,9 +406,10 @@ def test_explore_shows_the_page_in_an_iframe(kind, tmp_path):
 
 def test_explore_refuses_what_the_explorer_refuses():
     rng = np.random.default_rng(3)
-    df = pd.DataFrame(rng.integers(0, 2, (50, 6)), columns=list("abcdef"))
-    g = nx.DiGraph([("a", "c"), ("b", "c"), ("d", "f"), ("e", "f")])
-    with pytest.raises(tl.TreelearnError, match="'c'"):
+    cols = [f"x{i}" for i in range(16)]
+    df = pd.DataFrame(rng.integers(0, 4, (200, 16)), columns=cols)
+    g = nx.DiGraph([(cols[i - k], cols[i]) for i in range(2, 16) for k in (1, 2)])
+    with pytest.raises(tl.TreelearnError, match="joint states"):
         tl.fit_cpts(g, df).explore()
 
 
@@ -492,7 +493,7 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
              (tl.GaussianTAN().fit(Xn, yn), "Gaussians"),
              (tl.MixedNaiveBayes().fit(Xn, yn), r"numeric features \['a', 'b', 'c'\]"),
              (tl.tree_posterior(ASIA), "map_tree"), (tl.BayesianTAN().fit(X, y), "every spanning"),
-             (tl.AODE().fit(X, y), "averages several"), (tl.KDB(k=2).fit(X, y), "has the parents")]
+             (tl.AnDE(n=2).fit(X, y), "pairs of super-parents")]
     for obj, why in cases:
         with pytest.raises(tl.TreelearnError, match=why):
             to_html(obj)

@@ -73,6 +73,7 @@ and ``explorer.js``.
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
@@ -110,12 +111,17 @@ def _label(x: Any) -> str:
 
 
 # ---------------------------------------------------------------------- reading the model
-def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
+def _networks(obj: Any, super_parent: Hashable | None = None
+              ) -> tuple[Any, Hashable | None, list, dict]:
     """``(network to lay out, class node, variables, {component label: network})``.
 
     A Chow–Liu multinet has one forest per class and no single network: it is laid out
     from its most probable class's tree, the class node above it.
     """
+    if super_parent is not None and not callable(getattr(obj, "super_parents", None)):
+        raise TreelearnError(
+            f"super_parent={super_parent!r} chooses one of AODE's networks; this "
+            f"{type(obj).__name__} has no super-parents: leave it out")
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
     _refuse_kinds(obj)
@@ -152,11 +158,43 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
             f"bin them in a pipeline (tl.Discretizer) and fit a discrete classifier to explore "
             f"it, or use predict_proba() and draw()")
     model = getattr(obj, "model_", None)
-    if model is None:  # AODE: one network per superparent, averaged
+    if model is None and isinstance(models, dict) and callable(
+            getattr(obj, "super_parents", None)):
+        model = _super_parent_panel(obj, super_parent)
+    if model is None:
         raise TreelearnError(
             f"the explorer shows one network (or one per class), but this "
             f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
+
+
+def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
+    """AODE's (AnDE's with ``n=1``) one-dependence network of one super-parent: the one
+    named, else the feature most informative about the class, ``I(class; x_i)`` under the
+    network (its ``P(y, x_i)``). The page computes exactly on that network alone: its class
+    posterior is that super-parent's term, not AODE's average over super-parents."""
+    if getattr(obj, "n", 1) != 1:
+        raise TreelearnError(
+            f"the explorer shows one super-parent's network of AODE, but this "
+            f"{type(obj).__name__} (n={obj.n}) averages over pairs of super-parents, whose "
+            f"networks it does not keep: use predict_proba() and draw(), or AnDE(n=1)")
+    models = obj.models_
+    if super_parent is None:
+        cls = obj.class_name_
+
+        def class_information(sp: Hashable) -> float:
+            m = models[sp]
+            joint = np.asarray(m.cpt(cls), dtype=float)[:, None] * np.asarray(m.cpt(sp))
+            outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+            ok = joint > 0
+            return float(np.sum(joint[ok] * np.log(joint[ok] / outer[ok])))
+
+        return models[max(models, key=class_information)]
+    if super_parent not in models:
+        raise TreelearnError(
+            f"super_parent={super_parent!r} is not a feature of this {type(obj).__name__}; "
+            f"its super-parents: {list(models)[:20]}")
+    return models[super_parent]
 
 
 def _refuse_kinds(obj: Any) -> None:
@@ -188,35 +226,93 @@ def _mixing_weights(obj: Any) -> np.ndarray:
     return np.exp(np.asarray(obj.class_log_prior_, dtype=float))
 
 
-def _conditioner(model: Any) -> Hashable | None:
-    """``None`` for a forest of one-parent CPTs; else the root whose removal leaves one
-    (the engine's rule, :func:`~treelearn.inference._conditioner.choose_conditioner`,
-    restricted to what the page computes with: ``pairwise``)."""
+def _conditioner(model: Any) -> tuple[bool, Hashable | None]:
+    """``(True, None)`` for a forest of one-parent CPTs; ``(True, root)`` for the root whose
+    removal leaves one (the engine's rule,
+    :func:`~treelearn.inference._conditioner.choose_conditioner`, restricted to what the page
+    computes with: ``pairwise``); ``(False, None)`` for any other DAG (:func:`_cutset`)."""
     parents = {v: list(model.parents(v)) for v in model.variables}
-    ok, cond = choose_conditioner(parents, pairwise=True)
-    if ok:
-        return cond
-    many = [v for v in model.variables if len(parents[v]) > 1]
-    raise TreelearnError(
-        f"the explorer computes exactly on trees (or a tree plus one class node), but "
-        f"{many[0]!r} has the parents {model.parents(many[0])!r}: export this network "
-        f"with to_pgmpy() or draw() instead"
-    )
+    return choose_conditioner(parents, pairwise=True)
 
 
-def _component(model: Any, index: dict, cond: Hashable | None, state: int | None) -> dict:
-    """One forest: parent indices, CPT rows ``[parent state][state]`` and a parent-first order."""
+def _forest_of(model: Any) -> None:
+    """Refuse a network that is no forest of one-parent CPTs (a multinet's class tree)."""
+    ok, cond = _conditioner(model)
+    if not ok or cond is not None:
+        many = [v for v in model.variables if len(model.parents(v)) > 1]
+        raise TreelearnError(
+            f"the explorer needs each class's network of a multinet to be a forest, but "
+            f"{many[0]!r} has the parents {model.parents(many[0])!r}")
+
+
+def _cutset(model: Any) -> list:
+    """Variables that, once fixed, leave every variable at most one parent outside them
+    (greedy: the parent shared by most of the variables with two or more such parents,
+    the one with fewer states on ties, then the first in the variables' order).
+
+    The page then computes exactly by conditioning on them (Pearl's cutset conditioning):
+    one forest per joint state of the cutset, in which the cutset's variables are observed
+    at that state (a child's CPT is sliced there; the cutset variable's own CPT stays a
+    factor on its one remaining parent), the forests' ``P(evidence, cutset state)`` summed.
+
+    >>> import networkx as nx, pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({v: [0, 1, 1, 0] for v in "abcd"})
+    >>> _cutset(tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c"), ("a", "d"), ("c", "d")]), df))
+    ['a']
+    """
+    cut: list = []
+    while True:
+        free = {v: [p for p in model.parents(v) if p not in cut] for v in model.variables}
+        over = [v for v in model.variables if len(free[v]) > 1]
+        if not over:
+            return cut
+        shared: dict = {}
+        for v in over:
+            for p in free[v]:
+                shared[p] = shared.get(p, 0) + 1
+        cut.append(max(shared, key=lambda p: (shared[p], -len(model.states[p]))))
+
+
+_MAX_COMPONENTS = 4096  # joint cutset states a page holds (one forest each)
+_MAX_TABLES = 400_000  # forests x variables: the page's size and every click's work
+
+
+def _cutset_components(model: Any, index: dict, cut: list) -> list:
+    """One forest per joint state of ``cut`` (:func:`_cutset`), each with its ``fixed``
+    ``[[variable index, state], ...]`` and weight 1 (the cutset's CPTs are in the forests)."""
+    cards = [len(model.states[c]) for c in cut]
+    n = int(np.prod(cards))
+    if n > _MAX_COMPONENTS or n * len(index) > _MAX_TABLES:
+        raise TreelearnError(
+            f"the explorer computes on this network exactly by conditioning on "
+            f"{[_label(c) for c in cut]} ({n:,} joint states, one forest each), more than a "
+            f"page holds ({_MAX_COMPONENTS:,} forests, {_MAX_TABLES:,} tables): query it in "
+            f"Python (marginals, query) or draw() it")
+    out = []
+    for states in itertools.product(*(range(k) for k in cards)):
+        fixed = dict(zip(cut, states))
+        out.append({**_component(model, index, fixed, keep_given=True), "weight": 1.0,
+                    "fixed": [[index[c], s] for c, s in fixed.items()]})
+    return out
+
+
+def _component(model: Any, index: dict, given: Mapping[Hashable, int],
+               keep_given: bool = False) -> dict:
+    """One forest: parent indices, CPT rows ``[parent state][state]`` and a parent-first
+    order; each CPT sliced at the ``given`` states of its parents among them. The ``given``
+    variables themselves are left out (a conditioner, whose prior is the forest's weight)
+    or, with ``keep_given``, kept with their own (sliced) CPTs (a cutset's, observed there)."""
     n = len(index)
     parent = [-1] * n
     cpt: list = [None] * n
     for v in model.variables:
-        if v == cond:
+        if v in given and not keep_given:
             continue
         ps = list(model.parents(v))
         table = np.asarray(model.cpt(v), dtype=float)
-        if cond is not None and cond in ps:
-            table = np.take(table, state, axis=ps.index(cond))
-            ps.remove(cond)
+        for g in [p for p in ps if p in given]:
+            table = np.take(table, given[g], axis=ps.index(g))
+            ps.remove(g)
         k = table.shape[-1]
         cpt[index[v]] = table.reshape(-1, k).tolist()
         if ps:
@@ -267,6 +363,9 @@ def _title(obj: Any, model: Any, n: int) -> str:
     parts = [kind, f"{n} variable{'' if n == 1 else 's'}"]
     per_class = getattr(obj, "models_", None)
     rows = getattr(model, "n_rows", None)
+    sp = model.settings.get("super_parent") if hasattr(model, "settings") else None
+    if sp is not None:  # one term of AODE's average, shown alone
+        parts.append(f"super-parent {_label(sp)} (this network alone, not the average)")
     if hasattr(obj, "components_"):  # a mixture's trees are fitted to weighted rows
         parts.append(f"{len(obj.components_)} components")
         rows = None
@@ -288,7 +387,8 @@ def _boxes(names: list, states: list) -> tuple[dict, dict]:
     return w, h
 
 
-def explorer_spec(obj: Any, title: str | None = None) -> dict:
+def explorer_spec(obj: Any, title: str | None = None, *,
+                  super_parent: Hashable | None = None) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
 
     ``variables`` (name, state labels, box position and size, CPT for the hover
@@ -306,7 +406,7 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
-    shown_model, cls, variables, per_class = _networks(obj)
+    shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
     if per_class:  # multinet: the class conditions a different forest per class
         labels = list(per_class)
@@ -319,12 +419,12 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
                     f"the trees of the classes {labels[0]!r} and {label!r} have different "
                     f"states; the explorer needs the same states in every class's tree"
                 )
-            _conditioner(m)  # each class's network must be a forest
+            _forest_of(m)  # each class's network must be a forest
         states[cls] = class_states
         cond: Hashable | None = cls
         weights = _mixing_weights(obj)
         components = [
-            {**_component(per_class[label], index, None, None), "weight": float(wt)}
+            {**_component(per_class[label], index, {}), "weight": float(wt)}
             for label, wt in zip(labels, weights)
         ]
         cpt_views = {v: _multinet_cpt(per_class, cls, v, states) for v in shown_model.variables}
@@ -333,13 +433,15 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     else:
         model = shown_model
         states = {v: [_label(s) for s in model.states[v]] for v in variables}
-        cond = _conditioner(model)
-        if cond is None:
-            components = [{**_component(model, index, None, None), "weight": 1.0}]
+        ok, cond = _conditioner(model)
+        if not ok:  # any other DAG: one forest per joint state of a cutset
+            components = _cutset_components(model, index, _cutset(model))
+        elif cond is None:
+            components = [{**_component(model, index, {}), "weight": 1.0}]
         else:
             prior = np.asarray(model.cpt(cond), dtype=float).reshape(-1)
             components = [
-                {**_component(model, index, cond, c), "weight": float(prior[c])}
+                {**_component(model, index, {cond: c}), "weight": float(prior[c])}
                 for c in range(len(prior))
             ]
         cpt_views = {
@@ -389,7 +491,8 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
         out = []
         for u, v, a in net.graph.edges(data=True):
             mi = a.get("weight")
-            kind = "class" if (u == class_node and shown.get(v) != u) else "tree"
+            # class: a mark on the box; extra: a DAG's edge beside the drawn tree (light)
+            kind = ("tree" if shown.get(v) == u else "class" if u == class_node else "extra")
             width_px = 1.5
             if mi is not None and np.isfinite(mi) and top_mi > 0:
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
@@ -443,11 +546,14 @@ def to_html(
     *,
     title: str | None = None,
     evidence: Mapping[Hashable, Any] | None = None,
+    super_parent: Hashable | None = None,
 ) -> str:
     """The explorer page for a model or fitted classifier; written to ``path`` when given.
 
     ``evidence`` (``{variable: state}``) is set when the page opens without an
-    ``#evidence=...`` fragment. Returns the HTML text.
+    ``#evidence=...`` fragment. ``super_parent`` chooses which of AODE's one-dependence
+    networks is shown (default: the feature most informative about the class); the page's
+    class posterior is then that network's, not AODE's average. Returns the HTML text.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -455,16 +561,17 @@ def to_html(
     >>> page.startswith("<!DOCTYPE html>"), "http" in page.split("<script")[0]
     (True, False)
     """
-    page, _ = _page(obj, title, evidence)
+    page, _ = _page(obj, title, evidence, super_parent)
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(page)
     return page
 
 
-def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None) -> tuple[str, dict]:
+def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
+          super_parent: Hashable | None = None) -> tuple[str, dict]:
     """The page's text and the spec it shows."""
-    spec = explorer_spec(obj, title=title)
+    spec = explorer_spec(obj, title=title, super_parent=super_parent)
     known = {v["name"]: v["states"] for v in spec["variables"]}
     preset = {}
     for var, state in (evidence or {}).items():
@@ -494,19 +601,20 @@ def to_iframe(
     height: int | None = None,
     title: str | None = None,
     evidence: Mapping[Hashable, Any] | None = None,
+    super_parent: Hashable | None = None,
 ) -> str:
     """The explorer page inside an ``<iframe srcdoc=...>``, for a notebook's output cell
     (``_repr_html_``): the page is the attribute's value, escaped, so it needs no file and
     no network; its script runs in the frame (``sandbox="allow-scripts"``), apart from
     the notebook's. ``height`` in pixels (default: the drawing's, between 320 and 720);
-    ``title`` and ``evidence`` as :func:`to_html`'s.
+    ``title``, ``evidence`` and ``super_parent`` as :func:`to_html`'s.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
     >>> to_iframe(m).startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
     True
     """
-    page, spec = _page(obj, title, evidence)
+    page, spec = _page(obj, title, evidence, super_parent)
     return _iframe(page, spec, height)
 
 
@@ -534,8 +642,9 @@ class Explorer:
     """
 
     def __init__(self, obj: Any, *, height: int | None = None, title: str | None = None,
-                 evidence: Mapping[Hashable, Any] | None = None) -> None:
-        self._page, spec = _page(obj, title, evidence)
+                 evidence: Mapping[Hashable, Any] | None = None,
+                 super_parent: Hashable | None = None) -> None:
+        self._page, spec = _page(obj, title, evidence, super_parent)
         self.title = spec["title"]
         self._html = _iframe(self._page, spec, height)
 

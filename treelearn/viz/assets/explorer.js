@@ -70,6 +70,22 @@ function forest(c, lam) {
   return { logZ: logZ, marg: marg };
 }
 
+// a cutset's forest (c.fixed: [[variable, state], ...]) sees its cutset variables observed
+// at their states (their likelihoods, if any, kept as the state's weight); null where the
+// evidence gives one of them another state
+function fixedLam(c, lam, ev) {
+  if (!c.fixed) return lam;
+  const out = lam.slice();
+  for (const [v, s] of c.fixed) {
+    if (v in ev && ev[v] !== s) return null;
+    const l = new Array(K[v]).fill(0);
+    l[s] = lam[v] ? lam[v][s] : 1;
+    if (!(l[s] > 0)) return null;
+    out[v] = l;
+  }
+  return out;
+}
+
 // the whole model: one forest, or a mixture over the conditioner's states; ev hard
 // evidence, sf soft evidence (likelihoods, as tl's evidence={"X": [w0, w1]}; hard wins)
 function infer(ev, sf = soft) {
@@ -83,7 +99,9 @@ function infer(ev, sf = soft) {
     // the conditioner is no forest's variable: its likelihood weights the components
     const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
     if (!(w > 0)) return;
-    const r = forest(c, lam);
+    const lc = fixedLam(c, lam, ev);
+    if (!lc) return;
+    const r = forest(c, lc);
     if (r) { runs.push([j, r]); logw.push(Math.log(w) + r.logZ); }
   });
   if (!runs.length) return null;
@@ -141,7 +159,9 @@ function mapQuery(ev, sf = soft) {
     if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
     const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
     if (!(w > 0)) return;
-    const r = forestMax(c, lam);
+    const lc = fixedLam(c, lam, ev);
+    if (!lc) return;
+    const r = forestMax(c, lc);
     const logp = Math.log(w) + r.logp;
     if (!(logp > -Infinity) || (best && !(logp > best.logp))) return;
     if (S.cond >= 0) r.state[S.cond] = j;
@@ -251,7 +271,7 @@ function drawEdges() {
     const down = b.y >= a.y + a.h;
     const x1 = a.x + a.w / 2, y1 = down ? a.y + a.h : a.y + a.h / 2;
     const x2 = b.x + b.w / 2, y2 = down ? b.y : b.y + b.h / 2;
-    g.setAttribute("class", "edge");
+    g.setAttribute("class", kind === "extra" ? "edge extra" : "edge");
     g.dataset.edge = JSON.stringify([a.name, b.name]);
     g.dataset.strength = strength === null ? "" : String(strength);
     for (const cls of ["hit", "shown"]) {  // a wide transparent line catches the hover
@@ -283,6 +303,7 @@ function drawEdges() {
 }
 
 const classMarked = new Set(S.edges[0].filter(e => e[2] === "class").map(e => e[1]));
+const MARKER = classMarked.size ? S.edges[0].find(e => e[2] === "class")[0] : -1;  // the class
 const boxes = V.map((v, i) => {
   const d = document.createElement("div");
   d.className = "var" + (v.root ? " root" : "") + (v.cls ? " cls" : "");
@@ -292,7 +313,7 @@ const boxes = V.map((v, i) => {
   t.title = v.name; d.appendChild(t);
   if (classMarked.has(i)) {
     const mk = document.createElement("span"); mk.className = "mark";
-    mk.title = V[S.cond].name + " is also a parent of " + v.name; t.prepend(mk);
+    mk.title = V[MARKER].name + " is also a parent of " + v.name; t.prepend(mk);
   }
   v.states.forEach((s, x) => {
     const r = document.createElement("div"); r.className = "st"; r.dataset.state = s;
@@ -416,7 +437,7 @@ function render() {
   if (classMarked.size) {
     const s = document.createElement("span"); s.className = "pe";
     s.innerHTML = '<span class="mark"></span>'; s.appendChild(document.createTextNode(
-      "the class " + V[S.cond].name + " is also a parent of these"));
+      "the class " + V[MARKER].name + " is also a parent of these"));
     status.appendChild(s);
   }
   if (message) {
