@@ -107,6 +107,7 @@ def test_map_on_a_cutset_network_equals_brute_force(tmp_path):
         assert assignment == brute
         assert r["map"] == {str(k): str(v) for k, v in assignment.items()}
         assert r["log_prob"] == pytest.approx(brute_log_p, abs=1e-10)
+        assert r["log_prob"] == pytest.approx(log_p, abs=1e-10)
 
 
 @needs_browser

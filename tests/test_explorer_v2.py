@@ -489,7 +489,7 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
     rng = np.random.default_rng(0)
     num = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
     Xn, yn = num.drop(columns="d"), (num["d"] > 0).astype(int)
-    cases = [(tl.gaussian_chow_liu(num), "Gaussians"), (tl.GaussianClassifier().fit(Xn, yn), "Gaussians"),
+    cases = [(tl.GaussianClassifier().fit(Xn, yn), "Gaussians"),
              (tl.GaussianTAN().fit(Xn, yn), "Gaussians"),
              (tl.MixedNaiveBayes().fit(Xn, yn), r"numeric features \['a', 'b', 'c'\]"),
              (tl.tree_posterior(ASIA), "map_tree"), (tl.BayesianTAN().fit(X, y), "every spanning"),

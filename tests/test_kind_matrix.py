@@ -35,14 +35,14 @@ WORKS = {
     # show it without its numeric features (it names them)
     "mixed_nb": set(COMMANDS) - {"html"},
     "multinet": set(COMMANDS) - {"dot", "mermaid"},
-    "aode": {"show", "plot", "score", "predict"},
+    "aode": {"show", "plot", "html", "score", "predict"},  # html: one super-parent's network
     "bayesian_tan": {"show", "score", "predict"},
     "text_nb": {"show", "score", "predict"},
     "gaussian_clf": {"show", "score", "predict"},
     "gaussian_tan": {"show", "score", "predict"},
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
-    "gaussian_tree": set(COMMANDS) - {"html", "predict"},
+    "gaussian_tree": set(COMMANDS) - {"predict"},
     "tree_posterior": {"show", "plot", "score"},
     "cutset": {"show", "score", "query", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables

@@ -841,14 +841,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
     if args.html:
-        from ._kinds import is_multinet_like
-
-        if not hasattr(obj, "to_html") or (not _is_tree(obj) and not hasattr(obj, "model_")
-                                           and not is_multinet_like(obj)
-                                           and not _is_mixture(obj)):
+        if not hasattr(obj, "to_html"):  # the explorer says why for the kinds it refuses
             from ._kinds import refuse
 
-            raise refuse(obj, "--html", "the explorer shows discrete networks",
+            raise refuse(obj, "--html", "the explorer has no page for it",
                          "draw it with --plot FILE")
         obj.to_html(args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)

@@ -406,6 +406,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
+    if _is_gaussian_tree(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a Gaussian tree has none: leave it out")
+        return _gaussian_spec(obj, title)
     shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
     if per_class:  # multinet: the class conditions a different forest per class
@@ -473,16 +478,7 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     roots = [v for v in ([cls] if per_class else list(layout_model.roots)) if shown[v] is None]
     roots += [v for v in variables if shown[v] is None and v not in roots]
     w, h = _boxes(variables, [states[v] for v in variables])
-    pos = layout(children, roots, w, gap=_GAP_X, tree_gap=_GAP_TREE)
-    depth_h: dict = {}
-    for v, (_, d) in pos.items():
-        depth_h[d] = max(depth_h.get(d, 0.0), h[v])
-    top = {}
-    y = _MARGIN + 40.0  # below the status line
-    for d in range(max(depth_h) + 1):
-        top[d] = y
-        y += depth_h.get(d, 0.0) + _GAP_Y
-    width = max(x + w[v] / 2 for v, (x, _) in pos.items()) + 2 * _MARGIN
+    corner, width, height = _placed(children, roots, w, h)
 
     def edge_list(net: Any, class_node: Hashable | None) -> list:
         weights_mi = [a.get("weight") for _, _, a in net.graph.edges(data=True)]
@@ -514,14 +510,10 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         edges = [edge_list(layout_model, cls)]
     out_vars = []
     for v in variables:
-        x, d = pos[v]
         out_vars.append({
             "name": _label(v),
             "states": states[v],
-            "x": round(_MARGIN + x - w[v] / 2, 1),
-            "y": round(top[d], 1),
-            "w": round(w[v], 1),
-            "h": round(h[v], 1),
+            **_geometry(corner[v], w[v], h[v]),
             "cls": v == cls,
             "root": shown[v] is None,
             "cpt": cpt_views[v],
@@ -536,7 +528,107 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         "edges": edges,
         "edge_labels": [_label(c) for c in per_class] if per_class else [],
         "width": round(width, 1),
-        "height": round(y - _GAP_Y + _MARGIN, 1),
+        "height": round(height, 1),
+    }
+
+
+def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float]:
+    """draw()'s tidy layout on box sizes in pixels: each box's top-left corner, and the
+    drawing's width and height (each depth as tall as its tallest box)."""
+    pos = layout(children, roots, w, gap=_GAP_X, tree_gap=_GAP_TREE)
+    depth_h: dict = {}
+    for v, (_, d) in pos.items():
+        depth_h[d] = max(depth_h.get(d, 0.0), h[v])
+    top = {}
+    y = _MARGIN + 40.0  # below the status line
+    for d in range(max(depth_h) + 1):
+        top[d] = y
+        y += depth_h.get(d, 0.0) + _GAP_Y
+    width = max(x + w[v] / 2 for v, (x, _) in pos.items()) + 2 * _MARGIN
+    corner = {v: (_MARGIN + x - w[v] / 2, top[d]) for v, (x, d) in pos.items()}
+    return corner, width, y - _GAP_Y + _MARGIN
+
+
+def _geometry(corner: tuple, w: float, h: float) -> dict:
+    return {"x": round(corner[0], 1), "y": round(corner[1], 1), "w": round(w, 1), "h": round(h, 1)}
+
+
+# ---------------------------------------------------------------------- a Gaussian tree
+_GAUSS_W = 230.0  # a Gaussian box: its name, the density, the moments, slider and number box
+_GAUSS_H = _HEAD + 38 + 16 + 24 + _PAD
+
+
+def _is_gaussian_tree(obj: Any) -> bool:
+    """A linear-Gaussian tree (duck-typed: the node attributes of GaussianTreeModel)."""
+    graph = getattr(obj, "graph", None)
+    return (callable(getattr(obj, "joint", None)) and not hasattr(obj, "classes_")
+            and graph is not None and all("intercept" in graph.nodes[v] for v in graph.nodes))
+
+
+def _gaussian_spec(model: Any, title: str | None) -> dict:
+    """The Gaussian page's data: each variable's regression on its parent (``gauss``: ``a``,
+    ``b``, ``s2``), the slider's range (the prior mean +- 4 prior sds), the tree (one
+    component: parents and a parent-first order), the edges with their strength
+    ``I(parent; child) = -log(1 - rho^2) / 2`` from the model's own variances."""
+    variables = list(model.variables)
+    index = {v: i for i, v in enumerate(variables)}
+    parent = {v: (model.parents(v) or [None])[0] for v in variables}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in variables if parent[v] is None]
+    order: list = []
+    stack = roots[::-1]
+    while stack:  # parents before children
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    mean: dict = {}
+    var: dict = {}
+    node = model.graph.nodes
+    for v in order:  # the prior moments, parent first: Var(v) = b^2 Var(p) + s2
+        a, s2 = float(node[v]["intercept"]), float(node[v]["variance"])
+        p = parent[v]
+        b = float(node[v]["coefficient"]) if p is not None else 0.0
+        mean[v] = a + b * (mean[p] if p is not None else 0.0)
+        var[v] = b * b * (var[p] if p is not None else 0.0) + s2
+    w = {v: max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD) for v in variables}
+    h = {v: float(_GAUSS_H) for v in variables}
+    corner, width, height = _placed(children, roots, w, h)
+    edges = []
+    for v in variables:
+        p = parent[v]
+        if p is None:
+            continue
+        b = float(node[v]["coefficient"])
+        rho2 = min(b * b * var[p] / var[v], 1.0)  # the squared correlation, <= 1 up to round-off
+        mi = -0.5 * float(np.log1p(-rho2)) if rho2 < 1.0 else None
+        edges.append([index[p], index[v], "tree", round(1.0 + 3.0 * rho2, 2), mi])
+    out_vars = []
+    for v in variables:
+        a = node[v]
+        sd = float(np.sqrt(var[v]))
+        out_vars.append({
+            "name": _label(v), "states": [], **_geometry(corner[v], w[v], h[v]),
+            "cls": False, "root": parent[v] is None,
+            "gauss": {"a": float(a["intercept"]), "s2": float(a["variance"]),
+                      "b": float(a["coefficient"]) if parent[v] is not None else 0.0},
+            "range": [mean[v] - 4 * sd, mean[v] + 4 * sd],
+        })
+    rows = getattr(model, "n_rows", None)
+    parts = ["Gaussian tree", f"{len(variables)} variable{'' if len(variables) == 1 else 's'}"]
+    if rows is not None:
+        parts.append(f"n = {rows:,.0f}")
+    return {
+        "kind": "gaussian",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": -1, "order": [index[v] for v in order],
+        "components": [{"parent": [index[parent[v]] if parent[v] is not None else -1
+                                   for v in variables],
+                        "order": [index[v] for v in order], "weight": 1.0}],
+        "edges": [edges], "edge_labels": [],
+        "width": round(width, 1), "height": round(height, 1),
     }
 
 
@@ -573,8 +665,18 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     """The page's text and the spec it shows."""
     spec = explorer_spec(obj, title=title, super_parent=super_parent)
     known = {v["name"]: v["states"] for v in spec["variables"]}
-    preset = {}
-    for var, state in (evidence or {}).items():
+    preset: dict = {}
+    for var, state in (evidence or {}).items() if spec.get("kind") == "gaussian" else ():
+        if _label(var) not in known:
+            raise TreelearnError(
+                f"evidence names {var!r}, which is not a variable of this model; "
+                f"variables: {list(known)}")
+        if (isinstance(state, bool) or not isinstance(state, (int, float, np.number))
+                or not np.isfinite(state)):
+            raise TreelearnError(f"evidence {var!r} = {state!r}: a Gaussian variable takes "
+                                 f"a finite number")
+        preset[_label(var)] = float(state)
+    for var, state in (evidence or {}).items() if spec.get("kind") != "gaussian" else ():
         name, label = _label(var), _label(state)
         if name not in known:
             raise TreelearnError(
@@ -589,8 +691,11 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     spec["evidence"] = preset
     # inside <script>, "<" is the only character that can end the block early
     data = json.dumps(spec, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
+    # the drawing's script, the model kind's (discrete or Gaussian), the view's (which starts)
+    script = "explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js"
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
-             "JS": _asset("explorer.js"), "DATA": data}
+             "JS": "\n".join(_asset(a) for a in ("explorer_draw.js", script, "explorer_view.js")),
+             "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
 

@@ -1,6 +1,4 @@
-"use strict";
-const S = JSON.parse(document.getElementById("treelearn-data").textContent);
-const V = S.variables, N = V.length;
+// the discrete page: exact sum-product and max-product over forests, in the browser
 const K = V.map(v => v.states.length);
 for (const c of S.components) {
   c.children = V.map(() => []);
@@ -254,56 +252,6 @@ function askNext(ev, target, sf = soft) {
   return out.sort((u, w) => w[1] - u[1] || u[0] - w[0]);
 }
 
-// ---------------------------------------------------------------- the page
-const canvas = document.getElementById("canvas"), svg = document.getElementById("edges");
-const tip = document.getElementById("tip"), status = document.getElementById("status");
-canvas.style.width = S.width + "px"; canvas.style.height = S.height + "px";
-const viewBox = document.getElementById("view");
-svg.setAttribute("width", S.width); svg.setAttribute("height", S.height);
-const NS = "http://www.w3.org/2000/svg";
-let shownEdges = 0;
-
-function drawEdges() {
-  while (svg.firstChild) svg.removeChild(svg.firstChild);
-  for (const [u, v, kind, width, strength] of S.edges[shownEdges]) {
-    if (kind === "class") continue;  // a mark on the box instead: lines would cross the boxes
-    const a = V[u], b = V[v], g = document.createElementNS(NS, "g");
-    const down = b.y >= a.y + a.h;
-    const x1 = a.x + a.w / 2, y1 = down ? a.y + a.h : a.y + a.h / 2;
-    const x2 = b.x + b.w / 2, y2 = down ? b.y : b.y + b.h / 2;
-    g.setAttribute("class", kind === "extra" ? "edge extra" : "edge");
-    g.dataset.edge = JSON.stringify([a.name, b.name]);
-    g.dataset.strength = strength === null ? "" : String(strength);
-    for (const cls of ["hit", "shown"]) {  // a wide transparent line catches the hover
-      const l = document.createElementNS(NS, "line");
-      l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
-      l.setAttribute("class", cls);
-      if (cls === "shown") l.setAttribute("stroke-width", width);
-      g.appendChild(l);
-    }
-    // the arrowhead: a triangle whose tip is the line's end, on the child's box
-    const len = Math.hypot(x2 - x1, y2 - y1) || 1, ux = (x2 - x1) / len, uy = (y2 - y1) / len;
-    const bx = x2 - 9 * ux, by = y2 - 9 * uy, head = document.createElementNS(NS, "path");
-    head.setAttribute("class", "head");
-    head.setAttribute("d", "M" + x2 + "," + y2 + " L" + (bx - 4 * uy) + "," + (by + 4 * ux) +
-                      " L" + (bx + 4 * uy) + "," + (by - 4 * ux) + " Z");
-    g.appendChild(head);
-    const t = document.createElementNS(NS, "title");
-    t.textContent = a.name + " \u2192 " + b.name + (strength === null ? "" :
-      ": I(" + a.name + "; " + b.name + ") = " + strength.toFixed(4) + " nats" +
-      (S.edge_labels.length ? " (given " + V[S.cond].name + " = " + S.edge_labels[shownEdges] + ")" : ""));
-    g.appendChild(t);
-    if (strength !== null) {
-      const lab = document.createElementNS(NS, "text");
-      lab.setAttribute("x", (x1 + x2) / 2 + 4); lab.setAttribute("y", (y1 + y2) / 2);
-      lab.textContent = strength.toFixed(3); g.appendChild(lab);
-    }
-    svg.appendChild(g);
-  }
-}
-
-const classMarked = new Set(S.edges[0].filter(e => e[2] === "class").map(e => e[1]));
-const MARKER = classMarked.size ? S.edges[0].find(e => e[2] === "class")[0] : -1;  // the class
 const boxes = V.map((v, i) => {
   const d = document.createElement("div");
   d.className = "var" + (v.root ? " root" : "") + (v.cls ? " cls" : "");
@@ -329,7 +277,6 @@ const boxes = V.map((v, i) => {
   return d;
 });
 
-function fmt(p) { return (100 * p).toFixed(p > 0 && p < 0.001 ? 3 : 1) + "%"; }
 
 function showCpt(i) {
   const v = V[i], c = v.cpt;
@@ -353,9 +300,6 @@ function showCpt(i) {
     probs.forEach((p, n) => { tds[ps.length + n].textContent = p.toFixed(4); });
   });
   tip.style.display = "block";
-}
-function moveTip(e) {
-  tip.style.left = (e.pageX + 14) + "px"; tip.style.top = (e.pageY + 14) + "px";
 }
 
 let message = "";
@@ -617,88 +561,5 @@ function load() {
   message = bad.length ? "ignored: " + bad.join(", ") : "";
   render();
 }
-// ---------------------------------------------------------------- zoom, pan, fit, search
-// the drawing is moved by one transform, translate(tx, ty) scale(s), of #canvas in #view;
-// #view carries data-scale, data-tx, data-ty
-const view = { s: 1, tx: 0, ty: 0, auto: true };
-const tools = document.getElementById("tools");
-function usable() {  // the part of the window the side panel and the tools do not cover
-  const w = viewBox.clientWidth, h = viewBox.clientHeight;
-  const cover = panel && w > 700 ? panel.offsetWidth + 20 : 0;
-  return [Math.max(w - cover, 50), Math.max(h - tools.offsetHeight - 20, 50)];
-}
-function place() {
-  canvas.style.transform = "translate(" + view.tx + "px, " + view.ty + "px) scale(" + view.s + ")";
-  Object.assign(viewBox.dataset, { scale: String(view.s), tx: String(view.tx), ty: String(view.ty) });
-}
-function fit() {
-  const [w, h] = usable();
-  view.s = Math.min(w / S.width, h / S.height, 2);
-  view.tx = (w - S.width * view.s) / 2; view.ty = (h - S.height * view.s) / 2;
-  view.auto = true; place();
-}
-function actualSize() {  // 1:1, centred across, from the top
-  const [w] = usable();
-  view.s = 1; view.tx = Math.max((w - S.width) / 2, 0); view.ty = 0; place();
-}
-function zoomAt(factor, cx, cy) {  // (cx, cy): the point of #view that stays put
-  const s = Math.min(Math.max(view.s * factor, 0.05), 8);
-  view.tx = cx - (cx - view.tx) * s / view.s; view.ty = cy - (cy - view.ty) * s / view.s;
-  view.s = s; view.auto = false; place();
-}
-function centre(i) {  // variable i's box in the middle of the usable window
-  const [w, h] = usable(), v = V[i];
-  view.tx = w / 2 - (v.x + v.w / 2) * view.s; view.ty = h / 2 - (v.y + v.h / 2) * view.s;
-  view.auto = false; place();
-}
-function matches(q) {  // the variables whose names contain q (any case); an exact name first
-  q = q.trim().toLowerCase();
-  if (!q) return [];
-  const all = V.map((v, i) => i).filter(i => V[i].name.toLowerCase().includes(q));
-  const exact = all.filter(i => V[i].name.toLowerCase() === q);
-  return [...exact, ...all.filter(i => !exact.includes(i))];
-}
-function search(q, go) {
-  const found = matches(q);
-  boxes.forEach((d, i) => { d.classList.toggle("match", found.includes(i)); d.classList.remove("found"); });
-  if (!go) return;
-  if (!found.length) { message = "no variable matches \u201c" + q + "\u201d"; render(); return; }
-  boxes[found[0]].classList.add("found");
-  centre(found[0]);
-}
-const searchBox = document.getElementById("search");
-V.forEach(v => { const o = document.createElement("option"); o.value = v.name;
-                 document.getElementById("variable-names").appendChild(o); });
-searchBox.addEventListener("input", () => search(searchBox.value, V.some(v => v.name === searchBox.value)));
-searchBox.addEventListener("keydown", e => { if (e.key === "Enter") search(searchBox.value, true); });
-const middle = () => { const [w, h] = usable(); return [w / 2, h / 2]; };
-document.getElementById("zoom-in").addEventListener("click", () => zoomAt(1.25, ...middle()));
-document.getElementById("zoom-out").addEventListener("click", () => zoomAt(0.8, ...middle()));
-document.getElementById("fit").addEventListener("click", fit);
-document.getElementById("actual").addEventListener("click", () => { actualSize(); view.auto = false; });
 document.getElementById("map").addEventListener("click", e => {
   showMap = !showMap; e.target.classList.toggle("on", showMap); render(); });
-document.getElementById("edge-labels").addEventListener("change", e => svg.classList.toggle("labels", e.target.checked));
-viewBox.addEventListener("wheel", e => {
-  e.preventDefault();
-  const r = viewBox.getBoundingClientRect();
-  zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
-}, { passive: false });
-let drag = null;  // a press on the background (not on a box) pans
-viewBox.addEventListener("mousedown", e => {
-  if (e.button !== 0 || e.target.closest(".var")) return;
-  drag = [e.clientX, e.clientY, view.tx, view.ty]; viewBox.classList.add("dragging");
-});
-window.addEventListener("mousemove", e => {
-  if (!drag) return;
-  view.tx = drag[2] + e.clientX - drag[0]; view.ty = drag[3] + e.clientY - drag[1];
-  view.auto = false; place();
-});
-window.addEventListener("mouseup", () => { drag = null; viewBox.classList.remove("dragging"); });
-window.addEventListener("resize", () => { if (view.auto) fit(); });
-
-window.addEventListener("hashchange", load);
-drawEdges();
-load();
-// the whole drawing in the window when it is larger; else at its size, centred across
-{ const [w, h] = usable(); if (S.width > w || S.height > h) fit(); else { actualSize(); view.auto = false; } }
