@@ -144,7 +144,7 @@ def test_number_box_and_slider_set_evidence(tmp_path):
 def test_spec_edges_are_the_models_mutual_information():
     model = tl.gaussian_chow_liu(gaussian_data())
     spec = explorer_spec(model)
-    mu, S = model.joint()
+    _, S = model.joint()
     names = [v["name"] for v in spec["variables"]]
     assert spec["kind"] == "gaussian" and len(spec["edges"][0]) == len(model.variables) - 1
     for u, v, _, _, mi in spec["edges"][0]:

@@ -139,6 +139,11 @@ def _networks(obj: Any, super_parent: Hashable | None = None
     if not hasattr(obj, "classes_") and hasattr(obj, "n_components"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html")
+    if not hasattr(obj, "classes_") and not callable(getattr(obj, "fit", None)):
+        raise TreelearnError(
+            f"the explorer has no page for a {type(obj).__name__} (it shows discrete networks, "
+            f"their mixtures and Gaussian trees)" + (": draw() shows it" if callable(
+                getattr(obj, "draw", None)) else ""))
     if not hasattr(obj, "classes_"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
@@ -202,6 +207,11 @@ def _refuse_kinds(obj: Any) -> None:
     a Gaussian tree's implied joint Gaussian or a classifier's class means, a posterior over
     structures' edge posteriors or weights)."""
     kind = type(obj).__name__
+    if getattr(obj, "continuous", None) and getattr(obj, "discrete", None) is not None:
+        raise TreelearnError(
+            f"the explorer has no page for a {kind} (discrete and Gaussian variables "
+            f"together) yet: its exact posteriors are in Python, query(target, evidence) (a "
+            f"Gaussian mixture for a continuous target), and draw() shows it")
     if callable(getattr(obj, "joint", None)) or hasattr(obj, "means_"):
         raise TreelearnError(
             f"the explorer computes exactly on discrete variables, but this {kind} models "
