@@ -207,11 +207,6 @@ def _refuse_kinds(obj: Any) -> None:
     a Gaussian tree's implied joint Gaussian or a classifier's class means, a posterior over
     structures' edge posteriors or weights)."""
     kind = type(obj).__name__
-    if getattr(obj, "continuous", None) and getattr(obj, "discrete", None) is not None:
-        raise TreelearnError(
-            f"the explorer has no page for a {kind} (discrete and Gaussian variables "
-            f"together) yet: its exact posteriors are in Python, query(target, evidence) (a "
-            f"Gaussian mixture for a continuous target), and draw() shows it")
     if callable(getattr(obj, "joint", None)) or hasattr(obj, "means_"):
         raise TreelearnError(
             f"the explorer computes exactly on discrete variables, but this {kind} models "
@@ -416,11 +411,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
-    if _is_gaussian_tree(obj):
+    if _is_gaussian_tree(obj) or _is_clg_tree(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a Gaussian tree has none: leave it out")
-        return _gaussian_spec(obj, title)
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _gaussian_spec(obj, title) if _is_gaussian_tree(obj) else _clg_spec(obj, title)
     shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
     if per_class:  # multinet: the class conditions a different forest per class
@@ -575,6 +570,104 @@ def _is_gaussian_tree(obj: Any) -> bool:
             and graph is not None and all("intercept" in graph.nodes[v] for v in graph.nodes))
 
 
+def _is_clg_tree(obj: Any) -> bool:
+    """A conditional linear Gaussian tree (duck-typed: CLGTreeModel's ``continuous`` columns
+    beside its ``discrete_model``)."""
+    return (isinstance(getattr(obj, "continuous", None), list)
+            and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
+
+
+def _clg_spec(model: Any, title: str | None) -> dict:
+    """The mixed page's data: the discrete tree as the discrete page's one forest (its
+    CPTs), and per continuous variable (``gauss``) its Gaussians: ``kind`` 0 (no parent:
+    ``a``, ``s2``), 1 (a discrete parent: ``means``, ``vars``, one per state) or 2 (a
+    continuous parent: ``a``, ``b``, ``s2``), ``gparent`` (its parent), ``gattach`` (the
+    discrete variable its Gaussian subtree hangs from, or -1), ``gauss_order`` (parents
+    first); the slider's range is the prior's mean +- 4 sds (``query`` with no evidence)."""
+    variables = list(model.variables)
+    index = {v: i for i, v in enumerate(variables)}
+    cont = set(model.continuous)
+    dmodel = model.discrete_model
+    states = {v: ([] if v in cont else [_label(s) for s in dmodel.states[v]]) for v in variables}
+    parent = {v: (model.parents(v) or [None])[0] for v in variables}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in variables if parent[v] is None]
+    order: list = []
+    stack = roots[::-1]
+    while stack:  # parents before children
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    gauss: list = [None] * len(variables)
+    attach = [-1] * len(variables)
+    node = model.graph.nodes
+    for v in order:
+        if v not in cont:
+            continue
+        p, a = parent[v], node[v]
+        if p is None:
+            gauss[index[v]] = {"kind": 0, "a": float(a["intercept"]), "s2": float(a["variance"])}
+        elif p not in cont:
+            gauss[index[v]] = {"kind": 1, "means": [float(x) for x in a["means"]],
+                               "vars": [float(x) for x in a["variances"]]}
+            attach[index[v]] = index[p]
+        else:
+            gauss[index[v]] = {"kind": 2, "a": float(a["intercept"]),
+                               "b": float(a["coefficient"]), "s2": float(a["variance"])}
+            attach[index[v]] = attach[index[p]]
+    w, h = _boxes(variables, [states[v] for v in variables])
+    for v in cont:
+        w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
+        h[v] = float(_GAUSS_H)
+    corner, width, height = _placed(children, roots, w, h)
+    if dmodel is not None:
+        components = [{**_component(dmodel, index, {}), "weight": 1.0}]
+        cpt_views = {v: _cpt_view(
+            np.asarray(dmodel.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
+            list(dmodel.parents(v)), states) for v in dmodel.variables}
+    else:
+        components = [{"parent": [-1] * len(variables), "cpt": [None] * len(variables),
+                       "order": [], "weight": 1.0}]
+        cpt_views = {}
+    edges = []
+    for u, v, a in model.graph.edges(data=True):
+        # discrete pairs: I(u; v) under the model; a continuous end: the learned weight (the
+        # mixed mutual information of the data, as bnlearn's mi-cg)
+        mi = (float(dmodel.mutual_information(u, v)) if u not in cont and v not in cont
+              else (float(a["weight"]) if a.get("weight") is not None else None))
+        edges.append([index[u], index[v], "tree", 1.5, mi])
+    out_vars = []
+    for v in variables:
+        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
+                 "cls": False, "root": parent[v] is None}
+        if v in cont:
+            q = model.query(v)
+            sd = float(np.sqrt(q.variance))
+            entry["gauss"] = gauss[index[v]]
+            entry["range"] = [q.mean - 4 * sd, q.mean + 4 * sd]
+        else:
+            entry["cpt"] = cpt_views[v]
+        out_vars.append(entry)
+    rows = getattr(model, "n_rows", None)
+    parts = ["CLG tree", f"{len(variables) - len(cont)} discrete, {len(cont)} continuous"]
+    if rows is not None:
+        parts.append(f"n = {rows:,.0f}")
+    return {
+        "kind": "clg",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": -1,
+        "order": [index[v] for v in order if v not in cont],
+        "components": components, "edges": [edges], "edge_labels": [],
+        "gauss": gauss, "gparent": [index[parent[v]] if parent[v] is not None else -1
+                                    for v in variables],
+        "gattach": attach, "gauss_order": [index[v] for v in order if v in cont],
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
 def _gaussian_spec(model: Any, title: str | None) -> dict:
     """The Gaussian page's data: each variable's regression on its parent (``gauss``: ``a``,
     ``b``, ``s2``), the slider's range (the prior mean +- 4 prior sds), the tree (one
@@ -676,7 +769,9 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     spec = explorer_spec(obj, title=title, super_parent=super_parent)
     known = {v["name"]: v["states"] for v in spec["variables"]}
     preset: dict = {}
-    for var, state in (evidence or {}).items() if spec.get("kind") == "gaussian" else ():
+    numeric = {v["name"] for v in spec["variables"]
+               if spec.get("kind") == "gaussian" or v.get("gauss") is not None}
+    for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) in numeric]:
         if _label(var) not in known:
             raise TreelearnError(
                 f"evidence names {var!r}, which is not a variable of this model; "
@@ -686,7 +781,7 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
             raise TreelearnError(f"evidence {var!r} = {state!r}: a Gaussian variable takes "
                                  f"a finite number")
         preset[_label(var)] = float(state)
-    for var, state in (evidence or {}).items() if spec.get("kind") != "gaussian" else ():
+    for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) not in numeric]:
         name, label = _label(var), _label(state)
         if name not in known:
             raise TreelearnError(
@@ -704,7 +799,8 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     # the drawing's script, the model kind's (discrete or Gaussian), the view's (which starts)
     script = "explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js"
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
-             "JS": "\n".join(_asset(a) for a in ("explorer_draw.js", script, "explorer_view.js")),
+             "JS": "\n".join(_asset(a) for a in ("explorer_draw.js", "explorer_density.js", script,
+                                                 "explorer_view.js")),
              "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec

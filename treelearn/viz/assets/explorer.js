@@ -5,6 +5,7 @@ for (const c of S.components) {
   c.parent.forEach((p, i) => { if (p >= 0) c.children[p].push(i); });
 }
 let evidence = {};  // variable index -> state index
+let numeric = {};  // a continuous variable's index -> its observed number (a CLG tree's page)
 let soft = {};  // variable index -> likelihood: one non-negative weight per state (not all 0)
 
 function sum(a) { let s = 0; for (const x of a) s += x; return s; }
@@ -86,11 +87,25 @@ function fixedLam(c, lam, ev) {
 
 // the whole model: one forest, or a mixture over the conditioner's states; ev hard
 // evidence, sf soft evidence (likelihoods, as tl's evidence={"X": [w0, w1]}; hard wins)
-function infer(ev, sf = soft) {
+function infer(ev, sf = soft, nums = numeric) {
   const lam = V.map((v, i) => {
     if (i in ev) { const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l; }
     return i in sf ? sf[i].slice() : null;
   });
+  // a CLG tree: each Gaussian subtree's density of the numbers, per state of the discrete
+  // variable it hangs from, is soft evidence on that variable (scaled to a maximum of 1)
+  const up = S.gauss ? gaussUp(nums) : null;
+  let removed = 0;
+  if (up) {
+    removed = up.logConst;
+    for (const [d, logs] of Object.entries(up.attach)) {
+      const top = Math.max(...logs);
+      if (!(top > -Infinity)) return null;
+      const l = lam[d] || new Array(K[d]).fill(1);
+      lam[d] = l.map((x, a) => x * Math.exp(logs[a] - top));
+      removed += top;
+    }
+  }
   const runs = [], logw = [];
   S.components.forEach((c, j) => {
     if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
@@ -114,8 +129,66 @@ function infer(ev, sf = soft) {
     }
   });
   for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
-  return { logZ: top + Math.log(tw), marg: marg };
+  if (up) gaussDown(up, marg, nums);
+  return { logZ: top + Math.log(tw) + removed, marg: marg };
 }
+
+// ---------------------------------------------------------------- a CLG tree's Gaussians
+// S.gauss: per variable null (discrete) or {kind: 0 (no parent) | 1 (a discrete parent:
+// means, vars, one per state) | 2 (a continuous parent: a, b, s2)}; S.gauss_order: the
+// continuous variables, parents first; S.gparent: each one's parent (-1: none).
+// Upward, each subtree's likelihood of the numbers as exp(-J x^2 / 2 + h x + c) of its
+// parent (the Gaussian page's message), one log-density per state at a discrete parent.
+function gaussUp(nums) {
+  const J = new Array(N).fill(0), H = new Array(N).fill(0), C = new Array(N).fill(0);
+  const mJ = new Array(N).fill(0), mH = new Array(N).fill(0), attach = {};
+  let logConst = 0;
+  for (let o = S.gauss_order.length - 1; o >= 0; o--) {
+    const v = S.gauss_order[o], g = S.gauss[v], p = S.gparent[v];
+    const one = (a, b, s2) => {  // the message for the regression N(a + b x, s2)
+      if (v in nums) {
+        const y = nums[v], r = y - a;
+        return [b * b / s2, b * r / s2,
+                -r * r / (2 * s2) - 0.5 * Math.log(2 * Math.PI * s2) - 0.5 * J[v] * y * y + H[v] * y + C[v]];
+      }
+      const sp = 1 + s2 * J[v], k = J[v] / sp, q = H[v] / sp;
+      return [k * b * b, b * (q - k * a),
+              C[v] + H[v] * H[v] * s2 / (2 * sp) - 0.5 * Math.log(sp) - 0.5 * k * a * a + q * a];
+    };
+    if (g.kind === 2) {
+      const [jm, hm, cm] = one(g.a, g.b, g.s2);
+      mJ[v] = jm; mH[v] = hm; J[p] += jm; H[p] += hm; C[p] += cm;
+    } else if (g.kind === 0) logConst += one(g.a, 0, g.s2)[2];
+    else {
+      const logs = g.means.map((m, a) => one(m, 0, g.vars[a])[2]);
+      attach[p] = attach[p] ? attach[p].map((x, a) => x + logs[a]) : logs;
+    }
+  }
+  return { J: J, H: H, mJ: mJ, mH: mH, attach: attach, logConst: logConst };
+}
+// downward, per state of the subtree's discrete parent: each variable given the numbers
+// outside its subtree, times its subtree's likelihood; the posterior is the mixture over
+// those states, weighted by the discrete parent's posterior
+function gaussDown(up, marg, nums) {
+  const pm = new Array(N), pv = new Array(N);
+  for (const v of S.gauss_order) {
+    const g = S.gauss[v], p = S.gparent[v];
+    if (g.kind === 0) { pm[v] = [g.a]; pv[v] = [g.s2]; }
+    else if (g.kind === 1) { pm[v] = g.means.slice(); pv[v] = g.vars.slice(); }
+    else if (p in nums) { pm[v] = pm[p].map(() => g.a + g.b * nums[p]); pv[v] = pv[p].map(() => g.s2); }
+    else {
+      const jx = pv[p].map(x => 1 / x + up.J[p] - up.mJ[v]);
+      const hx = pm[p].map((m, j) => m / pv[p][j] + up.H[p] - up.mH[v]);
+      pm[v] = jx.map((x, j) => g.a + g.b * hx[j] / x); pv[v] = jx.map(x => g.b * g.b / x + g.s2);
+    }
+    if (v in nums) { marg[v] = { observed: nums[v] }; continue; }
+    const prec = pv[v].map(x => 1 / x + up.J[v]);
+    marg[v] = { weights: S.gattach[v] >= 0 ? marg[S.gattach[v]].slice() : [1],
+                means: prec.map((q, j) => (pm[v][j] / pv[v][j] + up.H[v]) / q),
+                variances: prec.map(q => 1 / q) };
+  }
+}
+const asMixture = q => ({ w: q.weights, m: q.means, v: q.variances });
 
 // ---------------------------------------------------------------- the most probable completion
 // one forest, by max-product in logs: log max_x P(x, evidence) and the maximiser (ties to
@@ -252,7 +325,15 @@ function askNext(ev, target, sf = soft) {
   return out.sort((u, w) => w[1] - u[1] || u[0] - w[0]);
 }
 
+function setNumber(i, text) {
+  const x = readNumber(text);
+  if (x === null) { message = V[i].name + " takes a number, not \u201c" + text + "\u201d"; render(); return; }
+  const next = Object.assign({}, numeric); next[i] = x;
+  if (!infer(evidence, soft, next)) { message = V[i].name + " = " + x + " is impossible with this evidence"; render(); return; }
+  numeric = next; changed();
+}
 const boxes = V.map((v, i) => {
+  if (v.gauss) return densityBox(v, i, setNumber, j => { delete numeric[j]; changed(); });
   const d = document.createElement("div");
   d.className = "var" + (v.root ? " root" : "") + (v.cls ? " cls" : "");
   d.dataset.variable = v.name;
@@ -314,6 +395,11 @@ function render() {
     const m = r.marg[i], d = boxes[i], p0 = PRIOR.marg[i];
     d.dataset.marginal = JSON.stringify(m);
     d.dataset.prior = JSON.stringify(p0);
+    if (v.gauss) {
+      d.classList.toggle("observed", i in numeric);
+      drawDensity(d, v, i in numeric ? asMixture(p0) : asMixture(m), asMixture(p0), numeric[i]);
+      return;
+    }
     d.classList.toggle("observed", i in evidence);
     d.classList.toggle("soft", i in soft);
     d.querySelectorAll(".st").forEach((row, x) => {
@@ -334,6 +420,7 @@ function render() {
   } else { delete status.dataset.map; delete status.dataset.mapLogProb; }
   const named = {};
   for (const i in evidence) named[V[i].name] = V[i].states[evidence[i]];
+  for (const i in numeric) named[V[i].name] = numeric[i];
   status.dataset.evidence = JSON.stringify(named);
   const likelihoods = {};
   for (const i in soft) likelihoods[V[i].name] = soft[i];
@@ -354,7 +441,7 @@ function render() {
   }
   const keys = Object.keys(evidence);
   const softKeys = Object.keys(soft);
-  if (!keys.length && !softKeys.length) {
+  if (!keys.length && !softKeys.length && !Object.keys(numeric).length) {
     status.appendChild(document.createTextNode("click a state to set evidence"));
   }
   for (const i of keys) {
@@ -370,12 +457,21 @@ function render() {
     s.addEventListener("click", () => { delete soft[+i]; changed(); });
     status.appendChild(s);
   }
-  if (keys.length || softKeys.length) {
+  const numKeys = Object.keys(numeric);
+  for (const i of numKeys) {
+    const s = document.createElement("span"); s.className = "ev";
+    s.textContent = V[i].name + " = " + num(numeric[i]) + " \u00d7"; s.title = "clear";
+    s.addEventListener("click", () => { delete numeric[+i]; changed(); });
+    status.appendChild(s);
+  }
+  if (keys.length || softKeys.length || numKeys.length) {
     const b = document.createElement("button"); b.textContent = "clear all";
-    b.addEventListener("click", () => { evidence = {}; soft = {}; changed(); });
+    b.addEventListener("click", () => { evidence = {}; soft = {}; numeric = {}; changed(); });
     status.appendChild(b);
     const pe = document.createElement("span"); pe.className = "pe";
-    pe.textContent = "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
+    // with numbers observed, a density (nats): its log
+    pe.textContent = numKeys.length ? "log density of the evidence = " + r.logZ.toFixed(4)
+      : "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
     status.appendChild(pe);
   }
   if (classMarked.size) {
@@ -414,7 +510,7 @@ function bars(title, items, scale) {
   return box;
 }
 function renderWhy() {
-  if (!panel) return;
+  if (!panel || S.gauss) return;  // a CLG tree's page: no panel (its players would be numbers too)
   panel.innerHTML = "";
   const sel = document.createElement("select"); sel.id = "target";
   V.forEach((v, i) => { const o = document.createElement("option"); o.value = i; o.textContent = v.name; sel.appendChild(o); });
@@ -478,7 +574,8 @@ function setSoft(i, weights) {
 
 function fragment() {
   const items = Object.keys(evidence).map(i =>
-    encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]]));
+    encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]])).concat(
+    Object.keys(numeric).map(i => encodeURIComponent(V[i].name) + ":" + String(numeric[i])));
   const likelihoods = Object.keys(soft).map(i =>
     encodeURIComponent(V[i].name) + ":" + soft[i].map(String).join("|"));
   const parts = [];
@@ -527,9 +624,9 @@ function parseSoft(hash, ev, bad) {
 // "#evidence=var:state,var:state" (names may be percent-encoded; a ":" inside a name is
 // found by trying every split against the model's names)
 function parse(hash) {
-  const out = {}, bad = [];
+  const out = {}, bad = [], nums = {};
   const part = hash.replace(/^#/, "").split("&").find(p => p.startsWith("evidence="));
-  if (!part) return [out, bad];
+  if (!part) return [out, bad, nums];
   for (const item of part.slice(9).split(",")) {
     if (!item) continue;
     let found = false;
@@ -539,27 +636,37 @@ function parse(hash) {
       catch (e) { continue; }
       const i = V.findIndex(v => v.name === name);
       if (i < 0) continue;
+      if (V[i].gauss) {  // a number
+        const y = readNumber(state);
+        if (y !== null) { nums[i] = y; found = true; }
+        continue;
+      }
       const x = V[i].states.indexOf(state);
       if (x < 0) continue;
       out[i] = x; found = true;
     }
     if (!found) bad.push(item);
   }
-  return [out, bad];
+  return [out, bad, nums];
 }
 function load() {
-  let [ev, bad] = parse(location.hash);
+  let [ev, bad, nums] = parse(location.hash);
   if (!location.hash) {
-    ev = {};
+    ev = {}; nums = {};
     for (const [name, state] of Object.entries(S.evidence)) {
-      const i = V.findIndex(v => v.name === name); ev[i] = V[i].states.indexOf(state);
+      const i = V.findIndex(v => v.name === name);
+      if (V[i].gauss) nums[i] = state; else ev[i] = V[i].states.indexOf(state);
     }
   }
   let sf = parseSoft(location.hash, ev, bad);
-  if (!infer(ev, sf)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; }
-  evidence = ev; soft = sf;
+  if (!infer(ev, sf, nums)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; nums = {}; }
+  evidence = ev; soft = sf; numeric = nums;
   message = bad.length ? "ignored: " + bad.join(", ") : "";
   render();
 }
 document.getElementById("map").addEventListener("click", e => {
   showMap = !showMap; e.target.classList.toggle("on", showMap); render(); });
+if (S.gauss) {  // a CLG tree's page: no side panel, and no MAP (densities and probabilities)
+  panel.style.display = "none";
+  document.getElementById("map").style.display = "none";
+}

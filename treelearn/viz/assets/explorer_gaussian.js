@@ -48,76 +48,22 @@ function gaussInfer(ev) {
 }
 
 const PRIOR = gaussInfer({});
-function num(x) { return Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3) : x.toFixed(3); }
-function density(m, v, x) { return Math.exp(-(x - m) * (x - m) / (2 * v)) / Math.sqrt(2 * Math.PI * v); }
-
-const boxes = V.map((v, i) => {
-  const d = document.createElement("div");
-  d.className = "var gauss" + (v.root ? " root" : "");
-  d.dataset.variable = v.name;
-  Object.assign(d.style, { left: v.x + "px", top: v.y + "px", width: v.w + "px", height: v.h + "px" });
-  const t = document.createElement("div"); t.className = "name"; t.textContent = v.name;
-  t.title = v.name + " ~ N(" + num(v.gauss.a) + (G.parent[i] >= 0 ? " + " + num(v.gauss.b) +
-    " \u00b7 " + V[G.parent[i]].name : "") + ", sd " + num(Math.sqrt(v.gauss.s2)) + ")";
-  d.appendChild(t);
-  const plot = document.createElementNS(NS, "svg"); plot.setAttribute("class", "density");
-  plot.setAttribute("width", v.w - 12); plot.setAttribute("height", 38);
-  d.appendChild(plot);
-  const text = document.createElement("div"); text.className = "moments"; d.appendChild(text);
-  const row = document.createElement("div"); row.className = "given";
-  const box = document.createElement("input");
-  Object.assign(box, { type: "number", step: "any", placeholder: "value" }); box.className = "value";
-  const slider = document.createElement("input");
-  Object.assign(slider, { type: "range", min: String(v.range[0]), max: String(v.range[1]),
-                          step: String((v.range[1] - v.range[0]) / 200) });
-  slider.className = "slider";
-  const clear = document.createElement("button"); clear.textContent = "\u00d7"; clear.title = "clear";
-  box.addEventListener("change", () => setValue(i, box.value));
-  slider.addEventListener("change", () => setValue(i, slider.value));
-  clear.addEventListener("click", () => { delete evidence[i]; changed(); });
-  row.appendChild(slider); row.appendChild(box); row.appendChild(clear); d.appendChild(row);
-  canvas.appendChild(d);
-  return d;
+const one = ([m, v]) => ({ w: [1], m: [m], v: [v] });
+V.forEach(v => {
+  const i = V.indexOf(v), g = v.gauss;
+  v.formula = v.name + " ~ N(" + num(g.a) + (G.parent[i] >= 0 ? " + " + num(g.b) + " \u00b7 " +
+    V[G.parent[i]].name : "") + ", sd " + num(Math.sqrt(g.s2)) + ")";
 });
+const boxes = V.map((v, i) => densityBox(v, i, setValue, i => { delete evidence[i]; changed(); }));
 
-function curve(m, v, lo, hi, w, h, top) {
-  let path = "";
-  for (let s = 0; s <= 60; s++) {
-    const x = lo + (hi - lo) * s / 60, y = h - 2 - (h - 4) * density(m, v, x) / top;
-    path += (s ? " L" : "M") + (w * s / 60).toFixed(1) + "," + y.toFixed(1);
-  }
-  return path;
-}
 function render() {
   const r = gaussInfer(evidence);
   V.forEach((v, i) => {
-    const [m, va] = r.marg[i], [m0, v0] = PRIOR.marg[i], d = boxes[i];
-    d.dataset.marginal = JSON.stringify([m, va]);
-    d.dataset.prior = JSON.stringify([m0, v0]);
+    const d = boxes[i];
+    d.dataset.marginal = JSON.stringify(r.marg[i]);
+    d.dataset.prior = JSON.stringify(PRIOR.marg[i]);
     d.classList.toggle("observed", i in evidence);
-    const plot = d.querySelector("svg.density"), w = v.w - 12, h = 38;
-    const [lo, hi] = v.range;
-    while (plot.firstChild) plot.removeChild(plot.firstChild);
-    const shapes = [[m0, v0, "prior"]];
-    if (!(i in evidence)) shapes.push([m, va, "posterior"]);
-    const top = Math.max(...shapes.map(([a, b]) => density(a, b, a)));
-    for (const [a, b, cls] of shapes) {
-      const p = document.createElementNS(NS, "path");
-      p.setAttribute("d", curve(a, b, lo, hi, w, h, top)); p.setAttribute("class", cls);
-      plot.appendChild(p);
-    }
-    if (i in evidence) {
-      const x = w * (evidence[i] - lo) / (hi - lo), l = document.createElementNS(NS, "line");
-      Object.entries({ x1: x, x2: x, y1: 0, y2: h, class: "observed" }).forEach(([k, val]) => l.setAttribute(k, val));
-      plot.appendChild(l);
-    }
-    d.querySelector(".moments").textContent = i in evidence ? "observed " + num(evidence[i])
-      : "mean " + num(m) + " \u00b1 " + num(Math.sqrt(va)) + "  (prior " + num(m0) + " \u00b1 " + num(Math.sqrt(v0)) + ")";
-    d.title = "prior N(" + num(m0) + ", sd " + num(Math.sqrt(v0)) + ") \u2192 posterior N(" +
-      num(m) + ", sd " + num(Math.sqrt(va)) + ")";
-    const box = d.querySelector("input.value"), slider = d.querySelector("input.slider");
-    if (document.activeElement !== box) box.value = i in evidence ? String(evidence[i]) : "";
-    slider.value = String(i in evidence ? evidence[i] : m);
+    drawDensity(d, v, one(r.marg[i]), one(PRIOR.marg[i]), i in evidence ? evidence[i] : undefined);
   });
   const named = {};
   for (const i in evidence) named[V[i].name] = evidence[i];
@@ -146,8 +92,8 @@ function render() {
 }
 
 function setValue(i, text) {
-  const x = Number(text);
-  if (text === "" || !Number.isFinite(x)) { message = V[i].name + " takes a number, not \u201c" + text + "\u201d"; render(); return; }
+  const x = readNumber(text);
+  if (x === null) { message = V[i].name + " takes a number, not \u201c" + text + "\u201d"; render(); return; }
   evidence = Object.assign({}, evidence); evidence[i] = x; changed();
 }
 function fragment() {
