@@ -20,8 +20,28 @@ What the page can compute exactly, and so what it accepts:
   named ``component``, whose marginal is the components' weights under the evidence), one
   tree per component.
 
-Anything else (e.g. a network imported from pgmpy with two feature parents, AODE, a
-Gaussian model, a posterior over trees) raises :class:`~treelearn.TreelearnError` saying why.
+- any other DAG (k-DB, SKDB, a network imported from pgmpy with v-structures): by cutset
+  conditioning (:func:`_cutset`): fixing a few variables leaves every other variable one
+  parent, so one forest per joint state of that cutset (each with the cutset observed at
+  its state) gives ``P(evidence, cutset state)``, summed; at most 4,096 forests (beyond,
+  a :class:`~treelearn.TreelearnError` names the cutset and its size);
+- AODE (AnDE with ``n=1``): one super-parent's network, chosen by ``super_parent=`` (the
+  feature most informative about the class by default). Its class posterior is that one
+  network's, not AODE's average over super-parents (which is no joint distribution: a
+  missing super-parent is dropped from the average, not summed out), as the title says;
+- a Gaussian tree (``GaussianTreeModel``): each box shows its posterior density and takes
+  a number (a slider or a number box; ``#evidence=x:1.5``); two passes of Gaussian message
+  passing give every posterior mean and variance and ``log p(evidence)``, a density;
+  ``data-marginal`` is ``[mean, variance]`` (``[value, 0]`` when observed);
+- a CLG tree (``CLGTreeModel``): the discrete forest as above, each Gaussian subtree's
+  density of the numbers (per state of the discrete variable it hangs from) soft evidence
+  on that variable; a continuous variable's ``data-marginal`` is its Gaussian mixture,
+  ``{"weights", "means", "variances"}`` over its subtree's discrete parent's states (as
+  ``query`` gives it), ``{"observed": x}`` when observed. No side panel and no MAP there.
+
+Anything else (A2DE, a Gaussian classifier, a posterior over trees: BayesianTAN and
+TreePosterior, whose posteriors are sums over every spanning tree) raises
+:class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
