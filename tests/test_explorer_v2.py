@@ -67,7 +67,8 @@ EDGES = """<script>
 const EDGES = [...document.querySelectorAll("#edges g.edge")].map(g => ({
   edge: JSON.parse(g.dataset.edge), strength: g.dataset.strength === "" ? null : Number(g.dataset.strength),
   title: g.querySelector("title").textContent,
-  line: ["x1", "y1", "x2", "y2"].map(a => Number(g.querySelector("line.shown").getAttribute(a))),
+  line: (pts => [...pts[0], ...pts[pts.length - 1]])(g.querySelector("polyline.shown")
+    .getAttribute("points").split(" ").map(p => p.split(",").map(Number))),
   head: g.querySelector("path.head").getAttribute("d"),
   label: g.querySelector("text") ? getComputedStyle(g.querySelector("text")).display : null}));
 document.getElementById("edge-labels").click();

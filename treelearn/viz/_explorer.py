@@ -107,7 +107,7 @@ import numpy as np
 from .._base.errors import TreelearnError
 from ..inference._conditioner import choose_conditioner
 from ..inference._shapley import topological_order
-from ._draw import display_parents, layout
+from ._draw import display_parents, layout, tree_route
 
 __all__ = ["Explorer", "explorer_spec", "to_html", "to_iframe"]
 
@@ -233,9 +233,13 @@ def _refuse_kinds(obj: Any) -> None:
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
             f"model learned on the bins")
     if hasattr(obj, "edge_posterior_matrix") or hasattr(obj, "log_weights_"):
+        # its exact answers sum over every spanning tree (a determinant) for every
+        # completion of the unobserved variables (log_sum_over_completions): exponential in
+        # them, so a page cannot recompute them per click, and nothing is precomputed instead
         raise TreelearnError(
             f"the explorer shows one network, but this {kind} averages over every spanning "
-            f"tree (a posterior over structures): "
+            f"tree (a posterior over structures), whose exact posteriors enumerate every "
+            f"completion of the unobserved variables: too slow for a page; "
             + ("explore its most probable tree, map_tree()" if hasattr(obj, "map_tree") else
                "explore one tree learned on the same data (tl.chow_liu, tl.TAN)"))
 
@@ -503,7 +507,7 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     roots = [v for v in ([cls] if per_class else list(layout_model.roots)) if shown[v] is None]
     roots += [v for v in variables if shown[v] is None and v not in roots]
     w, h = _boxes(variables, [states[v] for v in variables])
-    corner, width, height = _placed(children, roots, w, h)
+    corner, width, height, route = _placed(children, roots, w, h)
 
     def edge_list(net: Any, class_node: Hashable | None) -> list:
         weights_mi = [a.get("weight") for _, _, a in net.graph.edges(data=True)]
@@ -521,7 +525,7 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             # graph's weight is the data's, and a network from fit_cpts has none)
             strength = float(net.mutual_information(u, v)) if hasattr(
                 net, "mutual_information") else None
-            out.append([index[u], index[v], kind, round(width_px, 2), strength])
+            out.append([index[u], index[v], kind, round(width_px, 2), strength, route(u, v)])
         return out
 
     if per_class:
@@ -530,7 +534,8 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             net_edges = edge_list(per_class[label], None)
             roots_c = [i for i, p in enumerate(components[len(edges)]["parent"])
                        if p < 0 and i != index[cls]]
-            edges.append([[index[cls], r, "tree", 1.5, None] for r in roots_c] + net_edges)
+            edges.append([[index[cls], r, "tree", 1.5, None, route(cls, r)] for r in roots_c]
+                         + net_edges)
     else:
         edges = [edge_list(layout_model, cls)]
     out_vars = []
@@ -557,9 +562,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     }
 
 
-def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float]:
-    """draw()'s tidy layout on box sizes in pixels: each box's top-left corner, and the
-    drawing's width and height (each depth as tall as its tallest box)."""
+def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float, Any]:
+    """draw()'s tidy layout on box sizes in pixels: each box's top-left corner, the
+    drawing's width and height (each depth as tall as its tallest box), and ``route(u, v)``:
+    a layout edge's polyline round the other boxes (:func:`~treelearn.viz._draw.tree_route`;
+    ``None`` for an edge the layout does not hang ``v`` from)."""
     pos = layout(children, roots, w, gap=_GAP_X, tree_gap=_GAP_TREE)
     depth_h: dict = {}
     for v, (_, d) in pos.items():
@@ -571,7 +578,18 @@ def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float,
         y += depth_h.get(d, 0.0) + _GAP_Y
     width = max(x + w[v] / 2 for v, (x, _) in pos.items()) + 2 * _MARGIN
     corner = {v: (_MARGIN + x - w[v] / 2, top[d]) for v, (x, d) in pos.items()}
-    return corner, width, y - _GAP_Y + _MARGIN
+    hangs = {c: u for u, kids in children.items() for c in kids}
+
+    def route(u: Hashable, v: Hashable) -> list | None:
+        if hangs.get(v) != u:
+            return None
+        du = pos[u][1]
+        (ux, uy), (vx, vy) = corner[u], corner[v]
+        pts = tree_route(ux + w[u] / 2, uy + h[u], top[du] + depth_h[du], top[du + 1],
+                         vx + w[v] / 2, vy)
+        return [[round(a, 2), round(b, 2)] for a, b in pts]
+
+    return corner, width, y - _GAP_Y + _MARGIN, route
 
 
 def _geometry(corner: tuple, w: float, h: float) -> dict:
@@ -642,7 +660,7 @@ def _clg_spec(model: Any, title: str | None) -> dict:
     for v in cont:
         w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
         h[v] = float(_GAUSS_H)
-    corner, width, height = _placed(children, roots, w, h)
+    corner, width, height, route = _placed(children, roots, w, h)
     if dmodel is not None:
         components = [{**_component(dmodel, index, {}), "weight": 1.0}]
         cpt_views = {v: _cpt_view(
@@ -658,7 +676,7 @@ def _clg_spec(model: Any, title: str | None) -> dict:
         # mixed mutual information of the data, as bnlearn's mi-cg)
         mi = (float(dmodel.mutual_information(u, v)) if u not in cont and v not in cont
               else (float(a["weight"]) if a.get("weight") is not None else None))
-        edges.append([index[u], index[v], "tree", 1.5, mi])
+        edges.append([index[u], index[v], "tree", 1.5, mi, route(u, v)])
     out_vars = []
     for v in variables:
         entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
@@ -718,7 +736,7 @@ def _gaussian_spec(model: Any, title: str | None) -> dict:
         var[v] = b * b * (var[p] if p is not None else 0.0) + s2
     w = {v: max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD) for v in variables}
     h = {v: float(_GAUSS_H) for v in variables}
-    corner, width, height = _placed(children, roots, w, h)
+    corner, width, height, route = _placed(children, roots, w, h)
     edges = []
     for v in variables:
         p = parent[v]
@@ -727,7 +745,7 @@ def _gaussian_spec(model: Any, title: str | None) -> dict:
         b = float(node[v]["coefficient"])
         rho2 = min(b * b * var[p] / var[v], 1.0)  # the squared correlation, <= 1 up to round-off
         mi = -0.5 * float(np.log1p(-rho2)) if rho2 < 1.0 else None
-        edges.append([index[p], index[v], "tree", round(1.0 + 3.0 * rho2, 2), mi])
+        edges.append([index[p], index[v], "tree", round(1.0 + 3.0 * rho2, 2), mi, route(p, v)])
     out_vars = []
     for v in variables:
         a = node[v]

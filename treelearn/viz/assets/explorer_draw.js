@@ -14,23 +14,29 @@ let shownEdges = 0;
 
 function drawEdges() {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
-  for (const [u, v, kind, width, strength] of S.edges[shownEdges]) {
+  for (const [u, v, kind, width, strength, route] of S.edges[shownEdges]) {
     if (kind === "class") continue;  // a mark on the box instead: lines would cross the boxes
     const a = V[u], b = V[v], g = document.createElementNS(NS, "g");
-    const down = b.y >= a.y + a.h;
-    const x1 = a.x + a.w / 2, y1 = down ? a.y + a.h : a.y + a.h / 2;
-    const x2 = b.x + b.w / 2, y2 = down ? b.y : b.y + b.h / 2;
+    // a tree edge of the layout: its route round the other boxes (tree_route, computed
+    // with the layout); any other: a straight line between the boxes
+    let pts = route;
+    if (!pts) {
+      const down = b.y >= a.y + a.h;
+      pts = [[a.x + a.w / 2, down ? a.y + a.h : a.y + a.h / 2], [b.x + b.w / 2, down ? b.y : b.y + b.h / 2]];
+    }
     g.setAttribute("class", kind === "extra" ? "edge extra" : "edge");
     g.dataset.edge = JSON.stringify([a.name, b.name]);
     g.dataset.strength = strength === null ? "" : String(strength);
     for (const cls of ["hit", "shown"]) {  // a wide transparent line catches the hover
-      const l = document.createElementNS(NS, "line");
-      l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
+      const l = document.createElementNS(NS, "polyline");
+      l.setAttribute("points", pts.map(p => p.join(",")).join(" "));
       l.setAttribute("class", cls);
       if (cls === "shown") l.setAttribute("stroke-width", width);
       g.appendChild(l);
     }
-    // the arrowhead: a triangle whose tip is the line's end, on the child's box
+    // the arrowhead: a triangle whose tip is the line's end, on the child's box, along
+    // the last segment
+    const [x1, y1] = pts[pts.length - 2], [x2, y2] = pts[pts.length - 1];
     const len = Math.hypot(x2 - x1, y2 - y1) || 1, ux = (x2 - x1) / len, uy = (y2 - y1) / len;
     const bx = x2 - 9 * ux, by = y2 - 9 * uy, head = document.createElementNS(NS, "path");
     head.setAttribute("class", "head");
@@ -44,7 +50,8 @@ function drawEdges() {
     g.appendChild(t);
     if (strength !== null) {
       const lab = document.createElementNS(NS, "text");
-      lab.setAttribute("x", (x1 + x2) / 2 + 4); lab.setAttribute("y", (y1 + y2) / 2);
+      const k = Math.floor(pts.length / 2), [p0, p1] = [pts[k - 1], pts[k]];  // the crossing
+      lab.setAttribute("x", (p0[0] + p1[0]) / 2 + 4); lab.setAttribute("y", (p0[1] + p1[1]) / 2);
       lab.textContent = strength.toFixed(3); g.appendChild(lab);
     }
     svg.appendChild(g);
