@@ -11,6 +11,8 @@ check has something to catch.
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -47,7 +49,7 @@ def crosses(p, q, box) -> bool:
 def violations(paths: dict, boxes: dict) -> list:
     out = []
     for (u, v), pts in paths.items():
-        for p, q in zip(pts, pts[1:]):
+        for p, q in itertools.pairwise(pts):
             out += [(u, v, n) for n, b in boxes.items() if n not in (u, v) and crosses(p, q, b)]
     return out
 

@@ -16,6 +16,7 @@ figure grows with the tree instead.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 from collections.abc import Callable, Hashable, Sequence
@@ -554,14 +555,14 @@ def _geometry(
 
 def _tree_paths(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
     """Each tree edge's polyline (:func:`tree_route`) in the figure's rows (y grows up)."""
-    w, h = sizes.w, sizes.h
+    h = sizes.h
     bottom: dict = {}  # each row's lowest box edge, and highest
     top: dict = {}
     for v, (_, y) in xy.items():
         bottom[y] = min(bottom.get(y, math.inf), y - h[v] / 2)
         top[y] = max(top.get(y, -math.inf), y + h[v] / 2)
     rows = sorted(top, reverse=True)
-    below = {a: b for a, b in zip(rows, rows[1:])}
+    below = dict(itertools.pairwise(rows))
     out = {}
     for e in scene.edges:
         u, v = e.parent, e.child
