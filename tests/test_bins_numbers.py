@@ -24,7 +24,7 @@ def test_end_bins_take_their_neighbours_width():
 def test_one_edge_and_dates():
     b = bins_of(("(-inf, 2.5]", "(2.5, inf)"))
     x = b.numbers(np.array([0] * 500 + [1] * 500), np.random.default_rng(1))
-    assert ((1.5 < x[:500]) & (x[:500] <= 2.5)).all() and ((2.5 < x[500:]) & (x[500:] <= 3.5)).all()
+    assert ((x[:500] > 1.5) & (x[:500] <= 2.5)).all() and ((x[500:] > 2.5) & (x[500:] <= 3.5)).all()
     d = bins_of(("(-inf, 2024-01-01]", "(2024-01-01, inf)"))
     assert d.dates  # one edge of dates: a day on either side
     t = d.numbers(np.array([0, 1] * 200), np.random.default_rng(2))
