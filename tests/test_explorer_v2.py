@@ -345,15 +345,22 @@ def test_overlap_check_catches_overlapping_boxes():
 
 @needs_browser
 @pytest.mark.parametrize("size", [(1280, 800), (640, 480)])
-@pytest.mark.parametrize("kind", ["alarm", "tan"])
+@pytest.mark.parametrize("kind", ["alarm", "tan", "gaussian", "clg"])
 def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
     if kind == "alarm":
         obj = tl.chow_liu(pd.read_csv(ALARM, nrows=2000))
+    elif kind == "gaussian":  # ALARM's shape as a Gaussian tree: its state codes as numbers
+        codes = pd.read_csv(ALARM, nrows=2000).apply(lambda c: c.astype("category").cat.codes)
+        obj = tl.gaussian_chow_liu(codes.loc[:, codes.std() > 0].astype(float))
+    elif kind == "clg":
+        from tests.test_explorer_clg import clg_model
+
+        obj = clg_model()
     else:
         obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
     res = page_result(obj, tmp_path, OVERLAP, "boxes", size=size)
     assert res["window"][0] == size[0]  # (headless Chromium keeps some height for itself)
-    assert len(res["boxes"]) == (37 if kind == "alarm" else 8)
+    assert len(res["boxes"]) == {"alarm": 37, "tan": 8, "clg": 6, "gaussian": len(getattr(obj, "variables", ()))}[kind]
     assert overlapping(res["boxes"]) == []
     view = res["view"]
     for _, left, top, right, bottom in res["boxes"]:  # the whole drawing in the window
