@@ -20,7 +20,7 @@ from scipy.stats import multivariate_normal
 
 import treelearn as tl
 from tests.test_explorer import HARNESS, needs_browser, run_page
-from treelearn.viz._explorer import to_html
+from treelearn.viz._explorer import explorer_spec, to_html
 
 TOL = 1e-12  # the page's doubles against numpy's: closed-form Gaussians of order-1 numbers
 
@@ -168,6 +168,11 @@ def test_typing_a_number_and_clicking_a_state(tmp_path):
 
 def test_clg_page_from_python_and_the_command_line(tmp_path):
     model = clg_model()
+    for v in explorer_spec(model)["variables"]:  # the slider: the prior mean -+ 4 sds
+        if v["name"] in model.continuous:
+            q = model.query(v["name"])
+            sd = np.sqrt(q.variance)
+            np.testing.assert_allclose(v["range"], [q.mean - 4 * sd, q.mean + 4 * sd], atol=1e-9)
     with pytest.raises(tl.TreelearnError, match="finite number"):
         to_html(model, evidence={"y": "high"})
     assert '"evidence": {"y": 1.0, "h": "1"}' in to_html(model, evidence={"y": 1, "h": 1})

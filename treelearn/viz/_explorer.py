@@ -193,6 +193,13 @@ def _networks(obj: Any, super_parent: Hashable | None = None
     return model, obj.class_name_, list(model.variables), {}
 
 
+def _information(joint: np.ndarray) -> float:
+    """``I(A; B)`` in nats of a joint table (rows A, columns B), clipped at 0 (round-off)."""
+    outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+    ok = joint > 0
+    return max(float(np.sum(joint[ok] * np.log(joint[ok] / outer[ok]))), 0.0)
+
+
 def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
     """AODE's (AnDE's with ``n=1``) one-dependence network of one super-parent: the one
     named, else the feature most informative about the class, ``I(class; x_i)`` under the
@@ -209,10 +216,8 @@ def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
 
         def class_information(sp: Hashable) -> float:
             m = models[sp]
-            joint = np.asarray(m.cpt(cls), dtype=float)[:, None] * np.asarray(m.cpt(sp))
-            outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
-            ok = joint > 0
-            return float(np.sum(joint[ok] * np.log(joint[ok] / outer[ok])))
+            return _information(np.asarray(m.cpt(cls), dtype=float)[:, None]
+                                * np.asarray(m.cpt(sp)))
 
         return models[max(models, key=class_information)]
     if super_parent not in models:
@@ -290,6 +295,7 @@ def _cutset(model: Any) -> list:
     ['a']
     """
     cut: list = []
+    states = model.states  # a property that builds its dict: read once
     while True:
         free = {v: [p for p in model.parents(v) if p not in cut] for v in model.variables}
         over = [v for v in model.variables if len(free[v]) > 1]
@@ -299,7 +305,7 @@ def _cutset(model: Any) -> list:
         for v in over:
             for p in free[v]:
                 shared[p] = shared.get(p, 0) + 1
-        cut.append(max(shared, key=lambda p: (shared[p], -len(model.states[p]))))
+        cut.append(max(shared, key=lambda p: (shared[p], -len(states[p]))))
 
 
 _MAX_COMPONENTS = 4096  # joint cutset states a page holds (one forest each)
@@ -309,7 +315,8 @@ _MAX_TABLES = 400_000  # forests x variables: the page's size and every click's 
 def _cutset_components(model: Any, index: dict, cut: list) -> list:
     """One forest per joint state of ``cut`` (:func:`_cutset`), each with its ``fixed``
     ``[[variable index, state], ...]`` and weight 1 (the cutset's CPTs are in the forests)."""
-    cards = [len(model.states[c]) for c in cut]
+    all_states = model.states
+    cards = [len(all_states[c]) for c in cut]
     n = int(np.prod(cards))
     if n > _MAX_COMPONENTS or n * len(index) > _MAX_TABLES:
         raise TreelearnError(
@@ -445,9 +452,9 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     if per_class:  # multinet: the class conditions a different forest per class
         labels = list(per_class)
         class_states = [_label(c) for c in labels]
-        states = {v: [_label(s) for s in shown_model.states[v]] for v in shown_model.variables}
+        states = {v: [_label(s) for s in ss] for v, ss in shown_model.states.items()}
         for label, m in per_class.items():
-            other = {v: [_label(s) for s in m.states[v]] for v in m.variables}
+            other = {v: [_label(s) for s in ss] for v, ss in m.states.items()}
             if other != states:
                 raise TreelearnError(
                     f"the trees of the classes {labels[0]!r} and {label!r} have different "
@@ -466,7 +473,8 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         layout_model, layout_cls = shown_model, None
     else:
         model = shown_model
-        states = {v: [_label(s) for s in model.states[v]] for v in variables}
+        model_states = model.states  # a property that builds its dict: read once
+        states = {v: [_label(s) for s in model_states[v]] for v in variables}
         ok, cond = _conditioner(model)
         if not ok:  # any other DAG: one forest per joint state of a cutset
             components = _cutset_components(model, index, _cutset(model))
@@ -514,6 +522,10 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         finite = [float(x) for x in weights_mi if x is not None and np.isfinite(x)]
         top_mi = max(finite, default=0.0)
         out = []
+        # a child whose only parent is u: I(u; v) from P(u) and its CPT, all edges from one
+        # marginals pass (the engine per edge otherwise: a TAN feature's class is a parent too)
+        single = [v for _, v in net.graph.edges if len(net.parents(v)) == 1]
+        prior = net.marginals() if single and hasattr(net, "marginals") else {}
         for u, v, a in net.graph.edges(data=True):
             mi = a.get("weight")
             # class: a mark on the box; extra: a DAG's edge beside the drawn tree (light)
@@ -523,8 +535,12 @@ def explorer_spec(obj: Any, title: str | None = None, *,
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
             # the strength shown on hover: I(u; v) under the model itself (exact; the
             # graph's weight is the data's, and a network from fit_cpts has none)
-            strength = float(net.mutual_information(u, v)) if hasattr(
-                net, "mutual_information") else None
+            if u in prior and net.parents(v) == [u]:
+                joint = np.asarray(prior[u], dtype=float)[:, None] * np.asarray(net.cpt(v))
+                strength = _information(joint)
+            else:
+                strength = float(net.mutual_information(u, v)) if hasattr(
+                    net, "mutual_information") else None
             out.append([index[u], index[v], kind, round(width_px, 2), strength, route(u, v)])
         return out
 
@@ -626,7 +642,8 @@ def _clg_spec(model: Any, title: str | None) -> dict:
     index = {v: i for i, v in enumerate(variables)}
     cont = set(model.continuous)
     dmodel = model.discrete_model
-    states = {v: ([] if v in cont else [_label(s) for s in dmodel.states[v]]) for v in variables}
+    discrete_states = dmodel.states if dmodel is not None else {}
+    states = {v: ([] if v in cont else [_label(s) for s in discrete_states[v]]) for v in variables}
     parent = {v: (model.parents(v) or [None])[0] for v in variables}
     children: dict = {v: [] for v in variables}
     for v in variables:
@@ -656,6 +673,27 @@ def _clg_spec(model: Any, title: str | None) -> dict:
             gauss[index[v]] = {"kind": 2, "a": float(a["intercept"]),
                                "b": float(a["coefficient"]), "s2": float(a["variance"])}
             attach[index[v]] = attach[index[p]]
+    # each continuous variable's prior: per state of its attachment, a Gaussian propagated
+    # down the regressions; mixed by the attachment's marginal (the law of total variance)
+    marginals = dmodel.marginals() if dmodel is not None else {}
+    per_state: dict = {}
+    prior: dict = {}
+    for v in order:
+        if v not in cont:
+            continue
+        g, p = gauss[index[v]], parent[v]
+        if g["kind"] == 0:
+            per_state[v] = (np.array([g["a"]]), np.array([g["s2"]]))
+        elif g["kind"] == 1:
+            per_state[v] = (np.array(g["means"]), np.array(g["vars"]))
+        else:
+            m, s2 = per_state[p]
+            per_state[v] = (g["a"] + g["b"] * m, g["b"] ** 2 * s2 + g["s2"])
+        m, s2 = per_state[v]
+        a = attach[index[v]]
+        weights = (np.ones(1) if a < 0 else np.asarray(marginals[variables[a]], dtype=float))
+        mean = float(weights @ m)
+        prior[v] = (mean, max(float(weights @ (s2 + (m - mean) ** 2)), 0.0))
     w, h = _boxes(variables, [states[v] for v in variables])
     for v in cont:
         w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
@@ -682,10 +720,9 @@ def _clg_spec(model: Any, title: str | None) -> dict:
         entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
                  "cls": False, "root": parent[v] is None}
         if v in cont:
-            q = model.query(v)
-            sd = float(np.sqrt(q.variance))
+            mean, var = prior[v]
             entry["gauss"] = gauss[index[v]]
-            entry["range"] = [q.mean - 4 * sd, q.mean + 4 * sd]
+            entry["range"] = [mean - 4 * float(np.sqrt(var)), mean + 4 * float(np.sqrt(var))]
         else:
             entry["cpt"] = cpt_views[v]
         out_vars.append(entry)
