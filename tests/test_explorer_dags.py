@@ -179,3 +179,36 @@ def test_kinds_without_a_page_say_so():
     df["y"] = df["x"] * 2 + rng.normal(size=300)
     with pytest.raises(tl.TreelearnError, match="no page for a CopulaTreeModel"):
         to_html(tl.copula_chow_liu(df[["x", "y"]]))
+
+
+# --------------------------------------------------------------------- a posterior over trees
+@needs_browser
+def test_tree_posterior_marginals_are_the_models_own(tmp_path):
+    cols = ["asia", "tub", "smoke", "lung", "either", "xray"]
+    post = tl.tree_posterior(ASIA[cols])
+    sets = [{}, {"smoke": "yes"}, {"xray": "yes", "asia": "no"}, {"either": "yes", "lung": "no"}]
+    results = run_fragments(post, tmp_path, [fragment(e) for e in sets])
+    states = post.states
+
+    def log_p(assign: dict) -> float:  # the model's own sum over completions (-1: missing)
+        row = np.array([[states[v].index(assign[v]) if v in assign else -1 for v in cols]])
+        return float(post.log_likelihood_codes(row)[0])
+
+    for ev, r in zip(sets, results):
+        base = log_p(ev) if ev else 0.0
+        assert r["log_evidence"] == pytest.approx(base, abs=1e-10)
+        for v in cols:
+            if v in ev:
+                continue
+            expected = [np.exp(log_p({**ev, v: s}) - base) for s in states[v]]
+            np.testing.assert_allclose(r["marginals"][v], expected, rtol=0, atol=TOL)
+    # the joint table is a distribution (the matrix-tree normaliser), and the drawn edges
+    # carry their posterior probabilities
+    spec = explorer_spec(post)
+    assert sum(spec["joint"]["p"]) == pytest.approx(1.0, abs=1e-12)
+    P = post.edge_posterior_matrix
+    names = [v["name"] for v in spec["variables"]]
+    for u, v, _, _, strength, _ in spec["edges"][0]:
+        assert strength == pytest.approx(P[cols.index(names[u]), cols.index(names[v])], abs=1e-15)
+    with pytest.raises(tl.TreelearnError, match="complete assignments"):
+        to_html(tl.tree_posterior(pd.read_csv("datasets/alarm.csv", nrows=500)))

@@ -43,7 +43,7 @@ WORKS = {
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
     "gaussian_tree": set(COMMANDS) - {"predict"},
-    "tree_posterior": {"show", "plot", "score"},
+    "tree_posterior": {"show", "plot", "html", "score"},  # html: its joint table (small)
     "cutset": {"show", "score", "query", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
     # a CLG tree (mixed columns): its query / sample --given / --dot are not on the command

@@ -20,7 +20,8 @@ CLGTreeModel              score, sample, --plot, --html (discrete posteriors and
                           Gaussian-mixture densities, numbers as evidence)
 CutsetNetwork             query, predict --target
 HiddenTree                predict --target, --plot, --html
-TreePosterior             score (the Bayesian average), --plot (edge posteriors)
+TreePosterior             score (the Bayesian average), --plot (edge posteriors),
+                          --html (its joint table, up to 4,096 complete rows)
 Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
 BayesianTAN classifiers   why; AODE's --html shows one super-parent's network
 ========================  ==========================================================

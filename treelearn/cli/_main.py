@@ -841,12 +841,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
     if args.html:
-        if not hasattr(obj, "to_html"):  # the explorer says why for the kinds it refuses
-            from ._kinds import refuse
+        if hasattr(obj, "to_html"):
+            obj.to_html(args.html)
+        else:  # the explorer's own function: it shows the kind, or says why not
+            from ..viz._explorer import to_html
 
-            raise refuse(obj, "--html", "the explorer has no page for it",
-                         "draw it with --plot FILE")
-        obj.to_html(args.html)
+            to_html(obj, args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)
         return 0
     if (args.dot or args.mermaid) and _is_gaussian(obj):

@@ -39,8 +39,14 @@ What the page can compute exactly, and so what it accepts:
   ``{"weights", "means", "variances"}`` over its subtree's discrete parent's states (as
   ``query`` gives it), ``{"observed": x}`` when observed. No side panel and no MAP there.
 
-Anything else (A2DE, a Gaussian classifier, a posterior over trees: BayesianTAN and
-TreePosterior, whose posteriors are sums over every spanning tree) raises
+- a posterior over all spanning trees (``TreePosterior``) of at most 4,096 complete
+  assignments: its joint table (every assignment's ``P(x | D)``, from the model's own
+  ``log_likelihood_codes``) is summed under the evidence, as the model itself sums over
+  completions; drawn as its most probable tree, each edge's strength its posterior
+  probability ``P(uv in T | D)``. Larger ones are refused (no cheaper exact marginal).
+
+Anything else (A2DE, a Gaussian classifier, BayesianTAN, whose class posterior sums over
+every TAN feature tree for each completion of the unobserved features) raises
 :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
@@ -237,7 +243,7 @@ def _refuse_kinds(obj: Any) -> None:
             f"the explorer computes exactly on discrete variables, but this {kind} models "
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
             f"model learned on the bins")
-    if hasattr(obj, "edge_posterior_matrix") or hasattr(obj, "log_weights_"):
+    if hasattr(obj, "log_weights_"):
         # its exact answers sum over every spanning tree (a determinant) for every
         # completion of the unobserved variables (log_sum_over_completions): exponential in
         # them, so a page cannot recompute them per click, and nothing is precomputed instead
@@ -442,6 +448,12 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
+    if callable(getattr(obj, "log_likelihood_codes", None)) and hasattr(
+            obj, "edge_posterior_matrix"):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _tree_average_spec(obj, title)
     if _is_gaussian_tree(obj) or _is_clg_tree(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -576,6 +588,54 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         "width": round(width, 1),
         "height": round(height, 1),
     }
+
+
+#: the most complete assignments a page of a posterior over trees holds (its joint table):
+#: the model's own limit on the completions it sums over (MAX_COMPLETIONS)
+_MAX_JOINT = 4096
+
+
+def _tree_average_spec(post: Any, title: str | None) -> dict:
+    """A posterior over all spanning trees (``TreePosterior``): its exact distribution is no
+    network, so the page carries its joint table, ``P(x | D)`` of every complete assignment
+    from the model's own ``log_likelihood_codes`` (the Bayesian average, Meila & Jaakkola),
+    at most :data:`_MAX_JOINT` of them; the page sums it under the evidence (``joint``:
+    ``rows`` of state indices, ``p``). Laid out as its most probable tree (``map_tree``);
+    each drawn edge's strength is its posterior probability ``P(uv in T | D)``."""
+    variables = list(post.variables)
+    states = post.states
+    cards = [len(states[v]) for v in variables]
+    total = int(np.prod(cards, dtype=float)) if cards else 1
+    if np.prod(cards, dtype=float) > _MAX_JOINT:
+        raise TreelearnError(
+            f"the explorer shows this {type(post).__name__}'s exact posteriors from its joint "
+            f"table, but its {len(variables)} variables have {np.prod(cards, dtype=float):,.0f} "
+            f"complete assignments (more than {_MAX_JOINT:,}; each is a sum over every spanning "
+            f"tree, and no cheaper exact marginal exists): explore its most probable tree, "
+            f"map_tree()")
+    rows = np.array(list(itertools.product(*(range(k) for k in cards))), dtype=np.int64
+                    ).reshape(total, len(variables))
+    p = np.exp(post.log_likelihood_codes(rows))
+    spec = explorer_spec(post.map_tree(), title=title)
+    P = post.edge_posterior_matrix
+    index = {v: i for i, v in enumerate(variables)}
+    names = [v["name"] for v in spec["variables"]]
+    order = [index[next(v for v in variables if _label(v) == n)] for n in names]
+    for e in spec["edges"][0]:  # strength: the edge's posterior probability
+        e[3] = round(1.0 + 3.0 * float(P[order[e[0]], order[e[1]]]), 2)
+        e[4] = float(P[order[e[0]], order[e[1]]])
+    marg = [np.bincount(rows[:, j], weights=p, minlength=k) / p.sum() for j, k in enumerate(cards)]
+    for i, v in enumerate(spec["variables"]):  # the hover: the variable's own marginal
+        v["cpt"] = _cpt_view([marg[order[i]].tolist()], [], {})
+    spec.update({
+        "title": title if title is not None else
+        f"Bayesian average over all spanning trees · {len(variables)} variables · "
+        f"n = {post.n_rows:,.0f} · drawn: the most probable tree",
+        "cond": -1, "strength": "posterior",
+        "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
+        "components": [],
+    })
+    return spec
 
 
 def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float, Any]:

@@ -1,5 +1,12 @@
 // the discrete page: exact sum-product and max-product over forests, in the browser
 const K = V.map(v => v.states.length);
+// a posterior over trees: its joint table, one "forest" per complete assignment, every
+// variable fixed there (a root whose CPT row is all ones), weighted by its probability
+if (S.joint) {
+  S.components = S.joint.p.map((p, r) => ({
+    weight: p, fixed: S.joint.rows[r].map((x, i) => [i, x]), parent: V.map(() => -1),
+    cpt: V.map((v, i) => [new Array(K[i]).fill(1)]), order: V.map((v, i) => i) }));
+}
 for (const c of S.components) {
   c.children = V.map(() => []);
   c.parent.forEach((p, i) => { if (p >= 0) c.children[p].push(i); });

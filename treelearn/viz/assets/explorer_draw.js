@@ -45,6 +45,7 @@ function drawEdges() {
     g.appendChild(head);
     const t = document.createElementNS(NS, "title");
     t.textContent = a.name + " \u2192 " + b.name + (strength === null ? "" :
+      S.strength === "posterior" ? ": P(" + a.name + " \u2013 " + b.name + " in the tree | data) = " + strength.toFixed(4) :
       ": I(" + a.name + "; " + b.name + ") = " + strength.toFixed(4) + " nats" +
       (S.edge_labels.length ? " (given " + V[S.cond].name + " = " + S.edge_labels[shownEdges] + ")" : ""));
     g.appendChild(t);
