@@ -67,7 +67,8 @@ EDGES = """<script>
 const EDGES = [...document.querySelectorAll("#edges g.edge")].map(g => ({
   edge: JSON.parse(g.dataset.edge), strength: g.dataset.strength === "" ? null : Number(g.dataset.strength),
   title: g.querySelector("title").textContent,
-  line: ["x1", "y1", "x2", "y2"].map(a => Number(g.querySelector("line.shown").getAttribute(a))),
+  line: (pts => [...pts[0], ...pts[pts.length - 1]])(g.querySelector("polyline.shown")
+    .getAttribute("points").split(" ").map(p => p.split(",").map(Number))),
   head: g.querySelector("path.head").getAttribute("d"),
   label: g.querySelector("text") ? getComputedStyle(g.querySelector("text")).display : null}));
 document.getElementById("edge-labels").click();
@@ -344,15 +345,22 @@ def test_overlap_check_catches_overlapping_boxes():
 
 @needs_browser
 @pytest.mark.parametrize("size", [(1280, 800), (640, 480)])
-@pytest.mark.parametrize("kind", ["alarm", "tan"])
+@pytest.mark.parametrize("kind", ["alarm", "tan", "gaussian", "clg"])
 def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
     if kind == "alarm":
         obj = tl.chow_liu(pd.read_csv(ALARM, nrows=2000))
+    elif kind == "gaussian":  # ALARM's shape as a Gaussian tree: its state codes as numbers
+        codes = pd.read_csv(ALARM, nrows=2000).apply(lambda c: c.astype("category").cat.codes)
+        obj = tl.gaussian_chow_liu(codes.loc[:, codes.std() > 0].astype(float))
+    elif kind == "clg":
+        from tests.test_explorer_clg import clg_model
+
+        obj = clg_model()
     else:
         obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
     res = page_result(obj, tmp_path, OVERLAP, "boxes", size=size)
     assert res["window"][0] == size[0]  # (headless Chromium keeps some height for itself)
-    assert len(res["boxes"]) == (37 if kind == "alarm" else 8)
+    assert len(res["boxes"]) == {"alarm": 37, "tan": 8, "clg": 6, "gaussian": len(getattr(obj, "variables", ()))}[kind]
     assert overlapping(res["boxes"]) == []
     view = res["view"]
     for _, left, top, right, bottom in res["boxes"]:  # the whole drawing in the window
@@ -406,9 +414,10 @@ def test_explore_shows_the_page_in_an_iframe(kind, tmp_path):
 
 def test_explore_refuses_what_the_explorer_refuses():
     rng = np.random.default_rng(3)
-    df = pd.DataFrame(rng.integers(0, 2, (50, 6)), columns=list("abcdef"))
-    g = nx.DiGraph([("a", "c"), ("b", "c"), ("d", "f"), ("e", "f")])
-    with pytest.raises(tl.TreelearnError, match="'c'"):
+    cols = [f"x{i}" for i in range(16)]
+    df = pd.DataFrame(rng.integers(0, 4, (200, 16)), columns=cols)
+    g = nx.DiGraph([(cols[i - k], cols[i]) for i in range(2, 16) for k in (1, 2)])
+    with pytest.raises(tl.TreelearnError, match="joint states"):
         tl.fit_cpts(g, df).explore()
 
 
@@ -488,11 +497,12 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
     rng = np.random.default_rng(0)
     num = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
     Xn, yn = num.drop(columns="d"), (num["d"] > 0).astype(int)
-    cases = [(tl.gaussian_chow_liu(num), "Gaussians"), (tl.GaussianClassifier().fit(Xn, yn), "Gaussians"),
+    cases = [(tl.GaussianClassifier().fit(Xn, yn), "Gaussians"),
              (tl.GaussianTAN().fit(Xn, yn), "Gaussians"),
              (tl.MixedNaiveBayes().fit(Xn, yn), r"numeric features \['a', 'b', 'c'\]"),
-             (tl.tree_posterior(ASIA), "map_tree"), (tl.BayesianTAN().fit(X, y), "every spanning"),
-             (tl.AODE().fit(X, y), "averages several"), (tl.KDB(k=2).fit(X, y), "has the parents")]
+             (tl.tree_posterior(pd.read_csv(ALARM, nrows=300)), "map_tree"),
+             (tl.BayesianTAN().fit(X, y), "every spanning"),
+             (tl.AnDE(n=2).fit(X, y), "pairs of super-parents")]
     for obj, why in cases:
         with pytest.raises(tl.TreelearnError, match=why):
             to_html(obj)

@@ -118,7 +118,7 @@ def test_read_bif_bad_tables_are_model_file_errors(tmp_path, table):
 
 
 def test_explorer_of_an_averaged_classifier_says_why():
-    for clf, why in ((tl.AODE(), "averages several: draw"),
+    for clf, why in ((tl.AnDE(n=2), "pairs of super-parents"),
                      (tl.BayesianTAN(), "averages over every spanning tree")):
         clf.fit(CAT, Y)
         with pytest.raises(tl.TreelearnError, match=why):

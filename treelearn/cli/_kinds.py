@@ -14,12 +14,16 @@ TreeMixture, BaggedTrees  query, --map refused, predict --target, sample --given
                           posterior over components times each tree's
 GaussianTreeModel         query (the conditional Gaussian: mean and sd), predict
                           --target (conditional mean given the other columns),
-                          sample --given (exact), --plot / --dot / --mermaid
+                          sample --given (exact), --plot / --dot / --mermaid, --html
+                          (posterior densities, numbers as evidence)
+CLGTreeModel              score, sample, --plot, --html (discrete posteriors and
+                          Gaussian-mixture densities, numbers as evidence)
 CutsetNetwork             query, predict --target
 HiddenTree                predict --target, --plot, --html
-TreePosterior             score (the Bayesian average), --plot (edge posteriors)
+TreePosterior             score (the Bayesian average), --plot (edge posteriors),
+                          --html (its joint table, up to 4,096 complete rows)
 Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
-BayesianTAN classifiers,  why
+BayesianTAN classifiers,  why; AODE's --html shows one super-parent's network
 weighted naive Bayes
 (WANBIA, AWNB, MANB)
 ========================  ==========================================================

@@ -841,16 +841,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"wrote picture to {args.plot}", file=sys.stderr)
         return 0
     if args.html:
-        from ._kinds import is_multinet_like
+        if hasattr(obj, "to_html"):
+            obj.to_html(args.html)
+        else:  # the explorer's own function: it shows the kind, or says why not
+            from ..viz._explorer import to_html
 
-        if not hasattr(obj, "to_html") or (not _is_tree(obj) and not hasattr(obj, "model_")
-                                           and not is_multinet_like(obj)
-                                           and not _is_mixture(obj)):
-            from ._kinds import refuse
-
-            raise refuse(obj, "--html", "the explorer shows discrete networks",
-                         "draw it with --plot FILE")
-        obj.to_html(args.html)
+            to_html(obj, args.html)
         print(f"wrote explorer page to {args.html}", file=sys.stderr)
         return 0
     if (args.dot or args.mermaid) and _is_gaussian(obj):

@@ -170,8 +170,12 @@ class Bins:
     def numbers(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """A number drawn uniformly within each code's bin. The end bins are open
         (``(-inf, e1]``, ``(ek, inf)``): they are given the width of their inner
-        neighbour (a variable of one bin has no width: 0 is drawn). Dates come back as
-        ``datetime64[ns]``.
+        neighbour, so ``(-inf, e1]`` draws from ``(e1 - (e2 - e1), e1]`` and ``(ek, inf)``
+        from ``(ek, ek + (ek - ek-1)]``. With one edge (two bins, no inner bin) the width is
+        1 (a day for dates); a variable of one bin has no width: 0 is drawn. The model keeps
+        the edges only (they are its states' labels), not the training data's range within
+        each bin, so numbers beyond the neighbour's width are never drawn. Dates come back
+        as ``datetime64[ns]``.
 
         >>> b = bins_of(("(-inf, 1]", "(1, 3]", "(3, inf)"))
         >>> x = b.numbers(np.array([0, 1, 2]), np.random.default_rng(0))
@@ -183,8 +187,9 @@ class Bins:
             out = np.zeros(len(codes))
         else:
             inner = np.diff(e)
-            first = inner[0] if len(inner) else 1.0
-            last = inner[-1] if len(inner) else 1.0
+            unit = 86_400e9 if self.dates else 1.0  # one edge: a day, or 1
+            first = inner[0] if len(inner) else unit
+            last = inner[-1] if len(inner) else unit
             lows = np.concatenate([[e[0] - first], e])
             highs = np.concatenate([e, [e[-1] + last]])
             u = rng.random(len(codes))

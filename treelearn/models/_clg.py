@@ -527,6 +527,22 @@ class CLGTreeModel:
         """Draw the tree (:func:`treelearn.viz._draw.draw`; edge widths follow the mixed MI)."""
         return drawing.draw(self, ax, **kwargs)
 
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """An interactive page: click a discrete state or type / slide a number, watch every
+        discrete posterior and continuous posterior density (a Gaussian mixture), computed
+        exactly in the browser (:func:`treelearn.viz._explorer.to_html`); the page's text,
+        or with ``path`` written there and ``None`` returned."""
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     def to_dot(self, **kwargs: Any) -> str:
         return drawing.to_dot(self, **kwargs)
 

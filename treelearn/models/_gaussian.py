@@ -314,6 +314,21 @@ class GaussianTreeModel:
         """Mermaid text (:func:`treelearn.viz._draw.to_mermaid`)."""
         return drawing.to_mermaid(self, **kwargs)
 
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """An interactive page: type or slide a number to observe a variable, watch every
+        posterior density (:func:`treelearn.viz._explorer.to_html`); the page's text, or
+        with ``path`` written there and ``None`` returned."""
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     # -------------------------------------------------------------- files
     def to_dict(self) -> dict:
         """A JSON-ready dict (labels keep their types); :meth:`from_dict` inverts it."""

@@ -16,6 +16,7 @@ figure grows with the tree instead.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 from collections.abc import Callable, Hashable, Sequence
@@ -44,6 +45,7 @@ __all__ = [
     "svg_or_none",
     "to_dot",
     "to_mermaid",
+    "tree_route",
 ]
 
 VIZ_HINT = 'drawing needs matplotlib: pip install "treelearn[viz]"'
@@ -125,11 +127,18 @@ def layout(
     def fan(kids: list) -> tuple[dict, list]:
         rows = math.ceil(len(kids) / max_row)
         xs: list = []
+        right = -math.inf  # the right edge of the leaves placed so far
         for i, c in enumerate(kids):
             x = xs[-1] + gap if xs else 0.0
             if i >= rows:  # clear the previous leaf of the same row
                 left = kids[i - rows]
                 x = max(x, xs[i - rows] + (widths[left] + widths[c]) / 2 + gap)
+            if xs:
+                # a lane for each leaf's edge: its centre right of every box before it, and
+                # its box right of the centre before it, so the vertical drop to a leaf of a
+                # lower row passes between the leaves of the rows above (tree_route)
+                x = max(x, right + gap / 2, xs[-1] + widths[c] / 2 + gap / 2)
+            right = max(right, x + widths[c] / 2)
             xs.append(x)
             extra[c] = i % rows
         contour = []
@@ -139,7 +148,10 @@ def layout(
                 for i, c in enumerate(kids)
                 if i % rows == k
             ]
-            contour.append((min(lo for lo, _ in row), max(hi for _, hi in row)))
+            # the lanes of the leaves of lower rows cross this row: a neighbouring subtree
+            # must not put a box there either
+            lanes = [xs[i] for i in range(len(kids)) if i % rows > k]
+            contour.append((min([lo for lo, _ in row] + lanes), max([hi for _, hi in row] + lanes)))
         return dict(zip(kids, xs)), contour
 
     def place_node(v: Hashable, placed_kids: list) -> tuple[dict, list]:
@@ -182,6 +194,28 @@ def layout(
             stack.extend((c, d + 1) for c in children.get(u, []))
     shift = min((x - widths[u] / 2 for u, x in pos.items()), default=0.0)
     return {u: (x - shift, depth[u]) for u, x in pos.items()}
+
+
+def tree_route(x_u: float, near_u: float, row_u: float, row_next: float, x_v: float,
+               near_v: float) -> list[tuple[float, float]]:
+    """The polyline of a tree edge in :func:`layout`'s rows, clear of every other box:
+    down from the parent's box (``near_u``: its side facing the child) to the far edge of
+    its row (``row_u``: the row's lowest box), across the empty band between the rows to
+    the near edge of the next row (``row_next``) above the child, then straight to the
+    child's box (``near_v``), passing a staggered fan's upper rows in the child's own lane.
+    The same in either vertical direction (the page's y grows down, a figure's up).
+
+    >>> tree_route(0.0, 1.0, 2.0, 3.0, 5.0, 4.0)
+    [(0.0, 1.0), (0.0, 2.0), (5.0, 3.0), (5.0, 4.0)]
+    >>> tree_route(0.0, 2.0, 2.0, 3.0, 5.0, 3.0)   # boxes flush with their rows
+    [(0.0, 2.0), (5.0, 3.0)]
+    """
+    points = [(x_u, near_u), (x_u, row_u), (x_v, row_next), (x_v, near_v)]
+    out = [points[0]]
+    for p in points[1:]:
+        if p != out[-1]:
+            out.append(p)
+    return out
 
 
 def _pack(subtrees: list, gap: float) -> tuple[dict, list, list]:
@@ -454,6 +488,7 @@ class _Geometry:
     xy: dict
     bounds: tuple
     routes: dict  # (parent, child) -> (start, control, end) of a light edge's quadratic curve
+    paths: dict  # (parent, child) -> the points of a tree edge's polyline (tree_route)
 
     @property
     def width(self) -> float:
@@ -508,13 +543,46 @@ def _geometry(
     """Measure the labels at font ``size``, then place the nodes."""
     sizes = _measure(scene, ruler, size, edge_labels, digits)
     xy = _positions(scene, sizes, size, edge_labels, level_gap)
-    routes = _light_routes(scene, sizes, xy, size)
+    paths = {} if scene.star else _tree_paths(scene, sizes, xy)
+    routes = _light_routes(scene, sizes, xy, size, paths)
     x0, x1, y0, y1 = _bounds(scene, sizes, xy, size)
     for start, control, end in routes.values():  # a curve bowing out widens the drawing
         pts = _bezier(np.array(start), np.array(control), np.array(end), np.linspace(0, 1, 33))
         x0, x1 = min(x0, pts[:, 0].min()), max(x1, pts[:, 0].max())
         y0, y1 = min(y0, pts[:, 1].min()), max(y1, pts[:, 1].max())
-    return _Geometry(sizes.w, sizes.h, xy, (x0, x1, y0, y1), routes)
+    return _Geometry(sizes.w, sizes.h, xy, (x0, x1, y0, y1), routes, paths)
+
+
+def _tree_paths(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
+    """Each tree edge's polyline (:func:`tree_route`) in the figure's rows (y grows up)."""
+    h = sizes.h
+    bottom: dict = {}  # each row's lowest box edge, and highest
+    top: dict = {}
+    for v, (_, y) in xy.items():
+        bottom[y] = min(bottom.get(y, math.inf), y - h[v] / 2)
+        top[y] = max(top.get(y, -math.inf), y + h[v] / 2)
+    rows = sorted(top, reverse=True)
+    below = dict(itertools.pairwise(rows))
+    out = {}
+    for e in scene.edges:
+        u, v = e.parent, e.child
+        if e.kind != "tree" or xy[v][1] >= xy[u][1]:
+            continue
+        (ux, uy), (vx, vy) = xy[u], xy[v]
+        out[(u, v)] = tree_route(ux, uy - h[u] / 2, bottom[uy], top[below[uy]], vx, vy + h[v] / 2)
+    return out
+
+
+def _label_point(xy: dict, paths: dict, u: Hashable, v: Hashable) -> tuple[float, float]:
+    """Where a tree edge's MI label sits: on its polyline's crossing between the rows (the
+    middle of the path), or ``_LABEL_AT`` of the way along a straight edge."""
+    if (u, v) in paths:
+        pts = paths[(u, v)]
+        k = len(pts) // 2
+        (ax_, ay), (bx, by) = pts[k - 1], pts[k]
+        return ax_ + 0.5 * (bx - ax_), ay + 0.5 * (by - ay)
+    (ux, uy), (vx, vy) = xy[u], xy[v]
+    return ux + _LABEL_AT * (vx - ux), uy + _LABEL_AT * (vy - uy)
 
 
 # ---------------------------------------------------------------------- routing light edges
@@ -536,7 +604,7 @@ def _inside(pts: np.ndarray, centre: tuple, half_w: float, half_h: float) -> np.
     return (np.abs(pts[:, 0] - centre[0]) < half_w) & (np.abs(pts[:, 1] - centre[1]) < half_h)
 
 
-def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float) -> dict:
+def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float, paths: dict) -> dict:
     """``{(parent, child): (start, control, end)}`` for every edge drawn as a light line."""
     w, h = sizes.w, sizes.h
     nodes = list(xy)
@@ -546,8 +614,7 @@ def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float) -> dict:
         half = (sizes.edge_label / 2, 0.72 * size / 72 * 0.8)
         for e in scene.edges:
             if e.kind == "tree" and e.weight is not None:
-                (ux, uy), (vx, vy) = xy[e.parent], xy[e.child]
-                labels.append(((ux + _LABEL_AT * (vx - ux), uy + _LABEL_AT * (vy - uy)), half))
+                labels.append((_label_point(xy, paths, e.parent, e.child), half))
     centre_x = (min(x for x, _ in xy.values()) + max(x for x, _ in xy.values())) / 2
     t = np.linspace(0.0, 1.0, 401)
     routes = {}
@@ -684,6 +751,9 @@ def _render_edges(
         start = _boundary_point(ux, uy, w[u] / 2, h[u] / 2, vx, vy)
         end = _boundary_point(vx, vy, w[v] / 2, h[v] / 2, ux, uy)
         path = None
+        if kind == "tree" and (u, v) in geometry.paths:  # round the other boxes
+            pts = geometry.paths[(u, v)]
+            path = Path(pts, [Path.MOVETO] + [Path.LINETO] * (len(pts) - 1))
         if kind == "tree":
             if weight is not None and scene.max_weight > 0:
                 lw = (0.7 + 3.5 * max(float(weight), 0.0) / scene.max_weight) * lw_scale
@@ -713,7 +783,7 @@ def _render_edges(
         )
         ax.add_patch(arrow)
         if edge_labels and weight is not None and kind == "tree":
-            lx, ly = ux + _LABEL_AT * (vx - ux), uy + _LABEL_AT * (vy - uy)
+            lx, ly = _label_point(xy, geometry.paths, u, v)
             ax.text(
                 lx,
                 ly,

@@ -20,8 +20,34 @@ What the page can compute exactly, and so what it accepts:
   named ``component``, whose marginal is the components' weights under the evidence), one
   tree per component.
 
-Anything else (e.g. a network imported from pgmpy with two feature parents, AODE, a
-Gaussian model, a posterior over trees) raises :class:`~treelearn.TreelearnError` saying why.
+- any other DAG (k-DB, SKDB, a network imported from pgmpy with v-structures): by cutset
+  conditioning (:func:`_cutset`): fixing a few variables leaves every other variable one
+  parent, so one forest per joint state of that cutset (each with the cutset observed at
+  its state) gives ``P(evidence, cutset state)``, summed; at most 4,096 forests (beyond,
+  a :class:`~treelearn.TreelearnError` names the cutset and its size);
+- AODE (AnDE with ``n=1``): one super-parent's network, chosen by ``super_parent=`` (the
+  feature most informative about the class by default). Its class posterior is that one
+  network's, not AODE's average over super-parents (which is no joint distribution: a
+  missing super-parent is dropped from the average, not summed out), as the title says;
+- a Gaussian tree (``GaussianTreeModel``): each box shows its posterior density and takes
+  a number (a slider or a number box; ``#evidence=x:1.5``); two passes of Gaussian message
+  passing give every posterior mean and variance and ``log p(evidence)``, a density;
+  ``data-marginal`` is ``[mean, variance]`` (``[value, 0]`` when observed);
+- a CLG tree (``CLGTreeModel``): the discrete forest as above, each Gaussian subtree's
+  density of the numbers (per state of the discrete variable it hangs from) soft evidence
+  on that variable; a continuous variable's ``data-marginal`` is its Gaussian mixture,
+  ``{"weights", "means", "variances"}`` over its subtree's discrete parent's states (as
+  ``query`` gives it), ``{"observed": x}`` when observed. No side panel and no MAP there.
+
+- a posterior over all spanning trees (``TreePosterior``) of at most 4,096 complete
+  assignments: its joint table (every assignment's ``P(x | D)``, from the model's own
+  ``log_likelihood_codes``) is summed under the evidence, as the model itself sums over
+  completions; drawn as its most probable tree, each edge's strength its posterior
+  probability ``P(uv in T | D)``. Larger ones are refused (no cheaper exact marginal).
+
+Anything else (A2DE, a Gaussian classifier, BayesianTAN, whose class posterior sums over
+every TAN feature tree for each completion of the unobserved features) raises
+:class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
@@ -73,6 +99,7 @@ and ``explorer.js``.
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
@@ -86,7 +113,7 @@ import numpy as np
 from .._base.errors import TreelearnError
 from ..inference._conditioner import choose_conditioner
 from ..inference._shapley import topological_order
-from ._draw import display_parents, layout
+from ._draw import display_parents, layout, tree_route
 
 __all__ = ["Explorer", "explorer_spec", "to_html", "to_iframe"]
 
@@ -110,12 +137,17 @@ def _label(x: Any) -> str:
 
 
 # ---------------------------------------------------------------------- reading the model
-def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
+def _networks(obj: Any, super_parent: Hashable | None = None
+              ) -> tuple[Any, Hashable | None, list, dict]:
     """``(network to lay out, class node, variables, {component label: network})``.
 
     A Chow–Liu multinet has one forest per class and no single network: it is laid out
     from its most probable class's tree, the class node above it.
     """
+    if super_parent is not None and not callable(getattr(obj, "super_parents", None)):
+        raise TreelearnError(
+            f"super_parent={super_parent!r} chooses one of AODE's networks; this "
+            f"{type(obj).__name__} has no super-parents: leave it out")
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
     _refuse_kinds(obj)
@@ -133,6 +165,11 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
     if not hasattr(obj, "classes_") and hasattr(obj, "n_components"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html")
+    if not hasattr(obj, "classes_") and not callable(getattr(obj, "fit", None)):
+        raise TreelearnError(
+            f"the explorer has no page for a {type(obj).__name__} (it shows discrete networks, "
+            f"their mixtures and Gaussian trees)" + (": draw() shows it" if callable(
+                getattr(obj, "draw", None)) else ""))
     if not hasattr(obj, "classes_"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
@@ -152,11 +189,48 @@ def _networks(obj: Any) -> tuple[Any, Hashable | None, list, dict]:
             f"bin them in a pipeline (tl.Discretizer) and fit a discrete classifier to explore "
             f"it, or use predict_proba() and draw()")
     model = getattr(obj, "model_", None)
-    if model is None:  # AODE: one network per superparent, averaged
+    if model is None and isinstance(models, dict) and callable(
+            getattr(obj, "super_parents", None)):
+        model = _super_parent_panel(obj, super_parent)
+    if model is None:
         raise TreelearnError(
             f"the explorer shows one network (or one per class), but this "
             f"{type(obj).__name__} averages several: draw() shows them")
     return model, obj.class_name_, list(model.variables), {}
+
+
+def _information(joint: np.ndarray) -> float:
+    """``I(A; B)`` in nats of a joint table (rows A, columns B), clipped at 0 (round-off)."""
+    outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+    ok = joint > 0
+    return max(float(np.sum(joint[ok] * np.log(joint[ok] / outer[ok]))), 0.0)
+
+
+def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
+    """AODE's (AnDE's with ``n=1``) one-dependence network of one super-parent: the one
+    named, else the feature most informative about the class, ``I(class; x_i)`` under the
+    network (its ``P(y, x_i)``). The page computes exactly on that network alone: its class
+    posterior is that super-parent's term, not AODE's average over super-parents."""
+    if getattr(obj, "n", 1) != 1:
+        raise TreelearnError(
+            f"the explorer shows one super-parent's network of AODE, but this "
+            f"{type(obj).__name__} (n={obj.n}) averages over pairs of super-parents, whose "
+            f"networks it does not keep: use predict_proba() and draw(), or AnDE(n=1)")
+    models = obj.models_
+    if super_parent is None:
+        cls = obj.class_name_
+
+        def class_information(sp: Hashable) -> float:
+            m = models[sp]
+            return _information(np.asarray(m.cpt(cls), dtype=float)[:, None]
+                                * np.asarray(m.cpt(sp)))
+
+        return models[max(models, key=class_information)]
+    if super_parent not in models:
+        raise TreelearnError(
+            f"super_parent={super_parent!r} is not a feature of this {type(obj).__name__}; "
+            f"its super-parents: {list(models)[:20]}")
+    return models[super_parent]
 
 
 def _refuse_kinds(obj: Any) -> None:
@@ -169,10 +243,14 @@ def _refuse_kinds(obj: Any) -> None:
             f"the explorer computes exactly on discrete variables, but this {kind} models "
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
             f"model learned on the bins")
-    if hasattr(obj, "edge_posterior_matrix") or hasattr(obj, "log_weights_"):
+    if hasattr(obj, "log_weights_"):
+        # its exact answers sum over every spanning tree (a determinant) for every
+        # completion of the unobserved variables (log_sum_over_completions): exponential in
+        # them, so a page cannot recompute them per click, and nothing is precomputed instead
         raise TreelearnError(
             f"the explorer shows one network, but this {kind} averages over every spanning "
-            f"tree (a posterior over structures): "
+            f"tree (a posterior over structures), whose exact posteriors enumerate every "
+            f"completion of the unobserved variables: too slow for a page; "
             + ("explore its most probable tree, map_tree()" if hasattr(obj, "map_tree") else
                "explore one tree learned on the same data (tl.chow_liu, tl.TAN)"))
 
@@ -188,35 +266,95 @@ def _mixing_weights(obj: Any) -> np.ndarray:
     return np.exp(np.asarray(obj.class_log_prior_, dtype=float))
 
 
-def _conditioner(model: Any) -> Hashable | None:
-    """``None`` for a forest of one-parent CPTs; else the root whose removal leaves one
-    (the engine's rule, :func:`~treelearn.inference._conditioner.choose_conditioner`,
-    restricted to what the page computes with: ``pairwise``)."""
+def _conditioner(model: Any) -> tuple[bool, Hashable | None]:
+    """``(True, None)`` for a forest of one-parent CPTs; ``(True, root)`` for the root whose
+    removal leaves one (the engine's rule,
+    :func:`~treelearn.inference._conditioner.choose_conditioner`, restricted to what the page
+    computes with: ``pairwise``); ``(False, None)`` for any other DAG (:func:`_cutset`)."""
     parents = {v: list(model.parents(v)) for v in model.variables}
-    ok, cond = choose_conditioner(parents, pairwise=True)
-    if ok:
-        return cond
-    many = [v for v in model.variables if len(parents[v]) > 1]
-    raise TreelearnError(
-        f"the explorer computes exactly on trees (or a tree plus one class node), but "
-        f"{many[0]!r} has the parents {model.parents(many[0])!r}: export this network "
-        f"with to_pgmpy() or draw() instead"
-    )
+    return choose_conditioner(parents, pairwise=True)
 
 
-def _component(model: Any, index: dict, cond: Hashable | None, state: int | None) -> dict:
-    """One forest: parent indices, CPT rows ``[parent state][state]`` and a parent-first order."""
+def _forest_of(model: Any) -> None:
+    """Refuse a network that is no forest of one-parent CPTs (a multinet's class tree)."""
+    ok, cond = _conditioner(model)
+    if not ok or cond is not None:
+        many = [v for v in model.variables if len(model.parents(v)) > 1]
+        raise TreelearnError(
+            f"the explorer needs each class's network of a multinet to be a forest, but "
+            f"{many[0]!r} has the parents {model.parents(many[0])!r}")
+
+
+def _cutset(model: Any) -> list:
+    """Variables that, once fixed, leave every variable at most one parent outside them
+    (greedy: the parent shared by most of the variables with two or more such parents,
+    the one with fewer states on ties, then the first in the variables' order).
+
+    The page then computes exactly by conditioning on them (Pearl's cutset conditioning):
+    one forest per joint state of the cutset, in which the cutset's variables are observed
+    at that state (a child's CPT is sliced there; the cutset variable's own CPT stays a
+    factor on its one remaining parent), the forests' ``P(evidence, cutset state)`` summed.
+
+    >>> import networkx as nx, pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({v: [0, 1, 1, 0] for v in "abcd"})
+    >>> _cutset(tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c"), ("a", "d"), ("c", "d")]), df))
+    ['a']
+    """
+    cut: list = []
+    states = model.states  # a property that builds its dict: read once
+    while True:
+        free = {v: [p for p in model.parents(v) if p not in cut] for v in model.variables}
+        over = [v for v in model.variables if len(free[v]) > 1]
+        if not over:
+            return cut
+        shared: dict = {}
+        for v in over:
+            for p in free[v]:
+                shared[p] = shared.get(p, 0) + 1
+        cut.append(max(shared, key=lambda p: (shared[p], -len(states[p]))))
+
+
+_MAX_COMPONENTS = 4096  # joint cutset states a page holds (one forest each)
+_MAX_TABLES = 400_000  # forests x variables: the page's size and every click's work
+
+
+def _cutset_components(model: Any, index: dict, cut: list) -> list:
+    """One forest per joint state of ``cut`` (:func:`_cutset`), each with its ``fixed``
+    ``[[variable index, state], ...]`` and weight 1 (the cutset's CPTs are in the forests)."""
+    all_states = model.states
+    cards = [len(all_states[c]) for c in cut]
+    n = int(np.prod(cards))
+    if n > _MAX_COMPONENTS or n * len(index) > _MAX_TABLES:
+        raise TreelearnError(
+            f"the explorer computes on this network exactly by conditioning on "
+            f"{[_label(c) for c in cut]} ({n:,} joint states, one forest each), more than a "
+            f"page holds ({_MAX_COMPONENTS:,} forests, {_MAX_TABLES:,} tables): query it in "
+            f"Python (marginals, query) or draw() it")
+    out = []
+    for states in itertools.product(*(range(k) for k in cards)):
+        fixed = dict(zip(cut, states))
+        out.append({**_component(model, index, fixed, keep_given=True), "weight": 1.0,
+                    "fixed": [[index[c], s] for c, s in fixed.items()]})
+    return out
+
+
+def _component(model: Any, index: dict, given: Mapping[Hashable, int],
+               keep_given: bool = False) -> dict:
+    """One forest: parent indices, CPT rows ``[parent state][state]`` and a parent-first
+    order; each CPT sliced at the ``given`` states of its parents among them. The ``given``
+    variables themselves are left out (a conditioner, whose prior is the forest's weight)
+    or, with ``keep_given``, kept with their own (sliced) CPTs (a cutset's, observed there)."""
     n = len(index)
     parent = [-1] * n
     cpt: list = [None] * n
     for v in model.variables:
-        if v == cond:
+        if v in given and not keep_given:
             continue
         ps = list(model.parents(v))
         table = np.asarray(model.cpt(v), dtype=float)
-        if cond is not None and cond in ps:
-            table = np.take(table, state, axis=ps.index(cond))
-            ps.remove(cond)
+        for g in [p for p in ps if p in given]:
+            table = np.take(table, given[g], axis=ps.index(g))
+            ps.remove(g)
         k = table.shape[-1]
         cpt[index[v]] = table.reshape(-1, k).tolist()
         if ps:
@@ -267,6 +405,9 @@ def _title(obj: Any, model: Any, n: int) -> str:
     parts = [kind, f"{n} variable{'' if n == 1 else 's'}"]
     per_class = getattr(obj, "models_", None)
     rows = getattr(model, "n_rows", None)
+    sp = model.settings.get("super_parent") if hasattr(model, "settings") else None
+    if sp is not None:  # one term of AODE's average, shown alone
+        parts.append(f"super-parent {_label(sp)} (this network alone, not the average)")
     if hasattr(obj, "components_"):  # a mixture's trees are fitted to weighted rows
         parts.append(f"{len(obj.components_)} components")
         rows = None
@@ -288,7 +429,8 @@ def _boxes(names: list, states: list) -> tuple[dict, dict]:
     return w, h
 
 
-def explorer_spec(obj: Any, title: str | None = None) -> dict:
+def explorer_spec(obj: Any, title: str | None = None, *,
+                  super_parent: Hashable | None = None) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
 
     ``variables`` (name, state labels, box position and size, CPT for the hover
@@ -306,25 +448,36 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
-    shown_model, cls, variables, per_class = _networks(obj)
+    if callable(getattr(obj, "log_likelihood_codes", None)) and hasattr(
+            obj, "edge_posterior_matrix"):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _tree_average_spec(obj, title)
+    if _is_gaussian_tree(obj) or _is_clg_tree(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _gaussian_spec(obj, title) if _is_gaussian_tree(obj) else _clg_spec(obj, title)
+    shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
     if per_class:  # multinet: the class conditions a different forest per class
         labels = list(per_class)
         class_states = [_label(c) for c in labels]
-        states = {v: [_label(s) for s in shown_model.states[v]] for v in shown_model.variables}
+        states = {v: [_label(s) for s in ss] for v, ss in shown_model.states.items()}
         for label, m in per_class.items():
-            other = {v: [_label(s) for s in m.states[v]] for v in m.variables}
+            other = {v: [_label(s) for s in ss] for v, ss in m.states.items()}
             if other != states:
                 raise TreelearnError(
                     f"the trees of the classes {labels[0]!r} and {label!r} have different "
                     f"states; the explorer needs the same states in every class's tree"
                 )
-            _conditioner(m)  # each class's network must be a forest
+            _forest_of(m)  # each class's network must be a forest
         states[cls] = class_states
         cond: Hashable | None = cls
         weights = _mixing_weights(obj)
         components = [
-            {**_component(per_class[label], index, None, None), "weight": float(wt)}
+            {**_component(per_class[label], index, {}), "weight": float(wt)}
             for label, wt in zip(labels, weights)
         ]
         cpt_views = {v: _multinet_cpt(per_class, cls, v, states) for v in shown_model.variables}
@@ -332,14 +485,17 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
         layout_model, layout_cls = shown_model, None
     else:
         model = shown_model
-        states = {v: [_label(s) for s in model.states[v]] for v in variables}
-        cond = _conditioner(model)
-        if cond is None:
-            components = [{**_component(model, index, None, None), "weight": 1.0}]
+        model_states = model.states  # a property that builds its dict: read once
+        states = {v: [_label(s) for s in model_states[v]] for v in variables}
+        ok, cond = _conditioner(model)
+        if not ok:  # any other DAG: one forest per joint state of a cutset
+            components = _cutset_components(model, index, _cutset(model))
+        elif cond is None:
+            components = [{**_component(model, index, {}), "weight": 1.0}]
         else:
             prior = np.asarray(model.cpt(cond), dtype=float).reshape(-1)
             components = [
-                {**_component(model, index, cond, c), "weight": float(prior[c])}
+                {**_component(model, index, {cond: c}), "weight": float(prior[c])}
                 for c in range(len(prior))
             ]
         cpt_views = {
@@ -371,33 +527,33 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
     roots = [v for v in ([cls] if per_class else list(layout_model.roots)) if shown[v] is None]
     roots += [v for v in variables if shown[v] is None and v not in roots]
     w, h = _boxes(variables, [states[v] for v in variables])
-    pos = layout(children, roots, w, gap=_GAP_X, tree_gap=_GAP_TREE)
-    depth_h: dict = {}
-    for v, (_, d) in pos.items():
-        depth_h[d] = max(depth_h.get(d, 0.0), h[v])
-    top = {}
-    y = _MARGIN + 40.0  # below the status line
-    for d in range(max(depth_h) + 1):
-        top[d] = y
-        y += depth_h.get(d, 0.0) + _GAP_Y
-    width = max(x + w[v] / 2 for v, (x, _) in pos.items()) + 2 * _MARGIN
+    corner, width, height, route = _placed(children, roots, w, h)
 
     def edge_list(net: Any, class_node: Hashable | None) -> list:
         weights_mi = [a.get("weight") for _, _, a in net.graph.edges(data=True)]
         finite = [float(x) for x in weights_mi if x is not None and np.isfinite(x)]
         top_mi = max(finite, default=0.0)
         out = []
+        # a child whose only parent is u: I(u; v) from P(u) and its CPT, all edges from one
+        # marginals pass (the engine per edge otherwise: a TAN feature's class is a parent too)
+        single = [v for _, v in net.graph.edges if len(net.parents(v)) == 1]
+        prior = net.marginals() if single and hasattr(net, "marginals") else {}
         for u, v, a in net.graph.edges(data=True):
             mi = a.get("weight")
-            kind = "class" if (u == class_node and shown.get(v) != u) else "tree"
+            # class: a mark on the box; extra: a DAG's edge beside the drawn tree (light)
+            kind = ("tree" if shown.get(v) == u else "class" if u == class_node else "extra")
             width_px = 1.5
             if mi is not None and np.isfinite(mi) and top_mi > 0:
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
             # the strength shown on hover: I(u; v) under the model itself (exact; the
             # graph's weight is the data's, and a network from fit_cpts has none)
-            strength = float(net.mutual_information(u, v)) if hasattr(
-                net, "mutual_information") else None
-            out.append([index[u], index[v], kind, round(width_px, 2), strength])
+            if u in prior and net.parents(v) == [u]:
+                joint = np.asarray(prior[u], dtype=float)[:, None] * np.asarray(net.cpt(v))
+                strength = _information(joint)
+            else:
+                strength = float(net.mutual_information(u, v)) if hasattr(
+                    net, "mutual_information") else None
+            out.append([index[u], index[v], kind, round(width_px, 2), strength, route(u, v)])
         return out
 
     if per_class:
@@ -406,19 +562,16 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
             net_edges = edge_list(per_class[label], None)
             roots_c = [i for i, p in enumerate(components[len(edges)]["parent"])
                        if p < 0 and i != index[cls]]
-            edges.append([[index[cls], r, "tree", 1.5, None] for r in roots_c] + net_edges)
+            edges.append([[index[cls], r, "tree", 1.5, None, route(cls, r)] for r in roots_c]
+                         + net_edges)
     else:
         edges = [edge_list(layout_model, cls)]
     out_vars = []
     for v in variables:
-        x, d = pos[v]
         out_vars.append({
             "name": _label(v),
             "states": states[v],
-            "x": round(_MARGIN + x - w[v] / 2, 1),
-            "y": round(top[d], 1),
-            "w": round(w[v], 1),
-            "h": round(h[v], 1),
+            **_geometry(corner[v], w[v], h[v]),
             "cls": v == cls,
             "root": shown[v] is None,
             "cpt": cpt_views[v],
@@ -433,7 +586,287 @@ def explorer_spec(obj: Any, title: str | None = None) -> dict:
         "edges": edges,
         "edge_labels": [_label(c) for c in per_class] if per_class else [],
         "width": round(width, 1),
-        "height": round(y - _GAP_Y + _MARGIN, 1),
+        "height": round(height, 1),
+    }
+
+
+#: the most complete assignments a page of a posterior over trees holds (its joint table):
+#: the model's own limit on the completions it sums over (MAX_COMPLETIONS)
+_MAX_JOINT = 4096
+
+
+def _tree_average_spec(post: Any, title: str | None) -> dict:
+    """A posterior over all spanning trees (``TreePosterior``): its exact distribution is no
+    network, so the page carries its joint table, ``P(x | D)`` of every complete assignment
+    from the model's own ``log_likelihood_codes`` (the Bayesian average, Meila & Jaakkola),
+    at most :data:`_MAX_JOINT` of them; the page sums it under the evidence (``joint``:
+    ``rows`` of state indices, ``p``). Laid out as its most probable tree (``map_tree``);
+    each drawn edge's strength is its posterior probability ``P(uv in T | D)``."""
+    variables = list(post.variables)
+    states = post.states
+    cards = [len(states[v]) for v in variables]
+    total = int(np.prod(cards, dtype=float)) if cards else 1
+    if np.prod(cards, dtype=float) > _MAX_JOINT:
+        raise TreelearnError(
+            f"the explorer shows this {type(post).__name__}'s exact posteriors from its joint "
+            f"table, but its {len(variables)} variables have {np.prod(cards, dtype=float):,.0f} "
+            f"complete assignments (more than {_MAX_JOINT:,}; each is a sum over every spanning "
+            f"tree, and no cheaper exact marginal exists): explore its most probable tree, "
+            f"map_tree()")
+    rows = np.array(list(itertools.product(*(range(k) for k in cards))), dtype=np.int64
+                    ).reshape(total, len(variables))
+    p = np.exp(post.log_likelihood_codes(rows))
+    spec = explorer_spec(post.map_tree(), title=title)
+    P = post.edge_posterior_matrix
+    index = {v: i for i, v in enumerate(variables)}
+    names = [v["name"] for v in spec["variables"]]
+    order = [index[next(v for v in variables if _label(v) == n)] for n in names]
+    for e in spec["edges"][0]:  # strength: the edge's posterior probability
+        e[3] = round(1.0 + 3.0 * float(P[order[e[0]], order[e[1]]]), 2)
+        e[4] = float(P[order[e[0]], order[e[1]]])
+    marg = [np.bincount(rows[:, j], weights=p, minlength=k) / p.sum() for j, k in enumerate(cards)]
+    for i, v in enumerate(spec["variables"]):  # the hover: the variable's own marginal
+        v["cpt"] = _cpt_view([marg[order[i]].tolist()], [], {})
+    spec.update({
+        "title": title if title is not None else
+        f"Bayesian average over all spanning trees · {len(variables)} variables · "
+        f"n = {post.n_rows:,.0f} · drawn: the most probable tree",
+        "cond": -1, "strength": "posterior",
+        "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
+        "components": [],
+    })
+    return spec
+
+
+def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float, Any]:
+    """draw()'s tidy layout on box sizes in pixels: each box's top-left corner, the
+    drawing's width and height (each depth as tall as its tallest box), and ``route(u, v)``:
+    a layout edge's polyline round the other boxes (:func:`~treelearn.viz._draw.tree_route`;
+    ``None`` for an edge the layout does not hang ``v`` from)."""
+    pos = layout(children, roots, w, gap=_GAP_X, tree_gap=_GAP_TREE)
+    depth_h: dict = {}
+    for v, (_, d) in pos.items():
+        depth_h[d] = max(depth_h.get(d, 0.0), h[v])
+    top = {}
+    y = _MARGIN + 40.0  # below the status line
+    for d in range(max(depth_h) + 1):
+        top[d] = y
+        y += depth_h.get(d, 0.0) + _GAP_Y
+    width = max(x + w[v] / 2 for v, (x, _) in pos.items()) + 2 * _MARGIN
+    corner = {v: (_MARGIN + x - w[v] / 2, top[d]) for v, (x, d) in pos.items()}
+    hangs = {c: u for u, kids in children.items() for c in kids}
+
+    def route(u: Hashable, v: Hashable) -> list | None:
+        if hangs.get(v) != u:
+            return None
+        du = pos[u][1]
+        (ux, uy), (vx, vy) = corner[u], corner[v]
+        pts = tree_route(ux + w[u] / 2, uy + h[u], top[du] + depth_h[du], top[du + 1],
+                         vx + w[v] / 2, vy)
+        return [[round(a, 2), round(b, 2)] for a, b in pts]
+
+    return corner, width, y - _GAP_Y + _MARGIN, route
+
+
+def _geometry(corner: tuple, w: float, h: float) -> dict:
+    return {"x": round(corner[0], 1), "y": round(corner[1], 1), "w": round(w, 1), "h": round(h, 1)}
+
+
+# ---------------------------------------------------------------------- a Gaussian tree
+_GAUSS_W = 230.0  # a Gaussian box: its name, the density, the moments, slider and number box
+_GAUSS_H = _HEAD + 38 + 16 + 24 + _PAD
+
+
+def _is_gaussian_tree(obj: Any) -> bool:
+    """A linear-Gaussian tree (duck-typed: the node attributes of GaussianTreeModel)."""
+    graph = getattr(obj, "graph", None)
+    return (callable(getattr(obj, "joint", None)) and not hasattr(obj, "classes_")
+            and graph is not None and all("intercept" in graph.nodes[v] for v in graph.nodes))
+
+
+def _is_clg_tree(obj: Any) -> bool:
+    """A conditional linear Gaussian tree (duck-typed: CLGTreeModel's ``continuous`` columns
+    beside its ``discrete_model``)."""
+    return (isinstance(getattr(obj, "continuous", None), list)
+            and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
+
+
+def _clg_spec(model: Any, title: str | None) -> dict:
+    """The mixed page's data: the discrete tree as the discrete page's one forest (its
+    CPTs), and per continuous variable (``gauss``) its Gaussians: ``kind`` 0 (no parent:
+    ``a``, ``s2``), 1 (a discrete parent: ``means``, ``vars``, one per state) or 2 (a
+    continuous parent: ``a``, ``b``, ``s2``), ``gparent`` (its parent), ``gattach`` (the
+    discrete variable its Gaussian subtree hangs from, or -1), ``gauss_order`` (parents
+    first); the slider's range is the prior's mean +- 4 sds (``query`` with no evidence)."""
+    variables = list(model.variables)
+    index = {v: i for i, v in enumerate(variables)}
+    cont = set(model.continuous)
+    dmodel = model.discrete_model
+    discrete_states = dmodel.states if dmodel is not None else {}
+    states = {v: ([] if v in cont else [_label(s) for s in discrete_states[v]]) for v in variables}
+    parent = {v: (model.parents(v) or [None])[0] for v in variables}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in variables if parent[v] is None]
+    order: list = []
+    stack = roots[::-1]
+    while stack:  # parents before children
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    gauss: list = [None] * len(variables)
+    attach = [-1] * len(variables)
+    node = model.graph.nodes
+    for v in order:
+        if v not in cont:
+            continue
+        p, a = parent[v], node[v]
+        if p is None:
+            gauss[index[v]] = {"kind": 0, "a": float(a["intercept"]), "s2": float(a["variance"])}
+        elif p not in cont:
+            gauss[index[v]] = {"kind": 1, "means": [float(x) for x in a["means"]],
+                               "vars": [float(x) for x in a["variances"]]}
+            attach[index[v]] = index[p]
+        else:
+            gauss[index[v]] = {"kind": 2, "a": float(a["intercept"]),
+                               "b": float(a["coefficient"]), "s2": float(a["variance"])}
+            attach[index[v]] = attach[index[p]]
+    # each continuous variable's prior: per state of its attachment, a Gaussian propagated
+    # down the regressions; mixed by the attachment's marginal (the law of total variance)
+    marginals = dmodel.marginals() if dmodel is not None else {}
+    per_state: dict = {}
+    prior: dict = {}
+    for v in order:
+        if v not in cont:
+            continue
+        g, p = gauss[index[v]], parent[v]
+        if g["kind"] == 0:
+            per_state[v] = (np.array([g["a"]]), np.array([g["s2"]]))
+        elif g["kind"] == 1:
+            per_state[v] = (np.array(g["means"]), np.array(g["vars"]))
+        else:
+            m, s2 = per_state[p]
+            per_state[v] = (g["a"] + g["b"] * m, g["b"] ** 2 * s2 + g["s2"])
+        m, s2 = per_state[v]
+        a = attach[index[v]]
+        weights = (np.ones(1) if a < 0 else np.asarray(marginals[variables[a]], dtype=float))
+        mean = float(weights @ m)
+        prior[v] = (mean, max(float(weights @ (s2 + (m - mean) ** 2)), 0.0))
+    w, h = _boxes(variables, [states[v] for v in variables])
+    for v in cont:
+        w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
+        h[v] = float(_GAUSS_H)
+    corner, width, height, route = _placed(children, roots, w, h)
+    if dmodel is not None:
+        components = [{**_component(dmodel, index, {}), "weight": 1.0}]
+        cpt_views = {v: _cpt_view(
+            np.asarray(dmodel.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
+            list(dmodel.parents(v)), states) for v in dmodel.variables}
+    else:
+        components = [{"parent": [-1] * len(variables), "cpt": [None] * len(variables),
+                       "order": [], "weight": 1.0}]
+        cpt_views = {}
+    edges = []
+    for u, v, a in model.graph.edges(data=True):
+        # discrete pairs: I(u; v) under the model; a continuous end: the learned weight (the
+        # mixed mutual information of the data, as bnlearn's mi-cg)
+        mi = (float(dmodel.mutual_information(u, v)) if u not in cont and v not in cont
+              else (float(a["weight"]) if a.get("weight") is not None else None))
+        edges.append([index[u], index[v], "tree", 1.5, mi, route(u, v)])
+    out_vars = []
+    for v in variables:
+        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
+                 "cls": False, "root": parent[v] is None}
+        if v in cont:
+            mean, var = prior[v]
+            entry["gauss"] = gauss[index[v]]
+            entry["range"] = [mean - 4 * float(np.sqrt(var)), mean + 4 * float(np.sqrt(var))]
+        else:
+            entry["cpt"] = cpt_views[v]
+        out_vars.append(entry)
+    rows = getattr(model, "n_rows", None)
+    parts = ["CLG tree", f"{len(variables) - len(cont)} discrete, {len(cont)} continuous"]
+    if rows is not None:
+        parts.append(f"n = {rows:,.0f}")
+    return {
+        "kind": "clg",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": -1,
+        "order": [index[v] for v in order if v not in cont],
+        "components": components, "edges": [edges], "edge_labels": [],
+        "gauss": gauss, "gparent": [index[parent[v]] if parent[v] is not None else -1
+                                    for v in variables],
+        "gattach": attach, "gauss_order": [index[v] for v in order if v in cont],
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
+def _gaussian_spec(model: Any, title: str | None) -> dict:
+    """The Gaussian page's data: each variable's regression on its parent (``gauss``: ``a``,
+    ``b``, ``s2``), the slider's range (the prior mean +- 4 prior sds), the tree (one
+    component: parents and a parent-first order), the edges with their strength
+    ``I(parent; child) = -log(1 - rho^2) / 2`` from the model's own variances."""
+    variables = list(model.variables)
+    index = {v: i for i, v in enumerate(variables)}
+    parent = {v: (model.parents(v) or [None])[0] for v in variables}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in variables if parent[v] is None]
+    order: list = []
+    stack = roots[::-1]
+    while stack:  # parents before children
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    mean: dict = {}
+    var: dict = {}
+    node = model.graph.nodes
+    for v in order:  # the prior moments, parent first: Var(v) = b^2 Var(p) + s2
+        a, s2 = float(node[v]["intercept"]), float(node[v]["variance"])
+        p = parent[v]
+        b = float(node[v]["coefficient"]) if p is not None else 0.0
+        mean[v] = a + b * (mean[p] if p is not None else 0.0)
+        var[v] = b * b * (var[p] if p is not None else 0.0) + s2
+    w = {v: max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD) for v in variables}
+    h = {v: float(_GAUSS_H) for v in variables}
+    corner, width, height, route = _placed(children, roots, w, h)
+    edges = []
+    for v in variables:
+        p = parent[v]
+        if p is None:
+            continue
+        b = float(node[v]["coefficient"])
+        rho2 = min(b * b * var[p] / var[v], 1.0)  # the squared correlation, <= 1 up to round-off
+        mi = -0.5 * float(np.log1p(-rho2)) if rho2 < 1.0 else None
+        edges.append([index[p], index[v], "tree", round(1.0 + 3.0 * rho2, 2), mi, route(p, v)])
+    out_vars = []
+    for v in variables:
+        a = node[v]
+        sd = float(np.sqrt(var[v]))
+        out_vars.append({
+            "name": _label(v), "states": [], **_geometry(corner[v], w[v], h[v]),
+            "cls": False, "root": parent[v] is None,
+            "gauss": {"a": float(a["intercept"]), "s2": float(a["variance"]),
+                      "b": float(a["coefficient"]) if parent[v] is not None else 0.0},
+            "range": [mean[v] - 4 * sd, mean[v] + 4 * sd],
+        })
+    rows = getattr(model, "n_rows", None)
+    parts = ["Gaussian tree", f"{len(variables)} variable{'' if len(variables) == 1 else 's'}"]
+    if rows is not None:
+        parts.append(f"n = {rows:,.0f}")
+    return {
+        "kind": "gaussian",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": -1, "order": [index[v] for v in order],
+        "components": [{"parent": [index[parent[v]] if parent[v] is not None else -1
+                                   for v in variables],
+                        "order": [index[v] for v in order], "weight": 1.0}],
+        "edges": [edges], "edge_labels": [],
+        "width": round(width, 1), "height": round(height, 1),
     }
 
 
@@ -443,11 +876,14 @@ def to_html(
     *,
     title: str | None = None,
     evidence: Mapping[Hashable, Any] | None = None,
+    super_parent: Hashable | None = None,
 ) -> str:
     """The explorer page for a model or fitted classifier; written to ``path`` when given.
 
     ``evidence`` (``{variable: state}``) is set when the page opens without an
-    ``#evidence=...`` fragment. Returns the HTML text.
+    ``#evidence=...`` fragment. ``super_parent`` chooses which of AODE's one-dependence
+    networks is shown (default: the feature most informative about the class); the page's
+    class posterior is then that network's, not AODE's average. Returns the HTML text.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -455,19 +891,32 @@ def to_html(
     >>> page.startswith("<!DOCTYPE html>"), "http" in page.split("<script")[0]
     (True, False)
     """
-    page, _ = _page(obj, title, evidence)
+    page, _ = _page(obj, title, evidence, super_parent)
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(page)
     return page
 
 
-def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None) -> tuple[str, dict]:
+def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
+          super_parent: Hashable | None = None) -> tuple[str, dict]:
     """The page's text and the spec it shows."""
-    spec = explorer_spec(obj, title=title)
+    spec = explorer_spec(obj, title=title, super_parent=super_parent)
     known = {v["name"]: v["states"] for v in spec["variables"]}
-    preset = {}
-    for var, state in (evidence or {}).items():
+    preset: dict = {}
+    numeric = {v["name"] for v in spec["variables"]
+               if spec.get("kind") == "gaussian" or v.get("gauss") is not None}
+    for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) in numeric]:
+        if _label(var) not in known:
+            raise TreelearnError(
+                f"evidence names {var!r}, which is not a variable of this model; "
+                f"variables: {list(known)}")
+        if (isinstance(state, bool) or not isinstance(state, (int, float, np.number))
+                or not np.isfinite(state)):
+            raise TreelearnError(f"evidence {var!r} = {state!r}: a Gaussian variable takes "
+                                 f"a finite number")
+        preset[_label(var)] = float(state)
+    for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) not in numeric]:
         name, label = _label(var), _label(state)
         if name not in known:
             raise TreelearnError(
@@ -482,8 +931,12 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None) 
     spec["evidence"] = preset
     # inside <script>, "<" is the only character that can end the block early
     data = json.dumps(spec, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
+    # the drawing's script, the model kind's (discrete or Gaussian), the view's (which starts)
+    script = "explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js"
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
-             "JS": _asset("explorer.js"), "DATA": data}
+             "JS": "\n".join(_asset(a) for a in ("explorer_draw.js", "explorer_density.js", script,
+                                                 "explorer_view.js")),
+             "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
 
@@ -494,19 +947,20 @@ def to_iframe(
     height: int | None = None,
     title: str | None = None,
     evidence: Mapping[Hashable, Any] | None = None,
+    super_parent: Hashable | None = None,
 ) -> str:
     """The explorer page inside an ``<iframe srcdoc=...>``, for a notebook's output cell
     (``_repr_html_``): the page is the attribute's value, escaped, so it needs no file and
     no network; its script runs in the frame (``sandbox="allow-scripts"``), apart from
     the notebook's. ``height`` in pixels (default: the drawing's, between 320 and 720);
-    ``title`` and ``evidence`` as :func:`to_html`'s.
+    ``title``, ``evidence`` and ``super_parent`` as :func:`to_html`'s.
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
     >>> to_iframe(m).startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
     True
     """
-    page, spec = _page(obj, title, evidence)
+    page, spec = _page(obj, title, evidence, super_parent)
     return _iframe(page, spec, height)
 
 
@@ -534,8 +988,9 @@ class Explorer:
     """
 
     def __init__(self, obj: Any, *, height: int | None = None, title: str | None = None,
-                 evidence: Mapping[Hashable, Any] | None = None) -> None:
-        self._page, spec = _page(obj, title, evidence)
+                 evidence: Mapping[Hashable, Any] | None = None,
+                 super_parent: Hashable | None = None) -> None:
+        self._page, spec = _page(obj, title, evidence, super_parent)
         self.title = spec["title"]
         self._html = _iframe(self._page, spec, height)
 

@@ -1,12 +1,18 @@
-"use strict";
-const S = JSON.parse(document.getElementById("treelearn-data").textContent);
-const V = S.variables, N = V.length;
+// the discrete page: exact sum-product and max-product over forests, in the browser
 const K = V.map(v => v.states.length);
+// a posterior over trees: its joint table, one "forest" per complete assignment, every
+// variable fixed there (a root whose CPT row is all ones), weighted by its probability
+if (S.joint) {
+  S.components = S.joint.p.map((p, r) => ({
+    weight: p, fixed: S.joint.rows[r].map((x, i) => [i, x]), parent: V.map(() => -1),
+    cpt: V.map((v, i) => [new Array(K[i]).fill(1)]), order: V.map((v, i) => i) }));
+}
 for (const c of S.components) {
   c.children = V.map(() => []);
   c.parent.forEach((p, i) => { if (p >= 0) c.children[p].push(i); });
 }
 let evidence = {};  // variable index -> state index
+let numeric = {};  // a continuous variable's index -> its observed number (a CLG tree's page)
 let soft = {};  // variable index -> likelihood: one non-negative weight per state (not all 0)
 
 function sum(a) { let s = 0; for (const x of a) s += x; return s; }
@@ -70,20 +76,52 @@ function forest(c, lam) {
   return { logZ: logZ, marg: marg };
 }
 
+// a cutset's forest (c.fixed: [[variable, state], ...]) sees its cutset variables observed
+// at their states (their likelihoods, if any, kept as the state's weight); null where the
+// evidence gives one of them another state
+function fixedLam(c, lam, ev) {
+  if (!c.fixed) return lam;
+  const out = lam.slice();
+  for (const [v, s] of c.fixed) {
+    if (v in ev && ev[v] !== s) return null;
+    const l = new Array(K[v]).fill(0);
+    l[s] = lam[v] ? lam[v][s] : 1;
+    if (!(l[s] > 0)) return null;
+    out[v] = l;
+  }
+  return out;
+}
+
 // the whole model: one forest, or a mixture over the conditioner's states; ev hard
 // evidence, sf soft evidence (likelihoods, as tl's evidence={"X": [w0, w1]}; hard wins)
-function infer(ev, sf = soft) {
+function infer(ev, sf = soft, nums = numeric) {
   const lam = V.map((v, i) => {
     if (i in ev) { const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l; }
     return i in sf ? sf[i].slice() : null;
   });
+  // a CLG tree: each Gaussian subtree's density of the numbers, per state of the discrete
+  // variable it hangs from, is soft evidence on that variable (scaled to a maximum of 1)
+  const up = S.gauss ? gaussUp(nums) : null;
+  let removed = 0;
+  if (up) {
+    removed = up.logConst;
+    for (const [d, logs] of Object.entries(up.attach)) {
+      const top = Math.max(...logs);
+      if (!(top > -Infinity)) return null;
+      const l = lam[d] || new Array(K[d]).fill(1);
+      lam[d] = l.map((x, a) => x * Math.exp(logs[a] - top));
+      removed += top;
+    }
+  }
   const runs = [], logw = [];
   S.components.forEach((c, j) => {
     if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
     // the conditioner is no forest's variable: its likelihood weights the components
     const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
     if (!(w > 0)) return;
-    const r = forest(c, lam);
+    const lc = fixedLam(c, lam, ev);
+    if (!lc) return;
+    const r = forest(c, lc);
     if (r) { runs.push([j, r]); logw.push(Math.log(w) + r.logZ); }
   });
   if (!runs.length) return null;
@@ -98,8 +136,66 @@ function infer(ev, sf = soft) {
     }
   });
   for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
-  return { logZ: top + Math.log(tw), marg: marg };
+  if (up) gaussDown(up, marg, nums);
+  return { logZ: top + Math.log(tw) + removed, marg: marg };
 }
+
+// ---------------------------------------------------------------- a CLG tree's Gaussians
+// S.gauss: per variable null (discrete) or {kind: 0 (no parent) | 1 (a discrete parent:
+// means, vars, one per state) | 2 (a continuous parent: a, b, s2)}; S.gauss_order: the
+// continuous variables, parents first; S.gparent: each one's parent (-1: none).
+// Upward, each subtree's likelihood of the numbers as exp(-J x^2 / 2 + h x + c) of its
+// parent (the Gaussian page's message), one log-density per state at a discrete parent.
+function gaussUp(nums) {
+  const J = new Array(N).fill(0), H = new Array(N).fill(0), C = new Array(N).fill(0);
+  const mJ = new Array(N).fill(0), mH = new Array(N).fill(0), attach = {};
+  let logConst = 0;
+  for (let o = S.gauss_order.length - 1; o >= 0; o--) {
+    const v = S.gauss_order[o], g = S.gauss[v], p = S.gparent[v];
+    const one = (a, b, s2) => {  // the message for the regression N(a + b x, s2)
+      if (v in nums) {
+        const y = nums[v], r = y - a;
+        return [b * b / s2, b * r / s2,
+                -r * r / (2 * s2) - 0.5 * Math.log(2 * Math.PI * s2) - 0.5 * J[v] * y * y + H[v] * y + C[v]];
+      }
+      const sp = 1 + s2 * J[v], k = J[v] / sp, q = H[v] / sp;
+      return [k * b * b, b * (q - k * a),
+              C[v] + H[v] * H[v] * s2 / (2 * sp) - 0.5 * Math.log(sp) - 0.5 * k * a * a + q * a];
+    };
+    if (g.kind === 2) {
+      const [jm, hm, cm] = one(g.a, g.b, g.s2);
+      mJ[v] = jm; mH[v] = hm; J[p] += jm; H[p] += hm; C[p] += cm;
+    } else if (g.kind === 0) logConst += one(g.a, 0, g.s2)[2];
+    else {
+      const logs = g.means.map((m, a) => one(m, 0, g.vars[a])[2]);
+      attach[p] = attach[p] ? attach[p].map((x, a) => x + logs[a]) : logs;
+    }
+  }
+  return { J: J, H: H, mJ: mJ, mH: mH, attach: attach, logConst: logConst };
+}
+// downward, per state of the subtree's discrete parent: each variable given the numbers
+// outside its subtree, times its subtree's likelihood; the posterior is the mixture over
+// those states, weighted by the discrete parent's posterior
+function gaussDown(up, marg, nums) {
+  const pm = new Array(N), pv = new Array(N);
+  for (const v of S.gauss_order) {
+    const g = S.gauss[v], p = S.gparent[v];
+    if (g.kind === 0) { pm[v] = [g.a]; pv[v] = [g.s2]; }
+    else if (g.kind === 1) { pm[v] = g.means.slice(); pv[v] = g.vars.slice(); }
+    else if (p in nums) { pm[v] = pm[p].map(() => g.a + g.b * nums[p]); pv[v] = pv[p].map(() => g.s2); }
+    else {
+      const jx = pv[p].map(x => 1 / x + up.J[p] - up.mJ[v]);
+      const hx = pm[p].map((m, j) => m / pv[p][j] + up.H[p] - up.mH[v]);
+      pm[v] = jx.map((x, j) => g.a + g.b * hx[j] / x); pv[v] = jx.map(x => g.b * g.b / x + g.s2);
+    }
+    if (v in nums) { marg[v] = { observed: nums[v] }; continue; }
+    const prec = pv[v].map(x => 1 / x + up.J[v]);
+    marg[v] = { weights: S.gattach[v] >= 0 ? marg[S.gattach[v]].slice() : [1],
+                means: prec.map((q, j) => (pm[v][j] / pv[v][j] + up.H[v]) / q),
+                variances: prec.map(q => 1 / q) };
+  }
+}
+const asMixture = q => ({ w: q.weights, m: q.means, v: q.variances });
 
 // ---------------------------------------------------------------- the most probable completion
 // one forest, by max-product in logs: log max_x P(x, evidence) and the maximiser (ties to
@@ -141,7 +237,9 @@ function mapQuery(ev, sf = soft) {
     if (S.cond >= 0 && S.cond in ev && ev[S.cond] !== j) return;
     const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
     if (!(w > 0)) return;
-    const r = forestMax(c, lam);
+    const lc = fixedLam(c, lam, ev);
+    if (!lc) return;
+    const r = forestMax(c, lc);
     const logp = Math.log(w) + r.logp;
     if (!(logp > -Infinity) || (best && !(logp > best.logp))) return;
     if (S.cond >= 0) r.state[S.cond] = j;
@@ -234,56 +332,15 @@ function askNext(ev, target, sf = soft) {
   return out.sort((u, w) => w[1] - u[1] || u[0] - w[0]);
 }
 
-// ---------------------------------------------------------------- the page
-const canvas = document.getElementById("canvas"), svg = document.getElementById("edges");
-const tip = document.getElementById("tip"), status = document.getElementById("status");
-canvas.style.width = S.width + "px"; canvas.style.height = S.height + "px";
-const viewBox = document.getElementById("view");
-svg.setAttribute("width", S.width); svg.setAttribute("height", S.height);
-const NS = "http://www.w3.org/2000/svg";
-let shownEdges = 0;
-
-function drawEdges() {
-  while (svg.firstChild) svg.removeChild(svg.firstChild);
-  for (const [u, v, kind, width, strength] of S.edges[shownEdges]) {
-    if (kind === "class") continue;  // a mark on the box instead: lines would cross the boxes
-    const a = V[u], b = V[v], g = document.createElementNS(NS, "g");
-    const down = b.y >= a.y + a.h;
-    const x1 = a.x + a.w / 2, y1 = down ? a.y + a.h : a.y + a.h / 2;
-    const x2 = b.x + b.w / 2, y2 = down ? b.y : b.y + b.h / 2;
-    g.setAttribute("class", "edge");
-    g.dataset.edge = JSON.stringify([a.name, b.name]);
-    g.dataset.strength = strength === null ? "" : String(strength);
-    for (const cls of ["hit", "shown"]) {  // a wide transparent line catches the hover
-      const l = document.createElementNS(NS, "line");
-      l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
-      l.setAttribute("class", cls);
-      if (cls === "shown") l.setAttribute("stroke-width", width);
-      g.appendChild(l);
-    }
-    // the arrowhead: a triangle whose tip is the line's end, on the child's box
-    const len = Math.hypot(x2 - x1, y2 - y1) || 1, ux = (x2 - x1) / len, uy = (y2 - y1) / len;
-    const bx = x2 - 9 * ux, by = y2 - 9 * uy, head = document.createElementNS(NS, "path");
-    head.setAttribute("class", "head");
-    head.setAttribute("d", "M" + x2 + "," + y2 + " L" + (bx - 4 * uy) + "," + (by + 4 * ux) +
-                      " L" + (bx + 4 * uy) + "," + (by - 4 * ux) + " Z");
-    g.appendChild(head);
-    const t = document.createElementNS(NS, "title");
-    t.textContent = a.name + " \u2192 " + b.name + (strength === null ? "" :
-      ": I(" + a.name + "; " + b.name + ") = " + strength.toFixed(4) + " nats" +
-      (S.edge_labels.length ? " (given " + V[S.cond].name + " = " + S.edge_labels[shownEdges] + ")" : ""));
-    g.appendChild(t);
-    if (strength !== null) {
-      const lab = document.createElementNS(NS, "text");
-      lab.setAttribute("x", (x1 + x2) / 2 + 4); lab.setAttribute("y", (y1 + y2) / 2);
-      lab.textContent = strength.toFixed(3); g.appendChild(lab);
-    }
-    svg.appendChild(g);
-  }
+function setNumber(i, text) {
+  const x = readNumber(text);
+  if (x === null) { message = V[i].name + " takes a number, not \u201c" + text + "\u201d"; render(); return; }
+  const next = Object.assign({}, numeric); next[i] = x;
+  if (!infer(evidence, soft, next)) { message = V[i].name + " = " + x + " is impossible with this evidence"; render(); return; }
+  numeric = next; changed();
 }
-
-const classMarked = new Set(S.edges[0].filter(e => e[2] === "class").map(e => e[1]));
 const boxes = V.map((v, i) => {
+  if (v.gauss) return densityBox(v, i, setNumber, j => { delete numeric[j]; changed(); });
   const d = document.createElement("div");
   d.className = "var" + (v.root ? " root" : "") + (v.cls ? " cls" : "");
   d.dataset.variable = v.name;
@@ -292,7 +349,7 @@ const boxes = V.map((v, i) => {
   t.title = v.name; d.appendChild(t);
   if (classMarked.has(i)) {
     const mk = document.createElement("span"); mk.className = "mark";
-    mk.title = V[S.cond].name + " is also a parent of " + v.name; t.prepend(mk);
+    mk.title = V[MARKER].name + " is also a parent of " + v.name; t.prepend(mk);
   }
   v.states.forEach((s, x) => {
     const r = document.createElement("div"); r.className = "st"; r.dataset.state = s;
@@ -308,7 +365,6 @@ const boxes = V.map((v, i) => {
   return d;
 });
 
-function fmt(p) { return (100 * p).toFixed(p > 0 && p < 0.001 ? 3 : 1) + "%"; }
 
 function showCpt(i) {
   const v = V[i], c = v.cpt;
@@ -333,9 +389,6 @@ function showCpt(i) {
   });
   tip.style.display = "block";
 }
-function moveTip(e) {
-  tip.style.left = (e.pageX + 14) + "px"; tip.style.top = (e.pageY + 14) + "px";
-}
 
 let message = "";
 // the marginals without evidence: each state's bar shows the prior as a thin grey line
@@ -349,6 +402,11 @@ function render() {
     const m = r.marg[i], d = boxes[i], p0 = PRIOR.marg[i];
     d.dataset.marginal = JSON.stringify(m);
     d.dataset.prior = JSON.stringify(p0);
+    if (v.gauss) {
+      d.classList.toggle("observed", i in numeric);
+      drawDensity(d, v, i in numeric ? asMixture(p0) : asMixture(m), asMixture(p0), numeric[i]);
+      return;
+    }
     d.classList.toggle("observed", i in evidence);
     d.classList.toggle("soft", i in soft);
     d.querySelectorAll(".st").forEach((row, x) => {
@@ -369,6 +427,7 @@ function render() {
   } else { delete status.dataset.map; delete status.dataset.mapLogProb; }
   const named = {};
   for (const i in evidence) named[V[i].name] = V[i].states[evidence[i]];
+  for (const i in numeric) named[V[i].name] = numeric[i];
   status.dataset.evidence = JSON.stringify(named);
   const likelihoods = {};
   for (const i in soft) likelihoods[V[i].name] = soft[i];
@@ -389,7 +448,7 @@ function render() {
   }
   const keys = Object.keys(evidence);
   const softKeys = Object.keys(soft);
-  if (!keys.length && !softKeys.length) {
+  if (!keys.length && !softKeys.length && !Object.keys(numeric).length) {
     status.appendChild(document.createTextNode("click a state to set evidence"));
   }
   for (const i of keys) {
@@ -405,18 +464,27 @@ function render() {
     s.addEventListener("click", () => { delete soft[+i]; changed(); });
     status.appendChild(s);
   }
-  if (keys.length || softKeys.length) {
+  const numKeys = Object.keys(numeric);
+  for (const i of numKeys) {
+    const s = document.createElement("span"); s.className = "ev";
+    s.textContent = V[i].name + " = " + num(numeric[i]) + " \u00d7"; s.title = "clear";
+    s.addEventListener("click", () => { delete numeric[+i]; changed(); });
+    status.appendChild(s);
+  }
+  if (keys.length || softKeys.length || numKeys.length) {
     const b = document.createElement("button"); b.textContent = "clear all";
-    b.addEventListener("click", () => { evidence = {}; soft = {}; changed(); });
+    b.addEventListener("click", () => { evidence = {}; soft = {}; numeric = {}; changed(); });
     status.appendChild(b);
     const pe = document.createElement("span"); pe.className = "pe";
-    pe.textContent = "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
+    // with numbers observed, a density (nats): its log
+    pe.textContent = numKeys.length ? "log density of the evidence = " + r.logZ.toFixed(4)
+      : "P(evidence) = " + Math.exp(r.logZ).toPrecision(4);
     status.appendChild(pe);
   }
   if (classMarked.size) {
     const s = document.createElement("span"); s.className = "pe";
     s.innerHTML = '<span class="mark"></span>'; s.appendChild(document.createTextNode(
-      "the class " + V[S.cond].name + " is also a parent of these"));
+      "the class " + V[MARKER].name + " is also a parent of these"));
     status.appendChild(s);
   }
   if (message) {
@@ -449,7 +517,7 @@ function bars(title, items, scale) {
   return box;
 }
 function renderWhy() {
-  if (!panel) return;
+  if (!panel || S.gauss) return;  // a CLG tree's page: no panel (its players would be numbers too)
   panel.innerHTML = "";
   const sel = document.createElement("select"); sel.id = "target";
   V.forEach((v, i) => { const o = document.createElement("option"); o.value = i; o.textContent = v.name; sel.appendChild(o); });
@@ -513,7 +581,8 @@ function setSoft(i, weights) {
 
 function fragment() {
   const items = Object.keys(evidence).map(i =>
-    encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]]));
+    encodeURIComponent(V[i].name) + ":" + encodeURIComponent(V[i].states[evidence[i]])).concat(
+    Object.keys(numeric).map(i => encodeURIComponent(V[i].name) + ":" + String(numeric[i])));
   const likelihoods = Object.keys(soft).map(i =>
     encodeURIComponent(V[i].name) + ":" + soft[i].map(String).join("|"));
   const parts = [];
@@ -562,9 +631,9 @@ function parseSoft(hash, ev, bad) {
 // "#evidence=var:state,var:state" (names may be percent-encoded; a ":" inside a name is
 // found by trying every split against the model's names)
 function parse(hash) {
-  const out = {}, bad = [];
+  const out = {}, bad = [], nums = {};
   const part = hash.replace(/^#/, "").split("&").find(p => p.startsWith("evidence="));
-  if (!part) return [out, bad];
+  if (!part) return [out, bad, nums];
   for (const item of part.slice(9).split(",")) {
     if (!item) continue;
     let found = false;
@@ -574,110 +643,37 @@ function parse(hash) {
       catch (e) { continue; }
       const i = V.findIndex(v => v.name === name);
       if (i < 0) continue;
+      if (V[i].gauss) {  // a number
+        const y = readNumber(state);
+        if (y !== null) { nums[i] = y; found = true; }
+        continue;
+      }
       const x = V[i].states.indexOf(state);
       if (x < 0) continue;
       out[i] = x; found = true;
     }
     if (!found) bad.push(item);
   }
-  return [out, bad];
+  return [out, bad, nums];
 }
 function load() {
-  let [ev, bad] = parse(location.hash);
+  let [ev, bad, nums] = parse(location.hash);
   if (!location.hash) {
-    ev = {};
+    ev = {}; nums = {};
     for (const [name, state] of Object.entries(S.evidence)) {
-      const i = V.findIndex(v => v.name === name); ev[i] = V[i].states.indexOf(state);
+      const i = V.findIndex(v => v.name === name);
+      if (V[i].gauss) nums[i] = state; else ev[i] = V[i].states.indexOf(state);
     }
   }
   let sf = parseSoft(location.hash, ev, bad);
-  if (!infer(ev, sf)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; }
-  evidence = ev; soft = sf;
+  if (!infer(ev, sf, nums)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; nums = {}; }
+  evidence = ev; soft = sf; numeric = nums;
   message = bad.length ? "ignored: " + bad.join(", ") : "";
   render();
 }
-// ---------------------------------------------------------------- zoom, pan, fit, search
-// the drawing is moved by one transform, translate(tx, ty) scale(s), of #canvas in #view;
-// #view carries data-scale, data-tx, data-ty
-const view = { s: 1, tx: 0, ty: 0, auto: true };
-const tools = document.getElementById("tools");
-function usable() {  // the part of the window the side panel and the tools do not cover
-  const w = viewBox.clientWidth, h = viewBox.clientHeight;
-  const cover = panel && w > 700 ? panel.offsetWidth + 20 : 0;
-  return [Math.max(w - cover, 50), Math.max(h - tools.offsetHeight - 20, 50)];
-}
-function place() {
-  canvas.style.transform = "translate(" + view.tx + "px, " + view.ty + "px) scale(" + view.s + ")";
-  Object.assign(viewBox.dataset, { scale: String(view.s), tx: String(view.tx), ty: String(view.ty) });
-}
-function fit() {
-  const [w, h] = usable();
-  view.s = Math.min(w / S.width, h / S.height, 2);
-  view.tx = (w - S.width * view.s) / 2; view.ty = (h - S.height * view.s) / 2;
-  view.auto = true; place();
-}
-function actualSize() {  // 1:1, centred across, from the top
-  const [w] = usable();
-  view.s = 1; view.tx = Math.max((w - S.width) / 2, 0); view.ty = 0; place();
-}
-function zoomAt(factor, cx, cy) {  // (cx, cy): the point of #view that stays put
-  const s = Math.min(Math.max(view.s * factor, 0.05), 8);
-  view.tx = cx - (cx - view.tx) * s / view.s; view.ty = cy - (cy - view.ty) * s / view.s;
-  view.s = s; view.auto = false; place();
-}
-function centre(i) {  // variable i's box in the middle of the usable window
-  const [w, h] = usable(), v = V[i];
-  view.tx = w / 2 - (v.x + v.w / 2) * view.s; view.ty = h / 2 - (v.y + v.h / 2) * view.s;
-  view.auto = false; place();
-}
-function matches(q) {  // the variables whose names contain q (any case); an exact name first
-  q = q.trim().toLowerCase();
-  if (!q) return [];
-  const all = V.map((v, i) => i).filter(i => V[i].name.toLowerCase().includes(q));
-  const exact = all.filter(i => V[i].name.toLowerCase() === q);
-  return [...exact, ...all.filter(i => !exact.includes(i))];
-}
-function search(q, go) {
-  const found = matches(q);
-  boxes.forEach((d, i) => { d.classList.toggle("match", found.includes(i)); d.classList.remove("found"); });
-  if (!go) return;
-  if (!found.length) { message = "no variable matches \u201c" + q + "\u201d"; render(); return; }
-  boxes[found[0]].classList.add("found");
-  centre(found[0]);
-}
-const searchBox = document.getElementById("search");
-V.forEach(v => { const o = document.createElement("option"); o.value = v.name;
-                 document.getElementById("variable-names").appendChild(o); });
-searchBox.addEventListener("input", () => search(searchBox.value, V.some(v => v.name === searchBox.value)));
-searchBox.addEventListener("keydown", e => { if (e.key === "Enter") search(searchBox.value, true); });
-const middle = () => { const [w, h] = usable(); return [w / 2, h / 2]; };
-document.getElementById("zoom-in").addEventListener("click", () => zoomAt(1.25, ...middle()));
-document.getElementById("zoom-out").addEventListener("click", () => zoomAt(0.8, ...middle()));
-document.getElementById("fit").addEventListener("click", fit);
-document.getElementById("actual").addEventListener("click", () => { actualSize(); view.auto = false; });
 document.getElementById("map").addEventListener("click", e => {
   showMap = !showMap; e.target.classList.toggle("on", showMap); render(); });
-document.getElementById("edge-labels").addEventListener("change", e => svg.classList.toggle("labels", e.target.checked));
-viewBox.addEventListener("wheel", e => {
-  e.preventDefault();
-  const r = viewBox.getBoundingClientRect();
-  zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
-}, { passive: false });
-let drag = null;  // a press on the background (not on a box) pans
-viewBox.addEventListener("mousedown", e => {
-  if (e.button !== 0 || e.target.closest(".var")) return;
-  drag = [e.clientX, e.clientY, view.tx, view.ty]; viewBox.classList.add("dragging");
-});
-window.addEventListener("mousemove", e => {
-  if (!drag) return;
-  view.tx = drag[2] + e.clientX - drag[0]; view.ty = drag[3] + e.clientY - drag[1];
-  view.auto = false; place();
-});
-window.addEventListener("mouseup", () => { drag = null; viewBox.classList.remove("dragging"); });
-window.addEventListener("resize", () => { if (view.auto) fit(); });
-
-window.addEventListener("hashchange", load);
-drawEdges();
-load();
-// the whole drawing in the window when it is larger; else at its size, centred across
-{ const [w, h] = usable(); if (S.width > w || S.height > h) fit(); else { actualSize(); view.auto = false; } }
+if (S.gauss) {  // a CLG tree's page: no side panel, and no MAP (densities and probabilities)
+  panel.style.display = "none";
+  document.getElementById("map").style.display = "none";
+}
