@@ -43,8 +43,10 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from ._io import from_pgmpy, from_pyagrum, load, read_bif, read_uai, read_xmlbif, save
     from .classifiers._ande import AnDE
     from .classifiers._bayes_tan import BayesianTAN
+    from .classifiers._copula_tan import CopulaTAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
+    from .classifiers._kernel_tan import KernelTAN
     from .classifiers._mixed import MixedNaiveBayes
     from .classifiers._mixed_tan import MixedTAN
     from .classifiers._multinet import ChowLiuMultinet
@@ -105,8 +107,10 @@ _LAZY = {
     "save": "_io",
     "AnDE": "classifiers._ande",
     "BayesianTAN": "classifiers._bayes_tan",
+    "CopulaTAN": "classifiers._copula_tan",
     "GaussianClassifier": "classifiers._gaussian",
     "GaussianTAN": "classifiers._gaussian_tan",
+    "KernelTAN": "classifiers._kernel_tan",
     "MixedNaiveBayes": "classifiers._mixed",
     "MixedTAN": "classifiers._mixed_tan",
     "ChowLiuMultinet": "classifiers._multinet",
