@@ -40,6 +40,8 @@ WORKS = {
     "text_nb": {"show", "score", "predict"},
     "gaussian_clf": {"show", "score", "predict"},
     "gaussian_tan": {"show", "score", "predict"},
+    "copula_tan": {"show", "score", "predict"},
+    "kernel_tan": {"show", "score", "predict"},
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
     "gaussian_tree": set(COMMANDS) - {"html", "predict"},
@@ -47,7 +49,7 @@ WORKS = {
     "cutset": {"show", "score", "query", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
 }
-NUMERIC = {"gaussian_clf", "gaussian_tan", "gaussian_tree"}
+NUMERIC = {"gaussian_clf", "gaussian_tan", "copula_tan", "kernel_tan", "gaussian_tree"}
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,8 @@ def files(tmp_path_factory):
             "text_nb": tl.TextNaiveBayes().fit(words.drop(columns="y"), words["y"]),
             "gaussian_clf": tl.GaussianClassifier().fit(num.drop(columns="y"), num["y"]),
             "gaussian_tan": tl.GaussianTAN().fit(num.drop(columns="y"), num["y"]),
+            "copula_tan": tl.CopulaTAN().fit(num.drop(columns="y"), num["y"]),
+            "kernel_tan": tl.KernelTAN(random_state=0).fit(num.drop(columns="y"), num["y"]),
             "mixture": tl.TreeMixture(n_components=2, random_state=0).fit(cat),
             "bagged": tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
             "gaussian_tree": tl.gaussian_chow_liu(num.drop(columns="y")),

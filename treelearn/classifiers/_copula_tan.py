@@ -220,19 +220,17 @@ class CopulaTAN(GaussianTAN):
         scales = saved.array("scales", (k, d), positive=True)
         delta = saved.array("truncation", (k,), positive=True)
         knots, cdf = saved.raw("knots", list), saved.raw("cdf", list)
+        if len(knots) != k or len(cdf) != k or not all(
+                isinstance(part, list) and len(part) == d for part in (*knots, *cdf)):
+            raise saved.fail("knots", f"'knots' and 'cdf' must hold {d} lists for each of the "
+                             f"{k} classes")
         marginals = []
         for c in range(k):
             per = []
             for j in range(d):
-                try:
-                    x = np.asarray(knots[c][j], dtype=float)
-                    F = np.asarray(cdf[c][j], dtype=float)
-                except (TypeError, ValueError, IndexError):
-                    raise saved.fail("knots", "must hold one list of numbers per class and "
-                                     "feature, as 'cdf'") from None
-                if isinstance(knots[c][j], str) or isinstance(cdf[c][j], str) or x.ndim != 1 \
-                        or x.shape != F.shape or len(x) < 2 or not np.isfinite(x).all() \
-                        or not np.isfinite(F).all() or (np.diff(x) <= 0).any() \
+                x = saved.array("knots", (None,), value=knots[c][j])
+                F = saved.array("cdf", (None,), value=cdf[c][j])
+                if x.shape != F.shape or len(x) < 2 or (np.diff(x) <= 0).any() \
                         or (np.diff(F) <= 0).any() or F[0] <= 0 or F[-1] >= 1:
                     raise saved.fail("knots", "each feature's knots and CDF must rise strictly "
                                      "(one length, 2 or more), the CDF inside (0, 1)")

@@ -18,8 +18,9 @@ GaussianTreeModel         query (the conditional Gaussian: mean and sd), predict
 CutsetNetwork             query, predict --target
 HiddenTree                predict --target, --plot, --html
 TreePosterior             score (the Bayesian average), --plot (edge posteriors)
-Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
-BayesianTAN classifiers   why
+Gaussian, copula, kernel  score and predict (the class); the rest refused, naming
+TAN, text, AODE,          why
+BayesianTAN classifiers
 ========================  ==========================================================
 """
 
