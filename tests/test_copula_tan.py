@@ -55,7 +55,7 @@ def _tree_covariance(S: np.ndarray, edges: list) -> np.ndarray:
     for i, k in itertools.product(range(d), range(d)):
         path = nx.shortest_path(T, i, k)
         value = S[path[0], path[0]] if len(path) == 1 else S[path[0], path[1]]
-        for a, b, c in zip(path, path[1:], path[2:]):
+        for b, c in itertools.pairwise(path[1:]):
             value *= S[b, c] / S[b, b]
         out[i, k] = value
     return out
@@ -131,7 +131,7 @@ def test_a_missing_value_is_integrated_out(skewed):
             return np.exp(clf.predict_joint_log_proba(x)[0, c])
         # piece by piece: the knot segments (the density is smooth on each), both tails
         pieces = [integrate.quad(density, a, b, epsabs=0, epsrel=1e-10)[0]
-                  for a, b in zip(u[:-1], u[1:])]
+                  for a, b in itertools.pairwise(u)]
         pieces += [integrate.quad(density, -np.inf, u[0], epsabs=0, epsrel=1e-10)[0],
                    integrate.quad(density, u[-1], np.inf, epsabs=0, epsrel=1e-10)[0]]
         # quad's relative error per piece (1e-10) and round-off of the sum
