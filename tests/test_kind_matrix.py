@@ -41,6 +41,8 @@ WORKS = {
     "gaussian_clf": {"show", "score", "predict"},
     "gaussian_tan": {"show", "score", "predict"},
     "copula_tan": {"show", "score", "predict"},
+    "clg": {"show", "plot", "score", "query", "sample"},  # predict needs --target: below
+    "mixed_tan": {"show", "score", "predict", "sample"},
     "kernel_tan": {"show", "score", "predict"},
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
@@ -82,6 +84,8 @@ def files(tmp_path_factory):
             "tan": tl.TAN().fit(X, labels),
             "kdb": tl.KDB(k=1).fit(X, labels),
             "mixed_nb": tl.MixedNaiveBayes().fit(mixed.drop(columns="y"), mixed["y"]),
+            "mixed_tan": tl.MixedTAN().fit(mixed.drop(columns="y"), mixed["y"]),
+            "clg": tl.chow_liu(mixed, numeric=["u"]),
             "multinet": tl.ChowLiuMultinet().fit(X, labels),
             "aode": tl.AODE().fit(X, labels),
             "bayesian_tan": tl.BayesianTAN().fit(X, labels),
@@ -105,9 +109,11 @@ def files(tmp_path_factory):
 
 def _argv(files, kind: str, command: str) -> list[str]:
     model = str(files / f"{kind}.json")
-    data = {"mixed_nb": "mixed", "text_nb": "text"}.get(kind, "num" if kind in NUMERIC else "cat")
+    data = {"mixed_nb": "mixed", "mixed_tan": "mixed", "clg": "mixed", "text_nb": "text"}.get(
+        kind, "num" if kind in NUMERIC else "cat")
     csv = str(files / f"{data}.csv")
-    given = {"mixed_nb": "a=on", "text_nb": "w0=1"}.get(kind, "u=0.5" if kind in NUMERIC
+    given = {"mixed_nb": "a=on", "mixed_tan": "a=on", "clg": "u=0.5", "text_nb": "w0=1"}.get(
+        kind, "u=0.5" if kind in NUMERIC
                                                           else "a=1")
     variable = "v" if kind == "gaussian_tree" else "y"
     return {"show": ["show", model], "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
@@ -305,3 +311,36 @@ def test_gaussian_classifiers_learn_on_the_command_line(files, tmp_path):
     # a text column is left out of a Gaussian tree, and said so
     rc, out, err = _run(["learn", str(files / "num.csv"), "--numeric", "gaussian"])
     assert rc == 0 and "leaving out the column(s) ['y']" in err
+
+
+def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
+    data = pd.read_csv(files / "mixed.csv")
+    for numeric in ("auto", "u"):
+        path = tmp_path / f"clg-{numeric}.json"
+        rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", numeric,
+                             "-o", str(path)])
+        assert rc == 0, err
+        model = tl.load(path)
+        direct = tl.chow_liu(data, numeric=["u"])
+        assert type(model).__name__ == "CLGTreeModel" and model.continuous == ["u"]
+        np.testing.assert_allclose(model.log_likelihood(data, per_row=True),
+                                   direct.log_likelihood(data, per_row=True), atol=1e-12)
+    # the CLG tree's exact answers, printed: a discrete query, a Gaussian mixture's mean
+    rc, out, _ = _run(["query", str(path), "y", "--given", "u=0.5"])
+    q = direct.query("y", {"u": 0.5})
+    assert rc == 0 and f"{q['yes']:.6f}" in out and f"{q['no']:.6f}" in out
+    rc, out, _ = _run(["query", str(path), "u", "--given", "a=on"])
+    assert rc == 0 and f"{direct.query('u', {'a': 'on'}).mean:.6f}" in out
+    rc, out, _ = _run(["predict", str(path), str(files / "mixed.csv"), "--target", "y"])
+    assert rc == 0 and out.splitlines()[1:] == list(direct.predict(data, "y").astype(str))
+    # with --class: the mixed TAN
+    path = tmp_path / "mixed_tan.json"
+    rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "u", "--class", "y",
+                         "-o", str(path)])
+    assert rc == 0, err
+    clf = tl.load(path)
+    direct = tl.MixedTAN(numeric=["u"]).fit(data.drop(columns="y"), data["y"])
+    np.testing.assert_allclose(clf.predict_proba(data.drop(columns="y")),
+                               direct.predict_proba(data.drop(columns="y")), atol=1e-12)
+    rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "nope"])
+    assert rc != 0 and "'nope' is not a column" in err
