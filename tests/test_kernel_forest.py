@@ -273,3 +273,24 @@ def test_missing_cells_of_many_rows_at_once_and_an_empty_row():
     assert got[5] == 0.0  # nothing observed: log 1
     complete = holes.notna().all(axis=1).to_numpy()
     np.testing.assert_allclose(got[complete], chain.score_samples(df.iloc[:12][complete]))
+
+
+def test_a_missing_node_between_strongly_correlated_neighbours_is_integrated_out():
+    # r = 0.994 on both edges: the kernels given a neighbour are 9x narrower than alone,
+    # which the quadrature's pieces must follow (a kernel-sd grid was 9e-4 nats off)
+    from scipy import integrate
+
+    from treelearn.models._kernel_forest import KernelForestModel
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=60)
+    b = a + 0.1 * rng.normal(size=60)
+    df = pd.DataFrame({"a": a, "b": b, "c": b + 0.1 * rng.normal(size=60)})
+    model = KernelForestModel(df.to_numpy(), list(df.columns), [("a", "b"), ("b", "c")], 0.4)
+    row = df.iloc[[3]]
+
+    def density(x):
+        return np.exp(model.score_samples(row.assign(b=x))[0])
+
+    value = integrate.quad(density, -np.inf, np.inf, epsabs=0, epsrel=1e-11, limit=400)[0]
+    assert model.score_samples(row.assign(b=np.nan))[0] == pytest.approx(np.log(value), abs=1e-9)

@@ -16,8 +16,9 @@ p_ij``; a missing node of degree one (or zero) integrates out in closed form: ``
 dx_v = p_u``, which lowers ``u``'s degree, so missing leaves are pruned until none is left.
 What remains missing lies on a path between observed nodes; there the integral (a ratio
 of kernel mixtures) has no closed form and is a quadrature: each such node on a
-Gauss-Legendre grid (:data:`QUADRATURE_POINTS` nodes on each kernel-sd-wide piece of
-its kernels' range, plus :data:`QUADRATURE_REACH` sds each side), messages passed
+Gauss-Legendre grid (:data:`QUADRATURE_POINTS` nodes on each piece of its kernels' range,
+plus :data:`QUADRATURE_REACH` sds each side; a piece as wide as its narrowest kernel given
+a neighbour, ``sd sqrt(1 - r^2)``), messages passed
 between the grids by one matrix product per edge, every row of one missing pattern at
 once.
 """
@@ -236,7 +237,8 @@ class KernelForestModel:
             leaves += [u for u in neighbours if holes[u] and G.degree(u) <= 1 and u not in leaves]
         n = len(X)
         out = np.zeros(n)
-        grids = {v: self._grid(v) for v in G if holes[v]}
+        grids = {v: self._grid(v, [self._rho(v, u) for u in G.neighbors(v)])
+                 for v in G if holes[v]}
         for v in G:  # node factors p_v^(1 - deg v) of the observed nodes
             if not holes[v] and G.degree(v) != 1:
                 out += (1 - G.degree(v)) * self._marginal(X, v)
@@ -247,12 +249,18 @@ class KernelForestModel:
             out += self._integrate(X, G, sorted(component), grids, holes)
         return out
 
-    def _grid(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Gauss-Legendre nodes and log weights covering column ``j``'s kernels."""
+    def _rho(self, i: int, j: int) -> float:
+        u, v = self.variables[i], self.variables[j]
+        return self.correlation[(u, v)] if (u, v) in self.correlation else self.correlation[(v, u)]
+
+    def _grid(self, j: int, correlations: Sequence[float] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Gauss-Legendre nodes and log weights covering column ``j``'s kernels, on pieces
+        as wide as the narrowest kernel in ``j`` given a neighbour (``sd sqrt(1 - r^2)``)."""
         s = self.kernel_sd[self.variables[j]]
+        width = s * math.sqrt(min([1.0, *(1.0 - r * r for r in correlations)]))
         lo = self.centres[:, j].min() - QUADRATURE_REACH * s
         hi = self.centres[:, j].max() + QUADRATURE_REACH * s
-        pieces = math.ceil((hi - lo) / s)
+        pieces = math.ceil((hi - lo) / width)
         points = pieces * QUADRATURE_POINTS
         # two adjacent missing nodes: a grid x grid table of their pair density (and its exp)
         check_memory(16.0 * points * points, "a missing value's quadrature grid",
@@ -264,9 +272,8 @@ class KernelForestModel:
 
     def _pair(self, x: np.ndarray, y: np.ndarray, i: int, j: int) -> np.ndarray:
         u, v = self.variables[i], self.variables[j]
-        r = self.correlation[(u, v)] if (u, v) in self.correlation else self.correlation[(v, u)]
         return kde_pair_log_density(x, y, self.centres[:, i], self.centres[:, j], self._log_w,
-                                    self.kernel_sd[u], self.kernel_sd[v], r)
+                                    self.kernel_sd[u], self.kernel_sd[v], self._rho(i, j))
 
     def _integrate(self, X: np.ndarray, G: nx.Graph, component: list, grids: dict,
                    holes: np.ndarray) -> np.ndarray:
