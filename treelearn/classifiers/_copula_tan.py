@@ -131,7 +131,7 @@ class CopulaTAN(GaussianTAN):
             if flat:
                 raise TreelearnError(
                     f"column {v!r} is constant in class {python_scalar(label)!r} "
-                    f"({column[0]!r}): its marginal there has no density; drop the column",
+                    f"({float(column[0])!r}): its marginal there has no density; drop the column",
                     column=v, values=[float(column[0])])
             if self.marginal == "gaussian":
                 out.append((mean, math.sqrt(var)))
