@@ -81,6 +81,10 @@ def saved_kinds() -> list[Kind]:
                               tl.GaussianClassifier(covariance=covariance).fit(num, ny),
                               _classifier(num)))
         kinds.append(Kind("GaussianTAN", tl.GaussianTAN().fit(num, ny), _classifier(num)))
+        for marginal in ("empirical", "gaussian"):
+            kinds.append(Kind(f"CopulaTAN-{marginal}", tl.CopulaTAN(marginal=marginal).fit(num, ny),
+                              _classifier(num)))
+        kinds.append(Kind("KernelTAN", tl.KernelTAN(random_state=0).fit(num, ny), _classifier(num)))
         kinds.append(Kind("Discretizer", tl.Discretizer(bins=3).fit(times),
                           lambda d: [d.transform(times).astype(str).to_numpy()]))
         kinds.append(Kind("TreeMixture", tl.TreeMixture(n_components=2, random_state=0).fit(cat),

@@ -359,8 +359,10 @@ def _estimator_data(name):
     if name in NEW_CATEGORICAL:  # issue 21's classifiers, on a slice of asia
         return NEW_CATEGORICAL[name](), asia.drop(columns="either").iloc[:3000], \
             asia["either"].iloc[:3000]
-    if name in ("GaussianClassifier", "GaussianTAN"):
+    if name in ("GaussianClassifier", "GaussianTAN", "CopulaTAN"):
         return getattr(tl, name)(), iris_X, iris_y
+    if name == "KernelTAN":
+        return tl.KernelTAN(random_state=0), iris_X, iris_y
     if name == "TextNaiveBayes":
         X = rng.poisson(0.4, size=(120, 30))
         return tl.TextNaiveBayes("bernoulli"), X, rng.choice(["ham", "spam"], 120)
@@ -388,7 +390,8 @@ NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2
                    "AWNB": lambda: tl.AWNB(random_state=0), "MANB": lambda: tl.MANB(),
                    "ETAN": lambda: tl.ETAN()}
 ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
-                  "GaussianClassifier", "GaussianTAN", "TextNaiveBayes", "MixedNaiveBayes",
+                  "GaussianClassifier", "GaussianTAN", "CopulaTAN", "KernelTAN",
+                  "TextNaiveBayes", "MixedNaiveBayes",
                   "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
 
 

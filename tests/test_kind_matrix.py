@@ -45,17 +45,20 @@ WORKS = {
     "text_nb": {"show", "score", "predict"},
     "gaussian_clf": {"show", "score", "predict"},
     "gaussian_tan": {"show", "score", "predict"},
+    "copula_tan": {"show", "score", "predict"},
+    # a CLG tree (mixed columns): predict needs --target (below); --dot and sample --given
+    # are not on the command line yet (sample, query are in Python); the explorer shows it
+    "clg": {"show", "plot", "html", "score", "query", "sample"},
+    "mixed_tan": {"show", "score", "predict", "sample"},
+    "kernel_tan": {"show", "score", "predict"},
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
     "gaussian_tree": set(COMMANDS) - {"predict"},
     "tree_posterior": {"show", "plot", "html", "score"},  # html: its joint table (small)
     "cutset": {"show", "score", "query", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
-    # a CLG tree (mixed columns): its query / sample --given / --dot are not on the command
-    # line yet (they are in Python: query, sample); the explorer shows it
-    "clg": {"show", "plot", "html", "score", "sample"},
 }
-NUMERIC = {"gaussian_clf", "gaussian_tan", "gaussian_tree"}
+NUMERIC = {"gaussian_clf", "gaussian_tan", "copula_tan", "kernel_tan", "gaussian_tree"}
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +91,8 @@ def files(tmp_path_factory):
             "tan": tl.TAN().fit(X, labels),
             "kdb": tl.KDB(k=1).fit(X, labels),
             "mixed_nb": tl.MixedNaiveBayes().fit(mixed.drop(columns="y"), mixed["y"]),
+            "mixed_tan": tl.MixedTAN().fit(mixed.drop(columns="y"), mixed["y"]),
+            "clg": tl.chow_liu(mixed, numeric=["u"]),
             "multinet": tl.ChowLiuMultinet().fit(X, labels),
             "aode": tl.AODE().fit(X, labels),
             "tan_fcll": tl.TAN(criterion="fcll").fit(X, labels),
@@ -99,13 +104,14 @@ def files(tmp_path_factory):
             "text_nb": tl.TextNaiveBayes().fit(words.drop(columns="y"), words["y"]),
             "gaussian_clf": tl.GaussianClassifier().fit(num.drop(columns="y"), num["y"]),
             "gaussian_tan": tl.GaussianTAN().fit(num.drop(columns="y"), num["y"]),
+            "copula_tan": tl.CopulaTAN().fit(num.drop(columns="y"), num["y"]),
+            "kernel_tan": tl.KernelTAN(random_state=0).fit(num.drop(columns="y"), num["y"]),
             "mixture": tl.TreeMixture(n_components=2, random_state=0).fit(cat),
             "bagged": tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
             "gaussian_tree": tl.gaussian_chow_liu(num.drop(columns="y")),
             "tree_posterior": tl.tree_posterior(cat),
             "cutset": tl.CutsetNetwork(random_state=0).fit(cat),
             "hidden_tree": tl.HiddenTree(random_state=0, max_iter=3).fit(cat),
-            "clg": tl.chow_liu(mixed, numeric="auto"),
         }
     assert set(kinds) == set(WORKS)
     for kind, model in kinds.items():
@@ -115,10 +121,11 @@ def files(tmp_path_factory):
 
 def _argv(files, kind: str, command: str) -> list[str]:
     model = str(files / f"{kind}.json")
-    data = {"mixed_nb": "mixed", "text_nb": "text", "clg": "mixed"}.get(
+    data = {"mixed_nb": "mixed", "mixed_tan": "mixed", "clg": "mixed", "text_nb": "text"}.get(
         kind, "num" if kind in NUMERIC else "cat")
     csv = str(files / f"{data}.csv")
-    given = {"mixed_nb": "a=on", "text_nb": "w0=1", "clg": "u=0.5"}.get(kind, "u=0.5" if kind in NUMERIC
+    given = {"mixed_nb": "a=on", "mixed_tan": "a=on", "clg": "u=0.5", "text_nb": "w0=1"}.get(
+        kind, "u=0.5" if kind in NUMERIC
                                                           else "a=1")
     variable = "v" if kind == "gaussian_tree" else "y"
     return {"show": ["show", model], "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
@@ -317,3 +324,36 @@ def test_gaussian_classifiers_learn_on_the_command_line(files, tmp_path):
     # a text column is left out of a Gaussian tree, and said so
     rc, out, err = _run(["learn", str(files / "num.csv"), "--numeric", "gaussian"])
     assert rc == 0 and "leaving out the column(s) ['y']" in err
+
+
+def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
+    data = pd.read_csv(files / "mixed.csv")
+    for numeric in ("auto", "u"):
+        path = tmp_path / f"clg-{numeric}.json"
+        rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", numeric,
+                             "-o", str(path)])
+        assert rc == 0, err
+        model = tl.load(path)
+        direct = tl.chow_liu(data, numeric=["u"])
+        assert type(model).__name__ == "CLGTreeModel" and model.continuous == ["u"]
+        np.testing.assert_allclose(model.log_likelihood(data, per_row=True),
+                                   direct.log_likelihood(data, per_row=True), atol=1e-12)
+    # the CLG tree's exact answers, printed: a discrete query, a Gaussian mixture's mean
+    rc, out, _ = _run(["query", str(path), "y", "--given", "u=0.5"])
+    q = direct.query("y", {"u": 0.5})
+    assert rc == 0 and f"{q['yes']:.6f}" in out and f"{q['no']:.6f}" in out
+    rc, out, _ = _run(["query", str(path), "u", "--given", "a=on"])
+    assert rc == 0 and f"{direct.query('u', {'a': 'on'}).mean:.6f}" in out
+    rc, out, _ = _run(["predict", str(path), str(files / "mixed.csv"), "--target", "y"])
+    assert rc == 0 and out.splitlines()[1:] == list(direct.predict(data, "y").astype(str))
+    # with --class: the mixed TAN
+    path = tmp_path / "mixed_tan.json"
+    rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "u", "--class", "y",
+                         "-o", str(path)])
+    assert rc == 0, err
+    clf = tl.load(path)
+    direct = tl.MixedTAN(numeric=["u"]).fit(data.drop(columns="y"), data["y"])
+    np.testing.assert_allclose(clf.predict_proba(data.drop(columns="y")),
+                               direct.predict_proba(data.drop(columns="y")), atol=1e-12)
+    rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "nope"])
+    assert rc != 0 and "'nope' is not a column" in err

@@ -66,6 +66,12 @@ PARTIAL_AFTER_FIT = (
     "with the fix (partial_fit from the first chunk, or refit_structure=False); partial_fit "
     "itself: tests/test_skdb.py::test_partial_fit_and_save_round_trip"
 )
+SAME_RANKS = (
+    "the check's 5 rows per class put two features in the same rank order within a class: "
+    "their per-class normal scores (ranks through the class's empirical CDF) are then "
+    "perfectly correlated, which CopulaTAN refuses naming the two columns, as GaussianTAN "
+    "refuses perfectly correlated columns (tests/test_copula_tan.py)"
+)
 GAUSSIAN = {
     "check_sample_weights_shape": DEGENERATE_GAUSSIAN,
     "check_sample_weights_not_overwritten": DEGENERATE_GAUSSIAN,
@@ -95,6 +101,9 @@ EXPECTED_FAILED = {
        for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent", "ETAN")},
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
+    "CopulaTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT,
+                  "check_n_features_in_after_fitting": SAME_RANKS},
+    "KernelTAN": GAUSSIAN,
     "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
     "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
                     "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
@@ -130,7 +139,8 @@ EXPECTED_FAILED.update({
 
 ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE(),
               tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
-              tl.MixedNaiveBayes(), tl.MixedTAN(), tl.Discretizer(), tl.TreeMixture(),
+              tl.MixedNaiveBayes(), tl.MixedTAN(), tl.CopulaTAN(), tl.KernelTAN(),
+              tl.Discretizer(), tl.TreeMixture(),
               tl.SKDB(max_k=2), tl.AnDE(n=2), tl.WeightedNaiveBayes(), tl.FSSJ(), tl.BSEJ(),
               tl.TANHillClimb(), tl.TANSuperParent(), tl.TAN(criterion="fcll"), tl.AWNB(),
               tl.MANB(), tl.ETAN(), tl.HiddenTree(),

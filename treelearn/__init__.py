@@ -44,9 +44,11 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .classifiers._ande import AnDE
     from .classifiers._awnb import AWNB
     from .classifiers._bayes_tan import BayesianTAN
+    from .classifiers._copula_tan import CopulaTAN
     from .classifiers._etan import ETAN
     from .classifiers._gaussian import GaussianClassifier
     from .classifiers._gaussian_tan import GaussianTAN
+    from .classifiers._kernel_tan import KernelTAN
     from .classifiers._manb import MANB
     from .classifiers._mixed import MixedNaiveBayes
     from .classifiers._mixed_tan import MixedTAN
@@ -108,8 +110,10 @@ _LAZY = {
     "save": "_io",
     "AnDE": "classifiers._ande",
     "BayesianTAN": "classifiers._bayes_tan",
+    "CopulaTAN": "classifiers._copula_tan",
     "GaussianClassifier": "classifiers._gaussian",
     "GaussianTAN": "classifiers._gaussian_tan",
+    "KernelTAN": "classifiers._kernel_tan",
     "MixedNaiveBayes": "classifiers._mixed",
     "MixedTAN": "classifiers._mixed_tan",
     "ChowLiuMultinet": "classifiers._multinet",

@@ -44,9 +44,36 @@ from ..stats._gaussian import (
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, check_tree
 
-__all__ = ["GaussianTAN"]
+__all__ = ["GaussianTAN", "tree_regressions"]
 
 _LOG_2PI = math.log(2 * math.pi)
+
+
+def tree_regressions(means: np.ndarray, cov: np.ndarray, parent: np.ndarray, names: Sequence,
+                     classes: Sequence, *, check: bool = True
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(intercept, coefficient, variance)``, each ``k x d``: every feature's least-squares
+    regression on its tree parent (``parent[j]``, ``-1`` for the root: its mean and variance)
+    within each class, from the class means and ML covariances; a perfect correlation
+    within a class (no residual variance) raises a TreelearnError naming the columns
+    (``check=False``: it is returned, for a caller that scores it as degenerate)."""
+    k, d = means.shape
+    var = np.diagonal(cov, axis1=1, axis2=2)
+    child = np.flatnonzero(parent >= 0)
+    pa = parent[child]
+    coef = np.zeros((k, d))
+    coef[:, child] = cov[:, pa, child] / cov[:, pa, pa]
+    intercept = means.copy()
+    intercept[:, child] = means[:, child] - coef[:, child] * means[:, pa]
+    variance = var.copy()
+    variance[:, child] = var[:, child] - coef[:, child] * cov[:, pa, child]
+    if check and (variance <= 1e-12 * var).any():
+        c, j = np.argwhere(variance <= 1e-12 * var)[0]
+        raise TreelearnError(
+            f"columns {names[parent[j]]!r} and {names[j]!r} are perfectly correlated in "
+            f"class {python_scalar(classes[c])!r}: the Gaussian has no density; drop one of them",
+            column=names[j])
+    return intercept, coef, variance
 
 
 class GaussianTAN(NumericClassifier):
@@ -92,7 +119,7 @@ class GaussianTAN(NumericClassifier):
         """From the per-class weights, means and covariances: the CMI tree, per-edge least squares."""
         names, classes = list(self.feature_names_in_), self.classes_
         weight, means, cov = stats.weight, stats.mean, stats.covariance
-        d, k = len(names), len(classes)
+        k = len(classes)
         var = np.diagonal(cov, axis1=1, axis2=2)
         flat = constant_variances(var, means)
         if flat.any():
@@ -109,23 +136,10 @@ class GaussianTAN(NumericClassifier):
         tree = spanning_skeleton(names, cmi, n=float(weight.sum()))
         oriented = orient(tree, self.root if self.root is not None else names[0])
         index = {v: j for j, v in enumerate(names)}
-        parent = np.full(d, -1)
+        parent = np.full(len(names), -1)
         for u, v in oriented.edges():
             parent[index[v]] = index[u]
-        child = np.flatnonzero(parent >= 0)
-        pa = parent[child]
-        coef = np.zeros((k, d))
-        coef[:, child] = cov[:, pa, child] / cov[:, pa, pa]
-        intercept = means.copy()
-        intercept[:, child] = means[:, child] - coef[:, child] * means[:, pa]
-        variance = var.copy()
-        variance[:, child] = var[:, child] - coef[:, child] * cov[:, pa, child]
-        if (variance <= 1e-12 * var).any():
-            c, j = np.argwhere(variance <= 1e-12 * var)[0]
-            raise TreelearnError(
-                f"columns {names[parent[j]]!r} and {names[j]!r} are perfectly correlated in "
-                f"class {python_scalar(classes[c])!r}: the Gaussian has no density; drop one of them",
-                column=names[j])
+        intercept, coef, variance = tree_regressions(means, cov, parent, names, classes)
         self.feature_tree_ = tree
         self.means_, self.covariances_ = means, cov
         self._set_tree(oriented, parent, intercept, coef, variance)
@@ -156,45 +170,46 @@ class GaussianTAN(NumericClassifier):
             return self._log_density(values)
 
     def _log_density(self, values: np.ndarray) -> np.ndarray:
-        n = values.shape[0]
+        out = np.tile(self.class_log_prior_, (values.shape[0], 1))
+        sigma = None if not np.isnan(values).any() else self.implied_covariance()
+        for c in range(len(self.classes_)):  # a loop over classes, every row at once
+            out[:, c] += self._class_log_density(values, c, sigma)
+        return out
+
+    def _class_log_density(self, values: np.ndarray, c: int,
+                           sigma: np.ndarray | None) -> np.ndarray:
+        """``log p(x_observed | c)`` of every row (``sigma``: the implied covariances,
+        needed only where a value is missing)."""
         observed = ~np.isnan(values)
-        out = np.tile(self.class_log_prior_, (n, 1))
+        out = np.zeros(values.shape[0])
         complete = observed.all(axis=1)
         if complete.any():  # one term per feature: its regression on its parent
             every = bool(complete.all())
             x = values if every else values[complete]
             # each feature's parent value (the root's own, with coefficient 0): one gather
             xp = x[:, np.where(self.parent_ >= 0, self.parent_, np.arange(len(self.parent_)))]
-            scratch = np.empty_like(x)
-            terms = np.empty((len(x), len(self.classes_)))
-            for c in range(len(self.classes_)):
-                np.multiply(xp, self.coefficient_[c], out=scratch)
-                scratch += self.intercept_[c]
-                np.subtract(x, scratch, out=scratch)
-                scratch *= scratch
-                var = self.variance_[c]
-                terms[:, c] = scratch @ (1.0 / var)
-                terms[:, c] += np.log(var).sum() + len(var) * _LOG_2PI
+            scratch = np.multiply(xp, self.coefficient_[c])
+            scratch += self.intercept_[c]
+            np.subtract(x, scratch, out=scratch)
+            scratch *= scratch
+            var = self.variance_[c]
+            terms = scratch @ (1.0 / var)
+            terms += np.log(var).sum() + len(var) * _LOG_2PI
             terms *= -0.5
             if every:
-                out += terms
-            else:
-                out[complete] += terms
-        if not complete.all():
-            sigma = self.implied_covariance()
-            patterns, which = np.unique(observed[~complete], axis=0, return_inverse=True)
-            rows = np.flatnonzero(~complete)
-            for p, keep in enumerate(patterns):  # a loop over missing patterns, not rows
-                r = rows[which.ravel() == p]
-                if not keep.any():
-                    continue
-                x = values[np.ix_(r, np.flatnonzero(keep))]
-                for c in range(len(self.classes_)):
-                    S = sigma[c][np.ix_(keep, keep)]
-                    L = scipy.linalg.cholesky(S, lower=True)
-                    z = scipy.linalg.solve_triangular(L, (x - self.means_[c, keep]).T, lower=True)
-                    out[r, c] += -0.5 * ((z**2).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(
-                        np.diag(L)).sum()
+                return terms
+            out[complete] = terms
+        patterns, which = np.unique(observed[~complete], axis=0, return_inverse=True)
+        rows = np.flatnonzero(~complete)
+        for p, keep in enumerate(patterns):  # a loop over missing patterns, not rows
+            r = rows[which.ravel() == p]
+            if not keep.any():
+                continue
+            x = values[np.ix_(r, np.flatnonzero(keep))]
+            L = scipy.linalg.cholesky(sigma[c][np.ix_(keep, keep)], lower=True)
+            z = scipy.linalg.solve_triangular(L, (x - self.means_[c, keep]).T, lower=True)
+            out[r] = -0.5 * ((z**2).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(
+                np.diag(L)).sum()
         return out
 
     # ------------------------------------------------------------ saving

@@ -16,14 +16,17 @@ GaussianTreeModel         query (the conditional Gaussian: mean and sd), predict
                           --target (conditional mean given the other columns),
                           sample --given (exact), --plot / --dot / --mermaid, --html
                           (posterior densities, numbers as evidence)
-CLGTreeModel              score, sample, --plot, --html (discrete posteriors and
-                          Gaussian-mixture densities, numbers as evidence)
+CLGTreeModel              query (a discrete target's distribution; a continuous one's
+                          Gaussian mixture: mean, sd), predict --target, score, sample,
+                          --plot, --html (discrete posteriors and Gaussian-mixture
+                          densities, numbers as evidence)
 CutsetNetwork             query, predict --target
 HiddenTree                predict --target, --plot, --html
 TreePosterior             score (the Bayesian average), --plot (edge posteriors),
                           --html (its joint table, up to 4,096 complete rows)
-Gaussian, text, AODE,     score and predict (the class); the rest refused, naming
-BayesianTAN classifiers,  why; AODE's --html shows one super-parent's network
+Gaussian, copula, kernel  score and predict (the class); the rest refused, naming
+TAN, text, AODE,          why; AODE's --html shows one super-parent's network
+BayesianTAN classifiers,
 weighted naive Bayes
 (WANBIA, AWNB, MANB)
 ========================  ==========================================================
@@ -62,6 +65,10 @@ def is_gaussian_tree(obj: Any) -> bool:
     return kind_name(obj) == "GaussianTreeModel"
 
 
+def is_clg_tree(obj: Any) -> bool:
+    return kind_name(obj) == "CLGTreeModel"
+
+
 def is_density(obj: Any) -> bool:
     """A density estimator without a class (mixtures, cutset networks, hidden trees)."""
     return hasattr(obj, "score_samples") and not hasattr(obj, "classes_")
@@ -93,6 +100,13 @@ def describe(obj: Any) -> str:
             mean = f"{a['intercept']:.4g}" + (
                 f" + {a['coefficient']:.4g} * {parents[0]}" if parents else "")
             lines.append(f"{v} ~ N({mean}, sd {np.sqrt(a['variance']):.4g})")
+        return "\n".join(lines)
+    if is_clg_tree(obj):
+        lines = [repr(obj)]
+        for v in obj.variables:
+            parents = obj.parents(v)
+            kind = "Gaussian" if v in obj.continuous else "discrete"
+            lines.append(f"{v} ({kind})" + (f" | {parents[0]}" if parents else "  [root]"))
         return "\n".join(lines)
     if name == "TreePosterior":
         frame = obj.to_frame()
@@ -136,6 +150,14 @@ def predict_target(obj: Any, df: pd.DataFrame, target: Hashable | None
             raise KindError(f"--target {target!r} is not a variable; they are "
                             f"{obj.variables[:20]}")
         return target, [], None, gaussian_conditional_means(obj, df, target)
+    if is_clg_tree(obj):
+        if target not in obj.variables:
+            raise KindError(f"--target {target!r} is not a variable; they are "
+                            f"{obj.variables[:20]}")
+        if target in obj.continuous:  # the posterior mean given the row's other cells
+            return target, [], None, obj.predict(df, target).to_frame()
+        proba = obj.posterior(df, target)
+        return target, list(proba.columns), proba.to_numpy(), None
     if name in ("TreeMixture", "BaggedTrees"):
         proba = obj.predict_proba(df, target=target)
         return target, list(proba.columns), proba.to_numpy(), None
@@ -185,6 +207,8 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
         table = pd.DataFrame({"variable": variables, "mean": q.mean.to_numpy(), "sd": sd})
         return "Gaussian " + head + "\n" + table.to_string(
             index=False, formatters={"mean": "{:.6f}".format, "sd": "{:.6f}".format})
+    if is_clg_tree(obj):
+        return _clg_query(obj, variables, evidence, map_query, head)
     if map_query:
         raise refuse(obj, "query --map", "the most probable row of a mixture is not each "
                      "tree's most probable row, and is not computed exactly here",
@@ -198,6 +222,36 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
         raise refuse(obj, "query", "it has no one network to condition on",
                      "use predict for the class")
     table = pd.Series(result).rename("probability").reset_index()
+    return head + "\n" + table.to_string(index=False,
+                                         formatters={"probability": lambda x: f"{x:.6f}"})
+
+
+def _clg_query(obj: Any, variables: list, evidence: Mapping[Hashable, Any], map_query: bool,
+               head: str) -> str:
+    if map_query:
+        raise refuse(obj, "query --map", "the most probable values of a mixed model are not "
+                     "computed here", "drop --map to print the posterior")
+    if len(variables) != 1:
+        raise refuse(obj, "a query of several variables", "it answers one variable at a time",
+                     "query each of them")
+    values = {}
+    for k, v in evidence.items():
+        if k in obj.continuous:
+            try:
+                values[k] = float(v)
+            except ValueError:
+                raise KindError(f"--given {k}={v}: {k!r} is Gaussian: it takes a number") from None
+        else:
+            states = obj.states.get(k, []) if isinstance(obj.states, dict) else []
+            spelled = [s for s in states if str(s) == str(v)]
+            values[k] = spelled[0] if spelled else v
+    result = obj.query(variables[0], values)
+    if variables[0] in obj.continuous:
+        table = pd.DataFrame({"variable": variables, "mean": [result.mean],
+                              "sd": [np.sqrt(max(result.variance, 0.0))]})
+        return "Gaussian mixture " + head + "\n" + table.to_string(
+            index=False, formatters={"mean": "{:.6f}".format, "sd": "{:.6f}".format})
+    table = result.rename("probability").reset_index()
     return head + "\n" + table.to_string(index=False,
                                          formatters={"probability": lambda x: f"{x:.6f}"})
 

@@ -160,8 +160,9 @@ def _is_tree(obj: Any) -> bool:
 
 
 def _is_multinet(obj: Any) -> bool:
-    """One tree per class (``models_``) rather than one network (``model_``)."""
-    return not _is_tree(obj) and hasattr(obj, "models_")
+    """One tree per class (``models_``, by class) rather than one network (``model_``); a
+    mixed TAN's list of CLG trees is not one (its trees are not discrete networks)."""
+    return not _is_tree(obj) and isinstance(getattr(obj, "models_", None), dict)
 
 
 def _is_mixture(obj: Any) -> bool:
@@ -489,6 +490,78 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     return 0
 
 
+def _numeric_option(text: str) -> str | list:
+    """``--numeric``: error, gaussian, auto, or the Gaussian columns (comma-separated)."""
+    if text in ("error", "gaussian", "auto"):
+        return text
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give error, gaussian, auto or column names (a,b)")
+    return names
+
+
+def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.chow_liu(df,
+    numeric=)``), or with ``--class`` a mixed TAN (``tl.MixedTAN``)."""
+    import treelearn as tl
+
+    numeric = args.numeric
+    absent = [] if numeric == "auto" else [c for c in numeric if c not in df.columns]
+    if absent:
+        raise CommandError(f"--numeric {absent[0]!r} is not a column of the data; the columns "
+                           f"are {list(df.columns)[:20]}")
+    unused = [flag for flag, value in (("--whitelist", args.whitelist),
+                                       ("--blacklist", args.blacklist), ("--bif", args.bif),
+                                       ("--discretize", args.discretize), ("--k", args.k))
+              if value is not None]
+    if unused:
+        raise CommandError(f"{unused[0]} does not apply to --numeric {args.numeric if numeric == 'auto' else 'COLS'} "
+                           "(a conditional linear Gaussian model has no BIF form, and its "
+                           "numbers are not cut)")
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    if args.class_ is not None:
+        if method != "tan":
+            raise CommandError(f"--numeric with --class learns a mixed TAN (--method tan), not "
+                               f"--method {method}")
+        if args.class_ not in df.columns:
+            raise CommandError(f"--class {args.class_!r} is not a column of the data; the "
+                               f"columns are {list(df.columns)[:20]}")
+        labelled = df[df[args.class_].notna().to_numpy()]
+        X, y = labelled.drop(columns=[args.class_]), labelled[args.class_]
+        clf = tl.MixedTAN(alpha=1.0 if args.alpha is None else args.alpha,
+                          numeric=None if numeric == "auto" else [c for c in numeric
+                                                                  if c != args.class_],
+                          root=args.root).fit(X, y)
+        if args.output:
+            _save_obj(clf, args.output)
+            print(f"wrote model to {args.output}", file=sys.stderr)
+        from ._kinds import describe
+
+        print(describe(clf))
+        print()
+        _print_scores(clf.score_report(X, y))
+        return 0
+    if method != "chow-liu":
+        raise CommandError(f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
+                           f"--method {method} needs --class COL (a mixed TAN); without a class "
+                           f"it learns a conditional linear Gaussian tree")
+    options = {} if args.forest is None else {"forest": args.forest}
+    model = tl.chow_liu(df, numeric=numeric, root=args.root, **options)
+    if args.output:
+        model.save(args.output)
+        print(f"wrote model to {args.output}", file=sys.stderr)
+    if args.plot:
+        _save_figure(model.draw(), args.plot)
+        print(f"wrote picture to {args.plot}", file=sys.stderr)
+    print(model)
+    print()
+    total = float(model.log_likelihood(df))
+    from treelearn.models._tree import ScoreReport
+
+    _print_scores(ScoreReport(n=len(df), log_likelihood=total, n_parameters=model.n_parameters))
+    return 0
+
+
 def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, method: str) -> int:
     """``learn --numeric gaussian --class COL``: a Gaussian TAN (``--method tan``, the
     default) or a mixed naive Bayes (``--method naive-bayes``: Gaussian numeric columns,
@@ -563,6 +636,8 @@ def cmd_learn(args: argparse.Namespace) -> int:
             df = complete
         if args.numeric == "gaussian":
             return _learn_gaussian(args, df)
+        if args.numeric not in (None, "error"):
+            return _learn_mixed(args, df)
         problems = []
         if args.discretize is not None:  # dates are cut by time, like numbers
             df = _discretized(as_dates(df, dates), args.discretize,
@@ -693,7 +768,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         evidence = parse_given(args.given)
         if not _is_gaussian(obj):
             first = (obj.components_[0] if _is_mixture(obj) else
-                     next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+                     next(iter(obj.models_.values())) if _is_multinet(obj) else None)
             if first is not None:
                 evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
         samples = sample_given(obj, args.n, evidence, args.seed, args.numbers)
@@ -768,7 +843,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
         evidence = parse_given(args.given)
         first = (obj.components_[0] if _is_mixture(obj) else
-                 next(iter(obj.models_.values())) if hasattr(obj, "models_") else None)
+                 next(iter(obj.models_.values())) if _is_multinet(obj) else None)
         if first is not None:
             evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
         print(query_text(obj, list(args.variables), evidence, args.map))
@@ -952,10 +1027,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--numeric",
-        choices=("error", "gaussian"),
+        type=_numeric_option,
         default="error",
-        help="numeric columns: error (default; see --discretize) or gaussian (a linear-Gaussian "
-             "Chow-Liu tree of numeric columns)",
+        metavar="error|gaussian|auto|COL,COL",
+        help="numeric columns: error (default; see --discretize), gaussian (a linear-Gaussian "
+             "Chow-Liu tree of numeric columns), auto (the fractional-float columns are "
+             "Gaussian in a conditional linear Gaussian tree of the mixed table; with --class "
+             "a mixed TAN) or the Gaussian columns named, comma-separated",
     )
     p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
     p.add_argument(

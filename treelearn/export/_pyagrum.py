@@ -21,7 +21,7 @@ from ..stats._parameters import check_cpt
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
 
-__all__ = ["graph_from_pyagrum", "import_pyagrum", "to_pyagrum"]
+__all__ = ["clg_to_pyagrum", "graph_from_pyagrum", "import_pyagrum", "to_pyagrum"]
 
 
 def import_pyagrum() -> Any:
@@ -37,6 +37,43 @@ def import_pyagrum() -> Any:
 def _integers(labels: list) -> bool:
     return bool(labels) and all(isinstance(s, (int, np.integer)) and not isinstance(
         s, (bool, np.bool_)) for s in labels) and len(set(labels)) == len(labels)
+
+
+def clg_to_pyagrum(model: Any) -> Any:
+    """A conditional linear Gaussian tree as a ``pyagrum.clg.CLG`` (names as text).
+
+    pyAgrum's CLG holds Gaussian variables only (each a linear function of its parents
+    plus noise): a tree of continuous columns goes over exactly (``mu`` the intercept,
+    ``sigma`` the residual sd, each arc's coefficient); a tree with discrete columns is
+    refused, naming them and what to export instead.
+    """
+    import_pyagrum()
+    try:
+        import pyagrum.clg as clg
+    except ImportError:
+        raise TreelearnError("this pyAgrum has no pyagrum.clg (conditional linear Gaussian "
+                             "networks); upgrade it (pip install -U pyagrum)") from None
+    discrete = [v for v in model.variables if v not in set(model.continuous)]
+    if discrete:
+        raise TreelearnError(
+            f"pyAgrum's CLG (pyagrum.clg.CLG) holds Gaussian variables only, and this tree has "
+            f"discrete column(s) {discrete[:5]}; export the discretized model instead: "
+            f"tl.chow_liu(tl.discretize(df, bins=5)).to_pyagrum()", column=discrete[0])
+    names = [str(v) for v in model.variables]
+    if len(set(names)) != len(names):
+        raise TreelearnError("two variable names read the same as text; pyAgrum names are "
+                             "text: rename one of them")
+    text = dict(zip(model.variables, names))
+    net = clg.CLG()
+    ids = {}
+    for v in model.variables:
+        node = model.graph.nodes[v]
+        ids[v] = net.add(clg.GaussianVariable(text[v], float(node["intercept"]),
+                                              float(np.sqrt(node["variance"]))))
+    for u, v in model.graph.edges():
+        net.addArc(ids[u], ids[v])
+        net.setCoef(ids[u], ids[v], float(model.graph.nodes[v]["coefficient"]))
+    return net
 
 
 def to_pyagrum(model: TreeModel) -> Any:

@@ -523,6 +523,14 @@ class CLGTreeModel:
             f".to_pgmpy() (or .to_bif(path)); a Gaussian-only tree of the numbers is "
             f"tl.gaussian_chow_liu(df[numbers]).to_pgmpy()")
 
+    def to_pyagrum(self) -> Any:
+        """A ``pyagrum.clg.CLG`` of a tree of continuous columns; pyAgrum's CLG has no
+        discrete nodes, so a tree with discrete columns is refused, naming them
+        (:func:`treelearn.export._pyagrum.clg_to_pyagrum`)."""
+        from ..export._pyagrum import clg_to_pyagrum
+
+        return clg_to_pyagrum(self)
+
     def draw(self, ax: Any = None, **kwargs: Any) -> Figure:
         """Draw the tree (:func:`treelearn.viz._draw.draw`; edge widths follow the mixed MI)."""
         return drawing.draw(self, ax, **kwargs)

@@ -10,6 +10,17 @@ forest (it is ``p_root prod p_ij / p_parent`` once each tree is rooted). Samplin
 ancestral: a root from its KDE; a child given its parent's value ``x_p`` picks the kernel
 ``k`` with probability ``w_k N(x_p; c_kp, s_p^2) / p_p(x_p)``, then draws from that
 kernel's conditional Gaussian.
+
+A missing cell is integrated out. Written unrooted, ``p = prod_i p_i^(1 - deg i) prod_ij
+p_ij``; a missing node of degree one (or zero) integrates out in closed form: ``int p_uv
+dx_v = p_u``, which lowers ``u``'s degree, so missing leaves are pruned until none is left.
+What remains missing lies on a path between observed nodes; there the integral (a ratio
+of kernel mixtures) has no closed form and is a quadrature: each such node on a
+Gauss-Legendre grid (:data:`QUADRATURE_POINTS` nodes on each piece of its kernels' range,
+plus :data:`QUADRATURE_REACH` sds each side; a piece as wide as its narrowest kernel given
+a neighbour, ``sd sqrt(1 - r^2)``), messages passed
+between the grids by one matrix product per edge, every row of one missing pattern at
+once.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import pandas as pd
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
+from .._base.logspace import logsumexp
 from .._base.validation import Interval, check_param
 from ..encoding._table import weighted_total
 from ..export._jsonfile import save_document
@@ -34,10 +46,15 @@ from ..stats._kernel import kde_log_density, kde_pair_log_density, weighted_mome
 from ..viz import _draw as drawing
 from ._gaussian import RANDOM_STATE
 
-__all__ = ["KernelForestModel"]
+__all__ = ["MAX_ABS_CORRELATION", "QUADRATURE_POINTS", "QUADRATURE_REACH", "KernelForestModel"]
 
 #: a pair whose kernels' correlation is this close to +-1 has no 2-D density to speak of
 MAX_ABS_CORRELATION = 1.0 - 1e-9
+#: Gauss-Legendre nodes per kernel-sd-wide piece of a missing node's grid, and how many
+#: kernel sds beyond the outermost centres the grid reaches (a Gaussian's mass there:
+#: below 1e-30, far beneath round-off)
+QUADRATURE_POINTS = 8
+QUADRATURE_REACH = 12
 
 
 class KernelForestModel:
@@ -147,12 +164,13 @@ class KernelForestModel:
     __hash__ = None  # type: ignore[assignment]
 
     # -------------------------------------------------------------- densities
-    def _matrix(self, data: Any) -> np.ndarray:
+    def _matrix(self, data: Any, missing: bool = False) -> np.ndarray:
         # a plain array's columns are the model's variables, in order
         plain = not isinstance(data, pd.DataFrame) and np.ndim(data) == 2 \
             and np.shape(data)[1] == len(self.variables)
         names, X = numeric_matrix(data, learner="a kernel forest",
-                                  names=self.variables if plain else None)
+                                  names=self.variables if plain else None,
+                                  missing="pairwise" if missing else "error")
         absent = [v for v in self.variables if v not in names]
         if absent:
             raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
@@ -183,15 +201,107 @@ class KernelForestModel:
         return out
 
     def score_samples(self, X: Any) -> np.ndarray:
-        """``log p(row)`` of every row (no missing cells: a kernel forest does not
-        integrate them out)."""
-        X = self._matrix(X)
+        """``log p(row)`` of every row; a missing cell (NaN) is integrated out (module
+        docstring: in closed form off the paths between observed cells, by quadrature on
+        them)."""
+        X = self._matrix(X, missing=True)
+        missing = np.isnan(X)
+        if not missing.any():
+            return self._complete(X)
+        out = np.empty(len(X))
+        patterns, which = np.unique(missing, axis=0, return_inverse=True)
+        for p, holes in enumerate(patterns):  # a loop over missing patterns, not rows
+            rows = np.flatnonzero(which.ravel() == p)
+            out[rows] = self._with_holes(X[rows], holes)
+        return out
+
+    def _complete(self, X: np.ndarray) -> np.ndarray:
         marginals: dict = {}
         edges = self._edge_terms(X, marginals)
         out = edges.sum(axis=1)
         for j in range(len(self.variables)):  # a loop over columns, every row at once
             out += marginals[j] if j in marginals else self._marginal(X, j)
         return out
+
+    def _with_holes(self, X: np.ndarray, holes: np.ndarray) -> np.ndarray:
+        """``log p(x_observed)`` of rows sharing the missing cells ``holes``."""
+        pos = {v: j for j, v in enumerate(self.variables)}
+        G = nx.Graph()
+        G.add_nodes_from(range(len(self.variables)))
+        G.add_edges_from((pos[u], pos[v]) for u, v in self.edges)
+        leaves = [v for v in G if holes[v] and G.degree(v) <= 1]
+        while leaves:  # closed form: a missing leaf integrates to its neighbour's marginal
+            v = leaves.pop()
+            neighbours = list(G.neighbors(v))
+            G.remove_node(v)
+            leaves += [u for u in neighbours if holes[u] and G.degree(u) <= 1 and u not in leaves]
+        n = len(X)
+        out = np.zeros(n)
+        grids = {v: self._grid(v, [self._rho(v, u) for u in G.neighbors(v)])
+                 for v in G if holes[v]}
+        for v in G:  # node factors p_v^(1 - deg v) of the observed nodes
+            if not holes[v] and G.degree(v) != 1:
+                out += (1 - G.degree(v)) * self._marginal(X, v)
+        for i, j in G.edges():  # pairs of observed nodes
+            if not holes[i] and not holes[j]:
+                out += self._pair(X[:, i], X[:, j], i, j)
+        for component in nx.connected_components(G.subgraph(list(grids))):
+            out += self._integrate(X, G, sorted(component), grids, holes)
+        return out
+
+    def _rho(self, i: int, j: int) -> float:
+        u, v = self.variables[i], self.variables[j]
+        return self.correlation[(u, v)] if (u, v) in self.correlation else self.correlation[(v, u)]
+
+    def _grid(self, j: int, correlations: Sequence[float] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Gauss-Legendre nodes and log weights covering column ``j``'s kernels, on pieces
+        as wide as the narrowest kernel in ``j`` given a neighbour (``sd sqrt(1 - r^2)``)."""
+        s = self.kernel_sd[self.variables[j]]
+        width = s * math.sqrt(min([1.0, *(1.0 - r * r for r in correlations)]))
+        lo = self.centres[:, j].min() - QUADRATURE_REACH * s
+        hi = self.centres[:, j].max() + QUADRATURE_REACH * s
+        pieces = math.ceil((hi - lo) / width)
+        points = pieces * QUADRATURE_POINTS
+        # two adjacent missing nodes: a grid x grid table of their pair density (and its exp)
+        check_memory(16.0 * points * points, "a missing value's quadrature grid",
+                     "fill the missing values in")
+        t, w = np.polynomial.legendre.leggauss(QUADRATURE_POINTS)
+        edges = np.linspace(lo, hi, pieces + 1)
+        a, b = edges[:-1, None], edges[1:, None]
+        return ((a + b) / 2 + (b - a) / 2 * t).ravel(), np.log(((b - a) / 2 * w).ravel())
+
+    def _pair(self, x: np.ndarray, y: np.ndarray, i: int, j: int) -> np.ndarray:
+        u, v = self.variables[i], self.variables[j]
+        return kde_pair_log_density(x, y, self.centres[:, i], self.centres[:, j], self._log_w,
+                                    self.kernel_sd[u], self.kernel_sd[v], self._rho(i, j))
+
+    def _integrate(self, X: np.ndarray, G: nx.Graph, component: list, grids: dict,
+                   holes: np.ndarray) -> np.ndarray:
+        """``log`` of the integral over one connected set of missing nodes (each on its
+        grid) of their factors and the edges to them: messages towards ``component[0]``."""
+        n = len(X)
+        local = {}
+        for v in component:  # each grid point's factor, with the observed neighbours' edges
+            g, log_w = grids[v]
+            node = log_w + (1 - G.degree(v)) * kde_log_density(
+                g, self.centres[:, v], self._log_w, self.kernel_sd[self.variables[v]])
+            term = np.tile(node, (n, 1))
+            for u in G.neighbors(v):
+                if not holes[u]:
+                    term += self._pair(np.repeat(X[:, u], len(g)), np.tile(g, n), u, v
+                                       ).reshape(n, len(g))
+            local[v] = term
+        root = component[0]
+        sub = G.subgraph(component)
+        for v, parent in reversed(list(nx.bfs_predecessors(sub, root))):  # leaves first
+            gv, gp = grids[v][0], grids[parent][0]
+            pair = self._pair(np.repeat(gv, len(gp)), np.tile(gp, len(gv)), v, parent
+                              ).reshape(len(gv), len(gp))
+            top_r, top_c = local[v].max(axis=1, keepdims=True), pair.max()
+            message = np.exp(local[v] - top_r) @ np.exp(pair - top_c)
+            with np.errstate(divide="ignore"):
+                local[parent] = local[parent] + np.log(message) + top_r + top_c
+        return logsumexp(local[root], axis=1)
 
     def log_likelihood(self, data: Any, per_row: bool = False, sample_weight: Any = None
                        ) -> float | np.ndarray:
