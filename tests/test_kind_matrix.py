@@ -56,9 +56,12 @@ WORKS = {
     "gaussian_tree": set(COMMANDS) - {"predict"},
     "tree_posterior": {"show", "plot", "html", "score"},  # html: its joint table (small)
     "cutset": {"show", "score", "query", "sample"},
+    "copula_tree": {"show", "score", "query", "sample"},  # query: median, mean, 90 % interval
+    "kernel_forest": {"show", "plot", "score", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
 }
-NUMERIC = {"gaussian_clf", "gaussian_tan", "copula_tan", "kernel_tan", "gaussian_tree"}
+NUMERIC = {"gaussian_clf", "gaussian_tan", "copula_tan", "kernel_tan", "gaussian_tree",
+           "copula_tree", "kernel_forest"}
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +112,8 @@ def files(tmp_path_factory):
             "mixture": tl.TreeMixture(n_components=2, random_state=0).fit(cat),
             "bagged": tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
             "gaussian_tree": tl.gaussian_chow_liu(num.drop(columns="y")),
+            "copula_tree": tl.copula_chow_liu(num.drop(columns="y")),
+            "kernel_forest": tl.kernel_forest(num.drop(columns="y"), random_state=0),
             "tree_posterior": tl.tree_posterior(cat),
             "cutset": tl.CutsetNetwork(random_state=0).fit(cat),
             "hidden_tree": tl.HiddenTree(random_state=0, max_iter=3).fit(cat),
@@ -127,7 +132,7 @@ def _argv(files, kind: str, command: str) -> list[str]:
     given = {"mixed_nb": "a=on", "mixed_tan": "a=on", "clg": "u=0.5", "text_nb": "w0=1"}.get(
         kind, "u=0.5" if kind in NUMERIC
                                                           else "a=1")
-    variable = "v" if kind == "gaussian_tree" else "y"
+    variable = "v" if kind in ("gaussian_tree", "copula_tree", "kernel_forest") else "y"
     return {"show": ["show", model], "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
             "dot": ["show", model, "--dot"], "mermaid": ["show", model, "--mermaid"],
             "html": ["show", model, "--html", str(files / f"{kind}.html")],
@@ -357,3 +362,17 @@ def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
                                direct.predict_proba(data.drop(columns="y")), atol=1e-12)
     rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "nope"])
     assert rc != 0 and "'nope' is not a column" in err
+
+
+def test_copula_tree_query_prints_the_models_conditional(files):
+    # the printed median / mean / quantiles are the Python model's CopulaQuery given u = 0.5
+    rc, out, err = _run(_argv(files, "copula_tree", "query"))
+    assert rc == 0, err
+    model = tl.load(files / "copula_tree.json")
+    q = model.query("v", {"u": 0.5})
+    row = out.splitlines()[2].split()
+    assert row[0] == "v"
+    low, high = q.quantile([0.05, 0.95])
+    expected = [q.median, q.mean, low, high]
+    assert [float(x) for x in row[1:]] == pytest.approx(expected, abs=5e-7)  # printed to 6 places
+    assert low < q.median < high

@@ -21,6 +21,9 @@ CLGTreeModel              query (a discrete target's distribution; a continuous 
                           --plot, --html (discrete posteriors and Gaussian-mixture
                           densities, numbers as evidence)
 CutsetNetwork             query, predict --target
+CopulaTreeModel           score, sample, query (each variable's exact conditional in
+                          its own units: median, mean, 90 % interval)
+KernelForestModel         score, sample, --plot
 HiddenTree                predict --target, --plot, --html
 TreePosterior             score (the Bayesian average), --plot (edge posteriors),
                           --html (its joint table, up to 4,096 complete rows)
@@ -133,6 +136,9 @@ def score_of(obj: Any, df: pd.DataFrame) -> tuple[float, int]:
         # the Bayesian average has no parameter count of its own: the MAP tree's is shown
         return float(obj.log_likelihood(df)), obj.map_tree().n_parameters
     if is_density(obj):
+        variables = getattr(obj, "variables", None)
+        if variables is not None:  # other columns are ignored here too (a class column, ids)
+            df = df[[c for c in df.columns if c in variables]]
         return float(np.sum(obj.score_samples(df))), obj.n_parameters
     raise refuse(obj, "score", "it has no likelihood of data")
 
@@ -209,6 +215,8 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
             index=False, formatters={"mean": "{:.6f}".format, "sd": "{:.6f}".format})
     if is_clg_tree(obj):
         return _clg_query(obj, variables, evidence, map_query, head)
+    if name == "CopulaTreeModel":
+        return _copula_query(obj, variables, evidence, map_query, head)
     if map_query:
         raise refuse(obj, "query --map", "the most probable row of a mixture is not each "
                      "tree's most probable row, and is not computed exactly here",
@@ -224,6 +232,36 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
     table = pd.Series(result).rename("probability").reset_index()
     return head + "\n" + table.to_string(index=False,
                                          formatters={"probability": lambda x: f"{x:.6f}"})
+
+
+def _numbers(evidence: Mapping[Hashable, Any]) -> dict:
+    """``--given`` values of continuous variables as floats, or one error naming the value."""
+    values = {}
+    for k, v in evidence.items():
+        try:
+            values[k] = float(v)
+        except ValueError:
+            raise KindError(f"--given {k}={v}: a continuous variable takes a number") from None
+    return values
+
+
+def _copula_query(obj: Any, variables: list, evidence: Mapping[Hashable, Any],
+                  map_query: bool, head: str) -> str:
+    """A copula tree's exact conditional of each variable, in the original units: its
+    median, mean and central 90 % interval (the conditional is not Gaussian there)."""
+    if map_query:
+        raise refuse(obj, "query --map", "the most probable values of a copula tree are not "
+                     "computed here", "drop --map to print the conditional distributions")
+    values = _numbers(evidence)
+    rows = []
+    for v in variables:
+        q = obj.query(v, values)
+        low, high = np.asarray(q.quantile([0.05, 0.95]), dtype=float)
+        rows.append({"variable": v, "median": q.median, "mean": q.mean,
+                     "q05": low, "q95": high})
+    fmt = "{:.6f}".format
+    return "copula " + head + "\n" + pd.DataFrame(rows).to_string(
+        index=False, formatters=dict.fromkeys(("median", "mean", "q05", "q95"), fmt))
 
 
 def _clg_query(obj: Any, variables: list, evidence: Mapping[Hashable, Any], map_query: bool,
