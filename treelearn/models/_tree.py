@@ -36,6 +36,7 @@ from ..export._uai import write_uai
 from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..stats._parameters import check_cpt
+from ..structure._trees import gc_paused
 
 if TYPE_CHECKING:  # pragma: no cover
     # imported where used: loading a saved tree needs none of them (start-up time)
@@ -126,28 +127,29 @@ class TreeModel:
     ) -> None:
         if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
-        # a copy (node attribute dicts included): the caller's graph gets no parents or
-        # float CPTs written into it, and later changes to it do not reach the model
-        graph = graph.copy()
-        self.graph = graph
-        self.variables = list(variables if variables is not None else graph.nodes)
-        if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
-            raise StructureError("variables must list every node of the graph once")
-        position = {v: i for i, v in enumerate(self.variables)}
-        nodes = graph.nodes
-        by_shape: dict[tuple, list] = {}
-        for v in self.variables:
-            node = nodes[v]
-            if "states" not in node or "cpt" not in node:
-                raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
-            ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
-            if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
-                raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
-            node["parents"] = ps
-            shape = (*(len(nodes[p]["states"]) for p in ps), len(node["states"]))
-            by_shape.setdefault(shape, []).append(v)
-        for shape, group in by_shape.items():
-            _check_cpts(nodes, group, shape)
+        with gc_paused(graph.number_of_nodes()):
+            # a copy (node attribute dicts included): the caller's graph gets no parents or
+            # float CPTs written into it, and later changes to it do not reach the model
+            graph = graph.copy()
+            self.graph = graph
+            self.variables = list(variables if variables is not None else graph.nodes)
+            if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
+                raise StructureError("variables must list every node of the graph once")
+            position = {v: i for i, v in enumerate(self.variables)}
+            nodes = graph.nodes
+            by_shape: dict[tuple, list] = {}
+            for v in self.variables:
+                node = nodes[v]
+                if "states" not in node or "cpt" not in node:
+                    raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
+                ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
+                if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
+                    raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
+                node["parents"] = ps
+                shape = (*(len(nodes[p]["states"]) for p in ps), len(node["states"]))
+                by_shape.setdefault(shape, []).append(v)
+            for shape, group in by_shape.items():
+                _check_cpts(nodes, group, shape)
         self.dtypes = dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})

@@ -49,7 +49,7 @@ import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
 from ..stats._counts import binary_csr, drop_round_off, sparse_names_and_weights, whole_weights
-from ._trees import round_ties
+from ._trees import gc_paused, round_ties
 
 __all__ = [
     "DEFAULT_MAX_PAIRS",
@@ -743,7 +743,8 @@ def sparse_spanning_skeleton(
     listed = np.lexsort((np.arange(len(ti)), ti))
     G = nx.Graph()
     G.graph["n"] = n
-    G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-    G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
-        ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
+    with gc_paused(d):
+        G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
+        G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
+            ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
     return G
