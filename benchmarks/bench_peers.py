@@ -482,7 +482,7 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
         row(BENCH, case, f"{what}: pyAgrum, a loop over rows", t_ag * 1e3, "ms",
             note=f"{len(few)} rows, scaled"),
         row(BENCH, case, f"{what}: treelearn engine posterior_codes (codes)", t_codes * 1e3, "ms",
-            note="two passes over the whole tree: any value may be missing"),
+            note="complete rows: the Markov blanket; else two passes"),
         row(BENCH, case, f"{what}: floor (log-CPT gathers on codes)", t_floor * 1e3, "ms",
             note="complete rows only: the target's Markov blanket"),
         row(BENCH, case, f"{what}: largest |difference|", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),

@@ -455,6 +455,9 @@ class TreeEngine:
         n = codes.shape[0]
         if not self.is_tree:
             return self._general.posterior(codes, target)
+        blanket = self._blanket_posterior(codes, target)
+        if blanket is not None:
+            return blanket
         ev, gev = self._evidence_arrays(codes)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)  # (k_g, n)
@@ -468,6 +471,39 @@ class TreeEngine:
         down = self._distribute(acc, up, ev, only=way)
         belief = held(target) * down[target] if target in down else held(target)
         return self._combine(belief, log_g, n)
+
+    def _blanket_posterior(self, codes: np.ndarray, target: int) -> np.ndarray | None:
+        """``posterior_codes`` when every row observes every other variable of a forest of
+        one-parent CPTs: ``P(t | parent) prod_children P(c | t)`` normalised (the target's
+        Markov blanket; the other families are constant in ``t``), NaN where the row has
+        probability zero (a zero entry of another family, or of every ``t``). ``None``
+        otherwise: the two passes then."""
+        if self.kg != 1 or any(len(p) > 1 for p in self.parents.values()):
+            return None
+        others = np.delete(codes, target, axis=1)
+        if not (others >= 0).all():
+            return None
+        v = self.variables[target]
+        col = self.index
+        cpt = self.cpts
+        kids = [c for c in self.variables if self.parents[c] == [v]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = np.log(cpt[v])
+            logit = own[codes[:, col[self.parents[v][0]]]] if self.parents[v] else \
+                np.broadcast_to(own, (codes.shape[0], own.shape[-1]))
+            for c in kids:
+                logit = logit + np.log(cpt[c])[:, codes[:, col[c]]].T
+            top = logit.max(axis=1, keepdims=True)
+            e = np.exp(logit - top)
+            out = e / e.sum(axis=1, keepdims=True)
+        out[~np.isfinite(top[:, 0])] = np.nan  # every state impossible given the blanket
+        for u in self.variables:  # another family with a zero entry the row meets
+            if u == v or u in kids or not (cpt[u] == 0).any():
+                continue
+            p = self.parents[u]
+            met = cpt[u][codes[:, col[p[0]]], codes[:, col[u]]] if p else cpt[u][codes[:, col[u]]]
+            out[met == 0] = np.nan
+        return out
 
     def _combine(self, belief: np.ndarray, log_g: np.ndarray, n: int) -> np.ndarray:
         """``sum_g P(g | evidence) P(x | g, evidence)`` from an unnormalised belief ``(k_g, n, k)``."""

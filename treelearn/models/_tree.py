@@ -36,6 +36,7 @@ from ..export._uai import write_uai
 from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..stats._parameters import check_cpt
+from ..structure._trees import gc_paused
 
 if TYPE_CHECKING:  # pragma: no cover
     # imported where used: loading a saved tree needs none of them (start-up time)
@@ -56,6 +57,24 @@ def _zero_rows(bad: np.ndarray, index: pd.Index, present: Mapping[Hashable, pd.S
     return TreelearnError(
         f"{int(bad.sum())} evidence row(s) have probability zero under the model, e.g. row "
         f"{index[r]!r} with {row}: drop or fix those rows, or learn with alpha > 0")
+
+
+def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
+    """Every CPT of ``group`` (nodes of one CPT shape) as a float copy checked by
+    :func:`~treelearn.stats._parameters.check_cpt`: stacked and checked in one call (a
+    call per node was most of a 50,000-node model's construction), each node's CPT a
+    view of the stack; a stack that fails is checked node by node, so the error names
+    the node and its row."""
+    try:
+        with np.errstate(all="ignore"):
+            stack = check_cpt(group[0], np.array([nodes[v]["cpt"] for v in group], dtype=float),
+                              (len(group), *shape))
+    except (StructureError, TypeError, ValueError):
+        for v in group:  # raises, naming the first bad node
+            nodes[v]["cpt"] = check_cpt(v, nodes[v]["cpt"], shape)
+        return
+    for v, cpt in zip(group, stack):
+        nodes[v]["cpt"] = cpt
 
 
 class TreeModel:
@@ -108,24 +127,29 @@ class TreeModel:
     ) -> None:
         if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
-        # a copy (node attribute dicts included): the caller's graph gets no parents or
-        # float CPTs written into it, and later changes to it do not reach the model
-        graph = graph.copy()
-        self.graph = graph
-        self.variables = list(variables if variables is not None else graph.nodes)
-        if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
-            raise StructureError("variables must list every node of the graph once")
-        position = {v: i for i, v in enumerate(self.variables)}
-        for v in self.variables:
-            node = graph.nodes[v]
-            if "states" not in node or "cpt" not in node:
-                raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
-            ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
-            if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
-                raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
-            node["parents"] = ps
-            expected = [len(graph.nodes[p]["states"]) for p in ps] + [len(node["states"])]
-            node["cpt"] = check_cpt(v, node["cpt"], expected)  # a float copy
+        with gc_paused(graph.number_of_nodes()):
+            # a copy (node attribute dicts included): the caller's graph gets no parents or
+            # float CPTs written into it, and later changes to it do not reach the model
+            graph = graph.copy()
+            self.graph = graph
+            self.variables = list(variables if variables is not None else graph.nodes)
+            if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):
+                raise StructureError("variables must list every node of the graph once")
+            position = {v: i for i, v in enumerate(self.variables)}
+            nodes = graph.nodes
+            by_shape: dict[tuple, list] = {}
+            for v in self.variables:
+                node = nodes[v]
+                if "states" not in node or "cpt" not in node:
+                    raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
+                ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
+                if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
+                    raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
+                node["parents"] = ps
+                shape = (*(len(nodes[p]["states"]) for p in ps), len(node["states"]))
+                by_shape.setdefault(shape, []).append(v)
+            for shape, group in by_shape.items():
+                _check_cpts(nodes, group, shape)
         self.dtypes = dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})

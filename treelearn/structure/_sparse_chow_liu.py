@@ -49,7 +49,7 @@ import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
 from ..stats._counts import binary_csr, drop_round_off, sparse_names_and_weights, whole_weights
-from ._trees import round_ties
+from ._trees import gc_paused, round_ties
 
 __all__ = [
     "DEFAULT_MAX_PAIRS",
@@ -299,7 +299,14 @@ def sparse_binary_statistics(
     n_rows = n if weights is None else weights.sum()
     ZWT = ZW.T.tocsr()
     diagonal = np.zeros(d, dtype=dtype)
-    parts_i, parts_j, parts_n = [], [], []
+    # the kept pairs are written straight into arrays of the bound's length (pages never
+    # written are never resident), cut to length at the end: no list of parts concatenated
+    # (which held every pair twice, and fresh memory costs more than the product here)
+    value = np.result_type(ZWT.dtype, Z.dtype)
+    pair_i = np.empty(bound, dtype=np.int32)
+    pair_j = np.empty(bound, dtype=np.int32)
+    pair_n = np.empty(bound, dtype=value)
+    filled = 0
     for s in range(0, d, block_columns):
         e = min(d, s + block_columns)
         # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s) and,
@@ -320,15 +327,18 @@ def sparse_binary_statistics(
             keep &= block.data != 0
         if not two.all():
             keep &= two[s:e][rows] & two[s:][cols]
-        parts_i.append((rows[keep] + np.int32(s)).astype(np.int32, copy=False))
-        parts_j.append((cols[keep] + np.int32(s)).astype(np.int32, copy=False))
-        parts_n.append(block.data[keep])
+        stop = filled + int(np.count_nonzero(keep))
+        for out, part in ((pair_i, rows), (pair_j, cols)):
+            out[filled:stop] = part[keep]
+            out[filled:stop] += np.int32(s)
+        pair_n[filled:stop] = block.data[keep]
+        filled = stop
         del block, rows, cols, keep, on_diag
-    cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)  # noqa: E731
+    for out in (pair_i, pair_j, pair_n):
+        out.resize(filled, refcheck=False)  # in place: the unused tail is given back
     return SparseBinaryCounts(
         names, states, (matrix.dtype,) * d,
-        int(n_rows) if exact else float(n_rows), ones, diagonal,
-        cat(parts_i, np.int32), cat(parts_j, np.int32), cat(parts_n, dtype),
+        int(n_rows) if exact else float(n_rows), ones, diagonal, pair_i, pair_j, pair_n,
     )
 
 
@@ -592,7 +602,35 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
     return rank
 
 
-def _spanning_forest(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> np.ndarray:
+class _Joined:
+    """Two index arrays read as their concatenation (``x[k]`` for slices and index arrays),
+    without forming it: the co-occurring pairs' ends and the candidates' (a copy would be
+    another 8 bytes per pair, 0.8 GiB at 10**8 pairs)."""
+
+    def __init__(self, first: np.ndarray, second: np.ndarray) -> None:
+        self.first, self.second, self.split = first, second, len(first)
+
+    def __len__(self) -> int:
+        return self.split + len(self.second)
+
+    def __getitem__(self, key):
+        n = self.split
+        if isinstance(key, slice):
+            start, stop, _ = key.indices(len(self))
+            if stop <= n:
+                return self.first[start:stop]
+            if start >= n:
+                return self.second[start - n:stop - n]
+            return np.concatenate([self.first[start:], self.second[:stop - n]])
+        key = np.asarray(key)
+        out = np.empty(key.shape, dtype=np.result_type(self.first, self.second))
+        low = key < n
+        out[low] = self.first[key[low]]
+        out[~low] = self.second[key[~low] - n]
+        return out
+
+
+def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
     """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
     order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
 
@@ -690,8 +728,8 @@ def sparse_spanning_skeleton(
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
     rank = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
-    ei = np.concatenate([stats.pair_i, zi.astype(stats.pair_i.dtype)]).astype(index, copy=False)
-    ej = np.concatenate([stats.pair_j, zj.astype(stats.pair_j.dtype)]).astype(index, copy=False)
+    ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
+    ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
     chosen = _spanning_forest(ei, ej, rank, d)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
@@ -705,7 +743,8 @@ def sparse_spanning_skeleton(
     listed = np.lexsort((np.arange(len(ti)), ti))
     G = nx.Graph()
     G.graph["n"] = n
-    G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-    G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
-        ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
+    with gc_paused(d):
+        G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
+        G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
+            ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
     return G
