@@ -368,11 +368,18 @@ def test_the_engine_and_the_explorer_take_the_rule_s_conditioner():
                       df, alpha=1.0)
     assert tri.inference_path == "message passing given 'a'"
     assert explorer_spec(tri)["cond"] == tri.variables.index("a")
-    # two v-structures: the engine still passes messages (a polytree), the page cannot
+    # two v-structures: the engine still passes messages (a polytree); the page has no one
+    # conditioner and conditions on a cutset instead. By hand, the greedy rule (the parent
+    # shared by most over-parented variables, then fewer states, then the variables' order):
+    # c's parents {a, b} and e's {c, d} all tie at 1, so a; then e alone has two, c before d.
+    # One forest per joint state of {a, c} (2 x 2); tests/test_explorer_dags.py checks the
+    # page's marginals against the engine
     two = tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c"), ("c", "e"), ("d", "e")]), df)
     assert two.inference_path == "message passing"
-    with pytest.raises(tl.TreelearnError, match="'c'"):
-        explorer_spec(two)
+    spec = explorer_spec(two)
+    assert spec["cond"] == -1 and len(spec["components"]) == 4
+    fixed = {tuple(two.variables[v] for v, _ in comp["fixed"]) for comp in spec["components"]}
+    assert fixed == {("a", "c")}
 
 
 def test_every_conditioner_gives_the_same_answers():

@@ -139,3 +139,16 @@ def test_bad_input_is_refused_naming_the_fix(small):
     clf = tl.KernelTAN(random_state=0).fit(X, y)
     with pytest.raises(tl.TreelearnError, match="'b'"):
         clf.predict(X.assign(b=np.nan))
+
+
+def test_a_column_constant_on_the_fitting_share_keeps_its_gaussian_for_every_seed():
+    # class "a" has one odd value in x: whenever the validation split holds that row out,
+    # the kernel fitted on the rest has width 0 (no density). That is a -inf held-out score
+    # for the kernel, never a crash, whatever the seed; the fit is the same kind of model.
+    X = pd.DataFrame({"x": [1.0, 1.0, 1.0, 1.0, 2.0, 0.3, 0.9, 1.7, 2.2, 2.8],
+                      "z": [0.1, 0.4, 0.2, 0.9, 0.5, 1.1, 0.2, 0.8, 0.3, 0.6]})
+    y = np.array(["a"] * 5 + ["b"] * 5)
+    for seed in range(12):
+        clf = tl.KernelTAN(random_state=seed, validation=0.4).fit(X, y)
+        p = clf.predict_proba(X)
+        assert np.isfinite(p).all() and np.allclose(p.sum(axis=1), 1.0)

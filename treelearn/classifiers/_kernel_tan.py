@@ -117,8 +117,10 @@ def _node_terms(f: _ClassFactors, X: np.ndarray, parent: np.ndarray,
             p = int(parent[j])
             if not kernel[j]:
                 mean = f.intercept[j] + (f.coefficient[j] * X[:, p] if p >= 0 else 0.0)
+                # np.log: a Gaussian of no spread on a validation split's fitting share is
+                # NaN here (the split scores it -inf), not an exception
                 out[:, j] = -0.5 * ((X[:, j] - mean) ** 2 / f.variance[j]
-                                    + math.log(f.variance[j]) + _LOG_2PI)
+                                    + np.log(f.variance[j]) + _LOG_2PI)
             elif p < 0:
                 out[:, j] = kde(j)
             else:

@@ -66,13 +66,15 @@ def _logsumexp_rows(L: np.ndarray) -> np.ndarray:
 
 def kde_log_density(x: np.ndarray, centres: np.ndarray, log_w: np.ndarray, sd: float) -> np.ndarray:
     """``log sum_k w_k N(x; c_k, sd^2)`` at every ``x`` (blocks of rows; ``log_w``: the
-    kernels' log weights, summing to 1).
+    kernels' log weights, summing to 1). A kernel of width ``sd <= 0`` has no density: NaN.
 
     >>> c = np.array([0.0, 1.0]); lw = np.log([0.5, 0.5])
     >>> bool(np.isclose(kde_log_density(np.array([0.0]), c, lw, 1.0)[0],
     ...                 np.log(0.5 * (np.exp(0) + np.exp(-0.5)) / np.sqrt(2 * np.pi))))
     True
     """
+    if not sd > 0:  # a kernel of no width (a column constant on the rows it came from)
+        return np.full(len(x), np.nan)  # has no density: NaN, which callers name or score
     out = np.empty(len(x))
     step = _rows_per_block(len(centres))
     for start in range(0, len(x), step):  # blocks of rows: memory, not a loop per row
@@ -84,9 +86,16 @@ def kde_log_density(x: np.ndarray, centres: np.ndarray, log_w: np.ndarray, sd: f
 def kde_pair_log_density(x: np.ndarray, y: np.ndarray, cx: np.ndarray, cy: np.ndarray,
                          log_w: np.ndarray, sx: float, sy: float, r: float) -> np.ndarray:
     """``log sum_k w_k N((x, y); (cx_k, cy_k), S)``, ``S`` with sds ``sx, sy`` and
-    correlation ``r`` (``|r| < 1``)."""
-    out = np.empty(len(x))
+    correlation ``r`` (``|r| < 1``; NaN everywhere when degenerate).
+
+    >>> bool(np.isnan(kde_pair_log_density(np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1),
+    ...                                    np.zeros(1), 1.0, 1.0, 1.0)).all())
+    True
+    """
     one_r = 1.0 - r * r
+    if not (sx > 0 and sy > 0 and one_r > 0):  # degenerate (no width, or |r| = 1): no
+        return np.full(len(x), np.nan)  # density, as kde_log_density
+    out = np.empty(len(x))
     step = _rows_per_block(len(cx))
     for start in range(0, len(x), step):  # blocks of rows
         u = (x[start:start + step, None] - cx[None, :]) / sx
