@@ -155,3 +155,28 @@ def test_a_file_gives_the_in_memory_network_and_bad_options_are_named(tmp_path, 
         tl.CutsetNetwork(split="best").fit(asia)
     with pytest.raises(tl.TreelearnError, match="max_samples == 0"):
         tl.CutsetNetwork(max_samples=0).fit(asia)
+
+
+@pytest.mark.parametrize("kind", ["csr_matrix", "csr_array", "csc_matrix"])
+def test_a_sparse_matrix_is_fitted_and_scored_as_its_dense_table(kind):
+    # fit read a 0/1 scipy.sparse matrix as its dense table but scoring refused sparse input
+    # (issue 23): every method now reads it as fit does, variables 0..d-1 by position
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    dense = (rng.random((400, 6)) < 0.3).astype(np.int8)
+    dense[:, 1] = dense[:, 0] ^ (rng.random(400) < 0.1)  # a dependence worth conditioning on
+    X = getattr(sp, kind)(dense)
+    frame = pd.DataFrame(dense)  # columns 0..5, as a sparse matrix's variables are named
+    for options in (dict(max_depth=2, min_rows=20), dict(max_depth=2, n_estimators=3,
+                                                         random_state=0)):
+        got = tl.CutsetNetwork(**options).fit(X[:300], validation=X[300:])
+        want = tl.CutsetNetwork(**options).fit(frame.iloc[:300], validation=frame.iloc[300:])
+        np.testing.assert_array_equal(got.score_samples(X), want.score_samples(frame))
+        np.testing.assert_array_equal(got.score_samples(X), got.score_samples(frame))
+        assert got.score(X) == want.score(frame)
+        np.testing.assert_array_equal(got.predict_proba(X, target=1).to_numpy(),
+                                      want.predict_proba(frame, target=1).to_numpy())
+    with pytest.raises(tl.TreelearnError, match="only 0/1"):
+        got.score_samples(X * 2.5)
+    with pytest.raises(tl.FeatureMismatchError, match="6 features"):
+        got.score_samples(X[:, :4])

@@ -45,7 +45,8 @@ from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table, 
 from ..inference._engine import decode_codes
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
 from ..models._gaussian import RANDOM_STATE
-from ..sources._kinds import as_frame, match_features
+from ..sources._count import in_memory_table
+from ..sources._kinds import as_frame, kind_of, match_features
 from ..sources._passes import row_passes
 from ..stats._counts import CountedTable
 from ..stats._information import mutual_information_matrix
@@ -341,11 +342,9 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     # ------------------------------------------------------------ scoring and queries
     def _codes(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        frame = as_frame(match_features(X, names=self.feature_names_in_,
-                                        n_features=self.n_features_in_,
-                                        estimator="CutsetNetwork"),
-                         self.feature_names_in_, learner="CutsetNetwork")
-        return self.networks_[0].encode(frame)
+        X = match_features(X, names=self.feature_names_in_, n_features=self.n_features_in_,
+                           estimator="CutsetNetwork")
+        return _network_codes(X, self.networks_[0])
 
     def _log_joint(self, codes: np.ndarray) -> np.ndarray:
         """``log P(observed cells)`` of coded rows under the ensemble."""
@@ -389,8 +388,8 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         log_p = self._log_joint(rows).reshape(len(codes), k)
         with np.errstate(invalid="ignore"):
             proba = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        frame = as_frame(X, columns, learner="CutsetNetwork")
-        return pd.DataFrame(proba, columns=states, index=frame.index)
+        index = (X.index if isinstance(X, pd.DataFrame) else None)  # rows by position otherwise
+        return pd.DataFrame(proba, columns=states, index=index)
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None,
                   return_log_prob: bool = False) -> dict | tuple[dict, float]:
@@ -454,10 +453,20 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
 
 
 def _validation_codes(validation: Any, passes: Any) -> np.ndarray:
-    frame = as_frame(validation, list(passes.columns), learner="CutsetNetwork")
-    absent = [c for c in passes.columns if c not in frame.columns]
-    if absent:
-        raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-    return encode(frame[list(passes.columns)], missing="pairwise",
-                  states=dict(zip(passes.columns, passes.states)),
-                  max_states=np.iinfo(np.int64).max).codes.astype(np.int64)
+    net = CutsetModel(Leaf(np.zeros(0, dtype=np.int64), None), passes.columns, passes.states)
+    if isinstance(validation, pd.DataFrame):
+        absent = [c for c in passes.columns if c not in validation.columns]
+        if absent:
+            raise ColumnNotFoundError(f"validation= lacks the columns {absent}",
+                                      column=absent[0])
+    return _network_codes(validation, net)
+
+
+def _network_codes(X: Any, net: CutsetModel) -> np.ndarray:
+    """The codes of ``X``'s rows against ``net``'s states (``-1``: missing): a table of any
+    in-memory kind, and a ``scipy.sparse`` 0/1 matrix as fit reads it (its dense 0/1 values,
+    columns by position)."""
+    if not isinstance(X, pd.DataFrame) and kind_of(X).name == "sparse":
+        return in_memory_table(X, learner="CutsetNetwork", states=net.states,
+                               names=net.columns).codes.astype(np.int64)
+    return net.encode(as_frame(X, net.columns, learner="CutsetNetwork"))
