@@ -41,7 +41,7 @@ from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_param, check_params
-from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table, encode
+from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
 from ..models._gaussian import RANDOM_STATE
