@@ -180,3 +180,41 @@ def test_a_sparse_matrix_is_fitted_and_scored_as_its_dense_table(kind):
         got.score_samples(X * 2.5)
     with pytest.raises(tl.FeatureMismatchError, match="6 features"):
         got.score_samples(X[:, :4])
+
+
+@pytest.mark.parametrize("alpha, mi_alpha", [(1.0, None), (0.0, None), (0.5, 1.0)])
+def test_a_split_is_judged_by_the_tree_fit_read_off_the_counts(small, alpha, mi_alpha):
+    # the growth scores a branch without building its tree (tree_fit): the same
+    # log-likelihood and parameters as the Chow-Liu tree learned and scored row by row
+    from treelearn.encoding._table import encode
+    from treelearn.learners._cutset import tree_fit
+    from treelearn.stats._counts import pair_counts
+
+    w = np.random.default_rng(1).integers(0, 4, len(small)).astype(float)
+    ll, mi, n_par = tree_fit(pair_counts(encode(small, sample_weight=w)), alpha, mi_alpha)
+    tree = tl.chow_liu(small, alpha=alpha, mi_alpha=mi_alpha, sample_weight=w)
+    rows = tree.log_likelihood(small, per_row=True)
+    want = float(np.sum(w[w > 0] * rows[w > 0]))  # 0 x log 0 = 0 for rows of weight 0
+    assert ll == pytest.approx(want, rel=1e-12)  # sums of the same terms in another order
+    assert n_par == tree.n_parameters
+    graph = tl.mi_graph(small, mi_alpha=mi_alpha, sample_weight=w)
+    np.testing.assert_allclose(mi, nx_matrix(graph, list(small.columns)), atol=1e-12)
+
+
+def nx_matrix(graph, names):
+    out = np.zeros((len(names), len(names)))
+    for u, v, data in graph.edges(data=True):
+        i, j = names.index(u), names.index(v)
+        out[i, j] = out[j, i] = data["weight"]
+    return out
+
+
+def test_whole_row_weights_grow_the_network_of_repeated_rows(small):
+    # a bootstrap is whole row weights: the largest branch's counts are the node's minus the
+    # others' (exact in integers), so weights give the network of the rows repeated
+    w = np.random.default_rng(4).integers(0, 3, len(small))
+    repeated = small.loc[small.index.repeat(w)].reset_index(drop=True)
+    got = tl.CutsetNetwork(max_depth=3, min_rows=30).fit(small, sample_weight=w)
+    want = tl.CutsetNetwork(max_depth=3, min_rows=30).fit(repeated)
+    assert len(got.networks_[0].nodes()) == len(want.networks_[0].nodes()) > 1
+    np.testing.assert_allclose(got.score_samples(small), want.score_samples(small), rtol=1e-12)
