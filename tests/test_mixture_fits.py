@@ -91,12 +91,29 @@ def test_the_split_shares_the_weakest_components_rows(three_trees):
     own = log_prob - np.log(run["weights"])
     total = (table.weights[:, None] * resp * own).sum(axis=0)
     weakest = int(np.argmin(total))
-    split = mixture._split_weakest(table, run, 1, np.random.default_rng(1))
+    split = mixture._split_weakest(table, run, 1)
     assert split.shape == (len(resp), 3)
     np.testing.assert_allclose(split.sum(axis=1), 1.0, rtol=1e-12)
     other = 1 - weakest
     np.testing.assert_array_equal(split[:, other], resp[:, other])
     np.testing.assert_allclose(split[:, weakest] + split[:, 2], resp[:, weakest], rtol=1e-12)
+    # the split is on the weakest component's variable of most MI with the others (by its
+    # own weighted counts, recomputed here by brute force from the final responsibilities,
+    # which its counts trail by one E-step), its most frequent state kept
+    w = table.weights * resp[:, weakest]
+    codes = table.codes
+    d = codes.shape[1]
+
+    def mi(i, j):
+        joint = np.zeros((codes[:, i].max() + 1, codes[:, j].max() + 1))
+        np.add.at(joint, (codes[:, i], codes[:, j]), w)
+        p = joint / joint.sum()
+        outer = p.sum(axis=1, keepdims=True) * p.sum(axis=0, keepdims=True)
+        return float(np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1) / outer), 0)))
+
+    v = int(np.argmax([sum(mi(i, j) for j in range(d) if j != i) for i in range(d)]))
+    a = int(np.argmax(np.bincount(codes[:, v], weights=w)))
+    np.testing.assert_array_equal(split[:, 2] > 0, (codes[:, v] != a) & (resp[:, weakest] > 0))
 
 
 def test_n_jobs_and_the_progress_bar_change_nothing_but_the_time(asia):
