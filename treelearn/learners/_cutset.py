@@ -79,8 +79,8 @@ def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
     :func:`~treelearn.learners._chow_liu.chow_liu_from_counts` learns from ``counts`` (no
     missing cells; Lidstone ``alpha``; the tree chosen on the ``mi_alpha``-smoothed MI by
     the one spanning-tree routine, rooted at the first column), read off the counts: no
-    model is built. ``sum N_ij(a, b) log((N_ij(a, b) + alpha) / (N_i(a) + k_j alpha))`` for
-    every ordered pair at once (one ``K x K`` array), then summed along the tree's edges.
+    model is built. ``sum N_ij(a, b) log((N_ij(a, b) + alpha) / (N_i(a) + k_j alpha))`` over
+    every edge ``i -> j`` at once (the edges' blocks gathered into one padded array).
 
     >>> import pandas as pd, treelearn as tl
     >>> from treelearn.encoding._table import encode
@@ -94,15 +94,7 @@ def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
     mi = mutual_information_matrix(counts, mi_alpha)
     d = counts.n_variables
     k = counts.cardinalities
-    starts = counts.offsets[:-1]
-    owner = np.repeat(np.arange(d), k)
-    N = counts.joint.astype(float)
-    parent_n = np.add.reduceat(N, starts, axis=1)[:, owner]  # N_i(a) where j is observed
-    den = parent_n + alpha * k[owner][None, :]
-    term = np.zeros_like(N)
-    seen = N > 0  # 0 log 0 = 0: an unseen cell adds nothing whatever its CPT entry
-    term[seen] = N[seen] * (np.log(N[seen] + alpha) - np.log(den[seen]))
-    S = np.add.reduceat(np.add.reduceat(term, starts, axis=1), starts, axis=0)  # S[i, j]: j | i
+    o = counts.offsets
     root = np.diagonal(counts.block(0, 0)).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_root = np.log(root + alpha) - np.log(root.sum() + alpha * k[0])
@@ -113,8 +105,20 @@ def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
         graph = csr_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(d, d))
         _, parent = breadth_first_order(graph, 0, directed=False, return_predecessors=True)
         child = np.arange(1, d)
-        ll += float(S[parent[child], child].sum())
-        n_parameters += int(((k[child] - 1) * k[parent[child]]).sum())
+        up = parent[child]
+        # every edge's block N_ij (parent states x child states), padded to the most states
+        s = np.arange(int(k.max()))
+        inside = (s[None, :, None] < k[up][:, None, None]) & (s[None, None, :] <
+                                                               k[child][:, None, None])
+        last = o[-1] - 1
+        N = np.where(inside, counts.joint[np.minimum(o[up][:, None, None] + s[None, :, None], last),
+                                          np.minimum(o[child][:, None, None] + s[None, None, :],
+                                                     last)], 0).astype(float)
+        den = N.sum(axis=2, keepdims=True) + alpha * k[child][:, None, None]  # N_i(a) + k_j a
+        seen = N > 0  # 0 log 0 = 0: an unseen cell adds nothing whatever its CPT entry
+        ll += float(np.sum(N[seen] * (np.log(N[seen] + alpha)
+                                      - np.log(np.broadcast_to(den, N.shape)[seen]))))
+        n_parameters += int(((k[child] - 1) * k[up]).sum())
     return ll, mi, n_parameters
 
 
