@@ -102,7 +102,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
         size is fitted, and each next one starts from the best so far with its weakest
         components split in two (those whose rows carry the lowest total log-likelihood;
-        each split on its variable of most mutual information with the others),
+        each split around its most probable rows given its variable of most MI),
         stopping after two sizes that score no better; ``n_components_`` is the chosen
         size, ``n_components_scores_`` the score of each size tried.
     alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
@@ -800,35 +800,45 @@ def _component_totals(log_prob: np.ndarray, resp: np.ndarray, weights: np.ndarra
 
 
 def _split_plan(components: Sequence[TreeModel], totals: np.ndarray, m: int) -> list:
-    """``[(k, v, a)]``: the ``m`` weakest components (lowest ``totals``), each to be split on
-    its variable ``v`` of most mutual information with the others (read off the component's
-    own counts), ``x_v = a`` (its most frequent state) against the rest; ``v = -1``: no
-    variable varies, an equal share. A rule of the components alone, so a split of a file
-    read in chunks is the split in memory."""
+    """``[(k, seeds, marginal)]``: the ``m`` weakest components (lowest ``totals``), each to
+    be split around two seed rows: its most probable rows given its variable ``v`` of most
+    mutual information with the others in its two most frequent states (each read off the
+    component itself: its counts and its tree); ``seeds = None``: no variable varies, an
+    equal share. A rule of the components alone (no draw over the rows), so a file read in
+    chunks is split as in memory."""
     plan = []
     for k in np.argsort(totals, kind="stable")[:m]:
-        counts = components[k].counts
-        o = counts.offsets
+        component = components[k]
+        counts = component.counts
+        o, cards = counts.offsets, counts.cardinalities
         cells = np.diagonal(counts.joint).astype(float)
         varied = np.add.reduceat(cells > 0, o[:-1]) > 1
         if not varied.any():
-            plan.append((int(k), -1, 0))
+            plan.append((int(k), None, None))
             continue
         score = np.where(varied, mutual_information_matrix(counts).sum(axis=1), -np.inf)
         v = int(np.argmax(score))
-        plan.append((int(k), v, int(np.argmax(cells[o[v]:o[v + 1]]))))
+        top = np.argsort(-cells[o[v]:o[v + 1]], kind="stable")[:2]
+        given = np.full((2, len(cards)), -1, dtype=np.int64)
+        given[:, v] = top
+        seeds, _ = component.engine().map_codes(given)
+        observed = np.zeros((len(cards), int(cards.max()) + 1))
+        for j, c in enumerate(cards):  # a loop over variables, not rows
+            observed[j, :c] = cells[o[j]:o[j + 1]]
+        plan.append((int(k), seeds, _seed_marginals(observed, cards)))
     return plan
 
 
 def _split_columns(codes: np.ndarray, resp: np.ndarray, plan: list) -> np.ndarray:
-    """Responsibilities of ``k + len(plan)`` components: component ``k``'s rows with
-    ``x_v = a`` stay, the others go to a new component (appended in the plan's order); a
-    row missing ``x_v`` (or ``v = -1``) is shared equally."""
+    """Responsibilities of ``k + len(plan)`` components: component ``k``'s rows shared
+    between it and a new one (appended in the plan's order) by their posteriors under
+    product distributions centred on the two seeds (the ``"random"`` start's rule,
+    :class:`_SeedStart`); no seeds: an equal share."""
     out = resp.copy()
     extra = []
-    for k, v, a in plan:
-        share = (np.full(len(codes), 0.5) if v < 0 else
-                 np.where(codes[:, v] < 0, 0.5, (codes[:, v] == a).astype(float)))
+    for k, seeds, marginal in plan:
+        share = (np.full(len(codes), 0.5) if seeds is None
+                 else _SeedStart(seeds, marginal)(codes)[:, 0])
         extra.append(resp[:, k] * (1.0 - share))
         out[:, k] = resp[:, k] * share
     return np.column_stack([out] + extra)
