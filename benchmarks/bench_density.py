@@ -2,6 +2,12 @@
 
     .venv/bin/python benchmarks/bench_density.py --debd PATH [--only nltcs,plants] [--quick]
         [--skip-density] [--skip-speed] [--skip-em] [--rows 1000000] [--json OUT]
+        [--results FILE.jsonl --budget SECONDS]
+
+``--results``: the DEBD quality runs one dataset at a time in a child process, smallest
+first (rows x variables), stopped after ``--budget`` seconds; each column's result is
+appended to FILE as soon as it is known, so a stopped run keeps what it finished (the
+table lists the datasets with every column).
 
 **Density quality** (DEBD, the twenty binary sets of ``shared/data/debd``, used by path,
 never copied): every model learns on ``NAME.ts``, chooses its hyper-parameters (and stops
@@ -106,13 +112,24 @@ def candidates(d: int, n: int, quick: bool) -> dict:
     }
 
 
-def density(folder: str, name: str, quick: bool) -> dict:
+#: the order of the columns' fits within a dataset: the cheap ones first, so that a dataset
+#: stopped by --budget still has them
+COLUMN_ORDER = ("cutset", "mixture", "bagged", "HCLT")
+
+
+def density(folder: str, name: str, quick: bool, results: str | None = None) -> dict:
+    """Every column's test LL on one dataset; with ``results``, each column's result is
+    appended to that JSON-lines file as soon as it is known (a run stopped midway keeps
+    what it finished)."""
     train, valid, test = (load(folder, name, p) for p in ("ts", "valid", "test"))
     states = {c: [0, 1] for c in train.columns}
     tree, tree_s = timed(lambda: tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states))
     out = {"name": name, "d": train.shape[1], "n": len(train),
            "tree": {"test": tree.log_likelihood(test) / len(test), "s": tree_s}}
-    for column, options in candidates(train.shape[1], len(train), quick).items():
+    _record(results, name, "tree", out["tree"])
+    grid = candidates(train.shape[1], len(train), quick)
+    for column in COLUMN_ORDER:
+        options = grid[column]
         best, total = None, 0.0
         for label, factory in options:
             est, s = timed(lambda f=factory: f(states).fit(train, validation=valid))
@@ -123,7 +140,57 @@ def density(folder: str, name: str, quick: bool) -> dict:
             if best is None or v > best["valid"]:
                 best = {"valid": v, "test": est.score(test), "label": label}
         out[column] = {**best, "s": total}
+        _record(results, name, column, out[column])
     return out
+
+
+def _record(results: str | None, name: str, column: str, value: dict) -> None:
+    if results is not None:
+        with open(results, "a") as fh:
+            fh.write(json.dumps({"name": name, "column": column, **value}) + "\n")
+
+
+def by_size(names: list) -> list:
+    """Smallest first: by the cells of the training table (rows x variables)."""
+    from bench_debd import REFERENCE
+
+    return sorted(names, key=lambda n: REFERENCE[n][0] * REFERENCE[n][1])
+
+
+def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: float) -> list:
+    """Each dataset in a child process (``nice`` is inherited) stopped after ``budget``
+    seconds, smallest first; every column's result goes to ``results`` as it finishes.
+    Returns the complete rows read back from the file."""
+    import subprocess
+
+    for name in by_size(names):
+        command = [sys.executable, os.path.abspath(__file__), "--child-density", folder, name,
+                   results] + (["--quick"] if quick else [])
+        start = time.perf_counter()
+        try:
+            subprocess.run(command, timeout=budget, check=False)
+            status = "done"
+        except subprocess.TimeoutExpired:
+            status = f"stopped at the {budget:.0f} s budget"
+            _record(results, name, "stopped", {"budget": budget})
+        print(f"{name}: {status} after {time.perf_counter() - start:.0f} s", file=sys.stderr,
+              flush=True)
+    return read_results(results)
+
+
+def read_results(results: str) -> list:
+    """The datasets of a results file with every column, in the file's order."""
+    rows: dict = {}
+    with open(results) as fh:
+        for line in fh:
+            r = json.loads(line)
+            rows.setdefault(r["name"], {"name": r["name"]})[r.pop("column")] = r
+    complete = []
+    for name, r in rows.items():
+        if all(c in r for c in ("tree",) + COLUMN_ORDER):
+            ref = __import__("bench_debd").REFERENCE[name]
+            complete.append({**r, "d": ref[0], "n": ref[1]})
+    return complete
 
 
 def density_rows(results: list) -> list:
@@ -389,6 +456,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--skip-em", action="store_true")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--results", default=None,
+                        help="DEBD quality: append each dataset's columns to this JSON-lines "
+                             "file as they finish, each dataset in a child process")
+    parser.add_argument("--budget", type=float, default=1800.0,
+                        help="with --results: seconds per dataset before it is stopped")
     args = parser.parse_args(argv)
     names = (args.only or (QUICK_SETS if args.quick else ALL_SETS)).split(",")
     print(pin_blas(1))
@@ -408,17 +480,23 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.rows and not args.quick:
         rows += streaming(args.rows, args.debd)
     if have and not args.skip_density:
-        results = []
-        for name in names:
-            results.append(density(args.debd, name, args.quick))
-            print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+        if args.results:
+            results = run_budgeted(args.debd, names, args.quick, args.results, args.budget)
+        else:
+            results = []
+            for name in names:
+                results.append(density(args.debd, name, args.quick))
+                print(json.dumps(results[-1]), file=sys.stderr, flush=True)
         rows += density_rows(results)
     write_json(rows, args.json)
     return rows
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
+    if len(sys.argv) > 1 and sys.argv[1] == "--child-density":
+        print(pin_blas(1), file=sys.stderr)
+        density(sys.argv[2], sys.argv[3], "--quick" in sys.argv, sys.argv[4])
+    elif len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
         _child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:
         main()

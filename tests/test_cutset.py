@@ -155,3 +155,66 @@ def test_a_file_gives_the_in_memory_network_and_bad_options_are_named(tmp_path, 
         tl.CutsetNetwork(split="best").fit(asia)
     with pytest.raises(tl.TreelearnError, match="max_samples == 0"):
         tl.CutsetNetwork(max_samples=0).fit(asia)
+
+
+@pytest.mark.parametrize("kind", ["csr_matrix", "csr_array", "csc_matrix"])
+def test_a_sparse_matrix_is_fitted_and_scored_as_its_dense_table(kind):
+    # fit read a 0/1 scipy.sparse matrix as its dense table but scoring refused sparse input
+    # (issue 23): every method now reads it as fit does, variables 0..d-1 by position
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    dense = (rng.random((400, 6)) < 0.3).astype(np.int8)
+    dense[:, 1] = dense[:, 0] ^ (rng.random(400) < 0.1)  # a dependence worth conditioning on
+    X = getattr(sp, kind)(dense)
+    frame = pd.DataFrame(dense)  # columns 0..5, as a sparse matrix's variables are named
+    for options in (dict(max_depth=2, min_rows=20), dict(max_depth=2, n_estimators=3,
+                                                         random_state=0)):
+        got = tl.CutsetNetwork(**options).fit(X[:300], validation=X[300:])
+        want = tl.CutsetNetwork(**options).fit(frame.iloc[:300], validation=frame.iloc[300:])
+        np.testing.assert_array_equal(got.score_samples(X), want.score_samples(frame))
+        np.testing.assert_array_equal(got.score_samples(X), got.score_samples(frame))
+        assert got.score(X) == want.score(frame)
+        np.testing.assert_array_equal(got.predict_proba(X, target=1).to_numpy(),
+                                      want.predict_proba(frame, target=1).to_numpy())
+    with pytest.raises(tl.TreelearnError, match="only 0/1"):
+        got.score_samples(X * 2.5)
+    with pytest.raises(tl.FeatureMismatchError, match="6 features"):
+        got.score_samples(X[:, :4])
+
+
+@pytest.mark.parametrize("alpha, mi_alpha", [(1.0, None), (0.0, None), (0.5, 1.0)])
+def test_a_split_is_judged_by_the_tree_fit_read_off_the_counts(small, alpha, mi_alpha):
+    # the growth scores a branch without building its tree (tree_fit): the same
+    # log-likelihood and parameters as the Chow-Liu tree learned and scored row by row
+    from treelearn.encoding._table import encode
+    from treelearn.learners._cutset import tree_fit
+    from treelearn.stats._counts import pair_counts
+
+    w = np.random.default_rng(1).integers(0, 4, len(small)).astype(float)
+    ll, mi, n_par = tree_fit(pair_counts(encode(small, sample_weight=w)), alpha, mi_alpha)
+    tree = tl.chow_liu(small, alpha=alpha, mi_alpha=mi_alpha, sample_weight=w)
+    rows = tree.log_likelihood(small, per_row=True)
+    want = float(np.sum(w[w > 0] * rows[w > 0]))  # 0 x log 0 = 0 for rows of weight 0
+    assert ll == pytest.approx(want, rel=1e-12)  # sums of the same terms in another order
+    assert n_par == tree.n_parameters
+    graph = tl.mi_graph(small, mi_alpha=mi_alpha, sample_weight=w)
+    np.testing.assert_allclose(mi, nx_matrix(graph, list(small.columns)), atol=1e-12)
+
+
+def nx_matrix(graph, names):
+    out = np.zeros((len(names), len(names)))
+    for u, v, data in graph.edges(data=True):
+        i, j = names.index(u), names.index(v)
+        out[i, j] = out[j, i] = data["weight"]
+    return out
+
+
+def test_whole_row_weights_grow_the_network_of_repeated_rows(small):
+    # a bootstrap is whole row weights: the largest branch's counts are the node's minus the
+    # others' (exact in integers), so weights give the network of the rows repeated
+    w = np.random.default_rng(4).integers(0, 3, len(small))
+    repeated = small.loc[small.index.repeat(w)].reset_index(drop=True)
+    got = tl.CutsetNetwork(max_depth=3, min_rows=30).fit(small, sample_weight=w)
+    want = tl.CutsetNetwork(max_depth=3, min_rows=30).fit(repeated)
+    assert len(got.networks_[0].nodes()) == len(want.networks_[0].nodes()) > 1
+    np.testing.assert_allclose(got.score_samples(small), want.score_samples(small), rtol=1e-12)

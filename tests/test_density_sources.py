@@ -121,7 +121,63 @@ def test_streamed_mixture_em_equals_the_in_memory_em(asia, files):
                                    rtol=1e-10, err_msg=kind)
         np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
                                    rtol=1e-9, err_msg=kind)
-    with pytest.raises(tl.TreelearnError, match="init='k_best'"):
-        tl.TreeMixture(chunksize=700).fit(csv)
-    with pytest.raises(tl.TreelearnError, match="one n_components"):
-        tl.TreeMixture(n_components=range(2, 4), init="k_best", chunksize=700).fit(csv)
+    with pytest.raises(tl.TreelearnError, match="init='random' or init='k_best', not 'k-means"):
+        tl.TreeMixture(init="k-means++", chunksize=700).fit(csv)
+
+
+@pytest.mark.parametrize("opts", [
+    dict(n_components=3, init="random", random_state=0, n_init=2),
+    dict(n_components=range(1, 6), init="random", random_state=3),
+    dict(n_components=[2, 3, 4], init="k_best", missing="em"),
+])
+def test_streamed_random_start_and_choice_of_k_equal_the_in_memory_fit(asia, files, opts):
+    # one pass per EM iteration from the random start (its seed rows fetched by passes with
+    # the same draws; asia repeats rows, so seeds that repeat an earlier one are redrawn)
+    # and k chosen on validation rows by splitting the weakest components, as in memory
+    rng = np.random.default_rng(6)
+    data = asia.mask(rng.random(asia.shape) < 0.1) if opts.get("missing") else asia
+    train, valid = data.iloc[:2400], asia.iloc[2400:]
+    folder = os.path.dirname(files["csv"])
+    csv = os.path.join(folder, "stream.csv")
+    train.to_csv(csv, index=False)
+    opts = dict(opts, max_iter=10, tol=0, n_iter_no_change=3)
+    want = tl.TreeMixture(**opts).fit(train, validation=valid)
+    for kind, source in {"csv": csv, "dask": dd.from_pandas(train, npartitions=3)}.items():
+        got = tl.TreeMixture(**opts, chunksize=700).fit(source, validation=valid)
+        assert got.n_components_ == want.n_components_, kind
+        if want.n_components_scores_ is not None:
+            assert got.n_components_scores_ == pytest.approx(want.n_components_scores_,
+                                                             rel=1e-9)
+        # the same EM from the same start: the counts of each pass are sums of the same
+        # weighted rows, grouped by chunk instead of at once, so they differ by round-off
+        # (~1e-16 relative) that each iteration carries on; 1e-9 after 10 iterations on
+        # ~-2.3 nats per row leaves that room and catches any other difference (one row
+        # or one start draw moves the bound by more than 1e-5)
+        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-9,
+                                   err_msg=kind)
+        np.testing.assert_allclose(got.validation_scores_, want.validation_scores_,
+                                   rtol=1e-9, err_msg=kind)
+        np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
+                                   rtol=1e-9, err_msg=kind)
+
+
+def test_streamed_random_seeds_are_the_in_memory_seeds(tmp_path):
+    # rows mostly identical: the drawn seeds repeat each other, and the redraws (two passes
+    # each) must land on the rows the in-memory draw picks
+    from treelearn.encoding._table import encode
+    from treelearn.learners import _mixture as mixture
+    from treelearn.sources._passes import merge_identical_rows, row_passes
+
+    rng = np.random.default_rng(0)
+    x = np.zeros((600, 4), dtype=int)
+    odd = rng.random(600) < 0.05
+    x[odd] = rng.integers(0, 3, (odd.sum(), 4))
+    frame = pd.DataFrame(x, columns=list("abcd"))
+    frame.to_csv(tmp_path / "x.csv", index=False)
+    table, group = merge_identical_rows(encode(frame))
+    passes = row_passes(tmp_path / "x.csv", learner="t", chunksize=70)
+    for seed in range(5):
+        want = mixture._initial_responsibilities(table, group, 4, "random",
+                                                 np.random.default_rng(seed))
+        start = mixture._streamed_start(passes, 4, "random", np.random.default_rng(seed), None)
+        np.testing.assert_array_equal(start(table.codes), want)

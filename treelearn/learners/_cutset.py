@@ -32,6 +32,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -41,25 +43,95 @@ from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_param, check_params
-from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table, encode
+from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
 from ..models._gaussian import RANDOM_STATE
-from ..sources._kinds import as_frame, match_features
+from ..sources._count import in_memory_table
+from ..sources._kinds import as_frame, kind_of, match_features
 from ..sources._passes import row_passes
-from ..stats._counts import CountedTable
+from ..stats._counts import CountedTable, PairCounts, pair_counts
 from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
+from ..structure._trees import spanning_tree_edges
 from ._chow_liu import chow_liu_from_counts
 from ._density import N_JOBS, DensityScores
 
-__all__ = ["CutsetNetwork", "grow_cutset"]
+__all__ = ["CutsetNetwork", "grow_cutset", "tree_fit"]
 
 
 # ---------------------------------------------------------------------- growing one network
 @dataclass
+class _Node:
+    """The rows reaching a node, as statistics: their pair counts over the columns ``free``
+    (still to be modelled there) and what the Chow-Liu tree of those counts scores."""
+
+    free: np.ndarray
+    counts: PairCounts | None  # None: no column left
+    ll: float  # the tree's training log-likelihood of the rows
+    mi: np.ndarray | None
+    n_parameters: int
+
+
+def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
+             ) -> tuple[float, np.ndarray, int]:
+    """``(training log-likelihood, MI matrix, free parameters)`` of the Chow-Liu tree that
+    :func:`~treelearn.learners._chow_liu.chow_liu_from_counts` learns from ``counts`` (no
+    missing cells; Lidstone ``alpha``; the tree chosen on the ``mi_alpha``-smoothed MI by
+    the one spanning-tree routine, rooted at the first column), read off the counts: no
+    model is built. ``sum N_ij(a, b) log((N_ij(a, b) + alpha) / (N_i(a) + k_j alpha))`` over
+    every edge ``i -> j`` at once (the edges' blocks gathered into one padded array).
+
+    >>> import pandas as pd, treelearn as tl
+    >>> from treelearn.encoding._table import encode
+    >>> from treelearn.stats._counts import pair_counts
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> ll, _, n_par = tree_fit(pair_counts(encode(df)), 1.0, None)
+    >>> tree = tl.chow_liu(df)
+    >>> bool(abs(ll - tree.log_likelihood(df)) < 1e-9 * len(df)), n_par == tree.n_parameters
+    (True, True)
+    """
+    mi = mutual_information_matrix(counts, mi_alpha)
+    d = counts.n_variables
+    k = counts.cardinalities
+    o = counts.offsets
+    root = np.diagonal(counts.block(0, 0)).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_root = np.log(root + alpha) - np.log(root.sum() + alpha * k[0])
+    ll = float(np.where(root > 0, root * log_root, 0.0).sum())
+    n_parameters = int(k[0] - 1)
+    if d > 1:
+        edges = np.array(spanning_tree_edges(mi))
+        graph = csr_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(d, d))
+        _, parent = breadth_first_order(graph, 0, directed=False, return_predecessors=True)
+        child = np.arange(1, d)
+        up = parent[child]
+        # every edge's block N_ij (parent states x child states), padded to the most states
+        s = np.arange(int(k.max()))
+        inside = (s[None, :, None] < k[up][:, None, None]) & (s[None, None, :] <
+                                                               k[child][:, None, None])
+        last = o[-1] - 1
+        N = np.where(inside, counts.joint[np.minimum(o[up][:, None, None] + s[None, :, None], last),
+                                          np.minimum(o[child][:, None, None] + s[None, None, :],
+                                                     last)], 0).astype(float)
+        den = N.sum(axis=2, keepdims=True) + alpha * k[child][:, None, None]  # N_i(a) + k_j a
+        seen = N > 0  # 0 log 0 = 0: an unseen cell adds nothing whatever its CPT entry
+        ll += float(np.sum(N[seen] * (np.log(N[seen] + alpha)
+                                      - np.log(np.broadcast_to(den, N.shape)[seen]))))
+        n_parameters += int(((k[child] - 1) * k[up]).sum())
+    return ll, mi, n_parameters
+
+
+@dataclass
 class _Grower:
-    """The options of one network's growth, and the leaf trees it learns."""
+    """The options of one network's growth, and the leaf trees it learns.
+
+    Choosing a split needs only each branch's tree fit, read off the branch's pair counts
+    (:func:`tree_fit`); a :class:`TreeModel` is built only for the leaves kept (and, to
+    prune on validation rows, for the trees a split replaces). The counts of a variable's
+    largest branch are the node's minus the others' when they are whole (row counts or
+    bootstrap weights: exact), so a split costs a product over its smaller branches' rows.
+    """
 
     columns: tuple
     states: tuple
@@ -72,70 +144,99 @@ class _Grower:
     penalty: str | None
     n_total: float
     rng: np.random.Generator
+    keep_alternatives: bool = False
     alternatives: dict = field(default_factory=dict)  # id(split) -> the leaf it replaced
 
-    def leaf(self, codes: np.ndarray, w: np.ndarray, free: np.ndarray) -> tuple[Leaf, float]:
-        """The Chow-Liu tree over the columns ``free`` of the rows, and its training
-        log-likelihood of them."""
+    def node(self, free: np.ndarray, counts: PairCounts | None) -> _Node:
         if not len(free):
-            return Leaf(free, None), 0.0
-        keep = w > 0
-        sub = codes[np.ix_(keep, free)]
-        table = Table(sub, tuple(self.columns[j] for j in free),
-                      tuple(self.states[j] for j in free),
-                      tuple(self.dtypes[j] for j in free) if self.dtypes else (), w[keep])
-        tree = chow_liu_from_counts(CountedTable.of_table(table), self.settings)
-        tree.learner = None  # partial_fit of a leaf would not update the network
-        ll = float(tree.log_likelihood_codes(sub) @ w[keep]) if len(sub) else 0.0
-        return Leaf(free, tree), ll
+            return _Node(free, None, 0.0, None, 0)
+        ll, mi, n_parameters = tree_fit(counts, self.settings.alpha, self.settings.mi_alpha)
+        return _Node(free, counts, ll, mi, n_parameters)
 
-    def candidates(self, leaf: Leaf, codes: np.ndarray, w: np.ndarray) -> list:
-        """Positions (in ``leaf.columns``) of the variables worth conditioning on, best first."""
-        free = leaf.columns
-        varied = np.array([len(np.unique(codes[w > 0, j])) > 1 for j in free])
+    def counts(self, codes: np.ndarray, w: np.ndarray, free: np.ndarray) -> PairCounts:
+        """The pair counts of the rows over the columns ``free`` (one chunked product)."""
+        table = Table(codes[:, free], tuple(self.columns[j] for j in free),
+                      tuple(self.states[j] for j in free), (), w)
+        return pair_counts(table)
+
+    def leaf(self, node: _Node) -> Leaf:
+        """The node's Chow-Liu tree, as a leaf."""
+        if node.counts is None:
+            return Leaf(node.free, None)
+        free = node.free
+        stats = CountedTable(tuple(self.columns[j] for j in free),
+                             tuple(self.states[j] for j in free),
+                             tuple(self.dtypes[j] for j in free) if self.dtypes else (),
+                             pairs=node.counts)
+        tree = chow_liu_from_counts(stats, self.settings)
+        tree.learner = None  # partial_fit of a leaf would not update the network
+        return Leaf(free, tree)
+
+    def candidates(self, node: _Node) -> list:
+        """Positions (in ``node.free``) of the variables worth conditioning on, best first."""
+        o = node.counts.offsets
+        seen = np.diagonal(node.counts.joint) > 0
+        varied = np.add.reduceat(seen, o[:-1]) > 1  # two states with rows: a split can tell
         if not varied.any():
             return []
         if self.split == "random":
             return [int(self.rng.choice(np.flatnonzero(varied)))]
-        mi = mutual_information_matrix(leaf.tree.counts, self.settings.mi_alpha)
-        score = np.where(varied, mi.sum(axis=1), -np.inf)
+        score = np.where(varied, node.mi.sum(axis=1), -np.inf)
         order = np.argsort(-score, kind="stable")
         return [int(i) for i in order[: self.n_candidates] if np.isfinite(score[i])]
 
-    def grow(self, codes: np.ndarray, w: np.ndarray, leaf: Leaf, ll: float,
-             depth: int) -> Leaf | Split:
-        if depth >= self.max_depth or w.sum() < self.min_rows or len(leaf.columns) < 2:
-            return leaf
+    def branches(self, codes: np.ndarray, w: np.ndarray, node: _Node, pos: int) -> list:
+        """The child node of every state of ``node.free[pos]``: ``[(rows, node)]``."""
+        v = int(node.free[pos])
+        rest = np.delete(node.free, pos)
+        x = codes[:, v]
+        rows = [x == a for a in range(len(self.states[v]))]
+        n_a = node.counts.marginal(pos)
+        whole = node.counts.joint.dtype.kind in "iu"
+        derived = int(np.argmax(n_a)) if whole and len(rest) else -1
+        counts = [None if b == derived or not len(rest) else
+                  self.counts(codes[r], w[r], rest) for b, r in enumerate(rows)]
+        if derived >= 0:  # exact integers: the node's counts minus the other branches'
+            o = node.counts.offsets
+            keep = np.delete(np.arange(o[-1]), np.arange(o[pos], o[pos + 1]))
+            joint = node.counts.joint[np.ix_(keep, keep)].copy()
+            for c in counts:
+                if c is not None:
+                    joint -= c.joint
+            counts[derived] = PairCounts(joint, node.counts.cardinalities[np.arange(
+                len(node.free)) != pos], int(n_a[derived]))
+        return [(r, self.node(rest, c)) for r, c in zip(rows, counts)]
+
+    def grow(self, codes: np.ndarray, w: np.ndarray, node: _Node, depth: int) -> Leaf | Split:
+        if depth >= self.max_depth or len(node.free) < 2 or node.counts.n_rows < self.min_rows:
+            return self.leaf(node)
         best = None
-        for pos in self.candidates(leaf, codes, w):
-            v = int(leaf.columns[pos])
-            rest = np.delete(leaf.columns, pos)
-            k = len(self.states[v])
-            n_a = np.bincount(codes[:, v], weights=w, minlength=k)
+        for pos in self.candidates(node):
+            k = len(self.states[int(node.free[pos])])
+            n_a = node.counts.marginal(pos).astype(float)
             weights = (n_a + self.settings.alpha) / (n_a.sum() + k * self.settings.alpha)
             if (weights == 0).any():  # maximum likelihood and an empty branch: no branch there
                 weights = np.where(n_a > 0, weights, 0.0)
-            branches, total = [], 0.0
-            for a in range(k):
-                rows = codes[:, v] == a
-                child, child_ll = self.leaf(codes[rows], w[rows], rest)
-                with np.errstate(divide="ignore"):
-                    total += child_ll + (n_a[a] * np.log(weights[a]) if n_a[a] > 0 else 0.0)
-                branches.append((rows, child, child_ll))
+            branches = self.branches(codes, w, node, pos)
+            with np.errstate(divide="ignore"):
+                total = sum(child.ll + (n_a[a] * np.log(weights[a]) if n_a[a] > 0 else 0.0)
+                            for a, (_, child) in enumerate(branches))
             cost = 0.0
             if self.penalty == "bic":
-                extra = (k - 1 + sum(c.n_parameters for _, c, _ in branches) - leaf.n_parameters)
+                extra = k - 1 + sum(c.n_parameters for _, c in branches) - node.n_parameters
                 cost = 0.5 * extra * np.log(self.n_total)
-            gain = total - ll - cost
+            gain = total - node.ll - cost
             if gain > 0 and (best is None or gain > best[0]):
-                best = (gain, v, weights, branches)
+                best = (gain, int(node.free[pos]), weights, branches)
         if best is None:
-            return leaf
+            return self.leaf(node)
         _, v, weights, branches = best
-        children = [self.grow(codes[rows], w[rows], child, child_ll, depth + 1)
-                    for rows, child, child_ll in branches]
+        replaced = self.leaf(node) if self.keep_alternatives else None
+        node = None  # its counts are not needed below: only the branches' are held
+        children = [self.grow(codes[rows], w[rows], child, depth + 1)
+                    for rows, child in branches]
         split = Split(v, weights, children)
-        self.alternatives[id(split)] = leaf
+        self.alternatives[id(split)] = replaced
         return split
 
     def prune(self, node: Leaf | Split, codes: np.ndarray) -> tuple[Leaf | Split, float]:
@@ -160,7 +261,6 @@ class _Grower:
             return leaf, _leaf_score(leaf, codes)
         return Split(node.variable, node.weights, children), total
 
-
 def _leaf_score(leaf: Leaf, codes: np.ndarray) -> float:
     if leaf.tree is None or not len(codes):
         return 0.0
@@ -176,10 +276,10 @@ def grow_cutset(codes: np.ndarray, weights: np.ndarray, columns: tuple, states: 
     module docstring; with ``validation`` codes, pruned on them."""
     grower = _Grower(columns, states, dtypes, settings, max_depth, float(min_rows), split,
                      n_candidates, penalty, float(weights.sum()),
-                     rng if rng is not None else np.random.default_rng(0))
+                     rng if rng is not None else np.random.default_rng(0),
+                     keep_alternatives=validation is not None)
     free = np.arange(len(columns))
-    leaf, ll = grower.leaf(codes, weights, free)
-    root = grower.grow(codes, weights, leaf, ll, 0)
+    root = grower.grow(codes, weights, grower.node(free, grower.counts(codes, weights, free)), 0)
     if validation is not None:
         root, _ = grower.prune(root, validation)
     return CutsetModel(root, columns, states, dict(zip(columns, dtypes)) if dtypes else None)
@@ -341,11 +441,9 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     # ------------------------------------------------------------ scoring and queries
     def _codes(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        frame = as_frame(match_features(X, names=self.feature_names_in_,
-                                        n_features=self.n_features_in_,
-                                        estimator="CutsetNetwork"),
-                         self.feature_names_in_, learner="CutsetNetwork")
-        return self.networks_[0].encode(frame)
+        X = match_features(X, names=self.feature_names_in_, n_features=self.n_features_in_,
+                           estimator="CutsetNetwork")
+        return _network_codes(X, self.networks_[0])
 
     def _log_joint(self, codes: np.ndarray) -> np.ndarray:
         """``log P(observed cells)`` of coded rows under the ensemble."""
@@ -389,8 +487,8 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         log_p = self._log_joint(rows).reshape(len(codes), k)
         with np.errstate(invalid="ignore"):
             proba = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        frame = as_frame(X, columns, learner="CutsetNetwork")
-        return pd.DataFrame(proba, columns=states, index=frame.index)
+        index = (X.index if isinstance(X, pd.DataFrame) else None)  # rows by position otherwise
+        return pd.DataFrame(proba, columns=states, index=index)
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None,
                   return_log_prob: bool = False) -> dict | tuple[dict, float]:
@@ -454,10 +552,20 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
 
 
 def _validation_codes(validation: Any, passes: Any) -> np.ndarray:
-    frame = as_frame(validation, list(passes.columns), learner="CutsetNetwork")
-    absent = [c for c in passes.columns if c not in frame.columns]
-    if absent:
-        raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-    return encode(frame[list(passes.columns)], missing="pairwise",
-                  states=dict(zip(passes.columns, passes.states)),
-                  max_states=np.iinfo(np.int64).max).codes.astype(np.int64)
+    net = CutsetModel(Leaf(np.zeros(0, dtype=np.int64), None), passes.columns, passes.states)
+    if isinstance(validation, pd.DataFrame):
+        absent = [c for c in passes.columns if c not in validation.columns]
+        if absent:
+            raise ColumnNotFoundError(f"validation= lacks the columns {absent}",
+                                      column=absent[0])
+    return _network_codes(validation, net)
+
+
+def _network_codes(X: Any, net: CutsetModel) -> np.ndarray:
+    """The codes of ``X``'s rows against ``net``'s states (``-1``: missing): a table of any
+    in-memory kind, and a ``scipy.sparse`` 0/1 matrix as fit reads it (its dense 0/1 values,
+    columns by position)."""
+    if not isinstance(X, pd.DataFrame) and kind_of(X).name == "sparse":
+        return in_memory_table(X, learner="CutsetNetwork", states=net.states,
+                               names=net.columns).codes.astype(np.int64)
+    return net.encode(as_frame(X, net.columns, learner="CutsetNetwork"))

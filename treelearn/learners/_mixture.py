@@ -22,6 +22,7 @@ complete log-likelihood exactly, so the training log-likelihood
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -59,6 +60,7 @@ from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features
 from ..sources._passes import RowPasses, merge_identical_rows, row_passes
 from ..stats._counts import CountedTable, PairCounts, count_codes_weighted
+from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
 from ._bayes_trees import k_best_trees, k_best_trees_from_counts
 from ._chow_liu import chow_liu_from_counts
@@ -99,7 +101,8 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     n_components : number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
         is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
         size is fitted, and each next one starts from the best so far with its weakest
-        components split in two (those whose rows carry the lowest total log-likelihood),
+        components split in two (those whose rows carry the lowest total log-likelihood;
+        each split around its most probable rows given its variable of most MI),
         stopping after two sizes that score no better; ``n_components_`` is the chosen
         size, ``n_components_scores_`` the score of each size tried.
     alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
@@ -140,9 +143,10 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed. A
         number: a CSV/Parquet file is read that many rows at a time at every EM pass (memory
         flat in the number of rows) and a Dask DataFrame summarised partition by partition
-        on its workers (only the counts come back); such a fit starts from
-        ``init="k_best"`` (the other starts draw from all rows at once) and takes one
-        ``n_components``, and gives the in-memory fit of the same options.
+        on its workers (only the counts come back). Such a fit takes ``init="k_best"`` or
+        ``"random"`` (its seed rows found by passes: the same draws over the same rows) and
+        chooses among several ``n_components`` as in memory, and gives the in-memory fit of
+        the same options (to round-off: the chunks' counts are summed in another order).
 
     Attributes
     ----------
@@ -259,7 +263,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         """
         params, settings = self._check_params()
         if params["chunksize"] is not None:
-            _check_streamed(params, self.n_components)
+            _check_streamed(params)
             passes = row_passes(X, learner="TreeMixture", missing=params["missing"],
                                 max_states=params["max_states"], states=params["states"],
                                 sample_weight=sample_weight, chunksize=params["chunksize"])
@@ -283,7 +287,10 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         best = max(runs, key=lambda run: _run_score(run, table, options))
         scores = None
         if len(sizes) > 1:
-            best, scores = _grow(table, best, sizes, options, rng)
+            n = float(table.n_rows if table.weights is None else table.weights.sum())
+            best, scores = _grow(best, sizes, lambda run: _size_score(run, n, options),
+                                 lambda run, m: _em(table, _split_weakest(table, run, m),
+                                                    options))
         self.components_ = best["components"]
         self.weights_ = best["weights"]
         self.converged_ = best["converged"]
@@ -299,19 +306,34 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
 
     def _fit_passes(self, passes: RowPasses, params: dict, settings: LearningSettings,
                     validation: Any) -> TreeMixture:
-        """EM with one pass over the rows per iteration (:func:`_em_passes`)."""
+        """EM with one pass over the rows per iteration (:func:`_em_passes`), from the same
+        starts as in memory, choosing ``k`` as in memory (:func:`_grow`)."""
         sizes = params["n_components"]
-        trees = k_best_trees_from_counts(passes.counts, sizes[0], LearningSettings(
-            method="k-best", alpha=settings.alpha))
         valid = None if validation is None else _validation_codes(validation, passes)
         options = _Options(settings, params["max_iter"], params["tol"], valid,
                            params["n_iter_no_change"], params["progress"])
-        best = _em_passes(passes, [trees[c % len(trees)] for c in range(sizes[0])], options)
+        rng = np.random.default_rng(params["random_state"])
+        starts = [_streamed_start(passes, sizes[0], params["init"], rng, settings)
+                  for _ in range(params["n_init"])]  # every start drawn first, as in memory
+        runs = [_em_passes(passes, start, options) for start in starts]
+        best = max(runs, key=lambda run: _run_score(run, None, options))
+        scores = None
+        if len(sizes) > 1:
+            n = float(passes.n_rows)
+
+            def next_run(run: dict, m: int) -> dict:
+                totals = passes.sum(_WeakestPass(run["components"], run["weights"]))
+                plan = _split_plan(run["components"], totals, m)
+                return _em_passes(passes, _SplitStart(run["components"], run["weights"], plan),
+                                  options)
+
+            best, scores = _grow(best, sizes, lambda run: _size_score(run, n, options),
+                                 next_run)
         self.components_, self.weights_ = best["components"], best["weights"]
         self.converged_, self.n_iter_ = best["converged"], best["n_iter"]
         self.lower_bound_, self.lower_bounds_ = best["lower_bound"], best["lower_bounds"]
         self.validation_scores_ = best["valid_scores"]
-        self.n_components_, self.n_components_scores_ = len(self.components_), None
+        self.n_components_, self.n_components_scores_ = len(self.components_), scores
         self.feature_names_in_ = np.asarray(passes.columns, dtype=object)
         self.n_features_in_ = len(passes.columns)
         return self
@@ -597,23 +619,48 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
     codes = table.codes.astype(np.intp)
     seen = codes >= 0
     cards = table.cardinalities
-    marginal = np.zeros((d, int(cards.max()) + 1))
+    observed = np.zeros((d, int(cards.max()) + 1))
     for j in range(d):  # a loop over variables, not rows
-        observed = np.bincount(codes[seen[:, j], j], weights=size[seen[:, j]], minlength=cards[j])
-        marginal[j, : cards[j]] = observed / max(observed.sum(), 1.0)
-    marginal[:, -1] = 1.0  # a missing cell (code -1 picks the last column): factor 1
-    cell_marginal = marginal[np.arange(d)[None, :], codes]  # m_j(x_rj), m x d
+        observed[j, : cards[j]] = np.bincount(codes[seen[:, j], j], weights=size[seen[:, j]],
+                                              minlength=cards[j])
     if init == "k-means++":
         seeds = _spread_seeds(codes, k, rng, group)
     else:
         seeds = _distinct_seeds(codes, group, rng.choice(n, size=k, replace=False), rng)
-    log_p = np.empty((m, k))
-    for c, seed in enumerate(seeds):
-        # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
-        match = (codes == codes[seed]) & seen & seen[seed]
-        factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell_marginal, 1.0)
-        log_p[:, c] = np.log(factor).sum(axis=1)
-    return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+    return _SeedStart(codes[seeds], _seed_marginals(observed, cards))(codes)
+
+
+def _seed_marginals(observed: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """Each variable's share of every state (``observed``: rows per state, ``d x (max k +
+    1)``), and a last column of ones: a missing cell (code -1) picks it, factor 1."""
+    marginal = np.zeros_like(observed, dtype=float)
+    for j, k in enumerate(cards):  # a loop over variables, not rows
+        marginal[j, :k] = observed[j, :k] / max(observed[j, :k].sum(), 1.0)
+    marginal[:, -1] = 1.0
+    return marginal
+
+
+@dataclass
+class _SeedStart:
+    """The ``"random"`` start's responsibilities of any rows: their posteriors under product
+    distributions centred on the seed rows ``seeds`` (each variable: half the seed's value,
+    half its ``marginal``), a function of each row's values alone (so a file's chunks get
+    the responsibilities its rows get in memory)."""
+
+    seeds: np.ndarray
+    marginal: np.ndarray
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        codes = codes.astype(np.intp)
+        seen = codes >= 0
+        cell_marginal = self.marginal[np.arange(codes.shape[1])[None, :], codes]  # m_j(x_rj)
+        log_p = np.empty((len(codes), len(self.seeds)))
+        for c, seed in enumerate(self.seeds):
+            # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
+            match = (codes == seed) & seen & (seed >= 0)
+            factor = np.where(seen & (seed >= 0), 0.5 * match + 0.5 * cell_marginal, 1.0)
+            log_p[:, c] = np.log(factor).sum(axis=1)
+        return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
 def _distinct_seeds(codes: np.ndarray, group: np.ndarray, drawn: np.ndarray,
@@ -717,12 +764,11 @@ def _run_score(run: dict, table: Table, options: _Options) -> float:
     return run["lower_bound"] if options.valid is None else run["valid"]
 
 
-def _size_score(run: dict, table: Table, options: _Options) -> float:
+def _size_score(run: dict, n: float, options: _Options) -> float:
     """How a size is judged: the validation log-likelihood per row, else the BIC per row
-    (larger is better)."""
+    (larger is better; ``n``: the rows' total weight)."""
     if options.valid is not None:
         return run["valid"]
-    n = float(table.n_rows if table.weights is None else table.weights.sum())
     p = sum(c.n_parameters for c in run["components"]) + len(run["components"]) - 1
     return run["lower_bound"] - 0.5 * p * np.log(n) / n
 
@@ -744,45 +790,69 @@ def _responsibilities(table: Table, components: Sequence[TreeModel],
     return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
 
 
-def _split_weakest(table: Table, run: dict, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Responsibilities of ``k + m`` components: the mixture's, with its ``m`` weakest
-    components (the lowest total log-likelihood of the rows they hold) each split in two.
+def _component_totals(log_prob: np.ndarray, resp: np.ndarray, weights: np.ndarray,
+                      w: np.ndarray) -> np.ndarray:
+    """Each component's total log-likelihood of the rows it holds: ``sum_r w_r r_rk log
+    T_k(x_r)`` (how weak it is)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = log_prob - np.log(weights)[None, :]  # log T_k(x_r)
+        return np.nansum(np.where(resp > 0, w[:, None] * resp * own, 0.0), axis=0)
 
-    A split component's rows are shared between its halves by their posteriors under two
-    product distributions centred on two of its rows drawn by their responsibilities
-    (each variable: half the seed's value, half the component's marginal), as the
-    ``"random"`` start separates components."""
+
+def _split_plan(components: Sequence[TreeModel], totals: np.ndarray, m: int) -> list:
+    """``[(k, seeds, marginal)]``: the ``m`` weakest components (lowest ``totals``), each to
+    be split around two seed rows: its most probable rows given its variable ``v`` of most
+    mutual information with the others in its two most frequent states (each read off the
+    component itself: its counts and its tree); ``seeds = None``: no variable varies, an
+    equal share. A rule of the components alone (no draw over the rows), so a file read in
+    chunks is split as in memory."""
+    plan = []
+    for k in np.argsort(totals, kind="stable")[:m]:
+        component = components[k]
+        counts = component.counts
+        o, cards = counts.offsets, counts.cardinalities
+        cells = np.diagonal(counts.joint).astype(float)
+        varied = np.add.reduceat(cells > 0, o[:-1]) > 1
+        if not varied.any():
+            plan.append((int(k), None, None))
+            continue
+        score = np.where(varied, mutual_information_matrix(counts).sum(axis=1), -np.inf)
+        v = int(np.argmax(score))
+        top = np.argsort(-cells[o[v]:o[v + 1]], kind="stable")[:2]
+        given = np.full((2, len(cards)), -1, dtype=np.int64)
+        given[:, v] = top
+        seeds, _ = component.engine().map_codes(given)
+        observed = np.zeros((len(cards), int(cards.max()) + 1))
+        for j, c in enumerate(cards):  # a loop over variables, not rows
+            observed[j, :c] = cells[o[j]:o[j + 1]]
+        plan.append((int(k), seeds, _seed_marginals(observed, cards)))
+    return plan
+
+
+def _split_columns(codes: np.ndarray, resp: np.ndarray, plan: list) -> np.ndarray:
+    """Responsibilities of ``k + len(plan)`` components: component ``k``'s rows shared
+    between it and a new one (appended in the plan's order) by their posteriors under
+    product distributions centred on the two seeds (the ``"random"`` start's rule,
+    :class:`_SeedStart`); no seeds: an equal share."""
+    out = resp.copy()
+    extra = []
+    for k, seeds, marginal in plan:
+        share = (np.full(len(codes), 0.5) if seeds is None
+                 else _SeedStart(seeds, marginal)(codes)[:, 0])
+        extra.append(resp[:, k] * (1.0 - share))
+        out[:, k] = resp[:, k] * share
+    return np.column_stack([out] + extra)
+
+
+def _split_weakest(table: Table, run: dict, m: int) -> np.ndarray:
+    """Responsibilities of ``k + m`` components: the mixture's, with its ``m`` weakest
+    components (the lowest total log-likelihood of the rows they hold) each split in two
+    on one variable (:func:`_split_plan`)."""
     components, weights = run["components"], run["weights"]
     log_prob, resp = _responsibilities(table, components, weights)
     w = np.ones(len(resp)) if table.weights is None else table.weights
-    with np.errstate(invalid="ignore", divide="ignore"):
-        own = log_prob - np.log(weights)[None, :]  # log T_k(x_r)
-        total = np.nansum(np.where(resp > 0, w[:, None] * resp * own, 0.0), axis=0)
-    weakest = np.argsort(total, kind="stable")[:m]
-    codes = table.codes.astype(np.intp)
-    seen = codes >= 0
-    columns = [resp]
-    for c in weakest:
-        held = w * resp[:, c]
-        if np.count_nonzero(held) < 2:  # nothing to split: an equal share
-            columns[0] = columns[0].copy()
-            half = columns[0][:, c] / 2
-            columns[0][:, c] = half
-            columns.append(half[:, None])
-            continue
-        seeds = rng.choice(len(held), size=2, replace=False, p=held / held.sum())
-        log_p = np.empty((len(codes), 2))
-        for s, seed in enumerate(seeds):
-            marginal = _weighted_marginals(codes, seen, held, table.cardinalities)
-            cell = marginal[np.arange(codes.shape[1])[None, :], codes]
-            match = (codes == codes[seed]) & seen & seen[seed]
-            factor = np.where(seen & seen[seed], 0.5 * match + 0.5 * cell, 1.0)
-            log_p[:, s] = np.log(factor).sum(axis=1)
-        share = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        columns[0] = columns[0].copy()
-        columns[0][:, c] = resp[:, c] * share[:, 0]
-        columns.append((resp[:, c] * share[:, 1])[:, None])
-    return np.hstack(columns)
+    plan = _split_plan(components, _component_totals(log_prob, resp, weights, w), m)
+    return _split_columns(table.codes, resp, plan)
 
 
 def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray,
@@ -799,18 +869,18 @@ def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray
     return out
 
 
-def _grow(table: Table, best: dict, sizes: list, options: _Options,
-          rng: np.random.Generator) -> tuple[dict, dict]:
+def _grow(best: dict, sizes: list, score: Any, next_run: Any) -> tuple[dict, dict]:
     """Choose ``k`` among ``sizes`` in one call: from the best run at the smallest size, each
-    next size starts from the last one's model with its weakest components split; stops
-    after two sizes that do not beat the best. Returns the best run and every size's score."""
-    scores = {sizes[0]: _size_score(best, table, options)}
+    next size starts from the last one's model with its weakest components split
+    (``next_run(run, m)``: the EM run from ``run`` with ``m`` more components); stops after
+    two sizes that do not beat the best (``score(run)``: larger is better). Returns the best
+    run and every size's score."""
+    scores = {sizes[0]: score(best)}
     current, worse = best, 0
     for k in sizes[1:]:
-        resp = _split_weakest(table, current, k - len(current["components"]), rng)
-        current = _em(table, resp, options)
-        scores[k] = _size_score(current, table, options)
-        if scores[k] > _size_score(best, table, options):
+        current = next_run(current, k - len(current["components"]))
+        scores[k] = score(current)
+        if scores[k] > score(best):
             best, worse = current, 0
         else:
             worse += 1
@@ -876,15 +946,187 @@ def _em_loop(m_step: Any, e_step: Any, options: _Options) -> dict:
 
 
 # ---------------------------------------------------------------- EM, one pass per iteration
-def _check_streamed(params: dict, n_components: Any) -> None:
+def _check_streamed(params: dict) -> None:
     """``chunksize`` (on any kind of input, so that every kind gives the same mixture) takes
-    the one start that needs no rows in memory and one size."""
-    if len(params["n_components"]) > 1 or params["init"] != "k_best":
+    the starts that need no rows in memory: ``"k_best"`` (from the counts) and ``"random"``
+    (its seed rows fetched by passes)."""
+    if params["init"] not in ("k_best", "random"):
         raise TreelearnError(
-            f"chunksize={params['chunksize']} streams the rows: it takes one n_components "
-            f"(not {n_components!r}) and init='k_best' (not {params['init']!r}); the other "
-            "starts and choosing k need every row at once (chunksize=None)",
-            values=[params["chunksize"]])
+            f"chunksize={params['chunksize']} streams the rows: it takes init='random' or "
+            f"init='k_best', not {params['init']!r} (which draws over every row at once: "
+            "chunksize=None)", values=[params["chunksize"]])
+
+
+# ------------------------------------------------------------ starts of a streamed fit
+def _fingerprint(codes: np.ndarray) -> str:
+    """A chunk's identity, the same at every pass: a digest of its codes. Two chunks with one
+    digest hold the same rows, so either gives a row wanted from them."""
+    digest = hashlib.blake2b(np.ascontiguousarray(codes).tobytes(), digest_size=16)
+    digest.update(repr((codes.shape, codes.dtype.str)).encode())
+    return digest.hexdigest()
+
+
+@dataclass
+class _Chunks:
+    """A pass's per-chunk results in row order (files are read in order, and Dask's sums
+    are reduced in partition order), and summed ``counts``."""
+
+    chunks: list  # [(fingerprint, rows, value)]
+    counts: Any = 0
+
+    def __add__(self, other: _Chunks) -> _Chunks:
+        return _Chunks(self.chunks + other.chunks, self.counts + other.counts)
+
+    def offsets(self) -> dict:
+        """``{fingerprint: [first row of each chunk with it]}``."""
+        out: dict = {}
+        start = 0
+        for fp, rows, _ in self.chunks:
+            out.setdefault(fp, []).append(start)
+            start += rows
+        return out
+
+
+@dataclass
+class _ScanPass:
+    """Each chunk's identity and rows, and every variable's rows per state (unweighted,
+    as the in-memory start counts the original rows)."""
+
+    cardinalities: np.ndarray
+
+    def __call__(self, codes: np.ndarray, w: np.ndarray) -> _Chunks:
+        cards = self.cardinalities
+        observed = np.zeros((len(cards), int(cards.max()) + 1))
+        for j, k in enumerate(cards):  # a loop over variables, not rows
+            x = codes[:, j]
+            observed[j, :k] = np.bincount(x[x >= 0], minlength=k)
+        return _Chunks([(_fingerprint(codes), len(codes), None)], observed)
+
+
+@dataclass
+class _FetchPass:
+    """The rows at the positions ``wanted`` (in row order over every chunk): ``{position:
+    codes}``; ``unlike``: count instead each chunk's rows unlike every one of these rows, or
+    (with ``rank``) fetch the ``rank``-th such row of the chunks ``fingerprint``."""
+
+    offsets: dict
+    wanted: tuple = ()
+    unlike: np.ndarray | None = None
+    fingerprint: str | None = None
+    rank: int = -1
+
+    def __call__(self, codes: np.ndarray, w: np.ndarray) -> _Chunks:
+        fp = _fingerprint(codes)
+        if self.unlike is not None:
+            differs = (codes[:, None, :] != self.unlike[None]).any(axis=2).all(axis=1)
+            if self.rank < 0:
+                return _Chunks([(fp, len(codes), int(differs.sum()))])
+            found = ({} if fp != self.fingerprint else
+                     {"row": codes[np.flatnonzero(differs)[self.rank]].copy()})
+            return _Chunks([(fp, len(codes), found)])
+        found = {}
+        for start in self.offsets.get(fp, ()):
+            for r in self.wanted:
+                if start <= r < start + len(codes):
+                    found[r] = codes[r - start].copy()
+        return _Chunks([(fp, len(codes), found)])
+
+
+def _found(result: _Chunks) -> dict:
+    out: dict = {}
+    for _, _, found in result.chunks:
+        out.update(found)
+    return out
+
+
+def _streamed_start(passes: RowPasses, k: int, init: str, rng: np.random.Generator,
+                    settings: LearningSettings) -> Any:
+    """The start :func:`_initial_responsibilities` draws in memory, as a function of a
+    chunk's rows: ``"k_best"`` from the counts; ``"random"`` from seed rows drawn with the
+    same draws of ``rng`` over the same rows, fetched by passes (one to scan, one to fetch,
+    two more for each seed that repeats an earlier one's values)."""
+    if k == 1:
+        return _TreesStart([], np.ones(1))
+    if init == "k_best":
+        trees = k_best_trees_from_counts(passes.counts, k, LearningSettings(
+            method="k-best", alpha=settings.alpha))
+        return _TreesStart([trees[c % len(trees)] for c in range(k)], np.full(k, 1.0 / k))
+    scan = passes.sum(_ScanPass(passes.cardinalities))
+    offsets = scan.offsets()
+    n = sum(rows for _, rows, _ in scan.chunks)
+    if n < k:
+        raise TreelearnError(f"init='random' with chunksize needs at least n_components={k} "
+                             f"rows; the data have {n}", values=[k])
+    drawn = [int(r) for r in rng.choice(n, size=k, replace=False)]
+    rows = _found(passes.sum(_FetchPass(offsets, tuple(drawn))))
+    seeds: list = []
+    for r in drawn:  # _distinct_seeds, by passes
+        seed = rows[r]
+        if seeds and (np.array(seeds) == seed).all(axis=1).any():
+            counted = passes.sum(_FetchPass(offsets, unlike=np.array(seeds)))
+            total = sum(c for _, _, c in counted.chunks)
+            if total:  # else fewer distinct rows than components: keep it
+                rank = int(rng.choice(total))  # = rng.choice(candidates) in memory
+                ends = np.cumsum([c for _, _, c in counted.chunks])
+                i = int(np.searchsorted(ends, rank, side="right"))  # the chunk holding it
+                rank -= int(ends[i - 1]) if i else 0
+                seed = _found(passes.sum(_FetchPass(offsets, unlike=np.array(seeds),
+                                                    fingerprint=counted.chunks[i][0],
+                                                    rank=rank)))["row"]
+        seeds.append(seed)
+    return _SeedStart(np.array(seeds), _seed_marginals(scan.counts, passes.cardinalities))
+
+
+def _posterior(components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``(log_prob, resp)`` of rows under a mixture (a row impossible under every tree:
+    uniform), as :func:`_responsibilities`."""
+    log_prob = _weighted_log_prob(components, weights, codes)
+    with np.errstate(invalid="ignore"):
+        resp = np.exp(log_prob - logsumexp(log_prob, axis=1)[:, None])
+    return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
+
+
+@dataclass
+class _TreesStart:
+    """Responsibilities: the posteriors under a mixture (the k-best start; no trees: one
+    component)."""
+
+    components: list
+    weights: np.ndarray
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        if not self.components:
+            return np.ones((len(codes), 1))
+        return _posterior(self.components, self.weights, codes)[1]
+
+
+@dataclass
+class _SplitStart:
+    """Responsibilities: the posteriors under a mixture, its weakest components split
+    (:func:`_split_columns`)."""
+
+    components: list
+    weights: np.ndarray
+    plan: list
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        return _split_columns(codes, _posterior(self.components, self.weights, codes)[1],
+                              self.plan)
+
+
+@dataclass
+class _WeakestPass:
+    """Each component's total log-likelihood of the rows it holds (:func:`_component_totals`)."""
+
+    components: list
+    weights: np.ndarray
+
+    def __call__(self, codes: np.ndarray, w: np.ndarray) -> np.ndarray:
+        first, group = distinct_rows(codes)
+        codes, w = codes[first], np.bincount(group, weights=w, minlength=len(first))
+        log_prob, resp = _posterior(self.components, self.weights, codes)
+        return _component_totals(log_prob, resp, self.weights, w)
 
 
 @dataclass
@@ -933,6 +1175,22 @@ class _MixturePass:
         return _PassSums(total, float(w.sum()), list(joints), row_w.sum(axis=0))
 
 
+@dataclass
+class _StartPass:
+    """The first pass of a run: every component's pair counts with the ``start``'s
+    responsibilities as row weights (what :func:`_m_step` first counts in memory)."""
+
+    start: Any
+    cardinalities: np.ndarray
+
+    def __call__(self, codes: np.ndarray, w: np.ndarray) -> _PassSums:
+        first, group = distinct_rows(codes)  # identical rows: one weighted row
+        codes, w = codes[first], np.bincount(group, weights=w, minlength=len(first))
+        row_w = self.start(codes) * w[:, None]
+        joints = count_codes_weighted(codes, self.cardinalities, row_w)
+        return _PassSums(0.0, float(w.sum()), list(joints), row_w.sum(axis=0))
+
+
 def _components_from(passes: RowPasses, sums: _PassSums,
                      settings: LearningSettings) -> tuple[list, np.ndarray]:
     """The M-step of :func:`_m_step` from a pass's sums: one Chow-Liu tree per component."""
@@ -946,13 +1204,13 @@ def _components_from(passes: RowPasses, sums: _PassSums,
     return components, n_k / n_k.sum()
 
 
-def _em_passes(passes: RowPasses, start: list, options: _Options) -> dict:
+def _em_passes(passes: RowPasses, start: Any, options: _Options) -> dict:
     """:func:`_em` with one pass over the rows per iteration (a file in chunks, a Dask
-    DataFrame's partitions on its workers): the first pass gives the counts of the rows'
-    posteriors under the equal mixture of the ``start`` trees (``init="k_best"``), each
-    next one the bound of the current mixture and the counts of its M-step."""
-    k, cards = len(start), passes.cardinalities
-    state = {"sums": passes.sum(_MixturePass(start, np.full(k, 1.0 / k), cards, False))}
+    DataFrame's partitions on its workers): the first pass gives the counts of the
+    ``start``'s responsibilities of the rows (a function of a chunk's rows), each next one
+    the bound of the current mixture and the counts of its M-step."""
+    cards = passes.cardinalities
+    state = {"sums": passes.sum(_StartPass(start, cards))}
 
     def e_step(components: list, weights: np.ndarray) -> float:
         sums = passes.sum(_MixturePass(components, weights, cards, passes.missing == "em"))
