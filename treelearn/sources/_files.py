@@ -91,6 +91,7 @@ from ..stats._counts import (
     total_weight,
     whole_weights,
 )
+from ._growing import GrowingCounts
 
 __all__ = [
     "MIN_CHUNK_ROWS",
@@ -718,12 +719,15 @@ def count_file(
             rows, weights = split_weights(chunk, sample_weight, where)
             yield where, rows, weights
 
-    def scan_file() -> Scan | None:
+    def scan_file(grow: GrowingCounts | None = None) -> Scan | None:
+        """The merged scan of every chunk; with ``grow``, each chunk counted there too."""
         scan = None
-        for where, chunk, _ in chunks():
+        for where, chunk, weights in chunks():
             check_columns(chunk.columns, header, where)
             part = scan_chunk(chunk, missing, max_states, skip=given)
             scan = part if scan is None else scan.merge(part)
+            if grow is not None:
+                grow.add(chunk, missing, weights)
         return scan
 
     if all(c in given for c in header):
@@ -733,22 +737,37 @@ def count_file(
         all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in header)
         dtypes = None  # from the first chunk of the counting pass
     else:
-        scan = scan_file()
+        # a CSV is counted in the states pass (one read); Parquet, whose decoding is cheap
+        # next to parsing text, keeps its two passes
+        grow = GrowingCounts(header, given, max_states) if csv else None
+        scan = scan_file(grow)
         found = [c for c in text_columns(scan) if c not in text] if scan is not None and csv else []
         if found:
             text += found
+            grow = None  # those columns were counted as numbers and as text: count again
             scan = scan_file()
         if scan is None or scan.n_rows == 0:
             raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
                                  f"there is nothing to learn")
         all_states, dtypes = final_states(scan, given, max_states, missing=missing,
                                           where=repr(path))
+        joint = None if grow is None else grow.joint(all_states)
+        if joint is not None:
+            return _counted(path, header, all_states, dtypes, missing, sample_weight,
+                            ChunkCounts(joint, grow.n_rows, scan.missing, scan.n_rows))
     total = None
     for where, chunk, weights in chunks():
         if dtypes is None:
             dtypes = tuple(chunk[c].dtype for c in chunk.columns)
         part = count_chunk(chunk, header, all_states, missing, where, weights)
         total = part if total is None else total + part
+    return _counted(path, header, all_states, dtypes, missing, sample_weight, total)
+
+
+def _counted(path: str, header: Sequence, all_states: tuple, dtypes: Sequence | None,
+             missing: MissingPolicy, sample_weight: Hashable | None,
+             total: ChunkCounts | None) -> CountedTable:
+    """The file's counts, once its missing values and rows are checked."""
     if total is None or total.n_seen == 0:
         raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
                              f"there is nothing to learn")
