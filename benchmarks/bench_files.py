@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pandas as pd
-from _common import DEFAULT_CACHE, alarm_sample, pin_blas, print_table, row
+from _common import DEFAULT_CACHE, alarm_sample, pin_blas, print_table, row, write_json
 
 import treelearn as tl
 
@@ -69,7 +69,11 @@ def main() -> None:
     ap.add_argument("--chunksize", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
+    ap.add_argument("--quick", action="store_true", help="100,000 rows only")
+    ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     args = ap.parse_args()
+    if args.quick:
+        args.rows = [100_000]
     print(pin_blas(1))
     print(f"load: {os.getloadavg()}")
     rows = []
@@ -78,6 +82,8 @@ def main() -> None:
                           else args.chunksize, args.repeat, args.cache_dir)
     print(f"load: {os.getloadavg()}")
     print_table(rows)
+    if args.json:
+        write_json(rows, args.json)
 
 
 if __name__ == "__main__":

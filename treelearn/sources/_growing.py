@@ -21,8 +21,8 @@ ones. Memory is one chunk plus the ``K x K`` total, as for the two passes.
 
 >>> import pandas as pd
 >>> grow = GrowingCounts(("a",), {})
->>> grow.add(pd.DataFrame({"a": ["y", "x"]}), "error")
->>> grow.add(pd.DataFrame({"a": ["z", "y"]}), "error")
+>>> for values in (["y", "x"], ["z", "y"]):
+...     _ = grow.add(pd.DataFrame({"a": values}), "error")
 >>> grow.states, grow.joint([["x", "y", "z"]]).tolist()
 ([['y', 'x', 'z']], [[1, 0, 0], [0, 2, 0], [0, 0, 1]])
 """
@@ -38,6 +38,7 @@ from .._base.errors import TreelearnError
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
+    code_dtype,
     encode,
     python_scalar,
     state_positions,
@@ -70,45 +71,59 @@ class GrowingCounts:
         self.live, self.total = False, None
 
     def add(self, chunk: pd.DataFrame, missing: MissingPolicy,
-            weights: np.ndarray | None = None) -> None:
+            weights: np.ndarray | None = None, is_missing: np.ndarray | None = None) -> dict:
         """Count one chunk of rows (columns as in the file, weight column taken out), with
-        ``missing`` handled as :func:`treelearn.sources._files.count_chunk` handles it."""
+        ``missing`` handled as :func:`treelearn.sources._files.count_chunk` handles it
+        (``is_missing``: ``chunk.isna()`` as an array, if the caller has it).
+
+        Returns the distinct observed values of the counted rows of each column whose
+        states are not given (``pd.factorize``'s, in order of first appearance), which
+        :func:`~treelearn.sources._files.scan_chunk` takes instead of finding them again.
+        """
         if not self.live:
-            return
-        is_missing = chunk.isna().to_numpy()
+            return {}
+        if is_missing is None:
+            is_missing = chunk.isna().to_numpy()
         if is_missing.any():
             if missing == "error":  # the scan raises the missing values' error
-                return
+                return {}
             if missing == "drop":
                 keep = np.flatnonzero(~is_missing.any(axis=1))
                 chunk = chunk.iloc[keep]
                 weights = None if weights is None else weights[keep]
         if len(chunk) == 0:
-            return
+            return {}
+        uniques: dict = {}
         try:
-            codes = self._encode(chunk)
+            codes = self._encode(chunk, uniques)
             if codes is None:
-                return
+                return uniques
             cards = np.array([len(s) for s in self.states], dtype=np.int64)
             # a column with no state yet (every value missing so far) has no block: leave it
             # out of the product, whose K x K layout is then the total's
             seen = cards > 0
-            block = (count_codes(codes[:, seen], cards[seen], weights=weights) if seen.any()
+            if not seen.all():
+                codes, cards = codes[:, seen], cards[seen]
+            block = (count_codes(codes, cards, weights=weights) if len(cards)
                      else np.zeros((0, 0), dtype=np.int64))  # count_codes checks K x K memory
         except (TreelearnError, TypeError, ValueError):
             # the second pass finds (and raises) whatever went wrong, where it did
             self.stop()
-            return
+            return uniques
         n = total_weight(weights, len(chunk))
         if self.total is None:
             self.total, self.n_rows = block, n
         else:
             self.total, self.n_rows = add_counts(self.total, block, self.n_rows, n)
+        return uniques
 
-    def _encode(self, chunk: pd.DataFrame) -> np.ndarray | None:
-        """The chunk's codes against the states, grown by its new values (``None``: stopped)."""
+    def _encode(self, chunk: pd.DataFrame, uniques_of: dict) -> np.ndarray | None:
+        """The chunk's codes against the states, grown by its new values (``None``: stopped);
+        each column's distinct values go into ``uniques_of``."""
         before = np.array([len(s) for s in self.states], dtype=np.int64)
-        codes = np.empty((len(chunk), len(self.columns)), dtype=np.int64)
+        # codes as small as the states allow (a column past max_states stops counting)
+        widest = max([self.max_states, *(len(s) for s in self.given.values())])
+        codes = np.empty((len(chunk), len(self.columns)), dtype=code_dtype(widest))
         if self.given:
             fixed = encode(chunk[list(self.given)], missing="pairwise", states=self.given,
                            max_states=_NO_CAP)
@@ -118,6 +133,7 @@ class GrowingCounts:
             if name in self.given:
                 continue
             raw, uniques = pd.factorize(chunk[name], use_na_sentinel=True)
+            uniques_of[name] = uniques
             states = self.states[j]
             found = state_positions(uniques, states) if states else np.full(len(uniques), -1)
             new = np.flatnonzero(found < 0)
@@ -128,7 +144,7 @@ class GrowingCounts:
                         pd.Index(states, dtype=object, tupleize_cols=False).has_duplicates:
                     self.stop()  # refused by the scan, or values that match two ways
                     return None
-            codes[:, j] = np.append(found, -1).astype(np.int64)[raw]
+            codes[:, j] = np.append(found, -1).astype(codes.dtype)[raw]
         after = np.array([len(s) for s in self.states], dtype=np.int64)
         grown = self.total is not None and not np.array_equal(before, after)
         return None if grown and not self._grow(before, after) else codes
