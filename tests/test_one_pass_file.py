@@ -154,3 +154,17 @@ def test_pair_counts_past_the_memory_limit_are_refused_as_before(tmp_path, monke
         tl.chow_liu(path, chunksize=CHUNK)
     monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * width**2 + 2 * 4**2))
     assert_same(tl.chow_liu(path, chunksize=CHUNK), tl.chow_liu(pd.read_csv(path)))
+
+
+def test_an_integer_column_with_a_gap_in_a_late_chunk_gets_float_states(tmp_path, monkeypatch):
+    df = late_frame(seed=3)
+    df["int"] = df["int"].astype("Int64").mask(np.arange(len(df)) == len(df) - 10)  # "10", ""
+    path = tmp_path / "gap.csv"
+    df.to_csv(path, index=False)
+    reads = count_reads(monkeypatch)
+    streamed = tl.chow_liu(path, chunksize=CHUNK, missing="pairwise")
+    assert len(reads) == 1
+    assert_same(streamed, tl.chow_liu(pd.read_csv(path), missing="pairwise"))
+    # integers in the first chunks, floats in the last, as read whole: float states
+    assert streamed.states["int"] == [1.0, 10.0, 11.0, 12.0, 99.0]
+    assert all(type(s) is float for s in streamed.states["int"])
