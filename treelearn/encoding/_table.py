@@ -88,6 +88,7 @@ __all__ = [
     "python_scalar",
     "raise_problems",
     "state_order",
+    "state_positions",
     "too_many_states_error",
     "unhashable_error",
     "weighted_total",
@@ -320,6 +321,23 @@ def check_sample_weight(
     return w
 
 
+def state_positions(values: Any, states: Sequence) -> np.ndarray:
+    """The position of each of the distinct ``values`` in ``states`` (``-1``: not a state), by
+    the equality every encoding uses (``1 == 1.0``; a bool never stands for a number).
+
+    >>> state_positions(["b", 1.0, True, "z"], ["a", "b", 1]).tolist()
+    [1, 2, -1, -1]
+    """
+    lookup = pd.Index(list(states), dtype=object, tupleize_cols=False)
+    values = np.asarray(values, dtype=object)
+    found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
+    # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
+    for i in np.flatnonzero(found >= 0):
+        if isinstance(values[i], (bool, np.bool_)) != isinstance(lookup[found[i]], (bool, np.bool_)):
+            found[i] = -1
+    return found
+
+
 def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: str) -> np.ndarray:
     """Codes of ``series`` against a fixed list of states; unseen values are an error or missing."""
     # factorize (one hash pass over the rows), then look up only the distinct values:
@@ -330,13 +348,7 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
         if binned is not None:
             return binned
     raw, uniques = pd.factorize(series, use_na_sentinel=True)
-    lookup = pd.Index(states, dtype=object, tupleize_cols=False)
-    found = lookup.get_indexer(pd.Index(np.asarray(uniques, dtype=object), dtype=object,
-                                        tupleize_cols=False))
-    # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
-    for i in np.flatnonzero(found >= 0):
-        if isinstance(uniques[i], (bool, np.bool_)) != isinstance(states[found[i]], bool):
-            found[i] = -1
+    found = state_positions(uniques, states)
     codes = np.append(found, -1).astype(np.int64)[raw]  # raw code -1 (missing) picks the -1
     bad = (codes < 0) & (raw >= 0)
     if bad.any() and unseen == "error":  # with "ignore" they stay -1: missing

@@ -18,7 +18,12 @@ a file is never loaded whole. Two passes at most:
    numbers in some chunks and as text in others is read again as text, as
    pandas reads it whole (``"1"``, not ``1`` and ``"1"``).
 2. **counts**: each chunk is encoded against those states and its ``K x K``
-   count matrix is added to a running total.
+   count matrix is added to a running total. A CSV file is counted in the states
+   pass instead (one read: :mod:`treelearn.sources._growing` counts each chunk
+   against states that grow and permutes the total into the final order); it is
+   read again only where that could differ from this pass (a column read again as
+   text, a value outside given states, a refused column, the memory limit), and
+   Parquet, cheap to decode, keeps both passes.
 
 Memory is that of one chunk plus the ``K x K`` counts, whatever the number of
 rows (for Parquet, pyarrow decodes a row group at a time: files written with
@@ -91,6 +96,7 @@ from ..stats._counts import (
     total_weight,
     whole_weights,
 )
+from ._growing import GrowingCounts
 
 __all__ = [
     "MIN_CHUNK_ROWS",
@@ -276,14 +282,21 @@ def scan_chunk(
     missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     skip: Iterable[Hashable] = (),
+    is_missing: np.ndarray | None = None,
+    uniques: Mapping[Hashable, Any] | None = None,
 ) -> Scan:
     """The distinct values, kinds and missing counts of a chunk's columns.
 
     With ``missing="drop"`` only complete rows contribute values, as when a
     whole table is encoded. Columns in ``skip`` (given states) are not scanned.
+    ``is_missing`` (``chunk.isna()`` as an array) and ``uniques`` (the distinct
+    observed values of some columns' scanned rows, in order of first appearance)
+    are taken as given, where the caller has them.
     Nothing is refused here: :func:`final_states` judges the merged scan.
     """
-    is_missing = chunk.isna().to_numpy()
+    if is_missing is None:
+        is_missing = chunk.isna().to_numpy()
+    uniques = uniques or {}
     kept = chunk
     if missing == "drop" and is_missing.any():
         kept = chunk.iloc[np.flatnonzero(~is_missing.any(axis=1))]
@@ -299,17 +312,18 @@ def scan_chunk(
                 scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
             else:
-                _scan_values(scan, name, kept[name], max_states)
+                _scan_values(scan, name, kept[name], max_states, uniques.get(name))
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
                 max_states, len(kept))
 
 
-def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int) -> None:
-    """Fill ``scan`` with the facts of one chunk's values (no loop over rows)."""
-    observed = series.dropna()
+def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int,
+                 found: Any = None) -> None:
+    """Fill ``scan`` with the facts of one chunk's values (no loop over rows); ``found``:
+    their distinct values, if known."""
     if pd.api.types.is_float_dtype(series.dtype):
-        values = observed.to_numpy(dtype=float)
+        values = series.dropna().to_numpy(dtype=float)
         finite = np.isfinite(values)
         if not finite.all():  # at most inf and -inf
             scan.nonfinite = tuple(sorted(set(values[~finite].tolist())))
@@ -317,9 +331,10 @@ def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states
         repeats = np.minimum(counts, 2).astype(np.uint8)
     else:
         try:
-            uniques = pd.unique(observed)
+            uniques = pd.unique(series.dropna()) if found is None else found
         except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
-            scan.unhashable = pd.Series(unhashable_error(name, observed).values, dtype=object)
+            scan.unhashable = pd.Series(unhashable_error(name, series.dropna()).values,
+                                        dtype=object)
             return
         # only a float column's counts matter (the numeric rule); whole numbers, text and
         # the rest count as repeated
@@ -718,11 +733,15 @@ def count_file(
             rows, weights = split_weights(chunk, sample_weight, where)
             yield where, rows, weights
 
-    def scan_file() -> Scan | None:
+    def scan_file(grow: GrowingCounts | None = None) -> Scan | None:
+        """The merged scan of every chunk; with ``grow``, each chunk counted there too."""
         scan = None
-        for where, chunk, _ in chunks():
+        for where, chunk, weights in chunks():
             check_columns(chunk.columns, header, where)
-            part = scan_chunk(chunk, missing, max_states, skip=given)
+            is_missing = chunk.isna().to_numpy()
+            found = None if grow is None else grow.add(chunk, missing, weights, is_missing)
+            part = scan_chunk(chunk, missing, max_states, skip=given, is_missing=is_missing,
+                              uniques=found)
             scan = part if scan is None else scan.merge(part)
         return scan
 
@@ -733,22 +752,37 @@ def count_file(
         all_states = tuple(tuple(python_scalar(v) for v in given[c]) for c in header)
         dtypes = None  # from the first chunk of the counting pass
     else:
-        scan = scan_file()
+        # a CSV is counted in the states pass (one read); Parquet, whose decoding is cheap
+        # next to parsing text, keeps its two passes
+        grow = GrowingCounts(header, given, max_states) if csv else None
+        scan = scan_file(grow)
         found = [c for c in text_columns(scan) if c not in text] if scan is not None and csv else []
         if found:
             text += found
+            grow = None  # those columns were counted as numbers and as text: count again
             scan = scan_file()
         if scan is None or scan.n_rows == 0:
             raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
                                  f"there is nothing to learn")
         all_states, dtypes = final_states(scan, given, max_states, missing=missing,
                                           where=repr(path))
+        joint = None if grow is None else grow.joint(all_states)
+        if joint is not None:
+            return _counted(path, header, all_states, dtypes, missing, sample_weight,
+                            ChunkCounts(joint, grow.n_rows, scan.missing, scan.n_rows))
     total = None
     for where, chunk, weights in chunks():
         if dtypes is None:
             dtypes = tuple(chunk[c].dtype for c in chunk.columns)
         part = count_chunk(chunk, header, all_states, missing, where, weights)
         total = part if total is None else total + part
+    return _counted(path, header, all_states, dtypes, missing, sample_weight, total)
+
+
+def _counted(path: str, header: Sequence, all_states: tuple, dtypes: Sequence | None,
+             missing: MissingPolicy, sample_weight: Hashable | None,
+             total: ChunkCounts | None) -> CountedTable:
+    """The file's counts, once its missing values and rows are checked."""
     if total is None or total.n_seen == 0:
         raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
                              f"there is nothing to learn")
