@@ -360,3 +360,21 @@ def test_scoring_or_predicting_no_rows_says_so():
         with pytest.raises(tl.EmptyDataError, match=r"nothing to (score|predict)") as info:
             call()
         assert "learn" not in str(info.value)
+
+
+def test_booleans_beside_the_numbers_one_and_zero_are_refused():
+    # Hypothesis found it: pandas hashes True == 1, so the column's states were [0, 1] (or
+    # [0, True], whichever came first) while scoring keeps a bool apart from a number
+    for values in ([1, True, 0], [True, 1, 0], [False, 0.0, "x"]):
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        with pytest.raises(tl.TreelearnError, match="booleans and the numbers 0/1") as info:
+            tl.chow_liu(df, alpha=1)
+        assert info.value.column == "a"
+    # bools beside other values (text, 2.5) do not merge and stay states of their own
+    for values, expected in (([True, "x", 2.5], ["'x'", "2.5", "True"]),
+                             ([True, "1", "0"], ["'0'", "'1'", "True"])):  # text "1" != True
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        model = tl.chow_liu(df, alpha=1)
+        assert sorted(map(repr, model.states["a"])) == expected
+        assert model.log_likelihood(df) == pytest.approx(
+            sum(_brute_joint(model, row) for _, row in df.iterrows()))

@@ -72,7 +72,8 @@ def test_typed_labels_and_dtypes_round_trip(tmp_path):
             ),
             "s": pd.Series(["x", "y", "x", "y", "y"], dtype="string"),
             7: ["p", "q", "p", "q", "p"],  # a non-string column name
-            "mixed": pd.Series([1, "1", 1, "1", True], dtype=object),
+            # int, text and bool states kept apart (a bool beside 0/1 is refused: True == 1)
+            "mixed": pd.Series([2, "1", 2, "1", True], dtype=object),
         }
     )
     model = tl.chow_liu(df, alpha=1.0)

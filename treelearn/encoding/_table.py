@@ -598,6 +598,8 @@ def _encode_column(
             )
         if pd.api.types.is_float_dtype(dtype):
             note = _check_floats(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
+        if pd.api.types.is_object_dtype(dtype):
+            _refuse_bools_among_numbers(name, series)
         raw_codes, uniques = pd.factorize(series, use_na_sentinel=True)
         if len(uniques) > max_states:  # an error below; do not sort a million identifiers
             states = list(uniques)
@@ -616,6 +618,30 @@ def _encode_column(
     if len(states) == 0:
         raise no_value_error(name)
     return codes, states, note
+
+
+def _refuse_bools_among_numbers(name: Hashable, series: pd.Series) -> None:
+    """An object column holding ``True``/``False`` beside the numbers 1/0 is refused: Python
+    (and pandas' hashing) counts ``True == 1``, so they would merge into one state, whichever
+    came first, while scoring keeps a bool apart from a number (:func:`state_positions`)."""
+    if pd.api.types.infer_dtype(series, skipna=True) not in (
+            "mixed", "mixed-integer", "mixed-integer-float"):
+        return  # one kind of value (C-speed scan); only mixed columns are looked at below
+    is_bool = series.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+    if not is_bool.any():
+        return
+    others = series[~is_bool]
+    numbers = others[others.map(lambda v: isinstance(v, (int, float, np.number))).to_numpy(
+        dtype=bool)]  # numbers only: the text "1" does not hash like True
+    clash = numbers[numbers.isin([0, 1])]
+    if len(clash):
+        raise TreelearnError(
+            f"column {name!r} holds both booleans and the numbers 0/1 (e.g. "
+            f"{python_scalar(series[is_bool].iloc[0])!r} and {python_scalar(clash.iloc[0])!r}), "
+            f"which Python counts as equal: give it one kind of value, e.g. "
+            f"df[{name!r}].astype(str) or .astype(int)", column=name,
+            values=[python_scalar(series[is_bool].iloc[0]), python_scalar(clash.iloc[0])],
+            hint="give the column one kind of value")
 
 
 def too_many_states_error(name: Hashable, dtype: Any, n_states: int,
