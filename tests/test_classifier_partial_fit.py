@@ -41,6 +41,7 @@ MODELS = {
     "kdb2": lambda: tl.KDB(k=2, prior="bdeu"),
     "kdb3": lambda: tl.KDB(k=3),
     "aode": lambda: tl.AODE(min_count=30),
+    "manb": lambda: tl.MANB(),
 }
 
 
@@ -48,6 +49,9 @@ def cpts(clf) -> dict:
     """Every CPT (a network's, or AODE's log tables) of a fitted classifier."""
     if hasattr(clf, "model_"):
         return {v: clf.model_.cpt(v) for v in clf.model_.variables}
+    if hasattr(clf, "arc_posterior_"):  # MANB: its averaged tables and arc posteriors
+        return {"arcs": clf.arc_posterior_, **{f"table {j}": t for j, t in
+                                               enumerate(clf.feature_log_prob_)}}
     return {"pair": clf.log_pair_, "cond": clf.log_cond_, "nb": clf.log_nb_,
             "value_count": clf.value_count_}
 

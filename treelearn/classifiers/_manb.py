@@ -36,6 +36,7 @@ from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..stats._counts import ClassCounts
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._partial import PartialFit
 from ._weighted import FeatureWeightedClassifier
 
 __all__ = ["MANB", "arc_posterior"]
@@ -63,7 +64,7 @@ def arc_posterior(counts: np.ndarray, alpha: float, prior: float) -> float:
     return float(expit(log_odds))
 
 
-class MANB(FeatureWeightedClassifier):
+class MANB(PartialFit, FeatureWeightedClassifier):
     """Model-averaged naive Bayes over every subset of the features (Dash and Cooper, 2002).
 
     See the module docstring: the exact Bayesian average of the ``2^n`` naive Bayes
@@ -76,7 +77,8 @@ class MANB(FeatureWeightedClassifier):
     alpha : the Dirichlet pseudocount of every distribution (> 0; bnclassify's ``smooth``).
     arc_prior : the prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
         subset equally likely).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`. ``partial_fit``
+        sums chunks' counts as naive Bayes's does (its tables need the pairs only).
 
     Attributes
     ----------
