@@ -77,8 +77,10 @@ class MANB(PartialFit, FeatureWeightedClassifier):
     alpha : the Dirichlet pseudocount of every distribution (> 0; bnclassify's ``smooth``).
     arc_prior : the prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
         subset equally likely).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`. ``partial_fit``
-        sums chunks' counts as naive Bayes's does (its tables need the pairs only).
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+
+    ``partial_fit`` sums chunks' counts as naive Bayes's does (the tables need the class-
+    feature pairs only).
 
     Attributes
     ----------
