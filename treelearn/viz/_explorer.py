@@ -691,6 +691,25 @@ def _is_clg_tree(obj: Any) -> bool:
             and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
 
 
+def _parent_first(model: Any, variables: list) -> tuple[dict, dict, list, list]:
+    """A tree or forest's ``(parent, children, roots, order)``: each variable's one parent
+    (``None`` at a root), its children and the roots in the model's order, and the
+    variables in a parent-first (depth-first) order."""
+    parent = {v: (model.parents(v) or [None])[0] for v in variables}
+    children: dict = {v: [] for v in variables}
+    for v in variables:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in variables if parent[v] is None]
+    order: list = []
+    stack = roots[::-1]
+    while stack:  # parents before children
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    return parent, children, roots, order
+
+
 def _clg_spec(model: Any, title: str | None) -> dict:
     """The mixed page's data: the discrete tree as the discrete page's one forest (its
     CPTs), and per continuous variable (``gauss``) its Gaussians: ``kind`` 0 (no parent:
@@ -704,18 +723,7 @@ def _clg_spec(model: Any, title: str | None) -> dict:
     dmodel = model.discrete_model
     discrete_states = dmodel.states if dmodel is not None else {}
     states = {v: ([] if v in cont else [_label(s) for s in discrete_states[v]]) for v in variables}
-    parent = {v: (model.parents(v) or [None])[0] for v in variables}
-    children: dict = {v: [] for v in variables}
-    for v in variables:
-        if parent[v] is not None:
-            children[parent[v]].append(v)
-    roots = [v for v in variables if parent[v] is None]
-    order: list = []
-    stack = roots[::-1]
-    while stack:  # parents before children
-        v = stack.pop()
-        order.append(v)
-        stack.extend(reversed(children[v]))
+    parent, children, roots, order = _parent_first(model, variables)
     gauss: list = [None] * len(variables)
     attach = [-1] * len(variables)
     node = model.graph.nodes
@@ -810,18 +818,7 @@ def _gaussian_spec(model: Any, title: str | None) -> dict:
     ``I(parent; child) = -log(1 - rho^2) / 2`` from the model's own variances."""
     variables = list(model.variables)
     index = {v: i for i, v in enumerate(variables)}
-    parent = {v: (model.parents(v) or [None])[0] for v in variables}
-    children: dict = {v: [] for v in variables}
-    for v in variables:
-        if parent[v] is not None:
-            children[parent[v]].append(v)
-    roots = [v for v in variables if parent[v] is None]
-    order: list = []
-    stack = roots[::-1]
-    while stack:  # parents before children
-        v = stack.pop()
-        order.append(v)
-        stack.extend(reversed(children[v]))
+    parent, children, roots, order = _parent_first(model, variables)
     mean: dict = {}
     var: dict = {}
     node = model.graph.nodes
