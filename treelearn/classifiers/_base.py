@@ -101,6 +101,7 @@ __all__ = [
     "loss_matrix",
     "network_dtypes",
     "numeric_rows",
+    "saved_feature_tree",
 ]
 
 Unseen = Literal["error", "ignore"]
@@ -847,6 +848,29 @@ def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:
     G.add_edges_from((int(p), v) for v, p in enumerate(parent) if p >= 0)
     if d and not nx.is_tree(G):
         raise saved.fail(key, "does not form a tree (a cycle, or a feature cut off)")
+
+
+def saved_feature_tree(saved: SavedState, features: list) -> tuple[np.ndarray, nx.Graph,
+                                                                   nx.DiGraph]:
+    """A saved feature tree, checked: ``(parent, tree, oriented)`` from the fields
+    ``parent`` (one tree, :func:`check_tree`) and ``tree_edges`` (``(i, j, weight)`` rows
+    naming feature indices, the same edges as the parents form)."""
+    d = len(features)
+    parent = saved.array("parent", (d,), dtype=np.int64)
+    check_tree(saved, "parent", parent)
+    edges = saved.array("tree_edges", (d - 1, 3)) if d > 1 else np.empty((0, 3))
+    pairs = edges[:, :2]
+    if ((pairs < 0) | (pairs >= d) | (pairs != np.round(pairs))).any():
+        raise saved.fail("tree_edges", "must name feature indices")
+    tree = nx.Graph()
+    tree.add_nodes_from(features)
+    tree.add_weighted_edges_from((features[int(i)], features[int(j)], w) for i, j, w in edges)
+    oriented = nx.DiGraph()
+    oriented.add_nodes_from(features)
+    oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
+    if {frozenset(e) for e in tree.edges} != {frozenset(e) for e in oriented.edges}:
+        raise saved.fail("tree_edges", "differ from the tree the saved parents form")
+    return parent, tree, oriented
 
 
 def command_line_classifiers() -> dict[str, type]:

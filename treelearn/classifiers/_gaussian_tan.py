@@ -42,7 +42,7 @@ from ..stats._gaussian import (
     gaussian_mutual_information,
 )
 from ..structure._trees import orient, spanning_skeleton
-from ._base import CLASS_PRIOR, NumericClassifier, check_tree
+from ._base import CLASS_PRIOR, NumericClassifier, saved_feature_tree
 
 __all__ = ["GaussianTAN", "tree_regressions"]
 
@@ -225,20 +225,7 @@ class GaussianTAN(NumericClassifier):
     def _restore_model(self, saved: SavedState) -> None:
         k, d = len(self.classes_), self.n_features_in_
         features = list(self.feature_names_in_)
-        parent = saved.array("parent", (d,), dtype=np.int64)
-        check_tree(saved, "parent", parent)
-        edges = saved.array("tree_edges", (d - 1, 3)) if d > 1 else np.empty((0, 3))
-        pairs = edges[:, :2]
-        if ((pairs < 0) | (pairs >= d) | (pairs != np.round(pairs))).any():
-            raise saved.fail("tree_edges", "must name feature indices")
-        tree = nx.Graph()
-        tree.add_nodes_from(features)
-        tree.add_weighted_edges_from((features[int(i)], features[int(j)], w) for i, j, w in edges)
-        oriented = nx.DiGraph()
-        oriented.add_nodes_from(features)
-        oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
-        if {frozenset(e) for e in tree.edges} != {frozenset(e) for e in oriented.edges}:
-            raise saved.fail("tree_edges", "differ from the tree the saved parents form")
+        parent, tree, oriented = saved_feature_tree(saved, features)
         self.feature_tree_ = tree
         self.means_ = saved.array("means", (k, d))
         cov = saved.array("covariances", (k, d, d))

@@ -58,7 +58,7 @@ from ..stats._kernel import (
     weighted_moments,
 )
 from ..structure._trees import orient, spanning_skeleton
-from ._base import CLASS_PRIOR, NumericClassifier, check_tree, class_training
+from ._base import CLASS_PRIOR, NumericClassifier, class_training, saved_feature_tree
 from ._gaussian_tan import tree_regressions
 
 __all__ = ["KernelTAN"]
@@ -324,21 +324,7 @@ class KernelTAN(NumericClassifier):
     def _restore_model(self, saved: SavedState) -> None:
         k, d = len(self.classes_), self.n_features_in_
         features = list(self.feature_names_in_)
-        parent = saved.array("parent", (d,), dtype=np.int64)
-        check_tree(saved, "parent", parent)
-        edges = saved.array("tree_edges", (d - 1, 3)) if d > 1 else np.empty((0, 3))
-        pairs = edges[:, :2]
-        if ((pairs < 0) | (pairs >= d) | (pairs != np.round(pairs))).any():
-            raise saved.fail("tree_edges", "must name feature indices")
-        tree = nx.Graph()
-        tree.add_nodes_from(features)
-        tree.add_weighted_edges_from((features[int(i)], features[int(j)], wt)
-                                     for i, j, wt in edges)
-        oriented = nx.DiGraph()
-        oriented.add_nodes_from(features)
-        oriented.add_edges_from((features[p], features[v]) for v, p in enumerate(parent) if p >= 0)
-        if {frozenset(e) for e in tree.edges} != {frozenset(e) for e in oriented.edges}:
-            raise saved.fail("tree_edges", "differ from the tree the saved parents form")
+        parent, tree, oriented = saved_feature_tree(saved, features)
         kernel = saved.array("kernel", (d,), dtype=bool)
         factors = saved.array("factor", (k,), positive=True)
         gain = saved.raw("validation_gain", list)
