@@ -426,6 +426,19 @@ def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
     return obj.score_report(obj.select_features(df), y)
 
 
+def _report_classifier(clf: Any, X: pd.DataFrame, y: pd.Series, output: str | None) -> int:
+    """Save a classifier ``learn`` fitted (if ``-o``), print it and its scores on ``X, y``."""
+    if output:
+        _save_obj(clf, output)
+        print(f"wrote model to {output}", file=sys.stderr)
+    from ._kinds import describe
+
+    print(describe(clf))
+    print()
+    _print_scores(clf.score_report(X, y))
+    return 0
+
+
 def _print_scores(report: ScoreReport, out: Any = None) -> None:
     out = out or sys.stdout
     what = "log-likelihood"
@@ -532,15 +545,7 @@ def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
                           numeric=None if numeric == "auto" else [c for c in numeric
                                                                   if c != args.class_],
                           root=args.root).fit(X, y)
-        if args.output:
-            _save_obj(clf, args.output)
-            print(f"wrote model to {args.output}", file=sys.stderr)
-        from ._kinds import describe
-
-        print(describe(clf))
-        print()
-        _print_scores(clf.score_report(X, y))
-        return 0
+        return _report_classifier(clf, X, y, args.output)
     if method != "chow-liu":
         raise CommandError(f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
                            f"--method {method} needs --class COL (a mixed TAN); without a class "
@@ -591,15 +596,7 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         clf = tl.GaussianTAN().fit(X, y)
     else:
         clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
-    if args.output:
-        _save_obj(clf, args.output)
-        print(f"wrote model to {args.output}", file=sys.stderr)
-    from ._kinds import describe
-
-    print(describe(clf))
-    print()
-    _print_scores(clf.score_report(X, y))
-    return 0
+    return _report_classifier(clf, X, y, args.output)
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
