@@ -501,7 +501,6 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
              (tl.GaussianTAN().fit(Xn, yn), "Gaussians"),
              (tl.MixedNaiveBayes().fit(Xn, yn), r"numeric features \['a', 'b', 'c'\]"),
              (tl.tree_posterior(pd.read_csv(ALARM, nrows=300)), "map_tree"),
-             (tl.BayesianTAN().fit(X, y), "every spanning"),
              (tl.AnDE(n=2).fit(X, y), "pairs of super-parents")]
     for obj, why in cases:
         with pytest.raises(tl.TreelearnError, match=why):

@@ -41,7 +41,8 @@ WORKS = {
     "awnb": {"show", "score", "predict"},
     "manb": {"show", "score", "predict"},
     "etan": set(COMMANDS),
-    "bayesian_tan": {"show", "score", "predict"},
+    # html: the class posterior averaged over every feature tree, computed by the page
+    "bayesian_tan": {"show", "score", "predict", "html"},
     "text_nb": {"show", "score", "predict"},
     "gaussian_clf": {"show", "score", "predict"},
     "gaussian_tan": {"show", "score", "predict"},

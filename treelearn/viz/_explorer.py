@@ -45,9 +45,16 @@ What the page can compute exactly, and so what it accepts:
   completions; drawn as its most probable tree, each edge's strength its posterior
   probability ``P(uv in T | D)``. Larger ones are refused (no cheaper exact marginal).
 
-Anything else (A2DE, a Gaussian classifier, BayesianTAN, whose class posterior sums over
-every TAN feature tree for each completion of the unobserved features) raises
-:class:`~treelearn.TreelearnError` saying why.
+- BayesianTAN (the average over every TAN feature tree) with at most 4,096 complete
+  feature assignments: the page carries the model's tables and computes ``P(c, x | D)``
+  of every complete assignment once (``explorer_bayes_tan.js``: a log-domain matrix-tree
+  determinant per assignment and class, as the model's own), then sums that joint table
+  under the evidence as a posterior over trees' page does, so its class posterior is
+  ``predict_proba``'s (missing features summed out); drawn as the class above the most
+  probable feature tree, each edge's strength its posterior probability.
+
+Anything else (A2DE, a Gaussian classifier) raises :class:`~treelearn.TreelearnError`
+saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
@@ -235,24 +242,13 @@ def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
 
 def _refuse_kinds(obj: Any) -> None:
     """The fitted kinds the page cannot compute on, each refused with its reason (duck-typed:
-    a Gaussian tree's implied joint Gaussian or a classifier's class means, a posterior over
-    structures' edge posteriors or weights)."""
+    a Gaussian tree's implied joint Gaussian or a classifier's class means)."""
     kind = type(obj).__name__
     if callable(getattr(obj, "joint", None)) or hasattr(obj, "means_"):
         raise TreelearnError(
             f"the explorer computes exactly on discrete variables, but this {kind} models "
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
             f"model learned on the bins")
-    if hasattr(obj, "log_weights_"):
-        # its exact answers sum over every spanning tree (a determinant) for every
-        # completion of the unobserved variables (log_sum_over_completions): exponential in
-        # them, so a page cannot recompute them per click, and nothing is precomputed instead
-        raise TreelearnError(
-            f"the explorer shows one network, but this {kind} averages over every spanning "
-            f"tree (a posterior over structures), whose exact posteriors enumerate every "
-            f"completion of the unobserved variables: too slow for a page; "
-            + ("explore its most probable tree, map_tree()" if hasattr(obj, "map_tree") else
-               "explore one tree learned on the same data (tl.chow_liu, tl.TAN)"))
 
 
 _MIXTURE_NODE = "component"  # a mixture's hidden variable, named on the page
@@ -454,6 +450,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _tree_average_spec(obj, title)
+    if _is_bayes_tan(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _bayes_tan_spec(obj, title)
     if _is_gaussian_tree(obj) or _is_clg_tree(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -636,6 +637,128 @@ def _tree_average_spec(post: Any, title: str | None) -> dict:
         "components": [],
     })
     return spec
+
+
+# ---------------------------------------------------------------------- BayesianTAN
+def _is_bayes_tan(obj: Any) -> bool:
+    """A fitted average over every TAN feature tree (duck-typed: BayesianTAN's tables)."""
+    return all(hasattr(obj, a) for a in ("log_theta_", "log_rho_", "log_weights_", "classes_"))
+
+
+def _max_spanning_tree(score: np.ndarray) -> list:
+    """The maximum spanning tree of a symmetric score matrix (Prim's, from vertex 0, one
+    vectorised step per vertex): ``parent[v]`` (``-1`` at the root), parents first."""
+    d = len(score)
+    parent = [-1] * d
+    if d == 0:
+        return parent
+    best, via = score[0].copy(), np.zeros(d, dtype=int)
+    inside = np.zeros(d, dtype=bool)
+    inside[0] = True
+    for _ in range(d - 1):
+        v = int(np.argmax(np.where(inside, -np.inf, best)))
+        inside[v] = True
+        parent[v] = int(via[v])
+        closer = score[v] > best
+        best, via = np.where(closer, score[v], best), np.where(closer, v, via)
+    return parent
+
+
+def _bayes_tan_spec(clf: Any, title: str | None) -> dict:
+    """BayesianTAN's page: its exact class posterior sums over every TAN feature tree (the
+    matrix-tree determinant ``Z(w o rho_c(x))``, per class) for every completion of the
+    unobserved features, so the page carries the model's own tables (``bayes_tan``:
+    ``log_w``, the class prior, ``log_theta``, ``log_rho``, ``offsets``, ``cards``) and
+    the page's script (``explorer_bayes_tan.js``) computes ``P(c, x | D)`` for every
+    complete assignment once, by its own Cholesky determinant, into the joint table the
+    discrete page sums under the evidence (as a posterior over trees' page). At most
+    :data:`_MAX_JOINT` feature assignments, the model's own limit on the completions it
+    sums over. Drawn: the class above its most probable feature tree (the maximum
+    spanning tree of the log edge weights), each tree edge's strength its posterior
+    probability ``P(uv in T | D)``."""
+    features = list(clf.feature_names_in_)
+    cls = clf.class_name_
+    variables = [*features, cls]
+    d = len(features)
+    states = {v: [_label(s) for s in st] for v, st in zip(features, clf.states_)}
+    states[cls] = [_label(c) for c in clf.classes_]
+    cards = [len(states[v]) for v in features]
+    total = float(np.prod(cards, dtype=float))
+    rows = total * len(clf.classes_)
+    if total > _MAX_JOINT or rows * len(variables) > _MAX_TABLES:
+        raise TreelearnError(
+            f"the explorer computes this {type(clf).__name__}'s exact posteriors from its joint "
+            f"table (each entry a sum over every TAN feature tree), but its {d} features have "
+            f"{total:,.0f} complete assignments (more than {_MAX_JOINT:,}, the completions the "
+            f"model itself sums over): use predict_proba(), or explore a TAN fitted to the "
+            f"same data (tl.TAN)")
+    log_w = np.asarray(clf.log_weights_, dtype=float)
+    log_rho = np.array(clf.log_rho_, dtype=float)  # a copy: its same-feature blocks cleared
+    offsets = [int(o) for o in clf.offsets_]
+    for o, k in zip(offsets, cards):  # never read (no edge joins a feature to itself)
+        log_rho[:, o:o + k, o:o + k] = 0.0
+    off = ~np.eye(d, dtype=bool)
+    tables = (log_w[off], np.asarray(clf.log_theta_), log_rho, np.asarray(clf.class_log_prior_))
+    if not all(np.isfinite(t).all() for t in tables):
+        raise TreelearnError(
+            f"this {type(clf).__name__} has a non-finite weight or table entry (a zero "
+            f"probability): refit it with equivalent_sample_size > 0")
+    parent = _max_spanning_tree(np.where(off, log_w, -np.inf))
+    shown = {v: (features[parent[i]] if parent[i] >= 0 else cls) for i, v in enumerate(features)}
+    shown[cls] = None
+    children: dict = {v: [] for v in variables}
+    for v in features:
+        children[shown[v]].append(v)
+    w, h = _boxes(variables, [states[v] for v in variables])
+    corner, width, height, route = _placed(children, [cls], w, h)
+    index = {v: i for i, v in enumerate(variables)}
+    P = np.asarray(clf.edge_posteriors_, dtype=float)
+    edges = []
+    for i, v in enumerate(features):
+        if parent[i] < 0:
+            edges.append([d, i, "tree", 1.5, None, route(cls, v)])
+        else:
+            edges.append([parent[i], i, "tree", round(1.0 + 3.0 * float(P[parent[i], i]), 2),
+                          float(P[parent[i], i]), route(features[parent[i]], v)])
+            edges.append([d, i, "class", 1.5, None, None])
+    theta = np.exp(np.asarray(clf.log_theta_, dtype=float))
+    prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
+    out_vars = []
+    for v in variables:  # the hover: a feature's P(x_v | c) (the same in every tree)
+        view = (_cpt_view([prior.tolist()], [], states) if v == cls else _cpt_view(
+            theta[:, offsets[index[v]]:offsets[index[v]] + cards[index[v]]].tolist(),
+            [cls], states))
+        out_vars.append({"name": _label(v), "states": states[v],
+                         **_geometry(corner[v], w[v], h[v]), "cls": v == cls,
+                         "root": v == cls, "cpt": view})
+    order = [d] + [index[v] for v in _tree_order(children, cls)]
+    n = getattr(clf, "class_count_", None)
+    parts = ["BayesianTAN: the average over every TAN feature tree", f"{d} features"]
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    parts.append("drawn: the most probable feature tree")
+    return {
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": d, "order": order,
+        "components": [], "edges": [edges], "edge_labels": [], "strength": "posterior",
+        "bayes_tan": {"log_w": [[float(x) if i != j else 0.0 for j, x in enumerate(r)]
+                                for i, r in enumerate(log_w)],
+                      "prior": [float(x) for x in clf.class_log_prior_],
+                      "log_theta": np.asarray(clf.log_theta_, dtype=float).tolist(),
+                      "log_rho": log_rho.tolist(), "offsets": offsets, "cards": cards},
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
+def _tree_order(children: dict, root: Hashable) -> list:
+    """The variables below ``root`` in a parent-first (depth-first) order."""
+    order: list = []
+    stack = list(reversed(children[root]))
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    return order
 
 
 def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float, float, Any]:
@@ -929,10 +1052,13 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     # inside <script>, "<" is the only character that can end the block early
     data = json.dumps(spec, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
     # the drawing's script, the model kind's (discrete or Gaussian), the view's (which starts)
-    script = "explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js"
+    # (BayesianTAN's joint table computed first, by its own script, from the model's tables)
+    script = ("explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js")
+    scripts = ["explorer_draw.js", "explorer_density.js",
+               *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []), script,
+               "explorer_view.js"]
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
-             "JS": "\n".join(_asset(a) for a in ("explorer_draw.js", "explorer_density.js", script,
-                                                 "explorer_view.js")),
+             "JS": "\n".join(_asset(a) for a in scripts),
              "DATA": data}
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
