@@ -44,8 +44,8 @@ WORKS = {
     # html: the class posterior averaged over every feature tree, computed by the page
     "bayesian_tan": {"show", "score", "predict", "html"},
     "text_nb": {"show", "score", "predict"},
-    "gaussian_clf": {"show", "score", "predict"},
-    "gaussian_tan": {"show", "score", "predict"},
+    "gaussian_clf": {"show", "score", "predict", "html"},  # html: sliders, the class posterior
+    "gaussian_tan": {"show", "score", "predict", "html"},  # html: sliders, the class posterior
     "copula_tan": {"show", "score", "predict"},
     # a CLG tree (mixed columns): predict needs --target (below); --dot and sample --given
     # are not on the command line yet (sample, query are in Python); the explorer shows it

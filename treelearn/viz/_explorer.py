@@ -455,6 +455,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _bayes_tan_spec(obj, title)
+    if _is_class_gaussians(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _class_gaussians_spec(obj, title)
     if _is_gaussian_tree(obj) or _is_clg_tree(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -814,6 +819,116 @@ def _is_clg_tree(obj: Any) -> bool:
             and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
 
 
+# ---------------------------------------------------------------------- Gaussian classifiers
+def _is_class_gaussians(obj: Any) -> bool:
+    """A fitted classifier whose features are one Gaussian per class (duck-typed:
+    GaussianClassifier's ``covariance`` choice and ``covariances_``, GaussianTAN's
+    ``implied_covariance``)."""
+    if not hasattr(obj, "classes_") or not hasattr(obj, "means_"):
+        return False
+    if getattr(obj, "marginal", None) is not None:
+        return False  # a copula classifier: its Gaussians are on normal scores, not the units
+    return callable(getattr(obj, "implied_covariance", None)) or (
+        hasattr(obj, "covariances_") and getattr(obj, "covariance", None) in (
+            "full", "shared", "diagonal", "isotropic"))
+
+
+def _class_gaussians(clf: Any) -> tuple[np.ndarray, np.ndarray, list]:
+    """``(means k x d, covariances k x d x d, feature parents)`` of each class's Gaussian
+    over the features, as the classifier's density uses them: GaussianClassifier's
+    (``shared`` one matrix, ``diagonal`` and ``isotropic`` their variances on the
+    diagonal; every feature's parent the class), GaussianTAN's implied by its regressions
+    (the means propagated parent first, ``implied_covariance()``; its feature tree)."""
+    k, d = np.shape(clf.means_)
+    if callable(getattr(clf, "implied_covariance", None)):
+        parent = [int(p) for p in clf.parent_]
+        means = np.zeros((k, d))
+        done = [False] * d
+        while not all(done):  # parents first (d passes at most; d is the page's box count)
+            for v in range(d):
+                p = parent[v]
+                if not done[v] and (p < 0 or done[p]):
+                    means[:, v] = clf.intercept_[:, v] + (
+                        clf.coefficient_[:, v] * means[:, p] if p >= 0 else 0.0)
+                    done[v] = True
+        return means, np.asarray(clf.implied_covariance(), dtype=float), parent
+    cov = np.asarray(clf.covariances_, dtype=float)
+    covs = {"full": lambda: cov,
+            "shared": lambda: np.broadcast_to(cov, (k, d, d)),
+            "diagonal": lambda: cov[:, :, None] * np.eye(d),
+            "isotropic": lambda: cov[:, None, None] * np.eye(d)}[clf.covariance]()
+    return np.asarray(clf.means_, dtype=float), np.array(covs), [-1] * d
+
+
+def _class_gaussians_spec(clf: Any, title: str | None) -> dict:
+    """A Gaussian classifier's page (the CLG page's boxes and sliders): the class a discrete
+    box (its prior the forest), each feature a number; ``mvn`` carries each class's mean
+    and covariance and ``explorer_class_gaussians.js`` conditions them exactly on the
+    numbers given (a Cholesky factor of the observed block per class): the density of the
+    numbers per class is soft evidence on the class, and each other feature's posterior the
+    mixture over classes of its conditional Gaussians, weighted by the class posterior.
+    Drawn: the class above its features (GaussianTAN: above its feature tree)."""
+    features = list(clf.feature_names_in_)
+    cls = clf.class_name_
+    variables = [*features, cls]
+    d = len(features)
+    means, covs, parent = _class_gaussians(clf)
+    prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
+    prior = prior / prior.sum()
+    states = {v: [] for v in features}
+    states[cls] = [_label(c) for c in clf.classes_]
+    shown = {v: (features[parent[i]] if parent[i] >= 0 else cls) for i, v in enumerate(features)}
+    shown[cls] = None
+    children: dict = {v: [] for v in variables}
+    for v in features:
+        children[shown[v]].append(v)
+    w, h = _boxes([cls], [states[cls]])
+    for v in features:
+        w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
+        h[v] = float(_GAUSS_H)
+    corner, width, height, route = _placed(children, [cls], w, h)
+    edges = []
+    for i, v in enumerate(features):
+        if parent[i] >= 0:
+            edges.append([parent[i], i, "tree", 1.5, None, route(features[parent[i]], v)])
+            edges.append([d, i, "class", 1.5, None, None])
+        else:
+            edges.append([d, i, "tree", 1.5, None, route(cls, v)])
+    # the slider's range: the prior mixture's mean +- 4 sds (the law of total variance)
+    var = np.diagonal(covs, axis1=1, axis2=2)
+    mean = prior @ means
+    sd = np.sqrt(np.maximum(prior @ (var + (means - mean) ** 2), 0.0))
+    out_vars = []
+    for i, v in enumerate(features):
+        out_vars.append({"name": _label(v), "states": [], **_geometry(corner[v], w[v], h[v]),
+                         "cls": False, "root": False, "gauss": {"kind": 3},
+                         "range": [float(mean[i] - 4 * sd[i]), float(mean[i] + 4 * sd[i])]})
+    out_vars.append({"name": _label(cls), "states": states[cls],
+                     **_geometry(corner[cls], w[cls], h[cls]), "cls": True, "root": True,
+                     "cpt": _cpt_view([prior.tolist()], [], states)})
+    kind = type(clf).__name__
+    how = (f"{clf.covariance} covariance" if isinstance(getattr(clf, "covariance", None), str)
+           else "a Gaussian tree per class")
+    parts = [f"{kind} ({how})", f"{d} feature{'' if d == 1 else 's'}",
+             f"{len(prior)} classes"]
+    n = getattr(clf, "class_count_", None)
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    n_vars = len(variables)
+    return {
+        "kind": "class_gaussians",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": d, "order": [d],
+        "components": [{"parent": [-1] * n_vars, "cpt": [None] * d + [[prior.tolist()]],
+                        "order": [d], "weight": 1.0}],
+        "edges": [edges], "edge_labels": [],
+        "gauss": [{"kind": 3}] * d + [None], "gparent": [-1] * n_vars,
+        "gattach": [d] * d + [-1], "gauss_order": list(range(d)),
+        "mvn": {"means": means.tolist(), "covs": covs.tolist(), "cls": d},
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
 def _parent_first(model: Any, variables: list) -> tuple[dict, dict, list, list]:
     """A tree or forest's ``(parent, children, roots, order)``: each variable's one parent
     (``None`` at a root), its children and the roots in the model's order, and the
@@ -1055,7 +1170,8 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     # (BayesianTAN's joint table computed first, by its own script, from the model's tables)
     script = ("explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js")
     scripts = ["explorer_draw.js", "explorer_density.js",
-               *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []), script,
+               *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []),
+               *(["explorer_class_gaussians.js"] if "mvn" in spec else []), script,
                "explorer_view.js"]
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
              "JS": "\n".join(_asset(a) for a in scripts),

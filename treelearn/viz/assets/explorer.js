@@ -101,7 +101,8 @@ function infer(ev, sf = soft, nums = numeric) {
   });
   // a CLG tree: each Gaussian subtree's density of the numbers, per state of the discrete
   // variable it hangs from, is soft evidence on that variable (scaled to a maximum of 1)
-  const up = S.gauss ? gaussUp(nums) : null;
+  // (a Gaussian classifier's page: each class's joint Gaussian, explorer_class_gaussians.js)
+  const up = S.gauss ? (S.mvn ? mvnUp(nums) : gaussUp(nums)) : null;
   let removed = 0;
   if (up) {
     removed = up.logConst;
@@ -136,7 +137,7 @@ function infer(ev, sf = soft, nums = numeric) {
     }
   });
   for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
-  if (up) gaussDown(up, marg, nums);
+  if (up) (S.mvn ? mvnDown : gaussDown)(up, marg, nums);
   return { logZ: top + Math.log(tw) + removed, marg: marg };
 }
 
