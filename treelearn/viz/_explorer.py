@@ -455,6 +455,13 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _bayes_tan_spec(obj, title)
+    if _is_a2de(obj):
+        if super_parent is not None:
+            raise TreelearnError(
+                f"super_parent={super_parent!r} chooses one of AODE's networks; A2DE "
+                f"(AnDE(n=2)) averages over pairs of super-parents and its page shows that "
+                f"average: leave it out, or use AnDE(n=1)")
+        return _a2de_spec(obj, title)
     if _is_class_gaussians(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -819,6 +826,81 @@ def _is_clg_tree(obj: Any) -> bool:
             and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
 
 
+# ---------------------------------------------------------------------- A2DE
+#: the most numbers of A2DE's tables a page carries (``|Y| K^3`` conditional tables, the
+#: largest): about 10 MB of JSON
+_MAX_A2DE = 500_000
+
+
+def _is_a2de(obj: Any) -> bool:
+    """A fitted AnDE with ``n=2`` (duck-typed: its pair-of-super-parents tables)."""
+    return all(hasattr(obj, a) for a in ("log_cond3_", "log_pair3_", "qualifies3_", "classes_"))
+
+
+def _logs(a: Any) -> list:
+    """A table of logs as JSON: ``-inf`` (a zero probability under ``alpha=0``) as null."""
+    a = np.asarray(a, dtype=float)
+    return np.where(np.isfinite(a), a, None).tolist()
+
+
+def _a2de_spec(clf: Any, title: str | None) -> dict:
+    """A2DE's page: its estimate of ``P(y, x_observed)`` (the average over qualifying pairs
+    of observed super-parents, falling back to AODE, then naive Bayes, as the classifier
+    does) is no joint distribution (a missing super-parent is dropped, not summed out), so
+    the page evaluates that formula itself (``explorer_ande.js``) over the model's tables
+    (``ande``): the class posterior is ``predict_proba``'s; each unobserved feature's bars
+    are A2DE's estimate with that feature added, ``P(x_v = s | e) ∝ sum_y Ĵ(y, e, x_v = s)``,
+    normalised over its states. No side panel, no soft evidence and no MAP (each assumes a
+    distribution). Drawn: the class above its features."""
+    fallback = clf.fallback_model_  # public: its states (the features' own)
+    features = list(clf.feature_names_in_)
+    cls = clf.class_name_
+    variables = [*features, cls]
+    d = len(features)
+    states = {v: [_label(s) for s in fallback.states[v]] for v in features}
+    states[cls] = [_label(c) for c in clf.classes_]
+    cards = [len(states[v]) for v in features]
+    size = int(np.size(clf.log_cond3_))
+    if size > _MAX_A2DE:
+        raise TreelearnError(
+            f"the explorer evaluates A2DE's formula in the page from its tables, but this "
+            f"{type(clf).__name__}'s {len(clf.classes_)} classes x {sum(cards)}^3 feature "
+            f"states are {size:,} numbers (more than {_MAX_A2DE:,}): use predict_proba(), or "
+            f"AnDE(n=1) (whose page shows one super-parent's network)")
+    children: dict = {v: [] for v in variables}
+    children[cls] = list(features)
+    w, h = _boxes(variables, [states[v] for v in variables])
+    corner, width, height, route = _placed(children, [cls], w, h)
+    prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
+    out_vars = []
+    for v in variables:  # the hover: naive Bayes's P(x | y), the formula's last fallback
+        view = (_cpt_view([prior.tolist()], [], states) if v == cls else _cpt_view(
+            np.asarray(fallback.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
+            list(fallback.parents(v)), states))
+        out_vars.append({"name": _label(v), "states": states[v],
+                         **_geometry(corner[v], w[v], h[v]), "cls": v == cls,
+                         "root": v == cls, "cpt": view})
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(int).tolist()
+    parts = ["A2DE: the average over pairs of super-parents", f"{d} features"]
+    n = getattr(clf, "class_count_", None)
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    return {
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": d, "order": [d, *range(d)],
+        "components": [],
+        "edges": [[[d, i, "tree", 1.5, None, route(cls, v)] for i, v in enumerate(features)]],
+        "edge_labels": [],
+        "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_),
+                 "pair3": _logs(clf.log_pair3_), "cond3": _logs(clf.log_cond3_),
+                 "q3": np.asarray(clf.qualifies3_, dtype=bool).astype(int).tolist(),
+                 "pair1": _logs(clf.log_pair_), "cond1": _logs(clf.log_cond_),
+                 "q1": np.asarray(clf.qualifies_, dtype=bool).astype(int).tolist(),
+                 "nb": _logs(clf.log_nb_)},
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
 # ---------------------------------------------------------------------- Gaussian classifiers
 def _is_class_gaussians(obj: Any) -> bool:
     """A fitted classifier whose features are one Gaussian per class (duck-typed:
@@ -1171,7 +1253,8 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     script = ("explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js")
     scripts = ["explorer_draw.js", "explorer_density.js",
                *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []),
-               *(["explorer_class_gaussians.js"] if "mvn" in spec else []), script,
+               *(["explorer_class_gaussians.js"] if "mvn" in spec else []),
+               *(["explorer_ande.js"] if "ande" in spec else []), script,
                "explorer_view.js"]
     parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
              "JS": "\n".join(_asset(a) for a in scripts),

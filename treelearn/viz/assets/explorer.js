@@ -95,6 +95,7 @@ function fixedLam(c, lam, ev) {
 // the whole model: one forest, or a mixture over the conditioner's states; ev hard
 // evidence, sf soft evidence (likelihoods, as tl's evidence={"X": [w0, w1]}; hard wins)
 function infer(ev, sf = soft, nums = numeric) {
+  if (S.ande) return andeInfer(ev);  // A2DE's page: its formula, no forests (explorer_ande.js)
   const lam = V.map((v, i) => {
     if (i in ev) { const l = new Array(K[i]).fill(0); l[ev[i]] = 1; return l; }
     return i in sf ? sf[i].slice() : null;
@@ -667,6 +668,7 @@ function load() {
     }
   }
   let sf = parseSoft(location.hash, ev, bad);
+  if (S.ande && Object.keys(sf).length) { bad.push("soft evidence (A2DE's estimate is no distribution to weight)"); sf = {}; }
   if (!infer(ev, sf, nums)) { bad.push("the evidence has probability zero"); ev = {}; sf = {}; nums = {}; }
   evidence = ev; soft = sf; numeric = nums;
   message = bad.length ? "ignored: " + bad.join(", ") : "";
@@ -674,7 +676,9 @@ function load() {
 }
 document.getElementById("map").addEventListener("click", e => {
   showMap = !showMap; e.target.classList.toggle("on", showMap); render(); });
-if (S.gauss) {  // a CLG tree's page: no side panel, and no MAP (densities and probabilities)
+// a CLG tree's page: no side panel, and no MAP (densities and probabilities); A2DE's: none
+// either (its estimate is no distribution to take Shapley values, information or a MAP of)
+if (S.gauss || S.ande) {
   panel.style.display = "none";
   document.getElementById("map").style.display = "none";
 }
