@@ -28,10 +28,10 @@ HiddenTree                predict --target, --plot, --html
 TreePosterior             score (the Bayesian average), --plot (edge posteriors),
                           --html (its joint table, up to 4,096 complete rows)
 Gaussian, copula, kernel  score and predict (the class); the rest refused, naming
-TAN, text, AODE,          why; AODE's --html shows one super-parent's network
-BayesianTAN classifiers,
-weighted naive Bayes
-(WANBIA, AWNB, MANB)
+TAN, text, AODE,          why; --html: AODE's shows one super-parent's network,
+BayesianTAN classifiers,  A2DE's its own estimate, BayesianTAN's its joint table (up
+weighted naive Bayes      to 4,096 feature rows), the Gaussian classifiers' sliders
+(WANBIA, AWNB, MANB)      (the class posterior: predict_proba's)
 ========================  ==========================================================
 """
 

@@ -53,8 +53,20 @@ What the page can compute exactly, and so what it accepts:
   ``predict_proba``'s (missing features summed out); drawn as the class above the most
   probable feature tree, each edge's strength its posterior probability.
 
-Anything else (A2DE, a Gaussian classifier) raises :class:`~treelearn.TreelearnError`
-saying why.
+- a Gaussian classifier (``GaussianClassifier``, every ``covariance``; ``GaussianTAN``):
+  the class a discrete box, the features numbers (the CLG page's boxes); each class's joint
+  Gaussian over the features is conditioned on the numbers in the page
+  (``explorer_class_gaussians.js``): the density of the numbers per class is soft evidence
+  on the class (so its posterior is ``predict_proba``'s), each other feature's
+  ``data-marginal`` the mixture over classes of its conditional Gaussians;
+- A2DE (AnDE with ``n=2``): its estimate of ``P(y, x_observed)`` (the mean over qualifying
+  pairs of observed super-parents, falling back to AODE, then naive Bayes) evaluated in the
+  page from its tables (``explorer_ande.js``): the class posterior is ``predict_proba``'s;
+  each unobserved feature's bars the estimate with that feature added, normalised over its
+  states. It is no distribution: no side panel, no soft evidence, no MAP.
+
+Anything else (the weighted naive Bayes classifiers, text naive Bayes, the mixed, copula
+and kernel classifiers and models) raises :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
