@@ -4,7 +4,9 @@ and naive Bayes) from the model's tables; its class posterior must be ``predict_
 (missing features dropped, as the classifier drops them), ``log P(evidence)`` and each
 unobserved feature's bars the normalised ``predict_joint_log_proba`` with that feature
 added, and on complete rows the formula written out here from the counts-derived tables
-by plain loops.
+by plain loops. The feature-weighted naive Bayes classifiers (AWNB, WANBIA, MANB) share
+the page (its naive Bayes term, each feature's log-probability times its weight): the
+same checks, and MANB's feature bars against naive Bayes's exact ``P(x | evidence)``.
 """
 
 from __future__ import annotations
@@ -128,3 +130,47 @@ def test_the_spec_and_what_is_refused():
     assert "function andeJoint" not in to_html(tl.AODE().fit(X, Y))
     with pytest.raises(tl.TreelearnError, match="leave it out"):
         to_html(clf, super_parent="asia")
+
+
+# ------------------------------------------------- the feature-weighted naive Bayes family
+WEIGHTED = {"awnb": lambda: tl.AWNB(random_state=0).fit(X, Y), "manb": lambda: tl.MANB().fit(X, Y),
+            "wanbia": lambda: tl.WeightedNaiveBayes().fit(X.head(1000), Y.head(1000))}
+
+
+@needs_browser
+@pytest.mark.parametrize("kind", sorted(WEIGHTED))
+def test_weighted_naive_bayes_pages_are_their_score(kind, tmp_path):
+    clf = WEIGHTED[kind]()
+    features = list(X.columns)
+    classes = list(clf.classes_)
+    sets = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no", "asia": "yes"},
+            {"either": "yes", "tub": "no"}]
+    results = run_fragments(clf, tmp_path, [fragment(e) for e in sets])
+    states = clf.states_
+
+    def by_hand(assign: dict) -> np.ndarray:  # log P(y) + sum_j w_j T_j[y, x_j], observed j
+        s = clf.class_log_prior_.copy()
+        for j, f in enumerate(features):
+            if f in assign:
+                s = s + clf.feature_weights_[j] * clf.feature_log_prob_[j][
+                    :, states[j].index(assign[f])]
+        if "either" in assign:
+            s = np.where([c == assign["either"] for c in classes], s, -np.inf)
+        return s
+
+    for ev, r in zip(sets, results):
+        hand = by_hand(ev)
+        post = np.exp(hand - logsumexp(hand))
+        np.testing.assert_allclose(r["marginals"]["either"], post, rtol=0, atol=TOL)
+        if "either" not in ev:
+            proba = clf.predict_proba(pd.DataFrame([ev], columns=features))[0]
+            np.testing.assert_allclose(r["marginals"]["either"], proba, rtol=0, atol=TOL)
+        for j, f in enumerate(features):
+            if f in ev:
+                continue
+            scores = np.array([logsumexp(by_hand({**ev, f: s})) for s in states[j]])
+            np.testing.assert_allclose(r["marginals"][f], np.exp(scores - logsumexp(scores)),
+                                       rtol=0, atol=TOL)
+            if kind == "manb":  # every weight 1, tables normalised: naive Bayes's exact P(x | e)
+                exact = post @ np.exp(clf.feature_log_prob_[j])
+                np.testing.assert_allclose(r["marginals"][f], exact, rtol=0, atol=TOL)

@@ -38,8 +38,8 @@ WORKS = {
     "aode": {"show", "plot", "html", "score", "predict"},  # html: one super-parent's network
     "tan_fcll": set(COMMANDS),
     "tan_superparent": set(COMMANDS),
-    "awnb": {"show", "score", "predict"},
-    "manb": {"show", "score", "predict"},
+    "awnb": {"show", "score", "predict", "html"},  # html: its score, in the page
+    "manb": {"show", "score", "predict", "html"},  # html: its score, in the page
     "etan": set(COMMANDS),
     # html: the class posterior averaged over every feature tree, computed by the page
     "bayesian_tan": {"show", "score", "predict", "html"},

@@ -117,6 +117,12 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         return self._states
 
     @property
+    def states_(self) -> list:
+        """Each feature's states, in ``feature_names_in_`` order (a copy)."""
+        check_is_fitted(self)
+        return [list(s) for s in self._states]
+
+    @property
     def n_parameters(self) -> int:
         """The class prior's, naive Bayes's and one weight per feature."""
         check_is_fitted(self)

@@ -29,9 +29,10 @@ TreePosterior             score (the Bayesian average), --plot (edge posteriors)
                           --html (its joint table, up to 4,096 complete rows)
 Gaussian, copula, kernel  score and predict (the class); the rest refused, naming
 TAN, text, AODE,          why; --html: AODE's shows one super-parent's network,
-BayesianTAN classifiers,  A2DE's its own estimate, BayesianTAN's its joint table (up
-weighted naive Bayes      to 4,096 feature rows), the Gaussian classifiers' sliders
-(WANBIA, AWNB, MANB)      (the class posterior: predict_proba's)
+BayesianTAN classifiers,  A2DE's and the weighted naive Bayes's their own score,
+weighted naive Bayes      BayesianTAN's its joint table (up to 4,096 feature rows),
+(WANBIA, AWNB, MANB)      the Gaussian classifiers' sliders (the class posterior:
+                          predict_proba's)
 ========================  ==========================================================
 """
 

@@ -63,10 +63,12 @@ What the page can compute exactly, and so what it accepts:
   pairs of observed super-parents, falling back to AODE, then naive Bayes) evaluated in the
   page from its tables (``explorer_ande.js``): the class posterior is ``predict_proba``'s;
   each unobserved feature's bars the estimate with that feature added, normalised over its
-  states. It is no distribution: no side panel, no soft evidence, no MAP.
+  states. It is no distribution: no side panel, no soft evidence, no MAP;
+- a feature-weighted naive Bayes (WANBIA, AWNB, MANB): the same page, its score
+  ``log P(y) + sum_j w_j log P(x_j | y)`` over the observed features.
 
-Anything else (the weighted naive Bayes classifiers, text naive Bayes, the mixed, copula
-and kernel classifiers and models) raises :class:`~treelearn.TreelearnError` saying why.
+Anything else (text naive Bayes, the mixed, copula and kernel classifiers and models)
+raises :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
@@ -474,6 +476,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
                 f"(AnDE(n=2)) averages over pairs of super-parents and its page shows that "
                 f"average: leave it out, or use AnDE(n=1)")
         return _a2de_spec(obj, title)
+    if _is_weighted_naive_bayes(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _weighted_nb_spec(obj, title)
     if _is_class_gaussians(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -866,34 +873,73 @@ def _a2de_spec(clf: Any, title: str | None) -> dict:
     distribution). Drawn: the class above its features."""
     fallback = clf.fallback_model_  # public: its states (the features' own)
     features = list(clf.feature_names_in_)
-    cls = clf.class_name_
-    variables = [*features, cls]
-    d = len(features)
-    states = {v: [_label(s) for s in fallback.states[v]] for v in features}
-    states[cls] = [_label(c) for c in clf.classes_]
-    cards = [len(states[v]) for v in features]
     size = int(np.size(clf.log_cond3_))
     if size > _MAX_A2DE:
         raise TreelearnError(
             f"the explorer evaluates A2DE's formula in the page from its tables, but this "
-            f"{type(clf).__name__}'s {len(clf.classes_)} classes x {sum(cards)}^3 feature "
-            f"states are {size:,} numbers (more than {_MAX_A2DE:,}): use predict_proba(), or "
-            f"AnDE(n=1) (whose page shows one super-parent's network)")
+            f"{type(clf).__name__}'s {len(clf.classes_)} classes x "
+            f"{np.shape(clf.log_cond3_)[1]}^3 feature states are {size:,} numbers (more "
+            f"than {_MAX_A2DE:,}): use predict_proba(), or AnDE(n=1) (whose page shows one "
+            f"super-parent's network)")
+    states = [list(fallback.states[v]) for v in features]
+    cpts = [np.asarray(fallback.cpt(v), dtype=float).reshape(-1, len(st))
+            for v, st in zip(features, states)]
+    tables = {"pair3": _logs(clf.log_pair3_), "cond3": _logs(clf.log_cond3_),
+              "q3": np.asarray(clf.qualifies3_, dtype=bool).astype(int).tolist(),
+              "pair1": _logs(clf.log_pair_), "cond1": _logs(clf.log_cond_),
+              "q1": np.asarray(clf.qualifies_, dtype=bool).astype(int).tolist(),
+              "nb": _logs(clf.log_nb_)}
+    return _formula_spec(clf, title, states, cpts, tables,
+                         "A2DE: the average over pairs of super-parents")
+
+
+def _is_weighted_naive_bayes(obj: Any) -> bool:
+    """A fitted naive Bayes with one table and one weight per feature (WANBIA, AWNB, MANB:
+    duck-typed, ``feature_log_prob_`` a list of tables beside ``feature_weights_``)."""
+    return (hasattr(obj, "classes_") and hasattr(obj, "feature_weights_")
+            and isinstance(getattr(obj, "feature_log_prob_", None), list))
+
+
+def _weighted_nb_spec(clf: Any, title: str | None) -> dict:
+    """A feature-weighted naive Bayes's page: ``s(y, x) = log P(y) + sum_j w_j T_j[y, x_j]``
+    over the observed features (a missing one adds nothing), evaluated in the page by
+    ``explorer_ande.js``'s last branch: the class posterior is ``predict_proba``'s; each
+    unobserved feature's bars the score with that feature added, normalised (with every
+    weight 1, MANB's, that is naive Bayes's exact posterior of the feature)."""
+    tables = [np.asarray(t, dtype=float) for t in clf.feature_log_prob_]
+    ande = {"nb": _logs(np.concatenate(tables, axis=1)),
+            "weights": [float(x) for x in clf.feature_weights_]}
+    return _formula_spec(clf, title, clf.states_, [np.exp(t) for t in tables], ande,
+                         f"{type(clf).__name__}: naive Bayes, one weight per feature")
+
+
+def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
+                  tables: dict, head: str) -> dict:
+    """The page of a classifier whose score ``log Ĵ(y, x_observed)`` the page evaluates
+    itself (``explorer_ande.js``, ``ande``: ``tables`` with the class prior and the
+    features' offsets): the class above its features, each feature's hover its table
+    ``cpts[j]`` (``P(x_j | y)`` per class)."""
+    features = list(clf.feature_names_in_)
+    cls = clf.class_name_
+    variables = [*features, cls]
+    d = len(features)
+    states = {v: [_label(s) for s in st] for v, st in zip(features, feature_states)}
+    states[cls] = [_label(c) for c in clf.classes_]
+    cards = [len(states[v]) for v in features]
     children: dict = {v: [] for v in variables}
     children[cls] = list(features)
     w, h = _boxes(variables, [states[v] for v in variables])
     corner, width, height, route = _placed(children, [cls], w, h)
     prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
     out_vars = []
-    for v in variables:  # the hover: naive Bayes's P(x | y), the formula's last fallback
-        view = (_cpt_view([prior.tolist()], [], states) if v == cls else _cpt_view(
-            np.asarray(fallback.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
-            list(fallback.parents(v)), states))
+    for i, v in enumerate(variables):
+        view = (_cpt_view([prior.tolist()], [], states) if v == cls else
+                _cpt_view(np.asarray(cpts[i]).tolist(), [cls], states))
         out_vars.append({"name": _label(v), "states": states[v],
                          **_geometry(corner[v], w[v], h[v]), "cls": v == cls,
                          "root": v == cls, "cpt": view})
     offsets = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(int).tolist()
-    parts = ["A2DE: the average over pairs of super-parents", f"{d} features"]
+    parts = [head, f"{d} feature{'' if d == 1 else 's'}"]
     n = getattr(clf, "class_count_", None)
     if n is not None:
         parts.append(f"n = {float(np.sum(n)):,.0f}")
@@ -903,12 +949,7 @@ def _a2de_spec(clf: Any, title: str | None) -> dict:
         "components": [],
         "edges": [[[d, i, "tree", 1.5, None, route(cls, v)] for i, v in enumerate(features)]],
         "edge_labels": [],
-        "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_),
-                 "pair3": _logs(clf.log_pair3_), "cond3": _logs(clf.log_cond3_),
-                 "q3": np.asarray(clf.qualifies3_, dtype=bool).astype(int).tolist(),
-                 "pair1": _logs(clf.log_pair_), "cond1": _logs(clf.log_cond_),
-                 "q1": np.asarray(clf.qualifies_, dtype=bool).astype(int).tolist(),
-                 "nb": _logs(clf.log_nb_)},
+        "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_), **tables},
         "width": round(width, 1), "height": round(height, 1),
     }
 

@@ -4,6 +4,8 @@
 //   P(y, x_i, x_j) prod_{l observed, l != i, j} P(x_l | y, x_i, x_j);
 //   with no such pair AODE's mean over qualifying observed super-parents (q1) of
 //   P(y, x_i) prod_{j observed, j != i} P(x_j | y, x_i); with none, naive Bayes.
+// A feature-weighted naive Bayes's page (WANBIA, AWNB, MANB) has the last term alone,
+// each feature's log-probability times its weight (S.ande.weights).
 // It is no joint distribution (a missing super-parent is dropped, not summed out): the
 // class posterior is that estimate normalised over the classes (predict_proba), and an
 // unobserved feature's bars are the estimate with that feature added, normalised over
@@ -23,7 +25,7 @@ function andeJoint(x) {
   const mean = terms => terms.length ?
     [...Array(k).keys()].map(c => logAddAll(terms.map(t => t[c])) - Math.log(terms.length)) : null;
   const pairs = [];
-  for (let a = 0; a < obs.length; a++) for (let b = a + 1; b < obs.length; b++) {
+  if (A.pair3) for (let a = 0; a < obs.length; a++) for (let b = a + 1; b < obs.length; b++) {
     const i = obs[a], j = obs[b], pi = pos[i], pj = pos[j];
     if (!A.q3[pi][pj]) continue;
     pairs.push([...Array(k).keys()].map(c => {
@@ -36,7 +38,7 @@ function andeJoint(x) {
   const two = mean(pairs);
   if (two) return two;
   const ones = [];
-  for (const i of obs) {
+  if (A.pair1) for (const i of obs) {
     const pi = pos[i];
     if (!A.q1[pi]) continue;
     ones.push([...Array(k).keys()].map(c => {
@@ -49,7 +51,10 @@ function andeJoint(x) {
   if (one) return one;
   return [...Array(k).keys()].map(c => {
     let t = LOG0(A.prior[c]);
-    for (const j of obs) t += LOG0(A.nb[c][pos[j]]);
+    for (const j of obs) {  // a weight of 0 drops the feature (0 x log 0 is no -inf)
+      const wj = A.weights ? A.weights[j] : 1;
+      if (wj !== 0) t += wj * LOG0(A.nb[c][pos[j]]);
+    }
     return t;
   });
 }
