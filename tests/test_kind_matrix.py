@@ -31,9 +31,9 @@ WORKS = {
     "naive_bayes": set(COMMANDS),
     "tan": set(COMMANDS),
     "kdb": set(COMMANDS),
-    # its network: the categorical part (Gaussians summed out); the explorer refuses to
-    # show it without its numeric features (it names them)
-    "mixed_nb": set(COMMANDS) - {"html"},
+    # its network: the categorical part (Gaussians summed out); the explorer shows the
+    # numeric features too (the CLG page: one Gaussian per class)
+    "mixed_nb": set(COMMANDS),
     "multinet": set(COMMANDS) - {"dot", "mermaid"},
     "aode": {"show", "plot", "html", "score", "predict"},  # html: one super-parent's network
     "tan_fcll": set(COMMANDS),

@@ -117,12 +117,14 @@ def test_read_bif_bad_tables_are_model_file_errors(tmp_path, table):
         tl.read_bif(path)
 
 
-def test_explorer_of_an_averaged_classifier_says_why():
-    for clf, why in ((tl.AnDE(n=2), "pairs of super-parents"),
-                     (tl.BayesianTAN(), "averages over every spanning tree")):
+def test_explorer_of_an_averaged_classifier_says_why_a_super_parent_is_wrong():
+    # both have pages of their average (tests/test_explorer_ande.py, _bayes_tan.py); a
+    # super-parent, which chooses one of AODE's networks, is refused with the reason
+    for clf, why in ((tl.AnDE(n=2), "pairs of super-parents"), (tl.BayesianTAN(), "has none")):
         clf.fit(CAT, Y)
+        assert clf.to_html().startswith("<!DOCTYPE html>")
         with pytest.raises(tl.TreelearnError, match=why):
-            clf.to_html()
+            clf.to_html(super_parent=CAT.columns[0])
 
 
 def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():

@@ -67,7 +67,10 @@ What the page can compute exactly, and so what it accepts:
 - a feature-weighted naive Bayes (WANBIA, AWNB, MANB): the same page, its score
   ``log P(y) + sum_j w_j log P(x_j | y)`` over the observed features.
 
-Anything else (text naive Bayes, the mixed, copula and kernel classifiers and models)
+- MixedNaiveBayes with Gaussian features: a CLG tree's page (the class the discrete root
+  of its network, each Gaussian feature a continuous child, one Gaussian per class).
+
+Anything else (text naive Bayes, MixedTAN, the copula and kernel classifiers and models)
 raises :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
@@ -481,6 +484,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _weighted_nb_spec(obj, title)
+    if _is_mixed_naive_bayes(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _mixed_nb_spec(obj, title)
     if _is_class_gaussians(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -950,6 +958,81 @@ def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
         "edges": [[[d, i, "tree", 1.5, None, route(cls, v)] for i, v in enumerate(features)]],
         "edge_labels": [],
         "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_), **tables},
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
+# ---------------------------------------------------------------------- mixed naive Bayes
+def _is_mixed_naive_bayes(obj: Any) -> bool:
+    """A fitted naive Bayes with Gaussian features beside its network of categorical ones
+    (duck-typed: MixedNaiveBayes's ``theta_``, ``var_``, ``numeric_features_``)."""
+    return (hasattr(obj, "classes_") and hasattr(obj, "theta_") and hasattr(obj, "var_")
+            and bool(getattr(obj, "numeric_features_", None)) and hasattr(obj, "model_"))
+
+
+def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
+    """MixedNaiveBayes's page: a CLG tree (the CLG page): the class the discrete root of
+    its network ``model_`` (the categorical features its children), each Gaussian feature
+    a continuous child of the class (``gauss`` kind 1: one mean and variance per class,
+    ``theta_`` and ``var_``), so the numbers' density per class is soft evidence on the
+    class and an unobserved Gaussian feature's posterior the mixture of its class
+    Gaussians under the class posterior."""
+    model = clf.model_
+    cls = clf.class_name_
+    features = list(clf.feature_names_in_)
+    numeric = list(clf.numeric_features_)
+    variables = [*features, cls]
+    index = {v: i for i, v in enumerate(variables)}
+    model_states = model.states
+    states = {v: ([] if v in numeric else [_label(s) for s in model_states[v]])
+              for v in variables}
+    children: dict = {v: [] for v in variables}
+    children[cls] = list(features)
+    w, h = _boxes([v for v in variables if v not in numeric],
+                  [states[v] for v in variables if v not in numeric])
+    for v in numeric:
+        w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
+        h[v] = float(_GAUSS_H)
+    corner, width, height, route = _placed(children, [cls], w, h)
+    theta, var = np.asarray(clf.theta_, dtype=float), np.asarray(clf.var_, dtype=float)
+    prior = np.asarray(model.cpt(cls), dtype=float).reshape(-1)
+    gauss: list = [None] * len(variables)
+    edges = []
+    out_vars = []
+    for v in variables:
+        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
+                 "cls": v == cls, "root": v == cls}
+        if v in numeric:
+            j = numeric.index(v)
+            gauss[index[v]] = {"kind": 1, "means": theta[:, j].tolist(),
+                               "vars": var[:, j].tolist()}
+            mean = float(prior @ theta[:, j])  # the prior mixture's (total variance)
+            sd = float(np.sqrt(max(prior @ (var[:, j] + (theta[:, j] - mean) ** 2), 0.0)))
+            entry["gauss"] = gauss[index[v]]
+            entry["range"] = [mean - 4 * sd, mean + 4 * sd]
+            edges.append([index[cls], index[v], "tree", 1.5, None, route(cls, v)])
+        else:
+            table = np.asarray(model.cpt(v), dtype=float).reshape(-1, len(states[v]))
+            entry["cpt"] = _cpt_view(table.tolist(), list(model.parents(v)), states)
+            if v != cls:
+                edges.append([index[cls], index[v], "tree", 1.5,
+                              _information(prior[:, None] * table), route(cls, v)])
+        out_vars.append(entry)
+    parts = [f"{type(clf).__name__}", f"{len(features) - len(numeric)} categorical, "
+             f"{len(numeric)} Gaussian feature{'' if len(numeric) == 1 else 's'}"]
+    n = getattr(clf, "class_count_", None)
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    return {
+        "kind": "clg",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": index[cls],
+        "order": [index[v] for v in variables if v not in numeric],
+        "components": [{**_component(model, index, {}), "weight": 1.0}],
+        "edges": [edges], "edge_labels": [],
+        "gauss": gauss, "gparent": [index[cls] if v in numeric else -1 for v in variables],
+        "gattach": [index[cls] if v in numeric else -1 for v in variables],
+        "gauss_order": [index[v] for v in numeric],
         "width": round(width, 1), "height": round(height, 1),
     }
 
