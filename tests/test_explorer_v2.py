@@ -345,9 +345,21 @@ def test_overlap_check_catches_overlapping_boxes():
 
 @needs_browser
 @pytest.mark.parametrize("size", [(1280, 800), (640, 480)])
-@pytest.mark.parametrize("kind", ["alarm", "tan", "gaussian", "clg"])
+@pytest.mark.parametrize("kind", ["alarm", "tan", "gaussian", "clg", "bayes_tan", "gaussian_tan",
+                                  "a2de", "mixed_nb"])
 def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
-    if kind == "alarm":
+    X, y = ASIA.drop(columns="either"), ASIA["either"]
+    if kind in ("bayes_tan", "a2de"):  # the class above the (most probable) feature tree
+        obj = (tl.BayesianTAN() if kind == "bayes_tan" else tl.AnDE(n=2)).fit(X, y)
+    elif kind == "gaussian_tan":
+        from tests.test_explorer_class_gaussians import fitted
+
+        obj = fitted("tan")
+    elif kind == "mixed_nb":
+        from tests.test_explorer_mixed_nb import fitted
+
+        obj = fitted()[0]
+    elif kind == "alarm":
         obj = tl.chow_liu(pd.read_csv(ALARM, nrows=2000))
     elif kind == "gaussian":  # ALARM's shape as a Gaussian tree: its state codes as numbers
         codes = pd.read_csv(ALARM, nrows=2000).apply(lambda c: c.astype("category").cat.codes)
@@ -360,7 +372,9 @@ def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
         obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
     res = page_result(obj, tmp_path, OVERLAP, "boxes", size=size)
     assert res["window"][0] == size[0]  # (headless Chromium keeps some height for itself)
-    assert len(res["boxes"]) == {"alarm": 37, "tan": 8, "clg": 6, "gaussian": len(getattr(obj, "variables", ()))}[kind]
+    assert len(res["boxes"]) == {"alarm": 37, "tan": 8, "clg": 6, "bayes_tan": 8, "a2de": 8,
+                                 "gaussian_tan": 4, "mixed_nb": 5,
+                                 "gaussian": len(getattr(obj, "variables", ()))}[kind]
     assert overlapping(res["boxes"]) == []
     view = res["view"]
     for _, left, top, right, bottom in res["boxes"]:  # the whole drawing in the window
