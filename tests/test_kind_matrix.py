@@ -50,7 +50,7 @@ WORKS = {
     # a CLG tree (mixed columns): predict needs --target (below); --dot and sample --given
     # are not on the command line yet (sample, query are in Python); the explorer shows it
     "clg": {"show", "plot", "html", "score", "query", "sample"},
-    "mixed_tan": {"show", "score", "predict", "sample"},
+    "mixed_tan": {"show", "score", "predict", "sample", "html"},  # html: a CLG tree per class
     "kernel_tan": {"show", "score", "predict"},
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},

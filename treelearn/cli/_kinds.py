@@ -31,8 +31,8 @@ Gaussian, copula, kernel  score and predict (the class); the rest refused, namin
 TAN, text, AODE,          why; --html: AODE's shows one super-parent's network,
 BayesianTAN classifiers,  A2DE's and the weighted naive Bayes's their own score,
 weighted naive Bayes      BayesianTAN's its joint table (up to 4,096 feature rows),
-(WANBIA, AWNB, MANB),     the Gaussian classifiers' and MixedNaiveBayes's sliders
-MixedNaiveBayes           (the class posterior: predict_proba's)
+(WANBIA, AWNB, MANB),     the Gaussian classifiers', MixedNaiveBayes's and
+MixedNaiveBayes, MixedTAN MixedTAN's sliders (the class posterior: predict_proba's)
 ========================  ==========================================================
 """
 

@@ -70,8 +70,11 @@ What the page can compute exactly, and so what it accepts:
 - MixedNaiveBayes with Gaussian features: a CLG tree's page (the class the discrete root
   of its network, each Gaussian feature a continuous child, one Gaussian per class).
 
-Anything else (text naive Bayes, MixedTAN, the copula and kernel classifiers and models)
-raises :class:`~treelearn.TreelearnError` saying why.
+- MixedTAN (a CLG tree per class, one structure): the class is the conditioner, one
+  component per class with its own CPTs and Gaussians; a continuous variable's
+  ``data-marginal`` is the mixture over the classes (then its attachment's states).
+
+Anything else (text naive Bayes, the copula and kernel classifiers and models) raises :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
 child)`` in nats under the model (exact; within the shown tree's component for a
@@ -484,6 +487,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _weighted_nb_spec(obj, title)
+    if _is_mixed_tan(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _mixed_tan_spec(obj, title)
     if _is_mixed_naive_bayes(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -963,6 +971,15 @@ def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
 
 
 # ---------------------------------------------------------------------- mixed naive Bayes
+def _is_mixed_tan(obj: Any) -> bool:
+    """A fitted multinet of CLG trees (duck-typed: MixedTAN's ``models_``, one
+    ``CLGTreeModel`` per class in ``classes_`` order, beside its ``feature_tree_``)."""
+    models = getattr(obj, "models_", None)
+    return (hasattr(obj, "classes_") and hasattr(obj, "feature_tree_")
+            and isinstance(models, list) and len(models) == len(obj.classes_)
+            and all(_is_clg_tree(m) for m in models))
+
+
 def _is_mixed_naive_bayes(obj: Any) -> bool:
     """A fitted naive Bayes with Gaussian features beside its network of categorical ones
     (duck-typed: MixedNaiveBayes's ``theta_``, ``var_``, ``numeric_features_``)."""
@@ -1166,22 +1183,13 @@ def _parent_first(model: Any, variables: list) -> tuple[dict, dict, list, list]:
     return parent, children, roots, order
 
 
-def _clg_spec(model: Any, title: str | None) -> dict:
-    """The mixed page's data: the discrete tree as the discrete page's one forest (its
-    CPTs), and per continuous variable (``gauss``) its Gaussians: ``kind`` 0 (no parent:
-    ``a``, ``s2``), 1 (a discrete parent: ``means``, ``vars``, one per state) or 2 (a
-    continuous parent: ``a``, ``b``, ``s2``), ``gparent`` (its parent), ``gattach`` (the
-    discrete variable its Gaussian subtree hangs from, or -1), ``gauss_order`` (parents
-    first); the slider's range is the prior's mean +- 4 sds (``query`` with no evidence)."""
-    variables = list(model.variables)
-    index = {v: i for i, v in enumerate(variables)}
+def _clg_gaussians(model: Any, index: dict, parent: dict, order: list) -> tuple[list, list]:
+    """A CLG tree's Gaussians, per variable (``None`` when discrete; ``kind`` 0, 1 or 2 as
+    :func:`_clg_spec` says) and each continuous variable's attachment (the index of the
+    discrete variable its Gaussian subtree hangs from, or -1)."""
     cont = set(model.continuous)
-    dmodel = model.discrete_model
-    discrete_states = dmodel.states if dmodel is not None else {}
-    states = {v: ([] if v in cont else [_label(s) for s in discrete_states[v]]) for v in variables}
-    parent, children, roots, order = _parent_first(model, variables)
-    gauss: list = [None] * len(variables)
-    attach = [-1] * len(variables)
+    gauss: list = [None] * len(index)
+    attach = [-1] * len(index)
     node = model.graph.nodes
     for v in order:
         if v not in cont:
@@ -1197,6 +1205,114 @@ def _clg_spec(model: Any, title: str | None) -> dict:
             gauss[index[v]] = {"kind": 2, "a": float(a["intercept"]),
                                "b": float(a["coefficient"]), "s2": float(a["variance"])}
             attach[index[v]] = attach[index[p]]
+    return gauss, attach
+
+
+def _mixed_tan_spec(clf: Any, title: str | None) -> dict:
+    """MixedTAN's page: a multinet of CLG trees (one per class, one shared structure). The
+    class is the conditioner (``cond``): one component per class, its weight the class
+    prior, each with its own tree's CPTs and Gaussians (``gauss`` per component; the
+    structure, ``gparent``, ``gattach``, ``gauss_order``, shared), so the page runs the
+    CLG tree's computation per class and mixes the classes by ``P(c, evidence)``; a
+    continuous variable's ``data-marginal`` is the mixture over classes and its
+    attachment's states (class first). Drawn: the class above the feature tree."""
+    cls = clf.class_name_
+    features = list(clf.feature_names_in_)
+    numeric = set(clf.numeric_features_)
+    variables = [*features, cls]
+    index = {v: i for i, v in enumerate(variables)}
+    models = list(clf.models_)
+    first = models[0]
+    parent, _, _, order = _parent_first(first, features)
+    dmodel = first.discrete_model
+    states = {v: ([] if v in numeric else [_label(s) for s in dmodel.states[v]])
+              for v in features}
+    states[cls] = [_label(c) for c in clf.classes_]
+    prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
+    prior = prior / prior.sum()
+    components = []
+    for c, m in enumerate(models):
+        gauss_c, attach = _clg_gaussians(m, index, parent, order)
+        if m.discrete_model is not None:
+            comp = _component(m.discrete_model, index, {})
+        else:
+            comp = {"parent": [-1] * len(variables), "cpt": [None] * len(variables), "order": []}
+        components.append({**comp, "weight": float(prior[c]), "gauss": gauss_c})
+    # the slider's range: the prior mixture's mean +- 4 sds, from each class's own query
+    ranges = {}
+    for v in numeric:
+        qs = [m.query(v, {}) for m in models]
+        w = np.concatenate([p * np.asarray(q.weights) for p, q in zip(prior, qs)])
+        mu = np.concatenate([q.means for q in qs])
+        var = np.concatenate([q.variances for q in qs])
+        mean = float(w @ mu)
+        sd = float(np.sqrt(max(float(w @ (var + (mu - mean) ** 2)), 0.0)))
+        ranges[v] = [mean - 4 * sd, mean + 4 * sd]
+    shown = {v: (parent[v] if parent[v] is not None else cls) for v in features}
+    kids: dict = {v: [] for v in variables}
+    for v in features:
+        kids[shown[v]].append(v)
+    w, h = _boxes([v for v in variables if v not in numeric],
+                  [states[v] for v in variables if v not in numeric])
+    for v in numeric:
+        w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
+        h[v] = float(_GAUSS_H)
+    corner, width, height, route = _placed(kids, [cls], w, h)
+    edges = []
+    for v in features:
+        if parent[v] is None:
+            edges.append([index[cls], index[v], "tree", 1.5, None, route(cls, v)])
+        else:
+            edges.append([index[parent[v]], index[v], "tree", 1.5, None, route(parent[v], v)])
+            edges.append([index[cls], index[v], "class", 1.5, None, None])
+    out_vars = []
+    for v in variables:
+        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
+                 "cls": v == cls, "root": v == cls}
+        if v in numeric:
+            entry["gauss"] = components[0]["gauss"][index[v]]
+            entry["range"] = ranges[v]
+        elif v == cls:
+            entry["cpt"] = _cpt_view([prior.tolist()], [], states)
+        else:
+            entry["cpt"] = _multinet_cpt(dict(zip(clf.classes_, [m.discrete_model for m in models])),
+                                         cls, v, states)
+        out_vars.append(entry)
+    parts = ["MixedTAN: a CLG tree per class", f"{len(features) - len(numeric)} categorical, "
+             f"{len(numeric)} Gaussian feature{'' if len(numeric) == 1 else 's'}"]
+    n = getattr(clf, "class_count_", None)
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    return {
+        "kind": "clg",
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": index[cls], "target": index[cls],
+        "order": [index[v] for v in variables if v not in numeric],
+        "components": components, "edges": [edges], "edge_labels": [],
+        "gauss": components[0]["gauss"],
+        "gparent": [index[parent[v]] if v in numeric and parent[v] is not None else -1
+                    for v in variables],
+        "gattach": attach,  # the structure's, the same in every class
+        "gauss_order": [index[v] for v in order if v in numeric],
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
+def _clg_spec(model: Any, title: str | None) -> dict:
+    """The mixed page's data: the discrete tree as the discrete page's one forest (its
+    CPTs), and per continuous variable (``gauss``) its Gaussians: ``kind`` 0 (no parent:
+    ``a``, ``s2``), 1 (a discrete parent: ``means``, ``vars``, one per state) or 2 (a
+    continuous parent: ``a``, ``b``, ``s2``), ``gparent`` (its parent), ``gattach`` (the
+    discrete variable its Gaussian subtree hangs from, or -1), ``gauss_order`` (parents
+    first); the slider's range is the prior's mean +- 4 sds (``query`` with no evidence)."""
+    variables = list(model.variables)
+    index = {v: i for i, v in enumerate(variables)}
+    cont = set(model.continuous)
+    dmodel = model.discrete_model
+    discrete_states = dmodel.states if dmodel is not None else {}
+    states = {v: ([] if v in cont else [_label(s) for s in discrete_states[v]]) for v in variables}
+    parent, children, roots, order = _parent_first(model, variables)
+    gauss, attach = _clg_gaussians(model, index, parent, order)
     # each continuous variable's prior: per state of its attachment, a Gaussian propagated
     # down the regressions; mixed by the attachment's marginal (the law of total variance)
     marginals = dmodel.marginals() if dmodel is not None else {}

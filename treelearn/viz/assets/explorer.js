@@ -103,17 +103,14 @@ function infer(ev, sf = soft, nums = numeric) {
   // a CLG tree: each Gaussian subtree's density of the numbers, per state of the discrete
   // variable it hangs from, is soft evidence on that variable (scaled to a maximum of 1)
   // (a Gaussian classifier's page: each class's joint Gaussian, explorer_class_gaussians.js)
-  const up = S.gauss ? (S.mvn ? mvnUp(nums) : gaussUp(nums)) : null;
-  let removed = 0;
+  // (a multinet of CLG trees, MixedTAN's page: each class's component its own Gaussians)
+  const perClass = !!(S.gauss && S.components.length && S.components[0].gauss);
+  const up = S.gauss && !perClass ? (S.mvn ? mvnUp(nums) : gaussUp(nums)) : null;
+  let removed = 0, lamAll = lam;
   if (up) {
-    removed = up.logConst;
-    for (const [d, logs] of Object.entries(up.attach)) {
-      const top = Math.max(...logs);
-      if (!(top > -Infinity)) return null;
-      const l = lam[d] || new Array(K[d]).fill(1);
-      lam[d] = l.map((x, a) => x * Math.exp(logs[a] - top));
-      removed += top;
-    }
+    const t = withDensities(up, lam);
+    if (!t) return null;
+    lamAll = t.lam; removed = t.removed;
   }
   const runs = [], logw = [];
   S.components.forEach((c, j) => {
@@ -121,10 +118,17 @@ function infer(ev, sf = soft, nums = numeric) {
     // the conditioner is no forest's variable: its likelihood weights the components
     const w = c.weight * (S.cond >= 0 && !(S.cond in ev) && S.cond in sf ? sf[S.cond][j] : 1);
     if (!(w > 0)) return;
-    const lc = fixedLam(c, lam, ev);
+    let lamC = lamAll, upC = null, extra = 0;
+    if (perClass) {
+      upC = gaussUp(nums, c.gauss);
+      const t = withDensities(upC, lam);
+      if (!t) return;
+      lamC = t.lam; extra = t.removed;
+    }
+    const lc = fixedLam(c, lamC, ev);
     if (!lc) return;
     const r = forest(c, lc);
-    if (r) { runs.push([j, r]); logw.push(Math.log(w) + r.logZ); }
+    if (r) { runs.push([j, r, upC]); logw.push(Math.log(w) + r.logZ + extra); }
   });
   if (!runs.length) return null;
   const top = Math.max(...logw);
@@ -139,7 +143,41 @@ function infer(ev, sf = soft, nums = numeric) {
   });
   for (const i in ev) { marg[i].fill(0); marg[i][ev[i]] = 1; }
   if (up) (S.mvn ? mvnDown : gaussDown)(up, marg, nums);
+  if (perClass) {  // each continuous variable: the mixture over classes of each class's
+    const per = runs.map(([j, r, upC]) => {  // (its attachment's states within the class)
+      const m = r.marg.slice();
+      gaussDown(upC, m, nums, S.components[j].gauss);
+      return m;
+    });
+    for (const v of S.gauss_order) {
+      if (v in nums) { marg[v] = { observed: nums[v] }; continue; }
+      const q = { weights: [], means: [], variances: [] };
+      per.forEach((m, n) => {
+        const a = w[n] / tw;
+        m[v].weights.forEach((x, s) => {
+          q.weights.push(a * x); q.means.push(m[v].means[s]); q.variances.push(m[v].variances[s]);
+        });
+      });
+      marg[v] = q;
+    }
+  }
   return { logZ: top + Math.log(tw) + removed, marg: marg };
+}
+
+// a CLG tree's densities of the numbers (gaussUp's) as soft evidence: a copy of the
+// likelihoods lam with each attachment's densities (scaled to a maximum of 1), and the
+// log of what was removed; null where the numbers are impossible
+function withDensities(up, lam) {
+  const out = lam.slice();
+  let removed = up.logConst;
+  for (const [d, logs] of Object.entries(up.attach)) {
+    const top = Math.max(...logs);
+    if (!(top > -Infinity)) return null;
+    const l = out[d] || new Array(K[d]).fill(1);
+    out[d] = l.map((x, a) => x * Math.exp(logs[a] - top));
+    removed += top;
+  }
+  return { lam: out, removed: removed };
 }
 
 // ---------------------------------------------------------------- a CLG tree's Gaussians
@@ -148,12 +186,12 @@ function infer(ev, sf = soft, nums = numeric) {
 // continuous variables, parents first; S.gparent: each one's parent (-1: none).
 // Upward, each subtree's likelihood of the numbers as exp(-J x^2 / 2 + h x + c) of its
 // parent (the Gaussian page's message), one log-density per state at a discrete parent.
-function gaussUp(nums) {
+function gaussUp(nums, G = S.gauss) {
   const J = new Array(N).fill(0), H = new Array(N).fill(0), C = new Array(N).fill(0);
   const mJ = new Array(N).fill(0), mH = new Array(N).fill(0), attach = {};
   let logConst = 0;
   for (let o = S.gauss_order.length - 1; o >= 0; o--) {
-    const v = S.gauss_order[o], g = S.gauss[v], p = S.gparent[v];
+    const v = S.gauss_order[o], g = G[v], p = S.gparent[v];
     const one = (a, b, s2) => {  // the message for the regression N(a + b x, s2)
       if (v in nums) {
         const y = nums[v], r = y - a;
@@ -178,10 +216,10 @@ function gaussUp(nums) {
 // downward, per state of the subtree's discrete parent: each variable given the numbers
 // outside its subtree, times its subtree's likelihood; the posterior is the mixture over
 // those states, weighted by the discrete parent's posterior
-function gaussDown(up, marg, nums) {
+function gaussDown(up, marg, nums, G = S.gauss) {
   const pm = new Array(N), pv = new Array(N);
   for (const v of S.gauss_order) {
-    const g = S.gauss[v], p = S.gparent[v];
+    const g = G[v], p = S.gparent[v];
     if (g.kind === 0) { pm[v] = [g.a]; pv[v] = [g.s2]; }
     else if (g.kind === 1) { pm[v] = g.means.slice(); pv[v] = g.vars.slice(); }
     else if (p in nums) { pm[v] = pm[p].map(() => g.a + g.b * nums[p]); pv[v] = pv[p].map(() => g.s2); }
