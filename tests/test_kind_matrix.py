@@ -56,7 +56,7 @@ WORKS = {
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
     "gaussian_tree": set(COMMANDS) - {"predict"},
     "tree_posterior": {"show", "plot", "html", "score"},  # html: its joint table (small)
-    "cutset": {"show", "score", "query", "sample"},
+    "cutset": {"show", "score", "query", "sample", "html"},  # html: one forest per leaf
     "copula_tree": {"show", "score", "query", "sample"},  # query: median, mean, 90 % interval
     "kernel_forest": {"show", "plot", "score", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables

@@ -20,7 +20,7 @@ CLGTreeModel              query (a discrete target's distribution; a continuous 
                           Gaussian mixture: mean, sd), predict --target, score, sample,
                           --plot, --html (discrete posteriors and Gaussian-mixture
                           densities, numbers as evidence)
-CutsetNetwork             query, predict --target
+CutsetNetwork             query, predict --target, --html (one forest per leaf)
 CopulaTreeModel           score, sample, query (each variable's exact conditional in
                           its own units: median, mean, 90 % interval)
 KernelForestModel         score, sample, --plot

@@ -74,6 +74,10 @@ What the page can compute exactly, and so what it accepts:
   component per class with its own CPTs and Gaussians; a continuous variable's
   ``data-marginal`` is the mixture over the classes (then its attachment's states).
 
+- a cutset network (``CutsetNetwork``, one OR-tree or an ensemble): one forest per leaf,
+  the path's conditioning variables fixed at its states, weighted by the path's branch
+  probabilities (times the network's weight); MAP for one network only.
+
 Anything else (text naive Bayes, the copula and kernel classifiers and models) raises :class:`~treelearn.TreelearnError` saying why.
 
 The drawing: each edge has an arrowhead at its child and its strength, ``I(parent;
@@ -487,6 +491,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
                                  f"networks; a {type(obj).__name__} has none: leave it out")
         return _weighted_nb_spec(obj, title)
+    if _is_cutset_network(obj):
+        if super_parent is not None:
+            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
+                                 f"networks; a {type(obj).__name__} has none: leave it out")
+        return _cutset_network_spec(obj, title)
     if _is_mixed_tan(obj):
         if super_parent is not None:
             raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
@@ -966,6 +975,93 @@ def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
         "edges": [[[d, i, "tree", 1.5, None, route(cls, v)] for i, v in enumerate(features)]],
         "edge_labels": [],
         "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_), **tables},
+        "width": round(width, 1), "height": round(height, 1),
+    }
+
+
+# ---------------------------------------------------------------------- cutset networks
+def _is_cutset_network(obj: Any) -> bool:
+    """A fitted cutset network or ensemble of them (duck-typed: CutsetNetwork's
+    ``networks_``, each an OR-tree with a ``root``, beside ``weights_``)."""
+    nets = getattr(obj, "networks_", None)
+    return (isinstance(nets, list) and bool(nets) and hasattr(obj, "weights_")
+            and all(hasattr(n, "root") and hasattr(n, "columns") for n in nets))
+
+
+def _cutset_leaves(net: Any) -> list:
+    """Every leaf of an OR-tree: ``(path probability, {column index: state}, leaf)``, the
+    path's conditioning variables at the states its branches take."""
+    out, stack = [], [(net.root, 1.0, {})]
+    while stack:
+        node, p, fixed = stack.pop()
+        children = getattr(node, "children", None)
+        if children is None:
+            out.append((p, fixed, node))
+            continue
+        for a, child in enumerate(children):
+            stack.append((child, p * float(node.weights[a]), {**fixed, int(node.variable): a}))
+    return out
+
+
+def _cutset_network_spec(obj: Any, title: str | None) -> dict:
+    """A cutset network's page (``CutsetNetwork``: one OR-tree, or an ensemble with weights):
+    one component per leaf of every network, its weight the network's times the path's
+    branch probabilities, its conditioning variables fixed at the path's states (as a
+    cutset's, with CPT rows of ones: the weight holds them) and the leaf's tree over the
+    rest. The leaves of one network are disjoint events, so ``P(evidence)`` is their
+    weighted sum, exactly as the model sums over the branches its missing conditioning
+    variables leave open. MAP is one network's (an ensemble's, a mixture's, is refused, as
+    ``map_query`` refuses it). Drawn: the largest leaf's tree, the other variables beside."""
+    nets = list(obj.networks_)
+    columns = list(nets[0].columns)
+    index = {v: i for i, v in enumerate(columns)}
+    states = {v: [_label(s) for s in nets[0].states[v]] for v in columns}
+    n = len(columns)
+    leaves = [(float(wt) * p, fixed, leaf) for net, wt in zip(nets, obj.weights_)
+              for p, fixed, leaf in _cutset_leaves(net)]
+    if len(leaves) > _MAX_COMPONENTS or len(leaves) * n > _MAX_TABLES:
+        raise TreelearnError(
+            f"the explorer computes on this {type(obj).__name__} with one forest per leaf, but "
+            f"it has {len(leaves):,} leaves (more than a page holds: {_MAX_COMPONENTS:,} "
+            f"forests, {_MAX_TABLES:,} tables): query it in Python (query, map_query)")
+    components = []
+    for w, fixed, leaf in leaves:
+        if leaf.tree is not None:
+            comp = _component(leaf.tree, index, {})
+        else:
+            comp = {"parent": [-1] * n, "cpt": [None] * n, "order": []}
+        for j in fixed:  # a conditioning variable: a root whose CPT row is all ones
+            comp["cpt"][j] = [[1.0] * len(states[columns[j]])]
+        comp["order"] = sorted(fixed) + comp["order"]
+        components.append({**comp, "weight": w, "fixed": [[j, s] for j, s in fixed.items()]})
+    largest = max((leaf.tree for _, _, leaf in leaves if leaf.tree is not None),
+                  key=lambda t: len(t.variables), default=None)
+    parent: dict = dict.fromkeys(columns)
+    if largest is not None:
+        parent.update({v: (largest.parents(v) or [None])[0] for v in largest.variables})
+    children: dict = {v: [] for v in columns}
+    for v in columns:
+        if parent[v] is not None:
+            children[parent[v]].append(v)
+    roots = [v for v in columns if parent[v] is None]
+    w, h = _boxes(columns, [states[v] for v in columns])
+    corner, width, height, route = _placed(children, roots, w, h)
+    edges = [[index[parent[v]], index[v], "tree", 1.5, None, route(parent[v], v)]
+             for v in columns if parent[v] is not None]
+    out_vars = []
+    for v in columns:  # the hover: the variable's marginal under the model (its own query)
+        marginal = np.asarray(obj.query(v), dtype=float)
+        out_vars.append({"name": _label(v), "states": states[v],
+                         **_geometry(corner[v], w[v], h[v]), "cls": False,
+                         "root": parent[v] is None, "cpt": _cpt_view([marginal.tolist()], [], {})})
+    parts = [f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
+             f"{n} variables", f"{len(leaves)} leaves",
+             "drawn: the largest leaf's tree"]
+    return {
+        "title": title if title is not None else " · ".join(parts),
+        "variables": out_vars, "cond": -1, "target": -1,
+        "order": list(range(n)), "components": components, "edges": [edges],
+        "edge_labels": [], "no_map": len(nets) > 1,
         "width": round(width, 1), "height": round(height, 1),
     }
 

@@ -716,6 +716,8 @@ document.getElementById("map").addEventListener("click", e => {
   showMap = !showMap; e.target.classList.toggle("on", showMap); render(); });
 // a CLG tree's page: no side panel, and no MAP (densities and probabilities); A2DE's: none
 // either (its estimate is no distribution to take Shapley values, information or a MAP of)
+// an ensemble of cutset networks, a mixture: no MAP either (as its map_query refuses)
+if (S.no_map) document.getElementById("map").style.display = "none";
 if (S.gauss || S.ande) {
   panel.style.display = "none";
   document.getElementById("map").style.display = "none";
