@@ -143,7 +143,7 @@ def smoothed_cpts(
     CPT returned as its own row of the stack, in order. For tens of thousands of
     small families (a sparse 20,000-term tree) the per-call cost was most of the time.
 
-    >>> [c.tolist() for c in smoothed_cpts([np.array([3, 1]), np.array([[3, 1], [0, 0]])],
+    >>> [c.tolist() for c in smoothed_cpts([np.array([3, 0]), np.array([[3, 1], [0, 0]])],
     ...                                    1.0, "lidstone", 1.0, 1.0)]
     [[0.8, 0.2], [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]]
     """

@@ -257,7 +257,7 @@ class SparseBinaryCounts:
         >>> import scipy.sparse as sp
         >>> s = sparse_binary_statistics(sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 0, 0]]))
         >>> [c.tolist() for c in s.family_counts_many([[0], [0, 1], [2]])]
-        [[2, 1], [[1, 0], [1, 1]], [3]]
+        [[1, 2], [[1, 0], [1, 1]], [3]]
         """
         out: list[Any] = [None] * len(families)
         if any(len(f) not in (1, 2) for f in families):
