@@ -27,7 +27,7 @@ from ..sources._mixed import table_statistics
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import CONSTRAINTS, NOTES, LearningSettings, Prior
-from ..structure._trees import complete_graph, gc_paused, orient, spanning_skeleton
+from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
 from ._clg_tree import clg_tree_from_statistics
 from ._em import chow_liu_em, fit_cpts_em
 
@@ -131,7 +131,7 @@ def build_model(
         raise ColumnNotFoundError(
             f"structure node(s) {absent} are not columns of the data {columns}", column=absent[0]
         )
-    if not nx.is_directed_acyclic_graph(structure):
+    if not is_acyclic(structure):
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
     # the smoothing options checked once, not once per node (smoothed_cpt)
