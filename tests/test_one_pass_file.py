@@ -168,3 +168,36 @@ def test_an_integer_column_with_a_gap_in_a_late_chunk_gets_float_states(tmp_path
     # integers in the first chunks, floats in the last, as read whole: float states
     assert streamed.states["int"] == [1.0, 10.0, 11.0, 12.0, 99.0]
     assert all(type(s) is float for s in streamed.states["int"])
+
+
+def test_scans_merged_in_groups_equal_the_merges_one_at_a_time():
+    """Scan.merge_all (the states pass's grouped merge) against the pairwise fold it
+    replaces: chunks of text, integers, floats with repeats, missing values, one column
+    of mixed dtypes across chunks (the fold is kept there), categories."""
+    rng = np.random.default_rng(3)
+    parts = []
+    for k in range(7):
+        n = 200
+        frame = pd.DataFrame({
+            "t": rng.choice(["a", "b", "c", f"x{k}"], n),
+            "i": rng.integers(0, 5 + k, n),
+            "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n) / 2),
+            "m": rng.integers(0, 3, n) if k % 2 else rng.choice(["1", "2"], n),
+            "c": pd.Categorical(rng.choice(["u", "v"], n), categories=["v", "u", f"w{k % 3}"]),
+        })
+        parts.append(stream.scan_chunk(frame, "pairwise"))
+    folded = parts[0]
+    for p in parts[1:]:
+        folded = folded.merge(p)
+    grouped = stream.Scan.merge_all(parts)
+    assert grouped.n_rows == folded.n_rows and grouped.n_kept == folded.n_kept
+    assert np.array_equal(grouped.missing, folded.missing)
+    for a, b in zip(grouped.scans, folded.scans):
+        assert (a.kinds, a.categories, a.ordered, a.dtype, a.value_kinds, a.nonfinite, a.hashed) \
+            == (b.kinds, b.categories, b.ordered, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
+        assert (a.distinct is None) == (b.distinct is None)
+        if a.distinct is not None:
+            assert a.distinct.dtype == b.distinct.dtype
+            assert a.distinct.tolist() == b.distinct.tolist()
+            assert [type(v) for v in a.distinct] == [type(v) for v in b.distinct]
+            assert np.array_equal(a.repeats, b.repeats)

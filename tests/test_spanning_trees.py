@@ -477,3 +477,31 @@ def test_whitelist_and_blacklist_equal_networkx_kruskal_with_a_partition(d):
                 frozenset(e) for e in got.edges()}
             assert not {frozenset((names[i], names[j])) for i, j in black} & {
                 frozenset(e) for e in got.edges()}
+
+
+def test_is_acyclic_agrees_with_networkx_on_large_forests_and_cycles():
+    """The pointer-doubling check (graphs of >= GC_PAUSE_NODES nodes, one parent each)
+    against networkx, on a random forest, the same with one back edge (a cycle), a
+    self-loop, and a node of two parents (networkx's own check then)."""
+    import networkx as nx
+
+    from treelearn.structure._trees import GC_PAUSE_NODES, is_acyclic
+
+    rng = np.random.default_rng(0)
+    n = GC_PAUSE_NODES + 100
+    parent = [int(rng.integers(0, j)) if j and rng.random() > 0.01 else None for j in range(n)]
+    forest = nx.DiGraph()
+    forest.add_nodes_from(f"v{j}" for j in range(n))
+    forest.add_edges_from((f"v{p}", f"v{j}") for j, p in enumerate(parent) if p is not None)
+    cases = [forest]
+    deep = next(j for j in range(n - 1, 0, -1) if parent[j] is not None and parent[parent[j]] is not None)
+    root = deep
+    while parent[root] is not None:
+        root = parent[root]
+    for extra in ((f"v{deep}", f"v{root}"), ("v7", "v7"), ("v3", f"v{n - 1}")):
+        g = forest.copy()
+        g.add_edge(*extra)  # a cycle through the root; a self-loop; a second parent
+        cases.append(g)
+    got = [is_acyclic(g) for g in cases]
+    assert got == [nx.is_directed_acyclic_graph(g) for g in cases]
+    assert got[:3] == [True, False, False]

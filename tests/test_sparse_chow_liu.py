@@ -204,3 +204,25 @@ def test_blocked_and_chunked_counting_is_the_dense_count():
         assert s.pair_i.tolist() == i[keep].tolist() and s.pair_j.tolist() == j[keep].tolist()
         assert s.pair_n11.tolist() == co[i[keep], j[keep]].tolist()
         assert s.diagonal.tolist() == np.diag(co).tolist()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("prior", ["lidstone", "bdeu", "m-estimate"])
+def test_batched_cpts_are_the_per_family_cpts(seed, prior):
+    """family_counts_many + smoothed_cpts (the sparse model's one pass) give, family by
+    family, exactly the arrays family_counts + smoothed_cpt give (same shapes and doubles),
+    one-state columns and weights included."""
+    from treelearn.stats._parameters import smoothed_cpt, smoothed_cpts
+
+    X, rng = tied_matrix(seed)
+    w = rng.random(X.shape[0]) * 2 if seed % 2 else None
+    stats = sparse_binary_statistics(X, sample_weight=w)
+    d = X.shape[1]
+    families = [[j] for j in range(d)] + [[p, q] for p in range(d) for q in range(d) if p != q]
+    many = stats.family_counts_many(families)
+    one = [stats.family_counts(f) for f in families]
+    assert all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(many, one))
+    batched = smoothed_cpts(many, 0.5, prior, 2.0, 1.5)
+    single = [smoothed_cpt(c, 0.5, prior, 2.0, 1.5) for c in one]
+    assert all(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+               for a, b in zip(batched, single))

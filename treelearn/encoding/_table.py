@@ -87,6 +87,7 @@ __all__ = [
     "no_value_error",
     "python_scalar",
     "raise_problems",
+    "state_index",
     "state_order",
     "state_positions",
     "too_many_states_error",
@@ -321,14 +322,22 @@ def check_sample_weight(
     return w
 
 
-def state_positions(values: Any, states: Sequence) -> np.ndarray:
+def state_index(states: Sequence) -> pd.Index:
+    """``states`` as the lookup :func:`state_positions` builds: for a caller that looks up
+    values against the same states many times (a file's chunks)."""
+    return pd.Index(list(states), dtype=object, tupleize_cols=False)
+
+
+def state_positions(values: Any, states: Sequence, lookup: pd.Index | None = None) -> np.ndarray:
     """The position of each of the distinct ``values`` in ``states`` (``-1``: not a state), by
     the equality every encoding uses (``1 == 1.0``; a bool never stands for a number).
+    ``lookup``: :func:`state_index` of ``states``, if the caller keeps it.
 
     >>> state_positions(["b", 1.0, True, "z"], ["a", "b", 1]).tolist()
     [1, 2, -1, -1]
     """
-    lookup = pd.Index(list(states), dtype=object, tupleize_cols=False)
+    if lookup is None:
+        lookup = state_index(states)
     values = np.asarray(values, dtype=object)
     found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
     # True == 1 and False == 0 hash alike; a bool must not stand for a number or back

@@ -36,7 +36,7 @@ from ..export._uai import write_uai
 from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..stats._parameters import check_cpt
-from ..structure._trees import gc_paused
+from ..structure._trees import gc_paused, is_acyclic
 
 if TYPE_CHECKING:  # pragma: no cover
     # imported where used: loading a saved tree needs none of them (start-up time)
@@ -125,7 +125,7 @@ class TreeModel:
         counts: PairCounts | None = None,
         learner: Callable[[CountedTable], TreeModel] | None = None,
     ) -> None:
-        if not isinstance(graph, nx.DiGraph) or not nx.is_directed_acyclic_graph(graph):
+        if not isinstance(graph, nx.DiGraph) or not is_acyclic(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
         with gc_paused(graph.number_of_nodes()):
             # a copy (node attribute dicts included): the caller's graph gets no parents or

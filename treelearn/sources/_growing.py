@@ -41,6 +41,7 @@ from ..encoding._table import (
     code_dtype,
     encode,
     python_scalar,
+    state_index,
     state_positions,
 )
 from ..stats._counts import add_counts, check_pair_memory, count_codes, offsets_of, total_weight
@@ -62,6 +63,7 @@ class GrowingCounts:
         self.states: list[list] = [[python_scalar(v) for v in self.given[c]] if c in self.given
                                    else [] for c in self.columns]
         self.max_states = max_states
+        self._lookup: dict[int, pd.Index] = {}  # state_index of a column's states, while unchanged
         self.total: np.ndarray | None = None
         self.n_rows: int | float = 0
         self.live = True
@@ -135,9 +137,16 @@ class GrowingCounts:
             raw, uniques = pd.factorize(chunk[name], use_na_sentinel=True)
             uniques_of[name] = uniques
             states = self.states[j]
-            found = state_positions(uniques, states) if states else np.full(len(uniques), -1)
+            if states:
+                lookup = self._lookup.get(j)
+                if lookup is None:
+                    lookup = self._lookup[j] = state_index(states)
+                found = state_positions(uniques, states, lookup)
+            else:
+                found = np.full(len(uniques), -1)
             new = np.flatnonzero(found < 0)
             if len(new):
+                self._lookup.pop(j, None)  # the states grow
                 states += [python_scalar(v) for v in np.asarray(uniques, dtype=object)[new]]
                 found[new] = np.arange(len(states) - len(new), len(states))
                 if len(states) > self.max_states or \

@@ -129,3 +129,40 @@ def smoothed_cpt(
     # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
     # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
     return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
+
+
+def smoothed_cpts(
+    counts: Sequence[np.ndarray],
+    alpha: float,
+    prior: Prior,
+    equivalent_sample_size: float,
+    m: float,
+) -> list[np.ndarray]:
+    """:func:`smoothed_cpt` of many count arrays: those of one shape in one stacked
+    computation (the same operations element by element, so the same doubles), each
+    CPT returned as its own row of the stack, in order. For tens of thousands of
+    small families (a sparse 20,000-term tree) the per-call cost was most of the time.
+
+    >>> [c.tolist() for c in smoothed_cpts([np.array([3, 0]), np.array([[3, 1], [0, 0]])],
+    ...                                    1.0, "lidstone", 1.0, 1.0)]
+    [[0.8, 0.2], [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]]
+    """
+    out: list[Any] = [None] * len(counts)
+    by_shape: dict[tuple, list[int]] = {}
+    for t, c in enumerate(counts):
+        by_shape.setdefault(np.shape(c), []).append(t)
+    for shape, where in by_shape.items():
+        stack = np.stack([np.asarray(counts[t], dtype=float) for t in where])
+        k = shape[-1]
+        a = alpha
+        if prior == "bdeu":
+            q = int(np.prod(shape[:-1], dtype=np.int64))
+            a = equivalent_sample_size / (q * k)
+        elif prior == "m-estimate":
+            a = m / k
+        smoothed = stack + a
+        totals = smoothed.sum(axis=-1, keepdims=True)
+        cpt = np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
+        for t, row in zip(where, cpt):
+            out[t] = row
+    return out

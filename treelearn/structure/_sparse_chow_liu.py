@@ -249,6 +249,61 @@ class SparseBinaryCounts:
         n11 = self._n11(p, q)
         return np.array([[(n - nq) - (np_ - n11), nq - n11], [np_ - n11, n11]])
 
+    def family_counts_many(self, families: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """:meth:`family_counts` of many families at once, in order (the same values, as
+        arrays of the same shapes): one vectorised pass per kind of family, not one
+        binary search and a few small arrays per node (20,000 nodes in a sparse tree).
+
+        >>> import scipy.sparse as sp
+        >>> s = sparse_binary_statistics(sp.csr_matrix([[1, 1, 0], [1, 0, 0], [0, 0, 0]]))
+        >>> [c.tolist() for c in s.family_counts_many([[0], [0, 1], [2]])]
+        [[1, 2], [[1, 0], [1, 1]], [3]]
+        """
+        out: list[Any] = [None] * len(families)
+        if any(len(f) not in (1, 2) for f in families):
+            raise StructureError("sparse Chow-Liu counts hold families of at most two variables")
+        n = self.n_rows
+        k = self.cardinalities
+        ones = self.ones
+        single = [t for t, f in enumerate(families) if len(f) == 1]
+        double = [t for t, f in enumerate(families) if len(f) == 2]
+        if single:
+            i = np.array([families[t][0] for t in single], dtype=np.int64)
+            d = self.diagonal[i]
+            rows = np.stack([(n - ones[i]) - (ones[i] - d), d], axis=1)
+            one = k[i] == 1
+            whole = np.array([n])
+            for t, row, o in zip(single, rows, one.tolist()):
+                out[t] = whole.copy() if o else row
+        if double:
+            pq = np.array([families[t] for t in double], dtype=np.int64).reshape(-1, 2)
+            p, q = pq[:, 0], pq[:, 1]
+            np_, nq = ones[p], ones[q]
+            kp, kq = k[p] == 1, k[q] == 1
+            both = ~kp & ~kq
+            n11 = np.zeros(len(p), dtype=self.pair_n11.dtype)
+            if both.any():
+                a, b = np.minimum(p[both], q[both]), np.maximum(p[both], q[both])
+                n11[both] = self._n11_many(a, b)
+            full = np.stack([(n - nq) - (np_ - n11), nq - n11, np_ - n11, n11], axis=1)
+            full = full.reshape(-1, 2, 2)
+            row_only = np.stack([n - nq, nq], axis=1).reshape(-1, 1, 2)
+            col_only = np.stack([n - np_, np_], axis=1).reshape(-1, 2, 1)
+            whole = np.array([[n]])
+            for r, t in enumerate(double):
+                if kp[r]:
+                    out[t] = whole.copy() if kq[r] else row_only[r]
+                else:
+                    out[t] = col_only[r] if kq[r] else full[r]
+        return out
+
+    def _n11_many(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``N_11`` of the pairs ``a < b`` (0 where they never co-occur), all at once."""
+        found, at = _pair_lookup(self, a, b)
+        n11 = np.zeros(len(a), dtype=self.pair_n11.dtype)
+        n11[found] = self.pair_n11[at[found]]
+        return n11
+
 
 def sparse_binary_statistics(
     matrix: Any,
@@ -283,12 +338,12 @@ def sparse_binary_statistics(
     count_ones = np.bincount(A.indices, minlength=d)
     kind = A.dtype.kind
     zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)
-    if kind == "b":
-        states = tuple((False, True) for _ in range(d))
-    else:
-        states = tuple((zero, one) if 0 < c < n else ((one,) if c == n else (zero,))
-                       for c in count_ones)
-    two = np.array([len(s) == 2 for s in states])
+    # each column's states: one of three shared tuples, picked by one vectorised test (a
+    # Python comparison of numpy scalars per column was ~30 us each: 1.5 s at 50,000 terms)
+    choice = np.full(d, 2) if kind == "b" else np.where(
+        count_ones == n, 1, np.where(count_ones > 0, 2, 0))
+    states = tuple(map(((zero,), (one,), (zero, one)).__getitem__, choice.tolist()))
+    two = choice == 2
     exact = whole_weights(weights)
     dtype = np.int64 if exact else np.float64
     # unweighted counts are below n: int32 products move half the bytes of int64
@@ -352,12 +407,18 @@ def _chunks(total: int, size: int = _CHUNK):
 def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Whether each pair ``a < b`` is a co-occurring pair: a binary search in row ``a``'s
     stretch of ``pair_j``, all pairs at once (the pairs are in ``(i, j)`` order)."""
+    return _pair_lookup(stats, a, b)[0]
+
+
+def _pair_lookup(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray):
+    """``(found, index)``: whether each pair ``a < b`` co-occurs and, where it does, its
+    index in the pair arrays (elsewhere some index, not to be read)."""
     start = stats._pair_start
     lo, end = start[a].astype(np.int64), start[a + 1].astype(np.int64)
     hi = end.copy()
     pj = stats.pair_j
     if not len(pj):
-        return np.zeros(len(a), dtype=bool)
+        return np.zeros(len(a), dtype=bool), np.zeros(len(a), dtype=np.int64)
     while True:
         active = lo < hi
         if not active.any():
@@ -368,7 +429,7 @@ def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.
         hi = np.where(active & ~less, mid, hi)
     found = lo < end
     found[found] = pj[lo[found]] == b[found]
-    return found
+    return found, lo
 
 
 def _ctz(z: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ __all__ = [
     "complete_graph",
     "edge_penalty",
     "gc_paused",
+    "is_acyclic",
     "maximum_spanning_tree",
     "orient",
     "penalised_forest",
@@ -274,6 +275,31 @@ def penalised_forest(
         return data
 
     return _forest_graph(nodes, [G.nodes[v] for v in nodes], chosen, attributes, G.graph)
+
+
+def is_acyclic(graph: nx.DiGraph) -> bool:
+    """``nx.is_directed_acyclic_graph(graph)``; for a large graph where every node has at most
+    one parent (a tree or forest, as every learned tree is) by pointer doubling in numpy:
+    acyclic iff every node's chain of parents ends. networkx's topological pass was ~0.3 s
+    per check at 50,000 nodes, and a sparse tree model is checked twice.
+
+    >>> is_acyclic(nx.DiGraph([("a", "b"), ("b", "c")])), is_acyclic(nx.DiGraph([("a", "b"), ("b", "a")]))
+    (True, False)
+    """
+    n = graph.number_of_nodes()
+    if n < GC_PAUSE_NODES or not graph.is_directed() or graph.is_multigraph():
+        return nx.is_directed_acyclic_graph(graph)
+    index = {v: i for i, v in enumerate(graph)}
+    m = graph.number_of_edges()
+    parent = np.fromiter((index[u] for u, _ in graph.edges()), dtype=np.int64, count=m)
+    child = np.fromiter((index[v] for _, v in graph.edges()), dtype=np.int64, count=m)
+    if m and np.bincount(child, minlength=n).max() > 1:
+        return nx.is_directed_acyclic_graph(graph)
+    up = np.full(n, -1, dtype=np.int64)  # each node's parent (-1: a root)
+    up[child] = parent
+    for _ in range(int(n).bit_length() + 1):  # after k rounds: the 2**k-th ancestor
+        up = np.where(up >= 0, up[np.maximum(up, 0)], -1)
+    return bool((up < 0).all())
 
 
 def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
