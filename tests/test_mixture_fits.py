@@ -195,3 +195,26 @@ def test_a_bag_of_mixtures_saves_and_loads(tmp_path, asia):
     state["members"][1] = [2, 2]
     with pytest.raises(tl.InvalidModelError, match="members"):
         tl.BaggedTrees.from_dict(state)
+
+
+def test_splitting_a_component_that_holds_none_of_some_rows_stays_finite():
+    """Growing k splits a component around seeds drawn from its own counts; rows it holds
+    none of (responsibility exactly 0 after underflow) can have a state of zero mass in
+    that component and under neither seed. Their share used to be -inf - -inf = NaN, which
+    made the next M-step refuse "row weights total nan" (DEBD pumsb_star, k = 2..16)."""
+    from treelearn.learners._mixture import _SeedStart
+
+    # the unit: a state of no mass that no seed has gets an equal share
+    share = _SeedStart(np.array([[0, 0], [0, 1]]),
+                       np.array([[1.0, 0.0, 1.0], [0.5, 0.5, 1.0]]))(np.array([[1, 0], [0, 0]]))
+    assert np.isfinite(share).all()
+    np.testing.assert_allclose(share[0], [0.5, 0.5])  # equal: impossible under both seeds
+    np.testing.assert_allclose(share.sum(axis=1), 1.0)
+    # the fit: two clusters 200 variables apart, so responsibilities underflow to exactly 0
+    rng = np.random.default_rng(0)
+    a = (rng.random((300, 200)) < 0.02).astype(int)
+    b = (rng.random((300, 200)) < 0.98).astype(int)
+    a[:, 0], b[:, 0] = 0, 1  # column 0 has no mass of state 1 in cluster a's component
+    df = pd.DataFrame(np.vstack([a, b]), columns=[f"v{i}" for i in range(200)])
+    mix = tl.TreeMixture(n_components=range(2, 5), alpha=1.0, random_state=0).fit(df)
+    assert np.isfinite(mix.score_samples(df)).all()

@@ -246,8 +246,15 @@ def check_total_weight(total: float) -> None:
     Traceback (most recent call last):
     ...
     treelearn.TreelearnError: the row weights (sample_weight) total 1e+200, more than 1e+150: products of counts would overflow floats; scale the weights down (a constant factor does not change a maximum-likelihood fit)
+    >>> check_total_weight(float("nan"))
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: the row weights total NaN: a weight or an internal responsibility is not a number
     """
-    if not total <= MAX_TOTAL_WEIGHT:  # NaN included
+    if np.isnan(total):  # a learner's bug, not the user's weights: say so plainly
+        raise TreelearnError("the row weights total NaN: a weight or an internal "
+                             "responsibility is not a number", values=[total])
+    if not total <= MAX_TOTAL_WEIGHT:
         raise TreelearnError(
             f"the row weights (sample_weight) total {total:.3g}, more than {MAX_TOTAL_WEIGHT:.3g}: "
             f"products of counts would overflow floats; scale the weights down (a constant "

@@ -659,7 +659,12 @@ class _SeedStart:
             # p_j(s) = 0.5 [s = seed's value] + 0.5 m_j(s)
             match = (codes == seed) & seen & (seed >= 0)
             factor = np.where(seen & (seed >= 0), 0.5 * match + 0.5 * cell_marginal, 1.0)
-            log_p[:, c] = np.log(factor).sum(axis=1)
+            with np.errstate(divide="ignore"):
+                log_p[:, c] = np.log(factor).sum(axis=1)
+        # a row with a state of no mass in ``marginal`` that no seed has (a component's own
+        # marginal, splitting it: rows it does not hold) is impossible under every seed:
+        # an equal share, not -inf - -inf = NaN (which poisoned the split's responsibilities)
+        log_p[np.isneginf(log_p).all(axis=1)] = 0.0
         return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
