@@ -449,6 +449,24 @@ def _boxes(names: list, states: list) -> tuple[dict, dict]:
     return w, h
 
 
+def _own_page(obj: Any) -> Any:
+    """The page builder of a kind with a page of its own (not one network's forests), or
+    None; the order matters where kinds overlap (a tree average has the tree's methods)."""
+    if callable(getattr(obj, "log_likelihood_codes", None)) and hasattr(
+            obj, "edge_posterior_matrix"):
+        return _tree_average_spec
+    for test, build in ((_is_bayes_tan, _bayes_tan_spec), (_is_a2de, _a2de_spec),
+                        (_is_weighted_naive_bayes, _weighted_nb_spec),
+                        (_is_cutset_network, _cutset_network_spec),
+                        (_is_mixed_tan, _mixed_tan_spec),
+                        (_is_mixed_naive_bayes, _mixed_nb_spec),
+                        (_is_class_gaussians, _class_gaussians_spec),
+                        (_is_gaussian_tree, _gaussian_spec), (_is_clg_tree, _clg_spec)):
+        if test(obj):
+            return build
+    return None
+
+
 def explorer_spec(obj: Any, title: str | None = None, *,
                   super_parent: Hashable | None = None) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
@@ -468,54 +486,16 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     >>> [v["name"] for v in spec["variables"]], spec["cond"], len(spec["components"])
     (['a', 'b'], -1, 1)
     """
-    if callable(getattr(obj, "log_likelihood_codes", None)) and hasattr(
-            obj, "edge_posterior_matrix"):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _tree_average_spec(obj, title)
-    if _is_bayes_tan(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _bayes_tan_spec(obj, title)
-    if _is_a2de(obj):
+    build = _own_page(obj)
+    if build is not None:
         if super_parent is not None:
             raise TreelearnError(
                 f"super_parent={super_parent!r} chooses one of AODE's networks; A2DE "
                 f"(AnDE(n=2)) averages over pairs of super-parents and its page shows that "
-                f"average: leave it out, or use AnDE(n=1)")
-        return _a2de_spec(obj, title)
-    if _is_weighted_naive_bayes(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _weighted_nb_spec(obj, title)
-    if _is_cutset_network(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _cutset_network_spec(obj, title)
-    if _is_mixed_tan(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _mixed_tan_spec(obj, title)
-    if _is_mixed_naive_bayes(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _mixed_nb_spec(obj, title)
-    if _is_class_gaussians(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _class_gaussians_spec(obj, title)
-    if _is_gaussian_tree(obj) or _is_clg_tree(obj):
-        if super_parent is not None:
-            raise TreelearnError(f"super_parent={super_parent!r} chooses one of AODE's "
-                                 f"networks; a {type(obj).__name__} has none: leave it out")
-        return _gaussian_spec(obj, title) if _is_gaussian_tree(obj) else _clg_spec(obj, title)
+                f"average: leave it out, or use AnDE(n=1)" if build is _a2de_spec else
+                f"super_parent={super_parent!r} chooses one of AODE's networks; a "
+                f"{type(obj).__name__} has none: leave it out")
+        return build(obj, title)
     shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
     if per_class:  # multinet: the class conditions a different forest per class
