@@ -449,6 +449,20 @@ def _boxes(names: list, states: list) -> tuple[dict, dict]:
     return w, h
 
 
+def _mixed_title(title: str | None, name: str, clf: Any, n_features: int,
+                 n_numeric: int) -> str:
+    """A mixed classifier's page title: its name, its categorical and Gaussian features,
+    its training rows (when it counted them); ``title`` when given."""
+    if title is not None:
+        return title
+    parts = [name, f"{n_features - n_numeric} categorical, "
+             f"{n_numeric} Gaussian feature{'' if n_numeric == 1 else 's'}"]
+    n = getattr(clf, "class_count_", None)
+    if n is not None:
+        parts.append(f"n = {float(np.sum(n)):,.0f}")
+    return " · ".join(parts)
+
+
 def _own_page(obj: Any) -> Any:
     """The page builder of a kind with a page of its own (not one network's forests), or
     None; the order matters where kinds overlap (a tree average has the tree's methods)."""
@@ -1111,14 +1125,9 @@ def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
                 edges.append([index[cls], index[v], "tree", 1.5,
                               _information(prior[:, None] * table), route(cls, v)])
         out_vars.append(entry)
-    parts = [f"{type(clf).__name__}", f"{len(features) - len(numeric)} categorical, "
-             f"{len(numeric)} Gaussian feature{'' if len(numeric) == 1 else 's'}"]
-    n = getattr(clf, "class_count_", None)
-    if n is not None:
-        parts.append(f"n = {float(np.sum(n)):,.0f}")
     return {
         "kind": "clg",
-        "title": title if title is not None else " · ".join(parts),
+        "title": _mixed_title(title, type(clf).__name__, clf, len(features), len(numeric)),
         "variables": out_vars, "cond": -1, "target": index[cls],
         "order": [index[v] for v in variables if v not in numeric],
         "components": [{**_component(model, index, {}), "weight": 1.0}],
@@ -1354,14 +1363,10 @@ def _mixed_tan_spec(clf: Any, title: str | None) -> dict:
             entry["cpt"] = _multinet_cpt(dict(zip(clf.classes_, [m.discrete_model for m in models])),
                                          cls, v, states)
         out_vars.append(entry)
-    parts = ["MixedTAN: a CLG tree per class", f"{len(features) - len(numeric)} categorical, "
-             f"{len(numeric)} Gaussian feature{'' if len(numeric) == 1 else 's'}"]
-    n = getattr(clf, "class_count_", None)
-    if n is not None:
-        parts.append(f"n = {float(np.sum(n)):,.0f}")
     return {
         "kind": "clg",
-        "title": title if title is not None else " · ".join(parts),
+        "title": _mixed_title(title, "MixedTAN: a CLG tree per class", clf, len(features),
+                              len(numeric)),
         "variables": out_vars, "cond": index[cls], "target": index[cls],
         "order": [index[v] for v in variables if v not in numeric],
         "components": components, "edges": [edges], "edge_labels": [],
