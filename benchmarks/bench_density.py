@@ -204,6 +204,78 @@ def read_results(results: str) -> list:
     return complete
 
 
+NEW_COLUMNS = ("HCLT", "cutset", "bagged")
+
+
+def latest_lines(paths: list) -> dict:
+    """``{dataset: {column: result}}`` of results files read in turn, a later line of a
+    dataset's column replacing an earlier one (a refit)."""
+    rows: dict = {}
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                r = json.loads(line)
+                if r["column"] != "stopped":
+                    rows.setdefault(r["name"], {})[r.pop("column")] = r
+    return rows
+
+
+def summary_table(paths: list) -> str:
+    """The markdown table of every dataset of the results files, with the columns it has
+    (``—``: not run), smallest first: the model chosen on the validation rows among the new
+    columns that were run, its test LL against the tree and the mixture, and the tallies
+    the criterion needs (beat the tree on every dataset, the mixture on >= 15 of 20).
+
+    >>> import tempfile, os
+    >>> lines = [{"name": "nltcs", "column": "tree", "test": -6.8, "s": 1.0},
+    ...          {"name": "nltcs", "column": "mixture", "valid": -6.0, "test": -6.1, "s": 2.0},
+    ...          {"name": "nltcs", "column": "HCLT", "valid": -5.9, "test": -6.0, "s": 3.0,
+    ...           "label": "h=16"}]
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+    ...     _ = fh.write("\\n".join(json.dumps(x) for x in lines))
+    >>> print(summary_table([fh.name]).splitlines()[-1]); os.remove(fh.name)
+    shown: 1 of 20 datasets; the chosen model beats the tree on 1 of 1 and the mixture on 1 of 1
+    """
+    from bench_debd import REFERENCE
+
+    rows = latest_lines(paths)
+
+    def cell(r: dict, column: str) -> str:
+        return f"{r[column]['test']:.3f}" if column in r else "—"
+
+    def secs(r: dict, column: str) -> str:
+        return f"{r[column]['s']:.0f}" if column in r else "—"
+
+    out = ["| dataset | d | tree | mixture | HCLT | cutset | bagged | chosen on valid "
+           "(of the columns run) | chosen - tree | chosen - mixture | fit s (mixture / HCLT "
+           "/ cutset / bagged) |",
+           "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+    shown = beat_tree = beat_mixture = 0
+    for name in by_size([n for n in rows if n in REFERENCE]):
+        r = rows[name]
+        run = [c for c in NEW_COLUMNS if c in r]
+        if run and "tree" in r:
+            chosen = max(run, key=lambda c: r[c]["valid"])
+            best = r[chosen]["test"]
+            choice = f"{chosen} ({r[chosen].get('label', '')})"
+            vs_tree = f"{best - r['tree']['test']:+.3f}"
+            vs_mix = f"{best - r['mixture']['test']:+.3f}" if "mixture" in r else "—"
+            if "mixture" in r:
+                shown += 1
+                beat_tree += best > r["tree"]["test"]
+                beat_mixture += best > r["mixture"]["test"]
+        else:
+            choice, vs_tree, vs_mix = "no new column run", "—", "—"
+        out.append(f"| {name} | {REFERENCE[name][0]} | {cell(r, 'tree')} | {cell(r, 'mixture')} "
+                   f"| {cell(r, 'HCLT')} | {cell(r, 'cutset')} | {cell(r, 'bagged')} | {choice} "
+                   f"| {vs_tree} | {vs_mix} | {secs(r, 'mixture')} / {secs(r, 'HCLT')} / "
+                   f"{secs(r, 'cutset')} / {secs(r, 'bagged')} |")
+    out.append("")
+    out.append(f"shown: {shown} of {len(ALL_SETS.split(','))} datasets; the chosen model beats "
+               f"the tree on {beat_tree} of {shown} and the mixture on {beat_mixture} of {shown}")
+    return "\n".join(out)
+
+
 def density_rows(results: list) -> list:
     print()
     print("| dataset | d | tree | mixture | HCLT | cutset | bagged | best new - tree | "
@@ -475,7 +547,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
                              "--results, refit some columns of datasets already run)")
     parser.add_argument("--budget", type=float, default=1800.0,
                         help="with --results: seconds per dataset before it is stopped")
+    parser.add_argument("--table", default=None,
+                        help="print the markdown table of these results files (comma-"
+                             "separated, later lines replace earlier ones) and stop")
     args = parser.parse_args(argv)
+    if args.table:
+        print(summary_table(args.table.split(",")))
+        return []
     names = (args.only or (QUICK_SETS if args.quick else ALL_SETS)).split(",")
     print(pin_blas(1))
     print("machine:", machine())
