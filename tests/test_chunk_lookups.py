@@ -1,0 +1,114 @@
+"""The shortcuts a file's chunks take per column (issue 24) give what the general ways give.
+
+``state_positions`` looks small sets of plain values up in a dict instead of a pandas
+Index, and ``factorize`` encodes bool and Arrow text columns without ``pd.factorize``:
+both are checked here against the general way, on values drawn to hit the corners of
+equality (``1 == 1.0 == True``, ``-0.0``, NaN, numpy scalars, tuples, Timestamps).
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treelearn.encoding._table import state_index, state_positions
+from treelearn.sources._growing import factorize
+
+
+def index_positions(values, states) -> np.ndarray:
+    """``state_positions`` as it was before the dict: a pandas Index's get_indexer, then
+    a bool never matching a number (the reference the dict must agree with)."""
+    lookup = state_index(states)
+    values = np.asarray(values, dtype=object)
+    found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
+    for i in np.flatnonzero(found >= 0):
+        if isinstance(values[i], (bool, np.bool_)) != isinstance(lookup[found[i]], (bool, np.bool_)):
+            found[i] = -1
+    return found
+
+
+def outcome(fn, *args):
+    try:
+        out = fn(*args)
+    except Exception as error:  # the same refusal (e.g. states that repeat) on both ways
+        return type(error).__name__
+    return out.dtype.str, out.tolist()
+
+
+scalars = st.one_of(
+    st.sampled_from(["a", "b", "NORMAL", "", "1", "True", "nan"]),
+    st.integers(-3, 3), st.sampled_from([2**53, 2**53 + 1, 2**63]),
+    st.sampled_from([0.0, -0.0, 1.0, 1.5, -2.0, float("inf"), float("nan"), 2.0**53]),
+    st.builds(float, st.sampled_from(["nan", "-0.0", "1", "1.5"])),  # a new object each time
+    st.booleans(),
+    st.sampled_from([np.int64(1), np.float64(1.0), np.float64("nan"), np.bool_(True),
+                     np.str_("a"), None, pd.NA, pd.Timestamp("2020-01-01"),
+                     datetime.date(2020, 1, 1), (1, "a"), (1.0, "a"), ("a",), 1 + 0j]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(values=st.lists(scalars, max_size=8), states=st.lists(scalars, max_size=8))
+def test_dict_lookup_matches_the_index(values, states):
+    assert outcome(state_positions, values, states) == outcome(index_positions, values, states)
+    distinct = list(dict.fromkeys(states))  # the same with a kept lookup, where one can be built
+    try:
+        lookup = state_index(distinct)
+    except Exception:  # pragma: no cover - building an object Index does not fail on these
+        return
+    assert outcome(state_positions, values, distinct, lookup) == \
+        outcome(index_positions, values, distinct)
+
+
+def test_dict_lookup_matches_the_index_on_the_edge_cases():
+    cases = [
+        (["b", 1.0, True, "z"], ["a", "b", 1]),  # 1.0 is 1; True is no number
+        ([1, 0], [True, False]),  # nor a number a bool
+        ([-0.0, 2**53 + 1], [0.0, float(2**53)]),  # -0.0 == 0.0; a big int is not its float
+        ([1], [1, 1.0]),  # states that repeat: both ways refuse them
+        ([float("nan")], [float("nan"), "a"]),  # NaN: the Index matches it (no dict)
+        ([np.int64(1), np.str_("a")], [1, "a"]),  # numpy scalars: the Index decides
+        ([], []),
+    ]
+    for values, states in cases:
+        assert outcome(state_positions, values, states) == outcome(index_positions, values, states)
+    big = list(range(300))  # past the dict's size: the Index
+    assert state_positions(big[::-1], big).tolist() == big[::-1]
+
+
+def check_factorize(series: pd.Series) -> None:
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    got_codes, got_uniques = factorize(series)
+    assert got_codes.tolist() == codes.tolist()
+    pd.testing.assert_index_equal(got_uniques, uniques, exact=True)
+    assert type(got_uniques.array) is type(uniques.array)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=30))
+def test_factorize_bool_columns(flags):
+    check_factorize(pd.Series(flags, dtype=bool))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "é", "HIGH"])),
+                         max_size=12), min_size=1, max_size=3))
+def test_factorize_text_columns(parts):
+    # several Arrow chunks (as a CSV chunk's columns are), missing values among them
+    series = pd.concat([pd.Series(p, dtype="str") for p in parts], ignore_index=True)
+    check_factorize(series)
+
+
+@pytest.mark.parametrize("series", [
+    pd.Series([1, 2, 1]), pd.Series([0.5, np.nan, 0.5]), pd.Series(["a", None, 1], dtype=object),
+    pd.Series(pd.Categorical(["b", "a", "b"])), pd.Series([True, None, False], dtype=object),
+    pd.Series(["x", None], dtype="string[python]"), pd.Series([], dtype=bool),
+    pd.Series([], dtype="str"),
+])
+def test_factorize_other_columns_as_pandas(series):
+    check_factorize(series)
