@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treelearn.encoding._table import state_index, state_positions
+from treelearn.sources import _files as stream
 from treelearn.sources._growing import factorize
 
 
@@ -112,3 +113,37 @@ def test_factorize_text_columns(parts):
 ])
 def test_factorize_other_columns_as_pandas(series):
     check_factorize(series)
+
+
+def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
+    """Chunks whose columns show the same values in the same order (most columns of most
+    chunks: merge_all then keeps the first's) merged in one step and one at a time alike:
+    floats seen once in one chunk and again in another, 0.0 in one and -0.0 in another,
+    bools, text, integers; and a chunk that shows them in another order."""
+    def frame(k: int) -> pd.DataFrame:
+        return pd.DataFrame({
+            "t": pd.Series(["a", "b", "a", None] if k < 3 else ["b", "a", None, "b"], dtype="str"),
+            "b": [True, False, True, True],
+            "i": [3, 1, 3, 1],
+            "f": [0.5, -0.0 if k % 2 else 0.0, 1.5, 1.5] if k < 3 else [1.5, 0.0, 0.5, 0.5],
+            "once": [0.25 + k % 2, 2.0, 2.0, np.nan],  # 0.25 seen once in chunks 0 and 2
+            "same": [0.25, 2.0, 2.0, np.nan],  # 0.25 once in every chunk: repeated
+        })
+    for n_parts in (3, 4):
+        parts = [stream.scan_chunk(frame(k), "pairwise") for k in range(n_parts)]
+        folded = parts[0]
+        for p in parts[1:]:
+            folded = folded.merge(p)
+        grouped = stream.Scan.merge_all(parts)
+        for a, b in zip(grouped.scans, folded.scans):
+            assert (a.kinds, a.dtype, a.value_kinds, a.nonfinite, a.hashed) == \
+                (b.kinds, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
+            assert a.distinct.dtype == b.distinct.dtype
+            assert [(type(v), v) for v in a.distinct] == [(type(v), v) for v in b.distinct]
+            assert [str(v) for v in a.distinct] == [str(v) for v in b.distinct]  # -0.0 kept
+            assert a.repeats.tolist() == b.repeats.tolist() and a.repeats.dtype == np.uint8
+    assert grouped.scans[4].repeats.tolist() == [2, 2, 2]  # 0.25 in chunks 0 and 2: repeated
+    assert grouped.scans[5].repeats.tolist() == [2, 2]
+    # the shortcut was taken where the values coincide, not where they differ
+    same = [stream._same_distinct([p.scans[j] for p in parts]) for j in range(6)]
+    assert same == [False, True, True, True, False, True]  # floats: sorted

@@ -246,6 +246,10 @@ class ColumnScan:
         )
         if len(have) == 1:
             out.distinct, out.repeats = have[0].distinct, have[0].repeats
+        elif len(have) > 1 and _same_distinct(have):  # the concatenation's first appearances: the first's
+            out.distinct = have[0].distinct
+            seen = np.sum([s.repeats for s in have], axis=0)
+            out.repeats = np.minimum(seen, 2).astype(np.uint8)
         elif have:
             codes, uniques = pd.factorize(pd.concat([s.distinct for s in have],
                                                     ignore_index=True))
@@ -263,6 +267,19 @@ class ColumnScan:
         if not self.hashed and not numeric and self.distinct is not None \
                 and len(self.distinct) > max_states:
             self.distinct, self.repeats, self.hashed = _hashes(self), None, True
+
+
+def _same_distinct(scans: Sequence[ColumnScan]) -> bool:
+    """Whether the scans' distinct values are the same values in the same order, in one
+    dtype that is not object (most columns of most chunks): the merge is then the first
+    scan's values. ``==`` on values of one such dtype is the equality factorize uses
+    (no NaN among them: a float column's values are its finite ones)."""
+    first = scans[0].distinct
+    if first.dtype == object or any(len(s.distinct) != len(first) or s.distinct.dtype != first.dtype
+                                    for s in scans[1:]):
+        return False
+    values = first.tolist()
+    return all(s.distinct.tolist() == values for s in scans[1:])
 
 
 def _hashes(scan: ColumnScan) -> pd.Series:
@@ -361,27 +378,35 @@ def scan_chunk(
         kept = chunk.iloc[np.flatnonzero(~is_missing.any(axis=1))]
     skip = set(skip)
     scans = []
-    for j, name in enumerate(chunk.columns):
-        dtype = chunk[name].dtype
-        scan = ColumnScan(kinds={_kind(dtype)})
-        if not is_missing[:, j].all():
+    observed = ~is_missing.all(axis=0)
+    kinds: dict = {}  # _kind of each dtype met (the dtype tests cost more than the rest)
+    for j, (name, dtype) in enumerate(zip(chunk.columns, chunk.dtypes)):
+        kind = kinds.get(dtype)
+        if kind is None:
+            kind = kinds[dtype] = _kind(dtype)
+        scan = ColumnScan(kinds={kind})
+        if observed[j]:
             scan.dtype = dtype
         if name not in skip:
-            if isinstance(dtype, pd.CategoricalDtype):
+            if kind == "category":
                 scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
             else:
-                _scan_values(scan, name, kept[name], max_states, uniques.get(name))
+                found = uniques.get(name)
+                # with the distinct values known, only a float column needs its values
+                series = kept[name] if found is None or kind == "float" else None
+                _scan_values(scan, name, series, dtype, kind, max_states, found)
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
                 max_states, len(kept))
 
 
-def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int,
-                 found: Any = None) -> None:
-    """Fill ``scan`` with the facts of one chunk's values (no loop over rows); ``found``:
-    their distinct values, if known."""
-    if pd.api.types.is_float_dtype(series.dtype):
+def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series | None, dtype: Any,
+                 kind: str, max_states: int, found: Any = None) -> None:
+    """Fill ``scan`` with the facts of one chunk's values (no loop over rows) of ``dtype``
+    (``kind``: its :func:`_kind`); ``found``: their distinct values, if known (``series``
+    may then be ``None``, except for a float column)."""
+    if kind == "float":
         values = series.dropna().to_numpy(dtype=float)
         finite = np.isfinite(values)
         if not finite.all():  # at most inf and -inf
@@ -400,15 +425,16 @@ def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states
         repeats = np.full(len(uniques), 2, dtype=np.uint8)
     if len(uniques):
         scan.distinct, scan.repeats = pd.Series(uniques), repeats
-        scan.value_kinds = _value_kinds(series.dtype, uniques)
+        scan.value_kinds = _value_kinds(dtype, kind, uniques)
         scan.hash_if_many(max_states)
 
 
-def _value_kinds(dtype: Any, uniques: Any) -> set:
-    """The kinds of a chunk's distinct values, from the dtype or pandas' inference."""
-    if pd.api.types.is_bool_dtype(dtype):
+def _value_kinds(dtype: Any, kind: str, uniques: Any) -> set:
+    """The kinds of a chunk's distinct values, from the dtype (``kind``: its :func:`_kind`)
+    or pandas' inference."""
+    if kind == "bool":
         return {"bool"}
-    if pd.api.types.is_numeric_dtype(dtype):
+    if kind in ("int", "float") or pd.api.types.is_numeric_dtype(dtype):
         return {"number"}
     inferred = pd.api.types.infer_dtype(uniques, skipna=True)
     if inferred == "string":
