@@ -144,6 +144,36 @@ def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
             assert a.repeats.tolist() == b.repeats.tolist() and a.repeats.dtype == np.uint8
     assert grouped.scans[4].repeats.tolist() == [2, 2, 2]  # 0.25 in chunks 0 and 2: repeated
     assert grouped.scans[5].repeats.tolist() == [2, 2]
-    # the shortcut was taken where the values coincide, not where they differ
-    same = [stream._same_distinct([p.scans[j] for p in parts]) for j in range(6)]
-    assert same == [False, True, True, True, False, True]  # floats: sorted
+    # the dict merged every one of these columns (pandas merges object columns)
+    assert all(stream._merge_small([p.scans[j] for p in parts]) is not None for j in range(6))
+    objects = [stream.scan_chunk(pd.DataFrame({"o": [1, "a"]}), "pairwise") for _ in range(3)]
+    assert stream._merge_small([p.scans[0] for p in objects]) is None
+
+
+def compare_merges(frames: list) -> None:
+    parts = [stream.scan_chunk(f, "pairwise") for f in frames]
+    folded = parts[0]
+    for p in parts[1:]:
+        folded = folded.merge(p)
+    grouped = stream.Scan.merge_all(parts)
+    for a, b in zip(grouped.scans, folded.scans):
+        assert (a.kinds, a.dtype, a.value_kinds, a.nonfinite, a.hashed) == \
+            (b.kinds, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
+        assert (a.distinct is None) == (b.distinct is None)
+        if a.distinct is not None:
+            pd.testing.assert_series_equal(a.distinct, b.distinct, check_exact=True)
+            assert [str(v) for v in a.distinct] == [str(v) for v in b.distinct]
+            assert a.repeats.tolist() == b.repeats.tolist() and a.repeats.dtype == b.repeats.dtype
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(
+    st.lists(st.sampled_from(["a", "b", "c", "HIGH", None]), min_size=3, max_size=3),
+    st.lists(st.integers(-2, 3), min_size=3, max_size=3),
+    st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.5, float("inf"), float("nan")]), min_size=3,
+             max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+), min_size=3, max_size=9))
+def test_small_merges_equal_the_merges_one_at_a_time(chunks):
+    compare_merges([pd.DataFrame({"t": pd.Series(t, dtype="str"), "i": i, "f": f, "b": b})
+                    for t, i, f, b in chunks])

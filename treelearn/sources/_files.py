@@ -246,10 +246,8 @@ class ColumnScan:
         )
         if len(have) == 1:
             out.distinct, out.repeats = have[0].distinct, have[0].repeats
-        elif len(have) > 1 and _same_distinct(have):  # the concatenation's first appearances: the first's
-            out.distinct = have[0].distinct
-            seen = np.sum([s.repeats for s in have], axis=0)
-            out.repeats = np.minimum(seen, 2).astype(np.uint8)
+        elif (small := _merge_small(have)) is not None:
+            out.distinct, out.repeats = small
         elif have:
             codes, uniques = pd.factorize(pd.concat([s.distinct for s in have],
                                                     ignore_index=True))
@@ -269,17 +267,39 @@ class ColumnScan:
             self.distinct, self.repeats, self.hashed = _hashes(self), None, True
 
 
-def _same_distinct(scans: Sequence[ColumnScan]) -> bool:
-    """Whether the scans' distinct values are the same values in the same order, in one
-    dtype that is not object (most columns of most chunks): the merge is then the first
-    scan's values. ``==`` on values of one such dtype is the equality factorize uses
-    (no NaN among them: a float column's values are its finite ones)."""
-    first = scans[0].distinct
-    if first.dtype == object or any(len(s.distinct) != len(first) or s.distinct.dtype != first.dtype
-                                    for s in scans[1:]):
-        return False
-    values = first.tolist()
-    return all(s.distinct.tolist() == values for s in scans[1:])
+#: ColumnScan.merge_all merges at most this many distinct values (all scans together) by a
+#: dict; more go through pandas (a numeric column keeps all its values, maybe millions)
+_SMALL_MERGE = 1024
+
+
+def _merge_small(scans: Sequence[ColumnScan]) -> tuple[pd.Series, np.ndarray] | None:
+    """``(distinct, repeats)`` of the scans merged as ``merge_all`` merges them through
+    ``pd.factorize`` of their concatenation (first appearances; repeats summed, at most 2),
+    for a few values of one dtype (bool, integers, floats, text): a dict, without the
+    per-call cost of concat and factorize paid per column (most columns of a file's chunks).
+    ``None`` otherwise. On values of one such dtype ``==`` is the equality factorize uses
+    (no NaN among them: a float column's values are its finite ones; ``0.0 == -0.0``, the
+    first kept, as factorize keeps it)."""
+    if len(scans) < 2:
+        return None
+    dtype = scans[0].distinct.dtype
+    text = isinstance(dtype, pd.StringDtype)
+    if not (text or (isinstance(dtype, np.dtype) and dtype.kind in "biuf")) or \
+            any(s.distinct.dtype != dtype for s in scans) or \
+            sum(len(s.distinct) for s in scans) > _SMALL_MERGE:
+        return None
+    where: dict = {}  # value -> its position among the first appearances
+    seen: list = []
+    for s in scans:
+        for value, repeats in zip(s.distinct.tolist(), s.repeats.tolist()):
+            at = where.setdefault(value, len(where))
+            if at == len(seen):
+                seen.append(repeats)
+            else:
+                seen[at] += repeats
+    values = list(where)
+    distinct = pd.Series(pd.array(values, dtype=dtype) if text else np.array(values, dtype=dtype))
+    return distinct, np.minimum(np.array(seen, dtype=np.int64), 2).astype(np.uint8)
 
 
 def _hashes(scan: ColumnScan) -> pd.Series:
