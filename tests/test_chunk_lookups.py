@@ -115,6 +115,12 @@ def test_factorize_other_columns_as_pandas(series):
     check_factorize(series)
 
 
+def test_factorize_arrow_text_of_other_dtypes():
+    pa = pytest.importorskip("pyarrow")
+    check_factorize(pd.Series(["b", None, "a", "b"], dtype="string[pyarrow]"))  # NA, not NaN
+    check_factorize(pd.Series(["b", "a"], dtype=pd.ArrowDtype(pa.string())))  # pandas' way
+
+
 def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
     """Chunks whose columns show the same values in the same order (most columns of most
     chunks: merge_all then keeps the first's) merged in one step and one at a time alike:
