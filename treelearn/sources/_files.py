@@ -400,7 +400,9 @@ def scan_chunk(
     scans = []
     observed = ~is_missing.all(axis=0)
     kinds: dict = {}  # _kind of each dtype met (the dtype tests cost more than the rest)
-    for j, (name, dtype) in enumerate(zip(chunk.columns, chunk.dtypes)):
+    # (columns that repeat, possible in Parquet, fail at chunk[name].dtype as before)
+    dtypes = chunk.dtypes if chunk.columns.is_unique else [chunk[c].dtype for c in chunk.columns]
+    for j, (name, dtype) in enumerate(zip(chunk.columns, dtypes)):
         kind = kinds.get(dtype)
         if kind is None:
             kind = kinds[dtype] = _kind(dtype)
