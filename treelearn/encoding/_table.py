@@ -36,6 +36,7 @@ declared, without notes. Every problem of a table is reported in one error
 from __future__ import annotations
 
 import contextlib
+import itertools
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -335,6 +336,30 @@ def state_index(states: Sequence) -> pd.Index:
     return pd.Index(list(states), dtype=object, tupleize_cols=False)
 
 
+#: :func:`state_positions` looks up at most this many values among at most this many states
+#: with a dict (an Index's get_indexer costs ~0.1 ms a call: a file's chunks make one per column)
+_DICT_LOOKUP_MAX = 256
+#: the exact types whose matching a dict reproduces: pandas' object hashtable hashes them as
+#: Python does and compares them with ``==``, save NaN (equal to NaN there, not in a dict)
+_DICT_TYPES = frozenset({str, int, float, bool})
+
+
+def _dict_positions(values: np.ndarray, states: Sequence) -> np.ndarray | None:
+    """:func:`state_positions` by a dict, where values and states are all plain str, int,
+    float (not NaN) or bool and the states distinct; ``None`` otherwise (the Index then
+    decides, and refuses states that repeat as it did)."""
+    states = list(states)
+    if not all(type(v) in _DICT_TYPES and v == v for v in itertools.chain(values, states)):
+        return None
+    where = {s: i for i, s in enumerate(states)}
+    if len(where) != len(states):  # 1 and 1.0 (or True): duplicates to the Index too
+        return None
+    found = [where.get(v, -1) for v in values]
+    # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
+    return np.array([i if i < 0 or (type(v) is bool) == (type(states[i]) is bool) else -1
+                     for v, i in zip(values, found)], dtype=np.intp)
+
+
 def state_positions(values: Any, states: Sequence, lookup: pd.Index | None = None) -> np.ndarray:
     """The position of each of the distinct ``values`` in ``states`` (``-1``: not a state), by
     the equality every encoding uses (``1 == 1.0``; a bool never stands for a number).
@@ -343,9 +368,13 @@ def state_positions(values: Any, states: Sequence, lookup: pd.Index | None = Non
     >>> state_positions(["b", 1.0, True, "z"], ["a", "b", 1]).tolist()
     [1, 2, -1, -1]
     """
+    values = np.asarray(values, dtype=object)
+    if len(values) <= _DICT_LOOKUP_MAX and len(states) <= _DICT_LOOKUP_MAX:
+        found = _dict_positions(values, states)
+        if found is not None:
+            return found
     if lookup is None:
         lookup = state_index(states)
-    values = np.asarray(values, dtype=object)
     found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
     # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
     for i in np.flatnonzero(found >= 0):

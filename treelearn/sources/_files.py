@@ -246,6 +246,8 @@ class ColumnScan:
         )
         if len(have) == 1:
             out.distinct, out.repeats = have[0].distinct, have[0].repeats
+        elif (small := _merge_small(have)) is not None:
+            out.distinct, out.repeats = small
         elif have:
             codes, uniques = pd.factorize(pd.concat([s.distinct for s in have],
                                                     ignore_index=True))
@@ -263,6 +265,41 @@ class ColumnScan:
         if not self.hashed and not numeric and self.distinct is not None \
                 and len(self.distinct) > max_states:
             self.distinct, self.repeats, self.hashed = _hashes(self), None, True
+
+
+#: ColumnScan.merge_all merges at most this many distinct values (all scans together) by a
+#: dict; more go through pandas (a numeric column keeps all its values, maybe millions)
+_SMALL_MERGE = 1024
+
+
+def _merge_small(scans: Sequence[ColumnScan]) -> tuple[pd.Series, np.ndarray] | None:
+    """``(distinct, repeats)`` of the scans merged as ``merge_all`` merges them through
+    ``pd.factorize`` of their concatenation (first appearances; repeats summed, at most 2),
+    for a few values of one dtype (bool, integers, floats, text): a dict, without the
+    per-call cost of concat and factorize paid per column (most columns of a file's chunks).
+    ``None`` otherwise. On values of one such dtype ``==`` is the equality factorize uses
+    (no NaN among them: a float column's values are its finite ones; ``0.0 == -0.0``, the
+    first kept, as factorize keeps it)."""
+    if len(scans) < 2:
+        return None
+    dtype = scans[0].distinct.dtype
+    text = isinstance(dtype, pd.StringDtype)
+    if not (text or (isinstance(dtype, np.dtype) and dtype.kind in "biuf")) or \
+            any(s.distinct.dtype != dtype for s in scans) or \
+            sum(len(s.distinct) for s in scans) > _SMALL_MERGE:
+        return None
+    where: dict = {}  # value -> its position among the first appearances
+    seen: list = []
+    for s in scans:
+        for value, repeats in zip(s.distinct.tolist(), s.repeats.tolist()):
+            at = where.setdefault(value, len(where))
+            if at == len(seen):
+                seen.append(repeats)
+            else:
+                seen[at] += repeats
+    values = list(where)
+    distinct = pd.Series(pd.array(values, dtype=dtype) if text else np.array(values, dtype=dtype))
+    return distinct, np.minimum(np.array(seen, dtype=np.int64), 2).astype(np.uint8)
 
 
 def _hashes(scan: ColumnScan) -> pd.Series:
@@ -361,27 +398,37 @@ def scan_chunk(
         kept = chunk.iloc[np.flatnonzero(~is_missing.any(axis=1))]
     skip = set(skip)
     scans = []
-    for j, name in enumerate(chunk.columns):
-        dtype = chunk[name].dtype
-        scan = ColumnScan(kinds={_kind(dtype)})
-        if not is_missing[:, j].all():
+    observed = ~is_missing.all(axis=0)
+    kinds: dict = {}  # _kind of each dtype met (the dtype tests cost more than the rest)
+    # (columns that repeat, possible in Parquet, fail at chunk[name].dtype as before)
+    dtypes = chunk.dtypes if chunk.columns.is_unique else [chunk[c].dtype for c in chunk.columns]
+    for j, (name, dtype) in enumerate(zip(chunk.columns, dtypes)):
+        kind = kinds.get(dtype)
+        if kind is None:
+            kind = kinds[dtype] = _kind(dtype)
+        scan = ColumnScan(kinds={kind})
+        if observed[j]:
             scan.dtype = dtype
         if name not in skip:
-            if isinstance(dtype, pd.CategoricalDtype):
+            if kind == "category":
                 scan.categories = dict.fromkeys(python_scalar(v) for v in dtype.categories)
                 scan.ordered = bool(dtype.ordered)
             else:
-                _scan_values(scan, name, kept[name], max_states, uniques.get(name))
+                found = uniques.get(name)
+                # with the distinct values known, only a float column needs its values
+                series = kept[name] if found is None or kind == "float" else None
+                _scan_values(scan, name, series, dtype, kind, max_states, found)
         scans.append(scan)
     return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
                 max_states, len(kept))
 
 
-def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states: int,
-                 found: Any = None) -> None:
-    """Fill ``scan`` with the facts of one chunk's values (no loop over rows); ``found``:
-    their distinct values, if known."""
-    if pd.api.types.is_float_dtype(series.dtype):
+def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series | None, dtype: Any,
+                 kind: str, max_states: int, found: Any = None) -> None:
+    """Fill ``scan`` with the facts of one chunk's values (no loop over rows) of ``dtype``
+    (``kind``: its :func:`_kind`); ``found``: their distinct values, if known (``series``
+    may then be ``None``, except for a float column)."""
+    if kind == "float":
         values = series.dropna().to_numpy(dtype=float)
         finite = np.isfinite(values)
         if not finite.all():  # at most inf and -inf
@@ -400,15 +447,16 @@ def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series, max_states
         repeats = np.full(len(uniques), 2, dtype=np.uint8)
     if len(uniques):
         scan.distinct, scan.repeats = pd.Series(uniques), repeats
-        scan.value_kinds = _value_kinds(series.dtype, uniques)
+        scan.value_kinds = _value_kinds(dtype, kind, uniques)
         scan.hash_if_many(max_states)
 
 
-def _value_kinds(dtype: Any, uniques: Any) -> set:
-    """The kinds of a chunk's distinct values, from the dtype or pandas' inference."""
-    if pd.api.types.is_bool_dtype(dtype):
+def _value_kinds(dtype: Any, kind: str, uniques: Any) -> set:
+    """The kinds of a chunk's distinct values, from the dtype (``kind``: its :func:`_kind`)
+    or pandas' inference."""
+    if kind == "bool":
         return {"bool"}
-    if pd.api.types.is_numeric_dtype(dtype):
+    if kind in ("int", "float") or pd.api.types.is_numeric_dtype(dtype):
         return {"number"}
     inferred = pd.api.types.infer_dtype(uniques, skipna=True)
     if inferred == "string":
