@@ -126,6 +126,19 @@ def test_parquet_list_column_names_the_column(tmp_path):
     assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
 
 
+def test_parquet_repeated_column_names_are_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "dup.parquet"
+    pq.write_table(pa.table([pa.array([1, 2, 1]), pa.array([0, 1, 1]), pa.array([3, 3, 4])],
+                            names=["a", "b", "a"]), path)
+    for fit in (tl.chow_liu, lambda p: tl.TreeMixture(n_components=2).fit(p),
+                lambda p: tl.NaiveBayes().fit(p, "b")):
+        expect(tl.DuplicateColumnError, "duplicate column name(s) ['a']", fit, path)
+    assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
+
+
 def test_sample_guards():
     model = tl.chow_liu(DF)
     expect(tl.ResourceLimitError, "GiB", model.sample, 10**12)

@@ -64,6 +64,7 @@ import pandas as pd
 from .._base.errors import (
     ColumnNotFoundError,
     DataFileError,
+    DuplicateColumnError,
     EmptyDataError,
     NumericColumnWarning,
     TreelearnError,
@@ -722,6 +723,22 @@ def _dataset(path: str):
     return ds.dataset(path, format="parquet")
 
 
+def _parquet_schema(path: str) -> Any:
+    """The Arrow schema of a Parquet file or dataset directory, its column names checked:
+    Parquet keeps repeated names (pandas renames a CSV's second ``a`` to ``a.1``), which
+    would make ``frame[name]`` a DataFrame where a column was expected."""
+    schema = _dataset(path).schema if os.path.isdir(path) else \
+        _parquet().ParquetFile(path).schema_arrow
+    names = pd.Index(schema.names, dtype=object, tupleize_cols=False)
+    repeated = list(names[names.duplicated()].unique())
+    if repeated:
+        raise DuplicateColumnError(
+            f"{os.fspath(path)!r} has duplicate column name(s) {repeated}; rename them so "
+            f"each column is unique (e.g. pyarrow's Table.rename_columns before writing)",
+            column=repeated[0])
+    return schema
+
+
 def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     """A whole CSV or Parquet file (or Parquet dataset directory) as a DataFrame.
 
@@ -734,6 +751,7 @@ def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     path = data_file(path)
     with reading(path, encoding=csv.get("encoding")):
         if is_parquet(path):
+            _parquet_schema(path)  # its names checked before the rows are read
             if os.path.isdir(path):
                 return _dataset(path).to_table().to_pandas()
             return pd.read_parquet(path)
@@ -939,8 +957,7 @@ def read_header(path: str | os.PathLike) -> tuple:
     path = data_file(path)
     with reading(path):
         if is_parquet(path):
-            schema = (_dataset(path).schema if os.path.isdir(path)
-                      else _parquet().ParquetFile(path).schema_arrow)
+            schema = _parquet_schema(path)
             return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
         if os.path.isdir(path):
             raise IsADirectoryError(path)
