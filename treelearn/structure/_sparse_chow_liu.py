@@ -69,7 +69,8 @@ SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
 #: candidates) held at once: about 40 bytes each, so 2**28 pairs is ~10 GiB.
 DEFAULT_MAX_PAIRS = 2**28
 
-_CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
+_CHUNK = 2**18  # pairs per step of a pass over all co-occurring pairs
+_LOOKUP_CHUNK = 2**16  # pairs per step of the binary searches
 _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
@@ -372,6 +373,10 @@ def sparse_binary_statistics(
             stop = min(n, start + chunk_rows)
             piece = ZWT[s:, start:stop] @ right[start:stop]
             block = piece if block is None else block + piece
+        if weights is None and two[s:].all():
+            filled = _keep_upper(block, s, e, diagonal, pair_i, pair_j, pair_n, filled)
+            del block
+            continue
         block = block.tocsc()
         rows = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr))
         cols = block.indices
@@ -397,6 +402,40 @@ def sparse_binary_statistics(
     )
 
 
+def _keep_upper(block, s, e, diagonal, pair_i, pair_j, pair_n, filled):
+    """Write the pairs ``i < j`` of one block product (CSR: row ``r`` is variable ``s + r``,
+    column ``c`` variable ``s + c``) at ``filled`` of the pair arrays, in ``(i, j)`` order, and
+    its diagonal into ``diagonal``; returns the new fill.
+
+    The transposed block (CSC, one linear pass) lists column ``c``'s rows in order: the
+    ``r <= c`` first (the lower part of the block's square and the diagonal, few), then its
+    pairs. How many of the first kind each column has is counted on the square's rows
+    alone, so only those few positions are found one by one; the pairs are copied out
+    with ``np.compress`` into the arrays, with no per-entry row array or comparison
+    (four passes of the block's size and their fresh memory, before)."""
+    w = e - s
+    ind, ptr = block.indices, block.indptr
+    top = int(ptr[w])  # rows r < w: the block's square
+    sq_rows = np.repeat(np.arange(w, dtype=np.int32), np.diff(ptr[: w + 1]))
+    sq_cols = ind[:top]
+    on_diag = sq_rows == sq_cols
+    diagonal[sq_rows[on_diag] + s] = block.data[:top][on_diag]
+    low = np.bincount(sq_cols[sq_rows <= sq_cols], minlength=w)
+    block = block.tocsc()
+    ind, ptr, data = block.indices, block.indptr, block.data
+    starts = ptr[:-1].astype(np.int64)
+    n_low = int(low.sum())
+    drop = np.repeat(starts - (np.cumsum(low) - low), low) + np.arange(n_low)
+    keep = np.ones(len(ind), dtype=bool)
+    keep[drop] = False
+    stop = filled + len(ind) - n_low
+    pair_i[filled:stop] = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(ptr) - low)
+    np.compress(keep, ind, out=pair_j[filled:stop])
+    pair_j[filled:stop] += np.int32(s)
+    np.compress(keep, data, out=pair_n[filled:stop])
+    return stop
+
+
 # ---------------------------------------------------------------------- the tree
 def _chunks(total: int, size: int = _CHUNK):
     """``slice`` objects covering ``range(total)`` in pieces of ``size``: per-pair passes
@@ -412,24 +451,35 @@ def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.
 
 def _pair_lookup(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray):
     """``(found, index)``: whether each pair ``a < b`` co-occurs and, where it does, its
-    index in the pair arrays (elsewhere some index, not to be read)."""
+    index in the pair arrays (elsewhere some index, not to be read).
+
+    A lower-bound binary search in row ``a``'s stretch of ``pair_j``, vectorised over the
+    pairs ``_LOOKUP_CHUNK`` at a time: branch-free, a fixed number of halvings per chunk
+    (the bit length of its longest stretch), on arrays that stay in cache."""
     start = stats._pair_start
-    lo, end = start[a].astype(np.int64), start[a + 1].astype(np.int64)
-    hi = end.copy()
     pj = stats.pair_j
+    a, b = np.asarray(a), np.asarray(b)
+    found = np.zeros(len(a), dtype=bool)
+    index = np.zeros(len(a), dtype=np.int64)
     if not len(pj):
-        return np.zeros(len(a), dtype=bool), np.zeros(len(a), dtype=np.int64)
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = np.minimum((lo + hi) >> 1, len(pj) - 1)
-        less = pj[mid] < b
-        lo = np.where(active & less, mid + 1, lo)
-        hi = np.where(active & ~less, mid, hi)
-    found = lo < end
-    found[found] = pj[lo[found]] == b[found]
-    return found, lo
+        return found, index
+    last = len(pj) - 1
+    for part in _chunks(len(a), _LOOKUP_CHUNK):
+        ap, bp = a[part], b[part].astype(pj.dtype, copy=False)
+        lo = start[ap].astype(np.int64)
+        end = start[ap + 1].astype(np.int64)
+        count = end - lo
+        for _ in range(int(count.max(initial=0)).bit_length()):
+            half = count >> 1
+            mid = lo + half
+            less = (pj[np.minimum(mid, last)] < bp) & (count > 0)
+            lo += np.where(less, half + 1, 0)
+            count = np.where(less, count - half - 1, half)
+        hit = lo < end
+        hit[hit] = pj[lo[hit]] == bp[hit]
+        found[part] = hit
+        index[part] = lo
+    return found, index
 
 
 def _ctz(z: np.ndarray) -> np.ndarray:
@@ -562,9 +612,13 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
                 raise _too_many(total, max_pairs, "candidate pairs")
     u, v = np.concatenate(rows_u), np.concatenate(rows_v)
     a, b = inverse[u], inverse[v]
-    i, j = np.minimum(a, b), np.maximum(a, b)
-    srt = np.lexsort((j, i))  # sorted first: the binary searches then walk the pairs in order
-    i, j = i[srt], j[srt]
+    # sorted first (the binary searches then walk the pairs in order), as one int64 key per
+    # pair: one sort of the keys, no lexsort and gathers (the pairs are distinct)
+    d = stats.cardinalities.size
+    key = np.minimum(a, b).astype(np.int64) * d + np.maximum(a, b)
+    del u, v, a, b, rows_u, rows_v
+    key.sort()
+    i, j = np.divmod(key, d)
     keep = ~_cooccurring(stats, i, j)
     return i[keep], j[keep]
 
@@ -745,6 +799,8 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
             chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
+        if nc == 1:  # one component: every edge left is inside it (no pass to drop them)
+            break
         alive = np.concatenate([pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
                                 for ix, pick in pieces()])
         target *= 4
