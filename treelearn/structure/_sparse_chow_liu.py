@@ -373,10 +373,6 @@ def sparse_binary_statistics(
             stop = min(n, start + chunk_rows)
             piece = ZWT[s:, start:stop] @ right[start:stop]
             block = piece if block is None else block + piece
-        if weights is None and two[s:].all():
-            filled = _keep_upper(block, s, e, diagonal, pair_i, pair_j, pair_n, filled)
-            del block
-            continue
         block = block.tocsc()
         rows = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr))
         cols = block.indices
@@ -402,45 +398,13 @@ def sparse_binary_statistics(
     )
 
 
-def _keep_upper(block, s, e, diagonal, pair_i, pair_j, pair_n, filled):
-    """Write the pairs ``i < j`` of one block product (CSR: row ``r`` is variable ``s + r``,
-    column ``c`` variable ``s + c``) at ``filled`` of the pair arrays, in ``(i, j)`` order, and
-    its diagonal into ``diagonal``; returns the new fill.
-
-    The transposed block (CSC, one linear pass) lists column ``c``'s rows in order: the
-    ``r <= c`` first (the lower part of the block's square and the diagonal, few), then its
-    pairs. How many of the first kind each column has is counted on the square's rows
-    alone, so only those few positions are found one by one; the pairs are copied out
-    with ``np.compress`` into the arrays, with no per-entry row array or comparison
-    (four passes of the block's size and their fresh memory, before)."""
-    w = e - s
-    ind, ptr = block.indices, block.indptr
-    top = int(ptr[w])  # rows r < w: the block's square
-    sq_rows = np.repeat(np.arange(w, dtype=np.int32), np.diff(ptr[: w + 1]))
-    sq_cols = ind[:top]
-    on_diag = sq_rows == sq_cols
-    diagonal[sq_rows[on_diag] + s] = block.data[:top][on_diag]
-    low = np.bincount(sq_cols[sq_rows <= sq_cols], minlength=w)
-    block = block.tocsc()
-    ind, ptr, data = block.indices, block.indptr, block.data
-    starts = ptr[:-1].astype(np.int64)
-    n_low = int(low.sum())
-    drop = np.repeat(starts - (np.cumsum(low) - low), low) + np.arange(n_low)
-    keep = np.ones(len(ind), dtype=bool)
-    keep[drop] = False
-    stop = filled + len(ind) - n_low
-    pair_i[filled:stop] = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(ptr) - low)
-    np.compress(keep, ind, out=pair_j[filled:stop])
-    pair_j[filled:stop] += np.int32(s)
-    np.compress(keep, data, out=pair_n[filled:stop])
-    return stop
-
-
 # ---------------------------------------------------------------------- the tree
-def _chunks(total: int, size: int = _CHUNK):
-    """``slice`` objects covering ``range(total)`` in pieces of ``size``: per-pair passes
-    stay within a few arrays of ``size`` elements besides the pairs themselves."""
-    return (slice(s, min(total, s + size)) for s in range(0, total, size))
+def _chunks(total: int, size: int = _CHUNK, start: int = 0):
+    """``slice`` objects covering ``range(start, total)`` in pieces of ``size``: per-pair
+    passes stay within a few arrays of ``size`` elements besides the pairs themselves
+    (2**18: temporaries of 1-2 MiB, under numpy's 4 MiB huge-page threshold and in cache;
+    2**22 made each pass fault fresh huge pages and took ~1.5x as long)."""
+    return (slice(s, min(total, s + size)) for s in range(start, total, size))
 
 
 def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -647,10 +611,12 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
     return True
 
 
-def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndarray:
+def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
-    (``N_11 = 0``), as one int32 array.
+    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), and how many
+    candidates have each rank (Kruskal's first batch is picked from it).
 
     The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
     computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
@@ -695,12 +661,20 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
     values += [direct_co_r, z_r]
     distinct = np.unique(np.concatenate(values))
 
-    def rank_of(r):  # largest rounded MI first
-        return (len(distinct) - 1 - np.searchsorted(distinct, r)).astype(np.int32)
+    # uint16 ranks where they fit (exact: integers below 2**16): half the bytes of the one
+    # array of all pairs, and of its fresh memory
+    n_ranks = len(distinct)
+    dtype = np.uint16 if n_ranks <= 2**16 else np.int32
 
-    rank = np.empty(n_co + n_z, dtype=np.int32)
+    def rank_of(r):  # largest rounded MI first
+        return (n_ranks - 1 - np.searchsorted(distinct, r)).astype(dtype)
+
+    rank = np.empty(n_co + n_z, dtype=dtype)
+    hist = np.zeros(n_ranks, dtype=np.int64)
+    counted = False  # hist filled while each chunk of ranks is in cache
     if levels >= 0:
         table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
+        counted = top <= levels
         for part in _chunks(n_co):
             n11 = stats.pair_n11[part]
             key = cidx[stats.pair_i[part]] * np.int32(K) + cidx[stats.pair_j[part]]
@@ -710,11 +684,14 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
             else:
                 key += n11.astype(np.int32) * np.int32(K * K)
                 rank[part] = table[key]
+                hist += np.bincount(rank[part], minlength=n_ranks)
         zt = np.flatnonzero(zero_two)
         rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
     rank[direct_co] = rank_of(direct_co_r)
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
-    return rank
+    for part in _chunks(n_co + n_z, start=n_co if counted else 0):
+        hist += np.bincount(rank[part], minlength=n_ranks)
+    return rank, hist
 
 
 class _Joined:
@@ -745,14 +722,16 @@ class _Joined:
         return out
 
 
-def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
+def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
+                     hist: np.ndarray | None = None) -> np.ndarray:
     """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
     order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
 
     Filter-Kruskal: the best edges, a batch picked from a histogram of the ranks,
     go to scipy's ``minimum_spanning_tree`` over the current components (their order
     as weights, parallel edges reduced to the first); the remaining edges that now
-    join one component are dropped; repeat with a larger batch."""
+    join one component are dropped; repeat with a larger batch. ``hist``: the histogram
+    of all the ranks, where the caller has it (one pass fewer)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
@@ -775,11 +754,12 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
                     ix = alive[p]
                     yield ix, lambda m, ix=ix: ix[m]
 
-        hist = np.zeros(1, dtype=np.int64)
-        for ix, _ in pieces():
-            h = np.bincount(rank[ix])
-            hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
-            hist[: len(h)] += h
+        if alive is not None or hist is None:
+            hist = np.zeros(1, dtype=np.int64)
+            for ix, _ in pieces():
+                h = np.bincount(rank[ix])
+                hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
+                hist[: len(h)] += h
         cum = np.cumsum(hist)
         threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
         batch = np.concatenate([pick(rank[ix] <= threshold) for ix, pick in pieces()])
@@ -843,11 +823,11 @@ def sparse_spanning_skeleton(
     zj = np.concatenate([extra, zj])
     if n_co + len(zi) > max_pairs:
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
-    rank = _ranks(stats, zi, zj)
+    rank, hist = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
     ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
     ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
-    chosen = _spanning_forest(ei, ej, rank, d)
+    chosen = _spanning_forest(ei, ej, rank, d, hist)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
     n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
