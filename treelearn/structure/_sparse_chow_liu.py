@@ -71,6 +71,7 @@ DEFAULT_MAX_PAIRS = 2**28
 
 _CHUNK = 2**18  # pairs per step of a pass over all co-occurring pairs
 _LOOKUP_CHUNK = 2**16  # pairs per step of the binary searches
+_SMALL_RANKS = 2**16  # up to this many distinct MI values: uint16 ranks
 _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
@@ -399,7 +400,7 @@ def sparse_binary_statistics(
 
 
 # ---------------------------------------------------------------------- the tree
-def _chunks(total: int, size: int = _CHUNK, start: int = 0):
+def _chunks(total: int, size: int = _CHUNK, *, start: int = 0):
     """``slice`` objects covering ``range(start, total)`` in pieces of ``size``: per-pair
     passes stay within a few arrays of ``size`` elements besides the pairs themselves
     (2**18: temporaries of 1-2 MiB, under numpy's 4 MiB huge-page threshold and in cache;
@@ -664,7 +665,7 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
     # uint16 ranks where they fit (exact: integers below 2**16): half the bytes of the one
     # array of all pairs, and of its fresh memory
     n_ranks = len(distinct)
-    dtype = np.uint16 if n_ranks <= 2**16 else np.int32
+    dtype = np.uint16 if n_ranks <= _SMALL_RANKS else np.int32
 
     def rank_of(r):  # largest rounded MI first
         return (n_ranks - 1 - np.searchsorted(distinct, r)).astype(dtype)
