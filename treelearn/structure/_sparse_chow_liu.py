@@ -676,14 +676,16 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
     if levels >= 0:
         table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
         counted = top <= levels
+        row_key = cidx * np.int32(K)  # a pair's table cell: N_11 K^2 + cidx[i] K + cidx[j]
         for part in _chunks(n_co):
             n11 = stats.pair_n11[part]
-            key = cidx[stats.pair_i[part]] * np.int32(K) + cidx[stats.pair_j[part]]
+            key = row_key[stats.pair_i[part]]
+            key += cidx[stats.pair_j[part]]
             if top > levels:
                 ok = n11 <= levels
                 rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
             else:
-                key += n11.astype(np.int32) * np.int32(K * K)
+                key += (n11 * np.int32(K * K)).astype(np.int32, copy=False)
                 rank[part] = table[key]
                 hist += np.bincount(rank[part], minlength=n_ranks)
         zt = np.flatnonzero(zero_two)
