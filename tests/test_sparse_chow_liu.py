@@ -172,6 +172,8 @@ def test_one_hot_trees_of_never_co_occurring_pairs():
         {"_TABLE_CELLS": 0},  # every MI computed pair by pair, no table
         {"_FIRST_BATCH": 1, "_BATCH_PER_VARIABLE": 0},  # Kruskal in many small rounds
         {"_CHUNK": 7},  # passes over the pairs in many chunks
+        {"_LOOKUP_CHUNK": 3},  # the binary searches in many chunks
+        {"_SMALL_RANKS": 0},  # int32 ranks (uint16 where the distinct MI values fit)
     ],
 )
 def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):

@@ -395,6 +395,55 @@ def test_orient_errors_and_inputs_untouched():
         tl.orient(nx.Graph([("a", "b"), ("b", "c"), ("c", "a")]))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_orient_of_a_large_forest_is_the_breadth_first_one(monkeypatch, seed):
+    """From 5,000 nodes orient takes its parents from one scipy search: the same graph
+    (nodes, edges, their order and attributes, roots) as networkx's search gives."""
+    from treelearn.structure import _trees
+
+    rng = np.random.default_rng(seed)
+    d = 5000 + int(rng.integers(0, 1500))
+    names = [f"v{k}" for k in rng.permutation(d)] if seed % 2 else rng.permutation(d).tolist()
+    T = nx.Graph(n=3)
+    T.add_nodes_from((v, {"states": [0, 1]}) for v in names)
+    order = rng.permutation(d)
+    for k in range(1, d):  # each node joined to an earlier one; a few left out: a forest
+        if seed >= 2 and rng.random() < 0.01:
+            continue
+        a, b = names[order[k]], names[order[rng.integers(0, k)]]
+        T.add_edge(*((a, b) if rng.random() < 0.5 else (b, a)), weight=float(rng.random()))
+    root = None if seed == 2 else names[int(rng.integers(0, d))]
+    before = nx.to_dict_of_dicts(T)
+
+    def listed(D):
+        return (list(D.nodes(data=True)), list(D.edges(data=True)), D.graph,
+                [list(D.pred[v]) for v in D])
+
+    fast = tl.orient(T, root)
+    monkeypatch.setattr(_trees, "GC_PAUSE_NODES", 10**9)  # networkx's search
+    assert listed(fast) == listed(tl.orient(T, root))
+    assert nx.to_dict_of_dicts(T) == before
+    u, v = next(iter(fast.edges))
+    assert fast.edges[u, v] is not T.edges[u, v]  # the model's edges are its own
+    monkeypatch.undo()
+    T.add_edge(names[0], names[1])
+    T.add_edge(names[1], names[2])
+    T.add_edge(names[2], names[0])
+    with pytest.raises(tl.StructureError, match="cycle"):
+        tl.orient(T)
+
+
+def test_tree_model_copies_its_graph_unless_told_not_to():
+    G = nx.DiGraph([("a", "b")])
+    G.nodes["a"].update(states=[0, 1], cpt=[0.5, 0.5])
+    G.nodes["b"].update(states=[0, 1], cpt=[[1, 0], [0, 1]])
+    kept = tl.TreeModel(G)
+    assert kept.graph is not G and "parents" not in G.nodes["a"]
+    own = tl.TreeModel(G, copy=False)
+    assert own.graph is G and G.nodes["b"]["parents"] == ["a"]
+    assert own == kept
+
+
 def test_root_not_a_column():
     df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
     with pytest.raises(tl.ColumnNotFoundError, match="'nope'"):

@@ -148,7 +148,12 @@ def build_model(
                 f"node {v!r}: its 'parents' attribute {list(given)} must list each of its "
                 f"parents in the graph, {list(structure.predecessors(v))}, once"
             )
-        parents = list(given) if given else sorted(structure.predecessors(v), key=position.__getitem__)
+        if given:
+            parents = list(given)
+        else:  # one parent or none (every node of a tree): nothing to sort
+            parents = list(structure.pred[v])
+            if len(parents) > 1:
+                parents.sort(key=position.__getitem__)
         all_parents.append(parents)
         families.append([position[p] for p in parents] + [position[v]])
     smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
@@ -157,9 +162,10 @@ def build_model(
         cpts = smoothed_cpts(many(families), *smoothing)
     else:
         cpts = [smoothed_cpt(stats.family_counts(f), *smoothing) for f in families]
-    for v, parents, cpt in zip(variables, all_parents, cpts):
-        attrs = {k: val for k, val in structure.nodes[v].items() if k not in ("cpt", "states", "parents")}
-        G.add_node(v, **attrs, states=list(stats.states[position[v]]), cpt=cpt, parents=parents)
+    nodes, states = structure.nodes, stats.states
+    G.add_nodes_from((v, {**{k: val for k, val in nodes[v].items() if k not in ("cpt", "states", "parents")},
+                          "states": list(states[position[v]]), "cpt": cpt, "parents": parents})
+                     for v, parents, cpt in zip(variables, all_parents, cpts))
     G.add_edges_from(structure.edges(data=True))
     dtypes = stats.dtypes
     return TreeModel(
@@ -170,6 +176,9 @@ def build_model(
         settings=dict(description) if description is not None else settings.as_dict(),
         counts=counts,
         learner=learner,
+        # G is this function's own: no copy. With several parents a copy lists each node's
+        # predecessors by the model's node order, not by the structure's edge order: kept
+        copy=any(len(p) > 1 for p in all_parents),
     )
 
 

@@ -97,6 +97,9 @@ class TreeModel:
         :class:`treelearn.stats._counts.PairCounts` over ``variables``), if any.
     learner : ``learner(counted_table) -> TreeModel``, the function that learned
         it from ``counts`` (with its settings), if any.
+    copy : ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
+        built for the model and not used after (``build_model``'s; a copy of 50,000 nodes
+        is ~0.4 s). Its nodes then get their ``parents`` and float CPTs written in.
 
     A model learned by :func:`treelearn.chow_liu` keeps both, so
     :meth:`partial_fit` can add rows to ``counts`` and learn again; otherwise
@@ -124,13 +127,15 @@ class TreeModel:
         settings: Mapping[str, Any] | None = None,
         counts: PairCounts | None = None,
         learner: Callable[[CountedTable], TreeModel] | None = None,
+        copy: bool = True,
     ) -> None:
         if not isinstance(graph, nx.DiGraph) or not is_acyclic(graph):
             raise StructureError("a TreeModel needs a directed acyclic nx.DiGraph")
         with gc_paused(graph.number_of_nodes()):
             # a copy (node attribute dicts included): the caller's graph gets no parents or
             # float CPTs written into it, and later changes to it do not reach the model
-            graph = graph.copy()
+            if copy:
+                graph = graph.copy()
             self.graph = graph
             self.variables = list(variables if variables is not None else graph.nodes)
             if set(self.variables) != set(graph.nodes) or len(self.variables) != len(graph):

@@ -69,7 +69,9 @@ SPARSE_CHOW_LIU_MIN_COLUMNS = 5000
 #: candidates) held at once: about 40 bytes each, so 2**28 pairs is ~10 GiB.
 DEFAULT_MAX_PAIRS = 2**28
 
-_CHUNK = 2**22  # pairs per step of a pass over all co-occurring pairs
+_CHUNK = 2**18  # pairs per step of a pass over all co-occurring pairs
+_LOOKUP_CHUNK = 2**16  # pairs per step of the binary searches
+_SMALL_RANKS = 2**16  # up to this many distinct MI values: uint16 ranks
 _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
@@ -398,10 +400,12 @@ def sparse_binary_statistics(
 
 
 # ---------------------------------------------------------------------- the tree
-def _chunks(total: int, size: int = _CHUNK):
-    """``slice`` objects covering ``range(total)`` in pieces of ``size``: per-pair passes
-    stay within a few arrays of ``size`` elements besides the pairs themselves."""
-    return (slice(s, min(total, s + size)) for s in range(0, total, size))
+def _chunks(total: int, size: int = _CHUNK, *, start: int = 0):
+    """``slice`` objects covering ``range(start, total)`` in pieces of ``size``: per-pair
+    passes stay within a few arrays of ``size`` elements besides the pairs themselves
+    (2**18: temporaries of 1-2 MiB, under numpy's 4 MiB huge-page threshold and in cache;
+    2**22 made each pass fault fresh huge pages and took ~1.5x as long)."""
+    return (slice(s, min(total, s + size)) for s in range(start, total, size))
 
 
 def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -412,24 +416,35 @@ def _cooccurring(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray) -> np.
 
 def _pair_lookup(stats: SparseBinaryCounts, a: np.ndarray, b: np.ndarray):
     """``(found, index)``: whether each pair ``a < b`` co-occurs and, where it does, its
-    index in the pair arrays (elsewhere some index, not to be read)."""
+    index in the pair arrays (elsewhere some index, not to be read).
+
+    A lower-bound binary search in row ``a``'s stretch of ``pair_j``, vectorised over the
+    pairs ``_LOOKUP_CHUNK`` at a time: branch-free, a fixed number of halvings per chunk
+    (the bit length of its longest stretch), on arrays that stay in cache."""
     start = stats._pair_start
-    lo, end = start[a].astype(np.int64), start[a + 1].astype(np.int64)
-    hi = end.copy()
     pj = stats.pair_j
+    a, b = np.asarray(a), np.asarray(b)
+    found = np.zeros(len(a), dtype=bool)
+    index = np.zeros(len(a), dtype=np.int64)
     if not len(pj):
-        return np.zeros(len(a), dtype=bool), np.zeros(len(a), dtype=np.int64)
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = np.minimum((lo + hi) >> 1, len(pj) - 1)
-        less = pj[mid] < b
-        lo = np.where(active & less, mid + 1, lo)
-        hi = np.where(active & ~less, mid, hi)
-    found = lo < end
-    found[found] = pj[lo[found]] == b[found]
-    return found, lo
+        return found, index
+    last = len(pj) - 1
+    for part in _chunks(len(a), _LOOKUP_CHUNK):
+        ap, bp = a[part], b[part].astype(pj.dtype, copy=False)
+        lo = start[ap].astype(np.int64)
+        end = start[ap + 1].astype(np.int64)
+        count = end - lo
+        for _ in range(int(count.max(initial=0)).bit_length()):
+            half = count >> 1
+            mid = lo + half
+            less = (pj[np.minimum(mid, last)] < bp) & (count > 0)
+            lo += np.where(less, half + 1, 0)
+            count = np.where(less, count - half - 1, half)
+        hit = lo < end
+        hit[hit] = pj[lo[hit]] == bp[hit]
+        found[part] = hit
+        index[part] = lo
+    return found, index
 
 
 def _ctz(z: np.ndarray) -> np.ndarray:
@@ -562,9 +577,13 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
                 raise _too_many(total, max_pairs, "candidate pairs")
     u, v = np.concatenate(rows_u), np.concatenate(rows_v)
     a, b = inverse[u], inverse[v]
-    i, j = np.minimum(a, b), np.maximum(a, b)
-    srt = np.lexsort((j, i))  # sorted first: the binary searches then walk the pairs in order
-    i, j = i[srt], j[srt]
+    # sorted first (the binary searches then walk the pairs in order), as one int64 key per
+    # pair: one sort of the keys, no lexsort and gathers (the pairs are distinct)
+    d = stats.cardinalities.size
+    key = np.minimum(a, b).astype(np.int64) * d + np.maximum(a, b)
+    del u, v, a, b, rows_u, rows_v
+    key.sort()
+    i, j = np.divmod(key, d)
     keep = ~_cooccurring(stats, i, j)
     return i[keep], j[keep]
 
@@ -593,10 +612,12 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
     return True
 
 
-def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndarray:
+def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
-    (``N_11 = 0``), as one int32 array.
+    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), and how many
+    candidates have each rank (Kruskal's first batch is picked from it).
 
     The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
     computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
@@ -641,26 +662,39 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray) -> np.ndar
     values += [direct_co_r, z_r]
     distinct = np.unique(np.concatenate(values))
 
-    def rank_of(r):  # largest rounded MI first
-        return (len(distinct) - 1 - np.searchsorted(distinct, r)).astype(np.int32)
+    # uint16 ranks where they fit (exact: integers below 2**16): half the bytes of the one
+    # array of all pairs, and of its fresh memory
+    n_ranks = len(distinct)
+    dtype = np.uint16 if n_ranks <= _SMALL_RANKS else np.int32
 
-    rank = np.empty(n_co + n_z, dtype=np.int32)
+    def rank_of(r):  # largest rounded MI first
+        return (n_ranks - 1 - np.searchsorted(distinct, r)).astype(dtype)
+
+    rank = np.empty(n_co + n_z, dtype=dtype)
+    hist = np.zeros(n_ranks, dtype=np.int64)
+    counted = False  # hist filled while each chunk of ranks is in cache
     if levels >= 0:
         table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
+        counted = top <= levels
+        row_key = cidx * np.int32(K)  # a pair's table cell: N_11 K^2 + cidx[i] K + cidx[j]
         for part in _chunks(n_co):
             n11 = stats.pair_n11[part]
-            key = cidx[stats.pair_i[part]] * np.int32(K) + cidx[stats.pair_j[part]]
+            key = row_key[stats.pair_i[part]]
+            key += cidx[stats.pair_j[part]]
             if top > levels:
                 ok = n11 <= levels
                 rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
             else:
-                key += n11.astype(np.int32) * np.int32(K * K)
+                key += (n11 * np.int32(K * K)).astype(np.int32, copy=False)
                 rank[part] = table[key]
+                hist += np.bincount(rank[part], minlength=n_ranks)
         zt = np.flatnonzero(zero_two)
         rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
     rank[direct_co] = rank_of(direct_co_r)
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
-    return rank
+    for part in _chunks(n_co + n_z, start=n_co if counted else 0):
+        hist += np.bincount(rank[part], minlength=n_ranks)
+    return rank, hist
 
 
 class _Joined:
@@ -691,14 +725,16 @@ class _Joined:
         return out
 
 
-def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
+def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
+                     hist: np.ndarray | None = None) -> np.ndarray:
     """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
     order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
 
     Filter-Kruskal: the best edges, a batch picked from a histogram of the ranks,
     go to scipy's ``minimum_spanning_tree`` over the current components (their order
     as weights, parallel edges reduced to the first); the remaining edges that now
-    join one component are dropped; repeat with a larger batch."""
+    join one component are dropped; repeat with a larger batch. ``hist``: the histogram
+    of all the ranks, where the caller has it (one pass fewer)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
@@ -721,11 +757,12 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
                     ix = alive[p]
                     yield ix, lambda m, ix=ix: ix[m]
 
-        hist = np.zeros(1, dtype=np.int64)
-        for ix, _ in pieces():
-            h = np.bincount(rank[ix])
-            hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
-            hist[: len(h)] += h
+        if alive is not None or hist is None:
+            hist = np.zeros(1, dtype=np.int64)
+            for ix, _ in pieces():
+                h = np.bincount(rank[ix])
+                hist = np.pad(hist, (0, max(0, len(h) - len(hist))))
+                hist[: len(h)] += h
         cum = np.cumsum(hist)
         threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
         batch = np.concatenate([pick(rank[ix] <= threshold) for ix, pick in pieces()])
@@ -745,6 +782,8 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int) -> np.ndarray:
             chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
+        if nc == 1:  # one component: every edge left is inside it (no pass to drop them)
+            break
         alive = np.concatenate([pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
                                 for ix, pick in pieces()])
         target *= 4
@@ -787,11 +826,11 @@ def sparse_spanning_skeleton(
     zj = np.concatenate([extra, zj])
     if n_co + len(zi) > max_pairs:
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
-    rank = _ranks(stats, zi, zj)
+    rank, hist = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
     ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
     ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
-    chosen = _spanning_forest(ei, ej, rank, d)
+    chosen = _spanning_forest(ei, ej, rank, d, hist)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
     n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]

@@ -323,6 +323,8 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
         raise ColumnNotFoundError(
             f"root {root!r} is not a variable of the tree; the variables are {list(tree.nodes)}"
         )
+    if tree.number_of_nodes() >= GC_PAUSE_NODES and not tree.is_multigraph():
+        return _orient_large(tree, root)
     if tree.number_of_edges() != tree.number_of_nodes() - nx.number_connected_components(tree):
         raise StructureError("orient needs a tree or forest; the graph has a cycle")
     with gc_paused(tree.number_of_nodes()):
@@ -343,6 +345,59 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
             roots.insert(0, root)
         D.graph["roots"] = roots
         return D
+
+
+def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
+    """:func:`orient` of a large tree or forest, the same graph: each node's parent from one
+    breadth-first search in scipy (from a node joined to every component's root), then the
+    nodes and the edges added once each.
+
+    The graph ``orient``'s breadth-first pass builds is determined by the parents alone:
+    its nodes are ``tree``'s in order, and a node's children are added when the node is
+    reached, in node order (its ``sort_neighbors``), so its edges are listed by parent in
+    node order, then child in node order; that is the order they are added here. At
+    50,000 nodes networkx's search, a sort per node and one ``add_edge`` per edge were
+    ~0.6 s; this is ~0.2 s."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import breadth_first_order, connected_components
+
+    nodes = list(tree.nodes)
+    d = len(nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    m = tree.number_of_edges()
+    ends = np.fromiter((index[x] for e in tree.edges() for x in e), dtype=np.int64, count=2 * m)
+    a, b = ends[0::2], ends[1::2]
+    graph = coo_matrix((np.ones(m), (a, b)), shape=(d, d)).tocsr()
+    n_comp, label = connected_components(graph, directed=False)
+    if m != d - n_comp:
+        raise StructureError("orient needs a tree or forest; the graph has a cycle")
+    # each component's root: its first node (labels are numbered in order of first node),
+    # the root asked for in its own
+    _, first = np.unique(label, return_index=True)
+    roots = first.copy()
+    if root is not None:
+        roots[label[index[root]]] = index[root]
+    # one search from an extra node d joined to every root: each node's parent (in a tree
+    # the parent of a node is the same whatever order the search takes)
+    hub = coo_matrix((np.ones(n_comp), (np.full(n_comp, d), roots)), shape=(d + 1, d + 1))
+    joined = (hub + coo_matrix((np.ones(m), (a, b)), shape=(d + 1, d + 1))).tocsr()
+    _, pred = breadth_first_order(joined, d, directed=False, return_predecessors=True)
+    child = np.flatnonzero(pred[:d] != d)
+    parent = pred[child]
+    listed = np.lexsort((child, parent))
+    adj = tree.adj
+    with gc_paused(d):
+        D = nx.DiGraph()
+        D.graph.update(tree.graph)
+        D.add_nodes_from(tree.nodes(data=True))
+        D.add_edges_from((nodes[u], nodes[v], adj[nodes[u]][nodes[v]]) for u, v in zip(
+            parent[listed].tolist(), child[listed].tolist()))
+        ordered = [nodes[r] for r in roots.tolist()]
+        if root is not None:  # the root asked for comes first: it is ``model.root``
+            ordered.remove(root)
+            ordered.insert(0, root)
+        D.graph["roots"] = ordered
+    return D
 
 
 def star(center: Hashable, leaves: Iterable[Hashable]) -> nx.DiGraph:
