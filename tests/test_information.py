@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -155,3 +156,35 @@ def test_mi_equals_sklearn_property(cols):
     expected = n * (sum(w for _, _, w in m.graph.edges(data="weight"))
                     - sum(entropy_ref(df[c]) for c in df.columns))
     assert m.log_likelihood(df) == pytest.approx(expected, rel=1e-10, abs=1e-9)
+
+
+def test_tiny_row_weights_do_not_make_mutual_information_infinite():
+    # a's state 2 and c's state 2 occur only in one row of weight 1e-170..1e-300: the
+    # product of their two marginals underflows, and log(0) once made MI(a, c) infinite
+    # (and the edge a-c the tree's first, whatever the other pairs' dependence)
+    df = pd.DataFrame({"a": [0, 0, 1, 1, 0, 1, 2], "b": [0, 0, 1, 1, 0, 1, 0],
+                       "c": [0, 1, 0, 1, 1, 0, 2]})
+    for exponent in (170, 200, 250, 300):
+        w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 10.0 ** -exponent])
+        mi = mutual_information_matrix(pair_counts(encode(df, sample_weight=w)))
+        assert np.isfinite(mi).all()
+        # the plug-in MI written term by term in logs (no product of marginals formed)
+        codes = df.to_numpy()
+        n = w.sum()
+        for i, j in ((0, 1), (0, 2), (1, 2)):
+            expected = 0.0
+            for s in range(3):
+                for t in range(3):
+                    nst = w[(codes[:, i] == s) & (codes[:, j] == t)].sum()
+                    if nst > 0:
+                        ns, nt = w[codes[:, i] == s].sum(), w[codes[:, j] == t].sum()
+                        expected += nst / n * (math.log(nst) + math.log(n) - math.log(ns)
+                                               - math.log(nt))
+            # a few ulps of the largest term: sums of terms of size ~log(3) / 3
+            assert abs(mi[i, j] - max(expected, 0.0)) < 1e-15, (exponent, i, j)
+        # the tree is the one learned without the tiny row (its MI moves by ~1e-168)
+        states = {c: [0, 1, 2] for c in df.columns}
+        with_row = tl.chow_liu(df, sample_weight=w, states=states)
+        without = tl.chow_liu(df.iloc[:-1], states=states)
+        assert sorted(map(sorted, with_row.graph.to_undirected().edges())) == \
+            sorted(map(sorted, without.graph.to_undirected().edges()))

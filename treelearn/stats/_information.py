@@ -7,7 +7,7 @@ count matrix of :mod:`treelearn.stats._counts`: no Python loop over pairs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,11 +17,25 @@ if TYPE_CHECKING:  # pragma: no cover - hints only: _counts imports this module
 __all__ = ["conditional_mutual_information_matrix", "entropies", "mutual_information_matrix"]
 
 
-def _xlogx_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """``num * log(num / den)`` with ``0 log 0 = 0``."""
+#: the smallest normal float64
+_TINY = np.finfo(np.float64).tiny
+
+
+def _xlogx_ratio(num: np.ndarray, den: np.ndarray, log_den: Any) -> np.ndarray:
+    """``num * log(num / den)`` with ``0 log 0 = 0``.
+
+    ``log_den(mask)`` gives ``log(den)`` of the entries ``mask`` without forming ``den``:
+    for entries where ``den`` underflowed (to 0 or a subnormal) while ``num > 0``, as a
+    product of two marginals of ~1e-170 each does (tiny row weights); ``log 0`` made such
+    a term, and the pair's mutual information, infinite. Every other entry is computed
+    as before, to the bit.
+    """
     out = np.zeros_like(num, dtype=float)
-    ok = num > 0
+    ok = (num > 0) & (den >= _TINY)
     out[ok] = num[ok] * (np.log(num[ok]) - np.log(den[ok]))
+    under = (num > 0) & ~ok
+    if under.any():
+        out[under] = num[under] * (np.log(num[under]) - log_den(under))
     return out
 
 
@@ -85,7 +99,16 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         n_exp = n_pair[i, owner]
         # N log(N n / (R C)) summed over a block, divided by n, is the block's MI
         ratio_den = row_marg[rows][:, owner] * col_marg[i][None, :]
-        terms = _xlogx_ratio(Ni, ratio_den / np.where(n_exp > 0, n_exp, 1.0)[None, :])
+        n_safe = np.where(n_exp > 0, n_exp, 1.0)[None, :]
+
+        def log_den(under: np.ndarray, rows: slice = rows, i: int = i,
+                    n_safe: np.ndarray = n_safe) -> np.ndarray:
+            # R, C >= N > 0 (sums of non-negative terms): each logarithm is finite
+            r, c = np.nonzero(under)
+            return (np.log(row_marg[rows][r, owner[c]]) + np.log(col_marg[i][c])
+                    - np.log(n_safe[0, c]))
+
+        terms = _xlogx_ratio(Ni, ratio_den / n_safe, log_den)
         column_sums[i] = terms.sum(axis=0)
     blocks = np.add.reduceat(column_sums, starts, axis=1)
     mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)
