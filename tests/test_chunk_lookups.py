@@ -136,18 +136,8 @@ def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
             "same": [0.25, 2.0, 2.0, np.nan],  # 0.25 once in every chunk: repeated
         })
     for n_parts in (3, 4):
-        parts = [stream.scan_chunk(frame(k), "pairwise") for k in range(n_parts)]
-        folded = parts[0]
-        for p in parts[1:]:
-            folded = folded.merge(p)
-        grouped = stream.Scan.merge_all(parts)
-        for a, b in zip(grouped.scans, folded.scans):
-            assert (a.kinds, a.dtype, a.value_kinds, a.nonfinite, a.hashed) == \
-                (b.kinds, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
-            assert a.distinct.dtype == b.distinct.dtype
-            assert [(type(v), v) for v in a.distinct] == [(type(v), v) for v in b.distinct]
-            assert [str(v) for v in a.distinct] == [str(v) for v in b.distinct]  # -0.0 kept
-            assert a.repeats.tolist() == b.repeats.tolist() and a.repeats.dtype == np.uint8
+        parts, grouped = compare_merges([frame(k) for k in range(n_parts)])
+        assert all(s.repeats.dtype == np.uint8 for s in grouped.scans)
     assert grouped.scans[4].repeats.tolist() == [2, 2, 2]  # 0.25 in chunks 0 and 2: repeated
     assert grouped.scans[5].repeats.tolist() == [2, 2]
     # the dict merged every one of these columns (pandas merges object columns)
@@ -156,7 +146,9 @@ def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
     assert stream._merge_small([p.scans[0] for p in objects]) is None
 
 
-def compare_merges(frames: list) -> None:
+def compare_merges(frames: list) -> tuple:
+    """The chunks' scans merged in one step equal the one-at-a-time fold (values, their
+    types, -0.0 and repeats included); returns the scans and the merged one."""
     parts = [stream.scan_chunk(f, "pairwise") for f in frames]
     folded = parts[0]
     for p in parts[1:]:
@@ -168,8 +160,10 @@ def compare_merges(frames: list) -> None:
         assert (a.distinct is None) == (b.distinct is None)
         if a.distinct is not None:
             pd.testing.assert_series_equal(a.distinct, b.distinct, check_exact=True)
-            assert [str(v) for v in a.distinct] == [str(v) for v in b.distinct]
+            assert [(type(v), v) for v in a.distinct] == [(type(v), v) for v in b.distinct]
+            assert [str(v) for v in a.distinct] == [str(v) for v in b.distinct]  # -0.0 kept
             assert a.repeats.tolist() == b.repeats.tolist() and a.repeats.dtype == b.repeats.dtype
+    return parts, grouped
 
 
 @settings(max_examples=150, deadline=None)
