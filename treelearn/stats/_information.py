@@ -7,7 +7,7 @@ count matrix of :mod:`treelearn.stats._counts`: no Python loop over pairs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,21 +21,25 @@ __all__ = ["conditional_mutual_information_matrix", "entropies", "mutual_informa
 _TINY = np.finfo(np.float64).tiny
 
 
-def _xlogx_ratio(num: np.ndarray, den: np.ndarray, log_den: Any) -> np.ndarray:
-    """``num * log(num / den)`` with ``0 log 0 = 0``.
+def _xlogx_ratio(num: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``num * log(num n / (r c))`` with ``0 log 0 = 0`` (``r``, ``c``, ``n`` broadcast to
+    ``num``'s shape: the two marginals and the rows of each cell).
 
-    ``log_den(mask)`` gives ``log(den)`` of the entries ``mask`` without forming ``den``:
-    for entries where ``den`` underflowed (to 0 or a subnormal) while ``num > 0``, as a
-    product of two marginals of ~1e-170 each does (tiny row weights); ``log 0`` made such
-    a term, and the pair's mutual information, infinite. Every other entry is computed
-    as before, to the bit.
+    Where ``r c / n`` underflows (to 0 or a subnormal) while ``num > 0``, as a product of two
+    marginals of ~1e-170 each does (tiny row weights), the ratio is taken in logs: ``log 0``
+    made such a term, and the pair's mutual information, infinite. Every other entry is
+    computed as before, to the bit. ``r, c >= num > 0`` there (sums of non-negative terms):
+    each logarithm is finite.
     """
     out = np.zeros_like(num, dtype=float)
-    ok = (num > 0) & (den >= _TINY)
+    den = r * c / n
+    observed = num > 0
+    ok = observed & (den >= _TINY)
     out[ok] = num[ok] * (np.log(num[ok]) - np.log(den[ok]))
-    under = (num > 0) & ~ok
+    under = observed & ~ok
     if under.any():
-        out[under] = num[under] * (np.log(num[under]) - log_den(under))
+        r, c, n = (np.broadcast_to(x, num.shape)[under] for x in (r, c, n))
+        out[under] = num[under] * (np.log(num[under]) - np.log(r) - np.log(c) + np.log(n))
     return out
 
 
@@ -98,17 +102,8 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         Ni = N[rows] + alpha if alpha else N[rows]
         n_exp = n_pair[i, owner]
         # N log(N n / (R C)) summed over a block, divided by n, is the block's MI
-        ratio_den = row_marg[rows][:, owner] * col_marg[i][None, :]
-        n_safe = np.where(n_exp > 0, n_exp, 1.0)[None, :]
-
-        def log_den(under: np.ndarray, rows: slice = rows, i: int = i,
-                    n_safe: np.ndarray = n_safe) -> np.ndarray:
-            # R, C >= N > 0 (sums of non-negative terms): each logarithm is finite
-            r, c = np.nonzero(under)
-            return (np.log(row_marg[rows][r, owner[c]]) + np.log(col_marg[i][c])
-                    - np.log(n_safe[0, c]))
-
-        terms = _xlogx_ratio(Ni, ratio_den / n_safe, log_den)
+        terms = _xlogx_ratio(Ni, row_marg[rows][:, owner], col_marg[i][None, :],
+                             np.where(n_exp > 0, n_exp, 1.0)[None, :])
         column_sums[i] = terms.sum(axis=0)
     blocks = np.add.reduceat(column_sums, starts, axis=1)
     mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)

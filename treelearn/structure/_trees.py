@@ -367,8 +367,10 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
     m = tree.number_of_edges()
     ends = np.fromiter((index[x] for e in tree.edges() for x in e), dtype=np.int64, count=2 * m)
     a, b = ends[0::2], ends[1::2]
-    graph = coo_matrix((np.ones(m), (a, b)), shape=(d, d)).tocsr()
-    n_comp, label = connected_components(graph, directed=False)
+    # the edges in a (d + 1) x (d + 1) matrix: node d, alone here, becomes the search's hub
+    edges = coo_matrix((np.ones(m), (a, b)), shape=(d + 1, d + 1))
+    n_comp, label = connected_components(edges, directed=False)
+    n_comp, label = n_comp - 1, label[:d]  # node d is a component of its own, numbered last
     if m != d - n_comp:
         raise StructureError("orient needs a tree or forest; the graph has a cycle")
     # each component's root: its first node (labels are numbered in order of first node),
@@ -380,7 +382,7 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
     # one search from an extra node d joined to every root: each node's parent (in a tree
     # the parent of a node is the same whatever order the search takes)
     hub = coo_matrix((np.ones(n_comp), (np.full(n_comp, d), roots)), shape=(d + 1, d + 1))
-    joined = (hub + coo_matrix((np.ones(m), (a, b)), shape=(d + 1, d + 1))).tocsr()
+    joined = (hub + edges).tocsr()
     _, pred = breadth_first_order(joined, d, directed=False, return_predecessors=True)
     child = np.flatnonzero(pred[:d] != d)
     parent = pred[child]
