@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -100,11 +100,14 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     ----------
     n_components : number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
         is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
-        size is fitted, and each next one starts from the best so far with its weakest
+        size is fitted, and each next one starts from the last one with its weakest
         components split in two (those whose rows carry the lowest total log-likelihood;
-        each split around its most probable rows given its variable of most MI),
-        stopping after two sizes that score no better; ``n_components_`` is the chosen
-        size, ``n_components_scores_`` the score of each size tried.
+        each split around its most probable rows given its variable of most MI) and runs
+        ``split_iter`` EM iterations, stopping after two sizes that score no better; the
+        best size's model then runs on to convergence (``max_iter``, ``tol``, early stopping
+        on ``validation=``), kept if it scores better. ``n_components_`` is the chosen
+        size, ``n_components_scores_`` the score of each size tried (what the choice was
+        made on: after its ``split_iter`` iterations).
     alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
     max_iter : most EM iterations per initialisation.
     tol : stop when the mean log-likelihood per row changes by less than this.
@@ -137,6 +140,13 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     max_states : the most states a column may have.
     n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many iterations
         without a better validation log-likelihood, keeping the best model.
+    split_iter : EM iterations at each size after a split while choosing among several
+        ``n_components`` (the smallest size and the chosen one run to convergence): each
+        size starts from the last one's model, so the iterations add up along the sizes,
+        and a few per size say which size is best at a fraction of running every size to
+        convergence (plants, k in 2..16, validation rows: 2.9x the fit at the chosen k, against
+        4.4x, and a better model: test -13.066 against -13.102 nats per row).
+        ``None``: every size runs to convergence.
     n_jobs : joblib workers running the ``n_init`` starts in parallel (the starts are drawn
         first, so the result does not depend on it).
     progress : show a progress bar over the EM iterations (needs tqdm).
@@ -153,7 +163,8 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     components_ : list of :class:`~treelearn.models._tree.TreeModel`, one tree per component.
     weights_ : ndarray (k,), the mixing weights.
     converged_ : whether the best run converged within ``max_iter``.
-    n_iter_ : EM iterations of the best run.
+    n_iter_ : EM iterations of the best run (choosing among several ``n_components``: of the
+        chosen size's last run, the one to convergence unless that scored worse).
     lower_bound_ : mean training log-likelihood per row of the best run.
     lower_bounds_ : that bound after every iteration of the best run.
     validation_scores_ : the mean validation log-likelihood after every iteration of the
@@ -189,6 +200,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         missing: str = "error",
         max_states: int = DEFAULT_MAX_STATES,
         n_iter_no_change: int = 5,
+        split_iter: int | None = 10,
         n_jobs: int | None = None,
         progress: bool = False,
         chunksize: int | None = None,
@@ -205,6 +217,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         self.missing = missing
         self.max_states = max_states
         self.n_iter_no_change = n_iter_no_change
+        self.split_iter = split_iter
         self.n_jobs = n_jobs
         self.progress = progress
         self.chunksize = chunksize
@@ -231,6 +244,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         "missing": [Options("error", "drop", "em")],
         "max_states": [Interval(Integral, 1, None)],
         "n_iter_no_change": [Interval(Integral, 1, None)],
+        "split_iter": [None, Interval(Integral, 1, None)],
         "n_jobs": N_JOBS,
         "progress": [BOOLEAN],
         "chunksize": [None, Interval(Integral, 1, None)],
@@ -288,9 +302,13 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         scores = None
         if len(sizes) > 1:
             n = float(table.n_rows if table.weights is None else table.weights.sum())
-            best, scores = _grow(best, sizes, lambda run: _size_score(run, n, options),
-                                 lambda run, m: _em(table, _split_weakest(table, run, m),
-                                                    options))
+            split = _split_options(options, params["split_iter"])
+            best, scores = _grow(
+                best, sizes, lambda run: _size_score(run, n, options),
+                lambda run, m: _em(table, _split_weakest(table, run, m), split),
+                None if params["split_iter"] is None else lambda run: _em(
+                    table, _responsibilities(table, run["components"], run["weights"])[1],
+                    options))
         self.components_ = best["components"]
         self.weights_ = best["weights"]
         self.converged_ = best["converged"]
@@ -321,14 +339,18 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         if len(sizes) > 1:
             n = float(passes.n_rows)
 
+            split = _split_options(options, params["split_iter"])
+
             def next_run(run: dict, m: int) -> dict:
                 totals = passes.sum(_WeakestPass(run["components"], run["weights"]))
                 plan = _split_plan(run["components"], totals, m)
                 return _em_passes(passes, _SplitStart(run["components"], run["weights"], plan),
-                                  options)
+                                  split)
 
-            best, scores = _grow(best, sizes, lambda run: _size_score(run, n, options),
-                                 next_run)
+            best, scores = _grow(
+                best, sizes, lambda run: _size_score(run, n, options), next_run,
+                None if params["split_iter"] is None else lambda run: _em_passes(
+                    passes, _SplitStart(run["components"], run["weights"], []), options))
         self.components_, self.weights_ = best["components"], best["weights"]
         self.converged_, self.n_iter_ = best["converged"], best["n_iter"]
         self.lower_bound_, self.lower_bounds_ = best["lower_bound"], best["lower_bounds"]
@@ -874,14 +896,26 @@ def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray
     return out
 
 
-def _grow(best: dict, sizes: list, score: Any, next_run: Any) -> tuple[dict, dict]:
+def _split_options(options: _Options, split_iter: int | None) -> _Options:
+    """The options of the EM runs after a split while choosing ``k``: at most ``split_iter``
+    iterations (``None``: as every run)."""
+    return options if split_iter is None else replace(
+        options, max_iter=min(split_iter, options.max_iter))
+
+
+def _grow(best: dict, sizes: list, score: Any, next_run: Any,
+          finish: Any | None) -> tuple[dict, dict]:
     """Choose ``k`` among ``sizes`` in one call: from the best run at the smallest size, each
     next size starts from the last one's model with its weakest components split
-    (``next_run(run, m)``: the EM run from ``run`` with ``m`` more components); stops after
-    two sizes that do not beat the best (``score(run)``: larger is better). Returns the best
-    run and every size's score."""
+    (``next_run(run, m)``: the short EM run from ``run`` with ``m`` more components); stops
+    after two sizes that do not beat the best (``score(run)``: larger is better). The best
+    size's run, unless it is the smallest (already run to convergence), then goes on
+    (``finish(run)``: the full EM run from its model; None: the sizes' runs were full
+    already), kept if it scores no worse. Returns
+    the best run and every size's score (of the runs the choice was made on)."""
     scores = {sizes[0]: score(best)}
-    current, worse = best, 0
+    first = current = best
+    worse = 0
     for k in sizes[1:]:
         current = next_run(current, k - len(current["components"]))
         scores[k] = score(current)
@@ -891,6 +925,10 @@ def _grow(best: dict, sizes: list, score: Any, next_run: Any) -> tuple[dict, dic
             worse += 1
             if worse >= 2:
                 break
+    if finish is not None and best is not first:
+        finished = finish(best)
+        if score(finished) >= score(best):
+            best = finished
     return best, scores
 
 
