@@ -105,7 +105,7 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         each split around its most probable rows given its variable of most MI) and runs
         ``split_iter`` EM iterations, stopping after two sizes that score no better; the
         best size's model then runs on to convergence (``max_iter``, ``tol``, early stopping
-        on ``validation=``), kept if it scores better. ``n_components_`` is the chosen
+        on ``validation=``), kept if it scores no worse. ``n_components_`` is the chosen
         size, ``n_components_scores_`` the score of each size tried (what the choice was
         made on: after its ``split_iter`` iterations).
     alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
