@@ -76,6 +76,9 @@ _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this 
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
+#: try the tree of the co-occurring pairs first (no hub search): kept when the
+#: never-co-occurring pairs provably cannot enter it (tests switch it off)
+_COOCCURRING_FIRST = True
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
 
@@ -613,11 +616,12 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
 
 
 def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
-    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), and how many
-    candidates have each rank (Kruskal's first batch is picked from it).
+    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), how many
+    candidates have each rank (Kruskal's first batch is picked from it), and the distinct
+    rounded MI values, ascending (rank ``k`` is ``distinct[-1 - k]``).
 
     The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
     computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
@@ -694,7 +698,7 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
     for part in _chunks(n_co + n_z, start=n_co if counted else 0):
         hist += np.bincount(rank[part], minlength=n_ranks)
-    return rank, hist
+    return rank, hist, distinct
 
 
 class _Joined:
@@ -791,6 +795,62 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
 
 
+def _kruskal(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray, max_pairs: int):
+    """Kruskal's forest over the co-occurring pairs, the never-co-occurring pairs
+    ``(zi, zj)`` and column 0 with every column (the only zero-weight edges a tree can
+    need): ``(ei, ej, rank, distinct, chosen)``, the candidates' ends, ranks and distinct
+    rounded MI values (:func:`_ranks`) and the chosen candidates in Kruskal's order."""
+    d = len(stats.columns)
+    n_co = len(stats.pair_i)
+    extra = np.arange(1, d)
+    extra = extra[~_cooccurring(stats, np.zeros(d - 1, np.int64), extra)]
+    extra = extra[~np.isin(extra, zj[zi == 0])]
+    zi = np.concatenate([np.zeros(len(extra), np.int64), zi])
+    zj = np.concatenate([extra, zj])
+    if n_co + len(zi) > max_pairs:
+        raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
+    rank, hist, distinct = _ranks(stats, zi, zj)
+    index = np.int32 if d < 2**31 else np.int64
+    ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
+    ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
+    return ei, ej, rank, distinct, _spanning_forest(ei, ej, rank, d, hist)
+
+
+def _zero_pair_bound(stats: SparseBinaryCounts) -> float:
+    """The largest rounded MI a never-co-occurring pair of two-state columns can have: the
+    largest over the marginal counts present, each with the largest count it can meet
+    (``N_i + N_j <= n``), as the MI grows with each count (:func:`_monotone`)."""
+    c = np.unique(stats.ones[stats.cardinalities == 2]).astype(float)
+    best = np.searchsorted(c, stats.n_rows - c, side="right") - 1
+    ok = best >= 0
+    if not ok.any():
+        return -np.inf
+    return float(round_ties(zero_pair_information(c[ok], c[best[ok]], stats.n_rows)).max())
+
+
+def _zero_pairs_cannot_enter(stats: SparseBinaryCounts, ei: Any, ej: Any, rank: np.ndarray,
+                             distinct: np.ndarray, chosen: np.ndarray) -> bool:
+    """Whether Kruskal's forest over the co-occurring pairs (and column 0's) is the tree
+    of all candidates: its edges of rounded MI above :func:`_zero_pair_bound` (ahead of every
+    never-co-occurring pair in Kruskal's order) join all two-state columns, so each such
+    pair would close a cycle of earlier edges. (Such pairs join two-state columns only;
+    the other columns' edges are the same in both runs.)"""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    two = np.flatnonzero(stats.cardinalities == 2)
+    if len(two) < 2:
+        return True
+    limit = len(distinct) - np.searchsorted(distinct, _zero_pair_bound(stats), side="right")
+    strong = chosen[rank[chosen] < limit]
+    if len(strong) < len(two) - 1:
+        return False
+    d = len(stats.columns)
+    joined = coo_matrix((np.ones(len(strong)), (ei[strong], ej[strong])), shape=(d, d))
+    _, label = connected_components(joined, directed=False)
+    return bool((label[two] == label[two[0]]).all())
+
+
 def sparse_spanning_skeleton(
     stats: SparseBinaryCounts, *, max_pairs: int = DEFAULT_MAX_PAIRS
 ) -> nx.Graph:
@@ -809,28 +869,29 @@ def sparse_spanning_skeleton(
     two = stats.cardinalities == 2
     n = stats.n_rows
     n_co = len(stats.pair_i)
-    if _monotone(stats):
-        zi, zj = _zero_candidates(stats, max_pairs)
-    else:  # ties across counts: every never-co-occurring pair is a candidate
-        if d * (d - 1) // 2 > max_pairs:
-            raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: the "
-                            "MI of never-co-occurring pairs ties across counts)")
-        zi, zj = np.triu_indices(d, k=1)
-        keep = ~_cooccurring(stats, zi, zj)
-        zi, zj = zi[keep], zj[keep]
-    # column 0 with every column: the only zero-weight edges a tree can need
-    extra = np.arange(1, d)
-    extra = extra[~_cooccurring(stats, np.zeros(d - 1, np.int64), extra)]
-    extra = extra[~np.isin(extra, zj[zi == 0])]
-    zi = np.concatenate([np.zeros(len(extra), np.int64), zi])
-    zj = np.concatenate([extra, zj])
-    if n_co + len(zi) > max_pairs:
-        raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
-    rank, hist = _ranks(stats, zi, zj)
-    index = np.int32 if d < 2**31 else np.int64
-    ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
-    ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
-    chosen = _spanning_forest(ei, ej, rank, d, hist)
+    no_pairs = np.zeros(0, np.int64)
+    monotone = _monotone(stats)
+    found = None
+    if monotone and _COOCCURRING_FIRST:
+        # the co-occurring pairs (and column 0's) alone: the tree when the edges that beat
+        # every never-co-occurring pair already join all two-state columns
+        ei, ej, rank, distinct, chosen = _kruskal(stats, no_pairs, no_pairs, max_pairs)
+        if _zero_pairs_cannot_enter(stats, ei, ej, rank, distinct, chosen):
+            found = ei, ej, chosen
+        del ei, ej, rank, distinct, chosen
+    if found is None:
+        if monotone:
+            zi, zj = _zero_candidates(stats, max_pairs)
+        else:  # ties across counts: every never-co-occurring pair is a candidate
+            if d * (d - 1) // 2 > max_pairs:
+                raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: "
+                                "the MI of never-co-occurring pairs ties across counts)")
+            zi, zj = np.triu_indices(d, k=1)
+            keep = ~_cooccurring(stats, zi, zj)
+            zi, zj = zi[keep], zj[keep]
+        ei, ej, _, _, chosen = _kruskal(stats, zi, zj, max_pairs)
+        found = ei, ej, chosen
+    ei, ej, chosen = found
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
     n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
