@@ -174,6 +174,7 @@ def test_one_hot_trees_of_never_co_occurring_pairs():
         {"_CHUNK": 7},  # passes over the pairs in many chunks
         {"_LOOKUP_CHUNK": 3},  # the binary searches in many chunks
         {"_SMALL_RANKS": 0},  # int32 ranks (uint16 where the distinct MI values fit)
+        {"_ZERO_PAIR_BOUNDS": False},  # the hub search for every column, second Kruskal
     ],
 )
 def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):
@@ -191,6 +192,50 @@ def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):
         w = np.arange(X.shape[0]) % 3  # integer weights: the table path with weights
         assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X, sample_weight=w))) \
             == edges(dense_skeleton(X, w))
+
+
+def uniform_matrix(seed, n=1500, d=150, density=0.01):
+    """Uniformly scattered ones: every column co-occurs with many others, so the tree of the
+    co-occurring pairs already beats every never-co-occurring pair."""
+    rng = np.random.default_rng(seed)
+    return sp.csr_matrix((rng.random((n, d)) < density).astype(np.int8))
+
+
+def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch):
+    import treelearn.structure._sparse_chow_liu as scl
+
+    needed_masks = []
+    real = scl._columns_zero_pairs_may_join
+    monkeypatch.setattr(scl, "_columns_zero_pairs_may_join",
+                        lambda *a, **k: needed_masks.append(real(*a, **k)) or needed_masks[-1])
+    cases = ([tied_matrix(seed)[0] for seed in range(10)] + [skewed_matrix(s) for s in range(3)]
+             + [one_hot_matrix(s) for s in range(3)] + [uniform_matrix(s) for s in range(4)])
+    skipped = 0
+    for X in cases:
+        stats = sparse_binary_statistics(X)
+        want = dense_skeleton(X)
+        assert edges(sparse_spanning_skeleton(stats)) == edges(want)
+        needed = needed_masks[-1]
+        skipped += not needed.any()
+        # brute force over the dense counts: the bounds are above every never-co-occurring
+        # pair's rounded MI, and every such pair in the tree (column 0's aside) has an end
+        # among the columns its candidates were sought for
+        A = X.toarray().astype(np.int64)
+        n, co, ones = A.shape[0], A.T @ A, A.sum(axis=0)
+        two = (ones > 0) & (ones < n)
+        i, j = np.nonzero(np.triu((co == 0) & two[:, None] & two[None, :], 1))
+        a, b = ones[i] / n, ones[j] / n  # N_11 = 0: I = H(a) + H(b) - H(a, b, 1 - a - b)
+        h = lambda *p: -sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1)), 0) for q in p)
+        mi = np.round(h(a, 1 - a) + h(b, 1 - b) - h(a, b, 1 - a - b), 12)
+        for bound in (scl._zero_pair_bounds(stats),
+                      scl._zero_pair_bounds(stats, scl._largest_non_partner(stats))):
+            # one unit of the 12th decimal: the closed form and the cell arithmetic may
+            # round apart
+            assert (mi <= np.minimum(bound[i], bound[j]) + 1e-12).all()
+        assert all(needed[u] or needed[v] for u, v in want.edges()
+                   if co[u, v] == 0 and two[u] and two[v] and 0 not in (u, v))
+    # both outcomes occur: the one-hot trees need never-co-occurring pairs, uniform data not
+    assert 4 <= skipped < len(cases)
 
 
 def test_blocked_and_chunked_counting_is_the_dense_count():

@@ -76,9 +76,9 @@ _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this 
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
-#: try the tree of the co-occurring pairs first (no hub search): kept when the
-#: never-co-occurring pairs provably cannot enter it (tests switch it off)
-_COOCCURRING_FIRST = True
+#: the never-co-occurring candidates are sought only for the columns whose bound lets
+#: them join the tree of the co-occurring pairs (tests switch it off: all columns)
+_ZERO_PAIR_BOUNDS = True
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
 
@@ -369,31 +369,36 @@ def sparse_binary_statistics(
     filled = 0
     for s in range(0, d, block_columns):
         e = min(d, s + block_columns)
-        # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s) and,
-        # converted to CSC (one linear pass), its j in order: the pairs come in (i, j) order
+        # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s)
         right = Z[:, s:e]
         block = None
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
             piece = ZWT[s:, start:stop] @ right[start:stop]
             block = piece if block is None else block + piece
-        block = block.tocsc()
-        rows = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr))
-        cols = block.indices
-        on_diag = rows == cols
-        diagonal[rows[on_diag] + s] = block.data[on_diag]
-        keep = cols > rows
-        if weights is not None:
-            keep &= block.data != 0
+        # the block's rows are the partners j - s, its columns i - s: only rows j < e can hold
+        # the diagonal and the lower triangle (j <= i), which are set to zero there; those,
+        # the pairs of a one-state column and zero weighted counts are then dropped in one
+        # pass (eliminate_zeros), so the kept pairs need no mask over the whole block
+        square = block.indptr[e - s]
+        j_near = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr[: e - s + 1]))
+        i_near = block.indices[:square]
+        on_diag = j_near == i_near
+        diagonal[i_near[on_diag] + s] = block.data[:square][on_diag]
+        block.data[:square][j_near <= i_near] = 0
         if not two.all():
-            keep &= two[s:e][rows] & two[s:][cols]
-        stop = filled + int(np.count_nonzero(keep))
-        for out, part in ((pair_i, rows), (pair_j, cols)):
-            out[filled:stop] = part[keep]
-            out[filled:stop] += np.int32(s)
-        pair_n[filled:stop] = block.data[keep]
+            j_all = np.repeat(np.arange(d - s, dtype=np.int32), np.diff(block.indptr))
+            block.data[~(two[s:][j_all] & two[s:e][block.indices])] = 0
+            del j_all
+        block.eliminate_zeros()
+        # converted to CSC (one linear pass): each i's partners j in order, (i, j) order
+        block = block.tocsc()
+        stop = filled + block.nnz
+        pair_i[filled:stop] = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(block.indptr))
+        np.add(block.indices, np.int32(s), out=pair_j[filled:stop])
+        pair_n[filled:stop] = block.data
         filled = stop
-        del block, rows, cols, keep, on_diag
+        del block, j_near, i_near, on_diag
     for out in (pair_i, pair_j, pair_n):
         out.resize(filled, refcheck=False)  # in place: the unused tail is given back
     return SparseBinaryCounts(
@@ -507,8 +512,18 @@ def _earlier_gaps(stats, pos, d2):
     return r, deg, first, second, near
 
 
-def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Never-co-occurring pairs of two-state columns that no hub rules out (a superset).
+def _pairs_after(members: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, v)`` for each ``u`` of ``members`` and each ``v`` of ``pool`` (sorted) after it."""
+    start = np.searchsorted(pool, members, side="right")
+    lengths = len(pool) - start
+    offsets = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+    return np.repeat(members, lengths), pool[np.arange(int(lengths.sum())) + offsets]
+
+
+def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Never-co-occurring pairs of two-state columns that no hub rules out (a superset),
+    among the pairs with an end in ``needed`` (a mask of columns).
 
     A pair ``(u, v)``, ``u`` before ``v`` in acCL's order, can be a tree edge only if
     ``v`` co-occurs with every earlier variable ``u`` does not co-occur with; the ``v``
@@ -524,17 +539,22 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
     pos = np.full(stats.cardinalities.size, -1, dtype=np.int32)
     pos[inverse] = np.arange(d2)
     r, deg, first, second, near = _earlier_gaps(stats, pos, d2)
+    need = needed[inverse]  # by position
+
+    def after(members, pool):  # (u, v), v after u in pool; v needed where u is not
+        u_need = need[members]
+        pairs = [_pairs_after(members[u_need], pool),
+                 _pairs_after(members[~u_need], pool[need[pool]])]
+        return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
+
     rows_u, rows_v = [], []
-    total = 0
     # u that co-occurs with every earlier variable: every later variable is a candidate
-    alone = np.flatnonzero(r == 0)
-    lengths = d2 - 1 - alone
-    total = int(lengths.sum())
+    u, v = after(np.flatnonzero(r == 0), np.arange(d2))
+    total = len(u)
     if total > max_pairs:
         raise _too_many(total, max_pairs, "candidate pairs")
-    rows_u.append(np.repeat(alone, lengths))
-    rows_v.append(np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-                  + np.repeat(alone + 1, lengths))
+    rows_u.append(u)
+    rows_v.append(v)
     live = np.flatnonzero((r >= 1) & (r <= deg.max(initial=0)))
     if len(live):
         # the hubs' neighbour lists (positions), from one pass over the pairs
@@ -565,13 +585,9 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int) -> tuple[np.ndar
             common = neighbours(first[p0])
             if r[p0] >= 2:
                 common = np.intersect1d(common, neighbours(second[p0]), assume_unique=True)
-            start = np.searchsorted(common, members, side="right")
-            lengths = len(common) - start
-            if not lengths.sum():
+            u, v = after(members, common)
+            if not len(u):
                 continue
-            u = np.repeat(members, lengths)
-            offsets = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
-            v = common[np.arange(lengths.sum()) + offsets]
             keep = deg[v] >= r[u]
             rows_u.append(u[keep])
             rows_v.append(v[keep])
@@ -615,13 +631,39 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class _RankScale:
+    """How :func:`_ranks` numbered the rounded MI values: ``distinct``, ascending (rank ``k``
+    is ``distinct[-1 - k]``), and where pairs were looked up in a table of ``(N_11, N_i,
+    N_j)`` cells, the cells' ranks (``table``; ``None`` without one) and each column's
+    place among the distinct marginal counts (``column_class``, ``n_classes`` of them)."""
+
+    distinct: np.ndarray
+    table: np.ndarray | None
+    column_class: np.ndarray
+    n_classes: int
+
+    def value(self, rank: np.ndarray) -> np.ndarray:
+        """The rounded MI of each rank."""
+        return self.distinct[len(self.distinct) - 1 - rank.astype(np.int64)]
+
+    def zero_pair_ranks(self, zi: np.ndarray, zj: np.ndarray) -> np.ndarray | None:
+        """Ranks of never-co-occurring pairs of two-state columns on this scale, from the
+        table's ``N_11 = 0`` cells, which hold every such pair's value; ``None`` without a
+        table (the values may then be missing from ``distinct``)."""
+        if self.table is None:
+            return None
+        K = self.n_classes
+        return self.table[self.column_class[zi] * K + self.column_class[zj]]
+
+
 def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, np.ndarray, _RankScale]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
     (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), how many
-    candidates have each rank (Kruskal's first batch is picked from it), and the distinct
-    rounded MI values, ascending (rank ``k`` is ``distinct[-1 - k]``).
+    candidates have each rank (Kruskal's first batch is picked from it), and the scale
+    (:class:`_RankScale`) that ranks more pairs the same way.
 
     The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
     computed once per cell of a table over ``N_11 = 0 .. levels`` and the distinct
@@ -676,6 +718,7 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
 
     rank = np.empty(n_co + n_z, dtype=dtype)
     hist = np.zeros(n_ranks, dtype=np.int64)
+    table = None
     counted = False  # hist filled while each chunk of ranks is in cache
     if levels >= 0:
         table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
@@ -698,7 +741,7 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
     for part in _chunks(n_co + n_z, start=n_co if counted else 0):
         hist += np.bincount(rank[part], minlength=n_ranks)
-    return rank, hist, distinct
+    return rank, hist, _RankScale(distinct, table, cidx, K)
 
 
 class _Joined:
@@ -795,60 +838,138 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
 
 
-def _kruskal(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray, max_pairs: int):
-    """Kruskal's forest over the co-occurring pairs, the never-co-occurring pairs
-    ``(zi, zj)`` and column 0 with every column (the only zero-weight edges a tree can
-    need): ``(ei, ej, rank, distinct, chosen)``, the candidates' ends, ranks and distinct
-    rounded MI values (:func:`_ranks`) and the chosen candidates in Kruskal's order."""
+def _never_cooccurring_candidates(stats: SparseBinaryCounts, max_pairs: int, monotone: bool,
+                                  needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The never-co-occurring pairs with an end in ``needed`` that can be tree edges (a
+    superset), ``i < j``: those no hub rules out (:func:`_zero_candidates`) or, where the MI
+    of such pairs ties across counts (``monotone`` False: :func:`_monotone`), all of them."""
+    if monotone:
+        return _zero_candidates(stats, max_pairs, needed)
+    d = len(stats.columns)
+    if d * (d - 1) // 2 > max_pairs:
+        raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: the "
+                        "MI of never-co-occurring pairs ties across counts)")
+    zi, zj = np.triu_indices(d, k=1)
+    keep = (needed[zi] | needed[zj]) & ~_cooccurring(stats, zi, zj)
+    return zi[keep], zj[keep]
+
+
+def _kruskal(stats: SparseBinaryCounts, max_pairs: int):
+    """Kruskal's forest over the co-occurring pairs and column 0 with every other column
+    (the only zero-weight edges a tree can need): ``(ei, ej, rank, scale, chosen)``, the
+    candidates' ends, ranks and their scale (:func:`_ranks`) and the chosen candidates in
+    Kruskal's order."""
     d = len(stats.columns)
     n_co = len(stats.pair_i)
-    extra = np.arange(1, d)
-    extra = extra[~_cooccurring(stats, np.zeros(d - 1, np.int64), extra)]
-    extra = extra[~np.isin(extra, zj[zi == 0])]
-    zi = np.concatenate([np.zeros(len(extra), np.int64), zi])
-    zj = np.concatenate([extra, zj])
+    zj = np.arange(1, d)
+    zj = zj[~_cooccurring(stats, np.zeros(d - 1, np.int64), zj)]
+    zi = np.zeros(len(zj), np.int64)
     if n_co + len(zi) > max_pairs:
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
-    rank, hist, distinct = _ranks(stats, zi, zj)
+    rank, hist, scale = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
     ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
     ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
-    return ei, ej, rank, distinct, _spanning_forest(ei, ej, rank, d, hist)
+    return ei, ej, rank, scale, _spanning_forest(ei, ej, rank, d, hist)
 
 
-def _zero_pair_bound(stats: SparseBinaryCounts) -> float:
-    """The largest rounded MI a never-co-occurring pair of two-state columns can have: the
-    largest over the marginal counts present, each with the largest count it can meet
-    (``N_i + N_j <= n``), as the MI grows with each count (:func:`_monotone`)."""
-    c = np.unique(stats.ones[stats.cardinalities == 2]).astype(float)
-    best = np.searchsorted(c, stats.n_rows - c, side="right") - 1
+def _zero_pair_bounds(stats: SparseBinaryCounts, partner: np.ndarray | None = None) -> np.ndarray:
+    """Per column, the largest rounded MI of a never-co-occurring pair of two-state columns
+    it can be in (``-inf``: none), as that MI grows with each count (:func:`_monotone`): with
+    the largest marginal count it can meet (``N_i + N_j <= n``), or at most ``partner``
+    (per column: a bound on the counts of the columns it never co-occurs with)."""
+    two = stats.cardinalities == 2
+    ones = stats.ones.astype(float)
+    c = np.unique(ones[two])
+    best = np.searchsorted(c, stats.n_rows - ones[two], side="right") - 1
+    if partner is not None:
+        best = np.minimum(best, np.searchsorted(c, partner[two], side="right") - 1)
     ok = best >= 0
-    if not ok.any():
-        return -np.inf
-    return float(round_ties(zero_pair_information(c[ok], c[best[ok]], stats.n_rows)).max())
+    bound = np.full(len(ones), -np.inf)
+    at = np.flatnonzero(two)[ok]
+    bound[at] = round_ties(zero_pair_information(ones[at], c[best[ok]], stats.n_rows))
+    return bound
 
 
-def _zero_pairs_cannot_enter(stats: SparseBinaryCounts, ei: Any, ej: Any, rank: np.ndarray,
-                             distinct: np.ndarray, chosen: np.ndarray) -> bool:
-    """Whether Kruskal's forest over the co-occurring pairs (and column 0's) is the tree
-    of all candidates: its edges of rounded MI above :func:`_zero_pair_bound` (ahead of every
-    never-co-occurring pair in Kruskal's order) join all two-state columns, so each such
-    pair would close a cycle of earlier edges. (Such pairs join two-state columns only;
-    the other columns' edges are the same in both runs.)"""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
+def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
+    """Per two-state column, a bound on the marginal counts of the two-state columns it
+    never co-occurs with: the count of the first of the ``_MEX_BITS`` most frequent it
+    does not co-occur with, else the next count down (one bitmask per column, one pass
+    over the pairs)."""
     two = np.flatnonzero(stats.cardinalities == 2)
-    if len(two) < 2:
-        return True
-    limit = len(distinct) - np.searchsorted(distinct, _zero_pair_bound(stats), side="right")
-    strong = chosen[rank[chosen] < limit]
-    if len(strong) < len(two) - 1:
-        return False
+    order = two[np.lexsort((two, -stats.ones[two]))]  # by count, descending
+    counts = stats.ones[order].astype(float)
+    top = order[:_MEX_BITS]
+    slot = np.full(stats.cardinalities.size, -1, dtype=np.int64)
+    slot[top] = np.arange(len(top))
+    bits = np.zeros(stats.cardinalities.size, dtype=np.uint64)
+    bits[top] = np.left_shift(np.uint64(1), slot[top].astype(np.uint64))  # itself
+    for part in _chunks(len(stats.pair_i)):
+        i, j = stats.pair_i[part], stats.pair_j[part]
+        for a, b in ((i, j), (j, i)):
+            s = slot[a]
+            near = s >= 0
+            np.bitwise_or.at(bits, b[near], np.left_shift(np.uint64(1), s[near].astype(np.uint64)))
+    window = np.uint64(2**len(top) - 1)
+    gap = ~bits & window
+    beyond = counts[len(top)] if len(counts) > len(top) else -np.inf
+    found = gap != 0
+    return np.where(found, counts[np.minimum(_ctz(gap), len(top) - 1)], beyond)
+
+
+def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: np.ndarray,
+                                 tree_rank: np.ndarray, scale: _RankScale, monotone: bool
+                                 ) -> np.ndarray:
+    """The columns (a mask) whose never-co-occurring pairs may join the forest ``(ti, tj)`` of
+    the co-occurring pairs (and column 0's), edge ranks ``tree_rank``: every such pair that
+    can be a tree edge of all candidates has an end among them.
+
+    Such a pair ``(u, v)`` (two-state columns only; the other columns' edges are the same
+    either way) has rounded MI at most ``min(b_u, b_v)`` (:func:`_zero_pair_bounds`). Take
+    the forest's paths from one two-state column (the root). Where both ``u`` and ``v``
+    are reached and every edge on the path to ``u`` has rounded MI above ``b_u``, and on
+    the path to ``v`` above ``b_v``, the path from ``u`` to ``v`` runs through edges above
+    ``min(b_u, b_v)``: the pair closes a cycle of edges ahead of it in Kruskal's order and
+    is no tree edge. So only the columns not reached, or whose path has an edge at or
+    below their bound, are kept. The bounds need the MI of such pairs to grow with each
+    count (``monotone``: :func:`_monotone`; else every two-state column is kept). The
+    largest rank on each path comes from pointer doubling on the parents of one
+    breadth-first search."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    two = stats.cardinalities == 2
+    if two.sum() < 2 or not monotone or not _ZERO_PAIR_BOUNDS:
+        return two if two.sum() >= 2 else np.zeros_like(two)
     d = len(stats.columns)
-    joined = coo_matrix((np.ones(len(strong)), (ei[strong], ej[strong])), shape=(d, d))
-    _, label = connected_components(joined, directed=False)
-    return bool((label[two] == label[two[0]]).all())
+    root = int(np.flatnonzero(two)[0])
+    forest = coo_matrix((np.ones(len(ti)), (ti, tj)), shape=(d, d)).tocsr()
+    _, pred = breadth_first_order(forest, root, directed=False, return_predecessors=True)
+    reached = pred >= 0
+    reached[root] = True
+    # each edge of the root's tree hangs below its parent end: its rank on that child
+    inside = reached[ti]
+    a, b, r = ti[inside], tj[inside], tree_rank[inside].astype(np.int64)
+    child = np.where(pred[b] == a, b, a)
+    worst = np.full(d, -1, dtype=np.int64)  # the largest rank on the path to the root
+    worst[child] = r
+    up = np.where(reached, pred, np.arange(d))
+    up[root] = root
+    for _ in range(int(d).bit_length()):  # after k rounds: the 2**k nearest edges up
+        worst = np.maximum(worst, worst[up])
+        up = up[up]
+    distinct = scale.distinct
+
+    def kept(bound):  # rank k has rounded MI above the bound iff k < the bound's limit
+        limit = len(distinct) - np.searchsorted(distinct, bound, side="right")
+        return two & (~reached | (worst >= limit))
+
+    # with each column's largest count it can meet, then (one pass over the pairs) with the
+    # counts of the columns it never co-occurs with
+    may_join = kept(_zero_pair_bounds(stats))
+    if may_join.any():
+        may_join &= kept(_zero_pair_bounds(stats, _largest_non_partner(stats)))
+    return may_join
 
 
 def sparse_spanning_skeleton(
@@ -869,32 +990,36 @@ def sparse_spanning_skeleton(
     two = stats.cardinalities == 2
     n = stats.n_rows
     n_co = len(stats.pair_i)
-    no_pairs = np.zeros(0, np.int64)
-    monotone = _monotone(stats)
-    found = None
-    if monotone and _COOCCURRING_FIRST:
-        # the co-occurring pairs (and column 0's) alone: the tree when the edges that beat
-        # every never-co-occurring pair already join all two-state columns
-        ei, ej, rank, distinct, chosen = _kruskal(stats, no_pairs, no_pairs, max_pairs)
-        if _zero_pairs_cannot_enter(stats, ei, ej, rank, distinct, chosen):
-            found = ei, ej, chosen
-        del ei, ej, rank, distinct, chosen
-    if found is None:
-        if monotone:
-            zi, zj = _zero_candidates(stats, max_pairs)
-        else:  # ties across counts: every never-co-occurring pair is a candidate
-            if d * (d - 1) // 2 > max_pairs:
-                raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: "
-                                "the MI of never-co-occurring pairs ties across counts)")
-            zi, zj = np.triu_indices(d, k=1)
-            keep = ~_cooccurring(stats, zi, zj)
-            zi, zj = zi[keep], zj[keep]
-        ei, ej, _, _, chosen = _kruskal(stats, zi, zj, max_pairs)
-        found = ei, ej, chosen
-    ei, ej, chosen = found
+    # Kruskal over the co-occurring pairs and column 0's first: the tree, unless a
+    # never-co-occurring pair can enter it
+    ei, ej, rank, scale, chosen = _kruskal(stats, max_pairs)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
     n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
+    tree_rank = rank[chosen]
+    del ei, ej, rank, chosen
+    monotone = _monotone(stats)
+    needed = _columns_zero_pairs_may_join(stats, ti, tj, tree_rank, scale, monotone)
+    if needed.any():
+        # the tree of all candidates is the tree of the first tree's edges and the
+        # never-co-occurring candidates (an edge left out closes a cycle of better ones)
+        zi, zj = _never_cooccurring_candidates(stats, max_pairs, monotone, needed)
+        later = zi != 0  # column 0's pairs were candidates already
+        zi, zj = zi[later], zj[later]
+        # from the hubs, two-state pairs only: their ranks are on the table if there is one
+        zero_rank = scale.zero_pair_ranks(zi, zj) if monotone else None
+        if zero_rank is not None:
+            rank = np.concatenate([tree_rank, zero_rank])
+        else:  # ranked anew, together with the tree's values
+            ones = stats.ones.astype(float)
+            weight = np.concatenate([scale.value(tree_rank), round_ties(pair_information(
+                np.zeros(len(zi)), ones[zi], ones[zj], n, two[zi], two[zj]))])
+            distinct, inverse = np.unique(weight, return_inverse=True)
+            rank = (len(distinct) - 1 - inverse).astype(np.int64)
+        ti, tj = np.concatenate([ti, zi]), np.concatenate([tj, zj])
+        n11 = np.concatenate([n11, np.zeros(len(zi))])
+        chosen = _spanning_forest(ti, tj, rank, d)
+        ti, tj, n11 = ti[chosen], tj[chosen], n11[chosen]
     ones = stats.ones.astype(float)
     mi = pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
     names = list(stats.columns)
