@@ -201,6 +201,11 @@ def uniform_matrix(seed, n=1500, d=150, density=0.01):
     return sp.csr_matrix((rng.random((n, d)) < density).astype(np.int8))
 
 
+def entropy(*p):
+    """Entropy (nats) of the distributions whose probabilities are ``p`` (elementwise)."""
+    return -sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1)), 0) for q in p)
+
+
 def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch):
     import treelearn.structure._sparse_chow_liu as scl
 
@@ -225,8 +230,7 @@ def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch
         two = (ones > 0) & (ones < n)
         i, j = np.nonzero(np.triu((co == 0) & two[:, None] & two[None, :], 1))
         a, b = ones[i] / n, ones[j] / n  # N_11 = 0: I = H(a) + H(b) - H(a, b, 1 - a - b)
-        h = lambda *p: -sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1)), 0) for q in p)
-        mi = np.round(h(a, 1 - a) + h(b, 1 - b) - h(a, b, 1 - a - b), 12)
+        mi = np.round(entropy(a, 1 - a) + entropy(b, 1 - b) - entropy(a, b, 1 - a - b), 12)
         for bound in (scl._zero_pair_bounds(stats),
                       scl._zero_pair_bounds(stats, scl._largest_non_partner(stats))):
             # one unit of the 12th decimal: the closed form and the cell arithmetic may
