@@ -115,6 +115,7 @@ def build_model(
     description: Mapping[str, Any] | None = None,
     counts: PairCounts | None = None,
     learner: Any = None,
+    owned: bool = False,
 ) -> TreeModel:
     """CPTs for every node of ``structure`` from sufficient statistics; the shared last stage.
 
@@ -122,7 +123,10 @@ def build_model(
     ``n_rows`` and ``family_counts(indices)`` (a :class:`~treelearn.stats._counts.CountedTable`
     or a :class:`~treelearn.stats._counts.ClassCounts`). The model's ``settings`` dict
     is ``description`` if given, else ``settings.as_dict()``; ``counts`` and
-    ``learner`` are handed to the model for :meth:`TreeModel.partial_fit`.
+    ``learner`` are handed to the model for :meth:`TreeModel.partial_fit`. ``owned``:
+    ``structure`` is the caller's own graph (``orient``'s, say), used for nothing after; when
+    its nodes are in the columns' order it becomes the model's graph, the CPTs written into
+    its nodes, instead of a copy (a second graph of 50,000 nodes was ~0.5 s).
     """
     columns = list(stats.columns)
     position = {c: j for j, c in enumerate(columns)}
@@ -163,10 +167,18 @@ def build_model(
     else:
         cpts = [smoothed_cpt(stats.family_counts(f), *smoothing) for f in families]
     nodes, states = structure.nodes, stats.states
-    G.add_nodes_from((v, {**{k: val for k, val in nodes[v].items() if k not in ("cpt", "states", "parents")},
-                          "states": list(states[position[v]]), "cpt": cpt, "parents": parents})
-                     for v, parents, cpt in zip(variables, all_parents, cpts))
-    G.add_edges_from(structure.edges(data=True))
+    if owned and list(structure) == variables:  # the same graph as the copy below
+        G = structure
+        for v, parents, cpt in zip(variables, all_parents, cpts):
+            node = nodes[v]
+            for key in ("states", "cpt", "parents"):  # set last, in this order, as in the copy
+                node.pop(key, None)
+            node.update(states=list(states[position[v]]), cpt=cpt, parents=parents)
+    else:
+        G.add_nodes_from((v, {**{k: val for k, val in nodes[v].items() if k not in ("cpt", "states", "parents")},
+                              "states": list(states[position[v]]), "cpt": cpt, "parents": parents})
+                         for v, parents, cpt in zip(variables, all_parents, cpts))
+        G.add_edges_from(structure.edges(data=True))
     dtypes = stats.dtypes
     return TreeModel(
         G,
@@ -277,7 +289,7 @@ def chow_liu_from_counts(
         skeleton = stats.direct_skeleton(settings)
         if skeleton is not None:
             return build_model(orient(skeleton, settings.root), stats, settings,
-                               description=description)
+                               description=description, owned=True)
     counts = stats.counts
     n = counts.n_rows
     if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows
@@ -289,7 +301,7 @@ def chow_liu_from_counts(
                                  n=n, whitelist=settings.whitelist, blacklist=settings.blacklist)
     structure = orient(skeleton, settings.root)
     return build_model(
-        structure, stats, settings, description=description, counts=counts,
+        structure, stats, settings, description=description, counts=counts, owned=True,
         learner=partial(chow_liu_from_counts, settings=settings, description=description),
     )
 
