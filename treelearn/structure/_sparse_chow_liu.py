@@ -24,7 +24,13 @@ alone. So only the co-occurring pairs are counted (one sparse product
 The maximum spanning tree of the candidates, ranked by the key of the dense path
 (weight rounded by :func:`treelearn.structure._trees.round_ties`, then ``(i, j)``), is
 then the tree of the complete graph: every pair left out closes a cycle of
-smaller keys. MI values are computed with exactly the arithmetic of
+smaller keys. It is found in two steps. First the tree of the co-occurring pairs and
+column 0's alone. A never-co-occurring pair's MI is at most a bound for each of its ends
+(the MI with the largest count that end can meet); where the tree's path from one column
+to each end runs through edges above that end's bound, the pair closes a cycle of better
+edges. So the hub candidates are sought only for the columns whose path does not
+(none, on data where every column co-occurs with many: the hub search is skipped), and
+the tree is then the tree of the first tree's edges and those candidates. MI values are computed with exactly the arithmetic of
 :func:`treelearn.stats._information.mutual_information_matrix`, so the tree equals
 :func:`treelearn.structure._trees.spanning_skeleton` on the dense matrix edge for edge.
 
