@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sparse.py [--quick] [--n 20000] [--d 50000] [--density 0.002]
     .venv/bin/python benchmarks/bench_sparse.py --wide    # 200,000 terms, children only
+    .venv/bin/python benchmarks/bench_sparse.py --zipf    # text-like term frequencies
 
 ``tl.chow_liu(csr, names=...)`` (routed through :mod:`treelearn.structure._sparse_chow_liu`)
 timed as a ratio to scipy's ``X.T @ X`` on the same matrix (the co-occurrence
@@ -12,6 +13,12 @@ Also the two stages alone (counting: :func:`~treelearn.structure._sparse_chow_li
 the tree: :func:`~treelearn.structure._sparse_chow_liu.sparse_spanning_skeleton`; the rest of the
 call is CPTs and the model object) and, in children, the peak memory of ``X.T @ X``.
 ``--quick``: 5,000 x 20,000, one run, no memory child.
+
+``--zipf``: the same sizes with text-like term frequencies (term ``k``'s document frequency
+falling as ``k ** -0.9``, the most frequent in about half the documents; 0.2 % ones overall)
+instead of uniform ones. Frequent terms that never meet rare ones make never-co-occurring
+pairs tree edges (the hub search runs), and the co-occurrence counts of frequent pairs are
+too many and too varied for the MI table: the case real text brings, and the slow one.
 
 ``--wide``: 20,000 documents x 200,000 terms at 0.05 % (100 terms a document, as
 0.2 % of 50,000), only in fresh children: each call's wall seconds and peak RSS rise,
@@ -59,12 +66,27 @@ def corpus(n: int, d: int, density: float, seed: int = 0):
     return X
 
 
+def zipf_corpus(n: int, d: int, density: float, seed: int = 0):
+    """``n x d`` int8 CSR whose column ``k`` has ones in about ``n p_k`` random rows, ``p_k``
+    proportional to ``(k + 1) ** -0.9`` (at most 1), ``density * n * d`` ones in all."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    p = 0.3 / np.arange(1, d + 1) ** 0.9
+    p = np.minimum(1.0, p * (density * d / p.sum()))
+    per_column = np.minimum(rng.poisson(p * n), n)
+    rows = np.concatenate([rng.choice(n, k, replace=False) for k in per_column])
+    cols = np.repeat(np.arange(d), per_column)
+    return sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, d))
+
+
 def main(argv=None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--d", type=int, default=50_000)
     ap.add_argument("--density", type=float, default=0.002)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--zipf", action="store_true", help="text-like term frequencies")
     ap.add_argument("--wide", action="store_true",
                     help="20,000 x 200,000 at 0.05 %%: time and peak memory in children only")
     ap.add_argument("--json", default=None)
@@ -78,7 +100,7 @@ def main(argv=None) -> list[dict]:
     # the facade loads treelearn.learners on first use (networkx and more, ~1.4 s once per
     # process): resolved before any timing, as scipy is imported before X.T @ X is timed
     chow_liu = tl.chow_liu
-    X = corpus(args.n, args.d, args.density)
+    X = (zipf_corpus if args.zipf else corpus)(args.n, args.d, args.density)
     cols = [f"t{j}" for j in range(args.d)]
     if args.memory_child:
         call = (lambda: X.T @ X) if args.memory_child == "product" else (
@@ -90,7 +112,7 @@ def main(argv=None) -> list[dict]:
     print("machine:", machine())
     if args.wide:
         return wide(args.json)
-    case = f"n={args.n:,} d={args.d:,} density={args.density}"
+    case = f"n={args.n:,} d={args.d:,} density={args.density}" + (" zipf" if args.zipf else "")
     product = timeit(lambda: X.T @ X, repeat=1, warmup=0)
     learn = timeit(lambda: chow_liu(X, names=cols), repeat=1, warmup=0)
     model = learn["result"]
@@ -120,7 +142,8 @@ def main(argv=None) -> list[dict]:
     if not args.quick:
         for what in ("chow_liu", "product"):
             m = measure_in_child(__file__, "--memory-child", what, "--n", str(args.n),
-                                 "--d", str(args.d), "--density", str(args.density))
+                                 "--d", str(args.d), "--density", str(args.density),
+                                 *(["--zipf"] if args.zipf else []))
             label = "tl.chow_liu" if what == "chow_liu" else "scipy X.T @ X"
             rows.append(row(BENCH, case, f"peak RSS rise ({label})", m["peak_increase"] / 2**20,
                             "MiB"))

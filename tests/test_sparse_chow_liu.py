@@ -170,6 +170,8 @@ def test_one_hot_trees_of_never_co_occurring_pairs():
         {"_MEX_BITS": 1},  # every gap read from the variables' own neighbour lists
         {"_MEX_BITS": 3},  # hubs beyond the bitmask: their lists from a second pass
         {"_TABLE_CELLS": 0},  # every MI computed pair by pair, no table
+        {"_PAIRS_PER_CELL": 0},  # the whole table, every cell computed
+        {"_PAIRS_PER_CELL": 10**9},  # only the table cells some pair meets
         {"_FIRST_BATCH": 1, "_BATCH_PER_VARIABLE": 0},  # Kruskal in many small rounds
         {"_CHUNK": 7},  # passes over the pairs in many chunks
         {"_LOOKUP_CHUNK": 3},  # the binary searches in many chunks

@@ -79,6 +79,9 @@ _CHUNK = 2**18  # pairs per step of a pass over all co-occurring pairs
 _LOOKUP_CHUNK = 2**16  # pairs per step of the binary searches
 _SMALL_RANKS = 2**16  # up to this many distinct MI values: uint16 ranks
 _TABLE_CELLS = 2**22  # MI values computed once per (N_11, N_i, N_j) up to this many
+#: fewer pairs than this per table cell of N_11 >= 1: only the cells some pair meets are
+#: computed (a pass over the pairs costs ~1 % of computing a cell per pair)
+_PAIRS_PER_CELL = 100
 _FIRST_BATCH = 2**20  # Kruskal's first batch of edges: at least this many,
 _BATCH_PER_VARIABLE = 4  # and this many per variable (then 4 times more each round)
 _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
@@ -693,13 +696,29 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
 
     values = []  # rounded MI of every table cell and of every pair computed directly
     if levels >= 0:
-        cells = np.arange((levels + 1) * K * K)
+        size = (levels + 1) * K * K
+        row_key = cidx * np.int32(K)  # a pair's table cell: N_11 K^2 + cidx[i] K + cidx[j]
+        if n_co < _PAIRS_PER_CELL * (size - K * K):
+            # a table large for the pairs (many distinct counts: text-like data): only the
+            # cells some pair meets, found in one pass, and all of N_11 = 0 (the
+            # never-co-occurring pairs, whose ranks :class:`_RankScale` gives later)
+            present = np.zeros(size, dtype=bool)
+            present[: K * K] = True
+            for part in _chunks(n_co):
+                n11 = stats.pair_n11[part]
+                near = n11 <= levels
+                present[n11[near].astype(np.int32) * np.int32(K * K)
+                        + row_key[stats.pair_i[part][near]] + cidx[stats.pair_j[part][near]]] = True
+            cells = np.flatnonzero(present)
+            del present
+        else:
+            cells = np.arange(size)
         n11, ca, cb = cells // (K * K), c[(cells // K) % K], c[cells % K]
         valid = (n11 <= np.minimum(ca, cb)) & (ca + cb - n11 <= n)  # counts a table can meet
-        cell_r = np.zeros(len(cells))
-        cell_r[valid] = round_ties(pair_information(n11[valid], ca[valid], cb[valid], n))
-        values.append(cell_r[valid])
-        del cells, n11, ca, cb
+        cells = cells[valid]
+        cell_r = round_ties(pair_information(n11[valid], ca[valid], cb[valid], n))
+        values.append(cell_r)
+        del n11, ca, cb
     direct_co, direct_r = [], []
     if top > levels:
         for part in _chunks(n_co):
@@ -727,9 +746,9 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
     table = None
     counted = False  # hist filled while each chunk of ranks is in cache
     if levels >= 0:
-        table = rank_of(cell_r)  # cells no pair has get some rank: never looked up
+        table = np.zeros(size, dtype=dtype)  # cells no pair meets: never looked up
+        table[cells] = rank_of(cell_r)
         counted = top <= levels
-        row_key = cidx * np.int32(K)  # a pair's table cell: N_11 K^2 + cidx[i] K + cidx[j]
         for part in _chunks(n_co):
             n11 = stats.pair_n11[part]
             key = row_key[stats.pair_i[part]]
