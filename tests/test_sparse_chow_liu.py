@@ -211,22 +211,29 @@ def entropy(*p):
 def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch):
     import treelearn.structure._sparse_chow_liu as scl
 
-    needed_masks = []
-    real = scl._columns_zero_pairs_may_join
-    monkeypatch.setattr(scl, "_columns_zero_pairs_may_join",
-                        lambda *a, **k: needed_masks.append(real(*a, **k)) or needed_masks[-1])
+    found = {}  # what the last call of each step returned
+
+    def spy(name):
+        real = getattr(scl, name)
+        monkeypatch.setattr(scl, name, lambda *a, **k: found.__setitem__(name, real(*a, **k))
+                            or found[name])
+
+    for name in ("_columns_zero_pairs_may_join", "_ranked_zero_candidates",
+                 "_never_cooccurring_candidates"):
+        spy(name)
     cases = ([tied_matrix(seed)[0] for seed in range(10)] + [skewed_matrix(s) for s in range(3)]
              + [one_hot_matrix(s) for s in range(3)] + [uniform_matrix(s) for s in range(4)])
-    skipped = 0
+    skipped = ranked = 0
     for X in cases:
+        found.clear()
         stats = sparse_binary_statistics(X)
         want = dense_skeleton(X)
         assert edges(sparse_spanning_skeleton(stats)) == edges(want)
-        needed = needed_masks[-1]
+        needed = found["_columns_zero_pairs_may_join"][0]
         skipped += not needed.any()
         # brute force over the dense counts: the bounds are above every never-co-occurring
-        # pair's rounded MI, and every such pair in the tree (column 0's aside) has an end
-        # among the columns its candidates were sought for
+        # pair's rounded MI; every such pair in the tree (column 0's aside) has an end among
+        # the columns its candidates were sought for, and is among the candidates
         A = X.toarray().astype(np.int64)
         n, co, ones = A.shape[0], A.T @ A, A.sum(axis=0)
         two = (ones > 0) & (ones < n)
@@ -238,10 +245,17 @@ def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch
             # one unit of the 12th decimal: the closed form and the cell arithmetic may
             # round apart
             assert (mi <= np.minimum(bound[i], bound[j]) + 1e-12).all()
-        assert all(needed[u] or needed[v] for u, v in want.edges()
-                   if co[u, v] == 0 and two[u] and two[v] and 0 not in (u, v))
-    # both outcomes occur: the one-hot trees need never-co-occurring pairs, uniform data not
-    assert 4 <= skipped < len(cases)
+        zero_edges = {(min(u, v), max(u, v)) for u, v in want.edges()
+                      if co[u, v] == 0 and two[u] and two[v] and 0 not in (u, v)}
+        assert all(needed[u] or needed[v] for u, v in zero_edges)
+        if needed.any():
+            step = "_ranked_zero_candidates" if "_ranked_zero_candidates" in found else \
+                "_never_cooccurring_candidates"
+            ranked += step == "_ranked_zero_candidates"
+            zi, zj = found[step]
+            assert zero_edges <= set(zip(zi.tolist(), zj.tolist()))
+    # every outcome occurs: the one-hot trees need never-co-occurring pairs, uniform data not
+    assert 4 <= skipped < len(cases) and ranked >= 1
 
 
 def test_blocked_and_chunked_counting_is_the_dense_count():

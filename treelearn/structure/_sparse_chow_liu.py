@@ -863,6 +863,41 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
 
 
+def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst: np.ndarray,
+                            scale: _RankScale, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The never-co-occurring pairs ``(x, y)`` of two-state columns, ``x`` in ``needed``, that
+    rank (:class:`_RankScale`, the table's ``N_11 = 0`` cells) no later than ``worst[x]``, the
+    largest rank on ``x``'s path in the tree of the co-occurring pairs: any other such pair
+    ranks after every edge of its ends' paths (:func:`_columns_zero_pairs_may_join`) and
+    closes a cycle of better edges. The MI of such a pair grows with ``N_y``, so each ``x``
+    takes the columns of a count at least some threshold: a prefix of the columns by count.
+    Returns ``(i, j)``, ``i < j``, sorted."""
+    two = np.flatnonzero(stats.cardinalities == 2)
+    by_count = two[np.lexsort((two, -stats.ones[two]))]  # count descending
+    K, cls = scale.n_classes, scale.column_class
+    # columns of class k or more (the classes are the distinct counts, ascending)
+    at_least = np.cumsum(np.bincount(cls[two], minlength=K)[::-1])[::-1]
+    xs = np.flatnonzero(needed)
+    prefix = np.zeros(len(xs), dtype=np.int64)
+    step = max(1, 2**22 // K)
+    for s in range(0, len(xs), step):  # the smallest class of rank <= worst[x], per x
+        x = xs[s: s + step]
+        ok = scale.table[(cls[x] * K)[:, None] + np.arange(K)[None, :]] <= worst[x][:, None]
+        first = np.where(ok.any(axis=1), ok.argmax(axis=1), K)
+        prefix[s: s + step] = np.append(at_least, 0)[first]
+    total = int(prefix.sum())
+    if total > max_pairs:
+        raise _too_many(total, max_pairs, "candidate pairs")
+    u = np.repeat(xs, prefix)
+    v = by_count[np.arange(total) - np.repeat(np.cumsum(prefix) - prefix, prefix)]
+    other = u != v
+    d = stats.cardinalities.size
+    key = np.unique(np.minimum(u, v)[other].astype(np.int64) * d + np.maximum(u, v)[other])
+    i, j = np.divmod(key, d)
+    keep = ~_cooccurring(stats, i, j)
+    return i[keep], j[keep]
+
+
 def _never_cooccurring_candidates(stats: SparseBinaryCounts, max_pairs: int, monotone: bool,
                                   needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The never-co-occurring pairs with an end in ``needed`` that can be tree edges (a
@@ -944,10 +979,12 @@ def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
 
 def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: np.ndarray,
                                  tree_rank: np.ndarray, scale: _RankScale, monotone: bool
-                                 ) -> np.ndarray:
+                                 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The columns (a mask) whose never-co-occurring pairs may join the forest ``(ti, tj)`` of
     the co-occurring pairs (and column 0's), edge ranks ``tree_rank``: every such pair that
-    can be a tree edge of all candidates has an end among them.
+    can be a tree edge of all candidates has an end among them. Also each column's largest
+    rank on its path (``None`` where no bound was taken): a pair ranked after both its ends'
+    largest ranks closes a cycle of better edges.
 
     Such a pair ``(u, v)`` (two-state columns only; the other columns' edges are the same
     either way) has rounded MI at most ``min(b_u, b_v)`` (:func:`_zero_pair_bounds`). Take
@@ -965,7 +1002,7 @@ def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: 
 
     two = stats.cardinalities == 2
     if two.sum() < 2 or not monotone or not _ZERO_PAIR_BOUNDS:
-        return two if two.sum() >= 2 else np.zeros_like(two)
+        return (two if two.sum() >= 2 else np.zeros_like(two)), None
     d = len(stats.columns)
     root = int(np.flatnonzero(two)[0])
     forest = coo_matrix((np.ones(len(ti)), (ti, tj)), shape=(d, d)).tocsr()
@@ -994,7 +1031,8 @@ def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: 
     may_join = kept(_zero_pair_bounds(stats))
     if may_join.any():
         may_join &= kept(_zero_pair_bounds(stats, _largest_non_partner(stats)))
-    return may_join
+    worst[~reached] = np.iinfo(np.int64).max  # no path: any pair may join
+    return may_join, worst
 
 
 def sparse_spanning_skeleton(
@@ -1024,11 +1062,14 @@ def sparse_spanning_skeleton(
     tree_rank = rank[chosen]
     del ei, ej, rank, chosen
     monotone = _monotone(stats)
-    needed = _columns_zero_pairs_may_join(stats, ti, tj, tree_rank, scale, monotone)
+    needed, worst = _columns_zero_pairs_may_join(stats, ti, tj, tree_rank, scale, monotone)
     if needed.any():
         # the tree of all candidates is the tree of the first tree's edges and the
         # never-co-occurring candidates (an edge left out closes a cycle of better ones)
-        zi, zj = _never_cooccurring_candidates(stats, max_pairs, monotone, needed)
+        if worst is not None and scale.table is not None:
+            zi, zj = _ranked_zero_candidates(stats, needed, worst, scale, max_pairs)
+        else:
+            zi, zj = _never_cooccurring_candidates(stats, max_pairs, monotone, needed)
         later = zi != 0  # column 0's pairs were candidates already
         zi, zj = zi[later], zj[later]
         # from the hubs, two-state pairs only: their ranks are on the table if there is one
