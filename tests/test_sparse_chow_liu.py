@@ -18,9 +18,10 @@ from treelearn.structure._sparse_chow_liu import (
     pair_information,
     sparse_binary_statistics,
     sparse_spanning_skeleton,
+    sparse_spanning_tree,
     zero_pair_information,
 )
-from treelearn.structure._trees import spanning_skeleton
+from treelearn.structure._trees import orient, spanning_skeleton
 
 
 def dense_skeleton(X, w=None):
@@ -256,6 +257,21 @@ def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch
             assert zero_edges <= set(zip(zi.tolist(), zj.tolist()))
     # every outcome occurs: the one-hot trees need never-co-occurring pairs, uniform data not
     assert 4 <= skipped < len(cases) and ranked >= 1
+
+
+def test_the_directed_tree_is_the_oriented_skeleton(monkeypatch):
+    import treelearn.structure._trees as trees
+
+    # orient's array path too (it serves graphs of 5,000 nodes or more)
+    monkeypatch.setattr(trees, "GC_PAUSE_NODES", 1)
+    for X in [tied_matrix(seed)[0] for seed in range(4)] + [skewed_matrix(0), one_hot_matrix(0)]:
+        stats = sparse_binary_statistics(X, [f"c{j}" for j in range(X.shape[1])])
+        for root in (None, "c0", f"c{X.shape[1] - 1}", f"c{X.shape[1] // 2}"):
+            got = sparse_spanning_tree(stats, root)
+            want = orient(sparse_spanning_skeleton(stats), root)
+            assert list(got.nodes(data=True)) == list(want.nodes(data=True))
+            assert list(got.edges(data=True)) == list(want.edges(data=True))
+            assert got.graph == want.graph
 
 
 def test_blocked_and_chunked_counting_is_the_dense_count():

@@ -286,10 +286,9 @@ def chow_liu_from_counts(
     # e.g. wide sparse 0/1 data: acCL, no K x K. Its graphs (skeleton, oriented, model) are a
     # few dicts per node, all kept: the collector's passes over them free nothing
     with gc_paused(len(stats.columns)):
-        skeleton = stats.direct_skeleton(settings)
-        if skeleton is not None:
-            return build_model(orient(skeleton, settings.root), stats, settings,
-                               description=description, owned=True)
+        tree = stats.direct_tree(settings)
+        if tree is not None:
+            return build_model(tree, stats, settings, description=description, owned=True)
     counts = stats.counts
     n = counts.n_rows
     if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows

@@ -31,7 +31,6 @@ from ..models._clg import CLGTreeModel
 from ..stats._mixed_pairs import VARIANCE_FLOOR
 from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics
-from ..structure._trees import orient
 
 __all__ = ["clg_model", "clg_tree_from_statistics"]
 
@@ -42,7 +41,7 @@ def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSett
     """The CLG tree (or forest) of ``stats`` under ``settings`` (see the module docstring);
     ``build_model`` is :func:`~treelearn.learners._chow_liu.build_model` (the discrete CPTs).
     """
-    structure = orient(stats.direct_skeleton(settings), settings.root)
+    structure = stats.direct_tree(settings)
     return clg_model(stats, structure, settings, build_model, description=description)
 
 

@@ -691,10 +691,11 @@ class CountedTable:
         pseudocount added to each cell of every pairwise joint first)."""
         return mutual_information_matrix(self.counts, mi_alpha)
 
-    def direct_skeleton(self, settings: Any) -> None:
+    def direct_tree(self, settings: Any) -> None:
         """``None``: these statistics give the MI matrix (:meth:`mutual_information`), from
         which the learner finds the tree. Statistics that find their Chow-Liu tree without a
-        ``d x d`` matrix return it here (:class:`~treelearn.SparseBinaryCounts`)."""
+        ``d x d`` matrix return it here, directed away from ``settings.root``
+        (:class:`~treelearn.SparseBinaryCounts`)."""
         return None
 
 

@@ -26,7 +26,7 @@ join them (:func:`clg_skeleton` says which groups were left apart).
 
 :class:`MixedTableStatistics` is the statistics object of a mixed table: what
 :func:`treelearn.chow_liu` learns from when the table has continuous columns
-(``continuous`` names them; :meth:`~MixedTableStatistics.direct_skeleton` is the tree
+(``continuous`` names them; :meth:`~MixedTableStatistics.direct_tree` is the tree
 above, as :class:`~treelearn.structure._sparse_chow_liu.SparseBinaryCounts` finds its own).
 """
 
@@ -47,7 +47,7 @@ from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import MixedPairs, mixed_pair_statistics
 from ..stats._settings import CONSTRAINTS, NOTES
 from ._constraints import edge_constraints
-from ._trees import edge_penalty, round_ties, spanning_skeleton
+from ._trees import edge_penalty, orient, round_ties, spanning_skeleton
 
 __all__ = ["MixedTableStatistics", "clg_edge_parameters", "clg_skeleton"]
 
@@ -251,7 +251,7 @@ class MixedTableStatistics:
     (:class:`~treelearn.stats._mixed_pairs.MixedPairs`) are computed on first use.
 
     The statistics protocol of :class:`~treelearn.stats._counts.CountedTable` (``columns``,
-    ``states``, ``dtypes``, ``n_rows``, ``mutual_information``, ``direct_skeleton``), plus
+    ``states``, ``dtypes``, ``n_rows``, ``mutual_information``, ``direct_tree``), plus
     ``continuous`` (non-empty: a learner builds a CLG network from these statistics).
     """
 
@@ -334,9 +334,10 @@ class MixedTableStatistics:
         rows[np.ix_(C, C)] = pairs.pair_weight
         return rows
 
-    def direct_skeleton(self, settings: Any) -> nx.Graph:
-        """The CLG-valid tree (or forest) of these statistics (:func:`clg_skeleton`); a
-        ``root`` that is continuous in a component with discrete columns is refused."""
+    def direct_tree(self, settings: Any) -> nx.DiGraph:
+        """The CLG-valid tree (or forest) of these statistics (:func:`clg_skeleton`), directed
+        away from ``settings.root`` (:func:`~treelearn.structure._trees.orient`); a ``root``
+        that is continuous in a component with discrete columns is refused."""
         if settings.missing == "em":
             raise TreelearnError(
                 "missing='em' is for discrete tables; a table with continuous columns "
@@ -362,7 +363,7 @@ class MixedTableStatistics:
                     f"root {root!r} is continuous, but its tree holds the discrete column(s) "
                     f"{found[:5]}: in a CLG network a discrete node has no continuous parent, so "
                     f"the root must be discrete (e.g. root={found[0]!r}), or leave root=None")
-        return skeleton
+        return orient(skeleton, root)
 
     def family_counts(self, family: Sequence[int]) -> np.ndarray:
         """Counts of a family of discrete columns (indices into ``columns``)."""

@@ -41,6 +41,7 @@ __all__ = [
     "is_acyclic",
     "maximum_spanning_tree",
     "orient",
+    "orient_arrays",
     "penalised_forest",
     "round_ties",
     "spanning_skeleton",
@@ -347,26 +348,28 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
         return D
 
 
-def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
-    """:func:`orient` of a large tree or forest, the same graph: each node's parent from one
-    breadth-first search in scipy (from a node joined to every component's root), then the
-    nodes and the edges added once each.
+def orient_arrays(d: int, a: np.ndarray, b: np.ndarray, root: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, list]:
+    """:func:`orient` on index arrays: the forest of nodes ``0 .. d-1`` and edges ``(a, b)``
+    directed away from its roots, as ``(parent, child, roots)``: the edges in the order
+    :func:`orient` adds them (by parent, then child, in node order) and the roots (each
+    component's first node, ``root`` in its own; ``root`` first). Each node's parent comes
+    from one breadth-first search in scipy, from a node joined to every component's root.
 
     The graph ``orient``'s breadth-first pass builds is determined by the parents alone:
-    its nodes are ``tree``'s in order, and a node's children are added when the node is
-    reached, in node order (its ``sort_neighbors``), so its edges are listed by parent in
-    node order, then child in node order; that is the order they are added here. At
-    50,000 nodes networkx's search, a sort per node and one ``add_edge`` per edge were
-    ~0.6 s; this is ~0.2 s."""
+    a node's children are added when the node is reached, in node order (its
+    ``sort_neighbors``), so its edges are listed by parent in node order, then child in
+    node order. At 50,000 nodes networkx's search, a sort per node and one ``add_edge``
+    per edge were ~0.6 s; this is ~0.2 s.
+
+    >>> parent, child, roots = orient_arrays(3, np.array([0, 1]), np.array([1, 2]), root=2)
+    >>> parent.tolist(), child.tolist(), roots
+    ([1, 2], [0, 1], [2])
+    """
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-    nodes = list(tree.nodes)
-    d = len(nodes)
-    index = {v: i for i, v in enumerate(nodes)}
-    m = tree.number_of_edges()
-    ends = np.fromiter((index[x] for e in tree.edges() for x in e), dtype=np.int64, count=2 * m)
-    a, b = ends[0::2], ends[1::2]
+    m = len(a)
     # the edges in a (d + 1) x (d + 1) matrix: node d, alone here, becomes the search's hub
     edges = coo_matrix((np.ones(m), (a, b)), shape=(d + 1, d + 1))
     n_comp, label = connected_components(edges, directed=False)
@@ -378,7 +381,7 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
     _, first = np.unique(label, return_index=True)
     roots = first.copy()
     if root is not None:
-        roots[label[index[root]]] = index[root]
+        roots[label[root]] = root
     # one search from an extra node d joined to every root: each node's parent (in a tree
     # the parent of a node is the same whatever order the search takes)
     hub = coo_matrix((np.ones(n_comp), (np.full(n_comp, d), roots)), shape=(d + 1, d + 1))
@@ -387,18 +390,31 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
     child = np.flatnonzero(pred[:d] != d)
     parent = pred[child]
     listed = np.lexsort((child, parent))
+    ordered = roots.tolist()
+    if root is not None:  # the root asked for comes first: it is ``model.root``
+        ordered.remove(root)
+        ordered.insert(0, root)
+    return parent[listed], child[listed], ordered
+
+
+def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
+    """:func:`orient` of a large tree or forest, the same graph: the parents from
+    :func:`orient_arrays`, then the nodes and the edges added once each."""
+    nodes = list(tree.nodes)
+    d = len(nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    m = tree.number_of_edges()
+    ends = np.fromiter((index[x] for e in tree.edges() for x in e), dtype=np.int64, count=2 * m)
+    parent, child, roots = orient_arrays(d, ends[0::2], ends[1::2],
+                                         None if root is None else index[root])
     adj = tree.adj
     with gc_paused(d):
         D = nx.DiGraph()
         D.graph.update(tree.graph)
         D.add_nodes_from(tree.nodes(data=True))
         D.add_edges_from((nodes[u], nodes[v], adj[nodes[u]][nodes[v]]) for u, v in zip(
-            parent[listed].tolist(), child[listed].tolist()))
-        ordered = [nodes[r] for r in roots.tolist()]
-        if root is not None:  # the root asked for comes first: it is ``model.root``
-            ordered.remove(root)
-            ordered.insert(0, root)
-        D.graph["roots"] = ordered
+            parent.tolist(), child.tolist()))
+        D.graph["roots"] = [nodes[r] for r in roots]
     return D
 
 
