@@ -135,7 +135,8 @@ def build_model(
         raise ColumnNotFoundError(
             f"structure node(s) {absent} are not columns of the data {columns}", column=absent[0]
         )
-    if not is_acyclic(structure):
+    # an owned structure becomes (or is copied into) the model's graph, which TreeModel checks
+    if not owned and not is_acyclic(structure):
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
     # the smoothing options checked once, not once per node (smoothed_cpt)
