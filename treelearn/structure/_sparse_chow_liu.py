@@ -523,6 +523,12 @@ def _earlier_gaps(stats, pos, d2):
     return r, deg, first, second, near
 
 
+def _by_count(stats: SparseBinaryCounts) -> np.ndarray:
+    """The two-state columns in acCL's order: marginal count descending, then column."""
+    two = np.flatnonzero(stats.cardinalities == 2)
+    return two[np.lexsort((two, -stats.ones[two]))]
+
+
 def _pairs_after(members: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(u, v)`` for each ``u`` of ``members`` and each ``v`` of ``pool`` (sorted) after it."""
     start = np.searchsorted(pool, members, side="right")
@@ -545,8 +551,7 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarr
     empty = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if d2 < 2:
         return empty
-    order = np.lexsort((two, -stats.ones[two]))  # acCL's order: marginal count desc, column
-    inverse = two[order]
+    inverse = _by_count(stats)
     pos = np.full(stats.cardinalities.size, -1, dtype=np.int32)
     pos[inverse] = np.arange(d2)
     r, deg, first, second, near = _earlier_gaps(stats, pos, d2)
@@ -664,8 +669,11 @@ class _RankScale:
         table (the values may then be missing from ``distinct``)."""
         if self.table is None:
             return None
-        K = self.n_classes
-        return self.table[self.column_class[zi] * K + self.column_class[zj]]
+        return self.class_zero_ranks(self.column_class[zi], self.column_class[zj])
+
+    def class_zero_ranks(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
+        """The table's ``N_11 = 0`` ranks of marginal classes ``ca`` and ``cb`` (broadcast)."""
+        return self.table[ca * self.n_classes + cb]
 
 
 def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
@@ -875,7 +883,7 @@ def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst
     takes the columns of a count at least some threshold: a prefix of the columns by count.
     Returns ``(i, j)``, ``i < j``, sorted."""
     two = np.flatnonzero(stats.cardinalities == 2)
-    by_count = two[np.lexsort((two, -stats.ones[two]))]  # count descending
+    by_count = _by_count(stats)
     K, cls = scale.n_classes, scale.column_class
     # columns of class k or more (the classes are the distinct counts, ascending)
     at_least = np.cumsum(np.bincount(cls[two], minlength=K)[::-1])[::-1]
@@ -884,7 +892,7 @@ def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst
     step = max(1, 2**22 // K)
     for s in range(0, len(xs), step):  # the smallest class of rank <= worst[x], per x
         x = xs[s: s + step]
-        ok = scale.table[(cls[x] * K)[:, None] + np.arange(K)[None, :]] <= worst[x][:, None]
+        ok = scale.class_zero_ranks(cls[x][:, None], np.arange(K)[None, :]) <= worst[x][:, None]
         first = np.where(ok.any(axis=1), ok.argmax(axis=1), K)
         prefix[s: s + step] = np.append(at_least, 0)[first]
     total = int(prefix.sum())
@@ -958,8 +966,7 @@ def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
     never co-occurs with: the count of the first of the ``_MEX_BITS`` most frequent it
     does not co-occur with, else the next count down (one bitmask per column, one pass
     over the pairs)."""
-    two = np.flatnonzero(stats.cardinalities == 2)
-    order = two[np.lexsort((two, -stats.ones[two]))]  # by count, descending
+    order = _by_count(stats)
     counts = stats.ones[order].astype(float)
     top = order[:_MEX_BITS]
     slot = np.full(stats.cardinalities.size, -1, dtype=np.int64)
