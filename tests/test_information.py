@@ -188,3 +188,36 @@ def test_tiny_row_weights_do_not_make_mutual_information_infinite():
         without = tl.chow_liu(df.iloc[:-1], states=states)
         assert sorted(map(sorted, with_row.graph.to_undirected().edges())) == \
             sorted(map(sorted, without.graph.to_undirected().edges()))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_two_state_block_sums_are_reduceats_doubles(seed):
+    """The 0/1 shortcut of the block sums (two strided takes) against np.add.reduceat on
+    fractional weighted counts, one-state variables mixed in: the same doubles; with a
+    three-state variable the reduceat itself is used."""
+    from treelearn.stats._information import _block_sums
+
+    rng = np.random.default_rng(seed)
+    for cards in ([2, 1, 2, 2, 1], [2] * 9, [1, 1], [2, 3, 2]):
+        cards = np.array(cards)
+        starts = np.concatenate([[0], np.cumsum(cards)[:-1]])
+        x = rng.random((cards.sum(), cards.sum())) * 10.0 ** rng.integers(-5, 5)
+        for axis in (0, 1):
+            assert np.array_equal(_block_sums(x, starts, cards, axis),
+                                  np.add.reduceat(x, starts, axis=axis))
+    # the whole matrix with and without the shortcut, weighted 0/1 counts with holes
+    df = random_dependent_frame(300, [2, 2, 1, 2, 2, 2], rng).astype(float)
+    df.iloc[rng.random(df.shape) < 0.1] = np.nan
+    pc = pair_counts(encode(df, missing="pairwise"))
+    scale = np.triu(rng.choice([0.5, 1.25, 3.0], size=pc.joint.shape))
+    scale = scale + np.triu(scale, 1).T  # symmetric: block (j, i) stays block (i, j) transposed
+    weighted = type(pc)(**{**vars(pc), "joint": pc.joint * scale})
+    mi = mutual_information_matrix(weighted, alpha=0.3)
+    # brute force: each pair's smoothed joint from its block, MI term by term
+    d = len(pc.cardinalities)
+    for i, j in itertools.permutations(range(d), 2):
+        block = weighted.block(i, j).astype(float) + 0.3
+        p = block / block.sum()
+        pr, pc_ = p.sum(axis=1, keepdims=True), p.sum(axis=0, keepdims=True)
+        expected = float(np.sum(np.where(p > 0, p * np.log(p / (pr * pc_)), 0.0)))
+        assert abs(mi[i, j] - expected) <= 1e-12, (i, j)

@@ -43,6 +43,26 @@ def _xlogx_ratio(num: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray) -
     return out
 
 
+def _block_sums(x: np.ndarray, starts: np.ndarray, cards: np.ndarray, axis: int) -> np.ndarray:
+    """``np.add.reduceat(x, starts, axis)``: each variable's block of states summed.
+
+    Where no variable has more than two states (0/1 data, text), the blocks are summed
+    from two strided takes: the same doubles (one addition per block, whatever the
+    order), without reduceat's per-segment cost, 20-50 ms on 1,678 x 1,678 counts
+    (cwebkb), 15x the takes.
+    """
+    if cards.size == 0 or cards.max() > 2:
+        return np.add.reduceat(x, starts, axis=axis)
+    total = np.take(x, starts, axis=axis)
+    two = np.flatnonzero(cards == 2)
+    second = np.take(x, starts[two] + 1, axis=axis)
+    if axis == 0:
+        total[two] += second
+    else:
+        total[:, two] += second
+    return total
+
+
 def entropies(counts: PairCounts) -> np.ndarray:
     """Plug-in entropy ``H(X_i)`` of every variable, in nats, over the rows where it is observed.
 
@@ -88,10 +108,11 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
     starts = offsets[:-1]
     owner = np.repeat(np.arange(d), counts.cardinalities)
     N = counts.joint.astype(float)
-    # block sums by reduceat: exact on integer counts, no K x d indicator products
-    row_marg = np.add.reduceat(N, starts, axis=1)  # [a, j]: state a (of its variable) where j is observed
-    col_marg = np.add.reduceat(N, starts, axis=0)  # [i, b]
-    n_pair = np.add.reduceat(row_marg, starts, axis=0)  # rows where both variables are observed
+    # block sums (_block_sums): exact on integer counts, no K x d indicator products
+    cards = counts.cardinalities
+    row_marg = _block_sums(N, starts, cards, axis=1)  # [a, j]: state a (of its variable) where j is observed
+    col_marg = _block_sums(N, starts, cards, axis=0)  # [i, b]
+    n_pair = _block_sums(row_marg, starts, cards, axis=0)  # rows where both variables are observed
     if alpha:
         n_pair = n_pair + alpha * np.outer(k, k)
         row_marg = row_marg + alpha * k[None, :]
@@ -105,7 +126,7 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         terms = _xlogx_ratio(Ni, row_marg[rows][:, owner], col_marg[i][None, :],
                              np.where(n_exp > 0, n_exp, 1.0)[None, :])
         column_sums[i] = terms.sum(axis=0)
-    blocks = np.add.reduceat(column_sums, starts, axis=1)
+    blocks = _block_sums(column_sums, starts, cards, axis=1)
     mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)
     np.fill_diagonal(mi, 0.0)
     mi = np.maximum(mi, 0.0)  # rounding can leave -1e-17 on independent pairs
