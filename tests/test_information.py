@@ -205,7 +205,8 @@ def test_two_state_block_sums_are_reduceats_doubles(seed):
         for axis in (0, 1):
             assert np.array_equal(_block_sums(x, starts, cards, axis),
                                   np.add.reduceat(x, starts, axis=axis))
-    # the whole matrix with and without the shortcut, weighted 0/1 counts with holes
+    # the whole matrix on weighted 0/1 counts with holes (the shortcut's path), against
+    # each pair's MI computed term by term from its own block
     df = random_dependent_frame(300, [2, 2, 1, 2, 2, 2], rng).astype(float)
     df.iloc[rng.random(df.shape) < 0.1] = np.nan
     pc = pair_counts(encode(df, missing="pairwise"))
@@ -213,7 +214,6 @@ def test_two_state_block_sums_are_reduceats_doubles(seed):
     scale = scale + np.triu(scale, 1).T  # symmetric: block (j, i) stays block (i, j) transposed
     weighted = type(pc)(**{**vars(pc), "joint": pc.joint * scale})
     mi = mutual_information_matrix(weighted, alpha=0.3)
-    # brute force: each pair's smoothed joint from its block, MI term by term
     d = len(pc.cardinalities)
     for i, j in itertools.permutations(range(d), 2):
         block = weighted.block(i, j).astype(float) + 0.3
