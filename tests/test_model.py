@@ -40,25 +40,27 @@ def test_loglik_per_row_by_lookup(asia):
     assert m.log_likelihood(asia.head(50)) == pytest.approx(per_row.sum(), abs=1e-10)
 
 
-
 @pytest.mark.parametrize("dtype", [np.int8, np.intp])
 def test_complete_rows_loglik_is_the_node_by_node_lookup_to_the_bit(dtype):
-    # a DAG with families of one to three variables and 2-4 states, maximum likelihood on few
-    # rows (some cells zero: -inf terms); every complete row's log-likelihood is the sum of
-    # its nodes' log-CPT entries added in the model's node order, as the lookup above does,
-    # whatever the codes' integer dtype
+    # a DAG of 12 variables with families of one to three and 2-4 states, maximum likelihood
+    # on few rows (some cells zero: -inf terms); every complete row's log-likelihood is the sum
+    # of its nodes' log-CPT entries added in the model's node order, as the lookup above does
+    # (more than 8 terms: a pairwise sum would give other doubles), whatever the codes' dtype
+    cards = [2, 3, 4, 2, 3, 2, 4, 3, 2, 2, 3, 4]
     rng = np.random.default_rng(7)
-    df = random_dependent_frame(60, [2, 3, 4, 2, 3], rng)
-    dag = nx.DiGraph([("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v3"), ("v1", "v3"),
-                      ("v3", "v4")])
+    df = random_dependent_frame(60, cards, rng)
+    dag = nx.DiGraph([(f"v{i - 1}", f"v{i}") for i in range(1, 12)]
+                     + [(f"v{i - 2}", f"v{i}") for i in range(2, 12, 3)]
+                     + [(f"v{i - 3}", f"v{i}") for i in range(5, 12, 3)])
     m = tl.fit_cpts(dag, df, alpha=0.0)
-    rows = random_dependent_frame(200, [2, 3, 4, 2, 3], np.random.default_rng(8))
+    rows = random_dependent_frame(200, cards, np.random.default_rng(8))
     codes = m.encode(rows).codes.astype(dtype)
     per_row = m.log_likelihood_codes(codes)
     expected = np.array([_row_loglik(m, row.to_dict()) for _, row in rows.iterrows()])
     np.testing.assert_array_equal(per_row, expected)
     assert np.isneginf(per_row).any() and np.isfinite(per_row).any()  # both kinds of rows
     assert m.log_likelihood_codes(codes[:0]).shape == (0,)
+
 
 def test_impossible_row_is_minus_inf_under_ml():
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"]})
