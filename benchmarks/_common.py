@@ -47,7 +47,9 @@ def pin_blas(threads: int = 1) -> str:
         + f" -> {p['num_threads']} thread(s)"
         for p in threadpool_info()
     ]
-    return f"threadpoolctl.threadpool_limits({threads}) applied: " + "; ".join(pools or ["no pools"])
+    return f"threadpoolctl.threadpool_limits({threads}) applied: " + "; ".join(
+        pools or ["no pools"]
+    )
 
 
 def machine() -> str:
@@ -78,7 +80,12 @@ def timeit(fn: Callable[[], Any], repeat: int = 5, warmup: int = 1) -> dict:
         t = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - t)
-    return {"best": min(times), "median": statistics.median(times), "runs": len(times), "result": result}
+    return {
+        "best": min(times),
+        "median": statistics.median(times),
+        "runs": len(times),
+        "result": result,
+    }
 
 
 def _status_kib() -> dict:
@@ -134,19 +141,40 @@ def measure_in_child(script: str, *args: str) -> dict:
     """
     import subprocess
 
-    out = subprocess.run([sys.executable, os.path.abspath(script), *args],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(script), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode:
         raise RuntimeError(f"memory child failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def row(benchmark: str, case: str, metric: str, value: Any, unit: str = "", target: str = "", ok: bool | None = None, note: str = "") -> dict:
+def row(
+    benchmark: str,
+    case: str,
+    metric: str,
+    value: Any,
+    unit: str = "",
+    target: str = "",
+    ok: bool | None = None,
+    note: str = "",
+) -> dict:
     """One result row: what ``run_all.py`` prints, one line each."""
     if isinstance(value, (np.floating, np.integer)):
         value = value.item()
-    return {"benchmark": benchmark, "case": case, "metric": metric, "value": value, "unit": unit,
-            "target": target, "ok": ok, "note": note}
+    return {
+        "benchmark": benchmark,
+        "case": case,
+        "metric": metric,
+        "value": value,
+        "unit": unit,
+        "target": target,
+        "ok": ok,
+        "note": note,
+    }
 
 
 def fmt(value: Any) -> str:
@@ -170,11 +198,22 @@ def print_table(rows: list[dict], file=None) -> None:
     file = file or sys.stdout
     headers = ["benchmark", "case", "metric", "value", "unit", "target", "met", "note"]
     cells = [
-        [r.get("benchmark", ""), r.get("case", ""), r.get("metric", ""), fmt(r.get("value")),
-         r.get("unit", ""), r.get("target", ""), fmt(r.get("ok")), r.get("note", "")]
+        [
+            r.get("benchmark", ""),
+            r.get("case", ""),
+            r.get("metric", ""),
+            fmt(r.get("value")),
+            r.get("unit", ""),
+            r.get("target", ""),
+            fmt(r.get("ok")),
+            r.get("note", ""),
+        ]
         for r in rows
     ]
-    widths = [max(len(h), *(len(str(c[i])) for c in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(str(c[i])) for c in cells)) if cells else len(h)
+        for i, h in enumerate(headers)
+    ]
 
     def line(cs: list) -> str:
         return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cs, widths)) + " |"
@@ -207,7 +246,9 @@ def alarm_sample(n: int, cache_dir: str = DEFAULT_CACHE, seed: int = 0):
     df = BayesianModelSampling(get_example_model("alarm")).forward_sample(
         size=n, seed=seed, show_progress=False
     )
-    print(f"  sampled {n:,} alarm rows in {time.perf_counter() - t:.1f} s -> {path}", file=sys.stderr)
+    print(
+        f"  sampled {n:,} alarm rows in {time.perf_counter() - t:.1f} s -> {path}", file=sys.stderr
+    )
     tmp = path.with_suffix(".tmp")
     df.to_pickle(tmp)
     os.replace(tmp, path)

@@ -101,13 +101,33 @@ def weighted_rows(df: pd.DataFrame, n: int, args) -> list[dict]:
     bare = timeit(lambda: bare_pipeline(df, w), repeat=args.repeat)
     same = ours["result"] == rep["result"]
     rows = [
-        row(BENCH, case, "treelearn chow_liu(sample_weight=w)", ours["median"], "s",
-            note=f"median of {ours['runs']}"),
-        row(BENCH, case, "weighted / unweighted chow_liu", ours["median"] / plain["median"], "x",
-            "<= 2", ours["median"] / plain["median"] <= 2),
+        row(
+            BENCH,
+            case,
+            "treelearn chow_liu(sample_weight=w)",
+            ours["median"],
+            "s",
+            note=f"median of {ours['runs']}",
+        ),
+        row(
+            BENCH,
+            case,
+            "weighted / unweighted chow_liu",
+            ours["median"] / plain["median"],
+            "x",
+            "<= 2",
+            ours["median"] / plain["median"] <= 2,
+        ),
         row(BENCH, case, "bare numpy weighted pipeline", bare["median"], "s", note="no CPTs"),
-        row(BENCH, case, "treelearn / bare (weighted)", ours["median"] / bare["median"], "x",
-            "<= 3", ours["median"] / bare["median"] <= 3),
+        row(
+            BENCH,
+            case,
+            "treelearn / bare (weighted)",
+            ours["median"] / bare["median"],
+            "x",
+            "<= 3",
+            ours["median"] / bare["median"] <= 3,
+        ),
         row(BENCH, case, f"treelearn on the {len(repeated):,} repeated rows", rep["median"], "s"),
         row(BENCH, case, "same model as repeated rows", same, "", ok=same),
     ]
@@ -115,9 +135,20 @@ def weighted_rows(df: pd.DataFrame, n: int, args) -> list[dict]:
         t = time.perf_counter()
         pg_edges = pgmpy_tree(repeated)
         pg = time.perf_counter() - t
-        rows.append(row(BENCH, case, "pgmpy TreeSearch on the repeated rows", pg, "s", note="one run"))
-        rows.append(row(BENCH, case, "pgmpy repeated / treelearn weighted", pg / ours["median"], "x",
-                        ">= 200", pg / ours["median"] >= 200))
+        rows.append(
+            row(BENCH, case, "pgmpy TreeSearch on the repeated rows", pg, "s", note="one run")
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "pgmpy repeated / treelearn weighted",
+                pg / ours["median"],
+                "x",
+                ">= 200",
+                pg / ours["median"] >= 200,
+            )
+        )
         same_pg = pg_edges == edges_of(ours["result"])
         rows.append(row(BENCH, case, "same tree as pgmpy", same_pg, "", ok=same_pg))
     return rows
@@ -146,18 +177,30 @@ def memory_child(n: int, dtype: str, cache_dir: str) -> dict:
 
 def run_memory(n: int, dtype: str, cache_dir: str) -> dict:
     alarm_sample(n, cache_dir)  # sample (or find) before the child starts
-    return measure_in_child(__file__, "--memory-child", str(n), "--dtype", dtype,
-                            "--cache-dir", cache_dir)
+    return measure_in_child(
+        __file__, "--memory-child", str(n), "--dtype", dtype, "--cache-dir", cache_dir
+    )
 
 
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cache-dir", default=DEFAULT_CACHE, help="where sampled data are cached (default %(default)s)")
-    ap.add_argument("--quick", action="store_true",
-                    help="pgmpy only at n=10,000 (its 100,000-row run takes ~35 s); memory at 200,000 rows")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--cache-dir",
+        default=DEFAULT_CACHE,
+        help="where sampled data are cached (default %(default)s)",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="pgmpy only at n=10,000 (its 100,000-row run takes ~35 s); memory at 200,000 rows",
+    )
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    ap.add_argument("--memory-rows", type=int, default=None, help="rows for the memory test (default 1,000,000)")
+    ap.add_argument(
+        "--memory-rows", type=int, default=None, help="rows for the memory test (default 1,000,000)"
+    )
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument("--memory-child", type=int, default=None, help=argparse.SUPPRESS)
@@ -177,22 +220,57 @@ def main(argv=None) -> list[dict]:
         tl_t = timeit(lambda df=df: treelearn_tree(df), repeat=args.repeat)
         bare_t = timeit(lambda df=df: bare_pipeline(df), repeat=args.repeat)
         tl_edges, bare_edges = edges_of(tl_t["result"]), bare_t["result"]
-        rows.append(row(BENCH, case, "treelearn chow_liu", tl_t["median"], "s",
-                        note=f"median of {tl_t['runs']}, best {tl_t['best']:.4f} s; incl. CPTs"))
-        rows.append(row(BENCH, case, "bare numpy pipeline", bare_t["median"], "s",
-                        note=f"median of {bare_t['runs']}, best {bare_t['best']:.4f} s; no CPTs"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "treelearn chow_liu",
+                tl_t["median"],
+                "s",
+                note=f"median of {tl_t['runs']}, best {tl_t['best']:.4f} s; incl. CPTs",
+            )
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "bare numpy pipeline",
+                bare_t["median"],
+                "s",
+                note=f"median of {bare_t['runs']}, best {bare_t['best']:.4f} s; no CPTs",
+            )
+        )
         ratio_bare = tl_t["median"] / bare_t["median"]
         rows.append(row(BENCH, case, "treelearn / bare", ratio_bare, "x", "<= 3", ratio_bare <= 3))
-        rows.append(row(BENCH, case, "same tree as bare", tl_edges == bare_edges, "",
-                        ok=tl_edges == bare_edges))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "same tree as bare",
+                tl_edges == bare_edges,
+                "",
+                ok=tl_edges == bare_edges,
+            )
+        )
         if n <= 10_000 or not args.quick:
             t = time.perf_counter()
             pg_edges = pgmpy_tree(df)
             pg = time.perf_counter() - t
             speedup = pg / tl_t["median"]
             rows.append(row(BENCH, case, "pgmpy TreeSearch(n_jobs=1)", pg, "s", note="one run"))
-            rows.append(row(BENCH, case, "pgmpy / treelearn", speedup, "x", ">= 200", speedup >= 200))
-            rows.append(row(BENCH, case, "same tree as pgmpy", tl_edges == pg_edges, "", ok=tl_edges == pg_edges))
+            rows.append(
+                row(BENCH, case, "pgmpy / treelearn", speedup, "x", ">= 200", speedup >= 200)
+            )
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    "same tree as pgmpy",
+                    tl_edges == pg_edges,
+                    "",
+                    ok=tl_edges == pg_edges,
+                )
+            )
         print_table(rows[-7:] if rows else rows)
         rows += weighted_rows(df, n, args)
         print_table(rows[-9:])
@@ -206,12 +284,29 @@ def main(argv=None) -> list[dict]:
         ratio = m["peak_increase"] / m["df_bytes"]
         target = dtype == "str"  # the case: pgmpy's samples as they come
         rows.append(row(BENCH, case, "DataFrame deep size", m["df_bytes"] / 2**20, "MiB"))
-        rows.append(row(BENCH, case, "peak RSS rise in chow_liu", m["peak_increase"] / 2**20, "MiB",
-                        note=f"tracemalloc peak {m['tracemalloc_peak'] / 2**20:.0f} MiB; "
-                             f"{m['seconds']:.2f} s"
-                             + ("" if m["hwm_reset_ok"] else "; HWM reset FAILED, figure invalid")))
-        rows.append(row(BENCH, case, "peak rise / DataFrame", ratio, "x", "<= 2" if target else "",
-                        (ratio <= 2) if target else None))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "peak RSS rise in chow_liu",
+                m["peak_increase"] / 2**20,
+                "MiB",
+                note=f"tracemalloc peak {m['tracemalloc_peak'] / 2**20:.0f} MiB; "
+                f"{m['seconds']:.2f} s"
+                + ("" if m["hwm_reset_ok"] else "; HWM reset FAILED, figure invalid"),
+            )
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "peak rise / DataFrame",
+                ratio,
+                "x",
+                "<= 2" if target else "",
+                (ratio <= 2) if target else None,
+            )
+        )
         print_table(rows[-3:])
     print()
     print_table(rows)

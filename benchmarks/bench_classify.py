@@ -104,17 +104,27 @@ def accuracy_rows(folds: int) -> list[dict]:
                 "NaiveBayes": tl.NaiveBayes(unseen="ignore"),
                 "TAN": tl.TAN(unseen="ignore"),
                 "ChowLiuMultinet": tl.ChowLiuMultinet(unseen="ignore"),
-                "sklearn CategoricalNB": make_pipeline(enc, CategoricalNB(alpha=1.0, min_categories=cards)),
+                "sklearn CategoricalNB": make_pipeline(
+                    enc, CategoricalNB(alpha=1.0, min_categories=cards)
+                ),
             }
         else:
+
             def kbins(bins: int = bins) -> KBinsDiscretizer:
-                return KBinsDiscretizer(n_bins=bins, encode="ordinal", strategy="quantile",
-                                        quantile_method="averaged_inverted_cdf")
+                return KBinsDiscretizer(
+                    n_bins=bins,
+                    encode="ordinal",
+                    strategy="quantile",
+                    quantile_method="averaged_inverted_cdf",
+                )
+
             candidates = {
                 "NaiveBayes": make_pipeline(kbins(), tl.NaiveBayes(unseen="ignore")),
                 "TAN": make_pipeline(kbins(), tl.TAN(unseen="ignore")),
                 "ChowLiuMultinet": make_pipeline(kbins(), tl.ChowLiuMultinet(unseen="ignore")),
-                "sklearn CategoricalNB": make_pipeline(kbins(), CategoricalNB(alpha=1.0, min_categories=bins)),
+                "sklearn CategoricalNB": make_pipeline(
+                    kbins(), CategoricalNB(alpha=1.0, min_categories=bins)
+                ),
             }
         case = f"{name} (n={len(X)}, d={X.shape[1]}, {y.nunique()} classes)"
         for label, est in candidates.items():
@@ -123,10 +133,19 @@ def accuracy_rows(folds: int) -> list[dict]:
                 warnings.simplefilter("ignore")
                 scores = cross_val_score(est, X, y, cv=cv, n_jobs=1)
             seconds = time.perf_counter() - t
-            rows.append(row(BENCH, case, f"{folds}-fold accuracy: {label}", float(scores.mean()),
-                            note=f"sd {scores.std():.3f}; {seconds:.1f} s"))
-            print(f"  {case:45s} {label:22s} {scores.mean():.4f} +- {scores.std():.3f}  ({seconds:.1f} s)",
-                  file=sys.stderr)
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    f"{folds}-fold accuracy: {label}",
+                    float(scores.mean()),
+                    note=f"sd {scores.std():.3f}; {seconds:.1f} s",
+                )
+            )
+            print(
+                f"  {case:45s} {label:22s} {scores.mean():.4f} +- {scores.std():.3f}  ({seconds:.1f} s)",
+                file=sys.stderr,
+            )
     return rows
 
 
@@ -146,7 +165,9 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
 
     df = alarm_sample(n, cache_dir)
     X, y = df.drop(columns=CLASS), df[CLASS]
-    X_int = pd.DataFrame({c: pd.factorize(X[c], sort=True)[0] for c in X})  # the codes CategoricalNB needs
+    X_int = pd.DataFrame(
+        {c: pd.factorize(X[c], sort=True)[0] for c in X}
+    )  # the codes CategoricalNB needs
     cards = [int(X_int[c].max()) + 1 for c in X_int]
     Z = X_int.to_numpy()
     case = f"alarm n={n:,}, class {CLASS}, {X.shape[1]} features"
@@ -160,81 +181,170 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
         "treelearn NaiveBayes (text DataFrame)": fit_predict(tl.NaiveBayes, X),
         "treelearn NaiveBayes (integer DataFrame)": fit_predict(tl.NaiveBayes, X_int),
         "sklearn CategoricalNB (integer array)": fit_predict(
-            lambda: CategoricalNB(alpha=1.0, min_categories=cards), Z),
-        "sklearn OrdinalEncoder + CategoricalNB (text)": lambda: CategoricalNB(
-            alpha=1.0, min_categories=cards).fit(
-            (E := OrdinalEncoder().fit(X)).transform(X), y).predict_proba(E.transform(X)),
+            lambda: CategoricalNB(alpha=1.0, min_categories=cards), Z
+        ),
+        "sklearn OrdinalEncoder + CategoricalNB (text)": lambda: (
+            CategoricalNB(alpha=1.0, min_categories=cards)
+            .fit((E := OrdinalEncoder().fit(X)).transform(X), y)
+            .predict_proba(E.transform(X))
+        ),
         "treelearn TAN (text DataFrame)": fit_predict(tl.TAN, X),
         "treelearn ChowLiuMultinet (text DataFrame)": fit_predict(tl.ChowLiuMultinet, X),
     }
     for label, fn in runs.items():
         t = timeit(fn, repeat=repeat)
         times[label] = t["best"]
-        rows.append(row(BENCH, case, f"fit + predict_proba: {label}", t["best"], "s",
-                        note=f"best of {t['runs']}, median {t['median']:.3f}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"fit + predict_proba: {label}",
+                t["best"],
+                "s",
+                note=f"best of {t['runs']}, median {t['median']:.3f}",
+            )
+        )
         print(f"  {label:50s} {t['best']:.3f} s (median {t['median']:.3f})", file=sys.stderr)
     # same input for both: the target; text vs pre-coded integers: for information only
     for ours, theirs, target in [
         ("treelearn NaiveBayes (integer DataFrame)", "sklearn CategoricalNB (integer array)", True),
-        ("treelearn NaiveBayes (text DataFrame)", "sklearn OrdinalEncoder + CategoricalNB (text)", True),
+        (
+            "treelearn NaiveBayes (text DataFrame)",
+            "sklearn OrdinalEncoder + CategoricalNB (text)",
+            True,
+        ),
         ("treelearn NaiveBayes (text DataFrame)", "sklearn CategoricalNB (integer array)", False),
     ]:
         ratio = times[ours] / times[theirs]
-        rows.append(row(BENCH, case, f"{ours} / {theirs}", ratio, "x", "<= 2" if target else "",
-                        ratio <= 2 if target else None))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"{ours} / {theirs}",
+                ratio,
+                "x",
+                "<= 2" if target else "",
+                ratio <= 2 if target else None,
+            )
+        )
 
     tan_fit = timeit(lambda: tl.TAN().fit(X, y), repeat=repeat)
-    rows.append(row(BENCH, case, "treelearn TAN fit (structure + CPTs)", tan_fit["best"], "s",
-                    note=f"best of {tan_fit['runs']}"))
+    rows.append(
+        row(
+            BENCH,
+            case,
+            "treelearn TAN fit (structure + CPTs)",
+            tan_fit["best"],
+            "s",
+            note=f"best of {tan_fit['runs']}",
+        )
+    )
     tan_structure = timeit(lambda: tan_structure_only(X, y), repeat=repeat)
-    rows.append(row(BENCH, case, "treelearn TAN structure only (encode, counts, CMI, tree)",
-                    tan_structure["best"], "s", note=f"best of {tan_structure['runs']}"))
-    print(f"  treelearn TAN fit {tan_fit['best']:.3f} s, structure only {tan_structure['best']:.3f} s",
-          file=sys.stderr)
+    rows.append(
+        row(
+            BENCH,
+            case,
+            "treelearn TAN structure only (encode, counts, CMI, tree)",
+            tan_structure["best"],
+            "s",
+            note=f"best of {tan_structure['runs']}",
+        )
+    )
+    print(
+        f"  treelearn TAN fit {tan_fit['best']:.3f} s, structure only {tan_structure['best']:.3f} s",
+        file=sys.stderr,
+    )
 
     if pgmpy_rows:
         from pgmpy.estimators import TreeSearch
 
         sub = df.iloc[:pgmpy_rows]
         root = X.columns[0]
-        print(f"  pgmpy TreeSearch tan on {len(sub):,} rows (root {root!r}, n_jobs=1)...", file=sys.stderr)
+        print(
+            f"  pgmpy TreeSearch tan on {len(sub):,} rows (root {root!r}, n_jobs=1)...",
+            file=sys.stderr,
+        )
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dag = TreeSearch(sub, root_node=root, n_jobs=1).estimate(
-                "tan", class_node=CLASS, show_progress=False)
+                "tan", class_node=CLASS, show_progress=False
+            )
         pgmpy_s = time.perf_counter() - t
         ours = tl.TAN(root=root).fit(sub.drop(columns=CLASS), sub[CLASS])
         same = set(ours.model_.graph.edges) == set(dag.edges())
         Xs, ys = sub.drop(columns=CLASS), sub[CLASS]
         tl_fit = timeit(lambda: tl.TAN(root=root).fit(Xs, ys), repeat=repeat)
         tl_structure = timeit(lambda: tan_structure_only(Xs, ys, root), repeat=repeat)
-        scope = f"{len(sub):,} rows" + ("" if len(sub) == n else f" (--pgmpy-rows; not the full {n:,})")
-        rows.append(row(BENCH, case, f"pgmpy TreeSearch('tan') structure, {scope}", pgmpy_s, "s",
-                        note="one run"))
-        rows.append(row(BENCH, case, f"treelearn TAN structure only, {scope}", tl_structure["best"], "s"))
+        scope = f"{len(sub):,} rows" + (
+            "" if len(sub) == n else f" (--pgmpy-rows; not the full {n:,})"
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"pgmpy TreeSearch('tan') structure, {scope}",
+                pgmpy_s,
+                "s",
+                note="one run",
+            )
+        )
+        rows.append(
+            row(BENCH, case, f"treelearn TAN structure only, {scope}", tl_structure["best"], "s")
+        )
         rows.append(row(BENCH, case, f"treelearn TAN whole fit, {scope}", tl_fit["best"], "s"))
         speedup = pgmpy_s / tl_structure["best"]
-        rows.append(row(BENCH, case, f"TAN structure speed-up over pgmpy, {scope}", speedup, "x",
-                        ">= 200", speedup >= 200, note=f"same TAN edges as pgmpy: {same}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"TAN structure speed-up over pgmpy, {scope}",
+                speedup,
+                "x",
+                ">= 200",
+                speedup >= 200,
+                note=f"same TAN edges as pgmpy: {same}",
+            )
+        )
         whole = pgmpy_s / tl_fit["best"]
-        rows.append(row(BENCH, case, f"pgmpy structure / treelearn whole TAN fit, {scope}", whole, "x",
-                        note="treelearn also fits the CPTs here"))
-        print(f"  pgmpy {pgmpy_s:.1f} s, treelearn structure {tl_structure['best']:.3f} s (x{speedup:.0f}), "
-              f"whole fit {tl_fit['best']:.3f} s (x{whole:.0f}), same edges {same}", file=sys.stderr)
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"pgmpy structure / treelearn whole TAN fit, {scope}",
+                whole,
+                "x",
+                note="treelearn also fits the CPTs here",
+            )
+        )
+        print(
+            f"  pgmpy {pgmpy_s:.1f} s, treelearn structure {tl_structure['best']:.3f} s (x{speedup:.0f}), "
+            f"whole fit {tl_fit['best']:.3f} s (x{whole:.0f}), same edges {same}",
+            file=sys.stderr,
+        )
     return rows
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="10,000 alarm rows, 3 folds, pgmpy on 2,000 rows")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="10,000 alarm rows, 3 folds, pgmpy on 2,000 rows"
+    )
     parser.add_argument("--rows", type=int, default=100_000, help="alarm rows for the speed part")
-    parser.add_argument("--pgmpy-rows", type=int, default=None,
-                        help="rows for pgmpy's TAN (default: all of --rows; 0 skips pgmpy)")
+    parser.add_argument(
+        "--pgmpy-rows",
+        type=int,
+        default=None,
+        help="rows for pgmpy's TAN (default: all of --rows; 0 skips pgmpy)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
-    parser.add_argument("--cache-dir", default=os.environ.get("TREELEARN_BENCH_CACHE", "/tmp/treelearn-bench"))
+    parser.add_argument(
+        "--cache-dir", default=os.environ.get("TREELEARN_BENCH_CACHE", "/tmp/treelearn-bench")
+    )
     parser.add_argument("--json", default=None, help="also write the result rows as JSON here")
     args = parser.parse_args(argv)
     print(pin_blas(1))

@@ -32,6 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import DEFAULT_CACHE, alarm_sample, machine, pin_blas, print_table, row, write_json
 
 BENCH = "dask"
+
+
 def part_rows(n: int) -> int:
     """Rows per file: 8 files or more, at most a million rows each."""
     return max(1, min(1_000_000, -(-n // 8)))
@@ -56,14 +58,17 @@ def dataset(n: int, cache_dir: str) -> str:
     for i, start in enumerate(range(0, n, part)):
         codes = engine.sample_codes(min(part, n - start), rng).astype(np.int8)
         pd.DataFrame(codes, columns=[str(v) for v in model.variables]).to_parquet(
-            os.path.join(path, f"part{i:04d}.parquet"), index=False)
+            os.path.join(path, f"part{i:04d}.parquet"), index=False
+        )
     open(done, "w").close()
     print(f"  wrote {n:,} rows to {path} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     return path
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--quick", action="store_true", help="1,000,000 rows")
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
@@ -92,8 +97,9 @@ def main(argv=None) -> list[dict]:
     t = time.perf_counter()
     streamed = tl.chow_liu(path)
     stream_s = time.perf_counter() - t
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
     with distributed.Client(cluster) as client:
         client.run(pin_blas, 1)
         ddf = dd.read_parquet(path)
@@ -103,20 +109,40 @@ def main(argv=None) -> list[dict]:
         dask_s = time.perf_counter() - t
         partitions = ddf.npartitions
     cluster.close()
-    same = bool(np.array_equal(whole.counts.joint, streamed.counts.joint)
-                and np.array_equal(whole.counts.joint, on_dask.counts.joint))
+    same = bool(
+        np.array_equal(whole.counts.joint, streamed.counts.joint)
+        and np.array_equal(whole.counts.joint, on_dask.counts.joint)
+    )
     k = int(whole.counts.joint.shape[0])
     rows = [
         row(BENCH, case, "same pair counts (memory, streamed, dask)", same, "", ok=same),
-        row(BENCH, case, "in memory: pd.read_parquet + chow_liu(frame)", read_s + fit_s, "s",
-            note=f"read {read_s:.2f} s + fit {fit_s:.2f} s"),
+        row(
+            BENCH,
+            case,
+            "in memory: pd.read_parquet + chow_liu(frame)",
+            read_s + fit_s,
+            "s",
+            note=f"read {read_s:.2f} s + fit {fit_s:.2f} s",
+        ),
         row(BENCH, case, "streamed: chow_liu(path)", stream_s, "s"),
-        row(BENCH, case, "dask, LocalCluster 2 workers x 1 thread: chow_liu(ddf)", dask_s, "s",
-            note=f"{partitions} partitions"),
+        row(
+            BENCH,
+            case,
+            "dask, LocalCluster 2 workers x 1 thread: chow_liu(ddf)",
+            dask_s,
+            "s",
+            note=f"{partitions} partitions",
+        ),
         row(BENCH, case, "in memory / dask", (read_s + fit_s) / dask_s, "x"),
         row(BENCH, case, "dask rows per second per worker", n / dask_s / 2, "rows/s"),
-        row(BENCH, case, "reduce per partition: K x K counts", k * k * 8 / 1024, "KiB",
-            note=f"K = {k} indicators, int64"),
+        row(
+            BENCH,
+            case,
+            "reduce per partition: K x K counts",
+            k * k * 8 / 1024,
+            "KiB",
+            note=f"K = {k} indicators, int64",
+        ),
     ]
     print_table(rows)
     write_json(rows, args.json)

@@ -74,11 +74,15 @@ def run_one(folder: str, name: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("path", nargs="?", default=DEFAULT_PATH,
-                        help="folder holding NAME.ts.data.gz and NAME.test.data.gz "
-                             "(default %(default)s)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        default=DEFAULT_PATH,
+        help="folder holding NAME.ts.data.gz and NAME.test.data.gz (default %(default)s)",
+    )
     parser.add_argument("--only", help="comma-separated dataset names (default: all twenty)")
     parser.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     args = parser.parse_args(argv)
@@ -90,8 +94,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         parser.error(f"no such folder {args.path!r}: give the path of the debd datasets")
     print(pin_blas(1))
     print("machine:", machine())
-    print(f"treelearn {tl.__version__}, pandas {pd.__version__}; "
-          f"tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=[0, 1] for every column)")
+    print(
+        f"treelearn {tl.__version__}, pandas {pd.__version__}; "
+        f"tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=[0, 1] for every column)"
+    )
     print()
     print("| dataset | vars | train rows | test rows | test LL | reference | diff | learn s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -103,15 +109,31 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ok = bool(abs(diff) <= TOLERANCE)
         if not ok:
             failures.append(name)
-        print(f"| {name} | {r['vars']} | {r['train']} | {r['test']} | {r['ll']:.3f} | "
-              f"{ref:.3f} | {diff:+.4f}{'' if ok else ' (!)'} | {r['s']:.2f} |", flush=True)
+        print(
+            f"| {name} | {r['vars']} | {r['train']} | {r['test']} | {r['ll']:.3f} | "
+            f"{ref:.3f} | {diff:+.4f}{'' if ok else ' (!)'} | {r['s']:.2f} |",
+            flush=True,
+        )
         case = f"{name} d={r['vars']} n={r['train']}"
-        rows.append(row(BENCH, case, "test LL per example", r["ll"], "nats",
-                        f"{ref:.3f} +- {TOLERANCE}", ok, note=f"diff {diff:+.4f}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "test LL per example",
+                r["ll"],
+                "nats",
+                f"{ref:.3f} +- {TOLERANCE}",
+                ok,
+                note=f"diff {diff:+.4f}",
+            )
+        )
         rows.append(row(BENCH, case, "chow_liu seconds", r["s"], "s", note="one run"))
     print()
-    print(f"all {len(names)} within {TOLERANCE} nats of the reference" if not failures
-          else f"outside {TOLERANCE} nats: {', '.join(failures)}")
+    print(
+        f"all {len(names)} within {TOLERANCE} nats of the reference"
+        if not failures
+        else f"outside {TOLERANCE} nats: {', '.join(failures)}"
+    )
     write_json(rows, args.json)
     return rows
 

@@ -72,15 +72,34 @@ import treelearn as tl
 
 BENCH = "density"
 DEFAULT_PATH = str(ROOT.parent / "shared" / "data" / "debd")
-ALL_SETS = ("nltcs,msnbc,kdd,plants,baudio,jester,bnetflix,accidents,tretail,pumsb_star,dna,"
-            "kosarek,msweb,book,tmovie,cwebkb,cr52,c20ng,bbc,ad")
+ALL_SETS = (
+    "nltcs,msnbc,kdd,plants,baudio,jester,bnetflix,accidents,tretail,pumsb_star,dna,"
+    "kosarek,msweb,book,tmovie,cwebkb,cr52,c20ng,bbc,ad"
+)
 QUICK_SETS = "nltcs,plants"
 #: the published single Chow-Liu tree (shared/data/README.md), for the record
-PUBLISHED_CLT = {"nltcs": -6.759, "msnbc": -6.540, "kdd": -2.295, "plants": -16.524,
-                 "baudio": -44.375, "jester": -58.227, "bnetflix": -60.250, "accidents": -33.188,
-                 "tretail": -10.947, "pumsb_star": -30.807, "dna": -87.735, "kosarek": -11.490,
-                 "msweb": -10.193, "book": -37.843, "tmovie": -64.791, "cwebkb": -163.471,
-                 "cr52": -94.435, "c20ng": -164.117, "bbc": -261.856, "ad": -16.918}
+PUBLISHED_CLT = {
+    "nltcs": -6.759,
+    "msnbc": -6.540,
+    "kdd": -2.295,
+    "plants": -16.524,
+    "baudio": -44.375,
+    "jester": -58.227,
+    "bnetflix": -60.250,
+    "accidents": -33.188,
+    "tretail": -10.947,
+    "pumsb_star": -30.807,
+    "dna": -87.735,
+    "kosarek": -11.490,
+    "msweb": -10.193,
+    "book": -37.843,
+    "tmovie": -64.791,
+    "cwebkb": -163.471,
+    "cr52": -94.435,
+    "c20ng": -164.117,
+    "bbc": -261.856,
+    "ad": -16.918,
+}
 
 
 def load(folder: str, name: str, part: str) -> pd.DataFrame:
@@ -105,18 +124,51 @@ def candidates(d: int, n: int, quick: bool) -> dict:
     ks = range(2, 9) if quick else range(2, 17)
     min_rows = max(50, n // 200)
     return {
-        "mixture": [(f"k={ks.start}..{ks.stop - 1}", lambda st: tl.TreeMixture(
-            n_components=ks, states=st, **common))],
-        "HCLT": [(f"h={h}, alpha=0.01", lambda st, h=h: tl.HiddenTree(
-            n_states=h, states=st, init="random", max_iter=200, tol=1e-6,
-            n_iter_no_change=10, **{**common, "alpha": 0.01})) for h in hs],
-        "cutset": [(f"depth 10, min_rows {min_rows}", lambda st: tl.CutsetNetwork(
-            max_depth=10, min_rows=min_rows, states=st, **common))],
-        "bagged": [("bagged CN x10, depth 8", lambda st: tl.CutsetNetwork(
-                        max_depth=8, min_rows=min_rows, n_estimators=10, states=st, **common)),
-                   ("bagged MT x10, k=4", lambda st: tl.BaggedTrees(
-                        n_estimators=10 if not quick else 5, n_components=4, states=st,
-                        max_iter=40, **common))],
+        "mixture": [
+            (
+                f"k={ks.start}..{ks.stop - 1}",
+                lambda st: tl.TreeMixture(n_components=ks, states=st, **common),
+            )
+        ],
+        "HCLT": [
+            (
+                f"h={h}, alpha=0.01",
+                lambda st, h=h: tl.HiddenTree(
+                    n_states=h,
+                    states=st,
+                    init="random",
+                    max_iter=200,
+                    tol=1e-6,
+                    n_iter_no_change=10,
+                    **{**common, "alpha": 0.01},
+                ),
+            )
+            for h in hs
+        ],
+        "cutset": [
+            (
+                f"depth 10, min_rows {min_rows}",
+                lambda st: tl.CutsetNetwork(max_depth=10, min_rows=min_rows, states=st, **common),
+            )
+        ],
+        "bagged": [
+            (
+                "bagged CN x10, depth 8",
+                lambda st: tl.CutsetNetwork(
+                    max_depth=8, min_rows=min_rows, n_estimators=10, states=st, **common
+                ),
+            ),
+            (
+                "bagged MT x10, k=4",
+                lambda st: tl.BaggedTrees(
+                    n_estimators=10 if not quick else 5,
+                    n_components=4,
+                    states=st,
+                    max_iter=40,
+                    **common,
+                ),
+            ),
+        ],
     }
 
 
@@ -125,8 +177,9 @@ def candidates(d: int, n: int, quick: bool) -> dict:
 COLUMN_ORDER = ("cutset", "mixture", "HCLT", "bagged")
 
 
-def density(folder: str, name: str, quick: bool, results: str | None = None,
-            columns: tuple = COLUMN_ORDER) -> dict:
+def density(
+    folder: str, name: str, quick: bool, results: str | None = None, columns: tuple = COLUMN_ORDER
+) -> dict:
     """Every column's test LL on one dataset (``columns``: some only; the tree always);
     with ``results``, each column's result is appended to that JSON-lines file as soon as
     it is known (a run stopped midway keeps what it finished; a later line of the same
@@ -134,8 +187,12 @@ def density(folder: str, name: str, quick: bool, results: str | None = None,
     train, valid, test = (load(folder, name, p) for p in ("ts", "valid", "test"))
     states = {c: [0, 1] for c in train.columns}
     tree, tree_s = timed(lambda: tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states))
-    out = {"name": name, "d": train.shape[1], "n": len(train),
-           "tree": {"test": tree.log_likelihood(test) / len(test), "s": tree_s}}
+    out = {
+        "name": name,
+        "d": train.shape[1],
+        "n": len(train),
+        "tree": {"test": tree.log_likelihood(test) / len(test), "s": tree_s},
+    }
     _record(results, name, "tree", out["tree"])
     grid = candidates(train.shape[1], len(train), quick)
     for column in (c for c in COLUMN_ORDER if c in columns):
@@ -145,8 +202,11 @@ def density(folder: str, name: str, quick: bool, results: str | None = None,
             est, s = timed(lambda f=factory: f(states).fit(train, validation=valid))
             total += s
             v = est.score(valid)
-            print(f"  {name} {column} {label}: valid {v:.3f} test {est.score(test):.3f} "
-                  f"{s:.1f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {name} {column} {label}: valid {v:.3f} test {est.score(test):.3f} {s:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
             if best is None or v > best["valid"]:
                 best = {"valid": v, "test": est.score(test), "label": label}
         out[column] = {**best, "s": total}
@@ -167,16 +227,29 @@ def by_size(names: list) -> list:
     return sorted(names, key=lambda n: REFERENCE[n][0] * REFERENCE[n][1])
 
 
-def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: float,
-                 columns: tuple = COLUMN_ORDER) -> list:
+def run_budgeted(
+    folder: str,
+    names: list,
+    quick: bool,
+    results: str,
+    budget: float,
+    columns: tuple = COLUMN_ORDER,
+) -> list:
     """Each dataset in a child process (``nice`` is inherited) stopped after ``budget``
     seconds, smallest first; every column's result goes to ``results`` as it finishes.
     Returns the complete rows read back from the file."""
     import subprocess
 
     for name in by_size(names):
-        command = [sys.executable, os.path.abspath(__file__), "--child-density", folder, name,
-                   results, ",".join(columns)] + (["--quick"] if quick else [])
+        command = [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--child-density",
+            folder,
+            name,
+            results,
+            ",".join(columns),
+        ] + (["--quick"] if quick else [])
         start = time.perf_counter()
         try:
             subprocess.run(command, timeout=budget, check=False)
@@ -184,8 +257,11 @@ def run_budgeted(folder: str, names: list, quick: bool, results: str, budget: fl
         except subprocess.TimeoutExpired:
             status = f"stopped at the {budget:.0f} s budget"
             _record(results, name, "stopped", {"budget": budget})
-        print(f"{name}: {status} after {time.perf_counter() - start:.0f} s", file=sys.stderr,
-              flush=True)
+        print(
+            f"{name}: {status} after {time.perf_counter() - start:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     return read_results(results)
 
 
@@ -246,10 +322,12 @@ def summary_table(paths: list) -> str:
     def secs(r: dict, column: str) -> str:
         return f"{r[column]['s']:.0f}" if column in r else "—"
 
-    out = ["| dataset | d | tree | mixture | HCLT | cutset | bagged | chosen on valid "
-           "(of the columns run) | chosen - tree | chosen - mixture | fit s (mixture / HCLT "
-           "/ cutset / bagged) |",
-           "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+    out = [
+        "| dataset | d | tree | mixture | HCLT | cutset | bagged | chosen on valid "
+        "(of the columns run) | chosen - tree | chosen - mixture | fit s (mixture / HCLT "
+        "/ cutset / bagged) |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|",
+    ]
     shown = beat_tree = beat_mixture = 0
     for name in by_size([n for n in rows if n in REFERENCE]):
         r = rows[name]
@@ -266,54 +344,99 @@ def summary_table(paths: list) -> str:
                 beat_mixture += best > r["mixture"]["test"]
         else:
             choice, vs_tree, vs_mix = "no new column run", "—", "—"
-        out.append(f"| {name} | {REFERENCE[name][0]} | {cell(r, 'tree')} | {cell(r, 'mixture')} "
-                   f"| {cell(r, 'HCLT')} | {cell(r, 'cutset')} | {cell(r, 'bagged')} | {choice} "
-                   f"| {vs_tree} | {vs_mix} | {secs(r, 'mixture')} / {secs(r, 'HCLT')} / "
-                   f"{secs(r, 'cutset')} / {secs(r, 'bagged')} |")
+        out.append(
+            f"| {name} | {REFERENCE[name][0]} | {cell(r, 'tree')} | {cell(r, 'mixture')} "
+            f"| {cell(r, 'HCLT')} | {cell(r, 'cutset')} | {cell(r, 'bagged')} | {choice} "
+            f"| {vs_tree} | {vs_mix} | {secs(r, 'mixture')} / {secs(r, 'HCLT')} / "
+            f"{secs(r, 'cutset')} / {secs(r, 'bagged')} |"
+        )
     out.append("")
-    out.append(f"shown: {shown} of {len(ALL_SETS.split(','))} datasets; the chosen model beats "
-               f"the tree on {beat_tree} of {shown} and the mixture on {beat_mixture} of {shown}")
+    out.append(
+        f"shown: {shown} of {len(ALL_SETS.split(','))} datasets; the chosen model beats "
+        f"the tree on {beat_tree} of {shown} and the mixture on {beat_mixture} of {shown}"
+    )
     return "\n".join(out)
 
 
 def density_rows(results: list) -> list:
     print()
-    print("| dataset | d | tree | mixture | HCLT | cutset | bagged | best new - tree | "
-          "best new - mixture | fit s (mixture / HCLT / cutset / bagged) |")
+    print(
+        "| dataset | d | tree | mixture | HCLT | cutset | bagged | best new - tree | "
+        "best new - mixture | fit s (mixture / HCLT / cutset / bagged) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     rows = []
     for r in results:
         new = {c: r[c]["test"] for c in ("HCLT", "cutset", "bagged")}
         chosen = max(("HCLT", "cutset", "bagged"), key=lambda c: r[c]["valid"])  # by validation
         best = new[chosen]
-        print(f"| {r['name']} | {r['d']} | {r['tree']['test']:.3f} | {r['mixture']['test']:.3f} | "
-              f"{new['HCLT']:.3f} | {new['cutset']:.3f} | {new['bagged']:.3f} | "
-              f"{best - r['tree']['test']:+.3f} | {best - r['mixture']['test']:+.3f} | "
-              f"{r['mixture']['s']:.0f} / {r['HCLT']['s']:.0f} / {r['cutset']['s']:.0f} / "
-              f"{r['bagged']['s']:.0f} |", flush=True)
+        print(
+            f"| {r['name']} | {r['d']} | {r['tree']['test']:.3f} | {r['mixture']['test']:.3f} | "
+            f"{new['HCLT']:.3f} | {new['cutset']:.3f} | {new['bagged']:.3f} | "
+            f"{best - r['tree']['test']:+.3f} | {best - r['mixture']['test']:+.3f} | "
+            f"{r['mixture']['s']:.0f} / {r['HCLT']['s']:.0f} / {r['cutset']['s']:.0f} / "
+            f"{r['bagged']['s']:.0f} |",
+            flush=True,
+        )
         case = f"{r['name']} d={r['d']} n={r['n']}"
-        note = (f"{chosen} ({r[chosen]['label']}) chosen on valid; tree {r['tree']['test']:.3f}, "
-                f"mixture {r['mixture']['test']:.3f} ({r['mixture']['label']})")
-        rows.append(row(BENCH, case, "test LL, best new model (by valid) - tree",
-                        best - r["tree"]["test"], "nats", "> 0", bool(best > r["tree"]["test"]),
-                        note=note))
-        rows.append(row(BENCH, case, "test LL, best new model (by valid) - mixture",
-                        best - r["mixture"]["test"], "nats", "> 0 on 15 of 20",
-                        note=note))
-    wins = sum(1 for r in results
-               if max(("HCLT", "cutset", "bagged"), key=lambda c: r[c]["valid"])
-               and r[max(("HCLT", "cutset", "bagged"), key=lambda c: r[c]["valid"])]["test"]
-               > r["mixture"]["test"])
-    rows.append(row(BENCH, f"{len(results)} DEBD sets", "datasets where the best new model "
-                    "beats the mixture", wins, "", ">= 15 of 20" if len(results) == 20 else "",
-                    (wins >= 15) if len(results) == 20 else None))
+        note = (
+            f"{chosen} ({r[chosen]['label']}) chosen on valid; tree {r['tree']['test']:.3f}, "
+            f"mixture {r['mixture']['test']:.3f} ({r['mixture']['label']})"
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "test LL, best new model (by valid) - tree",
+                best - r["tree"]["test"],
+                "nats",
+                "> 0",
+                bool(best > r["tree"]["test"]),
+                note=note,
+            )
+        )
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "test LL, best new model (by valid) - mixture",
+                best - r["mixture"]["test"],
+                "nats",
+                "> 0 on 15 of 20",
+                note=note,
+            )
+        )
+    wins = sum(
+        1
+        for r in results
+        if max(("HCLT", "cutset", "bagged"), key=lambda c: r[c]["valid"])
+        and r[max(("HCLT", "cutset", "bagged"), key=lambda c: r[c]["valid"])]["test"]
+        > r["mixture"]["test"]
+    )
+    rows.append(
+        row(
+            BENCH,
+            f"{len(results)} DEBD sets",
+            "datasets where the best new model beats the mixture",
+            wins,
+            "",
+            ">= 15 of 20" if len(results) == 20 else "",
+            (wins >= 15) if len(results) == 20 else None,
+        )
+    )
     print(f"\nthe best new model (chosen on valid) beats the mixture on {wins} of {len(results)}")
     return rows
 
 
 # ---------------------------------------------------------------------- speed
-def bare_em_iteration(X: np.ndarray, codes: np.ndarray, w: np.ndarray, resp: np.ndarray,
-                      offsets: np.ndarray, card: np.ndarray) -> np.ndarray:
+def bare_em_iteration(
+    X: np.ndarray,
+    codes: np.ndarray,
+    w: np.ndarray,
+    resp: np.ndarray,
+    offsets: np.ndarray,
+    card: np.ndarray,
+) -> np.ndarray:
     """One EM iteration of a mixture of Chow-Liu trees in plain numpy, the floor to compare
     with: per component one weighted float64 one-hot product ``X.T @ (r w X)``, MI of the
     smoothed joint (a = 1 per cell) per block, scipy's spanning tree, CPTs and the
@@ -332,17 +455,18 @@ def bare_em_iteration(X: np.ndarray, codes: np.ndarray, w: np.ndarray, resp: np.
         P = J / np.repeat(np.repeat(blocks, card, axis=0), card, axis=1)
         rows_m = np.repeat(np.add.reduceat(P, starts, axis=1), card, axis=1)
         cols_m = np.repeat(np.add.reduceat(P, starts, axis=0), card, axis=0)
-        mi = np.add.reduceat(np.add.reduceat(P * np.log(P / (rows_m * cols_m)), starts, axis=0),
-                             starts, axis=1)
+        mi = np.add.reduceat(
+            np.add.reduceat(P * np.log(P / (rows_m * cols_m)), starts, axis=0), starts, axis=1
+        )
         np.fill_diagonal(mi, 0.0)
         tree = minimum_spanning_tree(np.triu(-(mi + 1.0), k=1))
         order, pred = breadth_first_order(tree + tree.T, 0, directed=False)
         root = order[0]
-        counts = np.diag(N)[starts[root]:starts[root] + card[root]] + 1.0
+        counts = np.diag(N)[starts[root] : starts[root] + card[root]] + 1.0
         ll = np.log(counts / counts.sum())[codes[:, root]]
         for v in order[1:]:
             p = pred[v]
-            block = N[starts[p]:starts[p] + card[p], starts[v]:starts[v] + card[v]] + 1.0
+            block = N[starts[p] : starts[p] + card[p], starts[v] : starts[v] + card[v]] + 1.0
             ll = ll + np.log(block / block.sum(axis=1, keepdims=True))[codes[:, p], codes[:, v]]
         log_prob[:, c] = np.log(mass[c] / mass.sum()) + ll
     top = log_prob.max(axis=1, keepdims=True)
@@ -362,16 +486,21 @@ def em_case(folder: str, name: str, k: int = 8) -> tuple:
     table, group = merge_identical_rows(encode(train, states={c: [0, 1] for c in train.columns}))
     est = tl.TreeMixture(n_components=k, alpha=1.0, mi_alpha=1.0, random_state=0)
     _, settings = est._check_params()
-    resp = mixture._initial_responsibilities(table, group, k, "random",
-                                             np.random.default_rng(0), settings)
+    resp = mixture._initial_responsibilities(
+        table, group, k, "random", np.random.default_rng(0), settings
+    )
     options = mixture._Options(settings, 1, 0.0, None, 5, False)
     codes = table.codes.astype(np.intp)
     card = table.cardinalities
     offsets = np.concatenate([[0], np.cumsum(card)])
     X = np.zeros((len(codes), offsets[-1]))
     X[np.arange(len(codes))[:, None], offsets[:-1] + codes] = 1.0
-    return (lambda: mixture._em(table, resp, options),
-            lambda: bare_em_iteration(X, codes, table.weights, resp, offsets, card), table, resp)
+    return (
+        lambda: mixture._em(table, resp, options),
+        lambda: bare_em_iteration(X, codes, table.weights, resp, offsets, card),
+        table,
+        resp,
+    )
 
 
 def mixture_iteration(folder: str, name: str, k: int = 8, repeat: int = 7) -> list:
@@ -382,11 +511,23 @@ def mixture_iteration(folder: str, name: str, k: int = 8, repeat: int = 7) -> li
         ours.append(timed(ours_call)[1])
         bare.append(timed(bare_call)[1])
     ratio = min(ours) / min(bare)
-    print(f"{name}: TreeMixture EM iteration (k={k}) {min(ours):.3f} s, bare numpy "
-          f"{min(bare):.3f} s: {ratio:.2f}x ({len(codes)} distinct rows)", flush=True)
-    return [row(BENCH, f"{name} k={k}", "EM iteration / bare-numpy EM iteration", ratio, "x",
-                "<= 1.2", bool(ratio <= 1.2),
-                note=f"{min(ours):.3f} s vs {min(bare):.3f} s, best of {repeat}, interleaved")]
+    print(
+        f"{name}: TreeMixture EM iteration (k={k}) {min(ours):.3f} s, bare numpy "
+        f"{min(bare):.3f} s: {ratio:.2f}x ({len(codes)} distinct rows)",
+        flush=True,
+    )
+    return [
+        row(
+            BENCH,
+            f"{name} k={k}",
+            "EM iteration / bare-numpy EM iteration",
+            ratio,
+            "x",
+            "<= 1.2",
+            bool(ratio <= 1.2),
+            note=f"{min(ours):.3f} s vs {min(bare):.3f} s, best of {repeat}, interleaved",
+        )
+    ]
 
 
 def choosing_k(folder: str, name: str, quick: bool) -> list:
@@ -394,18 +535,32 @@ def choosing_k(folder: str, name: str, quick: bool) -> list:
     states = {c: [0, 1] for c in train.columns}
     common = dict(alpha=1.0, mi_alpha=1.0, random_state=0, states=states)
     ks = range(2, 9) if quick else range(2, 17)
-    grown, grow_s = timed(lambda: tl.TreeMixture(n_components=ks, **common).fit(
-        train, validation=valid))
+    grown, grow_s = timed(
+        lambda: tl.TreeMixture(n_components=ks, **common).fit(train, validation=valid)
+    )
     k = grown.n_components_
-    _, fixed_s = timed(lambda: tl.TreeMixture(n_components=k, **common).fit(
-        train, validation=valid))
+    _, fixed_s = timed(
+        lambda: tl.TreeMixture(n_components=k, **common).fit(train, validation=valid)
+    )
     ratio = grow_s / fixed_s
-    print(f"{name}: choosing k in {ks.start}..{ks.stop - 1} took {grow_s:.1f} s (chose k={k}, "
-          f"tried {sorted(grown.n_components_scores_)}); the fit at k={k} {fixed_s:.1f} s: "
-          f"{ratio:.2f}x", flush=True)
-    return [row(BENCH, f"{name} k in {ks.start}..{ks.stop - 1}",
-                "choosing k in one call / the fit at the chosen k", ratio, "x", "<= 3",
-                bool(ratio <= 3), note=f"k={k}: {grow_s:.1f} s vs {fixed_s:.1f} s")]
+    print(
+        f"{name}: choosing k in {ks.start}..{ks.stop - 1} took {grow_s:.1f} s (chose k={k}, "
+        f"tried {sorted(grown.n_components_scores_)}); the fit at k={k} {fixed_s:.1f} s: "
+        f"{ratio:.2f}x",
+        flush=True,
+    )
+    return [
+        row(
+            BENCH,
+            f"{name} k in {ks.start}..{ks.stop - 1}",
+            "choosing k in one call / the fit at the chosen k",
+            ratio,
+            "x",
+            "<= 3",
+            bool(ratio <= 3),
+            note=f"k={k}: {grow_s:.1f} s vs {fixed_s:.1f} s",
+        )
+    ]
 
 
 def hidden_iteration(folder: str, name: str, h: int = 16, repeat: int = 5) -> list:
@@ -416,14 +571,22 @@ def hidden_iteration(folder: str, name: str, h: int = 16, repeat: int = 5) -> li
     from treelearn.stats._settings import LearningSettings
 
     train = load(folder, name, "ts")
-    est = tl.HiddenTree(n_states=h, alpha=1.0, mi_alpha=1.0, random_state=0,
-                        states={c: [0, 1] for c in train.columns}, max_iter=3).fit(train)
+    est = tl.HiddenTree(
+        n_states=h,
+        alpha=1.0,
+        mi_alpha=1.0,
+        random_state=0,
+        states={c: [0, 1] for c in train.columns},
+        max_iter=3,
+    ).fit(train)
     passes = row_passes(train, learner="bench", states={c: [0, 1] for c in train.columns})
     names = est.latent_names_
     model = est.model_
     tree = hidden.LatentTree(
         np.array([names.index(model.parents(v)[0]) if model.parents(v) else -1 for v in names]),
-        [model.cpt(v) for v in names], [model.cpt(c) for c in train.columns])
+        [model.cpt(v) for v in names],
+        [model.cpt(c) for c in train.columns],
+    )
     codes, w = passes.table.codes, passes.table.weights
     settings = LearningSettings(method="bench", alpha=1.0, mi_alpha=1.0)
     # the expanded statistics: the latents' posteriors as soft one-hot rows (n x d h)
@@ -432,21 +595,38 @@ def hidden_iteration(folder: str, name: str, h: int = 16, repeat: int = 5) -> li
 
     def chow_liu_expanded():
         joint = Q.T @ (Q * w[:, None])
-        stats = CountedTable(tuple(names), tuple(tuple(range(h)) for _ in names), (),
-                             pairs=PairCounts(joint, cards, float(w.sum())))
+        stats = CountedTable(
+            tuple(names),
+            tuple(tuple(range(h)) for _ in names),
+            (),
+            pairs=PairCounts(joint, cards, float(w.sum())),
+        )
         return chow_liu_from_counts(stats, settings)
 
     t_iter, t_cl = [], []
     for _ in range(repeat):  # interleaved
-        t_iter.append(timed(lambda: hidden._m_step(tree, passes.sum(hidden._EStep(tree)), 1.0,
-                                                   False))[1])
+        t_iter.append(
+            timed(lambda: hidden._m_step(tree, passes.sum(hidden._EStep(tree)), 1.0, False))[1]
+        )
         t_cl.append(timed(chow_liu_expanded)[1])
     ratio = min(t_iter) / min(t_cl)
-    print(f"{name}: HiddenTree EM iteration (h={h}) {min(t_iter):.3f} s; Chow-Liu on the "
-          f"expanded statistics {min(t_cl):.3f} s: {ratio:.2f}x", flush=True)
-    return [row(BENCH, f"{name} h={h}", "HCLT EM iteration / Chow-Liu on expanded statistics",
-                ratio, "x", "<= 3", bool(ratio <= 3),
-                note=f"{min(t_iter):.3f} s vs {min(t_cl):.3f} s, best of {repeat}")]
+    print(
+        f"{name}: HiddenTree EM iteration (h={h}) {min(t_iter):.3f} s; Chow-Liu on the "
+        f"expanded statistics {min(t_cl):.3f} s: {ratio:.2f}x",
+        flush=True,
+    )
+    return [
+        row(
+            BENCH,
+            f"{name} h={h}",
+            "HCLT EM iteration / Chow-Liu on expanded statistics",
+            ratio,
+            "x",
+            "<= 3",
+            bool(ratio <= 3),
+            note=f"{min(t_iter):.3f} s vs {min(t_cl):.3f} s, best of {repeat}",
+        )
+    ]
 
 
 # ---------------------------------------------------------------------- EM on holes
@@ -466,31 +646,46 @@ def em_held_out(quick: bool) -> list:
         rows = []
         for n in (2000,) if quick else (2000, 5000):
             for seed in (0,) if quick else (0, 1):
-                data = BayesianModelSampling(bn).forward_sample(size=n + 5000, seed=seed,
-                                                                show_progress=False)
+                data = BayesianModelSampling(bn).forward_sample(
+                    size=n + 5000, seed=seed, show_progress=False
+                )
                 train, test = data.iloc[:n], data.iloc[n:]
                 holes = train.mask(np.random.default_rng(seed).random(train.shape) < 0.3)
                 scores = {}
                 for label, fit, args in (
-                        ("tree pairwise", tl.chow_liu, (holes, "pairwise")),
-                        ("tree structural EM", tl.chow_liu, (holes, "em")),
-                        ("DAG pairwise", tl.fit_cpts, (dag, holes, "pairwise")),
-                        ("DAG EM", tl.fit_cpts, (dag, holes, "em"))):
+                    ("tree pairwise", tl.chow_liu, (holes, "pairwise")),
+                    ("tree structural EM", tl.chow_liu, (holes, "em")),
+                    ("DAG pairwise", tl.fit_cpts, (dag, holes, "pairwise")),
+                    ("DAG EM", tl.fit_cpts, (dag, holes, "em")),
+                ):
                     t = time.process_time()
                     model = fit(*args[:-1], missing=args[-1])
                     cpu = time.process_time() - t
                     scores[label] = model.log_likelihood(test) / len(test)
-                    print(f"  CHILD n={n} seed={seed} {label}: test {scores[label]:.4f} "
-                          f"({cpu:.1f} s CPU)", file=sys.stderr, flush=True)
+                    print(
+                        f"  CHILD n={n} seed={seed} {label}: test {scores[label]:.4f} "
+                        f"({cpu:.1f} s CPU)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 for kind in ("tree", "DAG"):
-                    gain = scores[f"{kind} {'structural EM' if kind == 'tree' else 'EM'}"] \
+                    gain = (
+                        scores[f"{kind} {'structural EM' if kind == 'tree' else 'EM'}"]
                         - scores[f"{kind} pairwise"]
-                    rows.append(row(BENCH, f"CHILD n={n} seed={seed}, 30 % missing",
-                                    f"{kind}: test LL per row, EM - pairwise", gain, "nats",
-                                    "> 0", bool(gain > 0),
-                                    note=f"pairwise {scores[f'{kind} pairwise']:.4f}"))
-                    print(f"CHILD n={n} seed={seed} {kind}: EM - pairwise {gain:+.4f}",
-                          flush=True)
+                    )
+                    rows.append(
+                        row(
+                            BENCH,
+                            f"CHILD n={n} seed={seed}, 30 % missing",
+                            f"{kind}: test LL per row, EM - pairwise",
+                            gain,
+                            "nats",
+                            "> 0",
+                            bool(gain > 0),
+                            note=f"pairwise {scores[f'{kind} pairwise']:.4f}",
+                        )
+                    )
+                    print(f"CHILD n={n} seed={seed} {kind}: EM - pairwise {gain:+.4f}", flush=True)
     return rows
 
 
@@ -500,20 +695,31 @@ def streaming(rows: int, debd: str, chunk: int = 100_000) -> list:
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"mixture_{rows}.csv")
     if not os.path.exists(path):
-        source = tl.TreeMixture(n_components=4, random_state=0).fit(
-            load(debd, "nltcs", "ts"))
+        source = tl.TreeMixture(n_components=4, random_state=0).fit(load(debd, "nltcs", "ts"))
         source.sample(rows, random_state=0).to_csv(path + ".tmp", index=False)
         os.replace(path + ".tmp", path)
     streamed = measure_in_child(__file__, "--child-stream", path, str(chunk))
     one = measure_in_child(__file__, "--child-chunk", path, str(chunk))
     ratio = streamed["peak_increase"] / one["peak_increase"]
-    print(f"streaming {rows:,} rows in chunks of {chunk:,}: peak RSS rise "
-          f"{streamed['peak_increase'] / 2**20:.0f} MiB ({streamed['seconds']:.0f} s); one "
-          f"chunk in memory {one['peak_increase'] / 2**20:.0f} MiB: {ratio:.2f}x", flush=True)
-    return [row(BENCH, f"CSV of {rows:,} rows, chunks of {chunk:,}",
-                "peak RSS, streamed mixture fit / one chunk in memory", ratio, "x", "<= 2",
-                bool(ratio <= 2), note=f"{streamed['peak_increase'] / 2**20:.0f} MiB vs "
-                f"{one['peak_increase'] / 2**20:.0f} MiB")]
+    print(
+        f"streaming {rows:,} rows in chunks of {chunk:,}: peak RSS rise "
+        f"{streamed['peak_increase'] / 2**20:.0f} MiB ({streamed['seconds']:.0f} s); one "
+        f"chunk in memory {one['peak_increase'] / 2**20:.0f} MiB: {ratio:.2f}x",
+        flush=True,
+    )
+    return [
+        row(
+            BENCH,
+            f"CSV of {rows:,} rows, chunks of {chunk:,}",
+            "peak RSS, streamed mixture fit / one chunk in memory",
+            ratio,
+            "x",
+            "<= 2",
+            bool(ratio <= 2),
+            note=f"{streamed['peak_increase'] / 2**20:.0f} MiB vs "
+            f"{one['peak_increase'] / 2**20:.0f} MiB",
+        )
+    ]
 
 
 def _child(kind: str, path: str, chunk: int) -> None:
@@ -529,8 +735,9 @@ def _child(kind: str, path: str, chunk: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--debd", default=DEFAULT_PATH, help="folder of the DEBD files")
     parser.add_argument("--only", default=None, help="comma-separated DEBD names")
     parser.add_argument("--quick", action="store_true")
@@ -539,17 +746,30 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--skip-em", action="store_true")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--json", default=None)
-    parser.add_argument("--results", default=None,
-                        help="DEBD quality: append each dataset's columns to this JSON-lines "
-                             "file as they finish, each dataset in a child process")
-    parser.add_argument("--columns", default=",".join(COLUMN_ORDER),
-                        help="DEBD quality: the columns to fit (comma-separated; with "
-                             "--results, refit some columns of datasets already run)")
-    parser.add_argument("--budget", type=float, default=1800.0,
-                        help="with --results: seconds per dataset before it is stopped")
-    parser.add_argument("--table", default=None,
-                        help="print the markdown table of these results files (comma-"
-                             "separated, later lines replace earlier ones) and stop")
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="DEBD quality: append each dataset's columns to this JSON-lines "
+        "file as they finish, each dataset in a child process",
+    )
+    parser.add_argument(
+        "--columns",
+        default=",".join(COLUMN_ORDER),
+        help="DEBD quality: the columns to fit (comma-separated; with "
+        "--results, refit some columns of datasets already run)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=1800.0,
+        help="with --results: seconds per dataset before it is stopped",
+    )
+    parser.add_argument(
+        "--table",
+        default=None,
+        help="print the markdown table of these results files (comma-"
+        "separated, later lines replace earlier ones) and stop",
+    )
     args = parser.parse_args(argv)
     if args.table:
         print(summary_table(args.table.split(",")))
@@ -573,8 +793,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows += streaming(args.rows, args.debd)
     if have and not args.skip_density:
         if args.results:
-            results = run_budgeted(args.debd, names, args.quick, args.results, args.budget,
-                                   tuple(args.columns.split(",")))
+            results = run_budgeted(
+                args.debd,
+                names,
+                args.quick,
+                args.results,
+                args.budget,
+                tuple(args.columns.split(",")),
+            )
         else:
             results = []
             for name in names:
@@ -588,8 +814,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-density":
         print(pin_blas(1), file=sys.stderr)
-        density(sys.argv[2], sys.argv[3], "--quick" in sys.argv, sys.argv[4],
-                tuple(sys.argv[5].split(",")))
+        density(
+            sys.argv[2],
+            sys.argv[3],
+            "--quick" in sys.argv,
+            sys.argv[4],
+            tuple(sys.argv[5].split(",")),
+        )
     elif len(sys.argv) > 1 and sys.argv[1].startswith("--child-"):
         _child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:

@@ -107,14 +107,33 @@ def conditional(args, rows_out: list) -> None:
         per_coalition = theirs_row / 2**m
         case = f"TAN, {m} of {d} features known"
         rows_out += [
-            row(BENCH, case, "treelearn explain (conditional, exact)", ours_row * 1e3,
-                "ms/row", note=f"CPU, best of 3, {len(some)} rows"),
-            row(BENCH, case, "pyAgrum ConditionalShapValues", theirs_row, "s/row",
-                note=f"CPU, {len(few)} rows"),
-            row(BENCH, case, "pyAgrum / treelearn (per row)", ratio, "x", ">= 100",
-                ratio >= 100),
-            row(BENCH, case, "largest |difference| vs pyAgrum (3 rows)", diff, "", "<= 1e-10",
-                diff <= 1e-10, note=f"{diff:.1e}"),
+            row(
+                BENCH,
+                case,
+                "treelearn explain (conditional, exact)",
+                ours_row * 1e3,
+                "ms/row",
+                note=f"CPU, best of 3, {len(some)} rows",
+            ),
+            row(
+                BENCH,
+                case,
+                "pyAgrum ConditionalShapValues",
+                theirs_row,
+                "s/row",
+                note=f"CPU, {len(few)} rows",
+            ),
+            row(BENCH, case, "pyAgrum / treelearn (per row)", ratio, "x", ">= 100", ratio >= 100),
+            row(
+                BENCH,
+                case,
+                "largest |difference| vs pyAgrum (3 rows)",
+                diff,
+                "",
+                "<= 1e-10",
+                diff <= 1e-10,
+                note=f"{diff:.1e}",
+            ),
         ]
         print_table(rows_out[-4:], file=sys.stderr)
 
@@ -125,10 +144,24 @@ def conditional(args, rows_out: list) -> None:
     case = f"TAN, all {d} features, {n:,} rows"
     per_row = ours_t / n
     rows_out += [
-        row(BENCH, case, "treelearn explain (conditional, exact, 2^20 coalitions)",
-            ours_t, "s", note=f"CPU; {per_row:.3f} s/row; method {e.method!r}"),
-        row(BENCH, case, "efficiency |sum + base - prediction|", efficiency, "", "<= 1e-10",
-            efficiency <= 1e-10, note=f"{efficiency:.1e}"),
+        row(
+            BENCH,
+            case,
+            "treelearn explain (conditional, exact, 2^20 coalitions)",
+            ours_t,
+            "s",
+            note=f"CPU; {per_row:.3f} s/row; method {e.method!r}",
+        ),
+        row(
+            BENCH,
+            case,
+            "efficiency |sum + base - prediction|",
+            efficiency,
+            "",
+            "<= 1e-10",
+            efficiency <= 1e-10,
+            note=f"{efficiency:.1e}",
+        ),
     ]
     if args.pyagrum_full:
         one = X.iloc[:1]
@@ -136,22 +169,48 @@ def conditional(args, rows_out: list) -> None:
         diff = float(np.abs(e.values.to_numpy()[:1] - theirs).max())
         ratio = theirs_t / per_row
         rows_out += [
-            row(BENCH, case, "pyAgrum ConditionalShapValues (1 row, measured)", theirs_t,
-                "s/row", note="CPU"),
-            row(BENCH, case, "pyAgrum / treelearn (per row)", ratio, "x", ">= 100",
-                ratio >= 100),
-            row(BENCH, case, "largest |difference| vs pyAgrum (1 row)", diff, "", "<= 1e-10",
-                diff <= 1e-10, note=f"{diff:.1e}"),
+            row(
+                BENCH,
+                case,
+                "pyAgrum ConditionalShapValues (1 row, measured)",
+                theirs_t,
+                "s/row",
+                note="CPU",
+            ),
+            row(BENCH, case, "pyAgrum / treelearn (per row)", ratio, "x", ">= 100", ratio >= 100),
+            row(
+                BENCH,
+                case,
+                "largest |difference| vs pyAgrum (1 row)",
+                diff,
+                "",
+                "<= 1e-10",
+                diff <= 1e-10,
+                note=f"{diff:.1e}",
+            ),
         ]
     else:
         theirs = per_coalition * 2**d
         ratio = theirs / per_row
         rows_out += [
-            row(BENCH, case, "pyAgrum ConditionalShapValues (extrapolated)", theirs, "s/row",
+            row(
+                BENCH,
+                case,
+                "pyAgrum ConditionalShapValues (extrapolated)",
+                theirs,
+                "s/row",
                 note="its CPU per coalition at the largest m above x 2^20; --pyagrum-full "
-                     "measures it"),
-            row(BENCH, case, "pyAgrum / treelearn (per row, extrapolated)", ratio, "x",
-                ">= 100", ratio >= 100),
+                "measures it",
+            ),
+            row(
+                BENCH,
+                case,
+                "pyAgrum / treelearn (per row, extrapolated)",
+                ratio,
+                "x",
+                ">= 100",
+                ratio >= 100,
+            ),
         ]
     print_table(rows_out[-4:], file=sys.stderr)
 
@@ -169,9 +228,17 @@ def interventional(args, rows_out: list) -> None:
 
     explainer = shap.explainers.Exact(f, shap.maskers.Independent(background, max_samples=10))
     theirs_t, theirs = cpu(lambda: explainer(x, max_evals=2 ** (d + 1), silent=True))
-    ours_t, e = cpu(lambda: clf.explain(x, kind="shapley", conditional=False,
-                                        background=background, output="proba",
-                                        target_class=1, method="exact"))
+    ours_t, e = cpu(
+        lambda: clf.explain(
+            x,
+            kind="shapley",
+            conditional=False,
+            background=background,
+            output="proba",
+            target_class=1,
+            method="exact",
+        )
+    )
     diff = float(np.abs(e.values.to_numpy() - theirs.values).max())
     ratio = theirs_t / ours_t
     case = f"TAN, {d} features, 1 row, background 10 rows"
@@ -179,8 +246,16 @@ def interventional(args, rows_out: list) -> None:
         row(BENCH, case, "treelearn explain (interventional, exact)", ours_t, "s", note="CPU"),
         row(BENCH, case, "shap ExactExplainer on predict_proba", theirs_t, "s", note="CPU"),
         row(BENCH, case, "shap / treelearn", ratio, "x"),
-        row(BENCH, case, "largest |difference| vs shap", diff, "", "<= 1e-10", diff <= 1e-10,
-            note=f"{diff:.1e}"),
+        row(
+            BENCH,
+            case,
+            "largest |difference| vs shap",
+            diff,
+            "",
+            "<= 1e-10",
+            diff <= 1e-10,
+            note=f"{diff:.1e}",
+        ),
     ]
     print_table(rows_out[-4:], file=sys.stderr)
 
@@ -204,31 +279,59 @@ def value_of_information(args, rows_out: list) -> None:
         info = 0.0
         for t, m in given.items():
             q, p = m[v].to_numpy(), marg[v].to_numpy()
-            info += pt[t] * float(np.sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1) / p),
-                                                  0.0)))
+            info += pt[t] * float(
+                np.sum(np.where(q > 0, q * np.log(np.where(q > 0, q, 1) / p), 0.0))
+            )
         diff = max(diff, abs(info - value))
     ratio = voi_t / marg_t
     case = f"ALARM Chow-Liu tree, target {target}, 5 evidence, {len(ranked)} candidates"
     rows_out += [
-        row(BENCH, case, "treelearn marginals (one call)", marg_t * 1e3, "ms",
-            note=f"CPU, best of {repeat}"),
-        row(BENCH, case, "treelearn most_informative", voi_t * 1e3, "ms",
-            note=f"CPU, best of {repeat}"),
+        row(
+            BENCH,
+            case,
+            "treelearn marginals (one call)",
+            marg_t * 1e3,
+            "ms",
+            note=f"CPU, best of {repeat}",
+        ),
+        row(
+            BENCH,
+            case,
+            "treelearn most_informative",
+            voi_t * 1e3,
+            "ms",
+            note=f"CPU, best of {repeat}",
+        ),
         row(BENCH, case, "most_informative / marginals", ratio, "x", "<= 10", ratio <= 10),
-        row(BENCH, case, "largest |difference| vs k_T + 1 marginals", diff, "", "<= 1e-12",
-            bool(diff <= 1e-12), note=f"{diff:.1e}"),
+        row(
+            BENCH,
+            case,
+            "largest |difference| vs k_T + 1 marginals",
+            diff,
+            "",
+            "<= 1e-12",
+            bool(diff <= 1e-12),
+            note=f"{diff:.1e}",
+        ),
     ]
     print_table(rows_out[-4:], file=sys.stderr)
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="50 rows, pyAgrum at 10 and 12 known features, shap on 14 features")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="50 rows, pyAgrum at 10 and 12 known features, shap on 14 features",
+    )
     ap.add_argument("--rows", type=int, default=None, help="rows explained (default 1,000)")
-    ap.add_argument("--pyagrum-full", action="store_true",
-                    help="time pyAgrum on one row of all 20 features (~10 CPU minutes)")
+    ap.add_argument(
+        "--pyagrum-full",
+        action="store_true",
+        help="time pyAgrum on one row of all 20 features (~10 CPU minutes)",
+    )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     args = ap.parse_args(argv)
     print(pin_blas(1), file=sys.stderr)

@@ -73,8 +73,12 @@ def gaussian_tree(n: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     g = nx.DiGraph()
     for i in range(n):
-        g.add_node(f"x{i}", intercept=float(rng.normal()), variance=float(rng.uniform(0.5, 2)),
-                   coefficient=None)
+        g.add_node(
+            f"x{i}",
+            intercept=float(rng.normal()),
+            variance=float(rng.uniform(0.5, 2)),
+            coefficient=None,
+        )
     for i in range(1, n):
         g.add_edge(f"x{int(rng.integers(0, i))}", f"x{i}")
         g.nodes[f"x{i}"]["coefficient"] = float(rng.normal(0, 0.7))
@@ -84,19 +88,33 @@ def gaussian_tree(n: int, seed: int = 0):
 def floor_of(model) -> str:
     if getattr(model, "discrete_model", None) is not None:  # CLG: the CPTs and the Gaussians
         d = model.discrete_model
-        return json.dumps([[d.cpt(v).tolist() for v in d.variables],
-                           [{k: a.get(k) for k in ("intercept", "coefficient", "variance",
-                                                   "means", "variances")}
-                            for v, a in model.graph.nodes(data=True) if v in model.continuous]])
+        return json.dumps(
+            [
+                [d.cpt(v).tolist() for v in d.variables],
+                [
+                    {
+                        k: a.get(k)
+                        for k in ("intercept", "coefficient", "variance", "means", "variances")
+                    }
+                    for v, a in model.graph.nodes(data=True)
+                    if v in model.continuous
+                ],
+            ]
+        )
     if hasattr(model, "cpt"):
         return json.dumps([model.cpt(v).tolist() for v in model.variables])
-    return json.dumps([[a.get("intercept"), a.get("coefficient"), a.get("variance")]
-                       for _, a in model.graph.nodes(data=True)])
+    return json.dumps(
+        [
+            [a.get("intercept"), a.get("coefficient"), a.get("variance")]
+            for _, a in model.graph.nodes(data=True)
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="medians of 3 instead of 5")
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     args = ap.parse_args(argv)
@@ -122,8 +140,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ("ALARM Chow-Liu tree (37)", tl.chow_liu(alarm, alpha=1.0)),
         ("ALARM Gaussian tree (37, codes as numbers)", tl.gaussian_chow_liu(codes)),
         ("ALARM CLG tree (every other column as numbers)", tl.chow_liu(mixed, numeric="auto")),
-        ("ALARM k-DB k=2, 12 features (cutset conditioning)",
-         tl.KDB(k=2).fit(alarm[list(alarm.columns[:12])], alarm["BP"])),
+        (
+            "ALARM k-DB k=2, 12 features (cutset conditioning)",
+            tl.KDB(k=2).fit(alarm[list(alarm.columns[:12])], alarm["BP"]),
+        ),
     ]
     rows: list[dict] = []
     for case, obj in cases:
@@ -132,8 +152,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
         net = getattr(obj, "model_", obj)
         floor = cpu_median(lambda m=net: floor_of(m), repeats)
         rows += [
-            row(BENCH, case, "to_html (page build)", build * 1e3, "ms", "<= 1000", build <= 1,
-                note="CPU, median"),
+            row(
+                BENCH,
+                case,
+                "to_html (page build)",
+                build * 1e3,
+                "ms",
+                "<= 1000",
+                build <= 1,
+                note="CPU, median",
+            ),
             row(BENCH, case, "json.dumps of the CPTs (floor)", floor * 1e3, "ms", note="CPU"),
             row(BENCH, case, "to_html / floor", build / max(floor, 1e-9), "x"),
             row(BENCH, case, "page size", len(page.encode("utf-8")) / 1e6, "MB"),

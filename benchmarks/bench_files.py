@@ -70,24 +70,41 @@ def file_rows(n: int, chunksize: int, repeat: int, cache_dir: str) -> list[dict]
         path = os.path.join(tmp, "alarm.csv")
         df.to_csv(path, index=False)
         streamed = tl.chow_liu(path, chunksize=chunksize)
-        same = undirected(streamed.graph.edges) == undirected(tl.chow_liu(pd.read_csv(path)).graph.edges)
+        same = undirected(streamed.graph.edges) == undirected(
+            tl.chow_liu(pd.read_csv(path)).graph.edges
+        )
         frame = pd.read_csv(path)
-        best = cpu_best_interleaved({
-            "ours": lambda: tl.chow_liu(path, chunksize=chunksize),
-            "two passes": lambda: two_passes(path, chunksize),
-            "read": lambda: pd.read_csv(path),
-            "fit": lambda: tl.chow_liu(frame),
-        }, repeat)
+        best = cpu_best_interleaved(
+            {
+                "ours": lambda: tl.chow_liu(path, chunksize=chunksize),
+                "two passes": lambda: two_passes(path, chunksize),
+                "read": lambda: pd.read_csv(path),
+                "fit": lambda: tl.chow_liu(frame),
+            },
+            repeat,
+        )
         t_ours, t_read, t_fit = best["ours"], best["read"], best["fit"]
         t_two = best["two passes"]
     ratio = t_ours / (t_read + t_fit)
     return [
         row(BENCH, case, "chow_liu(path)", t_ours, "s", note=f"same tree as in memory: {same}"),
-        row(BENCH, case, "pd.read_csv + chow_liu(frame)", t_read + t_fit, "s",
-            note=f"read {t_read:.3f} s + fit {t_fit:.3f} s"),
+        row(
+            BENCH,
+            case,
+            "pd.read_csv + chow_liu(frame)",
+            t_read + t_fit,
+            "s",
+            note=f"read {t_read:.3f} s + fit {t_fit:.3f} s",
+        ),
         row(BENCH, case, "chow_liu(path) / (read_csv + fit)", ratio, "x", "<= 1.2", ratio <= 1.2),
-        row(BENCH, case, "as before (states pass, then counting pass) / (read_csv + fit)",
-            t_two / (t_read + t_fit), "x", note=f"{t_two:.3f} s"),
+        row(
+            BENCH,
+            case,
+            "as before (states pass, then counting pass) / (read_csv + fit)",
+            t_two / (t_read + t_fit),
+            "x",
+            note=f"{t_two:.3f} s",
+        ),
     ]
 
 
@@ -106,8 +123,12 @@ def main() -> None:
     print(f"load: {os.getloadavg()}")
     rows = []
     for n in args.rows:
-        rows += file_rows(n, min(args.chunksize, max(n // 4, 1000)) if n <= args.chunksize
-                          else args.chunksize, args.repeat, args.cache_dir)
+        rows += file_rows(
+            n,
+            min(args.chunksize, max(n // 4, 1000)) if n <= args.chunksize else args.chunksize,
+            args.repeat,
+            args.cache_dir,
+        )
     print(f"load: {os.getloadavg()}")
     print_table(rows)
     if args.json:

@@ -78,12 +78,22 @@ def tree_rows(cases: list, repeat: int) -> list:
         model = t_tl["result"]
         child, par, *_ = t_np["result"]
         same = {frozenset(e) for e in model.graph.to_undirected().edges} == {
-            frozenset((f"x{u}", f"x{v}")) for u, v in zip(par, child)}
+            frozenset((f"x{u}", f"x{v}")) for u, v in zip(par, child)
+        }
         rows.append(row(BENCH, case, "gaussian_chow_liu", t_tl["best"], "s"))
-        rows.append(row(BENCH, case, "bare numpy/scipy tree", t_np["best"], "s",
-                        note="same tree" if same else "DIFFERENT tree"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "bare numpy/scipy tree",
+                t_np["best"],
+                "s",
+                note="same tree" if same else "DIFFERENT tree",
+            )
+        )
         rows.append(row(BENCH, case, "treelearn / bare numpy", t_tl["best"] / t_np["best"], "x"))
         if d <= 100:
+
             def pgmpy_fit(df=df, edges=tuple(model.graph.edges)):
                 net = LinearGaussianBayesianNetwork(edges)
                 net.add_nodes_from(df.columns)
@@ -93,10 +103,18 @@ def tree_rows(cases: list, repeat: int) -> list:
                 return net
 
             t_pg = timeit(pgmpy_fit, repeat=max(1, repeat // 2))
-            rows.append(row(BENCH, case, "pgmpy LinearGaussianBN.fit (parameters only)",
-                            t_pg["best"], "s"))
-            rows.append(row(BENCH, case, "pgmpy params / treelearn structure+params",
-                            t_pg["best"] / t_tl["best"], "x"))
+            rows.append(
+                row(BENCH, case, "pgmpy LinearGaussianBN.fit (parameters only)", t_pg["best"], "s")
+            )
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    "pgmpy params / treelearn structure+params",
+                    t_pg["best"] / t_tl["best"],
+                    "x",
+                )
+            )
     return rows
 
 
@@ -110,22 +128,37 @@ def classifier_rows(n: int, repeat: int) -> list:
     rng = np.random.default_rng(0)
     d, k = 20, 5
     y = rng.integers(0, k, n)
-    X = rng.standard_normal((n, d)) @ rng.standard_normal((d, d)) + rng.standard_normal((k, d))[y] * 2
-    peers = {"full": QuadraticDiscriminantAnalysis, "shared":
-             lambda: LinearDiscriminantAnalysis(solver="lsqr"),
-             "diagonal": lambda: GaussianNB(var_smoothing=0), "isotropic": None}
+    X = (
+        rng.standard_normal((n, d)) @ rng.standard_normal((d, d))
+        + rng.standard_normal((k, d))[y] * 2
+    )
+    peers = {
+        "full": QuadraticDiscriminantAnalysis,
+        "shared": lambda: LinearDiscriminantAnalysis(solver="lsqr"),
+        "diagonal": lambda: GaussianNB(var_smoothing=0),
+        "isotropic": None,
+    }
     rows = []
     case = f"{n:,} x {d}, {k} classes"
     for cov, peer in peers.items():
-        t_tl = timeit(lambda cov=cov: tl.GaussianClassifier(cov).fit(X, y).predict_proba(X),
-                      repeat=repeat)
+        t_tl = timeit(
+            lambda cov=cov: tl.GaussianClassifier(cov).fit(X, y).predict_proba(X), repeat=repeat
+        )
         rows.append(row(BENCH, case, f"GaussianClassifier({cov}) fit+proba", t_tl["best"], "s"))
         if peer is None:
             continue
         t_sk = timeit(lambda peer=peer: peer().fit(X, y).predict_proba(X), repeat=repeat)
         diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-        rows.append(row(BENCH, case, f"sklearn {type(peer()).__name__} fit+proba", t_sk["best"],
-                        "s", note=f"max |p diff| {diff:.1e}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"sklearn {type(peer()).__name__} fit+proba",
+                t_sk["best"],
+                "s",
+                note=f"max |p diff| {diff:.1e}",
+            )
+        )
         rows.append(row(BENCH, case, f"{cov} / sklearn", t_tl["best"] / t_sk["best"], "x"))
     return rows
 
@@ -135,20 +168,31 @@ def text_rows(n: int, d: int, density: float, repeat: int) -> list:
 
     rng = np.random.default_rng(0)
     nnz = int(n * d * density)
-    X = sp.csr_matrix((rng.integers(1, 4, nnz).astype(float),
-                       (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
+    X = sp.csr_matrix(
+        (rng.integers(1, 4, nnz).astype(float), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))),
+        shape=(n, d),
+    )
     y = rng.integers(0, 4, n)
     case = f"{n:,} docs x {d:,} terms, {density:.1%} CSR"
     rows = []
     for model, peer in (("multinomial", MultinomialNB), ("bernoulli", BernoulliNB)):
-        t_tl = timeit(lambda m=model: tl.TextNaiveBayes(m).fit(X, y).predict_proba(X),
-                      repeat=repeat)
+        t_tl = timeit(
+            lambda m=model: tl.TextNaiveBayes(m).fit(X, y).predict_proba(X), repeat=repeat
+        )
         t_sk = timeit(lambda p=peer: p().fit(X, y).predict_proba(X), repeat=repeat)
         diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
         ratio = t_tl["best"] / t_sk["best"]
         rows.append(row(BENCH, case, f"TextNaiveBayes({model}) fit+proba", t_tl["best"], "s"))
-        rows.append(row(BENCH, case, f"sklearn {peer.__name__} fit+proba", t_sk["best"], "s",
-                        note=f"max |p diff| {diff:.1e}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"sklearn {peer.__name__} fit+proba",
+                t_sk["best"],
+                "s",
+                note=f"max |p diff| {diff:.1e}",
+            )
+        )
         rows.append(row(BENCH, case, f"{model} / sklearn", ratio, "x", "<= 2", ratio <= 2))
     return rows
 
@@ -164,8 +208,9 @@ def main() -> None:
     cases = [(2_000, 20)] if args.quick else [(100_000, 50), (20_000, 500), (5_000, 2_000)]
     rows = tree_rows(cases, repeat)
     rows += classifier_rows(5_000 if args.quick else 100_000, repeat)
-    rows += text_rows(2_000 if args.quick else 20_000, 5_000 if args.quick else 50_000, 0.002,
-                      repeat)
+    rows += text_rows(
+        2_000 if args.quick else 20_000, 5_000 if args.quick else 50_000, 0.002, repeat
+    )
     print_table(rows)
     write_json(rows, args.json)
 

@@ -124,10 +124,16 @@ def run_memory(d: int, n: int, kind: str, source: str) -> dict:
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--d", type=int, default=1000)
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--quick", action="store_true", help="one timed run per case (after a warm-up), no memory children")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="one timed run per case (after a warm-up), no memory children",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument("--memory-child", nargs=2, default=None, help=argparse.SUPPRESS)
@@ -144,17 +150,48 @@ def main(argv=None) -> list[dict]:
         X, truth = tree_data(args.d, args.n, kind)
         case = f"{kind} d={args.d:,} n={args.n:,} ({X.mean():.1%} ones)"
         for source in sources if kind == "sparse" else ["DataFrame"]:
-            t = timeit(lambda X=X, source=source: learn(X, source), repeat=1 if args.quick else args.repeat, warmup=1)
+            t = timeit(
+                lambda X=X, source=source: learn(X, source),
+                repeat=1 if args.quick else args.repeat,
+                warmup=1,
+            )
             edges = {frozenset(e) for e in t["result"].graph.edges()}
-            rows.append(row(BENCH, case, f"chow_liu from {source}", t["median"], "s", "seconds, not minutes",
-                            t["median"] < 60, note=f"median of {t['runs']}, best {t['best']:.3f} s"))
-            rows.append(row(BENCH, case, f"true tree recovered ({source})", edges == truth, "",
-                            ok=edges == truth, note=f"{len(edges & truth)}/{len(truth)} edges"))
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    f"chow_liu from {source}",
+                    t["median"],
+                    "s",
+                    "seconds, not minutes",
+                    t["median"] < 60,
+                    note=f"median of {t['runs']}, best {t['best']:.3f} s",
+                )
+            )
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    f"true tree recovered ({source})",
+                    edges == truth,
+                    "",
+                    ok=edges == truth,
+                    note=f"{len(edges & truth)}/{len(truth)} edges",
+                )
+            )
             if not args.quick:
                 m = run_memory(args.d, args.n, kind, source)
-                rows.append(row(BENCH, case, f"peak RSS rise ({source})", m["peak_increase"] / 2**20, "MiB",
-                                note=f"input {m['input_bytes'] / 2**20:.0f} MiB; tracemalloc peak "
-                                     f"{m['tracemalloc_peak'] / 2**20:.0f} MiB"))
+                rows.append(
+                    row(
+                        BENCH,
+                        case,
+                        f"peak RSS rise ({source})",
+                        m["peak_increase"] / 2**20,
+                        "MiB",
+                        note=f"input {m['input_bytes'] / 2**20:.0f} MiB; tracemalloc peak "
+                        f"{m['tracemalloc_peak'] / 2**20:.0f} MiB",
+                    )
+                )
             print_table(rows[-3:])
     print()
     print_table(rows)

@@ -71,11 +71,15 @@ def _per_call(fn, items, repeat: int = 7) -> float:
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
-    ap.add_argument("--quick", action="store_true",
-                    help="fewer queries, pgmpy predict on 20 rows, BP on 8 variables")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer queries, pgmpy predict on 20 rows, BP on 8 variables",
+    )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     args = ap.parse_args(argv)
     print(pin_blas(1))
@@ -100,7 +104,9 @@ def main(argv=None) -> list[dict]:
     queries = []
     for _ in range(n_queries):
         q, e1, e2 = rng.choice(len(vs), size=3, replace=False)
-        evidence = {vs[e]: m.states[vs[e]][int(rng.integers(len(m.states[vs[e]])))] for e in (e1, e2)}
+        evidence = {
+            vs[e]: m.states[vs[e]][int(rng.integers(len(m.states[vs[e]])))] for e in (e1, e2)
+        }
         if m.query(vs[q], evidence) is not None:
             queries.append((vs[q], evidence))
     ve = VariableElimination(bn)
@@ -119,18 +125,39 @@ def main(argv=None) -> list[dict]:
         cold = min(cold, (time.perf_counter() - t) / max(len(queries) - 1, 1))
     ours = _per_call(lambda qe: m.query([qe[0]], qe[1]), queries)
     theirs = _per_call(lambda qe: ve.query([qe[0]], evidence=qe[1], show_progress=False), queries)
-    diff = max(np.abs(m.query([q], e).to_numpy()
-                      - ve.query([q], evidence=e, show_progress=False).values).max()
-               for q, e in queries)
+    diff = max(
+        np.abs(
+            m.query([q], e).to_numpy() - ve.query([q], evidence=e, show_progress=False).values
+        ).max()
+        for q, e in queries
+    )
     ratio = theirs / ours
     rows += [
-        row(BENCH, case, "treelearn query (per query)", ours * 1e6, "us",
-            note=f"{len(queries)} queries, 2 observed variables each; best of 7 passes"),
+        row(
+            BENCH,
+            case,
+            "treelearn query (per query)",
+            ours * 1e6,
+            "us",
+            note=f"{len(queries)} queries, 2 observed variables each; best of 7 passes",
+        ),
         row(BENCH, case, "pgmpy VariableElimination.query", theirs * 1e6, "us"),
-        row(BENCH, case, "treelearn first query on a new model", first * 1e6, "us",
-            note="builds the engine; best of 5 new models"),
-        row(BENCH, case, "treelearn query, cold caches (per query)", cold * 1e6, "us",
-            note="the next queries on that model, one pass; best of 5"),
+        row(
+            BENCH,
+            case,
+            "treelearn first query on a new model",
+            first * 1e6,
+            "us",
+            note="builds the engine; best of 5 new models",
+        ),
+        row(
+            BENCH,
+            case,
+            "treelearn query, cold caches (per query)",
+            cold * 1e6,
+            "us",
+            note="the next queries on that model, one pass; best of 5",
+        ),
         row(BENCH, case, "pgmpy VE / treelearn query", ratio, "x", ">= 10", ratio >= 10),
         row(BENCH, case, "largest |difference| vs pgmpy", diff, "", "<= 1e-10", diff <= 1e-10),
     ]
@@ -153,10 +180,17 @@ def main(argv=None) -> list[dict]:
     diff = max(np.abs(ours_m[v].to_numpy() - bp_values[v]).max() for v in free)
     ratio = bp_time / ours_t["median"]
     rows += [
-        row(BENCH, case, "treelearn marginals (all, one evidence set)", ours_t["median"] * 1e3,
-            "ms"),
-        row(BENCH, case, "pgmpy BeliefPropagation calibrate + queries", bp_time, "s",
-            note="one run" + (f"; {len(free)} queries scaled" if args.quick else "")),
+        row(
+            BENCH, case, "treelearn marginals (all, one evidence set)", ours_t["median"] * 1e3, "ms"
+        ),
+        row(
+            BENCH,
+            case,
+            "pgmpy BeliefPropagation calibrate + queries",
+            bp_time,
+            "s",
+            note="one run" + (f"; {len(free)} queries scaled" if args.quick else ""),
+        ),
         row(BENCH, case, "pgmpy BP / treelearn marginals", ratio, "x", ">= 100", ratio >= 100),
         row(BENCH, case, "largest |difference| vs pgmpy BP", diff, "", "<= 1e-10", diff <= 1e-10),
     ]
@@ -170,13 +204,22 @@ def main(argv=None) -> list[dict]:
     t = time.perf_counter()
     pg = bn.predict(data.iloc[:n_pg], n_jobs=1)
     pg_time = (time.perf_counter() - t) / n_pg * len(data)
-    agree = bool((pg[target].astype(str).to_numpy()
-                  == ours_t["result"].iloc[:n_pg].astype(str).to_numpy()).all())
+    agree = bool(
+        (
+            pg[target].astype(str).to_numpy() == ours_t["result"].iloc[:n_pg].astype(str).to_numpy()
+        ).all()
+    )
     ratio = pg_time / ours_t["median"]
     rows += [
         row(BENCH, case, f"treelearn predict ({len(data):,} rows)", ours_t["median"] * 1e3, "ms"),
-        row(BENCH, case, f"pgmpy predict, scaled to {len(data):,} rows", pg_time, "s",
-            note=f"timed on {n_pg} rows, n_jobs=1"),
+        row(
+            BENCH,
+            case,
+            f"pgmpy predict, scaled to {len(data):,} rows",
+            pg_time,
+            "s",
+            note=f"timed on {n_pg} rows, n_jobs=1",
+        ),
         row(BENCH, case, "pgmpy predict / treelearn", ratio, "x", ">= 1000", ratio >= 1000),
         row(BENCH, case, "same predictions as pgmpy", agree, "", ok=agree),
     ]
@@ -184,8 +227,16 @@ def main(argv=None) -> list[dict]:
 
     # ---------------------------------------------------------------- MAP
     ours_t = timeit(lambda: m.map_query(evidence, return_log_prob=True), repeat=5)
-    rows.append(row(BENCH, case, "treelearn map_query (35 free variables)",
-                    ours_t["median"] * 1e3, "ms", note="pgmpy VE MAP: joint of 35 variables"))
+    rows.append(
+        row(
+            BENCH,
+            case,
+            "treelearn map_query (35 free variables)",
+            ours_t["median"] * 1e3,
+            "ms",
+            note="pgmpy VE MAP: joint of 35 variables",
+        )
+    )
     print_table(rows[-1:])
 
     # ---------------------------------------------------------------- sampling
@@ -194,14 +245,19 @@ def main(argv=None) -> list[dict]:
     parents = [[vs.index(p) for p in m.parents(v)] for v in vs]
     cpts = [m.cpt(v) for v in vs]
     ours_t = timeit(lambda: m.sample(n, random_state=1), repeat=5)
-    bare_t = timeit(lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)),
-                    repeat=5)
+    bare_t = timeit(
+        lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)), repeat=5
+    )
     sampled = ours_t["result"]
     # the two samplers agree in distribution: largest gap between the marginal frequencies
     codes = bare_t["result"]
-    gap = max(np.abs(sampled[v].value_counts(normalize=True).reindex(m.states[v], fill_value=0)
-                     .to_numpy() - np.bincount(codes[:, j], minlength=len(m.states[v])) / n).max()
-              for j, v in enumerate(vs))
+    gap = max(
+        np.abs(
+            sampled[v].value_counts(normalize=True).reindex(m.states[v], fill_value=0).to_numpy()
+            - np.bincount(codes[:, j], minlength=len(m.states[v])) / n
+        ).max()
+        for j, v in enumerate(vs)
+    )
     ratio = ours_t["median"] / bare_t["median"]
     rows += [
         row(BENCH, case, f"treelearn sample({n:,}) with labels", ours_t["median"], "s"),

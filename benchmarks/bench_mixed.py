@@ -39,10 +39,11 @@ BENCH = "mixed"
 
 def _ratio_rows(case, name, t_tl, peer, t_sk, diff):
     ratio = t_tl["best"] / t_sk["best"]
-    return [row(BENCH, case, f"{name} fit+proba", t_tl["best"], "s"),
-            row(BENCH, case, f"{peer} fit+proba", t_sk["best"], "s",
-                note=f"max |p diff| {diff:.1e}"),
-            row(BENCH, case, f"{name} / {peer}", ratio, "x", "<= 2", ratio <= 2)]
+    return [
+        row(BENCH, case, f"{name} fit+proba", t_tl["best"], "s"),
+        row(BENCH, case, f"{peer} fit+proba", t_sk["best"], "s", note=f"max |p diff| {diff:.1e}"),
+        row(BENCH, case, f"{name} / {peer}", ratio, "x", "<= 2", ratio <= 2),
+    ]
 
 
 def numeric_rows(n: int, repeat: int) -> list:
@@ -52,12 +53,10 @@ def numeric_rows(n: int, repeat: int) -> list:
     d, k = 20, 5
     y = rng.integers(0, k, n)
     X = rng.standard_normal((n, d)) + rng.standard_normal((k, d))[y]
-    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(X, y).predict_proba(X),
-                  repeat=repeat)
+    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(X, y).predict_proba(X), repeat=repeat)
     t_sk = timeit(lambda: GaussianNB().fit(X, y).predict_proba(X), repeat=repeat)
     diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-    return _ratio_rows(f"{n:,} x {d} numeric", "MixedNaiveBayes()", t_tl,
-                       "GaussianNB", t_sk, diff)
+    return _ratio_rows(f"{n:,} x {d} numeric", "MixedNaiveBayes()", t_tl, "GaussianNB", t_sk, diff)
 
 
 def mixed_rows(n: int, repeat: int) -> list:
@@ -80,12 +79,17 @@ def mixed_rows(n: int, repeat: int) -> list:
         p = np.exp(joint)
         return p / p.sum(axis=1, keepdims=True)
 
-    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(df, y).predict_proba(df),
-                  repeat=repeat)
+    t_tl = timeit(lambda: tl.MixedNaiveBayes().fit(df, y).predict_proba(df), repeat=repeat)
     t_sk = timeit(sklearn_pair, repeat=repeat)
     diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-    return _ratio_rows(f"{n:,} rows, 10 categorical + 10 numeric", "MixedNaiveBayes", t_tl,
-                       "CategoricalNB + GaussianNB", t_sk, diff)
+    return _ratio_rows(
+        f"{n:,} rows, 10 categorical + 10 numeric",
+        "MixedNaiveBayes",
+        t_tl,
+        "CategoricalNB + GaussianNB",
+        t_sk,
+        diff,
+    )
 
 
 def text_rows(n: int, d: int, repeat: int) -> list:
@@ -93,17 +97,21 @@ def text_rows(n: int, d: int, repeat: int) -> list:
 
     rng = np.random.default_rng(0)
     nnz = int(n * d * 0.002)
-    X = sp.csr_matrix((rng.integers(1, 4, nnz).astype(float),
-                       (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
+    X = sp.csr_matrix(
+        (rng.integers(1, 4, nnz).astype(float), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))),
+        shape=(n, d),
+    )
     y = rng.integers(0, 4, n)
     rows = []
     for model, peer in (("multinomial", MultinomialNB), ("bernoulli", BernoulliNB)):
-        t_tl = timeit(lambda m=model: tl.TextNaiveBayes(m).fit(X, y).predict_proba(X),
-                      repeat=repeat)
+        t_tl = timeit(
+            lambda m=model: tl.TextNaiveBayes(m).fit(X, y).predict_proba(X), repeat=repeat
+        )
         t_sk = timeit(lambda p=peer: p().fit(X, y).predict_proba(X), repeat=repeat)
         diff = float(np.abs(t_tl["result"] - t_sk["result"]).max())
-        rows += _ratio_rows(f"{n:,} x {d:,} CSR 0.2%", f"TextNaiveBayes({model})", t_tl,
-                            peer.__name__, t_sk, diff)
+        rows += _ratio_rows(
+            f"{n:,} x {d:,} CSR 0.2%", f"TextNaiveBayes({model})", t_tl, peer.__name__, t_sk, diff
+        )
     return rows
 
 
@@ -117,17 +125,30 @@ def tan_rows(n: int, repeat: int) -> list:
     X[:, 1:] += 0.7 * X[:, :-1]
     X += rng.standard_normal((k, d))[y]
     t_tl = timeit(lambda: tl.GaussianTAN().fit(X, y).predict_proba(X), repeat=repeat)
-    t_sk = timeit(lambda: QuadraticDiscriminantAnalysis().fit(X, y).predict_proba(X),
-                  repeat=repeat)
+    t_sk = timeit(lambda: QuadraticDiscriminantAnalysis().fit(X, y).predict_proba(X), repeat=repeat)
     acc_tl = float((t_tl["result"].argmax(axis=1) == y).mean())
     acc_sk = float((t_sk["result"].argmax(axis=1) == y).mean())
     ratio = t_tl["best"] / t_sk["best"]
     case = f"{n:,} x {d}, {k} classes"
-    return [row(BENCH, case, "GaussianTAN fit+proba", t_tl["best"], "s",
-                note=f"train accuracy {acc_tl:.3f}"),
-            row(BENCH, case, "QuadraticDiscriminantAnalysis fit+proba", t_sk["best"], "s",
-                note=f"train accuracy {acc_sk:.3f}"),
-            row(BENCH, case, "Gaussian TAN / QDA", ratio, "x", "<= 2", ratio <= 2)]
+    return [
+        row(
+            BENCH,
+            case,
+            "GaussianTAN fit+proba",
+            t_tl["best"],
+            "s",
+            note=f"train accuracy {acc_tl:.3f}",
+        ),
+        row(
+            BENCH,
+            case,
+            "QuadraticDiscriminantAnalysis fit+proba",
+            t_sk["best"],
+            "s",
+            note=f"train accuracy {acc_sk:.3f}",
+        ),
+        row(BENCH, case, "Gaussian TAN / QDA", ratio, "x", "<= 2", ratio <= 2),
+    ]
 
 
 def ranking_rows(n: int, d: int, repeat: int) -> list:
@@ -135,8 +156,9 @@ def ranking_rows(n: int, d: int, repeat: int) -> list:
 
     rng = np.random.default_rng(0)
     nnz = int(n * d * 0.005)
-    X = sp.csr_matrix((np.ones(nnz), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))),
-                      shape=(n, d))
+    X = sp.csr_matrix(
+        (np.ones(nnz), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d)
+    )
     X.data[:] = 1.0
     y = rng.integers(0, 3, n)
     t_tl = timeit(lambda: tl.rank_features(X, y), repeat=repeat)
@@ -146,10 +168,18 @@ def ranking_rows(n: int, d: int, repeat: int) -> list:
     diff = float(np.abs(ours - t_sk["result"]).max())
     ratio = t_tl["best"] / t_sk["best"]
     case = f"{n:,} x {d:,} CSR 0.5%"
-    return [row(BENCH, case, "rank_features (sparse)", t_tl["best"], "s"),
-            row(BENCH, case, "mutual_info_classif(discrete)", t_sk["best"], "s",
-                note=f"max |MI diff| {diff:.1e}"),
-            row(BENCH, case, "rank_features / sklearn", ratio, "x", "<= 2", ratio <= 2)]
+    return [
+        row(BENCH, case, "rank_features (sparse)", t_tl["best"], "s"),
+        row(
+            BENCH,
+            case,
+            "mutual_info_classif(discrete)",
+            t_sk["best"],
+            "s",
+            note=f"max |MI diff| {diff:.1e}",
+        ),
+        row(BENCH, case, "rank_features / sklearn", ratio, "x", "<= 2", ratio <= 2),
+    ]
 
 
 def main() -> None:

@@ -81,13 +81,22 @@ def true_model(n_discrete: int = 20, n_numeric: int = 20, k: int = 3, seed: int 
         p = pool[rng.integers(0, len(pool))] if j else dnames[rng.integers(0, n_discrete)]
         G.add_edge(p, v)
         if p in dnames:
-            G.nodes[v].update(means=rng.normal(0, 2, k).tolist(),
-                              variances=rng.uniform(0.3, 1.5, k).tolist())
+            G.nodes[v].update(
+                means=rng.normal(0, 2, k).tolist(), variances=rng.uniform(0.3, 1.5, k).tolist()
+            )
         else:
-            G.nodes[v].update(intercept=float(rng.normal()), coefficient=float(rng.uniform(-1.5, 1.5)),
-                              variance=float(rng.uniform(0.3, 1.5)))
-    return tl.CLGTreeModel(G, discrete, variables=dnames + xnames, continuous=xnames,
-                           dtypes=discrete.dtypes), dnames, xnames
+            G.nodes[v].update(
+                intercept=float(rng.normal()),
+                coefficient=float(rng.uniform(-1.5, 1.5)),
+                variance=float(rng.uniform(0.3, 1.5)),
+            )
+    return (
+        tl.CLGTreeModel(
+            G, discrete, variables=dnames + xnames, continuous=xnames, dtypes=discrete.dtypes
+        ),
+        dnames,
+        xnames,
+    )
 
 
 def cpu_best(fn, repeat: int):
@@ -132,34 +141,71 @@ def main() -> None:
     disc_train, disc_test, log_width = binned(train, test, xnames)
     t_disc, disc = cpu_best(lambda: tl.chow_liu(disc_train), repeat)
     ratio = t_clg / t_disc
-    rows = [row(BENCH, case, "CLG tree fit (chow_liu, numeric=)", t_clg, "s CPU"),
-            row(BENCH, case, "chow_liu on the discretized table", t_disc, "s CPU",
-                note="5 quantile bins per number"),
-            row(BENCH, case, "CLG / discretized", ratio, "x", "<= 3", ratio <= 3)]
+    rows = [
+        row(BENCH, case, "CLG tree fit (chow_liu, numeric=)", t_clg, "s CPU"),
+        row(
+            BENCH,
+            case,
+            "chow_liu on the discretized table",
+            t_disc,
+            "s CPU",
+            note="5 quantile bins per number",
+        ),
+        row(BENCH, case, "CLG / discretized", ratio, "x", "<= 3", ratio <= 3),
+    ]
 
     ll_clg = clg.score(test)
     ll_true = truth.score(test)
-    blocks = (tl.chow_liu(train[dnames]).log_likelihood(test[dnames], per_row=True)
-              + tl.gaussian_chow_liu(train[xnames]).log_likelihood(test[xnames], per_row=True))
+    blocks = tl.chow_liu(train[dnames]).log_likelihood(
+        test[dnames], per_row=True
+    ) + tl.gaussian_chow_liu(train[xnames]).log_likelihood(test[xnames], per_row=True)
     ll_disc = disc.log_likelihood(disc_test, per_row=True) - log_width
     held = f"{n_test:,} held-out rows"
-    rows += [row(BENCH, held, "CLG tree: log-likelihood per row", ll_clg, "nats"),
-             row(BENCH, held, "discrete tree + Gaussian tree (no cross-kind edge)",
-                 float(blocks.mean()), "nats"),
-             row(BENCH, held, "discretized tree (bins as uniform densities)",
-                 float(ll_disc.mean()), "nats", note="5 quantile bins per number"),
-             row(BENCH, held, "true model", ll_true, "nats"),
-             row(BENCH, held, "CLG beats both", float(ll_clg - max(blocks.mean(), ll_disc.mean())),
-                 "nats/row", "> 0", bool(ll_clg > max(blocks.mean(), ll_disc.mean())))]
+    rows += [
+        row(BENCH, held, "CLG tree: log-likelihood per row", ll_clg, "nats"),
+        row(
+            BENCH,
+            held,
+            "discrete tree + Gaussian tree (no cross-kind edge)",
+            float(blocks.mean()),
+            "nats",
+        ),
+        row(
+            BENCH,
+            held,
+            "discretized tree (bins as uniform densities)",
+            float(ll_disc.mean()),
+            "nats",
+            note="5 quantile bins per number",
+        ),
+        row(BENCH, held, "true model", ll_true, "nats"),
+        row(
+            BENCH,
+            held,
+            "CLG beats both",
+            float(ll_clg - max(blocks.mean(), ll_disc.mean())),
+            "nats/row",
+            "> 0",
+            bool(ll_clg > max(blocks.mean(), ll_disc.mean())),
+        ),
+    ]
 
     rng = np.random.default_rng(1)
     holes = test.mask(rng.random(test.shape) < 0.3)
     holes[dnames] = holes[dnames].astype("Int64")
     t_score, scores = cpu_best(lambda: clg.score_samples(holes), repeat)
     t_post, _ = cpu_best(lambda: clg.posterior(holes, "d3"), repeat)
-    rows += [row(BENCH, held, "score_samples, 30% cells missing", t_score, "s CPU",
-                 note=f"mean {float(scores.mean()):.3f} nats"),
-             row(BENCH, held, "posterior of d3 given the rest", t_post, "s CPU")]
+    rows += [
+        row(
+            BENCH,
+            held,
+            "score_samples, 30% cells missing",
+            t_score,
+            "s CPU",
+            note=f"mean {float(scores.mean()):.3f} nats",
+        ),
+        row(BENCH, held, "posterior of d3 given the rest", t_post, "s CPU"),
+    ]
     rows += accuracy_rows(args.quick)
     rows += kernel_forest_rows(args.quick)
     print_table(rows)
@@ -178,8 +224,9 @@ def synthetic_mixed(n: int = 3000, seed: int = 0):
     x3 = rng.normal(size=n)
     x4 = x3 + rng.normal(0.3 * (y == 2), 0.3)
     x5 = rng.normal(x4, 1.0)
-    X = pd.DataFrame({"a": a, "b": b, "c": c, "x0": x0, "x1": x1, "x2": x2, "x3": x3,
-                      "x4": x4, "x5": x5})
+    X = pd.DataFrame(
+        {"a": a, "b": b, "c": c, "x0": x0, "x1": x1, "x2": x2, "x3": x3, "x4": x4, "x5": x5}
+    )
     return X, y
 
 
@@ -210,13 +257,19 @@ def skewed_classes_log_density(X: pd.DataFrame) -> np.ndarray:
     for c in range(3):
         z1 = (np.log(x1) - 0.3 * c) / 0.6
         a = np.arcsinh(x2)
-        out[:, c] = (np.logaddexp(stats.norm.logpdf(x0, -2 + 0.7 * c, 0.5),
-                                  stats.norm.logpdf(x0, 2 - 0.7 * c, 0.5)) + np.log(0.5)
-                     + stats.norm.logpdf(z1) - np.log(0.6 * x1)
-                     + stats.norm.logpdf(a, _RHO[c] * z1, np.sqrt(1 - _RHO[c] ** 2))
-                     - 0.5 * np.log1p(x2 ** 2)
-                     + stats.norm.logpdf(np.log(x3), 0.2 * c, 0.5) - np.log(x3)
-                     + stats.norm.logpdf(x4, 0.8 * x0, 1 + 0.5 * c))
+        out[:, c] = (
+            np.logaddexp(
+                stats.norm.logpdf(x0, -2 + 0.7 * c, 0.5), stats.norm.logpdf(x0, 2 - 0.7 * c, 0.5)
+            )
+            + np.log(0.5)
+            + stats.norm.logpdf(z1)
+            - np.log(0.6 * x1)
+            + stats.norm.logpdf(a, _RHO[c] * z1, np.sqrt(1 - _RHO[c] ** 2))
+            - 0.5 * np.log1p(x2**2)
+            + stats.norm.logpdf(np.log(x3), 0.2 * c, 0.5)
+            - np.log(x3)
+            + stats.norm.logpdf(x4, 0.8 * x0, 1 + 0.5 * c)
+        )
     return out
 
 
@@ -226,10 +279,15 @@ def accuracy_rows(quick: bool) -> list:
     from sklearn.naive_bayes import GaussianNB
 
     folds = StratifiedKFold(10, shuffle=True, random_state=0)
-    sets = {"synthetic mixed (3 cat + 6 num)": synthetic_mixed(1000 if quick else 3000),
-            "synthetic skewed/multimodal (5 num)": skewed_classes(600 if quick else 1500)}
-    for name, load in (("iris", load_iris), ("wine", load_wine),
-                       ("breast cancer", load_breast_cancer)):
+    sets = {
+        "synthetic mixed (3 cat + 6 num)": synthetic_mixed(1000 if quick else 3000),
+        "synthetic skewed/multimodal (5 num)": skewed_classes(600 if quick else 1500),
+    }
+    for name, load in (
+        ("iris", load_iris),
+        ("wine", load_wine),
+        ("breast cancer", load_breast_cancer),
+    ):
         X, y = load(return_X_y=True, as_frame=True)
         sets[name] = (X, y.to_numpy())
     rows = []
@@ -238,24 +296,52 @@ def accuracy_rows(quick: bool) -> list:
         scores = {}
         models = {"MixedTAN": tl.MixedTAN(), "MixedNaiveBayes": tl.MixedNaiveBayes()}
         if len(numeric) == X.shape[1]:
-            models.update(CopulaTAN=tl.CopulaTAN(), KernelTAN=tl.KernelTAN(random_state=0),
-                          GaussianTAN=tl.GaussianTAN(), GaussianNB=GaussianNB())
+            models.update(
+                CopulaTAN=tl.CopulaTAN(),
+                KernelTAN=tl.KernelTAN(random_state=0),
+                GaussianTAN=tl.GaussianTAN(),
+                GaussianNB=GaussianNB(),
+            )
         for label, model in models.items():
             start = time.process_time()
             scores[label] = float(cross_val_score(model, X, y, cv=folds).mean())
-            rows.append(row(BENCH, f"{name}, 10-fold CV", f"{label} accuracy", scores[label], "",
-                            note=f"{time.process_time() - start:.1f} s CPU for the 10 folds"))
+            rows.append(
+                row(
+                    BENCH,
+                    f"{name}, 10-fold CV",
+                    f"{label} accuracy",
+                    scores[label],
+                    "",
+                    note=f"{time.process_time() - start:.1f} s CPU for the 10 folds",
+                )
+            )
         best_other = max(v for k, v in scores.items() if k != "MixedTAN")
-        rows.append(row(BENCH, f"{name}, 10-fold CV", "MixedTAN - best other", scores["MixedTAN"]
-                        - best_other, "", note="numbers only: MixedTAN(var_smoothing=0) is GaussianTAN; "
-                        "the default 1e-9 x the largest variance moves features of tiny scale"
-                        if "GaussianTAN" in scores else "GaussianTAN/GaussianNB need numbers only"))
+        rows.append(
+            row(
+                BENCH,
+                f"{name}, 10-fold CV",
+                "MixedTAN - best other",
+                scores["MixedTAN"] - best_other,
+                "",
+                note="numbers only: MixedTAN(var_smoothing=0) is GaussianTAN; "
+                "the default 1e-9 x the largest variance moves features of tiny scale"
+                if "GaussianTAN" in scores
+                else "GaussianTAN/GaussianNB need numbers only",
+            )
+        )
     # the Bayes rule of the known law: the best accuracy any classifier can have there
     X, y = skewed_classes(20_000, seed=1)
     bayes = float((skewed_classes_log_density(X).argmax(axis=1) == y).mean())
-    rows.append(row(BENCH, "synthetic skewed/multimodal (5 num), 10-fold CV",
-                    "Bayes rule (the true law) accuracy", bayes, "",
-                    note="20,000 fresh rows, uniform classes"))
+    rows.append(
+        row(
+            BENCH,
+            "synthetic skewed/multimodal (5 num), 10-fold CV",
+            "Bayes rule (the true law) accuracy",
+            bayes,
+            "",
+            note="20,000 fresh rows, uniform classes",
+        )
+    )
     return rows
 
 
@@ -277,25 +363,45 @@ def kernel_forest_rows(quick: bool) -> list:
     train, test = data.iloc[:n], data.iloc[n:]
     t_fit, kernel = cpu_best(lambda: tl.kernel_forest(train, random_state=0), 1)
     case = f"skewed/multimodal, {n:,} train + {n:,} held-out rows, 6 numbers"
-    ll = {"kernel forest (kernel_forest)": kernel.score(test),
-          "Gaussian tree (gaussian_chow_liu)":
-              tl.gaussian_chow_liu(train).log_likelihood(test) / len(test),
-          "copula tree (copula_chow_liu)": tl.copula_chow_liu(train).score(test)}
-    rows = [row(BENCH, case, f"{label}: log-likelihood per row", value, "nats")
-            for label, value in ll.items()]
+    ll = {
+        "kernel forest (kernel_forest)": kernel.score(test),
+        "Gaussian tree (gaussian_chow_liu)": tl.gaussian_chow_liu(train).log_likelihood(test)
+        / len(test),
+        "copula tree (copula_chow_liu)": tl.copula_chow_liu(train).score(test),
+    }
+    rows = [
+        row(BENCH, case, f"{label}: log-likelihood per row", value, "nats")
+        for label, value in ll.items()
+    ]
     best_other = max(v for k, v in ll.items() if not k.startswith("kernel"))
-    rows += [row(BENCH, case, "kernel forest - best other", ll["kernel forest (kernel_forest)"]
-                 - best_other, "nats/row", "> 0", bool(ll["kernel forest (kernel_forest)"] > best_other),
-                 note=f"{len(kernel.edges)} of 5 edges kept"),
-             row(BENCH, case, "kernel forest fit", t_fit, "s CPU", note="one run")]
+    rows += [
+        row(
+            BENCH,
+            case,
+            "kernel forest - best other",
+            ll["kernel forest (kernel_forest)"] - best_other,
+            "nats/row",
+            "> 0",
+            bool(ll["kernel forest (kernel_forest)"] > best_other),
+            note=f"{len(kernel.edges)} of 5 edges kept",
+        ),
+        row(BENCH, case, "kernel forest fit", t_fit, "s CPU", note="one run"),
+    ]
     # missing cells integrated out: leaves in closed form, nodes between observed cells by
     # quadrature (rows x grid x kernels per edge to an observed neighbour)
     holes = test.iloc[:500].mask(np.random.default_rng(1).random((500, test.shape[1])) < 0.2)
     t_holes, scores = cpu_best(lambda: kernel.score_samples(holes), 1)
     t_full, _ = cpu_best(lambda: kernel.score_samples(test.iloc[:500]), 1)
-    rows += [row(BENCH, case, "kernel forest score_samples, 500 rows, 20% cells missing",
-                 t_holes, "s CPU", note=f"complete rows: {t_full:.3f} s; mean "
-                 f"{float(scores.mean()):.3f} nats")]
+    rows += [
+        row(
+            BENCH,
+            case,
+            "kernel forest score_samples, 500 rows, 20% cells missing",
+            t_holes,
+            "s CPU",
+            note=f"complete rows: {t_full:.3f} s; mean {float(scores.mean()):.3f} nats",
+        )
+    ]
     return rows
 
 

@@ -51,41 +51,76 @@ def load(folder: str, name: str, part: str) -> pd.DataFrame:
     return pd.read_csv(os.path.join(folder, f"{name}.{part}.data.gz"), header=None, dtype=np.int8)
 
 
-def compare(name: str, train: pd.DataFrame, valid: pd.DataFrame, test: pd.DataFrame,
-            ks: list[int], states: dict | None, max_iter: int) -> tuple[dict, list[dict]]:
+def compare(
+    name: str,
+    train: pd.DataFrame,
+    valid: pd.DataFrame,
+    test: pd.DataFrame,
+    ks: list[int],
+    states: dict | None,
+    max_iter: int,
+) -> tuple[dict, list[dict]]:
     tree_s = float("inf")
     for _ in range(3):  # the best of three: one run is at the mercy of other jobs
         t = time.perf_counter()
         tree = tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states)
         tree_s = min(tree_s, time.perf_counter() - t)
-    result = {"name": name, "vars": train.shape[1], "train": len(train),
-              "tree_ll": tree.log_likelihood(test) / len(test), "tree_s": tree_s}
+    result = {
+        "name": name,
+        "vars": train.shape[1],
+        "train": len(train),
+        "tree_ll": tree.log_likelihood(test) / len(test),
+        "tree_s": tree_s,
+    }
     fits = []
     for k in ks:
         t = time.perf_counter()
-        mix = tl.TreeMixture(n_components=k, alpha=1.0, mi_alpha=1.0, states=states,
-                             max_iter=max_iter, random_state=0).fit(train)
+        mix = tl.TreeMixture(
+            n_components=k,
+            alpha=1.0,
+            mi_alpha=1.0,
+            states=states,
+            max_iter=max_iter,
+            random_state=0,
+        ).fit(train)
         seconds = time.perf_counter() - t
-        fits.append({"k": k, "valid": mix.score(valid), "test": mix.score(test), "s": seconds,
-                     "iters": mix.n_iter_, "per_iter": seconds / mix.n_iter_,
-                     "ratio": seconds / mix.n_iter_ / (k * tree_s)})
-        print(f"  {name} k={k}: valid {fits[-1]['valid']:.3f} test {fits[-1]['test']:.3f} "
-              f"{mix.n_iter_} iters {seconds:.1f} s", file=sys.stderr, flush=True)
+        fits.append(
+            {
+                "k": k,
+                "valid": mix.score(valid),
+                "test": mix.score(test),
+                "s": seconds,
+                "iters": mix.n_iter_,
+                "per_iter": seconds / mix.n_iter_,
+                "ratio": seconds / mix.n_iter_ / (k * tree_s),
+            }
+        )
+        print(
+            f"  {name} k={k}: valid {fits[-1]['valid']:.3f} test {fits[-1]['test']:.3f} "
+            f"{mix.n_iter_} iters {seconds:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
     result["best"] = max(fits, key=lambda f: f["valid"])
     return result, fits
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--debd", default=DEFAULT_PATH, help="folder of the DEBD files "
-                        "(default %(default)s); '' to skip")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--debd",
+        default=DEFAULT_PATH,
+        help="folder of the DEBD files (default %(default)s); '' to skip",
+    )
     parser.add_argument("--only", default=DEFAULT_SETS, help="comma-separated DEBD names")
     parser.add_argument("--ks", default="2,4,8,12,16", help="mixture sizes to try")
     parser.add_argument("--max-iter", type=int, default=100)
     parser.add_argument("--alarm", type=int, default=0, help="also N sampled alarm rows")
-    parser.add_argument("--missing", type=int, default=0,
-                        help="also the missing-values benchmark on N child rows")
+    parser.add_argument(
+        "--missing", type=int, default=0, help="also the missing-values benchmark on N child rows"
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
@@ -98,37 +133,72 @@ def main(argv: list[str] | None = None) -> list[dict]:
         names = []
     print(pin_blas(1))
     print("machine:", machine())
-    print(f"treelearn {tl.__version__}; TreeMixture(k, alpha=1.0, mi_alpha=1.0, "
-          f"max_iter={args.max_iter}, tol=1e-4, random_state=0), k in {ks} chosen on valid")
+    print(
+        f"treelearn {tl.__version__}; TreeMixture(k, alpha=1.0, mi_alpha=1.0, "
+        f"max_iter={args.max_iter}, tol=1e-4, random_state=0), k in {ks} chosen on valid"
+    )
     print()
-    print("| data | vars | train rows | one tree test LL | mixture test LL | k | gain | "
-          "EM iters | s/iter | chow_liu s | s/iter / (k x chow_liu) |")
+    print(
+        "| data | vars | train rows | one tree test LL | mixture test LL | k | gain | "
+        "EM iters | s/iter | chow_liu s | s/iter / (k x chow_liu) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     cases = []
     for name in names:
         train, valid, test = (load(args.debd, name, p) for p in ("ts", "valid", "test"))
-        cases.append(compare(name, train, valid, test, ks, {c: [0, 1] for c in train.columns},
-                             args.max_iter))
+        cases.append(
+            compare(name, train, valid, test, ks, {c: [0, 1] for c in train.columns}, args.max_iter)
+        )
     if args.alarm:
         df = alarm_sample(args.alarm)
         cut, cut2 = int(0.7 * len(df)), int(0.85 * len(df))
         states = {c: sorted(df[c].unique()) for c in df.columns}
-        cases.append(compare(f"alarm {args.alarm:,}", df.iloc[:cut], df.iloc[cut:cut2],
-                             df.iloc[cut2:], ks, states, args.max_iter))
+        cases.append(
+            compare(
+                f"alarm {args.alarm:,}",
+                df.iloc[:cut],
+                df.iloc[cut:cut2],
+                df.iloc[cut2:],
+                ks,
+                states,
+                args.max_iter,
+            )
+        )
     rows = []
     for r, fits in cases:
         b = r["best"]
         gain = b["test"] - r["tree_ll"]
-        print(f"| {r['name']} | {r['vars']} | {r['train']} | {r['tree_ll']:.3f} | {b['test']:.3f} | "
-              f"{b['k']} | {gain:+.3f} | {b['iters']} | {b['per_iter']:.3f} | {r['tree_s']:.3f} | "
-              f"{b['ratio']:.2f} |")
+        print(
+            f"| {r['name']} | {r['vars']} | {r['train']} | {r['tree_ll']:.3f} | {b['test']:.3f} | "
+            f"{b['k']} | {gain:+.3f} | {b['iters']} | {b['per_iter']:.3f} | {r['tree_s']:.3f} | "
+            f"{b['ratio']:.2f} |"
+        )
         case = f"{r['name']} d={r['vars']} n={r['train']}"
-        rows.append(row(BENCH, case, "test LL per row, mixture - one tree", gain, "nats", "> 0",
-                        bool(gain > 0), note=f"k={b['k']} chosen on valid, tree {r['tree_ll']:.3f}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "test LL per row, mixture - one tree",
+                gain,
+                "nats",
+                "> 0",
+                bool(gain > 0),
+                note=f"k={b['k']} chosen on valid, tree {r['tree_ll']:.3f}",
+            )
+        )
         for f in fits:
-            rows.append(row(BENCH, case, f"EM s/iter / ({f['k']} x chow_liu)", f["ratio"], "x",
-                            f"<= {TARGET_RATIO}", bool(f["ratio"] <= TARGET_RATIO),
-                            note=f"k={f['k']}: {f['per_iter']:.3f} s/iter, {f['iters']} iters"))
+            rows.append(
+                row(
+                    BENCH,
+                    case,
+                    f"EM s/iter / ({f['k']} x chow_liu)",
+                    f["ratio"],
+                    "x",
+                    f"<= {TARGET_RATIO}",
+                    bool(f["ratio"] <= TARGET_RATIO),
+                    note=f"k={f['k']}: {f['per_iter']:.3f} s/iter, {f['iters']} iters",
+                )
+            )
     if args.missing:
         rows += missing_values(args.missing)
     write_json(rows, args.json)
@@ -140,22 +210,28 @@ def missing_values(n: int, hidden: float = 0.3) -> list[dict]:
     from pgmpy.utils import get_example_model
 
     df = BayesianModelSampling(get_example_model("child")).forward_sample(
-        size=n, seed=0, show_progress=False)
+        size=n, seed=0, show_progress=False
+    )
     states = {c: sorted(df[c].unique()) for c in df.columns}
     cut = int(0.75 * n)
     train, test = df.iloc[:cut], df.iloc[cut:]
     rng = np.random.default_rng(0)
     holed = train.mask(rng.random(train.shape) < hidden)
     print()
-    print(f"child, {n:,} rows ({cut:,} train, {hidden:.0%} of the training cells hidden; "
-          f"{int(holed.notna().all(axis=1).sum())} complete training rows), held-out LL per row:")
+    print(
+        f"child, {n:,} rows ({cut:,} train, {hidden:.0%} of the training cells hidden; "
+        f"{int(holed.notna().all(axis=1).sum())} complete training rows), held-out LL per row:"
+    )
     print()
     print("| fit | test LL per row | s | EM iterations | s/iter |")
     print("|---|---:|---:|---:|---:|")
     out, results = [], {}
-    for label, data, missing in [("complete data", train, "error"), ("missing='em'", holed, "em"),
-                                 ("missing='pairwise'", holed, "pairwise"),
-                                 ("missing='drop'", holed, "drop")]:
+    for label, data, missing in [
+        ("complete data", train, "error"),
+        ("missing='em'", holed, "em"),
+        ("missing='pairwise'", holed, "pairwise"),
+        ("missing='drop'", holed, "drop"),
+    ]:
         t = time.perf_counter()
         model = tl.chow_liu(data, alpha=1.0, missing=missing, states=states)
         seconds = time.perf_counter() - t
@@ -164,11 +240,28 @@ def missing_values(n: int, hidden: float = 0.3) -> list[dict]:
         iters = model.settings.get("em_iterations", "")
         per = f"{seconds / iters:.3f}" if iters else ""
         print(f"| {label} | {ll:.6f} | {seconds:.2f} | {iters} | {per} |", flush=True)
-        out.append(row(BENCH, f"child n={n} hidden={hidden}", f"test LL, {label}", ll, "nats",
-                       note=f"{seconds:.2f} s"))
+        out.append(
+            row(
+                BENCH,
+                f"child n={n} hidden={hidden}",
+                f"test LL, {label}",
+                ll,
+                "nats",
+                note=f"{seconds:.2f} s",
+            )
+        )
     best = results["em"] >= max(results["pairwise"], results["drop"])
-    out.append(row(BENCH, f"child n={n} hidden={hidden}", "EM - best of drop/pairwise",
-                   results["em"] - max(results["pairwise"], results["drop"]), "nats", "> 0", best))
+    out.append(
+        row(
+            BENCH,
+            f"child n={n} hidden={hidden}",
+            "EM - best of drop/pairwise",
+            results["em"] - max(results["pairwise"], results["drop"]),
+            "nats",
+            "> 0",
+            best,
+        )
+    )
     return out
 
 

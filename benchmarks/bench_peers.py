@@ -103,13 +103,14 @@ class Floor:
         self.prior = np.zeros((d, k))
         for i, c in enumerate(self.cpts):
             if self.parent[i] < 0:
-                self.prior[i, :len(c)] = c
+                self.prior[i, : len(c)] = c
             else:
-                self.T[i, :c.shape[0], :c.shape[1]] = c
+                self.T[i, : c.shape[0], : c.shape[1]] = c
         self.levels = []
         for t in range(1, max(depth.values()) + 1):
-            nodes = np.array(sorted((i for i in range(d) if depth[i] == t),
-                                    key=lambda i: self.parent[i]))
+            nodes = np.array(
+                sorted((i for i in range(d) if depth[i] == t), key=lambda i: self.parent[i])
+            )
             par = np.array([self.parent[i] for i in nodes])
             starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
             self.levels.append((nodes, par, starts, par[starts]))
@@ -181,8 +182,9 @@ class Floor:
             s = lam[nodes][:, :, None, :] + log_t[nodes][:, None]
             arg = s.argmax(axis=3)
             backs.append(arg)
-            lam[once] += np.add.reduceat(np.take_along_axis(s, arg[..., None], axis=3)[..., 0],
-                                         starts, axis=0)
+            lam[once] += np.add.reduceat(
+                np.take_along_axis(s, arg[..., None], axis=3)[..., 0], starts, axis=0
+            )
         top = lam[self.roots] + log_prior[self.roots][:, None]
         out = np.zeros((len(self.card), n), dtype=np.int64)
         out[self.roots] = top.argmax(axis=2)
@@ -260,8 +262,12 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
     diff = 0.0
     for i, v in enumerate(vs):
         want = frame[v].to_numpy()[0]
-        diff = max(diff, np.abs(want - edges[i]).max(), np.abs(want - levels[i, 0, :len(want)]).max(),
-                   np.abs(want - theirs[i]).max())
+        diff = max(
+            diff,
+            np.abs(want - edges[i]).max(),
+            np.abs(want - levels[i, 0, : len(want)]).max(),
+            np.abs(want - theirs[i]).max(),
+        )
         if v in ours:
             diff = max(diff, np.abs(ours[v].to_numpy() - want).max())
     inner = 20 if len(vs) < 500 else 5
@@ -274,18 +280,51 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
     rows += [
         row(BENCH, case, f"{what}: treelearn marginals() (dict of Series)", t_dict * 1e3, "ms"),
         row(BENCH, case, f"{what}: treelearn marginals(as_frame=True)", t_frame * 1e3, "ms"),
-        row(BENCH, case, f"{what}: pyAgrum LazyPropagation", t_agrum * 1e3, "ms",
-            note="setEvidence + makeInference + every posterior"),
+        row(
+            BENCH,
+            case,
+            f"{what}: pyAgrum LazyPropagation",
+            t_agrum * 1e3,
+            "ms",
+            note="setEvidence + makeInference + every posterior",
+        ),
         row(BENCH, case, f"{what}: floor, one level at a time", t_levels * 1e3, "ms"),
         row(BENCH, case, f"{what}: floor, one edge at a time", t_edges * 1e3, "ms"),
-        row(BENCH, case, f"{what}: as_frame / the faster floor", t_frame / min(t_levels, t_edges),
-            "x", "<= 2", t_frame / min(t_levels, t_edges) <= 2),
-        row(BENCH, case, f"{what}: dict of Series / the faster floor",
-            t_dict / min(t_levels, t_edges), "x", note="one pandas Series per variable"),
-        row(BENCH, case, f"{what}: pyAgrum / treelearn as_frame", t_agrum / t_frame, "x", ">= 1",
-            t_agrum >= t_frame),
-        row(BENCH, case, f"{what}: largest |difference| (all tools)", f"{diff:.1e}", "", f"<= {TOL}",
-            diff <= TOL),
+        row(
+            BENCH,
+            case,
+            f"{what}: as_frame / the faster floor",
+            t_frame / min(t_levels, t_edges),
+            "x",
+            "<= 2",
+            t_frame / min(t_levels, t_edges) <= 2,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: dict of Series / the faster floor",
+            t_dict / min(t_levels, t_edges),
+            "x",
+            note="one pandas Series per variable",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: pyAgrum / treelearn as_frame",
+            t_agrum / t_frame,
+            "x",
+            ">= 1",
+            t_agrum >= t_frame,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: largest |difference| (all tools)",
+            f"{diff:.1e}",
+            "",
+            f"<= {TOL}",
+            diff <= TOL,
+        ),
     ]
     if pgmpy_ok:
         from pgmpy.inference import BeliefPropagation
@@ -300,16 +339,38 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
         t_pg = (time.process_time() - t) / len(asked) * len(free)
         pdiff = max(np.abs(values[v] - ours[v].to_numpy()).max() for v in asked)
         rows += [
-            row(BENCH, case, f"{what}: pgmpy BeliefPropagation", t_pg * 1e3, "ms",
-                note=f"one run; {len(asked)} of {len(free)} queries, scaled" if len(asked) < len(free)
-                else "one run"),
+            row(
+                BENCH,
+                case,
+                f"{what}: pgmpy BeliefPropagation",
+                t_pg * 1e3,
+                "ms",
+                note=f"one run; {len(asked)} of {len(free)} queries, scaled"
+                if len(asked) < len(free)
+                else "one run",
+            ),
             row(BENCH, case, f"{what}: pgmpy / treelearn as_frame", t_pg / t_frame, "x"),
-            row(BENCH, case, f"{what}: |difference| vs pgmpy", f"{pdiff:.1e}", "", f"<= {TOL}",
-                pdiff <= TOL),
+            row(
+                BENCH,
+                case,
+                f"{what}: |difference| vs pgmpy",
+                f"{pdiff:.1e}",
+                "",
+                f"<= {TOL}",
+                pdiff <= TOL,
+            ),
         ]
     else:
-        rows.append(row(BENCH, case, f"{what}: pgmpy BeliefPropagation", "skipped", "",
-                        note="minutes at this size"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"{what}: pgmpy BeliefPropagation",
+                "skipped",
+                "",
+                note="minutes at this size",
+            )
+        )
 
     # ---- many evidence rows at once
     rng = np.random.default_rng(1)
@@ -318,12 +379,19 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
     for r_ in range(n):
         for j in rng.choice(len(vs), size=2, replace=False):
             batch_codes[r_, j] = rng.integers(floor.card[j])
-    batch = pd.DataFrame({v: pd.Series([model.states[v][c] if c >= 0 else None
-                                        for c in batch_codes[:, j]], dtype=object)
-                          for j, v in enumerate(vs)})
+    batch = pd.DataFrame(
+        {
+            v: pd.Series(
+                [model.states[v][c] if c >= 0 else None for c in batch_codes[:, j]], dtype=object
+            )
+            for j, v in enumerate(vs)
+        }
+    )
     got = model.marginals(batch)
     want = floor.marginals_levels(batch_codes)
-    bdiff = max(np.abs(got[v].to_numpy() - want[j, :, :floor.card[j]]).max() for j, v in enumerate(vs))
+    bdiff = max(
+        np.abs(got[v].to_numpy() - want[j, :, : floor.card[j]]).max() for j, v in enumerate(vs)
+    )
     few = batch.head(20)
 
     def agrum_rows():
@@ -335,34 +403,73 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
             out.append([ie.posterior(str(v)).toarray() for v in vs])
         return out
 
-    adiff = max(np.abs(got[v].to_numpy()[r_] - a[j]).max()
-                for r_, a in enumerate(agrum_rows()) for j, v in enumerate(vs))
+    adiff = max(
+        np.abs(got[v].to_numpy()[r_] - a[j]).max()
+        for r_, a in enumerate(agrum_rows())
+        for j, v in enumerate(vs)
+    )
     t_batch = cpu_best(lambda: model.marginals(batch), repeat=3)
     t_codes = cpu_best(lambda: model.engine().marginals_matrix(batch_codes), repeat=3)
     t_floor = cpu_best(lambda: floor.marginals_levels(batch_codes), repeat=3)
     t_ag = cpu_best(agrum_rows, repeat=2) / len(few) * n
     what = f"all marginals, {n:,} evidence rows"
     rows += [
-        row(BENCH, case, f"{what}: treelearn marginals(frame)", t_batch * 1e3, "ms",
-            note="labels encoded, a DataFrame back"),
+        row(
+            BENCH,
+            case,
+            f"{what}: treelearn marginals(frame)",
+            t_batch * 1e3,
+            "ms",
+            note="labels encoded, a DataFrame back",
+        ),
         row(BENCH, case, f"{what}: treelearn engine marginals_matrix (codes)", t_codes * 1e3, "ms"),
-        row(BENCH, case, f"{what}: pyAgrum, a loop over rows", t_ag * 1e3, "ms",
-            note=f"{len(few)} rows, scaled"),
+        row(
+            BENCH,
+            case,
+            f"{what}: pyAgrum, a loop over rows",
+            t_ag * 1e3,
+            "ms",
+            note=f"{len(few)} rows, scaled",
+        ),
         row(BENCH, case, f"{what}: floor, one level at a time", t_floor * 1e3, "ms"),
-        row(BENCH, case, f"{what}: marginals_matrix (codes) / floor (codes)", t_codes / t_floor, "x",
-            "<= 2", t_codes / t_floor <= 2),
-        row(BENCH, case, f"{what}: marginals(frame) / floor", t_batch / t_floor, "x",
-            note="the rest: encoding the labels, the DataFrame"),
-        row(BENCH, case, f"{what}: largest |difference| (floor, pyAgrum)", f"{max(bdiff, adiff):.1e}",
-            "", f"<= {TOL}", max(bdiff, adiff) <= TOL),
+        row(
+            BENCH,
+            case,
+            f"{what}: marginals_matrix (codes) / floor (codes)",
+            t_codes / t_floor,
+            "x",
+            "<= 2",
+            t_codes / t_floor <= 2,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: marginals(frame) / floor",
+            t_batch / t_floor,
+            "x",
+            note="the rest: encoding the labels, the DataFrame",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: largest |difference| (floor, pyAgrum)",
+            f"{max(bdiff, adiff):.1e}",
+            "",
+            f"<= {TOL}",
+            max(bdiff, adiff) <= TOL,
+        ),
     ]
 
     # ---- MAP
     assignment, log_p = model.map_query(evidence, return_log_prob=True)
     same, ldiff = True, 0.0
-    for best, floor_log_p in [floor.map_edges(ev), (lambda c, lp: (c[0], lp[0]))(*floor.map_levels(one))]:
-        same = same and all(model.states[v][best[j]] == assignment[v]
-                            for j, v in enumerate(vs) if v in assignment)
+    for best, floor_log_p in [
+        floor.map_edges(ev),
+        (lambda c, lp: (c[0], lp[0]))(*floor.map_levels(one)),
+    ]:
+        same = same and all(
+            model.states[v][best[j]] == assignment[v] for j, v in enumerate(vs) if v in assignment
+        )
         ldiff = max(ldiff, abs(log_p - floor_log_p) / max(abs(log_p), 1.0))
     t_map = cpu_best(lambda: model.map_query(evidence), inner=inner)
     t_fmap = cpu_best(lambda: floor.map_edges(ev), inner=inner)
@@ -371,25 +478,67 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
     what = "MAP given the evidence"
     rows += [
         row(BENCH, case, f"{what}: treelearn map_query", t_map * 1e3, "ms"),
-        row(BENCH, case, f"{what}: floor, max-product in logs one edge at a time", t_fmap * 1e3, "ms"),
-        row(BENCH, case, f"{what}: floor, max-product in logs one level at a time", t_lmap * 1e3, "ms"),
-        row(BENCH, case, f"{what}: treelearn / the faster floor", t_map / t_floor, "x", "<= 2",
-            t_map / t_floor <= 2),
-        row(BENCH, case, f"{what}: same assignment, log P within {TOL} (relative)",
-            same and ldiff <= TOL, "", ok=same and ldiff <= TOL),
+        row(
+            BENCH,
+            case,
+            f"{what}: floor, max-product in logs one edge at a time",
+            t_fmap * 1e3,
+            "ms",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: floor, max-product in logs one level at a time",
+            t_lmap * 1e3,
+            "ms",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: treelearn / the faster floor",
+            t_map / t_floor,
+            "x",
+            "<= 2",
+            t_map / t_floor <= 2,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: same assignment, log P within {TOL} (relative)",
+            same and ldiff <= TOL,
+            "",
+            ok=same and ldiff <= TOL,
+        ),
     ]
     try:
         ie.eraseAllEvidence()
         ie.setEvidence(text)
         mpe = ie.mpe()
-        agrees = all(str(mpe[str(v)]) == str(model.states[v].index(assignment[v]))
-                     for v in assignment)
+        agrees = all(
+            str(mpe[str(v)]) == str(model.states[v].index(assignment[v])) for v in assignment
+        )
         t_mpe = cpu_best(lambda: (ie.eraseAllEvidence(), ie.setEvidence(text), ie.mpe()))
-        rows.append(row(BENCH, case, f"{what}: pyAgrum LazyPropagation.mpe", t_mpe * 1e3, "ms",
-                        note=f"same assignment: {agrees}"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"{what}: pyAgrum LazyPropagation.mpe",
+                t_mpe * 1e3,
+                "ms",
+                note=f"same assignment: {agrees}",
+            )
+        )
     except Exception as error:  # pyAgrum 3.3 fails here: say how
-        rows.append(row(BENCH, case, f"{what}: pyAgrum LazyPropagation.mpe", "failed", "",
-                        note=str(error)[:60]))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"{what}: pyAgrum LazyPropagation.mpe",
+                "failed",
+                "",
+                note=str(error)[:60],
+            )
+        )
     return rows
 
 
@@ -411,8 +560,15 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
     queries = []
     for _ in range(10):
         q, e1, e2 = rng.choice(len(vs), size=3, replace=False)
-        queries.append((vs[q], {vs[e]: model.states[vs[e]][int(rng.integers(len(model.states[vs[e]])))]
-                                for e in (e1, e2)}))
+        queries.append(
+            (
+                vs[q],
+                {
+                    vs[e]: model.states[vs[e]][int(rng.integers(len(model.states[vs[e]])))]
+                    for e in (e1, e2)
+                },
+            )
+        )
     ie = gum.LazyPropagation(bn)
 
     def agrum(q, e):
@@ -424,20 +580,42 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
         return ie.posterior(str(q)).toarray()
 
     ve = VariableElimination(pg)
-    diff = max(max(np.abs(model.query(q, e).to_numpy() - agrum(q, e)).max(),
-                   np.abs(model.query(q, e).to_numpy()
-                          - ve.query([q], evidence=e, show_progress=False).values).max())
-               for q, e in queries)
+    diff = max(
+        max(
+            np.abs(model.query(q, e).to_numpy() - agrum(q, e)).max(),
+            np.abs(
+                model.query(q, e).to_numpy() - ve.query([q], evidence=e, show_progress=False).values
+            ).max(),
+        )
+        for q, e in queries
+    )
     t_ours = cpu_best(lambda: [model.query(q, e) for q, e in queries]) / len(queries)
     t_ag = cpu_best(lambda: [agrum(q, e) for q, e in queries]) / len(queries)
-    t_pg = cpu_best(lambda: [ve.query([q], evidence=e, show_progress=False) for q, e in queries],
-                    repeat=2) / len(queries)
+    t_pg = cpu_best(
+        lambda: [ve.query([q], evidence=e, show_progress=False) for q, e in queries], repeat=2
+    ) / len(queries)
     rows += [
         row(BENCH, case, "one query (2 observed): treelearn query", t_ours * 1e6, "us"),
         row(BENCH, case, "one query: pyAgrum LazyPropagation (one target)", t_ag * 1e6, "us"),
         row(BENCH, case, "one query: pgmpy VariableElimination", t_pg * 1e6, "us"),
-        row(BENCH, case, "one query: pyAgrum / treelearn", t_ag / t_ours, "x", ">= 1", t_ag >= t_ours),
-        row(BENCH, case, "one query: largest |difference|", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+        row(
+            BENCH,
+            case,
+            "one query: pyAgrum / treelearn",
+            t_ag / t_ours,
+            "x",
+            ">= 1",
+            t_ag >= t_ours,
+        ),
+        row(
+            BENCH,
+            case,
+            "one query: largest |difference|",
+            f"{diff:.1e}",
+            "",
+            f"<= {TOL}",
+            diff <= TOL,
+        ),
     ]
 
     # ---- predict one variable for 10,000 complete rows
@@ -471,7 +649,7 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
             out.append(ie.posterior(str(target)).toarray())
         return np.array(out)
 
-    diff = max(np.abs(ours - floor_predict()).max(), np.abs(ours[:len(few)] - agrum_rows()).max())
+    diff = max(np.abs(ours - floor_predict()).max(), np.abs(ours[: len(few)] - agrum_rows()).max())
     t_ours = cpu_best(lambda: model.predict_proba(data, target), repeat=3)
     t_floor = cpu_best(floor_predict, repeat=3)
     t_codes = cpu_best(lambda: engine.posterior_codes(codes, t_index), repeat=3)
@@ -479,13 +657,39 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
     what = f"predict_proba of one variable, {len(data):,} complete rows"
     rows += [
         row(BENCH, case, f"{what}: treelearn", t_ours * 1e3, "ms", note="labels encoded"),
-        row(BENCH, case, f"{what}: pyAgrum, a loop over rows", t_ag * 1e3, "ms",
-            note=f"{len(few)} rows, scaled"),
-        row(BENCH, case, f"{what}: treelearn engine posterior_codes (codes)", t_codes * 1e3, "ms",
-            note="complete rows: the Markov blanket; else two passes"),
-        row(BENCH, case, f"{what}: floor (log-CPT gathers on codes)", t_floor * 1e3, "ms",
-            note="complete rows only: the target's Markov blanket"),
-        row(BENCH, case, f"{what}: largest |difference|", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+        row(
+            BENCH,
+            case,
+            f"{what}: pyAgrum, a loop over rows",
+            t_ag * 1e3,
+            "ms",
+            note=f"{len(few)} rows, scaled",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: treelearn engine posterior_codes (codes)",
+            t_codes * 1e3,
+            "ms",
+            note="complete rows: the Markov blanket; else two passes",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: floor (log-CPT gathers on codes)",
+            t_floor * 1e3,
+            "ms",
+            note="complete rows only: the target's Markov blanket",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: largest |difference|",
+            f"{diff:.1e}",
+            "",
+            f"<= {TOL}",
+            diff <= TOL,
+        ),
     ]
 
     # ---- sampling
@@ -503,10 +707,20 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
     theirs = gen.to_pandas()
     gap = 0.0
     for j, v in enumerate(vs):
-        f_ours = sampled[v].value_counts(normalize=True).reindex(model.states[v], fill_value=0).to_numpy()
+        f_ours = (
+            sampled[v]
+            .value_counts(normalize=True)
+            .reindex(model.states[v], fill_value=0)
+            .to_numpy()
+        )
         f_bare = np.bincount(bare[:, j], minlength=len(model.states[v])) / n
-        f_ag = theirs[str(v)].astype(str).value_counts(normalize=True).reindex(
-            [str(s) for s in model.states[v]], fill_value=0).to_numpy()
+        f_ag = (
+            theirs[str(v)]
+            .astype(str)
+            .value_counts(normalize=True)
+            .reindex([str(s) for s in model.states[v]], fill_value=0)
+            .to_numpy()
+        )
         gap = max(gap, np.abs(f_ours - f_bare).max(), np.abs(f_ours - f_ag).max())
 
     def agrum_sample():
@@ -516,8 +730,9 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
 
     t_ours = cpu_best(lambda: model.sample(n, random_state=1), repeat=3)
     t_codes = cpu_best(lambda: engine.sample_codes(n, np.random.default_rng(1)), repeat=3)
-    t_floor = cpu_best(lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)),
-                       repeat=3)
+    t_floor = cpu_best(
+        lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)), repeat=3
+    )
     t_ag = cpu_best(agrum_sample, repeat=2)
     n_pg = 5_000 if quick else 20_000
     t = time.process_time()
@@ -528,13 +743,34 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
         row(BENCH, case, f"{what}: treelearn sample (labels, dtypes)", t_ours * 1e3, "ms"),
         row(BENCH, case, f"{what}: treelearn engine sample_codes", t_codes * 1e3, "ms"),
         row(BENCH, case, f"{what}: pyAgrum BNDatabaseGenerator + to_pandas", t_ag * 1e3, "ms"),
-        row(BENCH, case, f"{what}: pgmpy forward_sample", t_pg * 1e3, "ms",
-            note=f"{n_pg:,} rows, scaled"),
+        row(
+            BENCH,
+            case,
+            f"{what}: pgmpy forward_sample",
+            t_pg * 1e3,
+            "ms",
+            note=f"{n_pg:,} rows, scaled",
+        ),
         row(BENCH, case, f"{what}: floor, ancestral sampling on codes", t_floor * 1e3, "ms"),
-        row(BENCH, case, f"{what}: treelearn / codes floor", t_ours / t_floor, "x", "<= 3",
-            t_ours / t_floor <= 3),
-        row(BENCH, case, f"{what}: largest marginal frequency gap", gap, "", "<= 0.01", gap <= 0.01,
-            note="sampling noise ~0.003"),
+        row(
+            BENCH,
+            case,
+            f"{what}: treelearn / codes floor",
+            t_ours / t_floor,
+            "x",
+            "<= 3",
+            t_ours / t_floor <= 3,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: largest marginal frequency gap",
+            gap,
+            "",
+            "<= 0.01",
+            gap <= 0.01,
+            note="sampling noise ~0.003",
+        ),
     ]
     return rows
 
@@ -560,24 +796,30 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
         offsets = np.r_[0, np.cumsum(card)[:-1]]
         onehot = np.zeros((len(codes), int(card.sum())))
         np.put_along_axis(onehot, codes + offsets, 1.0, axis=1)
-        joint = (onehot.T @ onehot + 1.0)  # alpha = 1 on every pair cell
+        joint = onehot.T @ onehot + 1.0  # alpha = 1 on every pair cell
         d = len(card)
         mi = np.zeros((d, d))
         for a in range(d):
             for b in range(a + 1, d):
-                p = joint[offsets[a]:offsets[a] + card[a], offsets[b]:offsets[b] + card[b]]
+                p = joint[offsets[a] : offsets[a] + card[a], offsets[b] : offsets[b] + card[b]]
                 p = p / p.sum()
                 mi[a, b] = (p * np.log(p / p.sum(1, keepdims=True) / p.sum(0, keepdims=True))).sum()
         g = nx.Graph()
-        g.add_weighted_edges_from((frame.columns[a], frame.columns[b], mi[a, b])
-                                  for a in range(d) for b in range(a + 1, d))
+        g.add_weighted_edges_from(
+            (frame.columns[a], frame.columns[b], mi[a, b])
+            for a in range(d)
+            for b in range(a + 1, d)
+        )
         return nx.maximum_spanning_tree(g).edges
 
     def agrum_chow_liu(source, columns):
         learner = gum.BNLearner(source)
         g = nx.Graph()
-        g.add_weighted_edges_from((a, b, learner.mutualInformation(a, b))
-                                  for i, a in enumerate(columns) for b in columns[i + 1:])
+        g.add_weighted_edges_from(
+            (a, b, learner.mutualInformation(a, b))
+            for i, a in enumerate(columns)
+            for b in columns[i + 1 :]
+        )
         return nx.maximum_spanning_tree(g).edges
 
     cols = [str(c) for c in df_big.columns]
@@ -590,25 +832,54 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
     t_ag = cpu_best(lambda: agrum_chow_liu(df_big, cols), repeat=1)
     n_pg = 2_000
     t = time.process_time()
-    pg_edges = TreeSearch(df_big.head(n_pg)).estimate(estimator_type="chow-liu", show_progress=False).edges
+    pg_edges = (
+        TreeSearch(df_big.head(n_pg)).estimate(estimator_type="chow-liu", show_progress=False).edges
+    )
     t_pg = (time.process_time() - t) / n_pg * len(df_big)
     rows += [
         row(BENCH, case, "Chow-Liu (DataFrame): treelearn chow_liu", t_ours, "s"),
-        row(BENCH, case, "Chow-Liu (DataFrame): pyAgrum BNLearner.mutualInformation per pair + MST",
-            t_ag, "s", note=f"same tree: {same_agrum}"),
-        row(BENCH, case, "Chow-Liu (DataFrame): pgmpy TreeSearch", t_pg, "s",
-            note=f"{n_pg:,} rows, scaled ({len(pg_edges)} edges)"),
-        row(BENCH, case, "Chow-Liu (DataFrame): floor (factorize, one-hot X.T @ X, MI, MST)",
-            t_floor, "s", note=f"same tree: {same_floor}"),
+        row(
+            BENCH,
+            case,
+            "Chow-Liu (DataFrame): pyAgrum BNLearner.mutualInformation per pair + MST",
+            t_ag,
+            "s",
+            note=f"same tree: {same_agrum}",
+        ),
+        row(
+            BENCH,
+            case,
+            "Chow-Liu (DataFrame): pgmpy TreeSearch",
+            t_pg,
+            "s",
+            note=f"{n_pg:,} rows, scaled ({len(pg_edges)} edges)",
+        ),
+        row(
+            BENCH,
+            case,
+            "Chow-Liu (DataFrame): floor (factorize, one-hot X.T @ X, MI, MST)",
+            t_floor,
+            "s",
+            note=f"same tree: {same_floor}",
+        ),
         row(BENCH, case, "Chow-Liu (DataFrame): treelearn / floor", t_ours / t_floor, "x"),
-        row(BENCH, case, "Chow-Liu (DataFrame): same tree as the floor", same_floor, "", ok=same_floor),
+        row(
+            BENCH,
+            case,
+            "Chow-Liu (DataFrame): same tree as the floor",
+            same_floor,
+            "",
+            ok=same_floor,
+        ),
     ]
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "alarm.csv")
         df_small.to_csv(path, index=False)
         case = f"alarm {len(df_small):,} rows from a CSV file, Chow-Liu"
-        same = undirected(tl.chow_liu(path).graph.edges) == undirected(tl.chow_liu(df_small).graph.edges)
+        same = undirected(tl.chow_liu(path).graph.edges) == undirected(
+            tl.chow_liu(df_small).graph.edges
+        )
         t_ours = cpu_best(lambda: tl.chow_liu(path), repeat=3)
         t_read = cpu_best(lambda: pd.read_csv(path), repeat=3)
         frame = pd.read_csv(path)
@@ -617,16 +888,29 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
         rows += [
             row(BENCH, case, "chow_liu(path)", t_ours, "s", note=f"same tree as in memory: {same}"),
             row(BENCH, case, "pyAgrum BNLearner(path), MI per pair + MST", t_ag, "s"),
-            row(BENCH, case, "pd.read_csv + chow_liu(frame)", t_read + t_fit, "s",
-                note=f"read {t_read:.3f} s + fit {t_fit:.3f} s"),
-            row(BENCH, case, "chow_liu(path) / (read_csv + fit)", t_ours / (t_read + t_fit), "x",
-                "<= 1.2", t_ours / (t_read + t_fit) <= 1.2),
+            row(
+                BENCH,
+                case,
+                "pd.read_csv + chow_liu(frame)",
+                t_read + t_fit,
+                "s",
+                note=f"read {t_read:.3f} s + fit {t_fit:.3f} s",
+            ),
+            row(
+                BENCH,
+                case,
+                "chow_liu(path) / (read_csv + fit)",
+                t_ours / (t_read + t_fit),
+                "x",
+                "<= 1.2",
+                t_ours / (t_read + t_fit) <= 1.2,
+            ),
         ]
 
     # ---- naive Bayes
     klass = "HYPOVOLEMIA"
     n_fit, n_pred = (20_000, 10_000)
-    train, test = df_big.iloc[:n_fit], df_big.iloc[n_fit:n_fit + n_pred]
+    train, test = df_big.iloc[:n_fit], df_big.iloc[n_fit : n_fit + n_pred]
     X, y, Xt = train.drop(columns=klass), train[klass], test.drop(columns=klass)
     states = {c: sorted(df_big[c].unique()) for c in X}
     Z = np.column_stack([pd.Categorical(X[c], categories=states[c]).codes for c in X])
@@ -645,11 +929,34 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
     case = f"alarm naive Bayes, class {klass}, fit {n_fit:,} / predict {n_pred:,}"
     rows += [
         row(BENCH, case, "NaiveBayes fit + predict_proba: treelearn (text DataFrame)", t_text, "s"),
-        row(BENCH, case, "NaiveBayes fit + predict_proba: treelearn (integer codes DataFrame)", t_int, "s"),
-        row(BENCH, case, "NaiveBayes fit + predict_proba: floor, CategoricalNB on codes", t_sk, "s"),
-        row(BENCH, case, "NaiveBayes: treelearn codes / CategoricalNB", t_int / t_sk, "x", "<= 1.3",
-            t_int / t_sk <= 1.3),
-        row(BENCH, case, "NaiveBayes: |difference| vs CategoricalNB", f"{diff:.1e}", "", f"<= {TOL}", diff <= TOL),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes fit + predict_proba: treelearn (integer codes DataFrame)",
+            t_int,
+            "s",
+        ),
+        row(
+            BENCH, case, "NaiveBayes fit + predict_proba: floor, CategoricalNB on codes", t_sk, "s"
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes: treelearn codes / CategoricalNB",
+            t_int / t_sk,
+            "x",
+            "<= 1.3",
+            t_int / t_sk <= 1.3,
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes: |difference| vs CategoricalNB",
+            f"{diff:.1e}",
+            "",
+            f"<= {TOL}",
+            diff <= TOL,
+        ),
     ]
     try:
         from pyagrum.skbn.bnclassifier import createBNClassifier
@@ -661,11 +968,20 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
         clf.fit(Z, y_codes)
         clf.predict_proba(Zt[:n_ag])
         t_ag = time.process_time() - t
-        rows.append(row(BENCH, case, "NaiveBayes fit + predict_proba: pyAgrum BNClassifier", t_ag, "s",
-                        note=f"one run, on the integer codes; predicts {n_ag:,} rows"))
+        rows.append(
+            row(
+                BENCH,
+                case,
+                "NaiveBayes fit + predict_proba: pyAgrum BNClassifier",
+                t_ag,
+                "s",
+                note=f"one run, on the integer codes; predicts {n_ag:,} rows",
+            )
+        )
     except Exception as error:
-        rows.append(row(BENCH, case, "NaiveBayes: pyAgrum BNClassifier", "failed", "",
-                        note=str(error)[:60]))
+        rows.append(
+            row(BENCH, case, "NaiveBayes: pyAgrum BNClassifier", "failed", "", note=str(error)[:60])
+        )
     return rows
 
 
@@ -682,8 +998,14 @@ def sparse_rows(quick: bool) -> list[dict]:
     t_ours = cpu_best(lambda: tl.chow_liu(X, names=cols), repeat=1)
     return [
         row(BENCH, case, "scipy X.T @ X (floor)", t_prod, "s"),
-        row(BENCH, case, "treelearn chow_liu (sparse)", t_ours, "s",
-            note="pyAgrum / pgmpy: no sparse input"),
+        row(
+            BENCH,
+            case,
+            "treelearn chow_liu (sparse)",
+            t_ours,
+            "s",
+            note="pyAgrum / pgmpy: no sparse input",
+        ),
         row(BENCH, case, "treelearn / X.T @ X", t_ours / t_prod, "x", "<= 2", t_ours / t_prod <= 2),
     ]
 
@@ -702,30 +1024,65 @@ def _mixture_case(folder: str, name: str, k: int, repeat: int) -> list[dict]:
 
     ours, floor, table, _ = em_case(folder, name, k)
     run = ours()
-    gap = float(np.abs(mixture._responsibilities(table, run["components"], run["weights"])[1]
-                       - floor()).max())
+    gap = float(
+        np.abs(
+            mixture._responsibilities(table, run["components"], run["weights"])[1] - floor()
+        ).max()
+    )
     assert gap <= TOL, f"{name}: responsibilities differ by {gap}"
     t_ours, t_floor = cpu_best(ours, repeat), cpu_best(floor, repeat)
     case = f"mixture EM iteration, DEBD {name} (k={k}, {table.codes.shape[0]:,} distinct rows)"
-    return [row(BENCH, case, "treelearn TreeMixture EM iteration", t_ours, "s",
-                note=f"next responsibilities equal to {gap:.1e}"),
-            row(BENCH, case, "bare-numpy EM iteration (floor)", t_floor, "s",
-                note="pyAgrum / pgmpy: no mixtures of trees"),
-            row(BENCH, case, "treelearn / floor", t_ours / t_floor, "x", "<= 1.1",
-                t_ours / t_floor <= 1.1)]
+    return [
+        row(
+            BENCH,
+            case,
+            "treelearn TreeMixture EM iteration",
+            t_ours,
+            "s",
+            note=f"next responsibilities equal to {gap:.1e}",
+        ),
+        row(
+            BENCH,
+            case,
+            "bare-numpy EM iteration (floor)",
+            t_floor,
+            "s",
+            note="pyAgrum / pgmpy: no mixtures of trees",
+        ),
+        row(
+            BENCH,
+            case,
+            "treelearn / floor",
+            t_ours / t_floor,
+            "x",
+            "<= 1.1",
+            t_ours / t_floor <= 1.1,
+        ),
+    ]
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE)
-    ap.add_argument("--quick", action="store_true",
-                    help="ALARM 30k rows for Chow-Liu, pgmpy on fewer queries, smaller sparse corpus")
-    ap.add_argument("--only", nargs="+", default=None,
-                    help="sections: inference alarm learning mixture sparse (default: all)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="ALARM 30k rows for Chow-Liu, pgmpy on fewer queries, smaller sparse corpus",
+    )
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        help="sections: inference alarm learning mixture sparse (default: all)",
+    )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
-    ap.add_argument("--debd", default=None,
-                    help="DEBD folder (e.g. ../shared/data/debd) for the mixture section "
-                         "(skipped without it)")
+    ap.add_argument(
+        "--debd",
+        default=None,
+        help="DEBD folder (e.g. ../shared/data/debd) for the mixture section (skipped without it)",
+    )
     args = ap.parse_args(argv)
     print(pin_blas(1))
     print("machine:", machine())
@@ -742,9 +1099,11 @@ def main(argv=None) -> list[dict]:
     alarm = tl.chow_liu(full)
     rows: list[dict] = []
     if "inference" in sections:
-        for model, case, pg in [(alarm, "alarm Chow-Liu tree (37 variables)", True),
-                                (random_tree(223), "random tree (223 variables)", True),
-                                (random_tree(1000), "random tree (1,000 variables)", False)]:
+        for model, case, pg in [
+            (alarm, "alarm Chow-Liu tree (37 variables)", True),
+            (random_tree(223), "random tree (223 variables)", True),
+            (random_tree(1000), "random tree (1,000 variables)", False),
+        ]:
             rows += inference_rows(model, case, args.quick, pg)
             print_table(rows[-20:])
     if "alarm" in sections:

@@ -87,8 +87,11 @@ def datasets(quick: bool) -> dict:
         for name, (X, y, bins) in classify_sets().items():
             if bins is None:  # digits and fair: categorical already
                 out[name] = (X, y, None)
-    for name, loader in [("iris", load_iris), ("wine", load_wine),
-                         ("breast_cancer", load_breast_cancer)]:
+    for name, loader in [
+        ("iris", load_iris),
+        ("wine", load_wine),
+        ("breast_cancer", load_breast_cancer),
+    ]:
         data = loader()
         X = pd.DataFrame(data.data, columns=[f"v{j}" for j in range(data.data.shape[1])])
         out[name] = (X, pd.Series(data.target, name="target"), 5)
@@ -110,31 +113,50 @@ def accuracy_rows(folds: int, quick: bool) -> list[dict]:
         for label, make in treelearn_models().items():
             if name == "digits" and label in ("KDB-3", "A2DE"):
                 continue  # 10 x 17^4 cells per CPT, 10 x 1088^3 triples: memory is the limit
-            models[label] = (make_pipeline(tl.Discretizer(bins=bins), make()) if bins else make())
+            models[label] = make_pipeline(tl.Discretizer(bins=bins), make()) if bins else make()
         if bins:
             models["CategoricalNB"] = make_pipeline(
                 KBinsDiscretizer(n_bins=bins, encode="ordinal", strategy="quantile"),
-                CategoricalNB(alpha=1.0, min_categories=bins))
+                CategoricalNB(alpha=1.0, min_categories=bins),
+            )
             models["LogisticRegression"] = make_pipeline(
                 KBinsDiscretizer(n_bins=bins, encode="onehot", strategy="quantile"),
-                LogisticRegression(max_iter=2000))
+                LogisticRegression(max_iter=2000),
+            )
             models["RandomForest"] = make_pipeline(
                 KBinsDiscretizer(n_bins=bins, encode="ordinal", strategy="quantile"),
-                RandomForestClassifier(n_estimators=100, random_state=0))
+                RandomForestClassifier(n_estimators=100, random_state=0),
+            )
         else:
             cats = [list(X[c].cat.categories) for c in X]
             models["CategoricalNB"] = make_pipeline(
-                OrdinalEncoder(categories=cats), CategoricalNB(alpha=1.0,
-                                                               min_categories=[len(c) for c in cats]))
+                OrdinalEncoder(categories=cats),
+                CategoricalNB(alpha=1.0, min_categories=[len(c) for c in cats]),
+            )
         for label, model in models.items():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = cross_validate(model, X, y, cv=cv, error_score="raise",
-                                     scoring=("accuracy", "neg_log_loss"))
-            rows.append(row(BENCH, name, f"{label} accuracy", float(res["test_accuracy"].mean()),
-                            note=f"{folds}-fold stratified CV; n={len(X)}"))
-            rows.append(row(BENCH, name, f"{label} log-loss",
-                            float(-res["test_neg_log_loss"].mean()), "nats"))
+                res = cross_validate(
+                    model, X, y, cv=cv, error_score="raise", scoring=("accuracy", "neg_log_loss")
+                )
+            rows.append(
+                row(
+                    BENCH,
+                    name,
+                    f"{label} accuracy",
+                    float(res["test_accuracy"].mean()),
+                    note=f"{folds}-fold stratified CV; n={len(X)}",
+                )
+            )
+            rows.append(
+                row(
+                    BENCH,
+                    name,
+                    f"{label} log-loss",
+                    float(-res["test_neg_log_loss"].mean()),
+                    "nats",
+                )
+            )
     return rows
 
 
@@ -155,20 +177,46 @@ def speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
         return lambda: make().fit(codes, y).predict_proba(codes)
 
     # the wrapper search is timed on fewer rows (wrapper_speed_rows): it scores ~d^2 arcs
-    makers = {**{k: v for k, v in treelearn_models().items() if k != "TAN-SP"},
-              "CategoricalNB": lambda: CategoricalNB(alpha=1.0)}
+    makers = {
+        **{k: v for k, v in treelearn_models().items() if k != "TAN-SP"},
+        "CategoricalNB": lambda: CategoricalNB(alpha=1.0),
+    }
     for label, make in makers.items():
         t = timeit(fit_predict(make), repeat=repeat)
         seconds[label] = t["best"]
-        rows.append(row(BENCH, f"alarm {n:,} rows", f"{label} fit+predict_proba", t["best"], "s",
-                        note=f"best of {repeat}; 36 integer-coded features, class {CLASS}"))
+        rows.append(
+            row(
+                BENCH,
+                f"alarm {n:,} rows",
+                f"{label} fit+predict_proba",
+                t["best"],
+                "s",
+                note=f"best of {repeat}; 36 integer-coded features, class {CLASS}",
+            )
+        )
     for label in makers:
         if label != "CategoricalNB":
-            rows.append(row(BENCH, f"alarm {n:,} rows", f"{label} / CategoricalNB",
-                            seconds[label] / seconds["CategoricalNB"], "x"))
+            rows.append(
+                row(
+                    BENCH,
+                    f"alarm {n:,} rows",
+                    f"{label} / CategoricalNB",
+                    seconds[label] / seconds["CategoricalNB"],
+                    "x",
+                )
+            )
     ratio = seconds["AODE"] / seconds["NB"]
-    rows.append(row(BENCH, f"alarm {n:,} rows", "AODE / NB fit+predict", ratio, "x",
-                    target="<= 20", ok=ratio <= 20))
+    rows.append(
+        row(
+            BENCH,
+            f"alarm {n:,} rows",
+            "AODE / NB fit+predict",
+            ratio,
+            "x",
+            target="<= 20",
+            ok=ratio <= 20,
+        )
+    )
     return rows
 
 
@@ -189,62 +237,136 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     skdb = tl.SKDB(max_k=3).fit(codes, y)
     t_skdb = cpu_best(lambda: tl.SKDB(max_k=3).fit(codes, y), repeat)
     t_kdb = cpu_best(lambda: tl.KDB(k=skdb.k_).fit(codes, y), repeat)
-    rows.append(row(BENCH, where, "SKDB(max_k=3) fit", t_skdb, "s CPU",
-                    note=f"chose k={skdb.k_}, {len(skdb.selected_features_)} of "
-                         f"{codes.shape[1]} features; best of {repeat}"))
+    rows.append(
+        row(
+            BENCH,
+            where,
+            "SKDB(max_k=3) fit",
+            t_skdb,
+            "s CPU",
+            note=f"chose k={skdb.k_}, {len(skdb.selected_features_)} of "
+            f"{codes.shape[1]} features; best of {repeat}",
+        )
+    )
     rows.append(row(BENCH, where, f"KDB(k={skdb.k_}) fit", t_kdb, "s CPU"))
-    rows.append(row(BENCH, where, "SKDB fit / KDB fit (chosen k)", t_skdb / t_kdb, "x",
-                    target="<= 3", ok=t_skdb / t_kdb <= 3))
+    rows.append(
+        row(
+            BENCH,
+            where,
+            "SKDB fit / KDB fit (chosen k)",
+            t_skdb / t_kdb,
+            "x",
+            target="<= 3",
+            ok=t_skdb / t_kdb <= 3,
+        )
+    )
     small = min(n, 20_000)  # A2DE's K products: K^2 per row and state
     t_a2de = cpu_best(lambda: tl.AnDE(n=2).fit(codes.iloc[:small], y.iloc[:small]), 1)
     t_aode = cpu_best(lambda: tl.AODE().fit(codes.iloc[:small], y.iloc[:small]), repeat)
-    rows.append(row(BENCH, f"alarm {small:,} rows", "A2DE fit", t_a2de, "s CPU",
-                    note=f"{tl.AnDE.memory_bytes(2, int(sum(codes[c].nunique() for c in codes))) / 2**20:.0f} "
-                         "MiB of triple counts and tables"))
+    rows.append(
+        row(
+            BENCH,
+            f"alarm {small:,} rows",
+            "A2DE fit",
+            t_a2de,
+            "s CPU",
+            note=f"{tl.AnDE.memory_bytes(2, int(sum(codes[c].nunique() for c in codes))) / 2**20:.0f} "
+            "MiB of triple counts and tables",
+        )
+    )
     rows.append(row(BENCH, f"alarm {small:,} rows", "A2DE fit / AODE fit", t_a2de / t_aode, "x"))
     t_tan = cpu_best(lambda: tl.TAN().fit(codes, y), repeat)
-    for label, make in [("TAN(criterion='fcll')", lambda: tl.TAN(criterion="fcll")),
-                        ("ETAN", tl.ETAN)]:
+    for label, make in [
+        ("TAN(criterion='fcll')", lambda: tl.TAN(criterion="fcll")),
+        ("ETAN", tl.ETAN),
+    ]:
         t = cpu_best(lambda make=make: make().fit(codes, y), repeat)
-        rows.append(row(BENCH, where, f"{label} fit / TAN fit", t / t_tan, "x",
-                        note=f"{t:.3f} s vs {t_tan:.3f} s CPU"))
+        rows.append(
+            row(
+                BENCH,
+                where,
+                f"{label} fit / TAN fit",
+                t / t_tan,
+                "x",
+                note=f"{t:.3f} s vs {t_tan:.3f} s CPU",
+            )
+        )
     t_nb = cpu_best(lambda: tl.NaiveBayes().fit(codes, y), repeat)
     for label, make in [("MANB", tl.MANB), ("AWNB", lambda: tl.AWNB(random_state=0))]:
         t = cpu_best(lambda make=make: make().fit(codes, y), repeat)
-        rows.append(row(BENCH, where, f"{label} fit / NaiveBayes fit", t / t_nb, "x",
-                        note=f"{t:.3f} s vs {t_nb:.3f} s CPU"))
+        rows.append(
+            row(
+                BENCH,
+                where,
+                f"{label} fit / NaiveBayes fit",
+                t / t_nb,
+                "x",
+                note=f"{t:.3f} s vs {t_nb:.3f} s CPU",
+            )
+        )
     # AWNB's floor: scikit-learn's bagged trees alone, on the same one-hot indicators
     from sklearn.ensemble import BaggingClassifier
     from sklearn.tree import DecisionTreeClassifier
 
     onehot = pd.get_dummies(codes.astype("category")).to_numpy(np.float32)
-    t_bag = cpu_best(lambda: BaggingClassifier(DecisionTreeClassifier(criterion="entropy"),
-                                               n_estimators=10, max_samples=0.5,
-                                               random_state=0).fit(onehot, y), repeat)
-    rows.append(row(BENCH, where, "AWNB fit / its 10 scikit-learn trees alone", t / t_bag, "x",
-                    note=f"{t:.3f} s vs {t_bag:.3f} s CPU"))
+    t_bag = cpu_best(
+        lambda: BaggingClassifier(
+            DecisionTreeClassifier(criterion="entropy"),
+            n_estimators=10,
+            max_samples=0.5,
+            random_state=0,
+        ).fit(onehot, y),
+        repeat,
+    )
+    rows.append(
+        row(
+            BENCH,
+            where,
+            "AWNB fit / its 10 scikit-learn trees alone",
+            t / t_bag,
+            "x",
+            note=f"{t:.3f} s vs {t_bag:.3f} s CPU",
+        )
+    )
     states = {c: sorted(codes[c].unique().tolist()) for c in codes}
     parts = np.array_split(np.arange(n), 10)
     classes = sorted(y.unique().tolist())
     first = codes.iloc[:1]
-    for label, make in [("NB", tl.NaiveBayes), ("TAN", tl.TAN), ("KDB-2", lambda: tl.KDB(k=2)),
-                        ("AODE", tl.AODE), ("SKDB", lambda: tl.SKDB(max_k=3))]:
+    for label, make in [
+        ("NB", tl.NaiveBayes),
+        ("TAN", tl.TAN),
+        ("KDB-2", lambda: tl.KDB(k=2)),
+        ("AODE", tl.AODE),
+        ("SKDB", lambda: tl.SKDB(max_k=3)),
+    ]:
         # both sides end by using the model (one row's posterior): partial_fit learns the
         # model after its first call when it is next used
         def chunks(make=make):
             clf = make()
             for i, part in enumerate(parts):
-                clf.partial_fit(codes.iloc[part], y.iloc[part], classes=classes,
-                                states=states if i == 0 else None)
+                clf.partial_fit(
+                    codes.iloc[part],
+                    y.iloc[part],
+                    classes=classes,
+                    states=states if i == 0 else None,
+                )
             clf.predict_proba(first)
+
         t_chunks = cpu_best(chunks, repeat)
         t_fit = cpu_best(lambda make=make: make().fit(codes, y).predict_proba(first), repeat)
         target = label != "SKDB"  # issue 21's target: NB, TAN, KDB-2, AODE
-        rows.append(row(BENCH, where, f"{label} partial_fit x10 / fit", t_chunks / t_fit, "x",
-                        target="<= 1.2" if target else "",
-                        ok=t_chunks / t_fit <= 1.2 if target else None,
-                        note=f"{t_chunks:.3f} s vs {t_fit:.3f} s CPU, each then predicting "
-                             f"one row"))
+        rows.append(
+            row(
+                BENCH,
+                where,
+                f"{label} partial_fit x10 / fit",
+                t_chunks / t_fit,
+                "x",
+                target="<= 1.2" if target else "",
+                ok=t_chunks / t_fit <= 1.2 if target else None,
+                note=f"{t_chunks:.3f} s vs {t_fit:.3f} s CPU, each then predicting one row",
+            )
+        )
     return rows
 
 
@@ -259,9 +381,17 @@ def wrapper_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb, tl.TANSuperParent):
         fitted = make(random_state=0).fit(codes, y)
         t = cpu_best(lambda make=make: make(random_state=0).fit(codes, y), repeat)
-        rows.append(row(BENCH, where, f"{make.__name__} fit", t, "s CPU",
-                        note=f"{len(fitted.steps_)} steps, CV accuracy "
-                             f"{fitted.cv_accuracy_[0]:.4f} -> {fitted.cv_accuracy_[-1]:.4f}"))
+        rows.append(
+            row(
+                BENCH,
+                where,
+                f"{make.__name__} fit",
+                t,
+                "s CPU",
+                note=f"{len(fitted.steps_)} steps, CV accuracy "
+                f"{fitted.cv_accuracy_[0]:.4f} -> {fitted.cv_accuracy_[-1]:.4f}",
+            )
+        )
     return rows
 
 
@@ -271,11 +401,13 @@ def main() -> None:
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-issue21", action="store_true")
-    parser.add_argument("--skip-wrappers", action="store_true",
-                        help="leave out the wrapper searches' fit times")
+    parser.add_argument(
+        "--skip-wrappers", action="store_true", help="leave out the wrapper searches' fit times"
+    )
     parser.add_argument("--json")
-    parser.add_argument("--cache", default=os.environ.get("TREELEARN_BENCH_CACHE",
-                                                          "/tmp/treelearn-bench"))
+    parser.add_argument(
+        "--cache", default=os.environ.get("TREELEARN_BENCH_CACHE", "/tmp/treelearn-bench")
+    )
     args = parser.parse_args()
     print(pin_blas(1))
     print(machine())
@@ -285,8 +417,9 @@ def main() -> None:
     if not args.skip_speed:
         rows += speed_rows(10_000 if args.quick else 100_000, 1 if args.quick else 3, args.cache)
     if not args.skip_issue21:
-        rows += issue21_speed_rows(10_000 if args.quick else 100_000, 1 if args.quick else 3,
-                                   args.cache)
+        rows += issue21_speed_rows(
+            10_000 if args.quick else 100_000, 1 if args.quick else 3, args.cache
+        )
         if not args.skip_wrappers:
             rows += wrapper_speed_rows(2_000 if args.quick else 10_000, 1, args.cache)
     print_table(rows)

@@ -62,8 +62,10 @@ def corpus(n: int, d: int, density: float, seed: int = 0):
 
     rng = np.random.default_rng(seed)
     nnz = round(density * n * d)
-    X = sp.csr_matrix((np.ones(nnz, dtype=np.int8),
-                       (rng.integers(0, n, nnz), rng.integers(0, d, nnz))), shape=(n, d))
+    X = sp.csr_matrix(
+        (np.ones(nnz, dtype=np.int8), (rng.integers(0, n, nnz), rng.integers(0, d, nnz))),
+        shape=(n, d),
+    )
     X.sum_duplicates()
     X.data[:] = 1
     return X
@@ -84,16 +86,25 @@ def zipf_corpus(n: int, d: int, density: float, seed: int = 0):
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--d", type=int, default=50_000)
     ap.add_argument("--density", type=float, default=0.002)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--zipf", action="store_true", help="text-like term frequencies")
-    ap.add_argument("--wide", action="store_true",
-                    help="20,000 x 200,000 at 0.05 %%: time and peak memory in children only")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="fresh child processes timing X.T @ X then tl.chow_liu (median)")
+    ap.add_argument(
+        "--wide",
+        action="store_true",
+        help="20,000 x 200,000 at 0.05 %%: time and peak memory in children only",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="fresh child processes timing X.T @ X then tl.chow_liu (median)",
+    )
     ap.add_argument("--json", default=None)
     ap.add_argument("--memory-child", choices=["chow_liu", "product"], help=argparse.SUPPRESS)
     ap.add_argument("--time-child", action="store_true", help=argparse.SUPPRESS)
@@ -110,8 +121,11 @@ def main(argv=None) -> list[dict]:
     X = (zipf_corpus if args.zipf else corpus)(args.n, args.d, args.density)
     cols = [f"t{j}" for j in range(args.d)]
     if args.memory_child:
-        call = (lambda: X.T @ X) if args.memory_child == "product" else (
-            lambda: chow_liu(X, names=cols))
+        call = (
+            (lambda: X.T @ X)
+            if args.memory_child == "product"
+            else (lambda: chow_liu(X, names=cols))
+        )
         m = peak_rss_increase(call)
         m.pop("result")
         print(json.dumps(m, default=str))
@@ -128,8 +142,15 @@ def main(argv=None) -> list[dict]:
     case = f"n={args.n:,} d={args.d:,} density={args.density}" + (" zipf" if args.zipf else "")
     # the headline: X.T @ X then tl.chow_liu, each once in a fresh child (the first call's
     # fresh memory is most of what varies on a shared VM), the median of --repeat children
-    shape = ["--n", str(args.n), "--d", str(args.d), "--density", str(args.density),
-             *(["--zipf"] if args.zipf else [])]
+    shape = [
+        "--n",
+        str(args.n),
+        "--d",
+        str(args.d),
+        "--density",
+        str(args.density),
+        *(["--zipf"] if args.zipf else []),
+    ]
     runs = [measure_in_child(__file__, "--time-child", *shape) for _ in range(args.repeat)]
     ratios = [r["chow_liu"] / r["product"] for r in runs]
     each = "; ".join(f"{r['chow_liu']:.2f} / {r['product']:.2f} s" for r in runs)
@@ -148,43 +169,82 @@ def main(argv=None) -> list[dict]:
     tree.pop("result")
     del stats
     rows = [
-        row(BENCH, case, "scipy X.T @ X (median of children)",
-            statistics.median(r["product"] for r in runs), "s"),
-        row(BENCH, case, "tl.chow_liu (sparse, median of children)",
-            statistics.median(r["chow_liu"] for r in runs), "s"),
-        row(BENCH, case, "ratio to X.T @ X (median of children)", statistics.median(ratios), "x",
-            note=f"each child, tl.chow_liu / X.T @ X: {each}"),
+        row(
+            BENCH,
+            case,
+            "scipy X.T @ X (median of children)",
+            statistics.median(r["product"] for r in runs),
+            "s",
+        ),
+        row(
+            BENCH,
+            case,
+            "tl.chow_liu (sparse, median of children)",
+            statistics.median(r["chow_liu"] for r in runs),
+            "s",
+        ),
+        row(
+            BENCH,
+            case,
+            "ratio to X.T @ X (median of children)",
+            statistics.median(ratios),
+            "x",
+            note=f"each child, tl.chow_liu / X.T @ X: {each}",
+        ),
         row(BENCH, case, "co-occurring pairs (i < j)", pairs, ""),
         row(BENCH, case, "  counting (sparse_binary_statistics)", counting["best"], "s"),
         row(BENCH, case, "  tree (sparse_spanning_skeleton)", tree["best"], "s"),
-        row(BENCH, case, "tree edges", model.graph.number_of_edges(), "", "d - 1",
-            model.graph.number_of_edges() == args.d - 1),
+        row(
+            BENCH,
+            case,
+            "tree edges",
+            model.graph.number_of_edges(),
+            "",
+            "d - 1",
+            model.graph.number_of_edges() == args.d - 1,
+        ),
         row(BENCH, case, "dense d x d pair counts would take", 4 * args.d**2 * 8 / 2**30, "GiB"),
     ]
     if not args.quick:
         for what in ("chow_liu", "product"):
-            m = measure_in_child(__file__, "--memory-child", what, "--n", str(args.n),
-                                 "--d", str(args.d), "--density", str(args.density),
-                                 *(["--zipf"] if args.zipf else []))
+            m = measure_in_child(
+                __file__,
+                "--memory-child",
+                what,
+                "--n",
+                str(args.n),
+                "--d",
+                str(args.d),
+                "--density",
+                str(args.density),
+                *(["--zipf"] if args.zipf else []),
+            )
             label = "tl.chow_liu" if what == "chow_liu" else "scipy X.T @ X"
-            rows.append(row(BENCH, case, f"peak RSS rise ({label})", m["peak_increase"] / 2**20,
-                            "MiB"))
-            rows.append(row(BENCH, case, f"tracemalloc peak ({label})",
-                            m["tracemalloc_peak"] / 2**20, "MiB"))
+            rows.append(
+                row(BENCH, case, f"peak RSS rise ({label})", m["peak_increase"] / 2**20, "MiB")
+            )
+            rows.append(
+                row(
+                    BENCH, case, f"tracemalloc peak ({label})", m["tracemalloc_peak"] / 2**20, "MiB"
+                )
+            )
     print_table(rows)
     write_json(rows, args.json)
     return rows
 
 
-def wide(json_path: str | None, n: int = 20_000, d: int = 200_000,
-         density: float = 0.0005) -> list[dict]:
+def wide(
+    json_path: str | None, n: int = 20_000, d: int = 200_000, density: float = 0.0005
+) -> list[dict]:
     """The 200,000-term run: ``tl.chow_liu`` and ``X.T @ X`` in fresh children (wall seconds
     of the calls in one child, peak RSS rise of each in its own); acCL never builds the
     d x d matrix."""
     case = f"n={n:,} d={d:,} density={density}"
     shape = ["--n", str(n), "--d", str(d), "--density", str(density)]
-    found = {what: measure_in_child(__file__, "--memory-child", what, *shape)
-             for what in ("chow_liu", "product")}
+    found = {
+        what: measure_in_child(__file__, "--memory-child", what, *shape)
+        for what in ("chow_liu", "product")
+    }
     ours, floor = found["chow_liu"], found["product"]
     # the seconds from a child of its own: the memory child traces every allocation
     # (tracemalloc), which slows tl.chow_liu's Python objects several times, not X.T @ X
@@ -193,8 +253,15 @@ def wide(json_path: str | None, n: int = 20_000, d: int = 200_000,
         row(BENCH, case, "tl.chow_liu (sparse), wall s in a child", timed["chow_liu"], "s"),
         row(BENCH, case, "scipy X.T @ X, wall s in a child", timed["product"], "s"),
         row(BENCH, case, "ratio to X.T @ X", timed["chow_liu"] / timed["product"], "x"),
-        row(BENCH, case, "peak RSS rise (tl.chow_liu)", ours["peak_increase"] / 2**30, "GiB",
-            "< 24", ours["peak_increase"] < 24 * 2**30),
+        row(
+            BENCH,
+            case,
+            "peak RSS rise (tl.chow_liu)",
+            ours["peak_increase"] / 2**30,
+            "GiB",
+            "< 24",
+            ours["peak_increase"] < 24 * 2**30,
+        ),
         row(BENCH, case, "peak RSS rise (scipy X.T @ X)", floor["peak_increase"] / 2**30, "GiB"),
         row(BENCH, case, "dense d x d pair counts would take", 4 * d**2 * 8 / 2**30, "GiB"),
     ]

@@ -39,8 +39,9 @@ def cpu_seconds(cmd: list[str], repeat: int) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="3 runs per case instead of 7")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -51,11 +52,23 @@ def main(argv=None) -> int:
     asia = str(ROOT / "datasets" / "asia.csv")
     with tempfile.TemporaryDirectory() as tmp:
         tree = os.path.join(tmp, "asia.json")
-        subprocess.run([py, "-m", "treelearn", "learn", asia, "-o", tree], check=True,
-                       capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        subprocess.run(
+            [py, "-m", "treelearn", "learn", asia, "-o", tree],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         cases = {
-            "treelearn query": [py, "-m", "treelearn", "query", tree, "lung", "--given",
-                                "smoke=yes"],
+            "treelearn query": [
+                py,
+                "-m",
+                "treelearn",
+                "query",
+                tree,
+                "lung",
+                "--given",
+                "smoke=yes",
+            ],
             "treelearn show": [py, "-m", "treelearn", "show", tree],
             "treelearn score": [py, "-m", "treelearn", "score", tree, asia],
             "tl.load(tree)": [py, "-c", f"import treelearn as tl; tl.load({tree!r})"],

@@ -46,8 +46,20 @@ from _common import (
 import treelearn as tl
 
 BENCH = "tree_posterior"
-DEBD_SMALL = ["nltcs", "msnbc", "kdd", "plants", "baudio", "jester", "bnetflix", "accidents",
-              "tretail", "pumsb_star", "dna", "kosarek"]
+DEBD_SMALL = [
+    "nltcs",
+    "msnbc",
+    "kdd",
+    "plants",
+    "baudio",
+    "jester",
+    "bnetflix",
+    "accidents",
+    "tretail",
+    "pumsb_star",
+    "dna",
+    "kosarek",
+]
 
 
 def posterior_with_edges(df: pd.DataFrame) -> tl.TreePosterior:
@@ -80,13 +92,21 @@ def alarm_rows(n: int, cache: str, repeat: int) -> list[dict]:
     boot = time.perf_counter() - t
     gap = float(np.abs(freq - post["result"].edge_posterior_matrix).max())
     return [
-        row(BENCH, case, "tree_posterior + edge posteriors", post["best"], "s", note="best of runs"),
+        row(
+            BENCH, case, "tree_posterior + edge posteriors", post["best"], "s", note="best of runs"
+        ),
         row(BENCH, case, "chow_liu", cl["best"], "s", note="best of runs"),
         row(BENCH, case, "posterior / chow_liu", post["best"] / cl["best"], "x"),
         row(BENCH, case, f"bootstrap {replicates} chow_liu", boot, "s", note="one run"),
         row(BENCH, case, "bootstrap / posterior", boot / post["best"], "x"),
-        row(BENCH, case, "max abs(bootstrap freq - posterior)", gap, "",
-            note="bootstrap frequencies are not posteriors"),
+        row(
+            BENCH,
+            case,
+            "max abs(bootstrap freq - posterior)",
+            gap,
+            "",
+            note="bootstrap frequencies are not posteriors",
+        ),
     ]
 
 
@@ -108,7 +128,9 @@ def wide_rows(repeat: int) -> list[dict]:
     ratio = post["best"] / cl["best"]
     case = "100 vars x 100,000 rows"
     return [
-        row(BENCH, case, "tree_posterior + edge posteriors", post["best"], "s", note="best of runs"),
+        row(
+            BENCH, case, "tree_posterior + edge posteriors", post["best"], "s", note="best of runs"
+        ),
         row(BENCH, case, "chow_liu", cl["best"], "s", note="best of runs"),
         row(BENCH, case, "posterior / chow_liu", ratio, "x", "<= 3", ratio <= 3),
     ]
@@ -121,8 +143,9 @@ def debd_rows(folder: str, names: list[str], test_rows: int) -> list[dict]:
         if not os.path.exists(path):
             continue
         train = pd.read_csv(path, header=None, dtype=np.int8)
-        test = pd.read_csv(os.path.join(folder, f"{name}.test.data.gz"), header=None,
-                           dtype=np.int8).iloc[:test_rows]
+        test = pd.read_csv(
+            os.path.join(folder, f"{name}.test.data.gz"), header=None, dtype=np.int8
+        ).iloc[:test_rows]
         states = {c: [0, 1] for c in train.columns}
         t = time.perf_counter()
         post = tl.tree_posterior(train, states=states)
@@ -130,7 +153,9 @@ def debd_rows(folder: str, names: list[str], test_rows: int) -> list[dict]:
         t = time.perf_counter()
         avg = post.log_likelihood(test, per_row=True)
         score = time.perf_counter() - t
-        cl = tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states).log_likelihood(test, per_row=True)
+        cl = tl.chow_liu(train, alpha=1.0, mi_alpha=1.0, states=states).log_likelihood(
+            test, per_row=True
+        )
         best = post.map_tree().log_likelihood(test, per_row=True)
         diff = avg - cl
         se = float(diff.std(ddof=1) / np.sqrt(len(diff)))
@@ -139,8 +164,16 @@ def debd_rows(folder: str, names: list[str], test_rows: int) -> list[dict]:
             row(BENCH, case, "LL/row Bayesian average", float(avg.mean()), "nats"),
             row(BENCH, case, "LL/row Chow-Liu (Laplace)", float(cl.mean()), "nats"),
             row(BENCH, case, "LL/row MAP tree (BDeu)", float(best.mean()), "nats"),
-            row(BENCH, case, "average - Chow-Liu", float(diff.mean()), "nats/row",
-                "> -3 s.e.", bool(diff.mean() > -3 * se), note=f"s.e. {se:.4f}"),
+            row(
+                BENCH,
+                case,
+                "average - Chow-Liu",
+                float(diff.mean()),
+                "nats/row",
+                "> -3 s.e.",
+                bool(diff.mean() > -3 * se),
+                note=f"s.e. {se:.4f}",
+            ),
             row(BENCH, case, "fit + edge posteriors", fit, "s"),
             row(BENCH, case, "scoring per test row", score / len(test) * 1e3, "ms"),
         ]
@@ -162,11 +195,15 @@ def classification_rows(cache: str, quick: bool) -> list[dict]:
                 rng = np.random.default_rng(seed)
                 order = rng.permutation(len(df))
                 tr, te = order[:n], order[n : n + 2000]
-                for name, clf in (("BayesianTAN ess=1", tl.BayesianTAN(equivalent_sample_size=1.0)),
-                                  ("BayesianTAN ess=5", tl.BayesianTAN(equivalent_sample_size=5.0)),
-                                  ("TAN alpha=1", tl.TAN(alpha=1.0, unseen="ignore"))):
+                for name, clf in (
+                    ("BayesianTAN ess=1", tl.BayesianTAN(equivalent_sample_size=1.0)),
+                    ("BayesianTAN ess=5", tl.BayesianTAN(equivalent_sample_size=5.0)),
+                    ("TAN alpha=1", tl.TAN(alpha=1.0, unseen="ignore")),
+                ):
                     Xte = X.iloc[te]
-                    if name.startswith("BayesianTAN"):  # unseen values: treat as missing, as TAN does
+                    if name.startswith(
+                        "BayesianTAN"
+                    ):  # unseen values: treat as missing, as TAN does
                         Xte = Xte.astype(object).copy()
                         for c in X.columns:
                             seen = set(X.iloc[tr][c])
@@ -176,14 +213,26 @@ def classification_rows(cache: str, quick: bool) -> list[dict]:
                     labels = list(clf.classes_)
                     keep = y.iloc[te].isin(labels).to_numpy()
                     ll = log_loss(y.iloc[te][keep], proba[keep], labels=labels)
-                    acc = float((np.asarray(clf.classes_)[proba.argmax(1)][keep]
-                                 == y.iloc[te][keep].to_numpy()).mean())
+                    acc = float(
+                        (
+                            np.asarray(clf.classes_)[proba.argmax(1)][keep]
+                            == y.iloc[te][keep].to_numpy()
+                        ).mean()
+                    )
                     scores[name].append((ll, acc))
             case = f"alarm class={target} n_train={n}"
             for name, vals in scores.items():
                 vals = np.array(vals)
-                out.append(row(BENCH, case, f"{name} log-loss", float(vals[:, 0].mean()), "nats",
-                               note=f"{len(vals)} seeds, 2,000 test rows"))
+                out.append(
+                    row(
+                        BENCH,
+                        case,
+                        f"{name} log-loss",
+                        float(vals[:, 0].mean()),
+                        "nats",
+                        note=f"{len(vals)} seeds, 2,000 test rows",
+                    )
+                )
                 out.append(row(BENCH, case, f"{name} accuracy", float(vals[:, 1].mean()), ""))
     return out
 
@@ -196,8 +245,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--test-rows", type=int, default=None, help="DEBD test rows scored")
     parser.add_argument("--cache-dir", default=DEFAULT_CACHE)
     parser.add_argument("--json", default=None)
-    parser.add_argument("--skip", default="", help="comma-separated parts to skip: "
-                        "alarm,wide,debd,classify")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: alarm,wide,debd,classify"
+    )
     args = parser.parse_args(argv)
     print(pin_blas(1), file=sys.stderr)
     print(machine(), file=sys.stderr)
@@ -210,7 +260,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if "wide" not in skip:
         rows += wide_rows(repeat)
     if args.debd and "debd" not in skip:
-        names = args.only.split(",") if args.only else (DEBD_SMALL[:4] if args.quick else DEBD_SMALL)
+        names = (
+            args.only.split(",") if args.only else (DEBD_SMALL[:4] if args.quick else DEBD_SMALL)
+        )
         rows += debd_rows(args.debd, names, args.test_rows or (200 if args.quick else 1000))
     if "classify" not in skip:
         rows += classification_rows(args.cache_dir, args.quick)

@@ -38,8 +38,13 @@ def scripts(only: list[str] | None) -> list[Path]:
 
 
 def options_of(script: Path) -> str:
-    out = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
-                         timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     return out.stdout + out.stderr
 
 
@@ -55,17 +60,27 @@ def command_for(script: Path, args, json_path: str) -> list[str]:
     if args.debd:
         if "--debd" in help_text:
             cmd += ["--debd", args.debd]
-        elif "debd" in script.stem and re.search(r"usage:.*\s\[?path\]?", help_text, re.IGNORECASE | re.DOTALL):
+        elif "debd" in script.stem and re.search(
+            r"usage:.*\s\[?path\]?", help_text, re.IGNORECASE | re.DOTALL
+        ):
             cmd.insert(2, args.debd)  # a positional path
     return cmd
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--debd", default=None, help="folder of the DEBD datasets (e.g. ../shared/data/debd)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--debd", default=None, help="folder of the DEBD datasets (e.g. ../shared/data/debd)"
+    )
     ap.add_argument("--quick", action="store_true", help="pass --quick to the scripts that have it")
-    ap.add_argument("--only", nargs="+", default=None, help="run only scripts whose name contains one of these")
-    ap.add_argument("--cache-dir", default=DEFAULT_CACHE, help="sample cache for the scripts that take one")
+    ap.add_argument(
+        "--only", nargs="+", default=None, help="run only scripts whose name contains one of these"
+    )
+    ap.add_argument(
+        "--cache-dir", default=DEFAULT_CACHE, help="sample cache for the scripts that take one"
+    )
     ap.add_argument("--json", default=None, help="write all rows to this JSON file")
     ap.add_argument("--markdown", default=None, help="write the final table to this Markdown file")
     args = ap.parse_args(argv)
@@ -91,10 +106,19 @@ def main(argv=None) -> int:
             if proc.returncode:
                 failed = True
             if proc.returncode or not rows:
-                rows.append(row(script.stem.removeprefix("bench_"), "(script)", "exit status", proc.returncode,
-                                ok=proc.returncode == 0,
-                                note="no rows written" if not rows else "see its output above"))
-            rows.append(row(script.stem.removeprefix("bench_"), "(script)", "wall time", seconds, "s"))
+                rows.append(
+                    row(
+                        script.stem.removeprefix("bench_"),
+                        "(script)",
+                        "exit status",
+                        proc.returncode,
+                        ok=proc.returncode == 0,
+                        note="no rows written" if not rows else "see its output above",
+                    )
+                )
+            rows.append(
+                row(script.stem.removeprefix("bench_"), "(script)", "wall time", seconds, "s")
+            )
             all_rows.extend(rows)
     print(f"\nmachine: {machine()}; load average at the end: {os.getloadavg()[0]:.2f}")
     print_table(all_rows)

@@ -23,8 +23,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "asia.csv"))
-parser.add_argument("--out", default=os.path.join(HERE, "..", "out"),
-                    help="folder for the pictures (default: out/ in the repository, git-ignored)")
+parser.add_argument(
+    "--out",
+    default=os.path.join(HERE, "..", "out"),
+    help="folder for the pictures (default: out/ in the repository, git-ignored)",
+)
 parser.add_argument("--root", default=None, help="root of the tree (default: first column)")
 args = parser.parse_args()
 

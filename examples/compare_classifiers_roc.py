@@ -32,8 +32,7 @@ args = parser.parse_args()
 data = load_breast_cancer()
 X = pd.DataFrame(data.data, columns=[f"v{j}" for j in range(data.data.shape[1])])
 y = pd.Series(data.target, name="benign")
-X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,
-                                                    random_state=0)
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
 
 classifiers = {
     "naive Bayes": tl.NaiveBayes(),

@@ -19,8 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "asia.csv"))
-parser.add_argument("--out", default=os.path.join(HERE, "..", "out"),
-                    help="folder for model.json and samples.csv (default: out/ in the repository)")
+parser.add_argument(
+    "--out",
+    default=os.path.join(HERE, "..", "out"),
+    help="folder for model.json and samples.csv (default: out/ in the repository)",
+)
 parser.add_argument("-n", type=int, default=1000, help="rows to sample")
 args = parser.parse_args()
 

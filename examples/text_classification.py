@@ -41,13 +41,18 @@ LIBRARIES = {
     "pandas": ["pandas"],
 }
 NAMES = {"networkx", "nx", "scipy", "stats", "numpy", "np", "pandas", "pd"}
-SECTION = re.compile(r"\n\s*(?:Parameters|Returns|Yields|Raises|Examples|See Also|Notes|"
-                     r"Attributes|Methods|References)\n\s*-{3,}")
+SECTION = re.compile(
+    r"\n\s*(?:Parameters|Returns|Yields|Raises|Examples|See Also|Notes|"
+    r"Attributes|Methods|References)\n\s*-{3,}"
+)
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--terms", type=int, default=25, help="top-MI terms for NB and TAN")
-parser.add_argument("--out", default=os.path.join(HERE, "..", "out"),
-                    help="folder for the picture (default: out/ in the repository, git-ignored)")
+parser.add_argument(
+    "--out",
+    default=os.path.join(HERE, "..", "out"),
+    help="folder for the picture (default: out/ in the repository, git-ignored)",
+)
 args = parser.parse_args()
 
 
@@ -74,18 +79,21 @@ for library, modules in LIBRARIES.items():
     texts += found
     labels += [library] * len(found)
 y = pd.Series(labels, name="library")  # the class node's name in the pictures
-print(f"{len(texts)} docstrings: " + ", ".join(f"{lib} {int((y == lib).sum())}"
-                                               for lib in LIBRARIES))
+print(
+    f"{len(texts)} docstrings: " + ", ".join(f"{lib} {int((y == lib).sum())}" for lib in LIBRARIES)
+)
 
-vectorizer = CountVectorizer(token_pattern=r"(?u)\b[a-zA-Z]{3,}\b", min_df=3,
-                             stop_words=sorted(ENGLISH_STOP_WORDS | NAMES))
+vectorizer = CountVectorizer(
+    token_pattern=r"(?u)\b[a-zA-Z]{3,}\b", min_df=3, stop_words=sorted(ENGLISH_STOP_WORDS | NAMES)
+)
 X = vectorizer.fit_transform(texts)  # scipy.sparse CSR, documents x terms
 vocabulary = vectorizer.get_feature_names_out()
-X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,
-                                                    random_state=0)
+X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
 y_train, y_test = y_train.reset_index(drop=True), y_test.reset_index(drop=True)
-print(f"{X.shape[1]} terms, {X.nnz / np.prod(X.shape):.2%} of the matrix non-zero; "
-      f"{X_train.shape[0]} training and {X_test.shape[0]} test documents")
+print(
+    f"{X.shape[1]} terms, {X.nnz / np.prod(X.shape):.2%} of the matrix non-zero; "
+    f"{X_train.shape[0]} training and {X_test.shape[0]} test documents"
+)
 print(f"\n{'model':40s} {'accuracy':>9s}")
 for event_model in ("bernoulli", "multinomial"):
     clf = tl.TextNaiveBayes(event_model).fit(X_train, y_train)  # stays sparse

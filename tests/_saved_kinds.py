@@ -41,6 +41,7 @@ def _classifier(X):
     def answers(clf):
         # predict is the argmax of the same joint log-likelihood: predict_proba says it all
         return [clf.predict_proba(X), np.asarray(clf.classes_).astype(str)]
+
     return answers
 
 
@@ -52,57 +53,130 @@ def saved_kinds() -> list[Kind]:
         tree = tl.chow_liu(cat)
         kinds = [
             Kind("TreeModel", tree, lambda m: [m.log_likelihood(cat, per_row=True)]),
-            Kind("GaussianTreeModel", tl.gaussian_chow_liu(num),
-                 lambda m: [m.log_likelihood(num, per_row=True)]),
-            Kind("TreePosterior", tl.tree_posterior(cat),
-                 lambda p: [p.edge_posterior_matrix, p.log_likelihood(cat, per_row=True)]),
-            Kind("CLGTreeModel", tl.chow_liu(mixed, numeric=["u"]),
-                 lambda m: [m.log_likelihood(mixed, per_row=True)]),
-            Kind("CopulaTreeModel", tl.copula_chow_liu(num),
-                 lambda m: [m.log_likelihood(num, per_row=True)]),
+            Kind(
+                "GaussianTreeModel",
+                tl.gaussian_chow_liu(num),
+                lambda m: [m.log_likelihood(num, per_row=True)],
+            ),
+            Kind(
+                "TreePosterior",
+                tl.tree_posterior(cat),
+                lambda p: [p.edge_posterior_matrix, p.log_likelihood(cat, per_row=True)],
+            ),
+            Kind(
+                "CLGTreeModel",
+                tl.chow_liu(mixed, numeric=["u"]),
+                lambda m: [m.log_likelihood(mixed, per_row=True)],
+            ),
+            Kind(
+                "CopulaTreeModel",
+                tl.copula_chow_liu(num),
+                lambda m: [m.log_likelihood(num, per_row=True)],
+            ),
         ]
-        for make in (tl.NaiveBayes, tl.TAN, lambda: tl.KDB(k=1), tl.AODE, tl.BayesianTAN,
-                     tl.ChowLiuMultinet, lambda: tl.SKDB(max_k=2), lambda: tl.AnDE(n=2),
-                     tl.WeightedNaiveBayes, lambda: tl.FSSJ(cv=3, random_state=0),
-                     lambda: tl.BSEJ(cv=3, random_state=0),
-                     lambda: tl.TANHillClimb(cv=3, random_state=0),
-                     lambda: tl.TANSuperParent(cv=3, random_state=0),
-                     lambda: tl.AWNB(n_trees=3, random_state=0), tl.MANB, tl.ETAN):
+        for make in (
+            tl.NaiveBayes,
+            tl.TAN,
+            lambda: tl.KDB(k=1),
+            tl.AODE,
+            tl.BayesianTAN,
+            tl.ChowLiuMultinet,
+            lambda: tl.SKDB(max_k=2),
+            lambda: tl.AnDE(n=2),
+            tl.WeightedNaiveBayes,
+            lambda: tl.FSSJ(cv=3, random_state=0),
+            lambda: tl.BSEJ(cv=3, random_state=0),
+            lambda: tl.TANHillClimb(cv=3, random_state=0),
+            lambda: tl.TANSuperParent(cv=3, random_state=0),
+            lambda: tl.AWNB(n_trees=3, random_state=0),
+            tl.MANB,
+            tl.ETAN,
+        ):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))
-        kinds.append(Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed)))
+        kinds.append(
+            Kind("MixedNaiveBayes", tl.MixedNaiveBayes().fit(mixed, y), _classifier(mixed))
+        )
         kinds.append(Kind("MixedTAN", tl.MixedTAN().fit(mixed, y), _classifier(mixed)))
         for event_model in ("multinomial", "bernoulli"):
-            kinds.append(Kind(f"TextNaiveBayes-{event_model}",
-                              tl.TextNaiveBayes(event_model=event_model).fit(counts, ny),
-                              _classifier(counts)))
+            kinds.append(
+                Kind(
+                    f"TextNaiveBayes-{event_model}",
+                    tl.TextNaiveBayes(event_model=event_model).fit(counts, ny),
+                    _classifier(counts),
+                )
+            )
         for covariance in ("full", "shared", "diagonal", "isotropic"):
-            kinds.append(Kind(f"GaussianClassifier-{covariance}",
-                              tl.GaussianClassifier(covariance=covariance).fit(num, ny),
-                              _classifier(num)))
+            kinds.append(
+                Kind(
+                    f"GaussianClassifier-{covariance}",
+                    tl.GaussianClassifier(covariance=covariance).fit(num, ny),
+                    _classifier(num),
+                )
+            )
         kinds.append(Kind("GaussianTAN", tl.GaussianTAN().fit(num, ny), _classifier(num)))
         for marginal in ("empirical", "gaussian"):
-            kinds.append(Kind(f"CopulaTAN-{marginal}", tl.CopulaTAN(marginal=marginal).fit(num, ny),
-                              _classifier(num)))
+            kinds.append(
+                Kind(
+                    f"CopulaTAN-{marginal}",
+                    tl.CopulaTAN(marginal=marginal).fit(num, ny),
+                    _classifier(num),
+                )
+            )
         kinds.append(Kind("KernelTAN", tl.KernelTAN(random_state=0).fit(num, ny), _classifier(num)))
-        kinds.append(Kind("Discretizer", tl.Discretizer(bins=3).fit(times),
-                          lambda d: [d.transform(times).astype(str).to_numpy()]))
-        kinds.append(Kind("TreeMixture", tl.TreeMixture(n_components=2, random_state=0).fit(cat),
-                          lambda m: [m.score_samples(cat), m.predict_proba(cat)]))
-        kinds.append(Kind("BaggedTrees", tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
-                          lambda m: [m.score_samples(cat)]))
-        kinds.append(Kind("HiddenTree", tl.HiddenTree(n_states=2, max_iter=3, random_state=0)
-                          .fit(cat), lambda m: [m.score_samples(cat)]))
+        kinds.append(
+            Kind(
+                "Discretizer",
+                tl.Discretizer(bins=3).fit(times),
+                lambda d: [d.transform(times).astype(str).to_numpy()],
+            )
+        )
+        kinds.append(
+            Kind(
+                "TreeMixture",
+                tl.TreeMixture(n_components=2, random_state=0).fit(cat),
+                lambda m: [m.score_samples(cat), m.predict_proba(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "BaggedTrees",
+                tl.BaggedTrees(n_estimators=2, random_state=0).fit(cat),
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "HiddenTree",
+                tl.HiddenTree(n_states=2, max_iter=3, random_state=0).fit(cat),
+                lambda m: [m.score_samples(cat)],
+            )
+        )
         seqs = pd.DataFrame({f"t{i}": cat["c"].shift(i, fill_value=0) for i in range(3)})
         for tied in (True, False):
-            kinds.append(Kind(f"HiddenMarkovModel-{'tied' if tied else 'untied'}",
-                              tl.HiddenMarkovModel(n_states=2, tied=tied, max_iter=3,
-                                                   random_state=0).fit(seqs),
-                              lambda m, seqs=seqs: [m.score_samples(seqs)]))
-        kinds.append(Kind("CutsetNetwork", tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat),
-                          lambda m: [m.score_samples(cat)]))
-        kinds.append(Kind("KernelForestModel", tl.kernel_forest(num, random_state=0),
-                          lambda m: [m.score_samples(num)]))
+            kinds.append(
+                Kind(
+                    f"HiddenMarkovModel-{'tied' if tied else 'untied'}",
+                    tl.HiddenMarkovModel(n_states=2, tied=tied, max_iter=3, random_state=0).fit(
+                        seqs
+                    ),
+                    lambda m, seqs=seqs: [m.score_samples(seqs)],
+                )
+            )
+        kinds.append(
+            Kind(
+                "CutsetNetwork",
+                tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat),
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "KernelForestModel",
+                tl.kernel_forest(num, random_state=0),
+                lambda m: [m.score_samples(num)],
+            )
+        )
     return kinds
 
 
@@ -115,5 +189,8 @@ def saved_classes() -> set[str]:
 
     for name in dir(tl):  # the facade loads each module on first use: they register
         getattr(tl, name)
-    return {name for name, cls in ESTIMATORS.items()
-            if not inspect.isabstract(cls) and getattr(tl, name, None) is cls}
+    return {
+        name
+        for name, cls in ESTIMATORS.items()
+        if not inspect.isabstract(cls) and getattr(tl, name, None) is cls
+    }

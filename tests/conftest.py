@@ -86,7 +86,7 @@ def random_dependent_frame(n: int, cards: list[int], rng: np.random.Generator) -
     for j, k in enumerate(cards):
         noise = rng.integers(0, k, size=n)
         keep = rng.random(n) < rng.uniform(0.1, 0.7)
-        other = (latent + j) % k if j % 2 == 0 else (cols[f"v{j-1}"] + latent) % k
+        other = (latent + j) % k if j % 2 == 0 else (cols[f"v{j - 1}"] + latent) % k
         cols[f"v{j}"] = np.where(keep, other, noise)
     return pd.DataFrame(cols)
 
@@ -191,8 +191,9 @@ def problem_frame(n: int = 3000, seed: int = 0, problems: bool = True) -> pd.Dat
         m[[n // 10, n - 5]] = None
     else:
         f2 = np.clip(np.round(f2 * 2), -2, 2) / 4 + 0.125  # 5 levels, each repeated
-    out = pd.DataFrame({"a": a, "f1": f1, "f2": f2, "g": g, "m": m,
-                        "k": np.arange(n) % 30})  # 30 whole numbers: a note
+    out = pd.DataFrame(
+        {"a": a, "f1": f1, "f2": f2, "g": g, "m": m, "k": np.arange(n) % 30}
+    )  # 30 whole numbers: a note
     if problems:
         out["e"] = np.nan
         out["id"] = [f"s{i // 20}" for i in range(n)]
@@ -200,9 +201,14 @@ def problem_frame(n: int = 3000, seed: int = 0, problems: bool = True) -> pd.Dat
 
 
 #: the problems of problem_frame(), by hand
-FRAME_PROBLEMS = [("MissingValuesError", "m"), ("NumericColumnError", "f1"),
-                  ("NumericColumnError", "f2"), ("NumericColumnError", "g"),
-                  ("EmptyDataError", "e"), ("TooManyStatesError", "id")]
+FRAME_PROBLEMS = [
+    ("MissingValuesError", "m"),
+    ("NumericColumnError", "f1"),
+    ("NumericColumnError", "f2"),
+    ("NumericColumnError", "g"),
+    ("EmptyDataError", "e"),
+    ("TooManyStatesError", "id"),
+]
 
 
 def problem_kinds(error: Exception) -> list[tuple[str, object]]:

@@ -35,10 +35,22 @@ def expect(error: type, pattern: str, fn, *args, **kwargs) -> None:
 
 # ---------------------------------------------------------------------- options
 OPTIONS = [
-    ("alpha", "1"), ("alpha", None), ("alpha", float("nan")), ("alpha", -1),
-    ("mi_alpha", "x"), ("mi_alpha", float("inf")), ("max_states", "5"), ("max_states", 0),
-    ("max_states", 2.5), ("max_states", True), ("forest", float("nan")), ("forest", "x"),
-    ("forest", True), ("equivalent_sample_size", "1"), ("chunksize", 0), ("missing", "x"),
+    ("alpha", "1"),
+    ("alpha", None),
+    ("alpha", float("nan")),
+    ("alpha", -1),
+    ("mi_alpha", "x"),
+    ("mi_alpha", float("inf")),
+    ("max_states", "5"),
+    ("max_states", 0),
+    ("max_states", 2.5),
+    ("max_states", True),
+    ("forest", float("nan")),
+    ("forest", "x"),
+    ("forest", True),
+    ("equivalent_sample_size", "1"),
+    ("chunksize", 0),
+    ("missing", "x"),
 ]
 
 
@@ -49,52 +61,115 @@ def test_bad_option_is_named(option, value):
         kwargs["prior"] = "bdeu"
     data = DF if option != "chunksize" else "datasets/playtennis.csv"
     # one wording (treelearn._base.validation); chunksize is checked by the file reader
-    expect(tl.TreelearnError, option if option == "chunksize" else f"{option} == {value!r}, must be",
-           tl.chow_liu, data, **kwargs)
+    expect(
+        tl.TreelearnError,
+        option if option == "chunksize" else f"{option} == {value!r}, must be",
+        tl.chow_liu,
+        data,
+        **kwargs,
+    )
 
 
 def test_learner_options_have_one_wording():
     from treelearn.learners._em import chow_liu_em
     from treelearn.structure._trees import spanning_skeleton
 
-    expect(tl.TreelearnError, "equivalent_sample_size == True, must be a finite number > 0",
-           tl.tree_posterior, DF, equivalent_sample_size=True)
+    expect(
+        tl.TreelearnError,
+        "equivalent_sample_size == True, must be a finite number > 0",
+        tl.tree_posterior,
+        DF,
+        equivalent_sample_size=True,
+    )
     assert tl.tree_posterior(DF, equivalent_sample_size=np.float32(2)).equivalent_sample_size == 2
-    expect(tl.TreelearnError, "missing == 'pairwise', must be one of 'error', 'drop'",
-           tl.tree_posterior, DF, missing="pairwise")
-    expect(tl.TreelearnError, "kind == 'poisson', must be one of 'categorical', 'gaussian'",
-           tl.mi_graph, DF, kind="poisson")
+    expect(
+        tl.TreelearnError,
+        "missing == 'pairwise', must be one of 'error', 'drop'",
+        tl.tree_posterior,
+        DF,
+        missing="pairwise",
+    )
+    expect(
+        tl.TreelearnError,
+        "kind == 'poisson', must be one of 'categorical', 'gaussian'",
+        tl.mi_graph,
+        DF,
+        kind="poisson",
+    )
     expect(tl.TreelearnError, "missing == 'skip', must be one of", tl.mi_graph, DF, missing="skip")
-    expect(tl.TreelearnError, "unseen == 'drop', must be one of 'error', 'ignore'",
-           encode, DF, unseen="drop")
-    expect(tl.TreelearnError, "max_states == True, must be an integer >= 1", encode, DF,
-           max_states=True)
+    expect(
+        tl.TreelearnError,
+        "unseen == 'drop', must be one of 'error', 'ignore'",
+        encode,
+        DF,
+        unseen="drop",
+    )
+    expect(
+        tl.TreelearnError,
+        "max_states == True, must be an integer >= 1",
+        encode,
+        DF,
+        max_states=True,
+    )
     assert encode(DF, max_states=np.int64(2)).states[0] == ("x", "y")
     stats = count(DF.astype(object).mask(DF.index.to_series() == 0, None), missing="pairwise")
-    for bad in ({"max_iter": True}, {"max_iter": 0}, {"max_iter": 2.0}, {"tol": -1.0},
-                {"tol": float("nan")}):
+    for bad in (
+        {"max_iter": True},
+        {"max_iter": 0},
+        {"max_iter": 2.0},
+        {"tol": -1.0},
+        {"tol": float("nan")},
+    ):
         name, value = next(iter(bad.items()))
-        expect(tl.TreelearnError, f"{name} == {value!r}, must be", chow_liu_em, stats,
-               lambda s: tl.chow_liu(DF), **bad)
+        expect(
+            tl.TreelearnError,
+            f"{name} == {value!r}, must be",
+            chow_liu_em,
+            stats,
+            lambda s: tl.chow_liu(DF),
+            **bad,
+        )
     W = np.zeros((3, 3))
-    expect(tl.TreelearnError, "n_classes == 0, must be an integer >= 1", spanning_skeleton,
-           list("abc"), W, n_classes=0)
-    expect(tl.TreelearnError, "forest == 'mdl', must be one of 'bic', 'aic'", spanning_skeleton,
-           list("abc"), W, forest="mdl")
+    expect(
+        tl.TreelearnError,
+        "n_classes == 0, must be an integer >= 1",
+        spanning_skeleton,
+        list("abc"),
+        W,
+        n_classes=0,
+    )
+    expect(
+        tl.TreelearnError,
+        "forest == 'mdl', must be one of 'bic', 'aic'",
+        spanning_skeleton,
+        list("abc"),
+        W,
+        forest="mdl",
+    )
 
 
 @pytest.mark.parametrize("bins", [10**7, 10_001, 0, True, 2.0, "5"])
 def test_discretize_refuses_bad_or_unbounded_bins_before_any_work(bins):
     wide = pd.DataFrame({"x": np.arange(10**5, dtype=float)})
-    expect(tl.TreelearnError, f"bins == {bins!r}, must be an integer >= 1 and <= 10000",
-           tl.discretize, wide, bins=bins)
+    expect(
+        tl.TreelearnError,
+        f"bins == {bins!r}, must be an integer >= 1 and <= 10000",
+        tl.discretize,
+        wide,
+        bins=bins,
+    )
 
 
 def test_discretize_takes_numpy_integers_and_names_a_bad_strategy():
     df = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]})
     assert tl.discretize(df, bins=np.int64(2))["x"].nunique() == 2
-    expect(tl.TreelearnError, "strategy == 'kmeans', must be one of 'quantile', 'uniform'",
-           tl.discretize, df, strategy="kmeans")
+    expect(
+        tl.TreelearnError,
+        "strategy == 'kmeans', must be one of 'quantile', 'uniform'",
+        tl.discretize,
+        df,
+        strategy="kmeans",
+    )
 
 
 def test_numpy_scalars_are_numbers():
@@ -131,10 +206,17 @@ def test_parquet_repeated_column_names_are_refused(tmp_path):
     import pyarrow.parquet as pq
 
     path = tmp_path / "dup.parquet"
-    pq.write_table(pa.table([pa.array([1, 2, 1]), pa.array([0, 1, 1]), pa.array([3, 3, 4])],
-                            names=["a", "b", "a"]), path)
-    for fit in (tl.chow_liu, lambda p: tl.TreeMixture(n_components=2).fit(p),
-                lambda p: tl.NaiveBayes().fit(p, "b")):
+    pq.write_table(
+        pa.table(
+            [pa.array([1, 2, 1]), pa.array([0, 1, 1]), pa.array([3, 3, 4])], names=["a", "b", "a"]
+        ),
+        path,
+    )
+    for fit in (
+        tl.chow_liu,
+        lambda p: tl.TreeMixture(n_components=2).fit(p),
+        lambda p: tl.NaiveBayes().fit(p, "b"),
+    ):
         expect(tl.DuplicateColumnError, "duplicate column name(s) ['a']", fit, path)
     assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
 
@@ -145,7 +227,7 @@ def test_sample_guards():
     for n in (-1, 2.5, 1.5, True, np.bool_(True), "3", None):
         expect(tl.TreelearnError, f"n == {n!r}, must be an integer >= 0", model.sample, n)
     assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
-    assert len(model.sample(0)) == 0                                   # integers
+    assert len(model.sample(0)) == 0  # integers
     expect(tl.TreelearnError, "evidence == 7, must be None or a dict", model.sample, 3, 7)
 
 
@@ -177,8 +259,9 @@ def test_chain_of_1500_variables_prints_and_draws(tmp_path):
     assert model.to_dot().count("->") == n - 1
     model.save(tmp_path / "deep.json")
     assert tl.load(tmp_path / "deep.json") == model
-    pos = layout({f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"],
-                         {f"v{i}": 1.0 for i in range(n)})
+    pos = layout(
+        {f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"], {f"v{i}": 1.0 for i in range(n)}
+    )
     assert pos["v1499"][1] == n - 1  # depth of the last node
 
 
@@ -261,31 +344,64 @@ def _nodes(doc):
 
 HOSTILE = [
     ("deep nesting", lambda d: "[" * 100_000 + "]" * 100_000, tl.CorruptModelFileError, "nested"),
-    ("huge int", lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1' + "0" * 5000),
-     tl.CorruptModelFileError, "value"),
-    ("n_rows inf", lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1e400'),
-     tl.InvalidModelError, "n_rows"),
-    ("dtype S", lambda d: _nodes(d)["a"].update(dtype="S2000000000"), tl.InvalidModelError,
-     "S2000000000"),
-    ("dtype V", lambda d: _nodes(d)["a"].update(dtype="V100000000"), tl.InvalidModelError,
-     "V100000000"),
-    ("dtype cat", lambda d: _nodes(d)["a"].update(
-        dtype={"category": ["x", "y"], "categories_dtype": "U1000000000"}),
-     tl.InvalidModelError, "'a'"),
-    ("equal states", lambda d: _nodes(d)["b"].update(states=[1, 1.0]), tl.InvalidModelError,
-     "'b'"),
-    ("cycle", lambda d: (_nodes(d)["a"].update(parents=["c"], cpt=[[0.5, 0.5]] * 2),
-                         d["model"]["edges"].append({"source": "c", "target": "a"})),
-     tl.InvalidModelError, "cycle"),
+    (
+        "huge int",
+        lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1' + "0" * 5000),
+        tl.CorruptModelFileError,
+        "value",
+    ),
+    (
+        "n_rows inf",
+        lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1e400'),
+        tl.InvalidModelError,
+        "n_rows",
+    ),
+    (
+        "dtype S",
+        lambda d: _nodes(d)["a"].update(dtype="S2000000000"),
+        tl.InvalidModelError,
+        "S2000000000",
+    ),
+    (
+        "dtype V",
+        lambda d: _nodes(d)["a"].update(dtype="V100000000"),
+        tl.InvalidModelError,
+        "V100000000",
+    ),
+    (
+        "dtype cat",
+        lambda d: _nodes(d)["a"].update(
+            dtype={"category": ["x", "y"], "categories_dtype": "U1000000000"}
+        ),
+        tl.InvalidModelError,
+        "'a'",
+    ),
+    ("equal states", lambda d: _nodes(d)["b"].update(states=[1, 1.0]), tl.InvalidModelError, "'b'"),
+    (
+        "cycle",
+        lambda d: (
+            _nodes(d)["a"].update(parents=["c"], cpt=[[0.5, 0.5]] * 2),
+            d["model"]["edges"].append({"source": "c", "target": "a"}),
+        ),
+        tl.InvalidModelError,
+        "cycle",
+    ),
     ("roots", lambda d: d["model"]["graph"].update(roots=["zz"]), tl.InvalidModelError, "roots"),
     ("roots int", lambda d: d["model"]["graph"].update(roots=5), tl.InvalidModelError, "roots"),
-    ("weight", lambda d: d["model"]["edges"][0]["attrs"].update(weight="x"),
-     tl.InvalidModelError, "weight"),
+    (
+        "weight",
+        lambda d: d["model"]["edges"][0]["attrs"].update(weight="x"),
+        tl.InvalidModelError,
+        "weight",
+    ),
     ("attrs", lambda d: d["model"]["edges"][0].update(attrs=[1]), tl.InvalidModelError, "attrs"),
-    ("cpt text", lambda d: _nodes(d)["a"].update(cpt=["0.5", "0.5"]), tl.InvalidModelError,
-     "'0.5'"),
-    ("settings", lambda d: d["model"]["settings"].update(alpha="x"), tl.InvalidModelError,
-     "alpha"),
+    (
+        "cpt text",
+        lambda d: _nodes(d)["a"].update(cpt=["0.5", "0.5"]),
+        tl.InvalidModelError,
+        "'0.5'",
+    ),
+    ("settings", lambda d: d["model"]["settings"].update(alpha="x"), tl.InvalidModelError, "alpha"),
     ("graph n", lambda d: d["model"]["graph"].update(n="x"), tl.InvalidModelError, "n must"),
 ]
 
@@ -313,8 +429,14 @@ def test_reordered_classes_are_refused(tmp_path):
 
 
 # ---------------------------------------------------------------------- Hypothesis
-LABELS = st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y", "é,\n", ""]), st.booleans(),
-                   st.none(), st.just(float("nan")), st.floats(-2, 2, allow_nan=False))
+LABELS = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from(["x", "y", "é,\n", ""]),
+    st.booleans(),
+    st.none(),
+    st.just(float("nan")),
+    st.floats(-2, 2, allow_nan=False),
+)
 NAMES = st.text(st.characters(codec="utf-8"), min_size=0, max_size=4)
 
 
@@ -322,15 +444,21 @@ NAMES = st.text(st.characters(codec="utf-8"), min_size=0, max_size=4)
 def frames(draw):
     names = draw(st.lists(NAMES, min_size=0, max_size=3, unique=True))
     n = draw(st.integers(0, 3))
-    return pd.DataFrame({c: pd.Series(draw(st.lists(LABELS, min_size=n, max_size=n)),
-                                      dtype=object) for c in names})
+    return pd.DataFrame(
+        {c: pd.Series(draw(st.lists(LABELS, min_size=n, max_size=n)), dtype=object) for c in names}
+    )
 
 
 def _brute_joint(model, row) -> float:
-    return sum(math.log(model.cpt(v)[tuple(model.states[p].index(row[p])
-                                            for p in model.parents(v))
-                                      + (model.states[v].index(row[v]),)])
-               for v in model.variables)
+    return sum(
+        math.log(
+            model.cpt(v)[
+                tuple(model.states[p].index(row[p]) for p in model.parents(v))
+                + (model.states[v].index(row[v]),)
+            ]
+        )
+        for v in model.variables
+    )
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
@@ -367,9 +495,11 @@ def test_scoring_or_predicting_no_rows_says_so():
     df = pd.read_csv("datasets/asia.csv")
     model = tl.chow_liu(df)
     clf = tl.NaiveBayes().fit(df.drop(columns="either"), df["either"])
-    for call in (lambda: model.log_likelihood(df.head(0)),
-                 lambda: model.predict_proba(df.head(0), "lung"),
-                 lambda: clf.predict_proba(df.drop(columns="either").head(0))):
+    for call in (
+        lambda: model.log_likelihood(df.head(0)),
+        lambda: model.predict_proba(df.head(0), "lung"),
+        lambda: clf.predict_proba(df.drop(columns="either").head(0)),
+    ):
         with pytest.raises(tl.EmptyDataError, match=r"nothing to (score|predict)") as info:
             call()
         assert "learn" not in str(info.value)
@@ -384,10 +514,13 @@ def test_booleans_beside_the_numbers_one_and_zero_are_refused():
             tl.chow_liu(df, alpha=1)
         assert info.value.column == "a"
     # bools beside other values (text, 2.5) do not merge and stay states of their own
-    for values, expected in (([True, "x", 2.5], ["'x'", "2.5", "True"]),
-                             ([True, "1", "0"], ["'0'", "'1'", "True"])):  # text "1" != True
+    for values, expected in (
+        ([True, "x", 2.5], ["'x'", "2.5", "True"]),
+        ([True, "1", "0"], ["'0'", "'1'", "True"]),
+    ):  # text "1" != True
         df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
         model = tl.chow_liu(df, alpha=1)
         assert sorted(map(repr, model.states["a"])) == expected
         assert model.log_likelihood(df) == pytest.approx(
-            sum(_brute_joint(model, row) for _, row in df.iterrows()))
+            sum(_brute_joint(model, row) for _, row in df.iterrows())
+        )

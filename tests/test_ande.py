@@ -47,16 +47,21 @@ def a2de_direct(X, y, test, alpha, min_count):
             used += 1
             for ci, c in enumerate(classes):
                 sel = pair & (y == c)
-                lp = np.log((sel.sum() + alpha) /
-                            (both.sum() + alpha * len(classes) * len(states[i]) * len(states[j])))
+                lp = np.log(
+                    (sel.sum() + alpha)
+                    / (both.sum() + alpha * len(classes) * len(states[i]) * len(states[j]))
+                )
                 for other in X.columns:
                     if other in (i, j) or pd.isna(row[other]):
                         continue
                     den = (sel & X[other].notna()).sum()
                     num = (sel & (X[other] == row[other])).sum()
                     k = len(states[other])
-                    lp += np.log((num + alpha) / (den + alpha * k)) if den + alpha * k > 0 \
+                    lp += (
+                        np.log((num + alpha) / (den + alpha * k))
+                        if den + alpha * k > 0
                         else np.log(1 / k)
+                    )
                 joint[ci] = np.logaddexp(joint[ci], lp)
         if used == 0:
             return None  # (not in these tests: every row has a pair)
@@ -65,8 +70,9 @@ def a2de_direct(X, y, test, alpha, min_count):
     return np.array(out)
 
 
-@pytest.mark.parametrize(("alpha", "min_count", "missing"), [(1.0, 1, False), (0.5, 5, True),
-                                                             (0.0, 1, False)])
+@pytest.mark.parametrize(
+    ("alpha", "min_count", "missing"), [(1.0, 1, False), (0.5, 5, True), (0.0, 1, False)]
+)
 def test_a2de_matches_the_formula_from_joint_counts(alpha, min_count, missing):
     X, y = data(150, seed=4, missing=missing)
     clf = tl.AnDE(n=2, alpha=alpha, min_count=min_count).fit(X, y)
@@ -79,19 +85,28 @@ def test_a2de_matches_the_formula_from_joint_counts(alpha, min_count, missing):
 def test_rows_without_a_qualifying_pair_are_aode():
     X, y = data(120, seed=5)
     clf = tl.AnDE(n=2, min_count=10**6).fit(X, y)  # no pair qualifies: AODE's answer
-    np.testing.assert_allclose(clf.predict_proba(X), tl.AODE(min_count=10**6).fit(X, y)
-                               .predict_proba(X), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(
+        clf.predict_proba(X),
+        tl.AODE(min_count=10**6).fit(X, y).predict_proba(X),
+        rtol=0,
+        atol=1e-14,
+    )
 
 
 def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkeypatch):
     X, y = data(300, seed=6)
-    np.testing.assert_array_equal(tl.AnDE(n=1).fit(X, y).predict_proba(X),
-                                  tl.AODE().fit(X, y).predict_proba(X))
+    np.testing.assert_array_equal(
+        tl.AnDE(n=1).fit(X, y).predict_proba(X), tl.AODE().fit(X, y).predict_proba(X)
+    )
     ref = tl.AnDE(n=2).fit(X, y)
     clf = tl.AnDE(n=2)
     for part in np.array_split(np.arange(300), 3):
-        clf.partial_fit(X.iloc[part], y.iloc[part], classes=["a", "b", "c"],
-                        states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None)
+        clf.partial_fit(
+            X.iloc[part],
+            y.iloc[part],
+            classes=["a", "b", "c"],
+            states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None,
+        )
     np.testing.assert_allclose(clf.triple_counts_, ref.triple_counts_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
     path = tmp_path / "a2de.json"
@@ -103,10 +118,13 @@ def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkey
     # above the pair tables' 3 x (3 x 12 x 12) x 8 = 10,368 bytes (guarded too), below the
     # triple counts' 8 x 3 x 3 x 13**3 = 158,184
     monkeypatch.setattr(limits, "MEMORY_LIMIT", 50_000)
-    with pytest.raises(tl.ResourceLimitError, match=r"A2DE's class-conditional triple counts"
-                                                    r".*AnDE\(n=1\)"):
+    with pytest.raises(
+        tl.ResourceLimitError,
+        match=r"A2DE's class-conditional triple counts"
+        r".*AnDE\(n=1\)",
+    ):
         tl.AnDE(n=2).fit(X, y)
-    assert tl.AnDE.memory_bytes(3, 12) == 8 * 3 * 3 * 13 ** 3
+    assert tl.AnDE.memory_bytes(3, 12) == 8 * 3 * 3 * 13**3
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -128,8 +146,9 @@ def test_triple_counts_are_the_sum_over_rows_of_three_indicators(weighted):
         seen = codes[:, j] >= 0
         E[np.flatnonzero(seen), offsets[j] + codes[seen, j]] = 1.0
     weight = np.ones(n) if w is None else w
-    want = np.stack([np.einsum("r,ra,rb,rc->abc", weight * (codes[:, 5] == c), E, E, E)
-                     for c in range(3)])
+    want = np.stack(
+        [np.einsum("r,ra,rb,rc->abc", weight * (codes[:, 5] == c), E, E, E) for c in range(3)]
+    )
     got = triple_counts(codes, w, cards, 3)
     if weighted:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -89,10 +89,19 @@ class Oracle:
         for t in self.trees:
             parent = orient_edges(t, int(rng.integers(d)), d)
             self.parents.append(parent)
-            log_lik.append(sum(
-                family_log_ml(df, self.cols[v], None if p is None else self.cols[p],
-                              self.states, ess, weights)
-                for v, p in parent.items()))
+            log_lik.append(
+                sum(
+                    family_log_ml(
+                        df,
+                        self.cols[v],
+                        None if p is None else self.cols[p],
+                        self.states,
+                        ess,
+                        weights,
+                    )
+                    for v, p in parent.items()
+                )
+            )
             with np.errstate(divide="ignore"):
                 log_prior.append(sum(np.log(self.beta[u, v]) for u, v in t))
         log_prior = np.array(log_prior) - lse(log_prior)
@@ -114,8 +123,15 @@ class Oracle:
             for parent, lp in zip(self.parents, self.log_post):
                 prob = 1.0
                 for v, p in parent.items():
-                    prob *= cond_prob(self.df, self.cols[v], None if p is None else self.cols[p],
-                                      self.states, self.ess, x, self.weights)
+                    prob *= cond_prob(
+                        self.df,
+                        self.cols[v],
+                        None if p is None else self.cols[p],
+                        self.states,
+                        self.ess,
+                        x,
+                        self.weights,
+                    )
                 total += np.exp(lp) * prob
         return total
 
@@ -141,7 +157,8 @@ def test_log_spanning_tree_sum_matches_networkx():
     for d in (2, 3, 5, 7):
         G = nx.complete_graph(d)
         assert np.exp(log_spanning_tree_sum(np.zeros((d, d)))) == pytest.approx(
-            nx.number_of_spanning_trees(G), rel=1e-12)
+            nx.number_of_spanning_trees(G), rel=1e-12
+        )
         W = np.triu(rng.random((d, d)) * 3, 1)
         for u, v in G.edges:
             G.edges[u, v]["w"] = W[u, v]
@@ -237,14 +254,18 @@ def test_posterior_equals_enumeration(seed, d, ess):
     got = sorted(tuple(sorted((pos[u], pos[v]))) for u, v in m.graph.edges())
     assert got == sorted(oracle.trees[best])
     assert post.log_tree_probability(m.graph.to_undirected()) == pytest.approx(
-        oracle.log_post[best], rel=1e-10)
+        oracle.log_post[best], rel=1e-10
+    )
     # its CPTs are the BDeu posterior means of that structure
     ref = tl.fit_cpts(m.graph, df, prior="bdeu", equivalent_sample_size=ess)
     for v in m.variables:
         np.testing.assert_allclose(m.cpt(v), ref.cpt(v), rtol=1e-12)
     # predictive per row, including rows with missing values
-    rows = [df.iloc[0].to_dict(), df.iloc[3].to_dict(),
-            {c: (None if j in (1, d - 1) else df.iloc[5][c]) for j, c in enumerate(df.columns)}]
+    rows = [
+        df.iloc[0].to_dict(),
+        df.iloc[3].to_dict(),
+        {c: (None if j in (1, d - 1) else df.iloc[5][c]) for j, c in enumerate(df.columns)},
+    ]
     test = pd.DataFrame(rows, columns=df.columns)
     got = post.log_likelihood(test, per_row=True)
     expect = np.log([oracle.predictive(r) for r in rows])
@@ -314,8 +335,11 @@ def test_collapsed_posterior_is_the_map_trees_model():
         in_map[pos[u], pos[v]] = in_map[pos[v], pos[u]] = True
     assert post.log_tree_probability(m.graph.to_undirected()) > -1e-9
     np.testing.assert_allclose(P, in_map.astype(float), atol=1e-9)
-    np.testing.assert_allclose(post.log_likelihood(df.iloc[:30], per_row=True),
-                               m.log_likelihood(df.iloc[:30], per_row=True), rtol=1e-9)
+    np.testing.assert_allclose(
+        post.log_likelihood(df.iloc[:30], per_row=True),
+        m.log_likelihood(df.iloc[:30], per_row=True),
+        rtol=1e-9,
+    )
 
 
 def test_sample_trees_match_edge_posteriors():
@@ -332,7 +356,8 @@ def test_sample_trees_match_edge_posteriors():
     P = post.edge_posterior_matrix
     assert np.all(np.abs(freq - P) <= 4.5 * np.sqrt(P * (1 - P) / n) + 1e-3)
     assert [sorted(m.graph.edges()) for m in post.sample_trees(3, random_state=1)] == [
-        sorted(m.graph.edges()) for m in post.sample_trees(3, random_state=1)]
+        sorted(m.graph.edges()) for m in post.sample_trees(3, random_state=1)
+    ]
 
 
 def test_k_best_trees_are_the_top_of_the_enumeration():
@@ -353,7 +378,9 @@ def test_k_best_trees_are_the_top_of_the_enumeration():
     assert best[0] == tl.chow_liu(df, alpha=0)
     smoothed = tl.k_best_trees(df, 2)  # smoothed CPTs (alpha = 1), the same trees
     assert all(m == s for m, s in zip(smoothed, tl.k_best_trees(df, 2, alpha=1.0)))
-    assert [sorted(m.graph.edges()) for m in smoothed] == [sorted(m.graph.edges()) for m in best[:2]]
+    assert [sorted(m.graph.edges()) for m in smoothed] == [
+        sorted(m.graph.edges()) for m in best[:2]
+    ]
     assert len(tl.k_best_trees(df.iloc[:, :3], 10)) == 3  # only 3 trees on 3 vertices
 
 
@@ -485,7 +512,8 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
     assert cross_val_score(tl.BayesianTAN(), X, y, cv=2).shape == (2,)
     assert clone(tl.BayesianTAN(equivalent_sample_size=3.0)).get_params() == {
-        "equivalent_sample_size": 3.0}
+        "equivalent_sample_size": 3.0
+    }
     w = np.arange(len(X)) % 3
     a = tl.BayesianTAN().fit(X, y, sample_weight=w).predict_proba(X)
     b = tl.BayesianTAN().fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)]).predict_proba(X)
@@ -494,8 +522,11 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     gap.iloc[0, 0] = None
     with pytest.raises(tl.MissingValuesError, match="Outlook"):
         tl.BayesianTAN().fit(gap, y)
-    with pytest.raises(tl.TreelearnError, match=r"equivalent_sample_size == -1, must be a "
-                                                r"finite number > 0"):
+    with pytest.raises(
+        tl.TreelearnError,
+        match=r"equivalent_sample_size == -1, must be a "
+        r"finite number > 0",
+    ):
         tl.BayesianTAN(equivalent_sample_size=-1).fit(X, y)
     with pytest.raises(TypeError, match=r"no option 'ess'.*equivalent_sample_size"):
         tl.BayesianTAN(ess=1.0)
@@ -510,5 +541,6 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     np.testing.assert_allclose(np.exp(clf.class_log_prior_), (counts + 0.5) / (counts.sum() + 1))
     # the minimum expected loss decision, as every classifier's
     L = np.array([[0, 1], [10, 0]])
-    np.testing.assert_array_equal(clf.predict(X, loss=L),
-                                  clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)])
+    np.testing.assert_array_equal(
+        clf.predict(X, loss=L), clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)]
+    )

@@ -28,7 +28,9 @@ def index_positions(values, states) -> np.ndarray:
     values = np.asarray(values, dtype=object)
     found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
     for i in np.flatnonzero(found >= 0):
-        if isinstance(values[i], (bool, np.bool_)) != isinstance(lookup[found[i]], (bool, np.bool_)):
+        if isinstance(values[i], (bool, np.bool_)) != isinstance(
+            lookup[found[i]], (bool, np.bool_)
+        ):
             found[i] = -1
     return found
 
@@ -43,13 +45,28 @@ def outcome(fn, *args):
 
 scalars = st.one_of(
     st.sampled_from(["a", "b", "NORMAL", "", "1", "True", "nan"]),
-    st.integers(-3, 3), st.sampled_from([2**53, 2**53 + 1, 2**63]),
+    st.integers(-3, 3),
+    st.sampled_from([2**53, 2**53 + 1, 2**63]),
     st.sampled_from([0.0, -0.0, 1.0, 1.5, -2.0, float("inf"), float("nan"), 2.0**53]),
     st.builds(float, st.sampled_from(["nan", "-0.0", "1", "1.5"])),  # a new object each time
     st.booleans(),
-    st.sampled_from([np.int64(1), np.float64(1.0), np.float64("nan"), np.bool_(True),
-                     np.str_("a"), None, pd.NA, pd.Timestamp("2020-01-01"),
-                     datetime.date(2020, 1, 1), (1, "a"), (1.0, "a"), ("a",), 1 + 0j]),
+    st.sampled_from(
+        [
+            np.int64(1),
+            np.float64(1.0),
+            np.float64("nan"),
+            np.bool_(True),
+            np.str_("a"),
+            None,
+            pd.NA,
+            pd.Timestamp("2020-01-01"),
+            datetime.date(2020, 1, 1),
+            (1, "a"),
+            (1.0, "a"),
+            ("a",),
+            1 + 0j,
+        ]
+    ),
 )
 
 
@@ -62,8 +79,9 @@ def test_dict_lookup_matches_the_index(values, states):
         lookup = state_index(distinct)
     except Exception:  # pragma: no cover - building an object Index does not fail on these
         return
-    assert outcome(state_positions, values, distinct, lookup) == \
-        outcome(index_positions, values, distinct)
+    assert outcome(state_positions, values, distinct, lookup) == outcome(
+        index_positions, values, distinct
+    )
 
 
 def test_dict_lookup_matches_the_index_on_the_edge_cases():
@@ -97,20 +115,32 @@ def test_factorize_bool_columns(flags):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "é", "HIGH"])),
-                         max_size=12), min_size=1, max_size=3))
+@given(
+    st.lists(
+        st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "é", "HIGH"])), max_size=12),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_factorize_text_columns(parts):
     # several Arrow chunks (as a CSV chunk's columns are), missing values among them
     series = pd.concat([pd.Series(p, dtype="str") for p in parts], ignore_index=True)
     check_factorize(series)
 
 
-@pytest.mark.parametrize("series", [
-    pd.Series([1, 2, 1]), pd.Series([0.5, np.nan, 0.5]), pd.Series(["a", None, 1], dtype=object),
-    pd.Series(pd.Categorical(["b", "a", "b"])), pd.Series([True, None, False], dtype=object),
-    pd.Series(["x", None], dtype="string[python]"), pd.Series([], dtype=bool),
-    pd.Series([], dtype="str"),
-])
+@pytest.mark.parametrize(
+    "series",
+    [
+        pd.Series([1, 2, 1]),
+        pd.Series([0.5, np.nan, 0.5]),
+        pd.Series(["a", None, 1], dtype=object),
+        pd.Series(pd.Categorical(["b", "a", "b"])),
+        pd.Series([True, None, False], dtype=object),
+        pd.Series(["x", None], dtype="string[python]"),
+        pd.Series([], dtype=bool),
+        pd.Series([], dtype="str"),
+    ],
+)
 def test_factorize_other_columns_as_pandas(series):
     check_factorize(series)
 
@@ -126,15 +156,21 @@ def test_scans_with_the_same_distinct_values_merge_as_one_at_a_time():
     chunks: merge_all then keeps the first's) merged in one step and one at a time alike:
     floats seen once in one chunk and again in another, 0.0 in one and -0.0 in another,
     bools, text, integers; and a chunk that shows them in another order."""
+
     def frame(k: int) -> pd.DataFrame:
-        return pd.DataFrame({
-            "t": pd.Series(["a", "b", "a", None] if k < 3 else ["b", "a", None, "b"], dtype="str"),
-            "b": [True, False, True, True],
-            "i": [3, 1, 3, 1],
-            "f": [0.5, -0.0 if k % 2 else 0.0, 1.5, 1.5] if k < 3 else [1.5, 0.0, 0.5, 0.5],
-            "once": [0.25 + k % 2, 2.0, 2.0, np.nan],  # 0.25 seen once in chunks 0 and 2
-            "same": [0.25, 2.0, 2.0, np.nan],  # 0.25 once in every chunk: repeated
-        })
+        return pd.DataFrame(
+            {
+                "t": pd.Series(
+                    ["a", "b", "a", None] if k < 3 else ["b", "a", None, "b"], dtype="str"
+                ),
+                "b": [True, False, True, True],
+                "i": [3, 1, 3, 1],
+                "f": [0.5, -0.0 if k % 2 else 0.0, 1.5, 1.5] if k < 3 else [1.5, 0.0, 0.5, 0.5],
+                "once": [0.25 + k % 2, 2.0, 2.0, np.nan],  # 0.25 seen once in chunks 0 and 2
+                "same": [0.25, 2.0, 2.0, np.nan],  # 0.25 once in every chunk: repeated
+            }
+        )
+
     for n_parts in (3, 4):
         parts, grouped = compare_merges([frame(k) for k in range(n_parts)])
         assert all(s.repeats.dtype == np.uint8 for s in grouped.scans)
@@ -155,8 +191,13 @@ def compare_merges(frames: list) -> tuple:
         folded = folded.merge(p)
     grouped = stream.Scan.merge_all(parts)
     for a, b in zip(grouped.scans, folded.scans):
-        assert (a.kinds, a.dtype, a.value_kinds, a.nonfinite, a.hashed) == \
-            (b.kinds, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
+        assert (a.kinds, a.dtype, a.value_kinds, a.nonfinite, a.hashed) == (
+            b.kinds,
+            b.dtype,
+            b.value_kinds,
+            b.nonfinite,
+            b.hashed,
+        )
         assert (a.distinct is None) == (b.distinct is None)
         if a.distinct is not None:
             pd.testing.assert_series_equal(a.distinct, b.distinct, check_exact=True)
@@ -167,13 +208,26 @@ def compare_merges(frames: list) -> tuple:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(
-    st.lists(st.sampled_from(["a", "b", "c", "HIGH", None]), min_size=3, max_size=3),
-    st.lists(st.integers(-2, 3), min_size=3, max_size=3),
-    st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.5, float("inf"), float("nan")]), min_size=3,
-             max_size=3),
-    st.lists(st.booleans(), min_size=3, max_size=3),
-), min_size=3, max_size=9))
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["a", "b", "c", "HIGH", None]), min_size=3, max_size=3),
+            st.lists(st.integers(-2, 3), min_size=3, max_size=3),
+            st.lists(
+                st.sampled_from([0.0, -0.0, 0.5, 1.5, float("inf"), float("nan")]),
+                min_size=3,
+                max_size=3,
+            ),
+            st.lists(st.booleans(), min_size=3, max_size=3),
+        ),
+        min_size=3,
+        max_size=9,
+    )
+)
 def test_small_merges_equal_the_merges_one_at_a_time(chunks):
-    compare_merges([pd.DataFrame({"t": pd.Series(t, dtype="str"), "i": i, "f": f, "b": b})
-                    for t, i, f, b in chunks])
+    compare_merges(
+        [
+            pd.DataFrame({"t": pd.Series(t, dtype="str"), "i": i, "f": f, "b": b})
+            for t, i, f, b in chunks
+        ]
+    )

@@ -50,17 +50,23 @@ def test_the_one_feature_matching_rule(name):
     # an array by position
     np.testing.assert_allclose(clf.predict_proba(X.to_numpy()), expected, rtol=0, atol=1e-12)
     first = X.columns[0]
-    with pytest.raises(tl.FeatureMismatchError,
-                       match=re.escape(f"missing [{first!r}], unexpected []")):
+    with pytest.raises(
+        tl.FeatureMismatchError, match=re.escape(f"missing [{first!r}], unexpected []")
+    ):
         clf.predict(X.drop(columns=first))
     with pytest.raises(tl.FeatureMismatchError, match=r"missing \[\], unexpected \['extra'\]$"):
         clf.predict(X.assign(extra=X[first]))
-    with pytest.raises(tl.FeatureMismatchError, match=rf"unexpected \[{y.name!r}\]; "
-                                                      rf"{y.name!r} is the class: drop it"):
+    with pytest.raises(
+        tl.FeatureMismatchError,
+        match=rf"unexpected \[{y.name!r}\]; "
+        rf"{y.name!r} is the class: drop it",
+    ):
         clf.predict(pd.concat([X, y], axis=1))
     d = X.shape[1]
-    with pytest.raises(tl.FeatureMismatchError, match=f"X has {d - 1} features, but {name} is "
-                                                      f"expecting {d} features as input"):
+    with pytest.raises(
+        tl.FeatureMismatchError,
+        match=f"X has {d - 1} features, but {name} is expecting {d} features as input",
+    ):
         clf.predict(X.to_numpy()[:, 1:])
     with pytest.raises(tl.TreelearnError, match="Reshape your data"):
         clf.predict(X.to_numpy()[0])
@@ -81,18 +87,27 @@ def test_minimum_expected_loss_and_weighted_scores(name):
     w = np.arange(len(X)) % 3
     repeated = X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)]
     assert clf.log_likelihood(X, y, sample_weight=w) == pytest.approx(
-        clf.log_likelihood(*repeated), rel=1e-12)
-    np.testing.assert_array_equal(clf.log_likelihood(X, y, per_row=True, sample_weight=w),
-                                  clf.log_likelihood(X, y, per_row=True))
+        clf.log_likelihood(*repeated), rel=1e-12
+    )
+    np.testing.assert_array_equal(
+        clf.log_likelihood(X, y, per_row=True, sample_weight=w),
+        clf.log_likelihood(X, y, per_row=True),
+    )
     report = clf.score_report(X, y, sample_weight=w)
     assert report.n == w.sum() and report.n_parameters == clf.n_parameters > 0
 
 
-@pytest.mark.parametrize("make", [lambda: tl.GaussianClassifier("full"),
-                                  lambda: tl.GaussianClassifier("shared"),
-                                  lambda: tl.GaussianClassifier("diagonal"),
-                                  lambda: tl.GaussianClassifier("isotropic"),
-                                  lambda: tl.GaussianTAN(), lambda: tl.MixedNaiveBayes()])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.GaussianClassifier("full"),
+        lambda: tl.GaussianClassifier("shared"),
+        lambda: tl.GaussianClassifier("diagonal"),
+        lambda: tl.GaussianClassifier("isotropic"),
+        lambda: tl.GaussianTAN(),
+        lambda: tl.MixedNaiveBayes(),
+    ],
+)
 def test_a_value_far_from_every_class_gets_the_uniform_posterior_never_nan(make):
     X, y = load_iris(return_X_y=True)
     clf = make().fit(X, y)
@@ -115,8 +130,10 @@ def test_options_are_checked_once_in_one_wording():
         (tl.NaiveBayes(fit_prior="yes"), r"fit_prior == 'yes', must be True or False"),
         (tl.NaiveBayes(unseen="skip"), r"unseen == 'skip', must be one of 'error', 'ignore'"),
         (tl.NaiveBayes(prior="laplace"), r"prior == 'laplace', must be one of 'lidstone'"),
-        (tl.NaiveBayes(prior="bdeu", equivalent_sample_size=0),
-         r"equivalent_sample_size == 0, must be a finite number > 0"),
+        (
+            tl.NaiveBayes(prior="bdeu", equivalent_sample_size=0),
+            r"equivalent_sample_size == 0, must be a finite number > 0",
+        ),
         (tl.KDB(k=1.5), r"k == 1.5, must be an integer >= 0"),
         (tl.TAN(forest="mdl"), r"forest == 'mdl', must be None or one of 'bic', 'aic'"),
         (tl.AODE(min_count=-1), r"min_count == -1, must be a finite number >= 0"),
@@ -126,14 +143,21 @@ def test_options_are_checked_once_in_one_wording():
         with pytest.raises(tl.TreelearnError, match=message):
             clf.fit(X, y)
     # numpy scalars are numbers (bools never): the same classifier as with Python numbers
-    for numpy_made, plain in [(tl.NaiveBayes(alpha=np.float32(0.5)), tl.NaiveBayes(alpha=0.5)),
-                              (tl.KDB(k=np.int64(1), m=np.float64(2), prior="m-estimate"),
-                               tl.KDB(k=1, m=2.0, prior="m-estimate")),
-                              (tl.AODE(min_count=np.int32(3)), tl.AODE(min_count=3)),
-                              (tl.BayesianTAN(equivalent_sample_size=np.float32(2)),
-                               tl.BayesianTAN(equivalent_sample_size=2.0))]:
-        np.testing.assert_array_equal(numpy_made.fit(X, y).predict_proba(X),
-                                      plain.fit(X, y).predict_proba(X))
+    for numpy_made, plain in [
+        (tl.NaiveBayes(alpha=np.float32(0.5)), tl.NaiveBayes(alpha=0.5)),
+        (
+            tl.KDB(k=np.int64(1), m=np.float64(2), prior="m-estimate"),
+            tl.KDB(k=1, m=2.0, prior="m-estimate"),
+        ),
+        (tl.AODE(min_count=np.int32(3)), tl.AODE(min_count=3)),
+        (
+            tl.BayesianTAN(equivalent_sample_size=np.float32(2)),
+            tl.BayesianTAN(equivalent_sample_size=2.0),
+        ),
+    ]:
+        np.testing.assert_array_equal(
+            numpy_made.fit(X, y).predict_proba(X), plain.fit(X, y).predict_proba(X)
+        )
 
 
 @pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB"])
@@ -144,8 +168,9 @@ def test_prior_bdeu_uses_the_equivalent_sample_size(name):
     clf = getattr(tl, name)(prior="bdeu", equivalent_sample_size=s).fit(X, y)
     default = getattr(tl, name)(prior="bdeu").fit(X, y)
     models = list(clf.models_.values()) if name == "ChowLiuMultinet" else [clf.model_]
-    rows = ([df[df["either"] == label] for label in clf.models_] if name == "ChowLiuMultinet"
-            else [df])
+    rows = (
+        [df[df["either"] == label] for label in clf.models_] if name == "ChowLiuMultinet" else [df]
+    )
     checked = 0
     for model, data in zip(models, rows):
         for v in X.columns:
@@ -155,11 +180,15 @@ def test_prior_bdeu_uses_the_equivalent_sample_size(name):
             counts = data.groupby([*parents, v]).size() if parents else data[v].value_counts()
             for key, n in counts.items():
                 key = key if isinstance(key, tuple) else (key,)
-                total = (data.groupby(parents).size()[key[:-1] if len(key) > 2 else key[0]]
-                         if parents else len(data))
+                total = (
+                    data.groupby(parents).size()[key[:-1] if len(key) > 2 else key[0]]
+                    if parents
+                    else len(data)
+                )
                 index = tuple(model.states[u].index(k) for u, k in zip([*parents, v], key))
-                assert model.cpt(v)[index] == pytest.approx((n + s / (q * r)) / (total + s / q),
-                                                            rel=1e-12)
+                assert model.cpt(v)[index] == pytest.approx(
+                    (n + s / (q * r)) / (total + s / q), rel=1e-12
+                )
                 checked += 1
     assert checked > 20
     assert not np.allclose(clf.predict_proba(X), default.predict_proba(X))  # s matters
@@ -174,8 +203,12 @@ def test_aode_super_parents_are_the_observed_values_seen_min_count_times():
     for min_count in (1, 41, 250):
         clf = tl.AODE(min_count=min_count).fit(X, y)
         counts = {c: X[c].value_counts() for c in X.columns}  # N(x_i = a), by pandas
-        expected = np.array([[pd.notna(v) and counts[c].get(v, 0) >= min_count
-                              for c, v in row.items()] for _, row in test.iterrows()])
+        expected = np.array(
+            [
+                [pd.notna(v) and counts[c].get(v, 0) >= min_count for c, v in row.items()]
+                for _, row in test.iterrows()
+            ]
+        )
         np.testing.assert_array_equal(clf.super_parents(test), expected)
         assert expected.any() and not expected.all()
 

@@ -50,10 +50,16 @@ def cpts(clf) -> dict:
     if hasattr(clf, "model_"):
         return {v: clf.model_.cpt(v) for v in clf.model_.variables}
     if hasattr(clf, "arc_posterior_"):  # MANB: its averaged tables and arc posteriors
-        return {"arcs": clf.arc_posterior_, **{f"table {j}": t for j, t in
-                                               enumerate(clf.feature_log_prob_)}}
-    return {"pair": clf.log_pair_, "cond": clf.log_cond_, "nb": clf.log_nb_,
-            "value_count": clf.value_count_}
+        return {
+            "arcs": clf.arc_posterior_,
+            **{f"table {j}": t for j, t in enumerate(clf.feature_log_prob_)},
+        }
+    return {
+        "pair": clf.log_pair_,
+        "cond": clf.log_cond_,
+        "nb": clf.log_nb_,
+        "value_count": clf.value_count_,
+    }
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -65,16 +71,21 @@ def test_chunks_give_the_fit_on_all_rows(name, weighted):
     # uneven chunks; one holds a single class, so the classes are declared
     bounds = [0, 40, 41, 300, 420, 900]
     for lo, hi in itertools.pairwise(bounds):
-        clf.partial_fit(X.iloc[lo:hi], y.iloc[lo:hi], classes=["c", "a", "b"],
-                        sample_weight=None if w is None else w[lo:hi], states=states_of(X)
-                        if lo == 0 else None)
+        clf.partial_fit(
+            X.iloc[lo:hi],
+            y.iloc[lo:hi],
+            classes=["c", "a", "b"],
+            sample_weight=None if w is None else w[lo:hi],
+            states=states_of(X) if lo == 0 else None,
+        )
     ref = MODELS[name]().fit(X, y, sample_weight=w)
     assert clf.classes_.tolist() == ref.classes_.tolist() == ["a", "b", "c"]
     np.testing.assert_allclose(clf.class_count_, ref.class_count_, rtol=1e-12)
     np.testing.assert_allclose(clf.class_log_prior_, ref.class_log_prior_, rtol=0, atol=1e-12)
     if hasattr(ref, "model_"):  # the same structure, node by node
-        assert {v: clf.model_.parents(v) for v in ref.model_.variables} == \
-            {v: ref.model_.parents(v) for v in ref.model_.variables}
+        assert {v: clf.model_.parents(v) for v in ref.model_.variables} == {
+            v: ref.model_.parents(v) for v in ref.model_.variables
+        }
     got, want = cpts(clf), cpts(ref)
     assert got.keys() == want.keys()
     for key in want:
@@ -85,8 +96,11 @@ def test_chunks_give_the_fit_on_all_rows(name, weighted):
 def test_one_chunk_is_fit_and_arrays_chunk_by_position():
     X, y = chained(200, seed=3)
     A = X.fillna(-1).to_numpy()
-    clf = tl.KDB(k=2).partial_fit(A[:150], y[:150].to_numpy(), states={
-        f"x{j}": sorted(np.unique(A[:, j]).tolist()) for j in range(5)})
+    clf = tl.KDB(k=2).partial_fit(
+        A[:150],
+        y[:150].to_numpy(),
+        states={f"x{j}": sorted(np.unique(A[:, j]).tolist()) for j in range(5)},
+    )
     clf.partial_fit(A[150:], y[150:].to_numpy())
     ref = tl.KDB(k=2).fit(A, y.to_numpy())
     np.testing.assert_allclose(clf.predict_proba(A), ref.predict_proba(A), rtol=0, atol=1e-12)
@@ -111,15 +125,19 @@ def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
     refit.partial_fit(X.iloc[60:], y.iloc[60:])
     full = tl.TAN().fit(X, y)
     assert {v: full.model_.parents(v) for v in full.model_.variables} != tree
-    assert {v: refit.model_.parents(v) for v in full.model_.variables} == \
-        {v: full.model_.parents(v) for v in full.model_.variables}
+    assert {v: refit.model_.parents(v) for v in full.model_.variables} == {
+        v: full.model_.parents(v) for v in full.model_.variables
+    }
 
 
 def test_unseen_state_in_a_later_chunk_says_to_declare_it():
     X = pd.DataFrame({"f": ["u", "v", "u", "v"], "g": [0, 1, 1, 0]})
     clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1])
-    with pytest.raises(tl.UnseenStateError, match=r"'f' has value\(s\) 'w'.*first partial_fit "
-                                                   r"call.*states=\{column"):
+    with pytest.raises(
+        tl.UnseenStateError,
+        match=r"'f' has value\(s\) 'w'.*first partial_fit "
+        r"call.*states=\{column",
+    ):
         clf.partial_fit(pd.DataFrame({"f": ["w"], "g": [0]}), [0])
     # declared: the later chunk is fine, and equals the fit
     more = pd.DataFrame({"f": ["w", "u"], "g": [0, 1]})
@@ -155,8 +173,9 @@ def test_partial_fit_after_fit_goes_on_from_its_counts(name, tmp_path):
         clf = MODELS[name]().fit(X.iloc[:300], y.iloc[:300])
         clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)
         kept = MODELS[name]().fit(X.iloc[:300], y.iloc[:300])
-        assert {v: clf.model_.parents(v) for v in clf.model_.variables} == \
-            {v: kept.model_.parents(v) for v in kept.model_.variables}
+        assert {v: clf.model_.parents(v) for v in clf.model_.variables} == {
+            v: kept.model_.parents(v) for v in kept.model_.variables
+        }
         return
     ref = MODELS[name]().fit(X, y)
     for key, want in cpts(ref).items():
@@ -212,13 +231,14 @@ def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_pat
     for i, part in enumerate(parts):
         clf.partial_fit(X.iloc[part], y.iloc[part], states=states_of(X) if i == 0 else None)
         if i < 3:  # the eager definition: a fit on the rows so far, used between chunks
-            upto = np.concatenate(parts[:i + 1])
+            upto = np.concatenate(parts[: i + 1])
             want = MODELS[name]().fit(X.iloc[upto], y.iloc[upto])
             assert clf.class_count_.tolist() == want.class_count_.tolist()  # the header at once
             if i:  # deferred: the learned state is not there until used
                 assert "_deferred" in vars(clf) and not {"model_", "log_cond_"} & set(vars(clf))
-            np.testing.assert_allclose(clf.predict_proba(X), want.predict_proba(X), rtol=0,
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                clf.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-12
+            )
             assert "_deferred" not in vars(clf)
     ref = MODELS[name]().fit(X, y)
     copy = pickle.loads(pickle.dumps(clf))  # a deferred learn travels with the estimator
@@ -229,8 +249,9 @@ def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_pat
     path = tmp_path / "clf.json"
     clf.save(path)
     twice = MODELS[name]().fit(pd.concat([X, X.iloc[:10]]), pd.concat([y, y.iloc[:10]]))
-    np.testing.assert_allclose(tl.load(path).predict_proba(X), twice.predict_proba(X), rtol=0,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        tl.load(path).predict_proba(X), twice.predict_proba(X), rtol=0, atol=1e-12
+    )
     with pytest.raises(AttributeError, match="no attribute 'nothing_'"):
         clf.nothing_  # noqa: B018
 
@@ -243,10 +264,14 @@ def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
     clf.partial_fit(X.iloc[40:300], y.iloc[40:300])  # deferred
     clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)
     tree = tl.TAN().fit(X.iloc[:300], y.iloc[:300])
-    assert {v: clf.model_.parents(v) for v in clf.model_.variables} == \
-        {v: tree.model_.parents(v) for v in tree.model_.variables}
-    want = build_model(tree.model_.graph.copy(), count_by_class(X, y, states=states_of(X)),
-                       LearningSettings(method="tan", alpha=1.0))
+    assert {v: clf.model_.parents(v) for v in clf.model_.variables} == {
+        v: tree.model_.parents(v) for v in tree.model_.variables
+    }
+    want = build_model(
+        tree.model_.graph.copy(),
+        count_by_class(X, y, states=states_of(X)),
+        LearningSettings(method="tan", alpha=1.0),
+    )
     for v in X.columns:
         np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
 

@@ -75,7 +75,9 @@ def sample_nb(prior, cpts, n: int, rng) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def nb_true_posterior(prior, cpts, X: pd.DataFrame) -> np.ndarray:
-    log = np.log(prior)[None, :] + sum(np.log(t[:, X[f"f{j}"].to_numpy()]).T for j, t in enumerate(cpts))
+    log = np.log(prior)[None, :] + sum(
+        np.log(t[:, X[f"f{j}"].to_numpy()]).T for j, t in enumerate(cpts)
+    )
     log -= log.max(axis=1, keepdims=True)
     p = np.exp(log)
     return p / p.sum(axis=1, keepdims=True)
@@ -121,10 +123,13 @@ def test_naive_bayes_equals_categorical_nb(alpha):
     np.testing.assert_allclose(
         clf.predict_joint_log_proba(X_test),
         cnb.predict_joint_log_proba(enc.transform(X_test).astype(int)),
-        rtol=1e-12, atol=1e-10,
+        rtol=1e-12,
+        atol=1e-10,
     )
     assert list(clf.classes_) == list(cnb.classes_)
-    np.testing.assert_array_equal(clf.predict(X_test), cnb.predict(enc.transform(X_test).astype(int)))
+    np.testing.assert_array_equal(
+        clf.predict(X_test), cnb.predict(enc.transform(X_test).astype(int))
+    )
 
 
 @pytest.mark.parametrize("kwargs", [{"fit_prior": False}, {"class_prior": [0.2, 0.3, 0.5]}])
@@ -150,7 +155,9 @@ def test_playtennis_maximum_likelihood_numbers():
     wind = m.cpt("Wind")  # [class, Wind]; Wind states sorted: Strong, Weak
     assert m.states["Wind"] == ["Strong", "Weak"]
     assert wind[1, 0] == pytest.approx(3 / 9) and wind[0, 0] == pytest.approx(3 / 5)
-    query = pd.DataFrame([{"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}])
+    query = pd.DataFrame(
+        [{"Outlook": "Sunny", "Temperature": "Cool", "Humidity": "High", "Wind": "Strong"}]
+    )
     scores = np.exp(clf.predict_joint_log_proba(query))[0]
     # Mitchell's counts: P(yes) 9/14, P(sunny|yes) 2/9, P(cool|yes) 3/9, P(high|yes) 3/9, P(strong|yes) 3/9
     yes = Fraction(9, 14) * Fraction(2, 9) * Fraction(3, 9) * Fraction(3, 9) * Fraction(3, 9)
@@ -164,7 +171,9 @@ def test_playtennis_maximum_likelihood_numbers():
 def test_naive_bayes_structure_is_the_star_and_model_exports():
     df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
     clf = tl.NaiveBayes().fit(df.drop(columns="PlayTennis"), df["PlayTennis"])
-    assert set(clf.model_.graph.edges) == {("PlayTennis", f) for f in ["Outlook", "Temperature", "Humidity", "Wind"]}
+    assert set(clf.model_.graph.edges) == {
+        ("PlayTennis", f) for f in ["Outlook", "Temperature", "Humidity", "Wind"]
+    }
     assert clf.model_.to_pgmpy().check_model()
     assert clf.class_name_ == "PlayTennis"
     assert clf.n_features_in_ == 4
@@ -246,12 +255,16 @@ def test_multinet_posterior_is_bayes_rule_over_the_class_trees(tan_data):
     _, X, y = tan_data
     clf = tl.ChowLiuMultinet().fit(X.iloc[:500], y.iloc[:500])
     X_test = X.iloc[500:600]
-    log_joint = np.column_stack([
-        np.log(np.mean(y.iloc[:500] == c)) + clf.models_[c].log_likelihood(X_test, per_row=True)
-        for c in clf.classes_
-    ])
+    log_joint = np.column_stack(
+        [
+            np.log(np.mean(y.iloc[:500] == c)) + clf.models_[c].log_likelihood(X_test, per_row=True)
+            for c in clf.classes_
+        ]
+    )
     post = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(clf.predict_proba(X_test), post / post.sum(axis=1, keepdims=True), atol=1e-12)
+    np.testing.assert_allclose(
+        clf.predict_proba(X_test), post / post.sum(axis=1, keepdims=True), atol=1e-12
+    )
 
 
 # ---------------------------------------------------------------- missing values
@@ -327,22 +340,33 @@ def test_gridsearch_tan_inside_a_pipeline_and_cross_val_score():
     from sklearn.datasets import load_iris
 
     X, y = load_iris(return_X_y=True)
-    pipe = Pipeline([
-        ("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
-        ("search", GridSearchCV(tl.TAN(unseen="ignore"), {"alpha": [0.1, 1.0]}, cv=3)),
-    ])
+    pipe = Pipeline(
+        [
+            ("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
+            ("search", GridSearchCV(tl.TAN(unseen="ignore"), {"alpha": [0.1, 1.0]}, cv=3)),
+        ]
+    )
     pipe.fit(X, y)
     assert pipe.named_steps["search"].best_params_["alpha"] in (0.1, 1.0)
     assert pipe.score(X, y) > 0.85
     outer = GridSearchCV(
-        Pipeline([("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
-                  ("clf", tl.NaiveBayes(unseen="ignore"))]),
-        {"clf__alpha": [0.1, 1.0]}, cv=3,
+        Pipeline(
+            [
+                ("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
+                ("clf", tl.NaiveBayes(unseen="ignore")),
+            ]
+        ),
+        {"clf__alpha": [0.1, 1.0]},
+        cv=3,
     ).fit(X, y)
     assert outer.best_score_ > 0.8
     for C in CLASSIFIERS:
-        pipe = Pipeline([("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
-                         ("clf", C(unseen="ignore"))])
+        pipe = Pipeline(
+            [
+                ("bins", KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform")),
+                ("clf", C(unseen="ignore")),
+            ]
+        )
         assert cross_val_score(pipe, X, y, cv=5).mean() > 0.8
 
 
@@ -366,7 +390,9 @@ def test_numpy_arrays_are_named_x0_x1():
     clf = tl.TAN().fit(X, y)
     assert list(clf.feature_names_in_) == ["x0", "x1"]
     assert clf.class_name_ == "class"
-    np.testing.assert_allclose(clf.predict_proba(X), clf.predict_proba(pd.DataFrame(X, columns=["x0", "x1"])))
+    np.testing.assert_allclose(
+        clf.predict_proba(X), clf.predict_proba(pd.DataFrame(X, columns=["x0", "x1"]))
+    )
 
 
 # ---------------------------------------------------------------- many features
@@ -375,7 +401,9 @@ def test_no_underflow_with_1000_features():
     n, d = 300, 1000
     y = rng.integers(0, 3, size=n)
     X = pd.DataFrame(
-        np.where(rng.random((n, d)) < 0.7, (y[:, None] + np.arange(d)) % 2, rng.integers(0, 2, (n, d))),
+        np.where(
+            rng.random((n, d)) < 0.7, (y[:, None] + np.arange(d)) % 2, rng.integers(0, 2, (n, d))
+        ),
         columns=[f"f{j}" for j in range(d)],
     )
     clf = tl.NaiveBayes().fit(X, y)
@@ -392,7 +420,9 @@ def test_no_underflow_with_1000_features():
     assert np.isfinite(got).all() and expected.min() < -500  # far beyond exp underflow range
     np.testing.assert_allclose(got, expected, rtol=1e-10)
     log_post = clf.predict_log_proba(test)
-    np.testing.assert_allclose(log_post, expected - np.logaddexp.reduce(expected, axis=1)[:, None], atol=1e-8)
+    np.testing.assert_allclose(
+        log_post, expected - np.logaddexp.reduce(expected, axis=1)[:, None], atol=1e-8
+    )
     assert np.isfinite(log_post).all()
 
 
@@ -401,7 +431,9 @@ def test_tan_posterior_stays_finite_when_the_classes_differ_by_over_745_nats():
     n, d = 3000, 450  # enough rows that the rare (class, parent) cells are well estimated
     y = rng.integers(0, 2, size=n)
     X = pd.DataFrame(
-        np.where(rng.random((n, d)) < 0.95, (y[:, None] + np.arange(d)) % 2, rng.integers(0, 2, (n, d))),
+        np.where(
+            rng.random((n, d)) < 0.95, (y[:, None] + np.arange(d)) % 2, rng.integers(0, 2, (n, d))
+        ),
         columns=[f"f{j}" for j in range(d)],
     )
     tan = tl.TAN().fit(X, y)
@@ -411,7 +443,9 @@ def test_tan_posterior_stays_finite_when_the_classes_differ_by_over_745_nats():
     assert np.isfinite(joint).all()
     assert (joint.max(axis=1) - joint.min(axis=1)).min() > 745  # exp() of the gap underflows
     log_post = tan.predict_log_proba(test)
-    np.testing.assert_allclose(log_post, joint - np.logaddexp.reduce(joint, axis=1)[:, None], atol=1e-8)
+    np.testing.assert_allclose(
+        log_post, joint - np.logaddexp.reduce(joint, axis=1)[:, None], atol=1e-8
+    )
     np.testing.assert_array_equal(tan.predict(test), y[:10])
 
 
@@ -446,7 +480,9 @@ def test_loss_dataframe_labelled_by_bool_classes():
 def test_rank_features_by_mutual_information_with_the_class():
     X, y = _categorical_nb_frame(300, np.random.default_rng(6))
     ranking = tl.rank_features(X, y)
-    expected = pd.Series({c: mutual_info_score(X[c], y) for c in X.columns}).sort_values(ascending=False)
+    expected = pd.Series({c: mutual_info_score(X[c], y) for c in X.columns}).sort_values(
+        ascending=False
+    )
     assert list(ranking.index) == list(expected.index)
     np.testing.assert_allclose(ranking.to_numpy(), expected.to_numpy(), atol=1e-12)
 
@@ -457,6 +493,7 @@ def test_save_load_round_trip(C, tmp_path, tan_data):
     _, X, y = tan_data
     clf = C(alpha=0.5, class_prior=[0.2, 0.3, 0.5]).fit(X.iloc[:500], y.iloc[:500])
     from treelearn import _io as tl_io
+
     again = C.from_dict(clf.to_dict())
     path = tmp_path / "clf.json"
     tl_io.save(clf, path)
@@ -465,7 +502,9 @@ def test_save_load_round_trip(C, tmp_path, tan_data):
         assert list(other.classes_) == list(clf.classes_)
         assert list(other.feature_names_in_) == list(clf.feature_names_in_)
         np.testing.assert_array_equal(other.class_log_prior_, clf.class_log_prior_)
-        np.testing.assert_array_equal(other.predict_proba(X.iloc[500:700]), clf.predict_proba(X.iloc[500:700]))
+        np.testing.assert_array_equal(
+            other.predict_proba(X.iloc[500:700]), clf.predict_proba(X.iloc[500:700])
+        )
         if C is tl.ChowLiuMultinet:
             assert all(other.models_[c] == clf.models_[c] for c in clf.classes_)
         else:
@@ -482,7 +521,10 @@ def test_categorical_class_with_unsorted_and_unused_categories(tmp_path):
     # every row sampled from the fitted network keeps the pairing of the training data
     for model in (clf.model_, tl.load(tmp_path / "clf.json").model_):
         sample = model.sample(200, random_state=0)
-        assert set(zip(sample["a"].astype(str), sample["y"].astype(str))) == {("p", "z"), ("q", "m")}
+        assert set(zip(sample["a"].astype(str), sample["y"].astype(str))) == {
+            ("p", "z"),
+            ("q", "m"),
+        }
         assert model.query(["y"]).to_dict() == pytest.approx({"m": 0.25, "z": 0.75})
 
 
@@ -493,14 +535,18 @@ def test_tuple_labels_and_feature_names_survive_save_and_load(C, tmp_path):
     y = pd.Series([(1, "t"), (2, "t"), (1, "t"), (2, "t"), (2, "t")], dtype=object)
     clf = C(alpha=1).fit(X, y)
     assert clf.feature_names_in_.tolist() == [("b", 1), ("c", 2)]
-    plain = C(alpha=1).fit(X.set_axis(["b", "c"], axis=1), y.map({(1, "t"): "one", (2, "t"): "two"}))
+    plain = C(alpha=1).fit(
+        X.set_axis(["b", "c"], axis=1), y.map({(1, "t"): "one", (2, "t"): "two"})
+    )
     path = tmp_path / "clf.json"
     clf.save(path)
     again = tl.load(path)
     assert again.classes_.shape == (2,)
     assert again.feature_names_in_.tolist() == [("b", 1), ("c", 2)]
     assert again.predict(X).tolist() == [(1, "t"), (2, "t"), (1, "t"), (2, "t"), (2, "t")]
-    np.testing.assert_allclose(again.predict_proba(X), plain.predict_proba(X.set_axis(["b", "c"], axis=1)))
+    np.testing.assert_allclose(
+        again.predict_proba(X), plain.predict_proba(X.set_axis(["b", "c"], axis=1))
+    )
 
 
 # ---------------------------------------------------------------- bad input
@@ -604,8 +650,9 @@ def test_zero_probability_rows_warn_and_get_a_uniform_posterior():
 def test_m_estimate_cpts_for_every_classifier():
     """CPTs under prior="m-estimate" are (N + m / k) / (N_parents + m), counted here by pandas."""
     rng = np.random.default_rng(31)
-    df = pd.DataFrame({"a": rng.integers(0, 3, 300), "b": rng.integers(0, 2, 300),
-                       "c": rng.integers(0, 4, 300)})
+    df = pd.DataFrame(
+        {"a": rng.integers(0, 3, 300), "b": rng.integers(0, 2, 300), "c": rng.integers(0, 4, 300)}
+    )
     df["y"] = np.where((df["a"] + df["b"] + rng.integers(0, 2, 300)) % 2 == 0, "u", "v")
     X, y, m = df[["a", "b", "c"]], df["y"], 2.5
 
@@ -613,8 +660,10 @@ def test_m_estimate_cpts_for_every_classifier():
         k = df[child].nunique()  # the states of the whole training set
         joint = frame.groupby(parents + [child]).size()
         totals = frame.groupby(parents).size()
-        return {key: (n + m / k) / (totals[key[:-1] if len(key) > 2 else key[0]] + m)
-                for key, n in joint.items()}
+        return {
+            key: (n + m / k) / (totals[key[:-1] if len(key) > 2 else key[0]] + m)
+            for key, n in joint.items()
+        }
 
     for clf in (tl.NaiveBayes(prior="m-estimate", m=m), tl.TAN(prior="m-estimate", m=m)):
         model = clf.fit(X, y).model_
@@ -632,7 +681,8 @@ def test_m_estimate_cpts_for_every_classifier():
                 k = df[v].nunique()
                 for s, n in rows[v].value_counts().items():
                     assert tree.cpt(v)[tree.states[v].index(s)] == pytest.approx(
-                        (n + m / k) / (len(rows) + m), rel=1e-12)
+                        (n + m / k) / (len(rows) + m), rel=1e-12
+                    )
                 continue
             for key, expected in m_estimate(rows, parents, v).items():
                 index = tuple(tree.states[u].index(s) for u, s in zip(parents + [v], key))

@@ -71,7 +71,10 @@ def brute_log_density(model: tl.CLGTreeModel, row: dict) -> float:
     values = np.array([row[model.continuous[j]] for j in seen])
     terms = []
     for combo in itertools.product(*[dm.states[v] for v in free]):
-        assignment = {**{v: row[v] for v in dm.variables if v not in free}, **dict(zip(free, combo))}
+        assignment = {
+            **{v: row[v] for v in dm.variables if v not in free},
+            **dict(zip(free, combo)),
+        }
         log_p, mean, cov = joint_parts(model, assignment)
         if seen:
             log_p += stats.multivariate_normal(mean[seen], cov[np.ix_(seen, seen)]).logpdf(values)
@@ -112,13 +115,16 @@ def test_discrete_posterior_equals_brute_force():
     joint = [math.exp(brute_log_density(model, {**evidence, "g": s})) for s in [0, 1, 2]]
     np.testing.assert_allclose(got.to_numpy(), np.array(joint) / sum(joint), rtol=1e-10)
     # the row's own cell is ignored by posterior(): the same numbers from a full row
-    row = pd.DataFrame({"g": [2], "h": pd.array([None], dtype="Int64"), "x": [np.nan],
-                        "y": [2.5], "z": [-0.4]})
+    row = pd.DataFrame(
+        {"g": [2], "h": pd.array([None], dtype="Int64"), "x": [np.nan], "y": [2.5], "z": [-0.4]}
+    )
     np.testing.assert_allclose(model.posterior(row, "g").to_numpy()[0], got.to_numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("target, evidence", [("x", {"y": 1.0, "h": 1}), ("y", {"g": 2}),
-                                              ("y", {"z": 0.3}), ("z", {"x": 2.0, "y": 1.0})])
+@pytest.mark.parametrize(
+    "target, evidence",
+    [("x", {"y": 1.0, "h": 1}), ("y", {"g": 2}), ("y", {"z": 0.3}), ("z", {"x": 2.0, "y": 1.0})],
+)
 def test_continuous_posterior_is_the_brute_force_conditional_density(target, evidence):
     df = mixed_frame()
     model = tl.chow_liu(df, numeric="auto")
@@ -168,7 +174,7 @@ def ml_family_log_likelihood(df: pd.DataFrame, child, parent, continuous) -> flo
         return total
     slope, intercept = np.polyfit(df[parent].to_numpy(), x, 1)
     resid = x - intercept - slope * df[parent].to_numpy()
-    return float(-n / 2 * (math.log(2 * math.pi * (resid ** 2).mean()) + 1))
+    return float(-n / 2 * (math.log(2 * math.pi * (resid**2).mean()) + 1))
 
 
 def family_parameters(df: pd.DataFrame, child, parent, continuous) -> int:
@@ -208,8 +214,11 @@ def best_by_brute_force(df: pd.DataFrame, continuous, penalty: float = 0.0):
             if D is None:
                 continue
             parent = {v: next(iter(D.predecessors(v)), None) for v in cols}
-            score = sum(ml_family_log_likelihood(df, v, parent[v], continuous)
-                        - penalty * family_parameters(df, v, parent[v], continuous) for v in cols)
+            score = sum(
+                ml_family_log_likelihood(df, v, parent[v], continuous)
+                - penalty * family_parameters(df, v, parent[v], continuous)
+                for v in cols
+            )
             if score > best_score + 1e-9:
                 best, best_score = F, score
     return best, best_score
@@ -244,7 +253,7 @@ def test_bic_forest_is_the_best_penalised_clg_forest():
     a = rng.integers(0, 2, n)
     b = np.where(rng.random(n) < 0.8, a, 1 - a)
     x = rng.normal(0.4 * a, 1.0)  # weak: the penalty decides
-    y = rng.normal(size=n)        # independent of everything
+    y = rng.normal(size=n)  # independent of everything
     df = pd.DataFrame({"a": a, "b": b, "x": x, "y": y})
     best, score = best_by_brute_force(df, {"x", "y"}, penalty=0.5 * math.log(n))
     model = tl.chow_liu(df, alpha=0, forest="bic", numeric="auto")
@@ -278,29 +287,49 @@ def test_discrete_gaussian_weight_is_the_likelihood_gain_by_integration():
     mean = p @ m[:, 0]
     s2 = p @ (v[:, 0] + (m[:, 0] - mean) ** 2)
     comps = [stats.norm(m[a, 0], math.sqrt(v[a, 0])) for a in range(3)]
-    gain = sum(p[a] * integrate.quad(lambda t, a=a: comps[a].pdf(t) * (
-        comps[a].logpdf(t) - stats.norm(mean, math.sqrt(s2)).logpdf(t)), -40, 40)[0]
-        for a in range(3))
+    gain = sum(
+        p[a]
+        * integrate.quad(
+            lambda t, a=a: (
+                comps[a].pdf(t) * (comps[a].logpdf(t) - stats.norm(mean, math.sqrt(s2)).logpdf(t))
+            ),
+            -40,
+            40,
+        )[0]
+        for a in range(3)
+    )
     assert got == pytest.approx(gain, abs=1e-9)
 
     def mix(t):
         return sum(p[a] * comps[a].pdf(t) for a in range(3))
 
-    true_mi = sum(p[a] * integrate.quad(lambda t, a=a: comps[a].pdf(t) * math.log(
-        comps[a].pdf(t) / mix(t)) if comps[a].pdf(t) > 0 else 0.0, -40, 40)[0] for a in range(3))
+    true_mi = sum(
+        p[a]
+        * integrate.quad(
+            lambda t, a=a: (
+                comps[a].pdf(t) * math.log(comps[a].pdf(t) / mix(t)) if comps[a].pdf(t) > 0 else 0.0
+            ),
+            -40,
+            40,
+        )[0]
+        for a in range(3)
+    )
     assert 0 < true_mi < got
 
 
 def test_gaussian_weight_is_the_bivariate_normal_mi_by_integration():
     df = mixed_frame(800)
     rho = np.corrcoef(df["x"], df["y"])[0, 1]
-    pairs = mixed_pair_statistics(np.zeros((len(df), 0), dtype=np.int64), np.array([], int),
-                                  df[["x", "y"]].to_numpy())
+    pairs = mixed_pair_statistics(
+        np.zeros((len(df), 0), dtype=np.int64), np.array([], int), df[["x", "y"]].to_numpy()
+    )
     got = pairs.continuous_information()[0, 1]
     joint = stats.multivariate_normal([0, 0], [[1, rho], [rho, 1]])
 
     def f(u, t):
-        return joint.pdf([t, u]) * (joint.logpdf([t, u]) - stats.norm.logpdf(t) - stats.norm.logpdf(u))
+        return joint.pdf([t, u]) * (
+            joint.logpdf([t, u]) - stats.norm.logpdf(t) - stats.norm.logpdf(u)
+        )
 
     mi, _ = integrate.dblquad(f, -7, 7, -7, 7, epsabs=1e-8)
     assert got == pytest.approx(mi, abs=1e-6)
@@ -311,8 +340,10 @@ def test_weights_equal_the_per_row_gain_of_the_fitted_families():
     model = tl.chow_liu(df, alpha=0, numeric="auto")
     n = len(df)
     for u, v, attrs in model.graph.edges(data=True):
-        gain = (ml_family_log_likelihood(df, v, u, set(model.continuous))
-                - ml_family_log_likelihood(df, v, None, set(model.continuous))) / n
+        gain = (
+            ml_family_log_likelihood(df, v, u, set(model.continuous))
+            - ml_family_log_likelihood(df, v, None, set(model.continuous))
+        ) / n
         assert attrs["weight"] == pytest.approx(gain, rel=1e-9, abs=1e-12)
 
 
@@ -349,12 +380,16 @@ def test_save_and_load_round_trip_and_checked_fields(tmp_path):
     bad = {**d, "continuous": [{**d["continuous"][0], "variance": -1.0}] + d["continuous"][1:]}
     key = "variance" if "variance" in d["continuous"][0] else "variances"
     if key == "variances":
-        bad["continuous"][0] = {**d["continuous"][0], "variances": [-1.0] * len(
-            d["continuous"][0]["variances"])}
+        bad["continuous"][0] = {
+            **d["continuous"][0],
+            "variances": [-1.0] * len(d["continuous"][0]["variances"]),
+        }
     with pytest.raises(tl.InvalidModelError, match="must be > 0"):
         tl.CLGTreeModel.from_dict(bad)
-    wrong_parent = {**d, "continuous": [{**d["continuous"][0], "parent": "nope"}]
-                    + d["continuous"][1:]}
+    wrong_parent = {
+        **d,
+        "continuous": [{**d["continuous"][0], "parent": "nope"}] + d["continuous"][1:],
+    }
     with pytest.raises(tl.InvalidModelError, match="differs from the edges"):
         tl.CLGTreeModel.from_dict(wrong_parent)
     flipped = {**d, "edges": [[v, u, w] for u, v, w in d["edges"]]}
@@ -405,16 +440,22 @@ def test_missing_pairwise_and_drop():
         tl.chow_liu(holes, missing="em", numeric="auto")
 
 
-@pytest.mark.parametrize("change, column, match", [
-    (lambda d: d.assign(c=1.5), "c", "single value"),
-    (lambda d: d.assign(x=d["x"].where(d.index != 7, np.inf)), "x", "infinite"),
-    (lambda d: d.assign(e=np.nan), "e", "no observed value"),
-])
+@pytest.mark.parametrize(
+    "change, column, match",
+    [
+        (lambda d: d.assign(c=1.5), "c", "single value"),
+        (lambda d: d.assign(x=d["x"].where(d.index != 7, np.inf)), "x", "infinite"),
+        (lambda d: d.assign(e=np.nan), "e", "no observed value"),
+    ],
+)
 def test_bad_continuous_columns_are_named(change, column, match):
     df = change(mixed_frame())
     with pytest.raises(tl.TreelearnError, match=match) as info:
-        tl.chow_liu(df, numeric=[c for c in ["x", "y", "z", "c", "e"] if c in df.columns],
-                    missing="pairwise")
+        tl.chow_liu(
+            df,
+            numeric=[c for c in ["x", "y", "z", "c", "e"] if c in df.columns],
+            missing="pairwise",
+        )
     assert repr(column) in str(info.value)
 
 
@@ -439,11 +480,13 @@ def test_mixed_tan_on_numbers_is_gaussian_tan():
     ours = tl.MixedTAN(var_smoothing=0.0).fit(X, y)
     theirs = tl.GaussianTAN().fit(X, y)
     assert undirected(ours.feature_tree_) == undirected(theirs.feature_tree_)
-    np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-9
+    )
     holes = X.mask(np.random.default_rng(0).random(X.shape) < 0.2)
-    np.testing.assert_allclose(ours.predict_joint_log_proba(holes),
-                               theirs.predict_joint_log_proba(holes), rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(holes), theirs.predict_joint_log_proba(holes), rtol=1e-9
+    )
 
 
 def test_mixed_tan_on_categories_is_tan():
@@ -451,8 +494,11 @@ def test_mixed_tan_on_categories_is_tan():
     X, y = asia.drop(columns="either"), asia["either"]
     ours = tl.MixedTAN().fit(X, y)
     theirs = tl.TAN().fit(X, y)
-    np.testing.assert_allclose(ours.predict_joint_log_proba(X.iloc[:300]),
-                               theirs.predict_joint_log_proba(X.iloc[:300]), rtol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(X.iloc[:300]),
+        theirs.predict_joint_log_proba(X.iloc[:300]),
+        rtol=1e-10,
+    )
 
 
 def class_conditional_best_tree(X: pd.DataFrame, y: np.ndarray, continuous: set):
@@ -469,8 +515,11 @@ def class_conditional_best_tree(X: pd.DataFrame, y: np.ndarray, continuous: set)
         if D is None:
             continue
         parent = {v: next(iter(D.predecessors(v)), None) for v in cols}
-        score = sum(ml_family_log_likelihood(X[y == c], v, parent[v], continuous)
-                    for c in np.unique(y) for v in cols)
+        score = sum(
+            ml_family_log_likelihood(X[y == c], v, parent[v], continuous)
+            for c in np.unique(y)
+            for v in cols
+        )
         if score > best_score + 1e-9:
             best, best_score = F, score
     return best
@@ -487,7 +536,9 @@ def test_mixed_tan_tree_is_the_best_class_conditional_clg_tree(seed):
     z = rng.normal(0.5 * x * (1 + y), 1.0)
     X = pd.DataFrame({"a": a, "b": b, "x": x, "z": z})
     clf = tl.MixedTAN(alpha=0, var_smoothing=0.0).fit(X, y)
-    assert undirected(clf.feature_tree_) == undirected(class_conditional_best_tree(X, y, {"x", "z"}))
+    assert undirected(clf.feature_tree_) == undirected(
+        class_conditional_best_tree(X, y, {"x", "z"})
+    )
     for v in clf.categorical_features_:
         assert all(p in clf.categorical_features_ for p in clf.feature_tree_.predecessors(v))
 
@@ -518,8 +569,9 @@ def test_a_table_of_numbers_is_the_gaussian_chow_liu_tree():
     model = tl.chow_liu(df, numeric="auto")
     gauss = tl.gaussian_chow_liu(df)
     assert undirected(model.graph) == undirected(gauss.graph) and model.discrete == []
-    np.testing.assert_allclose(model.score_samples(df), gauss.log_likelihood(df, per_row=True),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        model.score_samples(df), gauss.log_likelihood(df, per_row=True), rtol=1e-10
+    )
 
 
 def test_engine_takes_one_likelihood_per_row():
@@ -535,15 +587,25 @@ def test_engine_takes_one_likelihood_per_row():
     prior_g, cpt_h = model.cpt("g"), model.cpt("h")
     want = []
     for r, (cg, ch) in enumerate(codes):
-        total = sum(prior_g[a] * cpt_h[a, b] * likelihood[r, a]
-                    for a in range(3) for b in range(2)
-                    if (cg < 0 or cg == a) and (ch < 0 or ch == b))
+        total = sum(
+            prior_g[a] * cpt_h[a, b] * likelihood[r, a]
+            for a in range(3)
+            for b in range(2)
+            if (cg < 0 or cg == a) and (ch < 0 or ch == b)
+        )
         want.append(math.log(total))
     np.testing.assert_allclose(got, want, rtol=1e-12)
     marg = engine.marginals_codes(codes, {0: likelihood})[0]
     for r, (cg, ch) in enumerate(codes):
-        w = np.array([prior_g[a] * likelihood[r, a] * (cpt_h[a, ch] if ch >= 0 else 1.0)
-                      * (1.0 if cg < 0 or cg == a else 0.0) for a in range(3)])
+        w = np.array(
+            [
+                prior_g[a]
+                * likelihood[r, a]
+                * (cpt_h[a, ch] if ch >= 0 else 1.0)
+                * (1.0 if cg < 0 or cg == a else 0.0)
+                for a in range(3)
+            ]
+        )
         np.testing.assert_allclose(marg[r], w / w.sum(), rtol=1e-12)
 
 

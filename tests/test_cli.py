@@ -16,7 +16,9 @@ import pytest
 
 import treelearn as tl
 
-pytestmark = pytest.mark.slow  # the installed `treelearn` command in subprocesses: the second CI job (pytest -m slow)
+pytestmark = (
+    pytest.mark.slow
+)  # the installed `treelearn` command in subprocesses: the second CI job (pytest -m slow)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -350,8 +352,14 @@ def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
         assert float(line.split()[-1]) == pytest.approx(p1 / (p1 + p2), abs=1e-6)
     # score: the unlabelled row counts with its class summed out. By hand, p(a|c), p(flag|c):
     # c=1: x .6, y .4, True .4, False .6; c=2: x 1/4, y 3/4, True .5, False .5
-    rows = [3 / 5 * .6 * .4, 2 / 5 * .75 * .5, 3 / 5 * .6 * .4 + 2 / 5 * .25 * .5,
-            2 / 5 * .75 * .5, 3 / 5 * .6 * .6, 3 / 5 * .4 * .6]
+    rows = [
+        3 / 5 * 0.6 * 0.4,
+        2 / 5 * 0.75 * 0.5,
+        3 / 5 * 0.6 * 0.4 + 2 / 5 * 0.25 * 0.5,
+        2 / 5 * 0.75 * 0.5,
+        3 / 5 * 0.6 * 0.6,
+        3 / 5 * 0.4 * 0.6,
+    ]
     assert main(["score", str(model), str(tmp_path / "gap.csv")]) == 0
     assert number(capsys.readouterr().out, "log-likelihood") == pytest.approx(
         sum(np.log(rows)), abs=1e-6
@@ -502,20 +510,44 @@ def test_learn_kdb_aode_forests_and_constraints(asia, tmp_path, capsys):
         args = ["learn", ASIA, "--method", method, "--class", "either", "-o", str(path)]
         assert main(args + (["--k", "1"] if method == "kdb" else [])) == 0
         saved = tl.load(path)
-        np.testing.assert_allclose(saved.predict_proba(X.head(200)),
-                                   ref.fit(X, y).predict_proba(X.head(200)), rtol=1e-12)
+        np.testing.assert_allclose(
+            saved.predict_proba(X.head(200)), ref.fit(X, y).predict_proba(X.head(200)), rtol=1e-12
+        )
     capsys.readouterr()
     path = tmp_path / "forest.json"
-    assert main(["learn", ASIA, "--forest", "bic", "--blacklist", "smoke:lung", "bronc:smoke",
-                 "--whitelist", "asia:tub", "-o", str(path)]) == 0
-    ref = tl.chow_liu(asia, forest="bic", blacklist=[("smoke", "lung"), ("bronc", "smoke")],
-                      whitelist=[("asia", "tub")])
-    assert {frozenset(e) for e in tl.load(path).graph.edges} == {frozenset(e) for e in ref.graph.edges}
+    assert (
+        main(
+            [
+                "learn",
+                ASIA,
+                "--forest",
+                "bic",
+                "--blacklist",
+                "smoke:lung",
+                "bronc:smoke",
+                "--whitelist",
+                "asia:tub",
+                "-o",
+                str(path),
+            ]
+        )
+        == 0
+    )
+    ref = tl.chow_liu(
+        asia,
+        forest="bic",
+        blacklist=[("smoke", "lung"), ("bronc", "smoke")],
+        whitelist=[("asia", "tub")],
+    )
+    assert {frozenset(e) for e in tl.load(path).graph.edges} == {
+        frozenset(e) for e in ref.graph.edges
+    }
     assert {"smoke", "lung"} not in [set(e) for e in ref.graph.edges]
     assert "whitelist" in _bad_here(capsys, "learn", ASIA, "--whitelist", "asia-tub")
     assert "--k is for --method kdb" in _bad_here(capsys, "learn", ASIA, "--k", "2")
     assert "--bif needs one network" in _bad_here(
-        capsys, "learn", ASIA, "--method", "aode", "--class", "either", "--bif", tmp_path / "x.bif")
+        capsys, "learn", ASIA, "--method", "aode", "--class", "either", "--bif", tmp_path / "x.bif"
+    )
 
 
 def test_learn_discretize(tmp_path, capsys):
@@ -528,7 +560,9 @@ def test_learn_discretize(tmp_path, capsys):
     assert "discretize" in _bad_here(capsys, "learn", tmp_path / "num.csv")  # floats refused
     path = tmp_path / "m.json"
     assert main(["learn", str(tmp_path / "num.csv"), "--discretize", "4", "-o", str(path)]) == 0
-    binned = tl.Discretizer(bins=4, columns=["x", "z"]).fit_transform(pd.read_csv(tmp_path / "num.csv"))
+    binned = tl.Discretizer(bins=4, columns=["x", "z"]).fit_transform(
+        pd.read_csv(tmp_path / "num.csv")
+    )
     assert tl.load(path) == tl.chow_liu(binned)
 
 
@@ -559,8 +593,23 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
     df.to_csv(tmp_path / "num.csv", index=False)
     path = tmp_path / "g.json"
     capsys.readouterr()
-    assert main(["learn", str(tmp_path / "num.csv"), "--numeric", "gaussian", "--root", "b",
-                 "-o", str(path), "--plot", str(tmp_path / "g.png")]) == 0
+    assert (
+        main(
+            [
+                "learn",
+                str(tmp_path / "num.csv"),
+                "--numeric",
+                "gaussian",
+                "--root",
+                "b",
+                "-o",
+                str(path),
+                "--plot",
+                str(tmp_path / "g.png"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     expected = tl.gaussian_chow_liu(pd.read_csv(tmp_path / "num.csv"), root="b")
     assert tl.load(path) == expected
@@ -579,10 +628,18 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
     assert number(out, "parameters") == 2 * 4 + 3
     assert "b ~ N(" in out and "d = " in out
     # issue 19: with --class a Gaussian classifier is learned; a continuous class is refused
-    assert "continuous" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric",
-                                     "gaussian", "--class", "c")
-    assert "--bif" in _bad_here(capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian",
-                                "--bif", str(tmp_path / "x.bif"))
+    assert "continuous" in _bad_here(
+        capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian", "--class", "c"
+    )
+    assert "--bif" in _bad_here(
+        capsys,
+        "learn",
+        tmp_path / "num.csv",
+        "--numeric",
+        "gaussian",
+        "--bif",
+        str(tmp_path / "x.bif"),
+    )
 
 
 # ---------------------------------------------------------------- data preparation (issue 15)
@@ -591,13 +648,15 @@ PYTHON_WORDS = ("tl.", "df[", "df.", "missing='", "max_states=", "astype")
 
 def _messy_frame(n=120, seed=5):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "ok": rng.choice(["a", "b"], n),
-        "x": rng.normal(size=n),
-        "when": pd.date_range("2024-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
-        "gap": rng.choice(["u", "v", None], n),
-        "y": rng.normal(size=n),
-    })
+    return pd.DataFrame(
+        {
+            "ok": rng.choice(["a", "b"], n),
+            "x": rng.normal(size=n),
+            "when": pd.date_range("2024-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
+            "gap": rng.choice(["u", "v", None], n),
+            "y": rng.normal(size=n),
+        }
+    )
 
 
 def _one_error_line(proc):
@@ -637,8 +696,10 @@ def test_dates_are_cut_by_time_with_discretize(tmp_path):
     assert learned == expected
     # 120 days in 3 quantile bins: the terciles fall at days 119/3 and 2 * 119/3 after
     # the first, rounded to the nearest whole day, labelled as dates
-    a, b = (str((pd.Timestamp("2024-01-01") + pd.Timedelta(days=round(119 * q / 3))).date())
-            for q in (1, 2))
+    a, b = (
+        str((pd.Timestamp("2024-01-01") + pd.Timedelta(days=round(119 * q / 3))).date())
+        for q in (1, 2)
+    )
     assert learned.states["when"] == [f"(-inf, {a}]", f"({a}, {b}]", f"({b}, inf)"]
 
 
@@ -661,8 +722,13 @@ def test_max_states_option(tmp_path):
 def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
     rng = np.random.default_rng(7)
     n = 400
-    df = pd.DataFrame({"age": rng.integers(18, 79, n), "dose": rng.choice([0.5, 1.5, 2.5], n),
-                       "sick": rng.choice(["no", "yes"], n)})
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 79, n),
+            "dose": rng.choice([0.5, 1.5, 2.5], n),
+            "sick": rng.choice(["no", "yes"], n),
+        }
+    )
     assert df["age"].nunique() == 61
     path, model = tmp_path / "people.csv", tmp_path / "m.json"
     df.to_csv(path, index=False)
@@ -682,15 +748,17 @@ def test_notes_for_many_valued_integers_and_repeated_floats(tmp_path):
 
 
 def test_which_columns_are_dates():
-    df = pd.DataFrame({
-        "day": ["2024-01-31", "2024-02-01", None],
-        "stamp": ["2024-01-31 12:00", "2024-01-31T13:05:09.5", "2024-02-01 00:00"],
-        "parsed": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03"]),
-        "not_a_date": ["2024-13-45", "2024-01-01", "2024-01-02"],  # month 13
-        "text": ["a", "b", "c"],
-        "lists": [[1], [2], [3]],
-        "n": [20240101, 20240102, 20240103],
-    })
+    df = pd.DataFrame(
+        {
+            "day": ["2024-01-31", "2024-02-01", None],
+            "stamp": ["2024-01-31 12:00", "2024-01-31T13:05:09.5", "2024-02-01 00:00"],
+            "parsed": pd.to_datetime(["2024-01-01", "2024-01-02", "2024-01-03"]),
+            "not_a_date": ["2024-13-45", "2024-01-01", "2024-01-02"],  # month 13
+            "text": ["a", "b", "c"],
+            "lists": [[1], [2], [3]],
+            "n": [20240101, 20240102, 20240103],
+        }
+    )
     assert tl.date_columns(df) == ["day", "stamp", "parsed"]  # the library's, which learn uses
 
 
@@ -701,8 +769,25 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
 
     path, plot = tmp_path / "mix.json", tmp_path / "mix.png"
     capsys.readouterr()
-    assert main(["learn", ASIA, "--method", "mixture", "--components", "3", "--seed", "2",
-                 "-o", str(path), "--plot", str(plot)]) == 0
+    assert (
+        main(
+            [
+                "learn",
+                ASIA,
+                "--method",
+                "mixture",
+                "--components",
+                "3",
+                "--seed",
+                "2",
+                "-o",
+                str(path),
+                "--plot",
+                str(plot),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     expected = tl.TreeMixture(n_components=3, random_state=2).fit(asia)
     saved = tl.load(path)
@@ -712,8 +797,9 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     for k, w in enumerate(expected.weights_):
         assert f"component {k} (weight {w:.4f}):" in out
     # the scores: the summed log of sum_k w_k P_k(x) and BIC = ll - p/2 ln n, by hand
-    per_component = np.column_stack([c.log_likelihood(asia, per_row=True)
-                                     for c in expected.components_])
+    per_component = np.column_stack(
+        [c.log_likelihood(asia, per_row=True) for c in expected.components_]
+    )
     ll = float(np.logaddexp.reduce(per_component + np.log(expected.weights_), axis=1).sum())
     p = sum(c.n_parameters for c in expected.components_) + 2
     for text in (out, run("score", path, ASIA).stdout):
@@ -727,8 +813,9 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     np.testing.assert_array_equal(hard["component"], expected.predict(asia))
     rows = pd.read_csv(io.StringIO(run("sample", path, "-n", "50", "--seed", "4").stdout))
     drawn = expected.sample(50, random_state=4)
-    pd.testing.assert_frame_equal(rows, drawn.astype(str).apply(lambda c: c.map(str)),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(
+        rows, drawn.astype(str).apply(lambda c: c.map(str)), check_dtype=False
+    )
     assert "component 2 (weight" in run("show", path).stdout
     # issue 19: a mixture answers queries exactly (P(k | e) times each tree's)
     printed = run("query", path, "lung", "--given", "smoke=yes").stdout.split()
@@ -741,8 +828,9 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     assert "component" in (tmp_path / "m.html").read_text(encoding="utf-8")
     assert "--method mixture" in _bad_here(capsys, "learn", ASIA, "--components", "3")
     assert "--class" in _bad_here(capsys, "learn", ASIA, "--method", "mixture", "--class", "lung")
-    assert "positive" in _bad_here(capsys, "learn", ASIA, "--method", "mixture",
-                                   "--components", "0")
+    assert "positive" in _bad_here(
+        capsys, "learn", ASIA, "--method", "mixture", "--components", "0"
+    )
 
 
 def test_missing_em_from_the_command_line(tmp_path, capsys, asia):
@@ -760,9 +848,11 @@ def test_missing_em_from_the_command_line(tmp_path, capsys, asia):
     assert main(["learn", str(data), "--missing", "em", "-o", str(model)]) == 0
     assert tl.load(model) == tl.chow_liu(back, missing="em")
     model = tmp_path / "mix.json"
-    assert main(["learn", str(data), "--method", "mixture", "--missing", "em",
-                 "-o", str(model)]) == 0
+    assert (
+        main(["learn", str(data), "--method", "mixture", "--missing", "em", "-o", str(model)]) == 0
+    )
     expected = tl.TreeMixture(random_state=0, missing="em").fit(back)
     np.testing.assert_allclose(tl.load(model).weights_, expected.weights_, atol=1e-12)
-    assert "--missing em is for" in _bad_here(capsys, "learn", data, "--class", "lung",
-                                              "--missing", "em")
+    assert "--missing em is for" in _bad_here(
+        capsys, "learn", data, "--class", "lung", "--missing", "em"
+    )

@@ -26,7 +26,7 @@ def skewed():
     z0 = rng.normal(size=n)
     z1 = np.where(y == 1, 0.8, 0.3) * z0 + rng.normal(size=n) * 0.6
     z2 = 0.7 * z1 + rng.normal(size=n) * 0.7
-    X = pd.DataFrame({"a": np.exp(z0 + y), "b": np.exp(0.5 * z1), "c": z2 ** 3 + y})
+    X = pd.DataFrame({"a": np.exp(z0 + y), "b": np.exp(0.5 * z1), "c": z2**3 + y})
     return X, y
 
 
@@ -34,15 +34,19 @@ def test_the_gaussian_family_is_exactly_gaussian_tan():
     X, y = load_iris(return_X_y=True, as_frame=True)
     g = tl.GaussianTAN().fit(X, y)
     c = tl.CopulaTAN(marginal="gaussian").fit(X, y)
-    assert sorted(map(sorted, c.feature_tree_.edges())) == sorted(map(sorted, g.feature_tree_.edges()))
+    assert sorted(map(sorted, c.feature_tree_.edges())) == sorted(
+        map(sorted, g.feature_tree_.edges())
+    )
     # the same density computed through standardised scores: round-off only
-    np.testing.assert_allclose(c.predict_joint_log_proba(X), g.predict_joint_log_proba(X),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        c.predict_joint_log_proba(X), g.predict_joint_log_proba(X), rtol=0, atol=1e-9
+    )
     holes = X.copy()
     holes.iloc[::3, 1] = np.nan
     holes.iloc[::5, 3] = np.nan
-    np.testing.assert_allclose(c.predict_joint_log_proba(holes), g.predict_joint_log_proba(holes),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        c.predict_joint_log_proba(holes), g.predict_joint_log_proba(holes), rtol=0, atol=1e-9
+    )
     assert c.n_parameters == g.n_parameters + 2 * 3 * 4
 
 
@@ -71,20 +75,30 @@ def test_class_posterior_equals_the_brute_force_copula_density(skewed):
         rows = A[y == c]
         parts = [smoothed_cdf_knots(rows[:, j]) for j in range(d)]
         delta = truncation(len(rows))
-        Z = np.column_stack([stats.norm.ppf(np.clip(np.interp(rows[:, j], u, F), delta, 1 - delta))
-                             for j, (u, F, _) in enumerate(parts)])
+        Z = np.column_stack(
+            [
+                stats.norm.ppf(np.clip(np.interp(rows[:, j], u, F), delta, 1 - delta))
+                for j, (u, F, _) in enumerate(parts)
+            ]
+        )
         marginals.append(parts)
         cov.append(np.cov(Z.T, bias=True))
         share.append(len(rows) / len(A))
     # the tree: the best of all spanning trees of the class-weighted Gaussian CMI
-    cmi = sum(s * -0.5 * np.log(1 - (C / np.sqrt(np.outer(np.diag(C), np.diag(C)))) ** 2
-                                + np.eye(d)) for s, C in zip(share, cov))
-    trees = [t for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
-             if nx.is_tree(nx.Graph(t))]
+    cmi = sum(
+        s * -0.5 * np.log(1 - (C / np.sqrt(np.outer(np.diag(C), np.diag(C)))) ** 2 + np.eye(d))
+        for s, C in zip(share, cov)
+    )
+    trees = [
+        t
+        for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
+        if nx.is_tree(nx.Graph(t))
+    ]
     best = max(trees, key=lambda t: sum(cmi[i, j] for i, j in t))
     names = list(X.columns)
     assert {frozenset(e) for e in clf.feature_tree_.edges()} == {
-        frozenset((names[i], names[j])) for i, j in best}
+        frozenset((names[i], names[j])) for i, j in best
+    }
     # test rows strictly inside every class's knots (no tails)
     rng = np.random.default_rng(1)
     lo = np.max([[p[0][0] for p in m] for m in marginals], axis=0)
@@ -95,14 +109,22 @@ def test_class_posterior_equals_the_brute_force_copula_density(skewed):
         mean = np.zeros(d)
         rows = A[y == c]
         delta = truncation(len(rows))
-        Ztrain = np.column_stack([stats.norm.ppf(np.clip(np.interp(rows[:, j], u, F), delta,
-                                                          1 - delta))
-                                  for j, (u, F, _) in enumerate(marginals[c])])
+        Ztrain = np.column_stack(
+            [
+                stats.norm.ppf(np.clip(np.interp(rows[:, j], u, F), delta, 1 - delta))
+                for j, (u, F, _) in enumerate(marginals[c])
+            ]
+        )
         mean = Ztrain.mean(axis=0)
         S = _tree_covariance(cov[c], list(best))
         log = np.log(share[c]) + stats.multivariate_normal(mean, S).logpdf(
-            np.column_stack([stats.norm.ppf(np.interp(T[:, j], u, F))
-                             for j, (u, F, _) in enumerate(marginals[c])]))
+            np.column_stack(
+                [
+                    stats.norm.ppf(np.interp(T[:, j], u, F))
+                    for j, (u, F, _) in enumerate(marginals[c])
+                ]
+            )
+        )
         for j, (u, F, _) in enumerate(marginals[c]):
             # the CDF is piecewise linear: a central difference is its slope to round-off
             h = 1e-6 * (u[-1] - u[0])
@@ -129,11 +151,16 @@ def test_a_missing_value_is_integrated_out(skewed):
             x = row.copy()
             x["b"] = b
             return np.exp(clf.predict_joint_log_proba(x)[0, c])
+
         # piece by piece: the knot segments (the density is smooth on each), both tails
-        pieces = [integrate.quad(density, a, b, epsabs=0, epsrel=1e-10)[0]
-                  for a, b in itertools.pairwise(u)]
-        pieces += [integrate.quad(density, -np.inf, u[0], epsabs=0, epsrel=1e-10)[0],
-                   integrate.quad(density, u[-1], np.inf, epsabs=0, epsrel=1e-10)[0]]
+        pieces = [
+            integrate.quad(density, a, b, epsabs=0, epsrel=1e-10)[0]
+            for a, b in itertools.pairwise(u)
+        ]
+        pieces += [
+            integrate.quad(density, -np.inf, u[0], epsabs=0, epsrel=1e-10)[0],
+            integrate.quad(density, u[-1], np.inf, epsabs=0, epsrel=1e-10)[0],
+        ]
         # quad's relative error per piece (1e-10) and round-off of the sum
         assert np.log(sum(pieces)) == pytest.approx(got[c], abs=1e-7)
 
@@ -147,7 +174,7 @@ def test_skewed_classes_are_told_apart_better_than_by_gaussian_tan():
     z0 = rng.normal(size=n)
     z1 = np.where(y == 1, 0.8, 0.3) * z0 + rng.normal(size=n) * 0.6
     z2 = 0.7 * z1 + rng.normal(size=n) * 0.7
-    X = pd.DataFrame({"a": np.exp(z0 + y), "b": np.exp(0.5 * z1), "c": z2 ** 3 + y})
+    X = pd.DataFrame({"a": np.exp(z0 + y), "b": np.exp(0.5 * z1), "c": z2**3 + y})
     test = rng.random(n) < 0.3
     copula = tl.CopulaTAN().fit(X[~test], y[~test]).score(X[test], y[test])
     gaussian = tl.GaussianTAN().fit(X[~test], y[~test]).score(X[test], y[test])

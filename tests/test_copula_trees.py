@@ -37,13 +37,15 @@ def test_density_integrates_to_one_in_two_dimensions():
     assert float(np.outer(wa, wb).ravel() @ p) == pytest.approx(1.0, abs=1e-6)
     # and each marginal (the other column integrated out by the model) by scipy's quad
     for col in ("a", "b"):
+
         def f(x, col=col):
             row = {"a": [np.nan], "b": [np.nan]}
             row[col] = [x]
             return float(np.exp(model.score_samples(pd.DataFrame(row)))[0])
+
         knots = model.knots[col]
         inner, _ = integrate.quad(f, knots[0], knots[-1], points=list(knots[1:-1]), limit=200)
-        tails = (integrate.quad(f, -np.inf, knots[0])[0] + integrate.quad(f, knots[-1], np.inf)[0])
+        tails = integrate.quad(f, -np.inf, knots[0])[0] + integrate.quad(f, knots[-1], np.inf)[0]
         assert inner + tails == pytest.approx(1.0, abs=1e-7)
 
 
@@ -64,7 +66,8 @@ def test_on_gaussian_data_it_is_the_gaussian_tree():
     assert 0 < gap < 0.1
     for u, v in gauss.graph.edges():
         assert copula.graph.edges[u, v]["weight"] == pytest.approx(
-            gauss.graph.edges[u, v]["weight"], rel=0.02)
+            gauss.graph.edges[u, v]["weight"], rel=0.02
+        )
 
 
 def test_beats_the_gaussian_tree_on_skewed_data():
@@ -104,8 +107,9 @@ def test_samples_follow_the_marginals_and_the_scores_tree():
     assert s.equals(model.sample(20_000, random_state=0))
     for col in df.columns:
         knots, F, h = model.knots[col], model.cdf[col], model.scales[col]
-        distance = stats.kstest(s[col], lambda x, k=knots, F=F, h=h: stats.norm.cdf(
-            cdf_parts(x, k, F, h)[0])).statistic
+        distance = stats.kstest(
+            s[col], lambda x, k=knots, F=F, h=h: stats.norm.cdf(cdf_parts(x, k, F, h)[0])
+        ).statistic
         assert distance < 0.02
     refit = tl.copula_chow_liu(s)
     assert sorted(refit.graph.edges()) == sorted(model.graph.edges())
@@ -124,11 +128,14 @@ def test_save_load_and_checked_fields(tmp_path):
         tl.CopulaTreeModel.from_dict({**d, "knots": d["knots"][:1]})
 
 
-@pytest.mark.parametrize("change, match", [
-    (lambda d: d.assign(k=2.0), "'k' has a single value"),
-    (lambda d: d.assign(a=d["a"].where(d.index != 3, np.inf)), "'a'"),
-    (lambda d: d.assign(b=d["b"].where(d.index != 3, np.nan)), "'b'"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda d: d.assign(k=2.0), "'k' has a single value"),
+        (lambda d: d.assign(a=d["a"].where(d.index != 3, np.inf)), "'a'"),
+        (lambda d: d.assign(b=d["b"].where(d.index != 3, np.nan)), "'b'"),
+    ],
+)
 def test_bad_columns_are_named(change, match):
     with pytest.raises(tl.TreelearnError, match=match):
         tl.copula_chow_liu(change(skewed(50)))
@@ -138,4 +145,4 @@ def test_truncation_is_liu_lafferty_wasserman():
     from treelearn.models._copula import truncation
 
     n = 5000
-    assert truncation(n) == pytest.approx(1 / (4 * n ** 0.25 * math.sqrt(math.pi * math.log(n))))
+    assert truncation(n) == pytest.approx(1 / (4 * n**0.25 * math.sqrt(math.pi * math.log(n))))

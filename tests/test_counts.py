@@ -20,13 +20,15 @@ def _crosstab(df: pd.DataFrame, a, b, states_a, states_b) -> np.ndarray:
 
 
 def _mixed_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
-    return pd.DataFrame({
-        "s": rng.choice(["lo", "mid", "hi"], n),
-        "i": rng.integers(-1, 3, n),
-        "b": rng.random(n) < 0.3,
-        "c": pd.Categorical(rng.choice(["x", "y"], n), categories=["y", "x", "never"]),
-        "j": rng.integers(0, 2, n) * 10,
-    })
+    return pd.DataFrame(
+        {
+            "s": rng.choice(["lo", "mid", "hi"], n),
+            "i": rng.integers(-1, 3, n),
+            "b": rng.random(n) < 0.3,
+            "c": pd.Categorical(rng.choice(["x", "y"], n), categories=["y", "x", "never"]),
+            "j": rng.integers(0, 2, n) * 10,
+        }
+    )
 
 
 @pytest.mark.parametrize("chunk_rows", [None, 1, 7, 64])
@@ -102,8 +104,9 @@ def test_family_counts_from_codes_count_row_by_row(weights):
     cards = [3, 2, 4, 2]
     codes = np.column_stack([rng.integers(-1, k, 200) for k in cards]).astype(np.int8)
     codes[:, 1] = np.abs(codes[:, 1])  # one column with no missing value
-    w = {None: None, "whole": rng.integers(0, 4, 200).astype(float),
-         "fractional": rng.random(200)}[weights]
+    w = {None: None, "whole": rng.integers(0, 4, 200).astype(float), "fractional": rng.random(200)}[
+        weights
+    ]
     for family in ([2], [1, 0], [3, 0, 2], [0, 1, 2, 3], [2, 1]):
         want = np.zeros([cards[j] for j in family])
         for r, row in enumerate(codes):  # the definition: each complete row adds its weight

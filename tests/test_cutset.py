@@ -48,13 +48,19 @@ def test_depth_zero_is_the_chow_liu_tree(asia):
     leaf = net.networks_[0].root
     assert isinstance(leaf, Leaf)
     assert leaf.tree == tree
-    np.testing.assert_allclose(net.score_samples(asia), tree.log_likelihood(asia, per_row=True),
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        net.score_samples(asia), tree.log_likelihood(asia, per_row=True), rtol=1e-13
+    )
 
 
-@pytest.mark.parametrize("options", [dict(max_depth=2, min_rows=10),
-                                     dict(max_depth=3, split="random", random_state=1),
-                                     dict(max_depth=2, n_estimators=4, random_state=0)])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(max_depth=2, min_rows=10),
+        dict(max_depth=3, split="random", random_state=1),
+        dict(max_depth=2, n_estimators=4, random_state=0),
+    ],
+)
 def test_queries_equal_brute_force_enumeration(small, options):
     est = tl.CutsetNetwork(**options).fit(small)
     if options.get("n_estimators", 1) == 1:
@@ -62,13 +68,15 @@ def test_queries_equal_brute_force_enumeration(small, options):
     rows, p = full_joint(est, small)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)  # normalised
     # a row with missing cells: the sum of its completions
-    holed = pd.DataFrame({"a": [1, np.nan], "b": [np.nan, 0], "c": [2, np.nan],
-                          "d": [np.nan, np.nan], "e": [0, 1]})
+    holed = pd.DataFrame(
+        {"a": [1, np.nan], "b": [np.nan, 0], "c": [2, np.nan], "d": [np.nan, np.nan], "e": [0, 1]}
+    )
     for r in range(len(holed)):
         given = {c: holed[c].iloc[r] for c in holed.columns if pd.notna(holed[c].iloc[r])}
         match = np.all([rows[c] == v for c, v in given.items()], axis=0)
-        assert np.exp(est.score_samples(holed.iloc[[r]]))[0] == pytest.approx(p[match].sum(),
-                                                                             rel=1e-12)
+        assert np.exp(est.score_samples(holed.iloc[[r]]))[0] == pytest.approx(
+            p[match].sum(), rel=1e-12
+        )
     # a conditional query of two variables
     evidence = {"a": 0, "e": 1}
     match = (rows["a"] == 0) & (rows["e"] == 1)
@@ -82,8 +90,9 @@ def test_queries_equal_brute_force_enumeration(small, options):
         given = {c: holed[c].iloc[r] for c in "abde" if pd.notna(holed[c].iloc[r])}
         match = np.all([rows[c] == v for c, v in given.items()], axis=0)
         by_c = pd.Series(p[match]).groupby(rows["c"][match].to_numpy()).sum()
-        np.testing.assert_allclose(proba.iloc[r].to_numpy(), (by_c / by_c.sum()).to_numpy(),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            proba.iloc[r].to_numpy(), (by_c / by_c.sum()).to_numpy(), rtol=1e-12
+        )
 
 
 def test_map_is_the_most_probable_completion(small):
@@ -117,8 +126,9 @@ def test_samples_follow_the_joint(small):
 def test_a_bag_is_the_mean_of_its_networks(small):
     bag = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0).fit(small)
     members = np.column_stack([net.log_likelihood(small, per_row=True) for net in bag.networks_])
-    np.testing.assert_allclose(bag.score_samples(small),
-                               np.log(np.exp(members).mean(axis=1)), rtol=1e-12)
+    np.testing.assert_allclose(
+        bag.score_samples(small), np.log(np.exp(members).mean(axis=1)), rtol=1e-12
+    )
     with joblib.parallel_config(backend="threading"):  # no worker processes to start in a test
         again = tl.CutsetNetwork(max_depth=2, n_estimators=5, random_state=0, n_jobs=2).fit(small)
     np.testing.assert_array_equal(again.score_samples(small), bag.score_samples(small))
@@ -167,15 +177,19 @@ def test_a_sparse_matrix_is_fitted_and_scored_as_its_dense_table(kind):
     dense[:, 1] = dense[:, 0] ^ (rng.random(400) < 0.1)  # a dependence worth conditioning on
     X = getattr(sp, kind)(dense)
     frame = pd.DataFrame(dense)  # columns 0..5, as a sparse matrix's variables are named
-    for options in (dict(max_depth=2, min_rows=20), dict(max_depth=2, n_estimators=3,
-                                                         random_state=0)):
+    for options in (
+        dict(max_depth=2, min_rows=20),
+        dict(max_depth=2, n_estimators=3, random_state=0),
+    ):
         got = tl.CutsetNetwork(**options).fit(X[:300], validation=X[300:])
         want = tl.CutsetNetwork(**options).fit(frame.iloc[:300], validation=frame.iloc[300:])
         np.testing.assert_array_equal(got.score_samples(X), want.score_samples(frame))
         np.testing.assert_array_equal(got.score_samples(X), got.score_samples(frame))
         assert got.score(X) == want.score(frame)
-        np.testing.assert_array_equal(got.predict_proba(X, target=1).to_numpy(),
-                                      want.predict_proba(frame, target=1).to_numpy())
+        np.testing.assert_array_equal(
+            got.predict_proba(X, target=1).to_numpy(),
+            want.predict_proba(frame, target=1).to_numpy(),
+        )
     with pytest.raises(tl.TreelearnError, match="only 0/1"):
         got.score_samples(X * 2.5)
     with pytest.raises(tl.FeatureMismatchError, match="6 features"):

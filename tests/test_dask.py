@@ -43,13 +43,17 @@ def mixed_frame(n: int, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 3, n)
     b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 3, n))
-    return pd.DataFrame({
-        "a": a,
-        "b": pd.Categorical(np.array(["lo", "mid", "hi"])[b], categories=["mid", "lo", "never", "hi"]),
-        "c": (np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))).astype(bool),
-        "d": np.where(rng.random(n) < 0.6, a + 1, rng.integers(1, 4, n)).astype(float),
-        "y": np.array(["no", "yes"])[(a + rng.integers(0, 2, n)) % 2],
-    })
+    return pd.DataFrame(
+        {
+            "a": a,
+            "b": pd.Categorical(
+                np.array(["lo", "mid", "hi"])[b], categories=["mid", "lo", "never", "hi"]
+            ),
+            "c": (np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))).astype(bool),
+            "d": np.where(rng.random(n) < 0.6, a + 1, rng.integers(1, 4, n)).astype(float),
+            "y": np.array(["no", "yes"])[(a + rng.integers(0, 2, n)) % 2],
+        }
+    )
 
 
 def assert_same(ours: tl.TreeModel, whole: tl.TreeModel) -> None:
@@ -123,8 +127,12 @@ def test_class_conditional_counts_equal_pandas(client):
         assert ours.n_rows == theirs.n_rows
     # rows of class "yes", counted by pandas
     yes = df[df["y"] == "yes"]
-    np.testing.assert_array_equal(per_class[1].block(0, 3), pd.crosstab(yes["a"], yes["d"]).to_numpy())
-    np.testing.assert_array_equal(per_class[1].joint, pair_counts(encode(yes, states=dict(zip(columns, states)))).joint)
+    np.testing.assert_array_equal(
+        per_class[1].block(0, 3), pd.crosstab(yes["a"], yes["d"]).to_numpy()
+    )
+    np.testing.assert_array_equal(
+        per_class[1].joint, pair_counts(encode(yes, states=dict(zip(columns, states)))).joint
+    )
 
 
 def test_detection_without_importing_dask(client):
@@ -208,7 +216,9 @@ def test_class_labels_that_are_not_whole_numbers(client):
     ours = tl.TAN().fit(ddf.drop(columns="y"), ddf["y"])
     theirs = tl.TAN().fit(df.drop(columns="y"), df["y"])
     assert ours.classes_.tolist() == [0.25, 1.5]
-    np.testing.assert_array_equal(ours.class_count_, [(df["y"] == 0.25).sum(), (df["y"] == 1.5).sum()])
+    np.testing.assert_array_equal(
+        ours.class_count_, [(df["y"] == 0.25).sum(), (df["y"] == 1.5).sum()]
+    )
     assert ours.model_ == theirs.model_
 
 
@@ -291,8 +301,9 @@ def test_every_problem_of_a_dask_frame_in_one_error_as_in_memory(client):
         tl.chow_liu(ddf)
     assert problem_kinds(distributed_.value) == problem_kinds(whole.value) == FRAME_PROBLEMS
     gaps, *others = distributed_.value.problems
-    assert str(gaps) == str(whole.value.problems[0]).replace("found (", "found in the dask "
-                                                             "DataFrame (")
+    assert str(gaps) == str(whole.value.problems[0]).replace(
+        "found (", "found in the dask DataFrame ("
+    )
     assert [str(p) for p in others] == [str(p) for p in whole.value.problems[1:]]
     for data in (df, ddf):  # missing="drop": 'e' is never observed, no row is left
         with pytest.raises(tl.EmptyDataError, match=r"every row.*'drop' leaves no rows"):
@@ -314,8 +325,10 @@ def test_a_dask_frame_without_problems_gives_the_in_memory_model_and_notes(clien
         warnings.simplefilter("always")
         ours = tl.chow_liu(dd.from_pandas(df, npartitions=4))
     assert_same(ours, whole)
-    notes = [[str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
-             for ws in (whole_notes, dask_notes)]
+    notes = [
+        [str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
+        for ws in (whole_notes, dask_notes)
+    ]
     assert notes[0] == notes[1] and len(notes[0]) == 3
 
 
@@ -324,8 +337,15 @@ def numeric_frame(n: int, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     a = rng.normal(size=n) * 3 + 1e6  # far from zero: merged moments must keep the digits
     b = 0.5 * (a - 1e6) + rng.normal(size=n)
-    return pd.DataFrame({"a": a, "b": b, "c": -b + rng.normal(size=n),
-                         "y": rng.choice(["p", "q"], n), "w": rng.integers(0, 3, n)})
+    return pd.DataFrame(
+        {
+            "a": a,
+            "b": b,
+            "c": -b + rng.normal(size=n),
+            "y": rng.choice(["p", "q"], n),
+            "w": rng.integers(0, 3, n),
+        }
+    )
 
 
 def test_gaussian_chow_liu_reduced_on_the_workers_equals_pandas(client):
@@ -340,8 +360,11 @@ def test_gaussian_chow_liu_reduced_on_the_workers_equals_pandas(client):
     summarised = [t for t in stream.data if "summarise_partition" in str(t["key"])]
     assert len(summarised) == 5  # each partition's moments computed on a worker
     weights = dd.from_pandas(df["w"], npartitions=5)
-    _same_model(tl.gaussian_chow_liu(ddf[["a", "b", "c"]], sample_weight=weights),
-                tl.gaussian_chow_liu(X, sample_weight=df["w"]), rtol=1e-9)
+    _same_model(
+        tl.gaussian_chow_liu(ddf[["a", "b", "c"]], sample_weight=weights),
+        tl.gaussian_chow_liu(X, sample_weight=df["w"]),
+        rtol=1e-9,
+    )
     G, H = tl.mi_graph(ddf[["a", "b", "c"]], kind="gaussian"), tl.mi_graph(X, kind="gaussian")
     for u, v, mi in H.edges(data="weight"):
         assert G[u][v]["weight"] == pytest.approx(mi, rel=1e-9)
@@ -361,8 +384,9 @@ def test_per_class_statistics_reduced_on_the_workers_equal_pandas(client):
     assert ours.classes.tolist() == theirs.classes.tolist() == ["p", "q"]
     np.testing.assert_allclose(ours.covariance, theirs.covariance, rtol=1e-8)
     v = variances_by_class(ddf, "y", columns=["a", "c"])  # y: a column of the frame
-    np.testing.assert_allclose(v.variance, variances_by_class(X, df["y"], columns=["a", "c"]).variance,
-                               rtol=1e-8)
+    np.testing.assert_allclose(
+        v.variance, variances_by_class(X, df["y"], columns=["a", "c"]).variance, rtol=1e-8
+    )
     counts = df[["w"]].assign(t=df["w"] * 2)
     t = term_counts_by_class(dd.from_pandas(counts, npartitions=4), ddf["y"], binarize=0.0)
     t_mem = term_counts_by_class(counts, df["y"], binarize=0.0)
@@ -380,9 +404,10 @@ def test_tree_mixture_of_a_dask_frame_and_a_file_equals_pandas(client, tmp_path)
     df.assign(w=w).to_csv(tmp_path / "rows.csv", index=False)
     read = pd.read_csv(tmp_path / "rows.csv").drop(columns="w")  # as the file holds it (text b)
     from_file = tl.TreeMixture(**opts).fit(tmp_path / "rows.csv", sample_weight="w")
-    for fitted, reference, rows in ((ours, expected, df),
-                                    (from_file, tl.TreeMixture(**opts).fit(read, sample_weight=w),
-                                     read)):
+    for fitted, reference, rows in (
+        (ours, expected, df),
+        (from_file, tl.TreeMixture(**opts).fit(read, sample_weight=w), read),
+    ):
         np.testing.assert_array_equal(fitted.weights_, reference.weights_)
         assert fitted.lower_bounds_ == reference.lower_bounds_
         assert [c.states for c in fitted.components_] == [c.states for c in reference.components_]
@@ -395,9 +420,16 @@ def labelled_numbers(n: int, seed: int = 0) -> pd.DataFrame:
     y = rng.choice(["p", "q", "r"], n)
     shift = pd.Series(y).map({"p": 0.0, "q": 1.0, "r": -1.0}).to_numpy()
     a = rng.normal(size=n) + shift
-    return pd.DataFrame({"a": a, "b": 0.5 * a + rng.normal(size=n), "c": rng.normal(size=n) - shift,
-                         "colour": rng.choice(["red", "blue"], n), "y": y,
-                         "w": rng.integers(0, 3, n)})
+    return pd.DataFrame(
+        {
+            "a": a,
+            "b": 0.5 * a + rng.normal(size=n),
+            "c": rng.normal(size=n) - shift,
+            "colour": rng.choice(["red", "blue"], n),
+            "y": y,
+            "w": rng.integers(0, 3, n),
+        }
+    )
 
 
 NUMERIC_CLASSIFIERS = {

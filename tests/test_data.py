@@ -16,22 +16,24 @@ from treelearn.encoding._table import encode
 
 # ---------------------------------------------------------------- dtypes and states
 def test_states_of_each_dtype():
-    df = pd.DataFrame({
-        "obj": np.array(["b", "a", "c", "a"], dtype=object),
-        "str": pd.array(["y", "x", "y", "x"], dtype="string"),
-        "cat": pd.Categorical(["lo", "hi", "lo", "lo"], categories=["lo", "mid", "hi"]),
-        "bool": [True, True, True, True],
-        "int": np.array([3, -1, 3, 10], dtype=np.int64),
-        "u8": np.array([1, 0, 1, 1], dtype=np.uint8),
-        "float": [2.0, 1.0, 2.0, 0.0],
-    })
+    df = pd.DataFrame(
+        {
+            "obj": np.array(["b", "a", "c", "a"], dtype=object),
+            "str": pd.array(["y", "x", "y", "x"], dtype="string"),
+            "cat": pd.Categorical(["lo", "hi", "lo", "lo"], categories=["lo", "mid", "hi"]),
+            "bool": [True, True, True, True],
+            "int": np.array([3, -1, 3, 10], dtype=np.int64),
+            "u8": np.array([1, 0, 1, 1], dtype=np.uint8),
+            "float": [2.0, 1.0, 2.0, 0.0],
+        }
+    )
     t = encode(df)
     assert t.columns == tuple(df.columns)
     assert t.states == (
-        ("a", "b", "c"),            # sorted
+        ("a", "b", "c"),  # sorted
         ("x", "y"),
-        ("lo", "mid", "hi"),        # declared order, unobserved category kept
-        (False, True),              # both bool states, even when one is unobserved
+        ("lo", "mid", "hi"),  # declared order, unobserved category kept
+        (False, True),  # both bool states, even when one is unobserved
         (-1, 3, 10),
         (0, 1),
         (0.0, 1.0, 2.0),
@@ -52,14 +54,18 @@ def test_learning_accepts_every_discrete_dtype():
     rng = np.random.default_rng(0)
     n = 200
     base = rng.integers(0, 3, n)
-    df = pd.DataFrame({
-        "obj": np.array(["p", "q", "r"], dtype=object)[base],
-        "str": pd.array(np.array(["u", "v", "w"])[(base + rng.integers(0, 2, n)) % 3], dtype="string"),
-        "cat": pd.Categorical(np.array(["a", "b", "c"])[base]),
-        "bool": base == 0,
-        "int": base * 2,
-        "float": (base % 2).astype(float),
-    })
+    df = pd.DataFrame(
+        {
+            "obj": np.array(["p", "q", "r"], dtype=object)[base],
+            "str": pd.array(
+                np.array(["u", "v", "w"])[(base + rng.integers(0, 2, n)) % 3], dtype="string"
+            ),
+            "cat": pd.Categorical(np.array(["a", "b", "c"])[base]),
+            "bool": base == 0,
+            "int": base * 2,
+            "float": (base % 2).astype(float),
+        }
+    )
     m = tl.chow_liu(df)
     assert m.states["bool"] == [False, True]
     assert m.states["float"] == [0.0, 1.0]
@@ -75,10 +81,12 @@ def test_integer_valued_float_with_nan_is_accepted():
 
 
 def test_declared_unobserved_categories_are_states():
-    df = pd.DataFrame({
-        "a": pd.Categorical(["x", "y", "x", "x"], categories=["z", "x", "y"]),
-        "b": ["u", "v", "u", "u"],
-    })
+    df = pd.DataFrame(
+        {
+            "a": pd.Categorical(["x", "y", "x", "x"], categories=["z", "x", "y"]),
+            "b": ["u", "v", "u", "u"],
+        }
+    )
     m0 = tl.chow_liu(df, alpha=0)
     assert m0.states["a"] == ["z", "x", "y"]
     np.testing.assert_allclose(m0.cpt("a"), [0.0, 0.75, 0.25])
@@ -94,7 +102,11 @@ def test_decode_round_trip():
     df = pd.DataFrame({"a": ["x", "y", None], "b": pd.Categorical(["p", None, "q"])})
     t = encode(df, missing="pairwise")
     back = t.decode()
-    assert back["a"].tolist()[:2] == ["x", "y"] and back["a"].isna().tolist() == [False, False, True]
+    assert back["a"].tolist()[:2] == ["x", "y"] and back["a"].isna().tolist() == [
+        False,
+        False,
+        True,
+    ]
     assert back["a"].dtype == df["a"].dtype
     assert back["b"].isna().tolist() == [False, True, False]
     assert back["b"].dtype == df["b"].dtype
@@ -102,12 +114,14 @@ def test_decode_round_trip():
 
 # ---------------------------------------------------------------- missing values
 def _holey_frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "a": ["x", None, "y", "x", "y"],
-        "b": [1.0, 2.0, np.nan, np.nan, 1.0],
-        "c": pd.array([1, 2, pd.NA, 1, 2], dtype="Int64"),
-        "d": [0, 1, 0, 1, 1],
-    })
+    return pd.DataFrame(
+        {
+            "a": ["x", None, "y", "x", "y"],
+            "b": [1.0, 2.0, np.nan, np.nan, 1.0],
+            "c": pd.array([1, 2, pd.NA, 1, 2], dtype="Int64"),
+            "d": [0, 1, 0, 1, 1],
+        }
+    )
 
 
 def test_missing_error_names_columns_and_counts():
@@ -227,9 +241,16 @@ def test_unseen_state_against_given_states():
 
 
 def test_every_error_is_a_value_error():
-    for cls in (tl.EmptyDataError, tl.DuplicateColumnError, tl.ColumnNotFoundError,
-                tl.MissingValuesError, tl.NumericColumnError, tl.TooManyStatesError,
-                tl.UnseenStateError, tl.StructureError):
+    for cls in (
+        tl.EmptyDataError,
+        tl.DuplicateColumnError,
+        tl.ColumnNotFoundError,
+        tl.MissingValuesError,
+        tl.NumericColumnError,
+        tl.TooManyStatesError,
+        tl.UnseenStateError,
+        tl.StructureError,
+    ):
         assert issubclass(cls, tl.TreelearnError) and issubclass(cls, ValueError)
 
 
@@ -241,15 +262,20 @@ def test_non_dataframe_input():
 # ---------------------------------------------------------------- discretize
 def test_discretize_quantile_matches_qcut():
     rng = np.random.default_rng(1)
-    df = pd.DataFrame({"x": rng.normal(size=200), "k": rng.integers(0, 3, 200),
-                       "s": rng.choice(["a", "b"], 200)})
+    df = pd.DataFrame(
+        {"x": rng.normal(size=200), "k": rng.integers(0, 3, 200), "s": rng.choice(["a", "b"], 200)}
+    )
     out = tl.discretize(df, bins=4, strategy="quantile")
     expected = pd.qcut(df["x"], q=4, duplicates="drop")
     assert out["x"].cat.codes.tolist() == expected.cat.codes.tolist()
     # one labelling everywhere: open ends, inner edges at 3 significant digits (enough here)
     inner = [f"{e:.3g}" for e in pd.qcut(df["x"], q=4, retbins=True)[1][1:-1]]
-    assert list(out["x"].cat.categories) == [f"(-inf, {inner[0]}]", f"({inner[0]}, {inner[1]}]",
-                                             f"({inner[1]}, {inner[2]}]", f"({inner[2]}, inf)"]
+    assert list(out["x"].cat.categories) == [
+        f"(-inf, {inner[0]}]",
+        f"({inner[0]}, {inner[1]}]",
+        f"({inner[1]}, {inner[2]}]",
+        f"({inner[2]}, inf)",
+    ]
     assert list(out["x"].cat.categories) == tl.Discretizer(bins=4).fit(df).categories_["x"]
     assert out["x"].cat.ordered
     assert out["x"].value_counts().tolist() == [50, 50, 50, 50]
@@ -296,7 +322,9 @@ def test_discretize_constant_column_is_one_bin_not_missing():
         assert out["c"].iloc[:3].nunique() == 1
     quantile = tl.discretize(df, bins=3)
     assert len(quantile["c"].cat.categories) == 1
-    assert tl.chow_liu(quantile, missing="pairwise").states["c"] == list(quantile["c"].cat.categories)
+    assert tl.chow_liu(quantile, missing="pairwise").states["c"] == list(
+        quantile["c"].cat.categories
+    )
 
 
 def test_discretize_infinite_values_name_the_column():
@@ -352,20 +380,27 @@ def test_given_states_do_not_confuse_bools_with_numbers():
 def test_int64_columns_whose_range_overflows_int64():
     # max - min = 2^63 overflows int64; the fast whole-frame path must not be fooled
     big = 2**62
-    df = pd.DataFrame({"id": np.array([0, big, -big, 5, big], dtype=np.int64),
-                       "b": np.array([0, 1, 0, 1, 1], dtype=np.int64)})
+    df = pd.DataFrame(
+        {
+            "id": np.array([0, big, -big, 5, big], dtype=np.int64),
+            "b": np.array([0, 1, 0, 1, 1], dtype=np.int64),
+        }
+    )
     t = encode(df)
     assert t.states == ((-big, 0, 5, big), (0, 1))  # sorted distinct values, by hand
     assert t.codes[:, 0].tolist() == [1, 3, 0, 2, 3]
     assert t.codes[:, 1].tolist() == [0, 1, 0, 1, 1]
 
 
-@pytest.mark.parametrize("given, match", [
-    (["x", "x", "y"], "repeat a label"),
-    (["x", "y", None], "missing value"),
-    (["x", "y", np.nan], "missing value"),
-    ("xy", "list of labels"),
-])
+@pytest.mark.parametrize(
+    "given, match",
+    [
+        (["x", "x", "y"], "repeat a label"),
+        (["x", "y", None], "missing value"),
+        (["x", "y", np.nan], "missing value"),
+        ("xy", "list of labels"),
+    ],
+)
 def test_given_states_that_cannot_be_states(given, match):
     df = pd.DataFrame({"a": ["x", "y", "x"], "b": [0, 1, 1]})
     with pytest.raises(tl.TreelearnError, match=f"column 'a'.*{match}"):
@@ -463,20 +498,26 @@ def test_floats_with_repeated_values_are_categories_with_a_note():
 def test_every_problem_of_a_table_is_reported_in_one_error():
     rng = np.random.default_rng(4)
     n = 150
-    df = pd.DataFrame({
-        "ok": rng.choice(["a", "b"], n),
-        "x": rng.normal(size=n),
-        "gap": rng.choice(["u", "v", None], n),
-        "y": rng.normal(size=n),
-        "when": pd.date_range("2024-01-01", periods=n, freq="h"),
-    })
+    df = pd.DataFrame(
+        {
+            "ok": rng.choice(["a", "b"], n),
+            "x": rng.normal(size=n),
+            "gap": rng.choice(["u", "v", None], n),
+            "y": rng.normal(size=n),
+            "when": pd.date_range("2024-01-01", periods=n, freq="h"),
+        }
+    )
     snapshot = copy.deepcopy(df)
     with pytest.raises(tl.TableProblemsError) as err:
         tl.chow_liu(df)
     problems = err.value.problems
     kinds = {p.column: type(p) for p in problems}
-    assert kinds == {"gap": tl.MissingValuesError, "x": tl.NumericColumnError,
-                     "y": tl.NumericColumnError, "when": tl.TooManyStatesError}
+    assert kinds == {
+        "gap": tl.MissingValuesError,
+        "x": tl.NumericColumnError,
+        "y": tl.NumericColumnError,
+        "when": tl.TooManyStatesError,
+    }
     assert err.value.args[0].startswith("the table has 4 problems")
     for p in problems:  # each problem names its column and the fix, in the one message
         assert repr(p.column) in str(err.value) and p.hint in str(err.value)
@@ -501,8 +542,11 @@ def test_discretize_cuts_dates_by_time():
     # uniform: 30 days in 3 widths of 10 days, edges 2024-01-11 and 2024-01-21
     month = pd.DataFrame({"t": [*pd.date_range("2024-01-01", periods=31, freq="D"), pd.NaT]})
     uniform = tl.discretize(month, bins=3, strategy="uniform")["t"]
-    assert list(uniform.cat.categories) == ["(-inf, 2024-01-11]",
-                                            "(2024-01-11, 2024-01-21]", "(2024-01-21, inf)"]
+    assert list(uniform.cat.categories) == [
+        "(-inf, 2024-01-11]",
+        "(2024-01-11, 2024-01-21]",
+        "(2024-01-21, inf)",
+    ]
     assert uniform.cat.codes.tolist() == [0] * 11 + [1] * 10 + [2] * 10 + [-1]
     # within one day the edges are whole hours: every 10 minutes from 00:00 to 04:00
     minutes = pd.DataFrame({"t": pd.date_range("2024-01-01", periods=25, freq="10min")})
@@ -510,5 +554,6 @@ def test_discretize_cuts_dates_by_time():
     assert list(hours.cat.categories) == ["(-inf, 2024-01-01 02:00]", "(2024-01-01 02:00, inf)"]
     assert hours.cat.codes.tolist() == [0] * 13 + [1] * 12
     assert tl.chow_liu(tl.discretize(df.assign(k=[0, 1] * 5), bins=2)).states["t"] == list(
-        out["t"].cat.categories)
+        out["t"].cat.categories
+    )
     pd.testing.assert_frame_equal(df, pd.DataFrame({"t": days}))  # the caller's frame

@@ -53,12 +53,11 @@ def sequences() -> pd.DataFrame:
 LEARNERS = {
     "HiddenTree": lambda: tl.HiddenTree(n_states=2, random_state=0, max_iter=3),
     "CutsetNetwork": lambda: tl.CutsetNetwork(max_depth=2, min_rows=100),
-    "bagged CutsetNetwork": lambda: tl.CutsetNetwork(max_depth=2, n_estimators=3,
-                                                     random_state=0),
-    "BaggedTrees": lambda: tl.BaggedTrees(n_estimators=2, n_components=2, max_iter=8,
-                                          random_state=0),
-    "TreeMixture": lambda: tl.TreeMixture(n_components=range(1, 4), max_iter=20,
-                                          random_state=0),
+    "bagged CutsetNetwork": lambda: tl.CutsetNetwork(max_depth=2, n_estimators=3, random_state=0),
+    "BaggedTrees": lambda: tl.BaggedTrees(
+        n_estimators=2, n_components=2, max_iter=8, random_state=0
+    ),
+    "TreeMixture": lambda: tl.TreeMixture(n_components=range(1, 4), max_iter=20, random_state=0),
 }
 
 
@@ -69,13 +68,16 @@ def test_files_and_dask_give_the_in_memory_fit(name, asia, files):
     folder = os.path.dirname(files["csv"])
     train.to_csv(os.path.join(folder, "train.csv"), index=False)
     train.to_parquet(os.path.join(folder, "train.parquet"), index=False)
-    sources = {"csv": os.path.join(folder, "train.csv"),
-               "parquet": os.path.join(folder, "train.parquet"),
-               "dask": dd.from_pandas(train, npartitions=3)}
+    sources = {
+        "csv": os.path.join(folder, "train.csv"),
+        "parquet": os.path.join(folder, "train.parquet"),
+        "dask": dd.from_pandas(train, npartitions=3),
+    }
     for kind, source in sources.items():
         got = LEARNERS[name]().fit(source, validation=valid)
-        np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
-                                   rtol=1e-10, err_msg=kind)
+        np.testing.assert_allclose(
+            got.score_samples(asia), want.score_samples(asia), rtol=1e-10, err_msg=kind
+        )
 
 
 @pytest.mark.parametrize("learner", ["HiddenTree", "HiddenMarkovModel"])
@@ -95,10 +97,10 @@ def test_streamed_em_equals_the_in_memory_em(learner, files, asia):
     file = path if learner == "HiddenTree" else csv  # each file kind once
     for kind, source in {"file": file, "dask": dd.from_pandas(data, npartitions=3)}.items():
         got = make(**opts, chunksize=500).fit(source)  # several chunks / partitions per pass
-        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10,
-                                   err_msg=kind)
-        np.testing.assert_allclose(got.score_samples(data), want.score_samples(data),
-                                   rtol=1e-9, err_msg=kind)
+        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10, err_msg=kind)
+        np.testing.assert_allclose(
+            got.score_samples(data), want.score_samples(data), rtol=1e-9, err_msg=kind
+        )
 
 
 def test_streamed_mixture_em_equals_the_in_memory_em(asia, files):
@@ -109,27 +111,33 @@ def test_streamed_mixture_em_equals_the_in_memory_em(asia, files):
     csv, parquet = os.path.join(folder, "holes.csv"), os.path.join(folder, "holes.parquet")
     train.to_csv(csv, index=False)
     train.to_parquet(parquet, index=False)
-    opts = dict(n_components=3, init="k_best", max_iter=8, tol=0, missing="em",
-                n_iter_no_change=3)
+    opts = dict(n_components=3, init="k_best", max_iter=8, tol=0, missing="em", n_iter_no_change=3)
     want = tl.TreeMixture(**opts).fit(train, validation=valid)
-    for kind, source in {"csv": csv, "parquet": parquet,
-                         "dask": dd.from_pandas(train, npartitions=2)}.items():
+    for kind, source in {
+        "csv": csv,
+        "parquet": parquet,
+        "dask": dd.from_pandas(train, npartitions=2),
+    }.items():
         got = tl.TreeMixture(**opts, chunksize=700).fit(source, validation=valid)
-        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10,
-                                   err_msg=kind)
-        np.testing.assert_allclose(got.validation_scores_, want.validation_scores_,
-                                   rtol=1e-10, err_msg=kind)
-        np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
-                                   rtol=1e-9, err_msg=kind)
+        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-10, err_msg=kind)
+        np.testing.assert_allclose(
+            got.validation_scores_, want.validation_scores_, rtol=1e-10, err_msg=kind
+        )
+        np.testing.assert_allclose(
+            got.score_samples(asia), want.score_samples(asia), rtol=1e-9, err_msg=kind
+        )
     with pytest.raises(tl.TreelearnError, match="init='random' or init='k_best', not 'k-means"):
         tl.TreeMixture(init="k-means++", chunksize=700).fit(csv)
 
 
-@pytest.mark.parametrize("opts", [
-    dict(n_components=3, init="random", random_state=0, n_init=2),
-    dict(n_components=range(1, 6), init="random", random_state=3),
-    dict(n_components=[2, 3, 4], init="k_best", missing="em"),
-])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        dict(n_components=3, init="random", random_state=0, n_init=2),
+        dict(n_components=range(1, 6), init="random", random_state=3),
+        dict(n_components=[2, 3, 4], init="k_best", missing="em"),
+    ],
+)
 def test_streamed_random_start_and_choice_of_k_equal_the_in_memory_fit(asia, files, opts):
     # one pass per EM iteration from the random start (its seed rows fetched by passes with
     # the same draws; asia repeats rows, so seeds that repeat an earlier one are redrawn)
@@ -146,19 +154,19 @@ def test_streamed_random_start_and_choice_of_k_equal_the_in_memory_fit(asia, fil
         got = tl.TreeMixture(**opts, chunksize=700).fit(source, validation=valid)
         assert got.n_components_ == want.n_components_, kind
         if want.n_components_scores_ is not None:
-            assert got.n_components_scores_ == pytest.approx(want.n_components_scores_,
-                                                             rel=1e-9)
+            assert got.n_components_scores_ == pytest.approx(want.n_components_scores_, rel=1e-9)
         # the same EM from the same start: the counts of each pass are sums of the same
         # weighted rows, grouped by chunk instead of at once, so they differ by round-off
         # (~1e-16 relative) that each iteration carries on; 1e-9 after 10 iterations on
         # ~-2.3 nats per row leaves that room and catches any other difference (one row
         # or one start draw moves the bound by more than 1e-5)
-        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-9,
-                                   err_msg=kind)
-        np.testing.assert_allclose(got.validation_scores_, want.validation_scores_,
-                                   rtol=1e-9, err_msg=kind)
-        np.testing.assert_allclose(got.score_samples(asia), want.score_samples(asia),
-                                   rtol=1e-9, err_msg=kind)
+        np.testing.assert_allclose(got.lower_bounds_, want.lower_bounds_, rtol=1e-9, err_msg=kind)
+        np.testing.assert_allclose(
+            got.validation_scores_, want.validation_scores_, rtol=1e-9, err_msg=kind
+        )
+        np.testing.assert_allclose(
+            got.score_samples(asia), want.score_samples(asia), rtol=1e-9, err_msg=kind
+        )
 
 
 def test_streamed_random_seeds_are_the_in_memory_seeds(tmp_path):
@@ -177,7 +185,8 @@ def test_streamed_random_seeds_are_the_in_memory_seeds(tmp_path):
     table, group = merge_identical_rows(encode(frame))
     passes = row_passes(tmp_path / "x.csv", learner="t", chunksize=70)
     for seed in range(5):
-        want = mixture._initial_responsibilities(table, group, 4, "random",
-                                                 np.random.default_rng(seed))
+        want = mixture._initial_responsibilities(
+            table, group, 4, "random", np.random.default_rng(seed)
+        )
         start = mixture._streamed_start(passes, 4, "random", np.random.default_rng(seed), None)
         np.testing.assert_array_equal(start(table.codes), want)

@@ -51,9 +51,13 @@ def test_quantile_bins_come_from_the_training_rows_only():
 def test_cross_validation_in_a_pipeline_has_no_nan_folds():
     X, y = load_iris(return_X_y=True, as_frame=True)
     for clf in (tl.NaiveBayes(), tl.TAN(), tl.KDB(k=1), tl.AODE()):
-        scores = cross_val_score(make_pipeline(tl.Discretizer(), clf), X, y,
-                                 cv=StratifiedKFold(10, shuffle=True, random_state=0),
-                                 error_score="raise")
+        scores = cross_val_score(
+            make_pipeline(tl.Discretizer(), clf),
+            X,
+            y,
+            cv=StratifiedKFold(10, shuffle=True, random_state=0),
+            error_score="raise",
+        )
         assert np.isfinite(scores).all() and scores.mean() > 0.88
 
 

@@ -361,7 +361,9 @@ def test_classifiers_draw_show_and_save_like_models(asia_df, tmp_path):
     assert tan._repr_svg_().lstrip().startswith(("<?xml", "<svg"))
     assert tl.TAN()._repr_svg_() is None  # unfitted: no picture, the estimator's own repr
     tan.save(tmp_path / "tan.json")
-    np.testing.assert_array_equal(tl.load(tmp_path / "tan.json").predict_proba(X), tan.predict_proba(X))
+    np.testing.assert_array_equal(
+        tl.load(tmp_path / "tan.json").predict_proba(X), tan.predict_proba(X)
+    )
 
     multinet = tl.ChowLiuMultinet().fit(X, y)
     fig = multinet.draw()

@@ -166,7 +166,10 @@ def test_notebook_cells_show_one_picture(tmp_path, pyplot):
     script.write_text(NOTEBOOK)
     run = subprocess.run(
         [sys.executable, str(script), os.path.join(DATASETS, "asia.csv"), pyplot, *cells],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen == {
@@ -207,7 +210,7 @@ def test_classifier_html_box_carries_the_network(tennis, make):
         assert text.count("<svg") == 1 and text.count("</svg>") == 1
         box, picture = text.split('<div class="treelearn-network"', 1)
         assert "sk-top-container" in box and "<svg" not in box
-        svg = picture[picture.index("<svg"): picture.index("</svg>") + len("</svg>")]
+        svg = picture[picture.index("<svg") : picture.index("</svg>") + len("</svg>")]
         root = ET.fromstring(svg.encode("utf-8"))
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
         assert _external_references(picture) == []
@@ -271,8 +274,10 @@ def _distance_to_box(point, extents) -> float:
 def _inside_box(pts, extents, margin) -> np.ndarray:
     x0, y0, x1, y1 = extents
     return (
-        (pts[:, 0] > x0 + margin) & (pts[:, 0] < x1 - margin)
-        & (pts[:, 1] > y0 + margin) & (pts[:, 1] < y1 - margin)
+        (pts[:, 0] > x0 + margin)
+        & (pts[:, 0] < x1 - margin)
+        & (pts[:, 1] > y0 + margin)
+        & (pts[:, 1] < y1 - margin)
     )
 
 
@@ -316,8 +321,10 @@ def test_tan_class_arrows_go_round_the_boxes(name):
     target = {"playtennis": "PlayTennis", "scifi_films": "good_film", "asia": "either"}[name]
     X, y = df.drop(columns=[target, "Day"], errors="ignore"), df[target]
     model = tl.TAN().fit(X, y).model_
-    for kwargs in ({"class_edges": "lines"}, {"class_edges": "lines", "edge_labels": True,
-                                              "title": True}):
+    for kwargs in (
+        {"class_edges": "lines"},
+        {"class_edges": "lines", "edge_labels": True, "title": True},
+    ):
         fig = model.draw(**kwargs)
         n_labels = _check_light_edges(fig, {(target, v) for v in X.columns})
         # with edge_labels, every feature -> feature edge carries its label
@@ -328,8 +335,16 @@ def test_extra_edges_of_a_dag_go_round_the_boxes():
     from treelearn.viz._draw import display_parents
 
     # asia's network: either has two parents (tub, lung), dysp two (bronc, either)
-    edges = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "either"),
-             ("lung", "either"), ("either", "xray"), ("bronc", "dysp"), ("either", "dysp")]
+    edges = [
+        ("asia", "tub"),
+        ("smoke", "lung"),
+        ("smoke", "bronc"),
+        ("tub", "either"),
+        ("lung", "either"),
+        ("either", "xray"),
+        ("bronc", "dysp"),
+        ("either", "dysp"),
+    ]
     graph = nx.DiGraph(edges)
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.integers(0, 2, size=(300, len(graph))), columns=list(graph))
@@ -349,6 +364,6 @@ def test_html_picture_keeps_a_given_svg_id(tennis):
     from treelearn.viz._draw import html_with_picture
 
     html = html_with_picture("<div>box</div>", svg)
-    picture = html[html.index("<svg"): html.index("</svg>") + len("</svg>")]
+    picture = html[html.index("<svg") : html.index("</svg>") + len("</svg>")]
     assert ET.fromstring(picture.encode("utf-8")).get("id") == "my-network"
     assert html.count("*{") == html.count("#my-network *{") >= 1

@@ -50,8 +50,10 @@ def test_multinet_draw_is_draw_panels(asia):
     clf = tl.ChowLiuMultinet().fit(X, y)
     ours = clf.draw(title="Asia", edge_labels=True)
     theirs = draw_panels(
-        [clf.models_[c] for c in clf.classes_], [f"either = {c}" for c in clf.classes_],
-        heading="Asia", edge_labels=True,
+        [clf.models_[c] for c in clf.classes_],
+        [f"either = {c}" for c in clf.classes_],
+        heading="Asia",
+        edge_labels=True,
     )
     np.testing.assert_array_equal(_pixels(ours), _pixels(theirs))
 

@@ -101,7 +101,7 @@ def test_explorer_edges_go_round_the_boxes(bushy):
     # and no two boxes overlap
     names = list(boxes)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             p, q = boxes[a], boxes[b]
             assert p[2] <= q[0] or q[2] <= p[0] or p[3] <= q[1] or q[3] <= p[1], (a, b)
 
@@ -123,10 +123,13 @@ def test_drawing_edges_go_round_the_boxes(bushy):
     heads = {}
     for arrow in arrows:
         # the arrow as drawn: its shaft, then its head's outline (data coordinates)
-        shaft, *head = [ax.transData.transform(p) for p in
-                        arrow.get_path().to_polygons(closed_only=False)]
+        shaft, *head = [
+            ax.transData.transform(p) for p in arrow.get_path().to_polygons(closed_only=False)
+        ]
         # the arrow's own boxes: the ones its two ends touch
-        ends = tuple(min(boxes, key=lambda n: _distance(pt, boxes[n])) for pt in (shaft[0], shaft[-1]))
+        ends = tuple(
+            min(boxes, key=lambda n: _distance(pt, boxes[n])) for pt in (shaft[0], shaft[-1])
+        )
         paths[ends] = [tuple(p) for p in shaft]
         heads[ends] = [tuple(p) for h in head for p in h]
     assert set(paths) == {(str(u), str(v)) for u, v in bushy.graph.edges}

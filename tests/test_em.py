@@ -114,7 +114,7 @@ def test_expected_counts_equal_enumeration(tiny):
 
 def brute_block(brute, pairs, i, j):
     o = pairs.offsets
-    return brute[o[i]:o[i + 1], o[j]:o[j + 1]]
+    return brute[o[i] : o[i + 1], o[j] : o[j + 1]]
 
 
 def _brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tl.TreeModel:
@@ -127,9 +127,9 @@ def _brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tl.T
         ps = model.parents(v)
         if ps:
             i = model.variables.index(ps[0])
-            counts = brute[o[i]:o[i + 1], o[j]:o[j + 1]]
+            counts = brute[o[i] : o[i + 1], o[j] : o[j + 1]]
         else:
-            counts = np.diag(brute[o[j]:o[j + 1], o[j]:o[j + 1]])
+            counts = np.diag(brute[o[j] : o[j + 1], o[j] : o[j + 1]])
         G.nodes[v]["cpt"] = (counts + alpha) / (counts + alpha).sum(axis=-1, keepdims=True)
     return tl.TreeModel(G, variables=model.variables)
 
@@ -195,9 +195,11 @@ def test_structural_em_expected_pairs_choose_the_tree_of_brute_force(tiny):
         G.add_edge(data.columns[i], data.columns[j], weight=mi[i, j])
     expected_tree = {frozenset(e) for e in nx.maximum_spanning_tree(G).edges}
     # the first M-step of structural EM is the maximum spanning tree of the expected MI
-    first = chow_liu_em(count(data, missing="pairwise"),
-                        partial(chow_liu_from_counts, settings=LearningSettings(alpha=0)),
-                        max_iter=1)
+    first = chow_liu_em(
+        count(data, missing="pairwise"),
+        partial(chow_liu_from_counts, settings=LearningSettings(alpha=0)),
+        max_iter=1,
+    )
     assert {frozenset(e) for e in first.graph.to_undirected().edges} == expected_tree
 
 

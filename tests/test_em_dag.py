@@ -42,8 +42,9 @@ def truth_frame(n: int, seed: int) -> pd.DataFrame:
 
 def joint(model: tl.TreeModel, full: tuple) -> float:
     at = dict(zip(model.variables, full))
-    return math.prod(float(model.cpt(v)[(*(at[u] for u in model.parents(v)), at[v])])
-                     for v in model.variables)
+    return math.prod(
+        float(model.cpt(v)[(*(at[u] for u in model.parents(v)), at[v])]) for v in model.variables
+    )
 
 
 def brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tuple:
@@ -55,8 +56,10 @@ def brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tuple
     counts = {v: np.zeros([cards[i] for i in f]) for v, f in families.items()}
     ll = 0.0
     for row in codes:
-        done = [(full, joint(model, full)) for full in itertools.product(
-            *[range(k) if c < 0 else [c] for c, k in zip(row, cards)])]
+        done = [
+            (full, joint(model, full))
+            for full in itertools.product(*[range(k) if c < 0 else [c] for c, k in zip(row, cards)])
+        ]
         p_obs = sum(p for _, p in done)
         ll += math.log(p_obs)
         for full, p in done:
@@ -66,8 +69,9 @@ def brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tuple
     for v in model.variables:
         smoothed = counts[v] + alpha
         total = smoothed.sum(axis=-1, keepdims=True)  # a parent state never seen: uniform
-        G.nodes[v]["cpt"] = np.where(total > 0, smoothed / np.where(total > 0, total, 1),
-                                     1 / smoothed.shape[-1])
+        G.nodes[v]["cpt"] = np.where(
+            total > 0, smoothed / np.where(total > 0, total, 1), 1 / smoothed.shape[-1]
+        )
     return tl.TreeModel(G, variables=model.variables), ll
 
 
@@ -129,12 +133,17 @@ def test_latent_variable_em_equals_pgmpy_from_the_same_start():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             theirs = pgmpy_em(network, data.drop(columns="h")).get_parameters(
-                latent_card={"h": 2}, init_cpds=dict(init), max_iter=steps, atol=0.0,
-                show_progress=False)
+                latent_card={"h": 2},
+                init_cpds=dict(init),
+                max_iter=steps,
+                atol=0.0,
+                show_progress=False,
+            )
         theirs = {cpd.variable: cpd for cpd in theirs}
         for v in ours.variables:
-            np.testing.assert_allclose(ours.cpt(v), _cpt_from_pgmpy(theirs[v], ours.parents(v)),
-                                       atol=1e-10, err_msg=v)
+            np.testing.assert_allclose(
+                ours.cpt(v), _cpt_from_pgmpy(theirs[v], ours.parents(v)), atol=1e-10, err_msg=v
+            )
 
 
 def test_a_never_observed_class_escapes_the_symmetric_fixpoint():
@@ -159,8 +168,10 @@ def test_a_never_observed_class_escapes_the_symmetric_fixpoint():
     build = partial(build_model, settings=LearningSettings(alpha=0, method="fit_cpts"))
     rng = np.random.default_rng(0)
     starts = [random_start(structure, stats, build, rng) for _ in range(3)]
-    runs = [fit_cpts_em(structure, stats, build, start=s).settings["em_log_likelihood"][-1]
-            for s in starts]
+    runs = [
+        fit_cpts_em(structure, stats, build, start=s).settings["em_log_likelihood"][-1]
+        for s in starts
+    ]
     assert lls[-1] == pytest.approx(max(runs), rel=1e-12)
     again = tl.fit_cpts(structure, data, alpha=0, missing="em", n_init=3, random_state=0)
     assert again == model  # the same seed, the same numbers

@@ -32,8 +32,9 @@ def family_bdeu(df: pd.DataFrame, child: str, parents: list, ess: float) -> floa
     a = ess / (q * r)
     seen: dict = {}
     total = 0.0
-    for key, v in zip(df[parents].itertuples(index=False, name=None) if parents else
-                      [()] * len(df), df[child]):
+    for key, v in zip(
+        df[parents].itertuples(index=False, name=None) if parents else [()] * len(df), df[child]
+    ):
         cell = seen.setdefault(key, np.zeros(r))
         total += np.log((cell[v] + a) / (cell.sum() + r * a))
         cell[v] += 1
@@ -61,8 +62,9 @@ def test_etan_is_the_best_of_every_etan_structure(seed, ess):
         arcs = [(p, f) for f, (_, p) in zip(cols, choice) if p is not None]
         if not nx.is_directed_acyclic_graph(nx.DiGraph(arcs)):
             continue
-        total = sum(score(f, (["C"] if c else []) + ([p] if p else []))
-                    for f, (c, p) in zip(cols, choice))
+        total = sum(
+            score(f, (["C"] if c else []) + ([p] if p else [])) for f, (c, p) in zip(cols, choice)
+        )
         best.append((total, choice))
     best.sort(key=lambda t: -t[0])
     assert best[0][0] - best[1][0] > 1e-6  # a unique best structure

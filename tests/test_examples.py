@@ -11,7 +11,9 @@ import sys
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.slow  # every example script in a subprocess: the second CI job (pytest -m slow)
+pytestmark = (
+    pytest.mark.slow
+)  # every example script in a subprocess: the second CI job (pytest -m slow)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -90,9 +92,17 @@ def test_example_runs(path, small, tmp_path):
 def test_without_out_an_example_writes_into_out_not_the_current_folder(small, tmp_path):
     # the default folder is the repository's git-ignored out/, never where the script runs
     proc = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "examples", "save_load_sample.py"),
-         str(small / "asia.csv"), "-n", "20"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        [
+            sys.executable,
+            os.path.join(ROOT, "examples", "save_load_sample.py"),
+            str(small / "asia.csv"),
+            "-n",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []

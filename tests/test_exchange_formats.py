@@ -17,10 +17,19 @@ ASIA = pd.read_csv("datasets/asia.csv")
 @pytest.fixture(scope="module")
 def models():
     X, y = ASIA.drop(columns="either"), ASIA["either"]
-    typed = pd.DataFrame({"n": [1, 2, 2, 3, 1, 3], "b": [True, False, False, True, True, False],
-                          "t": ["u", "v", "u", "v", "v", "u"]})
-    return {"tree": tl.chow_liu(ASIA), "tan": tl.TAN().fit(X, y).model_,
-            "kdb": tl.KDB(k=2).fit(X, y).model_, "typed": tl.chow_liu(typed)}
+    typed = pd.DataFrame(
+        {
+            "n": [1, 2, 2, 3, 1, 3],
+            "b": [True, False, False, True, True, False],
+            "t": ["u", "v", "u", "v", "v", "u"],
+        }
+    )
+    return {
+        "tree": tl.chow_liu(ASIA),
+        "tan": tl.TAN().fit(X, y).model_,
+        "kdb": tl.KDB(k=2).fit(X, y).model_,
+        "typed": tl.chow_liu(typed),
+    }
 
 
 def quiet():
@@ -99,8 +108,10 @@ def test_uai_with_pyagrum_on_one_parent_families(models, tmp_path):
 def test_uai_as_the_format_describes_it(tmp_path):
     # a published example (schlandals' documentation of the format): P(D | B, C) over the
     # scope "1 2 3", the last variable changing fastest
-    text = ("BAYES\n4\n2 2 2 2\n4\n1 0\n2 0 1\n2 0 2\n3 1 2 3\n\n2\n0.2 0.8\n4\n"
-            "0.6 0.4 0.3 0.7\n4\n0.25 0.75 0.75 0.25\n8\n1.0 0.0 0.35 0.65 0.8 0.2 0.0 1.0\n")
+    text = (
+        "BAYES\n4\n2 2 2 2\n4\n1 0\n2 0 1\n2 0 2\n3 1 2 3\n\n2\n0.2 0.8\n4\n"
+        "0.6 0.4 0.3 0.7\n4\n0.25 0.75 0.75 0.25\n8\n1.0 0.0 0.35 0.65 0.8 0.2 0.0 1.0\n"
+    )
     path = tmp_path / "example.uai"
     path.write_text(text)
     m = tl.read_uai(path, names=list("ABCD"))
@@ -126,8 +137,11 @@ def test_pyagrum_round_trip_and_lazy_propagation(models, name):
         assert back == m
     ie = gum.LazyPropagation(bn)
     states = m.states
-    cases = [{}, {m.variables[0]: states[m.variables[0]][0]},
-             {m.variables[1]: states[m.variables[1]][-1], m.variables[-1]: states[m.variables[-1]][0]}]
+    cases = [
+        {},
+        {m.variables[0]: states[m.variables[0]][0]},
+        {m.variables[1]: states[m.variables[1]][-1], m.variables[-1]: states[m.variables[-1]][0]},
+    ]
     for evidence in cases:
         ie.eraseAllEvidence()
         ie.setEvidence({str(v): str(s) for v, s in evidence.items()})
@@ -152,26 +166,33 @@ def test_soft_evidence_equals_pyagrum(models):
 
 def test_bad_files_say_what_is_wrong(tmp_path):
     bad = tmp_path / "bad.xml"
-    bad.write_text("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME>"
-                   "<OUTCOME>y</OUTCOME></VARIABLE><DEFINITION><FOR>a</FOR>"
-                   "<TABLE>0.5 0.4</TABLE></DEFINITION></NETWORK></BIF>")
+    bad.write_text(
+        "<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME>"
+        "<OUTCOME>y</OUTCOME></VARIABLE><DEFINITION><FOR>a</FOR>"
+        "<TABLE>0.5 0.4</TABLE></DEFINITION></NETWORK></BIF>"
+    )
     with pytest.raises(tl.InvalidModelError, match="'a'"):
         tl.read_xmlbif(bad)
-    bad.write_text("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME></VARIABLE>"
-                   "</NETWORK></BIF>")
+    bad.write_text(
+        "<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME></VARIABLE></NETWORK></BIF>"
+    )
     with pytest.raises(tl.InvalidModelError, match="no DEFINITION"):
         tl.read_xmlbif(bad)
-    bad.write_text("<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME></VARIABLE>"
-                   "<DEFINITION><FOR>a</FOR><TABLE>1 1</TABLE></DEFINITION></NETWORK></BIF>")
+    bad.write_text(
+        "<BIF><NETWORK><VARIABLE><NAME>a</NAME><OUTCOME>x</OUTCOME></VARIABLE>"
+        "<DEFINITION><FOR>a</FOR><TABLE>1 1</TABLE></DEFINITION></NETWORK></BIF>"
+    )
     with pytest.raises(tl.InvalidModelError, match="2 numbers"):
         tl.read_xmlbif(bad)
     bad.write_text("not xml")
     with pytest.raises(tl.ModelFormatError, match="not an XMLBIF"):
         tl.read_xmlbif(bad)
-    cyc = ("<BIF><NETWORK>" + "".join(
-        f"<VARIABLE><NAME>{v}</NAME><OUTCOME>0</OUTCOME></VARIABLE>" for v in "ab")
+    cyc = (
+        "<BIF><NETWORK>"
+        + "".join(f"<VARIABLE><NAME>{v}</NAME><OUTCOME>0</OUTCOME></VARIABLE>" for v in "ab")
         + "<DEFINITION><FOR>a</FOR><GIVEN>b</GIVEN><TABLE>1</TABLE></DEFINITION>"
-        + "<DEFINITION><FOR>b</FOR><GIVEN>a</GIVEN><TABLE>1</TABLE></DEFINITION></NETWORK></BIF>")
+        + "<DEFINITION><FOR>b</FOR><GIVEN>a</GIVEN><TABLE>1</TABLE></DEFINITION></NETWORK></BIF>"
+    )
     bad.write_text(cyc)
     with pytest.raises(tl.InvalidModelError, match="acyclic"):
         tl.read_xmlbif(bad)

@@ -114,8 +114,10 @@ def test_every_coalition_of_a_row_in_one_pass_equals_one_by_one():
     rng = np.random.default_rng(3)
     edges, cpts = random_tree_network(9, [2, 3, 2, 4, 2, 3, 2, 2, 3], rng)
     df = sample_tree_network(edges, cpts, 400, rng)
-    G = nx.DiGraph([("x0", f"x{j}") for j in range(1, 9)]
-                   + [("x1", "x3"), ("x2", "x3"), ("x3", "x4"), ("x5", "x6"), ("x7", "x6")])
+    G = nx.DiGraph(
+        [("x0", f"x{j}") for j in range(1, 9)]
+        + [("x1", "x3"), ("x2", "x3"), ("x3", "x4"), ("x5", "x6"), ("x7", "x6")]
+    )
     m = tl.fit_cpts(G, df)
     assert m.engine("x0").path == "message passing given 'x0'"
     rows = df.iloc[:4].astype(float)
@@ -136,8 +138,11 @@ def test_shapley_matrix_is_the_formula():
     for j in range(3):
         for m, S in enumerate(masks):
             s = int(S.sum())
-            expected = (math.factorial(s - 1) * math.factorial(3 - s) / 6 if S[j]
-                        else -math.factorial(s) * math.factorial(3 - s - 1) / 6)
+            expected = (
+                math.factorial(s - 1) * math.factorial(3 - s) / 6
+                if S[j]
+                else -math.factorial(s) * math.factorial(3 - s - 1) / 6
+            )
             assert C[m, j] == pytest.approx(expected, abs=1e-15)
 
 
@@ -150,11 +155,18 @@ def test_interventional_equals_shap_exact_explainer():
     clf = tl.TAN().fit(X, y)
     background = X[:20]
     rows = X[100:103]
-    explainer = shap.ExactExplainer(clf.predict_proba,
-                                    shap.maskers.Independent(background, max_samples=20))
+    explainer = shap.ExactExplainer(
+        clf.predict_proba, shap.maskers.Independent(background, max_samples=20)
+    )
     theirs = explainer(rows)
-    ours = clf.explain(rows, kind="shapley", conditional=False, background=background,
-                       output="proba", target_class=1)
+    ours = clf.explain(
+        rows,
+        kind="shapley",
+        conditional=False,
+        background=background,
+        output="proba",
+        target_class=1,
+    )
     assert np.abs(ours.values.to_numpy() - theirs.values[:, :, 1]).max() < 1e-10
     assert np.abs(ours.base.to_numpy() - theirs.base_values[:, 1]).max() < 1e-10
 
@@ -169,8 +181,7 @@ def test_interventional_family_sums_equal_the_engine(target):
     m = tl.chow_liu(ASIA)
     codes = m.encode(ASIA.iloc[:4]).codes
     players = [j for j, v in enumerate(m.variables) if v != target]
-    game = EngineGame(m.engine(target), codes, players, background=m.encode(
-        ASIA.iloc[50:57]).codes)
+    game = EngineGame(m.engine(target), codes, players, background=m.encode(ASIA.iloc[50:57]).codes)
     keep = coalition_masks(len(players))
     assert game._complete_families()
     fast = game.hybrid_log_joint(keep, slice(1, 4))
@@ -180,8 +191,9 @@ def test_interventional_family_sums_equal_the_engine(target):
     assert np.abs(fast - slow).max() < 1e-12
 
 
-@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet",
-                                  "BayesianTAN"])
+@pytest.mark.parametrize(
+    "name", ["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet", "BayesianTAN"]
+)
 def test_efficiency_and_log_odds_chain_rule(name, asia_tan):
     _, X = asia_tan
     clf = getattr(tl, name)().fit(X, ASIA["either"])
@@ -217,16 +229,19 @@ def test_tan_log_odds_terms_are_the_cpt_terms(asia_tan):
             yes, no = states["either"].index("yes"), states["either"].index("no")
             assert e.values.iloc[r][f] == pytest.approx(term(yes) - term(no), abs=1e-12)
     prior = np.log(model.cpt("either"))
-    assert e.base.iloc[0] == pytest.approx(prior[states["either"].index("yes")]
-                                           - prior[states["either"].index("no")], abs=1e-12)
+    assert e.base.iloc[0] == pytest.approx(
+        prior[states["either"].index("yes")] - prior[states["either"].index("no")], abs=1e-12
+    )
 
 
 def test_naive_bayes_shapley_log_odds_exact_for_many_features():
     rng = np.random.default_rng(1)
     n, d = 300, 40
     y = rng.integers(0, 2, n)
-    X = pd.DataFrame((rng.random((n, d)) < 0.3 + 0.4 * y[:, None]).astype(int),
-                     columns=[f"f{j}" for j in range(d)])
+    X = pd.DataFrame(
+        (rng.random((n, d)) < 0.3 + 0.4 * y[:, None]).astype(int),
+        columns=[f"f{j}" for j in range(d)],
+    )
     clf = tl.NaiveBayes().fit(X, y)
     rows = X.iloc[:5].astype(float)
     rows.iloc[0, 3] = np.nan
@@ -237,8 +252,9 @@ def test_naive_bayes_shapley_log_odds_exact_for_many_features():
     # each term by hand: log p(x_j | 1) - log p(x_j | 0) from the CPTs
     cpt = clf.model_.cpt("f5")
     x = int(rows.iloc[2, 5])
-    assert terms.values.iloc[2, 5] == pytest.approx(np.log(cpt[1, x]) - np.log(cpt[0, x]),
-                                                    abs=1e-12)
+    assert terms.values.iloc[2, 5] == pytest.approx(
+        np.log(cpt[1, x]) - np.log(cpt[0, x]), abs=1e-12
+    )
     assert terms.values.iloc[0, 3] == 0.0  # missing: no evidence, no contribution
 
 
@@ -257,8 +273,7 @@ def test_sampling_estimator_is_unbiased_within_its_error():
     assert np.abs(a.values.sum(axis=1) + a.base - a.prediction).max() < 1e-10
     z = (a.values - exact.values).abs() / np.maximum(a.standard_error, 1e-12)
     assert (z.to_numpy() < 5).all()
-    few = clf.explain(rows, kind="shapley", method="sampling", n_permutations=16,
-                      random_state=2)
+    few = clf.explain(rows, kind="shapley", method="sampling", n_permutations=16, random_state=2)
     assert few.standard_error.to_numpy().mean() > a.standard_error.to_numpy().mean()
 
 
@@ -268,8 +283,9 @@ def test_auto_samples_beyond_enumeration_and_says_so():
     edges, cpts = random_tree_network(d + 1, [2] * (d + 1), rng)
     df = sample_tree_network(edges, cpts, 300, rng)
     clf = tl.TAN().fit(df.drop(columns="x0"), df["x0"])
-    e = clf.explain(df.drop(columns="x0").iloc[:2], kind="shapley", n_permutations=8,
-                    random_state=0)
+    e = clf.explain(
+        df.drop(columns="x0").iloc[:2], kind="shapley", n_permutations=8, random_state=0
+    )
     assert e.method == "permutation sampling" and e.standard_error is not None
     assert np.abs(e.values.sum(axis=1) + e.base - e.prediction).max() < 1e-10
     with pytest.raises(tl.TreelearnError, match=r"2\^24 .*method='sampling'"):
@@ -278,8 +294,13 @@ def test_auto_samples_beyond_enumeration_and_says_so():
     X20 = df[[f"x{j}" for j in range(1, 21)]]
     clf20 = tl.TAN().fit(X20, df["x0"])
     with pytest.raises(tl.TreelearnError, match=r"2\^20 x 150 = .*fewer background rows"):
-        clf20.explain(X20.iloc[:2], kind="shapley", conditional=False,
-                      background=X20.iloc[:150], method="exact")
+        clf20.explain(
+            X20.iloc[:2],
+            kind="shapley",
+            conditional=False,
+            background=X20.iloc[:150],
+            method="exact",
+        )
 
 
 def test_features_unknown_in_every_row_are_null_players_not_enumerated():
@@ -354,11 +375,13 @@ def test_bayesian_tan_shapley_equals_brute_force_over_its_own_predictions(asia_t
     e = clf.explain(rows, kind="shapley", output="log_odds", target_class="yes")
     yes = list(clf.classes_).index("yes")
     features = list(X.columns)
-    subsets = [frozenset(S) for r in range(len(features) + 1)
-               for S in itertools.combinations(features, r)]
+    subsets = [
+        frozenset(S) for r in range(len(features) + 1) for S in itertools.combinations(features, r)
+    ]
     for r, (_, row) in enumerate(rows.iterrows()):
-        masked = pd.DataFrame([{f: (row[f] if f in S else np.nan) for f in features}
-                               for S in subsets])
+        masked = pd.DataFrame(
+            [{f: (row[f] if f in S else np.nan) for f in features} for S in subsets]
+        )
         p = clf.predict_proba(masked)  # every coalition's prediction in one call
         odds = dict(zip(subsets, np.log(p[:, yes]) - np.log(p[:, 1 - yes])))
         expected = shapley_by_formula(odds.__getitem__, features)
@@ -369,8 +392,9 @@ def test_mixed_and_gaussian_classifiers():
     rng = np.random.default_rng(4)
     n = 200
     y = rng.integers(0, 2, n)
-    X = pd.DataFrame({"a": rng.integers(0, 3, n) + y, "b": rng.normal(y, 1.0),
-                      "c": rng.normal(-y, 2.0)})
+    X = pd.DataFrame(
+        {"a": rng.integers(0, 3, n) + y, "b": rng.normal(y, 1.0), "c": rng.normal(-y, 2.0)}
+    )
     X["a"] = X["a"].astype(str)
     mixed = tl.MixedNaiveBayes().fit(X, y)
     e = mixed.explain(X.iloc[:5], kind="shapley", output="log_odds", target_class=1)
@@ -382,8 +406,13 @@ def test_mixed_and_gaussian_classifiers():
     gauss = tl.GaussianClassifier().fit(X[["b", "c"]], y)
     with pytest.raises(tl.TreelearnError, match="conditional=False with background"):
         gauss.explain(X[["b", "c"]].iloc[:3], kind="shapley")
-    g = gauss.explain(X[["b", "c"]].iloc[:3], kind="shapley", conditional=False,
-                      background=X[["b", "c"]].iloc[50:70], output="proba")
+    g = gauss.explain(
+        X[["b", "c"]].iloc[:3],
+        kind="shapley",
+        conditional=False,
+        background=X[["b", "c"]].iloc[50:70],
+        output="proba",
+    )
     assert np.abs(g.values.sum(axis=1) + g.base - g.prediction).max() < 1e-10
 
 

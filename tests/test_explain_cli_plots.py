@@ -13,8 +13,9 @@ import pytest
 import treelearn as tl
 from treelearn.cli._main import main
 
-ASIA_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                         "datasets", "asia.csv")
+ASIA_PATH = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "datasets", "asia.csv"
+)
 ASIA = pd.read_csv(ASIA_PATH)
 
 
@@ -32,13 +33,33 @@ def files(tmp_path_factory):
 
 def test_classifier_shapley_table_equals_the_api(files, capsys):
     out, tan, _, rows = files
-    assert main(["explain", str(out / "tan.json"), str(rows), "--kind", "shapley",
-                 "--state", "yes", "-o", str(out / "e.csv"), "--plot", str(out / "e.png")]) == 0
+    assert (
+        main(
+            [
+                "explain",
+                str(out / "tan.json"),
+                str(rows),
+                "--kind",
+                "shapley",
+                "--state",
+                "yes",
+                "-o",
+                str(out / "e.csv"),
+                "--plot",
+                str(out / "e.png"),
+            ]
+        )
+        == 0
+    )
     table = pd.read_csv(out / "e.csv")
-    expected = tan.explain(ASIA.head(5).drop(columns="either"), kind="shapley",
-                           target_class="yes").to_frame()
-    np.testing.assert_allclose(table[list(tan.feature_names_in_)].to_numpy(),
-                               expected[list(tan.feature_names_in_)].to_numpy(), atol=1e-12)
+    expected = tan.explain(
+        ASIA.head(5).drop(columns="either"), kind="shapley", target_class="yes"
+    ).to_frame()
+    np.testing.assert_allclose(
+        table[list(tan.feature_names_in_)].to_numpy(),
+        expected[list(tan.feature_names_in_)].to_numpy(),
+        atol=1e-12,
+    )
     assert (table["(target)"] == "yes").all()
     assert (out / "e.png").stat().st_size > 1000
     assert "exact" in capsys.readouterr().err
@@ -50,8 +71,9 @@ def test_tree_log_odds_to_stdout(files, capsys):
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
     expected = tree.explain(ASIA.head(5), "lung")
     np.testing.assert_allclose(table["(prediction)"], expected.prediction, atol=1e-12)
-    np.testing.assert_allclose(table.drop(columns=["(target)", "(base)", "(prediction)"]),
-                               expected.values, atol=1e-12)
+    np.testing.assert_allclose(
+        table.drop(columns=["(target)", "(base)", "(prediction)"]), expected.values, atol=1e-12
+    )
 
 
 def test_explain_errors(files, capsys):

@@ -55,7 +55,9 @@ def dump_dom(path: str, fragment: str = "") -> str:
     url = "file://" + os.path.abspath(path) + fragment
     done = subprocess.run(
         [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--dump-dom", url],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "<body" in done.stdout, done.stderr[-2000:]
     return done.stdout
@@ -153,8 +155,9 @@ def test_chow_liu_tree_many_evidence_sets(asia, tmp_path):
         for v, series in expected.items():
             np.testing.assert_allclose(res["marginals"][v], series.to_numpy(), atol=1e-12)
         # P(evidence), by brute force over the joint table
-        keep = np.array([all(r[index[k]] == model.states[k].index(s) for k, s in ev.items())
-                         for r in rows])
+        keep = np.array(
+            [all(r[index[k]] == model.states[k].index(s) for k, s in ev.items()) for r in rows]
+        )
         assert res["log_evidence"] == pytest.approx(np.log(p[keep].sum()), abs=1e-10)
 
 
@@ -182,8 +185,10 @@ def test_multinet_matches_brute_force(asia, tmp_path):
         cls_mass = np.zeros(len(labels))
         for c, (rows, p) in enumerate(tables):
             for r, pr in zip(rows, p):
-                if any(k != "either" and r[features.index(k)] != states[k].index(s)
-                       for k, s in ev.items()):
+                if any(
+                    k != "either" and r[features.index(k)] != states[k].index(s)
+                    for k, s in ev.items()
+                ):
                     continue
                 if "either" in ev and labels[c] != ev["either"]:
                     continue
@@ -203,17 +208,20 @@ def test_random_forests_and_awkward_names(tmp_path):
     rng = np.random.default_rng(7)
     n = 400
     a = rng.integers(0, 3, n)
-    df = pd.DataFrame({
-        "a:b": a,
-        "c,d": (a + (rng.random(n) < 0.2)) % 3,
-        "</script>": rng.integers(0, 4, n),
-        7: rng.choice(["x:y", "p,q", "z"], n),
-    })
+    df = pd.DataFrame(
+        {
+            "a:b": a,
+            "c,d": (a + (rng.random(n) < 0.2)) % 3,
+            "</script>": rng.integers(0, 4, n),
+            7: rng.choice(["x:y", "p,q", "z"], n),
+        }
+    )
     model = tl.chow_liu(df, forest="bic")
     assert len(model.roots) >= 2  # a forest
     sets = [{}, {"a:b": 1}, {"</script>": 2, 7: "x:y"}, {"c,d": 0, 7: "p,q"}]
     frags = []
     from urllib.parse import quote
+
     for ev in sets:
         items = [quote(str(k), safe="") + ":" + quote(str(v), safe="") for k, v in ev.items()]
         frags.append("#evidence=" + ",".join(items) if items else "#")
@@ -245,10 +253,14 @@ def test_clicks_set_and_clear_evidence_and_rewrite_the_fragment(asia, tmp_path):
     after3 = json.loads(html.unescape(re.search(r'data-after3="([^"]*)"', dom).group(1)))
     assert after2["hash"] == "#evidence=smoke:yes,xray:yes"
     assert after3["hash"] == "#evidence=smoke:yes"
-    np.testing.assert_allclose(json.loads(after2["lung"]),
-                               model.marginals({"smoke": "yes", "xray": "yes"})["lung"], atol=1e-12)
-    np.testing.assert_allclose(json.loads(after3["lung"]),
-                               model.marginals({"smoke": "yes"})["lung"], atol=1e-12)
+    np.testing.assert_allclose(
+        json.loads(after2["lung"]),
+        model.marginals({"smoke": "yes", "xray": "yes"})["lung"],
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        json.loads(after3["lung"]), model.marginals({"smoke": "yes"})["lung"], atol=1e-12
+    )
 
 
 @needs_browser
@@ -345,8 +357,9 @@ def test_network_needing_two_conditioners_is_explored_by_its_cutset():
     g = nx.DiGraph([("a", "c"), ("b", "c"), ("d", "f"), ("e", "f")])
     spec = explorer_spec(tl.fit_cpts(g, df))
     assert spec["cond"] == -1 and len(spec["components"]) == 4
-    assert [[spec["variables"][i]["name"] for i, _ in c["fixed"]]
-            for c in spec["components"]] == [["a", "d"]] * 4
+    assert [[spec["variables"][i]["name"] for i, _ in c["fixed"]] for c in spec["components"]] == [
+        ["a", "d"]
+    ] * 4
 
 
 @needs_browser

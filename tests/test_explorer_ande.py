@@ -51,9 +51,15 @@ def by_hand(clf, row: dict) -> np.ndarray:
     return logsumexp(np.array(terms), axis=0) - np.log(len(terms))
 
 
-SETS = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no", "asia": "yes"},
-        dict(X.iloc[3]), {"tub": "yes", "bronc": "no"}, {"either": "yes", "smoke": "no"},
-        {"either": "no", "lung": "yes", "dysp": "no"}]
+SETS = [
+    {},
+    {"smoke": "yes"},
+    {"dysp": "yes", "xray": "no", "asia": "yes"},
+    dict(X.iloc[3]),
+    {"tub": "yes", "bronc": "no"},
+    {"either": "yes", "smoke": "no"},
+    {"either": "no", "lung": "yes", "dysp": "no"},
+]
 
 
 @needs_browser
@@ -64,8 +70,7 @@ def test_class_posterior_is_predict_proba_and_bars_the_estimate(tmp_path):
     results = run_fragments(clf, tmp_path, [fragment(e) for e in SETS])
 
     def log_joint(assign: dict) -> np.ndarray:  # the model's own, the class masked if given
-        row = pd.DataFrame([{k: v for k, v in assign.items() if k in features}],
-                           columns=features)
+        row = pd.DataFrame([{k: v for k, v in assign.items() if k in features}], columns=features)
         j = clf.predict_joint_log_proba(row)[0]
         if "either" in assign:
             j = np.where([c == assign["either"] for c in classes], j, -np.inf)
@@ -74,8 +79,9 @@ def test_class_posterior_is_predict_proba_and_bars_the_estimate(tmp_path):
     for ev, r in zip(SETS, results):
         assert r["evidence"] == ev
         j = log_joint(ev)
-        np.testing.assert_allclose(r["marginals"]["either"], np.exp(j - logsumexp(j)),
-                                   rtol=0, atol=TOL)
+        np.testing.assert_allclose(
+            r["marginals"]["either"], np.exp(j - logsumexp(j)), rtol=0, atol=TOL
+        )
         assert r["log_evidence"] == pytest.approx(logsumexp(j) if ev else 0.0, abs=1e-10)
         if "either" not in ev:
             proba = clf.predict_proba(pd.DataFrame([ev], columns=features))[0]
@@ -84,14 +90,16 @@ def test_class_posterior_is_predict_proba_and_bars_the_estimate(tmp_path):
             hand = by_hand(clf, ev)
             if "either" in ev:
                 hand = np.where([c == ev["either"] for c in classes], hand, -np.inf)
-            np.testing.assert_allclose(r["marginals"]["either"], np.exp(hand - logsumexp(hand)),
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                r["marginals"]["either"], np.exp(hand - logsumexp(hand)), rtol=0, atol=TOL
+            )
         for f in features:
             if f in ev:
                 continue
             scores = [logsumexp(log_joint({**ev, f: s})) for s in clf.fallback_model_.states[f]]
-            np.testing.assert_allclose(r["marginals"][f], np.exp(scores - logsumexp(scores)),
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                r["marginals"][f], np.exp(scores - logsumexp(scores)), rtol=0, atol=TOL
+            )
 
 
 @needs_browser
@@ -99,8 +107,9 @@ def test_alpha_zero_tables_and_soft_evidence_refused(tmp_path):
     # alpha=0: zero probabilities (log 0, null in the page's JSON) in the tables
     clf = tl.AnDE(n=2, alpha=0.0).fit(X.head(300), Y.head(300))
     sets = [{"asia": "yes", "tub": "no"}, {"smoke": "yes", "dysp": "yes", "bronc": "no"}]
-    results = run_fragments(clf, tmp_path, [fragment(e) for e in sets] +
-                            ["#evidence=smoke:yes&soft=lung:0.2|0.8"])
+    results = run_fragments(
+        clf, tmp_path, [fragment(e) for e in sets] + ["#evidence=smoke:yes&soft=lung:0.2|0.8"]
+    )
     for ev, r in zip(sets, results):
         with np.errstate(divide="ignore"):
             proba = clf.predict_proba(pd.DataFrame([ev], columns=X.columns))[0]
@@ -109,8 +118,12 @@ def test_alpha_zero_tables_and_soft_evidence_refused(tmp_path):
     # qualifying pair fall back to AODE, then to naive Bayes, as the classifier's own
     rare = tl.AnDE(n=2, min_count=40).fit(X.head(400), Y.head(400))
     assert not rare.qualifies3_.all()
-    picky = [{"asia": "yes", "tub": "yes"}, {"asia": "yes", "smoke": "no", "xray": "yes"},
-             {"tub": "yes"}, {"lung": "yes", "dysp": "no"}]
+    picky = [
+        {"asia": "yes", "tub": "yes"},
+        {"asia": "yes", "smoke": "no", "xray": "yes"},
+        {"tub": "yes"},
+        {"lung": "yes", "dysp": "no"},
+    ]
     for ev, r in zip(picky, run_fragments(rare, tmp_path, [fragment(e) for e in picky])):
         proba = rare.predict_proba(pd.DataFrame([ev], columns=X.columns))[0]
         np.testing.assert_allclose(r["marginals"]["either"], proba, rtol=0, atol=TOL)
@@ -133,8 +146,11 @@ def test_the_spec_and_what_is_refused():
 
 
 # ------------------------------------------------- the feature-weighted naive Bayes family
-WEIGHTED = {"awnb": lambda: tl.AWNB(random_state=0).fit(X, Y), "manb": lambda: tl.MANB().fit(X, Y),
-            "wanbia": lambda: tl.WeightedNaiveBayes().fit(X.head(1000), Y.head(1000))}
+WEIGHTED = {
+    "awnb": lambda: tl.AWNB(random_state=0).fit(X, Y),
+    "manb": lambda: tl.MANB().fit(X, Y),
+    "wanbia": lambda: tl.WeightedNaiveBayes().fit(X.head(1000), Y.head(1000)),
+}
 
 
 @needs_browser
@@ -143,8 +159,12 @@ def test_weighted_naive_bayes_pages_are_their_score(kind, tmp_path):
     clf = WEIGHTED[kind]()
     features = list(X.columns)
     classes = list(clf.classes_)
-    sets = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no", "asia": "yes"},
-            {"either": "yes", "tub": "no"}]
+    sets = [
+        {},
+        {"smoke": "yes"},
+        {"dysp": "yes", "xray": "no", "asia": "yes"},
+        {"either": "yes", "tub": "no"},
+    ]
     results = run_fragments(clf, tmp_path, [fragment(e) for e in sets])
     states = clf.states_
 
@@ -152,8 +172,11 @@ def test_weighted_naive_bayes_pages_are_their_score(kind, tmp_path):
         s = clf.class_log_prior_.copy()
         for j, f in enumerate(features):
             if f in assign:
-                s = s + clf.feature_weights_[j] * clf.feature_log_prob_[j][
-                    :, states[j].index(assign[f])]
+                s = (
+                    s
+                    + clf.feature_weights_[j]
+                    * clf.feature_log_prob_[j][:, states[j].index(assign[f])]
+                )
         if "either" in assign:
             s = np.where([c == assign["either"] for c in classes], s, -np.inf)
         return s
@@ -169,8 +192,9 @@ def test_weighted_naive_bayes_pages_are_their_score(kind, tmp_path):
             if f in ev:
                 continue
             scores = np.array([logsumexp(by_hand({**ev, f: s})) for s in states[j]])
-            np.testing.assert_allclose(r["marginals"][f], np.exp(scores - logsumexp(scores)),
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                r["marginals"][f], np.exp(scores - logsumexp(scores)), rtol=0, atol=TOL
+            )
             if kind == "manb":  # every weight 1, tables normalised: naive Bayes's exact P(x | e)
                 exact = post @ np.exp(clf.feature_log_prob_[j])
                 np.testing.assert_allclose(r["marginals"][f], exact, rtol=0, atol=TOL)

@@ -33,6 +33,7 @@ TOL = 1e-10
 def model_answers(clf, features: list, ev: dict) -> tuple[float, dict]:
     """``log P(evidence | D)`` and each unobserved feature's posterior, from the model's own
     ``predict_joint_log_proba`` (its sum over completions of the missing features)."""
+
     def log_p(assign: dict) -> float:
         row = pd.DataFrame([assign], columns=features)
         return float(logsumexp(clf.predict_joint_log_proba(row)[0]))
@@ -49,8 +50,13 @@ def model_answers(clf, features: list, ev: dict) -> tuple[float, dict]:
 def test_class_posterior_is_predict_proba_and_marginals_the_models(tmp_path):
     clf = tl.BayesianTAN(equivalent_sample_size=2.0).fit(X, Y)
     features = list(X.columns)
-    sets = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no", "asia": "yes"},
-            dict(X.iloc[3]), {"tub": "yes", "bronc": "no"}]
+    sets = [
+        {},
+        {"smoke": "yes"},
+        {"dysp": "yes", "xray": "no", "asia": "yes"},
+        dict(X.iloc[3]),
+        {"tub": "yes", "bronc": "no"},
+    ]
     results = run_fragments(clf, tmp_path, [fragment(e) for e in sets])
     proba = clf.predict_proba(pd.DataFrame(sets, columns=features))
     for ev, r, expected in zip(sets, results, proba):
@@ -67,8 +73,11 @@ def brute_joint(clf) -> tuple[list, np.ndarray]:
     over every labelled spanning tree of the features, from the public tables only:
     ``theta_c prod_v theta_v|c(x_v) sum_T prod_{uv in T} w_uv rho_c(x_u, x_v) / sum_T prod w``."""
     d = len(clf.states_)
-    trees = [t for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
-             if nx.is_tree(nx.Graph(list(t)))]
+    trees = [
+        t
+        for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
+        if nx.is_tree(nx.Graph(list(t)))
+    ]
     assert len(trees) == d ** (d - 2)  # Cayley
     lw = clf.log_weights_
     log_z = logsumexp([sum(lw[u, v] for u, v in t) for t in trees])
@@ -92,12 +101,17 @@ def test_four_features_against_every_spanning_tree(tmp_path):
     rows, p = brute_joint(clf)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)  # the average is a distribution
     rows = np.array(rows)
-    sets = [{}, {"Outlook": "Sunny"}, {"Humidity": "High", "Wind": "Strong"},
-            {"Outlook": "Rain", "Temperature": "Cool", "Humidity": "Normal", "Wind": "Weak"}]
+    sets = [
+        {},
+        {"Outlook": "Sunny"},
+        {"Humidity": "High", "Wind": "Strong"},
+        {"Outlook": "Rain", "Temperature": "Cool", "Humidity": "Normal", "Wind": "Weak"},
+    ]
     # the page's own table (every assignment's P(x, c | D), its script's determinants) sums
     # to one, as the brute force's does
-    script = HARNESS.replace("RESULTS.push({", "RESULTS.push({total: "
-                             "Number(document.body.dataset.jointTotal), ")
+    script = HARNESS.replace(
+        "RESULTS.push({", "RESULTS.push({total: Number(document.body.dataset.jointTotal), "
+    )
     results = run_page(clf, tmp_path, script % json.dumps([fragment(e) for e in sets]))
     assert results[0]["total"] == pytest.approx(1.0, abs=1e-12)
     names = [*features, "PlayTennis"]
@@ -134,8 +148,9 @@ def test_drawn_tree_is_the_most_probable_one_with_edge_posteriors():
     # the hover of a feature: P(x | c) in each class (the same in every tree)
     asia = spec["variables"][0]["cpt"]
     assert asia["parents"] == ["either"]
-    np.testing.assert_allclose([row[1] for row in asia["rows"]],
-                               np.exp(clf.log_theta_[:, :2]), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        [row[1] for row in asia["rows"]], np.exp(clf.log_theta_[:, :2]), rtol=0, atol=1e-15
+    )
 
 
 def test_too_many_assignments_refused_and_super_parent_checked():

@@ -64,8 +64,14 @@ def gaussians(clf, kind: str) -> tuple[np.ndarray, np.ndarray]:
     return clf.means_, np.array([s * np.eye(d) for s in cov])
 
 
-SETS = [{}, {"a": 0.5, "b": -0.3, "c": 1.0}, {"a": 0.5}, {"b": 1.2, "c": -0.4},
-        {"y": "hi", "c": 0.25}, {"y": "lo"}]
+SETS = [
+    {},
+    {"a": 0.5, "b": -0.3, "c": 1.0},
+    {"a": 0.5},
+    {"b": 1.2, "c": -0.4},
+    {"y": "hi", "c": 0.25},
+    {"y": "lo"},
+]
 
 
 def frag(ev: dict) -> str:
@@ -87,8 +93,13 @@ def test_posteriors_equal_predict_proba_and_the_conditional_gaussians(kind, tmp_
         obs = [features.index(f) for f in nums]
         x = np.array(list(nums.values()))
         log_joint = np.log(prior) + np.array(
-            [multivariate_normal(means[c, obs], covs[c][np.ix_(obs, obs)]).logpdf(x) if obs else 0.0
-             for c in range(len(classes))])
+            [
+                multivariate_normal(means[c, obs], covs[c][np.ix_(obs, obs)]).logpdf(x)
+                if obs
+                else 0.0
+                for c in range(len(classes))
+            ]
+        )
         if "y" in ev:  # an observed class: its row of the joint alone
             keep = np.array([c == ev["y"] for c in classes])
             log_joint = np.where(keep, log_joint, -np.inf)
@@ -99,10 +110,12 @@ def test_posteriors_equal_predict_proba_and_the_conditional_gaussians(kind, tmp_
         if obs and "y" not in ev:  # the model's own answer: predict_proba, its joint density
             row = pd.DataFrame([nums], columns=features)
             if len(obs) == len(features) or kind == "tan":  # GaussianTAN sums out the rest
-                np.testing.assert_allclose(r["marginals"]["y"], clf.predict_proba(row)[0],
-                                           rtol=0, atol=TOL)
+                np.testing.assert_allclose(
+                    r["marginals"]["y"], clf.predict_proba(row)[0], rtol=0, atol=TOL
+                )
                 assert r["log_evidence"] == pytest.approx(
-                    logsumexp(clf.predict_joint_log_proba(row)[0]), abs=1e-10)
+                    logsumexp(clf.predict_joint_log_proba(row)[0]), abs=1e-10
+                )
         for u in [f for f in features if f not in nums]:
             j = features.index(u)
             shown = r["marginals"][u]
@@ -126,8 +139,9 @@ def test_the_drawing_and_the_preset_numbers():
     spec = explorer_spec(tan)
     names = [v["name"] for v in spec["variables"]]
     assert names == ["a", "b", "c", "y"] and spec["target"] == 3
-    tree = {(names[u], names[v]) for u, v, kind, *_ in spec["edges"][0]
-            if kind == "tree" and u != 3}
+    tree = {
+        (names[u], names[v]) for u, v, kind, *_ in spec["edges"][0] if kind == "tree" and u != 3
+    }
     assert tree == set(tan.tree_.edges)  # the feature tree under the class
     assert "GaussianTAN" in spec["title"]
     qda = fitted("full")
@@ -148,7 +162,8 @@ def test_the_command_line_writes_the_page(tmp_path):
     clf.save(model)
     out = tmp_path / "gtan.html"
     installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
-    done = subprocess.run([installed, "show", str(model), "--html", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [installed, "show", str(model), "--html", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == to_html(tl.load(model))

@@ -70,7 +70,12 @@ def brute(model, evidence: dict):
             if not ps:
                 mean[v], s2, b, par = node["intercept"], node["variance"], 0.0, None
             elif ps[0] not in cont:
-                mean[v], s2, b, par = node["means"][a[ps[0]]], node["variances"][a[ps[0]]], 0.0, None
+                mean[v], s2, b, par = (
+                    node["means"][a[ps[0]]],
+                    node["variances"][a[ps[0]]],
+                    0.0,
+                    None,
+                )
             else:
                 par, b, s2 = ps[0], node["coefficient"], node["variance"]
                 mean[v] = node["intercept"] + b * mean[par]
@@ -109,8 +114,14 @@ def frag(evidence: dict) -> str:
     return "#evidence=" + ",".join(f"{k}:{v}" for k, v in evidence.items()) if evidence else "#"
 
 
-SETS = [{}, {"y": 2.0}, {"y": 2.0, "h": 1}, {"z": -1.25, "w": 0.5}, {"x": 0.3, "g": 2},
-        {"h": 0, "z": 0.75}]
+SETS = [
+    {},
+    {"y": 2.0},
+    {"y": 2.0, "h": 1},
+    {"z": -1.25, "w": 0.5},
+    {"x": 0.3, "g": 2},
+    {"h": 0, "z": 0.75},
+]
 
 
 @needs_browser
@@ -136,7 +147,9 @@ def test_posteriors_equal_query_and_brute_force(tmp_path):
                 assert mean == pytest.approx(cont[v][0], abs=1e-10)
                 assert w @ (var + (mu - mean) ** 2) == pytest.approx(cont[v][1], abs=1e-10)
             else:
-                np.testing.assert_allclose(shown, model.query(v, typed).to_numpy(), rtol=0, atol=TOL)
+                np.testing.assert_allclose(
+                    shown, model.query(v, typed).to_numpy(), rtol=0, atol=TOL
+                )
                 np.testing.assert_allclose(shown, disc[v], rtol=0, atol=1e-10)
         if ev:
             assert r["log_evidence"] == pytest.approx(log_e, abs=1e-10)
@@ -161,8 +174,9 @@ def test_typing_a_number_and_clicking_a_state(tmp_path):
     model = clg_model()
     r = run_page(model, tmp_path, TYPE, out="type-out")
     assert r["evidence"] == {"y": 2, "h": "1"} and r["hash"] == "#evidence=h:1,y:2"
-    np.testing.assert_allclose(r["g"], model.query("g", {"y": 2.0, "h": 1}).to_numpy(),
-                               rtol=0, atol=TOL)
+    np.testing.assert_allclose(
+        r["g"], model.query("g", {"y": 2.0, "h": 1}).to_numpy(), rtol=0, atol=TOL
+    )
     assert r["panel"] == "none"
 
 
@@ -180,7 +194,8 @@ def test_clg_page_from_python_and_the_command_line(tmp_path):
     model.save(path)
     out = tmp_path / "clg.html"
     installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
-    done = subprocess.run([installed, "show", str(path), "--html", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [installed, "show", str(path), "--html", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == to_html(tl.load(path))

@@ -47,10 +47,13 @@ def test_marginals_equal_query_and_the_joint(n, tmp_path):
         for v in ASIA.columns:
             if v in ev:
                 continue
-            np.testing.assert_allclose(r["marginals"][v], est.query(v, ev).to_numpy(),
-                                       rtol=0, atol=TOL)
-            brute = [p[keep & (rows[v] == s).to_numpy()].sum() / p[keep].sum()
-                     for s in est.networks_[0].states[v]]
+            np.testing.assert_allclose(
+                r["marginals"][v], est.query(v, ev).to_numpy(), rtol=0, atol=TOL
+            )
+            brute = [
+                p[keep & (rows[v] == s).to_numpy()].sum() / p[keep].sum()
+                for s in est.networks_[0].states[v]
+            ]
             np.testing.assert_allclose(r["marginals"][v], brute, rtol=0, atol=TOL)
 
 

@@ -38,8 +38,9 @@ def brute_marginals(model, evidence: dict) -> dict:
     """``P(v | evidence)`` for every variable from the joint table of the CPTs."""
     rows, p = joint(model)
     vs = list(model.variables)
-    keep = np.array([all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items())
-                     for r in rows])
+    keep = np.array(
+        [all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items()) for r in rows]
+    )
     p = np.where(keep, p, 0.0)
     out = {}
     for i, v in enumerate(vs):
@@ -56,23 +57,34 @@ def two_v_structures():
     return tl.fit_cpts(g, df, alpha=1.0)
 
 
-SETS = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no"},
-        {"asia": "yes", "bronc": "no", "either": "yes"}, {"tub": "yes", "lung": "no"}]
+SETS = [
+    {},
+    {"smoke": "yes"},
+    {"dysp": "yes", "xray": "no"},
+    {"asia": "yes", "bronc": "no", "either": "yes"},
+    {"tub": "yes", "lung": "no"},
+]
 
 
 def _cases():
     kdb = tl.KDB(k=2).fit(X, Y)
     skdb = tl.SKDB(max_k=3).fit(X, Y)
-    return {"kdb": (kdb, kdb.model_), "skdb": (skdb, skdb.model_),
-            "network": (two_v_structures(), two_v_structures())}
+    return {
+        "kdb": (kdb, kdb.model_),
+        "skdb": (skdb, skdb.model_),
+        "network": (two_v_structures(), two_v_structures()),
+    }
 
 
 @needs_browser
 @pytest.mark.parametrize("kind", ["kdb", "skdb", "network"])
 def test_marginals_equal_the_engine_and_the_joint(kind, tmp_path):
     obj, model = _cases()[kind]
-    sets = SETS if kind != "network" else [{}, {"f": "2"}, {"c": "0", "d": "1"},
-                                           {"a": "2", "f": "0", "e": "1"}]
+    sets = (
+        SETS
+        if kind != "network"
+        else [{}, {"f": "2"}, {"c": "0", "d": "1"}, {"a": "2", "f": "0", "e": "1"}]
+    )
     results = run_fragments(obj, tmp_path, [fragment(e) for e in sets])
     for ev, r in zip(sets, results):
         typed = {k: next(s for s in model.states[k] if str(s) == v) for k, v in ev.items()}
@@ -87,8 +99,12 @@ def test_marginals_equal_the_engine_and_the_joint(kind, tmp_path):
 @pytest.mark.parametrize("kind", ["kdb", "skdb"])
 def test_class_posterior_is_predict_proba(kind, tmp_path):
     clf, _ = _cases()[kind]
-    rows = [{"smoke": "yes"}, {"dysp": "yes", "xray": "no", "asia": "yes"},
-            dict(X.iloc[3]), {"tub": "yes", "bronc": "no"}]
+    rows = [
+        {"smoke": "yes"},
+        {"dysp": "yes", "xray": "no", "asia": "yes"},
+        dict(X.iloc[3]),
+        {"tub": "yes", "bronc": "no"},
+    ]
     results = run_fragments(clf, tmp_path, [fragment(e) for e in rows])
     frame = pd.DataFrame(rows, columns=X.columns)  # missing features: summed out
     proba = clf.predict_proba(frame)
@@ -119,8 +135,9 @@ def test_soft_evidence_on_a_cutset_variable(tmp_path):
     results = run_page(model, tmp_path, HARNESS % json.dumps([frag + "&evidence=b:1"]))
     rows, p = joint(model)
     vs = list(model.variables)
-    w = p * np.array([(r[vs.index("b")] == 1) * np.prod([soft[k][r[vs.index(k)]] for k in soft])
-                      for r in rows])
+    w = p * np.array(
+        [(r[vs.index("b")] == 1) * np.prod([soft[k][r[vs.index(k)]] for k in soft]) for r in rows]
+    )
     for i, v in enumerate(vs):
         m = np.zeros(3)
         np.add.at(m, [r[i] for r in rows], w)
@@ -137,8 +154,10 @@ def test_aode_shows_one_super_parent_network(tmp_path):
     page = to_html(clf, super_parent=page_sp)
     assert "super-parent smoke" in page
     path = tmp_path / "aode.html"
-    path.write_text(page.replace("</body>", HARNESS % json.dumps([fragment(e) for e in sets]), 1),
-                    encoding="utf-8")
+    path.write_text(
+        page.replace("</body>", HARNESS % json.dumps([fragment(e) for e in sets]), 1),
+        encoding="utf-8",
+    )
     found = re.search('<pre id="results">(.*?)</pre>', dump_dom(str(path)), re.S)
     results = json.loads(html.unescape(found.group(1)))
     for ev, r in zip(sets, results):

@@ -60,15 +60,26 @@ def fragment(evidence: dict) -> str:
     return "#evidence=" + ",".join(f"{k}:{v!r}" for k, v in evidence.items()) if evidence else "#"
 
 
-SETS = [{}, {"a": 1.5}, {"f": -0.25, "e": 3.0}, {"b": 0.4, "d": -1.2, "f": 2.0},
-        {"c": 0.0, "a": -2.0, "e": 1.75, "b": 0.5}]
+SETS = [
+    {},
+    {"a": 1.5},
+    {"f": -0.25, "e": 3.0},
+    {"b": 0.4, "d": -1.2, "f": 2.0},
+    {"c": 0.0, "a": -2.0, "e": 1.75, "b": 0.5},
+]
 
 
 def hand_forest():
     """Two trees, a -> b -> c, a -> f and d -> e, by hand (intercepts, slopes, variances)."""
     g = nx.DiGraph([("a", "b"), ("b", "c"), ("a", "f"), ("d", "e")])
-    params = {"a": (0.5, None, 1.3), "b": (-1.0, 0.8, 0.6), "c": (2.0, -1.5, 0.4),
-              "f": (0.0, 0.3, 2.0), "d": (1.0, None, 0.7), "e": (-0.5, 1.2, 0.9)}
+    params = {
+        "a": (0.5, None, 1.3),
+        "b": (-1.0, 0.8, 0.6),
+        "c": (2.0, -1.5, 0.4),
+        "f": (0.0, 0.3, 2.0),
+        "d": (1.0, None, 0.7),
+        "e": (-0.5, 1.2, 0.9),
+    }
     for v, (a, b, s2) in params.items():
         g.nodes[v].update(intercept=a, coefficient=b, variance=s2)
     return tl.GaussianTreeModel(g)
@@ -138,7 +149,9 @@ def test_number_box_and_slider_set_evidence(tmp_path):
     mu, S = model.joint()
     assert slid["min"] == pytest.approx(mu["f"] - 4 * np.sqrt(S.loc["f", "f"]), abs=1e-9)
     assert bad["evidence"] == {"f": f} and "takes a number" in bad["message"]
-    assert frag["evidence"] == {"b": 0.5} and "a:oops" in frag["message"] and "zz:1" in frag["message"]
+    assert (
+        frag["evidence"] == {"b": 0.5} and "a:oops" in frag["message"] and "zz:1" in frag["message"]
+    )
 
 
 def test_spec_edges_are_the_models_mutual_information():
@@ -149,7 +162,7 @@ def test_spec_edges_are_the_models_mutual_information():
     assert spec["kind"] == "gaussian" and len(spec["edges"][0]) == len(model.variables) - 1
     for u, v, _, _, mi, _ in spec["edges"][0]:
         rho = S.iloc[u, v] / np.sqrt(S.iloc[u, u] * S.iloc[v, v])
-        assert mi == pytest.approx(-0.5 * np.log(1 - rho ** 2), abs=1e-12), (names[u], names[v])
+        assert mi == pytest.approx(-0.5 * np.log(1 - rho**2), abs=1e-12), (names[u], names[v])
     with pytest.raises(tl.TreelearnError, match="finite number"):
         to_html(model, evidence={"a": "high"})
     with pytest.raises(tl.TreelearnError, match="not a variable"):
@@ -166,7 +179,8 @@ def test_the_command_line_writes_the_gaussian_page(tmp_path):
     model.save(path)
     out = tmp_path / "g.html"
     installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
-    done = subprocess.run([installed, "show", str(path), "--html", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [installed, "show", str(path), "--html", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == to_html(tl.load(path))

@@ -27,15 +27,25 @@ def fitted():
     rng = np.random.default_rng(0)
     n = 300
     c = rng.integers(0, 3, n)
-    df = pd.DataFrame({"a": np.where(rng.random(n) < 0.7, c % 2, 1 - c % 2).astype(str),
-                       "u": rng.normal(c * 1.5, 1.0), "b": (c + rng.integers(0, 2, n)).astype(str),
-                       "v": rng.normal(-c, 2.0)})
+    df = pd.DataFrame(
+        {
+            "a": np.where(rng.random(n) < 0.7, c % 2, 1 - c % 2).astype(str),
+            "u": rng.normal(c * 1.5, 1.0),
+            "b": (c + rng.integers(0, 2, n)).astype(str),
+            "v": rng.normal(-c, 2.0),
+        }
+    )
     y = pd.Series(np.array(["lo", "mid", "hi"])[c], name="y")
     return tl.MixedNaiveBayes().fit(df, y), df
 
 
-SETS = [{}, {"u": 0.5}, {"a": "1", "v": -0.7}, {"a": "0", "u": 2.0, "v": 1.0, "b": "2"},
-        {"y": "mid", "u": -1.0}]
+SETS = [
+    {},
+    {"u": 0.5},
+    {"a": "1", "v": -0.7},
+    {"a": "0", "u": 2.0, "v": 1.0, "b": "2"},
+    {"y": "mid", "u": -1.0},
+]
 
 
 def frag(ev: dict) -> str:
@@ -57,8 +67,9 @@ def test_posteriors_equal_predict_proba_and_the_class_mixtures(tmp_path):
         post = np.exp(j - logsumexp(j))
         np.testing.assert_allclose(r["marginals"]["y"], post, rtol=0, atol=TOL)
         if "y" not in ev:
-            np.testing.assert_allclose(r["marginals"]["y"], clf.predict_proba(row)[0],
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                r["marginals"]["y"], clf.predict_proba(row)[0], rtol=0, atol=TOL
+            )
         if ev:
             assert r["log_evidence"] == pytest.approx(logsumexp(j), abs=1e-10)
         for k, f in enumerate(clf.numeric_features_):
@@ -82,6 +93,11 @@ def test_the_drawing():
     names = [v["name"] for v in spec["variables"]]
     assert names == ["a", "u", "b", "v", "y"]
     assert {(u, v) for u, v, *_ in spec["edges"][0]} == {(4, i) for i in range(4)}
-    assert [v.get("gauss") is not None for v in spec["variables"]] == [False, True, False,
-                                                                      True, False]
+    assert [v.get("gauss") is not None for v in spec["variables"]] == [
+        False,
+        True,
+        False,
+        True,
+        False,
+    ]
     assert "2 categorical, 2 Gaussian features" in spec["title"]

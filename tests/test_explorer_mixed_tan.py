@@ -30,8 +30,14 @@ def fitted():
     return tl.MixedTAN().fit(df, y), df
 
 
-SETS = [{}, {"u": 0.5}, {"a": "1", "v": -0.7}, {"a": "0", "u": 2.0, "v": 1.0, "b": "2"},
-        {"y": "hi", "b": "1"}, {"y": "lo", "v": 0.3}]
+SETS = [
+    {},
+    {"u": 0.5},
+    {"a": "1", "v": -0.7},
+    {"a": "0", "u": 2.0, "v": 1.0, "b": "2"},
+    {"y": "hi", "b": "1"},
+    {"y": "lo", "v": 0.3},
+]
 
 
 def frag(ev: dict) -> str:
@@ -54,8 +60,9 @@ def test_posteriors_equal_predict_proba_and_each_class_tree(tmp_path):
         post = np.exp(j - logsumexp(j))
         np.testing.assert_allclose(r["marginals"]["y"], post, rtol=0, atol=TOL)
         if "y" not in ev:
-            np.testing.assert_allclose(r["marginals"]["y"], clf.predict_proba(row)[0],
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                r["marginals"]["y"], clf.predict_proba(row)[0], rtol=0, atol=TOL
+            )
         if ev:
             assert r["log_evidence"] == pytest.approx(logsumexp(j), abs=1e-10)
         live = [c for c in range(len(classes)) if post[c] > 0]  # the page's components
@@ -66,14 +73,20 @@ def test_posteriors_equal_predict_proba_and_each_class_tree(tmp_path):
             shown = r["marginals"][v]
             if v in clf.numeric_features_:
                 np.testing.assert_allclose(
-                    shown["weights"], np.concatenate([post[c] * qs[c].weights for c in live]),
-                    rtol=0, atol=TOL)
-                np.testing.assert_allclose(shown["means"],
-                                           np.concatenate([qs[c].means for c in live]),
-                                           rtol=0, atol=1e-10)
-                np.testing.assert_allclose(shown["variances"],
-                                           np.concatenate([qs[c].variances for c in live]),
-                                           rtol=0, atol=1e-10)
+                    shown["weights"],
+                    np.concatenate([post[c] * qs[c].weights for c in live]),
+                    rtol=0,
+                    atol=TOL,
+                )
+                np.testing.assert_allclose(
+                    shown["means"], np.concatenate([qs[c].means for c in live]), rtol=0, atol=1e-10
+                )
+                np.testing.assert_allclose(
+                    shown["variances"],
+                    np.concatenate([qs[c].variances for c in live]),
+                    rtol=0,
+                    atol=1e-10,
+                )
             else:
                 expected = sum(post[c] * qs[c].to_numpy() for c in live)
                 np.testing.assert_allclose(shown, expected, rtol=0, atol=TOL)
@@ -84,8 +97,9 @@ def test_the_drawing():
     spec = explorer_spec(clf)
     names = [v["name"] for v in spec["variables"]]
     assert names == ["a", "u", "b", "v", "y"] and spec["cond"] == 4
-    tree = {(names[u], names[v]) for u, v, kind, *_ in spec["edges"][0]
-            if kind == "tree" and u != 4}
+    tree = {
+        (names[u], names[v]) for u, v, kind, *_ in spec["edges"][0] if kind == "tree" and u != 4
+    }
     assert tree == set(clf.feature_tree_.edges)
     assert len(spec["components"]) == 2 and "a CLG tree per class" in spec["title"]
 
@@ -98,8 +112,10 @@ def test_all_numeric_and_all_categorical_mixed_tans(tmp_path):
     Xn, yn = num.drop(columns="d"), pd.Series((num["d"] + num["a"] > 0).astype(int), name="k")
     asia = pd.read_csv("datasets/asia.csv")
     Xc, yc = asia.drop(columns="either"), asia["either"]
-    cases = [(tl.MixedTAN().fit(Xn, yn), [{}, {"a": 0.5, "c": -1.0}, {"b": 2.0}]),
-             (tl.MixedTAN().fit(Xc, yc), [{}, {"smoke": "yes", "xray": "no"}])]
+    cases = [
+        (tl.MixedTAN().fit(Xn, yn), [{}, {"a": 0.5, "c": -1.0}, {"b": 2.0}]),
+        (tl.MixedTAN().fit(Xc, yc), [{}, {"smoke": "yes", "xray": "no"}]),
+    ]
     for clf, sets in cases:
         results = run_page(clf, tmp_path, HARNESS % json.dumps([frag(e) for e in sets]))
         proba = clf.predict_proba(pd.DataFrame(sets, columns=clf.feature_names_in_))

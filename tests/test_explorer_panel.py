@@ -59,8 +59,12 @@ out.textContent = JSON.stringify(PANEL); document.body.appendChild(out);
 def run_panel(obj, tmp_path, cases: list[tuple[dict | str, str]]) -> list[dict]:
     """The page's panel (and marginals) for each (evidence or fragment, target)."""
     frags = [e if isinstance(e, str) else fragment(e) for e, _ in cases]
-    return run_page(obj, tmp_path, HARNESS % json.dumps(
-        [[f, t] for f, (_, t) in zip(frags, cases)]), out="panel")
+    return run_page(
+        obj,
+        tmp_path,
+        HARNESS % json.dumps([[f, t] for f, (_, t) in zip(frags, cases)]),
+        out="panel",
+    )
 
 
 def check_ask_next(shown: dict, ranked: pd.Series) -> None:
@@ -86,12 +90,15 @@ def check_why(shown: dict, e, evidence: dict) -> None:
         assert items[str(v)] == pytest.approx(e.values.iloc[0][v], abs=TOL)
     # efficiency: the shares plus the base are the prediction
     assert sum(items.values()) + float(data["base"]) == pytest.approx(
-        float(data["prediction"]), abs=TOL)
+        float(data["prediction"]), abs=TOL
+    )
 
 
-CASES = [{"smoke": "yes", "xray": "yes"}, {"dysp": "no", "asia": "yes", "bronc": "yes"},
-         {"tub": "no", "dysp": "yes", "xray": "no", "asia": "no", "bronc": "yes",
-          "smoke": "no"}]
+CASES = [
+    {"smoke": "yes", "xray": "yes"},
+    {"dysp": "no", "asia": "yes", "bronc": "yes"},
+    {"tub": "no", "dysp": "yes", "xray": "no", "asia": "no", "bronc": "yes", "smoke": "no"},
+]
 
 
 def page_and_model(kind: str) -> tuple:
@@ -121,8 +128,9 @@ def test_panel_equals_explain_and_most_informative(kind, tmp_path):
         if not evidence:
             assert r["why"] is None and r["note"] == "set evidence to see why"
             continue
-        e = model.explain(pd.DataFrame([evidence]), t, kind="shapley", output="log_odds",
-                          method="exact")
+        e = model.explain(
+            pd.DataFrame([evidence]), t, kind="shapley", output="log_odds", method="exact"
+        )
         assert r["why"]["data"]["method"] == "shapley"
         assert r["why"]["data"]["target"] == t
         check_why(r["why"], e, evidence)
@@ -148,8 +156,9 @@ def test_beyond_ten_pieces_the_chain_rule_of_explain(tmp_path):
     assert r_many["why"]["data"]["method"] == "chain"
     check_why(r_many["why"], e, evidence)
     check_ask_next(r_many["next"], model.most_informative(target, evidence))
-    e = model.explain(pd.DataFrame([few]), target, kind="shapley", output="log_odds",
-                      method="exact")
+    e = model.explain(
+        pd.DataFrame([few]), target, kind="shapley", output="log_odds", method="exact"
+    )
     assert r_few["why"]["data"]["method"] == "shapley"
     check_why(r_few["why"], e, few)
     check_ask_next(r_few["next"], model.most_informative(target, few))
@@ -175,8 +184,11 @@ def test_multinet_panel_matches_brute_force(tmp_path):
         keep = table
         for axis, v in reversed(list(enumerate(names))):
             if v in ev:
-                keep = np.take(keep, [states[v].index(ev[v]) if v != "either"
-                                      else labels.index(ev[v])], axis=axis)
+                keep = np.take(
+                    keep,
+                    [states[v].index(ev[v]) if v != "either" else labels.index(ev[v])],
+                    axis=axis,
+                )
         axis = names.index(of)
         p = keep.sum(axis=tuple(a for a in range(keep.ndim) if a != axis))
         return p / p.sum()
@@ -195,8 +207,10 @@ def test_multinet_panel_matches_brute_force(tmp_path):
                 continue
             px = posterior(evidence, v)
             tstates = labels if t == "either" else states[t]
-            info = sum(pt[k] * np.sum(np.where(q > 0, q * np.log(q / px), 0)) for k, q in (
-                (k, posterior({**evidence, t: s}, v)) for k, s in enumerate(tstates)))
+            info = sum(
+                pt[k] * np.sum(np.where(q > 0, q * np.log(q / px), 0))
+                for k, q in ((k, posterior({**evidence, t: s}, v)) for k, s in enumerate(tstates))
+            )
             ranked[v] = info
         check_ask_next(r["next"], pd.Series(ranked).sort_values(ascending=False))
         if t != "either":
@@ -215,7 +229,8 @@ def test_multinet_panel_matches_brute_force(tmp_path):
         assert r["why"]["data"]["state"] == str(labels[best])
         assert float(r["why"]["data"]["base"]) == pytest.approx(log_odds({}, best), abs=TOL)
         assert float(r["why"]["data"]["prediction"]) == pytest.approx(
-            log_odds(evidence, best), abs=TOL)
+            log_odds(evidence, best), abs=TOL
+        )
         for v, x in r["why"]["items"]:
             assert x == pytest.approx(phi[v], abs=1e-10)  # brute force sums 2^p terms
 
@@ -252,9 +267,13 @@ def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
         for v, series in model.marginals(evidence).items():
             np.testing.assert_allclose(r["marginals"][v], series.to_numpy(), atol=TOL)
         # P(evidence) = sum_x P(x) [x agrees with the states] prod_v w_v(x_v), by brute force
-        weight = np.array([
-            all(x[index[k]] == model.states[k].index(s) for k, s in hard.items())
-            * np.prod([w[x[index[k]]] for k, w in soft.items()]) for x in rows])
+        weight = np.array(
+            [
+                all(x[index[k]] == model.states[k].index(s) for k, s in hard.items())
+                * np.prod([w[x[index[k]]] for k, w in soft.items()])
+                for x in rows
+            ]
+        )
         assert r["log_evidence"] == pytest.approx(np.log(weight @ p), abs=1e-10)
         check_ask_next(r["next"], model.most_informative(target, evidence))
         # the shares: Shapley values over the pieces (states and likelihoods), the value of
@@ -271,9 +290,13 @@ def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
         for j in pieces:
             rest = [k for k in pieces if k != j]
             phi[j] = sum(
-                math.factorial(len(c)) * math.factorial(len(pieces) - len(c) - 1)
-                / math.factorial(len(pieces)) * (odds(set(c) | {j}) - odds(set(c)))
-                for size in range(len(pieces)) for c in itertools.combinations(rest, size))
+                math.factorial(len(c))
+                * math.factorial(len(pieces) - len(c) - 1)
+                / math.factorial(len(pieces))
+                * (odds(set(c) | {j}) - odds(set(c)))
+                for size in range(len(pieces))
+                for c in itertools.combinations(rest, size)
+            )
         assert r["why"]["data"]["state"] == str(best)
         assert float(r["why"]["data"]["base"]) == pytest.approx(odds(set()), abs=TOL)
         assert float(r["why"]["data"]["prediction"]) == pytest.approx(odds(set(pieces)), abs=TOL)
@@ -307,14 +330,18 @@ def test_soft_evidence_sliders_and_bad_likelihoods(tmp_path):
     dom = dump_dom(str(path))
     after = json.loads(html.unescape(re.search(r'data-after="([^"]*)"', dom).group(1)))
     assert after["hash"] == "#soft=xray:0.25|0.75" and after["soft"] == {"xray": [0.25, 0.75]}
-    np.testing.assert_allclose(after["lung"], model.marginals({"xray": [0.25, 0.75]})["lung"],
-                               atol=TOL)
+    np.testing.assert_allclose(
+        after["lung"], model.marginals({"xray": [0.25, 0.75]})["lung"], atol=TOL
+    )
     state = json.loads(html.unescape(re.search(r'data-state="([^"]*)"', dom).group(1)))
     assert state == {"hash": "#evidence=xray:yes", "soft": {}}
     # bad likelihoods in a link are ignored, each named, as tl refuses them
     bad = ["xray:0.5|-0.1", "xray:0.5|nan", "xray:1|2|3", "xray:0|0", "nope:1|1"]
-    results = run_panel(model, tmp_path, [("#soft=" + b, "lung") for b in bad]
-                        + [("#evidence=xray:yes&soft=xray:1|2", "lung")])
+    results = run_panel(
+        model,
+        tmp_path,
+        [("#soft=" + b, "lung") for b in bad] + [("#evidence=xray:yes&soft=xray:1|2", "lung")],
+    )
     for b, r in zip(bad, results):
         assert r["soft"] == {} and r["message"] == "ignored: " + b
         with pytest.raises(tl.TreelearnError):

@@ -55,11 +55,14 @@ def brute_map(model, evidence: dict) -> tuple[dict, float]:
     """The most probable completion of ``evidence`` by enumerating the joint table."""
     rows, p = joint(model)
     vs = list(model.variables)
-    keep = np.array([all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items())
-                     for r in rows])
+    keep = np.array(
+        [all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items()) for r in rows]
+    )
     best = int(np.argmax(np.where(keep, p, -1.0)))
-    return ({v: model.states[v][rows[best][i]] for i, v in enumerate(vs) if v not in evidence},
-            float(np.log(p[best])))
+    return (
+        {v: model.states[v][rows[best][i]] for i, v in enumerate(vs) if v not in evidence},
+        float(np.log(p[best])),
+    )
 
 
 # --------------------------------------------------------------------- edges
@@ -86,16 +89,18 @@ def test_edges_have_arrowheads_and_their_mutual_information(kind, tmp_path):
     if kind in ("tree", "tan"):
         obj, model = page_and_model(kind)
     else:  # fit_cpts: a graph without weights, one v-structure
-        g = nx.DiGraph([("smoke", "lung"), ("tub", "either"), ("lung", "either"),
-                        ("either", "xray")])
+        g = nx.DiGraph(
+            [("smoke", "lung"), ("tub", "either"), ("lung", "either"), ("either", "xray")]
+        )
         obj = model = tl.fit_cpts(g, ASIA[["smoke", "lung", "tub", "either", "xray"]])
     res = run_page(obj, tmp_path, EDGES, out="edges-out")
     shown = {tuple(e["edge"]): e for e in res["edges"]}
     # every edge is drawn, but TAN's class -> feature edges beside a feature parent (a
     # mark on the box instead): the drawn ones are the network's
     edges = {(str(u), str(v)) for u, v in model.graph.edges}
-    marked = {(u, v) for u, v in edges if kind == "tan" and u == "either" and
-              len(model.parents(v)) > 1}
+    marked = {
+        (u, v) for u, v in edges if kind == "tan" and u == "either" and len(model.parents(v)) > 1
+    }
     assert set(shown) == edges - marked
     for (u, v), e in shown.items():
         # the arrowhead's tip is the line's end, on the child's box (its top edge, or
@@ -139,8 +144,12 @@ const out = document.createElement("pre"); out.id = "map-out";
 out.textContent = JSON.stringify(MAPS); document.body.appendChild(out);
 </script></body>"""
 
-MAP_EVIDENCE = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no"},
-                {"asia": "yes", "bronc": "no", "either": "yes"}]
+MAP_EVIDENCE = [
+    {},
+    {"smoke": "yes"},
+    {"dysp": "yes", "xray": "no"},
+    {"asia": "yes", "bronc": "no", "either": "yes"},
+]
 
 
 @needs_browser
@@ -193,8 +202,10 @@ def test_multinet_map_equals_brute_force(tmp_path):
             if "either" in ev and labels[c] != ev["either"]:
                 continue
             for row, pr in zip(rows, p):
-                if any(k != "either" and row[features.index(k)] != states[k].index(s)
-                       for k, s in ev.items()):
+                if any(
+                    k != "either" and row[features.index(k)] != states[k].index(s)
+                    for k, s in ev.items()
+                ):
                     continue
                 if prior[c] * pr > best_p:
                     best_p, best = prior[c] * pr, (c, row)
@@ -210,9 +221,19 @@ def test_multinet_map_equals_brute_force(tmp_path):
 def dump(path, size: tuple[int, int], fragment: str = "") -> str:
     url = "file://" + os.path.abspath(path) + fragment
     done = subprocess.run(
-        [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-         f"--window-size={size[0]},{size[1]}", "--dump-dom", url],
-        capture_output=True, text=True, timeout=120,
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--hide-scrollbars",
+            f"--window-size={size[0]},{size[1]}",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "<body" in done.stdout, done.stderr[-2000:]
     return done.stdout
@@ -334,8 +355,11 @@ document.body.appendChild(out);
 
 
 def overlapping(boxes) -> list:
-    return [(a[0], b[0]) for a, b in itertools.combinations(boxes, 2)
-            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]]
+    return [
+        (a[0], b[0])
+        for a, b in itertools.combinations(boxes, 2)
+        if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+    ]
 
 
 def test_overlap_check_catches_overlapping_boxes():
@@ -345,8 +369,9 @@ def test_overlap_check_catches_overlapping_boxes():
 
 @needs_browser
 @pytest.mark.parametrize("size", [(1280, 800), (640, 480)])
-@pytest.mark.parametrize("kind", ["alarm", "tan", "gaussian", "clg", "bayes_tan", "gaussian_tan",
-                                  "a2de", "mixed_nb"])
+@pytest.mark.parametrize(
+    "kind", ["alarm", "tan", "gaussian", "clg", "bayes_tan", "gaussian_tan", "a2de", "mixed_nb"]
+)
 def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
     X, y = ASIA.drop(columns="either"), ASIA["either"]
     if kind in ("bayes_tan", "a2de"):  # the class above the (most probable) feature tree
@@ -372,9 +397,19 @@ def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
         obj = tl.TAN().fit(ASIA.drop(columns="either"), ASIA["either"])
     res = page_result(obj, tmp_path, OVERLAP, "boxes", size=size)
     assert res["window"][0] == size[0]  # (headless Chromium keeps some height for itself)
-    assert len(res["boxes"]) == {"alarm": 37, "tan": 8, "clg": 6, "bayes_tan": 8, "a2de": 8,
-                                 "gaussian_tan": 4, "mixed_nb": 5,
-                                 "gaussian": len(getattr(obj, "variables", ()))}[kind]
+    assert (
+        len(res["boxes"])
+        == {
+            "alarm": 37,
+            "tan": 8,
+            "clg": 6,
+            "bayes_tan": 8,
+            "a2de": 8,
+            "gaussian_tan": 4,
+            "mixed_nb": 5,
+            "gaussian": len(getattr(obj, "variables", ())),
+        }[kind]
+    )
     assert overlapping(res["boxes"]) == []
     view = res["view"]
     for _, left, top, right, bottom in res["boxes"]:  # the whole drawing in the window
@@ -384,9 +419,20 @@ def test_no_boxes_overlap_on_screen(kind, size, tmp_path):
     shot = tmp_path / "shot.png"
     page = tmp_path / "plain.html"
     page.write_text(to_html(obj), encoding="utf-8")
-    subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-                    f"--window-size={size[0]},{size[1]}", f"--screenshot={shot}",
-                    "file://" + str(page)], capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--hide-scrollbars",
+            f"--window-size={size[0]},{size[1]}",
+            f"--screenshot={shot}",
+            "file://" + str(page),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(png[16:20], "big") == size[0]
@@ -440,13 +486,27 @@ def test_the_iframe_runs_the_page(tmp_path):
     # the notebook's cell, as a page: the frame's page computes its marginals
     model = tl.chow_liu(ASIA)
     outer = tmp_path / "cell.html"
-    outer.write_text("<!DOCTYPE html><html><body>" + to_iframe(
-        model, evidence={"smoke": "yes"}) + "</body></html>", encoding="utf-8")
-    done = subprocess.run([CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox",
-                           "--dump-dom", "file://" + str(outer)],
-                          capture_output=True, text=True, timeout=120)
+    outer.write_text(
+        "<!DOCTYPE html><html><body>"
+        + to_iframe(model, evidence={"smoke": "yes"})
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--dump-dom",
+            "file://" + str(outer),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "<iframe" in done.stdout  # dump-dom shows the outer page only; the frame's own
-    frame = _Frames()                # page is checked by loading its srcdoc directly
+    frame = _Frames()  # page is checked by loading its srcdoc directly
     frame.feed(to_iframe(model, evidence={"smoke": "yes"}))
     page = tmp_path / "frame.html"
     page.write_text(frame.frames[0]["srcdoc"], encoding="utf-8")
@@ -465,10 +525,15 @@ def test_mixture_marginals_and_component_weights_match(tmp_path):
     tables = [joint(c) for c in mix.components_]
     vs = list(mix.components_[0].variables)
     states = mix.components_[0].states
-    sets = [{}, {"smoke": "yes"}, {"dysp": "yes", "xray": "no"},
-            {"asia": "yes", "bronc": "no", "either": "yes"}]
+    sets = [
+        {},
+        {"smoke": "yes"},
+        {"dysp": "yes", "xray": "no"},
+        {"asia": "yes", "bronc": "no", "either": "yes"},
+    ]
     results = run_page(mix, tmp_path, MAP % json.dumps([fragment(e) for e in sets]), out="map-out")
     from tests.test_explorer import HARNESS
+
     shown = run_page(mix, tmp_path, HARNESS % json.dumps([fragment(e) for e in sets]))
     for ev, r, m in zip(sets, shown, results):
         # brute force: P(x, k) = w_k P_k(x) over every (component, assignment)
@@ -486,8 +551,9 @@ def test_mixture_marginals_and_component_weights_match(tmp_path):
                     best_p, best = w[k] * pr, (k, row)
         total = comp.sum()
         np.testing.assert_allclose(r["marginals"]["component"], comp / total, rtol=0, atol=TOL)
-        np.testing.assert_allclose(r["marginals"]["component"], mix.component_posterior(ev),
-                                   rtol=0, atol=TOL)
+        np.testing.assert_allclose(
+            r["marginals"]["component"], mix.component_posterior(ev), rtol=0, atol=TOL
+        )
         for v, series in mix.marginals(ev).items():
             np.testing.assert_allclose(r["marginals"][v], series.to_numpy(), rtol=0, atol=TOL)
             np.testing.assert_allclose(r["marginals"][v], mass[v] / total, rtol=0, atol=TOL)
@@ -511,9 +577,11 @@ def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
     rng = np.random.default_rng(0)
     num = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
     Xn, yn = num.drop(columns="d"), (num["d"] > 0).astype(int)
-    cases = [(tl.tree_posterior(pd.read_csv(ALARM, nrows=300)), "map_tree"),
-             (tl.CopulaTAN().fit(Xn, yn), "Gaussians"),
-             (tl.KernelTAN().fit(Xn, yn), "averages several")]
+    cases = [
+        (tl.tree_posterior(pd.read_csv(ALARM, nrows=300)), "map_tree"),
+        (tl.CopulaTAN().fit(Xn, yn), "Gaussians"),
+        (tl.KernelTAN().fit(Xn, yn), "averages several"),
+    ]
     for obj, why in cases:
         with pytest.raises(tl.TreelearnError, match=why):
             to_html(obj)
@@ -531,7 +599,8 @@ def test_a_mixture_writes_its_page_from_python_and_the_command_line(tmp_path):
     mix.save(model)
     out = tmp_path / "cli.html"
     installed = os.path.join(os.path.dirname(sys.executable), "treelearn")
-    done = subprocess.run([installed, "show", str(model), "--html", str(out)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [installed, "show", str(model), "--html", str(out)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == to_html(tl.load(model))

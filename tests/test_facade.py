@@ -21,8 +21,13 @@ def loaded_after(code: str) -> list[str]:
     """The heavy top-level packages in ``sys.modules`` after running ``code`` in a fresh
     interpreter (a subprocess: this process has imported everything already)."""
     probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True, cwd=INIT.parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=INIT.parent.parent,
+    )
     return ast.literal_eval(out.stdout.strip().splitlines()[-1])
 
 
@@ -39,14 +44,18 @@ def test_every_public_name_resolves_to_its_module_object(name):
 def test_lazy_names_match_the_type_checking_imports():
     # the names type checkers see (if TYPE_CHECKING:) are exactly those loaded lazily
     tree = ast.parse(INIT.read_text())
-    block = next(s for s in tree.body if isinstance(s, ast.If)
-                 and getattr(s.test, "id", None) == "TYPE_CHECKING")
+    block = next(
+        s
+        for s in tree.body
+        if isinstance(s, ast.If) and getattr(s.test, "id", None) == "TYPE_CHECKING"
+    )
     typed = {(node.module, a.name) for node in block.body for a in node.names}
     lazy = {(module, name) for name, module in tl._LAZY.items()}
     assert typed == lazy
     # the exceptions and warnings (errors.py, imported eagerly) are the other names
-    assert set(tl.__all__) == set(tl._LAZY) | {n for n in tl.__all__
-                                               if n.endswith(("Error", "Warning"))}
+    assert set(tl.__all__) == set(tl._LAZY) | {
+        n for n in tl.__all__ if n.endswith(("Error", "Warning"))
+    }
 
 
 def test_star_import_and_dir_and_unknown_names():
@@ -63,11 +72,13 @@ def test_import_treelearn_loads_no_heavy_library():
 
 
 def test_chow_liu_command_line_path_loads_no_heavy_library():
-    code = ("import sys, contextlib, io\n"
-            "sys.argv = ['treelearn', 'learn', 'datasets/asia.csv']\n"
-            "from treelearn.cli._main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main()\n")
+    code = (
+        "import sys, contextlib, io\n"
+        "sys.argv = ['treelearn', 'learn', 'datasets/asia.csv']\n"
+        "from treelearn.cli._main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main()\n"
+    )
     assert loaded_after(code) == []
 
 

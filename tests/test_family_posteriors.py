@@ -49,26 +49,35 @@ def brute(variables, parents, cpts, card, row):
 
 NETWORKS = {
     # a forest: a tree of five and a tree of one
-    "forest": ({"a": [], "b": ["a"], "c": ["a"], "d": ["b"], "e": ["b"], "f": []},
-               {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2}),
+    "forest": (
+        {"a": [], "b": ["a"], "c": ["a"], "d": ["b"], "e": ["b"], "f": []},
+        {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2},
+    ),
     # TAN-like: the class c is a parent of every feature, the features form a tree
-    "tan": ({"c": [], "a": ["c"], "b": ["c", "a"], "d": ["b", "c"]},
-            {"c": 3, "a": 2, "b": 3, "d": 2}),
+    "tan": (
+        {"c": [], "a": ["c"], "b": ["c", "a"], "d": ["b", "c"]},
+        {"c": 3, "a": 2, "b": 3, "d": 2},
+    ),
     # the conditioner has a parent of its own
-    "conditioner with a parent": ({"a": [], "c": ["a"], "b": ["c", "a"], "d": ["c", "b"]},
-                                  {"a": 2, "c": 3, "b": 2, "d": 2}),
+    "conditioner with a parent": (
+        {"a": [], "c": ["a"], "b": ["c", "a"], "d": ["c", "b"]},
+        {"a": 2, "c": 3, "b": 2, "d": 2},
+    ),
     # a polytree (a node with two unlinked parents)
-    "polytree": ({"a": [], "b": [], "c": ["a", "b"], "d": ["c"]},
-                 {"a": 2, "b": 3, "c": 2, "d": 2}),
+    "polytree": ({"a": [], "b": [], "c": ["a", "b"], "d": ["c"]}, {"a": 2, "b": 3, "c": 2, "d": 2}),
 }
 #: no forest even without one node: answered by variable elimination
 GENERAL = {
     # a v-structure whose parents are linked, and more
-    "linked parents": ({"a": [], "b": ["a"], "c": ["a", "b"], "d": ["c", "b"], "e": ["d", "a"]},
-                       {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2}),
+    "linked parents": (
+        {"a": [], "b": ["a"], "c": ["a", "b"], "d": ["c", "b"], "e": ["d", "a"]},
+        {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2},
+    ),
     # a node of three parents, two of them linked, and a second cycle below it
-    "three parents": ({"a": [], "b": [], "c": ["a"], "d": ["a", "b", "c"], "e": ["d"],
-                       "f": ["d", "e"]}, {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2}),
+    "three parents": (
+        {"a": [], "b": [], "c": ["a"], "d": ["a", "b", "c"], "e": ["d"], "f": ["d", "e"]},
+        {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2},
+    ),
 }
 
 
@@ -95,10 +104,13 @@ def test_family_posteriors_equal_enumeration(name):
             np.testing.assert_allclose(got[r], want, atol=1e-10)
 
 
-@pytest.mark.parametrize(("name", "codes"), [
-    ("tan", [[-1, 1, -1, 0], [0, -1, 2, -1]]),
-    ("linked parents", [[-1, 1, -1, 0, -1], [0, -1, 1, -1, 1]]),
-])
+@pytest.mark.parametrize(
+    ("name", "codes"),
+    [
+        ("tan", [[-1, 1, -1, 0], [0, -1, 2, -1]]),
+        ("linked parents", [[-1, 1, -1, 0, -1], [0, -1, 1, -1, 1]]),
+    ],
+)
 def test_impossible_rows_get_minus_infinity_and_zeros_without_warnings(name, codes):
     parents, card = {**NETWORKS, **GENERAL}[name]
     variables = list(parents)
@@ -123,9 +135,15 @@ def test_all_pairs_expected_counts_on_a_forest_equal_enumeration():
     rng = np.random.default_rng(5)
     n = 200
     a = rng.integers(0, 3, n)
-    df = pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, n)) % 2,
-                       "c": (a + rng.integers(0, 2, n)) % 3, "d": rng.integers(0, 2, n),
-                       "e": rng.integers(0, 2, n)})
+    df = pd.DataFrame(
+        {
+            "a": a,
+            "b": (a + rng.integers(0, 2, n)) % 2,
+            "c": (a + rng.integers(0, 2, n)) % 3,
+            "d": rng.integers(0, 2, n),
+            "e": rng.integers(0, 2, n),
+        }
+    )
     model = tl.fit_cpts(nx.DiGraph([("a", "b"), ("a", "c"), ("d", "e")]), df, alpha=1.0)
     codes = model.encode(df.head(30)).codes.astype(np.int64)
     codes[rng.random(codes.shape) < 0.4] = -1
@@ -143,10 +161,15 @@ def test_all_pairs_expected_counts_on_a_forest_equal_enumeration():
         for r, row in enumerate(codes):
             log_p, _ = brute(variables, parents, cpts, card, row)
             ll += weights[r] * log_p
-            for x in itertools.product(*[range(card[v]) if c < 0 else [c]
-                                         for v, c in zip(variables, row)]):
-                p = np.prod([cpts[v][tuple(x[variables.index(u)] for u in [*parents[v], v])]
-                             for v in variables])
+            for x in itertools.product(
+                *[range(card[v]) if c < 0 else [c] for v, c in zip(variables, row)]
+            ):
+                p = np.prod(
+                    [
+                        cpts[v][tuple(x[variables.index(u)] for u in [*parents[v], v])]
+                        for v in variables
+                    ]
+                )
                 onehot = np.zeros(offsets[-1])
                 onehot[offsets[:-1] + np.array(x)] = 1.0
                 want += weights[r] * p / np.exp(log_p) * np.outer(onehot, onehot)

@@ -67,7 +67,9 @@ def test_reduced_counts_equal_plain_one_hot(monkeypatch, sparse, missing):
         monkeypatch.setattr(counts_mod, "SPARSE_MAX_DENSITY", 10.0)
     rng = np.random.default_rng(7)
     for _ in range(40):
-        codes, card = random_codes(rng, int(rng.integers(0, 120)), int(rng.integers(1, 7)), missing=missing)
+        codes, card = random_codes(
+            rng, int(rng.integers(0, 120)), int(rng.integers(1, 7)), missing=missing
+        )
         expected = plain_counts(codes, card)
         for chunk in (None, 1, 13):
             got = count_codes(codes, card, chunk)
@@ -113,7 +115,9 @@ def test_integer_fast_encoders_equal_factorize(dtype, copy):
         for frame in (df, mixed):
             fast, plain = encode(frame, max_states=1000), _plain_encode(frame, max_states=1000)
             assert fast.states == plain.states
-            assert [type(s) for t in fast.states for s in t] == [type(s) for t in plain.states for s in t]
+            assert [type(s) for t in fast.states for s in t] == [
+                type(s) for t in plain.states for s in t
+            ]
             assert fast.codes.dtype == plain.codes.dtype
             np.testing.assert_array_equal(fast.codes, plain.codes)
 
@@ -202,9 +206,13 @@ def test_chow_liu_matrix_path_equals_graph_path():
     for kwargs in ({}, {"forest": "bic"}, {"forest": 0.01}, {"mi_alpha": 1.0, "alpha": 1.0}):
         by_matrix = tl.chow_liu(df, **{"alpha": 0.0, **kwargs})
         by_graph = graph_pipeline(df, **kwargs)
-        assert list(by_matrix.graph.edges(data="weight")) == list(by_graph.graph.edges(data="weight"))
+        assert list(by_matrix.graph.edges(data="weight")) == list(
+            by_graph.graph.edges(data="weight")
+        )
         for v in df.columns:
-            np.testing.assert_array_equal(by_matrix.graph.nodes[v]["cpt"], by_graph.graph.nodes[v]["cpt"])
+            np.testing.assert_array_equal(
+                by_matrix.graph.nodes[v]["cpt"], by_graph.graph.nodes[v]["cpt"]
+            )
 
 
 def test_mi_matrix_unchanged_by_blockwise_computation():
@@ -224,7 +232,9 @@ def test_mi_matrix_unchanged_by_blockwise_computation():
                 P = N / N.sum()
                 outer = np.outer(P.sum(1), P.sum(0))
                 ok = P > 0
-                assert mi[i, j] == pytest.approx(np.sum(P[ok] * np.log(P[ok] / outer[ok])), abs=1e-12)
+                assert mi[i, j] == pytest.approx(
+                    np.sum(P[ok] * np.log(P[ok] / outer[ok])), abs=1e-12
+                )
 
 
 # ----------------------------------------------------------------------------- scipy.sparse input

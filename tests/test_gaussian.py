@@ -104,7 +104,8 @@ def test_weighted_equals_repeated_rows_and_weighted_least_squares():
     for v in df.columns:
         for key in ("intercept", "variance"):
             assert weighted.graph.nodes[v][key] == pytest.approx(
-                repeated.graph.nodes[v][key], rel=1e-9)
+                repeated.graph.nodes[v][key], rel=1e-9
+            )
     # fractional weights: numpy weighted least squares through sqrt(w) scaling
     wf = np.random.default_rng(1).uniform(0.1, 2.0, size=len(df))
     m = tl.gaussian_chow_liu(df, sample_weight=wf)
@@ -118,7 +119,8 @@ def test_weighted_equals_repeated_rows_and_weighted_least_squares():
         resid = df[v].to_numpy() - design @ beta
         assert m.graph.nodes[v]["coefficient"] == pytest.approx(beta[1], rel=1e-9)
         assert m.graph.nodes[v]["variance"] == pytest.approx(
-            np.average(resid**2, weights=wf), rel=1e-9)
+            np.average(resid**2, weights=wf), rel=1e-9
+        )
 
 
 def test_log_likelihood_is_the_implied_multivariate_normal():
@@ -151,7 +153,8 @@ def test_query_is_gaussian_conditioning():
     ei = [names.index(v) for v in e]
     cov = np.linalg.inv(P[np.ix_(qi, qi)])
     mean = mu.to_numpy()[qi] - cov @ P[np.ix_(qi, ei)] @ (
-        np.array(list(e.values())) - mu.to_numpy()[ei])
+        np.array(list(e.values())) - mu.to_numpy()[ei]
+    )
     got = m.query(q, evidence=e)
     np.testing.assert_allclose(got.mean.to_numpy(), mean, rtol=1e-9)
     np.testing.assert_allclose(got.covariance.to_numpy(), cov, rtol=1e-9)
@@ -183,10 +186,15 @@ def test_sample_recovers_the_model():
     m = tl.gaussian_chow_liu(df)
     s = m.sample(200_000, random_state=0)
     _, S = m.joint()
-    np.testing.assert_allclose(np.cov(s.to_numpy(), rowvar=False), S.to_numpy(),
-                               rtol=0.05, atol=0.05 * S.abs().to_numpy().max())
+    np.testing.assert_allclose(
+        np.cov(s.to_numpy(), rowvar=False),
+        S.to_numpy(),
+        rtol=0.05,
+        atol=0.05 * S.abs().to_numpy().max(),
+    )
     assert set(tl.gaussian_chow_liu(s).graph.to_undirected().edges) == set(
-        m.graph.to_undirected().edges)
+        m.graph.to_undirected().edges
+    )
     pd.testing.assert_frame_equal(m.sample(5, random_state=1), m.sample(5, random_state=1))
 
 
@@ -245,12 +253,14 @@ def test_a_file_in_chunks_gives_the_in_memory_model(tmp_path, suffix):
     written.to_csv(path, index=False) if suffix == ".csv" else written.to_parquet(path)
     in_memory = tl.gaussian_chow_liu(df, root="v2", sample_weight=w)
     for chunksize in (1000, 1234, 10_000):
-        _same_model(tl.gaussian_chow_liu(path, root="v2", sample_weight="w", chunksize=chunksize),
-                    in_memory)
+        _same_model(
+            tl.gaussian_chow_liu(path, root="v2", sample_weight="w", chunksize=chunksize), in_memory
+        )
     if suffix == ".csv":  # the CSV's round trip of the floats is exact
         df.to_csv(tmp_path / "plain.csv", index=False)
-        _same_model(tl.gaussian_chow_liu(tmp_path / "plain.csv", chunksize=1000),
-                    tl.gaussian_chow_liu(df))
+        _same_model(
+            tl.gaussian_chow_liu(tmp_path / "plain.csv", chunksize=1000), tl.gaussian_chow_liu(df)
+        )
     G = tl.mi_graph(path, kind="gaussian", sample_weight="w")
     H = tl.mi_graph(df, kind="gaussian", sample_weight=w)
     for u, v, weight in H.edges(data="weight"):
@@ -285,21 +295,25 @@ def test_a_text_column_is_named_with_the_fix_whatever_the_kind(tmp_path):
     message = str(info.value)
     assert info.value.column == "asia"
     assert "column 'asia' is not numeric" in message and "datasets/asia.csv, rows 0-" in message
-    assert message.endswith("gaussian_chow_liu needs numeric columns only: drop it, or encode "
-                            "it as numbers")
+    assert message.endswith(
+        "gaussian_chow_liu needs numeric columns only: drop it, or encode it as numbers"
+    )
     with pytest.raises(TreelearnError, match="column 'asia' is not numeric"):
         tl.gaussian_chow_liu(pd.read_csv("datasets/asia.csv"))
     with pytest.raises(TreelearnError, match=r"mi_graph\(kind='gaussian'\) needs numeric"):
         tl.mi_graph("datasets/asia.csv", kind="gaussian")
-    for bad, match in ((np.array([1.0, 2.0]), "Reshape your data"),
-                       (np.ones((3, 2)) * 1j, "Complex data not supported"),
-                       (encode(pd.DataFrame({"a": [0, 1]})), "holds category codes"),
-                       (None, "NoneType")):
+    for bad, match in (
+        (np.array([1.0, 2.0]), "Reshape your data"),
+        (np.ones((3, 2)) * 1j, "Complex data not supported"),
+        (encode(pd.DataFrame({"a": [0, 1]})), "holds category codes"),
+        (None, "NoneType"),
+    ):
         with pytest.raises(tl.TreelearnError, match=match):
             tl.gaussian_chow_liu(bad)
     path = tmp_path / "late.csv"  # a text value only in a later chunk: named with its rows
     pd.DataFrame({"a": [0.5] * 1500 + ["unknown"] + [1.5] * 10, "b": np.arange(1511.0)}).to_csv(
-        path, index=False)
+        path, index=False
+    )
     with pytest.raises(TreelearnError, match=r"rows 1000-1510: column 'a' is not numeric"):
         tl.gaussian_chow_liu(path, chunksize=1000)
 
@@ -315,9 +329,12 @@ def test_vocabulary_n_parameters_sample_and_weighted_scores():
     assert m.aic(df, sample_weight=w) == pytest.approx(m.aic(repeated), rel=1e-12)
     assert m.sample(np.int64(2), random_state=np.random.default_rng(1)).shape == (2, 3)
     assert m.sample(0).shape == (0, 3)
-    for n, random_state, match in ((-1, None, "n == -1, must be an integer >= 0"),
-                                   (2.5, None, "n == 2.5"), (True, None, "n == True"),
-                                   (3, "x", "random_state == 'x'")):
+    for n, random_state, match in (
+        (-1, None, "n == -1, must be an integer >= 0"),
+        (2.5, None, "n == 2.5"),
+        (True, None, "n == True"),
+        (3, "x", "random_state == 'x'"),
+    ):
         with pytest.raises(TreelearnError, match=match):
             m.sample(n, random_state=random_state)
     with pytest.raises(tl.ResourceLimitError):

@@ -45,7 +45,8 @@ def test_equals_scikit_learn(load, cov):
     clf = tl.GaussianClassifier(cov).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), expected, atol=1e-8)
     assert (clf.predict(X) == np.asarray(y)).mean() == pytest.approx(
-        (_sk(cov).fit(X, y).predict(X) == np.asarray(y)).mean())
+        (_sk(cov).fit(X, y).predict(X) == np.asarray(y)).mean()
+    )
 
 
 def test_full_with_reg_equals_qda_reg_param():
@@ -58,11 +59,15 @@ def test_full_with_reg_equals_qda_reg_param():
 def test_isotropic_is_scipy_normal_with_mean_variance():
     X, y = load_iris(return_X_y=True)
     classes = np.unique(y)
-    joint = np.column_stack([
-        np.log(np.mean(y == c))
-        + stats.multivariate_normal(X[y == c].mean(0), X[y == c].var(0).mean() * np.eye(4)).logpdf(X)
-        for c in classes
-    ])
+    joint = np.column_stack(
+        [
+            np.log(np.mean(y == c))
+            + stats.multivariate_normal(
+                X[y == c].mean(0), X[y == c].var(0).mean() * np.eye(4)
+            ).logpdf(X)
+            for c in classes
+        ]
+    )
     clf = tl.GaussianClassifier("isotropic").fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), softmax(joint, axis=1), atol=1e-10)
     np.testing.assert_allclose(clf.predict_joint_log_proba(X), joint, rtol=1e-10)
@@ -110,7 +115,8 @@ def test_errors_and_data_untouched():
     # numpy scalars are numbers: the same classifier as with the Python float
     np.testing.assert_array_equal(
         tl.GaussianClassifier(reg=np.float32(0.25)).fit(X, y).predict_proba(X),
-        tl.GaussianClassifier(reg=float(np.float32(0.25))).fit(X, y).predict_proba(X))
+        tl.GaussianClassifier(reg=float(np.float32(0.25))).fit(X, y).predict_proba(X),
+    )
     with pytest.raises(FeatureMismatchError, match="petal width"):
         clf.predict(X.drop(columns="petal width (cm)"))
     # an extra column is refused (it was dropped silently), naming it
@@ -145,13 +151,16 @@ def test_moments_are_the_weighted_moments_of_each_class_rows(cov):
     clf = tl.GaussianClassifier(cov).fit(X, y, sample_weight=w)
     classes = np.unique(y)
     means = np.array([np.average(X[y == c], axis=0, weights=w[y == c]) for c in classes])
-    covs = np.array([np.cov(X[y == c], rowvar=False, aweights=w[y == c], bias=True)
-                     for c in classes])
+    covs = np.array(
+        [np.cov(X[y == c], rowvar=False, aweights=w[y == c], bias=True) for c in classes]
+    )
     np.testing.assert_allclose(clf.means_, means, rtol=1e-12)
-    expected = {"full": covs,
-                "shared": np.tensordot([w[y == c].sum() for c in classes], covs, axes=1) / w.sum(),
-                "diagonal": np.diagonal(covs, axis1=1, axis2=2),
-                "isotropic": np.diagonal(covs, axis1=1, axis2=2).mean(axis=1)}[cov]
+    expected = {
+        "full": covs,
+        "shared": np.tensordot([w[y == c].sum() for c in classes], covs, axes=1) / w.sum(),
+        "diagonal": np.diagonal(covs, axis1=1, axis2=2),
+        "isotropic": np.diagonal(covs, axis1=1, axis2=2).mean(axis=1),
+    }[cov]
     np.testing.assert_allclose(clf.covariances_, expected, rtol=1e-12)
     np.testing.assert_allclose(clf.class_count_, [w[y == c].sum() for c in classes], rtol=1e-13)
 
@@ -188,8 +197,11 @@ def test_kinds_it_cannot_take_say_why(tmp_path):
     from treelearn.encoding._table import encode
 
     X, y, _ = _labelled(n=60)
-    with pytest.raises(tl.InputTypeError, match=r"GaussianClassifier cannot take a scipy.sparse "
-                                                r"matrix \(csr_matrix\): it needs a dense table"):
+    with pytest.raises(
+        tl.InputTypeError,
+        match=r"GaussianClassifier cannot take a scipy.sparse "
+        r"matrix \(csr_matrix\): it needs a dense table",
+    ):
         tl.GaussianClassifier().fit(sp.csr_matrix(X.to_numpy()), y)
     with pytest.raises(tl.InputTypeError, match=r"cannot take an encoded Table.*category codes"):
         tl.GaussianClassifier("diagonal").fit(encode(X.round(0)), y)
@@ -198,6 +210,9 @@ def test_kinds_it_cannot_take_say_why(tmp_path):
         tl.GaussianClassifier().fit(tmp_path / "rows.csv", y)
     # a NaN is refused in training by every covariance, naming the column
     for cov in ("full", "diagonal"):
-        with pytest.raises(tl.MissingValuesError, match=r"column 'b' has 1 missing value\(s\) "
-                                                        r"\(NaN"):
+        with pytest.raises(
+            tl.MissingValuesError,
+            match=r"column 'b' has 1 missing value\(s\) "
+            r"\(NaN",
+        ):
             tl.GaussianClassifier(cov).fit(X.assign(b=X["b"].where(X.index != 3)), y)

@@ -54,8 +54,10 @@ def test_pipeline_stages_give_the_gaussian_chow_liu_tree():
     import networkx as nx
 
     G = tl.mi_graph(df, kind="gaussian")
-    total = max(sum(G[u][v]["weight"] for u, v in tree.edges())
-                for tree in nx.SpanningTreeIterator(G, weight="weight"))
+    total = max(
+        sum(G[u][v]["weight"] for u, v in tree.edges())
+        for tree in nx.SpanningTreeIterator(G, weight="weight")
+    )
     assert sum(G[u][v]["weight"] for u, v in T.edges()) == pytest.approx(total)
 
 

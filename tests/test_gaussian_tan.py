@@ -36,8 +36,11 @@ def _class_stats(X, y, w=None):
     out = {}
     for label in classes:
         m = (y == label).to_numpy() if isinstance(y, pd.Series) else (y == label)
-        out[label] = (w[m].sum() / w.sum(), np.average(X[m], axis=0, weights=w[m]),
-                      np.cov(X[m], rowvar=False, aweights=w[m], bias=True))
+        out[label] = (
+            w[m].sum() / w.sum(),
+            np.average(X[m], axis=0, weights=w[m]),
+            np.cov(X[m], rowvar=False, aweights=w[m], bias=True),
+        )
     return classes, out
 
 
@@ -86,22 +89,27 @@ def test_tree_is_the_best_spanning_tree_and_posteriors_equal_scipy(weighted):
     classes, stats = _class_stats(X.to_numpy(), y, w)
     cmi = _cmi(stats, len(names))
     G = nx.Graph()
-    G.add_weighted_edges_from((names[i], names[j], cmi[i, j])
-                              for i in range(len(names)) for j in range(i + 1, len(names)))
+    G.add_weighted_edges_from(
+        (names[i], names[j], cmi[i, j]) for i in range(len(names)) for j in range(i + 1, len(names))
+    )
     best = max(sum(G[u][v]["weight"] for u, v in t.edges()) for t in nx.SpanningTreeIterator(G))
     ours = clf.feature_tree_
     assert sum(G[u][v]["weight"] for u, v in ours.edges()) == pytest.approx(best, rel=1e-12)
     for u, v, weight in ours.edges(data="weight"):
         assert weight == pytest.approx(G[u][v]["weight"], rel=1e-10)
     test = X.to_numpy()[:30].copy()
-    np.testing.assert_allclose(clf.predict_proba(X.iloc[:30]),
-                               _posterior(test, classes, stats, ours, names), atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(X.iloc[:30]), _posterior(test, classes, stats, ours, names), atol=1e-10
+    )
     # missing features: summed out (the observed block of the implied covariance)
     test[:10, 1] = np.nan
     test[5:15, 3] = np.nan
     test[20, :4] = np.nan
-    np.testing.assert_allclose(clf.predict_proba(pd.DataFrame(test, columns=names)),
-                               _posterior(test, classes, stats, ours, names), atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(pd.DataFrame(test, columns=names)),
+        _posterior(test, classes, stats, ours, names),
+        atol=1e-10,
+    )
 
 
 def test_iris_and_integer_weights_equal_repeated_rows():
@@ -136,7 +144,8 @@ def test_save_load_round_trip(tmp_path):
     np.testing.assert_array_equal(back.predict_proba(test), clf.predict_proba(test))
     assert back.root_ == "c" and back.class_name_ == "label"
     assert sorted(back.feature_tree_.edges(data="weight")) == sorted(
-        clf.feature_tree_.edges(data="weight"))
+        clf.feature_tree_.edges(data="weight")
+    )
     import json
 
     doc = json.loads((tmp_path / "gtan.json").read_text())
@@ -160,17 +169,21 @@ def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
     assert ours.class_name_ == "label" and ours.feature_names_in_.tolist() == list(X.columns)
     test = X.iloc[:60].copy()
     test.iloc[:8, 2] = np.nan  # summed out, as in memory
-    np.testing.assert_allclose(ours.predict_proba(test), theirs.predict_proba(test),
-                               rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(test), theirs.predict_proba(test), rtol=0, atol=1e-10
+    )
 
 
 def test_kinds_it_cannot_take_say_why():
     import scipy.sparse as sp
 
     X, y = _data(n=50)
-    with pytest.raises(tl.InputTypeError, match=r"a Gaussian TAN cannot take a scipy.sparse "
-                                                r"matrix \(csr_matrix\): it needs a dense table; "
-                                                r"pass X.toarray\(\)"):
+    with pytest.raises(
+        tl.InputTypeError,
+        match=r"a Gaussian TAN cannot take a scipy.sparse "
+        r"matrix \(csr_matrix\): it needs a dense table; "
+        r"pass X.toarray\(\)",
+    ):
         tl.GaussianTAN().fit(sp.csr_matrix(X.to_numpy()), y)
     with pytest.raises(tl.MissingValuesError, match=r"column 'c' has 1 missing value"):
         tl.GaussianTAN().fit(X.assign(c=X["c"].where(X.index != 7)), y)

@@ -23,8 +23,15 @@ from treelearn.viz._explorer import explorer_spec
 
 TOL = 1e-10
 #: a node of three parents (d), two of them linked (a -> c), and cycles below it
-PARENTS = {"a": [], "b": [], "c": ["a"], "d": ["a", "b", "c"], "e": ["d"], "f": ["d", "e"],
-           "g": ["b", "f"]}
+PARENTS = {
+    "a": [],
+    "b": [],
+    "c": ["a"],
+    "d": ["a", "b", "c"],
+    "e": ["d"],
+    "f": ["d", "e"],
+    "g": ["b", "f"],
+}
 CARD = {"a": 2, "b": 3, "c": 2, "d": 3, "e": 2, "f": 2, "g": 2}
 
 
@@ -86,8 +93,9 @@ def test_log_evidence_by_conditioner_for_any_conditioner(model):
                     continue
                 p = brute_condition(model, joint, {**evidence, g: model.states[g][s]}).sum()
                 assert by[r, s] == pytest.approx(np.log(p), abs=TOL)
-        np.testing.assert_allclose(np.logaddexp.reduce(by, axis=1), engine.log_evidence(codes),
-                                   atol=TOL)
+        np.testing.assert_allclose(
+            np.logaddexp.reduce(by, axis=1), engine.log_evidence(codes), atol=TOL
+        )
 
 
 def test_posterior_of_a_target_per_row(model):
@@ -115,12 +123,16 @@ def test_all_marginals_per_row_and_queries(model):
             np.testing.assert_allclose(marginals[i][r], want, rtol=0, atol=TOL)
     for evidence in ({}, {"g": "g1"}, {"e": "e0", "b": "b2"}):
         for v, series in model.marginals(evidence).items():
-            np.testing.assert_allclose(series.to_numpy(), brute_marginal(model, joint, [v], evidence),
-                                       atol=TOL)
+            np.testing.assert_allclose(
+                series.to_numpy(), brute_marginal(model, joint, [v], evidence), atol=TOL
+            )
         free = [v for v in model.variables if v not in evidence]
         for q in (free[:1], free[-2:], free[:3]):
-            np.testing.assert_allclose(model.query(q, evidence).to_numpy(),
-                                       brute_marginal(model, joint, q, evidence).ravel(), atol=TOL)
+            np.testing.assert_allclose(
+                model.query(q, evidence).to_numpy(),
+                brute_marginal(model, joint, q, evidence).ravel(),
+                atol=TOL,
+            )
 
 
 def test_map_per_row_and_map_query(model):
@@ -138,7 +150,8 @@ def test_map_per_row_and_map_query(model):
     assignment, lp = model.map_query({"f": "f1"}, return_log_prob=True)
     assert lp == pytest.approx(brute_map(model, joint, {"f": "f1"}), abs=TOL)
     assert np.log(brute_condition(model, joint, {**assignment, "f": "f1"}).sum()) == pytest.approx(
-        lp, abs=TOL)
+        lp, abs=TOL
+    )
 
 
 def test_sampling_given_evidence_matches_the_posterior(model):
@@ -150,8 +163,10 @@ def test_sampling_given_evidence_matches_the_posterior(model):
     for q in (["a"], ["d"], ["e", "f"], ["a", "b", "d"]):
         p = brute_marginal(model, joint, q, evidence).ravel()
         index = pd.MultiIndex.from_product([model.states[v] for v in q])
-        freq = (s.groupby(q).size() if len(q) > 1 else s[q[0]].value_counts())
-        freq = freq.reindex(index if len(q) > 1 else model.states[q[0]], fill_value=0).to_numpy() / n
+        freq = s.groupby(q).size() if len(q) > 1 else s[q[0]].value_counts()
+        freq = (
+            freq.reindex(index if len(q) > 1 else model.states[q[0]], fill_value=0).to_numpy() / n
+        )
         # within 5 standard errors of the exact posterior
         assert np.all(np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12), q
     again = model.sample(500, evidence=evidence, random_state=3)
@@ -162,8 +177,12 @@ def test_impossible_evidence_and_rows():
     m = general_model(zeros=True)
     assert m.inference_path == "variable elimination"
     evidence = {"d": "d0", "e": "e1"}
-    for call in (lambda e: m.marginals(e), lambda e: m.map_query(e), lambda e: m.query("a", e),
-                 lambda e: m.sample(3, evidence=e)):
+    for call in (
+        lambda e: m.marginals(e),
+        lambda e: m.map_query(e),
+        lambda e: m.query("a", e),
+        lambda e: m.sample(3, evidence=e),
+    ):
         with pytest.raises(tl.TreelearnError, match="probability zero"):
             call(evidence)
     rows = pd.DataFrame({"d": ["d0", "d0"], "e": ["e1", "e0"]}).reindex(columns=m.variables)
@@ -185,8 +204,9 @@ def test_rows_of_many_patterns_take_one_elimination(model, monkeypatch):
     codes = model.encode(rows).codes.astype(np.int64)
     calls = []
     original = _elimination.eliminate
-    monkeypatch.setattr(_elimination, "eliminate",
-                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    monkeypatch.setattr(
+        _elimination, "eliminate", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
     engine = TreeEngine(model.variables, model.parent_map, model.cpts, model.states)
     got = engine.log_evidence(codes)
     assert len(calls) == 1 < len({tuple(row) for row in (codes >= 0)})  # many patterns
@@ -208,20 +228,25 @@ def test_chunked_eliminations_give_the_same_numbers(model, monkeypatch):
     engine = TreeEngine(model.variables, model.parent_map, model.cpts, model.states)
     calls = []
     original = _elimination.eliminate
-    monkeypatch.setattr(_elimination, "eliminate",
-                        lambda *a, **k: calls.append(1) or original(*a, **k))
+    monkeypatch.setattr(
+        _elimination, "eliminate", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
     np.testing.assert_allclose(engine.log_evidence(codes), whole, rtol=0, atol=1e-12)
     assert len(calls) == len({tuple(row) for row in (codes >= 0)})
     for t in range(len(model.variables)):  # and the posteriors
-        np.testing.assert_allclose(engine.posterior_codes(codes, t),
-                                   model.engine().posterior_codes(codes, t), atol=1e-12)
+        np.testing.assert_allclose(
+            engine.posterior_codes(codes, t), model.engine().posterior_codes(codes, t), atol=1e-12
+        )
 
 
 def test_many_factors_and_tiny_probabilities_do_not_underflow():
     # naive Bayes over 1000 features, plus two diamonds: no one conditioner; P(row) ~ e^-900
     d, F = 1000, np.array([[0.9, 0.1], [0.2, 0.8]])
-    G = nx.DiGraph([("y", f"f{i}") for i in range(d)] + [("f0", "z"), ("f1", "z")]
-                   + [("p", "q"), ("p", "r"), ("q", "s"), ("r", "s")])
+    G = nx.DiGraph(
+        [("y", f"f{i}") for i in range(d)]
+        + [("f0", "z"), ("f1", "z")]
+        + [("p", "q"), ("p", "r"), ("q", "s"), ("r", "s")]
+    )
     G.nodes["y"].update(states=[0, 1], cpt=np.array([0.5, 0.5]))
     for i in range(d):
         G.nodes[f"f{i}"].update(states=[0, 1], cpt=F)
@@ -235,19 +260,29 @@ def test_many_factors_and_tiny_probabilities_do_not_underflow():
     m = tl.TreeModel(G)
     assert m.inference_path == "variable elimination"
     x = np.arange(d) % 2
-    row = {"y": None, **{f"f{i}": int(x[i]) for i in range(d)}, "z": 1, "p": None, "q": None,
-           "r": None, "s": 0}
+    row = {
+        "y": None,
+        **{f"f{i}": int(x[i]) for i in range(d)},
+        "z": 1,
+        "p": None,
+        "q": None,
+        "r": None,
+        "s": 0,
+    }
     by_class = np.log(0.5) + np.array([np.log(F[c, x]).sum() for c in (0, 1)])
     expected = np.logaddexp.reduce(by_class) + np.log(Z[0, 1, 1]) + np.log(0.5)
     assert expected < np.log(np.finfo(float).tiny)
     assert m.log_likelihood(pd.DataFrame([row], dtype=object)) == pytest.approx(expected, rel=1e-12)
     evidence = {k: v for k, v in row.items() if v is not None}
     post = m.query("y", evidence=evidence)
-    np.testing.assert_allclose(post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)), rtol=1e-10
+    )
     # MAP: the best class, and the best (p, q, r) by enumeration (s's CPT is flat)
-    diamond = max(np.log([0.3, 0.7][p] * F[p, q] * F[p, r] * 0.5)
-                  for p, q, r in itertools.product([0, 1], repeat=3))
+    diamond = max(
+        np.log([0.3, 0.7][p] * F[p, q] * F[p, r] * 0.5)
+        for p, q, r in itertools.product([0, 1], repeat=3)
+    )
     assignment, log_p = m.map_query(evidence, return_log_prob=True)
     assert assignment["y"] == int(np.argmax(by_class))
     assert log_p == pytest.approx(by_class.max() + np.log(Z[0, 1, 1]) + diamond, rel=1e-12)
@@ -333,9 +368,13 @@ def test_conditioner_rule_finds_one_exactly_when_one_exists():
 def test_a_low_degree_conditioner_is_found():
     # a triangle x -> u -> w, x -> w, which only x or u breaks (degree 2 each), below w nine
     # hubs of five leaves each: many nodes of higher degree than the conditioner
-    parents = {"x": [], "u": ["x"], "w": ["x", "u"],
-               **{f"h{i}": ["w"] for i in range(9)},
-               **{f"l{i}{j}": [f"h{i}"] for i in range(9) for j in range(5)}}
+    parents = {
+        "x": [],
+        "u": ["x"],
+        "w": ["x", "u"],
+        **{f"h{i}": ["w"] for i in range(9)},
+        **{f"l{i}{j}": [f"h{i}"] for i in range(9) for j in range(5)},
+    }
     ok, g = choose_conditioner(parents)
     assert ok and g in ("x", "u") and leaves_forest(parents, g)
     assert not leaves_forest(parents, "w") and not leaves_forest(parents, None)
@@ -349,8 +388,9 @@ def test_the_engine_and_the_explorer_take_the_rule_s_conditioner():
     df = pd.DataFrame(rng.integers(0, 2, (200, 5)), columns=list("abcde"))
     # c has the parents a and b (a v-structure), d -> e: the engine needs no conditioner
     # (a polytree), the explorer's page computes with one-parent forests: given a root of c
-    polytree = tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c"), ("c", "d"), ("d", "e")]), df,
-                           alpha=1.0)
+    polytree = tl.fit_cpts(
+        nx.DiGraph([("a", "c"), ("b", "c"), ("c", "d"), ("d", "e")]), df, alpha=1.0
+    )
     assert polytree.inference_path == "message passing"
     parents = polytree.parent_map
     assert choose_conditioner(parents, pairwise=True) == (True, "a")
@@ -364,8 +404,9 @@ def test_the_engine_and_the_explorer_take_the_rule_s_conditioner():
     spec = explorer_spec(tan)
     assert spec["cond"] == tan.model_.variables.index("cls")
     # a triangle and a v-structure: one node (a) serves both
-    tri = tl.fit_cpts(nx.DiGraph([("a", "b"), ("a", "c"), ("b", "c"), ("d", "e"), ("a", "e")]),
-                      df, alpha=1.0)
+    tri = tl.fit_cpts(
+        nx.DiGraph([("a", "b"), ("a", "c"), ("b", "c"), ("d", "e"), ("a", "e")]), df, alpha=1.0
+    )
     assert tri.inference_path == "message passing given 'a'"
     assert explorer_spec(tri)["cond"] == tri.variables.index("a")
     # two v-structures: the engine still passes messages (a polytree); the page has no one
@@ -398,5 +439,6 @@ def test_every_conditioner_gives_the_same_answers():
     for e in engines:
         np.testing.assert_allclose(e.log_evidence(codes), want, atol=1e-12)
         for t in range(4):
-            np.testing.assert_allclose(e.posterior_codes(codes, t), general.posterior_codes(codes, t),
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                e.posterior_codes(codes, t), general.posterior_codes(codes, t), atol=1e-12
+            )

@@ -30,8 +30,9 @@ def asia():
 
 def random_tree(parent, cards, h, seed=0):
     rng = np.random.default_rng(seed)
-    latent = [rng.dirichlet(np.ones(h)) if p < 0 else rng.dirichlet(np.ones(h), size=h)
-              for p in parent]
+    latent = [
+        rng.dirichlet(np.ones(h)) if p < 0 else rng.dirichlet(np.ones(h), size=h) for p in parent
+    ]
     emission = [rng.dirichlet(np.ones(k), size=h) for k in cards]
     return LatentTree(np.asarray(parent), latent, emission)
 
@@ -88,11 +89,14 @@ def test_scores_and_cell_posteriors_equal_brute_force():
     hidden = tl.HiddenTree(n_states=2, random_state=0, max_iter=5).fit(df)
     names = hidden.latent_names_
     model = hidden.model_
-    tree = LatentTree(np.array([-1 if not model.parents(v) else names.index(model.parents(v)[0])
-                                for v in names]),
-                      [model.cpt(v) for v in names], [model.cpt(c) for c in "abcd"])
-    rows = pd.DataFrame({"a": [0, 1, np.nan], "b": [1, np.nan, np.nan], "c": [0, 0, 1],
-                         "d": [np.nan, 1, 0]})
+    tree = LatentTree(
+        np.array([-1 if not model.parents(v) else names.index(model.parents(v)[0]) for v in names]),
+        [model.cpt(v) for v in names],
+        [model.cpt(c) for c in "abcd"],
+    )
+    rows = pd.DataFrame(
+        {"a": [0, 1, np.nan], "b": [1, np.nan, np.nan], "c": [0, 0, 1], "d": [np.nan, 1, 0]}
+    )
     codes = np.where(rows.isna(), -1, rows.fillna(0)).astype(int)
     _, joint = brute_joint(tree, codes)
     np.testing.assert_allclose(hidden.score_samples(rows), np.log(joint.sum(axis=1)), rtol=1e-12)
@@ -114,8 +118,9 @@ def test_one_latent_state_is_the_independence_model(asia):
     hidden = tl.HiddenTree(n_states=1, alpha=0).fit(asia)
     independent = tl.chow_liu(asia, alpha=0, forest=1e9)  # no edge clears the threshold
     assert independent.graph.number_of_edges() == 0
-    np.testing.assert_allclose(hidden.score_samples(asia),
-                               independent.log_likelihood(asia, per_row=True), rtol=1e-12)
+    np.testing.assert_allclose(
+        hidden.score_samples(asia), independent.log_likelihood(asia, per_row=True), rtol=1e-12
+    )
 
 
 def test_the_chow_liu_tree_is_a_hidden_tree_with_copying_emissions_and_an_em_fixpoint(asia):
@@ -155,8 +160,9 @@ def test_every_start_is_deterministic_and_random_random_state_changes_it(asia, i
 def test_n_init_keeps_the_best_start_in_parallel_too(asia):
     one = tl.HiddenTree(n_states=2, init="random", n_init=3, random_state=0, max_iter=10).fit(asia)
     with joblib.parallel_config(backend="threading"):  # no worker processes to start in a test
-        two = tl.HiddenTree(n_states=2, init="random", n_init=3, random_state=0, max_iter=10,
-                            n_jobs=2).fit(asia)
+        two = tl.HiddenTree(
+            n_states=2, init="random", n_init=3, random_state=0, max_iter=10, n_jobs=2
+        ).fit(asia)
     assert one.lower_bounds_ == two.lower_bounds_
     rng = np.random.default_rng(0)
     alone = []
@@ -168,8 +174,9 @@ def test_n_init_keeps_the_best_start_in_parallel_too(asia):
 
 def test_validation_stops_early_and_keeps_the_best_model(asia):
     train, valid = asia.iloc[:6000], asia.iloc[6000:]
-    hidden = tl.HiddenTree(n_states=4, random_state=0, n_iter_no_change=2, alpha=1,
-                           max_iter=200).fit(train, validation=valid)
+    hidden = tl.HiddenTree(
+        n_states=4, random_state=0, n_iter_no_change=2, alpha=1, max_iter=200
+    ).fit(train, validation=valid)
     scores = hidden.validation_scores_
     assert len(scores) == hidden.n_iter_ + 1 == len(hidden.lower_bounds_)
     assert hidden.score(valid) == pytest.approx(max(scores), rel=1e-12)
@@ -246,8 +253,11 @@ def sequences():
     rng = np.random.default_rng(1)
     T, n, h, k = 6, 300, 3, 4
     X = rng.integers(0, k, size=(n, T))
-    start = (rng.dirichlet(np.ones(h)), rng.dirichlet(np.ones(h), size=h),
-             rng.dirichlet(np.ones(k), size=h))
+    start = (
+        rng.dirichlet(np.ones(h)),
+        rng.dirichlet(np.ones(h), size=h),
+        rng.dirichlet(np.ones(k), size=h),
+    )
     return pd.DataFrame(X, columns=[f"t{i}" for i in range(T)]), start
 
 
@@ -256,20 +266,30 @@ def test_baum_welch_reaches_hmmlearns_fixpoint_from_the_same_start(sequences):
     df, (s0, A0, B0) = sequences
     X = df.to_numpy()
     n, T = X.shape
-    ref = hmm_mod.CategoricalHMM(n_components=3, n_iter=25, tol=0, init_params="",
-                                 params="ste", n_features=4)
+    ref = hmm_mod.CategoricalHMM(
+        n_components=3, n_iter=25, tol=0, init_params="", params="ste", n_features=4
+    )
     ref.startprob_, ref.transmat_, ref.emissionprob_ = s0, A0, B0
     ref.fit(X.reshape(-1, 1), lengths=[T] * n)
-    ours = tl.HiddenMarkovModel(n_states=3, alpha=0, max_iter=25, tol=0, startprob_init=s0,
-                                transmat_init=A0, emissionprob_init=B0).fit(df)
+    ours = tl.HiddenMarkovModel(
+        n_states=3,
+        alpha=0,
+        max_iter=25,
+        tol=0,
+        startprob_init=s0,
+        transmat_init=A0,
+        emissionprob_init=B0,
+    ).fit(df)
     np.testing.assert_allclose(ours.startprob_, ref.startprob_, atol=1e-10)
     np.testing.assert_allclose(ours.transmat_, ref.transmat_, atol=1e-10)
     np.testing.assert_allclose(ours.emissionprob_, ref.emissionprob_, atol=1e-10)
     # hmmlearn's history: the log-likelihood before each M-step
-    np.testing.assert_allclose(np.array(ours.lower_bounds_[:-1]) * n, ref.monitor_.history,
-                               rtol=1e-12)
-    assert ours.score(df) * n == pytest.approx(ref.score(X.reshape(-1, 1), lengths=[T] * n),
-                                               rel=1e-12)
+    np.testing.assert_allclose(
+        np.array(ours.lower_bounds_[:-1]) * n, ref.monitor_.history, rtol=1e-12
+    )
+    assert ours.score(df) * n == pytest.approx(
+        ref.score(X.reshape(-1, 1), lengths=[T] * n), rel=1e-12
+    )
 
 
 def test_sequence_likelihoods_equal_brute_force_over_latent_paths(sequences):
@@ -291,8 +311,9 @@ def test_sequence_likelihoods_equal_brute_force_over_latent_paths(sequences):
 def test_untied_hmm_is_the_chain_hidden_tree(sequences):
     df, _ = sequences
     untied = tl.HiddenMarkovModel(n_states=2, tied=False, random_state=0, max_iter=6).fit(df)
-    chain = tl.HiddenTree(n_states=2, structure="chain", init="random", random_state=0,
-                          max_iter=6).fit(df)
+    chain = tl.HiddenTree(
+        n_states=2, structure="chain", init="random", random_state=0, max_iter=6
+    ).fit(df)
     np.testing.assert_allclose(untied.score_samples(df), chain.score_samples(df), rtol=1e-12)
     assert untied.transmat_.shape == (5, 2, 2) and len(untied.emissionprob_) == 6
     back = tl.HiddenMarkovModel.from_dict(untied.to_dict())
@@ -307,5 +328,6 @@ def test_tied_steps_share_every_state_and_partial_starts_are_refused(sequences):
     with pytest.raises(tl.TreelearnError, match="go together"):
         tl.HiddenMarkovModel(n_states=3, startprob_init=s0, transmat_init=A0).fit(df)
     with pytest.raises(tl.TreelearnError, match="shape"):
-        tl.HiddenMarkovModel(n_states=3, startprob_init=s0, transmat_init=A0,
-                             emissionprob_init=np.ones((3, 2)) / 2).fit(df)
+        tl.HiddenMarkovModel(
+            n_states=3, startprob_init=s0, transmat_init=A0, emissionprob_init=np.ones((3, 2)) / 2
+        ).fit(df)

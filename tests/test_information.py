@@ -40,11 +40,13 @@ def test_mi_of_string_and_bool_columns_equals_sklearn():
     rng = np.random.default_rng(3)
     n = 700
     s = rng.choice(["a", "b", "c"], n)
-    df = pd.DataFrame({
-        "s": s,
-        "b": (s == "a") ^ (rng.random(n) < 0.2),
-        "c": pd.Categorical(np.where(rng.random(n) < 0.5, s, "z")),
-    })
+    df = pd.DataFrame(
+        {
+            "s": s,
+            "b": (s == "a") ^ (rng.random(n) < 0.2),
+            "c": pd.Categorical(np.where(rng.random(n) < 0.5, s, "z")),
+        }
+    )
     G = tl.mi_graph(df)
     for u, v, w in G.edges(data="weight"):
         assert abs(w - mutual_info_score(df[u].astype(str), df[v].astype(str))) <= 1e-12
@@ -73,9 +75,11 @@ def test_mi_identities():
 
 def _smoothed_mi_by_hand(x: pd.Series, y: pd.Series, kx: int, ky: int, alpha: float) -> float:
     both = pd.concat([x, y], axis=1).dropna()
-    t = pd.crosstab(both.iloc[:, 0], both.iloc[:, 1]).reindex(
-        index=range(kx), columns=range(ky), fill_value=0
-    ).to_numpy(dtype=float)
+    t = (
+        pd.crosstab(both.iloc[:, 0], both.iloc[:, 1])
+        .reindex(index=range(kx), columns=range(ky), fill_value=0)
+        .to_numpy(dtype=float)
+    )
     p = (t + alpha) / (t.sum() + kx * ky * alpha)
     px = p.sum(axis=1)
     py = p.sum(axis=0)
@@ -153,8 +157,10 @@ def test_mi_equals_sklearn_property(cols):
         assert abs(w - mutual_info_score(df[u], df[v])) <= 1e-12
     m = tl.chow_liu(df, alpha=0)
     n = len(df)
-    expected = n * (sum(w for _, _, w in m.graph.edges(data="weight"))
-                    - sum(entropy_ref(df[c]) for c in df.columns))
+    expected = n * (
+        sum(w for _, _, w in m.graph.edges(data="weight"))
+        - sum(entropy_ref(df[c]) for c in df.columns)
+    )
     assert m.log_likelihood(df) == pytest.approx(expected, rel=1e-10, abs=1e-9)
 
 
@@ -162,10 +168,11 @@ def test_tiny_row_weights_do_not_make_mutual_information_infinite():
     # a's state 2 and c's state 2 occur only in one row of weight 1e-170..1e-300: the
     # product of their two marginals underflows, and log(0) once made MI(a, c) infinite
     # (and the edge a-c the tree's first, whatever the other pairs' dependence)
-    df = pd.DataFrame({"a": [0, 0, 1, 1, 0, 1, 2], "b": [0, 0, 1, 1, 0, 1, 0],
-                       "c": [0, 1, 0, 1, 1, 0, 2]})
+    df = pd.DataFrame(
+        {"a": [0, 0, 1, 1, 0, 1, 2], "b": [0, 0, 1, 1, 0, 1, 0], "c": [0, 1, 0, 1, 1, 0, 2]}
+    )
     for exponent in (170, 200, 250, 300):
-        w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 10.0 ** -exponent])
+        w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 10.0**-exponent])
         mi = mutual_information_matrix(pair_counts(encode(df, sample_weight=w)))
         assert np.isfinite(mi).all()
         # the plug-in MI written term by term in logs (no product of marginals formed)
@@ -178,16 +185,18 @@ def test_tiny_row_weights_do_not_make_mutual_information_infinite():
                     nst = w[(codes[:, i] == s) & (codes[:, j] == t)].sum()
                     if nst > 0:
                         ns, nt = w[codes[:, i] == s].sum(), w[codes[:, j] == t].sum()
-                        expected += nst / n * (math.log(nst) + math.log(n) - math.log(ns)
-                                               - math.log(nt))
+                        expected += (
+                            nst / n * (math.log(nst) + math.log(n) - math.log(ns) - math.log(nt))
+                        )
             # a few ulps of the largest term: sums of terms of size ~log(3) / 3
             assert abs(mi[i, j] - max(expected, 0.0)) < 1e-15, (exponent, i, j)
         # the tree is the one learned without the tiny row (its MI moves by ~1e-168)
         states = {c: [0, 1, 2] for c in df.columns}
         with_row = tl.chow_liu(df, sample_weight=w, states=states)
         without = tl.chow_liu(df.iloc[:-1], states=states)
-        assert sorted(map(sorted, with_row.graph.to_undirected().edges())) == \
-            sorted(map(sorted, without.graph.to_undirected().edges()))
+        assert sorted(map(sorted, with_row.graph.to_undirected().edges())) == sorted(
+            map(sorted, without.graph.to_undirected().edges())
+        )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -203,8 +212,9 @@ def test_two_state_block_sums_are_reduceats_doubles(seed):
         starts = np.concatenate([[0], np.cumsum(cards)[:-1]])
         x = rng.random((cards.sum(), cards.sum())) * 10.0 ** rng.integers(-5, 5)
         for axis in (0, 1):
-            assert np.array_equal(_block_sums(x, starts, cards, axis),
-                                  np.add.reduceat(x, starts, axis=axis))
+            assert np.array_equal(
+                _block_sums(x, starts, cards, axis), np.add.reduceat(x, starts, axis=axis)
+            )
     # the whole matrix on weighted 0/1 counts with holes (the shortcut's path), against
     # each pair's MI computed term by term from its own block
     df = random_dependent_frame(300, [2, 2, 1, 2, 2, 2], rng).astype(float)

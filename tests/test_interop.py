@@ -27,8 +27,9 @@ def _mixed_frame(rng, n=300):
     df = random_dependent_frame(n, [2, 3, 4, 3, 2], rng)
     df["v1"] = df["v1"].map({0: "low", 1: "mid", 2: "high"})
     df["v4"] = df["v4"].astype(bool)
-    df["v2"] = pd.Categorical(df["v2"].map({0: "a", 1: "b", 2: "c", 3: "d"}),
-                              categories=["d", "c", "b", "a", "unused"])
+    df["v2"] = pd.Categorical(
+        df["v2"].map({0: "a", 1: "b", 2: "c", 3: "d"}), categories=["d", "c", "b", "a", "unused"]
+    )
     return df
 
 
@@ -135,8 +136,14 @@ def _two_node_network(parent_states_in_child):
 
     bn = DiscreteBayesianNetwork([("a", "b")])
     ca = TabularCPD("a", 2, [[0.9], [0.1]], state_names={"a": ["yes", "no"]})
-    cb = TabularCPD("b", 2, [[0.8, 0.3], [0.2, 0.7]], evidence=["a"], evidence_card=[2],
-                    state_names={"b": ["u", "v"], "a": parent_states_in_child})
+    cb = TabularCPD(
+        "b",
+        2,
+        [[0.8, 0.3], [0.2, 0.7]],
+        evidence=["a"],
+        evidence_card=[2],
+        state_names={"b": ["u", "v"], "a": parent_states_in_child},
+    )
     bn.add_cpds(ca, cb)
     return bn, cb
 
@@ -161,10 +168,13 @@ def test_from_pgmpy_rejects_parent_states_that_disagree():
         tl.from_pgmpy(bn)
 
 
-@pytest.mark.parametrize("frame, word", [
-    ({"col one": ["a", "b", "a"], "b": [1, 2, 2]}, "'col one'"),
-    ({"c": ["a b", "x,y", "a b"], "b": [1, 2, 2]}, "'a b'"),
-])
+@pytest.mark.parametrize(
+    "frame, word",
+    [
+        ({"col one": ["a", "b", "a"], "b": [1, 2, 2]}, "'col one'"),
+        ({"c": ["a b", "x,y", "a b"], "b": [1, 2, 2]}, "'a b'"),
+    ],
+)
 def test_write_bif_refuses_words_that_bif_cannot_hold(tmp_path, frame, word):
     # pgmpy's writer wrote 'x,y' and 'a b' as they are; its reader then failed obscurely
     m = tl.chow_liu(pd.DataFrame(frame))

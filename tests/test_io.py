@@ -279,9 +279,12 @@ def test_unknown_classifier_class(asia, tmp_path):
 
 
 def test_save_rejects_other_objects(tmp_path):
-    with pytest.raises(TypeError, match="a TreeModel, a GaussianTreeModel, a CLGTreeModel, a "
-                                        "CopulaTreeModel, a KernelForestModel, a TreePosterior "
-                                        "or a treelearn estimator"):
+    with pytest.raises(
+        TypeError,
+        match="a TreeModel, a GaussianTreeModel, a CLGTreeModel, a "
+        "CopulaTreeModel, a KernelForestModel, a TreePosterior "
+        "or a treelearn estimator",
+    ):
         tl.save({"a": 1}, tmp_path / "x.json")
 
 
@@ -291,22 +294,38 @@ def _model_and_answers(kind):
     asia = pd.read_csv("datasets/asia.csv").head(2000)
     rows = asia.mask(np.random.default_rng(0).random(asia.shape) < 0.2).head(300)
     if kind == "tree":
-        return tl.chow_liu(asia), lambda m: (m.log_likelihood(rows, per_row=True),
-                                             m.predict_proba(rows, "lung").to_numpy())
+        return tl.chow_liu(asia), lambda m: (
+            m.log_likelihood(rows, per_row=True),
+            m.predict_proba(rows, "lung").to_numpy(),
+        )
     if kind == "dag":  # a network that is no one-conditioner forest (variable elimination)
         import networkx as nx
-        dag = nx.DiGraph([("smoke", "lung"), ("smoke", "bronc"), ("lung", "either"),
-                          ("tub", "either"), ("either", "xray"), ("bronc", "dysp"),
-                          ("either", "dysp")])
+
+        dag = nx.DiGraph(
+            [
+                ("smoke", "lung"),
+                ("smoke", "bronc"),
+                ("lung", "either"),
+                ("tub", "either"),
+                ("either", "xray"),
+                ("bronc", "dysp"),
+                ("either", "dysp"),
+            ]
+        )
         return tl.fit_cpts(dag, asia), lambda m: m.log_likelihood(rows, per_row=True)
     if kind == "gaussian":
         from sklearn.datasets import load_wine
+
         X = load_wine(as_frame=True).data
-        return tl.gaussian_chow_liu(X), lambda m: (m.log_likelihood(X, per_row=True),
-                                                   m.query(["proline"], {"alcohol": 14.0}).mean)
+        return tl.gaussian_chow_liu(X), lambda m: (
+            m.log_likelihood(X, per_row=True),
+            m.query(["proline"], {"alcohol": 14.0}).mean,
+        )
     if kind == "posterior":
-        return tl.tree_posterior(asia), lambda m: (m.edge_posterior_matrix,
-                                                   m.log_likelihood(rows, per_row=True))
+        return tl.tree_posterior(asia), lambda m: (
+            m.edge_posterior_matrix,
+            m.log_likelihood(rows, per_row=True),
+        )
     raise AssertionError(kind)
 
 
@@ -320,12 +339,17 @@ def test_every_model_kind_round_trips(kind, tmp_path):
     expected = answers(model)
     tl.save(model, tmp_path / "m.json")
     joblib.dump(model, tmp_path / "m.joblib")
-    for back in (tl.load(tmp_path / "m.json"), pickle.loads(pickle.dumps(model)),
-                 joblib.load(tmp_path / "m.joblib")):
+    for back in (
+        tl.load(tmp_path / "m.json"),
+        pickle.loads(pickle.dumps(model)),
+        joblib.load(tmp_path / "m.joblib"),
+    ):
         assert type(back) is type(model)
         got = answers(back)
-        for a, b in zip(got if isinstance(got, tuple) else (got,),
-                        expected if isinstance(expected, tuple) else (expected,)):
+        for a, b in zip(
+            got if isinstance(got, tuple) else (got,),
+            expected if isinstance(expected, tuple) else (expected,),
+        ):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
@@ -358,8 +382,11 @@ def _estimator_data(name):
     if name in ("NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN"):
         return getattr(tl, name)(), asia.drop(columns="either"), asia["either"]
     if name in NEW_CATEGORICAL:  # issue 21's classifiers, on a slice of asia
-        return NEW_CATEGORICAL[name](), asia.drop(columns="either").iloc[:3000], \
-            asia["either"].iloc[:3000]
+        return (
+            NEW_CATEGORICAL[name](),
+            asia.drop(columns="either").iloc[:3000],
+            asia["either"].iloc[:3000],
+        )
     if name in ("GaussianClassifier", "GaussianTAN", "CopulaTAN"):
         return getattr(tl, name)(), iris_X, iris_y
     if name == "KernelTAN":
@@ -383,17 +410,36 @@ def _outputs(est, X):
     return est.score_samples(X)
 
 
-NEW_CATEGORICAL = {"SKDB": lambda: tl.SKDB(max_k=2), "AnDE": lambda: tl.AnDE(n=2),
-                   "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes(),
-                   "FSSJ": lambda: tl.FSSJ(random_state=0), "BSEJ": lambda: tl.BSEJ(random_state=0),
-                   "TANHillClimb": lambda: tl.TANHillClimb(random_state=0),
-                   "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
-                   "AWNB": lambda: tl.AWNB(random_state=0), "MANB": lambda: tl.MANB(),
-                   "ETAN": lambda: tl.ETAN()}
-ALL_ESTIMATORS = ["NaiveBayes", "TAN", "ChowLiuMultinet", "KDB", "AODE", "BayesianTAN",
-                  "GaussianClassifier", "GaussianTAN", "CopulaTAN", "KernelTAN",
-                  "TextNaiveBayes", "MixedNaiveBayes",
-                  "MixedTAN", "Discretizer", "TreeMixture", *NEW_CATEGORICAL]
+NEW_CATEGORICAL = {
+    "SKDB": lambda: tl.SKDB(max_k=2),
+    "AnDE": lambda: tl.AnDE(n=2),
+    "WeightedNaiveBayes": lambda: tl.WeightedNaiveBayes(),
+    "FSSJ": lambda: tl.FSSJ(random_state=0),
+    "BSEJ": lambda: tl.BSEJ(random_state=0),
+    "TANHillClimb": lambda: tl.TANHillClimb(random_state=0),
+    "TANSuperParent": lambda: tl.TANSuperParent(random_state=0),
+    "AWNB": lambda: tl.AWNB(random_state=0),
+    "MANB": lambda: tl.MANB(),
+    "ETAN": lambda: tl.ETAN(),
+}
+ALL_ESTIMATORS = [
+    "NaiveBayes",
+    "TAN",
+    "ChowLiuMultinet",
+    "KDB",
+    "AODE",
+    "BayesianTAN",
+    "GaussianClassifier",
+    "GaussianTAN",
+    "CopulaTAN",
+    "KernelTAN",
+    "TextNaiveBayes",
+    "MixedNaiveBayes",
+    "MixedTAN",
+    "Discretizer",
+    "TreeMixture",
+    *NEW_CATEGORICAL,
+]
 
 
 @pytest.mark.parametrize("name", ALL_ESTIMATORS)
@@ -407,8 +453,11 @@ def test_every_estimator_round_trips(name, tmp_path):
     expected = _outputs(est, X)
     tl.save(est, tmp_path / "e.json")
     joblib.dump(est, tmp_path / "e.joblib")
-    copies = [tl.load(tmp_path / "e.json"), pickle.loads(pickle.dumps(est)),
-              joblib.load(tmp_path / "e.joblib")]
+    copies = [
+        tl.load(tmp_path / "e.json"),
+        pickle.loads(pickle.dumps(est)),
+        joblib.load(tmp_path / "e.joblib"),
+    ]
     for back in copies:
         assert type(back) is type(est) and back.get_params() == est.get_params()
         np.testing.assert_array_equal(_outputs(back, X), expected)
@@ -422,8 +471,9 @@ def test_every_estimator_round_trips(name, tmp_path):
     assert (doc["kind"], doc["class"], doc["state"]["estimator"]) == (kind, name, name)
 
 
-@pytest.mark.parametrize("name", [n for n in ALL_ESTIMATORS
-                                  if n not in ("Discretizer", "TreeMixture")])
+@pytest.mark.parametrize(
+    "name", [n for n in ALL_ESTIMATORS if n not in ("Discretizer", "TreeMixture")]
+)
 def test_numpy_text_labels_and_fractional_counts_are_saved_exactly(name, tmp_path):
     est, X, y = _estimator_data(name)
     labels = np.asarray(y).astype(str)  # a numpy text array (<U5 or so)
@@ -448,58 +498,85 @@ def _state(name):
     return est.fit(X, y).to_dict(), type(est)
 
 
-@pytest.mark.parametrize("name, change, field", [
-    ("NaiveBayes", lambda s: s.update(class_count=[1.0, -2.0]), "class_count"),
-    ("NaiveBayes", lambda s: s.update(class_log_prior=[0.0, 0.0]), "class_log_prior"),
-    ("NaiveBayes", lambda s: s.update(class_log_prior=[-0.1, {"$float": "nan"}]),
-     "class_log_prior"),
-    ("NaiveBayes", lambda s: s.update(classes=["no", "no"]), "classes"),
-    ("NaiveBayes", lambda s: s.update(classes=["yes", "no"]), "classes"),
-    ("NaiveBayes", lambda s: s.update(feature_names=s["feature_names"][::-1]), "feature_names"),
-    ("TAN", lambda s: s.update(class_name="asia"), "class_name"),
-    ("ChowLiuMultinet", lambda s: s.update(models=s["models"][:1]), "models"),
-    ("AODE", lambda s: s.update(models=s["models"][::-1]), "models"),
-    ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
-    ("SKDB", lambda s: s["model"]["settings"].update(k=-1), "model"),
-    ("AnDE", lambda s: s.update(triple_counts=[[[[1.0]]]]), "triple_counts"),
-    ("WeightedNaiveBayes", lambda s: s.update(feature_weights=[-1.0] * 7), "feature_weights"),
-    ("WeightedNaiveBayes", lambda s: s["feature_log_prob"].__setitem__(0, [[0.5, 0.5]] * 2),
-     "feature_log_prob"),
-    ("MANB", lambda s: s.update(arc_posterior=[1.5] * 7), "arc_posterior"),
-    ("MANB", lambda s: s.update(feature_weights=[0.5] * 7), "feature_weights"),
-    ("AWNB", lambda s: s.update(feature_weights=[2.0] * 7), "feature_weights"),
-    ("TANSuperParent", lambda s: s["model"]["settings"].update(steps=[["arc", ["asia", "x"]]],
-                                                               cv_accuracy=[0.5, 0.6]), "model"),
-    ("ETAN", lambda s: s["model"]["settings"].update(structure_score="high"), "model"),
-    ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
-    ("FSSJ", lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
-     "model"),
-    ("BSEJ", lambda s: s["model"]["settings"].update(cv_accuracy=[0.5]), "model"),
-    ("TANHillClimb", lambda s: s["model"]["settings"].update(steps=[["arc", ["asia", "asia"]]],
-                                                             cv_accuracy=[0.5, 0.6]), "model"),
-    ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
-    ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),
-    ("GaussianClassifier", lambda s: s.update(means=[[1.0, 2.0]]), "means"),
-    ("GaussianClassifier", lambda s: s.update(covariances={"$array": [[[1.0] * 4] * 4] * 3}),
-     "covariances"),
-    ("GaussianTAN", lambda s: s.update(variance=[[-1.0] * 4] * 3), "variance"),
-    ("GaussianTAN", lambda s: s.update(parent=[1, 0, -1, 2]), "parent"),
-    ("TextNaiveBayes", lambda s: s.update(feature_count={"$array": [[500.0] * 30] * 2}),
-     "feature_count"),
-    ("MixedNaiveBayes", lambda s: s.update(var={"$array": [[0.0], [1.0]]}), "var"),
-    ("MixedNaiveBayes", lambda s: s.update(numeric_features=["nope"]), "numeric_features"),
-    ("Discretizer", lambda s: s["cuts"][0].update(edges=[5.0, 4.0]), "cuts"),
-    ("TreeMixture", lambda s: s.update(weights=[0.9, 0.9]), "weights"),
-    ("TreeMixture", lambda s: s.update(n_features=3), "feature_names"),
-])
+@pytest.mark.parametrize(
+    "name, change, field",
+    [
+        ("NaiveBayes", lambda s: s.update(class_count=[1.0, -2.0]), "class_count"),
+        ("NaiveBayes", lambda s: s.update(class_log_prior=[0.0, 0.0]), "class_log_prior"),
+        (
+            "NaiveBayes",
+            lambda s: s.update(class_log_prior=[-0.1, {"$float": "nan"}]),
+            "class_log_prior",
+        ),
+        ("NaiveBayes", lambda s: s.update(classes=["no", "no"]), "classes"),
+        ("NaiveBayes", lambda s: s.update(classes=["yes", "no"]), "classes"),
+        ("NaiveBayes", lambda s: s.update(feature_names=s["feature_names"][::-1]), "feature_names"),
+        ("TAN", lambda s: s.update(class_name="asia"), "class_name"),
+        ("ChowLiuMultinet", lambda s: s.update(models=s["models"][:1]), "models"),
+        ("AODE", lambda s: s.update(models=s["models"][::-1]), "models"),
+        ("KDB", lambda s: s["model"]["settings"].update(feature_order=["asia"]), "model"),
+        ("SKDB", lambda s: s["model"]["settings"].update(k=-1), "model"),
+        ("AnDE", lambda s: s.update(triple_counts=[[[[1.0]]]]), "triple_counts"),
+        ("WeightedNaiveBayes", lambda s: s.update(feature_weights=[-1.0] * 7), "feature_weights"),
+        (
+            "WeightedNaiveBayes",
+            lambda s: s["feature_log_prob"].__setitem__(0, [[0.5, 0.5]] * 2),
+            "feature_log_prob",
+        ),
+        ("MANB", lambda s: s.update(arc_posterior=[1.5] * 7), "arc_posterior"),
+        ("MANB", lambda s: s.update(feature_weights=[0.5] * 7), "feature_weights"),
+        ("AWNB", lambda s: s.update(feature_weights=[2.0] * 7), "feature_weights"),
+        (
+            "TANSuperParent",
+            lambda s: s["model"]["settings"].update(
+                steps=[["arc", ["asia", "x"]]], cv_accuracy=[0.5, 0.6]
+            ),
+            "model",
+        ),
+        ("ETAN", lambda s: s["model"]["settings"].update(structure_score="high"), "model"),
+        ("SKDB", lambda s: s["model"]["settings"].update(loo_loss=[[1.0]]), "model"),
+        (
+            "FSSJ",
+            lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
+            "model",
+        ),
+        ("BSEJ", lambda s: s["model"]["settings"].update(cv_accuracy=[0.5]), "model"),
+        (
+            "TANHillClimb",
+            lambda s: s["model"]["settings"].update(
+                steps=[["arc", ["asia", "asia"]]], cv_accuracy=[0.5, 0.6]
+            ),
+            "model",
+        ),
+        ("BayesianTAN", lambda s: s.update(log_theta=[[0.5] * 14] * 2), "log_theta"),
+        ("BayesianTAN", lambda s: s.update(log_weights=[[0.0] * 7] * 7), "log_weights"),
+        ("GaussianClassifier", lambda s: s.update(means=[[1.0, 2.0]]), "means"),
+        (
+            "GaussianClassifier",
+            lambda s: s.update(covariances={"$array": [[[1.0] * 4] * 4] * 3}),
+            "covariances",
+        ),
+        ("GaussianTAN", lambda s: s.update(variance=[[-1.0] * 4] * 3), "variance"),
+        ("GaussianTAN", lambda s: s.update(parent=[1, 0, -1, 2]), "parent"),
+        (
+            "TextNaiveBayes",
+            lambda s: s.update(feature_count={"$array": [[500.0] * 30] * 2}),
+            "feature_count",
+        ),
+        ("MixedNaiveBayes", lambda s: s.update(var={"$array": [[0.0], [1.0]]}), "var"),
+        ("MixedNaiveBayes", lambda s: s.update(numeric_features=["nope"]), "numeric_features"),
+        ("Discretizer", lambda s: s["cuts"][0].update(edges=[5.0, 4.0]), "cuts"),
+        ("TreeMixture", lambda s: s.update(weights=[0.9, 0.9]), "weights"),
+        ("TreeMixture", lambda s: s.update(n_features=3), "feature_names"),
+    ],
+)
 def test_every_loaded_field_is_checked(name, change, field, tmp_path):
     state, cls = _state(name)
     change(state)
     with pytest.raises(tl.InvalidModelError, match=f"saved {name}: field '{field}'"):
         cls.from_dict(json.loads(json.dumps(state)))
     # and through a file: the same error, with the path
-    doc = {"format": "treelearn", "version": 1, "kind": "classifier", "class": name,
-           "state": state}
+    doc = {"format": "treelearn", "version": 1, "kind": "classifier", "class": name, "state": state}
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(tl.InvalidModelError, match=f"bad.json: saved {name}: field '{field}'"):
         tl.load(tmp_path / "bad.json")
@@ -508,8 +585,13 @@ def test_every_loaded_field_is_checked(name, change, field, tmp_path):
 def test_a_file_names_only_public_estimators(tmp_path):
     state, _ = _state("NaiveBayes")
     for name in ("TreeEngine", "SavedState", "_io", "chow_liu"):
-        doc = {"format": "treelearn", "version": 1, "kind": "classifier", "class": name,
-               "state": state}
+        doc = {
+            "format": "treelearn",
+            "version": 1,
+            "kind": "classifier",
+            "class": name,
+            "state": state,
+        }
         (tmp_path / "x.json").write_text(json.dumps(doc))
         with pytest.raises(tl.ModelFormatError, match="unknown classifier class"):
             tl.load(tmp_path / "x.json")
@@ -521,8 +603,9 @@ def test_a_classifier_saved_before_one_class_per_model_loads():
     est.fit(X, y)
     state = est.to_dict()
     state["class_prior"] = np.exp(state.pop("class_log_prior")).tolist()
-    state["params"].update(event_model="categorical", numeric="error", binarize=0.0,
-                           var_smoothing=1e-9)
+    state["params"].update(
+        event_model="categorical", numeric="error", binarize=0.0, var_smoothing=1e-9
+    )
     back = tl.NaiveBayes.from_dict(json.loads(json.dumps(state)))
     assert back.get_params() == est.get_params()
     np.testing.assert_allclose(back.predict_proba(X), est.predict_proba(X), rtol=1e-12)

@@ -37,8 +37,7 @@ def test_kdes_are_scipys_gaussian_kde(bandwidth, weighted):
     df = skewed(80, seed=3)
     w = np.random.default_rng(1).uniform(0.2, 2.0, size=80) if weighted else None
     model = tl.kernel_forest(df, bandwidth, sample_weight=w, random_state=0)
-    grid = pd.DataFrame({v: np.linspace(df[v].min() - 1, df[v].max() + 1, 37)
-                         for v in df.columns})
+    grid = pd.DataFrame({v: np.linspace(df[v].min() - 1, df[v].max() + 1, 37) for v in df.columns})
     X = grid.to_numpy()
     for j, v in enumerate(df.columns):
         kde = stats.gaussian_kde(df[v].to_numpy(), bw_method=bandwidth, weights=w)
@@ -60,8 +59,9 @@ def test_two_variable_density_integrates_to_one():
         return float(np.exp(model.score_samples(np.array([[x, y]])))[0])
 
     pad = 12 * max(model.kernel_sd.values())
-    total, err = integrate.dblquad(f, df.a.min() - pad, df.a.max() + pad,
-                                   df.b.min() - pad, df.b.max() + pad, epsabs=1e-9)
+    total, err = integrate.dblquad(
+        f, df.a.min() - pad, df.a.max() + pad, df.b.min() - pad, df.b.max() + pad, epsabs=1e-9
+    )
     # the mass beyond 12 kernel sds is below 1e-30; dblquad's own error estimate is tiny
     assert err < 1e-7
     assert total == pytest.approx(1.0, abs=1e-7)
@@ -121,8 +121,9 @@ def test_pruned_forest_is_the_best_prefix_by_brute_force():
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
             G.add_edge(names[i], names[j], weight=mi[i, j])
-    order = sorted(nx.maximum_spanning_edges(G, algorithm="kruskal", data=True),
-                   key=lambda e: -e[2]["weight"])
+    order = sorted(
+        nx.maximum_spanning_edges(G, algorithm="kruskal", data=True), key=lambda e: -e[2]["weight"]
+    )
     order = [tuple(sorted((u, v), key=names.index)) for u, v, _ in order]
     best, best_ll = None, -np.inf
     for k in range(len(order) + 1):
@@ -167,9 +168,16 @@ def test_save_load_round_trip_and_bad_files(tmp_path):
     assert back == model
     assert np.array_equal(back.score_samples(df), model.score_samples(df))
     doc = json.loads(path.read_text())
-    bad = [("factor", -1.0), ("factor", "x"), ("weights", [1.0] * 3), ("centres", [[1.0]]),
-           ("edges", [["a", "b"], ["b", "a"]]), ("edges", [["a", "zz"]]),
-           ("mutual_information", ["x"]), ("variables", "a")]
+    bad = [
+        ("factor", -1.0),
+        ("factor", "x"),
+        ("weights", [1.0] * 3),
+        ("centres", [[1.0]]),
+        ("edges", [["a", "b"], ["b", "a"]]),
+        ("edges", [["a", "zz"]]),
+        ("mutual_information", ["x"]),
+        ("variables", "a"),
+    ]
     for key, value in bad:
         d = json.loads(json.dumps(doc))
         d["model"][key] = value
@@ -221,8 +229,12 @@ def _chain_and_star():
     c = np.sin(b) + 0.3 * rng.normal(size=n)
     d = c + 0.5 * rng.normal(size=n)
     df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d})
-    chain = KernelForestModel(df.to_numpy(), list(df.columns), [("a", "b"), ("b", "c"), ("c", "d")], 0.4)
-    star = KernelForestModel(df.to_numpy(), list(df.columns), [("b", "a"), ("b", "c"), ("b", "d")], 0.4)
+    chain = KernelForestModel(
+        df.to_numpy(), list(df.columns), [("a", "b"), ("b", "c"), ("c", "d")], 0.4
+    )
+    star = KernelForestModel(
+        df.to_numpy(), list(df.columns), [("b", "a"), ("b", "c"), ("b", "d")], 0.4
+    )
     return df, chain, star
 
 

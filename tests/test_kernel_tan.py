@@ -24,7 +24,7 @@ def small():
     n = 90
     y = rng.integers(0, 2, n)
     a = rng.normal(np.where(rng.random(n) < 0.5, -2.0, 2.0) + y, 0.6)
-    b = 0.3 * a ** 2 + rng.normal(size=n) * 0.5 + y
+    b = 0.3 * a**2 + rng.normal(size=n) * 0.5 + y
     c = 0.4 * b + rng.normal(size=n)
     return pd.DataFrame({"a": a, "b": b, "c": c}), y
 
@@ -34,8 +34,11 @@ def _kdes(rows: np.ndarray, parent: np.ndarray):
     Scott factor ``n^(-1/5)`` for both (as the model documents)."""
     factor = len(rows) ** (-1 / 5)
     one = [stats.gaussian_kde(rows[:, j], bw_method=factor) for j in range(rows.shape[1])]
-    two = {j: stats.gaussian_kde(np.vstack([rows[:, j], rows[:, p]]), bw_method=factor)
-           for j, p in enumerate(parent) if p >= 0}
+    two = {
+        j: stats.gaussian_kde(np.vstack([rows[:, j], rows[:, p]]), bw_method=factor)
+        for j, p in enumerate(parent)
+        if p >= 0
+    }
     return one, two
 
 
@@ -84,14 +87,18 @@ def test_the_tree_is_the_best_spanning_tree_of_the_kernel_cmi(small):
             pi, pj = P.sum(axis=1, keepdims=True), P.sum(axis=0, keepdims=True)
             mi = np.sum(np.where(P > 0, P * np.log(P / (pi * pj)), 0.0))
             cmi[i, j] += (y == c).mean() * mi
-    trees = [t for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
-             if nx.is_tree(nx.Graph(t))]
+    trees = [
+        t
+        for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
+        if nx.is_tree(nx.Graph(t))
+    ]
     scores = sorted(sum(cmi[i, j] for i, j in t) for t in trees)
     assert scores[-1] - scores[-2] > 0.05  # a clear best tree: grid error cannot flip it
     best = max(trees, key=lambda t: sum(cmi[i, j] for i, j in t))
     names = list(X.columns)
     assert {frozenset(e) for e in clf.feature_tree_.edges()} == {
-        frozenset((names[i], names[j])) for i, j in best}
+        frozenset((names[i], names[j])) for i, j in best
+    }
 
 
 def test_the_gaussian_kind_is_gaussian_tan_on_the_same_tree():
@@ -99,10 +106,12 @@ def test_the_gaussian_kind_is_gaussian_tan_on_the_same_tree():
     g = tl.GaussianTAN().fit(X, y)
     k = tl.KernelTAN(densities="gaussian").fit(X, y)
     assert {frozenset(e) for e in k.feature_tree_.edges()} == {
-        frozenset(e) for e in g.feature_tree_.edges()}
+        frozenset(e) for e in g.feature_tree_.edges()
+    }
     # the same regressions, summed in another order: round-off only
-    np.testing.assert_allclose(k.predict_joint_log_proba(X), g.predict_joint_log_proba(X),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        k.predict_joint_log_proba(X), g.predict_joint_log_proba(X), rtol=0, atol=1e-9
+    )
     assert k.kernel_features_ == [] and k.n_parameters == g.n_parameters
 
 
@@ -118,8 +127,12 @@ def test_validation_picks_kernels_for_a_bimodal_feature_and_gaussians_for_a_norm
     assert clf.validation_gain_[0] > 50 and (clf.validation_gain_[1:] < 0).all()
     # the chosen mix predicts at least as well as the all-Gaussian tree on fresh rows
     test_y = rng.integers(0, 2, n)
-    test = pd.DataFrame({"bimodal": rng.normal(np.where(rng.random(n) < 0.5, -3.0, 3.0), 0.5)
-                         + test_y, "normal": rng.normal(test_y, 1.0)})
+    test = pd.DataFrame(
+        {
+            "bimodal": rng.normal(np.where(rng.random(n) < 0.5, -3.0, 3.0), 0.5) + test_y,
+            "normal": rng.normal(test_y, 1.0),
+        }
+    )
     test["linear"] = test["normal"] + rng.normal(size=n)
     gaussian = tl.KernelTAN(densities="gaussian").fit(X, y)
     assert clf.log_likelihood(test, test_y) > gaussian.log_likelihood(test, test_y)
@@ -145,8 +158,12 @@ def test_a_column_constant_on_the_fitting_share_keeps_its_gaussian_for_every_see
     # class "a" has one odd value in x: whenever the validation split holds that row out,
     # the kernel fitted on the rest has width 0 (no density). That is a -inf held-out score
     # for the kernel, never a crash, whatever the seed; the fit is the same kind of model.
-    X = pd.DataFrame({"x": [1.0, 1.0, 1.0, 1.0, 2.0, 0.3, 0.9, 1.7, 2.2, 2.8],
-                      "z": [0.1, 0.4, 0.2, 0.9, 0.5, 1.1, 0.2, 0.8, 0.3, 0.6]})
+    X = pd.DataFrame(
+        {
+            "x": [1.0, 1.0, 1.0, 1.0, 2.0, 0.3, 0.9, 1.7, 2.2, 2.8],
+            "z": [0.1, 0.4, 0.2, 0.9, 0.5, 1.1, 0.2, 0.8, 0.3, 0.6],
+        }
+    )
     y = np.array(["a"] * 5 + ["b"] * 5)
     for seed in range(12):
         clf = tl.KernelTAN(random_state=seed, validation=0.4).fit(X, y)

@@ -20,8 +20,18 @@ import pytest
 import treelearn as tl
 from treelearn.cli._main import main
 
-COMMANDS = ("show", "plot", "dot", "mermaid", "html", "score", "predict", "query", "sample",
-            "sample_given")
+COMMANDS = (
+    "show",
+    "plot",
+    "dot",
+    "mermaid",
+    "html",
+    "score",
+    "predict",
+    "query",
+    "sample",
+    "sample_given",
+)
 
 #: the commands each kind must answer (the others must refuse in one line)
 WORKS = {
@@ -61,8 +71,15 @@ WORKS = {
     "kernel_forest": {"show", "plot", "score", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
 }
-NUMERIC = {"gaussian_clf", "gaussian_tan", "copula_tan", "kernel_tan", "gaussian_tree",
-           "copula_tree", "kernel_forest"}
+NUMERIC = {
+    "gaussian_clf",
+    "gaussian_tan",
+    "copula_tan",
+    "kernel_tan",
+    "gaussian_tree",
+    "copula_tree",
+    "kernel_forest",
+}
 
 
 @pytest.fixture(scope="module")
@@ -128,25 +145,34 @@ def files(tmp_path_factory):
 def _argv(files, kind: str, command: str) -> list[str]:
     model = str(files / f"{kind}.json")
     data = {"mixed_nb": "mixed", "mixed_tan": "mixed", "clg": "mixed", "text_nb": "text"}.get(
-        kind, "num" if kind in NUMERIC else "cat")
+        kind, "num" if kind in NUMERIC else "cat"
+    )
     csv = str(files / f"{data}.csv")
     given = {"mixed_nb": "a=on", "mixed_tan": "a=on", "clg": "u=0.5", "text_nb": "w0=1"}.get(
-        kind, "u=0.5" if kind in NUMERIC
-                                                          else "a=1")
+        kind, "u=0.5" if kind in NUMERIC else "a=1"
+    )
     variable = "v" if kind in ("gaussian_tree", "copula_tree", "kernel_forest") else "y"
-    return {"show": ["show", model], "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
-            "dot": ["show", model, "--dot"], "mermaid": ["show", model, "--mermaid"],
-            "html": ["show", model, "--html", str(files / f"{kind}.html")],
-            "score": ["score", model, csv], "predict": ["predict", model, csv],
-            "query": ["query", model, variable, "--given", given],
-            "sample": ["sample", model, "-n", "3", "--seed", "0"],
-            "sample_given": ["sample", model, "-n", "3", "--given", given, "--seed", "0"]}[command]
+    return {
+        "show": ["show", model],
+        "plot": ["show", model, "--plot", str(files / f"{kind}.png")],
+        "dot": ["show", model, "--dot"],
+        "mermaid": ["show", model, "--mermaid"],
+        "html": ["show", model, "--html", str(files / f"{kind}.html")],
+        "score": ["score", model, csv],
+        "predict": ["predict", model, csv],
+        "query": ["query", model, variable, "--given", given],
+        "sample": ["sample", model, "-n", "3", "--seed", "0"],
+        "sample_given": ["sample", model, "-n", "3", "--given", given, "--seed", "0"],
+    }[command]
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            warnings.catch_warnings():
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore")
         rc = main(argv)
     return rc, out.getvalue(), err.getvalue()
@@ -162,21 +188,31 @@ def test_every_command_works_or_says_why_in_one_line(files, kind):
         else:
             lines = [line for line in err.splitlines() if not line.startswith("treelearn: note")]
             assert rc == 1 and len(lines) == 1 and lines[0].startswith("treelearn: error: "), (
-                kind, command, err)
+                kind,
+                command,
+                err,
+            )
             assert "Traceback" not in err
 
 
-@pytest.mark.skipif(shutil.which("treelearn") is None and not (
-    __import__("pathlib").Path(sys.executable).parent / "treelearn").exists(),
-    reason="the treelearn command is not installed")
+@pytest.mark.skipif(
+    shutil.which("treelearn") is None
+    and not (__import__("pathlib").Path(sys.executable).parent / "treelearn").exists(),
+    reason="the treelearn command is not installed",
+)
 @pytest.mark.slow  # the installed command in subprocesses
 def test_the_installed_command_gives_the_same_answers(files):
-    exe = shutil.which("treelearn") or str(__import__("pathlib").Path(sys.executable).parent
-                                            / "treelearn")
+    exe = shutil.which("treelearn") or str(
+        __import__("pathlib").Path(sys.executable).parent / "treelearn"
+    )
     # a few (kind, command) pairs through the installed entry point (each process pays the
     # start-up; the whole matrix runs in-process above, through the same main())
-    for kind, command in (("gaussian_tree", "query"), ("mixture", "sample_given"),
-                          ("aode", "html"), ("multinet", "query")):
+    for kind, command in (
+        ("gaussian_tree", "query"),
+        ("mixture", "sample_given"),
+        ("aode", "html"),
+        ("multinet", "query"),
+    ):
         argv = _argv(files, kind, command)
         done = subprocess.run([exe, *argv], capture_output=True, text=True)
         rc, out, _ = _run(argv)
@@ -217,27 +253,33 @@ def test_mixture_query_marginals_predict_equal_the_full_joint(mixture):
     for target in ("lung", "tub"):
         want = _brute(rows, p, target, evidence)
         got = mixture.query(target, evidence)
-        np.testing.assert_allclose(got.to_numpy(), want.loc[list(got.index)].to_numpy(),
-                                   atol=1e-12)
-        np.testing.assert_allclose(mixture.marginals(evidence)[target].to_numpy(),
-                                   got.to_numpy(), atol=1e-12)
+        np.testing.assert_allclose(got.to_numpy(), want.loc[list(got.index)].to_numpy(), atol=1e-12)
+        np.testing.assert_allclose(
+            mixture.marginals(evidence)[target].to_numpy(), got.to_numpy(), atol=1e-12
+        )
     # P(k | e) by enumeration: w_k P_k(e) / sum
     keep = ((rows["smoke"] == "yes") & (rows["asia"] == "no")).to_numpy()
-    pe = np.array([w * np.exp(c.log_likelihood(rows[keep], per_row=True)).sum()
-                   for c, w in zip(mixture.components_, mixture.weights_)])
+    pe = np.array(
+        [
+            w * np.exp(c.log_likelihood(rows[keep], per_row=True)).sum()
+            for c, w in zip(mixture.components_, mixture.weights_)
+        ]
+    )
     np.testing.assert_allclose(mixture.component_posterior(evidence), pe / pe.sum(), atol=1e-12)
     # predict --target: each row's other values as evidence
     data = rows.drop(columns="lung").iloc[::7].reset_index(drop=True)
     proba = mixture.predict_proba(data, target="lung")
     for r in range(len(data)):
         want = _brute(rows, p, "lung", data.iloc[r].to_dict())
-        np.testing.assert_allclose(proba.iloc[r].to_numpy(), want.loc[list(proba.columns)],
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            proba.iloc[r].to_numpy(), want.loc[list(proba.columns)], atol=1e-12
+        )
     # a missing column is summed out like a missing cell
     np.testing.assert_allclose(
         mixture.predict_proba(data.drop(columns="tub"), target="lung").iloc[0].to_numpy(),
         _brute(rows, p, "lung", data.drop(columns="tub").iloc[0].to_dict()).to_numpy(),
-        atol=1e-12)
+        atol=1e-12,
+    )
 
 
 def test_mixture_conditional_sampling_is_exact(mixture):
@@ -261,8 +303,9 @@ def test_mixture_on_the_command_line_prints_the_exact_query(mixture, tmp_path):
     rc, out, err = _run(["query", str(path), "lung", "--given", "smoke=yes"])
     assert rc == 0, err
     printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
-    np.testing.assert_allclose(printed["probability"],
-                               mixture.query("lung", {"smoke": "yes"}).to_numpy(), atol=1e-6)
+    np.testing.assert_allclose(
+        printed["probability"], mixture.query("lung", {"smoke": "yes"}).to_numpy(), atol=1e-6
+    )
     rc, _, err = _run(["query", str(path), "lung", "--map"])
     assert rc == 1 and "--map" in err and len(err.splitlines()) == 1
 
@@ -275,15 +318,17 @@ def test_multinet_query_is_the_class_posterior_times_each_tree(files):
     rows, _ = _joint(trees, [prior[c] for c in labels])  # every feature row
     # the joint over (class, features): P(c) P_c(x)
     full = pd.concat([rows.assign(y=c) for c in labels], ignore_index=True)
-    pf = np.concatenate([prior[c] * np.exp(clf.models_[c].log_likelihood(rows, per_row=True))
-                         for c in labels])
+    pf = np.concatenate(
+        [prior[c] * np.exp(clf.models_[c].log_likelihood(rows, per_row=True)) for c in labels]
+    )
     for target in ("y", "b"):
         rc, out, err = _run(["query", str(files / "multinet.json"), target, "--given", "a=1"])
         assert rc == 0, err
         printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
         want = _brute(full, pf, target, {"a": 1})
-        np.testing.assert_allclose(printed["probability"],
-                                   want.loc[printed[target].tolist()].to_numpy(), atol=1e-6)
+        np.testing.assert_allclose(
+            printed["probability"], want.loc[printed[target].tolist()].to_numpy(), atol=1e-6
+        )
 
 
 def test_gaussian_tree_on_the_command_line(files):
@@ -309,22 +354,39 @@ def test_gaussian_tree_on_the_command_line(files):
     drawn = pd.read_csv(io.StringIO(out))
     assert (drawn["u"] == 0.5).all()
     sd = np.sqrt(np.diag(q.covariance))
-    assert np.all(np.abs(drawn[["v", "w"]].mean().to_numpy() - q.mean.to_numpy())
-                  <= 5 * sd / np.sqrt(len(drawn)))
+    assert np.all(
+        np.abs(drawn[["v", "w"]].mean().to_numpy() - q.mean.to_numpy())
+        <= 5 * sd / np.sqrt(len(drawn))
+    )
 
 
 def test_gaussian_classifiers_learn_on_the_command_line(files, tmp_path):
     for method, kind in (("tan", tl.GaussianTAN), ("naive-bayes", tl.MixedNaiveBayes)):
         path = tmp_path / f"{method}.json"
-        rc, out, err = _run(["learn", str(files / "num.csv"), "--numeric", "gaussian",
-                             "--class", "y", "--method", method, "-o", str(path)])
+        rc, out, err = _run(
+            [
+                "learn",
+                str(files / "num.csv"),
+                "--numeric",
+                "gaussian",
+                "--class",
+                "y",
+                "--method",
+                method,
+                "-o",
+                str(path),
+            ]
+        )
         assert rc == 0, err
         clf = tl.load(path)
         assert isinstance(clf, kind)
         data = pd.read_csv(files / "num.csv")
         direct = kind().fit(data.drop(columns="y"), data["y"])
-        np.testing.assert_allclose(clf.predict_proba(data.drop(columns="y")),
-                                   direct.predict_proba(data.drop(columns="y")), atol=1e-12)
+        np.testing.assert_allclose(
+            clf.predict_proba(data.drop(columns="y")),
+            direct.predict_proba(data.drop(columns="y")),
+            atol=1e-12,
+        )
         rc, out, _ = _run(["predict", str(path), str(files / "num.csv")])
         assert rc == 0 and out.splitlines()[1:] == list(direct.predict(data.drop(columns="y")))
     # a text column is left out of a Gaussian tree, and said so
@@ -336,14 +398,18 @@ def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
     data = pd.read_csv(files / "mixed.csv")
     for numeric in ("auto", "u"):
         path = tmp_path / f"clg-{numeric}.json"
-        rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", numeric,
-                             "-o", str(path)])
+        rc, out, err = _run(
+            ["learn", str(files / "mixed.csv"), "--numeric", numeric, "-o", str(path)]
+        )
         assert rc == 0, err
         model = tl.load(path)
         direct = tl.chow_liu(data, numeric=["u"])
         assert type(model).__name__ == "CLGTreeModel" and model.continuous == ["u"]
-        np.testing.assert_allclose(model.log_likelihood(data, per_row=True),
-                                   direct.log_likelihood(data, per_row=True), atol=1e-12)
+        np.testing.assert_allclose(
+            model.log_likelihood(data, per_row=True),
+            direct.log_likelihood(data, per_row=True),
+            atol=1e-12,
+        )
     # the CLG tree's exact answers, printed: a discrete query, a Gaussian mixture's mean
     rc, out, _ = _run(["query", str(path), "y", "--given", "u=0.5"])
     q = direct.query("y", {"u": 0.5})
@@ -354,13 +420,17 @@ def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
     assert rc == 0 and out.splitlines()[1:] == list(direct.predict(data, "y").astype(str))
     # with --class: the mixed TAN
     path = tmp_path / "mixed_tan.json"
-    rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "u", "--class", "y",
-                         "-o", str(path)])
+    rc, out, err = _run(
+        ["learn", str(files / "mixed.csv"), "--numeric", "u", "--class", "y", "-o", str(path)]
+    )
     assert rc == 0, err
     clf = tl.load(path)
     direct = tl.MixedTAN(numeric=["u"]).fit(data.drop(columns="y"), data["y"])
-    np.testing.assert_allclose(clf.predict_proba(data.drop(columns="y")),
-                               direct.predict_proba(data.drop(columns="y")), atol=1e-12)
+    np.testing.assert_allclose(
+        clf.predict_proba(data.drop(columns="y")),
+        direct.predict_proba(data.drop(columns="y")),
+        atol=1e-12,
+    )
     rc, out, err = _run(["learn", str(files / "mixed.csv"), "--numeric", "nope"])
     assert rc != 0 and "'nope' is not a column" in err
 

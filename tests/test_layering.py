@@ -191,8 +191,11 @@ def all_entries(tree: ast.Module) -> list[tuple[str, int]]:
     entries = []
     for stmt in tree.body:
         targets = (
-            stmt.targets if isinstance(stmt, ast.Assign)
-            else [stmt.target] if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else [stmt.target]
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign))
+            else []
         )
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value:
             for node in ast.walk(stmt.value):
@@ -314,17 +317,22 @@ def check_package(files: Mapping[str, str]) -> list[str]:
                 submodule = f"{base}.{name}" if name else None
                 target = submodule if submodule in modules else base
                 if name and target == base and base != mod.name and is_private(name):
-                    problems.append(f"{mod.path}:{line}: imports the private name {name} from {base}")
+                    problems.append(
+                        f"{mod.path}:{line}: imports the private name {name} from {base}"
+                    )
                 if not mod.is_init and target in graph and target != mod.name:
                     graph[mod.name].add(target)
                     first_line.setdefault((mod.name, target), line)
     for component in find_cycles(graph):
         cycle = one_cycle(graph, component)
         steps = "; ".join(
-            f"{modules[a].path}:{first_line[a, b]} imports {b}" for a, b in itertools.pairwise(cycle)
+            f"{modules[a].path}:{first_line[a, b]} imports {b}"
+            for a, b in itertools.pairwise(cycle)
         )
-        problems.append(f"{modules[cycle[0]].path}:{first_line[cycle[0], cycle[1]]}: import cycle "
-                        f"among {', '.join(component)}: {steps}")
+        problems.append(
+            f"{modules[cycle[0]].path}:{first_line[cycle[0], cycle[1]]}: import cycle "
+            f"among {', '.join(component)}: {steps}"
+        )
     for mod in modules.values():
         problems.extend(foreign_private_attributes(mod))
         defined, imported = module_level_bindings(mod.tree)
@@ -519,7 +527,15 @@ def test_a_lazy_facade_may_list_its_type_checking_imports():
 
 
 def test_cycle_finder_on_plain_graphs():
-    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"g"}, "g": {"f"}}
+    graph = {
+        "a": {"b"},
+        "b": {"c"},
+        "c": {"a", "d"},
+        "d": set(),
+        "e": {"e"},
+        "f": {"g"},
+        "g": {"f"},
+    }
     assert sorted(find_cycles(graph)) == [["a", "b", "c"], ["f", "g"]]
     assert one_cycle(graph, ["a", "b", "c"]) == ["a", "b", "c", "a"]
     chain = {str(i): {str(i + 1)} for i in range(5000)} | {"5000": {"0"}}  # deep: no recursion
@@ -535,7 +551,12 @@ def test_treelearn_follows_the_layering_rules():
 def test_the_checker_reads_the_real_package():
     """So that the test above cannot pass by reading nothing."""
     modules = parse_modules(read_package(PACKAGE_DIR))
-    assert {"treelearn", "treelearn.structure._trees", "treelearn.learners._chow_liu", "treelearn.models._tree"} <= set(modules)
+    assert {
+        "treelearn",
+        "treelearn.structure._trees",
+        "treelearn.learners._chow_liu",
+        "treelearn.models._tree",
+    } <= set(modules)
     imports = {base for base, _, _ in runtime_imports(modules["treelearn.learners._chow_liu"])}
     assert "treelearn.structure._trees" in imports
 
@@ -576,8 +597,10 @@ def upward_imports(modules: Mapping[str, Module], order: Sequence[str]) -> list[
                     continue
                 theirs = layer_of(short)
                 if theirs != mine and rank[theirs] > rank[mine]:
-                    upward.append(f"{module.path}:{line}: imports {short} (layer {theirs}, listed "
-                                  f"below {mine})")
+                    upward.append(
+                        f"{module.path}:{line}: imports {short} (layer {theirs}, listed "
+                        f"below {mine})"
+                    )
     return sorted(set(upward))
 
 
@@ -585,9 +608,11 @@ def test_architecture_table_lists_every_module_in_its_folder_and_layers_import_d
     root = os.path.dirname(PACKAGE_DIR)
     with open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8") as f:
         rows = architecture_rows(f.read())
-    modules = {name.removeprefix("treelearn."): m
-               for name, m in parse_modules(read_package(PACKAGE_DIR)).items()
-               if not m.is_init and name != "treelearn.__main__"}
+    modules = {
+        name.removeprefix("treelearn."): m
+        for name, m in parse_modules(read_package(PACKAGE_DIR)).items()
+        if not m.is_init and name != "treelearn.__main__"
+    }
     listed = [module for _, module in rows]
     assert sorted(listed) == sorted(modules), "ARCHITECTURE.md must list every module once"
     wrong = [(layer, module) for layer, module in rows if layer_of(module) != layer]
@@ -599,12 +624,17 @@ def test_architecture_table_lists_every_module_in_its_folder_and_layers_import_d
 
 
 def test_architecture_order_check_can_fail():
-    text = ("| layer | module | owns |\n|---|---|---|\n| a | `a/_x.py` | . |\n| | `a/_y.py` | . |\n"
-            "| b | `b/_z.py` | . |\n\n")
+    text = (
+        "| layer | module | owns |\n|---|---|---|\n| a | `a/_x.py` | . |\n| | `a/_y.py` | . |\n"
+        "| b | `b/_z.py` | . |\n\n"
+    )
     assert architecture_rows(text) == [("a", "a._x"), ("a", "a._y"), ("b", "b._z")]
     assert layer_of("stats._counts") == "stats" and layer_of("_io") == "io"
-    real = {n.removeprefix("treelearn."): m for n, m in parse_modules(read_package(PACKAGE_DIR)).items()
-            if not m.is_init and n != "treelearn.__main__"}
+    real = {
+        n.removeprefix("treelearn."): m
+        for n, m in parse_modules(read_package(PACKAGE_DIR)).items()
+        if not m.is_init and n != "treelearn.__main__"
+    }
     layers = list(dict.fromkeys(layer_of(m) for m in real))
     # the front end listed first: every one of its imports of the library goes "up"
     found = upward_imports(real, ["cli", *[layer for layer in layers if layer != "cli"]])

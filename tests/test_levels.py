@@ -141,8 +141,10 @@ def test_no_plan_beyond_one_parent_forests():
 
 def test_marginals_frame_matches_the_dicts():
     model, _, card = random_forest(9, 11)
-    rows = pd.DataFrame({"v2": ["s1", None, "s0"], "v5": [None, "s1", "s0"],
-                         "not_a_variable": [1, 2, 3]}, index=["x", "y", "z"])
+    rows = pd.DataFrame(
+        {"v2": ["s1", None, "s0"], "v5": [None, "s1", "s0"], "not_a_variable": [1, 2, 3]},
+        index=["x", "y", "z"],
+    )
     frame = model.marginals(rows)
     assert list(frame.index) == ["x", "y", "z"]
     assert frame.columns.tolist() == [(v, s) for v in model.variables for s in model.states[v]]
@@ -152,7 +154,9 @@ def test_marginals_frame_matches_the_dicts():
         for v in model.variables:
             got = frame.loc[label, v].to_numpy()
             if v in evidence:
-                np.testing.assert_array_equal(got, np.eye(len(got))[model.states[v].index(evidence[v])])
+                np.testing.assert_array_equal(
+                    got, np.eye(len(got))[model.states[v].index(evidence[v])]
+                )
             else:
                 np.testing.assert_allclose(got, expected[v].to_numpy(), atol=1e-12)
     one = model.marginals({"v2": "s1", "v3": [0.3] * card[3]}, as_frame=True)

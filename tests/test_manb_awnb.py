@@ -39,8 +39,9 @@ def sequential_log_evidence(values: np.ndarray, k: int, alpha: float) -> float:
     return total
 
 
-@pytest.mark.parametrize(("seed", "d", "alpha", "prior"), [(0, 5, 1.0, 0.5), (1, 6, 0.5, 0.3),
-                                                         (2, 4, 2.0, 0.8)])
+@pytest.mark.parametrize(
+    ("seed", "d", "alpha", "prior"), [(0, 5, 1.0, 0.5), (1, 6, 0.5, 0.3), (2, 4, 2.0, 0.8)]
+)
 def test_manb_is_the_average_over_every_feature_subset(seed, d, alpha, prior):
     X, y = data(40, seed, d)
     clf = tl.MANB(alpha=alpha, arc_prior=prior).fit(X, y)
@@ -48,12 +49,24 @@ def test_manb_is_the_average_over_every_feature_subset(seed, d, alpha, prior):
     yc = pd.Index(classes).get_indexer(y)
     k = {f: int(X[f].max()) + 1 for f in cols}
     # each feature's evidence with the arc (one urn per class) and without (one urn)
-    with_arc = {f: sum(sequential_log_evidence(X[f].to_numpy()[yc == c], k[f], alpha)
-                       for c in range(len(classes))) for f in cols}
+    with_arc = {
+        f: sum(
+            sequential_log_evidence(X[f].to_numpy()[yc == c], k[f], alpha)
+            for c in range(len(classes))
+        )
+        for f in cols
+    }
     without = {f: sequential_log_evidence(X[f].to_numpy(), k[f], alpha) for f in cols}
     subsets = [frozenset(s) for r in range(d + 1) for s in itertools.combinations(cols, r)]
-    log_post = np.array([sum(with_arc[f] + np.log(prior) if f in S else
-                             without[f] + np.log1p(-prior) for f in cols) for S in subsets])
+    log_post = np.array(
+        [
+            sum(
+                with_arc[f] + np.log(prior) if f in S else without[f] + np.log1p(-prior)
+                for f in cols
+            )
+            for S in subsets
+        ]
+    )
     post = np.exp(log_post - np.logaddexp.reduce(log_post))
     # the arcs' posteriors: the subsets' mass with the feature in
     arc = [sum(p for p, S in zip(post, subsets) if f in S) for f in cols]
@@ -72,10 +85,12 @@ def test_manb_is_the_average_over_every_feature_subset(seed, d, alpha, prior):
                 rows = df[df["C"] == c][f]
                 if f in S:
                     q = (rows.value_counts().reindex(range(k[f]), fill_value=0) + alpha) / (
-                        len(rows) + k[f] * alpha)
+                        len(rows) + k[f] * alpha
+                    )
                 else:
                     q = (df[f].value_counts().reindex(range(k[f]), fill_value=0) + alpha) / (
-                        len(df) + k[f] * alpha)
+                        len(df) + k[f] * alpha
+                    )
                 part[:, c] *= q.to_numpy()[X[f].to_numpy()]
         joint += p * part
     want = joint / joint.sum(axis=1, keepdims=True)
@@ -89,8 +104,9 @@ def test_manb_with_a_sure_arc_is_naive_bayes_and_saves(tmp_path):
     X["x2"] = X["x1"]
     clf = tl.MANB().fit(X, y)
     np.testing.assert_allclose(clf.arc_posterior_, 1.0, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(clf.predict_proba(X), tl.NaiveBayes().fit(X, y).predict_proba(X),
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), tl.NaiveBayes().fit(X, y).predict_proba(X), rtol=0, atol=1e-9
+    )
     path = tmp_path / "manb.json"
     clf.save(path)
     back = tl.load(path)
@@ -129,13 +145,17 @@ def least_depths(tree, owner: list) -> dict:
 
 
 @pytest.mark.parametrize(("n_trees", "bootstrap", "seed"), [(10, 0.5, 0), (4, 1.0, 3)])
-def test_awnb_weights_are_the_mean_inverse_root_depth_in_the_bagged_trees(n_trees, bootstrap,
-                                                                         seed):
+def test_awnb_weights_are_the_mean_inverse_root_depth_in_the_bagged_trees(n_trees, bootstrap, seed):
     X, y = data(200, seed, 5)
     clf = tl.AWNB(n_trees=n_trees, bootstrap=bootstrap, random_state=seed).fit(X, y)
     M, owner = one_hot(X)
-    bag = BaggingClassifier(DecisionTreeClassifier(criterion="entropy"), n_estimators=n_trees,
-                            max_samples=bootstrap, bootstrap=True, random_state=seed)
+    bag = BaggingClassifier(
+        DecisionTreeClassifier(criterion="entropy"),
+        n_estimators=n_trees,
+        max_samples=bootstrap,
+        bootstrap=True,
+        random_state=seed,
+    )
     bag.fit(M, pd.Index(sorted(set(y))).get_indexer(y))
     want = np.zeros(X.shape[1])
     for tree in bag.estimators_:

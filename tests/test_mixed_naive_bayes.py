@@ -29,8 +29,9 @@ def test_numeric_only_equals_gaussian_nb(var_smoothing):
     assert ours.n_parameters == 2 + 2 * 3 * 4
 
 
-@pytest.mark.parametrize("load", [load_iris, load_wine, load_breast_cancer, load_digits],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "load", [load_iris, load_wine, load_breast_cancer, load_digits], ids=lambda f: f.__name__
+)
 def test_numeric_weights_equal_gaussian_nb_and_repeated_rows(load):
     X, y = load(return_X_y=True)
     w = np.random.default_rng(2).integers(0, 4, size=len(y))
@@ -44,7 +45,9 @@ def test_numeric_weights_equal_gaussian_nb_and_repeated_rows(load):
     # from the weighted variance; GaussianNB's np.var(X) ignores the weights)
     repeated = tl.MixedNaiveBayes().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     weighted = tl.MixedNaiveBayes().fit(X, y, sample_weight=w)
-    assert weighted.numeric_features_ == repeated.numeric_features_ == list(weighted.feature_names_in_)
+    assert (
+        weighted.numeric_features_ == repeated.numeric_features_ == list(weighted.feature_names_in_)
+    )
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-12)
     np.testing.assert_array_equal(weighted.class_count_, np.bincount(y, weights=w).astype(int))
 
@@ -58,8 +61,11 @@ def test_var_smoothing_epsilon_is_the_largest_weighted_variance():
     epsilon = 1e-9 * np.average((X - mean) ** 2, axis=0, weights=w).max()  # numpy, weighted
     np.testing.assert_allclose(smooth.var_ - plain.var_, epsilon, rtol=1e-6)
     # without weights it is GaussianNB's epsilon, var_smoothing * np.var(X).max()
-    assert np.allclose(tl.MixedNaiveBayes().fit(X, y).var_ - tl.MixedNaiveBayes(
-        var_smoothing=0).fit(X, y).var_, GaussianNB().fit(X, y).epsilon_, rtol=1e-6)
+    assert np.allclose(
+        tl.MixedNaiveBayes().fit(X, y).var_ - tl.MixedNaiveBayes(var_smoothing=0).fit(X, y).var_,
+        GaussianNB().fit(X, y).epsilon_,
+        rtol=1e-6,
+    )
 
 
 def test_scaling_a_gaussian_column_keeps_it_gaussian_and_the_accuracy():
@@ -73,9 +79,11 @@ def test_scaling_a_gaussian_column_keeps_it_gaussian_and_the_accuracy():
     one[:, 2] *= 1e10  # one column: its own Gaussian is rescaled, nothing else changes
     ours = tl.MixedNaiveBayes(var_smoothing=0).fit(one, y)
     assert ours.numeric_features_ == base.numeric_features_
-    np.testing.assert_allclose(ours.predict_proba(one),
-                               tl.MixedNaiveBayes(var_smoothing=0).fit(X, y).predict_proba(X),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_proba(one),
+        tl.MixedNaiveBayes(var_smoothing=0).fit(X, y).predict_proba(X),
+        atol=1e-9,
+    )
 
 
 def test_digits_in_cross_validation_equal_gaussian_nb():
@@ -89,7 +97,9 @@ def test_digits_in_cross_validation_equal_gaussian_nb():
     for train, test in folds.split(X, y):
         np.testing.assert_allclose(
             tl.MixedNaiveBayes().fit(X[train], y[train]).predict_proba(X[test]),
-            GaussianNB().fit(X[train], y[train]).predict_proba(X[test]), atol=1e-9)
+            GaussianNB().fit(X[train], y[train]).predict_proba(X[test]),
+            atol=1e-9,
+        )
 
 
 def test_integer_columns_are_categorical_naive_bayes():
@@ -97,7 +107,9 @@ def test_integer_columns_are_categorical_naive_bayes():
     X = rng.integers(0, 4, size=(300, 5))
     y = (X[:, 0] + rng.integers(0, 2, 300)) % 3
     ours = tl.MixedNaiveBayes(alpha=0.5).fit(X, y)
-    assert ours.numeric_features_ == [] and ours.categorical_features_ == [f"x{j}" for j in range(5)]
+    assert ours.numeric_features_ == [] and ours.categorical_features_ == [
+        f"x{j}" for j in range(5)
+    ]
     theirs = CategoricalNB(alpha=0.5, min_categories=4).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     # numeric= names the Gaussian columns, whatever their dtype
@@ -110,12 +122,14 @@ def _mixed(n=240, seed=3):
     rng = np.random.default_rng(seed)
     y = rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2])
     shift = pd.Series(y).map({"a": 0.0, "b": 1.5, "c": -1.0}).to_numpy()
-    df = pd.DataFrame({
-        "colour": rng.choice(["red", "green", "blue"], size=n),
-        "temp": 36.5 + shift + rng.normal(size=n),
-        "size": np.where(rng.random(n) < 0.5 + 0.2 * shift.clip(-1, 1), "big", "small"),
-        "weight": 70 + 5 * shift + rng.normal(scale=3, size=n),
-    })
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], size=n),
+            "temp": 36.5 + shift + rng.normal(size=n),
+            "size": np.where(rng.random(n) < 0.5 + 0.2 * shift.clip(-1, 1), "big", "small"),
+            "weight": 70 + 5 * shift + rng.normal(scale=3, size=n),
+        }
+    )
     # some missing cells of both kinds
     df.loc[rng.random(n) < 0.1, "colour"] = None
     df.loc[rng.random(n) < 0.1, "temp"] = np.nan
@@ -157,8 +171,9 @@ def test_mixed_posteriors_equal_the_hand_written_product():
     clf = tl.MixedNaiveBayes(alpha=0.5, var_smoothing=0).fit(df, y)
     assert clf.numeric_features_ == ["temp", "weight"]
     assert clf.categorical_features_ == ["colour", "size"]
-    np.testing.assert_allclose(clf.predict_proba(test), _hand_posterior(df, y, test, 0.5),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(test), _hand_posterior(df, y, test, 0.5), atol=1e-10
+    )
     # two parameters per class and Gaussian feature, next to the network's
     assert clf.n_parameters == 2 + 3 * (2 + 1) + 2 * 3 * 2
     # the caller's frame is unchanged
@@ -202,8 +217,9 @@ def test_mixed_errors_name_the_column():
     bad = df.drop(columns="flat").assign(temp="hot")
     with pytest.raises(TreelearnError, match="'temp'"):
         clf.predict(bad)
-    with pytest.raises(TreelearnError, match="numeric == 'exact', must be None or a list of "
-                                             "column names"):
+    with pytest.raises(
+        TreelearnError, match="numeric == 'exact', must be None or a list of column names"
+    ):
         tl.MixedNaiveBayes(numeric="exact").fit(df, y)
     with pytest.raises(tl.ColumnNotFoundError, match=r"numeric= names \['nope'\]"):
         tl.MixedNaiveBayes(numeric=["nope"]).fit(df, y)
@@ -218,16 +234,18 @@ def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():
     from treelearn.stats._class_gaussians import gaussian_columns
 
     rng = np.random.default_rng(0)
-    df = pd.DataFrame({
-        "fraction": rng.normal(size=300),
-        "whole_few": rng.integers(0, 5, 300).astype(float),  # floats, every value repeated
-        "whole_many": rng.permutation(300).astype(float),
-        "with_nan": np.where(rng.random(300) < 0.2, np.nan, rng.integers(0, 3, 300)),
-        "ints": rng.integers(0, 1000, 300),
-        "flags": rng.random(300) < 0.5,
-        "text": rng.choice(["a", "b"], 300),
-        "cat": pd.Categorical(rng.choice([0.5, 1.5], 300)),
-    })
+    df = pd.DataFrame(
+        {
+            "fraction": rng.normal(size=300),
+            "whole_few": rng.integers(0, 5, 300).astype(float),  # floats, every value repeated
+            "whole_many": rng.permutation(300).astype(float),
+            "with_nan": np.where(rng.random(300) < 0.2, np.nan, rng.integers(0, 3, 300)),
+            "ints": rng.integers(0, 1000, 300),
+            "flags": rng.random(300) < 0.5,
+            "text": rng.choice(["a", "b"], 300),
+            "cat": pd.Categorical(rng.choice([0.5, 1.5], 300)),
+        }
+    )
     floats = ["fraction", "whole_few", "whole_many", "with_nan"]
     assert gaussian_columns(df) == floats
     # duplicated rows and a rescaled column decide nothing
@@ -245,8 +263,9 @@ def test_numeric_only_with_missing_cells_is_gaussian_nb_on_the_observed_columns(
     test[:10, 2] = np.nan
     # rows missing feature 2: GaussianNB fitted on the other three features (same estimates)
     sub = GaussianNB(var_smoothing=0).fit(X[:, [0, 1, 3]], y)
-    np.testing.assert_allclose(clf.predict_proba(test[:10]),
-                               sub.predict_proba(test[:10][:, [0, 1, 3]]), atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(test[:10]), sub.predict_proba(test[:10][:, [0, 1, 3]]), atol=1e-10
+    )
 
 
 # ---------------------------------------------------------------- every input kind
@@ -272,8 +291,12 @@ def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
     ours = tl.MixedNaiveBayes(var_smoothing=0).fit(numbers, "y", sample_weight="w")
     theirs = tl.MixedNaiveBayes(var_smoothing=0).fit(df[["temp", "weight"]], y, sample_weight=w)
     assert ours.class_name_ == "y" and ours.model_.variables == ["y"]
-    np.testing.assert_allclose(ours.predict_proba(df[["temp", "weight"]]),
-                               theirs.predict_proba(df[["temp", "weight"]]), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(df[["temp", "weight"]]),
+        theirs.predict_proba(df[["temp", "weight"]]),
+        rtol=0,
+        atol=1e-10,
+    )
 
 
 def test_weighted_gaussian_part_with_missing_cells_is_weighted_numpy_over_observed_rows():
@@ -288,14 +311,19 @@ def test_weighted_gaussian_part_with_missing_cells_is_weighted_numpy_over_observ
             mean = np.average(df[col][seen], weights=w[seen])
             assert clf.theta_[c, j] == pytest.approx(mean, rel=1e-12)
             assert clf.var_[c, j] == pytest.approx(
-                np.average((df[col][seen] - mean) ** 2, weights=w[seen]), rel=1e-12)
-    np.testing.assert_allclose(clf.class_count_, [w[y == c].sum() for c in clf.classes_],
-                               rtol=1e-13)
+                np.average((df[col][seen] - mean) ** 2, weights=w[seen]), rel=1e-12
+            )
+    np.testing.assert_allclose(
+        clf.class_count_, [w[y == c].sum() for c in clf.classes_], rtol=1e-13
+    )
 
 
 def test_kinds_it_cannot_take_say_why():
     import scipy.sparse as sp
 
-    with pytest.raises(tl.InputTypeError, match=r"MixedNaiveBayes cannot take a scipy.sparse "
-                                                r"matrix \(csr_matrix\): it needs a dense table"):
+    with pytest.raises(
+        tl.InputTypeError,
+        match=r"MixedNaiveBayes cannot take a scipy.sparse "
+        r"matrix \(csr_matrix\): it needs a dense table",
+    ):
         tl.MixedNaiveBayes().fit(sp.csr_matrix(np.eye(4)), [0, 1, 0, 1])

@@ -69,16 +69,21 @@ def marginal_probability(model: tl.TreeModel, row: dict) -> float:
 
 def enumerate_distribution(model: tl.TreeModel) -> np.ndarray:
     """The model's probability of every one of the 2^D states, in itertools.product order."""
-    return np.array([joint_probability(model, dict(zip(COLUMNS, s)))
-                     for s in itertools.product([0, 1], repeat=D)])
+    return np.array(
+        [
+            joint_probability(model, dict(zip(COLUMNS, s)))
+            for s in itertools.product([0, 1], repeat=D)
+        ]
+    )
 
 
 def sample_mixture(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     counts = rng.multinomial(n, TRUE_WEIGHTS)
     parts = [c.sample(int(m), random_state=rng) for c, m in zip(true_components(), counts)]
-    return pd.concat(parts, ignore_index=True).sample(frac=1.0, random_state=seed,
-                                                     ignore_index=True)
+    return pd.concat(parts, ignore_index=True).sample(
+        frac=1.0, random_state=seed, ignore_index=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,32 +95,38 @@ def mixture_data():
 def fitted(mixture_data):
     train, _ = mixture_data
     # overlapping components: EM creeps, so a small tol (the default stops a little early)
-    return tl.TreeMixture(n_components=2, alpha=1.0, n_init=3, tol=1e-7, max_iter=1000,
-                          random_state=0).fit(train)
+    return tl.TreeMixture(
+        n_components=2, alpha=1.0, n_init=3, tol=1e-7, max_iter=1000, random_state=0
+    ).fit(train)
 
 
 # ---------------------------------------------------------------- recovery of a known mixture
 def test_recovers_the_known_components_weights_and_trees(fitted):
     true = [enumerate_distribution(c) for c in true_components()]
     learned = [enumerate_distribution(c) for c in fitted.components_]
+
     # match learned to true components by the smaller total KL divergence
     def kl(p, q):
         return float(np.sum(p * np.log(p / q)))
+
     orders = [(0, 1), (1, 0)]
     best = min(orders, key=lambda o: sum(kl(true[i], learned[o[i]]) for i in range(2)))
     for i in range(2):
         assert kl(true[i], learned[best[i]]) < 0.01
         assert abs(fitted.weights_[best[i]] - TRUE_WEIGHTS[i]) < 0.02
-    edges = [{frozenset(e) for e in fitted.components_[best[i]].graph.to_undirected().edges}
-             for i in range(2)]
+    edges = [
+        {frozenset(e) for e in fitted.components_[best[i]].graph.to_undirected().edges}
+        for i in range(2)
+    ]
     assert edges[0] == {frozenset((COLUMNS[p], COLUMNS[c])) for p, c in CHAIN}
     assert edges[1] == {frozenset((COLUMNS[p], COLUMNS[c])) for p, c in STAR}
 
 
 def test_held_out_likelihood_matches_the_truth_and_beats_one_tree(fitted, mixture_data):
     train, test = mixture_data
-    mixture_probability = sum(w * enumerate_distribution(c)
-                              for w, c in zip(TRUE_WEIGHTS, true_components()))
+    mixture_probability = sum(
+        w * enumerate_distribution(c) for w, c in zip(TRUE_WEIGHTS, true_components())
+    )
     table = dict(zip(itertools.product([0, 1], repeat=D), mixture_probability))
     truth = np.mean([math.log(table[tuple(r)]) for r in test[COLUMNS].itertuples(index=False)])
     mixture = fitted.score(test)
@@ -128,8 +139,9 @@ def test_held_out_likelihood_matches_the_truth_and_beats_one_tree(fitted, mixtur
 def test_lower_bound_never_decreases_and_is_the_training_likelihood(mixture_data):
     train, _ = mixture_data
     for seed in range(3):
-        mix = tl.TreeMixture(n_components=3, alpha=0.0, max_iter=40, tol=0.0,
-                             random_state=seed).fit(train.iloc[:3000])
+        mix = tl.TreeMixture(
+            n_components=3, alpha=0.0, max_iter=40, tol=0.0, random_state=seed
+        ).fit(train.iloc[:3000])
         steps = np.diff(mix.lower_bounds_)
         assert len(steps) == 39 and (steps >= -1e-10).all()
         # the last bound is the mean log-likelihood of the training rows under the result
@@ -161,8 +173,14 @@ def small():
     """A 3-component mixture over four small variables, scored on rows with missing cells."""
     rng = np.random.default_rng(7)
     n = 400
-    df = pd.DataFrame({"a": rng.choice(["u", "v", "w"], n), "b": rng.integers(0, 2, n),
-                       "c": rng.choice(["p", "q"], n), "d": rng.integers(0, 3, n)})
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["u", "v", "w"], n),
+            "b": rng.integers(0, 2, n),
+            "c": rng.choice(["p", "q"], n),
+            "d": rng.integers(0, 3, n),
+        }
+    )
     df.loc[df.a == "u", "b"] = 1
     mix = tl.TreeMixture(n_components=3, alpha=1.0, random_state=0).fit(df)
     rows = df.head(12).astype(object)
@@ -176,13 +194,19 @@ def small():
 def test_score_samples_and_predict_proba_equal_brute_force(small):
     mix, rows = small
     records = rows.to_dict("records")
-    per_component = np.array([[w * marginal_probability(c, r)
-                               for w, c in zip(mix.weights_, mix.components_)] for r in records])
-    np.testing.assert_allclose(mix.score_samples(rows), np.log(per_component.sum(axis=1)),
-                               rtol=1e-12, atol=1e-12)
+    per_component = np.array(
+        [
+            [w * marginal_probability(c, r) for w, c in zip(mix.weights_, mix.components_)]
+            for r in records
+        ]
+    )
+    np.testing.assert_allclose(
+        mix.score_samples(rows), np.log(per_component.sum(axis=1)), rtol=1e-12, atol=1e-12
+    )
     proba = mix.predict_proba(rows)
-    np.testing.assert_allclose(proba, per_component / per_component.sum(axis=1, keepdims=True),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        proba, per_component / per_component.sum(axis=1, keepdims=True), rtol=1e-10, atol=1e-12
+    )
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert mix.predict(rows).tolist() == per_component.argmax(axis=1).tolist()
     assert mix.score_samples(rows)[3] == pytest.approx(0.0, abs=1e-12)  # nothing observed
@@ -190,9 +214,12 @@ def test_score_samples_and_predict_proba_equal_brute_force(small):
 
 def test_bic_and_aic_take_treelearns_sign(mixture_data, fitted):
     _, test = mixture_data
-    ll = sum(math.log(sum(w * joint_probability(c, r)
-                          for w, c in zip(fitted.weights_, fitted.components_)))
-             for r in test.head(200).to_dict("records"))
+    ll = sum(
+        math.log(
+            sum(w * joint_probability(c, r) for w, c in zip(fitted.weights_, fitted.components_))
+        )
+        for r in test.head(200).to_dict("records")
+    )
     # each component: a root (1 free parameter) and five binary children (2 each); one weight
     p = 2 * (1 + 5 * 2) + 1
     assert fitted.n_parameters == p
@@ -221,8 +248,11 @@ def test_sample_follows_the_weights_and_the_components(fitted):
     assert list(X.columns) == COLUMNS and len(X) == len(y) == 20_000
     assert abs(np.mean(y == 0) - fitted.weights_[0]) < 0.015
     # the frequency of x0 = 1 within component 0 follows that component's marginal
-    p1 = sum(joint_probability(fitted.components_[0], dict(zip(COLUMNS, s)))
-             for s in itertools.product([0, 1], repeat=D) if s[0] == 1)
+    p1 = sum(
+        joint_probability(fitted.components_[0], dict(zip(COLUMNS, s)))
+        for s in itertools.product([0, 1], repeat=D)
+        if s[0] == 1
+    )
     assert abs(X.loc[y == 0, "x0"].mean() - p1) < 0.03
     again, y2 = fitted.sample(20_000, random_state=3, return_components=True)
     assert again.equals(X) and (y2 == y).all()
@@ -232,14 +262,17 @@ def test_sample_follows_the_weights_and_the_components(fitted):
     assert fitted.sample(0, random_state=3).shape == (0, D)
 
 
-@pytest.mark.parametrize("n, random_state, match", [
-    (-1, None, "n == -1, must be an integer >= 0"),
-    (2.0, None, "n == 2.0, must be an integer >= 0"),
-    (True, None, "n == True"),
-    ("5", None, "n == '5'"),
-    (3, "seed", "random_state == 'seed'"),
-    (3, -2, "random_state == -2"),
-])
+@pytest.mark.parametrize(
+    "n, random_state, match",
+    [
+        (-1, None, "n == -1, must be an integer >= 0"),
+        (2.0, None, "n == 2.0, must be an integer >= 0"),
+        (True, None, "n == True"),
+        ("5", None, "n == '5'"),
+        (3, "seed", "random_state == 'seed'"),
+        (3, -2, "random_state == -2"),
+    ],
+)
 def test_sample_checks_n_and_random_state(fitted, n, random_state, match):
     with pytest.raises(tl.TreelearnError, match=match):
         fitted.sample(n, random_state=random_state)
@@ -255,8 +288,9 @@ def test_grid_search_picks_k_by_held_out_likelihood(mixture_data):
     # the cross-validated score is the mean held-out log-likelihood per row, fold by fold
     folds = []
     for fit_rows, held_out in KFold(3).split(train):
-        model = tl.TreeMixture(n_components=2, random_state=0, max_iter=30,
-                               states={c: [0, 1] for c in COLUMNS}).fit(train.iloc[fit_rows])
+        model = tl.TreeMixture(
+            n_components=2, random_state=0, max_iter=30, states={c: [0, 1] for c in COLUMNS}
+        ).fit(train.iloc[fit_rows])
         folds.append(np.mean(model.score_samples(train.iloc[held_out])))
     assert search.cv_results_["mean_test_score"][1] == pytest.approx(np.mean(folds), rel=1e-12)
 
@@ -294,17 +328,26 @@ def test_bad_options_and_data_raise_errors_that_name_them(small):
     df = pd.DataFrame({"a": [0, 1, 1, None], "b": [0, 1, 0, 1]})
     with pytest.raises(tl.TreelearnError, match="n_components == 0"):
         tl.TreeMixture(n_components=0).fit(df)
-    with pytest.raises(tl.TreelearnError,
-                       match="init == 'kmeans', must be one of 'random', 'random_resp'"):
+    with pytest.raises(
+        tl.TreelearnError, match="init == 'kmeans', must be one of 'random', 'random_resp'"
+    ):
         tl.TreeMixture(init="kmeans").fit(df)
     with pytest.raises(MissingValuesError, match="'a'"):
         tl.TreeMixture().fit(df)
-    with pytest.raises(tl.TreelearnError,
-                       match=r"missing == 'pairwise', must be one of 'error', 'drop', 'em'"):
+    with pytest.raises(
+        tl.TreelearnError, match=r"missing == 'pairwise', must be one of 'error', 'drop', 'em'"
+    ):
         tl.TreeMixture(missing="pairwise").fit(df)
-    for option, value in (("alpha", -1), ("tol", float("nan")), ("max_iter", 2.5),
-                          ("n_init", True), ("random_state", "0"), ("states", ["a"]),
-                          ("max_states", 0), ("mi_alpha", -0.5)):
+    for option, value in (
+        ("alpha", -1),
+        ("tol", float("nan")),
+        ("max_iter", 2.5),
+        ("n_init", True),
+        ("random_state", "0"),
+        ("states", ["a"]),
+        ("max_states", 0),
+        ("mi_alpha", -0.5),
+    ):
         with pytest.raises(tl.TreelearnError, match=f"^{option} == "):
             tl.TreeMixture(**{option: value}).fit(df)
     mix = tl.TreeMixture(missing="drop", random_state=0).fit(df)
@@ -350,8 +393,10 @@ def _component3(k: int) -> list[tuple[int, int | None, np.ndarray]]:
     lean = np.full(S3, 0.15)
     lean[k] = 0.7
     order, parent = TREES3[k]
-    return [(v, None, lean) if p < 0 else (v, order[p], 0.5 * np.eye(S3) + 0.5 * lean[None, :])
-            for v, p in zip(order, parent)]
+    return [
+        (v, None, lean) if p < 0 else (v, order[p], 0.5 * np.eye(S3) + 0.5 * lean[None, :])
+        for v, p in zip(order, parent)
+    ]
 
 
 def _edges3(k: int) -> set:
@@ -400,8 +445,14 @@ def test_recovers_a_well_separated_three_component_mixture(mixture3_data, init):
 
     (train, z), (test, _) = mixture3_data
     n = len(train)
-    mix = tl.TreeMixture(n_components=3, alpha=1.0, n_init=3, init=init, random_state=0,
-                         states={c: [0, 1, 2] for c in COLUMNS3}).fit(train)
+    mix = tl.TreeMixture(
+        n_components=3,
+        alpha=1.0,
+        n_init=3,
+        init=init,
+        random_state=0,
+        states={c: [0, 1, 2] for c in COLUMNS3},
+    ).fit(train)
     # match components by the rows they claim: the assignment maximising agreement with the
     # true labels (independent of the trees, which are then checked)
     agree = np.zeros((3, 3))
@@ -450,8 +501,9 @@ def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np
     q = np.zeros((len(records), k, len(full_states)))
     for r, row in enumerate(records):
         for s, values in enumerate(full_states):
-            if all(row[v] is None or pd.isna(row[v]) or row[v] == x
-                   for v, x in zip(variables, values)):
+            if all(
+                row[v] is None or pd.isna(row[v]) or row[v] == x for v, x in zip(variables, values)
+            ):
                 for j, (w, c) in enumerate(zip(mix.weights_, mix.components_)):
                     q[r, j, s] = w * joint_probability(c, dict(zip(variables, values)))
         q[r] /= q[r].sum()
@@ -459,6 +511,7 @@ def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np
     weights = expected.sum(axis=1) / len(records)
     index = [{x: i for i, x in enumerate(states[v])} for v in variables]
     coded = np.array([[index[i][x] for i, x in enumerate(s)] for s in full_states])
+
     def marginal(p, *cols):
         out = np.zeros(tuple(len(states[variables[c]]) for c in cols))
         np.add.at(out, tuple(coded[:, c] for c in cols), p)
@@ -468,12 +521,18 @@ def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np
         # a tree's ML distribution: prod of node marginals x prod over edges of p_ij/(p_i p_j)
         out = np.prod([marginal(p, i)[coded[:, i]] for i in range(len(variables))], axis=0)
         for i, m in edges:
-            out = out * marginal(p, i, m)[coded[:, i], coded[:, m]] / (
-                marginal(p, i)[coded[:, i]] * marginal(p, m)[coded[:, m]])
+            out = (
+                out
+                * marginal(p, i, m)[coded[:, i], coded[:, m]]
+                / (marginal(p, i)[coded[:, i]] * marginal(p, m)[coded[:, m]])
+            )
         return out
 
-    trees = [e for e in itertools.combinations(itertools.combinations(range(4), 2), 3)
-             if nx.is_tree(nx.Graph(list(e)))]
+    trees = [
+        e
+        for e in itertools.combinations(itertools.combinations(range(4), 2), 3)
+        if nx.is_tree(nx.Graph(list(e)))
+    ]
     assert len(trees) == 16  # Cayley: 4^(4-2)
     joints = []
     for j in range(k):
@@ -491,21 +550,29 @@ def test_em_over_missing_cells_is_the_brute_force_em_step(holed):
     joints, weights = brute_force_em_step(before, holed)
     np.testing.assert_allclose(after.weights_, weights, rtol=1e-9)
     for j, c in enumerate(after.components_):
-        learned = [joint_probability(c, dict(zip(variables, s))) for s in
-                   itertools.product(*(c.states[v] for v in variables))]
+        learned = [
+            joint_probability(c, dict(zip(variables, s)))
+            for s in itertools.product(*(c.states[v] for v in variables))
+        ]
         np.testing.assert_allclose(learned, joints[j], rtol=1e-8, atol=1e-12)
 
 
 def test_em_over_missing_cells_never_lowers_the_observed_likelihood(holed):
-    mix = tl.TreeMixture(n_components=2, alpha=0.0, missing="em", tol=0.0, max_iter=25,
-                         random_state=0).fit(holed)
+    mix = tl.TreeMixture(
+        n_components=2, alpha=0.0, missing="em", tol=0.0, max_iter=25, random_state=0
+    ).fit(holed)
     # from the second iteration on every step is a full EM step (the first M-step used
     # the observed pairs only)
     assert (np.diff(mix.lower_bounds_[1:]) >= -1e-10).all()
     # the bound is the observed-data log-likelihood per row, every missing cell summed out
-    observed = np.mean([math.log(sum(w * marginal_probability(c, r)
-                                     for w, c in zip(mix.weights_, mix.components_)))
-                        for r in holed.to_dict("records")])
+    observed = np.mean(
+        [
+            math.log(
+                sum(w * marginal_probability(c, r) for w, c in zip(mix.weights_, mix.components_))
+            )
+            for r in holed.to_dict("records")
+        ]
+    )
     assert mix.lower_bound_ == pytest.approx(observed, abs=1e-10)
     # and beats the fit that drops the incomplete rows, on the observed cells of all rows
     dropped = tl.TreeMixture(n_components=2, alpha=1.0, missing="drop", random_state=0).fit(holed)
@@ -536,13 +603,15 @@ def test_merging_rows_changes_nothing_but_the_speed(mixture_data, monkeypatch, i
     train = mixture_data[0].iloc[:4000]
     opts = dict(n_components=3, alpha=0.5, max_iter=12, tol=0.0, init=init, random_state=4)
     merged = tl.TreeMixture(**opts).fit(train)
-    monkeypatch.setattr(module, "_merge_identical_rows",
-                        lambda table: (table, np.arange(table.n_rows)))
+    monkeypatch.setattr(
+        module, "_merge_identical_rows", lambda table: (table, np.arange(table.n_rows))
+    )
     plain = tl.TreeMixture(**opts).fit(train)
     np.testing.assert_allclose(merged.lower_bounds_, plain.lower_bounds_, rtol=1e-10)
     np.testing.assert_allclose(merged.weights_, plain.weights_, rtol=1e-9)
-    assert [set(c.graph.edges) for c in merged.components_] == \
-        [set(c.graph.edges) for c in plain.components_]
+    assert [set(c.graph.edges) for c in merged.components_] == [
+        set(c.graph.edges) for c in plain.components_
+    ]
 
 
 def test_random_starts_never_seed_two_components_with_the_same_row():
@@ -567,9 +636,11 @@ def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_
     train.to_csv(tmp_path / "rows.csv", index=False)
     train.to_parquet(tmp_path / "rows.parquet")
     matrix = sp.csr_matrix(train.to_numpy(dtype=np.int64))
-    fits = [tl.TreeMixture(**opts).fit(tmp_path / "rows.csv"),
-            tl.TreeMixture(**opts).fit(str(tmp_path / "rows.parquet")),
-            tl.TreeMixture(**opts).fit(matrix)]
+    fits = [
+        tl.TreeMixture(**opts).fit(tmp_path / "rows.csv"),
+        tl.TreeMixture(**opts).fit(str(tmp_path / "rows.parquet")),
+        tl.TreeMixture(**opts).fit(matrix),
+    ]
     for fitted in fits:
         np.testing.assert_array_equal(fitted.weights_, expected.weights_)
         assert fitted.lower_bounds_ == expected.lower_bounds_
@@ -580,7 +651,8 @@ def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_
     by_position = tl.TreeMixture(**opts).fit(train.to_numpy())
     assert list(by_position.feature_names_in_) == [f"x{j}" for j in range(D)]
     assert by_position.lower_bounds_ == expected.lower_bounds_
-    np.testing.assert_array_equal(by_position.score_samples(train.to_numpy()),
-                                  expected.score_samples(train))
+    np.testing.assert_array_equal(
+        by_position.score_samples(train.to_numpy()), expected.score_samples(train)
+    )
     with pytest.raises(tl.InputTypeError, match="NoneType"):
         tl.TreeMixture().fit(None)

@@ -43,8 +43,9 @@ def three_trees():
 
 def test_k_best_start_is_the_posterior_under_the_k_best_trees(asia):
     table, group = merge_identical_rows(encode(asia))
-    resp = mixture._initial_responsibilities(table, group, 3, "k_best",
-                                             np.random.default_rng(0), None)
+    resp = mixture._initial_responsibilities(
+        table, group, 3, "k_best", np.random.default_rng(0), None
+    )
     trees = tl.k_best_trees(asia, 3)
     log_p = np.column_stack([t.log_likelihood(asia, per_row=True) for t in trees])
     want = np.exp(log_p - np.logaddexp.reduce(log_p, axis=1)[:, None])
@@ -55,8 +56,9 @@ def test_k_best_start_is_the_posterior_under_the_k_best_trees(asia):
 
 def test_validation_stops_early_and_keeps_the_best_model(three_trees):
     train, valid = three_trees.iloc[:4000], three_trees.iloc[4000:]
-    mix = tl.TreeMixture(n_components=3, random_state=0, n_iter_no_change=2,
-                         max_iter=200).fit(train, validation=valid)
+    mix = tl.TreeMixture(n_components=3, random_state=0, n_iter_no_change=2, max_iter=200).fit(
+        train, validation=valid
+    )
     scores = mix.validation_scores_
     assert len(scores) == mix.n_iter_ == len(mix.lower_bounds_)
     assert mix.score(valid) == pytest.approx(max(scores), rel=1e-12)
@@ -107,9 +109,11 @@ def test_choosing_k_in_one_call_by_splitting_the_weakest_component():
 
 def test_the_split_shares_the_weakest_components_rows(three_trees):
     table, group = merge_identical_rows(encode(three_trees))
-    run = mixture._em(table, mixture._initial_responsibilities(
-        table, group, 2, "random", np.random.default_rng(0)), mixture._Options(
-        mixture.LearningSettings(method="t", alpha=1.0), 5, 0.0, None, 5, False))
+    run = mixture._em(
+        table,
+        mixture._initial_responsibilities(table, group, 2, "random", np.random.default_rng(0)),
+        mixture._Options(mixture.LearningSettings(method="t", alpha=1.0), 5, 0.0, None, 5, False),
+    )
     log_prob, resp = mixture._responsibilities(table, run["components"], run["weights"])
     own = log_prob - np.log(run["weights"])
     total = (table.weights[:, None] * resp * own).sum(axis=0)
@@ -135,24 +139,31 @@ def test_the_split_shares_the_weakest_components_rows(three_trees):
 
     v = int(np.argmax([sum(mi(i, j) for j in range(d) if j != i) for i in range(d)]))
     order = np.argsort(-counts.marginal(v), kind="stable")
-    every = pd.DataFrame(list(itertools.product([0, 1], repeat=d)),
-                         columns=three_trees.columns)  # all 64 rows
+    every = pd.DataFrame(
+        list(itertools.product([0, 1], repeat=d)), columns=three_trees.columns
+    )  # all 64 rows
     log_p = component.log_likelihood(every, per_row=True)
-    seeds = [every.to_numpy()[np.flatnonzero(every.iloc[:, v] == a)[
-        np.argmax(log_p[every.iloc[:, v] == a])]] for a in order[:2]]
+    seeds = [
+        every.to_numpy()[
+            np.flatnonzero(every.iloc[:, v] == a)[np.argmax(log_p[every.iloc[:, v] == a])]
+        ]
+        for a in order[:2]
+    ]
     marginal = np.array([counts.marginal(j) / counts.marginal(j).sum() for j in range(d)])
     x = table.codes
     p = [np.prod(0.5 * (x == s) + 0.5 * marginal[np.arange(d), x], axis=1) for s in seeds]
-    np.testing.assert_allclose(split[:, weakest], resp[:, weakest] * p[0] / (p[0] + p[1]),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        split[:, weakest], resp[:, weakest] * p[0] / (p[0] + p[1]), rtol=1e-10
+    )
 
 
 def test_n_jobs_and_the_progress_bar_change_nothing_but_the_time(asia):
     pytest.importorskip("tqdm")
     one = tl.TreeMixture(n_components=2, n_init=3, random_state=0, max_iter=15).fit(asia)
     with joblib.parallel_config(backend="threading"):  # no worker processes to start in a test
-        two = tl.TreeMixture(n_components=2, n_init=3, random_state=0, max_iter=15, n_jobs=2,
-                             progress=True).fit(asia)
+        two = tl.TreeMixture(
+            n_components=2, n_init=3, random_state=0, max_iter=15, n_jobs=2, progress=True
+        ).fit(asia)
     assert one.lower_bounds_ == two.lower_bounds_
     np.testing.assert_array_equal(one.score_samples(asia), two.score_samples(asia))
 
@@ -160,8 +171,11 @@ def test_n_jobs_and_the_progress_bar_change_nothing_but_the_time(asia):
 def test_the_weighted_counts_of_every_component_equal_one_count_each():
     rng = np.random.default_rng(2)
     for shape, k, density in [((4000, 12), 3, None), ((3000, 300), 2, 0.01)]:
-        codes = (rng.integers(-1, k, size=shape) if density is None
-                 else (rng.random(shape) < density).astype(int))
+        codes = (
+            rng.integers(-1, k, size=shape)
+            if density is None
+            else (rng.random(shape) < density).astype(int)
+        )
         cards = np.full(shape[1], k)
         W = rng.random((shape[0], 5))
         for got, c in zip(count_codes_weighted(codes, cards, W), range(5)):
@@ -179,12 +193,16 @@ def test_a_bag_of_trees_is_the_equal_mixture_of_the_bootstrap_trees(asia):
         rng.integers(2**63)  # the member's seed
         keep = drawn > 0
         tree = tl.chow_liu(rows[keep], sample_weight=drawn[keep])
-        np.testing.assert_allclose(bag.components_[b].log_likelihood(asia, per_row=True),
-                                   tree.log_likelihood(asia, per_row=True), rtol=1e-12)
+        np.testing.assert_allclose(
+            bag.components_[b].log_likelihood(asia, per_row=True),
+            tree.log_likelihood(asia, per_row=True),
+            rtol=1e-12,
+        )
     np.testing.assert_allclose(bag.weights_, 1 / 3)
     members = np.column_stack([c.log_likelihood(asia, per_row=True) for c in bag.components_])
-    np.testing.assert_allclose(bag.score_samples(asia), np.log(np.exp(members).mean(axis=1)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        bag.score_samples(asia), np.log(np.exp(members).mean(axis=1)), rtol=1e-12
+    )
     assert bag.lower_bound_ == pytest.approx(bag.score(asia), rel=1e-12)
 
 
@@ -210,8 +228,9 @@ def test_splitting_a_component_that_holds_none_of_some_rows_stays_finite():
     from treelearn.learners._mixture import _SeedStart
 
     # the unit: a state of no mass that no seed has gets an equal share
-    share = _SeedStart(np.array([[0, 0], [0, 1]]),
-                       np.array([[1.0, 0.0, 1.0], [0.5, 0.5, 1.0]]))(np.array([[1, 0], [0, 0]]))
+    share = _SeedStart(np.array([[0, 0], [0, 1]]), np.array([[1.0, 0.0, 1.0], [0.5, 0.5, 1.0]]))(
+        np.array([[1, 0], [0, 0]])
+    )
     assert np.isfinite(share).all()
     np.testing.assert_allclose(share[0], [0.5, 0.5])  # equal: impossible under both seeds
     np.testing.assert_allclose(share.sum(axis=1), 1.0)

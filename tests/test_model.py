@@ -49,9 +49,11 @@ def test_complete_rows_loglik_is_the_node_by_node_lookup_to_the_bit(dtype):
     cards = [2, 3, 4, 2, 3, 2, 4, 3, 2, 2, 3, 4]
     rng = np.random.default_rng(7)
     df = random_dependent_frame(60, cards, rng)
-    dag = nx.DiGraph([(f"v{i - 1}", f"v{i}") for i in range(1, 12)]
-                     + [(f"v{i - 2}", f"v{i}") for i in range(2, 12, 3)]
-                     + [(f"v{i - 3}", f"v{i}") for i in range(5, 12, 3)])
+    dag = nx.DiGraph(
+        [(f"v{i - 1}", f"v{i}") for i in range(1, 12)]
+        + [(f"v{i - 2}", f"v{i}") for i in range(2, 12, 3)]
+        + [(f"v{i - 3}", f"v{i}") for i in range(5, 12, 3)]
+    )
     m = tl.fit_cpts(dag, df, alpha=0.0)
     rows = random_dependent_frame(200, cards, np.random.default_rng(8))
     codes = m.encode(rows).codes.astype(dtype)
@@ -144,7 +146,9 @@ def test_loglik_incomplete_rows_multi_parent_dag():
         rows.iloc[r, np.flatnonzero(rng.random(4) < 0.4)] = np.nan
     ll = m.log_likelihood(rows, per_row=True)
     for r in range(20):
-        assert ll[r] == pytest.approx(_brute_force_marginal_loglik(m, rows.iloc[r].to_dict()), rel=1e-10)
+        assert ll[r] == pytest.approx(
+            _brute_force_marginal_loglik(m, rows.iloc[r].to_dict()), rel=1e-10
+        )
 
 
 def test_loglik_ignores_extra_columns_and_rejects_missing_ones(asia):
@@ -168,15 +172,19 @@ def test_sample_keeps_labels_and_dtypes():
     rng = np.random.default_rng(5)
     n = 400
     base = rng.integers(0, 3, n)
-    df = pd.DataFrame({
-        "s": np.array(["lo", "mid", "hi"], dtype=object)[base],
-        "st": pd.array(np.array(["u", "v", "w"])[(base + 1) % 3], dtype="string"),
-        "c": pd.Categorical(np.array(["r", "g", "b"])[base], categories=["g", "r", "b", "never"]),
-        "b": (base == 1) ^ (rng.random(n) < 0.1),
-        "i": (base * 10 - 5).astype(np.int64),
-        "i8": (base % 2).astype(np.int8),
-        "f": (base + 1).astype(float),  # integer-valued floats
-    })
+    df = pd.DataFrame(
+        {
+            "s": np.array(["lo", "mid", "hi"], dtype=object)[base],
+            "st": pd.array(np.array(["u", "v", "w"])[(base + 1) % 3], dtype="string"),
+            "c": pd.Categorical(
+                np.array(["r", "g", "b"])[base], categories=["g", "r", "b", "never"]
+            ),
+            "b": (base == 1) ^ (rng.random(n) < 0.1),
+            "i": (base * 10 - 5).astype(np.int64),
+            "i8": (base % 2).astype(np.int8),
+            "f": (base + 1).astype(float),  # integer-valued floats
+        }
+    )
     m = tl.chow_liu(df, alpha=0.1)
     s = m.sample(1000, random_state=0)
     assert list(s.columns) == list(df.columns)
@@ -225,8 +233,12 @@ def test_sample_zero_rows_and_bad_n(asia):
 def test_sample_categorical_column_with_states_given_in_another_order():
     # the codes index the given states ['hi', 'lo', 'mid'], not the column's categories
     # ['lo', 'hi']: decoding them against the categories swapped 'lo' and 'hi'
-    df = pd.DataFrame({"c": pd.Categorical(["lo"] * 9 + ["hi"], categories=["lo", "hi"], ordered=True),
-                       "d": [0] * 9 + [1]})
+    df = pd.DataFrame(
+        {
+            "c": pd.Categorical(["lo"] * 9 + ["hi"], categories=["lo", "hi"], ordered=True),
+            "d": [0] * 9 + [1],
+        }
+    )
     m = tl.chow_liu(df, states={"c": ["hi", "lo", "mid"]}, alpha=0)
     s = m.sample(2000, random_state=0)
     assert s["c"].cat.categories.tolist() == ["hi", "lo", "mid"] and s["c"].cat.ordered
@@ -290,7 +302,9 @@ def test_query_equals_pgmpy_mixed_states_and_forest():
         vs = list(m.variables)
         for q in range(len(vs)):
             _check_query(m, ve, [vs[q]], {})
-            _check_query(m, ve, [vs[q]], {vs[(q + 2) % len(vs)]: m.states[vs[(q + 2) % len(vs)]][1]})
+            _check_query(
+                m, ve, [vs[q]], {vs[(q + 2) % len(vs)]: m.states[vs[(q + 2) % len(vs)]][1]}
+            )
         _check_query(m, ve, ["v0", "v3"], {"v1": "c", "v5": 3})
         _check_query(m, ve, ["v5", "v2", "v4"], {})
 
@@ -501,5 +515,6 @@ def test_general_dag_with_many_factors_and_tiny_probabilities():
     # the class posterior given every feature: softmax of by_class (z is independent of y here)
     evidence = {k: v for k, v in row.items() if k != "y"}
     post = m.query("y", evidence=evidence)
-    np.testing.assert_allclose(post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)), rtol=1e-10
+    )

@@ -19,8 +19,13 @@ def joint_table(model, evidence=None, soft=None):
     weights = brute_weights(model, evidence or {}, soft or {})
     variables, states = model.variables, model.states
     z = sum(weights.values())
-    return ({tuple(states[v][c] for v, c in zip(variables, codes)): p / z
-             for codes, p in weights.items()}, variables)
+    return (
+        {
+            tuple(states[v][c] for v, c in zip(variables, codes)): p / z
+            for codes, p in weights.items()
+        },
+        variables,
+    )
 
 
 def marginal(table, variables, keep):
@@ -39,8 +44,12 @@ def H(dist):
 @pytest.fixture(scope="module")
 def models():
     X, y = ASIA.drop(columns="either"), ASIA["either"]
-    return {"tree": tl.chow_liu(ASIA), "tan": tl.TAN().fit(X, y).model_,
-            "kdb": tl.KDB(k=2).fit(X, y).model_, "ml": tl.chow_liu(ASIA, alpha=0)}
+    return {
+        "tree": tl.chow_liu(ASIA),
+        "tan": tl.TAN().fit(X, y).model_,
+        "kdb": tl.KDB(k=2).fit(X, y).model_,
+        "ml": tl.chow_liu(ASIA, alpha=0),
+    }
 
 
 EVIDENCE = [({}, {}), ({"asia": "yes"}, {}), ({"xray": "yes"}, {"smoke": [0.2, 0.9]})]
@@ -60,13 +69,19 @@ def test_mutual_information_equals_enumeration(models, name, hard, soft):
     m = models[name]
     table, variables = joint_table(m, hard, soft)
     ev = {**hard, **soft}
-    for X, Y, Z in [("lung", "dysp", []), ("tub", "bronc", ["either"]),
-                    (["lung", "bronc"], "dysp", ["smoke"])]:
+    for X, Y, Z in [
+        ("lung", "dysp", []),
+        ("tub", "bronc", ["either"]),
+        (["lung", "bronc"], "dysp", ["smoke"]),
+    ]:
         xs = X if isinstance(X, list) else [X]
         ys = Y if isinstance(Y, list) else [Y]
-        expected = (H(marginal(table, variables, xs + Z)) + H(marginal(table, variables, ys + Z))
-                    - H(marginal(table, variables, xs + ys + Z))
-                    - (H(marginal(table, variables, Z)) if Z else 0.0))
+        expected = (
+            H(marginal(table, variables, xs + Z))
+            + H(marginal(table, variables, ys + Z))
+            - H(marginal(table, variables, xs + ys + Z))
+            - (H(marginal(table, variables, Z)) if Z else 0.0)
+        )
         got = m.mutual_information(X, Y, given=Z or None, evidence=ev)
         assert got == pytest.approx(expected, abs=1e-12)
         assert got >= 0.0
@@ -78,8 +93,11 @@ def test_kl_divergence_equals_enumeration(models):
         P, Q = models[a], models[b]
         tp, vp = joint_table(P)
         tq, vq = joint_table(Q)
-        expected = sum(p * (np.log(p) - np.log(tq[tuple(k[vp.index(v)] for v in vq)]))
-                       for k, p in tp.items() if p > 0)
+        expected = sum(
+            p * (np.log(p) - np.log(tq[tuple(k[vp.index(v)] for v in vq)]))
+            for k, p in tp.items()
+            if p > 0
+        )
         assert tl.kl_divergence(P, Q) == pytest.approx(expected, abs=1e-12)
     assert tl.kl_divergence(models["tree"], models["tree"]) == 0.0
 

@@ -11,23 +11,28 @@ from treelearn.sources import _files
 
 def _frame(n=2500, seed=0):
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({
-        "i": rng.integers(0, 4, n),
-        "t": rng.choice(["x", "y", "z"], n),
-        "f": rng.choice([0.5, 1.5], n),
-        "b": rng.random(n) < 0.3,
-        "g": rng.choice(["u", "v"], n),
-        "w": rng.integers(0, 3, n),  # row weights, zeros included
-    })
+    df = pd.DataFrame(
+        {
+            "i": rng.integers(0, 4, n),
+            "t": rng.choice(["x", "y", "z"], n),
+            "f": rng.choice([0.5, 1.5], n),
+            "b": rng.random(n) < 0.3,
+            "g": rng.choice(["u", "v"], n),
+            "w": rng.integers(0, 3, n),  # row weights, zeros included
+        }
+    )
     df.loc[rng.random(n) < 0.05, "g"] = None
     return df
 
 
-@pytest.mark.parametrize("options", [
-    {"missing": "pairwise"},
-    {"missing": "drop", "sample_weight": "w"},
-    {"missing": "pairwise", "states": {"t": ["z", "y", "x", "extra"]}},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"missing": "pairwise"},
+        {"missing": "drop", "sample_weight": "w"},
+        {"missing": "pairwise", "states": {"t": ["z", "y", "x", "extra"]}},
+    ],
+)
 def test_one_chunk_equals_the_two_passes(tmp_path, monkeypatch, options):
     path = tmp_path / "d.csv"
     df = _frame()
@@ -48,8 +53,11 @@ def test_one_chunk_equals_the_two_passes(tmp_path, monkeypatch, options):
     frame = pd.read_csv(path)
     weights = options.get("sample_weight")
     kept = {k: v for k, v in options.items() if k != "sample_weight"}
-    table = tl.chow_liu(frame.drop(columns=[weights]) if weights else frame,
-                       sample_weight=frame[weights] if weights else None, **kept)
+    table = tl.chow_liu(
+        frame.drop(columns=[weights]) if weights else frame,
+        sample_weight=frame[weights] if weights else None,
+        **kept,
+    )
     assert set(table.graph.edges) == set(tl.chow_liu(path, **options).graph.edges)
 
 

@@ -33,13 +33,15 @@ def late_frame(n: int = 4 * CHUNK, seed: int = 0) -> pd.DataFrame:
     ints[-7:-3] = 1  # sorted first, seen first in the last chunk
     late = np.where(rng.random(n) < 0.7, b, rng.integers(0, 3, n)).astype(float)
     late[: 2 * CHUNK] = np.nan
-    return pd.DataFrame({
-        "text": text,
-        "int": ints,
-        "bool": (b % 2 == 0),
-        "float": np.where(rng.random(n) < 0.6, a, 2).astype(float) + 0.5,
-        "late": late,
-    })
+    return pd.DataFrame(
+        {
+            "text": text,
+            "int": ints,
+            "bool": (b % 2 == 0),
+            "float": np.where(rng.random(n) < 0.6, a, 2).astype(float) + 0.5,
+            "late": late,
+        }
+    )
 
 
 def assert_same(streamed: tl.TreeModel, whole: tl.TreeModel) -> None:
@@ -85,7 +87,8 @@ def test_a_file_of_several_chunks_is_read_once_and_fits_as_in_memory(tmp_path, m
     counted = count_file(path, chunksize=CHUNK, missing="pairwise")
     i, j = counted.columns.index("text"), counted.columns.index("int")
     expected = pd.crosstab(whole_frame["text"], whole_frame["int"]).reindex(
-        index=streamed.states["text"], columns=streamed.states["int"], fill_value=0)
+        index=streamed.states["text"], columns=streamed.states["int"], fill_value=0
+    )
     np.testing.assert_array_equal(counted.counts.block(i, j), expected.to_numpy())
 
 
@@ -97,11 +100,11 @@ def test_weights_missing_values_and_given_states_in_one_pass(tmp_path, monkeypat
     path = tmp_path / "w.csv"
     df.assign(w=weights).to_csv(path, index=False)
     given = {"bool": [True, False], "text": ["zz", "mid", "lo", "hi", "unseen"]}
-    whole = tl.chow_liu(pd.read_csv(path).drop(columns="w"), missing=missing, states=given,
-                        sample_weight=weights)
+    whole = tl.chow_liu(
+        pd.read_csv(path).drop(columns="w"), missing=missing, states=given, sample_weight=weights
+    )
     reads = count_reads(monkeypatch)
-    streamed = tl.chow_liu(path, chunksize=CHUNK, missing=missing, states=given,
-                           sample_weight="w")
+    streamed = tl.chow_liu(path, chunksize=CHUNK, missing=missing, states=given, sample_weight="w")
     assert len(reads) == 1
     assert_same(streamed, whole)
     assert streamed.states["text"] == given["text"]  # given order, unseen state kept
@@ -109,16 +112,22 @@ def test_weights_missing_values_and_given_states_in_one_pass(tmp_path, monkeypat
 
 def test_growing_counts_pad_and_permute_to_the_one_hot_product():
     rng = np.random.default_rng(5)
-    parts = [pd.DataFrame({"x": rng.choice(list(values), 50), "y": rng.integers(lo, hi, 50)})
-             for values, lo, hi in [("ba", 3, 5), ("bc", 0, 4), ("dab", 2, 6)]]
+    parts = [
+        pd.DataFrame({"x": rng.choice(list(values), 50), "y": rng.integers(lo, hi, 50)})
+        for values, lo, hi in [("ba", 3, 5), ("bc", 0, 4), ("dab", 2, 6)]
+    ]
     grow = GrowingCounts(("x", "y"), {})
     for part in parts:
         grow.add(part, "error")
     rows = pd.concat(parts, ignore_index=True)
     assert grow.states == [list(dict.fromkeys(rows[c].tolist())) for c in "xy"]  # first seen
     final = [["a", "b", "c", "d"], [0, 1, 2, 3, 4, 5]]
-    one_hot = np.hstack([(rows[[c]].to_numpy() == np.array(s, dtype=object)).astype(int)
-                         for c, s in zip("xy", final)])
+    one_hot = np.hstack(
+        [
+            (rows[[c]].to_numpy() == np.array(s, dtype=object)).astype(int)
+            for c, s in zip("xy", final)
+        ]
+    )
     np.testing.assert_array_equal(grow.joint(final), one_hot.T @ one_hot)
     assert grow.n_rows == 150
 
@@ -178,13 +187,15 @@ def test_scans_merged_in_groups_equal_the_merges_one_at_a_time():
     parts = []
     for k in range(7):
         n = 200
-        frame = pd.DataFrame({
-            "t": rng.choice(["a", "b", "c", f"x{k}"], n),
-            "i": rng.integers(0, 5 + k, n),
-            "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n) / 2),
-            "m": rng.integers(0, 3, n) if k % 2 else rng.choice(["1", "2"], n),
-            "c": pd.Categorical(rng.choice(["u", "v"], n), categories=["v", "u", f"w{k % 3}"]),
-        })
+        frame = pd.DataFrame(
+            {
+                "t": rng.choice(["a", "b", "c", f"x{k}"], n),
+                "i": rng.integers(0, 5 + k, n),
+                "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n) / 2),
+                "m": rng.integers(0, 3, n) if k % 2 else rng.choice(["1", "2"], n),
+                "c": pd.Categorical(rng.choice(["u", "v"], n), categories=["v", "u", f"w{k % 3}"]),
+            }
+        )
         parts.append(stream.scan_chunk(frame, "pairwise"))
     folded = parts[0]
     for p in parts[1:]:
@@ -193,8 +204,15 @@ def test_scans_merged_in_groups_equal_the_merges_one_at_a_time():
     assert grouped.n_rows == folded.n_rows and grouped.n_kept == folded.n_kept
     assert np.array_equal(grouped.missing, folded.missing)
     for a, b in zip(grouped.scans, folded.scans):
-        assert (a.kinds, a.categories, a.ordered, a.dtype, a.value_kinds, a.nonfinite, a.hashed) \
-            == (b.kinds, b.categories, b.ordered, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
+        assert (
+            a.kinds,
+            a.categories,
+            a.ordered,
+            a.dtype,
+            a.value_kinds,
+            a.nonfinite,
+            a.hashed,
+        ) == (b.kinds, b.categories, b.ordered, b.dtype, b.value_kinds, b.nonfinite, b.hashed)
         assert (a.distinct is None) == (b.distinct is None)
         if a.distinct is not None:
             assert a.distinct.dtype == b.distinct.dtype

@@ -117,10 +117,12 @@ def test_fit_cpts_parent_order_attribute():
 
 
 def test_unseen_parent_configuration_gets_uniform_row_under_ml():
-    df = pd.DataFrame({
-        "a": pd.Categorical(["x", "x", "y", "y"], categories=["x", "y", "z"]),
-        "b": ["p", "q", "q", "q"],
-    })
+    df = pd.DataFrame(
+        {
+            "a": pd.Categorical(["x", "x", "y", "y"], categories=["x", "y", "z"]),
+            "b": ["p", "q", "q", "q"],
+        }
+    )
     m = tl.fit_cpts(nx.DiGraph([("a", "b")]), df, alpha=0)
     assert m.cpt("b").tolist() == [[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]]
     assert m.cpt("a").tolist() == [0.5, 0.5, 0.0]  # declared but unobserved: zero under ML

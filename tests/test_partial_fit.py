@@ -75,7 +75,9 @@ def test_the_tree_changes_when_the_new_rows_say_so():
 def test_missing_values_with_the_pairwise_policy():
     rng = np.random.default_rng(2)
     a = rng.integers(0, 3, 1200).astype(float)
-    df = pd.DataFrame({"a": a, "b": (a + (rng.random(1200) < 0.2)) % 3, "c": rng.integers(0, 2, 1200)})
+    df = pd.DataFrame(
+        {"a": a, "b": (a + (rng.random(1200) < 0.2)) % 3, "c": rng.integers(0, 2, 1200)}
+    )
     df.loc[rng.choice(1200, 60, replace=False), "a"] = np.nan
     df.loc[rng.choice(1200, 40, replace=False), "c"] = np.nan
     model = tl.chow_liu(df.iloc[:400], missing="pairwise")
@@ -103,7 +105,9 @@ def test_bad_inputs(alarm):
     with pytest.raises(tl.MissingValuesError, match="'HR': 1 missing"):
         model.partial_fit(gaps)  # learned with missing="error"
     by_hand = tl.fit_cpts(nx.DiGraph([("HR", "CO")]), alarm)
-    with pytest.raises(tl.TreelearnError, match=r"partial_fit needs a model learned by tl\.chow_liu"):
+    with pytest.raises(
+        tl.TreelearnError, match=r"partial_fit needs a model learned by tl\.chow_liu"
+    ):
         by_hand.partial_fit(alarm)
 
 

@@ -34,8 +34,9 @@ def random_tree(seed, d=8):
     rng = np.random.default_rng(seed)
     cards = [int(c) for c in rng.integers(2, 5, size=d)]
     edges, cpts = random_tree_network(d, cards, rng, strength=0.5)
-    return model_from(edges, cpts, {v: [f"s{i}" for i in range(cards[v])] for v in range(d)},
-                      range(d))
+    return model_from(
+        edges, cpts, {v: [f"s{i}" for i in range(cards[v])] for v in range(d)}, range(d)
+    )
 
 
 def check_all(model, k, seed, extra=()):
@@ -44,8 +45,10 @@ def check_all(model, k, seed, extra=()):
     joint = brute_joint(model)
     rng = np.random.default_rng(seed)
     vs = model.variables
-    sets = [dict(zip(ev, [model.states[v][int(rng.integers(len(model.states[v])))] for v in ev]))
-            for ev in itertools.combinations(vs, k)]
+    sets = [
+        dict(zip(ev, [model.states[v][int(rng.integers(len(model.states[v])))] for v in ev]))
+        for ev in itertools.combinations(vs, k)
+    ]
     done = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no division warnings from zero-probability states
@@ -60,9 +63,9 @@ def check_all(model, k, seed, extra=()):
                     continue
                 got = model.query(q, evidence)
                 assert list(got.index) == model.states[q] and got.name == "probability"
-                np.testing.assert_allclose(got.to_numpy(),
-                                           brute_marginal(model, joint, [q], evidence),
-                                           rtol=0, atol=TOL)
+                np.testing.assert_allclose(
+                    got.to_numpy(), brute_marginal(model, joint, [q], evidence), rtol=0, atol=TOL
+                )
                 done += 1
     return done
 
@@ -85,15 +88,34 @@ def test_forest_evidence_in_the_other_tree_and_in_both():
 def test_zero_probability_states_and_impossible_evidence():
     # a -> b -> c, d -> e, f alone: b = "b2" only when a = "a1", which never happens;
     # c = "c0" only after b = "b0"; e = "e1" never after d = "d0"; f is always "f0"
-    states = {"a": ["a0", "a1"], "b": ["b0", "b1", "b2"], "c": ["c0", "c1"], "d": ["d0", "d1"],
-              "e": ["e0", "e1"], "f": ["f0", "f1"]}
-    cpts = {"a": [1.0, 0.0], "b": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]],
-            "c": [[0.3, 0.7], [0.0, 1.0], [0.6, 0.4]], "d": [0.4, 0.6],
-            "e": [[1.0, 0.0], [0.2, 0.8]], "f": [1.0, 0.0]}
+    states = {
+        "a": ["a0", "a1"],
+        "b": ["b0", "b1", "b2"],
+        "c": ["c0", "c1"],
+        "d": ["d0", "d1"],
+        "e": ["e0", "e1"],
+        "f": ["f0", "f1"],
+    }
+    cpts = {
+        "a": [1.0, 0.0],
+        "b": [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]],
+        "c": [[0.3, 0.7], [0.0, 1.0], [0.6, 0.4]],
+        "d": [0.4, 0.6],
+        "e": [[1.0, 0.0], [0.2, 0.8]],
+        "f": [1.0, 0.0],
+    }
     model = model_from([("a", "b"), ("b", "c"), ("d", "e")], cpts, states, "abcdef")
-    extra = [{"a": "a1"}, {"b": "b2", "d": "d1"}, {"c": "c0", "b": "b1"}, {"d": "d0", "e": "e1"},
-             {"c": "c0", "e": "e1"}, {"b": "b0", "d": "d0", "e": "e1"}, {"f": "f1"},
-             {"f": "f0", "c": "c1"}, {"f": "f1", "d": "d1"}]
+    extra = [
+        {"a": "a1"},
+        {"b": "b2", "d": "d1"},
+        {"c": "c0", "b": "b1"},
+        {"d": "d0", "e": "e1"},
+        {"c": "c0", "e": "e1"},
+        {"b": "b0", "d": "d0", "e": "e1"},
+        {"f": "f1"},
+        {"f": "f0", "c": "c1"},
+        {"f": "f1", "d": "d1"},
+    ]
     assert check_all(model, 1, 0, extra) > 0
     assert check_all(model, 2, 1) > 0
     # the message names the impossible value, or says the values clash
@@ -110,8 +132,12 @@ def test_zero_probability_states_and_impossible_evidence():
 def test_tan_with_the_class_as_evidence_and_as_query():
     rng = np.random.default_rng(5)
     edges, cpts = random_tree_network(5, [3, 2, 3, 2, 2], rng)
-    model = model_from(edges, cpts, {v: [f"s{i}" for i in range(c)]
-                                     for v, c in enumerate([3, 2, 3, 2, 2])}, range(5))
+    model = model_from(
+        edges,
+        cpts,
+        {v: [f"s{i}" for i in range(c)] for v, c in enumerate([3, 2, 3, 2, 2])},
+        range(5),
+    )
     rows = model.sample(400, random_state=2)
     tan = tl.TAN(alpha=1.0).fit(rows.drop(columns=[0]), rows[0].rename("cls")).model_
     assert tan.inference_path == "message passing given 'cls'"
@@ -150,20 +176,22 @@ def test_long_chain_whose_evidence_probability_underflows():
     d, T = 300, np.array([[0.999, 0.001], [0.001, 0.999]])
     names = [f"v{i}" for i in range(d)]
     cpts = {"v0": [0.5, 0.5], **dict.fromkeys(names[1:], T)}
-    model = model_from(list(itertools.pairwise(names)), cpts, {v: ["a", "b"] for v in names},
-                       names)
+    model = model_from(list(itertools.pairwise(names)), cpts, {v: ["a", "b"] for v in names}, names)
     evidence = {f"v{i}": "ab"[(i // 2) % 2] for i in range(0, 241, 2)}
     # by the Markov property only the nearest evidence on each side matters
     last = "ab".index(evidence["v240"])
-    np.testing.assert_allclose(model.query("v260", evidence).to_numpy(),
-                               np.linalg.matrix_power(T, 20)[last], atol=1e-12)
+    np.testing.assert_allclose(
+        model.query("v260", evidence).to_numpy(), np.linalg.matrix_power(T, 20)[last], atol=1e-12
+    )
     s, t = "ab".index(evidence["v120"]), "ab".index(evidence["v122"])
     between = T[s] * T[:, t]
-    np.testing.assert_allclose(model.query("v121", evidence).to_numpy(),
-                               between / between.sum(), atol=1e-12)
+    np.testing.assert_allclose(
+        model.query("v121", evidence).to_numpy(), between / between.sum(), atol=1e-12
+    )
     # and without underflow, the same formula between two observed neighbours
     assert model.query("v1", {"v0": "a", "v2": "b"}).to_numpy() == pytest.approx(
-        T[0] * T[:, 1] / (T[0] @ T[:, 1]), abs=1e-12)
+        T[0] * T[:, 1] / (T[0] @ T[:, 1]), abs=1e-12
+    )
 
 
 def test_answers_stay_exact_when_the_caches_are_bounded(monkeypatch):

@@ -51,8 +51,9 @@ def test_integer_weights_equal_repeated_rows_and_the_categorical_path():
     import pandas as pd
 
     frame = pd.DataFrame(B.toarray(), columns=[f"x{j}" for j in range(X.shape[1])])
-    np.testing.assert_allclose(tl.rank_features(B, y).sort_index(),
-                               tl.rank_features(frame, y).sort_index(), atol=1e-12)
+    np.testing.assert_allclose(
+        tl.rank_features(B, y).sort_index(), tl.rank_features(frame, y).sort_index(), atol=1e-12
+    )
 
 
 def test_feature_names_must_match():

@@ -28,9 +28,14 @@ def raw():
     x = rng.normal(10, 3, n)
     y = x + rng.normal(0, 2, n)
     g = np.where(x + rng.normal(0, 1, n) > 10, "hi", "lo")
-    return pd.DataFrame({"x": x, "y": y, "g": g,
-                         "t": pd.Timestamp("2024-01-01") + pd.to_timedelta(
-                             rng.integers(0, 90, n), unit="D")})
+    return pd.DataFrame(
+        {
+            "x": x,
+            "y": y,
+            "g": g,
+            "t": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 90, n), unit="D"),
+        }
+    )
 
 
 def test_one_labelling_short_edges_and_its_inverse(raw):
@@ -59,11 +64,17 @@ def test_tree_takes_raw_numbers_and_dates(raw):
     by_hand = cut.copy()
     for c in ("x", "y"):
         by_hand[c] = [m.states[c][k] for k in _by_hand(raw[c], edges[c])]
-    by_hand["t"] = [m.states["t"][k] for k in _by_hand(raw["t"].astype("datetime64[ns]").astype("int64"), edges["t"])]
-    np.testing.assert_array_equal(m.log_likelihood(raw, per_row=True),
-                                  m.log_likelihood(by_hand, per_row=True))
-    assert m.predict(raw.drop(columns="g"), "g").tolist() == m.predict(
-        by_hand.drop(columns="g"), "g").tolist()
+    by_hand["t"] = [
+        m.states["t"][k]
+        for k in _by_hand(raw["t"].astype("datetime64[ns]").astype("int64"), edges["t"])
+    ]
+    np.testing.assert_array_equal(
+        m.log_likelihood(raw, per_row=True), m.log_likelihood(by_hand, per_row=True)
+    )
+    assert (
+        m.predict(raw.drop(columns="g"), "g").tolist()
+        == m.predict(by_hand.drop(columns="g"), "g").tolist()
+    )
     # evidence: a raw number, its text (the command line) and a date pick the label's bin
     label = m.states["x"][int(_by_hand([11.3], edges["x"])[0])]
     expected = m.query("g", evidence={"x": label})
@@ -71,14 +82,17 @@ def test_tree_takes_raw_numbers_and_dates(raw):
         pd.testing.assert_series_equal(m.query("g", evidence={"x": value}), expected)
     day = pd.Timestamp("2024-02-10")
     t_label = m.states["t"][int(_by_hand([day.value], edges["t"])[0])]
-    pd.testing.assert_series_equal(m.query("g", evidence={"t": day}),
-                                   m.query("g", evidence={"t": t_label}))
+    pd.testing.assert_series_equal(
+        m.query("g", evidence={"t": day}), m.query("g", evidence={"t": t_label})
+    )
     # missing raw values stay missing (summed out)
     holed = raw.copy()
     holed.loc[0, "x"] = np.nan
     one = m.log_likelihood(holed.iloc[[0]], per_row=True)[0]
-    assert one == pytest.approx(m.log_likelihood(by_hand.iloc[[0]].drop(columns="x").assign(
-        x=np.nan), per_row=True)[0], abs=1e-12)
+    assert one == pytest.approx(
+        m.log_likelihood(by_hand.iloc[[0]].drop(columns="x").assign(x=np.nan), per_row=True)[0],
+        abs=1e-12,
+    )
 
 
 def test_classifiers_take_raw_numbers(raw):
@@ -127,8 +141,12 @@ def test_sample_numbers_within_the_bins(raw):
 
 
 def _cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "treelearn", *map(str, args)],
-                          capture_output=True, text=True, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "treelearn", *map(str, args)],
+        capture_output=True,
+        text=True,
+        input=stdin,
+    )
 
 
 @pytest.mark.slow  # the installed command in subprocesses

@@ -16,13 +16,16 @@ from treelearn.sources._reading import date_problems, separator_note, table_prob
 EXPECTED = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
 
 
-@pytest.mark.parametrize("name, text", [
-    ("semi.csv", "a;b\n1;x\n2;y\n"),
-    ("tabs.txt", "a\tb\n1\tx\n2\ty\n"),
-    ("bars.csv", "a|b\n1|x\n2|y\n"),
-    ("tabs.tsv", "a\tb\n1\tx\n2\ty\n"),
-    ("comma.csv", "a,b\n1,x\n2,y\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("semi.csv", "a;b\n1;x\n2;y\n"),
+        ("tabs.txt", "a\tb\n1\tx\n2\ty\n"),
+        ("bars.csv", "a|b\n1|x\n2|y\n"),
+        ("tabs.tsv", "a\tb\n1\tx\n2\ty\n"),
+        ("comma.csv", "a,b\n1,x\n2,y\n"),
+    ],
+)
 def test_the_separator_is_found_from_the_header(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
@@ -76,12 +79,14 @@ def test_the_note_for_a_table_read_with_the_wrong_separator():
 
 def test_dates_and_identifiers_for_python_users():
     n = 12
-    df = pd.DataFrame({
-        "id": [f"r{i}" for i in range(n)],
-        "when": pd.date_range("2024-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
-        "x": [0.5] * n,
-        "g": ["a", "b"] * 6,
-    })
+    df = pd.DataFrame(
+        {
+            "id": [f"r{i}" for i in range(n)],
+            "when": pd.date_range("2024-01-01", periods=n, freq="D").strftime("%Y-%m-%d"),
+            "x": [0.5] * n,
+            "g": ["a", "b"] * 6,
+        }
+    )
     assert tl.date_columns(df) == ["when"]
     assert tl.identifier_columns(df) == ["id", "when"]  # a date in every row is distinct too
     assert tl.identifier_columns(df.head(9)) == []  # too few rows to tell
@@ -93,8 +98,14 @@ def test_dates_and_identifiers_for_python_users():
 
 def test_table_problems_collects_every_problem_and_the_notes():
     rng = np.random.default_rng(0)
-    df = pd.DataFrame({"x": rng.normal(size=50), "g": ["a", None] * 25,
-                       "dose": rng.choice([0.5, 1.5], 50), "c": ["u", "v"] * 25})
+    df = pd.DataFrame(
+        {
+            "x": rng.normal(size=50),
+            "g": ["a", None] * 25,
+            "dose": rng.choice([0.5, 1.5], 50),
+            "c": ["u", "v"] * 25,
+        }
+    )
     problems, notes = table_problems(df)
     assert sorted(p.column for p in problems) == ["g", "x"]
     problems, notes = table_problems(df[["dose", "c"]])  # no problem: the notes are given

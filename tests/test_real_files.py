@@ -18,8 +18,11 @@ from treelearn.cli._main import main
 
 def _run(*argv):
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            warnings.catch_warnings():
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore")
         rc = main([str(a) for a in argv])
     return rc, out.getvalue(), err.getvalue()
@@ -31,11 +34,17 @@ def customers(tmp_path):
     rng = np.random.default_rng(0)
     n = 60
     income = rng.uniform(1000, 90000, n).round(2)
-    frame = pd.DataFrame({"id": np.arange(n), "income": income,
-                          "city": rng.choice(["Lyon", "Paris"], n),
-                          "buys": np.where(income > 40000, "yes", "no")})
-    lines = ["id;income;city;buys"] + [f'{r.id};"{r.income:,.2f}";{r.city};{r.buys}'
-                                       for r in frame.itertuples()]
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "income": income,
+            "city": rng.choice(["Lyon", "Paris"], n),
+            "buys": np.where(income > 40000, "yes", "no"),
+        }
+    )
+    lines = ["id;income;city;buys"] + [
+        f'{r.id};"{r.income:,.2f}";{r.city};{r.buys}' for r in frame.itertuples()
+    ]
     path = tmp_path / "customers.csv"
     path.write_text("\n".join(lines) + "\n")
     return path, frame
@@ -58,11 +67,13 @@ def test_semicolons_and_thousands_are_read_and_said(customers, tmp_path):
     rc, out, err = _run("score", model, path)
     assert rc == 0, err
     expected = learned.log_likelihood(by_hand)
-    got = float(next(line for line in out.splitlines()
-                     if line.startswith("log-likelihood")).split("=")[1].split()[0])
+    got = float(
+        next(line for line in out.splitlines() if line.startswith("log-likelihood"))
+        .split("=")[1]
+        .split()[0]
+    )
     assert got == pytest.approx(expected, abs=1e-5)
-    assert tl.read_data(path, sep=";", thousands=",")["income"].tolist() == frame[
-        "income"].tolist()
+    assert tl.read_data(path, sep=";", thousands=",")["income"].tolist() == frame["income"].tolist()
 
 
 def test_tsv_encoding_and_decimal_comma(tmp_path):
@@ -80,8 +91,9 @@ def test_tsv_encoding_and_decimal_comma(tmp_path):
     assert "café" in tl.read_data(tmp_path / "latin.csv", encoding="latin-1")["name"].tolist()
     euro = "p;q\n" + "".join(f'"{1000 + i}.{i:03d},5";{i % 2}\n' for i in range(12))
     (tmp_path / "euro.csv").write_text(euro)
-    rc, _, err = _run("learn", tmp_path / "euro.csv", "--thousands", ".", "--decimal", ",",
-                      "--discretize", "2")
+    rc, _, err = _run(
+        "learn", tmp_path / "euro.csv", "--thousands", ".", "--decimal", ",", "--discretize", "2"
+    )
     assert rc == 0, err
     assert "cutting 1 numeric" in err
     values = tl.read_data(tmp_path / "euro.csv", thousands=".", decimal=",")["p"]

@@ -72,8 +72,9 @@ def _mutations(value) -> Iterator[tuple[str, object]]:
 
 def _fields(doc, path=()) -> Iterator[tuple]:
     """The path of every field (long lists: their first and last items only)."""
-    items = (doc.items() if isinstance(doc, dict) else
-             enumerate(doc) if isinstance(doc, list) else ())
+    items = (
+        doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    )
     items = list(items)
     if isinstance(doc, list) and len(items) > 3:
         items = [items[0], items[-1]]
@@ -109,16 +110,28 @@ def _same_numbers(a, b) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b or (a != a and b != b) or (math.isfinite(a) and math.isfinite(b)
-                          and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12))
+        return (
+            a == b
+            or (a != a and b != b)
+            or (
+                math.isfinite(a)
+                and math.isfinite(b)
+                and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+            )
+        )
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same_numbers(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(
-            _same_numbers(*((sorted(a[k], key=json.dumps), sorted(b[k], key=json.dumps))
-                            if k == "edges" and isinstance(a[k], list)
-                            and isinstance(b[k], list) else (a[k], b[k])))
-            for k in a)
+            _same_numbers(
+                *(
+                    (sorted(a[k], key=json.dumps), sorted(b[k], key=json.dumps))
+                    if k == "edges" and isinstance(a[k], list) and isinstance(b[k], list)
+                    else (a[k], b[k])
+                )
+            )
+            for k in a
+        )
     return a == b
 
 
@@ -186,8 +199,7 @@ def test_tampered_files_are_refused_or_equal(kind):
                 except tl.TreelearnError:
                     got = None  # e.g. renamed states: the data is refused, loudly
                 except Exception as exc:
-                    problems.append(f"{where}: loads, then {type(exc).__name__}: "
-                                    f"{str(exc)[:120]}")
+                    problems.append(f"{where}: loads, then {type(exc).__name__}: {str(exc)[:120]}")
                     continue
             if got is not None and _answers_equal(got, expected):
                 continue
@@ -197,8 +209,10 @@ def test_tampered_files_are_refused_or_equal(kind):
                 continue
             resaved = json.loads(json.dumps(_io.to_document(loaded)))
             if not _same_numbers(resaved, json.loads(text)):
-                problems.append(f"{where}: loads as a different model than the file says"
-                                f"{_difference(resaved, json.loads(text))}")
+                problems.append(
+                    f"{where}: loads as a different model than the file says"
+                    f"{_difference(resaved, json.loads(text))}"
+                )
     assert n_cases > 20
     assert not problems, f"{len(problems)} of {n_cases} tampered files:\n" + "\n".join(problems)
 

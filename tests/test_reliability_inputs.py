@@ -15,8 +15,9 @@ import scipy.sparse as sp
 import treelearn as tl
 
 RNG = np.random.default_rng(26)
-CAT = pd.DataFrame({"a": RNG.integers(0, 2, 80), "b": RNG.integers(0, 3, 80),
-                    "c": RNG.integers(0, 2, 80)})
+CAT = pd.DataFrame(
+    {"a": RNG.integers(0, 2, 80), "b": RNG.integers(0, 3, 80), "c": RNG.integers(0, 2, 80)}
+)
 Y = RNG.integers(0, 2, 80)
 
 
@@ -40,8 +41,9 @@ def test_discretizer_bad_columns_are_named():
 
 
 def test_times_keep_their_zone():
-    aware = pd.DataFrame({"t": pd.date_range("2021-01-01", periods=48, freq="h",
-                                             tz="Europe/Berlin")})
+    aware = pd.DataFrame(
+        {"t": pd.date_range("2021-01-01", periods=48, freq="h", tz="Europe/Berlin")}
+    )
     d = tl.Discretizer(bins=2).fit(aware)
     naive = pd.DataFrame({"t": aware["t"].dt.tz_localize(None)})  # wall clock, 1 h ahead of UTC
     with pytest.raises(tl.NumericColumnError, match=r"naive times.*Europe/Berlin"):
@@ -89,8 +91,11 @@ def test_tree_posterior_bad_inputs():
     # by hand: log P(T) = sum of the edges' log weights - log Z; a repeated edge is no tree
     single = post.log_tree_probability([("a", "b"), ("b", "c")])
     pos = {v: j for j, v in enumerate(post.variables)}
-    assert single == pytest.approx(post.log_weights[pos["a"], pos["b"]]
-                                   + post.log_weights[pos["b"], pos["c"]] - post.log_normaliser)
+    assert single == pytest.approx(
+        post.log_weights[pos["a"], pos["b"]]
+        + post.log_weights[pos["b"], pos["c"]]
+        - post.log_normaliser
+    )
     for edges in ([("a", "b"), ("a", "b"), ("b", "c")], [("a", "b"), ("b", "a"), ("b", "c")]):
         with pytest.raises(tl.StructureError, match="spanning tree"):
             post.log_tree_probability(edges)
@@ -111,8 +116,10 @@ def test_gaussian_evidence_must_be_a_finite_number():
 @pytest.mark.parametrize("table", ["-0.5, 1.5", "0.2, 0.3, 0.5"])
 def test_read_bif_bad_tables_are_model_file_errors(tmp_path, table):
     path = tmp_path / "n.bif"
-    path.write_text("network n {}\nvariable a { type discrete [ 2 ] { x, y }; }\n"
-                    f"probability ( a ) {{ table {table}; }}\n")
+    path.write_text(
+        "network n {}\nvariable a { type discrete [ 2 ] { x, y }; }\n"
+        f"probability ( a ) {{ table {table}; }}\n"
+    )
     with pytest.raises(tl.InvalidModelError, match="not a valid BIF network"):
         tl.read_bif(path)
 
@@ -147,7 +154,7 @@ def _brute_force_text_posterior(X, y, T, event_model):
             prior = len(rows) / len(X)
             if event_model == "multinomial":
                 p = rows.sum(axis=0) / rows.sum()
-                joint.append(prior * np.prod(p ** t))
+                joint.append(prior * np.prod(p**t))
             else:
                 p = (rows > 0).mean(axis=0)
                 b = t > 0
@@ -166,8 +173,11 @@ def test_text_naive_bayes_alpha_zero_is_exact_dense_and_sparse(event_model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # rows impossible in every class
         dense = tl.TextNaiveBayes(event_model=event_model, alpha=0).fit(X, y).predict_proba(T)
-        sparse = tl.TextNaiveBayes(event_model=event_model, alpha=0).fit(
-            sp.csr_matrix(X), y).predict_proba(sp.csr_matrix(T))
+        sparse = (
+            tl.TextNaiveBayes(event_model=event_model, alpha=0)
+            .fit(sp.csr_matrix(X), y)
+            .predict_proba(sp.csr_matrix(T))
+        )
     np.testing.assert_allclose(dense, expected, atol=1e-12)
     np.testing.assert_allclose(sparse, expected, atol=1e-12)
 
@@ -182,9 +192,11 @@ def test_gaussian_tan_calls_a_column_constant_by_the_one_rule():
     centred["v"] += centred["u"] / 1000
     y = np.where(centred["v"] + 0.5 * rng.normal(size=300) > 0, 1, 0)
     shifted = centred.assign(u=centred["u"] + 1.7e9)
-    np.testing.assert_allclose(tl.GaussianTAN().fit(shifted, y).predict_proba(shifted),
-                               tl.GaussianTAN().fit(centred, y).predict_proba(centred),
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        tl.GaussianTAN().fit(shifted, y).predict_proba(shifted),
+        tl.GaussianTAN().fit(centred, y).predict_proba(centred),
+        atol=1e-8,
+    )
     flat = shifted.assign(u=1.7e9)
     with pytest.raises(tl.TreelearnError, match="column 'u' is constant"):
         tl.GaussianTAN().fit(flat, y)

@@ -19,8 +19,9 @@ from sklearn.naive_bayes import CategoricalNB, MultinomialNB
 
 import treelearn as tl
 
-FAST = settings(max_examples=25, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -55,13 +56,16 @@ def _tree_log_likelihoods(df, w):
     """A function: edges -> sum_r w_r log p_T(x_r) of the ML tree with these (undirected)
     edges, by counting (each column's and pair's weighted frequencies counted once)."""
     one = {v: np.log(_weighted_probability(df, w, [v])) for v in df.columns}
-    pair = {(u, v): np.log(_weighted_probability(df, w, [u, v])) - one[u] - one[v]
-            for u, v in itertools.combinations(df.columns, 2)}
+    pair = {
+        (u, v): np.log(_weighted_probability(df, w, [u, v])) - one[u] - one[v]
+        for u, v in itertools.combinations(df.columns, 2)
+    }
     base = sum(one.values())
 
     def score(edges):
         ll = base + sum(pair[(u, v) if (u, v) in pair else (v, u)] for u, v in edges)
         return float(np.sum(w * ll))
+
     return score
 
 
@@ -95,8 +99,9 @@ def test_naive_bayes_equals_categorical_nb(data, alpha):
         return
     cards = [int(X[c].max()) + 1 for c in X.columns]
     cnb = CategoricalNB(alpha=alpha, min_categories=cards).fit(X.to_numpy(), y, sample_weight=w)
-    np.testing.assert_allclose(clf.predict_proba(X), cnb.predict_proba(X.to_numpy()),
-                               rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), cnb.predict_proba(X.to_numpy()), rtol=0, atol=1e-10
+    )
 
 
 @FAST
@@ -108,8 +113,9 @@ def test_a_mixture_of_one_tree_is_the_chow_liu_tree(data):
     except tl.TreelearnError:
         return
     tree = tl.chow_liu(df, sample_weight=w, alpha=1.0)
-    np.testing.assert_allclose(mix.score_samples(df), tree.log_likelihood(df, per_row=True),
-                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        mix.score_samples(df), tree.log_likelihood(df, per_row=True), rtol=1e-10, atol=1e-10
+    )
 
 
 @st.composite
@@ -119,8 +125,10 @@ def gaussian_tables(draw):
     seed = draw(st.integers(0, 2**31))
     scale = draw(st.sampled_from([1e-3, 1.0, 1e4]))
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame(rng.normal(size=(n, d)) * scale + draw(st.sampled_from([0.0, 1e6])),
-                     columns=[f"x{j}" for j in range(d)])
+    X = pd.DataFrame(
+        rng.normal(size=(n, d)) * scale + draw(st.sampled_from([0.0, 1e6])),
+        columns=[f"x{j}" for j in range(d)],
+    )
     y = np.r_[[0, 1] * 4, rng.integers(0, 2, n - 8)]
     w = rng.random(n) + 0.1 if draw(st.booleans()) else np.ones(n)
     return X, y, w
@@ -135,10 +143,13 @@ def _gaussian_posterior(X, y, w, test, reg):
     for c in (0, 1):
         rows, wc = X[y == c], w[y == c]
         mean = np.average(rows, axis=0, weights=wc)
-        cov = ((1 - reg) * np.atleast_2d(np.cov(rows.T, aweights=wc, bias=True))
-               + reg * np.eye(X.shape[1]))
-        logs.append(np.log(wc.sum() / w.sum())
-                    + multivariate_normal(mean, cov, allow_singular=False).logpdf(test))
+        cov = (1 - reg) * np.atleast_2d(np.cov(rows.T, aweights=wc, bias=True)) + reg * np.eye(
+            X.shape[1]
+        )
+        logs.append(
+            np.log(wc.sum() / w.sum())
+            + multivariate_normal(mean, cov, allow_singular=False).logpdf(test)
+        )
     logs = np.column_stack(logs)
     return np.exp(logs - np.logaddexp(logs[:, :1], logs[:, 1:]))
 

@@ -43,7 +43,8 @@ def test_latent_and_cutset_models_keep_their_cpts_distributions(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hidden = tl.HiddenTree(n_states=2, alpha=0, max_iter=5, random_state=seed).fit(
-            data, sample_weight=w)
+            data, sample_weight=w
+        )
         cutset = tl.CutsetNetwork(max_depth=1, min_rows=1e-3, alpha=0).fit(data, sample_weight=w)
     for v in hidden.model_.variables:
         _assert_distributions(hidden.model_.cpt(v), f"HiddenTree {v!r}")
@@ -95,8 +96,14 @@ def test_posteriors_of_classes_equal_to_the_last_bit():
     X = pd.DataFrame({"a": [0, 1] * 50, "b": [0, 0, 1, 1] * 25})
     y = np.array([0, 1] * 50)
     w = np.where(y == 0, 1.0, 1.0 + EPS)  # class weights equal but for the last bit
-    for clf in (tl.NaiveBayes(), tl.TAN(), tl.AODE(), tl.KDB(k=1), tl.BayesianTAN(),
-                tl.ChowLiuMultinet()):
+    for clf in (
+        tl.NaiveBayes(),
+        tl.TAN(),
+        tl.AODE(),
+        tl.KDB(k=1),
+        tl.BayesianTAN(),
+        tl.ChowLiuMultinet(),
+    ):
         proba = clf.fit(X, y, sample_weight=w).predict_proba(X)
         assert ((proba >= 0) & (proba <= 1)).all(), type(clf).__name__
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-15)

@@ -40,8 +40,12 @@ def test_a_planted_temporary_link_is_never_followed(tmp_path):
     assert victim.read_text() == "precious"  # was overwritten with the model's JSON
     assert tl.load(path) == model
     assert os.path.islink(tmp_path / "m.json.tmp")  # left alone
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".m.json.tmp", "m.json",
-                                                          "m.json.tmp", "victim.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".m.json.tmp",
+        "m.json",
+        "m.json.tmp",
+        "victim.txt",
+    ]
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")

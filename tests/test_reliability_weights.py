@@ -31,8 +31,9 @@ def test_whole_weights_are_exact_only_below_the_float_limit():
     assert whole_weights(None) and whole_weights(np.array([1.0, 2.0**52]))
     assert not whole_weights(np.array([2.0**52, 2.0**52]))  # total 2**53: a float sum may round
     assert not whole_weights(np.full(300, 4e16))
-    joint, n = add_counts(np.array([2**62], dtype=np.int64), np.array([2**62], dtype=np.int64),
-                          2**62, 2**62)
+    joint, n = add_counts(
+        np.array([2**62], dtype=np.int64), np.array([2**62], dtype=np.int64), 2**62, 2**62
+    )
     assert joint.dtype == np.float64 and joint[0] == 2.0**63 and n == 2.0**63  # no wrap to -2**63
     small, n_small = add_counts(np.array([3]), np.array([4]), 3, 4)
     assert small.dtype.kind == "i" and n_small == 7 and EXACT_TOTAL == 2.0**53
@@ -48,8 +49,9 @@ def test_constant_whole_weights_do_not_change_chow_liu(scale):
     weighted_mi = tl.mi_graph(ASIA, sample_weight=np.full(len(ASIA), scale))
     for u, v, data in plain_mi.edges(data=True):  # MI sums terms of size ~log k that cancel:
         # its absolute round-off is a few ulps of 1, whatever the weights
-        assert weighted_mi.edges[u, v]["weight"] == pytest.approx(data["weight"], rel=1e-12,
-                                                                   abs=1e-13)
+        assert weighted_mi.edges[u, v]["weight"] == pytest.approx(
+            data["weight"], rel=1e-12, abs=1e-13
+        )
     assert max_cpt_difference(plain, weighted) < 1e-12
     assert weighted.n_rows == pytest.approx(scale * len(ASIA), rel=1e-15)
 
@@ -70,11 +72,18 @@ def test_one_weight_of_two_to_the_63_gives_the_weighted_frequencies():
     np.testing.assert_allclose(model.cpt("asia"), (expect / expect.sum()).to_numpy(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: tl.NaiveBayes(alpha=0), lambda: tl.TAN(alpha=0), lambda: tl.KDB(k=2, alpha=0),
-    lambda: tl.AODE(alpha=0), lambda: tl.ChowLiuMultinet(alpha=0),
-    lambda: tl.MixedNaiveBayes(alpha=0),
-], ids=["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet", "MixedNaiveBayes"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.NaiveBayes(alpha=0),
+        lambda: tl.TAN(alpha=0),
+        lambda: tl.KDB(k=2, alpha=0),
+        lambda: tl.AODE(alpha=0),
+        lambda: tl.ChowLiuMultinet(alpha=0),
+        lambda: tl.MixedNaiveBayes(alpha=0),
+    ],
+    ids=["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet", "MixedNaiveBayes"],
+)
 @pytest.mark.parametrize("scale", [1e17, 1e19])
 def test_constant_whole_weights_do_not_change_a_classifier(make, scale):
     plain = make().fit(X, Y)
@@ -87,13 +96,15 @@ def test_constant_whole_weights_do_not_change_a_classifier(make, scale):
 def test_constant_whole_weights_do_not_change_a_tree_mixture(scale):
     plain = tl.TreeMixture(n_components=1, alpha=0, random_state=0).fit(ASIA)
     weighted = tl.TreeMixture(n_components=1, alpha=0, random_state=0).fit(
-        ASIA, sample_weight=np.full(len(ASIA), scale))
-    np.testing.assert_allclose(weighted.score_samples(ASIA), plain.score_samples(ASIA),
-                               rtol=1e-12)
+        ASIA, sample_weight=np.full(len(ASIA), scale)
+    )
+    np.testing.assert_allclose(weighted.score_samples(ASIA), plain.score_samples(ASIA), rtol=1e-12)
     # and k = 1 is the Chow-Liu tree of the same data
-    np.testing.assert_allclose(plain.score_samples(ASIA),
-                               tl.chow_liu(ASIA, alpha=0).log_likelihood(ASIA, per_row=True),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        plain.score_samples(ASIA),
+        tl.chow_liu(ASIA, alpha=0).log_likelihood(ASIA, per_row=True),
+        rtol=1e-12,
+    )
 
 
 def test_constant_weights_do_not_change_the_numeric_and_text_fits():
@@ -103,19 +114,25 @@ def test_constant_weights_do_not_change_the_numeric_and_text_fits():
     yn = np.where(Xn["c"] > 0, "p", "q")
     w = np.full(len(Xn), 1e19)
     for make in (lambda: tl.GaussianClassifier(), lambda: tl.GaussianTAN()):
-        np.testing.assert_allclose(make().fit(Xn, yn, sample_weight=w).predict_proba(Xn),
-                                   make().fit(Xn, yn).predict_proba(Xn), atol=1e-9)
+        np.testing.assert_allclose(
+            make().fit(Xn, yn, sample_weight=w).predict_proba(Xn),
+            make().fit(Xn, yn).predict_proba(Xn),
+            atol=1e-9,
+        )
     a, b = tl.gaussian_chow_liu(Xn), tl.gaussian_chow_liu(Xn, sample_weight=w)
     assert sorted(a.graph.edges) == sorted(b.graph.edges)
-    np.testing.assert_allclose(b.log_likelihood(Xn, per_row=True), a.log_likelihood(Xn, per_row=True),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        b.log_likelihood(Xn, per_row=True), a.log_likelihood(Xn, per_row=True), rtol=1e-9
+    )
     counts = pd.DataFrame(rng.integers(0, 4, (200, 6)))
     for event_model in ("multinomial", "bernoulli"):
         plain = tl.TextNaiveBayes(event_model=event_model, alpha=0.5).fit(counts, yn)
         heavy = tl.TextNaiveBayes(event_model=event_model, alpha=0.5 * 1e19).fit(
-            counts, yn, sample_weight=w)  # alpha scales with the counts: the same smoothing
-        np.testing.assert_allclose(heavy.predict_proba(counts), plain.predict_proba(counts),
-                                   atol=1e-9)
+            counts, yn, sample_weight=w
+        )  # alpha scales with the counts: the same smoothing
+        np.testing.assert_allclose(
+            heavy.predict_proba(counts), plain.predict_proba(counts), atol=1e-9
+        )
 
 
 def test_weights_whose_total_overflows_are_refused():

@@ -111,7 +111,7 @@ def test_em_expected_counts_are_non_negative_and_exactly_zero_where_impossible(s
         assert (pairs.joint >= 0).all()
         o = pairs.offsets
         for j in range(len(model.variables)):  # a variable's own block is diagonal
-            own = pairs.joint[o[j]:o[j + 1], o[j]:o[j + 1]]
+            own = pairs.joint[o[j] : o[j + 1], o[j] : o[j + 1]]
             assert (own[~np.eye(len(own), dtype=bool)] == 0).all()
     # the expected marginals are the weighted node posteriors, whatever rows were merged
     np.testing.assert_allclose(pairs.marginal(0).sum(), weights.sum(), rtol=1e-12)

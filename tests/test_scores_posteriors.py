@@ -57,8 +57,9 @@ def test_posterior_is_the_normalised_joint(asia, asia_tree):
     got = asia_tree.predict_proba(rows, "lung")
     assert list(got.columns) == asia_tree.states["lung"]
     assert got.index.equals(rows.index)
-    np.testing.assert_allclose(got.to_numpy(), _brute_force_posterior(asia_tree, rows, "lung"),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        got.to_numpy(), _brute_force_posterior(asia_tree, rows, "lung"), rtol=0, atol=1e-12
+    )
     np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-12)
 
 
@@ -97,8 +98,9 @@ def test_posterior_errors(asia, asia_tree):
     with pytest.raises(tl.UnseenStateError):
         asia_tree.predict_proba(bad, "lung")
     # maximum likelihood: b = 1 never occurs with a = 0, so a row (a=0, b=1) is impossible
-    ml = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]}),
-                     alpha=0)
+    ml = tl.chow_liu(
+        pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]}), alpha=0
+    )
     with pytest.raises(tl.TreelearnError, match="probability zero"):
         ml.predict_proba(pd.DataFrame({"a": [0], "b": [1]}), "c")
 
@@ -135,19 +137,25 @@ def test_single_network_log_likelihood_is_its_networks(xy, estimator):
     joint_rows = X.assign(either=y)
     np.testing.assert_allclose(
         clf.log_likelihood(X, y, per_row=True),
-        clf.model_.log_likelihood(joint_rows, per_row=True), rtol=0, atol=1e-10,
+        clf.model_.log_likelihood(joint_rows, per_row=True),
+        rtol=0,
+        atol=1e-10,
     )
     # no labels: the class is summed out of every row (the network scores it missing)
     np.testing.assert_allclose(
         clf.log_likelihood(X, per_row=True),
-        clf.model_.log_likelihood(X.assign(either=np.nan), per_row=True), rtol=0, atol=1e-10,
+        clf.model_.log_likelihood(X.assign(either=np.nan), per_row=True),
+        rtol=0,
+        atol=1e-10,
     )
     # a missing label sums the class out of that row only
     partial = y.astype(object).copy()
     partial.iloc[::4] = np.nan
     np.testing.assert_allclose(
         clf.log_likelihood(X, partial, per_row=True),
-        clf.model_.log_likelihood(X.assign(either=partial), per_row=True), rtol=0, atol=1e-10,
+        clf.model_.log_likelihood(X.assign(either=partial), per_row=True),
+        rtol=0,
+        atol=1e-10,
     )
     report = clf.score_report(X, y)
     assert report.n == len(X) and report.summed_out is None
@@ -226,5 +234,6 @@ def test_multinet_sample(xy):
 def test_single_network_sample_is_its_networks(xy, estimator):
     X, y = xy
     clf = estimator().fit(X, y)
-    pd.testing.assert_frame_equal(clf.sample(100, random_state=0),
-                                  clf.model_.sample(100, random_state=0))
+    pd.testing.assert_frame_equal(
+        clf.sample(100, random_state=0), clf.model_.sample(100, random_state=0)
+    )

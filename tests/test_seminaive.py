@@ -28,7 +28,9 @@ from treelearn.structure._trees import penalised_forest, spanning_skeleton
 
 
 # ---------------------------------------------------------------- data and oracles
-def dependent_data(n: int, d: int, seed: int, cards=(2, 3, 2, 4, 3, 2)) -> tuple[pd.DataFrame, pd.Series]:
+def dependent_data(
+    n: int, d: int, seed: int, cards=(2, 3, 2, 4, 3, 2)
+) -> tuple[pd.DataFrame, pd.Series]:
     """Features that depend on the class and on each other (a chain with noise)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
@@ -93,8 +95,10 @@ def test_kdb_posterior_is_the_product_of_groupby_cpts(k):
     clf = tl.KDB(k=k, alpha=alpha).fit(X, y)
     df = X.assign(C=y)
     states = {c: sorted(df[c].unique()) for c in df.columns}
-    cpts = {f: (clf.model_.parents(f), cpt_by_groupby(df, f, clf.model_.parents(f), alpha, states))
-            for f in X.columns}
+    cpts = {
+        f: (clf.model_.parents(f), cpt_by_groupby(df, f, clf.model_.parents(f), alpha, states))
+        for f in X.columns
+    }
     test = X.iloc[::7]
     expected = []
     for _, row in test.iterrows():
@@ -112,8 +116,11 @@ def test_kdb_posterior_is_the_product_of_groupby_cpts(k):
 
 def test_kdb_zero_is_naive_bayes_and_missing_values_are_summed_out():
     X, y = dependent_data(300, 5, seed=3)
-    np.testing.assert_allclose(tl.KDB(k=0).fit(X, y).predict_proba(X),
-                               tl.NaiveBayes().fit(X, y).predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(
+        tl.KDB(k=0).fit(X, y).predict_proba(X),
+        tl.NaiveBayes().fit(X, y).predict_proba(X),
+        rtol=1e-12,
+    )
     clf = tl.KDB(k=2).fit(X, y)
     row = X.iloc[[4]].astype(float)
     row.iloc[0, 2] = np.nan
@@ -172,8 +179,9 @@ def test_aode_matches_the_formula(alpha, min_count):
     X, y = dependent_data(250, 5, seed=5)
     test = X.iloc[::9]
     clf = tl.AODE(alpha=alpha, min_count=min_count).fit(X, y)
-    np.testing.assert_allclose(clf.predict_proba(test),
-                               aode_posterior(X, y, test, alpha, min_count), rtol=1e-9)
+    np.testing.assert_allclose(
+        clf.predict_proba(test), aode_posterior(X, y, test, alpha, min_count), rtol=1e-9
+    )
 
 
 def test_aode_networks_are_the_terms_of_the_average():
@@ -182,8 +190,9 @@ def test_aode_networks_are_the_terms_of_the_average():
     assert sorted(clf.models_) == list(X.columns)
     row = X.iloc[[3]]
     for c_index, c in enumerate(clf.classes_):
-        terms = [np.exp(m.log_likelihood(row.assign(C=c), per_row=True)[0])
-                 for m in clf.models_.values()]
+        terms = [
+            np.exp(m.log_likelihood(row.assign(C=c), per_row=True)[0]) for m in clf.models_.values()
+        ]
         assert np.isclose(np.log(np.mean(terms)), clf.predict_joint_log_proba(row)[0, c_index])
     assert clf.models_["f2"].parents("f0") == ["C", "f2"]
 
@@ -304,12 +313,14 @@ def test_chow_liu_aic_forest_is_brute_force_best():
     names = list(X.columns)
     n = len(X)
     k = [X[f].nunique() for f in names]
-    gain = np.array([[n * mutual_info_score(X[a], X[b]) if a != b else 0 for b in names]
-                     for a in names])
+    gain = np.array(
+        [[n * mutual_info_score(X[a], X[b]) if a != b else 0 for b in names] for a in names]
+    )
     penalty = np.array([[(ka - 1) * (kb - 1) for kb in k] for ka in k], dtype=float)
     model = tl.chow_liu(X, forest="aic")
     assert {frozenset(e) for e in model.graph.to_undirected().edges()} == brute_best_forest(
-        names, gain, penalty)
+        names, gain, penalty
+    )
 
 
 def test_bic_and_aic_forests_of_the_matrix_and_the_graph_agree():
@@ -345,8 +356,9 @@ def test_chow_liu_constrained_tree_is_brute_force_best(seed):
     pairs = [tuple(rng.choice(names, 2, replace=False)) for _ in range(4)]
     white = pairs[:1]
     black = [p for p in pairs[1:] if frozenset(p) != frozenset(white[0])]
-    expected = brute_best_tree(names, mi, {frozenset(p) for p in white},
-                               {frozenset(p) for p in black})
+    expected = brute_best_tree(
+        names, mi, {frozenset(p) for p in white}, {frozenset(p) for p in black}
+    )
     model = tl.chow_liu(X, whitelist=white, blacklist=black)
     assert {frozenset(e) for e in model.graph.to_undirected().edges()} == expected
     tan = tl.TAN(whitelist=white, blacklist=black).fit(X, pd.Series(X["f0"] > 0, name="C"))

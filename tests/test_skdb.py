@@ -36,8 +36,10 @@ def loo_by_refitting(X, y, order, parents, max_k, alpha, loss, w, log_prior=None
             joint = np.zeros(len(classes))
             for ci, c in enumerate(classes):  # the refitted model's log p(x_i, c)
                 if log_prior is None:
-                    joint[ci] = np.log((w[rest & (labels == c)].sum() + alpha) /
-                                       (w[rest].sum() + len(classes) * alpha))
+                    joint[ci] = np.log(
+                        (w[rest & (labels == c)].sum() + alpha)
+                        / (w[rest].sum() + len(classes) * alpha)
+                    )
                 else:
                     joint[ci] = log_prior[ci]
             terms = [joint.copy()]
@@ -58,11 +60,13 @@ def loo_by_refitting(X, y, order, parents, max_k, alpha, loss, w, log_prior=None
     return out
 
 
-@pytest.mark.parametrize(("loss", "weighted", "alpha"), [("log_loss", False, 1.0),
-                                                          ("log_loss", True, 0.5),
-                                                          ("zero_one", False, 1.0)])
-def test_leave_one_out_from_counts_is_refitting_and_the_choice_is_the_grid_best(loss, weighted,
-                                                                                   alpha):
+@pytest.mark.parametrize(
+    ("loss", "weighted", "alpha"),
+    [("log_loss", False, 1.0), ("log_loss", True, 0.5), ("zero_one", False, 1.0)],
+)
+def test_leave_one_out_from_counts_is_refitting_and_the_choice_is_the_grid_best(
+    loss, weighted, alpha
+):
     X, y = data(60, seed=7)
     w = np.random.default_rng(1).random(60) * 2 + 0.1 if weighted else None
     clf = tl.SKDB(max_k=2, loss=loss, alpha=alpha).fit(X, y, sample_weight=w)
@@ -88,15 +92,17 @@ def test_fixed_prior_is_not_left_out_and_the_model_predicts_as_its_network():
     kdb = tl.KDB(k=1).fit(X, y)
     order = list(kdb.feature_order_)
     parents = {f: kdb.model_.parents(f)[1:] for f in order}
-    want = loo_by_refitting(X, y, order, parents, 1, 1.0, "log_loss", None,
-                            log_prior=np.log(np.full(3, 1 / 3)))
+    want = loo_by_refitting(
+        X, y, order, parents, 1, 1.0, "log_loss", None, log_prior=np.log(np.full(3, 1 / 3))
+    )
     np.testing.assert_allclose(clf.loo_loss_, want, rtol=1e-10, atol=1e-10)
     # the isolated features change no posterior: the network of the chosen features alone
     chosen = list(clf.selected_features_)
     ref = tl.KDB(k=clf.k_, fit_prior=False).fit(X[chosen], y) if chosen else None
     if ref is not None and list(ref.feature_order_) == chosen:
-        np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X[chosen]),
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            clf.predict_proba(X), ref.predict_proba(X[chosen]), rtol=0, atol=1e-12
+        )
 
 
 def test_selection_drops_noise_features_and_keeps_the_informative_ones():
@@ -131,8 +137,12 @@ def test_partial_fit_and_save_round_trip(tmp_path):
     X, y = data(400, seed=2)
     clf = tl.SKDB(max_k=2)
     for part in np.array_split(np.arange(400), 4):
-        clf.partial_fit(X.iloc[part], y.iloc[part], classes=["a", "b", "c"],
-                        states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None)
+        clf.partial_fit(
+            X.iloc[part],
+            y.iloc[part],
+            classes=["a", "b", "c"],
+            states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None,
+        )
     ref = tl.SKDB(max_k=2).fit(X, y)
     np.testing.assert_allclose(clf.loo_loss_, ref.loo_loss_, rtol=1e-12)
     assert (clf.k_, list(clf.selected_features_)) == (ref.k_, list(ref.selected_features_))
@@ -162,8 +172,9 @@ def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
     from treelearn.sources._count import count_by_class
     from treelearn.stats._settings import LearningSettings
 
-    want = build_model(clf.model_.graph.copy(), count_by_class(X, y),
-                       LearningSettings(method="skdb", alpha=1.0))
+    want = build_model(
+        clf.model_.graph.copy(), count_by_class(X, y), LearningSettings(method="skdb", alpha=1.0)
+    )
     for v in X.columns:
         np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
 
@@ -181,8 +192,9 @@ def test_the_fast_paths_equal_their_definitions():
     own = joint[y, np.arange(500)]
     want = w @ (np.logaddexp.reduce(joint, axis=0) - own)
     assert np.isclose(_log_loss(joint, own, w, np.empty_like(joint)), want, rtol=1e-13)
-    assert _zero_one(joint, own, y, w) == pytest.approx(w @ (np.argmax(joint, axis=0) != y),
-                                                        rel=1e-13)
+    assert _zero_one(joint, own, y, w) == pytest.approx(
+        w @ (np.argmax(joint, axis=0) != y), rel=1e-13
+    )
     # without weights every row takes off 1 (a table); weights of 1 take the per-row path
     X, y = data(80, seed=5)
     plain = tl.SKDB(max_k=2).fit(X, y)

@@ -84,30 +84,55 @@ EXPECTED_FAILED = {
     "ChowLiuMultinet": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "KDB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "AODE": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
-    "BayesianTAN": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
-                    "check_estimators_nan_inf": CONTINUOUS_INF},
+    "BayesianTAN": {
+        "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+        "check_estimators_nan_inf": CONTINUOUS_INF,
+    },
     "GaussianClassifier": GAUSSIAN,
     "GaussianTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT},
     "TextNaiveBayes": {"check_dtype_object": OBJECT_NUMBERS},
-    "SKDB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
-             "check_fit_score_takes_y": PARTIAL_AFTER_FIT,
-             "check_estimators_nan_inf": CONTINUOUS_INF},
+    "SKDB": {
+        "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+        "check_fit_score_takes_y": PARTIAL_AFTER_FIT,
+        "check_estimators_nan_inf": CONTINUOUS_INF,
+    },
     "AnDE": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "WeightedNaiveBayes": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "AWNB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
     "MANB": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X},
-    **{name: {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
-              "check_estimators_nan_inf": CONTINUOUS_INF}
-       for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent", "ETAN")},
+    **{
+        name: {
+            "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+            "check_estimators_nan_inf": CONTINUOUS_INF,
+        }
+        for name in ("FSSJ", "BSEJ", "TANHillClimb", "TANSuperParent", "ETAN")
+    },
     "MixedNaiveBayes": {},  # continuous floats are Gaussian columns: every check applies
     "MixedTAN": {},  # the same: a class-conditional CLG tree of Gaussian columns
-    "CopulaTAN": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT,
-                  "check_n_features_in_after_fitting": SAME_RANKS},
+    "CopulaTAN": {
+        **GAUSSIAN,
+        "check_estimators_nan_inf": MISSING_SUMMED_OUT,
+        "check_n_features_in_after_fitting": SAME_RANKS,
+    },
     "KernelTAN": GAUSSIAN,
-    "Discretizer": dict.fromkeys(("check_pipeline_consistency", "check_estimators_pickle", "check_transformer_data_not_an_array", "check_transformer_general", "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit_idempotent"), CATEGORICAL_OUTPUT),
-    "TreeMixture": {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
-                    "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
-                    "check_estimators_nan_inf": CONTINUOUS_INF},
+    "Discretizer": dict.fromkeys(
+        (
+            "check_pipeline_consistency",
+            "check_estimators_pickle",
+            "check_transformer_data_not_an_array",
+            "check_transformer_general",
+            "check_transformer_preserve_dtypes",
+            "check_methods_sample_order_invariance",
+            "check_methods_subset_invariance",
+            "check_fit_idempotent",
+        ),
+        CATEGORICAL_OUTPUT,
+    ),
+    "TreeMixture": {
+        "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+        "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
+        "check_estimators_nan_inf": CONTINUOUS_INF,
+    },
 }
 
 QUERY_PROBA = (
@@ -116,32 +141,71 @@ QUERY_PROBA = (
     "tests/test_cutset.py), not a classifier's predict_proba(X); the check calls it without "
     "the target"
 )
-_QUERY_CHECKS = ("check_estimators_unfitted", "check_n_features_in_after_fitting",
-                 "check_estimators_dtypes", "check_estimators_pickle",
-                 "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-                 "check_dict_unchanged", "check_fit_idempotent", "check_fit2d_predict1d")
-DENSITY = {"check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
-           "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
-           "check_estimators_nan_inf": CONTINUOUS_INF}
+_QUERY_CHECKS = (
+    "check_estimators_unfitted",
+    "check_n_features_in_after_fitting",
+    "check_estimators_dtypes",
+    "check_estimators_pickle",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_dict_unchanged",
+    "check_fit_idempotent",
+    "check_fit2d_predict1d",
+)
+DENSITY = {
+    "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
+    "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
+    "check_estimators_nan_inf": CONTINUOUS_INF,
+}
 QUERIES = {**DENSITY, **dict.fromkeys(_QUERY_CHECKS, QUERY_PROBA)}
-EXPECTED_FAILED.update({
-    "HiddenTree": QUERIES,
-    "HiddenMarkovModel": QUERIES,
-    # its fit and scores take 0/1 sparse input (tests/test_cutset.py); the sparse checks then
-    # call predict_proba(X) without the target (it has no predict to stop at first)
-    "CutsetNetwork": {**QUERIES, **dict.fromkeys(("check_estimator_sparse_array",
-                                                  "check_estimator_sparse_matrix"), QUERY_PROBA)},
-    "BaggedTrees": DENSITY,
-})
+EXPECTED_FAILED.update(
+    {
+        "HiddenTree": QUERIES,
+        "HiddenMarkovModel": QUERIES,
+        # its fit and scores take 0/1 sparse input (tests/test_cutset.py); the sparse checks then
+        # call predict_proba(X) without the target (it has no predict to stop at first)
+        "CutsetNetwork": {
+            **QUERIES,
+            **dict.fromkeys(
+                ("check_estimator_sparse_array", "check_estimator_sparse_matrix"), QUERY_PROBA
+            ),
+        },
+        "BaggedTrees": DENSITY,
+    }
+)
 
-ESTIMATORS = [tl.NaiveBayes(), tl.TAN(), tl.ChowLiuMultinet(), tl.KDB(), tl.AODE(),
-              tl.BayesianTAN(), tl.GaussianClassifier(), tl.GaussianTAN(), tl.TextNaiveBayes(),
-              tl.MixedNaiveBayes(), tl.MixedTAN(), tl.CopulaTAN(), tl.KernelTAN(),
-              tl.Discretizer(), tl.TreeMixture(),
-              tl.SKDB(max_k=2), tl.AnDE(n=2), tl.WeightedNaiveBayes(), tl.FSSJ(), tl.BSEJ(),
-              tl.TANHillClimb(), tl.TANSuperParent(), tl.TAN(criterion="fcll"), tl.AWNB(),
-              tl.MANB(), tl.ETAN(), tl.HiddenTree(),
-              tl.HiddenMarkovModel(), tl.CutsetNetwork(), tl.BaggedTrees()]
+ESTIMATORS = [
+    tl.NaiveBayes(),
+    tl.TAN(),
+    tl.ChowLiuMultinet(),
+    tl.KDB(),
+    tl.AODE(),
+    tl.BayesianTAN(),
+    tl.GaussianClassifier(),
+    tl.GaussianTAN(),
+    tl.TextNaiveBayes(),
+    tl.MixedNaiveBayes(),
+    tl.MixedTAN(),
+    tl.CopulaTAN(),
+    tl.KernelTAN(),
+    tl.Discretizer(),
+    tl.TreeMixture(),
+    tl.SKDB(max_k=2),
+    tl.AnDE(n=2),
+    tl.WeightedNaiveBayes(),
+    tl.FSSJ(),
+    tl.BSEJ(),
+    tl.TANHillClimb(),
+    tl.TANSuperParent(),
+    tl.TAN(criterion="fcll"),
+    tl.AWNB(),
+    tl.MANB(),
+    tl.ETAN(),
+    tl.HiddenTree(),
+    tl.HiddenMarkovModel(),
+    tl.CutsetNetwork(),
+    tl.BaggedTrees(),
+]
 
 
 def test_every_estimator_is_checked():
@@ -152,8 +216,11 @@ def test_every_estimator_is_checked():
     assert public == {type(e).__name__ for e in ESTIMATORS} == set(EXPECTED_FAILED)
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILED[type(e).__name__],
-                         xfail_strict=True)
+@parametrize_with_checks(
+    ESTIMATORS,
+    expected_failed_checks=lambda e: EXPECTED_FAILED[type(e).__name__],
+    xfail_strict=True,
+)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # alpha=0-free, but tiny data warns
@@ -236,8 +303,9 @@ def test_column_vector_y_warns_and_fits_the_same(features):
 
 def test_wrong_number_of_array_features_and_1d_x(features):
     clf = tl.NaiveBayes().fit(features.to_numpy(), [0, 1, 1, 0, 0, 1])
-    with pytest.raises(tl.FeatureMismatchError,
-                       match="X has 1 features, but NaiveBayes is expecting 2 features"):
+    with pytest.raises(
+        tl.FeatureMismatchError, match="X has 1 features, but NaiveBayes is expecting 2 features"
+    ):
         clf.predict(features.to_numpy()[:, :1])
     with pytest.raises(tl.TreelearnError, match="Reshape your data"):
         clf.predict(features.to_numpy()[0])
@@ -261,7 +329,6 @@ def test_training_data_never_modified(features):
     copy = features.copy()
     tl.TAN().fit(features, pd.Series([0.25, 1.5] * 3))
     pd.testing.assert_frame_equal(features, copy)
-
 
 
 def test_dask_target_follows_the_same_rule(features):

@@ -17,8 +17,9 @@ from treelearn.stats._settings import LearningSettings
 @pytest.mark.parametrize("prior", ["lidstone", "bdeu", "m-estimate"])
 def test_build_model_cpts_equal_estimate_cpt_of_each_family(prior):
     rng = np.random.default_rng(3)
-    df = pd.DataFrame({"a": rng.integers(0, 3, 200), "b": rng.integers(0, 2, 200),
-                       "c": rng.integers(0, 4, 200)})
+    df = pd.DataFrame(
+        {"a": rng.integers(0, 3, 200), "b": rng.integers(0, 2, 200), "c": rng.integers(0, 4, 200)}
+    )
     w = rng.uniform(0.1, 2.0, 200)
     structure = nx.DiGraph([("a", "b"), ("a", "c")])
     settings = LearningSettings(alpha=0.7, prior=prior, equivalent_sample_size=3.0, m=2.0)

@@ -23,8 +23,9 @@ ASIA = pd.read_csv("datasets/asia.csv")
 def virtual(variable, weights, states):
     from pgmpy.factors.discrete import TabularCPD
 
-    return TabularCPD(variable, len(weights), [[w] for w in weights],
-                      state_names={variable: list(states)})
+    return TabularCPD(
+        variable, len(weights), [[w] for w in weights], state_names={variable: list(states)}
+    )
 
 
 def pgmpy_query(model, variables, evidence, soft):
@@ -33,8 +34,13 @@ def pgmpy_query(model, variables, evidence, soft):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ve = VariableElimination(model.to_pgmpy())
-        q = ve.query(variables, evidence=evidence or None, show_progress=False, joint=True,
-                     virtual_evidence=[virtual(v, w, model.states[v]) for v, w in soft.items()])
+        q = ve.query(
+            variables,
+            evidence=evidence or None,
+            show_progress=False,
+            joint=True,
+            virtual_evidence=[virtual(v, w, model.states[v]) for v, w in soft.items()],
+        )
     return q.values
 
 
@@ -84,13 +90,15 @@ def test_query_and_marginals_equal_pgmpy_virtual_evidence(models, name, soft, ha
         got = m.query(target, evidence=evidence).to_numpy()
         np.testing.assert_allclose(got, expected, atol=1e-12)
     expected = pgmpy_query(m, ["lung", "tub"], hard, soft)
-    np.testing.assert_allclose(m.query(["lung", "tub"], evidence=evidence).to_numpy(),
-                               expected.ravel(), atol=1e-12)
+    np.testing.assert_allclose(
+        m.query(["lung", "tub"], evidence=evidence).to_numpy(), expected.ravel(), atol=1e-12
+    )
     marginals = m.marginals(evidence)
     assert set(marginals) == set(m.variables) - set(hard)  # soft variables get posteriors
     for v in ["smoke", "bronc"]:
-        np.testing.assert_allclose(marginals[v].to_numpy(), pgmpy_query(m, [v], hard, soft),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            marginals[v].to_numpy(), pgmpy_query(m, [v], hard, soft), atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("name", ["tree", "tan", "kdb"])
@@ -116,7 +124,8 @@ def test_sampling_given_a_likelihood(models, name):
     p = expected["yes"]
     assert abs(share - p) < 4 * np.sqrt(p * (1 - p) / len(rows))
     assert (rows["smoke"] == "yes").mean() == pytest.approx(
-        m.query("smoke", evidence=soft)["yes"], abs=0.02)
+        m.query("smoke", evidence=soft)["yes"], abs=0.02
+    )
 
 
 def test_a_one_hot_likelihood_is_hard_evidence(models):
@@ -136,15 +145,18 @@ def test_a_likelihood_on_the_queried_variable(models):
         m.query("smoke", evidence={"smoke": "yes"})
 
 
-@pytest.mark.parametrize("bad,match", [
-    ([0.5, -0.1], "negative weight"),
-    ([0.5, np.nan], "not finite"),
-    ([1.0, 2.0, 3.0], "3 weight"),
-    ([0.0, 0.0], "all zero"),
-    ({"maybe": 1.0}, "maybe"),
-    (["a", "b"], "not numbers"),
-    ({"yes": "x"}, "not a number"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ([0.5, -0.1], "negative weight"),
+        ([0.5, np.nan], "not finite"),
+        ([1.0, 2.0, 3.0], "3 weight"),
+        ([0.0, 0.0], "all zero"),
+        ({"maybe": 1.0}, "maybe"),
+        (["a", "b"], "not numbers"),
+        ({"yes": "x"}, "not a number"),
+    ],
+)
 def test_bad_likelihoods_name_the_variable_and_the_fix(models, bad, match):
     m = models["tree"]
     with pytest.raises(tl.TreelearnError, match=match) as info:
@@ -152,8 +164,11 @@ def test_bad_likelihoods_name_the_variable_and_the_fix(models, bad, match):
     assert "smoke" in str(info.value)
     if match != "maybe":
         assert "give one non-negative weight per state" in str(info.value)
-    for call in (lambda: m.marginals({"smoke": bad}), lambda: m.map_query({"smoke": bad}),
-                 lambda: m.sample(3, evidence={"smoke": bad})):
+    for call in (
+        lambda: m.marginals({"smoke": bad}),
+        lambda: m.map_query({"smoke": bad}),
+        lambda: m.sample(3, evidence={"smoke": bad}),
+    ):
         with pytest.raises(tl.TreelearnError):
             call()
 

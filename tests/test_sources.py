@@ -36,8 +36,13 @@ def _numbers(n=600, seed=0):
 # ---------------------------------------------------------------------- kinds
 def test_every_kind_is_recognised_once_in_order(tmp_path):
     table = encode(pd.DataFrame({"a": [0, 1]}))
-    examples = {"table": table, "sparse": sp.csr_matrix(np.eye(2)), "path": "x.csv",
-                "frame": pd.DataFrame({"a": [1]}), "array": np.zeros((2, 2))}
+    examples = {
+        "table": table,
+        "sparse": sp.csr_matrix(np.eye(2)),
+        "path": "x.csv",
+        "frame": pd.DataFrame({"a": [1]}),
+        "array": np.zeros((2, 2)),
+    }
     for name, data in examples.items():
         assert kind_of(data).name == name
         assert next(k.name for k in KINDS if k.recognises(data)) == name
@@ -58,25 +63,39 @@ def test_by_kind_refuses_a_kind_with_one_error_saying_why():
 
 
 # ---------------------------------------------------------------------- the one conversion
-@pytest.mark.parametrize("convert", [
-    lambda X: as_frame(X), lambda X: numeric_matrix(X), lambda X: term_matrix(X),
-    lambda X: gaussian_statistics(X), lambda X: tl.gaussian_chow_liu(X),
-])
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda X: as_frame(X),
+        lambda X: numeric_matrix(X),
+        lambda X: term_matrix(X),
+        lambda X: gaussian_statistics(X),
+        lambda X: tl.gaussian_chow_liu(X),
+    ],
+)
 def test_one_error_for_each_problem_whoever_converts(convert):
-    with pytest.raises(tl.InputTypeError, match=r"X must be 2-D .* shape \(3,\)\. Reshape your data"):
+    with pytest.raises(
+        tl.InputTypeError, match=r"X must be 2-D .* shape \(3,\)\. Reshape your data"
+    ):
         convert(np.array([1.0, 2.0, 3.0]))
     with pytest.raises(tl.InputTypeError, match=r"shape \(\)\. Reshape"):
         convert(np.float64(1.0))
-    with pytest.raises(tl.TreelearnError, match="X holds complex numbers: Complex data not supported"):
+    with pytest.raises(
+        tl.TreelearnError, match="X holds complex numbers: Complex data not supported"
+    ):
         convert(np.ones((3, 2)) * 1j)
 
 
-@pytest.mark.parametrize("convert, learner", [
-    (lambda X: as_frame(X, learner="L"), "L"), (lambda X: numeric_matrix(X, learner="L"), "L"),
-    (lambda X: gaussian_statistics(X), "a Gaussian learner"),
-    (lambda X: tl.gaussian_chow_liu(X), "gaussian_chow_liu"),
-    (lambda X: tl.TreeMixture().fit(X), None),
-])
+@pytest.mark.parametrize(
+    "convert, learner",
+    [
+        (lambda X: as_frame(X, learner="L"), "L"),
+        (lambda X: numeric_matrix(X, learner="L"), "L"),
+        (lambda X: gaussian_statistics(X), "a Gaussian learner"),
+        (lambda X: tl.gaussian_chow_liu(X), "gaussian_chow_liu"),
+        (lambda X: tl.TreeMixture().fit(X), None),
+    ],
+)
 def test_a_sparse_matrix_where_a_dense_table_is_needed(convert, learner):
     X = sp.csr_matrix(np.ones((4, 2)))
     if learner is None:  # TreeMixture takes sparse 0/1 data: it is a dense table then
@@ -84,9 +103,11 @@ def test_a_sparse_matrix_where_a_dense_table_is_needed(convert, learner):
         return
     with pytest.raises(tl.InputTypeError) as info:
         convert(X)
-    assert str(info.value) == (f"{learner} cannot take a scipy.sparse matrix (csr_matrix): it "
-                               f"needs a dense table; pass X.toarray() (or a DataFrame) if it "
-                               f"fits in memory")
+    assert str(info.value) == (
+        f"{learner} cannot take a scipy.sparse matrix (csr_matrix): it "
+        f"needs a dense table; pass X.toarray() (or a DataFrame) if it "
+        f"fits in memory"
+    )
 
 
 def test_text_where_numbers_are_needed_names_the_column_and_the_fix():
@@ -96,7 +117,9 @@ def test_text_where_numbers_are_needed_names_the_column_and_the_fix():
             numeric_matrix(df[["a", bad]], learner="L")
         assert info.value.column == bad
         assert f"column {bad!r} is not numeric" in str(info.value) and shown in str(info.value)
-        assert str(info.value).endswith("L needs numeric columns only: drop it, or encode it as numbers")
+        assert str(info.value).endswith(
+            "L needs numeric columns only: drop it, or encode it as numbers"
+        )
     with pytest.raises(tl.TreelearnError, match="column 'z' holds complex numbers"):
         numeric_matrix(pd.DataFrame({"z": [1 + 1j, 2 + 0j]}))
     # an object array of numbers is numbers
@@ -105,7 +128,9 @@ def test_text_where_numbers_are_needed_names_the_column_and_the_fix():
 
 def test_missing_and_infinite_values_name_the_column():
     df = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [0.0, 1.0, np.inf]})
-    with pytest.raises(tl.MissingValuesError, match=r"column 'a' has 1 missing value\(s\) \(NaN in rows \[1\]\)"):
+    with pytest.raises(
+        tl.MissingValuesError, match=r"column 'a' has 1 missing value\(s\) \(NaN in rows \[1\]\)"
+    ):
         numeric_matrix(df)
     with pytest.raises(tl.TreelearnError, match="column 'b' has 1 infinite"):
         numeric_matrix(df, missing="pairwise")
@@ -137,8 +162,9 @@ def test_gaussian_statistics_are_numpys_weighted_moments():
     s = gaussian_statistics(df[["a", "b", "c"]], sample_weight=w)
     assert s.n == w.sum()
     np.testing.assert_allclose(s.mean, np.average(X, axis=0, weights=w), rtol=1e-13)
-    np.testing.assert_allclose(s.covariance, np.cov(X, rowvar=False, aweights=w, bias=True),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        s.covariance, np.cov(X, rowvar=False, aweights=w, bias=True), rtol=1e-12
+    )
 
 
 def test_merged_chunks_are_the_moments_of_all_rows():
@@ -147,8 +173,9 @@ def test_merged_chunks_are_the_moments_of_all_rows():
     X, w = rng.normal(size=(101, 4)) * [1, 10, 0.1, 3], rng.uniform(0, 2, 101)
     whole = GaussianStatistics.of_rows(list("abcd"), X, w)
     for cut in (1, 37, 100):
-        parts = (GaussianStatistics.of_rows(list("abcd"), X[:cut], w[:cut])
-                 + GaussianStatistics.of_rows(list("abcd"), X[cut:], w[cut:]))
+        parts = GaussianStatistics.of_rows(
+            list("abcd"), X[:cut], w[:cut]
+        ) + GaussianStatistics.of_rows(list("abcd"), X[cut:], w[cut:])
         np.testing.assert_allclose(parts.covariance, whole.covariance, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(parts.mean, whole.mean, rtol=1e-13)
         assert parts.n == pytest.approx(whole.n, rel=1e-14)
@@ -168,8 +195,9 @@ def test_class_gaussians_are_per_class_weighted_moments_and_pool_to_the_whole():
         Xc, wc = X[rows].to_numpy(), w[rows].to_numpy(dtype=float)
         assert s.rows[c] == rows.sum() and s.weight[c] == wc.sum()
         np.testing.assert_allclose(s.mean[c], np.average(Xc, axis=0, weights=wc), rtol=1e-13)
-        np.testing.assert_allclose(s.covariance[c], np.cov(Xc, rowvar=False, aweights=wc,
-                                                           bias=True), rtol=1e-12)
+        np.testing.assert_allclose(
+            s.covariance[c], np.cov(Xc, rowvar=False, aweights=wc, bias=True), rtol=1e-12
+        )
     whole = gaussian_statistics(X, sample_weight=w)
     pooled = s.pooled()
     np.testing.assert_allclose(pooled.mean, whole.mean, rtol=1e-13)
@@ -190,17 +218,26 @@ def test_variances_by_class_are_gaussian_nbs_theta_and_var():
     # (scikit-learn's is of the unweighted variance, whatever the weights)
     plain = variances_by_class(X, y)
     smoothed = GaussianNB(var_smoothing=1e-3).fit(X, y)
-    np.testing.assert_allclose(plain.variance + 1e-3 * plain.overall_variance().max(),
-                               smoothed.var_, rtol=1e-12)
-    np.testing.assert_allclose(v.overall_variance(),
-                               np.diag(np.cov(X.to_numpy(), rowvar=False, aweights=w, bias=True)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        plain.variance + 1e-3 * plain.overall_variance().max(), smoothed.var_, rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        v.overall_variance(),
+        np.diag(np.cov(X.to_numpy(), rowvar=False, aweights=w, bias=True)),
+        rtol=1e-12,
+    )
 
 
 def test_variances_by_class_sum_missing_cells_out_and_read_only_the_columns_named():
     rng = np.random.default_rng(5)
-    df = pd.DataFrame({"t": rng.normal(size=300), "s": rng.normal(size=300) * 4,
-                       "cat": rng.choice(["p", "q"], 300), "y": rng.choice([0, 1], 300)})
+    df = pd.DataFrame(
+        {
+            "t": rng.normal(size=300),
+            "s": rng.normal(size=300) * 4,
+            "cat": rng.choice(["p", "q"], 300),
+            "y": rng.choice([0, 1], 300),
+        }
+    )
     df.loc[rng.random(300) < 0.2, "t"] = np.nan
     v = variances_by_class(df, df["y"], columns=["t", "s"])
     assert v.variables == ["t", "s"]
@@ -209,8 +246,9 @@ def test_variances_by_class_sum_missing_cells_out_and_read_only_the_columns_name
         np.testing.assert_allclose(v.observed[c], part[["t", "s"]].notna().sum().to_numpy())
         assert v.weight[c] == len(part)  # the class's weight, whatever is missing
         np.testing.assert_allclose(v.mean[c], part[["t", "s"]].mean().to_numpy(), rtol=1e-13)
-        np.testing.assert_allclose(v.variance[c], part[["t", "s"]].var(ddof=0).to_numpy(),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            v.variance[c], part[["t", "s"]].var(ddof=0).to_numpy(), rtol=1e-12
+        )
     with pytest.raises(tl.ColumnNotFoundError, match="'zz'"):
         variances_by_class(df, df["y"], columns=["zz"])
     with pytest.raises(tl.TreelearnError, match="'cat' is not numeric"):
@@ -224,18 +262,21 @@ def test_per_class_statistics_from_a_file_in_chunks_equal_in_memory(tmp_path):
     df.to_csv(path, index=False)
     features = df[["a", "b", "c"]]
     v_mem = variances_by_class(features, df["y"], sample_weight=df["w"])
-    v_file = variances_by_class(path, "y", columns=["a", "b", "c"], sample_weight="w",
-                                chunksize=1000)
+    v_file = variances_by_class(
+        path, "y", columns=["a", "b", "c"], sample_weight="w", chunksize=1000
+    )
     for field in ("weight", "observed", "mean", "variance"):
         np.testing.assert_allclose(getattr(v_file, field), getattr(v_mem, field), rtol=1e-12)
     np.testing.assert_allclose(v_mem.weight, df.groupby("y")["w"].sum().to_numpy(), rtol=1e-12)
     assert v_file.classes.tolist() == v_mem.classes.tolist() and (v_file.rows == v_mem.rows).all()
     complete = df.dropna()
-    g_mem = gaussian_statistics_by_class(complete[["a", "b", "c"]], complete["y"],
-                                         sample_weight=complete["w"])
+    g_mem = gaussian_statistics_by_class(
+        complete[["a", "b", "c"]], complete["y"], sample_weight=complete["w"]
+    )
     complete.drop(columns=["y"]).assign(label=complete["y"]).to_csv(tmp_path / "c.csv", index=False)
-    g_file = gaussian_statistics_by_class(tmp_path / "c.csv", "label", sample_weight="w",
-                                          chunksize=1000)
+    g_file = gaussian_statistics_by_class(
+        tmp_path / "c.csv", "label", sample_weight="w", chunksize=1000
+    )
     assert isinstance(g_file, ClassGaussianStatistics)
     np.testing.assert_allclose(g_file.covariance, g_mem.covariance, rtol=1e-11, atol=1e-14)
     np.testing.assert_allclose(g_file.mean, g_mem.mean, rtol=1e-12)
@@ -298,15 +339,22 @@ def test_term_counts_from_a_file_in_chunks_equal_in_memory(tmp_path):
     frame = pd.DataFrame(X.toarray(), columns=[f"t{j}" for j in range(X.shape[1])])
     frame.assign(label=y, weight=w).to_csv(tmp_path / "docs.csv", index=False)
     t_mem = term_counts_by_class(frame, y, sample_weight=w, binarize=0.0)
-    t_file = term_counts_by_class(tmp_path / "docs.csv", "label", sample_weight="weight",
-                                  binarize=0.0, chunksize=1000)
+    t_file = term_counts_by_class(
+        tmp_path / "docs.csv", "label", sample_weight="weight", binarize=0.0, chunksize=1000
+    )
     assert t_file.classes.tolist() == t_mem.classes.tolist() and t_file.variables == t_mem.variables
     for field in ("term_sums", "document_counts", "weight"):
         np.testing.assert_allclose(getattr(t_file, field), getattr(t_mem, field), rtol=1e-12)
     assert (t_file.rows == t_mem.rows).all()
     # the document counts alone (Bernoulli naive Bayes): the same, merged across the chunks
-    presence = term_counts_by_class(tmp_path / "docs.csv", "label", sample_weight="weight",
-                                    binarize=0.0, term_sums=False, chunksize=1000)
+    presence = term_counts_by_class(
+        tmp_path / "docs.csv",
+        "label",
+        sample_weight="weight",
+        binarize=0.0,
+        term_sums=False,
+        chunksize=1000,
+    )
     assert presence.term_sums is None and presence.n_terms == X.shape[1]
     np.testing.assert_allclose(presence.document_counts, t_mem.document_counts, rtol=1e-12)
     with pytest.raises(tl.TreelearnError, match="term_sums=False without binarize counts nothing"):
@@ -363,8 +411,11 @@ def test_count_by_class_reads_a_file_whole_with_its_class_column(tmp_path):
 
 def test_scoring_needs_rows_in_memory_and_says_so(tmp_path):
     m = tl.gaussian_chow_liu(_numbers()[["a", "b", "c"]])
-    with pytest.raises(tl.InputTypeError, match=r"GaussianTreeModel cannot take a CSV/Parquet "
-                                                r"path \(str\): .*tl.read_data\(path\)"):
+    with pytest.raises(
+        tl.InputTypeError,
+        match=r"GaussianTreeModel cannot take a CSV/Parquet "
+        r"path \(str\): .*tl.read_data\(path\)",
+    ):
         m.log_likelihood("datasets/asia.csv")
     mix = tl.TreeMixture(random_state=0, max_iter=3).fit(pd.read_csv("datasets/asia.csv"))
     with pytest.raises(tl.InputTypeError, match=r"TreeMixture cannot take a CSV/Parquet path"):

@@ -126,7 +126,11 @@ def assert_graph_path_agrees(names, W, states=None, forest=None, n=None):
     before = (list(G.nodes(data=True)), list(G.edges(data=True)), dict(G.graph))
     before = (repr(before[0]), repr(before[1]), repr(before[2]))
     by_graph = maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
-    assert (repr(list(G.nodes(data=True))), repr(list(G.edges(data=True))), repr(dict(G.graph))) == before
+    assert (
+        repr(list(G.nodes(data=True))),
+        repr(list(G.edges(data=True))),
+        repr(dict(G.graph)),
+    ) == before
     by_matrix = spanning_skeleton(names, W, states, forest=forest, n=n)
     assert list(by_graph.nodes(data=True)) == list(by_matrix.nodes(data=True))
     assert [(u, v, list(a.items())) for u, v, a in by_graph.edges(data=True)] == [
@@ -218,8 +222,16 @@ def tied_frame(seed, n=400):
     y = np.where(rng.random(n) < 0.5, z, rng.integers(0, 3, n))
     labels = np.array(["w", "q", "z", "b"])
     return pd.DataFrame(
-        {"a": a, "b": labels[a], "a2": a, "z": z, "k": 1, "y": y, "y2": (y + 1) % 3,
-         "u": rng.integers(0, 2, n)}
+        {
+            "a": a,
+            "b": labels[a],
+            "a2": a,
+            "z": z,
+            "k": 1,
+            "y": y,
+            "y2": (y + 1) % 3,
+            "u": rng.integers(0, 2, n),
+        }
     )
 
 
@@ -312,10 +324,14 @@ def test_nan_weight_is_an_error_on_both_paths():
     # a NaN pair that a forest drops anyway is no error (as on the graph path)
     a = spanning_skeleton(["a", "b", "c"], W, forest=0.1)
     b = penalised_forest(complete_graph(["a", "b", "c"], W), 0.1)
-    assert list(a.edges(data=True)) == list(b.edges(data=True)) == [
-        ("a", "c", {"weight": 0.2, "penalised_weight": pytest.approx(0.1)}),
-        ("b", "c", {"weight": 0.3, "penalised_weight": pytest.approx(0.2)}),
-    ]
+    assert (
+        list(a.edges(data=True))
+        == list(b.edges(data=True))
+        == [
+            ("a", "c", {"weight": 0.2, "penalised_weight": pytest.approx(0.1)}),
+            ("b", "c", {"weight": 0.3, "penalised_weight": pytest.approx(0.2)}),
+        ]
+    )
 
 
 def test_aic_and_class_conditional_penalties_match_their_formulas():
@@ -345,8 +361,9 @@ def random_graph(rng, d, p_edge=0.6):
     W = tied_weights(rng, d)
     nodes = [f"n{j}" for j in rng.permutation(d)]
     G = nx.Graph(name="g", n=100)
-    G.add_nodes_from((v, {"states": list(range(int(rng.integers(1, 4)))), "colour": v})
-                     for v in nodes)
+    G.add_nodes_from(
+        (v, {"states": list(range(int(rng.integers(1, 4)))), "colour": v}) for v in nodes
+    )
     pairs = [(i, j) for i, j in itertools.combinations(range(d), 2) if rng.random() < p_edge]
     for e in rng.permutation(len(pairs)):
         i, j = pairs[e]
@@ -400,7 +417,8 @@ def test_graph_functions_on_any_graph_equal_networkx_kruskal(d):
             want = networkx_forest(G, penalty)
             assert list(got.nodes(data=True)) == list(want.nodes(data=True))
             assert [(u, v, list(a)) for u, v, a in got.edges(data=True)] == [
-                (u, v, list(a)) for u, v, a in want.edges(data=True)]
+                (u, v, list(a)) for u, v, a in want.edges(data=True)
+            ]
             for u, v, a in want.edges(data=True):
                 for key, value in a.items():
                     if key == "penalised_weight":
@@ -443,8 +461,12 @@ def kruskal_with_constraints(names, W, white, black, states=None, forest=None, n
             part = EdgePartition.OPEN
         H.add_edge(names[i], names[j], rank=rank, partition=part)
     index = {name: j for j, name in enumerate(names)}
-    return [tuple(sorted((index[u], index[v]))) for u, v in kruskal_mst_edges(
-        H, minimum=False, weight="rank", data=False, partition="partition")]
+    return [
+        tuple(sorted((index[u], index[v])))
+        for u, v in kruskal_mst_edges(
+            H, minimum=False, weight="rank", data=False, partition="partition"
+        )
+    ]
 
 
 @pytest.mark.parametrize("d", [3, 5, 8])
@@ -455,28 +477,43 @@ def test_whitelist_and_blacklist_equal_networkx_kruskal_with_a_partition(d):
         W = tied_weights(rng, d) * (0.01 if trial % 3 else 1.0)
         states = random_states(rng, d)
         names = [f"x{j}" for j in range(d)]
-        picked = [pairs[e] for e in rng.permutation(len(pairs))[: d]]
+        picked = [pairs[e] for e in rng.permutation(len(pairs))[:d]]
         white = []
         for e in picked[: d // 2]:  # an acyclic whitelist
             if nx.is_forest(nx.Graph([*white, e])):
                 white.append(e)
-        black = [e for e in picked[d // 2:] if e not in white]
+        black = [e for e in picked[d // 2 :] if e not in white]
         for forest in (None, 0.002, "bic", "aic"):
             n = 100 if forest in ("bic", "aic") else None
-            got = spanning_skeleton(names, W, states, forest=forest, n=n,
-                                    whitelist=[(names[i], names[j]) for i, j in white],
-                                    blacklist=[(names[j], names[i]) for i, j in black])
-            added = kruskal_with_constraints(names, W, {frozenset(e) for e in white},
-                                             {frozenset(e) for e in black}, states, forest, n)
+            got = spanning_skeleton(
+                names,
+                W,
+                states,
+                forest=forest,
+                n=n,
+                whitelist=[(names[i], names[j]) for i, j in white],
+                blacklist=[(names[j], names[i]) for i, j in black],
+            )
+            added = kruskal_with_constraints(
+                names,
+                W,
+                {frozenset(e) for e in white},
+                {frozenset(e) for e in black},
+                states,
+                forest,
+                n,
+            )
             # the edges Kruskal adds, listed as networkx lists a graph built from them
             want = nx.Graph()
             want.add_nodes_from(names)
             want.add_edges_from((names[i], names[j]) for i, j in added)
             assert list(got.edges()) == list(want.edges())
             assert {frozenset((names[i], names[j])) for i, j in white} <= {
-                frozenset(e) for e in got.edges()}
+                frozenset(e) for e in got.edges()
+            }
             assert not {frozenset((names[i], names[j])) for i, j in black} & {
-                frozenset(e) for e in got.edges()}
+                frozenset(e) for e in got.edges()
+            }
 
 
 def test_is_acyclic_agrees_with_networkx_on_large_forests_and_cycles():
@@ -494,7 +531,9 @@ def test_is_acyclic_agrees_with_networkx_on_large_forests_and_cycles():
     forest.add_nodes_from(f"v{j}" for j in range(n))
     forest.add_edges_from((f"v{p}", f"v{j}") for j, p in enumerate(parent) if p is not None)
     cases = [forest]
-    deep = next(j for j in range(n - 1, 0, -1) if parent[j] is not None and parent[parent[j]] is not None)
+    deep = next(
+        j for j in range(n - 1, 0, -1) if parent[j] is not None and parent[parent[j]] is not None
+    )
     root = deep
     while parent[root] is not None:
         root = parent[root]

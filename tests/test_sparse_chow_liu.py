@@ -60,7 +60,9 @@ def test_small_case_is_the_brute_force_best_tree():
     X, _ = tied_matrix(3)
     X = X[:, :5]
     A = X.toarray()
-    mi = {(i, j): mutual_info_score(A[:, i], A[:, j]) for i, j in itertools.combinations(range(5), 2)}
+    mi = {
+        (i, j): mutual_info_score(A[:, i], A[:, j]) for i, j in itertools.combinations(range(5), 2)
+    }
     best = max(
         (t for t in itertools.combinations(mi, 4) if nx.is_tree(nx.Graph(list(t)))),
         key=lambda t: round(sum(mi[e] for e in t), 9),
@@ -74,8 +76,10 @@ def test_d2000_equals_dense_model(monkeypatch):
     X.data[:] = 1
     X = X.astype(np.int8)
     names = [f"t{j}" for j in range(2000)]
-    dense = chow_liu_from_counts(count(X, names=names),  # the dense K x K path
-                                 LearningSettings(method="chow-liu", root="t5"))
+    dense = chow_liu_from_counts(
+        count(X, names=names),  # the dense K x K path
+        LearningSettings(method="chow-liu", root="t5"),
+    )
     import treelearn.sources._count
 
     monkeypatch.setattr(treelearn.sources._count, "SPARSE_CHOW_LIU_MIN_COLUMNS", 1000)
@@ -90,8 +94,14 @@ def test_pair_information_is_sklearns_mi():
     for _ in range(50):
         n = int(rng.integers(2, 40))
         a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
-        got = pair_information(np.array([np.sum(a & b)]), np.array([a.sum()]), np.array([b.sum()]),
-                               n, bool(0 < a.sum() < n), bool(0 < b.sum() < n))[0]
+        got = pair_information(
+            np.array([np.sum(a & b)]),
+            np.array([a.sum()]),
+            np.array([b.sum()]),
+            n,
+            bool(0 < a.sum() < n),
+            bool(0 < b.sum() < n),
+        )[0]
         assert got == pytest.approx(mutual_info_score(a, b), abs=1e-12)
 
 
@@ -187,14 +197,18 @@ def test_every_internal_path_gives_the_dense_tree(monkeypatch, knobs):
         monkeypatch.setattr(scl, name, value)
     if "_CHUNK" in knobs:  # the default argument was bound at definition
         monkeypatch.setattr(scl._chunks, "__defaults__", (knobs["_CHUNK"],))
-    cases = ([tied_matrix(seed)[0] for seed in range(8)] + [skewed_matrix(s) for s in range(3)]
-             + [one_hot_matrix(s) for s in range(3)])
+    cases = (
+        [tied_matrix(seed)[0] for seed in range(8)]
+        + [skewed_matrix(s) for s in range(3)]
+        + [one_hot_matrix(s) for s in range(3)]
+    )
     for X in cases:
         want = edges(dense_skeleton(X))
         assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X))) == want
         w = np.arange(X.shape[0]) % 3  # integer weights: the table path with weights
-        assert edges(sparse_spanning_skeleton(sparse_binary_statistics(X, sample_weight=w))) \
-            == edges(dense_skeleton(X, w))
+        assert edges(
+            sparse_spanning_skeleton(sparse_binary_statistics(X, sample_weight=w))
+        ) == edges(dense_skeleton(X, w))
 
 
 def uniform_matrix(seed, n=1500, d=150, density=0.01):
@@ -216,14 +230,22 @@ def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch
 
     def spy(name):
         real = getattr(scl, name)
-        monkeypatch.setattr(scl, name, lambda *a, **k: found.__setitem__(name, real(*a, **k))
-                            or found[name])
+        monkeypatch.setattr(
+            scl, name, lambda *a, **k: found.__setitem__(name, real(*a, **k)) or found[name]
+        )
 
-    for name in ("_columns_zero_pairs_may_join", "_ranked_zero_candidates",
-                 "_never_cooccurring_candidates"):
+    for name in (
+        "_columns_zero_pairs_may_join",
+        "_ranked_zero_candidates",
+        "_never_cooccurring_candidates",
+    ):
         spy(name)
-    cases = ([tied_matrix(seed)[0] for seed in range(10)] + [skewed_matrix(s) for s in range(3)]
-             + [one_hot_matrix(s) for s in range(3)] + [uniform_matrix(s) for s in range(4)])
+    cases = (
+        [tied_matrix(seed)[0] for seed in range(10)]
+        + [skewed_matrix(s) for s in range(3)]
+        + [one_hot_matrix(s) for s in range(3)]
+        + [uniform_matrix(s) for s in range(4)]
+    )
     skipped = ranked = 0
     for X in cases:
         found.clear()
@@ -241,17 +263,25 @@ def test_never_cooccurring_pairs_are_sought_only_where_they_may_join(monkeypatch
         i, j = np.nonzero(np.triu((co == 0) & two[:, None] & two[None, :], 1))
         a, b = ones[i] / n, ones[j] / n  # N_11 = 0: I = H(a) + H(b) - H(a, b, 1 - a - b)
         mi = np.round(entropy(a, 1 - a) + entropy(b, 1 - b) - entropy(a, b, 1 - a - b), 12)
-        for bound in (scl._zero_pair_bounds(stats),
-                      scl._zero_pair_bounds(stats, scl._largest_non_partner(stats))):
+        for bound in (
+            scl._zero_pair_bounds(stats),
+            scl._zero_pair_bounds(stats, scl._largest_non_partner(stats)),
+        ):
             # one unit of the 12th decimal: the closed form and the cell arithmetic may
             # round apart
             assert (mi <= np.minimum(bound[i], bound[j]) + 1e-12).all()
-        zero_edges = {(min(u, v), max(u, v)) for u, v in want.edges()
-                      if co[u, v] == 0 and two[u] and two[v] and 0 not in (u, v)}
+        zero_edges = {
+            (min(u, v), max(u, v))
+            for u, v in want.edges()
+            if co[u, v] == 0 and two[u] and two[v] and 0 not in (u, v)
+        }
         assert all(needed[u] or needed[v] for u, v in zero_edges)
         if needed.any():
-            step = "_ranked_zero_candidates" if "_ranked_zero_candidates" in found else \
-                "_never_cooccurring_candidates"
+            step = (
+                "_ranked_zero_candidates"
+                if "_ranked_zero_candidates" in found
+                else "_never_cooccurring_candidates"
+            )
             ranked += step == "_ranked_zero_candidates"
             zi, zj = found[step]
             assert zero_edges <= set(zip(zi.tolist(), zj.tolist()))
@@ -307,5 +337,7 @@ def test_batched_cpts_are_the_per_family_cpts(seed, prior):
     assert all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(many, one))
     batched = smoothed_cpts(many, 0.5, prior, 2.0, 1.5)
     single = [smoothed_cpt(c, 0.5, prior, 2.0, 1.5) for c in one]
-    assert all(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
-               for a, b in zip(batched, single))
+    assert all(
+        a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+        for a, b in zip(batched, single)
+    )

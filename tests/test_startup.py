@@ -20,27 +20,34 @@ def tree(tmp_path_factory):
 
 
 def test_load_and_query_a_tree_load_no_heavy_library(tree):
-    code = ("import pandas as pd, treelearn as tl\n"
-            f"m = tl.load({tree!r})\n"
-            "m.query('lung', evidence={'smoke': 'yes'}); m.marginals()\n"
-            "m.log_likelihood(pd.read_csv('datasets/asia.csv')); m.sample(5, random_state=0)\n")
+    code = (
+        "import pandas as pd, treelearn as tl\n"
+        f"m = tl.load({tree!r})\n"
+        "m.query('lung', evidence={'smoke': 'yes'}); m.marginals()\n"
+        "m.log_likelihood(pd.read_csv('datasets/asia.csv')); m.sample(5, random_state=0)\n"
+    )
     assert loaded_after(code) == []
 
 
-@pytest.mark.parametrize("command", [
-    ["query", "{tree}", "lung", "--given", "smoke=yes"],
-    ["query", "{tree}", "lung", "--map"],
-    ["show", "{tree}"],
-    ["show", "{tree}", "--dot"],
-    ["show", "{tree}", "--mermaid"],
-    ["score", "{tree}", "datasets/asia.csv"],
-    ["predict", "{tree}", "datasets/asia.csv", "--target", "lung"],
-    ["sample", "{tree}", "-n", "5", "--seed", "0"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["query", "{tree}", "lung", "--given", "smoke=yes"],
+        ["query", "{tree}", "lung", "--map"],
+        ["show", "{tree}"],
+        ["show", "{tree}", "--dot"],
+        ["show", "{tree}", "--mermaid"],
+        ["score", "{tree}", "datasets/asia.csv"],
+        ["predict", "{tree}", "datasets/asia.csv", "--target", "lung"],
+        ["sample", "{tree}", "-n", "5", "--seed", "0"],
+    ],
+)
 def test_tree_commands_load_no_heavy_library(tree, command):
     argv = [a.format(tree=tree) for a in command]
-    code = ("import contextlib, io\n"
-            "from treelearn.cli._main import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    assert main({argv!r}) == 0\n")
+    code = (
+        "import contextlib, io\n"
+        "from treelearn.cli._main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main({argv!r}) == 0\n"
+    )
     assert loaded_after(code) == []

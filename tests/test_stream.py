@@ -26,13 +26,15 @@ def mixed_frame(n: int, seed: int = 0) -> pd.DataFrame:
     b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 3, n))
     c = np.where(rng.random(n) < 0.7, b % 2, rng.integers(0, 2, n))
     d = np.where(rng.random(n) < 0.6, a + 1, rng.integers(1, 4, n))
-    return pd.DataFrame({
-        "a": a,
-        "b": np.array(["lo", "mid", "hi"])[b],
-        "c": c.astype(bool),
-        "d": d.astype(float),
-        "e": rng.integers(0, 2, n),  # independent of the rest
-    })
+    return pd.DataFrame(
+        {
+            "a": a,
+            "b": np.array(["lo", "mid", "hi"])[b],
+            "c": c.astype(bool),
+            "d": d.astype(float),
+            "e": rng.integers(0, 2, n),  # independent of the rest
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +151,13 @@ def test_missing_error_counts_the_whole_file(tmp_path):
 def test_given_states_for_every_column_read_once(tmp_path, monkeypatch):
     df = mixed_frame(3000, seed=3)
     path = write(df, tmp_path / "m.csv", "csv")
-    states = {"a": [2, 1, 0, 7], "b": ["lo", "mid", "hi"], "c": [True, False],
-              "d": [3.0, 2.0, 1.0], "e": [0, 1]}
+    states = {
+        "a": [2, 1, 0, 7],
+        "b": ["lo", "mid", "hi"],
+        "c": [True, False],
+        "d": [3.0, 2.0, 1.0],
+        "e": [0, 1],
+    }
     from treelearn.sources import _files as stream
 
     passes = []
@@ -184,9 +191,14 @@ def test_parquet_column_of_another_type_than_its_states(tmp_path):
     df = mixed_frame(1500, seed=6)
     df["e"] = df["e"].astype(str)  # text "0"/"1" in the file
     path = write(df, tmp_path / "m.parquet", "parquet")
-    with pytest.raises(tl.UnseenStateError, match=r"'d'.*stores 'd' as float64 while its states are str"):
+    with pytest.raises(
+        tl.UnseenStateError, match=r"'d'.*stores 'd' as float64 while its states are str"
+    ):
         tl.chow_liu(path, chunksize=CHUNK, states={"d": ["1", "2", "3"]})
-    with pytest.raises(tl.UnseenStateError, match=r"'e' has value\(s\) '[01]', '[01]'.*as str while its states are int"):
+    with pytest.raises(
+        tl.UnseenStateError,
+        match=r"'e' has value\(s\) '[01]', '[01]'.*as str while its states are int",
+    ):
         tl.chow_liu(path, chunksize=CHUNK, states={"e": [0, 1]})
 
 
@@ -203,8 +215,11 @@ def test_identifier_column_is_counted_as_in_memory(tmp_path):
     df = mixed_frame(3000, seed=8)
     df["id"] = [f"row{i}" for i in range(len(df))]  # 3,000 distinct values in 3 chunks
     path = write(df, tmp_path / "m.csv", "csv")
-    with pytest.raises(tl.TooManyStatesError, match=r"column 'id' has 3000 distinct values, "
-                       r"more than the limit of 100") as streamed:
+    with pytest.raises(
+        tl.TooManyStatesError,
+        match=r"column 'id' has 3000 distinct values, "
+        r"more than the limit of 100",
+    ) as streamed:
         tl.chow_liu(path, chunksize=CHUNK)
     with pytest.raises(tl.TooManyStatesError) as whole:
         tl.chow_liu(df)
@@ -301,8 +316,9 @@ def test_the_numeric_rule_holds_across_chunks(tmp_path):
         chunked = tl.chow_liu(str(path), chunksize=1000)
     assert chunked == whole and chunked.states["dose"] == list(levels)
     for notes in (whole_notes, chunk_notes):
-        assert [w.message.column for w in notes
-                if isinstance(w.message, tl.NumericColumnWarning)] == ["dose"]
+        assert [
+            w.message.column for w in notes if isinstance(w.message, tl.NumericColumnWarning)
+        ] == ["dose"]
     once = df.assign(dose=np.where(np.arange(3000) == 1500, 9.25, dose))  # 9.25 seen once
     once.to_csv(path, index=False)
     for data in (once, str(path)):
@@ -329,7 +345,7 @@ def test_every_problem_of_a_file_in_one_error_as_in_memory(tmp_path, kind):
     # no chunk alone shows them all: the scan decides at its end
     for start in range(0, len(df), CHUNK):
         with pytest.raises(tl.TreelearnError) as one:
-            tl.chow_liu(df.iloc[start:start + CHUNK])
+            tl.chow_liu(df.iloc[start : start + CHUNK])
         assert problem_kinds(one.value) != FRAME_PROBLEMS
     # missing="pairwise": the same, without the missing values
     with pytest.raises(tl.TableProblemsError) as pairwise:
@@ -371,6 +387,8 @@ def test_a_file_without_problems_gives_the_in_memory_model_and_notes(tmp_path, k
         warnings.simplefilter("always")
         streamed = tl.chow_liu(path, chunksize=CHUNK)
     assert_same(streamed, whole)
-    notes = [[str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
-             for ws in (whole_notes, chunk_notes)]
+    notes = [
+        [str(w.message) for w in ws if isinstance(w.message, tl.NumericColumnWarning)]
+        for ws in (whole_notes, chunk_notes)
+    ]
     assert notes[0] == notes[1] and len(notes[0]) == 3  # f1, f2 (repeated fractions), k (30)

@@ -43,8 +43,10 @@ def prufer_to_edges(seq: tuple[int, ...], d: int) -> list[tuple[int, int]]:
 
 def test_prufer_decoder_enumerates_every_tree_once():
     for d in (3, 4, 5):
-        trees = {frozenset(frozenset(e) for e in prufer_to_edges(s, d))
-                 for s in itertools.product(range(d), repeat=d - 2)}
+        trees = {
+            frozenset(frozenset(e) for e in prufer_to_edges(s, d))
+            for s in itertools.product(range(d), repeat=d - 2)
+        }
         assert len(trees) == d ** (d - 2)
         for t in trees:
             G = nx.Graph([tuple(e) for e in t])
@@ -183,7 +185,9 @@ def test_bic_forest_equal_cardinalities_drops_nonpositive_edges():
     full = tl.chow_liu(df)
     penalty = (3 - 1) * (3 - 1) * np.log(n) / (2 * n)
     # same penalty on every edge: the forest is the tree minus edges with MI <= penalty
-    expected = {frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) - penalty > 0}
+    expected = {
+        frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) - penalty > 0
+    }
     dropped = undirected(full.graph.edges) - expected
     assert dropped, "the test data should give at least one dropped edge"
     forest = tl.chow_liu(df, forest="bic", alpha=0)
@@ -416,8 +420,12 @@ def test_orient_of_a_large_forest_is_the_breadth_first_one(monkeypatch, seed):
     before = nx.to_dict_of_dicts(T)
 
     def listed(D):
-        return (list(D.nodes(data=True)), list(D.edges(data=True)), D.graph,
-                [list(D.pred[v]) for v in D])
+        return (
+            list(D.nodes(data=True)),
+            list(D.edges(data=True)),
+            D.graph,
+            [list(D.pred[v]) for v in D],
+        )
 
     fast = tl.orient(T, root)
     monkeypatch.setattr(_trees, "GC_PAUSE_NODES", 10**9)  # networkx's search

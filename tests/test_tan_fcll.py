@@ -28,10 +28,12 @@ from treelearn.stats._fcll import (
 def expectation(g, dims: int) -> float:
     """``E[g]`` over ``s, t`` independent Exp(1): ``U = exp(-s)``, ``V = exp(-t)`` uniform."""
     if dims == 1:
-        return integrate.quad(lambda s: g(s) * np.exp(-s), 0, 80, epsabs=1e-13, epsrel=1e-13,
-                              limit=200)[0]
-    return integrate.dblquad(lambda t, s: g(s, t) * np.exp(-s - t), 0, 60, 0, 60,
-                             epsabs=1e-12, epsrel=1e-12)[0]
+        return integrate.quad(
+            lambda s: g(s) * np.exp(-s), 0, 80, epsabs=1e-13, epsrel=1e-13, limit=200
+        )[0]
+    return integrate.dblquad(
+        lambda t, s: g(s, t) * np.exp(-s - t), 0, 60, 0, 60, epsabs=1e-12, epsrel=1e-12
+    )[0]
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +41,14 @@ def constants():
     """The paper's least-squares fits, solved numerically from their normal equations:
     ``log(U / (U + V)) ~ alpha log U + beta log V + gamma`` over ``U, V`` uniform on the unit
     square, and ``log p - log(1 - p) ~ lambda log p + mu`` over ``p`` uniform."""
+
     def f(s, t):
         return -s - np.logaddexp(-s, -t)  # log U - log(U + V)
 
     basis = [lambda s, t: -s, lambda s, t: -t, lambda s, t: 1.0]  # log U, log V, 1
-    gram = np.array([[expectation(lambda s, t, a=a, b=b: a(s, t) * b(s, t), 2) for b in basis]
-                     for a in basis])
+    gram = np.array(
+        [[expectation(lambda s, t, a=a, b=b: a(s, t) * b(s, t), 2) for b in basis] for a in basis]
+    )
     rhs = np.array([expectation(lambda s, t, a=a: a(s, t) * f(s, t), 2) for a in basis])
     alpha, beta, gamma = np.linalg.solve(gram, rhs)
 
@@ -118,7 +122,8 @@ def parents_of(tree: nx.Graph, root) -> dict:
 
 @pytest.mark.parametrize(("seed", "n_classes"), [(0, 2), (1, 3), (2, 2)])
 def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row(
-        constants, seed, n_classes):
+    constants, seed, n_classes
+):
     X, y = data(300, seed, n_classes)
     cols = list(X.columns)
     per_class = class_pair_counts(encode(X.assign(C=y)), class_index=5)
@@ -126,8 +131,9 @@ def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row
     for tree in spanning_trees(cols):  # all 125 trees on 5 features
         parent = parents_of(tree, cols[0])
         want = row_by_row(X, y, parent, constants)
-        got = fcll_score(per_class, [-1 if parent[f] is None else cols.index(parent[f])
-                                     for f in cols])
+        got = fcll_score(
+            per_class, [-1 if parent[f] is None else cols.index(parent[f]) for f in cols]
+        )
         assert got == pytest.approx(want, rel=1e-9, abs=1e-9)  # counts vs rows, same sums
         scored.append((want, sorted(tuple(sorted(e)) for e in tree.edges)))
     scored.sort(key=lambda t: -t[0])
@@ -136,8 +142,7 @@ def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row
     assert sorted(tuple(sorted(e)) for e in clf.feature_tree_.edges) == scored[0][1]
     # the fitted CPTs are TAN's on that tree: the log-likelihood TAN forced onto it
     forced = tl.TAN(whitelist=scored[0][1]).fit(X, y)
-    np.testing.assert_allclose(clf.predict_proba(X), forced.predict_proba(X), rtol=0,
-                               atol=1e-12)
+    np.testing.assert_allclose(clf.predict_proba(X), forced.predict_proba(X), rtol=0, atol=1e-12)
     # naive Bayes plus one edge: its weight per row in the fitted tree
     a, b = next(iter(clf.feature_tree_.edges))
     parents = [-1] * 5
@@ -186,6 +191,7 @@ def test_options_and_saving(tmp_path):
     part = tl.TAN(criterion="fcll")
     states = {c: sorted(X[c].unique()) for c in X}
     for i, rows in enumerate(np.array_split(np.arange(len(y)), 3)):
-        part.partial_fit(X.iloc[rows], y.iloc[rows], classes=[0, 1],
-                         states=states if i == 0 else None)
+        part.partial_fit(
+            X.iloc[rows], y.iloc[rows], classes=[0, 1], states=states if i == 0 else None
+        )
     assert sorted(part.feature_tree_.edges) == sorted(clf.feature_tree_.edges)

@@ -46,8 +46,9 @@ def test_bernoulli_threshold_and_dataframe_names():
     df = pd.DataFrame(X.toarray(), columns=[f"w{j}" for j in range(30)])
     ours = tl.TextNaiveBayes("bernoulli", binarize=1).fit(df, y)
     theirs = BernoulliNB(binarize=1).fit(X, y)
-    np.testing.assert_allclose(ours.predict_proba(df[df.columns[::-1]]),
-                               theirs.predict_proba(X), atol=1e-8)
+    np.testing.assert_allclose(
+        ours.predict_proba(df[df.columns[::-1]]), theirs.predict_proba(X), atol=1e-8
+    )
 
 
 def test_laplace_is_the_textbook_estimate():
@@ -62,8 +63,13 @@ def test_sparse_input_is_never_made_dense():
     rng = np.random.default_rng(0)
     n, d = 2_000, 2_000_000
     nnz = 40 * n  # forty words per document
-    X = sp.csr_matrix((rng.integers(1, 3, nnz).astype(float),
-                       (np.repeat(np.arange(n), 40), rng.integers(0, d, nnz))), shape=(n, d))
+    X = sp.csr_matrix(
+        (
+            rng.integers(1, 3, nnz).astype(float),
+            (np.repeat(np.arange(n), 40), rng.integers(0, d, nnz)),
+        ),
+        shape=(n, d),
+    )
     y = rng.integers(0, 2, n)
     for model in ("multinomial", "bernoulli"):
         clf = tl.TextNaiveBayes(model).fit(X, y)
@@ -135,7 +141,8 @@ def test_save_load_parameters_and_numpy_scalars(tmp_path):
     # numpy scalars are numbers: the same model as with the Python float
     np.testing.assert_array_equal(
         tl.TextNaiveBayes(alpha=np.float32(0.5)).fit(X, y).feature_log_prob_,
-        tl.TextNaiveBayes(alpha=0.5).fit(X, y).feature_log_prob_)
+        tl.TextNaiveBayes(alpha=0.5).fit(X, y).feature_log_prob_,
+    )
     # the former NaiveBayes(event_model=...) is this class: the old spelling says so
     with pytest.raises(TypeError, match=r"no option 'event_model'.*tl.TextNaiveBayes"):
         tl.NaiveBayes(event_model="multinomial")
@@ -154,10 +161,10 @@ def test_sparse_fit_is_never_made_dense_and_matched_by_position(monkeypatch):
     clf = tl.TextNaiveBayes("bernoulli").fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), expected, atol=1e-10)
     assert not hasattr(clf, "feature_names_in_")  # a vocabulary by position: none named
-    with pytest.raises(tl.FeatureMismatchError, match="X has 199 features, but TextNaiveBayes "
-                                                      "is expecting 200"):
+    with pytest.raises(
+        tl.FeatureMismatchError, match="X has 199 features, but TextNaiveBayes is expecting 200"
+    ):
         clf.predict(X[:, :199])
-
 
 
 # ---------------------------------------------------------------- every input kind
@@ -171,16 +178,19 @@ def test_a_file_fits_as_its_rows_in_memory(tmp_path, event_model, suffix):
     table = frame.assign(label=y, weight=w)
     table.to_csv(path, index=False) if suffix == "csv" else table.to_parquet(path)
     ours = tl.TextNaiveBayes(event_model, binarize=1.0).fit(path, "label", sample_weight="weight")
-    theirs = tl.TextNaiveBayes(event_model, binarize=1.0).fit(frame, pd.Series(y, name="label"),
-                                                              sample_weight=w)
+    theirs = tl.TextNaiveBayes(event_model, binarize=1.0).fit(
+        frame, pd.Series(y, name="label"), sample_weight=w
+    )
     assert ours.feature_names_in_.tolist() == list(frame.columns) and ours.class_name_ == "label"
     np.testing.assert_array_equal(ours.feature_count_, theirs.feature_count_)  # whole counts
-    np.testing.assert_allclose(ours.predict_proba(frame), theirs.predict_proba(frame),
-                               rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(frame), theirs.predict_proba(frame), rtol=0, atol=1e-10
+    )
     # and the scikit-learn oracle, on the weighted sparse matrix
     sk = SK[event_model](binarize=1.0) if event_model == "bernoulli" else SK[event_model]()
-    np.testing.assert_allclose(ours.predict_proba(frame),
-                               sk.fit(X, y, sample_weight=w).predict_proba(X), atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(frame), sk.fit(X, y, sample_weight=w).predict_proba(X), atol=1e-10
+    )
 
 
 def test_term_class_information_of_a_file_and_kinds_refused(tmp_path):
@@ -190,8 +200,12 @@ def test_term_class_information_of_a_file_and_kinds_refused(tmp_path):
     frame = pd.DataFrame(X.toarray(), columns=[f"t{j}" for j in range(30)])
     frame.assign(label=y).to_csv(tmp_path / "docs.csv", index=False)
     expected = mutual_info_classif((X > 0).astype(int), y, discrete_features=True)
-    np.testing.assert_allclose(tl.term_class_information(tmp_path / "docs.csv", "label"),
-                               expected, atol=1e-12)
-    with pytest.raises(tl.InputTypeError, match=r"TextNaiveBayes cannot take an encoded Table "
-                                                r"\(Table\): an encoded Table holds category codes"):
+    np.testing.assert_allclose(
+        tl.term_class_information(tmp_path / "docs.csv", "label"), expected, atol=1e-12
+    )
+    with pytest.raises(
+        tl.InputTypeError,
+        match=r"TextNaiveBayes cannot take an encoded Table "
+        r"\(Table\): an encoded Table holds category codes",
+    ):
         tl.TextNaiveBayes().fit(encode(frame.iloc[:, :3]), y)

@@ -39,8 +39,9 @@ def brute_joint(model) -> np.ndarray:
         axes = [vs.index(u) for u in [*model.parents(v), v]]
         table = model.cpt(v)
         # put the CPT's axes where its variables sit in the joint
-        expanded = np.moveaxis(table.reshape(table.shape + (1,) * (len(vs) - table.ndim)),
-                               list(range(len(axes))), axes)
+        expanded = np.moveaxis(
+            table.reshape(table.shape + (1,) * (len(vs) - table.ndim)), list(range(len(axes))), axes
+        )
         joint = joint * expanded
     return joint
 
@@ -150,13 +151,15 @@ def test_marginals_query_map_equal_brute_force(name, xy):
         assert set(marg) == {v for v in model.variables if v not in evidence}
         for v, series in marg.items():
             assert list(series.index) == model.states[v]
-            np.testing.assert_allclose(series.to_numpy(), brute_marginal(model, joint, [v], evidence),
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                series.to_numpy(), brute_marginal(model, joint, [v], evidence), rtol=0, atol=TOL
+            )
         free = [v for v in model.variables if v not in evidence]
         for q in ([free[0]], free[-2:]):
             got = model.query(q, evidence).to_numpy()
-            np.testing.assert_allclose(got, brute_marginal(model, joint, q, evidence).ravel(),
-                                       rtol=0, atol=TOL)
+            np.testing.assert_allclose(
+                got, brute_marginal(model, joint, q, evidence).ravel(), rtol=0, atol=TOL
+            )
         assignment, log_p = model.map_query(evidence, return_log_prob=True)
         assert set(assignment) == set(free)
         assert log_p == pytest.approx(brute_map(model, joint, evidence), abs=TOL)
@@ -176,8 +179,11 @@ def test_predict_proba_with_missing_values_equals_brute_force(name, xy):
         got = model.predict_proba(rows, target)
         assert list(got.columns) == model.states[target] and got.index.equals(rows.index)
         for r in range(len(rows)):
-            evidence = {v: rows[v].iloc[r] for v in model.variables
-                        if v != target and pd.notna(rows[v].iloc[r])}
+            evidence = {
+                v: rows[v].iloc[r]
+                for v in model.variables
+                if v != target and pd.notna(rows[v].iloc[r])
+            }
             expected = brute_marginal(model, joint, [target], evidence)
             np.testing.assert_allclose(got.iloc[r].to_numpy(), expected, rtol=0, atol=TOL)
         predicted = model.predict(rows, target)
@@ -296,8 +302,9 @@ def test_query_equals_pgmpy_on_a_polytree():
         warnings.simplefilter("ignore")
         f = ve.query(["a", "b"], evidence={"d": 1}, joint=True, show_progress=False)
     values = np.transpose(f.values, [f.variables.index("a"), f.variables.index("b")])
-    np.testing.assert_allclose(m.query(["a", "b"], {"d": 1}).to_numpy(), values.ravel(),
-                               rtol=0, atol=TOL)
+    np.testing.assert_allclose(
+        m.query(["a", "b"], {"d": 1}).to_numpy(), values.ravel(), rtol=0, atol=TOL
+    )
 
 
 # ---------------------------------------------------------------- sampling
@@ -320,8 +327,16 @@ def test_conditional_sampling_matches_query(xy):
 
 
 def test_sampling_is_reproducible_and_typed():
-    m = tl.chow_liu(pd.DataFrame({"a": [1, 2, 2, 3], "b": [True, False, False, True],
-                                  "c": pd.Categorical(["x", "y", "x", "y"])}), alpha=0)
+    m = tl.chow_liu(
+        pd.DataFrame(
+            {
+                "a": [1, 2, 2, 3],
+                "b": [True, False, False, True],
+                "c": pd.Categorical(["x", "y", "x", "y"]),
+            }
+        ),
+        alpha=0,
+    )
     a = m.sample(500, evidence={"a": 2}, random_state=3)
     pd.testing.assert_frame_equal(a, m.sample(500, evidence={"a": 2}, random_state=3))
     assert a.dtypes.tolist() == [m.dtypes[v] for v in m.variables]
@@ -332,10 +347,16 @@ def test_sampling_is_reproducible_and_typed():
 
 # ---------------------------------------------------------------- errors and other paths
 def test_impossible_evidence_names_the_value():
-    m = tl.chow_liu(pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"],
-                                  "c": [0, 1, 0, 1]}), alpha=0)
-    for call in (lambda e: m.marginals(e), lambda e: m.map_query(e), lambda e: m.query("c", e),
-                 lambda e: m.sample(3, evidence=e)):
+    m = tl.chow_liu(
+        pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "p", "q", "q"], "c": [0, 1, 0, 1]}),
+        alpha=0,
+    )
+    for call in (
+        lambda e: m.marginals(e),
+        lambda e: m.map_query(e),
+        lambda e: m.query("c", e),
+        lambda e: m.sample(3, evidence=e),
+    ):
         with pytest.raises(tl.TreelearnError, match="probability zero") as info:
             call({"a": "x", "b": "q"})
         assert "together" in str(info.value)
@@ -350,23 +371,27 @@ def test_general_dag_falls_back_to_elimination():
     rng = np.random.default_rng(5)
     G = nx.DiGraph()
     for t in "12":
-        G.add_edges_from([(f"a{t}", f"b{t}"), (f"a{t}", f"c{t}"), (f"b{t}", f"d{t}"),
-                          (f"c{t}", f"d{t}")])
+        G.add_edges_from(
+            [(f"a{t}", f"b{t}"), (f"a{t}", f"c{t}"), (f"b{t}", f"d{t}"), (f"c{t}", f"d{t}")]
+        )
     for v in G:
         ps = sorted(G.predecessors(v))
-        G.nodes[v].update(states=[0, 1], cpt=rng.dirichlet([1, 1], size=[2] * len(ps) or None),
-                          parents=ps)
+        G.nodes[v].update(
+            states=[0, 1], cpt=rng.dirichlet([1, 1], size=[2] * len(ps) or None), parents=ps
+        )
     m = tl.TreeModel(G)
     assert m.inference_path == "variable elimination"
     joint = brute_joint(m)
     evidence = {"d1": 1, "b2": 0}
     for v, series in m.marginals(evidence).items():
-        np.testing.assert_allclose(series.to_numpy(), brute_marginal(m, joint, [v], evidence),
-                                   atol=TOL)
+        np.testing.assert_allclose(
+            series.to_numpy(), brute_marginal(m, joint, [v], evidence), atol=TOL
+        )
     rows = pd.DataFrame({"d1": [1, None], "b2": [0, 1]})
     got = m.predict_proba(rows, "a1")
-    np.testing.assert_allclose(got.iloc[0], brute_marginal(m, joint, ["a1"], {"d1": 1, "b2": 0}),
-                               atol=TOL)
+    np.testing.assert_allclose(
+        got.iloc[0], brute_marginal(m, joint, ["a1"], {"d1": 1, "b2": 0}), atol=TOL
+    )
     # MAP by max-product elimination: its log probability is the joint's largest entry
     for evidence in ({}, {"d1": 1, "b2": 0}):
         assignment, log_p = m.map_query(evidence, return_log_prob=True)
@@ -380,8 +405,9 @@ def test_tan_uses_the_class_as_conditioner(xy):
     joint = brute_joint(m)
     for evidence in ({}, {"cls": m.states["cls"][1]}):  # the class alone: nothing else touched
         free = "cls" if not evidence else m.variables[0]
-        np.testing.assert_allclose(m.query(free, evidence).to_numpy(),
-                                   brute_marginal(m, joint, [free], evidence), atol=TOL)
+        np.testing.assert_allclose(
+            m.query(free, evidence).to_numpy(), brute_marginal(m, joint, [free], evidence), atol=TOL
+        )
     assert m.inference_path in ("message passing given 'cls'", "message passing")
     # the class node has two parents' worth of MultiIndex in a feature's table
     f = next(v for v in m.variables if len(m.parents(v)) == 2)
@@ -398,8 +424,13 @@ def test_tan_uses_the_class_as_conditioner(xy):
 # ---------------------------------------------------------------- command line
 def _cli(*args, stdin=None):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    return subprocess.run([sys.executable, "-m", "treelearn", *args], capture_output=True,
-                          text=True, env=env, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "treelearn", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin,
+    )
 
 
 def test_cli_map_and_sample_given(tmp_path, asia_tree):
@@ -426,8 +457,15 @@ def test_posterior_of_complete_rows_is_the_brute_force_conditional():
 
     rng = np.random.default_rng(3)
     a = rng.integers(0, 3, 40)
-    df = pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, 40)) % 3, "c": a % 2,
-                       "d": rng.integers(0, 2, 40), "e": (a == 0).astype(int)})
+    df = pd.DataFrame(
+        {
+            "a": a,
+            "b": (a + rng.integers(0, 2, 40)) % 3,
+            "c": a % 2,
+            "d": rng.integers(0, 2, 40),
+            "e": (a == 0).astype(int),
+        }
+    )
     m = tl.chow_liu(df, alpha=0)
     vs = m.variables
     states = [range(len(m.states[v])) for v in vs]

@@ -25,8 +25,22 @@ def test_real_interval_takes_numpy_and_python_numbers(value):
     assert type(got) is float and got == float(value)
 
 
-@pytest.mark.parametrize("value", [-1, -1e-300, math.nan, math.inf, -math.inf, True, np.bool_(False),
-                                   "1", None, [1], np.array([1.0])])
+@pytest.mark.parametrize(
+    "value",
+    [
+        -1,
+        -1e-300,
+        math.nan,
+        math.inf,
+        -math.inf,
+        True,
+        np.bool_(False),
+        "1",
+        None,
+        [1],
+        np.array([1.0]),
+    ],
+)
 def test_real_interval_refuses(value):
     with pytest.raises(tl.TreelearnError, match=r"^alpha == .*, must be a finite number >= 0$"):
         check_param("alpha", value, [Interval(Real, 0, None)])
@@ -42,8 +56,10 @@ def test_closed_ends():
     assert neither.describe() == "a finite number > 0 and < 1"
 
 
-@pytest.mark.parametrize("value, ok", [(1, True), (np.int32(7), True), (1.0, False), (True, False),
-                                       (0, False), (10**30, True)])
+@pytest.mark.parametrize(
+    "value, ok",
+    [(1, True), (np.int32(7), True), (1.0, False), (True, False), (0, False), (10**30, True)],
+)
 def test_integer_interval(value, ok):
     if ok:
         assert check_param("n", value, [Interval(Integral, 1, None)]) == int(value)
@@ -68,8 +84,10 @@ def test_none_and_several_forms_are_worded_together():
     assert check_param("forest", 0.1, forms) == 0.1
     with pytest.raises(tl.TreelearnError) as err:
         check_param("forest", True, forms, note="an MI threshold in nats")
-    assert str(err.value) == ("forest == True, must be one of 'bic', 'aic', a finite number or None "
-                              "(an MI threshold in nats)")
+    assert str(err.value) == (
+        "forest == True, must be one of 'bic', 'aic', a finite number or None "
+        "(an MI threshold in nats)"
+    )
     assert err.value.values == [True]
 
 

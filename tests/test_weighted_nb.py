@@ -17,9 +17,12 @@ def data(n: int, seed: int) -> tuple[pd.DataFrame, pd.Series]:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
     a = np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))
-    cols = {"a": a, "a_copy": np.where(rng.random(n) < 0.95, a, rng.integers(0, 3, n)),
-            "b": np.where(rng.random(n) < 0.4, y % 2, rng.integers(0, 2, n)),
-            "noise": rng.integers(0, 4, n)}
+    cols = {
+        "a": a,
+        "a_copy": np.where(rng.random(n) < 0.95, a, rng.integers(0, 3, n)),
+        "b": np.where(rng.random(n) < 0.4, y % 2, rng.integers(0, 2, n)),
+        "noise": rng.integers(0, 4, n),
+    }
     X = pd.DataFrame(cols).astype(float)
     X.loc[rng.random(n) < 0.05, "b"] = np.nan
     return X, pd.Series(np.array(["p", "q", "r"])[y], name="C")
@@ -47,8 +50,9 @@ def test_weights_one_is_naive_bayes():
     clf = tl.WeightedNaiveBayes().fit(X, y)
     nb = tl.NaiveBayes().fit(X, y)
     clf.feature_weights_ = np.ones(4)
-    np.testing.assert_allclose(clf.predict_joint_log_proba(X), nb.predict_joint_log_proba(X),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        clf.predict_joint_log_proba(X), nb.predict_joint_log_proba(X), rtol=0, atol=1e-12
+    )
     np.testing.assert_allclose(clf.predict_proba(X), nb.predict_proba(X), rtol=0, atol=1e-12)
 
 
@@ -64,6 +68,7 @@ def test_gradient_is_exact_and_the_optimum_is_scipys_from_elsewhere(objective):
     codes = pd.Index(clf.classes_).get_indexer(y)
     value, _ = wanbia_objective(w0, F, codes, clf.class_log_prior_, r, objective)
     assert np.isclose(value, objective_by_hand(w0, nb, X, y, objective, r), rtol=1e-12)
+
     # exact gradient: finite differences agree
     def f(w):
         return wanbia_objective(w, F, codes, clf.class_log_prior_, r, objective)[0]
@@ -73,9 +78,13 @@ def test_gradient_is_exact_and_the_optimum_is_scipys_from_elsewhere(objective):
 
     assert check_grad(f, g, w0, epsilon=1e-7) < 1e-4 * max(1.0, np.abs(g(w0)).max())
     # scipy from another start, with finite-difference gradients, on the hand objective
-    other = minimize(lambda w: objective_by_hand(w, nb, X, y, objective, r),
-                     np.full(4, 0.2), method="L-BFGS-B", bounds=[(0, 1)] * 4,
-                     options={"ftol": 1e-14, "gtol": 1e-9})
+    other = minimize(
+        lambda w: objective_by_hand(w, nb, X, y, objective, r),
+        np.full(4, 0.2),
+        method="L-BFGS-B",
+        bounds=[(0, 1)] * 4,
+        options={"ftol": 1e-14, "gtol": 1e-9},
+    )
     assert clf.objective_value_ <= other.fun + 1e-7 * abs(other.fun)
     np.testing.assert_allclose(clf.feature_weights_, other.x, atol=2e-3)
     assert ((clf.feature_weights_ >= 0) & (clf.feature_weights_ <= 1)).all()

@@ -49,8 +49,16 @@ def assert_same_model(ours: tl.TreeModel, ref: tl.TreeModel) -> None:
 
 
 # ----------------------------------------------------------------------------- integer weights
-@pytest.mark.parametrize("kwargs", [{}, {"alpha": 1.0}, {"prior": "bdeu", "equivalent_sample_size": 4},
-                                    {"forest": "bic"}, {"mi_alpha": 1.0, "root": "v2"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"alpha": 1.0},
+        {"prior": "bdeu", "equivalent_sample_size": 4},
+        {"forest": "bic"},
+        {"mi_alpha": 1.0, "root": "v2"},
+    ],
+)
 def test_chow_liu_integer_weights_equal_repeated_rows(frame, weights, kwargs):
     ours = tl.chow_liu(frame, sample_weight=weights, **kwargs)
     ref = tl.chow_liu(repeated(frame, weights), **kwargs)
@@ -61,7 +69,8 @@ def test_chow_liu_integer_weights_equal_repeated_rows(frame, weights, kwargs):
     assert ours.log_likelihood(rep) == pytest.approx(ref.log_likelihood(rep), rel=1e-12)
     # the weighted log-likelihood of the original rows is that of the repeated rows
     assert ours.log_likelihood(frame, sample_weight=weights) == pytest.approx(
-        ref.log_likelihood(rep), rel=1e-12)
+        ref.log_likelihood(rep), rel=1e-12
+    )
     assert ours.bic(frame, sample_weight=weights) == pytest.approx(ref.bic(rep), rel=1e-12)
 
 
@@ -101,8 +110,14 @@ def test_fit_cpts_and_mi_graph_integer_weights(frame, weights):
         assert G[u][v]["weight"] == pytest.approx(d["weight"], rel=1e-12, abs=1e-15)
 
 
-@pytest.mark.parametrize("make", [lambda: tl.NaiveBayes(alpha=1.0), lambda: tl.TAN(alpha=0.5),
-                                  lambda: tl.ChowLiuMultinet(alpha=1.0)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.NaiveBayes(alpha=1.0),
+        lambda: tl.TAN(alpha=0.5),
+        lambda: tl.ChowLiuMultinet(alpha=1.0),
+    ],
+)
 def test_classifiers_integer_weights_equal_repeated_rows(frame, weights, make):
     X, y = frame.drop(columns="v4"), frame["v4"]
     ours = make().fit(X, y, sample_weight=weights)
@@ -142,7 +157,9 @@ def test_fractional_weights_give_weighted_frequencies(frame):
         for key, value in counts.items():
             key = key if isinstance(key, tuple) else (key,)
             index = tuple(model.states[u].index(k) for u, k in zip(parents + [v], key))
-            total = counts.xs(key[:-1], level=list(range(len(parents)))).sum() if parents else w.sum()
+            total = (
+                counts.xs(key[:-1], level=list(range(len(parents)))).sum() if parents else w.sum()
+            )
             assert cpt[index] == pytest.approx(value / total, rel=1e-12)
     # MI of every pair from the weighted joint, by hand
     G = tl.mi_graph(frame, sample_weight=w)
@@ -151,8 +168,9 @@ def test_fractional_weights_give_weighted_frequencies(frame):
         p = joint / joint.sum()
         outer = p.sum(axis=1, keepdims=True) @ p.sum(axis=0, keepdims=True)
         nz = p > 0
-        assert d["weight"] == pytest.approx(float((p[nz] * np.log(p[nz] / outer[nz])).sum()),
-                                            abs=1e-12)
+        assert d["weight"] == pytest.approx(
+            float((p[nz] * np.log(p[nz] / outer[nz])).sum()), abs=1e-12
+        )
 
 
 def test_naive_bayes_fractional_weights_equal_sklearn(frame):
@@ -168,7 +186,10 @@ def test_naive_bayes_fractional_weights_equal_sklearn(frame):
 
 def test_scaling_weights_changes_counts_not_the_tree(frame):
     w = np.random.default_rng(8).uniform(0.5, 2.0, len(frame))
-    a, b = tl.chow_liu(frame, sample_weight=w, alpha=0), tl.chow_liu(frame, sample_weight=10 * w, alpha=0)
+    a, b = (
+        tl.chow_liu(frame, sample_weight=w, alpha=0),
+        tl.chow_liu(frame, sample_weight=10 * w, alpha=0),
+    )
     assert_same_model(a, b)  # ML CPTs and MI are invariant to a common factor
     assert b.n_rows == pytest.approx(10 * a.n_rows)
 
@@ -181,15 +202,17 @@ def test_file_weight_column_equals_repeated_rows(frame, weights, tmp_path, fmt):
     frame = pd.concat([frame] * 7, ignore_index=True)
     weights = np.tile(weights, 7)
     data = frame.assign(w=weights)
-    data.to_csv(path, index=False) if fmt == "csv" else data.to_parquet(path, index=False,
-                                                                         row_group_size=1000)
+    data.to_csv(path, index=False) if fmt == "csv" else data.to_parquet(
+        path, index=False, row_group_size=1000
+    )
     ours = tl.chow_liu(path, sample_weight="w", chunksize=1000)
     ref = tl.chow_liu(repeated(frame, weights))
     assert_same_model(ours, ref)
     np.testing.assert_array_equal(ours.counts.joint, ref.counts.joint)
     dag = nx.DiGraph([("v0", "v2"), ("v1", "v2")])
-    assert_same_model(tl.fit_cpts(dag, path, sample_weight="w"),
-                      tl.fit_cpts(dag, repeated(frame, weights)))
+    assert_same_model(
+        tl.fit_cpts(dag, path, sample_weight="w"), tl.fit_cpts(dag, repeated(frame, weights))
+    )
     G, H = tl.mi_graph(path, sample_weight="w"), tl.mi_graph(repeated(frame, weights))
     for u, v, mi in H.edges(data="weight"):
         assert G[u][v]["weight"] == pytest.approx(mi, rel=1e-12, abs=1e-15)
@@ -213,21 +236,26 @@ def test_sparse_weights_equal_dense(frame):
 
 
 # ----------------------------------------------------------------------------- bad weights
-@pytest.mark.parametrize("bad, message", [
-    ([1.0, -1.0, 1.0], "negative"),
-    ([1.0, np.nan, 1.0], "missing"),
-    ([1.0, np.inf, 1.0], "infinite"),
-    ([1.0, 1.0], "2 values for 3 rows"),
-    ([0, 0, 0], "every sample_weight is zero"),
-    (["a", "b", "c"], "numbers"),
-    ([[1], [1], [1]], "1-D"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([1.0, -1.0, 1.0], "negative"),
+        ([1.0, np.nan, 1.0], "missing"),
+        ([1.0, np.inf, 1.0], "infinite"),
+        ([1.0, 1.0], "2 values for 3 rows"),
+        ([0, 0, 0], "every sample_weight is zero"),
+        (["a", "b", "c"], "numbers"),
+        ([[1], [1], [1]], "1-D"),
+    ],
+)
 def test_bad_weights_are_clear_errors(bad, message):
     df = pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 1]})
-    for learn in (lambda: tl.chow_liu(df, sample_weight=bad),
-                  lambda: tl.mi_graph(df, sample_weight=bad),
-                  lambda: tl.fit_cpts(nx.DiGraph([("a", "b")]), df, sample_weight=bad),
-                  lambda: tl.NaiveBayes().fit(df[["a"]], df["b"], sample_weight=bad)):
+    for learn in (
+        lambda: tl.chow_liu(df, sample_weight=bad),
+        lambda: tl.mi_graph(df, sample_weight=bad),
+        lambda: tl.fit_cpts(nx.DiGraph([("a", "b")]), df, sample_weight=bad),
+        lambda: tl.NaiveBayes().fit(df[["a"]], df["b"], sample_weight=bad),
+    ):
         with pytest.raises(tl.TreelearnError, match=message):
             learn()
 

@@ -53,8 +53,10 @@ def test_scifi_posterior_equals_hand_computation(films, alpha):
     # the same numbers written out:
     # ML:      yes 3/8 * 2/3 * 1/3 * 1/3 * 1/3 = 1/108, no 5/8 * 2/5 * 1/5 * 1/5 * 3/5 = 3/500
     # Laplace: yes 4/10 * 3/6 * 2/7 * 2/6 * 2/5 = 4/525, no 6/10 * 3/8 * 2/9 * 2/8 * 4/7 = 1/140
-    expected = {0: {"yes": Fraction(1, 108), "no": Fraction(3, 500)},
-                1: {"yes": Fraction(4, 525), "no": Fraction(1, 140)}}[alpha]
+    expected = {
+        0: {"yes": Fraction(1, 108), "no": Fraction(3, 500)},
+        1: {"yes": Fraction(4, 525), "no": Fraction(1, 140)},
+    }[alpha]
     assert joint == expected
     posterior_yes = joint["yes"] / (joint["yes"] + joint["no"])
     assert posterior_yes == {0: Fraction(125, 206), 1: Fraction(16, 31)}[alpha]
@@ -74,7 +76,10 @@ def test_scifi_zero_probabilities_under_ml_and_not_under_laplace(films):
     assert (good["protagonist"] == "criminal").sum() == 0
     x = {**QUERY, "setting": "elsewhere"}
     ml, laplace = _naive_bayes(films, 0), _naive_bayes(films, 1)
-    assert ml.cpt("setting")[ml.states[CLASS].index("yes"), ml.states["setting"].index("elsewhere")] == 0
+    assert (
+        ml.cpt("setting")[ml.states[CLASS].index("yes"), ml.states["setting"].index("elsewhere")]
+        == 0
+    )
     # ML: one unseen (feature, class) pair zeroes the whole class, whatever the rest says
     assert ml.query(CLASS, evidence=x)["yes"] == 0.0
     assert ml.log_likelihood(pd.DataFrame([{**x, CLASS: "yes"}])) == -np.inf

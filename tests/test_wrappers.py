@@ -52,8 +52,15 @@ def family_term(tr, te, f, ps, classes, k, alpha):
     return out
 
 
-def refit_accuracy(X: pd.DataFrame, y: pd.Series, parents: dict, folds: list,
-                   alpha: float = 1.0, memo: dict | None = None, w=None) -> float:
+def refit_accuracy(
+    X: pd.DataFrame,
+    y: pd.Series,
+    parents: dict,
+    folds: list,
+    alpha: float = 1.0,
+    memo: dict | None = None,
+    w=None,
+) -> float:
     """Mean held-out accuracy (weighted by ``w``) of the network ``class -> f`` (with
     ``parents[f]`` more) for every ``f`` of ``parents``, refitted on each fold's training
     rows by counting them (``memo``: each fold's family terms, counted once)."""
@@ -70,8 +77,9 @@ def refit_accuracy(X: pd.DataFrame, y: pd.Series, parents: dict, folds: list,
         for f, ps in parents.items():
             key = (fold, f, tuple(ps))
             if key not in memo:
-                memo[key] = family_term(tr, te, f, list(ps), classes,
-                                        len(X[f].cat.categories), alpha)
+                memo[key] = family_term(
+                    tr, te, f, list(ps), classes, len(X[f].cat.categories), alpha
+                )
             joint += memo[key]
         pred = np.array(classes)[np.argmax(joint, axis=1)]
         out.append(np.sum(te["w"].to_numpy() * (pred == te["C"].to_numpy())) / te["w"].sum())
@@ -120,6 +128,7 @@ def fssj_candidates(cols):
                 joined = tuple(sorted((*g, f), key=cols.index))
                 joins.append((norm([h for h in groups if h != g] + [joined]), ("join", joined)))
         return adds + joins
+
     return candidates
 
 
@@ -129,21 +138,23 @@ def bsej_candidates(cols):
         for f in [c for c in cols if any(c in g for g in groups)]:
             g = next(g for g in groups if f in g)
             rest = tuple(m for m in g if m != f)
-            deletes.append((norm([h for h in groups if h != g] + ([rest] if rest else [])),
-                            ("delete", (f,))))
+            deletes.append(
+                (norm([h for h in groups if h != g] + ([rest] if rest else [])), ("delete", (f,)))
+            )
         ordered = sorted(groups, key=lambda g: cols.index(min(g, key=cols.index)))
         joins = []
         for a, g in enumerate(ordered):
-            for h in ordered[a + 1:]:
+            for h in ordered[a + 1 :]:
                 joined = tuple(sorted((*g, *h), key=cols.index))
-                joins.append((norm([x for x in groups if x not in (g, h)] + [joined]),
-                              ("join", joined)))
+                joins.append(
+                    (norm([x for x in groups if x not in (g, h)] + [joined]), ("join", joined))
+                )
         return deletes + joins
+
     return candidates
 
 
-@pytest.mark.parametrize(("seed", "cv", "weighted"), [(0, 5, False), (3, 3, False),
-                                                     (4, 4, True)])
+@pytest.mark.parametrize(("seed", "cv", "weighted"), [(0, 5, False), (3, 3, False), (4, 4, True)])
 def test_fssj_and_bsej_equal_the_exhaustive_stepwise_search_by_refitting(seed, cv, weighted):
     X, y = data(90, seed)
     w = np.random.default_rng(seed).uniform(0.2, 2.0, len(y)) if weighted else None
@@ -154,8 +165,10 @@ def test_fssj_and_bsej_equal_the_exhaustive_stepwise_search_by_refitting(seed, c
     def score(groups):
         return refit_accuracy(X, y, group_parents(X, groups), folds, memo=memo, w=w)
 
-    for make, start, candidates in ((tl.FSSJ, [], fssj_candidates(cols)),
-                                    (tl.BSEJ, [(c,) for c in cols], bsej_candidates(cols))):
+    for make, start, candidates in (
+        (tl.FSSJ, [], fssj_candidates(cols)),
+        (tl.BSEJ, [(c,) for c in cols], bsej_candidates(cols)),
+    ):
         clf = make(cv=cv, random_state=seed).fit(X, y, sample_weight=w)
         groups, history, path = greedy(norm(start), candidates, score)
         np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
@@ -185,8 +198,9 @@ def test_tan_hill_climb_equals_the_exhaustive_stepwise_search_by_refitting():
     memo = {}
 
     def score(parent):
-        return refit_accuracy(X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds,
-                              memo=memo)
+        return refit_accuracy(
+            X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds, memo=memo
+        )
 
     def candidates(parent):
         def ancestors(f):
@@ -195,8 +209,13 @@ def test_tan_hill_climb_equals_the_exhaustive_stepwise_search_by_refitting():
                 seen.add(f)
                 f = parent[f]
             return seen
-        return [({**parent, j: i}, ("arc", (i, j))) for i in cols for j in cols
-                if i != j and parent[j] is None and j not in ancestors(i)]
+
+        return [
+            ({**parent, j: i}, ("arc", (i, j)))
+            for i in cols
+            for j in cols
+            if i != j and parent[j] is None and j not in ancestors(i)
+        ]
 
     clf = tl.TANHillClimb(random_state=5).fit(X, y)
     parent, history, path = greedy(dict.fromkeys(cols), candidates, score)
@@ -214,14 +233,13 @@ def test_a_fixed_structure_scores_as_cross_val_score_with_the_same_folds():
     cv = StratifiedKFold(5, shuffle=True, random_state=4)
     nb = cross_val_score(tl.NaiveBayes(), X, y, cv=cv).mean()
     assert tl.BSEJ(random_state=4).fit(X, y).cv_accuracy_[0] == pytest.approx(nb, abs=1e-12)
-    assert tl.TANHillClimb(random_state=4).fit(X, y).cv_accuracy_[0] == pytest.approx(nb,
-                                                                                     abs=1e-12)
+    assert tl.TANHillClimb(random_state=4).fit(X, y).cv_accuracy_[0] == pytest.approx(nb, abs=1e-12)
     for alpha in (1.0, 0.5):
         fssj = tl.FSSJ(random_state=4, alpha=alpha).fit(X, y)
         for s, (op, _) in enumerate(fssj.steps_):
             if op != "add":
                 break
-            chosen = [f for (o, g) in fssj.steps_[:s + 1] for f in g]
+            chosen = [f for (o, g) in fssj.steps_[: s + 1] for f in g]
             want = cross_val_score(tl.NaiveBayes(alpha=alpha), X[chosen], y, cv=cv).mean()
             assert fssj.cv_accuracy_[s + 1] == pytest.approx(want, abs=1e-12)
 
@@ -243,8 +261,9 @@ def test_the_final_model_is_refitted_on_every_row():
     chosen = [f for g in clf.feature_groups_ for f in g]
     if all(len(g) == 1 for g in clf.feature_groups_):
         ref = tl.NaiveBayes().fit(X[chosen], y)
-        np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X[chosen]),
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            clf.predict_proba(X), ref.predict_proba(X[chosen]), rtol=0, atol=1e-12
+        )
     # every CPT from all the rows' counts
     df = X.assign(C=y)
     for f in chosen:
@@ -295,8 +314,9 @@ def test_tan_super_parent_equals_the_exhaustive_super_parent_search_by_refitting
     memo = {}
 
     def score(parent):
-        return refit_accuracy(X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds,
-                              memo=memo)
+        return refit_accuracy(
+            X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds, memo=memo
+        )
 
     def adoptive(parent, i):
         seen, f = set(), i
@@ -310,8 +330,9 @@ def test_tan_super_parent_equals_the_exhaustive_super_parent_search_by_refitting
         supers = [i for i in cols if adoptive(parent, i)]
         if not supers:
             break
-        sp_scores = [round(score({**parent, **dict.fromkeys(adoptive(parent, i), i)}), 12)
-                     for i in supers]
+        sp_scores = [
+            round(score({**parent, **dict.fromkeys(adoptive(parent, i), i)}), 12) for i in supers
+        ]
         sp = supers[int(np.argmax(sp_scores))]  # the first best
         arcs = [(sp, j) for j in adoptive(parent, sp)]
         arc_scores = [round(score({**parent, j: i}), 12) for i, j in arcs]

@@ -78,8 +78,9 @@ def estimator_class(name: Any) -> type:
     'TAN'
     """
     facade = importlib.import_module("treelearn")  # its one table maps names to modules
-    public = getattr(facade, name, None) if isinstance(name, str) and not name.startswith(
-        "_") else None  # loads the module, whose classes register themselves
+    public = (
+        getattr(facade, name, None) if isinstance(name, str) and not name.startswith("_") else None
+    )  # loads the module, whose classes register themselves
     cls = ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None or public is not cls:
         raise ModelFormatError(f"unknown classifier class {name!r} in the model file")
@@ -224,10 +225,18 @@ def from_document(doc: Any) -> Any:
         return _from_document(doc)
     except ModelFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError,
-            RecursionError) as exc:
-        raise InvalidModelError(f"the model file is inconsistent ({type(exc).__name__}: "
-                                f"{str(exc)[:200]})") from None
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        RecursionError,
+    ) as exc:
+        raise InvalidModelError(
+            f"the model file is inconsistent ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
 
 
 def _from_document(doc: Any) -> Any:

@@ -171,13 +171,30 @@ class UnseenStateError(TreelearnError):
     def with_hint(self, hint: str, where: str | None = None) -> UnseenStateError:
         """The same error with another fix (and optionally another prefix)."""
         return UnseenStateError(
-            self.column, self.values, self.states, n_rows=self.n_rows, dtype=self.dtype,
-            where=self.where if where is None else where, noun=self.noun, hint=hint,
+            self.column,
+            self.values,
+            self.states,
+            n_rows=self.n_rows,
+            dtype=self.dtype,
+            where=self.where if where is None else where,
+            noun=self.noun,
+            hint=hint,
         )
 
     def __reduce__(self):  # pickling (Dask workers send errors back) keeps the fields
-        return (_rebuild_unseen, (self.column, self.values, self.states, self.n_rows,
-                                  self.dtype, self.where, self.noun, self.hint))
+        return (
+            _rebuild_unseen,
+            (
+                self.column,
+                self.values,
+                self.states,
+                self.n_rows,
+                self.dtype,
+                self.where,
+                self.noun,
+                self.hint,
+            ),
+        )
 
 
 class TableProblemsError(TreelearnError):
@@ -200,7 +217,8 @@ class TableProblemsError(TreelearnError):
     def __init__(self, problems: Sequence[TreelearnError]) -> None:
         self.problems = list(problems)
         message = f"the table has {len(self.problems)} problems: " + "; ".join(
-            f"({i}) {p}" for i, p in enumerate(self.problems, 1))
+            f"({i}) {p}" for i, p in enumerate(self.problems, 1)
+        )
         super().__init__(message, column=self.problems[0].column if self.problems else None)
 
     def __reduce__(self):  # pickling keeps the problems
@@ -220,8 +238,16 @@ class NumericColumnWarning(UserWarning):
     states are meant and silences the note.
     """
 
-    def __init__(self, message: str, *, column: Hashable = None, n_states: int = 0,
-                 reason: str = "", fixes: Sequence[str] = (), hint: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        column: Hashable = None,
+        n_states: int = 0,
+        reason: str = "",
+        fixes: Sequence[str] = (),
+        hint: str = "",
+    ) -> None:
         super().__init__(message)
         self.column, self.n_states, self.reason = column, n_states, reason
         self.fixes, self.hint = tuple(fixes), hint
@@ -244,8 +270,9 @@ class FeatureMismatchError(TreelearnError):
 
 
 def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) -> UnseenStateError:
-    return UnseenStateError(column, values, states, n_rows=n_rows, dtype=dtype, where=where,
-                            noun=noun, hint=hint)
+    return UnseenStateError(
+        column, values, states, n_rows=n_rows, dtype=dtype, where=where, noun=noun, hint=hint
+    )
 
 
 # ---------------------------------------------------------------------- model files
@@ -269,10 +296,28 @@ class InvalidModelError(ModelFileError):
 
 # The classes are public as ``treelearn.<Name>``: tracebacks, reprs and pickles name them so,
 # whatever module defines them.
-for _cls in (TreelearnError, InputTypeError, DataFileError, ResourceLimitError, EmptyDataError,
-             DuplicateColumnError, ColumnNotFoundError, MissingValuesError, NumericColumnError,
-             TooManyStatesError, UnseenStateError, TableProblemsError, NumericColumnWarning,
-             StructureError, ClassLabelError, ClassColumnError, FeatureMismatchError,
-             ModelFileError, CorruptModelFileError, ModelFormatError, InvalidModelError):
+for _cls in (
+    TreelearnError,
+    InputTypeError,
+    DataFileError,
+    ResourceLimitError,
+    EmptyDataError,
+    DuplicateColumnError,
+    ColumnNotFoundError,
+    MissingValuesError,
+    NumericColumnError,
+    TooManyStatesError,
+    UnseenStateError,
+    TableProblemsError,
+    NumericColumnWarning,
+    StructureError,
+    ClassLabelError,
+    ClassColumnError,
+    FeatureMismatchError,
+    ModelFileError,
+    CorruptModelFileError,
+    ModelFormatError,
+    InvalidModelError,
+):
     _cls.__module__ = "treelearn"
 del _cls

@@ -241,10 +241,22 @@ def encode_dtype(dtype: Any) -> Any:
 #: durations, object; never fixed-width bytes/text/void ("S2000000000" would allocate GiB)
 ALLOWED_NUMPY_KINDS = "biufcmMO"
 #: pandas extension dtypes a saved column may have (the nullable and string dtypes)
-ALLOWED_EXTENSION_DTYPES = ("StringDtype", "Int8Dtype", "Int16Dtype", "Int32Dtype",
-                            "Int64Dtype", "UInt8Dtype", "UInt16Dtype", "UInt32Dtype",
-                            "UInt64Dtype", "Float32Dtype", "Float64Dtype", "BooleanDtype",
-                            "DatetimeTZDtype", "PeriodDtype")
+ALLOWED_EXTENSION_DTYPES = (
+    "StringDtype",
+    "Int8Dtype",
+    "Int16Dtype",
+    "Int32Dtype",
+    "Int64Dtype",
+    "UInt8Dtype",
+    "UInt16Dtype",
+    "UInt32Dtype",
+    "UInt64Dtype",
+    "Float32Dtype",
+    "Float64Dtype",
+    "BooleanDtype",
+    "DatetimeTZDtype",
+    "PeriodDtype",
+)
 
 
 def _allowed_dtype(text: Any) -> Any:
@@ -254,13 +266,16 @@ def _allowed_dtype(text: Any) -> Any:
     dtype = pd.api.types.pandas_dtype(text)
     if isinstance(dtype, np.dtype):
         ok = (dtype.kind in ALLOWED_NUMPY_KINDS and dtype.itemsize <= 16) or (
-            dtype.kind == "U" and dtype.itemsize == 0)  # "str": pandas' name for text columns
+            dtype.kind == "U" and dtype.itemsize == 0
+        )  # "str": pandas' name for text columns
     else:
         ok = type(dtype).__name__ in ALLOWED_EXTENSION_DTYPES
     if not ok:
-        raise DecodeError(f"dtype {text!r} is not one treelearn writes (allowed: bool, integer, "
-                          f"float, date and object dtypes, pandas nullable and string dtypes, "
-                          f"categoricals of these)")
+        raise DecodeError(
+            f"dtype {text!r} is not one treelearn writes (allowed: bool, integer, "
+            f"float, date and object dtypes, pandas nullable and string dtypes, "
+            f"categoricals of these)"
+        )
     return dtype
 
 
@@ -279,8 +294,11 @@ def decode_dtype(value: Any) -> Any:
         if isinstance(value, dict):
             categories = [decode_label(c) for c in value["category"]]
             inner = value.get("categories_dtype")
-            index = pd.Index(categories, dtype=None if inner is None else _allowed_dtype(inner),
-                             tupleize_cols=False)
+            index = pd.Index(
+                categories,
+                dtype=None if inner is None else _allowed_dtype(inner),
+                tupleize_cols=False,
+            )
             return pd.CategoricalDtype(index, ordered=bool(value.get("ordered", False)))
         return _allowed_dtype(value)
     except DecodeError:

@@ -36,4 +36,5 @@ def check_memory(n_bytes: float, what: str, fix: str) -> None:
     if n_bytes > MEMORY_LIMIT:
         raise ResourceLimitError(
             f"{what} would need {gib(n_bytes)}, more than the limit of {gib(MEMORY_LIMIT)} "
-            f"(treelearn.limits.MEMORY_LIMIT); {fix}")
+            f"(treelearn.limits.MEMORY_LIMIT); {fix}"
+        )

@@ -164,8 +164,9 @@ class Persistent:
         try:
             est = cls(**cls._saved_params(saved.params()))
         except TypeError as exc:
-            raise InvalidModelError(f"saved {cls.__name__}: field 'params' does not fit the "
-                                    f"estimator ({exc})") from None
+            raise InvalidModelError(
+                f"saved {cls.__name__}: field 'params' does not fit the estimator ({exc})"
+            ) from None
         cls._check_saved_params(saved, est)
         for key in cls._saved_header:
             if not saved.has(key) and not saved.has(_FORMER_NAMES.get(key, key)):
@@ -209,11 +210,13 @@ class SavedState:
 
     def __init__(self, state: Any, estimator: str) -> None:
         if not isinstance(state, Mapping):
-            raise InvalidModelError(f"a saved {estimator} must be a JSON object, not "
-                                    f"{type(state).__name__}")
+            raise InvalidModelError(
+                f"a saved {estimator} must be a JSON object, not {type(state).__name__}"
+            )
         if state.get("estimator") != estimator:
-            raise InvalidModelError(f"the saved state is a {state.get('estimator')!r}, not a "
-                                    f"{estimator}")
+            raise InvalidModelError(
+                f"the saved state is a {state.get('estimator')!r}, not a {estimator}"
+            )
         self.state = state
         self.estimator = estimator
 
@@ -231,8 +234,9 @@ class SavedState:
             raise self.fail(key, "is missing")
         value = self.state[key]
         if not isinstance(value, kind):
-            raise self.fail(key, f"must be a {getattr(kind, '__name__', kind)}, not "
-                                 f"{type(value).__name__}")
+            raise self.fail(
+                key, f"must be a {getattr(kind, '__name__', kind)}, not {type(value).__name__}"
+            )
         return value
 
     def value(self, key: str) -> Any:
@@ -277,10 +281,19 @@ class SavedState:
                 raise self.fail(key, f"must hold distinct labels, got {labels[:10]}")
         return labels
 
-    def array(self, key: str, shape: tuple | None = None, *, dtype: Any = float,
-              low: float | None = None, positive: bool = False, finite: bool = True,
-              log_normalised: int | None = None, normalised: int | None = None,
-              value: Any = _FIELD) -> np.ndarray:
+    def array(
+        self,
+        key: str,
+        shape: tuple | None = None,
+        *,
+        dtype: Any = float,
+        low: float | None = None,
+        positive: bool = False,
+        finite: bool = True,
+        log_normalised: int | None = None,
+        normalised: int | None = None,
+        value: Any = _FIELD,
+    ) -> np.ndarray:
         """A numeric array field, checked.
 
         ``shape``: the expected shape (``None`` for a free axis); ``low``: every
@@ -295,15 +308,24 @@ class SavedState:
             decoded = np.asarray(from_json_value(raw))
             if decoded.dtype.kind not in "biuf":  # numpy would read the text "7" as 7.0
                 raise TypeError(decoded.dtype)
-            values = decoded.astype(dtype, casting="unsafe" if decoded.dtype.kind == "f"
-                                    and np.dtype(dtype).kind in "iu" else "same_kind")
-            if values.dtype.kind in "iu" and decoded.dtype.kind == "f" and not np.array_equal(
-                    values, decoded):
+            values = decoded.astype(
+                dtype,
+                casting="unsafe"
+                if decoded.dtype.kind == "f" and np.dtype(dtype).kind in "iu"
+                else "same_kind",
+            )
+            if (
+                values.dtype.kind in "iu"
+                and decoded.dtype.kind == "f"
+                and not np.array_equal(values, decoded)
+            ):
                 raise TypeError(decoded.dtype)  # 1.5 as an index
         except (DecodeError, TypeError, ValueError, OverflowError):
             raise self.fail(key, "is not a rectangular array of numbers") from None
-        if shape is not None and (values.ndim != len(shape) or any(
-                want is not None and got != want for got, want in zip(values.shape, shape))):
+        if shape is not None and (
+            values.ndim != len(shape)
+            or any(want is not None and got != want for got, want in zip(values.shape, shape))
+        ):
             want = tuple("any" if s is None else s for s in shape)
             raise self.fail(key, f"has shape {values.shape}, expected {want}")
         if values.dtype.kind not in "biuf":
@@ -318,15 +340,28 @@ class SavedState:
         if positive:
             bad |= values <= 0
         if bad.any():
-            bounds = (" > 0" if positive else f" >= {low:g}" if low is not None else
-                      " <= 0 (log-probabilities)" if log_normalised is not None else "")
+            bounds = (
+                " > 0"
+                if positive
+                else f" >= {low:g}"
+                if low is not None
+                else " <= 0 (log-probabilities)"
+                if log_normalised is not None
+                else ""
+            )
             what = "finite numbers" if finite and log_normalised is None else "numbers"
             raise self.fail(key, f"must hold {what}{bounds}")
-        if normalised is not None and values.size and not np.allclose(
-                values.sum(axis=normalised), 1.0, rtol=0, atol=1e-9):
+        if (
+            normalised is not None
+            and values.size
+            and not np.allclose(values.sum(axis=normalised), 1.0, rtol=0, atol=1e-9)
+        ):
             raise self.fail(key, f"must hold probabilities that sum to 1 (along axis {normalised})")
-        if log_normalised is not None and values.size and not np.allclose(
-                np.exp(values).sum(axis=log_normalised), 1.0, rtol=0, atol=1e-9):
+        if (
+            log_normalised is not None
+            and values.size
+            and not np.allclose(np.exp(values).sum(axis=log_normalised), 1.0, rtol=0, atol=1e-9)
+        ):
             raise self.fail(key, "must hold log-probabilities whose exponentials sum to 1")
         return values
 
@@ -349,8 +384,9 @@ class SavedState:
         if self.has("feature_names"):
             names = self.labels("feature_names")
             if "n_features" in state and len(names) != est.n_features_in_:
-                raise self.fail("feature_names", f"has {len(names)} names for "
-                                                 f"{est.n_features_in_} features")
+                raise self.fail(
+                    "feature_names", f"has {len(names)} names for {est.n_features_in_} features"
+                )
             est.feature_names_in_ = label_array(names)
             est.n_features_in_ = len(names)
         if "classes" not in state:
@@ -377,8 +413,7 @@ class SavedState:
             est.class_log_prior_ = self.array("class_log_prior", (k,), log_normalised=0)
         elif "class_prior" in state:  # a file from before issue 22: the probabilities
             with np.errstate(divide="ignore"):
-                est.class_log_prior_ = np.log(self.array("class_prior", (k,), low=0,
-                                                         normalised=0))
+                est.class_log_prior_ = np.log(self.array("class_prior", (k,), low=0, normalised=0))
 
     def _classes(self, labels: list) -> np.ndarray:
         text = self.state.get("classes_dtype")
@@ -389,9 +424,12 @@ class SavedState:
             longest = max(len(v) for v in labels)
             width = int(match.group(1) or 0)
             if not longest <= width <= _MAX_TEXT_WIDTH:
-                raise self.fail("classes_dtype", f"{text!r} must hold the longest label "
-                                                 f"({longest} characters) and at most "
-                                                 f"{_MAX_TEXT_WIDTH}")
+                raise self.fail(
+                    "classes_dtype",
+                    f"{text!r} must hold the longest label "
+                    f"({longest} characters) and at most "
+                    f"{_MAX_TEXT_WIDTH}",
+                )
             return np.array(labels, dtype=f"<U{width}")
         try:
             dtype = decode_dtype(text) if text is not None else object

@@ -74,7 +74,10 @@ class Interval:
             return False
         if self.kind is Real and not math.isfinite(value):
             return False
-        open_low, open_high = self.closed in ("right", "neither"), self.closed in ("left", "neither")
+        open_low, open_high = (
+            self.closed in ("right", "neither"),
+            self.closed in ("left", "neither"),
+        )
         below = self.low is not None and (value < self.low or (value == self.low and open_low))
         above = self.high is not None and (value > self.high or (value == self.high and open_high))
         return not (below or above)
@@ -171,12 +174,16 @@ def check_param(name: str, value: Any, constraints: Sequence[Any], *, note: str 
             return constraint.convert(value)
     forms = [_describe(c) for c in constraints]
     must = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
-    raise TreelearnError(f"{name} == {value!r}, must be {must}" + (f" ({note})" if note else ""),
-                         values=[value])
+    raise TreelearnError(
+        f"{name} == {value!r}, must be {must}" + (f" ({note})" if note else ""), values=[value]
+    )
 
 
-def check_params(values: Mapping[str, Any], constraints: Mapping[str, Sequence[Any]],
-                 notes: Mapping[str, str] | None = None) -> dict:
+def check_params(
+    values: Mapping[str, Any],
+    constraints: Mapping[str, Sequence[Any]],
+    notes: Mapping[str, str] | None = None,
+) -> dict:
     """Every option of ``values`` that ``constraints`` names, checked by :func:`check_param`
     (in ``constraints``' order); returns ``{name: converted value}``.
 
@@ -185,5 +192,8 @@ def check_params(values: Mapping[str, Any], constraints: Mapping[str, Sequence[A
     {'alpha': 1.0, 'unseen': 'ignore'}
     """
     notes = notes or {}
-    return {name: check_param(name, values[name], forms, note=notes.get(name, ""))
-            for name, forms in constraints.items() if name in values}
+    return {
+        name: check_param(name, values[name], forms, note=notes.get(name, ""))
+        for name, forms in constraints.items()
+        if name in values
+    }

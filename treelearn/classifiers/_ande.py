@@ -41,13 +41,16 @@ _GATHER = 4_000_000
 
 def _check_triples(n_classes: int, width: int) -> None:
     need = 8.0 * 3 * n_classes * (width + 1) ** 3  # the counts, the log tables, a temporary
-    check_memory(need, f"A2DE's class-conditional triple counts ({n_classes} classes x "
-                       f"{width}^3 feature states)",
-                 "use AnDE(n=1) (AODE), or fewer or coarser features")
+    check_memory(
+        need,
+        f"A2DE's class-conditional triple counts ({n_classes} classes x {width}^3 feature states)",
+        "use AnDE(n=1) (AODE), or fewer or coarser features",
+    )
 
 
-def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: np.ndarray,
-                  n_classes: int) -> np.ndarray:
+def triple_counts(
+    codes: np.ndarray, weights: np.ndarray | None, cardinalities: np.ndarray, n_classes: int
+) -> np.ndarray:
     """``T[y, a, b, c]``: the weight of the rows of class ``y`` with the feature states
     ``a``, ``b`` and ``c`` (one-hot positions; each over the rows where its variables
     are observed), from ``codes`` (features, then the class).
@@ -71,8 +74,11 @@ def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: 
     _check_triples(n_classes, width)
     n = codes.shape[0]
     exact = weights is None and n < 2**24  # sums of 0/1 in float32: exact below 2^24
-    check_memory((4.0 if exact else 8.0) * n * width, "the one-hot rows of A2DE's counts",
-                 "learn from fewer rows at a time (partial_fit)")
+    check_memory(
+        (4.0 if exact else 8.0) * n * width,
+        "the one-hot rows of A2DE's counts",
+        "learn from fewer rows at a time (partial_fit)",
+    )
     X = np.zeros((n, width), dtype=np.float32 if exact else np.float64)
     rows, cols = np.nonzero(codes[:, :d] >= 0)
     X[rows, offsets[cols] + codes[rows, cols]] = 1.0
@@ -92,8 +98,9 @@ def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: 
                 sel = codes_c[:, i] == s
                 if sel.any():
                     Z = later[sel]
-                    first[c, offsets[i] + s, after:, after:] = \
+                    first[c, offsets[i] + s, after:, after:] = (
                         Z.T @ Z if wc is None else (Z * wc[sel][:, None]).T @ Z
+                    )
     # each triple of three different variables in exactly one of the three terms (the
     # position of its first variable), the others 0 there: the sum adds no round-off
     out = first + first.transpose(0, 2, 1, 3)
@@ -103,8 +110,9 @@ def triple_counts(codes: np.ndarray, weights: np.ndarray | None, cardinalities: 
     # other variable comes after, 0 for two states of one variable; (a, a, a) is N(y, a)
     owner = np.repeat(np.arange(d), cardinalities)
     later_pair = np.where(owner[:, None] < owner[None, :], pairs, 0.0)  # (y, a, b): b after a
-    cc, aa, bb = np.meshgrid(np.arange(n_classes), np.arange(width), np.arange(width),
-                             indexing="ij")
+    cc, aa, bb = np.meshgrid(
+        np.arange(n_classes), np.arange(width), np.arange(width), indexing="ij"
+    )
     out[cc, aa, aa, bb] += later_pair
     out[cc, aa, bb, aa] += later_pair
     out[cc, bb, aa, aa] += later_pair
@@ -151,12 +159,16 @@ class AnDE(AODE):
 
     _method = "ande"
     cli_method: ClassVar[str | None] = None
-    _parameter_constraints: ClassVar[dict] = {"n": [Interval(Integral, 1, 2)],
-                                              "alpha": CPT_PRIOR["alpha"],
-                                              "min_count": [Interval(Real, 0, None)], **UNSEEN}
+    _parameter_constraints: ClassVar[dict] = {
+        "n": [Interval(Integral, 1, 2)],
+        "alpha": CPT_PRIOR["alpha"],
+        "min_count": [Interval(Real, 0, None)],
+        **UNSEEN,
+    }
 
-    def __init__(self, n: int = 2, alpha: float = 1.0, min_count: int = 1,
-                 unseen: Unseen = "error") -> None:
+    def __init__(
+        self, n: int = 2, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error"
+    ) -> None:
         self.n = n
         self.alpha = alpha
         self.min_count = min_count
@@ -196,16 +208,21 @@ class AnDE(AODE):
         self.triple_counts_ = T3
         with np.errstate(divide="ignore", invalid="ignore"):
             pair = np.einsum("yabb->yab", T3)  # N(y, a, b): the c = b slice
-            n_ij = np.add.reduceat(np.add.reduceat(pair.sum(axis=0), starts, axis=0),
-                                   starts, axis=1)[owner][:, owner]  # rows with both observed
-            self.log_pair3_ = np.log((pair + alpha) / (n_ij + alpha * len(pair) * k[:, None] *
-                                                       k[None, :]))
+            n_ij = np.add.reduceat(
+                np.add.reduceat(pair.sum(axis=0), starts, axis=0), starts, axis=1
+            )[owner][:, owner]  # rows with both observed
+            self.log_pair3_ = np.log(
+                (pair + alpha) / (n_ij + alpha * len(pair) * k[:, None] * k[None, :])
+            )
             den = np.add.reduceat(T3, starts, axis=3)[..., owner]
             cond = np.where(den + alpha * k > 0, (T3 + alpha) / (den + alpha * k), 1.0 / k)
             log_cond = np.log(cond)
             # l is i or j: not in the product
-            log_cond[:, (owner[:, None, None] == owner[None, None, :]) |
-                     (owner[None, :, None] == owner[None, None, :])] = 0.0
+            log_cond[
+                :,
+                (owner[:, None, None] == owner[None, None, :])
+                | (owner[None, :, None] == owner[None, None, :]),
+            ] = 0.0
             same = owner[:, None] == owner[None, :]
         self.log_cond3_ = log_cond
         self.pair_count_ = pair.sum(axis=0)
@@ -232,9 +249,9 @@ class AnDE(AODE):
         out = fallback.copy()
         step = max(1, _GATHER // max(1, n_classes * len(pi) * d))
         for start in range(0, n, step):  # chunks of rows, each one gather
-            a, b = A[start:start + step][:, pi], A[start:start + step][:, pj]
+            a, b = A[start : start + step][:, pi], A[start : start + step][:, pj]
             ok = Q[a, b]  # (rows, pairs): both observed (else padding) and seen enough
-            terms = L[:, a[:, :, None], b[:, :, None], A[start:start + step][:, None, :]].sum(-1)
+            terms = L[:, a[:, :, None], b[:, :, None], A[start : start + step][:, None, :]].sum(-1)
             terms = terms + P[:, a, b]  # (classes, rows, pairs)
             terms = np.where(ok[None], terms, -np.inf)
             used = ok.sum(axis=1)

@@ -97,13 +97,20 @@ class AWNB(FeatureWeightedClassifier):
         "bootstrap": [Interval(Real, 0, 1, closed="right")],
         "random_state": RANDOM_STATE,
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, n_trees: int = 10, bootstrap: float = 0.5,
-                 random_state: int | np.random.Generator | None = None, alpha: float = 1.0,
-                 fit_prior: bool = True, class_prior: Sequence[float] | None = None,
-                 unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        n_trees: int = 10,
+        bootstrap: float = 0.5,
+        random_state: int | np.random.Generator | None = None,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.n_trees = n_trees
         self.bootstrap = bootstrap
         self.random_state = random_state
@@ -119,28 +126,36 @@ class AWNB(FeatureWeightedClassifier):
         d = len(stats.columns) - 1
         self.feature_log_prob_ = self._naive_bayes_tables(stats, params["alpha"])
         if stats.table is None:
-            raise InputTypeError("AWNB grows its trees on the rows in memory: give a "
-                                 "DataFrame, an array or a file, not a Dask DataFrame")
+            raise InputTypeError(
+                "AWNB grows its trees on the rows in memory: give a "
+                "DataFrame, an array or a file, not a Dask DataFrame"
+            )
         codes, weights = stats.table.codes, stats.table.weights
         cards = stats.cardinalities[:d]
         n, width = codes.shape[0], int(cards.sum())
-        check_memory(4.0 * n * width * 2, f"AWNB's {n} x {width} one-hot indicators",
-                     "learn from fewer rows (a sample) or features with fewer states")
+        check_memory(
+            4.0 * n * width * 2,
+            f"AWNB's {n} x {width} one-hot indicators",
+            "learn from fewer rows (a sample) or features with fewer states",
+        )
         X = indicator_matrix(codes[:, :d], cards)
         random_state = params["random_state"]
         if isinstance(random_state, np.random.Generator):
             random_state = int(random_state.integers(2**31 - 1))
-        bagging = BaggingClassifier(DecisionTreeClassifier(criterion="entropy"),
-                                    n_estimators=params["n_trees"],
-                                    max_samples=params["bootstrap"], bootstrap=True,
-                                    random_state=random_state)
+        bagging = BaggingClassifier(
+            DecisionTreeClassifier(criterion="entropy"),
+            n_estimators=params["n_trees"],
+            max_samples=params["bootstrap"],
+            bootstrap=True,
+            random_state=random_state,
+        )
         with warnings.catch_warnings():  # max_samples is a fraction by design (Hall's 0.5)
-            warnings.filterwarnings("ignore", "Using the fractional value max_samples",
-                                    UserWarning)
+            warnings.filterwarnings("ignore", "Using the fractional value max_samples", UserWarning)
             bagging.fit(X, codes[:, d], sample_weight=weights)
         owner = np.repeat(np.arange(d), cards)
-        self.feature_weights_ = np.mean([tree_feature_weights(t, owner, d)
-                                         for t in bagging.estimators_], axis=0)
+        self.feature_weights_ = np.mean(
+            [tree_feature_weights(t, owner, d) for t in bagging.estimators_], axis=0
+        )
 
 
 def indicator_matrix(codes: np.ndarray, cards: np.ndarray) -> np.ndarray:

@@ -109,8 +109,10 @@ Unseen = Literal["error", "ignore"]
 #: the class-prior options of every classifier that has them (scikit-learn's names)
 CLASS_PRIOR = {
     "fit_prior": [BOOLEAN],
-    "class_prior": [None, InstanceOf(list, tuple, np.ndarray, pd.Series,
-                                     name="a sequence of probabilities")],
+    "class_prior": [
+        None,
+        InstanceOf(list, tuple, np.ndarray, pd.Series, name="a sequence of probabilities"),
+    ],
 }
 #: the CPT estimator's options (VOCABULARY: ``prior`` with ``alpha``, BDeu's
 #: ``equivalent_sample_size``, the m-estimate's ``m``): the learners' own constraints
@@ -147,8 +149,11 @@ def loss_matrix(loss: Any, classes: np.ndarray) -> np.ndarray:
 def _exact_counts(counts: np.ndarray) -> np.ndarray:
     """Class counts as int64 when every one is whole (VOCABULARY), else float64."""
     counts = np.asarray(counts)
-    if counts.dtype.kind == "f" and np.array_equal(counts, np.round(counts)) and (
-            np.abs(counts) < 2**53).all():
+    if (
+        counts.dtype.kind == "f"
+        and np.array_equal(counts, np.round(counts))
+        and (np.abs(counts) < 2**53).all()
+    ):
         return counts.astype(np.int64)
     return counts
 
@@ -159,8 +164,10 @@ def network_dtypes(dtypes: dict | None) -> dict | None:
     gigabytes), and pandas keeps such text as objects anyway."""
     if not dtypes:
         return dtypes
-    return {v: np.dtype(object) if isinstance(t, np.dtype) and t.kind in "US" else t
-            for v, t in dtypes.items()}
+    return {
+        v: np.dtype(object) if isinstance(t, np.dtype) and t.kind in "US" else t
+        for v, t in dtypes.items()
+    }
 
 
 def check_not_empty(X: Any) -> None:
@@ -204,15 +211,21 @@ def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     (:func:`~treelearn.sources._count.count_by_class`: DataFrame, array, Dask)."""
     stats = count_by_class(X, y, sample_weight=sample_weight)
     features = list(stats.columns[:-1])
-    return TrainingData(features, len(features), stats.classes, stats.columns[-1],
-                        stats.class_count, stats)
+    return TrainingData(
+        features, len(features), stats.classes, stats.columns[-1], stats.class_count, stats
+    )
 
 
 def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: str) -> np.ndarray:
     """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
     missing, or unseen with ``unseen="ignore"``)."""
-    table = encode(frame[names], missing="pairwise", states=dict(zip(names, states)),
-                   max_states=NO_STATE_CAP, unseen=unseen)
+    table = encode(
+        frame[names],
+        missing="pairwise",
+        states=dict(zip(names, states)),
+        max_states=NO_STATE_CAP,
+        unseen=unseen,
+    )
     return table.codes.astype(np.intp)
 
 
@@ -223,8 +236,14 @@ def class_training(stats: ClassStatistics, y: Any, n_features: int) -> TrainingD
     classes and their weights theirs, the class named after ``y``
     (:func:`~treelearn.sources._count.target_name`: a file's class column too)."""
     features = None if stats.variables is None else list(stats.variables)
-    return TrainingData(features, n_features, stats.classes,
-                        class_name(target_name(y), features or ()), stats.weight, stats)
+    return TrainingData(
+        features,
+        n_features,
+        stats.classes,
+        class_name(target_name(y), features or ()),
+        stats.weight,
+        stats,
+    )
 
 
 def numeric_rows(matched: Any, where: str, *, missing: bool) -> np.ndarray:
@@ -246,8 +265,13 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
 
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
-    _saved_header: ClassVar[tuple] = ("n_features", "classes", "class_name", "class_count",
-                                      "class_log_prior")
+    _saved_header: ClassVar[tuple] = (
+        "n_features",
+        "classes",
+        "class_name",
+        "class_count",
+        "class_log_prior",
+    )
     cli_method: ClassVar[str | None] = None
     #: options a former version of the class took, and where they went (a clear TypeError)
     _moved_options: ClassVar[dict] = {}
@@ -262,14 +286,17 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
             bad = next(k for k, v in moved.items() if cls._former_defaults.get(k, object()) != v)
             raise InvalidModelError(
                 f"saved {cls.__name__}: field 'params' has {bad}={moved[bad]!r}, a model that "
-                f"is another class now ({cls._moved_options[bad]}); fit and save it again")
+                f"is another class now ({cls._moved_options[bad]}); fit and save it again"
+            )
         return {k: v for k, v in params.items() if k not in moved}
 
     def __new__(cls, *args: Any, **kwargs: Any) -> BayesNetClassifier:
         moved = [k for k in kwargs if k in cls._moved_options]
         if moved:
-            raise TypeError(f"{cls.__name__}() has no option {moved[0]!r} any more (one class "
-                            f"per model); for {cls._moved_options[moved[0]]}")
+            raise TypeError(
+                f"{cls.__name__}() has no option {moved[0]!r} any more (one class "
+                f"per model); for {cls._moved_options[moved[0]]}"
+            )
         return super().__new__(cls)
 
     # ------------------------------------------------------------ fitting
@@ -291,8 +318,9 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
     def _checked_params(self) -> dict:
         """Every option checked against ``_parameter_constraints`` (numbers as Python
         ``int``/``float``), then the combinations (:meth:`_check_combination`)."""
-        params = check_params(self.get_params(deep=False), self._parameter_constraints,
-                              self._parameter_notes)
+        params = check_params(
+            self.get_params(deep=False), self._parameter_constraints, self._parameter_notes
+        )
         self._check_combination(params)
         return params
 
@@ -317,12 +345,17 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         given = params.get("class_prior")
         if given is not None:
             prior = np.asarray(given, dtype=float)
-            if prior.shape != (k,) or not np.isfinite(prior).all() or (prior < 0).any() or \
-                    not np.isclose(prior.sum(), 1.0):
+            if (
+                prior.shape != (k,)
+                or not np.isfinite(prior).all()
+                or (prior < 0).any()
+                or not np.isclose(prior.sum(), 1.0)
+            ):
                 raise TreelearnError(
                     f"class_prior must be {k} non-negative probabilities summing to 1 (one per "
                     f"class of {[python_scalar(c) for c in self.classes_]}), got {given!r}",
-                    values=[given])
+                    values=[given],
+                )
         elif params.get("fit_prior", True):
             counts = np.asarray(class_count, dtype=float) + self._prior_pseudocount(params)
             prior = counts / counts.sum()
@@ -362,9 +395,13 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         a DataFrame by name, reordering fine, a missing or extra column refused; an array
         by position)."""
         check_is_fitted(self)
-        return match_features(X, names=getattr(self, "feature_names_in_", None),
-                              n_features=self.n_features_in_, estimator=type(self).__name__,
-                              class_name=self.class_name_)
+        return match_features(
+            X,
+            names=getattr(self, "feature_names_in_", None),
+            n_features=self.n_features_in_,
+            estimator=type(self).__name__,
+            class_name=self.class_name_,
+        )
 
     def _matched_frame(self, X: Any) -> pd.DataFrame:
         """:meth:`_matched` as a DataFrame of the fitted features (an array named by them)."""
@@ -390,8 +427,10 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         features = list(self.feature_names_in_)
         lacking = [c for c in features if c not in data.columns]
         if lacking and absent == "error":
-            raise FeatureMismatchError(f"the data lacks the classifier's feature(s) "
-                                       f"{lacking[:10]}; absent='missing' sums them out")
+            raise FeatureMismatchError(
+                f"the data lacks the classifier's feature(s) "
+                f"{lacking[:10]}; absent='missing' sums them out"
+            )
         return data.reindex(columns=features) if lacking else data[features]
 
     # ------------------------------------------------------------ posterior and decision
@@ -441,10 +480,18 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         return self.classes_[np.argmin(self.predict_proba(X) @ L, axis=1)]
 
     # ------------------------------------------------------------ explanations
-    def explain(self, X: Any, kind: str = "log_odds", conditional: bool = True,
-                background: Any = None, output: str | None = None, target_class: Any = None,
-                random_state: Any = None, method: str = "auto",
-                n_permutations: int = 256) -> Explanation:
+    def explain(
+        self,
+        X: Any,
+        kind: str = "log_odds",
+        conditional: bool = True,
+        background: Any = None,
+        output: str | None = None,
+        target_class: Any = None,
+        random_state: Any = None,
+        method: str = "auto",
+        n_permutations: int = 256,
+    ) -> Explanation:
         """Each feature's contribution to the prediction of each row of ``X``.
 
         The value of a coalition ``S`` of features is the classifier's prediction with
@@ -492,9 +539,14 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         True
         """
         check_is_fitted(self)
-        params = check_explain_options(kind=kind, conditional=conditional, output=output,
-                                       method=method, n_permutations=n_permutations,
-                                       random_state=random_state)
+        params = check_explain_options(
+            kind=kind,
+            conditional=conditional,
+            output=output,
+            method=method,
+            n_permutations=n_permutations,
+            random_state=random_state,
+        )
         rows = self._prediction_input(X)
         data = self._explained_frame(X)
         other = None if background is None else self._prediction_input(background)
@@ -505,17 +557,28 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
             if python_scalar(target_class) not in index:
                 raise ClassLabelError(
                     f"target_class == {target_class!r} is not a class of the classifier; the "
-                    f"classes are {list(index)}")
+                    f"classes are {list(index)}"
+                )
             target = index[python_scalar(target_class)]
-        return explain_game(game, target=target, data=data, index=data.index,
-                            what=type(self).__name__, target_name=self.class_name_, **params)
+        return explain_game(
+            game,
+            target=target,
+            data=data,
+            index=data.index,
+            what=type(self).__name__,
+            target_name=self.class_name_,
+            **params,
+        )
 
     def _explained_frame(self, X: Any) -> pd.DataFrame:
         """The explained rows' feature values, labelled by the fitted features."""
         matched = self._matched(X)
         if hasattr(matched, "toarray"):  # a sparse matrix: its rows, densified
-            check_memory(8.0 * matched.shape[0] * matched.shape[1], "the explained rows",
-                         "explain fewer rows at a time")
+            check_memory(
+                8.0 * matched.shape[0] * matched.shape[1],
+                "the explained rows",
+                "explain fewer rows at a time",
+            )
             matched = matched.toarray()
         return as_frame(matched, list(self.feature_names_in_))
 
@@ -523,11 +586,20 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         """The game of the prediction through the classifier's own path: masked rows into
         :meth:`_joint_log_likelihood` (hooks :meth:`_mask_rows`, :meth:`_take_rows`,
         :meth:`_feature_groups`, :meth:`_sums_out`)."""
-        return RowsGame(self._joint_log_likelihood, self._mask_rows, self._take_rows, rows,
-                        _n_rows(rows), list(self.feature_names_in_), list(self.classes_),
-                        groups=self._feature_groups(), background=background,
-                        n_background=0 if background is None else _n_rows(background),
-                        sums_out=self._sums_out(), who=type(self).__name__)
+        return RowsGame(
+            self._joint_log_likelihood,
+            self._mask_rows,
+            self._take_rows,
+            rows,
+            _n_rows(rows),
+            list(self.feature_names_in_),
+            list(self.classes_),
+            groups=self._feature_groups(),
+            background=background,
+            n_background=0 if background is None else _n_rows(background),
+            sums_out=self._sums_out(),
+            who=type(self).__name__,
+        )
 
     def _sums_out(self) -> bool:
         """Whether the prediction sums unknown features out (missing values at prediction)."""
@@ -545,8 +617,11 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
             return tuple(r[index] for r in rows)
         picked = rows[index]
         if hasattr(picked, "toarray"):
-            check_memory(8.0 * picked.shape[0] * picked.shape[1], "the rows of an explanation",
-                         "explain fewer rows, or give fewer permutations or background rows")
+            check_memory(
+                8.0 * picked.shape[0] * picked.shape[1],
+                "the rows of an explanation",
+                "explain fewer rows, or give fewer permutations or background rows",
+            )
             picked = picked.toarray()
         return picked
 
@@ -560,8 +635,9 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         return np.where(keep, rows, other)
 
     # ------------------------------------------------------------ scores
-    def log_likelihood(self, X: Any, y: Any = None, per_row: bool = False,
-                       sample_weight: Any = None) -> float | np.ndarray:
+    def log_likelihood(
+        self, X: Any, y: Any = None, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """Log-likelihood of the rows in nats: ``log p(x_observed, y)``, total or per row.
 
         ``X`` holds the features (as for :meth:`predict`). Where ``y`` is not
@@ -613,7 +689,9 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         """``y`` as a Series of labels (positions, not index, matter), one per row."""
         if isinstance(y, pd.DataFrame):
             if y.shape[1] != 1:
-                raise ClassLabelError(f"y must be one column of class labels, got {y.shape[1]} columns")
+                raise ClassLabelError(
+                    f"y must be one column of class labels, got {y.shape[1]} columns"
+                )
             y = y.iloc[:, 0]
         labels = y if isinstance(y, pd.Series) else pd.Series(label_array(list(y)))
         if len(labels) != n_rows:
@@ -693,8 +771,12 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         return True
 
     def _prediction_input(self, X: Any) -> np.ndarray:
-        return categorical_codes(self._matched_frame(X), list(self.feature_names_in_),
-                                 self._feature_states(), getattr(self, "unseen", "error"))
+        return categorical_codes(
+            self._matched_frame(X),
+            list(self.feature_names_in_),
+            self._feature_states(),
+            getattr(self, "unseen", "error"),
+        )
 
     @abstractmethod
     def _feature_states(self) -> list:
@@ -703,24 +785,34 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     def _cpt_settings(self, params: dict, method: str, **options: Any) -> LearningSettings:
         """The CPT estimator's settings: ``alpha``, and ``prior`` (with BDeu's
         ``equivalent_sample_size`` and the m-estimate's ``m``) where the model has them."""
-        return LearningSettings(method=method, alpha=params["alpha"],
-                                prior=params.get("prior", "lidstone"),
-                                equivalent_sample_size=params.get("equivalent_sample_size", 1.0),
-                                m=params.get("m", 1.0), **options)
+        return LearningSettings(
+            method=method,
+            alpha=params["alpha"],
+            prior=params.get("prior", "lidstone"),
+            equivalent_sample_size=params.get("equivalent_sample_size", 1.0),
+            m=params.get("m", 1.0),
+            **options,
+        )
 
     def _description(self, method: str) -> dict:
         """The settings a fitted network records: its method, the class, every option."""
-        return {"method": method, "class": self.class_name_,
-                **{k: python_value(v) for k, v in self.get_params().items()}}
+        return {
+            "method": method,
+            "class": self.class_name_,
+            **{k: python_value(v) for k, v in self.get_params().items()},
+        }
 
     def _check_class_states(self, saved: SavedState, model: TreeModel) -> None:
         """A restored network's class variable must have exactly the saved classes."""
         if self.class_name_ in model.variables:
             states = list(model.states[self.class_name_])
             if states != [python_scalar(c) for c in self.classes_]:
-                raise saved.fail("classes", f"{list(self.classes_)} differ from the states "
-                                            f"{states} of the class variable "
-                                            f"{self.class_name_!r} in the network")
+                raise saved.fail(
+                    "classes",
+                    f"{list(self.classes_)} differ from the states "
+                    f"{states} of the class variable "
+                    f"{self.class_name_!r} in the network",
+                )
 
     def _network_features(self) -> list:
         """The features the network is over (every feature, but for mixed data)."""
@@ -730,8 +822,10 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         """A restored network must be over exactly the saved features."""
         features = self._network_features()
         if [v for v in model.variables if v != self.class_name_] != features:
-            raise saved.fail("feature_names", f"{features[:10]} differ from the network's "
-                                              f"variables {list(model.variables)[:10]}")
+            raise saved.fail(
+                "feature_names",
+                f"{features[:10]} differ from the network's variables {list(model.variables)[:10]}",
+            )
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
@@ -827,8 +921,7 @@ class NumericClassifier(BayesNetClassifier):
     def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
         """The statistics the model learns from, from any kind of input
         (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
-        return gaussian_statistics_by_class(X, y, sample_weight=sample_weight,
-                                            learner=self._where)
+        return gaussian_statistics_by_class(X, y, sample_weight=sample_weight, learner=self._where)
 
     def _sums_out(self) -> bool:
         return self._missing_at_prediction
@@ -841,8 +934,9 @@ def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:
     """``parent[v]`` (``-1`` for the root) must describe one tree over every node."""
     d = len(parent)
     if d and ((parent < -1).any() or (parent >= d).any() or (parent < 0).sum() != 1):
-        raise saved.fail(key, "must name one root (-1) and a parent among the features for "
-                              "every other feature")
+        raise saved.fail(
+            key, "must name one root (-1) and a parent among the features for every other feature"
+        )
     G = nx.DiGraph()
     G.add_nodes_from(range(d))
     G.add_edges_from((int(p), v) for v, p in enumerate(parent) if p >= 0)
@@ -850,8 +944,9 @@ def check_tree(saved: SavedState, key: str, parent: np.ndarray) -> None:
         raise saved.fail(key, "does not form a tree (a cycle, or a feature cut off)")
 
 
-def saved_feature_tree(saved: SavedState, features: list) -> tuple[np.ndarray, nx.Graph,
-                                                                   nx.DiGraph]:
+def saved_feature_tree(
+    saved: SavedState, features: list
+) -> tuple[np.ndarray, nx.Graph, nx.DiGraph]:
     """A saved feature tree, checked: ``(parent, tree, oriented)`` from the fields
     ``parent`` (one tree, :func:`check_tree`) and ``tree_edges`` (``(i, j, weight)`` rows
     naming feature indices, the same edges as the parents form)."""
@@ -885,8 +980,11 @@ def command_line_classifiers() -> dict[str, type]:
     package = __name__.rpartition(".")[0]
     for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         importlib.import_module(f"{package}.{info.name}")
-    found = {cls.cli_method: cls for cls in ESTIMATORS.values()
-             if issubclass(cls, BayesNetClassifier) and cls.cli_method}
+    found = {
+        cls.cli_method: cls
+        for cls in ESTIMATORS.values()
+        if issubclass(cls, BayesNetClassifier) and cls.cli_method
+    }
     return dict(sorted(found.items(), key=lambda item: (item[0] != "tan", item[0])))
 
 

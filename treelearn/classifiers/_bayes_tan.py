@@ -77,7 +77,8 @@ class BayesianTAN(CategoricalClassifier):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]}
+        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]
+    }
     _moved_options: ClassVar[dict] = {"ess": "BDeu's sample size: equivalent_sample_size=..."}
 
     def __init__(self, equivalent_sample_size: float = 1.0) -> None:
@@ -98,9 +99,11 @@ class BayesianTAN(CategoricalClassifier):
         self.states_ = [list(st) for st in stats.states[:d]]
         r_c = len(self.classes_)
         width = int(sum(len(st) for st in self.states_))
-        check_memory(8.0 * 3 * r_c * width * width, f"BayesianTAN's per-class tables ({r_c} x "
-                     f"{width} x {width}, three of them)",
-                     "use fewer features, or fewer states (max_states)")
+        check_memory(
+            8.0 * 3 * r_c * width * width,
+            f"BayesianTAN's per-class tables ({r_c} x {width} x {width}, three of them)",
+            "use fewer features, or fewer states (max_states)",
+        )
         log_w = np.zeros((d, d))
         thetas, rhos = [], []
         for c in range(r_c):
@@ -122,16 +125,16 @@ class BayesianTAN(CategoricalClassifier):
         log_w[np.arange(d), np.arange(d)] = -np.inf
         self._set_posterior(log_w, np.stack(thetas), np.stack(rhos))
 
-    def _set_posterior(self, log_w: np.ndarray, log_theta: np.ndarray,
-                       log_rho: np.ndarray) -> None:
+    def _set_posterior(self, log_w: np.ndarray, log_theta: np.ndarray, log_rho: np.ndarray) -> None:
         """The fitted tables, and what follows from them (learned or loaded)."""
         d = len(self.states_)
         self.log_weights_ = log_w
         self.log_theta_ = log_theta  # (classes, K): log θ_v|c
         self.log_rho_ = log_rho  # (classes, K, K)
         self.log_normaliser_ = float(log_spanning_tree_sum(log_w)) if d > 1 else 0.0
-        self.edge_posteriors_ = (np.clip(edge_marginals(log_w)[0], 0.0, 1.0) if d > 1
-                                 else np.zeros((d, d)))
+        self.edge_posteriors_ = (
+            np.clip(edge_marginals(log_w)[0], 0.0, 1.0) if d > 1 else np.zeros((d, d))
+        )
         self.offsets_ = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
 
     def _feature_states(self) -> list:
@@ -153,8 +156,9 @@ class BayesianTAN(CategoricalClassifier):
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         """``log P(c, x_observed | D)`` per row and class, averaged over all feature trees."""
         card = np.array([len(st) for st in self.states_], dtype=np.int64)
-        return log_sum_over_completions(codes, card, self._complete_joint,
-                                        list(self.feature_names_in_))
+        return log_sum_over_completions(
+            codes, card, self._complete_joint, list(self.feature_names_in_)
+        )
 
     @property
     def n_parameters(self) -> int:
@@ -172,10 +176,12 @@ class BayesianTAN(CategoricalClassifier):
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
-        return {"states": [[encode_label(s) for s in st] for st in self.states_],
-                "log_weights": json_value(self.log_weights_),
-                "log_theta": json_value(self.log_theta_),
-                "log_rho": json_value(self.log_rho_)}
+        return {
+            "states": [[encode_label(s) for s in st] for st in self.states_],
+            "log_weights": json_value(self.log_weights_),
+            "log_theta": json_value(self.log_theta_),
+            "log_rho": json_value(self.log_rho_),
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         raw = saved.raw("states", list)
@@ -188,15 +194,20 @@ class BayesianTAN(CategoricalClassifier):
         k, K = len(self.classes_), sum(len(st) for st in self.states_)
         log_w = saved.array("log_weights", (d, d), finite=False)
         off = ~np.eye(d, dtype=bool)
-        if np.isnan(log_w).any() or not np.isfinite(log_w[off]).all() or not (
-                log_w[~off] == -np.inf).all() or not np.allclose(log_w[off], log_w.T[off],
-                                                                 rtol=1e-9, atol=1e-9):
-            raise saved.fail("log_weights", "must be symmetric, finite off the diagonal and "
-                                            "-inf on it")
+        if (
+            np.isnan(log_w).any()
+            or not np.isfinite(log_w[off]).all()
+            or not (log_w[~off] == -np.inf).all()
+            or not np.allclose(log_w[off], log_w.T[off], rtol=1e-9, atol=1e-9)
+        ):
+            raise saved.fail(
+                "log_weights", "must be symmetric, finite off the diagonal and -inf on it"
+            )
         log_theta = saved.array("log_theta", (k, K))
         starts = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
         if (log_theta > 0).any() or not np.allclose(
-                np.add.reduceat(np.exp(log_theta), starts, axis=1), 1.0, rtol=0, atol=1e-9):
+            np.add.reduceat(np.exp(log_theta), starts, axis=1), 1.0, rtol=0, atol=1e-9
+        ):
             raise saved.fail("log_theta", "must hold each feature's log-probabilities per class")
         log_rho = saved.array("log_rho", (k, K, K))
         self._set_posterior(log_w, log_theta, log_rho)

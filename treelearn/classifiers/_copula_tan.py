@@ -92,8 +92,13 @@ class CopulaTAN(GaussianTAN):
         "marginal": [Options("empirical", "gaussian")],
     }
 
-    def __init__(self, marginal: str = "empirical", root: Hashable | None = None,
-                 fit_prior: bool = True, class_prior: Sequence[float] | None = None) -> None:
+    def __init__(
+        self,
+        marginal: str = "empirical",
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+    ) -> None:
         self.marginal = marginal
         super().__init__(root=root, fit_prior=fit_prior, class_prior=class_prior)
 
@@ -102,7 +107,8 @@ class CopulaTAN(GaussianTAN):
         """The rows in memory: each class's marginals, then the per-class moments of the
         normal scores (what the Gaussian TAN learns from)."""
         names, A, classes, codes, weights = labelled_rows(
-            X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where))
+            X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where)
+        )
         A = np.asarray(A, dtype=float)
         k = len(classes)
         Z = np.empty_like(A)
@@ -116,8 +122,7 @@ class CopulaTAN(GaussianTAN):
         data = class_training(stats, y, len(names))
         return replace(data, features=list(names), statistics=(stats, marginals))
 
-    def _fit_marginals(self, X: np.ndarray, w: np.ndarray | None, names: list,
-                       label: Any) -> list:
+    def _fit_marginals(self, X: np.ndarray, w: np.ndarray | None, names: list, label: Any) -> list:
         n = X.shape[0] if w is None else float(w.sum())
         out = []
         for j, v in enumerate(names):  # a loop over columns, every row at once
@@ -132,15 +137,18 @@ class CopulaTAN(GaussianTAN):
                 raise TreelearnError(
                     f"column {v!r} is constant in class {python_scalar(label)!r} "
                     f"({float(column[0])!r}): its marginal there has no density; drop the column",
-                    column=v, values=[float(column[0])])
+                    column=v,
+                    values=[float(column[0])],
+                )
             if self.marginal == "gaussian":
                 out.append((mean, math.sqrt(var)))
             else:
                 out.append((*smoothed_cdf_knots(column, w), truncation(n)))
         return out
 
-    def _scores(self, X: np.ndarray, marginals: list, truncate: bool = False
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def _scores(
+        self, X: np.ndarray, marginals: list, truncate: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One class's normal scores of ``X`` (NaN stays NaN) and each row's Jacobian
         ``sum_j log g_j - log phi(z_j)`` over its observed cells. ``truncate``: the training
         scores, clipped at Liu-Lafferty-Wasserman's ``delta_n`` (empirical marginals)."""
@@ -202,10 +210,12 @@ class CopulaTAN(GaussianTAN):
         if self.marginal == "gaussian":
             state.update(location=json_value(self.location_), scale=json_value(self.scale_))
         else:
-            state.update(knots=[[m[0].tolist() for m in per] for per in self._marginals],
-                         cdf=[[m[1].tolist() for m in per] for per in self._marginals],
-                         scales=[[m[2] for m in per] for per in self._marginals],
-                         truncation=[per[0][3] for per in self._marginals])
+            state.update(
+                knots=[[m[0].tolist() for m in per] for per in self._marginals],
+                cdf=[[m[1].tolist() for m in per] for per in self._marginals],
+                scales=[[m[2] for m in per] for per in self._marginals],
+                truncation=[per[0][3] for per in self._marginals],
+            )
         return state
 
     def _restore_model(self, saved: SavedState) -> None:
@@ -214,26 +224,40 @@ class CopulaTAN(GaussianTAN):
         if self.marginal == "gaussian":
             location = saved.array("location", (k, d))
             scale = saved.array("scale", (k, d), positive=True)
-            self._set_marginals([list(zip(location[c].tolist(), scale[c].tolist()))
-                                 for c in range(k)])
+            self._set_marginals(
+                [list(zip(location[c].tolist(), scale[c].tolist())) for c in range(k)]
+            )
             return
         scales = saved.array("scales", (k, d), positive=True)
         delta = saved.array("truncation", (k,), positive=True)
         knots, cdf = saved.raw("knots", list), saved.raw("cdf", list)
-        if len(knots) != k or len(cdf) != k or not all(
-                isinstance(part, list) and len(part) == d for part in (*knots, *cdf)):
-            raise saved.fail("knots", f"'knots' and 'cdf' must hold {d} lists for each of the "
-                             f"{k} classes")
+        if (
+            len(knots) != k
+            or len(cdf) != k
+            or not all(isinstance(part, list) and len(part) == d for part in (*knots, *cdf))
+        ):
+            raise saved.fail(
+                "knots", f"'knots' and 'cdf' must hold {d} lists for each of the {k} classes"
+            )
         marginals = []
         for c in range(k):
             per = []
             for j in range(d):
                 x = saved.array("knots", (None,), value=knots[c][j])
                 F = saved.array("cdf", (None,), value=cdf[c][j])
-                if x.shape != F.shape or len(x) < 2 or (np.diff(x) <= 0).any() \
-                        or (np.diff(F) <= 0).any() or F[0] <= 0 or F[-1] >= 1:
-                    raise saved.fail("knots", "each feature's knots and CDF must rise strictly "
-                                     "(one length, 2 or more), the CDF inside (0, 1)")
+                if (
+                    x.shape != F.shape
+                    or len(x) < 2
+                    or (np.diff(x) <= 0).any()
+                    or (np.diff(F) <= 0).any()
+                    or F[0] <= 0
+                    or F[-1] >= 1
+                ):
+                    raise saved.fail(
+                        "knots",
+                        "each feature's knots and CDF must rise strictly "
+                        "(one length, 2 or more), the CDF inside (0, 1)",
+                    )
                 per.append((x, F, float(scales[c, j]), float(delta[c])))
             marginals.append(per)
         self._set_marginals(marginals)

@@ -133,12 +133,18 @@ class ETAN(SingleNetworkClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, equivalent_sample_size: float = 1.0, alpha: float = 1.0,
-                 fit_prior: bool = True, class_prior: Sequence[float] | None = None,
-                 unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        equivalent_sample_size: float = 1.0,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.equivalent_sample_size = equivalent_sample_size
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -159,22 +165,32 @@ class ETAN(SingleNetworkClassifier):
                 raise MissingValuesError(
                     f"ETAN compares the families' BDeu scores over the same rows; the "
                     f"feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} have "
-                    f"missing values: drop or fill those rows")
+                    f"missing values: drop or fill those rows"
+                )
         elif any(np.any(pc.pair_totals()[:d, :d] != pc.n_rows) for pc in stats.per_class):
-            raise MissingValuesError("ETAN compares the families' BDeu scores over the same "
-                                     "rows; these counts have missing values: drop or fill "
-                                     "those rows")
+            raise MissingValuesError(
+                "ETAN compares the families' BDeu scores over the same "
+                "rows; these counts have missing values: drop or fill "
+                "those rows"
+            )
         width = int(stats.cardinalities[:d].sum())
-        check_memory(8.0 * 4 * width * width, f"ETAN's BDeu terms of {width} x {width} "
-                     "state pairs", "use features with fewer states")
+        check_memory(
+            8.0 * 4 * width * width,
+            f"ETAN's BDeu terms of {width} x {width} state pairs",
+            "use features with fewer states",
+        )
         s = etan_family_scores(stats.per_class, d, params["equivalent_sample_size"])
         alone = np.maximum(s["none"], s["class"])
         with_parent = np.maximum(s["parent"], s["class_parent"])
         gain = round_ties(with_parent - alone[None, :])  # [j, i]: the arc j -> i
         G = nx.DiGraph()
         G.add_nodes_from(range(d))
-        G.add_weighted_edges_from((j, i, float(gain[j, i])) for j in range(d)
-                                  for i in range(d) if j != i and gain[j, i] > 0)
+        G.add_weighted_edges_from(
+            (j, i, float(gain[j, i]))
+            for j in range(d)
+            for i in range(d)
+            if j != i and gain[j, i] > 0
+        )
         branching = nx.maximum_branching(G, attr="weight")
         parent = [-1] * d
         for j, i in branching.edges:
@@ -189,25 +205,28 @@ class ETAN(SingleNetworkClassifier):
                 total += s["class_parent" if keep else "parent"][parent[i], i]
             with_class.append(bool(keep))
         self.structure_score_ = float(total)
-        self.feature_parent_ = {f: None if parent[i] < 0 else features[parent[i]]
-                                for i, f in enumerate(features)}
+        self.feature_parent_ = {
+            f: None if parent[i] < 0 else features[parent[i]] for i, f in enumerate(features)
+        }
         self.class_children_ = [f for i, f in enumerate(features) if with_class[i]]
         D = nx.DiGraph()
         D.add_node(class_name)
         D.add_nodes_from(features)
         for i, f in enumerate(features):
             parents = ([class_name] if with_class[i] else []) + (
-                [features[parent[i]]] if parent[i] >= 0 else [])
+                [features[parent[i]]] if parent[i] >= 0 else []
+            )
             D.add_edges_from((p, f) for p in parents)
             D.nodes[f]["parents"] = parents
-        D.graph["roots"] = [class_name, *(f for i, f in enumerate(features)
-                                          if not with_class[i] and parent[i] < 0)]
+        D.graph["roots"] = [
+            class_name,
+            *(f for i, f in enumerate(features) if not with_class[i] and parent[i] < 0),
+        ]
         D.graph["class"] = class_name
         return D
 
     def _network_description(self, params: dict) -> dict:
-        return {**super()._network_description(params),
-                "structure_score": self.structure_score_}
+        return {**super()._network_description(params), "structure_score": self.structure_score_}
 
     def _restore_model(self, saved: SavedState) -> None:
         super()._restore_model(saved)
@@ -224,8 +243,11 @@ class ETAN(SingleNetworkClassifier):
         ok = ok and not self.model_.parents(c)
         score = self.model_.settings.get("structure_score")
         if not ok or not isinstance(score, (int, float)) or not np.isfinite(score):
-            raise saved.fail("model", "is not an ETAN network (the class a root, at most one "
-                                      "feature parent each, its structure_score setting)")
+            raise saved.fail(
+                "model",
+                "is not an ETAN network (the class a root, at most one "
+                "feature parent each, its structure_score setting)",
+            )
         self.feature_parent_ = feature_parent
         self.class_children_ = children
         self.structure_score_ = float(score)

@@ -78,8 +78,10 @@ class GaussianClassifier(NumericClassifier):
     """
 
     _where = "GaussianClassifier"
-    _parameter_constraints: ClassVar[dict] = {"covariance": [Options(*_COVARIANCES)],
-                                              "reg": [Interval(Real, 0, 1)]}
+    _parameter_constraints: ClassVar[dict] = {
+        "covariance": [Options(*_COVARIANCES)],
+        "reg": [Interval(Real, 0, 1)],
+    }
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
 
     def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
@@ -92,8 +94,9 @@ class GaussianClassifier(NumericClassifier):
         class and feature (``diagonal``, ``isotropic``), from any kind of input."""
         if self.covariance in ("full", "shared"):
             return super()._statistics(X, y, sample_weight)
-        return variances_by_class(X, y, missing="error", sample_weight=sample_weight,
-                                  learner=self._where)
+        return variances_by_class(
+            X, y, missing="error", sample_weight=sample_weight, learner=self._where
+        )
 
     def _learn(self, stats: ClassStatistics, params: dict) -> None:
         """The class means and covariances (maximum likelihood, weighted) from the statistics
@@ -115,15 +118,20 @@ class GaussianClassifier(NumericClassifier):
         """Cholesky factors (or variances) and log-determinants; a singular covariance is refused."""
         cov = self.covariances_
         names = list(self.feature_names_in_)
-        fix = ("; set reg > 0 (e.g. reg=1e-3) to shrink it towards the identity, or choose a "
-               "simpler covariance")
+        fix = (
+            "; set reg > 0 (e.g. reg=1e-3) to shrink it towards the identity, or choose a "
+            "simpler covariance"
+        )
         if self.covariance in ("diagonal", "isotropic"):
             var = cov if self.covariance == "diagonal" else cov[:, None]
             bad = var <= 0
             if bad.any():
                 c, j = np.argwhere(bad)[0]
-                what = (f"feature {names[j]!r} is constant" if self.covariance == "diagonal"
-                        else "every feature is constant")
+                what = (
+                    f"feature {names[j]!r} is constant"
+                    if self.covariance == "diagonal"
+                    else "every feature is constant"
+                )
                 raise TreelearnError(
                     f"{what} within class {python_scalar(self.classes_[c])!r} (variance 0)" + fix,
                     column=names[j] if self.covariance == "diagonal" else None,
@@ -138,8 +146,11 @@ class GaussianClassifier(NumericClassifier):
             eig = np.linalg.eigvalsh(S)
             # numpy's matrix_rank tolerance: below it the smallest eigenvalue is rounding noise
             if eig[0] <= eig[-1] * len(eig) * np.finfo(float).eps:
-                who = ("the pooled covariance" if self.covariance == "shared"
-                       else f"the covariance of class {python_scalar(self.classes_[c])!r}")
+                who = (
+                    "the pooled covariance"
+                    if self.covariance == "shared"
+                    else f"the covariance of class {python_scalar(self.classes_[c])!r}"
+                )
                 raise TreelearnError(
                     f"{who} is singular (smallest eigenvalue {eig[0]:.3g}): some features are "
                     "constant or linear combinations of others, or the class has no more rows "
@@ -177,8 +188,12 @@ class GaussianClassifier(NumericClassifier):
         class ``d (d + 1) / 2`` full, once shared, ``d`` diagonal, 1 isotropic)."""
         check_is_fitted(self)
         k, d = self.means_.shape
-        per = {"full": k * d * (d + 1) // 2, "shared": d * (d + 1) // 2, "diagonal": k * d,
-               "isotropic": k}[self.covariance]
+        per = {
+            "full": k * d * (d + 1) // 2,
+            "shared": d * (d + 1) // 2,
+            "diagonal": k * d,
+            "isotropic": k,
+        }[self.covariance]
         return k - 1 + k * d + per
 
     # ------------------------------------------------------------ saving
@@ -191,7 +206,8 @@ class GaussianClassifier(NumericClassifier):
         self.means_ = saved.array("means", (k, d))
         cov = saved.array("covariances", shape[self.covariance])
         if self.covariance in ("full", "shared") and not np.allclose(
-                cov, np.swapaxes(cov, -1, -2), rtol=1e-9, atol=1e-12 * np.abs(cov).max()):
+            cov, np.swapaxes(cov, -1, -2), rtol=1e-9, atol=1e-12 * np.abs(cov).max()
+        ):
             raise saved.fail("covariances", "must be symmetric")
         self.covariances_ = cov
         try:

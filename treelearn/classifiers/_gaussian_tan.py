@@ -49,9 +49,15 @@ __all__ = ["GaussianTAN", "tree_regressions"]
 _LOG_2PI = math.log(2 * math.pi)
 
 
-def tree_regressions(means: np.ndarray, cov: np.ndarray, parent: np.ndarray, names: Sequence,
-                     classes: Sequence, *, check: bool = True
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tree_regressions(
+    means: np.ndarray,
+    cov: np.ndarray,
+    parent: np.ndarray,
+    names: Sequence,
+    classes: Sequence,
+    *,
+    check: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(intercept, coefficient, variance)``, each ``k x d``: every feature's least-squares
     regression on its tree parent (``parent[j]``, ``-1`` for the root: its mean and variance)
     within each class, from the class means and ML covariances; a perfect correlation
@@ -72,7 +78,8 @@ def tree_regressions(means: np.ndarray, cov: np.ndarray, parent: np.ndarray, nam
         raise TreelearnError(
             f"columns {names[parent[j]]!r} and {names[j]!r} are perfectly correlated in "
             f"class {python_scalar(classes[c])!r}: the Gaussian has no density; drop one of them",
-            column=names[j])
+            column=names[j],
+        )
     return intercept, coef, variance
 
 
@@ -109,8 +116,12 @@ class GaussianTAN(NumericClassifier):
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
 
-    def __init__(self, root: Hashable | None = None, fit_prior: bool = True,
-                 class_prior: Sequence[float] | None = None) -> None:
+    def __init__(
+        self,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+    ) -> None:
         self.root = root
         self.fit_prior = fit_prior
         self.class_prior = class_prior
@@ -127,12 +138,15 @@ class GaussianTAN(NumericClassifier):
             raise TreelearnError(
                 f"column {names[j]!r} is constant in class {python_scalar(classes[c])!r} "
                 "(variance 0): a Gaussian there has no density; drop the column",
-                column=names[j])
+                column=names[j],
+            )
         share = weight / weight.sum()
         cmi = sum(share[c] * gaussian_mutual_information(cov[c]) for c in range(k))
         if self.root is not None and self.root not in names:
-            raise ColumnNotFoundError(f"root {self.root!r} is not a feature; the features are "
-                                      f"{names[:20]}", column=self.root)
+            raise ColumnNotFoundError(
+                f"root {self.root!r} is not a feature; the features are {names[:20]}",
+                column=self.root,
+            )
         tree = spanning_skeleton(names, cmi, n=float(weight.sum()))
         oriented = orient(tree, self.root if self.root is not None else names[0])
         index = {v: j for j, v in enumerate(names)}
@@ -144,8 +158,14 @@ class GaussianTAN(NumericClassifier):
         self.means_, self.covariances_ = means, cov
         self._set_tree(oriented, parent, intercept, coef, variance)
 
-    def _set_tree(self, tree: nx.DiGraph, parent: np.ndarray, intercept: np.ndarray,
-                  coefficient: np.ndarray, variance: np.ndarray) -> None:
+    def _set_tree(
+        self,
+        tree: nx.DiGraph,
+        parent: np.ndarray,
+        intercept: np.ndarray,
+        coefficient: np.ndarray,
+        variance: np.ndarray,
+    ) -> None:
         names = list(self.feature_names_in_)
         self.tree_ = tree
         self.root_ = names[int(np.flatnonzero(parent < 0)[0])]
@@ -176,8 +196,9 @@ class GaussianTAN(NumericClassifier):
             out[:, c] += self._class_log_density(values, c, sigma)
         return out
 
-    def _class_log_density(self, values: np.ndarray, c: int,
-                           sigma: np.ndarray | None) -> np.ndarray:
+    def _class_log_density(
+        self, values: np.ndarray, c: int, sigma: np.ndarray | None
+    ) -> np.ndarray:
         """``log p(x_observed | c)`` of every row (``sigma``: the implied covariances,
         needed only where a value is missing)."""
         observed = ~np.isnan(values)
@@ -208,19 +229,24 @@ class GaussianTAN(NumericClassifier):
             x = values[np.ix_(r, np.flatnonzero(keep))]
             L = scipy.linalg.cholesky(sigma[c][np.ix_(keep, keep)], lower=True)
             z = scipy.linalg.solve_triangular(L, (x - self.means_[c, keep]).T, lower=True)
-            out[r] = -0.5 * ((z**2).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(
-                np.diag(L)).sum()
+            out[r] = -0.5 * ((z**2).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(np.diag(L)).sum()
         return out
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
         index = {v: j for j, v in enumerate(self.feature_names_in_)}
-        edges = [[index[u], index[v], float(w)]
-                 for u, v, w in self.feature_tree_.edges(data="weight")]
-        return {"parent": self.parent_.tolist(), "intercept": json_value(self.intercept_),
-                "coefficient": json_value(self.coefficient_),
-                "variance": json_value(self.variance_), "means": json_value(self.means_),
-                "covariances": json_value(self.covariances_), "tree_edges": edges}
+        edges = [
+            [index[u], index[v], float(w)] for u, v, w in self.feature_tree_.edges(data="weight")
+        ]
+        return {
+            "parent": self.parent_.tolist(),
+            "intercept": json_value(self.intercept_),
+            "coefficient": json_value(self.coefficient_),
+            "variance": json_value(self.variance_),
+            "means": json_value(self.means_),
+            "covariances": json_value(self.covariances_),
+            "tree_edges": edges,
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         k, d = len(self.classes_), self.n_features_in_
@@ -232,6 +258,10 @@ class GaussianTAN(NumericClassifier):
         if not np.array_equal(cov, cov.transpose(0, 2, 1)):
             raise saved.fail("covariances", "must be symmetric")
         self.covariances_ = cov
-        self._set_tree(oriented, parent, saved.array("intercept", (k, d)),
-                       saved.array("coefficient", (k, d)),
-                       saved.array("variance", (k, d), positive=True))
+        self._set_tree(
+            oriented,
+            parent,
+            saved.array("intercept", (k, d)),
+            saved.array("coefficient", (k, d)),
+            saved.array("variance", (k, d), positive=True),
+        )

@@ -80,8 +80,15 @@ class _ClassFactors:
     variance: np.ndarray
 
 
-def _fit_class(X: np.ndarray, w: np.ndarray | None, parent: np.ndarray, factor: float,
-               names: list, label: Any, check: bool = True) -> _ClassFactors:
+def _fit_class(
+    X: np.ndarray,
+    w: np.ndarray | None,
+    parent: np.ndarray,
+    factor: float,
+    names: list,
+    label: Any,
+    check: bool = True,
+) -> _ClassFactors:
     """Both kinds of factor of one class's rows ``X`` (weights ``w``) on the tree ``parent``
     (``check``: a perfect correlation is an error; else its factor is degenerate)."""
     wn = np.full(len(X), 1.0 / len(X)) if w is None else w / w.sum()
@@ -90,18 +97,21 @@ def _fit_class(X: np.ndarray, w: np.ndarray | None, parent: np.ndarray, factor: 
     child = np.flatnonzero(parent >= 0)
     r = np.zeros(len(parent))
     r[child] = (wn[:, None] * centred[:, child] * centred[:, parent[child]]).sum(axis=0) / (
-        1.0 - float(wn @ wn))
-    stats = ClassGaussianStatistics.of_rows(names, X, np.zeros(len(X), dtype=np.int64),
-                                            [label], w)
+        1.0 - float(wn @ wn)
+    )
+    stats = ClassGaussianStatistics.of_rows(names, X, np.zeros(len(X), dtype=np.int64), [label], w)
     with np.errstate(divide="ignore", invalid="ignore"):
         intercept, coefficient, variance = tree_regressions(
-            stats.mean, stats.covariance, parent, names, [label], check=check)
-    return _ClassFactors(X, np.log(wn), factor * sd, np.clip(r, -1.0, 1.0), intercept[0],
-                         coefficient[0], variance[0])
+            stats.mean, stats.covariance, parent, names, [label], check=check
+        )
+    return _ClassFactors(
+        X, np.log(wn), factor * sd, np.clip(r, -1.0, 1.0), intercept[0], coefficient[0], variance[0]
+    )
 
 
-def _node_terms(f: _ClassFactors, X: np.ndarray, parent: np.ndarray,
-                kernel: np.ndarray) -> np.ndarray:
+def _node_terms(
+    f: _ClassFactors, X: np.ndarray, parent: np.ndarray, kernel: np.ndarray
+) -> np.ndarray:
     """``n x d``: each feature's log conditional density given its parent, of its kind."""
     n, d = X.shape
     out = np.empty((n, d))
@@ -119,14 +129,22 @@ def _node_terms(f: _ClassFactors, X: np.ndarray, parent: np.ndarray,
                 mean = f.intercept[j] + (f.coefficient[j] * X[:, p] if p >= 0 else 0.0)
                 # np.log: a Gaussian of no spread on a validation split's fitting share is
                 # NaN here (the split scores it -inf), not an exception
-                out[:, j] = -0.5 * ((X[:, j] - mean) ** 2 / f.variance[j]
-                                    + np.log(f.variance[j]) + _LOG_2PI)
+                out[:, j] = -0.5 * (
+                    (X[:, j] - mean) ** 2 / f.variance[j] + np.log(f.variance[j]) + _LOG_2PI
+                )
             elif p < 0:
                 out[:, j] = kde(j)
             else:
                 out[:, j] = kde_pair_log_density(
-                    X[:, j], X[:, p], f.centres[:, j], f.centres[:, p], f.log_w, f.sd[j],
-                    f.sd[p], float(f.correlation[j])) - kde(p)
+                    X[:, j],
+                    X[:, p],
+                    f.centres[:, j],
+                    f.centres[:, p],
+                    f.log_w,
+                    f.sd[j],
+                    f.sd[p],
+                    float(f.correlation[j]),
+                ) - kde(p)
     return out
 
 
@@ -178,10 +196,17 @@ class KernelTAN(NumericClassifier):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, densities: str = "auto", bandwidth: str | float = "scott",
-                 validation: float = 0.25, grid: int = 32, root: Hashable | None = None,
-                 fit_prior: bool = True, class_prior: Sequence[float] | None = None,
-                 random_state: Any = None) -> None:
+    def __init__(
+        self,
+        densities: str = "auto",
+        bandwidth: str | float = "scott",
+        validation: float = 0.25,
+        grid: int = 32,
+        root: Hashable | None = None,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.densities = densities
         self.bandwidth = bandwidth
         self.validation = validation
@@ -194,7 +219,8 @@ class KernelTAN(NumericClassifier):
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any):
         names, A, classes, codes, weights = labelled_rows(
-            X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where))
+            X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where)
+        )
         A = np.asarray(A, dtype=float)
         stats = ClassGaussianStatistics.of_rows(names, A, codes, classes, weights)
         data = class_training(stats, y, len(names))
@@ -207,8 +233,10 @@ class KernelTAN(NumericClassifier):
         rows = [np.flatnonzero(codes == c) for c in range(k)]
         w = [None if weights is None else weights[r] for r in rows]
         if params["root"] is not None and params["root"] not in names:
-            raise ColumnNotFoundError(f"root {params['root']!r} is not a feature; the features "
-                                      f"are {names[:20]}", column=params["root"])
+            raise ColumnNotFoundError(
+                f"root {params['root']!r} is not a feature; the features are {names[:20]}",
+                column=params["root"],
+            )
         cmi = np.zeros((d, d))
         share = self.class_count_ / self.class_count_.sum()
         factors = []
@@ -220,8 +248,9 @@ class KernelTAN(NumericClassifier):
             factors.append(bandwidth_factor(params["bandwidth"], n_eff))
             centred = (X - mean) / sd
             corr = np.clip((centred * wn[:, None]).T @ centred / (1.0 - float(wn @ wn)), -1, 1)
-            cmi += share[c] * kernel_mutual_information(X, wn, factors[c] * sd, corr,
-                                                        params["grid"])
+            cmi += share[c] * kernel_mutual_information(
+                X, wn, factors[c] * sd, corr, params["grid"]
+            )
         tree = spanning_skeleton(names, cmi, n=float(self.class_count_.sum()))
         oriented = orient(tree, params["root"] if params["root"] is not None else names[0])
         parent = _parent_array(oriented, names)
@@ -244,10 +273,20 @@ class KernelTAN(NumericClassifier):
             raise TreelearnError(
                 f"column {names[j]!r} is constant in class {python_scalar(label)!r} (variance "
                 f"0, or a single row): neither a Gaussian nor a kernel density has a density "
-                f"there; drop the column", column=names[j])
+                f"there; drop the column",
+                column=names[j],
+            )
 
-    def _validation_gain(self, A: np.ndarray, rows: list, w: list, parent: np.ndarray,
-                         factors: list, names: list, params: dict) -> np.ndarray:
+    def _validation_gain(
+        self,
+        A: np.ndarray,
+        rows: list,
+        w: list,
+        parent: np.ndarray,
+        factors: list,
+        names: list,
+        params: dict,
+    ) -> np.ndarray:
         """Per feature: held-out log density of its kernel factor minus its Gaussian's."""
         rng = np.random.default_rng(params["random_state"])
         d = A.shape[1]
@@ -260,8 +299,7 @@ class KernelTAN(NumericClassifier):
                 continue
             held, fit = np.sort(order[:n_held]), np.sort(order[n_held:])
             wf = None if w[c] is None else w[c][fit]
-            f = _fit_class(A[r][fit], wf, parent, factors[c], names, self.classes_[c],
-                           check=False)
+            f = _fit_class(A[r][fit], wf, parent, factors[c], names, self.classes_[c], check=False)
             wh = np.ones(n_held) if w[c] is None else w[c][held]
             for kind, sign in ((everything, 1.0), (nothing, -1.0)):
                 terms = _node_terms(f, A[r][held], parent, kind)
@@ -271,20 +309,33 @@ class KernelTAN(NumericClassifier):
                     gain += sign * (wh @ np.where(wh[:, None] > 0, terms, 0.0))
         return np.where(np.isnan(gain), 0.0, gain)  # -inf against -inf: keep the Gaussian
 
-    def _set_model(self, tree: nx.Graph, oriented: nx.DiGraph, parent: np.ndarray,
-                   kernel: np.ndarray, centres: list, weights: list, factors: list) -> None:
+    def _set_model(
+        self,
+        tree: nx.Graph,
+        oriented: nx.DiGraph,
+        parent: np.ndarray,
+        kernel: np.ndarray,
+        centres: list,
+        weights: list,
+        factors: list,
+    ) -> None:
         names = list(self.feature_names_in_)
-        self._class_factors = [_fit_class(X, w, parent, f, names, label) for X, w, f, label
-                               in zip(centres, weights, factors, self.classes_)]
+        self._class_factors = [
+            _fit_class(X, w, parent, f, names, label)
+            for X, w, f, label in zip(centres, weights, factors, self.classes_)
+        ]
         for c, f in enumerate(self._class_factors):
-            bad = np.flatnonzero(~(np.abs(f.correlation) < MAX_ABS_CORRELATION) & kernel
-                                 & (parent >= 0))
+            bad = np.flatnonzero(
+                ~(np.abs(f.correlation) < MAX_ABS_CORRELATION) & kernel & (parent >= 0)
+            )
             if len(bad):
                 j = int(bad[0])
                 raise TreelearnError(
                     f"columns {names[parent[j]]!r} and {names[j]!r} are perfectly correlated "
                     f"in class {python_scalar(self.classes_[c])!r}: a 2-D kernel density needs "
-                    f"a spread off the line; drop one of them", column=names[j])
+                    f"a spread off the line; drop one of them",
+                    column=names[j],
+                )
         self.feature_tree_, self.tree_, self.parent_ = tree, oriented, parent
         self.root_ = names[int(np.flatnonzero(parent < 0)[0])]
         self.kernel_ = np.asarray(kernel, dtype=bool)
@@ -312,14 +363,18 @@ class KernelTAN(NumericClassifier):
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
         index = {v: j for j, v in enumerate(self.feature_names_in_)}
-        edges = [[index[u], index[v], float(wt)]
-                 for u, v, wt in self.feature_tree_.edges(data="weight")]
-        return {"parent": self.parent_.tolist(), "tree_edges": edges,
-                "kernel": self.kernel_.tolist(), "factor": self.factor_.tolist(),
-                "validation_gain": [None if np.isnan(g) else float(g)
-                                    for g in self.validation_gain_],
-                "centres": [f.centres.T.tolist() for f in self._class_factors],
-                "weights": [None if w is None else w.tolist() for w in self._weights]}
+        edges = [
+            [index[u], index[v], float(wt)] for u, v, wt in self.feature_tree_.edges(data="weight")
+        ]
+        return {
+            "parent": self.parent_.tolist(),
+            "tree_edges": edges,
+            "kernel": self.kernel_.tolist(),
+            "factor": self.factor_.tolist(),
+            "validation_gain": [None if np.isnan(g) else float(g) for g in self.validation_gain_],
+            "centres": [f.centres.T.tolist() for f in self._class_factors],
+            "weights": [None if w is None else w.tolist() for w in self._weights],
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         k, d = len(self.classes_), self.n_features_in_
@@ -328,8 +383,9 @@ class KernelTAN(NumericClassifier):
         kernel = saved.array("kernel", (d,), dtype=bool)
         factors = saved.array("factor", (k,), positive=True)
         gain = saved.raw("validation_gain", list)
-        if len(gain) != d or not all(g is None or (isinstance(g, (int, float))
-                                     and not isinstance(g, bool)) for g in gain):
+        if len(gain) != d or not all(
+            g is None or (isinstance(g, (int, float)) and not isinstance(g, bool)) for g in gain
+        ):
             raise saved.fail("validation_gain", "must hold one number or null per feature")
         raw_centres, raw_weights = saved.raw("centres", list), saved.raw("weights", list)
         if len(raw_centres) != k or len(raw_weights) != k:
@@ -340,8 +396,11 @@ class KernelTAN(NumericClassifier):
             if len(X) < 2:
                 raise saved.fail("centres", "need two or more rows per class")
             centres.append(np.ascontiguousarray(X))
-            weights.append(None if raw_weights[c] is None else saved.array(
-                "weights", (len(X),), positive=True, value=raw_weights[c]))
+            weights.append(
+                None
+                if raw_weights[c] is None
+                else saved.array("weights", (len(X),), positive=True, value=raw_weights[c])
+            )
         for c in range(k):
             try:
                 self._check_class(centres[c], weights[c], features, self.classes_[c])
@@ -360,4 +419,3 @@ def _parent_array(oriented: nx.DiGraph, names: list) -> np.ndarray:
     for u, v in oriented.edges():
         parent[index[v]] = index[u]
     return parent
-

@@ -58,8 +58,11 @@ def arc_posterior(counts: np.ndarray, alpha: float, prior: float) -> float:
     cells = np.sum(gammaln(alpha + counts) - gammaln(alpha))
     with_arc = np.sum(gammaln(r * alpha) - gammaln(r * alpha + counts.sum(axis=1))) + cells
     marginal = counts.sum(axis=0)
-    without = (gammaln(r * alpha) - gammaln(r * alpha + counts.sum())
-               + np.sum(gammaln(alpha + marginal) - gammaln(alpha)))
+    without = (
+        gammaln(r * alpha)
+        - gammaln(r * alpha + counts.sum())
+        + np.sum(gammaln(alpha + marginal) - gammaln(alpha))
+    )
     log_odds = with_arc - without + np.log(prior) - np.log1p(-prior)
     return float(expit(log_odds))
 
@@ -102,11 +105,18 @@ class MANB(PartialFit, FeatureWeightedClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "arc_prior": [Interval(Real, 0, 1, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, alpha: float = 1.0, arc_prior: float = 0.5, fit_prior: bool = True,
-                 class_prior: Sequence[float] | None = None, unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        arc_prior: float = 0.5,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.alpha = alpha
         self.arc_prior = arc_prior
         self.fit_prior = fit_prior

@@ -94,7 +94,9 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     _method = "mixed-naive-bayes"
     _where = "MixedNaiveBayes"
     _parameter_constraints: ClassVar[dict] = {
-        "alpha": CPT_PRIOR["alpha"], **CLASS_PRIOR, **UNSEEN,
+        "alpha": CPT_PRIOR["alpha"],
+        **CLASS_PRIOR,
+        **UNSEEN,
         "var_smoothing": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
@@ -117,10 +119,17 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     # ------------------------------------------------------------ the mixed input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        stats = mixed_statistics_by_class(X, y, numeric=self.numeric, sample_weight=sample_weight,
-                                          learner=self._where)
-        return TrainingData(stats.features, len(stats.features), stats.classes, stats.class_name,
-                            stats.class_count, stats)
+        stats = mixed_statistics_by_class(
+            X, y, numeric=self.numeric, sample_weight=sample_weight, learner=self._where
+        )
+        return TrainingData(
+            stats.features,
+            len(stats.features),
+            stats.classes,
+            stats.class_name,
+            stats.class_count,
+            stats,
+        )
 
     def _learn(self, stats: MixedStatistics, params: dict) -> None:
         self.numeric_features_ = list(stats.numeric)
@@ -130,12 +139,18 @@ class MixedNaiveBayes(SingleNetworkClassifier):
             super()._learn(stats.counts, params)
         else:  # only Gaussian features: the network is the class alone, with its prior
             graph = nx.DiGraph()
-            graph.add_node(self.class_name_, states=tuple(python_scalar(c) for c in self.classes_),
-                           cpt=np.exp(self.class_log_prior_))
-            self.model_ = TreeModel(graph, variables=[self.class_name_],
-                                    dtypes=network_dtypes({self.class_name_: stats.class_dtype}),
-                                    n_rows=float(stats.variances.weight.sum()),
-                                    settings=self._network_description(params))
+            graph.add_node(
+                self.class_name_,
+                states=tuple(python_scalar(c) for c in self.classes_),
+                cpt=np.exp(self.class_log_prior_),
+            )
+            self.model_ = TreeModel(
+                graph,
+                variables=[self.class_name_],
+                dtypes=network_dtypes({self.class_name_: stats.class_dtype}),
+                n_rows=float(stats.variances.weight.sum()),
+                settings=self._network_description(params),
+            )
             self._build_engine()
         if stats.variances is None:
             k = len(self.classes_)
@@ -156,10 +171,16 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     def _prediction_input(self, X: Any) -> tuple:
         frame = self._matched_frame(X)
         cats = self.categorical_features_
-        codes = (categorical_codes(frame, cats, self._feature_states(), self.unseen) if cats
-                 else np.empty((len(frame), 0), dtype=np.intp))
-        values = (numeric_rows(frame[self.numeric_features_], self._where, missing=True)
-                  if self.numeric_features_ else np.empty((len(frame), 0)))
+        codes = (
+            categorical_codes(frame, cats, self._feature_states(), self.unseen)
+            if cats
+            else np.empty((len(frame), 0), dtype=np.intp)
+        )
+        values = (
+            numeric_rows(frame[self.numeric_features_], self._where, missing=True)
+            if self.numeric_features_
+            else np.empty((len(frame), 0))
+        )
         return codes, values
 
     def _mask_rows(self, rows: tuple, keep: np.ndarray, other: tuple | None) -> tuple:
@@ -169,16 +190,19 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         where = {f: j for j, f in enumerate(self.feature_names_in_)}
         cat = [where[f] for f in self.categorical_features_]
         num = [where[f] for f in self.numeric_features_]
-        return (np.where(keep[:, cat], codes, -1 if other is None else other[0]),
-                np.where(keep[:, num], values, np.nan if other is None else other[1]))
+        return (
+            np.where(keep[:, cat], codes, -1 if other is None else other[0]),
+            np.where(keep[:, num], values, np.nan if other is None else other[1]),
+        )
 
     def _feature_groups(self) -> list:
         """The network's groups of categorical features, and each Gaussian feature alone
         (independent of everything given the class)."""
         where = {f: j for j, f in enumerate(self.feature_names_in_)}
         model = self.model_
-        groups = independent_groups(model.parent_map, model.variables, self.class_name_,
-                                    self.categorical_features_)
+        groups = independent_groups(
+            model.parent_map, model.variables, self.class_name_, self.categorical_features_
+        )
         cats = [[where[self.categorical_features_[i]] for i in g] for g in groups]
         return cats + [[where[f]] for f in self.numeric_features_]
 
@@ -225,14 +249,18 @@ class MixedNaiveBayes(SingleNetworkClassifier):
                 f"pgmpy cannot hold this classifier: the Gaussian features "
                 f"{self.numeric_features_[:5]} are not categorical variables and pgmpy has no "
                 "hybrid discrete/Gaussian network; discretize them (tl.discretize) and fit "
-                "tl.NaiveBayes to export")
+                "tl.NaiveBayes to export"
+            )
         return self.model_.to_pgmpy()
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
-        return {**super()._fitted_state(),
-                "numeric_features": [encode_label(f) for f in self.numeric_features_],
-                "theta": json_value(self.theta_), "var": json_value(self.var_)}
+        return {
+            **super()._fitted_state(),
+            "numeric_features": [encode_label(f) for f in self.numeric_features_],
+            "theta": json_value(self.theta_),
+            "var": json_value(self.var_),
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         numeric = saved.labels("numeric_features")

@@ -84,15 +84,22 @@ class MixedTAN(BayesNetClassifier):
 
     _where = "a mixed TAN"
     _parameter_constraints: ClassVar[dict] = {
-        "alpha": CPT_PRIOR["alpha"], **CLASS_PRIOR,
+        "alpha": CPT_PRIOR["alpha"],
+        **CLASS_PRIOR,
         "var_smoothing": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
         "root": [None, InstanceOf(object, name="a feature name")],
     }
 
-    def __init__(self, alpha: float = 1.0, fit_prior: bool = True,
-                 class_prior: Sequence[float] | None = None, var_smoothing: float = 1e-9,
-                 numeric: Sequence[Hashable] | None = None, root: Hashable | None = None) -> None:
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        var_smoothing: float = 1e-9,
+        numeric: Sequence[Hashable] | None = None,
+        root: Hashable | None = None,
+    ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
@@ -109,11 +116,15 @@ class MixedTAN(BayesNetClassifier):
 
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        header = mixed_statistics_by_class(X, y, numeric=self.numeric,
-                                           sample_weight=sample_weight, learner=self._where)
-        frame = by_kind(X, {"frame": lambda f: f,
-                            "array": lambda a: as_frame(a, learner=self._where)},
-                        learner=self._where, refusals=REFUSALS)[header.features]
+        header = mixed_statistics_by_class(
+            X, y, numeric=self.numeric, sample_weight=sample_weight, learner=self._where
+        )
+        frame = by_kind(
+            X,
+            {"frame": lambda f: f, "array": lambda a: as_frame(a, learner=self._where)},
+            learner=self._where,
+            refusals=REFUSALS,
+        )[header.features]
         labels = pd.Series(np.asarray(y).ravel() if not isinstance(y, pd.Series) else y.to_numpy())
         weights = check_sample_weight(sample_weight, len(frame))
         keep = np.ones(len(frame), dtype=bool) if weights is None else weights > 0
@@ -123,11 +134,21 @@ class MixedTAN(BayesNetClassifier):
         states = None
         if header.counts is not None:
             states = dict(zip(header.counts.columns[:-1], header.counts.states[:-1]))
-        full = mixed_table(frame, header.numeric, missing="pairwise", states=states,
-                           sample_weight=weights) if header.numeric else None
-        return TrainingData(header.features, len(header.features), header.classes,
-                            header.class_name, header.class_count,
-                            (header, frame, which, weights, full))
+        full = (
+            mixed_table(
+                frame, header.numeric, missing="pairwise", states=states, sample_weight=weights
+            )
+            if header.numeric
+            else None
+        )
+        return TrainingData(
+            header.features,
+            len(header.features),
+            header.classes,
+            header.class_name,
+            header.class_count,
+            (header, frame, which, weights, full),
+        )
 
     def _learn(self, data: tuple, params: dict) -> None:
         header, frame, which, weights, full = data
@@ -147,14 +168,16 @@ class MixedTAN(BayesNetClassifier):
         root = params["root"]
         if root is not None:
             if root not in features:
-                raise ColumnNotFoundError(f"root {root!r} is not a feature; the features are "
-                                          f"{features[:20]}", column=root)
+                raise ColumnNotFoundError(
+                    f"root {root!r} is not a feature; the features are {features[:20]}", column=root
+                )
             if root in set(numeric) and self.categorical_features_:
                 raise StructureError(
                     f"root {root!r} is Gaussian, but the tree holds categorical features "
                     f"{self.categorical_features_[:5]}: a categorical feature never has a "
                     f"Gaussian parent, so the root must be categorical (e.g. "
-                    f"root={self.categorical_features_[0]!r}), or leave root=None")
+                    f"root={self.categorical_features_[0]!r}), or leave root=None"
+                )
         oriented = orient(tree, root)
         epsilon = 0.0
         if numeric:
@@ -168,7 +191,8 @@ class MixedTAN(BayesNetClassifier):
                 raise TreelearnError(
                     f"class {python_scalar(self.classes_[c])!r}: {exc} (a Gaussian feature "
                     f"constant or unobserved in the class; var_smoothing > 0 gives it a "
-                    f"variance)") from None
+                    f"variance)"
+                ) from None
         self.feature_tree_ = oriented
         self.models_ = models
 
@@ -190,8 +214,12 @@ class MixedTAN(BayesNetClassifier):
         if len(rows) == 0:
             return np.zeros((0, len(self.classes_)))
         with np.errstate(over="ignore", divide="ignore"):
-            return np.column_stack([prior + m.score_samples(rows)
-                                    for prior, m in zip(self.class_log_prior_, self.models_)])
+            return np.column_stack(
+                [
+                    prior + m.score_samples(rows)
+                    for prior, m in zip(self.class_log_prior_, self.models_)
+                ]
+            )
 
     @staticmethod
     def _take_rows(rows: Any, index: np.ndarray) -> Any:
@@ -213,7 +241,7 @@ class MixedTAN(BayesNetClassifier):
         for c, model in enumerate(self.models_):
             rows = np.flatnonzero(drawn == c)
             part = model.sample(len(rows), random_state=rng)
-            part[self.class_name_] = np.repeat(self.classes_[c:c + 1], len(rows))
+            part[self.class_name_] = np.repeat(self.classes_[c : c + 1], len(rows))
             parts.append(part)
             order.append(rows)
         out = pd.concat(parts, ignore_index=True)
@@ -222,8 +250,10 @@ class MixedTAN(BayesNetClassifier):
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
-        return {"numeric_features": [encode_label(f) for f in self.numeric_features_],
-                "models": [m.to_dict() for m in self.models_]}
+        return {
+            "numeric_features": [encode_label(f) for f in self.numeric_features_],
+            "models": [m.to_dict() for m in self.models_],
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         features = list(self.feature_names_in_)
@@ -237,8 +267,9 @@ class MixedTAN(BayesNetClassifier):
         edges = {frozenset(e) for e in models[0].graph.edges}
         for m in models:
             if m.variables != features or m.continuous != numeric:
-                raise saved.fail("models", "must be over the features, Gaussian as "
-                                 "numeric_features says")
+                raise saved.fail(
+                    "models", "must be over the features, Gaussian as numeric_features says"
+                )
             if {frozenset(e) for e in m.graph.edges} != edges:
                 raise saved.fail("models", "must share one feature tree")
         self.numeric_features_ = numeric
@@ -254,15 +285,32 @@ def _categorical_only(frame: pd.DataFrame, header: Any, weights: Any) -> MixedTa
     """The statistics of categorical features alone, in the mixed statistics' form."""
     states = dict(zip(header.counts.columns[:-1], header.counts.states[:-1]))
     table = encode(frame, missing="pairwise", states=states, sample_weight=weights)
-    return MixedTableStatistics(tuple(frame.columns), (), CountedTable.of_table(table),
-                                np.zeros((len(frame), 0)), (), table.weights)
+    return MixedTableStatistics(
+        tuple(frame.columns),
+        (),
+        CountedTable.of_table(table),
+        np.zeros((len(frame), 0)),
+        (),
+        table.weights,
+    )
 
 
 def _class_statistics(full: MixedTableStatistics, rows: np.ndarray) -> MixedTableStatistics:
     """The statistics of one class's rows (the states of the whole table)."""
     table = full.discrete.table
     weights = None if full.weights is None else full.weights[rows]
-    sub = Table(codes=table.codes[rows], columns=table.columns, states=table.states,
-                dtypes=table.dtypes, weights=weights)
-    return MixedTableStatistics(full.columns, full.continuous, CountedTable.of_table(sub),
-                                full.values[rows], full.continuous_dtypes, weights)
+    sub = Table(
+        codes=table.codes[rows],
+        columns=table.columns,
+        states=table.states,
+        dtypes=table.dtypes,
+        weights=weights,
+    )
+    return MixedTableStatistics(
+        full.columns,
+        full.continuous,
+        CountedTable.of_table(sub),
+        full.values[rows],
+        full.continuous_dtypes,
+        weights,
+    )

@@ -92,8 +92,9 @@ class ChowLiuMultinet(CategoricalClassifier):
         root = check_root(self.root, features, stats.columns[-1])
         settings = self._cpt_settings(params, self._method, root=root)
         self.models_ = {
-            label: chow_liu_from_counts(stats.within_class(c), settings,
-                                        description=self._description(self._method))
+            label: chow_liu_from_counts(
+                stats.within_class(c), settings, description=self._description(self._method)
+            )
             for c, label in enumerate(stats.class_labels())
         }
 

@@ -83,12 +83,16 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         "event_model": "term counts: tl.TextNaiveBayes(event_model='multinomial' or 'bernoulli')",
         "binarize": "term presence: tl.TextNaiveBayes('bernoulli', binarize=...)",
         "numeric": "numeric columns beside categorical ones: tl.MixedNaiveBayes(numeric=None "
-                   "or [column names])",
+        "or [column names])",
         "var_smoothing": "Gaussian columns: tl.MixedNaiveBayes(var_smoothing=...)",
     }
 
-    _former_defaults: ClassVar[dict] = {"event_model": "categorical", "numeric": "error",
-                                        "binarize": 0.0, "var_smoothing": 1e-9}
+    _former_defaults: ClassVar[dict] = {
+        "event_model": "categorical",
+        "numeric": "error",
+        "binarize": 0.0,
+        "var_smoothing": 1e-9,
+    }
 
     def __init__(
         self,

@@ -51,13 +51,21 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     def _learn_network(self, structure: nx.DiGraph, stats: ClassCounts, params: dict) -> None:
         """The network of ``structure`` with CPTs from ``stats`` (the class CPT the prior)."""
-        model = build_model(structure, stats, self._cpt_settings(params, self._method),
-                            description=self._network_description(params))
+        model = build_model(
+            structure,
+            stats,
+            self._cpt_settings(params, self._method),
+            description=self._network_description(params),
+        )
         # the class node's CPT is the class prior (frequencies, given, or uniform)
         model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
-        self.model_ = TreeModel(model.graph, variables=model.variables,
-                                dtypes=network_dtypes(model.dtypes), n_rows=model.n_rows,
-                                settings=model.settings)
+        self.model_ = TreeModel(
+            model.graph,
+            variables=model.variables,
+            dtypes=network_dtypes(model.dtypes),
+            n_rows=model.n_rows,
+            settings=model.settings,
+        )
         self._build_engine()
 
     def _build_engine(self) -> None:
@@ -103,9 +111,12 @@ class SingleNetworkClassifier(CategoricalClassifier):
         def full(codes: np.ndarray) -> np.ndarray:  # the class column, unobserved
             return np.hstack([codes, np.full((len(codes), 1), -1, dtype=codes.dtype)])
 
-        return EngineGame(self.model_.engine(self.class_name_), full(rows),
-                          range(rows.shape[1]),
-                          background=None if background is None else full(background))
+        return EngineGame(
+            self.model_.engine(self.class_name_),
+            full(rows),
+            range(rows.shape[1]),
+            background=None if background is None else full(background),
+        )
 
     @property
     def n_parameters(self) -> int:

@@ -41,9 +41,11 @@ from ._base import TrainingData, check_not_empty
 
 __all__ = ["ChunkCounts", "Chunks", "PartialFit"]
 
-DECLARE = ("declare every state a feature can take on the first call: "
-           "partial_fit(X, y, classes=[...], states={column: [states...]}) (a pandas "
-           "Categorical column declares its categories)")
+DECLARE = (
+    "declare every state a feature can take on the first call: "
+    "partial_fit(X, y, classes=[...], states={column: [states...]}) (a pandas "
+    "Categorical column declares its categories)"
+)
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,11 @@ class Chunks:
         chunks = cls(stats, needs_pairs=needs_pairs, keep_rows=False)
         chunks._pending = None
         c = len(stats.columns) - 1
-        chunks._families = {k: v for k, v in recorder.families.items()  # pairs give the rest
-                            if not (needs_pairs and k[0] == c and len(k) <= 3)}
+        chunks._families = {
+            k: v
+            for k, v in recorder.families.items()  # pairs give the rest
+            if not (needs_pairs and k[0] == c and len(k) <= 3)
+        }
         chunks._extras = dict(recorder.extras)
         chunks.complete = False
         return chunks
@@ -109,11 +114,15 @@ class Chunks:
         self._asked.add(name)
         if name not in self._extras:
             if not self.complete:
-                raise TreelearnError(f"the model now needs its {name.replace('_', ' ')} over "
-                                     f"rows a fit() did not keep; call partial_fit on every "
-                                     f"chunk from the first")
-            self._extras[name] = [count, sum(count(codes, weights)
-                                             for codes, weights in self.all_rows())]
+                raise TreelearnError(
+                    f"the model now needs its {name.replace('_', ' ')} over "
+                    f"rows a fit() did not keep; call partial_fit on every "
+                    f"chunk from the first"
+                )
+            self._extras[name] = [
+                count,
+                sum(count(codes, weights) for codes, weights in self.all_rows()),
+            ]
         return self._extras[name][1]
 
     def _rows_of(self, stats: ClassCounts) -> tuple[np.ndarray, np.ndarray | None]:
@@ -121,7 +130,8 @@ class Chunks:
             raise InputTypeError(
                 "partial_fit counts the families of this model from rows in memory: give "
                 "each chunk as a DataFrame or an array (a Dask DataFrame's partitions one at "
-                "a time, computed)")
+                "a time, computed)"
+            )
         return stats.table.codes, stats.table.weights
 
     def snapshot(self) -> Chunks:
@@ -154,7 +164,7 @@ class Chunks:
             width = max(*(len(lookup) for lookup in lookups), len(self.classes)) + 1
             table_of = np.full((d + 1, width), -1, dtype=np.int64)  # code -1 picks the last
             for j, lookup in enumerate(lookups):
-                table_of[j, :len(lookup)] = lookup
+                table_of[j, : len(lookup)] = lookup
             table_of[d, :-1] = np.arange(width - 1)  # the class: coded against the classes
             old = table.codes
             codes = table_of[np.arange(d + 1), old.astype(np.intp)].astype(dtype)
@@ -163,10 +173,16 @@ class Chunks:
                 j = int(np.flatnonzero(bad.any(axis=0))[0])
                 column = old[:, j]
                 values = [table.states[j][k] for k in np.unique(column[bad[:, j]])[:5]]
-                raise UnseenStateError(self.columns[j], values, list(self.states[j]),
-                                       n_rows=int(bad[:, j].sum()))
-        mapped = Table(codes=codes, columns=self.columns, states=self.states,
-                       dtypes=self.dtypes, weights=table.weights)
+                raise UnseenStateError(
+                    self.columns[j], values, list(self.states[j]), n_rows=int(bad[:, j].sum())
+                )
+        mapped = Table(
+            codes=codes,
+            columns=self.columns,
+            states=self.states,
+            dtypes=self.dtypes,
+            weights=table.weights,
+        )
         return ClassCounts(self.columns, self.states, self.dtypes, self.classes, table=mapped)
 
     def add(self, stats: ClassCounts) -> None:
@@ -187,9 +203,11 @@ class Chunks:
     def all_rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
         """Every chunk's ``(codes, weights)``."""
         if not self.complete:
-            raise TreelearnError("the model revisits the rows, and a fit() keeps none: call "
-                                 "partial_fit on every chunk from the first, or pass "
-                                 "refit_structure=False to keep the model's choices")
+            raise TreelearnError(
+                "the model revisits the rows, and a fit() keeps none: call "
+                "partial_fit on every chunk from the first, or pass "
+                "refit_structure=False to keep the model's choices"
+            )
         rows = list(self.rows)
         if self._pending is not None:
             rows.append(self._rows_of(self._pending))
@@ -206,8 +224,10 @@ class Chunks:
         self._asked.add(key)
         if key not in self._families:
             if self.complete:
-                counts = [family_counts_from_codes(codes, self.cardinalities, key, weights)
-                          for codes, weights in self.rows]
+                counts = [
+                    family_counts_from_codes(codes, self.cardinalities, key, weights)
+                    for codes, weights in self.rows
+                ]
                 if self._pending is not None:
                     counts.append(ClassCounts.family_counts(self._pending, key))
                 self._families[key] = sum(counts)
@@ -216,7 +236,8 @@ class Chunks:
                 raise TreelearnError(
                     f"the model now needs the counts of the family {names}, which a fit() did "
                     f"not keep (it keeps no rows); pass refit_structure=False, or call "
-                    f"partial_fit on every chunk from the first")
+                    f"partial_fit on every chunk from the first"
+                )
         return self._families[key]
 
     def _from_pairs(self, key: tuple) -> np.ndarray:
@@ -225,8 +246,10 @@ class Chunks:
             exact = all(isinstance(n, (int, np.integer)) for n in self.n_rows)
             return np.array(self.n_rows, dtype=np.int64 if exact else float)
         if self._pairs is None:
-            self._pairs = [PairCounts(joint, self.cardinalities, n)
-                           for joint, n in zip(self.joints, self.n_rows)]
+            self._pairs = [
+                PairCounts(joint, self.cardinalities, n)
+                for joint, n in zip(self.joints, self.n_rows)
+            ]
         pairs = self._pairs
         if len(key) == 2:
             return np.stack([pc.marginal(key[1]) for pc in pairs])
@@ -237,11 +260,19 @@ class Chunks:
         pairs = None
         if self.needs_pairs:
             if self._pairs is None:
-                self._pairs = [PairCounts(joint, self.cardinalities, n)
-                               for joint, n in zip(self.joints, self.n_rows)]
+                self._pairs = [
+                    PairCounts(joint, self.cardinalities, n)
+                    for joint, n in zip(self.joints, self.n_rows)
+                ]
             pairs = tuple(self._pairs)
-        return ChunkCounts(self.columns, self.states, self.dtypes, self.classes,
-                           per_class_pairs=pairs, families=self)
+        return ChunkCounts(
+            self.columns,
+            self.states,
+            self.dtypes,
+            self.classes,
+            per_class_pairs=pairs,
+            families=self,
+        )
 
     def kept(self) -> None:
         """After a chunk is added: its rows join the kept rows where rows are kept (else
@@ -289,8 +320,10 @@ class _Recorder:
 
     def all_rows(self) -> list:
         if self.stats.table is None:
-            raise InputTypeError("this model learns from the rows in memory: give a DataFrame, "
-                                 "an array or a file, not a Dask DataFrame")
+            raise InputTypeError(
+                "this model learns from the rows in memory: give a DataFrame, "
+                "an array or a file, not a Dask DataFrame"
+            )
         return [(self.stats.table.codes, self.stats.table.weights)]
 
     def summed(self, name: str, count: Any) -> np.ndarray:
@@ -379,16 +412,28 @@ class PartialFit:
         data = super()._training_data(X, y, sample_weight)
         stats = data.statistics
         recorder = _Recorder(stats)
-        recorder.wrapped = ChunkCounts(stats.columns, stats.states, stats.dtypes, stats.classes,
-                                       table=stats.table, per_class_pairs=stats.per_class_pairs,
-                                       families=recorder)
+        recorder.wrapped = ChunkCounts(
+            stats.columns,
+            stats.states,
+            stats.dtypes,
+            stats.classes,
+            table=stats.table,
+            per_class_pairs=stats.per_class_pairs,
+            families=recorder,
+        )
         self._recorder = recorder
         return replace(data, statistics=recorder.wrapped)
 
-    def partial_fit(self, X: Any, y: Any, classes: Sequence | None = None,
-                    sample_weight: Any = None, *,
-                    states: Mapping[Hashable, Sequence] | None = None,
-                    refit_structure: bool = True) -> Any:
+    def partial_fit(
+        self,
+        X: Any,
+        y: Any,
+        classes: Sequence | None = None,
+        sample_weight: Any = None,
+        *,
+        states: Mapping[Hashable, Sequence] | None = None,
+        refit_structure: bool = True,
+    ) -> Any:
         """Learn from one more chunk of rows: ``N`` calls on ``N`` chunks give the
         classifier :meth:`fit` gives on all their rows (the same counts, so the same CPTs).
 
@@ -432,28 +477,38 @@ class PartialFit:
                 raise TreelearnError(
                     f"this {type(self).__name__} was loaded from a file, which keeps no counts "
                     f"to add to; call partial_fit on every chunk from the first (or fit on all "
-                    f"the rows)")
-            stats = count_by_class(X, y, sample_weight=sample_weight, states=states,
-                                   classes=classes)
-            chunks = Chunks(stats, needs_pairs=self._needs_pairs,
-                            keep_rows=self._keeps_rows(params))
+                    f"the rows)"
+                )
+            stats = count_by_class(
+                X, y, sample_weight=sample_weight, states=states, classes=classes
+            )
+            chunks = Chunks(
+                stats, needs_pairs=self._needs_pairs, keep_rows=self._keeps_rows(params)
+            )
         else:
             if states is not None:
-                raise TreelearnError("states= is declared on the first partial_fit call; later "
-                                     "chunks take the states fixed then")
+                raise TreelearnError(
+                    "states= is declared on the first partial_fit call; later "
+                    "chunks take the states fixed then"
+                )
             if kind_of(X).name in ("frame", "array"):
                 X = self._matched(X)  # the fitted features, by name or position
-            stats = self._count_chunk(chunks, X, y, sample_weight,
-                                      chunks.classes if classes is None else classes)
+            stats = self._count_chunk(
+                chunks, X, y, sample_weight, chunks.classes if classes is None else classes
+            )
             if list(stats.classes) != list(chunks.classes):
                 raise TreelearnError(
                     f"classes={list(classes)} differs from the classes "
-                    f"{list(chunks.classes)} of the first call")
+                    f"{list(chunks.classes)} of the first call"
+                )
             if not refit_structure:
                 self._learn_deferred()  # the structure of the earlier calls, from their counts
         self._check_chunk(stats, params)
-        defer = "_chunks" in self.__dict__ and refit_structure and \
-            chunks.can_learn_later(self._keeps_rows(params))
+        defer = (
+            "_chunks" in self.__dict__
+            and refit_structure
+            and chunks.can_learn_later(self._keeps_rows(params))
+        )
         before = dict(self.__dict__)  # a chunk the model cannot learn from leaves no trace
         try:
             if "_chunks" in before:
@@ -463,8 +518,14 @@ class PartialFit:
                 chunks.add(stats)
             counts = chunks.statistics()
             features = list(counts.columns[:-1])
-            data = TrainingData(features, len(features), counts.classes, counts.columns[-1],
-                                counts.class_count, counts)
+            data = TrainingData(
+                features,
+                len(features),
+                counts.classes,
+                counts.columns[-1],
+                counts.class_count,
+                counts,
+            )
             if defer:  # the model learned from the totals when next used (see the class)
                 kept = set(self.get_params(deep=False)) | set(_KEPT)
                 for name in [k for k in self.__dict__ if k not in kept]:
@@ -486,8 +547,9 @@ class PartialFit:
         return self
 
     @staticmethod
-    def _count_chunk(chunks: Chunks, X: Any, y: Any, sample_weight: Any,
-                     classes: Any) -> ClassCounts:
+    def _count_chunk(
+        chunks: Chunks, X: Any, y: Any, sample_weight: Any, classes: Any
+    ) -> ClassCounts:
         """A later chunk's counts in the states of the first: encoded as a fit encodes
         (its own states: the fast path) and its codes mapped onto the fixed states; a
         chunk that alone cannot be encoded so (e.g. floats each seen once) is encoded
@@ -502,11 +564,17 @@ class PartialFit:
         try:
             if own is not None and own.table is not None and own.columns[:-1] == features:
                 return chunks.mapped(own)
-            return count_by_class(X, y, sample_weight=sample_weight,
-                                  states=dict(zip(features, chunks.states)), classes=classes)
+            return count_by_class(
+                X,
+                y,
+                sample_weight=sample_weight,
+                states=dict(zip(features, chunks.states)),
+                classes=classes,
+            )
         except UnseenStateError as exc:
-            raise exc.with_hint(f"The states were fixed by the first partial_fit call; "
-                                f"{DECLARE}.") from None
+            raise exc.with_hint(
+                f"The states were fixed by the first partial_fit call; {DECLARE}."
+            ) from None
 
     def _learn_chunks(self, stats: ChunkCounts, params: dict, refit_structure: bool) -> None:
         """Learn from the summed counts (the model's ``_learn``, by default)."""

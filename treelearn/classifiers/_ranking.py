@@ -16,8 +16,9 @@ from ._text import term_class_information
 __all__ = ["rank_features"]
 
 
-def rank_features(X: Any, y: Any, sample_weight: Any = None,
-                  feature_names: Sequence[Hashable] | None = None) -> pd.Series:
+def rank_features(
+    X: Any, y: Any, sample_weight: Any = None, feature_names: Sequence[Hashable] | None = None
+) -> pd.Series:
     """The features sorted by their mutual information ``I(X_j; C)`` with the class, in nats.
 
     ``X`` and ``y`` (and ``sample_weight``) are checked and counted as by the
@@ -47,19 +48,27 @@ def rank_features(X: Any, y: Any, sample_weight: Any = None,
     """
     if is_scipy_sparse(X):
         mi = term_class_information(X, y, sample_weight=sample_weight)
-        names = (list(feature_names) if feature_names is not None
-                 else [f"x{j}" for j in range(X.shape[1])])
+        names = (
+            list(feature_names)
+            if feature_names is not None
+            else [f"x{j}" for j in range(X.shape[1])]
+        )
         if len(names) != X.shape[1]:
-            raise FeatureMismatchError(f"feature_names has {len(names)} names for X's "
-                                       f"{X.shape[1]} columns; give one name per column")
-        ranking = pd.Series(mi, index=pd.Index(names, tupleize_cols=False),
-                            name="mutual_information")
+            raise FeatureMismatchError(
+                f"feature_names has {len(names)} names for X's "
+                f"{X.shape[1]} columns; give one name per column"
+            )
+        ranking = pd.Series(
+            mi, index=pd.Index(names, tupleize_cols=False), name="mutual_information"
+        )
         return ranking.sort_values(ascending=False, kind="stable")
     if feature_names is not None:
-        raise TreelearnError("feature_names is for a scipy.sparse X; name a table's features "
-                             "by its columns")
+        raise TreelearnError(
+            "feature_names is for a scipy.sparse X; name a table's features by its columns"
+        )
     stats = count_by_class(X, y, sample_weight=sample_weight)
     mi = mutual_information_matrix(stats.counts)[-1, :-1]
-    ranking = pd.Series(mi, index=pd.Index(list(stats.columns[:-1]), tupleize_cols=False),
-                        name="mutual_information")
+    ranking = pd.Series(
+        mi, index=pd.Index(list(stats.columns[:-1]), tupleize_cols=False), name="mutual_information"
+    )
     return ranking.sort_values(ascending=False, kind="stable")

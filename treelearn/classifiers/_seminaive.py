@@ -117,8 +117,12 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
 
     _method = "kdb"
     cli_method: ClassVar[str] = "kdb"
-    _parameter_constraints: ClassVar[dict] = {"k": [Interval(Integral, 0, None)], **CPT_PRIOR,
-                                              **CLASS_PRIOR, **UNSEEN}
+    _parameter_constraints: ClassVar[dict] = {
+        "k": [Interval(Integral, 0, None)],
+        **CPT_PRIOR,
+        **CLASS_PRIOR,
+        **UNSEEN,
+    }
 
     def __init__(
         self,
@@ -169,7 +173,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         super()._restore_model(saved)
         order = self.model_.settings.get("feature_order")
         if not isinstance(order, list) or sorted(map(repr, order)) != sorted(
-                map(repr, self.feature_names_in_)):
+            map(repr, self.feature_names_in_)
+        ):
             raise saved.fail("model", "has no feature_order setting naming every feature")
         self.feature_order_ = np.array([*order, None], dtype=object)[:-1]
 
@@ -222,8 +227,11 @@ class AODE(PartialFit, CategoricalClassifier):
 
     _method = "aode"
     cli_method: ClassVar[str] = "aode"
-    _parameter_constraints: ClassVar[dict] = {"alpha": CPT_PRIOR["alpha"],
-                                              "min_count": [Interval(Real, 0, None)], **UNSEEN}
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": CPT_PRIOR["alpha"],
+        "min_count": [Interval(Real, 0, None)],
+        **UNSEEN,
+    }
 
     def __init__(self, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error") -> None:
         self.alpha = alpha
@@ -237,24 +245,29 @@ class AODE(PartialFit, CategoricalClassifier):
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
         self._states = [list(s) for s in stats.states[:d]]
-        self._dtypes = network_dtypes(dict(zip(stats.columns, stats.dtypes)) if stats.dtypes
-                                      else None)
+        self._dtypes = network_dtypes(
+            dict(zip(stats.columns, stats.dtypes)) if stats.dtypes else None
+        )
         cards = stats.cardinalities[:d]
         offsets = offsets_of(cards)
         width = int(offsets[-1])
         # T[y, a, b]: rows of class y with state a (of its variable) and state b: the
         # class-conditional pair counts, one product per class
         k = len(stats.per_class)
-        check_memory(8.0 * 3 * k * width * width, f"{type(self).__name__}'s class-conditional "
-                     f"pair tables ({k} x {width} x {width}, three of them)",
-                     "use fewer features, or fewer states (max_states)")
+        check_memory(
+            8.0 * 3 * k * width * width,
+            f"{type(self).__name__}'s class-conditional "
+            f"pair tables ({k} x {width} x {width}, three of them)",
+            "use fewer features, or fewer states (max_states)",
+        )
         T = np.stack([pc.joint[:width, :width] for pc in stats.per_class]).astype(float)
         nb = np.stack([np.diagonal(t) for t in T])  # (|Y|, K): N(y, x_i = a)
         self._set_tables(T, nb, cards, offsets, params)
         self._drop_models()
 
-    def _set_tables(self, T: np.ndarray, nb: np.ndarray, cards: np.ndarray,
-                    offsets: np.ndarray, params: dict) -> None:
+    def _set_tables(
+        self, T: np.ndarray, nb: np.ndarray, cards: np.ndarray, offsets: np.ndarray, params: dict
+    ) -> None:
         """The log-probability tables of the formula, from the triple and pair counts."""
         alpha = params["alpha"]
         n_classes = nb.shape[0]
@@ -308,7 +321,7 @@ class AODE(PartialFit, CategoricalClassifier):
             ok[ok] = self.qualifies_[offsets[i] + a[ok]]
             if not ok.any():
                 continue
-            sums = (X[ok] @ finite[:, block, :].reshape(n_classes * k_i, -1).T)
+            sums = X[ok] @ finite[:, block, :].reshape(n_classes * k_i, -1).T
             sums = sums.reshape(-1, n_classes, k_i)[np.arange(ok.sum()), :, a[ok]]
             if has_zero:
                 zeros = X[ok] @ impossible[:, block, :].reshape(n_classes * k_i, -1).T
@@ -370,18 +383,29 @@ class AODE(PartialFit, CategoricalClassifier):
                     cpt, parents = cond[:, blocks[i], blocks[j]], [c, sp]
                 G.add_node(f, states=list(self._states[j]), cpt=cpt, parents=parents)
                 G.add_edges_from((p, f) for p in parents)
-            models[sp] = TreeModel(G, variables=[*features, c], dtypes=self._dtypes,
-                                   settings={**description, "super_parent": sp,
-                                             "qualifies": self.qualifies_[blocks[i]].tolist(),
-                                             "value_count": self.value_count_[blocks[i]].tolist()})
+            models[sp] = TreeModel(
+                G,
+                variables=[*features, c],
+                dtypes=self._dtypes,
+                settings={
+                    **description,
+                    "super_parent": sp,
+                    "qualifies": self.qualifies_[blocks[i]].tolist(),
+                    "value_count": self.value_count_[blocks[i]].tolist(),
+                },
+            )
         G = nx.DiGraph()
         G.add_node(c, states=labels, cpt=np.exp(self.class_log_prior_), parents=[])
         nb = np.exp(self.log_nb_)
         for j, f in enumerate(features):
             G.add_node(f, states=list(self._states[j]), cpt=nb[:, blocks[j]], parents=[c])
             G.add_edge(c, f)
-        fallback = TreeModel(G, variables=[*features, c], dtypes=self._dtypes,
-                             settings={**description, "fallback": "naive-bayes"})
+        fallback = TreeModel(
+            G,
+            variables=[*features, c],
+            dtypes=self._dtypes,
+            settings={**description, "fallback": "naive-bayes"},
+        )
         return models, fallback
 
     def _fitted_state(self) -> dict:
@@ -391,8 +415,11 @@ class AODE(PartialFit, CategoricalClassifier):
         raw = saved.raw("models", list)
         features = list(self.feature_names_in_)
         if len(raw) != len(features) + 1:
-            raise saved.fail("models", f"holds {len(raw)} networks, not one per feature "
-                                       f"({len(features)}) and the fallback")
+            raise saved.fail(
+                "models",
+                f"holds {len(raw)} networks, not one per feature "
+                f"({len(features)}) and the fallback",
+            )
         *networks, fallback = [TreeModel.from_dict(m) for m in raw]
         c = self.class_name_
         for i, model in enumerate([*networks, fallback]):
@@ -402,13 +429,18 @@ class AODE(PartialFit, CategoricalClassifier):
                 raise saved.fail("models", "hold networks whose variables have different states")
             # super-parent i: the class -> every feature, feature i -> every other feature
             sp = features[i] if i < len(networks) else None
-            if any(model.parents(f) != ([c] if f == sp or sp is None else [c, sp])
-                   for f in features):
-                raise saved.fail("models", f"network {i} is not the "
-                                           f"{'naive Bayes' if sp is None else 'one-dependence'}"
-                                           " network it should be")
+            if any(
+                model.parents(f) != ([c] if f == sp or sp is None else [c, sp]) for f in features
+            ):
+                raise saved.fail(
+                    "models",
+                    f"network {i} is not the "
+                    f"{'naive Bayes' if sp is None else 'one-dependence'}"
+                    " network it should be",
+                )
             if sp is not None and len(model.settings.get("value_count") or ()) != len(
-                    model.states[sp]):
+                model.states[sp]
+            ):
                 raise saved.fail("models", f"network {i} lacks its super-parent's value counts")
         self._states = [list(fallback.states[f]) for f in features]
         self._dtypes = dict(fallback.dtypes) or None
@@ -424,7 +456,7 @@ class AODE(PartialFit, CategoricalClassifier):
             value_count[bi] = model.settings["value_count"]
             for j, f in enumerate(features):
                 if j != i:
-                    cond[:, bi, offsets[j]:offsets[j + 1]] = model.cpt(f)
+                    cond[:, bi, offsets[j] : offsets[j + 1]] = model.cpt(f)
         with np.errstate(divide="ignore"):
             self.log_pair_ = np.log(pair)
             self.log_cond_ = np.log(cond)
@@ -444,8 +476,11 @@ class AODE(PartialFit, CategoricalClassifier):
         title = kwargs.pop("title", None)
         models = self.models_
         return draw_panels(
-            list(models.values()), [f"super-parent {sp}" for sp in models], ax,
-            heading=title if isinstance(title, str) and title else None, **kwargs,
+            list(models.values()),
+            [f"super-parent {sp}" for sp in models],
+            ax,
+            heading=title if isinstance(title, str) and title else None,
+            **kwargs,
         )
 
     @property
@@ -469,4 +504,3 @@ class AODE(PartialFit, CategoricalClassifier):
         cols = np.nonzero(out)
         out[cols] = self.qualifies_[offsets[cols[1]] + codes[cols]]
         return out
-

@@ -60,9 +60,17 @@ def _zero_one(joint: np.ndarray, own: np.ndarray, y: np.ndarray, w: np.ndarray) 
     return float(w @ wrong)
 
 
-def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]], max_k: int,
-                         codes: np.ndarray, weights: np.ndarray | None, *, alpha: float,
-                         log_prior: np.ndarray | None, loss: str) -> np.ndarray:
+def leave_one_out_losses(
+    stats: ClassCounts,
+    ranked: list[tuple[int, list[int]]],
+    max_k: int,
+    codes: np.ndarray,
+    weights: np.ndarray | None,
+    *,
+    alpha: float,
+    log_prior: np.ndarray | None,
+    loss: str,
+) -> np.ndarray:
     """``losses[k, s]``: the leave-one-out loss of ``M(k, s)`` over the rows ``codes``
     (features then the class, complete; weighted by ``weights``), from the counts of
     ``stats``. ``log_prior``: a fixed log class prior (``None``: the leave-one-out
@@ -86,8 +94,9 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
         total = class_count.sum()
         own = np.zeros((n_classes, n))
         own[y, np.arange(n)] = w  # the row's own weight, in its class's counts only
-        prior = (np.maximum(class_count[:, None] - own, 0.0) + alpha) / \
-            (np.maximum(total - w, 0.0) + n_classes * alpha)[None, :]
+        prior = (np.maximum(class_count[:, None] - own, 0.0) + alpha) / (
+            np.maximum(total - w, 0.0) + n_classes * alpha
+        )[None, :]
         base = np.log(prior)
     else:
         base = np.repeat(np.asarray(log_prior, dtype=float)[:, None], n, axis=1)
@@ -115,15 +124,20 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
             if k <= len(parents):  # k parents: the marginal of the largest family
                 if k:
                     config = config * int(cards[parents[k - 1]]) + columns[parents[k - 1]]
-                counts = full.sum(axis=tuple(range(1 + k, 1 + len(parents)))) \
-                    if k < len(parents) else full
+                counts = (
+                    full.sum(axis=tuple(range(1 + k, 1 + len(parents))))
+                    if k < len(parents)
+                    else full
+                )
                 num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
                 den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
                 cell = config * k_j + columns[j]  # each row's (configuration, state)
                 log_cpt = np.log((num + alpha) / (den + k_j * alpha))
                 if weights is None:  # every row takes off 1: a second table, one gather
-                    left_out = np.log((np.maximum(num - 1.0, 0.0) + alpha) /
-                                      (np.maximum(den - 1.0, 0.0) + k_j * alpha))
+                    left_out = np.log(
+                        (np.maximum(num - 1.0, 0.0) + alpha)
+                        / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
+                    )
                     # table[c, y, cell]: the row's own class (c == y) left out, or the CPT
                     table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
                     table[np.arange(n_classes), np.arange(n_classes)] = left_out
@@ -132,8 +146,9 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
                     term = np.take(log_cpt, cell, axis=1)
                     at = y * num.shape[1] + cell
                     term.flat[own_cell] = np.log(
-                        (np.maximum(np.take(num, at) - w, 0.0) + alpha) /
-                        (np.maximum(np.take(den, at) - w, 0.0) + k_j * alpha))
+                        (np.maximum(np.take(num, at) - w, 0.0) + alpha)
+                        / (np.maximum(np.take(den, at) - w, 0.0) + k_j * alpha)
+                    )
             sums[k] += term  # more parents than the feature has: its full family
             losses[k, s + 1] = score(sums[k])
     return losses
@@ -141,12 +156,13 @@ def leave_one_out_losses(stats: ClassCounts, ranked: list[tuple[int, list[int]]]
 
 def _refuse_missing(codes: np.ndarray, features: list) -> None:
     """Leave-one-out is over complete rows: a missing feature value is an error."""
-    missing = (codes[:, :len(features)] < 0).any(axis=0)
+    missing = (codes[:, : len(features)] < 0).any(axis=0)
     if missing.any():
         raise MissingValuesError(
             f"SKDB chooses its model by leave-one-out over complete rows; the feature(s) "
             f"{[features[j] for j in np.flatnonzero(missing)][:10]} have missing values: "
-            f"drop or fill those rows (or use tl.KDB, which counts around them)")
+            f"drop or fill those rows (or use tl.KDB, which counts around them)"
+        )
 
 
 class SKDB(PartialFitNetwork, SingleNetworkClassifier):
@@ -202,12 +218,19 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         "max_k": [Interval(Integral, 0, None)],
         "loss": [Options("log_loss", "zero_one")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, max_k: int = 5, loss: str = "log_loss", alpha: float = 1.0,
-                 fit_prior: bool = True, class_prior: Sequence[float] | None = None,
-                 unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        max_k: int = 5,
+        loss: str = "log_loss",
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.max_k = max_k
         self.loss = loss
         self.alpha = alpha
@@ -239,53 +262,79 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         ranked = kdb_parents(class_mi, cmi, max_k)
         parts = stats.rows()
         codes = np.concatenate([p[0] for p in parts])
-        weights = None if all(p[1] is None for p in parts) else np.concatenate(
-            [np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
+        weights = (
+            None
+            if all(p[1] is None for p in parts)
+            else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
+        )
         _refuse_missing(codes, features)
         log_prior = None
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_
-        self.loo_loss_ = leave_one_out_losses(stats, ranked, max_k, codes, weights,
-                                              alpha=params["alpha"], log_prior=log_prior,
-                                              loss=params["loss"])
+        self.loo_loss_ = leave_one_out_losses(
+            stats,
+            ranked,
+            max_k,
+            codes,
+            weights,
+            alpha=params["alpha"],
+            log_prior=log_prior,
+            loss=params["loss"],
+        )
         k, s = np.unravel_index(np.argmin(round_ties(self.loo_loss_)), self.loo_loss_.shape)
         self.k_ = int(k)  # argmin: the first of the least, smaller k, then fewer features
         order = [features[j] for j, _ in ranked]
         self.feature_order_ = np.array([*order, None], dtype=object)[:-1]
-        self.selected_features_ = self.feature_order_[:int(s)]
+        self.selected_features_ = self.feature_order_[: int(s)]
         D = nx.DiGraph()
         D.add_node(class_name)
         D.add_nodes_from(features)
-        for j, parents in ranked[:int(s)]:
+        for j, parents in ranked[: int(s)]:
             D.add_edge(class_name, features[j])
-            D.add_edges_from((features[p], features[j]) for p in parents[:self.k_])
-            D.nodes[features[j]]["parents"] = [class_name, *(features[p] for p in parents[:self.k_])]
-        D.graph["roots"] = [class_name, *(features[j] for j, _ in ranked[int(s):])]
+            D.add_edges_from((features[p], features[j]) for p in parents[: self.k_])
+            D.nodes[features[j]]["parents"] = [
+                class_name,
+                *(features[p] for p in parents[: self.k_]),
+            ]
+        D.graph["roots"] = [class_name, *(features[j] for j, _ in ranked[int(s) :])]
         D.graph["class"] = class_name
         return D
 
     def _network_description(self, params: dict) -> dict:
-        return {**super()._network_description(params), "feature_order": list(self.feature_order_),
-                "k": self.k_, "selected_features": list(self.selected_features_),
-                "loo_loss": self.loo_loss_.tolist()}
+        return {
+            **super()._network_description(params),
+            "feature_order": list(self.feature_order_),
+            "k": self.k_,
+            "selected_features": list(self.selected_features_),
+            "loo_loss": self.loo_loss_.tolist(),
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         super()._restore_model(saved)
         settings = self.model_.settings
         order, selected = settings.get("feature_order"), settings.get("selected_features")
         names = sorted(map(repr, self.feature_names_in_))
-        if not isinstance(order, list) or sorted(map(repr, order)) != names or \
-                not isinstance(selected, list) or selected != order[:len(selected)]:
-            raise saved.fail("model", "has no feature_order and selected_features settings "
-                                      "naming the features in k-DB order")
+        if (
+            not isinstance(order, list)
+            or sorted(map(repr, order)) != names
+            or not isinstance(selected, list)
+            or selected != order[: len(selected)]
+        ):
+            raise saved.fail(
+                "model",
+                "has no feature_order and selected_features settings "
+                "naming the features in k-DB order",
+            )
         k = settings.get("k")
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
             raise saved.fail("model", "has no k setting (an integer >= 0)")
         loo = np.asarray(settings.get("loo_loss"), dtype=float)
         if loo.ndim != 2 or loo.shape[1] != len(order) + 1 or not np.isfinite(loo).all():
-            raise saved.fail("model", "has no loo_loss setting of one row per k and one column "
-                                      "per number of features")
+            raise saved.fail(
+                "model",
+                "has no loo_loss setting of one row per k and one column per number of features",
+            )
         self.k_ = k
         self.feature_order_ = np.array([*order, None], dtype=object)[:-1]
-        self.selected_features_ = self.feature_order_[:len(selected)]
+        self.selected_features_ = self.feature_order_[: len(selected)]
         self.loo_loss_ = loo

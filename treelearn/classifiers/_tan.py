@@ -36,7 +36,9 @@ def check_root(root: Hashable | None, features: list, class_name: Hashable) -> H
             f"the parent of every feature"
         )
     if root not in features:
-        raise ColumnNotFoundError(f"root {root!r} is not a feature; the features are {features[:20]}")
+        raise ColumnNotFoundError(
+            f"root {root!r} is not a feature; the features are {features[:20]}"
+        )
     return root
 
 
@@ -90,7 +92,9 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
     _method = "tan"
     cli_method: ClassVar[str] = "tan"
     _parameter_constraints: ClassVar[dict] = {
-        **CPT_PRIOR, **CLASS_PRIOR, **UNSEEN,
+        **CPT_PRIOR,
+        **CLASS_PRIOR,
+        **UNSEEN,
         "forest": [None, Options("bic", "aic")],
         "whitelist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
         "blacklist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
@@ -140,7 +144,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
                     f"TAN(criterion='fcll') picks a spanning tree by the fCLL score, which has "
                     f"no penalty; forest={self.forest!r} penalises the log-likelihood's edges: "
                     f"use one of criterion='fcll' (forest=None) or forest={self.forest!r} "
-                    f"(criterion='loglik')")
+                    f"(criterion='loglik')"
+                )
             weights = fcll_edge_weights(stats.per_class, d)
         else:
             weights = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
@@ -148,8 +153,14 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         if self.forest is not None:  # n per pair: the rows where both are observed
             rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
         self.feature_tree_ = spanning_skeleton(
-            features, weights, stats.states[:d], forest=self.forest, n=rows,
-            n_classes=len(stats.classes), whitelist=self.whitelist, blacklist=self.blacklist,
+            features,
+            weights,
+            stats.states[:d],
+            forest=self.forest,
+            n=rows,
+            n_classes=len(stats.classes),
+            whitelist=self.whitelist,
+            blacklist=self.blacklist,
         )
         return tan_structure(self.feature_tree_, class_name, root)
 

@@ -43,8 +43,9 @@ __all__ = ["TextNaiveBayes", "term_class_information"]
 _EVENT_MODELS = ("multinomial", "bernoulli")
 
 
-def term_class_information(X: Any, y: Any, binarize: float = 0.0,
-                           sample_weight: Any = None) -> np.ndarray:
+def term_class_information(
+    X: Any, y: Any, binarize: float = 0.0, sample_weight: Any = None
+) -> np.ndarray:
     """``I(X_j > binarize; C)`` in nats for every term ``j`` (dense or sparse ``X``).
 
     From the document counts ``D_cj`` (one sparse product) and the class sizes,
@@ -55,8 +56,14 @@ def term_class_information(X: Any, y: Any, binarize: float = 0.0,
     >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
     [0.6931, 0.2158]
     """
-    counts = term_counts_by_class(X, y, sample_weight=sample_weight, binarize=binarize,
-                                  term_sums=False, learner="term_class_information")
+    counts = term_counts_by_class(
+        X,
+        y,
+        sample_weight=sample_weight,
+        binarize=binarize,
+        term_sums=False,
+        learner="term_class_information",
+    )
     present = counts.document_counts  # k x d: documents of each class containing each term
     nc = counts.weight[:, None]
     n = float(nc.sum())
@@ -110,9 +117,14 @@ class TextNaiveBayes(BayesNetClassifier):
     }
     _parameter_notes: ClassVar[dict] = {"alpha": "0 = maximum likelihood, 1 = Laplace"}
 
-    def __init__(self, event_model: str = "multinomial", alpha: float = 1.0,
-                 binarize: float = 0.0, fit_prior: bool = True,
-                 class_prior: Any = None) -> None:
+    def __init__(
+        self,
+        event_model: str = "multinomial",
+        alpha: float = 1.0,
+        binarize: float = 0.0,
+        fit_prior: bool = True,
+        class_prior: Any = None,
+    ) -> None:
         self.event_model = event_model
         self.alpha = alpha
         self.binarize = binarize
@@ -131,9 +143,14 @@ class TextNaiveBayes(BayesNetClassifier):
     # ------------------------------------------------------------ the term-count input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         bernoulli = self.event_model == "bernoulli"  # document counts only; else term sums only
-        stats = term_counts_by_class(X, y, sample_weight=sample_weight,
-                                     binarize=self.binarize if bernoulli else None,
-                                     term_sums=not bernoulli, learner="TextNaiveBayes")
+        stats = term_counts_by_class(
+            X,
+            y,
+            sample_weight=sample_weight,
+            binarize=self.binarize if bernoulli else None,
+            term_sums=not bernoulli,
+            learner="TextNaiveBayes",
+        )
         return class_training(stats, y, stats.n_terms)
 
     def _prediction_input(self, X: Any) -> Any:
@@ -144,8 +161,9 @@ class TextNaiveBayes(BayesNetClassifier):
     def _learn(self, stats: TermCounts, params: dict) -> None:
         """Every probability from the (weighted) counts per class: the count of each term in
         each class (multinomial), or of each class's documents containing it (Bernoulli)."""
-        self._estimate(stats.term_sums if self.event_model == "multinomial"
-                       else stats.document_counts, params)
+        self._estimate(
+            stats.term_sums if self.event_model == "multinomial" else stats.document_counts, params
+        )
 
     def _estimate(self, feature_count: np.ndarray, params: dict) -> None:
         """``feature_count[c, j]``: the count of term ``j`` in class ``c`` (multinomial) or of
@@ -157,7 +175,8 @@ class TextNaiveBayes(BayesNetClassifier):
         with np.errstate(divide="ignore"):
             if self.event_model == "multinomial":
                 log_prob = np.log(counts + alpha) - np.log(
-                    counts.sum(axis=1, keepdims=True) + alpha * d)
+                    counts.sum(axis=1, keepdims=True) + alpha * d
+                )
             else:
                 log_prob = np.log(counts + alpha) - np.log(class_count[:, None] + 2 * alpha)
                 self._neg_log_prob = np.log1p(-np.exp(log_prob))
@@ -171,8 +190,10 @@ class TextNaiveBayes(BayesNetClassifier):
         if np.isfinite(log_p).all() and np.isfinite(neg).all():
             jll = A @ (log_p - neg).T + neg.sum(axis=1)
         else:  # alpha = 0: a probability of 0 or 1; 0 * log 0 is 0, not the product's NaN
-            finite_p, finite_neg = np.where(np.isfinite(log_p), log_p, 0.0), np.where(
-                np.isfinite(neg), neg, 0.0)
+            finite_p, finite_neg = (
+                np.where(np.isfinite(log_p), log_p, 0.0),
+                np.where(np.isfinite(neg), neg, 0.0),
+            )
             jll = np.asarray(A @ (finite_p - finite_neg).T) + finite_neg.sum(axis=1)
             # impossible: a term present where p = 0, or (Bernoulli) absent where p = 1
             zero, one = np.isneginf(log_p).astype(float), np.isneginf(neg).astype(float)
@@ -194,7 +215,9 @@ class TextNaiveBayes(BayesNetClassifier):
 
     def _restore_model(self, saved: SavedState) -> None:
         counts = saved.array("feature_count", (len(self.classes_), self.n_features_in_), low=0)
-        if self.event_model == "bernoulli" and (
-                counts > np.asarray(self.class_count_, dtype=float)[:, None]).any():
+        if (
+            self.event_model == "bernoulli"
+            and (counts > np.asarray(self.class_count_, dtype=float)[:, None]).any()
+        ):
             raise saved.fail("feature_count", "has more documents with a term than the class has")
         self._estimate(counts, self._checked_params())

@@ -41,8 +41,14 @@ from ._base import CLASS_PRIOR, UNSEEN, CategoricalClassifier, Unseen
 __all__ = ["FeatureWeightedClassifier", "WeightedNaiveBayes", "wanbia_objective"]
 
 
-def wanbia_objective(weights: np.ndarray, F: np.ndarray, y: np.ndarray, log_prior: np.ndarray,
-                     row_weights: np.ndarray, objective: str) -> tuple[float, np.ndarray]:
+def wanbia_objective(
+    weights: np.ndarray,
+    F: np.ndarray,
+    y: np.ndarray,
+    log_prior: np.ndarray,
+    row_weights: np.ndarray,
+    objective: str,
+) -> tuple[float, np.ndarray]:
     """The objective (to minimise) and its exact gradient at the feature ``weights``.
 
     ``F``: ``(rows, features, classes)`` of ``log P(x_ij | c)`` (0 where missing); ``y``:
@@ -140,9 +146,12 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         pass
 
     def _fitted_state(self) -> dict:
-        return {"states": [[encode_label(v) for v in s] for s in self._states],
-                "feature_log_prob": [t.tolist() for t in self.feature_log_prob_],
-                "feature_weights": self.feature_weights_.tolist(), **self._more_state()}
+        return {
+            "states": [[encode_label(v) for v in s] for s in self._states],
+            "feature_log_prob": [t.tolist() for t in self.feature_log_prob_],
+            "feature_weights": self.feature_weights_.tolist(),
+            **self._more_state(),
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         raw = saved.raw("states", list)
@@ -156,10 +165,14 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         self.feature_log_prob_ = []
         for j, states in enumerate(self._states):
             table = np.asarray(tables[j], dtype=float)
-            if table.shape != (k, len(states)) or (table > 0).any() or not np.allclose(
-                    np.exp(table).sum(axis=1), 1.0, rtol=0, atol=1e-9):
-                raise saved.fail("feature_log_prob", f"table {j} is not {k} x {len(states)} "
-                                                     f"log-probabilities")
+            if (
+                table.shape != (k, len(states))
+                or (table > 0).any()
+                or not np.allclose(np.exp(table).sum(axis=1), 1.0, rtol=0, atol=1e-9)
+            ):
+                raise saved.fail(
+                    "feature_log_prob", f"table {j} is not {k} x {len(states)} log-probabilities"
+                )
             self.feature_log_prob_.append(table)
         self.feature_weights_ = saved.array("feature_weights", (d,), low=0)
         if (self.feature_weights_ > 1).any():
@@ -211,12 +224,20 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [Interval(Real, 0, None, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, objective: str = "cll", alpha: float = 1.0, max_iter: int = 500,
-                 tol: float = 1e-8, fit_prior: bool = True,
-                 class_prior: Sequence[float] | None = None, unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        objective: str = "cll",
+        alpha: float = 1.0,
+        max_iter: int = 500,
+        tol: float = 1e-8,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.objective = objective
         self.alpha = alpha
         self.max_iter = max_iter
@@ -232,20 +253,29 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         d = len(stats.columns) - 1
         self.feature_log_prob_ = self._naive_bayes_tables(stats, params["alpha"])
         if stats.table is None:
-            raise TreelearnError("WeightedNaiveBayes revisits the training rows at every "
-                                 "iteration: give a DataFrame, an array or a file")
+            raise TreelearnError(
+                "WeightedNaiveBayes revisits the training rows at every "
+                "iteration: give a DataFrame, an array or a file"
+            )
         codes, row_weights = stats.table.codes, stats.table.weights
         n, n_classes = codes.shape[0], len(stats.classes)
-        check_memory(8.0 * n * d * n_classes * 3, f"WANBIA's {n} x {d} x {n_classes} "
-                     "log-probabilities", "learn from fewer rows (a sample)")
+        check_memory(
+            8.0 * n * d * n_classes * 3,
+            f"WANBIA's {n} x {d} x {n_classes} log-probabilities",
+            "learn from fewer rows (a sample)",
+        )
         F = self._log_probabilities(codes[:, :d].astype(np.intp))
         r = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=float)
         y = codes[:, d].astype(np.intp)
-        result = minimize(wanbia_objective, np.ones(d), jac=True, method="L-BFGS-B",
-                          args=(F, y, self.class_log_prior_, r, params["objective"]),
-                          bounds=[(0.0, 1.0)] * d,
-                          options={"maxiter": params["max_iter"], "gtol": params["tol"],
-                                   "ftol": 0.0})
+        result = minimize(
+            wanbia_objective,
+            np.ones(d),
+            jac=True,
+            method="L-BFGS-B",
+            args=(F, y, self.class_log_prior_, r, params["objective"]),
+            bounds=[(0.0, 1.0)] * d,
+            options={"maxiter": params["max_iter"], "gtol": params["tol"], "ftol": 0.0},
+        )
         self.feature_weights_ = np.clip(result.x, 0.0, 1.0)
         self.n_iter_ = int(result.nit)
         self.objective_value_ = float(result.fun)

@@ -55,8 +55,16 @@ class FoldScorer:
     a summed ``(n, classes)`` score.
     """
 
-    def __init__(self, codes: np.ndarray, weights: np.ndarray | None, cards: np.ndarray,
-                 folds: np.ndarray, *, alpha: float, log_prior: np.ndarray | None) -> None:
+    def __init__(
+        self,
+        codes: np.ndarray,
+        weights: np.ndarray | None,
+        cards: np.ndarray,
+        folds: np.ndarray,
+        *,
+        alpha: float,
+        log_prior: np.ndarray | None,
+    ) -> None:
         self.codes = codes.astype(np.intp)
         self.n, d1 = codes.shape
         self.cards = np.asarray(cards, dtype=np.int64)
@@ -70,8 +78,9 @@ class FoldScorer:
         self._cached_bytes = 0
         C, F = self.n_classes, self.n_folds
         if log_prior is None:  # the held-in class frequencies, fold by fold
-            counts = np.bincount(self.folds * C + self.y, weights=self.w,
-                                 minlength=F * C).reshape(F, C)
+            counts = np.bincount(self.folds * C + self.y, weights=self.w, minlength=F * C).reshape(
+                F, C
+            )
             held_in = np.maximum(counts.sum(axis=0) - counts, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 prior = np.log(held_in / held_in.sum(axis=1, keepdims=True))
@@ -101,10 +110,13 @@ class FoldScorer:
         C, F, n = self.n_classes, self.n_folds, self.n
         k = int(self.cards[child])
         config, q = self._configurations(parents)
-        check_memory(8.0 * F * q * k * C + 40.0 * n * C, "the fold counts of a family",
-                     "use fewer rows or features with fewer states")
+        check_memory(
+            8.0 * F * q * k * C + 40.0 * n * C,
+            "the fold counts of a family",
+            "use fewer rows or features with fewer states",
+        )
         cell = config * k + self.codes[:, child]
-        flat = ((self.folds * (q * k) + cell) * C + self.y)
+        flat = (self.folds * (q * k) + cell) * C + self.y
         counts = np.bincount(flat, weights=self.w, minlength=F * q * k * C).reshape(F, q * k, C)
         parent_counts = counts.reshape(F, q, k, C).sum(axis=2)
         num = counts.sum(axis=0)[cell] - counts[self.folds, cell]  # held in: total - own fold
@@ -140,7 +152,8 @@ def _folds(y: np.ndarray, cv: int, random_state: Any, who: str) -> np.ndarray:
         raise TreelearnError(
             f"{who} scores each step by {cv}-fold cross-validation (cv={cv}), which needs at "
             f"least {cv} rows of some class; got n_samples = {n} (the largest class has "
-            f"{most}): give more rows or a smaller cv (>= 2)")
+            f"{most}): give more rows or a smaller cv (>= 2)"
+        )
     if isinstance(random_state, np.random.Generator):
         random_state = int(random_state.integers(2**31 - 1))
     folds = np.empty(n, dtype=np.intp)
@@ -155,8 +168,7 @@ def _best(scorer: FoldScorer, candidates: list, evaluate: Any, n_jobs: int | Non
     if n_jobs is None or n_jobs == 1 or len(candidates) < 2:
         scores = [evaluate(c) for c in candidates]
     else:  # threads: numpy's gathers and sums release the GIL; the same numbers
-        scores = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(evaluate)(c)
-                                                           for c in candidates)
+        scores = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(evaluate)(c) for c in candidates)
     rounded = round_ties(np.asarray(scores, dtype=float))
     i = int(np.argmax(rounded))
     return scores[i], candidates[i]
@@ -172,12 +184,20 @@ class _WrapperSearch(SingleNetworkClassifier):
         # joblib's: None or 1 one thread, n threads, -1 one per core (0 means nothing)
         "n_jobs": [None, Interval(Integral, 1, None), Interval(Integral, None, -1)],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        **CLASS_PRIOR, **UNSEEN,
+        **CLASS_PRIOR,
+        **UNSEEN,
     }
 
-    def __init__(self, cv: int = 5, random_state: int | np.random.Generator | None = None,
-                 n_jobs: int | None = None, alpha: float = 1.0, fit_prior: bool = True,
-                 class_prior: Sequence[float] | None = None, unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        cv: int = 5,
+        random_state: int | np.random.Generator | None = None,
+        n_jobs: int | None = None,
+        alpha: float = 1.0,
+        fit_prior: bool = True,
+        class_prior: Sequence[float] | None = None,
+        unseen: Unseen = "error",
+    ) -> None:
         self.cv = cv
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -193,9 +213,11 @@ class _WrapperSearch(SingleNetworkClassifier):
 
     def _scorer(self, stats: ClassCounts, params: dict) -> FoldScorer:
         if stats.table is None:
-            raise InputTypeError(f"{type(self).__name__} scores candidate structures on the "
-                                 f"rows in memory: give a DataFrame, an array or a file, not a "
-                                 f"Dask DataFrame")
+            raise InputTypeError(
+                f"{type(self).__name__} scores candidate structures on the "
+                f"rows in memory: give a DataFrame, an array or a file, not a "
+                f"Dask DataFrame"
+            )
         codes, weights = stats.table.codes, stats.table.weights
         features = list(stats.columns[:-1])
         d = len(features)
@@ -204,14 +226,17 @@ class _WrapperSearch(SingleNetworkClassifier):
             raise MissingValuesError(
                 f"{type(self).__name__} scores structures by cross-validation over complete "
                 f"rows; the feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} "
-                f"have missing values: drop or fill those rows")
-        folds = _folds(codes[:, d].astype(np.intp), params["cv"], params["random_state"],
-                       type(self).__name__)
+                f"have missing values: drop or fill those rows"
+            )
+        folds = _folds(
+            codes[:, d].astype(np.intp), params["cv"], params["random_state"], type(self).__name__
+        )
         log_prior = None
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_
-        return FoldScorer(codes, weights, stats.cardinalities, folds, alpha=params["alpha"],
-                          log_prior=log_prior)
+        return FoldScorer(
+            codes, weights, stats.cardinalities, folds, alpha=params["alpha"], log_prior=log_prior
+        )
 
     def _network(self, stats: ClassCounts, parents: dict[int, list[int]]) -> nx.DiGraph:
         """The class and each feature of ``parents`` (feature parents, in order); the
@@ -229,20 +254,34 @@ class _WrapperSearch(SingleNetworkClassifier):
         return D
 
     def _network_description(self, params: dict) -> dict:
-        return {**super()._network_description(params),
-                "cv_accuracy": list(self.cv_accuracy_),
-                "steps": [[op, list(names)] for op, names in self.steps_]}
+        return {
+            **super()._network_description(params),
+            "cv_accuracy": list(self.cv_accuracy_),
+            "steps": [[op, list(names)] for op, names in self.steps_],
+        }
 
     def _restore_history(self, saved: SavedState) -> None:
         settings = self.model_.settings
         accuracy = np.asarray(settings.get("cv_accuracy"), dtype=float)
         steps = settings.get("steps")
-        if accuracy.ndim != 1 or len(accuracy) < 1 or not np.isfinite(accuracy).all() or \
-                not isinstance(steps, list) or len(steps) != len(accuracy) - 1 or not all(
-                    isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and
-                    isinstance(s[1], list) for s in steps):
-            raise saved.fail("model", "has no cv_accuracy and steps settings (one accuracy "
-                                      "per step, and the start's)")
+        if (
+            accuracy.ndim != 1
+            or len(accuracy) < 1
+            or not np.isfinite(accuracy).all()
+            or not isinstance(steps, list)
+            or len(steps) != len(accuracy) - 1
+            or not all(
+                isinstance(s, list)
+                and len(s) == 2
+                and isinstance(s[0], str)
+                and isinstance(s[1], list)
+                for s in steps
+            )
+        ):
+            raise saved.fail(
+                "model",
+                "has no cv_accuracy and steps settings (one accuracy per step, and the start's)",
+            )
         self.cv_accuracy_ = accuracy
         self.steps_ = [(op, tuple(names)) for op, names in steps]
 
@@ -278,8 +317,9 @@ class _GroupSearch(_WrapperSearch):
             candidates = self._candidates(groups, d)
             if not candidates:
                 break
-            accuracy, step = _best(scorer, candidates,
-                                   lambda s: scorer.accuracy(after(s)[0]), params["n_jobs"])
+            accuracy, step = _best(
+                scorer, candidates, lambda s: scorer.accuracy(after(s)[0]), params["n_jobs"]
+            )
             if round_ties(accuracy) <= round_ties(history[-1]):
                 break  # no step improves: stop
             scores, groups = after(step)
@@ -297,8 +337,10 @@ class _GroupSearch(_WrapperSearch):
         return self._network(stats, parents)
 
     def _network_description(self, params: dict) -> dict:
-        return {**super()._network_description(params),
-                "feature_groups": [list(g) for g in self.feature_groups_]}
+        return {
+            **super()._network_description(params),
+            "feature_groups": [list(g) for g in self.feature_groups_],
+        }
 
     def _restore_model(self, saved: SavedState) -> None:
         super()._restore_model(saved)
@@ -319,8 +361,11 @@ class _GroupSearch(_WrapperSearch):
                     want[features[position[repr(f)]]] = [c, *ordered[:r]]
             ok = all(self.model_.parents(f) == want[f] for f in features)
         if not ok:
-            raise saved.fail("model", "has no feature_groups setting naming disjoint groups "
-                                      "of the features that the network joins")
+            raise saved.fail(
+                "model",
+                "has no feature_groups setting naming disjoint groups "
+                "of the features that the network joins",
+            )
         self.feature_groups_ = [tuple(g) for g in groups]
 
 
@@ -416,8 +461,11 @@ class BSEJ(_GroupSearch):
             g = group_of[j]
             rest = tuple(m for m in g if m != j)
             deletes.append(("delete", (g,), (rest,) if rest else ()))
-        joins = [("join", (g, h), (tuple(sorted((*g, *h))),))
-                 for a, g in enumerate(groups) for h in groups[a + 1:]]
+        joins = [
+            ("join", (g, h), (tuple(sorted((*g, *h))),))
+            for a, g in enumerate(groups)
+            for h in groups[a + 1 :]
+        ]
         return deletes + joins
 
 
@@ -458,8 +506,9 @@ class TANHillClimb(_WrapperSearch):
         d = len(stats.columns) - 1
         features = list(stats.columns[:-1])
         parent = [-1] * d
-        scores = scorer.base + sum((scorer.term(j, ()) for j in range(d)),
-                                   np.zeros_like(scorer.base))
+        scores = scorer.base + sum(
+            (scorer.term(j, ()) for j in range(d)), np.zeros_like(scorer.base)
+        )
         history, arcs = [scorer.accuracy(scores)], []
 
         def ancestors(i: int) -> set[int]:
@@ -483,8 +532,9 @@ class TANHillClimb(_WrapperSearch):
             candidates = self._candidate_arcs(scorer, d, children, after, params)
             if not candidates:
                 break
-            accuracy, arc = _best(scorer, candidates, lambda a: scorer.accuracy(after([a])),
-                                  params["n_jobs"])
+            accuracy, arc = _best(
+                scorer, candidates, lambda a: scorer.accuracy(after([a])), params["n_jobs"]
+            )
             if round_ties(accuracy) <= round_ties(history[-1]):
                 break
             scores = after([arc])
@@ -496,8 +546,9 @@ class TANHillClimb(_WrapperSearch):
         self.steps_ = [("arc", a) for a in self.arcs_]
         return self._network(stats, {j: [] if parent[j] < 0 else [parent[j]] for j in range(d)})
 
-    def _candidate_arcs(self, scorer: FoldScorer, d: int, children: Any, after: Any,
-                        params: dict) -> list[tuple[int, int]]:
+    def _candidate_arcs(
+        self, scorer: FoldScorer, d: int, children: Any, after: Any, params: dict
+    ) -> list[tuple[int, int]]:
         """The arcs a step chooses among: every arc to an orphan that makes no cycle."""
         return [(i, j) for i in range(d) for j in children(i)]
 
@@ -544,12 +595,17 @@ class TANSuperParent(TANHillClimb):
 
     _method = "tan-hcsp"
 
-    def _candidate_arcs(self, scorer: FoldScorer, d: int, children: Any, after: Any,
-                        params: dict) -> list[tuple[int, int]]:
+    def _candidate_arcs(
+        self, scorer: FoldScorer, d: int, children: Any, after: Any, params: dict
+    ) -> list[tuple[int, int]]:
         adoptive = {i: children(i) for i in range(d)}
         parents = [i for i in range(d) if adoptive[i]]
         if not parents:
             return []
-        _, best = _best(scorer, parents, lambda i: scorer.accuracy(
-            after([(i, j) for j in adoptive[i]])), params["n_jobs"])
+        _, best = _best(
+            scorer,
+            parents,
+            lambda i: scorer.accuracy(after([(i, j) for j in adoptive[i]])),
+            params["n_jobs"],
+        )
         return [(best, j) for j in adoptive[best]]

@@ -1,5 +1,4 @@
-"""The ``treelearn`` command: parses arguments and prints.
-"""
+"""The ``treelearn`` command: parses arguments and prints."""
 
 from ._main import main
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_parser", "main"]
 
+
 class _Methods:
     """``--method``'s choices: chow-liu and mixture, and the classifiers from their registry
     (``cli_method``, :func:`treelearn.classifiers._base.command_line_classifiers`), read
@@ -112,17 +113,21 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
     stream = sys.stdin if source == "-" else source
     found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
     if found is not None and found != ",":
-        _note(f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
-              f"(from its header line; --sep says otherwise)")
+        _note(
+            f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
+            f"(from its header line; --sep says otherwise)"
+        )
     if source == "-" and options["sep"] is None:
         options["sep"] = ","  # standard input is read once: commas unless --sep
     df = read_data(stream, **options)
     if source != "-" and options["thousands"] is None and options.get("decimal") is None:
         columns, thousands, decimal = thousands_columns(df)
         if columns:
-            _note(f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
-                  f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
-                  f"and --decimal say otherwise")
+            _note(
+                f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
+                f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
+                f"and --decimal say otherwise"
+            )
             df = read_data(stream, **{**options, "thousands": thousands, "decimal": decimal})
     note = separator_note(df)
     if note:
@@ -136,15 +141,31 @@ SEPARATORS_IN_WORDS = {";": "semicolons", "\t": "tabs", "|": "bars"}
 
 def _reading_options(p: argparse.ArgumentParser) -> None:
     """``--sep``, ``--encoding``, ``--thousands``, ``--decimal`` for a command reading DATA."""
-    p.add_argument("--sep", default=None, metavar="S",
-                   help="the CSV separator (default: from the header line; tabs for .tsv)")
-    p.add_argument("--encoding", default=None, metavar="E",
-                   help="the text encoding of the file (default UTF-8), e.g. latin-1")
-    p.add_argument("--thousands", default=None, metavar="C",
-                   help="the thousands separator of numbers, e.g. , for 81,900.70 (default: "
-                        "found in columns that need it)")
-    p.add_argument("--decimal", default=None, metavar="C",
-                   help="the decimal point of numbers, e.g. , for 1.234,5 (default .)")
+    p.add_argument(
+        "--sep",
+        default=None,
+        metavar="S",
+        help="the CSV separator (default: from the header line; tabs for .tsv)",
+    )
+    p.add_argument(
+        "--encoding",
+        default=None,
+        metavar="E",
+        help="the text encoding of the file (default UTF-8), e.g. latin-1",
+    )
+    p.add_argument(
+        "--thousands",
+        default=None,
+        metavar="C",
+        help="the thousands separator of numbers, e.g. , for 81,900.70 (default: "
+        "found in columns that need it)",
+    )
+    p.add_argument(
+        "--decimal",
+        default=None,
+        metavar="C",
+        help="the decimal point of numbers, e.g. , for 1.234,5 (default .)",
+    )
 
 
 def _load(path: str) -> Any:
@@ -175,17 +196,21 @@ def _network(obj: Any, what: str) -> Any:
     if _is_tree(obj):
         return obj
     if _is_mixture(obj):
-        raise CommandError(f"{what} needs one network; this mixture has "
-                           f"{len(obj.components_)} trees (one per component)")
+        raise CommandError(
+            f"{what} needs one network; this mixture has "
+            f"{len(obj.components_)} trees (one per component)"
+        )
     try:
         return obj.model_
     except AttributeError:
         from ._kinds import is_multinet_like
 
-        shape = ("has one tree per class" if is_multinet_like(obj) or hasattr(obj, "models_")
-                 else "is not one discrete network")
-        raise CommandError(f"{what} needs one network; this {type(obj).__name__} {shape}"
-                           ) from None
+        shape = (
+            "has one tree per class"
+            if is_multinet_like(obj) or hasattr(obj, "models_")
+            else "is not one discrete network"
+        )
+        raise CommandError(f"{what} needs one network; this {type(obj).__name__} {shape}") from None
 
 
 def _class_column(clf: Any) -> Any:
@@ -223,30 +248,46 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     import treelearn as tl
 
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
-    whitelist, blacklist = _pairs(args.whitelist, "--whitelist"), _pairs(args.blacklist, "--blacklist")
+    whitelist, blacklist = (
+        _pairs(args.whitelist, "--whitelist"),
+        _pairs(args.blacklist, "--blacklist"),
+    )
     if (whitelist or blacklist) and method not in ("chow-liu", "tan"):
         raise CommandError("--whitelist and --blacklist are for --method chow-liu or tan")
     if args.forest is not None and method not in ("chow-liu", "tan"):
         raise CommandError("--forest is for --method chow-liu or tan")
     if args.k is not None and method != "kdb":
         raise CommandError("--k is for --method kdb")
-    given = [flag for flag, value in (("--components", args.components),
-                                      ("--n-init", args.n_init)) if value is not None]
+    given = [
+        flag
+        for flag, value in (("--components", args.components), ("--n-init", args.n_init))
+        if value is not None
+    ]
     if given and method != "mixture":
         raise CommandError(f"{given[0]} is for --method mixture")
     if args.missing == "em" and method not in ("chow-liu", "mixture"):
-        raise CommandError(f"--missing em is for --method chow-liu or mixture; for --method "
-                           f"{method} use --missing drop or --missing pairwise")
+        raise CommandError(
+            f"--missing em is for --method chow-liu or mixture; for --method "
+            f"{method} use --missing drop or --missing pairwise"
+        )
     if method == "mixture":
         return _fit_mixture(args, df)
     if method == "chow-liu":
         if args.class_ is not None:
-            raise CommandError("--class is for --method tan, naive-bayes, kdb or aode; "
-                               "chow-liu has no class")
+            raise CommandError(
+                "--class is for --method tan, naive-bayes, kdb or aode; chow-liu has no class"
+            )
         alpha = 1.0 if args.alpha is None else args.alpha
-        return tl.chow_liu(df, root=args.root, alpha=alpha, missing=args.missing,
-                           forest=args.forest, whitelist=whitelist, blacklist=blacklist,
-                           max_states=_max_states(args))
+        return tl.chow_liu(
+            df,
+            root=args.root,
+            alpha=alpha,
+            missing=args.missing,
+            forest=args.forest,
+            whitelist=whitelist,
+            blacklist=blacklist,
+            max_states=_max_states(args),
+        )
     if args.class_ is None:
         raise CommandError(
             f"--method {method} needs --class COL, the column to predict "
@@ -273,9 +314,15 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         raise CommandError(f"--root does not apply to {method}: the class is the root")
     from ..classifiers._base import command_line_classifiers
 
-    options = {"tan": {"root": args.root, "forest": args.forest, "whitelist": whitelist,
-                       "blacklist": blacklist},
-               "kdb": {"k": 2 if args.k is None else args.k}}
+    options = {
+        "tan": {
+            "root": args.root,
+            "forest": args.forest,
+            "whitelist": whitelist,
+            "blacklist": blacklist,
+        },
+        "kdb": {"k": 2 if args.k is None else args.k},
+    }
     clf = command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
     return clf.fit(X, y)
 
@@ -286,11 +333,15 @@ def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
 
     if args.class_ is not None or args.root is not None:
         flag = "--class" if args.class_ is not None else "--root"
-        raise CommandError(f"{flag} does not apply to --method mixture (a density over every "
-                           f"column; each component's tree has its own root)")
+        raise CommandError(
+            f"{flag} does not apply to --method mixture (a density over every "
+            f"column; each component's tree has its own root)"
+        )
     if args.missing == "pairwise":
-        raise CommandError("--method mixture takes --missing error, drop or em (pairwise "
-                           "counts have no likelihood to run EM on)")
+        raise CommandError(
+            "--method mixture takes --missing error, drop or em (pairwise "
+            "counts have no likelihood to run EM on)"
+        )
     for flag, value in (("--components", args.components), ("--n-init", args.n_init)):
         if value is not None and value < 1:
             raise CommandError(f"{flag} takes a positive number, not {value}")
@@ -325,8 +376,10 @@ def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFra
         raise CommandError(f"--discretize takes a positive number of bins, not {bins}")
     df, columns = discretized(df, bins, keep)
     if columns:
-        _note(f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
-              f"{columns[:8]}")
+        _note(
+            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
+            f"{columns[:8]}"
+        )
     return df
 
 
@@ -341,7 +394,7 @@ CLI_FIXES = {
     "drop": "leave it out with --drop {col}",
     "max_states": "allow more states with --max-states {n}",
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
-               "each table, the rows where its variables are observed",
+    "each table, the rows where its variables are observed",
     "fill": "fill it in",
 }
 
@@ -373,33 +426,45 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
     if max_states < 1:
         raise CommandError(f"--max-states takes a positive number of states, not {max_states}")
     if args.class_ is not None and args.class_ in df.columns and max_states > DEFAULT_MAX_STATES:
-        raise CommandError(f"--max-states above {DEFAULT_MAX_STATES} is for --method "
-                           f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
-                           f"states per feature")
-    problems, notes = table_problems(df, missing=args.missing, max_states=max_states,
-                                     class_column=args.class_, known=problems)
+        raise CommandError(
+            f"--max-states above {DEFAULT_MAX_STATES} is for --method "
+            f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
+            f"states per feature"
+        )
+    problems, notes = table_problems(
+        df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
+    )
     continuous = [p for p in problems if "gaussian" in getattr(p, "fixes", ())]
     if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
         names = [p.column for p in continuous]
-        shown = ", ".join(map(repr, names[:8])) + (f" and {len(names) - 8} more"
-                                                    if len(names) > 8 else "")
-        summary = (f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
-                   f"discrete variables): cut them into bins with --discretize 5, or model "
-                   f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
-                   f"{' '.join(shlex.quote(str(c)) for c in names[:8])}")
+        shown = ", ".join(map(repr, names[:8])) + (
+            f" and {len(names) - 8} more" if len(names) > 8 else ""
+        )
+        summary = (
+            f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
+            f"discrete variables): cut them into bins with --discretize 5, or model "
+            f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
+            f"{' '.join(shlex.quote(str(c)) for c in names[:8])}"
+        )
         rest = [p for p in problems if p not in continuous]
         if not rest:
             raise CommandError(summary)
-        raise CommandError(f"the table has {len(rest) + 1} problems: (1) {summary}; " + "; ".join(
-            f"({i}) {_in_cli_words(p)}" for i, p in enumerate(rest, 2)))
+        raise CommandError(
+            f"the table has {len(rest) + 1} problems: (1) {summary}; "
+            + "; ".join(f"({i}) {_in_cli_words(p)}" for i, p in enumerate(rest, 2))
+        )
     if len(problems) == 1:
         raise CommandError(_in_cli_words(problems[0]))
     if problems:
-        raise CommandError(f"the table has {len(problems)} problems: " + "; ".join(
-            f"({i}) {_in_cli_words(p)}" for i, p in enumerate(problems, 1)))
+        raise CommandError(
+            f"the table has {len(problems)} problems: "
+            + "; ".join(f"({i}) {_in_cli_words(p)}" for i, p in enumerate(problems, 1))
+        )
     for note in notes:
-        _note(f"{note.reason}; if the values are measured quantities, "
-              f"{cli_advice(note.fixes, note.column)}")
+        _note(
+            f"{note.reason}; if the values are measured quantities, "
+            f"{cli_advice(note.fixes, note.column)}"
+        )
 
 
 def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
@@ -413,8 +478,11 @@ def _scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
     if _is_mixture(obj):
         from ..models._tree import ScoreReport
 
-        return ScoreReport(n=len(df), log_likelihood=float(obj.score_samples(df).sum()),
-                           n_parameters=obj.n_parameters)
+        return ScoreReport(
+            n=len(df),
+            log_likelihood=float(obj.score_samples(df).sum()),
+            n_parameters=obj.n_parameters,
+        )
     if not hasattr(obj, "class_name_"):  # Gaussian trees, tree posteriors, densities
         from ..models._tree import ScoreReport
         from ._kinds import score_of
@@ -462,23 +530,42 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
     if method != "chow-liu":
         raise CommandError(
             f"--numeric gaussian with --method {method} needs --class COL (a Gaussian "
-            f"classifier); without a class it learns a Gaussian Chow-Liu tree")
-    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c].dtype)
-            or pd.api.types.is_bool_dtype(df[c].dtype)]
+            f"classifier); without a class it learns a Gaussian Chow-Liu tree"
+        )
+    text = [
+        c
+        for c in df.columns
+        if not pd.api.types.is_numeric_dtype(df[c].dtype) or pd.api.types.is_bool_dtype(df[c].dtype)
+    ]
     if text:
         if len(text) == df.shape[1]:
-            raise CommandError(f"--numeric gaussian: no numeric column to learn from (the "
-                               f"columns {text[:10]} are not numbers)")
-        _note(f"--numeric gaussian models the numeric columns; leaving out the column(s) "
-              f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)")
+            raise CommandError(
+                f"--numeric gaussian: no numeric column to learn from (the "
+                f"columns {text[:10]} are not numbers)"
+            )
+        _note(
+            f"--numeric gaussian models the numeric columns; leaving out the column(s) "
+            f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)"
+        )
         df = df.drop(columns=text)
-    unused = [flag for flag, value in (("--forest", args.forest), ("--whitelist", args.whitelist),
-                                       ("--blacklist", args.blacklist), ("--bif", args.bif),
-                                       ("--discretize", args.discretize), ("--k", args.k),
-                                       ("--alpha", args.alpha)) if value is not None]
+    unused = [
+        flag
+        for flag, value in (
+            ("--forest", args.forest),
+            ("--whitelist", args.whitelist),
+            ("--blacklist", args.blacklist),
+            ("--bif", args.bif),
+            ("--discretize", args.discretize),
+            ("--k", args.k),
+            ("--alpha", args.alpha),
+        )
+        if value is not None
+    ]
     if unused:
-        raise CommandError(f"{unused[0]} does not apply to --numeric gaussian (a Gaussian tree "
-                           "has no counts, states or BIF form)")
+        raise CommandError(
+            f"{unused[0]} does not apply to --numeric gaussian (a Gaussian tree "
+            "has no counts, states or BIF form)"
+        )
     model = tl.gaussian_chow_liu(df, root=args.root)
     if args.output:
         model.save(args.output)
@@ -490,13 +577,18 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
         parents = model.parents(v)
         if parents:
             mi = model.graph.edges[parents[0], v]["weight"]
-            print(f"  {v} = {node['intercept']:.6g} + {node['coefficient']:.6g} * {parents[0]}"
-                  f" + N(0, {node['variance']:.6g})   [MI {mi:.4f} nats]")
+            print(
+                f"  {v} = {node['intercept']:.6g} + {node['coefficient']:.6g} * {parents[0]}"
+                f" + N(0, {node['variance']:.6g})   [MI {mi:.4f} nats]"
+            )
         else:
             print(f"  {v} ~ N({node['intercept']:.6g}, {node['variance']:.6g})   [root]")
     print()
-    _print_scores(ScoreReport(n=len(df), log_likelihood=model.log_likelihood(df),
-                              n_parameters=model.n_parameters))
+    _print_scores(
+        ScoreReport(
+            n=len(df), log_likelihood=model.log_likelihood(df), n_parameters=model.n_parameters
+        )
+    )
     for label, path in (("model", args.output), ("picture", args.plot)):
         if path:
             print(f"wrote {label} to {path}", file=sys.stderr)
@@ -521,35 +613,52 @@ def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
     numeric = args.numeric
     absent = [] if numeric == "auto" else [c for c in numeric if c not in df.columns]
     if absent:
-        raise CommandError(f"--numeric {absent[0]!r} is not a column of the data; the columns "
-                           f"are {list(df.columns)[:20]}")
-    unused = [flag for flag, value in (("--whitelist", args.whitelist),
-                                       ("--blacklist", args.blacklist), ("--bif", args.bif),
-                                       ("--discretize", args.discretize), ("--k", args.k))
-              if value is not None]
+        raise CommandError(
+            f"--numeric {absent[0]!r} is not a column of the data; the columns "
+            f"are {list(df.columns)[:20]}"
+        )
+    unused = [
+        flag
+        for flag, value in (
+            ("--whitelist", args.whitelist),
+            ("--blacklist", args.blacklist),
+            ("--bif", args.bif),
+            ("--discretize", args.discretize),
+            ("--k", args.k),
+        )
+        if value is not None
+    ]
     if unused:
-        raise CommandError(f"{unused[0]} does not apply to --numeric {args.numeric if numeric == 'auto' else 'COLS'} "
-                           "(a conditional linear Gaussian model has no BIF form, and its "
-                           "numbers are not cut)")
+        raise CommandError(
+            f"{unused[0]} does not apply to --numeric {args.numeric if numeric == 'auto' else 'COLS'} "
+            "(a conditional linear Gaussian model has no BIF form, and its "
+            "numbers are not cut)"
+        )
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
     if args.class_ is not None:
         if method != "tan":
-            raise CommandError(f"--numeric with --class learns a mixed TAN (--method tan), not "
-                               f"--method {method}")
+            raise CommandError(
+                f"--numeric with --class learns a mixed TAN (--method tan), not --method {method}"
+            )
         if args.class_ not in df.columns:
-            raise CommandError(f"--class {args.class_!r} is not a column of the data; the "
-                               f"columns are {list(df.columns)[:20]}")
+            raise CommandError(
+                f"--class {args.class_!r} is not a column of the data; the "
+                f"columns are {list(df.columns)[:20]}"
+            )
         labelled = df[df[args.class_].notna().to_numpy()]
         X, y = labelled.drop(columns=[args.class_]), labelled[args.class_]
-        clf = tl.MixedTAN(alpha=1.0 if args.alpha is None else args.alpha,
-                          numeric=None if numeric == "auto" else [c for c in numeric
-                                                                  if c != args.class_],
-                          root=args.root).fit(X, y)
+        clf = tl.MixedTAN(
+            alpha=1.0 if args.alpha is None else args.alpha,
+            numeric=None if numeric == "auto" else [c for c in numeric if c != args.class_],
+            root=args.root,
+        ).fit(X, y)
         return _report_classifier(clf, X, y, args.output)
     if method != "chow-liu":
-        raise CommandError(f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
-                           f"--method {method} needs --class COL (a mixed TAN); without a class "
-                           f"it learns a conditional linear Gaussian tree")
+        raise CommandError(
+            f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
+            f"--method {method} needs --class COL (a mixed TAN); without a class "
+            f"it learns a conditional linear Gaussian tree"
+        )
     options = {} if args.forest is None else {"forest": args.forest}
     model = tl.chow_liu(df, numeric=numeric, root=args.root, **options)
     if args.output:
@@ -574,12 +683,16 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
     import treelearn as tl
 
     if args.class_ not in df.columns:
-        raise CommandError(f"--class {args.class_!r} is not a column of the data; the columns "
-                           f"are {list(df.columns)[:20]}")
+        raise CommandError(
+            f"--class {args.class_!r} is not a column of the data; the columns "
+            f"are {list(df.columns)[:20]}"
+        )
     if method not in ("tan", "naive-bayes"):
-        raise CommandError(f"--numeric gaussian --class takes --method tan (a Gaussian TAN) or "
-                           f"naive-bayes (Gaussian numeric and categorical text columns), not "
-                           f"{method}")
+        raise CommandError(
+            f"--numeric gaussian --class takes --method tan (a Gaussian TAN) or "
+            f"naive-bayes (Gaussian numeric and categorical text columns), not "
+            f"{method}"
+        )
     y = df[args.class_]
     X = df.drop(columns=[args.class_])
     if y.isna().any():
@@ -587,12 +700,18 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         _note(f"ignoring {int((~keep).sum())} row(s) without a class label")
         X, y = X[keep], y[keep]
     if method == "tan":
-        text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c].dtype)
-                or pd.api.types.is_bool_dtype(X[c].dtype)]
+        text = [
+            c
+            for c in X.columns
+            if not pd.api.types.is_numeric_dtype(X[c].dtype)
+            or pd.api.types.is_bool_dtype(X[c].dtype)
+        ]
         if text:
-            raise CommandError(f"--method tan with --numeric gaussian models numeric features; "
-                               f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
-                               f"data) or --drop them")
+            raise CommandError(
+                f"--method tan with --numeric gaussian models numeric features; "
+                f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                f"data) or --drop them"
+            )
         clf = tl.GaussianTAN().fit(X, y)
     else:
         clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
@@ -637,8 +756,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
             return _learn_mixed(args, df)
         problems = []
         if args.discretize is not None:  # dates are cut by time, like numbers
-            df = _discretized(as_dates(df, dates), args.discretize,
-                              [c for c in (args.class_,) if c is not None])
+            df = _discretized(
+                as_dates(df, dates), args.discretize, [c for c in (args.class_,) if c is not None]
+            )
         else:
             problems = date_problems(df, dates, keep, _max_states(args))
         _check_table(df, args, problems)
@@ -653,8 +773,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
         model = None if several else _network(fitted, "learn")
         if args.bif and model is None:
             trees = fitted.components_ if _is_mixture(fitted) else fitted.models_
-            raise CommandError(f"--bif needs one network; this {type(fitted).__name__} has "
-                               f"{len(trees)}")
+            raise CommandError(
+                f"--bif needs one network; this {type(fitted).__name__} has {len(trees)}"
+            )
         scores = _scores(fitted, df)
         step("score")
         if args.output:
@@ -669,8 +790,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
     elif _is_mixture(fitted):
         _print_mixture(fitted)
     else:
-        print(f"{type(fitted).__name__}: {fitted.n_features_in_} features, class "
-              f"{_class_column(fitted)!r}, {len(fitted.models_)} networks")
+        print(
+            f"{type(fitted).__name__}: {fitted.n_features_in_} features, class "
+            f"{_class_column(fitted)!r}, {len(fitted.models_)} networks"
+        )
         for key, tree in fitted.models_.items():
             print(f"  {key}: {tree.to_text().splitlines()[0]}")
     print()
@@ -688,8 +811,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
 def _print_mixture(mix: Any) -> None:
     """Each component's weight and text tree."""
     state = "converged" if mix.converged_ else "not converged"
-    print(f"TreeMixture: {len(mix.components_)} components, EM {state} after "
-          f"{mix.n_iter_} iteration{'s' if mix.n_iter_ != 1 else ''}")
+    print(
+        f"TreeMixture: {len(mix.components_)} components, EM {state} after "
+        f"{mix.n_iter_} iteration{'s' if mix.n_iter_ != 1 else ''}"
+    )
     for k, (w, tree) in enumerate(zip(mix.weights_, mix.components_)):
         print(f"\ncomponent {k} (weight {w:.4f}):")
         print(tree.to_text())
@@ -733,8 +858,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
         target, labels, values, numbers = predict_target(obj, df, args.target)
         if numbers is not None:  # a Gaussian's conditional mean
             if args.proba:
-                raise CommandError(f"--proba: {args.target!r} is a number; its conditional "
-                                   f"mean is printed without --proba")
+                raise CommandError(
+                    f"--proba: {args.target!r} is a number; its conditional "
+                    f"mean is printed without --proba"
+                )
             numbers.to_csv(sys.stdout, index=False)
             return 0
     else:
@@ -743,8 +870,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
             raise CommandError(f"this classifier predicts {target!r}, not {args.target!r}")
         lacking = [c for c in obj.feature_names_in_ if c not in df.columns]
         if lacking:
-            _note(f"the data lacks the feature(s) {lacking[:10]}: summed out, as missing "
-                  f"values are")
+            _note(
+                f"the data lacks the feature(s) {lacking[:10]}: summed out, as missing values are"
+            )
         values = obj.predict_proba(obj.select_features(df, absent="missing"))
         labels = [python_scalar(c) for c in obj.classes_]
     if args.proba:
@@ -764,27 +892,40 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
         evidence = parse_given(args.given)
         if not _is_gaussian(obj):
-            first = (obj.components_[0] if _is_mixture(obj) else
-                     next(iter(obj.models_.values())) if _is_multinet(obj) else None)
+            first = (
+                obj.components_[0]
+                if _is_mixture(obj)
+                else next(iter(obj.models_.values()))
+                if _is_multinet(obj)
+                else None
+            )
             if first is not None:
                 evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
         samples = sample_given(obj, args.n, evidence, args.seed, args.numbers)
     elif args.given:
         model = _network(obj, "sample --given")
         evidence = {k: _typed_state(model, k, v) for k, v in parse_given(args.given).items()}
-        samples = model.sample(args.n, evidence=evidence, random_state=args.seed,
-                               **({"numbers": True} if args.numbers else {}))
+        samples = model.sample(
+            args.n,
+            evidence=evidence,
+            random_state=args.seed,
+            **({"numbers": True} if args.numbers else {}),
+        )
     elif args.numbers:
-        samples = _network(obj, "sample --numbers").sample(args.n, random_state=args.seed,
-                                                          numbers=True)
+        samples = _network(obj, "sample --numbers").sample(
+            args.n, random_state=args.seed, numbers=True
+        )
     elif hasattr(obj, "sample"):
         samples = obj.sample(args.n, random_state=args.seed)
     else:
         from ._kinds import refuse
 
-        raise refuse(obj, "sample", "it models the class given the features, not the rows",
-                     "sample from a Chow-Liu tree, a TAN or naive Bayes classifier, or a "
-                     "mixture")
+        raise refuse(
+            obj,
+            "sample",
+            "it models the class given the features, not the rows",
+            "sample from a Chow-Liu tree, a TAN or naive Bayes classifier, or a mixture",
+        )
     samples.to_csv(sys.stdout, index=False)
     return 0
 
@@ -822,8 +963,9 @@ def _typed_state(model: Any, name: Any, text: str) -> Any:
         number = float(text)
     except ValueError:
         return text
-    numbers = [s for s in states if isinstance(s, (int, float)) and not isinstance(s, bool)
-               and s == number]
+    numbers = [
+        s for s in states if isinstance(s, (int, float)) and not isinstance(s, bool) and s == number
+    ]
     return numbers[0] if len(numbers) == 1 else text
 
 
@@ -839,8 +981,13 @@ def cmd_query(args: argparse.Namespace) -> int:
         from ._kinds import query_text
 
         evidence = parse_given(args.given)
-        first = (obj.components_[0] if _is_mixture(obj) else
-                 next(iter(obj.models_.values())) if _is_multinet(obj) else None)
+        first = (
+            obj.components_[0]
+            if _is_mixture(obj)
+            else next(iter(obj.models_.values()))
+            if _is_multinet(obj)
+            else None
+        )
         if first is not None:
             evidence = {k: _typed_state(first, k, v) for k, v in evidence.items()}
         print(query_text(obj, list(args.variables), evidence, args.map))
@@ -854,8 +1001,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         unknown = [v for v in wanted if v not in assignment]
         if unknown:
             raise CommandError(f"{unknown} are not variables; they are {model.variables[:20]}")
-        print(f"most probable assignment{' given ' + given if given else ''} "
-              f"(log P = {_fmt(log_p)})")
+        print(
+            f"most probable assignment{' given ' + given if given else ''} (log P = {_fmt(log_p)})"
+        )
         for v in wanted:
             print(f"{v} = {assignment[v]}")
         return 0
@@ -876,10 +1024,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if args.target is None or args.target not in variables:
             raise CommandError(
                 f"give --target VAR, the variable to explain (one of {variables[:12]})"
-                if args.target is None else
-                f"--target {args.target!r} is not a variable; they are {variables[:20]}")
-        state = None if args.state is None else _typed_state(
-            obj if _is_tree(obj) else obj.components_[0], args.target, args.state)
+                if args.target is None
+                else f"--target {args.target!r} is not a variable; they are {variables[:20]}"
+            )
+        state = (
+            None
+            if args.state is None
+            else _typed_state(obj if _is_tree(obj) else obj.components_[0], args.target, args.state)
+        )
         explanation = obj.explain(df, args.target, target_state=state, **options)
     else:
         target = _class_column(obj)
@@ -894,8 +1046,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     frame = explanation.to_frame()
     if args.output:
         frame.to_csv(args.output, index=False)
-        print(f"wrote {len(frame)} explained rows to {args.output} ({explanation.method})",
-              file=sys.stderr)
+        print(
+            f"wrote {len(frame)} explained rows to {args.output} ({explanation.method})",
+            file=sys.stderr,
+        )
     elif not args.plot:
         frame.to_csv(sys.stdout, index=False)
     if args.plot:
@@ -981,32 +1135,73 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="METHOD",  # the choices are listed in the help, read only when it is printed
         default=None,
         help="structure to learn: %(choices)s (default: chow-liu, or tan when --class is "
-             "given; mixture: a mixture of Chow-Liu trees by EM)",
+        "given; mixture: a mixture of Chow-Liu trees by EM)",
     )
     p.add_argument(
-        "--class", dest="class_", metavar="COL",
+        "--class",
+        dest="class_",
+        metavar="COL",
         help="the class column (tan, naive-bayes, kdb, aode)",
     )
-    p.add_argument("--components", type=int, default=None, metavar="K",
-                   help="mixture: number of trees (default 2)")
-    p.add_argument("--n-init", type=int, default=None, metavar="N",
-                   help="mixture: EM restarts, the best kept (default 1)")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
-                   help="mixture: random seed of EM's start (default 0: same data, same model)")
-    p.add_argument("--k", type=int, default=None, metavar="K",
-                   help="kdb: feature parents per feature besides the class (default 2)")
-    p.add_argument("--forest", choices=("bic", "aic"), default=None,
-                   help="chow-liu, tan: keep only edges that improve BIC or AIC (a forest)")
-    p.add_argument("--whitelist", nargs="+", metavar="A:B",
-                   help="chow-liu, tan: edges the tree must contain")
-    p.add_argument("--blacklist", nargs="+", metavar="A:B",
-                   help="chow-liu, tan: edges the tree must not contain")
-    p.add_argument("--discretize", type=int, default=None, metavar="BINS",
-                   help="cut numeric and date columns into BINS quantile bins first "
-                        "(the saved model's states are those bins)")
-    p.add_argument("--max-states", type=int, default=None, metavar="N",
-                   help=f"the most distinct values a column may have (default "
-                        f"{DEFAULT_MAX_STATES}; chow-liu may go higher)")
+    p.add_argument(
+        "--components",
+        type=int,
+        default=None,
+        metavar="K",
+        help="mixture: number of trees (default 2)",
+    )
+    p.add_argument(
+        "--n-init",
+        type=int,
+        default=None,
+        metavar="N",
+        help="mixture: EM restarts, the best kept (default 1)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="mixture: random seed of EM's start (default 0: same data, same model)",
+    )
+    p.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="kdb: feature parents per feature besides the class (default 2)",
+    )
+    p.add_argument(
+        "--forest",
+        choices=("bic", "aic"),
+        default=None,
+        help="chow-liu, tan: keep only edges that improve BIC or AIC (a forest)",
+    )
+    p.add_argument(
+        "--whitelist", nargs="+", metavar="A:B", help="chow-liu, tan: edges the tree must contain"
+    )
+    p.add_argument(
+        "--blacklist",
+        nargs="+",
+        metavar="A:B",
+        help="chow-liu, tan: edges the tree must not contain",
+    )
+    p.add_argument(
+        "--discretize",
+        type=int,
+        default=None,
+        metavar="BINS",
+        help="cut numeric and date columns into BINS quantile bins first "
+        "(the saved model's states are those bins)",
+    )
+    p.add_argument(
+        "--max-states",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"the most distinct values a column may have (default "
+        f"{DEFAULT_MAX_STATES}; chow-liu may go higher)",
+    )
     p.add_argument("--root", metavar="COL", help="root of the tree (default: the first column)")
     p.add_argument(
         "--alpha",
@@ -1020,7 +1215,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("error", "drop", "pairwise", "em"),
         default="error",
         help="what to do with missing values (default: error; em: learn them by EM, for "
-             "chow-liu and mixture)",
+        "chow-liu and mixture)",
     )
     p.add_argument(
         "--numeric",
@@ -1028,9 +1223,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="error",
         metavar="error|gaussian|auto|COL,COL",
         help="numeric columns: error (default; see --discretize), gaussian (a linear-Gaussian "
-             "Chow-Liu tree of numeric columns), auto (the fractional-float columns are "
-             "Gaussian in a conditional linear Gaussian tree of the mixed table; with --class "
-             "a mixed TAN) or the Gaussian columns named, comma-separated",
+        "Chow-Liu tree of numeric columns), auto (the fractional-float columns are "
+        "Gaussian in a conditional linear Gaussian tree of the mixed table; with --class "
+        "a mixed TAN) or the Gaussian columns named, comma-separated",
     )
     p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
     p.add_argument(
@@ -1088,9 +1283,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="sample given evidence, e.g. --given smoke=yes (exact conditional sampling)",
     )
-    p.add_argument("--numbers", action="store_true",
-                   help="binned columns (learned with --discretize) as numbers drawn within "
-                        "each row's bin, not bin labels")
+    p.add_argument(
+        "--numbers",
+        action="store_true",
+        help="binned columns (learned with --discretize) as numbers drawn within "
+        "each row's bin, not bin labels",
+    )
     p.set_defaults(func=cmd_sample)
 
     p = sub.add_parser(
@@ -1127,17 +1325,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA", help="CSV or Parquet file, or - for CSV on stdin")
-    p.add_argument("--target", metavar="VAR", help="the variable explained (classifiers know "
-                   "theirs)")
-    p.add_argument("--state", metavar="LABEL", help="the state (class) explained (default: "
-                   "each row's most probable)")
-    p.add_argument("--kind", choices=["log_odds", "shapley"], default="log_odds",
-                   help="log_odds (default): the chain rule of the log posterior odds; "
-                   "shapley: Shapley values")
-    p.add_argument("--scale", choices=["log_proba", "proba", "log_odds"], default=None,
-                   help="what --kind shapley explains (default log_proba)")
-    p.add_argument("--seed", type=int, default=None, help="random seed of the sampling "
-                   "estimator (more than 20 features)")
+    p.add_argument(
+        "--target", metavar="VAR", help="the variable explained (classifiers know theirs)"
+    )
+    p.add_argument(
+        "--state",
+        metavar="LABEL",
+        help="the state (class) explained (default: each row's most probable)",
+    )
+    p.add_argument(
+        "--kind",
+        choices=["log_odds", "shapley"],
+        default="log_odds",
+        help="log_odds (default): the chain rule of the log posterior odds; "
+        "shapley: Shapley values",
+    )
+    p.add_argument(
+        "--scale",
+        choices=["log_proba", "proba", "log_odds"],
+        default=None,
+        help="what --kind shapley explains (default log_proba)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="random seed of the sampling estimator (more than 20 features)",
+    )
     p.add_argument("-o", "--output", metavar="CSV", help="write the table here")
     p.add_argument("--plot", metavar="FILE", help="draw it (.png, .svg, .pdf)")
     _reading_options(p)
@@ -1154,7 +1368,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--dot", action="store_true", help="print Graphviz DOT")
     out.add_argument("--mermaid", action="store_true", help="print a Mermaid flowchart")
     out.add_argument(
-        "--html", metavar="FILE",
+        "--html",
+        metavar="FILE",
         help="write an interactive explorer page (click states to set evidence)",
     )
     p.set_defaults(func=cmd_show)

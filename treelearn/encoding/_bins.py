@@ -36,15 +36,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Bins", "bin_code", "bin_labels", "bins_of", "codes_of_values", "cut_edges",
-           "edge_label", "round_edges", "time_edges", "time_label"]
+__all__ = [
+    "Bins",
+    "bin_code",
+    "bin_labels",
+    "bins_of",
+    "codes_of_values",
+    "cut_edges",
+    "edge_label",
+    "round_edges",
+    "time_edges",
+    "time_label",
+]
 
 #: the units dates are rounded to for bin edges, coarsest first (nanoseconds)
 _TIME_UNITS = (86_400 * 10**9, 3_600 * 10**9, 60 * 10**9, 10**9)
 
 
-def time_edges(edges: np.ndarray, low: float | None = None,
-               high: float | None = None) -> np.ndarray:
+def time_edges(
+    edges: np.ndarray, low: float | None = None, high: float | None = None
+) -> np.ndarray:
     """Cut points in nanoseconds since the epoch, rounded to the coarsest of whole days,
     hours, minutes and seconds that keeps them distinct and (given the first and last
     date ``low`` and ``high``) within ``[low, high)``, else left as they are: the labels of
@@ -101,8 +112,8 @@ def round_edges(edges: np.ndarray, values: np.ndarray | None = None) -> np.ndarr
     for digits in range(3, 18):
         rounded = np.array([float(f"{e:.{digits}g}") for e in edges])
         if len(np.unique(rounded)) == len(edges) and (
-                exact is None
-                or np.array_equal(np.searchsorted(rounded, values, side="left"), exact)):
+            exact is None or np.array_equal(np.searchsorted(rounded, values, side="left"), exact)
+        ):
             return rounded
     return np.asarray(edges, dtype=float)
 

@@ -109,16 +109,19 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
         "columns": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
 
-    def __init__(self, bins: int = 5, strategy: str = "quantile",
-                 columns: Sequence[Hashable] | None = None) -> None:
+    def __init__(
+        self, bins: int = 5, strategy: str = "quantile", columns: Sequence[Hashable] | None = None
+    ) -> None:
         self.bins = bins
         self.strategy = strategy
         self.columns = columns
 
     def _frame(self, X: Any) -> pd.DataFrame:
         if hasattr(X, "tocsr") or hasattr(X, "toarray"):
-            raise InputTypeError("a sparse matrix is not supported by the Discretizer: give a "
-                                 "DataFrame or a dense 2-D array of numbers or dates")
+            raise InputTypeError(
+                "a sparse matrix is not supported by the Discretizer: give a "
+                "DataFrame or a dense 2-D array of numbers or dates"
+            )
         if isinstance(X, pd.DataFrame):
             frame = X
         else:
@@ -127,26 +130,36 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 raise TreelearnError(
                     f"X must be 2-D (rows x columns), got shape {array.shape}. Reshape your "
                     f"data: X.reshape(-1, 1) if it is a single column, X.reshape(1, -1) if it "
-                    f"is a single row")
+                    f"is a single row"
+                )
             fitted = hasattr(self, "feature_names_in_")
-            names = (list(self.feature_names_in_) if fitted
-                     else [f"x{j}" for j in range(array.shape[1])])
+            names = (
+                list(self.feature_names_in_) if fitted else [f"x{j}" for j in range(array.shape[1])]
+            )
             if len(names) != array.shape[1]:
                 raise FeatureMismatchError(
                     f"X has {array.shape[1]} features, but Discretizer is expecting "
-                    f"{len(names)} features as input")
+                    f"{len(names)} features as input"
+                )
             if array.dtype.kind == "c":
-                raise InputTypeError("X holds complex numbers: Complex data not supported; give "
-                                     "real numbers or dates")
+                raise InputTypeError(
+                    "X holds complex numbers: Complex data not supported; give "
+                    "real numbers or dates"
+                )
             frame = pd.DataFrame(array, columns=names)
         if frame.shape[0] == 0 or frame.shape[1] == 0:
             what = "feature(s)" if frame.shape[1] == 0 else "sample(s)"
-            raise EmptyDataError(f"X has 0 {what} (shape={frame.shape}) while a minimum of 1 is "
-                                 f"required by the Discretizer")
+            raise EmptyDataError(
+                f"X has 0 {what} (shape={frame.shape}) while a minimum of 1 is "
+                f"required by the Discretizer"
+            )
         repeated = frame.columns[frame.columns.duplicated()].unique().tolist()
         if repeated:
-            raise TreelearnError(f"the column name(s) {repeated[:10]} occur more than once; "
-                                 f"give each column its own name", column=repeated[0])
+            raise TreelearnError(
+                f"the column name(s) {repeated[:10]} occur more than once; "
+                f"give each column its own name",
+                column=repeated[0],
+            )
         return frame
 
     def fit(self, X: Any, y: Any = None) -> Discretizer:
@@ -156,40 +169,58 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         data = self._frame(X)
-        columns = self.columns if self.columns is not None else [
-            c for c in data.columns
-            if pd.api.types.is_float_dtype(data[c].dtype) or _is_datetime(data[c])
-            or (pd.api.types.is_integer_dtype(data[c].dtype)
-                and not pd.api.types.is_bool_dtype(data[c].dtype)
-                and data[c].nunique() > bins)
-        ]
+        columns = (
+            self.columns
+            if self.columns is not None
+            else [
+                c
+                for c in data.columns
+                if pd.api.types.is_float_dtype(data[c].dtype)
+                or _is_datetime(data[c])
+                or (
+                    pd.api.types.is_integer_dtype(data[c].dtype)
+                    and not pd.api.types.is_bool_dtype(data[c].dtype)
+                    and data[c].nunique() > bins
+                )
+            ]
+        )
         self.edges_, self.categories_, self.timezones_ = {}, {}, {}
         for c in columns:
             if c not in data.columns:
                 raise ColumnNotFoundError(
                     f"{c!r} is not a column of the data to discretize; the columns are "
-                    f"{list(data.columns)[:20]}", column=c)
+                    f"{list(data.columns)[:20]}",
+                    column=c,
+                )
             series = data[c]
-            numeric = (pd.api.types.is_numeric_dtype(series.dtype)
-                       and not pd.api.types.is_bool_dtype(series.dtype))
+            numeric = pd.api.types.is_numeric_dtype(
+                series.dtype
+            ) and not pd.api.types.is_bool_dtype(series.dtype)
             if not (numeric or _is_datetime(series)):
                 raise NumericColumnError(
                     f"column {c!r} has dtype {series.dtype}, not numbers or dates; only those "
-                    f"can be discretized: leave it out of columns=", column=c)
+                    f"can be discretized: leave it out of columns=",
+                    column=c,
+                )
             values = _numbers(series)
             values = values[~np.isnan(values)]
             if np.isinf(values).any():
                 raise NumericColumnError(
-                    f"column {c!r} has infinite values (inf); replace them (e.g. with NaN) "
-                    f"first", column=c)
+                    f"column {c!r} has infinite values (inf); replace them (e.g. with NaN) first",
+                    column=c,
+                )
             if np.iscomplexobj(values):
-                raise NumericColumnError(f"column {c!r} holds complex numbers: Complex data not "
-                                         f"supported", column=c)
+                raise NumericColumnError(
+                    f"column {c!r} holds complex numbers: Complex data not supported", column=c
+                )
             if len(values) == 0:
                 raise NumericColumnError(f"column {c!r} has no values to learn bins from", column=c)
             # the edges (several float arrays) and a label of each bin, before any exists
-            check_memory(bins * (5 * 8 + _LABEL_BYTES), f"Discretizer(bins={bins}) on column "
-                         f"{c!r}", "give fewer bins")
+            check_memory(
+                bins * (5 * 8 + _LABEL_BYTES),
+                f"Discretizer(bins={bins}) on column {c!r}",
+                "give fewer bins",
+            )
             edges = cut_edges(values, bins, self.strategy, _is_datetime(series))
             self.edges_[c] = edges
             self.timezones_[c] = _timezone(series)
@@ -207,7 +238,8 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
         absent = [c for c in self.edges_ if c not in data.columns]
         if absent:
             raise FeatureMismatchError(
-                f"X lacks the column(s) {absent[:10]} the discretizer was fitted on")
+                f"X lacks the column(s) {absent[:10]} the discretizer was fitted on"
+            )
         out = data.copy()
         for c, edges in self.edges_.items():
             self._check_transformable(c, data[c])
@@ -215,7 +247,8 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             codes = np.searchsorted(edges, values, side="left")  # v <= edge: that edge's bin
             codes[np.isnan(values)] = -1
             out[c] = pd.Categorical.from_codes(
-                codes, dtype=pd.CategoricalDtype(self.categories_[c], ordered=True))
+                codes, dtype=pd.CategoricalDtype(self.categories_[c], ordered=True)
+            )
         return out
 
     def _check_transformable(self, c: Hashable, series: pd.Series) -> None:
@@ -227,16 +260,23 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 raise NumericColumnError(
                     f"column {c!r} holds times of zone {_timezone(series)}, but the "
                     f"discretizer learned naive times: remove the zone (tz_localize(None))",
-                    column=c)
+                    column=c,
+                )
             if fitted not in ("unknown", None) and _timezone(series) is None:
                 raise NumericColumnError(
                     f"column {c!r} holds naive times, but the discretizer learned times of "
-                    f"zone {fitted}: give them a zone (tz_localize({fitted!r}))", column=c)
-        elif not (pd.api.types.is_numeric_dtype(series.dtype)
-                  and not pd.api.types.is_bool_dtype(series.dtype)):
+                    f"zone {fitted}: give them a zone (tz_localize({fitted!r}))",
+                    column=c,
+                )
+        elif not (
+            pd.api.types.is_numeric_dtype(series.dtype)
+            and not pd.api.types.is_bool_dtype(series.dtype)
+        ):
             raise NumericColumnError(
                 f"column {c!r} has dtype {series.dtype}, not numbers or dates, but the "
-                f"discretizer cuts it: give its numbers", column=c)
+                f"discretizer cuts it: give its numbers",
+                column=c,
+            )
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """The output columns: the input columns, in order (binning keeps the names)."""
@@ -247,10 +287,17 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     def _fitted_state(self) -> dict:
         # edges of a date column are nanoseconds since the epoch, as transform compares them
         zones = getattr(self, "timezones_", {})
-        return {"cuts": [{"column": encode_label(c), "edges": [float(e) for e in edges],
-                          "categories": list(self.categories_[c]),
-                          **({"timezone": zones[c]} if c in zones else {})}
-                         for c, edges in self.edges_.items()]}
+        return {
+            "cuts": [
+                {
+                    "column": encode_label(c),
+                    "edges": [float(e) for e in edges],
+                    "categories": list(self.categories_[c]),
+                    **({"timezone": zones[c]} if c in zones else {}),
+                }
+                for c, edges in self.edges_.items()
+            ]
+        }
 
     def _restore_fitted(self, saved: SavedState) -> None:
         if not hasattr(self, "feature_names_in_"):
@@ -267,12 +314,20 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             edges = saved.array("cuts", value=cut.get("edges"), shape=(None,))
             labels = cut.get("categories")
             if (np.diff(edges) <= 0).any():
-                raise saved.fail("cuts", f"column {column!r}: the edges must be increasing "
-                                         f"finite numbers")
-            if (not isinstance(labels, list) or len(labels) != len(edges) + 1
-                    or not all(isinstance(v, str) for v in labels) or len(set(labels)) != len(labels)):
-                raise saved.fail("cuts", f"column {column!r}: one distinct text label per bin "
-                                         f"({len(edges) + 1}) is needed")
+                raise saved.fail(
+                    "cuts", f"column {column!r}: the edges must be increasing finite numbers"
+                )
+            if (
+                not isinstance(labels, list)
+                or len(labels) != len(edges) + 1
+                or not all(isinstance(v, str) for v in labels)
+                or len(set(labels)) != len(labels)
+            ):
+                raise saved.fail(
+                    "cuts",
+                    f"column {column!r}: one distinct text label per bin "
+                    f"({len(edges) + 1}) is needed",
+                )
             zone = cut.get("timezone")
             if zone is not None and not isinstance(zone, str):
                 raise saved.fail("cuts", f"column {column!r}: the time zone must be a text")
@@ -280,4 +335,3 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             self.categories_[column] = labels
             if "timezone" in cut:  # a file from before has none: times are not checked
                 self.timezones_[column] = zone
-

@@ -106,8 +106,10 @@ FEW_NUMBERS = 20
 MAX_BINS = 10_000
 _MISSING = [Options("error", "drop", "pairwise")]
 _ENCODE = {"max_states": [Interval(Integral, 1, None)], "unseen": [Options("error", "ignore")]}
-_DISCRETIZE = {"bins": [Interval(Integral, 1, MAX_BINS)],
-               "strategy": [Options("quantile", "uniform")]}
+_DISCRETIZE = {
+    "bins": [Interval(Integral, 1, MAX_BINS)],
+    "strategy": [Options("quantile", "uniform")],
+}
 
 
 class CategoricalTableInput:
@@ -253,13 +255,17 @@ def check_total_weight(total: float) -> None:
     treelearn.TreelearnError: the row weights total NaN: a weight or an internal responsibility is not a number
     """
     if np.isnan(total):  # a learner's bug, not the user's weights: say so plainly
-        raise TreelearnError("the row weights total NaN: a weight or an internal "
-                             "responsibility is not a number", values=[total])
+        raise TreelearnError(
+            "the row weights total NaN: a weight or an internal responsibility is not a number",
+            values=[total],
+        )
     if not total <= MAX_TOTAL_WEIGHT:
         raise TreelearnError(
             f"the row weights (sample_weight) total {total:.3g}, more than {MAX_TOTAL_WEIGHT:.3g}: "
             f"products of counts would overflow floats; scale the weights down (a constant "
-            f"factor does not change a maximum-likelihood fit)", values=[total])
+            f"factor does not change a maximum-likelihood fit)",
+            values=[total],
+        )
 
 
 def weighted_total(rows: np.ndarray, sample_weight: Any) -> tuple[float, float]:
@@ -313,8 +319,11 @@ def check_sample_weight(
         raise TreelearnError(
             f"sample_weight has {len(w)} values for {n_rows} rows; give one weight per row"
         )
-    for what, bad in (("missing (NaN)", np.isnan(w)), ("infinite", np.isinf(w)),
-                      ("negative", w < 0)):
+    for what, bad in (
+        ("missing (NaN)", np.isnan(w)),
+        ("infinite", np.isinf(w)),
+        ("negative", w < 0),
+    ):
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             raise TreelearnError(
@@ -356,8 +365,13 @@ def _dict_positions(values: np.ndarray, states: Sequence) -> np.ndarray | None:
         return None
     found = [where.get(v, -1) for v in values]
     # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
-    return np.array([i if i < 0 or (type(v) is bool) == (type(states[i]) is bool) else -1
-                     for v, i in zip(values, found)], dtype=np.intp)
+    return np.array(
+        [
+            i if i < 0 or (type(v) is bool) == (type(states[i]) is bool) else -1
+            for v, i in zip(values, found)
+        ],
+        dtype=np.intp,
+    )
 
 
 def state_positions(values: Any, states: Sequence, lookup: pd.Index | None = None) -> np.ndarray:
@@ -378,7 +392,9 @@ def state_positions(values: Any, states: Sequence, lookup: pd.Index | None = Non
     found = lookup.get_indexer(pd.Index(values, dtype=object, tupleize_cols=False))
     # True == 1 and False == 0 hash alike; a bool must not stand for a number or back
     for i in np.flatnonzero(found >= 0):
-        if isinstance(values[i], (bool, np.bool_)) != isinstance(lookup[found[i]], (bool, np.bool_)):
+        if isinstance(values[i], (bool, np.bool_)) != isinstance(
+            lookup[found[i]], (bool, np.bool_)
+        ):
             found[i] = -1
     return found
 
@@ -405,20 +421,23 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
 #: how each fix is worded for Python callers (the command line words its own)
 _PYTHON_FIXES = {
     "discretize": "cut it into bins with tl.discretize(df, bins=5) (in cross-validation: "
-                  "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
-    "gaussian": "model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or "
-                "tl.GaussianTAN)",
+    "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
+    "gaussian": "model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN)",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
     "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
-               "each table, the rows where its variables are observed",
+    "each table, the rows where its variables are observed",
     "fill": "fill it in",
 }
 
 
-def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | None = None,
-               words: Mapping[str, str] | None = None) -> str:
+def fix_advice(
+    fixes: Sequence[str],
+    column: Hashable = None,
+    n_states: int | None = None,
+    words: Mapping[str, str] | None = None,
+) -> str:
     """The fixes named in an error's or a note's ``fixes``, worded for Python, or by
     ``words`` (``{fix: template}`` with ``{col}`` and ``{n}``; a front end such as the
     command line passes its own, and a fix it has no words for is left out).
@@ -433,22 +452,33 @@ def fix_advice(fixes: Sequence[str], column: Hashable = None, n_states: int | No
     return ", ".join(parts[:-1]) + ", or " + parts[-1]
 
 
-def _problem(cls: type, column: Hashable, reason: str, fixes: Sequence[str], *,
-             values: Sequence | None = None, n_states: int | None = None) -> TreelearnError:
+def _problem(
+    cls: type,
+    column: Hashable,
+    reason: str,
+    fixes: Sequence[str],
+    *,
+    values: Sequence | None = None,
+    n_states: int | None = None,
+) -> TreelearnError:
     """An error about one column: its reason, the fixes by name, and the Python wording."""
     hint = fix_advice(fixes, column, n_states)
-    error = cls(f"{reason}: {hint}", column=column, values=values, hint=hint, reason=reason,
-                fixes=fixes)
+    error = cls(
+        f"{reason}: {hint}", column=column, values=values, hint=hint, reason=reason, fixes=fixes
+    )
     error.n_states = n_states
     return error
 
 
 def _note(column: Hashable, reason: str, n_states: int) -> NumericColumnWarning:
     fixes = ("discretize", "categorical")
-    hint = (f"if the values are measured quantities, {fix_advice(fixes[:1], column)}; if "
-            f"they are labels, {fix_advice(fixes[1:], column)} to silence this note")
-    return NumericColumnWarning(f"{reason}; {hint}", column=column, n_states=n_states,
-                                reason=reason, fixes=fixes, hint=hint)
+    hint = (
+        f"if the values are measured quantities, {fix_advice(fixes[:1], column)}; if "
+        f"they are labels, {fix_advice(fixes[1:], column)} to silence this note"
+    )
+    return NumericColumnWarning(
+        f"{reason}; {hint}", column=column, n_states=n_states, reason=reason, fixes=fixes, hint=hint
+    )
 
 
 def raise_problems(problems: Sequence[TreelearnError]) -> None:
@@ -459,16 +489,18 @@ def raise_problems(problems: Sequence[TreelearnError]) -> None:
         raise TableProblemsError(problems)
 
 
-def _check_floats(name: Hashable, values: np.ndarray,
-                  max_states: int) -> NumericColumnWarning | None:
+def _check_floats(
+    name: Hashable, values: np.ndarray, max_states: int
+) -> NumericColumnWarning | None:
     """The numeric rule (module docstring) for a float column's values."""
     observed = values[~np.isnan(values)]
     distinct, counts = np.unique(observed, return_counts=True)
     return check_float_levels(name, distinct, counts, max_states)
 
 
-def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
-                       max_states: int) -> NumericColumnWarning | None:
+def check_float_levels(
+    name: Hashable, distinct: np.ndarray, counts: np.ndarray, max_states: int
+) -> NumericColumnWarning | None:
     """The numeric rule (module docstring) for a float column with these sorted
     ``distinct`` values seen ``counts`` times (a count of 2 may stand for "2 or more"):
     ``None`` for whole numbers within ``max_states``, a note for fractional values taken
@@ -486,29 +518,45 @@ def check_float_levels(name: Hashable, distinct: np.ndarray, counts: np.ndarray,
     fixes = ("discretize", "categorical", "drop")
     if not np.isfinite(distinct).all():
         bad = float(distinct[~np.isfinite(distinct)][0])
-        reason = f"column {name!r} has the value {bad!r}, which is no state (replace it, e.g. by NaN)"
+        reason = (
+            f"column {name!r} has the value {bad!r}, which is no state (replace it, e.g. by NaN)"
+        )
         raise _problem(NumericColumnError, name, reason, fixes, values=[bad])
     if (distinct == np.round(distinct)).all():  # whole numbers: an int column (a NaN made it float)
         if k <= max_states:
             return None
-        reason = (f"column {name!r} is numeric with {k} distinct values (e.g. "
-                  f"{float(distinct[-1])!r}), more than the limit of {max_states}")
-        raise _problem(NumericColumnError, name, reason, (*fixes, "max_states"),
-                       values=[float(distinct[-1])], n_states=k)
+        reason = (
+            f"column {name!r} is numeric with {k} distinct values (e.g. "
+            f"{float(distinct[-1])!r}), more than the limit of {max_states}"
+        )
+        raise _problem(
+            NumericColumnError,
+            name,
+            reason,
+            (*fixes, "max_states"),
+            values=[float(distinct[-1])],
+            n_states=k,
+        )
     once = distinct[counts == 1]
     limit = min(FEW_NUMBERS, max_states)
     if k <= limit and not len(once):
         shown = ", ".join(repr(float(v)) for v in distinct[:4]) + (", ..." if k > 4 else "")
-        return _note(name, f"column {name!r} has {k} distinct float values ({shown}), each seen "
-                           f"at least twice: taken as {k} categories", k)
+        return _note(
+            name,
+            f"column {name!r} has {k} distinct float values ({shown}), each seen "
+            f"at least twice: taken as {k} categories",
+            k,
+        )
     if len(once):
         example = float(once[0])
         what = f"{len(once)} of them seen once (e.g. {example!r})"
     else:
         example = float(distinct[-1])
         what = f"more than {limit}, with fractions (e.g. {example!r})"
-    reason = (f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
-              f"discrete variables)")
+    reason = (
+        f"column {name!r} is numeric with {k} distinct values, {what} (treelearn models "
+        f"discrete variables)"
+    )
     # measured numbers: bins or a Gaussian; categories only for a few levels
     fixes = ("discretize", "gaussian", *(("categorical",) if k <= FEW_NUMBERS else ()), "drop")
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
@@ -519,9 +567,12 @@ def many_values_note(name: Hashable, dtype: Any, states: Sequence) -> NumericCol
     if len(states) <= FEW_NUMBERS or not isinstance(dtype, np.dtype) or dtype.kind not in "iufmM":
         return None
     what = "dates" if dtype.kind in "mM" else "numbers"
-    return _note(name, f"column {name!r} has {len(states)} distinct {what}, each taken as a "
-                       f"state: a variable with many states tends to become the hub of the tree",
-                 len(states))
+    return _note(
+        name,
+        f"column {name!r} has {len(states)} distinct {what}, each taken as a "
+        f"state: a variable with many states tends to become the hub of the tree",
+        len(states),
+    )
 
 
 def _small_integer_codes(series: pd.Series) -> tuple[np.ndarray, list] | None:
@@ -548,8 +599,12 @@ def _small_integer_codes(series: pd.Series) -> tuple[np.ndarray, list] | None:
     if span <= 1:  # both ends are present: every value in between is
         present = np.ones(span + 1, dtype=bool)
     else:
-        present = np.bincount(shifted.ravel().view(np.uint8) if span < 128 else shifted,
-                              minlength=span + 1) > 0
+        present = (
+            np.bincount(
+                shifted.ravel().view(np.uint8) if span < 128 else shifted, minlength=span + 1
+            )
+            > 0
+        )
     states = [int(low) + int(t) for t in np.flatnonzero(present)]
     if present.all():
         return shifted, states
@@ -639,7 +694,8 @@ def _encode_column(
         if pd.api.types.is_complex_dtype(dtype):
             raise NumericColumnError(
                 f"column {name!r} holds complex numbers: Complex data not supported; give "
-                f"categorical values (labels, integers or text)", column=name,
+                f"categorical values (labels, integers or text)",
+                column=name,
             )
         if pd.api.types.is_float_dtype(dtype):
             note = _check_floats(name, series.to_numpy(dtype=float, na_value=np.nan), max_states)
@@ -670,42 +726,60 @@ def _refuse_bools_among_numbers(name: Hashable, series: pd.Series) -> None:
     (and pandas' hashing) counts ``True == 1``, so they would merge into one state, whichever
     came first, while scoring keeps a bool apart from a number (:func:`state_positions`)."""
     if pd.api.types.infer_dtype(series, skipna=True) not in (
-            "mixed", "mixed-integer", "mixed-integer-float"):
+        "mixed",
+        "mixed-integer",
+        "mixed-integer-float",
+    ):
         return  # one kind of value (C-speed scan); only mixed columns are looked at below
     is_bool = series.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
     if not is_bool.any():
         return
     others = series[~is_bool]
-    numbers = others[others.map(lambda v: isinstance(v, (int, float, np.number))).to_numpy(
-        dtype=bool)]  # numbers only: the text "1" does not hash like True
+    numbers = others[
+        others.map(lambda v: isinstance(v, (int, float, np.number))).to_numpy(dtype=bool)
+    ]  # numbers only: the text "1" does not hash like True
     clash = numbers[numbers.isin([0, 1])]
     if len(clash):
         raise TreelearnError(
             f"column {name!r} holds both booleans and the numbers 0/1 (e.g. "
             f"{python_scalar(series[is_bool].iloc[0])!r} and {python_scalar(clash.iloc[0])!r}), "
             f"which Python counts as equal: give it one kind of value, e.g. "
-            f"df[{name!r}].astype(str) or .astype(int)", column=name,
+            f"df[{name!r}].astype(str) or .astype(int)",
+            column=name,
             values=[python_scalar(series[is_bool].iloc[0]), python_scalar(clash.iloc[0])],
-            hint="give the column one kind of value")
+            hint="give the column one kind of value",
+        )
 
 
-def too_many_states_error(name: Hashable, dtype: Any, n_states: int,
-                          max_states: int) -> TooManyStatesError:
+def too_many_states_error(
+    name: Hashable, dtype: Any, n_states: int, max_states: int
+) -> TooManyStatesError:
     """The problem of a column of ``dtype`` with ``n_states`` distinct values, more than
     ``max_states`` (files and Dask build it from their scans, as :func:`encode` does)."""
     dates = pd.api.types.is_datetime64_any_dtype(dtype)
     numbers = isinstance(dtype, np.dtype) and dtype.kind in "iuf"
     what = "dates" if dates else "values"
-    fixes = (("discretize", "drop") if dates else
-             ("discretize", "drop", "max_states") if numbers else ("drop", "max_states"))
-    return _problem(TooManyStatesError, name, f"column {name!r} has {n_states} distinct "
-                    f"{what}, more than the limit of {max_states}", fixes, n_states=n_states)
+    fixes = (
+        ("discretize", "drop")
+        if dates
+        else ("discretize", "drop", "max_states")
+        if numbers
+        else ("drop", "max_states")
+    )
+    return _problem(
+        TooManyStatesError,
+        name,
+        f"column {name!r} has {n_states} distinct {what}, more than the limit of {max_states}",
+        fixes,
+        n_states=n_states,
+    )
 
 
 def no_value_error(name: Hashable) -> EmptyDataError:
     """The problem of a column without any observed value."""
-    return _problem(EmptyDataError, name, f"column {name!r} has no observed value",
-                    ("drop", "fill"))
+    return _problem(
+        EmptyDataError, name, f"column {name!r} has no observed value", ("drop", "fill")
+    )
 
 
 def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -770,8 +844,10 @@ def check_frame(data: pd.DataFrame, action: str = "learn") -> None:
             f"wrap arrays with pd.DataFrame(array, columns=[...])"
         )
     if data.shape[1] == 0:  # "0 feature(s) ... minimum of 1": scikit-learn's wording
-        raise EmptyDataError(f"the table has no columns: 0 feature(s) (shape={data.shape}) while "
-                             f"a minimum of 1 is required; give at least one column")
+        raise EmptyDataError(
+            f"the table has no columns: 0 feature(s) (shape={data.shape}) while "
+            f"a minimum of 1 is required; give at least one column"
+        )
     check_column_names(data.columns)
     if data.shape[0] == 0:
         raise EmptyDataError(
@@ -787,15 +863,20 @@ def missing_summary(missing: np.ndarray, columns: Iterable) -> str:
     return "; ".join(parts)
 
 
-def missing_values_error(n_missing: np.ndarray, columns: Sequence, where: str = "") -> MissingValuesError:
+def missing_values_error(
+    n_missing: np.ndarray, columns: Sequence, where: str = ""
+) -> MissingValuesError:
     """The error of ``missing="error"``, naming every column with its count of missing values."""
     place = f" in {where}" if where else ""
     first = next((c for c, k in zip(columns, n_missing) if k), None)
-    reason = (f"missing values found{place} "
-              f"({missing_summary(np.asarray(n_missing)[None, :], tuple(columns))})")
+    reason = (
+        f"missing values found{place} "
+        f"({missing_summary(np.asarray(n_missing)[None, :], tuple(columns))})"
+    )
     hint = fix_advice(["missing"])
-    return MissingValuesError(f"{reason}; {hint}", column=first, reason=reason, hint=hint,
-                              fixes=("missing",))
+    return MissingValuesError(
+        f"{reason}; {hint}", column=first, reason=reason, hint=hint, fixes=("missing",)
+    )
 
 
 def unhashable_error(name: Hashable, series: pd.Series) -> InputTypeError:
@@ -809,7 +890,10 @@ def unhashable_error(name: Hashable, series: pd.Series) -> InputTypeError:
     return InputTypeError(
         f"column {name!r} holds {kind} values such as {bad!r:.60}: a state must be a single "
         f"value (a number, text, a bool, a date); turn them into text (e.g. "
-        f"df[{name!r}].map(str)) or drop the column", column=name, values=[bad])
+        f"df[{name!r}].map(str)) or drop the column",
+        column=name,
+        values=[bad],
+    )
 
 
 def _unhashable(value: Any) -> bool:
@@ -868,8 +952,7 @@ def encode(
     unknown = [c for c in states if c not in data.columns]
     if unknown:
         raise ColumnNotFoundError(
-            f"states given for {unknown!r}, which are not columns of the data "
-            f"{list(data.columns)}",
+            f"states given for {unknown!r}, which are not columns of the data {list(data.columns)}",
             column=unknown[0],
         )
     columns = tuple(data.columns)
@@ -931,12 +1014,14 @@ def encode(
     raise_problems(problems)
     dtypes = tuple(data[c].dtype for c in columns)
     for name, dtype, col_states in zip(columns, dtypes, all_states):
-        note = notes.get(name) or (None if name in states
-                                   else many_values_note(name, dtype, col_states))
+        note = notes.get(name) or (
+            None if name in states else many_values_note(name, dtype, col_states)
+        )
         if note is not None:
             warnings.warn(note, stacklevel=2)
-    return Table(codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes,
-                 weights=weights)
+    return Table(
+        codes=matrix, columns=columns, states=tuple(all_states), dtypes=dtypes, weights=weights
+    )
 
 
 def discretize(
@@ -979,8 +1064,11 @@ def discretize(
     ['(-inf, 2024-01-11]', '(-inf, 2024-01-11]', '(2024-01-11, inf)', '(2024-01-11, inf)']
     """
     check_frame(data)
-    bins = check_params({"bins": bins, "strategy": strategy}, _DISCRETIZE, {
-        "bins": f"each bin is a state; cut into at most {MAX_BINS:,} bins"})["bins"]
+    bins = check_params(
+        {"bins": bins, "strategy": strategy},
+        _DISCRETIZE,
+        {"bins": f"each bin is a state; cut into at most {MAX_BINS:,} bins"},
+    )["bins"]
     if columns is None:
         columns = [
             c
@@ -1005,11 +1093,14 @@ def cut_column(name: Hashable, values: pd.Series, bins: int, strategy: str) -> p
     """One numeric or datetime column cut into ``bins`` bins, labelled by
     :func:`~treelearn.encoding._bins.bin_labels` (the labels a model reads its bins from)."""
     dates = pd.api.types.is_datetime64_any_dtype(values.dtype)
-    if not dates and (not pd.api.types.is_numeric_dtype(values.dtype)
-                      or pd.api.types.is_bool_dtype(values.dtype)):
+    if not dates and (
+        not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype)
+    ):
         raise NumericColumnError(
             f"column {name!r} has dtype {values.dtype}, not numbers or dates; only numeric and "
-            f"datetime columns can be discretized", column=name)
+            f"datetime columns can be discretized",
+            column=name,
+        )
     if dates:
         numbers = values.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(float)
         numbers[values.isna().to_numpy()] = np.nan
@@ -1018,11 +1109,14 @@ def cut_column(name: Hashable, values: pd.Series, bins: int, strategy: str) -> p
     if np.isinf(numbers).any():
         raise NumericColumnError(
             f"column {name!r} has infinite values, which fall in no bin; replace them "
-            f"(e.g. with NaN for missing) before discretizing", column=name)
+            f"(e.g. with NaN for missing) before discretizing",
+            column=name,
+        )
     observed = numbers[~np.isnan(numbers)]
     if len(observed) == 0:
         raise NumericColumnError(f"column {name!r} has no values to cut into bins", column=name)
     edges = cut_edges(observed, bins, strategy, dates)
     bins_ = Bins(edges=edges, dates=dates, labels=tuple(bin_labels(edges, dates)))
     return pd.Categorical.from_codes(
-        bins_.codes(numbers), dtype=pd.CategoricalDtype(list(bins_.labels), ordered=True))
+        bins_.codes(numbers), dtype=pd.CategoricalDtype(list(bins_.labels), ordered=True)
+    )

@@ -74,8 +74,16 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = ("tree_model", "classifier", "gaussian_tree", "estimator", "tree_posterior", "clg_tree", "copula_tree",
-         "kernel_forest")
+KINDS = (
+    "tree_model",
+    "classifier",
+    "gaussian_tree",
+    "estimator",
+    "tree_posterior",
+    "clg_tree",
+    "copula_tree",
+    "kernel_forest",
+)
 
 
 # ---------------------------------------------------------------------- models
@@ -186,12 +194,12 @@ def model_arguments_from_dict(d: Any) -> dict:
         if len(set(states)) != len(states):  # 1, 1.0 and True: one label for pandas and dicts
             raise InvalidModelError(
                 f"{where}: the states {states} hold equal labels (such as 1 and 1.0); "
-                f"give each state once")
+                f"give each state once"
+            )
         parents = [_decoded(decode_label, p, where) for p in _require(node, "parents", list, where)]
         cpt = _require(node, "cpt", list, where)
         _check_numbers(cpt, where)
-        attrs = {k: _decoded(from_json_value, x, where)
-                 for k, x in _attrs(node, where).items()}
+        attrs = {k: _decoded(from_json_value, x, where) for k, x in _attrs(node, where).items()}
         if "bins" in node:
             _check_bins(node["bins"], states, where)
         G.add_node(name, **attrs, states=states, cpt=cpt, parents=parents)
@@ -260,14 +268,13 @@ def model_arguments_from_dict(d: Any) -> dict:
         raise InvalidModelError("model: 'settings' must be an object")
     settings = {k: _decoded(from_json_value, x, "settings") for k, x in settings.items()}
     for key in ("alpha", "equivalent_sample_size", "m", "mi_alpha"):
-        if settings.get(key) is not None and not (_is_number(settings[key])
-                                                  and settings[key] >= 0):
-            raise InvalidModelError(f"settings: {key} must be a number >= 0, not "
-                                    f"{settings[key]!r}")
+        if settings.get(key) is not None and not (_is_number(settings[key]) and settings[key] >= 0):
+            raise InvalidModelError(f"settings: {key} must be a number >= 0, not {settings[key]!r}")
     forest = settings.get("forest")
     if forest is not None and forest not in ("bic", "aic") and not _is_number(forest):
-        raise InvalidModelError(f"settings: forest must be null, 'bic', 'aic' or a number, "
-                                f"not {forest!r}")
+        raise InvalidModelError(
+            f"settings: forest must be null, 'bic', 'aic' or a number, not {forest!r}"
+        )
     return {
         "graph": G,
         "variables": variables,
@@ -280,19 +287,27 @@ def model_arguments_from_dict(d: Any) -> dict:
 def _check_bins(bins: Any, states: list, where: str) -> None:
     """A cut variable's saved ``bins`` must be increasing finite edges whose labels
     (:func:`~treelearn.encoding._bins.bin_labels`) are the variable's states."""
-    if not isinstance(bins, dict) or not isinstance(bins.get("edges"), list) or not isinstance(
-            bins.get("dates", False), bool):
-        raise InvalidModelError(f"{where}: 'bins' must be an object with a list of 'edges' "
-                                f"and 'dates' true or false")
+    if (
+        not isinstance(bins, dict)
+        or not isinstance(bins.get("edges"), list)
+        or not isinstance(bins.get("dates", False), bool)
+    ):
+        raise InvalidModelError(
+            f"{where}: 'bins' must be an object with a list of 'edges' and 'dates' true or false"
+        )
     edges = bins["edges"]
     if not all(_is_number(e) and np.isfinite(e) for e in edges) or any(
-            b <= a for a, b in pairwise(edges)):
-        raise InvalidModelError(f"{where}: the bin edges {edges[:10]} must be increasing "
-                                f"finite numbers")
+        b <= a for a, b in pairwise(edges)
+    ):
+        raise InvalidModelError(
+            f"{where}: the bin edges {edges[:10]} must be increasing finite numbers"
+        )
     labels = bin_labels(edges, bins.get("dates", False))
     if labels != states:
-        raise InvalidModelError(f"{where}: the bin edges {edges[:10]} give the bins "
-                                f"{labels[:5]}, not the states {states[:5]}")
+        raise InvalidModelError(
+            f"{where}: the bin edges {edges[:10]} give the bins "
+            f"{labels[:5]}, not the states {states[:5]}"
+        )
 
 
 def _attrs(d: dict, where: str) -> dict:
@@ -304,8 +319,7 @@ def _attrs(d: dict, where: str) -> dict:
 
 def _is_number(x: Any) -> bool:
     """A finite int or float, not a bool."""
-    return (isinstance(x, (int, float)) and not isinstance(x, bool)
-            and bool(np.isfinite(float(x))))
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and bool(np.isfinite(float(x)))
 
 
 def _is_label(x: Any) -> bool:
@@ -324,8 +338,9 @@ def _check_numbers(cpt: list, where: str) -> None:
         if isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, bool) or not isinstance(item, (int, float)):
-            raise InvalidModelError(f"{where}: the CPT is not a rectangular array of numbers "
-                                    f"(it holds {item!r})")
+            raise InvalidModelError(
+                f"{where}: the CPT is not a rectangular array of numbers (it holds {item!r})"
+            )
 
 
 def _decoded(decode: Any, value: Any, where: str) -> Any:
@@ -421,11 +436,13 @@ def parse_document(text: str) -> dict:
         doc = json.loads(text)
     except RecursionError:  # deeply nested arrays or objects
         raise CorruptModelFileError(
-            "not a treelearn model file: the JSON is nested too deeply") from None
+            "not a treelearn model file: the JSON is nested too deeply"
+        ) from None
     except ValueError as exc:
         if not isinstance(exc, json.JSONDecodeError):  # e.g. an integer of 5,000 digits
             raise CorruptModelFileError(
-                f"not a treelearn model file: a value cannot be read ({str(exc)[:80]})") from None
+                f"not a treelearn model file: a value cannot be read ({str(exc)[:80]})"
+            ) from None
         stripped = text.rstrip()
         if not stripped:
             raise CorruptModelFileError("the file is empty") from None
@@ -453,8 +470,10 @@ def file_path(path: Any, what: str = "model file") -> str:
     treelearn.InputTypeError: the model file must be a path (a str or os.PathLike such as pathlib.Path), not int 123
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise InputTypeError(f"the {what} must be a path (a str or os.PathLike such as "
-                             f"pathlib.Path), not {type(path).__name__} {path!r:.60}")
+        raise InputTypeError(
+            f"the {what} must be a path (a str or os.PathLike such as "
+            f"pathlib.Path), not {type(path).__name__} {path!r:.60}"
+        )
     path = os.fspath(path)
     if not isinstance(path, str):  # a bytes path
         path = os.fsdecode(path)
@@ -499,8 +518,10 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """
     path = file_path(path)
     if os.path.isdir(path):  # checked first: no stray temporary file left behind
-        raise ModelFileError(f"{path!r} is a directory: give a file name such as "
-                             f"{os.path.join(path, 'model.json')!r}")
+        raise ModelFileError(
+            f"{path!r} is a directory: give a file name such as "
+            f"{os.path.join(path, 'model.json')!r}"
+        )
     folder, name = os.path.split(os.path.abspath(path))
     try:
         mode = os.stat(path).st_mode & 0o7777  # a file replaced keeps its permissions

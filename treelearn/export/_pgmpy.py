@@ -83,7 +83,9 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
     (['a'], [[1.0, 0.0], [0.5, 0.5]], ['a'])
     """
     if not hasattr(network, "get_cpds") or not hasattr(network, "nodes"):
-        raise InputTypeError(f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}")
+        raise InputTypeError(
+            f"expected a pgmpy DiscreteBayesianNetwork, got {type(network).__name__}"
+        )
     G = nx.DiGraph()
     nodes = list(network.nodes())
     G.add_nodes_from(nodes)
@@ -92,7 +94,9 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
         if cpd is None:
             raise StructureError(f"the pgmpy network has no CPD for {node!r}")
         scope = list(cpd.variables)
-        values = np.asarray(cpd.values, dtype=float).reshape([cpd.cardinality[i] for i in range(len(scope))])
+        values = np.asarray(cpd.values, dtype=float).reshape(
+            [cpd.cardinality[i] for i in range(len(scope))]
+        )
         parents = scope[1:]
         G.add_node(
             node,
@@ -110,7 +114,9 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
             own, listed = list(G.nodes[p]["states"]), list(cpd.state_names[p])
             if listed == own:
                 continue
-            if sorted(map(repr, listed)) != sorted(map(repr, own)) or len(set(map(repr, own))) != len(own):
+            if sorted(map(repr, listed)) != sorted(map(repr, own)) or len(
+                set(map(repr, own))
+            ) != len(own):
                 raise StructureError(
                     f"the CPD of {node!r} lists the states of its parent {p!r} as {listed}, but "
                     f"{p!r}'s own CPD has {own}; make them the same (pgmpy's check_model() says so too)"
@@ -134,7 +140,9 @@ def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
     from pgmpy.readwrite import BIFWriter
 
     for v in model.variables:
-        for word, what in [(v, "variable name")] + [(s, f"state of {v!r}") for s in model.states[v]]:
+        for word, what in [(v, "variable name")] + [
+            (s, f"state of {v!r}") for s in model.states[v]
+        ]:
             if not re.fullmatch(r"[\w.\-]+", str(word)):
                 raise TreelearnError(
                     f"the {what} {str(word)!r} cannot be written to BIF, which allows only "
@@ -160,6 +168,7 @@ def graph_from_bif(path: str | os.PathLike) -> nx.DiGraph:
     try:  # pgmpy checks the tables (negative, mis-sized) with bare ValueErrors
         network = BIFReader(path).get_model()
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise InvalidModelError(f"{path}: not a valid BIF network ({type(exc).__name__}: "
-                                f"{str(exc)[:200]})") from None
+        raise InvalidModelError(
+            f"{path}: not a valid BIF network ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
     return graph_from_pgmpy(network)

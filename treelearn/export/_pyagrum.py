@@ -29,14 +29,20 @@ def import_pyagrum() -> Any:
     try:
         import pyagrum
     except ImportError:
-        raise TreelearnError("pyAgrum is not installed: pip install pyagrum (or "
-                             "treelearn[pyagrum])") from None
+        raise TreelearnError(
+            "pyAgrum is not installed: pip install pyagrum (or treelearn[pyagrum])"
+        ) from None
     return pyagrum
 
 
 def _integers(labels: list) -> bool:
-    return bool(labels) and all(isinstance(s, (int, np.integer)) and not isinstance(
-        s, (bool, np.bool_)) for s in labels) and len(set(labels)) == len(labels)
+    return (
+        bool(labels)
+        and all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in labels
+        )
+        and len(set(labels)) == len(labels)
+    )
 
 
 def clg_to_pyagrum(model: Any) -> Any:
@@ -51,25 +57,33 @@ def clg_to_pyagrum(model: Any) -> Any:
     try:
         import pyagrum.clg as clg
     except ImportError:
-        raise TreelearnError("this pyAgrum has no pyagrum.clg (conditional linear Gaussian "
-                             "networks); upgrade it (pip install -U pyagrum)") from None
+        raise TreelearnError(
+            "this pyAgrum has no pyagrum.clg (conditional linear Gaussian "
+            "networks); upgrade it (pip install -U pyagrum)"
+        ) from None
     discrete = [v for v in model.variables if v not in set(model.continuous)]
     if discrete:
         raise TreelearnError(
             f"pyAgrum's CLG (pyagrum.clg.CLG) holds Gaussian variables only, and this tree has "
             f"discrete column(s) {discrete[:5]}; export the discretized model instead: "
-            f"tl.chow_liu(tl.discretize(df, bins=5)).to_pyagrum()", column=discrete[0])
+            f"tl.chow_liu(tl.discretize(df, bins=5)).to_pyagrum()",
+            column=discrete[0],
+        )
     names = [str(v) for v in model.variables]
     if len(set(names)) != len(names):
-        raise TreelearnError("two variable names read the same as text; pyAgrum names are "
-                             "text: rename one of them")
+        raise TreelearnError(
+            "two variable names read the same as text; pyAgrum names are text: rename one of them"
+        )
     text = dict(zip(model.variables, names))
     net = clg.CLG()
     ids = {}
     for v in model.variables:
         node = model.graph.nodes[v]
-        ids[v] = net.add(clg.GaussianVariable(text[v], float(node["intercept"]),
-                                              float(np.sqrt(node["variance"]))))
+        ids[v] = net.add(
+            clg.GaussianVariable(
+                text[v], float(node["intercept"]), float(np.sqrt(node["variance"]))
+            )
+        )
     for u, v in model.graph.edges():
         net.addArc(ids[u], ids[v])
         net.setCoef(ids[u], ids[v], float(model.graph.nodes[v]["coefficient"]))
@@ -87,8 +101,9 @@ def to_pyagrum(model: TreeModel) -> Any:
     gum = import_pyagrum()
     names = [str(v) for v in model.variables]
     if len(set(names)) != len(names):
-        raise TreelearnError("two variable names read the same as text; pyAgrum names are "
-                             "text: rename one of them")
+        raise TreelearnError(
+            "two variable names read the same as text; pyAgrum names are text: rename one of them"
+        )
     text = dict(zip(model.variables, names))
     bn = gum.BayesNet()
     states = model.states
@@ -103,8 +118,11 @@ def to_pyagrum(model: TreeModel) -> Any:
         if var is None:
             words = [str(s) for s in labels]
             if len(set(words)) != len(words):
-                raise TreelearnError(f"two states of {v!r} read the same as text; pyAgrum "
-                                     f"labels are text: rename one of them", column=v)
+                raise TreelearnError(
+                    f"two states of {v!r} read the same as text; pyAgrum "
+                    f"labels are text: rename one of them",
+                    column=v,
+                )
             var = gum.LabelizedVariable(text[v], text[v], words)
         bn.add(var)
     for v in model.variables:

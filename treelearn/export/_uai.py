@@ -55,8 +55,12 @@ def uai_text(model: TreeModel) -> str:
     """
     index = {v: i for i, v in enumerate(model.variables)}
     states = model.states
-    lines = ["BAYES", str(len(model.variables)),
-             " ".join(str(len(states[v])) for v in model.variables), str(len(model.variables))]
+    lines = [
+        "BAYES",
+        str(len(model.variables)),
+        " ".join(str(len(states[v])) for v in model.variables),
+        str(len(model.variables)),
+    ]
     for v in model.variables:
         scope = [index[p] for p in model.parents(v)] + [index[v]]
         lines.append(" ".join(map(str, [len(scope), *scope])))
@@ -85,8 +89,11 @@ def _tokens(text: str) -> tuple[list[str], list[str]]:
     return tokens, comments
 
 
-def graph_from_uai(source: str | os.PathLike, names: Sequence[Hashable] | None = None,
-                   states: Mapping[Hashable, Sequence] | None = None) -> nx.DiGraph:
+def graph_from_uai(
+    source: str | os.PathLike,
+    names: Sequence[Hashable] | None = None,
+    states: Mapping[Hashable, Sequence] | None = None,
+) -> nx.DiGraph:
     """The checked graph of a UAI ``BAYES`` file (a path) or text (a string starting with
     ``BAYES``). ``names``: the variables' names in file order (default: the ``#``
     comments of the scope lines where every one has one, else ``var_0, var_1, ...``);
@@ -99,13 +106,18 @@ def graph_from_uai(source: str | os.PathLike, names: Sequence[Hashable] | None =
     >>> G.nodes["var_1"]["parents"], G.nodes["var_1"]["cpt"].tolist()
     (['var_0'], [[1.0, 0.0], [0.5, 0.5]])
     """
-    text = source if isinstance(source, str) and source.lstrip().upper().startswith(
-        ("BAYES", "MARKOV")) else read_text(source)
+    text = (
+        source
+        if isinstance(source, str) and source.lstrip().upper().startswith(("BAYES", "MARKOV"))
+        else read_text(source)
+    )
     tokens, comments = _tokens(text)
     if not tokens or tokens[0].upper() != "BAYES":
         kind = tokens[0] if tokens else "nothing"
-        raise ModelFormatError(f"not a UAI Bayesian network: the file starts with {kind!r}, "
-                               f"not BAYES (a MARKOV network has no CPTs)")
+        raise ModelFormatError(
+            f"not a UAI Bayesian network: the file starts with {kind!r}, "
+            f"not BAYES (a MARKOV network has no CPTs)"
+        )
     position = 1
 
     def take(what: str, kind: type = int) -> float | int:
@@ -124,33 +136,43 @@ def graph_from_uai(source: str | os.PathLike, names: Sequence[Hashable] | None =
     if n < 0 or any(k < 1 for k in card):
         raise InvalidModelError(f"the UAI file's cardinalities {card} must be positive")
     if names is None:
-        names = comments[:n] if len(comments) >= n and len(set(comments[:n])) == n else [
-            f"var_{i}" for i in range(n)]
+        names = (
+            comments[:n]
+            if len(comments) >= n and len(set(comments[:n])) == n
+            else [f"var_{i}" for i in range(n)]
+        )
     names = list(names)
     if len(names) != n or len(set(names)) != n:
-        raise InvalidModelError(f"names must be {n} distinct names, one per variable of the "
-                                f"file; got {len(names)}")
+        raise InvalidModelError(
+            f"names must be {n} distinct names, one per variable of the file; got {len(names)}"
+        )
     labels = {v: list((states or {}).get(v, range(k))) for v, k in zip(names, card)}
     for v, k in zip(names, card):
         if len(labels[v]) != k:
-            raise InvalidModelError(f"variable {v!r} has {k} states in the file, but states= "
-                                    f"gives {len(labels[v])}")
+            raise InvalidModelError(
+                f"variable {v!r} has {k} states in the file, but states= gives {len(labels[v])}"
+            )
     m = int(take("the number of functions"))
     if m != n:
-        raise InvalidModelError(f"a UAI Bayesian network has one function (CPT) per variable: "
-                                f"{m} functions for {n} variables")
+        raise InvalidModelError(
+            f"a UAI Bayesian network has one function (CPT) per variable: "
+            f"{m} functions for {n} variables"
+        )
     scopes = []
     for f in range(m):
         size = int(take(f"the scope size of function {f}"))
         scope = [int(take(f"a variable of function {f}")) for _ in range(size)]
         if not scope or any(not 0 <= u < n for u in scope) or len(set(scope)) != len(scope):
-            raise InvalidModelError(f"function {f} has the scope {scope}: it needs distinct "
-                                    f"variables among 0..{n - 1}, the child last")
+            raise InvalidModelError(
+                f"function {f} has the scope {scope}: it needs distinct "
+                f"variables among 0..{n - 1}, the child last"
+            )
         scopes.append(scope)
     children = [s[-1] for s in scopes]
     if sorted(children) != list(range(n)):
-        raise InvalidModelError("each variable must be the last (the child) of exactly one "
-                                "function's scope")
+        raise InvalidModelError(
+            "each variable must be the last (the child) of exactly one function's scope"
+        )
     G = nx.DiGraph()
     for v in names:
         G.add_node(v, states=labels[v])
@@ -159,15 +181,18 @@ def graph_from_uai(source: str | os.PathLike, names: Sequence[Hashable] | None =
         size = int(take(f"the table size of function {f}"))
         shape = [card[u] for u in scope]
         if size != int(np.prod(shape)):
-            raise InvalidModelError(f"variable {v!r}: its table has {size} entries, its scope "
-                                    f"needs {int(np.prod(shape))}")
+            raise InvalidModelError(
+                f"variable {v!r}: its table has {size} entries, its scope "
+                f"needs {int(np.prod(shape))}"
+            )
         values = np.array([take(f"an entry of {v!r}'s table", float) for _ in range(size)])
         parents = [names[u] for u in scope[:-1]]
         G.add_node(v, parents=parents, cpt=_checked_cpt(v, values.reshape(shape), shape))
         G.add_edges_from((p, v) for p in parents)
     if position != len(tokens):
-        raise InvalidModelError(f"the UAI file has {len(tokens) - position} numbers after the "
-                                f"last table")
+        raise InvalidModelError(
+            f"the UAI file has {len(tokens) - position} numbers after the last table"
+        )
     G.graph["roots"] = [v for v in names if G.in_degree(v) == 0]
     return G
 

@@ -44,8 +44,10 @@ def _text_names(labels: list, what: str) -> list:
     texts = [str(x) for x in labels]
     if len(set(texts)) != len(texts):
         clash = next(t for t in texts if texts.count(t) > 1)
-        raise TreelearnError(f"two {what} read {clash!r} as text; XMLBIF holds names and states "
-                             f"as text: rename one of them before writing")
+        raise TreelearnError(
+            f"two {what} read {clash!r} as text; XMLBIF holds names and states "
+            f"as text: rename one of them before writing"
+        )
     return texts
 
 
@@ -76,7 +78,8 @@ def xmlbif_text(model: TreeModel, name: str = "treelearn") -> str:
         for p in model.parents(v):
             ET.SubElement(definition, "GIVEN").text = text_of[p]
         ET.SubElement(definition, "TABLE").text = " ".join(
-            repr(float(x)) for x in np.asarray(model.cpt(v), dtype=float).ravel())
+            repr(float(x)) for x in np.asarray(model.cpt(v), dtype=float).ravel()
+        )
     ET.indent(root)
     return "<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -97,11 +100,13 @@ def _labels(var: ET.Element, name: str, outcomes: list) -> tuple[Hashable, list]
             label = decode_label(data["name"])
             states = [decode_label(s) for s in data["states"]]
         except (ValueError, KeyError, TypeError, IndexError, DecodeError):
-            raise InvalidModelError(f"variable {name!r}: its {_PROPERTY} property is not "
-                                    f"valid JSON labels") from None
+            raise InvalidModelError(
+                f"variable {name!r}: its {_PROPERTY} property is not valid JSON labels"
+            ) from None
         if [str(s) for s in states] != outcomes or str(label) != name:
-            raise InvalidModelError(f"variable {name!r}: its {_PROPERTY} property does not "
-                                    f"match its NAME and OUTCOMEs")
+            raise InvalidModelError(
+                f"variable {name!r}: its {_PROPERTY} property does not match its NAME and OUTCOMEs"
+            )
         return label, states
     return name, outcomes
 
@@ -120,8 +125,9 @@ def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
     >>> G.nodes["b"]["states"], G.nodes["b"]["cpt"].tolist() == m.cpt("b").tolist()
     ([0, 1], True)
     """
-    text = source if isinstance(source, str) and source.lstrip().startswith("<") else read_text(
-        source)
+    text = (
+        source if isinstance(source, str) and source.lstrip().startswith("<") else read_text(source)
+    )
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -152,18 +158,22 @@ def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
         given = [(g.text or "").strip() for g in definition.findall("GIVEN")]
         absent = [g for g in given if g not in by_text]
         if absent:
-            raise InvalidModelError(f"variable {child!r} is GIVEN {absent[0]!r}, which is no "
-                                    f"VARIABLE")
+            raise InvalidModelError(
+                f"variable {child!r} is GIVEN {absent[0]!r}, which is no VARIABLE"
+            )
         v, parents = by_text[child], [by_text[g] for g in given]
         shape = [len(G.nodes[p]["states"]) for p in parents] + [len(G.nodes[v]["states"])]
         try:
             values = np.array([float(x) for x in (definition.findtext("TABLE") or "").split()])
         except ValueError:
-            raise InvalidModelError(f"variable {child!r}: its TABLE holds something that is "
-                                    f"not a number") from None
+            raise InvalidModelError(
+                f"variable {child!r}: its TABLE holds something that is not a number"
+            ) from None
         if values.size != int(np.prod(shape)):
-            raise InvalidModelError(f"variable {child!r}: its TABLE has {values.size} numbers, "
-                                    f"its states and parents need {int(np.prod(shape))}")
+            raise InvalidModelError(
+                f"variable {child!r}: its TABLE has {values.size} numbers, "
+                f"its states and parents need {int(np.prod(shape))}"
+            )
         G.add_node(v, parents=parents, cpt=_checked_cpt(v, values.reshape(shape), shape))
         G.add_edges_from((p, v) for p in parents)
     missing = [t for t in by_text if t not in defined]

@@ -27,8 +27,9 @@ from .._base.errors import ColumnNotFoundError
 __all__ = ["choose_conditioner", "leaves_forest"]
 
 
-def leaves_forest(parents: Mapping[Hashable, Sequence[Hashable]], g: Hashable | None,
-                  pairwise: bool = False) -> bool:
+def leaves_forest(
+    parents: Mapping[Hashable, Sequence[Hashable]], g: Hashable | None, pairwise: bool = False
+) -> bool:
     """Is the factor graph a forest once ``g`` (``None``: nothing) is taken out of every scope?
 
     With ``pairwise``, also: ``g`` has no parents and every other family keeps at most
@@ -62,9 +63,12 @@ def leaves_forest(parents: Mapping[Hashable, Sequence[Hashable]], g: Hashable | 
     return True
 
 
-def choose_conditioner(parents: Mapping[Hashable, Sequence[Hashable]],
-                       wanted: Hashable | None = None, *,
-                       pairwise: bool = False) -> tuple[bool, Hashable | None]:
+def choose_conditioner(
+    parents: Mapping[Hashable, Sequence[Hashable]],
+    wanted: Hashable | None = None,
+    *,
+    pairwise: bool = False,
+) -> tuple[bool, Hashable | None]:
     """``(ok, g)``: message passing is exact given ``g``; ``g`` is ``None`` when the network
     is a forest already, and ``ok`` is False when no one node leaves a forest.
 
@@ -89,7 +93,8 @@ def choose_conditioner(parents: Mapping[Hashable, Sequence[Hashable]],
     if wanted is not None:
         if wanted not in parents:
             raise ColumnNotFoundError(
-                f"conditioner {wanted!r} is not a variable; the variables are {list(parents)}")
+                f"conditioner {wanted!r} is not a variable; the variables are {list(parents)}"
+            )
         return leaves_forest(parents, wanted, pairwise), wanted
     if leaves_forest(parents, None, pairwise):
         return True, None
@@ -129,5 +134,6 @@ def _candidates(parents: Mapping[Hashable, Sequence[Hashable]], pairwise: bool) 
     for ps in parents.values():
         for p in ps:
             children[p] += 1
-    return sorted(allowed, key=lambda v: (bool(parents[v]), -(len(parents[v]) + children[v]),
-                                          position[v]))
+    return sorted(
+        allowed, key=lambda v: (bool(parents[v]), -(len(parents[v]) + children[v]), position[v])
+    )

@@ -29,8 +29,16 @@ import numpy as np
 from .._base.limits import check_memory
 from ..encoding._table import distinct_rows
 
-__all__ = ["ROWS", "Bucket", "Eliminated", "Eliminator", "cumulative", "draw", "eliminate",
-           "elimination_order"]
+__all__ = [
+    "ROWS",
+    "Bucket",
+    "Eliminated",
+    "Eliminator",
+    "cumulative",
+    "draw",
+    "eliminate",
+    "elimination_order",
+]
 
 
 class _Rows:
@@ -68,8 +76,9 @@ class Eliminated(NamedTuple):
     buckets: list
 
 
-def elimination_order(scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hashable, int],
-                      keep: Collection[Hashable]) -> tuple[list, int]:
+def elimination_order(
+    scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hashable, int], keep: Collection[Hashable]
+) -> tuple[list, int]:
     """A greedy elimination order (smallest resulting factor first) of every variable in
     ``scopes`` not in ``keep``, and the most entries a factor built on the way has (the
     batch axis :data:`ROWS` counted as 1).
@@ -80,6 +89,7 @@ def elimination_order(scopes: Sequence[Sequence[Hashable]], sizes: Mapping[Hasha
     >>> elimination_order([("a",), ("a", "b"), ("b", "c")], {"a": 2, "b": 3, "c": 2}, ["c"])
     (['a', 'b'], 6)
     """
+
     def size(v: Hashable) -> int:
         return 1 if v is ROWS else int(sizes[v])
 
@@ -180,8 +190,14 @@ def _rows_first(labels: Sequence[Hashable]) -> list:
     return [ROWS, *(u for u in labels if u is not ROWS)] if ROWS in labels else list(labels)
 
 
-def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequence[Hashable],
-              *, maxprod: bool = False, buckets: bool = False) -> Eliminated:
+def eliminate(
+    factors: Sequence[tuple],
+    keep: Sequence[Hashable],
+    order: Sequence[Hashable],
+    *,
+    maxprod: bool = False,
+    buckets: bool = False,
+) -> Eliminated:
     """Sum (or, with ``maxprod``, max) every variable of ``order`` out of the product of
     ``factors``; what is left is over ``keep`` (in that order, ``ROWS`` first if kept).
 
@@ -213,8 +229,13 @@ def eliminate(factors: Sequence[tuple], keep: Sequence[Hashable], order: Sequenc
         rows = bool(scope) and scope[0] is ROWS
         dead = np.isneginf(log_scale)  # rows of probability zero already
         for careful in (False, True):
-            if not (careful or maxprod or buckets or len(touching) > _MAX_OPERANDS
-                    or len(scope) >= _MAX_LABELS):  # sum-product: one einsum, no product kept
+            if not (
+                careful
+                or maxprod
+                or buckets
+                or len(touching) > _MAX_OPERANDS
+                or len(scope) >= _MAX_LABELS
+            ):  # sum-product: one einsum, no product kept
                 summed, log_product = _contract(touching, scope), np.zeros(1)
             else:
                 table, log_product = _product(touching, [*scope, var], careful)
@@ -289,8 +310,9 @@ class Eliminator:
     [[0.02], [0.58], [0.42]]
     """
 
-    def __init__(self, families: Sequence[Sequence[int]], cpts: Sequence[np.ndarray],
-                 card: Sequence[int]) -> None:
+    def __init__(
+        self, families: Sequence[Sequence[int]], cpts: Sequence[np.ndarray], card: Sequence[int]
+    ) -> None:
         self.families = [list(f) for f in families]
         self.cpts = [np.asarray(c, dtype=float) for c in cpts]
         self.card = list(card)
@@ -298,8 +320,13 @@ class Eliminator:
         self._orders: dict = {}
 
     # ------------------------------------------------------------------ the machinery
-    def _factors(self, codes: np.ndarray, everywhere: np.ndarray, somewhere: np.ndarray,
-                 soft: Mapping[int, np.ndarray] | None = None) -> list:
+    def _factors(
+        self,
+        codes: np.ndarray,
+        everywhere: np.ndarray,
+        somewhere: np.ndarray,
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> list:
         """The factors of the rows ``codes``: every CPT with the variables observed in all of
         them indexed by each row's codes (a row axis instead), the evidence of those
         observed in some rows only, and each likelihood of ``soft`` (a unary factor)."""
@@ -310,8 +337,9 @@ class Eliminator:
                 out.append((tuple(family), cpt))
                 continue
             rest = tuple(u for u in family if not everywhere[u])
-            table = np.moveaxis(cpt, seen, range(len(seen)))[tuple(codes[:, family[a]]
-                                                                    for a in seen)]
+            table = np.moveaxis(cpt, seen, range(len(seen)))[
+                tuple(codes[:, family[a]] for a in seen)
+            ]
             out.append(((ROWS, *rest), table))
         for v in np.flatnonzero(somewhere & ~everywhere):
             out.append(((ROWS, int(v)), self._eyes[v][codes[:, v]]))
@@ -325,9 +353,11 @@ class Eliminator:
         if found is None:
             scopes = [tuple(u for u in f if not everywhere[u]) for f in self.families]
             found = elimination_order(scopes, dict(enumerate(self.card)), keep)
-            check_memory(8.0 * found[1], f"variable elimination on this network (a factor of "
-                         f"{found[1]:,} entries)", "use a network of smaller families, or "
-                         "fewer states per variable")
+            check_memory(
+                8.0 * found[1],
+                f"variable elimination on this network (a factor of {found[1]:,} entries)",
+                "use a network of smaller families, or fewer states per variable",
+            )
             if len(self._orders) >= _ORDERS_KEPT:
                 self._orders.clear()
             self._orders[key] = found
@@ -357,8 +387,9 @@ class Eliminator:
         else:
             _, pattern = distinct_rows(seen)
             bounds = np.flatnonzero(np.diff(pattern, prepend=-1, append=-1))
-            groups = [(a, b, self._width(seen[a:b], keep))
-                      for a, b in itertools.pairwise(bounds.tolist())]
+            groups = [
+                (a, b, self._width(seen[a:b], keep)) for a, b in itertools.pairwise(bounds.tolist())
+            ]
         for a, b, w in groups:
             step = max(1, _CELLS // max(w, 1))
             for start in range(a, b, step):
@@ -369,17 +400,27 @@ class Eliminator:
         everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
         return self._order(everywhere, somewhere, tuple(u for u in keep if not everywhere[u]))[1]
 
-    def _eliminate(self, codes: np.ndarray, keep: Sequence[int], maxprod: bool = False,
-                   buckets: bool = False, soft: Mapping[int, np.ndarray] | None = None
-                   ) -> tuple[list, Eliminated]:
+    def _eliminate(
+        self,
+        codes: np.ndarray,
+        keep: Sequence[int],
+        maxprod: bool = False,
+        buckets: bool = False,
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> tuple[list, Eliminated]:
         """``(kept, result)``: the elimination for the rows ``codes`` with ``ROWS`` and those
         of ``keep`` not observed in every row kept (the table broadcast to every row)."""
         seen = codes >= 0
         everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
         kept = [u for u in keep if not everywhere[u]]
         order, _ = self._order(everywhere, somewhere, tuple(kept))
-        result = eliminate(self._factors(codes, everywhere, somewhere, soft), [ROWS, *kept],
-                           order, maxprod=maxprod, buckets=buckets)
+        result = eliminate(
+            self._factors(codes, everywhere, somewhere, soft),
+            [ROWS, *kept],
+            order,
+            maxprod=maxprod,
+            buckets=buckets,
+        )
         m = len(codes)
         table = np.broadcast_to(result.table, (m,) + result.table.shape[1:])
         return kept, Eliminated(table, np.broadcast_to(result.log_scale, m), result.buckets)
@@ -390,11 +431,16 @@ class Eliminator:
         total = table.reshape(table.shape[0], -1).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return table / np.where(total > 0, total, np.nan).reshape(
-                (-1,) + (1,) * (table.ndim - 1))
+                (-1,) + (1,) * (table.ndim - 1)
+            )
 
     # ------------------------------------------------------------------ answers per row
-    def log_evidence(self, codes: np.ndarray, conditioner: int | None = None,
-                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def log_evidence(
+        self,
+        codes: np.ndarray,
+        conditioner: int | None = None,
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """``log P(observed values of row r, conditioner = g)``, ``(n, k_g)`` (one column
         without a conditioner; ``-inf`` off an observed conditioner's state)."""
         rows, back = self._distinct(codes)
@@ -420,8 +466,9 @@ class Eliminator:
             out[part] = self._normalised(self._eliminate(rows[part], [target])[1].table)
         return out[back]
 
-    def query(self, query: Sequence[int], row: np.ndarray,
-              soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def query(
+        self, query: Sequence[int], row: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray:
         """``P(query | the evidence of one row)``, one axis per query variable (zeros when
         the evidence is impossible); the query variables are missing in ``row``."""
         _, result = self._eliminate(row[None], list(query), soft=soft)
@@ -439,13 +486,13 @@ class Eliminator:
             for part in self._chunks(rows, [i]):
                 if (rows[part, i] >= 0).all():
                     continue  # observed in every row of the chunk: its one-hot rows
-                table[part] = self._normalised(self._eliminate(rows[part], [i],
-                                                               soft=soft)[1].table)
+                table[part] = self._normalised(self._eliminate(rows[part], [i], soft=soft)[1].table)
             out.append(table[back])
         return out
 
-    def family_posteriors(self, codes: np.ndarray,
-                          soft: Mapping[int, np.ndarray] | None = None) -> tuple:
+    def family_posteriors(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> tuple:
         """``(log P(observed cells of row r), [P(family of v | row r) (n, family states...)])``
         in each CPT's axis order; rows of probability zero: ``-inf`` and zeros."""
         rows, back = self._distinct(codes)
@@ -465,8 +512,9 @@ class Eliminator:
                 for a, u in enumerate(family):
                     if u not in kept:
                         onehot = self._eyes[u][sub[:, u]]
-                        joint = joint * onehot.reshape([m] + [1] * a + [-1]
-                                                       + [1] * (len(family) - a - 1))
+                        joint = joint * onehot.reshape(
+                            [m] + [1] * a + [-1] + [1] * (len(family) - a - 1)
+                        )
                 table[part] = joint
             table[~np.isfinite(log_ev)] = 0.0
             out.append(table[back])
@@ -490,8 +538,13 @@ class Eliminator:
             best[part] = np.where(sub >= 0, sub, done)  # observed values stay
         return best[back], log_p[back]
 
-    def sample(self, n: int, rng: np.random.Generator, row: np.ndarray,
-               soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def sample(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        row: np.ndarray,
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """``n`` rows drawn exactly from the model given the evidence of ``row`` (empty when
         the evidence is impossible): eliminate, then sample back through the buckets."""
         _, result = self._eliminate(row[None], [], buckets=True, soft=soft)
@@ -499,8 +552,9 @@ class Eliminator:
             return np.zeros((0, len(row)), dtype=np.int64)
         out = np.broadcast_to(np.where(row >= 0, row, 0), (n, len(row))).astype(np.int64)
         for bucket in reversed(result.buckets):  # each given those eliminated after it
-            index = tuple(np.zeros(n, dtype=np.intp) if u is ROWS else out[:, u]
-                          for u in bucket.scope)
+            index = tuple(
+                np.zeros(n, dtype=np.intp) if u is ROWS else out[:, u] for u in bucket.scope
+            )
             table = np.broadcast_to(bucket.table[index], (n, bucket.table.shape[-1]))
             out[:, bucket.variable] = draw(cumulative(table), rng)
         return out

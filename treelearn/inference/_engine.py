@@ -86,8 +86,13 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
         code = bin_code(bins, state)
         if code is not None:
             return code
-    raise UnseenStateError(variable, [state], list(states), noun="variable",
-                           hint=f"{state!r} is not a state of {variable!r}: give one of them.")
+    raise UnseenStateError(
+        variable,
+        [state],
+        list(states),
+        noun="variable",
+        hint=f"{state!r} is not a state of {variable!r}: give one of them.",
+    )
 
 
 def _state_dict(states: Sequence) -> dict:
@@ -184,7 +189,9 @@ class TreeEngine:
             self.path = "variable elimination"
             self._general = Eliminator(
                 [[self.index[u] for u in [*self.parents[v], v]] for v in self.variables],
-                [self.cpts[v] for v in self.variables], self.card)
+                [self.cpts[v] for v in self.variables],
+                self.card,
+            )
             return
         self.path = "message passing" + ("" if g is None else f" given {g!r}")
         self._compile()
@@ -280,9 +287,15 @@ class TreeEngine:
         with np.errstate(divide="ignore"):
             return msg / safe[:, :, None], log_scale + np.where(ok, np.log(safe), -np.inf)
 
-    def _collect(self, order: Sequence[_Factor], ev: Mapping[int, np.ndarray], base: Any,
-                 outside: Mapping[int, np.ndarray] | None = None, maxprod: bool = False,
-                 rescale: bool = True) -> tuple:
+    def _collect(
+        self,
+        order: Sequence[_Factor],
+        ev: Mapping[int, np.ndarray],
+        base: Any,
+        outside: Mapping[int, np.ndarray] | None = None,
+        maxprod: bool = False,
+        rescale: bool = True,
+    ) -> tuple:
         """Messages up the trees along ``order`` (children's factors first).
 
         ``base(x)`` is what variable ``x`` holds before its children's messages
@@ -319,9 +332,15 @@ class TreeEngine:
             acc[f.up] = held(f.up) * msg
         return acc, up, log_scale, back, held
 
-    def _distribute(self, acc: dict, up: dict, ev: Mapping[int, np.ndarray],
-                    rescale: bool = True, only: set | None = None,
-                    keep_outside: dict | None = None) -> dict:
+    def _distribute(
+        self,
+        acc: dict,
+        up: dict,
+        ev: Mapping[int, np.ndarray],
+        rescale: bool = True,
+        only: set | None = None,
+        keep_outside: dict | None = None,
+    ) -> dict:
         """Messages down the trees: ``down[x]``, the message into ``x`` from its up factor
         (normalised per (conditioner state, row) when ``rescale``). With ``only``,
         just the factors in that set (the way to a few variables). With ``keep_outside``
@@ -365,8 +384,9 @@ class TreeEngine:
                 down[x] = msg
         return down
 
-    def _evidence_arrays(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                         ) -> tuple:
+    def _evidence_arrays(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> tuple:
         """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing),
         times the likelihood of each variable in ``soft``: one vector ``(k,)`` for every row,
         or one per row ``(n, k)`` (e.g. a CLG tree's continuous children's densities)."""
@@ -386,8 +406,9 @@ class TreeEngine:
             gev = ev.pop(self.gi)[0].T  # (k_g, n)
         return ev, gev
 
-    def _log_totals(self, acc: dict, log_scale: np.ndarray, held: Any, gev: Any,
-                    maxprod: bool = False) -> np.ndarray:
+    def _log_totals(
+        self, acc: dict, log_scale: np.ndarray, held: Any, gev: Any, maxprod: bool = False
+    ) -> np.ndarray:
         """``log P(evidence, g)`` as ``(k_g, n)`` from a full collect."""
         total = log_scale
         with np.errstate(divide="ignore"):
@@ -399,8 +420,9 @@ class TreeEngine:
             return total + np.log(weight)
 
     # ------------------------------------------------------------------ codes in, arrays out
-    def log_evidence_by_conditioner(self, codes: np.ndarray,
-                                    soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def log_evidence_by_conditioner(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray:
         """``log P(observed values of row r, conditioner = g)``, shape ``(n, k_g)``
         (one column without a conditioner); ``codes`` as :meth:`TreeModel.encode` gives
         them (``-1`` = missing, summed out); ``soft``: likelihoods as
@@ -416,9 +438,11 @@ class TreeEngine:
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
             if soft:
-                raise TreelearnError("per-row likelihoods (soft=) in log_evidence need a tree "
-                                     "or forest; this network is answered by variable "
-                                     "elimination")
+                raise TreelearnError(
+                    "per-row likelihoods (soft=) in log_evidence need a tree "
+                    "or forest; this network is answered by variable "
+                    "elimination"
+                )
             return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
         # messages only shrink (each is an average of values <= 1): without rescaling, then
         # the rows near underflow (or impossible) again with it
@@ -426,20 +450,25 @@ class TreeEngine:
         with np.errstate(invalid="ignore"):
             again = (out < _LOG_UNDERFLOW).any(axis=1)
         if again.any():
-            rows = {j: (lik[again] if np.ndim(lik) == 2 else lik) for j, lik in (soft or {}).items()}
+            rows = {
+                j: (lik[again] if np.ndim(lik) == 2 else lik) for j, lik in (soft or {}).items()
+            }
             out[again] = self._log_evidence_pass(codes[again], rescale=True, soft=rows)
         return out
 
-    def _log_evidence_pass(self, codes: np.ndarray, rescale: bool,
-                           soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def _log_evidence_pass(
+        self, codes: np.ndarray, rescale: bool, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray:
         ev, gev = self._evidence_arrays(codes, soft)
-        acc, _, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__,
-                                                   rescale=rescale)
+        acc, _, log_scale, _, held = self._collect(
+            self.order[::-1], ev, self.local.__getitem__, rescale=rescale
+        )
         out = self._log_totals(acc, log_scale, held, gev)
         return np.broadcast_to(out, (self.kg, codes.shape[0])).T.copy()
 
-    def log_evidence(self, codes: np.ndarray,
-                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def log_evidence(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray:
         """``log P(observed values of each row)`` (missing values summed out; times the
         ``soft`` likelihoods, as :meth:`log_evidence_by_conditioner` takes them)."""
         if not self.is_tree and not soft:
@@ -489,8 +518,11 @@ class TreeEngine:
         kids = [c for c in self.variables if self.parents[c] == [v]]
         with np.errstate(divide="ignore", invalid="ignore"):
             own = np.log(cpt[v])
-            logit = own[codes[:, col[self.parents[v][0]]]] if self.parents[v] else \
-                np.broadcast_to(own, (codes.shape[0], own.shape[-1]))
+            logit = (
+                own[codes[:, col[self.parents[v][0]]]]
+                if self.parents[v]
+                else np.broadcast_to(own, (codes.shape[0], own.shape[-1]))
+            )
             for c in kids:
                 logit = logit + np.log(cpt[c])[:, codes[:, col[c]]].T
             top = logit.max(axis=1, keepdims=True)
@@ -517,8 +549,9 @@ class TreeEngine:
             within = np.where(post_g.T[:, :, None] > 0, within, 0.0)
             return np.einsum("ng,gnk->nk", post_g, within)
 
-    def marginals_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                        ) -> list:
+    def marginals_codes(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> list:
         """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (NaN
         for rows of probability zero; an observed variable gets its one-hot row); ``soft``:
         ``{variable index: likelihood vector}`` for every row."""
@@ -544,8 +577,9 @@ class TreeEngine:
             out.append(self._combine(belief, log_g, n))
         return out
 
-    def family_posteriors_codes(self, codes: np.ndarray,
-                                soft: Mapping[int, np.ndarray] | None = None) -> tuple:
+    def family_posteriors_codes(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> tuple:
         """Every family's posterior given each row, and each row's log evidence.
 
         Returns ``(log_evidence, families)``: ``log_evidence[r] = log P(observed cells of
@@ -593,8 +627,7 @@ class TreeEngine:
             prod = f.table[:, None]
             for i, s in enumerate(f.scope):
                 x = outside[f.id] if s == f.up else held(s)
-                prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],)
-                                        + (1,) * (m - 1 - i))
+                prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],) + (1,) * (m - 1 - i))
             families[self.gi if f.child < 0 else f.child] = joint(prod)
 
         def node(x: int) -> np.ndarray:  # a variable's belief: its CPT is a unary factor
@@ -602,8 +635,9 @@ class TreeEngine:
 
         return log_ev, self._in_cpt_axes(families, node, post_g.T.copy(), rows=1)
 
-    def family_counts_codes(self, codes: np.ndarray, weights: np.ndarray | None = None,
-                            cells: int = _COUNT_CELLS) -> tuple:
+    def family_counts_codes(
+        self, codes: np.ndarray, weights: np.ndarray | None = None, cells: int = _COUNT_CELLS
+    ) -> tuple:
         """Every family's expected counts over the rows: ``(log_evidence, counts)``.
 
         ``counts[i] = sum_r w_r P(x_ps, x_i | row r)`` in variable ``i``'s CPT axis order
@@ -674,8 +708,9 @@ class TreeEngine:
                 m = len(f.scope)
                 prod = f.table[:, None]
                 for i, x in enumerate(ins):
-                    prod = prod * x.reshape(x.shape[:2] + (1,) * i + (x.shape[2],)
-                                            + (1,) * (m - 1 - i))
+                    prod = prod * x.reshape(
+                        x.shape[:2] + (1,) * i + (x.shape[2],) + (1,) * (m - 1 - i)
+                    )
                 table = summed(prod)
             families[self.gi if f.child < 0 else f.child] = table
 
@@ -684,8 +719,9 @@ class TreeEngine:
 
         return log_ev, self._in_cpt_axes(families, node, row_w.sum(axis=1), rows=0)
 
-    def _in_cpt_axes(self, families: list, node: Any, conditioner_alone: np.ndarray,
-                     rows: int) -> list:
+    def _in_cpt_axes(
+        self, families: list, node: Any, conditioner_alone: np.ndarray, rows: int
+    ) -> list:
         """Each variable's family table in its CPT's axis order, from the tables of the
         factors (``families``, the conditioner's axis first) or a variable's belief
         (``node``; a root's CPT is a unary factor): the conditioner's own CPT with its
@@ -700,16 +736,21 @@ class TreeEngine:
                 if families[i] is not None:
                     out[i] = np.moveaxis(families[i], 0, -1)
                 else:
-                    out[i] = (np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps
-                              else conditioner_alone)
+                    out[i] = (
+                        np.moveaxis(node(self.index[ps[0]]), 0, -1) if ps else conditioner_alone
+                    )
                 continue
             table = families[i] if families[i] is not None else node(i)
-            out[i] = (np.moveaxis(table, 0, rows + ps.index(g)) if g is not None and g in ps
-                      else table[0] if kg == 1 else table.sum(axis=0))
+            out[i] = (
+                np.moveaxis(table, 0, rows + ps.index(g))
+                if g is not None and g in ps
+                else table[0]
+                if kg == 1
+                else table.sum(axis=0)
+            )
         return out
 
-    def map_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                  ) -> tuple:
+    def map_codes(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None) -> tuple:
         """The most probable completion of each row: ``(codes (n, d), log P(completion))``
         (with ``soft`` likelihoods: of ``P(completion) prod L_v(x_v)``). Observed values
         stay; ties go to the first state."""
@@ -722,9 +763,11 @@ class TreeEngine:
         n = codes.shape[0]
         ev, gev = self._evidence_arrays(codes, soft)
         acc, _up, log_scale, back, held = self._collect(
-            self.order[::-1], ev, self.local.__getitem__, maxprod=True)
-        log_g = np.broadcast_to(self._log_totals(acc, log_scale, held, gev, maxprod=True),
-                                (self.kg, n))
+            self.order[::-1], ev, self.local.__getitem__, maxprod=True
+        )
+        log_g = np.broadcast_to(
+            self._log_totals(acc, log_scale, held, gev, maxprod=True), (self.kg, n)
+        )
         best_g = np.argmax(log_g, axis=0)  # (n,)
         best = log_g[best_g, np.arange(n)]
         out = np.zeros((n, len(self.variables)), dtype=np.int64)
@@ -749,14 +792,26 @@ class TreeEngine:
             plan = False
             # padding every CPT to the largest state count must not swamp the real work
             # (one many-state variable among binary ones: the per-factor passes then)
-            cells = sum(self.card[self.index[p[0]]] * k for p, k in
-                        zip((self.parents[v] for v in self.variables), self.card) if p)
+            cells = sum(
+                self.card[self.index[p[0]]] * k
+                for p, k in zip((self.parents[v] for v in self.variables), self.card)
+                if p
+            )
             padded = len(self.card) * max(self.card, default=1) ** 2
-            if self.is_tree and self.kg == 1 and all(len(p) <= 1 for p in self.parents.values()) \
-                    and (padded <= 8 * cells or padded <= 1 << 16):
-                plan = LevelPlan(self.card, [self.index[p[0]] if p else -1 for p in
-                                             (self.parents[v] for v in self.variables)],
-                                 [self.cpts[v] for v in self.variables])
+            if (
+                self.is_tree
+                and self.kg == 1
+                and all(len(p) <= 1 for p in self.parents.values())
+                and (padded <= 8 * cells or padded <= 1 << 16)
+            ):
+                plan = LevelPlan(
+                    self.card,
+                    [
+                        self.index[p[0]] if p else -1
+                        for p in (self.parents[v] for v in self.variables)
+                    ],
+                    [self.cpts[v] for v in self.variables],
+                )
             self._level_plan = plan
         return self._level_plan or None
 
@@ -784,11 +839,13 @@ class TreeEngine:
         if columns is None:
             columns = self._labels[_STATE_COLUMNS] = pd.MultiIndex.from_tuples(
                 [(v, s) for v in self.variables for s in self.states[v]],
-                names=["variable", "state"])
+                names=["variable", "state"],
+            )
         return columns
 
-    def marginals_matrix(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                         ) -> np.ndarray:
+    def marginals_matrix(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray:
         """:meth:`marginals_codes` side by side: ``(n, sum k_v)``, columns as
         :meth:`state_columns`."""
         plan = self.level_plan()
@@ -803,8 +860,9 @@ class TreeEngine:
         """Messages of the model without evidence, computed once: what an evidence-free
         part of the tree sends, whatever is asked elsewhere."""
         if self._prior is None:
-            acc, up, _, _, held = self._collect(self.order[::-1], {}, self.local.__getitem__,
-                                                rescale=False)
+            acc, up, _, _, held = self._collect(
+                self.order[::-1], {}, self.local.__getitem__, rescale=False
+            )
             down = self._distribute(acc, up, {}, rescale=False)
             for r in range(len(self.variables)):
                 if r != self.gi:
@@ -886,8 +944,9 @@ class TreeEngine:
             out = self._between[path[-1], path[0]] = (table, np.ascontiguousarray(table.T))
         return out
 
-    def _evidence_toward(self, r: int, evidence: Mapping[int, int], members: Sequence[int]
-                         ) -> np.ndarray | None:
+    def _evidence_toward(
+        self, r: int, evidence: Mapping[int, int], members: Sequence[int]
+    ) -> np.ndarray | None:
         """``P(the evidence on members | r)`` as a vector over ``r``'s states.
 
         Only the smallest subtree joining ``members`` and ``r`` counts (rooted at ``r``,
@@ -950,12 +1009,18 @@ class TreeEngine:
             s = evidence[r]
             scale *= marg(r)[s] * (1.0 if msg is None else msg[s])
         z = belief.sum()
-        if not z * scale > _UNDERFLOW:  # underflow or impossible: the rescaled path tells them apart
+        if (
+            not z * scale > _UNDERFLOW
+        ):  # underflow or impossible: the rescaled path tells them apart
             return None
         return belief / z
 
-    def query_codes(self, query: Sequence[int], evidence: Mapping[int, int],
-                    soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def query_codes(
+        self,
+        query: Sequence[int],
+        evidence: Mapping[int, int],
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """``P(query variables | evidence)`` as an array with one axis per query variable
         (all zero when the evidence is impossible); ``soft``: ``{variable index:
         likelihood vector}`` (virtual evidence, a query variable's too)."""
@@ -1014,8 +1079,9 @@ class TreeEngine:
         # messages only shrink (each is an average of values <= 1): without rescaling
         # unless the result comes near underflow, then again with it
         for rescale in (False, True):
-            _acc, _, log_scale, _, held = self._collect(order, ev, base, outside=outside,
-                                                        rescale=rescale)
+            _acc, _, log_scale, _, held = self._collect(
+                order, ev, base, outside=outside, rescale=rescale
+            )
             sums = []  # P(the tree's evidence | g) per tree touched
             for top in tops:
                 belief = held(top)
@@ -1036,9 +1102,13 @@ class TreeEngine:
         return np.exp(log_joint - np.logaddexp.reduce(log_joint)).reshape(shape)
 
     # ------------------------------------------------------------------ sampling
-    def sample_codes(self, n: int, rng: np.random.Generator,
-                     evidence: Mapping[int, int] | None = None,
-                     soft: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    def sample_codes(
+        self,
+        n: int,
+        rng: np.random.Generator,
+        evidence: Mapping[int, int] | None = None,
+        soft: Mapping[int, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """``n`` rows of codes drawn from the model, or exactly from it given ``evidence``
         (and the likelihood vectors ``soft``)."""
         evidence = evidence or {}
@@ -1072,11 +1142,13 @@ class TreeEngine:
             m = len(f.scope)
             for i, x in enumerate(ins):
                 if x is not None:
-                    prod = prod * x[:, 0].reshape((x.shape[0],) + (1,) * i + (x.shape[2],)
-                                                  + (1,) * (m - 1 - i))
+                    prod = prod * x[:, 0].reshape(
+                        (x.shape[0],) + (1,) * i + (x.shape[2],) + (1,) * (m - 1 - i)
+                    )
             prod = np.moveaxis(prod, 1 + f.pos, 1)
             flat = np.broadcast_to(prod, (self.kg,) + prod.shape[1:]).reshape(
-                self.kg, self.card[f.up], -1)
+                self.kg, self.card[f.up], -1
+            )
             config = draw(cumulative(flat)[g, out[:, f.up]], rng)
             for s, value in zip(f.down, np.unravel_index(config, [self.card[s] for s in f.down])):
                 out[:, s] = value
@@ -1104,9 +1176,12 @@ class TreeEngine:
         for (i, ps, cum), ui in zip(self._sampler, u):
             table = cum[tuple(codes[:, p] for p in ps)] if ps else cum
             # the first state whose cumulative probability exceeds u (scaled to the row's total)
-            codes[:, i] = np.minimum((table <= (ui * table[..., -1])[:, None]).sum(axis=1)
-                                     if ps else np.searchsorted(cum, ui * cum[-1], side="right"),
-                                     self.card[i] - 1)
+            codes[:, i] = np.minimum(
+                (table <= (ui * table[..., -1])[:, None]).sum(axis=1)
+                if ps
+                else np.searchsorted(cum, ui * cum[-1], side="right"),
+                self.card[i] - 1,
+            )
         return codes
 
     def _row(self, evidence: Mapping[int, int]) -> np.ndarray:
@@ -1123,8 +1198,9 @@ class TreeEngine:
         hard, soft = self.evidence_of(evidence)
         if soft:
             v = self.variables[next(iter(soft))]
-            raise TreelearnError(f"evidence {v!r}: a likelihood is not taken here; give one "
-                                 f"of its states", column=v)
+            raise TreelearnError(
+                f"evidence {v!r}: a likelihood is not taken here; give one of its states", column=v
+            )
         return hard
 
     def evidence_of(self, evidence: Mapping[Hashable, Any] | None) -> tuple[dict, dict]:
@@ -1144,7 +1220,8 @@ class TreeEngine:
             if v not in self.index:
                 raise ColumnNotFoundError(
                     f"evidence {v!r} is not a variable of the model; the variables are "
-                    f"{self.variables}")
+                    f"{self.variables}"
+                )
             if is_likelihood(s):
                 soft[self.index[v]] = likelihood(v, s, self.states[v], self._code_of)
             else:
@@ -1168,27 +1245,38 @@ class TreeEngine:
         """The error for evidence of probability zero, naming the impossible value(s)."""
         if self._marginals0 is None:
             self._marginals0 = self.marginals_codes(np.full((1, len(self.variables)), -1))
-        alone = [(v, s) for v, s in evidence.items() if not is_likelihood(s)
-                 and not self._marginals0[self.index[v]][0, state_index(self.states[v], v, s)] > 0]
+        alone = [
+            (v, s)
+            for v, s in evidence.items()
+            if not is_likelihood(s)
+            and not self._marginals0[self.index[v]][0, state_index(self.states[v], v, s)] > 0
+        ]
         if alone:
             v, s = alone[0]
-            what = (f"{v!r} = {s!r} has probability zero under the model (no training row had "
-                    f"it with its parents' values, and alpha = 0)")
+            what = (
+                f"{v!r} = {s!r} has probability zero under the model (no training row had "
+                f"it with its parents' values, and alpha = 0)"
+            )
         else:
             items = list(evidence.items())
-            shown = ", ".join(f"{v!r}: {'a likelihood' if is_likelihood(s) else repr(s)}"
-                              for v, s in items[:8])
+            shown = ", ".join(
+                f"{v!r}: {'a likelihood' if is_likelihood(s) else repr(s)}" for v, s in items[:8]
+            )
             more = f", ... ({len(items)} values)" if len(items) > 8 else ""
-            what = (f"the evidence {{{shown}{more}}} has probability zero under the model: each "
-                    f"value is possible alone, not all together")
+            what = (
+                f"the evidence {{{shown}{more}}} has probability zero under the model: each "
+                f"value is possible alone, not all together"
+            )
         return TreelearnError(
             what + ". Drop or change that evidence, or learn with alpha > 0.",
-            column=alone[0][0] if alone else None, values=[alone[0][1]] if alone else None,
+            column=alone[0][0] if alone else None,
+            values=[alone[0][1]] if alone else None,
             hint="Drop or change that evidence, or learn with alpha > 0.",
         )
 
-    def query(self, variables: Sequence[Hashable], evidence: Mapping[Hashable, Any] | None = None
-              ) -> np.ndarray:
+    def query(
+        self, variables: Sequence[Hashable], evidence: Mapping[Hashable, Any] | None = None
+    ) -> np.ndarray:
         """``P(variables | evidence)``, one axis per variable (labels in, array out)."""
         fixed, soft = self.evidence_of(evidence)
         table = self.query_codes([self.index[v] for v in variables], fixed, soft)
@@ -1203,8 +1291,11 @@ class TreeEngine:
         values = self.marginals_codes(self._row(fixed)[None], soft)
         if not np.isfinite(values[0]).all():
             raise self.impossible(dict(evidence or {}))
-        return {v: pd.Series(values[i][0], index=self.state_labels(v), name="probability")
-                for i, v in enumerate(self.variables) if i not in fixed}
+        return {
+            v: pd.Series(values[i][0], index=self.state_labels(v), name="probability")
+            for i, v in enumerate(self.variables)
+            if i not in fixed
+        }
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None) -> tuple:
         """``({variable: state} for every variable not given a state, log P(assignment,
@@ -1213,8 +1304,9 @@ class TreeEngine:
         best, log_p = self.map_codes(self._row(fixed)[None], soft)
         if not np.isfinite(log_p[0]):
             raise self.impossible(dict(evidence or {}))
-        assignment = {v: self.states[v][best[0, i]] for i, v in enumerate(self.variables)
-                      if i not in fixed}
+        assignment = {
+            v: self.states[v][best[0, i]] for i, v in enumerate(self.variables) if i not in fixed
+        }
         return assignment, float(log_p[0])
 
 
@@ -1253,29 +1345,47 @@ def likelihood(variable: Hashable, value: Any, states: Sequence, code_of: Any) -
         try:
             out = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
-            raise TreelearnError(f"evidence {variable!r}: the likelihood {value!r} is not numbers; "
-                                 f"{fix}", column=variable, values=[value]) from None
+            raise TreelearnError(
+                f"evidence {variable!r}: the likelihood {value!r} is not numbers; {fix}",
+                column=variable,
+                values=[value],
+            ) from None
         if out.shape != (k,):
             raise TreelearnError(
                 f"evidence {variable!r}: the likelihood has {out.size} weight(s) for {k} states; "
-                f"{fix}", column=variable, values=[value])
+                f"{fix}",
+                column=variable,
+                values=[value],
+            )
     shown = out.tolist()
     if not np.isfinite(out).all():
-        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} is not finite (NaN "
-                             f"or infinite); {fix}", column=variable, values=[value])
+        raise TreelearnError(
+            f"evidence {variable!r}: the likelihood {shown} is not finite (NaN or infinite); {fix}",
+            column=variable,
+            values=[value],
+        )
     if (out < 0).any():
-        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} has a negative "
-                             f"weight; {fix}", column=variable, values=[value])
+        raise TreelearnError(
+            f"evidence {variable!r}: the likelihood {shown} has a negative weight; {fix}",
+            column=variable,
+            values=[value],
+        )
     if not out.any():
-        raise TreelearnError(f"evidence {variable!r}: the likelihood {shown} is all zero (no "
-                             f"state possible); {fix}", column=variable, values=[value])
+        raise TreelearnError(
+            f"evidence {variable!r}: the likelihood {shown} is all zero (no state possible); {fix}",
+            column=variable,
+            values=[value],
+        )
     return out
 
 
 def _weight(variable: Hashable, w: Any, fix: str) -> float:
     if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.number)):
-        raise TreelearnError(f"evidence {variable!r}: the weight {w!r} is not a number; {fix}",
-                             column=variable, values=[w])
+        raise TreelearnError(
+            f"evidence {variable!r}: the weight {w!r} is not a number; {fix}",
+            column=variable,
+            values=[w],
+        )
     return float(w)
 
 
@@ -1287,8 +1397,12 @@ def _normalise_log(log_joint: np.ndarray) -> np.ndarray:
         return p / p.sum(axis=1, keepdims=True)
 
 
-def decode_codes(codes: np.ndarray, variables: Sequence[Hashable], states: Mapping[Hashable, Sequence],
-                 dtypes: Mapping[Hashable, Any]) -> pd.DataFrame:
+def decode_codes(
+    codes: np.ndarray,
+    variables: Sequence[Hashable],
+    states: Mapping[Hashable, Sequence],
+    dtypes: Mapping[Hashable, Any],
+) -> pd.DataFrame:
     """Complete codes (no missing values) -> a DataFrame of labels in their dtypes, one
     vectorised ``take`` per column.
 

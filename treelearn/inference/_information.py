@@ -86,19 +86,28 @@ def _as_list(variables: Any, engine: TreeEngine, what: str) -> list:
     if variables is None:
         return []
     if isinstance(variables, (list, tuple, set, frozenset)) and not (
-            isinstance(variables, tuple) and variables in engine.index):
+        isinstance(variables, tuple) and variables in engine.index
+    ):
         out = list(variables)
     else:
         out = [variables]
     for v in out:
         if v not in engine.index:
-            raise ColumnNotFoundError(f"{what} {v!r} is not a variable of the model; the "
-                                      f"variables are {engine.variables}", column=v)
+            raise ColumnNotFoundError(
+                f"{what} {v!r} is not a variable of the model; the "
+                f"variables are {engine.variables}",
+                column=v,
+            )
     return out
 
 
-def mutual_information(engine: TreeEngine, X: Any, Y: Any, given: Any = None,
-                       evidence: Mapping[Hashable, Any] | None = None) -> float:
+def mutual_information(
+    engine: TreeEngine,
+    X: Any,
+    Y: Any,
+    given: Any = None,
+    evidence: Mapping[Hashable, Any] | None = None,
+) -> float:
     """``I(X; Y | given, evidence)`` in nats, exactly: ``X``, ``Y`` and ``given`` are a
     variable or a list of them; ``given`` is summed over its states (conditional mutual
     information), ``evidence`` fixed (states or likelihoods).
@@ -118,13 +127,16 @@ def mutual_information(engine: TreeEngine, X: Any, Y: Any, given: Any = None,
     if not xs or not ys:
         raise TreelearnError("mutual_information needs at least one variable in X and in Y")
     if len(set(named)) != len(named):
-        raise TreelearnError(f"X, Y and given must not share variables; got X={xs}, Y={ys}, "
-                             f"given={zs}")
+        raise TreelearnError(
+            f"X, Y and given must not share variables; got X={xs}, Y={ys}, given={zs}"
+        )
     observed = [v for v in named if engine.index[v] in hard]
     if observed:
-        raise TreelearnError(f"{observed} are given a state in evidence: their information is "
-                             f"0; leave them out of X, Y and given (or out of evidence)",
-                             column=observed[0])
+        raise TreelearnError(
+            f"{observed} are given a state in evidence: their information is "
+            f"0; leave them out of X, Y and given (or out of evidence)",
+            column=observed[0],
+        )
     size = int(np.prod([engine.card[engine.index[v]] for v in named], dtype=float))
     check_memory(8.0 * size, f"the joint posterior of {named}", "ask about fewer variables")
     table = engine.query_codes([engine.index[v] for v in named], hard, soft)
@@ -158,22 +170,27 @@ def kl_divergence(p: TreeModel, q: TreeModel) -> float:
     if set(p.variables) != set(q.variables) or len(p.variables) != len(q.variables):
         raise StructureError(
             f"kl_divergence needs two models over the same variables; P has "
-            f"{sorted(map(str, p.variables))[:10]}, Q has {sorted(map(str, q.variables))[:10]}")
+            f"{sorted(map(str, p.variables))[:10]}, Q has {sorted(map(str, q.variables))[:10]}"
+        )
     p_states, q_states = p.states, q.states
     order: dict = {}
     for v in p.variables:
         if sorted(map(repr, p_states[v])) != sorted(map(repr, q_states[v])) or len(
-                p_states[v]) != len(q_states[v]):
+            p_states[v]
+        ) != len(q_states[v]):
             raise StructureError(
                 f"variable {v!r} has the states {p_states[v]} in P but {q_states[v]} in Q; "
-                f"give both models the same states (e.g. learn with states=...)", column=v)
+                f"give both models the same states (e.g. learn with states=...)",
+                column=v,
+            )
         order[v] = [q_states[v].index(s) for s in p_states[v]]  # Q's axis in P's state order
     engine = p.engine()
     # P's family posteriors (no evidence) serve both sums where Q's family of v is P's, so
     # the two sums are made of the same floats for the same model and KL(P || P) is 0
     # exactly, not round-off of either sign; other families of Q are one query each.
     _, families = engine.family_posteriors_codes(
-        np.full((1, len(engine.variables)), -1, dtype=np.int64))
+        np.full((1, len(engine.variables)), -1, dtype=np.int64)
+    )
     own = cross = 0.0
     for v in q.variables:
         i = engine.index[v]
@@ -194,9 +211,12 @@ def kl_divergence(p: TreeModel, q: TreeModel) -> float:
     return max(own - cross, 0.0)
 
 
-def most_informative(engine: TreeEngine, target: Hashable,
-                     evidence: Mapping[Hashable, Any] | None = None,
-                     candidates: Sequence[Hashable] | None = None) -> pd.Series:
+def most_informative(
+    engine: TreeEngine,
+    target: Hashable,
+    evidence: Mapping[Hashable, Any] | None = None,
+    candidates: Sequence[Hashable] | None = None,
+) -> pd.Series:
     """The variables not yet observed ranked by the information they would give about
     ``target``: ``I(T; X | e)``, the expected reduction of ``H(T | e)`` by observing ``X``
     (nats; largest first, ties in the model's variable order).
@@ -216,26 +236,37 @@ def most_informative(engine: TreeEngine, target: Hashable,
     {'copy': 1.0, 'noise': 0.0}
     """
     if target not in engine.index:
-        raise ColumnNotFoundError(f"target {target!r} is not a variable of the model; the "
-                                  f"variables are {engine.variables}", column=target)
+        raise ColumnNotFoundError(
+            f"target {target!r} is not a variable of the model; the "
+            f"variables are {engine.variables}",
+            column=target,
+        )
     hard, soft = engine.evidence_of(evidence)
     t = engine.index[target]
     if t in hard:
-        raise TreelearnError(f"the target {target!r} is also given a state in evidence: there "
-                             f"is nothing left to learn about it; drop it from evidence",
-                             column=target)
+        raise TreelearnError(
+            f"the target {target!r} is also given a state in evidence: there "
+            f"is nothing left to learn about it; drop it from evidence",
+            column=target,
+        )
     if candidates is None:
         cols = [j for j in range(len(engine.variables)) if j != t and j not in hard]
     else:
         cols = []
         for v in candidates:
             if v not in engine.index:
-                raise ColumnNotFoundError(f"candidate {v!r} is not a variable of the model; the "
-                                          f"variables are {engine.variables}", column=v)
+                raise ColumnNotFoundError(
+                    f"candidate {v!r} is not a variable of the model; the "
+                    f"variables are {engine.variables}",
+                    column=v,
+                )
             j = engine.index[v]
             if j == t or j in hard:
-                raise TreelearnError(f"candidate {v!r} is {'the target' if j == t else 'observed'}"
-                                     f": leave it out of candidates", column=v)
+                raise TreelearnError(
+                    f"candidate {v!r} is {'the target' if j == t else 'observed'}"
+                    f": leave it out of candidates",
+                    column=v,
+                )
             cols.append(j)
     k = engine.card[t]
     rows = np.full((k + 1, len(engine.variables)), -1, dtype=np.int64)
@@ -253,7 +284,9 @@ def most_informative(engine: TreeEngine, target: Hashable,
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(after > 0, after * (np.log(after) - np.log(before)), 0.0)
         values[i] = float(np.where(p_t > 0, terms.sum(axis=1), 0.0) @ p_t)
-    out = pd.Series(np.maximum(values, 0.0), name="information",
-                    index=pd.Index([engine.variables[j] for j in cols], name="variable",
-                                   tupleize_cols=False))
+    out = pd.Series(
+        np.maximum(values, 0.0),
+        name="information",
+        index=pd.Index([engine.variables[j] for j in cols], name="variable", tupleize_cols=False),
+    )
     return out.iloc[np.argsort(-out.to_numpy(), kind="stable")]

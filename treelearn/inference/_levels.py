@@ -46,8 +46,9 @@ class LevelPlan:
     cpts : each variable's CPT: ``(k,)`` for a root, ``(k_parent, k)`` otherwise.
     """
 
-    def __init__(self, card: Sequence[int], parent: Sequence[int], cpts: Sequence[np.ndarray]
-                 ) -> None:
+    def __init__(
+        self, card: Sequence[int], parent: Sequence[int], cpts: Sequence[np.ndarray]
+    ) -> None:
         d = len(card)
         self.card = np.asarray(card, dtype=np.intp)
         self.k = k = int(self.card.max()) if d else 1
@@ -59,9 +60,9 @@ class LevelPlan:
         for i in range(d):
             c = np.asarray(cpts[i], dtype=float)
             if parent[i] < 0:
-                self.prior[i, :c.shape[0]] = c
+                self.prior[i, : c.shape[0]] = c
             else:
-                table[i, :c.shape[0], :c.shape[1]] = c
+                table[i, : c.shape[0], : c.shape[1]] = c
         self.table = table
         self.table_t = np.ascontiguousarray(table.transpose(0, 2, 1))
         with np.errstate(divide="ignore"):
@@ -93,8 +94,14 @@ class LevelPlan:
             starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
             self.levels.append((nodes_a, par, starts, par[starts]))
             # the level's slabs, gathered once: (m, K, K) each, log ones with a row axis
-            self._slabs.append((self.table_t[nodes_a], table[nodes_a], self.pad[nodes_a],
-                                self.log_table[nodes_a][:, None]))
+            self._slabs.append(
+                (
+                    self.table_t[nodes_a],
+                    table[nodes_a],
+                    self.pad[nodes_a],
+                    self.log_table[nodes_a][:, None],
+                )
+            )
             depth[nodes_a] = t
             frontier = nodes
         self.flat = np.flatnonzero(self.valid.ravel())  # real states in (d * K) order
@@ -112,12 +119,13 @@ class LevelPlan:
             lam[var, row] = 0.0
             lam[var, row, codes[row, var]] = 1.0
         for j, likelihood in (soft or {}).items():
-            lam[j, :, :likelihood.shape[-1]] *= likelihood
+            lam[j, :, : likelihood.shape[-1]] *= likelihood
         return lam
 
     # ------------------------------------------------------------------ sum-product
-    def marginals(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                  ) -> list | None:
+    def marginals(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> list | None:
         """Every variable's posterior given each row, ``[(n, k_v) per variable]`` (views of
         one array); ``None`` where a message has a zero (see the module docstring)."""
         out = self.marginals_padded(codes, soft)
@@ -125,14 +133,16 @@ class LevelPlan:
             return None
         return [out[i, :, :c] for i, c in enumerate(self.card.tolist())]
 
-    def marginals_padded(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                         ) -> np.ndarray | None:
+    def marginals_padded(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray | None:
         """The posteriors as one ``(d, n, K)`` array (zeros in the padding), or ``None``."""
         codes = np.asarray(codes, dtype=np.intp)
         lam = self._evidence(codes, soft)
         msgs = []
-        for (nodes, _par, starts, once), (table_t, _t, pad, _l) in zip(reversed(self.levels),
-                                                                      reversed(self._slabs)):
+        for (nodes, _par, starts, once), (table_t, _t, pad, _l) in zip(
+            reversed(self.levels), reversed(self._slabs)
+        ):
             msg = np.matmul(lam[nodes], table_t)  # (m, n, K) toward the parents
             top = msg.max(axis=2, keepdims=True)
             if not top.all():
@@ -146,7 +156,8 @@ class LevelPlan:
         belief = np.empty_like(lam)
         belief[self.roots] = self.prior[self.roots][:, None, :] * lam[self.roots]
         for (nodes, par, _starts, _once), msg, (_tt, table, _p, _l) in zip(
-                self.levels, reversed(msgs), self._slabs):
+            self.levels, reversed(msgs), self._slabs
+        ):
             outside = belief[par] / msg  # the parent's belief without this child's message
             pi = np.matmul(outside, table)
             belief[nodes] = pi * lam[nodes]
@@ -159,8 +170,9 @@ class LevelPlan:
             return None
         return belief / z
 
-    def marginals_matrix(self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
-                         ) -> np.ndarray | None:
+    def marginals_matrix(
+        self, codes: np.ndarray, soft: Mapping[int, np.ndarray] | None = None
+    ) -> np.ndarray | None:
         """The posteriors side by side, ``(n, sum k_v)`` (variables in order, states within),
         or ``None``."""
         out = self.marginals_padded(codes, soft)
@@ -178,14 +190,16 @@ class LevelPlan:
         widest = max((len(lv[0]) for lv in self.levels), default=1)
         step = max(1, _BLOCK // max(widest * self.k * self.k, 1))
         if n > step:
-            parts = [self.map(codes[s:s + step], _rows_of(soft, s, step))
-                     for s in range(0, n, step)]
+            parts = [
+                self.map(codes[s : s + step], _rows_of(soft, s, step)) for s in range(0, n, step)
+            ]
             return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         with np.errstate(divide="ignore"):
             lam = np.log(self._evidence(codes, soft))
         backs = []
-        for (nodes, _par, starts, once), (_tt, _t, _p, log_table) in zip(reversed(self.levels),
-                                                                          reversed(self._slabs)):
+        for (nodes, _par, starts, once), (_tt, _t, _p, log_table) in zip(
+            reversed(self.levels), reversed(self._slabs)
+        ):
             # [child, row, parent state, child state]: child's value plus log P(child | parent)
             s = lam[nodes][:, :, None, :] + log_table
             backs.append(s.argmax(axis=3))
@@ -201,10 +215,11 @@ class LevelPlan:
         return out, log_p
 
 
-def _rows_of(soft: Mapping[int, np.ndarray] | None, start: int, step: int
-             ) -> Mapping[int, np.ndarray] | None:
+def _rows_of(
+    soft: Mapping[int, np.ndarray] | None, start: int, step: int
+) -> Mapping[int, np.ndarray] | None:
     """The likelihoods of rows ``start .. start + step``: per-row ones (2-D) sliced, one
     vector for every row kept."""
     if not soft:
         return soft
-    return {j: (w[start:start + step] if np.ndim(w) == 2 else w) for j, w in soft.items()}
+    return {j: (w[start : start + step] if np.ndim(w) == 2 else w) for j, w in soft.items()}

@@ -107,10 +107,12 @@ EXPLAIN_OPTIONS = {
     "n_permutations": [Interval(Integral, 2, None)],
     "random_state": [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)],
 }
-_NOTES = {"kind": "'log_odds': the chain rule along the network; 'shapley': Shapley values",
-          "output": "the scale of the prediction explained",
-          "method": "'exact' enumerates every coalition, 'sampling' draws permutations",
-          "n_permutations": "an even number: permutations come in antithetic pairs"}
+_NOTES = {
+    "kind": "'log_odds': the chain rule along the network; 'shapley': Shapley values",
+    "output": "the scale of the prediction explained",
+    "method": "'exact' enumerates every coalition, 'sampling' draws permutations",
+    "n_permutations": "an even number: permutations come in antithetic pairs",
+}
 
 
 def check_explain_options(**options: Any) -> dict:
@@ -124,18 +126,23 @@ def check_explain_options(**options: Any) -> dict:
     """
     params = check_params(options, EXPLAIN_OPTIONS, _NOTES)
     if params["n_permutations"] % 2:
-        raise TreelearnError(f"n_permutations == {params['n_permutations']}, must be even "
-                             f"(permutations are drawn in antithetic pairs)",
-                             values=[params["n_permutations"]])
+        raise TreelearnError(
+            f"n_permutations == {params['n_permutations']}, must be even "
+            f"(permutations are drawn in antithetic pairs)",
+            values=[params["n_permutations"]],
+        )
     if params["kind"] == "log_odds":
         if params["output"] not in (None, "log_odds"):
             raise TreelearnError(
                 f"kind='log_odds' explains the log posterior odds; output={params['output']!r} "
-                f"is for kind='shapley'", values=[params["output"]])
+                f"is for kind='shapley'",
+                values=[params["output"]],
+            )
         if not params["conditional"]:
             raise TreelearnError(
                 "kind='log_odds' is the chain rule of the model's own posterior (conditional); "
-                "with a background sample use kind='shapley', conditional=False")
+                "with a background sample use kind='shapley', conditional=False"
+            )
         params["output"] = "log_odds"
     elif params["output"] is None:
         params["output"] = "log_proba"
@@ -203,8 +210,10 @@ class Explanation:
     def __repr__(self) -> str:
         n, p = self.values.shape
         how = "conditional" if self.conditional else "interventional"
-        return (f"Explanation({self.kind}, {self.output}, {how}, {self.method}: {n} row"
-                f"{'' if n == 1 else 's'} x {p} feature{'' if p == 1 else 's'})")
+        return (
+            f"Explanation({self.kind}, {self.output}, {how}, {self.method}: {n} row"
+            f"{'' if n == 1 else 's'} x {p} feature{'' if p == 1 else 's'})"
+        )
 
 
 # ---------------------------------------------------------------------- coalitions
@@ -229,8 +238,11 @@ def shapley_matrix(p: int) -> np.ndarray:
     >>> shapley_matrix(2).tolist()   # phi_0 = (v(0) - v()) / 2 + (v(01) - v(1)) / 2
     [[-0.5, -0.5], [-0.5, 0.5], [0.5, -0.5], [0.5, 0.5]]
     """
-    check_memory(8.0 * 2**p * p * 2, f"Shapley coefficients of {p} players (2^{p} coalitions)",
-                 f"use method='sampling' (or fewer than {p} features)")
+    check_memory(
+        8.0 * 2**p * p * 2,
+        f"Shapley coefficients of {p} players (2^{p} coalitions)",
+        f"use method='sampling' (or fewer than {p} features)",
+    )
     masks = coalition_masks(p)
     size = masks.sum(axis=1)
     w = np.array([1.0 / (p * math.comb(p - 1, s)) for s in range(p)] + [0.0])
@@ -281,8 +293,10 @@ class Game(ABC):
         """``log P(target = c, z)`` ``(rows, coalitions, background rows, states)`` of the
         rows ``z`` that take the features in ``keep`` from the row and the others from
         each background row."""
-        raise TreelearnError("this model has no background sample to take the unknown "
-                             "features from: pass background=")
+        raise TreelearnError(
+            "this model has no background sample to take the unknown "
+            "features from: pass background="
+        )
 
     def width(self) -> int:
         """Entries one coalition of one row costs (for batching)."""
@@ -310,9 +324,14 @@ class EngineGame(Game):
     ``background`` (codes like ``codes``) gives the interventional game.
     """
 
-    def __init__(self, engine: TreeEngine, codes: np.ndarray, players: Sequence[int],
-                 background: np.ndarray | None = None, order: Sequence[int] | None = None,
-                 ) -> None:
+    def __init__(
+        self,
+        engine: TreeEngine,
+        codes: np.ndarray,
+        players: Sequence[int],
+        background: np.ndarray | None = None,
+        order: Sequence[int] | None = None,
+    ) -> None:
         self.engine = engine
         self.codes = np.asarray(codes, dtype=np.int64).copy()
         self.target = engine.gi
@@ -323,10 +342,14 @@ class EngineGame(Game):
         self.n = len(self.codes)
         position = {j: i for i, j in enumerate(self.columns)}
         topological = topological_order(engine.parents, engine.variables)
-        self.order = list(order) if order is not None else [
-            position[engine.index[v]] for v in topological if engine.index[v] in position]
-        self.groups = independent_groups(engine.parents, engine.variables, engine.conditioner,
-                                         self.players)
+        self.order = (
+            list(order)
+            if order is not None
+            else [position[engine.index[v]] for v in topological if engine.index[v] in position]
+        )
+        self.groups = independent_groups(
+            engine.parents, engine.variables, engine.conditioner, self.players
+        )
         self.background = None
         if background is not None:
             self.background = np.asarray(background, dtype=np.int64).copy()
@@ -380,8 +403,11 @@ class EngineGame(Game):
             e = self.engine
             cols = np.array(self.columns, dtype=np.intp)
             self._complete = bool(
-                e.is_tree and len(cols) == len(e.variables) - 1
-                and (self.codes[:, cols] >= 0).all() and (self.background[:, cols] >= 0).all())
+                e.is_tree
+                and len(cols) == len(e.variables) - 1
+                and (self.codes[:, cols] >= 0).all()
+                and (self.background[:, cols] >= 0).all()
+            )
         return self._complete
 
     def _hybrid_by_families(self, keep: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -396,8 +422,9 @@ class EngineGame(Game):
         out = np.empty((m, n, nb, K))
         with np.errstate(divide="ignore"):
             out[:] = np.log(e.gweight)
-            terms = [((s,), np.log(e.local[s][:, 0, :])) for s in range(len(e.variables))
-                     if s != e.gi]
+            terms = [
+                ((s,), np.log(e.local[s][:, 0, :])) for s in range(len(e.variables)) if s != e.gi
+            ]
             terms += [(f.scope, np.log(f.table)) for f in e.factors]
         for scope, log_table in terms:
             q = len(scope)
@@ -407,7 +434,8 @@ class EngineGame(Game):
             for a in range(2**q):  # which of the family's variables come from the row
                 index = tuple(
                     np.broadcast_to(base[:, v, None] if (a >> i) & 1 else bg[None, :, v], (n, nb))
-                    for i, v in enumerate(scope))
+                    for i, v in enumerate(scope)
+                )
                 picked = log_table[(slice(None), *index)]  # (K|1, n, nb)
                 values[a] = np.moveaxis(np.broadcast_to(picked, (K, n, nb)), 0, -1)
             out += values[pattern]
@@ -458,10 +486,23 @@ class RowsGame(Game):
     the features outside ``keep`` unobserved (``other=None``) or taken from ``other``;
     ``take(rows, index)`` selects rows."""
 
-    def __init__(self, joint: Any, mask: Any, take: Any, rows: Any, n: int, players: list,
-                 states: list, order: list | None = None, groups: list | None = None,
-                 background: Any = None, n_background: int = 0, sums_out: bool = True,
-                 who: str = "this classifier", width: int | None = None) -> None:
+    def __init__(
+        self,
+        joint: Any,
+        mask: Any,
+        take: Any,
+        rows: Any,
+        n: int,
+        players: list,
+        states: list,
+        order: list | None = None,
+        groups: list | None = None,
+        background: Any = None,
+        n_background: int = 0,
+        sums_out: bool = True,
+        who: str = "this classifier",
+        width: int | None = None,
+    ) -> None:
         self.joint, self.mask, self.take = joint, mask, take
         self.rows, self.n, self.players, self.states = rows, n, list(players), list(states)
         self.order = list(order) if order is not None else list(range(len(players)))
@@ -478,7 +519,8 @@ class RowsGame(Game):
             raise TreelearnError(
                 f"{self.who} cannot sum unknown features out (it takes no missing values at "
                 f"prediction), so it has no conditional explanation: use kind='shapley', "
-                f"conditional=False with background= rows")
+                f"conditional=False with background= rows"
+            )
         index = np.arange(self.n)[rows]
         m = len(keep)
         picked = self.take(self.rows, np.repeat(index, m))
@@ -526,8 +568,12 @@ def topological_order(parents: Mapping, variables: Sequence) -> list:
     return out
 
 
-def independent_groups(parents: Mapping[Hashable, Sequence[Hashable]], variables: Sequence,
-                       target: Hashable, players: Sequence) -> list:
+def independent_groups(
+    parents: Mapping[Hashable, Sequence[Hashable]],
+    variables: Sequence,
+    target: Hashable,
+    players: Sequence,
+) -> list:
     """The players in groups that are independent given ``target``, as lists of player
     positions (in the players' order).
 
@@ -561,8 +607,9 @@ def independent_groups(parents: Mapping[Hashable, Sequence[Hashable]], variables
 
 
 # ---------------------------------------------------------------------- the tree pass
-def tree_coalition_log_joint(engine: TreeEngine, codes: np.ndarray, players: Sequence[int]
-                             ) -> tuple[np.ndarray, list]:
+def tree_coalition_log_joint(
+    engine: TreeEngine, codes: np.ndarray, players: Sequence[int]
+) -> tuple[np.ndarray, list]:
     """``log P(g = c, x_S)`` for every row of ``codes`` and every coalition ``S`` of
     ``players`` (variable indices; the other variables unobserved): ``(table (n, 2^p,
     k_g), order)``, the coalitions in :func:`coalition_masks` order of the players
@@ -590,8 +637,9 @@ def tree_coalition_log_joint(engine: TreeEngine, codes: np.ndarray, players: Seq
     n = len(codes)
     K = engine.kg
     position = {int(v): i for i, v in enumerate(players)}
-    smallest = min((float(c[c > 0].min()) for c in engine.cpts.values() if (c > 0).any()),
-                   default=1.0)
+    smallest = min(
+        (float(c[c > 0].min()) for c in engine.cpts.values() if (c > 0).any()), default=1.0
+    )
     rescale = len(engine.variables) * np.log(smallest) < _LOG_UNDERFLOW
     beliefs: dict = {}  # variable -> (belief (K, n, S, k), members, log scale (n, S) or None)
 
@@ -613,7 +661,8 @@ def tree_coalition_log_joint(engine: TreeEngine, codes: np.ndarray, players: Seq
         ta, ma, la = a
         tb, mb, lb = b
         t = (ta[:, :, :, None, :] * tb[:, :, None, :, :]).reshape(
-            K, n, ta.shape[2] * tb.shape[2], ta.shape[3])
+            K, n, ta.shape[2] * tb.shape[2], ta.shape[3]
+        )
         if la is None and lb is None:
             scale = None
         else:
@@ -643,8 +692,7 @@ def tree_coalition_log_joint(engine: TreeEngine, codes: np.ndarray, players: Seq
         total = part if total is None else outer(total, part)
     t, members, log_scale = total
     if sorted(members) != sorted(position):
-        raise TreelearnError("every player must be a variable of the network other than "
-                             "the target")
+        raise TreelearnError("every player must be a variable of the network other than the target")
     with np.errstate(divide="ignore"):
         out = np.log(np.moveaxis(t[:, :, :, 0], 0, -1))  # (n, S, K)
         if log_scale is not None:
@@ -715,14 +763,26 @@ def _check_finite(values: np.ndarray, output: str, what: str) -> None:
         raise TreelearnError(
             f"row {r}: {what} has probability zero for the explained state (or for another "
             f"state) given some features, so its {output} is infinite; use output='proba', or "
-            f"learn the model with alpha > 0")
+            f"learn the model with alpha > 0"
+        )
 
 
 # ---------------------------------------------------------------------- the driver
-def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
-                 target: np.ndarray | None, method: str, n_permutations: int,
-                 random_state: Any, data: pd.DataFrame, index: pd.Index,
-                 what: str = "the model", target_name: Hashable = "target") -> Explanation:
+def explain_game(
+    game: Game,
+    *,
+    kind: str,
+    conditional: bool,
+    output: str,
+    target: np.ndarray | None,
+    method: str,
+    n_permutations: int,
+    random_state: Any,
+    data: pd.DataFrame,
+    index: pd.Index,
+    what: str = "the model",
+    target_name: Hashable = "target",
+) -> Explanation:
     """Explain ``game``'s prediction for each of its rows (see the module docstring).
 
     ``target``: the state index explained per row (``None``: the most probable state
@@ -731,11 +791,14 @@ def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
     """
     n, p = game.n, len(game.players)
     if len(game.states) < 2:
-        raise TreelearnError(f"the target has {len(game.states)} state(s): there is nothing "
-                             "to explain")
+        raise TreelearnError(
+            f"the target has {len(game.states)} state(s): there is nothing to explain"
+        )
     if not conditional and game.n_background == 0:
-        raise TreelearnError("conditional=False takes the unknown features from a background "
-                             "sample: pass background= rows (e.g. 100 training rows)")
+        raise TreelearnError(
+            "conditional=False takes the unknown features from a background "
+            "sample: pass background= rows (e.g. 100 training rows)"
+        )
     everyone = np.ones((1, p), dtype=bool)
     nobody = np.zeros((1, p), dtype=bool)
     full = _values_batched(game, everyone, conditional, None, "log_proba", joint=True)[:, 0]
@@ -749,8 +812,9 @@ def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
         values = _chain_rule(game, t, output)
         how = "chain rule"
     else:
-        values, se, how = _shapley(game, conditional, t, output, method, n_permutations,
-                                   random_state, p)
+        values, se, how = _shapley(
+            game, conditional, t, output, method, n_permutations, random_state, p
+        )
     _check_finite(values, output, what)
     labels = np.empty(len(game.states), dtype=object)
     labels[:] = game.states
@@ -760,7 +824,11 @@ def explain_game(game: Game, *, kind: str, conditional: bool, output: str,
         base=pd.Series(v_none, index=index, name="base"),
         prediction=pd.Series(v_all, index=index, name="prediction"),
         target=pd.Series(labels[t], index=index, name=target_name),
-        data=data, kind=kind, output=output, conditional=conditional, method=how,
+        data=data,
+        kind=kind,
+        output=output,
+        conditional=conditional,
+        method=how,
         standard_error=None if se is None else pd.DataFrame(se, index=index, columns=columns),
     )
 
@@ -770,8 +838,14 @@ def _row_slices(n: int, per_row: int) -> list:
     return [slice(a, min(a + step, n)) for a in range(0, n, step)]
 
 
-def _values_batched(game: Game, keep: np.ndarray, conditional: bool, t: np.ndarray | None,
-                    output: str, joint: bool = False) -> np.ndarray:
+def _values_batched(
+    game: Game,
+    keep: np.ndarray,
+    conditional: bool,
+    t: np.ndarray | None,
+    output: str,
+    joint: bool = False,
+) -> np.ndarray:
     """``v`` ``(n, coalitions)`` of the coalitions ``keep`` (``joint``: the posterior
     ``log P(c | x_S)`` ``(n, coalitions, states)`` instead), in batches."""
     n, m = game.n, len(keep)
@@ -780,7 +854,7 @@ def _values_batched(game: Game, keep: np.ndarray, conditional: bool, t: np.ndarr
     out = None
     step_m = max(1, _CELLS // max(cost, 1))
     for a in range(0, m, step_m):
-        part = keep[a:a + step_m]
+        part = keep[a : a + step_m]
         for rows in _row_slices(n, cost * len(part)):
             if conditional:
                 lj = game.log_joint(part, rows)
@@ -799,7 +873,7 @@ def _values_batched(game: Game, keep: np.ndarray, conditional: bool, t: np.ndarr
                     value = game_values(lj, t[rows], output).mean(axis=2)
             if out is None:
                 out = np.empty((n, m) + value.shape[2:])
-            out[rows, a:a + len(part)] = value
+            out[rows, a : a + len(part)] = value
     return out
 
 
@@ -808,7 +882,7 @@ def _chain_rule(game: Game, t: np.ndarray, output: str) -> np.ndarray:
     order = np.asarray(game.order, dtype=np.intp)
     prefix = np.zeros((p + 1, p), dtype=bool)
     for i in range(p):
-        prefix[i + 1:, order[i]] = True
+        prefix[i + 1 :, order[i]] = True
     v = _values_batched(game, prefix, True, t, output)
     _check_finite(v, output, "the model")
     values = np.empty((game.n, p))
@@ -816,34 +890,49 @@ def _chain_rule(game: Game, t: np.ndarray, output: str) -> np.ndarray:
     return values
 
 
-def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: str,
-             n_permutations: int, random_state: Any, p: int) -> tuple:
+def _shapley(
+    game: Game,
+    conditional: bool,
+    t: np.ndarray,
+    output: str,
+    method: str,
+    n_permutations: int,
+    random_state: Any,
+    p: int,
+) -> tuple:
     """``(values, standard errors or None, method)`` of the Shapley values."""
     rng = np.random.default_rng(random_state)
     # players missing in every row are null players of the conditional game: 0, and the
     # enumeration runs over the others only (a few known features of many stay exact)
-    known = (list(range(p)) if not conditional
-             else [int(j) for j in np.flatnonzero(~game.unknown_everywhere())])
+    known = (
+        list(range(p))
+        if not conditional
+        else [int(j) for j in np.flatnonzero(~game.unknown_everywhere())]
+    )
     is_known = set(known)
-    groups = [g for g in ([j for j in group if j in is_known] for group in game.groups or [])
-              if g]
+    groups = [g for g in ([j for j in group if j in is_known] for group in game.groups or []) if g]
     if conditional and output == "log_odds" and len(groups) > 1:
         values = np.zeros((game.n, p))
         se = None
         sampled = False
         for group in groups:
-            part, part_se = _shapley_players(game, group, True, t, output, method,
-                                             n_permutations, rng)
+            part, part_se = _shapley_players(
+                game, group, True, t, output, method, n_permutations, rng
+            )
             values[:, group] = part
             if part_se is not None:
                 sampled = True
                 se = np.zeros((game.n, p)) if se is None else se
                 se[:, group] = part_se
-        how = ("exact per independent group" if not sampled
-               else "exact per independent group, permutation sampling in the larger groups")
+        how = (
+            "exact per independent group"
+            if not sampled
+            else "exact per independent group, permutation sampling in the larger groups"
+        )
         return values, se, how
-    part, part_se = _shapley_players(game, known, conditional, t, output, method,
-                                     n_permutations, rng)
+    part, part_se = _shapley_players(
+        game, known, conditional, t, output, method, n_permutations, rng
+    )
     values = np.zeros((game.n, p))
     values[:, known] = part
     se = None
@@ -853,8 +942,16 @@ def _shapley(game: Game, conditional: bool, t: np.ndarray, output: str, method: 
     return values, se, "exact" if se is None else "permutation sampling"
 
 
-def _shapley_players(game: Game, players: list, conditional: bool, t: np.ndarray, output: str,
-                     method: str, n_permutations: int, rng: np.random.Generator) -> tuple:
+def _shapley_players(
+    game: Game,
+    players: list,
+    conditional: bool,
+    t: np.ndarray,
+    output: str,
+    method: str,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> tuple:
     """Shapley values of the game restricted to ``players`` (the others unknown)."""
     q = len(players)
     fast = conditional and game.enumerates_all()
@@ -866,14 +963,16 @@ def _shapley_players(game: Game, players: list, conditional: bool, t: np.ndarray
         raise TreelearnError(
             f"exact Shapley values of {q} features enumerate 2^{q} = {2**q:,} coalitions per "
             f"row, more than 2^{MAX_EXACT}: use method='sampling' (or method='auto'), or "
-            f"explain fewer features")
+            f"explain fewer features"
+        )
     if method == "exact" and not conditional and 2**q * game.n_background > MAX_HYBRID:
         raise TreelearnError(
             f"exact interventional Shapley values of {q} features with {game.n_background:,} "
             f"background rows evaluate 2^{q} x {game.n_background:,} = "
             f"{2**q * game.n_background:,} hybrid rows per row explained, more than "
             f"{MAX_HYBRID:,}: pass fewer background rows (e.g. background.sample(100)), "
-            f"method='sampling', or explain fewer features")
+            f"method='sampling', or explain fewer features"
+        )
     if method == "sampling" or (method == "auto" and q > limit):
         return _sampled(game, players, conditional, t, output, n_permutations, rng)
     if q == 0:
@@ -895,8 +994,15 @@ def _shapley_players(game: Game, players: list, conditional: bool, t: np.ndarray
     return v @ C, None
 
 
-def _sampled(game: Game, players: list, conditional: bool, t: np.ndarray, output: str,
-             n_permutations: int, rng: np.random.Generator) -> tuple:
+def _sampled(
+    game: Game,
+    players: list,
+    conditional: bool,
+    t: np.ndarray,
+    output: str,
+    n_permutations: int,
+    rng: np.random.Generator,
+) -> tuple:
     """Permutation sampling in antithetic pairs: each permutation's marginal contributions
     telescope to ``v(all) - v(none)``; the estimate is their mean over the pairs, the
     standard error their standard deviation over the pairs / sqrt(pairs)."""
@@ -913,7 +1019,7 @@ def _sampled(game: Game, players: list, conditional: bool, t: np.ndarray, output
         perms = np.concatenate([perms, perms[:, ::-1]])  # the antithetic partners
         keep = np.zeros((2 * b, q + 1, p), dtype=bool)
         for i in range(q):  # prefix i + 1 of each permutation holds its first i + 1 players
-            keep[np.arange(2 * b), i + 1:, cols[perms[:, i]]] = True
+            keep[np.arange(2 * b), i + 1 :, cols[perms[:, i]]] = True
         v = _values_batched(game, keep.reshape(-1, p), conditional, t, output)
         v = v.reshape(n, 2 * b, q + 1)
         _check_finite(v, output, "the model")

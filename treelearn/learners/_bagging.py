@@ -29,8 +29,7 @@ from ._mixture import TreeMixture
 __all__ = ["BaggedTrees", "bootstrap_weights"]
 
 
-def bootstrap_weights(weights: np.ndarray, fraction: float, rng: np.random.Generator
-                      ) -> np.ndarray:
+def bootstrap_weights(weights: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
     """A bootstrap sample as row weights: ``round(fraction * total weight)`` draws with
     replacement, each row drawn with probability proportional to its weight (a merged row
     of ``m`` identical rows, ``m`` times as often).
@@ -95,11 +94,22 @@ class BaggedTrees(TreeMixture):
     ) -> None:
         self.n_estimators = n_estimators
         self.max_samples = max_samples
-        super().__init__(n_components=n_components, alpha=alpha, max_iter=max_iter, tol=tol,
-                         n_init=n_init, init=init, random_state=random_state,
-                         mi_alpha=mi_alpha, states=states, missing=missing,
-                         max_states=max_states, n_iter_no_change=n_iter_no_change,
-                         n_jobs=n_jobs, progress=progress)
+        super().__init__(
+            n_components=n_components,
+            alpha=alpha,
+            max_iter=max_iter,
+            tol=tol,
+            n_init=n_init,
+            init=init,
+            random_state=random_state,
+            mi_alpha=mi_alpha,
+            states=states,
+            missing=missing,
+            max_states=max_states,
+            n_iter_no_change=n_iter_no_change,
+            n_jobs=n_jobs,
+            progress=progress,
+        )
 
     _parameter_constraints: ClassVar[dict] = {
         **TreeMixture._parameter_constraints,
@@ -107,33 +117,41 @@ class BaggedTrees(TreeMixture):
         "max_samples": [Interval(Real, 0, 1, closed="right")],
     }
 
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
-            validation: Any = None) -> BaggedTrees:
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> BaggedTrees:
         """Learn every member on its bootstrap sample of ``X``'s rows; returns self."""
-        params = check_params(self.get_params(), self._parameter_constraints,
-                              self._parameter_notes)
+        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
         self._check_params()
-        table, _ = merge_identical_rows(in_memory_table(
-            X, learner="BaggedTrees",
-            missing="pairwise" if params["missing"] == "em" else params["missing"],
-            max_states=params["max_states"], states=params["states"],
-            sample_weight=sample_weight))
+        table, _ = merge_identical_rows(
+            in_memory_table(
+                X,
+                learner="BaggedTrees",
+                missing="pairwise" if params["missing"] == "em" else params["missing"],
+                max_states=params["max_states"],
+                states=params["states"],
+                sample_weight=sample_weight,
+            )
+        )
         rng = np.random.default_rng(params["random_state"])
         w = np.ones(table.n_rows) if table.weights is None else table.weights
         samples = []
         for _ in range(params["n_estimators"]):  # every draw first, in order
             drawn = bootstrap_weights(w, params["max_samples"], rng)
             samples.append((drawn, int(rng.integers(2**63))))
-        member = {k: v for k, v in self.get_params().items()
-                  if k in TreeMixture._parameter_constraints}
+        member = {
+            k: v for k, v in self.get_params().items() if k in TreeMixture._parameter_constraints
+        }
         member.update(n_jobs=None, progress=params["progress"])
 
         def one(drawn: np.ndarray, seed: int) -> TreeMixture:
             keep = drawn > 0
-            sample = Table(table.codes[keep], table.columns, table.states, table.dtypes,
-                           drawn[keep])
-            return TreeMixture(**{**member, "random_state": seed}).fit(sample,
-                                                                       validation=validation)
+            sample = Table(
+                table.codes[keep], table.columns, table.states, table.dtypes, drawn[keep]
+            )
+            return TreeMixture(**{**member, "random_state": seed}).fit(
+                sample, validation=validation
+            )
 
         if params["n_jobs"] is None or len(samples) == 1:
             members = [one(*s) for s in samples]
@@ -152,8 +170,12 @@ class BaggedTrees(TreeMixture):
         self.converged_ = all(m.converged_ for m in members)
         self.n_iter_ = max(m.n_iter_ for m in members)
         with np.errstate(divide="ignore"):  # the bag's own training log-likelihood per row
-            log_prob = np.column_stack([np.log(wk) + c.log_likelihood_codes(table.codes)
-                                        for wk, c in zip(self.weights_, self.components_)])
+            log_prob = np.column_stack(
+                [
+                    np.log(wk) + c.log_likelihood_codes(table.codes)
+                    for wk, c in zip(self.weights_, self.components_)
+                ]
+            )
         self.lower_bound_ = float(w @ logsumexp(log_prob, axis=1) / w.sum())
         self.lower_bounds_ = [self.lower_bound_]
         self.validation_scores_ = None
@@ -170,8 +192,14 @@ class BaggedTrees(TreeMixture):
     def _restore_fitted(self, saved: SavedState) -> None:
         super()._restore_fitted(saved)
         members = saved.array("members", (None, 2), dtype=np.int64, low=0)
-        if (len(members) != self.n_estimators or members[:, 1].sum() != len(self.components_)
-                or (members[:, 0] != np.concatenate([[0], np.cumsum(members[:, 1])[:-1]])).any()):
-            raise saved.fail("members", "must list each member's first component and size, "
-                                        "in order, covering the components")
+        if (
+            len(members) != self.n_estimators
+            or members[:, 1].sum() != len(self.components_)
+            or (members[:, 0] != np.concatenate([[0], np.cumsum(members[:, 1])[:-1]])).any()
+        ):
+            raise saved.fail(
+                "members",
+                "must list each member's first component and size, "
+                "in order, covering the components",
+            )
         self.members_ = [tuple(int(v) for v in m) for m in members]

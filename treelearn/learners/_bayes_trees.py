@@ -111,9 +111,15 @@ MAX_TREES = 10_000
 
 
 def _check_number_of_trees(k: Any, low: int) -> int:
-    return check_param("k", k, [Interval(Integral, low, MAX_TREES)], note=(
-        f"each tree is a model built one at a time; ask for at most {MAX_TREES:,}, or look at "
-        f"every tree at once through tl.tree_posterior(data).edge_posterior_matrix"))
+    return check_param(
+        "k",
+        k,
+        [Interval(Integral, low, MAX_TREES)],
+        note=(
+            f"each tree is a model built one at a time; ask for at most {MAX_TREES:,}, or look at "
+            f"every tree at once through tl.tree_posterior(data).edge_posterior_matrix"
+        ),
+    )
 
 
 def bdeu_edge_weights(
@@ -149,8 +155,9 @@ def bdeu_edge_weights(
     pair_terms = B.T @ cells @ B
     marg = np.diagonal(joint)
     node_alpha = ess / k[owner]
-    node_terms = np.bincount(owner, weights=gammaln(marg + node_alpha) - gammaln(node_alpha),
-                             minlength=d)
+    node_terms = np.bincount(
+        owner, weights=gammaln(marg + node_alpha) - gammaln(node_alpha), minlength=d
+    )
     const = float(gammaln(ess) - gammaln(n + ess))
     log_w = pair_terms - node_terms[:, None] - node_terms[None, :] - const
     log_w[np.arange(d), np.arange(d)] = -np.inf
@@ -242,7 +249,8 @@ def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
         except (TypeError, ValueError):
             raise StructureError(
                 f"edge_prior must be a {d} x {d} matrix of numbers or an nx.Graph, not "
-                f"{edge_prior!r:.60}") from None
+                f"{edge_prior!r:.60}"
+            ) from None
         if beta.shape != (d, d):
             raise StructureError(
                 f"edge_prior must be a {d} x {d} matrix (one row and column per variable, "
@@ -283,8 +291,9 @@ class TreePosterior:
     log_normaliser : ``log Z(β ∘ w)``; ``P(T | D) = exp(sum_{uv in T} log_weights - log_normaliser)``.
     """
 
-    def __init__(self, stats: CountedTable, equivalent_sample_size: float,
-                 log_edge_prior: np.ndarray | None) -> None:
+    def __init__(
+        self, stats: CountedTable, equivalent_sample_size: float, log_edge_prior: np.ndarray | None
+    ) -> None:
         counts = stats.counts
         ess = self.equivalent_sample_size = equivalent_sample_size
         self.stats = stats
@@ -322,8 +331,12 @@ class TreePosterior:
         G.add_nodes_from((v, {"states": list(s)}) for v, s in self.states.items())
         d = len(self.variables)
         for i, j in zip(*np.triu_indices(d, k=1)):
-            G.add_edge(self.variables[i], self.variables[j], posterior=float(P[i, j]),
-                       log_weight=float(self.log_weights[i, j]))
+            G.add_edge(
+                self.variables[i],
+                self.variables[j],
+                posterior=float(P[i, j]),
+                log_weight=float(self.log_weights[i, j]),
+            )
         return G
 
     def to_frame(self) -> pd.DataFrame:
@@ -331,12 +344,14 @@ class TreePosterior:
         (ties in column order)."""
         d = len(self.variables)
         i, j = np.triu_indices(d, k=1)
-        frame = pd.DataFrame({
-            "u": [self.variables[a] for a in i],
-            "v": [self.variables[b] for b in j],
-            "posterior": self.edge_posterior_matrix[i, j],
-            "log_weight": self.log_weights[i, j],
-        })
+        frame = pd.DataFrame(
+            {
+                "u": [self.variables[a] for a in i],
+                "v": [self.variables[b] for b in j],
+                "posterior": self.edge_posterior_matrix[i, j],
+                "log_weight": self.log_weights[i, j],
+            }
+        )
         return frame.sort_values("posterior", ascending=False, kind="stable").reset_index(drop=True)
 
     @property
@@ -352,10 +367,15 @@ class TreePosterior:
         T = nx.Graph(edge_list)
         T.add_nodes_from(self.variables)
         # a repeated edge (a-b twice, or a-b and b-a) is one edge of nx.Graph: counted twice
-        if len(T) != len(self.variables) or len(edge_list) != T.number_of_edges() or not nx.is_tree(T):
+        if (
+            len(T) != len(self.variables)
+            or len(edge_list) != T.number_of_edges()
+            or not nx.is_tree(T)
+        ):
             raise StructureError("the edges must form a spanning tree over the variables")
-        return float(sum(self.log_weights[pos[u], pos[v]] for u, v in edge_list)
-                     - self.log_normaliser)
+        return float(
+            sum(self.log_weights[pos[u], pos[v]] for u, v in edge_list) - self.log_normaliser
+        )
 
     def _model(self, edges: Sequence[tuple[int, int]], method: str) -> TreeModel:
         """The tree with these edges (column indices), rooted at the first column, BDeu CPTs."""
@@ -366,8 +386,9 @@ class TreePosterior:
             (self.variables[i], self.variables[j], {"weight": float(mi[i, j])})
             for i, j in sorted((min(e), max(e)) for e in edges)
         )
-        settings = LearningSettings(method=method, prior="bdeu",
-                                    equivalent_sample_size=self.equivalent_sample_size)
+        settings = LearningSettings(
+            method=method, prior="bdeu", equivalent_sample_size=self.equivalent_sample_size
+        )
         return build_model(orient(skeleton), self.stats, settings)
 
     @cached_property
@@ -397,8 +418,10 @@ class TreePosterior:
         rng = np.random.default_rng(random_state)
         if len(self.variables) < 2:
             return [self._model([], "tree_posterior sample") for _ in range(k)]
-        return [self._model(sample_spanning_tree(self.log_weights, rng), "tree_posterior sample")
-                for _ in range(k)]
+        return [
+            self._model(sample_spanning_tree(self.log_weights, rng), "tree_posterior sample")
+            for _ in range(k)
+        ]
 
     # ------------------------------------------------------------------ prediction
     def _encode(self, data: pd.DataFrame) -> np.ndarray:
@@ -409,8 +432,12 @@ class TreePosterior:
                 f"the data lacks the variable(s) {absent}; its columns are {list(data.columns)}",
                 column=absent[0],
             )
-        table = encode(data[self.variables], missing="pairwise", states=self.states,
-                       max_states=np.iinfo(np.int64).max)
+        table = encode(
+            data[self.variables],
+            missing="pairwise",
+            states=self.states,
+            max_states=np.iinfo(np.int64).max,
+        )
         return table.codes.astype(np.int64)
 
     def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
@@ -419,8 +446,7 @@ class TreePosterior:
         if len(codes) == 0:
             return np.zeros(0)
         card = np.array([len(s) for s in self.states.values()], dtype=np.int64)
-        return log_sum_over_completions(codes, card, self._complete_log_likelihood,
-                                        self.variables)
+        return log_sum_over_completions(codes, card, self._complete_log_likelihood, self.variables)
 
     def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         idx = self._offsets[None, :] + codes  # one-hot position of each value
@@ -481,6 +507,7 @@ class TreePosterior:
     def from_dict(cls, d: Mapping[str, Any]) -> TreePosterior:
         """The posterior :meth:`to_dict` describes, every field checked: an
         :class:`~treelearn.InvalidModelError` names the field that is wrong."""
+
         def fail(field: str, why: str) -> InvalidModelError:
             return InvalidModelError(f"tree posterior file: '{field}' {why}")
 
@@ -489,14 +516,14 @@ class TreePosterior:
         try:
             variables = [decode_label(v) for v in d["variables"]]
             states = [tuple(decode_label(x) for x in st) for st in d["states"]]
-            dtypes = (tuple(decode_dtype(t) for t in d["dtypes"]) if d.get("dtypes") is not None
-                      else ())
+            dtypes = (
+                tuple(decode_dtype(t) for t in d["dtypes"]) if d.get("dtypes") is not None else ()
+            )
         except (KeyError, TypeError, DecodeError) as exc:
             raise fail("variables/states/dtypes", f"cannot be read ({exc})") from None
         if len(set(variables)) != len(variables) or not variables:
             raise fail("variables", "must be distinct labels, at least one")
-        if len(states) != len(variables) or any(
-                not st or len(set(st)) != len(st) for st in states):
+        if len(states) != len(variables) or any(not st or len(set(st)) != len(st) for st in states):
             raise fail("states", "must give each variable its distinct states")
         if dtypes and len(dtypes) != len(variables):
             raise fail("dtypes", "must give one dtype per variable")
@@ -507,8 +534,13 @@ class TreePosterior:
             joint = None
         elif joint is not None:
             joint = joint.astype(float)
-        if (joint is None or joint.shape != (K, K) or not np.isfinite(joint).all()
-                or (joint < 0).any() or not np.allclose(joint, joint.T, rtol=1e-12, atol=0)):
+        if (
+            joint is None
+            or joint.shape != (K, K)
+            or not np.isfinite(joint).all()
+            or (joint < 0).any()
+            or not np.allclose(joint, joint.T, rtol=1e-12, atol=0)
+        ):
             raise fail("counts", f"must be a symmetric {K} x {K} matrix of finite counts >= 0")
         n = from_json_value(d.get("n_rows"))
         if isinstance(n, bool) or not isinstance(n, (int, float)) or not np.isfinite(n) or n < 0:
@@ -520,8 +552,9 @@ class TreePosterior:
             ess = check_param("equivalent_sample_size", ess, CONSTRAINTS["equivalent_sample_size"])
         except TreelearnError as exc:
             raise fail("equivalent_sample_size", str(exc)) from None
-        stats = CountedTable(tuple(variables), tuple(states), dtypes,
-                             pairs=PairCounts(joint, cards, n))
+        stats = CountedTable(
+            tuple(variables), tuple(states), dtypes, pairs=PairCounts(joint, cards, n)
+        )
         try:
             prior = _log_edge_prior(d.get("edge_prior"), variables)
         except TreelearnError as exc:
@@ -534,7 +567,9 @@ class TreePosterior:
         save_document(path, "tree_posterior", model=self.to_dict())
 
     # ------------------------------------------------------------------ pictures
-    def draw(self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0) -> Any:
+    def draw(
+        self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0
+    ) -> Any:
         """Draw the edges with posterior ``>= threshold``: width and opacity by
         posterior, each labelled with its probability; returns the Figure."""
         from ..viz._draw import new_figure
@@ -553,29 +588,41 @@ class TreePosterior:
         nx.draw_networkx_nodes(H, pos, ax=ax, node_color="#dde8f4", edgecolors="#335")
         nx.draw_networkx_labels(H, pos, ax=ax, font_size=8)
         for (u, v), p in zip(H.edges(), probs):
-            nx.draw_networkx_edges(H, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4 * p,
-                                   alpha=0.25 + 0.75 * p)
+            nx.draw_networkx_edges(
+                H, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4 * p, alpha=0.25 + 0.75 * p
+            )
         nx.draw_networkx_edge_labels(
-            H, pos, ax=ax, font_size=7,
+            H,
+            pos,
+            ax=ax,
+            font_size=7,
             edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
         )
-        ax.set_title(f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
-                     f"equivalent sample size = {self.equivalent_sample_size:g})")
+        ax.set_title(
+            f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
+            f"equivalent sample size = {self.equivalent_sample_size:g})"
+        )
         ax.set_axis_off()
         return fig
 
     def __repr__(self) -> str:
-        return (f"TreePosterior({len(self.variables)} variables, n={self.n_rows}, "
-                f"equivalent_sample_size={self.equivalent_sample_size:g}, "
-                f"log_evidence={self.log_evidence:.4f})")
+        return (
+            f"TreePosterior({len(self.variables)} variables, n={self.n_rows}, "
+            f"equivalent_sample_size={self.equivalent_sample_size:g}, "
+            f"log_evidence={self.log_evidence:.4f})"
+        )
 
 
 def tree_posterior_from_counts(
     stats: CountedTable, equivalent_sample_size: float = 1.0, edge_prior: Any = None
 ) -> TreePosterior:
     """:func:`tree_posterior` from sufficient statistics (complete data)."""
-    ess = check_param("equivalent_sample_size", equivalent_sample_size,
-                      CONSTRAINTS["equivalent_sample_size"], note=NOTES["equivalent_sample_size"])
+    ess = check_param(
+        "equivalent_sample_size",
+        equivalent_sample_size,
+        CONSTRAINTS["equivalent_sample_size"],
+        note=NOTES["equivalent_sample_size"],
+    )
     counts = stats.counts
     totals = counts.pair_totals()
     if (np.asarray(totals) != counts.n_rows).any():
@@ -626,12 +673,26 @@ def tree_posterior(
     >>> bool(post.log_likelihood(df.iloc[:5]) > post.map_tree().log_likelihood(df.iloc[:5]) - 1)
     True
     """
-    check_param("equivalent_sample_size", equivalent_sample_size,
-                CONSTRAINTS["equivalent_sample_size"], note=NOTES["equivalent_sample_size"])
-    check_param("missing", missing, [Options("error", "drop")], note=(
-        "the posterior needs complete rows: 'drop' drops incomplete ones"))
-    stats = count(data, missing=missing, max_states=max_states, states=states,
-                  chunksize=chunksize, sample_weight=sample_weight)
+    check_param(
+        "equivalent_sample_size",
+        equivalent_sample_size,
+        CONSTRAINTS["equivalent_sample_size"],
+        note=NOTES["equivalent_sample_size"],
+    )
+    check_param(
+        "missing",
+        missing,
+        [Options("error", "drop")],
+        note=("the posterior needs complete rows: 'drop' drops incomplete ones"),
+    )
+    stats = count(
+        data,
+        missing=missing,
+        max_states=max_states,
+        states=states,
+        chunksize=chunksize,
+        sample_weight=sample_weight,
+    )
     return tree_posterior_from_counts(stats, equivalent_sample_size, edge_prior)
 
 
@@ -684,11 +745,12 @@ def k_best_trees_from_counts(stats: Any, k: int, settings: LearningSettings) -> 
         S.graph.update(G.graph)
         S.add_nodes_from(G.nodes(data=True))
         pos = {v: j for j, v in enumerate(stats.columns)}
-        edges = sorted((tuple(sorted((u, v), key=pos.__getitem__)) for u, v in T.edges()),
-                       key=lambda e: (-G.edges[e]["weight"], pos[e[0]], pos[e[1]]))
+        edges = sorted(
+            (tuple(sorted((u, v), key=pos.__getitem__)) for u, v in T.edges()),
+            key=lambda e: (-G.edges[e]["weight"], pos[e[0]], pos[e[1]]),
+        )
         S.add_edges_from((u, v, dict(G.edges[u, v])) for u, v in edges)
         out.append(build_model(orient(S), stats, settings))
         if len(out) == k:
             break
     return out
-

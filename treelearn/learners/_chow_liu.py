@@ -85,8 +85,12 @@ def mi_graph(
     >>> round(tl.mi_graph(num, kind="gaussian")["u"]["v"]["weight"], 4)   # rho = 3/5: -ln(0.64)/2
     0.2231
     """
-    check_param("kind", kind, [Options("categorical", "gaussian")],
-                note="counted states, or numeric columns with correlation-based MI")
+    check_param(
+        "kind",
+        kind,
+        [Options("categorical", "gaussian")],
+        note="counted states, or numeric columns with correlation-based MI",
+    )
     if kind == "gaussian":
         return _gaussian_mi_graph(data, missing, mi_alpha, sample_weight)
     LearningSettings(method="mi_graph", missing=missing, mi_alpha=mi_alpha)  # validates
@@ -94,13 +98,17 @@ def mi_graph(
     return mi_graph_from_counts(stats, mi_alpha)
 
 
-def _gaussian_mi_graph(data: Any, missing: str, mi_alpha: float | None,
-                       sample_weight: Any) -> nx.Graph:
+def _gaussian_mi_graph(
+    data: Any, missing: str, mi_alpha: float | None, sample_weight: Any
+) -> nx.Graph:
     if missing != "error" or mi_alpha is not None:
         raise TreelearnError(
             "kind='gaussian' takes complete numeric rows and no smoothing: leave missing='error' "
-            "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())")
-    stats = gaussian_statistics(data, sample_weight=sample_weight, learner="mi_graph(kind='gaussian')")
+            "and mi_alpha=None (drop incomplete rows first, e.g. df.dropna())"
+        )
+    stats = gaussian_statistics(
+        data, sample_weight=sample_weight, learner="mi_graph(kind='gaussian')"
+    )
     G = complete_graph(list(stats.variables), stats.mutual_information())
     G.graph["n"] = stats.n
     return G
@@ -140,15 +148,24 @@ def build_model(
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
     # the smoothing options checked once, not once per node (smoothed_cpt)
-    check_params({"alpha": settings.alpha, "prior": settings.prior,
-                  "equivalent_sample_size": settings.equivalent_sample_size, "m": settings.m},
-                 CONSTRAINTS, NOTES)
+    check_params(
+        {
+            "alpha": settings.alpha,
+            "prior": settings.prior,
+            "equivalent_sample_size": settings.equivalent_sample_size,
+            "m": settings.m,
+        },
+        CONSTRAINTS,
+        NOTES,
+    )
     G = nx.DiGraph()
     G.graph.update(structure.graph)
     families, all_parents = [], []
     for v in variables:
         given = structure.nodes[v].get("parents")
-        if given and (len(set(given)) != len(given) or set(given) != set(structure.predecessors(v))):
+        if given and (
+            len(set(given)) != len(given) or set(given) != set(structure.predecessors(v))
+        ):
             raise StructureError(
                 f"node {v!r}: its 'parents' attribute {list(given)} must list each of its "
                 f"parents in the graph, {list(structure.predecessors(v))}, once"
@@ -176,9 +193,22 @@ def build_model(
                 node.pop(key, None)
             node.update(states=list(states[position[v]]), cpt=cpt, parents=parents)
     else:
-        G.add_nodes_from((v, {**{k: val for k, val in nodes[v].items() if k not in ("cpt", "states", "parents")},
-                              "states": list(states[position[v]]), "cpt": cpt, "parents": parents})
-                         for v, parents, cpt in zip(variables, all_parents, cpts))
+        G.add_nodes_from(
+            (
+                v,
+                {
+                    **{
+                        k: val
+                        for k, val in nodes[v].items()
+                        if k not in ("cpt", "states", "parents")
+                    },
+                    "states": list(states[position[v]]),
+                    "cpt": cpt,
+                    "parents": parents,
+                },
+            )
+            for v, parents, cpt in zip(variables, all_parents, cpts)
+        )
         G.add_edges_from(structure.edges(data=True))
     dtypes = stats.dtypes
     return TreeModel(
@@ -234,18 +264,34 @@ def fit_cpts(
     >>> tl.fit_cpts(nx.DiGraph([("c", "x")]), df, alpha=0).cpt("x").tolist()   # N / N(c)
     [[0.5, 0.5], [0.0, 1.0]]
     """
-    settings = LearningSettings(method="fit_cpts", alpha=alpha, prior=prior,
-                                equivalent_sample_size=equivalent_sample_size, m=m,
-                                missing=missing)
-    stats = count(data, missing="pairwise" if missing == "em" else missing, max_states=max_states,
-                  sample_weight=sample_weight, variables=_structure_columns(structure, data),
-                  in_memory=True)
-    description = {k: settings.as_dict()[k]
-                   for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")}
+    settings = LearningSettings(
+        method="fit_cpts",
+        alpha=alpha,
+        prior=prior,
+        equivalent_sample_size=equivalent_sample_size,
+        m=m,
+        missing=missing,
+    )
+    stats = count(
+        data,
+        missing="pairwise" if missing == "em" else missing,
+        max_states=max_states,
+        sample_weight=sample_weight,
+        variables=_structure_columns(structure, data),
+        in_memory=True,
+    )
+    description = {
+        k: settings.as_dict()[k]
+        for k in ("method", "alpha", "prior", "equivalent_sample_size", "m", "missing")
+    }
     if missing == "em":  # EM over the missing cells (treelearn.learners._em): any DAG
-        return fit_cpts_em(structure, stats, partial(build_model, settings=settings,
-                                                     description=description),
-                           n_init=n_init, random_state=random_state)
+        return fit_cpts_em(
+            structure,
+            stats,
+            partial(build_model, settings=settings, description=description),
+            n_init=n_init,
+            random_state=random_state,
+        )
     return build_model(structure, stats, settings, description=description)
 
 
@@ -281,8 +327,8 @@ def chow_liu_from_counts(
         return clg_tree_from_statistics(stats, settings, build_model, description=description)
     if settings.root is not None and settings.root not in stats.columns:
         raise ColumnNotFoundError(
-            f"{settings.root!r} is not a column of the data; the columns are "
-            f"{list(stats.columns)}", column=settings.root,
+            f"{settings.root!r} is not a column of the data; the columns are {list(stats.columns)}",
+            column=settings.root,
         )
     # e.g. wide sparse 0/1 data: acCL, no K x K. Its graphs (skeleton, oriented, model) are a
     # few dicts per node, all kept: the collector's passes over them free nothing
@@ -292,16 +338,31 @@ def chow_liu_from_counts(
             return build_model(tree, stats, settings, description=description, owned=True)
     counts = stats.counts
     n = counts.n_rows
-    if settings.forest in ("bic", "aic"):  # with missing values each pair's penalty uses its own rows
+    if settings.forest in (
+        "bic",
+        "aic",
+    ):  # with missing values each pair's penalty uses its own rows
         pair_rows = counts.pair_totals()
         if (pair_rows != n).any():
             n = pair_rows
     mi = stats.mutual_information(settings.mi_alpha)
-    skeleton = spanning_skeleton(list(stats.columns), mi, stats.states, forest=settings.forest,
-                                 n=n, whitelist=settings.whitelist, blacklist=settings.blacklist)
+    skeleton = spanning_skeleton(
+        list(stats.columns),
+        mi,
+        stats.states,
+        forest=settings.forest,
+        n=n,
+        whitelist=settings.whitelist,
+        blacklist=settings.blacklist,
+    )
     structure = orient(skeleton, settings.root)
     return build_model(
-        structure, stats, settings, description=description, counts=counts, owned=True,
+        structure,
+        stats,
+        settings,
+        description=description,
+        counts=counts,
+        owned=True,
         learner=partial(chow_liu_from_counts, settings=settings, description=description),
     )
 
@@ -414,21 +475,37 @@ def chow_liu(
     True
     """
     settings = LearningSettings(
-        method="chow-liu", root=root, alpha=alpha, prior=prior,
-        equivalent_sample_size=equivalent_sample_size, m=m, missing=missing, mi_alpha=mi_alpha,
-        forest=forest, whitelist=whitelist or (), blacklist=blacklist or (),
+        method="chow-liu",
+        root=root,
+        alpha=alpha,
+        prior=prior,
+        equivalent_sample_size=equivalent_sample_size,
+        m=m,
+        missing=missing,
+        mi_alpha=mi_alpha,
+        forest=forest,
+        whitelist=whitelist or (),
+        blacklist=blacklist or (),
     )
-    stats = table_statistics(data, numeric=numeric,
-                             missing="pairwise" if missing == "em" else missing,
-                             max_states=max_states, states=states, chunksize=chunksize,
-                             names=names, sample_weight=sample_weight, in_memory=missing == "em")
+    stats = table_statistics(
+        data,
+        numeric=numeric,
+        missing="pairwise" if missing == "em" else missing,
+        max_states=max_states,
+        states=states,
+        chunksize=chunksize,
+        names=names,
+        sample_weight=sample_weight,
+        in_memory=missing == "em",
+    )
     if getattr(stats, "continuous", ()):  # a mixed table: a CLG tree
         if missing == "em":
             raise TreelearnError(
                 f"missing='em' is for discrete tables; a table with continuous columns "
                 f"({list(stats.continuous)[:5]}) takes missing='pairwise' (each statistic over "
                 f"the rows where its columns are observed; missing cells are summed out "
-                f"exactly when scoring and querying) or 'drop'")
+                f"exactly when scoring and querying) or 'drop'"
+            )
         return chow_liu_from_counts(stats, settings)
     if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
         return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))

@@ -35,9 +35,13 @@ from ..structure._clg_trees import MixedTableStatistics
 __all__ = ["clg_model", "clg_tree_from_statistics"]
 
 
-def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSettings,
-                             build_model: Callable[..., Any], *,
-                             description: Mapping[str, Any] | None = None) -> CLGTreeModel:
+def clg_tree_from_statistics(
+    stats: MixedTableStatistics,
+    settings: LearningSettings,
+    build_model: Callable[..., Any],
+    *,
+    description: Mapping[str, Any] | None = None,
+) -> CLGTreeModel:
     """The CLG tree (or forest) of ``stats`` under ``settings`` (see the module docstring);
     ``build_model`` is :func:`~treelearn.learners._chow_liu.build_model` (the discrete CPTs).
     """
@@ -45,9 +49,15 @@ def clg_tree_from_statistics(stats: MixedTableStatistics, settings: LearningSett
     return clg_model(stats, structure, settings, build_model, description=description)
 
 
-def clg_model(stats: MixedTableStatistics, structure: nx.DiGraph, settings: LearningSettings,
-              build_model: Callable[..., Any], *, epsilon: float = 0.0,
-              description: Mapping[str, Any] | None = None) -> CLGTreeModel:
+def clg_model(
+    stats: MixedTableStatistics,
+    structure: nx.DiGraph,
+    settings: LearningSettings,
+    build_model: Callable[..., Any],
+    *,
+    epsilon: float = 0.0,
+    description: Mapping[str, Any] | None = None,
+) -> CLGTreeModel:
     """The maximum-likelihood CLG tree of a given (CLG-valid) ``structure`` over
     ``stats``' columns; ``epsilon`` is added to every variance (a classifier's
     ``var_smoothing``), after the floor."""
@@ -56,8 +66,9 @@ def clg_model(stats: MixedTableStatistics, structure: nx.DiGraph, settings: Lear
     if discrete:
         sub = nx.DiGraph()
         sub.add_nodes_from(discrete)
-        sub.add_edges_from((u, v, a) for u, v, a in structure.edges(data=True)
-                           if u in sub and v in sub)
+        sub.add_edges_from(
+            (u, v, a) for u, v, a in structure.edges(data=True) if u in sub and v in sub
+        )
         model = build_model(sub, stats.discrete, settings)
     pairs = stats.pairs
     cpos = {v: j for j, v in enumerate(stats.continuous)}
@@ -71,8 +82,9 @@ def clg_model(stats: MixedTableStatistics, structure: nx.DiGraph, settings: Lear
         floor = VARIANCE_FLOOR * var[j]
         ps = list(structure.predecessors(v))
         if not ps:
-            G.nodes[v].update(intercept=float(mean[j]), variance=float(var[j] + epsilon),
-                              coefficient=None)
+            G.nodes[v].update(
+                intercept=float(mean[j]), variance=float(var[j] + epsilon), coefficient=None
+            )
         elif ps[0] in cpos:
             q = cpos[ps[0]]
             vq, cov = pairs.pair_variance[q, j], pairs.pair_covariance[j, q]
@@ -80,16 +92,24 @@ def clg_model(stats: MixedTableStatistics, structure: nx.DiGraph, settings: Lear
             G.nodes[v].update(
                 coefficient=float(slope),
                 intercept=float(pairs.pair_mean[j, q] - slope * pairs.pair_mean[q, j]),
-                variance=float(max(pairs.pair_variance[j, q] - cov * slope, floor) + epsilon))
+                variance=float(max(pairs.pair_variance[j, q] - cov * slope, floor) + epsilon),
+            )
         else:
             rows = pairs.states_of(dpos[ps[0]])
             w = pairs.state_weight[rows, j]
             means = np.where(w > 0, pairs.state_mean[rows, j], mean[j])
-            variances = np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor),
-                                 var[j]) + epsilon
+            variances = (
+                np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor), var[j]) + epsilon
+            )
             G.nodes[v].update(means=means.tolist(), variances=variances.tolist())
     settings_dict = dict(description) if description is not None else settings.as_dict()
     settings_dict["method"] = "clg-chow-liu"
-    return CLGTreeModel(G, model, variables=list(stats.columns), continuous=stats.continuous,
-                        dtypes=None if model is None else model.dtypes, n_rows=stats.n_rows,
-                        settings=settings_dict)
+    return CLGTreeModel(
+        G,
+        model,
+        variables=list(stats.columns),
+        continuous=stats.continuous,
+        dtypes=None if model is None else model.dtypes,
+        n_rows=stats.n_rows,
+        settings=settings_dict,
+    )

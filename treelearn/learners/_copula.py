@@ -23,8 +23,9 @@ from ._gaussian_chow_liu import gaussian_chow_liu
 __all__ = ["copula_chow_liu"]
 
 
-def copula_chow_liu(data: Any, root: Hashable | None = None, *,
-                    sample_weight: Any = None) -> CopulaTreeModel:
+def copula_chow_liu(
+    data: Any, root: Hashable | None = None, *, sample_weight: Any = None
+) -> CopulaTreeModel:
     """A Gaussian-copula tree of numeric columns (a DataFrame or 2-D array, no missing
     values): smoothed empirical CDF marginals, the Gaussian Chow-Liu tree of the truncated
     normal scores; density, sampling and queries in the original units.
@@ -55,11 +56,19 @@ def copula_chow_liu(data: Any, root: Hashable | None = None, *,
         if X[:, j].min() == X[:, j].max():
             raise TreelearnError(
                 f"column {v!r} has a single value ({X[0, j]!r}): it has no continuous "
-                f"distribution; drop the column", column=v, values=[float(X[0, j])])
+                f"distribution; drop the column",
+                column=v,
+                values=[float(X[0, j])],
+            )
         knots[v], cdf[v], scales[v] = smoothed_cdf_knots(X[:, j], weights)
         G = np.interp(X[:, j], knots[v], cdf[v])  # the training values: on the knots
         scores[:, j] = special.ndtri(np.clip(G, delta, 1 - delta))
-    tree = gaussian_chow_liu(pd.DataFrame(scores, columns=names), root=root,
-                             sample_weight=weights)
-    return CopulaTreeModel(knots, cdf, scales, tree, n_rows=n if weights is not None else X.shape[0],
-                           settings={"method": "copula-chow-liu"})
+    tree = gaussian_chow_liu(pd.DataFrame(scores, columns=names), root=root, sample_weight=weights)
+    return CopulaTreeModel(
+        knots,
+        cdf,
+        scales,
+        tree,
+        n_rows=n if weights is not None else X.shape[0],
+        settings={"method": "copula-chow-liu"},
+    )

@@ -73,8 +73,9 @@ class _Node:
     n_parameters: int
 
 
-def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
-             ) -> tuple[float, np.ndarray, int]:
+def tree_fit(
+    counts: PairCounts, alpha: float, mi_alpha: float | None
+) -> tuple[float, np.ndarray, int]:
     """``(training log-likelihood, MI matrix, free parameters)`` of the Chow-Liu tree that
     :func:`~treelearn.learners._chow_liu.chow_liu_from_counts` learns from ``counts`` (no
     missing cells; Lidstone ``alpha``; the tree chosen on the ``mi_alpha``-smoothed MI by
@@ -108,16 +109,25 @@ def tree_fit(counts: PairCounts, alpha: float, mi_alpha: float | None
         up = parent[child]
         # every edge's block N_ij (parent states x child states), padded to the most states
         s = np.arange(int(k.max()))
-        inside = (s[None, :, None] < k[up][:, None, None]) & (s[None, None, :] <
-                                                               k[child][:, None, None])
+        inside = (s[None, :, None] < k[up][:, None, None]) & (
+            s[None, None, :] < k[child][:, None, None]
+        )
         last = o[-1] - 1
-        N = np.where(inside, counts.joint[np.minimum(o[up][:, None, None] + s[None, :, None], last),
-                                          np.minimum(o[child][:, None, None] + s[None, None, :],
-                                                     last)], 0).astype(float)
+        N = np.where(
+            inside,
+            counts.joint[
+                np.minimum(o[up][:, None, None] + s[None, :, None], last),
+                np.minimum(o[child][:, None, None] + s[None, None, :], last),
+            ],
+            0,
+        ).astype(float)
         den = N.sum(axis=2, keepdims=True) + alpha * k[child][:, None, None]  # N_i(a) + k_j a
         seen = N > 0  # 0 log 0 = 0: an unseen cell adds nothing whatever its CPT entry
-        ll += float(np.sum(N[seen] * (np.log(N[seen] + alpha)
-                                      - np.log(np.broadcast_to(den, N.shape)[seen]))))
+        ll += float(
+            np.sum(
+                N[seen] * (np.log(N[seen] + alpha) - np.log(np.broadcast_to(den, N.shape)[seen]))
+            )
+        )
         n_parameters += int(((k[child] - 1) * k[up]).sum())
     return ll, mi, n_parameters
 
@@ -155,8 +165,13 @@ class _Grower:
 
     def counts(self, codes: np.ndarray, w: np.ndarray, free: np.ndarray) -> PairCounts:
         """The pair counts of the rows over the columns ``free`` (one chunked product)."""
-        table = Table(codes[:, free], tuple(self.columns[j] for j in free),
-                      tuple(self.states[j] for j in free), (), w)
+        table = Table(
+            codes[:, free],
+            tuple(self.columns[j] for j in free),
+            tuple(self.states[j] for j in free),
+            (),
+            w,
+        )
         return pair_counts(table)
 
     def leaf(self, node: _Node) -> Leaf:
@@ -164,10 +179,12 @@ class _Grower:
         if node.counts is None:
             return Leaf(node.free, None)
         free = node.free
-        stats = CountedTable(tuple(self.columns[j] for j in free),
-                             tuple(self.states[j] for j in free),
-                             tuple(self.dtypes[j] for j in free) if self.dtypes else (),
-                             pairs=node.counts)
+        stats = CountedTable(
+            tuple(self.columns[j] for j in free),
+            tuple(self.states[j] for j in free),
+            tuple(self.dtypes[j] for j in free) if self.dtypes else (),
+            pairs=node.counts,
+        )
         tree = chow_liu_from_counts(stats, self.settings)
         tree.learner = None  # partial_fit of a leaf would not update the network
         return Leaf(free, tree)
@@ -194,8 +211,10 @@ class _Grower:
         n_a = node.counts.marginal(pos)
         whole = node.counts.joint.dtype.kind in "iu"
         derived = int(np.argmax(n_a)) if whole and len(rest) else -1
-        counts = [None if b == derived or not len(rest) else
-                  self.counts(codes[r], w[r], rest) for b, r in enumerate(rows)]
+        counts = [
+            None if b == derived or not len(rest) else self.counts(codes[r], w[r], rest)
+            for b, r in enumerate(rows)
+        ]
         if derived >= 0:  # exact integers: the node's counts minus the other branches'
             o = node.counts.offsets
             keep = np.delete(np.arange(o[-1]), np.arange(o[pos], o[pos + 1]))
@@ -203,8 +222,11 @@ class _Grower:
             for c in counts:
                 if c is not None:
                     joint -= c.joint
-            counts[derived] = PairCounts(joint, node.counts.cardinalities[np.arange(
-                len(node.free)) != pos], int(n_a[derived]))
+            counts[derived] = PairCounts(
+                joint,
+                node.counts.cardinalities[np.arange(len(node.free)) != pos],
+                int(n_a[derived]),
+            )
         return [(r, self.node(rest, c)) for r, c in zip(rows, counts)]
 
     def grow(self, codes: np.ndarray, w: np.ndarray, node: _Node, depth: int) -> Leaf | Split:
@@ -219,8 +241,10 @@ class _Grower:
                 weights = np.where(n_a > 0, weights, 0.0)
             branches = self.branches(codes, w, node, pos)
             with np.errstate(divide="ignore"):
-                total = sum(child.ll + (n_a[a] * np.log(weights[a]) if n_a[a] > 0 else 0.0)
-                            for a, (_, child) in enumerate(branches))
+                total = sum(
+                    child.ll + (n_a[a] * np.log(weights[a]) if n_a[a] > 0 else 0.0)
+                    for a, (_, child) in enumerate(branches)
+                )
             cost = 0.0
             if self.penalty == "bic":
                 extra = k - 1 + sum(c.n_parameters for _, c in branches) - node.n_parameters
@@ -233,8 +257,7 @@ class _Grower:
         _, v, weights, branches = best
         replaced = self.leaf(node) if self.keep_alternatives else None
         node = None  # its counts are not needed below: only the branches' are held
-        children = [self.grow(codes[rows], w[rows], child, depth + 1)
-                    for rows, child in branches]
+        children = [self.grow(codes[rows], w[rows], child, depth + 1) for rows, child in branches]
         split = Split(v, weights, children)
         self.alternatives[id(split)] = replaced
         return split
@@ -261,23 +284,45 @@ class _Grower:
             return leaf, _leaf_score(leaf, codes)
         return Split(node.variable, node.weights, children), total
 
+
 def _leaf_score(leaf: Leaf, codes: np.ndarray) -> float:
     if leaf.tree is None or not len(codes):
         return 0.0
     return float(leaf.tree.log_likelihood_codes(codes[:, leaf.columns]).sum())
 
 
-def grow_cutset(codes: np.ndarray, weights: np.ndarray, columns: tuple, states: tuple,
-                dtypes: tuple, *, settings: LearningSettings, max_depth: int, min_rows: float,
-                split: str = "greedy", n_candidates: int = 4, penalty: str | None = None,
-                rng: np.random.Generator | None = None,
-                validation: np.ndarray | None = None) -> CutsetModel:
+def grow_cutset(
+    codes: np.ndarray,
+    weights: np.ndarray,
+    columns: tuple,
+    states: tuple,
+    dtypes: tuple,
+    *,
+    settings: LearningSettings,
+    max_depth: int,
+    min_rows: float,
+    split: str = "greedy",
+    n_candidates: int = 4,
+    penalty: str | None = None,
+    rng: np.random.Generator | None = None,
+    validation: np.ndarray | None = None,
+) -> CutsetModel:
     """One cutset network learned from encoded rows (``weights``: one per row), see the
     module docstring; with ``validation`` codes, pruned on them."""
-    grower = _Grower(columns, states, dtypes, settings, max_depth, float(min_rows), split,
-                     n_candidates, penalty, float(weights.sum()),
-                     rng if rng is not None else np.random.default_rng(0),
-                     keep_alternatives=validation is not None)
+    grower = _Grower(
+        columns,
+        states,
+        dtypes,
+        settings,
+        max_depth,
+        float(min_rows),
+        split,
+        n_candidates,
+        penalty,
+        float(weights.sum()),
+        rng if rng is not None else np.random.default_rng(0),
+        keep_alternatives=validation is not None,
+    )
     free = np.arange(len(columns))
     root = grower.grow(codes, weights, grower.node(free, grower.counts(codes, weights, free)), 0)
     if validation is not None:
@@ -389,24 +434,30 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     }
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
-            validation: Any = None) -> CutsetNetwork:
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> CutsetNetwork:
         """Learn the network(s) from the rows of ``X`` (``y`` is ignored); returns self.
 
         ``X``: any table kind (a file is read whole and a Dask DataFrame computed: the growth
         revisits subsets of the rows). ``validation``: held-out rows that prune each network.
         """
-        params = check_params(self.get_params(), self._parameter_constraints,
-                              self._parameter_notes)
-        passes = row_passes(X, learner="CutsetNetwork", missing=params["missing"],
-                            max_states=params["max_states"], states=params["states"],
-                            sample_weight=sample_weight)
+        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
+        passes = row_passes(
+            X,
+            learner="CutsetNetwork",
+            missing=params["missing"],
+            max_states=params["max_states"],
+            states=params["states"],
+            sample_weight=sample_weight,
+        )
         table = passes.table  # in memory (a file read whole): the growth revisits subsets
         codes = table.codes.astype(np.int64)
         w = np.ones(len(codes)) if table.weights is None else np.asarray(table.weights, float)
         valid = None if validation is None else _validation_codes(validation, passes)
-        settings = LearningSettings(method="cutset network leaf", alpha=params["alpha"],
-                                    mi_alpha=params["mi_alpha"])
+        settings = LearningSettings(
+            method="cutset network leaf", alpha=params["alpha"], mi_alpha=params["mi_alpha"]
+        )
         rng = np.random.default_rng(params["random_state"])
         B = params["n_estimators"]
         jobs = []
@@ -417,15 +468,27 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
                 size = max(1, round(params["max_samples"] * w.sum()))
                 weights = rng.multinomial(size, w / w.sum()).astype(float)
             jobs.append((weights, np.random.default_rng(rng.integers(2**63))))
-        options = dict(settings=settings, max_depth=params["max_depth"],
-                       min_rows=params["min_rows"], split=params["split"],
-                       n_candidates=params["n_candidates"], penalty=params["penalty"],
-                       validation=valid)
+        options = dict(
+            settings=settings,
+            max_depth=params["max_depth"],
+            min_rows=params["min_rows"],
+            split=params["split"],
+            n_candidates=params["n_candidates"],
+            penalty=params["penalty"],
+            validation=valid,
+        )
 
         def one(weights: np.ndarray, seed: np.random.Generator) -> CutsetModel:
             keep = weights > 0
-            return grow_cutset(codes[keep], weights[keep], passes.columns, passes.states,
-                               passes.dtypes, rng=seed, **options)
+            return grow_cutset(
+                codes[keep],
+                weights[keep],
+                passes.columns,
+                passes.states,
+                passes.dtypes,
+                rng=seed,
+                **options,
+            )
 
         if params["n_jobs"] is None or B == 1:
             self.networks_ = [one(*job) for job in jobs]
@@ -441,8 +504,12 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     # ------------------------------------------------------------ scoring and queries
     def _codes(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
-        X = match_features(X, names=self.feature_names_in_, n_features=self.n_features_in_,
-                           estimator="CutsetNetwork")
+        X = match_features(
+            X,
+            names=self.feature_names_in_,
+            n_features=self.n_features_in_,
+            estimator="CutsetNetwork",
+        )
         return _network_codes(X, self.networks_[0])
 
     def _log_joint(self, codes: np.ndarray) -> np.ndarray:
@@ -450,8 +517,12 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         if len(self.networks_) == 1:
             return self.networks_[0].log_likelihood_codes(codes)
         with np.errstate(divide="ignore"):
-            parts = np.column_stack([np.log(w) + net.log_likelihood_codes(codes)
-                                     for w, net in zip(self.weights_, self.networks_)])
+            parts = np.column_stack(
+                [
+                    np.log(w) + net.log_likelihood_codes(codes)
+                    for w, net in zip(self.weights_, self.networks_)
+                ]
+            )
         return logsumexp(parts, axis=1)
 
     def score_samples(self, X: Any) -> np.ndarray:
@@ -464,8 +535,11 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         check_is_fitted(self)
         return sum(net.n_parameters for net in self.networks_) + len(self.networks_) - 1
 
-    def query(self, variables: Sequence[Hashable] | Hashable,
-              evidence: Mapping[Hashable, Any] | None = None) -> pd.Series:
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
         """Exact ``P(variables | evidence)`` under the network (or ensemble)."""
         check_is_fitted(self)
         return query_rows(self._log_joint, self.networks_[0], variables, evidence)
@@ -475,34 +549,40 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         codes = self._codes(X)
         columns = list(self.feature_names_in_)
         if target not in columns:
-            raise ColumnNotFoundError(f"{target!r} is not a column; the columns are {columns}",
-                                      column=target)
+            raise ColumnNotFoundError(
+                f"{target!r} is not a column; the columns are {columns}", column=target
+            )
         j = columns.index(target)
         states = self.networks_[0].states[target]
         k = len(states)
-        check_memory(8.0 * len(codes) * k * len(columns), "predict_proba over every state",
-                     "predict fewer rows at a time")
+        check_memory(
+            8.0 * len(codes) * k * len(columns),
+            "predict_proba over every state",
+            "predict fewer rows at a time",
+        )
         rows = np.repeat(codes, k, axis=0)
         rows[:, j] = np.tile(np.arange(k), len(codes))
         log_p = self._log_joint(rows).reshape(len(codes), k)
         with np.errstate(invalid="ignore"):
             proba = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        index = (X.index if isinstance(X, pd.DataFrame) else None)  # rows by position otherwise
+        index = X.index if isinstance(X, pd.DataFrame) else None  # rows by position otherwise
         return pd.DataFrame(proba, columns=states, index=index)
 
-    def map_query(self, evidence: Mapping[Hashable, Any] | None = None,
-                  return_log_prob: bool = False) -> dict | tuple[dict, float]:
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> dict | tuple[dict, float]:
         """The most probable assignment of every variable not in ``evidence``: exact for one
         network. An ensemble is a mixture, whose MAP no network's search finds: refused."""
         check_is_fitted(self)
         if len(self.networks_) > 1:
-            raise TreelearnError("map_query is exact for one cutset network; the most probable "
-                                 "assignment of an ensemble (a mixture) is not: ask a member, "
-                                 "e.g. est.networks_[0].map_query(evidence)")
+            raise TreelearnError(
+                "map_query is exact for one cutset network; the most probable "
+                "assignment of an ensemble (a mixture) is not: ask a member, "
+                "e.g. est.networks_[0].map_query(evidence)"
+            )
         return self.networks_[0].map_query(evidence, return_log_prob)
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None
-               ) -> pd.DataFrame:
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
         """Draw ``n`` rows (a network per row by the weights, then from it)."""
         check_is_fitted(self)
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
@@ -510,8 +590,9 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         per = rng.multinomial(n, self.weights_)
         first = self.networks_[0]
         empty = np.full(len(first.columns), -1, dtype=np.int64)
-        codes = np.concatenate([net.sample_codes(int(m), rng, empty)
-                                for net, m in zip(self.networks_, per)])
+        codes = np.concatenate(
+            [net.sample_codes(int(m), rng, empty) for net, m in zip(self.networks_, per)]
+        )
         return decode_codes(codes, first.columns, first.states, first.dtypes)
 
     # ------------------------------------------------------------ files
@@ -526,9 +607,11 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         True
         """
         first = self.networks_[0]
-        return {"networks": [net.to_dict() for net in self.networks_],
-                "weights": [float(w) for w in self.weights_],
-                "dtypes": [encode_dtype(first.dtypes.get(c)) for c in first.columns]}
+        return {
+            "networks": [net.to_dict() for net in self.networks_],
+            "weights": [float(w) for w in self.weights_],
+            "dtypes": [encode_dtype(first.dtypes.get(c)) for c in first.columns],
+        }
 
     def _restore_fitted(self, saved: SavedState) -> None:
         raw = saved.raw("networks", list)
@@ -545,8 +628,9 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         networks = [CutsetModel.from_dict(d, dtypes) for d in raw]
         for k, net in enumerate(networks):
             if net.columns != columns or net.states != networks[0].states:
-                raise saved.fail("networks", f"network {k} has other columns or states than "
-                                             f"the features")
+                raise saved.fail(
+                    "networks", f"network {k} has other columns or states than the features"
+                )
         self.networks_ = networks
         self.weights_ = saved.array("weights", (len(networks),), low=0, normalised=0)
 
@@ -556,8 +640,7 @@ def _validation_codes(validation: Any, passes: Any) -> np.ndarray:
     if isinstance(validation, pd.DataFrame):
         absent = [c for c in passes.columns if c not in validation.columns]
         if absent:
-            raise ColumnNotFoundError(f"validation= lacks the columns {absent}",
-                                      column=absent[0])
+            raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
     return _network_codes(validation, net)
 
 
@@ -566,6 +649,7 @@ def _network_codes(X: Any, net: CutsetModel) -> np.ndarray:
     in-memory kind, and a ``scipy.sparse`` 0/1 matrix as fit reads it (its dense 0/1 values,
     columns by position)."""
     if not isinstance(X, pd.DataFrame) and kind_of(X).name == "sparse":
-        return in_memory_table(X, learner="CutsetNetwork", states=net.states,
-                               names=net.columns).codes.astype(np.int64)
+        return in_memory_table(
+            X, learner="CutsetNetwork", states=net.states, names=net.columns
+        ).codes.astype(np.int64)
     return net.encode(as_frame(X, net.columns, learner="CutsetNetwork"))

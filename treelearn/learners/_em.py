@@ -45,14 +45,24 @@ from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
 
-__all__ = ["ExpectedFamilies", "chow_liu_em", "expected_counts", "fit_cpts_em",
-           "forest_posteriors", "random_start"]
+__all__ = [
+    "ExpectedFamilies",
+    "chow_liu_em",
+    "expected_counts",
+    "fit_cpts_em",
+    "forest_posteriors",
+    "random_start",
+]
 
 #: default stop: the observed-data log-likelihood per row changes by less than this
 DEFAULT_TOL = 1e-6
 DEFAULT_MAX_ITER = 100
-_CONSTRAINTS = {"max_iter": [Interval(Integral, 1, None)], "tol": [Interval(Real, 0, None)],
-                "n_init": [Interval(Integral, 1, None)], "random_state": RANDOM_STATE}
+_CONSTRAINTS = {
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [Interval(Real, 0, None)],
+    "n_init": [Interval(Integral, 1, None)],
+    "random_state": RANDOM_STATE,
+}
 #: a random start multiplies each available-case count by a factor drawn in this range
 _PERTURBATION = (0.5, 1.5)
 
@@ -101,8 +111,14 @@ def forest_posteriors(model: TreeModel, codes: np.ndarray) -> tuple[np.ndarray, 
     return log_ev, node, family
 
 
-def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, family: dict,
-               offsets: np.ndarray) -> np.ndarray:
+def _all_pairs(
+    model: TreeModel,
+    codes: np.ndarray,
+    w: np.ndarray,
+    node: dict,
+    family: dict,
+    offsets: np.ndarray,
+) -> np.ndarray:
     """Expected counts of every pair of variables, ``K x K``, exactly.
 
     Given a row, its missing cells are still distributed as a tree on the model's
@@ -160,9 +176,10 @@ def _all_pairs(model: TreeModel, codes: np.ndarray, w: np.ndarray, node: dict, f
                 rows_y = rows_x[keep]
                 at_y = through[keep] @ step[x, y][rows_y]  # P(x_u, x_y | row)
                 w_y = w[rows_y]
-                joint[block[u], block[y]] += (np.tensordot(w_y, at_y, axes=1)
-                                              - (Q[rows_y, block[u]] * w_y[:, None]).T
-                                              @ Q[rows_y, block[y]])
+                joint[block[u], block[y]] += (
+                    np.tensordot(w_y, at_y, axes=1)
+                    - (Q[rows_y, block[u]] * w_y[:, None]).T @ Q[rows_y, block[y]]
+                )
                 stack.append((y, x, rows_y, at_y))
     # a correction cancels the product where two missing cells cannot co-occur: what is
     # left there is round-off of either sign, which must be an exact 0 on every machine
@@ -218,8 +235,8 @@ def expected_counts(
             if v in family:
                 i = model.variables.index(model.parents(v)[0])
                 block = np.einsum("r,rab->ab", w, family[v])
-                joint[offsets[i]:offsets[i + 1], o] = block
-                joint[o, offsets[i]:offsets[i + 1]] = block.T
+                joint[offsets[i] : offsets[i + 1], o] = block
+                joint[o, offsets[i] : offsets[i + 1]] = block.T
     return PairCounts(joint, cards, float(w.sum())), log_likelihood
 
 
@@ -250,8 +267,9 @@ def _run(
     if not (table.codes < 0).any():  # complete data: EM's first M-step is the answer
         return _finish(model, history, n, table)
     for _ in range(max_iter):
-        expected, log_likelihood = expected_counts(model, table.codes, table.weights,
-                                                   all_pairs=all_pairs)
+        expected, log_likelihood = expected_counts(
+            model, table.codes, table.weights, all_pairs=all_pairs
+        )
         history.append(log_likelihood)
         if len(history) > 1 and abs(history[-1] - history[-2]) < tol * n and same(model, previous):
             break
@@ -297,8 +315,10 @@ def fit_cpts_em(
     :func:`treelearn.fit_cpts` with ``missing="em"`` calls this.
     """
     _check_rows(stats)
-    check_params({"max_iter": max_iter, "tol": tol, "n_init": n_init,
-                  "random_state": random_state}, _CONSTRAINTS)
+    check_params(
+        {"max_iter": max_iter, "tol": tol, "n_init": n_init, "random_state": random_state},
+        _CONSTRAINTS,
+    )
     table: Table = stats.table
     if not (table.codes < 0).any():  # complete data: EM's first M-step is the answer
         n = float(table.n_rows if table.weights is None else table.weights.sum())
@@ -314,8 +334,10 @@ def fit_cpts_em(
         else:
             first = random_start(structure, stats, build, rng)
         model = _fixed_structure_em(structure, stats, build, first, max_iter, tol)
-        if best is None or model.settings["em_log_likelihood"][-1] > \
-                best.settings["em_log_likelihood"][-1]:
+        if (
+            best is None
+            or model.settings["em_log_likelihood"][-1] > best.settings["em_log_likelihood"][-1]
+        ):
             best = model
     best.settings["em_n_init"] = n_init
     return best
@@ -343,9 +365,12 @@ class ExpectedFamilies:
         return self.families[tuple(family)]
 
 
-def random_start(structure: nx.DiGraph, stats: CountedTable,
-                 build: Callable[[nx.DiGraph, object], TreeModel],
-                 rng: np.random.Generator) -> TreeModel:
+def random_start(
+    structure: nx.DiGraph,
+    stats: CountedTable,
+    build: Callable[[nx.DiGraph, object], TreeModel],
+    rng: np.random.Generator,
+) -> TreeModel:
     """A start for EM that breaks the symmetry of never-observed variables.
 
     Each family's available-case counts over its observed members (those a row
@@ -362,7 +387,7 @@ def random_start(structure: nx.DiGraph, stats: CountedTable,
     for v in model.variables:
         family = [position[u] for u in (*model.parents(v), v)]
         seen = [j for j in family if j not in hidden]
-        counts = (stats.family_counts(seen).astype(float) if seen else np.ones(()))
+        counts = stats.family_counts(seen).astype(float) if seen else np.ones(())
         shapes = [len(stats.states[j]) for j in family]
         # the observed members' axes in place, the hidden ones of size 1, then spread
         spread = counts.reshape([s if j not in hidden else 1 for j, s in zip(family, shapes)])
@@ -372,9 +397,14 @@ def random_start(structure: nx.DiGraph, stats: CountedTable,
     return build(structure, ExpectedFamilies(stats, families, stats.n_rows))
 
 
-def _fixed_structure_em(structure: nx.DiGraph, stats: CountedTable,
-                        build: Callable[[nx.DiGraph, object], TreeModel], model: TreeModel,
-                        max_iter: int, tol: float) -> TreeModel:
+def _fixed_structure_em(
+    structure: nx.DiGraph,
+    stats: CountedTable,
+    build: Callable[[nx.DiGraph, object], TreeModel],
+    model: TreeModel,
+    max_iter: int,
+    tol: float,
+) -> TreeModel:
     """EM from ``model``: the E-step is the engine's expected family counts (any DAG)."""
     table: Table = stats.table
     position = {c: j for j, c in enumerate(stats.columns)}
@@ -393,8 +423,10 @@ def _fixed_structure_em(structure: nx.DiGraph, stats: CountedTable,
         history.append(log_likelihood)
         if len(history) > 1 and abs(history[-1] - history[-2]) < tol * n:
             break
-        families = {tuple(position[u] for u in (*model.parents(v), v)): c
-                    for v, c in zip(model.variables, counts)}
+        families = {
+            tuple(position[u] for u in (*model.parents(v), v)): c
+            for v, c in zip(model.variables, counts)
+        }
         model = build(structure, ExpectedFamilies(stats, families, n))
     else:
         # the last M-step's model has not been scored: score it, it is the one returned
@@ -416,6 +448,7 @@ def chow_liu_em(
     log-likelihood per row changes by less than ``tol``, or after ``max_iter``
     E-steps. :func:`treelearn.chow_liu` with ``missing="em"`` calls this.
     """
+
     def same_tree(a: TreeModel, b: TreeModel) -> bool:
         return set(a.graph.edges) == set(b.graph.edges)
 

@@ -32,7 +32,10 @@ __all__ = ["gaussian_chow_liu", "gaussian_chow_liu_from_statistics"]
 
 
 def gaussian_chow_liu(
-    data: Any, root: Hashable | None = None, sample_weight: Any = None, *,
+    data: Any,
+    root: Hashable | None = None,
+    sample_weight: Any = None,
+    *,
     chunksize: int = 200_000,
 ) -> GaussianTreeModel:
     """Learn the maximum-likelihood linear-Gaussian tree of the numeric columns of ``data``.
@@ -60,8 +63,9 @@ def gaussian_chow_liu(
     1.0
     >>> mean, cov = m.query(["a"], evidence={"c": 3.0})
     """
-    stats = gaussian_statistics(data, sample_weight=sample_weight, chunksize=chunksize,
-                                learner="gaussian_chow_liu")
+    stats = gaussian_statistics(
+        data, sample_weight=sample_weight, chunksize=chunksize, learner="gaussian_chow_liu"
+    )
     return gaussian_chow_liu_from_statistics(stats, root)
 
 
@@ -72,8 +76,9 @@ def gaussian_chow_liu_from_statistics(
     names = stats.variables
     mi = stats.mutual_information()  # refuses a constant column first
     if root is not None and root not in names:
-        raise ColumnNotFoundError(f"root {root!r} is not a column; the columns are {names}",
-                                  column=root)
+        raise ColumnNotFoundError(
+            f"root {root!r} is not a column; the columns are {names}", column=root
+        )
     tree = orient(spanning_skeleton(names, mi, n=stats.n), root)
     index = {v: j for j, v in enumerate(names)}
     cov, mean = stats.covariance, stats.mean

@@ -137,9 +137,12 @@ class _Expected:
     emission: list
 
     def __add__(self, other: _Expected) -> _Expected:
-        return _Expected(self.log_likelihood + other.log_likelihood, self.weight + other.weight,
-                         [a + b for a, b in zip(self.latent, other.latent)],
-                         [a + b for a, b in zip(self.emission, other.emission)])
+        return _Expected(
+            self.log_likelihood + other.log_likelihood,
+            self.weight + other.weight,
+            [a + b for a, b in zip(self.latent, other.latent)],
+            [a + b for a, b in zip(self.emission, other.emission)],
+        )
 
 
 def _total_log_likelihood(log_ev: np.ndarray, w: np.ndarray) -> float:
@@ -181,8 +184,11 @@ def _m_step(tree: LatentTree, expected: _Expected, alpha: float, tied: bool) -> 
                 latent[i] = shared
         shared = sum(emission)
         emission = [shared] * len(emission)
-    return LatentTree(tree.parent, [estimate_cpt(c, alpha) for c in latent],
-                      [estimate_cpt(c, alpha) for c in emission])
+    return LatentTree(
+        tree.parent,
+        [estimate_cpt(c, alpha) for c in latent],
+        [estimate_cpt(c, alpha) for c in emission],
+    )
 
 
 # ---------------------------------------------------------------------- starts
@@ -198,24 +204,31 @@ def _structure_parents(structure: Any, columns: tuple) -> np.ndarray:
         raise ColumnNotFoundError(
             f"structure= must have the columns {list(columns)} as its nodes; "
             + (f"{unknown} are no columns" if unknown else f"it lacks {absent}"),
-            column=(unknown or absent)[0])
+            column=(unknown or absent)[0],
+        )
     directed = structure if structure.is_directed() else orient(structure)
     if not nx.is_directed_acyclic_graph(directed) or any(
-            directed.in_degree(v) > 1 for v in directed):
-        raise StructureError("structure= must be a tree or forest over the columns (each node "
-                             "at most one parent, no cycle)")
+        directed.in_degree(v) > 1 for v in directed
+    ):
+        raise StructureError(
+            "structure= must be a tree or forest over the columns (each node "
+            "at most one parent, no cycle)"
+        )
     parent = np.full(d, -1)
     for p, c in directed.edges:
         parent[index[c]] = index[p]
     return parent
 
 
-def _random_tree(parent: np.ndarray, cards: np.ndarray, h: int, rng: np.random.Generator,
-                 tied: bool) -> LatentTree:
+def _random_tree(
+    parent: np.ndarray, cards: np.ndarray, h: int, rng: np.random.Generator, tied: bool
+) -> LatentTree:
     """Every CPT row drawn from a flat Dirichlet (tied: one transition, one emission)."""
     d = len(parent)
-    latent = [rng.dirichlet(np.ones(h)) if parent[i] < 0 else rng.dirichlet(np.ones(h), size=h)
-              for i in range(d)]
+    latent = [
+        rng.dirichlet(np.ones(h)) if parent[i] < 0 else rng.dirichlet(np.ones(h), size=h)
+        for i in range(d)
+    ]
     emission = [rng.dirichlet(np.ones(int(k)), size=h) for k in cards]
     if tied:
         children = [i for i in range(d) if parent[i] >= 0]
@@ -225,8 +238,9 @@ def _random_tree(parent: np.ndarray, cards: np.ndarray, h: int, rng: np.random.G
     return LatentTree(parent, latent, emission)
 
 
-def _tree_start(tree: TreeModel, columns: tuple, parent: np.ndarray, h: int,
-                rng: np.random.Generator) -> LatentTree:
+def _tree_start(
+    tree: TreeModel, columns: tuple, parent: np.ndarray, h: int, rng: np.random.Generator
+) -> LatentTree:
     """A start near the observed tree: latent state ``z`` of column ``i`` stands for its
     observed state ``z mod k_i`` (with ``h >= k_i``), so the start is the Chow-Liu tree
     with each observed state split into ``h / k_i`` latent ones, told apart by a seeded
@@ -247,8 +261,11 @@ def _tree_start(tree: TreeModel, columns: tuple, parent: np.ndarray, h: int,
         if group[i] is None:  # fewer latent than observed states
             marginal = marginals[c]
             emission[i] = _normalised(marginal[None] * rng.lognormal(0, _TREE_NOISE, (h, k)))
-            latent[i] = (_normalised(rng.lognormal(0, _TREE_NOISE, h)) if parent[i] < 0 else
-                         _normalised(rng.lognormal(0, _TREE_NOISE, (h, h))))
+            latent[i] = (
+                _normalised(rng.lognormal(0, _TREE_NOISE, h))
+                if parent[i] < 0
+                else _normalised(rng.lognormal(0, _TREE_NOISE, (h, h)))
+            )
             continue
         g = group[i]
         share = np.bincount(g, minlength=k)[g]  # latent states per observed state
@@ -257,12 +274,14 @@ def _tree_start(tree: TreeModel, columns: tuple, parent: np.ndarray, h: int,
             marginal = marginals[c] if tree_parent else cpt
             latent[i] = _normalised(marginal[g] / share * rng.lognormal(0, _TREE_NOISE, h))
         elif p >= 0 and group[p] is not None and parent[i] == p:
-            latent[i] = _normalised(cpt[np.ix_(group[p], g)] / share
-                                    * rng.lognormal(0, _TREE_NOISE, (h, h)))
+            latent[i] = _normalised(
+                cpt[np.ix_(group[p], g)] / share * rng.lognormal(0, _TREE_NOISE, (h, h))
+            )
         else:
             marginal = marginals[c]
-            latent[i] = _normalised(np.broadcast_to(marginal[g] / share, (h, h))
-                                    * rng.lognormal(0, _TREE_NOISE, (h, h)))
+            latent[i] = _normalised(
+                np.broadcast_to(marginal[g] / share, (h, h)) * rng.lognormal(0, _TREE_NOISE, (h, h))
+            )
     return LatentTree(parent, latent, emission)
 
 
@@ -394,7 +413,11 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         "tol": [Interval(Real, 0, None)],
         "n_init": [Interval(Integral, 1, None)],
         "init": [Options("tree", "random")],
-        "structure": [None, Options("chain"), InstanceOf(nx.Graph, name="an nx.Graph or nx.DiGraph")],
+        "structure": [
+            None,
+            Options("chain"),
+            InstanceOf(nx.Graph, name="an nx.Graph or nx.DiGraph"),
+        ],
         "random_state": RANDOM_STATE,
         "mi_alpha": [None, Interval(Real, 0, None)],
         "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
@@ -409,18 +432,18 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         "alpha": "0 = maximum likelihood, 1 = Laplace",
         "structure": "None = the Chow-Liu tree of the columns, 'chain' = the columns in order",
         "missing": "'em' keeps rows with missing cells; scoring sums missing cells out "
-                   "whatever this is",
+        "whatever this is",
     }
     #: tied parameters (one transition and one emission table): HiddenMarkovModel's option
     _tied = False
 
     def _checked(self) -> dict:
-        return check_params(self.get_params(), self._parameter_constraints,
-                            self._parameter_notes)
+        return check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
-            validation: Any = None) -> HiddenTree:
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> HiddenTree:
         """Learn the hidden tree by EM from the rows of ``X`` (``y`` is ignored); returns self.
 
         ``X``: a DataFrame, a CSV/Parquet path, a Dask DataFrame (with ``chunksize``: read
@@ -437,8 +460,9 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         rng = np.random.default_rng(params["random_state"])
         tree = None  # the Chow-Liu tree of the columns: the latent tree, or the start
         if params["structure"] is None or (params["init"] == "tree" and not self._tied):
-            settings = LearningSettings(method="hidden tree start", alpha=params["alpha"],
-                                        mi_alpha=params["mi_alpha"])
+            settings = LearningSettings(
+                method="hidden tree start", alpha=params["alpha"], mi_alpha=params["mi_alpha"]
+            )
             tree = chow_liu_from_counts(passes.counts, settings)
         structure = tree.graph if params["structure"] is None else params["structure"]
         parent = _structure_parents(structure, passes.columns)
@@ -449,20 +473,33 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         return self
 
     def _passes(self, X: Any, params: dict, sample_weight: Any) -> RowPasses:
-        return row_passes(X, learner=type(self).__name__, missing=params["missing"],
-                          max_states=params["max_states"], states=params["states"],
-                          sample_weight=sample_weight, chunksize=params["chunksize"])
+        return row_passes(
+            X,
+            learner=type(self).__name__,
+            missing=params["missing"],
+            max_states=params["max_states"],
+            states=params["states"],
+            sample_weight=sample_weight,
+            chunksize=params["chunksize"],
+        )
 
-    def _start(self, passes: RowPasses, parent: np.ndarray, tree: TreeModel | None,
-               params: dict, rng: np.random.Generator) -> LatentTree:
+    def _start(
+        self,
+        passes: RowPasses,
+        parent: np.ndarray,
+        tree: TreeModel | None,
+        params: dict,
+        rng: np.random.Generator,
+    ) -> LatentTree:
         h = params["n_states"]
         if params["init"] == "tree" and not self._tied:
             if params["structure"] is not None:  # the tree start's CPTs, on the given structure
                 settings = LearningSettings(method="hidden tree start", alpha=params["alpha"])
                 directed = nx.DiGraph()
                 directed.add_nodes_from(passes.columns)
-                directed.add_edges_from((passes.columns[p], passes.columns[c])
-                                        for c, p in enumerate(parent) if p >= 0)
+                directed.add_edges_from(
+                    (passes.columns[p], passes.columns[c]) for c, p in enumerate(parent) if p >= 0
+                )
                 tree = build_model(directed, passes.counts, settings)
             return _tree_start(tree, passes.columns, parent, h, rng)
         return _random_tree(parent, passes.cardinalities, h, rng, self._tied)
@@ -472,15 +509,26 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         absent = [c for c in passes.columns if c not in frame.columns]
         if absent:
             raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-        return encode(frame[list(passes.columns)], missing="pairwise",
-                      states=dict(zip(passes.columns, passes.states)),
-                      max_states=np.iinfo(np.int64).max).codes
+        return encode(
+            frame[list(passes.columns)],
+            missing="pairwise",
+            states=dict(zip(passes.columns, passes.states)),
+            max_states=np.iinfo(np.int64).max,
+        ).codes
 
     def _set_fitted(self, run: dict, passes: RowPasses, params: dict) -> None:
         self.latent_names_ = latent_names(passes.columns)
-        self.model_ = _joint_model(run["tree"], passes, self.latent_names_, {
-            "method": type(self).__name__, "n_states": params["n_states"],
-            "alpha": params["alpha"], "missing": params["missing"]})
+        self.model_ = _joint_model(
+            run["tree"],
+            passes,
+            self.latent_names_,
+            {
+                "method": type(self).__name__,
+                "n_states": params["n_states"],
+                "alpha": params["alpha"],
+                "missing": params["missing"],
+            },
+        )
         self.lower_bound_ = run["lower_bound"]
         self.lower_bounds_ = run["lower_bounds"]
         self.validation_scores_ = run["valid_scores"]
@@ -493,14 +541,24 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
     def _codes(self, X: Any) -> np.ndarray:
         """The joint tree's codes of ``X``'s rows (latents missing; missing cells -1)."""
         check_is_fitted(self)
-        frame = as_frame(match_features(X, names=self.feature_names_in_,
-                                        n_features=self.n_features_in_,
-                                        estimator=type(self).__name__),
-                         self.feature_names_in_, learner=type(self).__name__)
+        frame = as_frame(
+            match_features(
+                X,
+                names=self.feature_names_in_,
+                n_features=self.n_features_in_,
+                estimator=type(self).__name__,
+            ),
+            self.feature_names_in_,
+            learner=type(self).__name__,
+        )
         columns = list(self.feature_names_in_)
         states = self.model_.states
-        codes = encode(frame[columns], missing="pairwise", states={c: states[c] for c in columns},
-                       max_states=np.iinfo(np.int64).max).codes
+        codes = encode(
+            frame[columns],
+            missing="pairwise",
+            states={c: states[c] for c in columns},
+            max_states=np.iinfo(np.int64).max,
+        ).codes
         return _joint_codes(codes)
 
     def score_samples(self, X: Any) -> np.ndarray:
@@ -518,8 +576,11 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         column per state of ``target``): exact, the latents summed out."""
         check_is_fitted(self)
         if target not in list(self.feature_names_in_):
-            raise ColumnNotFoundError(f"{target!r} is not a column of the model; the columns "
-                                      f"are {list(self.feature_names_in_)}", column=target)
+            raise ColumnNotFoundError(
+                f"{target!r} is not a column of the model; the columns "
+                f"are {list(self.feature_names_in_)}",
+                column=target,
+            )
         frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
         return self.model_.predict_proba(frame, target)
 
@@ -546,14 +607,23 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
                 rows = missing[:, j]
                 best = np.argmax(np.nan_to_num(marginals[d + j][rows], nan=-1.0), axis=1)
                 codes[rows, d + j] = best
-        filled = decode_codes(codes[:, d:], columns, {c: self.model_.states[c] for c in columns},
-                              {c: self.model_.dtypes[c] for c in columns if c in self.model_.dtypes})
+        filled = decode_codes(
+            codes[:, d:],
+            columns,
+            {c: self.model_.states[c] for c in columns},
+            {c: self.model_.dtypes[c] for c in columns if c in self.model_.dtypes},
+        )
         filled.index = frame.index
         return filled
 
     # ------------------------------------------------------------ sampling, pictures
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None, *,
-               return_latent: bool = False) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        return_latent: bool = False,
+    ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
         """Draw ``n`` rows of the columns (with ``return_latent=True``, also their latent
         states: ``(rows, latents)``).
 
@@ -590,12 +660,18 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         >>> bool((back.score_samples(df) == hidden.score_samples(df)).all())
         True
         """
-        return {"model": self.model_.to_dict(),
-                "latent_names": [encode_label(v) for v in self.latent_names_],
-                "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
-                "validation_scores": (None if self.validation_scores_ is None else
-                                      json_value([float(b) for b in self.validation_scores_])),
-                "n_iter": int(self.n_iter_), "converged": bool(self.converged_)}
+        return {
+            "model": self.model_.to_dict(),
+            "latent_names": [encode_label(v) for v in self.latent_names_],
+            "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
+            "validation_scores": (
+                None
+                if self.validation_scores_ is None
+                else json_value([float(b) for b in self.validation_scores_])
+            ),
+            "n_iter": int(self.n_iter_),
+            "converged": bool(self.converged_),
+        }
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """The joint tree checked (:meth:`TreeModel.from_dict`), then its shape: each column
@@ -604,27 +680,32 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         names = saved.labels("latent_names")
         columns = list(getattr(self, "feature_names_in_", []))
         if len(names) != len(columns) or set(model.variables) != set(names) | set(columns):
-            raise saved.fail("latent_names", "must name one latent per feature, the model's "
-                                             "other variables")
+            raise saved.fail(
+                "latent_names", "must name one latent per feature, the model's other variables"
+            )
         h = self.n_states
         for latent, column in zip(names, columns):
             if model.parents(column) != [latent]:
-                raise saved.fail("model", f"column {column!r} must have its latent {latent!r} "
-                                          f"as its one parent")
+                raise saved.fail(
+                    "model", f"column {column!r} must have its latent {latent!r} as its one parent"
+                )
             if model.states[latent] != list(range(h)):
-                raise saved.fail("model", f"latent {latent!r} must have the states "
-                                          f"0..{h - 1}")
+                raise saved.fail("model", f"latent {latent!r} must have the states 0..{h - 1}")
             if any(p not in names for p in model.parents(latent)) or len(model.parents(latent)) > 1:
-                raise saved.fail("model", f"latent {latent!r} must have at most one parent, "
-                                          f"a latent")
+                raise saved.fail(
+                    "model", f"latent {latent!r} must have at most one parent, a latent"
+                )
         self.model_, self.latent_names_ = model, names
         self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
         if not self.lower_bounds_:
             raise saved.fail("lower_bounds", "is empty")
         self.lower_bound_ = float(self.lower_bounds_[-1])
         scores = saved.state.get("validation_scores")
-        self.validation_scores_ = (None if scores is None else
-                                   saved.array("validation_scores", (None,), finite=False).tolist())
+        self.validation_scores_ = (
+            None
+            if scores is None
+            else saved.array("validation_scores", (None,), finite=False).tolist()
+        )
         self.n_iter_ = saved.raw("n_iter", int)
         self.converged_ = bool(saved.raw("converged", bool))
 
@@ -640,23 +721,27 @@ def _joint_model(tree: LatentTree, passes: RowPasses, names: list, settings: dic
     G.add_edges_from((names[p], names[i]) for i, p in enumerate(tree.parent) if p >= 0)
     G.add_edges_from(zip(names, columns))
     dtypes = dict(zip(columns, passes.dtypes)) if passes.dtypes else None
-    return TreeModel(G, variables=[*names, *columns], dtypes=dtypes, n_rows=passes.n_rows,
-                     settings=settings)
+    return TreeModel(
+        G, variables=[*names, *columns], dtypes=dtypes, n_rows=passes.n_rows, settings=settings
+    )
 
 
 # ---------------------------------------------------------------------- the loop
-def _run_all(starts: list, passes: RowPasses, valid: np.ndarray | None, params: dict,
-             tied: bool) -> list:
+def _run_all(
+    starts: list, passes: RowPasses, valid: np.ndarray | None, params: dict, tied: bool
+) -> list:
     if params["n_jobs"] is None or len(starts) == 1:
         return [_run(s, passes, valid, params, tied) for s in starts]
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=params["n_jobs"])(
-        delayed(_run)(s, passes, valid, params, tied) for s in starts)
+        delayed(_run)(s, passes, valid, params, tied) for s in starts
+    )
 
 
-def _run(tree: LatentTree, passes: RowPasses, valid: np.ndarray | None, params: dict,
-         tied: bool) -> dict:
+def _run(
+    tree: LatentTree, passes: RowPasses, valid: np.ndarray | None, params: dict, tied: bool
+) -> dict:
     """One EM run from ``tree``: the kept model, its bound, the history."""
     bounds: list[float] = []
     stop = None if valid is None else EarlyStopping(params["n_iter_no_change"])
@@ -682,10 +767,15 @@ def _run(tree: LatentTree, passes: RowPasses, valid: np.ndarray | None, params: 
                 break
             tree = _m_step(tree, expected, params["alpha"], tied)
     kept, n_kept = (tree, len(bounds)) if stop is None else stop.best
-    return {"tree": kept, "lower_bound": bounds[n_kept - 1], "lower_bounds": bounds[:n_kept],
-            "valid": None if stop is None else stop.best_score,
-            "valid_scores": None if stop is None else stop.scores[:n_kept],
-            "n_iter": n_kept - 1, "converged": converged}
+    return {
+        "tree": kept,
+        "lower_bound": bounds[n_kept - 1],
+        "lower_bounds": bounds[:n_kept],
+        "valid": None if stop is None else stop.best_score,
+        "valid_scores": None if stop is None else stop.scores[:n_kept],
+        "n_iter": n_kept - 1,
+        "converged": converged,
+    }
 
 
 def _mean_score(tree: LatentTree, codes: np.ndarray) -> float:
@@ -759,8 +849,11 @@ class HiddenMarkovModel(HiddenTree):
         self.chunksize = chunksize
 
     _parameter_constraints: ClassVar[dict] = {
-        **{k: v for k, v in HiddenTree._parameter_constraints.items()
-           if k not in ("init", "structure", "mi_alpha")},
+        **{
+            k: v
+            for k, v in HiddenTree._parameter_constraints.items()
+            if k not in ("init", "structure", "mi_alpha")
+        },
         "tied": [BOOLEAN],
         "startprob_init": [None, InstanceOf((list, tuple, np.ndarray), name="an array")],
         "transmat_init": [None, InstanceOf((list, tuple, np.ndarray), name="an array")],
@@ -774,11 +867,14 @@ class HiddenMarkovModel(HiddenTree):
     def _checked(self) -> dict:
         params = super()._checked()
         params.update(init="random", structure="chain", mi_alpha=None)
-        given = [params[k] is not None for k in
-                 ("startprob_init", "transmat_init", "emissionprob_init")]
+        given = [
+            params[k] is not None for k in ("startprob_init", "transmat_init", "emissionprob_init")
+        ]
         if any(given) and not all(given):
-            raise TreelearnError("startprob_init, transmat_init and emissionprob_init go "
-                                 "together: give all three, or none for random starts")
+            raise TreelearnError(
+                "startprob_init, transmat_init and emissionprob_init go "
+                "together: give all three, or none for random starts"
+            )
         return params
 
     def _passes(self, X: Any, params: dict, sample_weight: Any) -> RowPasses:
@@ -790,21 +886,33 @@ class HiddenMarkovModel(HiddenTree):
         given = {c: list(union) for c in passes.columns}
         return super()._passes(X, {**params, "states": given}, sample_weight)
 
-    def _start(self, passes: RowPasses, parent: np.ndarray, tree: TreeModel | None,
-               params: dict, rng: np.random.Generator) -> LatentTree:
+    def _start(
+        self,
+        passes: RowPasses,
+        parent: np.ndarray,
+        tree: TreeModel | None,
+        params: dict,
+        rng: np.random.Generator,
+    ) -> LatentTree:
         if params["startprob_init"] is None:
             return super()._start(passes, parent, tree, params, rng)
         h, d = params["n_states"], len(passes.columns)
         start = _distribution("startprob_init", params["startprob_init"], (h,))
         if params["tied"]:
             trans = [_distribution("transmat_init", params["transmat_init"], (h, h))] * (d - 1)
-            emit = [_distribution("emissionprob_init", params["emissionprob_init"],
-                                  (h, int(passes.cardinalities[0])))] * d
+            emit = [
+                _distribution(
+                    "emissionprob_init",
+                    params["emissionprob_init"],
+                    (h, int(passes.cardinalities[0])),
+                )
+            ] * d
         else:
             trans = list(_distribution("transmat_init", params["transmat_init"], (d - 1, h, h)))
-            emit = [_distribution("emissionprob_init", e, (h, int(k)))
-                    for e, k in zip(_per_step(params["emissionprob_init"], d),
-                                    passes.cardinalities)]
+            emit = [
+                _distribution("emissionprob_init", e, (h, int(k)))
+                for e, k in zip(_per_step(params["emissionprob_init"], d), passes.cardinalities)
+            ]
         return LatentTree(parent, [start, *trans], emit)
 
     def _set_fitted(self, run: dict, passes: RowPasses, params: dict) -> None:
@@ -842,8 +950,10 @@ class HiddenMarkovModel(HiddenTree):
 def _per_step(values: Any, d: int) -> list:
     values = list(values)
     if len(values) != d:
-        raise TreelearnError(f"emissionprob_init must hold one (n_states x k) matrix per "
-                             f"column ({d}), not {len(values)}")
+        raise TreelearnError(
+            f"emissionprob_init must hold one (n_states x k) matrix per "
+            f"column ({d}), not {len(values)}"
+        )
     return values
 
 
@@ -855,7 +965,10 @@ def _distribution(name: str, values: Any, shape: tuple) -> np.ndarray:
         raise TreelearnError(f"{name} must be an array of probabilities") from None
     if table.shape != shape:
         raise TreelearnError(f"{name} has shape {table.shape}; expected {shape}")
-    if not np.isfinite(table).all() or (table < 0).any() or not np.allclose(
-            table.sum(axis=-1), 1.0, atol=1e-9):
+    if (
+        not np.isfinite(table).all()
+        or (table < 0).any()
+        or not np.allclose(table.sum(axis=-1), 1.0, atol=1e-9)
+    ):
         raise TreelearnError(f"{name} must hold probabilities >= 0 whose rows sum to 1")
     return table

@@ -37,7 +37,7 @@ _CONSTRAINTS = {
 }
 _NOTES = {
     "bandwidth": "scipy's gaussian_kde bw_method: 'scott', 'silverman' or the factor of the "
-                 "data's standard deviation",
+    "data's standard deviation",
     "split": "the share of rows that estimates the tree; the rest prunes it",
     "grid": "grid points per column of the numerical MI integral",
 }
@@ -59,26 +59,42 @@ def _check_missing(X: np.ndarray, names: list) -> None:
     if nan.any():
         j = int(np.flatnonzero(nan.any(axis=0))[0])
         if nan[:, j].all():
-            raise MissingValuesError(f"column {names[j]!r} has no values (every cell is "
-                                     f"missing); drop the column", column=names[j],
-                                     fixes=("drop",))
-        raise MissingValuesError(f"column {names[j]!r} has {int(nan[:, j].sum())} missing "
-                                 f"value(s): a kernel forest takes complete rows; drop those "
-                                 f"rows or fill them in", column=names[j], fixes=("fill",))
+            raise MissingValuesError(
+                f"column {names[j]!r} has no values (every cell is missing); drop the column",
+                column=names[j],
+                fixes=("drop",),
+            )
+        raise MissingValuesError(
+            f"column {names[j]!r} has {int(nan[:, j].sum())} missing "
+            f"value(s): a kernel forest takes complete rows; drop those "
+            f"rows or fill them in",
+            column=names[j],
+            fixes=("fill",),
+        )
 
 
 def _check_columns(X: np.ndarray, names: list, where: str) -> None:
     flat = X.min(axis=0) == X.max(axis=0)
     if flat.any():
         j = int(np.flatnonzero(flat)[0])
-        raise TreelearnError(f"column {names[j]!r} takes one value ({X[0, j]!r}){where}: a "
-                             f"kernel density needs a spread; drop the column",
-                             column=names[j], values=[float(X[0, j])])
+        raise TreelearnError(
+            f"column {names[j]!r} takes one value ({X[0, j]!r}){where}: a "
+            f"kernel density needs a spread; drop the column",
+            column=names[j],
+            values=[float(X[0, j])],
+        )
 
 
-def kernel_forest(data: Any, bandwidth: str | float = "scott", *, split: float = 0.5,
-                  grid: int = 48, refit: bool = True, sample_weight: Any = None,
-                  random_state: Any = None) -> KernelForestModel:
+def kernel_forest(
+    data: Any,
+    bandwidth: str | float = "scott",
+    *,
+    split: float = 0.5,
+    grid: int = 48,
+    refit: bool = True,
+    sample_weight: Any = None,
+    random_state: Any = None,
+) -> KernelForestModel:
     """A forest density of Gaussian KDEs over numeric columns (a DataFrame or 2-D array,
     no missing values), its edges chosen by kernel MI on one half of the rows and pruned
     by held-out log-likelihood on the other (module docstring).
@@ -92,8 +108,17 @@ def kernel_forest(data: Any, bandwidth: str | float = "scott", *, split: float =
     >>> m.edges      # z is independent: pruned away
     [('x', 'y')]
     """
-    opts = check_params({"bandwidth": bandwidth, "split": split, "grid": grid, "refit": refit,
-                         "random_state": random_state}, _CONSTRAINTS, _NOTES)
+    opts = check_params(
+        {
+            "bandwidth": bandwidth,
+            "split": split,
+            "grid": grid,
+            "refit": refit,
+            "random_state": random_state,
+        },
+        _CONSTRAINTS,
+        _NOTES,
+    )
     names, X = numeric_matrix(data, learner="kernel_forest", missing="pairwise")
     X = np.asarray(X, dtype=float)
     _check_missing(X, names)
@@ -119,23 +144,41 @@ def kernel_forest(data: Any, bandwidth: str | float = "scott", *, split: float =
     mi = kernel_mutual_information(X[fit], wn, factor * sd, corr, opts["grid"])
     tree = [(names[i], names[j]) for i, j in spanning_tree_edges(mi, names=names)]
     weights = [float(mi[names.index(u), names.index(v)]) for u, v in tree]
-    half = KernelForestModel(X[fit], names, tree, factor, weights=w_fit,
-                             mutual_information=weights)
+    half = KernelForestModel(X[fit], names, tree, factor, weights=w_fit, mutual_information=weights)
     ratios = half.edge_log_ratios(X[held])
     gains = ratios.T @ (np.ones(len(held)) if w is None else w[held])
     k = prune_order(gains)
-    settings = {"method": "kernel-forest", "bandwidth": opts["bandwidth"],
-                "split": opts["split"], "grid": opts["grid"], "refit": opts["refit"]}
+    settings = {
+        "method": "kernel-forest",
+        "bandwidth": opts["bandwidth"],
+        "split": opts["split"],
+        "grid": opts["grid"],
+        "refit": opts["refit"],
+    }
     if not opts["refit"]:
-        model = KernelForestModel(X[fit], names, tree[:k], factor, weights=w_fit,
-                                  mutual_information=weights[:k], settings=settings,
-                                  n_rows=n_fit if w is None else float(w_fit.sum()))
+        model = KernelForestModel(
+            X[fit],
+            names,
+            tree[:k],
+            factor,
+            weights=w_fit,
+            mutual_information=weights[:k],
+            settings=settings,
+            n_rows=n_fit if w is None else float(w_fit.sum()),
+        )
     else:
         wa = np.full(n, 1.0 / n) if w is None else w / w.sum()
         factor_all = bandwidth_factor(opts["bandwidth"], weighted_moments(X, wa)[2])
-        model = KernelForestModel(X, names, tree[:k], factor_all, weights=w,
-                                  mutual_information=weights[:k], settings=settings,
-                                  n_rows=n if w is None else float(w.sum()))
+        model = KernelForestModel(
+            X,
+            names,
+            tree[:k],
+            factor_all,
+            weights=w,
+            mutual_information=weights[:k],
+            settings=settings,
+            n_rows=n if w is None else float(w.sum()),
+        )
     # each spanning-tree edge's held-out log-likelihood gain (what the pruning read)
     model.held_out_gains_ = dict(zip(tree, gains.tolist()))
     model.split_rows_ = (fit, held)  # positions (among the rows of weight > 0) of each half

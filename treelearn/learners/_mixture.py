@@ -77,8 +77,7 @@ from ._mixture_queries import (
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
-                  BaseEstimator):
+class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -233,8 +232,10 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     # ------------------------------------------------------------ options
     #: every option's accepted values, checked once when ``fit`` starts
     _parameter_constraints: ClassVar[dict] = {
-        "n_components": [Interval(Integral, 1, None),
-                         InstanceOf(Sequence, name="a sequence of sizes such as range(2, 17)")],
+        "n_components": [
+            Interval(Integral, 1, None),
+            InstanceOf(Sequence, name="a sequence of sizes such as range(2, 17)"),
+        ],
         "alpha": [Interval(Real, 0, None)],
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [Interval(Real, 0, None)],
@@ -254,19 +255,23 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     _parameter_notes: ClassVar[dict] = {
         "alpha": "0 = maximum likelihood, 1 = Laplace",
         "missing": "scoring sums missing cells out whatever this is; 'pairwise' counts have "
-                   "no likelihood to run EM on",
+        "no likelihood to run EM on",
     }
 
     def _check_params(self) -> tuple[dict, LearningSettings]:
-        params = check_params(self.get_params(), self._parameter_constraints,
-                              self._parameter_notes)
+        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
         params["n_components"] = _sizes(params["n_components"])
-        return params, LearningSettings(method="tree-mixture component", alpha=params["alpha"],
-                                        mi_alpha=params["mi_alpha"], missing=params["missing"])
+        return params, LearningSettings(
+            method="tree-mixture component",
+            alpha=params["alpha"],
+            mi_alpha=params["mi_alpha"],
+            missing=params["missing"],
+        )
 
     # ------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None, *,
-            validation: Any = None) -> TreeMixture:
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> TreeMixture:
         """Learn the mixture by EM from the rows of ``X`` (``y`` is ignored); returns self.
 
         ``X``: any kind :func:`~treelearn.sources._count.in_memory_table` takes (a path is
@@ -280,25 +285,43 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         params, settings = self._check_params()
         if params["chunksize"] is not None:
             _check_streamed(params)
-            passes = row_passes(X, learner="TreeMixture", missing=params["missing"],
-                                max_states=params["max_states"], states=params["states"],
-                                sample_weight=sample_weight, chunksize=params["chunksize"])
+            passes = row_passes(
+                X,
+                learner="TreeMixture",
+                missing=params["missing"],
+                max_states=params["max_states"],
+                states=params["states"],
+                sample_weight=sample_weight,
+                chunksize=params["chunksize"],
+            )
             if not passes.in_memory:  # a file in chunks, a Dask DataFrame on its workers
                 return self._fit_passes(passes, params, settings, validation)
-        table, group = _merge_identical_rows(in_memory_table(
-            X, learner="TreeMixture",
-            missing="pairwise" if params["missing"] == "em" else params["missing"],
-            max_states=params["max_states"], states=params["states"],
-            sample_weight=sample_weight))
-        options = _Options(settings, params["max_iter"], params["tol"],
-                           None if validation is None else _validation_codes(validation, table),
-                           params["n_iter_no_change"], params["progress"])
+        table, group = _merge_identical_rows(
+            in_memory_table(
+                X,
+                learner="TreeMixture",
+                missing="pairwise" if params["missing"] == "em" else params["missing"],
+                max_states=params["max_states"],
+                states=params["states"],
+                sample_weight=sample_weight,
+            )
+        )
+        options = _Options(
+            settings,
+            params["max_iter"],
+            params["tol"],
+            None if validation is None else _validation_codes(validation, table),
+            params["n_iter_no_change"],
+            params["progress"],
+        )
         rng = np.random.default_rng(params["random_state"])
         sizes = params["n_components"]
         _check_mixture_memory(table, len(group), max(sizes))
         # every start drawn first, in order: the same starts whatever n_jobs is
-        starts = [_initial_responsibilities(table, group, sizes[0], params["init"], rng, settings)
-                  for _ in range(params["n_init"])]
+        starts = [
+            _initial_responsibilities(table, group, sizes[0], params["init"], rng, settings)
+            for _ in range(params["n_init"])
+        ]
         runs = _run_all(table, starts, options, params["n_jobs"])
         best = max(runs, key=lambda run: _run_score(run, table, options))
         scores = None
@@ -306,11 +329,16 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
             n = float(table.n_rows if table.weights is None else table.weights.sum())
             split = _split_options(options, params["split_iter"])
             best, scores = _grow(
-                best, sizes, lambda run: _size_score(run, n, options),
+                best,
+                sizes,
+                lambda run: _size_score(run, n, options),
                 lambda run, m: _em(table, _split_weakest(table, run, m), split),
-                None if params["split_iter"] is None else lambda run: _em(
-                    table, _responsibilities(table, run["components"], run["weights"])[1],
-                    options))
+                None
+                if params["split_iter"] is None
+                else lambda run: _em(
+                    table, _responsibilities(table, run["components"], run["weights"])[1], options
+                ),
+            )
         self.components_ = best["components"]
         self.weights_ = best["weights"]
         self.converged_ = best["converged"]
@@ -324,17 +352,26 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         self.n_features_in_ = len(table.columns)
         return self
 
-    def _fit_passes(self, passes: RowPasses, params: dict, settings: LearningSettings,
-                    validation: Any) -> TreeMixture:
+    def _fit_passes(
+        self, passes: RowPasses, params: dict, settings: LearningSettings, validation: Any
+    ) -> TreeMixture:
         """EM with one pass over the rows per iteration (:func:`_em_passes`), from the same
         starts as in memory, choosing ``k`` as in memory (:func:`_grow`)."""
         sizes = params["n_components"]
         valid = None if validation is None else _validation_codes(validation, passes)
-        options = _Options(settings, params["max_iter"], params["tol"], valid,
-                           params["n_iter_no_change"], params["progress"])
+        options = _Options(
+            settings,
+            params["max_iter"],
+            params["tol"],
+            valid,
+            params["n_iter_no_change"],
+            params["progress"],
+        )
         rng = np.random.default_rng(params["random_state"])
-        starts = [_streamed_start(passes, sizes[0], params["init"], rng, settings)
-                  for _ in range(params["n_init"])]  # every start drawn first, as in memory
+        starts = [
+            _streamed_start(passes, sizes[0], params["init"], rng, settings)
+            for _ in range(params["n_init"])
+        ]  # every start drawn first, as in memory
         runs = [_em_passes(passes, start, options) for start in starts]
         best = max(runs, key=lambda run: _run_score(run, None, options))
         scores = None
@@ -346,13 +383,21 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
             def next_run(run: dict, m: int) -> dict:
                 totals = passes.sum(_WeakestPass(run["components"], run["weights"]))
                 plan = _split_plan(run["components"], totals, m)
-                return _em_passes(passes, _SplitStart(run["components"], run["weights"], plan),
-                                  split)
+                return _em_passes(
+                    passes, _SplitStart(run["components"], run["weights"], plan), split
+                )
 
             best, scores = _grow(
-                best, sizes, lambda run: _size_score(run, n, options), next_run,
-                None if params["split_iter"] is None else lambda run: _em_passes(
-                    passes, _SplitStart(run["components"], run["weights"], []), options))
+                best,
+                sizes,
+                lambda run: _size_score(run, n, options),
+                next_run,
+                None
+                if params["split_iter"] is None
+                else lambda run: _em_passes(
+                    passes, _SplitStart(run["components"], run["weights"], []), options
+                ),
+            )
         self.components_, self.weights_ = best["components"], best["weights"]
         self.converged_, self.n_iter_ = best["converged"], best["n_iter"]
         self.lower_bound_, self.lower_bounds_ = best["lower_bound"], best["lower_bounds"]
@@ -366,7 +411,9 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     def _estimate_log_prob(self, X: Any) -> np.ndarray:
         """``log w_k + log T_k(x_r)`` for every row and component (missing cells summed out)."""
         check_is_fitted(self)
-        codes = self.components_[0].encode(self._matched_frame(X)).codes  # every component has the same states
+        codes = (
+            self.components_[0].encode(self._matched_frame(X)).codes
+        )  # every component has the same states
         return _weighted_log_prob(self.components_, self.weights_, codes)
 
     def score_samples(self, X: Any) -> np.ndarray:
@@ -382,8 +429,9 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         """
         if target is not None:
             check_is_fitted(self)
-            return mixture_predict_proba(self.components_, self.weights_,
-                                         as_frame(X, learner="TreeMixture"), target)
+            return mixture_predict_proba(
+                self.components_, self.weights_, as_frame(X, learner="TreeMixture"), target
+            )
         log_prob = self._estimate_log_prob(X)
         return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
 
@@ -407,10 +455,19 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
 
         return Explorer(self, **kwargs)
 
-    def explain(self, X: Any, target: Hashable, kind: str = "log_odds", conditional: bool = True,
-                background: Any = None, output: str | None = None, target_state: Any = None,
-                random_state: int | np.random.Generator | None = None, method: str = "auto",
-                n_permutations: int = 256) -> Explanation:
+    def explain(
+        self,
+        X: Any,
+        target: Hashable,
+        kind: str = "log_odds",
+        conditional: bool = True,
+        background: Any = None,
+        output: str | None = None,
+        target_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
+        method: str = "auto",
+        n_permutations: int = 256,
+    ) -> Explanation:
         """Each other column's contribution to the mixture's prediction of ``target``,
         ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
         of ``X`` (options as :meth:`TreeModel.explain
@@ -426,30 +483,51 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         True
         """
         check_is_fitted(self)
-        params = check_explain_options(kind=kind, conditional=conditional, output=output,
-                                       method=method, n_permutations=n_permutations,
-                                       random_state=random_state)
+        params = check_explain_options(
+            kind=kind,
+            conditional=conditional,
+            output=output,
+            method=method,
+            n_permutations=n_permutations,
+            random_state=random_state,
+        )
         first = self.components_[0]
         first.parents(target)  # a ColumnNotFoundError naming the variables
         frame = self._matched_frame(X)
         codes = first.encode(frame).codes
-        other = None if background is None else first.encode(self._matched_frame(
-            background)).codes
+        other = None if background is None else first.encode(self._matched_frame(background)).codes
         players = [j for j, v in enumerate(first.variables) if v != target]
-        games = [EngineGame(c.engine(target), codes, players, background=other)
-                 for c in self.components_]
+        games = [
+            EngineGame(c.engine(target), codes, players, background=other) for c in self.components_
+        ]
         with np.errstate(divide="ignore"):
             log_w = np.log(self.weights_ / self.weights_.sum())
-        state = None if target_state is None else state_index(first.states[target], target,
-                                                              target_state)
+        state = (
+            None
+            if target_state is None
+            else state_index(first.states[target], target, target_state)
+        )
         data = frame[[first.variables[j] for j in players]]
-        return explain_game(MixtureGame(games, log_w), target=state, data=data,
-                            index=frame.index, target_name=target, **params)
+        return explain_game(
+            MixtureGame(games, log_w),
+            target=state,
+            data=data,
+            index=frame.index,
+            target_name=target,
+            **params,
+        )
 
     def _matched_frame(self, X: Any) -> pd.DataFrame:
-        return as_frame(match_features(X, names=self.feature_names_in_,
-                                       n_features=self.n_features_in_, estimator="TreeMixture"),
-                        self.feature_names_in_, learner="TreeMixture")
+        return as_frame(
+            match_features(
+                X,
+                names=self.feature_names_in_,
+                n_features=self.n_features_in_,
+                estimator="TreeMixture",
+            ),
+            self.feature_names_in_,
+            learner="TreeMixture",
+        )
 
     @property
     def n_parameters(self) -> int:
@@ -458,8 +536,11 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         return sum(c.n_parameters for c in self.components_) + len(self.components_) - 1
 
     # ------------------------------------------------------------ sampling
-    def query(self, variables: Sequence[Hashable] | Hashable,
-              evidence: Mapping[Hashable, Any] | None = None) -> pd.Series:
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
         """Exact ``P(variables | evidence)`` (states as evidence): ``sum_k P(k | evidence)
         P_k(variables | evidence)``, a Series as :meth:`TreeModel.query` returns it.
 
@@ -483,8 +564,12 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         return component_posterior(self.components_, self.weights_, evidence)
 
     def sample(
-        self, n: int, random_state: int | np.random.Generator | None = None, *,
-        return_components: bool = False, evidence: Mapping[Hashable, Any] | None = None,
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        return_components: bool = False,
+        evidence: Mapping[Hashable, Any] | None = None,
         numbers: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
@@ -502,16 +587,21 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         (4,)
         """
         check_is_fitted(self)
-        checked = check_params({"n": n, "random_state": random_state},
-                               {"n": [Interval(Integral, 0, None)], "random_state": RANDOM_STATE})
+        checked = check_params(
+            {"n": n, "random_state": random_state},
+            {"n": [Interval(Integral, 0, None)], "random_state": RANDOM_STATE},
+        )
         n = checked["n"]
         rng = np.random.default_rng(checked["random_state"])
         if evidence is not None or numbers:
-            X, labels = mixture_sample(self.components_, self.weights_, n, evidence, rng,
-                                       numbers=numbers)
+            X, labels = mixture_sample(
+                self.components_, self.weights_, n, evidence, rng, numbers=numbers
+            )
             return (X, labels) if return_components else X
         per_component = rng.multinomial(n, self.weights_ / self.weights_.sum())
-        parts = [c.sample(int(m), random_state=rng) for c, m in zip(self.components_, per_component)]
+        parts = [
+            c.sample(int(m), random_state=rng) for c, m in zip(self.components_, per_component)
+        ]
         labels = np.repeat(np.arange(len(self.components_)), per_component)
         X = pd.concat(parts, ignore_index=True)
         return (X, labels) if return_components else X
@@ -537,11 +627,14 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         >>> bool((back.score_samples(df) == mix.score_samples(df)).all())
         True
         """
-        return {"weights": [float(w) for w in self.weights_],
-                "components": [c.to_dict() for c in self.components_],
-                "converged": bool(self.converged_), "n_iter": int(self.n_iter_),
-                "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
-                "lower_bound": json_value(float(self.lower_bound_))}
+        return {
+            "weights": [float(w) for w in self.weights_],
+            "components": [c.to_dict() for c in self.components_],
+            "converged": bool(self.converged_),
+            "n_iter": int(self.n_iter_),
+            "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
+            "lower_bound": json_value(float(self.lower_bound_)),
+        }
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """Every component checked (:meth:`TreeModel.from_dict`), the same variables and
@@ -553,8 +646,9 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         first = components[0]
         for k, c in enumerate(components[1:], start=1):
             if c.variables != first.variables or c.states != first.states:
-                raise saved.fail("components", f"component {k} has other variables or states "
-                                               f"than component 0")
+                raise saved.fail(
+                    "components", f"component {k} has other variables or states than component 0"
+                )
         names = getattr(self, "feature_names_in_", None)
         if names is not None and list(names) != list(first.variables):
             raise saved.fail("feature_names", "differ from the components' variables")
@@ -574,17 +668,21 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
 #: identical rows merged into one weighted row (:func:`treelearn.sources._passes.merge_identical_rows`)
 _merge_identical_rows = merge_identical_rows
 
-def _weighted_log_prob(components: Sequence[TreeModel], weights: np.ndarray,
-                       codes: np.ndarray) -> np.ndarray:
+
+def _weighted_log_prob(
+    components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
+) -> np.ndarray:
     with np.errstate(divide="ignore"):
         log_w = np.log(weights)
-    return np.column_stack(
-        [lw + c.log_likelihood_codes(codes) for lw, c in zip(log_w, components)]
-    )
+    return np.column_stack([lw + c.log_likelihood_codes(codes) for lw, c in zip(log_w, components)])
 
 
-def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
-            previous: Sequence[TreeModel] | None = None) -> tuple[list, np.ndarray]:
+def _m_step(
+    table: Table,
+    resp: np.ndarray,
+    settings: LearningSettings,
+    previous: Sequence[TreeModel] | None = None,
+) -> tuple[list, np.ndarray]:
     """One weighted Chow-Liu tree per component (responsibilities as row weights) and weights.
 
     With missing cells and the ``previous`` components, component ``k``'s counts are the
@@ -595,8 +693,9 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
     incomplete = previous is not None and bool((table.codes < 0).any())
     # every component's counts from one set of indicators (the same numbers as one
     # count_codes per component)
-    joints = None if incomplete else count_codes_weighted(table.codes, table.cardinalities,
-                                                          row_weights)
+    joints = (
+        None if incomplete else count_codes_weighted(table.codes, table.cardinalities, row_weights)
+    )
     components = []
     for k in range(resp.shape[1]):
         w = row_weights[:, k]
@@ -605,8 +704,9 @@ def _m_step(table: Table, resp: np.ndarray, settings: LearningSettings,
         else:
             joint = joints[k]
             total = float(w.sum())
-            pairs = PairCounts(joint, table.cardinalities,
-                               int(total) if joint.dtype.kind in "iu" else total)
+            pairs = PairCounts(
+                joint, table.cardinalities, int(total) if joint.dtype.kind in "iu" else total
+            )
         stats = CountedTable(table.columns, table.states, table.dtypes, pairs=pairs)
         components.append(chow_liu_from_counts(stats, settings))
     n_k = row_weights.sum(axis=0) + 10 * np.finfo(float).eps  # no component of weight 0
@@ -617,13 +717,21 @@ def _check_mixture_memory(table: Table, n_rows: int, k: int) -> None:
     """Before the first array of ``k`` columns: the responsibilities (a draw over the rows,
     one over the merged rows, their logarithms) and each component's pair counts."""
     pairs = float(np.sum(table.cardinalities)) ** 2
-    check_memory(8.0 * k * (3.0 * max(n_rows, table.codes.shape[0]) + pairs),
-                 f"TreeMixture(n_components={k}) on {n_rows} rows", "give fewer components")
+    check_memory(
+        8.0 * k * (3.0 * max(n_rows, table.codes.shape[0]) + pairs),
+        f"TreeMixture(n_components={k}) on {n_rows} rows",
+        "give fewer components",
+    )
 
 
-def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str,
-                              rng: np.random.Generator,
-                              settings: LearningSettings | None = None) -> np.ndarray:
+def _initial_responsibilities(
+    table: Table,
+    group: np.ndarray,
+    k: int,
+    init: str,
+    rng: np.random.Generator,
+    settings: LearningSettings | None = None,
+) -> np.ndarray:
     """Random starting responsibilities (one row per merged row, rows summing to 1); see ``init``.
 
     ``group[r]`` is the merged row of original row ``r``. Every random draw is made over the
@@ -638,15 +746,20 @@ def _initial_responsibilities(table: Table, group: np.ndarray, k: int, init: str
     size = np.bincount(group, minlength=m).astype(float)  # original rows per merged row
     if init == "random_resp" or n < k:
         drawn = rng.dirichlet(np.ones(k), size=n)
-        return np.column_stack([np.bincount(group, weights=drawn[:, c], minlength=m)
-                                for c in range(k)]) / size[:, None]
+        return (
+            np.column_stack(
+                [np.bincount(group, weights=drawn[:, c], minlength=m) for c in range(k)]
+            )
+            / size[:, None]
+        )
     codes = table.codes.astype(np.intp)
     seen = codes >= 0
     cards = table.cardinalities
     observed = np.zeros((d, int(cards.max()) + 1))
     for j in range(d):  # a loop over variables, not rows
-        observed[j, : cards[j]] = np.bincount(codes[seen[:, j], j], weights=size[seen[:, j]],
-                                              minlength=cards[j])
+        observed[j, : cards[j]] = np.bincount(
+            codes[seen[:, j], j], weights=size[seen[:, j]], minlength=cards[j]
+        )
     if init == "k-means++":
         seeds = _spread_seeds(codes, k, rng, group)
     else:
@@ -692,8 +805,9 @@ class _SeedStart:
         return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
 
 
-def _distinct_seeds(codes: np.ndarray, group: np.ndarray, drawn: np.ndarray,
-                    rng: np.random.Generator) -> np.ndarray:
+def _distinct_seeds(
+    codes: np.ndarray, group: np.ndarray, drawn: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """The rows of ``codes`` that the original rows ``drawn`` are, a seed whose values equal
     an earlier seed's redrawn among the rows unlike every seed so far: two seeds with the
     same values start two identical components, which EM never separates (data with many
@@ -711,8 +825,9 @@ def _distinct_seeds(codes: np.ndarray, group: np.ndarray, drawn: np.ndarray,
     return np.array(seeds)
 
 
-def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
-                  group: np.ndarray | None = None) -> np.ndarray:
+def _spread_seeds(
+    codes: np.ndarray, k: int, rng: np.random.Generator, group: np.ndarray | None = None
+) -> np.ndarray:
     """k-means++ seeding on the Hamming distance: the first seed at random, each next one
     drawn with probability proportional to its squared distance to the nearest seed so far,
     so that the seeds fall in different components (Arthur and Vassilvitskii, 2007).
@@ -732,15 +847,16 @@ def _spread_seeds(codes: np.ndarray, k: int, rng: np.random.Generator,
     return np.array(seeds)
 
 
-def _k_best_responsibilities(table: Table, k: int, settings: LearningSettings | None
-                             ) -> np.ndarray:
+def _k_best_responsibilities(table: Table, k: int, settings: LearningSettings | None) -> np.ndarray:
     """Each row's posterior under the equal mixture of the ``k`` best spanning trees
     (:func:`treelearn.k_best_trees`; fewer trees than ``k`` are used in turn)."""
     alpha = 1.0 if settings is None else settings.alpha
-    trees = k_best_trees(table, k, alpha=alpha,
-                         missing="pairwise" if (table.codes < 0).any() else "error")
-    log_p = np.column_stack([trees[c % len(trees)].log_likelihood_codes(table.codes)
-                             for c in range(k)])
+    trees = k_best_trees(
+        table, k, alpha=alpha, missing="pairwise" if (table.codes < 0).any() else "error"
+    )
+    log_p = np.column_stack(
+        [trees[c % len(trees)].log_likelihood_codes(table.codes) for c in range(k)]
+    )
     with np.errstate(invalid="ignore"):  # a row impossible under every tree: uniform
         resp = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
     return np.where(np.isfinite(resp), resp, 1.0 / k)
@@ -763,11 +879,16 @@ def _sizes(n_components: Any) -> list:
     if isinstance(n_components, (int, np.integer)):
         return [int(n_components)]
     sizes = list(n_components)
-    if (not sizes or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
-                         for k in sizes) or len(set(sizes)) != len(sizes)):
-        raise TreelearnError(f"n_components == {n_components!r}, must be an integer >= 1 or "
-                             f"distinct integers >= 1 (the sizes to choose from)",
-                             values=[n_components])
+    if (
+        not sizes
+        or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes)
+        or len(set(sizes)) != len(sizes)
+    ):
+        raise TreelearnError(
+            f"n_components == {n_components!r}, must be an integer >= 1 or "
+            f"distinct integers >= 1 (the sizes to choose from)",
+            values=[n_components],
+        )
     return sorted(int(k) for k in sizes)
 
 
@@ -777,13 +898,17 @@ def _validation_codes(validation: Any, table: Table) -> np.ndarray:
     absent = [c for c in table.columns if c not in frame.columns]
     if absent:
         raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-    return encode(frame[list(table.columns)], missing="pairwise",
-                  states=dict(zip(table.columns, table.states)),
-                  max_states=np.iinfo(np.int64).max).codes
+    return encode(
+        frame[list(table.columns)],
+        missing="pairwise",
+        states=dict(zip(table.columns, table.states)),
+        max_states=np.iinfo(np.int64).max,
+    ).codes
 
 
-def _mean_log_likelihood(components: Sequence[TreeModel], weights: np.ndarray,
-                         codes: np.ndarray) -> float:
+def _mean_log_likelihood(
+    components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
+) -> float:
     return float(np.mean(logsumexp(_weighted_log_prob(components, weights, codes), axis=1)))
 
 
@@ -810,8 +935,9 @@ def _run_all(table: Table, starts: list, options: _Options, n_jobs: int | None) 
     return Parallel(n_jobs=n_jobs)(delayed(_em)(table, resp, options) for resp in starts)
 
 
-def _responsibilities(table: Table, components: Sequence[TreeModel],
-                      weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _responsibilities(
+    table: Table, components: Sequence[TreeModel], weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(log_prob, resp)`` of the rows under a mixture."""
     log_prob = _weighted_log_prob(components, weights, table.codes)
     with np.errstate(invalid="ignore"):
@@ -819,8 +945,9 @@ def _responsibilities(table: Table, components: Sequence[TreeModel],
     return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
 
 
-def _component_totals(log_prob: np.ndarray, resp: np.ndarray, weights: np.ndarray,
-                      w: np.ndarray) -> np.ndarray:
+def _component_totals(
+    log_prob: np.ndarray, resp: np.ndarray, weights: np.ndarray, w: np.ndarray
+) -> np.ndarray:
     """Each component's total log-likelihood of the rows it holds: ``sum_r w_r r_rk log
     T_k(x_r)`` (how weak it is)."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -847,13 +974,13 @@ def _split_plan(components: Sequence[TreeModel], totals: np.ndarray, m: int) -> 
             continue
         score = np.where(varied, mutual_information_matrix(counts).sum(axis=1), -np.inf)
         v = int(np.argmax(score))
-        top = np.argsort(-cells[o[v]:o[v + 1]], kind="stable")[:2]
+        top = np.argsort(-cells[o[v] : o[v + 1]], kind="stable")[:2]
         given = np.full((2, len(cards)), -1, dtype=np.int64)
         given[:, v] = top
         seeds, _ = component.engine().map_codes(given)
         observed = np.zeros((len(cards), int(cards.max()) + 1))
         for j, c in enumerate(cards):  # a loop over variables, not rows
-            observed[j, :c] = cells[o[j]:o[j + 1]]
+            observed[j, :c] = cells[o[j] : o[j + 1]]
         plan.append((int(k), seeds, _seed_marginals(observed, cards)))
     return plan
 
@@ -866,8 +993,9 @@ def _split_columns(codes: np.ndarray, resp: np.ndarray, plan: list) -> np.ndarra
     out = resp.copy()
     extra = []
     for k, seeds, marginal in plan:
-        share = (np.full(len(codes), 0.5) if seeds is None
-                 else _SeedStart(seeds, marginal)(codes)[:, 0])
+        share = (
+            np.full(len(codes), 0.5) if seeds is None else _SeedStart(seeds, marginal)(codes)[:, 0]
+        )
         extra.append(resp[:, k] * (1.0 - share))
         out[:, k] = resp[:, k] * share
     return np.column_stack([out] + extra)
@@ -884,15 +1012,17 @@ def _split_weakest(table: Table, run: dict, m: int) -> np.ndarray:
     return _split_columns(table.codes, resp, plan)
 
 
-def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray,
-                        cards: np.ndarray) -> np.ndarray:
+def _weighted_marginals(
+    codes: np.ndarray, seen: np.ndarray, weights: np.ndarray, cards: np.ndarray
+) -> np.ndarray:
     """``marginal[j, s]``: the weighted share of state ``s`` of variable ``j`` (a last column
     of ones for a missing cell, code -1)."""
     d = codes.shape[1]
     out = np.zeros((d, int(cards.max()) + 1))
     for j in range(d):  # a loop over variables, not rows
-        observed = np.bincount(codes[seen[:, j], j], weights=weights[seen[:, j]],
-                               minlength=cards[j])
+        observed = np.bincount(
+            codes[seen[:, j], j], weights=weights[seen[:, j]], minlength=cards[j]
+        )
         out[j, : cards[j]] = observed / max(observed.sum(), 1e-300)
     out[:, -1] = 1.0
     return out
@@ -901,12 +1031,16 @@ def _weighted_marginals(codes: np.ndarray, seen: np.ndarray, weights: np.ndarray
 def _split_options(options: _Options, split_iter: int | None) -> _Options:
     """The options of the EM runs after a split while choosing ``k``: at most ``split_iter``
     iterations (``None``: as every run)."""
-    return options if split_iter is None else replace(
-        options, max_iter=min(split_iter, options.max_iter))
+    return (
+        options
+        if split_iter is None
+        else replace(options, max_iter=min(split_iter, options.max_iter))
+    )
 
 
-def _grow(best: dict, sizes: list, score: Any, next_run: Any,
-          finish: Any | None) -> tuple[dict, dict]:
+def _grow(
+    best: dict, sizes: list, score: Any, next_run: Any, finish: Any | None
+) -> tuple[dict, dict]:
     """Choose ``k`` among ``sizes`` in one call: from the best run at the smallest size, each
     next size starts from the last one's model with its weakest components split
     (``next_run(run, m)``: the short EM run from ``run`` with ``m`` more components); stops
@@ -976,18 +1110,25 @@ def _em_loop(m_step: Any, e_step: Any, options: _Options) -> dict:
             if not np.isfinite(bound):
                 break
             if stop is not None and stop.update(
-                    _mean_log_likelihood(components, weights, options.valid),
-                    (components, weights, len(bounds))):
+                _mean_log_likelihood(components, weights, options.valid),
+                (components, weights, len(bounds)),
+            ):
                 break
             if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < options.tol:
                 converged = True
                 break
     kept = (components, weights, len(bounds)) if stop is None else stop.best
     components, weights, n = kept
-    return {"components": components, "weights": weights, "converged": converged,
-            "n_iter": n, "lower_bound": bounds[n - 1], "lower_bounds": bounds[:n],
-            "valid": None if stop is None else stop.best_score,
-            "valid_scores": None if stop is None else stop.scores[:n]}
+    return {
+        "components": components,
+        "weights": weights,
+        "converged": converged,
+        "n_iter": n,
+        "lower_bound": bounds[n - 1],
+        "lower_bounds": bounds[:n],
+        "valid": None if stop is None else stop.best_score,
+        "valid_scores": None if stop is None else stop.scores[:n],
+    }
 
 
 # ---------------------------------------------------------------- EM, one pass per iteration
@@ -999,7 +1140,9 @@ def _check_streamed(params: dict) -> None:
         raise TreelearnError(
             f"chunksize={params['chunksize']} streams the rows: it takes init='random' or "
             f"init='k_best', not {params['init']!r} (which draws over every row at once: "
-            "chunksize=None)", values=[params["chunksize"]])
+            "chunksize=None)",
+            values=[params["chunksize"]],
+        )
 
 
 # ------------------------------------------------------------ starts of a streamed fit
@@ -1066,8 +1209,11 @@ class _FetchPass:
             differs = (codes[:, None, :] != self.unlike[None]).any(axis=2).all(axis=1)
             if self.rank < 0:
                 return _Chunks([(fp, len(codes), int(differs.sum()))])
-            found = ({} if fp != self.fingerprint else
-                     {"row": codes[np.flatnonzero(differs)[self.rank]].copy()})
+            found = (
+                {}
+                if fp != self.fingerprint
+                else {"row": codes[np.flatnonzero(differs)[self.rank]].copy()}
+            )
             return _Chunks([(fp, len(codes), found)])
         found = {}
         for start in self.offsets.get(fp, ()):
@@ -1084,8 +1230,9 @@ def _found(result: _Chunks) -> dict:
     return out
 
 
-def _streamed_start(passes: RowPasses, k: int, init: str, rng: np.random.Generator,
-                    settings: LearningSettings) -> Any:
+def _streamed_start(
+    passes: RowPasses, k: int, init: str, rng: np.random.Generator, settings: LearningSettings
+) -> Any:
     """The start :func:`_initial_responsibilities` draws in memory, as a function of a
     chunk's rows: ``"k_best"`` from the counts; ``"random"`` from seed rows drawn with the
     same draws of ``rng`` over the same rows, fetched by passes (one to scan, one to fetch,
@@ -1093,15 +1240,18 @@ def _streamed_start(passes: RowPasses, k: int, init: str, rng: np.random.Generat
     if k == 1:
         return _TreesStart([], np.ones(1))
     if init == "k_best":
-        trees = k_best_trees_from_counts(passes.counts, k, LearningSettings(
-            method="k-best", alpha=settings.alpha))
+        trees = k_best_trees_from_counts(
+            passes.counts, k, LearningSettings(method="k-best", alpha=settings.alpha)
+        )
         return _TreesStart([trees[c % len(trees)] for c in range(k)], np.full(k, 1.0 / k))
     scan = passes.sum(_ScanPass(passes.cardinalities))
     offsets = scan.offsets()
     n = sum(rows for _, rows, _ in scan.chunks)
     if n < k:
-        raise TreelearnError(f"init='random' with chunksize needs at least n_components={k} "
-                             f"rows; the data have {n}", values=[k])
+        raise TreelearnError(
+            f"init='random' with chunksize needs at least n_components={k} rows; the data have {n}",
+            values=[k],
+        )
     drawn = [int(r) for r in rng.choice(n, size=k, replace=False)]
     rows = _found(passes.sum(_FetchPass(offsets, tuple(drawn))))
     seeds: list = []
@@ -1115,15 +1265,23 @@ def _streamed_start(passes: RowPasses, k: int, init: str, rng: np.random.Generat
                 ends = np.cumsum([c for _, _, c in counted.chunks])
                 i = int(np.searchsorted(ends, rank, side="right"))  # the chunk holding it
                 rank -= int(ends[i - 1]) if i else 0
-                seed = _found(passes.sum(_FetchPass(offsets, unlike=np.array(seeds),
-                                                    fingerprint=counted.chunks[i][0],
-                                                    rank=rank)))["row"]
+                seed = _found(
+                    passes.sum(
+                        _FetchPass(
+                            offsets,
+                            unlike=np.array(seeds),
+                            fingerprint=counted.chunks[i][0],
+                            rank=rank,
+                        )
+                    )
+                )["row"]
         seeds.append(seed)
     return _SeedStart(np.array(seeds), _seed_marginals(scan.counts, passes.cardinalities))
 
 
-def _posterior(components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _posterior(
+    components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(log_prob, resp)`` of rows under a mixture (a row impossible under every tree:
     uniform), as :func:`_responsibilities`."""
     log_prob = _weighted_log_prob(components, weights, codes)
@@ -1156,8 +1314,7 @@ class _SplitStart:
     plan: list
 
     def __call__(self, codes: np.ndarray) -> np.ndarray:
-        return _split_columns(codes, _posterior(self.components, self.weights, codes)[1],
-                              self.plan)
+        return _split_columns(codes, _posterior(self.components, self.weights, codes)[1], self.plan)
 
 
 @dataclass
@@ -1185,8 +1342,12 @@ class _PassSums:
     n_k: np.ndarray
 
     def __add__(self, other: _PassSums) -> _PassSums:
-        return _PassSums(self.log_likelihood + other.log_likelihood, self.weight + other.weight,
-                         [a + b for a, b in zip(self.joints, other.joints)], self.n_k + other.n_k)
+        return _PassSums(
+            self.log_likelihood + other.log_likelihood,
+            self.weight + other.weight,
+            [a + b for a, b in zip(self.joints, other.joints)],
+            self.n_k + other.n_k,
+        )
 
 
 @dataclass
@@ -1211,8 +1372,10 @@ class _MixturePass:
             resp = np.exp(log_prob - log_norm[:, None])
         row_w = np.where(np.isfinite(resp), resp, 1.0 / len(self.components)) * w[:, None]
         if self.expected:
-            joints = [expected_counts(c, codes, row_w[:, k], all_pairs=True)[0].joint
-                      for k, c in enumerate(self.components)]
+            joints = [
+                expected_counts(c, codes, row_w[:, k], all_pairs=True)[0].joint
+                for k, c in enumerate(self.components)
+            ]
         else:
             joints = count_codes_weighted(codes, self.cardinalities, row_w)
         with np.errstate(invalid="ignore"):
@@ -1236,13 +1399,15 @@ class _StartPass:
         return _PassSums(0.0, float(w.sum()), list(joints), row_w.sum(axis=0))
 
 
-def _components_from(passes: RowPasses, sums: _PassSums,
-                     settings: LearningSettings) -> tuple[list, np.ndarray]:
+def _components_from(
+    passes: RowPasses, sums: _PassSums, settings: LearningSettings
+) -> tuple[list, np.ndarray]:
     """The M-step of :func:`_m_step` from a pass's sums: one Chow-Liu tree per component."""
     components = []
     for joint, total in zip(sums.joints, sums.n_k):
-        pairs = PairCounts(joint, passes.cardinalities,
-                           int(total) if joint.dtype.kind in "iu" else float(total))
+        pairs = PairCounts(
+            joint, passes.cardinalities, int(total) if joint.dtype.kind in "iu" else float(total)
+        )
         stats = CountedTable(passes.columns, passes.states, passes.dtypes, pairs=pairs)
         components.append(chow_liu_from_counts(stats, settings))
     n_k = sums.n_k + 10 * np.finfo(float).eps  # no component of weight 0
@@ -1262,5 +1427,6 @@ def _em_passes(passes: RowPasses, start: Any, options: _Options) -> dict:
         state["sums"] = sums
         return sums.log_likelihood / sums.weight
 
-    return _em_loop(lambda: _components_from(passes, state["sums"], options.settings), e_step,
-                    options)
+    return _em_loop(
+        lambda: _components_from(passes, state["sums"], options.settings), e_step, options
+    )

@@ -31,8 +31,13 @@ from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.logspace import logsumexp
 from ..models._tree import TreeModel
 
-__all__ = ["component_posterior", "mixture_marginals", "mixture_predict_proba",
-           "mixture_query", "mixture_sample"]
+__all__ = [
+    "component_posterior",
+    "mixture_marginals",
+    "mixture_predict_proba",
+    "mixture_query",
+    "mixture_sample",
+]
 
 
 def _log_evidence(component: TreeModel, evidence: Mapping[Hashable, Any]) -> float:
@@ -45,8 +50,9 @@ def _log_evidence(component: TreeModel, evidence: Mapping[Hashable, Any]) -> flo
     return float(engine.log_evidence(row)[0])
 
 
-def component_posterior(components: Sequence[TreeModel], weights: np.ndarray,
-                        evidence: Mapping[Hashable, Any] | None) -> np.ndarray:
+def component_posterior(
+    components: Sequence[TreeModel], weights: np.ndarray, evidence: Mapping[Hashable, Any] | None
+) -> np.ndarray:
     """``P(component k | evidence)`` for every ``k`` (sums to 1)."""
     evidence = dict(evidence or {})
     with np.errstate(divide="ignore"):
@@ -55,14 +61,19 @@ def component_posterior(components: Sequence[TreeModel], weights: np.ndarray,
     total = logsumexp(log_joint)
     if not np.isfinite(total):
         given = ", ".join(f"{k}={v!r}" for k, v in evidence.items())
-        raise TreelearnError(f"the evidence {given} has probability zero under every "
-                             f"component of the mixture; fix or drop a value")
+        raise TreelearnError(
+            f"the evidence {given} has probability zero under every "
+            f"component of the mixture; fix or drop a value"
+        )
     return np.exp(log_joint - total)
 
 
-def mixture_query(components: Sequence[TreeModel], weights: np.ndarray,
-                  variables: Sequence[Hashable], evidence: Mapping[Hashable, Any] | None
-                  ) -> pd.Series:
+def mixture_query(
+    components: Sequence[TreeModel],
+    weights: np.ndarray,
+    variables: Sequence[Hashable],
+    evidence: Mapping[Hashable, Any] | None,
+) -> pd.Series:
     """``P(variables | evidence)`` as :meth:`TreeModel.query` returns it (one joint Series)."""
     post = component_posterior(components, weights, evidence)
     out = None
@@ -73,8 +84,9 @@ def mixture_query(components: Sequence[TreeModel], weights: np.ndarray,
     return out
 
 
-def mixture_marginals(components: Sequence[TreeModel], weights: np.ndarray,
-                      evidence: Mapping[Hashable, Any] | None) -> dict:
+def mixture_marginals(
+    components: Sequence[TreeModel], weights: np.ndarray, evidence: Mapping[Hashable, Any] | None
+) -> dict:
     """``{variable: P(variable | evidence)}`` for every variable not given."""
     post = component_posterior(components, weights, evidence)
     out: dict = {}
@@ -85,14 +97,17 @@ def mixture_marginals(components: Sequence[TreeModel], weights: np.ndarray,
     return out
 
 
-def mixture_predict_proba(components: Sequence[TreeModel], weights: np.ndarray,
-                          data: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+def mixture_predict_proba(
+    components: Sequence[TreeModel], weights: np.ndarray, data: pd.DataFrame, target: Hashable
+) -> pd.DataFrame:
     """``P(target | each row's other observed values)``: one column per state of
     ``target``, rows summing to 1 (missing cells and absent columns summed out)."""
     first = components[0]
     if target not in first.variables:
-        raise ColumnNotFoundError(f"{target!r} is not a variable of the mixture; they are "
-                                  f"{first.variables[:20]}", column=target)
+        raise ColumnNotFoundError(
+            f"{target!r} is not a variable of the mixture; they are {first.variables[:20]}",
+            column=target,
+        )
     t = first.variables.index(target)
     with np.errstate(divide="ignore"):
         log_w = np.log(np.asarray(weights, dtype=float) / np.sum(weights))
@@ -108,22 +123,35 @@ def mixture_predict_proba(components: Sequence[TreeModel], weights: np.ndarray,
     total = logsumexp(log_joint, axis=1, keepdims=True)
     bad = ~np.isfinite(total[:, 0])
     if bad.any():
-        raise TreelearnError(f"{int(bad.sum())} row(s) have probability zero under every "
-                             f"component, e.g. row {data.index[int(np.flatnonzero(bad)[0])]!r}")
+        raise TreelearnError(
+            f"{int(bad.sum())} row(s) have probability zero under every "
+            f"component, e.g. row {data.index[int(np.flatnonzero(bad)[0])]!r}"
+        )
     resp = np.exp(log_joint - total)
     proba = sum(resp[:, [k]] * np.nan_to_num(p) for k, p in enumerate(posts))
     return pd.DataFrame(proba, columns=first.states[target], index=data.index)
 
 
-def mixture_sample(components: Sequence[TreeModel], weights: np.ndarray, n: int,
-                   evidence: Mapping[Hashable, Any] | None, rng: np.random.Generator,
-                   numbers: bool = False) -> tuple[pd.DataFrame, np.ndarray]:
+def mixture_sample(
+    components: Sequence[TreeModel],
+    weights: np.ndarray,
+    n: int,
+    evidence: Mapping[Hashable, Any] | None,
+    rng: np.random.Generator,
+    numbers: bool = False,
+) -> tuple[pd.DataFrame, np.ndarray]:
     """``n`` rows from ``P(. | evidence)`` and the component of each."""
     post = component_posterior(components, weights, evidence)
     per_component = rng.multinomial(n, post)
-    parts = [c.sample(int(m), evidence=evidence, random_state=rng, numbers=numbers)
-             for c, m in zip(components, per_component) if m > 0]
+    parts = [
+        c.sample(int(m), evidence=evidence, random_state=rng, numbers=numbers)
+        for c, m in zip(components, per_component)
+        if m > 0
+    ]
     labels = np.repeat(np.arange(len(components)), per_component)
-    X = (pd.concat(parts, ignore_index=True) if parts
-         else components[0].sample(0, random_state=rng, numbers=numbers))
+    X = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else components[0].sample(0, random_state=rng, numbers=numbers)
+    )
     return X, labels

@@ -125,10 +125,17 @@ class CLGTreeModel:
     True
     """
 
-    def __init__(self, graph: nx.DiGraph, discrete: TreeModel | None, *,
-                 variables: Sequence[Hashable], continuous: Sequence[Hashable],
-                 dtypes: Mapping[Hashable, Any] | None = None, n_rows: float | None = None,
-                 settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        graph: nx.DiGraph,
+        discrete: TreeModel | None,
+        *,
+        variables: Sequence[Hashable],
+        continuous: Sequence[Hashable],
+        dtypes: Mapping[Hashable, Any] | None = None,
+        n_rows: float | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
         self.variables = list(variables)
         self.continuous = [v for v in self.variables if v in set(continuous)]
         self.graph = graph.copy()
@@ -150,21 +157,27 @@ class CLGTreeModel:
         discrete = [v for v in self.variables if v not in cont]
         model_vars = [] if self.discrete_model is None else list(self.discrete_model.variables)
         if sorted(map(repr, discrete)) != sorted(map(repr, model_vars)):
-            raise InvalidModelError(f"the discrete model's variables {model_vars} must be the "
-                                    f"discrete variables {discrete}")
+            raise InvalidModelError(
+                f"the discrete model's variables {model_vars} must be the "
+                f"discrete variables {discrete}"
+            )
         for v in self.variables:
             ps = list(G.predecessors(v))
             if len(ps) > 1:
-                raise InvalidModelError(f"variable {v!r} has {len(ps)} parents; a CLG tree "
-                                        "allows at most one")
+                raise InvalidModelError(
+                    f"variable {v!r} has {len(ps)} parents; a CLG tree allows at most one"
+                )
             if v not in cont:
                 if ps and ps[0] in cont:
                     raise InvalidModelError(
                         f"discrete variable {v!r} has the continuous parent {ps[0]!r}: a CLG "
-                        "network never gives a discrete node a continuous parent")
+                        "network never gives a discrete node a continuous parent"
+                    )
                 if list(self.discrete_model.parents(v)) != ps:
-                    raise InvalidModelError(f"variable {v!r}: its parents in the discrete model "
-                                            f"differ from the graph's {ps}")
+                    raise InvalidModelError(
+                        f"variable {v!r}: its parents in the discrete model "
+                        f"differ from the graph's {ps}"
+                    )
                 continue
             node = G.nodes[v]
             if ps and ps[0] not in cont:
@@ -172,11 +185,14 @@ class CLGTreeModel:
                 for key in ("means", "variances"):
                     values = node.get(key)
                     if not isinstance(values, (list, tuple, np.ndarray)) or len(values) != k:
-                        raise InvalidModelError(f"variable {v!r}: {key} must list one number per "
-                                                f"state of its parent {ps[0]!r} ({k})")
+                        raise InvalidModelError(
+                            f"variable {v!r}: {key} must list one number per "
+                            f"state of its parent {ps[0]!r} ({k})"
+                        )
                 node["means"] = [_check_number(v, "a mean", x) for x in node["means"]]
-                node["variances"] = [_check_number(v, "a variance", x, True)
-                                     for x in node["variances"]]
+                node["variances"] = [
+                    _check_number(v, "a variance", x, True) for x in node["variances"]
+                ]
             else:
                 node["intercept"] = _check_number(v, "intercept", node.get("intercept"))
                 node["variance"] = _check_number(v, "variance", node.get("variance"), True)
@@ -204,8 +220,11 @@ class CLGTreeModel:
                 self._b0[j], self._s2[j] = node["intercept"], node["variance"]
             elif ps[0] in cpos:
                 self._kind[j], self._parent[j] = 2, cpos[ps[0]]
-                self._b0[j], self._b1[j], self._s2[j] = (node["intercept"], node["coefficient"],
-                                                         node["variance"])
+                self._b0[j], self._b1[j], self._s2[j] = (
+                    node["intercept"],
+                    node["coefficient"],
+                    node["variance"],
+                )
             else:
                 self._kind[j], self._parent[j] = 1, dpos[ps[0]]
                 self._state_means[j] = np.asarray(node["means"], dtype=float)
@@ -243,12 +262,16 @@ class CLGTreeModel:
         per state of a discrete parent) and a coefficient per continuous-continuous edge."""
         total = 0 if self.discrete_model is None else self.discrete_model.n_parameters
         for j in range(len(self.continuous)):
-            total += 2 * len(self._state_means[j]) if self._kind[j] == 1 else 2 + (self._kind[j] == 2)
+            total += (
+                2 * len(self._state_means[j]) if self._kind[j] == 1 else 2 + (self._kind[j] == 2)
+            )
         return int(total)
 
     def __repr__(self) -> str:
-        return (f"CLGTreeModel({len(self.discrete)} discrete, {len(self.continuous)} continuous "
-                f"variables, {self.graph.number_of_edges()} edges, n={self.n_rows})")
+        return (
+            f"CLGTreeModel({len(self.discrete)} discrete, {len(self.continuous)} continuous "
+            f"variables, {self.graph.number_of_edges()} edges, n={self.n_rows})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CLGTreeModel):
@@ -262,19 +285,26 @@ class CLGTreeModel:
         """``(codes, values)``: the discrete columns' codes (``-1`` = missing) and the
         continuous columns' floats (NaN = missing) of a DataFrame."""
         if not isinstance(data, pd.DataFrame):
-            raise TreelearnError(f"a CLG tree scores a pandas DataFrame with its columns "
-                                 f"{self.variables[:10]}, not a {type(data).__name__}")
+            raise TreelearnError(
+                f"a CLG tree scores a pandas DataFrame with its columns "
+                f"{self.variables[:10]}, not a {type(data).__name__}"
+            )
         absent = [v for v in self.variables if v not in data.columns]
         if absent:
-            raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
-                                      column=absent[0])
+            raise ColumnNotFoundError(
+                f"the data lacks the model's column(s) {absent[:5]}", column=absent[0]
+            )
         n = len(data)
-        codes = (np.zeros((n, 0), dtype=np.int64) if self.discrete_model is None
-                 else self.discrete_model.encode(data).codes.astype(np.int64))
+        codes = (
+            np.zeros((n, 0), dtype=np.int64)
+            if self.discrete_model is None
+            else self.discrete_model.encode(data).codes.astype(np.int64)
+        )
         if not self.continuous:
             return codes, np.zeros((n, 0))
-        _, values = numeric_matrix(data[self.continuous], learner="a CLG tree (its continuous "
-                                   "columns)", missing="pairwise")
+        _, values = numeric_matrix(
+            data[self.continuous], learner="a CLG tree (its continuous columns)", missing="pairwise"
+        )
         values = np.array(values, dtype=float)  # a copy: callers blank a target's column
         return codes, values
 
@@ -307,7 +337,9 @@ class CLGTreeModel:
             # observed: N(y; b0 + b1 x, s2) times the children at y; missing: integrated
             t = 1.0 + s2 * Pc2
             L_obs = at2 - 0.5 * (_LOG_2PI + np.log(s2)) - (y2 - b0) ** 2 / (2 * s2)
-            L_mis = Lc2 - 0.5 * np.log(t) + (-0.5 * Pc2 * b0 * b0 + hc2 * b0 + 0.5 * s2 * hc2 ** 2) / t
+            L_mis = (
+                Lc2 - 0.5 * np.log(t) + (-0.5 * Pc2 * b0 * b0 + hc2 * b0 + 0.5 * s2 * hc2**2) / t
+            )
             msg_L = np.where(obs2, L_obs, L_mis)
             if self._kind[j] == 1:
                 i = int(self._parent[j])
@@ -351,8 +383,9 @@ class CLGTreeModel:
                 total = total + removed
         return total
 
-    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False,
-                       sample_weight: Any = None) -> float | np.ndarray:
+    def log_likelihood(
+        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """``sum_rows log p(row)`` (``per_row=True``: :meth:`score_samples`); with
         ``sample_weight``, the weighted sum."""
         rows = self.score_samples(data)
@@ -374,7 +407,9 @@ class CLGTreeModel:
         """``log_likelihood - n_parameters / 2 ln n``; larger is better."""
         weights = check_sample_weight(sample_weight, len(data))
         n = float(len(data) if weights is None else weights.sum())
-        return self.log_likelihood(data, sample_weight=sample_weight) - 0.5 * self.n_parameters * math.log(n)
+        return self.log_likelihood(
+            data, sample_weight=sample_weight
+        ) - 0.5 * self.n_parameters * math.log(n)
 
     def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters``; larger is better."""
@@ -383,8 +418,11 @@ class CLGTreeModel:
     # -------------------------------------------------------------- queries
     def _check_target(self, target: Hashable) -> None:
         if target not in self.graph:
-            raise ColumnNotFoundError(f"{target!r} is not a variable of the model; the "
-                                      f"variables are {self.variables[:10]}", column=target)
+            raise ColumnNotFoundError(
+                f"{target!r} is not a variable of the model; the "
+                f"variables are {self.variables[:10]}",
+                column=target,
+            )
 
     def posterior(self, X: pd.DataFrame, target: Hashable) -> pd.DataFrame | dict:
         """The posterior of ``target`` given each row's other cells (its own cell ignored).
@@ -402,8 +440,9 @@ class CLGTreeModel:
         i = self._dpos[target]
         codes[:, i] = -1
         marg = self._discrete_marginals(codes, values)[i]
-        return pd.DataFrame(marg, index=X.index,
-                            columns=pd.Index(self.discrete_model.states[target]))
+        return pd.DataFrame(
+            marg, index=X.index, columns=pd.Index(self.discrete_model.states[target])
+        )
 
     def _discrete_marginals(self, codes: np.ndarray, values: np.ndarray) -> list:
         soft_log, _, _ = self._upward(values)
@@ -443,13 +482,20 @@ class CLGTreeModel:
         evidence = dict(evidence or {})
         for v in evidence:
             self._check_target(v)
-        return pd.DataFrame({
-            v: (pd.Series([float(evidence[v]) if v in evidence else np.nan]) if v in self._cpos
-                else pd.Series([evidence.get(v)], dtype=object))
-            for v in self.variables})
+        return pd.DataFrame(
+            {
+                v: (
+                    pd.Series([float(evidence[v]) if v in evidence else np.nan])
+                    if v in self._cpos
+                    else pd.Series([evidence.get(v)], dtype=object)
+                )
+                for v in self.variables
+            }
+        )
 
-    def query(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None
-              ) -> pd.Series | GaussianMixtureQuery:
+    def query(
+        self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None
+    ) -> pd.Series | GaussianMixtureQuery:
         """The exact posterior of one variable given ``evidence`` (``{column: value}``:
         numbers for continuous columns, states for discrete ones).
 
@@ -458,15 +504,17 @@ class CLGTreeModel:
         """
         self._check_target(target)
         if target in dict(evidence or {}):
-            raise TreelearnError(f"{target!r} is both queried and given as evidence; ask for "
-                                 "it without its value")
+            raise TreelearnError(
+                f"{target!r} is both queried and given as evidence; ask for it without its value"
+            )
         frame = self._evidence_frame(evidence)
         out = self.posterior(frame, target)
         if isinstance(out, pd.DataFrame):
             series = out.iloc[0]
             if series.isna().any():
-                raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero "
-                                     "under the model")
+                raise TreelearnError(
+                    f"the evidence {dict(evidence or {})} has probability zero under the model"
+                )
             series.name = target
             return series
         return GaussianMixtureQuery(out["weights"][0], out["means"][0], out["variances"][0])
@@ -477,8 +525,9 @@ class CLGTreeModel:
         out = self.posterior(X, target)
         if isinstance(out, pd.DataFrame):
             best = np.nan_to_num(out.to_numpy(), nan=-1.0).argmax(axis=1)
-            labels = decode_codes(best[:, None], [target], self.states,
-                                  {target: self.dtypes.get(target)})[target]
+            labels = decode_codes(
+                best[:, None], [target], self.states, {target: self.dtypes.get(target)}
+            )[target]
             return pd.Series(labels.to_numpy(), index=X.index, name=target)
         mean = (out["weights"] * out["means"]).sum(axis=1)
         return pd.Series(mean, index=X.index, name=target)
@@ -489,8 +538,11 @@ class CLGTreeModel:
         column given its parent), in column order with the discrete columns' dtypes."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
-        check_memory(n * max(len(self.variables), 1) * 16, f"sampling n={n} rows of "
-                     f"{len(self.variables)} variables", "sample fewer rows at a time")
+        check_memory(
+            n * max(len(self.variables), 1) * 16,
+            f"sampling n={n} rows of {len(self.variables)} variables",
+            "sample fewer rows at a time",
+        )
         rng = np.random.default_rng(random_state)
         columns: dict = {}
         codes = np.zeros((n, 0), dtype=np.int64)
@@ -504,10 +556,13 @@ class CLGTreeModel:
         for j in self._down_order:
             if self._kind[j] == 1:
                 a = codes[:, int(self._parent[j])]
-                values[:, j] = self._state_means[j][a] + np.sqrt(self._state_vars[j][a]) * noise[:, j]
+                values[:, j] = (
+                    self._state_means[j][a] + np.sqrt(self._state_vars[j][a]) * noise[:, j]
+                )
             else:
-                base = self._b0[j] + (self._b1[j] * values[:, int(self._parent[j])]
-                                      if self._kind[j] == 2 else 0.0)
+                base = self._b0[j] + (
+                    self._b1[j] * values[:, int(self._parent[j])] if self._kind[j] == 2 else 0.0
+                )
                 values[:, j] = base + math.sqrt(self._s2[j]) * noise[:, j]
         for v, j in self._cpos.items():
             columns[v] = values[:, j]
@@ -521,7 +576,8 @@ class CLGTreeModel:
             f"this CLG tree's continuous columns {self.continuous[:5]} cannot be exported to it; "
             f"export the discretized model instead: tl.chow_liu(tl.discretize(df, bins=5))"
             f".to_pgmpy() (or .to_bif(path)); a Gaussian-only tree of the numbers is "
-            f"tl.gaussian_chow_liu(df[numbers]).to_pgmpy()")
+            f"tl.gaussian_chow_liu(df[numbers]).to_pgmpy()"
+        )
 
     def to_pyagrum(self) -> Any:
         """A ``pyagrum.clg.CLG`` of a tree of continuous columns; pyAgrum's CLG has no
@@ -564,20 +620,24 @@ class CLGTreeModel:
         for v in self.continuous:
             node = self.graph.nodes[v]
             ps = self.parents(v)
-            entry: dict = {"name": encode_label(v),
-                           "parent": encode_label(ps[0]) if ps else None}
+            entry: dict = {"name": encode_label(v), "parent": encode_label(ps[0]) if ps else None}
             if "means" in node and ps and ps[0] not in self._cpos:
                 entry.update(means=list(node["means"]), variances=list(node["variances"]))
             else:
-                entry.update(intercept=node["intercept"], variance=node["variance"],
-                             coefficient=node.get("coefficient"))
+                entry.update(
+                    intercept=node["intercept"],
+                    variance=node["variance"],
+                    coefficient=node.get("coefficient"),
+                )
             nodes.append(entry)
         return {
             "variables": [encode_label(v) for v in self.variables],
             "continuous": nodes,
             "discrete": None if self.discrete_model is None else self.discrete_model.to_dict(),
-            "edges": [[encode_label(u), encode_label(v), self.graph.edges[u, v].get("weight")]
-                      for u, v in self.graph.edges],
+            "edges": [
+                [encode_label(u), encode_label(v), self.graph.edges[u, v].get("weight")]
+                for u, v in self.graph.edges
+            ],
             "n_rows": self.n_rows,
             "settings": {"method": str(self.settings.get("method", "clg-chow-liu"))},
         }
@@ -602,23 +662,27 @@ class CLGTreeModel:
         continuous = []
         for node in d["continuous"]:
             if not isinstance(node, dict) or "name" not in node or "parent" not in node:
-                raise InvalidModelError("CLG tree file: each continuous node needs 'name' and "
-                                        "'parent'")
+                raise InvalidModelError(
+                    "CLG tree file: each continuous node needs 'name' and 'parent'"
+                )
             v = decode_label(node["name"])
             if v not in G:
-                raise InvalidModelError(f"CLG tree file: continuous node {v!r} is not in "
-                                        "'variables'")
+                raise InvalidModelError(
+                    f"CLG tree file: continuous node {v!r} is not in 'variables'"
+                )
             continuous.append(v)
-            attrs = {k: node[k] for k in ("means", "variances", "intercept", "variance",
-                                          "coefficient") if k in node}
+            attrs = {
+                k: node[k]
+                for k in ("means", "variances", "intercept", "variance", "coefficient")
+                if k in node
+            }
             G.nodes[v].update(attrs)
         for edge in d["edges"]:
             if not isinstance(edge, list) or len(edge) != 3:
                 raise InvalidModelError("CLG tree file: each edge is [parent, child, weight]")
             u, v = decode_label(edge[0]), decode_label(edge[1])
             if u not in G or v not in G:
-                raise InvalidModelError(f"CLG tree file: edge {edge[:2]} names an unknown "
-                                        "variable")
+                raise InvalidModelError(f"CLG tree file: edge {edge[:2]} names an unknown variable")
             if edge[2] is not None and not isinstance(edge[2], (int, float)):
                 raise InvalidModelError(f"CLG tree file: edge {edge[:2]}: weight must be a number")
             G.add_edge(u, v, **({"weight": edge[2]} if edge[2] is not None else {}))
@@ -626,17 +690,28 @@ class CLGTreeModel:
             v, parent = decode_label(node["name"]), node["parent"]
             ps = list(G.predecessors(v))
             if (parent is None) != (not ps) or (ps and decode_label(parent) != ps[0]):
-                raise InvalidModelError(f"CLG tree file: continuous node {v!r}: 'parent' "
-                                        f"{parent!r} differs from the edges {ps}")
+                raise InvalidModelError(
+                    f"CLG tree file: continuous node {v!r}: 'parent' "
+                    f"{parent!r} differs from the edges {ps}"
+                )
         dtypes = {} if discrete is None else discrete.dtypes
         n_rows = d.get("n_rows")
-        if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))):
+        if n_rows is not None and (
+            isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))
+        ):
             raise InvalidModelError("CLG tree file: 'n_rows' must be a number")
         settings = d.get("settings")
         if not isinstance(settings, dict):
             raise InvalidModelError("CLG tree file: 'settings' must be an object")
-        return cls(G, discrete, variables=variables, continuous=continuous, dtypes=dtypes,
-                   n_rows=n_rows, settings=settings)
+        return cls(
+            G,
+            discrete,
+            variables=variables,
+            continuous=continuous,
+            dtypes=dtypes,
+            n_rows=n_rows,
+            settings=settings,
+        )
 
     def save(self, path: Any) -> None:
         """Write the model as versioned treelearn JSON (kind ``clg_tree``)."""

@@ -63,11 +63,12 @@ def truncation(n: float) -> float:
     >>> round(truncation(1000), 5)
     0.00954
     """
-    return 1.0 / (4.0 * n ** 0.25 * math.sqrt(math.pi * math.log(max(n, 2.0))))
+    return 1.0 / (4.0 * n**0.25 * math.sqrt(math.pi * math.log(max(n, 2.0))))
 
 
-def smoothed_cdf_knots(values: np.ndarray, weights: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, float]:
+def smoothed_cdf_knots(
+    values: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
     """``(u, F, h)``: the knots of one column's smoothed empirical CDF (see the module
     docstring; ``F`` rises strictly inside (0, 1)) and its tails' scale.
 
@@ -92,8 +93,7 @@ def smoothed_cdf_knots(values: np.ndarray, weights: np.ndarray | None = None
     return u[keep], mid[keep], h
 
 
-def cdf_parts(x: Any, knots: np.ndarray, F: np.ndarray, h: float
-              ) -> tuple[np.ndarray, np.ndarray]:
+def cdf_parts(x: Any, knots: np.ndarray, F: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
     """``z = Phi^-1(G(x))`` and ``log g(x)`` of one column, each tail in log space (a far
     value gets a finite score); NaN stays NaN."""
     from scipy import special  # imported when used: `import treelearn` stays light
@@ -106,11 +106,14 @@ def cdf_parts(x: Any, knots: np.ndarray, F: np.ndarray, h: float
     with np.errstate(invalid="ignore", over="ignore"):
         log_left = np.minimum(math.log(F[0]) + (x - lo) / h, 0.0)  # log G, left tail
         log_right = np.minimum(math.log1p(-F[-1]) - (x - hi) / h, 0.0)  # log(1 - G), right
-        z = np.where(left, special.ndtri_exp(log_left),
-                     np.where(right, -special.ndtri_exp(log_right),
-                              special.ndtri(np.interp(x, knots, F))))
-        log_g = np.where(left, log_left - math.log(h),
-                         np.where(right, log_right - math.log(h), log_slope))
+        z = np.where(
+            left,
+            special.ndtri_exp(log_left),
+            np.where(right, -special.ndtri_exp(log_right), special.ndtri(np.interp(x, knots, F))),
+        )
+        log_g = np.where(
+            left, log_left - math.log(h), np.where(right, log_right - math.log(h), log_slope)
+        )
     nan = np.isnan(x)
     return np.where(nan, np.nan, z), np.where(nan, np.nan, log_g)
 
@@ -131,8 +134,9 @@ def quadrature(knots: np.ndarray, h: float, points: int = 16) -> tuple[np.ndarra
     """Gauss-Legendre nodes and weights on every knot segment and on 60 tail scales each
     side (pieces of 4): a density smooth on each piece integrates to round-off."""
     t, w = np.polynomial.legendre.leggauss(points)
-    edges = np.concatenate([knots[0] - h * np.arange(60, 0, -4), knots,
-                            knots[-1] + h * np.arange(4, 61, 4)])
+    edges = np.concatenate(
+        [knots[0] - h * np.arange(60, 0, -4), knots, knots[-1] + h * np.arange(4, 61, 4)]
+    )
     a, b = edges[:-1, None], edges[1:, None]
     return ((a + b) / 2 + (b - a) / 2 * t).ravel(), ((b - a) / 2 * w).ravel()
 
@@ -170,8 +174,11 @@ class CopulaQuery:
 
     def pdf(self, x: Any) -> np.ndarray:
         z, log_g = cdf_parts(x, self.knots, self.cdf, self.scale)
-        log_n = -0.5 * (_LOG_2PI + math.log(self.score_variance)
-                        + (z - self.score_mean) ** 2 / self.score_variance)
+        log_n = -0.5 * (
+            _LOG_2PI
+            + math.log(self.score_variance)
+            + (z - self.score_mean) ** 2 / self.score_variance
+        )
         return np.exp(log_n + log_g - _log_phi(z))
 
 
@@ -183,10 +190,16 @@ class CopulaTreeModel:
     ``scores`` the Gaussian tree of the normal scores.
     """
 
-    def __init__(self, knots: Mapping[Hashable, Sequence[float]],
-                 cdf: Mapping[Hashable, Sequence[float]], scales: Mapping[Hashable, float],
-                 scores: GaussianTreeModel, *, n_rows: float | None = None,
-                 settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        knots: Mapping[Hashable, Sequence[float]],
+        cdf: Mapping[Hashable, Sequence[float]],
+        scales: Mapping[Hashable, float],
+        scores: GaussianTreeModel,
+        *,
+        n_rows: float | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
         self.variables = list(scores.variables)
         if not (set(knots) == set(cdf) == set(scales) == set(self.variables)):
             raise InvalidModelError("every variable needs its CDF knots and tail scale")
@@ -194,21 +207,35 @@ class CopulaTreeModel:
         for v in self.variables:
             for name, values in (("knots", knots[v]), ("cdf", cdf[v])):
                 # text such as "7" is no number: a file holding it was edited
-                if not all(isinstance(e, (int, float, np.floating, np.integer))
-                           and not isinstance(e, bool) for e in np.ravel(values)):
+                if not all(
+                    isinstance(e, (int, float, np.floating, np.integer)) and not isinstance(e, bool)
+                    for e in np.ravel(values)
+                ):
                     raise InvalidModelError(f"variable {v!r}: the {name} must be numbers")
             x = np.asarray(knots[v], dtype=float)
             F = np.asarray(cdf[v], dtype=float)
             h = scales[v]
-            if x.ndim != 1 or x.shape != F.shape or len(x) < 2 or not np.isfinite(x).all() \
-                    or not np.isfinite(F).all():
-                raise InvalidModelError(f"variable {v!r}: knots and cdf must be finite lists of "
-                                        "one length (2 or more)")
+            if (
+                x.ndim != 1
+                or x.shape != F.shape
+                or len(x) < 2
+                or not np.isfinite(x).all()
+                or not np.isfinite(F).all()
+            ):
+                raise InvalidModelError(
+                    f"variable {v!r}: knots and cdf must be finite lists of one length (2 or more)"
+                )
             if (np.diff(x) <= 0).any() or (np.diff(F) <= 0).any() or F[0] <= 0 or F[-1] >= 1:
-                raise InvalidModelError(f"variable {v!r}: the knots and the CDF must rise "
-                                        "strictly, the CDF inside (0, 1)")
-            if isinstance(h, bool) or not isinstance(h, (int, float)) or not h > 0 \
-                    or not math.isfinite(h):
+                raise InvalidModelError(
+                    f"variable {v!r}: the knots and the CDF must rise "
+                    "strictly, the CDF inside (0, 1)"
+                )
+            if (
+                isinstance(h, bool)
+                or not isinstance(h, (int, float))
+                or not h > 0
+                or not math.isfinite(h)
+            ):
                 raise InvalidModelError(f"variable {v!r}: the tail scale must be a number > 0")
             self.knots[v], self.cdf[v], self.scales[v] = x, F, float(h)
         # the scores are truncated normal scores, |z| < 9 for any n (ndtri of delta_n), so
@@ -217,8 +244,10 @@ class CopulaTreeModel:
         _, cov = scores.joint()
         diagonal = np.diag(cov.to_numpy())
         if not (np.isfinite(cov.to_numpy()).all() and (diagonal <= _MAX_SCORE_VARIANCE).all()):
-            raise InvalidModelError("the normal scores' tree implies a variance that normal "
-                                    f"scores cannot have (more than {_MAX_SCORE_VARIANCE:g})")
+            raise InvalidModelError(
+                "the normal scores' tree implies a variance that normal "
+                f"scores cannot have (more than {_MAX_SCORE_VARIANCE:g})"
+            )
         self.scores = scores
         self.graph = scores.graph
         self.n_rows = n_rows
@@ -237,8 +266,10 @@ class CopulaTreeModel:
         return self.scores.n_parameters
 
     def __repr__(self) -> str:
-        return (f"CopulaTreeModel({len(self.variables)} variables, "
-                f"{self.graph.number_of_edges()} edges, n={self.n_rows})")
+        return (
+            f"CopulaTreeModel({len(self.variables)} variables, "
+            f"{self.graph.number_of_edges()} edges, n={self.n_rows})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CopulaTreeModel):
@@ -252,8 +283,9 @@ class CopulaTreeModel:
         names, X = numeric_matrix(data, learner="a copula tree", missing="pairwise")
         absent = [v for v in self.variables if v not in names]
         if absent:
-            raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
-                                      column=absent[0])
+            raise ColumnNotFoundError(
+                f"the data lacks the model's column(s) {absent[:5]}", column=absent[0]
+            )
         pos = {c: j for j, c in enumerate(names)}
         return np.asarray(X, dtype=float)[:, [pos[v] for v in self.variables]]
 
@@ -283,12 +315,14 @@ class CopulaTreeModel:
             z = Z[np.ix_(rows, np.flatnonzero(keep))] - mu[keep]
             L = np.linalg.cholesky(S[np.ix_(keep, keep)])
             u = np.linalg.solve(L, z.T)
-            out[rows] = (-0.5 * ((u * u).sum(axis=0) + keep.sum() * _LOG_2PI)
-                         - np.log(np.diag(L)).sum())
+            out[rows] = (
+                -0.5 * ((u * u).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(np.diag(L)).sum()
+            )
         return out + jac
 
-    def log_likelihood(self, data: Any, per_row: bool = False, sample_weight: Any = None
-                       ) -> float | np.ndarray:
+    def log_likelihood(
+        self, data: Any, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
         ``sample_weight``)."""
         rows = self.score_samples(data)
@@ -305,36 +339,52 @@ class CopulaTreeModel:
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         z = self.scores.sample(n, random_state=random_state)
-        return pd.DataFrame({v: inverse_cdf(z[v].to_numpy(), self.knots[v], self.cdf[v],
-                                            self.scales[v]) for v in self.variables})
+        return pd.DataFrame(
+            {
+                v: inverse_cdf(z[v].to_numpy(), self.knots[v], self.cdf[v], self.scales[v])
+                for v in self.variables
+            }
+        )
 
-    def query(self, variable: Hashable, evidence: Mapping[Hashable, float] | None = None
-              ) -> CopulaQuery:
+    def query(
+        self, variable: Hashable, evidence: Mapping[Hashable, float] | None = None
+    ) -> CopulaQuery:
         """The exact conditional distribution of ``variable`` given ``evidence`` (numbers in
         the original units), as a :class:`CopulaQuery`."""
         evidence = dict(evidence or {})
         for v in [variable, *evidence]:
             if v not in self.knots:
-                raise ColumnNotFoundError(f"{v!r} is not a variable of the model; the "
-                                          f"variables are {self.variables[:10]}", column=v)
+                raise ColumnNotFoundError(
+                    f"{v!r} is not a variable of the model; the "
+                    f"variables are {self.variables[:10]}",
+                    column=v,
+                )
         if variable in evidence:
             raise TreelearnError(f"{variable!r} is both queried and given as evidence")
         row = pd.DataFrame({v: [float(evidence.get(v, np.nan))] for v in self.variables})
         Z, _ = self._scores_of(self._matrix(row))
         given = {v: float(Z[0, self.variables.index(v)]) for v in evidence}
         q = self.scores.query([variable], given)
-        return CopulaQuery(float(q.mean.iloc[0]), float(q.covariance.iloc[0, 0]),
-                           self.knots[variable], self.cdf[variable], self.scales[variable])
+        return CopulaQuery(
+            float(q.mean.iloc[0]),
+            float(q.covariance.iloc[0, 0]),
+            self.knots[variable],
+            self.cdf[variable],
+            self.scales[variable],
+        )
 
     # -------------------------------------------------------------- files
     def to_dict(self) -> dict:
         """A JSON-ready dict; :meth:`from_dict` inverts it, every field checked."""
-        return {"variables": [encode_label(v) for v in self.variables],
-                "knots": [self.knots[v].tolist() for v in self.variables],
-                "cdf": [self.cdf[v].tolist() for v in self.variables],
-                "scales": [self.scales[v] for v in self.variables],
-                "scores": self.scores.to_dict(), "n_rows": self.n_rows,
-                "settings": {"method": str(self.settings.get("method", "copula-chow-liu"))}}
+        return {
+            "variables": [encode_label(v) for v in self.variables],
+            "knots": [self.knots[v].tolist() for v in self.variables],
+            "cdf": [self.cdf[v].tolist() for v in self.variables],
+            "scales": [self.scales[v] for v in self.variables],
+            "scores": self.scores.to_dict(),
+            "n_rows": self.n_rows,
+            "settings": {"method": str(self.settings.get("method", "copula-chow-liu"))},
+        }
 
     @classmethod
     def from_dict(cls, d: Any) -> CopulaTreeModel:
@@ -347,15 +397,21 @@ class CopulaTreeModel:
                 raise InvalidModelError(f"copula tree file: {key!r} must be a list")
         variables = [decode_label(v) for v in d["variables"]]
         if not (len(variables) == len(d["knots"]) == len(d["cdf"]) == len(d["scales"])):
-            raise InvalidModelError("copula tree file: 'knots', 'cdf' and 'scales' need one "
-                                    "entry per variable")
+            raise InvalidModelError(
+                "copula tree file: 'knots', 'cdf' and 'scales' need one entry per variable"
+            )
         scores = GaussianTreeModel.from_dict(d.get("scores"))
         if scores.variables != variables:
             raise InvalidModelError("copula tree file: the scores' tree is over other variables")
         try:
-            return cls(dict(zip(variables, d["knots"])), dict(zip(variables, d["cdf"])),
-                       dict(zip(variables, d["scales"])), scores, n_rows=d.get("n_rows"),
-                       settings=d.get("settings"))
+            return cls(
+                dict(zip(variables, d["knots"])),
+                dict(zip(variables, d["cdf"])),
+                dict(zip(variables, d["scales"])),
+                scores,
+                n_rows=d.get("n_rows"),
+                settings=d.get("settings"),
+            )
         except (TypeError, ValueError) as exc:
             if isinstance(exc, InvalidModelError):
                 raise

@@ -78,8 +78,13 @@ class CutsetModel:
     (2, 1.0)
     """
 
-    def __init__(self, root: Node, columns: Sequence[Hashable], states: Sequence[Sequence],
-                 dtypes: Mapping[Hashable, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Node,
+        columns: Sequence[Hashable],
+        states: Sequence[Sequence],
+        dtypes: Mapping[Hashable, Any] | None = None,
+    ) -> None:
         self.root = root
         self.columns = list(columns)
         self.states = {c: list(s) for c, s in zip(self.columns, states)}
@@ -94,6 +99,7 @@ class CutsetModel:
     @property
     def depth(self) -> int:
         """The most conditioning nodes on a way from the root to a leaf."""
+
         def depth(node: Node) -> int:
             return 0 if isinstance(node, Leaf) else 1 + max(depth(c) for c in node.children)
 
@@ -115,10 +121,15 @@ class CutsetModel:
         check_frame(data, action="score or predict")
         absent = [c for c in self.columns if c not in data.columns]
         if absent:
-            raise ColumnNotFoundError(f"the data lacks the network's column(s) {absent}",
-                                      column=absent[0])
-        return encode(data[self.columns], missing="pairwise", states=self.states,
-                      max_states=np.iinfo(np.int64).max).codes.astype(np.int64)
+            raise ColumnNotFoundError(
+                f"the data lacks the network's column(s) {absent}", column=absent[0]
+            )
+        return encode(
+            data[self.columns],
+            missing="pairwise",
+            states=self.states,
+            max_states=np.iinfo(np.int64).max,
+        ).codes.astype(np.int64)
 
     def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
         """``log P(observed cells of each row)``: a row missing a conditioning variable sums
@@ -139,8 +150,9 @@ class CutsetModel:
         for a, child in enumerate(node.children):
             on = np.flatnonzero((x == a) | (x < 0))
             if len(on) and log_w[a] > -np.inf:
-                total[on] = np.logaddexp(total[on],
-                                         log_w[a] + self._log_evidence(child, codes, rows[on]))
+                total[on] = np.logaddexp(
+                    total[on], log_w[a] + self._log_evidence(child, codes, rows[on])
+                )
         return total
 
     def map_codes(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,20 +191,28 @@ class CutsetModel:
         ``-1`` = free); empty when the evidence is impossible."""
         if not np.isfinite(self.log_likelihood_codes(evidence[None])[0]):
             return np.zeros((0, len(self.columns)), dtype=np.int64)
-        out = np.broadcast_to(np.where(evidence >= 0, evidence, 0),
-                              (n, len(self.columns))).astype(np.int64)
+        out = np.broadcast_to(np.where(evidence >= 0, evidence, 0), (n, len(self.columns))).astype(
+            np.int64
+        )
         self._sample(self.root, np.arange(n), evidence, rng, out)
         return out
 
-    def _sample(self, node: Node, rows: np.ndarray, evidence: np.ndarray,
-                rng: np.random.Generator, out: np.ndarray) -> None:
+    def _sample(
+        self,
+        node: Node,
+        rows: np.ndarray,
+        evidence: np.ndarray,
+        rng: np.random.Generator,
+        out: np.ndarray,
+    ) -> None:
         if not len(rows):
             return
         if isinstance(node, Leaf):
             if node.tree is not None:
                 engine = node.tree.engine()
-                fixed = {int(j): int(evidence[c]) for j, c in enumerate(node.columns)
-                         if evidence[c] >= 0}
+                fixed = {
+                    int(j): int(evidence[c]) for j, c in enumerate(node.columns) if evidence[c] >= 0
+                }
                 out[np.ix_(rows, node.columns)] = engine.sample_codes(len(rows), rng, fixed)
             return
         given = evidence[node.variable]
@@ -219,8 +239,10 @@ class CutsetModel:
         row = np.full(len(self.columns), -1, dtype=np.int64)
         for v, s in (evidence or {}).items():
             if v not in self.states:
-                raise ColumnNotFoundError(f"{v!r} is not a variable of the network; the "
-                                          f"variables are {self.columns}", column=v)
+                raise ColumnNotFoundError(
+                    f"{v!r} is not a variable of the network; the variables are {self.columns}",
+                    column=v,
+                )
             row[self.columns.index(v)] = state_index(self.states[v], v, s)
         return row
 
@@ -229,14 +251,18 @@ class CutsetModel:
         out = self.log_likelihood_codes(self.encode(data))
         return out if per_row else float(out.sum())
 
-    def query(self, variables: Sequence[Hashable] | Hashable,
-              evidence: Mapping[Hashable, Any] | None = None) -> pd.Series:
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
         """Exact ``P(variables | evidence)`` as a Series over their joint states (a
         MultiIndex for several): one evidence row per joint state, all scored at once."""
         return query_rows(self.log_likelihood_codes, self, variables, evidence)
 
-    def map_query(self, evidence: Mapping[Hashable, Any] | None = None,
-                  return_log_prob: bool = False) -> dict | tuple[dict, float]:
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> dict | tuple[dict, float]:
         """The most probable assignment of every variable not in ``evidence`` (exact), and
         with ``return_log_prob`` also ``log P(assignment, evidence)``."""
         row = self.evidence_row(evidence)
@@ -246,13 +272,20 @@ class CutsetModel:
         out = {c: self.states[c][best[0, j]] for j, c in enumerate(self.columns) if row[j] < 0}
         return (out, float(log_p[0])) if return_log_prob else out
 
-    def sample(self, n: int, evidence: Mapping[Hashable, Any] | None = None,
-               random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    def sample(
+        self,
+        n: int,
+        evidence: Mapping[Hashable, Any] | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> pd.DataFrame:
         """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
-        check_memory(16.0 * n * max(len(self.columns), 1), f"sampling n={n} rows",
-                     "sample fewer rows at a time")
+        check_memory(
+            16.0 * n * max(len(self.columns), 1),
+            f"sampling n={n} rows",
+            "sample fewer rows at a time",
+        )
         row = self.evidence_row(evidence)
         codes = self.sample_codes(n, np.random.default_rng(random_state), row)
         if len(codes) < n:
@@ -263,16 +296,24 @@ class CutsetModel:
     def to_dict(self) -> dict:
         """The network as JSON values: columns, states, and the nodes (leaves' trees by
         :meth:`TreeModel.to_dict`)."""
+
         def node(n: Node) -> dict:
             if isinstance(n, Leaf):
-                return {"columns": [int(c) for c in n.columns],
-                        "tree": None if n.tree is None else n.tree.to_dict()}
-            return {"variable": int(n.variable), "weights": [float(w) for w in n.weights],
-                    "children": [node(c) for c in n.children]}
+                return {
+                    "columns": [int(c) for c in n.columns],
+                    "tree": None if n.tree is None else n.tree.to_dict(),
+                }
+            return {
+                "variable": int(n.variable),
+                "weights": [float(w) for w in n.weights],
+                "children": [node(c) for c in n.children],
+            }
 
-        return {"columns": [encode_label(c) for c in self.columns],
-                "states": [[encode_label(s) for s in self.states[c]] for c in self.columns],
-                "root": node(self.root)}
+        return {
+            "columns": [encode_label(c) for c in self.columns],
+            "states": [[encode_label(s) for s in self.states[c]] for c in self.columns],
+            "root": node(self.root),
+        }
 
     @classmethod
     def from_dict(cls, d: Any, dtypes: Mapping[Hashable, Any] | None = None) -> CutsetModel:
@@ -287,50 +328,72 @@ class CutsetModel:
         except Exception as exc:  # a bad label: the file is at fault
             raise InvalidModelError(f"a saved cutset network has bad labels ({exc})") from None
         if len(states) != len(columns) or len(set(columns)) != len(columns):
-            raise InvalidModelError("a saved cutset network needs distinct columns, one state "
-                                    "list each")
+            raise InvalidModelError(
+                "a saved cutset network needs distinct columns, one state list each"
+            )
 
         def node(raw: Any, free: frozenset, where: str) -> Node:
             if not isinstance(raw, dict):
                 raise InvalidModelError(f"cutset node {where} must be a JSON object")
             if "variable" not in raw:
                 cols = raw.get("columns")
-                if not isinstance(cols, list) or sorted(cols) != sorted(free) or len(
-                        set(cols)) != len(cols):
-                    raise InvalidModelError(f"cutset leaf {where} must hold the columns left "
-                                            f"there, {sorted(free)}")
+                if (
+                    not isinstance(cols, list)
+                    or sorted(cols) != sorted(free)
+                    or len(set(cols)) != len(cols)
+                ):
+                    raise InvalidModelError(
+                        f"cutset leaf {where} must hold the columns left there, {sorted(free)}"
+                    )
                 tree = None if raw.get("tree") is None else TreeModel.from_dict(raw["tree"])
                 names = [columns[c] for c in cols]
-                if (tree is None) != (not cols) or (tree is not None and (
+                if (tree is None) != (not cols) or (
+                    tree is not None
+                    and (
                         tree.variables != names
-                        or any(tree.states[columns[c]] != states[c] for c in cols))):
-                    raise InvalidModelError(f"cutset leaf {where}: its tree must be over the "
-                                            f"columns {names} with their states")
+                        or any(tree.states[columns[c]] != states[c] for c in cols)
+                    )
+                ):
+                    raise InvalidModelError(
+                        f"cutset leaf {where}: its tree must be over the "
+                        f"columns {names} with their states"
+                    )
                 return Leaf(np.array(cols, dtype=np.int64), tree)
             v = raw["variable"]
             if not isinstance(v, int) or v not in free:
-                raise InvalidModelError(f"cutset node {where} conditions on {v!r}, not a column "
-                                        f"left there")
+                raise InvalidModelError(
+                    f"cutset node {where} conditions on {v!r}, not a column left there"
+                )
             weights = np.asarray(raw.get("weights"), dtype=float)
             children = raw.get("children")
             k = len(states[v])
-            if (weights.shape != (k,) or not np.isfinite(weights).all() or (weights < 0).any()
-                    or not np.isclose(weights.sum(), 1.0, atol=1e-9)):
-                raise InvalidModelError(f"cutset node {where}: weights must be {k} "
-                                        f"probabilities summing to 1")
+            if (
+                weights.shape != (k,)
+                or not np.isfinite(weights).all()
+                or (weights < 0).any()
+                or not np.isclose(weights.sum(), 1.0, atol=1e-9)
+            ):
+                raise InvalidModelError(
+                    f"cutset node {where}: weights must be {k} probabilities summing to 1"
+                )
             if not isinstance(children, list) or len(children) != k:
-                raise InvalidModelError(f"cutset node {where}: one child per state of "
-                                        f"{columns[v]!r} ({k})")
-            return Split(v, weights, [node(c, free - {v}, f"{where}/{a}")
-                                      for a, c in enumerate(children)])
+                raise InvalidModelError(
+                    f"cutset node {where}: one child per state of {columns[v]!r} ({k})"
+                )
+            return Split(
+                v, weights, [node(c, free - {v}, f"{where}/{a}") for a, c in enumerate(children)]
+            )
 
         root = node(d["root"], frozenset(range(len(columns))), "root")
         return cls(root, columns, states, dtypes)
 
 
-def query_rows(log_likelihood_codes: Callable[[np.ndarray], np.ndarray], net: CutsetModel,
-               variables: Sequence[Hashable] | Hashable,
-               evidence: Mapping[Hashable, Any] | None) -> pd.Series:
+def query_rows(
+    log_likelihood_codes: Callable[[np.ndarray], np.ndarray],
+    net: CutsetModel,
+    variables: Sequence[Hashable] | Hashable,
+    evidence: Mapping[Hashable, Any] | None,
+) -> pd.Series:
     """``P(variables | evidence)`` from a function scoring rows of codes (a network's, or an
     ensemble's): one evidence row per joint state of ``variables``, scored at once, normalised.
     ``net`` names the columns and states."""
@@ -342,22 +405,29 @@ def query_rows(log_likelihood_codes: Callable[[np.ndarray], np.ndarray], net: Cu
         raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
     unknown = [v for v in variables if v not in net.states]
     if unknown:
-        raise ColumnNotFoundError(f"{unknown[0]!r} is not a variable of the network; the "
-                                  f"variables are {net.columns}", column=unknown[0])
+        raise ColumnNotFoundError(
+            f"{unknown[0]!r} is not a variable of the network; the variables are {net.columns}",
+            column=unknown[0],
+        )
     index = [net.columns.index(v) for v in variables]
     if any(row[j] >= 0 for j in index):
         raise TreelearnError(f"{variables} are both queried and given as evidence")
     sizes = [len(net.states[v]) for v in variables]
     size = int(np.prod(sizes))
-    check_memory(8.0 * size * len(net.columns), f"a joint query over {variables}",
-                 "query fewer variables at a time")
+    check_memory(
+        8.0 * size * len(net.columns),
+        f"a joint query over {variables}",
+        "query fewer variables at a time",
+    )
     rows = np.broadcast_to(row, (size, len(row))).copy()
     rows[:, index] = np.array(np.unravel_index(np.arange(size), sizes)).T
     log_p = log_likelihood_codes(rows)
     if not np.isfinite(log_p).any():
         raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
     p = np.exp(log_p - logsumexp(log_p))
-    labels = (pd.Index(net.states[variables[0]], name=variables[0]) if len(variables) == 1
-              else pd.MultiIndex.from_product([net.states[v] for v in variables],
-                                              names=variables))
+    labels = (
+        pd.Index(net.states[variables[0]], name=variables[0])
+        if len(variables) == 1
+        else pd.MultiIndex.from_product([net.states[v] for v in variables], names=variables)
+    )
     return pd.Series(p, index=labels, name="probability")

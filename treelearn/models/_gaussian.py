@@ -39,8 +39,9 @@ _LOG_2PI = math.log(2 * math.pi)
 RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
 
 
-def tree_covariance(parent: np.ndarray, coefficient: np.ndarray,
-                    variance: np.ndarray) -> np.ndarray:
+def tree_covariance(
+    parent: np.ndarray, coefficient: np.ndarray, variance: np.ndarray
+) -> np.ndarray:
     """The covariance a linear-Gaussian forest implies, ``(..., d, d)``.
 
     ``parent[j]`` is the index of ``x_j``'s parent (``-1`` or ``j`` itself for a root);
@@ -71,11 +72,18 @@ class GaussianQuery(NamedTuple):
 
 def _evidence_value(v: Hashable, value: Any) -> float:
     """One piece of Gaussian evidence: a finite real number (NaN would give NaN means)."""
-    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(
-            value, (bool, np.bool_)) or not math.isfinite(float(value)):
-        raise TreelearnError(f"evidence {v!r} == {value!r:.60}: Gaussian evidence must be a "
-                             f"finite number; leave a variable out of the evidence to have it "
-                             f"unobserved", column=v, values=[value])
+    if (
+        not isinstance(value, (int, float, np.integer, np.floating))
+        or isinstance(value, (bool, np.bool_))
+        or not math.isfinite(float(value))
+    ):
+        raise TreelearnError(
+            f"evidence {v!r} == {value!r:.60}: Gaussian evidence must be a "
+            f"finite number; leave a variable out of the evidence to have it "
+            f"unobserved",
+            column=v,
+            values=[value],
+        )
     return float(value)
 
 
@@ -88,25 +96,33 @@ class GaussianTreeModel:
     Edges carry ``weight``, the Gaussian mutual information in nats.
     """
 
-    def __init__(self, graph: nx.DiGraph, n_rows: float | None = None,
-                 settings: dict | None = None) -> None:
+    def __init__(
+        self, graph: nx.DiGraph, n_rows: float | None = None, settings: dict | None = None
+    ) -> None:
         for v in graph.nodes:
             if graph.in_degree(v) > 1:
-                raise InvalidModelError(f"variable {v!r} has {graph.in_degree(v)} parents; "
-                                        "a Gaussian tree allows at most one")
+                raise InvalidModelError(
+                    f"variable {v!r} has {graph.in_degree(v)} parents; "
+                    "a Gaussian tree allows at most one"
+                )
             attrs = graph.nodes[v]
             has_parent = graph.in_degree(v) == 1
             for key in ("intercept", "variance", *(("coefficient",) if has_parent else ())):
                 value = attrs.get(key)
-                if (not isinstance(value, (int, float)) or isinstance(value, bool)
-                        or not math.isfinite(value)):
-                    raise InvalidModelError(f"variable {v!r}: {key} must be a finite number, "
-                                            f"not {value!r}")
+                if (
+                    not isinstance(value, (int, float))
+                    or isinstance(value, bool)
+                    or not math.isfinite(value)
+                ):
+                    raise InvalidModelError(
+                        f"variable {v!r}: {key} must be a finite number, not {value!r}"
+                    )
             if attrs["variance"] <= 0:
                 raise InvalidModelError(f"variable {v!r}: the variance must be > 0")
             if has_parent != (attrs.get("coefficient") is not None):
-                raise InvalidModelError(f"variable {v!r}: a coefficient is needed exactly when "
-                                        "it has a parent")
+                raise InvalidModelError(
+                    f"variable {v!r}: a coefficient is needed exactly when it has a parent"
+                )
         self.graph = graph
         self.variables = list(graph.nodes)
         self.n_rows = n_rows
@@ -137,17 +153,21 @@ class GaussianTreeModel:
         return self.roots[0]
 
     def __repr__(self) -> str:
-        return (f"GaussianTreeModel({len(self.variables)} variables, "
-                f"{self.graph.number_of_edges()} edges, n={self.n_rows})")
+        return (
+            f"GaussianTreeModel({len(self.variables)} variables, "
+            f"{self.graph.number_of_edges()} edges, n={self.n_rows})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GaussianTreeModel):
             return NotImplemented
-        return (self.variables == other.variables
-                and sorted(map(repr, self.graph.edges)) == sorted(map(repr, other.graph.edges))
-                and np.array_equal(self._intercept, other._intercept)
-                and np.array_equal(self._coef, other._coef)
-                and np.array_equal(self._variance, other._variance))
+        return (
+            self.variables == other.variables
+            and sorted(map(repr, self.graph.edges)) == sorted(map(repr, other.graph.edges))
+            and np.array_equal(self._intercept, other._intercept)
+            and np.array_equal(self._coef, other._coef)
+            and np.array_equal(self._variance, other._variance)
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -171,21 +191,25 @@ class GaussianTreeModel:
         A[children, self._parent[children]] = -self._coef[children]
         mean = np.linalg.solve(A, self._intercept)
         cov = tree_covariance(self._parent, self._coef, self._variance)
-        return (pd.Series(mean, index=self.variables),
-                pd.DataFrame(cov, index=self.variables, columns=self.variables))
+        return (
+            pd.Series(mean, index=self.variables),
+            pd.DataFrame(cov, index=self.variables, columns=self.variables),
+        )
 
     # -------------------------------------------------------------- scores
     def _matrix(self, data: Any) -> np.ndarray:
         names, X = numeric_matrix(data, learner="GaussianTreeModel")
         missing = [v for v in self.variables if v not in names]
         if missing:
-            raise ColumnNotFoundError(f"the data lacks the model's column(s) {missing}",
-                                      column=missing[0])
+            raise ColumnNotFoundError(
+                f"the data lacks the model's column(s) {missing}", column=missing[0]
+            )
         pos = {c: j for j, c in enumerate(names)}
         return X[:, [pos[v] for v in self.variables]]
 
-    def log_likelihood(self, data: Any, per_row: bool = False,
-                       sample_weight: Any = None) -> float | np.ndarray:
+    def log_likelihood(
+        self, data: Any, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """``sum_rows log p(x)`` in nats (``per_row=True``: one value per row, not weighted);
         with ``sample_weight``, the weighted sum (integer weights: rows repeated)."""
         X = self._matrix(data)
@@ -206,8 +230,9 @@ class GaussianTreeModel:
         with ``sample_weight``); larger is better, as :meth:`TreeModel.bic
         <treelearn.models._tree.TreeModel.bic>`."""
         n = self._n_rows(data, sample_weight)
-        return (self.log_likelihood(data, sample_weight=sample_weight)
-                - 0.5 * self.n_parameters * math.log(n))
+        return self.log_likelihood(
+            data, sample_weight=sample_weight
+        ) - 0.5 * self.n_parameters * math.log(n)
 
     def aic(self, data: Any, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters`` (weighted by ``sample_weight``); larger is better."""
@@ -225,8 +250,11 @@ class GaussianTreeModel:
         n = check_param("n", n, [Interval(Integral, 0, None)])
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         d = len(self.variables)
-        check_memory(2 * n * max(d, 1) * 8, f"sampling n={n} rows of {d} variables",
-                     "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
+        check_memory(
+            2 * n * max(d, 1) * 8,
+            f"sampling n={n} rows of {d} variables",
+            "sample fewer rows at a time (e.g. in a loop of 1,000,000)",
+        )
         rng = np.random.default_rng(random_state)
         X = np.empty((n, d))
         noise = rng.standard_normal((n, d)) * np.sqrt(self._variance)
@@ -245,12 +273,16 @@ class GaussianTreeModel:
         variables = list(variables)
         for v in [*variables, *evidence]:
             if v not in self._index:
-                raise ColumnNotFoundError(f"{v!r} is not a variable of the model; the "
-                                          f"variables are {self.variables}", column=v)
+                raise ColumnNotFoundError(
+                    f"{v!r} is not a variable of the model; the variables are {self.variables}",
+                    column=v,
+                )
         both = set(variables) & set(evidence)
         if both:
-            raise TreelearnError(f"{sorted(map(repr, both))} are both queried and given as "
-                                 "evidence; ask for each variable once")
+            raise TreelearnError(
+                f"{sorted(map(repr, both))} are both queried and given as "
+                "evidence; ask for each variable once"
+            )
         mu, S = self.joint()
         q, e = variables, list(evidence)
         mean = mu[q].to_numpy()
@@ -293,11 +325,14 @@ class GaussianTreeModel:
             beta = np.asarray(cpd.beta, dtype=float).ravel()
             ev = list(cpd.evidence)
             if len(ev) > 1:
-                raise InvalidModelError(f"variable {v!r} has {len(ev)} parents; a Gaussian tree "
-                                        "allows at most one")
-            G.nodes[v].update(intercept=float(beta[0]),
-                              coefficient=float(beta[1]) if ev else None,
-                              variance=float(cpd.std) ** 2)
+                raise InvalidModelError(
+                    f"variable {v!r} has {len(ev)} parents; a Gaussian tree allows at most one"
+                )
+            G.nodes[v].update(
+                intercept=float(beta[0]),
+                coefficient=float(beta[1]) if ev else None,
+                variance=float(cpd.std) ** 2,
+            )
             if ev:
                 G.add_edge(ev[0], v)
         return cls(G, settings={"method": "pgmpy"})
@@ -338,8 +373,10 @@ class GaussianTreeModel:
             "n_rows": self.n_rows,
             "settings": {"method": str(self.settings.get("method", "gaussian-chow-liu"))},
             "nodes": [
-                {"parent": encode_label(self.parents(v)[0]) if self.parents(v) else None,
-                 **{k: self.graph.nodes[v][k] for k in ("intercept", "coefficient", "variance")}}
+                {
+                    "parent": encode_label(self.parents(v)[0]) if self.parents(v) else None,
+                    **{k: self.graph.nodes[v][k] for k in ("intercept", "coefficient", "variance")},
+                }
                 for v in self.variables
             ],
             "weights": [self.graph.edges[u, v].get("weight") for u, v in self.graph.edges],
@@ -352,11 +389,16 @@ class GaussianTreeModel:
             variables = [decode_label(v) for v in d["variables"]]
             G = nx.DiGraph()
             for v, node in zip(variables, d["nodes"], strict=True):
-                G.add_node(v, intercept=node["intercept"], coefficient=node["coefficient"],
-                           variance=node["variance"])
+                G.add_node(
+                    v,
+                    intercept=node["intercept"],
+                    coefficient=node["coefficient"],
+                    variance=node["variance"],
+                )
             for (u, v), w in zip(d["edges"], d["weights"], strict=True):
-                G.add_edge(decode_label(u), decode_label(v),
-                           **({"weight": w} if w is not None else {}))
+                G.add_edge(
+                    decode_label(u), decode_label(v), **({"weight": w} if w is not None else {})
+                )
             G.graph["roots"] = [decode_label(v) for v in d["roots"]]
             return cls(G, n_rows=d.get("n_rows"), settings=d.get("settings"))
         except (KeyError, TypeError, ValueError) as exc:

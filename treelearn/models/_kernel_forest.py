@@ -66,25 +66,41 @@ class KernelForestModel:
     the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
     """
 
-    def __init__(self, centres: Any, variables: Sequence[Hashable], edges: Sequence[Sequence],
-                 factor: float, *, weights: Any = None,
-                 mutual_information: Sequence[float] | None = None,
-                 n_rows: float | None = None, settings: dict | None = None) -> None:
+    def __init__(
+        self,
+        centres: Any,
+        variables: Sequence[Hashable],
+        edges: Sequence[Sequence],
+        factor: float,
+        *,
+        weights: Any = None,
+        mutual_information: Sequence[float] | None = None,
+        n_rows: float | None = None,
+        settings: dict | None = None,
+    ) -> None:
         self.variables = list(variables)
         C = np.array(centres, dtype=float, order="C")  # one layout: the same sums bit for bit
-        if C.ndim != 2 or C.shape[1] != len(self.variables) or C.shape[0] < 2 \
-                or not np.isfinite(C).all():
-            raise InvalidModelError("the kernel centres must be a finite rows x variables "
-                                    "matrix with 2 or more rows")
+        if (
+            C.ndim != 2
+            or C.shape[1] != len(self.variables)
+            or C.shape[0] < 2
+            or not np.isfinite(C).all()
+        ):
+            raise InvalidModelError(
+                "the kernel centres must be a finite rows x variables matrix with 2 or more rows"
+            )
         if len(set(self.variables)) != len(self.variables):
             raise InvalidModelError("the variables must be distinct")
-        if isinstance(factor, bool) or not isinstance(factor, (int, float, np.floating)) \
-                or not math.isfinite(factor) or not factor > 0:
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, (int, float, np.floating))
+            or not math.isfinite(factor)
+            or not factor > 0
+        ):
             raise InvalidModelError(f"factor == {factor!r}, must be a finite number > 0")
         w = np.full(len(C), 1.0 / len(C)) if weights is None else np.array(weights, dtype=float)
         if w.shape != (len(C),) or not np.isfinite(w).all() or (w <= 0).any():
-            raise InvalidModelError("the kernel weights must be one finite number > 0 per "
-                                    "centre")
+            raise InvalidModelError("the kernel weights must be one finite number > 0 per centre")
         self.weights = None if weights is None else w.copy()
         w = w / w.sum()
         if float(w @ w) >= 1.0:
@@ -92,13 +108,16 @@ class KernelForestModel:
         with np.errstate(over="ignore", invalid="ignore"):
             mean, sd, n_eff = weighted_moments(C, w)
         if not (np.isfinite(mean).all() and np.isfinite(sd * factor).all()):
-            raise InvalidModelError("the kernel centres are too large: their spread "
-                                    "overflows (rescale the columns)")
+            raise InvalidModelError(
+                "the kernel centres are too large: their spread overflows (rescale the columns)"
+            )
         flat = ~(sd > 0)
         if flat.any():
             v = self.variables[int(np.flatnonzero(flat)[0])]
-            raise TreelearnError(f"column {v!r} takes one value: a kernel density needs a "
-                                 f"spread; drop the column", column=v)
+            raise TreelearnError(
+                f"column {v!r} takes one value: a kernel density needs a spread; drop the column",
+                column=v,
+            )
         self.centres, self.factor, self.n_eff = C, float(factor), n_eff
         self._w, self._log_w, self._mean = w, np.log(w), mean
         self.kernel_sd = dict(zip(self.variables, (self.factor * sd).tolist()))
@@ -110,21 +129,30 @@ class KernelForestModel:
             raise InvalidModelError("one mutual information per edge")
         self.edges, self.mutual_information, self.correlation = [], {}, {}
         for e, m in zip(edges, mi):
-            if not isinstance(e, (list, tuple)) or len(e) != 2 or e[0] not in pos \
-                    or e[1] not in pos or e[0] == e[1]:
+            if (
+                not isinstance(e, (list, tuple))
+                or len(e) != 2
+                or e[0] not in pos
+                or e[1] not in pos
+                or e[0] == e[1]
+            ):
                 raise InvalidModelError(f"edge {e!r}: must be a pair of two of the variables")
             u, v = e[0], e[1]
             if G.has_edge(u, v) or nx.has_path(G, u, v):
-                raise InvalidModelError(f"edge {(u, v)!r} closes a cycle: the edges must form "
-                                        "a forest")
+                raise InvalidModelError(
+                    f"edge {(u, v)!r} closes a cycle: the edges must form a forest"
+                )
             G.add_edge(u, v)
             i, j = pos[u], pos[v]
             cov = float(w @ ((C[:, i] - mean[i]) * (C[:, j] - mean[j]))) / (1.0 - float(w @ w))
             r = cov / (sd[i] * sd[j])
             if not abs(r) < MAX_ABS_CORRELATION:
-                raise TreelearnError(f"columns {u!r} and {v!r} are perfectly correlated "
-                                     f"(r = {r:.12g}): a 2-D kernel density needs a spread "
-                                     f"off the line; drop one of them", column=u)
+                raise TreelearnError(
+                    f"columns {u!r} and {v!r} are perfectly correlated "
+                    f"(r = {r:.12g}): a 2-D kernel density needs a spread "
+                    f"off the line; drop one of them",
+                    column=u,
+                )
             self.edges.append((u, v))
             self.correlation[(u, v)] = r
             if m is not None:
@@ -153,8 +181,10 @@ class KernelForestModel:
         return 0
 
     def __repr__(self) -> str:
-        return (f"KernelForestModel({len(self.variables)} variables, {len(self.edges)} edges, "
-                f"{len(self.centres)} kernels)")
+        return (
+            f"KernelForestModel({len(self.variables)} variables, {len(self.edges)} edges, "
+            f"{len(self.centres)} kernels)"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, KernelForestModel):
@@ -166,15 +196,22 @@ class KernelForestModel:
     # -------------------------------------------------------------- densities
     def _matrix(self, data: Any, missing: bool = False) -> np.ndarray:
         # a plain array's columns are the model's variables, in order
-        plain = not isinstance(data, pd.DataFrame) and np.ndim(data) == 2 \
+        plain = (
+            not isinstance(data, pd.DataFrame)
+            and np.ndim(data) == 2
             and np.shape(data)[1] == len(self.variables)
-        names, X = numeric_matrix(data, learner="a kernel forest",
-                                  names=self.variables if plain else None,
-                                  missing="pairwise" if missing else "error")
+        )
+        names, X = numeric_matrix(
+            data,
+            learner="a kernel forest",
+            names=self.variables if plain else None,
+            missing="pairwise" if missing else "error",
+        )
         absent = [v for v in self.variables if v not in names]
         if absent:
-            raise ColumnNotFoundError(f"the data lacks the model's column(s) {absent[:5]}",
-                                      column=absent[0])
+            raise ColumnNotFoundError(
+                f"the data lacks the model's column(s) {absent[:5]}", column=absent[0]
+            )
         pos = {c: j for j, c in enumerate(names)}
         return np.asarray(X, dtype=float)[:, [pos[v] for v in self.variables]]
 
@@ -194,9 +231,16 @@ class KernelForestModel:
             for k in (i, j):
                 if k not in marginals:
                     marginals[k] = self._marginal(X, k)
-            pair = kde_pair_log_density(X[:, i], X[:, j], self.centres[:, i], self.centres[:, j],
-                                        self._log_w, self.kernel_sd[u], self.kernel_sd[v],
-                                        self.correlation[(u, v)])
+            pair = kde_pair_log_density(
+                X[:, i],
+                X[:, j],
+                self.centres[:, i],
+                self.centres[:, j],
+                self._log_w,
+                self.kernel_sd[u],
+                self.kernel_sd[v],
+                self.correlation[(u, v)],
+            )
             out[:, e] = pair - marginals[i] - marginals[j]
         return out
 
@@ -237,8 +281,7 @@ class KernelForestModel:
             leaves += [u for u in neighbours if holes[u] and G.degree(u) <= 1 and u not in leaves]
         n = len(X)
         out = np.zeros(n)
-        grids = {v: self._grid(v, [self._rho(v, u) for u in G.neighbors(v)])
-                 for v in G if holes[v]}
+        grids = {v: self._grid(v, [self._rho(v, u) for u in G.neighbors(v)]) for v in G if holes[v]}
         for v in G:  # node factors p_v^(1 - deg v) of the observed nodes
             if not holes[v] and G.degree(v) != 1:
                 out += (1 - G.degree(v)) * self._marginal(X, v)
@@ -263,8 +306,11 @@ class KernelForestModel:
         pieces = math.ceil((hi - lo) / width)
         points = pieces * QUADRATURE_POINTS
         # two adjacent missing nodes: a grid x grid table of their pair density (and its exp)
-        check_memory(16.0 * points * points, "a missing value's quadrature grid",
-                     "fill the missing values in")
+        check_memory(
+            16.0 * points * points,
+            "a missing value's quadrature grid",
+            "fill the missing values in",
+        )
         t, w = np.polynomial.legendre.leggauss(QUADRATURE_POINTS)
         edges = np.linspace(lo, hi, pieces + 1)
         a, b = edges[:-1, None], edges[1:, None]
@@ -272,11 +318,20 @@ class KernelForestModel:
 
     def _pair(self, x: np.ndarray, y: np.ndarray, i: int, j: int) -> np.ndarray:
         u, v = self.variables[i], self.variables[j]
-        return kde_pair_log_density(x, y, self.centres[:, i], self.centres[:, j], self._log_w,
-                                    self.kernel_sd[u], self.kernel_sd[v], self._rho(i, j))
+        return kde_pair_log_density(
+            x,
+            y,
+            self.centres[:, i],
+            self.centres[:, j],
+            self._log_w,
+            self.kernel_sd[u],
+            self.kernel_sd[v],
+            self._rho(i, j),
+        )
 
-    def _integrate(self, X: np.ndarray, G: nx.Graph, component: list, grids: dict,
-                   holes: np.ndarray) -> np.ndarray:
+    def _integrate(
+        self, X: np.ndarray, G: nx.Graph, component: list, grids: dict, holes: np.ndarray
+    ) -> np.ndarray:
         """``log`` of the integral over one connected set of missing nodes (each on its
         grid) of their factors and the edges to them: messages towards ``component[0]``."""
         n = len(X)
@@ -284,27 +339,31 @@ class KernelForestModel:
         for v in component:  # each grid point's factor, with the observed neighbours' edges
             g, log_w = grids[v]
             node = log_w + (1 - G.degree(v)) * kde_log_density(
-                g, self.centres[:, v], self._log_w, self.kernel_sd[self.variables[v]])
+                g, self.centres[:, v], self._log_w, self.kernel_sd[self.variables[v]]
+            )
             term = np.tile(node, (n, 1))
             for u in G.neighbors(v):
                 if not holes[u]:
-                    term += self._pair(np.repeat(X[:, u], len(g)), np.tile(g, n), u, v
-                                       ).reshape(n, len(g))
+                    term += self._pair(np.repeat(X[:, u], len(g)), np.tile(g, n), u, v).reshape(
+                        n, len(g)
+                    )
             local[v] = term
         root = component[0]
         sub = G.subgraph(component)
         for v, parent in reversed(list(nx.bfs_predecessors(sub, root))):  # leaves first
             gv, gp = grids[v][0], grids[parent][0]
-            pair = self._pair(np.repeat(gv, len(gp)), np.tile(gp, len(gv)), v, parent
-                              ).reshape(len(gv), len(gp))
+            pair = self._pair(np.repeat(gv, len(gp)), np.tile(gp, len(gv)), v, parent).reshape(
+                len(gv), len(gp)
+            )
             top_r, top_c = local[v].max(axis=1, keepdims=True), pair.max()
             message = np.exp(local[v] - top_r) @ np.exp(pair - top_c)
             with np.errstate(divide="ignore"):
                 local[parent] = local[parent] + np.log(message) + top_r + top_c
         return logsumexp(local[root], axis=1)
 
-    def log_likelihood(self, data: Any, per_row: bool = False, sample_weight: Any = None
-                       ) -> float | np.ndarray:
+    def log_likelihood(
+        self, data: Any, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray:
         """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
         ``sample_weight``)."""
         rows = self.score_samples(data)
@@ -350,9 +409,9 @@ class KernelForestModel:
             k = np.empty(n, dtype=np.int64)
             step = max(1, int(32 * 2**20 // (8 * len(C))))
             for start in range(0, n, step):  # blocks of rows (memory): Gumbel-max picks
-                xp = out[start:start + step, p]
+                xp = out[start : start + step, p]
                 L = self._log_w - 0.5 * ((xp[:, None] - C[None, :, p]) / sp) ** 2
-                k[start:start + step] = np.argmax(L + rng.gumbel(size=L.shape), axis=1)
+                k[start : start + step] = np.argmax(L + rng.gumbel(size=L.shape), axis=1)
             mean = C[k, j] + r * s / sp * (out[:, p] - C[k, p])
             out[:, j] = mean + s * math.sqrt(1.0 - r * r) * rng.standard_normal(n)
         return pd.DataFrame(out, columns=self.variables)
@@ -360,15 +419,20 @@ class KernelForestModel:
     # -------------------------------------------------------------- files
     def to_dict(self) -> dict:
         """A JSON-ready dict; :meth:`from_dict` inverts it, every field checked."""
-        return {"variables": [encode_label(v) for v in self.variables],
-                "centres": [self.centres[:, j].tolist() for j in range(len(self.variables))],
-                "weights": None if self.weights is None else self.weights.tolist(),
-                "factor": self.factor,
-                "edges": [[encode_label(u), encode_label(v)] for u, v in self.edges],
-                "mutual_information": [self.mutual_information.get(e, 0.0) for e in self.edges],
-                "n_rows": self.n_rows,
-                "settings": {str(k): v for k, v in self.settings.items()
-                             if isinstance(v, (str, int, float, bool)) or v is None}}
+        return {
+            "variables": [encode_label(v) for v in self.variables],
+            "centres": [self.centres[:, j].tolist() for j in range(len(self.variables))],
+            "weights": None if self.weights is None else self.weights.tolist(),
+            "factor": self.factor,
+            "edges": [[encode_label(u), encode_label(v)] for u, v in self.edges],
+            "mutual_information": [self.mutual_information.get(e, 0.0) for e in self.edges],
+            "n_rows": self.n_rows,
+            "settings": {
+                str(k): v
+                for k, v in self.settings.items()
+                if isinstance(v, (str, int, float, bool)) or v is None
+            },
+        }
 
     @classmethod
     def from_dict(cls, d: Any) -> KernelForestModel:
@@ -381,20 +445,28 @@ class KernelForestModel:
                 raise InvalidModelError(f"kernel forest file: {key!r} must be a list")
         variables = [decode_label(v) for v in d["variables"]]
         columns = d["centres"]
-        if len(columns) != len(variables) or not all(isinstance(c, list) for c in columns) \
-                or len({len(c) for c in columns}) != 1:
-            raise InvalidModelError("kernel forest file: 'centres' needs one list per "
-                                    "variable, all of one length")
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                   for c in columns for x in c):
+        if (
+            len(columns) != len(variables)
+            or not all(isinstance(c, list) for c in columns)
+            or len({len(c) for c in columns}) != 1
+        ):
+            raise InvalidModelError(
+                "kernel forest file: 'centres' needs one list per variable, all of one length"
+            )
+        if not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for c in columns for x in c
+        ):
             raise InvalidModelError("kernel forest file: 'centres' must hold numbers")
         weights = d.get("weights")
-        if weights is not None and (not isinstance(weights, list) or not all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) for x in weights)):
+        if weights is not None and (
+            not isinstance(weights, list)
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in weights)
+        ):
             raise InvalidModelError("kernel forest file: 'weights' must be null or numbers")
         mi = d["mutual_information"]
-        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                   for x in mi):
+        if not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in mi
+        ):
             raise InvalidModelError("kernel forest file: 'mutual_information' must be numbers")
         edges = []
         for e in d["edges"]:
@@ -405,11 +477,21 @@ class KernelForestModel:
         if settings is not None and not isinstance(settings, dict):
             raise InvalidModelError("kernel forest file: 'settings' must be an object")
         n_rows = d.get("n_rows")
-        if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))):
+        if n_rows is not None and (
+            isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))
+        ):
             raise InvalidModelError("kernel forest file: 'n_rows' must be a number or null")
         try:
-            return cls(np.array(columns, dtype=float).T, variables, edges, d.get("factor"),
-                       weights=weights, mutual_information=mi, n_rows=n_rows, settings=settings)
+            return cls(
+                np.array(columns, dtype=float).T,
+                variables,
+                edges,
+                d.get("factor"),
+                weights=weights,
+                mutual_information=mi,
+                n_rows=n_rows,
+                settings=settings,
+            )
         except InvalidModelError:
             raise
         except TreelearnError as exc:

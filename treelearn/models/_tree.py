@@ -49,14 +49,16 @@ __all__ = ["ScoreReport", "TreeModel"]
 _EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
 
 
-def _zero_rows(bad: np.ndarray, index: pd.Index, present: Mapping[Hashable, pd.Series]
-               ) -> TreelearnError:
+def _zero_rows(
+    bad: np.ndarray, index: pd.Index, present: Mapping[Hashable, pd.Series]
+) -> TreelearnError:
     """The error for evidence rows of probability zero (``bad``), naming the first."""
     r = int(np.flatnonzero(bad)[0])
     row = {v: col.iloc[r] for v, col in present.items() if pd.notna(col.iloc[r])}
     return TreelearnError(
         f"{int(bad.sum())} evidence row(s) have probability zero under the model, e.g. row "
-        f"{index[r]!r} with {row}: drop or fix those rows, or learn with alpha > 0")
+        f"{index[r]!r} with {row}: drop or fix those rows, or learn with alpha > 0"
+    )
 
 
 def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
@@ -67,8 +69,11 @@ def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
     the node and its row."""
     try:
         with np.errstate(all="ignore"):
-            stack = check_cpt(group[0], np.array([nodes[v]["cpt"] for v in group], dtype=float),
-                              (len(group), *shape))
+            stack = check_cpt(
+                group[0],
+                np.array([nodes[v]["cpt"] for v in group], dtype=float),
+                (len(group), *shape),
+            )
     except (StructureError, TypeError, ValueError):
         for v in group:  # raises, naming the first bad node
             nodes[v]["cpt"] = check_cpt(v, nodes[v]["cpt"], shape)
@@ -147,9 +152,13 @@ class TreeModel:
                 node = nodes[v]
                 if "states" not in node or "cpt" not in node:
                     raise StructureError(f"node {v!r} needs the attributes 'states' and 'cpt'")
-                ps = list(node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__))
+                ps = list(
+                    node.get("parents") or sorted(graph.predecessors(v), key=position.__getitem__)
+                )
                 if set(ps) != set(graph.predecessors(v)) or len(set(ps)) != len(ps):
-                    raise StructureError(f"node {v!r}: 'parents' {ps} differ from the graph's edges")
+                    raise StructureError(
+                        f"node {v!r}: 'parents' {ps} differ from the graph's edges"
+                    )
                 node["parents"] = ps
                 shape = (*(len(nodes[p]["states"]) for p in ps), len(node["states"]))
                 by_shape.setdefault(shape, []).append(v)
@@ -302,7 +311,7 @@ class TreeModel:
         by_column = np.ascontiguousarray(np.asarray(codes).T)
         index = offsets[:, None] + strides[:, :1] * by_column[columns[:, 0]]
         for f in range(1, columns.shape[1]):
-            index += strides[:, f:f + 1] * by_column[columns[:, f]]
+            index += strides[:, f : f + 1] * by_column[columns[:, f]]
         return np.add.reduce(flat[index], axis=0)
 
     def _log_cpt_index(self) -> tuple:
@@ -379,9 +388,15 @@ class TreeModel:
 
         states = self.states
         try:
-            new = count(data, missing=self.settings.get("missing", "error"), states=states,
-                        max_states=NO_STATE_CAP, chunksize=chunksize,
-                        sample_weight=sample_weight, variables=self.variables)
+            new = count(
+                data,
+                missing=self.settings.get("missing", "error"),
+                states=states,
+                max_states=NO_STATE_CAP,
+                chunksize=chunksize,
+                sample_weight=sample_weight,
+                variables=self.variables,
+            )
         except UnseenStateError as error:
             raise error.with_hint(
                 "A fitted model's states are fixed: learn it with chow_liu(..., states=...) "
@@ -389,8 +404,12 @@ class TreeModel:
                 where=error.where or "partial_fit: ",
             ) from None
         dtypes = tuple(self.dtypes.get(v) for v in self.variables) if self.dtypes else ()
-        total = CountedTable(tuple(self.variables), tuple(tuple(states[v]) for v in self.variables),
-                             dtypes, pairs=self.counts + new.counts)
+        total = CountedTable(
+            tuple(self.variables),
+            tuple(tuple(states[v]) for v in self.variables),
+            dtypes,
+            pairs=self.counts + new.counts,
+        )
         fresh = self.learner(total)
         self.graph, self.variables, self.n_rows = fresh.graph, fresh.variables, fresh.n_rows
         self.counts = fresh.counts
@@ -426,9 +445,11 @@ class TreeModel:
         [1, 1, 1]
         """
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
-        check_memory(n * max(len(self.variables), 1) * 16,  # codes + decoded columns
-                     f"sampling n={n} rows of {len(self.variables)} variables",
-                     "sample fewer rows at a time (e.g. in a loop of 1,000,000)")
+        check_memory(
+            n * max(len(self.variables), 1) * 16,  # codes + decoded columns
+            f"sampling n={n} rows of {len(self.variables)} variables",
+            "sample fewer rows at a time (e.g. in a loop of 1,000,000)",
+        )
         check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
         check_param("numbers", numbers, [BOOLEAN])
         engine = self.engine()
@@ -467,7 +488,8 @@ class TreeModel:
         engine = cache[1].get(conditioner)
         if engine is None:
             engine = cache[1][conditioner] = TreeEngine(
-                self.variables, self.parent_map, self.cpts, self.states, conditioner=conditioner)
+                self.variables, self.parent_map, self.cpts, self.states, conditioner=conditioner
+            )
         return engine
 
     @property
@@ -515,8 +537,10 @@ class TreeModel:
         {0: 0.5625, 1: 0.4375}
         """
         if type(variables) is not list and (  # a list: the common case, no ABC check
-                isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
-                or (isinstance(variables, tuple) and variables in self.graph)):  # a tuple name
+            isinstance(variables, (str, int))
+            or not isinstance(variables, Sequence)
+            or (isinstance(variables, tuple) and variables in self.graph)
+        ):  # a tuple name
             variables = [variables]
         variables = list(variables)
         evidence = dict(evidence or {})
@@ -540,8 +564,9 @@ class TreeModel:
         )
         return pd.Series(table.ravel(), index=index, name="probability")
 
-    def marginals(self, evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None,
-                  as_frame: bool = False) -> dict | pd.DataFrame:
+    def marginals(
+        self, evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None, as_frame: bool = False
+    ) -> dict | pd.DataFrame:
         """``{variable: P(variable | evidence)}`` for every variable not given a state in
         ``evidence`` (states or likelihoods, as in :meth:`query`), all in one two-pass
         sweep (each a Series over the variable's states).
@@ -580,9 +605,15 @@ class TreeModel:
         codes[0, list(fixed)] = list(fixed.values())
         return self._marginals_frame(engine, codes, pd.RangeIndex(1), soft, evidence, None)
 
-    def _marginals_frame(self, engine: TreeEngine, codes: np.ndarray, index: pd.Index,
-                         soft: Mapping[int, np.ndarray] | None, evidence: Any,
-                         present: Mapping[Hashable, pd.Series] | None) -> pd.DataFrame:
+    def _marginals_frame(
+        self,
+        engine: TreeEngine,
+        codes: np.ndarray,
+        index: pd.Index,
+        soft: Mapping[int, np.ndarray] | None,
+        evidence: Any,
+        present: Mapping[Hashable, pd.Series] | None,
+    ) -> pd.DataFrame:
         """:meth:`marginals` as one DataFrame (see there) from rows of codes."""
         values = engine.marginals_matrix(codes, soft)
         bad = ~np.isfinite(values).all(axis=1)
@@ -593,8 +624,9 @@ class TreeModel:
         return pd.DataFrame(values, index=index, columns=engine.state_columns(), copy=False)
 
     def map_query(
-        self, evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None,
-        return_log_prob: bool = False
+        self,
+        evidence: Mapping[Hashable, Any] | pd.DataFrame | None = None,
+        return_log_prob: bool = False,
     ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """The most probable assignment ``{variable: state}`` of every variable not given a
         state in ``evidence`` (max-product message passing, linear in the number of
@@ -739,8 +771,13 @@ class TreeModel:
         check_frame(data, action="score or predict")
         present = {v: data[v] for v in self.variables if v in data.columns}
         # an absent column is unobserved in every row
-        frame = pd.DataFrame({v: present.get(v, pd.Series(None, index=data.index, dtype=object))
-                              for v in self.variables}, index=data.index)
+        frame = pd.DataFrame(
+            {
+                v: present.get(v, pd.Series(None, index=data.index, dtype=object))
+                for v in self.variables
+            },
+            index=data.index,
+        )
         return self.encode(frame, unseen=unseen).codes.astype(np.int64), present
 
     def explain(
@@ -787,21 +824,35 @@ class TreeModel:
         """
         from ..inference._shapley import EngineGame, check_explain_options, explain_game
 
-        params = check_explain_options(kind=kind, conditional=conditional, output=output,
-                                       method=method, n_permutations=n_permutations,
-                                       random_state=random_state)
+        params = check_explain_options(
+            kind=kind,
+            conditional=conditional,
+            output=output,
+            method=method,
+            n_permutations=n_permutations,
+            random_state=random_state,
+        )
         self._node(target)
         codes, present = self._row_codes(data)
         other = None if background is None else self._row_codes(background)[0]
         engine = self.engine(target)
         players = [j for j, v in enumerate(self.variables) if v != target]
         game = EngineGame(engine, codes, players, background=other)
-        state = None if target_state is None else state_index(self.states[target], target,
-                                                              target_state)
-        frame = pd.DataFrame({self.variables[j]: present.get(self.variables[j], pd.Series(
-            None, index=data.index, dtype=object)) for j in players}, index=data.index)
-        return explain_game(game, target=state, data=frame, index=data.index,
-                            target_name=target, **params)
+        state = (
+            None if target_state is None else state_index(self.states[target], target, target_state)
+        )
+        frame = pd.DataFrame(
+            {
+                self.variables[j]: present.get(
+                    self.variables[j], pd.Series(None, index=data.index, dtype=object)
+                )
+                for j in players
+            },
+            index=data.index,
+        )
+        return explain_game(
+            game, target=state, data=frame, index=data.index, target_name=target, **params
+        )
 
     def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
         """The most probable state of ``target`` for every row of ``data`` given its other
@@ -815,8 +866,9 @@ class TreeModel:
         proba = self.predict_proba(data, target, unseen=unseen)
         labels = np.empty(proba.shape[1], dtype=object)
         labels[:] = list(proba.columns)
-        values = pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index,
-                           name=target)
+        values = pd.Series(
+            labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index, name=target
+        )
         dtype = self.dtypes.get(target)
         if dtype is not None:
             # e.g. labels outside a categorical dtype: keep them as they are
@@ -840,8 +892,9 @@ class TreeModel:
 
         return entropy(self.engine(), evidence)
 
-    def mutual_information(self, X: Any, Y: Any, given: Any = None,
-                           evidence: Mapping[Hashable, Any] | None = None) -> float:
+    def mutual_information(
+        self, X: Any, Y: Any, given: Any = None, evidence: Mapping[Hashable, Any] | None = None
+    ) -> float:
         """``I(X; Y | given, evidence)`` in nats, exactly under the model: ``X``, ``Y`` and
         ``given`` are variables or lists of them (``given`` summed over its states,
         ``evidence`` fixed, as in :meth:`query`).
@@ -856,8 +909,12 @@ class TreeModel:
 
         return mutual_information(self.engine(), X, Y, given, evidence)
 
-    def most_informative(self, target: Hashable, evidence: Mapping[Hashable, Any] | None = None,
-                         candidates: Sequence[Hashable] | None = None) -> pd.Series:
+    def most_informative(
+        self,
+        target: Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+        candidates: Sequence[Hashable] | None = None,
+    ) -> pd.Series:
         """Which question to ask next: the unobserved variables ranked by the expected
         reduction of ``target``'s entropy if they were observed, ``I(target; X |
         evidence)`` (nats, largest first), all from one pass of the engine (see
@@ -998,7 +1055,9 @@ class TreeModel:
     def to_text(self, digits: int = 4) -> str:
         """The structure as an indented text tree, with the MI (nats) on each edge."""
         lines = [self._headline()]
-        shown_parent = {v: (self.parents(v)[-1] if self.parents(v) else None) for v in self.variables}
+        shown_parent = {
+            v: (self.parents(v)[-1] if self.parents(v) else None) for v in self.variables
+        }
         children: dict = {v: [] for v in self.variables}
         for v, p in shown_parent.items():
             if p is not None:
@@ -1025,7 +1084,9 @@ class TreeModel:
             lines.append(prefix + branch + label(v, shown_parent[v]))
             below = prefix + ("" if top else ("    " if last else "│   "))
             kids = children[v]
-            stack.extend((w, below, i == len(kids) - 1, False) for i, w in reversed(list(enumerate(kids))))
+            stack.extend(
+                (w, below, i == len(kids) - 1, False) for i, w in reversed(list(enumerate(kids)))
+            )
         return "\n".join(lines)
 
     def _headline(self) -> str:

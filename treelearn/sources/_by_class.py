@@ -47,8 +47,9 @@ CLASS_COLUMN = "__treelearn_class__"
 SummariseLabelled = Callable[[pd.DataFrame, np.ndarray, np.ndarray, Any], Any]
 
 
-def labelled_rows(X: Any, y: Any, sample_weight: Any,
-                  matrix: Callable[[Any], tuple[Any, Any]]) -> tuple:
+def labelled_rows(
+    X: Any, y: Any, sample_weight: Any, matrix: Callable[[Any], tuple[Any, Any]]
+) -> tuple:
     """``(names, A, classes, codes, weights)`` of rows in memory: ``matrix(X)`` gives
     ``(names, A)``; rows of weight zero are left out (``weights`` is ``None`` without
     ``sample_weight``); ``classes`` are ``y``'s sorted labels, ``codes`` each row's."""
@@ -61,14 +62,21 @@ def labelled_rows(X: Any, y: Any, sample_weight: Any,
     return names, A, classes, codes, weights
 
 
-def _summarise_labelled(rows: pd.DataFrame, weights: Any, where: str, *,
-                        class_column: Hashable, summarise: SummariseLabelled) -> Any:
+def _summarise_labelled(
+    rows: pd.DataFrame,
+    weights: Any,
+    where: str,
+    *,
+    class_column: Hashable,
+    summarise: SummariseLabelled,
+) -> Any:
     labels = rows[class_column]
     missing = np.flatnonzero(labels.isna().to_numpy())
     if len(missing):
         raise MissingValuesError(
             f"y has {len(missing)} missing class label(s) (rows {missing[:5].tolist()} of the "
-            f"chunk); drop those rows or fill them in")
+            f"chunk); drop those rows or fill them in"
+        )
     codes, uniques = pd.factorize(labels)
     classes = np.empty(len(uniques), dtype=object)
     classes[:] = [python_scalar(u) for u in uniques]
@@ -85,8 +93,15 @@ def sorted_classes(stats: Any) -> Any:
     return stats.reordered(order, classes)
 
 
-def sum_by_class(X: Any, y: Any, summarise: SummariseLabelled, *, kind: str,
-                 sample_weight: Any = None, chunksize: int = 200_000) -> Any:
+def sum_by_class(
+    X: Any,
+    y: Any,
+    summarise: SummariseLabelled,
+    *,
+    kind: str,
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+) -> Any:
     """The per-class statistics of a file (``kind="path"``, ``y`` its class column's name)
     or a Dask DataFrame (``kind="dask"``, ``y`` a Dask Series partitioned like it or a
     column name), chunk by chunk, merged and sorted by class."""
@@ -95,28 +110,46 @@ def sum_by_class(X: Any, y: Any, summarise: SummariseLabelled, *, kind: str,
             raise ColumnNotFoundError(
                 f"with a file X, y is the name of its class column (e.g. y='label'); "
                 f"{y!r} is not one of {list(read_header(X))[:20]}",
-                column=y if isinstance(y, (str, int)) else None)
-        total = sum_file(X, partial(_summarise_labelled, class_column=y, summarise=summarise),
-                         sample_weight=sample_weight, chunksize=chunksize)
+                column=y if isinstance(y, (str, int)) else None,
+            )
+        total = sum_file(
+            X,
+            partial(_summarise_labelled, class_column=y, summarise=summarise),
+            sample_weight=sample_weight,
+            chunksize=chunksize,
+        )
         return sorted_classes(total)
     if is_dask_series(y):
         if y.npartitions != X.npartitions:
-            raise ClassLabelError(f"X has {X.npartitions} partitions and y {y.npartitions}; "
-                                  f"partition them alike")
+            raise ClassLabelError(
+                f"X has {X.npartitions} partitions and y {y.npartitions}; partition them alike"
+            )
         X, y = X.assign(**{CLASS_COLUMN: y}), CLASS_COLUMN
     elif not (isinstance(y, (str, int)) and y in list(X.columns)):
-        raise InputTypeError("with a dask DataFrame X, y must be a dask Series partitioned like "
-                             "X (e.g. ddf['y'] beside ddf.drop(columns='y')) or the name of its "
-                             "class column")
+        raise InputTypeError(
+            "with a dask DataFrame X, y must be a dask Series partitioned like "
+            "X (e.g. ddf['y'] beside ddf.drop(columns='y')) or the name of its "
+            "class column"
+        )
     if sample_weight is not None and not is_dask_series(sample_weight) and sample_weight == y:
         raise ColumnNotFoundError(f"y and sample_weight name the same column {y!r}", column=y)
-    total = sum_partitions(X, partial(_summarise_labelled, class_column=y, summarise=summarise),
-                           sample_weight=sample_weight)
+    total = sum_partitions(
+        X,
+        partial(_summarise_labelled, class_column=y, summarise=summarise),
+        sample_weight=sample_weight,
+    )
     return sorted_classes(total)
 
 
-def _summarise_with(rows: pd.DataFrame, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
-                    matrix: Callable, of_rows: Callable) -> Any:
+def _summarise_with(
+    rows: pd.DataFrame,
+    codes: np.ndarray,
+    classes: np.ndarray,
+    weights: Any,
+    *,
+    matrix: Callable,
+    of_rows: Callable,
+) -> Any:
     return of_rows(*matrix(rows), codes, classes, weights)
 
 
@@ -137,17 +170,22 @@ def statistics_by_class(
     ``in_memory`` kinds are converted whole (:func:`labelled_rows`); a path (``y``: its class
     column) is read in chunks and a Dask DataFrame (``y``: a Dask Series or a column name)
     reduced on its workers (:func:`sum_by_class`); other kinds get ``refusals``."""
+
     def whole(features: Any) -> Any:
         names, A, classes, codes, weights = labelled_rows(features, y, sample_weight, matrix)
         if A.shape[0] == 0 or A.shape[1] == 0:
-            raise EmptyDataError(f"X has {A.shape[0]} rows and {A.shape[1]} columns; {learner} "
-                                 f"needs at least one row and one column")
+            raise EmptyDataError(
+                f"X has {A.shape[0]} rows and {A.shape[1]} columns; {learner} "
+                f"needs at least one row and one column"
+            )
         return of_rows(names, A, codes, classes, weights)
 
     summarise = partial(_summarise_with, matrix=matrix, of_rows=of_rows)
     readers = dict.fromkeys(in_memory, whole)
-    readers["path"] = lambda path: sum_by_class(path, y, summarise, kind="path",
-                                                sample_weight=sample_weight, chunksize=chunksize)
-    readers["dask"] = lambda ddf: sum_by_class(ddf, y, summarise, kind="dask",
-                                               sample_weight=sample_weight)
+    readers["path"] = lambda path: sum_by_class(
+        path, y, summarise, kind="path", sample_weight=sample_weight, chunksize=chunksize
+    )
+    readers["dask"] = lambda ddf: sum_by_class(
+        ddf, y, summarise, kind="dask", sample_weight=sample_weight
+    )
     return by_kind(X, readers, learner=learner, refusals=refusals)

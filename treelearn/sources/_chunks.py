@@ -54,16 +54,24 @@ def _weight_column(header: tuple, sample_weight: Any, where: str) -> Hashable | 
     if not isinstance(sample_weight, (str, int)):
         raise TreelearnError(
             "for a file, sample_weight is the name of the column that holds the weights "
-            f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}")
+            f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
+        )
     if sample_weight not in header:
         raise ColumnNotFoundError(
             f"sample_weight={sample_weight!r} is not a column of {where} {list(header)}; name "
-            f"the column that holds the row weights", column=sample_weight)
+            f"the column that holds the row weights",
+            column=sample_weight,
+        )
     return sample_weight
 
 
-def sum_file(path: str | os.PathLike, summarise: Summarise, *, sample_weight: Any = None,
-             chunksize: int = 200_000) -> Any:
+def sum_file(
+    path: str | os.PathLike,
+    summarise: Summarise,
+    *,
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+) -> Any:
     """``summarise(rows, weights, where)`` of every chunk of a CSV/Parquet file, added up.
 
     Raises :class:`~treelearn.EmptyDataError` for a file without rows (of positive weight).
@@ -83,13 +91,16 @@ def sum_file(path: str | os.PathLike, summarise: Summarise, *, sample_weight: An
             raise located(error, where) from None
         total = part if total is None else total + part
     if total is None:
-        raise EmptyDataError(f"{path!r} has no rows{'' if weight_column is None else ' of positive weight'}; "
-                             f"there is nothing to learn")
+        raise EmptyDataError(
+            f"{path!r} has no rows{'' if weight_column is None else ' of positive weight'}; "
+            f"there is nothing to learn"
+        )
     return total
 
 
-def _summarise_partition(part: pd.DataFrame, summarise: Summarise,
-                         weight_column: Hashable | None) -> Any:
+def _summarise_partition(
+    part: pd.DataFrame, summarise: Summarise, weight_column: Hashable | None
+) -> Any:
     rows, weights = split_weights(part, weight_column)
     return None if len(rows) == 0 else summarise(rows, weights, "")
 
@@ -106,6 +117,7 @@ def sum_partitions(ddf: Any, summarise: Summarise, *, sample_weight: Any = None)
     parts = [delayed(_summarise_partition)(p, summarise, weight_column) for p in ddf.to_delayed()]
     total = tree_reduce(parts, _add).compute()
     if total is None:
-        raise EmptyDataError("the dask DataFrame has no rows (of positive weight); there is "
-                             "nothing to learn")
+        raise EmptyDataError(
+            "the dask DataFrame has no rows (of positive weight); there is nothing to learn"
+        )
     return total

@@ -152,16 +152,31 @@ def count(
         )
     if is_path(data) and in_memory:
         data, sample_weight = _read_whole(data, sample_weight)
-    options = {"missing": missing, "max_states": max_states, "states": states,
-               "sample_weight": sample_weight, "variables": variables}
-    return by_kind(data, {
-        "table": partial(_count_table, sample_weight=sample_weight, variables=variables),
-        "sparse": partial(_count_sparse_matrix, names=names, states=states,
-                          sample_weight=sample_weight, variables=variables),
-        "dask": partial(_count_dask_frame, **options),
-        "path": partial(_count_path, chunksize=chunksize, **options),
-        "frame": partial(_count_frame, **options),
-    }, learner="a categorical learner", refusals={"array": ARRAY_REFUSAL})
+    options = {
+        "missing": missing,
+        "max_states": max_states,
+        "states": states,
+        "sample_weight": sample_weight,
+        "variables": variables,
+    }
+    return by_kind(
+        data,
+        {
+            "table": partial(_count_table, sample_weight=sample_weight, variables=variables),
+            "sparse": partial(
+                _count_sparse_matrix,
+                names=names,
+                states=states,
+                sample_weight=sample_weight,
+                variables=variables,
+            ),
+            "dask": partial(_count_dask_frame, **options),
+            "path": partial(_count_path, chunksize=chunksize, **options),
+            "frame": partial(_count_frame, **options),
+        },
+        learner="a categorical learner",
+        refusals={"array": ARRAY_REFUSAL},
+    )
 
 
 def _read_whole(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
@@ -178,53 +193,85 @@ def _count_table(table: Table, *, sample_weight: Any, variables: Any) -> Counted
     return CountedTable.of_table(table)
 
 
-def _count_sparse_matrix(matrix: Any, *, names: Any, states: Any, sample_weight: Any,
-                         variables: Any) -> CountedTable:
+def _count_sparse_matrix(
+    matrix: Any, *, names: Any, states: Any, sample_weight: Any, variables: Any
+) -> CountedTable:
     if matrix.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
         # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
         return sparse_binary_statistics(matrix, names, sample_weight=sample_weight)
     return _count_sparse(matrix, names, states=states, sample_weight=sample_weight)
 
 
-def _count_dask_frame(data: Any, *, missing: MissingPolicy, max_states: int, states: Any,
-                      sample_weight: Any, variables: Any) -> CountedTable:
+def _count_dask_frame(
+    data: Any,
+    *,
+    missing: MissingPolicy,
+    max_states: int,
+    states: Any,
+    sample_weight: Any,
+    variables: Any,
+) -> CountedTable:
     if variables is not None:
         _require_columns(list(data.columns), variables, "the dask DataFrame")
         keep = list(variables)
         if isinstance(sample_weight, (str, int)) and sample_weight in data.columns:
             keep.append(sample_weight)
         data = data[keep]
-    return count_dask(data, missing=missing, max_states=max_states, states=states,
-                      sample_weight=sample_weight)
+    return count_dask(
+        data, missing=missing, max_states=max_states, states=states, sample_weight=sample_weight
+    )
 
 
-def _count_path(data: Any, *, missing: MissingPolicy, max_states: int, states: Any,
-                sample_weight: Any, variables: Any, chunksize: int) -> CountedTable:
+def _count_path(
+    data: Any,
+    *,
+    missing: MissingPolicy,
+    max_states: int,
+    states: Any,
+    sample_weight: Any,
+    variables: Any,
+    chunksize: int,
+) -> CountedTable:
     if variables is not None:
         header = [c for c in read_header(data) if c != sample_weight]
         if header != list(variables):
             raise ColumnNotFoundError(
                 f"the columns {header} of {os.fspath(data)!r} differ from the variables "
                 f"{list(variables)}; a file or dask DataFrame must have exactly these "
-                f"columns, in this order", column=next(iter(set(variables) - set(header)), None)
+                f"columns, in this order",
+                column=next(iter(set(variables) - set(header)), None),
             )
     if sample_weight is not None and not isinstance(sample_weight, (str, int)):
         raise TreelearnError(
             "for a file, sample_weight is the name of the column that holds the weights "
             f"(e.g. sample_weight='w'), not {type(sample_weight).__name__}"
         )
-    return count_file(data, chunksize=chunksize, states=states, missing=missing,
-                      max_states=max_states, sample_weight=sample_weight)
+    return count_file(
+        data,
+        chunksize=chunksize,
+        states=states,
+        missing=missing,
+        max_states=max_states,
+        sample_weight=sample_weight,
+    )
 
 
-def _count_frame(data: pd.DataFrame, *, missing: MissingPolicy, max_states: int, states: Any,
-                 sample_weight: Any, variables: Any) -> CountedTable:
+def _count_frame(
+    data: pd.DataFrame,
+    *,
+    missing: MissingPolicy,
+    max_states: int,
+    states: Any,
+    sample_weight: Any,
+    variables: Any,
+) -> CountedTable:
     if variables is not None:
         check_column_names(data.columns)
         _require_columns(list(data.columns), variables, "the data")
         data = data[list(variables)]
-    table = encode(data, missing=missing, max_states=max_states, states=states,
-                   sample_weight=sample_weight)
+    table = encode(
+        data, missing=missing, max_states=max_states, states=states, sample_weight=sample_weight
+    )
     return CountedTable.of_table(table)
 
 
@@ -284,10 +331,12 @@ def in_memory_table(
     >>> in_memory_table(pd.DataFrame({"a": ["x", "y"]}), learner="EM").codes.tolist()
     [[0], [1]]
     """
+
     def encoded(frame: pd.DataFrame, weights: Any = sample_weight) -> Table:
         check_frame(frame)
-        return encode(frame, missing=missing, max_states=max_states, states=states,
-                      sample_weight=weights)
+        return encode(
+            frame, missing=missing, max_states=max_states, states=states, sample_weight=weights
+        )
 
     def path(source: Any) -> Table:
         return encoded(*_read_whole(source, sample_weight))
@@ -311,15 +360,26 @@ def in_memory_table(
         return t
 
     if names is not None and kind_of(data).name != "sparse":
-        raise InputTypeError("names= names the variables of a scipy.sparse matrix; a "
-                             "DataFrame brings its own column names")
+        raise InputTypeError(
+            "names= names the variables of a scipy.sparse matrix; a "
+            "DataFrame brings its own column names"
+        )
+
     def array(values: Any) -> Table:
         return encoded(as_frame(values, learner=learner))
 
-    return by_kind(data, {
-        "table": table, "sparse": sparse, "dask": dask, "path": path, "frame": encoded,
-        "array": array,
-    }, learner=learner)
+    return by_kind(
+        data,
+        {
+            "table": table,
+            "sparse": sparse,
+            "dask": dask,
+            "path": path,
+            "frame": encoded,
+            "array": array,
+        },
+        learner=learner,
+    )
 
 
 def _sparse_frame(matrix: Any, names: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
@@ -329,9 +389,11 @@ def _sparse_frame(matrix: Any, names: Any, sample_weight: Any) -> tuple[pd.DataF
     A, weights = binary_csr(matrix, weights)
     kind = A.dtype.kind
     dense = A.astype(np.int8) if kind in "iu" else A  # 0/1: a byte per cell is enough
-    check_memory(A.shape[0] * A.shape[1] * dense.dtype.itemsize,
-                 f"the {A.shape[0]} x {A.shape[1]} rows of a sparse matrix",
-                 "give fewer rows or columns")
+    check_memory(
+        A.shape[0] * A.shape[1] * dense.dtype.itemsize,
+        f"the {A.shape[0]} x {A.shape[1]} rows of a sparse matrix",
+        "give fewer rows or columns",
+    )
     return pd.DataFrame(dense.toarray(), columns=list(names), copy=False), weights
 
 
@@ -371,8 +433,9 @@ def class_labels(
     return classes, codes.ravel(), name
 
 
-def declared_class_codes(y: Any, n_rows: int, declared: Any) -> tuple[np.ndarray, np.ndarray,
-                                                                      Hashable | None]:
+def declared_class_codes(
+    y: Any, n_rows: int, declared: Any
+) -> tuple[np.ndarray, np.ndarray, Hashable | None]:
     """``(classes, codes, name)`` as :func:`class_labels` gives them, the classes being the
     ``declared`` labels (sorted, distinct, in the dtype ``y``'s labels have) rather than
     those ``y`` holds: ``y`` may hold one class, or none of some; a label outside them is a
@@ -393,11 +456,14 @@ def declared_class_codes(y: Any, n_rows: int, declared: Any) -> tuple[np.ndarray
     try:
         classes = np.unique(given)
     except TypeError:
-        raise ClassLabelError("classes= mixes label types that cannot be sorted; give labels "
-                              "of one type") from None
+        raise ClassLabelError(
+            "classes= mixes label types that cannot be sorted; give labels of one type"
+        ) from None
     if classes.ndim != 1 or len(classes) < 2:
-        raise ClassLabelError(f"classes= must declare two or more distinct labels, got "
-                              f"{[python_scalar(c) for c in classes.ravel()][:10]}")
+        raise ClassLabelError(
+            f"classes= must declare two or more distinct labels, got "
+            f"{[python_scalar(c) for c in classes.ravel()][:10]}"
+        )
     codes = pd.Index(classes, tupleize_cols=False).get_indexer(values)
     if (codes < 0).any():
         unknown = sorted({str(python_scalar(v)) for v in values[codes < 0]})
@@ -405,7 +471,8 @@ def declared_class_codes(y: Any, n_rows: int, declared: Any) -> tuple[np.ndarray
             f"y has label(s) {unknown[:5]} outside the declared classes "
             f"{[python_scalar(c) for c in classes][:10]}; declare every class the rows can "
             f"have on the first call (partial_fit(X, y, classes=[...]))",
-            values=unknown[:5])
+            values=unknown[:5],
+        )
     return classes, codes.astype(np.intp), name
 
 
@@ -440,7 +507,9 @@ def _label_values(y: Any, n_rows: int) -> tuple[np.ndarray, Hashable | None]:
     if values.ndim != 1:
         raise ClassLabelError(f"y must be 1-D (one label per row), got shape {values.shape}")
     if len(values) != n_rows:
-        raise ClassLabelError(f"X has {n_rows} rows but y has {len(values)} labels; give one label per row")
+        raise ClassLabelError(
+            f"X has {n_rows} rows but y has {len(values)} labels; give one label per row"
+        )
     missing = np.flatnonzero(pd.isna(values))
     if len(missing):
         raise MissingValuesError(
@@ -531,7 +600,9 @@ def class_dtype(dtype: Any, classes: np.ndarray) -> Any:
     becomes one whose categories are the node's states.
     """
     if isinstance(dtype, pd.CategoricalDtype):
-        return pd.CategoricalDtype(pd.Index([python_scalar(c) for c in classes], tupleize_cols=False))
+        return pd.CategoricalDtype(
+            pd.Index([python_scalar(c) for c in classes], tupleize_cols=False)
+        )
     return dtype
 
 
@@ -543,8 +614,9 @@ def positive_rows(n_rows: int, y: Any, weights: np.ndarray | None) -> tuple[Any,
         return None, y, weights
     n_labels = len(y) if hasattr(y, "__len__") else None
     if n_labels is not None and n_labels != n_rows:
-        raise ClassLabelError(f"X has {n_rows} rows but y has {n_labels} labels; give one label "
-                              f"per row")
+        raise ClassLabelError(
+            f"X has {n_rows} rows but y has {n_labels} labels; give one label per row"
+        )
     keep = np.flatnonzero(weights > 0)
     y = y.iloc[keep] if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)[keep]
     return keep, y, weights[keep]
@@ -556,18 +628,27 @@ def labelled_file(path: Any, y: Any, sample_weight: Any) -> tuple[pd.DataFrame, 
     if not isinstance(y, (str, int)):
         raise ClassLabelError(
             f"with a file X, y is the name of its class column (e.g. y='label'), not "
-            f"{type(y).__name__}")
+            f"{type(y).__name__}"
+        )
     frame, weights = _read_whole(path, sample_weight)
     if y not in frame.columns:
-        raise ColumnNotFoundError(f"y={y!r} is not a column of {os.fspath(path)!r}; its columns "
-                                  f"are {list(frame.columns)[:20]}", column=y)
+        raise ColumnNotFoundError(
+            f"y={y!r} is not a column of {os.fspath(path)!r}; its columns "
+            f"are {list(frame.columns)[:20]}",
+            column=y,
+        )
     labels = frame.pop(y)
     return frame, labels, weights
 
 
-def count_by_class(X: Any, y: Any, *, sample_weight: Any = None,
-                   states: Mapping[Hashable, Sequence] | None = None,
-                   classes: Any = None) -> ClassCounts:
+def count_by_class(
+    X: Any,
+    y: Any,
+    *,
+    sample_weight: Any = None,
+    states: Mapping[Hashable, Sequence] | None = None,
+    classes: Any = None,
+) -> ClassCounts:
     """The statistics a classifier learns from: the features ``X`` and the class ``y``.
 
     ``X`` is a DataFrame or a 2-D array of categorical features (missing values
@@ -593,19 +674,26 @@ def count_by_class(X: Any, y: Any, *, sample_weight: Any = None,
     >>> stats.states, stats.class_count.tolist()
     (((0, 1), ('a', 'b')), [0, 1])
     """
+
     def in_memory(features: Any, labels: Any = y, weights: Any = sample_weight) -> ClassCounts:
         return _count_by_class_frame(features, labels, weights, states, classes)
 
-    return by_kind(X, {
-        "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight, states, classes),
-        "path": lambda path: in_memory(*labelled_file(path, y, sample_weight)),
-        "frame": in_memory,
-        "array": in_memory,
-    }, learner="a categorical classifier", refusals={"sparse": DENSE_NEEDED})
+    return by_kind(
+        X,
+        {
+            "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight, states, classes),
+            "path": lambda path: in_memory(*labelled_file(path, y, sample_weight)),
+            "frame": in_memory,
+            "array": in_memory,
+        },
+        learner="a categorical classifier",
+        refusals={"sparse": DENSE_NEEDED},
+    )
 
 
-def _count_by_class_frame(X: Any, y: Any, sample_weight: Any, states: Any = None,
-                          declared: Any = None) -> ClassCounts:
+def _count_by_class_frame(
+    X: Any, y: Any, sample_weight: Any, states: Any = None, declared: Any = None
+) -> ClassCounts:
     _check_y_given(y)
     X = as_frame(X)
     if X.shape[1] == 0 or len(X) == 0:
@@ -640,8 +728,9 @@ def _count_by_class_frame(X: Any, y: Any, sample_weight: Any, states: Any = None
     return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
 
 
-def _count_by_class_dask(X: Any, y: Any, sample_weight: Any, states: Any = None,
-                         declared: Any = None) -> ClassCounts:
+def _count_by_class_dask(
+    X: Any, y: Any, sample_weight: Any, states: Any = None, declared: Any = None
+) -> ClassCounts:
     if not is_dask_series(y):
         raise InputTypeError(
             "with a dask DataFrame X, y must be a dask Series partitioned like X, "
@@ -662,11 +751,14 @@ def _count_by_class_dask(X: Any, y: Any, sample_weight: Any, states: Any = None,
     as_dtype = None if isinstance(y.dtype, pd.CategoricalDtype) else y.dtype
     labels = pd.Series(np.asarray(distinct), dtype=as_dtype, name=name)
     if declared is None:
-        classes, _, _ = class_labels(labels, len(labels), check_continuous=False)  # sorted, as np.unique(y)
+        classes, _, _ = class_labels(
+            labels, len(labels), check_continuous=False
+        )  # sorted, as np.unique(y)
         check_not_continuous(np.asarray(distinct), np.asarray(label_counts))
     else:
         classes, _, _ = declared_class_codes(labels, len(labels), declared)
     stats = count_by_class_dask(X, y, classes, sample_weight=sample_weight, states=states)
     dtypes = stats.dtypes[:-1] + (class_dtype(y.dtype, classes),)
-    return ClassCounts(stats.columns, stats.states, dtypes, classes,
-                       per_class_pairs=stats.per_class_pairs)
+    return ClassCounts(
+        stats.columns, stats.states, dtypes, classes, per_class_pairs=stats.per_class_pairs
+    )

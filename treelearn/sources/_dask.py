@@ -152,8 +152,9 @@ def with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
     )
 
 
-def _scan_partition(part: pd.DataFrame, missing: str, max_states: int, skip: tuple,
-                    weight_column: Hashable | None) -> Scan:
+def _scan_partition(
+    part: pd.DataFrame, missing: str, max_states: int, skip: tuple, weight_column: Hashable | None
+) -> Scan:
     part, _ = split_weights(part, weight_column)
     return scan_chunk(part, missing, max_states, skip)
 
@@ -182,22 +183,25 @@ def dask_states(
         return tuple(columns), all_states, tuple(ddf.dtypes[c] for c in columns)
     delayed = import_dask().delayed
     skip = tuple(given)
-    parts = [delayed(_scan_partition)(p, missing, max_states, skip, weight_column)
-             for p in ddf.to_delayed()]
+    parts = [
+        delayed(_scan_partition)(p, missing, max_states, skip, weight_column)
+        for p in ddf.to_delayed()
+    ]
     scan = tree_reduce(parts, _merge_scans).compute()
     if scan.n_rows == 0:
-        raise EmptyDataError("the dask DataFrame has no rows (of positive weight); there is "
-                             "nothing to learn")
+        raise EmptyDataError(
+            "the dask DataFrame has no rows (of positive weight); there is nothing to learn"
+        )
     # categories dask does not know (read_csv(dtype="category"), astype("category"))
     # are each partition's own, merged in partition order; pandas, reading the
     # whole column, sorts them
     unknown_categories = [
-        c for c in columns
-        if isinstance(ddf.dtypes[c], pd.CategoricalDtype) and not _known(ddf[c])
+        c for c in columns if isinstance(ddf.dtypes[c], pd.CategoricalDtype) and not _known(ddf[c])
     ]
     # every problem of the frame in one error, as for a pandas DataFrame
-    all_states, dtypes = final_states(scan, given, max_states, unknown_categories,
-                                      missing=missing, where="the dask DataFrame")
+    all_states, dtypes = final_states(
+        scan, given, max_states, unknown_categories, missing=missing, where="the dask DataFrame"
+    )
     # the frame's declared dtypes, as pandas would have them, where the scan agrees
     dtypes = tuple(
         dt if isinstance(dt, pd.CategoricalDtype) else ddf.dtypes[c]
@@ -214,8 +218,9 @@ def _known(series: Any) -> bool:
         return True
 
 
-def _count_partition(part: pd.DataFrame, columns: tuple, states: tuple, missing: str,
-                     weight_column: Hashable | None) -> ChunkCounts:
+def _count_partition(
+    part: pd.DataFrame, columns: tuple, states: tuple, missing: str, weight_column: Hashable | None
+) -> ChunkCounts:
     seen = len(part)
     part, weights = split_weights(part, weight_column)
     counts = count_chunk(part, columns, states, missing, weights=weights)
@@ -259,8 +264,14 @@ def count_dask(
     return CountedTable(columns, all_states, dtypes, pairs=pairs)
 
 
-def _count_by_class(part: pd.DataFrame, columns: tuple, states: tuple, missing: str,
-                    class_index: int, weight_column: Hashable | None) -> tuple:
+def _count_by_class(
+    part: pd.DataFrame,
+    columns: tuple,
+    states: tuple,
+    missing: str,
+    class_index: int,
+    weight_column: Hashable | None,
+) -> tuple:
     """``(one ChunkCounts per class, missing per column, rows seen)`` of one partition
     (a loop over classes, not rows)."""
     seen = len(part)
@@ -325,7 +336,11 @@ def class_pair_counts_dask(
 
 
 def count_by_class_dask(
-    X: Any, y: Any, classes: np.ndarray, *, sample_weight: Any = None,
+    X: Any,
+    y: Any,
+    classes: np.ndarray,
+    *,
+    sample_weight: Any = None,
     states: Mapping[Hashable, Sequence] | None = None,
 ) -> ClassCounts:
     """The classification statistics of dask features ``X`` and labels ``y``, given
@@ -334,7 +349,10 @@ def count_by_class_dask(
     fixes the states of some of them."""
     labels = [python_scalar(c) for c in classes]
     per_class, columns, states, dtypes = class_pair_counts_dask(
-        X, y, states={**(states or {}), y.name: labels}, missing="pairwise",
+        X,
+        y,
+        states={**(states or {}), y.name: labels},
+        missing="pairwise",
         sample_weight=sample_weight,
     )
     return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))

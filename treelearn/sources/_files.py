@@ -155,8 +155,9 @@ def split_weights(
     try:
         w = check_sample_weight(chunk[weight_column], len(chunk), allow_all_zero=True)
     except TreelearnError as error:
-        raise TreelearnError(f"{where}weight column {weight_column!r}: {error}",
-                             column=weight_column) from None
+        raise TreelearnError(
+            f"{where}weight column {weight_column!r}: {error}", column=weight_column
+        ) from None
     rows = chunk.drop(columns=[weight_column])
     if not (w > 0).all():
         keep = np.flatnonzero(w > 0)
@@ -204,9 +205,14 @@ class ColumnScan:
             unhashable=self.unhashable if self.unhashable is not None else other.unhashable,
         )
         if self.hashed or other.hashed:
-            out.distinct = pd.Series(pd.unique(pd.concat(
-                [_hashes(s) for s in (self, other) if s.distinct is not None],
-                ignore_index=True)))
+            out.distinct = pd.Series(
+                pd.unique(
+                    pd.concat(
+                        [_hashes(s) for s in (self, other) if s.distinct is not None],
+                        ignore_index=True,
+                    )
+                )
+            )
             out.hashed = True
         elif self.distinct is None or other.distinct is None:
             first = self if other.distinct is None else other
@@ -214,8 +220,9 @@ class ColumnScan:
         else:
             both = pd.concat([self.distinct, other.distinct], ignore_index=True)
             codes, uniques = pd.factorize(both)
-            seen = np.bincount(codes, weights=np.concatenate([self.repeats, other.repeats]),
-                               minlength=len(uniques))
+            seen = np.bincount(
+                codes, weights=np.concatenate([self.repeats, other.repeats]), minlength=len(uniques)
+            )
             out.distinct = pd.Series(uniques)
             out.repeats = np.minimum(seen, 2).astype(np.uint8)
         out.hash_if_many(max_states)
@@ -230,8 +237,11 @@ class ColumnScan:
         in dtype (a concatenation of three may convert them differently from two
         concatenations) or some are hashed, the merges are made one at a time."""
         have = [s for s in scans if s.distinct is not None]
-        if len(scans) <= 2 or any(s.hashed for s in scans) or \
-                len({str(s.distinct.dtype) for s in have}) > 1:
+        if (
+            len(scans) <= 2
+            or any(s.hashed for s in scans)
+            or len({str(s.distinct.dtype) for s in have}) > 1
+        ):
             out = scans[0]
             for other in scans[1:]:
                 out = out.merge(other, max_states)
@@ -250,10 +260,10 @@ class ColumnScan:
         elif (small := _merge_small(have)) is not None:
             out.distinct, out.repeats = small
         elif have:
-            codes, uniques = pd.factorize(pd.concat([s.distinct for s in have],
-                                                    ignore_index=True))
-            seen = np.bincount(codes, weights=np.concatenate([s.repeats for s in have]),
-                               minlength=len(uniques))
+            codes, uniques = pd.factorize(pd.concat([s.distinct for s in have], ignore_index=True))
+            seen = np.bincount(
+                codes, weights=np.concatenate([s.repeats for s in have]), minlength=len(uniques)
+            )
             out.distinct = pd.Series(uniques)
             out.repeats = np.minimum(seen, 2).astype(np.uint8)
         out.hash_if_many(max_states)
@@ -263,8 +273,12 @@ class ColumnScan:
         """Keep only hashes of a non-numeric column's values once they are too many:
         the column is refused, and the scan needs only their number."""
         numeric = self.kinds <= {"int", "float"}
-        if not self.hashed and not numeric and self.distinct is not None \
-                and len(self.distinct) > max_states:
+        if (
+            not self.hashed
+            and not numeric
+            and self.distinct is not None
+            and len(self.distinct) > max_states
+        ):
             self.distinct, self.repeats, self.hashed = _hashes(self), None, True
 
 
@@ -285,9 +299,11 @@ def _merge_small(scans: Sequence[ColumnScan]) -> tuple[pd.Series, np.ndarray] | 
         return None
     dtype = scans[0].distinct.dtype
     text = isinstance(dtype, pd.StringDtype)
-    if not (text or (isinstance(dtype, np.dtype) and dtype.kind in "biuf")) or \
-            any(s.distinct.dtype != dtype for s in scans) or \
-            sum(len(s.distinct) for s in scans) > _SMALL_MERGE:
+    if (
+        not (text or (isinstance(dtype, np.dtype) and dtype.kind in "biuf"))
+        or any(s.distinct.dtype != dtype for s in scans)
+        or sum(len(s.distinct) for s in scans) > _SMALL_MERGE
+    ):
         return None
     where: dict = {}  # value -> its position among the first appearances
     seen: list = []
@@ -345,8 +361,10 @@ class Scan:
             check_columns(other.columns, first.columns)
         return Scan(
             first.columns,
-            [ColumnScan.merge_all(column, first.max_states)
-             for column in zip(*(p.scans for p in parts))],
+            [
+                ColumnScan.merge_all(column, first.max_states)
+                for column in zip(*(p.scans for p in parts))
+            ],
             sum((p.missing for p in parts[1:]), first.missing),
             sum(p.n_rows for p in parts),
             first.max_states,
@@ -420,12 +438,25 @@ def scan_chunk(
                 series = kept[name] if found is None or kind == "float" else None
                 _scan_values(scan, name, series, dtype, kind, max_states, found)
         scans.append(scan)
-    return Scan(tuple(chunk.columns), scans, is_missing.sum(axis=0).astype(np.int64), len(chunk),
-                max_states, len(kept))
+    return Scan(
+        tuple(chunk.columns),
+        scans,
+        is_missing.sum(axis=0).astype(np.int64),
+        len(chunk),
+        max_states,
+        len(kept),
+    )
 
 
-def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series | None, dtype: Any,
-                 kind: str, max_states: int, found: Any = None) -> None:
+def _scan_values(
+    scan: ColumnScan,
+    name: Hashable,
+    series: pd.Series | None,
+    dtype: Any,
+    kind: str,
+    max_states: int,
+    found: Any = None,
+) -> None:
     """Fill ``scan`` with the facts of one chunk's values (no loop over rows) of ``dtype``
     (``kind``: its :func:`_kind`); ``found``: their distinct values, if known (``series``
     may then be ``None``, except for a float column)."""
@@ -440,8 +471,9 @@ def _scan_values(scan: ColumnScan, name: Hashable, series: pd.Series | None, dty
         try:
             uniques = pd.unique(series.dropna()) if found is None else found
         except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
-            scan.unhashable = pd.Series(unhashable_error(name, series.dropna()).values,
-                                        dtype=object)
+            scan.unhashable = pd.Series(
+                unhashable_error(name, series.dropna()).values, dtype=object
+            )
             return
         # only a float column's counts matter (the numeric rule); whole numbers, text and
         # the rest count as repeated
@@ -522,15 +554,17 @@ def final_states(
         raise EmptyDataError(
             f"every row{' of ' + where if where else ''} has a missing value "
             f"({missing_summary(scan.missing[None, :], scan.columns)}); missing='drop' leaves "
-            f"no rows: try missing='pairwise'")
+            f"no rows: try missing='pairwise'"
+        )
     problems: list[TreelearnError] = []
     if missing == "error" and scan.missing.any():
         problems.append(missing_values_error(scan.missing, scan.columns, where))
     all_states, dtypes, notes = [], [], []
     for name, s in zip(scan.columns, scan.scans):
         try:
-            states, dtype, note = _column_states(name, s, given, max_states,
-                                                 name in unknown_categories)
+            states, dtype, note = _column_states(
+                name, s, given, max_states, name in unknown_categories
+            )
         except TreelearnError as problem:
             problems.append(problem)
             states, dtype, note = (), s.dtype, None
@@ -544,8 +578,9 @@ def final_states(
     return tuple(all_states), tuple(dtypes)
 
 
-def _column_states(name: Hashable, s: ColumnScan, given: Mapping, max_states: int,
-                   unknown_categories: bool) -> tuple[list, Any, NumericColumnWarning | None]:
+def _column_states(
+    name: Hashable, s: ColumnScan, given: Mapping, max_states: int, unknown_categories: bool
+) -> tuple[list, Any, NumericColumnWarning | None]:
     """States, dtype (as read whole) and note of one column; raises its problem."""
     dtype = s.dtype
     if name in given:
@@ -554,8 +589,9 @@ def _column_states(name: Hashable, s: ColumnScan, given: Mapping, max_states: in
         raise unhashable_error(name, s.unhashable)
     if s.kinds == {"category"}:
         declared = list(s.categories)
-        states = (state_order(declared) if unknown_categories
-                  else state_order((), categories=declared))
+        states = (
+            state_order(declared) if unknown_categories else state_order((), categories=declared)
+        )
         dtype = pd.CategoricalDtype(pd.Index(states, tupleize_cols=False), ordered=s.ordered)
         if len(states) > max_states:
             raise too_many_states_error(name, dtype, len(states), max_states)
@@ -601,8 +637,9 @@ class ChunkCounts:
 
     def __add__(self, other: ChunkCounts) -> ChunkCounts:
         joint, n_rows = add_counts(self.joint, other.joint, self.n_rows, other.n_rows)
-        return ChunkCounts(joint, n_rows, self.n_missing + other.n_missing,
-                           self.n_seen + other.n_seen)
+        return ChunkCounts(
+            joint, n_rows, self.n_missing + other.n_missing, self.n_seen + other.n_seen
+        )
 
 
 def count_chunk(
@@ -625,8 +662,9 @@ def count_chunk(
     n_missing = is_missing.sum(axis=0).astype(np.int64)
     exact = whole_weights(weights)
     check_pair_memory(width, len(columns))
-    empty = ChunkCounts(np.zeros((width, width), dtype=np.int64 if exact else float), 0,
-                        n_missing, len(chunk))
+    empty = ChunkCounts(
+        np.zeros((width, width), dtype=np.int64 if exact else float), 0, n_missing, len(chunk)
+    )
     if is_missing.any():
         if missing == "error":
             return empty
@@ -661,8 +699,12 @@ def is_parquet(path: str) -> bool:
     """A Parquet file by its suffix (any case), or a directory holding Parquet files (a
     Parquet dataset, as Dask and Spark write them); anything else is read as CSV."""
     if os.path.isdir(path):  # every data file under it Parquet ("_metadata", ".crc" aside)
-        names = [n.lower() for _, _, files in os.walk(path) for n in files
-                 if not n.startswith(("_", "."))]
+        names = [
+            n.lower()
+            for _, _, files in os.walk(path)
+            for n in files
+            if not n.startswith(("_", "."))
+        ]
         return bool(names) and all(n.endswith(PARQUET_SUFFIXES) for n in names)
     return str(path).lower().endswith(PARQUET_SUFFIXES)
 
@@ -671,7 +713,9 @@ def _parquet():
     try:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - depends on the installation
-        raise ImportError("reading Parquet needs pyarrow: pip install 'treelearn[parquet]'") from None
+        raise ImportError(
+            "reading Parquet needs pyarrow: pip install 'treelearn[parquet]'"
+        ) from None
     return pq
 
 
@@ -693,19 +737,24 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
         raise EmptyDataError(f"{name} is empty (no CSV data: no header, no rows)") from None
     except UnicodeError:
         if encoding is not None:
-            raise DataFileError(f"{name} is not {encoding} text: give the file's encoding "
-                                f"(e.g. encoding='latin-1'), or re-save it as UTF-8") from None
+            raise DataFileError(
+                f"{name} is not {encoding} text: give the file's encoding "
+                f"(e.g. encoding='latin-1'), or re-save it as UTF-8"
+            ) from None
         raise DataFileError(
             f"{name} is not UTF-8 text (another encoding such as latin-1, compressed data or "
-            f"a binary file): re-save it as a UTF-8 CSV, or give a Parquet file") from None
+            f"a binary file): re-save it as a UTF-8 CSV, or give a Parquet file"
+        ) from None
     except pd.errors.ParserError as exc:
         raise DataFileError(
             f"{name} is not a well-formed CSV file ({_first_line(exc)}): every row must have "
-            f"as many separated fields as the header") from None
+            f"as many separated fields as the header"
+        ) from None
     except IsADirectoryError:
         raise DataFileError(
             f"{name} is a directory without Parquet files, not a data file: give a CSV or "
-            f"Parquet file, or a directory of Parquet files (a Parquet dataset)") from None
+            f"Parquet file, or a directory of Parquet files (a Parquet dataset)"
+        ) from None
     except PermissionError:
         raise DataFileError(f"{name} cannot be read: permission denied") from None
     except Exception as exc:
@@ -713,7 +762,8 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
             raise
         raise DataFileError(
             f"{name} is not a readable Parquet file ({_first_line(exc)}); a file named "
-            f".parquet must be Parquet (rename a CSV file to .csv)") from None
+            f".parquet must be Parquet (rename a CSV file to .csv)"
+        ) from None
 
 
 def _dataset(path: str):
@@ -727,15 +777,17 @@ def _parquet_schema(path: str) -> Any:
     """The Arrow schema of a Parquet file or dataset directory, its column names checked:
     Parquet keeps repeated names (pandas renames a CSV's second ``a`` to ``a.1``), which
     would make ``frame[name]`` a DataFrame where a column was expected."""
-    schema = _dataset(path).schema if os.path.isdir(path) else \
-        _parquet().ParquetFile(path).schema_arrow
+    schema = (
+        _dataset(path).schema if os.path.isdir(path) else _parquet().ParquetFile(path).schema_arrow
+    )
     names = pd.Index(schema.names, dtype=object, tupleize_cols=False)
     repeated = list(names[names.duplicated()].unique())
     if repeated:
         raise DuplicateColumnError(
             f"{os.fspath(path)!r} has duplicate column name(s) {repeated}; rename them so "
             f"each column is unique (e.g. pyarrow's Table.rename_columns before writing)",
-            column=repeated[0])
+            column=repeated[0],
+        )
     return schema
 
 
@@ -822,7 +874,9 @@ def count_file(
         if sample_weight not in header:
             raise ColumnNotFoundError(
                 f"sample_weight={sample_weight!r} is not a column of {path!r} {list(header)}; "
-                f"name the column that holds the row weights", column=sample_weight)
+                f"name the column that holds the row weights",
+                column=sample_weight,
+            )
         header = tuple(c for c in header if c != sample_weight)
     unknown = [c for c in given if c not in header]
     if unknown:
@@ -833,8 +887,11 @@ def count_file(
     csv = not is_parquet(path)
     # CSV columns read as text: those given text states ("1" must stay "1", as in
     # a model learned from this data) and those found to mix numbers and text
-    text = [c for c in header if csv and c in given and len(given[c]) > 0
-            and all(isinstance(s, str) for s in given[c])]
+    text = [
+        c
+        for c in header
+        if csv and c in given and len(given[c]) > 0 and all(isinstance(s, str) for s in given[c])
+    ]
 
     # the first chunk and whether more follow: a file of one chunk is read once and
     # encoded as a table read whole (what the two passes reproduce chunk by chunk)
@@ -849,8 +906,11 @@ def count_file(
 
     def chunks() -> Iterator[tuple[str, pd.DataFrame, np.ndarray | None]]:
         start = 0
-        source = pending.pop()[1] if pending and pending[0][0] == tuple(text) else \
-            iter_chunks(path, chunksize, text)
+        source = (
+            pending.pop()[1]
+            if pending and pending[0][0] == tuple(text)
+            else iter_chunks(path, chunksize, text)
+        )
         pending.clear()
         for chunk in source:
             where = _rows(start, chunk, path)
@@ -865,8 +925,11 @@ def count_file(
             check_columns(chunk.columns, header, where)
             is_missing = chunk.isna().to_numpy()
             found = None if grow is None else grow.add(chunk, missing, weights, is_missing)
-            parts.append(scan_chunk(chunk, missing, max_states, skip=given,
-                                    is_missing=is_missing, uniques=found))
+            parts.append(
+                scan_chunk(
+                    chunk, missing, max_states, skip=given, is_missing=is_missing, uniques=found
+                )
+            )
             if len(parts) > _MERGE_EVERY:
                 parts = [Scan.merge_all(parts)]
         return Scan.merge_all(parts) if parts else None
@@ -888,14 +951,23 @@ def count_file(
             grow = None  # those columns were counted as numbers and as text: count again
             scan = scan_file()
         if scan is None or scan.n_rows == 0:
-            raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
-                                 f"there is nothing to learn")
-        all_states, dtypes = final_states(scan, given, max_states, missing=missing,
-                                          where=repr(path))
+            raise EmptyDataError(
+                f"{path!r} has no rows{_weighted(sample_weight)}; there is nothing to learn"
+            )
+        all_states, dtypes = final_states(
+            scan, given, max_states, missing=missing, where=repr(path)
+        )
         joint = None if grow is None else grow.joint(all_states)
         if joint is not None:
-            return _counted(path, header, all_states, dtypes, missing, sample_weight,
-                            ChunkCounts(joint, grow.n_rows, scan.missing, scan.n_rows))
+            return _counted(
+                path,
+                header,
+                all_states,
+                dtypes,
+                missing,
+                sample_weight,
+                ChunkCounts(joint, grow.n_rows, scan.missing, scan.n_rows),
+            )
     total = None
     for where, chunk, weights in chunks():
         if dtypes is None:
@@ -905,13 +977,20 @@ def count_file(
     return _counted(path, header, all_states, dtypes, missing, sample_weight, total)
 
 
-def _counted(path: str, header: Sequence, all_states: tuple, dtypes: Sequence | None,
-             missing: MissingPolicy, sample_weight: Hashable | None,
-             total: ChunkCounts | None) -> CountedTable:
+def _counted(
+    path: str,
+    header: Sequence,
+    all_states: tuple,
+    dtypes: Sequence | None,
+    missing: MissingPolicy,
+    sample_weight: Hashable | None,
+    total: ChunkCounts | None,
+) -> CountedTable:
     """The file's counts, once its missing values and rows are checked."""
     if total is None or total.n_seen == 0:
-        raise EmptyDataError(f"{path!r} has no rows{_weighted(sample_weight)}; "
-                             f"there is nothing to learn")
+        raise EmptyDataError(
+            f"{path!r} has no rows{_weighted(sample_weight)}; there is nothing to learn"
+        )
     check_missing(Scan(tuple(header), [], total.n_missing, total.n_seen), missing, repr(path))
     if total.n_rows == 0:
         raise EmptyDataError(
@@ -923,8 +1002,14 @@ def _counted(path: str, header: Sequence, all_states: tuple, dtypes: Sequence | 
     return CountedTable(tuple(header), all_states, tuple(dtypes), pairs=pairs)
 
 
-def _count_whole(chunk: pd.DataFrame, header: Sequence, given: Mapping, missing: MissingPolicy,
-                 max_states: int, sample_weight: Hashable | None) -> CountedTable | None:
+def _count_whole(
+    chunk: pd.DataFrame,
+    header: Sequence,
+    given: Mapping,
+    missing: MissingPolicy,
+    max_states: int,
+    sample_weight: Hashable | None,
+) -> CountedTable | None:
     """The counts of a file read whole in one chunk, by ``encode`` as for a DataFrame;
     ``None`` where the two passes must decide (a column of mixed numbers and text, which
     they read again as text; any problem, which they word with the file's rows)."""
@@ -937,8 +1022,13 @@ def _count_whole(chunk: pd.DataFrame, header: Sequence, given: Mapping, missing:
         warnings.simplefilter("always")
         try:
             rows, weights = split_weights(chunk, sample_weight)
-            table = encode(rows[list(header)], missing=missing, max_states=max_states,
-                           states=given or None, sample_weight=weights)
+            table = encode(
+                rows[list(header)],
+                missing=missing,
+                max_states=max_states,
+                states=given or None,
+                sample_weight=weights,
+            )
         except TreelearnError:
             return None
     if table.n_rows == 0:

@@ -55,14 +55,18 @@ __all__ = [
 ]
 
 #: why the Gaussian readers refuse a sparse matrix and an encoded Table
-REFUSALS = {"sparse": DENSE_NEEDED,
-            "table": "an encoded Table holds category codes, not numbers; give the numeric table"}
+REFUSALS = {
+    "sparse": DENSE_NEEDED,
+    "table": "an encoded Table holds category codes, not numbers; give the numeric table",
+}
 
 
 def _check_not_empty(n_rows: int, n_columns: int) -> None:
     if n_rows == 0 or n_columns == 0:
-        raise EmptyDataError(f"the data has {n_rows} rows and {n_columns} columns; a Gaussian "
-                             f"needs at least one row and one numeric column")
+        raise EmptyDataError(
+            f"the data has {n_rows} rows and {n_columns} columns; a Gaussian "
+            f"needs at least one row and one numeric column"
+        )
 
 
 def _moments(rows: pd.DataFrame, weights: Any, where: str, *, learner: str) -> GaussianStatistics:
@@ -70,8 +74,13 @@ def _moments(rows: pd.DataFrame, weights: Any, where: str, *, learner: str) -> G
     return GaussianStatistics.of_rows(names, X, weights)
 
 
-def gaussian_statistics(data: Any, *, sample_weight: Any = None, chunksize: int = 200_000,
-                        learner: str = "a Gaussian learner") -> GaussianStatistics:
+def gaussian_statistics(
+    data: Any,
+    *,
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+    learner: str = "a Gaussian learner",
+) -> GaussianStatistics:
     """Total weight, mean and ML covariance (divisor: the total weight) of the numeric
     columns of ``data``, from any kind of input (see the module's contract).
 
@@ -79,27 +88,39 @@ def gaussian_statistics(data: Any, *, sample_weight: Any = None, chunksize: int 
     >>> s.n, s.mean.tolist(), s.covariance.tolist()
     (4.0, [1.5, 1.0], [[0.75, 0.0], [0.0, 0.0]])
     """
+
     def in_memory(X: Any) -> GaussianStatistics:
         names, A = numeric_matrix(X, learner=learner)
         _check_not_empty(*A.shape)
         return GaussianStatistics.of_rows(names, A, check_sample_weight(sample_weight, A.shape[0]))
 
     summarise = partial(_moments, learner=learner)
-    stats = by_kind(data, {
-        "path": lambda path: sum_file(path, summarise, sample_weight=sample_weight,
-                                      chunksize=chunksize),
-        "dask": lambda ddf: sum_partitions(ddf, summarise, sample_weight=sample_weight),
-        "frame": in_memory,
-        "array": in_memory,
-    }, learner=learner, refusals=REFUSALS)
+    stats = by_kind(
+        data,
+        {
+            "path": lambda path: sum_file(
+                path, summarise, sample_weight=sample_weight, chunksize=chunksize
+            ),
+            "dask": lambda ddf: sum_partitions(ddf, summarise, sample_weight=sample_weight),
+            "frame": in_memory,
+            "array": in_memory,
+        },
+        learner=learner,
+        refusals=REFUSALS,
+    )
     if not stats.variables:  # a file or a Dask DataFrame of rows without columns
         _check_not_empty(1, 0)
     return stats
 
 
-def gaussian_statistics_by_class(X: Any, y: Any, *, sample_weight: Any = None,
-                                 chunksize: int = 200_000,
-                                 learner: str = "a Gaussian classifier") -> ClassGaussianStatistics:
+def gaussian_statistics_by_class(
+    X: Any,
+    y: Any,
+    *,
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+    learner: str = "a Gaussian classifier",
+) -> ClassGaussianStatistics:
     """A mean and ML covariance per class of the numeric columns of ``X`` (classes: ``y``'s
     sorted labels), from any kind of input (see the module's contract).
 
@@ -107,10 +128,16 @@ def gaussian_statistics_by_class(X: Any, y: Any, *, sample_weight: Any = None,
     >>> s.classes.tolist(), s.weight.tolist(), s.mean.tolist(), s.covariance.tolist()
     (['a', 'b'], [2.0, 1.0], [[1.0], [5.0]], [[[1.0]], [[0.0]]])
     """
-    return statistics_by_class(X, y, matrix=partial(numeric_matrix, learner=learner),
-                               of_rows=ClassGaussianStatistics.of_rows, learner=learner,
-                               refusals=REFUSALS, sample_weight=sample_weight,
-                               chunksize=chunksize)
+    return statistics_by_class(
+        X,
+        y,
+        matrix=partial(numeric_matrix, learner=learner),
+        of_rows=ClassGaussianStatistics.of_rows,
+        learner=learner,
+        refusals=REFUSALS,
+        sample_weight=sample_weight,
+        chunksize=chunksize,
+    )
 
 
 def _selected(rows: Any, columns: Sequence[Hashable] | None) -> Any:
@@ -118,28 +145,39 @@ def _selected(rows: Any, columns: Sequence[Hashable] | None) -> Any:
         return rows
     absent = [c for c in columns if c not in rows.columns]
     if absent:
-        raise ColumnNotFoundError(f"the numeric column(s) {absent} are not columns of X "
-                                  f"{list(rows.columns)[:20]}", column=absent[0])
+        raise ColumnNotFoundError(
+            f"the numeric column(s) {absent} are not columns of X {list(rows.columns)[:20]}",
+            column=absent[0],
+        )
     return rows[list(columns)]
 
 
-def _selected_matrix(X: Any, *, columns: Sequence[Hashable] | None, missing: str,
-                     learner: str) -> tuple:
+def _selected_matrix(
+    X: Any, *, columns: Sequence[Hashable] | None, missing: str, learner: str
+) -> tuple:
     names, A = numeric_matrix(_selected(X, columns), learner=learner, missing=missing)
     if columns is not None and not isinstance(X, pd.DataFrame):  # an array: columns by name
         absent = [c for c in columns if c not in names]
         if absent:
-            raise ColumnNotFoundError(f"the numeric column(s) {absent} are not columns of X "
-                                      f"{names[:20]}", column=absent[0])
+            raise ColumnNotFoundError(
+                f"the numeric column(s) {absent} are not columns of X {names[:20]}",
+                column=absent[0],
+            )
         pick = [names.index(c) for c in columns]
         names, A = list(columns), A[:, pick]
     return names, A
 
 
-def variances_by_class(X: Any, y: Any, *, columns: Sequence[Hashable] | None = None,
-                       missing: str = "pairwise", sample_weight: Any = None,
-                       chunksize: int = 200_000,
-                       learner: str = "a naive Bayes with Gaussian columns") -> ClassVariances:
+def variances_by_class(
+    X: Any,
+    y: Any,
+    *,
+    columns: Sequence[Hashable] | None = None,
+    missing: str = "pairwise",
+    sample_weight: Any = None,
+    chunksize: int = 200_000,
+    learner: str = "a naive Bayes with Gaussian columns",
+) -> ClassVariances:
     """A mean and ML variance per class and column of the numeric ``columns`` of ``X``
     (default: every column), each over the rows where that column is observed (NaN is
     missing; ``missing="error"`` refuses it instead, naming the column), from any kind of
@@ -152,8 +190,13 @@ def variances_by_class(X: Any, y: Any, *, columns: Sequence[Hashable] | None = N
     >>> v.mean.ravel().tolist(), v.variance.ravel().tolist()
     ([2.0, 12.0], [1.0, 4.0])
     """
-    return statistics_by_class(X, y, matrix=partial(_selected_matrix, columns=columns,
-                                                    missing=missing, learner=learner),
-                               of_rows=ClassVariances.of_rows, learner=learner,
-                               refusals=REFUSALS, sample_weight=sample_weight,
-                               chunksize=chunksize)
+    return statistics_by_class(
+        X,
+        y,
+        matrix=partial(_selected_matrix, columns=columns, missing=missing, learner=learner),
+        of_rows=ClassVariances.of_rows,
+        learner=learner,
+        refusals=REFUSALS,
+        sample_weight=sample_weight,
+        chunksize=chunksize,
+    )

@@ -85,12 +85,18 @@ class GrowingCounts:
     """The running pair counts of a file's chunks, each column's states in order of first
     appearance (given states as given); ``live`` is False once counting stopped."""
 
-    def __init__(self, columns: Sequence[Hashable], given: Mapping[Hashable, Sequence],
-                 max_states: int = DEFAULT_MAX_STATES) -> None:
+    def __init__(
+        self,
+        columns: Sequence[Hashable],
+        given: Mapping[Hashable, Sequence],
+        max_states: int = DEFAULT_MAX_STATES,
+    ) -> None:
         self.columns = tuple(columns)
         self.given = {c: list(given[c]) for c in self.columns if c in given}
-        self.states: list[list] = [[python_scalar(v) for v in self.given[c]] if c in self.given
-                                   else [] for c in self.columns]
+        self.states: list[list] = [
+            [python_scalar(v) for v in self.given[c]] if c in self.given else []
+            for c in self.columns
+        ]
         self.max_states = max_states
         self._lookup: dict[int, pd.Index] = {}  # state_index of a column's states, while unchanged
         self.total: np.ndarray | None = None
@@ -101,8 +107,13 @@ class GrowingCounts:
         """Give up counting (the caller counts in a second pass)."""
         self.live, self.total = False, None
 
-    def add(self, chunk: pd.DataFrame, missing: MissingPolicy,
-            weights: np.ndarray | None = None, is_missing: np.ndarray | None = None) -> dict:
+    def add(
+        self,
+        chunk: pd.DataFrame,
+        missing: MissingPolicy,
+        weights: np.ndarray | None = None,
+        is_missing: np.ndarray | None = None,
+    ) -> dict:
         """Count one chunk of rows (columns as in the file, weight column taken out), with
         ``missing`` handled as :func:`treelearn.sources._files.count_chunk` handles it
         (``is_missing``: ``chunk.isna()`` as an array, if the caller has it).
@@ -135,8 +146,11 @@ class GrowingCounts:
             seen = cards > 0
             if not seen.all():
                 codes, cards = codes[:, seen], cards[seen]
-            block = (count_codes(codes, cards, weights=weights) if len(cards)
-                     else np.zeros((0, 0), dtype=np.int64))  # count_codes checks K x K memory
+            block = (
+                count_codes(codes, cards, weights=weights)
+                if len(cards)
+                else np.zeros((0, 0), dtype=np.int64)
+            )  # count_codes checks K x K memory
         except (TreelearnError, TypeError, ValueError):
             # the second pass finds (and raises) whatever went wrong, where it did
             self.stop()
@@ -157,8 +171,9 @@ class GrowingCounts:
         # column-major (the transpose of a d x n array): each column is written in one run
         codes = np.empty((len(self.columns), len(chunk)), dtype=code_dtype(widest)).T
         if self.given:
-            fixed = encode(chunk[list(self.given)], missing="pairwise", states=self.given,
-                           max_states=_NO_CAP)
+            fixed = encode(
+                chunk[list(self.given)], missing="pairwise", states=self.given, max_states=_NO_CAP
+            )
             for j, c in enumerate(fixed.columns):
                 codes[:, self.columns.index(c)] = fixed.codes[:, j]
         for j, name in enumerate(self.columns):
@@ -179,8 +194,10 @@ class GrowingCounts:
                 self._lookup.pop(j, None)  # the states grow
                 states += [python_scalar(v) for v in np.asarray(uniques, dtype=object)[new]]
                 found[new] = np.arange(len(states) - len(new), len(states))
-                if len(states) > self.max_states or \
-                        pd.Index(states, dtype=object, tupleize_cols=False).has_duplicates:
+                if (
+                    len(states) > self.max_states
+                    or pd.Index(states, dtype=object, tupleize_cols=False).has_duplicates
+                ):
                     self.stop()  # refused by the scan, or values that match two ways
                     return None
             if np.array_equal(found, np.arange(len(found))):  # codes already the states'

@@ -90,7 +90,8 @@ def is_path(data: Any) -> bool:
 
 def _is_array(data: Any) -> bool:
     return isinstance(data, (np.ndarray, list, tuple)) or (
-        hasattr(data, "__array__") and not hasattr(data, "to_delayed"))  # a dask Series: no
+        hasattr(data, "__array__") and not hasattr(data, "to_delayed")
+    )  # a dask Series: no
 
 
 @dataclass(frozen=True)
@@ -119,15 +120,20 @@ def _listing(names: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def kind_of(data: Any, accepted: Sequence[str] = tuple(k.name for k in KINDS),
-            learner: str = "treelearn", fix: str = "") -> InputKind:
+def kind_of(
+    data: Any,
+    accepted: Sequence[str] = tuple(k.name for k in KINDS),
+    learner: str = "treelearn",
+    fix: str = "",
+) -> InputKind:
     """The :class:`InputKind` of ``data``; an :class:`~treelearn.InputTypeError` naming
     its type and what ``learner`` takes (the ``accepted`` kinds) when no kind fits."""
     for kind in KINDS:
         if kind.recognises(data):
             return kind
     raise InputTypeError(
-        f"{learner} takes {_listing(accepted)}, not {type(data).__name__}" + (f"; {fix}" if fix else "")
+        f"{learner} takes {_listing(accepted)}, not {type(data).__name__}"
+        + (f"; {fix}" if fix else "")
     )
 
 
@@ -159,7 +165,9 @@ def by_kind(
     kind = kind_of(data, list(readers), learner, refusals.get("unknown", ""))
     reader = readers.get(kind.name)
     if reader is None:
-        raise refusal(learner, data, refusals.get(kind.name) or f"it takes {_listing(list(readers))}")
+        raise refusal(
+            learner, data, refusals.get(kind.name) or f"it takes {_listing(list(readers))}"
+        )
     return reader(data)
 
 
@@ -177,8 +185,9 @@ def sparse_error(learner: str, data: Any) -> InputTypeError:
 def complex_error(column: Hashable | None = None, need: str = "real numbers") -> TreelearnError:
     """The one error for complex numbers (scikit-learn's "Complex data not supported")."""
     where = "X" if column is None else f"column {column!r}"
-    return TreelearnError(f"{where} holds complex numbers: Complex data not supported; give {need}",
-                          column=column)
+    return TreelearnError(
+        f"{where} holds complex numbers: Complex data not supported; give {need}", column=column
+    )
 
 
 def not_numeric_error(column: Hashable, series: pd.Series, learner: str) -> TreelearnError:
@@ -226,8 +235,13 @@ def _default_names(d: int, names: Sequence[Hashable] | None) -> list:
     return list(names) if names is not None else [f"x{j}" for j in range(d)]
 
 
-def as_frame(X: Any, names: Sequence[Hashable] | None = None, *, learner: str = "this model",
-             need: str = "categorical values (labels, integers or text)") -> pd.DataFrame:
+def as_frame(
+    X: Any,
+    names: Sequence[Hashable] | None = None,
+    *,
+    learner: str = "this model",
+    need: str = "categorical values (labels, integers or text)",
+) -> pd.DataFrame:
     """``X`` as a DataFrame (a DataFrame is returned as it is, never copied or changed);
     a 2-D array gets the columns ``names`` (default ``x0, x1, ...``). ``need`` words what
     the caller needs, for the complex-number error.
@@ -249,8 +263,13 @@ def as_frame(X: Any, names: Sequence[Hashable] | None = None, *, learner: str = 
     return pd.DataFrame(array, columns=_default_names(array.shape[1], names), copy=False)
 
 
-def numeric_matrix(X: Any, *, learner: str = "this model", names: Sequence[Hashable] | None = None,
-                   missing: str = "error") -> tuple[list, np.ndarray]:
+def numeric_matrix(
+    X: Any,
+    *,
+    learner: str = "this model",
+    names: Sequence[Hashable] | None = None,
+    missing: str = "error",
+) -> tuple[list, np.ndarray]:
     """``(column names, float64 matrix)`` of a table of numeric columns; ``X`` is not changed
     (the matrix may share its memory: never write to it).
 
@@ -288,8 +307,9 @@ def _finite(X: np.ndarray, names: list, missing: str = "error") -> np.ndarray:
     """``X`` if every value is finite (or NaN, with ``missing="pairwise"``); else the error
     naming the first bad column."""
     if missing not in ("error", "pairwise"):
-        raise TreelearnError(f"missing == {missing!r}, must be one of 'error', 'pairwise'",
-                             values=[missing])
+        raise TreelearnError(
+            f"missing == {missing!r}, must be one of 'error', 'pairwise'", values=[missing]
+        )
     if np.isfinite(X.sum(axis=0)).all():  # one pass; NaN or inf anywhere shows in the sums
         return X
     bad = np.isinf(X) if missing == "pairwise" else ~np.isfinite(X)
@@ -325,11 +345,13 @@ def term_matrix(X: Any, *, learner: str = "this model") -> tuple[Any, list | Non
         A = sp.csr_matrix(X, dtype=float, copy=False)
         values, names = A.data, None
         if np.isnan(values).any():
-            raise MissingValuesError(f"X has missing values (NaN); {learner} needs term counts: "
-                                     "fill them with 0")
+            raise MissingValuesError(
+                f"X has missing values (NaN); {learner} needs term counts: fill them with 0"
+            )
         if not np.isfinite(values).all():
-            raise TreelearnError(f"X has infinite values; {learner} needs term counts "
-                                 "(non-negative numbers)")
+            raise TreelearnError(
+                f"X has infinite values; {learner} needs term counts (non-negative numbers)"
+            )
     else:
         names, A = numeric_matrix(X, learner=learner)
         values = A
@@ -337,14 +359,22 @@ def term_matrix(X: Any, *, learner: str = "this model") -> tuple[Any, list | Non
             names = None
     if (values < 0).any():
         # "Negative values in data": scikit-learn's wording, which its estimator checks look for
-        raise TreelearnError(f"Negative values in data passed to {learner} (e.g. "
-                             f"{float(values[values < 0][0])!r}): it needs term counts "
-                             f"(non-negative numbers)")
+        raise TreelearnError(
+            f"Negative values in data passed to {learner} (e.g. "
+            f"{float(values[values < 0][0])!r}): it needs term counts "
+            f"(non-negative numbers)"
+        )
     return A, names
 
 
-def match_features(X: Any, *, names: Sequence[Hashable] | None, n_features: int, estimator: str,
-                   class_name: Hashable | None = None) -> Any:
+def match_features(
+    X: Any,
+    *,
+    names: Sequence[Hashable] | None,
+    n_features: int,
+    estimator: str,
+    class_name: Hashable | None = None,
+) -> Any:
     """``X`` checked against a fitted estimator's features: the one rule of every estimator.
 
     A DataFrame is matched by name when the estimator was fitted with ``names`` (the
@@ -368,14 +398,20 @@ def match_features(X: Any, *, names: Sequence[Hashable] | None, n_features: int,
         wanted = set(fitted)
         extra = [c for c in X.columns if c not in wanted]
         if absent or extra:
-            hint = (f"; {class_name!r} is the class: drop it from X"
-                    if class_name is not None and any(c == class_name for c in extra) else "")
+            hint = (
+                f"; {class_name!r} is the class: drop it from X"
+                if class_name is not None and any(c == class_name for c in extra)
+                else ""
+            )
             if absent and not hint:  # features not measured: missing cells, summed out
-                hint = ("; to sum the missing features out as unknown (as missing cells are), "
-                        "pass X.reindex(columns=clf.feature_names_in_)")
+                hint = (
+                    "; to sum the missing features out as unknown (as missing cells are), "
+                    "pass X.reindex(columns=clf.feature_names_in_)"
+                )
             raise FeatureMismatchError(
                 f"X's columns differ from the features {estimator} was fitted on: missing "
-                f"{absent[:10]}, unexpected {extra[:10]}{hint}")
+                f"{absent[:10]}, unexpected {extra[:10]}{hint}"
+            )
         X = X if list(X.columns) == fitted else X[fitted]
     elif not isinstance(X, pd.DataFrame) and not hasattr(X, "tocsr"):
         X = _array(X, estimator)
@@ -383,7 +419,8 @@ def match_features(X: Any, *, names: Sequence[Hashable] | None, n_features: int,
         fitted = "" if names is None else f": {estimator} was fitted on {list(names)[:10]}"
         raise FeatureMismatchError(
             f"X has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
-            f"as input{fitted}")
+            f"as input{fitted}"
+        )
     if X.shape[0] == 0:
         raise EmptyDataError("X has no rows; there is nothing to predict or score")
     return X

@@ -105,10 +105,16 @@ class MixedStatistics:
         return self.counts.class_count if self.counts is not None else self.variances.weight
 
 
-def mixed_statistics_by_class(X: Any, y: Any, *, numeric: Sequence[Hashable] | None = None,
-                              sample_weight: Any = None,
-                              learner: str = "a mixed naive Bayes") -> MixedStatistics:
+def mixed_statistics_by_class(
+    X: Any,
+    y: Any,
+    *,
+    numeric: Sequence[Hashable] | None = None,
+    sample_weight: Any = None,
+    learner: str = "a mixed naive Bayes",
+) -> MixedStatistics:
     """The statistics of mixed data from any kind of input (see the module's contract)."""
+
     def path(source: Any) -> MixedStatistics:
         frame, labels, weights = labelled_file(source, y, sample_weight)
         return _of_columns(frame, labels, weights, numeric)
@@ -118,17 +124,24 @@ def mixed_statistics_by_class(X: Any, y: Any, *, numeric: Sequence[Hashable] | N
             return _of_columns(ddf.drop(columns=[y]), ddf[y], sample_weight, numeric)
         return _of_columns(ddf, y, sample_weight, numeric)
 
-    return by_kind(X, {
-        "path": path,
-        "dask": dask,
-        "frame": lambda frame: _of_columns(frame, y, sample_weight, numeric),
-        "array": lambda array: _of_columns(as_frame(array, learner=learner), y, sample_weight,
-                                           numeric),
-    }, learner=learner, refusals=REFUSALS)
+    return by_kind(
+        X,
+        {
+            "path": path,
+            "dask": dask,
+            "frame": lambda frame: _of_columns(frame, y, sample_weight, numeric),
+            "array": lambda array: _of_columns(
+                as_frame(array, learner=learner), y, sample_weight, numeric
+            ),
+        },
+        learner=learner,
+        refusals=REFUSALS,
+    )
 
 
-def _of_columns(X: Any, y: Any, sample_weight: Any,
-                numeric: Sequence[Hashable] | None) -> MixedStatistics:
+def _of_columns(
+    X: Any, y: Any, sample_weight: Any, numeric: Sequence[Hashable] | None
+) -> MixedStatistics:
     """The statistics of a pandas or Dask DataFrame ``X`` (a weight column named by
     ``sample_weight`` is no feature)."""
     weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
@@ -189,12 +202,22 @@ def table_statistics(
     'CountedTable'
     """
     if isinstance(numeric, str) and numeric != "auto":
-        raise TreelearnError(f"numeric == {numeric!r}: give the names of the continuous "
-                             f"columns, 'auto' (the float columns), "
-                             f"or None (every column discrete)", values=[numeric])
-    options = {"missing": missing, "max_states": max_states, "states": states,
-               "chunksize": chunksize, "names": names, "sample_weight": sample_weight,
-               "variables": variables, "in_memory": in_memory}
+        raise TreelearnError(
+            f"numeric == {numeric!r}: give the names of the continuous "
+            f"columns, 'auto' (the float columns), "
+            f"or None (every column discrete)",
+            values=[numeric],
+        )
+    options = {
+        "missing": missing,
+        "max_states": max_states,
+        "states": states,
+        "chunksize": chunksize,
+        "names": names,
+        "sample_weight": sample_weight,
+        "variables": variables,
+        "in_memory": in_memory,
+    }
     if numeric is None:
         return count(data, **options)
     kind = kind_of(data).name
@@ -207,7 +230,8 @@ def table_statistics(
             raise InputTypeError(
                 f"numeric= names continuous columns of a DataFrame or a file read whole; a "
                 f"{kind} input is counted as discrete columns (load it as a pandas DataFrame to "
-                f"model continuous columns)")
+                f"model continuous columns)"
+            )
         return count(data, **options)
     frame = data
     if variables is not None:
@@ -219,8 +243,14 @@ def table_statistics(
     continuous = gaussian_columns(frame, None if numeric == "auto" else numeric)
     if not continuous:
         return count(data, **options)
-    return mixed_table(frame, continuous, missing=missing, max_states=max_states, states=states,
-                       sample_weight=options["sample_weight"])
+    return mixed_table(
+        frame,
+        continuous,
+        missing=missing,
+        max_states=max_states,
+        states=states,
+        sample_weight=options["sample_weight"],
+    )
 
 
 def _read_whole_weighted(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
@@ -248,8 +278,10 @@ def mixed_table(
     an infinite value, no observed value, or a single value is refused, naming it.
     """
     if missing not in ("error", "drop", "pairwise", "em"):
-        raise TreelearnError(f"missing == {missing!r}, must be one of 'error', 'drop', "
-                             f"'pairwise' or 'em'", values=[missing])
+        raise TreelearnError(
+            f"missing == {missing!r}, must be one of 'error', 'drop', 'pairwise' or 'em'",
+            values=[missing],
+        )
     check_column_names(frame.columns)
     continuous = list(continuous)
     given = [c for c in (states or {}) if c in continuous]
@@ -257,7 +289,8 @@ def mixed_table(
         raise StructureError(
             f"states= gives states for {given[:5]}, which are continuous columns (numbers, "
             f"modelled by Gaussians); leave them out of states=, or make them discrete with "
-            f"numeric= naming only the continuous columns")
+            f"numeric= naming only the continuous columns"
+        )
     weights = check_sample_weight(sample_weight, len(frame))
     if weights is not None and not (weights > 0).all():
         keep = np.flatnonzero(weights > 0)
@@ -268,23 +301,41 @@ def mixed_table(
             frame = frame.iloc[np.flatnonzero(complete)]
             weights = None if weights is None else weights[complete]
     if len(frame) == 0:
-        raise EmptyDataError("the table has no rows to learn from (after leaving out rows of "
-                             "weight zero and, with missing='drop', incomplete rows)")
+        raise EmptyDataError(
+            "the table has no rows to learn from (after leaving out rows of "
+            "weight zero and, with missing='drop', incomplete rows)"
+        )
     wanted = set(continuous)
     discrete = [c for c in frame.columns if c not in wanted]
     if discrete:
-        table = encode(frame[discrete], missing="pairwise" if missing != "error" else "error",
-                       max_states=max_states, states=states, sample_weight=weights)
+        table = encode(
+            frame[discrete],
+            missing="pairwise" if missing != "error" else "error",
+            max_states=max_states,
+            states=states,
+            sample_weight=weights,
+        )
     else:
-        table = Table(codes=np.zeros((len(frame), 0), dtype=np.int8), columns=(), states=(),
-                      dtypes=(), weights=weights)
-    _, values = numeric_matrix(frame[continuous], learner="a CLG tree (continuous columns)",
-                               missing="pairwise")
+        table = Table(
+            codes=np.zeros((len(frame), 0), dtype=np.int8),
+            columns=(),
+            states=(),
+            dtypes=(),
+            weights=weights,
+        )
+    _, values = numeric_matrix(
+        frame[continuous], learner="a CLG tree (continuous columns)", missing="pairwise"
+    )
     _check_continuous(continuous, values, missing)
     dtypes = tuple(frame[c].dtype for c in continuous)
-    return MixedTableStatistics(tuple(frame.columns), tuple(continuous),
-                                CountedTable.of_table(table), np.asarray(values, dtype=float),
-                                dtypes, weights)
+    return MixedTableStatistics(
+        tuple(frame.columns),
+        tuple(continuous),
+        CountedTable.of_table(table),
+        np.asarray(values, dtype=float),
+        dtypes,
+        weights,
+    )
 
 
 def _check_continuous(names: list, values: np.ndarray, missing: str) -> None:
@@ -299,9 +350,14 @@ def _check_continuous(names: list, values: np.ndarray, missing: str) -> None:
         if len(v) == 0:
             raise MissingValuesError(
                 f"continuous column {name!r} has no observed value: it has no Gaussian; drop "
-                f"the column", column=name)
+                f"the column",
+                column=name,
+            )
         if v.min() == v.max():
             raise TreelearnError(
                 f"continuous column {name!r} has a single value ({float(v[0])!r}): a Gaussian "
                 f"on it has no density; drop the column, or make it discrete (numeric= naming "
-                f"only the other continuous columns)", column=name, values=[float(v[0])])
+                f"only the other continuous columns)",
+                column=name,
+                values=[float(v[0])],
+            )

@@ -115,12 +115,14 @@ class InMemoryRows(RowPasses):
         return summarise(t.codes, w)
 
 
-def _encode_chunk(rows: pd.DataFrame, weights: np.ndarray | None, passes: RowPasses,
-                  where: str) -> tuple[np.ndarray, np.ndarray]:
+def _encode_chunk(
+    rows: pd.DataFrame, weights: np.ndarray | None, passes: RowPasses, where: str
+) -> tuple[np.ndarray, np.ndarray]:
     given = dict(zip(passes.columns, passes.states))
     try:
-        table = encode(rows[list(passes.columns)], missing="pairwise", states=given,
-                       max_states=NO_STATE_CAP)
+        table = encode(
+            rows[list(passes.columns)], missing="pairwise", states=given, max_states=NO_STATE_CAP
+        )
     except UnseenStateError as error:
         raise error.with_hint(given_states_hint(error.column), where=where) from None
     codes = table.codes
@@ -141,8 +143,11 @@ class FileRows(RowPasses):
 
     def sum(self, summarise: Summarise) -> Any:
         csv = not is_parquet(self.path)
-        text = [c for c, s in zip(self.columns, self.states)
-                if csv and s and all(isinstance(v, str) for v in s)]
+        text = [
+            c
+            for c, s in zip(self.columns, self.states)
+            if csv and s and all(isinstance(v, str) for v in s)
+        ]
         total, start = None, 0
         for chunk in iter_chunks(self.path, self.chunksize, text):
             where = f"{self.path}, rows {start}-{start + len(chunk) - 1}: "
@@ -155,8 +160,9 @@ class FileRows(RowPasses):
         return total
 
 
-def _summarise_partition(part: pd.DataFrame, passes: RowPasses, weight_column: Hashable | None,
-                         summarise: Summarise) -> Any:
+def _summarise_partition(
+    part: pd.DataFrame, passes: RowPasses, weight_column: Hashable | None, summarise: Summarise
+) -> Any:
     rows, weights = split_weights(part, weight_column)
     codes, w = _encode_chunk(rows, weights, passes, "")
     return summarise(codes, w) if len(codes) else None
@@ -177,8 +183,10 @@ class DaskRows(RowPasses):
         delayed = import_dask().delayed
         # the workers get the description only, not the counts
         plain = RowPasses(self.columns, self.states, self.dtypes, self.counts, self.missing)
-        parts = [delayed(_summarise_partition)(p, plain, self.weight_column, summarise)
-                 for p in self.frame.to_delayed()]
+        parts = [
+            delayed(_summarise_partition)(p, plain, self.weight_column, summarise)
+            for p in self.frame.to_delayed()
+        ]
         return tree_reduce(parts, _add).compute()
 
 
@@ -205,30 +213,81 @@ def row_passes(
     counting = "pairwise" if missing == "em" else missing
 
     def in_memory(source: Any) -> RowPasses:
-        table = in_memory_table(source, learner=learner, missing=counting, max_states=max_states,
-                                states=states, names=names, sample_weight=sample_weight)
+        table = in_memory_table(
+            source,
+            learner=learner,
+            missing=counting,
+            max_states=max_states,
+            states=states,
+            names=names,
+            sample_weight=sample_weight,
+        )
         merged, _ = merge_identical_rows(table)
-        return InMemoryRows(merged.columns, merged.states, merged.dtypes,
-                            CountedTable.of_table(merged), missing, table=merged)
+        return InMemoryRows(
+            merged.columns,
+            merged.states,
+            merged.dtypes,
+            CountedTable.of_table(merged),
+            missing,
+            table=merged,
+        )
 
     def path(source: Any) -> RowPasses:
         if sample_weight is not None and not isinstance(sample_weight, (str, int)):
-            raise TreelearnError("for a file, sample_weight is the name of the column that "
-                                 "holds the weights (e.g. sample_weight='w'), not "
-                                 f"{type(sample_weight).__name__}")
-        counted = count(source, missing=counting, max_states=max_states, states=states,
-                        chunksize=chunksize, sample_weight=sample_weight)
-        return FileRows(counted.columns, counted.states, counted.dtypes, counted, missing,
-                        repr(os.fspath(source)), path=os.fspath(source), chunksize=chunksize,
-                        weight_column=sample_weight)
+            raise TreelearnError(
+                "for a file, sample_weight is the name of the column that "
+                "holds the weights (e.g. sample_weight='w'), not "
+                f"{type(sample_weight).__name__}"
+            )
+        counted = count(
+            source,
+            missing=counting,
+            max_states=max_states,
+            states=states,
+            chunksize=chunksize,
+            sample_weight=sample_weight,
+        )
+        return FileRows(
+            counted.columns,
+            counted.states,
+            counted.dtypes,
+            counted,
+            missing,
+            repr(os.fspath(source)),
+            path=os.fspath(source),
+            chunksize=chunksize,
+            weight_column=sample_weight,
+        )
 
     def dask(source: Any) -> RowPasses:
-        counted = count(source, missing=counting, max_states=max_states, states=states,
-                        sample_weight=sample_weight)
+        counted = count(
+            source,
+            missing=counting,
+            max_states=max_states,
+            states=states,
+            sample_weight=sample_weight,
+        )
         frame, weight_column = with_weights(source, sample_weight)
-        return DaskRows(counted.columns, counted.states, counted.dtypes, counted, missing,
-                        "the dask DataFrame", frame=frame, weight_column=weight_column)
+        return DaskRows(
+            counted.columns,
+            counted.states,
+            counted.dtypes,
+            counted,
+            missing,
+            "the dask DataFrame",
+            frame=frame,
+            weight_column=weight_column,
+        )
 
-    return by_kind(data, {"table": in_memory, "sparse": in_memory, "frame": in_memory,
-                          "array": in_memory, "path": in_memory if chunksize is None else path,
-                          "dask": in_memory if chunksize is None else dask}, learner=learner)
+    return by_kind(
+        data,
+        {
+            "table": in_memory,
+            "sparse": in_memory,
+            "frame": in_memory,
+            "array": in_memory,
+            "path": in_memory if chunksize is None else path,
+            "dask": in_memory if chunksize is None else dask,
+        },
+        learner=learner,
+    )

@@ -85,8 +85,10 @@ def _file_separator(path: str, encoding: str | None) -> str:
         return "\t"
     if lower.endswith(COMPRESSED) or os.path.isdir(path):
         return ","
-    with reading(path, encoding=encoding), open(path, encoding=encoding or "utf-8",
-                                                 newline="") as fh:
+    with (
+        reading(path, encoding=encoding),
+        open(path, encoding=encoding or "utf-8", newline="") as fh,
+    ):
         return _header_separator(fh.readline())
 
 
@@ -125,15 +127,18 @@ def read_data(
     if encoding is not None:
         csv["encoding"] = encoding
     if hasattr(source, "read"):
-        name = "standard input" if source is sys.stdin else repr(getattr(source, "name", "the stream"))
+        name = (
+            "standard input" if source is sys.stdin else repr(getattr(source, "name", "the stream"))
+        )
         with reading(name, name=name, encoding=encoding):
             text = source.read()
             if isinstance(text, bytes):
                 text = text.decode(encoding or "utf-8")
             lines = text.splitlines()
             sep = sep if sep is not None else _header_separator(lines[0] if lines else "")
-            return pd.read_csv(io.StringIO(text), sep=sep, low_memory=False, thousands=thousands,
-                               decimal=decimal)
+            return pd.read_csv(
+                io.StringIO(text), sep=sep, low_memory=False, thousands=thousands, decimal=decimal
+            )
     path = data_file(source)
     if is_parquet(path):  # its columns have their types: the CSV options do not apply
         return read_whole(path)
@@ -154,8 +159,10 @@ def data_separator(source: Any, encoding: str | None = None) -> str | None:
 
 
 #: numbers written with a thousands separator: ``{separator: (pattern, decimal point)}``
-_GROUPED = {",": (re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"), "."),
-            ".": (re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+(?:,\d+)?"), ",")}
+_GROUPED = {
+    ",": (re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?"), "."),
+    ".": (re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+(?:,\d+)?"), ","),
+}
 _PLAIN = {",": re.compile(r"[-+]?\d+(?:\.\d+)?"), ".": re.compile(r"[-+]?\d+(?:,\d+)?")}
 
 
@@ -171,7 +178,8 @@ def thousands_columns(df: pd.DataFrame) -> tuple[list, str | None, str | None]:
     for c in df.columns:
         series = df[c]
         if pd.api.types.is_numeric_dtype(series.dtype) or not (
-                series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
+            series.dtype == object or pd.api.types.is_string_dtype(series.dtype)
+        ):
             continue
         values = series.dropna().astype(str).str.strip()
         if values.empty:
@@ -197,8 +205,10 @@ def separator_note(df: pd.DataFrame) -> str | None:
     word = next((word for sep, word in SEPARATORS.items() if sep in name), None)
     if word is None:
         return None
-    return (f"the data has a single column {name!r}: is the file separated by {word}? "
-            f"treelearn reads comma-separated files (convert it, e.g. with pandas)")
+    return (
+        f"the data has a single column {name!r}: is the file separated by {word}? "
+        f"treelearn reads comma-separated files (convert it, e.g. with pandas)"
+    )
 
 
 # ---------------------------------------------------------------------- columns
@@ -237,7 +247,8 @@ def date_columns(df: pd.DataFrame) -> list:
             out.append(c)
             continue
         if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
-                series.dtype, pd.CategoricalDtype):
+            series.dtype, pd.CategoricalDtype
+        ):
             continue
         values = series.dropna()
         first = values.iloc[0] if len(values) else None
@@ -266,16 +277,28 @@ def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
     return df
 
 
-def discretized(df: pd.DataFrame, bins: int, keep: Sequence[Hashable] = ()) -> tuple[pd.DataFrame, list]:
+def discretized(
+    df: pd.DataFrame, bins: int, keep: Sequence[Hashable] = ()
+) -> tuple[pd.DataFrame, list]:
     """``(table, columns cut)``: the float, datetime and many-valued integer columns of
     ``df`` (other than ``keep``) cut into ``bins`` quantile bins by
     :class:`~treelearn.Discretizer` (``df`` itself is not changed)."""
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise TreelearnError(f"bins == {bins!r}, must be an integer >= 1", values=[bins])
-    columns = [c for c in df.columns if c not in keep and (
-        pd.api.types.is_float_dtype(df[c]) or pd.api.types.is_datetime64_any_dtype(df[c])
-        or (pd.api.types.is_integer_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-            and df[c].nunique() > bins))]
+    columns = [
+        c
+        for c in df.columns
+        if c not in keep
+        and (
+            pd.api.types.is_float_dtype(df[c])
+            or pd.api.types.is_datetime64_any_dtype(df[c])
+            or (
+                pd.api.types.is_integer_dtype(df[c])
+                and not pd.api.types.is_bool_dtype(df[c])
+                and df[c].nunique() > bins
+            )
+        )
+    ]
     if not columns:
         return df, []
     from ..encoding._discretizer import Discretizer  # here: scikit-learn only when cutting
@@ -284,8 +307,12 @@ def discretized(df: pd.DataFrame, bins: int, keep: Sequence[Hashable] = ()) -> t
 
 
 # ---------------------------------------------------------------------- problems
-def date_problems(df: pd.DataFrame, dates: Sequence[Hashable], keep: Sequence[Hashable] = (),
-                  max_states: int = DEFAULT_MAX_STATES) -> list[TooManyStatesError]:
+def date_problems(
+    df: pd.DataFrame,
+    dates: Sequence[Hashable],
+    keep: Sequence[Hashable] = (),
+    max_states: int = DEFAULT_MAX_STATES,
+) -> list[TooManyStatesError]:
     """Date columns that cannot be states as they are (a different date in every row, or
     more than ``max_states`` dates): errors whose fixes are ``discretize`` and ``drop``."""
     problems = []
@@ -294,9 +321,14 @@ def date_problems(df: pd.DataFrame, dates: Sequence[Hashable], keep: Sequence[Ha
         every_row = len(df) >= MIN_ROWS_FOR_IDENTIFIER and k == len(df) and c not in keep
         if every_row or k > max_states:
             what = "a different date in every row" if every_row else f"{k} distinct dates"
-            problems.append(TooManyStatesError(f"column {c!r} holds {what}", column=c,
-                                               reason=f"column {c!r} holds {what}",
-                                               fixes=("discretize", "drop")))
+            problems.append(
+                TooManyStatesError(
+                    f"column {c!r} holds {what}",
+                    column=c,
+                    reason=f"column {c!r} holds {what}",
+                    fixes=("discretize", "drop"),
+                )
+            )
     return problems
 
 
@@ -325,8 +357,9 @@ def table_problems(
         warnings.simplefilter("always", NumericColumnWarning)
         try:
             if table.shape[1] and len(table):
-                encode(table, missing="pairwise" if missing == "em" else missing,
-                       max_states=max_states)
+                encode(
+                    table, missing="pairwise" if missing == "em" else missing, max_states=max_states
+                )
         except TableProblemsError as exc:
             problems += list(exc.problems)
         except TreelearnError as exc:

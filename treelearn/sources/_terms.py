@@ -35,19 +35,32 @@ from ._kinds import term_matrix
 __all__ = ["term_counts_by_class"]
 
 
-def term_counts_by_class(X: Any, y: Any, *, sample_weight: Any = None,
-                         binarize: float | None = None, term_sums: bool = True,
-                         chunksize: int = 200_000,
-                         learner: str = "text naive Bayes") -> TermCounts:
+def term_counts_by_class(
+    X: Any,
+    y: Any,
+    *,
+    sample_weight: Any = None,
+    binarize: float | None = None,
+    term_sums: bool = True,
+    chunksize: int = 200_000,
+    learner: str = "text naive Bayes",
+) -> TermCounts:
     """The term counts of each class of the documents ``X`` (classes: ``y``'s sorted
     labels), from any kind of input (see the module's contract)."""
     return statistics_by_class(
-        X, y, matrix=partial(_named_terms, learner=learner),
-        of_rows=partial(_term_counts, binarize=binarize, term_sums=term_sums), learner=learner,
+        X,
+        y,
+        matrix=partial(_named_terms, learner=learner),
+        of_rows=partial(_term_counts, binarize=binarize, term_sums=term_sums),
+        learner=learner,
         in_memory=("sparse", "frame", "array"),
-        refusals={"table": "an encoded Table holds category codes, not term counts; give the "
-                           "documents x terms counts"},
-        sample_weight=sample_weight, chunksize=chunksize)
+        refusals={
+            "table": "an encoded Table holds category codes, not term counts; give the "
+            "documents x terms counts"
+        },
+        sample_weight=sample_weight,
+        chunksize=chunksize,
+    )
 
 
 def _named_terms(X: Any, *, learner: str) -> tuple[Any, Any]:
@@ -55,6 +68,14 @@ def _named_terms(X: Any, *, learner: str) -> tuple[Any, Any]:
     return names, A
 
 
-def _term_counts(names: Any, A: Any, codes: np.ndarray, classes: np.ndarray, weights: Any, *,
-                 binarize: float | None, term_sums: bool) -> TermCounts:
+def _term_counts(
+    names: Any,
+    A: Any,
+    codes: np.ndarray,
+    classes: np.ndarray,
+    weights: Any,
+    *,
+    binarize: float | None,
+    term_sums: bool,
+) -> TermCounts:
     return TermCounts.of_rows(names, A, codes, classes, weights, binarize, term_sums)

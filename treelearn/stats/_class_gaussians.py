@@ -48,13 +48,16 @@ def gaussian_columns(X: pd.DataFrame, named: Sequence[Hashable] | None = None) -
     if absent:
         raise ColumnNotFoundError(
             f"numeric= names {absent[:5]}, which are not columns of X; the columns are "
-            f"{list(X.columns)[:20]}", column=absent[0])
+            f"{list(X.columns)[:20]}",
+            column=absent[0],
+        )
     chosen = set(wanted)
     return [c for c in X.columns if c in chosen]
 
 
-def smoothed_variances(stats: ClassVariances,
-                       var_smoothing: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def smoothed_variances(
+    stats: ClassVariances, var_smoothing: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """``(mean, variance)``, each ``k x d``: the per-class statistics' means, and their
     variances plus ``var_smoothing`` times the largest (weighted) variance of any column,
     as scikit-learn's ``GaussianNB`` adds to keep a constant column usable.

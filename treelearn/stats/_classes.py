@@ -82,8 +82,11 @@ class ClassStatistics:
     def reordered(self, order: np.ndarray, classes: np.ndarray | None = None):
         """The same statistics with the classes in the order ``order`` (indices), labelled
         ``classes`` (default: their own labels, reordered)."""
-        changes = {name: getattr(self, name)[order] for name in self.per_class
-                   if getattr(self, name) is not None}
+        changes = {
+            name: getattr(self, name)[order]
+            for name in self.per_class
+            if getattr(self, name) is not None
+        }
         if classes is not None:
             changes["classes"] = classes
         return replace(self, **changes)

@@ -220,8 +220,10 @@ def _sparse_product(
     indptr = np.searchsorted(r, np.arange(codes.shape[0] + 1))
     shape = (codes.shape[0], inner)
     Z = sp.csr_matrix((np.ones(len(cols), dtype=dtype), cols, indptr), shape=shape)
-    ZW = Z if weights is None else sp.csr_matrix(
-        (weights[r].astype(dtype), cols, indptr), shape=shape
+    ZW = (
+        Z
+        if weights is None
+        else sp.csr_matrix((weights[r].astype(dtype), cols, indptr), shape=shape)
     )
     out = np.zeros((layout.width, layout.width), dtype=dtype)
     out[:inner, :inner] = (Z.T @ ZW).toarray()
@@ -332,7 +334,8 @@ def check_pair_memory(width: int, n_columns: int) -> None:
         f"counting pairs of {n_columns} columns ({width} one-hot indicators: a {width} x {width} "
         f"matrix, twice, and {n_columns} x {n_columns} ones)",
         "count fewer columns (select the ones you need), lower max_states, or raise "
-        "treelearn.limits.MEMORY_LIMIT if the machine has the memory")
+        "treelearn.limits.MEMORY_LIMIT if the machine has the memory",
+    )
 
 
 def count_codes(
@@ -365,8 +368,10 @@ def count_codes(
     check_pair_memory(int(cardinalities.sum()), d)  # the expanded K x K result
     total = np.zeros((width, width), dtype=np.int64 if exact else np.float64)
     step = min(chunk_rows or chunk_rows_for(width), max(n, 1))
-    sparse = width > SPARSE_MIN_WIDTH and n > 0 and (
-        np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width
+    sparse = (
+        width > SPARSE_MIN_WIDTH
+        and n > 0
+        and (np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width)
     )
     buffer = None if sparse else np.empty((step, width), dtype=np.float32)
     for start in range(0, n, step):
@@ -387,8 +392,7 @@ def count_codes(
     return _expand(total, layout)
 
 
-def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray,
-                         weights: np.ndarray) -> list:
+def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray, weights: np.ndarray) -> list:
     """``[count_codes(codes, cardinalities, weights=weights[:, c]) for c in ...]``, the
     indicators built once for every column of ``weights`` (``n x k``, fractional: a
     mixture's responsibilities times the row weights): the same numbers, one product per
@@ -409,8 +413,10 @@ def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray,
     check_pair_memory(int(cardinalities.sum()), d)
     totals = [np.zeros((width, width)) for _ in range(k)]
     step = min(chunk_rows_for(width), max(n, 1))
-    sparse = width > SPARSE_MIN_WIDTH and n > 0 and (
-        np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width
+    sparse = (
+        width > SPARSE_MIN_WIDTH
+        and n > 0
+        and (np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width)
     )
     buffer = None if sparse else np.empty((step, width), dtype=np.float32)
     for start in range(0, n, step):
@@ -440,8 +446,11 @@ def pair_counts(table: Table, chunk_rows: int | None = None) -> PairCounts:
     [1, 2]
     """
     joint = count_codes(table.codes, table.cardinalities, chunk_rows, table.weights)
-    return PairCounts(joint=joint, cardinalities=table.cardinalities,
-                      n_rows=total_weight(table.weights, table.n_rows))
+    return PairCounts(
+        joint=joint,
+        cardinalities=table.cardinalities,
+        n_rows=total_weight(table.weights, table.n_rows),
+    )
 
 
 def total_weight(weights: np.ndarray | None, n_rows: int) -> int | float:
@@ -593,7 +602,9 @@ def sparse_binary_counts(
         states = tuple((False, True) for _ in range(d))
     else:
         two = (ones > 0) & (ones < n)
-        states = tuple((zero, one) if t else ((one,) if c == n else (zero,)) for t, c in zip(two, ones))
+        states = tuple(
+            (zero, one) if t else ((one,) if c == n else (zero,)) for t, c in zip(two, ones)
+        )
     cardinalities = np.array([len(s) for s in states], dtype=np.int64)
     # Z: the 'state 1' indicator of every two-state column; ones column last
     layout = _reduced_layout(cardinalities, np.zeros(d, dtype=bool))
@@ -776,8 +787,9 @@ class ClassCounts:
         if self.table is not None:
             return pair_counts(self.table)
         parts = self.per_class
-        return PairCounts(sum(pc.joint for pc in parts), parts[0].cardinalities,
-                          sum(pc.n_rows for pc in parts))
+        return PairCounts(
+            sum(pc.joint for pc in parts), parts[0].cardinalities, sum(pc.n_rows for pc in parts)
+        )
 
     def within_class(self, c: int) -> CountedTable:
         """The statistics of the features over the rows of class number ``c``."""
@@ -791,4 +803,3 @@ class ClassCounts:
     def class_labels(self) -> list:
         """The classes as plain Python labels (the class node's states)."""
         return [python_scalar(c) for c in self.classes]
-

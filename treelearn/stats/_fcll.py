@@ -43,8 +43,14 @@ from ._information import (
     mutual_information_matrix,
 )
 
-__all__ = ["FCLL_ALPHA", "FCLL_BETA", "FCLL_GAMMA", "FCLL_LAMBDA", "fcll_edge_weights",
-           "fcll_score"]
+__all__ = [
+    "FCLL_ALPHA",
+    "FCLL_BETA",
+    "FCLL_GAMMA",
+    "FCLL_LAMBDA",
+    "fcll_edge_weights",
+    "fcll_score",
+]
 
 #: ``alpha`` of ``log(U / (U + V)) ~ alpha log U + beta log V + gamma``
 FCLL_ALPHA = (np.pi**2 + 6.0) / 24.0
@@ -59,8 +65,11 @@ FCLL_LAMBDA = np.pi**2 / 6.0
 def _features_only(per_class: Sequence[PairCounts], d: int) -> tuple[np.ndarray, np.ndarray]:
     """``I(X_i; X_j | C)`` and ``I(X_i; X_j)`` of the first ``d`` columns (the features)."""
     cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
-    everything = PairCounts(sum(pc.joint for pc in per_class), per_class[0].cardinalities,
-                            sum(pc.n_rows for pc in per_class))
+    everything = PairCounts(
+        sum(pc.joint for pc in per_class),
+        per_class[0].cardinalities,
+        sum(pc.n_rows for pc in per_class),
+    )
     return cmi, mutual_information_matrix(everything)[:d, :d]
 
 
@@ -107,9 +116,12 @@ def fcll_score(per_class: Sequence[PairCounts], parents: Sequence[int]) -> float
     everything = PairCounts(sum(pc.joint for pc in per_class), per_class[0].cardinalities, n)
     h = entropies(everything)[:d]
     # naive Bayes: H(X_i | C) and I(C; X_i) = H(X_i) - H(X_i | C); the edges add w_ij
-    base = (-(FCLL_ALPHA + FCLL_BETA) * (h_class + h_given_class.sum())
-            - FCLL_BETA * FCLL_LAMBDA * (np.sum(h - h_given_class) - h_class)
-            + FCLL_GAMMA - FCLL_BETA * FCLL_LAMBDA)
+    base = (
+        -(FCLL_ALPHA + FCLL_BETA) * (h_class + h_given_class.sum())
+        - FCLL_BETA * FCLL_LAMBDA * (np.sum(h - h_given_class) - h_class)
+        + FCLL_GAMMA
+        - FCLL_BETA * FCLL_LAMBDA
+    )
     w = fcll_edge_weights(per_class, d)
     edges = sum(w[i, p] for i, p in enumerate(parents) if p >= 0)
     return float(n * (base + edges))

@@ -69,8 +69,10 @@ def _merged_means(n_a, mean_a, n_b, mean_b):
 
 def _check_variables(a: Sequence, b: Sequence) -> None:
     if list(a) != list(b):
-        raise TreelearnError(f"Gaussian statistics of the columns {list(a)} and {list(b)} "
-                             f"cannot be added: every chunk must have the same columns")
+        raise TreelearnError(
+            f"Gaussian statistics of the columns {list(a)} and {list(b)} "
+            f"cannot be added: every chunk must have the same columns"
+        )
 
 
 def gaussian_mutual_information(covariance: np.ndarray) -> np.ndarray:
@@ -99,8 +101,9 @@ class GaussianStatistics:
     covariance: np.ndarray
 
     @classmethod
-    def of_rows(cls, variables: Sequence[Hashable], X: np.ndarray,
-                weights: np.ndarray | None = None) -> GaussianStatistics:
+    def of_rows(
+        cls, variables: Sequence[Hashable], X: np.ndarray, weights: np.ndarray | None = None
+    ) -> GaussianStatistics:
         """The statistics of the rows of the float matrix ``X`` (one weight per row, or
         ``None``): the mean, then one product of the centred rows (two passes: no
         cancellation). No rows give ``n = 0``."""
@@ -126,8 +129,11 @@ class GaussianStatistics:
         if self.n == 0:
             return other
         n, delta, mean = _merged_means(self.n, self.mean, other.n, other.mean)
-        moment = (self.n * self.covariance + other.n * other.covariance
-                  + np.outer(delta, delta) * (self.n * other.n / n))
+        moment = (
+            self.n * self.covariance
+            + other.n * other.covariance
+            + np.outer(delta, delta) * (self.n * other.n / n)
+        )
         return GaussianStatistics(list(self.variables), n, mean, moment / n)
 
     def mutual_information(self) -> np.ndarray:
@@ -178,8 +184,14 @@ class ClassGaussianStatistics(ClassStatistics):
     per_class = (*ClassStatistics.per_class, "mean", "covariance")
 
     @classmethod
-    def of_rows(cls, variables: Sequence[Hashable], X: np.ndarray, codes: np.ndarray,
-                classes: Sequence, weights: np.ndarray | None = None) -> ClassGaussianStatistics:
+    def of_rows(
+        cls,
+        variables: Sequence[Hashable],
+        X: np.ndarray,
+        codes: np.ndarray,
+        classes: Sequence,
+        weights: np.ndarray | None = None,
+    ) -> ClassGaussianStatistics:
         """The statistics of the rows of ``X`` whose class index (into ``classes``) is
         ``codes``: the class means in one product with the class indicator, then one
         product per class of its centred rows."""
@@ -194,8 +206,14 @@ class ClassGaussianStatistics(ClassStatistics):
             part = centred[rows]
             scaled = part if weights is None else part * weights[rows, None]
             cov[c] = scaled.T @ part / _safe(weight[c])
-        return cls(list(variables), label_array(classes), np.bincount(codes, minlength=k),
-                   weight, mean, (cov + cov.transpose(0, 2, 1)) / 2)
+        return cls(
+            list(variables),
+            label_array(classes),
+            np.bincount(codes, minlength=k),
+            weight,
+            mean,
+            (cov + cov.transpose(0, 2, 1)) / 2,
+        )
 
     def __add__(self, other: ClassGaussianStatistics) -> ClassGaussianStatistics:
         _check_variables(self.variables, other.variables)
@@ -205,12 +223,19 @@ class ClassGaussianStatistics(ClassStatistics):
         mean_a, mean_b = spread(self.mean, left, k), spread(other.mean, right, k)
         n, delta, mean = _merged_means(n_a[:, None], mean_a, n_b[:, None], mean_b)
         n = n[:, 0]
-        moment = (n_a[:, None, None] * spread(self.covariance, left, k)
-                  + n_b[:, None, None] * spread(other.covariance, right, k)
-                  + delta[:, :, None] * delta[:, None, :] * (n_a * n_b / _safe(n))[:, None, None])
-        return ClassGaussianStatistics(list(self.variables), labels,
-                                       spread(self.rows, left, k) + spread(other.rows, right, k),
-                                       n, mean, moment / _safe(n)[:, None, None])
+        moment = (
+            n_a[:, None, None] * spread(self.covariance, left, k)
+            + n_b[:, None, None] * spread(other.covariance, right, k)
+            + delta[:, :, None] * delta[:, None, :] * (n_a * n_b / _safe(n))[:, None, None]
+        )
+        return ClassGaussianStatistics(
+            list(self.variables),
+            labels,
+            spread(self.rows, left, k) + spread(other.rows, right, k),
+            n,
+            mean,
+            moment / _safe(n)[:, None, None],
+        )
 
     def pooled(self) -> GaussianStatistics:
         """The statistics of all the rows, whatever their class (the law of total covariance:
@@ -218,8 +243,10 @@ class ClassGaussianStatistics(ClassStatistics):
         n = float(self.weight.sum())
         mean = self.weight @ self.mean / n
         offset = self.mean - mean
-        cov = (np.tensordot(self.weight, self.covariance, axes=1)
-               + (offset * self.weight[:, None]).T @ offset) / n
+        cov = (
+            np.tensordot(self.weight, self.covariance, axes=1)
+            + (offset * self.weight[:, None]).T @ offset
+        ) / n
         return GaussianStatistics(list(self.variables), n, mean, (cov + cov.T) / 2)
 
     def shared_covariance(self) -> np.ndarray:
@@ -243,8 +270,14 @@ class ClassVariances(ClassStatistics):
     variance: np.ndarray
 
     @classmethod
-    def of_rows(cls, variables: Sequence[Hashable], values: np.ndarray, codes: np.ndarray,
-                classes: Sequence, weights: np.ndarray | None = None) -> ClassVariances:
+    def of_rows(
+        cls,
+        variables: Sequence[Hashable],
+        values: np.ndarray,
+        codes: np.ndarray,
+        classes: Sequence,
+        weights: np.ndarray | None = None,
+    ) -> ClassVariances:
         """The statistics of the float matrix ``values`` (NaN = missing) by class index
         ``codes``: products with the class indicator, no loop over rows or columns."""
         Y = class_indicator(codes, len(classes), weights)
@@ -261,26 +294,44 @@ class ClassVariances(ClassStatistics):
         squares *= squares
         if not seen.all():
             squares[~seen] = 0.0
-        return cls(list(variables), label_array(classes), np.bincount(codes, minlength=len(classes)),
-                   weight, observed, mean, (Y.T @ squares) / _safe(observed))
+        return cls(
+            list(variables),
+            label_array(classes),
+            np.bincount(codes, minlength=len(classes)),
+            weight,
+            observed,
+            mean,
+            (Y.T @ squares) / _safe(observed),
+        )
 
     def __add__(self, other: ClassVariances) -> ClassVariances:
         _check_variables(self.variables, other.variables)
         labels, left, right = self.aligned(other)
         k = len(labels)
         n_a, n_b = spread(self.observed, left, k), spread(other.observed, right, k)
-        n, delta, mean = _merged_means(n_a, spread(self.mean, left, k),
-                                       n_b, spread(other.mean, right, k))
-        moment = (n_a * spread(self.variance, left, k) + n_b * spread(other.variance, right, k)
-                  + delta * delta * (n_a * n_b / _safe(n)))
-        return ClassVariances(list(self.variables), labels,
-                              spread(self.rows, left, k) + spread(other.rows, right, k),
-                              spread(self.weight, left, k) + spread(other.weight, right, k),
-                              n, mean, moment / _safe(n))
+        n, delta, mean = _merged_means(
+            n_a, spread(self.mean, left, k), n_b, spread(other.mean, right, k)
+        )
+        moment = (
+            n_a * spread(self.variance, left, k)
+            + n_b * spread(other.variance, right, k)
+            + delta * delta * (n_a * n_b / _safe(n))
+        )
+        return ClassVariances(
+            list(self.variables),
+            labels,
+            spread(self.rows, left, k) + spread(other.rows, right, k),
+            spread(self.weight, left, k) + spread(other.weight, right, k),
+            n,
+            mean,
+            moment / _safe(n),
+        )
 
     def overall_variance(self) -> np.ndarray:
         """Each column's variance over every class (the law of total variance): what
         scikit-learn's ``var_smoothing`` is a fraction of (its largest value)."""
         total = self.observed.sum(axis=0)
         grand = (self.observed * self.mean).sum(axis=0) / _safe(total)
-        return (self.observed * (self.variance + (self.mean - grand) ** 2)).sum(axis=0) / _safe(total)
+        return (self.observed * (self.variance + (self.mean - grand) ** 2)).sum(axis=0) / _safe(
+            total
+        )

@@ -110,7 +110,9 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
     N = counts.joint.astype(float)
     # block sums (_block_sums): exact on integer counts, no K x d indicator products
     cards = counts.cardinalities
-    row_marg = _block_sums(N, starts, cards, axis=1)  # [a, j]: state a (of its variable) where j is observed
+    row_marg = _block_sums(
+        N, starts, cards, axis=1
+    )  # [a, j]: state a (of its variable) where j is observed
     col_marg = _block_sums(N, starts, cards, axis=0)  # [i, b]
     n_pair = _block_sums(row_marg, starts, cards, axis=0)  # rows where both variables are observed
     if alpha:
@@ -123,8 +125,12 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         Ni = N[rows] + alpha if alpha else N[rows]
         n_exp = n_pair[i, owner]
         # N log(N n / (R C)) summed over a block, divided by n, is the block's MI
-        terms = _xlogx_ratio(Ni, row_marg[rows][:, owner], col_marg[i][None, :],
-                             np.where(n_exp > 0, n_exp, 1.0)[None, :])
+        terms = _xlogx_ratio(
+            Ni,
+            row_marg[rows][:, owner],
+            col_marg[i][None, :],
+            np.where(n_exp > 0, n_exp, 1.0)[None, :],
+        )
         column_sums[i] = terms.sum(axis=0)
     blocks = _block_sums(column_sums, starts, cards, axis=1)
     mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)

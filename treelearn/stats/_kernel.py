@@ -78,13 +78,21 @@ def kde_log_density(x: np.ndarray, centres: np.ndarray, log_w: np.ndarray, sd: f
     out = np.empty(len(x))
     step = _rows_per_block(len(centres))
     for start in range(0, len(x), step):  # blocks of rows: memory, not a loop per row
-        u = (x[start:start + step, None] - centres[None, :]) / sd
-        out[start:start + step] = _logsumexp_rows(log_w - 0.5 * u * u)
+        u = (x[start : start + step, None] - centres[None, :]) / sd
+        out[start : start + step] = _logsumexp_rows(log_w - 0.5 * u * u)
     return out - math.log(sd) - 0.5 * _LOG_2PI
 
 
-def kde_pair_log_density(x: np.ndarray, y: np.ndarray, cx: np.ndarray, cy: np.ndarray,
-                         log_w: np.ndarray, sx: float, sy: float, r: float) -> np.ndarray:
+def kde_pair_log_density(
+    x: np.ndarray,
+    y: np.ndarray,
+    cx: np.ndarray,
+    cy: np.ndarray,
+    log_w: np.ndarray,
+    sx: float,
+    sy: float,
+    r: float,
+) -> np.ndarray:
     """``log sum_k w_k N((x, y); (cx_k, cy_k), S)``, ``S`` with sds ``sx, sy`` and
     correlation ``r`` (``|r| < 1``; NaN everywhere when degenerate).
 
@@ -98,15 +106,17 @@ def kde_pair_log_density(x: np.ndarray, y: np.ndarray, cx: np.ndarray, cy: np.nd
     out = np.empty(len(x))
     step = _rows_per_block(len(cx))
     for start in range(0, len(x), step):  # blocks of rows
-        u = (x[start:start + step, None] - cx[None, :]) / sx
-        v = (y[start:start + step, None] - cy[None, :]) / sy
-        out[start:start + step] = _logsumexp_rows(log_w - 0.5 * (u * u - 2 * r * u * v + v * v)
-                                                  / one_r)
+        u = (x[start : start + step, None] - cx[None, :]) / sx
+        v = (y[start : start + step, None] - cy[None, :]) / sy
+        out[start : start + step] = _logsumexp_rows(
+            log_w - 0.5 * (u * u - 2 * r * u * v + v * v) / one_r
+        )
     return out - math.log(sx * sy) - 0.5 * math.log(one_r) - _LOG_2PI
 
 
-def kernel_mutual_information(X: np.ndarray, w: np.ndarray, sd: np.ndarray,
-                              corr: np.ndarray, grid: int) -> np.ndarray:
+def kernel_mutual_information(
+    X: np.ndarray, w: np.ndarray, sd: np.ndarray, corr: np.ndarray, grid: int
+) -> np.ndarray:
     """The ``d x d`` matrix of every pair's MI (nats) under its 2-D KDE (kernel sds ``sd``,
     correlations ``corr``), integrated on a ``grid x grid`` lattice (module docstring).
 
@@ -121,22 +131,25 @@ def kernel_mutual_information(X: np.ndarray, w: np.ndarray, sd: np.ndarray,
     lo, hi = X.min(axis=0) - 4 * sd, X.max(axis=0) + 4 * sd
     G = lo + (hi - lo) * np.linspace(0.0, 1.0, grid)[:, None]  # grid x d
     # the offsets, then blocks of at most BLOCK_BYTES (the exponentials and their temporaries)
-    check_memory(8.0 * n * grid * d + 6 * BLOCK_BYTES,
-                 "the kernel MI grids", "pass a smaller grid= or fewer rows")
+    check_memory(
+        8.0 * n * grid * d + 6 * BLOCK_BYTES,
+        "the kernel MI grids",
+        "pass a smaller grid= or fewer rows",
+    )
     U = (G[None, :, :] - X[:, None, :]) / sd  # kernels x grid x d: standardised offsets
     per_pair = 8.0 * n * grid * grid
     pair_step = max(1, int(BLOCK_BYTES // per_pair))
     row_step = n if pair_step > 1 else max(1, int(BLOCK_BYTES // (8.0 * grid * grid)))
     for p0 in range(0, len(pairs), pair_step):  # blocks of pairs (memory)
-        i, j = pairs[p0:p0 + pair_step, 0], pairs[p0:p0 + pair_step, 1]
+        i, j = pairs[p0 : p0 + pair_step, 0], pairs[p0 : p0 + pair_step, 1]
         r = corr[i, j][:, None, None, None]
         one_r = 1.0 - r * r
         D = np.zeros((len(i), grid, grid))
         for k0 in range(0, n, row_step):  # blocks of kernels (memory)
-            a = np.moveaxis(U[k0:k0 + row_step][:, :, i], 2, 0)[:, :, :, None]
-            b = np.moveaxis(U[k0:k0 + row_step][:, :, j], 2, 0)[:, :, None, :]
+            a = np.moveaxis(U[k0 : k0 + row_step][:, :, i], 2, 0)[:, :, :, None]
+            b = np.moveaxis(U[k0 : k0 + row_step][:, :, j], 2, 0)[:, :, None, :]
             E = np.exp(-0.5 * (a * a - 2 * r * a * b + b * b) / one_r)
-            D += np.einsum("k,pkab->pab", w[k0:k0 + row_step], E)
+            D += np.einsum("k,pkab->pab", w[k0 : k0 + row_step], E)
         Q = D / D.sum(axis=(1, 2), keepdims=True)
         qi, qj = Q.sum(axis=2, keepdims=True), Q.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -95,9 +95,9 @@ class MixedPairs:
         starts = self.offsets[:-1]
         if len(self.cardinalities) == 0:
             return np.zeros((0, self.state_weight.shape[1]))
-        return conditional_gaussian_information(self.state_weight, self.state_mean,
-                                                self.state_variance, starts,
-                                                self.column_variance())
+        return conditional_gaussian_information(
+            self.state_weight, self.state_mean, self.state_variance, starts, self.column_variance()
+        )
 
     def correlation(self) -> np.ndarray:
         """``p x p`` pairwise-complete correlations (1 on the diagonal)."""
@@ -125,8 +125,13 @@ def correlation_information(rho: np.ndarray) -> np.ndarray:
         return -0.5 * np.log1p(-rho2)
 
 
-def conditional_gaussian_information(weight: np.ndarray, mean: np.ndarray, variance: np.ndarray,
-                                     starts: np.ndarray, column_variance: np.ndarray) -> np.ndarray:
+def conditional_gaussian_information(
+    weight: np.ndarray,
+    mean: np.ndarray,
+    variance: np.ndarray,
+    starts: np.ndarray,
+    column_variance: np.ndarray,
+) -> np.ndarray:
     """bnlearn's ``mi-cg`` of discrete-continuous pairs from per-state Gaussians.
 
     ``weight``, ``mean`` and ``variance`` are ``K x p`` (states in blocks starting at
@@ -161,8 +166,9 @@ def conditional_gaussian_information(weight: np.ndarray, mean: np.ndarray, varia
     return np.maximum(mi, 0.0)  # >= 0 by Jensen; rounding can leave -1e-17
 
 
-def onehot_product(codes: np.ndarray, cardinalities: np.ndarray,
-                   *matrices: np.ndarray) -> list[np.ndarray]:
+def onehot_product(
+    codes: np.ndarray, cardinalities: np.ndarray, *matrices: np.ndarray
+) -> list[np.ndarray]:
     """``[H^T M for M in matrices]`` (each ``K x m``, float64), ``H`` the one-hot rows of
     ``codes`` (a missing code, -1, is a row of zeros), held as one scipy.sparse CSR matrix
     (one entry per cell: ``16 n d`` bytes, never ``n x K`` dense).
@@ -178,8 +184,11 @@ def onehot_product(codes: np.ndarray, cardinalities: np.ndarray,
     K = int(offsets[-1])
     if K == 0 or n == 0:
         return [np.zeros((K, M.shape[1])) for M in matrices]
-    check_memory(24.0 * n * d, f"the one-hot rows of {n:,} rows x {d} discrete columns",
-                 "give fewer rows or discrete columns")
+    check_memory(
+        24.0 * n * d,
+        f"the one-hot rows of {n:,} rows x {d} discrete columns",
+        "give fewer rows or discrete columns",
+    )
     observed = codes >= 0
     # row r's entries: column offsets[j] + code of each cell (a missing cell: weight 0)
     indices = (offsets[:-1][None, :] + np.where(observed, codes, 0)).reshape(-1)
@@ -189,8 +198,12 @@ def onehot_product(codes: np.ndarray, cardinalities: np.ndarray,
     return [np.asarray(Ht @ M) for M in matrices]
 
 
-def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: np.ndarray,
-                          weights: np.ndarray | None = None) -> MixedPairs:
+def mixed_pair_statistics(
+    codes: np.ndarray,
+    cardinalities: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> MixedPairs:
     """The :class:`MixedPairs` of discrete ``codes`` (``n x d_D``, -1 = missing) and continuous
     ``values`` (``n x p``, NaN = missing), rows weighted by ``weights``.
 
@@ -257,5 +270,6 @@ def mixed_pair_statistics(codes: np.ndarray, cardinalities: np.ndarray, values: 
         state_variance = np.where(W > 0, scale**2 * vz, 0.0)
     else:
         W = state_mean = state_variance = np.zeros((0, p))
-    return MixedPairs(cards, W, state_mean, state_variance, Wp, pair_mean, pair_variance,
-                      pair_covariance)
+    return MixedPairs(
+        cards, W, state_mean, state_variance, Wp, pair_mean, pair_variance, pair_covariance
+    )

@@ -33,9 +33,7 @@ hand or read from other tools are not: pgmpy's bundled ``alarm`` network is off 
 and six printed decimals (``0.333333`` three times) by 1e-6."""
 
 
-def check_cpt(
-    variable: Hashable, cpt: Any, shape: Sequence[int] | None = None
-) -> np.ndarray:
+def check_cpt(variable: Hashable, cpt: Any, shape: Sequence[int] | None = None) -> np.ndarray:
     """``cpt`` as a new float array, checked to be a CPT of ``variable``; the one such check.
 
     Every row (last axis) must be non-negative, finite and sum to 1 within
@@ -73,9 +71,7 @@ def check_cpt(
         if table.ndim == 1:
             raise StructureError(f"{where}: the CPT sums to {float(sums):.9g}, not 1")
         row = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise StructureError(
-            f"{where}: CPT row {list(row)} sums to {float(sums[row]):.9g}, not 1"
-        )
+        raise StructureError(f"{where}: CPT row {list(row)} sums to {float(sums[row]):.9g}, not 1")
     return table
 
 
@@ -98,8 +94,11 @@ def estimate_cpt(
     >>> estimate_cpt(np.array([3, 1]), prior="m-estimate", m=2).tolist()   # (3 + 1) / 6, (1 + 1) / 6
     [0.6666666666666666, 0.3333333333333333]
     """
-    check_params({"alpha": alpha, "prior": prior, "equivalent_sample_size": equivalent_sample_size,
-                  "m": m}, CONSTRAINTS, NOTES)
+    check_params(
+        {"alpha": alpha, "prior": prior, "equivalent_sample_size": equivalent_sample_size, "m": m},
+        CONSTRAINTS,
+        NOTES,
+    )
     return smoothed_cpt(counts, alpha, prior, equivalent_sample_size, m)
 
 

@@ -90,8 +90,9 @@ class LearningSettings:
     blacklist: tuple = ()
 
     def __post_init__(self) -> None:
-        checked = check_params({name: getattr(self, name) for name in CONSTRAINTS}, CONSTRAINTS,
-                               NOTES)
+        checked = check_params(
+            {name: getattr(self, name) for name in CONSTRAINTS}, CONSTRAINTS, NOTES
+        )
         for name, value in checked.items():  # numbers as Python floats (numpy scalars too)
             object.__setattr__(self, name, value)
         for name in ("whitelist", "blacklist"):  # pairs as tuples: hashable, saved as lists

@@ -64,22 +64,35 @@ class TermCounts(ClassStatistics):
     per_class = (*ClassStatistics.per_class, "term_sums", "document_counts")
 
     @classmethod
-    def of_rows(cls, terms: Sequence[Hashable] | None, A: Any, codes: np.ndarray,
-                classes: Sequence, weights: np.ndarray | None = None,
-                binarize: float | None = None, term_sums: bool = True) -> TermCounts:
+    def of_rows(
+        cls,
+        terms: Sequence[Hashable] | None,
+        A: Any,
+        codes: np.ndarray,
+        classes: Sequence,
+        weights: np.ndarray | None = None,
+        binarize: float | None = None,
+        term_sums: bool = True,
+    ) -> TermCounts:
         """The counts of the documents ``A`` (float CSR or array) with class index ``codes``:
         the term sums unless ``term_sums=False`` (one product fewer where only the
         documents containing each term are wanted), the document counts with ``binarize``."""
         if not term_sums and binarize is None:
-            raise TreelearnError("term_sums=False without binarize counts nothing; give "
-                                 "binarize (e.g. 0.0) for the document counts")
+            raise TreelearnError(
+                "term_sums=False without binarize counts nothing; give "
+                "binarize (e.g. 0.0) for the document counts"
+            )
         k = len(classes)
         Y = class_indicator(codes, k, weights)
-        return cls(None if terms is None else list(terms), label_array(classes),
-                   np.bincount(codes, minlength=k), Y.sum(axis=0),
-                   _class_sums(Y, A) if term_sums else None,
-                   None if binarize is None else _class_sums(Y, binary_terms(A, binarize)),
-                   binarize)
+        return cls(
+            None if terms is None else list(terms),
+            label_array(classes),
+            np.bincount(codes, minlength=k),
+            Y.sum(axis=0),
+            _class_sums(Y, A) if term_sums else None,
+            None if binarize is None else _class_sums(Y, binary_terms(A, binarize)),
+            binarize,
+        )
 
     @property
     def n_terms(self) -> int:
@@ -88,17 +101,28 @@ class TermCounts(ClassStatistics):
         return counted.shape[1]
 
     def __add__(self, other: TermCounts) -> TermCounts:
-        if self.variables != other.variables or self.n_terms != other.n_terms \
-                or self.binarize != other.binarize \
-                or (self.term_sums is None) != (other.term_sums is None):
-            raise TreelearnError("term counts of other terms (or another binarize) cannot be "
-                                 "added: every chunk must have the same columns")
+        if (
+            self.variables != other.variables
+            or self.n_terms != other.n_terms
+            or self.binarize != other.binarize
+            or (self.term_sums is None) != (other.term_sums is None)
+        ):
+            raise TreelearnError(
+                "term counts of other terms (or another binarize) cannot be "
+                "added: every chunk must have the same columns"
+            )
         labels, left, right = self.aligned(other)
         k = len(labels)
 
         def both(a, b):
             return None if a is None else spread(a, left, k) + spread(b, right, k)
 
-        return TermCounts(self.variables, labels, both(self.rows, other.rows),
-                          both(self.weight, other.weight), both(self.term_sums, other.term_sums),
-                          both(self.document_counts, other.document_counts), self.binarize)
+        return TermCounts(
+            self.variables,
+            labels,
+            both(self.rows, other.rows),
+            both(self.weight, other.weight),
+            both(self.term_sums, other.term_sums),
+            both(self.document_counts, other.document_counts),
+            self.binarize,
+        )

@@ -141,12 +141,19 @@ def clg_skeleton(
     # stage 1: the discrete columns alone, the one routine with its own (k-1)(k-1) penalty
     dnames = [names[i] for i in D]
     dd_rows = n_matrix[np.ix_(D, D)]
-    first = spanning_skeleton(
-        dnames, weights[np.ix_(D, D)], [states[i] for i in D], forest=forest,
-        n=dd_rows if np.ndim(n) else n,
-        whitelist=[(names[i], names[j]) for i, j in _pairs(required, D, D)],
-        blacklist=[(names[i], names[j]) for i, j in _pairs(forbidden, D, D)],
-    ) if len(D) else nx.Graph()
+    first = (
+        spanning_skeleton(
+            dnames,
+            weights[np.ix_(D, D)],
+            [states[i] for i in D],
+            forest=forest,
+            n=dd_rows if np.ndim(n) else n,
+            whitelist=[(names[i], names[j]) for i, j in _pairs(required, D, D)],
+            blacklist=[(names[i], names[j]) for i, j in _pairs(forbidden, D, D)],
+        )
+        if len(D)
+        else nx.Graph()
+    )
     # stage 2: the discrete columns merged into R
     dof = clg_edge_parameters(discrete, np.where(discrete, k, 0))
     score = _scores(weights, forest, dof, n_matrix)
@@ -174,8 +181,11 @@ def clg_skeleton(
             elif forced[:, j].any():
                 white2.append((merged, names[c]))
     second = spanning_skeleton(
-        ([merged] if len(D) else []) + cnames, W2, forest=None if forest is None else 0.0,
-        whitelist=white2 or None, blacklist=black2 or None,
+        ([merged] if len(D) else []) + cnames,
+        W2,
+        forest=None if forest is None else 0.0,
+        whitelist=white2 or None,
+        blacklist=black2 or None,
     )
     out = nx.Graph()
     out.add_nodes_from((names[i], {"states": list(states[i])}) for i in D)
@@ -207,7 +217,10 @@ def clg_skeleton(
             f"the blacklist leaves the discrete columns in {len(groups)} groups "
             f"({'; '.join(map(str, groups))}); a CLG network cannot join them through a "
             f"continuous column (a discrete node has no continuous parent), so the result is "
-            f"a forest of {len(groups)} trees", UserWarning, stacklevel=3)
+            f"a forest of {len(groups)} trees",
+            UserWarning,
+            stacklevel=3,
+        )
     return out
 
 
@@ -236,7 +249,8 @@ def _check_whitelist(names: list, D: np.ndarray, C: np.ndarray, required: np.nda
     raise StructureError(
         f"the whitelisted edges {pairs} join discrete columns through continuous ones (or form a "
         f"cycle): no CLG network holds them, since a discrete node cannot have a continuous "
-        f"parent; drop one of these pairs from the whitelist")
+        f"parent; drop one of these pairs from the whitelist"
+    )
 
 
 # ---------------------------------------------------------------------- statistics
@@ -275,8 +289,9 @@ class MixedTableStatistics:
 
     @property
     def dtypes(self) -> tuple:
-        known = dict(zip(self.discrete.columns, self.discrete.dtypes or (None,) * len(
-            self.discrete.columns)))
+        known = dict(
+            zip(self.discrete.columns, self.discrete.dtypes or (None,) * len(self.discrete.columns))
+        )
         known.update(zip(self.continuous, self.continuous_dtypes))
         return tuple(known[c] for c in self.columns)
 
@@ -292,10 +307,12 @@ class MixedTableStatistics:
     def pairs(self) -> MixedPairs:
         """The discrete-continuous and continuous-continuous pair statistics."""
         table = self.discrete.table
-        codes = (np.zeros((self.values.shape[0], 0), dtype=np.int64) if table is None
-                 else table.codes.astype(np.int64))
-        return mixed_pair_statistics(codes, self.discrete.cardinalities, self.values,
-                                     self.weights)
+        codes = (
+            np.zeros((self.values.shape[0], 0), dtype=np.int64)
+            if table is None
+            else table.codes.astype(np.int64)
+        )
+        return mixed_pair_statistics(codes, self.discrete.cardinalities, self.values, self.weights)
 
     def _index(self) -> tuple[np.ndarray, np.ndarray]:
         """The positions of the discrete and the continuous columns among ``columns``."""
@@ -343,26 +360,37 @@ class MixedTableStatistics:
                 "missing='em' is for discrete tables; a table with continuous columns "
                 f"({list(self.continuous)[:5]}) takes missing='pairwise' (each statistic over "
                 "the rows where its columns are observed; missing cells are summed out exactly "
-                "when scoring and querying) or 'drop'")
+                "when scoring and querying) or 'drop'"
+            )
         n = self.n_rows
         if settings.forest in ("bic", "aic"):
             rows = self.pair_rows()
             n = rows if (rows != float(self.n_rows)).any() else n
-        skeleton = clg_skeleton(list(self.columns), self.mutual_information(settings.mi_alpha),
-                                self.is_discrete, self.states, forest=settings.forest, n=n,
-                                whitelist=settings.whitelist, blacklist=settings.blacklist)
+        skeleton = clg_skeleton(
+            list(self.columns),
+            self.mutual_information(settings.mi_alpha),
+            self.is_discrete,
+            self.states,
+            forest=settings.forest,
+            n=n,
+            whitelist=settings.whitelist,
+            blacklist=settings.blacklist,
+        )
         root = settings.root
         if root is not None:
             if root not in skeleton:
-                raise ColumnNotFoundError(f"{root!r} is not a column of the data; the columns "
-                                          f"are {list(self.columns)}", column=root)
+                raise ColumnNotFoundError(
+                    f"{root!r} is not a column of the data; the columns are {list(self.columns)}",
+                    column=root,
+                )
             component = nx.node_connected_component(skeleton, root)
             found = [c for c in self.discrete.columns if c in component]
             if root in self.continuous and found:
                 raise StructureError(
                     f"root {root!r} is continuous, but its tree holds the discrete column(s) "
                     f"{found[:5]}: in a CLG network a discrete node has no continuous parent, so "
-                    f"the root must be discrete (e.g. root={found[0]!r}), or leave root=None")
+                    f"the root must be discrete (e.g. root={found[0]!r}), or leave root=None"
+                )
         return orient(skeleton, root)
 
     def family_counts(self, family: Sequence[int]) -> np.ndarray:

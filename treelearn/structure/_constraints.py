@@ -53,13 +53,16 @@ def edge_constraints(
             if len(pair) != 2 or pair[0] == pair[1]:
                 raise StructureError(
                     f"{which} entry {pair!r} must be a pair of two different columns, e.g. "
-                    f"({names[0]!r}, {names[-1]!r})" if names else f"{which} entry {pair!r}"
+                    f"({names[0]!r}, {names[-1]!r})"
+                    if names
+                    else f"{which} entry {pair!r}"
                 )
             for v in pair:
                 if v not in position:
                     raise ColumnNotFoundError(
                         f"{which} pair {pair!r} names {v!r}, which is not a variable of the tree; "
-                        f"the variables are {names[:20]}", column=v,
+                        f"the variables are {names[:20]}",
+                        column=v,
                     )
             i, j = position[pair[0]], position[pair[1]]
             out[i, j] = out[j, i] = True

@@ -154,7 +154,9 @@ def edge_marginals(log_weights: np.ndarray) -> tuple[np.ndarray, float]:
     return P + P.T, log_z
 
 
-def _log_harmonic(W: np.ndarray, interior: np.ndarray, one: np.ndarray, zero: np.ndarray) -> np.ndarray:
+def _log_harmonic(
+    W: np.ndarray, interior: np.ndarray, one: np.ndarray, zero: np.ndarray
+) -> np.ndarray:
     """``log h`` on every vertex: ``h`` harmonic on ``interior`` for the walk with steps
     ∝ ``w``, ``h = 1`` on ``one``, ``0`` on ``zero`` (the chance to reach ``one`` first).
 

@@ -123,8 +123,12 @@ def _block_information(c00, c01, c10, c11):
 
 
 def pair_information(
-    n11: np.ndarray, ni: np.ndarray, nj: np.ndarray, n: float,
-    two_i: np.ndarray | bool = True, two_j: np.ndarray | bool = True,
+    n11: np.ndarray,
+    ni: np.ndarray,
+    nj: np.ndarray,
+    n: float,
+    two_i: np.ndarray | bool = True,
+    two_j: np.ndarray | bool = True,
 ) -> np.ndarray:
     """MI (nats) of 0/1 pairs from ``N_11``, ``N_i``, ``N_j`` and ``n``, as the dense path gives it.
 
@@ -156,9 +160,11 @@ def pair_information(
         c11 = np.where(both, n11, 0.0)
         c10 = np.where(both, snap(na - n11), np.where(two_a, snap(na), 0.0))
         c01 = np.where(both, snap(nb - n11), np.where(two_b & ~two_a, snap(nb), 0.0))
-        c00 = np.where(both, snap(snap(n - nb) - snap(na - n11)),
-                       np.where(two_a, snap(snap(n) - snap(na)),
-                                np.where(two_b, snap(n - nb), snap(n))))
+        c00 = np.where(
+            both,
+            snap(snap(n - nb) - snap(na - n11)),
+            np.where(two_a, snap(snap(n) - snap(na)), np.where(two_b, snap(n - nb), snap(n))),
+        )
         return c00, c01, c10, c11
 
     m_ij = _block_information(*cells(ni, nj, two_i, two_j))
@@ -209,21 +215,30 @@ class SparseBinaryCounts:
         d = len(self.columns)
         raise TreelearnError(
             f"a complete MI graph over {d} variables would have {d * (d - 1) // 2:,} edges; "
-            f"learn the tree with tl.chow_liu, which never forms it, or pass fewer columns")
+            f"learn the tree with tl.chow_liu, which never forms it, or pass fewer columns"
+        )
 
     def direct_tree(self, settings: Any) -> nx.DiGraph:
         """The Chow-Liu tree of these counts, directed away from ``settings.root``
         (:func:`sparse_spanning_tree`), found without a ``d x d`` matrix; the options that
         need one (``settings.forest``, ``whitelist``, ``blacklist``, ``mi_alpha``) are
         refused, naming them."""
-        unsupported = [name for name, value in (("forest", settings.forest),
-                       ("whitelist", settings.whitelist), ("blacklist", settings.blacklist),
-                       ("mi_alpha", settings.mi_alpha)) if value]
+        unsupported = [
+            name
+            for name, value in (
+                ("forest", settings.forest),
+                ("whitelist", settings.whitelist),
+                ("blacklist", settings.blacklist),
+                ("mi_alpha", settings.mi_alpha),
+            )
+            if value
+        ]
         if unsupported:
             raise TreelearnError(
                 f"{', '.join(unsupported)} cannot be used with the sparse Chow-Liu path taken "
                 f"for a scipy.sparse matrix of {len(self.columns)} columns; drop the option, or "
-                f"learn from fewer columns (the dense path needs a K x K count matrix)")
+                f"learn from fewer columns (the dense path needs a K x K count matrix)"
+            )
         return sparse_spanning_tree(self, settings.root)
 
     @cached_property  # computed once: family_counts reads it for every node
@@ -232,7 +247,9 @@ class SparseBinaryCounts:
 
     @cached_property  # pair_i is sorted: where each column's pairs start (once, not per lookup)
     def _pair_start(self) -> np.ndarray:
-        return np.searchsorted(self.pair_i, np.arange(len(self.states) + 1, dtype=self.pair_i.dtype))
+        return np.searchsorted(
+            self.pair_i, np.arange(len(self.states) + 1, dtype=self.pair_i.dtype)
+        )
 
     def _n11(self, p: int, q: int):
         a, b = min(p, q), max(p, q)
@@ -356,8 +373,11 @@ def sparse_binary_statistics(
     zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)
     # each column's states: one of three shared tuples, picked by one vectorised test (a
     # Python comparison of numpy scalars per column was ~30 us each: 1.5 s at 50,000 terms)
-    choice = np.full(d, 2) if kind == "b" else np.where(
-        count_ones == n, 1, np.where(count_ones > 0, 2, 0))
+    choice = (
+        np.full(d, 2)
+        if kind == "b"
+        else np.where(count_ones == n, 1, np.where(count_ones > 0, 2, 0))
+    )
     states = tuple(map(((zero,), (one,), (zero, one)).__getitem__, choice.tolist()))
     two = choice == 2
     exact = whole_weights(weights)
@@ -413,8 +433,15 @@ def sparse_binary_statistics(
     for out in (pair_i, pair_j, pair_n):
         out.resize(filled, refcheck=False)  # in place: the unused tail is given back
     return SparseBinaryCounts(
-        names, states, (matrix.dtype,) * d,
-        int(n_rows) if exact else float(n_rows), ones, diagonal, pair_i, pair_j, pair_n,
+        names,
+        states,
+        (matrix.dtype,) * d,
+        int(n_rows) if exact else float(n_rows),
+        ones,
+        diagonal,
+        pair_i,
+        pair_j,
+        pair_n,
     )
 
 
@@ -537,8 +564,9 @@ def _pairs_after(members: np.ndarray, pool: np.ndarray) -> tuple[np.ndarray, np.
     return np.repeat(members, lengths), pool[np.arange(int(lengths.sum())) + offsets]
 
 
-def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _zero_candidates(
+    stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Never-co-occurring pairs of two-state columns that no hub rules out (a superset),
     among the pairs with an end in ``needed`` (a mask of columns).
 
@@ -559,8 +587,10 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarr
 
     def after(members, pool):  # (u, v), v after u in pool; v needed where u is not
         u_need = need[members]
-        pairs = [_pairs_after(members[u_need], pool),
-                 _pairs_after(members[~u_need], pool[need[pool]])]
+        pairs = [
+            _pairs_after(members[u_need], pool),
+            _pairs_after(members[~u_need], pool[need[pool]]),
+        ]
         return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
 
     rows_u, rows_v = [], []
@@ -579,9 +609,14 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarr
         is_hub[hubs] = True
         hub_of, other = [], []
         # the pairs with an end among the first _MEX_BITS positions were kept; others: a pass
-        for p, q in [near] if hubs.max() < _MEX_BITS else (
+        for p, q in (
+            [near]
+            if hubs.max() < _MEX_BITS
+            else (
                 (pos[stats.pair_i[part]], pos[stats.pair_j[part]])
-                for part in _chunks(len(stats.pair_i))):
+                for part in _chunks(len(stats.pair_i))
+            )
+        ):
             for a, b in ((p, q), (q, p)):
                 k = is_hub[a]
                 hub_of.append(a[k])
@@ -590,7 +625,7 @@ def _zero_candidates(stats: SparseBinaryCounts, max_pairs: int, needed: np.ndarr
         srt = np.lexsort((other, hub_of))
         hub_of, other = hub_of[srt], other[srt]
         hub_start = np.searchsorted(hub_of, np.arange(d2 + 1))
-        neighbours = lambda w: other[hub_start[w]:hub_start[w + 1]]  # noqa: E731
+        neighbours = lambda w: other[hub_start[w] : hub_start[w + 1]]  # noqa: E731
         hub1 = np.where(r[live] >= 2, second[live], -1)
         keys = first[live] * (d2 + 1) + (hub1 + 1)
         group = np.argsort(keys, kind="stable")
@@ -636,9 +671,17 @@ def _monotone(stats: SparseBinaryCounts) -> bool:
         a = c[s : s + step, None]
         b = c[None, :]
         feasible = a + b <= n
-        r = round_ties(np.where(feasible, zero_pair_information(
-            np.broadcast_to(a, feasible.shape).ravel(),
-            np.broadcast_to(b, feasible.shape).ravel(), n).reshape(feasible.shape), np.nan))
+        r = round_ties(
+            np.where(
+                feasible,
+                zero_pair_information(
+                    np.broadcast_to(a, feasible.shape).ravel(),
+                    np.broadcast_to(b, feasible.shape).ravel(),
+                    n,
+                ).reshape(feasible.shape),
+                np.nan,
+            )
+        )
         if (feasible & ~(r > 0)).any():
             return False
         both = feasible[:, 1:]
@@ -676,8 +719,9 @@ class _RankScale:
         return self.table[ca * self.n_classes + cb]
 
 
-def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, _RankScale]:
+def _ranks(
+    stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, _RankScale]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
     (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), how many
@@ -717,8 +761,11 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
             for part in _chunks(n_co):
                 n11 = stats.pair_n11[part]
                 near = n11 <= levels
-                present[n11[near].astype(np.int32) * np.int32(K * K)
-                        + row_key[stats.pair_i[part][near]] + cidx[stats.pair_j[part][near]]] = True
+                present[
+                    n11[near].astype(np.int32) * np.int32(K * K)
+                    + row_key[stats.pair_i[part][near]]
+                    + cidx[stats.pair_j[part][near]]
+                ] = True
             cells = np.flatnonzero(present)
             del present
         else:
@@ -734,8 +781,9 @@ def _ranks(stats: SparseBinaryCounts, zi: np.ndarray, zj: np.ndarray
         for part in _chunks(n_co):
             far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
             direct_co.append(far)
-            direct_r.append(direct(stats.pair_n11[far].astype(float), stats.pair_i[far],
-                                   stats.pair_j[far]))
+            direct_r.append(
+                direct(stats.pair_n11[far].astype(float), stats.pair_i[far], stats.pair_j[far])
+            )
     direct_co = np.concatenate(direct_co) if direct_co else np.zeros(0, np.int64)
     direct_co_r = np.concatenate(direct_r) if direct_r else np.zeros(0)
     z_direct = ~zero_two if levels >= 0 else np.ones(n_z, dtype=bool)
@@ -797,8 +845,8 @@ class _Joined:
             if stop <= n:
                 return self.first[start:stop]
             if start >= n:
-                return self.second[start - n:stop - n]
-            return np.concatenate([self.first[start:], self.second[:stop - n]])
+                return self.second[start - n : stop - n]
+            return np.concatenate([self.first[start:], self.second[: stop - n]])
         key = np.asarray(key)
         out = np.empty(key.shape, dtype=np.result_type(self.first, self.second))
         low = key < n
@@ -807,8 +855,9 @@ class _Joined:
         return out
 
 
-def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
-                     hist: np.ndarray | None = None) -> np.ndarray:
+def _spanning_forest(
+    ei: Any, ej: Any, rank: np.ndarray, d: int, hist: np.ndarray | None = None
+) -> np.ndarray:
     """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
     order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
 
@@ -830,6 +879,7 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
         total = len(rank) if alive is None else len(alive)
         if not total:
             break
+
         def pieces(alive=alive, total=total):
             # (what to index the edge arrays with, how to turn a mask into edge indices)
             for p in _chunks(total):
@@ -859,22 +909,27 @@ def _spanning_forest(ei: Any, ej: Any, rank: np.ndarray, d: int,
             _, first = np.unique(lo.astype(np.int64) * nc + hi, return_index=True)
             first.sort()
             weight = np.arange(1, len(first) + 1, dtype=float)  # the order, as weights
-            T = minimum_spanning_tree(csr_matrix((weight, (lo[first], hi[first])),
-                                                 shape=(nc, nc)))
+            T = minimum_spanning_tree(csr_matrix((weight, (lo[first], hi[first])), shape=(nc, nc)))
             chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
         if nc == 1:  # one component: every edge left is inside it (no pass to drop them)
             break
-        alive = np.concatenate([pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
-                                for ix, pick in pieces()])
+        alive = np.concatenate(
+            [pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]])) for ix, pick in pieces()]
+        )
         target *= 4
     chosen = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
 
 
-def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst: np.ndarray,
-                            scale: _RankScale, max_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+def _ranked_zero_candidates(
+    stats: SparseBinaryCounts,
+    needed: np.ndarray,
+    worst: np.ndarray,
+    scale: _RankScale,
+    max_pairs: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """The never-co-occurring pairs ``(x, y)`` of two-state columns, ``x`` in ``needed``, that
     rank (:class:`_RankScale`, the table's ``N_11 = 0`` cells) no later than ``worst[x]``, the
     largest rank on ``x``'s path in the tree of the co-occurring pairs: any other such pair
@@ -891,10 +946,10 @@ def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst
     prefix = np.zeros(len(xs), dtype=np.int64)
     step = max(1, 2**22 // K)
     for s in range(0, len(xs), step):  # the smallest class of rank <= worst[x], per x
-        x = xs[s: s + step]
+        x = xs[s : s + step]
         ok = scale.class_zero_ranks(cls[x][:, None], np.arange(K)[None, :]) <= worst[x][:, None]
         first = np.where(ok.any(axis=1), ok.argmax(axis=1), K)
-        prefix[s: s + step] = np.append(at_least, 0)[first]
+        prefix[s : s + step] = np.append(at_least, 0)[first]
     total = int(prefix.sum())
     if total > max_pairs:
         raise _too_many(total, max_pairs, "candidate pairs")
@@ -908,8 +963,9 @@ def _ranked_zero_candidates(stats: SparseBinaryCounts, needed: np.ndarray, worst
     return i[keep], j[keep]
 
 
-def _never_cooccurring_candidates(stats: SparseBinaryCounts, max_pairs: int, monotone: bool,
-                                  needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _never_cooccurring_candidates(
+    stats: SparseBinaryCounts, max_pairs: int, monotone: bool, needed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The never-co-occurring pairs with an end in ``needed`` that can be tree edges (a
     superset), ``i < j``: those no hub rules out (:func:`_zero_candidates`) or, where the MI
     of such pairs ties across counts (``monotone`` False: :func:`_monotone`), all of them."""
@@ -917,8 +973,11 @@ def _never_cooccurring_candidates(stats: SparseBinaryCounts, max_pairs: int, mon
         return _zero_candidates(stats, max_pairs, needed)
     d = len(stats.columns)
     if d * (d - 1) // 2 > max_pairs:
-        raise _too_many(d * (d - 1) // 2, max_pairs, "candidate pairs (all pairs: the "
-                        "MI of never-co-occurring pairs ties across counts)")
+        raise _too_many(
+            d * (d - 1) // 2,
+            max_pairs,
+            "candidate pairs (all pairs: the MI of never-co-occurring pairs ties across counts)",
+        )
     zi, zj = np.triu_indices(d, k=1)
     keep = (needed[zi] | needed[zj]) & ~_cooccurring(stats, zi, zj)
     return zi[keep], zj[keep]
@@ -979,16 +1038,21 @@ def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
             s = slot[a]
             near = s >= 0
             np.bitwise_or.at(bits, b[near], np.left_shift(np.uint64(1), s[near].astype(np.uint64)))
-    window = np.uint64(2**len(top) - 1)
+    window = np.uint64(2 ** len(top) - 1)
     gap = ~bits & window
     beyond = counts[len(top)] if len(counts) > len(top) else -np.inf
     found = gap != 0
     return np.where(found, counts[np.minimum(_ctz(gap), len(top) - 1)], beyond)
 
 
-def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: np.ndarray,
-                                 tree_rank: np.ndarray, scale: _RankScale, monotone: bool
-                                 ) -> tuple[np.ndarray, np.ndarray | None]:
+def _columns_zero_pairs_may_join(
+    stats: SparseBinaryCounts,
+    ti: np.ndarray,
+    tj: np.ndarray,
+    tree_rank: np.ndarray,
+    scale: _RankScale,
+    monotone: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The columns (a mask) whose never-co-occurring pairs may join the forest ``(ti, tj)`` of
     the co-occurring pairs (and column 0's), edge ranks ``tree_rank``: every such pair that
     can be a tree edge of all candidates has an end among them. Also each column's largest
@@ -1044,8 +1108,9 @@ def _columns_zero_pairs_may_join(stats: SparseBinaryCounts, ti: np.ndarray, tj: 
     return may_join, worst
 
 
-def _tree_edges(stats: SparseBinaryCounts, max_pairs: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tree_edges(
+    stats: SparseBinaryCounts, max_pairs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Chow-Liu tree's edges ``(i, j)``, ``i < j``, in Kruskal's order, and their MI
     (the dense path's values): see the module docstring."""
     d = len(stats.columns)
@@ -1077,8 +1142,14 @@ def _tree_edges(stats: SparseBinaryCounts, max_pairs: int
             rank = np.concatenate([tree_rank, zero_rank])
         else:  # ranked anew, together with the tree's values
             ones = stats.ones.astype(float)
-            weight = np.concatenate([scale.value(tree_rank), round_ties(pair_information(
-                np.zeros(len(zi)), ones[zi], ones[zj], n, two[zi], two[zj]))])
+            weight = np.concatenate(
+                [
+                    scale.value(tree_rank),
+                    round_ties(
+                        pair_information(np.zeros(len(zi)), ones[zi], ones[zj], n, two[zi], two[zj])
+                    ),
+                ]
+            )
             distinct, inverse = np.unique(weight, return_inverse=True)
             rank = (len(distinct) - 1 - inverse).astype(np.int64)
         ti, tj = np.concatenate([ti, zi]), np.concatenate([tj, zj])
@@ -1114,13 +1185,17 @@ def sparse_spanning_skeleton(
     G.graph["n"] = stats.n_rows
     with gc_paused(d):
         G.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-        G.add_edges_from((names[a], names[b], {"weight": w}) for a, b, w in zip(
-            ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist()))
+        G.add_edges_from(
+            (names[a], names[b], {"weight": w})
+            for a, b, w in zip(ti[listed].tolist(), tj[listed].tolist(), mi[listed].tolist())
+        )
     return G
 
 
 def sparse_spanning_tree(
-    stats: SparseBinaryCounts, root: Hashable | None = None, *,
+    stats: SparseBinaryCounts,
+    root: Hashable | None = None,
+    *,
     max_pairs: int = DEFAULT_MAX_PAIRS,
 ) -> nx.DiGraph:
     """``orient(sparse_spanning_skeleton(stats), root)``, the same graph, built once from the
@@ -1147,8 +1222,9 @@ def sparse_spanning_tree(
     D.graph["n"] = stats.n_rows
     with gc_paused(d):
         D.add_nodes_from((name, {"states": list(stats.states[j])}) for j, name in enumerate(names))
-        D.add_edges_from((names[u], names[v], {"weight": w}) for u, v, w in zip(
-            parent.tolist(), child.tolist(), weight[child].tolist()))
+        D.add_edges_from(
+            (names[u], names[v], {"weight": w})
+            for u, v, w in zip(parent.tolist(), child.tolist(), weight[child].tolist())
+        )
         D.graph["roots"] = [names[r] for r in roots]
     return D
-

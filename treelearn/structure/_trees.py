@@ -183,13 +183,17 @@ def _graph_weights(G: nx.Graph, weight: str) -> tuple[list, np.ndarray, np.ndarr
     order networkx's Kruskal breaks ties in). A missing ``weight`` counts as 1; self-loops,
     which no tree has, are left out."""
     if G.is_directed():
-        raise StructureError("a spanning tree needs an undirected graph; got a directed one "
-                             "(use G.to_undirected())")
+        raise StructureError(
+            "a spanning tree needs an undirected graph; got a directed one (use G.to_undirected())"
+        )
     nodes = list(G.nodes)
     d = len(nodes)
-    check_memory(8.0 * d * d, f"the {d} x {d} weight matrix of a spanning tree over {d} nodes",
-                 "give a graph over fewer nodes (for a large sparse graph, networkx's "
-                 "maximum_spanning_tree works from its edges)")
+    check_memory(
+        8.0 * d * d,
+        f"the {d} x {d} weight matrix of a spanning tree over {d} nodes",
+        "give a graph over fewer nodes (for a large sparse graph, networkx's "
+        "maximum_spanning_tree works from its edges)",
+    )
     index = {v: j for j, v in enumerate(nodes)}
     edges = list(G.edges(data=weight, default=1.0))
     i = np.fromiter((index[u] for u, _, _ in edges), dtype=np.int64, count=len(edges))
@@ -253,7 +257,9 @@ def penalised_forest(
     >>> penalised_forest(H, "bic", n=100).number_of_edges()   # 0.01 < edge_penalty("bic", 3, 3, 100)
     0
     """
-    penalty = check_param("penalty", penalty, CONSTRAINTS["forest"], note="a threshold on the weight")
+    penalty = check_param(
+        "penalty", penalty, CONSTRAINTS["forest"], note="a threshold on the weight"
+    )
     nodes, weights, present, order = _graph_weights(G, weight)
     k = None
     if penalty in ("bic", "aic"):
@@ -263,11 +269,13 @@ def penalised_forest(
             raise StructureError(
                 f"a {penalty.upper()} forest needs the number of rows n (or the graph attribute "
                 f"'n') and the node attribute 'states' of every node"
-                + (f"; {lacking[0]!r} has none" if lacking else ""))
+                + (f"; {lacking[0]!r} has none" if lacking else "")
+            )
         k = np.array([len(G.nodes[v].get("states", ())) for v in nodes], dtype=np.int64)
         n = 0 if n is None else n  # no edge to penalise
-    chosen, score = _best_forest(weights, forest=penalty, k=k, n=n, present=present, order=order,
-                                 names=nodes)
+    chosen, score = _best_forest(
+        weights, forest=penalty, k=k, n=n, present=present, order=order, names=nodes
+    )
 
     def attributes(i: int, j: int) -> dict:
         data = dict(G.edges[nodes[i], nodes[j]])
@@ -334,7 +342,9 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
         D.graph.update(tree.graph)
         D.add_nodes_from(tree.nodes(data=True))
         roots = []
-        for component in sorted(nx.connected_components(tree), key=lambda c: min(order[v] for v in c)):
+        for component in sorted(
+            nx.connected_components(tree), key=lambda c: min(order[v] for v in c)
+        ):
             r = root if root in component else min(component, key=order.__getitem__)
             roots.append(r)
             for u, v in nx.bfs_edges(
@@ -348,8 +358,9 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
         return D
 
 
-def orient_arrays(d: int, a: np.ndarray, b: np.ndarray, root: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, list]:
+def orient_arrays(
+    d: int, a: np.ndarray, b: np.ndarray, root: int | None = None
+) -> tuple[np.ndarray, np.ndarray, list]:
     """:func:`orient` on index arrays: the forest of nodes ``0 .. d-1`` and edges ``(a, b)``
     directed away from its roots, as ``(parent, child, roots)``: the edges in the order
     :func:`orient` adds them (by parent, then child, in node order) and the roots (each
@@ -405,15 +416,18 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
     index = {v: i for i, v in enumerate(nodes)}
     m = tree.number_of_edges()
     ends = np.fromiter((index[x] for e in tree.edges() for x in e), dtype=np.int64, count=2 * m)
-    parent, child, roots = orient_arrays(d, ends[0::2], ends[1::2],
-                                         None if root is None else index[root])
+    parent, child, roots = orient_arrays(
+        d, ends[0::2], ends[1::2], None if root is None else index[root]
+    )
     adj = tree.adj
     with gc_paused(d):
         D = nx.DiGraph()
         D.graph.update(tree.graph)
         D.add_nodes_from(tree.nodes(data=True))
-        D.add_edges_from((nodes[u], nodes[v], adj[nodes[u]][nodes[v]]) for u, v in zip(
-            parent.tolist(), child.tolist()))
+        D.add_edges_from(
+            (nodes[u], nodes[v], adj[nodes[u]][nodes[v]])
+            for u, v in zip(parent.tolist(), child.tolist())
+        )
         D.graph["roots"] = [nodes[r] for r in roots]
     return D
 
@@ -575,8 +589,10 @@ def _best_forest(
     if forest is not None:
         if forest in ("bic", "aic"):
             if n is None or k is None:
-                raise StructureError(f"a {forest.upper()} forest needs the number of rows n and "
-                                     f"the states of every variable")
+                raise StructureError(
+                    f"a {forest.upper()} forest needs the number of rows n and "
+                    f"the states of every variable"
+                )
             score = weights - edge_penalty(forest, k[:, None], k[None, :], n, n_classes)
         else:
             score = weights - float(forest)
@@ -670,8 +686,16 @@ def spanning_skeleton(
     required = forbidden = None
     if whitelist or blacklist:
         required, forbidden = edge_constraints(names, whitelist, blacklist)
-    chosen, score = _best_forest(weights, forest=forest, k=k, n=n, n_classes=n_classes,
-                                 required=required, forbidden=forbidden, names=names)
+    chosen, score = _best_forest(
+        weights,
+        forest=forest,
+        k=k,
+        n=n,
+        n_classes=n_classes,
+        required=required,
+        forbidden=forbidden,
+        names=names,
+    )
 
     def attributes(i: int, j: int) -> dict:
         if score is None:

@@ -196,8 +196,9 @@ def layout(
     return {u: (x - shift, depth[u]) for u, x in pos.items()}
 
 
-def tree_route(x_u: float, near_u: float, row_u: float, row_next: float, x_v: float,
-               near_v: float) -> list[tuple[float, float]]:
+def tree_route(
+    x_u: float, near_u: float, row_u: float, row_next: float, x_v: float, near_v: float
+) -> list[tuple[float, float]]:
     """The polyline of a tree edge in :func:`layout`'s rows, clear of every other box:
     down from the parent's box (``near_u``: its side facing the child) to the far edge of
     its row (``row_u``: the row's lowest box), across the empty band between the rows to
@@ -389,9 +390,7 @@ class _Scene:
 
 def _scene(model: TreeModel, class_node: Hashable | None, class_edges: str) -> _Scene:
     if class_edges not in ("auto", "lines", "marks"):
-        raise TreelearnError(
-            f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}"
-        )
+        raise TreelearnError(f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}")
     cls = _class_node(model, class_node)
     shown = display_parents(model, cls)
     children: dict = {v: [] for v in model.variables}
@@ -514,7 +513,9 @@ def _positions(
         spread = {v: max(x, sizes.edge_label / _LABEL_AT) for v, x in w.items()}
     pos = layout(scene.children, scene.roots, spread, gap=gap_x, tree_gap=_TREE_GAP * size / 10)
     box_h = max(h.values())
-    gap_y = level_gap if level_gap is not None else box_h + (0.62 if edge_labels else 0.45) * size / 10
+    gap_y = (
+        level_gap if level_gap is not None else box_h + (0.62 if edge_labels else 0.45) * size / 10
+    )
     return {v: (x, -d * gap_y) for v, (x, d) in pos.items()}
 
 
@@ -634,7 +635,7 @@ def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float, paths: di
         centres, halves = centres.reshape(-1, 2), halves.reshape(-1, 2) + _CLEARANCE
         best = None
         for bend in _BENDS:
-            for rad in ((bend,) if bend == 0 else (sign * bend, -sign * bend)):
+            for rad in (bend,) if bend == 0 else (sign * bend, -sign * bend):
                 c = (p0 + p2) / 2 + rad * quarter
                 pts = _bezier(p0, c, p2, t)
                 out_u = ~_inside(pts, xy[u], w[u] / 2 + _TIP_GAP, h[u] / 2 + _TIP_GAP)
@@ -797,8 +798,9 @@ def _render_edges(
             )
 
 
-def _render_nodes(ax: Any, scene: _Scene, geometry: _Geometry, size: float,
-                  latent: frozenset = frozenset()) -> dict:
+def _render_nodes(
+    ax: Any, scene: _Scene, geometry: _Geometry, size: float, latent: frozenset = frozenset()
+) -> dict:
     """The node labels in their boxes (latent variables: grey, dashed); returns
     ``{variable: Text}``."""
     lw_scale = size / 10
@@ -975,20 +977,27 @@ def draw_panels(
         n_cols = math.ceil(math.sqrt(len(models)))
         n_rows = math.ceil(len(models) / n_cols)
         widths = [max(sizes[i][0] for i in range(c, len(models), n_cols)) for c in range(n_cols)]
-        heights = [max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols,
-                                                                    len(models))))
-                   for r in range(n_rows)]
+        heights = [
+            max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols, len(models))))
+            for r in range(n_rows)
+        ]
         top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
         height = 1.02 * sum(heights) + top
         fig = new_figure((1.02 * sum(widths), height))
         grid = fig.subplots(
-            n_rows, n_cols, squeeze=False,
-            gridspec_kw={"width_ratios": widths, "height_ratios": heights, "wspace": 0.02,
-                         "hspace": 0.02},
+            n_rows,
+            n_cols,
+            squeeze=False,
+            gridspec_kw={
+                "width_ratios": widths,
+                "height_ratios": heights,
+                "wspace": 0.02,
+                "hspace": 0.02,
+            },
         )
         fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - top / height)
         axes = list(grid.ravel())
-        for unused in axes[len(models):]:  # the grid's last row may be short
+        for unused in axes[len(models) :]:  # the grid's last row may be short
             fig.delaxes(unused)
     else:
         axes = list(axes)
@@ -1178,7 +1187,7 @@ def html_with_picture(html: str, svg: str) -> str:
     >>> html_with_picture("<div>box</div>", svg)  # doctest: +ELLIPSIS
     '<div class="treelearn-estimator"><div>box</div><div ...><svg id="treelearn-..." ...#treelearn-... *{...'
     """
-    body = svg[svg.index("<svg"):]
+    body = svg[svg.index("<svg") :]
     body = re.sub(r"<metadata>.*?</metadata>\s*", "", body, flags=re.S)
     opening = body[: body.index(">") + 1]
     given = re.search(r'\sid="([^"]*)"', opening)  # rcParams["svg.id"] names the picture

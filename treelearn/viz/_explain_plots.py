@@ -32,8 +32,13 @@ _OPTIONS = {
 _SCALE = {"log_odds": "log-odds", "log_proba": "log P", "proba": "P"}
 
 
-def plot_explanation(explanation: Explanation, row: int | None = None, kind: str = "auto",
-                     max_features: int = 12, ax: Any = None) -> Any:
+def plot_explanation(
+    explanation: Explanation,
+    row: int | None = None,
+    kind: str = "auto",
+    max_features: int = 12,
+    ax: Any = None,
+) -> Any:
     """Draw an explanation; returns the matplotlib Figure.
 
     ``kind``: ``"waterfall"`` (one row, ``row`` its position, default the first: from the
@@ -56,14 +61,17 @@ def plot_explanation(explanation: Explanation, row: int | None = None, kind: str
     >>> len(tl.plot_explanation(e, kind="bar").axes[0].patches)   # one bar per feature
     7
     """
-    params = check_params({"kind": kind, "row": row, "max_features": max_features, "ax": ax},
-                          _OPTIONS)
+    params = check_params(
+        {"kind": kind, "row": row, "max_features": max_features, "ax": ax}, _OPTIONS
+    )
     values = explanation.values
     if values.shape[0] == 0 or values.shape[1] == 0:
         raise TreelearnError("the explanation has no rows or no features to draw")
     if row is not None and row >= len(values):
-        raise TreelearnError(f"row == {row}, but the explanation has {len(values)} rows "
-                             f"(row is a position, 0 to {len(values) - 1})")
+        raise TreelearnError(
+            f"row == {row}, but the explanation has {len(values)} rows "
+            f"(row is a position, 0 to {len(values) - 1})"
+        )
     kind = params["kind"]
     if kind == "auto":
         kind = "waterfall" if row is not None or len(values) == 1 else "beeswarm"
@@ -91,8 +99,15 @@ def _waterfall(ax: Any, e: Explanation, r: int, max_features: int) -> None:
     data = e.data.iloc[r] if r < len(e.data) else pd.Series(dtype=object)
     order = list(contributions.abs().sort_values(ascending=False, kind="stable").index)
     shown, rest = _top(order, max_features - 1 if len(order) > max_features else max_features)
-    items = [(f"{f} = {data.get(f)!s}" if f in data.index and pd.notna(data.get(f))
-              else f"{f} (unknown)", float(contributions[f])) for f in shown]
+    items = [
+        (
+            f"{f} = {data.get(f)!s}"
+            if f in data.index and pd.notna(data.get(f))
+            else f"{f} (unknown)",
+            float(contributions[f]),
+        )
+        for f in shown
+    ]
     if rest:
         items.append((f"{len(rest)} other features", float(contributions[rest].sum())))
     items = items[::-1]  # the largest on top
@@ -100,15 +115,15 @@ def _waterfall(ax: Any, e: Explanation, r: int, max_features: int) -> None:
     lefts = start + np.concatenate([[0.0], np.cumsum([v for _, v in items])[:-1]])
     for y, ((_, v), left) in enumerate(zip(items, lefts)):
         ax.barh(y, v, left=left, color=_UP if v >= 0 else _DOWN, height=0.7)
-        ax.text(left + v, y, f" {v:+.3g} ", va="center", ha="left" if v >= 0 else "right",
-                fontsize=8)
+        ax.text(
+            left + v, y, f" {v:+.3g} ", va="center", ha="left" if v >= 0 else "right", fontsize=8
+        )
     ax.set_yticks(range(len(items)), [label for label, _ in items], fontsize=8)
     ax.axvline(start, color="0.6", lw=0.8, ls="--")
     end = float(e.prediction.iloc[r])
     ax.axvline(end, color="0.2", lw=0.8)
     target = e.target.iloc[r]
-    ax.set_xlabel(f"contribution to {_SCALE.get(e.output, e.output)}({e.target.name} = "
-                  f"{target!r})")
+    ax.set_xlabel(f"contribution to {_SCALE.get(e.output, e.output)}({e.target.name} = {target!r})")
     ax.set_title(f"base {start:.3g} \u2192 prediction {end:.3g}", fontsize=9)
     ax.margins(x=0.12)  # room for the labels at the bars' ends
     _tidy(ax)
@@ -126,8 +141,10 @@ def _beeswarm(ax: Any, e: Explanation, max_features: int) -> None:
         ax.scatter(x, y + _jitter(x), c=cmap(colours[f]), s=9, linewidths=0)
     ax.set_yticks(range(len(shown)), [str(f) for f in shown], fontsize=8)
     ax.axvline(0.0, color="0.6", lw=0.8)
-    ax.set_xlabel(f"contribution to {_SCALE.get(e.output, e.output)}({e.target.name}) (a dot "
-                  f"per row; colour: the value, low blue to high red, categories sorted)")
+    ax.set_xlabel(
+        f"contribution to {_SCALE.get(e.output, e.output)}({e.target.name}) (a dot "
+        f"per row; colour: the value, low blue to high red, categories sorted)"
+    )
     ax.set_title(f"{e.kind}, {len(e.values)} rows", fontsize=9)
     _tidy(ax)
 
@@ -137,8 +154,9 @@ def _bar(ax: Any, e: Explanation, max_features: int) -> None:
     shown = importance.iloc[:max_features][::-1]
     ax.barh(range(len(shown)), shown.to_numpy(), color=_UP, height=0.7)
     ax.set_yticks(range(len(shown)), [str(f) for f in shown.index], fontsize=8)
-    ax.set_xlabel(f"mean |contribution| to {_SCALE.get(e.output, e.output)} over "
-                  f"{len(e.values)} rows")
+    ax.set_xlabel(
+        f"mean |contribution| to {_SCALE.get(e.output, e.output)} over {len(e.values)} rows"
+    )
     _tidy(ax)
 
 

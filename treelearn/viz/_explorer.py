@@ -168,8 +168,9 @@ def _label(x: Any) -> str:
 
 
 # ---------------------------------------------------------------------- reading the model
-def _networks(obj: Any, super_parent: Hashable | None = None
-              ) -> tuple[Any, Hashable | None, list, dict]:
+def _networks(
+    obj: Any, super_parent: Hashable | None = None
+) -> tuple[Any, Hashable | None, list, dict]:
     """``(network to lay out, class node, variables, {component label: network})``.
 
     A Chow–Liu multinet has one forest per class and no single network: it is laid out
@@ -178,7 +179,8 @@ def _networks(obj: Any, super_parent: Hashable | None = None
     if super_parent is not None and not callable(getattr(obj, "super_parents", None)):
         raise TreelearnError(
             f"super_parent={super_parent!r} chooses one of AODE's networks; this "
-            f"{type(obj).__name__} has no super-parents: leave it out")
+            f"{type(obj).__name__} has no super-parents: leave it out"
+        )
     if hasattr(obj, "cpt") and hasattr(obj, "variables"):
         return obj, obj.graph.graph.get("class"), list(obj.variables), {}
     _refuse_kinds(obj)
@@ -195,19 +197,24 @@ def _networks(obj: Any, super_parent: Hashable | None = None
         return components[first], name, [*features, name], dict(enumerate(components))
     if not hasattr(obj, "classes_") and hasattr(obj, "n_components"):
         raise TreelearnError(
-            f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html")
+            f"this {type(obj).__name__} is not fitted yet: call fit(X) before to_html"
+        )
     if not hasattr(obj, "classes_") and not callable(getattr(obj, "fit", None)):
         raise TreelearnError(
             f"the explorer has no page for a {type(obj).__name__} (it shows discrete networks, "
-            f"their mixtures and Gaussian trees)" + (": draw() shows it" if callable(
-                getattr(obj, "draw", None)) else ""))
+            f"their mixtures and Gaussian trees)"
+            + (": draw() shows it" if callable(getattr(obj, "draw", None)) else "")
+        )
     if not hasattr(obj, "classes_"):
         raise TreelearnError(
             f"this {type(obj).__name__} is not fitted yet: call fit(X, y) before to_html"
         )
     models = getattr(obj, "models_", None)
-    if isinstance(models, dict) and len(models) == len(obj.classes_) and all(
-            any(label == c for c in obj.classes_) for label in models):  # one per class
+    if (
+        isinstance(models, dict)
+        and len(models) == len(obj.classes_)
+        and all(any(label == c for c in obj.classes_) for label in models)
+    ):  # one per class
         labels = list(obj.models_)
         first = labels[int(np.argmax(obj.class_log_prior_))]
         features = list(obj.models_[first].variables)
@@ -218,15 +225,16 @@ def _networks(obj: Any, super_parent: Hashable | None = None
             f"the explorer computes exactly on discrete variables, but this "
             f"{type(obj).__name__} models the numeric features {numeric[:5]} as Gaussians: "
             f"bin them in a pipeline (tl.Discretizer) and fit a discrete classifier to explore "
-            f"it, or use predict_proba() and draw()")
+            f"it, or use predict_proba() and draw()"
+        )
     model = getattr(obj, "model_", None)
-    if model is None and isinstance(models, dict) and callable(
-            getattr(obj, "super_parents", None)):
+    if model is None and isinstance(models, dict) and callable(getattr(obj, "super_parents", None)):
         model = _super_parent_panel(obj, super_parent)
     if model is None:
         raise TreelearnError(
             f"the explorer shows one network (or one per class), but this "
-            f"{type(obj).__name__} averages several: draw() shows them")
+            f"{type(obj).__name__} averages several: draw() shows them"
+        )
     return model, obj.class_name_, list(model.variables), {}
 
 
@@ -246,21 +254,24 @@ def _super_parent_panel(obj: Any, super_parent: Hashable | None) -> Any:
         raise TreelearnError(
             f"the explorer shows one super-parent's network of AODE, but this "
             f"{type(obj).__name__} (n={obj.n}) averages over pairs of super-parents, whose "
-            f"networks it does not keep: use predict_proba() and draw(), or AnDE(n=1)")
+            f"networks it does not keep: use predict_proba() and draw(), or AnDE(n=1)"
+        )
     models = obj.models_
     if super_parent is None:
         cls = obj.class_name_
 
         def class_information(sp: Hashable) -> float:
             m = models[sp]
-            return _information(np.asarray(m.cpt(cls), dtype=float)[:, None]
-                                * np.asarray(m.cpt(sp)))
+            return _information(
+                np.asarray(m.cpt(cls), dtype=float)[:, None] * np.asarray(m.cpt(sp))
+            )
 
         return models[max(models, key=class_information)]
     if super_parent not in models:
         raise TreelearnError(
             f"super_parent={super_parent!r} is not a feature of this {type(obj).__name__}; "
-            f"its super-parents: {list(models)[:20]}")
+            f"its super-parents: {list(models)[:20]}"
+        )
     return models[super_parent]
 
 
@@ -272,7 +283,8 @@ def _refuse_kinds(obj: Any) -> None:
         raise TreelearnError(
             f"the explorer computes exactly on discrete variables, but this {kind} models "
             f"numbers as Gaussians: bin them with tl.Discretizer and explore a discrete "
-            f"model learned on the bins")
+            f"model learned on the bins"
+        )
 
 
 _MIXTURE_NODE = "component"  # a mixture's hidden variable, named on the page
@@ -302,7 +314,8 @@ def _forest_of(model: Any) -> None:
         many = [v for v in model.variables if len(model.parents(v)) > 1]
         raise TreelearnError(
             f"the explorer needs each class's network of a multinet to be a forest, but "
-            f"{many[0]!r} has the parents {model.parents(many[0])!r}")
+            f"{many[0]!r} has the parents {model.parents(many[0])!r}"
+        )
 
 
 def _cutset(model: Any) -> list:
@@ -349,17 +362,24 @@ def _cutset_components(model: Any, index: dict, cut: list) -> list:
             f"the explorer computes on this network exactly by conditioning on "
             f"{[_label(c) for c in cut]} ({n:,} joint states, one forest each), more than a "
             f"page holds ({_MAX_COMPONENTS:,} forests, {_MAX_TABLES:,} tables): query it in "
-            f"Python (marginals, query) or draw() it")
+            f"Python (marginals, query) or draw() it"
+        )
     out = []
     for states in itertools.product(*(range(k) for k in cards)):
         fixed = dict(zip(cut, states))
-        out.append({**_component(model, index, fixed, keep_given=True), "weight": 1.0,
-                    "fixed": [[index[c], s] for c, s in fixed.items()]})
+        out.append(
+            {
+                **_component(model, index, fixed, keep_given=True),
+                "weight": 1.0,
+                "fixed": [[index[c], s] for c, s in fixed.items()],
+            }
+        )
     return out
 
 
-def _component(model: Any, index: dict, given: Mapping[Hashable, int],
-               keep_given: bool = False) -> dict:
+def _component(
+    model: Any, index: dict, given: Mapping[Hashable, int], keep_given: bool = False
+) -> dict:
     """One forest: parent indices, CPT rows ``[parent state][state]`` and a parent-first
     order; each CPT sliced at the ``given`` states of its parents among them. The ``given``
     variables themselves are left out (a conditioner, whose prior is the forest's weight)
@@ -420,8 +440,11 @@ def _multinet_cpt(per_class: dict, cls: Hashable, v: Hashable, states: dict) -> 
 def _title(obj: Any, model: Any, n: int) -> str:
     kind = type(obj).__name__
     if kind == "TreeModel":
-        kind = {"chow-liu": "Chow–Liu tree", "fit_cpts": "Bayesian network",
-                "pgmpy": "Bayesian network"}.get(str(model.settings.get("method")), "tree model")
+        kind = {
+            "chow-liu": "Chow–Liu tree",
+            "fit_cpts": "Bayesian network",
+            "pgmpy": "Bayesian network",
+        }.get(str(model.settings.get("method")), "tree model")
     parts = [kind, f"{n} variable{'' if n == 1 else 's'}"]
     per_class = getattr(obj, "models_", None)
     rows = getattr(model, "n_rows", None)
@@ -449,14 +472,16 @@ def _boxes(names: list, states: list) -> tuple[dict, dict]:
     return w, h
 
 
-def _mixed_title(title: str | None, name: str, clf: Any, n_features: int,
-                 n_numeric: int) -> str:
+def _mixed_title(title: str | None, name: str, clf: Any, n_features: int, n_numeric: int) -> str:
     """A mixed classifier's page title: its name, its categorical and Gaussian features,
     its training rows (when it counted them); ``title`` when given."""
     if title is not None:
         return title
-    parts = [name, f"{n_features - n_numeric} categorical, "
-             f"{n_numeric} Gaussian feature{'' if n_numeric == 1 else 's'}"]
+    parts = [
+        name,
+        f"{n_features - n_numeric} categorical, "
+        f"{n_numeric} Gaussian feature{'' if n_numeric == 1 else 's'}",
+    ]
     n = getattr(clf, "class_count_", None)
     if n is not None:
         parts.append(f"n = {float(np.sum(n)):,.0f}")
@@ -467,22 +492,28 @@ def _own_page(obj: Any) -> Any:
     """The page builder of a kind with a page of its own (not one network's forests), or
     None; the order matters where kinds overlap (a tree average has the tree's methods)."""
     if callable(getattr(obj, "log_likelihood_codes", None)) and hasattr(
-            obj, "edge_posterior_matrix"):
+        obj, "edge_posterior_matrix"
+    ):
         return _tree_average_spec
-    for test, build in ((_is_bayes_tan, _bayes_tan_spec), (_is_a2de, _a2de_spec),
-                        (_is_weighted_naive_bayes, _weighted_nb_spec),
-                        (_is_cutset_network, _cutset_network_spec),
-                        (_is_mixed_tan, _mixed_tan_spec),
-                        (_is_mixed_naive_bayes, _mixed_nb_spec),
-                        (_is_class_gaussians, _class_gaussians_spec),
-                        (_is_gaussian_tree, _gaussian_spec), (_is_clg_tree, _clg_spec)):
+    for test, build in (
+        (_is_bayes_tan, _bayes_tan_spec),
+        (_is_a2de, _a2de_spec),
+        (_is_weighted_naive_bayes, _weighted_nb_spec),
+        (_is_cutset_network, _cutset_network_spec),
+        (_is_mixed_tan, _mixed_tan_spec),
+        (_is_mixed_naive_bayes, _mixed_nb_spec),
+        (_is_class_gaussians, _class_gaussians_spec),
+        (_is_gaussian_tree, _gaussian_spec),
+        (_is_clg_tree, _clg_spec),
+    ):
         if test(obj):
             return build
     return None
 
 
-def explorer_spec(obj: Any, title: str | None = None, *,
-                  super_parent: Hashable | None = None) -> dict:
+def explorer_spec(
+    obj: Any, title: str | None = None, *, super_parent: Hashable | None = None
+) -> dict:
     """Everything the explorer page shows and computes with, as JSON-ready data.
 
     ``variables`` (name, state labels, box position and size, CPT for the hover
@@ -506,9 +537,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
             raise TreelearnError(
                 f"super_parent={super_parent!r} chooses one of AODE's networks; A2DE "
                 f"(AnDE(n=2)) averages over pairs of super-parents and its page shows that "
-                f"average: leave it out, or use AnDE(n=1)" if build is _a2de_spec else
-                f"super_parent={super_parent!r} chooses one of AODE's networks; a "
-                f"{type(obj).__name__} has none: leave it out")
+                f"average: leave it out, or use AnDE(n=1)"
+                if build is _a2de_spec
+                else f"super_parent={super_parent!r} chooses one of AODE's networks; a "
+                f"{type(obj).__name__} has none: leave it out"
+            )
         return build(obj, title)
     shown_model, cls, variables, per_class = _networks(obj, super_parent)
     index = {v: i for i, v in enumerate(variables)}
@@ -552,7 +585,8 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         cpt_views = {
             v: _cpt_view(
                 np.asarray(model.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
-                list(model.parents(v)), states,
+                list(model.parents(v)),
+                states,
             )
             for v in variables
         }
@@ -563,8 +597,12 @@ def explorer_spec(obj: Any, title: str | None = None, *,
     if per_class:
         chain_order = list(range(len(variables)))
     else:
-        chain_order = [index[v] for v in topological_order(
-            {v: list(shown_model.parents(v)) for v in variables}, variables)]
+        chain_order = [
+            index[v]
+            for v in topological_order(
+                {v: list(shown_model.parents(v)) for v in variables}, variables
+            )
+        ]
 
     # the picture: draw()'s tidy layout on box widths in pixels
     shown = display_parents(layout_model, layout_cls)
@@ -592,7 +630,7 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         for u, v, a in net.graph.edges(data=True):
             mi = a.get("weight")
             # class: a mark on the box; extra: a DAG's edge beside the drawn tree (light)
-            kind = ("tree" if shown.get(v) == u else "class" if u == class_node else "extra")
+            kind = "tree" if shown.get(v) == u else "class" if u == class_node else "extra"
             width_px = 1.5
             if mi is not None and np.isfinite(mi) and top_mi > 0:
                 width_px = 1.0 + 3.0 * float(mi) / top_mi
@@ -602,8 +640,11 @@ def explorer_spec(obj: Any, title: str | None = None, *,
                 joint = np.asarray(prior[u], dtype=float)[:, None] * np.asarray(net.cpt(v))
                 strength = _information(joint)
             else:
-                strength = float(net.mutual_information(u, v)) if hasattr(
-                    net, "mutual_information") else None
+                strength = (
+                    float(net.mutual_information(u, v))
+                    if hasattr(net, "mutual_information")
+                    else None
+                )
             out.append([index[u], index[v], kind, round(width_px, 2), strength, route(u, v)])
         return out
 
@@ -611,22 +652,28 @@ def explorer_spec(obj: Any, title: str | None = None, *,
         edges = []
         for label in per_class:
             net_edges = edge_list(per_class[label], None)
-            roots_c = [i for i, p in enumerate(components[len(edges)]["parent"])
-                       if p < 0 and i != index[cls]]
-            edges.append([[index[cls], r, "tree", 1.5, None, route(cls, r)] for r in roots_c]
-                         + net_edges)
+            roots_c = [
+                i
+                for i, p in enumerate(components[len(edges)]["parent"])
+                if p < 0 and i != index[cls]
+            ]
+            edges.append(
+                [[index[cls], r, "tree", 1.5, None, route(cls, r)] for r in roots_c] + net_edges
+            )
     else:
         edges = [edge_list(layout_model, cls)]
     out_vars = []
     for v in variables:
-        out_vars.append({
-            "name": _label(v),
-            "states": states[v],
-            **_geometry(corner[v], w[v], h[v]),
-            "cls": v == cls,
-            "root": shown[v] is None,
-            "cpt": cpt_views[v],
-        })
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": states[v],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": v == cls,
+                "root": shown[v] is None,
+                "cpt": cpt_views[v],
+            }
+        )
     return {
         "title": title if title is not None else _title(obj, shown_model, len(variables)),
         "variables": out_vars,
@@ -663,9 +710,11 @@ def _tree_average_spec(post: Any, title: str | None) -> dict:
             f"table, but its {len(variables)} variables have {np.prod(cards, dtype=float):,.0f} "
             f"complete assignments (more than {_MAX_JOINT:,}; each is a sum over every spanning "
             f"tree, and no cheaper exact marginal exists): explore its most probable tree, "
-            f"map_tree()")
-    rows = np.array(list(itertools.product(*(range(k) for k in cards))), dtype=np.int64
-                    ).reshape(total, len(variables))
+            f"map_tree()"
+        )
+    rows = np.array(list(itertools.product(*(range(k) for k in cards))), dtype=np.int64).reshape(
+        total, len(variables)
+    )
     p = np.exp(post.log_likelihood_codes(rows))
     spec = explorer_spec(post.map_tree(), title=title)
     P = post.edge_posterior_matrix
@@ -678,14 +727,18 @@ def _tree_average_spec(post: Any, title: str | None) -> dict:
     marg = [np.bincount(rows[:, j], weights=p, minlength=k) / p.sum() for j, k in enumerate(cards)]
     for i, v in enumerate(spec["variables"]):  # the hover: the variable's own marginal
         v["cpt"] = _cpt_view([marg[order[i]].tolist()], [], {})
-    spec.update({
-        "title": title if title is not None else
-        f"Bayesian average over all spanning trees · {len(variables)} variables · "
-        f"n = {post.n_rows:,.0f} · drawn: the most probable tree",
-        "cond": -1, "strength": "posterior",
-        "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
-        "components": [],
-    })
+    spec.update(
+        {
+            "title": title
+            if title is not None
+            else f"Bayesian average over all spanning trees · {len(variables)} variables · "
+            f"n = {post.n_rows:,.0f} · drawn: the most probable tree",
+            "cond": -1,
+            "strength": "posterior",
+            "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
+            "components": [],
+        }
+    )
     return spec
 
 
@@ -741,18 +794,20 @@ def _bayes_tan_spec(clf: Any, title: str | None) -> dict:
             f"table (each entry a sum over every TAN feature tree), but its {d} features have "
             f"{total:,.0f} complete assignments (more than {_MAX_JOINT:,}, the completions the "
             f"model itself sums over): use predict_proba(), or explore a TAN fitted to the "
-            f"same data (tl.TAN)")
+            f"same data (tl.TAN)"
+        )
     log_w = np.asarray(clf.log_weights_, dtype=float)
     log_rho = np.array(clf.log_rho_, dtype=float)  # a copy: its same-feature blocks cleared
     offsets = [int(o) for o in clf.offsets_]
     for o, k in zip(offsets, cards):  # never read (no edge joins a feature to itself)
-        log_rho[:, o:o + k, o:o + k] = 0.0
+        log_rho[:, o : o + k, o : o + k] = 0.0
     off = ~np.eye(d, dtype=bool)
     tables = (log_w[off], np.asarray(clf.log_theta_), log_rho, np.asarray(clf.class_log_prior_))
     if not all(np.isfinite(t).all() for t in tables):
         raise TreelearnError(
             f"this {type(clf).__name__} has a non-finite weight or table entry (a zero "
-            f"probability): refit it with equivalent_sample_size > 0")
+            f"probability): refit it with equivalent_sample_size > 0"
+        )
     parent = _max_spanning_tree(np.where(off, log_w, -np.inf))
     shown = {v: (features[parent[i]] if parent[i] >= 0 else cls) for i, v in enumerate(features)}
     shown[cls] = None
@@ -768,19 +823,40 @@ def _bayes_tan_spec(clf: Any, title: str | None) -> dict:
         if parent[i] < 0:
             edges.append([d, i, "tree", 1.5, None, route(cls, v)])
         else:
-            edges.append([parent[i], i, "tree", round(1.0 + 3.0 * float(P[parent[i], i]), 2),
-                          float(P[parent[i], i]), route(features[parent[i]], v)])
+            edges.append(
+                [
+                    parent[i],
+                    i,
+                    "tree",
+                    round(1.0 + 3.0 * float(P[parent[i], i]), 2),
+                    float(P[parent[i], i]),
+                    route(features[parent[i]], v),
+                ]
+            )
             edges.append([d, i, "class", 1.5, None, None])
     theta = np.exp(np.asarray(clf.log_theta_, dtype=float))
     prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
     out_vars = []
     for v in variables:  # the hover: a feature's P(x_v | c) (the same in every tree)
-        view = (_cpt_view([prior.tolist()], [], states) if v == cls else _cpt_view(
-            theta[:, offsets[index[v]]:offsets[index[v]] + cards[index[v]]].tolist(),
-            [cls], states))
-        out_vars.append({"name": _label(v), "states": states[v],
-                         **_geometry(corner[v], w[v], h[v]), "cls": v == cls,
-                         "root": v == cls, "cpt": view})
+        view = (
+            _cpt_view([prior.tolist()], [], states)
+            if v == cls
+            else _cpt_view(
+                theta[:, offsets[index[v]] : offsets[index[v]] + cards[index[v]]].tolist(),
+                [cls],
+                states,
+            )
+        )
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": states[v],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": v == cls,
+                "root": v == cls,
+                "cpt": view,
+            }
+        )
     order = [d] + [index[v] for v in _tree_order(children, cls)]
     n = getattr(clf, "class_count_", None)
     parts = ["BayesianTAN: the average over every TAN feature tree", f"{d} features"]
@@ -789,14 +865,26 @@ def _bayes_tan_spec(clf: Any, title: str | None) -> dict:
     parts.append("drawn: the most probable feature tree")
     return {
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": d, "order": order,
-        "components": [], "edges": [edges], "edge_labels": [], "strength": "posterior",
-        "bayes_tan": {"log_w": [[float(x) if i != j else 0.0 for j, x in enumerate(r)]
-                                for i, r in enumerate(log_w)],
-                      "prior": [float(x) for x in clf.class_log_prior_],
-                      "log_theta": np.asarray(clf.log_theta_, dtype=float).tolist(),
-                      "log_rho": log_rho.tolist(), "offsets": offsets, "cards": cards},
-        "width": round(width, 1), "height": round(height, 1),
+        "variables": out_vars,
+        "cond": -1,
+        "target": d,
+        "order": order,
+        "components": [],
+        "edges": [edges],
+        "edge_labels": [],
+        "strength": "posterior",
+        "bayes_tan": {
+            "log_w": [
+                [float(x) if i != j else 0.0 for j, x in enumerate(r)] for i, r in enumerate(log_w)
+            ],
+            "prior": [float(x) for x in clf.class_log_prior_],
+            "log_theta": np.asarray(clf.log_theta_, dtype=float).tolist(),
+            "log_rho": log_rho.tolist(),
+            "offsets": offsets,
+            "cards": cards,
+        },
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -834,8 +922,9 @@ def _placed(children: dict, roots: list, w: dict, h: dict) -> tuple[dict, float,
             return None
         du = pos[u][1]
         (ux, uy), (vx, vy) = corner[u], corner[v]
-        pts = tree_route(ux + w[u] / 2, uy + h[u], top[du] + depth_h[du], top[du + 1],
-                         vx + w[v] / 2, vy)
+        pts = tree_route(
+            ux + w[u] / 2, uy + h[u], top[du] + depth_h[du], top[du + 1], vx + w[v] / 2, vy
+        )
         return [[round(a, 2), round(b, 2)] for a, b in pts]
 
     return corner, width, y - _GAP_Y + _MARGIN, route
@@ -853,15 +942,22 @@ _GAUSS_H = _HEAD + 38 + 16 + 24 + _PAD
 def _is_gaussian_tree(obj: Any) -> bool:
     """A linear-Gaussian tree (duck-typed: the node attributes of GaussianTreeModel)."""
     graph = getattr(obj, "graph", None)
-    return (callable(getattr(obj, "joint", None)) and not hasattr(obj, "classes_")
-            and graph is not None and all("intercept" in graph.nodes[v] for v in graph.nodes))
+    return (
+        callable(getattr(obj, "joint", None))
+        and not hasattr(obj, "classes_")
+        and graph is not None
+        and all("intercept" in graph.nodes[v] for v in graph.nodes)
+    )
 
 
 def _is_clg_tree(obj: Any) -> bool:
     """A conditional linear Gaussian tree (duck-typed: CLGTreeModel's ``continuous`` columns
     beside its ``discrete_model``)."""
-    return (isinstance(getattr(obj, "continuous", None), list)
-            and hasattr(obj, "discrete_model") and callable(getattr(obj, "query", None)))
+    return (
+        isinstance(getattr(obj, "continuous", None), list)
+        and hasattr(obj, "discrete_model")
+        and callable(getattr(obj, "query", None))
+    )
 
 
 # ---------------------------------------------------------------------- A2DE
@@ -899,24 +995,35 @@ def _a2de_spec(clf: Any, title: str | None) -> dict:
             f"{type(clf).__name__}'s {len(clf.classes_)} classes x "
             f"{np.shape(clf.log_cond3_)[1]}^3 feature states are {size:,} numbers (more "
             f"than {_MAX_A2DE:,}): use predict_proba(), or AnDE(n=1) (whose page shows one "
-            f"super-parent's network)")
+            f"super-parent's network)"
+        )
     states = [list(fallback.states[v]) for v in features]
-    cpts = [np.asarray(fallback.cpt(v), dtype=float).reshape(-1, len(st))
-            for v, st in zip(features, states)]
-    tables = {"pair3": _logs(clf.log_pair3_), "cond3": _logs(clf.log_cond3_),
-              "q3": np.asarray(clf.qualifies3_, dtype=bool).astype(int).tolist(),
-              "pair1": _logs(clf.log_pair_), "cond1": _logs(clf.log_cond_),
-              "q1": np.asarray(clf.qualifies_, dtype=bool).astype(int).tolist(),
-              "nb": _logs(clf.log_nb_)}
-    return _formula_spec(clf, title, states, cpts, tables,
-                         "A2DE: the average over pairs of super-parents")
+    cpts = [
+        np.asarray(fallback.cpt(v), dtype=float).reshape(-1, len(st))
+        for v, st in zip(features, states)
+    ]
+    tables = {
+        "pair3": _logs(clf.log_pair3_),
+        "cond3": _logs(clf.log_cond3_),
+        "q3": np.asarray(clf.qualifies3_, dtype=bool).astype(int).tolist(),
+        "pair1": _logs(clf.log_pair_),
+        "cond1": _logs(clf.log_cond_),
+        "q1": np.asarray(clf.qualifies_, dtype=bool).astype(int).tolist(),
+        "nb": _logs(clf.log_nb_),
+    }
+    return _formula_spec(
+        clf, title, states, cpts, tables, "A2DE: the average over pairs of super-parents"
+    )
 
 
 def _is_weighted_naive_bayes(obj: Any) -> bool:
     """A fitted naive Bayes with one table and one weight per feature (WANBIA, AWNB, MANB:
     duck-typed, ``feature_log_prob_`` a list of tables beside ``feature_weights_``)."""
-    return (hasattr(obj, "classes_") and hasattr(obj, "feature_weights_")
-            and isinstance(getattr(obj, "feature_log_prob_", None), list))
+    return (
+        hasattr(obj, "classes_")
+        and hasattr(obj, "feature_weights_")
+        and isinstance(getattr(obj, "feature_log_prob_", None), list)
+    )
 
 
 def _weighted_nb_spec(clf: Any, title: str | None) -> dict:
@@ -926,14 +1033,23 @@ def _weighted_nb_spec(clf: Any, title: str | None) -> dict:
     unobserved feature's bars the score with that feature added, normalised (with every
     weight 1, MANB's, that is naive Bayes's exact posterior of the feature)."""
     tables = [np.asarray(t, dtype=float) for t in clf.feature_log_prob_]
-    ande = {"nb": _logs(np.concatenate(tables, axis=1)),
-            "weights": [float(x) for x in clf.feature_weights_]}
-    return _formula_spec(clf, title, clf.states_, [np.exp(t) for t in tables], ande,
-                         f"{type(clf).__name__}: naive Bayes, one weight per feature")
+    ande = {
+        "nb": _logs(np.concatenate(tables, axis=1)),
+        "weights": [float(x) for x in clf.feature_weights_],
+    }
+    return _formula_spec(
+        clf,
+        title,
+        clf.states_,
+        [np.exp(t) for t in tables],
+        ande,
+        f"{type(clf).__name__}: naive Bayes, one weight per feature",
+    )
 
 
-def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
-                  tables: dict, head: str) -> dict:
+def _formula_spec(
+    clf: Any, title: str | None, feature_states: list, cpts: list, tables: dict, head: str
+) -> dict:
     """The page of a classifier whose score ``log Ĵ(y, x_observed)`` the page evaluates
     itself (``explorer_ande.js``, ``ande``: ``tables`` with the class prior and the
     features' offsets): the class above its features, each feature's hover its table
@@ -952,11 +1068,21 @@ def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
     prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
     out_vars = []
     for i, v in enumerate(variables):
-        view = (_cpt_view([prior.tolist()], [], states) if v == cls else
-                _cpt_view(np.asarray(cpts[i]).tolist(), [cls], states))
-        out_vars.append({"name": _label(v), "states": states[v],
-                         **_geometry(corner[v], w[v], h[v]), "cls": v == cls,
-                         "root": v == cls, "cpt": view})
+        view = (
+            _cpt_view([prior.tolist()], [], states)
+            if v == cls
+            else _cpt_view(np.asarray(cpts[i]).tolist(), [cls], states)
+        )
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": states[v],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": v == cls,
+                "root": v == cls,
+                "cpt": view,
+            }
+        )
     offsets = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(int).tolist()
     parts = [head, f"{d} feature{'' if d == 1 else 's'}"]
     n = getattr(clf, "class_count_", None)
@@ -964,12 +1090,16 @@ def _formula_spec(clf: Any, title: str | None, feature_states: list, cpts: list,
         parts.append(f"n = {float(np.sum(n)):,.0f}")
     return {
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": d, "order": [d, *range(d)],
+        "variables": out_vars,
+        "cond": -1,
+        "target": d,
+        "order": [d, *range(d)],
         "components": [],
         "edges": [[[d, i, "tree", 1.5, None, route(cls, v)] for i, v in enumerate(features)]],
         "edge_labels": [],
         "ande": {"offsets": offsets, "prior": _logs(clf.class_log_prior_), **tables},
-        "width": round(width, 1), "height": round(height, 1),
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -978,8 +1108,12 @@ def _is_cutset_network(obj: Any) -> bool:
     """A fitted cutset network or ensemble of them (duck-typed: CutsetNetwork's
     ``networks_``, each an OR-tree with a ``root``, beside ``weights_``)."""
     nets = getattr(obj, "networks_", None)
-    return (isinstance(nets, list) and bool(nets) and hasattr(obj, "weights_")
-            and all(hasattr(n, "root") and hasattr(n, "columns") for n in nets))
+    return (
+        isinstance(nets, list)
+        and bool(nets)
+        and hasattr(obj, "weights_")
+        and all(hasattr(n, "root") and hasattr(n, "columns") for n in nets)
+    )
 
 
 def _cutset_leaves(net: Any) -> list:
@@ -1011,13 +1145,17 @@ def _cutset_network_spec(obj: Any, title: str | None) -> dict:
     index = {v: i for i, v in enumerate(columns)}
     states = {v: [_label(s) for s in nets[0].states[v]] for v in columns}
     n = len(columns)
-    leaves = [(float(wt) * p, fixed, leaf) for net, wt in zip(nets, obj.weights_)
-              for p, fixed, leaf in _cutset_leaves(net)]
+    leaves = [
+        (float(wt) * p, fixed, leaf)
+        for net, wt in zip(nets, obj.weights_)
+        for p, fixed, leaf in _cutset_leaves(net)
+    ]
     if len(leaves) > _MAX_COMPONENTS or len(leaves) * n > _MAX_TABLES:
         raise TreelearnError(
             f"the explorer computes on this {type(obj).__name__} with one forest per leaf, but "
             f"it has {len(leaves):,} leaves (more than a page holds: {_MAX_COMPONENTS:,} "
-            f"forests, {_MAX_TABLES:,} tables): query it in Python (query, map_query)")
+            f"forests, {_MAX_TABLES:,} tables): query it in Python (query, map_query)"
+        )
     components = []
     for w, fixed, leaf in leaves:
         if leaf.tree is not None:
@@ -1028,8 +1166,11 @@ def _cutset_network_spec(obj: Any, title: str | None) -> dict:
             comp["cpt"][j] = [[1.0] * len(states[columns[j]])]
         comp["order"] = sorted(fixed) + comp["order"]
         components.append({**comp, "weight": w, "fixed": [[j, s] for j, s in fixed.items()]})
-    largest = max((leaf.tree for _, _, leaf in leaves if leaf.tree is not None),
-                  key=lambda t: len(t.variables), default=None)
+    largest = max(
+        (leaf.tree for _, _, leaf in leaves if leaf.tree is not None),
+        key=lambda t: len(t.variables),
+        default=None,
+    )
     parent: dict = dict.fromkeys(columns)
     if largest is not None:
         parent.update({v: (largest.parents(v) or [None])[0] for v in largest.variables})
@@ -1040,23 +1181,42 @@ def _cutset_network_spec(obj: Any, title: str | None) -> dict:
     roots = [v for v in columns if parent[v] is None]
     w, h = _boxes(columns, [states[v] for v in columns])
     corner, width, height, route = _placed(children, roots, w, h)
-    edges = [[index[parent[v]], index[v], "tree", 1.5, None, route(parent[v], v)]
-             for v in columns if parent[v] is not None]
+    edges = [
+        [index[parent[v]], index[v], "tree", 1.5, None, route(parent[v], v)]
+        for v in columns
+        if parent[v] is not None
+    ]
     out_vars = []
     for v in columns:  # the hover: the variable's marginal under the model (its own query)
         marginal = np.asarray(obj.query(v), dtype=float)
-        out_vars.append({"name": _label(v), "states": states[v],
-                         **_geometry(corner[v], w[v], h[v]), "cls": False,
-                         "root": parent[v] is None, "cpt": _cpt_view([marginal.tolist()], [], {})})
-    parts = [f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
-             f"{n} variables", f"{len(leaves)} leaves",
-             "drawn: the largest leaf's tree"]
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": states[v],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": False,
+                "root": parent[v] is None,
+                "cpt": _cpt_view([marginal.tolist()], [], {}),
+            }
+        )
+    parts = [
+        f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
+        f"{n} variables",
+        f"{len(leaves)} leaves",
+        "drawn: the largest leaf's tree",
+    ]
     return {
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": -1,
-        "order": list(range(n)), "components": components, "edges": [edges],
-        "edge_labels": [], "no_map": len(nets) > 1,
-        "width": round(width, 1), "height": round(height, 1),
+        "variables": out_vars,
+        "cond": -1,
+        "target": -1,
+        "order": list(range(n)),
+        "components": components,
+        "edges": [edges],
+        "edge_labels": [],
+        "no_map": len(nets) > 1,
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1065,16 +1225,25 @@ def _is_mixed_tan(obj: Any) -> bool:
     """A fitted multinet of CLG trees (duck-typed: MixedTAN's ``models_``, one
     ``CLGTreeModel`` per class in ``classes_`` order, beside its ``feature_tree_``)."""
     models = getattr(obj, "models_", None)
-    return (hasattr(obj, "classes_") and hasattr(obj, "feature_tree_")
-            and isinstance(models, list) and len(models) == len(obj.classes_)
-            and all(_is_clg_tree(m) for m in models))
+    return (
+        hasattr(obj, "classes_")
+        and hasattr(obj, "feature_tree_")
+        and isinstance(models, list)
+        and len(models) == len(obj.classes_)
+        and all(_is_clg_tree(m) for m in models)
+    )
 
 
 def _is_mixed_naive_bayes(obj: Any) -> bool:
     """A fitted naive Bayes with Gaussian features beside its network of categorical ones
     (duck-typed: MixedNaiveBayes's ``theta_``, ``var_``, ``numeric_features_``)."""
-    return (hasattr(obj, "classes_") and hasattr(obj, "theta_") and hasattr(obj, "var_")
-            and bool(getattr(obj, "numeric_features_", None)) and hasattr(obj, "model_"))
+    return (
+        hasattr(obj, "classes_")
+        and hasattr(obj, "theta_")
+        and hasattr(obj, "var_")
+        and bool(getattr(obj, "numeric_features_", None))
+        and hasattr(obj, "model_")
+    )
 
 
 def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
@@ -1091,12 +1260,13 @@ def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
     variables = [*features, cls]
     index = {v: i for i, v in enumerate(variables)}
     model_states = model.states
-    states = {v: ([] if v in numeric else [_label(s) for s in model_states[v]])
-              for v in variables}
+    states = {v: ([] if v in numeric else [_label(s) for s in model_states[v]]) for v in variables}
     children: dict = {v: [] for v in variables}
     children[cls] = list(features)
-    w, h = _boxes([v for v in variables if v not in numeric],
-                  [states[v] for v in variables if v not in numeric])
+    w, h = _boxes(
+        [v for v in variables if v not in numeric],
+        [states[v] for v in variables if v not in numeric],
+    )
     for v in numeric:
         w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
         h[v] = float(_GAUSS_H)
@@ -1107,12 +1277,16 @@ def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
     edges = []
     out_vars = []
     for v in variables:
-        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
-                 "cls": v == cls, "root": v == cls}
+        entry = {
+            "name": _label(v),
+            "states": states[v],
+            **_geometry(corner[v], w[v], h[v]),
+            "cls": v == cls,
+            "root": v == cls,
+        }
         if v in numeric:
             j = numeric.index(v)
-            gauss[index[v]] = {"kind": 1, "means": theta[:, j].tolist(),
-                               "vars": var[:, j].tolist()}
+            gauss[index[v]] = {"kind": 1, "means": theta[:, j].tolist(), "vars": var[:, j].tolist()}
             mean = float(prior @ theta[:, j])  # the prior mixture's (total variance)
             sd = float(np.sqrt(max(prior @ (var[:, j] + (theta[:, j] - mean) ** 2), 0.0)))
             entry["gauss"] = gauss[index[v]]
@@ -1122,20 +1296,33 @@ def _mixed_nb_spec(clf: Any, title: str | None) -> dict:
             table = np.asarray(model.cpt(v), dtype=float).reshape(-1, len(states[v]))
             entry["cpt"] = _cpt_view(table.tolist(), list(model.parents(v)), states)
             if v != cls:
-                edges.append([index[cls], index[v], "tree", 1.5,
-                              _information(prior[:, None] * table), route(cls, v)])
+                edges.append(
+                    [
+                        index[cls],
+                        index[v],
+                        "tree",
+                        1.5,
+                        _information(prior[:, None] * table),
+                        route(cls, v),
+                    ]
+                )
         out_vars.append(entry)
     return {
         "kind": "clg",
         "title": _mixed_title(title, type(clf).__name__, clf, len(features), len(numeric)),
-        "variables": out_vars, "cond": -1, "target": index[cls],
+        "variables": out_vars,
+        "cond": -1,
+        "target": index[cls],
         "order": [index[v] for v in variables if v not in numeric],
         "components": [{**_component(model, index, {}), "weight": 1.0}],
-        "edges": [edges], "edge_labels": [],
-        "gauss": gauss, "gparent": [index[cls] if v in numeric else -1 for v in variables],
+        "edges": [edges],
+        "edge_labels": [],
+        "gauss": gauss,
+        "gparent": [index[cls] if v in numeric else -1 for v in variables],
         "gattach": [index[cls] if v in numeric else -1 for v in variables],
         "gauss_order": [index[v] for v in numeric],
-        "width": round(width, 1), "height": round(height, 1),
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1149,8 +1336,9 @@ def _is_class_gaussians(obj: Any) -> bool:
     if getattr(obj, "marginal", None) is not None:
         return False  # a copula classifier: its Gaussians are on normal scores, not the units
     return callable(getattr(obj, "implied_covariance", None)) or (
-        hasattr(obj, "covariances_") and getattr(obj, "covariance", None) in (
-            "full", "shared", "diagonal", "isotropic"))
+        hasattr(obj, "covariances_")
+        and getattr(obj, "covariance", None) in ("full", "shared", "diagonal", "isotropic")
+    )
 
 
 def _class_gaussians(clf: Any) -> tuple[np.ndarray, np.ndarray, list]:
@@ -1169,14 +1357,17 @@ def _class_gaussians(clf: Any) -> tuple[np.ndarray, np.ndarray, list]:
                 p = parent[v]
                 if not done[v] and (p < 0 or done[p]):
                     means[:, v] = clf.intercept_[:, v] + (
-                        clf.coefficient_[:, v] * means[:, p] if p >= 0 else 0.0)
+                        clf.coefficient_[:, v] * means[:, p] if p >= 0 else 0.0
+                    )
                     done[v] = True
         return means, np.asarray(clf.implied_covariance(), dtype=float), parent
     cov = np.asarray(clf.covariances_, dtype=float)
-    covs = {"full": lambda: cov,
-            "shared": lambda: np.broadcast_to(cov, (k, d, d)),
-            "diagonal": lambda: cov[:, :, None] * np.eye(d),
-            "isotropic": lambda: cov[:, None, None] * np.eye(d)}[clf.covariance]()
+    covs = {
+        "full": lambda: cov,
+        "shared": lambda: np.broadcast_to(cov, (k, d, d)),
+        "diagonal": lambda: cov[:, :, None] * np.eye(d),
+        "isotropic": lambda: cov[:, None, None] * np.eye(d),
+    }[clf.covariance]()
     return np.asarray(clf.means_, dtype=float), np.array(covs), [-1] * d
 
 
@@ -1220,17 +1411,34 @@ def _class_gaussians_spec(clf: Any, title: str | None) -> dict:
     sd = np.sqrt(np.maximum(prior @ (var + (means - mean) ** 2), 0.0))
     out_vars = []
     for i, v in enumerate(features):
-        out_vars.append({"name": _label(v), "states": [], **_geometry(corner[v], w[v], h[v]),
-                         "cls": False, "root": False, "gauss": {"kind": 3},
-                         "range": [float(mean[i] - 4 * sd[i]), float(mean[i] + 4 * sd[i])]})
-    out_vars.append({"name": _label(cls), "states": states[cls],
-                     **_geometry(corner[cls], w[cls], h[cls]), "cls": True, "root": True,
-                     "cpt": _cpt_view([prior.tolist()], [], states)})
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": [],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": False,
+                "root": False,
+                "gauss": {"kind": 3},
+                "range": [float(mean[i] - 4 * sd[i]), float(mean[i] + 4 * sd[i])],
+            }
+        )
+    out_vars.append(
+        {
+            "name": _label(cls),
+            "states": states[cls],
+            **_geometry(corner[cls], w[cls], h[cls]),
+            "cls": True,
+            "root": True,
+            "cpt": _cpt_view([prior.tolist()], [], states),
+        }
+    )
     kind = type(clf).__name__
-    how = (f"{clf.covariance} covariance" if isinstance(getattr(clf, "covariance", None), str)
-           else "a Gaussian tree per class")
-    parts = [f"{kind} ({how})", f"{d} feature{'' if d == 1 else 's'}",
-             f"{len(prior)} classes"]
+    how = (
+        f"{clf.covariance} covariance"
+        if isinstance(getattr(clf, "covariance", None), str)
+        else "a Gaussian tree per class"
+    )
+    parts = [f"{kind} ({how})", f"{d} feature{'' if d == 1 else 's'}", f"{len(prior)} classes"]
     n = getattr(clf, "class_count_", None)
     if n is not None:
         parts.append(f"n = {float(np.sum(n)):,.0f}")
@@ -1238,14 +1446,27 @@ def _class_gaussians_spec(clf: Any, title: str | None) -> dict:
     return {
         "kind": "class_gaussians",
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": d, "order": [d],
-        "components": [{"parent": [-1] * n_vars, "cpt": [None] * d + [[prior.tolist()]],
-                        "order": [d], "weight": 1.0}],
-        "edges": [edges], "edge_labels": [],
-        "gauss": [{"kind": 3}] * d + [None], "gparent": [-1] * n_vars,
-        "gattach": [d] * d + [-1], "gauss_order": list(range(d)),
+        "variables": out_vars,
+        "cond": -1,
+        "target": d,
+        "order": [d],
+        "components": [
+            {
+                "parent": [-1] * n_vars,
+                "cpt": [None] * d + [[prior.tolist()]],
+                "order": [d],
+                "weight": 1.0,
+            }
+        ],
+        "edges": [edges],
+        "edge_labels": [],
+        "gauss": [{"kind": 3}] * d + [None],
+        "gparent": [-1] * n_vars,
+        "gattach": [d] * d + [-1],
+        "gauss_order": list(range(d)),
         "mvn": {"means": means.tolist(), "covs": covs.tolist(), "cls": d},
-        "width": round(width, 1), "height": round(height, 1),
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1283,12 +1504,19 @@ def _clg_gaussians(model: Any, index: dict, parent: dict, order: list) -> tuple[
         if p is None:
             gauss[index[v]] = {"kind": 0, "a": float(a["intercept"]), "s2": float(a["variance"])}
         elif p not in cont:
-            gauss[index[v]] = {"kind": 1, "means": [float(x) for x in a["means"]],
-                               "vars": [float(x) for x in a["variances"]]}
+            gauss[index[v]] = {
+                "kind": 1,
+                "means": [float(x) for x in a["means"]],
+                "vars": [float(x) for x in a["variances"]],
+            }
             attach[index[v]] = index[p]
         else:
-            gauss[index[v]] = {"kind": 2, "a": float(a["intercept"]),
-                               "b": float(a["coefficient"]), "s2": float(a["variance"])}
+            gauss[index[v]] = {
+                "kind": 2,
+                "a": float(a["intercept"]),
+                "b": float(a["coefficient"]),
+                "s2": float(a["variance"]),
+            }
             attach[index[v]] = attach[index[p]]
     return gauss, attach
 
@@ -1310,8 +1538,7 @@ def _mixed_tan_spec(clf: Any, title: str | None) -> dict:
     first = models[0]
     parent, _, _, order = _parent_first(first, features)
     dmodel = first.discrete_model
-    states = {v: ([] if v in numeric else [_label(s) for s in dmodel.states[v]])
-              for v in features}
+    states = {v: ([] if v in numeric else [_label(s) for s in dmodel.states[v]]) for v in features}
     states[cls] = [_label(c) for c in clf.classes_]
     prior = np.exp(np.asarray(clf.class_log_prior_, dtype=float))
     prior = prior / prior.sum()
@@ -1337,8 +1564,10 @@ def _mixed_tan_spec(clf: Any, title: str | None) -> dict:
     kids: dict = {v: [] for v in variables}
     for v in features:
         kids[shown[v]].append(v)
-    w, h = _boxes([v for v in variables if v not in numeric],
-                  [states[v] for v in variables if v not in numeric])
+    w, h = _boxes(
+        [v for v in variables if v not in numeric],
+        [states[v] for v in variables if v not in numeric],
+    )
     for v in numeric:
         w[v] = max(_GAUSS_W, min(len(_label(v)), 28) * (_CHAR + 0.5) + 2 * _PAD)
         h[v] = float(_GAUSS_H)
@@ -1352,30 +1581,43 @@ def _mixed_tan_spec(clf: Any, title: str | None) -> dict:
             edges.append([index[cls], index[v], "class", 1.5, None, None])
     out_vars = []
     for v in variables:
-        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
-                 "cls": v == cls, "root": v == cls}
+        entry = {
+            "name": _label(v),
+            "states": states[v],
+            **_geometry(corner[v], w[v], h[v]),
+            "cls": v == cls,
+            "root": v == cls,
+        }
         if v in numeric:
             entry["gauss"] = components[0]["gauss"][index[v]]
             entry["range"] = ranges[v]
         elif v == cls:
             entry["cpt"] = _cpt_view([prior.tolist()], [], states)
         else:
-            entry["cpt"] = _multinet_cpt(dict(zip(clf.classes_, [m.discrete_model for m in models])),
-                                         cls, v, states)
+            entry["cpt"] = _multinet_cpt(
+                dict(zip(clf.classes_, [m.discrete_model for m in models])), cls, v, states
+            )
         out_vars.append(entry)
     return {
         "kind": "clg",
-        "title": _mixed_title(title, "MixedTAN: a CLG tree per class", clf, len(features),
-                              len(numeric)),
-        "variables": out_vars, "cond": index[cls], "target": index[cls],
+        "title": _mixed_title(
+            title, "MixedTAN: a CLG tree per class", clf, len(features), len(numeric)
+        ),
+        "variables": out_vars,
+        "cond": index[cls],
+        "target": index[cls],
         "order": [index[v] for v in variables if v not in numeric],
-        "components": components, "edges": [edges], "edge_labels": [],
+        "components": components,
+        "edges": [edges],
+        "edge_labels": [],
         "gauss": components[0]["gauss"],
-        "gparent": [index[parent[v]] if v in numeric and parent[v] is not None else -1
-                    for v in variables],
+        "gparent": [
+            index[parent[v]] if v in numeric and parent[v] is not None else -1 for v in variables
+        ],
         "gattach": attach,  # the structure's, the same in every class
         "gauss_order": [index[v] for v in order if v in numeric],
-        "width": round(width, 1), "height": round(height, 1),
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1412,7 +1654,7 @@ def _clg_spec(model: Any, title: str | None) -> dict:
             per_state[v] = (g["a"] + g["b"] * m, g["b"] ** 2 * s2 + g["s2"])
         m, s2 = per_state[v]
         a = attach[index[v]]
-        weights = (np.ones(1) if a < 0 else np.asarray(marginals[variables[a]], dtype=float))
+        weights = np.ones(1) if a < 0 else np.asarray(marginals[variables[a]], dtype=float)
         mean = float(weights @ m)
         prior[v] = (mean, max(float(weights @ (s2 + (m - mean) ** 2)), 0.0))
     w, h = _boxes(variables, [states[v] for v in variables])
@@ -1422,24 +1664,43 @@ def _clg_spec(model: Any, title: str | None) -> dict:
     corner, width, height, route = _placed(children, roots, w, h)
     if dmodel is not None:
         components = [{**_component(dmodel, index, {}), "weight": 1.0}]
-        cpt_views = {v: _cpt_view(
-            np.asarray(dmodel.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
-            list(dmodel.parents(v)), states) for v in dmodel.variables}
+        cpt_views = {
+            v: _cpt_view(
+                np.asarray(dmodel.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
+                list(dmodel.parents(v)),
+                states,
+            )
+            for v in dmodel.variables
+        }
     else:
-        components = [{"parent": [-1] * len(variables), "cpt": [None] * len(variables),
-                       "order": [], "weight": 1.0}]
+        components = [
+            {
+                "parent": [-1] * len(variables),
+                "cpt": [None] * len(variables),
+                "order": [],
+                "weight": 1.0,
+            }
+        ]
         cpt_views = {}
     edges = []
     for u, v, a in model.graph.edges(data=True):
         # discrete pairs: I(u; v) under the model; a continuous end: the learned weight (the
         # mixed mutual information of the data, as bnlearn's mi-cg)
-        mi = (float(dmodel.mutual_information(u, v)) if u not in cont and v not in cont
-              else (float(a["weight"]) if a.get("weight") is not None else None))
+        mi = (
+            float(dmodel.mutual_information(u, v))
+            if u not in cont and v not in cont
+            else (float(a["weight"]) if a.get("weight") is not None else None)
+        )
         edges.append([index[u], index[v], "tree", 1.5, mi, route(u, v)])
     out_vars = []
     for v in variables:
-        entry = {"name": _label(v), "states": states[v], **_geometry(corner[v], w[v], h[v]),
-                 "cls": False, "root": parent[v] is None}
+        entry = {
+            "name": _label(v),
+            "states": states[v],
+            **_geometry(corner[v], w[v], h[v]),
+            "cls": False,
+            "root": parent[v] is None,
+        }
         if v in cont:
             mean, var = prior[v]
             entry["gauss"] = gauss[index[v]]
@@ -1454,13 +1715,19 @@ def _clg_spec(model: Any, title: str | None) -> dict:
     return {
         "kind": "clg",
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": -1,
+        "variables": out_vars,
+        "cond": -1,
+        "target": -1,
         "order": [index[v] for v in order if v not in cont],
-        "components": components, "edges": [edges], "edge_labels": [],
-        "gauss": gauss, "gparent": [index[parent[v]] if parent[v] is not None else -1
-                                    for v in variables],
-        "gattach": attach, "gauss_order": [index[v] for v in order if v in cont],
-        "width": round(width, 1), "height": round(height, 1),
+        "components": components,
+        "edges": [edges],
+        "edge_labels": [],
+        "gauss": gauss,
+        "gparent": [index[parent[v]] if parent[v] is not None else -1 for v in variables],
+        "gattach": attach,
+        "gauss_order": [index[v] for v in order if v in cont],
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1497,13 +1764,21 @@ def _gaussian_spec(model: Any, title: str | None) -> dict:
     for v in variables:
         a = node[v]
         sd = float(np.sqrt(var[v]))
-        out_vars.append({
-            "name": _label(v), "states": [], **_geometry(corner[v], w[v], h[v]),
-            "cls": False, "root": parent[v] is None,
-            "gauss": {"a": float(a["intercept"]), "s2": float(a["variance"]),
-                      "b": float(a["coefficient"]) if parent[v] is not None else 0.0},
-            "range": [mean[v] - 4 * sd, mean[v] + 4 * sd],
-        })
+        out_vars.append(
+            {
+                "name": _label(v),
+                "states": [],
+                **_geometry(corner[v], w[v], h[v]),
+                "cls": False,
+                "root": parent[v] is None,
+                "gauss": {
+                    "a": float(a["intercept"]),
+                    "s2": float(a["variance"]),
+                    "b": float(a["coefficient"]) if parent[v] is not None else 0.0,
+                },
+                "range": [mean[v] - 4 * sd, mean[v] + 4 * sd],
+            }
+        )
     rows = getattr(model, "n_rows", None)
     parts = ["Gaussian tree", f"{len(variables)} variable{'' if len(variables) == 1 else 's'}"]
     if rows is not None:
@@ -1511,12 +1786,21 @@ def _gaussian_spec(model: Any, title: str | None) -> dict:
     return {
         "kind": "gaussian",
         "title": title if title is not None else " · ".join(parts),
-        "variables": out_vars, "cond": -1, "target": -1, "order": [index[v] for v in order],
-        "components": [{"parent": [index[parent[v]] if parent[v] is not None else -1
-                                   for v in variables],
-                        "order": [index[v] for v in order], "weight": 1.0}],
-        "edges": [edges], "edge_labels": [],
-        "width": round(width, 1), "height": round(height, 1),
+        "variables": out_vars,
+        "cond": -1,
+        "target": -1,
+        "order": [index[v] for v in order],
+        "components": [
+            {
+                "parent": [index[parent[v]] if parent[v] is not None else -1 for v in variables],
+                "order": [index[v] for v in order],
+                "weight": 1.0,
+            }
+        ],
+        "edges": [edges],
+        "edge_labels": [],
+        "width": round(width, 1),
+        "height": round(height, 1),
     }
 
 
@@ -1548,23 +1832,35 @@ def to_html(
     return page
 
 
-def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
-          super_parent: Hashable | None = None) -> tuple[str, dict]:
+def _page(
+    obj: Any,
+    title: str | None,
+    evidence: Mapping[Hashable, Any] | None,
+    super_parent: Hashable | None = None,
+) -> tuple[str, dict]:
     """The page's text and the spec it shows."""
     spec = explorer_spec(obj, title=title, super_parent=super_parent)
     known = {v["name"]: v["states"] for v in spec["variables"]}
     preset: dict = {}
-    numeric = {v["name"] for v in spec["variables"]
-               if spec.get("kind") == "gaussian" or v.get("gauss") is not None}
+    numeric = {
+        v["name"]
+        for v in spec["variables"]
+        if spec.get("kind") == "gaussian" or v.get("gauss") is not None
+    }
     for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) in numeric]:
         if _label(var) not in known:
             raise TreelearnError(
                 f"evidence names {var!r}, which is not a variable of this model; "
-                f"variables: {list(known)}")
-        if (isinstance(state, bool) or not isinstance(state, (int, float, np.number))
-                or not np.isfinite(state)):
-            raise TreelearnError(f"evidence {var!r} = {state!r}: a Gaussian variable takes "
-                                 f"a finite number")
+                f"variables: {list(known)}"
+            )
+        if (
+            isinstance(state, bool)
+            or not isinstance(state, (int, float, np.number))
+            or not np.isfinite(state)
+        ):
+            raise TreelearnError(
+                f"evidence {var!r} = {state!r}: a Gaussian variable takes a finite number"
+            )
         preset[_label(var)] = float(state)
     for var, state in [(k, x) for k, x in (evidence or {}).items() if _label(k) not in numeric]:
         name, label = _label(var), _label(state)
@@ -1583,15 +1879,22 @@ def _page(obj: Any, title: str | None, evidence: Mapping[Hashable, Any] | None,
     data = json.dumps(spec, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
     # the drawing's script, the model kind's (discrete or Gaussian), the view's (which starts)
     # (BayesianTAN's joint table computed first, by its own script, from the model's tables)
-    script = ("explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js")
-    scripts = ["explorer_draw.js", "explorer_density.js",
-               *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []),
-               *(["explorer_class_gaussians.js"] if "mvn" in spec else []),
-               *(["explorer_ande.js"] if "ande" in spec else []), script,
-               "explorer_view.js"]
-    parts = {"TITLE": html.escape(spec["title"]), "CSS": _asset("explorer.css"),
-             "JS": "\n".join(_asset(a) for a in scripts),
-             "DATA": data}
+    script = "explorer_gaussian.js" if spec.get("kind") == "gaussian" else "explorer.js"
+    scripts = [
+        "explorer_draw.js",
+        "explorer_density.js",
+        *(["explorer_bayes_tan.js"] if "bayes_tan" in spec else []),
+        *(["explorer_class_gaussians.js"] if "mvn" in spec else []),
+        *(["explorer_ande.js"] if "ande" in spec else []),
+        script,
+        "explorer_view.js",
+    ]
+    parts = {
+        "TITLE": html.escape(spec["title"]),
+        "CSS": _asset("explorer.css"),
+        "JS": "\n".join(_asset(a) for a in scripts),
+        "DATA": data,
+    }
     # one pass over the template: what a part holds (a title "%JS%") is never expanded
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("explorer.html")), spec
 
@@ -1623,11 +1926,15 @@ def _iframe(page: str, spec: dict, height: int | None) -> str:
     if height is None:
         height = int(min(max(spec["height"] + 60, 320), 720))
     elif not isinstance(height, (int, np.integer)) or isinstance(height, bool) or height < 1:
-        raise TreelearnError(f"height={height!r}: give the frame's height in pixels, a "
-                             f"positive integer (or None for the drawing's)")
-    return (f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
-            f'style="width: 100%; height: {int(height)}px; border: 1px solid #d0d7de" '
-            f'title="{html.escape(spec["title"], quote=True)}"></iframe>')
+        raise TreelearnError(
+            f"height={height!r}: give the frame's height in pixels, a "
+            f"positive integer (or None for the drawing's)"
+        )
+    return (
+        f'<iframe srcdoc="{html.escape(page, quote=True)}" sandbox="allow-scripts" '
+        f'style="width: 100%; height: {int(height)}px; border: 1px solid #d0d7de" '
+        f'title="{html.escape(spec["title"], quote=True)}"></iframe>'
+    )
 
 
 class Explorer:
@@ -1642,9 +1949,15 @@ class Explorer:
     True
     """
 
-    def __init__(self, obj: Any, *, height: int | None = None, title: str | None = None,
-                 evidence: Mapping[Hashable, Any] | None = None,
-                 super_parent: Hashable | None = None) -> None:
+    def __init__(
+        self,
+        obj: Any,
+        *,
+        height: int | None = None,
+        title: str | None = None,
+        evidence: Mapping[Hashable, Any] | None = None,
+        super_parent: Hashable | None = None,
+    ) -> None:
         self._page, spec = _page(obj, title, evidence, super_parent)
         self.title = spec["title"]
         self._html = _iframe(self._page, spec, height)
@@ -1667,4 +1980,6 @@ _PLACEHOLDER = re.compile(r"%(TITLE|CSS|JS|DATA)%")
 @cache
 def _asset(name: str) -> str:
     """A file of the page (package data in ``treelearn/viz/assets``), read once."""
-    return resources.files(__package__).joinpath("assets").joinpath(name).read_text(encoding="utf-8")
+    return (
+        resources.files(__package__).joinpath("assets").joinpath(name).read_text(encoding="utf-8")
+    )
