@@ -172,6 +172,13 @@ def saved_kinds() -> list[Kind]:
         )
         kinds.append(
             Kind(
+                "CutsetModel",
+                tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat).networks_[0],
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
                 "KernelForestModel",
                 tl.kernel_forest(num, random_state=0),
                 lambda m: [m.score_samples(num)],

@@ -228,7 +228,9 @@ def test_sample_guards():
         expect(tl.TreelearnError, f"n == {n!r}, must be an integer >= 0", model.sample, n)
     assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
     assert len(model.sample(0)) == 0  # integers
-    expect(tl.TreelearnError, "evidence == 7, must be None or a dict", model.sample, 3, 7)
+    expect(
+        tl.TreelearnError, "evidence == 7, must be None or a dict", lambda: model.sample(3, evidence=7)
+    )
 
 
 def test_pair_count_matrix_guard(monkeypatch):

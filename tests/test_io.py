@@ -281,9 +281,8 @@ def test_unknown_classifier_class(asia, tmp_path):
 def test_save_rejects_other_objects(tmp_path):
     with pytest.raises(
         TypeError,
-        match="a TreeModel, a GaussianTreeModel, a CLGTreeModel, a "
-        "CopulaTreeModel, a KernelForestModel, a TreePosterior "
-        "or a treelearn estimator",
+        match=r"can only save a treelearn model \(tl.Model: a TreeModel, a GaussianTreeModel, ...\) "
+        r"or a fitted treelearn estimator",
     ):
         tl.save({"a": 1}, tmp_path / "x.json")
 

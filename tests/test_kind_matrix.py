@@ -65,9 +65,9 @@ WORKS = {
     "mixture": set(COMMANDS) - {"dot", "mermaid"},
     "bagged": set(COMMANDS) - {"dot", "mermaid"},
     "gaussian_tree": set(COMMANDS) - {"predict"},
-    "tree_posterior": {"show", "plot", "html", "score"},  # html: its joint table (small)
+    "tree_posterior": {"show", "plot", "html", "score", "sample"},  # html: its joint table
     "cutset": {"show", "score", "query", "sample", "html"},  # html: one forest per leaf
-    "copula_tree": {"show", "score", "query", "sample"},  # query: median, mean, 90 % interval
+    "copula_tree": {"show", "plot", "score", "query", "sample"},  # query: median, mean, 90 %
     "kernel_forest": {"show", "plot", "score", "sample"},
     "hidden_tree": set(COMMANDS) - {"predict"},  # its network holds the latent variables
 }

@@ -342,7 +342,7 @@ def test_sampling_is_reproducible_and_typed():
     assert a.dtypes.tolist() == [m.dtypes[v] for v in m.variables]
     assert (a["b"] == False).all()  # noqa: E712 - a = 2 only occurs with b False
     with pytest.raises(tl.TreelearnError, match="random_state"):
-        m.sample(5, 0)
+        m.sample(5, {"a": 2})
 
 
 # ---------------------------------------------------------------- errors and other paths

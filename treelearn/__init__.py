@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._base import errors as _errors
 from ._base.errors import (
+    CapabilityError,
     ClassColumnError,
     ClassLabelError,
     ColumnNotFoundError,
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._kernel_forest import kernel_forest
     from .learners._mixture import TreeMixture
+    from .models._base import Model
     from .models._clg import CLGTreeModel, GaussianMixtureQuery
     from .models._copula import CopulaQuery, CopulaTreeModel
     from .models._cutset import CutsetModel
@@ -156,6 +158,7 @@ _LAZY = {
     "HiddenTree": "learners._hidden_tree",
     "kernel_forest": "learners._kernel_forest",
     "TreeMixture": "learners._mixture",
+    "Model": "models._base",
     "CutsetModel": "models._cutset",
     "CLGTreeModel": "models._clg",
     "CopulaQuery": "models._copula",

@@ -36,9 +36,11 @@ from ._base.errors import (
 )
 from ._base.persistence import ESTIMATORS, Persistent
 from .export._jsonfile import (
+    ESTIMATOR_KINDS,
     check_document,
-    document,
     dumps_document,
+    estimator_document,
+    model_document,
     parse_document,
     read_text,
     write_text_atomic,
@@ -47,6 +49,7 @@ from .export._pgmpy import graph_from_bif, graph_from_pgmpy
 from .export._pyagrum import graph_from_pyagrum
 from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
+from .models._base import MODEL_KINDS, Model
 from .models._tree import TreeModel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,6 +63,7 @@ __all__ = [
     "from_pyagrum",
     "load",
     "loads",
+    "model_class",
     "read_bif",
     "read_uai",
     "read_xmlbif",
@@ -77,10 +81,7 @@ def estimator_class(name: Any) -> type:
     >>> estimator_class("TAN").__name__
     'TAN'
     """
-    facade = importlib.import_module("treelearn")  # its one table maps names to modules
-    public = (
-        getattr(facade, name, None) if isinstance(name, str) and not name.startswith("_") else None
-    )  # loads the module, whose classes register themselves
+    public = _public_class(name)  # loads the module, whose classes register themselves
     cls = ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None or public is not cls:
         raise ModelFormatError(f"unknown classifier class {name!r} in the model file")
@@ -180,36 +181,15 @@ def _checked_model(G: nx.DiGraph, method: str) -> TreeModel:
 
 # ---------------------------------------------------------------------- files
 def to_document(obj: Any) -> dict:
-    """The whole file's content for a model or a classifier."""
-    if isinstance(obj, TreeModel):
-        return document("tree_model", model=obj.to_dict())
-    # the other kinds' modules are loaded only for them: a tree loads without SciPy
-    from .learners._bayes_trees import TreePosterior
-    from .models._clg import CLGTreeModel
-    from .models._copula import CopulaTreeModel
-    from .models._gaussian import GaussianTreeModel
-    from .models._kernel_forest import KernelForestModel
-
-    if isinstance(obj, GaussianTreeModel):
-        return document("gaussian_tree", model=obj.to_dict())
-    if isinstance(obj, TreePosterior):
-        return document("tree_posterior", model=obj.to_dict())
-    if isinstance(obj, CLGTreeModel):
-        return document("clg_tree", model=obj.to_dict())
-    if isinstance(obj, CopulaTreeModel):
-        return document("copula_tree", model=obj.to_dict())
-    if isinstance(obj, KernelForestModel):
-        return document("kernel_forest", model=obj.to_dict())
+    """The whole file's content for a model or a fitted estimator."""
+    if isinstance(obj, Model):
+        return model_document(obj)
     if isinstance(obj, Persistent):
-        from sklearn.base import is_classifier  # every persistent estimator is scikit-learn's
-
-        kind = "classifier" if is_classifier(obj) else "estimator"
-        return document(kind, **{"class": type(obj).__name__, "state": obj.to_dict()})
+        return estimator_document(obj, obj.kind)
     raise InputTypeError(
-        f"can only save a TreeModel, a GaussianTreeModel, a CLGTreeModel, a CopulaTreeModel, a "
-        f"KernelForestModel, a "
-        f"TreePosterior or a treelearn estimator (a classifier, a Discretizer, a TreeMixture), "
-        f"not {type(obj).__name__}"
+        f"can only save a treelearn model (tl.Model: a TreeModel, a GaussianTreeModel, ...) or a "
+        f"fitted treelearn estimator (a classifier, a Discretizer, a TreeMixture, ...), not "
+        f"{type(obj).__name__}"
     )
 
 
@@ -239,31 +219,32 @@ def from_document(doc: Any) -> Any:
         ) from None
 
 
+def model_class(kind: str, name: Any) -> type[Model]:
+    """The model class a file names (``name``, found through the facade as
+    :func:`estimator_class` finds estimators), checked to be of the file's ``kind``.
+
+    >>> model_class("tree_model", "TreeModel").__name__
+    'TreeModel'
+    """
+    cls = _public_class(name)
+    if not (isinstance(cls, type) and issubclass(cls, Model) and MODEL_KINDS.get(kind) is cls):
+        raise ModelFormatError(f"unknown model kind {kind!r} (class {name!r}) in the model file")
+    return cls
+
+
+def _public_class(name: Any) -> Any:
+    """The facade's public name ``name`` (its module loaded on first use), or None."""
+    if not isinstance(name, str) or name.startswith("_"):
+        return None
+    facade = importlib.import_module("treelearn")  # its one table maps names to modules
+    return getattr(facade, name, None)
+
+
 def _from_document(doc: Any) -> Any:
     kind = check_document(doc)
-    if kind == "tree_model":
-        return TreeModel.from_dict(doc.get("model"))
-    if kind == "gaussian_tree":
-        from .models._gaussian import GaussianTreeModel
-
-        return GaussianTreeModel.from_dict(doc.get("model"))
-    if kind == "tree_posterior":
-        from .learners._bayes_trees import TreePosterior
-
-        return TreePosterior.from_dict(doc.get("model"))
-    if kind == "clg_tree":
-        from .models._clg import CLGTreeModel
-
-        return CLGTreeModel.from_dict(doc.get("model"))
-    if kind == "copula_tree":
-        from .models._copula import CopulaTreeModel
-
-        return CopulaTreeModel.from_dict(doc.get("model"))
-    if kind == "kernel_forest":
-        from .models._kernel_forest import KernelForestModel
-
-        return KernelForestModel.from_dict(doc.get("model"))
     name = doc.get("class")
+    if kind not in ESTIMATOR_KINDS:
+        return model_class(kind, name).from_dict(doc.get("model"))
     cls = estimator_class(name)
     state = doc.get("state")
     if not isinstance(state, dict):

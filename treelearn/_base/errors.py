@@ -11,6 +11,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 __all__ = [
+    "CapabilityError",
     "ClassColumnError",
     "ClassLabelError",
     "ColumnNotFoundError",
@@ -269,6 +270,36 @@ class FeatureMismatchError(TreelearnError):
     """The features given to a fitted classifier differ from those it was fitted on."""
 
 
+class CapabilityError(TreelearnError):
+    """Something asked of a model kind that it does not answer (its ``capabilities`` do not
+    list it): ``capability`` names what was asked, ``kind`` the kind, ``supported`` what
+    it answers instead (so a front end can word the alternatives as its own commands)."""
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        capability: str | None = None,
+        kind: str | None = None,
+        supported: Sequence[str] = (),
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.capability, self.kind, self.supported = capability, kind, tuple(supported)
+
+    def __reduce__(self) -> tuple:
+        return (
+            _rebuild_capability,
+            (str(self), self.capability, self.kind, self.supported, self.hint),
+        )
+
+
+def _rebuild_capability(message, capability, kind, supported, hint) -> CapabilityError:
+    return CapabilityError(
+        message, capability=capability, kind=kind, supported=supported, hint=hint
+    )
+
+
 def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) -> UnseenStateError:
     return UnseenStateError(
         column, values, states, n_rows=n_rows, dtype=dtype, where=where, noun=noun, hint=hint
@@ -314,6 +345,7 @@ for _cls in (
     ClassLabelError,
     ClassColumnError,
     FeatureMismatchError,
+    CapabilityError,
     ModelFileError,
     CorruptModelFileError,
     ModelFormatError,

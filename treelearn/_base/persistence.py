@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -110,6 +110,9 @@ class Persistent:
     A subclass supplies ``_fitted_state()`` (its fitted parts as JSON values) and
     ``_restore_fitted(saved)`` (set them from a :class:`SavedState`, checked).
     """
+
+    #: the kind a saved file names (``"classifier"`` for the classifiers)
+    kind: ClassVar[str] = "estimator"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -45,7 +45,15 @@ import numpy as np
 
 from .errors import TreelearnError
 
-__all__ = ["BOOLEAN", "InstanceOf", "Interval", "Options", "check_param", "check_params"]
+__all__ = [
+    "BOOLEAN",
+    "RANDOM_STATE",
+    "InstanceOf",
+    "Interval",
+    "Options",
+    "check_param",
+    "check_params",
+]
 
 
 def _is_bool(value: Any) -> bool:
@@ -154,6 +162,8 @@ class InstanceOf:
 
 #: ``True`` or ``False`` (numpy bools too)
 BOOLEAN = InstanceOf(bool, np.bool_, name="True or False")
+#: a seed: ``None``, an int >= 0 or a ``np.random.Generator`` (the same seed, the same draws)
+RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
 
 
 def _describe(constraint: Any) -> str:

@@ -25,8 +25,7 @@ import numpy as np
 
 from .._base.errors import InputTypeError
 from .._base.limits import check_memory
-from .._base.validation import Interval
-from ..models._gaussian import RANDOM_STATE
+from .._base.validation import RANDOM_STATE, Interval
 from ..stats._counts import ClassCounts
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
 from ._weighted import FeatureWeightedClassifier

@@ -64,7 +64,7 @@ from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, Persistent, SavedState, label_array
 from .._base.validation import BOOLEAN, InstanceOf, Options, check_param, check_params
 from ..encoding._table import CategoricalTableInput, check_sample_weight, encode, python_scalar
-from ..export._jsonfile import save_document
+from ..export._jsonfile import estimator_document, save_document
 from ..inference._shapley import (
     Explanation,
     Game,
@@ -265,6 +265,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
 
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
+    kind: ClassVar[str] = "classifier"
     _saved_header: ClassVar[tuple] = (
         "n_features",
         "classes",
@@ -741,7 +742,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         >>> (tl.load(path).predict_proba(X) == clf.predict_proba(X)).all()
         np.True_
         """
-        save_document(path, "classifier", **{"class": type(self).__name__, "state": self.to_dict()})
+        save_document(path, estimator_document(self, self.kind))
 
     def _restore_fitted(self, saved: SavedState) -> None:
         if not hasattr(self, "classes_"):

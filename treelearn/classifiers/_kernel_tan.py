@@ -43,9 +43,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
-from .._base.validation import Interval, Options
+from .._base.validation import RANDOM_STATE, Interval, Options
 from ..encoding._table import python_scalar
-from ..models._gaussian import RANDOM_STATE
 from ..models._kernel_forest import MAX_ABS_CORRELATION
 from ..sources._by_class import labelled_rows
 from ..sources._kinds import numeric_matrix

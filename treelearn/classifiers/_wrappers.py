@@ -32,8 +32,7 @@ from sklearn.model_selection import StratifiedKFold
 from .._base.errors import InputTypeError, MissingValuesError, TreelearnError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
-from .._base.validation import Interval
-from ..models._gaussian import RANDOM_STATE
+from .._base.validation import RANDOM_STATE, Interval
 from ..stats._counts import ClassCounts
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen

@@ -280,7 +280,8 @@ def weighted_total(rows: np.ndarray, sample_weight: Any) -> tuple[float, float]:
     if weights is None:
         return float(rows.sum()), float(len(rows))
     counted = weights > 0
-    return float(rows[counted] @ weights[counted]), float(weights.sum())
+    # numpy's pairwise sum of the products, not a BLAS dot: the same doubles on every CPU
+    return float(np.sum(rows[counted] * weights[counted])), float(weights.sum())
 
 
 def check_sample_weight(

@@ -57,14 +57,16 @@ from ..encoding._bins import bin_labels, bins_of
 from ..stats._parameters import check_cpt
 
 __all__ = [
+    "ESTIMATOR_KINDS",
     "FORMAT",
-    "KINDS",
     "VERSION",
     "check_document",
     "document",
     "dumps_document",
+    "estimator_document",
     "file_path",
     "model_arguments_from_dict",
+    "model_document",
     "model_to_dict",
     "parse_document",
     "read_text",
@@ -74,16 +76,8 @@ __all__ = [
 
 FORMAT = "treelearn"
 VERSION = 1
-KINDS = (
-    "tree_model",
-    "classifier",
-    "gaussian_tree",
-    "estimator",
-    "tree_posterior",
-    "clg_tree",
-    "copula_tree",
-    "kernel_forest",
-)
+#: the kinds of saved estimators (the model kinds are the models' own: their ``kind``)
+ESTIMATOR_KINDS = ("classifier", "estimator")
 
 
 # ---------------------------------------------------------------------- models
@@ -383,9 +377,30 @@ def document(kind: str, **content: Any) -> dict:
     >>> document("tree_model", model={})
     {'format': 'treelearn', 'version': 1, 'kind': 'tree_model', 'model': {}}
     """
-    if kind not in KINDS:
-        raise ModelFormatError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
     return {"format": FORMAT, "version": VERSION, "kind": kind, **content}
+
+
+def model_document(model: Any) -> dict:
+    """The file of a model (a :class:`~treelearn.Model`): its ``kind``, its class's name
+    and its ``to_dict()`` as ``"model"``; :func:`treelearn.load` finds the class again
+    by the name and checks it is of that kind.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> doc = model_document(tl.chow_liu(pd.DataFrame({"a": [0, 1], "b": [0, 1]})))
+    >>> doc["kind"], doc["class"], sorted(doc["model"])[:2]
+    ('tree_model', 'TreeModel', ['edges', 'graph'])
+    """
+    return document(model.kind, **{"class": type(model).__name__, "model": model.to_dict()})
+
+
+def estimator_document(estimator: Any, kind: str) -> dict:
+    """The file of a fitted estimator (``kind``: one of :data:`ESTIMATOR_KINDS`): its
+    class's name and its ``to_dict()`` as ``"state"``."""
+    if kind not in ESTIMATOR_KINDS:
+        raise ModelFormatError(
+            f"unknown estimator kind {kind!r}; expected one of {ESTIMATOR_KINDS}"
+        )
+    return document(kind, **{"class": type(estimator).__name__, "state": estimator.to_dict()})
 
 
 def check_document(doc: Any) -> str:
@@ -407,8 +422,8 @@ def check_document(doc: Any) -> str:
             f"version {VERSION}; upgrade treelearn or re-save the model"
         )
     kind = doc.get("kind")
-    if kind not in KINDS:
-        raise ModelFormatError(f"unknown model kind {kind!r}; expected one of {list(KINDS)}")
+    if not isinstance(kind, str) or not kind:
+        raise ModelFormatError(f"unknown model kind {kind!r}: the file names no kind")
     return kind
 
 
@@ -542,9 +557,9 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         raise
 
 
-def save_document(path: str | os.PathLike, kind: str, **content: Any) -> None:
-    """Write the file of :func:`document` ``(kind, **content)`` to ``path`` (atomically)."""
-    write_text_atomic(path, dumps_document(document(kind, **content)))
+def save_document(path: str | os.PathLike, doc: dict) -> None:
+    """Write the file ``doc`` (a :func:`document`) to ``path``, atomically."""
+    write_text_atomic(path, dumps_document(doc))
 
 
 def read_text(path: str | os.PathLike) -> str:

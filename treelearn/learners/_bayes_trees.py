@@ -46,7 +46,7 @@ factorises over edges.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from functools import cached_property
 from numbers import Integral
 from typing import Any
@@ -71,16 +71,15 @@ from .._base.jsonvalues import (
     from_json_value,
     json_value,
 )
-from .._base.validation import Interval, Options, check_param
+from .._base.validation import RANDOM_STATE, Interval, Options, check_param
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
     check_frame,
-    check_sample_weight,
     distinct_rows,
     encode,
 )
-from ..export._jsonfile import save_document
+from ..models._base import Model
 from ..models._tree import TreeModel
 from ..sources._count import count
 from ..stats._counts import CountedTable, PairCounts
@@ -276,7 +275,7 @@ def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
     return out
 
 
-class TreePosterior:
+class TreePosterior(Model):
     """The exact posterior over all spanning trees of a table (see :func:`tree_posterior`).
 
     Attributes
@@ -290,6 +289,9 @@ class TreePosterior:
     log_evidence : ``log P(D)``, the structure prior normalised over all trees.
     log_normaliser : ``log Z(β ∘ w)``; ``P(T | D) = exp(sum_{uv in T} log_weights - log_normaliser)``.
     """
+
+    kind = "tree_posterior"
+    capabilities = frozenset({"score", "sample", "draw", "explorer"})
 
     def __init__(
         self, stats: CountedTable, equivalent_sample_size: float, log_edge_prior: np.ndarray | None
@@ -461,23 +463,61 @@ class TreePosterior:
             out[start : start + step] = log_spanning_tree_sum(self.log_weights + rho)
         return node + out - self.log_normaliser
 
-    def log_likelihood(
-        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """The exact posterior-predictive log-likelihood of ``data`` (nats).
+    def score_samples(self, X: pd.DataFrame) -> np.ndarray:
+        """The exact posterior-predictive log-likelihood of each row (nats).
 
         Each row scores ``log P(x | D) = log sum_T P(T | D) P(x | T, D)``: the
         Bayesian model average over every spanning tree, parameters integrated
         out. Missing values are summed out exactly (by enumerating their
         completions, at most :data:`MAX_COMPLETIONS` per row). ``O(d^3)`` per
-        distinct row. Total (weighted by ``sample_weight``) or, with
-        ``per_row``, one value per row.
+        distinct row.
         """
-        values = self.log_likelihood_codes(self._encode(data))
-        if per_row:
-            return values
-        weights = check_sample_weight(sample_weight, len(values))
-        return float(values.sum() if weights is None else (weights * values).sum())
+        return self.log_likelihood_codes(self._encode(X))
+
+    @property
+    def n_parameters(self) -> int:
+        """The most probable tree's free parameters (the average over trees has no count of
+        its own; BIC and AIC charge it as that tree)."""
+        return self.map_tree().n_parameters
+
+    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+        """``n`` rows drawn independently from the posterior predictive ``P(x | D)``: for
+        each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
+        from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
+        the same tree are drawn together.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
+        >>> post.sample(4, random_state=0).shape
+        (4, 8)
+        """
+        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
+        rng = np.random.default_rng(check_param("random_state", random_state, RANDOM_STATE))
+        if len(self.variables) < 2:
+            return self._model([], "tree_posterior sample").sample(n, random_state=rng)
+        trees: dict[tuple, int] = {}
+        for _ in range(n):
+            edges = tuple(sorted(sample_spanning_tree(self.log_weights, rng)))
+            trees[edges] = trees.get(edges, 0) + 1
+        parts = [
+            self._model(edges, "tree_posterior sample").sample(k, random_state=rng)
+            for edges, k in trees.items()
+        ]
+        if not parts:
+            return self._model([], "tree_posterior sample").sample(0)
+        out = pd.concat(parts, ignore_index=True)
+        return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the most probable edges with their posterior probabilities."""
+        yield (
+            f"TreePosterior: the Bayesian average over all spanning trees of "
+            f"{len(self.variables)} variables (BDeu, equivalent sample size "
+            f"{self.equivalent_sample_size:g}), n = {self.n_rows:g}, log P(D) = "
+            f"{self.log_evidence:.{digits}f}; the most probable edges:"
+        )
+        frame = self.to_frame().head(10)
+        yield frame.to_string(index=False, float_format=lambda x: f"{x:.{digits}f}")
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict:
@@ -561,11 +601,6 @@ class TreePosterior:
             raise fail("edge_prior", str(exc)) from None
         return cls(stats, ess, prior)
 
-    def save(self, path: Any) -> None:
-        """Write the posterior as versioned treelearn JSON (kind ``tree_posterior``); read it
-        back with :func:`treelearn.load`."""
-        save_document(path, "tree_posterior", model=self.to_dict())
-
     # ------------------------------------------------------------------ pictures
     def draw(
         self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0
@@ -604,13 +639,6 @@ class TreePosterior:
         )
         ax.set_axis_off()
         return fig
-
-    def __repr__(self) -> str:
-        return (
-            f"TreePosterior({len(self.variables)} variables, n={self.n_rows}, "
-            f"equivalent_sample_size={self.equivalent_sample_size:g}, "
-            f"log_evidence={self.log_evidence:.4f})"
-        )
 
 
 def tree_posterior_from_counts(

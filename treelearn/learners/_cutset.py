@@ -42,11 +42,17 @@ from .._base.jsonvalues import decode_dtype, encode_dtype
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
-from .._base.validation import InstanceOf, Interval, Options, check_param, check_params
+from .._base.validation import (
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    Options,
+    check_param,
+    check_params,
+)
 from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
-from ..models._gaussian import RANDOM_STATE
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, kind_of, match_features
 from ..sources._passes import row_passes

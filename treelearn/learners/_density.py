@@ -22,7 +22,7 @@ import numpy as np
 from .._base.errors import TreelearnError
 from .._base.validation import Interval
 from ..encoding._table import weighted_total
-from ..export._jsonfile import save_document
+from ..export._jsonfile import estimator_document, save_document
 
 __all__ = ["N_JOBS", "DensityScores", "EarlyStopping", "progress_bar"]
 
@@ -59,7 +59,7 @@ class DensityScores:
 
     def save(self, path: str | os.PathLike) -> None:
         """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        save_document(path, "estimator", **{"class": type(self).__name__, "state": self.to_dict()})
+        save_document(path, estimator_document(self, self.kind))
 
 
 class EarlyStopping:

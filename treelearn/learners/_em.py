@@ -39,9 +39,8 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
-from .._base.validation import Interval, check_params
+from .._base.validation import RANDOM_STATE, Interval, check_params
 from ..encoding._table import Table, distinct_rows
-from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
 

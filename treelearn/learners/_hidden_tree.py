@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.jsonvalues import encode_label, json_value
 from .._base.persistence import Persistent, SavedState
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, Options, check_params
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     CategoricalTableInput,
@@ -52,7 +52,6 @@ from ..encoding._table import (
     state_order,
 )
 from ..inference._engine import TreeEngine, decode_codes
-from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..sources._kinds import as_frame, match_features
 from ..sources._passes import RowPasses, row_passes

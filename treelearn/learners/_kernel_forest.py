@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from .._base.errors import MissingValuesError, TreelearnError
-from .._base.validation import Interval, Options, check_params
+from .._base.validation import RANDOM_STATE, Interval, Options, check_params
 from ..encoding._table import check_sample_weight
-from ..models._gaussian import RANDOM_STATE
 from ..models._kernel_forest import KernelForestModel
 from ..sources._kinds import numeric_matrix
 from ..stats._kernel import bandwidth_factor, kernel_mutual_information, weighted_moments

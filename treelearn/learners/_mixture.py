@@ -38,7 +38,7 @@ from .._base.jsonvalues import json_value
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import Persistent, SavedState
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, Options, check_params
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     CategoricalTableInput,
@@ -54,7 +54,6 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
-from ..models._gaussian import RANDOM_STATE
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
@@ -42,17 +42,14 @@ from .._base.errors import (
 )
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
-from .._base.validation import Interval, check_param
-from ..encoding._table import check_sample_weight
-from ..export._jsonfile import save_document
+from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..inference._engine import decode_codes
 from ..sources._kinds import numeric_matrix
-from ..viz import _draw as drawing
-from ._gaussian import RANDOM_STATE
+from ._base import Model, tree_lines
 from ._tree import TreeModel
 
 if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
+    pass
 
 __all__ = ["CLGTreeModel", "GaussianMixtureQuery"]
 
@@ -95,7 +92,7 @@ def _check_number(v: Hashable, key: str, value: Any, positive: bool = False) -> 
     return float(value)
 
 
-class CLGTreeModel:
+class CLGTreeModel(Model):
     """A conditional linear Gaussian tree (or forest) over discrete and continuous columns.
 
     Parameters
@@ -124,6 +121,11 @@ class CLGTreeModel:
     >>> bool(q[1] > 0.9)
     True
     """
+
+    kind = "clg_tree"
+    capabilities = frozenset(
+        {"score", "sample", "query", "predict", "draw", "explorer", "to_pgmpy", "pyagrum"}
+    )
 
     def __init__(
         self,
@@ -267,11 +269,41 @@ class CLGTreeModel:
             )
         return int(total)
 
-    def __repr__(self) -> str:
-        return (
-            f"CLGTreeModel({len(self.discrete)} discrete, {len(self.continuous)} continuous "
-            f"variables, {self.graph.number_of_edges()} edges, n={self.n_rows})"
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the tree: a discrete variable with its states, a Gaussian one
+        with its mean and **variance** given its parent (one per state of a discrete
+        parent), the mixed MI (nats) on each edge."""
+        n_edges = self.graph.number_of_edges()
+        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        roots = self.roots
+        where = f"root {roots[0]!r}" if len(roots) == 1 else f"roots {roots!r}"
+        yield (
+            f"CLGTreeModel: {len(self.discrete)} discrete and {len(self.continuous)} Gaussian "
+            f"variables, {n_edges} edge{'' if n_edges == 1 else 's'}, {where}{rows}"
         )
+        g = f".{digits}g"
+        states = self.states
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            node = self.graph.nodes[v]
+            if v not in self._cpos:
+                text = f"{v} ({len(states[v])} states)"
+            elif parent is not None and parent not in self._cpos:
+                pairs = ", ".join(
+                    f"{s}: N({format(m, g)}, {format(s2, g)})"
+                    for s, m, s2 in zip(states[parent], node["means"], node["variances"])
+                )
+                text = f"{v} ~ Gaussian (mean, variance) by {parent}: {pairs}"
+            else:
+                mean = format(node["intercept"], g)
+                if parent is not None:
+                    mean += f" + {format(node['coefficient'], g)} * {parent}"
+                text = f"{v} ~ N(mean {mean}, variance {format(node['variance'], g)})"
+            weight = self.graph.edges[parent, v].get("weight") if parent is not None else None
+            return text + (f"  [MI {weight:.{digits}f}]" if weight is not None else "")
+
+        parent_of = {v: (self.parents(v) or [None])[0] for v in self.variables}
+        yield from tree_lines(roots, parent_of, label)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CLGTreeModel):
@@ -382,38 +414,6 @@ class CLGTreeModel:
             if removed is not None:
                 total = total + removed
         return total
-
-    def log_likelihood(
-        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """``sum_rows log p(row)`` (``per_row=True``: :meth:`score_samples`); with
-        ``sample_weight``, the weighted sum."""
-        rows = self.score_samples(data)
-        if per_row:
-            return rows
-        weights = check_sample_weight(sample_weight, len(rows))
-        if weights is None:
-            return float(rows.sum())
-        keep = weights > 0
-        return float(rows[keep] @ weights[keep])
-
-    def score(self, X: pd.DataFrame, sample_weight: Any = None) -> float:
-        """The mean log-likelihood per row (weighted by ``sample_weight``)."""
-        rows = self.score_samples(X)
-        weights = check_sample_weight(sample_weight, len(rows))
-        return float(rows.mean() if weights is None else rows @ weights / weights.sum())
-
-    def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters / 2 ln n``; larger is better."""
-        weights = check_sample_weight(sample_weight, len(data))
-        n = float(len(data) if weights is None else weights.sum())
-        return self.log_likelihood(
-            data, sample_weight=sample_weight
-        ) - 0.5 * self.n_parameters * math.log(n)
-
-    def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters``; larger is better."""
-        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
 
     # -------------------------------------------------------------- queries
     def _check_target(self, target: Hashable) -> None:
@@ -587,32 +587,6 @@ class CLGTreeModel:
 
         return clg_to_pyagrum(self)
 
-    def draw(self, ax: Any = None, **kwargs: Any) -> Figure:
-        """Draw the tree (:func:`treelearn.viz._draw.draw`; edge widths follow the mixed MI)."""
-        return drawing.draw(self, ax, **kwargs)
-
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """An interactive page: click a discrete state or type / slide a number, watch every
-        discrete posterior and continuous posterior density (a Gaussian mixture), computed
-        exactly in the browser (:func:`treelearn.viz._explorer.to_html`); the page's text,
-        or with ``path`` written there and ``None`` returned."""
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
-
-    def to_dot(self, **kwargs: Any) -> str:
-        return drawing.to_dot(self, **kwargs)
-
-    def to_mermaid(self, **kwargs: Any) -> str:
-        return drawing.to_mermaid(self, **kwargs)
-
     # -------------------------------------------------------------- files
     def to_dict(self) -> dict:
         """A JSON-ready dict; :meth:`from_dict` inverts it, every field checked."""
@@ -712,7 +686,3 @@ class CLGTreeModel:
             n_rows=n_rows,
             settings=settings,
         )
-
-    def save(self, path: Any) -> None:
-        """Write the model as versioned treelearn JSON (kind ``clg_tree``)."""
-        save_document(path, "clg_tree", model=self.to_dict())

@@ -22,7 +22,7 @@ the tails' logarithms).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -32,11 +32,10 @@ import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
 from .._base.jsonvalues import decode_label, encode_label
-from .._base.validation import Interval, check_param
-from ..encoding._table import weighted_total
-from ..export._jsonfile import save_document
+from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
-from ._gaussian import RANDOM_STATE, GaussianTreeModel
+from ._base import Model, tree_lines
+from ._gaussian import GaussianTreeModel
 
 __all__ = [
     "CopulaQuery",
@@ -182,13 +181,16 @@ class CopulaQuery:
         return np.exp(log_n + log_g - _log_phi(z))
 
 
-class CopulaTreeModel:
+class CopulaTreeModel(Model):
     """A Gaussian-copula tree: smoothed empirical CDF marginals and a Gaussian tree on the
     normal scores (see the module docstring). Learned by :func:`treelearn.copula_chow_liu`.
 
     ``knots[v]``, ``cdf[v]`` and ``scales[v]`` are each column's CDF knots and tail scale;
     ``scores`` the Gaussian tree of the normal scores.
     """
+
+    kind = "copula_tree"
+    capabilities = frozenset({"score", "sample", "query", "draw"})
 
     def __init__(
         self,
@@ -265,11 +267,25 @@ class CopulaTreeModel:
         """The Gaussian tree's parameters (the marginals are nonparametric: not counted)."""
         return self.scores.n_parameters
 
-    def __repr__(self) -> str:
-        return (
-            f"CopulaTreeModel({len(self.variables)} variables, "
-            f"{self.graph.number_of_edges()} edges, n={self.n_rows})"
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the tree of the normal scores: each column with its median
+        in its own units, the MI (nats, of the normal scores) on each edge."""
+        n_edges = self.graph.number_of_edges()
+        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        yield (
+            f"CopulaTreeModel: {len(self.variables)} variables, {n_edges} "
+            f"edge{'' if n_edges == 1 else 's'}{rows}; each column's median, and the MI of "
+            f"the normal scores on each edge"
         )
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            median = float(inverse_cdf(np.zeros(1), self.knots[v], self.cdf[v], self.scales[v])[0])
+            text = f"{v} (median {median:.{digits}g})"
+            weight = self.graph.edges[parent, v].get("weight") if parent is not None else None
+            return text + (f"  [MI {weight:.{digits}f}]" if weight is not None else "")
+
+        parent_of = {v: (self.scores.parents(v) or [None])[0] for v in self.variables}
+        yield from tree_lines(self.scores.roots, parent_of, label)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CopulaTreeModel):
@@ -319,19 +335,6 @@ class CopulaTreeModel:
                 -0.5 * ((u * u).sum(axis=0) + keep.sum() * _LOG_2PI) - np.log(np.diag(L)).sum()
             )
         return out + jac
-
-    def log_likelihood(
-        self, data: Any, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
-        ``sample_weight``)."""
-        rows = self.score_samples(data)
-        return rows if per_row else weighted_total(rows, sample_weight)[0]
-
-    def score(self, X: Any, sample_weight: Any = None) -> float:
-        """The mean log density per row (weighted by ``sample_weight``)."""
-        total, n = weighted_total(self.score_samples(X), sample_weight)
-        return total / n
 
     # -------------------------------------------------------------- sampling, queries
     def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
@@ -416,7 +419,3 @@ class CopulaTreeModel:
             if isinstance(exc, InvalidModelError):
                 raise
             raise InvalidModelError(f"copula tree file: bad knots ({exc})") from None
-
-    def save(self, path: Any) -> None:
-        """Write the model as versioned treelearn JSON (kind ``copula_tree``)."""
-        save_document(path, "copula_tree", model=self.to_dict())

@@ -13,7 +13,7 @@ many rows at once, one step per node (no loop over rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
-from .._base.jsonvalues import decode_label, encode_label
+from .._base.jsonvalues import DecodeError, decode_dtype, decode_label, encode_dtype, encode_label
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
-from .._base.validation import InstanceOf, Interval, check_param
+from .._base.validation import RANDOM_STATE, InstanceOf, Interval, check_param
 from ..encoding._table import check_frame, encode
 from ..inference._engine import decode_codes, state_index
-from ._gaussian import RANDOM_STATE
+from ._base import Model
 from ._tree import TreeModel
 
 __all__ = ["CutsetModel", "Leaf", "Split", "query_rows"]
@@ -64,7 +64,7 @@ class Split:
 Node = Leaf | Split
 
 
-class CutsetModel:
+class CutsetModel(Model):
     """A fitted cutset network over ``columns`` (see the module docstring).
 
     Built by :class:`treelearn.CutsetNetwork`; ``root`` is its top node.
@@ -78,6 +78,9 @@ class CutsetModel:
     (2, 1.0)
     """
 
+    kind = "cutset_network"
+    capabilities = frozenset({"score", "sample", "sample_given", "query", "map"})
+
     def __init__(
         self,
         root: Node,
@@ -86,7 +89,7 @@ class CutsetModel:
         dtypes: Mapping[Hashable, Any] | None = None,
     ) -> None:
         self.root = root
-        self.columns = list(columns)
+        self.columns = self.variables = list(columns)
         self.states = {c: list(s) for c, s in zip(self.columns, states)}
         self.dtypes = dict(dtypes or {})
 
@@ -246,10 +249,35 @@ class CutsetModel:
             row[self.columns.index(v)] = state_index(self.states[v], v, s)
         return row
 
-    def log_likelihood(self, data: pd.DataFrame, per_row: bool = False) -> float | np.ndarray:
-        """Log-likelihood of ``data`` (missing cells summed out): the total, or per row."""
-        out = self.log_likelihood_codes(self.encode(data))
-        return out if per_row else float(out.sum())
+    def score_samples(self, X: pd.DataFrame) -> np.ndarray:
+        """Log-likelihood of each row of ``X`` (missing cells summed out)."""
+        return self.log_likelihood_codes(self.encode(X))
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the OR-tree: each conditioning node with its branches'
+        probabilities, each leaf with its Chow-Liu tree's edges."""
+        yield (
+            f"CutsetModel: {len(self.columns)} variables, depth {self.depth}, "
+            f"{self.n_parameters} parameters"
+        )
+        stack: list = [(self.root, "", "")]
+        while stack:
+            node, indent, branch = stack.pop()
+            if isinstance(node, Leaf):
+                edges = [] if node.tree is None else list(node.tree.graph.edges)
+                shown = ", ".join(f"{u}-{v}" for u, v in edges[:8])
+                more = f", ... ({len(edges)} in all)" if len(edges) > 8 else ""
+                yield f"{indent}{branch}leaf: a tree of {len(node.columns)} variables" + (
+                    f" ({shown}{more})" if edges else ""
+                )
+                continue
+            name = self.columns[node.variable]
+            yield f"{indent}{branch}condition on {name!r}"
+            states = self.states[name]
+            stack.extend(
+                (child, indent + "    ", f"{name}={states[a]} (p {node.weights[a]:.{digits}g}): ")
+                for a, child in reversed(list(enumerate(node.children)))
+            )
 
     def query(
         self,
@@ -275,8 +303,9 @@ class CutsetModel:
     def sample(
         self,
         n: int,
-        evidence: Mapping[Hashable, Any] | None = None,
         random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.DataFrame:
         """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
@@ -312,6 +341,7 @@ class CutsetModel:
         return {
             "columns": [encode_label(c) for c in self.columns],
             "states": [[encode_label(s) for s in self.states[c]] for c in self.columns],
+            "dtypes": [encode_dtype(self.dtypes.get(c)) for c in self.columns],
             "root": node(self.root),
         }
 
@@ -331,6 +361,14 @@ class CutsetModel:
             raise InvalidModelError(
                 "a saved cutset network needs distinct columns, one state list each"
             )
+        if dtypes is None and d.get("dtypes") is not None:
+            saved = d["dtypes"]
+            if not isinstance(saved, list) or len(saved) != len(columns):
+                raise InvalidModelError("a saved cutset network needs one dtype per column")
+            try:
+                dtypes = {c: decode_dtype(t) for c, t in zip(columns, saved) if t is not None}
+            except DecodeError as exc:
+                raise InvalidModelError(f"a saved cutset network has a bad dtype ({exc})") from None
 
         def node(raw: Any, free: frozenset, where: str) -> Node:
             if not isinstance(raw, dict):

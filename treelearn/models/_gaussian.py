@@ -11,9 +11,9 @@ learns from are in :mod:`treelearn.stats._gaussian`.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from numbers import Integral
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -22,21 +22,15 @@ import pandas as pd
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
-from .._base.validation import InstanceOf, Interval, check_param
-from ..encoding._table import check_sample_weight
-from ..export._jsonfile import save_document
+from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
-from ..viz import _draw as drawing
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
+from ._base import Model, tree_lines
 
 __all__ = ["GaussianQuery", "GaussianTreeModel", "tree_covariance"]
 
 _LOG_2PI = math.log(2 * math.pi)
 
 #: what ``random_state`` may be, wherever a model samples
-RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
 
 
 def tree_covariance(
@@ -87,14 +81,28 @@ def _evidence_value(v: Hashable, value: Any) -> float:
     return float(value)
 
 
-class GaussianTreeModel:
+class GaussianTreeModel(Model):
     """A linear-Gaussian Bayesian network whose structure is a tree (or forest).
 
     ``graph`` is a NetworkX DiGraph; each node carries ``intercept``,
     ``coefficient`` (on its parent; ``None`` for a root) and ``variance`` (of
     the residual), so ``X_v | X_pa = x ~ N(intercept + coefficient * x, variance)``.
     Edges carry ``weight``, the Gaussian mutual information in nats.
+
+    Learned by :func:`treelearn.gaussian_chow_liu`.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]}))
+    >>> print(m)  # b's slope 2.125 / 2.1875, residual 2.25 - 2.125**2 / 2.1875: by hand
+    GaussianTreeModel: 2 variables, 1 edge, root 'a', learned from 4 rows
+    a ~ N(mean 1.75, variance 2.188)
+    └── b ~ N(mean 0.8 + 0.9714 * a, variance 0.1857)  [MI 1.2472]
     """
+
+    kind = "gaussian_tree"
+    capabilities = frozenset(
+        {"score", "sample", "sample_given", "query", "predict", "draw", "explorer", "to_pgmpy"}
+    )
 
     def __init__(
         self, graph: nx.DiGraph, n_rows: float | None = None, settings: dict | None = None
@@ -152,11 +160,29 @@ class GaussianTreeModel:
     def root(self) -> Hashable:
         return self.roots[0]
 
-    def __repr__(self) -> str:
-        return (
-            f"GaussianTreeModel({len(self.variables)} variables, "
-            f"{self.graph.number_of_edges()} edges, n={self.n_rows})"
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the tree: each variable's Gaussian given its parent (its mean
+        as a regression on the parent, and the residual **variance**), the MI on each edge."""
+        n_edges = self.graph.number_of_edges()
+        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        where = f"root {self.roots[0]!r}" if len(self.roots) == 1 else f"roots {self.roots!r}"
+        yield (
+            f"GaussianTreeModel: {len(self.variables)} variables, {n_edges} "
+            f"edge{'' if n_edges == 1 else 's'}, {where}{rows}"
         )
+        g = f".{digits}g"
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            a = self.graph.nodes[v]
+            mean = format(a["intercept"], g)
+            if parent is not None:
+                mean += f" + {format(a['coefficient'], g)} * {parent}"
+            text = f"{v} ~ N(mean {mean}, variance {format(a['variance'], g)})"
+            weight = self.graph.edges[parent, v].get("weight") if parent is not None else None
+            return text + (f"  [MI {weight:.{digits}f}]" if weight is not None else "")
+
+        parent_of = {v: (self.parents(v) or [None])[0] for v in self.variables}
+        yield from tree_lines(self.roots, parent_of, label)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GaussianTreeModel):
@@ -207,45 +233,27 @@ class GaussianTreeModel:
         pos = {c: j for j, c in enumerate(names)}
         return X[:, [pos[v] for v in self.variables]]
 
-    def log_likelihood(
-        self, data: Any, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """``sum_rows log p(x)`` in nats (``per_row=True``: one value per row, not weighted);
-        with ``sample_weight``, the weighted sum (integer weights: rows repeated)."""
-        X = self._matrix(data)
-        weights = check_sample_weight(sample_weight, X.shape[0])
+    def score_samples(self, X: Any) -> np.ndarray:
+        """``log p(x)`` of each row in nats (every model column needed, others ignored)."""
+        X = self._matrix(X)
         resid = X - self._intercept - self._coef * X[:, self._parent]
         ll = -0.5 * (_LOG_2PI + np.log(self._variance) + resid**2 / self._variance)
-        rows = ll.sum(axis=1)
-        if per_row:
-            return rows
-        return float(rows.sum() if weights is None else rows @ weights)
-
-    def _n_rows(self, data: Any, sample_weight: Any) -> float:
-        weights = check_sample_weight(sample_weight, len(data))
-        return float(len(data) if weights is None else weights.sum())
-
-    def bic(self, data: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, their total weight
-        with ``sample_weight``); larger is better, as :meth:`TreeModel.bic
-        <treelearn.models._tree.TreeModel.bic>`."""
-        n = self._n_rows(data, sample_weight)
-        return self.log_likelihood(
-            data, sample_weight=sample_weight
-        ) - 0.5 * self.n_parameters * math.log(n)
-
-    def aic(self, data: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``); larger is better."""
-        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
+        return ll.sum(axis=1)
 
     # -------------------------------------------------------------- sampling and queries
-    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
-        """``n`` rows drawn by ancestral sampling (parents first), in column order.
+    def sample(
+        self, n: int, random_state: Any = None, *, evidence: Mapping[Hashable, Any] | None = None
+    ) -> pd.DataFrame:
+        """``n`` rows in column order: by ancestral sampling (parents first), or exactly
+        from the conditional Gaussian given ``evidence`` (``{column: number}``; those
+        columns hold the given values).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0., 1, 2, 4], "b": [1., 2, 2, 5]}))
         >>> m.sample(3, random_state=0).shape
         (3, 2)
+        >>> m.sample(2, random_state=0, evidence={"a": 1.0})["a"].tolist()
+        [1.0, 1.0]
         """
         n = check_param("n", n, [Interval(Integral, 0, None)])
         random_state = check_param("random_state", random_state, RANDOM_STATE)
@@ -256,6 +264,8 @@ class GaussianTreeModel:
             "sample fewer rows at a time (e.g. in a loop of 1,000,000)",
         )
         rng = np.random.default_rng(random_state)
+        if evidence:
+            return self._sample_given(n, rng, evidence)
         X = np.empty((n, d))
         noise = rng.standard_normal((n, d)) * np.sqrt(self._variance)
         for j in self._topological():  # one column per step, all rows at once
@@ -263,6 +273,66 @@ class GaussianTreeModel:
             if self._parent[j] != j:
                 X[:, j] += self._coef[j] * X[:, self._parent[j]]
         return pd.DataFrame(X, columns=self.variables)
+
+    def _sample_given(
+        self, n: int, rng: np.random.Generator, evidence: Mapping[Hashable, Any]
+    ) -> pd.DataFrame:
+        free = [v for v in self.variables if v not in evidence]
+        out = pd.DataFrame(index=range(n))
+        if free:
+            q = self.query(free, evidence)
+            # the conditional Gaussian by its eigen-decomposition: clipped, as a covariance
+            # is positive semi-definite and round-off can leave -1e-17 eigenvalues
+            w, U = np.linalg.eigh(q.covariance.to_numpy())
+            scale = np.sqrt(np.clip(w, 0, None))
+            draws = q.mean.to_numpy() + (rng.standard_normal((n, len(free))) * scale) @ U.T
+            out = pd.DataFrame(draws, columns=free)
+        for v, value in evidence.items():
+            out[v] = _evidence_value(v, value)
+        return out[self.variables]
+
+    def predict(self, X: Any, target: Hashable) -> pd.Series:
+        """``E[target | the row's other observed columns]`` for every row: the conditional
+        Gaussian's mean, ``mu_t + S_to S_oo^-1 (x_o - mu_o)``, one solve per pattern of
+        observed columns (a missing cell, NaN, is integrated out).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]})
+        >>> m = tl.gaussian_chow_liu(df)
+        >>> m.predict(df, "b").round(4).tolist()  # 0.8 + (2.125 / 2.1875) a, by hand
+        [0.8, 1.7714, 2.7429, 4.6857]
+        """
+        if target not in self._index:
+            raise ColumnNotFoundError(
+                f"target {target!r} is not a variable of the model; the variables are "
+                f"{self.variables}",
+                column=target,
+            )
+        others = [v for v in self.variables if v != target]
+        names, values = numeric_matrix(X, learner="GaussianTreeModel")
+        absent = [v for v in others if v not in names]
+        if absent:
+            raise ColumnNotFoundError(
+                f"predicting {target!r} needs the model's other columns; the data lacks "
+                f"{absent[:10]}",
+                column=absent[0],
+            )
+        pos = {c: j for j, c in enumerate(names)}
+        M = values[:, [pos[v] for v in others]]
+        mu, S = self.joint()
+        mean = np.full(len(M), mu[target])
+        observed = ~np.isnan(M)
+        patterns, which = np.unique(observed, axis=0, return_inverse=True)
+        which = np.asarray(which).ravel()
+        for k, pattern in enumerate(patterns):
+            if not pattern.any():
+                continue
+            seen = [v for v, o in zip(others, pattern) if o]
+            K = np.linalg.solve(S.loc[seen, seen].to_numpy(), S.loc[seen, target].to_numpy())
+            rows = which == k
+            mean[rows] += (M[np.ix_(rows, pattern)] - mu[seen].to_numpy()) @ K
+        index = X.index if isinstance(X, pd.DataFrame) else None
+        return pd.Series(mean, index=index, name=target)
 
     def query(self, variables: Sequence[Hashable], evidence: dict | None = None) -> GaussianQuery:
         """The exact conditional Gaussian of ``variables`` given ``evidence`` (``{column: value}``).
@@ -337,33 +407,6 @@ class GaussianTreeModel:
                 G.add_edge(ev[0], v)
         return cls(G, settings={"method": "pgmpy"})
 
-    def draw(self, ax: Any = None, **kwargs: Any) -> Figure:
-        """Draw the tree (:func:`treelearn.viz._draw.draw`; edge widths follow the Gaussian MI)."""
-        return drawing.draw(self, ax, **kwargs)
-
-    def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT text (:func:`treelearn.viz._draw.to_dot`)."""
-        return drawing.to_dot(self, **kwargs)
-
-    def to_mermaid(self, **kwargs: Any) -> str:
-        """Mermaid text (:func:`treelearn.viz._draw.to_mermaid`)."""
-        return drawing.to_mermaid(self, **kwargs)
-
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """An interactive page: type or slide a number to observe a variable, watch every
-        posterior density (:func:`treelearn.viz._explorer.to_html`); the page's text, or
-        with ``path`` written there and ``None`` returned."""
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
-
     # -------------------------------------------------------------- files
     def to_dict(self) -> dict:
         """A JSON-ready dict (labels keep their types); :meth:`from_dict` inverts it."""
@@ -405,7 +448,3 @@ class GaussianTreeModel:
             if isinstance(exc, InvalidModelError):
                 raise
             raise InvalidModelError(f"Gaussian tree file: bad contents ({exc})") from None
-
-    def save(self, path: Any) -> None:
-        """Write the model as versioned treelearn JSON (kind ``gaussian_tree``)."""
-        save_document(path, "gaussian_tree", model=self.to_dict())

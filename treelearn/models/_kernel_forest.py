@@ -26,7 +26,7 @@ once.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from numbers import Integral
 from typing import Any
 
@@ -38,13 +38,10 @@ from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnErro
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
-from .._base.validation import Interval, check_param
-from ..encoding._table import weighted_total
-from ..export._jsonfile import save_document
+from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
 from ..stats._kernel import kde_log_density, kde_pair_log_density, weighted_moments
-from ..viz import _draw as drawing
-from ._gaussian import RANDOM_STATE
+from ._base import Model, tree_lines
 
 __all__ = ["MAX_ABS_CORRELATION", "QUADRATURE_POINTS", "QUADRATURE_REACH", "KernelForestModel"]
 
@@ -57,7 +54,7 @@ QUADRATURE_POINTS = 8
 QUADRATURE_REACH = 12
 
 
-class KernelForestModel:
+class KernelForestModel(Model):
     """A forest of Gaussian kernel density estimates (see the module docstring); learned by
     :func:`treelearn.kernel_forest`.
 
@@ -65,6 +62,9 @@ class KernelForestModel:
     equal), ``factor`` the bandwidth factor, ``edges`` the forest's ``(u, v)`` pairs in
     the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
     """
+
+    kind = "kernel_forest"
+    capabilities = frozenset({"score", "sample", "draw"})
 
     def __init__(
         self,
@@ -180,11 +180,19 @@ class KernelForestModel:
         """0: a kernel density is nonparametric (its centres are the data)."""
         return 0
 
-    def __repr__(self) -> str:
-        return (
-            f"KernelForestModel({len(self.variables)} variables, {len(self.edges)} edges, "
-            f"{len(self.centres)} kernels)"
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the forest: the MI (nats) of each kept edge."""
+        yield (
+            f"KernelForestModel: {len(self.variables)} variables, {len(self.edges)} "
+            f"edge{'' if len(self.edges) == 1 else 's'}, {len(self.centres)} kernels"
         )
+
+        def label(v: Hashable, parent: Hashable | None) -> str:
+            weight = self.graph.edges[parent, v].get("weight") if parent is not None else None
+            return str(v) + (f"  [MI {weight:.{digits}f}]" if weight is not None else "")
+
+        parent_of = {v: (self.parents(v) or [None])[0] for v in self.variables}
+        yield from tree_lines(self.roots, parent_of, label)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, KernelForestModel):
@@ -361,19 +369,6 @@ class KernelForestModel:
                 local[parent] = local[parent] + np.log(message) + top_r + top_c
         return logsumexp(local[root], axis=1)
 
-    def log_likelihood(
-        self, data: Any, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """``sum_rows log p(row)`` (``per_row``: :meth:`score_samples`; weighted by
-        ``sample_weight``)."""
-        rows = self.score_samples(data)
-        return rows if per_row else weighted_total(rows, sample_weight)[0]
-
-    def score(self, X: Any, sample_weight: Any = None) -> float:
-        """The mean log density per row (weighted by ``sample_weight``)."""
-        total, n = weighted_total(self.score_samples(X), sample_weight)
-        return total / n
-
     # -------------------------------------------------------------- sampling
     def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
         """``n`` rows drawn ancestrally (module docstring).
@@ -496,11 +491,3 @@ class KernelForestModel:
             raise
         except TreelearnError as exc:
             raise InvalidModelError(f"kernel forest file: {exc}") from None
-
-    def save(self, path: Any) -> None:
-        """Write the model as versioned treelearn JSON (kind ``kernel_forest``)."""
-        save_document(path, "kernel_forest", model=self.to_dict())
-
-    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the forest (:func:`treelearn.viz._draw.draw`; edge widths follow the MI)."""
-        return drawing.draw(self, ax, **kwargs)

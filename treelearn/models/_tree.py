@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
@@ -26,10 +26,10 @@ from .._base.errors import (
     UnseenStateError,
 )
 from .._base.limits import check_memory
-from .._base.validation import BOOLEAN, InstanceOf, Interval, check_param
+from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, check_param
 from ..encoding._bins import bins_of
-from ..encoding._table import Table, check_frame, check_sample_weight, encode
-from ..export._jsonfile import model_arguments_from_dict, model_to_dict, save_document
+from ..encoding._table import Table, check_frame, encode
+from ..export._jsonfile import model_arguments_from_dict, model_to_dict
 from ..export._pgmpy import to_pgmpy, write_bif
 from ..export._pyagrum import to_pyagrum
 from ..export._uai import write_uai
@@ -37,6 +37,7 @@ from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..stats._parameters import check_cpt
 from ..structure._trees import gc_paused, is_acyclic
+from ._base import Model, tree_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     # imported where used: loading a saved tree needs none of them (start-up time)
@@ -82,7 +83,7 @@ def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
         nodes[v]["cpt"] = cpt
 
 
-class TreeModel:
+class TreeModel(Model):
     """A discrete Bayesian network with tabular CPTs, typically tree-shaped.
 
     Parameters
@@ -121,6 +122,26 @@ class TreeModel:
     >>> m.query(["b"], evidence={"a": "y"}).tolist()
     [0.5, 0.5]
     """
+
+    kind = "tree_model"
+    capabilities = frozenset(
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "map",
+            "predict",
+            "explain",
+            "draw",
+            "explorer",
+            "to_pgmpy",
+            "bif",
+            "pyagrum",
+            "partial_fit",
+        }
+    )
 
     def __init__(
         self,
@@ -251,17 +272,15 @@ class TreeModel:
             unseen=unseen,
         )
 
-    def log_likelihood(
-        self, data: pd.DataFrame, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray:
-        """Log-likelihood of ``data`` in nats (total, or one value per row).
+    def score_samples(self, X: pd.DataFrame) -> np.ndarray:
+        """Log-likelihood of each row of ``X`` in nats.
 
         Missing values are summed out exactly (the row's score is the log
         probability of its observed values). A row that the model gives
         probability zero (possible under maximum likelihood) scores ``-inf``.
-        Columns that are not model variables are ignored. With
-        ``sample_weight`` the total is the weighted sum (``per_row`` values are
-        not weighted); a row of weight zero does not count, even if impossible.
+        Columns that are not model variables are ignored. The total is
+        :meth:`~treelearn.Model.log_likelihood`; with ``sample_weight`` it is the
+        weighted sum (a row of weight zero does not count, even if impossible).
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.DataFrame({"a": [0, 0, 1], "b": [0, 1, 1]})
@@ -269,19 +288,13 @@ class TreeModel:
         >>> m.log_likelihood(df, sample_weight=[2, 1, 1]) == m.log_likelihood(df.iloc[[0, 0, 1, 2]])
         True
         """
-        weights = check_sample_weight(sample_weight, len(data))
         try:
-            codes = self.encode(data).codes
-        except UnseenStateError as error:  # log_likelihood has no unseen= option to point to
+            codes = self.encode(X).codes
+        except UnseenStateError as error:  # scoring has no unseen= option to point to
             raise error.with_hint(
                 "Fix the data, or set them to missing (NaN) to have them summed out."
             ) from None
-        out = self.log_likelihood_codes(codes)
-        if per_row:
-            return out
-        if weights is None:
-            return float(out.sum())
-        return float(np.sum(out[weights > 0] * weights[weights > 0]))
+        return self.log_likelihood_codes(codes)
 
     def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
         """Log-likelihood of each row of encoded data (``codes[r, j]`` = state index of
@@ -340,18 +353,6 @@ class TreeModel:
         found = (np.concatenate(parts) if parts else np.zeros(0), columns, strides, offsets)
         self._log_cpts = (self.graph, found)
         return found
-
-    def bic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
-        """``log-likelihood - (n_parameters / 2) ln n``, with n the rows of ``data``
-        (their total weight with ``sample_weight``)."""
-        weights = check_sample_weight(sample_weight, len(data))
-        n = len(data) if weights is None else float(weights.sum())
-        ll = self.log_likelihood(data, sample_weight=weights)
-        return ll - 0.5 * self.n_parameters * np.log(n)
-
-    def aic(self, data: pd.DataFrame, sample_weight: Any = None) -> float:
-        """``log-likelihood - n_parameters`` (the log-likelihood weighted by ``sample_weight``)."""
-        return self.log_likelihood(data, sample_weight=sample_weight) - self.n_parameters
 
     # ------------------------------------------------------------------ learning
     def partial_fit(
@@ -419,8 +420,9 @@ class TreeModel:
     def sample(
         self,
         n: int,
-        evidence: Mapping[Hashable, Any] | None = None,
         random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
         numbers: bool = False,
     ) -> pd.DataFrame:
         """Draw ``n`` rows, with the original labels and dtypes: forward sampling, or
@@ -450,7 +452,8 @@ class TreeModel:
             f"sampling n={n} rows of {len(self.variables)} variables",
             "sample fewer rows at a time (e.g. in a loop of 1,000,000)",
         )
-        check_param("evidence", evidence, _EVIDENCE, note="the seed is random_state=")
+        random_state = check_param("random_state", random_state, RANDOM_STATE)
+        check_param("evidence", evidence, _EVIDENCE)
         check_param("numbers", numbers, [BOOLEAN])
         engine = self.engine()
         rng = np.random.default_rng(random_state)
@@ -995,74 +998,14 @@ class TreeModel:
         except StructureError as exc:  # e.g. a cycle: the file is at fault, not the caller
             raise InvalidModelError(str(exc)) from None
 
-    # ------------------------------------------------------------------ pictures, files
-    def draw(self, ax=None, **kwargs):
-        """Draw the model as a tree; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
-        from ..viz._draw import draw
-
-        return draw(self, ax, **kwargs)
-
-    def to_dot(self, **kwargs) -> str:
-        """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
-        from ..viz._draw import to_dot
-
-        return to_dot(self, **kwargs)
-
-    def to_mermaid(self, **kwargs) -> str:
-        """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
-        from ..viz._draw import to_mermaid
-
-        return to_mermaid(self, **kwargs)
-
-    def to_html(self, path: str | os.PathLike | None = None, **kwargs) -> str | None:
-        """An interactive page: click states to set evidence, watch every marginal
-        (see :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
-        written there and ``None`` returned (a notebook does not print the page)."""
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs) -> Any:
-        """The explorer inline in a notebook: an object whose ``_repr_html_`` is the page in
-        an ``<iframe srcdoc=...>`` (see :class:`treelearn.viz._explorer.Explorer`); the
-        model's own display stays its picture."""
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows the model as a picture (text when matplotlib is absent)."""
-        from ..viz._draw import svg_or_none
-
-        return svg_or_none(self)
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Save to a versioned JSON file; read it back with :func:`treelearn.load`.
-
-        Examples
-        --------
-        >>> import os, tempfile, pandas as pd, treelearn as tl
-        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
-        >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
-        >>> m.save(path)
-        >>> tl.load(path) == m
-        True
-        """
-        save_document(path, "tree_model", model=self.to_dict())
-
     # ------------------------------------------------------------------ display
-    def to_text(self, digits: int = 4) -> str:
-        """The structure as an indented text tree, with the MI (nats) on each edge."""
-        lines = [self._headline()]
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the structure as an indented text tree with the MI (nats) on
+        each edge (a node with several parents under its last, the others named)."""
+        yield self._headline()
         shown_parent = {
             v: (self.parents(v)[-1] if self.parents(v) else None) for v in self.variables
         }
-        children: dict = {v: [] for v in self.variables}
-        for v, p in shown_parent.items():
-            if p is not None:
-                children[p].append(v)
-
         states = self.states
 
         def label(v: Hashable, parent: Hashable | None) -> str:
@@ -1076,18 +1019,7 @@ class TreeModel:
                     text += f"  (also given {', '.join(map(str, extra))})"
             return text
 
-        # an explicit stack, not recursion: a chain of thousands of variables prints too
-        stack = [(r, "", True, True) for r in reversed(self.roots) if shown_parent[r] is None]
-        while stack:
-            v, prefix, last, top = stack.pop()
-            branch = "" if top else ("└── " if last else "├── ")
-            lines.append(prefix + branch + label(v, shown_parent[v]))
-            below = prefix + ("" if top else ("    " if last else "│   "))
-            kids = children[v]
-            stack.extend(
-                (w, below, i == len(kids) - 1, False) for i, w in reversed(list(enumerate(kids)))
-            )
-        return "\n".join(lines)
+        yield from tree_lines(self.roots, shown_parent, label)
 
     def _headline(self) -> str:
         kind = self.settings.get("method", "model")
@@ -1099,9 +1031,6 @@ class TreeModel:
             f"TreeModel ({kind}): {n} variable{'' if n == 1 else 's'}, "
             f"{n_edges} edge{'' if n_edges == 1 else 's'}, {where}{rows}"
         )
-
-    def __repr__(self) -> str:
-        return self.to_text()
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TreeModel):
