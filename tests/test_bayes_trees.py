@@ -528,8 +528,6 @@ def test_bayesian_tan_is_a_sklearn_classifier():
         r"finite number > 0",
     ):
         tl.BayesianTAN(equivalent_sample_size=-1).fit(X, y)
-    with pytest.raises(TypeError, match=r"no option 'ess'.*equivalent_sample_size"):
-        tl.BayesianTAN(ess=1.0)
     clf = tl.BayesianTAN().fit(X, y)
     with pytest.raises(tl.FeatureMismatchError, match=r"missing \['Wind'\]"):
         clf.predict(X.drop(columns="Wind"))

@@ -129,9 +129,6 @@ def test_gaussian_tan_errors():
         tl.GaussianTAN().fit(X.assign(s="x"), y)
     with pytest.raises(TreelearnError, match="'f' is constant in class"):
         tl.GaussianTAN().fit(X.assign(f=np.where(y == "p", 2.5, X["a"])), y)
-    # the former TAN(numeric="gaussian") is this class: the old spelling says so
-    with pytest.raises(TypeError, match=r"no option 'numeric'.*tl.GaussianTAN"):
-        tl.TAN(numeric="gaussian")
 
 
 def test_save_load_round_trip(tmp_path):

@@ -502,6 +502,13 @@ def _state(name):
     [
         ("NaiveBayes", lambda s: s.update(class_count=[1.0, -2.0]), "class_count"),
         ("NaiveBayes", lambda s: s.update(class_log_prior=[0.0, 0.0]), "class_log_prior"),
+        # the prior as probabilities, and options the class does not take: refused
+        (
+            "NaiveBayes",
+            lambda s: s.update(class_prior=[0.5, 0.5]) or s.pop("class_log_prior"),
+            "class_log_prior",
+        ),
+        ("NaiveBayes", lambda s: s["params"].update(event_model="categorical"), "params"),
         (
             "NaiveBayes",
             lambda s: s.update(class_log_prior=[-0.1, {"$float": "nan"}]),
@@ -594,20 +601,3 @@ def test_a_file_names_only_public_estimators(tmp_path):
         (tmp_path / "x.json").write_text(json.dumps(doc))
         with pytest.raises(tl.ModelFormatError, match="unknown classifier class"):
             tl.load(tmp_path / "x.json")
-
-
-def test_a_classifier_saved_before_one_class_per_model_loads():
-    # the layout of before: the prior as probabilities, NaiveBayes's former mode options
-    est, X, y = _estimator_data("NaiveBayes")
-    est.fit(X, y)
-    state = est.to_dict()
-    state["class_prior"] = np.exp(state.pop("class_log_prior")).tolist()
-    state["params"].update(
-        event_model="categorical", numeric="error", binarize=0.0, var_smoothing=1e-9
-    )
-    back = tl.NaiveBayes.from_dict(json.loads(json.dumps(state)))
-    assert back.get_params() == est.get_params()
-    np.testing.assert_allclose(back.predict_proba(X), est.predict_proba(X), rtol=1e-12)
-    state["params"]["event_model"] = "multinomial"  # that model is TextNaiveBayes now
-    with pytest.raises(tl.InvalidModelError, match=r"event_model='multinomial'.*TextNaiveBayes"):
-        tl.NaiveBayes.from_dict(state)

@@ -225,9 +225,6 @@ def test_mixed_errors_name_the_column():
         tl.MixedNaiveBayes(numeric=["nope"]).fit(df, y)
     with pytest.raises(TreelearnError, match=r"var_smoothing == -1, must be a finite number >= 0"):
         tl.MixedNaiveBayes(var_smoothing=-1).fit(df, y)
-    # the former NaiveBayes(numeric="gaussian") is this class: the old spelling says so
-    with pytest.raises(TypeError, match=r"no option 'numeric'.*tl.MixedNaiveBayes"):
-        tl.NaiveBayes(numeric="gaussian")
 
 
 def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():

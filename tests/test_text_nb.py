@@ -143,9 +143,6 @@ def test_save_load_parameters_and_numpy_scalars(tmp_path):
         tl.TextNaiveBayes(alpha=np.float32(0.5)).fit(X, y).feature_log_prob_,
         tl.TextNaiveBayes(alpha=0.5).fit(X, y).feature_log_prob_,
     )
-    # the former NaiveBayes(event_model=...) is this class: the old spelling says so
-    with pytest.raises(TypeError, match=r"no option 'event_model'.*tl.TextNaiveBayes"):
-        tl.NaiveBayes(event_model="multinomial")
 
 
 def test_sparse_fit_is_never_made_dense_and_matched_by_position(monkeypatch):

@@ -78,8 +78,6 @@ ESTIMATORS: dict[str, type] = {}
 _TEXT_DTYPE = re.compile(r"^[<>|=]?U(\d*)$")
 _MAX_TEXT_WIDTH = 4096
 _FIELD = object()  # SavedState.array: the whole field
-#: header fields by the name a file from before issue 22 gives them
-_FORMER_NAMES = {"class_log_prior": "class_prior"}
 
 
 def label_array(labels: Sequence, dtype: Any = object) -> np.ndarray:
@@ -165,14 +163,14 @@ class Persistent:
         check out raises :class:`~treelearn.InvalidModelError` naming it."""
         saved = SavedState(state, cls.__name__)
         try:
-            est = cls(**cls._saved_params(saved.params()))
+            est = cls(**saved.params())
         except TypeError as exc:
             raise InvalidModelError(
                 f"saved {cls.__name__}: field 'params' does not fit the estimator ({exc})"
             ) from None
         cls._check_saved_params(saved, est)
         for key in cls._saved_header:
-            if not saved.has(key) and not saved.has(_FORMER_NAMES.get(key, key)):
+            if not saved.has(key):
                 raise saved.fail(key, "is missing")
         saved.restore_header(est)
         est._restore_fitted(saved)
@@ -197,12 +195,6 @@ class Persistent:
 
     def _restore_fitted(self, saved: SavedState) -> None:
         raise NotImplementedError(f"{type(self).__name__} defines no fitted state to restore")
-
-    @classmethod
-    def _saved_params(cls, params: dict) -> dict:
-        """The constructor's options from the saved ones (a class whose options changed
-        maps an older file's here)."""
-        return params
 
 
 class SavedState:
@@ -414,9 +406,6 @@ class SavedState:
             est.class_count_ = self.counts("class_count", (k,))
         if "class_log_prior" in state:
             est.class_log_prior_ = self.array("class_log_prior", (k,), log_normalised=0)
-        elif "class_prior" in state:  # a file from before issue 22: the probabilities
-            with np.errstate(divide="ignore"):
-                est.class_log_prior_ = np.log(self.array("class_prior", (k,), low=0, normalised=0))
 
     def _classes(self, labels: list) -> np.ndarray:
         text = self.state.get("classes_dtype")

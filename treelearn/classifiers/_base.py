@@ -274,31 +274,6 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         "class_log_prior",
     )
     cli_method: ClassVar[str | None] = None
-    #: options a former version of the class took, and where they went (a clear TypeError)
-    _moved_options: ClassVar[dict] = {}
-    #: the values those options had when they meant this model (a file saved before
-    #: issue 22 holds them; any other value was another model, and such a file is refused)
-    _former_defaults: ClassVar[dict] = {}
-
-    @classmethod
-    def _saved_params(cls, params: dict) -> dict:
-        moved = {k: v for k, v in params.items() if k in cls._moved_options}
-        if any(cls._former_defaults.get(k, object()) != v for k, v in moved.items()):
-            bad = next(k for k, v in moved.items() if cls._former_defaults.get(k, object()) != v)
-            raise InvalidModelError(
-                f"saved {cls.__name__}: field 'params' has {bad}={moved[bad]!r}, a model that "
-                f"is another class now ({cls._moved_options[bad]}); fit and save it again"
-            )
-        return {k: v for k, v in params.items() if k not in moved}
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> BayesNetClassifier:
-        moved = [k for k in kwargs if k in cls._moved_options]
-        if moved:
-            raise TypeError(
-                f"{cls.__name__}() has no option {moved[0]!r} any more (one class "
-                f"per model); for {cls._moved_options[moved[0]]}"
-            )
-        return super().__new__(cls)
 
     # ------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BayesNetClassifier:

@@ -78,21 +78,6 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
     _method = "naive-bayes"
     cli_method: ClassVar[str] = "naive-bayes"
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
-    #: options of the former one-class-several-models NaiveBayes, and where they went
-    _moved_options: ClassVar[dict] = {
-        "event_model": "term counts: tl.TextNaiveBayes(event_model='multinomial' or 'bernoulli')",
-        "binarize": "term presence: tl.TextNaiveBayes('bernoulli', binarize=...)",
-        "numeric": "numeric columns beside categorical ones: tl.MixedNaiveBayes(numeric=None "
-        "or [column names])",
-        "var_smoothing": "Gaussian columns: tl.MixedNaiveBayes(var_smoothing=...)",
-    }
-
-    _former_defaults: ClassVar[dict] = {
-        "event_model": "categorical",
-        "numeric": "error",
-        "binarize": 0.0,
-        "var_smoothing": 1e-9,
-    }
 
     def __init__(
         self,

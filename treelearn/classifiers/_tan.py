@@ -100,11 +100,6 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         "blacklist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
         "criterion": [Options("loglik", "fcll")],
     }
-    _moved_options: ClassVar[dict] = {
-        "numeric": "numeric features: tl.GaussianTAN (a class-conditional linear-Gaussian tree)",
-    }
-
-    _former_defaults: ClassVar[dict] = {"numeric": "error"}
 
     def __init__(
         self,
