@@ -82,6 +82,7 @@ def test_chunks_give_the_fit_on_all_rows(name, weighted):
     assert clf.classes_.tolist() == ref.classes_.tolist() == ["a", "b", "c"]
     np.testing.assert_allclose(clf.class_count_, ref.class_count_, rtol=1e-12)
     np.testing.assert_allclose(clf.class_log_prior_, ref.class_log_prior_, rtol=0, atol=1e-12)
+    assert clf.learn_chunks() is clf  # the model, learned from the summed counts
     if hasattr(ref, "model_"):  # the same structure, node by node
         assert {v: clf.model_.parents(v) for v in ref.model_.variables} == {
             v: ref.model_.parents(v) for v in ref.model_.variables
@@ -122,7 +123,7 @@ def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
             np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
     # and refitting the structure is the fit on all rows (here: another tree)
     refit = tl.TAN().partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
-    refit.partial_fit(X.iloc[60:], y.iloc[60:])
+    refit.partial_fit(X.iloc[60:], y.iloc[60:]).learn_chunks()
     full = tl.TAN().fit(X, y)
     assert {v: full.model_.parents(v) for v in full.model_.variables} != tree
     assert {v: refit.model_.parents(v) for v in full.model_.variables} == {
@@ -142,7 +143,7 @@ def test_unseen_state_in_a_later_chunk_says_to_declare_it():
     # declared: the later chunk is fine, and equals the fit
     more = pd.DataFrame({"f": ["w", "u"], "g": [0, 1]})
     clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1], states={"f": ["u", "v", "w"]})
-    clf.partial_fit(more, [0, 1])
+    clf.partial_fit(more, [0, 1]).learn_chunks()
     ref = tl.NaiveBayes().fit(pd.concat([X, more]), [0, 1, 0, 1, 0, 1])
     np.testing.assert_allclose(clf.model_.cpt("f"), ref.model_.cpt("f"), rtol=0, atol=1e-12)
 
@@ -178,6 +179,7 @@ def test_partial_fit_after_fit_goes_on_from_its_counts(name, tmp_path):
         }
         return
     ref = MODELS[name]().fit(X, y)
+    clf.learn_chunks()
     for key, want in cpts(ref).items():
         np.testing.assert_allclose(cpts(clf)[key], want, rtol=0, atol=1e-12, err_msg=key)
     path = tmp_path / "clf.json"
@@ -193,7 +195,7 @@ def test_a_chunk_the_fit_rules_refuse_alone_is_encoded_against_the_declared_stat
     X = pd.DataFrame({"v": grid * 3, "g": ["a", "b", "c"] * 12})
     y = [0, 1] * 18
     clf = tl.NaiveBayes().partial_fit(X.iloc[:24], y[:24], states={"v": grid})
-    clf.partial_fit(X.iloc[24:], y[24:])  # twelve distinct floats, each once
+    clf.partial_fit(X.iloc[24:], y[24:]).learn_chunks()  # twelve distinct floats, each once
     ref = tl.NaiveBayes().fit(X.astype({"v": "category"}), y)
     np.testing.assert_allclose(clf.model_.cpt("v"), ref.model_.cpt("v"), rtol=0, atol=1e-12)
     with pytest.raises(tl.UnseenStateError, match=r"'v' has value\(s\) 9\.9.*first partial_fit"):
@@ -234,18 +236,24 @@ def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_pat
             upto = np.concatenate(parts[: i + 1])
             want = MODELS[name]().fit(X.iloc[upto], y.iloc[upto])
             assert clf.class_count_.tolist() == want.class_count_.tolist()  # the header at once
-            if i:  # deferred: the learned state is not there until used
-                assert "_deferred" in vars(clf) and not {"model_", "log_cond_"} & set(vars(clf))
+            if (
+                i
+            ):  # recorded, not learned: the fitted state is absent, and reading it learns nothing
+                assert clf._learn_pending is not None
+                assert not hasattr(clf, "model_") and not hasattr(clf, "log_cond_")
+                assert clf._learn_pending is not None
             np.testing.assert_allclose(
                 clf.predict_proba(X), want.predict_proba(X), rtol=0, atol=1e-12
             )
-            assert "_deferred" not in vars(clf)
+            assert clf._learn_pending is None
     ref = MODELS[name]().fit(X, y)
-    copy = pickle.loads(pickle.dumps(clf))  # a deferred learn travels with the estimator
+    copy = pickle.loads(pickle.dumps(clf))  # the recorded counts travel with the estimator
     for model in (copy, clf):
-        for key, want in cpts(ref).items():  # a fitted attribute's first read learns
+        assert model._learn_pending is not None and not hasattr(model, "model_")
+        model.learn_chunks()
+        for key, want in cpts(ref).items():
             np.testing.assert_allclose(cpts(model)[key], want, rtol=0, atol=1e-12, err_msg=key)
-    clf.partial_fit(X.iloc[:10], y.iloc[:10])  # deferred again; saving learns first
+    clf.partial_fit(X.iloc[:10], y.iloc[:10])  # recorded again; saving learns first
     path = tmp_path / "clf.json"
     clf.save(path)
     twice = MODELS[name]().fit(pd.concat([X, X.iloc[:10]]), pd.concat([y, y.iloc[:10]]))
@@ -254,6 +262,44 @@ def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_pat
     )
     with pytest.raises(AttributeError, match="no attribute 'nothing_'"):
         clf.nothing_  # noqa: B018
+
+
+def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
+    learns = []
+    learn = tl.TAN._learn
+
+    def counted(self, stats, params):
+        learns.append(stats.class_count.sum())
+        return learn(self, stats, params)
+
+    monkeypatch.setattr(tl.TAN, "_learn", counted)
+    X, y = chained(600, seed=14)
+    clf = tl.TAN()
+    for i, part in enumerate(np.array_split(np.arange(600), 6)):
+        clf.partial_fit(X.iloc[part], y.iloc[part], states=states_of(X) if i == 0 else None)
+    assert learns == [100]  # the first call learns; the five after it only count
+    for name in ("model_", "nothing_", "n_parameters_", "__wrapped__"):
+        assert not hasattr(clf, name)
+    assert learns == [100] and clf._learn_pending is not None
+    # a learn that fails at the model's use: hasattr neither learns nor raises, the use
+    # raises, and the learn is left to the next use
+    structure = tl.TAN._structure
+
+    def failing(self, stats, params):
+        raise RuntimeError("the learn failed")
+
+    monkeypatch.setattr(tl.TAN, "_structure", failing)
+    assert not hasattr(clf, "model_")
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="the learn failed"):
+            clf.predict(X)
+        assert clf._learn_pending is not None and not hasattr(clf, "model_")
+    monkeypatch.setattr(tl.TAN, "_structure", structure)
+    ref = tl.TAN().fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
+    assert learns == [100, 600, 600, 600, 600]  # the first call, two failed uses, ref, the use
+    clf.predict_proba(X)
+    assert len(learns) == 5  # learned once: the next use learns nothing
 
 
 def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
@@ -284,6 +330,127 @@ def test_a_chunk_skdb_cannot_learn_from_is_refused_at_its_call():
     bad.iloc[3, 1] = np.nan
     with pytest.raises(tl.MissingValuesError, match="complete rows"):
         clf.partial_fit(bad, y.iloc[200:])
-    clf.partial_fit(X.iloc[200:], y.iloc[200:])
+    clf.partial_fit(X.iloc[200:], y.iloc[200:]).learn_chunks()
     ref = tl.SKDB(max_k=1).fit(X, y)
     np.testing.assert_allclose(clf.loo_loss_, ref.loo_loss_, rtol=1e-12)
+
+
+# every public method and property of the partial_fit classifiers: those that read the
+# fitted model (each must learn what a later partial_fit call recorded, first) ...
+READERS = {
+    "predict": lambda c, X, y: c.predict(X),
+    "predict_proba": lambda c, X, y: c.predict_proba(X),
+    "predict_log_proba": lambda c, X, y: c.predict_log_proba(X),
+    "predict_joint_log_proba": lambda c, X, y: c.predict_joint_log_proba(X),
+    "log_likelihood": lambda c, X, y: c.log_likelihood(X, y, per_row=True),
+    "score": lambda c, X, y: c.score(X, y),
+    "score_report": lambda c, X, y: vars(c.score_report(X, y)),
+    "n_parameters": lambda c, X, y: c.n_parameters,
+    "explain": lambda c, X, y: c.explain(X.head(4)).values,
+    "to_dict": lambda c, X, y: c.to_dict(),
+    "save": lambda c, X, y: _saved(c),
+    "to_html": lambda c, X, y: c.to_html(),
+    "explore": lambda c, X, y: c.explore()._repr_html_(),
+    "draw": lambda c, X, y: _drawn(c),
+    "to_dot": lambda c, X, y: c.to_dot(),
+    "to_mermaid": lambda c, X, y: c.to_mermaid(),
+    "to_pgmpy": lambda c, X, y: [cpd.values for cpd in c.to_pgmpy().get_cpds()],
+    "sample": lambda c, X, y: c.sample(20, random_state=0),
+    "models_": lambda c, X, y: {k: m.to_dict() for k, m in c.models_.items()},
+    "fallback_model_": lambda c, X, y: c.fallback_model_.to_dict(),
+    "super_parents": lambda c, X, y: c.super_parents(X),
+    "states_": lambda c, X, y: c.states_,
+}
+# ... and those that do not (options, the header, fitting, scikit-learn's routing)
+NOT_READERS = {
+    "fit",
+    "partial_fit",
+    "learn_chunks",
+    "from_dict",
+    "get_params",
+    "set_params",
+    "get_metadata_routing",
+    "set_fit_request",
+    "set_partial_fit_request",
+    "set_predict_request",
+    "set_score_request",
+    "select_features",
+    "memory_bytes",
+}
+CHUNKED = {
+    "nb": tl.NaiveBayes,
+    "tan": tl.TAN,
+    "kdb2": lambda: tl.KDB(k=2),
+    "aode": lambda: tl.AODE(min_count=30),
+    "a2de": lambda: tl.AnDE(n=2),
+    "skdb": lambda: tl.SKDB(max_k=2),
+    "manb": tl.MANB,
+}
+
+
+def _saved(clf) -> dict:
+    import json
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "clf.json")
+        clf.save(path)
+        with open(path) as f:
+            return json.load(f)
+
+
+def _drawn(clf) -> list:
+    import matplotlib.pyplot as plt
+
+    figure = clf.draw()
+    texts = sorted(t.get_text() for ax in figure.axes for t in ax.texts)
+    plt.close(figure)
+    return texts
+
+
+def _same(got, want, where: str) -> None:
+    """Equal, floats to 1e-12."""
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    elif isinstance(want, dict):
+        assert got.keys() == want.keys(), where
+        for key in want:
+            _same(got[key], want[key], f"{where}[{key!r}]")
+    elif isinstance(want, (list, tuple)) and not (want and isinstance(want[0], (int, float))):
+        assert len(got) == len(want), where
+        for i, (a, b) in enumerate(zip(got, want)):
+            _same(a, b, f"{where}[{i}]")
+    elif isinstance(want, (str, bytes, type(None), bool)):
+        assert got == want, where
+    elif isinstance(want, np.ndarray) and want.dtype.kind not in "biuf":
+        np.testing.assert_array_equal(got, want, err_msg=where)
+    else:
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=where)
+
+
+@pytest.mark.parametrize("name", list(CHUNKED))
+def test_every_reader_of_the_model_learns_what_partial_fit_recorded(name):
+    X, y = chained(300, seed=21)
+    if name == "skdb":
+        X = X.fillna(0)  # SKDB: complete rows
+    make = CHUNKED[name]
+    public = {
+        n
+        for n in dir(type(make()))
+        if not n.startswith("_")
+        and (callable(getattr(type(make()), n)) or isinstance(getattr(type(make()), n), property))
+    }
+    assert public - NOT_READERS <= READERS.keys(), "a public method neither reads nor is listed"
+    assert public & NOT_READERS & READERS.keys() == set()
+    ref = make().fit(X, y)
+    for reader in sorted(public - NOT_READERS):
+        if name == "manb" and reader == "draw":
+            continue  # MANB has no network to draw (draw() fails on a fit classifier too)
+        clf = make()
+        for i, part in enumerate(np.array_split(np.arange(300), 3)):
+            clf.partial_fit(X.iloc[part], y.iloc[part], states=states_of(X) if i == 0 else None)
+        assert clf._learn_pending is not None, reader  # recorded, not learned
+        got = READERS[reader](clf, X, y)
+        assert clf._learn_pending is None, reader  # the reader learned first
+        _same(got, READERS[reader](ref, X, y), f"{name}.{reader}")

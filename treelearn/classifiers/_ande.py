@@ -29,12 +29,15 @@ import numpy as np
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
-from ..stats._counts import ClassCounts, offsets_of
+from ..stats._counts import offsets_of
 from ._base import CPT_PRIOR, UNSEEN, Unseen
+from ._partial import ChunkCounts
 from ._seminaive import AODE
 
 __all__ = ["AnDE", "triple_counts"]
 
+#: A2DE's fitted tables (``n=2``), beside AODE's
+_TRIPLE_TABLES = ("triple_counts_", "log_pair3_", "log_cond3_", "pair_count_", "qualifies3_")
 #: the floats of one prediction chunk's gather (classes x rows x pairs x features)
 _GATHER = 4_000_000
 
@@ -179,10 +182,13 @@ class AnDE(AODE):
         """The bytes A2DE's counts and tables take: ``3 x 8 |Y| (K + 1)^3``."""
         return 8.0 * 3 * n_classes * (n_feature_states + 1) ** 3
 
+    #: whether the fitted model has A2DE's tables (``n=2``), or AODE's alone (``n=1``)
+    _pairs_fitted: bool = False
+
     # ------------------------------------------------------------ fitting
-    def _learn(self, stats: ClassCounts, params: dict) -> None:
+    def _learn(self, stats: ChunkCounts, params: dict) -> None:
         super()._learn(stats, params)  # the AODE tables: n=1, and the fallback of n=2
-        self.__dict__.pop("log_cond3_", None)
+        self._drop_triples()
         if params["n"] == 1:
             return
         d = len(stats.columns) - 1
@@ -190,14 +196,16 @@ class AnDE(AODE):
         n_classes = len(stats.classes)
         _check_triples(n_classes, int(cards.sum()))
 
-        # count(codes, weights) of a chunk (a partial: the estimator pickles with it)
+        # count(codes, weights) of a chunk (a partial: the estimator pickles with it); the
+        # statistics of fit and partial_fit sum them over the chunks (a fit: one chunk)
         count = partial(triple_counts, cardinalities=cards, n_classes=n_classes)
-        summed = getattr(getattr(stats, "families", None), "summed", None)
-        if summed is not None:  # partial_fit (and fit): the chunks' triple counts, summed
-            T3 = summed("triple_counts", count)
-        else:
-            T3 = count(stats.table.codes, stats.table.weights)
-        self._set_triples(T3, params)
+        self._set_triples(stats.summed("triple_counts", count), params)
+
+    def _drop_triples(self) -> None:
+        """Forget the A2DE tables of an earlier fit (a refit with ``n=1`` has none)."""
+        for name in _TRIPLE_TABLES:
+            self.__dict__.pop(name, None)
+        self._pairs_fitted = False
 
     def _set_triples(self, T3: np.ndarray, params: dict) -> None:
         alpha = params["alpha"]
@@ -227,11 +235,12 @@ class AnDE(AODE):
         self.log_cond3_ = log_cond
         self.pair_count_ = pair.sum(axis=0)
         self.qualifies3_ = (self.pair_count_ >= params["min_count"]) & ~same
+        self._pairs_fitted = True
 
     # ------------------------------------------------------------ prediction
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         fallback = super()._joint_log_likelihood(codes)  # AODE: n=1, and rows without a pair
-        if "log_cond3_" not in self.__dict__:
+        if not self._pairs_fitted:
             return fallback
         n, d = codes.shape
         width = len(self.pair_count_)
@@ -267,13 +276,13 @@ class AnDE(AODE):
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
         state = super()._fitted_state()
-        if "log_cond3_" in self.__dict__:
+        if self._pairs_fitted:
             state["triple_counts"] = self.triple_counts_.tolist()
         return state
 
     def _restore_model(self, saved: SavedState) -> None:
         super()._restore_model(saved)
-        self.__dict__.pop("log_cond3_", None)
+        self._drop_triples()
         params = self._checked_params()
         if params["n"] == 1:
             return

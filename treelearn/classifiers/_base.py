@@ -286,10 +286,13 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         """
         params = self._checked_params()
         check_not_empty(X)
-        data = self._training_data(X, y, sample_weight)
+        self._learn_training_data(self._training_data(X, y, sample_weight), params)
+        return self
+
+    def _learn_training_data(self, data: TrainingData, params: dict) -> None:
+        """Set the header and learn the model from the training data's statistics."""
         self._set_header(data, params)
         self._learn(data.statistics, params)
-        return self
 
     def _checked_params(self) -> dict:
         """Every option checked against ``_parameter_constraints`` (numbers as Python
@@ -365,6 +368,21 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
     def n_parameters(self) -> int:
         """Free parameters of the fitted model (the class prior's ``k - 1`` included)."""
 
+    # ------------------------------------------------------------ the fitted model
+    def _require_fitted(self) -> None:
+        """The first step of every method that reads the fitted model (predictions, scores,
+        explanations, files, pictures, ``n_parameters``): scikit-learn's ``NotFittedError``
+        before a fit, and the model learned from every statistic recorded
+        (:meth:`_learn_recorded`). Reading an attribute never learns."""
+        check_is_fitted(self)
+        self._learn_recorded()
+
+    def _learn_recorded(self) -> None:
+        """Learn the model from statistics recorded but not learned from yet: a
+        ``partial_fit`` after the first records a chunk's counts and leaves the learn to
+        the model's next use (:class:`~treelearn.classifiers._partial.PartialFit`). Nothing
+        by default."""
+
     # ------------------------------------------------------------ the fitted features
     def _matched(self, X: Any) -> Any:
         """``X`` checked against the fitted features (:func:`~treelearn.sources._kinds.match_features`:
@@ -412,7 +430,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
     # ------------------------------------------------------------ posterior and decision
     def predict_joint_log_proba(self, X: Any) -> np.ndarray:
         """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order)."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self._joint_log_likelihood(self._prediction_input(X))
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
@@ -449,7 +467,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         (rows and columns in ``classes_`` order, or a DataFrame labelled by class);
         the decision is ``argmin_j sum_k loss[k, j] p(k | x)``.
         """
-        check_is_fitted(self)
+        self._require_fitted()
         if loss is None:
             return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
         L = loss_matrix(loss, self.classes_)
@@ -514,7 +532,7 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
         >>> bool(np.allclose(s.values, e.values))   # naive Bayes: the same terms
         True
         """
-        check_is_fitted(self)
+        self._require_fitted()
         params = check_explain_options(
             kind=kind,
             conditional=conditional,
@@ -739,6 +757,9 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     """
 
     _saved_header: ClassVar[tuple] = (*BayesNetClassifier._saved_header, "feature_names")
+    #: what a state never seen in training does at prediction: the option ``unseen`` of
+    #: the classifiers that take it (UNSEEN), else refused
+    unseen: Unseen = "error"
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         return categorical_training(X, y, sample_weight)
@@ -751,7 +772,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
             self._matched_frame(X),
             list(self.feature_names_in_),
             self._feature_states(),
-            getattr(self, "unseen", "error"),
+            self.unseen,
         )
 
     @abstractmethod
@@ -806,14 +827,14 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.draw(ax, **kwargs)
 
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The fitted network(s) as an interactive page, the class marked (see
         :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
         written there and ``None`` returned."""
-        check_is_fitted(self)
+        self._require_fitted()
         from ..viz._explorer import to_html
 
         page = to_html(self, path, **kwargs)
@@ -821,7 +842,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     def explore(self, **kwargs: Any) -> Any:
         """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         from ..viz._explorer import Explorer
 
         return Explorer(self, **kwargs)

@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 import networkx as nx
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from .._base.persistence import SavedState
 from ..inference._shapley import EngineGame, Game
@@ -121,22 +120,22 @@ class SingleNetworkClassifier(CategoricalClassifier):
     @property
     def n_parameters(self) -> int:
         """Free parameters of the fitted network (the class prior included)."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.n_parameters
 
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT text of the fitted network, the class marked."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.to_dot(**kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """A Mermaid flowchart of the fitted network."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.to_mermaid(**kwargs)
 
     def to_pgmpy(self) -> Any:
         """The fitted network as a pgmpy ``DiscreteBayesianNetwork``."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.to_pgmpy()
 
     def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
@@ -149,7 +148,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         >>> list(tl.NaiveBayes().fit(X, y).sample(3, random_state=0).columns)
         ['f', 'c']
         """
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.sample(n, random_state=random_state)
 
     # ------------------------------------------------------------ saving

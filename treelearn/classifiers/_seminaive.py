@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
@@ -39,7 +38,7 @@ from ._base import (
     network_dtypes,
 )
 from ._network import SingleNetworkClassifier
-from ._partial import PartialFit, PartialFitNetwork
+from ._partial import ChunkCounts, PartialFit, PartialFitNetwork
 
 __all__ = ["AODE", "KDB", "kdb_parents"]
 
@@ -242,7 +241,7 @@ class AODE(PartialFit, CategoricalClassifier):
         return params["alpha"]  # the fallback's smoothed prior (N(y) + alpha) / (N + alpha |Y|)
 
     # ------------------------------------------------------------ fitting
-    def _learn(self, stats: ClassCounts, params: dict) -> None:
+    def _learn(self, stats: ChunkCounts, params: dict) -> None:
         d = len(stats.columns) - 1
         self._states = [list(s) for s in stats.states[:d]]
         self._dtypes = network_dtypes(
@@ -344,22 +343,29 @@ class AODE(PartialFit, CategoricalClassifier):
         return self._states
 
     # ------------------------------------------------------------ the networks
+    #: ``(models_, fallback_model_)`` once built from the tables (``None``: not yet)
+    _built_models: tuple[dict, TreeModel] | None = None
+
     def _drop_models(self) -> None:
-        self.__dict__.pop("_built_models", None)
+        self._built_models = None
+
+    def _networks(self) -> tuple[dict, TreeModel]:
+        """The networks of :attr:`models_` and :attr:`fallback_model_`, built from the
+        tables on first use (``d`` networks of ``d`` CPTs: only when asked for)."""
+        self._require_fitted()
+        if self._built_models is None:
+            self._built_models = self._build_models()
+        return self._built_models
 
     @property
     def models_(self) -> dict:
         """``{feature: TreeModel}``: each super-parent's one-dependence network (built on first use)."""
-        check_is_fitted(self)
-        if "_built_models" not in self.__dict__:
-            self._built_models = self._build_models()
-        return self._built_models[0]
+        return self._networks()[0]
 
     @property
     def fallback_model_(self) -> TreeModel:
         """The naive Bayes network used for rows where no super-parent qualifies."""
-        self.models_  # noqa: B018 - builds them
-        return self._built_models[1]
+        return self._networks()[1]
 
     def _build_models(self) -> tuple[dict, TreeModel]:
         features = list(self.feature_names_in_)
@@ -498,6 +504,7 @@ class AODE(PartialFit, CategoricalClassifier):
         >>> clf.super_parents(pd.DataFrame({"a": ["u", "v"], "b": [1, None]})).tolist()
         [[True, True], [False, False]]
         """
+        self._require_fitted()
         codes = self._prediction_input(X)
         offsets = offsets_of(self._cards)
         out = codes >= 0

@@ -26,7 +26,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import TreelearnError
 from .._base.jsonvalues import encode_label
@@ -125,13 +124,13 @@ class FeatureWeightedClassifier(CategoricalClassifier):
     @property
     def states_(self) -> list:
         """Each feature's states, in ``feature_names_in_`` order (a copy)."""
-        check_is_fitted(self)
+        self._require_fitted()
         return [list(s) for s in self._states]
 
     @property
     def n_parameters(self) -> int:
         """The class prior's, naive Bayes's and one weight per feature."""
-        check_is_fitted(self)
+        self._require_fitted()
         k = len(self.classes_)
         return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
 
