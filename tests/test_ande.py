@@ -107,6 +107,7 @@ def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkey
             classes=["a", "b", "c"],
             states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None,
         )
+    clf.learn_chunks()  # the model, learned from the summed counts
     np.testing.assert_allclose(clf.triple_counts_, ref.triple_counts_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
     path = tmp_path / "a2de.json"

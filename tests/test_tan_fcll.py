@@ -194,4 +194,4 @@ def test_options_and_saving(tmp_path):
         part.partial_fit(
             X.iloc[rows], y.iloc[rows], classes=[0, 1], states=states if i == 0 else None
         )
-    assert sorted(part.feature_tree_.edges) == sorted(clf.feature_tree_.edges)
+    assert sorted(part.learn_chunks().feature_tree_.edges) == sorted(clf.feature_tree_.edges)

@@ -111,6 +111,9 @@ class Persistent:
 
     #: the kind a saved file names (``"classifier"`` for the classifiers)
     kind: ClassVar[str] = "estimator"
+    #: option -> accepted forms (:mod:`~treelearn._base.validation`), checked by ``fit``
+    #: and on loading
+    _parameter_constraints: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -187,9 +190,8 @@ class Persistent:
         missing = [k for k in est.get_params(deep=False) if k not in given]
         if missing:
             raise saved.fail("params", f"lacks the option(s) {missing}")
-        constraints = getattr(cls, "_parameter_constraints", None) or {}
         try:
-            check_params(est.get_params(deep=False), constraints)
+            check_params(est.get_params(deep=False), cls._parameter_constraints)
         except TreelearnError as exc:
             raise saved.fail("params", f"holds a bad option: {exc}") from None
 
