@@ -227,8 +227,7 @@ class MixedTAN(BayesNetClassifier):
         index = {v: i for i, v in enumerate([*features, cls])}
         models = list(self.models_)
         parent = {v: (models[0].parents(v) or [None])[0] for v in features}
-        discrete = models[0].discrete_model
-        states = {v: [] if v in numeric else discrete.states[v] for v in features}
+        states = {v: [] if v in numeric else models[0].states[v] for v in features}
         prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
         prior = prior / prior.sum()
         n_num = len(numeric)

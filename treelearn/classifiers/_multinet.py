@@ -139,9 +139,10 @@ class ChowLiuMultinet(CategoricalClassifier):
 
         require_fitted(self)
         counted = [m.n_rows for m in self.models_.values()]
+        rows = None if None in counted else float(sum(n for n in counted if n is not None))
         parts = [f"{len(self.feature_names_in_) + 1} variables"]
         if title is None:
-            title = title_of(type(self).__name__, parts, None if None in counted else sum(counted))
+            title = title_of(type(self).__name__, parts, rows)
         return multinet_spec(self.models_, np.exp(self.class_log_prior_), self.class_name_, title)
 
     @property

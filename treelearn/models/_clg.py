@@ -278,7 +278,7 @@ class CLGTreeModel(Model):
         regressions, mixed by its marginal). No side panel and no MAP."""
         from ..viz._page_spec import (
             forest,
-            hover_table,
+            hover_tables,
             label,
             mixture_range,
             parent_first,
@@ -316,25 +316,22 @@ class CLGTreeModel(Model):
         for u, v, a in self.graph.edges(data=True):
             # discrete pairs: I(u; v) under the model; a continuous end: the learned weight
             # (the mixed mutual information of the data, as bnlearn's mi-cg)
-            mi = (
-                float(dmodel.mutual_information(u, v))
-                if u not in cont and v not in cont
-                else (float(a["weight"]) if a.get("weight") is not None else None)
-            )
+            mi: float | None
+            if dmodel is not None and u not in cont and v not in cont:
+                mi = float(dmodel.mutual_information(u, v))
+            else:
+                mi = float(a["weight"]) if a.get("weight") is not None else None
             edges.append([index[u], index[v], "tree", 1.5, mi])
+        tables = hover_tables(dmodel, states) if dmodel is not None else {}
         out_vars = []
         for v in variables:
             entry: dict = {"name": label(v), "states": states.get(v, []), "cls": False}
             if v in cont:
                 entry["range"] = ranges[v]
             else:
-                table = np.asarray(dmodel.cpt(v), dtype=float).reshape(-1, len(states[v]))
-                entry["cpt"] = hover_table(table.tolist(), list(dmodel.parents(v)), states)
+                entry["cpt"] = tables[v]
             out_vars.append(entry)
-        if dmodel is not None:
-            components = [{**forest(dmodel, index), "weight": 1.0}]
-        else:
-            components = [{"parent": [-1] * len(variables), "cpt": [None] * len(variables)}]
+        components = [{**forest(dmodel, index), "weight": 1.0}] if dmodel is not None else []
         parts = [f"{len(variables) - len(cont)} discrete, {len(cont)} continuous"]
         return {
             "title": title if title is not None else title_of("CLG tree", parts, self.n_rows),
@@ -342,7 +339,7 @@ class CLGTreeModel(Model):
             "drawn": [index[parent[v]] if parent[v] is not None else -1 for v in variables],
             "edges": [edges],
             "order": [index[v] for v in order if v not in cont],
-            "components": [{**c, "weight": 1.0} for c in components],
+            "components": components,
             "gauss": gauss,
             "panel": False,
             "map": False,

@@ -170,7 +170,8 @@ def _laid_out(spec: dict) -> dict:
             children[p].append(i)
     roots = [i for i in spec.get("roots", []) if drawn[i] < 0]
     roots += [i for i in range(n) if drawn[i] < 0 and i not in set(roots)]
-    w, h = {}, {}
+    w: dict = {}
+    h: dict = {}
     for i, v in enumerate(variables):
         title = min(len(v["name"]), 28) * (_CHAR + 0.5) + 2 * _PAD
         if v["states"]:

@@ -11,7 +11,7 @@ key                 what it holds
 ``title``           the page's headline
 ``variables``       per variable ``name``, ``states`` (labels; ``[]`` for a number), ``cls``
                     (drawn as the class), ``cpt`` (the hover table, :func:`hover_table`), and
-                    for a number ``range`` (its slider) and optionally ``formula`` (its tooltip)
+                    for a number ``range`` (its slider)
 ``drawn``           each variable's parent in the picture (-1: a root); ``roots`` their order
 ``edges``           one list per shown tree of ``[parent, child, kind, width, strength]``
                     (kind ``tree``, ``class`` or ``extra``; strength in nats, or None)
@@ -42,7 +42,6 @@ of the discrete variable they hang from), mixed by the components' weights.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -62,13 +61,13 @@ __all__ = [
     "cutset",
     "forest",
     "hover_table",
+    "hover_tables",
     "information",
     "label",
     "mixture_range",
     "multinet_spec",
     "multinet_table",
     "network_spec",
-    "number_text",
     "parent_first",
     "regressions",
     "require_fitted",
@@ -101,18 +100,6 @@ def title_of(head: str, parts: list, rows: float | None = None) -> str:
     return " · ".join([head, *parts, *([f"n = {rows:,.0f}"] if rows is not None else [])])
 
 
-def number_text(x: float) -> str:
-    """A number as the page writes it (its script's ``num``: 3 decimals, or 3 significant
-    digits in exponent form beyond 1e4 and below 1e-3).
-
-    >>> number_text(1.5), number_text(12345.6), number_text(0.0001234)
-    ('1.500', '1.235e+4', '1.234e-4')
-    """
-    if abs(x) >= 1e4 or (x != 0 and abs(x) < 1e-3):
-        return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.3e}")
-    return f"{x:.3f}"
-
-
 def parent_first(parent: Mapping) -> list:
     """The nodes of a forest (``parent[v]``, None at a root) parents first, depth first,
     roots and children in the mapping's order.
@@ -121,7 +108,7 @@ def parent_first(parent: Mapping) -> list:
     ['b', 'c', 'a', 'd']
     """
     children: dict = {v: [] for v in parent}
-    roots = []
+    roots: list = []
     for v, p in parent.items():
         (children[p] if p is not None else roots).append(v)
     order: list = []
@@ -191,7 +178,8 @@ def multinet_table(per_class: Mapping, cls: Hashable, v: Hashable, states: Mappi
     return {"parents": [label(cls), "parent"], "rows": rows[:_MAX_CPT_ROWS], "total": len(rows)}
 
 
-def _network_tables(model: Any, states: Mapping) -> dict:
+def hover_tables(model: Any, states: Mapping) -> dict:
+    """Every variable's hover table of a discrete network: its CPT (``states``: labels)."""
     return {
         v: hover_table(
             np.asarray(model.cpt(v), dtype=float).reshape(-1, len(states[v])).tolist(),
@@ -343,7 +331,7 @@ def network_spec(model: Any, title: str, cls: Hashable | None = None) -> dict:
     model_states = model.states  # a property that builds its dict: read once
     states = {v: [label(s) for s in model_states[v]] for v in variables}
     components, cond = _network_forests(model, index)
-    tables = _network_tables(model, states)
+    tables = hover_tables(model, states)
     shown = display_parents(model, cls)
     roots = [v for v in model.roots if shown[v] is None]
     parents = {v: list(model.parents(v)) for v in variables}

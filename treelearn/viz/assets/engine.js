@@ -49,6 +49,7 @@ if (S.select) for (const c of S.components) for (const [v] of c.fixed || []) sel
 
 function sum(a) { let s = 0; for (const x of a) s += x; return s; }
 function scaleBy(a, s) { for (let i = 0; i < a.length; i++) a[i] /= s; }
+function rescale(a) { const top = Math.max(...a); if (top > 0) scaleBy(a, top); }
 function logAddAll(xs) {
   const top = Math.max(...xs);
   if (!(top > -Infinity)) return -Infinity;
@@ -102,9 +103,9 @@ function forest(c, lam) {
       for (const ch of c.children[p]) {
         if (ch === v || !msg[ch]) continue;
         for (let y = 0; y < q.length; y++) q[y] *= msg[ch][y];
-        const top = Math.max(...q);
-        if (top > 0) scaleBy(q, top);
+        rescale(q);
       }
+      rescale(q);  // (a no-op after a sibling's) an observed parent's row: exactly its CPT's
       prior = new Array(k).fill(0);
       for (let y = 0; y < q.length; y++) {
         if (q[y] === 0) continue;

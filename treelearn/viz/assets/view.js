@@ -62,19 +62,26 @@ const classMarked = new Set(S.edges[0].filter(e => e[2] === "class").map(e => e[
 const MARKER = classMarked.size ? S.edges[0].find(e => e[2] === "class")[0] : -1;  // the class
 
 // ---------------------------------------------------------------- boxes
-function boxOf(v, cls) {
+// a number's regression (a Gaussian or CLG tree's) is its name's tooltip
+function formula(v, i) {
+  const g = S.gauss && !S.components[0].gauss ? S.gauss[i] : null;
+  if (!g || g.means) return v.name;
+  return v.name + " ~ N(" + num(g.a) + (g.parent >= 0 ? " + " + num(g.b) + " \u00b7 " +
+    V[g.parent].name : "") + ", sd " + num(Math.sqrt(g.s2)) + ")";
+}
+function boxOf(v, i, cls) {
   const d = document.createElement("div");
   d.className = cls;
   d.dataset.variable = v.name;
   Object.assign(d.style, { left: v.x + "px", top: v.y + "px", width: v.w + "px", height: v.h + "px" });
   const t = document.createElement("div"); t.className = "name"; t.textContent = v.name;
-  t.title = v.formula || v.name; d.appendChild(t);
+  t.title = formula(v, i); d.appendChild(t);
   canvas.appendChild(d);
   return d;
 }
 // a discrete variable: one row per state (a click sets or clears it), its CPT on hover
 function stateBox(v, i, onState) {
-  const d = boxOf(v, "var" + (v.root ? " root" : "") + (v.cls ? " cls" : ""));
+  const d = boxOf(v, i, "var" + (v.root ? " root" : "") + (v.cls ? " cls" : ""));
   if (classMarked.has(i)) {
     const mk = document.createElement("span"); mk.className = "mark";
     mk.title = V[MARKER].name + " is also a parent of " + v.name; d.firstChild.prepend(mk);
@@ -94,7 +101,7 @@ function stateBox(v, i, onState) {
 // a number: its posterior density (the prior as a grey curve), its moments, and a slider
 // and a number box that set its value as evidence
 function numberBox(v, i, onValue, onClear) {
-  const d = boxOf(v, "var gauss" + (v.root ? " root" : ""));
+  const d = boxOf(v, i, "var gauss" + (v.root ? " root" : ""));
   const plot = document.createElementNS(NS, "svg"); plot.setAttribute("class", "density");
   plot.setAttribute("width", v.w - 12); plot.setAttribute("height", 38);
   d.appendChild(plot);
