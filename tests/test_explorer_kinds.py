@@ -123,7 +123,7 @@ def test_a_declared_explorer_gives_a_page_any_other_kind_the_one_refusal(name):
 def test_an_option_of_another_kind_is_refused_naming_it():
     with pytest.raises(tl.TreelearnError, match="super_parent='smoke' chooses one of AODE"):
         explorer_spec(tl.chow_liu(ASIA), super_parent="smoke")
-    with pytest.raises(tl.TreelearnError, match="takes no option 'depth'"):
+    with pytest.raises(tl.TreelearnError, match="depth=2 is no option of the explorer"):
         explorer_spec(tl.chow_liu(ASIA), depth=2)
 
 

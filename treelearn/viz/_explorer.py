@@ -107,8 +107,8 @@ _MARGIN = 16
 _GAUSS_W = 230.0  # a number's box: its name, the density, the moments, slider and number box
 _GAUSS_H = _HEAD + 38 + 16 + 24 + _PAD
 
-#: what each option of a page means, for the refusal of a kind that takes none
-_OPTIONS = {"super_parent": "chooses one of AODE's networks"}
+#: each option of a page: what it does, and what a kind that takes none lacks (its refusal)
+_OPTIONS = {"super_parent": ("chooses one of AODE's networks", "none (no super-parents)")}
 #: what a page offers and shows unless its kind says otherwise
 _DEFAULTS = {
     "edge_labels": [],
@@ -144,17 +144,13 @@ def explorer_spec(obj: Any, title: str | None = None, **options: Any) -> dict:
     require("explorer")
     provider = obj.explorer_spec
     options = {k: v for k, v in options.items() if v is not None}
-    try:
-        inspect.signature(provider).bind(title=title, **options)
-    except TypeError:
-        name = next(k for k in options if k not in inspect.signature(provider).parameters)
-        raise TreelearnError(
-            f"{name}={options[name]!r} {_OPTIONS.get(name, 'is no option of a page')}; a "
-            f"{type(obj).__name__} has none (no super-parents): leave it out"
-            if name in _OPTIONS
-            else f"{name}={options[name]!r}: the explorer page of a {type(obj).__name__} "
-            f"takes no option {name!r}"
-        ) from None
+    taken = inspect.signature(provider).parameters
+    for name, value in options.items():
+        if name not in taken:  # another kind's option, or none at all
+            does, lacks = _OPTIONS.get(name, ("is no option of the explorer", "no such option"))
+            raise TreelearnError(
+                f"{name}={value!r} {does}; a {type(obj).__name__} has {lacks}: leave it out"
+            )
     return _laid_out({**_DEFAULTS, **provider(title=title, **options)})
 
 
