@@ -347,7 +347,8 @@ class AnDE(AODE):
             """The class a root (its row ``root``), every other feature ``l`` its child
             (the rows ``children[:, block[l]]``), each super-parent of ``fixed`` a root
             fixed at its state."""
-            parent, cpt = [-1] * (d + 1), [None] * (d + 1)  # type: list, list
+            parent: list = [-1] * (d + 1)
+            cpt: list = [None] * (d + 1)
             cpt[d] = [root.tolist()]
             free = set(range(d)) - {j for j, _ in fixed}
             for j in range(d):

@@ -1,11 +1,11 @@
 "use strict";
-// The page's one inference engine (no DOM): exact answers from the numbers the page
-// carries (treelearn/viz/_page_spec.py says what each key holds). A weighted set of
-// forests of one-parent CPTs (a tree; one per state of a conditioner, per joint state of
-// a cutset, per leaf, per row of a joint table; A2DE's terms), each by two passes of
-// sum-product (max-product for MAP); numbers by Gaussian message passing on a forest of
-// regressions, or by conditioning one joint Gaussian per class, their densities a
-// likelihood of the discrete variable they hang from.
+// The page's one inference engine: exact answers from the numbers the page carries (it
+// reads the page's data, nothing else of the page; treelearn/viz/_page_spec.py says what
+// each key holds). A weighted set of forests of one-parent CPTs (a tree; one per state of
+// a conditioner, per joint state of a cutset, per leaf, per row of a joint table; A2DE's
+// terms), each by two passes of sum-product (max-product for MAP); numbers by Gaussian
+// message passing on a forest of regressions, or by conditioning one joint Gaussian per
+// class, their densities a likelihood of the discrete variable they hang from.
 const S = JSON.parse(document.getElementById("treelearn-data").textContent);
 const V = S.variables, N = V.length, K = V.map(v => v.states.length);
 const isNumber = i => K[i] === 0;
@@ -16,7 +16,6 @@ if (S.joint) {
   S.components = S.joint.p.map((p, r) => ({
     weight: p, fixed: S.joint.rows[r].map((x, i) => [i, x]), parent: V.map(() => -1),
     cpt: V.map((v, i) => [new Array(K[i]).fill(1)]) }));
-  document.body.dataset.jointTotal = String(S.joint.p.reduce((a, b) => a + b, 0));
 }
 if (!S.components.length) S.components = [{ weight: 1, parent: V.map(() => -1), cpt: V.map(() => null) }];
 // each forest's children and a parent-first order (roots and children in variable order)

@@ -16,6 +16,8 @@ const boxes = V.map((v, i) => (isNumber(i)
   : stateBox(v, i, toggle)));
 // the marginals without evidence: each bar's thin grey line, each tooltip's "prior ->"
 const PRIOR = infer({}, {}, {});
+// a joint table's total, for tools and tests (its rows' probabilities sum to one)
+if (S.joint) document.body.dataset.jointTotal = String(sum(S.joint.p));
 
 function chip(text, cls, title, onClick) {
   const s = document.createElement("span"); s.className = cls; s.textContent = text;
