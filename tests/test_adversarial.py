@@ -229,7 +229,9 @@ def test_sample_guards():
     assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
     assert len(model.sample(0)) == 0  # integers
     expect(
-        tl.TreelearnError, "evidence == 7, must be None or a dict", lambda: model.sample(3, evidence=7)
+        tl.TreelearnError,
+        "evidence == 7, must be None or a dict",
+        lambda: model.sample(3, evidence=7),
     )
 
 

@@ -262,6 +262,11 @@ def test_later_calls_only_count_and_the_model_is_learned_when_used(name, tmp_pat
     )
     with pytest.raises(AttributeError, match="no attribute 'nothing_'"):
         clf.nothing_  # noqa: B018
+    clf.partial_fit(X.iloc[:10], y.iloc[:10])  # recorded; the page's provider learns first
+    page = tl.to_html(clf)
+    head = X.iloc[:10], y.iloc[:10]
+    thrice = MODELS[name]().fit(pd.concat([X, head[0], head[0]]), pd.concat([y, head[1], head[1]]))
+    assert clf._learn_pending is None and page == tl.to_html(thrice)
 
 
 def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
@@ -351,6 +356,7 @@ READERS = {
     "save": lambda c, X, y: _saved(c),
     "to_html": lambda c, X, y: c.to_html(),
     "explore": lambda c, X, y: c.explore()._repr_html_(),
+    "explorer_spec": lambda c, X, y: c.explorer_spec(),
     "draw": lambda c, X, y: _drawn(c),
     "to_dot": lambda c, X, y: c.to_dot(),
     "to_mermaid": lambda c, X, y: c.to_mermaid(),
@@ -376,6 +382,8 @@ NOT_READERS = {
     "set_score_request",
     "select_features",
     "memory_bytes",
+    "supports",  # the declared capabilities: class attributes
+    "require",
 }
 CHUNKED = {
     "nb": tl.NaiveBayes,
@@ -417,7 +425,9 @@ def _same(got, want, where: str) -> None:
         assert got.keys() == want.keys(), where
         for key in want:
             _same(got[key], want[key], f"{where}[{key!r}]")
-    elif isinstance(want, (list, tuple)) and not (want and isinstance(want[0], (int, float))):
+    elif isinstance(want, (list, tuple)) and not all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in want
+    ):
         assert len(got) == len(want), where
         for i, (a, b) in enumerate(zip(got, want)):
             _same(a, b, f"{where}[{i}]")

@@ -138,9 +138,17 @@ def test_the_spec_and_what_is_refused():
     assert [v["name"] for v in spec["variables"]] == [*X.columns, "either"]
     assert {(u, v) for u, v, *_ in spec["edges"][0]} == {(7, i) for i in range(7)}
     assert "pairs of super-parents" in spec["title"]
-    # the formula's script ships with A2DE's page only (AODE's shows one network)
-    assert "function andeJoint" in to_html(clf)
-    assert "function andeJoint" not in to_html(tl.AODE().fit(X, Y))
+    # the page's one engine averages A2DE's forests over the observed pairs (select): one
+    # forest per qualifying pair of super-parent states, then AODE's per qualifying state,
+    # then naive Bayes's; AODE's page is one network's, no average
+    tiers = [c.get("tier") for c in spec["components"]]
+    assert spec["select"] == "observed"
+    assert tiers.count(0) == int(clf.qualifies3_.sum()) // 2  # symmetric, i != j
+    assert tiers.count(1) == int(clf.qualifies_.sum()) and tiers.count(2) == 1
+    assert all(len(c["fixed"]) == 2 - t for c, t in zip(spec["components"], tiers))
+    aode = explorer_spec(tl.AODE().fit(X, Y))
+    assert "select" not in aode and len(aode["components"]) == 2  # one per class
+    assert not spec["panel"] and not spec["map"] and spec["soft"] is not True
     with pytest.raises(tl.TreelearnError, match="leave it out"):
         to_html(clf, super_parent="asia")
 

@@ -1,9 +1,10 @@
-"""BayesianTAN's explorer page, checked in headless Chromium: the page computes the exact
-average over every TAN feature tree itself (its own log-domain matrix-tree determinant
-over the model's tables), and its class posterior must be ``predict_proba`` (missing
-features summed out), every feature's marginal and ``log P(evidence)`` the model's own
-``predict_joint_log_proba``; on four features, every answer against a brute force over
-all 16 labelled spanning trees from the model's public tables alone.
+"""BayesianTAN's explorer page, checked in headless Chromium: the page sums the exact
+average over every TAN feature tree, the joint table of every complete assignment (the
+model's own matrix-tree determinants, handed over as data); its class posterior must be
+``predict_proba`` (missing features summed out), every feature's marginal and ``log
+P(evidence)`` the model's own ``predict_joint_log_proba``; on four features, the table
+and every answer against a brute force over all 16 labelled spanning trees from the
+model's public tables alone.
 """
 
 from __future__ import annotations
@@ -107,13 +108,16 @@ def test_four_features_against_every_spanning_tree(tmp_path):
         {"Humidity": "High", "Wind": "Strong"},
         {"Outlook": "Rain", "Temperature": "Cool", "Humidity": "Normal", "Wind": "Weak"},
     ]
-    # the page's own table (every assignment's P(x, c | D), its script's determinants) sums
-    # to one, as the brute force's does
+    # the page's table (every assignment's P(x, c | D)) sums to one, as the brute force's
     script = HARNESS.replace(
         "RESULTS.push({", "RESULTS.push({total: Number(document.body.dataset.jointTotal), "
     )
     results = run_page(clf, tmp_path, script % json.dumps([fragment(e) for e in sets]))
     assert results[0]["total"] == pytest.approx(1.0, abs=1e-12)
+    # and it is the brute force's, row by row (the model's determinants, made in Python)
+    joint = explorer_spec(clf)["joint"]
+    assert joint["rows"] == rows.tolist()
+    np.testing.assert_allclose(joint["p"], p, rtol=1e-12, atol=0)
     names = [*features, "PlayTennis"]
     labels = [*[list(s) for s in clf.states_], list(clf.classes_)]
     for ev, r in zip(sets, results):

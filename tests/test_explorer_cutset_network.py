@@ -65,9 +65,9 @@ def test_map_equals_map_query_and_an_ensemble_has_none(tmp_path):
         best, log_p = est.map_query(ev, return_log_prob=True)
         assert r["map"] == {str(k): str(v) for k, v in best.items()}
         assert r["log_prob"] == pytest.approx(log_p, abs=1e-10)
-    assert explorer_spec(est)["no_map"] is False
+    assert explorer_spec(est)["map"] is True
     ensemble = tl.CutsetNetwork(max_depth=2, n_estimators=3, random_state=0).fit(ASIA)
-    assert explorer_spec(ensemble)["no_map"] is True
+    assert explorer_spec(ensemble)["map"] is False
     assert "an ensemble of 3" in explorer_spec(ensemble)["title"]
 
 

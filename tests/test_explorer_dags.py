@@ -27,7 +27,8 @@ from tests.test_explorer import (
     run_page,
 )
 from tests.test_explorer_v2 import MAP, brute_map, brute_mi
-from treelearn.viz._explorer import _cutset, explorer_spec, to_html
+from treelearn.viz._explorer import explorer_spec, to_html
+from treelearn.viz._page_spec import cutset
 
 ASIA = pd.read_csv("datasets/asia.csv")
 X, Y = ASIA.drop(columns="either"), ASIA["either"]
@@ -129,7 +130,7 @@ def test_map_on_a_cutset_network_equals_brute_force(tmp_path):
 @needs_browser
 def test_soft_evidence_on_a_cutset_variable(tmp_path):
     model = two_v_structures()
-    cut = _cutset(model)
+    cut = cutset(model)
     soft = {cut[0]: [0.2, 0.5, 0.9], "f": [1.0, 0.1, 0.4]}
     frag = "#soft=" + ",".join(f"{k}:{'|'.join(map(str, w))}" for k, w in soft.items())
     results = run_page(model, tmp_path, HARNESS % json.dumps([frag + "&evidence=b:1"]))
@@ -196,8 +197,11 @@ def test_kinds_without_a_page_say_so():
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=300)})
     df["y"] = df["x"] * 2 + rng.normal(size=300)
-    with pytest.raises(tl.TreelearnError, match="no page for a CopulaTreeModel"):
+    # the one refusal of a capability the kind does not declare, naming what it answers
+    with pytest.raises(tl.CapabilityError, match="a CopulaTreeModel does not answer explorer"):
         to_html(tl.copula_chow_liu(df[["x", "y"]]))
+    with pytest.raises(tl.TreelearnError, match="not a DataFrame"):  # no treelearn object
+        to_html(df)
 
 
 # --------------------------------------------------------------------- a posterior over trees

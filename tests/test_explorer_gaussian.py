@@ -159,7 +159,9 @@ def test_spec_edges_are_the_models_mutual_information():
     spec = explorer_spec(model)
     _, S = model.joint()
     names = [v["name"] for v in spec["variables"]]
-    assert spec["kind"] == "gaussian" and len(spec["edges"][0]) == len(model.variables) - 1
+    # every variable a number, data-marginal [mean, variance] (moments)
+    assert all(v["states"] == [] for v in spec["variables"]) and spec["moments"] is True
+    assert len(spec["edges"][0]) == len(model.variables) - 1
     for u, v, _, _, mi, _ in spec["edges"][0]:
         rho = S.iloc[u, v] / np.sqrt(S.iloc[u, u] * S.iloc[v, v])
         assert mi == pytest.approx(-0.5 * np.log(1 - rho**2), abs=1e-12), (names[u], names[v])

@@ -20,12 +20,14 @@ allocated.
 
 from __future__ import annotations
 
+import itertools
 from functools import partial
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .._base.errors import TreelearnError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
@@ -40,6 +42,9 @@ __all__ = ["AnDE", "triple_counts"]
 _TRIPLE_TABLES = ("triple_counts_", "log_pair3_", "log_cond3_", "pair_count_", "qualifies3_")
 #: the floats of one prediction chunk's gather (classes x rows x pairs x features)
 _GATHER = 4_000_000
+#: the most numbers of A2DE's tables a page carries (``|Y| K^3`` conditional tables, the
+#: largest): about 10 MB of JSON
+_MAX_PAGE = 500_000
 
 
 def _check_triples(n_classes: int, width: int) -> None:
@@ -271,6 +276,113 @@ class AnDE(AODE):
             some = used > 0
             rows = np.arange(start, min(start + step, n))[some]
             out[rows] = (total[:, some] - np.log(used[some])[None, :]).T
+        return out
+
+    # ------------------------------------------------------------ the explorer
+    def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`). ``n=1``: AODE's (one
+        super-parent's network). ``n=2``: A2DE's own estimate of ``P(y, x_observed)``,
+        which is no joint distribution (a missing super-parent is dropped, not summed
+        out): one forest per qualifying pair of super-parent states (the class the root,
+        ``P(y, x_i, x_j)``; every other feature its child, ``P(x_l | y, x_i, x_j)``), fixed
+        at those states and counted only where both are observed, averaged over the
+        counted ones (``select``), falling back to AODE's forests (tier 1), then naive
+        Bayes's (tier 2). The class posterior is ``predict_proba``'s; each unobserved
+        feature's bars the estimate with that feature added. No side panel, likelihoods
+        or MAP (each assumes a distribution). Drawn: the class above its features."""
+        if self.n == 1:
+            return super().explorer_spec(title, super_parent=super_parent)
+        from ..viz._page_spec import class_spec, require_fitted, title_of
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        if super_parent is not None:
+            raise TreelearnError(
+                f"super_parent={super_parent!r} chooses one of AODE's networks; A2DE "
+                f"(AnDE(n=2)) averages over pairs of super-parents and its page shows that "
+                f"average: leave it out, or use AnDE(n=1)"
+            )
+        size = int(np.size(self.log_cond3_))
+        if size > _MAX_PAGE:
+            raise TreelearnError(
+                f"the explorer evaluates A2DE's estimate in the page from its tables, but this "
+                f"{type(self).__name__}'s {len(self.classes_)} classes x "
+                f"{np.shape(self.log_cond3_)[1]}^3 feature states are {size:,} numbers (more "
+                f"than {_MAX_PAGE:,}): use predict_proba(), or AnDE(n=1) (whose page shows "
+                f"one super-parent's network)"
+            )
+        fallback = self.fallback_model_  # naive Bayes: its states and P(x_j | y)
+        features = list(self.feature_names_in_)
+        d = len(features)
+        parts = [f"{d} feature{'' if d == 1 else 's'}"]
+        if title is None:
+            title = title_of(
+                "A2DE: the average over pairs of super-parents",
+                parts,
+                float(np.sum(self.class_count_)),
+            )
+        spec = class_spec(
+            features,
+            [fallback.states[f] for f in features],
+            self.class_name_,
+            self.classes_,
+            np.exp(self.class_log_prior_),
+            [fallback.cpt(f) for f in features],
+            title,
+        )
+        return {
+            **spec,
+            "components": self._explorer_forests(),
+            "select": "observed",
+            "panel": False,
+            "map": False,
+            "soft": "A2DE's estimate is no distribution to weight",
+        }
+
+    def _explorer_forests(self) -> list:
+        """A2DE's terms as forests (:meth:`explorer_spec`): tier 0 one per qualifying pair
+        of super-parent states, tier 1 one per qualifying super-parent state (AODE), tier 2
+        naive Bayes; a log 0 (``alpha=0``) a probability 0."""
+        cards = [int(k) for k in self._cards]
+        d = len(cards)
+        off = offsets_of(self._cards)
+        block = [slice(int(off[j]), int(off[j + 1])) for j in range(d)]
+
+        def prob(logs: Any) -> np.ndarray:
+            logs = np.asarray(logs, dtype=float)
+            with np.errstate(invalid="ignore"):
+                return np.where(np.isfinite(logs), np.exp(logs), 0.0)
+
+        def term(root: np.ndarray, children: np.ndarray, fixed: list, tier: int) -> dict:
+            """The class a root (its row ``root``), every other feature ``l`` its child
+            (the rows ``children[:, block[l]]``), each super-parent of ``fixed`` a root
+            fixed at its state."""
+            parent: list = [-1] * (d + 1)
+            cpt: list = [None] * (d + 1)
+            cpt[d] = [root.tolist()]
+            free = set(range(d)) - {j for j, _ in fixed}
+            for j in range(d):
+                if j in free:
+                    parent[j], cpt[j] = d, children[:, block[j]].tolist()
+                else:
+                    cpt[j] = [[1.0] * cards[j]]
+            return {"parent": parent, "cpt": cpt, "weight": 1.0, "fixed": fixed, "tier": tier}
+
+        pair3, cond3 = prob(self.log_pair3_), prob(self.log_cond3_)
+        out = []
+        for i, j in itertools.combinations(range(d), 2):
+            for a, b in itertools.product(range(cards[i]), range(cards[j])):
+                pa, pb = int(off[i]) + a, int(off[j]) + b
+                if self.qualifies3_[pa, pb]:
+                    out.append(term(pair3[:, pa, pb], cond3[:, pa, pb], [[i, a], [j, b]], 0))
+        pair1, cond1 = prob(self.log_pair_), prob(self.log_cond_)
+        for i in range(d):
+            for a in range(cards[i]):
+                pa = int(off[i]) + a
+                if self.qualifies_[pa]:
+                    out.append(term(pair1[:, pa], cond1[:, pa], [[i, a]], 1))
+        nb = prob(self.log_nb_)
+        out.append(term(prob(self.class_log_prior_), nb, [], 2))
         return out
 
     # ------------------------------------------------------------ saving

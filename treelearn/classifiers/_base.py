@@ -72,6 +72,7 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
+from ..models._base import Capable
 from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
@@ -254,7 +255,7 @@ def numeric_rows(matched: Any, where: str, *, missing: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the base
-class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
+class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, ABC):
     """What every treelearn classifier shares (see the module docstring).
 
     Class attributes a subclass sets: ``_parameter_constraints`` (option -> accepted
@@ -266,6 +267,9 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
     kind: ClassVar[str] = "classifier"
+    #: what it answers (:class:`~treelearn.models._base.Capable`); a classifier with an
+    #: explorer page adds ``"explorer"`` and its ``explorer_spec``
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify"})
     _saved_header: ClassVar[tuple] = (
         "n_features",
         "classes",

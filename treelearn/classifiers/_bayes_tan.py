@@ -24,10 +24,11 @@ from __future__ import annotations
 from numbers import Real
 from typing import ClassVar
 
+import networkx as nx
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import MissingValuesError
+from .._base.errors import MissingValuesError, TreelearnError
 from .._base.jsonvalues import encode_label, json_value
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
@@ -39,6 +40,7 @@ from ..learners._bayes_trees import (
 )
 from ..stats._counts import ClassCounts
 from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum
+from ..structure._trees import spanning_tree_edges
 from ._base import CategoricalClassifier
 
 __all__ = ["BayesianTAN"]
@@ -79,6 +81,7 @@ class BayesianTAN(CategoricalClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]
     }
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(self, equivalent_sample_size: float = 1.0) -> None:
         self.equivalent_sample_size = equivalent_sample_size
@@ -169,6 +172,108 @@ class BayesianTAN(CategoricalClassifier):
         k = len(self.classes_)
         pairs = (r.sum() ** 2 - (r**2).sum()) // 2
         return int(k - 1 + k * r.sum() + k * pairs)
+
+    def map_tree(self) -> nx.DiGraph:
+        """The most probable feature tree ``argmax_T P(T | D)``: the maximum spanning tree of
+        ``log_weights_`` (ties in column order), directed away from the first feature;
+        edge attribute ``posterior``, the edge's posterior probability ``P(uv in T | D)``.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
+        >>> clf = tl.BayesianTAN().fit(df.drop(columns="PlayTennis"), df["PlayTennis"])
+        >>> clf.map_tree().number_of_edges()
+        3
+        """
+        check_is_fitted(self)
+        features = list(self.feature_names_in_)
+        present = np.isfinite(self.log_weights_)
+        finite = np.where(present, self.log_weights_, 0.0)
+        tree = nx.Graph()
+        tree.add_nodes_from(features)
+        tree.add_edges_from(
+            (features[i], features[j], {"posterior": float(self.edge_posteriors_[i, j])})
+            for i, j in spanning_tree_edges(finite, present)
+        )
+        out = nx.DiGraph()
+        out.add_nodes_from(features)
+        if features:
+            out.add_edges_from((u, v, tree.edges[u, v]) for u, v in nx.bfs_edges(tree, features[0]))
+        return out
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): its exact posterior sums
+        over every TAN feature tree for every completion of the unobserved features, so
+        the page carries its joint table, ``P(c, x | D)`` of every complete assignment from
+        the model's own determinants (at most 4,096 feature assignments, the completions
+        the model itself sums over), which the page sums under the evidence: the class
+        posterior is ``predict_proba``'s. Drawn: the class above the most probable feature
+        tree (:meth:`map_tree`), each tree edge's strength its posterior probability."""
+        from ..viz._page_spec import (
+            MAX_JOINT,
+            MAX_TABLES,
+            class_spec,
+            parent_first,
+            require_fitted,
+            title_of,
+        )
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        features = list(self.feature_names_in_)
+        d, k = len(features), len(self.classes_)
+        cards = [len(st) for st in self.states_]
+        total = float(np.prod(cards, dtype=float))
+        if total > MAX_JOINT or total * k * (d + 1) > MAX_TABLES:
+            raise TreelearnError(
+                f"the explorer computes this {type(self).__name__}'s exact posteriors from "
+                f"its joint table (each entry a sum over every TAN feature tree), but its {d} "
+                f"features have {total:,.0f} complete assignments (more than {MAX_JOINT:,}, the "
+                f"completions the model itself sums over): use predict_proba(), or explore a "
+                f"TAN fitted to the same data (tl.TAN)"
+            )
+        codes = np.array(list(np.ndindex(*cards)), dtype=np.int64).reshape(int(total), d)
+        p = np.exp(self._complete_joint(codes))  # rows x classes
+        if not np.isfinite(p).all():
+            raise TreelearnError(
+                f"this {type(self).__name__} has a non-finite weight or table entry: refit it "
+                f"with equivalent_sample_size > 0"
+            )
+        tree = self.map_tree()
+        index = {f: j for j, f in enumerate(features)}
+        parent = [-1] * d
+        strength: list = [None] * d
+        for u, v, posterior in tree.edges(data="posterior"):
+            parent[index[v]], strength[index[v]] = index[u], posterior
+        theta = np.exp(self.log_theta_)
+        off = [int(o) for o in self.offsets_]
+        parts = [f"{d} features"]
+        if title is None:
+            title = (
+                title_of(
+                    "BayesianTAN: the average over every TAN feature tree",
+                    parts,
+                    float(np.sum(self.class_count_)),
+                )
+                + " · drawn: the most probable feature tree"
+            )
+        spec = class_spec(
+            features,
+            self.states_,
+            self.class_name_,
+            self.classes_,
+            np.exp(self.class_log_prior_),
+            [theta[:, o : o + c] for o, c in zip(off, cards)],
+            title,
+            parent=parent,
+            strength=strength,
+        )
+        rows = np.hstack([np.repeat(codes, k, axis=0), np.tile(np.arange(k), len(codes))[:, None]])
+        return {
+            **spec,
+            "order": [d, *parent_first(dict(enumerate(None if p < 0 else p for p in parent)))],
+            "strength": "posterior",
+            "joint": {"rows": rows.tolist(), "p": p.reshape(-1).tolist()},
+        }
 
     def _drawable(self) -> bool:
         return False  # an average over every tree: no one network to draw

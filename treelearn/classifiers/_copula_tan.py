@@ -87,6 +87,8 @@ class CopulaTAN(GaussianTAN):
     """
 
     _where = "a copula TAN"
+    #: no explorer page: its Gaussians are of normal scores, not of the features' units
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify"})
     _parameter_constraints: ClassVar[dict] = {
         **GaussianTAN._parameter_constraints,
         "marginal": [Options("empirical", "gaussian")],

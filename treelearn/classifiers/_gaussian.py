@@ -83,6 +83,7 @@ class GaussianClassifier(NumericClassifier):
         "reg": [Interval(Real, 0, 1)],
     }
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
         self.covariance = covariance
@@ -195,6 +196,37 @@ class GaussianClassifier(NumericClassifier):
             "isotropic": k,
         }[self.covariance]
         return k - 1 + k * d + per
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        the features (``shared``: one matrix; ``diagonal``, ``isotropic``: their variances
+        on the diagonal), conditioned in the page on the numbers given; the class's
+        posterior is ``predict_proba``'s."""
+        from ..viz._page_spec import class_gaussians_spec, require_fitted, title_of
+
+        require_fitted(self)
+        k, d = np.shape(self.means_)
+        cov = np.asarray(self.covariances_, dtype=float)
+        covs = {
+            "full": lambda: cov,
+            "shared": lambda: np.broadcast_to(cov, (k, d, d)),
+            "diagonal": lambda: cov[:, :, None] * np.eye(d),
+            "isotropic": lambda: cov[:, None, None] * np.eye(d),
+        }[self.covariance]()
+        prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
+        parts = [f"{d} feature{'' if d == 1 else 's'}", f"{k} classes"]
+        if title is None:
+            head = f"{type(self).__name__} ({self.covariance} covariance)"
+            title = title_of(head, parts, float(np.sum(self.class_count_)))
+        return class_gaussians_spec(
+            list(self.feature_names_in_),
+            self.class_name_,
+            self.classes_,
+            prior / prior.sum(),
+            np.asarray(self.means_, dtype=float),
+            np.array(covs),
+            title,
+        )
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:

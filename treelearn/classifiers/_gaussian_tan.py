@@ -115,6 +115,7 @@ class GaussianTAN(NumericClassifier):
     _where = "a Gaussian TAN"
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(
         self,
@@ -183,6 +184,42 @@ class GaussianTAN(NumericClassifier):
         """``k x d x d``: each class's covariance as the fitted tree implies it."""
         check_is_fitted(self)
         return tree_covariance(self.parent_, self.coefficient_, self.variance_)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        the features as its tree implies it (the means propagated down the regressions,
+        :meth:`implied_covariance`), conditioned in the page on the numbers given; the
+        class's posterior is ``predict_proba``'s. Drawn: the class above the feature tree."""
+        from ..viz._page_spec import class_gaussians_spec, require_fitted, title_of
+
+        require_fitted(self)
+        k, d = np.shape(self.means_)
+        parent = [int(p) for p in self.parent_]
+        means = np.zeros((k, d))
+        done = [False] * d
+        while not all(done):  # parents first (at most d passes)
+            for v in range(d):
+                p = parent[v]
+                if not done[v] and (p < 0 or done[p]):
+                    means[:, v] = self.intercept_[:, v] + (
+                        self.coefficient_[:, v] * means[:, p] if p >= 0 else 0.0
+                    )
+                    done[v] = True
+        prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
+        parts = [f"{d} feature{'' if d == 1 else 's'}", f"{k} classes"]
+        if title is None:
+            head = f"{type(self).__name__} (a Gaussian tree per class)"
+            title = title_of(head, parts, float(np.sum(self.class_count_)))
+        return class_gaussians_spec(
+            list(self.feature_names_in_),
+            self.class_name_,
+            self.classes_,
+            prior / prior.sum(),
+            means,
+            np.asarray(self.implied_covariance(), dtype=float),
+            title,
+            parent,
+        )
 
     def _joint_log_likelihood(self, values: np.ndarray) -> np.ndarray:
         """``log p(x_observed, c)``; a missing (NaN) feature is summed out exactly."""

@@ -237,6 +237,62 @@ class MixedNaiveBayes(SingleNetworkClassifier):
             rows[name] = draws[:, j]
         return rows[[*self.feature_names_in_, self.class_name_]]
 
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): without Gaussian features,
+        its network's. With them, a CLG tree's: the class the discrete root of the
+        network ``model_`` (the categorical features its children), each Gaussian feature
+        a number hanging from the class by one Gaussian per class (``theta_``, ``var_``),
+        so the numbers' density per class is a likelihood of the class and an unobserved
+        Gaussian feature's posterior the mixture of its class Gaussians."""
+        if not self.numeric_features_:
+            return super().explorer_spec(title)
+        from ..viz._page_spec import (
+            class_spec,
+            forest,
+            information,
+            mixture_range,
+            require_fitted,
+            title_of,
+        )
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        model, cls = self.model_, self.class_name_
+        features, numeric = list(self.feature_names_in_), list(self.numeric_features_)
+        d = len(features)
+        states = model.states
+        prior = np.asarray(model.cpt(cls), dtype=float).reshape(-1)
+        tables = [None if f in numeric else np.asarray(model.cpt(f), dtype=float) for f in features]
+        n_num = len(numeric)
+        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
+        if title is None:
+            title = title_of(type(self).__name__, parts, float(np.sum(self.class_count_)))
+        spec = class_spec(
+            features,
+            [[] if f in numeric else states[f] for f in features],
+            cls,
+            states[cls],
+            prior,
+            tables,
+            title,
+            strength=[None if t is None else information(prior[:, None] * t) for t in tables],
+        )
+        theta, var = np.asarray(self.theta_, dtype=float), np.asarray(self.var_, dtype=float)
+        gauss: list = [None] * (d + 1)
+        for j, f in enumerate(numeric):
+            i = features.index(f)
+            gauss[i] = {"parent": d, "means": theta[:, j].tolist(), "vars": var[:, j].tolist()}
+            spec["variables"][i]["range"] = mixture_range(prior, theta[:, j], var[:, j])
+        index = {v: i for i, v in enumerate([*features, cls])}
+        return {
+            **spec,
+            "order": [index[v] for v in [*features, cls] if v not in numeric],
+            "components": [{**forest(model, index), "weight": 1.0}],
+            "gauss": gauss,
+            "panel": False,
+            "map": False,
+        }
+
     def to_pgmpy(self) -> Any:
         """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (categorical features only).
 

@@ -83,6 +83,7 @@ class MixedTAN(BayesNetClassifier):
     """
 
     _where = "a mixed TAN"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         **CLASS_PRIOR,
@@ -201,6 +202,79 @@ class MixedTAN(BayesNetClassifier):
         """The class prior's ``k - 1`` and every class's CLG tree's parameters."""
         check_is_fitted(self)
         return len(self.classes_) - 1 + sum(m.n_parameters for m in self.models_)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): a multinet of CLG trees
+        (one per class, one shared structure): the class is the conditioner, one forest per
+        class weighted by its prior, each with its own CPTs and Gaussians, so a number's
+        posterior is the mixture over the classes (then its attachment's states). Drawn:
+        the class above the feature tree. No side panel and no MAP."""
+        from ..viz._page_spec import (
+            class_spec,
+            forest,
+            label,
+            mixture_range,
+            multinet_table,
+            regressions,
+            require_fitted,
+            title_of,
+        )
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        cls, features = self.class_name_, list(self.feature_names_in_)
+        numeric = list(self.numeric_features_)
+        d = len(features)
+        index = {v: i for i, v in enumerate([*features, cls])}
+        models = list(self.models_)
+        parent = {v: (models[0].parents(v) or [None])[0] for v in features}
+        states = {v: [] if v in numeric else models[0].states[v] for v in features}
+        prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
+        prior = prior / prior.sum()
+        n_num = len(numeric)
+        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
+        if title is None:
+            head = "MixedTAN: a CLG tree per class"
+            title = title_of(head, parts, float(np.sum(self.class_count_)))
+        spec = class_spec(
+            features,
+            [states[f] for f in features],
+            cls,
+            self.classes_,
+            prior,
+            [None] * d,
+            title,
+            parent=[index[parent[f]] if parent[f] is not None else -1 for f in features],
+        )
+        per_class = dict(zip(self.classes_, [m.discrete_model for m in models]))
+        labels = {v: [label(s) for s in st] for v, st in states.items()}
+        components = []
+        for c, m in enumerate(models):
+            if m.discrete_model is not None:
+                part = forest(m.discrete_model, index)
+            else:
+                part = {"parent": [-1] * (d + 1), "cpt": [None] * (d + 1)}
+            gauss = regressions(m, index, parent, numeric)
+            components.append({**part, "weight": float(prior[c]), "gauss": gauss})
+        for v in features:
+            if v in numeric:  # the slider: the prior mixture over every class's query
+                qs = [m.query(v, {}) for m in models]
+                spec["variables"][index[v]]["range"] = mixture_range(
+                    np.concatenate([p * np.asarray(q.weights) for p, q in zip(prior, qs)]),
+                    np.concatenate([q.means for q in qs]),
+                    np.concatenate([q.variances for q in qs]),
+                )
+            else:
+                spec["variables"][index[v]]["cpt"] = multinet_table(per_class, cls, v, labels)
+        return {
+            **spec,
+            "cond": index[cls],
+            "order": [index[v] for v in [*features, cls] if v not in numeric],
+            "components": components,
+            "gauss": components[0]["gauss"],  # the structure, the same in every class
+            "panel": False,
+            "map": False,
+        }
 
     # ------------------------------------------------------------ prediction
     def _sums_out(self) -> bool:

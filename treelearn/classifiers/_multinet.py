@@ -58,6 +58,7 @@ class ChowLiuMultinet(CategoricalClassifier):
     """
 
     _method = "chow-liu-multinet"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
 
     def __init__(
@@ -130,6 +131,20 @@ class ChowLiuMultinet(CategoricalClassifier):
             heading=title if isinstance(title, str) and title else None,
             **kwargs,
         )
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): the class the conditioner,
+        one forest per class (its tree), weighted by the class prior."""
+        from ..viz._page_spec import multinet_spec, require_fitted, title_of
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        counted = [m.n_rows for m in self.models_.values()]
+        rows = None if None in counted else float(sum(n for n in counted if n is not None))
+        parts = [f"{len(self.feature_names_in_) + 1} variables"]
+        if title is None:
+            title = title_of(type(self).__name__, parts, rows)
+        return multinet_spec(self.models_, np.exp(self.class_log_prior_), self.class_name_, title)
 
     @property
     def n_parameters(self) -> int:

@@ -36,6 +36,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
     """
 
     _method: ClassVar[str] = "network"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     @abstractmethod
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
@@ -132,6 +133,20 @@ class SingleNetworkClassifier(CategoricalClassifier):
         """A Mermaid flowchart of the fitted network."""
         self._require_fitted()
         return self.model_.to_mermaid(**kwargs)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): the fitted network, the
+        class marked (TAN's class its conditioner: one forest per class)."""
+        from ..viz._page_spec import network_spec, require_fitted, title_of
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        model = self.model_
+        n = len(model.variables)
+        parts = [f"{n} variable{'' if n == 1 else 's'}"]
+        if title is None:
+            title = title_of(type(self).__name__, parts, model.n_rows)
+        return network_spec(model, title, cls=self.class_name_)
 
     def to_pgmpy(self) -> Any:
         """The fitted network as a pgmpy ``DiscreteBayesianNetwork``."""

@@ -14,13 +14,14 @@ weights included), as every categorical treelearn classifier does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
 
+from .._base.errors import TreelearnError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
@@ -226,6 +227,7 @@ class AODE(PartialFit, CategoricalClassifier):
 
     _method = "aode"
     cli_method: ClassVar[str] = "aode"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         "min_count": [Interval(Real, 0, None)],
@@ -488,6 +490,39 @@ class AODE(PartialFit, CategoricalClassifier):
             heading=title if isinstance(title, str) and title else None,
             **kwargs,
         )
+
+    def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`) of one super-parent's
+        network, ``super_parent`` (default: the feature most informative about the class,
+        ``I(class; x_i)`` under its network): its class posterior is that network's, not
+        the average over super-parents (which is no joint distribution: a missing
+        super-parent is dropped from the average, not summed out), as the title says."""
+        from ..viz._page_spec import information, label, network_spec, require_fitted, title_of
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        models, cls = self.models_, self.class_name_
+        if super_parent is None:
+
+            def class_information(sp: Hashable) -> float:
+                m = models[sp]
+                return information(np.asarray(m.cpt(cls), dtype=float)[:, None] * m.cpt(sp))
+
+            super_parent = max(models, key=class_information)
+        elif super_parent not in models:
+            raise TreelearnError(
+                f"super_parent={super_parent!r} is not a feature of this "
+                f"{type(self).__name__}; its super-parents: {list(models)[:20]}"
+            )
+        model = models[super_parent]
+        n = len(model.variables)
+        parts = [
+            f"{n} variables",
+            f"super-parent {label(super_parent)} (this network alone, not the average)",
+        ]
+        if title is None:
+            title = title_of(type(self).__name__, parts, model.n_rows)
+        return network_spec(model, title, cls=cls)
 
     @property
     def n_parameters(self) -> int:

@@ -88,6 +88,8 @@ class FeatureWeightedClassifier(CategoricalClassifier):
     saves anything more through ``_more_state`` / ``_restore_more``.
     """
 
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
+
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
         self._states = [list(s) for s in stats.states[:d]]
@@ -133,6 +135,51 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         self._require_fitted()
         k = len(self.classes_)
         return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): its score
+        ``log P(y) + sum_j w_j T_j[y, x_j]`` over the observed features as one forest, the
+        class the root and each feature its child with the rows ``exp(w_j T_j)`` (a
+        feature without evidence adds nothing: the page's forests send no message from an
+        unobserved leaf), so the class posterior is ``predict_proba``'s and an unobserved
+        feature's bars the score with that feature added, normalised (MANB's, every weight
+        1: naive Bayes's exact posterior). No side panel, likelihoods or MAP (the score is
+        no distribution). Drawn: the class above its features."""
+        from ..viz._page_spec import class_spec, require_fitted, title_of
+
+        require_fitted(self)
+        self._require_fitted()  # a partial_fit call after the first: learn its counts now
+        features = list(self.feature_names_in_)
+        d = len(features)
+        tables = [np.asarray(t, dtype=float) for t in self.feature_log_prob_]
+        with np.errstate(invalid="ignore"):  # a weight 0 drops the feature: 0 x log 0 is 0
+            rows = [
+                np.where(np.isfinite(t), np.exp(w * t), 0.0) if w != 0 else np.ones_like(t)
+                for t, w in zip(tables, self.feature_weights_)
+            ]
+        prior = np.exp(self.class_log_prior_)
+        parts = [f"{d} feature{'' if d == 1 else 's'}"]
+        if title is None:
+            head = f"{type(self).__name__}: naive Bayes, one weight per feature"
+            title = title_of(head, parts, float(np.sum(self.class_count_)))
+        spec = class_spec(
+            features,
+            self._states,
+            self.class_name_,
+            self.classes_,
+            prior,
+            [np.exp(t) for t in tables],
+            title,
+        )
+        cpt = [r.tolist() for r in rows] + [[prior.tolist()]]
+        forest = {"parent": [d] * d + [-1], "cpt": cpt, "weight": 1.0}
+        return {
+            **spec,
+            "components": [forest],
+            "panel": False,
+            "map": False,
+            "soft": "its score is no distribution to weight",
+        }
 
     def _feature_groups(self) -> list:
         return [[j] for j in range(len(self._states))]  # independent given the class

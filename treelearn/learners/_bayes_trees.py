@@ -602,6 +602,52 @@ class TreePosterior(Model):
         return cls(stats, ess, prior)
 
     # ------------------------------------------------------------------ pictures
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): the exact distribution is no
+        network, so the page carries its joint table, ``P(x | D)`` of every complete
+        assignment from :meth:`log_likelihood_codes` (the Bayesian average, Meila &
+        Jaakkola), at most 4,096 of them, which it sums under the evidence. Drawn as the
+        most probable tree (:meth:`map_tree`), each edge's strength its posterior
+        probability ``P(uv in T | D)``; each variable's hover its marginal."""
+        from ..viz._page_spec import MAX_JOINT, hover_table, label
+
+        variables = self.variables
+        cards = [len(self.states[v]) for v in variables]
+        total = float(np.prod(cards, dtype=float))
+        if total > MAX_JOINT:
+            raise TreelearnError(
+                f"the explorer shows this {type(self).__name__}'s exact posteriors from its "
+                f"joint table, but its {len(variables)} variables have {total:,.0f} complete "
+                f"assignments (more than {MAX_JOINT:,}; each is a sum over every spanning "
+                f"tree, and no cheaper exact marginal exists): explore its most probable "
+                f"tree, map_tree()"
+            )
+        rows = np.array(list(np.ndindex(*cards)), dtype=np.int64).reshape(int(total), len(cards))
+        p = np.exp(self.log_likelihood_codes(rows))
+        spec = self.map_tree().explorer_spec()
+        where = {label(v): j for j, v in enumerate(variables)}
+        order = [where[v["name"]] for v in spec["variables"]]  # the page's -> the columns'
+        P = self.edge_posterior_matrix
+        for e in spec["edges"][0]:  # strength: the edge's posterior probability
+            e[3] = round(1.0 + 3.0 * float(P[order[e[0]], order[e[1]]]), 2)
+            e[4] = float(P[order[e[0]], order[e[1]]])
+        for i, v in enumerate(spec["variables"]):  # the hover: the variable's own marginal
+            j = order[i]
+            marginal = np.bincount(rows[:, j], weights=p, minlength=cards[j]) / p.sum()
+            v["cpt"] = hover_table([marginal.tolist()], [], {})
+        if title is None:
+            title = (
+                f"Bayesian average over all spanning trees · {len(variables)} variables · "
+                f"n = {self.n_rows:,.0f} · drawn: the most probable tree"
+            )
+        return {
+            **spec,
+            "title": title,
+            "strength": "posterior",
+            "components": [],
+            "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
+        }
+
     def draw(
         self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0
     ) -> Any:

@@ -52,6 +52,7 @@ from .._base.validation import (
 )
 from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
+from ..models._base import Capable
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, kind_of, match_features
@@ -337,7 +338,9 @@ def grow_cutset(
 
 
 # ---------------------------------------------------------------------- the estimator
-class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class CutsetNetwork(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A cutset network (or a bagged ensemble of them): conditioning on variables top-down,
     Chow-Liu trees at the leaves; exact likelihoods, marginals, conditionals, MAP and
     sampling.
@@ -379,6 +382,9 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     >>> net.query("lung", evidence={"smoke": "yes"}).round(3).tolist()   # the data: 0.904, 0.096
     [0.904, 0.096]
     """
+
+    #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
+    capabilities = frozenset({"score", "sample", "explorer"})
 
     def __init__(
         self,
@@ -600,6 +606,92 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
             [net.sample_codes(int(m), rng, empty) for net, m in zip(self.networks_, per)]
         )
         return decode_codes(codes, first.columns, first.states, first.dtypes)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): one forest per leaf of every
+        network, weighted by the network's weight times the path's branch probabilities,
+        the path's conditioning variables fixed at its states (roots with rows of ones: the
+        weight holds them) beside the leaf's tree over the rest. The leaves of one network
+        are disjoint events, so ``P(evidence)`` is their weighted sum, as the model sums
+        over the branches its missing conditioning variables leave open. MAP for one
+        network only (an ensemble's, a mixture's, is refused, as ``map_query`` refuses
+        it). Drawn: the largest leaf's tree, the other variables beside it."""
+        from ..viz._page_spec import (
+            MAX_FORESTS,
+            MAX_TABLES,
+            forest,
+            hover_table,
+            label,
+            require_fitted,
+        )
+
+        require_fitted(self, "fit(X)")
+        nets = list(self.networks_)
+        columns = list(nets[0].columns)
+        index = {v: i for i, v in enumerate(columns)}
+        cards = [len(nets[0].states[v]) for v in columns]
+        leaves = []  # (weight, {column index: state}, leaf): every way down, its branches
+        for net, weight in zip(nets, self.weights_):
+            stack: list = [(net.root, 1.0, {})]
+            while stack:
+                node, p, fixed = stack.pop()
+                if isinstance(node, Leaf):
+                    leaves.append((float(weight) * p, fixed, node))
+                    continue
+                for a, child in enumerate(node.children):
+                    stack.append((child, p * float(node.weights[a]), {**fixed, node.variable: a}))
+        n = len(columns)
+        if len(leaves) > MAX_FORESTS or len(leaves) * n > MAX_TABLES:
+            raise TreelearnError(
+                f"the explorer computes on this {type(self).__name__} with one forest per "
+                f"leaf, but it has {len(leaves):,} leaves (more than a page holds: "
+                f"{MAX_FORESTS:,} forests, {MAX_TABLES:,} tables): query it in Python "
+                f"(query, map_query)"
+            )
+        components = []
+        for w, fixed, leaf in leaves:
+            part = forest(leaf.tree, index) if leaf.tree is not None else {"cpt": [None] * n}
+            cpt = [[[1.0] * cards[j]] if j in fixed else t for j, t in enumerate(part["cpt"])]
+            components.append(
+                {
+                    "parent": part.get("parent", [-1] * n),
+                    "cpt": cpt,
+                    "weight": w,
+                    "fixed": [[int(j), int(s)] for j, s in fixed.items()],
+                }
+            )
+        trees = [leaf.tree for _, _, leaf in leaves if leaf.tree is not None]
+        largest = max(trees, key=lambda t: len(t.variables), default=None)
+        drawn = [-1] * n
+        if largest is not None:
+            for v in largest.variables:
+                drawn[index[v]] = index[largest.parents(v)[0]] if largest.parents(v) else -1
+        variables = []
+        for v in columns:  # the hover: the variable's marginal under the model (its query)
+            marginal = np.asarray(self.query(v), dtype=float).tolist()
+            variables.append(
+                {
+                    "name": label(v),
+                    "states": [label(s) for s in nets[0].states[v]],
+                    "cls": False,
+                    "cpt": hover_table([marginal], [], {}),
+                }
+            )
+        parts = [
+            f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
+            f"{n} variables",
+            f"{len(leaves)} leaves",
+            "drawn: the largest leaf's tree",
+        ]
+        return {
+            "title": title if title is not None else " · ".join(parts),
+            "variables": variables,
+            "drawn": drawn,
+            "edges": [[[drawn[i], i, "tree", 1.5, None] for i in range(n) if drawn[i] >= 0]],
+            "order": list(range(n)),
+            "components": components,
+            "map": len(nets) == 1,
+        }
 
     # ------------------------------------------------------------ files
     def _fitted_state(self) -> dict:

@@ -52,6 +52,7 @@ from ..encoding._table import (
     state_order,
 )
 from ..inference._engine import TreeEngine, decode_codes
+from ..models._base import Capable
 from ..models._tree import TreeModel
 from ..sources._kinds import as_frame, match_features
 from ..sources._passes import RowPasses, row_passes
@@ -289,7 +290,9 @@ def _normalised(table: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the estimator
-class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class HiddenTree(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A hidden Chow-Liu tree: one latent variable of ``n_states`` states per column, the
     latents a tree (by default the Chow-Liu tree of the columns), learned by exact EM.
 
@@ -361,6 +364,9 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
     >>> all(b <= a + 1e-9 for b, a in zip(hidden.lower_bounds_, hidden.lower_bounds_[1:]))
     True
     """
+
+    #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
+    capabilities = frozenset({"score", "sample", "explorer"})
 
     def __init__(
         self,
@@ -641,6 +647,15 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         check_is_fitted(self)
         kwargs.setdefault("latent", self.latent_names_)
         return self.model_.draw(ax, **kwargs)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent
+        variables among the observed ones (:meth:`TreeModel.explorer_spec
+        <treelearn.models._tree.TreeModel.explorer_spec>`)."""
+        from ..viz._page_spec import require_fitted
+
+        require_fitted(self, "fit(X)")
+        return self.model_.explorer_spec(title)
 
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The joint tree as an interactive page (:meth:`TreeModel.to_html

@@ -54,6 +54,7 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
+from ..models._base import Capable
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features
@@ -76,7 +77,9 @@ from ._mixture_queries import (
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class TreeMixture(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -185,6 +188,9 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     >>> mix.predict_proba(df.head(2)).shape
     (2, 2)
     """
+
+    #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
+    capabilities = frozenset({"score", "sample", "explorer"})
 
     def __init__(
         self,
@@ -437,6 +443,25 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     def predict(self, X: Any) -> np.ndarray:
         """The most probable component of each row."""
         return np.argmax(self._estimate_log_prob(X), axis=1)
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): the hidden component a box
+        (``component``) whose marginal is the components' weights under the evidence, one
+        forest per component weighted by ``weights_``; drawn from the heaviest one's tree."""
+        from ..viz._page_spec import multinet_spec, require_fitted, title_of
+
+        require_fitted(self, "fit(X)")
+        features = list(self.components_[0].variables)
+        name = "component"
+        while name in features:
+            name += "'"
+        weights = np.asarray(self.weights_, dtype=float)
+        parts = [f"{len(features) + 1} variables", f"{len(self.components_)} components"]
+        if title is None:
+            title = title_of(type(self).__name__, parts)
+        return multinet_spec(
+            dict(enumerate(self.components_)), weights / weights.sum(), name, title
+        )
 
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The interactive explorer page of the mixture (see

@@ -269,6 +269,82 @@ class CLGTreeModel(Model):
             )
         return int(total)
 
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): the discrete forest, and
+        each continuous variable's Gaussian (a regression on a continuous parent, or one
+        Gaussian per state of a discrete one), whose subtree's density of the numbers given
+        is a likelihood of the discrete variable it hangs from. A number's slider spans its
+        prior's mean +- 4 sds (per state of that variable, a Gaussian propagated down the
+        regressions, mixed by its marginal). No side panel and no MAP."""
+        from ..viz._page_spec import (
+            forest,
+            hover_tables,
+            label,
+            mixture_range,
+            parent_first,
+            regressions,
+            title_of,
+        )
+
+        variables, cont, dmodel = self.variables, set(self.continuous), self.discrete_model
+        index = {v: i for i, v in enumerate(variables)}
+        parent = {v: (self.parents(v) or [None])[0] for v in variables}
+        order = parent_first(parent)
+        gauss = regressions(self, index, parent, self.continuous)
+        states = {v: [label(s) for s in self.states[v]] for v in self.discrete}
+        marginals = dmodel.marginals() if dmodel is not None else {}
+        per_state: dict = {}  # a continuous variable's prior per state of its attachment
+        attach: dict = {}
+        ranges = {}
+        for v in order:
+            if v not in cont:
+                continue
+            g, p = gauss[index[v]], parent[v]
+            if p is None:
+                per_state[v], attach[v] = (np.array([g["a"]]), np.array([g["s2"]])), None
+            elif p not in cont:
+                per_state[v], attach[v] = (np.array(g["means"]), np.array(g["vars"])), p
+            else:
+                m, s2 = per_state[p]
+                per_state[v], attach[v] = (
+                    (g["a"] + g["b"] * m, g["b"] ** 2 * s2 + g["s2"]),
+                    attach[p],
+                )
+            weights = np.ones(1) if attach[v] is None else marginals[attach[v]]
+            ranges[v] = mixture_range(weights, *per_state[v])
+        edges = []
+        for u, v, a in self.graph.edges(data=True):
+            # discrete pairs: I(u; v) under the model; a continuous end: the learned weight
+            # (the mixed mutual information of the data, as bnlearn's mi-cg)
+            mi: float | None
+            if dmodel is not None and u not in cont and v not in cont:
+                mi = float(dmodel.mutual_information(u, v))
+            else:
+                mi = float(a["weight"]) if a.get("weight") is not None else None
+            edges.append([index[u], index[v], "tree", 1.5, mi])
+        tables = hover_tables(dmodel, states) if dmodel is not None else {}
+        out_vars = []
+        for v in variables:
+            entry: dict = {"name": label(v), "states": states.get(v, []), "cls": False}
+            if v in cont:
+                entry["range"] = ranges[v]
+            else:
+                entry["cpt"] = tables[v]
+            out_vars.append(entry)
+        components = [{**forest(dmodel, index), "weight": 1.0}] if dmodel is not None else []
+        parts = [f"{len(variables) - len(cont)} discrete, {len(cont)} continuous"]
+        return {
+            "title": title if title is not None else title_of("CLG tree", parts, self.n_rows),
+            "variables": out_vars,
+            "drawn": [index[parent[v]] if parent[v] is not None else -1 for v in variables],
+            "edges": [edges],
+            "order": [index[v] for v in order if v not in cont],
+            "components": components,
+            "gauss": gauss,
+            "panel": False,
+            "map": False,
+        }
+
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the tree: a discrete variable with its states, a Gaussian one
         with its mean and **variance** given its parent (one per state of a discrete

@@ -160,6 +160,57 @@ class GaussianTreeModel(Model):
     def root(self) -> Hashable:
         return self.roots[0]
 
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:mod:`treelearn.viz._page_spec`): each variable's regression
+        on its parent, conditioned in the page by Gaussian message passing; a number's
+        ``data-marginal`` is ``[mean, variance]`` (``moments``). Each slider spans the prior
+        mean +- 4 prior sds; each edge's strength ``I(parent; child) = -log(1 - rho^2) / 2``
+        from the model's own variances. No side panel and no MAP (a Gaussian's MAP is its
+        mean)."""
+        from ..viz._page_spec import label, parent_first, regressions, title_of
+
+        variables = self.variables
+        index = {v: i for i, v in enumerate(variables)}
+        parent = {v: (self.parents(v) or [None])[0] for v in variables}
+        gauss = regressions(self, index, parent, variables)
+        order = parent_first(parent)
+        mean: dict = {}
+        var: dict = {}
+        for v in order:  # the prior moments: Var(v) = b^2 Var(p) + s2
+            g, p = gauss[index[v]], parent[v]
+            mean[v] = g["a"] + g["b"] * (mean[p] if p is not None else 0.0)
+            var[v] = g["b"] * g["b"] * (var[p] if p is not None else 0.0) + g["s2"]
+        edges = []
+        for v in variables:
+            p = parent[v]
+            if p is not None:
+                b = gauss[index[v]]["b"]
+                rho2 = min(b * b * var[p] / var[v], 1.0)  # <= 1 up to round-off
+                mi = -0.5 * float(np.log1p(-rho2)) if rho2 < 1.0 else None
+                edges.append([index[p], index[v], "tree", round(1.0 + 3.0 * rho2, 2), mi])
+        sd = {v: float(np.sqrt(var[v])) for v in variables}
+        n = len(variables)
+        parts = [f"{n} variable{'' if n == 1 else 's'}"]
+        return {
+            "title": title if title is not None else title_of("Gaussian tree", parts, self.n_rows),
+            "variables": [
+                {
+                    "name": label(v),
+                    "states": [],
+                    "cls": False,
+                    "range": [mean[v] - 4 * sd[v], mean[v] + 4 * sd[v]],
+                }
+                for v in variables
+            ],
+            "drawn": [index[parent[v]] if parent[v] is not None else -1 for v in variables],
+            "edges": [edges],
+            "order": [index[v] for v in order],
+            "gauss": gauss,
+            "moments": True,
+            "panel": False,
+            "map": False,
+        }
+
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the tree: each variable's Gaussian given its parent (its mean
         as a regression on the parent, and the residual **variance**), the MI on each edge."""

@@ -999,6 +999,23 @@ class TreeModel(Model):
             raise InvalidModelError(str(exc)) from None
 
     # ------------------------------------------------------------------ display
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page's specification (:mod:`treelearn.viz._page_spec`): the
+        network's forests (one, one per state of a conditioner, or one per joint state of
+        a cutset), drawn as :meth:`draw` draws it."""
+        from ..viz._page_spec import network_spec, title_of
+
+        head = {
+            "chow-liu": "Chow–Liu tree",
+            "fit_cpts": "Bayesian network",
+            "pgmpy": "Bayesian network",
+        }.get(str(self.settings.get("method")), "tree model")
+        n = len(self.variables)
+        parts = [f"{n} variable{'' if n == 1 else 's'}"]
+        return network_spec(
+            self, title if title is not None else title_of(head, parts, self.n_rows)
+        )
+
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the structure as an indented text tree with the MI (nats) on
         each edge (a node with several parents under its last, the others named)."""
