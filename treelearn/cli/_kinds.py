@@ -378,7 +378,7 @@ def _multinet_query(
     variables: list,
     evidence: Mapping[Hashable, Any],
 ) -> pd.Series:
-    from ..learners._mixture_queries import component_posterior, mixture_query
+    from ..models._mixture import MixtureModel
 
     cls = obj.class_name_
     given_class = evidence.get(cls) if cls in evidence else None
@@ -389,12 +389,13 @@ def _multinet_query(
             raise KindError(f"--given {cls}={given_class}: not a class; the classes are {labels}")
         trees, prior = [obj.models_[spelled[0]]], np.ones(1)
         labels = spelled
-    post = component_posterior(trees, prior, features)
+    mixture = MixtureModel(trees, prior)
+    post = mixture.component_posterior(features)
     if variables == [cls]:
         return pd.Series(post, index=pd.Index(labels, name=cls), name="probability")
     if cls in variables:
         raise KindError(f"query the class {cls!r} alone or the features alone")
-    return mixture_query(trees, prior, variables, features)
+    return mixture.query(variables, features)
 
 
 def sample_given(
@@ -406,7 +407,7 @@ def sample_given(
     if name in ("TreeMixture", "BaggedTrees"):
         return obj.sample(n, random_state=rng, evidence=evidence, numbers=numbers)
     if is_multinet_like(obj):
-        from ..learners._mixture_queries import mixture_sample
+        from ..models._mixture import MixtureModel
 
         trees, prior, labels = multinet_components(obj)
         cls = obj.class_name_
@@ -414,7 +415,9 @@ def sample_given(
             raise KindError(
                 f"sample --given {cls}=...: give features only (the class of each row is drawn)"
             )
-        X, which = mixture_sample(trees, prior, n, evidence, rng, numbers=numbers)
+        X, which = MixtureModel(trees, prior).sample(
+            n, rng, evidence=evidence, numbers=numbers, return_components=True
+        )
         return X.assign(**{str(cls): [labels[k] for k in which]})
     if is_gaussian_tree(obj):
         values = {k: float(v) for k, v in evidence.items()}

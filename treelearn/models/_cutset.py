@@ -79,7 +79,9 @@ class CutsetModel(Model):
     """
 
     kind = "cutset_network"
-    capabilities = frozenset({"score", "sample", "sample_given", "query", "map"})
+    capabilities = frozenset(
+        {"score", "sample", "sample_given", "query", "marginals", "map", "predict"}
+    )
 
     def __init__(
         self,
@@ -287,6 +289,63 @@ class CutsetModel(Model):
         """Exact ``P(variables | evidence)`` as a Series over their joint states (a
         MultiIndex for several): one evidence row per joint state, all scored at once."""
         return query_rows(self.log_likelihood_codes, self, variables, evidence)
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` for every variable not given, exactly (one
+        :meth:`query` each)."""
+        self.evidence_row(evidence)  # names and states checked once, before any query
+        return {v: self.query(v, evidence) for v in self.columns if v not in (evidence or {})}
+
+    def posterior_codes(self, codes: np.ndarray, target: int) -> np.ndarray:
+        """``P(column target | the row's other observed cells)`` of rows of codes: an ``n x
+        k`` array (a row of probability zero: NaN), every state of the target scored in one
+        call (the rows repeated ``k`` times)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        k = len(self.states[self.columns[target]])
+        check_memory(
+            8.0 * len(codes) * k * len(self.columns),
+            "predict_proba over every state",
+            "predict fewer rows at a time",
+        )
+        rows = np.repeat(codes, k, axis=0)
+        rows[:, target] = np.tile(np.arange(k), len(codes))
+        log_p = self.log_likelihood_codes(rows).reshape(len(codes), k)
+        with np.errstate(invalid="ignore"):
+            return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+    def predict_proba(self, data: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+        """``P(target | each row's other observed cells)``: one column per state of
+        ``target`` (missing cells and absent columns summed out), exactly.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> net = tl.CutsetNetwork(max_depth=2).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> net.predict_proba(pd.DataFrame({"smoke": ["yes"]}), "lung").round(3).to_numpy().tolist()
+        [[0.904, 0.096]]
+        """
+        if target not in self.states:
+            raise ColumnNotFoundError(
+                f"{target!r} is not a column; the columns are {self.columns}", column=target
+            )
+        check_frame(data, action="score or predict")
+        codes = self.encode(data.reindex(columns=self.columns))
+        proba = self.posterior_codes(codes, self.columns.index(target))
+        bad = ~np.isfinite(proba).all(axis=1)
+        if bad.any():
+            raise TreelearnError(
+                f"{int(bad.sum())} row(s) have probability zero under the network for every "
+                f"state of {target!r}, e.g. row {data.index[int(np.flatnonzero(bad)[0])]!r}: "
+                f"drop or fix those rows, or learn with alpha > 0",
+                column=target,
+            )
+        return pd.DataFrame(proba, columns=self.states[target], index=data.index)
+
+    def predict(self, data: pd.DataFrame, target: Hashable) -> pd.Series:
+        """The most probable state of ``target`` for every row given its other cells (the
+        argmax of :meth:`predict_proba`; ties go to the first state)."""
+        proba = self.predict_proba(data, target)
+        labels = np.empty(proba.shape[1], dtype=object)
+        labels[:] = list(proba.columns)
+        return pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index, name=target)
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
