@@ -201,8 +201,10 @@ def em_run(
 
     >>> run = em_run(0.0, lambda x: (-abs(x - 1), x), lambda s, x: (s + 1) / 2,
     ...              EMSchedule(max_iter=10, tol=0.01), n_steps=10)
-    >>> run.model, len(run.bounds), run.converged   # halving the distance to 1
-    (0.9375, 5, True)
+    >>> # each step halves the distance to 1: the bounds -1, -1/2, ..., -1/128 move by
+    >>> # 1/128 < 0.01 at the eighth model, x = 1 - 1/128
+    >>> run.model, len(run.bounds), run.converged
+    (0.9921875, 8, True)
     """
     bounds: list[float] = []
     stop = None if valid_score is None else EarlyStopping(schedule.n_iter_no_change)
