@@ -160,7 +160,6 @@ class BaggedTrees(TreeMixture):
         bound = float(w @ logsumexp(log_prob, axis=1) / w.sum())
         self._set_history(EMRun(self.model_, [bound], None, all(m.converged_ for m in members)))
         self.n_iter_ = max(m.n_iter_ for m in members)
-        self.n_components_ = len(components)
         self.n_components_scores_ = None
         self._set_features(passes.columns)
         return self

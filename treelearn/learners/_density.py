@@ -387,12 +387,60 @@ class DensityEstimator(Persistent, CategoricalTableInput, DensityMixin, BaseEsti
 
 
 class EMEstimator(DensityEstimator):
-    """A density estimator learned by EM (:func:`em_run`): the fit's history
-    (``converged_``, ``n_iter_``, ``lower_bound_``, ``lower_bounds_``,
-    ``validation_scores_``), set from the kept run and saved with the model."""
+    """A density estimator learned by EM (:func:`em_run`): ``fit`` written once (the
+    options, the rows, the validation rows, the seed, then the learner's :meth:`_em` and
+    :meth:`_model_of`), and the fit's history (``converged_``, ``n_iter_``,
+    ``lower_bound_``, ``lower_bounds_``, ``validation_scores_``), set from the kept run and
+    saved with the model."""
 
     #: how many of a run's bounds are no EM iteration (a hidden tree scores its start)
     _scored_start: ClassVar[int] = 0
+    #: the progress bar's name
+    _em_label: ClassVar[str] = "EM"
+
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> EMEstimator:
+        """Learn by EM from the rows of ``X`` (``y`` is ignored); returns self.
+
+        ``X``: a DataFrame, a CSV/Parquet path (read whole; with ``chunksize``, in chunks at
+        every pass), a Dask DataFrame (computed; with ``chunksize``, summarised on its
+        workers at every pass), a ``scipy.sparse`` 0/1 matrix or a 2-D array.
+        ``sample_weight``: one weight per row (integer weights equal repeated rows), or the
+        name of the weight column of a file or a Dask DataFrame. ``validation``: held-out
+        rows (a table with the same columns): EM stops once their log-likelihood has not
+        improved for ``n_iter_no_change`` iterations, keeping the best model on them.
+        """
+        params = self._checked_params()
+        passes = self._passes(X, params, sample_weight)
+        valid = self._validation(validation, passes)
+        rng = np.random.default_rng(params["random_state"])
+        run = self._em(passes, params, valid, rng)
+        self._set_history(run)
+        self.model_ = self._model_of(run, passes, params)
+        self._set_features(passes.columns)
+        return self
+
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:  # pragma: no cover - every learner defines it
+        """The kept EM run: the learner's starts, E- and M-steps through :func:`em_run`."""
+        raise NotImplementedError
+
+    def _model_of(
+        self, run: EMRun, passes: RowPasses, params: dict
+    ) -> Model:  # pragma: no cover - every learner defines it
+        """The fitted model of the kept run."""
+        raise NotImplementedError
+
+    def _schedule(self, params: dict) -> EMSchedule:
+        return EMSchedule(
+            params["max_iter"],
+            params["tol"],
+            params["n_iter_no_change"],
+            params["progress"],
+            self._em_label,
+        )
 
     def _set_history(self, run: EMRun) -> None:
         self.converged_ = run.converged

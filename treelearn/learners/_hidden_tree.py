@@ -433,24 +433,14 @@ class HiddenTree(EMEstimator):
     #: the first bound of a run is its start's
     _scored_start = 1
 
-    # ------------------------------------------------------------ fitting
-    def fit(
-        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
-    ) -> HiddenTree:
-        """Learn the hidden tree by EM from the rows of ``X`` (``y`` is ignored); returns self.
+    # ------------------------------------------------------------ fitting (EMEstimator.fit)
+    _em_label = "hidden tree EM"
 
-        ``X``: a DataFrame, a CSV/Parquet path, a Dask DataFrame (with ``chunksize``: read
-        in chunks / summarised on its workers at every iteration), a ``scipy.sparse`` 0/1
-        matrix or a 2-D array. ``sample_weight``: one
-        weight per row, or the name of the weight column of a file or Dask DataFrame.
-        ``validation``: held-out rows (a DataFrame with the same columns): EM stops once
-        their log-likelihood has not improved for ``n_iter_no_change`` iterations and
-        the best model on them is kept.
-        """
-        params = self._checked_params()
-        passes = self._passes(X, params, sample_weight)
-        valid = self._validation(validation, passes)
-        rng = np.random.default_rng(params["random_state"])
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:
+        """The best of ``n_init`` runs from the starts (the Chow-Liu tree's, or random),
+        on the latent tree ``structure`` says (by default the columns' Chow-Liu tree)."""
         tree = None  # the Chow-Liu tree of the columns: the latent tree, or the start
         if params["structure"] is None or (params["init"] == "tree" and not self._tied):
             settings = LearningSettings(
@@ -460,24 +450,15 @@ class HiddenTree(EMEstimator):
         structure = tree.graph if params["structure"] is None else params["structure"]
         parent = _structure_parents(structure, passes.columns)
         starts = [self._start(passes, parent, tree, params, rng) for _ in range(params["n_init"])]
-        schedule = EMSchedule(
-            params["max_iter"],
-            params["tol"],
-            params["n_iter_no_change"],
-            params["progress"],
-            "hidden tree EM",
-        )
         run = partial(
             _run,
             passes=passes,
             valid=valid,
             alpha=params["alpha"],
             tied=self._tied,
-            schedule=schedule,
+            schedule=self._schedule(params),
         )
-        best = best_run(run_starts(run, starts, params["n_jobs"]))
-        self._set_fitted(best, passes, params)
-        return self
+        return best_run(run_starts(run, starts, params["n_jobs"]))
 
     def _start(
         self,
@@ -500,7 +481,7 @@ class HiddenTree(EMEstimator):
             return _tree_start(tree, passes.columns, parent, h, rng)
         return _random_tree(parent, passes.cardinalities, h, rng, self._tied)
 
-    def _set_fitted(self, run: EMRun, passes: RowPasses, params: dict) -> None:
+    def _model_of(self, run: EMRun, passes: RowPasses, params: dict) -> HiddenTreeModel:
         names = latent_names(passes.columns)
         network = _joint_model(
             run.model,
@@ -513,9 +494,7 @@ class HiddenTree(EMEstimator):
                 "missing": params["missing"],
             },
         )
-        self.model_ = HiddenTreeModel(network, names, tied=self._tied)
-        self._set_history(run)
-        self._set_features(passes.columns)
+        return HiddenTreeModel(network, names, tied=self._tied)
 
     # ------------------------------------------------------------ the model's parts
     @property
@@ -795,9 +774,14 @@ class HiddenMarkovModel(HiddenTree):
             ]
         return LatentTree(parent, [start, *trans], emit)
 
-    def _set_fitted(self, run: EMRun, passes: RowPasses, params: dict) -> None:
-        super()._set_fitted(run, passes, params)
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> HiddenMarkovModel:
+        """Learn by Baum-Welch (:meth:`EMEstimator.fit
+        <treelearn.learners._density.EMEstimator.fit>`); returns self."""
+        super().fit(X, y, sample_weight, validation=validation)
         self._set_matrices()
+        return self
 
     def _restore_fitted(self, saved: SavedState) -> None:
         super()._restore_fitted(saved)

@@ -263,45 +263,26 @@ class TreeMixture(EMEstimator):
             missing=params["missing"],
         )
 
-    # ------------------------------------------------------------ fitting
-    def fit(
-        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
-    ) -> TreeMixture:
-        """Learn the mixture by EM from the rows of ``X`` (``y`` is ignored); returns self.
+    # ------------------------------------------------------------ fitting (EMEstimator.fit)
+    _em_label = "tree mixture EM"
 
-        ``X``: any kind :func:`~treelearn.sources._count.in_memory_table` takes (a path is
-        read whole, a Dask DataFrame computed; with ``chunksize``, read in passes).
-        ``sample_weight`` weights the rows (integer weights equal repeated rows): one number
-        per row, or the name of the weight column of a file or a Dask DataFrame.
-        ``validation``: held-out rows (a DataFrame with the same columns): EM stops once
-        their log-likelihood has not improved for ``n_iter_no_change`` iterations, keeping
-        the best model on them; they also choose among several ``n_components``.
-        """
-        params = self._checked_params()
-        passes = self._passes(X, params, sample_weight)
-        options = _Options(
-            self._settings(params),
-            EMSchedule(
-                params["max_iter"],
-                params["tol"],
-                params["n_iter_no_change"],
-                params["progress"],
-                "tree mixture EM",
-            ),
-            self._validation(validation, passes),
-        )
-        rng = np.random.default_rng(params["random_state"])
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:
+        """The best of ``n_init`` runs, in memory (identical rows merged) or by passes over
+        the rows; with several ``n_components``, the size chosen by growing (the validation
+        rows, else BIC, judge it: ``n_components_scores_``)."""
+        options = _Options(self._settings(params), self._schedule(params), valid)
         if passes.in_memory:
             best, scores = _fit_in_memory(cast(InMemoryRows, passes), params, options, rng)
         else:  # a file in chunks, a Dask DataFrame on its workers
             best, scores = _fit_passes(passes, params, options, rng)
-        self._set_history(best)
-        components, weights = best.model
-        self.model_ = MixtureModel(components, weights)
-        self.n_components_ = len(components)
         self.n_components_scores_ = scores
-        self._set_features(passes.columns)
-        return self
+        return best
+
+    def _model_of(self, run: EMRun, passes: RowPasses, params: dict) -> MixtureModel:
+        components, weights = run.model
+        return MixtureModel(components, weights)
 
     # ------------------------------------------------------------ the model's parts
     @property
@@ -313,6 +294,11 @@ class TreeMixture(EMEstimator):
     def weights_(self) -> np.ndarray:
         """The mixing weights (``model_.weights``)."""
         return self._fitted_model().weights
+
+    @property
+    def n_components_(self) -> int:
+        """The number of components (the size chosen when ``n_components`` lists several)."""
+        return len(self._fitted_model().components)
 
     # ------------------------------------------------------------ answers: the model's
     def predict_proba(self, X: Any, target: Hashable | None = None) -> np.ndarray | pd.DataFrame:
@@ -476,7 +462,6 @@ class TreeMixture(EMEstimator):
             raise saved.fail("component_kind", "must be 'tree_model': a mixture of trees")
         self._restore_model(saved, model, "components")
         self._restore_history(saved)
-        self.n_components_ = len(model.components)
         self.n_components_scores_ = None
 
 
