@@ -126,6 +126,8 @@ def describe(obj: Any) -> str:
             kind = "Gaussian" if v in obj.continuous else "discrete"
             lines.append(f"{v} ({kind})" + (f" | {parents[0]}" if parents else "  [root]"))
         return "\n".join(lines)
+    if name in ("MixtureModel", "HiddenTreeModel", "CutsetModel"):  # their own structure
+        return obj.to_text()
     if name == "TreePosterior":
         frame = obj.to_frame()
         head = frame.head(10).to_string(index=False)
@@ -188,13 +190,15 @@ def predict_target(
             return target, [], None, obj.predict(df, target).to_frame()
         proba = obj.posterior(df, target)
         return target, list(proba.columns), proba.to_numpy(), None
-    if name in ("TreeMixture", "BaggedTrees"):
+    if name in ("TreeMixture", "BaggedTrees", "MixtureModel"):
         proba = obj.predict_proba(df, target=target)
         return target, list(proba.columns), proba.to_numpy(), None
     if hasattr(obj, "predict_proba") and name in (
         "CutsetNetwork",
         "HiddenTree",
         "HiddenMarkovModel",
+        "CutsetModel",
+        "HiddenTreeModel",
     ):
         proba = obj.predict_proba(df, target)
         return target, list(proba.columns), np.asarray(proba), None
@@ -267,7 +271,14 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any], map_
     if is_multinet_like(obj):
         trees, prior, labels = multinet_components(obj)
         result = _multinet_query(obj, trees, prior, labels, variables, evidence)
-    elif name in ("TreeMixture", "BaggedTrees") or name == "CutsetNetwork":
+    elif name in (
+        "TreeMixture",
+        "BaggedTrees",
+        "CutsetNetwork",
+        "MixtureModel",
+        "CutsetModel",
+        "HiddenTreeModel",
+    ):
         result = obj.query(variables, evidence)
     else:
         raise refuse(
@@ -404,7 +415,7 @@ def sample_given(
     """Rows drawn exactly given evidence, for the kinds answered here."""
     rng = np.random.default_rng(seed)
     name = kind_name(obj)
-    if name in ("TreeMixture", "BaggedTrees"):
+    if name in ("TreeMixture", "BaggedTrees", "MixtureModel"):
         return obj.sample(n, random_state=rng, evidence=evidence, numbers=numbers)
     if is_multinet_like(obj):
         from ..models._mixture import MixtureModel
