@@ -480,16 +480,17 @@ def em_case(folder: str, name: str, k: int = 8) -> tuple:
     distinct rows and starting responsibilities (also used by ``bench_peers.py``)."""
     from treelearn.encoding._table import encode
     from treelearn.learners import _mixture as mixture
+    from treelearn.learners._density import EMSchedule
     from treelearn.sources._passes import merge_identical_rows
 
     train = load(folder, name, "ts")
     table, group = merge_identical_rows(encode(train, states={c: [0, 1] for c in train.columns}))
     est = tl.TreeMixture(n_components=k, alpha=1.0, mi_alpha=1.0, random_state=0)
-    _, settings = est._check_params()
+    settings = est._settings(est._checked_params())
     resp = mixture._initial_responsibilities(
         table, group, k, "random", np.random.default_rng(0), settings
     )
-    options = mixture._Options(settings, 1, 0.0, None, 5, False)
+    options = mixture._Options(settings, EMSchedule(max_iter=1, tol=0.0))
     codes = table.codes.astype(np.intp)
     card = table.cardinalities
     offsets = np.concatenate([[0], np.cumsum(card)])
@@ -581,7 +582,7 @@ def hidden_iteration(folder: str, name: str, h: int = 16, repeat: int = 5) -> li
     ).fit(train)
     passes = row_passes(train, learner="bench", states={c: [0, 1] for c in train.columns})
     names = est.latent_names_
-    model = est.model_
+    model = est.model_.network
     tree = hidden.LatentTree(
         np.array([names.index(model.parents(v)[0]) if model.parents(v) else -1 for v in names]),
         [model.cpt(v) for v in names],

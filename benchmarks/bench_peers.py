@@ -1024,11 +1024,7 @@ def _mixture_case(folder: str, name: str, k: int, repeat: int) -> list[dict]:
 
     ours, floor, table, _ = em_case(folder, name, k)
     run = ours()
-    gap = float(
-        np.abs(
-            mixture._responsibilities(table, run["components"], run["weights"])[1] - floor()
-        ).max()
-    )
+    gap = float(np.abs(mixture._responsibilities(table, *run.model)[1] - floor()).max())
     assert gap <= TOL, f"{name}: responsibilities differ by {gap}"
     t_ours, t_floor = cpu_best(ours, repeat), cpu_best(floor, repeat)
     case = f"mixture EM iteration, DEBD {name} (k={k}, {table.codes.shape[0]:,} distinct rows)"

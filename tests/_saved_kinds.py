@@ -177,6 +177,37 @@ def saved_kinds() -> list[Kind]:
                 lambda m: [m.score_samples(cat)],
             )
         )
+        mixture = tl.TreeMixture(n_components=2, random_state=0).fit(cat).model_
+        kinds.append(
+            Kind(
+                "MixtureModel",
+                mixture,
+                lambda m: [m.score_samples(cat), m.component_proba(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "MixtureModel-cutset",
+                tl.CutsetNetwork(max_depth=1, min_rows=20, n_estimators=2, random_state=0)
+                .fit(cat)
+                .model_,
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "HiddenTreeModel",
+                tl.HiddenTree(n_states=2, max_iter=3, random_state=0).fit(cat).model_,
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
+                "HiddenTreeModel-tied",
+                tl.HiddenMarkovModel(n_states=2, max_iter=3, random_state=0).fit(seqs).model_,
+                lambda m, seqs=seqs: [m.score_samples(seqs), np.array([m.n_parameters])],
+            )
+        )
         kinds.append(
             Kind(
                 "KernelForestModel",

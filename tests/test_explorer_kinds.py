@@ -23,6 +23,7 @@ import pytest
 import treelearn as tl
 from treelearn._base.persistence import ESTIMATORS
 from treelearn.models._base import MODEL_KINDS, Capable
+from treelearn.models._cutset import Leaf
 from treelearn.viz._explorer import explorer_spec, to_html
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -44,6 +45,10 @@ FACTORIES = {
     "KernelForestModel": lambda: tl.kernel_forest(NUM, random_state=0),
     "TreePosterior": lambda: tl.tree_posterior(ASIA.iloc[:, :5]),
     "CutsetModel": lambda: tl.CutsetNetwork(max_depth=1).fit(ASIA).networks_[0],
+    "MixtureModel": lambda: tl.TreeMixture(n_components=2, random_state=0).fit(ASIA).model_,
+    "HiddenTreeModel": lambda: (
+        tl.HiddenTree(n_states=2, max_iter=2, random_state=0).fit(ASIA).model_
+    ),
     "NaiveBayes": lambda: tl.NaiveBayes().fit(X, Y),
     "TAN": lambda: tl.TAN().fit(X, Y),
     "KDB": lambda: tl.KDB(k=2).fit(X, Y),
@@ -82,6 +87,8 @@ BASES = {
     "SingleNetworkClassifier",
     "FeatureWeightedClassifier",
     "_GroupSearch",
+    "DensityEstimator",
+    "EMEstimator",
     "_WrapperSearch",
 }
 
@@ -125,6 +132,14 @@ def test_an_option_of_another_kind_is_refused_naming_it():
         explorer_spec(tl.chow_liu(ASIA), super_parent="smoke")
     with pytest.raises(tl.TreelearnError, match="depth=2 is no option of the explorer"):
         explorer_spec(tl.chow_liu(ASIA), depth=2)
+
+
+def test_a_mixture_of_cutset_networks_gives_its_leaves_page():
+    bag = tl.CutsetNetwork(max_depth=1, n_estimators=2, random_state=0).fit(ASIA)
+    spec = explorer_spec(bag.model_)  # the bag's model: a mixture of two networks
+    assert type(bag.model_).__name__ == "MixtureModel" and spec == explorer_spec(bag)
+    leaves = sum(isinstance(node, Leaf) for net in bag.networks_ for node in net.nodes())
+    assert len(spec["components"]) == leaves and not spec["map"]  # a bag's MAP: refused
 
 
 def test_an_unfitted_estimator_is_refused():

@@ -88,7 +88,7 @@ def test_scores_and_cell_posteriors_equal_brute_force():
     df = pd.DataFrame(rng.integers(0, 2, size=(300, 4)), columns=list("abcd"))
     hidden = tl.HiddenTree(n_states=2, random_state=0, max_iter=5).fit(df)
     names = hidden.latent_names_
-    model = hidden.model_
+    model = hidden.model_.network
     tree = LatentTree(
         np.array([-1 if not model.parents(v) else names.index(model.parents(v)[0]) for v in names]),
         [model.cpt(v) for v in names],
@@ -231,10 +231,10 @@ def test_draw_marks_the_latent_nodes(asia):
 def test_a_given_structure_and_bad_options(asia):
     chain = tl.HiddenTree(n_states=2, structure="chain", max_iter=2).fit(asia)
     names = chain.latent_names_
-    assert [chain.model_.parents(v) for v in names] == [[]] + [[n] for n in names[:-1]]
+    assert [chain.model_.network.parents(v) for v in names] == [[]] + [[n] for n in names[:-1]]
     star = nx.Graph([("smoke", c) for c in asia.columns if c != "smoke"])
     given = tl.HiddenTree(n_states=2, structure=star, max_iter=2).fit(asia)
-    assert given.model_.parents("H_lung") == ["H_smoke"]
+    assert given.model_.network.parents("H_lung") == ["H_smoke"]
     with pytest.raises(tl.TreelearnError, match="n_states == 0"):
         tl.HiddenTree(n_states=0).fit(asia)
     with pytest.raises(tl.TreelearnError, match="tree or forest"):

@@ -583,28 +583,28 @@ def test_em_over_missing_cells_never_lowers_the_observed_likelihood(holed):
 # ---------------------------------------------------------------- merged identical rows
 def test_identical_rows_are_merged_exactly(mixture_data):
     from treelearn.encoding._table import encode
-    from treelearn.learners._mixture import _merge_identical_rows
+    from treelearn.sources._passes import merge_identical_rows
 
     table = encode(mixture_data[0].iloc[:3000])
-    merged, group = _merge_identical_rows(table)
+    merged, group = merge_identical_rows(table)
     assert len(merged.codes) == len({tuple(r) for r in table.codes.tolist()}) < 3000
     assert (merged.codes[group] == table.codes).all()  # every row is its merged row
     assert merged.weights.tolist() == np.bincount(group).tolist()
     weights = np.random.default_rng(0).random(3000)
-    again, _ = _merge_identical_rows(encode(mixture_data[0].iloc[:3000], sample_weight=weights))
+    again, _ = merge_identical_rows(encode(mixture_data[0].iloc[:3000], sample_weight=weights))
     np.testing.assert_allclose(again.weights, np.bincount(group, weights=weights), rtol=1e-12)
 
 
 @pytest.mark.parametrize("init", ["random", "k-means++", "random_resp"])
 def test_merging_rows_changes_nothing_but_the_speed(mixture_data, monkeypatch, init):
     """The same fit with merging switched off: every row its own (the draws are the same)."""
-    import treelearn.learners._mixture as module
+    import treelearn.sources._passes as module  # where the rows are merged for EM
 
     train = mixture_data[0].iloc[:4000]
     opts = dict(n_components=3, alpha=0.5, max_iter=12, tol=0.0, init=init, random_state=4)
     merged = tl.TreeMixture(**opts).fit(train)
     monkeypatch.setattr(
-        module, "_merge_identical_rows", lambda table: (table, np.arange(table.n_rows))
+        module, "merge_identical_rows", lambda table: (table, np.arange(table.n_rows))
     )
     plain = tl.TreeMixture(**opts).fit(train)
     np.testing.assert_allclose(merged.lower_bounds_, plain.lower_bounds_, rtol=1e-10)

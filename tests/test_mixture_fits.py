@@ -14,6 +14,7 @@ import treelearn as tl
 from treelearn.encoding._table import encode
 from treelearn.learners import _mixture as mixture
 from treelearn.learners._bagging import bootstrap_weights
+from treelearn.learners._density import EMSchedule
 from treelearn.sources._passes import merge_identical_rows
 from treelearn.stats._counts import count_codes, count_codes_weighted
 
@@ -112,10 +113,11 @@ def test_the_split_shares_the_weakest_components_rows(three_trees):
     run = mixture._em(
         table,
         mixture._initial_responsibilities(table, group, 2, "random", np.random.default_rng(0)),
-        mixture._Options(mixture.LearningSettings(method="t", alpha=1.0), 5, 0.0, None, 5, False),
+        mixture._Options(mixture.LearningSettings(method="t", alpha=1.0), EMSchedule(5, 0.0)),
     )
-    log_prob, resp = mixture._responsibilities(table, run["components"], run["weights"])
-    own = log_prob - np.log(run["weights"])
+    components, weights = run.model
+    log_prob, resp = mixture._responsibilities(table, components, weights)
+    own = log_prob - np.log(weights)
     total = (table.weights[:, None] * resp * own).sum(axis=0)
     weakest = int(np.argmin(total))
     split = mixture._split_weakest(table, run, 1)
@@ -128,7 +130,7 @@ def test_the_split_shares_the_weakest_components_rows(three_trees):
     # most MI with the others (from its own counts) in its two most frequent states, each
     # row's share its posterior under two product distributions centred on them (half the
     # seed's value, half the component's marginal); all recomputed here by brute force
-    component = run["components"][weakest]
+    component = components[weakest]
     counts = component.counts
     d = table.codes.shape[1]
 

@@ -46,8 +46,9 @@ def test_latent_and_cutset_models_keep_their_cpts_distributions(seed):
             data, sample_weight=w
         )
         cutset = tl.CutsetNetwork(max_depth=1, min_rows=1e-3, alpha=0).fit(data, sample_weight=w)
-    for v in hidden.model_.variables:
-        _assert_distributions(hidden.model_.cpt(v), f"HiddenTree {v!r}")
+    network = hidden.model_.network  # every CPT: the latents' and the columns'
+    for v in network.variables:
+        _assert_distributions(network.cpt(v), f"HiddenTree {v!r}")
     assert np.isfinite(hidden.score_samples(data)).all()
     scores = cutset.score_samples(data)
     assert not np.isnan(scores).any()

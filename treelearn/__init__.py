@@ -84,7 +84,9 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .models._copula import CopulaQuery, CopulaTreeModel
     from .models._cutset import CutsetModel
     from .models._gaussian import GaussianQuery, GaussianTreeModel
+    from .models._hidden_tree import HiddenTreeModel
     from .models._kernel_forest import KernelForestModel
+    from .models._mixture import MixtureModel
     from .models._tree import ScoreReport, TreeModel
     from .sources._reading import date_columns, identifier_columns, read_data
     from .structure._trees import (
@@ -166,7 +168,9 @@ _LAZY = {
     "GaussianMixtureQuery": "models._clg",
     "GaussianQuery": "models._gaussian",
     "GaussianTreeModel": "models._gaussian",
+    "HiddenTreeModel": "models._hidden_tree",
     "KernelForestModel": "models._kernel_forest",
+    "MixtureModel": "models._mixture",
     "ScoreReport": "models._tree",
     "TreeModel": "models._tree",
     "date_columns": "sources._reading",

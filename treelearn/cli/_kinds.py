@@ -126,6 +126,8 @@ def describe(obj: Any) -> str:
             kind = "Gaussian" if v in obj.continuous else "discrete"
             lines.append(f"{v} ({kind})" + (f" | {parents[0]}" if parents else "  [root]"))
         return "\n".join(lines)
+    if name in ("MixtureModel", "HiddenTreeModel", "CutsetModel"):  # their own structure
+        return obj.to_text()
     if name == "TreePosterior":
         frame = obj.to_frame()
         head = frame.head(10).to_string(index=False)
@@ -188,13 +190,15 @@ def predict_target(
             return target, [], None, obj.predict(df, target).to_frame()
         proba = obj.posterior(df, target)
         return target, list(proba.columns), proba.to_numpy(), None
-    if name in ("TreeMixture", "BaggedTrees"):
+    if name in ("TreeMixture", "BaggedTrees", "MixtureModel"):
         proba = obj.predict_proba(df, target=target)
         return target, list(proba.columns), proba.to_numpy(), None
     if hasattr(obj, "predict_proba") and name in (
         "CutsetNetwork",
         "HiddenTree",
         "HiddenMarkovModel",
+        "CutsetModel",
+        "HiddenTreeModel",
     ):
         proba = obj.predict_proba(df, target)
         return target, list(proba.columns), np.asarray(proba), None
@@ -267,7 +271,14 @@ def query_text(obj: Any, variables: list, evidence: Mapping[Hashable, Any], map_
     if is_multinet_like(obj):
         trees, prior, labels = multinet_components(obj)
         result = _multinet_query(obj, trees, prior, labels, variables, evidence)
-    elif name in ("TreeMixture", "BaggedTrees") or name == "CutsetNetwork":
+    elif name in (
+        "TreeMixture",
+        "BaggedTrees",
+        "CutsetNetwork",
+        "MixtureModel",
+        "CutsetModel",
+        "HiddenTreeModel",
+    ):
         result = obj.query(variables, evidence)
     else:
         raise refuse(
@@ -378,7 +389,7 @@ def _multinet_query(
     variables: list,
     evidence: Mapping[Hashable, Any],
 ) -> pd.Series:
-    from ..learners._mixture_queries import component_posterior, mixture_query
+    from ..models._mixture import MixtureModel
 
     cls = obj.class_name_
     given_class = evidence.get(cls) if cls in evidence else None
@@ -389,12 +400,13 @@ def _multinet_query(
             raise KindError(f"--given {cls}={given_class}: not a class; the classes are {labels}")
         trees, prior = [obj.models_[spelled[0]]], np.ones(1)
         labels = spelled
-    post = component_posterior(trees, prior, features)
+    mixture = MixtureModel(trees, prior)
+    post = mixture.component_posterior(features)
     if variables == [cls]:
         return pd.Series(post, index=pd.Index(labels, name=cls), name="probability")
     if cls in variables:
         raise KindError(f"query the class {cls!r} alone or the features alone")
-    return mixture_query(trees, prior, variables, features)
+    return mixture.query(variables, features)
 
 
 def sample_given(
@@ -403,10 +415,10 @@ def sample_given(
     """Rows drawn exactly given evidence, for the kinds answered here."""
     rng = np.random.default_rng(seed)
     name = kind_name(obj)
-    if name in ("TreeMixture", "BaggedTrees"):
+    if name in ("TreeMixture", "BaggedTrees", "MixtureModel"):
         return obj.sample(n, random_state=rng, evidence=evidence, numbers=numbers)
     if is_multinet_like(obj):
-        from ..learners._mixture_queries import mixture_sample
+        from ..models._mixture import MixtureModel
 
         trees, prior, labels = multinet_components(obj)
         cls = obj.class_name_
@@ -414,7 +426,9 @@ def sample_given(
             raise KindError(
                 f"sample --given {cls}=...: give features only (the class of each row is drawn)"
             )
-        X, which = mixture_sample(trees, prior, n, evidence, rng, numbers=numbers)
+        X, which = MixtureModel(trees, prior).sample(
+            n, rng, evidence=evidence, numbers=numbers, return_components=True
+        )
         return X.assign(**{str(cls): [labels[k] for k in which]})
     if is_gaussian_tree(obj):
         values = {k: float(v) for k, v in evidence.items()}

@@ -191,8 +191,18 @@ def _is_mixture(obj: Any) -> bool:
     return hasattr(obj, "components_") and hasattr(obj, "weights_")
 
 
+def _has_network(obj: Any) -> bool:
+    """An estimator whose ``model_`` is one discrete network: a classifier's TreeModel, or a
+    hidden tree's (its latents and columns); a mixture's or a cutset network's is not."""
+    from ..models._hidden_tree import HiddenTreeModel
+    from ..models._tree import TreeModel
+
+    return isinstance(getattr(obj, "model_", None), (TreeModel, HiddenTreeModel))
+
+
 def _network(obj: Any, what: str) -> Any:
-    """The TreeModel behind a model file: the model itself, or a classifier's ``model_``."""
+    """The TreeModel behind a model file: the model itself, a classifier's ``model_``, or a
+    hidden tree's network."""
     if _is_tree(obj):
         return obj
     if _is_mixture(obj):
@@ -200,8 +210,13 @@ def _network(obj: Any, what: str) -> Any:
             f"{what} needs one network; this mixture has "
             f"{len(obj.components_)} trees (one per component)"
         )
+    from ..models._hidden_tree import HiddenTreeModel
+
     try:
-        return obj.model_
+        if not _has_network(obj):
+            raise AttributeError("model_")
+        model = obj.model_
+        return model.network if isinstance(model, HiddenTreeModel) else model
     except AttributeError:
         from ._kinds import is_multinet_like
 
@@ -234,7 +249,7 @@ def _draw(obj: Any, data: pd.DataFrame | None = None) -> Any:
     """A figure for a tree, a classifier, or a multinet or mixture (one panel per tree)."""
     if _is_multinet(obj) or _is_mixture(obj):
         return obj.draw()
-    if not _is_tree(obj) and not hasattr(obj, "model_"):
+    if not _is_tree(obj) and not _has_network(obj):
         from ._kinds import refuse
 
         if hasattr(obj, "draw") and not hasattr(obj, "classes_"):  # Gaussian trees, ...
@@ -887,7 +902,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if args.n < 0:
         raise CommandError(f"-n must be a non-negative number of rows, not {args.n}")
     obj = _load(args.model)
-    if args.given and not _is_tree(obj) and not hasattr(obj, "model_"):
+    if args.given and not _is_tree(obj) and not _has_network(obj):
         from ._kinds import sample_given
 
         evidence = parse_given(args.given)
@@ -977,7 +992,7 @@ def _is_gaussian(obj: Any) -> bool:
 
 def cmd_query(args: argparse.Namespace) -> int:
     obj = _load(args.model)
-    if not _is_tree(obj) and not hasattr(obj, "model_"):  # mixtures, multinets, Gaussians
+    if not _is_tree(obj) and not _has_network(obj):  # mixtures, multinets, Gaussians
         from ._kinds import query_text
 
         evidence = parse_given(args.given)
@@ -1084,7 +1099,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     if _is_mixture(obj) and hasattr(obj, "converged_"):
         _print_mixture(obj)
-    elif not _is_tree(obj) and not hasattr(obj, "model_") and not _is_multinet(obj):
+    elif not _is_tree(obj) and not _has_network(obj) and not _is_multinet(obj):
         from ._kinds import describe
 
         print(describe(obj))

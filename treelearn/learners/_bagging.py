@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
 from .._base.logspace import logsumexp
 from .._base.persistence import SavedState
-from .._base.validation import Interval, check_params
+from .._base.validation import Interval
 from ..encoding._table import DEFAULT_MAX_STATES, Table
-from ..sources._count import in_memory_table
-from ..sources._passes import merge_identical_rows
+from ..models._mixture import MixtureModel, weighted_log_likelihoods
+from ..sources._passes import InMemoryRows
+from ._density import EMRun, run_starts
 from ._mixture import TreeMixture
 
 __all__ = ["BaggedTrees", "bootstrap_weights"]
@@ -61,6 +62,7 @@ class BaggedTrees(TreeMixture):
 
     Attributes
     ----------
+    model_ : the bag, a :class:`~treelearn.MixtureModel` of every member's trees.
     components_, weights_ : every member's trees and their weights ``w_bk / B``.
     members_ : ``[(first component, number of components)]`` of each member in them.
 
@@ -121,18 +123,11 @@ class BaggedTrees(TreeMixture):
         self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
     ) -> BaggedTrees:
         """Learn every member on its bootstrap sample of ``X``'s rows; returns self."""
-        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
-        self._check_params()
-        table, _ = merge_identical_rows(
-            in_memory_table(
-                X,
-                learner="BaggedTrees",
-                missing="pairwise" if params["missing"] == "em" else params["missing"],
-                max_states=params["max_states"],
-                states=params["states"],
-                sample_weight=sample_weight,
-            )
-        )
+        params = self._checked_params()
+        # in memory, identical rows merged: each bootstrap sample is row weights over them
+        passes = cast(InMemoryRows, self._passes(X, params, sample_weight))
+        table = passes.table
+        assert table is not None  # rows in memory
         rng = np.random.default_rng(params["random_state"])
         w = np.ones(table.n_rows) if table.weights is None else table.weights
         samples = []
@@ -142,47 +137,31 @@ class BaggedTrees(TreeMixture):
         member = {
             k: v for k, v in self.get_params().items() if k in TreeMixture._parameter_constraints
         }
-        member.update(n_jobs=None, progress=params["progress"])
+        member.update(n_jobs=None, progress=params["progress"], chunksize=None)
 
-        def one(drawn: np.ndarray, seed: int) -> TreeMixture:
+        def one(sample: tuple) -> TreeMixture:
+            drawn, seed = sample
             keep = drawn > 0
-            sample = Table(
-                table.codes[keep], table.columns, table.states, table.dtypes, drawn[keep]
-            )
-            return TreeMixture(**{**member, "random_state": seed}).fit(
-                sample, validation=validation
-            )
+            rows = Table(table.codes[keep], table.columns, table.states, table.dtypes, drawn[keep])
+            return TreeMixture(**{**member, "random_state": seed}).fit(rows, validation=validation)
 
-        if params["n_jobs"] is None or len(samples) == 1:
-            members = [one(*s) for s in samples]
-        else:
-            from joblib import Parallel, delayed
-
-            members = Parallel(n_jobs=params["n_jobs"])(delayed(one)(*s) for s in samples)
+        members = run_starts(one, samples, params["n_jobs"])
         B = len(members)
-        self.components_ = [c for m in members for c in m.components_]
-        self.weights_ = np.concatenate([m.weights_ / B for m in members])
+        components = [c for m in members for c in m.components_]
+        weights = np.concatenate([m.weights_ / B for m in members])
+        self.model_ = MixtureModel(components, weights)
         self.members_ = []
         start = 0
         for m in members:
             self.members_.append((start, len(m.components_)))
             start += len(m.components_)
-        self.converged_ = all(m.converged_ for m in members)
+        # the bag's own training log-likelihood per row
+        log_prob = weighted_log_likelihoods(components, weights, table.codes)
+        bound = float(w @ logsumexp(log_prob, axis=1) / w.sum())
+        self._set_history(EMRun(self.model_, [bound], None, all(m.converged_ for m in members)))
         self.n_iter_ = max(m.n_iter_ for m in members)
-        with np.errstate(divide="ignore"):  # the bag's own training log-likelihood per row
-            log_prob = np.column_stack(
-                [
-                    np.log(wk) + c.log_likelihood_codes(table.codes)
-                    for wk, c in zip(self.weights_, self.components_)
-                ]
-            )
-        self.lower_bound_ = float(w @ logsumexp(log_prob, axis=1) / w.sum())
-        self.lower_bounds_ = [self.lower_bound_]
-        self.validation_scores_ = None
-        self.n_components_ = len(self.components_)
         self.n_components_scores_ = None
-        self.feature_names_in_ = np.asarray(table.columns, dtype=object)
-        self.n_features_in_ = len(table.columns)
+        self._set_features(passes.columns)
         return self
 
     def _fitted_state(self) -> dict:
@@ -202,4 +181,4 @@ class BaggedTrees(TreeMixture):
                 "must list each member's first component and size, "
                 "in order, covering the components",
             )
-        self.members_ = [tuple(int(v) for v in m) for m in members]
+        self.members_ = [(int(first), int(size)) for first, size in members]

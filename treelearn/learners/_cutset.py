@@ -28,41 +28,30 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
-from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.errors import TreelearnError
 from .._base.jsonvalues import decode_dtype, encode_dtype
-from .._base.limits import check_memory
-from .._base.logspace import logsumexp
-from .._base.persistence import Persistent, SavedState
-from .._base.validation import (
-    RANDOM_STATE,
-    InstanceOf,
-    Interval,
-    Options,
-    check_param,
-    check_params,
-)
-from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
+from .._base.persistence import SavedState
+from .._base.validation import Interval, Options
+from ..encoding._table import DEFAULT_MAX_STATES, Table
 from ..inference._engine import decode_codes
-from ..models._base import Capable
-from ..models._cutset import CutsetModel, Leaf, Split, query_rows
+from ..models._cutset import CutsetModel, Leaf, Split
+from ..models._mixture import MixtureModel
 from ..sources._count import in_memory_table
-from ..sources._kinds import as_frame, kind_of, match_features
-from ..sources._passes import row_passes
+from ..sources._kinds import kind_of, match_features
+from ..sources._passes import InMemoryRows
 from ..stats._counts import CountedTable, PairCounts, pair_counts
 from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
 from ..structure._trees import spanning_tree_edges
 from ._chow_liu import chow_liu_from_counts
-from ._density import N_JOBS, DensityScores
+from ._density import SMOOTHING, SOURCE_OPTIONS, DensityEstimator, run_starts
 
 __all__ = ["CutsetNetwork", "grow_cutset", "tree_fit"]
 
@@ -338,9 +327,7 @@ def grow_cutset(
 
 
 # ---------------------------------------------------------------------- the estimator
-class CutsetNetwork(
-    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
-):
+class CutsetNetwork(DensityEstimator):
     """A cutset network (or a bagged ensemble of them): conditioning on variables top-down,
     Chow-Liu trees at the leaves; exact likelihoods, marginals, conditionals, MAP and
     sampling.
@@ -368,6 +355,8 @@ class CutsetNetwork(
 
     Attributes
     ----------
+    model_ : the fitted :class:`~treelearn.CutsetModel` (one network), or the
+        :class:`~treelearn.MixtureModel` of the ensemble's networks; every answer is its.
     networks_ : the fitted :class:`~treelearn.models._cutset.CutsetModel` (s).
     weights_ : their weights (equal).
     feature_names_in_, n_features_in_ : the columns learned from.
@@ -418,30 +407,20 @@ class CutsetNetwork(
         self.max_states = max_states
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = False
-        return tags
-
     _parameter_constraints: ClassVar[dict] = {
         "max_depth": [Interval(Integral, 0, None)],
         "min_rows": [Interval(Real, 0, None)],
         "split": [Options("greedy", "random")],
         "n_candidates": [Interval(Integral, 1, None)],
         "penalty": [None, Options("bic")],
-        "alpha": [Interval(Real, 0, None)],
-        "mi_alpha": [None, Interval(Real, 0, None)],
+        **SMOOTHING,
         "n_estimators": [Interval(Integral, 1, None)],
         "max_samples": [Interval(Real, 0, 1, closed="right")],
-        "random_state": RANDOM_STATE,
-        "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
+        **SOURCE_OPTIONS,
         "missing": [Options("error", "drop")],
-        "max_states": [Interval(Integral, 1, None)],
-        "n_jobs": N_JOBS,
     }
     _parameter_notes: ClassVar[dict] = {
-        "alpha": "0 = maximum likelihood, 1 = Laplace",
+        **DensityEstimator._parameter_notes,
         "missing": "scoring sums missing cells out whatever this is",
     }
 
@@ -454,19 +433,13 @@ class CutsetNetwork(
         ``X``: any table kind (a file is read whole and a Dask DataFrame computed: the growth
         revisits subsets of the rows). ``validation``: held-out rows that prune each network.
         """
-        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
-        passes = row_passes(
-            X,
-            learner="CutsetNetwork",
-            missing=params["missing"],
-            max_states=params["max_states"],
-            states=params["states"],
-            sample_weight=sample_weight,
-        )
+        params = self._checked_params()
+        passes = cast(InMemoryRows, self._passes(X, params, sample_weight))
         table = passes.table  # in memory (a file read whole): the growth revisits subsets
+        assert table is not None
         codes = table.codes.astype(np.int64)
         w = np.ones(len(codes)) if table.weights is None else np.asarray(table.weights, float)
-        valid = None if validation is None else _validation_codes(validation, passes)
+        valid = self._validation(validation, passes)
         settings = LearningSettings(
             method="cutset network leaf", alpha=params["alpha"], mi_alpha=params["mi_alpha"]
         )
@@ -487,10 +460,11 @@ class CutsetNetwork(
             split=params["split"],
             n_candidates=params["n_candidates"],
             penalty=params["penalty"],
-            validation=valid,
+            validation=None if valid is None else valid.astype(np.int64),
         )
 
-        def one(weights: np.ndarray, seed: np.random.Generator) -> CutsetModel:
+        def one(job: tuple) -> CutsetModel:
+            weights, seed = job
             keep = weights > 0
             return grow_cutset(
                 codes[keep],
@@ -502,50 +476,41 @@ class CutsetNetwork(
                 **options,
             )
 
-        if params["n_jobs"] is None or B == 1:
-            self.networks_ = [one(*job) for job in jobs]
-        else:
-            from joblib import Parallel, delayed
-
-            self.networks_ = Parallel(n_jobs=params["n_jobs"])(delayed(one)(*job) for job in jobs)
-        self.weights_ = np.full(B, 1.0 / B)
-        self.feature_names_in_ = np.asarray(passes.columns, dtype=object)
-        self.n_features_in_ = len(passes.columns)
+        networks = run_starts(one, jobs, params["n_jobs"])
+        self.model_ = networks[0] if B == 1 else MixtureModel(networks, np.full(B, 1.0 / B))
+        self._set_features(passes.columns)
         return self
 
-    # ------------------------------------------------------------ scoring and queries
-    def _codes(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
+    # ------------------------------------------------------------ the model's parts
+    @property
+    def networks_(self) -> list:
+        """The fitted network(s): ``[model_]``, or the ensemble's ``model_.components``."""
+        model = self._fitted_model()
+        return [model] if isinstance(model, CutsetModel) else list(model.components)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The networks' weights (equal)."""
+        model = self._fitted_model()
+        return np.ones(1) if isinstance(model, CutsetModel) else model.weights
+
+    # ------------------------------------------------------------ answers: the model's
+    def _rows(self, X: Any) -> pd.DataFrame:
+        """``X`` as a DataFrame of the fitted features; a ``scipy.sparse`` 0/1 matrix as fit
+        reads it (its dense 0/1 values, columns by position)."""
+        model = self._fitted_model()
+        if isinstance(X, pd.DataFrame) or kind_of(X).name != "sparse":
+            return super()._rows(X)
         X = match_features(
             X,
-            names=self.feature_names_in_,
+            names=list(self.feature_names_in_),
             n_features=self.n_features_in_,
             estimator="CutsetNetwork",
         )
-        return _network_codes(X, self.networks_[0])
-
-    def _log_joint(self, codes: np.ndarray) -> np.ndarray:
-        """``log P(observed cells)`` of coded rows under the ensemble."""
-        if len(self.networks_) == 1:
-            return self.networks_[0].log_likelihood_codes(codes)
-        with np.errstate(divide="ignore"):
-            parts = np.column_stack(
-                [
-                    np.log(w) + net.log_likelihood_codes(codes)
-                    for w, net in zip(self.weights_, self.networks_)
-                ]
-            )
-        return logsumexp(parts, axis=1)
-
-    def score_samples(self, X: Any) -> np.ndarray:
-        """Log-likelihood of each row (nats); missing cells are summed out exactly."""
-        return self._log_joint(self._codes(X))
-
-    @property
-    def n_parameters(self) -> int:
-        """Free parameters of every network, and the ensemble's ``B - 1`` weights."""
-        check_is_fitted(self)
-        return sum(net.n_parameters for net in self.networks_) + len(self.networks_) - 1
+        codes = in_memory_table(
+            X, learner="CutsetNetwork", states=model.states, names=model.variables
+        ).codes
+        return decode_codes(codes, model.variables, model.states, model.dtypes)
 
     def query(
         self,
@@ -553,145 +518,38 @@ class CutsetNetwork(
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` under the network (or ensemble)."""
-        check_is_fitted(self)
-        return query_rows(self._log_joint, self.networks_[0], variables, evidence)
+        return self._fitted_model().query(variables, evidence)
 
     def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
         """``P(target | the row's other observed cells)`` for every row, exactly."""
-        codes = self._codes(X)
-        columns = list(self.feature_names_in_)
-        if target not in columns:
-            raise ColumnNotFoundError(
-                f"{target!r} is not a column; the columns are {columns}", column=target
-            )
-        j = columns.index(target)
-        states = self.networks_[0].states[target]
-        k = len(states)
-        check_memory(
-            8.0 * len(codes) * k * len(columns),
-            "predict_proba over every state",
-            "predict fewer rows at a time",
-        )
-        rows = np.repeat(codes, k, axis=0)
-        rows[:, j] = np.tile(np.arange(k), len(codes))
-        log_p = self._log_joint(rows).reshape(len(codes), k)
-        with np.errstate(invalid="ignore"):
-            proba = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        index = X.index if isinstance(X, pd.DataFrame) else None  # rows by position otherwise
-        return pd.DataFrame(proba, columns=states, index=index)
+        return self._fitted_model().predict_proba(self._rows(X), target)
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float]:
         """The most probable assignment of every variable not in ``evidence``: exact for one
         network. An ensemble is a mixture, whose MAP no network's search finds: refused."""
-        check_is_fitted(self)
-        if len(self.networks_) > 1:
+        model = self._fitted_model()
+        if not model.supports("map"):
             raise TreelearnError(
                 "map_query is exact for one cutset network; the most probable "
                 "assignment of an ensemble (a mixture) is not: ask a member, "
                 "e.g. est.networks_[0].map_query(evidence)"
             )
-        return self.networks_[0].map_query(evidence, return_log_prob)
+        return model.map_query(evidence, return_log_prob)
 
     def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
         """Draw ``n`` rows (a network per row by the weights, then from it)."""
-        check_is_fitted(self)
-        n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
-        rng = np.random.default_rng(check_param("random_state", random_state, RANDOM_STATE))
-        per = rng.multinomial(n, self.weights_)
-        first = self.networks_[0]
-        empty = np.full(len(first.columns), -1, dtype=np.int64)
-        codes = np.concatenate(
-            [net.sample_codes(int(m), rng, empty) for net, m in zip(self.networks_, per)]
-        )
-        return decode_codes(codes, first.columns, first.states, first.dtypes)
+        return self._fitted_model().sample(n, random_state)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): one forest per leaf of every
-        network, weighted by the network's weight times the path's branch probabilities,
-        the path's conditioning variables fixed at its states (roots with rows of ones: the
-        weight holds them) beside the leaf's tree over the rest. The leaves of one network
-        are disjoint events, so ``P(evidence)`` is their weighted sum, as the model sums
-        over the branches its missing conditioning variables leave open. MAP for one
-        network only (an ensemble's, a mixture's, is refused, as ``map_query`` refuses
-        it). Drawn: the largest leaf's tree, the other variables beside it."""
-        from ..viz._page_spec import (
-            MAX_FORESTS,
-            MAX_TABLES,
-            forest,
-            hover_table,
-            label,
-            require_fitted,
-        )
+        """The explorer page of :attr:`model_` (:meth:`CutsetModel.explorer_spec
+        <treelearn.models._cutset.CutsetModel.explorer_spec>`, or for an ensemble
+        :meth:`MixtureModel.explorer_spec <treelearn.models._mixture.MixtureModel.explorer_spec>`)."""
+        from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
-        nets = list(self.networks_)
-        columns = list(nets[0].columns)
-        index = {v: i for i, v in enumerate(columns)}
-        cards = [len(nets[0].states[v]) for v in columns]
-        leaves = []  # (weight, {column index: state}, leaf): every way down, its branches
-        for net, weight in zip(nets, self.weights_):
-            stack: list = [(net.root, 1.0, {})]
-            while stack:
-                node, p, fixed = stack.pop()
-                if isinstance(node, Leaf):
-                    leaves.append((float(weight) * p, fixed, node))
-                    continue
-                for a, child in enumerate(node.children):
-                    stack.append((child, p * float(node.weights[a]), {**fixed, node.variable: a}))
-        n = len(columns)
-        if len(leaves) > MAX_FORESTS or len(leaves) * n > MAX_TABLES:
-            raise TreelearnError(
-                f"the explorer computes on this {type(self).__name__} with one forest per "
-                f"leaf, but it has {len(leaves):,} leaves (more than a page holds: "
-                f"{MAX_FORESTS:,} forests, {MAX_TABLES:,} tables): query it in Python "
-                f"(query, map_query)"
-            )
-        components = []
-        for w, fixed, leaf in leaves:
-            part = forest(leaf.tree, index) if leaf.tree is not None else {"cpt": [None] * n}
-            cpt = [[[1.0] * cards[j]] if j in fixed else t for j, t in enumerate(part["cpt"])]
-            components.append(
-                {
-                    "parent": part.get("parent", [-1] * n),
-                    "cpt": cpt,
-                    "weight": w,
-                    "fixed": [[int(j), int(s)] for j, s in fixed.items()],
-                }
-            )
-        trees = [leaf.tree for _, _, leaf in leaves if leaf.tree is not None]
-        largest = max(trees, key=lambda t: len(t.variables), default=None)
-        drawn = [-1] * n
-        if largest is not None:
-            for v in largest.variables:
-                drawn[index[v]] = index[largest.parents(v)[0]] if largest.parents(v) else -1
-        variables = []
-        for v in columns:  # the hover: the variable's marginal under the model (its query)
-            marginal = np.asarray(self.query(v), dtype=float).tolist()
-            variables.append(
-                {
-                    "name": label(v),
-                    "states": [label(s) for s in nets[0].states[v]],
-                    "cls": False,
-                    "cpt": hover_table([marginal], [], {}),
-                }
-            )
-        parts = [
-            f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
-            f"{n} variables",
-            f"{len(leaves)} leaves",
-            "drawn: the largest leaf's tree",
-        ]
-        return {
-            "title": title if title is not None else " · ".join(parts),
-            "variables": variables,
-            "drawn": drawn,
-            "edges": [[[drawn[i], i, "tree", 1.5, None] for i in range(n) if drawn[i] >= 0]],
-            "order": list(range(n)),
-            "components": components,
-            "map": len(nets) == 1,
-        }
+        return self.model_.explorer_spec(title)
 
     # ------------------------------------------------------------ files
     def _fitted_state(self) -> dict:
@@ -704,9 +562,10 @@ class CutsetNetwork(
         >>> bool((back.score_samples(df) == net.score_samples(df)).all())
         True
         """
-        first = self.networks_[0]
+        networks = self.networks_
+        first = networks[0]
         return {
-            "networks": [net.to_dict() for net in self.networks_],
+            "networks": [net.to_dict() for net in networks],
             "weights": [float(w) for w in self.weights_],
             "dtypes": [encode_dtype(first.dtypes.get(c)) for c in first.columns],
         }
@@ -729,25 +588,8 @@ class CutsetNetwork(
                 raise saved.fail(
                     "networks", f"network {k} has other columns or states than the features"
                 )
-        self.networks_ = networks
-        self.weights_ = saved.array("weights", (len(networks),), low=0, normalised=0)
-
-
-def _validation_codes(validation: Any, passes: Any) -> np.ndarray:
-    net = CutsetModel(Leaf(np.zeros(0, dtype=np.int64), None), passes.columns, passes.states)
-    if isinstance(validation, pd.DataFrame):
-        absent = [c for c in passes.columns if c not in validation.columns]
-        if absent:
-            raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-    return _network_codes(validation, net)
-
-
-def _network_codes(X: Any, net: CutsetModel) -> np.ndarray:
-    """The codes of ``X``'s rows against ``net``'s states (``-1``: missing): a table of any
-    in-memory kind, and a ``scipy.sparse`` 0/1 matrix as fit reads it (its dense 0/1 values,
-    columns by position)."""
-    if not isinstance(X, pd.DataFrame) and kind_of(X).name == "sparse":
-        return in_memory_table(
-            X, learner="CutsetNetwork", states=net.states, names=net.columns
-        ).codes.astype(np.int64)
-    return net.encode(as_frame(X, net.columns, learner="CutsetNetwork"))
+        if len(networks) != self.n_estimators:
+            raise saved.fail("networks", f"must hold n_estimators={self.n_estimators} networks")
+        weights = saved.array("weights", (len(networks),), low=0, normalised=0)
+        model = networks[0] if len(networks) == 1 else MixtureModel(networks, weights)
+        self._restore_model(saved, model, "networks")

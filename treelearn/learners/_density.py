@@ -1,67 +1,97 @@
-"""What every density estimator of treelearn shares: scores from ``score_samples``, early
-stopping on validation data, a progress bar, the options of EM fits.
+"""What treelearn's density estimators share: the estimator base and the one EM loop.
 
-A density estimator (:class:`~treelearn.TreeMixture`, :class:`~treelearn.HiddenTree`,
-:class:`~treelearn.CutsetNetwork`, ...) defines ``score_samples(X)`` (the log-likelihood
-of each row, missing cells summed out) and the property ``n_parameters``;
-:class:`DensityScores` derives the rest once, as scikit-learn's ``GaussianMixture``
-names them: ``score`` (mean log-likelihood per row, what ``GridSearchCV`` maximises),
-``bic`` and ``aic`` (**larger is better**, treelearn's sign), each with ``sample_weight``.
+:class:`DensityEstimator` is the base of :class:`~treelearn.TreeMixture`,
+:class:`~treelearn.BaggedTrees`, :class:`~treelearn.HiddenTree`,
+:class:`~treelearn.HiddenMarkovModel` and :class:`~treelearn.CutsetNetwork`, as
+scikit-learn's ``BaseMixture`` is its mixtures': the parameter check (declared constraints
+composed from the fragments below, :meth:`~DensityEstimator._checked_params`), the rows
+(:func:`~treelearn.sources._passes.row_passes`: any input kind, ``sample_weight``, passes
+over a file or a Dask DataFrame), validation rows (:func:`validation_codes`), and every
+score, written once *in the model*: the fitted ``model_`` (a
+:class:`~treelearn.models._base.Model`) answers ``score_samples``, ``score``, ``bic``,
+``aic`` and ``n_parameters``; the estimator matches the rows to its features and asks it.
+
+:func:`em_run` is the one EM loop (pomegranate's ``summarize`` / ``from_summaries``
+shape): a learner gives its E-step (a model's training bound and the statistics of the
+next M-step, in one pass over the rows), its M-step (the next model from those
+statistics) and its starts; the loop does the iterations, the tolerance, early stopping on
+validation rows (:class:`EarlyStopping`) and the progress bar; :func:`run_starts` runs the
+``n_init`` starts (in parallel with ``n_jobs``, the same results) and :func:`best_run`
+keeps the best.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from numbers import Integral
-from typing import Any
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import TreelearnError
-from .._base.validation import Interval
-from ..encoding._table import weighted_total
+from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.jsonvalues import json_value
+from .._base.persistence import Persistent, SavedState
+from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, check_params
+from ..encoding._table import CategoricalTableInput, encode
 from ..export._jsonfile import estimator_document, save_document
+from ..models._base import Capable, Model
+from ..sources._count import in_memory_table
+from ..sources._kinds import as_frame, kind_of, match_features
+from ..sources._passes import RowPasses, row_passes
 
-__all__ = ["N_JOBS", "DensityScores", "EarlyStopping", "progress_bar"]
+__all__ = [
+    "EM_OPTIONS",
+    "N_JOBS",
+    "SMOOTHING",
+    "SOURCE_OPTIONS",
+    "DensityEstimator",
+    "EMEstimator",
+    "EMRun",
+    "EMSchedule",
+    "EarlyStopping",
+    "best_run",
+    "em_run",
+    "progress_bar",
+    "run_starts",
+    "validation_codes",
+]
 
 #: ``n_jobs``: None (one process), or a number of joblib workers (-1: one per core)
 N_JOBS = [None, Interval(Integral, -1, None)]
 
-
-class DensityScores:
-    """``score``, ``bic``, ``aic`` and ``save`` from ``score_samples`` and ``n_parameters``."""
-
-    def _log_likelihood(self, X: Any, sample_weight: Any) -> tuple[float, float]:
-        """``(total log-likelihood, n)``: weighted by ``sample_weight`` (``n``: the total
-        weight); a row of weight zero does not count, even if impossible."""
-        return weighted_total(self.score_samples(X), sample_weight)
-
-    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
-        """Mean log-likelihood per row (what ``GridSearchCV`` maximises); with
-        ``sample_weight``, the weighted mean."""
-        total, n = self._log_likelihood(X, sample_weight)
-        return total / n
-
-    def bic(self, X: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
-        weight): **larger is better**, as for :meth:`TreeModel.bic
-        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
-        ``-2`` times this."""
-        total, n = self._log_likelihood(X, sample_weight)
-        return total - 0.5 * self.n_parameters * np.log(n)
-
-    def aic(self, X: Any, sample_weight: Any = None) -> float:
-        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``): larger is better."""
-        total, _ = self._log_likelihood(X, sample_weight)
-        return total - self.n_parameters
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Save to a versioned JSON file; read it back with :func:`treelearn.load`."""
-        save_document(path, estimator_document(self, self.kind))
+# ---------------------------------------------------------------------- option fragments
+#: how the rows are read (every density estimator)
+SOURCE_OPTIONS: dict = {
+    "random_state": RANDOM_STATE,
+    "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
+    "max_states": [Interval(Integral, 1, None)],
+    "n_jobs": N_JOBS,
+}
+#: the CPTs' smoothing and the trees' MI smoothing
+SMOOTHING: dict = {
+    "alpha": [Interval(Real, 0, None)],
+    "mi_alpha": [None, Interval(Real, 0, None)],
+}
+#: an EM fit's iterations, starts and passes
+EM_OPTIONS: dict = {
+    "max_iter": [Interval(Integral, 1, None)],
+    "tol": [Interval(Real, 0, None)],
+    "n_init": [Interval(Integral, 1, None)],
+    "n_iter_no_change": [Interval(Integral, 1, None)],
+    "progress": [BOOLEAN],
+    "chunksize": [None, Interval(Integral, 1, None)],
+}
+#: what the shared options mean, in the error of a bad one
+NOTES: dict = {"alpha": "0 = maximum likelihood, 1 = Laplace"}
 
 
+# ---------------------------------------------------------------------- early stopping, bar
 class EarlyStopping:
     """The best model on validation data so far, and whether to stop: after
     ``patience`` iterations without a better validation score.
@@ -114,3 +144,352 @@ def progress_bar(enabled: bool, total: int, desc: str) -> Iterator[Any]:
         yield bar
     finally:
         bar.close()
+
+
+# ---------------------------------------------------------------------- the EM loop
+@dataclass(frozen=True)
+class EMSchedule:
+    """What every EM run of one fit shares: at most ``max_iter`` iterations, stop when the
+    bound moves by less than ``tol``, or (with validation rows) after ``n_iter_no_change``
+    iterations without a better validation score; ``progress``: a bar named ``label``."""
+
+    max_iter: int
+    tol: float
+    n_iter_no_change: int = 5
+    progress: bool = False
+    label: str = "EM"
+
+
+@dataclass
+class EMRun:
+    """One EM run: the kept ``model`` (the last, or the best on the validation rows), the
+    training bound of every model scored up to it (``bounds``, the kept one's last), their
+    validation scores (or None), and whether the bound converged."""
+
+    model: Any
+    bounds: list
+    valid_scores: list | None
+    converged: bool
+
+    @property
+    def lower_bound(self) -> float:
+        """The kept model's training bound (mean log-likelihood per row)."""
+        return self.bounds[-1]
+
+    @property
+    def valid(self) -> float | None:
+        """The kept model's mean validation log-likelihood (None without validation rows)."""
+        return None if self.valid_scores is None else self.valid_scores[-1]
+
+
+def em_run(
+    model: Any,
+    e_step: Callable[[Any], tuple[float, Any]],
+    m_step: Callable[[Any, Any], Any],
+    schedule: EMSchedule,
+    *,
+    n_steps: int,
+    valid_score: Callable[[Any], float] | None = None,
+    score_only: Callable[[Any], float] | None = None,
+) -> EMRun:
+    """EM from ``model``: ``n_steps`` times, ``e_step(model)`` gives its training bound
+    (mean log-likelihood per row) and the statistics ``m_step(statistics, model)`` makes the
+    next model from; stops early at a non-finite bound, when the bound moves by less than
+    ``schedule.tol``, or when ``valid_score(model)`` (the mean validation log-likelihood)
+    has not improved for ``schedule.n_iter_no_change`` models (keeping the best). The last
+    model is scored by ``score_only`` when given (no statistics: no M-step follows).
+
+    >>> run = em_run(0.0, lambda x: (-abs(x - 1), x), lambda s, x: (s + 1) / 2,
+    ...              EMSchedule(max_iter=10, tol=0.01), n_steps=10)
+    >>> # each step halves the distance to 1: the bounds -1, -1/2, ..., -1/128 move by
+    >>> # 1/128 < 0.01 at the eighth model, x = 1 - 1/128
+    >>> run.model, len(run.bounds), run.converged
+    (0.9921875, 8, True)
+    """
+    bounds: list[float] = []
+    stop = None if valid_score is None else EarlyStopping(schedule.n_iter_no_change)
+    converged = False
+    with progress_bar(schedule.progress, schedule.max_iter, schedule.label) as bar:
+        for step in range(n_steps):
+            last = step == n_steps - 1
+            if last and stop is None and score_only is not None:
+                bounds.append(score_only(model))
+                break
+            bound, statistics = e_step(model)
+            bounds.append(bound)
+            bar.update()
+            bar.set_postfix_str(f"{bound:.4f}")
+            if not np.isfinite(bound):
+                break
+            if (
+                stop is not None
+                and valid_score is not None
+                and stop.update(valid_score(model), (model, len(bounds)))
+            ):
+                break
+            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < schedule.tol:
+                converged = True
+                break
+            if last:
+                break
+            model = m_step(statistics, model)
+    kept, n = (model, len(bounds)) if stop is None else stop.best
+    return EMRun(kept, bounds[:n], None if stop is None else stop.scores[:n], converged)
+
+
+def run_starts(run: Callable[[Any], Any], starts: list, n_jobs: int | None) -> list:
+    """``run(start)`` for every start, in order; with ``n_jobs``, joblib workers (the
+    starts were drawn before, so the results do not depend on it)."""
+    if n_jobs is None or len(starts) == 1:
+        return [run(s) for s in starts]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(run)(s) for s in starts)
+
+
+def best_run(runs: list) -> EMRun:
+    """The run with the best validation score when there were validation rows, else the
+    best training bound (the first of equals)."""
+    return max(runs, key=lambda r: r.lower_bound if r.valid is None else r.valid)
+
+
+# ---------------------------------------------------------------------- validation rows
+def validation_codes(validation: Any, passes: RowPasses, learner: str) -> np.ndarray:
+    """The validation rows encoded with the training rows' columns and states (``-1``:
+    missing): a table of any in-memory kind, a ``scipy.sparse`` 0/1 matrix as ``fit``
+    reads it (columns by position)."""
+    columns = list(passes.columns)
+    states = dict(zip(passes.columns, passes.states))
+    if not isinstance(validation, pd.DataFrame) and kind_of(validation).name == "sparse":
+        return in_memory_table(
+            validation, learner=learner, states=states, names=passes.columns
+        ).codes
+    frame = as_frame(validation, columns, learner=learner)
+    absent = [c for c in columns if c not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
+    return encode(
+        frame[columns], missing="pairwise", states=states, max_states=np.iinfo(np.int64).max
+    ).codes
+
+
+# ---------------------------------------------------------------------- the estimators
+class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin, BaseEstimator):
+    """The base of treelearn's density estimators (see the module docstring).
+
+    A subclass declares ``_parameter_constraints`` (composed of :data:`SOURCE_OPTIONS`,
+    :data:`SMOOTHING`, :data:`EM_OPTIONS` and its own), learns in ``fit`` and sets
+    ``model_``, a :class:`~treelearn.models._base.Model`; its scores are the model's.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {}
+    _parameter_notes: ClassVar[dict] = NOTES
+    #: the fitted model (each estimator says which kind)
+    model_: Any
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # 0/1 scipy.sparse matrices (sources.in_memory_table)
+        tags.input_tags.allow_nan = False  # missing="error" by default; scoring sums NaN out
+        return tags
+
+    # ------------------------------------------------------------ options and rows
+    def _checked_params(self) -> dict:
+        """Every option checked against ``_parameter_constraints`` (numbers as Python
+        ``int``/``float``), then the combinations (:meth:`_check_combination`)."""
+        params = check_params(
+            self.get_params(deep=False), self._parameter_constraints, self._parameter_notes
+        )
+        self._check_combination(params)
+        return params
+
+    def _check_combination(self, params: dict) -> None:
+        """Options that are valid alone but not together (none by default)."""
+
+    def _passes(self, X: Any, params: dict, sample_weight: Any) -> RowPasses:
+        """``X``'s rows for learning (any kind; with ``chunksize``, a file or Dask DataFrame
+        in passes)."""
+        return row_passes(
+            X,
+            learner=type(self).__name__,
+            missing=params["missing"],
+            max_states=params["max_states"],
+            states=params["states"],
+            sample_weight=sample_weight,
+            chunksize=params.get("chunksize"),
+        )
+
+    def _validation(self, validation: Any, passes: RowPasses) -> np.ndarray | None:
+        return (
+            None
+            if validation is None
+            else validation_codes(validation, passes, type(self).__name__)
+        )
+
+    def _set_features(self, columns: Any) -> None:
+        self.feature_names_in_ = np.asarray(list(columns), dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+
+    def _restore_model(self, saved: SavedState, model: Model, field: str) -> None:
+        """``model_`` from a file: its variables must be the saved features (else
+        ``field``, where the model was read, is wrong)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and list(names) != list(model.variables):
+            raise saved.fail("feature_names", f"differ from the variables of {field!r}")
+        self.model_ = model
+        self._set_features(model.variables)
+
+    # ------------------------------------------------------------ scores: the model's
+    def _fitted_model(self) -> Any:
+        """``model_`` (a :class:`~treelearn.models._base.Model` of the estimator's kind),
+        once fitted."""
+        check_is_fitted(self)
+        return self.model_
+
+    def _rows(self, X: Any) -> pd.DataFrame:
+        """``X`` as a DataFrame of the fitted features (matched by name, or by position)."""
+        model = self._fitted_model()
+        name = type(self).__name__
+        matched = match_features(
+            X, names=list(self.feature_names_in_), n_features=self.n_features_in_, estimator=name
+        )
+        return as_frame(matched, list(model.variables), learner=name)
+
+    def score_samples(self, X: Any) -> np.ndarray:
+        """Log-likelihood of each row (nats); missing cells are summed out exactly."""
+        return self._fitted_model().score_samples(self._rows(X))
+
+    def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
+        """Mean log-likelihood per row (what ``GridSearchCV`` maximises); with
+        ``sample_weight``, the weighted mean."""
+        return self._fitted_model().score(self._rows(X), sample_weight=sample_weight)
+
+    def bic(self, X: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
+        weight): **larger is better**, as for :meth:`TreeModel.bic
+        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
+        ``-2`` times this."""
+        return self._fitted_model().bic(self._rows(X), sample_weight=sample_weight)
+
+    def aic(self, X: Any, sample_weight: Any = None) -> float:
+        """``log_likelihood - n_parameters`` (weighted by ``sample_weight``): larger is better."""
+        return self._fitted_model().aic(self._rows(X), sample_weight=sample_weight)
+
+    @property
+    def n_parameters(self) -> int:
+        """The model's free parameters (what BIC and AIC charge)."""
+        return self._fitted_model().n_parameters
+
+    def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
+        """The interactive explorer page (:func:`treelearn.viz._explorer.to_html`) of a
+        learner that declares ``"explorer"``: the page's text, or with ``path`` written
+        there and ``None`` returned."""
+        self.require("explorer")
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
+        self.require("explorer")
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Save to a versioned JSON file; read it back with :func:`treelearn.load`
+        (``tl.save(est.model_, path)`` saves the model alone)."""
+        save_document(path, estimator_document(self, self.kind))
+
+
+class EMEstimator(DensityEstimator):
+    """A density estimator learned by EM (:func:`em_run`): ``fit`` written once (the
+    options, the rows, the validation rows, the seed, then the learner's :meth:`_em` and
+    :meth:`_model_of`), and the fit's history (``converged_``, ``n_iter_``,
+    ``lower_bound_``, ``lower_bounds_``, ``validation_scores_``), set from the kept run and
+    saved with the model."""
+
+    #: how many of a run's bounds are no EM iteration (a hidden tree scores its start)
+    _scored_start: ClassVar[int] = 0
+    #: the progress bar's name
+    _em_label: ClassVar[str] = "EM"
+
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> EMEstimator:
+        """Learn by EM from the rows of ``X`` (``y`` is ignored); returns self.
+
+        ``X``: a DataFrame, a CSV/Parquet path (read whole; with ``chunksize``, in chunks at
+        every pass), a Dask DataFrame (computed; with ``chunksize``, summarised on its
+        workers at every pass), a ``scipy.sparse`` 0/1 matrix or a 2-D array.
+        ``sample_weight``: one weight per row (integer weights equal repeated rows), or the
+        name of the weight column of a file or a Dask DataFrame. ``validation``: held-out
+        rows (a table with the same columns): EM stops once their log-likelihood has not
+        improved for ``n_iter_no_change`` iterations, keeping the best model on them.
+        """
+        params = self._checked_params()
+        passes = self._passes(X, params, sample_weight)
+        valid = self._validation(validation, passes)
+        rng = np.random.default_rng(params["random_state"])
+        run = self._em(passes, params, valid, rng)
+        self._set_history(run)
+        self.model_ = self._model_of(run, passes, params)
+        self._set_features(passes.columns)
+        return self
+
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:  # pragma: no cover - every learner defines it
+        """The kept EM run: the learner's starts, E- and M-steps through :func:`em_run`."""
+        raise NotImplementedError
+
+    def _model_of(
+        self, run: EMRun, passes: RowPasses, params: dict
+    ) -> Model:  # pragma: no cover - every learner defines it
+        """The fitted model of the kept run."""
+        raise NotImplementedError
+
+    def _schedule(self, params: dict) -> EMSchedule:
+        return EMSchedule(
+            params["max_iter"],
+            params["tol"],
+            params["n_iter_no_change"],
+            params["progress"],
+            self._em_label,
+        )
+
+    def _set_history(self, run: EMRun) -> None:
+        self.converged_ = run.converged
+        self.n_iter_ = len(run.bounds) - self._scored_start
+        self.lower_bound_ = run.lower_bound
+        self.lower_bounds_ = list(run.bounds)
+        self.validation_scores_ = run.valid_scores
+
+    def _history_state(self) -> dict:
+        return {
+            "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
+            "validation_scores": (
+                None
+                if self.validation_scores_ is None
+                else json_value([float(b) for b in self.validation_scores_])
+            ),
+            "n_iter": int(self.n_iter_),
+            "converged": bool(self.converged_),
+        }
+
+    def _restore_history(self, saved: SavedState) -> None:
+        self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
+        if not self.lower_bounds_:
+            raise saved.fail("lower_bounds", "is empty")
+        self.lower_bound_ = float(self.lower_bounds_[-1])
+        scores = saved.state.get("validation_scores")
+        self.validation_scores_ = (
+            None
+            if scores is None
+            else saved.array("validation_scores", (None,), finite=False).tolist()
+        )
+        self.n_iter_ = saved.raw("n_iter", int)
+        if isinstance(self.n_iter_, bool) or self.n_iter_ < 0:
+            raise saved.fail("n_iter", "must be an integer >= 0")
+        self.converged_ = bool(saved.raw("converged", bool))

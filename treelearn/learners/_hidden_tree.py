@@ -32,35 +32,38 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
+from functools import partial
+from numbers import Integral
 from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
-from .._base.jsonvalues import encode_label, json_value
-from .._base.persistence import Persistent, SavedState
-from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, Options, check_params
-from ..encoding._table import (
-    DEFAULT_MAX_STATES,
-    CategoricalTableInput,
-    encode,
-    state_order,
-)
-from ..inference._engine import TreeEngine, decode_codes
-from ..models._base import Capable
+from .._base.persistence import SavedState
+from .._base.validation import BOOLEAN, InstanceOf, Interval, Options
+from ..encoding._table import DEFAULT_MAX_STATES, state_order
+from ..inference._engine import TreeEngine
+from ..models._hidden_tree import HiddenTreeModel
 from ..models._tree import TreeModel
-from ..sources._kinds import as_frame, match_features
-from ..sources._passes import RowPasses, row_passes
+from ..sources._kinds import as_frame
+from ..sources._passes import RowPasses
 from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings
 from ..structure._trees import orient
 from ._chow_liu import build_model, chow_liu_from_counts
-from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
+from ._density import (
+    EM_OPTIONS,
+    SMOOTHING,
+    SOURCE_OPTIONS,
+    EMEstimator,
+    EMRun,
+    EMSchedule,
+    best_run,
+    em_run,
+    run_starts,
+)
 
 __all__ = ["HiddenMarkovModel", "HiddenTree", "LatentTree", "latent_names"]
 
@@ -290,18 +293,18 @@ def _normalised(table: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the estimator
-class HiddenTree(
-    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
-):
+class HiddenTree(EMEstimator):
     """A hidden Chow-Liu tree: one latent variable of ``n_states`` states per column, the
     latents a tree (by default the Chow-Liu tree of the columns), learned by exact EM.
 
     ``P(x) = sum_h P(h_root) prod_c P(h_c | h_parent(c)) prod_i P(x_i | h_i)``. With one
     latent state it is the independence model; each further state lets the tree carry
     more than the pairwise dependences a Chow-Liu tree can (Liu & Van den Broeck 2021).
-    ``model_`` is the fitted joint tree over latents and columns (a
-    :class:`~treelearn.models._tree.TreeModel`): its queries, posteriors, sampling,
-    drawing and explorer page work as for any tree.
+    ``model_`` is the fitted :class:`~treelearn.HiddenTreeModel`: the joint tree over
+    latents and columns (``model_.network``, a :class:`~treelearn.models._tree.TreeModel`)
+    and the latents' names; it answers scores, queries, marginals and the most probable
+    completion over the columns (the latents summed out), predictions, sampling, drawing
+    and the explorer page.
 
     Parameters
     ----------
@@ -343,8 +346,10 @@ class HiddenTree(
 
     Attributes
     ----------
-    model_ : the joint :class:`~treelearn.models._tree.TreeModel`, latents first.
-    latent_names_ : the latent variables' names in ``model_`` (``H_<column>``), in column order.
+    model_ : the fitted :class:`~treelearn.HiddenTreeModel` (``model_.network``: the joint
+        :class:`~treelearn.models._tree.TreeModel`, latents first).
+    latent_names_ : the latent variables' names in ``model_.network`` (``H_<column>``), in
+        column order (``model_.latent``).
     lower_bound_, lower_bounds_ : the mean training log-likelihood per row of the kept
         model, and after every iteration of its run (the start first).
     validation_scores_ : the mean validation log-likelihood after every iteration (with
@@ -357,7 +362,7 @@ class HiddenTree(
     >>> import pandas as pd, treelearn as tl
     >>> df = pd.read_csv("datasets/asia.csv")
     >>> hidden = tl.HiddenTree(n_states=2, random_state=0).fit(df)
-    >>> len(hidden.model_.variables), hidden.latent_names_[0]
+    >>> len(hidden.model_.network.variables), hidden.latent_names_[0]
     (16, 'H_asia')
     >>> bool(hidden.score(df) >= tl.chow_liu(df).log_likelihood(df) / len(df) - 0.01)
     True
@@ -404,65 +409,41 @@ class HiddenTree(
         self.progress = progress
         self.chunksize = chunksize
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = False  # missing="error" by default
-        return tags
-
     # ------------------------------------------------------------ options
     _parameter_constraints: ClassVar[dict] = {
         "n_states": [Interval(Integral, 1, None)],
-        "alpha": [Interval(Real, 0, None)],
-        "max_iter": [Interval(Integral, 0, None)],
-        "tol": [Interval(Real, 0, None)],
-        "n_init": [Interval(Integral, 1, None)],
+        **SMOOTHING,
+        **EM_OPTIONS,
+        **SOURCE_OPTIONS,
+        "max_iter": [Interval(Integral, 0, None)],  # 0: the start, scored
         "init": [Options("tree", "random")],
         "structure": [
             None,
             Options("chain"),
             InstanceOf(nx.Graph, name="an nx.Graph or nx.DiGraph"),
         ],
-        "random_state": RANDOM_STATE,
-        "mi_alpha": [None, Interval(Real, 0, None)],
-        "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
         "missing": [Options("error", "drop", "em")],
-        "max_states": [Interval(Integral, 1, None)],
-        "n_iter_no_change": [Interval(Integral, 1, None)],
-        "n_jobs": N_JOBS,
-        "progress": [BOOLEAN],
-        "chunksize": [None, Interval(Integral, 1, None)],
     }
     _parameter_notes: ClassVar[dict] = {
-        "alpha": "0 = maximum likelihood, 1 = Laplace",
+        **EMEstimator._parameter_notes,
         "structure": "None = the Chow-Liu tree of the columns, 'chain' = the columns in order",
         "missing": "'em' keeps rows with missing cells; scoring sums missing cells out "
         "whatever this is",
     }
+    model_: HiddenTreeModel
     #: tied parameters (one transition and one emission table): HiddenMarkovModel's option
     _tied = False
+    #: the first bound of a run is its start's
+    _scored_start = 1
 
-    def _checked(self) -> dict:
-        return check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
+    # ------------------------------------------------------------ fitting (EMEstimator.fit)
+    _em_label = "hidden tree EM"
 
-    # ------------------------------------------------------------ fitting
-    def fit(
-        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
-    ) -> HiddenTree:
-        """Learn the hidden tree by EM from the rows of ``X`` (``y`` is ignored); returns self.
-
-        ``X``: a DataFrame, a CSV/Parquet path, a Dask DataFrame (with ``chunksize``: read
-        in chunks / summarised on its workers at every iteration), a ``scipy.sparse`` 0/1
-        matrix or a 2-D array. ``sample_weight``: one
-        weight per row, or the name of the weight column of a file or Dask DataFrame.
-        ``validation``: held-out rows (a DataFrame with the same columns): EM stops once
-        their log-likelihood has not improved for ``n_iter_no_change`` iterations and
-        the best model on them is kept.
-        """
-        params = self._checked()
-        passes = self._passes(X, params, sample_weight)
-        valid = None if validation is None else self._validation_codes(validation, passes)
-        rng = np.random.default_rng(params["random_state"])
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:
+        """The best of ``n_init`` runs from the starts (the Chow-Liu tree's, or random),
+        on the latent tree ``structure`` says (by default the columns' Chow-Liu tree)."""
         tree = None  # the Chow-Liu tree of the columns: the latent tree, or the start
         if params["structure"] is None or (params["init"] == "tree" and not self._tied):
             settings = LearningSettings(
@@ -472,21 +453,15 @@ class HiddenTree(
         structure = tree.graph if params["structure"] is None else params["structure"]
         parent = _structure_parents(structure, passes.columns)
         starts = [self._start(passes, parent, tree, params, rng) for _ in range(params["n_init"])]
-        runs = _run_all(starts, passes, valid, params, self._tied)
-        best = max(runs, key=lambda r: r["valid"] if valid is not None else r["lower_bound"])
-        self._set_fitted(best, passes, params)
-        return self
-
-    def _passes(self, X: Any, params: dict, sample_weight: Any) -> RowPasses:
-        return row_passes(
-            X,
-            learner=type(self).__name__,
-            missing=params["missing"],
-            max_states=params["max_states"],
-            states=params["states"],
-            sample_weight=sample_weight,
-            chunksize=params["chunksize"],
+        run = partial(
+            _run,
+            passes=passes,
+            valid=valid,
+            alpha=params["alpha"],
+            tied=self._tied,
+            schedule=self._schedule(params),
         )
+        return best_run(run_starts(run, starts, params["n_jobs"]))
 
     def _start(
         self,
@@ -509,24 +484,12 @@ class HiddenTree(
             return _tree_start(tree, passes.columns, parent, h, rng)
         return _random_tree(parent, passes.cardinalities, h, rng, self._tied)
 
-    def _validation_codes(self, validation: Any, passes: RowPasses) -> np.ndarray:
-        frame = as_frame(validation, list(passes.columns), learner=type(self).__name__)
-        absent = [c for c in passes.columns if c not in frame.columns]
-        if absent:
-            raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-        return encode(
-            frame[list(passes.columns)],
-            missing="pairwise",
-            states=dict(zip(passes.columns, passes.states)),
-            max_states=np.iinfo(np.int64).max,
-        ).codes
-
-    def _set_fitted(self, run: dict, passes: RowPasses, params: dict) -> None:
-        self.latent_names_ = latent_names(passes.columns)
-        self.model_ = _joint_model(
-            run["tree"],
+    def _model_of(self, run: EMRun, passes: RowPasses, params: dict) -> HiddenTreeModel:
+        names = latent_names(passes.columns)
+        network = _joint_model(
+            run.model,
             passes,
-            self.latent_names_,
+            names,
             {
                 "method": type(self).__name__,
                 "n_states": params["n_states"],
@@ -534,52 +497,19 @@ class HiddenTree(
                 "missing": params["missing"],
             },
         )
-        self.lower_bound_ = run["lower_bound"]
-        self.lower_bounds_ = run["lower_bounds"]
-        self.validation_scores_ = run["valid_scores"]
-        self.n_iter_ = run["n_iter"]
-        self.converged_ = run["converged"]
-        self.feature_names_in_ = np.asarray(passes.columns, dtype=object)
-        self.n_features_in_ = len(passes.columns)
+        return HiddenTreeModel(network, names, tied=self._tied)
 
-    # ------------------------------------------------------------ scoring
-    def _codes(self, X: Any) -> np.ndarray:
-        """The joint tree's codes of ``X``'s rows (latents missing; missing cells -1)."""
-        check_is_fitted(self)
-        frame = as_frame(
-            match_features(
-                X,
-                names=self.feature_names_in_,
-                n_features=self.n_features_in_,
-                estimator=type(self).__name__,
-            ),
-            self.feature_names_in_,
-            learner=type(self).__name__,
-        )
-        columns = list(self.feature_names_in_)
-        states = self.model_.states
-        codes = encode(
-            frame[columns],
-            missing="pairwise",
-            states={c: states[c] for c in columns},
-            max_states=np.iinfo(np.int64).max,
-        ).codes
-        return _joint_codes(codes)
-
-    def score_samples(self, X: Any) -> np.ndarray:
-        """Log-likelihood of each row (nats); missing cells are summed out exactly."""
-        return self.model_.engine().log_evidence(self._codes(X))
-
+    # ------------------------------------------------------------ the model's parts
     @property
-    def n_parameters(self) -> int:
-        """Free parameters of the CPTs (tied tables counted once)."""
-        check_is_fitted(self)
-        return self.model_.n_parameters
+    def latent_names_(self) -> list:
+        """The latents' names in ``model_.network``, in column order (``model_.latent``)."""
+        return self._fitted_model().latent
 
+    # ------------------------------------------------------------ answers: the model's
     def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
         """``P(target | the row's other observed values)`` for every row (a DataFrame, one
         column per state of ``target``): exact, the latents summed out."""
-        check_is_fitted(self)
+        model = self._fitted_model()
         if target not in list(self.feature_names_in_):
             raise ColumnNotFoundError(
                 f"{target!r} is not a column of the model; the columns "
@@ -587,11 +517,12 @@ class HiddenTree(
                 column=target,
             )
         frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
-        return self.model_.predict_proba(frame, target)
+        return model.predict_proba(frame, target)
 
     def predict(self, X: Any) -> pd.DataFrame:
         """``X`` with every missing cell filled by its most probable state given the row's
-        observed cells (each cell's exact marginal; ties to the first state).
+        observed cells (each cell's exact marginal; ties to the first state):
+        :meth:`HiddenTreeModel.impute <treelearn.models._hidden_tree.HiddenTreeModel.impute>`.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -601,27 +532,8 @@ class HiddenTree(
         >>> hidden.predict(holed).notna().all().all()
         np.True_
         """
-        codes = self._codes(X)
-        d = self.n_features_in_
-        columns = list(self.feature_names_in_)
-        frame = as_frame(X, columns, learner=type(self).__name__)
-        missing = codes[:, d:] < 0
-        if missing.any():
-            marginals = self.model_.engine().marginals_codes(codes)
-            for j in np.flatnonzero(missing.any(axis=0)):
-                rows = missing[:, j]
-                best = np.argmax(np.nan_to_num(marginals[d + j][rows], nan=-1.0), axis=1)
-                codes[rows, d + j] = best
-        filled = decode_codes(
-            codes[:, d:],
-            columns,
-            {c: self.model_.states[c] for c in columns},
-            {c: self.model_.dtypes[c] for c in columns if c in self.model_.dtypes},
-        )
-        filled.index = frame.index
-        return filled
+        return self._fitted_model().impute(self._rows(X))
 
-    # ------------------------------------------------------------ sampling, pictures
     def sample(
         self,
         n: int,
@@ -637,16 +549,11 @@ class HiddenTree(
         >>> hidden.sample(3, random_state=0).shape
         (3, 8)
         """
-        check_is_fitted(self)
-        both = self.model_.sample(n, random_state=random_state)
-        rows = both[list(self.feature_names_in_)]
-        return (rows, both[self.latent_names_]) if return_latent else rows
+        return self._fitted_model().sample(n, random_state, return_latent=return_latent)
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """The joint tree, latent nodes marked (see :func:`treelearn.viz._draw.draw`)."""
-        check_is_fitted(self)
-        kwargs.setdefault("latent", self.latent_names_)
-        return self.model_.draw(ax, **kwargs)
+        return self._fitted_model().draw(ax, **kwargs)
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent
@@ -657,15 +564,10 @@ class HiddenTree(
         require_fitted(self, "fit(X)")
         return self.model_.explorer_spec(title)
 
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """The joint tree as an interactive page (:meth:`TreeModel.to_html
-        <treelearn.models._tree.TreeModel.to_html>`)."""
-        check_is_fitted(self)
-        return self.model_.to_html(path, **kwargs)
-
     # ------------------------------------------------------------ files
     def _fitted_state(self) -> dict:
-        """The joint tree, the latents' names, the run's history.
+        """The model's fields (the joint tree, the latents' names, whether tied), the run's
+        history.
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -674,54 +576,24 @@ class HiddenTree(
         >>> bool((back.score_samples(df) == hidden.score_samples(df)).all())
         True
         """
-        return {
-            "model": self.model_.to_dict(),
-            "latent_names": [encode_label(v) for v in self.latent_names_],
-            "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
-            "validation_scores": (
-                None
-                if self.validation_scores_ is None
-                else json_value([float(b) for b in self.validation_scores_])
-            ),
-            "n_iter": int(self.n_iter_),
-            "converged": bool(self.converged_),
-        }
+        return {**self.model_.to_dict(), **self._history_state()}
 
     def _restore_fitted(self, saved: SavedState) -> None:
-        """The joint tree checked (:meth:`TreeModel.from_dict`), then its shape: each column
-        the one child of its own latent, latents of ``n_states`` states under latents."""
-        model = TreeModel.from_dict(saved.raw("model", dict))
-        names = saved.labels("latent_names")
-        columns = list(getattr(self, "feature_names_in_", []))
-        if len(names) != len(columns) or set(model.variables) != set(names) | set(columns):
-            raise saved.fail(
-                "latent_names", "must name one latent per feature, the model's other variables"
-            )
-        h = self.n_states
-        for latent, column in zip(names, columns):
-            if model.parents(column) != [latent]:
-                raise saved.fail(
-                    "model", f"column {column!r} must have its latent {latent!r} as its one parent"
-                )
-            if model.states[latent] != list(range(h)):
-                raise saved.fail("model", f"latent {latent!r} must have the states 0..{h - 1}")
-            if any(p not in names for p in model.parents(latent)) or len(model.parents(latent)) > 1:
-                raise saved.fail(
-                    "model", f"latent {latent!r} must have at most one parent, a latent"
-                )
-        self.model_, self.latent_names_ = model, names
-        self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
-        if not self.lower_bounds_:
-            raise saved.fail("lower_bounds", "is empty")
-        self.lower_bound_ = float(self.lower_bounds_[-1])
-        scores = saved.state.get("validation_scores")
-        self.validation_scores_ = (
-            None
-            if scores is None
-            else saved.array("validation_scores", (None,), finite=False).tolist()
-        )
-        self.n_iter_ = saved.raw("n_iter", int)
-        self.converged_ = bool(saved.raw("converged", bool))
+        """The model checked field by field (:meth:`HiddenTreeModel.from_dict
+        <treelearn.models._hidden_tree.HiddenTreeModel.from_dict>`), then against the
+        options: latents of ``n_states`` states, tied as ``tied`` says; the history."""
+        fields = {
+            k: saved.state[k] for k in ("network", "latent_names", "tied") if k in saved.state
+        }
+        model = HiddenTreeModel.from_dict(fields, where=f"saved {saved.estimator}")
+        if model.n_states != self.n_states:
+            raise saved.fail("network", f"must have latents of n_states={self.n_states} states")
+        if model.tied != self._tied:
+            raise saved.fail("tied", f"must be {str(self._tied).lower()} for a {saved.estimator}")
+        if list(model.latent) != latent_names(model.variables):
+            raise saved.fail("latent_names", "must be the columns' latent names, H_<column>")
+        self._restore_model(saved, model, "network")
+        self._restore_history(saved)
 
 
 def _joint_model(tree: LatentTree, passes: RowPasses, names: list, settings: dict) -> TreeModel:
@@ -741,55 +613,35 @@ def _joint_model(tree: LatentTree, passes: RowPasses, names: list, settings: dic
 
 
 # ---------------------------------------------------------------------- the loop
-def _run_all(
-    starts: list, passes: RowPasses, valid: np.ndarray | None, params: dict, tied: bool
-) -> list:
-    if params["n_jobs"] is None or len(starts) == 1:
-        return [_run(s, passes, valid, params, tied) for s in starts]
-    from joblib import Parallel, delayed
-
-    return Parallel(n_jobs=params["n_jobs"])(
-        delayed(_run)(s, passes, valid, params, tied) for s in starts
-    )
-
-
 def _run(
-    tree: LatentTree, passes: RowPasses, valid: np.ndarray | None, params: dict, tied: bool
-) -> dict:
-    """One EM run from ``tree``: the kept model, its bound, the history."""
-    bounds: list[float] = []
-    stop = None if valid is None else EarlyStopping(params["n_iter_no_change"])
-    converged = False
-    with progress_bar(params["progress"], params["max_iter"], "hidden tree EM") as bar:
-        for iteration in range(params["max_iter"] + 1):
-            if iteration == params["max_iter"] and stop is None:  # no M-step follows: score only
-                total, weight = passes.sum(_Scores(tree))
-                bounds.append(total / weight)
-                break
-            expected = passes.sum(_EStep(tree))
-            bounds.append(expected.log_likelihood / expected.weight)
-            bar.update()
-            bar.set_postfix_str(f"{bounds[-1]:.4f}")
-            if not np.isfinite(bounds[-1]):
-                break
-            if stop is not None and stop.update(_mean_score(tree, valid), (tree, len(bounds))):
-                break
-            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < params["tol"]:
-                converged = True
-                break
-            if len(bounds) > params["max_iter"]:
-                break
-            tree = _m_step(tree, expected, params["alpha"], tied)
-    kept, n_kept = (tree, len(bounds)) if stop is None else stop.best
-    return {
-        "tree": kept,
-        "lower_bound": bounds[n_kept - 1],
-        "lower_bounds": bounds[:n_kept],
-        "valid": None if stop is None else stop.best_score,
-        "valid_scores": None if stop is None else stop.scores[:n_kept],
-        "n_iter": n_kept - 1,
-        "converged": converged,
-    }
+    tree: LatentTree,
+    *,
+    passes: RowPasses,
+    valid: np.ndarray | None,
+    alpha: float,
+    tied: bool,
+    schedule: EMSchedule,
+) -> EMRun:
+    """One EM run from ``tree`` (:func:`~treelearn.learners._density.em_run`): the start
+    scored first, ``max_iter`` M-steps at most, the last model scored without statistics."""
+
+    def e_step(tree: LatentTree) -> tuple[float, _Expected]:
+        expected = passes.sum(_EStep(tree))
+        return expected.log_likelihood / expected.weight, expected
+
+    def score_only(tree: LatentTree) -> float:
+        total, weight = passes.sum(_Scores(tree))
+        return total / weight
+
+    return em_run(
+        tree,
+        e_step,
+        lambda expected, tree: _m_step(tree, expected, alpha, tied),
+        schedule,
+        n_steps=schedule.max_iter + 1,
+        valid_score=None if valid is None else lambda tree: _mean_score(tree, valid),
+        score_only=score_only,
+    )
 
 
 def _mean_score(tree: LatentTree, codes: np.ndarray) -> float:
@@ -878,8 +730,8 @@ class HiddenMarkovModel(HiddenTree):
     def _tied(self) -> bool:  # type: ignore[override]
         return bool(self.tied)
 
-    def _checked(self) -> dict:
-        params = super()._checked()
+    def _checked_params(self) -> dict:
+        params = super()._checked_params()
         params.update(init="random", structure="chain", mi_alpha=None)
         given = [
             params[k] is not None for k in ("startprob_init", "transmat_init", "emissionprob_init")
@@ -929,36 +781,30 @@ class HiddenMarkovModel(HiddenTree):
             ]
         return LatentTree(parent, [start, *trans], emit)
 
-    def _set_fitted(self, run: dict, passes: RowPasses, params: dict) -> None:
-        super()._set_fitted(run, passes, params)
+    def fit(
+        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
+    ) -> HiddenMarkovModel:
+        """Learn by Baum-Welch (:meth:`EMEstimator.fit
+        <treelearn.learners._density.EMEstimator.fit>`); returns self."""
+        super().fit(X, y, sample_weight, validation=validation)
         self._set_matrices()
+        return self
 
     def _restore_fitted(self, saved: SavedState) -> None:
         super()._restore_fitted(saved)
         self._set_matrices()
 
     def _set_matrices(self) -> None:
-        names = self.latent_names_
-        self.startprob_ = self.model_.cpt(names[0])
-        transitions = [self.model_.cpt(v) for v in names[1:]]
-        emissions = [self.model_.cpt(c) for c in self.feature_names_in_]
+        network, names = self.model_.network, self.model_.latent
+        self.startprob_ = network.cpt(names[0])
+        transitions = [network.cpt(v) for v in names[1:]]
+        emissions = [network.cpt(c) for c in self.model_.variables]
         if self.tied:
             self.transmat_ = transitions[0] if transitions else np.eye(self.n_states)
             self.emissionprob_ = emissions[0]
         else:
             self.transmat_ = np.array(transitions).reshape(-1, self.n_states, self.n_states)
             self.emissionprob_ = emissions
-
-    @property
-    def n_parameters(self) -> int:
-        """Free parameters (tied tables counted once)."""
-        check_is_fitted(self)
-        if not self.tied:
-            return self.model_.n_parameters
-        h = self.n_states
-        k = self.emissionprob_.shape[1]
-        steps = len(self.latent_names_)
-        return (h - 1) + (h * (h - 1) if steps > 1 else 0) + h * (k - 1)
 
 
 def _per_step(values: Any, d: int) -> list:

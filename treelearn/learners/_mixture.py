@@ -25,61 +25,46 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
-from typing import Any, ClassVar
+from functools import partial
+from numbers import Integral
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import ColumnNotFoundError, TreelearnError
-from .._base.jsonvalues import json_value
+from .._base.errors import TreelearnError
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
-from .._base.persistence import Persistent, SavedState
-from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, Options, check_params
-from ..encoding._table import (
-    DEFAULT_MAX_STATES,
-    CategoricalTableInput,
-    Table,
-    distinct_rows,
-    encode,
-)
-from ..inference._engine import state_index
-from ..inference._shapley import (
-    EngineGame,
-    Explanation,
-    MixtureGame,
-    check_explain_options,
-    explain_game,
-)
-from ..models._base import Capable
+from .._base.persistence import SavedState
+from .._base.validation import InstanceOf, Interval, Options
+from ..encoding._table import DEFAULT_MAX_STATES, Table, distinct_rows
+from ..inference._shapley import Explanation
+from ..models._mixture import MixtureModel, weighted_log_likelihoods
 from ..models._tree import TreeModel
-from ..sources._count import in_memory_table
-from ..sources._kinds import as_frame, match_features
-from ..sources._passes import RowPasses, merge_identical_rows, row_passes
+from ..sources._kinds import as_frame
+from ..sources._passes import InMemoryRows, RowPasses
 from ..stats._counts import CountedTable, PairCounts, count_codes_weighted
 from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
 from ._bayes_trees import k_best_trees, k_best_trees_from_counts
 from ._chow_liu import chow_liu_from_counts
-from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
-from ._em import expected_counts
-from ._mixture_queries import (
-    component_posterior,
-    mixture_marginals,
-    mixture_predict_proba,
-    mixture_query,
-    mixture_sample,
+from ._density import (
+    EM_OPTIONS,
+    SMOOTHING,
+    SOURCE_OPTIONS,
+    EMEstimator,
+    EMRun,
+    EMSchedule,
+    best_run,
+    em_run,
+    run_starts,
 )
+from ._em import expected_counts
 
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(
-    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
-):
+class TreeMixture(EMEstimator):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -163,8 +148,11 @@ class TreeMixture(
 
     Attributes
     ----------
-    components_ : list of :class:`~treelearn.models._tree.TreeModel`, one tree per component.
-    weights_ : ndarray (k,), the mixing weights.
+    model_ : the fitted :class:`~treelearn.MixtureModel` (scores, queries, sampling,
+        explanations, drawing; ``tl.save(mix.model_)`` saves it alone).
+    components_ : list of :class:`~treelearn.models._tree.TreeModel`, one tree per component
+        (``model_.components``).
+    weights_ : ndarray (k,), the mixing weights (``model_.weights``).
     converged_ : whether the best run converged within ``max_iter``.
     n_iter_ : EM iterations of the best run (choosing among several ``n_components``: of the
         chosen size's last run, the one to convergence unless that scored worse).
@@ -194,7 +182,7 @@ class TreeMixture(
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | Sequence[int] = 2,
         alpha: float = 1.0,
         max_iter: int = 100,
         tol: float = 1e-4,
@@ -228,12 +216,6 @@ class TreeMixture(
         self.progress = progress
         self.chunksize = chunksize
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # 0/1 scipy.sparse matrices (sources.in_memory_table)
-        tags.input_tags.allow_nan = False  # missing="error" by default; scoring sums NaN out
-        return tags
-
     # ------------------------------------------------------------ options
     #: every option's accepted values, checked once when ``fit`` starts
     _parameter_constraints: ClassVar[dict] = {
@@ -241,190 +223,87 @@ class TreeMixture(
             Interval(Integral, 1, None),
             InstanceOf(Sequence, name="a sequence of sizes such as range(2, 17)"),
         ],
-        "alpha": [Interval(Real, 0, None)],
-        "max_iter": [Interval(Integral, 1, None)],
-        "tol": [Interval(Real, 0, None)],
-        "n_init": [Interval(Integral, 1, None)],
+        **SMOOTHING,
+        **EM_OPTIONS,
+        **SOURCE_OPTIONS,
         "init": [Options("random", "random_resp", "k-means++", "k_best")],
-        "random_state": RANDOM_STATE,
-        "mi_alpha": [None, Interval(Real, 0, None)],
-        "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
         "missing": [Options("error", "drop", "em")],
-        "max_states": [Interval(Integral, 1, None)],
-        "n_iter_no_change": [Interval(Integral, 1, None)],
         "split_iter": [None, Interval(Integral, 1, None)],
-        "n_jobs": N_JOBS,
-        "progress": [BOOLEAN],
-        "chunksize": [None, Interval(Integral, 1, None)],
     }
     _parameter_notes: ClassVar[dict] = {
-        "alpha": "0 = maximum likelihood, 1 = Laplace",
+        **EMEstimator._parameter_notes,
         "missing": "scoring sums missing cells out whatever this is; 'pairwise' counts have "
         "no likelihood to run EM on",
     }
 
-    def _check_params(self) -> tuple[dict, LearningSettings]:
-        params = check_params(self.get_params(), self._parameter_constraints, self._parameter_notes)
+    model_: MixtureModel
+
+    def _checked_params(self) -> dict:
+        params = super()._checked_params()
         params["n_components"] = _sizes(params["n_components"])
-        return params, LearningSettings(
+        return params
+
+    def _check_combination(self, params: dict) -> None:
+        """``chunksize`` (on any kind of input, so that every kind gives the same mixture)
+        takes the starts that need no rows in memory: ``"k_best"`` (from the counts) and
+        ``"random"`` (its seed rows fetched by passes)."""
+        chunksize = params.get("chunksize")
+        if chunksize is not None and params["init"] not in ("k_best", "random"):
+            raise TreelearnError(
+                f"chunksize={chunksize} streams the rows: it takes init='random' or "
+                f"init='k_best', not {params['init']!r} (which draws over every row at once: "
+                "chunksize=None)",
+                values=[chunksize],
+            )
+
+    @staticmethod
+    def _settings(params: dict) -> LearningSettings:
+        """The components' Chow-Liu settings."""
+        return LearningSettings(
             method="tree-mixture component",
             alpha=params["alpha"],
             mi_alpha=params["mi_alpha"],
             missing=params["missing"],
         )
 
-    # ------------------------------------------------------------ fitting
-    def fit(
-        self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
-    ) -> TreeMixture:
-        """Learn the mixture by EM from the rows of ``X`` (``y`` is ignored); returns self.
+    # ------------------------------------------------------------ fitting (EMEstimator.fit)
+    _em_label = "tree mixture EM"
 
-        ``X``: any kind :func:`~treelearn.sources._count.in_memory_table` takes (a path is
-        read whole, a Dask DataFrame computed). ``sample_weight`` weights the rows (integer
-        weights equal repeated rows): one number per row, or the name of the weight column
-        of a file or a Dask DataFrame. ``validation``: held-out rows (a DataFrame with the
-        same columns): EM stops once their log-likelihood has not improved for
-        ``n_iter_no_change`` iterations, keeping the best model on them; they also choose
-        among several ``n_components``.
-        """
-        params, settings = self._check_params()
-        if params["chunksize"] is not None:
-            _check_streamed(params)
-            passes = row_passes(
-                X,
-                learner="TreeMixture",
-                missing=params["missing"],
-                max_states=params["max_states"],
-                states=params["states"],
-                sample_weight=sample_weight,
-                chunksize=params["chunksize"],
-            )
-            if not passes.in_memory:  # a file in chunks, a Dask DataFrame on its workers
-                return self._fit_passes(passes, params, settings, validation)
-        table, group = _merge_identical_rows(
-            in_memory_table(
-                X,
-                learner="TreeMixture",
-                missing="pairwise" if params["missing"] == "em" else params["missing"],
-                max_states=params["max_states"],
-                states=params["states"],
-                sample_weight=sample_weight,
-            )
-        )
-        options = _Options(
-            settings,
-            params["max_iter"],
-            params["tol"],
-            None if validation is None else _validation_codes(validation, table),
-            params["n_iter_no_change"],
-            params["progress"],
-        )
-        rng = np.random.default_rng(params["random_state"])
-        sizes = params["n_components"]
-        _check_mixture_memory(table, len(group), max(sizes))
-        # every start drawn first, in order: the same starts whatever n_jobs is
-        starts = [
-            _initial_responsibilities(table, group, sizes[0], params["init"], rng, settings)
-            for _ in range(params["n_init"])
-        ]
-        runs = _run_all(table, starts, options, params["n_jobs"])
-        best = max(runs, key=lambda run: _run_score(run, table, options))
-        scores = None
-        if len(sizes) > 1:
-            n = float(table.n_rows if table.weights is None else table.weights.sum())
-            split = _split_options(options, params["split_iter"])
-            best, scores = _grow(
-                best,
-                sizes,
-                lambda run: _size_score(run, n, options),
-                lambda run, m: _em(table, _split_weakest(table, run, m), split),
-                None
-                if params["split_iter"] is None
-                else lambda run: _em(
-                    table, _responsibilities(table, run["components"], run["weights"])[1], options
-                ),
-            )
-        self.components_ = best["components"]
-        self.weights_ = best["weights"]
-        self.converged_ = best["converged"]
-        self.n_iter_ = best["n_iter"]
-        self.lower_bound_ = best["lower_bound"]
-        self.lower_bounds_ = best["lower_bounds"]
-        self.validation_scores_ = best["valid_scores"]
-        self.n_components_ = len(self.components_)
+    def _em(
+        self, passes: RowPasses, params: dict, valid: np.ndarray | None, rng: np.random.Generator
+    ) -> EMRun:
+        """The best of ``n_init`` runs, in memory (identical rows merged) or by passes over
+        the rows; with several ``n_components``, the size chosen by growing (the validation
+        rows, else BIC, judge it: ``n_components_scores_``)."""
+        options = _Options(self._settings(params), self._schedule(params), valid)
+        if passes.in_memory:
+            best, scores = _fit_in_memory(cast(InMemoryRows, passes), params, options, rng)
+        else:  # a file in chunks, a Dask DataFrame on its workers
+            best, scores = _fit_passes(passes, params, options, rng)
         self.n_components_scores_ = scores
-        self.feature_names_in_ = np.asarray(table.columns, dtype=object)
-        self.n_features_in_ = len(table.columns)
-        return self
+        return best
 
-    def _fit_passes(
-        self, passes: RowPasses, params: dict, settings: LearningSettings, validation: Any
-    ) -> TreeMixture:
-        """EM with one pass over the rows per iteration (:func:`_em_passes`), from the same
-        starts as in memory, choosing ``k`` as in memory (:func:`_grow`)."""
-        sizes = params["n_components"]
-        valid = None if validation is None else _validation_codes(validation, passes)
-        options = _Options(
-            settings,
-            params["max_iter"],
-            params["tol"],
-            valid,
-            params["n_iter_no_change"],
-            params["progress"],
-        )
-        rng = np.random.default_rng(params["random_state"])
-        starts = [
-            _streamed_start(passes, sizes[0], params["init"], rng, settings)
-            for _ in range(params["n_init"])
-        ]  # every start drawn first, as in memory
-        runs = [_em_passes(passes, start, options) for start in starts]
-        best = max(runs, key=lambda run: _run_score(run, None, options))
-        scores = None
-        if len(sizes) > 1:
-            n = float(passes.n_rows)
+    def _model_of(self, run: EMRun, passes: RowPasses, params: dict) -> MixtureModel:
+        components, weights = run.model
+        return MixtureModel(components, weights)
 
-            split = _split_options(options, params["split_iter"])
+    # ------------------------------------------------------------ the model's parts
+    @property
+    def components_(self) -> list:
+        """The component trees (``model_.components``)."""
+        return self._fitted_model().components
 
-            def next_run(run: dict, m: int) -> dict:
-                totals = passes.sum(_WeakestPass(run["components"], run["weights"]))
-                plan = _split_plan(run["components"], totals, m)
-                return _em_passes(
-                    passes, _SplitStart(run["components"], run["weights"], plan), split
-                )
+    @property
+    def weights_(self) -> np.ndarray:
+        """The mixing weights (``model_.weights``)."""
+        return self._fitted_model().weights
 
-            best, scores = _grow(
-                best,
-                sizes,
-                lambda run: _size_score(run, n, options),
-                next_run,
-                None
-                if params["split_iter"] is None
-                else lambda run: _em_passes(
-                    passes, _SplitStart(run["components"], run["weights"], []), options
-                ),
-            )
-        self.components_, self.weights_ = best["components"], best["weights"]
-        self.converged_, self.n_iter_ = best["converged"], best["n_iter"]
-        self.lower_bound_, self.lower_bounds_ = best["lower_bound"], best["lower_bounds"]
-        self.validation_scores_ = best["valid_scores"]
-        self.n_components_, self.n_components_scores_ = len(self.components_), scores
-        self.feature_names_in_ = np.asarray(passes.columns, dtype=object)
-        self.n_features_in_ = len(passes.columns)
-        return self
+    @property
+    def n_components_(self) -> int:
+        """The number of components (the size chosen when ``n_components`` lists several)."""
+        return len(self._fitted_model().components)
 
-    # ------------------------------------------------------------ scoring
-    def _estimate_log_prob(self, X: Any) -> np.ndarray:
-        """``log w_k + log T_k(x_r)`` for every row and component (missing cells summed out)."""
-        check_is_fitted(self)
-        codes = (
-            self.components_[0].encode(self._matched_frame(X)).codes
-        )  # every component has the same states
-        return _weighted_log_prob(self.components_, self.weights_, codes)
-
-    def score_samples(self, X: Any) -> np.ndarray:
-        """Log-likelihood of each row (nats); missing cells are summed out exactly."""
-        return logsumexp(self._estimate_log_prob(X), axis=1)
-
+    # ------------------------------------------------------------ answers: the model's
     def predict_proba(self, X: Any, target: Hashable | None = None) -> np.ndarray | pd.DataFrame:
         """``P(component k | observed values of row r)``: an ``n x k`` array whose rows sum to 1.
 
@@ -432,52 +311,25 @@ class TreeMixture(
         instead, exactly: ``sum_k P(k | row) P_k(target | row)``, a DataFrame with one
         column per state (missing cells and absent columns summed out).
         """
+        model = self._fitted_model()
         if target is not None:
-            check_is_fitted(self)
-            return mixture_predict_proba(
-                self.components_, self.weights_, as_frame(X, learner="TreeMixture"), target
-            )
-        log_prob = self._estimate_log_prob(X)
-        return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
+            # absent columns allowed (summed out); an array's columns by position
+            frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
+            return model.predict_proba(frame, target)
+        return model.component_proba(self._rows(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """The most probable component of each row."""
-        return np.argmax(self._estimate_log_prob(X), axis=1)
+        model = self._fitted_model()
+        return np.argmax(model.log_joint_codes(model.encode(self._rows(X))), axis=1)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the hidden component a box
-        (``component``) whose marginal is the components' weights under the evidence, one
-        forest per component weighted by ``weights_``; drawn from the heaviest one's tree."""
-        from ..viz._page_spec import multinet_spec, require_fitted, title_of
+        """The explorer page of :attr:`model_` (:meth:`MixtureModel.explorer_spec
+        <treelearn.models._mixture.MixtureModel.explorer_spec>`), titled by this class."""
+        from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
-        features = list(self.components_[0].variables)
-        name = "component"
-        while name in features:
-            name += "'"
-        weights = np.asarray(self.weights_, dtype=float)
-        parts = [f"{len(features) + 1} variables", f"{len(self.components_)} components"]
-        if title is None:
-            title = title_of(type(self).__name__, parts)
-        return multinet_spec(
-            dict(enumerate(self.components_)), weights / weights.sum(), name, title
-        )
-
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """The interactive explorer page of the mixture (see
-        :func:`treelearn.viz._explorer.to_html`): the hidden component is a box whose
-        marginal is the components' weights under the evidence. The page's text, or with
-        ``path`` written there and ``None`` returned."""
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
+        return self.model_.explorer_spec(title, name=type(self).__name__)
 
     def explain(
         self,
@@ -492,12 +344,10 @@ class TreeMixture(
         method: str = "auto",
         n_permutations: int = 256,
     ) -> Explanation:
-        """Each other column's contribution to the mixture's prediction of ``target``,
-        ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
-        of ``X`` (options as :meth:`TreeModel.explain
-        <treelearn.models._tree.TreeModel.explain>`; on trees every coalition of a row is
-        one pass per component; the mixture couples all columns, so there are no
-        independent groups).
+        """Each other column's contribution to the mixture's prediction of ``target`` for
+        every row of ``X``: :meth:`MixtureModel.explain
+        <treelearn.models._mixture.MixtureModel.explain>` on the rows matched to the
+        features.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -506,60 +356,20 @@ class TreeMixture(
         >>> bool(np.allclose(e.values.sum(axis=1) + e.base, e.prediction))
         True
         """
-        check_is_fitted(self)
-        params = check_explain_options(
+        model = self._fitted_model()
+        return model.explain(
+            self._rows(X),
+            target,
             kind=kind,
             conditional=conditional,
+            background=None if background is None else self._rows(background),
             output=output,
+            target_state=target_state,
+            random_state=random_state,
             method=method,
             n_permutations=n_permutations,
-            random_state=random_state,
-        )
-        first = self.components_[0]
-        first.parents(target)  # a ColumnNotFoundError naming the variables
-        frame = self._matched_frame(X)
-        codes = first.encode(frame).codes
-        other = None if background is None else first.encode(self._matched_frame(background)).codes
-        players = [j for j, v in enumerate(first.variables) if v != target]
-        games = [
-            EngineGame(c.engine(target), codes, players, background=other) for c in self.components_
-        ]
-        with np.errstate(divide="ignore"):
-            log_w = np.log(self.weights_ / self.weights_.sum())
-        state = (
-            None
-            if target_state is None
-            else state_index(first.states[target], target, target_state)
-        )
-        data = frame[[first.variables[j] for j in players]]
-        return explain_game(
-            MixtureGame(games, log_w),
-            target=state,
-            data=data,
-            index=frame.index,
-            target_name=target,
-            **params,
         )
 
-    def _matched_frame(self, X: Any) -> pd.DataFrame:
-        return as_frame(
-            match_features(
-                X,
-                names=self.feature_names_in_,
-                n_features=self.n_features_in_,
-                estimator="TreeMixture",
-            ),
-            self.feature_names_in_,
-            learner="TreeMixture",
-        )
-
-    @property
-    def n_parameters(self) -> int:
-        """Free parameters: every component's CPT parameters and ``k - 1`` weights."""
-        check_is_fitted(self)
-        return sum(c.n_parameters for c in self.components_) + len(self.components_) - 1
-
-    # ------------------------------------------------------------ sampling
     def query(
         self,
         variables: Sequence[Hashable] | Hashable,
@@ -573,19 +383,15 @@ class TreeMixture(
         >>> round(float(mix.query("lung", {"smoke": "yes"}).sum()), 12)
         1.0
         """
-        check_is_fitted(self)
-        names = [variables] if isinstance(variables, (str, int)) else list(variables)
-        return mixture_query(self.components_, self.weights_, names, evidence)
+        return self._fitted_model().query(variables, evidence)
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
         """``{variable: P(variable | evidence)}`` for every variable not given, exactly."""
-        check_is_fitted(self)
-        return mixture_marginals(self.components_, self.weights_, evidence)
+        return self._fitted_model().marginals(evidence)
 
     def component_posterior(self, evidence: Mapping[Hashable, Any] | None = None) -> np.ndarray:
         """``P(component k | evidence)`` for every ``k``."""
-        check_is_fitted(self)
-        return component_posterior(self.components_, self.weights_, evidence)
+        return self._fitted_model().component_posterior(evidence)
 
     def sample(
         self,
@@ -597,10 +403,8 @@ class TreeMixture(
         numbers: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
-        component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair).
-        With ``evidence`` the rows come exactly from ``P(. | evidence)`` (each row's
-        component from ``P(k | evidence)``, then the row from that tree given the
-        evidence); ``numbers`` as in :meth:`TreeModel.sample`.
+        component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair);
+        :meth:`MixtureModel.sample <treelearn.models._mixture.MixtureModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -610,39 +414,24 @@ class TreeMixture(
         >>> component.shape
         (4,)
         """
-        check_is_fitted(self)
-        checked = check_params(
-            {"n": n, "random_state": random_state},
-            {"n": [Interval(Integral, 0, None)], "random_state": RANDOM_STATE},
+        return self._fitted_model().sample(
+            n,
+            random_state,
+            evidence=evidence,
+            numbers=numbers,
+            return_components=return_components,
         )
-        n = checked["n"]
-        rng = np.random.default_rng(checked["random_state"])
-        if evidence is not None or numbers:
-            X, labels = mixture_sample(
-                self.components_, self.weights_, n, evidence, rng, numbers=numbers
-            )
-            return (X, labels) if return_components else X
-        per_component = rng.multinomial(n, self.weights_ / self.weights_.sum())
-        parts = [
-            c.sample(int(m), random_state=rng) for c, m in zip(self.components_, per_component)
-        ]
-        labels = np.repeat(np.arange(len(self.components_)), per_component)
-        X = pd.concat(parts, ignore_index=True)
-        return (X, labels) if return_components else X
 
-    # ------------------------------------------------------------ pictures, files
     def draw(self, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (see :func:`treelearn.viz._draw.draw_panels`)."""
-        check_is_fitted(self)
-        from ..viz._draw import draw_panels
-
-        titles = [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights_)]
-        kwargs.setdefault("heading", f"mixture of {len(self.components_)} trees")
-        return draw_panels(self.components_, titles, **kwargs)
+        """One panel per component, titled with its weight (:meth:`MixtureModel.draw
+        <treelearn.models._mixture.MixtureModel.draw>`)."""
+        return self._fitted_model().draw(**kwargs)
 
     # (to_dict / from_dict: the one codec, treelearn._base.persistence; the fitted parts here)
     def _fitted_state(self) -> dict:
-        """The fitted parts beside the codec's header (what ``to_dict`` adds).
+        """The model's fields (:meth:`MixtureModel.to_dict
+        <treelearn.models._mixture.MixtureModel.to_dict>`) beside the codec's header, and
+        the fit's history.
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -651,56 +440,91 @@ class TreeMixture(
         >>> bool((back.score_samples(df) == mix.score_samples(df)).all())
         True
         """
-        return {
-            "weights": [float(w) for w in self.weights_],
-            "components": [c.to_dict() for c in self.components_],
-            "converged": bool(self.converged_),
-            "n_iter": int(self.n_iter_),
-            "lower_bounds": json_value([float(b) for b in self.lower_bounds_]),
-            "lower_bound": json_value(float(self.lower_bound_)),
-        }
+        return {**self.model_.to_dict(), **self._history_state()}
 
     def _restore_fitted(self, saved: SavedState) -> None:
-        """Every component checked (:meth:`TreeModel.from_dict`), the same variables and
-        states in each, the weights a distribution, the bounds numbers."""
-        components = [TreeModel.from_dict(c) for c in saved.raw("components", list)]
-        if not components:
-            raise saved.fail("components", "is empty")
-        weights = saved.array("weights", (len(components),), low=0, normalised=0)
-        first = components[0]
-        for k, c in enumerate(components[1:], start=1):
-            if c.variables != first.variables or c.states != first.states:
-                raise saved.fail(
-                    "components", f"component {k} has other variables or states than component 0"
-                )
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and list(names) != list(first.variables):
-            raise saved.fail("feature_names", "differ from the components' variables")
-        self.components_, self.weights_ = components, weights
-        self.converged_ = bool(saved.raw("converged", bool))
-        self.n_iter_ = saved.raw("n_iter", int)
-        self.lower_bounds_ = saved.array("lower_bounds", (None,), finite=False).tolist()
-        bound = saved.value("lower_bound")
-        if not isinstance(bound, (int, float)) or isinstance(bound, bool) or np.isnan(bound):
-            raise saved.fail("lower_bound", "must be a number")
-        self.lower_bound_ = float(bound)
-        self.feature_names_in_ = np.asarray(first.variables, dtype=object)
-        self.n_features_in_ = len(first.variables)
+        """The model checked field by field (:meth:`MixtureModel.from_dict
+        <treelearn.models._mixture.MixtureModel.from_dict>`: every component, the same
+        variables and states in each, the weights a distribution), a mixture of trees; the
+        history."""
+        fields = {
+            k: saved.state[k]
+            for k in ("component_kind", "weights", "components")
+            if k in saved.state
+        }
+        model = MixtureModel.from_dict(fields, where=f"saved {saved.estimator}")
+        if model.component_kind != "tree_model":
+            raise saved.fail("component_kind", "must be 'tree_model': a mixture of trees")
+        self._restore_model(saved, model, "components")
+        self._restore_history(saved)
+        self.n_components_scores_ = None
+
+
+# ---------------------------------------------------------------- fitting
+def _fit_in_memory(
+    passes: InMemoryRows, params: dict, options: _Options, rng: np.random.Generator
+) -> tuple[EMRun, dict | None]:
+    """EM on the rows in memory (identical rows merged), from ``n_init`` starts, choosing
+    ``k`` by growing (:func:`_grow`) when ``n_components`` lists several."""
+    table, group = passes.table, passes.group
+    assert table is not None and group is not None  # rows in memory: both are set
+    sizes = params["n_components"]
+    _check_mixture_memory(table, len(group), max(sizes))
+    # every start drawn first, in order: the same starts whatever n_jobs is
+    starts = [
+        _initial_responsibilities(table, group, sizes[0], params["init"], rng, options.settings)
+        for _ in range(params["n_init"])
+    ]
+    best = best_run(run_starts(partial(_em, table, options=options), starts, params["n_jobs"]))
+    if len(sizes) == 1:
+        return best, None
+    n = float(table.n_rows if table.weights is None else table.weights.sum())
+    split = _split_options(options, params["split_iter"])
+    return _grow(
+        best,
+        sizes,
+        lambda run: _size_score(run, n, options),
+        lambda run, m: _em(table, _split_weakest(table, run, m), split),
+        None
+        if params["split_iter"] is None
+        else lambda run: _em(table, _responsibilities(table, *run.model)[1], options),
+    )
+
+
+def _fit_passes(
+    passes: RowPasses, params: dict, options: _Options, rng: np.random.Generator
+) -> tuple[EMRun, dict | None]:
+    """EM with one pass over the rows per iteration (:func:`_em_passes`), from the same
+    starts as in memory, choosing ``k`` as in memory (:func:`_grow`)."""
+    sizes = params["n_components"]
+    starts = [
+        _streamed_start(passes, sizes[0], params["init"], rng, options.settings)
+        for _ in range(params["n_init"])
+    ]  # every start drawn first, as in memory
+    best = best_run([_em_passes(passes, start, options) for start in starts])
+    if len(sizes) == 1:
+        return best, None
+    n = float(passes.n_rows)
+    split = _split_options(options, params["split_iter"])
+
+    def next_run(run: EMRun, m: int) -> EMRun:
+        components, weights = run.model
+        totals = passes.sum(_WeakestPass(components, weights))
+        plan = _split_plan(components, totals, m)
+        return _em_passes(passes, _SplitStart(components, weights, plan), split)
+
+    return _grow(
+        best,
+        sizes,
+        lambda run: _size_score(run, n, options),
+        next_run,
+        None
+        if params["split_iter"] is None
+        else lambda run: _em_passes(passes, _SplitStart(run.model[0], run.model[1], []), options),
+    )
 
 
 # ---------------------------------------------------------------- EM
-#: identical rows merged into one weighted row (:func:`treelearn.sources._passes.merge_identical_rows`)
-_merge_identical_rows = merge_identical_rows
-
-
-def _weighted_log_prob(
-    components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
-) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        log_w = np.log(weights)
-    return np.column_stack([lw + c.log_likelihood_codes(codes) for lw, c in zip(log_w, components)])
-
-
 def _m_step(
     table: Table,
     resp: np.ndarray,
@@ -888,14 +712,12 @@ def _k_best_responsibilities(table: Table, k: int, settings: LearningSettings | 
 
 @dataclass(frozen=True)
 class _Options:
-    """What every EM run of one fit shares."""
+    """What every EM run of one fit shares: the components' settings, the iterations, the
+    validation codes (early stopping, choosing ``k``)."""
 
     settings: LearningSettings
-    max_iter: int
-    tol: float
-    valid: np.ndarray | None  # validation codes (early stopping, choosing k)
-    n_iter_no_change: int
-    progress: bool
+    schedule: EMSchedule
+    valid: np.ndarray | None = None
 
 
 def _sizes(n_components: Any) -> list:
@@ -916,54 +738,27 @@ def _sizes(n_components: Any) -> list:
     return sorted(int(k) for k in sizes)
 
 
-def _validation_codes(validation: Any, table: Table) -> np.ndarray:
-    """The validation rows encoded with the training table's states."""
-    frame = as_frame(validation, list(table.columns), learner="TreeMixture")
-    absent = [c for c in table.columns if c not in frame.columns]
-    if absent:
-        raise ColumnNotFoundError(f"validation= lacks the columns {absent}", column=absent[0])
-    return encode(
-        frame[list(table.columns)],
-        missing="pairwise",
-        states=dict(zip(table.columns, table.states)),
-        max_states=np.iinfo(np.int64).max,
-    ).codes
-
-
 def _mean_log_likelihood(
     components: Sequence[TreeModel], weights: np.ndarray, codes: np.ndarray
 ) -> float:
-    return float(np.mean(logsumexp(_weighted_log_prob(components, weights, codes), axis=1)))
+    return float(np.mean(logsumexp(weighted_log_likelihoods(components, weights, codes), axis=1)))
 
 
-def _run_score(run: dict, table: Table, options: _Options) -> float:
-    """How a run is judged: its validation log-likelihood per row when there are validation
-    rows, else (choosing between runs of one size) its training bound."""
-    return run["lower_bound"] if options.valid is None else run["valid"]
-
-
-def _size_score(run: dict, n: float, options: _Options) -> float:
+def _size_score(run: EMRun, n: float, options: _Options) -> float:
     """How a size is judged: the validation log-likelihood per row, else the BIC per row
     (larger is better; ``n``: the rows' total weight)."""
-    if options.valid is not None:
-        return run["valid"]
-    p = sum(c.n_parameters for c in run["components"]) + len(run["components"]) - 1
-    return run["lower_bound"] - 0.5 * p * np.log(n) / n
-
-
-def _run_all(table: Table, starts: list, options: _Options, n_jobs: int | None) -> list:
-    if n_jobs is None or len(starts) == 1:
-        return [_em(table, resp, options) for resp in starts]
-    from joblib import Parallel, delayed
-
-    return Parallel(n_jobs=n_jobs)(delayed(_em)(table, resp, options) for resp in starts)
+    if run.valid is not None:  # validation rows were given
+        return run.valid
+    components = run.model[0]
+    p = sum(c.n_parameters for c in components) + len(components) - 1
+    return run.lower_bound - 0.5 * p * np.log(n) / n
 
 
 def _responsibilities(
     table: Table, components: Sequence[TreeModel], weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(log_prob, resp)`` of the rows under a mixture."""
-    log_prob = _weighted_log_prob(components, weights, table.codes)
+    log_prob = weighted_log_likelihoods(components, weights, table.codes)
     with np.errstate(invalid="ignore"):
         resp = np.exp(log_prob - logsumexp(log_prob, axis=1)[:, None])
     return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
@@ -1025,46 +820,29 @@ def _split_columns(codes: np.ndarray, resp: np.ndarray, plan: list) -> np.ndarra
     return np.column_stack([out] + extra)
 
 
-def _split_weakest(table: Table, run: dict, m: int) -> np.ndarray:
+def _split_weakest(table: Table, run: EMRun, m: int) -> np.ndarray:
     """Responsibilities of ``k + m`` components: the mixture's, with its ``m`` weakest
     components (the lowest total log-likelihood of the rows they hold) each split in two
     on one variable (:func:`_split_plan`)."""
-    components, weights = run["components"], run["weights"]
+    components, weights = run.model
     log_prob, resp = _responsibilities(table, components, weights)
     w = np.ones(len(resp)) if table.weights is None else table.weights
     plan = _split_plan(components, _component_totals(log_prob, resp, weights, w), m)
     return _split_columns(table.codes, resp, plan)
 
 
-def _weighted_marginals(
-    codes: np.ndarray, seen: np.ndarray, weights: np.ndarray, cards: np.ndarray
-) -> np.ndarray:
-    """``marginal[j, s]``: the weighted share of state ``s`` of variable ``j`` (a last column
-    of ones for a missing cell, code -1)."""
-    d = codes.shape[1]
-    out = np.zeros((d, int(cards.max()) + 1))
-    for j in range(d):  # a loop over variables, not rows
-        observed = np.bincount(
-            codes[seen[:, j], j], weights=weights[seen[:, j]], minlength=cards[j]
-        )
-        out[j, : cards[j]] = observed / max(observed.sum(), 1e-300)
-    out[:, -1] = 1.0
-    return out
-
-
 def _split_options(options: _Options, split_iter: int | None) -> _Options:
     """The options of the EM runs after a split while choosing ``k``: at most ``split_iter``
     iterations (``None``: as every run)."""
-    return (
-        options
-        if split_iter is None
-        else replace(options, max_iter=min(split_iter, options.max_iter))
-    )
+    if split_iter is None:
+        return options
+    schedule = options.schedule
+    return replace(options, schedule=replace(schedule, max_iter=min(split_iter, schedule.max_iter)))
 
 
 def _grow(
-    best: dict, sizes: list, score: Any, next_run: Any, finish: Any | None
-) -> tuple[dict, dict]:
+    best: EMRun, sizes: list, score: Any, next_run: Any, finish: Any | None
+) -> tuple[EMRun, dict]:
     """Choose ``k`` among ``sizes`` in one call: from the best run at the smallest size, each
     next size starts from the last one's model with its weakest components split
     (``next_run(run, m)``: the short EM run from ``run`` with ``m`` more components); stops
@@ -1077,7 +855,7 @@ def _grow(
     first = current = best
     worse = 0
     for k in sizes[1:]:
-        current = next_run(current, k - len(current["components"]))
+        current = next_run(current, k - len(current.model[0]))
         scores[k] = score(current)
         if scores[k] > score(best):
             best, worse = current, 0
@@ -1092,83 +870,44 @@ def _grow(
     return best, scores
 
 
-def _em(table: Table, resp: np.ndarray, options: _Options) -> dict:
-    """One EM run from the responsibilities ``resp``: the kept model (the last, or the best on
-    the validation rows), its bound and history."""
+def _em(table: Table, resp: np.ndarray, options: _Options) -> EMRun:
+    """One EM run from the responsibilities ``resp`` (:func:`~treelearn.learners._density.em_run`;
+    its model: ``(components, weights)``): the kept model (the last, or the best on the
+    validation rows), its bound and history."""
     settings = options.settings
     row_w = None if table.weights is None else table.weights / table.weights.sum()
-    state: dict = {"resp": resp, "components": None}
 
-    def m_step() -> tuple[list, np.ndarray]:
-        components, weights = _m_step(table, state["resp"], settings, state["components"])
-        state["components"] = components
-        return components, weights
-
-    def e_step(components: list, weights: np.ndarray) -> float:
-        log_prob = _weighted_log_prob(components, weights, table.codes)
+    def e_step(model: tuple) -> tuple[float, np.ndarray]:
+        components, weights = model
+        log_prob = weighted_log_likelihoods(components, weights, table.codes)
         log_norm = logsumexp(log_prob, axis=1)
         with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
-            state["resp"] = np.exp(log_prob - log_norm[:, None])
-        return float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm))
+            resp = np.exp(log_prob - log_norm[:, None])
+        return float(np.mean(log_norm) if row_w is None else np.sum(row_w * log_norm)), resp
 
-    return _em_loop(m_step, e_step, options)
+    def m_step(resp: np.ndarray, model: tuple | None) -> tuple:
+        return _m_step(table, resp, settings, None if model is None else model[0])
+
+    return _run(m_step(resp, None), e_step, m_step, options)
 
 
-def _em_loop(m_step: Any, e_step: Any, options: _Options) -> dict:
-    """EM's iterations, whatever holds the rows: ``m_step()`` gives the next mixture
-    ``(components, weights)`` from the last E-step's statistics, ``e_step(components,
-    weights)`` the training bound (mean log-likelihood per row) and the next statistics.
-    Stops at ``max_iter``, a non-finite bound, ``tol`` or the validation rows' early
-    stopping; returns the kept run (the last, or the best on the validation rows)."""
-    bounds: list[float] = []
-    converged = False
-    stop = None if options.valid is None else EarlyStopping(options.n_iter_no_change)
-    components, weights = None, None
-    with progress_bar(options.progress, options.max_iter, "tree mixture EM") as bar:
-        for _ in range(options.max_iter):
-            components, weights = m_step()
-            bound = e_step(components, weights)
-            bounds.append(bound)
-            bar.update()
-            bar.set_postfix_str(f"{bound:.4f}")
-            if not np.isfinite(bound):
-                break
-            if stop is not None and stop.update(
-                _mean_log_likelihood(components, weights, options.valid),
-                (components, weights, len(bounds)),
-            ):
-                break
-            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < options.tol:
-                converged = True
-                break
-    kept = (components, weights, len(bounds)) if stop is None else stop.best
-    components, weights, n = kept
-    return {
-        "components": components,
-        "weights": weights,
-        "converged": converged,
-        "n_iter": n,
-        "lower_bound": bounds[n - 1],
-        "lower_bounds": bounds[:n],
-        "valid": None if stop is None else stop.best_score,
-        "valid_scores": None if stop is None else stop.scores[:n],
-    }
+def _run(first: tuple, e_step: Any, m_step: Any, options: _Options) -> EMRun:
+    """The EM loop from the first M-step's mixture, ``max_iter`` E-steps at most, early
+    stopping on the validation rows."""
+    valid = options.valid
+    return em_run(
+        first,
+        e_step,
+        m_step,
+        options.schedule,
+        n_steps=options.schedule.max_iter,
+        valid_score=None
+        if valid is None
+        else lambda model: _mean_log_likelihood(model[0], model[1], valid),
+    )
 
 
 # ---------------------------------------------------------------- EM, one pass per iteration
-def _check_streamed(params: dict) -> None:
-    """``chunksize`` (on any kind of input, so that every kind gives the same mixture) takes
-    the starts that need no rows in memory: ``"k_best"`` (from the counts) and ``"random"``
-    (its seed rows fetched by passes)."""
-    if params["init"] not in ("k_best", "random"):
-        raise TreelearnError(
-            f"chunksize={params['chunksize']} streams the rows: it takes init='random' or "
-            f"init='k_best', not {params['init']!r} (which draws over every row at once: "
-            "chunksize=None)",
-            values=[params["chunksize"]],
-        )
-
-
 # ------------------------------------------------------------ starts of a streamed fit
 def _fingerprint(codes: np.ndarray) -> str:
     """A chunk's identity, the same at every pass: a digest of its codes. Two chunks with one
@@ -1308,7 +1047,7 @@ def _posterior(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(log_prob, resp)`` of rows under a mixture (a row impossible under every tree:
     uniform), as :func:`_responsibilities`."""
-    log_prob = _weighted_log_prob(components, weights, codes)
+    log_prob = weighted_log_likelihoods(components, weights, codes)
     with np.errstate(invalid="ignore"):
         resp = np.exp(log_prob - logsumexp(log_prob, axis=1)[:, None])
     return log_prob, np.where(np.isfinite(resp), resp, 1.0 / len(components))
@@ -1390,7 +1129,7 @@ class _MixturePass:
     def __call__(self, codes: np.ndarray, w: np.ndarray) -> _PassSums:
         first, group = distinct_rows(codes)  # identical rows: one weighted row
         codes, w = codes[first], np.bincount(group, weights=w, minlength=len(first))
-        log_prob = _weighted_log_prob(self.components, self.weights, codes)
+        log_prob = weighted_log_likelihoods(self.components, self.weights, codes)
         log_norm = logsumexp(log_prob, axis=1)
         with np.errstate(invalid="ignore"):  # a row impossible under every tree: -inf - -inf
             resp = np.exp(log_prob - log_norm[:, None])
@@ -1438,19 +1177,19 @@ def _components_from(
     return components, n_k / n_k.sum()
 
 
-def _em_passes(passes: RowPasses, start: Any, options: _Options) -> dict:
+def _em_passes(passes: RowPasses, start: Any, options: _Options) -> EMRun:
     """:func:`_em` with one pass over the rows per iteration (a file in chunks, a Dask
     DataFrame's partitions on its workers): the first pass gives the counts of the
     ``start``'s responsibilities of the rows (a function of a chunk's rows), each next one
     the bound of the current mixture and the counts of its M-step."""
     cards = passes.cardinalities
-    state = {"sums": passes.sum(_StartPass(start, cards))}
 
-    def e_step(components: list, weights: np.ndarray) -> float:
+    def e_step(model: tuple) -> tuple[float, _PassSums]:
+        components, weights = model
         sums = passes.sum(_MixturePass(components, weights, cards, passes.missing == "em"))
-        state["sums"] = sums
-        return sums.log_likelihood / sums.weight
+        return sums.log_likelihood / sums.weight, sums
 
-    return _em_loop(
-        lambda: _components_from(passes, state["sums"], options.settings), e_step, options
-    )
+    def m_step(sums: _PassSums, model: tuple | None) -> tuple:
+        return _components_from(passes, sums, options.settings)
+
+    return _run(m_step(passes.sum(_StartPass(start, cards)), None), e_step, m_step, options)

@@ -31,7 +31,7 @@ from ..inference._engine import decode_codes, state_index
 from ._base import Model
 from ._tree import TreeModel
 
-__all__ = ["CutsetModel", "Leaf", "Split", "query_rows"]
+__all__ = ["CutsetModel", "Leaf", "Split", "cutset_page_spec", "query_rows"]
 
 
 @dataclass
@@ -79,7 +79,9 @@ class CutsetModel(Model):
     """
 
     kind = "cutset_network"
-    capabilities = frozenset({"score", "sample", "sample_given", "query", "map"})
+    capabilities = frozenset(
+        {"score", "sample", "sample_given", "query", "marginals", "map", "predict", "explorer"}
+    )
 
     def __init__(
         self,
@@ -288,6 +290,63 @@ class CutsetModel(Model):
         MultiIndex for several): one evidence row per joint state, all scored at once."""
         return query_rows(self.log_likelihood_codes, self, variables, evidence)
 
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` for every variable not given, exactly (one
+        :meth:`query` each)."""
+        self.evidence_row(evidence)  # names and states checked once, before any query
+        return {v: self.query(v, evidence) for v in self.columns if v not in (evidence or {})}
+
+    def posterior_codes(self, codes: np.ndarray, target: int) -> np.ndarray:
+        """``P(column target | the row's other observed cells)`` of rows of codes: an ``n x
+        k`` array (a row of probability zero: NaN), every state of the target scored in one
+        call (the rows repeated ``k`` times)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        k = len(self.states[self.columns[target]])
+        check_memory(
+            8.0 * len(codes) * k * len(self.columns),
+            "predict_proba over every state",
+            "predict fewer rows at a time",
+        )
+        rows = np.repeat(codes, k, axis=0)
+        rows[:, target] = np.tile(np.arange(k), len(codes))
+        log_p = self.log_likelihood_codes(rows).reshape(len(codes), k)
+        with np.errstate(invalid="ignore"):
+            return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+    def predict_proba(self, data: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+        """``P(target | each row's other observed cells)``: one column per state of
+        ``target`` (missing cells and absent columns summed out), exactly.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> net = tl.CutsetNetwork(max_depth=2).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> net.predict_proba(pd.DataFrame({"smoke": ["yes"]}), "lung").round(3).to_numpy().tolist()
+        [[0.904, 0.096]]
+        """
+        if target not in self.states:
+            raise ColumnNotFoundError(
+                f"{target!r} is not a column; the columns are {self.columns}", column=target
+            )
+        check_frame(data, action="score or predict")
+        codes = self.encode(data.reindex(columns=self.columns))
+        proba = self.posterior_codes(codes, self.columns.index(target))
+        bad = ~np.isfinite(proba).all(axis=1)
+        if bad.any():
+            raise TreelearnError(
+                f"{int(bad.sum())} row(s) have probability zero under the network for every "
+                f"state of {target!r}, e.g. row {data.index[int(np.flatnonzero(bad)[0])]!r}: "
+                f"drop or fix those rows, or learn with alpha > 0",
+                column=target,
+            )
+        return pd.DataFrame(proba, columns=self.states[target], index=data.index)
+
+    def predict(self, data: pd.DataFrame, target: Hashable) -> pd.Series:
+        """The most probable state of ``target`` for every row given its other cells (the
+        argmax of :meth:`predict_proba`; ties go to the first state)."""
+        proba = self.predict_proba(data, target)
+        labels = np.empty(proba.shape[1], dtype=object)
+        labels[:] = list(proba.columns)
+        return pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=data.index, name=target)
+
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float]:
@@ -299,6 +358,10 @@ class CutsetModel(Model):
             raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
         out = {c: self.states[c][best[0, j]] for j, c in enumerate(self.columns) if row[j] < 0}
         return (out, float(log_p[0])) if return_log_prob else out
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The explorer page (:func:`cutset_page_spec`): one forest per leaf, MAP included."""
+        return cutset_page_spec([self], [1.0], self.query, title)
 
     def sample(
         self,
@@ -469,3 +532,85 @@ def query_rows(
         else pd.MultiIndex.from_product([net.states[v] for v in variables], names=variables)
     )
     return pd.Series(p, index=labels, name="probability")
+
+
+def cutset_page_spec(
+    nets: Sequence[CutsetModel], weights: Sequence[float], query: Callable, title: str | None
+) -> dict:
+    """The explorer page of weighted cutset networks (:mod:`treelearn.viz._page_spec`;
+    ``query(v)``: the model's marginal of ``v``): one forest per leaf of every
+    network, weighted by the network's weight times the path's branch probabilities,
+    the path's conditioning variables fixed at its states (roots with rows of ones: the
+    weight holds them) beside the leaf's tree over the rest. The leaves of one network
+    are disjoint events, so ``P(evidence)`` is their weighted sum, as the model sums
+    over the branches its missing conditioning variables leave open. MAP for one
+    network only (an ensemble's, a mixture's, is refused, as ``map_query`` refuses
+    it). Drawn: the largest leaf's tree, the other variables beside it."""
+    from ..viz._page_spec import MAX_FORESTS, MAX_TABLES, forest, hover_table, label
+
+    nets = list(nets)
+    columns = list(nets[0].columns)
+    index = {v: i for i, v in enumerate(columns)}
+    cards = [len(nets[0].states[v]) for v in columns]
+    leaves = []  # (weight, {column index: state}, leaf): every way down, its branches
+    for net, weight in zip(nets, weights):
+        stack: list = [(net.root, 1.0, {})]
+        while stack:
+            node, p, fixed = stack.pop()
+            if isinstance(node, Leaf):
+                leaves.append((float(weight) * p, fixed, node))
+                continue
+            for a, child in enumerate(node.children):
+                stack.append((child, p * float(node.weights[a]), {**fixed, node.variable: a}))
+    n = len(columns)
+    if len(leaves) > MAX_FORESTS or len(leaves) * n > MAX_TABLES:
+        raise TreelearnError(
+            f"the explorer computes on this cutset network with one forest per "
+            f"leaf, but it has {len(leaves):,} leaves (more than a page holds: "
+            f"{MAX_FORESTS:,} forests, {MAX_TABLES:,} tables): query it in Python "
+            f"(query, map_query)"
+        )
+    components = []
+    for w, fixed, leaf in leaves:
+        part = forest(leaf.tree, index) if leaf.tree is not None else {"cpt": [None] * n}
+        cpt = [[[1.0] * cards[j]] if j in fixed else t for j, t in enumerate(part["cpt"])]
+        components.append(
+            {
+                "parent": part.get("parent", [-1] * n),
+                "cpt": cpt,
+                "weight": w,
+                "fixed": [[int(j), int(s)] for j, s in fixed.items()],
+            }
+        )
+    trees = [leaf.tree for _, _, leaf in leaves if leaf.tree is not None]
+    largest = max(trees, key=lambda t: len(t.variables), default=None)
+    drawn = [-1] * n
+    if largest is not None:
+        for v in largest.variables:
+            drawn[index[v]] = index[largest.parents(v)[0]] if largest.parents(v) else -1
+    variables = []
+    for v in columns:  # the hover: the variable's marginal under the model (its query)
+        marginal = np.asarray(query(v), dtype=float).tolist()
+        variables.append(
+            {
+                "name": label(v),
+                "states": [label(s) for s in nets[0].states[v]],
+                "cls": False,
+                "cpt": hover_table([marginal], [], {}),
+            }
+        )
+    parts = [
+        f"cutset network{'' if len(nets) == 1 else f's (an ensemble of {len(nets)})'}",
+        f"{n} variables",
+        f"{len(leaves)} leaves",
+        "drawn: the largest leaf's tree",
+    ]
+    return {
+        "title": title if title is not None else " · ".join(parts),
+        "variables": variables,
+        "drawn": drawn,
+        "edges": [[[drawn[i], i, "tree", 1.5, None] for i in range(n) if drawn[i] >= 0]],
+        "order": list(range(n)),
+        "components": components,
+        "map": len(nets) == 1,
+    }

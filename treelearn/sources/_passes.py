@@ -44,7 +44,7 @@ from ._dask import import_dask, tree_reduce, with_weights
 from ._files import NO_STATE_CAP, given_states_hint, is_parquet, iter_chunks, split_weights
 from ._kinds import by_kind
 
-__all__ = ["RowPasses", "merge_identical_rows", "row_passes"]
+__all__ = ["InMemoryRows", "RowPasses", "merge_identical_rows", "row_passes"]
 
 Summarise = Callable[[np.ndarray, np.ndarray], Any]
 
@@ -101,9 +101,11 @@ class RowPasses:
 
 @dataclass
 class InMemoryRows(RowPasses):
-    """Encoded rows held in memory, identical rows merged (``table.weights``: their counts)."""
+    """Encoded rows held in memory, identical rows merged (``table.weights``: their counts;
+    ``group[r]``: the merged row of original row ``r``, for draws over the original rows)."""
 
     table: Table | None = None
+    group: np.ndarray | None = None
 
     @property
     def in_memory(self) -> bool:
@@ -222,7 +224,7 @@ def row_passes(
             names=names,
             sample_weight=sample_weight,
         )
-        merged, _ = merge_identical_rows(table)
+        merged, group = merge_identical_rows(table)
         return InMemoryRows(
             merged.columns,
             merged.states,
@@ -230,6 +232,7 @@ def row_passes(
             CountedTable.of_table(merged),
             missing,
             table=merged,
+            group=group,
         )
 
     def path(source: Any) -> RowPasses:
