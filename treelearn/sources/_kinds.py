@@ -69,6 +69,7 @@ __all__ = [
     "as_frame",
     "by_kind",
     "complex_error",
+    "frame_of_array",
     "is_path",
     "kind_of",
     "match_features",
@@ -261,6 +262,20 @@ def as_frame(
     if array.dtype.kind == "c":
         raise complex_error(need=need)
     return pd.DataFrame(array, columns=_default_names(array.shape[1], names), copy=False)
+
+
+def frame_of_array(X: Any, *, learner: str = "this model") -> Any:
+    """``X`` unchanged, unless it is an array: then the table of its columns ``x0, x1, ...``
+    (:func:`as_frame`), as the classifiers take an array; a table-reading learner that takes
+    arrays calls this first (any other kind goes on to its own readers).
+
+    >>> frame_of_array(np.array([[0, 1]])).columns.tolist()
+    ['x0', 'x1']
+    """
+    for kind in KINDS:
+        if kind.recognises(X):
+            return as_frame(X, learner=learner) if kind.name == "array" else X
+    return X  # no kind: the statistics function's refusal names it
 
 
 def numeric_matrix(
