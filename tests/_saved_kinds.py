@@ -65,7 +65,7 @@ def saved_kinds() -> list[Kind]:
             ),
             Kind(
                 "CLGTreeModel",
-                tl.chow_liu(mixed, numeric=["u"]),
+                tl.clg_tree(mixed, numeric=["u"]),
                 lambda m: [m.log_likelihood(mixed, per_row=True)],
             ),
             Kind(

@@ -18,7 +18,7 @@ import pandas as pd
 from .._base.errors import TreelearnError
 from ..encoding._table import check_sample_weight
 from ..models._copula import CopulaTreeModel, smoothed_cdf_knots, truncation
-from ..sources._kinds import numeric_matrix
+from ..sources._kinds import empty_error, numeric_matrix
 from ._gaussian_chow_liu import gaussian_chow_liu
 
 __all__ = ["copula_chow_liu"]
@@ -45,6 +45,8 @@ def copula_chow_liu(
 
     names, X = numeric_matrix(data, learner="copula_chow_liu")
     X = np.asarray(X, dtype=float)
+    if 0 in X.shape:
+        raise empty_error(X.shape, "a copula tree needs two or more rows and a numeric column")
     weights = check_sample_weight(sample_weight, X.shape[0])
     if weights is not None:
         keep = weights > 0

@@ -42,11 +42,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, ClassVar
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._base.errors import TreelearnError
 from .._base.persistence import Persistent, SavedState, label_array
 from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, MissingPolicy
 from ..models._base import Capable, Model
@@ -625,3 +627,15 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
 
     _parameter_constraints: ClassVar[dict] = POSTERIOR_CONSTRAINTS
     _parameter_notes: ClassVar[dict] = POSTERIOR_NOTES
+
+    def to_dict(self) -> dict:
+        """As every estimator's (:meth:`Persistent.to_dict
+        <treelearn._base.persistence.Persistent.to_dict>`); an ``nx.Graph`` edge prior has
+        no saved form as an option, which is said before anything is written."""
+        if isinstance(self.edge_prior, nx.Graph):
+            raise TreelearnError(
+                "a BayesianTrees whose edge_prior is an nx.Graph cannot be saved: give "
+                "edge_prior as the d x d matrix of edge factors (column order), or save the "
+                "fitted posterior, est.model_, which keeps either"
+            )
+        return super().to_dict()

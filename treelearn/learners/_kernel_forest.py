@@ -21,7 +21,7 @@ from .._base.errors import MissingValuesError, TreelearnError
 from .._base.validation import RANDOM_STATE, Interval, Options, check_params
 from ..encoding._table import check_sample_weight
 from ..models._kernel_forest import KernelForestModel
-from ..sources._kinds import numeric_matrix
+from ..sources._kinds import empty_error, numeric_matrix
 from ..stats._kernel import bandwidth_factor, kernel_mutual_information, weighted_moments
 from ..structure._trees import spanning_tree_edges
 
@@ -65,7 +65,7 @@ def _check_missing(X: np.ndarray, names: list) -> None:
             )
         raise MissingValuesError(
             f"column {names[j]!r} has {int(nan[:, j].sum())} missing "
-            f"value(s): a kernel forest takes complete rows; drop those "
+            f"value(s) (NaN): a kernel forest takes complete rows; drop those "
             f"rows or fill them in",
             column=names[j],
             fixes=("fill",),
@@ -88,6 +88,8 @@ def _learn_forest(data: Any, sample_weight: Any, opts: dict) -> KernelForestMode
     """The forest of ``data`` under the checked options ``opts`` (module docstring)."""
     names, X = numeric_matrix(data, learner="kernel_forest", missing="pairwise")
     X = np.asarray(X, dtype=float)
+    if 0 in X.shape:
+        raise empty_error(X.shape, "a kernel forest needs 4 or more rows and a numeric column")
     _check_missing(X, names)
     w = check_sample_weight(sample_weight, X.shape[0])
     if w is not None:
