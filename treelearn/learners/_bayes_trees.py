@@ -82,7 +82,6 @@ from ..encoding._table import (
 from ..models._base import Model
 from ..models._tree import TreeModel
 from ..sources._count import count
-from ..sources._kinds import frame_of_array
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import mutual_information_matrix
 from ..stats._settings import CONSTRAINTS, NOTES, READING, LearningSettings
@@ -695,7 +694,7 @@ def tree_posterior(
     Parameters
     ----------
     data : any input :func:`treelearn.sources._count.count` takes (DataFrame, CSV/Parquet
-        path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D array.
+        path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix).
     equivalent_sample_size, edge_prior, missing, max_states, states, chunksize :
         :class:`~treelearn.BayesianTrees`' options.
     sample_weight : one non-negative weight per row (a column name for a file).
@@ -726,9 +725,7 @@ def tree_posterior(
         POSTERIOR_NOTES,
     )
     ess = options.pop("equivalent_sample_size")
-    stats = count(
-        frame_of_array(data, learner="tree_posterior"), sample_weight=sample_weight, **options
-    )
+    stats = count(data, sample_weight=sample_weight, **options)
     return tree_posterior_from_counts(stats, ess, edge_prior)
 
 

@@ -24,7 +24,6 @@ from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
 from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
-from ..sources._kinds import frame_of_array
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import CONSTRAINTS, NOTES, READING, LearningSettings, Prior
@@ -391,8 +390,9 @@ def chow_liu(
     data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
         rows at a time, never whole: see :mod:`treelearn.sources._files`), a
         ``dask.dataframe.DataFrame`` (counted on its workers: see
-        :mod:`treelearn.sources._dask`), a ``scipy.sparse`` 0/1 matrix (its columns named
-        by ``names``), or a 2-D array (columns ``x0, x1, ...``). Never modified.
+        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix (its columns named
+        by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
+        too, as the table of its columns ``x0, x1, ...``.)
     root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist,
     blacklist, max_states, states, chunksize, names : :class:`ChowLiuTree`'s options.
     sample_weight : one non-negative weight per row (scikit-learn's name): an
@@ -444,7 +444,7 @@ def chow_liu(
     )
     em = settings.missing == "em"
     stats = count(
-        frame_of_array(data, learner="chow_liu"),
+        data,
         missing="pairwise" if em else settings.missing,
         names=names,
         sample_weight=sample_weight,

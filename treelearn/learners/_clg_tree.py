@@ -31,7 +31,6 @@ import numpy as np
 from .._base.validation import InstanceOf, Options, check_params
 from ..encoding._table import DEFAULT_MAX_STATES
 from ..models._clg import CLGTreeModel
-from ..sources._kinds import frame_of_array
 from ..sources._mixed import table_statistics
 from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import VARIANCE_FLOOR
@@ -171,8 +170,8 @@ def clg_tree(
     sample_weight=sample_weight).model_`` (the estimator :class:`~treelearn.CLGTree`, whose
     docstring explains every option).
 
-    ``data`` is a DataFrame, a CSV/Parquet path (read whole; ``sample_weight`` may name its
-    weight column) or a 2-D array; ``sample_weight`` weights the rows (integer weights give
+    ``data`` is a DataFrame or a CSV/Parquet path (read whole; ``sample_weight`` may name
+    its weight column); ``sample_weight`` weights the rows (integer weights give
     the model of the rows repeated). ``numeric="auto"`` (the default) takes the float
     columns as continuous; a list names them.
 
@@ -214,7 +213,7 @@ def clg_tree(
         blacklist=blacklist or (),
     )
     stats = table_statistics(
-        frame_of_array(data, learner="clg_tree"),
+        data,
         missing=settings.missing,
         sample_weight=sample_weight,
         **options,

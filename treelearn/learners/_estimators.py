@@ -17,7 +17,8 @@ constraints (``_parameter_constraints``, the very dicts the function checks them
 ``fit(X, y=None, sample_weight=None)`` is ``learner(X, sample_weight=sample_weight,
 **get_params())``, so ``tl.chow_liu(data, **options)`` is ``ChowLiuTree(**options).fit(data,
 sample_weight=...).model_`` with one implementation, and every input kind the function
-takes the estimator takes. The functions live in modules that import no scikit-learn (``tl.chow_liu``
+takes the estimator takes; an array too (the table of its columns ``x0, x1, ...``), as
+every scikit-learn estimator does. The functions live in modules that import no scikit-learn (``tl.chow_liu``
 and the command line start in a fraction of the second scikit-learn takes to import);
 this one imports it.
 
@@ -57,7 +58,7 @@ from ..models._copula import CopulaTreeModel
 from ..models._gaussian import GaussianTreeModel
 from ..models._kernel_forest import KernelForestModel
 from ..models._tree import TreeModel
-from ..sources._kinds import as_frame, match_features
+from ..sources._kinds import as_frame, frame_of_array, match_features
 from ..stats._settings import CONSTRAINTS, NOTES, READING, Prior
 from ._bayes_trees import POSTERIOR_CONSTRAINTS, POSTERIOR_NOTES, TreePosterior, tree_posterior
 from ._chow_liu import chow_liu
@@ -100,6 +101,9 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = {}
     _saved_header = ("n_features", "feature_names")
+    #: the learner reads a table of named columns, and no array: ``fit`` gives it an array as
+    #: the table of its columns ``x0, x1, ...`` (as the classifiers take one)
+    _table_input: ClassVar[bool] = False
 
     # ------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> ModelEstimator:
@@ -109,6 +113,8 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
         model of the rows repeated), or the name of the weight column of a file or a Dask
         DataFrame where the learner reads those. Every option is checked by ``learner``.
         """
+        if self._table_input:  # an array: the table of its columns x0, x1, ...
+            X = frame_of_array(X, learner=type(self).__name__)
         model = type(self).learner(X, sample_weight=sample_weight, **self.get_params(deep=False))
         self.model_ = model
         self.n_features_in_ = len(model.variables)
@@ -254,6 +260,7 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
     """
 
     learner = staticmethod(chow_liu)
+    _table_input = True
     model_class = TreeModel
 
     def __init__(
@@ -337,8 +344,10 @@ class GaussianTree(ModelEstimator):
     >>> a = rng.normal(size=300)
     >>> df = pd.DataFrame({"a": a, "b": a + rng.normal(size=300), "c": rng.normal(size=300)})
     >>> est = tl.GaussianTree().fit(df)
-    >>> sorted(est.model_.graph.edges()), est.n_parameters
-    ([('a', 'b'), ('a', 'c')], 8)
+    >>> sorted(est.model_.graph.edges())   # c is independent: its edge carries ~0 nats
+    [('a', 'b'), ('b', 'c')]
+    >>> est.n_parameters   # the root's mean and variance, each child's line and variance
+    8
     """
 
     learner = staticmethod(gaussian_chow_liu)
@@ -409,6 +418,7 @@ class CLGTree(ModelEstimator):
     """
 
     learner = staticmethod(clg_tree)
+    _table_input = True
     model_class = CLGTreeModel
 
     def __init__(
@@ -600,6 +610,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     """
 
     learner = staticmethod(tree_posterior)
+    _table_input = True
     model_class = TreePosterior
 
     def __init__(
