@@ -644,7 +644,7 @@ class TreePosterior(Model):
 
 
 #: the options of :func:`tree_posterior` beside the edge prior
-POSTERIOR_CONSTRAINTS = {
+POSTERIOR_CONSTRAINTS: dict[str, list[Any]] = {
     "equivalent_sample_size": CONSTRAINTS["equivalent_sample_size"],
     "missing": [Options("error", "drop")],
     **READING,

@@ -436,8 +436,8 @@ def chow_liu(
         missing=missing,
         mi_alpha=mi_alpha,
         forest=forest,
-        whitelist=whitelist or (),
-        blacklist=blacklist or (),
+        whitelist=tuple(whitelist or ()),
+        blacklist=tuple(blacklist or ()),
     )
     reading = check_params(
         {"max_states": max_states, "states": states, "chunksize": chunksize}, READING

@@ -41,7 +41,7 @@ from ._chow_liu import build_model, chow_liu_from_counts
 __all__ = ["CLG_CONSTRAINTS", "CLG_NOTES", "clg_model", "clg_tree", "clg_tree_from_statistics"]
 
 #: the options of a CLG tree that a discrete Chow-Liu tree has not, or takes otherwise
-CLG_CONSTRAINTS = {
+CLG_CONSTRAINTS: dict[str, list[Any]] = {
     "missing": [Options("error", "drop", "pairwise")],
     "numeric": [Options("auto"), InstanceOf(list, tuple, name="a list of column names")],
 }
@@ -209,8 +209,8 @@ def clg_tree(
         missing=options.pop("missing"),
         mi_alpha=mi_alpha,
         forest=forest,
-        whitelist=whitelist or (),
-        blacklist=blacklist or (),
+        whitelist=tuple(whitelist or ()),
+        blacklist=tuple(blacklist or ()),
     )
     stats = table_statistics(
         data,

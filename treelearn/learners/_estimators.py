@@ -126,10 +126,9 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
         """``X`` as a DataFrame of the fitted columns, checked against them."""
         check_is_fitted(self)
         name = type(self).__name__
-        matched = match_features(
-            X, names=self.feature_names_in_, n_features=self.n_features_in_, estimator=name
-        )
-        return as_frame(matched, list(self.feature_names_in_), learner=name)
+        names = list(self.feature_names_in_)
+        matched = match_features(X, names=names, n_features=self.n_features_in_, estimator=name)
+        return as_frame(matched, names, learner=name)
 
     def score_samples(self, X: Any) -> np.ndarray:
         """``log p(row)`` of each row of ``X`` in nats (the model's
@@ -296,7 +295,7 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
         self.chunksize = chunksize
         self.names = names
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # 0/1 scipy.sparse matrices, counted without densifying
         tags.input_tags.allow_nan = False  # missing="error" by default; scoring sums NaN out
@@ -630,7 +629,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
         self.states = states
         self.chunksize = chunksize
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # 0/1 scipy.sparse matrices, counted without densifying
         tags.input_tags.allow_nan = False  # complete rows only; scoring sums NaN out

@@ -27,7 +27,7 @@ from ..structure._trees import spanning_tree_edges
 
 __all__ = ["KERNEL_FOREST_CONSTRAINTS", "KERNEL_FOREST_NOTES", "kernel_forest", "prune_order"]
 
-KERNEL_FOREST_CONSTRAINTS = {
+KERNEL_FOREST_CONSTRAINTS: dict[str, list[Any]] = {
     "bandwidth": [Options("scott", "silverman"), Interval(Real, 0, None, closed="neither")],
     "split": [Interval(Real, 0, 1, closed="neither")],
     "grid": [Interval(Integral, 8, None)],

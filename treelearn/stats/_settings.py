@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
-from typing import Literal
+from typing import Any, Literal
 
 from .._base.validation import InstanceOf, Interval, Options, check_params
 from ..encoding._table import MissingPolicy
@@ -35,7 +35,7 @@ Prior = Literal["lidstone", "bdeu", "m-estimate"]
 
 #: the accepted forms of every learner option (:mod:`treelearn._base.validation`), checked
 #: by :class:`LearningSettings`; functions that take one of these options check it here too
-CONSTRAINTS = {
+CONSTRAINTS: dict[str, list[Any]] = {
     "alpha": [Interval(Real, 0, None)],
     "prior": [Options("lidstone", "bdeu", "m-estimate")],
     "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
@@ -47,7 +47,7 @@ CONSTRAINTS = {
 
 #: the accepted forms of the options that say how a table is read (its states, a file's
 #: chunks), for the learners that read one
-READING = {
+READING: dict[str, list[Any]] = {
     "max_states": [Interval(Integral, 1, None)],
     "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
     "chunksize": [Interval(Integral, 1, None)],
