@@ -26,7 +26,7 @@ from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
-from ..stats._settings import CONSTRAINTS, NOTES, READING, LearningSettings, Prior
+from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
 from ._em import chow_liu_em, fit_cpts_em
 
@@ -146,17 +146,8 @@ def build_model(
     if not owned and not is_acyclic(structure):
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
-    # the smoothing options checked once, not once per node (smoothed_cpt)
-    check_params(
-        {
-            "alpha": settings.alpha,
-            "prior": settings.prior,
-            "equivalent_sample_size": settings.equivalent_sample_size,
-            "m": settings.m,
-        },
-        CONSTRAINTS,
-        NOTES,
-    )
+    # the smoothing options are not checked per node (smoothed_cpt) nor here: a
+    # LearningSettings checked every option when it was made, and it is frozen
     G = nx.DiGraph()
     G.graph.update(structure.graph)
     families, all_parents = [], []
