@@ -18,9 +18,9 @@ constraints (``_parameter_constraints``, the very dicts the function checks them
 **get_params())``, so ``tl.chow_liu(data, **options)`` is ``ChowLiuTree(**options).fit(data,
 sample_weight=...).model_`` with one implementation, and every input kind the function
 takes the estimator takes; an array too (the table of its columns ``x0, x1, ...``), as
-every scikit-learn estimator does. The functions live in modules that import no scikit-learn (``tl.chow_liu``
-and the command line start in a fraction of the second scikit-learn takes to import);
-this one imports it.
+every scikit-learn estimator does. The functions live in modules that import no
+scikit-learn (``tl.chow_liu`` and the command line start in a fraction of the second
+scikit-learn takes to import); this one imports it.
 
 :class:`ModelEstimator` writes the estimator side once, as scikit-learn's density
 estimators name it: the fitted attributes (``model_``, ``n_features_in_``,
@@ -311,7 +311,8 @@ class GaussianTree(ModelEstimator):
 
     The tree is the maximum spanning tree of ``-1/2 log(1 - rho^2)`` (ties broken by
     column order, as for :class:`~treelearn.ChowLiuTree`), rooted at ``root``; each
-    variable is regressed on its parent by (weighted) least squares (module docstring).
+    variable is regressed on its parent by (weighted) least squares
+    (:mod:`treelearn.learners._gaussian_chow_liu`).
     :func:`~treelearn.gaussian_chow_liu` is ``GaussianTree(**options).fit(data,
     sample_weight=...).model_``.
 
@@ -367,7 +368,7 @@ class CLGTree(ModelEstimator):
     The tree is the best spanning tree (or penalised forest) in which no discrete column has
     a continuous parent, its edge weights the exact mutual information of each pair kind
     (:mod:`treelearn.structure._clg_trees`); the parameters are each family's
-    maximum-likelihood ones (module docstring). :func:`~treelearn.clg_tree` is
+    maximum-likelihood ones (:mod:`treelearn.learners._clg_tree`). :func:`~treelearn.clg_tree` is
     ``CLGTree(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
@@ -462,9 +463,9 @@ class CopulaTree(ModelEstimator):
     estimator: ``fit`` learns :attr:`model_`, a :class:`~treelearn.CopulaTreeModel`.
 
     Each column's smoothed empirical CDF is its marginal; the Gaussian Chow-Liu tree of the
-    truncated normal scores joins them (module docstring): density, sampling and queries
-    in the original units. :func:`~treelearn.copula_chow_liu` is ``CopulaTree(root).fit(data,
-    sample_weight=...).model_``.
+    truncated normal scores joins them (:mod:`treelearn.learners._copula`): density,
+    sampling and queries in the original units. :func:`~treelearn.copula_chow_liu` is
+    ``CopulaTree(root).fit(data, sample_weight=...).model_``.
 
     Parameters
     ----------
@@ -507,7 +508,8 @@ class KernelForest(ModelEstimator):
     :class:`~treelearn.KernelForestModel`.
 
     The edges are chosen by kernel MI on one part of the rows and pruned by held-out
-    log-likelihood on the other (module docstring). :func:`~treelearn.kernel_forest` is
+    log-likelihood on the other (:mod:`treelearn.learners._kernel_forest`).
+    :func:`~treelearn.kernel_forest` is
     ``KernelForest(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
@@ -571,7 +573,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     """The exact Bayesian average over every spanning tree of discrete columns, as a
     scikit-learn density estimator: ``fit`` learns :attr:`model_`, a
     :class:`~treelearn.TreePosterior` (the posterior over trees, its scores the posterior
-    predictive: module docstring). :func:`~treelearn.tree_posterior` is
+    predictive: :mod:`treelearn.learners._bayes_trees`). :func:`~treelearn.tree_posterior` is
     ``BayesianTrees(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
