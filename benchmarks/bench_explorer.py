@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ("Gaussian tree, 1,000 variables", gaussian_tree(1000)),
         ("ALARM Chow-Liu tree (37)", tl.chow_liu(alarm, alpha=1.0)),
         ("ALARM Gaussian tree (37, codes as numbers)", tl.gaussian_chow_liu(codes)),
-        ("ALARM CLG tree (every other column as numbers)", tl.chow_liu(mixed, numeric="auto")),
+        ("ALARM CLG tree (every other column as numbers)", tl.clg_tree(mixed)),
         (
             "ALARM k-DB k=2, 12 features (cutset conditioning)",
             tl.KDB(k=2).fit(alarm[list(alarm.columns[:12])], alarm["BP"]),

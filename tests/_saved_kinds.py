@@ -65,7 +65,7 @@ def saved_kinds() -> list[Kind]:
             ),
             Kind(
                 "CLGTreeModel",
-                tl.chow_liu(mixed, numeric=["u"]),
+                tl.clg_tree(mixed, numeric=["u"]),
                 lambda m: [m.log_likelihood(mixed, per_row=True)],
             ),
             Kind(
@@ -215,6 +215,22 @@ def saved_kinds() -> list[Kind]:
                 lambda m: [m.score_samples(num)],
             )
         )
+        # the estimators of one model: their options, features and model
+        for est, X in (
+            (tl.ChowLiuTree(alpha=0.5, forest="bic"), cat),
+            (tl.GaussianTree(root="v"), num),
+            (tl.CLGTree(numeric=["u"]), mixed),
+            (tl.CopulaTree(), num),
+            (tl.KernelForest(grid=16, random_state=0), num),
+            (tl.BayesianTrees(equivalent_sample_size=2.0), cat),
+        ):
+            kinds.append(
+                Kind(
+                    type(est).__name__,
+                    est.fit(X),
+                    lambda m, X=X: [m.score_samples(X), m.feature_names_in_.astype(str)],
+                )
+            )
     return kinds
 
 

@@ -21,7 +21,7 @@ def _numbers():
 def test_pyagrum_clg_has_our_likelihood_row_by_row(tmp_path):
     pytest.importorskip("pyagrum.clg")
     df = _numbers()
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     net = model.to_pyagrum()
     assert sorted(net.names()) == ["u", "v", "w", "z"]
     assert {(net.name(a), net.name(b)) for a, b in net.arcs()} == set(model.graph.edges())
@@ -39,7 +39,7 @@ def test_pyagrum_clg_has_our_likelihood_row_by_row(tmp_path):
 def test_discrete_columns_are_refused_by_pyagrum_and_pgmpy_with_the_way_out():
     pytest.importorskip("pyagrum.clg")
     df = _numbers().assign(g=lambda d: np.where(d["u"] > 0, "hi", "lo"))
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     with pytest.raises(tl.TreelearnError, match=r"Gaussian variables only.*\['g'\].*discretize"):
         model.to_pyagrum()
     with pytest.raises(tl.TreelearnError, match="pgmpy has no hybrid Bayesian networks"):

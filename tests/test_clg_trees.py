@@ -97,7 +97,7 @@ def with_holes(df: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
 # ------------------------------------------------------------------ likelihood and queries
 def test_log_likelihood_with_missing_cells_equals_brute_force():
     df = mixed_frame()
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     assert isinstance(model, tl.CLGTreeModel)
     holes = with_holes(df.iloc[:40])
     got = model.score_samples(holes)
@@ -109,7 +109,7 @@ def test_log_likelihood_with_missing_cells_equals_brute_force():
 
 def test_discrete_posterior_equals_brute_force():
     df = mixed_frame()
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     evidence = {"y": 2.5, "z": -0.4}
     got = model.query("g", evidence)
     joint = [math.exp(brute_log_density(model, {**evidence, "g": s})) for s in [0, 1, 2]]
@@ -127,7 +127,7 @@ def test_discrete_posterior_equals_brute_force():
 )
 def test_continuous_posterior_is_the_brute_force_conditional_density(target, evidence):
     df = mixed_frame()
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     q = model.query(target, evidence)
     assert isinstance(q, tl.GaussianMixtureQuery)
     points = np.linspace(-3.0, 5.0, 9)
@@ -143,7 +143,7 @@ def test_continuous_posterior_is_the_brute_force_conditional_density(target, evi
 
 def test_predict_discrete_and_continuous_targets():
     df = mixed_frame(2000)
-    model = tl.chow_liu(df.iloc[:1500], numeric="auto")
+    model = tl.clg_tree(df.iloc[:1500])
     test = df.iloc[1500:]
     post = model.posterior(test, "g")
     assert (model.predict(test, "g").to_numpy() == post.to_numpy().argmax(axis=1)).all()
@@ -240,7 +240,7 @@ def test_tree_is_the_best_clg_valid_spanning_tree(seed):
     df = pd.DataFrame({"a": a, "b": b, "x": x, "y": y, "z": z})
     continuous = {"x", "y", "z"}
     best, score = best_by_brute_force(df, continuous)
-    model = tl.chow_liu(df, alpha=0, numeric="auto")
+    model = tl.clg_tree(df, alpha=0)
     assert undirected(model.graph) == undirected(best)
     assert model.log_likelihood(df) == pytest.approx(score, rel=1e-10)
     for v in model.discrete:  # the CLG rule
@@ -256,7 +256,7 @@ def test_bic_forest_is_the_best_penalised_clg_forest():
     y = rng.normal(size=n)  # independent of everything
     df = pd.DataFrame({"a": a, "b": b, "x": x, "y": y})
     best, score = best_by_brute_force(df, {"x", "y"}, penalty=0.5 * math.log(n))
-    model = tl.chow_liu(df, alpha=0, forest="bic", numeric="auto")
+    model = tl.clg_tree(df, alpha=0, forest="bic")
     assert undirected(model.graph) == undirected(best)
     assert model.bic(df) == pytest.approx(score, rel=1e-10)
 
@@ -269,10 +269,10 @@ def test_the_tree_never_gives_a_discrete_node_a_continuous_parent():
     b = rng.integers(0, 2, n)
     x = a + b + rng.normal(scale=0.05, size=n)
     df = pd.DataFrame({"a": a, "b": b, "x": x})
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     assert model.parents("a") == [] and model.parents("b") == ["a"]
     with pytest.raises(tl.StructureError, match="root 'x' is continuous"):
-        tl.chow_liu(df, root="x", numeric="auto")
+        tl.clg_tree(df, root="x")
 
 
 # ------------------------------------------------------------------ edge weights
@@ -337,7 +337,7 @@ def test_gaussian_weight_is_the_bivariate_normal_mi_by_integration():
 
 def test_weights_equal_the_per_row_gain_of_the_fitted_families():
     df = mixed_frame(500)
-    model = tl.chow_liu(df, alpha=0, numeric="auto")
+    model = tl.clg_tree(df, alpha=0)
     n = len(df)
     for u, v, attrs in model.graph.edges(data=True):
         gain = (
@@ -350,7 +350,7 @@ def test_weights_equal_the_per_row_gain_of_the_fitted_families():
 # ------------------------------------------------------------------ sampling, files, adapters
 def test_sample_reproduces_the_model():
     df = mixed_frame(3000)
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     s = model.sample(40_000, random_state=0)
     assert list(s.columns) == list(df.columns) and s["g"].dtype == df["g"].dtype
     assert s.equals(model.sample(40_000, random_state=0))
@@ -360,7 +360,7 @@ def test_sample_reproduces_the_model():
         se = math.sqrt(node["variances"][a] / len(xs))
         assert abs(xs.mean() - node["means"][a]) < 5 * se
     # the sample's own CLG tree scores held-out rows as the model does, near enough
-    refit = tl.chow_liu(s, numeric="auto")
+    refit = tl.clg_tree(s)
     assert undirected(refit.graph) == undirected(model.graph)
     assert refit.score(df) == pytest.approx(model.score(df), abs=0.02)
 
@@ -368,7 +368,7 @@ def test_sample_reproduces_the_model():
 def test_save_and_load_round_trip_and_checked_fields(tmp_path):
     df = mixed_frame()
     df["label"] = np.where(df["h"] == 1, "yes", "no")
-    model = tl.chow_liu(df.drop(columns="h"), numeric="auto")
+    model = tl.clg_tree(df.drop(columns="h"))
     path = tmp_path / "m.json"
     model.save(path)
     back = tl.load(path)
@@ -398,14 +398,14 @@ def test_save_and_load_round_trip_and_checked_fields(tmp_path):
 
 
 def test_to_pgmpy_is_refused_offering_the_discretized_model():
-    model = tl.chow_liu(mixed_frame(), numeric="auto")
+    model = tl.clg_tree(mixed_frame())
     with pytest.raises(tl.TreelearnError, match="pgmpy has no hybrid") as info:
         model.to_pgmpy()
     assert "tl.discretize" in str(info.value)
 
 
 def test_draw(tmp_path):
-    fig = tl.chow_liu(mixed_frame(), numeric="auto").draw(title=True)
+    fig = tl.clg_tree(mixed_frame()).draw(title=True)
     fig.savefig(tmp_path / "clg.png")
 
 
@@ -414,30 +414,38 @@ def test_continuous_columns_by_dtype_or_named():
     df = mixed_frame()
     df["k"] = (df["x"] > 1).astype(int)  # integers: discrete
     df["w"] = (df["y"] > 0).astype(float)  # floats: continuous under "auto" (by dtype)
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     assert model.continuous == ["x", "y", "z", "w"] and "k" in model.discrete
-    named = tl.chow_liu(df, numeric=["x", "y", "z", "k"])
+    named = tl.clg_tree(df, numeric=["x", "y", "z", "k"])
     assert named.continuous == ["x", "y", "z", "k"]
-    plain = tl.chow_liu(df[["g", "h"]], numeric="auto")
-    assert isinstance(plain, tl.TreeModel) and plain == tl.chow_liu(df[["g", "h"]])
-    # by default every column is discrete, as always: measurements are refused with the fix
-    with pytest.raises(tl.TableProblemsError, match="column 'x' is numeric"):
+    # no float column: the Chow-Liu tree of the discrete columns, as a CLG tree of no
+    # continuous node (the same CPTs; scored through the engine's soft-evidence path)
+    plain = tl.clg_tree(df[["g", "h"]])
+    discrete = tl.chow_liu(df[["g", "h"]])
+    assert isinstance(plain, tl.CLGTreeModel) and plain.continuous == []
+    assert plain.discrete_model == discrete
+    np.testing.assert_allclose(plain.score_samples(df), discrete.score_samples(df), rtol=1e-14)
+    # chow_liu takes discrete columns only: measurements are refused, naming the fixes
+    with pytest.raises(tl.TableProblemsError, match="column 'x' is numeric") as info:
         tl.chow_liu(df)
+    assert "tl.discretize" in str(info.value) and "tl.clg_tree" in str(info.value)
+    with pytest.raises(TypeError, match="numeric"):  # the one model class of chow_liu
+        tl.chow_liu(df, numeric="auto")
     with pytest.raises(tl.TreelearnError, match="numeric == 'float'"):
-        tl.chow_liu(df, numeric="float")
+        tl.clg_tree(df, numeric="float")
 
 
 def test_missing_pairwise_and_drop():
     df = mixed_frame()
     holes = with_holes(df)
-    model = tl.chow_liu(holes, missing="pairwise", numeric="auto")
+    model = tl.clg_tree(holes, missing="pairwise")
     assert np.isfinite(model.score_samples(holes)).all()
-    dropped = tl.chow_liu(holes, missing="drop", numeric="auto")
+    dropped = tl.clg_tree(holes, missing="drop")
     assert dropped.n_rows == int(holes.notna().all(axis=1).sum())
     with pytest.raises(tl.TreelearnError, match="missing"):
-        tl.chow_liu(holes, numeric="auto")
+        tl.clg_tree(holes)
     with pytest.raises(tl.TreelearnError, match="missing='em' is for discrete tables"):
-        tl.chow_liu(holes, missing="em", numeric="auto")
+        tl.clg_tree(holes, missing="em")
 
 
 @pytest.mark.parametrize(
@@ -451,7 +459,7 @@ def test_missing_pairwise_and_drop():
 def test_bad_continuous_columns_are_named(change, column, match):
     df = change(mixed_frame())
     with pytest.raises(tl.TreelearnError, match=match) as info:
-        tl.chow_liu(
+        tl.clg_tree(
             df,
             numeric=[c for c in ["x", "y", "z", "c", "e"] if c in df.columns],
             missing="pairwise",
@@ -462,12 +470,12 @@ def test_bad_continuous_columns_are_named(change, column, match):
 def test_a_many_valued_column_declared_discrete_is_refused():
     df = mixed_frame(10_000)
     with pytest.raises(tl.TreelearnError, match="'y'"):
-        tl.chow_liu(df, numeric=["x", "z"])  # y left discrete: 10,000 values
+        tl.clg_tree(df, numeric=["x", "z"])  # y left discrete: 10,000 values
 
 
 def test_score_refuses_infinite_values_naming_the_column():
     df = mixed_frame()
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     with pytest.raises(tl.TreelearnError, match="'y'"):
         model.score_samples(df.assign(y=np.inf))
 
@@ -566,7 +574,7 @@ def test_mixed_tan_refuses_a_gaussian_root_above_categories():
 
 def test_a_table_of_numbers_is_the_gaussian_chow_liu_tree():
     df = mixed_frame()[["x", "y", "z"]]
-    model = tl.chow_liu(df, numeric="auto")
+    model = tl.clg_tree(df)
     gauss = tl.gaussian_chow_liu(df)
     assert undirected(model.graph) == undirected(gauss.graph) and model.discrete == []
     np.testing.assert_allclose(
@@ -612,7 +620,7 @@ def test_engine_takes_one_likelihood_per_row():
 def test_a_blacklist_splitting_the_discrete_columns_makes_a_forest_and_says_why():
     df = mixed_frame()
     with pytest.warns(UserWarning, match="cannot join them through a continuous column"):
-        model = tl.chow_liu(df, numeric="auto", blacklist=[("g", "h")])
+        model = tl.clg_tree(df, blacklist=[("g", "h")])
     assert nx.number_connected_components(model.graph.to_undirected()) == 2
     for v in model.discrete:
         assert all(p not in model.continuous for p in model.parents(v))

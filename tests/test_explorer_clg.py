@@ -33,7 +33,7 @@ def clg_model():
     df["y"] = df["x"] * 2 + rng.normal(size=n)
     df["z"] = rng.normal(size=n) - df["y"] * 0.3
     df["w"] = rng.normal(size=n)  # a continuous root of its own tree (a forest)
-    return tl.chow_liu(df, numeric="auto", forest="bic")
+    return tl.clg_tree(df, forest="bic")
 
 
 def brute(model, evidence: dict):

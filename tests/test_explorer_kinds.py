@@ -40,7 +40,7 @@ WORDS = pd.DataFrame(RNG.poisson(1, (200, 3)), columns=["w0", "w1", "w2"])
 FACTORIES = {
     "TreeModel": lambda: tl.chow_liu(ASIA),
     "GaussianTreeModel": lambda: tl.gaussian_chow_liu(NUM),
-    "CLGTreeModel": lambda: tl.chow_liu(MIXED, numeric=["u", "v"]),
+    "CLGTreeModel": lambda: tl.clg_tree(MIXED, numeric=["u", "v"]),
     "CopulaTreeModel": lambda: tl.copula_chow_liu(NUM),
     "KernelForestModel": lambda: tl.kernel_forest(NUM, random_state=0),
     "TreePosterior": lambda: tl.tree_posterior(ASIA.iloc[:, :5]),
@@ -78,6 +78,12 @@ FACTORIES = {
     "HiddenTree": lambda: tl.HiddenTree(n_states=2, max_iter=2, random_state=0).fit(ASIA),
     "HiddenMarkovModel": lambda: tl.HiddenMarkovModel(n_states=2, max_iter=2).fit(ASIA.iloc[:, :4]),
     "Discretizer": lambda: tl.Discretizer().fit(NUM),
+    "ChowLiuTree": lambda: tl.ChowLiuTree().fit(ASIA),
+    "GaussianTree": lambda: tl.GaussianTree().fit(NUM),
+    "CLGTree": lambda: tl.CLGTree().fit(MIXED),
+    "CopulaTree": lambda: tl.CopulaTree().fit(NUM),
+    "KernelForest": lambda: tl.KernelForest(random_state=0).fit(NUM),
+    "BayesianTrees": lambda: tl.BayesianTrees().fit(ASIA.iloc[:, :5]),
 }
 #: the bases every classifier or estimator derives from (no fitted instance of their own)
 BASES = {
@@ -89,6 +95,7 @@ BASES = {
     "_GroupSearch",
     "DensityEstimator",
     "EMEstimator",
+    "ModelEstimator",
     "_WrapperSearch",
 }
 

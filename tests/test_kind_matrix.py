@@ -113,7 +113,7 @@ def files(tmp_path_factory):
             "kdb": tl.KDB(k=1).fit(X, labels),
             "mixed_nb": tl.MixedNaiveBayes().fit(mixed.drop(columns="y"), mixed["y"]),
             "mixed_tan": tl.MixedTAN().fit(mixed.drop(columns="y"), mixed["y"]),
-            "clg": tl.chow_liu(mixed, numeric=["u"]),
+            "clg": tl.clg_tree(mixed, numeric=["u"]),
             "multinet": tl.ChowLiuMultinet().fit(X, labels),
             "aode": tl.AODE().fit(X, labels),
             "tan_fcll": tl.TAN(criterion="fcll").fit(X, labels),
@@ -403,7 +403,7 @@ def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
         )
         assert rc == 0, err
         model = tl.load(path)
-        direct = tl.chow_liu(data, numeric=["u"])
+        direct = tl.clg_tree(data, numeric=["u"])
         assert type(model).__name__ == "CLGTreeModel" and model.continuous == ["u"]
         np.testing.assert_allclose(
             model.log_likelihood(data, per_row=True),

@@ -152,6 +152,24 @@ _QUERY_CHECKS = (
     "check_fit_idempotent",
     "check_fit2d_predict1d",
 )
+ONE_ROW = (
+    "the check fits one row: every column is then constant, which GaussianTree and CLGTree "
+    "refuse naming the column (a Gaussian of variance 0 has no density), and CopulaTree and "
+    "KernelForest say how many rows they need ('two or more rows', '4 or more rows'); the "
+    "check looks for the words '1 sample'"
+)
+DICT_STATE = (
+    "the check puts a dict in an object column: CLGTree takes an object column as discrete "
+    "states (continuous columns are chosen by dtype), and a dict is no state: refused naming "
+    "the column (an InputTypeError, a TypeError) without numpy's words ('argument must be a "
+    "string or a number')"
+)
+MISSING_WORDED = (
+    "CLGTree refuses the check's NaN with the one missing-value error ('missing values found "
+    "(column 'x0': 1 missing)', naming the fixes missing='drop' and 'pairwise'), which does "
+    "not say 'NaN'; with missing='pairwise' it learns from incomplete rows and sums their "
+    "missing cells out (tests/test_clg_trees.py::test_missing_pairwise_and_drop)"
+)
 DENSITY = {
     "check_sample_weight_equivalence_on_dense_data": CONTINUOUS_X,
     "check_sample_weight_equivalence_on_sparse_data": SPARSE_FLOATS,
@@ -171,6 +189,17 @@ EXPECTED_FAILED.update(
             ),
         },
         "BaggedTrees": DENSITY,
+        # the estimators of one model (learners/_estimators.py)
+        "ChowLiuTree": DENSITY,
+        "BayesianTrees": DENSITY,
+        "GaussianTree": {"check_dtype_object": OBJECT_NUMBERS, "check_fit2d_1sample": ONE_ROW},
+        "CLGTree": {
+            "check_dtype_object": DICT_STATE,
+            "check_estimators_nan_inf": MISSING_WORDED,
+            "check_fit2d_1sample": ONE_ROW,
+        },
+        "CopulaTree": {"check_dtype_object": OBJECT_NUMBERS, "check_fit2d_1sample": ONE_ROW},
+        "KernelForest": {"check_dtype_object": OBJECT_NUMBERS, "check_fit2d_1sample": ONE_ROW},
     }
 )
 
@@ -205,6 +234,12 @@ ESTIMATORS = [
     tl.HiddenMarkovModel(),
     tl.CutsetNetwork(),
     tl.BaggedTrees(),
+    tl.ChowLiuTree(),
+    tl.GaussianTree(),
+    tl.CLGTree(),
+    tl.CopulaTree(),
+    tl.KernelForest(),
+    tl.BayesianTrees(),
 ]
 
 

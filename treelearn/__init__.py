@@ -73,8 +73,17 @@ if TYPE_CHECKING:  # the table's names, for type checkers and IDEs (tests/test_f
     from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
+    from .learners._clg_tree import clg_tree
     from .learners._copula import copula_chow_liu
     from .learners._cutset import CutsetNetwork
+    from .learners._estimators import (
+        BayesianTrees,
+        ChowLiuTree,
+        CLGTree,
+        CopulaTree,
+        GaussianTree,
+        KernelForest,
+    )
     from .learners._gaussian_chow_liu import gaussian_chow_liu
     from .learners._hidden_tree import HiddenMarkovModel, HiddenTree
     from .learners._kernel_forest import kernel_forest
@@ -153,8 +162,15 @@ _LAZY = {
     "chow_liu": "learners._chow_liu",
     "fit_cpts": "learners._chow_liu",
     "mi_graph": "learners._chow_liu",
+    "clg_tree": "learners._clg_tree",
     "copula_chow_liu": "learners._copula",
     "CutsetNetwork": "learners._cutset",
+    "BayesianTrees": "learners._estimators",
+    "ChowLiuTree": "learners._estimators",
+    "CLGTree": "learners._estimators",
+    "CopulaTree": "learners._estimators",
+    "GaussianTree": "learners._estimators",
+    "KernelForest": "learners._estimators",
     "gaussian_chow_liu": "learners._gaussian_chow_liu",
     "HiddenMarkovModel": "learners._hidden_tree",
     "HiddenTree": "learners._hidden_tree",

@@ -621,7 +621,7 @@ def _numeric_option(text: str) -> str | list:
 
 
 def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
-    """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.chow_liu(df,
+    """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.clg_tree(df,
     numeric=)``), or with ``--class`` a mixed TAN (``tl.MixedTAN``)."""
     import treelearn as tl
 
@@ -675,7 +675,7 @@ def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
             f"it learns a conditional linear Gaussian tree"
         )
     options = {} if args.forest is None else {"forest": args.forest}
-    model = tl.chow_liu(df, numeric=numeric, root=args.root, **options)
+    model = tl.clg_tree(df, numeric=numeric, root=args.root, **options)
     if args.output:
         model.save(args.output)
         print(f"wrote model to {args.output}", file=sys.stderr)

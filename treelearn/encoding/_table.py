@@ -423,7 +423,8 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
 _PYTHON_FIXES = {
     "discretize": "cut it into bins with tl.discretize(df, bins=5) (in cross-validation: "
     "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
-    "gaussian": "model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN)",
+    "gaussian": "model it as a number (tl.clg_tree for a tree over discrete and continuous "
+    "columns, tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN)",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
@@ -512,7 +513,7 @@ def check_float_levels(
     >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
     Traceback (most recent call last):
     ...
-    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), model it as a number (tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), model it as a number (tl.clg_tree for a tree over discrete and continuous columns, tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
     """
     distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
     k = len(distinct)

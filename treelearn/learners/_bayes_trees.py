@@ -71,7 +71,7 @@ from .._base.jsonvalues import (
     from_json_value,
     json_value,
 )
-from .._base.validation import RANDOM_STATE, Interval, Options, check_param
+from .._base.validation import RANDOM_STATE, Interval, Options, check_param, check_params
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -84,7 +84,7 @@ from ..models._tree import TreeModel
 from ..sources._count import count
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import mutual_information_matrix
-from ..stats._settings import CONSTRAINTS, NOTES, LearningSettings
+from ..stats._settings import CONSTRAINTS, NOTES, READING, LearningSettings
 from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum, sample_spanning_tree
 from ..structure._trees import orient, spanning_tree_edges
 from ._chow_liu import build_model, mi_graph_from_counts
@@ -92,6 +92,8 @@ from ._chow_liu import build_model, mi_graph_from_counts
 __all__ = [
     "MAX_COMPLETIONS",
     "MAX_TREES",
+    "POSTERIOR_CONSTRAINTS",
+    "POSTERIOR_NOTES",
     "TreePosterior",
     "bdeu_edge_weights",
     "bdeu_predictive_tables",
@@ -687,6 +689,18 @@ class TreePosterior(Model):
         return fig
 
 
+#: the options of :func:`tree_posterior` beside the edge prior
+POSTERIOR_CONSTRAINTS: dict[str, list[Any]] = {
+    "equivalent_sample_size": CONSTRAINTS["equivalent_sample_size"],
+    "missing": [Options("error", "drop")],
+    **READING,
+}
+POSTERIOR_NOTES = {
+    "equivalent_sample_size": NOTES["equivalent_sample_size"],
+    "missing": "the posterior needs complete rows: 'drop' drops incomplete ones",
+}
+
+
 def tree_posterior_from_counts(
     stats: CountedTable, equivalent_sample_size: float = 1.0, edge_prior: Any = None
 ) -> TreePosterior:
@@ -718,19 +732,17 @@ def tree_posterior(
     states: Mapping[Hashable, Sequence] | None = None,
     chunksize: int = 200_000,
 ) -> TreePosterior:
-    """The exact Bayesian posterior over all spanning trees of ``data``.
+    """The exact Bayesian posterior over all spanning trees of ``data``: the model
+    ``BayesianTrees(equivalent_sample_size, edge_prior, ...).fit(data,
+    sample_weight=sample_weight).model_`` (the estimator :class:`~treelearn.BayesianTrees`,
+    whose docstring explains every option).
 
     Parameters
     ----------
     data : any input :func:`treelearn.sources._count.count` takes (DataFrame, CSV/Parquet
         path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix).
-    equivalent_sample_size : BDeu's equivalent sample size (> 0; pgmpy's name).
-    edge_prior : ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
-        non-negative edge factors ``β`` in column order, or an ``nx.Graph`` over
-        the variables whose edges carry ``prior`` (default 1; pairs that are not
-        edges are forbidden). ``P(T) ∝ prod_{uv in T} β_uv``.
-    missing : ``"error"`` or ``"drop"`` (incomplete rows are dropped);
-        ``"pairwise"`` is refused (the posterior needs complete rows).
+    equivalent_sample_size, edge_prior, missing, max_states, states, chunksize :
+        :class:`~treelearn.BayesianTrees`' options.
     sample_weight : one non-negative weight per row (a column name for a file).
 
     The model and formulas are in :mod:`treelearn.learners._bayes_trees`.
@@ -747,27 +759,20 @@ def tree_posterior(
     >>> bool(post.log_likelihood(df.iloc[:5]) > post.map_tree().log_likelihood(df.iloc[:5]) - 1)
     True
     """
-    check_param(
-        "equivalent_sample_size",
-        equivalent_sample_size,
-        CONSTRAINTS["equivalent_sample_size"],
-        note=NOTES["equivalent_sample_size"],
+    options = check_params(
+        {
+            "equivalent_sample_size": equivalent_sample_size,
+            "missing": missing,
+            "max_states": max_states,
+            "states": states,
+            "chunksize": chunksize,
+        },
+        POSTERIOR_CONSTRAINTS,
+        POSTERIOR_NOTES,
     )
-    check_param(
-        "missing",
-        missing,
-        [Options("error", "drop")],
-        note=("the posterior needs complete rows: 'drop' drops incomplete ones"),
-    )
-    stats = count(
-        data,
-        missing=missing,
-        max_states=max_states,
-        states=states,
-        chunksize=chunksize,
-        sample_weight=sample_weight,
-    )
-    return tree_posterior_from_counts(stats, equivalent_sample_size, edge_prior)
+    ess = options.pop("equivalent_sample_size")
+    stats = count(data, sample_weight=sample_weight, **options)
+    return tree_posterior_from_counts(stats, ess, edge_prior)
 
 
 def k_best_trees(

@@ -1,11 +1,13 @@
 """The learning entry points: the MI graph, Chow-Liu trees and forests, CPTs for any DAG.
 
-Each public function takes data of any kind, asks :func:`treelearn.sources._count.count`
+Each entry point takes data of any kind, asks :func:`treelearn.sources._count.count`
 for its sufficient statistics, and learns from those with a ``*_from_counts``
 function that never sees a row (the part Dask, files, sparse matrices, row
-weights and :meth:`TreeModel.partial_fit` share). The stages (counts ->
-information -> graph -> spanning tree -> orient -> CPTs) stay public, so a user
-can stop at any of them, change the graph, and carry on.
+weights and :meth:`TreeModel.partial_fit` share). :func:`chow_liu` is the model of the
+estimator :class:`~treelearn.ChowLiuTree` (:mod:`treelearn.learners._estimators`), which
+calls it: this module imports no scikit-learn, so ``tl.chow_liu`` and the command line stay
+light. The stages (counts -> information -> graph -> spanning tree -> orient -> CPTs) stay
+public, so a user can stop at any of them, change the graph, and carry on.
 """
 
 from __future__ import annotations
@@ -19,16 +21,13 @@ import networkx as nx
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.validation import Options, check_param, check_params
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
-from ..models._clg import CLGTreeModel
 from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
-from ..sources._mixed import table_statistics
 from ..stats._counts import CountedTable, PairCounts
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
-from ..stats._settings import CONSTRAINTS, NOTES, LearningSettings, Prior
+from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
-from ._clg_tree import clg_tree_from_statistics
 from ._em import chow_liu_em, fit_cpts_em
 
 __all__ = [
@@ -147,17 +146,8 @@ def build_model(
     if not owned and not is_acyclic(structure):
         raise StructureError("the structure must be a directed acyclic graph")
     variables = [c for c in columns if c in structure]
-    # the smoothing options checked once, not once per node (smoothed_cpt)
-    check_params(
-        {
-            "alpha": settings.alpha,
-            "prior": settings.prior,
-            "equivalent_sample_size": settings.equivalent_sample_size,
-            "m": settings.m,
-        },
-        CONSTRAINTS,
-        NOTES,
-    )
+    # the smoothing options are not checked per node (smoothed_cpt) nor here: a
+    # LearningSettings checked every option when it was made, and it is frozen
     G = nx.DiGraph()
     G.graph.update(structure.graph)
     families, all_parents = [], []
@@ -320,11 +310,7 @@ def chow_liu_from_counts(
 
     The model keeps the pair counts and this learner, so
     :meth:`TreeModel.partial_fit` can add rows and learn again with the same settings.
-    Statistics with continuous columns (a mixed table) give a
-    :class:`~treelearn.CLGTreeModel` (:mod:`treelearn.learners._clg_tree`).
     """
-    if getattr(stats, "continuous", ()):
-        return clg_tree_from_statistics(stats, settings, build_model, description=description)
     if settings.root is not None and settings.root not in stats.columns:
         raise ColumnNotFoundError(
             f"{settings.root!r} is not a column of the data; the columns are {list(stats.columns)}",
@@ -385,56 +371,21 @@ def chow_liu(
     chunksize: int = 200_000,
     names: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
-    numeric: Sequence[Hashable] | str | None = None,
-) -> TreeModel | CLGTreeModel:
-    """Learn a Chow-Liu tree (or forest) and its CPTs.
+) -> TreeModel:
+    """Learn a Chow-Liu tree (or forest) of discrete columns and its CPTs: the model
+    ``ChowLiuTree(root, alpha, ...).fit(data, sample_weight=sample_weight).model_`` (the
+    estimator :class:`~treelearn.ChowLiuTree`, whose docstring explains every option).
 
     Parameters
     ----------
     data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
         rows at a time, never whole: see :mod:`treelearn.sources._files`), a
         ``dask.dataframe.DataFrame`` (counted on its workers: see
-        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix. Never modified.
-    root : the root; ``None`` roots the tree at the **first column** (and each
-        other tree of a forest at its first column). The root changes the
-        direction of the edges, not the maximum-likelihood fit.
-    alpha : Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
-        1 (Laplace) by default, 0 = maximum likelihood. Why 1: under maximum
-        likelihood any combination of states unseen in the training rows gets
-        probability 0, so a new row holding one scores ``-inf`` and a query with it as
-        evidence is refused; 1 is scikit-learn's naive Bayes default and the smoothing of
-        the DEBD reference numbers. The tree is chosen from the raw counts' MI
-        (``mi_alpha=None``), so ``alpha`` changes the CPTs, never the tree.
-    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
-        or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
-    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see :func:`treelearn.encoding._table.encode`),
-        or ``"em"``: structural EM over the missing cells (:func:`treelearn.learners._em.chow_liu_em`;
-        the iterations and log-likelihoods are in ``model.settings``).
-    mi_alpha : pseudocount added to each cell of the pairwise joint from which the
-        tree-choosing MI is computed; ``None`` uses raw counts.
-    forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
-        ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; ``"aic"`` keeps edges with
-        ``I_ij - (k_i - 1)(k_j - 1) / n > 0``; a number keeps edges with ``I_ij`` above it.
-        Each tree of the forest is rooted at its first column (``root``'s at ``root``).
-    whitelist, blacklist : undirected pairs of columns the tree must contain / must
-        not contain (bnlearn's arguments): the best spanning tree (or forest) under
-        these constraints (:func:`treelearn.structure._trees.spanning_skeleton`). A
-        whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
-    max_states : the most states a column may have.
-    states : optional ``{column: [states]}`` fixing the states (and their order) of
-        some or all columns; a value outside them raises :class:`UnseenStateError`.
-        Giving every column's states lets a file be read in one pass, and makes
-        :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
-    chunksize : rows per chunk when ``data`` is a file path.
-    names : the variables' names when ``data`` is a ``scipy.sparse`` matrix of
-        0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
-        is counted without densifying, as fast as its number of non-zeros allows
-        (see :func:`treelearn.stats._counts.sparse_binary_counts`), and gives the model
-        ``chow_liu(pd.DataFrame(matrix.toarray(), columns=names))`` gives. With
-        more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
-        learned without any ``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`,
-        Meila's acCL; the same model, without ``partial_fit``, ``forest``,
-        ``whitelist``, ``blacklist`` or ``mi_alpha``).
+        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix (its columns named
+        by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
+        too, as the table of its columns ``x0, x1, ...``.)
+    root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist,
+    blacklist, max_states, states, chunksize, names : :class:`ChowLiuTree`'s options.
     sample_weight : one non-negative weight per row (scikit-learn's name): an
         array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
@@ -442,21 +393,13 @@ def chow_liu(
         times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
         the BIC forest's ``n``) is the total weight.
 
-    numeric : the continuous columns of a DataFrame (or of a file, then read whole), or
-        ``"auto"``: every float column (as :class:`~treelearn.MixedNaiveBayes` decides: by
-        dtype, never by how often values repeat).
-        ``None`` (the default) takes every column as discrete (measurements are refused
-        with the fix, as always). A table with continuous columns gives a conditional
-        linear Gaussian tree,
-        :class:`~treelearn.CLGTreeModel`: the best tree in which no discrete column has a
-        continuous parent, edge weights the exact mutual information of each pair kind
-        (:mod:`treelearn.structure._clg_trees`); ``missing`` takes ``"error"``, ``"drop"``
-        or ``"pairwise"`` there, and missing cells are summed out when scoring and querying.
-
-    The model keeps its pair counts (``model.counts``), so
-    :meth:`TreeModel.partial_fit` can add rows later.
-
-    Ties in MI are broken by column order, so the same data gives the same tree.
+    Returns
+    -------
+    TreeModel
+        It keeps its pair counts (``model.counts``), so :meth:`TreeModel.partial_fit` can
+        add rows later. A table with continuous columns is refused, naming the fixes
+        (:func:`~treelearn.discretize`, or :func:`~treelearn.clg_tree` for a tree over
+        mixed columns).
 
     Examples
     --------
@@ -474,7 +417,7 @@ def chow_liu(
     >>> tl.chow_liu(df, sample_weight=w) == tl.chow_liu(df.loc[df.index.repeat(w)])
     True
     """
-    settings = LearningSettings(
+    settings = LearningSettings(  # checks every learning option (CONSTRAINTS)
         method="chow-liu",
         root=root,
         alpha=alpha,
@@ -484,29 +427,21 @@ def chow_liu(
         missing=missing,
         mi_alpha=mi_alpha,
         forest=forest,
-        whitelist=whitelist or (),
-        blacklist=blacklist or (),
+        whitelist=tuple(whitelist or ()),
+        blacklist=tuple(blacklist or ()),
     )
-    stats = table_statistics(
+    reading = check_params(
+        {"max_states": max_states, "states": states, "chunksize": chunksize}, READING
+    )
+    em = settings.missing == "em"
+    stats = count(
         data,
-        numeric=numeric,
-        missing="pairwise" if missing == "em" else missing,
-        max_states=max_states,
-        states=states,
-        chunksize=chunksize,
+        missing="pairwise" if em else settings.missing,
         names=names,
         sample_weight=sample_weight,
-        in_memory=missing == "em",
+        in_memory=em,
+        **reading,
     )
-    if getattr(stats, "continuous", ()):  # a mixed table: a CLG tree
-        if missing == "em":
-            raise TreelearnError(
-                f"missing='em' is for discrete tables; a table with continuous columns "
-                f"({list(stats.continuous)[:5]}) takes missing='pairwise' (each statistic over "
-                f"the rows where its columns are observed; missing cells are summed out "
-                f"exactly when scoring and querying) or 'drop'"
-            )
-        return chow_liu_from_counts(stats, settings)
-    if missing == "em":  # structural EM over the missing cells (treelearn.learners._em)
+    if em:  # structural EM over the missing cells (treelearn.learners._em)
         return chow_liu_em(stats, partial(chow_liu_from_counts, settings=settings))
     return chow_liu_from_counts(stats, settings)

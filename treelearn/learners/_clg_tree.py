@@ -1,11 +1,12 @@
-"""Learning a CLG tree from a mixed table's statistics: :func:`clg_tree_from_statistics`.
+"""Conditional linear Gaussian (CLG) trees over mixed tables: :func:`clg_tree` (the model of
+the estimator :class:`~treelearn.CLGTree`), from a table's statistics
+(:class:`~treelearn.structure._clg_trees.MixedTableStatistics`,
+:func:`clg_tree_from_statistics`).
 
-:func:`treelearn.chow_liu` calls it when the table has continuous columns
-(:class:`~treelearn.structure._clg_trees.MixedTableStatistics`). The tree is the best
-CLG-valid spanning tree (or penalised forest) of the mixed mutual information
-(:func:`~treelearn.structure._clg_trees.clg_skeleton`), rooted at a discrete column in
-every tree holding one; the parameters are the maximum-likelihood ones of each family over
-the rows where it is observed (the estimates the edge weights are the gains of):
+The tree is the best CLG-valid spanning tree (or penalised forest) of the mixed mutual
+information (:func:`~treelearn.structure._clg_trees.clg_skeleton`), rooted at a discrete
+column in every tree holding one; the parameters are the maximum-likelihood ones of each
+family over the rows where it is observed (the estimates the edge weights are the gains of):
 
 * discrete nodes: CPTs through :func:`~treelearn.learners._chow_liu.build_model` (``alpha``
   and ``prior`` as for any Chow-Liu tree);
@@ -21,30 +22,60 @@ the column's variance (the floor the edge weights use).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
+from .._base.validation import InstanceOf, Options, check_params
+from ..encoding._table import DEFAULT_MAX_STATES
 from ..models._clg import CLGTreeModel
+from ..sources._mixed import table_statistics
+from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import VARIANCE_FLOOR
-from ..stats._settings import LearningSettings
+from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._clg_trees import MixedTableStatistics
+from ._chow_liu import build_model, chow_liu_from_counts
 
-__all__ = ["clg_model", "clg_tree_from_statistics"]
+__all__ = ["CLG_CONSTRAINTS", "CLG_NOTES", "clg_model", "clg_tree", "clg_tree_from_statistics"]
+
+#: the options of a CLG tree that a discrete Chow-Liu tree has not, or takes otherwise
+CLG_CONSTRAINTS: dict[str, list[Any]] = {
+    "missing": [Options("error", "drop", "pairwise")],
+    "numeric": [Options("auto"), InstanceOf(list, tuple, name="a list of column names")],
+}
+CLG_NOTES = {
+    "missing": "missing='em' is for discrete tables (tl.ChowLiuTree); a table with continuous "
+    "columns takes 'pairwise' (each statistic over the rows where its columns are observed; "
+    "missing cells are summed out exactly when scoring and querying) or 'drop'",
+    "numeric": "'auto': the float columns are continuous",
+}
 
 
 def clg_tree_from_statistics(
-    stats: MixedTableStatistics,
+    stats: MixedTableStatistics | CountedTable,
     settings: LearningSettings,
-    build_model: Callable[..., Any],
     *,
     description: Mapping[str, Any] | None = None,
 ) -> CLGTreeModel:
-    """The CLG tree (or forest) of ``stats`` under ``settings`` (see the module docstring);
-    ``build_model`` is :func:`~treelearn.learners._chow_liu.build_model` (the discrete CPTs).
+    """The CLG tree (or forest) of ``stats`` under ``settings`` (see the module docstring).
+
+    Statistics of discrete columns only (a :class:`~treelearn.stats._counts.CountedTable`)
+    give the Chow-Liu tree of :func:`~treelearn.learners._chow_liu.chow_liu_from_counts`
+    as a CLG tree without continuous nodes (the same scores, queries and samples).
     """
+    if isinstance(stats, CountedTable):
+        tree = chow_liu_from_counts(stats, settings, description=description)
+        return CLGTreeModel(
+            tree.graph,
+            tree,
+            variables=tree.variables,
+            continuous=(),
+            dtypes=tree.dtypes,
+            n_rows=tree.n_rows,
+            settings={**tree.settings, "method": "clg-chow-liu"},
+        )
     structure = stats.direct_tree(settings)
     return clg_model(stats, structure, settings, build_model, description=description)
 
@@ -113,3 +144,78 @@ def clg_model(
         n_rows=stats.n_rows,
         settings=settings_dict,
     )
+
+
+def clg_tree(
+    data: Any,
+    root: Hashable | None = None,
+    alpha: float = 1.0,
+    *,
+    prior: Prior = "lidstone",
+    equivalent_sample_size: float = 1.0,
+    m: float = 1.0,
+    missing: str = "error",
+    mi_alpha: float | None = None,
+    forest: str | float | None = None,
+    whitelist: Sequence[tuple] | None = None,
+    blacklist: Sequence[tuple] | None = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    states: Mapping[Hashable, Sequence] | None = None,
+    chunksize: int = 200_000,
+    numeric: Sequence[Hashable] | str = "auto",
+    sample_weight: Any = None,
+) -> CLGTreeModel:
+    """Learn a conditional linear Gaussian tree (or forest) over the discrete and continuous
+    columns of ``data``: the model ``CLGTree(root, alpha, ...).fit(data,
+    sample_weight=sample_weight).model_`` (the estimator :class:`~treelearn.CLGTree`, whose
+    docstring explains every option).
+
+    ``data`` is a DataFrame or a CSV/Parquet path (read whole; ``sample_weight`` may name
+    its weight column); ``sample_weight`` weights the rows (integer weights give
+    the model of the rows repeated). ``numeric="auto"`` (the default) takes the float
+    columns as continuous; a list names them.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 500)
+    >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0), "y": 0})
+    >>> df["y"] = df["x"] * 2 + rng.normal(size=500)
+    >>> m = tl.clg_tree(df)
+    >>> type(m).__name__, sorted(m.graph.edges())
+    ('CLGTreeModel', [('g', 'x'), ('x', 'y')])
+    >>> bool(m.query("g", {"x": 3.2})[1] > 0.9)
+    True
+    """
+    options = check_params(
+        {
+            "missing": missing,
+            "numeric": numeric,
+            "max_states": max_states,
+            "states": states,
+            "chunksize": chunksize,
+        },
+        {**READING, **CLG_CONSTRAINTS},
+        CLG_NOTES,
+    )
+    settings = LearningSettings(  # checks every learning option (CONSTRAINTS)
+        method="chow-liu",
+        root=root,
+        alpha=alpha,
+        prior=prior,
+        equivalent_sample_size=equivalent_sample_size,
+        m=m,
+        missing=options.pop("missing"),
+        mi_alpha=mi_alpha,
+        forest=forest,
+        whitelist=tuple(whitelist or ()),
+        blacklist=tuple(blacklist or ()),
+    )
+    stats = table_statistics(
+        data,
+        missing=settings.missing,
+        sample_weight=sample_weight,
+        **options,
+    )
+    return clg_tree_from_statistics(stats, settings)

@@ -4,6 +4,7 @@ Each column's smoothed empirical CDF (:func:`~treelearn.models._copula.smoothed_
 the truncated normal scores of the training rows (Liu, Lafferty & Wasserman's
 ``delta_n``), and the Gaussian Chow-Liu tree of those scores
 (:func:`~treelearn.learners._gaussian_chow_liu.gaussian_chow_liu_from_statistics`).
+:func:`copula_chow_liu` is the model of the estimator :class:`~treelearn.CopulaTree`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 from .._base.errors import TreelearnError
 from ..encoding._table import check_sample_weight
 from ..models._copula import CopulaTreeModel, smoothed_cdf_knots, truncation
-from ..sources._kinds import numeric_matrix
+from ..sources._kinds import empty_error, numeric_matrix
 from ._gaussian_chow_liu import gaussian_chow_liu
 
 __all__ = ["copula_chow_liu"]
@@ -28,7 +29,9 @@ def copula_chow_liu(
 ) -> CopulaTreeModel:
     """A Gaussian-copula tree of numeric columns (a DataFrame or 2-D array, no missing
     values): smoothed empirical CDF marginals, the Gaussian Chow-Liu tree of the truncated
-    normal scores; density, sampling and queries in the original units.
+    normal scores; density, sampling and queries in the original units: the model
+    ``CopulaTree(root).fit(data, sample_weight=sample_weight).model_`` (the estimator
+    :class:`~treelearn.CopulaTree`).
 
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
@@ -42,6 +45,8 @@ def copula_chow_liu(
 
     names, X = numeric_matrix(data, learner="copula_chow_liu")
     X = np.asarray(X, dtype=float)
+    if 0 in X.shape:
+        raise empty_error(X.shape, "a copula tree needs two or more rows and a numeric column")
     weights = check_sample_weight(sample_weight, X.shape[0])
     if weights is not None:
         keep = weights > 0

@@ -12,7 +12,8 @@ the mean squared residual, divisor n). The sufficient statistics are the
 (:class:`~treelearn.stats._gaussian.GaussianStatistics`), which
 :func:`treelearn.sources._gaussian.gaussian_statistics` gives from any input kind:
 a DataFrame or array, a CSV/Parquet file read in chunks, a Dask DataFrame reduced
-on its workers.
+on its workers. :func:`gaussian_chow_liu` is the model of the estimator
+:class:`~treelearn.GaussianTree`.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from typing import Any
 import networkx as nx
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.validation import check_param
 from ..models._gaussian import GaussianTreeModel
 from ..sources._gaussian import gaussian_statistics
 from ..stats._gaussian import GaussianStatistics
+from ..stats._settings import READING
 from ..structure._trees import orient, spanning_skeleton
 
 __all__ = ["gaussian_chow_liu", "gaussian_chow_liu_from_statistics"]
@@ -38,7 +41,9 @@ def gaussian_chow_liu(
     *,
     chunksize: int = 200_000,
 ) -> GaussianTreeModel:
-    """Learn the maximum-likelihood linear-Gaussian tree of the numeric columns of ``data``.
+    """Learn the maximum-likelihood linear-Gaussian tree of the numeric columns of ``data``:
+    the model ``GaussianTree(root, chunksize=chunksize).fit(data,
+    sample_weight=sample_weight).model_`` (the estimator :class:`~treelearn.GaussianTree`).
 
     ``data`` is a DataFrame or 2-D array of numbers, a CSV/Parquet path (read
     ``chunksize`` rows at a time, never whole; ``sample_weight`` then names its weight
@@ -64,7 +69,10 @@ def gaussian_chow_liu(
     >>> mean, cov = m.query(["a"], evidence={"c": 3.0})
     """
     stats = gaussian_statistics(
-        data, sample_weight=sample_weight, chunksize=chunksize, learner="gaussian_chow_liu"
+        data,
+        sample_weight=sample_weight,
+        chunksize=check_param("chunksize", chunksize, READING["chunksize"]),
+        learner="gaussian_chow_liu",
     )
     return gaussian_chow_liu_from_statistics(stats, root)
 

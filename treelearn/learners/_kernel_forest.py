@@ -1,5 +1,5 @@
 """Learning a kernel forest density (Liu, Xu, Gu, Gupta, Lafferty & Wasserman, JMLR 2011):
-:func:`kernel_forest`.
+:func:`kernel_forest`, the model of the estimator :class:`~treelearn.KernelForest`.
 
 The rows are split at random in two halves. On the first, every pair's mutual information
 under its 2-D KDE (:func:`~treelearn.stats._kernel.kernel_mutual_information`) and the
@@ -21,20 +21,20 @@ from .._base.errors import MissingValuesError, TreelearnError
 from .._base.validation import RANDOM_STATE, Interval, Options, check_params
 from ..encoding._table import check_sample_weight
 from ..models._kernel_forest import KernelForestModel
-from ..sources._kinds import numeric_matrix
+from ..sources._kinds import empty_error, numeric_matrix
 from ..stats._kernel import bandwidth_factor, kernel_mutual_information, weighted_moments
 from ..structure._trees import spanning_tree_edges
 
-__all__ = ["kernel_forest", "prune_order"]
+__all__ = ["KERNEL_FOREST_CONSTRAINTS", "KERNEL_FOREST_NOTES", "kernel_forest", "prune_order"]
 
-_CONSTRAINTS = {
+KERNEL_FOREST_CONSTRAINTS: dict[str, list[Any]] = {
     "bandwidth": [Options("scott", "silverman"), Interval(Real, 0, None, closed="neither")],
     "split": [Interval(Real, 0, 1, closed="neither")],
     "grid": [Interval(Integral, 8, None)],
     "refit": [Options(True, False)],
     "random_state": RANDOM_STATE,
 }
-_NOTES = {
+KERNEL_FOREST_NOTES = {
     "bandwidth": "scipy's gaussian_kde bw_method: 'scott', 'silverman' or the factor of the "
     "data's standard deviation",
     "split": "the share of rows that estimates the tree; the rest prunes it",
@@ -65,7 +65,7 @@ def _check_missing(X: np.ndarray, names: list) -> None:
             )
         raise MissingValuesError(
             f"column {names[j]!r} has {int(nan[:, j].sum())} missing "
-            f"value(s): a kernel forest takes complete rows; drop those "
+            f"value(s) (NaN): a kernel forest takes complete rows; drop those "
             f"rows or fill them in",
             column=names[j],
             fixes=("fill",),
@@ -84,42 +84,12 @@ def _check_columns(X: np.ndarray, names: list, where: str) -> None:
         )
 
 
-def kernel_forest(
-    data: Any,
-    bandwidth: str | float = "scott",
-    *,
-    split: float = 0.5,
-    grid: int = 48,
-    refit: bool = True,
-    sample_weight: Any = None,
-    random_state: Any = None,
-) -> KernelForestModel:
-    """A forest density of Gaussian KDEs over numeric columns (a DataFrame or 2-D array,
-    no missing values), its edges chosen by kernel MI on one half of the rows and pruned
-    by held-out log-likelihood on the other (module docstring).
-
-    >>> import numpy as np, pandas as pd, treelearn as tl
-    >>> rng = np.random.default_rng(0)
-    >>> x = rng.exponential(size=400)
-    >>> df = pd.DataFrame({"x": x, "y": np.sqrt(x) + 0.1 * rng.normal(size=400),
-    ...                    "z": rng.normal(size=400)})
-    >>> m = tl.kernel_forest(df, random_state=0)
-    >>> m.edges      # z is independent: pruned away
-    [('x', 'y')]
-    """
-    opts = check_params(
-        {
-            "bandwidth": bandwidth,
-            "split": split,
-            "grid": grid,
-            "refit": refit,
-            "random_state": random_state,
-        },
-        _CONSTRAINTS,
-        _NOTES,
-    )
+def _learn_forest(data: Any, sample_weight: Any, opts: dict) -> KernelForestModel:
+    """The forest of ``data`` under the checked options ``opts`` (module docstring)."""
     names, X = numeric_matrix(data, learner="kernel_forest", missing="pairwise")
     X = np.asarray(X, dtype=float)
+    if 0 in X.shape:
+        raise empty_error(X.shape, "a kernel forest needs 4 or more rows and a numeric column")
     _check_missing(X, names)
     w = check_sample_weight(sample_weight, X.shape[0])
     if w is not None:
@@ -182,3 +152,42 @@ def kernel_forest(
     model.held_out_gains_ = dict(zip(tree, gains.tolist()))
     model.split_rows_ = (fit, held)  # positions (among the rows of weight > 0) of each half
     return model
+
+
+def kernel_forest(
+    data: Any,
+    bandwidth: str | float = "scott",
+    *,
+    split: float = 0.5,
+    grid: int = 48,
+    refit: bool = True,
+    sample_weight: Any = None,
+    random_state: Any = None,
+) -> KernelForestModel:
+    """A forest density of Gaussian KDEs over numeric columns (a DataFrame or 2-D array,
+    no missing values), its edges chosen by kernel MI on one half of the rows and pruned
+    by held-out log-likelihood on the other (module docstring): the model
+    ``KernelForest(bandwidth, ...).fit(data, sample_weight=sample_weight).model_`` (the
+    estimator :class:`~treelearn.KernelForest`, whose docstring explains every option).
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.exponential(size=400)
+    >>> df = pd.DataFrame({"x": x, "y": np.sqrt(x) + 0.1 * rng.normal(size=400),
+    ...                    "z": rng.normal(size=400)})
+    >>> m = tl.kernel_forest(df, random_state=0)
+    >>> m.edges      # z is independent: pruned away
+    [('x', 'y')]
+    """
+    opts = check_params(
+        {
+            "bandwidth": bandwidth,
+            "split": split,
+            "grid": grid,
+            "refit": refit,
+            "random_state": random_state,
+        },
+        KERNEL_FOREST_CONSTRAINTS,
+        KERNEL_FOREST_NOTES,
+    )
+    return _learn_forest(data, sample_weight, opts)

@@ -107,14 +107,15 @@ class CLGTreeModel(Model):
     continuous : the continuous variables.
     dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
 
-    Learned by :func:`treelearn.chow_liu` from a table with continuous columns.
+    Learned by :class:`treelearn.CLGTree` (:func:`treelearn.clg_tree`) from a table with
+    continuous columns.
 
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
     >>> g = rng.integers(0, 2, 500)
     >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0), "y": 0})
     >>> df["y"] = df["x"] * 2 + rng.normal(size=500)
-    >>> m = tl.chow_liu(df, numeric="auto")
+    >>> m = tl.clg_tree(df)
     >>> type(m).__name__, sorted(m.graph.edges())
     ('CLGTreeModel', [('g', 'x'), ('x', 'y')])
     >>> q = m.query("g", {"x": 3.2})

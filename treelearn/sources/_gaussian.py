@@ -46,7 +46,7 @@ from ..encoding._table import check_sample_weight
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances, GaussianStatistics
 from ._by_class import statistics_by_class
 from ._chunks import sum_file, sum_partitions
-from ._kinds import DENSE_NEEDED, by_kind, numeric_matrix
+from ._kinds import DENSE_NEEDED, by_kind, empty_error, numeric_matrix
 
 __all__ = [
     "gaussian_statistics",
@@ -63,9 +63,8 @@ REFUSALS = {
 
 def _check_not_empty(n_rows: int, n_columns: int) -> None:
     if n_rows == 0 or n_columns == 0:
-        raise EmptyDataError(
-            f"the data has {n_rows} rows and {n_columns} columns; a Gaussian "
-            f"needs at least one row and one numeric column"
+        raise empty_error(
+            (n_rows, n_columns), "a Gaussian needs at least one row and one numeric column"
         )
 
 
@@ -109,7 +108,7 @@ def gaussian_statistics(
         refusals=REFUSALS,
     )
     if not stats.variables:  # a file or a Dask DataFrame of rows without columns
-        _check_not_empty(1, 0)
+        raise EmptyDataError("the data has no columns; a Gaussian needs a numeric column")
     return stats
 
 

@@ -69,6 +69,8 @@ __all__ = [
     "as_frame",
     "by_kind",
     "complex_error",
+    "empty_error",
+    "frame_of_array",
     "is_path",
     "kind_of",
     "match_features",
@@ -261,6 +263,33 @@ def as_frame(
     if array.dtype.kind == "c":
         raise complex_error(need=need)
     return pd.DataFrame(array, columns=_default_names(array.shape[1], names), copy=False)
+
+
+def empty_error(shape: tuple, needs: str) -> EmptyDataError:
+    """The error for data of no rows or no columns, in scikit-learn's words (what its
+    estimator checks look for), then ``needs``: what the learner needs.
+
+    >>> str(empty_error((12, 0), "a Gaussian needs a numeric column"))
+    'X has 0 feature(s) (shape=(12, 0)) while a minimum of 1 is required; a Gaussian needs a numeric column'
+    """
+    what = "sample(s)" if shape[0] == 0 else "feature(s)"
+    return EmptyDataError(
+        f"X has 0 {what} (shape={tuple(shape)}) while a minimum of 1 is required; {needs}"
+    )
+
+
+def frame_of_array(X: Any, *, learner: str = "this model") -> Any:
+    """``X`` unchanged, unless it is an array: then the table of its columns ``x0, x1, ...``
+    (:func:`as_frame`), as the classifiers take an array; a table-reading learner that takes
+    arrays calls this first (any other kind goes on to its own readers).
+
+    >>> frame_of_array(np.array([[0, 1]])).columns.tolist()
+    ['x0', 'x1']
+    """
+    for kind in KINDS:
+        if kind.recognises(X):
+            return as_frame(X, learner=learner) if kind.name == "array" else X
+    return X  # no kind: the statistics function's refusal names it
 
 
 def numeric_matrix(

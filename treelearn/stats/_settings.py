@@ -21,21 +21,21 @@ treelearn.TreelearnError: forest == True, must be one of 'bic', 'aic', a finite 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass
-from numbers import Real
-from typing import Literal
+from numbers import Integral, Real
+from typing import Any, Literal
 
-from .._base.validation import Interval, Options, check_params
+from .._base.validation import InstanceOf, Interval, Options, check_params
 from ..encoding._table import MissingPolicy
 
-__all__ = ["CONSTRAINTS", "NOTES", "LearningSettings", "Prior"]
+__all__ = ["CONSTRAINTS", "NOTES", "READING", "LearningSettings", "Prior"]
 
 Prior = Literal["lidstone", "bdeu", "m-estimate"]
 
 #: the accepted forms of every learner option (:mod:`treelearn._base.validation`), checked
 #: by :class:`LearningSettings`; functions that take one of these options check it here too
-CONSTRAINTS = {
+CONSTRAINTS: dict[str, list[Any]] = {
     "alpha": [Interval(Real, 0, None)],
     "prior": [Options("lidstone", "bdeu", "m-estimate")],
     "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
@@ -43,6 +43,14 @@ CONSTRAINTS = {
     "missing": [Options("error", "drop", "pairwise", "em")],
     "mi_alpha": [None, Interval(Real, 0, None)],
     "forest": [Options("bic", "aic"), Interval(Real), None],
+}
+
+#: the accepted forms of the options that say how a table is read (its states, a file's
+#: chunks), for the learners that read one
+READING: dict[str, list[Any]] = {
+    "max_states": [Interval(Integral, 1, None)],
+    "states": [None, InstanceOf(Mapping, name="a dict {column: [states]}")],
+    "chunksize": [Interval(Integral, 1, None)],
 }
 
 #: what the options mean, added to their messages

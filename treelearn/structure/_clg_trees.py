@@ -25,7 +25,7 @@ the discrete columns makes a forest even with ``forest=None``: no continuous col
 join them (:func:`clg_skeleton` says which groups were left apart).
 
 :class:`MixedTableStatistics` is the statistics object of a mixed table: what
-:func:`treelearn.chow_liu` learns from when the table has continuous columns
+:func:`treelearn.clg_tree` learns from when the table has continuous columns
 (``continuous`` names them; :meth:`~MixedTableStatistics.direct_tree` is the tree
 above, as :class:`~treelearn.structure._sparse_chow_liu.SparseBinaryCounts` finds its own).
 """
