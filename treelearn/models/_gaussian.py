@@ -63,6 +63,21 @@ class GaussianQuery(NamedTuple):
     mean: pd.Series
     covariance: pd.DataFrame
 
+    def to_frame(self) -> pd.DataFrame:
+        """Each variable's conditional mean, **variance** and standard deviation, one row per
+        variable (the index named ``variable``): how every query result prints (a discrete
+        posterior's ``to_frame`` is its states and probabilities).
+
+        >>> q = GaussianQuery(pd.Series([1.0], index=["x"]), pd.DataFrame([[4.0]], ["x"], ["x"]))
+        >>> q.to_frame().reset_index().to_dict("records")
+        [{'variable': 'x', 'mean': 1.0, 'variance': 4.0, 'sd': 2.0}]
+        """
+        variance = np.clip(np.diag(self.covariance.to_numpy()), 0.0, None)  # round-off
+        return pd.DataFrame(
+            {"mean": self.mean.to_numpy(), "variance": variance, "sd": np.sqrt(variance)},
+            index=pd.Index(self.mean.index, name="variable"),
+        )
+
 
 def _evidence_value(v: Hashable, value: Any) -> float:
     """One piece of Gaussian evidence: a finite real number (NaN would give NaN means)."""
@@ -155,6 +170,11 @@ class GaussianTreeModel(Model):
     def parents(self, v: Hashable) -> list:
         """The parent of ``v`` as a list (empty for a root)."""
         return list(self.graph.predecessors(v))
+
+    @property
+    def states(self) -> dict:
+        """Each discrete variable's states: none (every variable is a number)."""
+        return {}
 
     @property
     def root(self) -> Hashable:
@@ -334,13 +354,24 @@ class GaussianTreeModel(Model):
         index = X.index if isinstance(X, pd.DataFrame) else None
         return pd.Series(mean, index=index, name=target)
 
-    def query(self, variables: Sequence[Hashable], evidence: dict | None = None) -> GaussianQuery:
-        """The exact conditional Gaussian of ``variables`` given ``evidence`` (``{column: value}``).
+    def query(
+        self, variables: Sequence[Hashable] | Hashable, evidence: dict | None = None
+    ) -> GaussianQuery:
+        """The exact conditional Gaussian of ``variables`` (one name or a list) given
+        ``evidence`` (``{column: value}``).
 
         ``mean = mu_q + S_qe S_ee^-1 (e - mu_e)``, ``cov = S_qq - S_qe S_ee^-1 S_eq``.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]}))
+        >>> m.query("b", {"a": 2.0}).mean.round(4).tolist()   # 0.8 + 0.9714 * 2, as printed
+        [2.7429]
         """
         evidence = dict(evidence or {})
-        variables = list(variables)
+        single = isinstance(variables, Hashable) and (
+            not isinstance(variables, tuple) or variables in self._index  # a tuple name
+        )
+        variables = [variables] if single else list(variables)
         for v in [*variables, *evidence]:
             if v not in self._index:
                 raise ColumnNotFoundError(
