@@ -72,6 +72,7 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
+from ..models._base import Capable
 from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
@@ -254,7 +255,7 @@ def numeric_rows(matched: Any, where: str, *, missing: bool) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the base
-class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
+class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, ABC):
     """What every treelearn classifier shares (see the module docstring).
 
     Class attributes a subclass sets: ``_parameter_constraints`` (option -> accepted
@@ -266,6 +267,9 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
     kind: ClassVar[str] = "classifier"
+    #: what every classifier answers; a class with more (one network's queries, sampling,
+    #: pictures) declares them
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
     _saved_header: ClassVar[tuple] = (
         "n_features",
         "classes",
@@ -725,6 +729,29 @@ class BayesNetClassifier(Persistent, ClassifierMixin, BaseEstimator, ABC):
             log_likelihood=self.log_likelihood(X, y, sample_weight=weights),
             n_parameters=self.n_parameters,
             summed_out=self.class_name_ if y is None else None,
+        )
+
+    # ------------------------------------------------------------ text
+    def to_text(self, digits: int = 4) -> str:
+        """The fitted classifier as text: what it predicts from which features, then its
+        structure where it has one (``treelearn show`` prints it).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
+        >>> print(tl.NaiveBayes().fit(X, y).to_text().splitlines()[0])
+        NaiveBayes classifier for 'c', classes [0, 1], 1 feature: ['f']
+        """
+        check_is_fitted(self)
+        return "\n".join(self._text_lines(digits))
+
+    def _text_lines(self, digits: int) -> Any:
+        """The lines of :meth:`to_text`: the headline (a classifier with a structure adds it)."""
+        features = list(getattr(self, "feature_names_in_", range(self.n_features_in_)))
+        yield (
+            f"{type(self).__name__} classifier for {self.class_name_!r}, classes "
+            f"{[python_scalar(c) for c in self.classes_]}, {len(features)} "
+            f"feature{'' if len(features) == 1 else 's'}: "
+            f"{[python_scalar(f) for f in features[:20]]}{' ...' if len(features) > 20 else ''}"
         )
 
     # ------------------------------------------------------------ files

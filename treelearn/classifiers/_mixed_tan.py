@@ -19,7 +19,7 @@ are Gaussian is decided as in :class:`~treelearn.MixedNaiveBayes` (float columns
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -44,6 +44,7 @@ from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
 from ..structure._trees import orient
 from ._base import CLASS_PRIOR, CPT_PRIOR, BayesNetClassifier, TrainingData
+from ._gaussian_tan import feature_tree_lines
 
 __all__ = ["MixedTAN"]
 
@@ -83,6 +84,10 @@ class MixedTAN(BayesNetClassifier):
     """
 
     _where = "a mixed TAN"
+    #: the classes' CLG trees: rows drawn, and the explorer's sliders
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"classify", "score", "explain", "sample", "explorer"}
+    )
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         **CLASS_PRIOR,
@@ -195,6 +200,23 @@ class MixedTAN(BayesNetClassifier):
                 ) from None
         self.feature_tree_ = oriented
         self.models_ = models
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the feature tree shared by the classes' CLG trees: each
+        feature categorical (its states) or Gaussian, the class-conditional mixed MI (nats)
+        on each edge."""
+        yield from super()._text_lines(digits)
+        yield (
+            "the feature tree of every class's CLG tree (a Gaussian feature's mean and "
+            "variance depend on the class and its parent; the class-conditional MI on each edge):"
+        )
+        numeric = set(self.numeric_features_)
+        states = self.models_[0].states
+
+        def describe(v: Hashable) -> str:
+            return f"{v} (Gaussian)" if v in numeric else f"{v} ({len(states[v])} states)"
+
+        yield from feature_tree_lines(self.feature_tree_, self.feature_tree_, digits, describe)
 
     @property
     def n_parameters(self) -> int:

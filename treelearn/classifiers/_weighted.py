@@ -89,6 +89,9 @@ class FeatureWeightedClassifier(CategoricalClassifier):
     saves anything more through ``_more_state`` / ``_restore_more``.
     """
 
+    #: its class posterior on the explorer page beside the classifier's own answers
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
+
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
         self._states = [list(s) for s in stats.states[:d]]

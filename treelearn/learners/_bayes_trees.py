@@ -602,17 +602,52 @@ class TreePosterior(Model):
         return cls(stats, ess, prior)
 
     # ------------------------------------------------------------------ pictures
-    def draw(
-        self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0
-    ) -> Any:
-        """Draw the edges with posterior ``>= threshold``: width and opacity by
-        posterior, each labelled with its probability; returns the Figure."""
-        from ..viz._draw import new_figure
-
+    def _likely_edges(self, threshold: float) -> nx.Graph:
+        """Every variable, and the edges of posterior ``>= threshold`` (attribute ``posterior``)."""
         G = self.edge_probabilities()
         H = nx.Graph()
         H.add_nodes_from(G)
         H.add_edges_from((u, v, a) for u, v, a in G.edges(data=True) if a["posterior"] >= threshold)
+        return H
+
+    def to_dot(self, threshold: float = 0.5, *, digits: int = 2) -> str:
+        """Graphviz DOT of the edges with posterior ``>= threshold``, each labelled with its
+        probability (what :meth:`draw` draws).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(300))
+        >>> post.to_frame().head(2)[["u", "v"]].values.tolist()   # the surest edges
+        [['bronc', 'dysp'], ['lung', 'either']]
+        >>> [line for line in post.to_dot(0.999).splitlines() if "--" in line]
+        ['  "lung" -- "either" [penwidth=4.70, label="1.00"];', '  "bronc" -- "dysp" [penwidth=4.70, label="1.00"];']
+        """
+        from ..viz._draw import graph_to_dot
+
+        return graph_to_dot(self._likely_edges(threshold), "posterior", digits=digits)
+
+    def to_mermaid(self, threshold: float = 0.5, *, digits: int = 2) -> str:
+        """A Mermaid flowchart of the edges with posterior ``>= threshold``, labelled."""
+        from ..viz._draw import graph_to_mermaid
+
+        return graph_to_mermaid(self._likely_edges(threshold), "posterior", digits=digits)
+
+    def draw(
+        self,
+        threshold: float = 0.5,
+        ax: Any = None,
+        *,
+        digits: int = 2,
+        seed: int = 0,
+        title: str | bool | None = True,
+        edge_labels: bool = True,
+    ) -> Any:
+        """Draw the edges with posterior ``>= threshold``: width and opacity by
+        posterior, each labelled with its probability (``edge_labels``); returns the
+        Figure. ``title``: ``True`` says the threshold, ``n`` and the BDeu sample size, a
+        string is the title, ``False``/``None`` none."""
+        from ..viz._draw import new_figure
+
+        H = self._likely_edges(threshold)
         if ax is None:
             fig = new_figure((max(4, len(H) ** 0.5 * 2),) * 2)  # not pyplot's: any number of them
             ax = fig.subplots()
@@ -626,17 +661,21 @@ class TreePosterior(Model):
             nx.draw_networkx_edges(
                 H, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4 * p, alpha=0.25 + 0.75 * p
             )
-        nx.draw_networkx_edge_labels(
-            H,
-            pos,
-            ax=ax,
-            font_size=7,
-            edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
-        )
-        ax.set_title(
-            f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
-            f"equivalent sample size = {self.equivalent_sample_size:g})"
-        )
+        if edge_labels:
+            nx.draw_networkx_edge_labels(
+                H,
+                pos,
+                ax=ax,
+                font_size=7,
+                edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
+            )
+        if title is True:
+            title = (
+                f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
+                f"equivalent sample size = {self.equivalent_sample_size:g})"
+            )
+        if title:
+            ax.set_title(title)
         ax.set_axis_off()
         return fig
 

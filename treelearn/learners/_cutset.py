@@ -52,6 +52,7 @@ from .._base.validation import (
 )
 from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
+from ..models._base import Capable
 from ..models._cutset import CutsetModel, Leaf, Split, query_rows
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, kind_of, match_features
@@ -61,7 +62,7 @@ from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
 from ..structure._trees import spanning_tree_edges
 from ._chow_liu import chow_liu_from_counts
-from ._density import N_JOBS, DensityScores
+from ._density import N_JOBS, DensityScores, most_probable
 
 __all__ = ["CutsetNetwork", "grow_cutset", "tree_fit"]
 
@@ -337,7 +338,9 @@ def grow_cutset(
 
 
 # ---------------------------------------------------------------------- the estimator
-class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class CutsetNetwork(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A cutset network (or a bagged ensemble of them): conditioning on variables top-down,
     Chow-Liu trees at the leaves; exact likelihoods, marginals, conditionals, MAP and
     sampling.
@@ -379,6 +382,11 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
     >>> net.query("lung", evidence={"smoke": "yes"}).round(3).tolist()   # the data: 0.904, 0.096
     [0.904, 0.096]
     """
+
+    #: what a fitted cutset network answers (``map``: of one network; an ensemble's is refused)
+    capabilities = frozenset(
+        {"score", "sample", "sample_given", "query", "map", "predict", "explorer"}
+    )
 
     def __init__(
         self,
@@ -558,11 +566,17 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
             raise ColumnNotFoundError(
                 f"{target!r} is not a column; the columns are {columns}", column=target
             )
-        j = columns.index(target)
         states = self.networks_[0].states[target]
-        k = len(states)
+        proba = self._posterior_codes(codes, columns.index(target))
+        index = X.index if isinstance(X, pd.DataFrame) else None  # rows by position otherwise
+        return pd.DataFrame(proba, columns=states, index=index)
+
+    def _posterior_codes(self, codes: np.ndarray, j: int) -> np.ndarray:
+        """``P(column j | each row's other observed cells)``, ``(rows, states)``: every
+        row scored once per state of column ``j``."""
+        k = len(self.networks_[0].states[self.networks_[0].columns[j]])
         check_memory(
-            8.0 * len(codes) * k * len(columns),
+            8.0 * len(codes) * k * codes.shape[1],
             "predict_proba over every state",
             "predict fewer rows at a time",
         )
@@ -570,9 +584,40 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
         rows[:, j] = np.tile(np.arange(k), len(codes))
         log_p = self._log_joint(rows).reshape(len(codes), k)
         with np.errstate(invalid="ignore"):
-            proba = np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
-        index = X.index if isinstance(X, pd.DataFrame) else None  # rows by position otherwise
-        return pd.DataFrame(proba, columns=states, index=index)
+            return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+
+    def predict(self, X: Any, target: Hashable | None = None) -> pd.DataFrame | pd.Series:
+        """``X`` with every missing cell filled by its most probable state given the row's
+        observed cells (each cell's exact posterior; ties to the first state), as
+        :meth:`HiddenTree.predict <treelearn.HiddenTree.predict>`. With ``target`` (a
+        column), its most probable state in every row given the row's other observed cells
+        (the argmax of :meth:`predict_proba`), a Series.
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> net = tl.CutsetNetwork(max_depth=2).fit(df)
+        >>> rows = df.head(50)
+        >>> bool((net.predict(rows, "either") == net.predict_proba(rows, "either")
+        ...       .idxmax(axis=1)).all())
+        True
+        >>> holed = rows.head(3).copy()
+        >>> holed.loc[0, "either"] = np.nan
+        >>> bool(net.predict(holed).loc[0, "either"] == net.predict(holed.head(1), "either")[0])
+        True
+        """
+        if target is not None:
+            return most_probable(self.predict_proba(X, target), target)
+        codes = self._codes(X)
+        first = self.networks_[0]
+        filled = codes.copy()
+        for j in np.flatnonzero((codes < 0).any(axis=0)):  # a loop over columns, not rows
+            rows = codes[:, j] < 0
+            best = np.argmax(np.nan_to_num(self._posterior_codes(codes[rows], j), nan=-1.0), axis=1)
+            filled[rows, j] = best
+        out = decode_codes(filled, first.columns, first.states, first.dtypes)
+        if isinstance(X, pd.DataFrame):
+            out.index = X.index
+        return out
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
@@ -588,18 +633,60 @@ class CutsetNetwork(Persistent, DensityScores, CategoricalTableInput, DensityMix
             )
         return self.networks_[0].map_query(evidence, return_log_prob)
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows (a network per row by the weights, then from it)."""
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows (a network per row by the weights, then from it), or exactly from
+        ``P(. | evidence)``: each row's network from ``P(network | evidence)``, then the row
+        from that network given the evidence (those columns hold the given values).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> net = tl.CutsetNetwork(max_depth=2).fit(pd.read_csv("datasets/asia.csv"))
+        >>> set(net.sample(20, random_state=0, evidence={"smoke": "yes"})["smoke"])
+        {'yes'}
+        """
         check_is_fitted(self)
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         rng = np.random.default_rng(check_param("random_state", random_state, RANDOM_STATE))
-        per = rng.multinomial(n, self.weights_)
         first = self.networks_[0]
-        empty = np.full(len(first.columns), -1, dtype=np.int64)
+        row = first.evidence_row(evidence)
+        weights = self.weights_
+        if (row >= 0).any():  # P(network | evidence) = w_k P_k(e) / sum_j w_j P_j(e)
+            with np.errstate(divide="ignore"):
+                log_p = np.log(weights) + np.array(
+                    [net.log_likelihood_codes(row[None])[0] for net in self.networks_]
+                )
+            total = logsumexp(log_p)
+            if not np.isfinite(total):
+                raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
+            weights = np.exp(log_p - total)
+        per = rng.multinomial(n, weights)
         codes = np.concatenate(
-            [net.sample_codes(int(m), rng, empty) for net, m in zip(self.networks_, per)]
+            [net.sample_codes(int(m), rng, row) for net, m in zip(self.networks_, per)]
         )
         return decode_codes(codes, first.columns, first.states, first.dtypes)
+
+    # ------------------------------------------------------------ what it is, as text
+    @property
+    def variables(self) -> list:
+        """The columns the network is over, in order."""
+        check_is_fitted(self)
+        return list(self.networks_[0].columns)
+
+    def to_text(self, digits: int = 4) -> str:
+        """The network (or each of the ensemble's) as text: its conditioning nodes with their
+        branches' probabilities, and each leaf's tree (what ``treelearn show`` prints)."""
+        check_is_fitted(self)
+        if len(self.networks_) == 1:
+            return self.networks_[0].to_text(digits)
+        lines = [f"CutsetNetwork: an ensemble of {len(self.networks_)} networks, equal weights"]
+        for k, net in enumerate(self.networks_):
+            lines += ["", f"network {k}:", net.to_text(digits)]
+        return "\n".join(lines)
 
     # ------------------------------------------------------------ files
     def _fitted_state(self) -> dict:

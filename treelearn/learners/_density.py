@@ -12,19 +12,20 @@ names them: ``score`` (mean log-likelihood per row, what ``GridSearchCV`` maximi
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from numbers import Integral
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._base.errors import TreelearnError
 from .._base.validation import Interval
 from ..encoding._table import weighted_total
 from ..export._jsonfile import estimator_document, save_document
 
-__all__ = ["N_JOBS", "DensityScores", "EarlyStopping", "progress_bar"]
+__all__ = ["N_JOBS", "DensityScores", "EarlyStopping", "most_probable", "progress_bar"]
 
 #: ``n_jobs``: None (one process), or a number of joblib workers (-1: one per core)
 N_JOBS = [None, Interval(Integral, -1, None)]
@@ -114,3 +115,16 @@ def progress_bar(enabled: bool, total: int, desc: str) -> Iterator[Any]:
         yield bar
     finally:
         bar.close()
+
+
+def most_probable(proba: pd.DataFrame, target: Hashable) -> pd.Series:
+    """Each row's most probable state (the first on ties) of a frame of probabilities (one
+    column per state): a density estimator's ``predict(X, target)`` from its
+    ``predict_proba(X, target)``.
+
+    >>> most_probable(pd.DataFrame({"u": [0.7, 0.5], "v": [0.3, 0.5]}), "a").tolist()
+    ['u', 'u']
+    """
+    labels = np.empty(proba.shape[1], dtype=object)
+    labels[:] = list(proba.columns)
+    return pd.Series(labels[np.argmax(proba.to_numpy(), axis=1)], index=proba.index, name=target)

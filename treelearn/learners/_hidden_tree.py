@@ -52,6 +52,7 @@ from ..encoding._table import (
     state_order,
 )
 from ..inference._engine import TreeEngine, decode_codes
+from ..models._base import Capable
 from ..models._tree import TreeModel
 from ..sources._kinds import as_frame, match_features
 from ..sources._passes import RowPasses, row_passes
@@ -59,7 +60,7 @@ from ..stats._parameters import estimate_cpt
 from ..stats._settings import LearningSettings
 from ..structure._trees import orient
 from ._chow_liu import build_model, chow_liu_from_counts
-from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
+from ._density import N_JOBS, DensityScores, EarlyStopping, most_probable, progress_bar
 
 __all__ = ["HiddenMarkovModel", "HiddenTree", "LatentTree", "latent_names"]
 
@@ -289,7 +290,9 @@ def _normalised(table: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- the estimator
-class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class HiddenTree(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A hidden Chow-Liu tree: one latent variable of ``n_states`` states per column, the
     latents a tree (by default the Chow-Liu tree of the columns), learned by exact EM.
 
@@ -361,6 +364,21 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
     >>> all(b <= a + 1e-9 for b, a in zip(hidden.lower_bounds_, hidden.lower_bounds_[1:]))
     True
     """
+
+    #: what a fitted hidden tree answers about its columns (the latents summed out; the
+    #: most probable completion is not declared: the joint tree's is over the latents too)
+    capabilities = frozenset(
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "predict",
+            "draw",
+            "explorer",
+        }
+    )
 
     def __init__(
         self,
@@ -583,9 +601,11 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
         return self.model_.predict_proba(frame, target)
 
-    def predict(self, X: Any) -> pd.DataFrame:
+    def predict(self, X: Any, target: Hashable | None = None) -> pd.DataFrame | pd.Series:
         """``X`` with every missing cell filled by its most probable state given the row's
-        observed cells (each cell's exact marginal; ties to the first state).
+        observed cells (each cell's exact marginal; ties to the first state). With
+        ``target`` (a column), its most probable state in every row given the row's other
+        observed cells (the argmax of :meth:`predict_proba`), a Series.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -595,6 +615,8 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         >>> hidden.predict(holed).notna().all().all()
         np.True_
         """
+        if target is not None:
+            return most_probable(self.predict_proba(X, target), target)
         codes = self._codes(X)
         d = self.n_features_in_
         columns = list(self.feature_names_in_)
@@ -621,26 +643,95 @@ class HiddenTree(Persistent, DensityScores, CategoricalTableInput, DensityMixin,
         n: int,
         random_state: int | np.random.Generator | None = None,
         *,
+        evidence: Mapping[Hashable, Any] | None = None,
         return_latent: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-        """Draw ``n`` rows of the columns (with ``return_latent=True``, also their latent
-        states: ``(rows, latents)``).
+        """Draw ``n`` rows of the columns, or exactly from ``P(. | evidence)`` (states of
+        columns; the latents drawn from their posterior too), with ``return_latent=True``
+        also their latent states: ``(rows, latents)``.
 
         >>> import pandas as pd, treelearn as tl
         >>> hidden = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
         >>> hidden.sample(3, random_state=0).shape
         (3, 8)
+        >>> set(hidden.sample(5, random_state=0, evidence={"smoke": "yes"})["smoke"])
+        {'yes'}
         """
         check_is_fitted(self)
-        both = self.model_.sample(n, random_state=random_state)
+        both = self.model_.sample(n, random_state=random_state, evidence=self._given(evidence))
         rows = both[list(self.feature_names_in_)]
         return (rows, both[self.latent_names_]) if return_latent else rows
+
+    def _given(self, evidence: Mapping[Hashable, Any] | None) -> dict:
+        """Evidence on the columns (a latent is not evidence a user gives)."""
+        evidence = dict(evidence or {})
+        columns = set(self.feature_names_in_)
+        unknown = [v for v in evidence if v not in columns]
+        if unknown:
+            raise ColumnNotFoundError(
+                f"{unknown[0]!r} is not a column of the model; the columns are "
+                f"{list(self.feature_names_in_)[:20]}",
+                column=unknown[0],
+            )
+        return evidence
+
+    # ------------------------------------------------------------ queries on the columns
+    @property
+    def variables(self) -> list:
+        """The columns (the latents are not variables a user observes or asks for)."""
+        check_is_fitted(self)
+        return list(self.feature_names_in_)
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
+        """Exact ``P(variables | evidence)`` of columns, the latents summed out (the joint
+        tree's :meth:`~treelearn.models._tree.TreeModel.query`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> hidden = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
+        >>> round(float(hidden.query("lung", {"smoke": "yes"}).sum()), 12)
+        1.0
+        """
+        check_is_fitted(self)
+        names = [variables] if isinstance(variables, (str, int)) else list(variables)
+        self._given(dict.fromkeys(names))  # a latent is not asked for either
+        return self.model_.query(names, evidence=self._given(evidence))
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{column: P(column | evidence)}`` for every column not given, exactly."""
+        check_is_fitted(self)
+        every = self.model_.marginals(self._given(evidence))
+        return {v: every[v] for v in self.feature_names_in_ if v in every}
+
+    # ------------------------------------------------------------ text and pictures
+    def to_text(self, digits: int = 4) -> str:
+        """A headline, then the joint tree of latents and columns (``treelearn show``)."""
+        check_is_fitted(self)
+        state = "converged" if self.converged_ else "not converged"
+        return (
+            f"{type(self).__name__}: {self.n_features_in_} columns, each under a latent of "
+            f"{self.n_states} states; EM {state} after {self.n_iter_} "
+            f"iteration{'s' if self.n_iter_ != 1 else ''}\n" + self.model_.to_text(digits)
+        )
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """The joint tree, latent nodes marked (see :func:`treelearn.viz._draw.draw`)."""
         check_is_fitted(self)
         kwargs.setdefault("latent", self.latent_names_)
         return self.model_.draw(ax, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT of the joint tree of latents and columns."""
+        check_is_fitted(self)
+        return self.model_.to_dot(**kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart of the joint tree of latents and columns."""
+        check_is_fitted(self)
+        return self.model_.to_mermaid(**kwargs)
 
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The joint tree as an interactive page (:meth:`TreeModel.to_html

@@ -54,6 +54,7 @@ from ..inference._shapley import (
     check_explain_options,
     explain_game,
 )
+from ..models._base import Capable
 from ..models._tree import TreeModel
 from ..sources._count import in_memory_table
 from ..sources._kinds import as_frame, match_features
@@ -63,7 +64,7 @@ from ..stats._information import mutual_information_matrix
 from ..stats._settings import LearningSettings
 from ._bayes_trees import k_best_trees, k_best_trees_from_counts
 from ._chow_liu import chow_liu_from_counts
-from ._density import N_JOBS, DensityScores, EarlyStopping, progress_bar
+from ._density import N_JOBS, DensityScores, EarlyStopping, most_probable, progress_bar
 from ._em import expected_counts
 from ._mixture_queries import (
     component_posterior,
@@ -76,7 +77,9 @@ from ._mixture_queries import (
 __all__ = ["TreeMixture"]
 
 
-class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator):
+class TreeMixture(
+    Persistent, Capable, DensityScores, CategoricalTableInput, DensityMixin, BaseEstimator
+):
     """A mixture of tree-shaped Bayesian networks, learned by EM.
 
     Follows scikit-learn's ``GaussianMixture``: ``fit``, ``score`` (mean
@@ -185,6 +188,21 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
     >>> mix.predict_proba(df.head(2)).shape
     (2, 2)
     """
+
+    #: what a fitted mixture answers (the command line asks these words)
+    capabilities = frozenset(
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "predict",
+            "explain",
+            "draw",
+            "explorer",
+        }
+    )
 
     def __init__(
         self,
@@ -434,8 +452,12 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         log_prob = self._estimate_log_prob(X)
         return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable component of each row."""
+    def predict(self, X: Any, target: Hashable | None = None) -> np.ndarray | pd.Series:
+        """The most probable component of each row; with ``target`` (a variable), its most
+        probable state given the row's other observed values (the argmax of
+        :meth:`predict_proba`, ties to the first state), a Series named ``target``."""
+        if target is not None:
+            return most_probable(self.predict_proba(X, target=target), target)
         return np.argmax(self._estimate_log_prob(X), axis=1)
 
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
@@ -605,15 +627,65 @@ class TreeMixture(Persistent, DensityScores, CategoricalTableInput, DensityMixin
         X = pd.concat(parts, ignore_index=True)
         return (X, labels) if return_components else X
 
-    # ------------------------------------------------------------ pictures, files
+    # ------------------------------------------------------------ what it is over
+    @property
+    def variables(self) -> list:
+        """The columns the mixture is over, in order."""
+        check_is_fitted(self)
+        return list(self.components_[0].variables)
+
+    # ------------------------------------------------------------ text, pictures, files
+    def to_text(self, digits: int = 4) -> str:
+        """The mixture as text: how EM ended, then each component's weight and tree (what
+        ``treelearn show`` prints).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> mix = tl.TreeMixture(n_components=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
+        >>> mix.to_text().splitlines()[2].startswith("component 0 (weight ")
+        True
+        """
+        check_is_fitted(self)
+        state = "converged" if self.converged_ else "not converged"
+        lines = [
+            f"{type(self).__name__}: {len(self.components_)} components, EM {state} after "
+            f"{self.n_iter_} iteration{'s' if self.n_iter_ != 1 else ''}"
+        ]
+        for k, (w, tree) in enumerate(zip(self.weights_, self.components_)):
+            lines += ["", f"component {k} (weight {w:.{digits}f}):", tree.to_text(digits)]
+        return "\n".join(lines)
+
+    def _panel_titles(self) -> list[str]:
+        return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights_)]
+
     def draw(self, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (see :func:`treelearn.viz._draw.draw_panels`)."""
+        """One panel per component, titled with its weight (see
+        :func:`treelearn.viz._draw.draw_panels`); ``title="..."`` is the heading above them
+        (``True``: "mixture of k trees", the default), other keywords go to every panel."""
         check_is_fitted(self)
         from ..viz._draw import draw_panels
 
-        titles = [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights_)]
-        kwargs.setdefault("heading", f"mixture of {len(self.components_)} trees")
-        return draw_panels(self.components_, titles, **kwargs)
+        title = kwargs.pop("title", True)
+        kwargs.pop("data", None)  # the panels are titled by their weights, not a score
+        heading = title if isinstance(title, str) else None
+        if title is True or title is None:
+            heading = f"mixture of {len(self.components_)} trees"
+        kwargs.setdefault("heading", heading)
+        return draw_panels(self.components_, self._panel_titles(), **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT: one titled cluster per component (see
+        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        check_is_fitted(self)
+        from ..viz._draw import panels_to_dot
+
+        return panels_to_dot(self.components_, self._panel_titles(), **kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart: one titled subgraph per component."""
+        check_is_fitted(self)
+        from ..viz._draw import panels_to_mermaid
+
+        return panels_to_mermaid(self.components_, self._panel_titles(), **kwargs)
 
     # (to_dict / from_dict: the one codec, treelearn._base.persistence; the fitted parts here)
     def _fitted_state(self) -> dict:

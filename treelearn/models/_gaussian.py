@@ -10,6 +10,7 @@ learns from are in :mod:`treelearn.stats._gaussian`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from numbers import Integral
@@ -80,7 +81,11 @@ class GaussianQuery(NamedTuple):
 
 
 def _evidence_value(v: Hashable, value: Any) -> float:
-    """One piece of Gaussian evidence: a finite real number (NaN would give NaN means)."""
+    """One piece of Gaussian evidence: a finite real number (NaN would give NaN means), or
+    text spelling one (as the command line gives it)."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
     if (
         not isinstance(value, (int, float, np.integer, np.floating))
         or isinstance(value, (bool, np.bool_))
@@ -170,11 +175,6 @@ class GaussianTreeModel(Model):
     def parents(self, v: Hashable) -> list:
         """The parent of ``v`` as a list (empty for a root)."""
         return list(self.graph.predecessors(v))
-
-    @property
-    def states(self) -> dict:
-        """Each discrete variable's states: none (every variable is a number)."""
-        return {}
 
     @property
     def root(self) -> Hashable:
@@ -353,6 +353,16 @@ class GaussianTreeModel(Model):
             mean[rows] += (M[np.ix_(rows, pattern)] - mu[seen].to_numpy()) @ K
         index = X.index if isinstance(X, pd.DataFrame) else None
         return pd.Series(mean, index=index, name=target)
+
+    def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
+        """Refused: every variable of a Gaussian tree is a number, with no states to give
+        probabilities of; :meth:`predict` gives its conditional mean, :meth:`query` its
+        conditional Gaussian."""
+        raise TreelearnError(
+            f"{target!r} is a Gaussian variable: it has no states to give probabilities of; "
+            f"predict(X, {target!r}) gives its conditional mean given each row",
+            column=target,
+        )
 
     def query(
         self, variables: Sequence[Hashable] | Hashable, evidence: dict | None = None
