@@ -731,7 +731,26 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
             summed_out=self.class_name_ if y is None else None,
         )
 
-    # ------------------------------------------------------------ text
+    # ------------------------------------------------------------ text, the explorer
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """The fitted classifier as an interactive page, the class marked (see
+        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        written there and ``None`` returned."""
+        check_is_fitted(self)
+        self.require("explorer")
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        check_is_fitted(self)
+        self.require("explorer")
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
     def to_text(self, digits: int = 4) -> str:
         """The fitted classifier as text: what it predicts from which features, then its
         structure where it has one (``treelearn show`` prints it).
@@ -860,23 +879,6 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
         check_is_fitted(self)
         return self.model_.draw(ax, **kwargs)
-
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """The fitted network(s) as an interactive page, the class marked (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
-        written there and ``None`` returned."""
-        check_is_fitted(self)
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
-        check_is_fitted(self)
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""

@@ -253,8 +253,16 @@ class MixedTAN(BayesNetClassifier):
         out = rows.astype(object).where(keep, None if other is None else other.to_numpy())
         return out.astype({c: rows[c].dtype for c in rows.columns if rows[c].dtype.kind == "f"})
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows: a class from the prior, then the features from its CLG tree."""
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows: a class from the prior, then the features from its CLG tree
+        (``numbers``: binned categorical features as numbers, :meth:`CLGTreeModel.sample
+        <treelearn.CLGTreeModel.sample>`)."""
         check_is_fitted(self)
         rng = np.random.default_rng(random_state)
         prior = np.exp(self.class_log_prior_)
@@ -262,7 +270,7 @@ class MixedTAN(BayesNetClassifier):
         parts, order = [], []
         for c, model in enumerate(self.models_):
             rows = np.flatnonzero(drawn == c)
-            part = model.sample(len(rows), random_state=rng)
+            part = model.sample(len(rows), random_state=rng, numbers=numbers)
             part[self.class_name_] = np.repeat(self.classes_[c : c + 1], len(rows))
             parts.append(part)
             order.append(rows)

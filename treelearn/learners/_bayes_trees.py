@@ -480,11 +480,18 @@ class TreePosterior(Model):
         its own; BIC and AIC charge it as that tree)."""
         return self.map_tree().n_parameters
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
         """``n`` rows drawn independently from the posterior predictive ``P(x | D)``: for
         each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
         from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
-        the same tree are drawn together.
+        the same tree are drawn together. ``numbers`` as in :meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
@@ -494,17 +501,19 @@ class TreePosterior(Model):
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         rng = np.random.default_rng(check_param("random_state", random_state, RANDOM_STATE))
         if len(self.variables) < 2:
-            return self._model([], "tree_posterior sample").sample(n, random_state=rng)
+            return self._model([], "tree_posterior sample").sample(
+                n, random_state=rng, numbers=numbers
+            )
         trees: dict[tuple, int] = {}
         for _ in range(n):
             edges = tuple(sorted(sample_spanning_tree(self.log_weights, rng)))
             trees[edges] = trees.get(edges, 0) + 1
         parts = [
-            self._model(edges, "tree_posterior sample").sample(k, random_state=rng)
+            self._model(edges, "tree_posterior sample").sample(k, random_state=rng, numbers=numbers)
             for edges, k in trees.items()
         ]
         if not parts:
-            return self._model([], "tree_posterior sample").sample(0)
+            return self._model([], "tree_posterior sample").sample(0, numbers=numbers)
         out = pd.concat(parts, ignore_index=True)
         return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
 

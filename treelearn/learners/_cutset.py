@@ -50,6 +50,7 @@ from .._base.validation import (
     check_param,
     check_params,
 )
+from ..encoding._bins import binned_numbers
 from ..encoding._table import DEFAULT_MAX_STATES, CategoricalTableInput, Table
 from ..inference._engine import decode_codes
 from ..models._base import Capable
@@ -383,10 +384,9 @@ class CutsetNetwork(
     [0.904, 0.096]
     """
 
-    #: what a fitted cutset network answers (``map``: of one network; an ensemble's is refused)
-    capabilities = frozenset(
-        {"score", "sample", "sample_given", "query", "map", "predict", "explorer"}
-    )
+    #: what a fitted cutset network answers, one network or an ensemble (a mixture, whose
+    #: most probable completion is not computed: a member's is, ``networks_[k].map_query``)
+    capabilities = frozenset({"score", "sample", "sample_given", "query", "predict", "explorer"})
 
     def __init__(
         self,
@@ -639,10 +639,12 @@ class CutsetNetwork(
         random_state: int | np.random.Generator | None = None,
         *,
         evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """Draw ``n`` rows (a network per row by the weights, then from it), or exactly from
         ``P(. | evidence)``: each row's network from ``P(network | evidence)``, then the row
         from that network given the evidence (those columns hold the given values).
+        ``numbers`` as in :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> net = tl.CutsetNetwork(max_depth=2).fit(pd.read_csv("datasets/asia.csv"))
@@ -668,9 +670,22 @@ class CutsetNetwork(
         codes = np.concatenate(
             [net.sample_codes(int(m), rng, row) for net, m in zip(self.networks_, per)]
         )
-        return decode_codes(codes, first.columns, first.states, first.dtypes)
+        out = decode_codes(codes, first.columns, first.states, first.dtypes)
+        if numbers:
+            out = binned_numbers(out, codes, first.columns, first.states, rng)
+        return out
 
-    # ------------------------------------------------------------ what it is, as text
+    # ------------------------------------------------------------ what it is, as text, as a page
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """The interactive explorer page (one forest per leaf; see
+        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path`` written
+        there and ``None`` returned."""
+        check_is_fitted(self)
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
     @property
     def variables(self) -> list:
         """The columns the network is over, in order."""

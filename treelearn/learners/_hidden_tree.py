@@ -644,11 +644,13 @@ class HiddenTree(
         random_state: int | np.random.Generator | None = None,
         *,
         evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
         return_latent: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
         """Draw ``n`` rows of the columns, or exactly from ``P(. | evidence)`` (states of
         columns; the latents drawn from their posterior too), with ``return_latent=True``
-        also their latent states: ``(rows, latents)``.
+        also their latent states: ``(rows, latents)``; ``numbers`` as in
+        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> hidden = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -658,7 +660,9 @@ class HiddenTree(
         {'yes'}
         """
         check_is_fitted(self)
-        both = self.model_.sample(n, random_state=random_state, evidence=self._given(evidence))
+        both = self.model_.sample(
+            n, random_state=random_state, evidence=self._given(evidence), numbers=numbers
+        )
         rows = both[list(self.feature_names_in_)]
         return (rows, both[self.latent_names_]) if return_latent else rows
 

@@ -43,6 +43,7 @@ from .._base.errors import (
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
 from .._base.validation import RANDOM_STATE, Interval, check_param
+from ..encoding._bins import binned_numbers
 from ..inference._engine import decode_codes
 from ..sources._kinds import numeric_matrix
 from ._base import Model, tree_lines
@@ -332,10 +333,10 @@ class CLGTreeModel(Model):
                 text = f"{v} ({len(states[v])} states)"
             elif parent is not None and parent not in self._cpos:
                 pairs = ", ".join(
-                    f"{s}: N({format(m, g)}, {format(s2, g)})"
+                    f"{parent}={s}: N(mean {format(m, g)}, variance {format(s2, g)})"
                     for s, m, s2 in zip(states[parent], node["means"], node["variances"])
                 )
-                text = f"{v} ~ Gaussian (mean, variance) by {parent}: {pairs}"
+                text = f"{v} ~ {pairs}"
             else:
                 mean = format(node["intercept"], g)
                 if parent is not None:
@@ -606,11 +607,15 @@ class CLGTreeModel(Model):
         random_state: Any = None,
         *,
         evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """``n`` rows in column order with the discrete columns' dtypes: by ancestral
         sampling (the discrete tree first, then each continuous column given its parent),
         or exactly from ``P(. | evidence)`` (``{column: value}``: states of discrete
         columns, numbers of continuous ones; those columns hold the given values).
+        ``numbers``: a discrete column whose states are bins comes back as numbers drawn
+        within each row's bin, as in :meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`.
 
         Given evidence, the discrete columns are drawn together from their posterior (each
         Gaussian subtree's density of its observed cells is soft evidence on the discrete
@@ -654,6 +659,8 @@ class CLGTreeModel(Model):
                     f"the evidence {dict(evidence or {})} has probability zero under the model"
                 )
             frame = decode_codes(codes, dm.variables, dm.states, dm.dtypes)
+            if numbers:
+                frame = binned_numbers(frame, codes, dm.variables, dm.states, rng)
             columns.update({v: frame[v] for v in dm.variables})
         values = np.empty((n, p))
         noise = rng.standard_normal((n, p))

@@ -349,8 +349,9 @@ class CopulaTreeModel(Model):
         return out + jac
 
     # -------------------------------------------------------------- sampling, queries
-    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
-        """``n`` rows: scores from the Gaussian tree, each mapped by its column's inverse CDF."""
+    def sample(self, n: int, random_state: Any = None, *, numbers: bool = False) -> pd.DataFrame:
+        """``n`` rows: scores from the Gaussian tree, each mapped by its column's inverse CDF.
+        ``numbers``: every value is a number already (no column is binned)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         z = self.scores.sample(n, random_state=random_state)

@@ -262,11 +262,17 @@ class GaussianTreeModel(Model):
 
     # -------------------------------------------------------------- sampling and queries
     def sample(
-        self, n: int, random_state: Any = None, *, evidence: Mapping[Hashable, Any] | None = None
+        self,
+        n: int,
+        random_state: Any = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """``n`` rows in column order: by ancestral sampling (parents first), or exactly
         from the conditional Gaussian given ``evidence`` (``{column: number}``; those
-        columns hold the given values).
+        columns hold the given values). ``numbers``: every value is a number already (no
+        column is binned), as the discrete models' ``sample(numbers=True)`` gives them.
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0., 1, 2, 4], "b": [1., 2, 2, 5]}))
@@ -314,7 +320,8 @@ class GaussianTreeModel(Model):
     def predict(self, X: Any, target: Hashable) -> pd.Series:
         """``E[target | the row's other observed columns]`` for every row: the conditional
         Gaussian's mean, ``mu_t + S_to S_oo^-1 (x_o - mu_o)``, one solve per pattern of
-        observed columns (a missing cell, NaN, is integrated out).
+        observed columns (a missing cell, NaN, is integrated out; columns that are not
+        variables are ignored).
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]})
@@ -329,6 +336,8 @@ class GaussianTreeModel(Model):
                 column=target,
             )
         others = [v for v in self.variables if v != target]
+        if isinstance(X, pd.DataFrame):  # columns that are not variables are ignored
+            X = X[[c for c in X.columns if c in self._index]]
         names, values = numeric_matrix(X, learner="GaussianTreeModel")
         absent = [v for v in others if v not in names]
         if absent:

@@ -350,8 +350,9 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
     }
     n = len(model.variables)
     parts = [names.get(method, method), f"{n} variable{'' if n == 1 else 's'}"]
-    if model.n_rows is not None:
-        parts.append(f"n = {model.n_rows:,}")
+    if model.n_rows is not None:  # whole rows as a whole number (a Gaussian's is a float)
+        rows = model.n_rows
+        parts.append(f"n = {int(rows):,}" if float(rows).is_integer() else f"n = {rows:,}")
     if data is not None:
         ll = f"{model.log_likelihood(data):,.1f}".replace("-", "\u2212")
         parts.append(f"log-likelihood = {ll} nats")
