@@ -279,7 +279,7 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
     problems, notes = table_problems(
         df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
     )
-    continuous = [p for p in problems if "gaussian" in getattr(p, "fixes", ())]
+    continuous = [p for p in problems if "gaussian" in p.fixes]
     if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
         names = [p.column for p in continuous]
         shown = ", ".join(map(repr, names[:8])) + (

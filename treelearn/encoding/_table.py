@@ -430,8 +430,7 @@ _PYTHON_FIXES = {
     "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
-    "background": "explain it against background rows: kind='shapley', conditional=False, "
-    "background=rows",
+    "background": "use kind='shapley', conditional=False with background= rows",
 }
 
 
