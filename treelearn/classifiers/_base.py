@@ -736,7 +736,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         """The fitted classifier as an interactive page, the class marked (see
         :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
         written there and ``None`` returned."""
-        check_is_fitted(self)
+        self._require_fitted()
         self.require("explorer")
         from ..viz._explorer import to_html
 
@@ -745,7 +745,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
 
     def explore(self, **kwargs: Any) -> Any:
         """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         self.require("explorer")
         from ..viz._explorer import Explorer
 
@@ -760,7 +760,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         >>> print(tl.NaiveBayes().fit(X, y).to_text().splitlines()[0])
         NaiveBayes classifier for 'c', classes [0, 1], 1 feature: ['f']
         """
-        check_is_fitted(self)
+        self._require_fitted()
         return "\n".join(self._text_lines(digits))
 
     def _text_lines(self, digits: int) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from numbers import Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import networkx as nx
 import numpy as np
@@ -243,7 +243,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         Gaussian features are one likelihood on the class, ``prod_j N(x_j; theta_cj,
         var_cj)`` (they are the class's children and nothing else's), scaled to a maximum of
         1; a class given a state needs no likelihood."""
-        check_is_fitted(self)
+        self._require_fitted()
         given = dict(evidence or {})
         numbers = {f: given.pop(f) for f in list(given) if f in set(self.numeric_features_)}
         if not numbers:
@@ -284,7 +284,9 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         ...                  clf.predict_proba(row)[0]))
         True
         """
-        names = [variables] if isinstance(variables, (str, int)) else list(variables)
+        names = (
+            [variables] if isinstance(variables, (str, int)) else list(cast(Sequence, variables))
+        )
         gaussian = [v for v in names if v in set(self.numeric_features_)]
         if gaussian:
             raise TreelearnError(

@@ -7,7 +7,7 @@ class ``c``; a missing feature value is summed out over that class's tree.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -137,7 +137,7 @@ class ChowLiuMultinet(CategoricalClassifier):
     ) -> tuple[list, np.ndarray, list, dict]:
         """``(trees, P(c), labels, feature evidence)``: the multinet as a mixture of its class
         trees weighted by the class prior; a class given in ``evidence`` leaves its tree alone."""
-        check_is_fitted(self)
+        self._require_fitted()
         labels = [python_scalar(c) for c in self.classes_]
         trees = [self.models_[c] for c in labels]
         prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
@@ -163,7 +163,9 @@ class ChowLiuMultinet(CategoricalClassifier):
         >>> bool(np.allclose(clf.query("either", row.iloc[0].to_dict()), clf.predict_proba(row)[0]))
         True
         """
-        names = [variables] if isinstance(variables, (str, int)) else list(variables)
+        names = (
+            [variables] if isinstance(variables, (str, int)) else list(cast(Sequence, variables))
+        )
         cls = self.class_name_
         if cls in names and cls in dict(evidence or {}):
             raise TreelearnError(f"{cls!r} is both queried and given as evidence")
@@ -200,7 +202,7 @@ class ChowLiuMultinet(CategoricalClassifier):
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT: one titled cluster per class tree (see
         :func:`treelearn.viz._draw.panels_to_dot`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         from ..viz._draw import panels_to_dot
 
         trees = [self.models_[python_scalar(c)] for c in self.classes_]
@@ -208,7 +210,7 @@ class ChowLiuMultinet(CategoricalClassifier):
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """A Mermaid flowchart: one titled subgraph per class tree."""
-        check_is_fitted(self)
+        self._require_fitted()
         from ..viz._draw import panels_to_mermaid
 
         trees = [self.models_[python_scalar(c)] for c in self.classes_]

@@ -160,19 +160,19 @@ class SingleNetworkClassifier(CategoricalClassifier):
     def to_bif(self, path: Any) -> None:
         """Write the fitted network as a BIF file (:meth:`TreeModel.to_bif
         <treelearn.models._tree.TreeModel.to_bif>`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         self.require("bif")
         self.model_.to_bif(path)
 
     def to_xmlbif(self, path: Any) -> None:
         """Write the fitted network as an XMLBIF 0.3 file."""
-        check_is_fitted(self)
+        self._require_fitted()
         self.require("bif")
         self.model_.to_xmlbif(path)
 
     def to_uai(self, path: Any) -> None:
         """Write the fitted network as a UAI ``BAYES`` file."""
-        check_is_fitted(self)
+        self._require_fitted()
         self.require("bif")
         self.model_.to_uai(path)
 
@@ -191,20 +191,20 @@ class SingleNetworkClassifier(CategoricalClassifier):
         >>> clf.query("c", {"f": "b"}).tolist()   # 1 of the 2 rows with f = b has c = 1
         [0.5, 0.5]
         """
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.query(variables, evidence)
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
         """``{variable: P(variable | evidence)}`` of every feature and the class not given."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.marginals(evidence)
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
-    ) -> dict | tuple[dict, float]:
+    ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """The most probable assignment of every variable (features and class) not in
         ``evidence`` (:meth:`TreeModel.map_query <treelearn.models._tree.TreeModel.map_query>`)."""
-        check_is_fitted(self)
+        self._require_fitted()
         return self.model_.map_query(evidence, return_log_prob=return_log_prob)
 
     def sample(

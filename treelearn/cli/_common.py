@@ -107,10 +107,12 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
     written with thousands separators are read as numbers, with a note."""
     from ..sources._reading import data_separator, read_data, separator_note, thousands_columns
 
-    options = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
-    if getattr(args, "decimal", None) is not None:
-        options["decimal"] = args.decimal
-    stream = sys.stdin if source == "-" else source
+    # the reading options of the command (none when a caller gives no arguments)
+    options: dict[str, Any] = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
+    decimal = getattr(args, "decimal", None)
+    if decimal is not None:
+        options["decimal"] = decimal
+    stream: Any = sys.stdin if source == "-" else source
     found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
     if found is not None and found != ",":
         note(

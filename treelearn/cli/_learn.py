@@ -546,7 +546,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 as_dates(df, dates), args.discretize, [c for c in (args.class_,) if c is not None]
             )
         else:
-            problems = date_problems(df, dates, keep, _max_states(args))
+            problems = date_problems(df, dates, sorted(keep, key=str), _max_states(args))
         _check_table(df, args, problems)
         with warnings.catch_warnings():  # the notes were printed, in the command's words
             warnings.simplefilter("ignore", NumericColumnWarning)

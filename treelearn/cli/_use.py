@@ -167,7 +167,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def parse_given(items: Sequence[str]) -> dict:
     """``["COL=VALUE", ...]`` -> ``{COL: VALUE}`` (the values as text: the model reads them)."""
-    evidence = {}
+    evidence: dict[str, str] = {}
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name:

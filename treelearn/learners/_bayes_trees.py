@@ -619,9 +619,9 @@ class TreePosterior(Model):
         H.add_edges_from((u, v, a) for u, v, a in G.edges(data=True) if a["posterior"] >= threshold)
         return H
 
-    def to_dot(self, threshold: float = 0.5, *, digits: int = 2) -> str:
+    def to_dot(self, threshold: float = 0.5, **kwargs: Any) -> str:
         """Graphviz DOT of the edges with posterior ``>= threshold``, each labelled with its
-        probability (what :meth:`draw` draws).
+        probability (``digits``, default 2; what :meth:`draw` draws).
 
         >>> import pandas as pd, treelearn as tl
         >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(300))
@@ -632,13 +632,14 @@ class TreePosterior(Model):
         """
         from ..viz._draw import graph_to_dot
 
-        return graph_to_dot(self._likely_edges(threshold), "posterior", digits=digits)
+        return graph_to_dot(self._likely_edges(threshold), "posterior", **kwargs)
 
-    def to_mermaid(self, threshold: float = 0.5, *, digits: int = 2) -> str:
-        """A Mermaid flowchart of the edges with posterior ``>= threshold``, labelled."""
+    def to_mermaid(self, threshold: float = 0.5, **kwargs: Any) -> str:
+        """A Mermaid flowchart of the edges with posterior ``>= threshold``, labelled
+        (``digits``: of the probabilities)."""
         from ..viz._draw import graph_to_mermaid
 
-        return graph_to_mermaid(self._likely_edges(threshold), "posterior", digits=digits)
+        return graph_to_mermaid(self._likely_edges(threshold), "posterior", **kwargs)
 
     def draw(
         self,

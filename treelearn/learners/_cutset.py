@@ -612,7 +612,9 @@ class CutsetNetwork(
         filled = codes.copy()
         for j in np.flatnonzero((codes < 0).any(axis=0)):  # a loop over columns, not rows
             rows = codes[:, j] < 0
-            best = np.argmax(np.nan_to_num(self._posterior_codes(codes[rows], j), nan=-1.0), axis=1)
+            best = np.argmax(
+                np.nan_to_num(self._posterior_codes(codes[rows], int(j)), nan=-1.0), axis=1
+            )
             filled[rows, j] = best
         out = decode_codes(filled, first.columns, first.states, first.dtypes)
         if isinstance(X, pd.DataFrame):

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import networkx as nx
 import numpy as np
@@ -700,7 +700,9 @@ class HiddenTree(
         1.0
         """
         check_is_fitted(self)
-        names = [variables] if isinstance(variables, (str, int)) else list(variables)
+        names = (
+            [variables] if isinstance(variables, (str, int)) else list(cast(Sequence, variables))
+        )
         self._given(dict.fromkeys(names))  # a latent is not asked for either
         return self.model_.query(names, evidence=self._given(evidence))
 

@@ -14,7 +14,7 @@ import contextlib
 import math
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from numbers import Integral
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import networkx as nx
 import numpy as np
@@ -390,7 +390,7 @@ class GaussianTreeModel(Model):
         single = isinstance(variables, Hashable) and (
             not isinstance(variables, tuple) or variables in self._index  # a tuple name
         )
-        variables = [variables] if single else list(variables)
+        variables = [variables] if single else list(cast(Sequence[Hashable], variables))
         for v in [*variables, *evidence]:
             if v not in self._index:
                 raise ColumnNotFoundError(
