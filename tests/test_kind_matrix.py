@@ -563,7 +563,14 @@ def test_cutset_ensemble_query_and_conditional_sampling_are_exact(tmp_path):
     """An ensemble of cutset networks is a mixture: its query and its conditional samples
     (each row's network from P(k | e), then the row given e) against the full joint."""
     df = pd.read_csv("datasets/asia.csv").iloc[:, :5]
-    net = tl.CutsetNetwork(n_estimators=3, random_state=0, min_rows=200).fit(df)
+    # two very different networks (of the rows without and with lung cancer: their
+    # P(smoke = yes) differ, so the evidence moves the networks' weights from 1/2, 1/2)
+    states = {c: sorted(df[c].unique()) for c in df.columns}
+    net, other = (
+        tl.CutsetNetwork(random_state=0, min_rows=200, states=states).fit(part)
+        for part in (df[df["lung"] == "no"], df[df["lung"] == "yes"])
+    )
+    net.networks_, net.weights_ = [net.networks_[0], other.networks_[0]], np.array([0.5, 0.5])
     path = tmp_path / "ensemble.json"
     tl.save(net, path)
     states = net.networks_[0].states
