@@ -641,9 +641,13 @@ class CLGTreeModel(Model):
         )
         rng = np.random.default_rng(random_state)
         p = len(self.continuous)
-        # the evidence as one row: codes and values, and the upward messages of its cells
-        given_codes, given = self._arrays(self._evidence_frame(evidence))
-        soft_log, _, (_, P, h, _, _) = self._upward(given)
+        if evidence:  # the evidence as one row: codes, values, the upward messages of its cells
+            given_codes, given = self._arrays(self._evidence_frame(evidence))
+            soft_log, _, (_, P, h, _, _) = self._upward(given)
+        else:  # nothing observed: no messages (ancestral sampling)
+            given_codes = np.full((1, len(self.discrete)), -1, dtype=np.int64)
+            given = np.full((1, p), np.nan)
+            soft_log, P, h = {}, np.zeros((1, p)), np.zeros((1, p))
         observed = ~np.isnan(given[0])
         columns: dict = {}
         codes = np.zeros((n, 0), dtype=np.int64)
