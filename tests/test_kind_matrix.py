@@ -41,6 +41,7 @@ COMMANDS = {
     "map": "map",
     "sample": "sample",
     "sample_given": "sample_given",
+    "sample_numbers": "sample",  # every sampling kind takes --numbers (binned columns)
     "explain": "explain",
 }
 #: the capabilities a command asks for: every word but those with no command
@@ -189,6 +190,7 @@ def _argv(files, kind: str, command: str) -> list[str]:
         "map": ["query", model, variable, "--given", *given, "--map"],
         "sample": ["sample", model, "-n", "3", "--seed", "0"],
         "sample_given": ["sample", model, "-n", "3", "--given", *given, "--seed", "0"],
+        "sample_numbers": ["sample", model, "-n", "3", "--numbers", "--seed", "0"],
         # interventional Shapley values against the rows themselves: every kind that
         # explains takes them (the conditional ones need the kind to sum features out)
         "explain": ["explain", model, csv, *explain, "--background", csv],
@@ -646,3 +648,34 @@ def test_clg_tree_conditional_sampling_on_the_command_line(files):
         state = q.index[1]
         got = (drawn[target].astype(str) == str(state)).mean()
         assert abs(got - q[state]) <= 5 * np.sqrt(q[state] * (1 - q[state]) / len(drawn))
+
+
+def test_numbers_draw_within_each_sampled_bin():
+    """sample(numbers=True) on the kinds that gained it (issue 38): the same rows as without
+    it (same seed: the bins drawn first), each number inside its row's bin."""
+    from treelearn.encoding._bins import bins_of
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=400)
+    raw = pd.DataFrame({"x": x, "z": x + rng.normal(size=400), "c": rng.integers(0, 2, 400)})
+    binned = tl.discretize(raw, bins=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models = [
+            tl.CutsetNetwork(random_state=0, min_rows=50).fit(binned),
+            tl.CutsetNetwork(random_state=0, min_rows=50).fit(binned).networks_[0],
+            tl.HiddenTree(random_state=0, max_iter=3).fit(binned),
+            tl.ChowLiuMultinet().fit(binned[["x", "z"]], binned["c"]),
+            tl.tree_posterior(binned),
+        ]
+    for model in models:
+        labels = model.sample(200, random_state=1)
+        numbers = model.sample(200, random_state=1, numbers=True)
+        for column in ("x", "z"):
+            bins = bins_of(
+                sorted(set(binned[column]), key=list(binned[column].cat.categories).index)
+            )
+            got = bins.codes(numbers[column].to_numpy(dtype=float))
+            want = [bins.labels.index(v) for v in labels[column]]
+            assert (got == want).all(), (type(model).__name__, column)
+        assert (numbers["c"].astype(str) == labels["c"].astype(str)).all()

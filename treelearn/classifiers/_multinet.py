@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import TreelearnError
 from .._base.persistence import SavedState
+from ..encoding._bins import binned_numbers
 from ..encoding._table import python_scalar
 from ..inference._engine import state_index
 from ..learners._chow_liu import chow_liu_from_counts
@@ -255,10 +256,11 @@ class ChowLiuMultinet(CategoricalClassifier):
         """Draw ``n`` rows: the class from the prior, then the features from that class's tree.
 
         The columns are the features, then the class (``class_name_``); the rows
-        come in random order. With ``evidence`` (or ``numbers``, as in
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`) exactly from
-        ``P(. | evidence)``: each row's class from ``P(c | evidence)``, then its features
-        from that class's tree given the evidence (a class given: its tree alone).
+        come in random order. With ``evidence`` exactly from ``P(. | evidence)``: each row's
+        class from ``P(c | evidence)``, then its features from that class's tree given the
+        evidence (a class given: its tree alone). ``numbers``: binned features as numbers
+        within each row's bin (:meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`), drawn after the rows.
 
         Examples
         --------
@@ -275,20 +277,28 @@ class ChowLiuMultinet(CategoricalClassifier):
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise TreelearnError(f"n must be a non-negative integer, not {n!r}")
         rng = np.random.default_rng(random_state)
-        if evidence or numbers:
+        if evidence:
             trees, prior, labels, features = self._mixture(evidence)
-            rows, which = mixture_sample(trees, prior, n, features, rng, numbers=numbers)
+            rows, which = mixture_sample(trees, prior, n, features, rng)
             rows[self.class_name_] = [labels[k] for k in which]
-            return rows
-        counts = rng.multinomial(n, np.exp(self.class_log_prior_))
-        parts = []
-        for label, k in zip(self.classes_, counts):
-            label = python_scalar(label)
-            part = self.models_[label].sample(int(k), random_state=rng)
-            part[self.class_name_] = label
-            parts.append(part)
-        rows = pd.concat(parts, ignore_index=True)
-        return rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+        else:
+            counts = rng.multinomial(n, np.exp(self.class_log_prior_))
+            parts = []
+            for label, k in zip(self.classes_, counts):
+                label = python_scalar(label)
+                part = self.models_[label].sample(int(k), random_state=rng)
+                part[self.class_name_] = label
+                parts.append(part)
+            rows = pd.concat(parts, ignore_index=True)
+            rows = rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+        if numbers:  # every class's tree has the features' states
+            states = next(iter(self.models_.values())).states
+            features = list(self.feature_names_in_)
+            codes = np.column_stack(
+                [pd.Categorical(rows[f], categories=states[f]).codes for f in features]
+            )
+            rows = binned_numbers(rows, codes, features, states, rng)
+        return rows
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:

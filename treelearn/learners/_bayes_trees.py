@@ -72,6 +72,7 @@ from .._base.jsonvalues import (
     json_value,
 )
 from .._base.validation import RANDOM_STATE, Interval, Options, check_param
+from ..encoding._bins import binned_numbers
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -490,8 +491,9 @@ class TreePosterior(Model):
         """``n`` rows drawn independently from the posterior predictive ``P(x | D)``: for
         each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
         from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
-        the same tree are drawn together. ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`.
+        the same tree are drawn together. ``numbers``: binned variables as numbers within
+        each row's bin (:meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`),
+        drawn after the rows.
 
         >>> import pandas as pd, treelearn as tl
         >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
@@ -509,13 +511,19 @@ class TreePosterior(Model):
             edges = tuple(sorted(sample_spanning_tree(self.log_weights, rng)))
             trees[edges] = trees.get(edges, 0) + 1
         parts = [
-            self._model(edges, "tree_posterior sample").sample(k, random_state=rng, numbers=numbers)
+            self._model(edges, "tree_posterior sample").sample(k, random_state=rng)
             for edges, k in trees.items()
         ]
         if not parts:
             return self._model([], "tree_posterior sample").sample(0, numbers=numbers)
         out = pd.concat(parts, ignore_index=True)
-        return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+        out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+        if numbers:
+            codes = np.column_stack(
+                [pd.Categorical(out[v], categories=self.states[v]).codes for v in self.variables]
+            )
+            out = binned_numbers(out, codes, self.variables, self.states, rng)
+        return out
 
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the most probable edges with their posterior probabilities."""
