@@ -365,6 +365,95 @@ def test_sample_reproduces_the_model():
     assert refit.score(df) == pytest.approx(model.score(df), abs=0.02)
 
 
+def conditional_oracle(model: tl.CLGTreeModel, evidence: dict) -> list:
+    """Brute force: every discrete configuration agreeing with the evidence, its posterior
+    weight ``P(d) N(observed cells; mean_d, cov_d)`` normalised, and the closed-form
+    Gaussian of the unobserved continuous cells given it (the Schur complement)."""
+    dm = model.discrete_model
+    discrete = [] if dm is None else list(dm.variables)
+    free = [v for v in discrete if v not in evidence]
+    cont = model.continuous
+    seen = [j for j, v in enumerate(cont) if v in evidence]
+    unseen = [j for j, v in enumerate(cont) if v not in evidence]
+    values = np.array([float(evidence[cont[j]]) for j in seen])
+    out = []
+    for combo in itertools.product(*[dm.states[v] for v in free]) if dm else [()]:
+        assignment = {
+            **{v: evidence[v] for v in discrete if v in evidence},
+            **dict(zip(free, combo)),
+        }
+        if dm is not None:
+            log_p, mean, cov = joint_parts(model, assignment)
+        else:  # a tree of numbers: X = a + B X + e by hand
+            a, var, B = np.zeros(len(cont)), np.zeros(len(cont)), np.zeros((len(cont),) * 2)
+            for j, v in enumerate(cont):
+                node = model.graph.nodes[v]
+                a[j], var[j] = node["intercept"], node["variance"]
+                if model.parents(v):
+                    B[j, cont.index(model.parents(v)[0])] = node["coefficient"]
+            inv = np.linalg.inv(np.eye(len(cont)) - B)
+            log_p, mean, cov = 0.0, inv @ a, inv @ np.diag(var) @ inv.T
+        m, S = mean[unseen], cov[np.ix_(unseen, unseen)]
+        if seen:
+            S_ss, S_us = cov[np.ix_(seen, seen)], cov[np.ix_(unseen, seen)]
+            log_p += stats.multivariate_normal(mean[seen], S_ss).logpdf(values)
+            K = S_us @ np.linalg.inv(S_ss)
+            m, S = m + K @ (values - mean[seen]), S - K @ S_us.T
+        out.append((assignment, log_p, m, S))
+    total = np.logaddexp.reduce([log_p for _, log_p, _, _ in out])
+    return [(d, math.exp(log_p - total), m, S) for d, log_p, m, S in out]
+
+
+@pytest.mark.parametrize(
+    "evidence, numbers_only",
+    [
+        ({"y": 2.5}, False),
+        ({"y": 2.5, "h": 1}, False),
+        ({"g": 2, "z": -0.4}, False),
+        ({"x": 1.0, "h": 0, "z": 0.5}, False),
+        ({}, False),
+        ({"y": 1.5}, True),  # a tree of numbers alone: no discrete node
+    ],
+)
+def test_conditional_sampling_is_the_brute_force_conditional(evidence, numbers_only):
+    df = mixed_frame(3000)
+    model = tl.clg_tree(df[["x", "y", "z"]] if numbers_only else df, numeric="auto")
+    n = 40_000
+    rows = model.sample(n, random_state=3, evidence=evidence)
+    assert list(rows.columns) == list(model.variables) and len(rows) == n
+    for v, value in evidence.items():
+        assert (rows[v] == value).all()
+    cont = model.continuous
+    unseen = [v for v in cont if v not in evidence]
+    for assignment, weight, mean, cov in conditional_oracle(model, evidence):
+        keep = np.ones(n, dtype=bool)
+        for v, state in assignment.items():
+            keep &= (rows[v] == state).to_numpy()
+        m = int(keep.sum())
+        # the configuration's frequency: binomial with its posterior probability
+        assert abs(m / n - weight) <= 5 * math.sqrt(weight * (1 - weight) / n) + 1e-12
+        if m < 500 or not unseen:
+            continue
+        got = rows.loc[keep, unseen].to_numpy()
+        sd = np.sqrt(np.diag(cov))
+        assert (np.abs(got.mean(axis=0) - mean) <= 5 * sd / math.sqrt(m)).all()
+        # each covariance entry within 5 standard errors of the sample covariance
+        se = np.sqrt((np.outer(np.diag(cov), np.diag(cov)) + cov**2) / m)
+        assert (np.abs(np.cov(got, rowvar=False).reshape(cov.shape) - cov) <= 5 * se).all()
+
+
+def test_conditional_sampling_refuses_impossible_and_unknown_evidence():
+    model = tl.clg_tree(mixed_frame(), numeric="auto")
+    with pytest.raises(tl.ColumnNotFoundError, match="nope"):
+        model.sample(3, evidence={"nope": 1})
+    with pytest.raises(tl.TreelearnError, match="'y' is a Gaussian variable"):
+        model.sample(3, evidence={"y": "high"})
+    with pytest.raises(tl.UnseenStateError):
+        model.sample(3, evidence={"g": 7})
+    # without evidence: the same rows as before conditional sampling existed (ancestral)
+    assert model.sample(50, random_state=1).equals(model.sample(50, random_state=1, evidence={}))
+
+
 def test_save_and_load_round_trip_and_checked_fields(tmp_path):
     df = mixed_frame()
     df["label"] = np.where(df["h"] == 1, "yes", "no")

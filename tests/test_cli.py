@@ -474,8 +474,16 @@ def test_multinet_file(asia, tmp_path, capsys):
     prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
     want = sum(prior[c] * clf.models_[c].query("lung")["yes"] for c in clf.models_)
     assert float(printed[printed.index("yes") + 1]) == pytest.approx(want, abs=1e-6)
-    assert main(["show", str(path), "--dot"]) == 1
-    assert "one tree per class" in capsys.readouterr().err
+    # issue 38: its DOT and Mermaid text, one titled cluster (subgraph) per class tree
+    capsys.readouterr()
+    assert main(["show", str(path), "--dot"]) == 0
+    dot = capsys.readouterr().out.strip()
+    assert dot == clf.to_dot() and 'label="either = no";' in dot and 'label="either = yes";' in dot
+    pydot = pytest.importorskip("pydot")
+    (graph,) = pydot.graph_from_dot_data(dot)
+    assert len(graph.get_subgraphs()) == 2
+    assert main(["show", str(path), "--mermaid"]) == 0
+    assert capsys.readouterr().out.strip() == clf.to_mermaid()
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, tmp_path, capsys):
@@ -545,7 +553,7 @@ def test_learn_kdb_aode_forests_and_constraints(asia, tmp_path, capsys):
     assert {"smoke", "lung"} not in [set(e) for e in ref.graph.edges]
     assert "whitelist" in _bad_here(capsys, "learn", ASIA, "--whitelist", "asia-tub")
     assert "--k is for --method kdb" in _bad_here(capsys, "learn", ASIA, "--k", "2")
-    assert "--bif needs one network" in _bad_here(
+    assert "this AODE does not answer learn --bif" in _bad_here(
         capsys, "learn", ASIA, "--method", "aode", "--class", "either", "--bif", tmp_path / "x.bif"
     )
 
@@ -626,7 +634,9 @@ def test_learn_numeric_gaussian(tmp_path, capsys):
         ll += norm.logpdf(data[v], mean, np.sqrt(node["variance"])).sum()
     assert number(out, "log-likelihood") == pytest.approx(ll, abs=1e-5)
     assert number(out, "parameters") == 2 * 4 + 3
-    assert "b ~ N(" in out and "d = " in out
+    # the tree, every Gaussian's mean and variance labelled (issue 38: not N(43.99, 29.82))
+    assert out.startswith(expected.to_text())
+    assert "b ~ N(mean " in out and "d ~ N(mean " in out and ", variance " in out
     # issue 19: with --class a Gaussian classifier is learned; a continuous class is refused
     assert "continuous" in _bad_here(
         capsys, "learn", tmp_path / "num.csv", "--numeric", "gaussian", "--class", "c"
@@ -806,11 +816,24 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
         assert number(text, "log-likelihood") == pytest.approx(ll, abs=1e-5)
         assert number(text, "parameters") == p
         assert number(text, "BIC") == pytest.approx(ll - p / 2 * np.log(len(asia)), abs=1e-5)
-    proba = pd.read_csv(io.StringIO(run("predict", path, ASIA, "--proba").stdout))
-    assert list(proba.columns) == ["P(component=0)", "P(component=1)", "P(component=2)"]
-    np.testing.assert_allclose(proba.to_numpy(), expected.predict_proba(asia), atol=1e-12)
-    hard = pd.read_csv(io.StringIO(run("predict", path, ASIA).stdout))
-    np.testing.assert_array_equal(hard["component"], expected.predict(asia))
+    # predict --target: P(lung | the row's other values), exactly (the components' weights
+    # given the row times each tree's); without --target a mixture has no class to predict
+    proba = pd.read_csv(
+        io.StringIO(run("predict", path, ASIA, "--target", "lung", "--proba").stdout)
+    )
+    assert list(proba.columns) == ["P(lung=no)", "P(lung=yes)"]
+    rows = asia.drop(columns="lung")
+    joint = []
+    for state in ("no", "yes"):
+        full = rows.assign(lung=state)[list(asia.columns)]
+        logs = np.column_stack([c.log_likelihood(full, per_row=True) for c in expected.components_])
+        joint.append(np.logaddexp.reduce(logs + np.log(expected.weights_), axis=1))
+    joint = np.column_stack(joint)
+    want = np.exp(joint - np.logaddexp.reduce(joint, axis=1, keepdims=True))
+    np.testing.assert_allclose(proba.to_numpy(), want, atol=1e-12)
+    hard = pd.read_csv(io.StringIO(run("predict", path, ASIA, "--target", "lung").stdout))
+    np.testing.assert_array_equal(hard["lung"], np.where(want[:, 1] > want[:, 0], "yes", "no"))
+    assert "--target" in _bad_here(capsys, "predict", path, ASIA)
     rows = pd.read_csv(io.StringIO(run("sample", path, "-n", "50", "--seed", "4").stdout))
     drawn = expected.sample(50, random_state=4)
     pd.testing.assert_frame_equal(
@@ -821,8 +844,13 @@ def test_learn_score_predict_sample_show_a_mixture(tmp_path, capsys, asia):
     printed = run("query", path, "lung", "--given", "smoke=yes").stdout.split()
     want = expected.query("lung", {"smoke": "yes"})["yes"]
     assert float(printed[printed.index("yes", 4) + 1]) == pytest.approx(want, abs=1e-6)
-    # what a mixture cannot do, in one line each
-    assert "3 trees" in _bad_here(capsys, "show", path, "--dot")
+    # its DOT: one titled cluster per component (issue 38; it was refused before)
+    dot = run("show", path, "--dot").stdout
+    for k, w in enumerate(expected.weights_):
+        assert f'label="component {k}: weight {w:.3f}";' in dot
+    # what a mixture cannot do, in one line: the most probable completion, BIF
+    assert "query --map" in _bad_here(capsys, "query", path, "lung", "--map")
+    assert "show --bif" in _bad_here(capsys, "show", path, "--bif", tmp_path / "m.bif")
     # the explorer shows a mixture: its hidden component's weights under the evidence
     assert run("show", path, "--html", tmp_path / "m.html").returncode == 0
     assert "component" in (tmp_path / "m.html").read_text(encoding="utf-8")

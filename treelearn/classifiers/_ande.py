@@ -167,6 +167,10 @@ class AnDE(AODE):
 
     _method = "ande"
     cli_method: ClassVar[str | None] = None
+    #: A2DE's terms have two super-parents: no picture of one-dependence networks
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"classify", "score", "explain", "explorer", "partial_fit"}
+    )
     _parameter_constraints: ClassVar[dict] = {
         "n": [Interval(Integral, 1, 2)],
         "alpha": CPT_PRIOR["alpha"],
@@ -181,6 +185,16 @@ class AnDE(AODE):
         self.alpha = alpha
         self.min_count = min_count
         self.unseen = unseen
+
+    def _average_line(self) -> str:
+        if self.n == 1:
+            return super()._average_line()
+        d = self.n_features_in_
+        return (
+            f"the average of {d * (d - 1) // 2} two-dependence estimators: each pair of "
+            f"features super-parents of every other feature, beside the class, where the pair "
+            f"of values was seen at least min_count={self.min_count} times"
+        )
 
     @staticmethod
     def memory_bytes(n_classes: int, n_feature_states: int) -> float:

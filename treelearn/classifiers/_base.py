@@ -267,9 +267,9 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     _parameter_constraints: ClassVar[dict] = {}
     _parameter_notes: ClassVar[dict] = NOTES
     kind: ClassVar[str] = "classifier"
-    #: what it answers (:class:`~treelearn.models._base.Capable`); a classifier with an
-    #: explorer page adds ``"explorer"`` and its ``explorer_spec``
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify"})
+    #: what every classifier answers; a class with more (one network's queries, sampling,
+    #: pictures) declares them
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
     _saved_header: ClassVar[tuple] = (
         "n_features",
         "classes",
@@ -724,6 +724,48 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
             summed_out=self.class_name_ if y is None else None,
         )
 
+    # ------------------------------------------------------------ text, the explorer
+    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
+        """The fitted classifier as an interactive page, the class marked (see
+        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        written there and ``None`` returned."""
+        self._require_fitted()
+        self.require("explorer")
+        from ..viz._explorer import to_html
+
+        page = to_html(self, path, **kwargs)
+        return None if path is not None else page
+
+    def explore(self, **kwargs: Any) -> Any:
+        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        self._require_fitted()
+        self.require("explorer")
+        from ..viz._explorer import Explorer
+
+        return Explorer(self, **kwargs)
+
+    def to_text(self, digits: int = 4) -> str:
+        """The fitted classifier as text: what it predicts from which features, then its
+        structure where it has one (``treelearn show`` prints it).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
+        >>> print(tl.NaiveBayes().fit(X, y).to_text().splitlines()[0])
+        NaiveBayes classifier for 'c', classes [0, 1], 1 feature: ['f']
+        """
+        self._require_fitted()
+        return "\n".join(self._text_lines(digits))
+
+    def _text_lines(self, digits: int) -> Any:
+        """The lines of :meth:`to_text`: the headline (a classifier with a structure adds it)."""
+        features = list(getattr(self, "feature_names_in_", range(self.n_features_in_)))
+        yield (
+            f"{type(self).__name__} classifier for {self.class_name_!r}, classes "
+            f"{[python_scalar(c) for c in self.classes_]}, {len(features)} "
+            f"feature{'' if len(features) == 1 else 's'}: "
+            f"{[python_scalar(f) for f in features[:20]]}{' ...' if len(features) > 20 else ''}"
+        )
+
     # ------------------------------------------------------------ files
     def save(self, path: Any) -> None:
         """Save the fitted classifier to a versioned JSON file; read it back with :func:`treelearn.load`.
@@ -831,25 +873,9 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        self.require("draw")
         self._require_fitted()
         return self.model_.draw(ax, **kwargs)
-
-    def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
-        """The fitted network(s) as an interactive page, the class marked (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
-        written there and ``None`` returned."""
-        self._require_fitted()
-        from ..viz._explorer import to_html
-
-        page = to_html(self, path, **kwargs)
-        return None if path is not None else page
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
-        self._require_fitted()
-        from ..viz._explorer import Explorer
-
-        return Explorer(self, **kwargs)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""

@@ -78,6 +78,8 @@ class BayesianTAN(CategoricalClassifier):
     3.0
     """
 
+    #: the average over every feature tree has no one network to query or draw
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _parameter_constraints: ClassVar[dict] = {
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]
     }

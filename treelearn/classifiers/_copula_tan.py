@@ -87,8 +87,8 @@ class CopulaTAN(GaussianTAN):
     """
 
     _where = "a copula TAN"
-    #: no explorer page: its Gaussians are of normal scores, not of the features' units
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify"})
+    #: a Gaussian TAN on normal scores: no explorer page of its own
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
     _parameter_constraints: ClassVar[dict] = {
         **GaussianTAN._parameter_constraints,
         "marginal": [Options("empirical", "gaussian")],

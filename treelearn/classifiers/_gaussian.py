@@ -78,6 +78,8 @@ class GaussianClassifier(NumericClassifier):
     """
 
     _where = "GaussianClassifier"
+    #: its class posterior on the explorer page beside the classifier's own answers
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _parameter_constraints: ClassVar[dict] = {
         "covariance": [Options(*_COVARIANCES)],
         "reg": [Interval(Real, 0, 1)],

@@ -23,7 +23,7 @@ features are Gaussian with the sub-matrix of the covariance the tree implies
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import ClassVar
 
 import networkx as nx
@@ -35,6 +35,7 @@ from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from ..encoding._table import python_scalar
+from ..models._base import tree_lines
 from ..models._gaussian import tree_covariance
 from ..stats._gaussian import (
     ClassGaussianStatistics,
@@ -44,7 +45,7 @@ from ..stats._gaussian import (
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, saved_feature_tree
 
-__all__ = ["GaussianTAN", "tree_regressions"]
+__all__ = ["GaussianTAN", "feature_tree_lines", "tree_regressions"]
 
 _LOG_2PI = math.log(2 * math.pi)
 
@@ -83,6 +84,31 @@ def tree_regressions(
     return intercept, coef, variance
 
 
+def feature_tree_lines(
+    oriented: nx.DiGraph,
+    weighted: nx.Graph,
+    digits: int,
+    describe: Callable[[Hashable], str] = str,
+) -> Iterator[str]:
+    """A TAN's feature tree as text: each feature (``describe(feature)``) under its tree
+    parent in ``oriented``, the weight of the edge in ``weighted`` (the class-conditional
+    MI, nats) after it.
+
+    >>> tree = nx.DiGraph([("a", "b")])
+    >>> print("\\n".join(feature_tree_lines(tree, nx.Graph([("a", "b", {"weight": 0.25})]), 3)))
+    a
+    └── b  [CMI 0.250]
+    """
+    parent_of = {v: next(iter(oriented.predecessors(v)), None) for v in oriented.nodes}
+
+    def label(v: Hashable, parent: Hashable | None) -> str:
+        weight = None if parent is None else weighted.edges[parent, v].get("weight")
+        return describe(v) + ("" if weight is None else f"  [CMI {weight:.{digits}f}]")
+
+    roots = [v for v, p in parent_of.items() if p is None]
+    yield from tree_lines(roots, parent_of, label)
+
+
 class GaussianTAN(NumericClassifier):
     """Tree-augmented naive Bayes for numeric features (class-conditional linear-Gaussian tree).
 
@@ -113,6 +139,8 @@ class GaussianTAN(NumericClassifier):
     """
 
     _where = "a Gaussian TAN"
+    #: its class posterior on the explorer page beside the classifier's own answers
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
@@ -172,6 +200,16 @@ class GaussianTAN(NumericClassifier):
         self.root_ = names[int(np.flatnonzero(parent < 0)[0])]
         self.parent_ = parent
         self.intercept_, self.coefficient_, self.variance_ = intercept, coefficient, variance
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the feature tree under the class, the class-conditional MI
+        (nats) on each edge."""
+        yield from super()._text_lines(digits)
+        yield (
+            "each feature a linear Gaussian given the class and its parent in the feature tree "
+            "(the class-conditional MI on each edge):"
+        )
+        yield from feature_tree_lines(self.tree_, self.feature_tree_, digits)
 
     @property
     def n_parameters(self) -> int:

@@ -32,7 +32,7 @@ on the kernel-CMI tree).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -58,7 +58,7 @@ from ..stats._kernel import (
 )
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, class_training, saved_feature_tree
-from ._gaussian_tan import tree_regressions
+from ._gaussian_tan import feature_tree_lines, tree_regressions
 
 __all__ = ["KernelTAN"]
 
@@ -341,6 +341,22 @@ class KernelTAN(NumericClassifier):
         self.kernel_features_ = [v for v, k in zip(names, self.kernel_) if k]
         self.factor_ = np.asarray(factors, dtype=float)
         self._weights = weights
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the feature tree under the class (each feature's factor a
+        Gaussian regression or a kernel ratio given its parent; the kernel CMI on each edge)."""
+        yield from super()._text_lines(digits)
+        yield (
+            "each feature given the class and its parent in the feature tree (kernel: a "
+            "ratio of 2-D/1-D KDEs, else a Gaussian regression; the kernel CMI on each edge):"
+        )
+        kernel = set(self.kernel_features_)
+        yield from feature_tree_lines(
+            self.tree_,
+            self.feature_tree_,
+            digits,
+            lambda v: f"{v} ({'kernel' if v in kernel else 'Gaussian'})",
+        )
 
     @property
     def n_parameters(self) -> int:

@@ -102,6 +102,9 @@ class MANB(PartialFit, FeatureWeightedClassifier):
     (1.0, 0.022)
     """
 
+    capabilities: ClassVar[frozenset[str]] = FeatureWeightedClassifier.capabilities | {
+        "partial_fit"
+    }
     _parameter_constraints: ClassVar[dict] = {
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "arc_prior": [Interval(Real, 0, 1, closed="neither")],

@@ -18,9 +18,9 @@ class counts and the Gaussian features' per-class means and variances.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from numbers import Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import networkx as nx
 import numpy as np
@@ -93,6 +93,20 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     _method = "mixed-naive-bayes"
     _where = "MixedNaiveBayes"
+    #: a Gaussian feature's value is evidence on the class (a likelihood); no pgmpy or BIF
+    #: form (discrete networks only), and no most probable completion of mixed variables
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "classify",
+            "score",
+            "query",
+            "sample",
+            "sample_given",
+            "explain",
+            "draw",
+            "explorer",
+        }
+    )
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         **CLASS_PRIOR,
@@ -224,17 +238,87 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         check_is_fitted(self)
         return self.model_.n_parameters + 2 * len(self.classes_) * len(self.numeric_features_)
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    def _network_evidence(self, evidence: Mapping[Hashable, Any] | None) -> tuple[dict, dict]:
+        """``(evidence on the network, the Gaussian features' given values)``: the values of
+        Gaussian features are one likelihood on the class, ``prod_j N(x_j; theta_cj,
+        var_cj)`` (they are the class's children and nothing else's), scaled to a maximum of
+        1; a class given a state needs no likelihood."""
+        self._require_fitted()
+        given = dict(evidence or {})
+        numbers = {f: given.pop(f) for f in list(given) if f in set(self.numeric_features_)}
+        if not numbers:
+            return given, {}
+        row = np.full((1, len(self.numeric_features_)), np.nan)
+        for f, value in numbers.items():
+            try:
+                numbers[f] = float(value)  # text spelling a number (the command line's)
+            except (TypeError, ValueError):
+                raise TreelearnError(
+                    f"evidence {f!r} == {value!r:.60}: {f!r} is a Gaussian feature, its "
+                    f"evidence a number",
+                    column=f,
+                    values=[value],
+                ) from None
+            row[0, self.numeric_features_.index(f)] = numbers[f]
+        if not np.isfinite(row[~np.isnan(row)]).all():
+            raise TreelearnError(f"the Gaussian evidence {numbers} must be finite numbers")
+        if self.class_name_ not in given:
+            log_l = class_gaussian_log_density(row, self.theta_, self.var_)[0]
+            given[self.class_name_] = np.exp(log_l - log_l.max())
+        return given, numbers
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
+        """Exact ``P(variables | evidence)`` of categorical features and the class; the
+        evidence may give Gaussian features their values (each a likelihood on the class).
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.DataFrame({"temp": [36.5, 37.0, 39.1, 38.7, 36.8, 39.4],
+        ...                    "cough": ["no", "no", "yes", "yes", "yes", "no"]})
+        >>> clf = tl.MixedNaiveBayes().fit(df, ["well", "well", "ill", "ill", "well", "ill"])
+        >>> row = pd.DataFrame({"temp": [39.0], "cough": ["yes"]})
+        >>> bool(np.allclose(clf.query(clf.class_name_, {"temp": 39.0, "cough": "yes"}),
+        ...                  clf.predict_proba(row)[0]))
+        True
+        """
+        names = (
+            [variables] if isinstance(variables, (str, int)) else list(cast(Sequence, variables))
+        )
+        gaussian = [v for v in names if v in set(self.numeric_features_)]
+        if gaussian:
+            raise TreelearnError(
+                f"{gaussian[0]!r} is a Gaussian feature: its posterior (a mixture over the "
+                f"classes) is not computed here; query the class or the categorical features",
+                column=gaussian[0],
+            )
+        given, _ = self._network_evidence(evidence)
+        return self.model_.query(names, given)
+
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
         """Draw ``n`` rows (the features, then the class); Gaussian features from their
-        class's Gaussian."""
+        class's Gaussian. With ``evidence`` exactly from ``P(. | evidence)``: the network
+        (the class given the Gaussian features' values as a likelihood), then each Gaussian
+        feature not given from its class's Gaussian; ``numbers`` as in
+        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`."""
         check_is_fitted(self)
+        given, values = self._network_evidence(evidence)
         rng = np.random.default_rng(random_state)
-        rows = self.model_.sample(n, random_state=rng)
+        rows = self.model_.sample(n, random_state=rng, evidence=given or None, numbers=numbers)
         index = {python_scalar(c): i for i, c in enumerate(self.classes_)}
         codes = np.array([index[python_scalar(v)] for v in rows[self.class_name_]], dtype=np.intp)
         draws = rng.normal(self.theta_[codes], np.sqrt(self.var_[codes]))
         for j, name in enumerate(self.numeric_features_):
-            rows[name] = draws[:, j]
+            rows[name] = values[name] if name in values else draws[:, j]
         return rows[[*self.feature_names_in_, self.class_name_]]
 
     def explorer_spec(self, title: str | None = None) -> dict:

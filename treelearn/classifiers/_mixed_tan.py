@@ -19,7 +19,7 @@ are Gaussian is decided as in :class:`~treelearn.MixedNaiveBayes` (float columns
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -44,6 +44,7 @@ from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
 from ..structure._trees import orient
 from ._base import CLASS_PRIOR, CPT_PRIOR, BayesNetClassifier, TrainingData
+from ._gaussian_tan import feature_tree_lines
 
 __all__ = ["MixedTAN"]
 
@@ -83,7 +84,10 @@ class MixedTAN(BayesNetClassifier):
     """
 
     _where = "a mixed TAN"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
+    #: the classes' CLG trees: rows drawn, and the explorer's sliders
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"classify", "score", "explain", "sample", "explorer"}
+    )
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         **CLASS_PRIOR,
@@ -197,6 +201,23 @@ class MixedTAN(BayesNetClassifier):
         self.feature_tree_ = oriented
         self.models_ = models
 
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the feature tree shared by the classes' CLG trees: each
+        feature categorical (its states) or Gaussian, the class-conditional mixed MI (nats)
+        on each edge."""
+        yield from super()._text_lines(digits)
+        yield (
+            "the feature tree of every class's CLG tree (a Gaussian feature's mean and "
+            "variance depend on the class and its parent; the class-conditional MI on each edge):"
+        )
+        numeric = set(self.numeric_features_)
+        states = self.models_[0].states
+
+        def describe(v: Hashable) -> str:
+            return f"{v} (Gaussian)" if v in numeric else f"{v} ({len(states[v])} states)"
+
+        yield from feature_tree_lines(self.feature_tree_, self.feature_tree_, digits, describe)
+
     @property
     def n_parameters(self) -> int:
         """The class prior's ``k - 1`` and every class's CLG tree's parameters."""
@@ -305,8 +326,16 @@ class MixedTAN(BayesNetClassifier):
         out = rows.astype(object).where(keep, None if other is None else other.to_numpy())
         return out.astype({c: rows[c].dtype for c in rows.columns if rows[c].dtype.kind == "f"})
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows: a class from the prior, then the features from its CLG tree."""
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows: a class from the prior, then the features from its CLG tree
+        (``numbers``: binned categorical features as numbers, :meth:`CLGTreeModel.sample
+        <treelearn.CLGTreeModel.sample>`)."""
         check_is_fitted(self)
         rng = np.random.default_rng(random_state)
         prior = np.exp(self.class_log_prior_)
@@ -314,7 +343,7 @@ class MixedTAN(BayesNetClassifier):
         parts, order = [], []
         for c, model in enumerate(self.models_):
             rows = np.flatnonzero(drawn == c)
-            part = model.sample(len(rows), random_state=rng)
+            part = model.sample(len(rows), random_state=rng, numbers=numbers)
             part[self.class_name_] = np.repeat(self.classes_[c : c + 1], len(rows))
             parts.append(part)
             order.append(rows)

@@ -6,8 +6,8 @@ class ``c``; a missing feature value is summed out over that class's tree.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -15,8 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import TreelearnError
 from .._base.persistence import SavedState
+from ..encoding._bins import binned_numbers
 from ..encoding._table import python_scalar
+from ..inference._engine import state_index
 from ..learners._chow_liu import chow_liu_from_counts
+from ..models._mixture import MixtureModel
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, CategoricalClassifier, Unseen
@@ -60,6 +63,21 @@ class ChowLiuMultinet(CategoricalClassifier):
     _method = "chow-liu-multinet"
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
+    #: a mixture of trees over the features, one per class: its queries and conditional
+    #: samples are exact (the most probable completion of a mixture is not computed)
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "classify",
+            "score",
+            "query",
+            "marginals",
+            "sample",
+            "sample_given",
+            "explain",
+            "draw",
+            "explorer",
+        }
+    )
 
     def __init__(
         self,
@@ -110,7 +128,92 @@ class ChowLiuMultinet(CategoricalClassifier):
             out[:, c] = self.class_log_prior_[c] + model.log_likelihood_codes(codes)
         return out
 
+    # ------------------------------------------------------------ as a mixture over the classes
+    def _mixture(self, evidence: Mapping[Hashable, Any] | None) -> tuple[MixtureModel, list, dict]:
+        """``(mixture, labels, feature evidence)``: the multinet as the mixture of its class
+        trees weighted by the class prior (:class:`~treelearn.MixtureModel`); a class given
+        in ``evidence`` leaves its tree alone."""
+        self._require_fitted()
+        labels = [python_scalar(c) for c in self.classes_]
+        trees = [self.models_[c] for c in labels]
+        prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
+        features = dict(evidence or {})
+        if self.class_name_ in features:
+            k = state_index(labels, self.class_name_, features.pop(self.class_name_))
+            trees, prior, labels = [trees[k]], np.ones(1), [labels[k]]
+        return MixtureModel(trees, prior / prior.sum()), labels, features
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
+        """Exact ``P(variables | evidence)``: the class alone (``P(c | e)``, Bayes' rule over
+        the class trees) or features (``sum_c P(c | e) P_c(features | e)``; a class given in
+        ``evidence`` leaves its tree alone).
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> clf = tl.ChowLiuMultinet().fit(df.drop(columns="either"), df["either"])
+        >>> row = df.drop(columns="either").iloc[:1]
+        >>> bool(np.allclose(clf.query("either", row.iloc[0].to_dict()), clf.predict_proba(row)[0]))
+        True
+        """
+        names = (
+            [variables] if isinstance(variables, (str, int)) else list(cast(Sequence, variables))
+        )
+        cls = self.class_name_
+        if cls in names and cls in dict(evidence or {}):
+            raise TreelearnError(f"{cls!r} is both queried and given as evidence")
+        mixture, labels, features = self._mixture(evidence)
+        if cls in names:
+            if names != [cls]:
+                raise TreelearnError(
+                    f"query the class {cls!r} alone or the features alone, not {names[:5]}"
+                )
+            post = mixture.component_posterior(features)
+            return pd.Series(post, index=pd.Index(labels, name=cls), name="probability")
+        return mixture.query(names, features)
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` of the class and every feature not given."""
+        mixture, _, features = self._mixture(evidence)
+        out = mixture.marginals(features)
+        if self.class_name_ not in dict(evidence or {}):
+            out[self.class_name_] = self.query(self.class_name_, evidence)
+        return out
+
     # ------------------------------------------------------------ pictures, sizes, sampling
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then each class's tree."""
+        yield from super()._text_lines(digits)
+        for label in self.classes_:
+            label = python_scalar(label)
+            yield f"{self.class_name_} = {label}:"
+            yield self.models_[label].to_text(digits)
+
+    def _panel_titles(self) -> list[str]:
+        return [f"{self.class_name_} = {python_scalar(c)}" for c in self.classes_]
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT: one titled cluster per class tree (see
+        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        self.require("draw")
+        self._require_fitted()
+        from ..viz._draw import panels_to_dot
+
+        trees = [self.models_[python_scalar(c)] for c in self.classes_]
+        return panels_to_dot(trees, self._panel_titles(), **kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart: one titled subgraph per class tree."""
+        self.require("draw")
+        self._require_fitted()
+        from ..viz._draw import panels_to_mermaid
+
+        trees = [self.models_[python_scalar(c)] for c in self.classes_]
+        return panels_to_mermaid(trees, self._panel_titles(), **kwargs)
+
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw every class's tree side by side (one panel per class); returns the Figure.
 
@@ -119,14 +222,16 @@ class ChowLiuMultinet(CategoricalClassifier):
         (``title=True`` keeps the class titles only). Other keywords go to
         :func:`treelearn.viz._draw.draw` for every panel (see :func:`treelearn.viz._draw.draw_panels`).
         """
+        self.require("draw")
         check_is_fitted(self)
         from ..viz._draw import draw_panels
 
         title = kwargs.pop("title", None)
+        kwargs.pop("data", None)  # the panels are titled by their classes, not a score
         labels = [python_scalar(c) for c in self.classes_]
         return draw_panels(
             [self.models_[label] for label in labels],
-            [f"{self.class_name_} = {label}" for label in labels],
+            self._panel_titles(),
             ax,
             heading=title if isinstance(title, str) and title else None,
             **kwargs,
@@ -152,11 +257,22 @@ class ChowLiuMultinet(CategoricalClassifier):
         check_is_fitted(self)
         return sum(m.n_parameters for m in self.models_.values()) + len(self.classes_) - 1
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
         """Draw ``n`` rows: the class from the prior, then the features from that class's tree.
 
         The columns are the features, then the class (``class_name_``); the rows
-        come in random order.
+        come in random order. With ``evidence`` exactly from ``P(. | evidence)``: each row's
+        class from ``P(c | evidence)``, then its features from that class's tree given the
+        evidence (a class given: its tree alone). ``numbers``: binned features as numbers
+        within each row's bin (:meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`), drawn after the rows.
 
         Examples
         --------
@@ -173,15 +289,28 @@ class ChowLiuMultinet(CategoricalClassifier):
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise TreelearnError(f"n must be a non-negative integer, not {n!r}")
         rng = np.random.default_rng(random_state)
-        counts = rng.multinomial(n, np.exp(self.class_log_prior_))
-        parts = []
-        for label, k in zip(self.classes_, counts):
-            label = python_scalar(label)
-            part = self.models_[label].sample(int(k), random_state=rng)
-            part[self.class_name_] = label
-            parts.append(part)
-        rows = pd.concat(parts, ignore_index=True)
-        return rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+        if evidence:
+            mixture, labels, features = self._mixture(evidence)
+            rows, which = mixture.sample(n, rng, evidence=features, return_components=True)
+            rows[self.class_name_] = [labels[k] for k in which]
+        else:
+            counts = rng.multinomial(n, np.exp(self.class_log_prior_))
+            parts = []
+            for label, k in zip(self.classes_, counts):
+                label = python_scalar(label)
+                part = self.models_[label].sample(int(k), random_state=rng)
+                part[self.class_name_] = label
+                parts.append(part)
+            rows = pd.concat(parts, ignore_index=True)
+            rows = rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
+        if numbers:  # every class's tree has the features' states
+            states = next(iter(self.models_.values())).states
+            features = list(self.feature_names_in_)
+            codes = np.column_stack(
+                [pd.Categorical(rows[f], categories=states[f]).codes for f in features]
+            )
+            rows = binned_numbers(rows, codes, features, states, rng)
+        return rows
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:

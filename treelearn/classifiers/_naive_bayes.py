@@ -77,6 +77,8 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
 
     _method = "naive-bayes"
     cli_method: ClassVar[str] = "naive-bayes"
+    #: its network's answers, and adding rows (``partial_fit``)
+    capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
 
     def __init__(

@@ -10,6 +10,7 @@ sums them out exactly.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import networkx as nx
@@ -36,7 +37,23 @@ class SingleNetworkClassifier(CategoricalClassifier):
     """
 
     _method: ClassVar[str] = "network"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
+    #: one network over the features and the class answers everything a network does
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "classify",
+            "score",
+            "query",
+            "marginals",
+            "map",
+            "sample",
+            "sample_given",
+            "explain",
+            "draw",
+            "explorer",
+            "to_pgmpy",
+            "bif",
+        }
+    )
 
     @abstractmethod
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
@@ -126,11 +143,13 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT text of the fitted network, the class marked."""
+        self.require("draw")
         self._require_fitted()
         return self.model_.to_dot(**kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """A Mermaid flowchart of the fitted network."""
+        self.require("draw")
         self._require_fitted()
         return self.model_.to_mermaid(**kwargs)
 
@@ -153,8 +172,67 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self._require_fitted()
         return self.model_.to_pgmpy()
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows (the features, then the class) from the fitted network.
+    def to_bif(self, path: Any) -> None:
+        """Write the fitted network as a BIF file (:meth:`TreeModel.to_bif
+        <treelearn.models._tree.TreeModel.to_bif>`)."""
+        self._require_fitted()
+        self.require("bif")
+        self.model_.to_bif(path)
+
+    def to_xmlbif(self, path: Any) -> None:
+        """Write the fitted network as an XMLBIF 0.3 file."""
+        self._require_fitted()
+        self.require("bif")
+        self.model_.to_xmlbif(path)
+
+    def to_uai(self, path: Any) -> None:
+        """Write the fitted network as a UAI ``BAYES`` file."""
+        self._require_fitted()
+        self.require("bif")
+        self.model_.to_uai(path)
+
+    # ------------------------------------------------------------ the network's answers
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> pd.Series:
+        """Exact ``P(variables | evidence)`` on the network of features and class
+        (:meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>`).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
+        >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+        >>> clf.query("c", {"f": "b"}).tolist()   # 1 of the 2 rows with f = b has c = 1
+        [0.5, 0.5]
+        """
+        self._require_fitted()
+        return self.model_.query(variables, evidence)
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` of every feature and the class not given."""
+        self._require_fitted()
+        return self.model_.marginals(evidence)
+
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
+        """The most probable assignment of every variable (features and class) not in
+        ``evidence`` (:meth:`TreeModel.map_query <treelearn.models._tree.TreeModel.map_query>`)."""
+        self._require_fitted()
+        return self.model_.map_query(evidence, return_log_prob=return_log_prob)
+
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
+        """Draw ``n`` rows (the features, then the class) from the fitted network, or
+        exactly from it given ``evidence``; ``numbers`` as in :meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`.
 
         Examples
         --------
@@ -164,7 +242,12 @@ class SingleNetworkClassifier(CategoricalClassifier):
         ['f', 'c']
         """
         self._require_fitted()
-        return self.model_.sample(n, random_state=random_state)
+        return self.model_.sample(n, random_state=random_state, evidence=evidence, numbers=numbers)
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then the network as a text tree."""
+        yield from super()._text_lines(digits)
+        yield self.model_.to_text(digits)
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:

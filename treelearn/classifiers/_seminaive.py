@@ -14,7 +14,7 @@ weights included), as every categorical treelearn classifier does.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -117,6 +117,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
 
     _method = "kdb"
     cli_method: ClassVar[str] = "kdb"
+    #: its network's answers, and adding rows (``partial_fit``)
+    capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
     _parameter_constraints: ClassVar[dict] = {
         "k": [Interval(Integral, 0, None)],
         **CPT_PRIOR,
@@ -227,7 +229,10 @@ class AODE(PartialFit, CategoricalClassifier):
 
     _method = "aode"
     cli_method: ClassVar[str] = "aode"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
+    #: an average of networks: no one network's queries; its pictures show each term
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"classify", "score", "explain", "draw", "explorer", "partial_fit"}
+    )
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],
         "min_count": [Interval(Real, 0, None)],
@@ -479,9 +484,11 @@ class AODE(PartialFit, CategoricalClassifier):
     # ------------------------------------------------------------ pictures and sizes
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw every super-parent's network side by side (one panel each); returns the Figure."""
+        self.require("draw")
         from ..viz._draw import draw_panels
 
         title = kwargs.pop("title", None)
+        kwargs.pop("data", None)  # the panels are titled by their super-parents, not a score
         models = self.models_
         return draw_panels(
             list(models.values()),
@@ -523,6 +530,40 @@ class AODE(PartialFit, CategoricalClassifier):
         if title is None:
             title = title_of(type(self).__name__, parts, model.n_rows)
         return network_spec(model, title, cls=cls)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT: one titled cluster per super-parent's network (see
+        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        self.require("draw")
+        from ..viz._draw import panels_to_dot
+
+        models = self.models_
+        return panels_to_dot(
+            list(models.values()), [f"super-parent {sp}" for sp in models], **kwargs
+        )
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart: one titled subgraph per super-parent's network."""
+        self.require("draw")
+        from ..viz._draw import panels_to_mermaid
+
+        models = self.models_
+        return panels_to_mermaid(
+            list(models.values()), [f"super-parent {sp}" for sp in models], **kwargs
+        )
+
+    def _text_lines(self, digits: int) -> Iterator[str]:
+        """The headline, then which features qualify as super-parents (each one's network
+        is the class over every feature, and the super-parent over every other feature)."""
+        yield from super()._text_lines(digits)
+        yield self._average_line()
+
+    def _average_line(self) -> str:
+        return (
+            f"the average of {self.n_features_in_} one-dependence networks: each feature a "
+            f"super-parent (a parent of every other feature, beside the class) where its value "
+            f"was seen at least min_count={self.min_count} times"
+        )
 
     @property
     def n_parameters(self) -> int:

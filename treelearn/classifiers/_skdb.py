@@ -214,6 +214,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     """
 
     _method = "skdb"
+    #: its network's answers, and adding rows (``partial_fit``)
+    capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
     _parameter_constraints: ClassVar[dict] = {
         "max_k": [Interval(Integral, 0, None)],
         "loss": [Options("log_loss", "zero_one")],

@@ -91,6 +91,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
 
     _method = "tan"
     cli_method: ClassVar[str] = "tan"
+    #: its network's answers, and adding rows (``partial_fit``)
+    capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
     _parameter_constraints: ClassVar[dict] = {
         **CPT_PRIOR,
         **CLASS_PRIOR,

@@ -88,7 +88,8 @@ class FeatureWeightedClassifier(CategoricalClassifier):
     saves anything more through ``_more_state`` / ``_restore_more``.
     """
 
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
+    #: its class posterior on the explorer page beside the classifier's own answers
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
 
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1

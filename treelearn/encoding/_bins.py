@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -40,6 +40,7 @@ __all__ = [
     "Bins",
     "bin_code",
     "bin_labels",
+    "binned_numbers",
     "bins_of",
     "codes_of_values",
     "cut_edges",
@@ -309,3 +310,29 @@ def codes_of_values(bins: Bins, series: pd.Series) -> np.ndarray | None:
     if any(f is None for f in found):
         return None
     return found.astype(np.int64)[raw]
+
+
+def binned_numbers(
+    frame: pd.DataFrame,
+    codes: np.ndarray,
+    variables: Sequence,
+    states: Mapping,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """``frame`` (sampled rows, decoded) with each binned variable's labels replaced by
+    numbers drawn uniformly within each row's bin (:meth:`Bins.numbers`), in ``variables``'
+    order; ``codes[:, j]`` are variable ``j``'s bin codes. What every model's
+    ``sample(numbers=True)`` does.
+
+    >>> frame = pd.DataFrame({"x": ["(-inf, 1]", "(1, inf)"], "c": ["a", "b"]})
+    >>> out = binned_numbers(frame, np.array([[0, 0], [1, 1]]), ["x", "c"],
+    ...                      {"x": ["(-inf, 1]", "(1, inf)"], "c": ["a", "b"]},
+    ...                      np.random.default_rng(0))
+    >>> bool(0 <= out["x"][0] <= 1 < out["x"][1] <= 2), out["c"].tolist()
+    (True, ['a', 'b'])
+    """
+    for j, v in enumerate(variables):
+        bins = bins_of(states[v])
+        if bins is not None:
+            frame[v] = bins.numbers(codes[:, j], rng)
+    return frame

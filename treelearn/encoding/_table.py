@@ -431,6 +431,7 @@ _PYTHON_FIXES = {
     "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
+    "background": "use kind='shapley', conditional=False with background= rows",
 }
 
 

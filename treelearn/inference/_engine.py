@@ -64,12 +64,15 @@ _COUNT_CELLS = 2**22
 
 
 def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
-    """Position of ``state`` among a variable's ``states`` (text matches a non-text label).
+    """Position of ``state`` among a variable's ``states`` (text matches a non-text label,
+    also as a CSV reader spells it: ``TRUE``/``true`` a bool, ``1.0`` the number 1).
 
     A variable whose states are bins (``"(-inf, 4.8]"``, ...) takes a raw number or
     date, or its text, as the bin holding it.
 
     >>> state_index([False, True], "a", True), state_index([1, 2], "b", "2")
+    (1, 1)
+    >>> state_index([False, True], "a", "TRUE"), state_index([1, 2], "b", "2.0")
     (1, 1)
     >>> state_index(["(-inf, 4.8]", "(4.8, inf)"], "x", 5.1), state_index(["(-inf, 4.8]", "(4.8, inf)"], "x", "4.8")
     (1, 0)
@@ -79,6 +82,9 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
             return i
     if isinstance(state, str):  # labels typed as text (command line) for non-text states
         matches = [i for i, s in enumerate(states) if str(s) == state]
+        if len(matches) == 1:
+            return matches[0]
+        matches = _spelled(states, state.strip())
         if len(matches) == 1:
             return matches[0]
     bins = bins_of(states)
@@ -93,6 +99,29 @@ def state_index(states: Sequence, variable: Hashable, state: Any) -> int:
         noun="variable",
         hint=f"{state!r} is not a state of {variable!r}: give one of them.",
     )
+
+
+def _spelled(states: Sequence, text: str) -> list[int]:
+    """The bool states ``text`` spells in any case, or else the numbers it equals
+    (pandas reads ``TRUE`` as a bool and ``1.0`` as a number)."""
+    bools = [
+        i
+        for i, s in enumerate(states)
+        if isinstance(s, (bool, np.bool_)) and str(bool(s)).lower() == text.lower()
+    ]
+    if bools:
+        return bools
+    try:
+        number = float(text)
+    except ValueError:
+        return []
+    return [
+        i
+        for i, s in enumerate(states)
+        if isinstance(s, (int, float, np.integer, np.floating))
+        and not isinstance(s, (bool, np.bool_))
+        and s == number
+    ]
 
 
 def _state_dict(states: Sequence) -> dict:

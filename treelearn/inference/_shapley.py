@@ -63,6 +63,7 @@ from .._base.errors import TreelearnError
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from ..encoding._table import fix_advice
 
 if TYPE_CHECKING:
     from ._engine import TreeEngine
@@ -516,10 +517,12 @@ class RowsGame(Game):
 
     def log_joint(self, keep: np.ndarray, rows: slice) -> np.ndarray:
         if not self.sums_out:
-            raise TreelearnError(
+            reason = (
                 f"{self.who} cannot sum unknown features out (it takes no missing values at "
-                f"prediction), so it has no conditional explanation: use kind='shapley', "
-                f"conditional=False with background= rows"
+                f"prediction), so it has no conditional explanation"
+            )
+            raise TreelearnError(
+                f"{reason}: {fix_advice(['background'])}", reason=reason, fixes=["background"]
             )
         index = np.arange(self.n)[rows]
         m = len(keep)

@@ -72,6 +72,7 @@ from .._base.jsonvalues import (
     json_value,
 )
 from .._base.validation import RANDOM_STATE, Interval, Options, check_param, check_params
+from ..encoding._bins import binned_numbers
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -482,11 +483,19 @@ class TreePosterior(Model):
         its own; BIC and AIC charge it as that tree)."""
         return self.map_tree().n_parameters
 
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
         """``n`` rows drawn independently from the posterior predictive ``P(x | D)``: for
         each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
         from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
-        the same tree are drawn together.
+        the same tree are drawn together. ``numbers``: binned variables as numbers within
+        each row's bin (:meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`),
+        drawn after the rows.
 
         >>> import pandas as pd, treelearn as tl
         >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(500))
@@ -496,7 +505,9 @@ class TreePosterior(Model):
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         rng = np.random.default_rng(check_param("random_state", random_state, RANDOM_STATE))
         if len(self.variables) < 2:
-            return self._model([], "tree_posterior sample").sample(n, random_state=rng)
+            return self._model([], "tree_posterior sample").sample(
+                n, random_state=rng, numbers=numbers
+            )
         trees: dict[tuple, int] = {}
         for _ in range(n):
             edges = tuple(sorted(sample_spanning_tree(self.log_weights, rng)))
@@ -506,9 +517,15 @@ class TreePosterior(Model):
             for edges, k in trees.items()
         ]
         if not parts:
-            return self._model([], "tree_posterior sample").sample(0)
+            return self._model([], "tree_posterior sample").sample(0, numbers=numbers)
         out = pd.concat(parts, ignore_index=True)
-        return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+        out = out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+        if numbers:
+            codes = np.column_stack(
+                [pd.Categorical(out[v], categories=self.states[v]).codes for v in self.variables]
+            )
+            out = binned_numbers(out, codes, self.variables, self.states, rng)
+        return out
 
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the most probable edges with their posterior probabilities."""
@@ -650,17 +667,53 @@ class TreePosterior(Model):
             "joint": {"rows": rows[:, order].tolist(), "p": p.tolist()},
         }
 
-    def draw(
-        self, threshold: float = 0.5, ax: Any = None, *, digits: int = 2, seed: int = 0
-    ) -> Any:
-        """Draw the edges with posterior ``>= threshold``: width and opacity by
-        posterior, each labelled with its probability; returns the Figure."""
-        from ..viz._draw import new_figure
-
+    def _likely_edges(self, threshold: float) -> nx.Graph:
+        """Every variable, and the edges of posterior ``>= threshold`` (attribute ``posterior``)."""
         G = self.edge_probabilities()
         H = nx.Graph()
         H.add_nodes_from(G)
         H.add_edges_from((u, v, a) for u, v, a in G.edges(data=True) if a["posterior"] >= threshold)
+        return H
+
+    def to_dot(self, threshold: float = 0.5, **kwargs: Any) -> str:
+        """Graphviz DOT of the edges with posterior ``>= threshold``, each labelled with its
+        probability (``digits``, default 2; what :meth:`draw` draws).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> post = tl.tree_posterior(pd.read_csv("datasets/asia.csv").head(300))
+        >>> post.to_frame().head(2)[["u", "v"]].values.tolist()   # the surest edges
+        [['bronc', 'dysp'], ['lung', 'either']]
+        >>> [line for line in post.to_dot(0.999).splitlines() if "--" in line]
+        ['  "lung" -- "either" [penwidth=4.70, label="1.00"];', '  "bronc" -- "dysp" [penwidth=4.70, label="1.00"];']
+        """
+        from ..viz._draw import graph_to_dot
+
+        return graph_to_dot(self._likely_edges(threshold), "posterior", **kwargs)
+
+    def to_mermaid(self, threshold: float = 0.5, **kwargs: Any) -> str:
+        """A Mermaid flowchart of the edges with posterior ``>= threshold``, labelled
+        (``digits``: of the probabilities)."""
+        from ..viz._draw import graph_to_mermaid
+
+        return graph_to_mermaid(self._likely_edges(threshold), "posterior", **kwargs)
+
+    def draw(
+        self,
+        threshold: float = 0.5,
+        ax: Any = None,
+        *,
+        digits: int = 2,
+        seed: int = 0,
+        title: str | bool | None = True,
+        edge_labels: bool = True,
+    ) -> Any:
+        """Draw the edges with posterior ``>= threshold``: width and opacity by
+        posterior, each labelled with its probability (``edge_labels``); returns the
+        Figure. ``title``: ``True`` says the threshold, ``n`` and the BDeu sample size, a
+        string is the title, ``False``/``None`` none."""
+        from ..viz._draw import new_figure
+
+        H = self._likely_edges(threshold)
         if ax is None:
             fig = new_figure((max(4, len(H) ** 0.5 * 2),) * 2)  # not pyplot's: any number of them
             ax = fig.subplots()
@@ -674,17 +727,21 @@ class TreePosterior(Model):
             nx.draw_networkx_edges(
                 H, pos, edgelist=[(u, v)], ax=ax, width=0.5 + 4 * p, alpha=0.25 + 0.75 * p
             )
-        nx.draw_networkx_edge_labels(
-            H,
-            pos,
-            ax=ax,
-            font_size=7,
-            edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
-        )
-        ax.set_title(
-            f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
-            f"equivalent sample size = {self.equivalent_sample_size:g})"
-        )
+        if edge_labels:
+            nx.draw_networkx_edge_labels(
+                H,
+                pos,
+                ax=ax,
+                font_size=7,
+                edge_labels={(u, v): f"{p:.{digits}f}" for (u, v), p in zip(H.edges(), probs)},
+            )
+        if title is True:
+            title = (
+                f"edges with posterior >= {threshold:g} (n = {self.n_rows}, "
+                f"equivalent sample size = {self.equivalent_sample_size:g})"
+            )
+        if title:
+            ax.set_title(title)
         ax.set_axis_off()
         return fig
 

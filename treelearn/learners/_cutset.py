@@ -373,7 +373,8 @@ class CutsetNetwork(DensityEstimator):
     """
 
     #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
-    capabilities = frozenset({"score", "sample", "explorer"})
+    #: an ensemble has no exact MAP: ``map`` is its single networks' (``networks_[k]``)
+    capabilities = frozenset({"score", "sample", "sample_given", "query", "predict", "explorer"})
 
     def __init__(
         self,
@@ -512,17 +513,25 @@ class CutsetNetwork(DensityEstimator):
         ).codes
         return decode_codes(codes, model.variables, model.states, model.dtypes)
 
-    def query(
-        self,
-        variables: Sequence[Hashable] | Hashable,
-        evidence: Mapping[Hashable, Any] | None = None,
-    ) -> pd.Series:
-        """Exact ``P(variables | evidence)`` under the network (or ensemble)."""
-        return self._fitted_model().query(variables, evidence)
-
     def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
         """``P(target | the row's other observed cells)`` for every row, exactly."""
+        self.require("predict")
         return self._fitted_model().predict_proba(self._rows(X), target)
+
+    def predict(self, X: Any, target: Hashable | None = None) -> pd.Series | pd.DataFrame:
+        """With ``target``, each row's most probable state of it given the row's other
+        observed cells; without, ``X`` with every missing cell filled by its most probable
+        state given the row's observed cells (each cell's exact marginal)."""
+        model = self._fitted_model()
+        if target is not None:
+            return model.predict(self._rows(X), target)
+        rows = self._rows(X)
+        filled = rows.copy()
+        for v in rows.columns[rows.isna().any().to_numpy()]:
+            holes = rows[v].isna().to_numpy()
+            guess = model.predict(rows[holes], v)
+            filled.loc[holes, v] = guess.to_numpy()
+        return filled
 
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
@@ -537,10 +546,6 @@ class CutsetNetwork(DensityEstimator):
                 "e.g. est.networks_[0].map_query(evidence)"
             )
         return model.map_query(evidence, return_log_prob)
-
-    def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> pd.DataFrame:
-        """Draw ``n`` rows (a network per row by the weights, then from it)."""
-        return self._fitted_model().sample(n, random_state)
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of :attr:`model_` (:meth:`CutsetModel.explorer_spec

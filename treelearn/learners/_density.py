@@ -23,7 +23,7 @@ keeps the best.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -380,6 +380,87 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
         """The model's free parameters (what BIC and AIC charge)."""
         return self._fitted_model().n_parameters
 
+    # ------------------------------------------------------------ answers: the model's
+    # each asks the estimator's declared capabilities first (the one refusal), then
+    # ``model_``: one implementation of every answer, in the model
+    @property
+    def variables(self) -> list:
+        """The columns the fitted model is over, in order."""
+        return list(self._fitted_model().variables)
+
+    def query(
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
+    ) -> Any:
+        """Exact ``P(variables | evidence)``: :attr:`model_`'s ``query``."""
+        self.require("query")
+        return self._fitted_model().query(variables, evidence)
+
+    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
+        """``{variable: P(variable | evidence)}`` of every variable not given: :attr:`model_`'s."""
+        self.require("marginals")
+        return self._fitted_model().marginals(evidence)
+
+    def map_query(
+        self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
+    ) -> Any:
+        """The most probable completion of ``evidence``: :attr:`model_`'s ``map_query``."""
+        self.require("map")
+        return self._fitted_model().map_query(evidence, return_log_prob=return_log_prob)
+
+    def sample(
+        self,
+        n: int,
+        random_state: int | np.random.Generator | None = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
+        """``n`` rows drawn from :attr:`model_` (exactly given ``evidence``; ``numbers``:
+        binned columns as numbers within each row's bin)."""
+        self.require("sample_given" if evidence else "sample")
+        extra = {"evidence": evidence} if evidence else {}
+        if numbers:
+            extra["numbers"] = True
+        return self._fitted_model().sample(n, random_state, **extra)
+
+    def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
+        """``P(target | each row's other observed values)`` (absent columns summed out):
+        :attr:`model_`'s ``predict_proba``."""
+        self.require("predict")
+        return self._fitted_model().predict_proba(X, target)
+
+    def predict(self, X: Any, target: Hashable) -> pd.Series:
+        """Each row's most probable state of ``target`` given its other observed values."""
+        self.require("predict")
+        return self._fitted_model().predict(X, target)
+
+    def to_text(self, digits: int = 4) -> str:
+        """The fitted model as text (what ``treelearn show`` prints), headed by how the
+        learner ended."""
+        model = self._fitted_model()
+        return self._headline() + "\n" + model.to_text(digits)
+
+    def _headline(self) -> str:
+        """The first line of :meth:`to_text` (an EM learner says how its run ended)."""
+        return type(self).__name__
+
+    def draw(self, *args: Any, **kwargs: Any) -> Any:
+        """:attr:`model_`'s picture (a matplotlib Figure)."""
+        self.require("draw")
+        return self._fitted_model().draw(*args, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """:attr:`model_` as Graphviz DOT text."""
+        self.require("draw")
+        return self._fitted_model().to_dot(**kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """:attr:`model_` as a Mermaid flowchart."""
+        self.require("draw")
+        return self._fitted_model().to_mermaid(**kwargs)
+
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
         """The interactive explorer page (:func:`treelearn.viz._explorer.to_html`) of a
         learner that declares ``"explorer"``: the page's text, or with ``path`` written
@@ -414,6 +495,11 @@ class EMEstimator(DensityEstimator):
     _scored_start: ClassVar[int] = 0
     #: the progress bar's name
     _em_label: ClassVar[str] = "EM"
+
+    def _headline(self) -> str:
+        state = "converged" if self.converged_ else "not converged"
+        n = self.n_iter_
+        return f"{type(self).__name__}: EM {state} after {n} iteration{'' if n == 1 else 's'}"
 
     def fit(
         self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None

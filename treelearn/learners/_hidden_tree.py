@@ -371,7 +371,18 @@ class HiddenTree(EMEstimator):
     """
 
     #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
-    capabilities = frozenset({"score", "sample", "explorer"})
+    capabilities = frozenset(
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "predict",
+            "draw",
+            "explorer",
+        }
+    )
 
     def __init__(
         self,
@@ -509,6 +520,7 @@ class HiddenTree(EMEstimator):
     def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
         """``P(target | the row's other observed values)`` for every row (a DataFrame, one
         column per state of ``target``): exact, the latents summed out."""
+        self.require("predict")
         model = self._fitted_model()
         if target not in list(self.feature_names_in_):
             raise ColumnNotFoundError(
@@ -519,10 +531,12 @@ class HiddenTree(EMEstimator):
         frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
         return model.predict_proba(frame, target)
 
-    def predict(self, X: Any) -> pd.DataFrame:
-        """``X`` with every missing cell filled by its most probable state given the row's
-        observed cells (each cell's exact marginal; ties to the first state):
-        :meth:`HiddenTreeModel.impute <treelearn.models._hidden_tree.HiddenTreeModel.impute>`.
+    def predict(self, X: Any, target: Hashable | None = None) -> pd.Series | pd.DataFrame:
+        """With ``target``, each row's most probable state of it given the row's other
+        observed values; without, ``X`` with every missing cell filled by its most probable
+        state given the row's observed cells (each cell's exact marginal; ties to the first
+        state): :meth:`HiddenTreeModel.impute
+        <treelearn.models._hidden_tree.HiddenTreeModel.impute>`.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -532,6 +546,12 @@ class HiddenTree(EMEstimator):
         >>> hidden.predict(holed).notna().all().all()
         np.True_
         """
+        if target is not None:
+            proba = self.predict_proba(X, target)
+            labels = np.empty(proba.shape[1], dtype=object)
+            labels[:] = list(proba.columns)
+            best = labels[np.argmax(proba.to_numpy(), axis=1)]
+            return pd.Series(best, index=proba.index, name=target)
         return self._fitted_model().impute(self._rows(X))
 
     def sample(
@@ -539,21 +559,22 @@ class HiddenTree(EMEstimator):
         n: int,
         random_state: int | np.random.Generator | None = None,
         *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
         return_latent: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-        """Draw ``n`` rows of the columns (with ``return_latent=True``, also their latent
-        states: ``(rows, latents)``).
+        """Draw ``n`` rows of the columns (exactly given ``evidence``; with
+        ``return_latent=True``, also their latent states: ``(rows, latents)``).
 
         >>> import pandas as pd, treelearn as tl
         >>> hidden = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
         >>> hidden.sample(3, random_state=0).shape
         (3, 8)
         """
-        return self._fitted_model().sample(n, random_state, return_latent=return_latent)
-
-    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The joint tree, latent nodes marked (see :func:`treelearn.viz._draw.draw`)."""
-        return self._fitted_model().draw(ax, **kwargs)
+        extra = {"numbers": True} if numbers else {}
+        return self._fitted_model().sample(
+            n, random_state, evidence=evidence, return_latent=return_latent, **extra
+        )
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent

@@ -178,7 +178,19 @@ class TreeMixture(EMEstimator):
     """
 
     #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
-    capabilities = frozenset({"score", "sample", "explorer"})
+    capabilities = frozenset(
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "predict",
+            "explain",
+            "draw",
+            "explorer",
+        }
+    )
 
     def __init__(
         self,
@@ -318,9 +330,14 @@ class TreeMixture(EMEstimator):
             return model.predict_proba(frame, target)
         return model.component_proba(self._rows(X))
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The most probable component of each row."""
+    def predict(self, X: Any, target: Hashable | None = None) -> np.ndarray | pd.Series:
+        """The most probable component of each row; with ``target`` (a variable), its most
+        probable state given the row's other observed values (the argmax of
+        :meth:`predict_proba`, ties to the first state), a Series named ``target``."""
         model = self._fitted_model()
+        if target is not None:
+            frame = as_frame(X, list(self.feature_names_in_), learner=type(self).__name__)
+            return model.predict(frame, target)
         return np.argmax(model.log_joint_codes(model.encode(self._rows(X))), axis=1)
 
     def explorer_spec(self, title: str | None = None) -> dict:
@@ -370,25 +387,6 @@ class TreeMixture(EMEstimator):
             n_permutations=n_permutations,
         )
 
-    def query(
-        self,
-        variables: Sequence[Hashable] | Hashable,
-        evidence: Mapping[Hashable, Any] | None = None,
-    ) -> pd.Series:
-        """Exact ``P(variables | evidence)`` (states as evidence): ``sum_k P(k | evidence)
-        P_k(variables | evidence)``, a Series as :meth:`TreeModel.query` returns it.
-
-        >>> import pandas as pd, treelearn as tl
-        >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
-        >>> round(float(mix.query("lung", {"smoke": "yes"}).sum()), 12)
-        1.0
-        """
-        return self._fitted_model().query(variables, evidence)
-
-    def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: P(variable | evidence)}`` for every variable not given, exactly."""
-        return self._fitted_model().marginals(evidence)
-
     def component_posterior(self, evidence: Mapping[Hashable, Any] | None = None) -> np.ndarray:
         """``P(component k | evidence)`` for every ``k``."""
         return self._fitted_model().component_posterior(evidence)
@@ -422,12 +420,6 @@ class TreeMixture(EMEstimator):
             return_components=return_components,
         )
 
-    def draw(self, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (:meth:`MixtureModel.draw
-        <treelearn.models._mixture.MixtureModel.draw>`)."""
-        return self._fitted_model().draw(**kwargs)
-
-    # (to_dict / from_dict: the one codec, treelearn._base.persistence; the fitted parts here)
     def _fitted_state(self) -> dict:
         """The model's fields (:meth:`MixtureModel.to_dict
         <treelearn.models._mixture.MixtureModel.to_dict>`) beside the codec's header, and

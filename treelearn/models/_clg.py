@@ -43,6 +43,7 @@ from .._base.errors import (
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.limits import check_memory
 from .._base.validation import RANDOM_STATE, Interval, check_param
+from ..encoding._bins import binned_numbers
 from ..inference._engine import decode_codes
 from ..sources._kinds import numeric_matrix
 from ._base import Model, tree_lines
@@ -65,6 +66,8 @@ class GaussianMixtureQuery:
     weights: np.ndarray
     means: np.ndarray
     variances: np.ndarray
+    #: the variable queried (its row's label in :meth:`to_frame`)
+    variable: Hashable = None
 
     @property
     def mean(self) -> float:
@@ -82,6 +85,36 @@ class GaussianMixtureQuery:
         keep = self.weights > 0
         w, m, v = self.weights[keep], self.means[keep], self.variances[keep]
         return (w * np.exp(-0.5 * (x - m) ** 2 / v) / np.sqrt(2 * np.pi * v)).sum(axis=-1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The mixture's mean, **variance** and standard deviation in one row, indexed by
+        the variable (how every query result prints).
+
+        >>> q = GaussianMixtureQuery(np.array([0.5, 0.5]), np.array([0.0, 2.0]),
+        ...                          np.array([1.0, 1.0]), "x")
+        >>> q.to_frame().reset_index().to_dict("records")  # 1 + the means' spread, 1
+        [{'variable': 'x', 'mean': 1.0, 'variance': 2.0, 'sd': 1.4142135623730951}]
+        """
+        return pd.DataFrame(
+            {"mean": [self.mean], "variance": [self.variance], "sd": [math.sqrt(self.variance)]},
+            index=pd.Index([self.variable], name="variable"),
+        )
+
+
+def _number(v: Hashable, value: Any) -> float:
+    """A continuous variable's evidence: a finite number (text spelling one is read)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number):
+        raise TreelearnError(
+            f"evidence {v!r} == {value!r:.60}: {v!r} is a Gaussian variable, its evidence a "
+            f"finite number; leave it out of the evidence to have it unobserved",
+            column=v,
+            values=[value],
+        )
+    return number
 
 
 def _check_number(v: Hashable, key: str, value: Any, positive: bool = False) -> float:
@@ -125,7 +158,17 @@ class CLGTreeModel(Model):
 
     kind = "clg_tree"
     capabilities = frozenset(
-        {"score", "sample", "query", "predict", "draw", "explorer", "to_pgmpy", "pyagrum"}
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "predict",
+            "draw",
+            "explorer",
+            "to_pgmpy",
+            "pyagrum",
+        }
     )
 
     def __init__(
@@ -367,10 +410,10 @@ class CLGTreeModel(Model):
                 text = f"{v} ({len(states[v])} states)"
             elif parent is not None and parent not in self._cpos:
                 pairs = ", ".join(
-                    f"{s}: N({format(m, g)}, {format(s2, g)})"
+                    f"{parent}={s}: N(mean {format(m, g)}, variance {format(s2, g)})"
                     for s, m, s2 in zip(states[parent], node["means"], node["variances"])
                 )
-                text = f"{v} ~ Gaussian (mean, variance) by {parent}: {pairs}"
+                text = f"{v} ~ {pairs}"
             else:
                 mean = format(node["intercept"], g)
                 if parent is not None:
@@ -518,8 +561,21 @@ class CLGTreeModel(Model):
         codes[:, i] = -1
         marg = self._discrete_marginals(codes, values)[i]
         return pd.DataFrame(
-            marg, index=X.index, columns=pd.Index(self.discrete_model.states[target])
+            marg, index=X.index, columns=pd.Index(self.discrete_model.states[target], name=target)
         )
+
+    def predict_proba(self, X: pd.DataFrame, target: Hashable) -> pd.DataFrame:
+        """``P(target | the row's other cells)`` of a discrete ``target`` for every row: one
+        column per state (:meth:`posterior`); a continuous target's is :meth:`predict`'s mean
+        and :meth:`posterior`'s mixture."""
+        self._check_target(target)
+        if target in self._cpos:
+            raise TreelearnError(
+                f"{target!r} is a Gaussian variable: it has no states to give probabilities "
+                f"of; predict(X, {target!r}) gives its posterior mean",
+                column=target,
+            )
+        return self.posterior(X, target)
 
     def _discrete_marginals(self, codes: np.ndarray, values: np.ndarray) -> list:
         soft_log, _, _ = self._upward(values)
@@ -562,7 +618,7 @@ class CLGTreeModel(Model):
         return pd.DataFrame(
             {
                 v: (
-                    pd.Series([float(evidence[v]) if v in evidence else np.nan])
+                    pd.Series([_number(v, evidence[v]) if v in evidence else np.nan])
                     if v in self._cpos
                     else pd.Series([evidence.get(v)], dtype=object)
                 )
@@ -576,9 +632,19 @@ class CLGTreeModel(Model):
         """The exact posterior of one variable given ``evidence`` (``{column: value}``:
         numbers for continuous columns, states for discrete ones).
 
-        A discrete target gives a Series over its states; a continuous one a
-        :class:`GaussianMixtureQuery`.
+        A discrete target gives a Series of probabilities over its states (named
+        ``"probability"``, its index by the variable); a continuous one a
+        :class:`GaussianMixtureQuery`. ``target`` is one variable (or a list of one: the
+        posterior of several variables together is a mixture of multivariate Gaussians,
+        not computed here).
         """
+        if isinstance(target, list) or (isinstance(target, tuple) and target not in self.graph):
+            if len(target) != 1:
+                raise TreelearnError(
+                    f"a CLG tree answers one variable's posterior at a time, not "
+                    f"{list(target)[:5]}: query each of them"
+                )
+            target = target[0]
         self._check_target(target)
         if target in dict(evidence or {}):
             raise TreelearnError(
@@ -592,9 +658,11 @@ class CLGTreeModel(Model):
                 raise TreelearnError(
                     f"the evidence {dict(evidence or {})} has probability zero under the model"
                 )
-            series.name = target
+            series.name = "probability"
             return series
-        return GaussianMixtureQuery(out["weights"][0], out["means"][0], out["variances"][0])
+        return GaussianMixtureQuery(
+            out["weights"][0], out["means"][0], out["variances"][0], variable=target
+        )
 
     def predict(self, X: pd.DataFrame, target: Hashable) -> pd.Series:
         """Each row's prediction of ``target`` from its other cells: the most probable state
@@ -610,9 +678,37 @@ class CLGTreeModel(Model):
         return pd.Series(mean, index=X.index, name=target)
 
     # -------------------------------------------------------------- sampling
-    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
-        """``n`` rows by ancestral sampling (the discrete tree first, then each continuous
-        column given its parent), in column order with the discrete columns' dtypes."""
+    def sample(
+        self,
+        n: int,
+        random_state: Any = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
+    ) -> pd.DataFrame:
+        """``n`` rows in column order with the discrete columns' dtypes: by ancestral
+        sampling (the discrete tree first, then each continuous column given its parent),
+        or exactly from ``P(. | evidence)`` (``{column: value}``: states of discrete
+        columns, numbers of continuous ones; those columns hold the given values).
+        ``numbers``: a discrete column whose states are bins comes back as numbers drawn
+        within each row's bin, as in :meth:`TreeModel.sample
+        <treelearn.models._tree.TreeModel.sample>`.
+
+        Given evidence, the discrete columns are drawn together from their posterior (each
+        Gaussian subtree's density of its observed cells is soft evidence on the discrete
+        node it hangs from), then each unobserved continuous column, parents first, from
+        its exact conditional Gaussian given its parent's value and the observed cells
+        below it (the upward messages of :meth:`score_samples`).
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> rng = np.random.default_rng(0)
+        >>> g = rng.integers(0, 2, 300)
+        >>> m = tl.clg_tree(pd.DataFrame({"g": g, "x": rng.normal(4.0 * g, 1.0)}))
+        >>> rows = m.sample(1000, random_state=0, evidence={"x": 4.0})
+        >>> bool((rows["x"] == 4.0).all()), bool(abs((rows["g"] == 1).mean()
+        ...                                           - m.query("g", {"x": 4.0})[1]) < 0.03)
+        (True, True)
+        """
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         check_memory(
@@ -621,26 +717,50 @@ class CLGTreeModel(Model):
             "sample fewer rows at a time",
         )
         rng = np.random.default_rng(random_state)
+        p = len(self.continuous)
+        if evidence:  # the evidence as one row: codes, values, the upward messages of its cells
+            given_codes, given = self._arrays(self._evidence_frame(evidence))
+            soft_log, _, (_, P, h, _, _) = self._upward(given)
+        else:  # nothing observed: no messages (ancestral sampling)
+            given_codes = np.full((1, len(self.discrete)), -1, dtype=np.int64)
+            given = np.full((1, p), np.nan)
+            soft_log, P, h = {}, np.zeros((1, p)), np.zeros((1, p))
+        observed = ~np.isnan(given[0])
         columns: dict = {}
         codes = np.zeros((n, 0), dtype=np.int64)
         if self.discrete_model is not None:
             dm = self.discrete_model
-            codes = dm.engine().sample_codes(n, rng, {}, {})
-            frame = decode_codes(codes, dm.variables, dm.states, dm.dtypes)
-            columns.update({v: frame[v] for v in dm.variables})
-        values = np.empty((n, len(self.continuous)))
-        noise = rng.standard_normal((n, len(self.continuous)))
-        for j in self._down_order:
-            if self._kind[j] == 1:
-                a = codes[:, int(self._parent[j])]
-                values[:, j] = (
-                    self._state_means[j][a] + np.sqrt(self._state_vars[j][a]) * noise[:, j]
+            fixed = {i: int(c) for i, c in enumerate(given_codes[0]) if c >= 0}
+            scaled, _ = self._linear(soft_log if observed.any() else {})
+            # a node given a state needs no likelihood of it (a constant over that one state)
+            soft = {i: like[0] for i, like in scaled.items() if i not in fixed}
+            codes = dm.engine().sample_codes(n, rng, fixed, soft)
+            if len(codes) < n:
+                raise TreelearnError(
+                    f"the evidence {dict(evidence or {})} has probability zero under the model"
                 )
+            frame = decode_codes(codes, dm.variables, dm.states, dm.dtypes)
+            if numbers:
+                frame = binned_numbers(frame, codes, dm.variables, dm.states, rng)
+            columns.update({v: frame[v] for v in dm.variables})
+        values = np.empty((n, p))
+        noise = rng.standard_normal((n, p))
+        for j in self._down_order:  # parents first; one column per step, every row at once
+            if observed[j]:
+                values[:, j] = given[0, j]
+                continue
+            if self._kind[j] == 1:  # the state of the discrete node it hangs from
+                a = codes[:, int(self._parent[j])]
+                prior_mean, prior_var = self._state_means[j][a], self._state_vars[j][a]
             else:
-                base = self._b0[j] + (
+                prior_mean = self._b0[j] + (
                     self._b1[j] * values[:, int(self._parent[j])] if self._kind[j] == 2 else 0.0
                 )
-                values[:, j] = base + math.sqrt(self._s2[j]) * noise[:, j]
+                prior_var = self._s2[j]
+            # N(prior) times the messages of the observed cells below: a Gaussian
+            precision = 1.0 / prior_var + P[0, j]
+            mean = (prior_mean / prior_var + h[0, j]) / precision
+            values[:, j] = mean + noise[:, j] / np.sqrt(precision)
         for v, j in self._cpos.items():
             columns[v] = values[:, j]
         return pd.DataFrame({v: columns[v] for v in self.variables})

@@ -154,6 +154,8 @@ class CopulaQuery:
     knots: np.ndarray
     cdf: np.ndarray
     scale: float
+    #: the variable queried (its row's label in :meth:`to_frame`)
+    variable: Hashable = None
 
     def quantile(self, q: Any) -> np.ndarray:
         from scipy import special  # imported when used: `import treelearn` stays light
@@ -170,6 +172,16 @@ class CopulaQuery:
         """``integral x pdf(x) dx`` by Gauss-Legendre on each knot segment and tail piece."""
         x, w = quadrature(self.knots, self.scale)
         return float(w @ (x * self.pdf(x)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The distribution in the column's units in one row, indexed by the variable: its
+        median, mean and central 90 % interval (``q05``, ``q95``); how every query result
+        prints (the distribution is not Gaussian there, so no variance is shown)."""
+        low, high = np.asarray(self.quantile([0.05, 0.95]), dtype=float)
+        return pd.DataFrame(
+            {"median": [self.median], "mean": [self.mean], "q05": [low], "q95": [high]},
+            index=pd.Index([self.variable], name="variable"),
+        )
 
     def pdf(self, x: Any) -> np.ndarray:
         z, log_g = cdf_parts(x, self.knots, self.cdf, self.scale)
@@ -337,8 +349,9 @@ class CopulaTreeModel(Model):
         return out + jac
 
     # -------------------------------------------------------------- sampling, queries
-    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
-        """``n`` rows: scores from the Gaussian tree, each mapped by its column's inverse CDF."""
+    def sample(self, n: int, random_state: Any = None, *, numbers: bool = False) -> pd.DataFrame:
+        """``n`` rows: scores from the Gaussian tree, each mapped by its column's inverse CDF.
+        ``numbers``: every value is a number already (no column is binned)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         z = self.scores.sample(n, random_state=random_state)
@@ -352,8 +365,26 @@ class CopulaTreeModel(Model):
     def query(
         self, variable: Hashable, evidence: Mapping[Hashable, float] | None = None
     ) -> CopulaQuery:
-        """The exact conditional distribution of ``variable`` given ``evidence`` (numbers in
-        the original units), as a :class:`CopulaQuery`."""
+        """The exact conditional distribution of ``variable`` (one name, or a list of one)
+        given ``evidence`` (numbers in the original units), as a :class:`CopulaQuery`.
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.normal(size=400)
+        >>> m = tl.copula_chow_liu(pd.DataFrame({"x": x, "y": np.exp(x + rng.normal(size=400))}))
+        >>> q = m.query("y", {"x": 1.0})
+        >>> list(q.to_frame().columns), bool(q.quantile(0.05) < q.median < q.quantile(0.95))
+        (['median', 'mean', 'q05', 'q95'], True)
+        """
+        if isinstance(variable, list) or (
+            isinstance(variable, tuple) and variable not in self.knots
+        ):
+            if len(variable) != 1:
+                raise TreelearnError(
+                    f"a copula tree answers one variable's distribution at a time, not "
+                    f"{list(variable)[:5]}: query each of them"
+                )
+            variable = variable[0]
         evidence = dict(evidence or {})
         for v in [variable, *evidence]:
             if v not in self.knots:
@@ -364,7 +395,16 @@ class CopulaTreeModel(Model):
                 )
         if variable in evidence:
             raise TreelearnError(f"{variable!r} is both queried and given as evidence")
-        row = pd.DataFrame({v: [float(evidence.get(v, np.nan))] for v in self.variables})
+        for v, value in evidence.items():
+            try:
+                evidence[v] = float(value)  # text spelling a number (the command line's)
+            except (TypeError, ValueError):
+                raise TreelearnError(
+                    f"evidence {v!r} == {value!r:.60}: a copula tree's evidence is a number",
+                    column=v,
+                    values=[value],
+                ) from None
+        row = pd.DataFrame({v: [evidence.get(v, np.nan)] for v in self.variables})
         Z, _ = self._scores_of(self._matrix(row))
         given = {v: float(Z[0, self.variables.index(v)]) for v in evidence}
         q = self.scores.query([variable], given)
@@ -374,6 +414,7 @@ class CopulaTreeModel(Model):
             self.knots[variable],
             self.cdf[variable],
             self.scales[variable],
+            variable,
         )
 
     # -------------------------------------------------------------- files

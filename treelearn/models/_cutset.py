@@ -26,6 +26,7 @@ from .._base.jsonvalues import DecodeError, decode_dtype, decode_label, encode_d
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval, check_param
+from ..encoding._bins import binned_numbers
 from ..encoding._table import check_frame, encode
 from ..inference._engine import decode_codes, state_index
 from ._base import Model
@@ -369,8 +370,11 @@ class CutsetModel(Model):
         random_state: int | np.random.Generator | None = None,
         *,
         evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
-        """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes."""
+        """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes
+        (``numbers``: binned columns as numbers within each row's bin, as
+        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         check_memory(
@@ -379,10 +383,12 @@ class CutsetModel(Model):
             "sample fewer rows at a time",
         )
         row = self.evidence_row(evidence)
-        codes = self.sample_codes(n, np.random.default_rng(random_state), row)
+        rng = np.random.default_rng(random_state)
+        codes = self.sample_codes(n, rng, row)
         if len(codes) < n:
             raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
-        return decode_codes(codes, self.columns, self.states, self.dtypes)
+        out = decode_codes(codes, self.columns, self.states, self.dtypes)
+        return binned_numbers(out, codes, self.columns, self.states, rng) if numbers else out
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict:

@@ -10,10 +10,11 @@ learns from are in :mod:`treelearn.stats._gaussian`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from numbers import Integral
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import networkx as nx
 import numpy as np
@@ -63,9 +64,28 @@ class GaussianQuery(NamedTuple):
     mean: pd.Series
     covariance: pd.DataFrame
 
+    def to_frame(self) -> pd.DataFrame:
+        """Each variable's conditional mean, **variance** and standard deviation, one row per
+        variable (the index named ``variable``): how every query result prints (a discrete
+        posterior's ``to_frame`` is its states and probabilities).
+
+        >>> q = GaussianQuery(pd.Series([1.0], index=["x"]), pd.DataFrame([[4.0]], ["x"], ["x"]))
+        >>> q.to_frame().reset_index().to_dict("records")
+        [{'variable': 'x', 'mean': 1.0, 'variance': 4.0, 'sd': 2.0}]
+        """
+        variance = np.clip(np.diag(self.covariance.to_numpy()), 0.0, None)  # round-off
+        return pd.DataFrame(
+            {"mean": self.mean.to_numpy(), "variance": variance, "sd": np.sqrt(variance)},
+            index=pd.Index(self.mean.index, name="variable"),
+        )
+
 
 def _evidence_value(v: Hashable, value: Any) -> float:
-    """One piece of Gaussian evidence: a finite real number (NaN would give NaN means)."""
+    """One piece of Gaussian evidence: a finite real number (NaN would give NaN means), or
+    text spelling one (as the command line gives it)."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            value = float(value)
     if (
         not isinstance(value, (int, float, np.integer, np.floating))
         or isinstance(value, (bool, np.bool_))
@@ -293,11 +313,17 @@ class GaussianTreeModel(Model):
 
     # -------------------------------------------------------------- sampling and queries
     def sample(
-        self, n: int, random_state: Any = None, *, evidence: Mapping[Hashable, Any] | None = None
+        self,
+        n: int,
+        random_state: Any = None,
+        *,
+        evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
     ) -> pd.DataFrame:
         """``n`` rows in column order: by ancestral sampling (parents first), or exactly
         from the conditional Gaussian given ``evidence`` (``{column: number}``; those
-        columns hold the given values).
+        columns hold the given values). ``numbers``: every value is a number already (no
+        column is binned), as the discrete models' ``sample(numbers=True)`` gives them.
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0., 1, 2, 4], "b": [1., 2, 2, 5]}))
@@ -345,7 +371,8 @@ class GaussianTreeModel(Model):
     def predict(self, X: Any, target: Hashable) -> pd.Series:
         """``E[target | the row's other observed columns]`` for every row: the conditional
         Gaussian's mean, ``mu_t + S_to S_oo^-1 (x_o - mu_o)``, one solve per pattern of
-        observed columns (a missing cell, NaN, is integrated out).
+        observed columns (a missing cell, NaN, is integrated out; columns that are not
+        variables are ignored).
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]})
@@ -360,6 +387,8 @@ class GaussianTreeModel(Model):
                 column=target,
             )
         others = [v for v in self.variables if v != target]
+        if isinstance(X, pd.DataFrame):  # columns that are not variables are ignored
+            X = X[[c for c in X.columns if c in self._index]]
         names, values = numeric_matrix(X, learner="GaussianTreeModel")
         absent = [v for v in others if v not in names]
         if absent:
@@ -385,13 +414,34 @@ class GaussianTreeModel(Model):
         index = X.index if isinstance(X, pd.DataFrame) else None
         return pd.Series(mean, index=index, name=target)
 
-    def query(self, variables: Sequence[Hashable], evidence: dict | None = None) -> GaussianQuery:
-        """The exact conditional Gaussian of ``variables`` given ``evidence`` (``{column: value}``).
+    def predict_proba(self, X: Any, target: Hashable) -> pd.DataFrame:
+        """Refused: every variable of a Gaussian tree is a number, with no states to give
+        probabilities of; :meth:`predict` gives its conditional mean, :meth:`query` its
+        conditional Gaussian."""
+        raise TreelearnError(
+            f"{target!r} is a Gaussian variable: it has no states to give probabilities of; "
+            f"predict(X, {target!r}) gives its conditional mean given each row",
+            column=target,
+        )
+
+    def query(
+        self, variables: Sequence[Hashable] | Hashable, evidence: dict | None = None
+    ) -> GaussianQuery:
+        """The exact conditional Gaussian of ``variables`` (one name or a list) given
+        ``evidence`` (``{column: value}``).
 
         ``mean = mu_q + S_qe S_ee^-1 (e - mu_e)``, ``cov = S_qq - S_qe S_ee^-1 S_eq``.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]}))
+        >>> m.query("b", {"a": 2.0}).mean.round(4).tolist()   # 0.8 + 0.9714 * 2, as printed
+        [2.7429]
         """
         evidence = dict(evidence or {})
-        variables = list(variables)
+        single = isinstance(variables, Hashable) and (
+            not isinstance(variables, tuple) or variables in self._index  # a tuple name
+        )
+        variables = [variables] if single else list(cast(Sequence[Hashable], variables))
         for v in [*variables, *evidence]:
             if v not in self._index:
                 raise ColumnNotFoundError(

@@ -328,11 +328,13 @@ class HiddenTreeModel(Model):
         random_state: int | np.random.Generator | None = None,
         *,
         evidence: Mapping[Hashable, Any] | None = None,
+        numbers: bool = False,
         return_latent: bool = False,
     ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
         """Draw ``n`` rows of the observed columns, exactly from ``P(. | evidence)`` with
         ``evidence`` (with ``return_latent=True``, also their latent states: ``(rows,
-        latents)``).
+        latents)``; ``numbers``: binned columns as numbers within each row's bin, as
+        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`).
 
         >>> import pandas as pd, treelearn as tl
         >>> model = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -340,7 +342,7 @@ class HiddenTreeModel(Model):
         (3, 8)
         """
         self._check_names(list(evidence or {}), "evidence")
-        both = self.network.sample(n, random_state=random_state, evidence=evidence)
+        both = self.network.sample(n, random_state=random_state, evidence=evidence, numbers=numbers)
         rows = both[self.variables]
         return (rows, both[self.latent]) if return_latent else rows
 

@@ -370,8 +370,9 @@ class KernelForestModel(Model):
         return logsumexp(local[root], axis=1)
 
     # -------------------------------------------------------------- sampling
-    def sample(self, n: int, random_state: Any = None) -> pd.DataFrame:
-        """``n`` rows drawn ancestrally (module docstring).
+    def sample(self, n: int, random_state: Any = None, *, numbers: bool = False) -> pd.DataFrame:
+        """``n`` rows drawn ancestrally (module docstring). ``numbers``: every value is a
+        number already (no column is binned).
 
         >>> import treelearn as tl
         >>> rng = np.random.default_rng(0)

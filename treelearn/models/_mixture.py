@@ -368,16 +368,12 @@ class MixtureModel(Model):
         n = checked["n"]
         rng = np.random.default_rng(checked["random_state"])
         extra: dict[str, Any] = {}
-        if numbers:
-            if self.component_kind != "tree_model":
-                raise TreelearnError(
-                    "numbers=True draws numbers within bins of tree components; this mixture's "
-                    "components are cutset networks: sample without it"
-                )
+        if numbers:  # every component kind draws numbers within its bins
             extra = {"numbers": True}
-        if evidence is not None or numbers:
+        if evidence is not None:
             post = self.component_posterior(evidence)
             per_component = rng.multinomial(n, post)
+            # a component the evidence rules out (P(k | e) = 0) draws nothing: not asked
             parts = [
                 c.sample(int(m), evidence=evidence, random_state=rng, **extra)
                 for c, m in zip(self.components, per_component)
@@ -388,7 +384,8 @@ class MixtureModel(Model):
         else:
             per_component = rng.multinomial(n, self.weights / self.weights.sum())
             parts = [
-                c.sample(int(m), random_state=rng) for c, m in zip(self.components, per_component)
+                c.sample(int(m), random_state=rng, **extra)
+                for c, m in zip(self.components, per_component)
             ]
         labels = np.repeat(np.arange(len(self.components)), per_component)
         X = pd.concat(parts, ignore_index=True)
@@ -463,27 +460,39 @@ class MixtureModel(Model):
         )
 
     # ------------------------------------------------------------------ pictures
+    def _panel_titles(self) -> list[str]:
+        return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
+
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """One panel per component, titled with its weight (see
-        :func:`treelearn.viz._draw.draw_panels`; ``ax``: one axes per component)."""
+        :func:`treelearn.viz._draw.draw_panels`; ``ax``: one axes per component);
+        ``title="..."`` is the heading above them (default "mixture of k trees"), other
+        keywords go to every panel."""
         self.require("draw")
         from ..viz._draw import draw_panels
 
-        titles = [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
-        kwargs.setdefault("heading", f"mixture of {len(self.components)} trees")
-        return draw_panels(cast(list[TreeModel], self.components), titles, ax, **kwargs)
+        title = kwargs.pop("title", True)
+        kwargs.pop("data", None)  # the panels are titled by their weights, not a score
+        heading = title if isinstance(title, str) else f"mixture of {len(self.components)} trees"
+        kwargs.setdefault("heading", heading)
+        trees = cast(list[TreeModel], self.components)
+        return draw_panels(trees, self._panel_titles(), ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Refused: a mixture is no one graph; its components each have one
-        (``model.components[k].to_dot()``), and :meth:`draw` shows them side by side."""
-        raise TreelearnError(
-            "a mixture is no one graph: draw() shows one panel per component, and "
-            "model.components[k].to_dot() / to_mermaid() writes component k"
-        )
+        """Graphviz DOT: one titled cluster per component (see
+        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        self.require("draw")
+        from ..viz._draw import panels_to_dot
+
+        return panels_to_dot(cast(list[TreeModel], self.components), self._panel_titles(), **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
-        """Refused, as :meth:`to_dot`."""
-        return self.to_dot(**kwargs)
+        """A Mermaid flowchart: one titled subgraph per component."""
+        self.require("draw")
+        from ..viz._draw import panels_to_mermaid
+
+        trees = cast(list[TreeModel], self.components)
+        return panels_to_mermaid(trees, self._panel_titles(), **kwargs)
 
     # ------------------------------------------------------------------ files
     def explorer_spec(self, title: str | None = None, *, name: str = "MixtureModel") -> dict:

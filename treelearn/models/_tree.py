@@ -27,7 +27,7 @@ from .._base.errors import (
 )
 from .._base.limits import check_memory
 from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, check_param
-from ..encoding._bins import bins_of
+from ..encoding._bins import binned_numbers
 from ..encoding._table import Table, check_frame, encode
 from ..export._jsonfile import model_arguments_from_dict, model_to_dict
 from ..export._pgmpy import to_pgmpy, write_bif
@@ -463,10 +463,7 @@ class TreeModel(Model):
             raise engine.impossible(dict(evidence or {}))
         out = decode_codes(codes, self.variables, self.states, self.dtypes)
         if numbers:
-            for j, v in enumerate(self.variables):
-                bins = bins_of(self.states[v])
-                if bins is not None:
-                    out[v] = bins.numbers(codes[:, j], rng)
+            out = binned_numbers(out, codes, self.variables, self.states, rng)
         return out
 
     # ------------------------------------------------------------------ inference

@@ -39,9 +39,13 @@ __all__ = [
     "display_parents",
     "draw",
     "draw_panels",
+    "graph_to_dot",
+    "graph_to_mermaid",
     "html_with_picture",
     "layout",
     "new_figure",
+    "panels_to_dot",
+    "panels_to_mermaid",
     "svg_or_none",
     "to_dot",
     "to_mermaid",
@@ -346,8 +350,9 @@ def _auto_title(model: TreeModel, data: Any) -> list[str]:
     }
     n = len(model.variables)
     parts = [names.get(method, method), f"{n} variable{'' if n == 1 else 's'}"]
-    if model.n_rows is not None:
-        parts.append(f"n = {model.n_rows:,}")
+    if model.n_rows is not None:  # whole rows as a whole number (a Gaussian's is a float)
+        rows = model.n_rows
+        parts.append(f"n = {int(rows):,}" if float(rows).is_integer() else f"n = {rows:,}")
     if data is not None:
         ll = f"{model.log_likelihood(data):,.1f}".replace("-", "\u2212")
         parts.append(f"log-likelihood = {ll} nats")
@@ -1051,16 +1056,60 @@ def to_dot(
       "a" -> "b" [penwidth=5.00, label="0.637"];
     }
     """
-    cls = _class_node(model, class_node)
-    shown = display_parents(model, cls)
-    ids = _node_ids(model)
-    lines = [
+    body = _dot_lines(model, "", "  ", class_node, edge_labels, digits)
+    return "\n".join([*_dot_head(name), *body, "}"])
+
+
+def panels_to_dot(
+    models: Sequence[TreeModel],
+    titles: Sequence[str],
+    *,
+    edge_labels: bool = True,
+    digits: int = 3,
+    name: str = "treelearn",
+) -> str:
+    """Several networks in one DOT graph, each in a titled cluster (``subgraph cluster_k``;
+    node ids prefixed ``k:`` so the same variable in two panels is two nodes): the text form
+    of :func:`draw_panels` (a multinet's class trees, a mixture's components, AODE's
+    super-parent networks).
+
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": [0, 1, 1], "b": [0, 1, 1]})
+    >>> text = panels_to_dot([tl.chow_liu(df), tl.chow_liu(df, root="b")], ["one", "two"])
+    >>> [line.strip() for line in text.splitlines() if "label=" in line and "->" not in line][:2]
+    ['label="one";', '"0:a" [label="a", fillcolor="#d3e3f7"];']
+    """
+    lines = _dot_head(name)
+    for k, (model, title) in enumerate(zip(models, titles, strict=True)):
+        lines += [f"  subgraph cluster_{k} {{", f"    label={_dot_quote(title)};"]
+        lines += _dot_lines(model, f"{k}:", "    ", None, edge_labels, digits)
+        lines.append("  }")
+    return "\n".join([*lines, "}"])
+
+
+def _dot_head(name: str) -> list[str]:
+    return [
         f"digraph {_dot_quote(name)} {{",
         "  graph [rankdir=TB, nodesep=0.25, ranksep=0.45];",
         '  node [shape=box, style="rounded,filled", fontname="Helvetica",\n'
         f'        fillcolor="{_NODE_FACE}", color="{_NODE_EDGE}"];',
         f'  edge [color="{_EDGE}", arrowsize=0.7];',
     ]
+
+
+def _dot_lines(
+    model: TreeModel,
+    prefix: str,
+    indent: str,
+    class_node: Hashable | None,
+    edge_labels: bool,
+    digits: int,
+) -> list[str]:
+    """One network's node and edge statements, its node ids prefixed by ``prefix``."""
+    cls = _class_node(model, class_node)
+    shown = display_parents(model, cls)
+    ids = {v: _dot_quote(prefix + i) for v, i in _node_ids(model).items()}
+    lines = []
     for v in model.variables:
         attrs = [f"label={_dot_quote(v)}"]
         if v == cls:
@@ -1072,7 +1121,7 @@ def to_dot(
             ]
         elif shown[v] is None:
             attrs.append(f'fillcolor="{_ROOT_FACE}"')
-        lines.append(f"  {_dot_quote(ids[v])} [{', '.join(attrs)}];")
+        lines.append(f"{indent}{ids[v]} [{', '.join(attrs)}];")
     weights = [
         d["weight"]
         for u, v, d in model.graph.edges(data=True)
@@ -1095,9 +1144,8 @@ def to_dot(
             if edge_labels and weight is not None:
                 attrs.append(f'label="{float(weight):.{digits}f}"')
             suffix = f" [{', '.join(attrs)}]" if attrs else ""
-            lines.append(f"  {_dot_quote(ids[u])} -> {_dot_quote(ids[v])}{suffix};")
-    lines.append("}")
-    return "\n".join(lines)
+            lines.append(f"{indent}{ids[u]} -> {ids[v]}{suffix};")
+    return lines
 
 
 def _mermaid_label(text: Any) -> str:
@@ -1128,31 +1176,143 @@ def to_mermaid(
       classDef root fill:#d3e3f7,stroke:#2f3e4e
       class n0 root
     """
-    cls = _class_node(model, class_node)
-    shown = display_parents(model, cls)
-    ids = {v: f"n{i}" for i, v in enumerate(model.variables)}
-    lines = ["flowchart TD"]
-    lines += [f"  {ids[v]}[{_mermaid_label(v)}]" for v in model.variables]
-    styles = []
-    edge_index = 0
-    for v in model.variables:
-        for u in model.parents(v):
-            weight = model.graph.edges[u, v].get("weight")
-            kind = _edge_kind(model, u, v, shown, cls)
-            arrow = "-->" if kind == "tree" else "-.->"
-            label = f'|"{float(weight):.{digits}f}"|' if edge_labels and weight is not None else ""
-            lines.append(f"  {ids[u]} {arrow}{label} {ids[v]}")
-            if kind == "class":
-                styles.append(f"  linkStyle {edge_index} stroke:{_CLASS_LINK}")
-            edge_index += 1
-    lines += styles
-    roots = [ids[v] for v in model.variables if shown[v] is None and v != cls]
-    if roots:
-        lines.append(f"  classDef root fill:{_ROOT_FACE},stroke:{_NODE_EDGE}")
-        lines.append(f"  class {','.join(roots)} root")
-    if cls is not None:
-        lines.append(f"  classDef cls fill:{_CLASS_FACE},stroke:{_CLASS_EDGE},stroke-width:2px")
-        lines.append(f"  class {ids[cls]} cls")
+    chart = _Mermaid()
+    chart.add(model, "n", "  ", class_node, edge_labels, digits)
+    return chart.text()
+
+
+def panels_to_mermaid(
+    models: Sequence[TreeModel],
+    titles: Sequence[str],
+    *,
+    edge_labels: bool = True,
+    digits: int = 3,
+) -> str:
+    """Several networks in one Mermaid flowchart, each a titled ``subgraph`` (node ids
+    ``p<k>n<i>``): the text form of :func:`draw_panels`.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": [0, 1, 1], "b": [0, 1, 1]})
+    >>> print(panels_to_mermaid([tl.chow_liu(df)], ["one"]))
+    flowchart TD
+      subgraph p0["one"]
+        p0n0["a"]
+        p0n1["b"]
+        p0n0 -->|"0.637"| p0n1
+      end
+      classDef root fill:#d3e3f7,stroke:#2f3e4e
+      class p0n0 root
+    """
+    chart = _Mermaid()
+    for k, (model, title) in enumerate(zip(models, titles, strict=True)):
+        chart.lines.append(f"  subgraph p{k}[{_mermaid_label(title)}]")
+        chart.add(model, f"p{k}n", "    ", None, edge_labels, digits)
+        chart.lines.append("  end")
+    return chart.text()
+
+
+class _Mermaid:
+    """A flowchart being written: its lines, and what is styled after them (link styles
+    count the edges of the whole chart; roots and the class get one classDef each)."""
+
+    def __init__(self) -> None:
+        self.lines = ["flowchart TD"]
+        self.styles: list[str] = []
+        self.roots: list[str] = []
+        self.classes: list[str] = []
+        self.edges = 0
+
+    def add(
+        self,
+        model: TreeModel,
+        prefix: str,
+        indent: str,
+        class_node: Hashable | None,
+        edge_labels: bool,
+        digits: int,
+    ) -> None:
+        cls = _class_node(model, class_node)
+        shown = display_parents(model, cls)
+        ids = {v: f"{prefix}{i}" for i, v in enumerate(model.variables)}
+        self.lines += [f"{indent}{ids[v]}[{_mermaid_label(v)}]" for v in model.variables]
+        for v in model.variables:
+            for u in model.parents(v):
+                weight = model.graph.edges[u, v].get("weight")
+                kind = _edge_kind(model, u, v, shown, cls)
+                arrow = "-->" if kind == "tree" else "-.->"
+                label = (
+                    f'|"{float(weight):.{digits}f}"|' if edge_labels and weight is not None else ""
+                )
+                self.lines.append(f"{indent}{ids[u]} {arrow}{label} {ids[v]}")
+                if kind == "class":
+                    self.styles.append(f"  linkStyle {self.edges} stroke:{_CLASS_LINK}")
+                self.edges += 1
+        self.roots += [ids[v] for v in model.variables if shown[v] is None and v != cls]
+        if cls is not None:
+            self.classes.append(ids[cls])
+
+    def text(self) -> str:
+        lines = self.lines + self.styles
+        if self.roots:
+            lines.append(f"  classDef root fill:{_ROOT_FACE},stroke:{_NODE_EDGE}")
+            lines.append(f"  class {','.join(self.roots)} root")
+        if self.classes:
+            lines.append(f"  classDef cls fill:{_CLASS_FACE},stroke:{_CLASS_EDGE},stroke-width:2px")
+            lines.append(f"  class {','.join(self.classes)} cls")
+        return "\n".join(lines)
+
+
+def graph_to_dot(graph: Any, weight: str, *, digits: int = 2, name: str = "treelearn") -> str:
+    """An undirected weighted graph (e.g. a tree posterior's edges and their probabilities)
+    as Graphviz DOT: each edge labelled with its ``weight`` attribute, pen width by it.
+
+    >>> import networkx as nx
+    >>> print(graph_to_dot(nx.Graph([("a", "b", {"p": 0.75})]), "p"))
+    graph "treelearn" {
+      node [shape=box, style="rounded,filled", fontname="Helvetica",
+            fillcolor="#eaf1fb", color="#2f3e4e"];
+      edge [color="#2f3e4e"];
+      "a" [label="a"];
+      "b" [label="b"];
+      "a" -- "b" [penwidth=3.70, label="0.75"];
+    }
+    """
+    ids = {
+        v: _dot_quote(f"n{i}" if len(set(map(str, graph))) < len(graph) else v)
+        for i, v in enumerate(graph)
+    }
+    lines = [
+        f"graph {_dot_quote(name)} {{",
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica",\n'
+        f'        fillcolor="{_NODE_FACE}", color="{_NODE_EDGE}"];',
+        f'  edge [color="{_EDGE}"];',
+    ]
+    lines += [f"  {ids[v]} [label={_dot_quote(v)}];" for v in graph]
+    for u, v, w in graph.edges(data=weight):
+        w = float(w)
+        lines.append(
+            f'  {ids[u]} -- {ids[v]} [penwidth={0.7 + 4 * w:.2f}, label="{w:.{digits}f}"];'
+        )
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def graph_to_mermaid(graph: Any, weight: str, *, digits: int = 2) -> str:
+    """An undirected weighted graph as a Mermaid flowchart (``---`` links labelled with the
+    edge's ``weight`` attribute; node ids ``n0, n1, ...``).
+
+    >>> import networkx as nx
+    >>> print(graph_to_mermaid(nx.Graph([("a", "b", {"p": 0.75})]), "p"))
+    flowchart TD
+      n0["a"]
+      n1["b"]
+      n0 ---|"0.75"| n1
+    """
+    ids = {v: f"n{i}" for i, v in enumerate(graph)}
+    lines = ["flowchart TD", *(f"  {ids[v]}[{_mermaid_label(v)}]" for v in graph)]
+    lines += [
+        f'  {ids[u]} ---|"{float(w):.{digits}f}"| {ids[v]}' for u, v, w in graph.edges(data=weight)
+    ]
     return "\n".join(lines)
 
 

@@ -1,0 +1,205 @@
+"""What every ``treelearn`` command shares: reading data, loading a model and asking it what
+it answers, the one refusal in the command line's words, and printing scores and pictures.
+
+A command never asks what kind of object a model file holds. It asks the object whether it
+answers the capability the command needs (:func:`require`: the words of
+:data:`treelearn.models._base.CAPABILITIES`), and calls the same protocol method on any
+kind that does (``to_text``, ``score_samples``, ``query``, ``sample``, ``draw``, ...). A
+kind that does not is refused in one line naming the commands it does answer
+(:data:`COMMAND_WORDS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .._base.errors import CapabilityError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..models._tree import ScoreReport
+
+__all__ = [
+    "COMMAND_WORDS",
+    "SEPARATORS_IN_WORDS",
+    "CommandError",
+    "figure",
+    "fmt",
+    "load_model",
+    "note",
+    "print_scores",
+    "read_frame",
+    "reading_options",
+    "require",
+    "save_figure",
+    "save_object",
+]
+
+
+class CommandError(ValueError):
+    """A problem with what the command was asked to do (reported in one line)."""
+
+
+#: each capability as the command line asks for it (what a refusal lists a kind answers);
+#: the capabilities without a command (marginals, to_pgmpy, pyagrum, partial_fit) are
+#: Python's only
+COMMAND_WORDS = {
+    "score": "score",
+    "classify": "predict",
+    "predict": "predict --target VAR",
+    "query": "query",
+    "map": "query --map",
+    "sample": "sample",
+    "sample_given": "sample --given",
+    "explain": "explain",
+    "draw": "show --plot/--dot/--mermaid",
+    "explorer": "show --html",
+    "bif": "show --bif/--xmlbif/--uai",
+}
+
+
+def require(obj: Any, capability: str, asked: str) -> None:
+    """The one refusal, in the command line's words: unless ``obj`` answers ``capability``,
+    one error naming what was ``asked``, the kind, and the commands the kind does answer
+    (``show`` always)."""
+    try:
+        obj.require(capability)
+    except CapabilityError as exc:
+        from ..models._base import CAPABILITIES
+
+        answers = ["show", *(COMMAND_WORDS[c] for c in exc.supported if c in COMMAND_WORDS)]
+        raise CommandError(
+            f"this {type(obj).__name__} does not answer {asked} ({CAPABILITIES[capability]}); "
+            f"it answers: {', '.join(answers)}"
+        ) from None
+
+
+def load_model(path: str) -> Any:
+    """The model (or fitted estimator) a file holds, checked to be one the commands ask:
+    an object that says what it answers (:class:`~treelearn.models._base.Capable`)."""
+    from .._io import load
+    from ..models._base import Capable
+
+    obj = load(path)
+    if not isinstance(obj, Capable):  # e.g. a saved Discretizer: a transformer, no model
+        raise CommandError(
+            f"{path} holds a {type(obj).__name__}, which no command uses: give a model file "
+            f"written by 'treelearn learn -o' or tl.save"
+        )
+    return obj
+
+
+def note(message: str) -> None:
+    print(f"treelearn: note: {message}", file=sys.stderr)
+
+
+def fmt(x: float) -> str:
+    return f"{float(x):.6f}"
+
+
+def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
+    """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
+    data: the separator ``--sep`` or the one the header shows (said in a note when it is
+    not a comma), ``--encoding``, ``--thousands``/``--decimal``; text columns of numbers
+    written with thousands separators are read as numbers, with a note."""
+    from ..sources._reading import data_separator, read_data, separator_note, thousands_columns
+
+    # the reading options of the command (none when a caller gives no arguments)
+    options: dict[str, Any] = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
+    decimal = getattr(args, "decimal", None)
+    if decimal is not None:
+        options["decimal"] = decimal
+    stream: Any = sys.stdin if source == "-" else source
+    found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
+    if found is not None and found != ",":
+        note(
+            f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
+            f"(from its header line; --sep says otherwise)"
+        )
+    if source == "-" and options["sep"] is None:
+        options["sep"] = ","  # standard input is read once: commas unless --sep
+    df = read_data(stream, **options)
+    if source != "-" and options["thousands"] is None and options.get("decimal") is None:
+        columns, thousands, decimal = thousands_columns(df)
+        if columns:
+            note(
+                f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
+                f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
+                f"and --decimal say otherwise"
+            )
+            df = read_data(stream, **{**options, "thousands": thousands, "decimal": decimal})
+    found_note = separator_note(df)
+    if found_note:
+        note(found_note)
+    return df
+
+
+#: separators as the notes name them
+SEPARATORS_IN_WORDS = {";": "semicolons", "\t": "tabs", "|": "bars"}
+
+
+def reading_options(p: argparse.ArgumentParser) -> None:
+    """``--sep``, ``--encoding``, ``--thousands``, ``--decimal`` for a command reading DATA."""
+    p.add_argument(
+        "--sep",
+        default=None,
+        metavar="S",
+        help="the CSV separator (default: from the header line; tabs for .tsv)",
+    )
+    p.add_argument(
+        "--encoding",
+        default=None,
+        metavar="E",
+        help="the text encoding of the file (default UTF-8), e.g. latin-1",
+    )
+    p.add_argument(
+        "--thousands",
+        default=None,
+        metavar="C",
+        help="the thousands separator of numbers, e.g. , for 81,900.70 (default: "
+        "found in columns that need it)",
+    )
+    p.add_argument(
+        "--decimal",
+        default=None,
+        metavar="C",
+        help="the decimal point of numbers, e.g. , for 1.234,5 (default .)",
+    )
+
+
+def figure(obj: Any, data: pd.DataFrame | None = None) -> Any:
+    """The picture of any drawable kind, titled and with its edges labelled (the mutual
+    information, or a tree posterior's edge probabilities); with ``data`` the title gives
+    its log-likelihood where the picture has one title."""
+    require(obj, "draw", "--plot")
+    return obj.draw(title=True, edge_labels=True, **({} if data is None else {"data": data}))
+
+
+def save_figure(fig: Any, path: str) -> None:
+    import matplotlib
+
+    # TrueType fonts in PDF/PS: journals reject the default Type 3 fonts; the figure is not
+    # pyplot's (treelearn.viz._draw.new_figure), so nothing to close
+    with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42}):
+        fig.savefig(path, dpi=200, bbox_inches="tight", pad_inches=0.05, facecolor="white")
+
+
+def save_object(obj: Any, path: str) -> None:
+    from .._io import save
+
+    save(obj, path)
+
+
+def print_scores(report: ScoreReport, out: Any = None) -> None:
+    out = out or sys.stdout
+    what = "log-likelihood"
+    if report.summed_out is not None:
+        what = f"log-likelihood of the features ({report.summed_out!r} summed out)"
+    print(f"n = {report.n}", file=out)
+    print(f"{what} = {fmt(report.log_likelihood)} nats", file=out)
+    print(f"average {what} = {fmt(report.average)} nats per row", file=out)
+    print(f"parameters = {report.n_parameters}", file=out)
+    print(f"BIC = {fmt(report.bic)}", file=out)

@@ -1,0 +1,579 @@
+"""The ``learn`` command: read a table, check it, learn a model and print it.
+
+``learn`` reads the table (:func:`~treelearn.cli._common.read_frame`), leaves out
+identifier-like columns, checks every problem of the table at once (worded with the
+command's options: :data:`CLI_FIXES`), learns the model ``--method`` names (a Chow-Liu tree,
+a classifier from the registry's ``cli_method``, a mixture; with ``--numeric`` a Gaussian
+or CLG tree, or a Gaussian / mixed classifier), then prints it as every kind prints itself
+(``to_text``), with its scores on the training rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shlex
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base.errors import NumericColumnWarning, TreelearnError
+from ..encoding._table import DEFAULT_MAX_STATES, fix_advice
+from ._common import (
+    CommandError,
+    figure,
+    note,
+    print_scores,
+    read_frame,
+    require,
+    save_figure,
+    save_object,
+)
+from ._use import scores
+
+__all__ = ["CLI_FIXES", "METHODS", "cli_advice", "cmd_learn", "in_cli_words", "numeric_option"]
+
+
+class _Methods:
+    """``--method``'s choices: chow-liu and mixture, and the classifiers from their registry
+    (``cli_method``, :func:`treelearn.classifiers._base.command_line_classifiers`), read
+    only when a classifier is named so that the tree commands never load scikit-learn."""
+
+    fixed = ("chow-liu", "mixture")
+
+    def _all(self) -> tuple:
+        from ..classifiers._base import command_line_classifiers
+
+        return ("chow-liu", *command_line_classifiers(), "mixture")
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.fixed or value in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+
+METHODS = _Methods()
+
+
+@contextlib.contextmanager
+def _progress(total: int, desc: str) -> Iterator[Any]:
+    """A stage counter on standard error, drawn by tqdm only when stderr is a terminal."""
+    bar = None
+    if sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False, unit="step")
+        except ImportError:
+            bar = None
+
+    class Step:
+        def __call__(self, label: str) -> None:
+            if bar is not None:
+                bar.set_postfix_str(label)
+                bar.update(1)
+
+    try:
+        yield Step()
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+# ---------------------------------------------------------------------- learn
+def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    import treelearn as tl
+
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    whitelist, blacklist = (
+        _pairs(args.whitelist, "--whitelist"),
+        _pairs(args.blacklist, "--blacklist"),
+    )
+    if (whitelist or blacklist) and method not in ("chow-liu", "tan"):
+        raise CommandError("--whitelist and --blacklist are for --method chow-liu or tan")
+    if args.forest is not None and method not in ("chow-liu", "tan"):
+        raise CommandError("--forest is for --method chow-liu or tan")
+    if args.k is not None and method != "kdb":
+        raise CommandError("--k is for --method kdb")
+    given = [
+        flag
+        for flag, value in (("--components", args.components), ("--n-init", args.n_init))
+        if value is not None
+    ]
+    if given and method != "mixture":
+        raise CommandError(f"{given[0]} is for --method mixture")
+    if args.missing == "em" and method not in ("chow-liu", "mixture"):
+        raise CommandError(
+            f"--missing em is for --method chow-liu or mixture; for --method "
+            f"{method} use --missing drop or --missing pairwise"
+        )
+    if method == "mixture":
+        return _fit_mixture(args, df)
+    if method == "chow-liu":
+        if args.class_ is not None:
+            raise CommandError(
+                "--class is for --method tan, naive-bayes, kdb or aode; chow-liu has no class"
+            )
+        alpha = 1.0 if args.alpha is None else args.alpha
+        return tl.chow_liu(
+            df,
+            root=args.root,
+            alpha=alpha,
+            missing=args.missing,
+            forest=args.forest,
+            whitelist=whitelist,
+            blacklist=blacklist,
+            max_states=_max_states(args),
+        )
+    if args.class_ is None:
+        raise CommandError(
+            f"--method {method} needs --class COL, the column to predict "
+            f"(one of {list(df.columns)[:12]})"
+        )
+    if args.class_ not in df.columns:
+        raise CommandError(
+            f"--class {args.class_!r} is not a column of the data; the columns are "
+            f"{list(df.columns)[:20]}"
+        )
+    if args.missing == "error":
+        bad = df.columns[df.isna().any()].tolist()
+        if bad:
+            raise CommandError(
+                f"missing values in column(s) {bad[:10]}; use --missing drop or --missing pairwise"
+            )
+    alpha = 1.0 if args.alpha is None else args.alpha
+    X, y = df.drop(columns=[args.class_]), df[args.class_]
+    if y.isna().any():
+        keep = y.notna().to_numpy()
+        note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+        X, y = X[keep], y[keep]
+    if args.root is not None and method != "tan":
+        raise CommandError(f"--root does not apply to {method}: the class is the root")
+    from ..classifiers._base import command_line_classifiers
+
+    options = {
+        "tan": {
+            "root": args.root,
+            "forest": args.forest,
+            "whitelist": whitelist,
+            "blacklist": blacklist,
+        },
+        "kdb": {"k": 2 if args.k is None else args.k},
+    }
+    clf = command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
+    return clf.fit(X, y)
+
+
+def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    """``--method mixture``: a mixture of Chow-Liu trees by EM (tl.TreeMixture)."""
+    import treelearn as tl
+
+    if args.class_ is not None or args.root is not None:
+        flag = "--class" if args.class_ is not None else "--root"
+        raise CommandError(
+            f"{flag} does not apply to --method mixture (a density over every "
+            f"column; each component's tree has its own root)"
+        )
+    if args.missing == "pairwise":
+        raise CommandError(
+            "--method mixture takes --missing error, drop or em (pairwise "
+            "counts have no likelihood to run EM on)"
+        )
+    for flag, value in (("--components", args.components), ("--n-init", args.n_init)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} takes a positive number, not {value}")
+    return tl.TreeMixture(
+        n_components=2 if args.components is None else args.components,
+        n_init=1 if args.n_init is None else args.n_init,
+        alpha=1.0 if args.alpha is None else args.alpha,
+        random_state=0 if args.seed is None else args.seed,  # same data, same model
+        missing="em" if args.missing == "em" else "error",
+        max_states=_max_states(args),
+    ).fit(df)
+
+
+def _pairs(items: Sequence[str] | None, option: str) -> list[tuple[str, str]] | None:
+    """``["A:B", ...]`` -> ``[("A", "B"), ...]`` (edges for --whitelist / --blacklist)."""
+    if not items:
+        return None
+    pairs = []
+    for item in items:
+        a, sep, b = item.partition(":")
+        if not sep or not a or not b or ":" in b:
+            raise CommandError(f"{option} takes edges as A:B (two column names), not {item!r}")
+        pairs.append((a, b))
+    return pairs
+
+
+def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFrame:
+    """Numeric and datetime columns (other than ``keep``) cut into ``bins`` quantile bins."""
+    from ..sources._reading import discretized
+
+    if bins < 1:
+        raise CommandError(f"--discretize takes a positive number of bins, not {bins}")
+    df, columns = discretized(df, bins, keep)
+    if columns:
+        note(
+            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
+            f"{columns[:8]}"
+        )
+    return df
+
+
+def _max_states(args: argparse.Namespace) -> int:
+    return DEFAULT_MAX_STATES if args.max_states is None else args.max_states
+
+
+#: each fix an error or a note names (errors.TreelearnError.fixes), in the command's words
+CLI_FIXES = {
+    "discretize": "cut it into bins with --discretize 5",
+    "gaussian": "model it as a Gaussian with --numeric gaussian",
+    "drop": "leave it out with --drop {col}",
+    "max_states": "allow more states with --max-states {n}",
+    "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
+    "each table, the rows where its variables are observed",
+    "fill": "fill it in",
+    "background": "explain it against background rows with --background DATA (interventional "
+    "Shapley values)",
+}
+
+
+def cli_advice(fixes: Sequence[str], column: Any, n_states: int | None = None) -> str:
+    """The fixes by name (``TreelearnError.fixes``) worded with the command's options
+    (a fix the command has no option for, such as declaring a column categorical, is left out).
+
+    >>> cli_advice(["discretize", "categorical", "drop"], "age")
+    'cut it into bins with --discretize 5, or leave it out with --drop age'
+    """
+    return fix_advice(fixes, shlex.quote(str(column)), n_states, words=CLI_FIXES)
+
+
+def in_cli_words(problem: TreelearnError) -> str:
+    """An error that names its fixes (``reason``, ``fixes``), the fixes worded with the
+    command's options (a column problem's ``n_states``, where it has one, sizes them)."""
+    if not problem.fixes or not problem.reason:
+        return " ".join(str(problem).split())
+    n_states = getattr(problem, "n_states", None)  # only the too-many-states errors have it
+    return f"{problem.reason}: {cli_advice(problem.fixes, problem.column, n_states)}"
+
+
+def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
+    """Every problem of the table in one error, worded with the command's options; the
+    notes about numeric columns printed on standard error in the same words."""
+    from ..sources._reading import table_problems
+
+    max_states = _max_states(args)
+    if max_states < 1:
+        raise CommandError(f"--max-states takes a positive number of states, not {max_states}")
+    if args.class_ is not None and args.class_ in df.columns and max_states > DEFAULT_MAX_STATES:
+        raise CommandError(
+            f"--max-states above {DEFAULT_MAX_STATES} is for --method "
+            f"chow-liu: the classifiers take at most {DEFAULT_MAX_STATES} "
+            f"states per feature"
+        )
+    problems, notes = table_problems(
+        df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
+    )
+    continuous = [p for p in problems if "gaussian" in p.fixes]
+    if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
+        names = [p.column for p in continuous]
+        shown = ", ".join(map(repr, names[:8])) + (
+            f" and {len(names) - 8} more" if len(names) > 8 else ""
+        )
+        summary = (
+            f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
+            f"discrete variables): cut them into bins with --discretize 5, or model "
+            f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
+            f"{' '.join(shlex.quote(str(c)) for c in names[:8])}"
+        )
+        rest = [p for p in problems if p not in continuous]
+        if not rest:
+            raise CommandError(summary)
+        raise CommandError(
+            f"the table has {len(rest) + 1} problems: (1) {summary}; "
+            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(rest, 2))
+        )
+    if len(problems) == 1:
+        raise CommandError(in_cli_words(problems[0]))
+    if problems:
+        raise CommandError(
+            f"the table has {len(problems)} problems: "
+            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(problems, 1))
+        )
+    for found in notes:
+        note(
+            f"{found.reason}; if the values are measured quantities, "
+            f"{cli_advice(found.fixes, found.column)}"
+        )
+
+
+def _report_classifier(clf: Any, X: pd.DataFrame, y: pd.Series, output: str | None) -> int:
+    """Save a classifier ``learn`` fitted (if ``-o``), print it and its scores on ``X, y``."""
+    if output:
+        save_object(clf, output)
+        print(f"wrote model to {output}", file=sys.stderr)
+    print(clf.to_text())
+    print()
+    print_scores(clf.score_report(X, y))
+    return 0
+
+
+def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric gaussian``: a linear-Gaussian Chow-Liu tree of numeric columns."""
+    import treelearn as tl
+
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    if args.class_ is not None:
+        return _learn_gaussian_classifier(args, df, method)
+    if method != "chow-liu":
+        raise CommandError(
+            f"--numeric gaussian with --method {method} needs --class COL (a Gaussian "
+            f"classifier); without a class it learns a Gaussian Chow-Liu tree"
+        )
+    text = [
+        c
+        for c in df.columns
+        if not pd.api.types.is_numeric_dtype(df[c].dtype) or pd.api.types.is_bool_dtype(df[c].dtype)
+    ]
+    if text:
+        if len(text) == df.shape[1]:
+            raise CommandError(
+                f"--numeric gaussian: no numeric column to learn from (the "
+                f"columns {text[:10]} are not numbers)"
+            )
+        note(
+            f"--numeric gaussian models the numeric columns; leaving out the column(s) "
+            f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)"
+        )
+        df = df.drop(columns=text)
+    unused = [
+        flag
+        for flag, value in (
+            ("--forest", args.forest),
+            ("--whitelist", args.whitelist),
+            ("--blacklist", args.blacklist),
+            ("--bif", args.bif),
+            ("--discretize", args.discretize),
+            ("--k", args.k),
+            ("--alpha", args.alpha),
+        )
+        if value is not None
+    ]
+    if unused:
+        raise CommandError(
+            f"{unused[0]} does not apply to --numeric gaussian (a Gaussian tree "
+            "has no counts, states or BIF form)"
+        )
+    model = tl.gaussian_chow_liu(df, root=args.root)
+    if args.output:
+        model.save(args.output)
+    if args.plot:
+        save_figure(figure(model, df), args.plot)
+    # each variable's Gaussian given its parent: mean (a regression on it) and variance
+    print(model.to_text())
+    print()
+    print_scores(scores(model, df))
+    for label, path in (("model", args.output), ("picture", args.plot)):
+        if path:
+            print(f"wrote {label} to {path}", file=sys.stderr)
+    return 0
+
+
+def numeric_option(text: str) -> str | list:
+    """``--numeric``: error, gaussian, auto, or the Gaussian columns (comma-separated)."""
+    if text in ("error", "gaussian", "auto"):
+        return text
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give error, gaussian, auto or column names (a,b)")
+    return names
+
+
+def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.clg_tree(df,
+    numeric=)``), or with ``--class`` a mixed TAN (``tl.MixedTAN``)."""
+    import treelearn as tl
+
+    numeric = args.numeric
+    absent = [] if numeric == "auto" else [c for c in numeric if c not in df.columns]
+    if absent:
+        raise CommandError(
+            f"--numeric {absent[0]!r} is not a column of the data; the columns "
+            f"are {list(df.columns)[:20]}"
+        )
+    unused = [
+        flag
+        for flag, value in (
+            ("--whitelist", args.whitelist),
+            ("--blacklist", args.blacklist),
+            ("--bif", args.bif),
+            ("--discretize", args.discretize),
+            ("--k", args.k),
+        )
+        if value is not None
+    ]
+    if unused:
+        raise CommandError(
+            f"{unused[0]} does not apply to --numeric {args.numeric if numeric == 'auto' else 'COLS'} "
+            "(a conditional linear Gaussian model has no BIF form, and its "
+            "numbers are not cut)"
+        )
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    if args.class_ is not None:
+        if method != "tan":
+            raise CommandError(
+                f"--numeric with --class learns a mixed TAN (--method tan), not --method {method}"
+            )
+        if args.class_ not in df.columns:
+            raise CommandError(
+                f"--class {args.class_!r} is not a column of the data; the "
+                f"columns are {list(df.columns)[:20]}"
+            )
+        labelled = df[df[args.class_].notna().to_numpy()]
+        X, y = labelled.drop(columns=[args.class_]), labelled[args.class_]
+        clf = tl.MixedTAN(
+            alpha=1.0 if args.alpha is None else args.alpha,
+            numeric=None if numeric == "auto" else [c for c in numeric if c != args.class_],
+            root=args.root,
+        ).fit(X, y)
+        return _report_classifier(clf, X, y, args.output)
+    if method != "chow-liu":
+        raise CommandError(
+            f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
+            f"--method {method} needs --class COL (a mixed TAN); without a class "
+            f"it learns a conditional linear Gaussian tree"
+        )
+    options = {} if args.forest is None else {"forest": args.forest}
+    model = tl.clg_tree(df, numeric=numeric, root=args.root, **options)
+    if args.output:
+        model.save(args.output)
+        print(f"wrote model to {args.output}", file=sys.stderr)
+    if args.plot:
+        save_figure(figure(model, df), args.plot)
+        print(f"wrote picture to {args.plot}", file=sys.stderr)
+    print(model.to_text())  # the tree: each Gaussian's mean and variance given its parent
+    print()
+    print_scores(scores(model, df))
+    return 0
+
+
+def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, method: str) -> int:
+    """``learn --numeric gaussian --class COL``: a Gaussian TAN (``--method tan``, the
+    default) or a mixed naive Bayes (``--method naive-bayes``: Gaussian numeric columns,
+    categorical text columns)."""
+    import treelearn as tl
+
+    if args.class_ not in df.columns:
+        raise CommandError(
+            f"--class {args.class_!r} is not a column of the data; the columns "
+            f"are {list(df.columns)[:20]}"
+        )
+    if method not in ("tan", "naive-bayes"):
+        raise CommandError(
+            f"--numeric gaussian --class takes --method tan (a Gaussian TAN) or "
+            f"naive-bayes (Gaussian numeric and categorical text columns), not "
+            f"{method}"
+        )
+    y = df[args.class_]
+    X = df.drop(columns=[args.class_])
+    if y.isna().any():
+        keep = y.notna().to_numpy()
+        note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+        X, y = X[keep], y[keep]
+    if method == "tan":
+        text = [
+            c
+            for c in X.columns
+            if not pd.api.types.is_numeric_dtype(X[c].dtype)
+            or pd.api.types.is_bool_dtype(X[c].dtype)
+        ]
+        if text:
+            raise CommandError(
+                f"--method tan with --numeric gaussian models numeric features; "
+                f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                f"data) or --drop them"
+            )
+        clf = tl.GaussianTAN().fit(X, y)
+    else:
+        clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
+    return _report_classifier(clf, X, y, args.output)
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
+
+    with _progress(4, "learning") as step:
+        df = read_frame(args.data, args)
+        step("read")
+        drop = list(args.drop or [])
+        absent = [c for c in drop if c not in df.columns]
+        if absent:
+            raise CommandError(f"--drop {absent}: not columns of the data {list(df.columns)[:20]}")
+        keep = set(args.keep or [])
+        protected = {args.class_, args.root}
+        dates = [c for c in date_columns(df.drop(columns=drop)) if c not in protected]
+        for c in identifier_columns(df.drop(columns=drop + dates)):
+            if c not in keep and c not in protected:
+                note(
+                    f"ignoring column {c!r}: each of its {len(df)} values is distinct, so it "
+                    f"looks like a row identifier (use --keep {c} to learn with it)"
+                )
+                drop.append(c)
+        if drop and len(drop) == df.shape[1]:
+            raise CommandError(
+                f"no column is left to learn from after leaving out {drop[:10]}; keep "
+                f"identifier-like columns with --keep COL"
+            )
+        df = df.drop(columns=drop)
+        if args.missing == "drop" and df.isna().any(axis=None):
+            complete = df.dropna()
+            if complete.empty:
+                raise CommandError("every row has a missing value: --missing drop leaves no rows")
+            note(f"dropping {len(df) - len(complete)} row(s) with missing values")
+            df = complete
+        if args.numeric == "gaussian":
+            return _learn_gaussian(args, df)
+        if args.numeric not in (None, "error"):
+            return _learn_mixed(args, df)
+        problems = []
+        if args.discretize is not None:  # dates are cut by time, like numbers
+            df = _discretized(
+                as_dates(df, dates), args.discretize, [c for c in (args.class_,) if c is not None]
+            )
+        else:
+            problems = date_problems(df, dates, sorted(keep, key=str), _max_states(args))
+        _check_table(df, args, problems)
+        with warnings.catch_warnings():  # the notes were printed, in the command's words
+            warnings.simplefilter("ignore", NumericColumnWarning)
+            fitted = _fit(args, df)
+        classifier = fitted.supports("classify")
+        if classifier:  # rows without a class label were left out of the fit
+            df = df[df[fitted.class_name_].notna().to_numpy()]
+        step("fit")
+        if args.bif:
+            require(fitted, "bif", "learn --bif")
+        report = scores(fitted, df)
+        step("score")
+        if args.output:
+            save_object(fitted, args.output)
+        if args.bif:
+            fitted.to_bif(args.bif)
+        if args.plot:
+            save_figure(figure(fitted, df), args.plot)
+        step("write")
+    print(fitted.to_text())
+    print()
+    print_scores(report)
+    if classifier:
+        cls = fitted.class_name_
+        accuracy = float(np.mean(fitted.predict(df.drop(columns=[cls])) == df[cls].to_numpy()))
+        print(f"training accuracy = {accuracy:.4f}")
+    for label, path in (("model", args.output), ("BIF", args.bif), ("picture", args.plot)):
+        if path:
+            print(f"wrote {label} to {path}", file=sys.stderr)
+    return 0
