@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -41,17 +42,32 @@ def test_every_public_name_resolves_to_its_module_object(name):
         assert getattr(importlib.import_module(module), name, value) is value
 
 
-def test_lazy_names_match_the_type_checking_imports():
+@pytest.mark.parametrize("role", sorted(tl.ROLES))
+def test_each_role_lists_its_names_once_and_types_them(role):
+    module = tl.ROLES[role]
     # the names type checkers see (if TYPE_CHECKING:) are exactly those loaded lazily
-    tree = ast.parse(INIT.read_text())
+    tree = ast.parse(Path(module.__file__).read_text())
     block = next(
         s
         for s in tree.body
         if isinstance(s, ast.If) and getattr(s.test, "id", None) == "TYPE_CHECKING"
     )
-    typed = {(node.module, a.name) for node in block.body for a in node.names}
-    lazy = {(module, name) for name, module in tl._LAZY.items()}
-    assert typed == lazy
+    package = module.__name__ if module.__file__.endswith("__init__.py") else "treelearn"
+    typed = {
+        (importlib.util.resolve_name("." * node.level + (node.module or ""), package), a.name)
+        for node in block.body
+        for a in node.names
+    }
+    assert typed == {(f"treelearn.{source}", name) for name, source in module.NAMES.items()}
+    assert module.__all__ == sorted(module.NAMES)
+    for name in module.NAMES:  # the role's name is the flat one
+        assert getattr(module, name) is getattr(tl, name)
+
+
+def test_the_flat_names_are_the_roles_names_each_in_one_role():
+    listed = [name for role in tl.ROLES.values() for name in role.NAMES]
+    assert len(listed) == len(set(listed))  # one role per name
+    assert set(tl._LAZY) == set(listed)
     # the exceptions and warnings (errors.py, imported eagerly) are the other names
     assert set(tl.__all__) == set(tl._LAZY) | {
         n for n in tl.__all__ if n.endswith(("Error", "Warning"))
