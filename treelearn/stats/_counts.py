@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -39,6 +39,9 @@ from ..encoding._table import (
     python_scalar,
 )
 from ._information import mutual_information_matrix
+
+if TYPE_CHECKING:  # hints only: counting never loads NetworkX
+    import networkx as nx
 
 __all__ = [
     "EXACT_TOTAL",
@@ -720,7 +723,7 @@ class CountedTable:
         pseudocount added to each cell of every pairwise joint first)."""
         return mutual_information_matrix(self.counts, mi_alpha)
 
-    def direct_tree(self, settings: Any) -> None:
+    def direct_tree(self, settings: Any) -> nx.DiGraph | None:
         """``None``: these statistics give the MI matrix (:meth:`mutual_information`), from
         which the learner finds the tree. Statistics that find their Chow-Liu tree without a
         ``d x d`` matrix return it here, directed away from ``settings.root``
