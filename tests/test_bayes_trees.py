@@ -433,6 +433,30 @@ def test_draw_returns_a_figure():
     assert fig.axes and "posterior" in fig.axes[0].get_title()
 
 
+def test_draw_takes_the_axes_first_as_every_model_draw_does():
+    # Model.draw(ax, **kwargs) is the protocol; the posterior's picture took the threshold
+    # first, so post.draw(ax) compared each posterior with the Axes (a TypeError)
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    post = tl.tree_posterior(random_frame(13, 5, 40))
+    fig, ax = plt.subplots()
+    assert post.draw(ax) is fig
+    frame = post.to_frame()
+    expected = sorted(f"{p:.2f}" for p in frame["posterior"] if p >= 0.5)
+    names = set(frame["u"]) | set(frame["v"])
+    drawn = sorted(t.get_text() for t in ax.texts if t.get_text() not in names)
+    assert drawn == expected and len(expected) == 4  # the edges of posterior >= 0.5
+    plt.close(fig)
+    with pytest.raises(tl.TreelearnError, match=r"draw\(threshold=0.3\)"):
+        post.draw(0.3)
+    with pytest.raises(TypeError, match="bogus"):
+        post.draw(bogus=True)
+
+
 # ----------------------------------------------------------------------------- Bayesian TAN
 def test_bayesian_tan_equals_enumeration_over_feature_trees():
     rng = np.random.default_rng(14)

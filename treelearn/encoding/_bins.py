@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -109,11 +109,13 @@ def round_edges(edges: np.ndarray, values: np.ndarray | None = None) -> np.ndarr
     >>> round_edges(np.array([1000.5]), np.array([1000.2, 1000.7])).tolist()
     [1000.5]
     """
-    exact = None if values is None else np.searchsorted(edges, values, side="left")
+    # without values there is no bin to keep: an empty array's bins always agree
+    kept = np.empty(0) if values is None else values
+    exact = np.searchsorted(edges, kept, side="left")
     for digits in range(3, 18):
         rounded = np.array([float(f"{e:.{digits}g}") for e in edges])
-        if len(np.unique(rounded)) == len(edges) and (
-            exact is None or np.array_equal(np.searchsorted(rounded, values, side="left"), exact)
+        if len(np.unique(rounded)) == len(edges) and np.array_equal(
+            np.searchsorted(rounded, kept, side="left"), exact
         ):
             return rounded
     return np.asarray(edges, dtype=float)
@@ -131,7 +133,7 @@ def edge_label(edge: float, dates: bool = False) -> str:
     return repr(edge).removesuffix(".0") if edge.is_integer() else repr(edge)
 
 
-def bin_labels(edges: Sequence[float], dates: bool = False) -> list[str]:
+def bin_labels(edges: Iterable[float], dates: bool = False) -> list[str]:
     """The labels of the bins cut at ``edges``: ``(-inf, e1]``, ``(e1, e2]``, ..., ``(ek, inf)``.
 
     >>> bin_labels([2.5]), bin_labels([])

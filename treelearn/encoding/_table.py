@@ -41,7 +41,7 @@ import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -105,14 +105,23 @@ FEW_NUMBERS = 20
 #: with the square of the states (100 per column by default, ``max_states``)
 MAX_BINS = 10_000
 _MISSING = [Options("error", "drop", "pairwise")]
-_ENCODE = {"max_states": [Interval(Integral, 1, None)], "unseen": [Options("error", "ignore")]}
-_DISCRETIZE = {
+_ENCODE: dict[str, list[Interval | Options]] = {
+    "max_states": [Interval(Integral, 1, None)],
+    "unseen": [Options("error", "ignore")],
+}
+_DISCRETIZE: dict[str, list[Interval | Options]] = {
     "bins": [Interval(Integral, 1, MAX_BINS)],
     "strategy": [Options("quantile", "uniform")],
 }
 
 
-class CategoricalTableInput:
+if TYPE_CHECKING:  # the mixin's host, for the type checker (at run time: object)
+    from sklearn.base import BaseEstimator as _Host
+else:
+    _Host = object
+
+
+class CategoricalTableInput(_Host):
     """scikit-learn tags of an estimator that takes tables :func:`encode` reads: categorical
     and text columns, missing values (mix in before ``BaseEstimator``)."""
 
@@ -676,7 +685,7 @@ def _given_states(name: Hashable, given: Any) -> list:
 
 
 def _encode_column(
-    name: Hashable, series: pd.Series, max_states: int, given: list | None, unseen: str
+    name: Hashable, series: pd.Series, max_states: int, given: Sequence | None, unseen: str
 ) -> tuple[np.ndarray, list, NumericColumnWarning | None]:
     """Codes, states and a note (or ``None``) of one column; raises its problem."""
     if given is not None:
@@ -769,20 +778,24 @@ def too_many_states_error(
         if numbers
         else ("drop", "max_states")
     )
-    return _problem(
+    error = _problem(
         TooManyStatesError,
         name,
         f"column {name!r} has {n_states} distinct {what}, more than the limit of {max_states}",
         fixes,
         n_states=n_states,
     )
+    assert isinstance(error, TooManyStatesError)  # _problem builds the class it is given
+    return error
 
 
 def no_value_error(name: Hashable) -> EmptyDataError:
     """The problem of a column without any observed value."""
-    return _problem(
+    error = _problem(
         EmptyDataError, name, f"column {name!r} has no observed value", ("drop", "fill")
     )
+    assert isinstance(error, EmptyDataError)  # _problem builds the class it is given
+    return error
 
 
 def distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -982,6 +995,7 @@ def encode(
             data = data.iloc[np.flatnonzero(keep)]
             weights = None if weights is None else weights[keep]
     whole = None if states else _small_integer_frame(data, max_states)
+    columns_to_encode: Sequence[Hashable]
     if whole is not None:
         matrix, all_states = whole
         columns_to_encode = []

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from functools import cached_property
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import networkx as nx
@@ -209,7 +209,7 @@ def log_sum_over_completions(
     too_many = np.flatnonzero(n_completions > MAX_COMPLETIONS)
     if len(too_many):
         row = unique[too_many[0]]
-        gaps = [names[j] for j in np.flatnonzero(row < 0)]
+        gaps = [names[j] for j in np.flatnonzero(row < 0).tolist()]
         raise MissingValuesError(
             f"a row misses the variables {gaps[:10]}: summing them out takes "
             f"{int(n_completions[too_many[0]])} completions (more than {MAX_COMPLETIONS}); "
@@ -699,19 +699,30 @@ class TreePosterior(Model):
 
     def draw(
         self,
-        threshold: float = 0.5,
         ax: Any = None,
         *,
+        threshold: float = 0.5,
         digits: int = 2,
         seed: int = 0,
         title: str | bool | None = True,
         edge_labels: bool = True,
+        **kwargs: Any,
     ) -> Any:
         """Draw the edges with posterior ``>= threshold``: width and opacity by
         posterior, each labelled with its probability (``edge_labels``); returns the
-        Figure. ``title``: ``True`` says the threshold, ``n`` and the BDeu sample size, a
-        string is the title, ``False``/``None`` none."""
+        Figure. ``ax``, first as in every model's ``draw``: the matplotlib Axes to draw
+        on (default: a new figure). ``title``: ``True`` says the threshold, ``n`` and the
+        BDeu sample size, a string is the title, ``False``/``None`` none. No other option."""
         from ..viz._draw import new_figure
+
+        if kwargs:  # the protocol's draw takes options by kind: these are this kind's
+            raise TypeError(f"draw() got unexpected keyword arguments {sorted(kwargs)}")
+        if isinstance(ax, Real):  # the threshold was the first argument once
+            raise TreelearnError(
+                f"draw's first argument is the matplotlib Axes to draw on, not {ax!r}; "
+                f"give the threshold by name: draw(threshold={ax!r})",
+                values=[ax],
+            )
 
         H = self._likely_edges(threshold)
         if ax is None:

@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.validation import Options, check_param, check_params
@@ -323,7 +324,7 @@ def chow_liu_from_counts(
         if tree is not None:
             return build_model(tree, stats, settings, description=description, owned=True)
     counts = stats.counts
-    n = counts.n_rows
+    n: float | np.ndarray = counts.n_rows
     if settings.forest in (
         "bic",
         "aic",

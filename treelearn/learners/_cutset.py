@@ -68,6 +68,12 @@ class _Node:
     mi: np.ndarray | None
     n_parameters: int
 
+    @property
+    def pairs(self) -> PairCounts:
+        """``counts``, which every node with a column has (the growing reads them)."""
+        assert self.counts is not None  # None only where no column is left
+        return self.counts
+
 
 def tree_fit(
     counts: PairCounts, alpha: float, mi_alpha: float | None
@@ -156,6 +162,7 @@ class _Grower:
     def node(self, free: np.ndarray, counts: PairCounts | None) -> _Node:
         if not len(free):
             return _Node(free, None, 0.0, None, 0)
+        assert counts is not None  # the branches count every node with a column
         ll, mi, n_parameters = tree_fit(counts, self.settings.alpha, self.settings.mi_alpha)
         return _Node(free, counts, ll, mi, n_parameters)
 
@@ -187,13 +194,14 @@ class _Grower:
 
     def candidates(self, node: _Node) -> list:
         """Positions (in ``node.free``) of the variables worth conditioning on, best first."""
-        o = node.counts.offsets
-        seen = np.diagonal(node.counts.joint) > 0
+        o = node.pairs.offsets
+        seen = np.diagonal(node.pairs.joint) > 0
         varied = np.add.reduceat(seen, o[:-1]) > 1  # two states with rows: a split can tell
         if not varied.any():
             return []
         if self.split == "random":
             return [int(self.rng.choice(np.flatnonzero(varied)))]
+        assert node.mi is not None  # a node with columns has its tree's MI
         score = np.where(varied, node.mi.sum(axis=1), -np.inf)
         order = np.argsort(-score, kind="stable")
         return [int(i) for i in order[: self.n_candidates] if np.isfinite(score[i])]
@@ -204,34 +212,34 @@ class _Grower:
         rest = np.delete(node.free, pos)
         x = codes[:, v]
         rows = [x == a for a in range(len(self.states[v]))]
-        n_a = node.counts.marginal(pos)
-        whole = node.counts.joint.dtype.kind in "iu"
+        n_a = node.pairs.marginal(pos)
+        whole = node.pairs.joint.dtype.kind in "iu"
         derived = int(np.argmax(n_a)) if whole and len(rest) else -1
         counts = [
             None if b == derived or not len(rest) else self.counts(codes[r], w[r], rest)
             for b, r in enumerate(rows)
         ]
         if derived >= 0:  # exact integers: the node's counts minus the other branches'
-            o = node.counts.offsets
+            o = node.pairs.offsets
             keep = np.delete(np.arange(o[-1]), np.arange(o[pos], o[pos + 1]))
-            joint = node.counts.joint[np.ix_(keep, keep)].copy()
+            joint = node.pairs.joint[np.ix_(keep, keep)].copy()
             for c in counts:
                 if c is not None:
                     joint -= c.joint
             counts[derived] = PairCounts(
                 joint,
-                node.counts.cardinalities[np.arange(len(node.free)) != pos],
+                node.pairs.cardinalities[np.arange(len(node.free)) != pos],
                 int(n_a[derived]),
             )
         return [(r, self.node(rest, c)) for r, c in zip(rows, counts)]
 
     def grow(self, codes: np.ndarray, w: np.ndarray, node: _Node, depth: int) -> Leaf | Split:
-        if depth >= self.max_depth or len(node.free) < 2 or node.counts.n_rows < self.min_rows:
+        if depth >= self.max_depth or len(node.free) < 2 or node.pairs.n_rows < self.min_rows:
             return self.leaf(node)
         best = None
         for pos in self.candidates(node):
             k = len(self.states[int(node.free[pos])])
-            n_a = node.counts.marginal(pos).astype(float)
+            n_a = node.pairs.marginal(pos).astype(float)
             weights = (n_a + self.settings.alpha) / (n_a.sum() + k * self.settings.alpha)
             if (weights == 0).any():  # maximum likelihood and an empty branch: no branch there
                 weights = np.where(n_a > 0, weights, 0.0)
@@ -252,7 +260,7 @@ class _Grower:
             return self.leaf(node)
         _, v, weights, branches = best
         replaced = self.leaf(node) if self.keep_alternatives else None
-        node = None  # its counts are not needed below: only the branches' are held
+        del node  # its counts are not needed below: only the branches' are held
         children = [self.grow(codes[rows], w[rows], child, depth + 1) for rows, child in branches]
         split = Split(v, weights, children)
         self.alternatives[id(split)] = replaced

@@ -420,7 +420,8 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
         """``n`` rows drawn from :attr:`model_` (exactly given ``evidence``; ``numbers``:
         binned columns as numbers within each row's bin)."""
         self.require("sample_given" if evidence else "sample")
-        extra = {"evidence": evidence} if evidence else {}
+        # keyword options forwarded as given: each kind's sample takes the ones it answers
+        extra: dict[str, Any] = {"evidence": evidence} if evidence else {}
         if numbers:
             extra["numbers"] = True
         return self._fitted_model().sample(n, random_state, **extra)

@@ -32,14 +32,14 @@ learns trees, whose every pairwise table the forest E-step gives exactly.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 
 import networkx as nx
 import numpy as np
 
 from .._base.errors import StructureError, TreelearnError
-from .._base.validation import RANDOM_STATE, Interval, check_params
+from .._base.validation import RANDOM_STATE, InstanceOf, Interval, Options, check_params
 from ..encoding._table import Table, distinct_rows
 from ..models._tree import TreeModel
 from ..stats._counts import CountedTable, PairCounts, drop_round_off, offsets_of
@@ -56,7 +56,7 @@ __all__ = [
 #: default stop: the observed-data log-likelihood per row changes by less than this
 DEFAULT_TOL = 1e-6
 DEFAULT_MAX_ITER = 100
-_CONSTRAINTS = {
+_CONSTRAINTS: dict[str, Sequence[Interval | Options | InstanceOf | None]] = {
     "max_iter": [Interval(Integral, 1, None)],
     "tol": [Interval(Real, 0, None)],
     "n_init": [Interval(Integral, 1, None)],
@@ -240,12 +240,14 @@ def expected_counts(
 
 
 # ---------------------------------------------------------------------- the EM loop
-def _check_rows(stats: CountedTable) -> None:
+def _rows_of(stats: CountedTable) -> Table:
+    """The rows EM completes: ``stats.table``, or the error of statistics without rows."""
     if stats.table is None:
         raise TreelearnError(
             "missing='em' needs the rows in memory (a DataFrame or a file read whole); "
             "files read in chunks, Dask and sparse matrices give counts only"
         )
+    return stats.table
 
 
 def _run(
@@ -256,9 +258,8 @@ def _run(
     tol: float,
     same: Callable[[TreeModel, TreeModel], bool],
 ) -> TreeModel:
-    _check_rows(stats)
+    table = _rows_of(stats)
     check_params({"max_iter": max_iter, "tol": tol}, _CONSTRAINTS)
-    table: Table = stats.table
     n = float(table.n_rows if table.weights is None else table.weights.sum())
     model = learner(stats)  # the available-case (pairwise) start
     history: list[float] = []
@@ -313,18 +314,17 @@ def fit_cpts_em(
     per row changes by less than ``tol``, or after ``max_iter`` E-steps.
     :func:`treelearn.fit_cpts` with ``missing="em"`` calls this.
     """
-    _check_rows(stats)
+    table = _rows_of(stats)
     check_params(
         {"max_iter": max_iter, "tol": tol, "n_init": n_init, "random_state": random_state},
         _CONSTRAINTS,
     )
-    table: Table = stats.table
     if not (table.codes < 0).any():  # complete data: EM's first M-step is the answer
         n = float(table.n_rows if table.weights is None else table.weights.sum())
         return _finish(build(structure, stats), [], n, table)
     rng = np.random.default_rng(random_state)
     hidden = _never_observed(table)
-    best = None
+    best: TreeModel | None = None
     for run in range(n_init):
         if start is not None and run == 0:
             first = start
@@ -338,6 +338,7 @@ def fit_cpts_em(
             or model.settings["em_log_likelihood"][-1] > best.settings["em_log_likelihood"][-1]
         ):
             best = model
+    assert best is not None  # n_init >= 1 runs, checked above
     best.settings["em_n_init"] = n_init
     return best
 
@@ -348,7 +349,7 @@ def _never_observed(table: Table) -> list:
     counted = np.ones(len(codes), bool) if table.weights is None else table.weights > 0
     if not counted.any():
         return []
-    return [c for c, seen in zip(table.columns, (codes[counted] >= 0).any(axis=0)) if not seen]
+    return [c for c, seen in zip(table.columns, np.any(codes[counted] >= 0, axis=0)) if not seen]
 
 
 class ExpectedFamilies:
@@ -380,7 +381,7 @@ def random_start(
     included), as an M-step would.
     """
     position = {c: j for j, c in enumerate(stats.columns)}
-    hidden = {position[c] for c in _never_observed(stats.table)}
+    hidden = {position[c] for c in _never_observed(_rows_of(stats))}
     model = build(structure, stats)  # the parents' order of every family
     families = {}
     for v in model.variables:
@@ -405,7 +406,7 @@ def _fixed_structure_em(
     tol: float,
 ) -> TreeModel:
     """EM from ``model``: the E-step is the engine's expected family counts (any DAG)."""
-    table: Table = stats.table
+    table = _rows_of(stats)
     position = {c: j for j, c in enumerate(stats.columns)}
     order = [position[v] for v in model.variables]
     codes, w = _grouped(table.codes[:, order], table.weights)

@@ -113,11 +113,13 @@ class LatentTree:
         """The engine of the joint tree, on integer names: latents ``0..d-1``, then the
         columns ``d..2d-1`` (the columns of the codes it takes)."""
         d, h = len(self.parent), self.n_states
-        parents = {i: ([] if self.parent[i] < 0 else [int(self.parent[i])]) for i in range(d)}
+        parents: dict[Hashable, list[int]] = {
+            i: ([] if self.parent[i] < 0 else [int(self.parent[i])]) for i in range(d)
+        }
         parents.update({d + i: [i] for i in range(d)})
-        cpts = {i: self.latent[i] for i in range(d)}
+        cpts: dict[Hashable, np.ndarray] = {i: self.latent[i] for i in range(d)}
         cpts.update({d + i: self.emission[i] for i in range(d)})
-        states = {i: range(h) for i in range(d)}
+        states: dict[Hashable, range] = {i: range(h) for i in range(d)}
         states.update({d + i: range(self.emission[i].shape[1]) for i in range(d)})
         return TreeEngine(list(range(2 * d)), parents, cpts, states)
 
@@ -253,7 +255,8 @@ def _tree_start(
     d = len(columns)
     cards = [len(tree.states[c]) for c in columns]
     group = [np.arange(h) % k if k <= h else None for k in cards]
-    latent, emission = [None] * d, [None] * d
+    latent: list[np.ndarray | None] = [None] * d  # every entry set below
+    emission: list[np.ndarray | None] = [None] * d
     marginals = {c: m.to_numpy() for c, m in tree.engine().marginals().items()}
     for c in columns:
         i = index[c]
@@ -261,7 +264,8 @@ def _tree_start(
         cpt = tree.cpt(c)
         tree_parent = tree.parents(c)
         p = -1 if not tree_parent else index[tree_parent[0]]
-        if group[i] is None:  # fewer latent than observed states
+        g = group[i]
+        if g is None:  # fewer latent than observed states
             marginal = marginals[c]
             emission[i] = _normalised(marginal[None] * rng.lognormal(0, _TREE_NOISE, (h, k)))
             latent[i] = (
@@ -270,15 +274,15 @@ def _tree_start(
                 else _normalised(rng.lognormal(0, _TREE_NOISE, (h, h)))
             )
             continue
-        g = group[i]
+        parent_group = group[p] if p >= 0 else None
         share = np.bincount(g, minlength=k)[g]  # latent states per observed state
         emission[i] = (1 - _TREE_SPILL) * np.eye(k)[g] + _TREE_SPILL / k
         if parent[i] < 0:
             marginal = marginals[c] if tree_parent else cpt
             latent[i] = _normalised(marginal[g] / share * rng.lognormal(0, _TREE_NOISE, h))
-        elif p >= 0 and group[p] is not None and parent[i] == p:
+        elif parent_group is not None and parent[i] == p:
             latent[i] = _normalised(
-                cpt[np.ix_(group[p], g)] / share * rng.lognormal(0, _TREE_NOISE, (h, h))
+                cpt[np.ix_(parent_group, g)] / share * rng.lognormal(0, _TREE_NOISE, (h, h))
             )
         else:
             marginal = marginals[c]
@@ -461,7 +465,10 @@ class HiddenTree(EMEstimator):
                 method="hidden tree start", alpha=params["alpha"], mi_alpha=params["mi_alpha"]
             )
             tree = chow_liu_from_counts(passes.counts, settings)
-        structure = tree.graph if params["structure"] is None else params["structure"]
+        structure = params["structure"]
+        if structure is None:
+            assert tree is not None  # learnt above whenever no structure is given
+            structure = tree.graph
         parent = _structure_parents(structure, passes.columns)
         starts = [self._start(passes, parent, tree, params, rng) for _ in range(params["n_init"])]
         run = partial(
@@ -492,6 +499,7 @@ class HiddenTree(EMEstimator):
                     (passes.columns[p], passes.columns[c]) for c, p in enumerate(parent) if p >= 0
                 )
                 tree = build_model(directed, passes.counts, settings)
+            assert tree is not None  # else _em learnt the Chow-Liu tree for this start
             return _tree_start(tree, passes.columns, parent, h, rng)
         return _random_tree(parent, passes.cardinalities, h, rng, self._tied)
 
@@ -742,10 +750,14 @@ class HiddenMarkovModel(HiddenTree):
             if k not in ("init", "structure", "mi_alpha")
         },
         "tied": [BOOLEAN],
-        "startprob_init": [None, InstanceOf((list, tuple, np.ndarray), name="an array")],
-        "transmat_init": [None, InstanceOf((list, tuple, np.ndarray), name="an array")],
-        "emissionprob_init": [None, InstanceOf((list, tuple, np.ndarray), name="an array")],
+        "startprob_init": [None, InstanceOf(list, tuple, np.ndarray, name="an array")],
+        "transmat_init": [None, InstanceOf(list, tuple, np.ndarray, name="an array")],
+        "emissionprob_init": [None, InstanceOf(list, tuple, np.ndarray, name="an array")],
     }
+    startprob_: np.ndarray
+    transmat_: np.ndarray
+    #: one ``(h, k)`` array tied; untied, one ``(h, k_t)`` array per step (their states differ)
+    emissionprob_: np.ndarray | list[np.ndarray]
 
     @property
     def _tied(self) -> bool:  # type: ignore[override]

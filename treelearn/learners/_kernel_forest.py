@@ -133,7 +133,7 @@ def _learn_forest(data: Any, sample_weight: Any, opts: dict) -> KernelForestMode
             weights=w_fit,
             mutual_information=weights[:k],
             settings=settings,
-            n_rows=n_fit if w is None else float(w_fit.sum()),
+            n_rows=n_fit if w_fit is None else float(w_fit.sum()),
         )
     else:
         wa = np.full(n, 1.0 / n) if w is None else w / w.sum()

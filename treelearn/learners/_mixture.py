@@ -539,14 +539,15 @@ def _m_step(
     components = []
     for k in range(resp.shape[1]):
         w = row_weights[:, k]
-        if incomplete:
-            pairs, _ = expected_counts(previous[k], table.codes, w, all_pairs=True)
-        else:
+        if joints is not None:
             joint = joints[k]
             total = float(w.sum())
             pairs = PairCounts(
                 joint, table.cardinalities, int(total) if joint.dtype.kind in "iu" else total
             )
+        else:
+            assert previous is not None  # incomplete: the previous components' expectations
+            pairs, _ = expected_counts(previous[k], table.codes, w, all_pairs=True)
         stats = CountedTable(table.columns, table.states, table.dtypes, pairs=pairs)
         components.append(chow_liu_from_counts(stats, settings))
     n_k = row_weights.sum(axis=0) + 10 * np.finfo(float).eps  # no component of weight 0
@@ -773,7 +774,7 @@ def _split_plan(components: Sequence[TreeModel], totals: np.ndarray, m: int) -> 
     component itself: its counts and its tree); ``seeds = None``: no variable varies, an
     equal share. A rule of the components alone (no draw over the rows), so a file read in
     chunks is split as in memory."""
-    plan = []
+    plan: list[tuple[int, np.ndarray | None, np.ndarray | None]] = []
     for k in np.argsort(totals, kind="stable")[:m]:
         component = components[k]
         counts = component.counts

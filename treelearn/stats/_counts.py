@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .._base.errors import EmptyDataError, StructureError, TreelearnError
 from .._base.limits import check_memory
@@ -38,6 +39,9 @@ from ..encoding._table import (
     python_scalar,
 )
 from ._information import mutual_information_matrix
+
+if TYPE_CHECKING:  # hints only: counting never loads NetworkX
+    import networkx as nx
 
 __all__ = [
     "EXACT_TOTAL",
@@ -58,6 +62,7 @@ __all__ = [
     "pair_counts",
     "sparse_binary_counts",
     "sparse_names_and_weights",
+    "sum_counts",
 ]
 
 #: bytes of one-hot matrix per chunk; bounds the working memory of counting
@@ -202,7 +207,7 @@ def _dense_indicators(codes: np.ndarray, layout: _ReducedLayout, out: np.ndarray
 
 
 def _sparse_product(
-    codes: np.ndarray, layout: _ReducedLayout, weights: np.ndarray | None, dtype: np.dtype
+    codes: np.ndarray, layout: _ReducedLayout, weights: np.ndarray | None, dtype: DTypeLike
 ) -> np.ndarray:
     """``Z.T @ W Z`` (``width x width``, W the row weights) for a chunk, through a
     scipy.sparse product; ``dtype`` is int64 for whole-number weights."""
@@ -234,7 +239,7 @@ def _sparse_product(
     return out
 
 
-def drop_round_off(values: np.ndarray, scale: np.ndarray, n_terms: int) -> np.ndarray:
+def drop_round_off(values: np.ndarray, scale: float | np.ndarray, n_terms: int) -> np.ndarray:
     """``values`` (float, a difference of sums of non-negative terms) with every entry that
     is within the round-off of that difference set to exactly 0, and negatives clipped.
 
@@ -380,6 +385,7 @@ def count_codes(
         if sparse:
             total += _sparse_product(chunk, layout, w, total.dtype)
             continue
+        assert buffer is not None  # allocated whenever the product is dense
         X = _dense_indicators(chunk, layout, buffer)
         if w is None:
             total += np.rint(X.T @ X).astype(np.int64)
@@ -426,6 +432,7 @@ def count_codes_weighted(codes: np.ndarray, cardinalities: np.ndarray, weights: 
             for c in range(k):
                 totals[c] += _sparse_product(chunk, layout, w[:, c], np.float64)
             continue
+        assert buffer is not None  # allocated whenever the product is dense
         X64 = _dense_indicators(chunk, layout, buffer).astype(np.float64)
         for c in range(k):
             totals[c] += X64.T @ (X64 * w[:, c, None])
@@ -480,7 +487,7 @@ def class_pair_counts(
 
 def family_counts_from_codes(
     codes: np.ndarray,
-    cardinalities: Sequence[int],
+    cardinalities: Sequence[int] | np.ndarray,
     family: Sequence[int],
     weights: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -598,6 +605,7 @@ def sparse_binary_counts(
     ones = np.bincount(A.indices, minlength=d)  # rows where each column is 1
     kind = A.dtype.kind
     zero, one = (False, True) if kind == "b" else (0.0, 1.0) if kind == "f" else (0, 1)
+    states: tuple[tuple[bool | int | float, ...], ...]
     if kind == "b":
         states = tuple((False, True) for _ in range(d))
     else:
@@ -628,6 +636,16 @@ def sparse_binary_counts(
 
 
 # ----------------------------------------------------------------------------- statistics
+def sum_counts(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """A new array, the sum of count arrays (one shape, at least one: e.g. each class's
+    counts), in the dtype they promote to, as the built-in ``sum`` gives it.
+
+    >>> sum_counts([np.array([1, 2]), np.array([0.5, 0.0])]).tolist()
+    [1.5, 2.0]
+    """
+    return sum(arrays[1:], start=arrays[0].copy())
+
+
 @dataclass(frozen=True)
 class CountedTable:
     """Sufficient statistics of a table: what every learner starts from.
@@ -663,7 +681,10 @@ class CountedTable:
     @cached_property
     def counts(self) -> PairCounts:
         """Every marginal and pairwise count table (one chunked product)."""
-        return self.pairs if self.pairs is not None else pair_counts(self.table)
+        if self.pairs is not None:
+            return self.pairs
+        assert self.table is not None  # the statistics hold pair counts, a table, or both
+        return pair_counts(self.table)
 
     @property
     def n_rows(self) -> int | float:
@@ -702,7 +723,7 @@ class CountedTable:
         pseudocount added to each cell of every pairwise joint first)."""
         return mutual_information_matrix(self.counts, mi_alpha)
 
-    def direct_tree(self, settings: Any) -> None:
+    def direct_tree(self, settings: Any) -> nx.DiGraph | None:
         """``None``: these statistics give the MI matrix (:meth:`mutual_information`), from
         which the learner finds the tree. Statistics that find their Chow-Liu tree without a
         ``d x d`` matrix return it here, directed away from ``settings.root``
@@ -728,11 +749,17 @@ class ClassCounts:
     dtypes: tuple
     classes: np.ndarray
     table: Table | None = None
-    per_class_pairs: tuple | None = None
+    per_class_pairs: tuple[PairCounts, ...] | None = None
 
     @property
     def class_index(self) -> int:
         return len(self.columns) - 1
+
+    @property
+    def _class_pairs(self) -> tuple[PairCounts, ...]:
+        """``per_class_pairs``, which statistics without a ``table`` hold."""
+        assert self.per_class_pairs is not None  # the statistics hold a table or these
+        return self.per_class_pairs
 
     @property
     def cardinalities(self) -> np.ndarray:
@@ -749,7 +776,7 @@ class ClassCounts:
         """Rows (or their total weight) of each class."""
         if self.table is not None:
             return self.family_counts([self.class_index])
-        counts = [pc.n_rows for pc in self.per_class_pairs]
+        counts = [pc.n_rows for pc in self._class_pairs]
         exact = all(isinstance(c, (int, np.integer)) for c in counts)
         return np.array(counts, dtype=np.int64 if exact else float)
 
@@ -764,21 +791,22 @@ class ClassCounts:
         if family == [c]:
             return self.class_count
         if family[0] == c and len(family) == 2:
-            return np.stack([pc.marginal(family[1]) for pc in self.per_class_pairs])
+            return np.stack([pc.marginal(family[1]) for pc in self._class_pairs])
         if family[0] == c and len(family) == 3:
-            return np.stack([pc.block(family[1], family[2]) for pc in self.per_class_pairs])
+            return np.stack([pc.block(family[1], family[2]) for pc in self._class_pairs])
         if c not in family and len(family) in (1, 2):  # without the class: summed over it
-            parts = self.per_class_pairs
+            parts = self._class_pairs
             if len(family) == 1:
-                return sum(pc.marginal(family[0]) for pc in parts)
-            return sum(pc.block(family[0], family[1]) for pc in parts)
+                return sum_counts([pc.marginal(family[0]) for pc in parts])
+            return sum_counts([pc.block(family[0], family[1]) for pc in parts])
         raise StructureError(f"no class-conditional pair counts for the family {family}")
 
     @cached_property
-    def per_class(self) -> tuple:
+    def per_class(self) -> tuple[PairCounts, ...]:
         """One :class:`PairCounts` per class over every column (TAN and the multinet use them)."""
         if self.per_class_pairs is not None:
             return tuple(self.per_class_pairs)
+        assert self.table is not None  # the statistics hold a table or per_class_pairs
         return tuple(class_pair_counts(self.table, class_index=self.class_index))
 
     @cached_property
@@ -788,7 +816,9 @@ class ClassCounts:
             return pair_counts(self.table)
         parts = self.per_class
         return PairCounts(
-            sum(pc.joint for pc in parts), parts[0].cardinalities, sum(pc.n_rows for pc in parts)
+            sum_counts([pc.joint for pc in parts]),
+            parts[0].cardinalities,
+            sum(pc.n_rows for pc in parts),
         )
 
     def within_class(self, c: int) -> CountedTable:

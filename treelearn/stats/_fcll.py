@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._counts import PairCounts
+from ._counts import PairCounts, sum_counts
 from ._information import (
     conditional_mutual_information_matrix,
     entropies,
@@ -66,7 +66,7 @@ def _features_only(per_class: Sequence[PairCounts], d: int) -> tuple[np.ndarray,
     """``I(X_i; X_j | C)`` and ``I(X_i; X_j)`` of the first ``d`` columns (the features)."""
     cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
     everything = PairCounts(
-        sum(pc.joint for pc in per_class),
+        sum_counts([pc.joint for pc in per_class]),
         per_class[0].cardinalities,
         sum(pc.n_rows for pc in per_class),
     )
@@ -113,7 +113,9 @@ def fcll_score(per_class: Sequence[PairCounts], parents: Sequence[int]) -> float
     p_c = n_c / n
     h_class = -float(np.sum(p_c[p_c > 0] * np.log(p_c[p_c > 0])))
     h_given_class = sum(p * entropies(pc)[:d] for p, pc in zip(p_c, per_class))
-    everything = PairCounts(sum(pc.joint for pc in per_class), per_class[0].cardinalities, n)
+    everything = PairCounts(
+        sum_counts([pc.joint for pc in per_class]), per_class[0].cardinalities, n
+    )
     h = entropies(everything)[:d]
     # naive Bayes: H(X_i | C) and I(C; X_i) = H(X_i) - H(X_i | C); the edges add w_ij
     base = (

@@ -178,6 +178,7 @@ class ClassGaussianStatistics(ClassStatistics):
     :meth:`reordered` puts the classes in another order.
     """
 
+    variables: list  # the columns' names, always given (a field of ClassStatistics)
     mean: np.ndarray
     covariance: np.ndarray
 
@@ -265,6 +266,7 @@ class ClassVariances(ClassStatistics):
 
     per_class = (*ClassStatistics.per_class, "observed", "mean", "variance")
 
+    variables: list  # the columns' names, always given (a field of ClassStatistics)
     observed: np.ndarray
     mean: np.ndarray
     variance: np.ndarray

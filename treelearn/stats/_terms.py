@@ -98,6 +98,7 @@ class TermCounts(ClassStatistics):
     def n_terms(self) -> int:
         """The number of terms (columns) counted."""
         counted = self.term_sums if self.term_sums is not None else self.document_counts
+        assert counted is not None  # of_rows counts one of the two at least
         return counted.shape[1]
 
     def __add__(self, other: TermCounts) -> TermCounts:

@@ -94,7 +94,7 @@ def _scores(weights: np.ndarray, forest: Any, dof: np.ndarray, n: Any) -> np.nda
 def clg_skeleton(
     names: Sequence[Hashable],
     weights: np.ndarray,
-    discrete: Sequence[bool],
+    discrete: Sequence[bool] | np.ndarray,
     states: Sequence[Sequence],
     *,
     forest: str | float | None = None,
@@ -133,10 +133,10 @@ def clg_skeleton(
     names = list(names)
     d = len(names)
     weights = np.asarray(weights, dtype=float)
-    discrete = np.asarray(discrete, dtype=bool)
+    is_discrete = np.asarray(discrete, dtype=bool)
     k = np.array([len(s) for s in states], dtype=np.int64)
     required, forbidden = edge_constraints(names, whitelist, blacklist)
-    D, C = np.flatnonzero(discrete), np.flatnonzero(~discrete)
+    D, C = np.flatnonzero(is_discrete), np.flatnonzero(~is_discrete)
     n_matrix = np.broadcast_to(np.asarray(n if n is not None else 1.0, dtype=float), (d, d))
     # stage 1: the discrete columns alone, the one routine with its own (k-1)(k-1) penalty
     dnames = [names[i] for i in D]
@@ -145,9 +145,9 @@ def clg_skeleton(
         spanning_skeleton(
             dnames,
             weights[np.ix_(D, D)],
-            [states[i] for i in D],
+            [states[int(i)] for i in D],
             forest=forest,
-            n=dd_rows if np.ndim(n) else n,
+            n=dd_rows if n is not None and np.ndim(n) else n,
             whitelist=[(names[i], names[j]) for i, j in _pairs(required, D, D)],
             blacklist=[(names[i], names[j]) for i, j in _pairs(forbidden, D, D)],
         )
@@ -155,7 +155,7 @@ def clg_skeleton(
         else nx.Graph()
     )
     # stage 2: the discrete columns merged into R
-    dof = clg_edge_parameters(discrete, np.where(discrete, k, 0))
+    dof = clg_edge_parameters(is_discrete, np.where(is_discrete, k, 0))
     score = _scores(weights, forest, dof, n_matrix)
     merged = _Merged()
     cnames = [names[j] for j in C]
@@ -171,7 +171,9 @@ def clg_skeleton(
         ranked = np.where(allowed, round_ties(score[np.ix_(D, C)]), -np.inf)
         forced = required[np.ix_(D, C)]
         _check_whitelist(names, D, C, required)
-        ranked = np.where(forced.any(axis=0)[None, :], np.where(forced, np.inf, -np.inf), ranked)
+        ranked = np.where(
+            np.any(forced, axis=0)[None, :], np.where(forced, np.inf, -np.inf), ranked
+        )
         best = np.argmax(ranked, axis=0)  # ties: the first discrete column
         attach = D[best]
         W2[0, offset:] = W2[offset:, 0] = score[attach, C]
@@ -188,7 +190,7 @@ def clg_skeleton(
         blacklist=black2 or None,
     )
     out = nx.Graph()
-    out.add_nodes_from((names[i], {"states": list(states[i])}) for i in D)
+    out.add_nodes_from((names[i], {"states": list(states[int(i)])}) for i in D)
     out.add_nodes_from((names[j], {}) for j in C)
     position = {v: j for j, v in enumerate(names)}
 
@@ -207,7 +209,7 @@ def clg_skeleton(
         else:
             i, j = position[u], position[v]
         out.add_edge(names[i], names[j], **attrs(i, j))
-    if np.ndim(n) == 0 and n is not None:
+    if n is not None and np.ndim(n) == 0:
         out.graph["n"] = n
     groups = [sorted(g, key=position.__getitem__) for g in nx.connected_components(first)]
     if forest is None and len(groups) > 1:
@@ -362,7 +364,7 @@ class MixedTableStatistics:
                 "the rows where its columns are observed; missing cells are summed out exactly "
                 "when scoring and querying) or 'drop'"
             )
-        n = self.n_rows
+        n: float | np.ndarray = self.n_rows
         if settings.forest in ("bic", "aic"):
             rows = self.pair_rows()
             n = rows if (rows != float(self.n_rows)).any() else n

@@ -94,8 +94,8 @@ def log_spanning_tree_sum(log_weights: np.ndarray) -> float | np.ndarray:
                 block[:, k + 1 :, k + 1 :] = rest
                 total += lp
             out[start : start + chunk] = total
-    out = out.reshape(batch)
-    return float(out) if out.ndim == 0 else out
+    sums = out.reshape(batch)
+    return float(sums) if sums.ndim == 0 else sums
 
 
 def edge_marginals(log_weights: np.ndarray) -> tuple[np.ndarray, float]:

@@ -407,6 +407,7 @@ def sparse_binary_statistics(
             stop = min(n, start + chunk_rows)
             piece = ZWT[s:, start:stop] @ right[start:stop]
             block = piece if block is None else block + piece
+        assert block is not None  # binary_csr refuses a matrix without rows: n > 0
         # the block's rows are the partners j - s, its columns i - s: only rows j < e can hold
         # the diagonal and the lower triangle (j <= i), which are set to zero there; those,
         # the pairs of a one-state column and zero weighted counts are then dropped in one
@@ -607,7 +608,8 @@ def _zero_candidates(
         hubs = np.unique(np.concatenate([first[live], second[live][second[live] >= 0]]))
         is_hub = np.zeros(d2, dtype=bool)
         is_hub[hubs] = True
-        hub_of, other = [], []
+        hub_parts: list[np.ndarray] = []
+        other_parts: list[np.ndarray] = []
         # the pairs with an end among the first _MEX_BITS positions were kept; others: a pass
         for p, q in (
             [near]
@@ -619,9 +621,9 @@ def _zero_candidates(
         ):
             for a, b in ((p, q), (q, p)):
                 k = is_hub[a]
-                hub_of.append(a[k])
-                other.append(b[k])
-        hub_of, other = np.concatenate(hub_of), np.concatenate(other)
+                hub_parts.append(a[k])
+                other_parts.append(b[k])
+        hub_of, other = np.concatenate(hub_parts), np.concatenate(other_parts)
         srt = np.lexsort((other, hub_of))
         hub_of, other = hub_of[srt], other[srt]
         hub_start = np.searchsorted(hub_of, np.arange(d2 + 1))
@@ -715,7 +717,9 @@ class _RankScale:
         return self.class_zero_ranks(self.column_class[zi], self.column_class[zj])
 
     def class_zero_ranks(self, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
-        """The table's ``N_11 = 0`` ranks of marginal classes ``ca`` and ``cb`` (broadcast)."""
+        """The table's ``N_11 = 0`` ranks of marginal classes ``ca`` and ``cb`` (broadcast);
+        asked of a scale with a table only."""
+        assert self.table is not None  # the callers check that the scale has a table
         return self.table[ca * self.n_classes + cb]
 
 
@@ -776,15 +780,16 @@ def _ranks(
         cell_r = round_ties(pair_information(n11[valid], ca[valid], cb[valid], n))
         values.append(cell_r)
         del n11, ca, cb
-    direct_co, direct_r = [], []
+    direct_parts: list[np.ndarray] = []
+    direct_r: list[np.ndarray] = []
     if top > levels:
         for part in _chunks(n_co):
             far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
-            direct_co.append(far)
+            direct_parts.append(far)
             direct_r.append(
                 direct(stats.pair_n11[far].astype(float), stats.pair_i[far], stats.pair_j[far])
             )
-    direct_co = np.concatenate(direct_co) if direct_co else np.zeros(0, np.int64)
+    direct_co = np.concatenate(direct_parts) if direct_parts else np.zeros(0, np.int64)
     direct_co_r = np.concatenate(direct_r) if direct_r else np.zeros(0)
     z_direct = ~zero_two if levels >= 0 else np.ones(n_z, dtype=bool)
     z_r = direct(np.zeros(int(z_direct.sum())), zi[z_direct], zj[z_direct])
@@ -873,7 +878,7 @@ def _spanning_forest(
     nc = d
     alive = None  # all edges
     index = np.int32 if len(rank) < 2**31 else np.int64
-    chosen = []
+    chosen_parts: list[np.ndarray] = []
     target = max(_BATCH_PER_VARIABLE * d, _FIRST_BATCH)
     while nc > 1:
         total = len(rank) if alive is None else len(alive)
@@ -910,7 +915,7 @@ def _spanning_forest(
             first.sort()
             weight = np.arange(1, len(first) + 1, dtype=float)  # the order, as weights
             T = minimum_spanning_tree(csr_matrix((weight, (lo[first], hi[first])), shape=(nc, nc)))
-            chosen.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
+            chosen_parts.append(batch[first[np.rint(T.data).astype(np.int64) - 1]])
             nc, label = connected_components(T, directed=False)
             comp = label[comp]
         if nc == 1:  # one component: every edge left is inside it (no pass to drop them)
@@ -919,7 +924,7 @@ def _spanning_forest(
             [pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]])) for ix, pick in pieces()]
         )
         target *= 4
-    chosen = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    chosen = np.concatenate(chosen_parts) if chosen_parts else np.zeros(0, np.int64)
     return chosen[np.lexsort((ej[chosen], ei[chosen], rank[chosen]))]
 
 
