@@ -217,7 +217,7 @@ def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     )
 
 
-def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: str) -> np.ndarray:
+def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: Unseen) -> np.ndarray:
     """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
     missing, or unseen with ``unseen="ignore"``)."""
     table = encode(

@@ -221,22 +221,25 @@ class Model(Capable, ABC):
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the model; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
         self.require("draw")
-        from ..viz._draw import draw
+        from ..viz._draw import Network, draw
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return draw(self, ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
         self.require("draw")
-        from ..viz._draw import to_dot
+        from ..viz._draw import Network, to_dot
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return to_dot(self, **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
         self.require("draw")
-        from ..viz._draw import to_mermaid
+        from ..viz._draw import Network, to_mermaid
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return to_mermaid(self, **kwargs)
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:

@@ -153,7 +153,11 @@ def with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
 
 
 def _scan_partition(
-    part: pd.DataFrame, missing: str, max_states: int, skip: tuple, weight_column: Hashable | None
+    part: pd.DataFrame,
+    missing: MissingPolicy,
+    max_states: int,
+    skip: tuple,
+    weight_column: Hashable | None,
 ) -> Scan:
     part, _ = split_weights(part, weight_column)
     return scan_chunk(part, missing, max_states, skip)
@@ -219,7 +223,11 @@ def _known(series: Any) -> bool:
 
 
 def _count_partition(
-    part: pd.DataFrame, columns: tuple, states: tuple, missing: str, weight_column: Hashable | None
+    part: pd.DataFrame,
+    columns: tuple,
+    states: tuple,
+    missing: MissingPolicy,
+    weight_column: Hashable | None,
 ) -> ChunkCounts:
     seen = len(part)
     part, weights = split_weights(part, weight_column)
@@ -268,7 +276,7 @@ def _count_by_class(
     part: pd.DataFrame,
     columns: tuple,
     states: tuple,
-    missing: str,
+    missing: MissingPolicy,
     class_index: int,
     weight_column: Hashable | None,
 ) -> tuple:

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import TreelearnError, UnseenStateError
-from ..encoding._table import DEFAULT_MAX_STATES, Table, distinct_rows, encode
+from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, Table, distinct_rows, encode
 from ..stats._counts import CountedTable
 from ._count import count, in_memory_table
 from ._dask import import_dask, tree_reduce, with_weights
@@ -79,7 +79,7 @@ class RowPasses:
     states: tuple
     dtypes: tuple
     counts: CountedTable
-    missing: str = "error"
+    missing: MissingPolicy = "error"
     where: str = "the data"
 
     @property
@@ -196,7 +196,7 @@ def row_passes(
     data: Any,
     *,
     learner: str,
-    missing: str = "error",
+    missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     names: Sequence[Hashable] | None = None,
