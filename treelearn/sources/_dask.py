@@ -356,14 +356,14 @@ def count_by_class_dask(
     on the workers. Features use ``missing="pairwise"``, as in the pandas path; ``states``
     fixes the states of some of them."""
     labels = [python_scalar(c) for c in classes]
-    per_class, columns, states, dtypes = class_pair_counts_dask(
+    per_class, columns, all_states, dtypes = class_pair_counts_dask(
         X,
         y,
         states={**(states or {}), y.name: labels},
         missing="pairwise",
         sample_weight=sample_weight,
     )
-    return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))
+    return ClassCounts(columns, all_states, dtypes, classes, per_class_pairs=tuple(per_class))
 
 
 def distinct_labels(y: Any) -> tuple[int, Any, Any]:
