@@ -85,7 +85,6 @@ class GaussianClassifier(NumericClassifier):
         "reg": [Interval(Real, 0, 1)],
     }
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
         self.covariance = covariance

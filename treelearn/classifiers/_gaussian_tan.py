@@ -143,7 +143,6 @@ class GaussianTAN(NumericClassifier):
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(
         self,

@@ -61,7 +61,6 @@ class ChowLiuMultinet(CategoricalClassifier):
     """
 
     _method = "chow-liu-multinet"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
     #: a mixture of trees over the features, one per class: its queries and conditional
     #: samples are exact (the most probable completion of a mixture is not computed)
