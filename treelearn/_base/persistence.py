@@ -184,7 +184,7 @@ class Persistent:
         return est
 
     #: the header fields every file of the class holds (a file without one is refused)
-    _saved_header: tuple[str, ...] = ()
+    _saved_header: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:

@@ -43,7 +43,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, overload
 
 import networkx as nx
 import numpy as np
@@ -270,7 +270,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     #: what every classifier answers; a class with more (one network's queries, sampling,
     #: pictures) declares them
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
-    _saved_header: ClassVar[tuple] = (
+    _saved_header: ClassVar[tuple[str, ...]] = (
         "n_features",
         "classes",
         "class_name",
@@ -633,6 +633,22 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         return np.where(keep, rows, other)
 
     # ------------------------------------------------------------ scores
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, per_row: Literal[False] = False, sample_weight: Any = None
+    ) -> float: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, *, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray: ...
     def log_likelihood(
         self, X: Any, y: Any = None, per_row: bool = False, sample_weight: Any = None
     ) -> float | np.ndarray:
@@ -802,7 +818,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     states) and ``_joint_log_likelihood(codes)`` (feature codes, ``-1`` = missing).
     """
 
-    _saved_header: ClassVar[tuple] = (*BayesNetClassifier._saved_header, "feature_names")
+    _saved_header: ClassVar[tuple[str, ...]] = (*BayesNetClassifier._saved_header, "feature_names")
     #: what a state never seen in training does at prediction: the option ``unseen`` of
     #: the classifiers that take it (UNSEEN), else refused
     unseen: Unseen = "error"

@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -169,6 +169,18 @@ class Model(Capable, ABC):
         :class:`~treelearn.InvalidModelError` names the field that is wrong)."""
 
     # ------------------------------------------------------------ scores, written once
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: Literal[False] = False, sample_weight: Any = None
+    ) -> float: ...
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: bool, sample_weight: Any = None
+    ) -> float | np.ndarray: ...
     def log_likelihood(
         self, data: Any, per_row: bool = False, sample_weight: Any = None
     ) -> float | np.ndarray:

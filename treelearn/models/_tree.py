@@ -1076,7 +1076,7 @@ class ScoreReport:
 
     Attributes
     ----------
-    n : rows scored.
+    n : rows scored (their total weight, with weights).
     log_likelihood : total log-likelihood of the rows, in nats.
     n_parameters : free parameters of the model (the BIC penalty's count).
     summed_out : a variable the data did not give in any row, summed out of
@@ -1093,7 +1093,7 @@ class ScoreReport:
     (-1.0, -5.3863)
     """
 
-    n: int
+    n: int | float
     log_likelihood: float
     n_parameters: int
     summed_out: Hashable | None = None

@@ -96,9 +96,7 @@ class Network(Protocol):
 
     def parents(self, variable: Hashable) -> list: ...
 
-    def log_likelihood(
-        self, data: Any, per_row: bool = False, sample_weight: Any = None
-    ) -> float | np.ndarray: ...
+    def log_likelihood(self, data: Any) -> float: ...  # the title's, of data=
 
 
 def _class_node(model: Network, class_node: Hashable | None) -> Hashable | None:
