@@ -79,6 +79,7 @@ from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
 from ..sources._kinds import as_frame, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
+from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
 
@@ -623,8 +624,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
             picked = picked.toarray()
         return picked
 
-    @staticmethod
-    def _mask_rows(rows: Any, keep: np.ndarray, other: Any) -> Any:
+    def _mask_rows(self, rows: Any, keep: np.ndarray, other: Any) -> Any:
         """``rows`` with the features outside ``keep`` missing (``-1`` codes, NaN values)
         or, with ``other``, taken from it."""
         rows = np.asarray(rows)
@@ -959,9 +959,12 @@ class NumericClassifier(BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         stats = self._statistics(X, y, sample_weight)
+        assert stats.variables is not None  # numeric statistics name their columns
         return class_training(stats, y, len(stats.variables))
 
-    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+    def _statistics(
+        self, X: Any, y: Any, sample_weight: Any
+    ) -> ClassGaussianStatistics | ClassVariances:
         """The statistics the model learns from, from any kind of input
         (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
         return gaussian_statistics_by_class(X, y, sample_weight=sample_weight, learner=self._where)

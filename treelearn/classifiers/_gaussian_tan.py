@@ -55,7 +55,7 @@ def tree_regressions(
     cov: np.ndarray,
     parent: np.ndarray,
     names: Sequence,
-    classes: Sequence,
+    classes: Sequence | np.ndarray,
     *,
     check: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -294,6 +294,7 @@ class GaussianTAN(NumericClassifier):
             if every:
                 return terms
             out[complete] = terms
+        assert sigma is not None  # a value is missing: the caller gave the implied covariances
         patterns, which = np.unique(observed[~complete], axis=0, return_inverse=True)
         rows = np.flatnonzero(~complete)
         for p, keep in enumerate(patterns):  # a loop over missing patterns, not rows
