@@ -66,6 +66,12 @@ class KernelForestModel(Model):
     kind = "kernel_forest"
     capabilities = frozenset({"score", "sample", "draw"})
 
+    #: set where the learner pruned the forest on held-out rows (:func:`treelearn.kernel_forest`):
+    #: each spanning-tree edge's held-out log-likelihood gain, and the positions (among the
+    #: rows of weight > 0) of the fitting and the held-out part
+    held_out_gains_: dict[tuple[Hashable, Hashable], float]
+    split_rows_: tuple[np.ndarray, np.ndarray]
+
     def __init__(
         self,
         centres: Any,
