@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import re
 import shutil
 import subprocess
 import sys
@@ -232,6 +233,34 @@ def test_every_kind_declares_capability_words():
     # declare is asked by a command, or is Python's only (no command line form)
     assert set(CAPABILITIES) >= ASKED
     assert set(CAPABILITIES) - ASKED == {"marginals", "to_pgmpy", "pyagrum", "partial_fit"}
+
+
+def test_every_classifier_scores_and_explains_on_the_command_line(files):
+    # every classifier scores rows and explains predictions (the base's log_likelihood and
+    # explain): a second capabilities line in GaussianClassifier, GaussianTAN and
+    # BayesianTAN once replaced the first, and the command line refused score and explain
+    classifiers = [tl.load(path) for path in sorted(files.glob("*.json"))]
+    classifiers = [obj for obj in classifiers if obj.supports("classify")]
+    assert {type(obj).__name__ for obj in classifiers} >= {
+        "GaussianClassifier",
+        "GaussianTAN",
+        "BayesianTAN",
+    }
+    for obj in classifiers:
+        assert {"classify", "score", "explain"} <= obj.capabilities, type(obj).__name__
+    # the log-likelihood `treelearn score` prints, against full-covariance Gaussians per
+    # class fitted here by maximum likelihood: sum_r log p(c_r) + log N(x_r; mu_c, S_c)
+    rc, out, err = _run(["score", str(files / "gaussian_clf.json"), str(files / "num.csv")])
+    assert rc == 0, err
+    printed = float(re.search(r"^log-likelihood = (\S+) nats$", out, re.M).group(1))
+    data = pd.read_csv(files / "num.csv")
+    X, y = data.drop(columns="y").to_numpy(), data["y"].to_numpy()
+    expected = 0.0
+    for c in np.unique(y):
+        rows = X[y == c]
+        normal = stats.multivariate_normal(rows.mean(axis=0), np.cov(rows.T, bias=True))
+        expected += len(rows) * np.log(len(rows) / len(X)) + normal.logpdf(rows).sum()
+    assert abs(printed - expected) < 1e-5  # printed to 6 decimals
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 
-def estimator_class(name: Any) -> type:
+def estimator_class(name: Any) -> type[Persistent]:
     """The persistent estimator class a file names: from the registry, its module loaded
     through the facade (``treelearn.<name>``) if no one has used it yet.
 

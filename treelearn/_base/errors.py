@@ -134,6 +134,9 @@ class UnseenStateError(TreelearnError):
         "Fix the data, pass unseen='ignore' to treat them as missing, or give the column "
         "these states when learning."
     )
+    # always given here (TreelearnError's are optional)
+    values: Sequence[Any]
+    states: Sequence[Any]
 
     def __init__(
         self,

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -72,7 +72,7 @@ from .validation import check_params
 __all__ = ["ESTIMATORS", "Persistent", "SavedState", "label_array"]
 
 #: every persistent estimator class by name (filled as the classes are defined)
-ESTIMATORS: dict[str, type] = {}
+ESTIMATORS: dict[str, type[Persistent]] = {}
 
 #: a numpy text dtype as ``str()`` writes it (``<U21``), and the widest one a file may name
 _TEXT_DTYPE = re.compile(r"^[<>|=]?U(\d*)$")
@@ -118,6 +118,10 @@ class Persistent:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         ESTIMATORS[cls.__name__] = cls
+
+    if TYPE_CHECKING:  # every Persistent is also a scikit-learn estimator, which has these
+
+        def get_params(self, deep: bool = True) -> dict[str, Any]: ...
 
     # ------------------------------------------------------------ writing
     def to_dict(self) -> dict:
@@ -180,7 +184,7 @@ class Persistent:
         return est
 
     #: the header fields every file of the class holds (a file without one is refused)
-    _saved_header: tuple[str, ...] = ()
+    _saved_header: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
@@ -401,8 +405,8 @@ class SavedState:
         k = len(labels)
         if "class_name" in state:
             est.class_name_ = self.label("class_name")
-            names = getattr(est, "feature_names_in_", ())
-            if any(est.class_name_ == f for f in names):
+            features = getattr(est, "feature_names_in_", ())
+            if any(est.class_name_ == f for f in features):
                 raise self.fail("class_name", f"{est.class_name_!r} is also a feature")
         if "class_count" in state:
             est.class_count_ = self.counts("class_count", (k,))

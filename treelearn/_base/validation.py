@@ -48,6 +48,7 @@ from .errors import TreelearnError
 __all__ = [
     "BOOLEAN",
     "RANDOM_STATE",
+    "Constraint",
     "InstanceOf",
     "Interval",
     "Options",
@@ -72,7 +73,8 @@ class Interval:
     'a finite number > 0 and <= 1'
     """
 
-    kind: type
+    #: numbers.Real or numbers.Integral (abstract classes, which ``type[Real]`` refuses)
+    kind: type[Any]
     low: float | None = None
     high: float | None = None
     closed: str = "both"
@@ -160,10 +162,17 @@ class InstanceOf:
         return value
 
 
+#: one accepted form of an option (``None``: the option may be ``None``)
+Constraint = Interval | Options | InstanceOf | None
+
 #: ``True`` or ``False`` (numpy bools too)
 BOOLEAN = InstanceOf(bool, np.bool_, name="True or False")
 #: a seed: ``None``, an int >= 0 or a ``np.random.Generator`` (the same seed, the same draws)
-RANDOM_STATE = [None, Interval(Integral, 0, None), InstanceOf(np.random.Generator)]
+RANDOM_STATE: list[Constraint] = [
+    None,
+    Interval(Integral, 0, None),
+    InstanceOf(np.random.Generator),
+]
 
 
 def _describe(constraint: Any) -> str:

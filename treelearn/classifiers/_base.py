@@ -43,7 +43,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, overload
 
 import networkx as nx
 import numpy as np
@@ -79,6 +79,7 @@ from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
 from ..sources._kinds import as_frame, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
+from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
 
@@ -217,7 +218,7 @@ def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     )
 
 
-def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: str) -> np.ndarray:
+def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: Unseen) -> np.ndarray:
     """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
     missing, or unseen with ``unseen="ignore"``)."""
     table = encode(
@@ -270,7 +271,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     #: what every classifier answers; a class with more (one network's queries, sampling,
     #: pictures) declares them
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
-    _saved_header: ClassVar[tuple] = (
+    _saved_header: ClassVar[tuple[str, ...]] = (
         "n_features",
         "classes",
         "class_name",
@@ -623,8 +624,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
             picked = picked.toarray()
         return picked
 
-    @staticmethod
-    def _mask_rows(rows: Any, keep: np.ndarray, other: Any) -> Any:
+    def _mask_rows(self, rows: Any, keep: np.ndarray, other: Any) -> Any:
         """``rows`` with the features outside ``keep`` missing (``-1`` codes, NaN values)
         or, with ``other``, taken from it."""
         rows = np.asarray(rows)
@@ -633,6 +633,22 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         return np.where(keep, rows, other)
 
     # ------------------------------------------------------------ scores
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, per_row: Literal[False] = False, sample_weight: Any = None
+    ) -> float: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, *, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, X: Any, y: Any = None, per_row: bool = False, sample_weight: Any = None
+    ) -> float | np.ndarray: ...
     def log_likelihood(
         self, X: Any, y: Any = None, per_row: bool = False, sample_weight: Any = None
     ) -> float | np.ndarray:
@@ -802,7 +818,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     states) and ``_joint_log_likelihood(codes)`` (feature codes, ``-1`` = missing).
     """
 
-    _saved_header: ClassVar[tuple] = (*BayesNetClassifier._saved_header, "feature_names")
+    _saved_header: ClassVar[tuple[str, ...]] = (*BayesNetClassifier._saved_header, "feature_names")
     #: what a state never seen in training does at prediction: the option ``unseen`` of
     #: the classifiers that take it (UNSEEN), else refused
     unseen: Unseen = "error"
@@ -943,9 +959,12 @@ class NumericClassifier(BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         stats = self._statistics(X, y, sample_weight)
+        assert stats.variables is not None  # numeric statistics name their columns
         return class_training(stats, y, len(stats.variables))
 
-    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+    def _statistics(
+        self, X: Any, y: Any, sample_weight: Any
+    ) -> ClassGaussianStatistics | ClassVariances:
         """The statistics the model learns from, from any kind of input
         (:func:`~treelearn.sources._gaussian.gaussian_statistics_by_class`)."""
         return gaussian_statistics_by_class(X, y, sample_weight=sample_weight, learner=self._where)

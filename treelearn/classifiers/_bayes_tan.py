@@ -83,7 +83,6 @@ class BayesianTAN(CategoricalClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]
     }
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(self, equivalent_sample_size: float = 1.0) -> None:
         self.equivalent_sample_size = equivalent_sample_size

@@ -126,7 +126,7 @@ class CopulaTAN(GaussianTAN):
 
     def _fit_marginals(self, X: np.ndarray, w: np.ndarray | None, names: list, label: Any) -> list:
         n = X.shape[0] if w is None else float(w.sum())
-        out = []
+        out: list[tuple] = []  # per column: (mean, sd), or the smoothed CDF and its truncation
         for j, v in enumerate(names):  # a loop over columns, every row at once
             column = X[:, j]
             if self.marginal == "gaussian":
@@ -174,9 +174,10 @@ class CopulaTAN(GaussianTAN):
             jacobian += np.where(np.isnan(X[:, j]), 0.0, log_g - _log_phi(Z[:, j]))
         return Z, jacobian
 
-    def _learn(self, data: tuple, params: dict) -> None:
-        stats, marginals = data
-        super()._learn(stats, params)
+    def _learn_training_data(self, data: TrainingData, params: dict) -> None:
+        """The Gaussian TAN of the normal scores' moments, then each class's marginals."""
+        stats, marginals = data.statistics
+        super()._learn_training_data(replace(data, statistics=stats), params)
         self._set_marginals(marginals)
 
     def _set_marginals(self, marginals: list) -> None:

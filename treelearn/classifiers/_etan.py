@@ -61,7 +61,7 @@ def etan_family_scores(per_class: Sequence, d: int, ess: float) -> dict[str, np.
     B[np.arange(width), owner] = 1.0
     C = len(per_class)
     joints = [np.asarray(pc.joint, dtype=float)[:width, :width] for pc in per_class]
-    total = sum(joints)
+    total = sum(joints[1:], start=joints[0])  # two classes or more
     n = float(np.trace(total[: cards[0], : cards[0]])) if d else 0.0
 
     def block_sums(cells: np.ndarray) -> np.ndarray:  # [j, i]: the block of (j, i) summed

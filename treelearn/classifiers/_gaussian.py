@@ -40,7 +40,7 @@ from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
 from ..encoding._table import python_scalar
 from ..sources._gaussian import variances_by_class
-from ..stats._classes import ClassStatistics
+from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ._base import NumericClassifier, invalid
 
 __all__ = ["GaussianClassifier"]
@@ -85,14 +85,15 @@ class GaussianClassifier(NumericClassifier):
         "reg": [Interval(Real, 0, 1)],
     }
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
         self.covariance = covariance
         self.reg = reg
 
     # ------------------------------------------------------------ fitting
-    def _statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassStatistics:
+    def _statistics(
+        self, X: Any, y: Any, sample_weight: Any
+    ) -> ClassGaussianStatistics | ClassVariances:
         """Means and covariances per class (``full``, ``shared``), or means and variances per
         class and feature (``diagonal``, ``isotropic``), from any kind of input."""
         if self.covariance in ("full", "shared"):
@@ -101,16 +102,19 @@ class GaussianClassifier(NumericClassifier):
             X, y, missing="error", sample_weight=sample_weight, learner=self._where
         )
 
-    def _learn(self, stats: ClassStatistics, params: dict) -> None:
+    def _learn(self, stats: ClassGaussianStatistics | ClassVariances, params: dict) -> None:
         """The class means and covariances (maximum likelihood, weighted) from the statistics
         :meth:`_statistics` read, shrunk by ``reg``."""
         r = params["reg"]
         d = stats.mean.shape[1]
-        if self.covariance == "full":
-            cov = (1 - r) * stats.covariance + r * np.eye(d)
-        elif self.covariance == "shared":
-            cov = (1 - r) * stats.shared_covariance() + r * np.eye(d)
+        if self.covariance in ("full", "shared"):
+            assert isinstance(stats, ClassGaussianStatistics)  # _statistics read covariances
+            if self.covariance == "full":
+                cov = (1 - r) * stats.covariance + r * np.eye(d)
+            else:
+                cov = (1 - r) * stats.shared_covariance() + r * np.eye(d)
         else:
+            assert isinstance(stats, ClassVariances)  # _statistics read variances
             var = stats.variance if self.covariance == "diagonal" else stats.variance.mean(axis=1)
             cov = (1 - r) * var + r
         self.means_ = stats.mean

@@ -55,7 +55,7 @@ def tree_regressions(
     cov: np.ndarray,
     parent: np.ndarray,
     names: Sequence,
-    classes: Sequence,
+    classes: Sequence | np.ndarray,
     *,
     check: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,7 +143,6 @@ class GaussianTAN(NumericClassifier):
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {**CLASS_PRIOR}
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
 
     def __init__(
         self,
@@ -295,6 +294,7 @@ class GaussianTAN(NumericClassifier):
             if every:
                 return terms
             out[complete] = terms
+        assert sigma is not None  # a value is missing: the caller gave the implied covariances
         patterns, which = np.unique(observed[~complete], axis=0, return_inverse=True)
         rows = np.flatnonzero(~complete)
         for p, keep in enumerate(patterns):  # a loop over missing patterns, not rows

@@ -240,9 +240,9 @@ class KernelTAN(NumericClassifier):
         share = self.class_count_ / self.class_count_.sum()
         factors = []
         for c in range(k):  # a loop over classes: each one's kernel MI, pairs batched
-            X = A[rows[c]]
-            self._check_class(X, w[c], names, classes[c])
-            wn = np.full(len(X), 1.0 / len(X)) if w[c] is None else w[c] / w[c].sum()
+            X, wc = A[rows[c]], w[c]
+            self._check_class(X, wc, names, classes[c])
+            wn = np.full(len(X), 1.0 / len(X)) if wc is None else wc / wc.sum()
             mean, sd, n_eff = weighted_moments(X, wn)
             factors.append(bandwidth_factor(params["bandwidth"], n_eff))
             centred = (X - mean) / sd

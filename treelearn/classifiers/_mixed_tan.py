@@ -401,6 +401,7 @@ def _categorical_only(frame: pd.DataFrame, header: Any, weights: Any) -> MixedTa
 def _class_statistics(full: MixedTableStatistics, rows: np.ndarray) -> MixedTableStatistics:
     """The statistics of one class's rows (the states of the whole table)."""
     table = full.discrete.table
+    assert table is not None  # mixed statistics keep the discrete columns' rows
     weights = None if full.weights is None else full.weights[rows]
     sub = Table(
         codes=table.codes[rows],

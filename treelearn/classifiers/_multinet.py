@@ -61,7 +61,6 @@ class ChowLiuMultinet(CategoricalClassifier):
     """
 
     _method = "chow-liu-multinet"
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "explorer"})
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
     #: a mixture of trees over the features, one per class: its queries and conditional
     #: samples are exact (the most probable completion of a mixture is not computed)
@@ -305,11 +304,11 @@ class ChowLiuMultinet(CategoricalClassifier):
             rows = rows.iloc[rng.permutation(len(rows))].reset_index(drop=True)
         if numbers:  # every class's tree has the features' states
             states = next(iter(self.models_.values())).states
-            features = list(self.feature_names_in_)
+            names = list(self.feature_names_in_)
             codes = np.column_stack(
-                [pd.Categorical(rows[f], categories=states[f]).codes for f in features]
+                [pd.Categorical(rows[f], categories=states[f]).codes for f in names]
             )
-            rows = binned_numbers(rows, codes, features, states, rng)
+            rows = binned_numbers(rows, codes, names, states, rng)
         return rows
 
     # ------------------------------------------------------------ saving

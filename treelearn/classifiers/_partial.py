@@ -93,14 +93,16 @@ class Chunks:
         self.classes = first.classes
         self.cardinalities = first.cardinalities
         self.needs_pairs, self.keep_rows = needs_pairs, keep_rows
-        self.joints = self.n_rows = None
+        # the summed per-class joints and rows (None: the model needs no pairs)
+        self.joints: list | None = None
+        self.n_rows: list | None = None
         self._pairs: list | None = None  # the summed joints as PairCounts, once per learn
         self._families: dict[tuple, np.ndarray] = {}
-        self._asked: set[tuple] = set()
+        self._asked: set[tuple | str] = set()  # the families and summed statistics in use
         self._extras: dict[str, list] = {}  # name -> [count(codes, weights), summed total]
         self.rows: list[tuple[np.ndarray, np.ndarray | None]] = []
         self.complete = True  # every chunk's rows are in self.rows (not after a fit)
-        self._pending = first  # the chunk whose counts are not added yet
+        self._pending: ClassCounts | None = first  # the chunk whose counts are not added yet
         if needs_pairs:
             self.joints = [pc.joint for pc in first.per_class]
             self.n_rows = [pc.n_rows for pc in first.per_class]
@@ -163,6 +165,7 @@ class Chunks:
         """A chunk encoded in its own states, its codes mapped onto this header's states
         (a value outside them is an :class:`~treelearn.UnseenStateError`)."""
         table = stats.table
+        assert table is not None  # a chunk counted in memory (the others are counted anew)
         d = len(self.columns) - 1
         dtype = code_dtype(int(self.cardinalities.max()))
         # each feature's lookup from the chunk's codes to the header's (-1: not a state)
@@ -202,9 +205,10 @@ class Chunks:
         """Add a chunk counted with this header's states and classes."""
         if self.needs_pairs:
             self._pairs = None
+            joints, n_rows = self._summed_pairs()
             for c, pc in enumerate(stats.per_class):
-                self.joints[c] = self.joints[c] + pc.joint
-                self.n_rows[c] = self.n_rows[c] + pc.n_rows
+                joints[c] = joints[c] + pc.joint
+                n_rows[c] = n_rows[c] + pc.n_rows
         if self.keep_rows:
             self._rows_of(stats)  # refused now, not after the counts are added
         for family, counts in self._families.items():  # the families in use: this chunk's
@@ -243,7 +247,8 @@ class Chunks:
                 ]
                 if self._pending is not None:
                     counts.append(ClassCounts.family_counts(self._pending, key))
-                self._families[key] = sum(counts)
+                # one or more chunks (the pending one, or kept rows): summed in chunk order
+                self._families[key] = sum(counts[1:], start=counts[0].copy())
             else:
                 names = [self.columns[j] for j in key]
                 raise TreelearnError(
@@ -255,27 +260,33 @@ class Chunks:
 
     def _from_pairs(self, key: tuple) -> np.ndarray:
         """``(class[, a[, b]])`` counts from the summed class-conditional pair counts."""
+        joints, n_rows = self._summed_pairs()
         if len(key) == 1:
-            exact = all(isinstance(n, (int, np.integer)) for n in self.n_rows)
-            return np.array(self.n_rows, dtype=np.int64 if exact else float)
+            exact = all(isinstance(n, (int, np.integer)) for n in n_rows)
+            return np.array(n_rows, dtype=np.int64 if exact else float)
         if self._pairs is None:
             self._pairs = [
-                PairCounts(joint, self.cardinalities, n)
-                for joint, n in zip(self.joints, self.n_rows)
+                PairCounts(joint, self.cardinalities, n) for joint, n in zip(joints, n_rows)
             ]
         pairs = self._pairs
         if len(key) == 2:
             return np.stack([pc.marginal(key[1]) for pc in pairs])
         return np.stack([pc.block(key[1], key[2]) for pc in pairs])
 
+    def _summed_pairs(self) -> tuple[list, list]:
+        """The summed per-class joints and rows (kept from the first chunk on when the model
+        needs pairs)."""
+        assert self.joints is not None and self.n_rows is not None
+        return self.joints, self.n_rows
+
     def statistics(self) -> ChunkCounts:
         """The totals as a :class:`ClassCounts` the learners take."""
         pairs = None
         if self.needs_pairs:
             if self._pairs is None:
+                joints, n_rows = self._summed_pairs()
                 self._pairs = [
-                    PairCounts(joint, self.cardinalities, n)
-                    for joint, n in zip(self.joints, self.n_rows)
+                    PairCounts(joint, self.cardinalities, n) for joint, n in zip(joints, n_rows)
                 ]
             pairs = tuple(self._pairs)
         return ChunkCounts(
@@ -523,8 +534,9 @@ class PartialFit(_Host):
                 chunks, X, y, sample_weight, chunks.classes if classes is None else classes
             )
             if list(stats.classes) != list(chunks.classes):
+                asked = chunks.classes if classes is None else classes
                 raise TreelearnError(
-                    f"classes={list(classes)} differs from the classes "
+                    f"classes={list(asked)} differs from the classes "
                     f"{list(chunks.classes)} of the first call"
                 )
             if not refit_structure:

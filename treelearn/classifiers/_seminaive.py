@@ -228,7 +228,7 @@ class AODE(PartialFit, CategoricalClassifier):
     """
 
     _method = "aode"
-    cli_method: ClassVar[str] = "aode"
+    cli_method: ClassVar[str | None] = "aode"  # AnDE, a subclass, has none
     #: an average of networks: no one network's queries; its pictures show each term
     capabilities: ClassVar[frozenset[str]] = frozenset(
         {"classify", "score", "explain", "draw", "explorer", "partial_fit"}

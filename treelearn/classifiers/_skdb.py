@@ -32,7 +32,7 @@ from ..stats._information import conditional_mutual_information_matrix, mutual_i
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
-from ._partial import PartialFitNetwork
+from ._partial import ChunkCounts, PartialFitNetwork
 from ._seminaive import kdb_parents
 
 __all__ = ["SKDB", "leave_one_out_losses"]
@@ -262,6 +262,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
         max_k = params["max_k"]
         ranked = kdb_parents(class_mi, cmi, max_k)
+        assert isinstance(stats, ChunkCounts)  # partial_fit's totals, after a fit too
         parts = stats.rows()
         codes = np.concatenate([p[0] for p in parts])
         weights = (

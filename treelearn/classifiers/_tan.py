@@ -148,7 +148,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
             weights = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
         rows = None
         if self.forest is not None:  # n per pair: the rows where both are observed
-            rows = sum(pc.pair_totals() for pc in stats.per_class)[:d, :d]
+            totals = [pc.pair_totals() for pc in stats.per_class]  # two classes or more
+            rows = sum(totals[1:], start=totals[0])[:d, :d]
         self.feature_tree_ = spanning_skeleton(
             features,
             weights,

@@ -65,6 +65,7 @@ def term_class_information(
         learner="term_class_information",
     )
     present = counts.document_counts  # k x d: documents of each class containing each term
+    assert present is not None  # counted with binarize (without, the counting refuses)
     nc = counts.weight[:, None]
     n = float(nc.sum())
     joint = np.stack([present, nc - present]) / n  # (present?, class, term)
@@ -161,9 +162,9 @@ class TextNaiveBayes(BayesNetClassifier):
     def _learn(self, stats: TermCounts, params: dict) -> None:
         """Every probability from the (weighted) counts per class: the count of each term in
         each class (multinomial), or of each class's documents containing it (Bernoulli)."""
-        self._estimate(
-            stats.term_sums if self.event_model == "multinomial" else stats.document_counts, params
-        )
+        counted = stats.term_sums if self.event_model == "multinomial" else stats.document_counts
+        assert counted is not None  # _training_data counted what the event model reads
+        self._estimate(counted, params)
 
     def _estimate(self, feature_count: np.ndarray, params: dict) -> None:
         """``feature_count[c, j]``: the count of term ``j`` in class ``c`` (multinomial) or of

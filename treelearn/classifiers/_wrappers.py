@@ -20,7 +20,7 @@ each has the class and the group's earlier features as parents (bnclassify's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -345,27 +345,33 @@ class _GroupSearch(_WrapperSearch):
         super()._restore_model(saved)
         self._restore_history(saved)
         groups = self.model_.settings.get("feature_groups")
-        features = list(self.feature_names_in_)
-        ok = isinstance(groups, list) and all(isinstance(g, list) and g for g in groups)
-        if ok:
-            position = {repr(f): j for j, f in enumerate(features)}
-            flat = [repr(f) for g in groups for f in g]
-            ok = len(set(flat)) == len(flat) and set(flat) <= set(position)
-        if ok:  # each group a chain in column order under the class; the rest alone
-            c = self.class_name_
-            want = {f: [] for f in features}
-            for g in groups:
-                ordered = sorted(g, key=lambda f: position[repr(f)])
-                for r, f in enumerate(ordered):
-                    want[features[position[repr(f)]]] = [c, *ordered[:r]]
-            ok = all(self.model_.parents(f) == want[f] for f in features)
-        if not ok:
+        if not (
+            isinstance(groups, list)
+            and all(isinstance(g, list) and g for g in groups)
+            and self._joins(groups)
+        ):
             raise saved.fail(
                 "model",
                 "has no feature_groups setting naming disjoint groups "
                 "of the features that the network joins",
             )
         self.feature_groups_ = [tuple(g) for g in groups]
+
+    def _joins(self, groups: list[list]) -> bool:
+        """Whether ``groups`` are disjoint groups of the features and the network joins
+        each as a chain in column order under the class (the rest alone)."""
+        features = list(self.feature_names_in_)
+        position = {repr(f): j for j, f in enumerate(features)}
+        flat = [repr(f) for g in groups for f in g]
+        if not (len(set(flat)) == len(flat) and set(flat) <= set(position)):
+            return False
+        c = self.class_name_
+        want: dict[Hashable, list] = {f: [] for f in features}
+        for g in groups:
+            ordered = sorted(g, key=lambda f: position[repr(f)])
+            for r, f in enumerate(ordered):
+                want[features[position[repr(f)]]] = [c, *ordered[:r]]
+        return all(self.model_.parents(f) == want[f] for f in features)
 
 
 class FSSJ(_GroupSearch):

@@ -173,6 +173,7 @@ def _product(factors: Sequence[tuple], scope: list, careful: bool) -> tuple[np.n
         if careful:
             table, log_factor = _rescale(table, rows)
             log_scale = log_scale + log_factor
+    assert table is not None  # every caller multiplies one factor or more
     return table, log_scale
 
 
@@ -280,8 +281,17 @@ def cumulative(table: np.ndarray) -> np.ndarray:
 
 def draw(cum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One index per row of the cumulative distributions ``cum`` ``(n, k)`` (inverse CDF)."""
-    u = rng.random(cum.shape[0])
+    u = rng.random((cum.shape[0],))
     return np.minimum((cum <= u[:, None]).sum(axis=1), cum.shape[1] - 1)
+
+
+def _observed(seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per variable (column of ``seen``, rows x variables): observed in every row, in some
+    row."""
+    everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
+    # arrays, as seen is 2-D (numpy's hints cannot tell: np.bool for a 1-D array)
+    assert isinstance(everywhere, np.ndarray) and isinstance(somewhere, np.ndarray)
+    return everywhere, somewhere
 
 
 class Eliminator:
@@ -330,7 +340,7 @@ class Eliminator:
         """The factors of the rows ``codes``: every CPT with the variables observed in all of
         them indexed by each row's codes (a row axis instead), the evidence of those
         observed in some rows only, and each likelihood of ``soft`` (a unary factor)."""
-        out = []
+        out: list[tuple[tuple[int | _Rows, ...], np.ndarray]] = []
         for family, cpt in zip(self.families, self.cpts):
             seen = [a for a, u in enumerate(family) if everywhere[u]]
             if not seen:
@@ -341,8 +351,8 @@ class Eliminator:
                 tuple(codes[:, family[a]] for a in seen)
             ]
             out.append(((ROWS, *rest), table))
-        for v in np.flatnonzero(somewhere & ~everywhere):
-            out.append(((ROWS, int(v)), self._eyes[v][codes[:, v]]))
+        for v in np.flatnonzero(somewhere & ~everywhere).tolist():
+            out.append(((ROWS, v), self._eyes[v][codes[:, v]]))
         for v, likelihood in (soft or {}).items():
             out.append(((ROWS,), likelihood[codes[:, v]]) if everywhere[v] else ((v,), likelihood))
         return out
@@ -397,7 +407,7 @@ class Eliminator:
 
     def _width(self, seen: np.ndarray, keep: Sequence[int]) -> int:
         """The largest factor (entries a row) of the elimination for rows observing ``seen``."""
-        everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
+        everywhere, somewhere = _observed(seen)
         return self._order(everywhere, somewhere, tuple(u for u in keep if not everywhere[u]))[1]
 
     def _eliminate(
@@ -410,8 +420,7 @@ class Eliminator:
     ) -> tuple[list, Eliminated]:
         """``(kept, result)``: the elimination for the rows ``codes`` with ``ROWS`` and those
         of ``keep`` not observed in every row kept (the table broadcast to every row)."""
-        seen = codes >= 0
-        everywhere, somewhere = seen.all(axis=0), seen.any(axis=0)
+        everywhere, somewhere = _observed(codes >= 0)
         kept = [u for u in keep if not everywhere[u]]
         order, _ = self._order(everywhere, somewhere, tuple(kept))
         result = eliminate(

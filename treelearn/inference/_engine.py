@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -199,7 +199,7 @@ class TreeEngine:
         self._prior: dict | None = None  # the unconditioned sweep, on first query
         self._marginals0: list | None = None
         self._sampler: list | None = None
-        self._level_plan: LevelPlan | bool | None = None  # False: the model has none
+        self._level_plan: LevelPlan | Literal[False] | None = None  # False: the model has none
         self._eyes: dict = {}
         self._labels: dict = {}
         self._codes = {v: _state_dict(self.states[v]) for v in self.variables}
@@ -419,10 +419,10 @@ class TreeEngine:
         """One-hot evidence ``(1, n, k)`` per variable observed in some row (-1 = missing),
         times the likelihood of each variable in ``soft``: one vector ``(k,)`` for every row,
         or one per row ``(n, k)`` (e.g. a CLG tree's continuous children's densities)."""
-        ev = {}
+        ev: dict[int, np.ndarray] = {}
         columns = np.ascontiguousarray(codes.T, dtype=np.intp)  # a take per column, contiguous
         observed = (columns >= 0).any(axis=1)
-        for j in np.flatnonzero(observed):
+        for j in np.flatnonzero(observed).tolist():
             k = self.card[j]
             # -1 picks the last row: the ones of a missing value
             ev[j] = np.vstack([np.eye(k), np.ones(k)]).take(columns[j], axis=0)[None]
@@ -818,7 +818,7 @@ class TreeEngine:
         """The model as depth levels (:class:`~treelearn.inference._levels.LevelPlan`): built
         once, for a forest of one-parent CPTs without a conditioner; else ``None``."""
         if self._level_plan is None:
-            plan = False
+            plan: LevelPlan | Literal[False] = False
             # padding every CPT to the largest state count must not swamp the real work
             # (one many-state variable among binary ones: the per-factor passes then)
             cells = sum(
@@ -921,7 +921,7 @@ class TreeEngine:
         """``P(x)`` from the no-evidence sweep (kept)."""
         out = self._marg[x]
         if out is None:
-            prior = self._prior
+            prior = self._prior_sweep()  # kept: _pairwise() made it
             b = prior["acc"][x] * prior["down"][x] if x in prior["down"] else prior["acc"][x]
             b = b.ravel()
             out = self._marg[x] = b / b.sum()

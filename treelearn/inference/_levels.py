@@ -42,18 +42,18 @@ class LevelPlan:
     Parameters
     ----------
     card : state count of each variable.
-    parent : each variable's parent (its index), ``-1`` for a root.
+    parents : each variable's parent (its index), ``-1`` for a root.
     cpts : each variable's CPT: ``(k,)`` for a root, ``(k_parent, k)`` otherwise.
     """
 
     def __init__(
-        self, card: Sequence[int], parent: Sequence[int], cpts: Sequence[np.ndarray]
+        self, card: Sequence[int], parents: Sequence[int], cpts: Sequence[np.ndarray]
     ) -> None:
         d = len(card)
         self.card = np.asarray(card, dtype=np.intp)
         self.k = k = int(self.card.max()) if d else 1
         self.valid = np.arange(k)[None, :] < self.card[:, None]  # (d, K) real states
-        parent = np.asarray(parent, dtype=np.intp)
+        parent = np.asarray(parents, dtype=np.intp)
         self.roots = np.flatnonzero(parent < 0)
         self.prior = np.zeros((d, k))
         table = np.zeros((d, k, k))  # [child, parent state, child state]

@@ -62,7 +62,7 @@ import pandas as pd
 from .._base.errors import TreelearnError
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
-from .._base.validation import BOOLEAN, InstanceOf, Interval, Options, check_params
+from .._base.validation import BOOLEAN, Constraint, InstanceOf, Interval, Options, check_params
 from ..encoding._table import fix_advice
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ _CELLS = 1 << 22
 _LOG_UNDERFLOW = np.log(1e-250)
 
 #: the options of every ``explain``, checked once (``_base.validation``)
-EXPLAIN_OPTIONS = {
+EXPLAIN_OPTIONS: dict[str, list[Constraint]] = {
     "kind": [Options("log_odds", "shapley")],
     "conditional": [BOOLEAN],
     "output": [None, Options("log_proba", "proba", "log_odds")],
@@ -279,7 +279,7 @@ class Game(ABC):
         """``log P(target = c, x_S)`` ``(rows, coalitions, states)`` for the coalitions
         ``keep`` ``(coalitions, players)`` (the other features unobserved)."""
 
-    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple | None:
+    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple[np.ndarray, list] | None:
         """``(table, order)``: ``log P(target = c, x_S)`` ``(rows, 2^q, states)`` for all
         coalitions ``S`` of the ``q`` ``players`` (the rest unobserved) at once, in
         :func:`coalition_masks` order of the players ``[players[i] for i in order]``; or
@@ -351,7 +351,7 @@ class EngineGame(Game):
         self.groups = independent_groups(
             engine.parents, engine.variables, engine.conditioner, self.players
         )
-        self.background = None
+        self.background: np.ndarray | None = None
         if background is not None:
             self.background = np.asarray(background, dtype=np.int64).copy()
             self.background[:, self.target] = -1
@@ -375,7 +375,7 @@ class EngineGame(Game):
     def enumerates_all(self) -> bool:
         return self.engine.is_tree and len(self.engine.variables) > 1
 
-    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple | None:
+    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple[np.ndarray, list] | None:
         if not self.enumerates_all():
             return None
         cols = [self.columns[i] for i in players]
@@ -386,7 +386,7 @@ class EngineGame(Game):
             return super().hybrid_log_joint(keep, rows)
         base = self.codes[rows]
         if self._complete_families():
-            return self._hybrid_by_families(keep, base)
+            return self._hybrid_by_families(keep, base, self.background)
         n, m, nb = len(base), len(keep), len(self.background)
         # (row, coalition, background row) in that order
         x = np.repeat(base, m * nb, axis=0)
@@ -401,25 +401,28 @@ class EngineGame(Game):
         known in every row and background row) on a compiled tree engine: then ``log
         P(target = c, z)`` is a sum of the families' log CPT entries."""
         if getattr(self, "_complete", None) is None:
-            e = self.engine
+            e, background = self.engine, self.background
             cols = np.array(self.columns, dtype=np.intp)
             self._complete = bool(
                 e.is_tree
+                and background is not None
                 and len(cols) == len(e.variables) - 1
                 and (self.codes[:, cols] >= 0).all()
-                and (self.background[:, cols] >= 0).all()
+                and (background[:, cols] >= 0).all()
             )
         return self._complete
 
-    def _hybrid_by_families(self, keep: np.ndarray, base: np.ndarray) -> np.ndarray:
+    def _hybrid_by_families(
+        self, keep: np.ndarray, base: np.ndarray, background: np.ndarray
+    ) -> np.ndarray:
         """:meth:`hybrid_log_joint` of complete rows as ``log w_c + sum_f log f_c(z_f)``:
         a family of ``q`` variables takes each of them from the row or the background
         row, ``2^q`` patterns whose terms are computed once per (row, background row)
         and gathered by each coalition's pattern (no engine pass per hybrid row)."""
         e = self.engine
-        n, m, nb, K = len(base), len(keep), len(self.background), e.kg
+        n, m, nb, K = len(base), len(keep), len(background), e.kg
         position = {j: i for i, j in enumerate(self.columns)}
-        bg = self.background
+        bg = background
         out = np.empty((m, n, nb, K))
         with np.errstate(divide="ignore"):
             out[:] = np.log(e.gweight)
@@ -433,11 +436,16 @@ class EngineGame(Game):
             pattern = bits.astype(np.intp) @ (1 << np.arange(q, dtype=np.intp))
             values = np.empty((2**q, n, nb, K))
             for a in range(2**q):  # which of the family's variables come from the row
-                index = tuple(
-                    np.broadcast_to(base[:, v, None] if (a >> i) & 1 else bg[None, :, v], (n, nb))
-                    for i, v in enumerate(scope)
+                index: tuple[slice | np.ndarray, ...] = (
+                    slice(None),
+                    *(
+                        np.broadcast_to(
+                            base[:, v, None] if (a >> i) & 1 else bg[None, :, v], (n, nb)
+                        )
+                        for i, v in enumerate(scope)
+                    ),
                 )
-                picked = log_table[(slice(None), *index)]  # (K|1, n, nb)
+                picked = log_table[index]  # (K|1, n, nb)
                 values[a] = np.moveaxis(np.broadcast_to(picked, (K, n, nb)), 0, -1)
             out += values[pattern]
         return np.moveaxis(out, 0, 1)
@@ -453,11 +461,13 @@ class MixtureGame(Game):
         self.players, self.states, self.n = first.players, first.states, first.n
         self.order = first.order
         self.groups = None  # the mixture couples every feature
-        self.unknown_everywhere = first.unknown_everywhere  # the same rows in every game
         self.n_background = first.n_background
 
     def width(self) -> int:
         return self.games[0].width() * len(self.games)
+
+    def unknown_everywhere(self) -> np.ndarray:
+        return self.games[0].unknown_everywhere()  # the same rows in every game
 
     def _mix(self, parts: list) -> np.ndarray:
         stacked = np.stack([lw + p for lw, p in zip(self.log_weights, parts)])
@@ -470,12 +480,13 @@ class MixtureGame(Game):
     def enumerates_all(self) -> bool:
         return all(g.enumerates_all() for g in self.games)
 
-    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple | None:
+    def all_coalitions(self, players: Sequence[int], rows: slice) -> tuple[np.ndarray, list] | None:
         parts = [g.all_coalitions(players, rows) for g in self.games]
-        if any(p is None for p in parts):
+        tables = [p for p in parts if p is not None]
+        if len(tables) < len(parts):
             return None
-        order = parts[0][1]  # the first tree's order; the others' tables are put in it
-        return self._mix([_bits_in(t, o, order) for t, o in parts]), order
+        order = tables[0][1]  # the first tree's order; the others' tables are put in it
+        return self._mix([_bits_in(t, o, order) for t, o in tables]), order
 
     def hybrid_log_joint(self, keep: np.ndarray, rows: slice) -> np.ndarray:
         return self._mix([g.hybrid_log_joint(keep, rows) for g in self.games])
@@ -693,6 +704,7 @@ def tree_coalition_log_joint(
         t, members, log_scale = held(r)
         part = (t.sum(axis=3, keepdims=True), members, log_scale)
         total = part if total is None else outer(total, part)
+    assert total is not None  # a network has a root
     t, members, log_scale = total
     if sorted(members) != sorted(position):
         raise TreelearnError("every player must be a variable of the network other than the target")
@@ -708,12 +720,12 @@ def _factor_message(table: np.ndarray, down: list, K: int, n: int) -> tuple:
     """``sum_{x_down} table[g, x_up, x_down...] prod belief_d`` with the down beliefs' subset
     axes side by side: ``(message (K, n, S, k_up), members, log scale (n, S) or None)``."""
     if len(down) == 1:  # a pairwise factor: a sum over the few states of the down variable
-        t, members, log_scale = down[0]
+        t, below, log_scale = down[0]
         msg = None
         for a in range(t.shape[3]):  # small k: broadcasting beats a batched matrix product
             term = t[:, :, :, a, None] * table[:, None, None, :, a]
             msg = term if msg is None else msg + term
-        return msg, list(members), log_scale
+        return msg, list(below), log_scale
     states, subsets = "abcdefghijklmnopqrstuvwxyz", "HIJKLMOPQRSTVWXYZ"  # not G, N, U
     spec = ["GU" + states[: len(down)]]
     operands = [table]
@@ -777,7 +789,7 @@ def explain_game(
     kind: str,
     conditional: bool,
     output: str,
-    target: np.ndarray | None,
+    target: int | np.ndarray | None,
     method: str,
     n_permutations: int,
     random_state: Any,
@@ -788,8 +800,8 @@ def explain_game(
 ) -> Explanation:
     """Explain ``game``'s prediction for each of its rows (see the module docstring).
 
-    ``target``: the state index explained per row (``None``: the most probable state
-    given every feature). ``data`` and ``index`` label the result, ``target_name`` its
+    ``target``: the state index explained (one for every row, or one per row; ``None``:
+    the most probable state given every feature). ``data`` and ``index`` label the result, ``target_name`` its
     ``target`` Series (the target variable).
     """
     n, p = game.n, len(game.players)
@@ -865,6 +877,7 @@ def _values_batched(
                     with np.errstate(invalid="ignore"):
                         value = lj - logsumexp(lj, axis=-1, keepdims=True)
                 else:
+                    assert t is not None  # the values of the target's states
                     value = game_values(lj, t[rows], output)
             else:
                 lj = game.hybrid_log_joint(part, rows)  # (rows, m, nb, k)
@@ -873,10 +886,12 @@ def _values_batched(
                         value = np.exp(lj - logsumexp(lj, axis=-1, keepdims=True)).mean(axis=2)
                         value = np.log(value)
                 else:
+                    assert t is not None  # the values of the target's states
                     value = game_values(lj, t[rows], output).mean(axis=2)
             if out is None:
                 out = np.empty((n, m) + value.shape[2:])
             out[rows, a : a + len(part)] = value
+    assert out is not None  # keep holds a coalition, and the game a row (explain refuses none)
     return out
 
 
@@ -985,7 +1000,9 @@ def _shapley_players(
     if fast:
         k = max(len(game.states), 1)
         for rows in _row_slices(game.n, 2**q * k * 4):
-            lj, order = game.all_coalitions(players, rows)
+            coalitions = game.all_coalitions(players, rows)
+            assert coalitions is not None  # a game that enumerates_all() has every table
+            lj, order = coalitions
             v = game_values(lj, t[rows], output)
             _check_finite(v, output, "the model")
             values[rows, np.asarray(order, dtype=np.intp)] = v @ C

@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -169,6 +169,18 @@ class Model(Capable, ABC):
         :class:`~treelearn.InvalidModelError` names the field that is wrong)."""
 
     # ------------------------------------------------------------ scores, written once
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: Literal[False] = False, sample_weight: Any = None
+    ) -> float: ...
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: Literal[True], sample_weight: Any = None
+    ) -> np.ndarray: ...
+    @overload
+    def log_likelihood(
+        self, data: Any, per_row: bool, sample_weight: Any = None
+    ) -> float | np.ndarray: ...
     def log_likelihood(
         self, data: Any, per_row: bool = False, sample_weight: Any = None
     ) -> float | np.ndarray:
@@ -221,22 +233,25 @@ class Model(Capable, ABC):
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the model; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
         self.require("draw")
-        from ..viz._draw import draw
+        from ..viz._draw import Network, draw
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return draw(self, ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
         self.require("draw")
-        from ..viz._draw import to_dot
+        from ..viz._draw import Network, to_dot
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return to_dot(self, **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
         """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
         self.require("draw")
-        from ..viz._draw import to_mermaid
+        from ..viz._draw import Network, to_mermaid
 
+        assert isinstance(self, Network)  # a kind that draws is one network
         return to_mermaid(self, **kwargs)
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:

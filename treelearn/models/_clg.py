@@ -192,6 +192,12 @@ class CLGTreeModel(Model):
         self._check()
         self._compile()
 
+    def _discrete(self) -> TreeModel:
+        """The discrete variables' network, asked about one of them (a model with a discrete
+        variable has it: :meth:`_check`)."""
+        assert self.discrete_model is not None
+        return self.discrete_model
+
     # -------------------------------------------------------------- checks and layout
     def _check(self) -> None:
         G = self.graph
@@ -219,7 +225,7 @@ class CLGTreeModel(Model):
                         f"discrete variable {v!r} has the continuous parent {ps[0]!r}: a CLG "
                         "network never gives a discrete node a continuous parent"
                     )
-                if list(self.discrete_model.parents(v)) != ps:
+                if list(self._discrete().parents(v)) != ps:
                     raise InvalidModelError(
                         f"variable {v!r}: its parents in the discrete model "
                         f"differ from the graph's {ps}"
@@ -227,7 +233,7 @@ class CLGTreeModel(Model):
                 continue
             node = G.nodes[v]
             if ps and ps[0] not in cont:
-                k = len(self.discrete_model.states[ps[0]])
+                k = len(self._discrete().states[ps[0]])
                 for key in ("means", "variances"):
                     values = node.get(key)
                     if not isinstance(values, (list, tuple, np.ndarray)) or len(values) != k:
@@ -509,9 +515,9 @@ class CLGTreeModel(Model):
         return soft, roots, (L, P, h, up_P, up_h)
 
     @staticmethod
-    def _linear(soft: dict) -> tuple[dict, np.ndarray]:
+    def _linear(soft: dict) -> tuple[dict, np.ndarray | None]:
         """Per-row likelihoods scaled to a maximum of 1 (the engine's soft evidence) and the
-        log of the scales removed, summed per row."""
+        log of the scales removed, summed per row (``None`` without likelihoods)."""
         out, removed = {}, None
         for i, log_l in soft.items():
             top = log_l.max(axis=1, keepdims=True)
@@ -561,7 +567,7 @@ class CLGTreeModel(Model):
         codes[:, i] = -1
         marg = self._discrete_marginals(codes, values)[i]
         return pd.DataFrame(
-            marg, index=X.index, columns=pd.Index(self.discrete_model.states[target], name=target)
+            marg, index=X.index, columns=pd.Index(self._discrete().states[target], name=target)
         )
 
     def predict_proba(self, X: pd.DataFrame, target: Hashable) -> pd.DataFrame:
@@ -581,7 +587,7 @@ class CLGTreeModel(Model):
         soft_log, _, _ = self._upward(values)
         soft, _ = self._linear(soft_log)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.discrete_model.engine().marginals_codes(codes, soft)
+            return self._discrete().engine().marginals_codes(codes, soft)
 
     def _continuous_posterior(self, codes: np.ndarray, values: np.ndarray, x: int) -> dict:
         n = values.shape[0]

@@ -206,8 +206,8 @@ class CopulaTreeModel(Model):
 
     def __init__(
         self,
-        knots: Mapping[Hashable, Sequence[float]],
-        cdf: Mapping[Hashable, Sequence[float]],
+        knots: Mapping[Hashable, Sequence[float] | np.ndarray],
+        cdf: Mapping[Hashable, Sequence[float] | np.ndarray],
         scales: Mapping[Hashable, float],
         scores: GaussianTreeModel,
         *,

@@ -541,7 +541,10 @@ def query_rows(
 
 
 def cutset_page_spec(
-    nets: Sequence[CutsetModel], weights: Sequence[float], query: Callable, title: str | None
+    nets: Sequence[CutsetModel],
+    weights: Sequence[float] | np.ndarray,
+    query: Callable,
+    title: str | None,
 ) -> dict:
     """The explorer page of weighted cutset networks (:mod:`treelearn.viz._page_spec`;
     ``query(v)``: the model's marginal of ``v``): one forest per leaf of every

@@ -425,7 +425,9 @@ class GaussianTreeModel(Model):
         )
 
     def query(
-        self, variables: Sequence[Hashable] | Hashable, evidence: dict | None = None
+        self,
+        variables: Sequence[Hashable] | Hashable,
+        evidence: Mapping[Hashable, Any] | None = None,
     ) -> GaussianQuery:
         """The exact conditional Gaussian of ``variables`` (one name or a list) given
         ``evidence`` (``{column: value}``).
@@ -528,7 +530,7 @@ class GaussianTreeModel(Model):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> GaussianTreeModel:
+    def from_dict(cls, d: Any) -> GaussianTreeModel:
         try:
             variables = [decode_label(v) for v in d["variables"]]
             G = nx.DiGraph()

@@ -66,6 +66,12 @@ class KernelForestModel(Model):
     kind = "kernel_forest"
     capabilities = frozenset({"score", "sample", "draw"})
 
+    #: set where the learner pruned the forest on held-out rows (:func:`treelearn.kernel_forest`):
+    #: each spanning-tree edge's held-out log-likelihood gain, and the positions (among the
+    #: rows of weight > 0) of the fitting and the held-out part
+    held_out_gains_: dict[tuple[Hashable, Hashable], float]
+    split_rows_: tuple[np.ndarray, np.ndarray]
+
     def __init__(
         self,
         centres: Any,
@@ -161,7 +167,9 @@ class KernelForestModel(Model):
         self.graph.add_nodes_from(self.variables)
         for component in nx.connected_components(G):  # rooted at each tree's first variable
             root = min(component, key=pos.__getitem__)
-            for a, b in nx.bfs_edges(G, root, sort_neighbors=lambda ns: sorted(ns, key=pos.get)):
+            for a, b in nx.bfs_edges(
+                G, root, sort_neighbors=lambda ns: sorted(ns, key=pos.__getitem__)
+            ):
                 key = (a, b) if (a, b) in self.correlation else (b, a)
                 self.graph.add_edge(a, b, weight=self.mutual_information.get(key, 0.0))
         self.n_rows = n_rows
@@ -477,12 +485,15 @@ class KernelForestModel(Model):
             isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))
         ):
             raise InvalidModelError("kernel forest file: 'n_rows' must be a number or null")
+        factor = d.get("factor")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)):  # as cls() says it
+            raise InvalidModelError(f"factor == {factor!r}, must be a finite number > 0")
         try:
             return cls(
                 np.array(columns, dtype=float).T,
                 variables,
                 edges,
-                d.get("factor"),
+                factor,
                 weights=weights,
                 mutual_information=mi,
                 n_rows=n_rows,

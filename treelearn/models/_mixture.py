@@ -505,7 +505,9 @@ class MixtureModel(Model):
 
         weights = np.asarray(self.weights, dtype=float)
         if self.component_kind != "tree_model":
-            return cutset_page_spec(self.components, weights, self.query, title)
+            nets = [c for c in self.components if isinstance(c, CutsetModel)]
+            assert len(nets) == len(self.components)  # every component of the one kind
+            return cutset_page_spec(nets, weights, self.query, title)
         features = list(self.variables)
         node = "component"
         while node in features:

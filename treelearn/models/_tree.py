@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import networkx as nx
 import numpy as np
@@ -255,7 +255,7 @@ class TreeModel(Model):
         return {v: self.parents(v) for v in self.variables}
 
     # ------------------------------------------------------------------ data
-    def encode(self, data: pd.DataFrame, unseen: str = "error") -> Table:
+    def encode(self, data: pd.DataFrame, unseen: Literal["error", "ignore"] = "error") -> Table:
         """Encode ``data`` against the model's states (missing values allowed, extra columns ignored)."""
         check_frame(data, action="score or predict")
         absent = [v for v in self.variables if v not in data.columns]
@@ -484,7 +484,9 @@ class TreeModel(Model):
         """
         cache = self.__dict__.get("_engines")
         if cache is None or cache[0] is not self.graph:
-            cache = self._engines = (self.graph, {})
+            # (the graph they were built for, {conditioner: engine})
+            self._engines: tuple[Any, dict[Hashable | None, TreeEngine]] = (self.graph, {})
+            cache = self._engines
         engine = cache[1].get(conditioner)
         if engine is None:
             engine = cache[1][conditioner] = TreeEngine(
@@ -715,7 +717,7 @@ class TreeModel(Model):
         )
 
     def predict_proba(
-        self, data: pd.DataFrame, target: Hashable, unseen: str = "error"
+        self, data: pd.DataFrame, target: Hashable, unseen: Literal["error", "ignore"] = "error"
     ) -> pd.DataFrame:
         """``P(target | the row's other values)`` for every row of ``data``, exactly.
 
@@ -765,7 +767,9 @@ class TreeModel(Model):
             )
         return pd.DataFrame(proba, columns=self.states[target], index=data.index)
 
-    def _row_codes(self, data: pd.DataFrame, unseen: str = "error") -> tuple[np.ndarray, dict]:
+    def _row_codes(
+        self, data: pd.DataFrame, unseen: Literal["error", "ignore"] = "error"
+    ) -> tuple[np.ndarray, dict]:
         """``data``'s rows as codes of every variable (an absent column: unobserved in every
         row), and ``{variable: column}`` of the columns ``data`` has."""
         check_frame(data, action="score or predict")
@@ -854,7 +858,9 @@ class TreeModel(Model):
             game, target=state, data=frame, index=data.index, target_name=target, **params
         )
 
-    def predict(self, data: pd.DataFrame, target: Hashable, unseen: str = "error") -> pd.Series:
+    def predict(
+        self, data: pd.DataFrame, target: Hashable, unseen: Literal["error", "ignore"] = "error"
+    ) -> pd.Series:
         """The most probable state of ``target`` for every row of ``data`` given its other
         values (the argmax of :meth:`predict_proba`; ties go to the first state).
 
@@ -1070,7 +1076,7 @@ class ScoreReport:
 
     Attributes
     ----------
-    n : rows scored.
+    n : rows scored (their total weight, with weights).
     log_likelihood : total log-likelihood of the rows, in nats.
     n_parameters : free parameters of the model (the BIC penalty's count).
     summed_out : a variable the data did not give in any row, summed out of
@@ -1087,7 +1093,7 @@ class ScoreReport:
     (-1.0, -5.3863)
     """
 
-    n: int
+    n: int | float
     log_likelihood: float
     n_parameters: int
     summed_out: Hashable | None = None

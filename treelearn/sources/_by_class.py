@@ -181,7 +181,7 @@ def statistics_by_class(
         return of_rows(names, A, codes, classes, weights)
 
     summarise = partial(_summarise_with, matrix=matrix, of_rows=of_rows)
-    readers = dict.fromkeys(in_memory, whole)
+    readers: dict[str, Callable[[Any], Any]] = dict.fromkeys(in_memory, whole)
     readers["path"] = lambda path: sum_by_class(
         path, y, summarise, kind="path", sample_weight=sample_weight, chunksize=chunksize
     )

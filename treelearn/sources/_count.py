@@ -197,8 +197,13 @@ def _count_sparse_matrix(
     matrix: Any, *, names: Any, states: Any, sample_weight: Any, variables: Any
 ) -> CountedTable:
     if matrix.shape[1] > SPARSE_CHOW_LIU_MIN_COLUMNS and not states and variables is None:
-        # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu)
-        return sparse_binary_statistics(matrix, names, sample_weight=sample_weight)
+        # wide: co-occurrence counts only, never the K x K matrix (sparse_chow_liu). They
+        # stand in for a CountedTable (columns, states, direct_tree) without deriving from
+        # it; count() and the Chow-Liu learners are typed with CountedTable until stats/
+        # names the statistics both answer (a Protocol)
+        return sparse_binary_statistics(  # type: ignore[return-value]
+            matrix, names, sample_weight=sample_weight
+        )
     return _count_sparse(matrix, names, states=states, sample_weight=sample_weight)
 
 

@@ -153,7 +153,11 @@ def with_weights(ddf: Any, sample_weight: Any) -> tuple[Any, Hashable | None]:
 
 
 def _scan_partition(
-    part: pd.DataFrame, missing: str, max_states: int, skip: tuple, weight_column: Hashable | None
+    part: pd.DataFrame,
+    missing: MissingPolicy,
+    max_states: int,
+    skip: tuple,
+    weight_column: Hashable | None,
 ) -> Scan:
     part, _ = split_weights(part, weight_column)
     return scan_chunk(part, missing, max_states, skip)
@@ -219,7 +223,11 @@ def _known(series: Any) -> bool:
 
 
 def _count_partition(
-    part: pd.DataFrame, columns: tuple, states: tuple, missing: str, weight_column: Hashable | None
+    part: pd.DataFrame,
+    columns: tuple,
+    states: tuple,
+    missing: MissingPolicy,
+    weight_column: Hashable | None,
 ) -> ChunkCounts:
     seen = len(part)
     part, weights = split_weights(part, weight_column)
@@ -268,7 +276,7 @@ def _count_by_class(
     part: pd.DataFrame,
     columns: tuple,
     states: tuple,
-    missing: str,
+    missing: MissingPolicy,
     class_index: int,
     weight_column: Hashable | None,
 ) -> tuple:
@@ -348,14 +356,14 @@ def count_by_class_dask(
     on the workers. Features use ``missing="pairwise"``, as in the pandas path; ``states``
     fixes the states of some of them."""
     labels = [python_scalar(c) for c in classes]
-    per_class, columns, states, dtypes = class_pair_counts_dask(
+    per_class, columns, all_states, dtypes = class_pair_counts_dask(
         X,
         y,
         states={**(states or {}), y.name: labels},
         missing="pairwise",
         sample_weight=sample_weight,
     )
-    return ClassCounts(columns, states, dtypes, classes, per_class_pairs=tuple(per_class))
+    return ClassCounts(columns, all_states, dtypes, classes, per_class_pairs=tuple(per_class))
 
 
 def distinct_labels(y: Any) -> tuple[int, Any, Any]:

@@ -53,7 +53,7 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,6 +158,7 @@ def split_weights(
         raise TreelearnError(
             f"{where}weight column {weight_column!r}: {error}", column=weight_column
         ) from None
+    assert w is not None  # a column's weights, never None
     rows = chunk.drop(columns=[weight_column])
     if not (w > 0).all():
         keep = np.flatnonzero(w > 0)
@@ -236,11 +237,11 @@ class ColumnScan:
         at 2 and the union of the facts are associative. Where the distinct values differ
         in dtype (a concatenation of three may convert them differently from two
         concatenations) or some are hashed, the merges are made one at a time."""
-        have = [s for s in scans if s.distinct is not None]
+        distincts = [s.distinct for s in scans if s.distinct is not None]
         if (
             len(scans) <= 2
             or any(s.hashed for s in scans)
-            or len({str(s.distinct.dtype) for s in have}) > 1
+            or len({str(d.dtype) for d in distincts}) > 1
         ):
             out = scans[0]
             for other in scans[1:]:
@@ -255,19 +256,27 @@ class ColumnScan:
             nonfinite=tuple(sorted(set().union(*(s.nonfinite for s in scans)))),
             unhashable=next((s.unhashable for s in scans if s.unhashable is not None), None),
         )
+        have = [s for s in scans if s.distinct is not None]
         if len(have) == 1:
-            out.distinct, out.repeats = have[0].distinct, have[0].repeats
+            out.distinct, out.repeats = have[0].counted()
         elif (small := _merge_small(have)) is not None:
             out.distinct, out.repeats = small
         elif have:
-            codes, uniques = pd.factorize(pd.concat([s.distinct for s in have], ignore_index=True))
+            counted = [s.counted() for s in have]
+            codes, uniques = pd.factorize(pd.concat([d for d, _ in counted], ignore_index=True))
             seen = np.bincount(
-                codes, weights=np.concatenate([s.repeats for s in have]), minlength=len(uniques)
+                codes, weights=np.concatenate([r for _, r in counted]), minlength=len(uniques)
             )
             out.distinct = pd.Series(uniques)
             out.repeats = np.minimum(seen, 2).astype(np.uint8)
         out.hash_if_many(max_states)
         return out
+
+    def counted(self) -> tuple[pd.Series, np.ndarray]:
+        """``(distinct, repeats)`` of a scan that holds values, not hashed (the two are
+        kept together until :meth:`hash_if_many` drops the repeats)."""
+        assert self.distinct is not None and self.repeats is not None and not self.hashed
+        return self.distinct, self.repeats
 
     def hash_if_many(self, max_states: int) -> None:
         """Keep only hashes of a non-numeric column's values once they are too many:
@@ -297,18 +306,19 @@ def _merge_small(scans: Sequence[ColumnScan]) -> tuple[pd.Series, np.ndarray] | 
     first kept, as factorize keeps it)."""
     if len(scans) < 2:
         return None
-    dtype = scans[0].distinct.dtype
+    counted = [s.counted() for s in scans]
+    dtype = counted[0][0].dtype
     text = isinstance(dtype, pd.StringDtype)
     if (
         not (text or (isinstance(dtype, np.dtype) and dtype.kind in "biuf"))
-        or any(s.distinct.dtype != dtype for s in scans)
-        or sum(len(s.distinct) for s in scans) > _SMALL_MERGE
+        or any(distinct.dtype != dtype for distinct, _ in counted)
+        or sum(len(distinct) for distinct, _ in counted) > _SMALL_MERGE
     ):
         return None
     where: dict = {}  # value -> its position among the first appearances
     seen: list = []
-    for s in scans:
-        for value, repeats in zip(s.distinct.tolist(), s.repeats.tolist()):
+    for distinct, counts in counted:
+        for value, repeats in zip(distinct.tolist(), counts.tolist()):
             at = where.setdefault(value, len(where))
             if at == len(seen):
                 seen.append(repeats)
@@ -418,6 +428,7 @@ def scan_chunk(
     skip = set(skip)
     scans = []
     observed = ~is_missing.all(axis=0)
+    assert isinstance(observed, np.ndarray)  # one per column: is_missing is rows x columns
     kinds: dict = {}  # _kind of each dtype met (the dtype tests cost more than the rest)
     # (columns that repeat, possible in Parquet, fail at chunk[name].dtype as before)
     dtypes = chunk.dtypes if chunk.columns.is_unique else [chunk[c].dtype for c in chunk.columns]
@@ -461,6 +472,7 @@ def _scan_values(
     (``kind``: its :func:`_kind`); ``found``: their distinct values, if known (``series``
     may then be ``None``, except for a float column)."""
     if kind == "float":
+        assert series is not None  # a float column's values are always read
         values = series.dropna().to_numpy(dtype=float)
         finite = np.isfinite(values)
         if not finite.all():  # at most inf and -inf
@@ -468,13 +480,17 @@ def _scan_values(
         uniques, counts = np.unique(values[finite], return_counts=True)
         repeats = np.minimum(counts, 2).astype(np.uint8)
     else:
-        try:
-            uniques = pd.unique(series.dropna()) if found is None else found
-        except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
-            scan.unhashable = pd.Series(
-                unhashable_error(name, series.dropna()).values, dtype=object
-            )
-            return
+        if found is not None:
+            uniques = found
+        else:
+            assert series is not None  # read where the distinct values are not known
+            try:
+                uniques = pd.unique(series.dropna())
+            except TypeError:  # list/struct cells (Parquet nested columns), as encode finds them
+                scan.unhashable = pd.Series(
+                    unhashable_error(name, series.dropna()).values, dtype=object
+                )
+                return
         # only a float column's counts matter (the numeric rule); whole numbers, text and
         # the rest count as repeated
         repeats = np.full(len(uniques), 2, dtype=np.uint8)
@@ -567,7 +583,7 @@ def final_states(
             )
         except TreelearnError as problem:
             problems.append(problem)
-            states, dtype, note = (), s.dtype, None
+            states, dtype, note = [], s.dtype, None
         all_states.append(tuple(states))
         dtypes.append(dtype)
         notes.append(note)
@@ -615,12 +631,13 @@ def _column_states(
         return [float(v) for v in values[order]], dtype, note
     if len(s.kinds) > 1:
         dtype = np.dtype(object)
-    k = 0 if s.distinct is None else len(s.distinct)
+    distinct = s.distinct
+    k = 0 if distinct is None else len(distinct)
     if k > max_states:  # exact: every distinct value (or its hash) was kept
         raise too_many_states_error(name, dtype, k, max_states)
-    if not k:
+    if distinct is None or not k:
         raise no_value_error(name)
-    states = state_order(s.distinct)
+    states = state_order(distinct)
     return states, dtype, many_values_note(name, dtype, states)
 
 
@@ -814,7 +831,7 @@ def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
 
 def iter_chunks(
     path: str | os.PathLike, chunksize: int, text: Sequence[Hashable] = ()
-) -> Iterator[pd.DataFrame]:
+) -> Generator[pd.DataFrame, None, None]:
     """DataFrames of at most ``max(chunksize, MIN_CHUNK_ROWS)`` rows from a CSV (pandas) or
     Parquet (pyarrow) file, or a directory of Parquet files.
 
@@ -958,7 +975,7 @@ def count_file(
             scan, given, max_states, missing=missing, where=repr(path)
         )
         joint = None if grow is None else grow.joint(all_states)
-        if joint is not None:
+        if grow is not None and joint is not None:
             return _counted(
                 path,
                 header,
@@ -991,6 +1008,7 @@ def _counted(
         raise EmptyDataError(
             f"{path!r} has no rows{_weighted(sample_weight)}; there is nothing to learn"
         )
+    assert dtypes is not None  # known from the states pass or the first chunk counted
     check_missing(Scan(tuple(header), [], total.n_missing, total.n_seen), missing, repr(path))
     if total.n_rows == 0:
         raise EmptyDataError(

@@ -215,6 +215,7 @@ class GrowingCounts:
         except TreelearnError:  # the second pass refuses it, after the scan's problems
             self.stop()
             return False
+        assert self.total is not None  # only a total grows
         old = np.concatenate([o + np.arange(k) for o, k in zip(offsets_of(after)[:-1], before)])
         grown = np.zeros((int(after.sum()),) * 2, dtype=self.total.dtype)
         grown[np.ix_(old, old)] = self.total

@@ -115,6 +115,8 @@ KINDS: tuple[InputKind, ...] = (
     InputKind("frame", "a pandas DataFrame", lambda data: isinstance(data, pd.DataFrame)),
     InputKind("array", "an array", _is_array),
 )
+#: every kind's name (a module constant: mypy misreads a generator in a default argument)
+_ALL_KINDS = tuple(k.name for k in KINDS)
 
 
 def _listing(names: Sequence[str]) -> str:
@@ -124,7 +126,7 @@ def _listing(names: Sequence[str]) -> str:
 
 def kind_of(
     data: Any,
-    accepted: Sequence[str] = tuple(k.name for k in KINDS),
+    accepted: Sequence[str] = _ALL_KINDS,
     learner: str = "treelearn",
     fix: str = "",
 ) -> InputKind:
@@ -445,10 +447,10 @@ def match_features(
     elif not isinstance(X, pd.DataFrame) and not hasattr(X, "tocsr"):
         X = _array(X, estimator)
     if X.shape[1] != n_features:
-        fitted = "" if names is None else f": {estimator} was fitted on {list(names)[:10]}"
+        fitted_on = "" if names is None else f": {estimator} was fitted on {list(names)[:10]}"
         raise FeatureMismatchError(
             f"X has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
-            f"as input{fitted}"
+            f"as input{fitted_on}"
         )
     if X.shape[0] == 0:
         raise EmptyDataError("X has no rows; there is nothing to predict or score")

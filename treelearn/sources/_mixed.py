@@ -97,12 +97,18 @@ class MixedStatistics:
     @property
     def classes(self) -> np.ndarray:
         """The sorted class labels."""
-        return self.counts.classes if self.counts is not None else self.variances.classes
+        return self.counts.classes if self.counts is not None else self._variances().classes
 
     @property
     def class_count(self) -> np.ndarray:
         """Each class's total weight."""
-        return self.counts.class_count if self.counts is not None else self.variances.weight
+        return self.counts.class_count if self.counts is not None else self._variances().weight
+
+    def _variances(self) -> ClassVariances:
+        """The Gaussian features' statistics, where there are no counts (one of the two is
+        always there)."""
+        assert self.variances is not None
+        return self.variances
 
 
 def mixed_statistics_by_class(
@@ -157,6 +163,7 @@ def _of_columns(
     if gaussian:
         variances = variances_by_class(X, y, columns=gaussian, sample_weight=sample_weight)
     if counts is None:  # the class alone: its name and dtype from y
+        assert variances is not None  # no categorical feature: Gaussian ones
         name = class_name(target_name(y), features)
         dtype = class_dtype(getattr(y, "dtype", None), variances.classes)
     return MixedStatistics(features, gaussian, counts, variances, name, dtype)

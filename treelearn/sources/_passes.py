@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,11 @@ from ._dask import import_dask, tree_reduce, with_weights
 from ._files import NO_STATE_CAP, given_states_hint, is_parquet, iter_chunks, split_weights
 from ._kinds import by_kind
 
-__all__ = ["InMemoryRows", "RowPasses", "merge_identical_rows", "row_passes"]
+__all__ = ["EMMissing", "InMemoryRows", "RowPasses", "merge_identical_rows", "row_passes"]
 
 Summarise = Callable[[np.ndarray, np.ndarray], Any]
+#: what EM does with missing cells: refuse them, drop their rows, or fill them in ("em")
+EMMissing = Literal["error", "drop", "em"]
 
 
 def merge_identical_rows(table: Table) -> tuple[Table, np.ndarray]:
@@ -79,7 +81,7 @@ class RowPasses:
     states: tuple
     dtypes: tuple
     counts: CountedTable
-    missing: str = "error"
+    missing: EMMissing = "error"
     where: str = "the data"
 
     @property
@@ -104,8 +106,8 @@ class InMemoryRows(RowPasses):
     """Encoded rows held in memory, identical rows merged (``table.weights``: their counts;
     ``group[r]``: the merged row of original row ``r``, for draws over the original rows)."""
 
-    table: Table | None = None
-    group: np.ndarray | None = None
+    table: Table = field(kw_only=True)
+    group: np.ndarray = field(kw_only=True)
 
     @property
     def in_memory(self) -> bool:
@@ -196,7 +198,7 @@ def row_passes(
     data: Any,
     *,
     learner: str,
-    missing: str = "error",
+    missing: EMMissing = "error",
     max_states: int = DEFAULT_MAX_STATES,
     states: Mapping[Hashable, Sequence] | None = None,
     names: Sequence[Hashable] | None = None,
@@ -242,6 +244,7 @@ def row_passes(
                 "holds the weights (e.g. sample_weight='w'), not "
                 f"{type(sample_weight).__name__}"
             )
+        assert chunksize is not None  # a file is read in passes only with a chunksize
         counted = count(
             source,
             missing=counting,

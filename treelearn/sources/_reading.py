@@ -39,7 +39,7 @@ from .._base.errors import (
     TooManyStatesError,
     TreelearnError,
 )
-from ..encoding._table import DEFAULT_MAX_STATES, encode
+from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode
 from ._files import data_file, is_parquet, read_whole, reading
 
 __all__ = [
@@ -335,7 +335,7 @@ def date_problems(
 def table_problems(
     df: pd.DataFrame,
     *,
-    missing: str = "error",
+    missing: MissingPolicy = "error",
     max_states: int = DEFAULT_MAX_STATES,
     class_column: Hashable | None = None,
     known: Sequence[TreelearnError] = (),

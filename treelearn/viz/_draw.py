@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,10 +32,9 @@ from .._base.validation import Interval, check_param
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from ..models._tree import TreeModel
-
 __all__ = [
     "VIZ_HINT",
+    "Network",
     "display_parents",
     "draw",
     "draw_panels",
@@ -74,12 +73,38 @@ _MAX_CLASS_LINES = 4  # TAN: more class -> feature edges than this become dots
 _LABEL_AT = 0.55  # where on an edge its MI label sits (0 = parent, 1 = child)
 
 
-def _class_node(model: TreeModel, class_node: Hashable | None) -> Hashable | None:
+@runtime_checkable
+class Network(Protocol):
+    """What a picture reads of a model: the kinds that declare ``"draw"`` (``TreeModel``,
+    ``GaussianTreeModel``, ``CLGTreeModel``, ``CopulaTreeModel``, ``KernelForestModel``)
+    are one network each; a mixture or a hidden tree draws its networks."""
+
+    @property
+    def variables(self) -> list: ...
+
+    @property
+    def graph(self) -> Any: ...  # a networkx DiGraph (networkx ships no hints)
+
+    @property
+    def roots(self) -> list: ...
+
+    @property
+    def settings(self) -> dict: ...
+
+    @property
+    def n_rows(self) -> float | None: ...
+
+    def parents(self, variable: Hashable) -> list: ...
+
+    def log_likelihood(self, data: Any) -> float: ...  # the title's, of data=
+
+
+def _class_node(model: Network, class_node: Hashable | None) -> Hashable | None:
     node = class_node if class_node is not None else model.graph.graph.get("class")
     return node if node is not None and node in model.graph else None
 
 
-def display_parents(model: TreeModel, class_node: Hashable | None = None) -> dict:
+def display_parents(model: Network, class_node: Hashable | None = None) -> dict:
     """The parent each node hangs from in the picture (``None`` for a root).
 
     A tree node's only parent; in TAN, a feature's feature parent (the class for
@@ -95,9 +120,7 @@ def display_parents(model: TreeModel, class_node: Hashable | None = None) -> dic
     return out
 
 
-def _edge_kind(
-    model: TreeModel, u: Hashable, v: Hashable, shown: dict, cls: Hashable | None
-) -> str:
+def _edge_kind(model: Network, u: Hashable, v: Hashable, shown: dict, cls: Hashable | None) -> str:
     """``tree``: an edge of the drawn tree; ``class``: class -> feature next to a feature tree;
     ``extra``: any other edge of a DAG."""
     feature_edges = cls is not None and any(cls not in e for e in model.graph.edges)
@@ -128,7 +151,7 @@ def layout(
     """
     extra: dict = {}  # staggered leaves: rows below their natural depth
 
-    def fan(kids: list) -> tuple[dict, list]:
+    def fan(kids: list, max_row: int) -> tuple[dict, list]:
         rows = math.ceil(len(kids) / max_row)
         xs: list = []
         right = -math.inf  # the right edge of the leaves placed so far
@@ -164,7 +187,7 @@ def layout(
         if not kids:
             return {v: 0.0}, [(-half, half)]
         if max_row and len(kids) > max_row and not any(children.get(c) for c in kids):
-            pos, contour = fan(kids)
+            pos, contour = fan(kids, max_row)
             mid = (min(pos.values()) + max(pos.values())) / 2
         else:
             pos, contour, centres = _pack(placed_kids, gap)
@@ -336,7 +359,7 @@ def _renderer(fig: Any) -> Any:
     return canvas.get_renderer() if hasattr(canvas, "get_renderer") else None
 
 
-def _auto_title(model: TreeModel, data: Any) -> list[str]:
+def _auto_title(model: Network, data: Any) -> list[str]:
     """The parts of the automatic title (joined on one line, or two if the tree is narrow)."""
     method = str(model.settings.get("method", "model"))
     names = {
@@ -393,7 +416,7 @@ class _Scene:
         return sum(1 for v in self.variables if not self.children[v])
 
 
-def _scene(model: TreeModel, class_node: Hashable | None, class_edges: str) -> _Scene:
+def _scene(model: Network, class_node: Hashable | None, class_edges: str) -> _Scene:
     if class_edges not in ("auto", "lines", "marks"):
         raise TreelearnError(f"class_edges must be 'auto', 'lines' or 'marks', not {class_edges!r}")
     cls = _class_node(model, class_node)
@@ -673,7 +696,7 @@ def _light_routes(scene: _Scene, sizes: _Sizes, xy: dict, size: float, paths: di
 
 
 def _title_text(
-    model: TreeModel, data: Any, title: str | bool | None, width: float, size: float, ruler: _Ruler
+    model: Network, data: Any, title: str | bool | None, width: float, size: float, ruler: _Ruler
 ) -> str | None:
     if title is True:
         parts = _auto_title(model, data)
@@ -760,32 +783,36 @@ def _render_edges(
         if kind == "tree" and (u, v) in geometry.paths:  # round the other boxes
             pts = geometry.paths[(u, v)]
             path = Path(pts, [Path.MOVETO] + [Path.LINETO] * (len(pts) - 1))
+        linestyle: str | tuple[int, tuple[int, int]]
         if kind == "tree":
             if weight is not None and scene.max_weight > 0:
                 lw = (0.7 + 3.5 * max(float(weight), 0.0) / scene.max_weight) * lw_scale
             else:
                 lw = 1.4 * lw_scale
-            style = dict(color=_EDGE, linewidth=lw, linestyle="-", alpha=1.0, zorder=2)
+            colour, linestyle, alpha, zorder = _EDGE, "-", 1.0, 2
             connection = "arc3"
         else:
             colour = _CLASS_LINK if kind == "class" else _EXTRA_LINK
-            style = dict(
-                color=colour, linewidth=0.8 * lw_scale, linestyle=(0, (3, 2)), alpha=0.75, zorder=1
-            )
+            lw, linestyle, alpha, zorder = 0.8 * lw_scale, (0, (3, 2)), 0.75, 1
             connection = "arc3"
             if (u, v) not in geometry.routes:
                 continue  # the two boxes touch: no room for a line
             path = Path(geometry.routes[(u, v)], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
-        ends = {"path": path} if path is not None else {"posA": start, "posB": end}
-        arrow = FancyArrowPatch(
-            **ends,
+        arrow = FancyArrowPatch(  # from the two ends, or along the path when there is one
+            posA=start if path is None else None,
+            posB=end if path is None else None,
+            path=path,
             arrowstyle="-|>",
-            mutation_scale=6 + 3.5 * style["linewidth"] ** 0.5,
+            mutation_scale=6 + 3.5 * lw**0.5,
             shrinkA=0,
             shrinkB=0.5,
             connectionstyle=connection,
             joinstyle="miter",
-            **style,
+            color=colour,
+            linewidth=lw,
+            linestyle=linestyle,
+            alpha=alpha,
+            zorder=zorder,
         )
         ax.add_patch(arrow)
         if edge_labels and weight is not None and kind == "tree":
@@ -852,7 +879,7 @@ def _render_legend(ax: Any, scene: _Scene, geometry: _Geometry, size: float) -> 
 
 
 def draw(
-    model: TreeModel,
+    model: Network,
     ax: Any = None,
     *,
     data: Any = None,
@@ -925,12 +952,13 @@ def draw(
         _render_legend(ax, scene, geometry, size)
     if title_text:
         ax.set_title(title_text, fontsize=size * 1.05, pad=4 if own_figure else 6, linespacing=1.3)
-    fig.treelearn_node_texts = texts  # for tests and callers that want the label artists
+    # for tests and callers that want the label artists (an attribute matplotlib lacks)
+    setattr(fig, "treelearn_node_texts", texts)  # noqa: B010
     return fig
 
 
 def draw_panels(
-    models: Sequence[TreeModel],
+    models: Sequence[Network],
     titles: Sequence[str],
     axes: Sequence[Any] | None = None,
     *,
@@ -1023,7 +1051,7 @@ def _dot_quote(text: Any) -> str:
     return f'"{s}"'
 
 
-def _node_ids(model: TreeModel) -> dict:
+def _node_ids(model: Network) -> dict:
     """DOT ids: the variable names, unless two share a text as DOT writes it ("a\\nb" and
     "a\\r\\nb" both as ``a\\nb``; then n0, n1, ...)."""
     names = [str(v) for v in model.variables]
@@ -1033,7 +1061,7 @@ def _node_ids(model: TreeModel) -> dict:
 
 
 def to_dot(
-    model: TreeModel,
+    model: Network,
     *,
     edge_labels: bool = True,
     class_node: Hashable | None = None,
@@ -1061,7 +1089,7 @@ def to_dot(
 
 
 def panels_to_dot(
-    models: Sequence[TreeModel],
+    models: Sequence[Network],
     titles: Sequence[str],
     *,
     edge_labels: bool = True,
@@ -1098,7 +1126,7 @@ def _dot_head(name: str) -> list[str]:
 
 
 def _dot_lines(
-    model: TreeModel,
+    model: Network,
     prefix: str,
     indent: str,
     class_node: Hashable | None,
@@ -1157,7 +1185,7 @@ def _mermaid_label(text: Any) -> str:
 
 
 def to_mermaid(
-    model: TreeModel,
+    model: Network,
     *,
     edge_labels: bool = True,
     class_node: Hashable | None = None,
@@ -1182,7 +1210,7 @@ def to_mermaid(
 
 
 def panels_to_mermaid(
-    models: Sequence[TreeModel],
+    models: Sequence[Network],
     titles: Sequence[str],
     *,
     edge_labels: bool = True,
@@ -1224,7 +1252,7 @@ class _Mermaid:
 
     def add(
         self,
-        model: TreeModel,
+        model: Network,
         prefix: str,
         indent: str,
         class_node: Hashable | None,

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import TreelearnError
-from .._base.validation import InstanceOf, Interval, Options, check_params
+from .._base.validation import Constraint, InstanceOf, Interval, Options, check_params
 from ._draw import new_figure
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["plot_explanation"]
 
 #: shap's colours: a push up, a push down
 _UP, _DOWN = "#e8384f", "#1e88e5"
-_OPTIONS = {
+_OPTIONS: dict[str, list[Constraint]] = {
     "kind": [Options("auto", "waterfall", "beeswarm", "bar")],
     "row": [None, Interval(int, 0, None)],
     "max_features": [Interval(int, 1, None)],
