@@ -69,7 +69,7 @@ class TermCounts(ClassStatistics):
         terms: Sequence[Hashable] | None,
         A: Any,
         codes: np.ndarray,
-        classes: Sequence,
+        classes: Sequence | np.ndarray,
         weights: np.ndarray | None = None,
         binarize: float | None = None,
         term_sums: bool = True,
