@@ -98,3 +98,15 @@ def test_discretizer_bins_are_bounded_before_the_work():
     X = pd.DataFrame({"x": np.random.default_rng(0).normal(size=100)})
     with pytest.raises(tl.TreelearnError, match="<= 10000"):
         tl.Discretizer(bins=10**7).fit(X)
+
+
+def test_mdl_discretizer_counts_rows_by_their_weights():
+    from treelearn.encoding._discretizer import mdl_discretizer
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"x": rng.normal(size=60)})
+    y = (X["x"] + rng.normal(0, 0.5, 60) > 0).astype(int).to_numpy()
+    w = rng.integers(0, 4, 60)
+    weighted = mdl_discretizer(X, y, ["x"], w.astype(float))
+    repeated = tl.Discretizer(strategy="mdl").fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
+    assert weighted.edges_["x"].tolist() == repeated.edges_["x"].tolist()

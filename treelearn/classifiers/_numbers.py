@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
-from ..encoding._discretizer import Discretizer
+from ..encoding._discretizer import Discretizer, mdl_discretizer
 from ..sources._kinds import as_frame, kind_of
 
 __all__ = ["bin_numbers", "numbers_binner", "numeric_features", "restored_binner"]
@@ -72,9 +72,7 @@ def numbers_binner(
     if not columns:
         return None
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
-    return Discretizer(strategy="mdl", columns=columns).fit(
-        frame[columns], labels, sample_weight=sample_weight
-    )
+    return mdl_discretizer(frame[columns], labels, columns, sample_weight)
 
 
 def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -> Any:

@@ -36,7 +36,7 @@ from ._bins import bin_labels, cut_edges, round_edges, time_edges
 from ._mdl import mdl_cut_points
 from ._table import MAX_BINS, CategoricalTableInput, check_sample_weight
 
-__all__ = ["Discretizer"]
+__all__ = ["Discretizer", "mdl_discretizer"]
 
 
 #: about what one bin's label ("(1.25, 2.5]", a Python str) takes
@@ -202,10 +202,12 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             )
         return frame
 
-    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> Discretizer:
-        """Learn every cut column's bin edges from ``X`` (``y``, the class labels, and
-        ``sample_weight``, one weight per row, only with ``strategy="mdl"``; ignored
-        otherwise)."""
+    def fit(self, X: Any, y: Any = None) -> Discretizer:
+        """Learn every cut column's bin edges from ``X`` (``y``, the class labels, only
+        with ``strategy="mdl"``; ignored otherwise)."""
+        return self._fit(X, y, None)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> Discretizer:
         params = check_params(self.get_params(deep=False), self._parameter_constraints)
         bins = params["bins"]
         for attr in ("feature_names_in_", "n_features_in_"):
@@ -383,3 +385,13 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             self.categories_[column] = labels
             if "timezone" in cut:  # a file from before has none: times are not checked
                 self.timezones_[column] = zone
+
+
+def mdl_discretizer(
+    X: Any, y: Any, columns: Sequence[Hashable], sample_weight: Any = None
+) -> Discretizer:
+    """``Discretizer(strategy="mdl", columns=columns)`` fitted on ``X`` and the class
+    labels ``y`` with row weights (``sample_weight``: the MDL criterion counts each row by
+    its weight, so whole weights are repeated rows; ``Discretizer.fit`` itself takes none,
+    as its other strategies would ignore them)."""
+    return Discretizer(strategy="mdl", columns=list(columns))._fit(X, y, sample_weight)
