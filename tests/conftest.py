@@ -1,6 +1,6 @@
-"""Shared helpers for the tests: data from known tree networks, and independent
-reference computations (pandas counts, not treelearn's code) of entropies, mutual
-information and maximum-likelihood log-likelihoods.
+"""Shared helpers for the tests: data from known tree networks, pgmpy's example networks
+and problem tables. The independent reference computations (entropies, mutual information,
+likelihoods by counting, brute-force enumeration) are in tests/oracles.py.
 """
 
 from __future__ import annotations
@@ -91,46 +91,7 @@ def random_dependent_frame(n: int, cards: list[int], rng: np.random.Generator) -
     return pd.DataFrame(cols)
 
 
-# ---------------------------------------------------------------- references
-def entropy_ref(s: pd.Series) -> float:
-    """Plug-in entropy (nats) from ``value_counts``."""
-    p = s.value_counts().to_numpy(dtype=float)
-    p = p / p.sum()
-    return float(-(p * np.log(p)).sum())
-
-
-def mi_ref(a: pd.Series, b: pd.Series) -> float:
-    """Plug-in mutual information (nats) from a pandas crosstab."""
-    t = pd.crosstab(a, b).to_numpy(dtype=float)
-    n = t.sum()
-    r = t.sum(axis=1, keepdims=True)
-    c = t.sum(axis=0, keepdims=True)
-    nz = t > 0
-    return float((t[nz] / n * np.log(t[nz] * n / (r @ c)[nz])).sum())
-
-
-def tree_ml_loglik(df: pd.DataFrame, undirected_edges) -> float:
-    """Maximum-likelihood log-likelihood of ``df`` under the tree with these undirected edges.
-
-    Computed from pandas groupby counts: sum over nodes of sum N(x) log(N(x)/n)
-    plus, over edges, sum N(x, y) log(N(x, y) n / (N(x) N(y))).
-    """
-    n = len(df)
-    total = 0.0
-    for c in df.columns:
-        m = df.groupby(c, observed=True).size().to_numpy(dtype=float)
-        total += float((m * np.log(m / n)).sum())
-    for u, v in undirected_edges:
-        j = df.groupby([u, v], observed=True).size()
-        nu = df[u].value_counts()
-        nv = df[v].value_counts()
-        ju = nu.loc[j.index.get_level_values(0)].to_numpy(dtype=float)
-        jv = nv.loc[j.index.get_level_values(1)].to_numpy(dtype=float)
-        jj = j.to_numpy(dtype=float)
-        total += float((jj * np.log(jj * n / (ju * jv))).sum())
-    return total
-
-
+# ---------------------------------------------------------------- edge sets
 def undirected(edges) -> set[frozenset]:
     return {frozenset(e) for e in edges}
 

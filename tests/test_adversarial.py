@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import os
 
 import networkx as nx
@@ -15,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import log_joint_probability
 
 import treelearn as tl
 from treelearn.cli._main import main
@@ -453,18 +453,6 @@ def frames(draw):
     )
 
 
-def _brute_joint(model, row) -> float:
-    return sum(
-        math.log(
-            model.cpt(v)[
-                tuple(model.states[p].index(row[p]) for p in model.parents(v))
-                + (model.states[v].index(row[v]),)
-            ]
-        )
-        for v in model.variables
-    )
-
-
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(frames(), st.sampled_from(["error", "drop", "pairwise"]))
 def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
@@ -481,7 +469,7 @@ def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
     assert loaded == model
     complete = df.dropna()
     if len(complete):
-        brute = sum(_brute_joint(model, row) for _, row in complete.iterrows())
+        brute = sum(log_joint_probability(model, row) for _, row in complete.iterrows())
         assert loaded.log_likelihood(complete) == pytest.approx(brute)
     v = model.variables[-1]
     q = loaded.query(v)
@@ -526,5 +514,5 @@ def test_booleans_beside_the_numbers_one_and_zero_are_refused():
         model = tl.chow_liu(df, alpha=1)
         assert sorted(map(repr, model.states["a"])) == expected
         assert model.log_likelihood(df) == pytest.approx(
-            sum(_brute_joint(model, row) for _, row in df.iterrows())
+            sum(log_joint_probability(model, row) for _, row in df.iterrows())
         )

@@ -20,49 +20,16 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import joint_rows, map_assignment, model_mutual_information
 
 import treelearn as tl
-from tests.test_explorer import (
-    CHROMIUM,
-    fragment,
-    joint,
-    multinet_tables,
-    needs_browser,
-    run_page,
-)
+from tests.test_explorer import CHROMIUM, fragment, multinet_tables, needs_browser, run_page
 from tests.test_explorer_panel import page_and_model
 from treelearn.viz._explorer import to_html, to_iframe
 
 ROOT = os.path.dirname(os.path.dirname(__file__))
 ASIA = pd.read_csv(os.path.join(ROOT, "datasets", "asia.csv"))
 TOL = 1e-12  # the page's doubles against numpy's: round-off only
-
-
-def brute_mi(model, u, v) -> float:
-    """I(u; v) from the full joint table of the CPTs alone."""
-    rows, p = joint(model)
-    vs = list(model.variables)
-    iu, iv = vs.index(u), vs.index(v)
-    table = np.zeros((len(model.states[u]), len(model.states[v])))
-    for r, pr in zip(rows, p):
-        table[r[iu], r[iv]] += pr
-    pu, pv = table.sum(1, keepdims=True), table.sum(0, keepdims=True)
-    nz = table > 0
-    return float((table[nz] * np.log(table[nz] / (pu @ pv)[nz])).sum())
-
-
-def brute_map(model, evidence: dict) -> tuple[dict, float]:
-    """The most probable completion of ``evidence`` by enumerating the joint table."""
-    rows, p = joint(model)
-    vs = list(model.variables)
-    keep = np.array(
-        [all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items()) for r in rows]
-    )
-    best = int(np.argmax(np.where(keep, p, -1.0)))
-    return (
-        {v: model.states[v][rows[best][i]] for i, v in enumerate(vs) if v not in evidence},
-        float(np.log(p[best])),
-    )
 
 
 # --------------------------------------------------------------------- edges
@@ -112,7 +79,7 @@ def test_edges_have_arrowheads_and_their_mutual_information(kind, tmp_path):
         assert x2 == pytest.approx(bx + bw / 2) and by <= y2 <= by + bh / 2 + 1e-9
         px, _, pw, _ = res["boxes"][u]
         assert x1 == pytest.approx(px + pw / 2)
-        assert e["strength"] == pytest.approx(brute_mi(model, u, v), abs=TOL)
+        assert e["strength"] == pytest.approx(model_mutual_information(model, u, v), abs=TOL)
         assert f"I({u}; {v}) = {e['strength']:.4f} nats" in e["title"]
         assert e["label"] == "none"  # labels are optional: off until the box is ticked
     assert res["after"] and "none" not in res["after"]  # ticked: every label shown
@@ -166,7 +133,7 @@ def test_map_button_equals_map_query_and_brute_force(kind, tmp_path):
     prior = {str(v): s.to_numpy() for v, s in model.marginals().items()}
     for ev, r in zip(sets, res):
         assignment, log_p = model.map_query(ev, return_log_prob=True)
-        brute, brute_log_p = brute_map(model, ev)
+        brute, brute_log_p = map_assignment(model, ev)
         assert assignment == brute  # the oracle agrees with itself
         assert r["map"] == {str(k): str(v) for k, v in assignment.items()}
         assert r["log_prob"] == pytest.approx(log_p, abs=1e-10)
@@ -522,7 +489,7 @@ def test_the_iframe_runs_the_page(tmp_path):
 def test_mixture_marginals_and_component_weights_match(tmp_path):
     mix = tl.TreeMixture(n_components=3, random_state=0).fit(ASIA)
     w = np.asarray(mix.weights_) / np.sum(mix.weights_)
-    tables = [joint(c) for c in mix.components_]
+    tables = [joint_rows(c) for c in mix.components_]
     vs = list(mix.components_[0].variables)
     states = mix.components_[0].states
     sets = [

@@ -5,12 +5,11 @@ along paths), missing features summed out by taking the observed sub-matrix."""
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import gaussian_tree_covariance
 from scipy.stats import multivariate_normal
 from sklearn.datasets import load_iris
 
@@ -54,27 +53,13 @@ def _cmi(stats, d):
     return total
 
 
-def _implied(cov, tree, names):
-    """Sigma_ij = sd_i sd_j times the product of the edge correlations on the path i..j."""
-    sd = np.sqrt(np.diag(cov))
-    rho = cov / np.outer(sd, sd)
-    idx = {v: j for j, v in enumerate(names)}
-    S = np.empty_like(cov)
-    for u in names:
-        for v in names:
-            path = nx.shortest_path(tree, u, v)
-            prod = np.prod([rho[idx[p], idx[q]] for p, q in pairwise(path)])
-            S[idx[u], idx[v]] = sd[idx[u]] * sd[idx[v]] * prod
-    return S
-
-
 def _posterior(X, classes, stats, tree, names):
     out = np.zeros((len(X), len(classes)))
     for i, row in enumerate(X):
         keep = ~np.isnan(row)
         for c, label in enumerate(classes):
             share, mean, cov = stats[label]
-            S = _implied(cov, tree, names)[np.ix_(keep, keep)]
+            S = gaussian_tree_covariance(cov, tree.edges, names)[np.ix_(keep, keep)]
             out[i, c] = np.log(share) + multivariate_normal(mean[keep], S).logpdf(row[keep])
     out = np.exp(out - out.max(axis=1, keepdims=True))
     return out / out.sum(axis=1, keepdims=True)

@@ -11,19 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import pgmpy_sample, random_dependent_frame
+from oracles import log_joint_probability, marginal_probability
 
 import treelearn as tl
-
-
-def _row_loglik(model, row: dict) -> float:
-    """log P(row) from the CPTs by direct lookup (row complete)."""
-    total = 0.0
-    for v in model.variables:
-        st = model.states
-        idx = tuple(st[p].index(row[p]) for p in model.parents(v)) + (st[v].index(row[v]),)
-        with np.errstate(divide="ignore"):
-            total += np.log(model.cpt(v)[idx])
-    return total
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +26,7 @@ def test_loglik_per_row_by_lookup(asia):
     per_row = m.log_likelihood(asia.head(50), per_row=True)
     assert per_row.shape == (50,)
     for r, (_, row) in enumerate(asia.head(50).iterrows()):
-        assert per_row[r] == pytest.approx(_row_loglik(m, row.to_dict()), abs=1e-12)
+        assert per_row[r] == pytest.approx(log_joint_probability(m, row.to_dict()), abs=1e-12)
     assert m.log_likelihood(asia.head(50)) == pytest.approx(per_row.sum(), abs=1e-10)
 
 
@@ -58,7 +48,7 @@ def test_complete_rows_loglik_is_the_node_by_node_lookup_to_the_bit(dtype):
     rows = random_dependent_frame(200, cards, np.random.default_rng(8))
     codes = m.encode(rows).codes.astype(dtype)
     per_row = m.log_likelihood_codes(codes)
-    expected = np.array([_row_loglik(m, row.to_dict()) for _, row in rows.iterrows()])
+    expected = np.array([log_joint_probability(m, row.to_dict()) for _, row in rows.iterrows()])
     np.testing.assert_array_equal(per_row, expected)
     assert np.isneginf(per_row).any() and np.isfinite(per_row).any()  # both kinds of rows
     assert m.log_likelihood_codes(codes[:0]).shape == (0,)
@@ -110,16 +100,6 @@ def test_forest_n_parameters_and_bic():
 
 
 # ---------------------------------------------------------------- missing values
-def _brute_force_marginal_loglik(model, row: dict) -> float:
-    hidden = [v for v in model.variables if pd.isna(row[v])]
-    total = 0.0
-    for combo in itertools.product(*(model.states[v] for v in hidden)):
-        full = dict(row)
-        full.update(zip(hidden, combo))
-        total += np.exp(_row_loglik(model, full))
-    return np.log(total)
-
-
 @pytest.mark.parametrize("alpha", [0.0, 1.0])
 def test_loglik_of_incomplete_rows_sums_out_missing(asia, alpha):
     m = tl.chow_liu(asia, alpha=alpha, root="either")
@@ -132,7 +112,7 @@ def test_loglik_of_incomplete_rows_sums_out_missing(asia, alpha):
     ll = m.log_likelihood(rows, per_row=True)
     assert ll[0] == pytest.approx(0.0, abs=1e-12)
     for r in range(len(rows)):
-        expected = _brute_force_marginal_loglik(m, rows.iloc[r].to_dict())
+        expected = np.log(marginal_probability(m, rows.iloc[r].to_dict()))
         assert ll[r] == pytest.approx(expected, rel=1e-10, abs=1e-12), r
 
 
@@ -147,7 +127,7 @@ def test_loglik_incomplete_rows_multi_parent_dag():
     ll = m.log_likelihood(rows, per_row=True)
     for r in range(20):
         assert ll[r] == pytest.approx(
-            _brute_force_marginal_loglik(m, rows.iloc[r].to_dict()), rel=1e-10
+            np.log(marginal_probability(m, rows.iloc[r].to_dict())), rel=1e-10
         )
 
 
@@ -432,7 +412,7 @@ def test_general_dag_incomplete_rows_and_queries_bundled_alarm():
         rows.iloc[r, rng.choice(rows.shape[1], size=r % 4, replace=False)] = None
     ll = m.log_likelihood(rows, per_row=True)
     for r in range(len(rows)):
-        expected = _brute_force_marginal_loglik(m, rows.iloc[r].to_dict())
+        expected = np.log(marginal_probability(m, rows.iloc[r].to_dict()))
         assert ll[r] == pytest.approx(expected, rel=1e-10), r
     from pgmpy.inference import VariableElimination
 

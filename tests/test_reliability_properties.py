@@ -5,16 +5,14 @@ fast); a failure prints the smallest table Hypothesis finds."""
 
 from __future__ import annotations
 
-import itertools
-import math
 import warnings
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import spanning_tree_distribution, spanning_trees, tree_ml_loglik
 from sklearn.naive_bayes import CategoricalNB, MultinomialNB
 
 import treelearn as tl
@@ -45,30 +43,6 @@ def tables(draw, min_columns=2, max_columns=4):
     return pd.DataFrame(cols), w
 
 
-def _weighted_probability(df, w, columns):
-    """The weighted relative frequency of each combination of ``columns``, per row."""
-    key = df[columns].astype(str).agg("|".join, axis=1)
-    total = pd.Series(w).groupby(key.to_numpy()).sum()
-    return key.map(total).to_numpy() / w.sum()
-
-
-def _tree_log_likelihoods(df, w):
-    """A function: edges -> sum_r w_r log p_T(x_r) of the ML tree with these (undirected)
-    edges, by counting (each column's and pair's weighted frequencies counted once)."""
-    one = {v: np.log(_weighted_probability(df, w, [v])) for v in df.columns}
-    pair = {
-        (u, v): np.log(_weighted_probability(df, w, [u, v])) - one[u] - one[v]
-        for u, v in itertools.combinations(df.columns, 2)
-    }
-    base = sum(one.values())
-
-    def score(edges):
-        ll = base + sum(pair[(u, v) if (u, v) in pair else (v, u)] for u, v in edges)
-        return float(np.sum(w * ll))
-
-    return score
-
-
 @FAST
 @given(tables())
 def test_chow_liu_is_the_best_of_every_spanning_tree(data):
@@ -77,9 +51,10 @@ def test_chow_liu_is_the_best_of_every_spanning_tree(data):
         model = tl.chow_liu(df, sample_weight=w, alpha=0)
     except tl.TreelearnError:
         return
-    complete = nx.complete_graph(list(df.columns))
-    score = _tree_log_likelihoods(df, w)
-    best = max(score(tree.edges()) for tree in nx.SpanningTreeIterator(complete))
+    cache: dict = {}  # each column's and pair's weighted counts, once
+    best = max(
+        tree_ml_loglik(df, tree, weights=w, cache=cache) for tree in spanning_trees(df.columns)
+    )
     got = model.log_likelihood(df, sample_weight=w)
     assert got == pytest.approx(best, rel=1e-9, abs=1e-9)
     # every CPT is a distribution, with no negative round-off
@@ -191,17 +166,8 @@ def test_tree_posterior_marginals_are_a_brute_force_sum(data):
     except tl.TreelearnError:
         return
     # P(T | D) over every spanning tree, by enumeration: the normaliser and the edge marginals
-    d = len(post.variables)
-    pos = {v: j for j, v in enumerate(post.variables)}
-    trees = list(nx.SpanningTreeIterator(nx.complete_graph(post.variables)))
-    logs = np.array([sum(post.log_weights[pos[u], pos[v]] for u, v in t.edges()) for t in trees])
-    log_z = float(np.logaddexp.reduce(logs))
+    log_z, marg = spanning_tree_distribution(post.log_weights)
     assert post.log_normaliser == pytest.approx(log_z, rel=1e-12, abs=1e-12)
-    marg = np.zeros((d, d))
-    for t, lg in zip(trees, logs):
-        for u, v in t.edges():
-            marg[pos[u], pos[v]] += math.exp(lg - log_z)
-            marg[pos[v], pos[u]] += math.exp(lg - log_z)
     np.testing.assert_allclose(post.edge_posterior_matrix, marg, atol=1e-10)
 
 

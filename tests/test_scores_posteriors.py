@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import marginal_probability
 
 import treelearn as tl
 from treelearn.models._tree import ScoreReport
@@ -35,17 +36,14 @@ def asia_tree(asia):
 
 
 def _brute_force_posterior(model, df, target):
-    """P(target | row) as the normalised joint: one full log-likelihood per state."""
-    full = df.copy()
-    for v in model.variables:
-        if v not in full.columns:
-            full[v] = np.nan
-    full = full.astype(object)
-    columns = []
-    for state in model.states[target]:
-        full[target] = [state] * len(full)
-        columns.append(np.exp(model.log_likelihood(full, per_row=True)))
-    joint = np.column_stack(columns)
+    """P(target | row) as the normalised joint: the product of the CPTs summed over the
+    row's missing cells (absent columns too), one state of the target at a time."""
+    joint = np.array(
+        [
+            [marginal_probability(model, {**row, target: s}) for s in model.states[target]]
+            for row in df.to_dict("records")
+        ]
+    )
     return joint / joint.sum(axis=1, keepdims=True)
 
 

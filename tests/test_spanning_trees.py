@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import forests
 
 import treelearn as tl
 from treelearn.structure._trees import (
@@ -267,15 +268,6 @@ def test_on_data_with_missing_values_and_rows_per_pair(seed):
 
 
 # ----------------------------------------------------------------------------- brute force
-def spanning_forests(d, edges):
-    """Every acyclic subset of ``edges`` (index pairs)."""
-    for r in range(min(len(edges), d - 1) + 1):
-        for subset in itertools.combinations(edges, r):
-            F = nx.Graph(list(subset))
-            if not subset or nx.is_forest(F):
-                yield subset
-
-
 @pytest.mark.parametrize("forest", [None, 0.002, "bic"])
 def test_total_weight_is_the_brute_force_maximum(forest):
     """No spanning tree (forest) has a larger total of rounded (penalised) weights."""
@@ -287,7 +279,7 @@ def test_total_weight_is_the_brute_force_maximum(forest):
             scores = oracle_scores(W, states, forest, 100)
             rank = {e: Fraction(round(s, DECIMALS)) for e, s in scores.items()}
             usable = [e for e in rank if forest is None or rank[e] > 0]
-            best = max(sum((rank[e] for e in f), Fraction(0)) for f in spanning_forests(d, usable))
+            best = max(sum((rank[e] for e in f), Fraction(0)) for f in forests(range(d), usable))
             T = spanning_skeleton(list(range(d)), W, states, forest=forest, n=100)
             got = sum((rank[tuple(sorted(e))] for e in T.edges()), Fraction(0))
             assert got == best
