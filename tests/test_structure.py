@@ -17,7 +17,7 @@ from conftest import (
     sample_tree_network,
     undirected,
 )
-from oracles import best_forest, entropy, mutual_information, prufer_tree, tree_ml_loglik
+from oracles import best_forest, entropy, mutual_information, prufer_trees, tree_ml_loglik
 
 import treelearn as tl
 
@@ -31,9 +31,9 @@ def test_learned_tree_is_the_best_of_all_spanning_trees(d, seed):
     df = random_dependent_frame(300, cards, rng)
     cache: dict = {}
     cols = list(df.columns)
-    scores = [
-        tree_ml_loglik(df, [(cols[u], cols[v]) for u, v in prufer_tree(seq, d)], cache=cache)
-        for seq in itertools.product(range(d), repeat=d - 2)
+    scores = [  # every labelled tree, one per Pruefer sequence
+        tree_ml_loglik(df, [(cols[u], cols[v]) for u, v in tree], cache=cache)
+        for tree in prufer_trees(d)
     ]
     assert len(scores) == d ** (d - 2)
     best = max(scores)
@@ -71,7 +71,9 @@ def test_ml_loglik_identity(seed):
     assert model.log_likelihood(df, per_row=True).sum() == pytest.approx(expected, rel=1e-11)
     # edge weights are the mutual information
     for u, v in edges:
-        assert model.graph.edges[u, v]["weight"] == pytest.approx(mutual_information(df[u], df[v]), abs=1e-12)
+        assert model.graph.edges[u, v]["weight"] == pytest.approx(
+            mutual_information(df[u], df[v]), abs=1e-12
+        )
 
 
 # ---------------------------------------------------------------- pgmpy TreeSearch
@@ -132,7 +134,9 @@ def test_bic_forest_equal_cardinalities_drops_nonpositive_edges():
     penalty = (3 - 1) * (3 - 1) * np.log(n) / (2 * n)
     # same penalty on every edge: the forest is the tree minus edges with MI <= penalty
     expected = {
-        frozenset((u, v)) for u, v in full.graph.edges if mutual_information(df[u], df[v]) - penalty > 0
+        frozenset((u, v))
+        for u, v in full.graph.edges
+        if mutual_information(df[u], df[v]) - penalty > 0
     }
     dropped = undirected(full.graph.edges) - expected
     assert dropped, "the test data should give at least one dropped edge"
@@ -172,7 +176,9 @@ def test_bic_forest_mixed_cardinalities_matches_penalised_spanning_forest():
     forest = tl.chow_liu(df, forest="bic")
     assert undirected(forest.graph.edges) == best_set
     for u, v in forest.graph.edges:
-        assert forest.graph.edges[u, v]["weight"] == pytest.approx(mutual_information(df[u], df[v]), abs=1e-12)
+        assert forest.graph.edges[u, v]["weight"] == pytest.approx(
+            mutual_information(df[u], df[v]), abs=1e-12
+        )
 
 
 def test_bic_forest_with_missing_values_penalises_each_pair_by_its_own_rows():
@@ -203,7 +209,11 @@ def test_threshold_forest():
     full = tl.chow_liu(df)
     mis = sorted(mutual_information(df[u], df[v]) for u, v in full.graph.edges)
     threshold = (mis[1] + mis[2]) / 2  # drops exactly the two weakest tree edges
-    expected = {frozenset((u, v)) for u, v in full.graph.edges if mutual_information(df[u], df[v]) > threshold}
+    expected = {
+        frozenset((u, v))
+        for u, v in full.graph.edges
+        if mutual_information(df[u], df[v]) > threshold
+    }
     forest = tl.chow_liu(df, forest=threshold)
     assert undirected(forest.graph.edges) == expected
     assert len(forest.roots) == 3

@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import random_tree_network, sample_tree_network
-from oracles import joint_table, marginal_table, max_log_probability, restrict
+from oracles import (
+    joint_probability_of_codes,
+    joint_table,
+    marginal_table,
+    max_log_probability,
+    restrict,
+)
 
 import treelearn as tl
 
@@ -427,13 +433,6 @@ def test_posterior_of_complete_rows_is_the_brute_force_conditional():
     states = [range(len(m.states[v])) for v in vs]
     rows = np.array(list(itertools.product(*states)))
 
-    def joint(r):
-        p = 1.0
-        for j, v in enumerate(vs):
-            idx = tuple(r[vs.index(u)] for u in m.parents(v)) + (r[j],)
-            p *= m.cpt(v)[idx]
-        return p
-
     for target in range(len(vs)):
         got = m.engine().posterior_codes(rows, target)
         for r, g in zip(rows, got):
@@ -441,7 +440,7 @@ def test_posterior_of_complete_rows_is_the_brute_force_conditional():
             for t in states[target]:
                 x = r.copy()
                 x[target] = t
-                ps.append(joint(x))
+                ps.append(joint_probability_of_codes(m, x))
             ps = np.array(ps)
             if ps.sum() == 0:
                 assert np.isnan(g).all()
