@@ -15,6 +15,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FAST, tables
+from hypothesis import given
 from oracles import (
     bdeu_conditional,
     bdeu_family_log_ml,
@@ -476,3 +478,19 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     np.testing.assert_array_equal(
         clf.predict(X, loss=L), clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)]
     )
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(min_columns=2, max_columns=3))
+def test_tree_posterior_marginals_are_a_brute_force_sum(data):
+    df, w = data
+    w = np.rint(w * 2) / 2 + 0.5  # tree_posterior's counts: any positive weights
+    try:
+        post = tl.tree_posterior(df, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    # P(T | D) over every spanning tree, by enumeration: the normaliser and the edge marginals
+    log_z, marg = spanning_tree_distribution(post.log_weights)
+    assert post.log_normaliser == pytest.approx(log_z, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(post.edge_posterior_matrix, marg, atol=1e-10)

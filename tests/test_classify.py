@@ -13,6 +13,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FAST, tables
+from hypothesis import given
+from hypothesis import strategies as st
 from oracles import marginal_probability
 from sklearn.base import clone
 from sklearn.metrics import log_loss, mutual_info_score
@@ -681,3 +684,20 @@ def test_m_estimate_cpts_for_every_classifier():
                 assert tree.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(tl.TreelearnError, match="prior"):
         tl.NaiveBayes(prior="laplace").fit(X, y)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(), st.sampled_from([0.5, 1.0, 2.0]))
+def test_naive_bayes_equals_categorical_nb_on_random_weighted_tables(data, alpha):
+    df, w = data
+    X, y = df.iloc[:, :-1], df.iloc[:, -1].to_numpy()
+    try:
+        clf = tl.NaiveBayes(alpha=alpha).fit(X, y, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    cards = [int(X[c].max()) + 1 for c in X.columns]
+    cnb = CategoricalNB(alpha=alpha, min_categories=cards).fit(X.to_numpy(), y, sample_weight=w)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), cnb.predict_proba(X.to_numpy()), rtol=0, atol=1e-10
+    )

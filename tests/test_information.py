@@ -142,8 +142,7 @@ def test_mi_equals_sklearn_property(cols):
     m = tl.chow_liu(df, alpha=0)
     n = len(df)
     expected = n * (
-        sum(w for _, _, w in m.graph.edges(data="weight"))
-        - sum(entropy(df[c]) for c in df.columns)
+        sum(w for _, _, w in m.graph.edges(data="weight")) - sum(entropy(df[c]) for c in df.columns)
     )
     assert m.log_likelihood(df) == pytest.approx(expected, rel=1e-10, abs=1e-9)
 

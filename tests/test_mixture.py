@@ -16,7 +16,13 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import joint_probability, marginal_probability, mixture_em_step
+from conftest import FAST, tables
+from hypothesis import given
+from oracles import (
+    joint_probability,
+    marginal_probability,
+    mixture_em_step,
+)
 from sklearn.model_selection import GridSearchCV, KFold
 
 import treelearn as tl
@@ -583,3 +589,18 @@ def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_
     )
     with pytest.raises(tl.InputTypeError, match="NoneType"):
         tl.TreeMixture().fit(None)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(min_columns=3))
+def test_a_mixture_of_one_tree_is_the_chow_liu_tree(data):
+    df, w = data
+    try:
+        mix = tl.TreeMixture(n_components=1, alpha=1.0, random_state=0).fit(df, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    tree = tl.chow_liu(df, sample_weight=w, alpha=1.0)
+    np.testing.assert_allclose(
+        mix.score_samples(df), tree.log_likelihood(df, per_row=True), rtol=1e-10, atol=1e-10
+    )

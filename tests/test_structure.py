@@ -11,13 +11,23 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import (
+    FAST,
     pgmpy_sample,
     random_dependent_frame,
     random_tree_network,
     sample_tree_network,
+    tables,
     undirected,
 )
-from oracles import best_forest, entropy, mutual_information, prufer_trees, tree_ml_loglik
+from hypothesis import given
+from oracles import (
+    best_forest,
+    entropy,
+    mutual_information,
+    prufer_trees,
+    spanning_trees,
+    tree_ml_loglik,
+)
 
 import treelearn as tl
 
@@ -403,3 +413,42 @@ def test_root_not_a_column():
     df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
     with pytest.raises(tl.ColumnNotFoundError, match="'nope'"):
         tl.chow_liu(df, root="nope")
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables())
+def test_chow_liu_is_the_best_of_every_spanning_tree(data):
+    df, w = data
+    try:
+        model = tl.chow_liu(df, sample_weight=w, alpha=0)
+    except tl.TreelearnError:
+        return
+    cache: dict = {}  # each column's and pair's weighted counts, once
+    best = max(
+        tree_ml_loglik(df, tree, weights=w, cache=cache) for tree in spanning_trees(df.columns)
+    )
+    got = model.log_likelihood(df, sample_weight=w)
+    assert got == pytest.approx(best, rel=1e-9, abs=1e-9)
+    # every CPT is a distribution, with no negative round-off
+    for v in model.variables:
+        cpt = np.asarray(model.cpt(v))
+        assert (cpt >= 0).all() and np.allclose(cpt.sum(axis=-1), 1, atol=1e-12)
+
+
+def test_the_property_tests_reach_their_oracles():
+    # the properties return early on a TreelearnError; most drawn tables must not
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reached = 0
+        for seed in range(10):
+            rng = np.random.default_rng(seed)
+            df = pd.DataFrame(rng.integers(0, 2, size=(20, 3)), columns=["a", "b", "c"])
+            df.iloc[:2] = [[0, 0, 0], [1, 1, 1]]
+            try:
+                tl.chow_liu(df, sample_weight=rng.random(20), alpha=0)
+                tl.NaiveBayes().fit(df[["a", "b"]], df["c"], sample_weight=rng.random(20))
+                reached += 1
+            except tl.TreelearnError:
+                pass
+    assert reached == 10

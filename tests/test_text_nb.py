@@ -7,6 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import FAST
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
@@ -206,3 +209,16 @@ def test_term_class_information_of_a_file_and_kinds_refused(tmp_path):
         r"\(Table\): an encoded Table holds category codes",
     ):
         tl.TextNaiveBayes().fit(encode(frame.iloc[:, :3]), y)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random corpora, weights
+@FAST
+@given(st.integers(0, 2**31), st.sampled_from([0.1, 1.0]), st.booleans())
+def test_text_naive_bayes_equals_multinomial_nb(seed, alpha, weighted):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.random(5) * 3, size=(20, 5))
+    y = np.r_[[0, 1], rng.integers(0, 2, 18)]
+    w = rng.random(20) + 0.1 if weighted else None
+    clf = tl.TextNaiveBayes(alpha=alpha).fit(X, y, sample_weight=w)
+    ref = MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-10)
