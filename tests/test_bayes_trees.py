@@ -15,7 +15,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST, tables
+from conftest import FAST, tables, three_small_columns
 from hypothesis import given
 from oracles import (
     bdeu_conditional,
@@ -494,3 +494,24 @@ def test_tree_posterior_marginals_are_a_brute_force_sum(data):
     log_z, marg = spanning_tree_distribution(post.log_weights)
     assert post.log_normaliser == pytest.approx(log_z, rel=1e-12, abs=1e-12)
     np.testing.assert_allclose(post.edge_posterior_matrix, marg, atol=1e-10)
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_tree_posterior_bad_inputs():
+    with pytest.raises(tl.StructureError, match="edge_prior must be a 3 x 3 matrix of numbers"):
+        tl.tree_posterior(SMALL, edge_prior="x")
+    post = tl.tree_posterior(SMALL)
+    # by hand: log P(T) = sum of the edges' log weights - log Z; a repeated edge is no tree
+    single = post.log_tree_probability([("a", "b"), ("b", "c")])
+    pos = {v: j for j, v in enumerate(post.variables)}
+    assert single == pytest.approx(
+        post.log_weights[pos["a"], pos["b"]]
+        + post.log_weights[pos["b"], pos["c"]]
+        - post.log_normaliser
+    )
+    for edges in ([("a", "b"), ("a", "b"), ("b", "c")], [("a", "b"), ("b", "a"), ("b", "c")]):
+        with pytest.raises(tl.StructureError, match="spanning tree"):
+            post.log_tree_probability(edges)

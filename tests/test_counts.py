@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from oracles import crosstab
 
+import treelearn as tl
 from treelearn.encoding._table import Table, encode
 from treelearn.stats._counts import pair_counts
 
@@ -111,3 +112,15 @@ def test_family_counts_from_codes_count_row_by_row(weights):
         assert got.shape == want.shape
         assert got.dtype == (np.float64 if weights == "fractional" else np.int64)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+def test_the_pair_counts_guard_counts_every_array_not_each(tmp_path, monkeypatch):
+    # one row of 300 columns: one 300 x 300 matrix of 8-byte counts (720,000 bytes) fits
+    # the limit, but counting holds it twice and the MI and tree-weight matrices too
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{i}" for i in range(300)) + "\n" + ",".join("1" * 300) + "\n")
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 1_000_000)
+    assert 8 * 300**2 < tl.limits.MEMORY_LIMIT < 8 * 4 * 300**2
+    with pytest.raises(tl.ResourceLimitError, match="300 x 300 matrix, twice"):
+        tl.chow_liu(str(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -380,3 +381,11 @@ def test_multinet_takes_a_title_like_a_model(asia_df):
     assert fig._suptitle.get_text() == "Asia multinet"
     assert [ax.get_title() for ax in fig.axes] == [f"either = {c}" for c in multinet.classes_]
     assert multinet.draw(title=True)._suptitle is None  # the class titles only
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():
+    data = pd.DataFrame({"a\nb": [0, 1] * 5, "a\r\nb": [0, 1] * 5, "a\rb": [1, 0] * 5})
+    dot = tl.chow_liu(data).to_dot()
+    ids = set(re.findall(r"^\s*(\S+) \[label=", dot, flags=re.MULTILINE))
+    assert len(ids) == 3, dot

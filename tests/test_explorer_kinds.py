@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import three_small_columns
 
 import treelearn as tl
 from treelearn._base.persistence import ESTIMATORS
@@ -191,3 +192,17 @@ def test_the_map_tree_of_bayesian_tan_is_the_spanning_tree_routine_s():
     j = list(X.columns).index
     for u, v, p in tree.edges(data="posterior"):
         assert p == clf.edge_posteriors_[j(u), j(v)]
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_explorer_of_an_averaged_classifier_says_why_a_super_parent_is_wrong():
+    # both have pages of their average (tests/test_explorer_ande.py, _bayes_tan.py); a
+    # super-parent, which chooses one of AODE's networks, is refused with the reason
+    for clf, why in ((tl.AnDE(n=2), "pairs of super-parents"), (tl.BayesianTAN(), "has none")):
+        clf.fit(SMALL, SMALL_Y)
+        assert clf.to_html().startswith("<!DOCTYPE html>")
+        with pytest.raises(tl.TreelearnError, match=why):
+            clf.to_html(super_parent=SMALL.columns[0])

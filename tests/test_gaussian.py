@@ -331,3 +331,16 @@ def test_vocabulary_n_parameters_sample_and_weighted_scores():
             m.sample(n, random_state=random_state)
     with pytest.raises(tl.ResourceLimitError):
         m.sample(10**12)
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+def test_gaussian_evidence_must_be_a_finite_number():
+    num = pd.DataFrame(np.random.default_rng(26).normal(size=(60, 2)), columns=["u", "v"])
+    model = tl.gaussian_chow_liu(num)
+    for bad in ("x", np.nan, np.inf, None, True):
+        with pytest.raises(tl.TreelearnError, match=r"evidence 'v' == .*must be a finite number"):
+            model.query(["u"], evidence={"v": bad})
+    # the oracle: the bivariate normal's conditional mean from the ML moments
+    mu, S = num.mean(), num.cov(ddof=0)
+    got = model.query(["u"], evidence={"v": 1.5}).mean["u"]
+    assert got == pytest.approx(mu["u"] + S.loc["u", "v"] / S.loc["v", "v"] * (1.5 - mu["v"]))

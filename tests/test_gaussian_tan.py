@@ -169,3 +169,23 @@ def test_kinds_it_cannot_take_say_why():
         tl.GaussianTAN().fit(sp.csr_matrix(X.to_numpy()), y)
     with pytest.raises(tl.MissingValuesError, match=r"column 'c' has 1 missing value"):
         tl.GaussianTAN().fit(X.assign(c=X["c"].where(X.index != 7)), y)
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+def test_gaussian_tan_calls_a_column_constant_by_the_one_rule():
+    # mean 1.7e9, sd 1000: not constant (the rule was var <= 1e-12 mean**2 here, an sd of
+    # 1700); a translation changes no posterior, so the shifted fit equals the centred one
+    # (to the moments' round-off: eps * mean / sd ~ 4e-10)
+    rng = np.random.default_rng(5)
+    centred = pd.DataFrame({"u": rng.normal(0, 1000, 300), "v": rng.normal(size=300)})
+    centred["v"] += centred["u"] / 1000
+    y = np.where(centred["v"] + 0.5 * rng.normal(size=300) > 0, 1, 0)
+    shifted = centred.assign(u=centred["u"] + 1.7e9)
+    np.testing.assert_allclose(
+        tl.GaussianTAN().fit(shifted, y).predict_proba(shifted),
+        tl.GaussianTAN().fit(centred, y).predict_proba(centred),
+        atol=1e-8,
+    )
+    flat = shifted.assign(u=1.7e9)
+    with pytest.raises(tl.TreelearnError, match="column 'u' is constant"):
+        tl.GaussianTAN().fit(flat, y)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST, tables
+from conftest import FAST, tables, three_small_columns
 from hypothesis import given
 from oracles import (
     joint_probability,
@@ -604,3 +605,26 @@ def test_a_mixture_of_one_tree_is_the_chow_liu_tree(data):
     np.testing.assert_allclose(
         mix.score_samples(df), tree.log_likelihood(df, per_row=True), rtol=1e-10, atol=1e-10
     )
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_mixture_components_guarded_before_allocating():
+    with pytest.raises(tl.ResourceLimitError, match=r"TreeMixture\(n_components=1000000000\)"):
+        tl.TreeMixture(n_components=10**9).fit(SMALL)
+
+
+def test_a_collapsing_mixture_component_is_no_cpt_error():
+    # k=3, alpha=0 on 500 rows of a chain: a component losing its rows made a CPT of 0/0
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 500)
+    y = x ^ (rng.random(500) < 0.1)
+    chain = pd.DataFrame({"x": x, "y": y, "z": y ^ (rng.random(500) < 0.1)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mix = tl.TreeMixture(n_components=3, alpha=0, random_state=0).fit(chain)
+    scores = mix.score_samples(chain)
+    assert np.isfinite(scores).all()
+    np.testing.assert_allclose(mix.weights_.sum(), 1.0, atol=1e-12)

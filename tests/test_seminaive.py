@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import three_small_columns
 from oracles import best_forest, best_spanning_tree, conditional_mutual_information
 from sklearn.base import clone
 from sklearn.metrics import mutual_info_score
@@ -376,3 +377,19 @@ def test_fit_cpts_m_estimate_by_hand():
         tl.fit_cpts(nx.DiGraph([("c", "x")]), df, prior="m-estimate", m=0)
     tree = tl.chow_liu(df, prior="m-estimate", m=3.0, root="c")
     np.testing.assert_allclose(tree.cpt("x"), m.cpt("x"))
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+@pytest.mark.parametrize("make", [tl.AODE, tl.BayesianTAN])
+def test_per_class_tables_are_guarded_before_stacking(make, monkeypatch):
+    # 2 classes x 5 one-hot states of the features, three 2 x 5 x 5 float arrays: 1,200
+    # bytes; counting alone (7 indicators with the class) needs 928, which fits
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5 - 1)
+    X = SMALL[["a", "b"]]
+    with pytest.raises(tl.ResourceLimitError, match="2 x 5 x 5, three of them"):
+        make().fit(X, SMALL_Y)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5)
+    make().fit(X, SMALL_Y)

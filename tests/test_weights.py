@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from conftest import random_dependent_frame
+from conftest import random_dependent_frame, three_small_columns
 from sklearn.naive_bayes import CategoricalNB
 
 import treelearn as tl
@@ -429,3 +429,18 @@ def test_a_files_chunks_of_huge_whole_weights_add_up_in_floats(tmp_path):
     assert sorted(ours.graph.edges) == sorted(plain.graph.edges)
     assert max_cpt_difference(plain, ours) < 1e-12
     assert ours.n_rows == pytest.approx(4e15 * len(data), rel=1e-15)
+
+
+# ----------------------------------------------------------------------- hostile inputs (issue 26)
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_fractional_class_counts_survive_a_file():
+    from treelearn import _io
+
+    w = np.random.default_rng(1).random(len(SMALL_Y))
+    clf = tl.NaiveBayes().fit(SMALL, SMALL_Y, sample_weight=w)
+    back = _io.loads(_io.dumps(clf))
+    expected = [w[c == SMALL_Y].sum() for c in clf.classes_]
+    np.testing.assert_allclose(clf.class_count_, expected, rtol=1e-12)
+    assert np.asarray(back.class_count_).tolist() == np.asarray(clf.class_count_).tolist()
