@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect
 from oracles import crosstab
 
 import treelearn as tl
@@ -124,3 +125,14 @@ def test_the_pair_counts_guard_counts_every_array_not_each(tmp_path, monkeypatch
     assert 8 * 300**2 < tl.limits.MEMORY_LIMIT < 8 * 4 * 300**2
     with pytest.raises(tl.ResourceLimitError, match="300 x 300 matrix, twice"):
         tl.chow_liu(str(path))
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_pair_count_matrix_guard(monkeypatch):
+    # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts, twice at the peak, and
+    # two 4 x 4 matrices of the columns (MI, the tree's weights): 8 * (128 + 32) bytes
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4) - 1)
+    table = pd.DataFrame({f"v{i}": [0, 1] for i in range(4)})
+    expect(tl.ResourceLimitError, "max_states", tl.chow_liu, table)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4))
+    tl.chow_liu(table)

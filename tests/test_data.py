@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import random_dependent_frame
+from conftest import expect, random_dependent_frame
+from oracles import log_joint_probability
 
 import treelearn as tl
 from treelearn.encoding._table import encode
@@ -557,3 +559,40 @@ def test_discretize_cuts_dates_by_time():
         out["t"].cat.categories
     )
     pd.testing.assert_frame_equal(df, pd.DataFrame({"t": days}))  # the caller's frame
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+@pytest.mark.parametrize("data", [[[1, 2]], np.zeros((3, 2)), None, nx.DiGraph()])
+def test_non_dataframe_is_a_type_error(data):
+    expect(tl.InputTypeError, type(data).__name__, tl.chow_liu, data)
+    with pytest.raises(TypeError):  # the old type keeps working
+        tl.chow_liu(data)
+
+
+@pytest.mark.parametrize("cell", [[1], {"k": 1}, np.zeros(2), {1, 2}])
+def test_unhashable_cells_name_the_column(cell, tmp_path):
+    bad = pd.DataFrame({"b": [1, 2], "weird": [cell, cell]})
+    expect(tl.InputTypeError, "'weird'", tl.chow_liu, bad)
+    model = tl.chow_liu(pd.DataFrame({"b": [1, 2], "weird": [1, 2]}))
+    expect(tl.InputTypeError, "'weird'", model.log_likelihood, bad)
+
+
+def test_booleans_beside_the_numbers_one_and_zero_are_refused():
+    # Hypothesis found it: pandas hashes True == 1, so the column's states were [0, 1] (or
+    # [0, True], whichever came first) while scoring keeps a bool apart from a number
+    for values in ([1, True, 0], [True, 1, 0], [False, 0.0, "x"]):
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        with pytest.raises(tl.TreelearnError, match="booleans and the numbers 0/1") as info:
+            tl.chow_liu(df, alpha=1)
+        assert info.value.column == "a"
+    # bools beside other values (text, 2.5) do not merge and stay states of their own
+    for values, expected in (
+        ([True, "x", 2.5], ["'x'", "2.5", "True"]),
+        ([True, "1", "0"], ["'0'", "'1'", "True"]),
+    ):  # text "1" != True
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        model = tl.chow_liu(df, alpha=1)
+        assert sorted(map(repr, model.states["a"])) == expected
+        assert model.log_likelihood(df) == pytest.approx(
+            sum(log_joint_probability(model, row) for _, row in df.iterrows())
+        )

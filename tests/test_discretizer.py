@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import load_iris
@@ -137,3 +138,28 @@ def test_times_keep_their_zone():
 def test_discretizer_bins_guarded_before_allocating():
     with pytest.raises(tl.ResourceLimitError, match=r"Discretizer\(bins=1000000000000\)"):
         tl.Discretizer(bins=10**12).fit(pd.DataFrame({"x": np.arange(10.0)}))
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+@pytest.mark.parametrize("bins", [10**7, 10_001, 0, True, 2.0, "5"])
+def test_discretize_refuses_bad_or_unbounded_bins_before_any_work(bins):
+    wide = pd.DataFrame({"x": np.arange(10**5, dtype=float)})
+    expect(
+        tl.TreelearnError,
+        f"bins == {bins!r}, must be an integer >= 1 and <= 10000",
+        tl.discretize,
+        wide,
+        bins=bins,
+    )
+
+
+def test_discretize_takes_numpy_integers_and_names_a_bad_strategy():
+    df = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]})
+    assert tl.discretize(df, bins=np.int64(2))["x"].nunique() == 2
+    expect(
+        tl.TreelearnError,
+        "strategy == 'kmeans', must be one of 'quantile', 'uniform'",
+        tl.discretize,
+        df,
+        strategy="kmeans",
+    )

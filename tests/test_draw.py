@@ -16,6 +16,7 @@ import pytest
 from conftest import random_tree_network, sample_tree_network
 
 import treelearn as tl
+from treelearn.viz._draw import layout
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -389,3 +390,19 @@ def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():
     dot = tl.chow_liu(data).to_dot()
     ids = set(re.findall(r"^\s*(\S+) \[label=", dot, flags=re.MULTILINE))
     assert len(ids) == 3, dot
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_chain_of_1500_variables_prints_and_draws(tmp_path):
+    n = 1500
+    chain = pd.DataFrame({f"v{i}": (np.arange(4) >> (i % 2)) % 2 for i in range(n)})
+    model = tl.fit_cpts(nx.DiGraph([(f"v{i}", f"v{i + 1}") for i in range(n - 1)]), chain)
+    lines = model.to_text().splitlines()
+    assert len(lines) == n + 1 and lines[-1].strip().startswith("└── v1499")
+    assert model.to_dot().count("->") == n - 1
+    model.save(tmp_path / "deep.json")
+    assert tl.load(tmp_path / "deep.json") == model
+    pos = layout(
+        {f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"], {f"v{i}": 1.0 for i in range(n)}
+    )
+    assert pos["v1499"][1] == n - 1  # depth of the last node

@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import pgmpy_sample, random_dependent_frame
+from conftest import expect, pgmpy_sample, random_dependent_frame, tiny_frame
 from oracles import log_joint_probability, marginal_probability
 
 import treelearn as tl
@@ -497,4 +497,22 @@ def test_general_dag_with_many_factors_and_tiny_probabilities():
     post = m.query("y", evidence=evidence)
     np.testing.assert_allclose(
         post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)), rtol=1e-10
+    )
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+def test_sample_guards():
+    model = tl.chow_liu(TINY)
+    expect(tl.ResourceLimitError, "GiB", model.sample, 10**12)
+    for n in (-1, 2.5, 1.5, True, np.bool_(True), "3", None):
+        expect(tl.TreelearnError, f"n == {n!r}, must be an integer >= 0", model.sample, n)
+    assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
+    assert len(model.sample(0)) == 0  # integers
+    expect(
+        tl.TreelearnError,
+        "evidence == 7, must be None or a dict",
+        lambda: model.sample(3, evidence=7),
     )

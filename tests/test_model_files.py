@@ -28,9 +28,11 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from _saved_kinds import saved_classes, saved_kinds
+from conftest import expect, tiny_frame
 
 import treelearn as tl
 from treelearn import _io
+from treelearn.cli._main import main
 from treelearn.export._jsonfile import ESTIMATOR_KINDS
 from treelearn.learners._density import DensityEstimator
 from treelearn.models._base import MODEL_KINDS, Model
@@ -313,3 +315,104 @@ def test_classes_in_another_order_are_refused():
         doc["state"]["classes"] = doc["state"]["classes"][::-1]
         with pytest.raises(tl.ModelFileError, match="classes"):
             _io.from_document(doc)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+@pytest.fixture
+def saved(tmp_path):
+    path = tmp_path / "m.json"
+    tl.chow_liu(TINY).save(path)
+    return path
+
+
+def _nodes(doc):
+    return {n["name"]: n for n in doc["model"]["nodes"]}
+
+
+HOSTILE = [
+    ("deep nesting", lambda d: "[" * 100_000 + "]" * 100_000, tl.CorruptModelFileError, "nested"),
+    (
+        "huge int",
+        lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1' + "0" * 5000),
+        tl.CorruptModelFileError,
+        "value",
+    ),
+    (
+        "n_rows inf",
+        lambda d: json.dumps(d).replace('"n_rows": 4', '"n_rows": 1e400'),
+        tl.InvalidModelError,
+        "n_rows",
+    ),
+    (
+        "dtype S",
+        lambda d: _nodes(d)["a"].update(dtype="S2000000000"),
+        tl.InvalidModelError,
+        "S2000000000",
+    ),
+    (
+        "dtype V",
+        lambda d: _nodes(d)["a"].update(dtype="V100000000"),
+        tl.InvalidModelError,
+        "V100000000",
+    ),
+    (
+        "dtype cat",
+        lambda d: _nodes(d)["a"].update(
+            dtype={"category": ["x", "y"], "categories_dtype": "U1000000000"}
+        ),
+        tl.InvalidModelError,
+        "'a'",
+    ),
+    ("equal states", lambda d: _nodes(d)["b"].update(states=[1, 1.0]), tl.InvalidModelError, "'b'"),
+    (
+        "cycle",
+        lambda d: (
+            _nodes(d)["a"].update(parents=["c"], cpt=[[0.5, 0.5]] * 2),
+            d["model"]["edges"].append({"source": "c", "target": "a"}),
+        ),
+        tl.InvalidModelError,
+        "cycle",
+    ),
+    ("roots", lambda d: d["model"]["graph"].update(roots=["zz"]), tl.InvalidModelError, "roots"),
+    ("roots int", lambda d: d["model"]["graph"].update(roots=5), tl.InvalidModelError, "roots"),
+    (
+        "weight",
+        lambda d: d["model"]["edges"][0]["attrs"].update(weight="x"),
+        tl.InvalidModelError,
+        "weight",
+    ),
+    ("attrs", lambda d: d["model"]["edges"][0].update(attrs=[1]), tl.InvalidModelError, "attrs"),
+    (
+        "cpt text",
+        lambda d: _nodes(d)["a"].update(cpt=["0.5", "0.5"]),
+        tl.InvalidModelError,
+        "'0.5'",
+    ),
+    ("settings", lambda d: d["model"]["settings"].update(alpha="x"), tl.InvalidModelError, "alpha"),
+    ("graph n", lambda d: d["model"]["graph"].update(n="x"), tl.InvalidModelError, "n must"),
+]
+
+
+@pytest.mark.parametrize("name, change, error, pattern", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_model_files(saved, name, change, error, pattern):
+    doc = json.loads(saved.read_text())
+    text = change(doc)
+    saved.write_text(text if isinstance(text, str) else json.dumps(doc))
+    expect(error, pattern, tl.load, saved)
+    assert main(["show", str(saved)]) == 1
+
+
+def test_reordered_classes_are_refused(tmp_path):
+    path = tmp_path / "nb.json"
+    tl.NaiveBayes().fit(TINY[["a", "b"]], TINY["c"]).save(path)
+    doc = json.loads(path.read_text())
+    doc["state"]["classes"] = doc["state"]["classes"][::-1]
+    path.write_text(json.dumps(doc))
+    expect(tl.InvalidModelError, "reordered", tl.load, path)
+    doc["state"]["classes"] = doc["state"]["classes"][::-1]
+    doc["state"]["classes_dtype"] = "S2000000000"
+    path.write_text(json.dumps(doc))
+    expect(tl.InvalidModelError, "S2000000000", tl.load, path)

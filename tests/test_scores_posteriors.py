@@ -235,3 +235,18 @@ def test_single_network_sample_is_its_networks(xy, estimator):
     pd.testing.assert_frame_equal(
         clf.sample(100, random_state=0), clf.model_.sample(100, random_state=0)
     )
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_scoring_or_predicting_no_rows_says_so():
+    df = pd.read_csv("datasets/asia.csv")
+    model = tl.chow_liu(df)
+    clf = tl.NaiveBayes().fit(df.drop(columns="either"), df["either"])
+    for call in (
+        lambda: model.log_likelihood(df.head(0)),
+        lambda: model.predict_proba(df.head(0), "lung"),
+        lambda: clf.predict_proba(df.drop(columns="either").head(0)),
+    ):
+        with pytest.raises(tl.EmptyDataError, match=r"nothing to (score|predict)") as info:
+            call()
+        assert "learn" not in str(info.value)

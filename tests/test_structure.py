@@ -19,10 +19,12 @@ from conftest import (
     tables,
     undirected,
 )
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from oracles import (
     best_forest,
     entropy,
+    log_joint_probability,
     mutual_information,
     prufer_trees,
     spanning_trees,
@@ -452,3 +454,56 @@ def test_the_property_tests_reach_their_oracles():
             except tl.TreelearnError:
                 pass
     assert reached == 10
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+LABELS = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from(["x", "y", "é,\n", ""]),
+    st.booleans(),
+    st.none(),
+    st.just(float("nan")),
+    st.floats(-2, 2, allow_nan=False),
+)
+
+
+NAMES = st.text(st.characters(codec="utf-8"), min_size=0, max_size=4)
+
+
+@st.composite
+def frames(draw):
+    names = draw(st.lists(NAMES, min_size=0, max_size=3, unique=True))
+    n = draw(st.integers(0, 3))
+    return pd.DataFrame(
+        {c: pd.Series(draw(st.lists(LABELS, min_size=n, max_size=n)), dtype=object) for c in names}
+    )
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frames(), st.sampled_from(["error", "drop", "pairwise"]))
+def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
+    original = df.copy()
+    try:
+        model = tl.chow_liu(df, missing=missing, alpha=1)
+    except tl.TreelearnError:
+        return
+    finally:
+        pd.testing.assert_frame_equal(df, original)  # never mutates the caller's frame
+    path = tmp_path_factory.mktemp("h") / "m.json"
+    model.save(path)
+    loaded = tl.load(path)
+    assert loaded == model
+    complete = df.dropna()
+    if len(complete):
+        brute = sum(log_joint_probability(model, row) for _, row in complete.iterrows())
+        assert loaded.log_likelihood(complete) == pytest.approx(brute)
+    v = model.variables[-1]
+    q = loaded.query(v)
+    assert np.asarray(q).sum() == pytest.approx(1.0)
+    if len(model.variables) >= 2 and len(complete) >= 2:
+        y = complete[v]
+        try:
+            clf = tl.NaiveBayes().fit(complete.drop(columns=[v]), y)
+        except tl.TreelearnError:
+            return
+        assert set(clf.predict(complete.drop(columns=[v])).tolist()) <= set(clf.classes_.tolist())
