@@ -8,12 +8,13 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import expect
+from conftest import expect, random_codes
 from oracles import crosstab
 
 import treelearn as tl
+import treelearn.stats._counts as counts_mod
 from treelearn.encoding._table import Table, encode
-from treelearn.stats._counts import pair_counts
+from treelearn.stats._counts import count_codes, offsets_of, pair_counts
 
 
 def _mixed_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -136,3 +137,43 @@ def test_pair_count_matrix_guard(monkeypatch):
     expect(tl.ResourceLimitError, "max_states", tl.chow_liu, table)
     monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4))
     tl.chow_liu(table)
+
+
+# ------------------------------------------- fast paths: reduced indicators, BLAS and scipy.sparse
+def plain_counts(codes: np.ndarray, cardinalities) -> np.ndarray:
+    """``X.T @ X`` of the full one-hot matrix in int64, no tricks."""
+    offsets = offsets_of(np.asarray(cardinalities))
+    n, d = codes.shape
+    X = np.zeros((n, int(offsets[-1])), dtype=np.int64)
+    for j in range(d):
+        ok = codes[:, j] >= 0
+        X[np.flatnonzero(ok), offsets[j] + codes[ok, j]] = 1
+    return X.T @ X
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_reduced_counts_equal_plain_one_hot(monkeypatch, sparse, missing):
+    if sparse:  # force the scipy.sparse product whatever the width and density
+        monkeypatch.setattr(counts_mod, "SPARSE_MIN_WIDTH", 0)
+        monkeypatch.setattr(counts_mod, "SPARSE_MAX_DENSITY", 10.0)
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        codes, card = random_codes(
+            rng, int(rng.integers(0, 120)), int(rng.integers(1, 7)), missing=missing
+        )
+        expected = plain_counts(codes, card)
+        for chunk in (None, 1, 13):
+            got = count_codes(codes, card, chunk)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_sparse_product_chosen_for_sparse_wide_data_and_exact():
+    rng = np.random.default_rng(3)
+    codes = (rng.random((3000, 400)) < 0.005).astype(np.int8)
+    codes[rng.random(codes.shape) < 0.001] = -1
+    card = np.full(400, 2)
+    np.testing.assert_array_equal(count_codes(codes, card), plain_counts(codes, card))

@@ -13,6 +13,7 @@ from conftest import expect, random_dependent_frame
 from oracles import log_joint_probability
 
 import treelearn as tl
+import treelearn.encoding._table as data_mod
 from treelearn.encoding._table import encode
 
 
@@ -596,3 +597,48 @@ def test_booleans_beside_the_numbers_one_and_zero_are_refused():
         assert model.log_likelihood(df) == pytest.approx(
             sum(log_joint_probability(model, row) for _, row in df.iterrows())
         )
+
+
+# ---------------------------------------------------------------- fast paths: the integer encoders
+def _plain_encode(df, **kw):
+    saved = data_mod._small_integer_codes, data_mod._small_integer_frame
+    data_mod._small_integer_codes = lambda s: None
+    data_mod._small_integer_frame = lambda *a: None
+    try:
+        return encode(df, **kw)
+    finally:
+        data_mod._small_integer_codes, data_mod._small_integer_frame = saved
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int64", "uint64"])
+@pytest.mark.parametrize("copy", [True, False])
+def test_integer_fast_encoders_equal_factorize(dtype, copy):
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        n, d = int(rng.integers(1, 60)), int(rng.integers(1, 5))
+        if dtype == "bool":
+            A = rng.random((n, d)) < 0.5
+        else:
+            A = rng.integers(0, int(rng.choice([1, 2, 5, 126, 130])) + 1, size=(n, d))
+            A = A * int(rng.choice([1, 3]))  # gaps between values
+            if dtype.startswith("int"):
+                A = A - int(rng.integers(0, 50))
+            A = A.astype(dtype)
+        df = pd.DataFrame(A, columns=[f"c{j}" for j in range(d)], copy=copy)
+        mixed = df.assign(extra=np.arange(n) % 3)  # two dtypes: the per-column path
+        for frame in (df, mixed):
+            fast, plain = encode(frame, max_states=1000), _plain_encode(frame, max_states=1000)
+            assert fast.states == plain.states
+            assert [type(s) for t in fast.states for s in t] == [
+                type(s) for t in plain.states for s in t
+            ]
+            assert fast.codes.dtype == plain.codes.dtype
+            np.testing.assert_array_equal(fast.codes, plain.codes)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_integer_fast_encoder_keeps_state_limit():
+    df = pd.DataFrame({"a": np.arange(120) % 110})
+    with pytest.raises(tl.TooManyStatesError, match="'a'"):
+        encode(df)
