@@ -16,7 +16,7 @@ from oracles import scored_rows
 
 import treelearn as tl
 from tests.test_explorer import fragment, needs_browser, run_fragments, run_page
-from tests.test_explorer_drawing import MAP
+from tests.test_explorer_map import MAP
 from treelearn.viz._explorer import explorer_spec, to_html
 
 ASIA = pd.read_csv("datasets/asia.csv")

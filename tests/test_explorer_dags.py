@@ -19,7 +19,7 @@ from oracles import joint_rows, map_assignment, model_mutual_information, poster
 
 import treelearn as tl
 from tests.test_explorer import HARNESS, dump_dom, fragment, needs_browser, run_fragments, run_page
-from tests.test_explorer_drawing import MAP
+from tests.test_explorer_map import MAP
 from treelearn.viz._explorer import explorer_spec, to_html
 from treelearn.viz._page_spec import cutset
 
