@@ -1,8 +1,8 @@
 """Exact Bayesian averaging over spanning trees, checked against brute force over
-every labelled spanning tree (Prüfer sequences), networkx and identities.
+every labelled spanning tree (tests/oracles.py), networkx and identities.
 
 The oracle computes each tree's BDeu marginal likelihood family by family from
-pandas counts (rooted at a random vertex: BDeu is score-equivalent), the
+counts of the rows (rooted at a random vertex: BDeu is score-equivalent), the
 posterior by normalising over all d^(d-2) trees, and predictive probabilities
 from each tree's posterior-mean CPTs; it shares no code with treelearn.
 """
@@ -496,7 +496,7 @@ def test_tree_posterior_marginals_are_a_brute_force_sum(data):
     np.testing.assert_allclose(post.edge_posterior_matrix, marg, atol=1e-10)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 

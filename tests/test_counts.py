@@ -1,5 +1,7 @@
 """Pairwise counting: every block equals a pandas crosstab, also with missing values
-(pairwise-complete rows) and whatever the chunk size."""
+(pairwise-complete rows) and whatever the chunk size; the fast paths (reduced indicators,
+dense BLAS and scipy.sparse products) equal the plain one-hot product; the memory guards
+count every array a fit holds before allocating."""
 
 from __future__ import annotations
 
@@ -116,7 +118,7 @@ def test_family_counts_from_codes_count_row_by_row(weights):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def test_the_pair_counts_guard_counts_every_array_not_each(tmp_path, monkeypatch):
     # one row of 300 columns: one 300 x 300 matrix of 8-byte counts (720,000 bytes) fits
     # the limit, but counting holds it twice and the MI and tree-weight matrices too
@@ -128,7 +130,6 @@ def test_the_pair_counts_guard_counts_every_array_not_each(tmp_path, monkeypatch
         tl.chow_liu(str(path))
 
 
-# ---------------------------------------------------------------------------------- hostile inputs
 def test_pair_count_matrix_guard(monkeypatch):
     # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts, twice at the peak, and
     # two 4 x 4 matrices of the columns (MI, the tree's weights): 8 * (128 + 32) bytes

@@ -95,7 +95,7 @@ def test_errors_name_the_column():
         tl.Discretizer().fit(X).transform(X[["s"]])
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def test_quantile_edges_are_rounded_only_as_far_as_the_bins_keep_their_values():
     # 400 values in [1000, 1001): the median cut rounded to 3 digits (1000) emptied a bin
     values = pd.DataFrame({"x": 1000 + np.random.default_rng(26).random(400)})
@@ -140,7 +140,6 @@ def test_discretizer_bins_guarded_before_allocating():
         tl.Discretizer(bins=10**12).fit(pd.DataFrame({"x": np.arange(10.0)}))
 
 
-# ---------------------------------------------------------------------------------- hostile inputs
 @pytest.mark.parametrize("bins", [10**7, 10_001, 0, True, 2.0, "5"])
 def test_discretize_refuses_bad_or_unbounded_bins_before_any_work(bins):
     wide = pd.DataFrame({"x": np.arange(10**5, dtype=float)})

@@ -384,7 +384,7 @@ def test_multinet_takes_a_title_like_a_model(asia_df):
     assert multinet.draw(title=True)._suptitle is None  # the class titles only
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():
     data = pd.DataFrame({"a\nb": [0, 1] * 5, "a\r\nb": [0, 1] * 5, "a\rb": [1, 0] * 5})
     dot = tl.chow_liu(data).to_dot()
@@ -392,7 +392,6 @@ def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():
     assert len(ids) == 3, dot
 
 
-# ---------------------------------------------------------------------------------- hostile inputs
 def test_chain_of_1500_variables_prints_and_draws(tmp_path):
     n = 1500
     chain = pd.DataFrame({f"v{i}": (np.arange(4) >> (i % 2)) % 2 for i in range(n)})

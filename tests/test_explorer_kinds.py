@@ -194,7 +194,7 @@ def test_the_map_tree_of_bayesian_tan_is_the_spanning_tree_routine_s():
         assert p == clf.edge_posteriors_[j(u), j(v)]
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 

@@ -333,7 +333,7 @@ def test_vocabulary_n_parameters_sample_and_weighted_scores():
         m.sample(10**12)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def test_gaussian_evidence_must_be_a_finite_number():
     num = pd.DataFrame(np.random.default_rng(26).normal(size=(60, 2)), columns=["u", "v"])
     model = tl.gaussian_chow_liu(num)

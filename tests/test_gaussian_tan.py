@@ -171,7 +171,7 @@ def test_kinds_it_cannot_take_say_why():
         tl.GaussianTAN().fit(X.assign(c=X["c"].where(X.index != 7)), y)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def test_gaussian_tan_calls_a_column_constant_by_the_one_rule():
     # mean 1.7e9, sd 1000: not constant (the rule was var <= 1e-12 mean**2 here, an sd of
     # 1700); a translation changes no posterior, so the shifted fit equals the centred one

@@ -183,7 +183,7 @@ def test_write_bif_refuses_words_that_bif_cannot_hold(tmp_path, frame, word):
     assert not (tmp_path / "m.bif").exists()
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 @pytest.mark.parametrize("table", ["-0.5, 1.5", "0.2, 0.3, 0.5"])
 def test_read_bif_bad_tables_are_model_file_errors(tmp_path, table):
     path = tmp_path / "n.bif"

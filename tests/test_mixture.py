@@ -607,7 +607,7 @@ def test_a_mixture_of_one_tree_is_the_chow_liu_tree(data):
     )
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 

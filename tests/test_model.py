@@ -1,5 +1,6 @@
 """The fitted model: log-likelihood (complete, impossible and incomplete rows), BIC,
-AIC, parameter counts, sampling, and exact queries against pgmpy."""
+AIC, parameter counts, sampling, exact queries against pgmpy, equality (whatever the
+order of the variables or of a CPT's parent axes) and the text headline."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """tl.read_data and the command line's data preparation, now the library's: the separator
 found from the header, .tsv files, encodings, thousands and decimal marks, standard input,
-ISO dates and identifier columns. Expected tables are written out by hand."""
+ISO dates and identifier columns. Expected tables are written out by hand. Bad files
+(ragged, not UTF-8, compressed, not Parquet, empty), directories and Parquet datasets,
+Parquet columns of lists or repeated names: each a TreelearnError naming the file or the
+column, in Python and on the command line."""
 
 from __future__ import annotations
 

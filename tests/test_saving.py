@@ -4,7 +4,7 @@
 folder, flushes it to disk and renames it over the target. So a symbolic link planted
 at a predictable temporary name is never followed, and any number of threads or
 processes saving to one path (while others load it) leave one complete file: every
-load returns one of the models saved, equal to it.
+load returns one of the models saved, equal to it. A directory is no file to save to.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Scores, posteriors and sampling that the command line prints, as public model methods.
 
 Expected numbers are computed another way: the posterior as the brute-force
-normalised joint (the product of the CPTs summed over the missing cells, with the target set to each
-state), ``query`` row by row and pgmpy's variable elimination; scores from the
+normalised joint (the product of the CPTs summed over the missing cells, the target set
+to each state), ``query`` row by row and pgmpy's variable elimination; scores from the
 ``log_likelihood`` / ``bic`` identities; a classifier's likelihood through its
 network's own :meth:`TreeModel.log_likelihood`, or the class prior plus each
 class's tree for the multinet.

@@ -379,7 +379,7 @@ def test_fit_cpts_m_estimate_by_hand():
     np.testing.assert_allclose(tree.cpt("x"), m.cpt("x"))
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 

@@ -1,5 +1,7 @@
 """The one spanning-tree routine (``spanning_skeleton`` on a weight matrix) against
-networkx's Kruskal on the complete graph, and against brute force where small.
+networkx's Kruskal on the complete graph, and against brute force where small; the
+tie rounding against Python's ``round``; ``chow_liu``'s matrix path against the graph
+stages (``mi_graph``, networkx's tree, ``orient``, ``fit_cpts``).
 
 The oracle here is written independently of ``treelearn.structure._trees``: Python's
 ``round`` to 12 decimals, the BIC penalty from its formula with ``math.log``, a

@@ -1,5 +1,7 @@
 """Structure learning: brute force over every spanning tree, the LL identity, pgmpy's
-TreeSearch, recovery of a known tree, forests, ties and determinism."""
+TreeSearch, recovery of a known tree, forests, ties and determinism; Hypothesis' random
+weighted tables (the tree is the best of every spanning tree) and random frames of
+hostile labels (an error, or a model that saves, loads and scores as its CPTs say)."""
 
 from __future__ import annotations
 

@@ -226,7 +226,7 @@ def test_text_naive_bayes_equals_multinomial_nb(seed, alpha, weighted):
     np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-10)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 def _brute_force_text_posterior(X, y, T, event_model):
     """P(c | t) from the ML estimates, by products over the terms (0 ** 0 = 1)."""
     X, y = np.asarray(X, float), np.asarray(y)

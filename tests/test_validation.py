@@ -1,4 +1,5 @@
-"""The declarative parameter checks (treelearn._base.validation): every form, every edge."""
+"""The declarative parameter checks (treelearn._base.validation): every form, every edge;
+every learner's bad option named in the one wording, numpy scalars taken as numbers."""
 
 from __future__ import annotations
 

@@ -431,7 +431,7 @@ def test_a_files_chunks_of_huge_whole_weights_add_up_in_floats(tmp_path):
     assert ours.n_rows == pytest.approx(4e15 * len(data), rel=1e-15)
 
 
-# ----------------------------------------------------------------------- hostile inputs (issue 26)
+# ---------------------------------------------------------------------------------- hostile inputs
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 
