@@ -1,6 +1,7 @@
-"""Shared helpers for the tests: data from known tree networks, and independent
-reference computations (pandas counts, not treelearn's code) of entropies, mutual
-information and maximum-likelihood log-likelihoods.
+"""Shared helpers for the tests: data from known tree networks, small fixed tables,
+Hypothesis' random tables, pgmpy's example networks, problem tables and the one check of
+a refusal (:func:`expect`). The independent reference computations (entropies, mutual
+information, likelihoods by counting, brute-force enumeration) are in tests/oracles.py.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+import treelearn as tl
 
 
 # ---------------------------------------------------------------- data makers
@@ -91,46 +96,74 @@ def random_dependent_frame(n: int, cards: list[int], rng: np.random.Generator) -
     return pd.DataFrame(cols)
 
 
-# ---------------------------------------------------------------- references
-def entropy_ref(s: pd.Series) -> float:
-    """Plug-in entropy (nats) from ``value_counts``."""
-    p = s.value_counts().to_numpy(dtype=float)
-    p = p / p.sum()
-    return float(-(p * np.log(p)).sum())
+def tiny_frame() -> pd.DataFrame:
+    """Four rows of three columns (text, numbers, booleans): the smallest table the
+    hostile-input tests learn from."""
+    return pd.DataFrame(
+        {"a": ["x", "y", "x", "y"], "b": [1, 2, 1, 1], "c": [True, False, True, True]}
+    )
 
 
-def mi_ref(a: pd.Series, b: pd.Series) -> float:
-    """Plug-in mutual information (nats) from a pandas crosstab."""
-    t = pd.crosstab(a, b).to_numpy(dtype=float)
-    n = t.sum()
-    r = t.sum(axis=1, keepdims=True)
-    c = t.sum(axis=0, keepdims=True)
-    nz = t > 0
-    return float((t[nz] / n * np.log(t[nz] * n / (r @ c)[nz])).sum())
+def three_small_columns() -> tuple[pd.DataFrame, np.ndarray]:
+    """80 rows of three random categorical columns (2, 3 and 2 states) and 80 random
+    binary labels, from ``default_rng(26)``: the table of issue 26's input tests."""
+    rng = np.random.default_rng(26)
+    frame = pd.DataFrame(
+        {"a": rng.integers(0, 2, 80), "b": rng.integers(0, 3, 80), "c": rng.integers(0, 2, 80)}
+    )
+    return frame, rng.integers(0, 2, 80)
 
 
-def tree_ml_loglik(df: pd.DataFrame, undirected_edges) -> float:
-    """Maximum-likelihood log-likelihood of ``df`` under the tree with these undirected edges.
-
-    Computed from pandas groupby counts: sum over nodes of sum N(x) log(N(x)/n)
-    plus, over edges, sum N(x, y) log(N(x, y) n / (N(x) N(y))).
-    """
-    n = len(df)
-    total = 0.0
-    for c in df.columns:
-        m = df.groupby(c, observed=True).size().to_numpy(dtype=float)
-        total += float((m * np.log(m / n)).sum())
-    for u, v in undirected_edges:
-        j = df.groupby([u, v], observed=True).size()
-        nu = df[u].value_counts()
-        nv = df[v].value_counts()
-        ju = nu.loc[j.index.get_level_values(0)].to_numpy(dtype=float)
-        jv = nv.loc[j.index.get_level_values(1)].to_numpy(dtype=float)
-        jj = j.to_numpy(dtype=float)
-        total += float((jj * np.log(jj * n / (ju * jv))).sum())
-    return total
+def random_codes(rng: np.random.Generator, n: int, d: int, max_card: int = 5, missing: float = 0.0):
+    """``n x d`` state codes (int8, ``-1`` missing in some columns) of random
+    cardinalities up to ``max_card``, and the cardinalities."""
+    card = rng.integers(1, max_card + 1, size=d)
+    codes = (rng.integers(0, 1000, size=(n, d)) % card).astype(np.int8)
+    if missing:
+        holes = (rng.random((n, d)) < missing) & (rng.random(d) < 0.6)
+        codes[holes] = -1
+    return codes, card
 
 
+# ---------------------------------------------------------------- Hypothesis' random tables
+#: few examples each (the suite stays fast), the same ones every run
+FAST = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@st.composite
+def tables(draw, min_columns=2, max_columns=4):
+    """A table of small integer states, every state of a column seen, and row weights
+    (whole, fractional or with zeros)."""
+    d = draw(st.integers(min_columns, max_columns))
+    n = draw(st.integers(4, 30))
+    cards = draw(st.lists(st.integers(2, 3), min_size=d, max_size=d))
+    cols = {}
+    for j, k in enumerate(cards):
+        body = draw(st.lists(st.integers(0, k - 1), min_size=n - k, max_size=n - k))
+        cols[f"v{j}"] = [*range(k), *body]  # every state once at least
+    kind = draw(st.sampled_from(["none", "whole", "fractional"]))
+    if kind == "none":
+        w = np.ones(n)
+    elif kind == "whole":
+        w = np.array(draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), float)
+    else:
+        w = np.array(draw(st.lists(st.floats(0.01, 3.0), min_size=n, max_size=n)))
+    return pd.DataFrame(cols), w
+
+
+# ---------------------------------------------------------------- refusals
+def expect(error: type, pattern: str, fn, *args, **kwargs) -> None:
+    """``fn(*args, **kwargs)`` raises a TreelearnError that is an ``error`` and whose
+    message holds ``pattern`` (never a raw pandas/numpy/pyarrow/json error)."""
+    with pytest.raises(tl.TreelearnError) as info:
+        fn(*args, **kwargs)
+    assert isinstance(info.value, error), (type(info.value), str(info.value))
+    assert pattern in str(info.value), str(info.value)
+
+
+# ---------------------------------------------------------------- edge sets
 def undirected(edges) -> set[frozenset]:
     return {frozenset(e) for e in edges}
 

@@ -1,8 +1,8 @@
 """Exact Bayesian averaging over spanning trees, checked against brute force over
-every labelled spanning tree (Prüfer sequences), networkx and identities.
+every labelled spanning tree (tests/oracles.py), networkx and identities.
 
 The oracle computes each tree's BDeu marginal likelihood family by family from
-pandas counts (rooted at a random vertex: BDeu is score-equivalent), the
+counts of the rows (rooted at a random vertex: BDeu is score-equivalent), the
 posterior by normalising over all d^(d-2) trees, and predictive probabilities
 from each tree's posterior-mean CPTs; it shares no code with treelearn.
 """
@@ -15,7 +15,15 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import gammaln
+from conftest import FAST, tables, three_small_columns
+from hypothesis import given
+from oracles import (
+    bdeu_conditional,
+    bdeu_family_log_ml,
+    spanning_tree_distribution,
+    spanning_trees,
+    tree_parents,
+)
 from scipy.special import logsumexp as lse
 
 import treelearn as tl
@@ -27,54 +35,6 @@ from treelearn.structure._spanning_sums import (
 
 
 # ----------------------------------------------------------------------------- the oracle
-def all_trees(d):
-    if d == 1:
-        yield []
-        return
-    if d == 2:
-        yield [(0, 1)]
-        return
-    for seq in itertools.product(range(d), repeat=d - 2):
-        yield [tuple(sorted(e)) for e in nx.from_prufer_sequence(list(seq)).edges()]
-
-
-def family_log_ml(df, child, parent, states, ess, weights=None):
-    """Dirichlet-multinomial marginal likelihood of one family, BDeu pseudo-counts."""
-    w = np.ones(len(df[next(iter(df))])) if weights is None else np.asarray(weights, dtype=float)
-    r = len(states[child])
-    q = 1 if parent is None else len(states[parent])
-    a = ess / (q * r)
-    total = 0.0
-    parent_values = [None] if parent is None else states[parent]
-    for pv in parent_values:
-        rows = np.ones(len(w), bool) if parent is None else df[parent] == pv
-        n_u = w[rows].sum()
-        total += gammaln(r * a) - gammaln(n_u + r * a)
-        for cv in states[child]:
-            n_ua = w[rows & (df[child] == cv)].sum()
-            total += gammaln(n_ua + a) - gammaln(a)
-    return total
-
-
-def orient_edges(edges, root, d):
-    G = nx.Graph(edges)
-    G.add_nodes_from(range(d))
-    parent = {root: None}
-    for u, v in nx.bfs_edges(G, root):
-        parent[v] = u
-    return parent
-
-
-def cond_prob(df, child, parent, states, ess, x, weights=None):
-    w = np.ones(len(df[next(iter(df))])) if weights is None else np.asarray(weights, dtype=float)
-    r = len(states[child])
-    q = 1 if parent is None else len(states[parent])
-    a = ess / (q * r)
-    rows = np.ones(len(w), bool) if parent is None else df[parent] == x[parent]
-    n_ua = w[rows & (df[child] == x[child])].sum()
-    return (n_ua + a) / (w[rows].sum() + r * a)
-
-
 class Oracle:
     def __init__(self, df, ess, beta=None, weights=None, seed=0):
         rng = np.random.default_rng(seed)
@@ -83,18 +43,18 @@ class Oracle:
         df = self.df = {c: df[c].to_numpy() for c in self.cols}  # plain arrays: fast enough
         d = len(self.cols)
         self.states = {c: sorted(np.unique(df[c]).tolist()) for c in self.cols}
-        self.trees = list(all_trees(d))
+        self.trees = spanning_trees(range(d))
         self.beta = np.ones((d, d)) if beta is None else beta
         log_lik, log_prior, self.parents = [], [], []
         for t in self.trees:
-            parent = orient_edges(t, int(rng.integers(d)), d)
+            parent = tree_parents(t, int(rng.integers(d)), range(d))
             self.parents.append(parent)
             log_lik.append(
                 sum(
-                    family_log_ml(
+                    bdeu_family_log_ml(
                         df,
                         self.cols[v],
-                        None if p is None else self.cols[p],
+                        [] if p is None else [self.cols[p]],
                         self.states,
                         ess,
                         weights,
@@ -123,10 +83,10 @@ class Oracle:
             for parent, lp in zip(self.parents, self.log_post):
                 prob = 1.0
                 for v, p in parent.items():
-                    prob *= cond_prob(
+                    prob *= bdeu_conditional(
                         self.df,
                         self.cols[v],
-                        None if p is None else self.cols[p],
+                        [] if p is None else [self.cols[p]],
                         self.states,
                         self.ess,
                         x,
@@ -173,16 +133,9 @@ def test_spanning_sums_exact_over_thousands_of_nats():
     for d in (4, 5, 6):
         L = np.triu(rng.normal(size=(d, d)) * 3000, 1)
         L = L + L.T
-        trees = list(all_trees(d))
-        lw = np.array([sum(L[u, v] for u, v in t) for t in trees])
-        Z = lse(lw)
+        Z, expect = spanning_tree_distribution(L)  # every spanning tree enumerated
         assert log_spanning_tree_sum(L) == pytest.approx(Z, rel=1e-13)
         P, log_z = edge_marginals(L)
-        expect = np.zeros((d, d))
-        for t, w in zip(trees, np.exp(lw - Z)):
-            for u, v in t:
-                expect[u, v] += w
-                expect[v, u] += w
         assert log_z == pytest.approx(Z, rel=1e-13)
         np.testing.assert_allclose(P, expect, atol=1e-12)
 
@@ -193,7 +146,7 @@ def test_edge_marginals_with_absent_edges_and_batches():
     L = np.triu(rng.normal(size=(d, d)), 1)
     L = L + L.T
     L[0, 1] = L[1, 0] = -np.inf  # forbidden edge
-    trees = [t for t in all_trees(d) if (0, 1) not in t]
+    trees = [t for t in spanning_trees(range(d)) if (0, 1) not in t]
     lw = np.array([sum(L[u, v] for u, v in t) for t in trees])
     P, log_z = edge_marginals(L)
     assert log_z == pytest.approx(lse(lw), rel=1e-13)
@@ -216,7 +169,7 @@ def test_sampled_trees_follow_the_tree_distribution():
     rng = np.random.default_rng(4)
     L = np.triu(rng.normal(size=(d, d)) * 1.5, 1)
     L = L + L.T
-    trees = list(all_trees(d))
+    trees = spanning_trees(range(d))
     lw = np.array([sum(L[u, v] for u, v in t) for t in trees])
     p = np.exp(lw - lse(lw))
     n = 4000
@@ -367,10 +320,10 @@ def test_k_best_trees_are_the_top_of_the_enumeration():
     lls = [m.log_likelihood(df) for m in best]
     # every tree's maximum-likelihood fit, by brute force through fit_cpts
     every = []
-    for t in all_trees(5):
+    for t in spanning_trees(range(5)):
         G = nx.DiGraph()
         G.add_nodes_from(df.columns)
-        parent = orient_edges(t, 0, 5)
+        parent = tree_parents(t, 0, range(5))
         G.add_edges_from((df.columns[p], df.columns[v]) for v, p in parent.items() if p is not None)
         every.append(tl.fit_cpts(G, df, alpha=0).log_likelihood(df))
     top = sorted(every, reverse=True)[:k]
@@ -472,32 +425,15 @@ def test_bayesian_tan_equals_enumeration_over_feature_trees():
     r_c = len(states["c"])
 
     def fam(child, parents):  # BDeu family marginal likelihood, parents a list
-        cfgs = list(itertools.product(*[states[p] for p in parents]))
-        q, r = len(cfgs), len(states[child])
-        a = ess / (q * r)
-        total = 0.0
-        for cfg in cfgs:
-            rows = np.ones(n, bool)
-            for p, val in zip(parents, cfg):
-                rows &= arr[p] == val
-            total += gammaln(r * a) - gammaln(rows.sum() + r * a)
-            for val in states[child]:
-                total += gammaln((rows & (arr[child] == val)).sum() + a) - gammaln(a)
-        return total
+        return bdeu_family_log_ml(arr, child, parents, states, ess)
 
     def cond(child, parents, x):
-        cfgs = len(list(itertools.product(*[states[p] for p in parents])))
-        r = len(states[child])
-        a = ess / (cfgs * r)
-        rows = np.ones(n, bool)
-        for p in parents:
-            rows &= arr[p] == x[p]
-        return ((rows & (arr[child] == x[child])).sum() + a) / (rows.sum() + r * a)
+        return bdeu_conditional(arr, child, parents, states, ess, x)
 
-    trees = list(all_trees(d))
+    trees = spanning_trees(range(d))
     log_post, parent_sets = [], []
     for t in trees:
-        parent = orient_edges(t, 0, d)
+        parent = tree_parents(t, 0, range(d))
         ps = {cols[v]: ["c"] + ([] if p is None else [cols[p]]) for v, p in parent.items()}
         parent_sets.append(ps)
         log_post.append(fam("c", []) + sum(fam(v, pv) for v, pv in ps.items()))
@@ -568,3 +504,40 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     np.testing.assert_array_equal(
         clf.predict(X, loss=L), clf.classes_[np.argmin(clf.predict_proba(X) @ L, axis=1)]
     )
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(min_columns=2, max_columns=3))
+def test_tree_posterior_marginals_are_a_brute_force_sum(data):
+    df, w = data
+    w = np.rint(w * 2) / 2 + 0.5  # tree_posterior's counts: any positive weights
+    try:
+        post = tl.tree_posterior(df, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    # P(T | D) over every spanning tree, by enumeration: the normaliser and the edge marginals
+    log_z, marg = spanning_tree_distribution(post.log_weights)
+    assert post.log_normaliser == pytest.approx(log_z, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(post.edge_posterior_matrix, marg, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_tree_posterior_bad_inputs():
+    with pytest.raises(tl.StructureError, match="edge_prior must be a 3 x 3 matrix of numbers"):
+        tl.tree_posterior(SMALL, edge_prior="x")
+    post = tl.tree_posterior(SMALL)
+    # by hand: log P(T) = sum of the edges' log weights - log Z; a repeated edge is no tree
+    single = post.log_tree_probability([("a", "b"), ("b", "c")])
+    pos = {v: j for j, v in enumerate(post.variables)}
+    assert single == pytest.approx(
+        post.log_weights[pos["a"], pos["b"]]
+        + post.log_weights[pos["b"], pos["c"]]
+        - post.log_normaliser
+    )
+    for edges in ([("a", "b"), ("a", "b"), ("b", "c")], [("a", "b"), ("b", "a"), ("b", "c")]):
+        with pytest.raises(tl.StructureError, match="spanning tree"):
+            post.log_tree_probability(edges)

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect, tiny_frame
 from sklearn.datasets import load_iris
 
 import treelearn as tl
@@ -230,3 +231,15 @@ def test_the_command_line_classifiers_come_from_the_registry():
     assert found == {"tan": tl.TAN, "aode": tl.AODE, "kdb": tl.KDB, "naive-bayes": tl.NaiveBayes}
     assert list(METHODS) == ["chow-liu", *found, "mixture"]
     assert "kdb" in METHODS and "chow-liu" in METHODS and "gaussian" not in METHODS
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+def test_classifier_bad_input():
+    X, y = TINY[["a", "b"]], TINY["c"]
+    expect(tl.TreelearnError, "class_prior", tl.NaiveBayes(class_prior=[2, 3]).fit, X, y)
+    expect(tl.ClassLabelError, "2 labels", tl.NaiveBayes().fit, X, y[:2])
+    nb = tl.NaiveBayes().fit(X, y)
+    expect(tl.FeatureMismatchError, "'b'", nb.predict, X[["a"]])

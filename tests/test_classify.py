@@ -7,13 +7,16 @@ network's true posterior, or brute-force enumeration written here.
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FAST, tables
+from hypothesis import given
+from hypothesis import strategies as st
+from oracles import marginal_probability
 from sklearn.base import clone
 from sklearn.metrics import log_loss, mutual_info_score
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -269,24 +272,16 @@ def test_multinet_posterior_is_bayes_rule_over_the_class_trees(tan_data):
 
 # ---------------------------------------------------------------- missing values
 def _brute_force_joint(clf, row: pd.Series) -> np.ndarray:
-    """p(x_observed, c) for every class, summing the complete joint over the missing features.
-
-    The complete joint is the product of CPT entries, looked up here state by state.
-    """
-    features = list(clf.feature_names_in_)
-    missing = [f for f in features if pd.isna(row[f])]
+    """p(x_observed, c) for every class: the complete joint (a product of CPT entries)
+    summed over the missing features (``marginal_probability``), times the class prior
+    for a multinet (one network per class)."""
     out = np.zeros(len(clf.classes_))
     for c, label in enumerate(clf.classes_):
-        model = clf.models_[label] if isinstance(clf, tl.ChowLiuMultinet) else clf.model_
-        for fill in itertools.product(*(model.states[f] for f in missing)):
-            values = {**row.to_dict(), **dict(zip(missing, fill))}
-            if not isinstance(clf, tl.ChowLiuMultinet):
-                values[clf.class_name_] = label
-            p = np.exp(clf.class_log_prior_[c]) if isinstance(clf, tl.ChowLiuMultinet) else 1.0
-            for v in model.variables:
-                index = tuple(model.states[u].index(values[u]) for u in [*model.parents(v), v])
-                p *= model.cpt(v)[index]
-            out[c] += p
+        if isinstance(clf, tl.ChowLiuMultinet):
+            prior = np.exp(clf.class_log_prior_[c])
+            out[c] = prior * marginal_probability(clf.models_[label], row.to_dict())
+        else:
+            out[c] = marginal_probability(clf.model_, {**row.to_dict(), clf.class_name_: label})
     return out
 
 
@@ -689,3 +684,20 @@ def test_m_estimate_cpts_for_every_classifier():
                 assert tree.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(tl.TreelearnError, match="prior"):
         tl.NaiveBayes(prior="laplace").fit(X, y)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(), st.sampled_from([0.5, 1.0, 2.0]))
+def test_naive_bayes_equals_categorical_nb_on_random_weighted_tables(data, alpha):
+    df, w = data
+    X, y = df.iloc[:, :-1], df.iloc[:, -1].to_numpy()
+    try:
+        clf = tl.NaiveBayes(alpha=alpha).fit(X, y, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    cards = [int(X[c].max()) + 1 for c in X.columns]
+    cnb = CategoricalNB(alpha=alpha, min_categories=cards).fit(X.to_numpy(), y, sample_weight=w)
+    np.testing.assert_allclose(
+        clf.predict_proba(X), cnb.predict_proba(X.to_numpy()), rtol=0, atol=1e-10
+    )

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import clg_conditionals, clg_log_density, forests, spanning_trees
 from scipy import integrate, stats
 
 import treelearn as tl
@@ -36,52 +36,6 @@ def mixed_frame(n: int = 600, seed: int = 0) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ brute force
-def joint_parts(model: tl.CLGTreeModel, assignment: dict) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(log P(discrete assignment), mean, covariance)`` of the continuous columns given
-    every discrete column's state: ``X = a + B X + e`` gives ``(I - B)^-1``."""
-    dm = model.discrete_model
-    log_p = 0.0
-    for v in dm.variables:
-        ps = dm.parents(v)
-        index = tuple(dm.states[p].index(assignment[p]) for p in ps)
-        log_p += math.log(dm.cpt(v)[index + (dm.states[v].index(assignment[v]),)])
-    cont = model.continuous
-    p = len(cont)
-    a, var, B = np.zeros(p), np.zeros(p), np.zeros((p, p))
-    for j, v in enumerate(cont):
-        node = model.graph.nodes[v]
-        ps = model.parents(v)
-        if ps and ps[0] in dm.variables:
-            k = dm.states[ps[0]].index(assignment[ps[0]])
-            a[j], var[j] = node["means"][k], node["variances"][k]
-        else:
-            a[j], var[j] = node["intercept"], node["variance"]
-            if ps:
-                B[j, cont.index(ps[0])] = node["coefficient"]
-    inv = np.linalg.inv(np.eye(p) - B)
-    return log_p, inv @ a, inv @ np.diag(var) @ inv.T
-
-
-def brute_log_density(model: tl.CLGTreeModel, row: dict) -> float:
-    """``log p(observed cells)``: a sum over the discrete states not observed, each term a
-    scipy multivariate normal of the observed continuous cells."""
-    dm = model.discrete_model
-    free = [v for v in dm.variables if row.get(v) is None]
-    seen = [j for j, v in enumerate(model.continuous) if row.get(v) is not None]
-    values = np.array([row[model.continuous[j]] for j in seen])
-    terms = []
-    for combo in itertools.product(*[dm.states[v] for v in free]):
-        assignment = {
-            **{v: row[v] for v in dm.variables if v not in free},
-            **dict(zip(free, combo)),
-        }
-        log_p, mean, cov = joint_parts(model, assignment)
-        if seen:
-            log_p += stats.multivariate_normal(mean[seen], cov[np.ix_(seen, seen)]).logpdf(values)
-        terms.append(log_p)
-    return float(np.logaddexp.reduce(terms))
-
-
 def frame_row(frame: pd.DataFrame, r: int) -> dict:
     return {c: (None if pd.isna(v) else v) for c, v in frame.iloc[r].items()}
 
@@ -101,9 +55,9 @@ def test_log_likelihood_with_missing_cells_equals_brute_force():
     assert isinstance(model, tl.CLGTreeModel)
     holes = with_holes(df.iloc[:40])
     got = model.score_samples(holes)
-    want = [brute_log_density(model, frame_row(holes, r)) for r in range(len(holes))]
+    want = [clg_log_density(model, frame_row(holes, r)) for r in range(len(holes))]
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
-    complete = [brute_log_density(model, frame_row(df, r)) for r in range(20)]
+    complete = [clg_log_density(model, frame_row(df, r)) for r in range(20)]
     np.testing.assert_allclose(model.score_samples(df.iloc[:20]), complete, rtol=1e-10)
 
 
@@ -112,7 +66,7 @@ def test_discrete_posterior_equals_brute_force():
     model = tl.clg_tree(df)
     evidence = {"y": 2.5, "z": -0.4}
     got = model.query("g", evidence)
-    joint = [math.exp(brute_log_density(model, {**evidence, "g": s})) for s in [0, 1, 2]]
+    joint = [math.exp(clg_log_density(model, {**evidence, "g": s})) for s in [0, 1, 2]]
     np.testing.assert_allclose(got.to_numpy(), np.array(joint) / sum(joint), rtol=1e-10)
     # the row's own cell is ignored by posterior(): the same numbers from a full row
     row = pd.DataFrame(
@@ -131,8 +85,8 @@ def test_continuous_posterior_is_the_brute_force_conditional_density(target, evi
     q = model.query(target, evidence)
     assert isinstance(q, tl.GaussianMixtureQuery)
     points = np.linspace(-3.0, 5.0, 9)
-    p_e = math.exp(brute_log_density(model, evidence))
-    want = [math.exp(brute_log_density(model, {**evidence, target: t})) / p_e for t in points]
+    p_e = math.exp(clg_log_density(model, evidence))
+    want = [math.exp(clg_log_density(model, {**evidence, target: t})) / p_e for t in points]
     np.testing.assert_allclose(q.pdf(points), want, rtol=1e-9)
     # the mixture is a density, and predict() is its mean
     total, _ = integrate.quad(q.pdf, -30, 30, points=list(q.means))
@@ -201,26 +155,22 @@ def valid_orientations(forest: nx.Graph, continuous) -> nx.DiGraph | None:
 
 def best_by_brute_force(df: pd.DataFrame, continuous, penalty: float = 0.0):
     cols = list(df.columns)
-    pairs = list(itertools.combinations(cols, 2))
     best, best_score = None, -np.inf
     sizes = [len(cols) - 1] if penalty == 0 else range(len(cols))
-    for m in sizes:
-        for edges in itertools.combinations(pairs, m):
-            F = nx.Graph(edges)
-            F.add_nodes_from(cols)
-            if not nx.is_forest(F):
-                continue
-            D = valid_orientations(F, continuous)
-            if D is None:
-                continue
-            parent = {v: next(iter(D.predecessors(v)), None) for v in cols}
-            score = sum(
-                ml_family_log_likelihood(df, v, parent[v], continuous)
-                - penalty * family_parameters(df, v, parent[v], continuous)
-                for v in cols
-            )
-            if score > best_score + 1e-9:
-                best, best_score = F, score
+    for edges in forests(cols, sizes=sizes):  # every forest (every spanning tree unpenalised)
+        F = nx.Graph(edges)
+        F.add_nodes_from(cols)
+        D = valid_orientations(F, continuous)
+        if D is None:
+            continue
+        parent = {v: next(iter(D.predecessors(v)), None) for v in cols}
+        score = sum(
+            ml_family_log_likelihood(df, v, parent[v], continuous)
+            - penalty * family_parameters(df, v, parent[v], continuous)
+            for v in cols
+        )
+        if score > best_score + 1e-9:
+            best, best_score = F, score
     return best, best_score
 
 
@@ -365,45 +315,6 @@ def test_sample_reproduces_the_model():
     assert refit.score(df) == pytest.approx(model.score(df), abs=0.02)
 
 
-def conditional_oracle(model: tl.CLGTreeModel, evidence: dict) -> list:
-    """Brute force: every discrete configuration agreeing with the evidence, its posterior
-    weight ``P(d) N(observed cells; mean_d, cov_d)`` normalised, and the closed-form
-    Gaussian of the unobserved continuous cells given it (the Schur complement)."""
-    dm = model.discrete_model
-    discrete = [] if dm is None else list(dm.variables)
-    free = [v for v in discrete if v not in evidence]
-    cont = model.continuous
-    seen = [j for j, v in enumerate(cont) if v in evidence]
-    unseen = [j for j, v in enumerate(cont) if v not in evidence]
-    values = np.array([float(evidence[cont[j]]) for j in seen])
-    out = []
-    for combo in itertools.product(*[dm.states[v] for v in free]) if dm else [()]:
-        assignment = {
-            **{v: evidence[v] for v in discrete if v in evidence},
-            **dict(zip(free, combo)),
-        }
-        if dm is not None:
-            log_p, mean, cov = joint_parts(model, assignment)
-        else:  # a tree of numbers: X = a + B X + e by hand
-            a, var, B = np.zeros(len(cont)), np.zeros(len(cont)), np.zeros((len(cont),) * 2)
-            for j, v in enumerate(cont):
-                node = model.graph.nodes[v]
-                a[j], var[j] = node["intercept"], node["variance"]
-                if model.parents(v):
-                    B[j, cont.index(model.parents(v)[0])] = node["coefficient"]
-            inv = np.linalg.inv(np.eye(len(cont)) - B)
-            log_p, mean, cov = 0.0, inv @ a, inv @ np.diag(var) @ inv.T
-        m, S = mean[unseen], cov[np.ix_(unseen, unseen)]
-        if seen:
-            S_ss, S_us = cov[np.ix_(seen, seen)], cov[np.ix_(unseen, seen)]
-            log_p += stats.multivariate_normal(mean[seen], S_ss).logpdf(values)
-            K = S_us @ np.linalg.inv(S_ss)
-            m, S = m + K @ (values - mean[seen]), S - K @ S_us.T
-        out.append((assignment, log_p, m, S))
-    total = np.logaddexp.reduce([log_p for _, log_p, _, _ in out])
-    return [(d, math.exp(log_p - total), m, S) for d, log_p, m, S in out]
-
-
 @pytest.mark.parametrize(
     "evidence, numbers_only",
     [
@@ -425,7 +336,7 @@ def test_conditional_sampling_is_the_brute_force_conditional(evidence, numbers_o
         assert (rows[v] == value).all()
     cont = model.continuous
     unseen = [v for v in cont if v not in evidence]
-    for assignment, weight, mean, cov in conditional_oracle(model, evidence):
+    for assignment, weight, mean, cov in clg_conditionals(model, evidence)[1]:
         keep = np.ones(n, dtype=bool)
         for v, state in assignment.items():
             keep &= (rows[v] == state).to_numpy()
@@ -603,11 +514,9 @@ def class_conditional_best_tree(X: pd.DataFrame, y: np.ndarray, continuous: set)
     per class, every tree enumerated)."""
     cols = list(X.columns)
     best, best_score = None, -np.inf
-    for edges in itertools.combinations(itertools.combinations(cols, 2), len(cols) - 1):
+    for edges in spanning_trees(cols):
         F = nx.Graph(edges)
         F.add_nodes_from(cols)
-        if not nx.is_tree(F):
-            continue
         D = valid_orientations(F, continuous)
         if D is None:
             continue

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import itertools
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import gaussian_tree_covariance, spanning_trees
 from scipy import integrate, stats
 from sklearn.datasets import load_iris
 
@@ -50,21 +50,6 @@ def test_the_gaussian_family_is_exactly_gaussian_tan():
     assert c.n_parameters == g.n_parameters + 2 * 3 * 4
 
 
-def _tree_covariance(S: np.ndarray, edges: list) -> np.ndarray:
-    """The ML covariance of a Gaussian tree: the sample covariance on the edges and the
-    diagonal, each other entry the product along the path (``S_ik = S_ij S_jk / S_jj``)."""
-    d = len(S)
-    T = nx.Graph(edges)
-    out = np.empty_like(S)
-    for i, k in itertools.product(range(d), range(d)):
-        path = nx.shortest_path(T, i, k)
-        value = S[path[0], path[0]] if len(path) == 1 else S[path[0], path[1]]
-        for b, c in itertools.pairwise(path[1:]):
-            value *= S[b, c] / S[b, b]
-        out[i, k] = value
-    return out
-
-
 def test_class_posterior_equals_the_brute_force_copula_density(skewed):
     X, y = skewed
     clf = tl.CopulaTAN().fit(X, y)
@@ -89,11 +74,7 @@ def test_class_posterior_equals_the_brute_force_copula_density(skewed):
         s * -0.5 * np.log(1 - (C / np.sqrt(np.outer(np.diag(C), np.diag(C)))) ** 2 + np.eye(d))
         for s, C in zip(share, cov)
     )
-    trees = [
-        t
-        for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
-        if nx.is_tree(nx.Graph(t))
-    ]
+    trees = spanning_trees(range(d))
     best = max(trees, key=lambda t: sum(cmi[i, j] for i, j in t))
     names = list(X.columns)
     assert {frozenset(e) for e in clf.feature_tree_.edges()} == {
@@ -116,7 +97,7 @@ def test_class_posterior_equals_the_brute_force_copula_density(skewed):
             ]
         )
         mean = Ztrain.mean(axis=0)
-        S = _tree_covariance(cov[c], list(best))
+        S = gaussian_tree_covariance(cov[c], best)
         log = np.log(share[c]) + stats.multivariate_normal(mean, S).logpdf(
             np.column_stack(
                 [

@@ -1,5 +1,7 @@
 """Pairwise counting: every block equals a pandas crosstab, also with missing values
-(pairwise-complete rows) and whatever the chunk size."""
+(pairwise-complete rows) and whatever the chunk size; the fast paths (reduced indicators,
+dense BLAS and scipy.sparse products) equal the plain one-hot product; the memory guards
+count every array a fit holds before allocating."""
 
 from __future__ import annotations
 
@@ -8,15 +10,13 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect, random_codes
+from oracles import crosstab
 
+import treelearn as tl
+import treelearn.stats._counts as counts_mod
 from treelearn.encoding._table import Table, encode
-from treelearn.stats._counts import pair_counts
-
-
-def _crosstab(df: pd.DataFrame, a, b, states_a, states_b) -> np.ndarray:
-    both = df[[a, b]].dropna()
-    t = pd.crosstab(both[a], both[b])
-    return t.reindex(index=states_a, columns=states_b, fill_value=0).to_numpy()
+from treelearn.stats._counts import count_codes, offsets_of, pair_counts
 
 
 def _mixed_frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -45,7 +45,7 @@ def test_blocks_equal_crosstabs(chunk_rows):
         if i == j:
             expected = np.diag(df[a].value_counts().reindex(sa, fill_value=0).to_numpy())
         else:
-            expected = _crosstab(df, a, b, sa, sb)
+            expected = crosstab(df, a, b, sa, sb)
         assert np.array_equal(block, expected), (a, b)
     for i, a in enumerate(df.columns):
         expected = df[a].value_counts().reindex(list(table.states[i]), fill_value=0).to_numpy()
@@ -67,7 +67,7 @@ def test_pairwise_missing_counts_equal_pairwise_complete_crosstabs(chunk_rows):
     pc = pair_counts(table, chunk_rows=chunk_rows)
     totals = pc.pair_totals()
     for (i, a), (j, b) in itertools.combinations(enumerate(df.columns), 2):
-        expected = _crosstab(df, a, b, list(table.states[i]), list(table.states[j]))
+        expected = crosstab(df, a, b, list(table.states[i]), list(table.states[j]))
         assert np.array_equal(pc.block(i, j), expected), (a, b)
         assert np.array_equal(pc.block(j, i), expected.T)
         assert totals[i, j] == len(df[[a, b]].dropna())
@@ -116,3 +116,65 @@ def test_family_counts_from_codes_count_row_by_row(weights):
         assert got.shape == want.shape
         assert got.dtype == (np.float64 if weights == "fractional" else np.int64)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_the_pair_counts_guard_counts_every_array_not_each(tmp_path, monkeypatch):
+    # one row of 300 columns: one 300 x 300 matrix of 8-byte counts (720,000 bytes) fits
+    # the limit, but counting holds it twice and the MI and tree-weight matrices too
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{i}" for i in range(300)) + "\n" + ",".join("1" * 300) + "\n")
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 1_000_000)
+    assert 8 * 300**2 < tl.limits.MEMORY_LIMIT < 8 * 4 * 300**2
+    with pytest.raises(tl.ResourceLimitError, match="300 x 300 matrix, twice"):
+        tl.chow_liu(str(path))
+
+
+def test_pair_count_matrix_guard(monkeypatch):
+    # 4 columns of 2 states: an 8 x 8 matrix of 8-byte counts, twice at the peak, and
+    # two 4 x 4 matrices of the columns (MI, the tree's weights): 8 * (128 + 32) bytes
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4) - 1)
+    table = pd.DataFrame({f"v{i}": [0, 1] for i in range(4)})
+    expect(tl.ResourceLimitError, "max_states", tl.chow_liu, table)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * (2 * 8 * 8 + 2 * 4 * 4))
+    tl.chow_liu(table)
+
+
+# ------------------------------------------- fast paths: reduced indicators, BLAS and scipy.sparse
+def plain_counts(codes: np.ndarray, cardinalities) -> np.ndarray:
+    """``X.T @ X`` of the full one-hot matrix in int64, no tricks."""
+    offsets = offsets_of(np.asarray(cardinalities))
+    n, d = codes.shape
+    X = np.zeros((n, int(offsets[-1])), dtype=np.int64)
+    for j in range(d):
+        ok = codes[:, j] >= 0
+        X[np.flatnonzero(ok), offsets[j] + codes[ok, j]] = 1
+    return X.T @ X
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_reduced_counts_equal_plain_one_hot(monkeypatch, sparse, missing):
+    if sparse:  # force the scipy.sparse product whatever the width and density
+        monkeypatch.setattr(counts_mod, "SPARSE_MIN_WIDTH", 0)
+        monkeypatch.setattr(counts_mod, "SPARSE_MAX_DENSITY", 10.0)
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        codes, card = random_codes(
+            rng, int(rng.integers(0, 120)), int(rng.integers(1, 7)), missing=missing
+        )
+        expected = plain_counts(codes, card)
+        for chunk in (None, 1, 13):
+            got = count_codes(codes, card, chunk)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_sparse_product_chosen_for_sparse_wide_data_and_exact():
+    rng = np.random.default_rng(3)
+    codes = (rng.random((3000, 400)) < 0.005).astype(np.int8)
+    codes[rng.random(codes.shape) < 0.001] = -1
+    card = np.full(400, 2)
+    np.testing.assert_array_equal(count_codes(codes, card), plain_counts(codes, card))

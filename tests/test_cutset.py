@@ -3,13 +3,13 @@ enumeration of the joint, or an identity."""
 
 from __future__ import annotations
 
-import itertools
 import os
 
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import scored_rows
 
 import treelearn as tl
 from treelearn.models._cutset import Leaf
@@ -35,13 +35,6 @@ def small():
     return pd.DataFrame({"a": a, "b": b, "c": c, "d": d, "e": e})
 
 
-def full_joint(est, df):
-    """Every complete assignment and its probability under ``est``."""
-    states = [sorted(df[c].unique()) for c in df.columns]
-    rows = pd.DataFrame(list(itertools.product(*states)), columns=df.columns)
-    return rows, np.exp(est.score_samples(rows))
-
-
 def test_depth_zero_is_the_chow_liu_tree(asia):
     net = tl.CutsetNetwork(max_depth=0).fit(asia)
     tree = tl.chow_liu(asia)
@@ -65,7 +58,9 @@ def test_queries_equal_brute_force_enumeration(small, options):
     est = tl.CutsetNetwork(**options).fit(small)
     if options.get("n_estimators", 1) == 1:
         assert est.networks_[0].depth >= 1
-    rows, p = full_joint(est, small)
+    rows, p = scored_rows(
+        est.score_samples, small.columns, [sorted(small[c].unique()) for c in small.columns]
+    )
     assert p.sum() == pytest.approx(1.0, abs=1e-12)  # normalised
     # a row with missing cells: the sum of its completions
     holed = pd.DataFrame(
@@ -97,7 +92,9 @@ def test_queries_equal_brute_force_enumeration(small, options):
 
 def test_map_is_the_most_probable_completion(small):
     est = tl.CutsetNetwork(max_depth=3, min_rows=10).fit(small)
-    rows, p = full_joint(est, small)
+    rows, p = scored_rows(
+        est.score_samples, small.columns, [sorted(small[c].unique()) for c in small.columns]
+    )
     best, log_p = est.map_query(return_log_prob=True)
     top = int(np.argmax(p))
     assert best == rows.iloc[top].to_dict()
@@ -113,7 +110,9 @@ def test_map_is_the_most_probable_completion(small):
 
 def test_samples_follow_the_joint(small):
     est = tl.CutsetNetwork(max_depth=2, min_rows=10).fit(small)
-    rows, p = full_joint(est, small)
+    rows, p = scored_rows(
+        est.score_samples, small.columns, [sorted(small[c].unique()) for c in small.columns]
+    )
     drawn = est.sample(40000, random_state=0)
     freq = drawn.value_counts(normalize=True)
     want = pd.Series(p, index=pd.MultiIndex.from_frame(rows))

@@ -1,16 +1,20 @@
 """Validation and encoding: dtypes, states, missing values, bad input, discretize,
-and the caller's DataFrame left untouched."""
+and the caller's DataFrame left untouched; the whole-frame and per-column integer
+encoders equal ``pd.factorize``."""
 
 from __future__ import annotations
 
 import copy
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import random_dependent_frame
+from conftest import expect, random_dependent_frame
+from oracles import log_joint_probability
 
 import treelearn as tl
+import treelearn.encoding._table as data_mod
 from treelearn.encoding._table import encode
 
 
@@ -557,3 +561,85 @@ def test_discretize_cuts_dates_by_time():
         out["t"].cat.categories
     )
     pd.testing.assert_frame_equal(df, pd.DataFrame({"t": days}))  # the caller's frame
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+@pytest.mark.parametrize("data", [[[1, 2]], np.zeros((3, 2)), None, nx.DiGraph()])
+def test_non_dataframe_is_a_type_error(data):
+    expect(tl.InputTypeError, type(data).__name__, tl.chow_liu, data)
+    with pytest.raises(TypeError):  # the old type keeps working
+        tl.chow_liu(data)
+
+
+@pytest.mark.parametrize("cell", [[1], {"k": 1}, np.zeros(2), {1, 2}])
+def test_unhashable_cells_name_the_column(cell, tmp_path):
+    bad = pd.DataFrame({"b": [1, 2], "weird": [cell, cell]})
+    expect(tl.InputTypeError, "'weird'", tl.chow_liu, bad)
+    model = tl.chow_liu(pd.DataFrame({"b": [1, 2], "weird": [1, 2]}))
+    expect(tl.InputTypeError, "'weird'", model.log_likelihood, bad)
+
+
+def test_booleans_beside_the_numbers_one_and_zero_are_refused():
+    # Hypothesis found it: pandas hashes True == 1, so the column's states were [0, 1] (or
+    # [0, True], whichever came first) while scoring keeps a bool apart from a number
+    for values in ([1, True, 0], [True, 1, 0], [False, 0.0, "x"]):
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        with pytest.raises(tl.TreelearnError, match="booleans and the numbers 0/1") as info:
+            tl.chow_liu(df, alpha=1)
+        assert info.value.column == "a"
+    # bools beside other values (text, 2.5) do not merge and stay states of their own
+    for values, expected in (
+        ([True, "x", 2.5], ["'x'", "2.5", "True"]),
+        ([True, "1", "0"], ["'0'", "'1'", "True"]),
+    ):  # text "1" != True
+        df = pd.DataFrame({"a": pd.Series(values, dtype=object), "b": [0, 1, 0]})
+        model = tl.chow_liu(df, alpha=1)
+        assert sorted(map(repr, model.states["a"])) == expected
+        assert model.log_likelihood(df) == pytest.approx(
+            sum(log_joint_probability(model, row) for _, row in df.iterrows())
+        )
+
+
+# ---------------------------------------------------------------- fast paths: the integer encoders
+def _plain_encode(df, **kw):
+    saved = data_mod._small_integer_codes, data_mod._small_integer_frame
+    data_mod._small_integer_codes = lambda s: None
+    data_mod._small_integer_frame = lambda *a: None
+    try:
+        return encode(df, **kw)
+    finally:
+        data_mod._small_integer_codes, data_mod._small_integer_frame = saved
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int64", "uint64"])
+@pytest.mark.parametrize("copy", [True, False])
+def test_integer_fast_encoders_equal_factorize(dtype, copy):
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        n, d = int(rng.integers(1, 60)), int(rng.integers(1, 5))
+        if dtype == "bool":
+            A = rng.random((n, d)) < 0.5
+        else:
+            A = rng.integers(0, int(rng.choice([1, 2, 5, 126, 130])) + 1, size=(n, d))
+            A = A * int(rng.choice([1, 3]))  # gaps between values
+            if dtype.startswith("int"):
+                A = A - int(rng.integers(0, 50))
+            A = A.astype(dtype)
+        df = pd.DataFrame(A, columns=[f"c{j}" for j in range(d)], copy=copy)
+        mixed = df.assign(extra=np.arange(n) % 3)  # two dtypes: the per-column path
+        for frame in (df, mixed):
+            fast, plain = encode(frame, max_states=1000), _plain_encode(frame, max_states=1000)
+            assert fast.states == plain.states
+            assert [type(s) for t in fast.states for s in t] == [
+                type(s) for t in plain.states for s in t
+            ]
+            assert fast.codes.dtype == plain.codes.dtype
+            np.testing.assert_array_equal(fast.codes, plain.codes)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_integer_fast_encoder_keeps_state_limit():
+    df = pd.DataFrame({"a": np.arange(120) % 110})
+    with pytest.raises(tl.TooManyStatesError, match="'a'"):
+        encode(df)

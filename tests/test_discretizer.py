@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import load_iris
@@ -92,3 +93,72 @@ def test_errors_name_the_column():
         tl.Discretizer(bins=0).fit(X)
     with pytest.raises(tl.FeatureMismatchError, match="'a'"):
         tl.Discretizer().fit(X).transform(X[["s"]])
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_quantile_edges_are_rounded_only_as_far_as_the_bins_keep_their_values():
+    # 400 values in [1000, 1001): the median cut rounded to 3 digits (1000) emptied a bin
+    values = pd.DataFrame({"x": 1000 + np.random.default_rng(26).random(400)})
+    d = tl.Discretizer(bins=2).fit(values)
+    got = d.transform(values)["x"].value_counts(sort=False).tolist()
+    median = np.quantile(values["x"], 0.5)
+    assert got == [int((values["x"] <= median).sum()), int((values["x"] > median).sum())]
+    assert got == [200, 200]
+
+
+def test_discretizer_bad_columns_are_named():
+    with pytest.raises(tl.TreelearnError, match=r"\['a'\] occur more than once"):
+        tl.Discretizer().fit(pd.DataFrame([[1.0, 2.0]] * 10, columns=["a", "a"]))
+    d = tl.Discretizer(bins=2).fit(pd.DataFrame({"x": np.arange(10.0)}))
+    with pytest.raises(tl.NumericColumnError, match=r"column 'x' has dtype .*not numbers"):
+        d.transform(pd.DataFrame({"x": ["a", "b"]}))
+
+
+def test_times_keep_their_zone():
+    aware = pd.DataFrame(
+        {"t": pd.date_range("2021-01-01", periods=48, freq="h", tz="Europe/Berlin")}
+    )
+    d = tl.Discretizer(bins=2).fit(aware)
+    naive = pd.DataFrame({"t": aware["t"].dt.tz_localize(None)})  # wall clock, 1 h ahead of UTC
+    with pytest.raises(tl.NumericColumnError, match=r"naive times.*Europe/Berlin"):
+        d.transform(naive)
+    # the same instants in another zone: the same bins
+    utc = pd.DataFrame({"t": aware["t"].dt.tz_convert("UTC")})
+    assert d.transform(utc)["t"].tolist() == d.transform(aware)["t"].tolist()
+    from treelearn import _io
+
+    back = _io.loads(_io.dumps(d))
+    with pytest.raises(tl.NumericColumnError, match="naive times"):
+        back.transform(naive)
+    learned_naive = tl.Discretizer(bins=2).fit(naive)
+    with pytest.raises(tl.NumericColumnError, match="learned naive times"):
+        learned_naive.transform(aware)
+
+
+def test_discretizer_bins_guarded_before_allocating():
+    with pytest.raises(tl.ResourceLimitError, match=r"Discretizer\(bins=1000000000000\)"):
+        tl.Discretizer(bins=10**12).fit(pd.DataFrame({"x": np.arange(10.0)}))
+
+
+@pytest.mark.parametrize("bins", [10**7, 10_001, 0, True, 2.0, "5"])
+def test_discretize_refuses_bad_or_unbounded_bins_before_any_work(bins):
+    wide = pd.DataFrame({"x": np.arange(10**5, dtype=float)})
+    expect(
+        tl.TreelearnError,
+        f"bins == {bins!r}, must be an integer >= 1 and <= 10000",
+        tl.discretize,
+        wide,
+        bins=bins,
+    )
+
+
+def test_discretize_takes_numpy_integers_and_names_a_bad_strategy():
+    df = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4]})
+    assert tl.discretize(df, bins=np.int64(2))["x"].nunique() == 2
+    expect(
+        tl.TreelearnError,
+        "strategy == 'kmeans', must be one of 'quantile', 'uniform'",
+        tl.discretize,
+        df,
+        strategy="kmeans",
+    )

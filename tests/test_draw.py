@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -15,6 +16,7 @@ import pytest
 from conftest import random_tree_network, sample_tree_network
 
 import treelearn as tl
+from treelearn.viz._draw import layout
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -380,3 +382,26 @@ def test_multinet_takes_a_title_like_a_model(asia_df):
     assert fig._suptitle.get_text() == "Asia multinet"
     assert [ax.get_title() for ax in fig.axes] == [f"either = {c}" for c in multinet.classes_]
     assert multinet.draw(title=True)._suptitle is None  # the class titles only
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_dot_ids_stay_distinct_when_names_differ_only_in_line_breaks():
+    data = pd.DataFrame({"a\nb": [0, 1] * 5, "a\r\nb": [0, 1] * 5, "a\rb": [1, 0] * 5})
+    dot = tl.chow_liu(data).to_dot()
+    ids = set(re.findall(r"^\s*(\S+) \[label=", dot, flags=re.MULTILINE))
+    assert len(ids) == 3, dot
+
+
+def test_chain_of_1500_variables_prints_and_draws(tmp_path):
+    n = 1500
+    chain = pd.DataFrame({f"v{i}": (np.arange(4) >> (i % 2)) % 2 for i in range(n)})
+    model = tl.fit_cpts(nx.DiGraph([(f"v{i}", f"v{i + 1}") for i in range(n - 1)]), chain)
+    lines = model.to_text().splitlines()
+    assert len(lines) == n + 1 and lines[-1].strip().startswith("└── v1499")
+    assert model.to_dot().count("->") == n - 1
+    model.save(tmp_path / "deep.json")
+    assert tl.load(tmp_path / "deep.json") == model
+    pos = layout(
+        {f"v{i}": [f"v{i + 1}"] for i in range(n - 1)}, ["v0"], {f"v{i}": 1.0 for i in range(n)}
+    )
+    assert pos["v1499"][1] == n - 1  # depth of the last node

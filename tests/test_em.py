@@ -10,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import completions, em_step, expected_pair_counts
 
 import treelearn as tl
 from treelearn.encoding._table import encode
@@ -19,41 +20,6 @@ from treelearn.sources._count import count
 from treelearn.stats._counts import PairCounts
 from treelearn.stats._information import mutual_information_matrix
 from treelearn.stats._settings import LearningSettings
-
-
-def joint_probability(model: tl.TreeModel, codes: tuple) -> float:
-    """Product of CPT entries for a complete row of state indices (model.variables order)."""
-    at = dict(zip(model.variables, codes))
-    p = 1.0
-    for v in model.variables:
-        p *= float(model.cpt(v)[(*(at[u] for u in model.parents(v)), at[v])])
-    return p
-
-
-def completions(model: tl.TreeModel, row: np.ndarray):
-    """Every completion of the row's missing cells (state indices), with its joint probability."""
-    cards = [len(model.states[v]) for v in model.variables]
-    choices = [range(k) if c < 0 else [c] for c, k in zip(row, cards)]
-    for full in itertools.product(*choices):
-        yield full, joint_probability(model, full)
-
-
-def brute_expected_pairs(model: tl.TreeModel, codes: np.ndarray, weights=None) -> tuple:
-    """Expected one-hot products X^T X over the completions of every row, and the log-likelihood."""
-    cards = [len(model.states[v]) for v in model.variables]
-    offsets = np.concatenate([[0], np.cumsum(cards)])
-    K = offsets[-1]
-    total, ll = np.zeros((K, K)), 0.0
-    for r, row in enumerate(codes):
-        w = 1.0 if weights is None else weights[r]
-        done = list(completions(model, row))
-        p_obs = sum(p for _, p in done)
-        ll += w * math.log(p_obs)
-        for full, p in done:
-            x = np.zeros(K)
-            x[offsets[:-1] + np.array(full)] = 1.0
-            total += w * (p / p_obs) * np.outer(x, x)
-    return total, ll
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +63,7 @@ def test_forest_posteriors_equal_enumeration(tiny):
 def test_expected_counts_equal_enumeration(tiny):
     _, model, codes = tiny
     weights = np.linspace(0.5, 2.0, len(codes))
-    brute, ll = brute_expected_pairs(model, codes, weights)
+    brute, ll = expected_pair_counts(model, codes, weights)
     pairs, log_likelihood = expected_counts(model, codes, weights, all_pairs=True)
     np.testing.assert_allclose(pairs.joint, brute, atol=1e-10)
     assert log_likelihood == pytest.approx(ll, rel=1e-12)
@@ -117,23 +83,6 @@ def brute_block(brute, pairs, i, j):
     return brute[o[i] : o[i + 1], o[j] : o[j + 1]]
 
 
-def _brute_em_step(model: tl.TreeModel, codes: np.ndarray, alpha: float) -> tl.TreeModel:
-    """One EM step for the model's own structure, every missing cell enumerated."""
-    brute, _ = brute_expected_pairs(model, codes)
-    cards = [len(model.states[v]) for v in model.variables]
-    o = np.concatenate([[0], np.cumsum(cards)])
-    G = model.graph.copy()
-    for j, v in enumerate(model.variables):
-        ps = model.parents(v)
-        if ps:
-            i = model.variables.index(ps[0])
-            counts = brute[o[i] : o[i + 1], o[j] : o[j + 1]]
-        else:
-            counts = np.diag(brute[o[j] : o[j + 1], o[j] : o[j + 1]])
-        G.nodes[v]["cpt"] = (counts + alpha) / (counts + alpha).sum(axis=-1, keepdims=True)
-    return tl.TreeModel(G, variables=model.variables)
-
-
 def test_fit_cpts_em_follows_brute_force_em_step_by_step(tiny):
     df, model, _ = tiny
     rng = np.random.default_rng(0)
@@ -144,21 +93,19 @@ def test_fit_cpts_em_follows_brute_force_em_step_by_step(tiny):
     codes = start.encode(data).codes.astype(np.int64)
     stats = count(data, missing="pairwise")
     build = partial(build_model, settings=LearningSettings(alpha=alpha))
-    brute = start
+    brute, done = start, 0
     for steps in (1, 2, 5):
-        while brute.settings.get("steps", 0) < steps:
-            done = brute.settings.get("steps", 0)
-            brute = _brute_em_step(brute, codes, alpha)
-            brute.settings["steps"] = done + 1
+        while done < steps:
+            brute, _ = em_step(brute, codes, alpha)
+            done += 1
         em = fit_cpts_em(structure, stats, build, max_iter=steps, tol=0.0)
         assert em.settings["em_iterations"] == steps
         for v in model.variables:
             np.testing.assert_allclose(em.cpt(v), brute.cpt(v), atol=1e-12)
     # and the public entry point converges to the brute-force fixed point
-    while brute.settings["steps"] < 300:
-        done = brute.settings["steps"]
-        brute = _brute_em_step(brute, codes, alpha)
-        brute.settings["steps"] = done + 1
+    while done < 300:
+        brute, _ = em_step(brute, codes, alpha)
+        done += 1
     final = tl.fit_cpts(structure, data, alpha=alpha, missing="em")
     for v in model.variables:
         np.testing.assert_allclose(final.cpt(v), brute.cpt(v), atol=1e-4)
@@ -187,7 +134,7 @@ def test_structural_em_expected_pairs_choose_the_tree_of_brute_force(tiny):
     data = df.head(80).mask(rng.random((80, 4)) < 0.25)
     start = tl.chow_liu(data, missing="pairwise", alpha=0)
     codes = start.encode(data).codes.astype(np.int64)
-    brute, _ = brute_expected_pairs(start, codes)
+    brute, _ = expected_pair_counts(start, codes)
     pairs = PairCounts(brute, start.counts.cardinalities, 80.0)
     mi = mutual_information_matrix(pairs)
     G = nx.Graph()

@@ -10,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import sequential_log_evidence
 
 import treelearn as tl
 
@@ -29,16 +30,8 @@ def family_bdeu(df: pd.DataFrame, child: str, parents: list, ess: float) -> floa
     the product of each row's predictive probability given the rows before it."""
     r = int(df[child].max()) + 1
     q = int(np.prod([df[p].max() + 1 for p in parents])) if parents else 1
-    a = ess / (q * r)
-    seen: dict = {}
-    total = 0.0
-    for key, v in zip(
-        df[parents].itertuples(index=False, name=None) if parents else [()] * len(df), df[child]
-    ):
-        cell = seen.setdefault(key, np.zeros(r))
-        total += np.log((cell[v] + a) / (cell.sum() + r * a))
-        cell[v] += 1
-    return total
+    groups = list(df[parents].itertuples(index=False, name=None)) if parents else None
+    return sequential_log_evidence(df[child].to_numpy(), r, ess / (q * r), groups)
 
 
 @pytest.mark.parametrize(("seed", "ess"), [(0, 1.0), (1, 5.0), (2, 0.5)])

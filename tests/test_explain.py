@@ -16,26 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import random_tree_network, sample_tree_network
+from oracles import joint_rows, shapley_values
 
 import treelearn as tl
 from treelearn.inference._shapley import coalition_masks, shapley_matrix
 
 ASIA = pd.read_csv("datasets/asia.csv")
-
-
-def shapley_by_formula(value, players):
-    """``phi_j = sum_{S not j} |S|! (p-|S|-1)! / p! (v(S + j) - v(S))``, written out."""
-    p = len(players)
-    out = {}
-    for j in players:
-        others = [q for q in players if q != j]
-        total = 0.0
-        for r in range(p):
-            for S in itertools.combinations(others, r):
-                w = math.factorial(r) * math.factorial(p - r - 1) / math.factorial(p)
-                total += w * (value(frozenset(S) | {j}) - value(frozenset(S)))
-        out[j] = total
-    return out
 
 
 def pgmpy_posterior(bn, target, evidence):
@@ -76,7 +62,7 @@ def test_shapley_equals_brute_force_with_pgmpy(asia_tan):
                     cache[S] = on_scale(post["yes"], [post["yes"], post["no"]], output)
                 return cache[S]
 
-            expected = shapley_by_formula(value, features)
+            expected = shapley_values(value, features)
             got = e.values.iloc[r]
             assert max(abs(got[f] - expected[f]) for f in features) < 1e-10
             assert abs(e.base.iloc[r] - value(frozenset())) < 1e-12
@@ -100,7 +86,7 @@ def test_tree_model_target_in_the_middle_brute_force():
             post = pgmpy_posterior(bn, target, {f: row[f] for f in S})
             return on_scale(post[t], list(post.values()), "log_odds")
 
-        expected = shapley_by_formula(value, others)
+        expected = shapley_values(value, others)
         assert max(abs(exact.values.iloc[r][f] - expected[f]) for f in others) < 1e-10
 
 
@@ -321,21 +307,8 @@ def test_features_unknown_in_every_row_are_null_players_not_enumerated():
             post = m.query(target, {f: row[f] for f in S})
             return math.log(post[t]) - np.log(post.drop(t).to_numpy()).mean()
 
-        expected = shapley_by_formula(value, known)
+        expected = shapley_values(value, known)
         assert max(abs(e.values.iloc[r][f] - expected[f]) for f in known) < 1e-10
-
-
-def full_joint(model):
-    """Every complete assignment's probability, by the product of the CPTs (brute force)."""
-    variables, states = model.variables, model.states
-    out = {}
-    for values in itertools.product(*(range(len(states[v])) for v in variables)):
-        at = dict(zip(variables, values))
-        p = 1.0
-        for v in variables:
-            p *= model.cpt(v)[tuple(at[u] for u in model.parents(v)) + (at[v],)]
-        out[values] = p
-    return out
 
 
 def test_mixture_explanation_equals_brute_force():
@@ -347,7 +320,7 @@ def test_mixture_explanation_equals_brute_force():
     variables, states = first.variables, first.states
     others = [v for v in variables if v != target]
     w = mix.weights_ / mix.weights_.sum()
-    joints = [full_joint(c) for c in mix.components_]
+    joints = [dict(zip(*joint_rows(c))) for c in mix.components_]
     t_at, yes = variables.index(target), states[target].index("yes")
     for r, (_, row) in enumerate(rows.iterrows()):
         code = {v: states[v].index(row[v]) for v in others}
@@ -361,7 +334,7 @@ def test_mixture_explanation_equals_brute_force():
                         num += wk * p * (values[t_at] == yes)
             return num / den
 
-        expected = shapley_by_formula(value, others)
+        expected = shapley_values(value, others)
         assert max(abs(e.values.iloc[r][f] - expected[f]) for f in others) < 1e-10
 
 
@@ -384,7 +357,7 @@ def test_bayesian_tan_shapley_equals_brute_force_over_its_own_predictions(asia_t
         )
         p = clf.predict_proba(masked)  # every coalition's prediction in one call
         odds = dict(zip(subsets, np.log(p[:, yes]) - np.log(p[:, 1 - yes])))
-        expected = shapley_by_formula(odds.__getitem__, features)
+        expected = shapley_values(odds.__getitem__, features)
         assert max(abs(e.values.iloc[r][f] - expected[f]) for f in features) < 1e-10
 
 

@@ -19,6 +19,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import joint_rows
 
 import treelearn as tl
 from treelearn.viz._explorer import explorer_spec, to_html
@@ -91,26 +92,11 @@ def fragment(evidence: dict) -> str:
     return "#evidence=" + ",".join(f"{k}:{v}" for k, v in evidence.items()) if evidence else "#"
 
 
-def joint(model) -> tuple[list, np.ndarray]:
-    """Every complete assignment (as state indices) and its probability: the product of
-    the CPT entries, nothing else of treelearn's."""
-    vs = model.variables
-    states = model.states
-    rows = list(itertools.product(*(range(len(states[v])) for v in vs)))
-    p = np.ones(len(rows))
-    for v in vs:
-        ps = model.parents(v)
-        cpt = model.cpt(v)
-        idx = [[r[vs.index(q)] for r in rows] for q in [*ps, v]]
-        p *= cpt[tuple(np.asarray(i) for i in idx)]
-    return rows, p
-
-
 def multinet_tables(clf) -> tuple:
     """A multinet's class labels, class prior, each class's joint table (:func:`joint`),
     features and states."""
     labels = list(clf.models_)
-    tables = [joint(clf.models_[c]) for c in labels]
+    tables = [joint_rows(clf.models_[c]) for c in labels]
     features = list(clf.models_[labels[0]].variables)
     return labels, np.exp(clf.class_log_prior_), tables, features, clf.models_[labels[0]].states
 
@@ -147,7 +133,7 @@ def test_fragment_preloads_evidence_and_marginals_match(asia, tmp_path):
 def test_chow_liu_tree_many_evidence_sets(asia, tmp_path):
     model = tl.chow_liu(asia)
     results = run_fragments(model, tmp_path, [fragment(e) for e in EVIDENCE_SETS])
-    rows, p = joint(model)
+    rows, p = joint_rows(model)
     index = {v: i for i, v in enumerate(model.variables)}
     for ev, res in zip(EVIDENCE_SETS, results):
         assert res["evidence"] == ev

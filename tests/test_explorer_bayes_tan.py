@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import spanning_trees
 from scipy.special import logsumexp
 
 import treelearn as tl
@@ -74,11 +75,7 @@ def brute_joint(clf) -> tuple[list, np.ndarray]:
     over every labelled spanning tree of the features, from the public tables only:
     ``theta_c prod_v theta_v|c(x_v) sum_T prod_{uv in T} w_uv rho_c(x_u, x_v) / sum_T prod w``."""
     d = len(clf.states_)
-    trees = [
-        t
-        for t in itertools.combinations(itertools.combinations(range(d), 2), d - 1)
-        if nx.is_tree(nx.Graph(list(t)))
-    ]
+    trees = spanning_trees(range(d))
     assert len(trees) == d ** (d - 2)  # Cayley
     lw = clf.log_weights_
     log_z = logsumexp([sum(lw[u, v] for u, v in t) for t in trees])

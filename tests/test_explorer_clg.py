@@ -7,7 +7,6 @@ multivariate normal); the number box sets a number; the CLI writes the page.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -16,7 +15,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import multivariate_normal
+from oracles import clg_conditionals
 
 import treelearn as tl
 from tests.test_explorer import HARNESS, needs_browser, run_page
@@ -37,77 +36,25 @@ def clg_model():
 
 
 def brute(model, evidence: dict):
-    """``(log p(evidence), {discrete: posterior}, {continuous: (mean, var, pdf)})`` by
-    enumerating the discrete assignments; given one, the continuous columns are jointly
-    Gaussian (mean and covariance propagated parent first through the regressions)."""
-    disc = [v for v in model.variables if v not in model.continuous]
-    cont = [v for v in model.variables if v in model.continuous]
-    order = [v for v in model.graph.graph.get("order", []) if v in cont] or cont
-    # parents first: repeat until every continuous parent is placed
-    placed: list = []
-    while len(placed) < len(cont):
-        for v in cont:
-            ps = model.parents(v)
-            if v not in placed and (not ps or ps[0] not in cont or ps[0] in placed):
-                placed.append(v)
-    order = placed
+    """``(log p(evidence), {discrete: posterior}, {continuous: (mean, variance)})`` by
+    enumerating the discrete assignments (``clg_conditionals``): given one, the continuous
+    columns are jointly Gaussian (``X = a + B X + e`` solved from the regressions), the
+    observed ones scored by SciPy's multivariate normal, the others conditioned on them."""
+    log_e, parts = clg_conditionals(model, evidence)
     D = model.discrete_model
-    states = {v: list(D.states[v]) for v in disc}
-    obs_c = [v for v in cont if v in evidence]
-    free_c = [v for v in cont if v not in evidence]
-    total, post_d, comps = 0.0, {v: np.zeros(len(states[v])) for v in disc}, []
-    for combo in itertools.product(*(range(len(states[v])) for v in disc)):
-        a = dict(zip(disc, combo))
-        if any(states[v][a[v]] != evidence[v] for v in disc if v in evidence):
-            continue
-        p = 1.0
+    disc = {v: np.zeros(len(D.states[v])) for v in D.variables}
+    for assignment, weight, _, _ in parts:
         for v in disc:
-            ps = D.parents(v)
-            p *= D.cpt(v)[tuple(a[q] for q in ps) + (a[v],)]
-        mean, cov = {}, {}
-        for v in order:
-            node, ps = model.graph.nodes[v], model.parents(v)
-            if not ps:
-                mean[v], s2, b, par = node["intercept"], node["variance"], 0.0, None
-            elif ps[0] not in cont:
-                mean[v], s2, b, par = (
-                    node["means"][a[ps[0]]],
-                    node["variances"][a[ps[0]]],
-                    0.0,
-                    None,
-                )
-            else:
-                par, b, s2 = ps[0], node["coefficient"], node["variance"]
-                mean[v] = node["intercept"] + b * mean[par]
-            for u in list(mean):
-                if u != v:
-                    cov[v, u] = cov[u, v] = b * cov[par, u] if par is not None else 0.0
-            cov[v, v] = (b * b * cov[par, par] if par is not None else 0.0) + s2
-        m = np.array([mean[v] for v in cont])
-        S = np.array([[cov[u, v] for v in cont] for u in cont])
-        io = [cont.index(v) for v in obs_c]
-        iq = [cont.index(v) for v in free_c]
-        x = np.array([evidence[v] for v in obs_c])
-        like = multivariate_normal(m[io], S[np.ix_(io, io)]).pdf(x) if io else 1.0
-        weight = p * like
-        total += weight
-        for v in disc:
-            post_d[v][a[v]] += weight
-        if io:
-            K = S[np.ix_(iq, io)] @ np.linalg.inv(S[np.ix_(io, io)])
-            cm = m[iq] + K @ (x - m[io])
-            cv = S[np.ix_(iq, iq)] - K @ S[np.ix_(io, iq)]
-        else:
-            cm, cv = m[iq], S[np.ix_(iq, iq)]
-        comps.append((weight, cm, np.diag(cv)))
-    out_c = {}
-    for j, v in enumerate(free_c):
-        w = np.array([c[0] for c in comps]) / total
-        mu = np.array([c[1][j] for c in comps])
-        var = np.array([c[2][j] for c in comps])
+            disc[v][D.states[v].index(assignment[v])] += weight
+    unseen = [v for v in model.continuous if v not in evidence]
+    w = np.array([weight for _, weight, _, _ in parts])
+    cont = {}
+    for j, v in enumerate(unseen):
+        mu = np.array([m[j] for _, _, m, _ in parts])
+        var = np.array([S[j, j] for _, _, _, S in parts])
         mean = w @ mu
-        out_c[v] = (mean, w @ (var + (mu - mean) ** 2), (w, mu, var))
-    return np.log(total), {v: p / total for v, p in post_d.items()}, out_c
+        cont[v] = (mean, w @ (var + (mu - mean) ** 2))
+    return log_e, disc, cont
 
 
 def frag(evidence: dict) -> str:

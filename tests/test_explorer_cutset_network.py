@@ -7,16 +7,16 @@ against ``map_query`` (one network); an ensemble's page has no MAP (a mixture's 
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import scored_rows
 
 import treelearn as tl
 from tests.test_explorer import fragment, needs_browser, run_fragments, run_page
-from tests.test_explorer_v2 import MAP
+from tests.test_explorer_map import MAP
 from treelearn.viz._explorer import explorer_spec, to_html
 
 ASIA = pd.read_csv("datasets/asia.csv")
@@ -24,19 +24,11 @@ TOL = 1e-12  # the page's doubles against numpy's: sums of a few hundred CPT pro
 SETS = [{}, {"smoke": "yes"}, {"xray": "yes", "either": "no"}, {"asia": "yes", "dysp": "no"}]
 
 
-def joint(est) -> tuple[pd.DataFrame, np.ndarray]:
-    """Every complete row and its probability, from the model's score of complete rows."""
-    states = est.networks_[0].states
-    cols = list(est.feature_names_in_)
-    rows = pd.DataFrame(list(itertools.product(*(states[c] for c in cols))), columns=cols)
-    return rows, np.exp(est.score_samples(rows))
-
-
 @needs_browser
 @pytest.mark.parametrize("n", [1, 3])
 def test_marginals_equal_query_and_the_joint(n, tmp_path):
     est = tl.CutsetNetwork(max_depth=2, n_estimators=n, random_state=0).fit(ASIA)
-    rows, p = joint(est)
+    rows, p = scored_rows(est.score_samples, est.feature_names_in_, est.networks_[0].states)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
     results = run_fragments(est, tmp_path, [fragment(e) for e in SETS])
     for ev, r in zip(SETS, results):

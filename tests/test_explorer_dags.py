@@ -15,40 +15,17 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import joint_rows, map_assignment, model_mutual_information, posterior_marginals
 
 import treelearn as tl
-from tests.test_explorer import (
-    HARNESS,
-    dump_dom,
-    fragment,
-    joint,
-    needs_browser,
-    run_fragments,
-    run_page,
-)
-from tests.test_explorer_v2 import MAP, brute_map, brute_mi
+from tests.test_explorer import HARNESS, dump_dom, fragment, needs_browser, run_fragments, run_page
+from tests.test_explorer_map import MAP
 from treelearn.viz._explorer import explorer_spec, to_html
 from treelearn.viz._page_spec import cutset
 
 ASIA = pd.read_csv("datasets/asia.csv")
 X, Y = ASIA.drop(columns="either"), ASIA["either"]
 TOL = 1e-12  # the page's doubles against numpy's: sums of products of a few CPT entries
-
-
-def brute_marginals(model, evidence: dict) -> dict:
-    """``P(v | evidence)`` for every variable from the joint table of the CPTs."""
-    rows, p = joint(model)
-    vs = list(model.variables)
-    keep = np.array(
-        [all(r[vs.index(k)] == model.states[k].index(s) for k, s in evidence.items()) for r in rows]
-    )
-    p = np.where(keep, p, 0.0)
-    out = {}
-    for i, v in enumerate(vs):
-        m = np.zeros(len(model.states[v]))
-        np.add.at(m, [r[i] for r in rows], p)
-        out[v] = m / m.sum()
-    return out
 
 
 def two_v_structures():
@@ -89,7 +66,7 @@ def test_marginals_equal_the_engine_and_the_joint(kind, tmp_path):
     results = run_fragments(obj, tmp_path, [fragment(e) for e in sets])
     for ev, r in zip(sets, results):
         typed = {k: next(s for s in model.states[k] if str(s) == v) for k, v in ev.items()}
-        brute = brute_marginals(model, typed)
+        brute = posterior_marginals(model, typed)
         for v, series in model.marginals(typed).items():
             np.testing.assert_allclose(r["marginals"][str(v)], series.to_numpy(), rtol=0, atol=TOL)
             np.testing.assert_allclose(r["marginals"][str(v)], brute[v], rtol=0, atol=TOL)
@@ -120,7 +97,7 @@ def test_map_on_a_cutset_network_equals_brute_force(tmp_path):
     res = run_page(model, tmp_path, MAP % json.dumps([fragment(e) for e in sets]), out="map-out")
     for ev, r in zip(sets, res):
         assignment, log_p = model.map_query(ev, return_log_prob=True)
-        brute, brute_log_p = brute_map(model, ev)
+        brute, brute_log_p = map_assignment(model, ev)
         assert assignment == brute
         assert r["map"] == {str(k): str(v) for k, v in assignment.items()}
         assert r["log_prob"] == pytest.approx(brute_log_p, abs=1e-10)
@@ -134,7 +111,7 @@ def test_soft_evidence_on_a_cutset_variable(tmp_path):
     soft = {cut[0]: [0.2, 0.5, 0.9], "f": [1.0, 0.1, 0.4]}
     frag = "#soft=" + ",".join(f"{k}:{'|'.join(map(str, w))}" for k, w in soft.items())
     results = run_page(model, tmp_path, HARNESS % json.dumps([frag + "&evidence=b:1"]))
-    rows, p = joint(model)
+    rows, p = joint_rows(model)
     vs = list(model.variables)
     w = p * np.array(
         [(r[vs.index("b")] == 1) * np.prod([soft[k][r[vs.index(k)]] for k in soft]) for r in rows]
@@ -162,7 +139,7 @@ def test_aode_shows_one_super_parent_network(tmp_path):
     found = re.search('<pre id="results">(.*?)</pre>', dump_dom(str(path)), re.S)
     results = json.loads(html.unescape(found.group(1)))
     for ev, r in zip(sets, results):
-        brute = brute_marginals(model, ev)
+        brute = posterior_marginals(model, ev)
         for v in model.variables:
             np.testing.assert_allclose(r["marginals"][v], brute[v], rtol=0, atol=TOL)
 
@@ -171,7 +148,7 @@ def test_aode_default_super_parent_is_the_most_informative_about_the_class():
     clf = tl.AODE().fit(X, Y)
 
     def mi(sp):  # I(y; x_i) under network i, from its joint table by brute force
-        return brute_mi(clf.models_[sp], "either", sp)
+        return model_mutual_information(clf.models_[sp], "either", sp)
 
     best = max(clf.models_, key=mi)
     assert f"super-parent {best} " in explorer_spec(clf)["title"]

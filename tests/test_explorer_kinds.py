@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import three_small_columns
 
 import treelearn as tl
 from treelearn._base.persistence import ESTIMATORS
@@ -191,3 +192,40 @@ def test_the_map_tree_of_bayesian_tan_is_the_spanning_tree_routine_s():
     j = list(X.columns).index
     for u, v, p in tree.edges(data="posterior"):
         assert p == clf.edge_posteriors_[j(u), j(v)]
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_explorer_of_an_averaged_classifier_says_why_a_super_parent_is_wrong():
+    # both have pages of their average (tests/test_explorer_ande.py, _bayes_tan.py); a
+    # super-parent, which chooses one of AODE's networks, is refused with the reason
+    for clf, why in ((tl.AnDE(n=2), "pairs of super-parents"), (tl.BayesianTAN(), "has none")):
+        clf.fit(SMALL, SMALL_Y)
+        assert clf.to_html().startswith("<!DOCTYPE html>")
+        with pytest.raises(tl.TreelearnError, match=why):
+            clf.to_html(super_parent=SMALL.columns[0])
+
+
+# ------------------------------------------------------ kinds too large for a page, or without one
+ASIA_FULL = pd.read_csv(ROOT / "datasets" / "asia.csv")
+ALARM = ROOT / "datasets" / "alarm.csv"
+
+
+def test_kinds_the_page_cannot_compute_on_are_refused_with_the_reason():
+    X, y = ASIA_FULL.drop(columns="either"), ASIA_FULL["either"]
+    rng = np.random.default_rng(0)
+    num = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    Xn, yn = num.drop(columns="d"), (num["d"] > 0).astype(int)
+    # too large for its page: the kind says why; no page at all: the one refusal of an
+    # undeclared capability (a copula's Gaussians are of normal scores, a kernel TAN
+    # averages several estimators), naming what the kind does answer
+    with pytest.raises(tl.TreelearnError, match="map_tree"):
+        to_html(tl.tree_posterior(pd.read_csv(ALARM, nrows=300)))
+    for obj in (tl.CopulaTAN().fit(Xn, yn), tl.KernelTAN().fit(Xn, yn)):
+        with pytest.raises(tl.CapabilityError, match="does not answer explorer"):
+            to_html(obj)
+        assert not obj.supports("explorer")
+    # a mixed classifier without numeric columns is a discrete one: explored as such
+    assert "treelearn-data" in to_html(tl.MixedNaiveBayes().fit(X, y))

@@ -9,7 +9,6 @@ table enumerated from the CPTs alone.
 from __future__ import annotations
 
 import html
-import itertools
 import json
 import math
 import re
@@ -17,9 +16,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import evidence_weights, joint_rows, shapley_values
 
 import treelearn as tl
-from tests.test_explorer import dump_dom, fragment, joint, needs_browser, run_page
+from tests.test_explorer import dump_dom, fragment, needs_browser, run_page
 from treelearn.viz._explorer import to_html
 
 ASIA = pd.read_csv("datasets/asia.csv")
@@ -175,7 +175,7 @@ def test_multinet_panel_matches_brute_force(tmp_path):
     # the joint P(c, x) = prior_c P_c(x) over (class, features), from the CPTs alone
     table = np.zeros([len(labels)] + [len(states[v]) for v in features])
     for c, label in enumerate(labels):
-        rows, p = joint(clf.models_[label])
+        rows, p = joint_rows(clf.models_[label])
         for r, pr in zip(rows, p):
             table[(c, *r)] = prior[c] * pr
     names = ["either", *features]
@@ -216,16 +216,13 @@ def test_multinet_panel_matches_brute_force(tmp_path):
         if t != "either":
             continue
         best = int(np.argmax(pt))
-        keys = list(evidence)
-        p = len(keys)
-        phi = dict.fromkeys(keys, 0.0)
-        for j in keys:  # Shapley values by enumeration of coalitions of the evidence
-            rest = [k for k in keys if k != j]
-            for size in range(p):
-                for coal in itertools.combinations(rest, size):
-                    w = math.factorial(size) * math.factorial(p - size - 1) / math.factorial(p)
-                    sub = {k: evidence[k] for k in coal}
-                    phi[j] += w * (log_odds({**sub, j: evidence[j]}, best) - log_odds(sub, best))
+        # Shapley values by enumeration of coalitions of the evidence
+        phi = shapley_values(
+            lambda S, evidence=evidence, best=best: log_odds(
+                {k: evidence[k] for k in evidence if k in S}, best
+            ),
+            list(evidence),
+        )
         assert r["why"]["data"]["state"] == str(labels[best])
         assert float(r["why"]["data"]["base"]) == pytest.approx(log_odds({}, best), abs=TOL)
         assert float(r["why"]["data"]["prediction"]) == pytest.approx(
@@ -259,22 +256,14 @@ def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
     soft_cases = SOFT_CASES + [({"smoke": "no"}, {"either": [0.3, 0.9], "xray": [0.6, 0.4]})]
     cases = [(soft_fragment(h, s), target) for h, s in soft_cases]
     results = run_panel(page, tmp_path, cases)
-    rows, p = joint(model)
-    index = {v: i for i, v in enumerate(model.variables)}
     for (hard, soft), r in zip(soft_cases, results):
         assert r["evidence"] == hard and r["soft"] == soft and r["message"] is None
         evidence = {**hard, **soft}
         for v, series in model.marginals(evidence).items():
             np.testing.assert_allclose(r["marginals"][v], series.to_numpy(), atol=TOL)
         # P(evidence) = sum_x P(x) [x agrees with the states] prod_v w_v(x_v), by brute force
-        weight = np.array(
-            [
-                all(x[index[k]] == model.states[k].index(s) for k, s in hard.items())
-                * np.prod([w[x[index[k]]] for k, w in soft.items()])
-                for x in rows
-            ]
-        )
-        assert r["log_evidence"] == pytest.approx(np.log(weight @ p), abs=1e-10)
+        weight = sum(evidence_weights(model, hard, soft).values())
+        assert r["log_evidence"] == pytest.approx(np.log(weight), abs=1e-10)
         check_ask_next(r["next"], model.most_informative(target, evidence))
         # the shares: Shapley values over the pieces (states and likelihoods), the value of
         # a coalition the target's log-odds from model.query given those pieces only
@@ -286,17 +275,7 @@ def test_soft_evidence_marginals_why_and_ask_next(kind, tmp_path):
             return math.log(q[best]) - np.log(q.drop(best).to_numpy()).mean()
 
         pieces = list(evidence)
-        phi = {}
-        for j in pieces:
-            rest = [k for k in pieces if k != j]
-            phi[j] = sum(
-                math.factorial(len(c))
-                * math.factorial(len(pieces) - len(c) - 1)
-                / math.factorial(len(pieces))
-                * (odds(set(c) | {j}) - odds(set(c)))
-                for size in range(len(pieces))
-                for c in itertools.combinations(rest, size)
-            )
+        phi = shapley_values(odds, pieces)
         assert r["why"]["data"]["state"] == str(best)
         assert float(r["why"]["data"]["base"]) == pytest.approx(odds(set()), abs=TOL)
         assert float(r["why"]["data"]["prediction"]) == pytest.approx(odds(set(pieces)), abs=TOL)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_family_posteriors import GENERAL, NETWORKS, brute, random_cpts
+from oracles import family_posteriors
+from test_family_posteriors import GENERAL, NETWORKS, random_cpts
 
 from treelearn.inference._engine import TreeEngine
 
@@ -23,7 +24,7 @@ def test_weighted_family_counts_equal_enumeration(name, cells):
     log_ev, counts = engine.family_counts_codes(codes, weights, cells=cells)
     want = [np.zeros([card[u] for u in [*parents[v], v]]) for v in variables]
     for r, row in enumerate(codes):
-        expect_log, families = brute(variables, parents, cpts, card, row)
+        expect_log, families = family_posteriors(variables, parents, cpts, card, row)
         assert log_ev[r] == pytest.approx(expect_log, abs=1e-10)
         for total, family in zip(want, families):
             total += weights[r] * family

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import expected_pair_counts, family_posteriors
 
 import treelearn as tl
 from treelearn.inference._engine import TreeEngine
@@ -22,29 +22,6 @@ def random_cpts(rng, variables, parents, card):
         t = rng.random(shape) + 0.05
         out[v] = t / t.sum(axis=-1, keepdims=True)
     return out
-
-
-def brute(variables, parents, cpts, card, row):
-    """log P(observed cells) and each family's posterior, by summing the full joint."""
-    d = len(variables)
-    index = {v: i for i, v in enumerate(variables)}
-    joint = np.zeros([card[v] for v in variables])
-    for x in itertools.product(*[range(card[v]) for v in variables]):
-        if any(row[j] >= 0 and row[j] != x[j] for j in range(d)):
-            continue
-        p = 1.0
-        for v in variables:
-            p *= cpts[v][tuple(x[index[u]] for u in [*parents[v], v])]
-        joint[x] = p
-    total = joint.sum()
-    families = []
-    for v in variables:
-        axes = [index[u] for u in [*parents[v], v]]
-        m = joint.sum(axis=tuple(j for j in range(d) if j not in axes))
-        ordered = sorted(axes)
-        m = np.transpose(m, [ordered.index(a) for a in axes])
-        families.append(m / total if total > 0 else m)
-    return (np.log(total) if total > 0 else -np.inf), families
 
 
 NETWORKS = {
@@ -97,7 +74,7 @@ def test_family_posteriors_equal_enumeration(name):
     codes[1, 0] = 0  # the first variable (a root or the conditioner) observed
     log_ev, families = engine.family_posteriors_codes(codes)
     for r, row in enumerate(codes):
-        expect_log, expect = brute(variables, parents, cpts, card, row)
+        expect_log, expect = family_posteriors(variables, parents, cpts, card, row)
         assert log_ev[r] == pytest.approx(expect_log, abs=1e-10)
         for got, want in zip(families, expect):
             assert got.shape[1:] == want.shape
@@ -150,29 +127,8 @@ def test_all_pairs_expected_counts_on_a_forest_equal_enumeration():
     # and a model with two isolated nodes (trees of one)
     lone_model = tl.fit_cpts(_with_nodes(nx.DiGraph([("a", "b"), ("a", "c")]), df), df, alpha=1.0)
     for m in (model, lone_model):
-        variables = m.variables
-        parents = {v: list(m.parents(v)) for v in variables}
-        card = {v: len(m.states[v]) for v in variables}
-        cpts = {v: m.cpt(v) for v in variables}
-        offsets = np.concatenate([[0], np.cumsum([card[v] for v in variables])])
         weights = np.linspace(0.5, 1.5, len(codes))
-        want = np.zeros((offsets[-1], offsets[-1]))
-        ll = 0.0
-        for r, row in enumerate(codes):
-            log_p, _ = brute(variables, parents, cpts, card, row)
-            ll += weights[r] * log_p
-            for x in itertools.product(
-                *[range(card[v]) if c < 0 else [c] for v, c in zip(variables, row)]
-            ):
-                p = np.prod(
-                    [
-                        cpts[v][tuple(x[variables.index(u)] for u in [*parents[v], v])]
-                        for v in variables
-                    ]
-                )
-                onehot = np.zeros(offsets[-1])
-                onehot[offsets[:-1] + np.array(x)] = 1.0
-                want += weights[r] * p / np.exp(log_p) * np.outer(onehot, onehot)
+        want, ll = expected_pair_counts(m, codes, weights)  # every completion enumerated
         pairs, log_likelihood = expected_counts(m, codes, weights, all_pairs=True)
         np.testing.assert_allclose(pairs.joint, want, atol=1e-10)
         assert log_likelihood == pytest.approx(ll, rel=1e-12)

@@ -11,6 +11,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import spanning_trees, tree_parents
 from scipy import stats
 
 import treelearn as tl
@@ -25,20 +26,11 @@ def _data(n=400, d=5, seed=0) -> pd.DataFrame:
     return pd.DataFrame(X, columns=[f"v{j}" for j in range(d)])
 
 
-def _all_trees(d):
-    """Every labelled tree on d nodes, from its Pruefer sequence."""
-    for seq in itertools.product(range(d), repeat=d - 2):
-        yield nx.from_prufer_sequence(list(seq))
-
-
 def _tree_fit_loglik(X: np.ndarray, tree: nx.Graph, root: int = 0) -> float:
     """ML log-likelihood of a linear-Gaussian tree, by numpy least squares per edge."""
     n = X.shape[0]
     ll = 0.0
-    parent = {root: None}
-    for u, v in nx.bfs_edges(tree, root):
-        parent[v] = u
-    for v, u in parent.items():
+    for v, u in tree_parents(tree.edges, root, tree.nodes).items():
         if u is None:
             mu, var = X[:, v].mean(), X[:, v].var()
             ll += stats.norm.logpdf(X[:, v], mu, math.sqrt(var)).sum()
@@ -54,7 +46,7 @@ def _tree_fit_loglik(X: np.ndarray, tree: nx.Graph, root: int = 0) -> float:
 def test_tree_is_the_maximum_likelihood_tree_by_brute_force(seed):
     df = _data(n=300, d=5, seed=seed)
     X = df.to_numpy()
-    scores = [(_tree_fit_loglik(X, T), T) for T in _all_trees(5)]
+    scores = [(_tree_fit_loglik(X, T), T) for T in map(nx.Graph, spanning_trees(range(5)))]
     best_ll, best = max(scores, key=lambda s: s[0])
     m = tl.gaussian_chow_liu(df)
     assert m.log_likelihood(df) == pytest.approx(best_ll, rel=1e-10)
@@ -339,3 +331,16 @@ def test_vocabulary_n_parameters_sample_and_weighted_scores():
             m.sample(n, random_state=random_state)
     with pytest.raises(tl.ResourceLimitError):
         m.sample(10**12)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_gaussian_evidence_must_be_a_finite_number():
+    num = pd.DataFrame(np.random.default_rng(26).normal(size=(60, 2)), columns=["u", "v"])
+    model = tl.gaussian_chow_liu(num)
+    for bad in ("x", np.nan, np.inf, None, True):
+        with pytest.raises(tl.TreelearnError, match=r"evidence 'v' == .*must be a finite number"):
+            model.query(["u"], evidence={"v": bad})
+    # the oracle: the bivariate normal's conditional mean from the ML moments
+    mu, S = num.mean(), num.cov(ddof=0)
+    got = model.query(["u"], evidence={"v": 1.5}).mean["u"]
+    assert got == pytest.approx(mu["u"] + S.loc["u", "v"] / S.loc["v", "v"] * (1.5 - mu["v"]))

@@ -7,6 +7,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FAST
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import softmax
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
@@ -216,3 +219,55 @@ def test_kinds_it_cannot_take_say_why(tmp_path):
             r"\(NaN",
         ):
             tl.GaussianClassifier(cov).fit(X.assign(b=X["b"].where(X.index != 3)), y)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@st.composite
+def gaussian_tables(draw):
+    n = draw(st.integers(8, 40))
+    d = draw(st.integers(1, 3))
+    seed = draw(st.integers(0, 2**31))
+    scale = draw(st.sampled_from([1e-3, 1.0, 1e4]))
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        rng.normal(size=(n, d)) * scale + draw(st.sampled_from([0.0, 1e6])),
+        columns=[f"x{j}" for j in range(d)],
+    )
+    y = np.r_[[0, 1] * 4, rng.integers(0, 2, n - 8)]
+    w = rng.random(n) + 0.1 if draw(st.booleans()) else np.ones(n)
+    return X, y, w
+
+
+def _gaussian_posterior(X, y, w, test, reg):
+    """Per class: the weighted ML mean and covariance (shrunk: ``(1 - reg) S + reg I``),
+    the density by scipy, the prior from the weights."""
+    from scipy.stats import multivariate_normal
+
+    logs = []
+    for c in (0, 1):
+        rows, wc = X[y == c], w[y == c]
+        mean = np.average(rows, axis=0, weights=wc)
+        cov = (1 - reg) * np.atleast_2d(np.cov(rows.T, aweights=wc, bias=True)) + reg * np.eye(
+            X.shape[1]
+        )
+        logs.append(
+            np.log(wc.sum() / w.sum())
+            + multivariate_normal(mean, cov, allow_singular=False).logpdf(test)
+        )
+    logs = np.column_stack(logs)
+    return np.exp(logs - np.logaddexp(logs[:, :1], logs[:, 1:]))
+
+
+@FAST
+@given(gaussian_tables())
+def test_gaussian_classifier_equals_weighted_moments(data):
+    X, y, w = data
+    reg = 1e-3  # keeps a class of few rows non-singular
+    try:
+        clf = tl.GaussianClassifier(reg=reg).fit(X, y, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    expected = _gaussian_posterior(X.to_numpy(), y, w, X.to_numpy(), reg)
+    got = clf.predict_proba(X)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)

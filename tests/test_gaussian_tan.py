@@ -5,12 +5,11 @@ along paths), missing features summed out by taking the observed sub-matrix."""
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import gaussian_tree_covariance
 from scipy.stats import multivariate_normal
 from sklearn.datasets import load_iris
 
@@ -54,27 +53,13 @@ def _cmi(stats, d):
     return total
 
 
-def _implied(cov, tree, names):
-    """Sigma_ij = sd_i sd_j times the product of the edge correlations on the path i..j."""
-    sd = np.sqrt(np.diag(cov))
-    rho = cov / np.outer(sd, sd)
-    idx = {v: j for j, v in enumerate(names)}
-    S = np.empty_like(cov)
-    for u in names:
-        for v in names:
-            path = nx.shortest_path(tree, u, v)
-            prod = np.prod([rho[idx[p], idx[q]] for p, q in pairwise(path)])
-            S[idx[u], idx[v]] = sd[idx[u]] * sd[idx[v]] * prod
-    return S
-
-
 def _posterior(X, classes, stats, tree, names):
     out = np.zeros((len(X), len(classes)))
     for i, row in enumerate(X):
         keep = ~np.isnan(row)
         for c, label in enumerate(classes):
             share, mean, cov = stats[label]
-            S = _implied(cov, tree, names)[np.ix_(keep, keep)]
+            S = gaussian_tree_covariance(cov, tree.edges, names)[np.ix_(keep, keep)]
             out[i, c] = np.log(share) + multivariate_normal(mean[keep], S).logpdf(row[keep])
     out = np.exp(out - out.max(axis=1, keepdims=True))
     return out / out.sum(axis=1, keepdims=True)
@@ -184,3 +169,23 @@ def test_kinds_it_cannot_take_say_why():
         tl.GaussianTAN().fit(sp.csr_matrix(X.to_numpy()), y)
     with pytest.raises(tl.MissingValuesError, match=r"column 'c' has 1 missing value"):
         tl.GaussianTAN().fit(X.assign(c=X["c"].where(X.index != 7)), y)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_gaussian_tan_calls_a_column_constant_by_the_one_rule():
+    # mean 1.7e9, sd 1000: not constant (the rule was var <= 1e-12 mean**2 here, an sd of
+    # 1700); a translation changes no posterior, so the shifted fit equals the centred one
+    # (to the moments' round-off: eps * mean / sd ~ 4e-10)
+    rng = np.random.default_rng(5)
+    centred = pd.DataFrame({"u": rng.normal(0, 1000, 300), "v": rng.normal(size=300)})
+    centred["v"] += centred["u"] / 1000
+    y = np.where(centred["v"] + 0.5 * rng.normal(size=300) > 0, 1, 0)
+    shifted = centred.assign(u=centred["u"] + 1.7e9)
+    np.testing.assert_allclose(
+        tl.GaussianTAN().fit(shifted, y).predict_proba(shifted),
+        tl.GaussianTAN().fit(centred, y).predict_proba(centred),
+        atol=1e-8,
+    )
+    flat = shifted.assign(u=1.7e9)
+    with pytest.raises(tl.TreelearnError, match="column 'u' is constant"):
+        tl.GaussianTAN().fit(flat, y)

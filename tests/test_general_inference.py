@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import pgmpy_example
-from test_tree_inference import brute_condition, brute_joint, brute_map, brute_marginal
+from oracles import joint_table, marginal_table, max_log_probability, restrict
 
 import treelearn as tl
 from treelearn.inference import _elimination
@@ -68,16 +68,16 @@ def row_evidence(rows: pd.DataFrame, r: int, skip=()) -> dict:
 
 # ---------------------------------------------------------------- brute force
 def test_log_likelihood_of_incomplete_rows(model):
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rows = incomplete_rows(model, 60, seed=1)
     got = model.log_likelihood(rows, per_row=True)
     for r in range(len(rows)):
-        want = np.log(brute_condition(model, joint, row_evidence(rows, r)).sum())
+        want = np.log(restrict(model, joint, row_evidence(rows, r)).sum())
         assert got[r] == pytest.approx(want, abs=TOL)
 
 
 def test_log_evidence_by_conditioner_for_any_conditioner(model):
-    joint = brute_joint(model)
+    joint = joint_table(model)
     codes = model.encode(incomplete_rows(model, 40, seed=2)).codes.astype(np.int64)
     for g in ("d", "b", "a"):
         engine = model.engine(g)
@@ -91,7 +91,7 @@ def test_log_evidence_by_conditioner_for_any_conditioner(model):
                 if row[j] >= 0 and row[j] != s:
                     assert by[r, s] == -np.inf
                     continue
-                p = brute_condition(model, joint, {**evidence, g: model.states[g][s]}).sum()
+                p = restrict(model, joint, {**evidence, g: model.states[g][s]}).sum()
                 assert by[r, s] == pytest.approx(np.log(p), abs=TOL)
         np.testing.assert_allclose(
             np.logaddexp.reduce(by, axis=1), engine.log_evidence(codes), atol=TOL
@@ -99,17 +99,17 @@ def test_log_evidence_by_conditioner_for_any_conditioner(model):
 
 
 def test_posterior_of_a_target_per_row(model):
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rows = incomplete_rows(model, 40, seed=3)
     for target in ("a", "d", "g"):
         got = model.predict_proba(rows, target)
         for r in range(len(rows)):
-            want = brute_marginal(model, joint, [target], row_evidence(rows, r, skip=[target]))
+            want = marginal_table(model, joint, [target], row_evidence(rows, r, skip=[target]))
             np.testing.assert_allclose(got.iloc[r].to_numpy(), want, rtol=0, atol=TOL)
 
 
 def test_all_marginals_per_row_and_queries(model):
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rows = incomplete_rows(model, 30, seed=4)
     codes = model.encode(rows).codes.astype(np.int64)
     marginals = model.engine().marginals_codes(codes)
@@ -119,37 +119,37 @@ def test_all_marginals_per_row_and_queries(model):
             if v in evidence:  # an observed variable: its one-hot row
                 want = np.eye(CARD[v])[model.states[v].index(evidence[v])]
             else:
-                want = brute_marginal(model, joint, [v], evidence)
+                want = marginal_table(model, joint, [v], evidence)
             np.testing.assert_allclose(marginals[i][r], want, rtol=0, atol=TOL)
     for evidence in ({}, {"g": "g1"}, {"e": "e0", "b": "b2"}):
         for v, series in model.marginals(evidence).items():
             np.testing.assert_allclose(
-                series.to_numpy(), brute_marginal(model, joint, [v], evidence), atol=TOL
+                series.to_numpy(), marginal_table(model, joint, [v], evidence), atol=TOL
             )
         free = [v for v in model.variables if v not in evidence]
         for q in (free[:1], free[-2:], free[:3]):
             np.testing.assert_allclose(
                 model.query(q, evidence).to_numpy(),
-                brute_marginal(model, joint, q, evidence).ravel(),
+                marginal_table(model, joint, q, evidence).ravel(),
                 atol=TOL,
             )
 
 
 def test_map_per_row_and_map_query(model):
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rows = incomplete_rows(model, 30, seed=5)
     codes = model.encode(rows).codes.astype(np.int64)
     best, log_p = model.engine().map_codes(codes)
     for r, row in enumerate(codes):
         evidence = {v: model.states[v][c] for v, c in zip(model.variables, row) if c >= 0}
-        assert log_p[r] == pytest.approx(brute_map(model, joint, evidence), abs=TOL)
+        assert log_p[r] == pytest.approx(max_log_probability(model, joint, evidence), abs=TOL)
         observed = row >= 0
         np.testing.assert_array_equal(best[r, observed], row[observed])  # evidence stays
         full = {v: model.states[v][c] for v, c in zip(model.variables, best[r])}
-        assert np.log(brute_condition(model, joint, full).sum()) == pytest.approx(log_p[r], abs=TOL)
+        assert np.log(restrict(model, joint, full).sum()) == pytest.approx(log_p[r], abs=TOL)
     assignment, lp = model.map_query({"f": "f1"}, return_log_prob=True)
-    assert lp == pytest.approx(brute_map(model, joint, {"f": "f1"}), abs=TOL)
-    assert np.log(brute_condition(model, joint, {**assignment, "f": "f1"}).sum()) == pytest.approx(
+    assert lp == pytest.approx(max_log_probability(model, joint, {"f": "f1"}), abs=TOL)
+    assert np.log(restrict(model, joint, {**assignment, "f": "f1"}).sum()) == pytest.approx(
         lp, abs=TOL
     )
 
@@ -159,9 +159,9 @@ def test_sampling_given_evidence_matches_the_posterior(model):
     evidence = {"g": "g0", "c": "c1"}
     s = model.sample(n, evidence=evidence, random_state=0)
     assert (s["g"] == "g0").all() and (s["c"] == "c1").all()
-    joint = brute_joint(model)
+    joint = joint_table(model)
     for q in (["a"], ["d"], ["e", "f"], ["a", "b", "d"]):
-        p = brute_marginal(model, joint, q, evidence).ravel()
+        p = marginal_table(model, joint, q, evidence).ravel()
         index = pd.MultiIndex.from_product([model.states[v] for v in q])
         freq = s.groupby(q).size() if len(q) > 1 else s[q[0]].value_counts()
         freq = (

@@ -3,7 +3,6 @@ over the latent states, an identity, or hmmlearn."""
 
 from __future__ import annotations
 
-import itertools
 import os
 
 import joblib
@@ -11,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import latent_tree_joint
 
 import treelearn as tl
 from treelearn.learners._hidden_tree import (
@@ -37,29 +37,13 @@ def random_tree(parent, cards, h, seed=0):
     return LatentTree(np.asarray(parent), latent, emission)
 
 
-def brute_joint(tree, codes):
-    """``P(h, x_observed)`` for every latent configuration ``h`` and row: ``(n, h^d)``, with
-    the configurations in ``itertools.product`` order."""
-    d, h = len(tree.parent), tree.n_states
-    configs = list(itertools.product(range(h), repeat=d))
-    out = np.ones((len(codes), len(configs)))
-    for c, z in enumerate(configs):
-        for i in range(d):
-            p = tree.parent[i]
-            out[:, c] *= tree.latent[i][z[i]] if p < 0 else tree.latent[i][z[p], z[i]]
-            emit = tree.emission[i][z[i]]
-            seen = codes[:, i] >= 0
-            out[seen, c] *= emit[codes[seen, i]]
-    return configs, out
-
-
 def test_expected_counts_equal_brute_force_over_the_latent_states():
     parent, cards, h = [-1, 0, 0, 1], [2, 3, 2, 2], 3
     tree = random_tree(parent, cards, h, seed=3)
     codes = np.array([[0, 2, 1, 0], [1, -1, 0, 1], [-1, 0, -1, 1], [1, 1, 1, -1], [0, 0, 0, 0]])
     w = np.array([1.0, 2.5, 0.5, 1.0, 3.0])
     expected = _EStep(tree)(codes, w)
-    configs, joint = brute_joint(tree, codes)
+    configs, joint = latent_tree_joint(tree.parent, tree.latent, tree.emission, codes)
     evidence = joint.sum(axis=1)
     post = joint / evidence[:, None]
     assert expected.log_likelihood == pytest.approx(float(w @ np.log(evidence)), rel=1e-12)
@@ -98,14 +82,16 @@ def test_scores_and_cell_posteriors_equal_brute_force():
         {"a": [0, 1, np.nan], "b": [1, np.nan, np.nan], "c": [0, 0, 1], "d": [np.nan, 1, 0]}
     )
     codes = np.where(rows.isna(), -1, rows.fillna(0)).astype(int)
-    _, joint = brute_joint(tree, codes)
+    _, joint = latent_tree_joint(tree.parent, tree.latent, tree.emission, codes)
     np.testing.assert_allclose(hidden.score_samples(rows), np.log(joint.sum(axis=1)), rtol=1e-12)
     # P(b | the row's other cells): brute force over b's states and the latents
     want = np.zeros((3, 2))
     for s in range(2):
         filled = codes.copy()
         filled[:, 1] = s
-        want[:, s] = brute_joint(tree, filled)[1].sum(axis=1)
+        want[:, s] = latent_tree_joint(tree.parent, tree.latent, tree.emission, filled)[1].sum(
+            axis=1
+        )
     want /= want.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(hidden.predict_proba(rows, "b").to_numpy(), want, rtol=1e-10)
     filled = hidden.predict(rows)
@@ -298,12 +284,9 @@ def test_sequence_likelihoods_equal_brute_force_over_latent_paths(sequences):
     hmm = tl.HiddenMarkovModel(n_states=2, random_state=0, max_iter=5).fit(short)
     pi, A, B = hmm.startprob_, hmm.transmat_, hmm.emissionprob_
     X = short.to_numpy()
-    want = np.zeros(len(X))
-    for path in itertools.product(range(2), repeat=4):
-        p = pi[path[0]] * B[path[0], X[:, 0]]
-        for t in range(1, 4):
-            p = p * A[path[t - 1], path[t]] * B[path[t], X[:, t]]
-        want += p
+    # every latent path: the HMM as a chain of latents, its tables repeated
+    _, joint = latent_tree_joint([-1, 0, 1, 2], [pi, A, A, A], [B] * 4, X)
+    want = joint.sum(axis=1)
     np.testing.assert_allclose(hmm.score_samples(short), np.log(want), rtol=1e-12)
     assert hmm.n_parameters == 1 + 2 + 2 * 3
 

@@ -3,12 +3,11 @@ against brute force over the latent states (the joint enumerated here from the C
 
 from __future__ import annotations
 
-import itertools
-
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import marginal_rows, rows_given
 
 import treelearn as tl
 from treelearn.models._hidden_tree import HiddenTreeModel
@@ -33,44 +32,22 @@ def _model(seed: int = 0, tied: bool = False) -> HiddenTreeModel:
     return HiddenTreeModel(tl.TreeModel(G, variables=[*LATENT, *COLUMNS]), LATENT, tied)
 
 
-def _table(model: HiddenTreeModel) -> pd.DataFrame:
-    """Every complete row of the columns with ``p``, its probability: the network's joint
-    summed over the 2^3 latent configurations, one CPT entry at a time."""
-    net = model.network
-    rows = []
-    for values in itertools.product(*COLUMNS.values()):
-        total = 0.0
-        for hidden in itertools.product(range(H), repeat=3):
-            full = {**dict(zip(COLUMNS, values)), **dict(zip(LATENT, hidden))}
-            p = 1.0
-            for v in net.variables:
-                index = tuple(net.states[u].index(full[u]) for u in net.parents(v))
-                p *= float(net.cpt(v)[(*index, net.states[v].index(full[v]))])
-            total += p
-        rows.append({**dict(zip(COLUMNS, values)), "p": total})
-    return pd.DataFrame(rows)
-
-
-def _given(table: pd.DataFrame, evidence: dict) -> pd.DataFrame:
-    keep = np.ones(len(table), dtype=bool)
-    for v, s in evidence.items():
-        keep &= table[v] == s
-    return table[keep]
-
-
 @pytest.fixture(scope="module")
 def model():
     return _model()
 
 
 def test_scores_queries_and_marginals_sum_the_latents_out(model):
-    table = _table(model)
+    table = marginal_rows(model.network, list(COLUMNS))
     assert model.variables == list(COLUMNS) and model.latent == LATENT
     assert table["p"].sum() == pytest.approx(1.0, abs=1e-14)
     rows = pd.DataFrame({"a": ["u", None], "b": [2, 0], "c": [None, None]})
-    want = [_given(table, {"a": "u", "b": 2})["p"].sum(), _given(table, {"b": 0})["p"].sum()]
+    want = [
+        rows_given(table, {"a": "u", "b": 2})["p"].sum(),
+        rows_given(table, {"b": 0})["p"].sum(),
+    ]
     np.testing.assert_allclose(np.exp(model.score_samples(rows)), want, rtol=1e-13)
-    part = _given(table, {"c": "q"})
+    part = rows_given(table, {"c": "q"})
     want = part.groupby(["a", "b"])["p"].sum() / part["p"].sum()
     np.testing.assert_allclose(
         model.query(["a", "b"], {"c": "q"}).to_numpy(), want.to_numpy(), rtol=1e-12
@@ -80,7 +57,7 @@ def test_scores_queries_and_marginals_sum_the_latents_out(model):
     want = part.groupby("b")["p"].sum() / part["p"].sum()
     np.testing.assert_allclose(marginals["b"].to_numpy(), want.to_numpy(), rtol=1e-12)
     proba = model.predict_proba(pd.DataFrame({"a": ["v"], "H_a": [0]}), "b")  # H_a ignored
-    part = _given(table, {"a": "v"})
+    part = rows_given(table, {"a": "v"})
     want = part.groupby("b")["p"].sum() / part["p"].sum()
     np.testing.assert_allclose(proba.to_numpy()[0], want.to_numpy(), rtol=1e-12)
     with pytest.raises(tl.ColumnNotFoundError, match="'H_a' is not an observed column"):
@@ -90,9 +67,9 @@ def test_scores_queries_and_marginals_sum_the_latents_out(model):
 @pytest.mark.parametrize("seed", range(6))
 def test_map_sums_the_latents_out(seed):
     model = _model(seed)
-    table = _table(model)
+    table = marginal_rows(model.network, list(COLUMNS))
     for evidence in ({}, {"b": 1}, {"a": "v", "c": "p"}):
-        part = _given(table, evidence)
+        part = rows_given(table, evidence)
         best = part.iloc[int(np.argmax(part["p"].to_numpy()))]
         got, log_p = model.map_query(evidence, return_log_prob=True)
         assert got == {v: best[v] for v in COLUMNS if v not in evidence}
@@ -112,16 +89,16 @@ def test_the_most_probable_columns_are_not_those_of_the_most_probable_network_ro
 
 
 def test_samples_impute_and_text(model):
-    table = _table(model)
+    table = marginal_rows(model.network, list(COLUMNS))
     rows, latents = model.sample(40_000, random_state=0, evidence={"a": "u"}, return_latent=True)
     assert list(rows.columns) == list(COLUMNS) and list(latents.columns) == LATENT
-    part = _given(table, {"a": "u"})
+    part = rows_given(table, {"a": "u"})
     want = part.groupby(["b", "c"])["p"].sum() / part["p"].sum()
     freq = rows.groupby(["b", "c"]).size() / len(rows)
     np.testing.assert_allclose(freq.reindex(want.index).to_numpy(), want.to_numpy(), atol=0.01)
     holed = pd.DataFrame({"a": ["u"], "b": [None], "c": ["q"]}, index=[7])
     filled = model.impute(holed)
-    part = _given(table, {"a": "u", "c": "q"})
+    part = rows_given(table, {"a": "u", "c": "q"})
     assert filled.index.tolist() == [7]
     assert filled["b"].iloc[0] == part.groupby("b")["p"].sum().idxmax()
     # one root (1 free parameter each table row), two transitions (2 x 1), emissions
@@ -166,7 +143,7 @@ def test_files_check_the_shape(model, tmp_path):
         with pytest.raises(tl.InvalidModelError, match=f"field '{field}'"):
             HiddenTreeModel.from_dict(bad)
     tl.save(model, tmp_path / "h.json")
-    rows = _table(model)[list(COLUMNS)]
+    rows = marginal_rows(model.network, list(COLUMNS))[list(COLUMNS)]
     np.testing.assert_array_equal(
         tl.load(tmp_path / "h.json").score_samples(rows), model.score_samples(rows)
     )

@@ -181,3 +181,15 @@ def test_write_bif_refuses_words_that_bif_cannot_hold(tmp_path, frame, word):
     with pytest.raises(tl.TreelearnError, match=word):
         m.to_bif(tmp_path / "m.bif")
     assert not (tmp_path / "m.bif").exists()
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+@pytest.mark.parametrize("table", ["-0.5, 1.5", "0.2, 0.3, 0.5"])
+def test_read_bif_bad_tables_are_model_file_errors(tmp_path, table):
+    path = tmp_path / "n.bif"
+    path.write_text(
+        "network n {}\nvariable a { type discrete [ 2 ] { x, y }; }\n"
+        f"probability ( a ) {{ table {table}; }}\n"
+    )
+    with pytest.raises(tl.InvalidModelError, match="not a valid BIF network"):
+        tl.read_bif(path)

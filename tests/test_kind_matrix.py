@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import re
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import conditional_from_rows, mixture_table, scored_rows
 from scipy import stats
 
 import treelearn as tl
@@ -324,23 +324,6 @@ def test_the_installed_command_gives_the_same_answers(files):
 
 
 # ------------------------------------------------------------------ exact answers
-def _joint(components, weights):
-    """The full joint of a mixture by enumeration: (frame of every row, probability)."""
-    V = components[0].variables
-    S = components[0].states
-    rows = pd.DataFrame(list(itertools.product(*[S[v] for v in V])), columns=V)
-    p = sum(w * np.exp(c.log_likelihood(rows, per_row=True)) for c, w in zip(components, weights))
-    return rows, p / np.sum(weights)
-
-
-def _brute(rows, p, target, evidence):
-    keep = np.ones(len(rows), bool)
-    for k, v in evidence.items():
-        keep &= (rows[k] == v).to_numpy()
-    s = pd.Series(p[keep], index=rows.loc[keep, target].to_numpy()).groupby(level=0).sum()
-    return s / s.sum()
-
-
 @pytest.fixture(scope="module")
 def mixture():
     df = pd.read_csv("datasets/asia.csv").iloc[:, :5]
@@ -348,11 +331,12 @@ def mixture():
 
 
 def test_mixture_query_marginals_predict_equal_the_full_joint(mixture):
-    rows, p = _joint(mixture.components_, mixture.weights_)
+    table = mixture_table(mixture.weights_, mixture.components_)
+    rows, p = table[mixture.components_[0].variables], table["p"].to_numpy()
     assert p.sum() == pytest.approx(1, abs=1e-12)
     evidence = {"smoke": "yes", "asia": "no"}
     for target in ("lung", "tub"):
-        want = _brute(rows, p, target, evidence)
+        want = conditional_from_rows(rows, p, target, evidence)
         got = mixture.query(target, evidence)
         np.testing.assert_allclose(got.to_numpy(), want.loc[list(got.index)].to_numpy(), atol=1e-12)
         np.testing.assert_allclose(
@@ -360,25 +344,22 @@ def test_mixture_query_marginals_predict_equal_the_full_joint(mixture):
         )
     # P(k | e) by enumeration: w_k P_k(e) / sum
     keep = ((rows["smoke"] == "yes") & (rows["asia"] == "no")).to_numpy()
-    pe = np.array(
-        [
-            w * np.exp(c.log_likelihood(rows[keep], per_row=True)).sum()
-            for c, w in zip(mixture.components_, mixture.weights_)
-        ]
-    )
+    pe = np.array([table[f"p{k}"][keep].sum() for k in range(len(mixture.components_))])
     np.testing.assert_allclose(mixture.component_posterior(evidence), pe / pe.sum(), atol=1e-12)
     # predict --target: each row's other values as evidence
     data = rows.drop(columns="lung").iloc[::7].reset_index(drop=True)
     proba = mixture.predict_proba(data, target="lung")
     for r in range(len(data)):
-        want = _brute(rows, p, "lung", data.iloc[r].to_dict())
+        want = conditional_from_rows(rows, p, "lung", data.iloc[r].to_dict())
         np.testing.assert_allclose(
             proba.iloc[r].to_numpy(), want.loc[list(proba.columns)], atol=1e-12
         )
     # a missing column is summed out like a missing cell
     np.testing.assert_allclose(
         mixture.predict_proba(data.drop(columns="tub"), target="lung").iloc[0].to_numpy(),
-        _brute(rows, p, "lung", data.drop(columns="tub").iloc[0].to_dict()).to_numpy(),
+        conditional_from_rows(
+            rows, p, "lung", data.drop(columns="tub").iloc[0].to_dict()
+        ).to_numpy(),
         atol=1e-12,
     )
 
@@ -416,17 +397,16 @@ def test_multinet_query_is_the_class_posterior_times_each_tree(files):
     labels = list(clf.models_)
     prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
     trees = [clf.models_[c] for c in labels]
-    rows, _ = _joint(trees, [prior[c] for c in labels])  # every feature row
+    table = mixture_table([prior[c] for c in labels], trees)  # every feature row
+    rows = table[trees[0].variables]
     # the joint over (class, features): P(c) P_c(x)
     full = pd.concat([rows.assign(y=c) for c in labels], ignore_index=True)
-    pf = np.concatenate(
-        [prior[c] * np.exp(clf.models_[c].log_likelihood(rows, per_row=True)) for c in labels]
-    )
+    pf = np.concatenate([table[f"p{k}"].to_numpy() for k in range(len(labels))])
     for target in ("y", "b"):
         rc, out, err = _run(["query", str(files / "multinet.json"), target, "--given", "a=1"])
         assert rc == 0, err
         printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
-        want = _brute(full, pf, target, {"a": 1})
+        want = conditional_from_rows(full, pf, target, {"a": 1})
         np.testing.assert_allclose(
             printed["probability"], want.loc[printed[target].tolist()].to_numpy(), atol=1e-6
         )
@@ -568,11 +548,11 @@ def test_multinet_conditional_sampling_is_exact(files):
     clf = tl.load(files / "multinet.json")
     labels = list(clf.models_)
     prior = dict(zip(clf.classes_, np.exp(clf.class_log_prior_)))
-    rows, _ = _joint([clf.models_[c] for c in labels], [prior[c] for c in labels])
+    trees = [clf.models_[c] for c in labels]
+    table = mixture_table([prior[c] for c in labels], trees)
+    rows = table[trees[0].variables]
     full = pd.concat([rows.assign(y=c) for c in labels], ignore_index=True)
-    pf = np.concatenate(
-        [prior[c] * np.exp(clf.models_[c].log_likelihood(rows, per_row=True)) for c in labels]
-    )
+    pf = np.concatenate([table[f"p{k}"].to_numpy() for k in range(len(labels))])
     rc, out, err = _run(
         ["sample", str(files / "multinet.json"), "-n", "6000", "--given", "a=1", "--seed", "1"]
     )
@@ -580,13 +560,13 @@ def test_multinet_conditional_sampling_is_exact(files):
     drawn = pd.read_csv(io.StringIO(out))
     assert (drawn["a"] == 1).all() and list(drawn.columns) == ["a", "b", "c", "y"]
     for target, state in (("y", "yes"), ("c", 2)):
-        want = _brute(full, pf, target, {"a": 1})[state]
+        want = conditional_from_rows(full, pf, target, {"a": 1})[state]
         got = (drawn[target] == state).mean()
         assert abs(got - want) <= 5 * np.sqrt(want * (1 - want) / len(drawn)), (target, got, want)
     # the class given: that class's tree alone
     rc, out, err = _run(["query", str(files / "multinet.json"), "c", "--given", "y=no", "a=1"])
     printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
-    want = _brute(full, pf, "c", {"a": 1, "y": "no"})
+    want = conditional_from_rows(full, pf, "c", {"a": 1, "y": "no"})
     np.testing.assert_allclose(printed["probability"], want.loc[printed["c"]].to_numpy(), atol=1e-6)
 
 
@@ -606,13 +586,12 @@ def test_cutset_ensemble_query_and_conditional_sampling_are_exact(tmp_path):
     path = tmp_path / "ensemble.json"
     tl.save(net, path)
     states = net.networks_[0].states
-    rows = pd.DataFrame(list(itertools.product(*states.values())), columns=list(states))
-    p = np.exp(net.score_samples(rows))  # the full joint, every row scored
+    rows, p = scored_rows(net.score_samples, list(states), states)  # every row scored
     assert p.sum() == pytest.approx(1, abs=1e-12)
     rc, out, err = _run(["query", str(path), "lung", "--given", "smoke=yes"])
     assert rc == 0, err
     printed = pd.read_csv(io.StringIO("\n".join(out.splitlines()[1:])), sep=r"\s+")
-    want = _brute(rows, p, "lung", {"smoke": "yes"})
+    want = conditional_from_rows(rows, p, "lung", {"smoke": "yes"})
     np.testing.assert_allclose(
         printed["probability"], want.loc[printed["lung"]].to_numpy(), atol=1e-6
     )
@@ -621,7 +600,7 @@ def test_cutset_ensemble_query_and_conditional_sampling_are_exact(tmp_path):
     drawn = pd.read_csv(io.StringIO(out))
     assert (drawn["smoke"] == "yes").all()
     for target in ("lung", "bronc", "tub"):
-        w = _brute(rows, p, target, {"smoke": "yes"})["yes"]
+        w = conditional_from_rows(rows, p, target, {"smoke": "yes"})["yes"]
         got = (drawn[target] == "yes").mean()
         assert abs(got - w) <= 5 * np.sqrt(w * (1 - w) / len(drawn)), (target, got, w)
     # predict --target: the argmax of the exact posterior, row by row
@@ -631,7 +610,7 @@ def test_cutset_ensemble_query_and_conditional_sampling_are_exact(tmp_path):
     data = pd.read_csv("datasets/asia.csv").iloc[:, :5]
     for r in (0, 9, 301):
         evidence = {k: v for k, v in data.iloc[r].items() if k != "lung"}
-        assert got[r] == _brute(rows, p, "lung", evidence).idxmax()
+        assert got[r] == conditional_from_rows(rows, p, "lung", evidence).idxmax()
 
 
 def test_mixed_naive_bayes_gaussian_evidence_is_a_likelihood_on_the_class(files):

@@ -7,6 +7,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import joint_table
 
 import treelearn as tl
 from treelearn.inference import _levels
@@ -32,18 +33,6 @@ def random_forest(d, seed, roots=2, kmax=4, zeros=False):
         if parent[i] >= 0:
             g.add_edge(f"v{parent[i]}", f"v{i}")
     return tl.TreeModel(g, variables=[f"v{i}" for i in range(d)]), parent, card
-
-
-def joint(model):
-    """The full joint table, one axis per variable."""
-    card = [len(model.states[v]) for v in model.variables]
-    p = np.ones(card)
-    for i, v in enumerate(model.variables):
-        axes = [model.variables.index(u) for u in model.parents(v)] + [i]
-        shape = [card[a] if a in axes else 1 for a in range(len(card))]
-        order = np.argsort(axes)
-        p = p * np.transpose(model.cpt(v), order).reshape(shape)
-    return p
 
 
 def weighted(model, p, row, soft):
@@ -75,7 +64,7 @@ def test_marginals_and_map_equal_brute_force(seed):
     codes = random_rows(card, 12, seed)
     marg = plan.marginals(codes, soft)
     best, log_p = plan.map(codes, soft)
-    p = joint(model)
+    p = joint_table(model)
     for r, row in enumerate(codes):
         w = weighted(model, p, row, soft)
         for i in range(len(card)):
@@ -116,7 +105,7 @@ def test_map_in_blocks_of_rows(monkeypatch):
 def test_zero_messages_fall_back_to_the_per_factor_passes():
     model, _, card = random_forest(7, 8, zeros=True)
     plan = model.engine().level_plan()
-    p = joint(model)
+    p = joint_table(model)
     # observe a leaf in a state its parent's CPT rows often give zero: some message has a zero
     codes = np.full((len(card) * 3, len(card)), -1)
     for i in range(len(card)):
@@ -211,7 +200,7 @@ def _one_node():
 
 def test_brute_force_helper_is_a_distribution():
     model, _, _ = random_forest(5, 0)
-    assert joint(model).sum() == pytest.approx(1.0)
+    assert joint_table(model).sum() == pytest.approx(1.0)
 
 
 def test_no_plan_when_padding_would_swamp_the_work():

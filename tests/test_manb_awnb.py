@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import sequential_log_evidence
 from sklearn.ensemble import BaggingClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -26,17 +27,6 @@ def data(n: int, seed: int, d: int = 5) -> tuple[pd.DataFrame, pd.Series]:
         keep = rng.random(n) < [0.8, 0.35, 0.15, 0.0, 0.5, 0.25][j]
         cols[f"x{j}"] = np.where(keep, (y + j) % k, rng.integers(0, k, n))
     return pd.DataFrame(cols), pd.Series(np.array(["neg", "pos"])[y], name="C")
-
-
-def sequential_log_evidence(values: np.ndarray, k: int, alpha: float) -> float:
-    """``log P(values)`` under a Dirichlet(alpha) multinomial, as the product of the
-    predictive probabilities of each value given the ones before it (Polya's urn)."""
-    seen = np.zeros(k)
-    total = 0.0
-    for v in values:
-        total += np.log((seen[v] + alpha) / (seen.sum() + k * alpha))
-        seen[v] += 1
-    return total
 
 
 @pytest.mark.parametrize(

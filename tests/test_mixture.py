@@ -11,11 +11,19 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import warnings
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FAST, tables, three_small_columns
+from hypothesis import given
+from oracles import (
+    joint_probability,
+    marginal_probability,
+    mixture_em_step,
+)
 from sklearn.model_selection import GridSearchCV, KFold
 
 import treelearn as tl
@@ -45,26 +53,6 @@ TRUE_WEIGHTS = np.array([0.35, 0.65])
 
 def true_components() -> list[tl.TreeModel]:
     return [_tree(CHAIN, 0.15, 0.9), _tree(STAR, 0.8, 0.85)]
-
-
-def joint_probability(model: tl.TreeModel, assignment: dict) -> float:
-    """Product of the CPT entries of a complete assignment, multiplied out one node at a time."""
-    p = 1.0
-    for v in model.variables:
-        index = tuple(model.states[u].index(assignment[u]) for u in model.parents(v))
-        p *= float(model.cpt(v)[(*index, model.states[v].index(assignment[v]))])
-    return p
-
-
-def marginal_probability(model: tl.TreeModel, row: dict) -> float:
-    """P(observed cells of ``row``): the joint summed over every completion of the missing cells."""
-    missing = [v for v in model.variables if row.get(v) is None or pd.isna(row.get(v))]
-    total = 0.0
-    for values in itertools.product(*(model.states[v] for v in missing)):
-        full = dict(row)
-        full.update(zip(missing, values))
-        total += joint_probability(model, full)
-    return total
 
 
 def enumerate_distribution(model: tl.TreeModel) -> np.ndarray:
@@ -488,66 +476,12 @@ def holed():
     return df.mask(rng.random(df.shape) < 0.25)
 
 
-def brute_force_em_step(mix: tl.TreeMixture, df: pd.DataFrame) -> tuple[list, np.ndarray]:
-    """One EM step over components and missing cells, every completion enumerated: returns
-    each component's new joint distribution (over all states, the best of all 16 spanning
-    trees with maximum-likelihood CPTs from the expected counts) and the new weights."""
-    variables = list(df.columns)
-    states = {v: mix.components_[0].states[v] for v in variables}
-    full_states = list(itertools.product(*(states[v] for v in variables)))
-    k = len(mix.components_)
-    # q[r, k, s]: posterior of component k and complete state s given row r's observed cells
-    records = df.to_dict("records")
-    q = np.zeros((len(records), k, len(full_states)))
-    for r, row in enumerate(records):
-        for s, values in enumerate(full_states):
-            if all(
-                row[v] is None or pd.isna(row[v]) or row[v] == x for v, x in zip(variables, values)
-            ):
-                for j, (w, c) in enumerate(zip(mix.weights_, mix.components_)):
-                    q[r, j, s] = w * joint_probability(c, dict(zip(variables, values)))
-        q[r] /= q[r].sum()
-    expected = q.sum(axis=0)  # k x states: expected complete-data counts
-    weights = expected.sum(axis=1) / len(records)
-    index = [{x: i for i, x in enumerate(states[v])} for v in variables]
-    coded = np.array([[index[i][x] for i, x in enumerate(s)] for s in full_states])
-
-    def marginal(p, *cols):
-        out = np.zeros(tuple(len(states[variables[c]]) for c in cols))
-        np.add.at(out, tuple(coded[:, c] for c in cols), p)
-        return out
-
-    def tree_joint(p, edges):
-        # a tree's ML distribution: prod of node marginals x prod over edges of p_ij/(p_i p_j)
-        out = np.prod([marginal(p, i)[coded[:, i]] for i in range(len(variables))], axis=0)
-        for i, m in edges:
-            out = (
-                out
-                * marginal(p, i, m)[coded[:, i], coded[:, m]]
-                / (marginal(p, i)[coded[:, i]] * marginal(p, m)[coded[:, m]])
-            )
-        return out
-
-    trees = [
-        e
-        for e in itertools.combinations(itertools.combinations(range(4), 2), 3)
-        if nx.is_tree(nx.Graph(list(e)))
-    ]
-    assert len(trees) == 16  # Cayley: 4^(4-2)
-    joints = []
-    for j in range(k):
-        p = expected[j] / expected[j].sum()
-        best = max(trees, key=lambda e: float(np.sum(p * np.log(tree_joint(p, e)))))
-        joints.append(tree_joint(p, best))
-    return joints, weights
-
-
 def test_em_over_missing_cells_is_the_brute_force_em_step(holed):
     variables = list(holed.columns)
     opts = dict(n_components=2, alpha=0.0, missing="em", tol=0.0, random_state=3)
     before = tl.TreeMixture(max_iter=3, **opts).fit(holed)
     after = tl.TreeMixture(max_iter=4, **opts).fit(holed)  # the same run, one EM step further
-    joints, weights = brute_force_em_step(before, holed)
+    joints, weights = mixture_em_step(before.weights_, before.components_, holed)
     np.testing.assert_allclose(after.weights_, weights, rtol=1e-9)
     for j, c in enumerate(after.components_):
         learned = [
@@ -656,3 +590,41 @@ def test_a_file_and_a_sparse_matrix_fit_the_in_memory_mixture(tmp_path, mixture_
     )
     with pytest.raises(tl.InputTypeError, match="NoneType"):
         tl.TreeMixture().fit(None)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables(min_columns=3))
+def test_a_mixture_of_one_tree_is_the_chow_liu_tree(data):
+    df, w = data
+    try:
+        mix = tl.TreeMixture(n_components=1, alpha=1.0, random_state=0).fit(df, sample_weight=w)
+    except tl.TreelearnError:
+        return
+    tree = tl.chow_liu(df, sample_weight=w, alpha=1.0)
+    np.testing.assert_allclose(
+        mix.score_samples(df), tree.log_likelihood(df, per_row=True), rtol=1e-10, atol=1e-10
+    )
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_mixture_components_guarded_before_allocating():
+    with pytest.raises(tl.ResourceLimitError, match=r"TreeMixture\(n_components=1000000000\)"):
+        tl.TreeMixture(n_components=10**9).fit(SMALL)
+
+
+def test_a_collapsing_mixture_component_is_no_cpt_error():
+    # k=3, alpha=0 on 500 rows of a chain: a component losing its rows made a CPT of 0/0
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 500)
+    y = x ^ (rng.random(500) < 0.1)
+    chain = pd.DataFrame({"x": x, "y": y, "z": y ^ (rng.random(500) < 0.1)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mix = tl.TreeMixture(n_components=3, alpha=0, random_state=0).fit(chain)
+    scores = mix.score_samples(chain)
+    assert np.isfinite(scores).all()
+    np.testing.assert_allclose(mix.weights_.sum(), 1.0, atol=1e-12)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import all_rows
 
 import treelearn as tl
 from treelearn.encoding._table import encode
@@ -141,9 +141,7 @@ def test_the_split_shares_the_weakest_components_rows(three_trees):
 
     v = int(np.argmax([sum(mi(i, j) for j in range(d) if j != i) for i in range(d)]))
     order = np.argsort(-counts.marginal(v), kind="stable")
-    every = pd.DataFrame(
-        list(itertools.product([0, 1], repeat=d)), columns=three_trees.columns
-    )  # all 64 rows
+    every = all_rows(three_trees.columns, [[0, 1]] * d)  # all 64 rows
     log_p = component.log_likelihood(every, per_row=True)
     seeds = [
         every.to_numpy()[

@@ -5,12 +5,11 @@ probabilities of the complete rows summed by hand."""
 
 from __future__ import annotations
 
-import itertools
-
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import all_rows, mixture_table, rows_given
 
 import treelearn as tl
 from treelearn.models._mixture import MixtureModel
@@ -38,59 +37,33 @@ def mixture() -> MixtureModel:
     )
 
 
-def _joint(model: tl.TreeModel, row: dict) -> float:
-    p = 1.0
-    for v in model.variables:
-        index = tuple(model.states[u].index(row[u]) for u in model.parents(v))
-        p *= float(model.cpt(v)[(*index, model.states[v].index(row[v]))])
-    return p
-
-
-def _table(mixture: MixtureModel) -> pd.DataFrame:
-    """Every complete row with ``p`` (the mixture's probability) and ``p0``, ``p1`` (each
-    component's probability times its weight)."""
-    rows = [dict(zip(VARS, values)) for values in itertools.product(*STATES.values())]
-    out = pd.DataFrame(rows)
-    for k, (w, c) in enumerate(zip(mixture.weights, mixture.components)):
-        out[f"p{k}"] = [w * _joint(c, r) for r in rows]
-    out["p"] = out["p0"] + out["p1"]
-    return out
-
-
-def _given(table: pd.DataFrame, evidence: dict) -> pd.DataFrame:
-    keep = np.ones(len(table), dtype=bool)
-    for v, s in evidence.items():
-        keep &= table[v] == s
-    return table[keep]
-
-
 def test_scores_of_complete_and_holed_rows_are_sums_of_the_joint(mixture):
-    table = _table(mixture)
+    table = mixture_table(mixture.weights, mixture.components)
     assert table["p"].sum() == pytest.approx(1.0, abs=1e-14)
     rows = pd.DataFrame({"a": ["x", None, "y"], "b": [2, 1, None], "c": [True, None, None]})
     want = [
-        _given(table, {"a": "x", "b": 2, "c": True})["p"].sum(),
-        _given(table, {"b": 1})["p"].sum(),
-        _given(table, {"a": "y"})["p"].sum(),
+        rows_given(table, {"a": "x", "b": 2, "c": True})["p"].sum(),
+        rows_given(table, {"b": 1})["p"].sum(),
+        rows_given(table, {"a": "y"})["p"].sum(),
     ]
     np.testing.assert_allclose(np.exp(mixture.score_samples(rows)), want, rtol=1e-13)
     # P(component | row)
     for r, evidence in enumerate(({"a": "x", "b": 2, "c": True}, {"b": 1}, {"a": "y"})):
-        part = _given(table, evidence)
+        part = rows_given(table, evidence)
         want = np.array([part["p0"].sum(), part["p1"].sum()]) / part["p"].sum()
         np.testing.assert_allclose(mixture.component_proba(rows)[r], want, rtol=1e-12)
         np.testing.assert_allclose(mixture.component_posterior(evidence), want, rtol=1e-12)
 
 
 def test_query_marginals_and_predict_proba_equal_the_joint(mixture):
-    table = _table(mixture)
-    part = _given(table, {"a": "y"})
+    table = mixture_table(mixture.weights, mixture.components)
+    part = rows_given(table, {"a": "y"})
     want = part.groupby(["b", "c"])["p"].sum() / part["p"].sum()
     got = mixture.query(["b", "c"], {"a": "y"})
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-12)
     marginals = mixture.marginals({"c": False})
     assert set(marginals) == {"a", "b"}
-    part = _given(table, {"c": False})
+    part = rows_given(table, {"c": False})
     for v in ("a", "b"):
         want = part.groupby(v)["p"].sum() / part["p"].sum()
         np.testing.assert_allclose(marginals[v].to_numpy(), want.to_numpy(), rtol=1e-12)
@@ -99,19 +72,19 @@ def test_query_marginals_and_predict_proba_equal_the_joint(mixture):
     proba = mixture.predict_proba(rows, "b")
     assert list(proba.index) == [10, 11] and list(proba.columns) == [0, 1, 2]
     for r, evidence in enumerate(({"a": "x"}, {})):
-        part = _given(table, evidence)
+        part = rows_given(table, evidence)
         want = part.groupby("b")["p"].sum() / part["p"].sum()
         np.testing.assert_allclose(proba.iloc[r].to_numpy(), want.to_numpy(), rtol=1e-12)
     assert mixture.predict(rows, "b").tolist() == proba.to_numpy().argmax(axis=1).tolist()
 
 
 def test_conditional_samples_follow_the_joint(mixture):
-    table = _table(mixture)
+    table = mixture_table(mixture.weights, mixture.components)
     drawn, which = mixture.sample(
         40_000, random_state=0, evidence={"a": "x"}, return_components=True
     )
     assert (drawn["a"] == "x").all() and len(which) == 40_000
-    part = _given(table, {"a": "x"})
+    part = rows_given(table, {"a": "x"})
     want = part.groupby(["b", "c"])["p"].sum() / part["p"].sum()
     freq = drawn.groupby(["b", "c"]).size() / len(drawn)
     np.testing.assert_allclose(freq.reindex(want.index).to_numpy(), want.to_numpy(), atol=0.01)
@@ -158,8 +131,10 @@ def test_files_check_every_field(mixture, tmp_path):
             MixtureModel.from_dict(bad)
     tl.save(mixture, tmp_path / "m.json")
     np.testing.assert_array_equal(
-        tl.load(tmp_path / "m.json").score_samples(_table(mixture)[VARS]),
-        mixture.score_samples(_table(mixture)[VARS]),
+        tl.load(tmp_path / "m.json").score_samples(
+            mixture_table(mixture.weights, mixture.components)[VARS]
+        ),
+        mixture.score_samples(mixture_table(mixture.weights, mixture.components)[VARS]),
     )
 
 
@@ -173,7 +148,7 @@ def test_a_mixture_of_cutset_networks_answers_as_its_joint():
     bag = tl.CutsetNetwork(max_depth=1, min_rows=10, n_estimators=3, random_state=0).fit(df)
     model = bag.model_
     assert isinstance(model, MixtureModel) and model.component_kind == "cutset_network"
-    rows = pd.DataFrame(list(itertools.product([0, 1], [0, 1], [0, 1, 2])), columns=list("abc"))
+    rows = all_rows("abc", [[0, 1], [0, 1], [0, 1, 2]])
     # the oracle: each network's complete-row probabilities (tests/test_cutset.py checks
     # those against brute force), weighted and summed here
     each = np.column_stack([np.exp(net.score_samples(rows)) for net in model.components])

@@ -1,5 +1,6 @@
 """The fitted model: log-likelihood (complete, impossible and incomplete rows), BIC,
-AIC, parameter counts, sampling, and exact queries against pgmpy."""
+AIC, parameter counts, sampling, exact queries against pgmpy, equality (whatever the
+order of the variables or of a CPT's parent axes) and the text headline."""
 
 from __future__ import annotations
 
@@ -10,20 +11,10 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import pgmpy_sample, random_dependent_frame
+from conftest import expect, pgmpy_sample, random_dependent_frame, tiny_frame
+from oracles import log_joint_probability, marginal_probability
 
 import treelearn as tl
-
-
-def _row_loglik(model, row: dict) -> float:
-    """log P(row) from the CPTs by direct lookup (row complete)."""
-    total = 0.0
-    for v in model.variables:
-        st = model.states
-        idx = tuple(st[p].index(row[p]) for p in model.parents(v)) + (st[v].index(row[v]),)
-        with np.errstate(divide="ignore"):
-            total += np.log(model.cpt(v)[idx])
-    return total
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +27,7 @@ def test_loglik_per_row_by_lookup(asia):
     per_row = m.log_likelihood(asia.head(50), per_row=True)
     assert per_row.shape == (50,)
     for r, (_, row) in enumerate(asia.head(50).iterrows()):
-        assert per_row[r] == pytest.approx(_row_loglik(m, row.to_dict()), abs=1e-12)
+        assert per_row[r] == pytest.approx(log_joint_probability(m, row.to_dict()), abs=1e-12)
     assert m.log_likelihood(asia.head(50)) == pytest.approx(per_row.sum(), abs=1e-10)
 
 
@@ -58,7 +49,7 @@ def test_complete_rows_loglik_is_the_node_by_node_lookup_to_the_bit(dtype):
     rows = random_dependent_frame(200, cards, np.random.default_rng(8))
     codes = m.encode(rows).codes.astype(dtype)
     per_row = m.log_likelihood_codes(codes)
-    expected = np.array([_row_loglik(m, row.to_dict()) for _, row in rows.iterrows()])
+    expected = np.array([log_joint_probability(m, row.to_dict()) for _, row in rows.iterrows()])
     np.testing.assert_array_equal(per_row, expected)
     assert np.isneginf(per_row).any() and np.isfinite(per_row).any()  # both kinds of rows
     assert m.log_likelihood_codes(codes[:0]).shape == (0,)
@@ -110,16 +101,6 @@ def test_forest_n_parameters_and_bic():
 
 
 # ---------------------------------------------------------------- missing values
-def _brute_force_marginal_loglik(model, row: dict) -> float:
-    hidden = [v for v in model.variables if pd.isna(row[v])]
-    total = 0.0
-    for combo in itertools.product(*(model.states[v] for v in hidden)):
-        full = dict(row)
-        full.update(zip(hidden, combo))
-        total += np.exp(_row_loglik(model, full))
-    return np.log(total)
-
-
 @pytest.mark.parametrize("alpha", [0.0, 1.0])
 def test_loglik_of_incomplete_rows_sums_out_missing(asia, alpha):
     m = tl.chow_liu(asia, alpha=alpha, root="either")
@@ -132,7 +113,7 @@ def test_loglik_of_incomplete_rows_sums_out_missing(asia, alpha):
     ll = m.log_likelihood(rows, per_row=True)
     assert ll[0] == pytest.approx(0.0, abs=1e-12)
     for r in range(len(rows)):
-        expected = _brute_force_marginal_loglik(m, rows.iloc[r].to_dict())
+        expected = np.log(marginal_probability(m, rows.iloc[r].to_dict()))
         assert ll[r] == pytest.approx(expected, rel=1e-10, abs=1e-12), r
 
 
@@ -147,7 +128,7 @@ def test_loglik_incomplete_rows_multi_parent_dag():
     ll = m.log_likelihood(rows, per_row=True)
     for r in range(20):
         assert ll[r] == pytest.approx(
-            _brute_force_marginal_loglik(m, rows.iloc[r].to_dict()), rel=1e-10
+            np.log(marginal_probability(m, rows.iloc[r].to_dict())), rel=1e-10
         )
 
 
@@ -432,7 +413,7 @@ def test_general_dag_incomplete_rows_and_queries_bundled_alarm():
         rows.iloc[r, rng.choice(rows.shape[1], size=r % 4, replace=False)] = None
     ll = m.log_likelihood(rows, per_row=True)
     for r in range(len(rows)):
-        expected = _brute_force_marginal_loglik(m, rows.iloc[r].to_dict())
+        expected = np.log(marginal_probability(m, rows.iloc[r].to_dict()))
         assert ll[r] == pytest.approx(expected, rel=1e-10), r
     from pgmpy.inference import VariableElimination
 
@@ -518,3 +499,48 @@ def test_general_dag_with_many_factors_and_tiny_probabilities():
     np.testing.assert_allclose(
         post.to_numpy(), np.exp(by_class - np.logaddexp.reduce(by_class)), rtol=1e-10
     )
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+def test_sample_guards():
+    model = tl.chow_liu(TINY)
+    expect(tl.ResourceLimitError, "GiB", model.sample, 10**12)
+    for n in (-1, 2.5, 1.5, True, np.bool_(True), "3", None):
+        expect(tl.TreelearnError, f"n == {n!r}, must be an integer >= 0", model.sample, n)
+    assert len(model.sample(np.int64(3))) == len(model.sample(3)) == 3  # numpy integers are
+    assert len(model.sample(0)) == 0  # integers
+    expect(
+        tl.TreelearnError,
+        "evidence == 7, must be None or a dict",
+        lambda: model.sample(3, evidence=7),
+    )
+
+
+# ------------------------------------------------------------------ equality and the text headline
+def test_equality_does_not_depend_on_the_order_of_variables_or_parent_axes():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=list("abc"))
+    model = tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c")]), df, alpha=1.0)
+    reordered = tl.TreeModel(model.graph.copy(), variables=["c", "b", "a"])
+    assert reordered == model and model == reordered
+    # the same CPT with its parent axes swapped: the same distribution
+    g = model.graph.copy()
+    g.nodes["c"]["parents"] = ["b", "a"]
+    g.nodes["c"]["cpt"] = np.transpose(model.cpt("c"), (1, 0, 2))
+    assert tl.TreeModel(g, variables=list(model.variables)) == model
+    # ... and a different number is a different model
+    g.nodes["c"]["cpt"] = g.nodes["c"]["cpt"][:, :, ::-1].copy()
+    assert tl.TreeModel(g, variables=list(model.variables)) != model
+
+
+def test_headline_names_every_root_and_counts_in_words():
+    df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]})
+    g = nx.DiGraph([("a", "b")])
+    g.add_node("c")
+    forest = tl.fit_cpts(g, df).to_text().splitlines()[0]
+    assert "3 variables, 1 edge, roots ['a', 'c']" in forest
+    tree = tl.chow_liu(df[["a", "b"]]).to_text().splitlines()[0]
+    assert "2 variables, 1 edge, root 'a'" in tree

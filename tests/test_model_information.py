@@ -6,39 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import distribution_entropy, labelled_posterior, marginal_of
 
 import treelearn as tl
-from tests.test_soft_evidence import brute_weights
 
 ASIA = pd.read_csv("datasets/asia.csv")
-
-
-def joint_table(model, evidence=None, soft=None):
-    """``{assignment (state labels): posterior}``: the product of the CPTs
-    (tests/test_soft_evidence.brute_weights), normalised."""
-    weights = brute_weights(model, evidence or {}, soft or {})
-    variables, states = model.variables, model.states
-    z = sum(weights.values())
-    return (
-        {
-            tuple(states[v][c] for v, c in zip(variables, codes)): p / z
-            for codes, p in weights.items()
-        },
-        variables,
-    )
-
-
-def marginal(table, variables, keep):
-    idx = [variables.index(v) for v in keep]
-    out = {}
-    for k, p in table.items():
-        key = tuple(k[i] for i in idx)
-        out[key] = out.get(key, 0.0) + p
-    return out
-
-
-def H(dist):
-    return -sum(p * np.log(p) for p in dist.values() if p > 0)
 
 
 @pytest.fixture(scope="module")
@@ -59,15 +31,15 @@ EVIDENCE = [({}, {}), ({"asia": "yes"}, {}), ({"xray": "yes"}, {"smoke": [0.2, 0
 @pytest.mark.parametrize("hard,soft", EVIDENCE)
 def test_entropy_equals_enumeration(models, name, hard, soft):
     m = models[name]
-    table, _ = joint_table(m, hard, soft)
-    assert m.entropy({**hard, **soft}) == pytest.approx(H(table), abs=1e-12)
+    table, _ = labelled_posterior(m, hard, soft)
+    assert m.entropy({**hard, **soft}) == pytest.approx(distribution_entropy(table), abs=1e-12)
 
 
 @pytest.mark.parametrize("name", ["tree", "kdb"])
 @pytest.mark.parametrize("hard,soft", EVIDENCE)
 def test_mutual_information_equals_enumeration(models, name, hard, soft):
     m = models[name]
-    table, variables = joint_table(m, hard, soft)
+    table, variables = labelled_posterior(m, hard, soft)
     ev = {**hard, **soft}
     for X, Y, Z in [
         ("lung", "dysp", []),
@@ -77,10 +49,10 @@ def test_mutual_information_equals_enumeration(models, name, hard, soft):
         xs = X if isinstance(X, list) else [X]
         ys = Y if isinstance(Y, list) else [Y]
         expected = (
-            H(marginal(table, variables, xs + Z))
-            + H(marginal(table, variables, ys + Z))
-            - H(marginal(table, variables, xs + ys + Z))
-            - (H(marginal(table, variables, Z)) if Z else 0.0)
+            distribution_entropy(marginal_of(table, variables, xs + Z))
+            + distribution_entropy(marginal_of(table, variables, ys + Z))
+            - distribution_entropy(marginal_of(table, variables, xs + ys + Z))
+            - (distribution_entropy(marginal_of(table, variables, Z)) if Z else 0.0)
         )
         got = m.mutual_information(X, Y, given=Z or None, evidence=ev)
         assert got == pytest.approx(expected, abs=1e-12)
@@ -91,8 +63,8 @@ def test_kl_divergence_equals_enumeration(models):
     pairs = [("tree", "tan"), ("tan", "tree"), ("kdb", "tree"), ("tree", "kdb")]
     for a, b in pairs:
         P, Q = models[a], models[b]
-        tp, vp = joint_table(P)
-        tq, vq = joint_table(Q)
+        tp, vp = labelled_posterior(P)
+        tq, vq = labelled_posterior(Q)
         expected = sum(
             p * (np.log(p) - np.log(tq[tuple(k[vp.index(v)] for v in vq)]))
             for k, p in tp.items()
@@ -120,16 +92,16 @@ def test_kl_divergence_infinite_and_state_order():
 @pytest.mark.parametrize("hard,soft", EVIDENCE)
 def test_most_informative_equals_enumeration(models, name, hard, soft):
     m = models[name]
-    table, variables = joint_table(m, hard, soft)
+    table, variables = labelled_posterior(m, hard, soft)
     target = "lung"
     ranked = m.most_informative(target, {**hard, **soft})
     expected = {}
-    h_t = H(marginal(table, variables, [target]))
+    h_t = distribution_entropy(marginal_of(table, variables, [target]))
     for x in variables:
         if x == target or x in hard:
             continue
-        h_tx = H(marginal(table, variables, [target, x]))
-        expected[x] = h_t + H(marginal(table, variables, [x])) - h_tx
+        h_tx = distribution_entropy(marginal_of(table, variables, [target, x]))
+        expected[x] = h_t + distribution_entropy(marginal_of(table, variables, [x])) - h_tx
     assert set(ranked.index) == set(expected)
     for x, value in ranked.items():
         assert value == pytest.approx(expected[x], abs=1e-12)

@@ -15,7 +15,8 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import random_tree_network
-from test_tree_inference import brute_condition, brute_joint, brute_marginal, forest_model
+from oracles import joint_table, marginal_table, restrict
+from test_tree_inference import forest_model
 
 import treelearn as tl
 
@@ -42,7 +43,7 @@ def random_tree(seed, d=8):
 def check_all(model, k, seed, extra=()):
     """Every variable queried given every ``k`` others (random states), and ``extra``
     evidence sets, against the brute-force joint; returns how many were compared."""
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rng = np.random.default_rng(seed)
     vs = model.variables
     sets = [
@@ -53,7 +54,7 @@ def check_all(model, k, seed, extra=()):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no division warnings from zero-probability states
         for evidence in [*sets, *extra]:
-            possible = brute_condition(model, joint, evidence).sum() > 0
+            possible = restrict(model, joint, evidence).sum() > 0
             for q in vs:
                 if q in evidence:
                     continue
@@ -64,7 +65,7 @@ def check_all(model, k, seed, extra=()):
                 got = model.query(q, evidence)
                 assert list(got.index) == model.states[q] and got.name == "probability"
                 np.testing.assert_allclose(
-                    got.to_numpy(), brute_marginal(model, joint, [q], evidence), rtol=0, atol=TOL
+                    got.to_numpy(), marginal_table(model, joint, [q], evidence), rtol=0, atol=TOL
                 )
                 done += 1
     return done
@@ -149,13 +150,13 @@ def test_evidence_labels_match_like_state_index():
     states = {"f": [False, True], "n": [1, 2, 3], "t": ["1", "x"]}
     cpts = {"f": [0.3, 0.7], "n": [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], "t": [[0.5, 0.5]] * 3}
     model = model_from([("f", "n"), ("n", "t")], cpts, states, "fnt")
-    joint = brute_joint(model)
-    expected = brute_marginal(model, joint, ["n"], {"f": True})
+    joint = joint_table(model)
+    expected = marginal_table(model, joint, ["n"], {"f": True})
     for label in (True, np.bool_(True)):
         np.testing.assert_allclose(model.query("n", {"f": label}).to_numpy(), expected, atol=TOL)
     with pytest.raises(tl.UnseenStateError):
         model.query("n", {"f": 1})  # 1 == True, but a bool state wants a bool
-    expected = brute_marginal(model, joint, ["f"], {"n": 2})
+    expected = marginal_table(model, joint, ["f"], {"n": 2})
     for label in (2, np.int64(2), 2.0, "2"):  # text names a non-text state
         np.testing.assert_allclose(model.query("f", {"n": label}).to_numpy(), expected, atol=TOL)
     with pytest.raises(tl.UnseenStateError):

@@ -1,16 +1,22 @@
 """tl.read_data and the command line's data preparation, now the library's: the separator
 found from the header, .tsv files, encodings, thousands and decimal marks, standard input,
-ISO dates and identifier columns. Expected tables are written out by hand."""
+ISO dates and identifier columns. Expected tables are written out by hand. Bad files
+(ragged, not UTF-8, compressed, not Parquet, empty), directories and Parquet datasets,
+Parquet columns of lists or repeated names: each a TreelearnError naming the file or the
+column, in Python and on the command line."""
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect, tiny_frame
 
 import treelearn as tl
+from treelearn.cli._main import main
 from treelearn.sources._reading import date_problems, separator_note, table_problems
 
 EXPECTED = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
@@ -112,3 +118,83 @@ def test_table_problems_collects_every_problem_and_the_notes():
     assert problems == [] and [n.column for n in notes] == ["dose"]
     problems, _ = table_problems(df, missing="drop", class_column="g")
     assert [p.column for p in problems] == ["x"]  # the class column has rules of its own
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+def test_parquet_list_column_names_the_column(tmp_path):
+    path = tmp_path / "l.parquet"
+    pd.DataFrame({"b": [1, 2], "lst": [[1, 2], [3]]}).to_parquet(path)
+    expect(tl.InputTypeError, "'lst'", tl.chow_liu, path)
+    assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
+
+
+def test_parquet_repeated_column_names_are_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "dup.parquet"
+    pq.write_table(
+        pa.table(
+            [pa.array([1, 2, 1]), pa.array([0, 1, 1]), pa.array([3, 3, 4])], names=["a", "b", "a"]
+        ),
+        path,
+    )
+    for fit in (
+        tl.chow_liu,
+        lambda p: tl.TreeMixture(n_components=2).fit(p),
+        lambda p: tl.NaiveBayes().fit(p, "b"),
+    ):
+        expect(tl.DuplicateColumnError, "duplicate column name(s) ['a']", fit, path)
+    assert main(["learn", str(path)]) == 1  # one line on stderr, no traceback
+
+
+def _write(path, data):
+    (path.write_bytes if isinstance(data, bytes) else path.write_text)(data)
+    return path
+
+
+FILES = [
+    ("ragged.csv", "a,b\n1,2\n3,4,5\n", tl.DataFileError, "well-formed CSV"),
+    ("latin.csv", "a,b\n\xe9t\xe9,1\n".encode("latin-1"), tl.DataFileError, "UTF-8"),
+    ("gzip.csv", gzip.compress(b"a,b\n1,2\n"), tl.DataFileError, "UTF-8"),
+    ("fake.parquet", "a,b\n1,2\n", tl.DataFileError, "Parquet"),
+    ("empty.csv", "", tl.EmptyDataError, "empty"),
+]
+
+
+@pytest.mark.parametrize("name, content, error, pattern", FILES, ids=[f[0] for f in FILES])
+def test_bad_files(tmp_path, name, content, error, pattern, capsys):
+    path = _write(tmp_path / name, content)
+    for reader in (tl.read_data, tl.chow_liu, tl.mi_graph):
+        expect(error, pattern, reader, path)
+        expect(error, name, reader, path)
+    assert main(["learn", str(path)]) == 1
+    assert name in capsys.readouterr().err
+
+
+def test_directory_without_parquet(tmp_path):
+    _write(tmp_path / "a.csv", "a\n1\n")
+    expect(tl.DataFileError, "directory", tl.read_data, tmp_path)
+    expect(tl.DataFileError, "directory", tl.chow_liu, tmp_path)
+
+
+def test_parquet_dataset_directory_is_accepted(tmp_path):
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    TINY.iloc[:2].to_parquet(ds / "part.0.parquet")
+    TINY.iloc[2:].to_parquet(ds / "part.1.parquet")
+    assert tl.read_data(ds).equals(TINY)
+    assert tl.chow_liu(ds) == tl.chow_liu(TINY)
+    assert main(["learn", str(ds), "-o", str(tmp_path / "m.json")]) == 0
+
+
+def test_whole_file_and_streaming_reads_give_the_same_states(tmp_path):
+    # pandas' low-memory reader parses blocks of ~260,000 rows separately: "1" became 1
+    path = tmp_path / "mixed.csv"
+    path.write_text("a,b\n" + "1,0\n" * 300_000 + "x,1\n")
+    whole = tl.read_data(path)
+    assert sorted(whole["a"].unique()) == ["1", "x"]
+    assert tl.chow_liu(path).states["a"] == tl.chow_liu(whole).states["a"] == ["1", "x"]

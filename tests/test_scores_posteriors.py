@@ -1,8 +1,8 @@
 """Scores, posteriors and sampling that the command line prints, as public model methods.
 
 Expected numbers are computed another way: the posterior as the brute-force
-normalised joint (``exp`` of per-row log-likelihoods with the target set to each
-state), ``query`` row by row and pgmpy's variable elimination; scores from the
+normalised joint (the product of the CPTs summed over the missing cells, the target set
+to each state), ``query`` row by row and pgmpy's variable elimination; scores from the
 ``log_likelihood`` / ``bic`` identities; a classifier's likelihood through its
 network's own :meth:`TreeModel.log_likelihood`, or the class prior plus each
 class's tree for the multinet.
@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import marginal_probability
 
 import treelearn as tl
 from treelearn.models._tree import ScoreReport
@@ -35,17 +36,14 @@ def asia_tree(asia):
 
 
 def _brute_force_posterior(model, df, target):
-    """P(target | row) as the normalised joint: one full log-likelihood per state."""
-    full = df.copy()
-    for v in model.variables:
-        if v not in full.columns:
-            full[v] = np.nan
-    full = full.astype(object)
-    columns = []
-    for state in model.states[target]:
-        full[target] = [state] * len(full)
-        columns.append(np.exp(model.log_likelihood(full, per_row=True)))
-    joint = np.column_stack(columns)
+    """P(target | row) as the normalised joint: the product of the CPTs summed over the
+    row's missing cells (absent columns too), one state of the target at a time."""
+    joint = np.array(
+        [
+            [marginal_probability(model, {**row, target: s}) for s in model.states[target]]
+            for row in df.to_dict("records")
+        ]
+    )
     return joint / joint.sum(axis=1, keepdims=True)
 
 
@@ -237,3 +235,18 @@ def test_single_network_sample_is_its_networks(xy, estimator):
     pd.testing.assert_frame_equal(
         clf.sample(100, random_state=0), clf.model_.sample(100, random_state=0)
     )
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_scoring_or_predicting_no_rows_says_so():
+    df = pd.read_csv("datasets/asia.csv")
+    model = tl.chow_liu(df)
+    clf = tl.NaiveBayes().fit(df.drop(columns="either"), df["either"])
+    for call in (
+        lambda: model.log_likelihood(df.head(0)),
+        lambda: model.predict_proba(df.head(0), "lung"),
+        lambda: clf.predict_proba(df.drop(columns="either").head(0)),
+    ):
+        with pytest.raises(tl.EmptyDataError, match=r"nothing to (score|predict)") as info:
+            call()
+        assert "learn" not in str(info.value)

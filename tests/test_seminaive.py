@@ -16,6 +16,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import three_small_columns
+from oracles import best_forest, best_spanning_tree, conditional_mutual_information
 from sklearn.base import clone
 from sklearn.metrics import mutual_info_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -45,14 +47,6 @@ def dependent_data(
     return pd.DataFrame(cols), pd.Series(np.array(["a", "b", "c"])[y], name="C")
 
 
-def cmi(X: pd.DataFrame, y: pd.Series, a: str, b: str) -> float:
-    """I(A; B | C) = sum_c p(c) I(A; B | C = c), by scikit-learn's plug-in MI."""
-    total = 0.0
-    for _, rows in X.groupby(y.to_numpy()):
-        total += len(rows) / len(X) * mutual_info_score(rows[a], rows[b])
-    return total
-
-
 def cpt_by_groupby(df: pd.DataFrame, node: str, parents: list[str], alpha: float, states: dict):
     """p(node = v | parents = u) by the Lidstone formula, from groupby counts; a function."""
     k = len(states[node])
@@ -78,7 +72,10 @@ def test_kdb_structure_follows_the_definition(k):
     order = sorted(names, key=lambda f: (-round(class_mi[f], 12), names.index(f)))
     assert list(clf.feature_order_) == order
     for r, f in enumerate(order):
-        earlier = sorted(order[:r], key=lambda g: (-round(cmi(X, y, f, g), 12), names.index(g)))
+        earlier = sorted(
+            order[:r],
+            key=lambda g: (-round(conditional_mutual_information(X, y, f, g), 12), names.index(g)),
+        )
         assert clf.model_.parents(f) == ["C", *earlier[: min(k, r)]]
 
 
@@ -266,21 +263,6 @@ def test_scikit_learn_behaviours():
 
 
 # ---------------------------------------------------------------- penalised forests
-def brute_best_forest(names, gain, penalty):
-    """The edge set maximising sum(gain - penalty) over every forest (acyclic edge subset)."""
-    pairs = list(itertools.combinations(range(len(names)), 2))
-    best, best_edges = 0.0, set()
-    for r in range(1, len(names)):
-        for edges in itertools.combinations(pairs, r):
-            G = nx.Graph(list(edges))
-            if not nx.is_forest(G):
-                continue
-            score = sum(gain[i, j] - penalty[i, j] for i, j in edges)
-            if score > best + 1e-9:
-                best, best_edges = score, {frozenset((names[i], names[j])) for i, j in edges}
-    return best_edges
-
-
 @pytest.mark.parametrize("score", ["bic", "aic"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_tan_forest_is_the_best_penalised_forest(score, seed):
@@ -288,10 +270,17 @@ def test_tan_forest_is_the_best_penalised_forest(score, seed):
     names = list(X.columns)
     n, n_classes = len(X), y.nunique()
     k = [X[f].nunique() for f in names]
-    gain = np.array([[n * cmi(X, y, a, b) if a != b else 0 for b in names] for a in names])
+    gain = np.array(
+        [
+            [n * conditional_mutual_information(X, y, a, b) if a != b else 0 for b in names]
+            for a in names
+        ]
+    )
     dof = np.array([[n_classes * (ka - 1) * (kb - 1) for kb in k] for ka in k], dtype=float)
     penalty = dof * (np.log(n) / 2 if score == "bic" else 1.0)
-    expected = brute_best_forest(names, gain, penalty)
+    pairs = itertools.combinations(range(len(names)), 2)
+    scores = {(names[i], names[j]): gain[i, j] - penalty[i, j] for i, j in pairs}
+    _, expected = best_forest(names, scores, 1e-9)  # every forest scored
     clf = tl.TAN(forest=score).fit(X, y)
     got = {frozenset(e) for e in clf.feature_tree_.edges()}
     assert got == expected
@@ -318,8 +307,10 @@ def test_chow_liu_aic_forest_is_brute_force_best():
     )
     penalty = np.array([[(ka - 1) * (kb - 1) for kb in k] for ka in k], dtype=float)
     model = tl.chow_liu(X, forest="aic")
-    assert {frozenset(e) for e in model.graph.to_undirected().edges()} == brute_best_forest(
-        names, gain, penalty
+    pairs = itertools.combinations(range(len(names)), 2)
+    scores = {(names[i], names[j]): gain[i, j] - penalty[i, j] for i, j in pairs}
+    assert {frozenset(e) for e in model.graph.to_undirected().edges()} == (
+        best_forest(names, scores, 1e-9)[1]  # every forest scored
     )
 
 
@@ -334,19 +325,6 @@ def test_bic_and_aic_forests_of_the_matrix_and_the_graph_agree():
 
 
 # ---------------------------------------------------------------- constraints
-def brute_best_tree(names, weight, white, black):
-    pairs = list(itertools.combinations(range(len(names)), 2))
-    best, best_edges = -np.inf, None
-    for edges in itertools.combinations(pairs, len(names) - 1):
-        es = {frozenset((names[i], names[j])) for i, j in edges}
-        if not white <= es or es & black or not nx.is_tree(nx.Graph(list(edges))):
-            continue
-        score = sum(weight[i, j] for i, j in edges)
-        if score > best + 1e-12:
-            best, best_edges = score, es
-    return best_edges
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_chow_liu_constrained_tree_is_brute_force_best(seed):
     X, _ = dependent_data(200, 6, seed=40 + seed)
@@ -356,7 +334,7 @@ def test_chow_liu_constrained_tree_is_brute_force_best(seed):
     pairs = [tuple(rng.choice(names, 2, replace=False)) for _ in range(4)]
     white = pairs[:1]
     black = [p for p in pairs[1:] if frozenset(p) != frozenset(white[0])]
-    expected = brute_best_tree(
+    expected = best_spanning_tree(
         names, mi, {frozenset(p) for p in white}, {frozenset(p) for p in black}
     )
     model = tl.chow_liu(X, whitelist=white, blacklist=black)
@@ -399,3 +377,19 @@ def test_fit_cpts_m_estimate_by_hand():
         tl.fit_cpts(nx.DiGraph([("c", "x")]), df, prior="m-estimate", m=0)
     tree = tl.chow_liu(df, prior="m-estimate", m=3.0, root="c")
     np.testing.assert_allclose(tree.cpt("x"), m.cpt("x"))
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+@pytest.mark.parametrize("make", [tl.AODE, tl.BayesianTAN])
+def test_per_class_tables_are_guarded_before_stacking(make, monkeypatch):
+    # 2 classes x 5 one-hot states of the features, three 2 x 5 x 5 float arrays: 1,200
+    # bytes; counting alone (7 indicators with the class) needs 928, which fits
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5 - 1)
+    X = SMALL[["a", "b"]]
+    with pytest.raises(tl.ResourceLimitError, match="2 x 5 x 5, three of them"):
+        make().fit(X, SMALL_Y)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5)
+    make().fit(X, SMALL_Y)

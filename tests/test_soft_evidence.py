@@ -8,12 +8,12 @@ back to the subtree pass, TAN's conditioner, and variable elimination on other D
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import evidence_weights
 
 import treelearn as tl
 
@@ -42,23 +42,6 @@ def pgmpy_query(model, variables, evidence, soft):
             virtual_evidence=[virtual(v, w, model.states[v]) for v, w in soft.items()],
         )
     return q.values
-
-
-def brute_weights(model, evidence, soft):
-    """Every assignment's weight ``P(x) prod L(x_v)``, zero off the hard evidence."""
-    variables, states = model.variables, model.states
-    out = {}
-    for values in itertools.product(*(range(len(states[v])) for v in variables)):
-        at = dict(zip(variables, values))
-        if any(states[v][at[v]] != s for v, s in evidence.items()):
-            continue
-        p = 1.0
-        for v in variables:
-            p *= model.cpt(v)[tuple(at[u] for u in model.parents(v)) + (at[v],)]
-        for v, w in soft.items():
-            p *= w[at[v]]
-        out[values] = p
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +89,7 @@ def test_map_query_is_the_brute_force_argmax(models, name):
     m = models[name]
     soft = {"smoke": np.array([0.05, 1.0]), "lung": np.array([1.0, 0.001])}
     hard = {"dysp": "yes"}
-    weights = brute_weights(m, hard, soft)
+    weights = evidence_weights(m, hard, soft)
     best = max(weights, key=weights.get)
     assignment, log_p = m.map_query({**hard, **soft}, return_log_prob=True)
     states = m.states

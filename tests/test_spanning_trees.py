@@ -1,5 +1,7 @@
 """The one spanning-tree routine (``spanning_skeleton`` on a weight matrix) against
-networkx's Kruskal on the complete graph, and against brute force where small.
+networkx's Kruskal on the complete graph, and against brute force where small; the
+tie rounding against Python's ``round``; ``chow_liu``'s matrix path against the graph
+stages (``mi_graph``, networkx's tree, ``orient``, ``fit_cpts``).
 
 The oracle here is written independently of ``treelearn.structure._trees``: Python's
 ``round`` to 12 decimals, the BIC penalty from its formula with ``math.log``, a
@@ -19,6 +21,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import forests
 
 import treelearn as tl
 from treelearn.structure._trees import (
@@ -27,6 +32,7 @@ from treelearn.structure._trees import (
     edge_penalty,
     maximum_spanning_tree,
     penalised_forest,
+    round_ties,
     spanning_skeleton,
     spanning_tree_edges,
 )
@@ -267,15 +273,6 @@ def test_on_data_with_missing_values_and_rows_per_pair(seed):
 
 
 # ----------------------------------------------------------------------------- brute force
-def spanning_forests(d, edges):
-    """Every acyclic subset of ``edges`` (index pairs)."""
-    for r in range(min(len(edges), d - 1) + 1):
-        for subset in itertools.combinations(edges, r):
-            F = nx.Graph(list(subset))
-            if not subset or nx.is_forest(F):
-                yield subset
-
-
 @pytest.mark.parametrize("forest", [None, 0.002, "bic"])
 def test_total_weight_is_the_brute_force_maximum(forest):
     """No spanning tree (forest) has a larger total of rounded (penalised) weights."""
@@ -287,7 +284,7 @@ def test_total_weight_is_the_brute_force_maximum(forest):
             scores = oracle_scores(W, states, forest, 100)
             rank = {e: Fraction(round(s, DECIMALS)) for e, s in scores.items()}
             usable = [e for e in rank if forest is None or rank[e] > 0]
-            best = max(sum((rank[e] for e in f), Fraction(0)) for f in spanning_forests(d, usable))
+            best = max(sum((rank[e] for e in f), Fraction(0)) for f in forests(range(d), usable))
             T = spanning_skeleton(list(range(d)), W, states, forest=forest, n=100)
             got = sum((rank[tuple(sorted(e))] for e in T.edges()), Fraction(0))
             assert got == best
@@ -544,3 +541,87 @@ def test_is_acyclic_agrees_with_networkx_on_large_forests_and_cycles():
     got = [is_acyclic(g) for g in cases]
     assert got == [nx.is_directed_acyclic_graph(g) for g in cases]
     assert got[:3] == [True, False, False]
+
+
+# -------------------------------------------------------- the matrix path against the graph stages
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=50))
+@settings(max_examples=200, deadline=None)
+def test_round_ties_equals_python_round(values):
+    values = values + [v + 5e-13 for v in values] + [0.5e-12, 2.5e-12, -0.5e-12, 1e20, -1e17]
+    got = round_ties(np.array(values))
+    assert [float(x) for x in got] == [round(v, TIE_DECIMALS) for v in values]
+
+
+def nx_path(names, W, states=None, forest=None, n=None):
+    G = complete_graph(names, W, states)
+    if n is not None:
+        G.graph["n"] = n
+    return maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
+
+
+def same_graph(A: nx.Graph, B: nx.Graph) -> None:
+    assert list(A.nodes(data=True)) == list(B.nodes(data=True))
+    assert list(A.edges()) == list(B.edges())
+    for u, v in A.edges():
+        assert A.edges[u, v].keys() == B.edges[u, v].keys()
+        for key in A.edges[u, v]:
+            assert A.edges[u, v][key] == B.edges[u, v][key]
+    assert A.graph == B.graph
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_matrix_tree_equals_networkx_tree_with_ties():
+    rng = np.random.default_rng(5)
+    for d in (1, 2, 3, 5, 8, 13, 30):
+        for _ in range(30):
+            W = tied_weights(rng, d)
+            names = [f"v{j}" for j in range(d)]
+            same_graph(spanning_skeleton(names, W), nx_path(names, W))
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_matrix_forest_equals_networkx_forest():
+    rng = np.random.default_rng(9)
+    for d in (2, 4, 9, 20):
+        for _ in range(20):
+            W = tied_weights(rng, d) * 0.01
+            names = list(range(d))
+            states = [list(range(int(k))) for k in rng.integers(1, 4, size=d)]
+            for forest, n in (("bic", 500), (0.002, None), (0.0, None)):
+                got = spanning_skeleton(names, W, states, forest=forest, n=n if n else 100)
+                want = nx_path(names, W, states, forest=forest, n=n if n else 100)
+                same_graph(got, want)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_spanning_tree_edges_in_kruskal_order():
+    W = np.array([[0, 0.5, 0.5, 0.1], [0.5, 0, 0.5, 0.1], [0.5, 0.5, 0, 0.1], [0.1, 0.1, 0.1, 0]])
+    assert spanning_tree_edges(W) == [(0, 1), (0, 2), (0, 3)]
+
+
+def graph_pipeline(df, forest=None, mi_alpha=None, alpha=0.0):
+    """Chow-Liu through the public graph stages: mi_graph -> networkx spanning tree -> orient -> CPTs."""
+    G = tl.mi_graph(df, mi_alpha=mi_alpha)
+    T = maximum_spanning_tree(G) if forest is None else penalised_forest(G, forest)
+    return tl.fit_cpts(tl.orient(T), df, alpha=alpha)
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_chow_liu_matrix_path_equals_graph_path():
+    """Data with duplicated columns (exact MI ties): chow_liu (the matrix path) learns
+    the model the graph stages give."""
+    rng = np.random.default_rng(1)
+    base = rng.integers(0, 3, size=(400, 12))
+    df = pd.DataFrame(np.hstack([base, base[:, :6], rng.integers(0, 2, size=(400, 4))]))
+    df.columns = [f"c{j}" for j in range(df.shape[1])]
+    for kwargs in ({}, {"forest": "bic"}, {"forest": 0.01}, {"mi_alpha": 1.0, "alpha": 1.0}):
+        by_matrix = tl.chow_liu(df, **{"alpha": 0.0, **kwargs})
+        by_graph = graph_pipeline(df, **kwargs)
+        assert list(by_matrix.graph.edges(data="weight")) == list(
+            by_graph.graph.edges(data="weight")
+        )
+        for v in df.columns:
+            np.testing.assert_array_equal(
+                by_matrix.graph.nodes[v]["cpt"], by_graph.graph.nodes[v]["cpt"]
+            )

@@ -1,11 +1,13 @@
-"""Sparse high-dimensional Chow-Liu (acCL) against the dense path and independent MI."""
+"""Sparse high-dimensional Chow-Liu (acCL) against the dense path and independent MI;
+``tl.chow_liu`` on a ``scipy.sparse`` 0/1 matrix equals the dense DataFrame path."""
 
 import itertools
 
-import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
+from oracles import spanning_trees
 from sklearn.metrics import mutual_info_score
 
 import treelearn as tl
@@ -21,7 +23,10 @@ from treelearn.structure._sparse_chow_liu import (
     sparse_spanning_tree,
     zero_pair_information,
 )
-from treelearn.structure._trees import orient, spanning_skeleton
+from treelearn.structure._trees import (
+    orient,
+    spanning_skeleton,
+)
 
 
 def dense_skeleton(X, w=None):
@@ -63,10 +68,7 @@ def test_small_case_is_the_brute_force_best_tree():
     mi = {
         (i, j): mutual_info_score(A[:, i], A[:, j]) for i, j in itertools.combinations(range(5), 2)
     }
-    best = max(
-        (t for t in itertools.combinations(mi, 4) if nx.is_tree(nx.Graph(list(t)))),
-        key=lambda t: round(sum(mi[e] for e in t), 9),
-    )
+    best = max(spanning_trees(range(5)), key=lambda t: round(sum(mi[e] for e in t), 9))
     got = sparse_spanning_skeleton(sparse_binary_statistics(X))
     assert sum(mi[e] for e in got.edges()) == pytest.approx(sum(mi[e] for e in best), abs=1e-12)
 
@@ -341,3 +343,51 @@ def test_batched_cpts_are_the_per_family_cpts(seed, prior):
         a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
         for a, b in zip(batched, single)
     )
+
+
+# ------------------------------------------------------------- scipy.sparse input through chow_liu
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+@pytest.mark.parametrize("dtype", ["int64", "float64", "bool", "uint8"])
+def test_chow_liu_on_scipy_sparse_equals_dense(dtype):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(4)
+    A = (rng.random((500, 15)) < 0.1).astype(dtype)
+    A[:, 3] = A[:, 2]  # a tie
+    A[:, 7] = 0  # a one-state column
+    if dtype != "bool":
+        A[:, 9] = 1  # the other one-state column
+    names = [f"w{j}" for j in range(15)]
+    dense = tl.chow_liu(pd.DataFrame(A, columns=names), alpha=1.0)
+    for fmt in ("csr", "csc", "coo"):
+        sparse = tl.chow_liu(sp.csr_matrix(A).asformat(fmt), names=names, alpha=1.0)
+        assert list(sparse.graph.edges(data="weight")) == list(dense.graph.edges(data="weight"))
+        for v in names:
+            assert sparse.graph.nodes[v]["states"] == dense.graph.nodes[v]["states"]
+            np.testing.assert_array_equal(sparse.graph.nodes[v]["cpt"], dense.graph.nodes[v]["cpt"])
+    default_names = tl.chow_liu(sp.csr_matrix(A))
+    assert list(default_names.graph.nodes) == list(range(15))
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_scipy_sparse_bad_input():
+    sp = pytest.importorskip("scipy.sparse")
+    with pytest.raises(ValueError, match="0/1"):
+        tl.chow_liu(sp.csr_matrix(np.array([[0, 2], [1, 0]])))
+    with pytest.raises(ValueError, match="names"):
+        tl.chow_liu(sp.csr_matrix(np.eye(3)), names=["a", "b"])
+    with pytest.raises(tl.DuplicateColumnError, match="'a'"):
+        tl.chow_liu(sp.csr_matrix(np.eye(3)), names=["a", "b", "a"])
+    with pytest.raises(TypeError, match=r"scipy\.sparse"):
+        tl.chow_liu(pd.DataFrame({"a": [0, 1]}), names=["a"])
+
+
+@pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
+def test_sparse_input_explicit_zeros_and_duplicates_are_harmless():
+    sp = pytest.importorskip("scipy.sparse")
+    rows, cols = np.array([0, 0, 1, 2, 2]), np.array([0, 1, 1, 0, 1])
+    M = sp.coo_matrix((np.array([1, 0, 1, 1, 0]), (rows, cols)), shape=(4, 2)).tocsr()
+    before = M.data.copy()
+    model = tl.chow_liu(M, names=["a", "b"])
+    np.testing.assert_array_equal(M.data, before)  # the caller's matrix is untouched
+    dense = tl.chow_liu(pd.DataFrame(M.toarray(), columns=["a", "b"]))
+    np.testing.assert_array_equal(model.graph.nodes["b"]["cpt"], dense.graph.nodes["b"]["cpt"])

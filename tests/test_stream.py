@@ -14,7 +14,7 @@ import pytest
 from conftest import FRAME_PROBLEMS, problem_frame, problem_kinds
 
 import treelearn as tl
-from treelearn.sources._files import count_file
+from treelearn.sources._files import MIN_CHUNK_ROWS, count_file, iter_chunks
 
 CHUNK = 1000
 
@@ -392,3 +392,12 @@ def test_a_file_without_problems_gives_the_in_memory_model_and_notes(tmp_path, k
         for ws in (whole_notes, chunk_notes)
     ]
     assert notes[0] == notes[1] and len(notes[0]) == 3  # f1, f2 (repeated fractions), k (30)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def test_chunksize_one_is_batched(tmp_path):
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"a": np.arange(20_000) % 3, "b": np.arange(20_000) % 2}).to_csv(path, index=False)
+    chunks = list(iter_chunks(path, 1))
+    assert len(chunks) == 20 and all(len(c) == MIN_CHUNK_ROWS for c in chunks)
+    assert tl.chow_liu(path, chunksize=1) == tl.chow_liu(pd.read_csv(path))

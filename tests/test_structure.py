@@ -1,5 +1,7 @@
 """Structure learning: brute force over every spanning tree, the LL identity, pgmpy's
-TreeSearch, recovery of a known tree, forests, ties and determinism."""
+TreeSearch, recovery of a known tree, forests, ties and determinism; Hypothesis' random
+weighted tables (the tree is the best of every spanning tree) and random frames of
+hostile labels (an error, or a model that saves, loads and scores as its CPTs say)."""
 
 from __future__ import annotations
 
@@ -11,74 +13,30 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import (
-    entropy_ref,
-    mi_ref,
+    FAST,
     pgmpy_sample,
     random_dependent_frame,
     random_tree_network,
     sample_tree_network,
-    tree_ml_loglik,
+    tables,
     undirected,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracles import (
+    best_forest,
+    entropy,
+    log_joint_probability,
+    mutual_information,
+    prufer_trees,
+    spanning_trees,
+    tree_ml_loglik,
 )
 
 import treelearn as tl
 
 
 # ---------------------------------------------------------------- brute force
-def prufer_to_edges(seq: tuple[int, ...], d: int) -> list[tuple[int, int]]:
-    """Decode a Prüfer sequence of length d - 2 into the d - 1 edges of a labelled tree."""
-    degree = [1] * d
-    for x in seq:
-        degree[x] += 1
-    edges = []
-    for x in seq:
-        leaf = min(i for i in range(d) if degree[i] == 1)
-        edges.append((leaf, x))
-        degree[leaf] -= 1
-        degree[x] -= 1
-    u, v = [i for i in range(d) if degree[i] == 1]
-    edges.append((u, v))
-    return edges
-
-
-def test_prufer_decoder_enumerates_every_tree_once():
-    for d in (3, 4, 5):
-        trees = {
-            frozenset(frozenset(e) for e in prufer_to_edges(s, d))
-            for s in itertools.product(range(d), repeat=d - 2)
-        }
-        assert len(trees) == d ** (d - 2)
-        for t in trees:
-            G = nx.Graph([tuple(e) for e in t])
-            assert nx.is_tree(G) and G.number_of_nodes() == d
-
-
-def rooted_ml_loglik(df: pd.DataFrame, edges, cache: dict) -> float:
-    """ML log-likelihood of a tree, rooted at column 0: sum_v sum_rows log N(pa, v) / N(pa).
-
-    Each family term comes from pandas groupby counts (cached by family).
-    """
-    cols = list(df.columns)
-    G = nx.Graph(edges)
-    G.add_nodes_from(range(len(cols)))
-    total = 0.0
-    n = len(df)
-    for parent, child in [(None, 0), *nx.bfs_edges(G, 0)]:
-        key = (parent, child)
-        if key not in cache:
-            if parent is None:
-                m = df.groupby(cols[child]).size().to_numpy(dtype=float)
-                cache[key] = float((m * np.log(m / n)).sum())
-            else:
-                j = df.groupby([cols[parent], cols[child]]).size()
-                npa = df.groupby(cols[parent]).size()
-                den = npa.loc[j.index.get_level_values(0)].to_numpy(dtype=float)
-                num = j.to_numpy(dtype=float)
-                cache[key] = float((num * np.log(num / den)).sum())
-        total += cache[key]
-    return total
-
-
 @pytest.mark.parametrize("d,seed", [(4, 0), (4, 1), (5, 2), (5, 3), (6, 4), (6, 5)])
 def test_learned_tree_is_the_best_of_all_spanning_trees(d, seed):
     rng = np.random.default_rng(seed)
@@ -86,9 +44,10 @@ def test_learned_tree_is_the_best_of_all_spanning_trees(d, seed):
     cards[0], cards[-1] = 2, 4  # make sure the cardinalities are mixed
     df = random_dependent_frame(300, cards, rng)
     cache: dict = {}
-    scores = [
-        rooted_ml_loglik(df, prufer_to_edges(seq, d), cache)
-        for seq in itertools.product(range(d), repeat=d - 2)
+    cols = list(df.columns)
+    scores = [  # every labelled tree, one per Pruefer sequence
+        tree_ml_loglik(df, [(cols[u], cols[v]) for u, v in tree], cache=cache)
+        for tree in prufer_trees(d)
     ]
     assert len(scores) == d ** (d - 2)
     best = max(scores)
@@ -99,9 +58,10 @@ def test_learned_tree_is_the_best_of_all_spanning_trees(d, seed):
     learned_ll = model.log_likelihood(df)
     assert learned_ll == pytest.approx(best, rel=1e-10, abs=1e-8)
     # and the learned edges, scored independently, are that maximum too
-    idx = {c: i for i, c in enumerate(df.columns)}
-    learned_edges = [(idx[u], idx[v]) for u, v in model.graph.edges]
-    assert rooted_ml_loglik(df, learned_edges, cache) == pytest.approx(best, rel=1e-10, abs=1e-8)
+    learned_edges = list(model.graph.edges)
+    assert tree_ml_loglik(df, learned_edges, cache=cache) == pytest.approx(
+        best, rel=1e-10, abs=1e-8
+    )
     # the root does not change the maximum-likelihood fit
     other = tl.chow_liu(df, root=df.columns[-1], alpha=0)
     assert other.log_likelihood(df) == pytest.approx(best, rel=1e-10, abs=1e-8)
@@ -116,8 +76,8 @@ def test_ml_loglik_identity(seed):
     model = tl.chow_liu(df, root="v3", alpha=0)
     n = len(df)
     edges = [(u, v) for u, v in model.graph.edges]
-    sum_i = sum(mi_ref(df[u], df[v]) for u, v in edges)
-    sum_h = sum(entropy_ref(df[c]) for c in df.columns)
+    sum_i = sum(mutual_information(df[u], df[v]) for u, v in edges)
+    sum_h = sum(entropy(df[c]) for c in df.columns)
     expected = n * (sum_i - sum_h)
     assert model.log_likelihood(df) == pytest.approx(expected, rel=1e-11)
     assert tree_ml_loglik(df, edges) == pytest.approx(expected, rel=1e-11)
@@ -125,7 +85,9 @@ def test_ml_loglik_identity(seed):
     assert model.log_likelihood(df, per_row=True).sum() == pytest.approx(expected, rel=1e-11)
     # edge weights are the mutual information
     for u, v in edges:
-        assert model.graph.edges[u, v]["weight"] == pytest.approx(mi_ref(df[u], df[v]), abs=1e-12)
+        assert model.graph.edges[u, v]["weight"] == pytest.approx(
+            mutual_information(df[u], df[v]), abs=1e-12
+        )
 
 
 # ---------------------------------------------------------------- pgmpy TreeSearch
@@ -186,7 +148,9 @@ def test_bic_forest_equal_cardinalities_drops_nonpositive_edges():
     penalty = (3 - 1) * (3 - 1) * np.log(n) / (2 * n)
     # same penalty on every edge: the forest is the tree minus edges with MI <= penalty
     expected = {
-        frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) - penalty > 0
+        frozenset((u, v))
+        for u, v in full.graph.edges
+        if mutual_information(df[u], df[v]) - penalty > 0
     }
     dropped = undirected(full.graph.edges) - expected
     assert dropped, "the test data should give at least one dropped edge"
@@ -202,8 +166,8 @@ def test_bic_forest_equal_cardinalities_drops_nonpositive_edges():
     for v in forest.variables:
         assert forest.graph.in_degree(v) == (0 if v in roots else 1)
     # forest LL is the sum of its edges' terms (identity holds for forests too)
-    sum_i = sum(mi_ref(df[u], df[v]) for u, v in forest.graph.edges)
-    sum_h = sum(entropy_ref(df[c]) for c in df.columns)
+    sum_i = sum(mutual_information(df[u], df[v]) for u, v in forest.graph.edges)
+    sum_h = sum(entropy(df[c]) for c in df.columns)
     assert forest.log_likelihood(df) == pytest.approx(n * (sum_i - sum_h), rel=1e-11)
 
 
@@ -217,25 +181,18 @@ def test_bic_forest_mixed_cardinalities_matches_penalised_spanning_forest():
     H = nx.Graph()
     H.add_nodes_from(cols)
     for u, v in itertools.combinations(cols, 2):
-        w = mi_ref(df[u], df[v]) - (k[u] - 1) * (k[v] - 1) * np.log(n) / (2 * n)
+        w = mutual_information(df[u], df[v]) - (k[u] - 1) * (k[v] - 1) * np.log(n) / (2 * n)
         if w > 0:
             H.add_edge(u, v, weight=w)
     # brute force: the best forest among subsets of the positive edges that are acyclic
-    pos = list(H.edges(data="weight"))
-    best, best_set = -np.inf, None
-    for r in range(len(pos) + 1):
-        for subset in itertools.combinations(pos, r):
-            F = nx.Graph([(u, v) for u, v, _ in subset])
-            if F.number_of_edges() and not nx.is_forest(F):
-                continue
-            s = sum(w for _, _, w in subset)
-            if s > best + 1e-12:
-                best, best_set = s, {frozenset((u, v)) for u, v, _ in subset}
+    _, best_set = best_forest(cols, {(u, v): w for u, v, w in H.edges(data="weight")}, 1e-12)
     assert 0 < len(best_set) < len(cols) - 1  # some edges kept, some dropped
     forest = tl.chow_liu(df, forest="bic")
     assert undirected(forest.graph.edges) == best_set
     for u, v in forest.graph.edges:
-        assert forest.graph.edges[u, v]["weight"] == pytest.approx(mi_ref(df[u], df[v]), abs=1e-12)
+        assert forest.graph.edges[u, v]["weight"] == pytest.approx(
+            mutual_information(df[u], df[v]), abs=1e-12
+        )
 
 
 def test_bic_forest_with_missing_values_penalises_each_pair_by_its_own_rows():
@@ -252,7 +209,7 @@ def test_bic_forest_with_missing_values_penalises_each_pair_by_its_own_rows():
         both = df[[u, v]].dropna()
         n_uv = len(both)
         k_u, k_v = df[u].nunique(), df[v].nunique()
-        w = mi_ref(both[u], both[v]) - (k_u - 1) * (k_v - 1) * np.log(n_uv) / (2 * n_uv)
+        w = mutual_information(both[u], both[v]) - (k_u - 1) * (k_v - 1) * np.log(n_uv) / (2 * n_uv)
         if w > 0:
             H.add_edge(u, v, weight=w)
     expected = {frozenset(e) for e in nx.maximum_spanning_tree(H).edges}
@@ -264,9 +221,13 @@ def test_threshold_forest():
     rng = np.random.default_rng(3)
     df = random_dependent_frame(400, [3, 2, 4, 3, 2, 3], rng)
     full = tl.chow_liu(df)
-    mis = sorted(mi_ref(df[u], df[v]) for u, v in full.graph.edges)
+    mis = sorted(mutual_information(df[u], df[v]) for u, v in full.graph.edges)
     threshold = (mis[1] + mis[2]) / 2  # drops exactly the two weakest tree edges
-    expected = {frozenset((u, v)) for u, v in full.graph.edges if mi_ref(df[u], df[v]) > threshold}
+    expected = {
+        frozenset((u, v))
+        for u, v in full.graph.edges
+        if mutual_information(df[u], df[v]) > threshold
+    }
     forest = tl.chow_liu(df, forest=threshold)
     assert undirected(forest.graph.edges) == expected
     assert len(forest.roots) == 3
@@ -366,7 +327,7 @@ def test_single_column_is_one_node_model():
     m = tl.chow_liu(df, alpha=0)
     assert list(m.graph.nodes) == ["only"] and m.graph.number_of_edges() == 0
     assert m.root == "only"
-    assert m.log_likelihood(df) == pytest.approx(-len(df) * entropy_ref(df["only"]), rel=1e-12)
+    assert m.log_likelihood(df) == pytest.approx(-len(df) * entropy(df["only"]), rel=1e-12)
     assert m.n_parameters == 2
 
 
@@ -456,3 +417,95 @@ def test_root_not_a_column():
     df = pd.DataFrame({"a": [0, 1, 0], "b": [1, 1, 0]})
     with pytest.raises(tl.ColumnNotFoundError, match="'nope'"):
         tl.chow_liu(df, root="nope")
+
+
+# ---------------------------------------------------------------------- Hypothesis: random tables, weights
+@FAST
+@given(tables())
+def test_chow_liu_is_the_best_of_every_spanning_tree(data):
+    df, w = data
+    try:
+        model = tl.chow_liu(df, sample_weight=w, alpha=0)
+    except tl.TreelearnError:
+        return
+    cache: dict = {}  # each column's and pair's weighted counts, once
+    best = max(
+        tree_ml_loglik(df, tree, weights=w, cache=cache) for tree in spanning_trees(df.columns)
+    )
+    got = model.log_likelihood(df, sample_weight=w)
+    assert got == pytest.approx(best, rel=1e-9, abs=1e-9)
+    # every CPT is a distribution, with no negative round-off
+    for v in model.variables:
+        cpt = np.asarray(model.cpt(v))
+        assert (cpt >= 0).all() and np.allclose(cpt.sum(axis=-1), 1, atol=1e-12)
+
+
+def test_the_property_tests_reach_their_oracles():
+    # the properties return early on a TreelearnError; most drawn tables must not
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reached = 0
+        for seed in range(10):
+            rng = np.random.default_rng(seed)
+            df = pd.DataFrame(rng.integers(0, 2, size=(20, 3)), columns=["a", "b", "c"])
+            df.iloc[:2] = [[0, 0, 0], [1, 1, 1]]
+            try:
+                tl.chow_liu(df, sample_weight=rng.random(20), alpha=0)
+                tl.NaiveBayes().fit(df[["a", "b"]], df["c"], sample_weight=rng.random(20))
+                reached += 1
+            except tl.TreelearnError:
+                pass
+    assert reached == 10
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+LABELS = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from(["x", "y", "é,\n", ""]),
+    st.booleans(),
+    st.none(),
+    st.just(float("nan")),
+    st.floats(-2, 2, allow_nan=False),
+)
+
+
+NAMES = st.text(st.characters(codec="utf-8"), min_size=0, max_size=4)
+
+
+@st.composite
+def frames(draw):
+    names = draw(st.lists(NAMES, min_size=0, max_size=3, unique=True))
+    n = draw(st.integers(0, 3))
+    return pd.DataFrame(
+        {c: pd.Series(draw(st.lists(LABELS, min_size=n, max_size=n)), dtype=object) for c in names}
+    )
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(frames(), st.sampled_from(["error", "drop", "pairwise"]))
+def test_random_frames_error_or_correct(tmp_path_factory, df, missing):
+    original = df.copy()
+    try:
+        model = tl.chow_liu(df, missing=missing, alpha=1)
+    except tl.TreelearnError:
+        return
+    finally:
+        pd.testing.assert_frame_equal(df, original)  # never mutates the caller's frame
+    path = tmp_path_factory.mktemp("h") / "m.json"
+    model.save(path)
+    loaded = tl.load(path)
+    assert loaded == model
+    complete = df.dropna()
+    if len(complete):
+        brute = sum(log_joint_probability(model, row) for _, row in complete.iterrows())
+        assert loaded.log_likelihood(complete) == pytest.approx(brute)
+    v = model.variables[-1]
+    q = loaded.query(v)
+    assert np.asarray(q).sum() == pytest.approx(1.0)
+    if len(model.variables) >= 2 and len(complete) >= 2:
+        y = complete[v]
+        try:
+            clf = tl.NaiveBayes().fit(complete.drop(columns=[v]), y)
+        except tl.TreelearnError:
+            return
+        assert set(clf.predict(complete.drop(columns=[v])).tolist()) <= set(clf.classes_.tolist())

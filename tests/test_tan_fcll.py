@@ -4,12 +4,10 @@ the chosen tree is the best of every spanning tree (enumerated) under that score
 
 from __future__ import annotations
 
-import itertools
-
-import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import spanning_trees, tree_parents
 from scipy import integrate
 
 import treelearn as tl
@@ -106,20 +104,6 @@ def row_by_row(X: pd.DataFrame, y: pd.Series, parent: dict, c: dict) -> float:
     return float(np.sum(ab * log_joint - bl * discriminative + c["gamma"] - bl))
 
 
-def spanning_trees(nodes: list):
-    for edges in itertools.combinations(itertools.combinations(nodes, 2), len(nodes) - 1):
-        g = nx.Graph(edges)
-        if g.number_of_nodes() == len(nodes) and nx.is_tree(g):
-            yield g
-
-
-def parents_of(tree: nx.Graph, root) -> dict:
-    parent = {root: None}
-    for a, b in nx.bfs_edges(tree, root):
-        parent[b] = a
-    return parent
-
-
 @pytest.mark.parametrize(("seed", "n_classes"), [(0, 2), (1, 3), (2, 2)])
 def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row(
     constants, seed, n_classes
@@ -129,13 +113,13 @@ def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row
     per_class = class_pair_counts(encode(X.assign(C=y)), class_index=5)
     scored = []
     for tree in spanning_trees(cols):  # all 125 trees on 5 features
-        parent = parents_of(tree, cols[0])
+        parent = tree_parents(tree, cols[0])
         want = row_by_row(X, y, parent, constants)
         got = fcll_score(
             per_class, [-1 if parent[f] is None else cols.index(parent[f]) for f in cols]
         )
         assert got == pytest.approx(want, rel=1e-9, abs=1e-9)  # counts vs rows, same sums
-        scored.append((want, sorted(tuple(sorted(e)) for e in tree.edges)))
+        scored.append((want, sorted(tuple(sorted(e)) for e in tree)))
     scored.sort(key=lambda t: -t[0])
     assert scored[0][0] - scored[1][0] > 1e-6  # a unique best: the comparison means something
     clf = tl.TAN(criterion="fcll").fit(X, y)

@@ -3,10 +3,15 @@ term_class_information equals scikit-learn's discrete mutual information."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import FAST
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.feature_selection import mutual_info_classif
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
@@ -206,3 +211,57 @@ def test_term_class_information_of_a_file_and_kinds_refused(tmp_path):
         r"\(Table\): an encoded Table holds category codes",
     ):
         tl.TextNaiveBayes().fit(encode(frame.iloc[:, :3]), y)
+
+
+# ---------------------------------------------------------------------- Hypothesis: random corpora, weights
+@FAST
+@given(st.integers(0, 2**31), st.sampled_from([0.1, 1.0]), st.booleans())
+def test_text_naive_bayes_equals_multinomial_nb(seed, alpha, weighted):
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.random(5) * 3, size=(20, 5))
+    y = np.r_[[0, 1], rng.integers(0, 2, 18)]
+    w = rng.random(20) + 0.1 if weighted else None
+    clf = tl.TextNaiveBayes(alpha=alpha).fit(X, y, sample_weight=w)
+    ref = MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+def _brute_force_text_posterior(X, y, T, event_model):
+    """P(c | t) from the ML estimates, by products over the terms (0 ** 0 = 1)."""
+    X, y = np.asarray(X, float), np.asarray(y)
+    classes = np.unique(y)
+    out = []
+    for t in np.asarray(T, float):
+        joint = []
+        for c in classes:
+            rows = X[y == c]
+            prior = len(rows) / len(X)
+            if event_model == "multinomial":
+                p = rows.sum(axis=0) / rows.sum()
+                joint.append(prior * np.prod(p**t))
+            else:
+                p = (rows > 0).mean(axis=0)
+                b = t > 0
+                joint.append(prior * np.prod(np.where(b, p, 1 - p)))
+        joint = np.array(joint)
+        out.append(joint / joint.sum() if joint.sum() > 0 else np.full(len(classes), 0.5))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+def test_text_naive_bayes_alpha_zero_is_exact_dense_and_sparse(event_model):
+    X = np.array([[2, 0, 1], [1, 0, 3], [0, 4, 1], [0, 2, 0]])
+    y = [0, 0, 1, 1]
+    T = np.array([[1, 1, 0], [3, 0, 0], [1, 0, 1], [0, 1, 0], [0, 3, 0]])
+    expected = _brute_force_text_posterior(X, y, T, event_model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows impossible in every class
+        dense = tl.TextNaiveBayes(event_model=event_model, alpha=0).fit(X, y).predict_proba(T)
+        sparse = (
+            tl.TextNaiveBayes(event_model=event_model, alpha=0)
+            .fit(sp.csr_matrix(X), y)
+            .predict_proba(sp.csr_matrix(T))
+        )
+    np.testing.assert_allclose(dense, expected, atol=1e-12)
+    np.testing.assert_allclose(sparse, expected, atol=1e-12)

@@ -21,57 +21,19 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import random_tree_network, sample_tree_network
+from oracles import (
+    joint_probability_of_codes,
+    joint_table,
+    marginal_table,
+    max_log_probability,
+    restrict,
+)
 
 import treelearn as tl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATASETS = os.path.join(HERE, "..", "datasets")
 TOL = 1e-10
-
-
-# ---------------------------------------------------------------- the oracle
-def brute_joint(model) -> np.ndarray:
-    """P(all variables) as a d-dimensional array, axes in ``model.variables`` order."""
-    vs = model.variables
-    shape = [len(model.states[v]) for v in vs]
-    joint = np.ones(shape)
-    for v in vs:
-        axes = [vs.index(u) for u in [*model.parents(v), v]]
-        table = model.cpt(v)
-        # put the CPT's axes where its variables sit in the joint
-        expanded = np.moveaxis(
-            table.reshape(table.shape + (1,) * (len(vs) - table.ndim)), list(range(len(axes))), axes
-        )
-        joint = joint * expanded
-    return joint
-
-
-def brute_condition(model, joint, evidence):
-    """The joint restricted to the evidence (other entries zero)."""
-    vs = model.variables
-    mask = np.ones_like(joint, dtype=bool)
-    for v, s in evidence.items():
-        keep = np.zeros(len(model.states[v]), dtype=bool)
-        keep[model.states[v].index(s)] = True
-        shape = [1] * len(vs)
-        shape[vs.index(v)] = -1
-        mask &= keep.reshape(shape)
-    return np.where(mask, joint, 0.0)
-
-
-def brute_marginal(model, joint, variables, evidence):
-    vs = model.variables
-    part = brute_condition(model, joint, evidence)
-    other = tuple(i for i, v in enumerate(vs) if v not in variables)
-    table = part.sum(axis=other)
-    kept = [v for v in vs if v in variables]
-    table = np.transpose(table, [kept.index(v) for v in variables])
-    return table / table.sum()
-
-
-def brute_map(model, joint, evidence):
-    part = brute_condition(model, joint, evidence)
-    return float(np.log(part.max()))
 
 
 # ---------------------------------------------------------------- models
@@ -140,37 +102,37 @@ def some_evidence(model, rng, k):
 def test_marginals_query_map_equal_brute_force(name, xy):
     model = cases(xy)[name]
     assert model.inference_path.startswith("message passing")
-    joint = brute_joint(model)
+    joint = joint_table(model)
     assert joint.sum() == pytest.approx(1.0, abs=1e-12)
     rng = np.random.default_rng(len(name))
     for k in (0, 1, 2, 3):
         evidence = some_evidence(model, rng, k)
-        if brute_condition(model, joint, evidence).sum() == 0:
+        if restrict(model, joint, evidence).sum() == 0:
             continue
         marg = model.marginals(evidence)
         assert set(marg) == {v for v in model.variables if v not in evidence}
         for v, series in marg.items():
             assert list(series.index) == model.states[v]
             np.testing.assert_allclose(
-                series.to_numpy(), brute_marginal(model, joint, [v], evidence), rtol=0, atol=TOL
+                series.to_numpy(), marginal_table(model, joint, [v], evidence), rtol=0, atol=TOL
             )
         free = [v for v in model.variables if v not in evidence]
         for q in ([free[0]], free[-2:]):
             got = model.query(q, evidence).to_numpy()
             np.testing.assert_allclose(
-                got, brute_marginal(model, joint, q, evidence).ravel(), rtol=0, atol=TOL
+                got, marginal_table(model, joint, q, evidence).ravel(), rtol=0, atol=TOL
             )
         assignment, log_p = model.map_query(evidence, return_log_prob=True)
         assert set(assignment) == set(free)
-        assert log_p == pytest.approx(brute_map(model, joint, evidence), abs=TOL)
+        assert log_p == pytest.approx(max_log_probability(model, joint, evidence), abs=TOL)
         full = {**evidence, **assignment}  # the assignment itself scores log_p
-        assert np.log(brute_condition(model, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
+        assert np.log(restrict(model, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
 
 
 @pytest.mark.parametrize("name", ["tree", "forest", "tan", "polytree"])
 def test_predict_proba_with_missing_values_equals_brute_force(name, xy):
     model = cases(xy)[name]
-    joint = brute_joint(model)
+    joint = joint_table(model)
     rng = np.random.default_rng(7)
     rows = model.sample(40, random_state=1).astype(object)
     rows = rows.mask(rng.random(rows.shape) < 0.35)  # NaN = unobserved
@@ -184,7 +146,7 @@ def test_predict_proba_with_missing_values_equals_brute_force(name, xy):
                 for v in model.variables
                 if v != target and pd.notna(rows[v].iloc[r])
             }
-            expected = brute_marginal(model, joint, [target], evidence)
+            expected = marginal_table(model, joint, [target], evidence)
             np.testing.assert_allclose(got.iloc[r].to_numpy(), expected, rtol=0, atol=TOL)
         predicted = model.predict(rows, target)
         assert predicted.index.equals(rows.index)
@@ -206,14 +168,14 @@ def test_classifier_posterior_equals_brute_force_with_missing_features(xy):
     X, y = xy
     for clf in (tl.TAN(alpha=1.0).fit(X, y), tl.NaiveBayes(alpha=0.5).fit(X, y)):
         model = clf.model_
-        joint = brute_joint(model)
+        joint = joint_table(model)
         rows = X.iloc[:25].copy().astype(object)
         rows.iloc[::3, 1] = None
         rows.iloc[::4, 3] = None
         got = clf.predict_proba(rows)
         for r in range(len(rows)):
             evidence = {c: rows[c].iloc[r] for c in rows.columns if pd.notna(rows[c].iloc[r])}
-            expected = brute_marginal(model, joint, [clf.class_name_], evidence)
+            expected = marginal_table(model, joint, [clf.class_name_], evidence)
             np.testing.assert_allclose(got[r], expected, rtol=0, atol=TOL)
 
 
@@ -287,8 +249,8 @@ def test_marginals_and_map_equal_pgmpy(asia_tree):
         theirs = ve.map_query(free, evidence=evidence, show_progress=False)
     _assignment, log_p = m.map_query(evidence, return_log_prob=True)
     # compare log P(assignment, evidence) of both answers (ties may pick other states)
-    joint = brute_joint(m)
-    log_theirs = np.log(brute_condition(m, joint, {**evidence, **theirs}).sum())
+    joint = joint_table(m)
+    log_theirs = np.log(restrict(m, joint, {**evidence, **theirs}).sum())
     assert log_p == pytest.approx(log_theirs, abs=TOL)
 
 
@@ -381,32 +343,32 @@ def test_general_dag_falls_back_to_elimination():
         )
     m = tl.TreeModel(G)
     assert m.inference_path == "variable elimination"
-    joint = brute_joint(m)
+    joint = joint_table(m)
     evidence = {"d1": 1, "b2": 0}
     for v, series in m.marginals(evidence).items():
         np.testing.assert_allclose(
-            series.to_numpy(), brute_marginal(m, joint, [v], evidence), atol=TOL
+            series.to_numpy(), marginal_table(m, joint, [v], evidence), atol=TOL
         )
     rows = pd.DataFrame({"d1": [1, None], "b2": [0, 1]})
     got = m.predict_proba(rows, "a1")
     np.testing.assert_allclose(
-        got.iloc[0], brute_marginal(m, joint, ["a1"], {"d1": 1, "b2": 0}), atol=TOL
+        got.iloc[0], marginal_table(m, joint, ["a1"], {"d1": 1, "b2": 0}), atol=TOL
     )
     # MAP by max-product elimination: its log probability is the joint's largest entry
     for evidence in ({}, {"d1": 1, "b2": 0}):
         assignment, log_p = m.map_query(evidence, return_log_prob=True)
-        assert log_p == pytest.approx(brute_map(m, joint, evidence), abs=TOL)
+        assert log_p == pytest.approx(max_log_probability(m, joint, evidence), abs=TOL)
         full = {**evidence, **assignment}
-        assert np.log(brute_condition(m, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
+        assert np.log(restrict(m, joint, full).sum()) == pytest.approx(log_p, abs=TOL)
 
 
 def test_tan_uses_the_class_as_conditioner(xy):
     m = tan_model(xy).model_
-    joint = brute_joint(m)
+    joint = joint_table(m)
     for evidence in ({}, {"cls": m.states["cls"][1]}):  # the class alone: nothing else touched
         free = "cls" if not evidence else m.variables[0]
         np.testing.assert_allclose(
-            m.query(free, evidence).to_numpy(), brute_marginal(m, joint, [free], evidence), atol=TOL
+            m.query(free, evidence).to_numpy(), marginal_table(m, joint, [free], evidence), atol=TOL
         )
     assert m.inference_path in ("message passing given 'cls'", "message passing")
     # the class node has two parents' worth of MultiIndex in a feature's table
@@ -471,13 +433,6 @@ def test_posterior_of_complete_rows_is_the_brute_force_conditional():
     states = [range(len(m.states[v])) for v in vs]
     rows = np.array(list(itertools.product(*states)))
 
-    def joint(r):
-        p = 1.0
-        for j, v in enumerate(vs):
-            idx = tuple(r[vs.index(u)] for u in m.parents(v)) + (r[j],)
-            p *= m.cpt(v)[idx]
-        return p
-
     for target in range(len(vs)):
         got = m.engine().posterior_codes(rows, target)
         for r, g in zip(rows, got):
@@ -485,7 +440,7 @@ def test_posterior_of_complete_rows_is_the_brute_force_conditional():
             for t in states[target]:
                 x = r.copy()
                 x[target] = t
-                ps.append(joint(x))
+                ps.append(joint_probability_of_codes(m, x))
             ps = np.array(ps)
             if ps.sum() == 0:
                 assert np.isnan(g).all()

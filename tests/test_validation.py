@@ -1,4 +1,5 @@
-"""The declarative parameter checks (treelearn._base.validation): every form, every edge."""
+"""The declarative parameter checks (treelearn._base.validation): every form, every edge;
+every learner's bad option named in the one wording, numpy scalars taken as numbers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pytest
+from conftest import expect, tiny_frame
 
 import treelearn as tl
 from treelearn._base.validation import (
@@ -17,6 +19,8 @@ from treelearn._base.validation import (
     check_param,
     check_params,
 )
+from treelearn.encoding._table import encode
+from treelearn.sources._count import count
 
 
 @pytest.mark.parametrize("value", [0, 0.0, 2.5, np.float32(0.5), np.int64(3), np.float64(1e300)])
@@ -106,3 +110,129 @@ def test_check_params_checks_in_order_and_skips_absent_names():
         check_params({"b": "y", "a": -2}, constraints)
     with pytest.raises(tl.TreelearnError, match=r"b == 'y', must be one of 'x' \(say x\)$"):
         check_params({"b": "y"}, constraints, notes={"b": "say x"})
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+OPTIONS = [
+    ("alpha", "1"),
+    ("alpha", None),
+    ("alpha", float("nan")),
+    ("alpha", -1),
+    ("mi_alpha", "x"),
+    ("mi_alpha", float("inf")),
+    ("max_states", "5"),
+    ("max_states", 0),
+    ("max_states", 2.5),
+    ("max_states", True),
+    ("forest", float("nan")),
+    ("forest", "x"),
+    ("forest", True),
+    ("equivalent_sample_size", "1"),
+    ("chunksize", 0),
+    ("missing", "x"),
+]
+
+
+@pytest.mark.parametrize("option, value", OPTIONS)
+def test_bad_option_is_named(option, value):
+    kwargs = {option: value}
+    if option == "equivalent_sample_size":
+        kwargs["prior"] = "bdeu"
+    data = TINY if option != "chunksize" else "datasets/playtennis.csv"
+    # one wording (treelearn._base.validation); chunksize is checked by the file reader
+    expect(
+        tl.TreelearnError,
+        option if option == "chunksize" else f"{option} == {value!r}, must be",
+        tl.chow_liu,
+        data,
+        **kwargs,
+    )
+
+
+def test_learner_options_have_one_wording():
+    from treelearn.learners._em import chow_liu_em
+    from treelearn.structure._trees import spanning_skeleton
+
+    expect(
+        tl.TreelearnError,
+        "equivalent_sample_size == True, must be a finite number > 0",
+        tl.tree_posterior,
+        TINY,
+        equivalent_sample_size=True,
+    )
+    assert tl.tree_posterior(TINY, equivalent_sample_size=np.float32(2)).equivalent_sample_size == 2
+    expect(
+        tl.TreelearnError,
+        "missing == 'pairwise', must be one of 'error', 'drop'",
+        tl.tree_posterior,
+        TINY,
+        missing="pairwise",
+    )
+    expect(
+        tl.TreelearnError,
+        "kind == 'poisson', must be one of 'categorical', 'gaussian'",
+        tl.mi_graph,
+        TINY,
+        kind="poisson",
+    )
+    expect(
+        tl.TreelearnError, "missing == 'skip', must be one of", tl.mi_graph, TINY, missing="skip"
+    )
+    expect(
+        tl.TreelearnError,
+        "unseen == 'drop', must be one of 'error', 'ignore'",
+        encode,
+        TINY,
+        unseen="drop",
+    )
+    expect(
+        tl.TreelearnError,
+        "max_states == True, must be an integer >= 1",
+        encode,
+        TINY,
+        max_states=True,
+    )
+    assert encode(TINY, max_states=np.int64(2)).states[0] == ("x", "y")
+    stats = count(TINY.astype(object).mask(TINY.index.to_series() == 0, None), missing="pairwise")
+    for bad in (
+        {"max_iter": True},
+        {"max_iter": 0},
+        {"max_iter": 2.0},
+        {"tol": -1.0},
+        {"tol": float("nan")},
+    ):
+        name, value = next(iter(bad.items()))
+        expect(
+            tl.TreelearnError,
+            f"{name} == {value!r}, must be",
+            chow_liu_em,
+            stats,
+            lambda s: tl.chow_liu(TINY),
+            **bad,
+        )
+    W = np.zeros((3, 3))
+    expect(
+        tl.TreelearnError,
+        "n_classes == 0, must be an integer >= 1",
+        spanning_skeleton,
+        list("abc"),
+        W,
+        n_classes=0,
+    )
+    expect(
+        tl.TreelearnError,
+        "forest == 'mdl', must be one of 'bic', 'aic'",
+        spanning_skeleton,
+        list("abc"),
+        W,
+        forest="mdl",
+    )
+
+
+def test_numpy_scalars_are_numbers():
+    # forest=np.int64(0) is a threshold of 0 nats: every positive-MI edge is kept
+    assert tl.chow_liu(TINY, forest=np.int64(0)).graph.number_of_edges() == 2
+    assert tl.chow_liu(TINY, alpha=np.float32(1)).settings["alpha"] == 1.0

@@ -5,6 +5,11 @@ repeated that many times (``df.loc[df.index.repeat(w)]``), zero weight must be
 the row left out, and fractional weights are checked against weighted
 contingency tables summed by pandas and against scikit-learn's CategoricalNB.
 The Dask path is tested in tests/test_dask.py.
+
+Whole weights too large for exact counts (issue 26): counts are exact int64 only while
+the total weight is provably below 2**53, float64 above; a constant weight multiplies
+every count by the same factor, so a maximum-likelihood fit must be the unweighted fit
+(or, for one huge row, the weighted frequencies pandas sums in floats).
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from conftest import random_dependent_frame
+from conftest import random_dependent_frame, three_small_columns
 from sklearn.naive_bayes import CategoricalNB
 
 import treelearn as tl
+from treelearn.stats._counts import EXACT_TOTAL, add_counts, whole_weights
 
 
 @pytest.fixture(scope="module")
@@ -278,3 +284,163 @@ def test_weights_never_change_the_callers_data(frame, weights):
     tl.TAN().fit(frame.drop(columns="v4"), frame["v4"], sample_weight=weights)
     pd.testing.assert_frame_equal(frame, before)
     np.testing.assert_array_equal(weights, w_before)
+
+
+# --------------------------------------------- whole weights too large for exact counts (issue 26)
+ASIA300 = pd.read_csv("datasets/asia.csv").head(300)
+ASIA_X, ASIA_Y = ASIA300.drop(columns="either"), ASIA300["either"]
+
+
+SCALES = [4e16, 1e17, 1e18, 1e19, 2.0**63]
+
+
+def max_cpt_difference(a: tl.TreeModel, b: tl.TreeModel) -> float:
+    assert a.variables == b.variables
+    return max(float(np.abs(a.cpt(v) - b.cpt(v)).max()) for v in a.variables)
+
+
+def test_whole_weights_are_exact_only_below_the_float_limit():
+    assert whole_weights(None) and whole_weights(np.array([1.0, 2.0**52]))
+    assert not whole_weights(np.array([2.0**52, 2.0**52]))  # total 2**53: a float sum may round
+    assert not whole_weights(np.full(300, 4e16))
+    joint, n = add_counts(
+        np.array([2**62], dtype=np.int64), np.array([2**62], dtype=np.int64), 2**62, 2**62
+    )
+    assert joint.dtype == np.float64 and joint[0] == 2.0**63 and n == 2.0**63  # no wrap to -2**63
+    small, n_small = add_counts(np.array([3]), np.array([4]), 3, 4)
+    assert small.dtype.kind == "i" and n_small == 7 and EXACT_TOTAL == 2.0**53
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_constant_whole_weights_do_not_change_chow_liu(scale):
+    plain = tl.chow_liu(ASIA300, alpha=0)
+    weighted = tl.chow_liu(ASIA300, alpha=0, sample_weight=np.full(len(ASIA300), scale))
+    assert weighted.counts.joint.dtype == np.float64
+    assert sorted(weighted.graph.edges) == sorted(plain.graph.edges)
+    plain_mi = tl.mi_graph(ASIA300)
+    weighted_mi = tl.mi_graph(ASIA300, sample_weight=np.full(len(ASIA300), scale))
+    for u, v, data in plain_mi.edges(data=True):  # MI sums terms of size ~log k that cancel:
+        # its absolute round-off is a few ulps of 1, whatever the weights
+        assert weighted_mi.edges[u, v]["weight"] == pytest.approx(
+            data["weight"], rel=1e-12, abs=1e-13
+        )
+    assert max_cpt_difference(plain, weighted) < 1e-12
+    assert weighted.n_rows == pytest.approx(scale * len(ASIA300), rel=1e-15)
+
+
+def test_mi_of_huge_whole_weights_equals_the_unweighted_mi():
+    # 4e16 x 300 was silently another model: the int64 products overflowed
+    plain = tl.chow_liu(ASIA300, alpha=0)
+    weighted = tl.chow_liu(ASIA300, alpha=0, sample_weight=np.full(len(ASIA300), 4e16))
+    for u, v, data in plain.graph.edges(data=True):
+        assert weighted.graph.edges[u, v]["weight"] == pytest.approx(data["weight"], rel=1e-12)
+
+
+def test_one_weight_of_two_to_the_63_gives_the_weighted_frequencies():
+    w = np.ones(len(ASIA300))
+    w[0] = 2.0**63  # was a raw ValueError (int64 overflow)
+    model = tl.chow_liu(ASIA300, alpha=0, sample_weight=w, root="asia")
+    expect = pd.Series(w).groupby(ASIA300["asia"]).sum()
+    np.testing.assert_allclose(model.cpt("asia"), (expect / expect.sum()).to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.NaiveBayes(alpha=0),
+        lambda: tl.TAN(alpha=0),
+        lambda: tl.KDB(k=2, alpha=0),
+        lambda: tl.AODE(alpha=0),
+        lambda: tl.ChowLiuMultinet(alpha=0),
+        lambda: tl.MixedNaiveBayes(alpha=0),
+    ],
+    ids=["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet", "MixedNaiveBayes"],
+)
+@pytest.mark.parametrize("scale", [1e17, 1e19])
+def test_constant_whole_weights_do_not_change_a_classifier(make, scale):
+    plain = make().fit(ASIA_X, ASIA_Y)
+    weighted = make().fit(ASIA_X, ASIA_Y, sample_weight=np.full(len(ASIA_X), scale))
+    np.testing.assert_allclose(
+        weighted.predict_proba(ASIA_X), plain.predict_proba(ASIA_X), atol=1e-12
+    )
+    np.testing.assert_allclose(weighted.class_count_, plain.class_count_ * scale, rtol=1e-15)
+
+
+@pytest.mark.parametrize("scale", [1e17, 1e19])
+def test_constant_whole_weights_do_not_change_a_tree_mixture(scale):
+    plain = tl.TreeMixture(n_components=1, alpha=0, random_state=0).fit(ASIA300)
+    weighted = tl.TreeMixture(n_components=1, alpha=0, random_state=0).fit(
+        ASIA300, sample_weight=np.full(len(ASIA300), scale)
+    )
+    np.testing.assert_allclose(
+        weighted.score_samples(ASIA300), plain.score_samples(ASIA300), rtol=1e-12
+    )
+    # and k = 1 is the Chow-Liu tree of the same data
+    np.testing.assert_allclose(
+        plain.score_samples(ASIA300),
+        tl.chow_liu(ASIA300, alpha=0).log_likelihood(ASIA300, per_row=True),
+        rtol=1e-12,
+    )
+
+
+def test_constant_weights_do_not_change_the_numeric_and_text_fits():
+    rng = np.random.default_rng(0)
+    Xn = pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"])
+    Xn["b"] += Xn["a"]
+    yn = np.where(Xn["c"] > 0, "p", "q")
+    w = np.full(len(Xn), 1e19)
+    for make in (lambda: tl.GaussianClassifier(), lambda: tl.GaussianTAN()):
+        np.testing.assert_allclose(
+            make().fit(Xn, yn, sample_weight=w).predict_proba(Xn),
+            make().fit(Xn, yn).predict_proba(Xn),
+            atol=1e-9,
+        )
+    a, b = tl.gaussian_chow_liu(Xn), tl.gaussian_chow_liu(Xn, sample_weight=w)
+    assert sorted(a.graph.edges) == sorted(b.graph.edges)
+    np.testing.assert_allclose(
+        b.log_likelihood(Xn, per_row=True), a.log_likelihood(Xn, per_row=True), rtol=1e-9
+    )
+    counts = pd.DataFrame(rng.integers(0, 4, (200, 6)))
+    for event_model in ("multinomial", "bernoulli"):
+        plain = tl.TextNaiveBayes(event_model=event_model, alpha=0.5).fit(counts, yn)
+        heavy = tl.TextNaiveBayes(event_model=event_model, alpha=0.5 * 1e19).fit(
+            counts, yn, sample_weight=w
+        )  # alpha scales with the counts: the same smoothing
+        np.testing.assert_allclose(
+            heavy.predict_proba(counts), plain.predict_proba(counts), atol=1e-9
+        )
+
+
+def test_weights_whose_total_overflows_are_refused():
+    with pytest.raises(tl.TreelearnError, match=r"sample_weight\) total .*scale the weights down"):
+        tl.chow_liu(ASIA300, sample_weight=np.full(len(ASIA300), 1e300))
+    with pytest.raises(tl.TreelearnError, match="scale the weights down"):
+        tl.NaiveBayes().fit(ASIA_X, ASIA_Y, sample_weight=np.full(len(ASIA_X), 1e300))
+
+
+def test_a_files_chunks_of_huge_whole_weights_add_up_in_floats(tmp_path):
+    """Each 1,000-row chunk weighs 4e15 x 1,000 = 4e18 < 2**63 but > 2**53: the chunks'
+    sums must not wrap as int64 (nor round as exact integers) when added."""
+    data = pd.concat([ASIA300] * 10, ignore_index=True)
+    path = tmp_path / "heavy.csv"
+    data.assign(w=4e15).to_csv(path, index=False)
+    ours = tl.chow_liu(path, sample_weight="w", chunksize=1000, alpha=0)
+    plain = tl.chow_liu(data, alpha=0)
+    assert sorted(ours.graph.edges) == sorted(plain.graph.edges)
+    assert max_cpt_difference(plain, ours) < 1e-12
+    assert ours.n_rows == pytest.approx(4e15 * len(data), rel=1e-15)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
+
+
+def test_fractional_class_counts_survive_a_file():
+    from treelearn import _io
+
+    w = np.random.default_rng(1).random(len(SMALL_Y))
+    clf = tl.NaiveBayes().fit(SMALL, SMALL_Y, sample_weight=w)
+    back = _io.loads(_io.dumps(clf))
+    expected = [w[c == SMALL_Y].sum() for c in clf.classes_]
+    np.testing.assert_allclose(clf.class_count_, expected, rtol=1e-12)
+    assert np.asarray(back.class_count_).tolist() == np.asarray(clf.class_count_).tolist()

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the names for type checkers and IDEs; at run time each load
     from ._ande import AnDE
     from ._awnb import AWNB
     from ._bayes_tan import BayesianTAN
+    from ._choose import AutoClassifier
     from ._copula_tan import CopulaTAN
     from ._etan import ETAN
     from ._gaussian import GaussianClassifier
@@ -38,6 +39,7 @@ NAMES = {
     "AnDE": "classifiers._ande",
     "AWNB": "classifiers._awnb",
     "BayesianTAN": "classifiers._bayes_tan",
+    "AutoClassifier": "classifiers._choose",
     "CopulaTAN": "classifiers._copula_tan",
     "ETAN": "classifiers._etan",
     "GaussianClassifier": "classifiers._gaussian",

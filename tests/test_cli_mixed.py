@@ -1,9 +1,10 @@
-"""Small things a new user meets: model equality, the text headline, and what the command
-line prints for mixed and Gaussian models (issue 38, tried as a new user would)."""
+"""The command line on a mixed table (a category, two numbers, a class): what it prints for
+mixed and Gaussian models, tried as a new user would (issue 38): the learned tree, a mixed
+TAN's feature tree, queries naming their state column, conditional samples, plots with
+titles and edge labels, every printed Gaussian labelled."""
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,37 +12,8 @@ import pytest
 import treelearn as tl
 
 
-def test_equality_does_not_depend_on_the_order_of_variables_or_parent_axes():
-    rng = np.random.default_rng(0)
-    df = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=list("abc"))
-    model = tl.fit_cpts(nx.DiGraph([("a", "c"), ("b", "c")]), df, alpha=1.0)
-    reordered = tl.TreeModel(model.graph.copy(), variables=["c", "b", "a"])
-    assert reordered == model and model == reordered
-    # the same CPT with its parent axes swapped: the same distribution
-    g = model.graph.copy()
-    g.nodes["c"]["parents"] = ["b", "a"]
-    g.nodes["c"]["cpt"] = np.transpose(model.cpt("c"), (1, 0, 2))
-    assert tl.TreeModel(g, variables=list(model.variables)) == model
-    # ... and a different number is a different model
-    g.nodes["c"]["cpt"] = g.nodes["c"]["cpt"][:, :, ::-1].copy()
-    assert tl.TreeModel(g, variables=list(model.variables)) != model
-
-
-def test_headline_names_every_root_and_counts_in_words():
-    df = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 1], "c": [0, 1, 0, 1]})
-    g = nx.DiGraph([("a", "b")])
-    g.add_node("c")
-    forest = tl.fit_cpts(g, df).to_text().splitlines()[0]
-    assert "3 variables, 1 edge, roots ['a', 'c']" in forest
-    tree = tl.chow_liu(df[["a", "b"]]).to_text().splitlines()[0]
-    assert "2 variables, 1 edge, root 'a'" in tree
-
-
-# ---------------------------------------------------------------- tried as a new user would
-# (issue 38): each finding through the command line, in this process
-
-
 def _run(argv: list) -> tuple[int, str, str]:
+    """The command line in this process: its return code, standard output and error."""
     import contextlib
     import io
     import warnings

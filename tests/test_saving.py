@@ -4,7 +4,7 @@
 folder, flushes it to disk and renames it over the target. So a symbolic link planted
 at a predictable temporary name is never followed, and any number of threads or
 processes saving to one path (while others load it) leave one complete file: every
-load returns one of the models saved, equal to it.
+load returns one of the models saved, equal to it. A directory is no file to save to.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import threading
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import expect, tiny_frame
 
 import treelearn as tl
 
@@ -168,3 +169,14 @@ def test_a_path_that_is_no_file_name_is_an_input_type_error(bad):
 def test_loading_a_directory_says_so(tmp_path):
     with pytest.raises(tl.ModelFileError, match="is a directory"):
         tl.load(tmp_path)
+
+
+# ---------------------------------------------------------------------------------- hostile inputs
+TINY = tiny_frame()  # four rows: text, numbers, booleans
+
+
+def test_save_to_a_directory_leaves_no_tmp(tmp_path):
+    target = tmp_path / "dir"
+    target.mkdir()
+    expect(tl.ModelFileError, "directory", tl.chow_liu(TINY).save, target)
+    assert not os.path.exists(str(target) + ".tmp")
