@@ -26,6 +26,7 @@ from .._base.errors import (
     FeatureMismatchError,
     InputTypeError,
     NumericColumnError,
+    ResourceLimitError,
     TreelearnError,
 )
 from .._base.jsonvalues import encode_label
@@ -143,8 +144,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        # as tl.discretize: each bin is a state, and the work grows with the bins
-        "bins": [Interval(Integral, 1, MAX_BINS)],
+        "bins": [Interval(Integral, 1, None)],
         "strategy": [Options("quantile", "uniform", "mdl")],
         "columns": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
@@ -271,6 +271,12 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                     f"Discretizer(bins={bins}) on column {c!r}",
                     "give fewer bins",
                 )
+                if bins > MAX_BINS:  # the work (quantiles, labels) grows with the bins
+                    raise ResourceLimitError(
+                        f"Discretizer(bins={bins}) on column {c!r}: at most {MAX_BINS} bins "
+                        f"(as tl.discretize; each bin is a state); give fewer bins",
+                        column=c,
+                    )
                 edges = cut_edges(values, bins, self.strategy, _is_datetime(series))
             self.edges_[c] = edges
             self.timezones_[c] = _timezone(series)
