@@ -472,7 +472,9 @@ def test_bayesian_tan_is_a_sklearn_classifier():
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
     assert cross_val_score(tl.BayesianTAN(), X, y, cv=2).shape == (2,)
     assert clone(tl.BayesianTAN(equivalent_sample_size=3.0)).get_params() == {
-        "equivalent_sample_size": 3.0
+        "equivalent_sample_size": 3.0,
+        "numbers": "states",  # the options of every classifier that counts states
+        "categorical": None,
     }
     w = np.arange(len(X)) % 3
     a = tl.BayesianTAN().fit(X, y, sample_weight=w).predict_proba(X)

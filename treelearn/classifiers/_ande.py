@@ -21,6 +21,7 @@ allocated.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Hashable, Sequence
 from functools import partial
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -179,12 +180,20 @@ class AnDE(AODE):
     }
 
     def __init__(
-        self, n: int = 2, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error"
+        self,
+        n: int = 2,
+        alpha: float = 1.0,
+        min_count: int = 1,
+        unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.n = n
         self.alpha = alpha
         self.min_count = min_count
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _average_line(self) -> str:
         if self.n == 1:

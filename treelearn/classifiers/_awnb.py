@@ -17,7 +17,7 @@ node that splits any of its indicators.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -109,6 +109,8 @@ class AWNB(FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.bootstrap = bootstrap
@@ -117,6 +119,8 @@ class AWNB(FeatureWeightedClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:
         from sklearn.ensemble import BaggingClassifier

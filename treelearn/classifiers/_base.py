@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, overload
 
@@ -82,6 +82,7 @@ from ..stats._classes import ClassStatistics
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
+from ._numbers import bin_numbers, numbers_binner, restored_binner
 
 __all__ = [
     "CLASS_PRIOR",
@@ -108,6 +109,7 @@ __all__ = [
 
 Unseen = Literal["error", "ignore"]
 
+_COLUMN_LIST = "a list of column names"
 #: the class-prior options of every classifier that has them (scikit-learn's names)
 CLASS_PRIOR = {
     "fit_prior": [BOOLEAN],
@@ -823,19 +825,75 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     #: the classifiers that take it (UNSEEN), else refused
     unseen: Unseen = "error"
 
+    #: what ``fit`` does with columns of numbers (the option ``numbers`` of every classifier
+    #: that counts states): ``"states"``, each value a state, or ``"mdl"``, cut into
+    #: supervised MDL bins kept in the model (:mod:`~treelearn.classifiers._numbers`)
+    numbers: str = "states"
+    #: the columns kept as states though they hold numbers (the option ``categorical``)
+    categorical: Sequence[Hashable] | None = None
+    #: the fitted bins of the numeric features (``None``: every feature taken as states)
+    binner_: Any = None
+
+    def _checked_params(self) -> dict:
+        params = super()._checked_params()
+        params["numbers"] = check_param("numbers", self.numbers, [Options("states", "mdl")])
+        params["categorical"] = check_param(
+            "categorical", self.categorical, [None, InstanceOf(list, tuple, name=_COLUMN_LIST)]
+        )
+        return params
+
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        return categorical_training(X, y, sample_weight)
+        self.binner_ = None
+        if self.numbers == "mdl":
+            self.binner_ = numbers_binner(
+                X, y, self.categorical, type(self).__name__, sample_weight=sample_weight
+            )
+        return categorical_training(self._binned(X), y, sample_weight)
+
+    def _binned(self, X: Any) -> Any:
+        """``X`` (a chunk of rows) with its numeric features cut into the fitted bins
+        (unchanged without bins, or for input not in memory)."""
+        if self.binner_ is None:
+            return X
+        return bin_numbers(self.binner_, X, getattr(self, "feature_names_in_", None))
 
     def _sums_out(self) -> bool:
         return True
 
     def _prediction_input(self, X: Any) -> np.ndarray:
+        frame = self._matched_frame(X)
+        if self.binner_ is not None:
+            frame = bin_numbers(self.binner_, frame, None)
         return categorical_codes(
-            self._matched_frame(X),
+            frame,
             list(self.feature_names_in_),
             self._feature_states(),
             self.unseen,
         )
+
+    def _header(self) -> dict:
+        header = super()._header()
+        if self.binner_ is not None:  # the bins, beside the network over their labels
+            header["numeric_bins"] = self.binner_.to_dict()
+        return header
+
+    def _restore_fitted(self, saved: SavedState) -> None:
+        super()._restore_fitted(saved)
+        self.binner_ = None
+        if saved.has("numeric_bins"):
+            self.binner_ = restored_binner(saved)
+            unknown = [c for c in self.binner_.edges_ if c not in set(self.feature_names_in_)]
+            if unknown:
+                raise saved.fail("numeric_bins", f"cut(s) {unknown[:10]}, not features")
+
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        """A file from before the options ``numbers`` and ``categorical`` took every
+        feature as states."""
+        given = saved.raw("params", dict)
+        given.setdefault("numbers", "states")
+        given.setdefault("categorical", None)
+        super()._check_saved_params(saved, est)
 
     @abstractmethod
     def _feature_states(self) -> list:

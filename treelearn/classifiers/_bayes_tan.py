@@ -21,6 +21,7 @@ one spanning-tree sum per row and class, vectorised (:mod:`treelearn.structure._
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from numbers import Real
 from typing import ClassVar
 
@@ -84,8 +85,15 @@ class BayesianTAN(CategoricalClassifier):
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")]
     }
 
-    def __init__(self, equivalent_sample_size: float = 1.0) -> None:
+    def __init__(
+        self,
+        equivalent_sample_size: float = 1.0,
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
+    ) -> None:
         self.equivalent_sample_size = equivalent_sample_size
+        self.numbers = numbers
+        self.categorical = categorical
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

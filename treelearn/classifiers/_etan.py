@@ -24,7 +24,7 @@ one-hot product per class), all pairs at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Real
 from typing import ClassVar
 
@@ -144,12 +144,16 @@ class ETAN(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.equivalent_sample_size = equivalent_sample_size
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

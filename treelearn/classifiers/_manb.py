@@ -25,7 +25,7 @@ and ``p_j`` is Bayes's rule between the two. The averaged tables are ``T_j[c, k]
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Real
 from typing import ClassVar
 
@@ -119,12 +119,16 @@ class MANB(PartialFit, FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.arc_prior = arc_prior
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1

@@ -88,6 +88,8 @@ class ChowLiuMultinet(CategoricalClassifier):
         prior: str = "lidstone",
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -97,6 +99,8 @@ class ChowLiuMultinet(CategoricalClassifier):
         self.prior = prior
         self.equivalent_sample_size = equivalent_sample_size
         self.m = m
+        self.numbers = numbers
+        self.categorical = categorical
 
     @property
     def model_(self) -> TreeModel:

@@ -8,7 +8,7 @@ categorical ones :class:`~treelearn.classifiers._mixed.MixedNaiveBayes`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import ClassVar
 
 import networkx as nx
@@ -42,10 +42,19 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         uniform prior: ``(N(a, u) + m / k_j) / (N(u) + m)``).
     equivalent_sample_size : BDeu's equivalent sample size (> 0), with ``prior="bdeu"``.
     m : the m-estimate's equivalent sample size (> 0), with ``prior="m-estimate"``.
+    numbers : ``"states"`` (default: each value of a column is a state) or ``"mdl"``:
+        every column of numbers (by its dtype: integers, floats, dates) is cut in ``fit``
+        into supervised MDL bins (Fayyad & Irani 1993, as Weka's ``NaiveBayes -D``),
+        kept in ``binner_`` and saved with the model; predictions take raw numbers.
+        Every classifier that counts states has this option and ``categorical``.
+    categorical : with ``numbers="mdl"``, the columns of numbers kept as states (zip
+        codes, codes of categories).
 
     Attributes
     ----------
     classes_ : sorted class labels.
+    binner_ : the fitted :class:`~treelearn.Discretizer` of the numeric features
+        (``numbers="mdl"``), or ``None``.
     model_ : the fitted :class:`~treelearn.models._tree.TreeModel` over the features and
         the class (``class_name_``); ``query``, ``to_pgmpy`` and drawing work on it.
     class_name_ : the class node's name: ``y.name`` if ``y`` is a named Series,
@@ -90,6 +99,8 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         prior: str = "lidstone",
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -98,6 +109,8 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         self.prior = prior
         self.equivalent_sample_size = equivalent_sample_size
         self.m = m
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         return star(stats.columns[-1], stats.columns[:-1])

@@ -371,7 +371,7 @@ class _Recorder:
 
 #: what a later partial_fit call keeps of the estimator besides its options and header:
 #: the running totals, and scikit-learn's metadata routing requests (set_fit_request)
-_KEPT = ("_chunks", "_metadata_request")
+_KEPT = ("_chunks", "_metadata_request", "binner_")  # binner_: the bins of a fit
 
 
 class PartialFit(_Host):
@@ -516,6 +516,7 @@ class PartialFit(_Host):
                     f"to add to; call partial_fit on every chunk from the first (or fit on all "
                     f"the rows)"
                 )
+            self.binner_ = None
             stats = count_by_class(
                 X, y, sample_weight=sample_weight, states=states, classes=classes
             )
@@ -530,6 +531,9 @@ class PartialFit(_Host):
                 )
             if kind_of(X).name in ("frame", "array"):
                 X = self._matched(X)  # the fitted features, by name or position
+                # the bins a fit with numbers="mdl" learned (a partial_fit from the first
+                # chunk takes numbers as states: bins cannot grow chunk by chunk)
+                X = self._binned(X)
             stats = self._count_chunk(
                 chunks, X, y, sample_weight, chunks.classes if classes is None else classes
             )

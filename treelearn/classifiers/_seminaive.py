@@ -136,6 +136,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.k = k
         self.alpha = alpha
@@ -145,6 +147,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _keeps_rows(self, params: dict) -> bool:
         return params["k"] >= 2  # families of k + 2 variables: counted from the rows
@@ -239,10 +243,19 @@ class AODE(PartialFit, CategoricalClassifier):
         **UNSEEN,
     }
 
-    def __init__(self, alpha: float = 1.0, min_count: int = 1, unseen: Unseen = "error") -> None:
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        min_count: int = 1,
+        unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
+    ) -> None:
         self.alpha = alpha
         self.min_count = min_count
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _prior_pseudocount(self, params: dict) -> float:
         return params["alpha"]  # the fallback's smoothed prior (N(y) + alpha) / (N + alpha |Y|)

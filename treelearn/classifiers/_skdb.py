@@ -17,7 +17,7 @@ largest one (``max_k`` parents), counted once per feature.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -232,6 +232,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.max_k = max_k
         self.loss = loss
@@ -239,6 +241,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

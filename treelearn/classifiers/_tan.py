@@ -117,6 +117,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
         criterion: str = "loglik",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -130,6 +132,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         self.equivalent_sample_size = equivalent_sample_size
         self.m = m
         self.criterion = criterion
+        self.numbers = numbers
+        self.categorical = categorical
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]

@@ -21,7 +21,7 @@ where ``F_ij(c) = log P(x_ij | c)`` (0 for a missing value) and ``r_i`` the row 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -284,6 +284,8 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.objective = objective
         self.alpha = alpha
@@ -292,6 +294,8 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     # ------------------------------------------------------------ fitting
     def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:

@@ -196,6 +196,8 @@ class _WrapperSearch(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
+        numbers: str = "states",
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.cv = cv
         self.random_state = random_state
@@ -204,6 +206,8 @@ class _WrapperSearch(SingleNetworkClassifier):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.unseen = unseen
+        self.numbers = numbers
+        self.categorical = categorical
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -26,16 +26,18 @@ from .._base.errors import (
     FeatureMismatchError,
     InputTypeError,
     NumericColumnError,
+    ResourceLimitError,
     TreelearnError,
 )
 from .._base.jsonvalues import encode_label
 from .._base.limits import check_memory
 from .._base.persistence import Persistent, SavedState
 from .._base.validation import InstanceOf, Interval, Options, check_params
-from ._bins import bin_labels, cut_edges
-from ._table import CategoricalTableInput
+from ._bins import bin_labels, cut_edges, round_edges, time_edges
+from ._mdl import mdl_cut_points
+from ._table import MAX_BINS, CategoricalTableInput, check_sample_weight
 
-__all__ = ["Discretizer"]
+__all__ = ["Discretizer", "mdl_discretizer"]
 
 
 #: about what one bin's label ("(1.25, 2.5]", a Python str) takes
@@ -61,17 +63,55 @@ def _timezone(series: pd.Series) -> str | None:
     return None if tz is None else str(tz)
 
 
+def _class_codes(y: Any, n_rows: int) -> np.ndarray:
+    """The class labels ``y`` as codes ``0 .. k - 1`` (``-1``: missing), checked."""
+    if y is None:
+        raise TreelearnError(
+            "strategy='mdl' cuts where the class changes: give the class labels, fit(X, y)"
+        )
+    labels = pd.Series(np.asarray(y, dtype=object) if not isinstance(y, pd.Series) else y)
+    if labels.ndim != 1 or len(labels) != n_rows:
+        raise TreelearnError(
+            f"X has {n_rows} rows but y has {len(labels)} labels; give one label per row"
+        )
+    codes, _ = pd.factorize(labels, sort=False)
+    return np.asarray(codes, dtype=np.intp)
+
+
+def _mdl_edges(
+    all_values: np.ndarray,
+    observed: np.ndarray,
+    classes: np.ndarray,
+    weights: np.ndarray | None,
+    dates: bool,
+) -> np.ndarray:
+    """The MDL cut points of one column, rounded as the other strategies' edges (every
+    training value kept in the bin the exact cut points put it in)."""
+    cuts = mdl_cut_points(all_values, classes, weights)
+    if not len(cuts):
+        return cuts
+    if dates:
+        return np.unique(time_edges(cuts, float(observed.min()), float(observed.max())))
+    return np.unique(round_edges(cuts, observed))
+
+
 class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstimator):
     """Cut numeric and datetime columns into ordered categorical bins learned from the training rows.
 
     Parameters
     ----------
-    bins : the number of bins per column (quantile edges that coincide are merged,
-        so a column may get fewer).
-    strategy : ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
+    bins : the number of bins per column, at most ``MAX_BINS`` (10,000, as
+        :func:`treelearn.discretize`; quantile edges that coincide are merged, so a
+        column may get fewer).
+    strategy : ``"quantile"`` (equal counts), ``"uniform"`` (equal widths) or ``"mdl"``:
+        supervised, the class entropy's cut points accepted by Fayyad and Irani's MDL
+        criterion (IJCAI 1993; Weka's supervised ``Discretize``,
+        :func:`~treelearn.encoding._mdl.mdl_cut_points`), which needs the class labels
+        ``y`` in ``fit`` and ignores ``bins`` (a column no cut pays for is one bin).
     columns : the columns to cut; default: every float and datetime column, and
-        every integer column with more than ``bins`` distinct values. Other columns
-        pass through unchanged.
+        every integer column with more than ``bins`` distinct values (``"mdl"``: every
+        column of numbers or dates, by its dtype alone). Other columns pass through
+        unchanged.
 
     Attributes
     ----------
@@ -105,7 +145,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
 
     _parameter_constraints: ClassVar[dict] = {
         "bins": [Interval(Integral, 1, None)],
-        "strategy": [Options("quantile", "uniform")],
+        "strategy": [Options("quantile", "uniform", "mdl")],
         "columns": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
 
@@ -163,12 +203,19 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
         return frame
 
     def fit(self, X: Any, y: Any = None) -> Discretizer:
-        """Learn every cut column's bin edges from ``X`` (``y`` is ignored)."""
+        """Learn every cut column's bin edges from ``X`` (``y``, the class labels, only
+        with ``strategy="mdl"``; ignored otherwise)."""
+        return self._fit(X, y, None)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> Discretizer:
         params = check_params(self.get_params(deep=False), self._parameter_constraints)
         bins = params["bins"]
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         data = self._frame(X)
+        supervised = params["strategy"] == "mdl"
+        classes = _class_codes(y, len(data)) if supervised else None
+        weights = check_sample_weight(sample_weight, len(data)) if supervised else None
         columns = (
             self.columns
             if self.columns is not None
@@ -180,7 +227,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 or (
                     pd.api.types.is_integer_dtype(data[c].dtype)
                     and not pd.api.types.is_bool_dtype(data[c].dtype)
-                    and data[c].nunique() > bins
+                    and (supervised or data[c].nunique() > bins)
                 )
             ]
         )
@@ -202,8 +249,8 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                     f"can be discretized: leave it out of columns=",
                     column=c,
                 )
-            values = _numbers(series)
-            values = values[~np.isnan(values)]
+            all_values = _numbers(series)
+            values = all_values[~np.isnan(all_values)]
             if np.isinf(values).any():
                 raise NumericColumnError(
                     f"column {c!r} has infinite values (inf); replace them (e.g. with NaN) first",
@@ -215,13 +262,22 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
                 )
             if len(values) == 0:
                 raise NumericColumnError(f"column {c!r} has no values to learn bins from", column=c)
-            # the edges (several float arrays) and a label of each bin, before any exists
-            check_memory(
-                bins * (5 * 8 + _LABEL_BYTES),
-                f"Discretizer(bins={bins}) on column {c!r}",
-                "give fewer bins",
-            )
-            edges = cut_edges(values, bins, self.strategy, _is_datetime(series))
+            if classes is not None:
+                edges = _mdl_edges(all_values, values, classes, weights, _is_datetime(series))
+            else:
+                # the edges (several float arrays) and a label of each bin, before any exists
+                check_memory(
+                    bins * (5 * 8 + _LABEL_BYTES),
+                    f"Discretizer(bins={bins}) on column {c!r}",
+                    "give fewer bins",
+                )
+                if bins > MAX_BINS:  # the work (quantiles, labels) grows with the bins
+                    raise ResourceLimitError(
+                        f"Discretizer(bins={bins}) on column {c!r}: at most {MAX_BINS} bins "
+                        f"(as tl.discretize; each bin is a state); give fewer bins",
+                        column=c,
+                    )
+                edges = cut_edges(values, bins, self.strategy, _is_datetime(series))
             self.edges_[c] = edges
             self.timezones_[c] = _timezone(series)
             self.categories_[c] = bin_labels(edges, _is_datetime(series))
@@ -335,3 +391,13 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
             self.categories_[column] = labels
             if "timezone" in cut:  # a file from before has none: times are not checked
                 self.timezones_[column] = zone
+
+
+def mdl_discretizer(
+    X: Any, y: Any, columns: Sequence[Hashable], sample_weight: Any = None
+) -> Discretizer:
+    """``Discretizer(strategy="mdl", columns=columns)`` fitted on ``X`` and the class
+    labels ``y`` with row weights (``sample_weight``: the MDL criterion counts each row by
+    its weight, so whole weights are repeated rows; ``Discretizer.fit`` itself takes none,
+    as its other strategies would ignore them)."""
+    return Discretizer(strategy="mdl", columns=list(columns))._fit(X, y, sample_weight)

@@ -432,8 +432,9 @@ def _codes_for_states(name: Hashable, series: pd.Series, states: list, unseen: s
 _PYTHON_FIXES = {
     "discretize": "cut it into bins with tl.discretize(df, bins=5) (in cross-validation: "
     "tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers)",
-    "gaussian": "model it as a number (tl.clg_tree for a tree over discrete and continuous "
-    "columns, tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN)",
+    "gaussian": "model it as a number with the mixed tree, tl.clg_tree(df) (its discrete and "
+    "continuous columns together; classifiers: tl.MixedTAN, tl.MixedNaiveBayes), or with "
+    "tl.gaussian_chow_liu if every column is a number",
     "categorical": "declare it categorical with df[{col!r}].astype('category')",
     "drop": "drop it (df.drop(columns=[{col!r}])) if it is an identifier or not needed",
     "max_states": "raise max_states (to {n} or more)",
@@ -523,7 +524,7 @@ def check_float_levels(
     >>> check_float_levels("a", np.array([0.5, 1.5]), np.array([2, 1]), 100)
     Traceback (most recent call last):
     ...
-    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), model it as a number (tl.clg_tree for a tree over discrete and continuous columns, tl.gaussian_chow_liu, tl.MixedNaiveBayes or tl.GaussianTAN), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
+    treelearn.NumericColumnError: column 'a' is numeric with 2 distinct values, 1 of them seen once (e.g. 1.5) (treelearn models discrete variables): model it as a number with the mixed tree, tl.clg_tree(df) (its discrete and continuous columns together; classifiers: tl.MixedTAN, tl.MixedNaiveBayes), or with tl.gaussian_chow_liu if every column is a number, cut it into bins with tl.discretize(df, bins=5) (in cross-validation: tl.Discretizer(bins=5) in a pipeline; the model then takes raw numbers), declare it categorical with df['a'].astype('category'), or drop it (df.drop(columns=['a'])) if it is an identifier or not needed
     """
     distinct, counts = np.asarray(distinct, dtype=float), np.asarray(counts)
     k = len(distinct)
@@ -570,7 +571,8 @@ def check_float_levels(
         f"discrete variables)"
     )
     # measured numbers: bins or a Gaussian; categories only for a few levels
-    fixes = ("discretize", "gaussian", *(("categorical",) if k <= FEW_NUMBERS else ()), "drop")
+    # measured numbers: the mixed tree first (it keeps them numbers), then bins
+    fixes = ("gaussian", "discretize", *(("categorical",) if k <= FEW_NUMBERS else ()), "drop")
     raise _problem(NumericColumnError, name, reason, fixes, values=[example], n_states=k)
 
 

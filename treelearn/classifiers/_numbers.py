@@ -1,0 +1,107 @@
+"""Numbers inside the classifiers that count states: numeric features cut into bins in ``fit``.
+
+A classifier that counts states (naive Bayes, TAN, KDB, AODE, ...) given a column of
+numbers would make each value a state: a cross-validation fold then meets a value it
+never saw (:class:`~treelearn.UnseenStateError`) and the many states overfit. So ``fit``
+cuts every numeric feature into bins first, with the bins kept in the classifier (its
+``binner_``, a fitted :class:`~treelearn.Discretizer`, saved with it) and applied to the
+rows it is later given: predictions, scores and explanations take raw numbers, as a
+Discretizer in front of it in a pipeline does.
+
+* **Which columns are numbers** is decided by the column's dtype alone (integers and
+  floats, not booleans; dates), never by how often its values repeat, so every fold of a
+  table takes the same columns as numbers. ``categorical=[...]`` keeps the columns named
+  as states (zip codes, codes of categories).
+* **The bins** are supervised: Fayyad and Irani's MDL cut points (IJCAI 1993), as Weka's
+  ``NaiveBayes -D`` and its supervised ``Discretize`` (``Discretizer(strategy="mdl")``).
+  A column no cut pays for is one bin: it then says nothing about the class, as in Weka.
+* Input that is not in memory (a CSV/Parquet path, a Dask DataFrame) is counted as read:
+  its columns are states (cut them with a Discretizer first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.persistence import SavedState
+from ..encoding._discretizer import Discretizer, mdl_discretizer
+from ..sources._kinds import as_frame, kind_of
+
+__all__ = ["bin_numbers", "numbers_binner", "numeric_features", "restored_binner"]
+
+
+def _is_number(dtype: Any) -> bool:
+    """Numbers or dates by dtype (a Categorical, text, booleans: states)."""
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return False
+    return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype)
+
+
+def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
+    """The columns of ``frame`` a classifier cuts into bins: numbers by dtype, less
+    ``categorical``.
+
+    >>> frame = pd.DataFrame({"age": [30, 41], "zip": [2139, 2140], "sex": ["f", "m"]})
+    >>> numeric_features(frame, ["zip"])
+    ['age']
+    """
+    keep = set(categorical or ())
+    return [c for c in frame.columns if c not in keep and _is_number(frame[c].dtype)]
+
+
+def numbers_binner(
+    X: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any = None
+) -> Discretizer | None:
+    """The fitted MDL bins of the numeric features of ``X`` given the classes ``y``
+    (``None``: no numeric feature, or input not in memory)."""
+    if kind_of(X, learner=who).name not in ("frame", "array"):
+        return None
+    frame = as_frame(X, learner=who)
+    absent = [c for c in categorical or () if c not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(
+            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
+            f"features are {list(frame.columns)[:20]}",
+            column=absent[0],
+        )
+    columns = numeric_features(frame, categorical)
+    if not columns:
+        return None
+    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
+    return mdl_discretizer(frame[columns], labels, columns, sample_weight)
+
+
+def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -> Any:
+    """``X`` with the binned features replaced by their bins (a new frame; ``X`` is never
+    changed); input not in memory is returned as it is."""
+    if kind_of(X).name not in ("frame", "array"):
+        return X
+    frame = as_frame(X, None if names is None else list(names))
+    columns = list(binner.edges_)
+    present = [c for c in columns if c in frame.columns]
+    if not present:
+        return frame
+    cut = binner.transform(frame[present]) if present == columns else None
+    if cut is None:  # some binned features absent: the matcher names them later
+        return frame
+    out = frame.copy(deep=False)
+    for c in present:
+        out[c] = cut[c]
+    return out
+
+
+def restored_binner(saved: SavedState) -> Discretizer:
+    """The saved bins of a classifier's numeric features (its field ``numeric_bins``: the
+    fitted Discretizer's own saved state), checked as the Discretizer checks its files."""
+    state = saved.raw("numeric_bins", dict)
+    try:
+        binner = Discretizer.from_dict(state)
+    except TreelearnError as exc:
+        raise saved.fail("numeric_bins", f"does not give valid bins ({exc})") from None
+    if binner.strategy != "mdl" or not binner.edges_:
+        raise saved.fail("numeric_bins", "must hold the MDL bins of at least one feature")
+    return binner
