@@ -48,6 +48,15 @@ def test_latent_guard_follows_the_limit(asia, monkeypatch):
     tl.HiddenTree(n_states=20, max_iter=1).fit(asia)
 
 
+def test_a_huge_bag_is_refused_before_drawing(asia):
+    # 10^9 bootstrap draws of one weight per distinct row: the process was killed for
+    # memory before (every draw is made first); now refused before the first
+    with pytest.raises(tl.ResourceLimitError) as info:
+        tl.BaggedTrees(n_estimators=10**9).fit(asia)
+    assert "BaggedTrees(n_estimators=1000000000)" in str(info.value)
+    assert "give fewer n_estimators" in str(info.value)
+
+
 # ---------------------------------------------------------------------- learners' corners
 def test_a2de_on_one_feature_is_aode_by_hand():
     # one feature: no pair of super-parents, so A2DE is AODE, which with one feature is
