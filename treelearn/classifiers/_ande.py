@@ -268,9 +268,9 @@ class AnDE(AODE):
     # ------------------------------------------------------------ prediction
     def _joint_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
         fallback = super()._joint_log_likelihood(codes)  # AODE: n=1, and rows without a pair
-        if not self._pairs_fitted:
-            return fallback
         n, d = codes.shape
+        if not self._pairs_fitted or d < 2:  # one feature: no pair of super-parents, AODE
+            return fallback
         width = len(self.pair_count_)
         n_classes = len(self.classes_)
         offsets = offsets_of(self._cards)

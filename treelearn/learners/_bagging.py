@@ -18,6 +18,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import SavedState
 from .._base.validation import Interval
@@ -43,6 +44,21 @@ def bootstrap_weights(weights: np.ndarray, fraction: float, rng: np.random.Gener
     """
     size = max(1, round(fraction * float(weights.sum())))
     return rng.multinomial(size, weights / weights.sum()).astype(float)
+
+
+def _check_bag_memory(params: dict, table: Table) -> None:
+    """Before the draws: every bootstrap draw (one weight per merged row, all drawn first),
+    the bag's log-likelihoods (merged rows x every member's components) and the members'
+    pair counts (``(sum of states)^2`` per component)."""
+    b = int(params["n_estimators"])
+    k = int(np.max(np.atleast_1d(params["n_components"])))
+    m = table.codes.shape[0]
+    pairs = float(np.sum(table.cardinalities)) ** 2
+    check_memory(
+        8.0 * b * (m + k * (m + pairs)),
+        f"BaggedTrees(n_estimators={b}) of {k}-component mixtures on {m} distinct rows",
+        "give fewer n_estimators",
+    )
 
 
 class BaggedTrees(TreeMixture):
@@ -130,6 +146,7 @@ class BaggedTrees(TreeMixture):
         assert table is not None  # rows in memory
         rng = np.random.default_rng(params["random_state"])
         w = np.ones(table.n_rows) if table.weights is None else table.weights
+        _check_bag_memory(params, table)
         samples = []
         for _ in range(params["n_estimators"]):  # every draw first, in order
             drawn = bootstrap_weights(w, params["max_samples"], rng)

@@ -244,7 +244,14 @@ def _log_edge_prior(edge_prior: Any, variables: list) -> np.ndarray | None:
         pos = {v: j for j, v in enumerate(variables)}
         beta = np.zeros((d, d))
         for u, v, b in edge_prior.edges(data="prior", default=1.0):
-            beta[pos[u], pos[v]] = beta[pos[v], pos[u]] = b
+            try:
+                beta[pos[u], pos[v]] = beta[pos[v], pos[u]] = b
+            except (TypeError, ValueError):
+                raise StructureError(
+                    f"edge_prior's edge ({u!r}, {v!r}) has prior={b!r:.40}: give each edge's "
+                    f"'prior' attribute as a number >= 0 (0 forbids the edge)",
+                    values=[b],
+                ) from None
     else:
         try:
             beta = np.array(edge_prior, dtype=float)

@@ -12,14 +12,14 @@ public, so a user can stop at any of them, change the graph, and carry on.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from .._base.errors import ColumnNotFoundError, InputTypeError, StructureError, TreelearnError
 from .._base.validation import Options, check_param, check_params
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy
 from ..models._tree import TreeModel
@@ -35,6 +35,7 @@ __all__ = [
     "build_model",
     "chow_liu",
     "chow_liu_from_counts",
+    "edge_list",
     "fit_cpts",
     "mi_graph",
     "mi_graph_from_counts",
@@ -354,6 +355,25 @@ def chow_liu_from_counts(
     )
 
 
+def edge_list(edges: Any, name: str) -> tuple:
+    """``whitelist=`` / ``blacklist=`` as a tuple of edges, or a TreelearnError naming it.
+
+    >>> edge_list([("a", "b")], "whitelist"), edge_list(None, "blacklist")
+    ((('a', 'b'),), ())
+    >>> edge_list(3, "whitelist")
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: whitelist=3 must be a list of edges (pairs of columns), e.g. [('a', 'b')]
+    """
+    if edges is None:
+        return ()
+    if isinstance(edges, (str, bytes)) or not isinstance(edges, Iterable):
+        raise InputTypeError(
+            f"{name}={edges!r:.60} must be a list of edges (pairs of columns), e.g. [('a', 'b')]"
+        )
+    return tuple(edges)
+
+
 def chow_liu(
     data: Any,
     root: Hashable | None = None,
@@ -428,8 +448,8 @@ def chow_liu(
         missing=missing,
         mi_alpha=mi_alpha,
         forest=forest,
-        whitelist=tuple(whitelist or ()),
-        blacklist=tuple(blacklist or ()),
+        whitelist=edge_list(whitelist, "whitelist"),
+        blacklist=edge_list(blacklist, "blacklist"),
     )
     reading = check_params(
         {"max_states": max_states, "states": states, "chunksize": chunksize}, READING

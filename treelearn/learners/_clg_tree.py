@@ -36,7 +36,7 @@ from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import VARIANCE_FLOOR
 from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._clg_trees import MixedTableStatistics
-from ._chow_liu import build_model, chow_liu_from_counts
+from ._chow_liu import build_model, chow_liu_from_counts, edge_list
 
 __all__ = ["CLG_CONSTRAINTS", "CLG_NOTES", "clg_model", "clg_tree", "clg_tree_from_statistics"]
 
@@ -209,8 +209,8 @@ def clg_tree(
         missing=options.pop("missing"),
         mi_alpha=mi_alpha,
         forest=forest,
-        whitelist=tuple(whitelist or ()),
-        blacklist=tuple(blacklist or ()),
+        whitelist=edge_list(whitelist, "whitelist"),
+        blacklist=edge_list(blacklist, "blacklist"),
     )
     stats = table_statistics(
         data,

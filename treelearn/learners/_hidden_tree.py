@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
+from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import BOOLEAN, InstanceOf, Interval, Options
 from ..encoding._table import DEFAULT_MAX_STATES, state_order
@@ -292,6 +293,23 @@ def _tree_start(
     return LatentTree(parent, latent, emission)
 
 
+def _check_latent_memory(learner: str, params: dict, cardinalities: np.ndarray) -> None:
+    """Before the first latent table: a tree's ``h x h`` transition tables and ``h x k``
+    emission tables, held once per start and three times more per run at once (the
+    current CPTs, the expected counts, the next CPTs). The rows cost ``h`` numbers per
+    node of a chunk bounded by the engine, far less."""
+    h, d = int(params["n_states"]), len(cardinalities)
+    numbers = float(h) * h * max(d - 1, 0) + h + float(h) * float(np.sum(cardinalities))
+    n_init = int(params["n_init"])
+    parallel = n_init if params["n_jobs"] is not None else 1
+    check_memory(
+        8.0 * numbers * (n_init + 3 * parallel),
+        f"{learner}(n_states={h})'s latent tables ({d} columns, {max(d - 1, 0)} tables of "
+        f"{h} x {h}, for n_init={n_init} starts)",
+        "give fewer n_states",
+    )
+
+
 def _normalised(table: np.ndarray) -> np.ndarray:
     return table / table.sum(axis=-1, keepdims=True)
 
@@ -459,6 +477,7 @@ class HiddenTree(EMEstimator):
     ) -> EMRun:
         """The best of ``n_init`` runs from the starts (the Chow-Liu tree's, or random),
         on the latent tree ``structure`` says (by default the columns' Chow-Liu tree)."""
+        _check_latent_memory(type(self).__name__, params, passes.cardinalities)
         tree = None  # the Chow-Liu tree of the columns: the latent tree, or the start
         if params["structure"] is None or (params["init"] == "tree" and not self._tied):
             settings = LearningSettings(
@@ -781,6 +800,7 @@ class HiddenMarkovModel(HiddenTree):
         if not params["tied"] or len(set(passes.states)) <= 1:
             return passes
         # tied emissions: every step has every step's states
+        _check_poolable(passes)
         union = state_order(pd.Series([s for states in passes.states for s in states]).unique())
         given = {c: list(union) for c in passes.columns}
         return super()._passes(X, {**params, "states": given}, sample_weight)
@@ -838,6 +858,35 @@ class HiddenMarkovModel(HiddenTree):
         else:
             self.transmat_ = np.array(transitions).reshape(-1, self.n_states, self.n_states)
             self.emissionprob_ = emissions
+
+
+def _check_poolable(passes: RowPasses) -> None:
+    """Tied emissions give every step the states of all steps; a boolean step's ``True``
+    and a numeric step's ``1`` are equal (and hash alike), so pooled they would be one
+    state and neither step's data would encode: refused, naming both columns."""
+    booleans = [c for c, st in zip(passes.columns, passes.states) if _has_bool(st)]
+    numbers = [
+        c
+        for c, st in zip(passes.columns, passes.states)
+        if any(
+            not _is_bool(s) and isinstance(s, (int, float, np.number)) and s in (0, 1) for s in st
+        )
+    ]
+    if booleans and numbers:
+        raise TreelearnError(
+            f"tied=True gives every column the states of all columns, but {booleans[0]!r} "
+            f"holds booleans and {numbers[0]!r} the numbers 0/1, which would be one state "
+            f"(True == 1): give the columns one type (e.g. df.astype(int)), or tied=False",
+            column=numbers[0],
+        )
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def _has_bool(states: Sequence) -> bool:
+    return any(_is_bool(s) for s in states)
 
 
 def _per_step(values: Any, d: int) -> list:

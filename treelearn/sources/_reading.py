@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from .._base.errors import (
+    InputTypeError,
     NumericColumnWarning,
     TableProblemsError,
     TooManyStatesError,
@@ -212,6 +213,14 @@ def separator_note(df: pd.DataFrame) -> str | None:
 
 
 # ---------------------------------------------------------------------- columns
+def _require_frame(df: object, function: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise InputTypeError(
+            f"{function} takes a pandas DataFrame, not {type(df).__name__}: read a file with "
+            f"tl.read_data(path)"
+        )
+
+
 def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER) -> list:
     """Columns that look like row identifiers: a distinct value in every row of a table of
     at least ``min_rows`` rows (not floats, not booleans, not dates: a date column is cut
@@ -220,6 +229,7 @@ def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER
     >>> identifier_columns(pd.DataFrame({"id": range(12), "x": [0, 1] * 6}))
     ['id']
     """
+    _require_frame(df, "identifier_columns")
     n = len(df)
     if n < min_rows:
         return []
@@ -240,6 +250,7 @@ def date_columns(df: pd.DataFrame) -> list:
     >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "text": ["a", "b"]}))
     ['day']
     """
+    _require_frame(df, "date_columns")
     out = []
     for c in df.columns:
         series = df[c]

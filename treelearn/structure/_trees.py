@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._base.errors import ColumnNotFoundError, StructureError
+from .._base.errors import ColumnNotFoundError, InputTypeError, StructureError
 from .._base.limits import check_memory
 from .._base.validation import Interval, Options, check_param
 from ..stats._settings import CONSTRAINTS, NOTES
@@ -43,6 +43,7 @@ __all__ = [
     "orient",
     "orient_arrays",
     "penalised_forest",
+    "require_graph",
     "round_ties",
     "spanning_skeleton",
     "spanning_tree_edges",
@@ -164,13 +165,22 @@ def complete_graph(
     [('a', 'b', 0.5), ('a', 'c', 0.2), ('b', 'c', 0.3)]
     """
     d = len(names)
+    try:
+        matrix = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        matrix = None
+    if matrix is None or matrix.shape != (d, d):
+        raise InputTypeError(
+            f"complete_graph needs weights as a {d} x {d} matrix of numbers (one row and "
+            f"column per name), not {weights!r:.60}"
+        )
     G = nx.Graph()
     G.add_nodes_from(
         (name, {"states": list(states[j])} if states is not None else {})
         for j, name in enumerate(names)
     )
     iu, ju = np.triu_indices(d, k=1)
-    values = np.asarray(weights)[iu, ju].tolist()
+    values = matrix[iu, ju].tolist()
     G.add_weighted_edges_from(
         (names[i], names[j], w) for i, j, w in zip(iu.tolist(), ju.tolist(), values)
     )
@@ -232,6 +242,22 @@ def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
     return penalised_forest(G, None, weight=weight)
 
 
+def require_graph(G: object, argument: str, function: str) -> None:
+    """``G`` is a NetworkX graph, or an :class:`~treelearn.InputTypeError` naming the argument.
+
+    >>> require_graph(nx.Graph(), "G", "orient")
+    >>> require_graph([("a", "b")], "tree", "orient")
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: orient takes tree as an nx.Graph, not list: build one with nx.Graph(edges)
+    """
+    if not isinstance(G, nx.Graph):
+        raise InputTypeError(
+            f"{function} takes {argument} as an nx.Graph, not {type(G).__name__}: build one "
+            f"with nx.Graph(edges)"
+        )
+
+
 def penalised_forest(
     G: nx.Graph,
     penalty: str | float | None = "bic",
@@ -257,6 +283,7 @@ def penalised_forest(
     >>> penalised_forest(H, "bic", n=100).number_of_edges()   # 0.01 < edge_penalty("bic", 3, 3, 100)
     0
     """
+    require_graph(G, "G", "penalised_forest")
     penalty = check_param(
         "penalty", penalty, CONSTRAINTS["forest"], note="a threshold on the weight"
     )
@@ -326,6 +353,7 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
     >>> sorted(D.edges())
     [('b', 'a'), ('c', 'b')]
     """
+    require_graph(tree, "tree", "orient")
     if tree.is_directed():
         raise StructureError("orient needs an undirected tree; got a directed graph")
     if root is not None and root not in tree:
@@ -440,6 +468,11 @@ def star(center: Hashable, leaves: Iterable[Hashable]) -> nx.DiGraph:
     >>> sorted(star("class", ["x", "y"]).edges())
     [('class', 'x'), ('class', 'y')]
     """
+    if isinstance(leaves, str) or not isinstance(leaves, Iterable):
+        raise InputTypeError(
+            f"star takes leaves as a list of names, not {type(leaves).__name__}: e.g. "
+            f"star('class', ['x', 'y'])"
+        )
     D = nx.DiGraph()
     D.add_node(center)
     for leaf in leaves:
@@ -458,6 +491,7 @@ def tan_structure(
 
     Each feature's parents are ordered class first, then its feature parent.
     """
+    require_graph(feature_tree, "feature_tree", "tan_structure")
     if class_node in feature_tree:
         raise StructureError(f"the class {class_node!r} must not be a node of the feature tree")
     oriented = orient(feature_tree, root)
