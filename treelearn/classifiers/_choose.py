@@ -27,7 +27,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length
 
-from .._base.errors import TreelearnError
+from .._base.errors import InputTypeError, TreelearnError
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
@@ -192,7 +192,16 @@ class AutoClassifier(BayesNetClassifier):
         params = self._checked_params()
         frame = X if isinstance(X, pd.DataFrame) else None
         if frame is None:
-            array = check_array(X, dtype=None, ensure_all_finite=False, accept_sparse=False)
+            try:
+                array = check_array(X, dtype=None, ensure_all_finite=False, accept_sparse=False)
+            except (
+                TypeError,
+                ValueError,
+            ) as exc:  # scikit-learn's words kept: its checks read them
+                raise InputTypeError(
+                    f"AutoClassifier takes a table as X (a DataFrame or a 2-D array), not a "
+                    f"{type(X).__name__}: {exc}"
+                ) from exc
             frame = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
         if frame.shape[0] == 0:
             raise TreelearnError("AutoClassifier needs at least one row, got 0 (n_samples = 0)")
