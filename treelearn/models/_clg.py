@@ -440,9 +440,10 @@ class CLGTreeModel(Model):
     __hash__ = None  # type: ignore[assignment]
 
     # -------------------------------------------------------------- rows
-    def _arrays(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(codes, values)``: the discrete columns' codes (``-1`` = missing) and the
-        continuous columns' floats (NaN = missing) of a DataFrame."""
+    def _arrays(self, data: Any, small_codes: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, values)``: the discrete columns' codes (``-1`` = missing; int64, or
+        the encoder's own small integer type with ``small_codes``) and the continuous
+        columns' floats (NaN = missing) of a DataFrame."""
         if not isinstance(data, pd.DataFrame):
             raise TreelearnError(
                 f"a CLG tree scores a pandas DataFrame with its columns "
@@ -457,8 +458,10 @@ class CLGTreeModel(Model):
         codes = (
             np.zeros((n, 0), dtype=np.int64)
             if self.discrete_model is None
-            else self.discrete_model.encode(data).codes.astype(np.int64)
+            else self.discrete_model.encode(data).codes
         )
+        if not small_codes:
+            codes = codes.astype(np.int64)
         if not self.continuous:
             return codes, np.zeros((n, 0))
         _, values = numeric_matrix(
@@ -547,6 +550,34 @@ class CLGTreeModel(Model):
             roots += resid * resid * (-0.5 / self._s2[j]) - 0.5 * (_LOG_2PI + np.log(self._s2[j]))
         return soft, roots
 
+    def _complete_scores(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``log p(row)`` of rows without a missing cell of either kind: the discrete tree's
+        log-CPTs at the row's codes plus each number's Gaussian log-density given its
+        parent's value or state (no soft evidence, no message passing)."""
+        n = values.shape[0]
+        total = (
+            np.zeros(n)
+            if self.discrete_model is None
+            else self.discrete_model._complete_log_likelihood(codes)
+        )
+        for j in self._down_order:
+            if self._kind[j] == 1:
+                state = codes[:, int(self._parent[j])]
+                variances = self._state_vars[j]
+                resid = values[:, j] - self._state_means[j][state]
+                resid *= resid
+                resid *= (-0.5 / variances)[state]
+                resid += (-0.5 * (_LOG_2PI + np.log(variances)))[state]
+            else:
+                resid = values[:, j] - self._b0[j]
+                if self._kind[j] == 2:
+                    resid -= self._b1[j] * values[:, int(self._parent[j])]
+                resid *= resid
+                resid *= -0.5 / self._s2[j]
+                resid += -0.5 * (_LOG_2PI + np.log(self._s2[j]))
+            total += resid
+        return total
+
     def _soft_evidence(self, values: np.ndarray) -> tuple[dict, np.ndarray]:
         """``(soft, roots)`` of :meth:`_upward`, the complete rows by :meth:`_complete_rows`
         and only the rows with a missing number by the exact pass (which integrates them)."""
@@ -590,7 +621,22 @@ class CLGTreeModel(Model):
     def score_samples(self, X: pd.DataFrame) -> np.ndarray:
         """``log p(row)`` of each row (nats; a density for the continuous cells, missing
         cells of either kind summed or integrated out exactly)."""
-        codes, values = self._arrays(X)
+        codes, values = self._arrays(X, small_codes=True)  # gathers index by them as they are
+        if not np.isnan(values).any() and (codes.size == 0 or codes.min() >= 0):
+            return self._complete_scores(codes, values)  # whole-array checks, no row copy
+        complete = ~np.isnan(values).any(axis=1)
+        if codes.shape[1]:
+            complete &= (codes >= 0).all(axis=1)
+        out = np.empty(len(values))
+        if complete.any():
+            out[complete] = self._complete_scores(codes[complete], values[complete])
+        holes = ~complete
+        out[holes] = self._scores_with_holes(codes[holes].astype(np.int64), values[holes])
+        return out
+
+    def _scores_with_holes(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``log p(row)`` of rows with missing cells: the numbers' soft evidence on the
+        discrete tree, whose engine sums the missing states out."""
         soft_log, roots = self._soft_evidence(values)
         total = roots
         if self.discrete_model is not None:
