@@ -1101,6 +1101,7 @@ def clg_rows(quick: bool) -> list[dict]:
     mem_ours = peak_rss_increase(lambda: ours.score_samples(df))
     mem_pbn = peak_rss_increase(lambda: net.logl(pdf))
     rss_ok = bool(mem_ours["hwm_reset_ok"] and mem_pbn["hwm_reset_ok"])
+    rss_ok = rss_ok and mem_pbn["peak_increase"] > 0  # else pages reused: no reading
     m_ours = (mem_ours["peak_increase"] if rss_ok else mem_ours["tracemalloc_peak"]) / 2**20
     m_pbn = mem_pbn["peak_increase"] / 2**20 if rss_ok else float("nan")
     how = "peak RSS rise" if rss_ok else "tracemalloc (RSS high-water reset refused here)"
