@@ -1010,6 +1010,149 @@ def sparse_rows(quick: bool) -> list[dict]:
     ]
 
 
+def pybnesian_frame(df, discrete: list):
+    """``df`` with each discrete column as a pandas Categorical of string categories
+    (pybnesian reads categories of Arrow type ``string``, not ``large_string``)."""
+    import pandas as pd
+
+    out = df.copy()
+    for c in discrete:
+        k = int(df[c].max()) + 1
+        out[c] = pd.Categorical.from_codes(
+            df[c].to_numpy().astype(np.int8),
+            categories=pd.Index([str(i) for i in range(k)], dtype=object),
+        )
+    return out
+
+
+def clg_from_pybnesian(net, truth, discrete: list, continuous: list):
+    """A treelearn CLGTreeModel holding pybnesian's fitted parameters on the same arcs (its
+    CPTs read back through each factor's ``logl`` on every family assignment)."""
+    import networkx as nx
+    import pandas as pd
+    import pybnesian as pbn
+
+    import treelearn as tl
+
+    states = {v: list(range(len(truth.states[v]))) for v in discrete}
+    D = nx.DiGraph()
+    for v in discrete:
+        ps = list(truth.graph.predecessors(v))
+        k = len(states[v])
+        if not ps:
+            frame = pybnesian_frame(pd.DataFrame({v: states[v]}), [v])
+            D.add_node(v, states=states[v], cpt=np.exp(net.cpd(v).logl(frame)))
+        else:
+            u, ku = ps[0], len(states[ps[0]])
+            grid = pd.DataFrame({u: np.repeat(states[u], k), v: np.tile(states[v], ku)})
+            frame = pybnesian_frame(grid, [u, v])
+            D.add_node(v, states=states[v], cpt=np.exp(net.cpd(v).logl(frame)).reshape(ku, k))
+    D.add_edges_from((u, v) for u, v in truth.graph.edges if v in discrete)
+    dtypes = dict.fromkeys(discrete, np.dtype("int64"))
+    tree = tl.TreeModel(D, variables=discrete, dtypes=dtypes)
+    G = nx.DiGraph()
+    G.add_nodes_from(discrete + continuous)
+    G.add_edges_from(truth.graph.edges)
+    for v in continuous:
+        ps = list(truth.graph.predecessors(v))
+        cpd = net.cpd(v)
+        if ps and ps[0] in discrete:
+            parts = [cpd.conditional_factor(pbn.Assignment({ps[0]: str(s)})) for s in states[ps[0]]]
+            G.nodes[v].update(
+                means=[float(c.beta[0]) for c in parts],
+                variances=[float(c.variance) for c in parts],
+            )
+        else:
+            G.nodes[v].update(intercept=float(cpd.beta[0]), variance=float(cpd.variance))
+            if ps:
+                G.nodes[v]["coefficient"] = float(cpd.beta[1])
+    return tl.CLGTreeModel(
+        G, tree, variables=discrete + continuous, continuous=continuous, dtypes=dtypes
+    )
+
+
+def clg_rows(quick: bool) -> list[dict]:
+    """CLG tree log-likelihood and fit against pybnesian's CLGNetwork on the same arcs."""
+    from _common import peak_rss_increase
+    from bench_mixed_trees import true_model
+
+    import treelearn as tl
+
+    try:
+        import pybnesian as pbn
+    except ImportError:
+        return [row(BENCH, "CLG tree", "pybnesian", "not installed", note="pip install pybnesian")]
+    truth, dn, xn = true_model(4, 6)
+    n = 100_000 if quick else 500_000
+    df = truth.sample(n, random_state=1)
+    case = f"CLG tree, {n:,} rows (4 discrete + 6 continuous)"
+    pdf = pybnesian_frame(df, dn)
+    net = pbn.CLGNetwork(list(df.columns), list(truth.graph.edges))
+    net.fit(pdf)
+    ours = clg_from_pybnesian(net, truth, dn, xn)
+    gap = float(np.max(np.abs(ours.score_samples(df) - net.logl(pdf))))
+    if not gap <= 1e-9:  # both sum the same log-densities; only the order differs
+        raise AssertionError(f"CLG log-likelihoods differ from pybnesian's by {gap}")
+    repeat = 3 if quick else 5
+    t_ours = cpu_best(lambda: ours.score_samples(df), repeat=repeat)
+    t_pbn = cpu_best(lambda: net.logl(pdf), repeat=repeat)
+    # peak resident memory of each call (needs /proc/self/clear_refs; where the kernel
+    # refuses it, only treelearn's Python-visible peak is known: tracemalloc)
+    mem_ours = peak_rss_increase(lambda: ours.score_samples(df))
+    mem_pbn = peak_rss_increase(lambda: net.logl(pdf))
+    rss_ok = bool(mem_ours["hwm_reset_ok"] and mem_pbn["hwm_reset_ok"])
+    rss_ok = rss_ok and mem_pbn["peak_increase"] > 0  # else pages reused: no reading
+    m_ours = (mem_ours["peak_increase"] if rss_ok else mem_ours["tracemalloc_peak"]) / 2**20
+    m_pbn = mem_pbn["peak_increase"] / 2**20 if rss_ok else float("nan")
+    how = "peak RSS rise" if rss_ok else "tracemalloc (RSS high-water reset refused here)"
+
+    def fit_pbn():
+        fresh = pbn.CLGNetwork(list(df.columns), list(truth.graph.edges))
+        fresh.fit(pdf)
+
+    t_fit = cpu_best(lambda: tl.clg_tree(df, numeric=xn), repeat=3)
+    t_fit_pbn = cpu_best(fit_pbn, repeat=repeat)
+    return [
+        row(
+            BENCH, case, "answers: max |log-likelihood gap|", f"{gap:.1e}", "nats", "<= 1e-9", True
+        ),
+        row(BENCH, case, "treelearn score_samples", t_ours, "s"),
+        row(BENCH, case, "pybnesian CLGNetwork.logl", t_pbn, "s", note="Categorical columns"),
+        row(
+            BENCH,
+            case,
+            "treelearn / pybnesian (logl time)",
+            t_ours / t_pbn,
+            "x",
+            "<= 1",
+            t_ours / t_pbn <= 1,
+        ),
+        row(BENCH, case, "treelearn score_samples peak memory", m_ours, "MiB", note=how),
+        row(BENCH, case, "pybnesian logl peak memory", m_pbn, "MiB", note=how),
+        row(
+            BENCH,
+            case,
+            "treelearn / pybnesian (logl memory)",
+            m_ours / max(m_pbn, 1e-9),
+            "x",
+            "<= 2",
+            m_ours <= 2 * m_pbn if rss_ok else None,
+        ),
+        row(BENCH, case, "treelearn clg_tree (structure + parameters)", t_fit, "s"),
+        row(BENCH, case, "pybnesian fit (parameters on given arcs)", t_fit_pbn, "s"),
+        row(
+            BENCH,
+            case,
+            "treelearn / pybnesian (fit time)",
+            t_fit / t_fit_pbn,
+            "x",
+            "<= 1.5",
+            t_fit / t_fit_pbn <= 1.5,
+            note="treelearn also learns the tree",
+        ),
+    ]
+
+
 def mixture_rows(folder: str, names: list, k: int = 8, repeat: int = 7) -> list[dict]:
     """One TreeMixture EM iteration (M-step + E-step, k components) against
     ``bench_density.bare_em_iteration`` (the bare-numpy EM floor) on the same distinct rows
@@ -1071,7 +1214,7 @@ def main(argv=None) -> list[dict]:
         "--only",
         nargs="+",
         default=None,
-        help="sections: inference alarm learning mixture sparse (default: all)",
+        help="sections: inference alarm learning mixture sparse clg (default: all)",
     )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument(
@@ -1088,7 +1231,7 @@ def main(argv=None) -> list[dict]:
     import treelearn as tl
 
     gum.setNumberOfThreads(1)
-    sections = set(args.only or ["inference", "alarm", "learning", "mixture", "sparse"])
+    sections = set(args.only or ["inference", "alarm", "learning", "mixture", "sparse", "clg"])
     full = alarm_sample(100_000, args.cache_dir)
     big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
     small = alarm_sample(10_000, args.cache_dir)
@@ -1114,6 +1257,9 @@ def main(argv=None) -> list[dict]:
     if "sparse" in sections:
         rows += sparse_rows(args.quick)
         print_table(rows[-3:])
+    if "clg" in sections:
+        rows += clg_rows(args.quick)
+        print_table(rows[-10:])
     print_table(rows)
     write_json(rows, args.json)
     return rows

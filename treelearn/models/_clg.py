@@ -24,6 +24,7 @@ subtree is a linear-Gaussian tree. Everything exact follows from that:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Hashable, Iterator, Mapping, Sequence
@@ -439,9 +440,10 @@ class CLGTreeModel(Model):
     __hash__ = None  # type: ignore[assignment]
 
     # -------------------------------------------------------------- rows
-    def _arrays(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(codes, values)``: the discrete columns' codes (``-1`` = missing) and the
-        continuous columns' floats (NaN = missing) of a DataFrame."""
+    def _arrays(self, data: Any, small_codes: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, values)``: the discrete columns' codes (``-1`` = missing; int64, or
+        the encoder's own small integer type with ``small_codes``) and the continuous
+        columns' floats (NaN = missing) of a DataFrame."""
         if not isinstance(data, pd.DataFrame):
             raise TreelearnError(
                 f"a CLG tree scores a pandas DataFrame with its columns "
@@ -456,8 +458,10 @@ class CLGTreeModel(Model):
         codes = (
             np.zeros((n, 0), dtype=np.int64)
             if self.discrete_model is None
-            else self.discrete_model.encode(data).codes.astype(np.int64)
+            else self.discrete_model.encode(data).codes
         )
+        if not small_codes:
+            codes = codes.astype(np.int64)
         if not self.continuous:
             return codes, np.zeros((n, 0))
         _, values = numeric_matrix(
@@ -514,24 +518,126 @@ class CLGTreeModel(Model):
                 up_P[:, j], up_h[:, j] = msg_P, msg_h
         return soft, roots, (L, P, h, up_P, up_h)
 
+    def _complete_rows(self, values: np.ndarray) -> tuple[dict, np.ndarray]:
+        """:meth:`_upward`'s ``(soft, roots)`` for rows without a missing continuous cell.
+
+        With every number observed, each continuous node contributes its own Gaussian
+        log-density given its parent's value: nothing to integrate, no messages. A node
+        under a discrete parent gives an ``(n, k)`` column of log-densities (one per
+        state) to that parent's soft evidence; every other node a per-row constant, which
+        goes to ``roots`` (the exact pass routes it through the discrete node's soft
+        evidence, where it is the same in every state, so the totals agree to round-off).
+        """
+        n = values.shape[0]
+        soft: dict = {}
+        roots = np.zeros(n)
+        for j in self._up_order:
+            y = values[:, j]
+            if self._kind[j] == 1:
+                means, variances = self._state_means[j], self._state_vars[j]
+                resid = y[:, None] - means[None, :]
+                msg = resid * resid * (-0.5 / variances)[None, :]
+                msg += -0.5 * (_LOG_2PI + np.log(variances))[None, :]
+                i = int(self._parent[j])
+                if i in soft:
+                    soft[i] += msg
+                else:
+                    soft[i] = msg
+                continue
+            resid = y - self._b0[j]
+            if self._kind[j] == 2:
+                resid = resid - self._b1[j] * values[:, int(self._parent[j])]
+            roots += resid * resid * (-0.5 / self._s2[j]) - 0.5 * (_LOG_2PI + np.log(self._s2[j]))
+        return soft, roots
+
+    def _complete_scores(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``log p(row)`` of rows without a missing cell of either kind: the discrete tree's
+        log-CPTs at the row's codes plus each number's Gaussian log-density given its
+        parent's value or state (no soft evidence, no message passing)."""
+        n = values.shape[0]
+        total = (
+            np.zeros(n)
+            if self.discrete_model is None
+            else self.discrete_model._complete_log_likelihood(codes)
+        )
+        for j in self._down_order:
+            if self._kind[j] == 1:
+                state = codes[:, int(self._parent[j])]
+                variances = self._state_vars[j]
+                resid = values[:, j] - self._state_means[j][state]
+                resid *= resid
+                resid *= (-0.5 / variances)[state]
+                resid += (-0.5 * (_LOG_2PI + np.log(variances)))[state]
+            else:
+                resid = values[:, j] - self._b0[j]
+                if self._kind[j] == 2:
+                    resid -= self._b1[j] * values[:, int(self._parent[j])]
+                resid *= resid
+                resid *= -0.5 / self._s2[j]
+                resid += -0.5 * (_LOG_2PI + np.log(self._s2[j]))
+            total += resid
+        return total
+
+    def _soft_evidence(self, values: np.ndarray) -> tuple[dict, np.ndarray]:
+        """``(soft, roots)`` of :meth:`_upward`, the complete rows by :meth:`_complete_rows`
+        and only the rows with a missing number by the exact pass (which integrates them)."""
+        missing = np.isnan(values).any(axis=1)
+        if not missing.any():
+            return self._complete_rows(values)
+        if missing.all():
+            soft, roots, _ = self._upward(values)
+            return soft, roots
+        soft, roots = self._complete_rows(values[~missing])
+        soft_m, roots_m, _ = self._upward(values[missing])
+        n = values.shape[0]
+        out_roots = np.empty(n)
+        out_roots[~missing], out_roots[missing] = roots, roots_m
+        out_soft: dict = {}
+        for i in soft.keys() | soft_m.keys():
+            k = (soft[i] if i in soft else soft_m[i]).shape[1]
+            block = np.zeros((n, k))
+            if i in soft:
+                block[~missing] = soft[i]
+            if i in soft_m:
+                block[missing] = soft_m[i]
+            out_soft[i] = block
+        return out_soft, out_roots
+
     @staticmethod
     def _linear(soft: dict) -> tuple[dict, np.ndarray | None]:
         """Per-row likelihoods scaled to a maximum of 1 (the engine's soft evidence) and the
         log of the scales removed, summed per row (``None`` without likelihoods)."""
         out, removed = {}, None
         for i, log_l in soft.items():
-            top = log_l.max(axis=1, keepdims=True)
+            # the row maximum column by column: a reduction over a few states per row is
+            # several times slower than k - 1 elementwise maxima over whole columns
+            top = functools.reduce(np.maximum, log_l.T) if log_l.shape[1] else np.zeros(0)
             top = np.where(np.isfinite(top), top, 0.0)
-            out[i] = np.exp(log_l - top)
-            removed = top[:, 0] if removed is None else removed + top[:, 0]
+            out[i] = np.exp(log_l - top[:, None])
+            removed = top if removed is None else removed + top
         return out, removed
 
     # -------------------------------------------------------------- scores
     def score_samples(self, X: pd.DataFrame) -> np.ndarray:
         """``log p(row)`` of each row (nats; a density for the continuous cells, missing
         cells of either kind summed or integrated out exactly)."""
-        codes, values = self._arrays(X)
-        soft_log, roots, _ = self._upward(values)
+        codes, values = self._arrays(X, small_codes=True)  # gathers index by them as they are
+        if not np.isnan(values).any() and (codes.size == 0 or codes.min() >= 0):
+            return self._complete_scores(codes, values)  # whole-array checks, no row copy
+        complete = ~np.isnan(values).any(axis=1)
+        if codes.shape[1]:
+            complete &= (codes >= 0).all(axis=1)
+        out = np.empty(len(values))
+        if complete.any():
+            out[complete] = self._complete_scores(codes[complete], values[complete])
+        holes = ~complete
+        out[holes] = self._scores_with_holes(codes[holes].astype(np.int64), values[holes])
+        return out
+
+    def _scores_with_holes(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``log p(row)`` of rows with missing cells: the numbers' soft evidence on the
+        discrete tree, whose engine sums the missing states out."""
+        soft_log, roots = self._soft_evidence(values)
         total = roots
         if self.discrete_model is not None:
             soft, removed = self._linear(soft_log)
@@ -584,7 +690,7 @@ class CLGTreeModel(Model):
         return self.posterior(X, target)
 
     def _discrete_marginals(self, codes: np.ndarray, values: np.ndarray) -> list:
-        soft_log, _, _ = self._upward(values)
+        soft_log, _ = self._soft_evidence(values)
         soft, _ = self._linear(soft_log)
         with np.errstate(invalid="ignore", divide="ignore"):
             return self._discrete().engine().marginals_codes(codes, soft)

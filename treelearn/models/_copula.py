@@ -332,12 +332,18 @@ class CopulaTreeModel(Model):
         X = self._matrix(X)
         Z, jac = self._scores_of(X)
         observed = ~np.isnan(Z)
+        complete = observed.all(axis=1)
         out = np.zeros(len(Z))
+        if complete.any():  # the tree's conditionals (same column order), O(p) a row
+            out[complete] = self.scores._log_density(Z[complete])
+        if complete.all():
+            return out + jac
         mu, S = self.scores.joint()
         mu, S = mu.to_numpy(), S.to_numpy()
-        patterns, which = np.unique(observed, axis=0, return_inverse=True)
+        incomplete = np.flatnonzero(~complete)
+        patterns, which = np.unique(observed[incomplete], axis=0, return_inverse=True)
         for p, keep in enumerate(patterns):  # a loop over missing patterns, not rows
-            rows = np.flatnonzero(which.ravel() == p)
+            rows = incomplete[which.ravel() == p]
             if not keep.any():
                 continue
             z = Z[np.ix_(rows, np.flatnonzero(keep))] - mu[keep]

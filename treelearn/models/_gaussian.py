@@ -306,10 +306,17 @@ class GaussianTreeModel(Model):
 
     def score_samples(self, X: Any) -> np.ndarray:
         """``log p(x)`` of each row in nats (every model column needed, others ignored)."""
-        X = self._matrix(X)
-        resid = X - self._intercept - self._coef * X[:, self._parent]
-        ll = -0.5 * (_LOG_2PI + np.log(self._variance) + resid**2 / self._variance)
-        return ll.sum(axis=1)
+        return self._log_density(self._matrix(X))
+
+    def _log_density(self, X: np.ndarray) -> np.ndarray:
+        """``log p(x)`` of complete rows of a float matrix in :attr:`variables` order."""
+        resid = X[:, self._parent]  # a copy, worked on in place (one (n, d) temporary)
+        resid *= -self._coef
+        resid += X
+        resid -= self._intercept
+        resid *= resid
+        constant = -0.5 * float(np.sum(_LOG_2PI + np.log(self._variance)))
+        return resid @ (-0.5 / self._variance) + constant
 
     # -------------------------------------------------------------- sampling and queries
     def sample(
