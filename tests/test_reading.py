@@ -8,6 +8,8 @@ import io
 
 import numpy as np
 import pandas as pd
+
+from treelearn.sources._dialect import EncodingNote
 import pytest
 
 import treelearn as tl
@@ -48,8 +50,12 @@ def test_a_comma_header_stays_comma_separated_and_sep_can_be_given(tmp_path):
 def test_encoding_thousands_and_decimal(tmp_path):
     path = tmp_path / "de.csv"
     path.write_bytes("Stadt;Betrag\nKöln;1.234,5\nMünchen;12,25\n".encode("latin-1"))
-    with pytest.raises(tl.DataFileError, match="not UTF-8 text"):
-        tl.read_data(path)
+    # not UTF-8: read as Windows-1252 (issue 39), with a note; the decimal commas and
+    # thousands dots are found in a file separated by semicolons
+    with pytest.warns(EncodingNote, match="not UTF-8 text: read as cp1252"):
+        found = tl.read_data(path)
+    assert found["Stadt"].tolist() == ["Köln", "München"]
+    assert found["Betrag"].tolist() == [1234.5, 12.25]  # by hand
     df = tl.read_data(path, encoding="latin-1", thousands=".", decimal=",")
     assert df["Stadt"].tolist() == ["Köln", "München"]
     assert df["Betrag"].tolist() == [1234.5, 12.25]  # by hand

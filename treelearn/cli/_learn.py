@@ -238,6 +238,8 @@ CLI_FIXES = {
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
+    "encoding": "give its encoding with --encoding (e.g. --encoding cp1252, latin-1 or "
+    "utf-16), or re-save it as UTF-8",
     "background": "explain it against background rows with --background DATA (interventional "
     "Shapley values)",
 }

@@ -40,12 +40,23 @@ from .._base.errors import (
     TreelearnError,
 )
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode
+from ._dialect import (
+    SEPARATORS,
+    CsvDialect,
+    EncodingNote,
+    check_reading_options,
+    comma_decimals,
+    csv_dialect,
+    header_separator,
+    sniff_encoding,
+)
 from ._files import data_file, is_parquet, read_whole, reading
 
 __all__ = [
     "ISO_DATE",
     "MIN_ROWS_FOR_IDENTIFIER",
     "as_dates",
+    "data_dialect",
     "data_separator",
     "date_columns",
     "date_problems",
@@ -63,69 +74,66 @@ MIN_ROWS_FOR_IDENTIFIER = 10
 #: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
 ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 
-#: separators found from a header line, after the comma, and how a note names them
-SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "bars"}
-
-#: suffixes of compressed files pandas opens itself (their header is not sniffed)
-COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
-
-
-def _header_separator(line: str) -> str:
-    """The separator of a CSV whose header line is ``line``: a comma if it holds one (outside
-    quotes), else the first of ``;``, tab and ``|`` it holds, else a comma."""
-    bare = re.sub(r'"[^"]*"', "", line)
-    if "," in bare:
-        return ","
-    return next((sep for sep in SEPARATORS if sep in bare), ",")
-
-
-def _file_separator(path: str, encoding: str | None) -> str:
-    lower = path.lower()
-    if lower.endswith((".tsv", ".tab")):
-        return "\t"
-    if lower.endswith(COMPRESSED) or os.path.isdir(path):
-        return ","
-    with (
-        reading(path, encoding=encoding),
-        open(path, encoding=encoding or "utf-8", newline="") as fh,
-    ):
-        return _header_separator(fh.readline())
-
-
 def read_data(
     source: str | os.PathLike | io.TextIOBase,
     *,
     sep: str | None = None,
     encoding: str | None = None,
     thousands: str | None = None,
-    decimal: str = ".",
+    decimal: str | None = None,
+    quotechar: str = '"',
+    categorical: Sequence[Hashable] = (),
 ) -> pd.DataFrame:
     """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset),
     or CSV text from a stream (``sys.stdin``), into a DataFrame.
 
+    Every learner given a path reads it this way too (``tl.chow_liu("data.csv")``).
+
     Parameters
     ----------
     source : a path, or a readable text stream.
-    sep : the CSV separator; ``None`` finds it: tabs for ``.tsv``/``.tab`` files, else
-        from the header line (a header without a comma that holds ``;``, a tab or ``|``
-        is separated by it; otherwise commas).
-    encoding : the text encoding (default UTF-8), e.g. ``"latin-1"``.
-    thousands, decimal : the thousands separator and the decimal point of numbers
-        (``thousands="."``, ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``.
+    sep : str, optional
+        The CSV separator (one character); ``None`` finds it: tabs for ``.tsv``/``.tab``
+        files, else from the header line (a header without a comma that holds ``;``, a
+        tab or ``|`` is separated by it; otherwise commas).
+    encoding : str, optional
+        The text encoding; ``None`` finds it: a byte-order mark's (UTF-8, UTF-16,
+        UTF-32), UTF-16/32 without one from its NUL bytes, UTF-8, or for a file whose
+        first 64 KiB are not UTF-8, Windows-1252 (else Latin-1) with an
+        :class:`~treelearn.sources._dialect.EncodingNote` warning.
+    thousands, decimal : str, optional
+        The thousands separator and the decimal point of numbers (``thousands="."``,
+        ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``. ``decimal=None``
+        finds decimal commas in a file not separated by commas (``5,1;x``: a column whose
+        every value is a number and some have a decimal comma).
+    quotechar : str
+        The character quoting fields that hold the separator.
+    categorical : sequence of column names
+        Columns read as the text written in the file (a zip code ``02139`` stays
+        ``'02139'``), not as numbers.
 
-    The CSV options do not apply to a Parquet file: its columns have their types.
+    The options are checked before the file is read: a separator, decimal point,
+    thousands separator or quote character that is not one character, two of them alike
+    (``thousands=","`` with ``decimal=","``), or an encoding Python does not know as a text
+    encoding raise :class:`~treelearn.TreelearnError` naming the argument. They do not
+    apply to a Parquet file: its columns have their types.
 
     A CSV column is parsed in one go, so it has one type, and the states are those
-    the learners' own readers give for a comma-separated file. A file that cannot be
-    read raises :class:`~treelearn.DataFileError` naming it; an empty one
+    the learners' own readers give. A file that cannot be read raises
+    :class:`~treelearn.DataFileError` naming it; an empty one
     :class:`~treelearn.EmptyDataError`; a missing one ``FileNotFoundError``.
 
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
+    >>> read_data(io.StringIO("wage;zip\\n5,1;02139\\n6,25;10001\\n"), categorical=["zip"])
+       wage    zip
+    0  5.10  02139
+    1  6.25  10001
     """
-    csv: dict[str, Any] = {"thousands": thousands, "decimal": decimal}
-    if encoding is not None:
-        csv["encoding"] = encoding
+    check_reading_options(
+        sep=sep, decimal=decimal, thousands=thousands, encoding=encoding, quotechar=quotechar
+    )
+    text_columns = _categorical(categorical)
     if hasattr(source, "read"):
         name = (
             "standard input" if source is sys.stdin else repr(getattr(source, "name", "the stream"))
@@ -133,16 +141,44 @@ def read_data(
         with reading(name, name=name, encoding=encoding):
             text = source.read()
             if isinstance(text, bytes):
-                text = text.decode(encoding or "utf-8")
+                text = text.decode(encoding or sniff_encoding(text)[0])
             lines = text.splitlines()
-            sep = sep if sep is not None else _header_separator(lines[0] if lines else "")
+            sep = sep if sep is not None else header_separator(lines[0] if lines else "")
+            if decimal is None:
+                found, grouping, _ = comma_decimals("\n".join(lines[:1000]), sep, quotechar)
+                decimal = "," if thousands == "." else found
+                thousands = thousands if thousands is not None else grouping
             return pd.read_csv(
-                io.StringIO(text), sep=sep, low_memory=False, thousands=thousands, decimal=decimal
+                io.StringIO(text),
+                sep=sep,
+                low_memory=False,
+                thousands=thousands,
+                decimal=decimal,
+                quotechar=quotechar,
+                dtype=text_columns,
             )
     path = data_file(source)
     if is_parquet(path):  # its columns have their types: the CSV options do not apply
         return read_whole(path)
-    return read_whole(path, sep=sep if sep is not None else _file_separator(path, encoding), **csv)
+    return read_whole(
+        path,
+        sep=sep,
+        encoding=encoding,
+        thousands=thousands,
+        decimal=decimal,
+        quotechar=quotechar,
+        dtype=text_columns,
+    )
+
+
+def _categorical(columns: Sequence[Hashable]) -> dict | None:
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
+        raise TreelearnError(
+            f"categorical={columns!r}: give a list of column names, e.g. "
+            f"categorical=[{columns!r}]",
+            values=[columns],
+        )
+    return dict.fromkeys(columns, str) if columns else None
 
 
 def data_separator(source: Any, encoding: str | None = None) -> str | None:
@@ -152,10 +188,26 @@ def data_separator(source: Any, encoding: str | None = None) -> str | None:
     >>> data_separator("datasets/asia.csv")
     ','
     """
+    dialect = data_dialect(source, encoding=encoding)
+    return None if dialect is None else dialect.sep
+
+
+def data_dialect(source: Any, **options: Any) -> CsvDialect | None:
+    """The options :func:`read_data` reads a CSV path with, given ``options`` (``sep``,
+    ``encoding``, ...; ``None`` for one to find), and what was found
+    (:class:`~treelearn.sources._dialect.CsvDialect`; ``None`` for a stream or Parquet).
+
+    >>> data_dialect("datasets/asia.csv").sep
+    ','
+    """
     if hasattr(source, "read"):
         return None
     path = data_file(source)
-    return None if is_parquet(path) else _file_separator(path, encoding)
+    if is_parquet(path):
+        return None
+    with warnings.catch_warnings():  # the caller says what was found its own way
+        warnings.simplefilter("ignore", EncodingNote)
+        return csv_dialect(path, **{k: v for k, v in options.items() if v is not None})
 
 
 #: numbers written with a thousands separator: ``{separator: (pattern, decimal point)}``
