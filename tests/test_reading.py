@@ -8,11 +8,10 @@ import io
 
 import numpy as np
 import pandas as pd
-
-from treelearn.sources._dialect import EncodingNote
 import pytest
 
 import treelearn as tl
+from treelearn.sources._dialect import EncodingNote
 from treelearn.sources._reading import date_problems, separator_note, table_problems
 
 EXPECTED = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})

@@ -144,7 +144,7 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         bad = df.columns[df.isna().any()].tolist()
         if bad:
             raise CommandError(
-                f"missing values in column(s) {bad[:10]}; use --missing drop or --missing pairwise"
+                f"missing values in column(s) {bad}; use --missing drop or --missing pairwise"
             )
     alpha = 1.0 if args.alpha is None else args.alpha
     X, y = df.drop(columns=[args.class_]), df[args.class_]
@@ -219,8 +219,7 @@ def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFra
     df, columns = discretized(df, bins, keep)
     if columns:
         note(
-            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
-            f"{columns[:8]}"
+            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: {columns}"
         )
     return df
 
@@ -287,11 +286,17 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
         shown = ", ".join(map(repr, names[:8])) + (
             f" and {len(names) - 8} more" if len(names) > 8 else ""
         )
+        others = [c for c in df.columns if c not in names and c != args.class_]
+        if others:  # a mixed table: the mixed model first, it keeps every column
+            model = "a mixed TAN" if args.class_ is not None else "a tree over both kinds"
+            gaussian = f"model them as Gaussians in {model} with --numeric auto"
+        else:
+            gaussian = "model them as Gaussians with --numeric gaussian"
+        drop = f"leave them out with --drop {' '.join(shlex.quote(str(c)) for c in names)}"
         summary = (
             f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
-            f"discrete variables): cut them into bins with --discretize 5, or model "
-            f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
-            f"{' '.join(shlex.quote(str(c)) for c in names[:8])}"
+            f"discrete variables): {gaussian}, cut them into bins with --discretize 5, "
+            f"or {drop}"
         )
         rest = [p for p in problems if p not in continuous]
         if not rest:
@@ -346,11 +351,11 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
         if len(text) == df.shape[1]:
             raise CommandError(
                 f"--numeric gaussian: no numeric column to learn from (the "
-                f"columns {text[:10]} are not numbers)"
+                f"columns {text} are not numbers)"
             )
         note(
             f"--numeric gaussian models the numeric columns; leaving out the column(s) "
-            f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)"
+            f"{text}, which are not numbers (a classifier takes them: --class COL)"
         )
         df = df.drop(columns=text)
     unused = [
@@ -451,7 +456,12 @@ def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
             f"it learns a conditional linear Gaussian tree"
         )
     options = {} if args.forest is None else {"forest": args.forest}
-    model = tl.clg_tree(df, numeric=numeric, root=args.root, **options)
+    if args.missing == "em":
+        raise CommandError(
+            "--missing em is not for --numeric auto/COLS: use --missing drop or --missing "
+            "pairwise (a conditional linear Gaussian tree learns from each pair's observed rows)"
+        )
+    model = tl.clg_tree(df, numeric=numeric, root=args.root, missing=args.missing, **options)
     if args.output:
         model.save(args.output)
         print(f"wrote model to {args.output}", file=sys.stderr)
@@ -497,13 +507,32 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         if text:
             raise CommandError(
                 f"--method tan with --numeric gaussian models numeric features; "
-                f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                f"{text} are not numbers: use --method naive-bayes (mixed "
                 f"data) or --drop them"
             )
         clf = tl.GaussianTAN().fit(X, y)
     else:
         clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
     return _report_classifier(clf, X, y, args.output)
+
+
+def _dropped_rows(df: pd.DataFrame, complete: pd.DataFrame) -> str:
+    """The note for ``--missing drop``: the rows dropped, and every column that cost rows
+    with how many it is missing in (most first), with the flags that keep them.
+
+    >>> _dropped_rows(pd.DataFrame({"a": [1, None, 3], "b": [None, None, 1]}),
+    ...               pd.DataFrame({"a": [3], "b": [1]}))  # doctest: +NORMALIZE_WHITESPACE
+    "dropping 2 of 3 row(s) with missing values, missing in: 'b' (2 rows), 'a' (1 rows);
+    keep those rows with --missing pairwise, or leave the columns out with --drop b a"
+    """
+    counts = df.isna().sum()
+    counts = counts[counts > 0].sort_values(ascending=False, kind="stable")
+    costs = ", ".join(f"{c!r} ({n} rows)" for c, n in counts.items())
+    return (
+        f"dropping {len(df) - len(complete)} of {len(df)} row(s) with missing values, missing "
+        f"in: {costs}; keep those rows with --missing pairwise, or leave the columns out with "
+        f"--drop {' '.join(shlex.quote(str(c)) for c in counts.index)}"
+    )
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
@@ -528,7 +557,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 drop.append(c)
         if drop and len(drop) == df.shape[1]:
             raise CommandError(
-                f"no column is left to learn from after leaving out {drop[:10]}; keep "
+                f"no column is left to learn from after leaving out {drop}; keep "
                 f"identifier-like columns with --keep COL"
             )
         df = df.drop(columns=drop)
@@ -536,7 +565,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
             complete = df.dropna()
             if complete.empty:
                 raise CommandError("every row has a missing value: --missing drop leaves no rows")
-            note(f"dropping {len(df) - len(complete)} row(s) with missing values")
+            note(_dropped_rows(df, complete))
             df = complete
         if args.numeric == "gaussian":
             return _learn_gaussian(args, df)

@@ -199,6 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="VAR",
         help="the variable to predict with a Chow-Liu tree (classifiers know theirs)",
     )
+    p.add_argument(
+        "--unseen",
+        choices=("error", "ignore"),
+        default=None,
+        help="a value not seen in training: error (default), or ignore it (summed out, "
+        "as a missing value is)",
+    )
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser(

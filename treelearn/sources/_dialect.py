@@ -95,7 +95,9 @@ def _one_character(name: str, value: Any, flags: bool, what: str, example: str) 
             values=[value],
         )
     if len(value) != 1 or value in _NEVER:
-        shown = "empty" if not value else f"{len(value)} characters" if len(value) > 1 else "a line end"
+        shown = (
+            "empty" if not value else f"{len(value)} characters" if len(value) > 1 else "a line end"
+        )
         raise TreelearnError(
             f"{_option(name, value, flags)}: {name} must be one character ({what}), not "
             f"{shown}; give e.g. {_fix(name, example, flags)}",
@@ -153,9 +155,7 @@ def check_reading_options(
                     f"{_fix('decimal', ',', flags)}",
                 }.get((a, b), f"{_fix(a, given[a], flags)} alone")
                 consequence = (
-                    f": 1{given[a]}5 would read as 15"
-                    if {a, b} == {"decimal", "thousands"}
-                    else ""
+                    f": 1{given[a]}5 would read as 15" if {a, b} == {"decimal", "thousands"} else ""
                 )
                 raise TreelearnError(
                     f"{_option(b, given[b], flags)} is the same character as "
@@ -172,11 +172,20 @@ def check_reading_options(
                 values=[encoding],
             )
         try:
-            codec = codecs.lookup(encoding)
+            codecs.lookup(encoding)
+            known = True
         except (LookupError, ValueError):
-            codec = None
-        if codec is None or not getattr(codec, "_is_text_encoding", True):
-            what = "a text encoding Python knows" if codec is None else "a text encoding"
+            known = False
+        text = known
+        if known:
+            try:
+                "a,b".encode(encoding)  # a codec that is not str -> bytes raises LookupError
+            except LookupError:
+                text = False
+            except (UnicodeError, ValueError):
+                pass  # a text encoding that cannot write these characters
+        if not text:
+            what = "a text encoding Python knows" if not known else "a text encoding"
             raise TreelearnError(
                 f"{_option('encoding', encoding, flags)} is not {what}: give one such as "
                 f"{_fix('encoding', 'utf-8', flags)} or {_fix('encoding', 'latin-1', flags)}",
@@ -216,6 +225,11 @@ def _decodes(head: bytes, encoding: str, whole: bool) -> bool:
     return True
 
 
+#: control bytes no text file holds (NUL, and C0 controls other than tab, line ends, form
+#: feed and escape): a file holding them is not text in a single-byte encoding
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
 def sniff_encoding(head: bytes, whole: bool = True) -> tuple[str, str | None]:
     """``(encoding, note)`` of text whose first bytes are ``head`` (all of it if ``whole``):
     a byte-order mark's, UTF-16/32 from its NUL bytes, UTF-8 if the bytes are UTF-8, else
@@ -232,8 +246,8 @@ def sniff_encoding(head: bytes, whole: bool = True) -> tuple[str, str | None]:
     found = _nul_pattern(head)
     if found is not None:
         return found, None
-    if _decodes(head, "utf-8", whole):
-        return "utf-8", None
+    if _decodes(head, "utf-8", whole) or _BINARY.search(head):
+        return "utf-8", None  # binary bytes (compressed data...) are refused as not UTF-8
     for name in ("cp1252", "latin-1"):  # latin-1 decodes every byte
         if _decodes(head, name, whole):
             return name, (
@@ -414,9 +428,7 @@ def _dialect(
                 decimal = found
                 if thousands is None:
                     thousands = grouping
-                notes.append(
-                    ("decimal", f"decimal commas (5,1) in column(s) {columns}")
-                )
+                notes.append(("decimal", f"decimal commas (5,1) in column(s) {columns}"))
     return CsvDialect(
         sep=sep,
         decimal=decimal,

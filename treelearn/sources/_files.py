@@ -755,9 +755,7 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
         raise EmptyDataError(f"{name} is empty (no CSV data: no header, no rows)") from None
     except UnicodeError:
         what = "UTF-8" if encoding is None else encoding
-        reason = (
-            f"{name} is not {what} text (another encoding, compressed data or a binary file)"
-        )
+        reason = f"{name} is not {what} text (another encoding, compressed data or a binary file)"
         raise DataFileError(
             f"{reason}: give the file's encoding, e.g. encoding='cp1252' or encoding='latin-1' "
             f"(read_data(path, encoding=...)), or re-save it as UTF-8",

@@ -74,6 +74,7 @@ MIN_ROWS_FOR_IDENTIFIER = 10
 #: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
 ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 
+
 def read_data(
     source: str | os.PathLike | io.TextIOBase,
     *,
@@ -174,8 +175,7 @@ def read_data(
 def _categorical(columns: Sequence[Hashable]) -> dict | None:
     if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
         raise TreelearnError(
-            f"categorical={columns!r}: give a list of column names, e.g. "
-            f"categorical=[{columns!r}]",
+            f"categorical={columns!r}: give a list of column names, e.g. categorical=[{columns!r}]",
             values=[columns],
         )
     return dict.fromkeys(columns, str) if columns else None
