@@ -301,3 +301,47 @@ def test_the_installed_command(tmp_path):
     proc = _installed("learn", "zip.csv", "--categorical", "zip", "-o", "m.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "02139" in tl.load(tmp_path / "m.json").states["zip"]
+
+
+# ------------------------------------------------------------------ dates
+def test_us_and_day_first_dates_when_unambiguous():
+    from treelearn.sources._reading import ambiguous_date_columns, as_dates, date_columns
+
+    df = pd.DataFrame(
+        {
+            "us": ["12/26/2021", "01/02/2022", None],
+            "eu": ["26.12.2021", "01.02.2022", "03.04.2022"],
+            "both": ["03/04/2021", "01/02/2022", "05/06/2022"],
+            "iso": ["2021-12-26", "2022-01-02", "2022-04-03"],
+            "bad": ["13/13/2021", "01/02/2022", "01/02/2022"],  # no date either way
+        }
+    )
+    assert date_columns(df) == ["us", "eu", "iso"]
+    dated = as_dates(df, ["us", "eu"])
+    # by hand: 12/26/2021 is 26 December (US); 01/02/2022 then 2 January; 01.02.2022 1 February
+    assert dated["us"].tolist()[:2] == [pd.Timestamp(2021, 12, 26), pd.Timestamp(2022, 1, 2)]
+    assert dated["eu"].tolist() == [
+        pd.Timestamp(2021, 12, 26),
+        pd.Timestamp(2022, 2, 1),
+        pd.Timestamp(2022, 4, 3),
+    ]
+    assert df["us"].tolist()[0] == "12/26/2021"  # the caller's frame unchanged
+    (problem,) = ambiguous_date_columns(df)
+    assert problem.column == "both" and "2021-03-04 or 2021-04-03" in str(problem)
+    assert "pd.to_datetime(df['both'], dayfirst=True)" in str(problem)
+
+
+def test_the_command_cuts_us_dates_and_refuses_ambiguous_ones(tmp_path):
+    days = pd.date_range("2021-01-01", periods=24, freq="13D")
+    us = pd.DataFrame({"when": days.strftime("%m/%d/%Y"), "g": ["a", "b", "b"] * 8})
+    us.to_csv(tmp_path / "us.csv", index=False)
+    rc, _, err = _run("learn", tmp_path / "us.csv", "--discretize", "3", "-o", tmp_path / "m.json")
+    assert rc == 0, err
+    # three quantile bins of time: 8 dates in each (24 distinct dates)
+    model = tl.load(tmp_path / "m.json")
+    assert len(model.states["when"]) == 3
+    both = pd.DataFrame({"when": ["03/04/2021", "01/02/2022"] * 6, "g": ["a", "b", "b"] * 4})
+    both.to_csv(tmp_path / "both.csv", index=False)
+    rc, _, err = _run("learn", tmp_path / "both.csv")
+    assert rc == 1 and "month/day and as day/month" in err and "--drop when" in err
+    assert "pd.to_datetime" not in err  # the command's words, not Python's

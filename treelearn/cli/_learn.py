@@ -237,6 +237,7 @@ CLI_FIXES = {
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
+    "iso_dates": "write the dates as ISO 8601 (2021-04-03) to say their order",
     "encoding": "give its encoding with --encoding (e.g. --encoding cp1252, latin-1 or "
     "utf-16), or re-save it as UTF-8",
     "background": "explain it against background rows with --background DATA (interventional "
@@ -536,7 +537,13 @@ def _dropped_rows(df: pd.DataFrame, complete: pd.DataFrame) -> str:
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
-    from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
+    from ..sources._reading import (
+        ambiguous_date_columns,
+        as_dates,
+        date_columns,
+        date_problems,
+        identifier_columns,
+    )
 
     with _progress(4, "learning") as step:
         df = read_frame(args.data, args)
@@ -548,7 +555,11 @@ def cmd_learn(args: argparse.Namespace) -> int:
         keep = set(args.keep or [])
         protected = {args.class_, args.root}
         dates = [c for c in date_columns(df.drop(columns=drop)) if c not in protected]
-        for c in identifier_columns(df.drop(columns=drop + dates)):
+        ambiguous = [
+            p for p in ambiguous_date_columns(df.drop(columns=drop)) if p.column not in protected
+        ]
+        undated = drop + dates + [p.column for p in ambiguous]
+        for c in identifier_columns(df.drop(columns=undated)):
             if c not in keep and c not in protected:
                 note(
                     f"ignoring column {c!r}: each of its {len(df)} values is distinct, so it "
@@ -571,13 +582,13 @@ def cmd_learn(args: argparse.Namespace) -> int:
             return _learn_gaussian(args, df)
         if args.numeric not in (None, "error"):
             return _learn_mixed(args, df)
-        problems = []
+        problems = [p for p in ambiguous if p.column in df.columns]
         if args.discretize is not None:  # dates are cut by time, like numbers
             df = _discretized(
                 as_dates(df, dates), args.discretize, [c for c in (args.class_,) if c is not None]
             )
         else:
-            problems = date_problems(df, dates, sorted(keep, key=str), _max_states(args))
+            problems += date_problems(df, dates, sorted(keep, key=str), _max_states(args))
         _check_table(df, args, problems)
         with warnings.catch_warnings():  # the notes were printed, in the command's words
             warnings.simplefilter("ignore", NumericColumnWarning)

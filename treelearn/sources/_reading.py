@@ -39,7 +39,7 @@ from .._base.errors import (
     TooManyStatesError,
     TreelearnError,
 )
-from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode
+from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode, fix_advice
 from ._dialect import (
     SEPARATORS,
     CsvDialect,
@@ -55,10 +55,13 @@ from ._files import data_file, is_parquet, read_whole, reading
 __all__ = [
     "ISO_DATE",
     "MIN_ROWS_FOR_IDENTIFIER",
+    "SLASH_DATE",
+    "ambiguous_date_columns",
     "as_dates",
     "data_dialect",
     "data_separator",
     "date_columns",
+    "date_format",
     "date_problems",
     "discretized",
     "identifier_columns",
@@ -286,35 +289,118 @@ def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER
     ]
 
 
-def date_columns(df: pd.DataFrame) -> list:
-    """Datetime columns, and text columns whose every value is an ISO 8601 date.
+#: dates written day and month first, in either order (12/26/2021, 26.12.2021, 1-2-2021)
+SLASH_DATE = r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})"
 
-    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "text": ["a", "b"]}))
-    ['day']
+#: the strptime formats of the two orders, by separator
+_ORDERS = {"month": "%m{0}%d{0}%Y", "day": "%d{0}%m{0}%Y"}
+
+
+def _text_values(series: pd.Series) -> pd.Series | None:
+    """The distinct observed values of a text column (``None`` for other columns)."""
+    if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
+        series.dtype, pd.CategoricalDtype
+    ):
+        return None
+    values = series.dropna()
+    if values.empty or not isinstance(values.iloc[0], str):
+        return None
+    return pd.Series(pd.unique(values), dtype=object)
+
+
+def date_format(series: pd.Series) -> str | None:
+    """How a column's text dates are written: ``"ISO8601"``; ``"%m/%d/%Y"`` (US) or
+    ``"%d/%m/%Y"`` (day first; ``/``, ``.`` or ``-`` between the parts) when some value
+    shows the order (a first part above 12: day first; a second: month first);
+    ``"ambiguous"`` when every value reads both ways (no part above 12); ``None`` when the
+    column does not hold dates (or some value is no date in the order found).
+
+    >>> date_format(pd.Series(["12/26/2021", "01/02/2022"]))
+    '%m/%d/%Y'
+    >>> date_format(pd.Series(["26.12.2021", "01.02.2022"]))
+    '%d.%m.%Y'
+    >>> date_format(pd.Series(["03/04/2021", "01/02/2022"]))
+    'ambiguous'
+    """
+    distinct = _text_values(series)
+    if distinct is None:
+        return None
+    first = distinct.iloc[0]
+    if re.fullmatch(ISO_DATE, first):
+        if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
+            return None  # unhashable or other cells are the encoder's to report
+        try:
+            pd.to_datetime(distinct, format="ISO8601")
+        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date
+            return None
+        return "ISO8601"
+    if not re.fullmatch(SLASH_DATE, first):
+        return None  # the first value decides, cheaply, for most columns
+    if not all(isinstance(v, str) for v in distinct):
+        return None
+    parts = distinct.str.extract("^" + SLASH_DATE + "$")
+    if parts.isna().any(axis=None) or parts[1].nunique() != 1:
+        return None
+    sep = parts[1].iloc[0]
+    a, b = parts[0].astype(int), parts[2].astype(int)
+    day_first, month_first = bool((a > 12).any()), bool((b > 12).any())
+    if day_first == month_first:
+        return "ambiguous" if not day_first else None
+    fmt = _ORDERS["day" if day_first else "month"].format(sep)
+    try:
+        pd.to_datetime(distinct, format=fmt)
+    except (ValueError, TypeError):
+        return None
+    return fmt
+
+
+def date_columns(df: pd.DataFrame) -> list:
+    """Datetime columns, and text columns whose every value is a date: ISO 8601, or day
+    and month first in an order some value shows (:func:`date_format`; a column whose
+    every date reads both ways is in :func:`ambiguous_date_columns`, not here).
+
+    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "us": ["12/26/2021", None]}))
+    ['day', 'us']
     """
     out = []
     for c in df.columns:
-        series = df[c]
-        if pd.api.types.is_datetime64_any_dtype(series.dtype):
-            out.append(c)
-            continue
-        if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
-            series.dtype, pd.CategoricalDtype
+        if pd.api.types.is_datetime64_any_dtype(df[c].dtype) or date_format(df[c]) not in (
+            None,
+            "ambiguous",
         ):
-            continue
-        values = series.dropna()
-        first = values.iloc[0] if len(values) else None
-        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
-            continue  # the first value decides, cheaply, for most columns
-        try:
-            distinct = pd.Series(pd.unique(values), dtype=object)
-            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
-                continue
-            pd.to_datetime(distinct, format="ISO8601")
-        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
-            continue  # unhashable cells are the encoder's to report
-        out.append(c)
+            out.append(c)
     return out
+
+
+def ambiguous_date_columns(df: pd.DataFrame) -> list[TreelearnError]:
+    """An error per text column of dates that read both as month/day and as day/month (no
+    part above 12), naming the ambiguity and its fixes (``iso_dates``, ``drop``).
+
+    >>> [e.column for e in ambiguous_date_columns(pd.DataFrame({"d": ["03/04/2021"]}))]
+    ['d']
+    """
+    problems = []
+    for c in df.columns:
+        if date_format(df[c]) == "ambiguous":
+            example = str(df[c].dropna().iloc[0])
+            m = re.fullmatch(SLASH_DATE, example)
+            assert m is not None  # an ambiguous column's values are such dates
+            a, b, year = int(m.group(1)), int(m.group(3)), m.group(4)
+            reason = (
+                f"column {c!r} holds dates that read both as month/day and as day/month "
+                f"(e.g. {example!r}: {year}-{a:02d}-{b:02d} or {year}-{b:02d}-{a:02d}; no "
+                f"part is above 12)"
+            )
+            problems.append(
+                TreelearnError(
+                    f"{reason}: {fix_advice(('iso_dates', 'drop'), c)}",
+                    column=c,
+                    values=[example],
+                    reason=reason,
+                    fixes=("iso_dates", "drop"),
+                )
+            )
+    return problems
 
 
 def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
@@ -325,7 +411,10 @@ def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
         return df
     df = df.copy()
     for c in text:
-        df[c] = pd.to_datetime(df[c], format="ISO8601")
+        fmt = date_format(df[c])
+        if fmt in (None, "ambiguous"):
+            raise TreelearnError(f"column {c!r} does not hold dates in one order", column=c)
+        df[c] = pd.to_datetime(df[c], format=fmt)
     return df
 
 
