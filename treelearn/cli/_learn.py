@@ -23,6 +23,7 @@ import pandas as pd
 
 from .._base.errors import NumericColumnWarning, TreelearnError
 from ..encoding._table import DEFAULT_MAX_STATES, fix_advice
+from ..stats._information import PairwiseRowsWarning
 from ._common import (
     CommandError,
     figure,
@@ -590,9 +591,15 @@ def cmd_learn(args: argparse.Namespace) -> int:
         else:
             problems += date_problems(df, dates, sorted(keep, key=str), _max_states(args))
         _check_table(df, args, problems)
-        with warnings.catch_warnings():  # the notes were printed, in the command's words
-            warnings.simplefilter("ignore", NumericColumnWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warnings.simplefilter("ignore", NumericColumnWarning)  # printed, in the command's words
             fitted = _fit(args, df)
+        for w in caught:  # the learner's notes as the command's notes; others as they were
+            if issubclass(w.category, PairwiseRowsWarning):
+                note(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         classifier = fitted.supports("classify")
         if classifier:  # rows without a class label were left out of the fit
             df = df[df[fitted.class_name_].notna().to_numpy()]
