@@ -360,7 +360,9 @@ def chow_liu_from_counts(
         if (pair_rows != n).any():
             n = pair_rows
     mi = stats.mutual_information(settings.mi_alpha)
-    if settings.mi_alpha is None:
+    if settings.mi_alpha is None and settings.missing == "pairwise" and settings.forest is None:
+        # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
+        # counts cover every row)
         mi = pairwise_corrected(mi, counts, stats.columns)
     skeleton = spanning_skeleton(
         list(stats.columns),
