@@ -345,3 +345,27 @@ def test_the_command_cuts_us_dates_and_refuses_ambiguous_ones(tmp_path):
     rc, _, err = _run("learn", tmp_path / "both.csv")
     assert rc == 1 and "month/day and as day/month" in err and "--drop when" in err
     assert "pd.to_datetime" not in err  # the command's words, not Python's
+
+
+def test_a_mixed_table_names_the_mixed_model_first_and_its_notes_in_flags(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 60
+    df = pd.DataFrame(
+        {
+            "species": rng.choice(["A", "G", "C"], n),
+            "island": rng.choice(["x", "y"], n),
+            "bill": rng.uniform(30, 50, n).round(1),
+            "mass": rng.integers(3000, 6000, n),
+        }
+    )
+    df.to_csv(tmp_path / "pen.csv", index=False)
+    rc, _, err = _run("learn", tmp_path / "pen.csv", "--class", "species")
+    assert rc == 1
+    assert "model it as a Gaussian in a mixed TAN with --numeric auto, cut it into bins" in err
+    assert "--numeric gaussian" not in err  # it would drop island
+    rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "auto", "--class", "species")
+    assert rc == 0, err
+    assert "column(s) ['mass'] hold many whole numbers" in err and "--numeric bill,mass" in err
+    assert "tl.discretize" not in err and "Warning" not in err
+    rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "bill,mass", "--class", "species")
+    assert rc == 0 and "whole numbers" not in err

@@ -256,13 +256,30 @@ def cli_advice(fixes: Sequence[str], column: Any, n_states: int | None = None) -
     return fix_advice(fixes, shlex.quote(str(column)), n_states, words=CLI_FIXES)
 
 
-def in_cli_words(problem: TreelearnError) -> str:
+def in_cli_words(problem: TreelearnError, mixed: str | None = None) -> str:
     """An error that names its fixes (``reason``, ``fixes``), the fixes worded with the
-    command's options (a column problem's ``n_states``, where it has one, sizes them)."""
+    command's options (a column problem's ``n_states``, where it has one, sizes them).
+
+    ``mixed``: the table also has columns that are not numbers, so a number's first fix is
+    the mixed model (``--numeric auto``; ``mixed`` says which: "a tree over both kinds" or
+    "a mixed TAN"), which keeps every column, where ``--numeric gaussian`` would drop them.
+
+    >>> from treelearn._base.errors import NumericColumnError
+    >>> e = NumericColumnError("x", column="w", reason="column 'w' is numeric",
+    ...                        fixes=("discretize", "gaussian", "drop"))
+    >>> in_cli_words(e, mixed="a mixed TAN")  # doctest: +NORMALIZE_WHITESPACE
+    "column 'w' is numeric: model it as a Gaussian in a mixed TAN with --numeric auto, cut it
+    into bins with --discretize 5, or leave it out with --drop w"
+    """
     if not problem.fixes or not problem.reason:
         return " ".join(str(problem).split())
     n_states = getattr(problem, "n_states", None)  # only the too-many-states errors have it
-    return f"{problem.reason}: {cli_advice(problem.fixes, problem.column, n_states)}"
+    fixes, words = problem.fixes, CLI_FIXES
+    if mixed is not None and "gaussian" in fixes:
+        fixes = ("gaussian", *(f for f in fixes if f != "gaussian"))
+        words = {**CLI_FIXES, "gaussian": f"model it as a Gaussian in {mixed} with --numeric auto"}
+    advice = fix_advice(fixes, shlex.quote(str(problem.column)), n_states, words=words)
+    return f"{problem.reason}: {advice}"
 
 
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
@@ -283,15 +300,25 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
         df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
     )
     continuous = [p for p in problems if "gaussian" in p.fixes]
+    text = [
+        c
+        for c in df.columns
+        if c != args.class_
+        and (
+            not pd.api.types.is_numeric_dtype(df[c].dtype)
+            or pd.api.types.is_bool_dtype(df[c].dtype)
+        )
+    ]
+    mixed = None
+    if text and continuous:  # the mixed model keeps every column: it comes first
+        mixed = "a mixed TAN" if args.class_ is not None else "a tree over both kinds"
     if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
         names = [p.column for p in continuous]
         shown = ", ".join(map(repr, names[:8])) + (
             f" and {len(names) - 8} more" if len(names) > 8 else ""
         )
-        others = [c for c in df.columns if c not in names and c != args.class_]
-        if others:  # a mixed table: the mixed model first, it keeps every column
-            model = "a mixed TAN" if args.class_ is not None else "a tree over both kinds"
-            gaussian = f"model them as Gaussians in {model} with --numeric auto"
+        if mixed is not None:  # a mixed table: the mixed model first, it keeps every column
+            gaussian = f"model them as Gaussians in {mixed} with --numeric auto"
         else:
             gaussian = "model them as Gaussians with --numeric gaussian"
         drop = f"leave them out with --drop {' '.join(shlex.quote(str(c)) for c in names)}"
@@ -305,14 +332,14 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
             raise CommandError(summary)
         raise CommandError(
             f"the table has {len(rest) + 1} problems: (1) {summary}; "
-            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(rest, 2))
+            + "; ".join(f"({i}) {in_cli_words(p, mixed)}" for i, p in enumerate(rest, 2))
         )
     if len(problems) == 1:
-        raise CommandError(in_cli_words(problems[0]))
+        raise CommandError(in_cli_words(problems[0], mixed))
     if problems:
         raise CommandError(
             f"the table has {len(problems)} problems: "
-            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(problems, 1))
+            + "; ".join(f"({i}) {in_cli_words(p, mixed)}" for i, p in enumerate(problems, 1))
         )
     for found in notes:
         note(
@@ -404,6 +431,31 @@ def numeric_option(text: str) -> str | list:
 
 
 def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric auto|COLS``, its notes about numeric columns taken as states said
+    in the command's words (name the Gaussian columns with ``--numeric A,B``)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status = _learn_mixed_model(args, df)
+    states = [w for w in caught if issubclass(w.category, NumericColumnWarning)]
+    for w in caught:
+        if not issubclass(w.category, NumericColumnWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if states:
+        named = [w.message.column for w in states]  # type: ignore[union-attr]
+        gaussian = [
+            c
+            for c in df.columns
+            if c != args.class_ and pd.api.types.is_float_dtype(df[c].dtype) and c not in named
+        ]
+        note(
+            f"column(s) {named} hold many whole numbers, each taken as a state; if they are "
+            f"measured quantities, name every Gaussian column: --numeric "
+            f"{','.join(map(str, gaussian + named))}"
+        )
+    return status
+
+
+def _learn_mixed_model(args: argparse.Namespace, df: pd.DataFrame) -> int:
     """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.clg_tree(df,
     numeric=)``), or with ``--class`` a mixed TAN (``tl.MixedTAN``)."""
     import treelearn as tl
