@@ -369,3 +369,23 @@ def test_a_mixed_table_names_the_mixed_model_first_and_its_notes_in_flags(tmp_pa
     assert "tl.discretize" not in err and "Warning" not in err
     rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "bill,mass", "--class", "species")
     assert rc == 0 and "whole numbers" not in err
+
+
+def test_compressed_files_are_sniffed_through_their_decompressor(tmp_path):
+    import bz2
+    import gzip
+    import lzma
+
+    for suffix, compress in (
+        (".gz", gzip.compress),
+        (".bz2", bz2.compress),
+        (".xz", lzma.compress),
+    ):
+        path = tmp_path / f"semicolon.csv{suffix}"
+        path.write_bytes(compress(SEMICOLON.encode("utf-16")))
+        assert tl.read_data(path)["wage"].tolist() == WAGES
+    (tmp_path / "junk.csv.gz").write_bytes(b"\x1f\x8b\x08\x00not gzip at all")
+    with pytest.raises(tl.DataFileError, match="not readable compressed data"):
+        tl.read_data(tmp_path / "junk.csv.gz")
+    rc, _, err = _run("learn", tmp_path / "junk.csv.gz")
+    assert rc == 1 and err.count("\n") == 1 and "compressed" in err

@@ -24,9 +24,11 @@ from __future__ import annotations
 import codecs
 import functools
 import io
+import lzma
 import os
 import re
 import warnings
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +52,27 @@ SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "bars"}
 
 #: suffixes of compressed files pandas opens itself (their bytes are not sniffed)
 COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
+
+
+def _open_lzma(path: str, mode: str) -> Any:
+    return lzma.open(path, mode)
+
+
+def _open_gzip(path: str, mode: str) -> Any:
+    import gzip
+
+    return gzip.open(path, mode)
+
+
+def _open_bz2(path: str, mode: str) -> Any:
+    import bz2
+
+    return bz2.open(path, mode)
+
+
+#: compressed files whose first bytes are sniffed through their decompressor (the others
+#: keep pandas' defaults)
+_OPENERS = {".gz": _open_gzip, ".bz2": _open_bz2, ".xz": _open_lzma}
 
 #: the first bytes of a file read to find its encoding, separator and decimal point
 SNIFF_BYTES = 1 << 16
@@ -334,8 +357,9 @@ def csv_dialect(
     quotechar: str = '"',
 ) -> CsvDialect:
     """The options to read the CSV file ``path`` with: those given, the others found from
-    its first :data:`SNIFF_BYTES` bytes (see the module's docstring). A compressed file
-    keeps pandas' defaults for those not given. The options are checked first
+    its first :data:`SNIFF_BYTES` bytes (see the module's docstring; a ``.gz``, ``.bz2``
+    or ``.xz`` file's decompressed bytes). Other compressed files keep pandas' defaults
+    for those not given. The options are checked first
     (:func:`check_reading_options`).
 
     Cached by the file's path, size and modification time, so that the passes of a learner
@@ -395,13 +419,15 @@ def _dialect(
         encoding="utf-8" if encoding is None else encoding,
         quotechar=quotechar,
     )
-    if stamp is None or lower.endswith(COMPRESSED) or os.path.isdir(path):
+    opener = _OPENERS.get(os.path.splitext(lower)[1])
+    if stamp is None or (opener is None and lower.endswith(COMPRESSED)) or os.path.isdir(path):
         return plain
     try:
-        with open(path, "rb") as fh:
+        with (opener or open)(path, "rb") as fh:
             head = fh.read(SNIFF_BYTES)
             whole = len(head) < SNIFF_BYTES or not fh.read(1)
-    except OSError:  # a directory, a missing or unreadable file: the read proper says why
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
+        # a directory, an unreadable or corrupt file: the read proper says why
         return plain
     notes: list[tuple[str, str]] = []
     if encoding is None:

@@ -51,8 +51,10 @@ Examples
 from __future__ import annotations
 
 import itertools
+import lzma
 import os
 import warnings
+import zlib
 from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -774,6 +776,11 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
         ) from None
     except PermissionError:
         raise DataFileError(f"{name} cannot be read: permission denied") from None
+    except (zlib.error, lzma.LZMAError, EOFError) as exc:  # gzip's BadGzipFile is an OSError
+        raise DataFileError(
+            f"{name} is not readable compressed data ({_first_line(exc)}): give the file "
+            f"uncompressed, or a whole .gz, .bz2 or .xz file"
+        ) from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "pyarrow":
             raise
