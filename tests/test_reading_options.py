@@ -263,6 +263,11 @@ def test_every_continuous_column_is_named_and_the_mixed_tree_comes_first(tmp_pat
     assert rc == 1
     assert "--drop " + " ".join(f"v{j}" for j in range(11)) in err
     assert err.index("--numeric auto") < err.index("--discretize")
+    # too many to type: no --drop naming some of them, the flags that take them all
+    df = pd.DataFrame({f"w{j}": rng.normal(size=n) for j in range(13)})
+    df.to_csv(tmp_path / "wider.csv", index=False)
+    rc, _, err = _run("learn", tmp_path / "wider.csv")
+    assert rc == 1 and "--drop" not in err and "--numeric gaussian" in err
 
 
 # ------------------------------------------------------------------ the installed command

@@ -282,6 +282,11 @@ def in_cli_words(problem: TreelearnError, mixed: str | None = None) -> str:
     return f"{problem.reason}: {advice}"
 
 
+#: a hint names at most this many columns in one --drop; beyond, it names flags that take
+#: every column at once
+MAX_NAMED = 12
+
+
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
     """Every problem of the table in one error, worded with the command's options; the
     notes about numeric columns printed on standard error in the same words."""
@@ -318,14 +323,23 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
             f" and {len(names) - 8} more" if len(names) > 8 else ""
         )
         if mixed is not None:  # a mixed table: the mixed model first, it keeps every column
-            gaussian = f"model them as Gaussians in {mixed} with --numeric auto"
+            gaussian = (
+                f"model them as Gaussians in {mixed} with --numeric auto (or the numeric "
+                f"columns alone with --numeric gaussian)"
+            )
         else:
             gaussian = "model them as Gaussians with --numeric gaussian"
-        drop = f"leave them out with --drop {' '.join(shlex.quote(str(c)) for c in names)}"
+        # every column named in --drop, or (too many to type) no --drop: the fixes above
+        # take them all
+        drop = (
+            f", or leave them out with --drop {' '.join(shlex.quote(str(c)) for c in names)}"
+            if len(names) <= MAX_NAMED
+            else ""
+        )
         summary = (
             f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
-            f"discrete variables): {gaussian}, cut them into bins with --discretize 5, "
-            f"or {drop}"
+            f"discrete variables): {gaussian}, or cut them into bins with --discretize 5"
+            f"{drop}"
         )
         rest = [p for p in problems if p not in continuous]
         if not rest:
