@@ -16,7 +16,7 @@ command and every learner given a path read a file alike).
 >>> check_reading_options(encoding="nope")
 Traceback (most recent call last):
 ...
-treelearn._base.errors.TreelearnError: encoding='nope' is not a text encoding Python knows: give one such as encoding='utf-8' or encoding='latin-1'
+treelearn.TreelearnError: encoding='nope' is not a text encoding Python knows: give one such as encoding='utf-8' or encoding='latin-1'
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def check_reading_options(
     >>> check_reading_options(decimal=",", thousands=",", flags=True)
     Traceback (most recent call last):
     ...
-    treelearn._base.errors.TreelearnError: --thousands , is the same character as --decimal ,: 1,5 would read as 15; give different characters, e.g. --thousands . --decimal ,
+    treelearn.TreelearnError: --thousands , is the same character as --decimal ,: 1,5 would read as 15; give different characters, e.g. --thousands . --decimal ,
     """
     if sep is not None:
         _one_character("sep", sep, flags, "the column separator", ";")
