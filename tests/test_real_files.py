@@ -76,6 +76,12 @@ def test_semicolons_and_thousands_are_read_and_said(customers, tmp_path):
     assert tl.read_data(path, sep=";", thousands=",")["income"].tolist() == frame["income"].tolist()
 
 
+def _learned(tmp_path, name):
+    rc, _, err = _run("learn", tmp_path / name, "-o", tmp_path / "m.json")
+    assert rc == 0, err
+    return tmp_path / "m.json"
+
+
 def test_tsv_encoding_and_decimal_comma(tmp_path):
     rows = "".join(f"x{i % 3}\ty{i % 2}\n" for i in range(30))
     (tmp_path / "t.tsv").write_text("a\tb\n" + rows)
@@ -84,8 +90,16 @@ def test_tsv_encoding_and_decimal_comma(tmp_path):
     assert "a (3 states)" in out and "b (2 states)" in out
     text = "name,v\n" + "".join(f"{'café' if i % 2 else 'naïve'},{i % 2}\n" for i in range(20))
     (tmp_path / "latin.csv").write_bytes(text.encode("latin-1"))
-    rc, _, err = _run("learn", tmp_path / "latin.csv")
-    assert rc == 1 and len(err.strip().splitlines()) == 1 and "encoding" in err
+    # not UTF-8: read as Windows-1252 with a note naming --encoding (issue 39)
+    rc, out, err = _run("learn", tmp_path / "latin.csv")
+    assert rc == 0 and "read as cp1252" in err and "--encoding" in err, err
+    model = tl.load(_learned(tmp_path, "latin.csv"))
+    assert set(model.states["name"]) == {"café", "naïve"}
+    # bytes that are not UTF-8 only after the sniffed head: one error line naming --encoding
+    tail = "name,v\n" + "naive,0\n" * 20_000
+    (tmp_path / "late.csv").write_bytes(tail.encode() + "café,1\n".encode("latin-1"))
+    rc, _, err = _run("learn", tmp_path / "late.csv")
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and "--encoding" in err, err
     rc, out, err = _run("learn", tmp_path / "latin.csv", "--encoding", "latin-1")
     assert rc == 0, err
     assert "café" in tl.read_data(tmp_path / "latin.csv", encoding="latin-1")["name"].tolist()

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "COMMAND_WORDS",
     "SEPARATORS_IN_WORDS",
+    "SEP_WORDS",
     "CommandError",
     "figure",
     "fmt",
@@ -102,39 +103,66 @@ def fmt(x: float) -> str:
 
 def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
     """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
-    data: the separator ``--sep`` or the one the header shows (said in a note when it is
-    not a comma), ``--encoding``, ``--thousands``/``--decimal``; text columns of numbers
-    written with thousands separators are read as numbers, with a note."""
-    from ..sources._reading import data_separator, read_data, separator_note, thousands_columns
+    data: the options checked first (an error names the flag), the separator ``--sep`` or
+    the one the header shows, ``--encoding`` or the one the bytes show, ``--decimal`` or
+    decimal commas found in a file not separated by commas (each found option said in a
+    note), ``--thousands``; text columns of numbers written with thousands separators are
+    read as numbers, with a note; ``--categorical`` columns are kept as the text read."""
+    from ..sources._dialect import check_reading_options
+    from ..sources._reading import data_dialect, read_data, separator_note, thousands_columns
 
     # the reading options of the command (none when a caller gives no arguments)
-    options: dict[str, Any] = {k: getattr(args, k, None) for k in ("sep", "encoding", "thousands")}
-    decimal = getattr(args, "decimal", None)
-    if decimal is not None:
-        options["decimal"] = decimal
+    options: dict[str, Any] = {
+        k: getattr(args, k, None) for k in ("sep", "encoding", "thousands", "decimal")
+    }
+    if options["sep"] is not None:
+        options["sep"] = SEP_WORDS.get(options["sep"].lower(), options["sep"])
+    check_reading_options(**options, flags=True)
+    categorical = list(getattr(args, "categorical", None) or [])
     stream: Any = sys.stdin if source == "-" else source
-    found = data_separator(stream, options["encoding"]) if options["sep"] is None else None
-    if found is not None and found != ",":
-        note(
-            f"reading {source} as separated by {SEPARATORS_IN_WORDS.get(found, repr(found))} "
-            f"(from its header line; --sep says otherwise)"
-        )
+    found = data_dialect(stream, **options)
+    if found is not None:
+        for option, what in found.notes:
+            if option == "encoding":
+                note(f"{source} is {what}; --encoding says otherwise")
+            elif option == "sep":
+                note(f"reading {source} as {what} (from its header line; --sep says otherwise)")
+            else:
+                note(f"reading {source} with {what} (--decimal says otherwise)")
+        # read with what was found, so that the read and the notes agree
+        options = {**options, **{k: getattr(found, k) for k in ("sep", "encoding", "decimal")}}
+        if options["thousands"] is None:
+            options["thousands"] = found.thousands
     if source == "-" and options["sep"] is None:
         options["sep"] = ","  # standard input is read once: commas unless --sep
-    df = read_data(stream, **options)
-    if source != "-" and options["thousands"] is None and options.get("decimal") is None:
+    df = read_data(stream, categorical=categorical, **options)
+    absent = [c for c in categorical if c not in df.columns]
+    if absent:
+        raise CommandError(
+            f"--categorical {' '.join(map(str, absent))}: not column(s) of the data; the "
+            f"columns are {list(df.columns)}"
+        )
+    if source != "-" and options["thousands"] is None and options.get("decimal") in (None, "."):
         columns, thousands, decimal = thousands_columns(df)
         if columns:
             note(
-                f"reading column(s) {columns[:10]} as numbers with {thousands!r} as the "
+                f"reading column(s) {columns} as numbers with {thousands!r} as the "
                 f"thousands separator (e.g. {df[columns[0]].dropna().iloc[0]!r}); --thousands "
                 f"and --decimal say otherwise"
             )
-            df = read_data(stream, **{**options, "thousands": thousands, "decimal": decimal})
+            df = read_data(
+                stream,
+                categorical=categorical,
+                **{**options, "thousands": thousands, "decimal": decimal},
+            )
     found_note = separator_note(df)
     if found_note:
         note(found_note)
     return df
+
+
+#: how ``--sep`` may name a separator hard to type
+SEP_WORDS = {"\\t": "\t", "tab": "\t", "semicolon": ";", "comma": ",", "pipe": "|", "space": " "}
 
 
 #: separators as the notes name them
@@ -147,13 +175,15 @@ def reading_options(p: argparse.ArgumentParser) -> None:
         "--sep",
         default=None,
         metavar="S",
-        help="the CSV separator (default: from the header line; tabs for .tsv)",
+        help="the CSV separator, one character or tab (default: from the header line; "
+        "tabs for .tsv)",
     )
     p.add_argument(
         "--encoding",
         default=None,
         metavar="E",
-        help="the text encoding of the file (default UTF-8), e.g. latin-1",
+        help="the text encoding of the file, e.g. latin-1 (default: from a byte-order "
+        "mark, UTF-8, or cp1252 with a note when the file is not UTF-8)",
     )
     p.add_argument(
         "--thousands",
@@ -166,7 +196,15 @@ def reading_options(p: argparse.ArgumentParser) -> None:
         "--decimal",
         default=None,
         metavar="C",
-        help="the decimal point of numbers, e.g. , for 1.234,5 (default .)",
+        help="the decimal point of numbers, e.g. , for 1.234,5 (default: . or decimal "
+        "commas found in a file not separated by commas, with a note)",
+    )
+    p.add_argument(
+        "--categorical",
+        nargs="+",
+        metavar="COL",
+        help="read these columns as the text in the file, as categories (a zip code "
+        "02139 stays 02139), never as numbers",
     )
 
 

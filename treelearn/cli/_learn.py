@@ -23,6 +23,7 @@ import pandas as pd
 
 from .._base.errors import NumericColumnWarning, TreelearnError
 from ..encoding._table import DEFAULT_MAX_STATES, fix_advice
+from ..stats._information import PairwiseRowsWarning
 from ._common import (
     CommandError,
     figure,
@@ -144,7 +145,7 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         bad = df.columns[df.isna().any()].tolist()
         if bad:
             raise CommandError(
-                f"missing values in column(s) {bad[:10]}; use --missing drop or --missing pairwise"
+                f"missing values in column(s) {bad}; use --missing drop or --missing pairwise"
             )
     alpha = 1.0 if args.alpha is None else args.alpha
     X, y = df.drop(columns=[args.class_]), df[args.class_]
@@ -219,8 +220,7 @@ def _discretized(df: pd.DataFrame, bins: int, keep: Sequence[str]) -> pd.DataFra
     df, columns = discretized(df, bins, keep)
     if columns:
         note(
-            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: "
-            f"{columns[:8]}"
+            f"cutting {len(columns)} numeric or date column(s) into {bins} quantile bins: {columns}"
         )
     return df
 
@@ -238,6 +238,9 @@ CLI_FIXES = {
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
+    "iso_dates": "write the dates as ISO 8601 (2021-04-03) to say their order",
+    "encoding": "give its encoding with --encoding (e.g. --encoding cp1252, latin-1 or "
+    "utf-16), or re-save it as UTF-8",
     "background": "explain it against background rows with --background DATA (interventional "
     "Shapley values)",
 }
@@ -253,13 +256,35 @@ def cli_advice(fixes: Sequence[str], column: Any, n_states: int | None = None) -
     return fix_advice(fixes, shlex.quote(str(column)), n_states, words=CLI_FIXES)
 
 
-def in_cli_words(problem: TreelearnError) -> str:
+def in_cli_words(problem: TreelearnError, mixed: str | None = None) -> str:
     """An error that names its fixes (``reason``, ``fixes``), the fixes worded with the
-    command's options (a column problem's ``n_states``, where it has one, sizes them)."""
+    command's options (a column problem's ``n_states``, where it has one, sizes them).
+
+    ``mixed``: the table also has columns that are not numbers, so a number's first fix is
+    the mixed model (``--numeric auto``; ``mixed`` says which: "a tree over both kinds" or
+    "a mixed TAN"), which keeps every column, where ``--numeric gaussian`` would drop them.
+
+    >>> from treelearn._base.errors import NumericColumnError
+    >>> e = NumericColumnError("x", column="w", reason="column 'w' is numeric",
+    ...                        fixes=("discretize", "gaussian", "drop"))
+    >>> in_cli_words(e, mixed="a mixed TAN")  # doctest: +NORMALIZE_WHITESPACE
+    "column 'w' is numeric: model it as a Gaussian in a mixed TAN with --numeric auto, cut it
+    into bins with --discretize 5, or leave it out with --drop w"
+    """
     if not problem.fixes or not problem.reason:
         return " ".join(str(problem).split())
     n_states = getattr(problem, "n_states", None)  # only the too-many-states errors have it
-    return f"{problem.reason}: {cli_advice(problem.fixes, problem.column, n_states)}"
+    fixes, words = problem.fixes, CLI_FIXES
+    if mixed is not None and "gaussian" in fixes:
+        fixes = ("gaussian", *(f for f in fixes if f != "gaussian"))
+        words = {**CLI_FIXES, "gaussian": f"model it as a Gaussian in {mixed} with --numeric auto"}
+    advice = fix_advice(fixes, shlex.quote(str(problem.column)), n_states, words=words)
+    return f"{problem.reason}: {advice}"
+
+
+#: a hint names at most this many columns in one --drop; beyond, it names flags that take
+#: every column at once
+MAX_NAMED = 12
 
 
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
@@ -280,30 +305,55 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
         df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
     )
     continuous = [p for p in problems if "gaussian" in p.fixes]
+    text = [
+        c
+        for c in df.columns
+        if c != args.class_
+        and (
+            not pd.api.types.is_numeric_dtype(df[c].dtype)
+            or pd.api.types.is_bool_dtype(df[c].dtype)
+        )
+    ]
+    mixed = None
+    if text and continuous:  # the mixed model keeps every column: it comes first
+        mixed = "a mixed TAN" if args.class_ is not None else "a tree over both kinds"
     if len(continuous) > 1:  # one summary line for the continuous columns, both fixes once
         names = [p.column for p in continuous]
         shown = ", ".join(map(repr, names[:8])) + (
             f" and {len(names) - 8} more" if len(names) > 8 else ""
         )
+        if mixed is not None:  # a mixed table: the mixed model first, it keeps every column
+            gaussian = (
+                f"model them as Gaussians in {mixed} with --numeric auto (or the numeric "
+                f"columns alone with --numeric gaussian)"
+            )
+        else:
+            gaussian = "model them as Gaussians with --numeric gaussian"
+        # every column named in --drop, or (too many to type) no --drop: the fixes above
+        # take them all
+        drop = (
+            f", or leave them out with --drop {' '.join(shlex.quote(str(c)) for c in names)}"
+            if len(names) <= MAX_NAMED
+            else ""
+        )
         summary = (
             f"{len(names)} columns hold continuous numbers ({shown}; treelearn models "
-            f"discrete variables): cut them into bins with --discretize 5, or model "
-            f"them as Gaussians with --numeric gaussian, or leave them out with --drop "
-            f"{' '.join(shlex.quote(str(c)) for c in names[:8])}"
+            f"discrete variables): {gaussian}, or cut them into bins with --discretize 5"
+            f"{drop}"
         )
         rest = [p for p in problems if p not in continuous]
         if not rest:
             raise CommandError(summary)
         raise CommandError(
             f"the table has {len(rest) + 1} problems: (1) {summary}; "
-            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(rest, 2))
+            + "; ".join(f"({i}) {in_cli_words(p, mixed)}" for i, p in enumerate(rest, 2))
         )
     if len(problems) == 1:
-        raise CommandError(in_cli_words(problems[0]))
+        raise CommandError(in_cli_words(problems[0], mixed))
     if problems:
         raise CommandError(
             f"the table has {len(problems)} problems: "
-            + "; ".join(f"({i}) {in_cli_words(p)}" for i, p in enumerate(problems, 1))
+            + "; ".join(f"({i}) {in_cli_words(p, mixed)}" for i, p in enumerate(problems, 1))
         )
     for found in notes:
         note(
@@ -344,11 +394,11 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
         if len(text) == df.shape[1]:
             raise CommandError(
                 f"--numeric gaussian: no numeric column to learn from (the "
-                f"columns {text[:10]} are not numbers)"
+                f"columns {text} are not numbers)"
             )
         note(
             f"--numeric gaussian models the numeric columns; leaving out the column(s) "
-            f"{text[:10]}, which are not numbers (a classifier takes them: --class COL)"
+            f"{text}, which are not numbers (a classifier takes them: --class COL)"
         )
         df = df.drop(columns=text)
     unused = [
@@ -395,6 +445,31 @@ def numeric_option(text: str) -> str | list:
 
 
 def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
+    """``learn --numeric auto|COLS``, its notes about numeric columns taken as states said
+    in the command's words (name the Gaussian columns with ``--numeric A,B``)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status = _learn_mixed_model(args, df)
+    states = [w for w in caught if issubclass(w.category, NumericColumnWarning)]
+    for w in caught:
+        if not issubclass(w.category, NumericColumnWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if states:
+        named = [w.message.column for w in states]  # type: ignore[union-attr]
+        gaussian = [
+            c
+            for c in df.columns
+            if c != args.class_ and pd.api.types.is_float_dtype(df[c].dtype) and c not in named
+        ]
+        note(
+            f"column(s) {named} hold many whole numbers, each taken as a state; if they are "
+            f"measured quantities, name every Gaussian column: --numeric "
+            f"{','.join(map(str, gaussian + named))}"
+        )
+    return status
+
+
+def _learn_mixed_model(args: argparse.Namespace, df: pd.DataFrame) -> int:
     """``learn --numeric auto|COLS``: a CLG tree of the mixed table (``tl.clg_tree(df,
     numeric=)``), or with ``--class`` a mixed TAN (``tl.MixedTAN``)."""
     import treelearn as tl
@@ -449,7 +524,12 @@ def _learn_mixed(args: argparse.Namespace, df: pd.DataFrame) -> int:
             f"it learns a conditional linear Gaussian tree"
         )
     options = {} if args.forest is None else {"forest": args.forest}
-    model = tl.clg_tree(df, numeric=numeric, root=args.root, **options)
+    if args.missing == "em":
+        raise CommandError(
+            "--missing em is not for --numeric auto/COLS: use --missing drop or --missing "
+            "pairwise (a conditional linear Gaussian tree learns from each pair's observed rows)"
+        )
+    model = tl.clg_tree(df, numeric=numeric, root=args.root, missing=args.missing, **options)
     if args.output:
         model.save(args.output)
         print(f"wrote model to {args.output}", file=sys.stderr)
@@ -495,7 +575,7 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         if text:
             raise CommandError(
                 f"--method tan with --numeric gaussian models numeric features; "
-                f"{text[:10]} are not numbers: use --method naive-bayes (mixed "
+                f"{text} are not numbers: use --method naive-bayes (mixed "
                 f"data) or --drop them"
             )
         clf = tl.GaussianTAN().fit(X, y)
@@ -504,8 +584,33 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
     return _report_classifier(clf, X, y, args.output)
 
 
+def _dropped_rows(df: pd.DataFrame, complete: pd.DataFrame) -> str:
+    """The note for ``--missing drop``: the rows dropped, and every column that cost rows
+    with how many it is missing in (most first), with the flags that keep them.
+
+    >>> _dropped_rows(pd.DataFrame({"a": [1, None, 3], "b": [None, None, 1]}),
+    ...               pd.DataFrame({"a": [3], "b": [1]}))  # doctest: +NORMALIZE_WHITESPACE
+    "dropping 2 of 3 row(s) with missing values, missing in: 'b' (2 rows), 'a' (1 rows);
+    keep those rows with --missing pairwise, or leave the columns out with --drop b a"
+    """
+    counts = df.isna().sum()
+    counts = counts[counts > 0].sort_values(ascending=False, kind="stable")
+    costs = ", ".join(f"{c!r} ({n} rows)" for c, n in counts.items())
+    return (
+        f"dropping {len(df) - len(complete)} of {len(df)} row(s) with missing values, missing "
+        f"in: {costs}; keep those rows with --missing pairwise, or leave the columns out with "
+        f"--drop {' '.join(shlex.quote(str(c)) for c in counts.index)}"
+    )
+
+
 def cmd_learn(args: argparse.Namespace) -> int:
-    from ..sources._reading import as_dates, date_columns, date_problems, identifier_columns
+    from ..sources._reading import (
+        ambiguous_date_columns,
+        as_dates,
+        date_columns,
+        date_problems,
+        identifier_columns,
+    )
 
     with _progress(4, "learning") as step:
         df = read_frame(args.data, args)
@@ -517,7 +622,11 @@ def cmd_learn(args: argparse.Namespace) -> int:
         keep = set(args.keep or [])
         protected = {args.class_, args.root}
         dates = [c for c in date_columns(df.drop(columns=drop)) if c not in protected]
-        for c in identifier_columns(df.drop(columns=drop + dates)):
+        ambiguous = [
+            p for p in ambiguous_date_columns(df.drop(columns=drop)) if p.column not in protected
+        ]
+        undated = drop + dates + [p.column for p in ambiguous]
+        for c in identifier_columns(df.drop(columns=undated)):
             if c not in keep and c not in protected:
                 note(
                     f"ignoring column {c!r}: each of its {len(df)} values is distinct, so it "
@@ -526,7 +635,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
                 drop.append(c)
         if drop and len(drop) == df.shape[1]:
             raise CommandError(
-                f"no column is left to learn from after leaving out {drop[:10]}; keep "
+                f"no column is left to learn from after leaving out {drop}; keep "
                 f"identifier-like columns with --keep COL"
             )
         df = df.drop(columns=drop)
@@ -534,23 +643,29 @@ def cmd_learn(args: argparse.Namespace) -> int:
             complete = df.dropna()
             if complete.empty:
                 raise CommandError("every row has a missing value: --missing drop leaves no rows")
-            note(f"dropping {len(df) - len(complete)} row(s) with missing values")
+            note(_dropped_rows(df, complete))
             df = complete
         if args.numeric == "gaussian":
             return _learn_gaussian(args, df)
         if args.numeric not in (None, "error"):
             return _learn_mixed(args, df)
-        problems = []
+        problems = [p for p in ambiguous if p.column in df.columns]
         if args.discretize is not None:  # dates are cut by time, like numbers
             df = _discretized(
                 as_dates(df, dates), args.discretize, [c for c in (args.class_,) if c is not None]
             )
         else:
-            problems = date_problems(df, dates, sorted(keep, key=str), _max_states(args))
+            problems += date_problems(df, dates, sorted(keep, key=str), _max_states(args))
         _check_table(df, args, problems)
-        with warnings.catch_warnings():  # the notes were printed, in the command's words
-            warnings.simplefilter("ignore", NumericColumnWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warnings.simplefilter("ignore", NumericColumnWarning)  # printed, in the command's words
             fitted = _fit(args, df)
+        for w in caught:  # the learner's notes as the command's notes; others as they were
+            if issubclass(w.category, PairwiseRowsWarning):
+                note(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         classifier = fitted.supports("classify")
         if classifier:  # rows without a class label were left out of the fit
             df = df[df[fitted.class_name_].notna().to_numpy()]

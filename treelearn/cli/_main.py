@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from .._base.errors import TreelearnError
 from ..encoding._table import DEFAULT_MAX_STATES
-from ._common import reading_options
+from ._common import SEP_WORDS, reading_options
 from ._learn import METHODS, cmd_learn, in_cli_words, numeric_option
 from ._use import cmd_explain, cmd_predict, cmd_query, cmd_sample, cmd_score, cmd_show
 
@@ -198,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--target",
         metavar="VAR",
         help="the variable to predict with a Chow-Liu tree (classifiers know theirs)",
+    )
+    p.add_argument(
+        "--unseen",
+        choices=("error", "ignore"),
+        default=None,
+        help="a value not seen in training: error (default), or ignore it (summed out, "
+        "as a missing value is)",
     )
     p.set_defaults(func=cmd_predict)
 
@@ -365,6 +372,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(untangle_given(sys.argv[1:] if argv is None else argv))
     try:
+        if hasattr(args, "encoding"):  # a command reading DATA: its options checked first
+            from ..sources._dialect import check_reading_options
+
+            sep = args.sep if args.sep is None else SEP_WORDS.get(args.sep.lower(), args.sep)
+            check_reading_options(
+                sep=sep,
+                encoding=args.encoding,
+                thousands=args.thousands,
+                decimal=args.decimal,
+                flags=True,
+            )
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. piped into head
         with contextlib.suppress(Exception):

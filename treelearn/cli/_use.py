@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._base.errors import UnseenStateError
 from ..encoding._table import python_scalar
 from ._common import (
     CommandError,
@@ -84,7 +85,7 @@ def scores(obj: Any, df: pd.DataFrame) -> ScoreReport:
     absent = [v for v in obj.variables if v not in df.columns]
     if absent:  # every kind scores rows of all its variables (a missing cell: NaN)
         raise CommandError(
-            f"the data lacks the model's column(s) {absent[:10]}; its columns are "
+            f"the data lacks the model's column(s) {absent}; its columns are "
             f"{list(df.columns)[:20]}"
         )
     rows = _model_columns(df, obj.variables)
@@ -109,15 +110,37 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the fix of a value outside a classifier's states, in the command's words
+UNSEEN_HINT = (
+    "Fix the data, use --unseen ignore to treat such values as missing, or learn the "
+    "model from data holding them."
+)
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     obj = load_model(args.model)
+    unseen = getattr(args, "unseen", None)
+    if unseen is not None:
+        if not (obj.supports("classify") and "unseen" in obj.get_params()):
+            raise CommandError(
+                f"--unseen is for classifiers that take values not seen in training "
+                f"(naive-bayes, tan, kdb, aode...); this {type(obj).__name__} does not"
+            )
+        obj.set_params(unseen=unseen)
     df = read_frame(args.data, args)
+    try:
+        return _predict(obj, df, args)
+    except UnseenStateError as exc:
+        raise exc.with_hint(UNSEEN_HINT) from None
+
+
+def _predict(obj: Any, df: pd.DataFrame, args: argparse.Namespace) -> int:
     if args.target is None or (obj.supports("classify") and args.target == obj.class_name_):
         require(obj, "classify", "predict without --target")
         target = obj.class_name_
         lacking = [c for c in obj.feature_names_in_ if c not in df.columns]
         if lacking:
-            note(f"the data lacks the feature(s) {lacking[:10]}: summed out, as missing values are")
+            note(f"the data lacks the feature(s) {lacking}: summed out, as missing values are")
         values = obj.predict_proba(obj.select_features(df, absent="missing"))
         labels = [python_scalar(c) for c in obj.classes_]
         if args.proba:

@@ -441,6 +441,8 @@ _PYTHON_FIXES = {
     "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
     "each table, the rows where its variables are observed",
     "fill": "fill it in",
+    "iso_dates": "write the dates as ISO 8601 (2021-04-03), or parse them with "
+    "pd.to_datetime(df[{col!r}], dayfirst=True) (or False) to say the order",
     "background": "use kind='shapley', conditional=False with background= rows",
 }
 

@@ -12,6 +12,7 @@ public, so a user can stop at any of them, change the graph, and carry on.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -26,6 +27,7 @@ from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
+from ..stats._information import PairwiseRowsWarning, miller_madow_bias
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
@@ -302,6 +304,31 @@ def _structure_columns(structure: nx.DiGraph, data: Any) -> list | None:
 
 
 # ---------------------------------------------------------------------- Chow-Liu
+def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable]) -> np.ndarray:
+    """``mi`` as it is when every pair was counted on the same rows; else (``missing=
+    "pairwise"``) each pair's plug-in MI less its Miller-Madow bias (at least 0), so that a
+    column observed in few rows does not become a hub by small-sample bias alone, with a
+    :class:`~treelearn.stats._information.PairwiseRowsWarning` naming the columns observed
+    in fewer than half the rows and the rows each has."""
+    # each column's observed rows, from the diagonal blocks (cheap): all alike and all the
+    # rows means every pair was counted on every row
+    observed = np.add.reduceat(np.diag(counts.joint), counts.offsets[:-1]).astype(float)
+    if observed.size == 0 or (observed == counts.n_rows).all():
+        return mi
+    most = float(observed.max())
+    few = [(c, int(n)) for c, n in zip(columns, observed) if n < most / 2]
+    if few:
+        warnings.warn(
+            "pairwise counts: "
+            + ", ".join(f"column {c!r} is observed in {n} of {int(most)} rows" for c, n in few)
+            + "; the mutual information of their pairs is from those rows, bias-corrected "
+            "(Miller-Madow)",
+            PairwiseRowsWarning,
+            stacklevel=4,
+        )
+    return np.maximum(mi - miller_madow_bias(counts), 0.0)
+
+
 def chow_liu_from_counts(
     stats: CountedTable,
     settings: LearningSettings,
@@ -334,6 +361,10 @@ def chow_liu_from_counts(
         if (pair_rows != n).any():
             n = pair_rows
     mi = stats.mutual_information(settings.mi_alpha)
+    if settings.mi_alpha is None and settings.missing == "pairwise" and settings.forest is None:
+        # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
+        # counts cover every row)
+        mi = pairwise_corrected(mi, counts, stats.columns)
     skeleton = spanning_skeleton(
         list(stats.columns),
         mi,

@@ -34,9 +34,9 @@ rule needs), e.g. 8 MB for an identifier column of a million rows. The same chun
 functions serve :mod:`treelearn.sources._dask`, where the chunks are a dask
 DataFrame's partitions.
 
-A CSV is read with pandas' defaults (header row, comma separator), as
-:func:`read_whole` reads it whole (:func:`treelearn.sources._reading.read_data`, for
-Python users, also finds other separators).
+A CSV is read with a header row and the options found from its first bytes
+(:func:`treelearn.sources._dialect.csv_dialect`: encoding, separator, decimal commas),
+as :func:`read_whole` and :func:`treelearn.sources._reading.read_data` read it whole.
 
 Examples
 --------
@@ -51,8 +51,10 @@ Examples
 from __future__ import annotations
 
 import itertools
+import lzma
 import os
 import warnings
+import zlib
 from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -97,6 +99,7 @@ from ..stats._counts import (
     total_weight,
     whole_weights,
 )
+from ._dialect import csv_dialect
 from ._growing import GrowingCounts
 
 __all__ = [
@@ -753,14 +756,13 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
     except pd.errors.EmptyDataError:
         raise EmptyDataError(f"{name} is empty (no CSV data: no header, no rows)") from None
     except UnicodeError:
-        if encoding is not None:
-            raise DataFileError(
-                f"{name} is not {encoding} text: give the file's encoding "
-                f"(e.g. encoding='latin-1'), or re-save it as UTF-8"
-            ) from None
+        what = "UTF-8" if encoding is None else encoding
+        reason = f"{name} is not {what} text (another encoding, compressed data or a binary file)"
         raise DataFileError(
-            f"{name} is not UTF-8 text (another encoding such as latin-1, compressed data or "
-            f"a binary file): re-save it as a UTF-8 CSV, or give a Parquet file"
+            f"{reason}: give the file's encoding, e.g. encoding='cp1252' or encoding='latin-1' "
+            f"(read_data(path, encoding=...)), or re-save it as UTF-8",
+            reason=reason,
+            fixes=("encoding",),
         ) from None
     except pd.errors.ParserError as exc:
         raise DataFileError(
@@ -774,6 +776,11 @@ def reading(path: str, name: str | None = None, encoding: str | None = None) -> 
         ) from None
     except PermissionError:
         raise DataFileError(f"{name} cannot be read: permission denied") from None
+    except (zlib.error, lzma.LZMAError, EOFError) as exc:  # gzip's BadGzipFile is an OSError
+        raise DataFileError(
+            f"{name} is not readable compressed data ({_first_line(exc)}): give the file "
+            f"uncompressed, or a whole .gz, .bz2 or .xz file"
+        ) from None
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "pyarrow":
             raise
@@ -814,8 +821,10 @@ def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     A CSV column is parsed in one go (``low_memory=False``): pandas would otherwise
     parse blocks of rows separately and give ``1`` and ``"1"`` in one column, where
     the chunked reader (:func:`text_columns`) reads such a column as text. Both give
-    the same states. ``csv``: options for ``pandas.read_csv`` (``sep``, ``encoding``,
-    ``thousands``, ``decimal``); the default is pandas', as the chunked reader's.
+    the same states. ``csv``: the reading options (``sep``, ``encoding``, ``thousands``,
+    ``decimal``, ``quotechar``; ``dtype`` for pandas); those not given are found from the
+    file's first bytes (:func:`treelearn.sources._dialect.csv_dialect`), as the chunked
+    reader finds them.
     """
     path = data_file(path)
     with reading(path, encoding=csv.get("encoding")):
@@ -826,7 +835,9 @@ def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
             return pd.read_parquet(path)
         if os.path.isdir(path):
             raise IsADirectoryError(path)
-        return pd.read_csv(path, low_memory=False, **csv)
+        dtype = csv.pop("dtype", None)
+        dialect = csv_dialect(path, **{k: v for k, v in csv.items() if v is not None})
+        return pd.read_csv(path, low_memory=False, dtype=dtype, **dialect.pandas())
 
 
 def iter_chunks(
@@ -851,7 +862,8 @@ def iter_chunks(
             if os.path.isdir(path):
                 raise IsADirectoryError(path)
             dtype = dict.fromkeys(text, str) if text else None
-            with pd.read_csv(path, chunksize=chunksize, dtype=dtype) as reader:
+            dialect = csv_dialect(path).pandas()
+            with pd.read_csv(path, chunksize=chunksize, dtype=dtype, **dialect) as reader:
                 yield from reader
 
 
@@ -1069,4 +1081,4 @@ def read_header(path: str | os.PathLike) -> tuple:
             return tuple(pd.DataFrame(schema.empty_table().to_pandas()).columns)
         if os.path.isdir(path):
             raise IsADirectoryError(path)
-        return tuple(pd.read_csv(path, nrows=0).columns)
+        return tuple(pd.read_csv(path, nrows=0, **csv_dialect(path).pandas()).columns)

@@ -40,15 +40,29 @@ from .._base.errors import (
     TooManyStatesError,
     TreelearnError,
 )
-from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode
+from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode, fix_advice
+from ._dialect import (
+    SEPARATORS,
+    CsvDialect,
+    EncodingNote,
+    check_reading_options,
+    comma_decimals,
+    csv_dialect,
+    header_separator,
+    sniff_encoding,
+)
 from ._files import data_file, is_parquet, read_whole, reading
 
 __all__ = [
     "ISO_DATE",
     "MIN_ROWS_FOR_IDENTIFIER",
+    "SLASH_DATE",
+    "ambiguous_date_columns",
     "as_dates",
+    "data_dialect",
     "data_separator",
     "date_columns",
+    "date_format",
     "date_problems",
     "discretized",
     "identifier_columns",
@@ -64,34 +78,6 @@ MIN_ROWS_FOR_IDENTIFIER = 10
 #: ISO 8601 dates as CSV files write them (2024-01-31, 2024-01-31 12:00, ...T12:00:05.5)
 ISO_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 
-#: separators found from a header line, after the comma, and how a note names them
-SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "bars"}
-
-#: suffixes of compressed files pandas opens itself (their header is not sniffed)
-COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
-
-
-def _header_separator(line: str) -> str:
-    """The separator of a CSV whose header line is ``line``: a comma if it holds one (outside
-    quotes), else the first of ``;``, tab and ``|`` it holds, else a comma."""
-    bare = re.sub(r'"[^"]*"', "", line)
-    if "," in bare:
-        return ","
-    return next((sep for sep in SEPARATORS if sep in bare), ",")
-
-
-def _file_separator(path: str, encoding: str | None) -> str:
-    lower = path.lower()
-    if lower.endswith((".tsv", ".tab")):
-        return "\t"
-    if lower.endswith(COMPRESSED) or os.path.isdir(path):
-        return ","
-    with (
-        reading(path, encoding=encoding),
-        open(path, encoding=encoding or "utf-8", newline="") as fh,
-    ):
-        return _header_separator(fh.readline())
-
 
 def read_data(
     source: str | os.PathLike | io.TextIOBase,
@@ -99,34 +85,60 @@ def read_data(
     sep: str | None = None,
     encoding: str | None = None,
     thousands: str | None = None,
-    decimal: str = ".",
+    decimal: str | None = None,
+    quotechar: str = '"',
+    categorical: Sequence[Hashable] = (),
 ) -> pd.DataFrame:
     """Read a CSV or Parquet file (by suffix; a directory of Parquet files is a dataset),
     or CSV text from a stream (``sys.stdin``), into a DataFrame.
 
+    Every learner given a path reads it this way too (``tl.chow_liu("data.csv")``).
+
     Parameters
     ----------
     source : a path, or a readable text stream.
-    sep : the CSV separator; ``None`` finds it: tabs for ``.tsv``/``.tab`` files, else
-        from the header line (a header without a comma that holds ``;``, a tab or ``|``
-        is separated by it; otherwise commas).
-    encoding : the text encoding (default UTF-8), e.g. ``"latin-1"``.
-    thousands, decimal : the thousands separator and the decimal point of numbers
-        (``thousands="."``, ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``.
+    sep : str, optional
+        The CSV separator (one character); ``None`` finds it: tabs for ``.tsv``/``.tab``
+        files, else from the header line (a header without a comma that holds ``;``, a
+        tab or ``|`` is separated by it; otherwise commas).
+    encoding : str, optional
+        The text encoding; ``None`` finds it: a byte-order mark's (UTF-8, UTF-16,
+        UTF-32), UTF-16/32 without one from its NUL bytes, UTF-8, or for a file whose
+        first 64 KiB are not UTF-8, Windows-1252 (else Latin-1) with an
+        :class:`~treelearn.sources._dialect.EncodingNote` warning.
+    thousands, decimal : str, optional
+        The thousands separator and the decimal point of numbers (``thousands="."``,
+        ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``. ``decimal=None``
+        finds decimal commas in a file not separated by commas (``5,1;x``: a column whose
+        every value is a number and some have a decimal comma).
+    quotechar : str
+        The character quoting fields that hold the separator.
+    categorical : sequence of column names
+        Columns read as the text written in the file (a zip code ``02139`` stays
+        ``'02139'``), not as numbers.
 
-    The CSV options do not apply to a Parquet file: its columns have their types.
+    The options are checked before the file is read: a separator, decimal point,
+    thousands separator or quote character that is not one character, two of them alike
+    (``thousands=","`` with ``decimal=","``), or an encoding Python does not know as a text
+    encoding raise :class:`~treelearn.TreelearnError` naming the argument. They do not
+    apply to a Parquet file: its columns have their types.
 
     A CSV column is parsed in one go, so it has one type, and the states are those
-    the learners' own readers give for a comma-separated file. A file that cannot be
-    read raises :class:`~treelearn.DataFileError` naming it; an empty one
+    the learners' own readers give. A file that cannot be read raises
+    :class:`~treelearn.DataFileError` naming it; an empty one
     :class:`~treelearn.EmptyDataError`; a missing one ``FileNotFoundError``.
 
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
+    >>> read_data(io.StringIO("wage;zip\\n5,1;02139\\n6,25;10001\\n"), categorical=["zip"])
+       wage    zip
+    0  5.10  02139
+    1  6.25  10001
     """
-    csv: dict[str, Any] = {"thousands": thousands, "decimal": decimal}
-    if encoding is not None:
-        csv["encoding"] = encoding
+    check_reading_options(
+        sep=sep, decimal=decimal, thousands=thousands, encoding=encoding, quotechar=quotechar
+    )
+    text_columns = _categorical(categorical)
     if hasattr(source, "read"):
         name = (
             "standard input" if source is sys.stdin else repr(getattr(source, "name", "the stream"))
@@ -134,16 +146,43 @@ def read_data(
         with reading(name, name=name, encoding=encoding):
             text = source.read()
             if isinstance(text, bytes):
-                text = text.decode(encoding or "utf-8")
+                text = text.decode(encoding or sniff_encoding(text)[0])
             lines = text.splitlines()
-            sep = sep if sep is not None else _header_separator(lines[0] if lines else "")
+            sep = sep if sep is not None else header_separator(lines[0] if lines else "")
+            if decimal is None:
+                found, grouping, _ = comma_decimals("\n".join(lines[:1000]), sep, quotechar)
+                decimal = "," if thousands == "." else found
+                thousands = thousands if thousands is not None else grouping
             return pd.read_csv(
-                io.StringIO(text), sep=sep, low_memory=False, thousands=thousands, decimal=decimal
+                io.StringIO(text),
+                sep=sep,
+                low_memory=False,
+                thousands=thousands,
+                decimal=decimal,
+                quotechar=quotechar,
+                dtype=text_columns,
             )
     path = data_file(source)
     if is_parquet(path):  # its columns have their types: the CSV options do not apply
         return read_whole(path)
-    return read_whole(path, sep=sep if sep is not None else _file_separator(path, encoding), **csv)
+    return read_whole(
+        path,
+        sep=sep,
+        encoding=encoding,
+        thousands=thousands,
+        decimal=decimal,
+        quotechar=quotechar,
+        dtype=text_columns,
+    )
+
+
+def _categorical(columns: Sequence[Hashable]) -> dict | None:
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence):
+        raise TreelearnError(
+            f"categorical={columns!r}: give a list of column names, e.g. categorical=[{columns!r}]",
+            values=[columns],
+        )
+    return dict.fromkeys(columns, str) if columns else None
 
 
 def data_separator(source: Any, encoding: str | None = None) -> str | None:
@@ -153,10 +192,26 @@ def data_separator(source: Any, encoding: str | None = None) -> str | None:
     >>> data_separator("datasets/asia.csv")
     ','
     """
+    dialect = data_dialect(source, encoding=encoding)
+    return None if dialect is None else dialect.sep
+
+
+def data_dialect(source: Any, **options: Any) -> CsvDialect | None:
+    """The options :func:`read_data` reads a CSV path with, given ``options`` (``sep``,
+    ``encoding``, ...; ``None`` for one to find), and what was found
+    (:class:`~treelearn.sources._dialect.CsvDialect`; ``None`` for a stream or Parquet).
+
+    >>> data_dialect("datasets/asia.csv").sep
+    ','
+    """
     if hasattr(source, "read"):
         return None
     path = data_file(source)
-    return None if is_parquet(path) else _file_separator(path, encoding)
+    if is_parquet(path):
+        return None
+    with warnings.catch_warnings():  # the caller says what was found its own way
+        warnings.simplefilter("ignore", EncodingNote)
+        return csv_dialect(path, **{k: v for k, v in options.items() if v is not None})
 
 
 #: numbers written with a thousands separator: ``{separator: (pattern, decimal point)}``
@@ -244,36 +299,119 @@ def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER
     ]
 
 
-def date_columns(df: pd.DataFrame) -> list:
-    """Datetime columns, and text columns whose every value is an ISO 8601 date.
+#: dates written day and month first, in either order (12/26/2021, 26.12.2021, 1-2-2021)
+SLASH_DATE = r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})"
 
-    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "text": ["a", "b"]}))
-    ['day']
+#: the strptime formats of the two orders, by separator
+_ORDERS = {"month": "%m{0}%d{0}%Y", "day": "%d{0}%m{0}%Y"}
+
+
+def _text_values(series: pd.Series) -> pd.Series | None:
+    """The distinct observed values of a text column (``None`` for other columns)."""
+    if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
+        series.dtype, pd.CategoricalDtype
+    ):
+        return None
+    values = series.dropna()
+    if values.empty or not isinstance(values.iloc[0], str):
+        return None
+    return pd.Series(pd.unique(values), dtype=object)
+
+
+def date_format(series: pd.Series) -> str | None:
+    """How a column's text dates are written: ``"ISO8601"``; ``"%m/%d/%Y"`` (US) or
+    ``"%d/%m/%Y"`` (day first; ``/``, ``.`` or ``-`` between the parts) when some value
+    shows the order (a first part above 12: day first; a second: month first);
+    ``"ambiguous"`` when every value reads both ways (no part above 12); ``None`` when the
+    column does not hold dates (or some value is no date in the order found).
+
+    >>> date_format(pd.Series(["12/26/2021", "01/02/2022"]))
+    '%m/%d/%Y'
+    >>> date_format(pd.Series(["26.12.2021", "01.02.2022"]))
+    '%d.%m.%Y'
+    >>> date_format(pd.Series(["03/04/2021", "01/02/2022"]))
+    'ambiguous'
+    """
+    distinct = _text_values(series)
+    if distinct is None:
+        return None
+    first = distinct.iloc[0]
+    if re.fullmatch(ISO_DATE, first):
+        if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
+            return None  # unhashable or other cells are the encoder's to report
+        try:
+            pd.to_datetime(distinct, format="ISO8601")
+        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date
+            return None
+        return "ISO8601"
+    if not re.fullmatch(SLASH_DATE, first):
+        return None  # the first value decides, cheaply, for most columns
+    if not all(isinstance(v, str) for v in distinct):
+        return None
+    parts = distinct.str.extract("^" + SLASH_DATE + "$")
+    if parts.isna().any(axis=None) or parts[1].nunique() != 1:
+        return None
+    sep = parts[1].iloc[0]
+    a, b = parts[0].astype(int), parts[2].astype(int)
+    day_first, month_first = bool((a > 12).any()), bool((b > 12).any())
+    if day_first == month_first:
+        return "ambiguous" if not day_first else None
+    fmt = _ORDERS["day" if day_first else "month"].format(sep)
+    try:
+        pd.to_datetime(distinct, format=fmt)
+    except (ValueError, TypeError):
+        return None
+    return fmt
+
+
+def date_columns(df: pd.DataFrame) -> list:
+    """Datetime columns, and text columns whose every value is a date: ISO 8601, or day
+    and month first in an order some value shows (:func:`date_format`; a column whose
+    every date reads both ways is in :func:`ambiguous_date_columns`, not here).
+
+    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "us": ["12/26/2021", None]}))
+    ['day', 'us']
     """
     _require_frame(df, "date_columns")
     out = []
     for c in df.columns:
-        series = df[c]
-        if pd.api.types.is_datetime64_any_dtype(series.dtype):
-            out.append(c)
-            continue
-        if not pd.api.types.is_string_dtype(series.dtype) or isinstance(
-            series.dtype, pd.CategoricalDtype
+        if pd.api.types.is_datetime64_any_dtype(df[c].dtype) or date_format(df[c]) not in (
+            None,
+            "ambiguous",
         ):
-            continue
-        values = series.dropna()
-        first = values.iloc[0] if len(values) else None
-        if not (isinstance(first, str) and re.fullmatch(ISO_DATE, first)):
-            continue  # the first value decides, cheaply, for most columns
-        try:
-            distinct = pd.Series(pd.unique(values), dtype=object)
-            if not all(isinstance(v, str) and re.fullmatch(ISO_DATE, v) for v in distinct):
-                continue
-            pd.to_datetime(distinct, format="ISO8601")
-        except (ValueError, TypeError):  # 2024-13-45 has the shape of a date, not a date;
-            continue  # unhashable cells are the encoder's to report
-        out.append(c)
+            out.append(c)
     return out
+
+
+def ambiguous_date_columns(df: pd.DataFrame) -> list[TreelearnError]:
+    """An error per text column of dates that read both as month/day and as day/month (no
+    part above 12), naming the ambiguity and its fixes (``iso_dates``, ``drop``).
+
+    >>> [e.column for e in ambiguous_date_columns(pd.DataFrame({"d": ["03/04/2021"]}))]
+    ['d']
+    """
+    problems = []
+    for c in df.columns:
+        if date_format(df[c]) == "ambiguous":
+            example = str(df[c].dropna().iloc[0])
+            m = re.fullmatch(SLASH_DATE, example)
+            assert m is not None  # an ambiguous column's values are such dates
+            a, b, year = int(m.group(1)), int(m.group(3)), m.group(4)
+            reason = (
+                f"column {c!r} holds dates that read both as month/day and as day/month "
+                f"(e.g. {example!r}: {year}-{a:02d}-{b:02d} or {year}-{b:02d}-{a:02d}; no "
+                f"part is above 12)"
+            )
+            problems.append(
+                TreelearnError(
+                    f"{reason}: {fix_advice(('iso_dates', 'drop'), c)}",
+                    column=c,
+                    values=[example],
+                    reason=reason,
+                    fixes=("iso_dates", "drop"),
+                )
+            )
+    return problems
 
 
 def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
@@ -284,7 +422,10 @@ def as_dates(df: pd.DataFrame, columns: Sequence[Hashable]) -> pd.DataFrame:
         return df
     df = df.copy()
     for c in text:
-        df[c] = pd.to_datetime(df[c], format="ISO8601")
+        fmt = date_format(df[c])
+        if fmt in (None, "ambiguous"):
+            raise TreelearnError(f"column {c!r} does not hold dates in one order", column=c)
+        df[c] = pd.to_datetime(df[c], format=fmt)
     return df
 
 

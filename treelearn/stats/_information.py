@@ -14,7 +14,18 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover - hints only: _counts imports this module
     from ._counts import PairCounts
 
-__all__ = ["conditional_mutual_information_matrix", "entropies", "mutual_information_matrix"]
+__all__ = [
+    "PairwiseRowsWarning",
+    "conditional_mutual_information_matrix",
+    "entropies",
+    "miller_madow_bias",
+    "mutual_information_matrix",
+]
+
+
+class PairwiseRowsWarning(UserWarning):
+    """Pairs of columns measured on fewer rows than others (``missing="pairwise"``): their
+    mutual information was bias-corrected; the message names the rows each column uses."""
 
 
 #: the smallest normal float64
@@ -157,3 +168,38 @@ def conditional_mutual_information_matrix(
         weight = np.divide(n_c, grand, out=np.zeros_like(grand), where=grand > 0)
         out += weight * mutual_information_matrix(pc, alpha)
     return out
+
+
+def miller_madow_bias(counts: PairCounts) -> np.ndarray:
+    """``d x d`` matrix of the Miller-Madow bias of the plug-in mutual information of each
+    pair, ``(m_ij - m_i - m_j + 1) / (2 n_ij)``, from the entropies' corrections
+    ``H + (m - 1) / (2 n)`` (Miller 1955; Paninski 2003, eq. 10): ``n_ij`` the rows where
+    both are observed, ``m_ij`` the joint cells seen in them, ``m_i``, ``m_j`` the states of
+    each seen in them (0 where no row has both, and on the diagonal).
+
+    The plug-in MI of a pair measured on ``n`` rows overstates the truth by about
+    ``(k_i - 1)(k_j - 1) / (2 n)`` for independent columns: pairs counted on few rows
+    (``missing="pairwise"``) look more dependent than they are, and subtracting this puts
+    the pairs on one footing.
+
+    >>> import pandas as pd
+    >>> from treelearn.encoding._table import encode
+    >>> from treelearn.stats._counts import pair_counts
+    >>> df = pd.DataFrame({"a": [0, 1, 0, 1], "b": [0, 0, 1, 1]})
+    >>> float(miller_madow_bias(pair_counts(encode(df)))[0, 1])  # (4 - 2 - 2 + 1) / (2 * 4)
+    0.125
+    """
+    d = counts.n_variables
+    starts = counts.offsets[:-1]
+    cards = counts.cardinalities
+    N = counts.joint
+    seen = (N > 0).astype(float)
+    cells = _block_sums(_block_sums(seen, starts, cards, axis=1), starts, cards, axis=0)
+    row_marg = _block_sums(N.astype(float), starts, cards, axis=1)  # [a, j]
+    states = _block_sums((row_marg > 0).astype(float), starts, cards, axis=0)  # [i, j]: m_i|j
+    n_pair = _block_sums(row_marg, starts, cards, axis=0)
+    bias = np.where(
+        n_pair > 0, (cells - states - states.T + 1) / (2 * np.where(n_pair > 0, n_pair, 1)), 0.0
+    )
+    bias[np.arange(d), np.arange(d)] = 0.0
+    return (bias + bias.T) / 2
