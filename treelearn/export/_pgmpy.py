@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["bif_text", "check_bif", "graph_from_bif", "graph_from_pgmpy", "to_pgmpy", "write_bif"]
 
 
-def to_pgmpy(model: TreeModel) -> Any:
+def to_pgmpy(model: TreeModel | Any) -> Any:
     """``DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable, state names included.
 
     Examples
@@ -196,12 +196,19 @@ def bif_text(model: TreeModel) -> str:
             rf"(variable {re.escape(word_of[v])} \{{\n(\s*)type discrete[^\n]*\n)"
         )
         line = f"property {_PROPERTY} = {_labels_property(v, list(states[v]))} ;"
-        text, found = declaration.subn(
-            lambda m, line=line: m.group(1) + m.group(2) + line + "\n", text, count=1
-        )
+        text, found = declaration.subn(_after_declaration(line), text, count=1)
         if found != 1:  # pragma: no cover - pgmpy's layout changed
             raise TreelearnError(f"cannot place the labels of {v!r} in pgmpy's BIF text")
     return text
+
+
+def _after_declaration(line: str) -> Any:
+    """A ``re.sub`` replacement: the matched declaration, then ``line`` at its indent."""
+
+    def insert(found: re.Match) -> str:
+        return found.group(1) + found.group(2) + line + "\n"
+
+    return insert
 
 
 class _Renamed:
