@@ -121,8 +121,16 @@ def test_bif_round_trip_non_string_labels(tmp_path):
     tl.write_bif(m, path)
     back = tl.read_bif(path)
     _assert_same_model(m, back, exact=False, labels=str)
-    for v in back.variables:
-        assert all(isinstance(s, str) for s in back.states[v])
+    # treelearn's own file keeps each label's type (its treelearn_labels property) ...
+    _assert_same_model(m, back, exact=False, labels=lambda s: (type(s), s))
+    # ... and the same file without the properties (as another tool writes it) gives text
+    plain = tmp_path / "plain.bif"
+    text = path.read_text()
+    plain.write_text("\n".join(x for x in text.split("\n") if "treelearn_labels" not in x))
+    other = tl.read_bif(plain)
+    _assert_same_model(m, other, exact=False, labels=str)
+    for v in other.variables:
+        assert all(isinstance(s, str) for s in other.states[v])
 
 
 def test_from_pgmpy_rejects_non_networks():
@@ -171,16 +179,22 @@ def test_from_pgmpy_rejects_parent_states_that_disagree():
 @pytest.mark.parametrize(
     "frame, word",
     [
-        ({"col one": ["a", "b", "a"], "b": [1, 2, 2]}, "'col one'"),
-        ({"c": ["a b", "x,y", "a b"], "b": [1, 2, 2]}, "'a b'"),
+        ({"col one": ["a", "b", "a"], "b": [1, 2, 2]}, "col_one"),
+        ({"c": ["a b", "x,y", "a b"], "b": [1, 2, 2]}, "a_b"),
     ],
 )
-def test_write_bif_refuses_words_that_bif_cannot_hold(tmp_path, frame, word):
-    # pgmpy's writer wrote 'x,y' and 'a b' as they are; its reader then failed obscurely
+def test_write_bif_writes_words_bif_cannot_hold_and_reads_them_back(tmp_path, frame, word):
+    # pgmpy's writer wrote 'x,y' and 'a b' as they are; its reader then failed obscurely.
+    # (Issue 39: they were refused, so `learn --bif` lost bin labels.) Now each is written
+    # as a BIF word, pgmpy's own reader reads the file, and read_bif gives the labels back.
+    from pgmpy.readwrite import BIFReader
+
     m = tl.chow_liu(pd.DataFrame(frame))
-    with pytest.raises(tl.TreelearnError, match=word):
-        m.to_bif(tmp_path / "m.bif")
-    assert not (tmp_path / "m.bif").exists()
+    path = tmp_path / "m.bif"
+    m.to_bif(path)
+    assert tl.read_bif(path) == m
+    theirs = BIFReader(str(path)).get_model()
+    assert word in [*theirs.nodes(), *(s for states in theirs.states.values() for s in states)]
 
 
 # ---------------------------------------------------------------------------------- hostile inputs

@@ -13,10 +13,12 @@ which lists its names once (``NAMES``: name -> the private module defining it):
 loads on first use. ARCHITECTURE.md says which module owns what.
 """
 
+import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from . import classifiers, density, explain, io, structure, viz
 from ._base import errors as _errors
+from ._base import limits as _limits
 from ._base.errors import (
     CapabilityError,
     ClassColumnError,
@@ -65,6 +67,8 @@ _LAZY = {name: source for role in ROLES.values() for name, source in role.NAMES.
 
 #: modules that are part of the public API: ``treelearn.limits.MEMORY_LIMIT = 32 * 2**30``
 _MODULES = {"limits": "_base.limits"}
+# ``import treelearn.limits`` finds the very module the checks read (no file of its own)
+_sys.modules[f"{__name__}.limits"] = _limits
 
 
 def __getattr__(name: str) -> Any:

@@ -112,8 +112,10 @@ def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
     return _model_from_graph(graph_from_pgmpy(network))
 
 
-def read_bif(path: str | os.PathLike) -> TreeModel:
-    """Read a BIF file with pgmpy's ``BIFReader`` (state labels come back as strings).
+def read_bif(path: str | os.PathLike | None = None, *, text: str | None = None) -> TreeModel:
+    """Read a BIF file (``path``) or its content (``text=``) with pgmpy's ``BIFReader``,
+    checked first (see :func:`treelearn.export._pgmpy.graph_from_bif`): names and states
+    come back as treelearn wrote them (their labels kept in a property), else as text.
 
     Examples
     --------
@@ -124,7 +126,7 @@ def read_bif(path: str | os.PathLike) -> TreeModel:
     >>> tl.read_bif(path).states == m.states
     True
     """
-    return _model_from_graph(graph_from_bif(path))
+    return _checked_model(graph_from_bif(path, text=text), "pgmpy")
 
 
 def _model_from_graph(G: nx.DiGraph, method: str = "pgmpy") -> TreeModel:
@@ -132,9 +134,10 @@ def _model_from_graph(G: nx.DiGraph, method: str = "pgmpy") -> TreeModel:
 
 
 # ---------------------------------------------------------------------- XMLBIF, UAI, pyAgrum
-def read_xmlbif(path: str | os.PathLike) -> TreeModel:
-    """Read an XMLBIF file (pgmpy's, pyAgrum's, Weka's...): labels with their types where
-    treelearn wrote the file, else text (see :mod:`treelearn.export._xmlbif`).
+def read_xmlbif(path: str | os.PathLike | None = None, *, text: str | None = None) -> TreeModel:
+    """Read an XMLBIF file (pgmpy's, pyAgrum's, Weka's...) at ``path``, or its content
+    given as ``text=``: labels with their types where treelearn wrote the file, else text
+    (see :mod:`treelearn.export._xmlbif`).
 
     >>> import os, tempfile, pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
@@ -143,11 +146,17 @@ def read_xmlbif(path: str | os.PathLike) -> TreeModel:
     >>> tl.read_xmlbif(path) == m
     True
     """
-    return _checked_model(graph_from_xmlbif(path), "xmlbif")
+    return _checked_model(graph_from_xmlbif(path, text=text), "xmlbif")
 
 
-def read_uai(path: str | os.PathLike, names: Any = None, states: Any = None) -> TreeModel:
-    """Read a UAI ``BAYES`` file; ``names`` (the variables in file order) and ``states``
+def read_uai(
+    path: str | os.PathLike | None = None,
+    names: Any = None,
+    states: Any = None,
+    *,
+    text: str | None = None,
+) -> TreeModel:
+    """Read a UAI ``BAYES`` file at ``path`` (or its content given as ``text=``); ``names`` (the variables in file order) and ``states``
     (``{name: [states]}``) give back what the format does not hold (default:
     ``var_0, var_1, ...`` with states ``0 .. k-1``; see :mod:`treelearn.export._uai`).
 
@@ -158,7 +167,7 @@ def read_uai(path: str | os.PathLike, names: Any = None, states: Any = None) -> 
     >>> tl.read_uai(path, names=m.variables, states=m.states) == m
     True
     """
-    return _checked_model(graph_from_uai(path, names=names, states=states), "uai")
+    return _checked_model(graph_from_uai(path, names=names, states=states, text=text), "uai")
 
 
 def from_pyagrum(bn: Any) -> TreeModel:

@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import secrets
+import stat
 from collections.abc import Hashable
 from itertools import pairwise
 from typing import Any
@@ -34,6 +35,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from .._base import limits
 from .._base.errors import (
     CorruptModelFileError,
     InputTypeError,
@@ -53,6 +55,7 @@ from .._base.jsonvalues import (
     from_json_value,
     json_value,
 )
+from .._base.limits import check_file_size
 from ..encoding._bins import bin_labels, bins_of
 from ..stats._parameters import check_cpt
 
@@ -69,6 +72,7 @@ __all__ = [
     "model_document",
     "model_to_dict",
     "parse_document",
+    "path_or_text",
     "read_text",
     "save_document",
     "write_text_atomic",
@@ -562,19 +566,73 @@ def save_document(path: str | os.PathLike, doc: dict) -> None:
     write_text_atomic(path, dumps_document(doc))
 
 
-def read_text(path: str | os.PathLike) -> str:
+def read_text(path: str | os.PathLike, what: str = "model file") -> str:
     """A model file's text; a byte order mark (an editor's re-save) is dropped.
 
-    Raises :class:`FileNotFoundError` for no such file and
+    The read is bounded: the file is opened without blocking (``O_NONBLOCK``: a FIFO
+    with no writer never hangs), refused unless it is a regular file (a FIFO, a device
+    such as ``/dev/zero``, a socket), and refused above
+    :data:`treelearn.limits.FILE_SIZE_LIMIT` bytes before anything is read; at most
+    that many bytes are ever read, even from a file that grows meanwhile.
+
+    Raises :class:`FileNotFoundError` for no such file,
+    :class:`~treelearn.ModelFileError` for a directory or a file that is not regular,
+    :class:`~treelearn.ResourceLimitError` for a file over the limit and
     :class:`~treelearn.CorruptModelFileError` for a file that is not text.
+
+    >>> read_text("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    treelearn.ModelFileError: '/dev/zero' is not a regular file (a device, a FIFO or a socket), so it is no model file; give the path of a file
     """
-    path = file_path(path)
+    path = file_path(path, what)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"no such model file: {path!r}")
+        raise FileNotFoundError(f"no such {what}: {path!r}")
     if os.path.isdir(path):
-        raise ModelFileError(f"{path!r} is a directory, not a model file")
-    with open(path, encoding="utf-8-sig") as f:
-        try:
-            return f.read()
-        except UnicodeDecodeError:
-            raise CorruptModelFileError(f"{path!r} is not a text (JSON) file") from None
+        raise ModelFileError(f"{path!r} is a directory, not a {what}")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise ModelFileError(f"{path!r} cannot be opened ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ModelFileError(
+                f"{path!r} is not a regular file (a device, a FIFO or a socket), so it is no "
+                f"{what}; give the path of a file"
+            )
+        check_file_size(info.st_size, path)
+        data = f.read(limits.FILE_SIZE_LIMIT + 1)
+    check_file_size(len(data), path)  # it grew while being read
+    try:  # newlines read as text mode reads them: "\r\n" and "\r" are "\n"
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError:
+        raise CorruptModelFileError(f"{path!r} is not a text file (not UTF-8)") from None
+
+
+def path_or_text(path: Any, text: Any, what: str) -> str:
+    """The text to parse: the file at ``path`` (:func:`read_text`, bounded) or ``text``
+    itself, whichever is given, never guessed from a string's content.
+
+    >>> path_or_text(None, "BAYES 1 2 1 1 0 2 0.5 0.5", "UAI file")[:5]
+    'BAYES'
+    >>> path_or_text("m.uai", "BAYES", "UAI file")
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: give the UAI file as a path or as text=..., not both
+    """
+    if (path is None) == (text is None):
+        raise InputTypeError(
+            f"give the {what} as a path or as text=..., not both"
+            if path is not None
+            else f"give the {what} as a path (read_...(path)) or its content as text=..."
+        )
+    if text is None:
+        return read_text(path, what)
+    if not isinstance(text, str):
+        raise InputTypeError(
+            f"text= must be the {what}'s content as a str, not {type(text).__name__}"
+        )
+    if len(text) > limits.FILE_SIZE_LIMIT:
+        check_file_size(len(text), "text=")
+    return text

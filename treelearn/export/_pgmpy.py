@@ -12,6 +12,8 @@ This module reads models duck-typed (``variables``, ``states``, ``parents(v)``,
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -20,15 +22,18 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import InputTypeError, InvalidModelError, StructureError, TreelearnError
+from .._base.jsonvalues import DecodeError, decode_label, encode_label
+from .._base.limits import check_memory, check_states
 from ..stats._parameters import check_cpt
+from ._jsonfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
 
-__all__ = ["graph_from_bif", "graph_from_pgmpy", "to_pgmpy", "write_bif"]
+__all__ = ["bif_text", "check_bif", "graph_from_bif", "graph_from_pgmpy", "to_pgmpy", "write_bif"]
 
 
-def to_pgmpy(model: TreeModel) -> Any:
+def to_pgmpy(model: TreeModel | Any) -> Any:
     """``DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable, state names included.
 
     Examples
@@ -130,45 +135,258 @@ def graph_from_pgmpy(network: Any) -> nx.DiGraph:
     return G
 
 
-def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to a BIF file with pgmpy's ``BIFWriter``.
+_PROPERTY = "treelearn_labels"
+#: what a BIF word may hold (pgmpy's reader and the classic BIF grammar agree on these)
+_WORD = re.compile(r"[A-Za-z0-9_.\-]+")
+#: pgmpy's reader: comments outside quoted strings, blocks, declarations, headers
+_COMMENT = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")|(/\*.*?\*/|//[^\n]*)', re.DOTALL)
+_BLOCK = re.compile(r"(variable|probability).*?\}\n", re.DOTALL)
+_VARIABLE = re.compile(r"variable\s+([^{]+?)\s*\{")
+_DECLARATION = re.compile(r"type\s+\w+\s*\[\s*(\d+)\s*\]\s*\{([^}]*)\}\s*;")
+_LABELS = re.compile(rf"property\s+{_PROPERTY}\s*=\s*([^;]*);")
+_HEADER = re.compile(r"probability\s*\(\s*(.+?)(?:\s*\|\s*(.+?))?\s*\)")
 
-    BIF names and states are words of letters, digits, ``_``, ``-`` and ``.``
-    (what pgmpy's reader accepts); anything else is refused before writing,
-    since the file could not be read back.
+
+def _words(labels: list) -> list[str]:
+    """Each label as a distinct BIF word (letters, digits, ``_``, ``.``, ``-``): any other
+    run of characters becomes ``_``, and a word already taken (compared ignoring case, as
+    pgmpy matches names) gets ``_2``, ``_3``... appended."""
+    taken: set = set()
+    words = []
+    for label in labels:
+        base = re.sub(r"[^A-Za-z0-9_.\-]+", "_", str(label)) or "_"
+        word, k = base, 1
+        while word.lower() in taken:
+            k += 1
+            word = f"{base}_{k}"
+        taken.add(word.lower())
+        words.append(word)
+    return words
+
+
+def _labels_property(name: Any, states: list) -> str:
+    """The labels as JSON on one line that BIF readers pass over: no ``;`` (it ends a
+    property), no ``//`` or ``/*`` (comments) and no newline, each escaped as JSON allows."""
+    text = json.dumps({"name": encode_label(name), "states": [encode_label(s) for s in states]})
+    return text.replace(";", "\\u003b").replace("/", "\\/")
+
+
+def bif_text(model: TreeModel) -> str:
+    """The model as BIF text: names and states as BIF words (see :func:`_words`), each
+    variable's exact labels in a ``property treelearn_labels = {...} ;`` line that
+    :func:`graph_from_bif` reads back (other readers ignore properties), and each CPT as
+    pgmpy's ``BIFWriter`` writes it.
+
+    >>> import pandas as pd, treelearn as tl
+    >>> m = tl.chow_liu(pd.DataFrame({"a b": ["(0, 1]", "(1, 2]", "(1, 2]"]}))
+    >>> print(bif_text(m).split("variable ")[1].split("property")[0].strip())
+    a_b {
+        type discrete [ 2 ] { _0_1_, _1_2_ };
     """
     from pgmpy.readwrite import BIFWriter
 
-    for v in model.variables:
-        for word, what in [(v, "variable name")] + [
-            (s, f"state of {v!r}") for s in model.states[v]
-        ]:
-            if not re.fullmatch(r"[\w.\-]+", str(word)):
-                raise TreelearnError(
-                    f"the {what} {str(word)!r} cannot be written to BIF, which allows only "
-                    f"letters, digits, '_', '-' and '.'; rename it (e.g. df.rename(columns=...) "
-                    f"or df[col].replace(...)) before learning, or save with model.save(path)"
+    names = _words(list(model.variables))
+    word_of = dict(zip(model.variables, names))
+    states = model.states
+    state_words = {v: _words(list(states[v])) for v in model.variables}
+    renamed = _Renamed(model, word_of, state_words)
+    text = str(BIFWriter(to_pgmpy(renamed)))
+    for v in model.variables:  # the labels, after the variable's declaration
+        declaration = re.compile(
+            rf"(variable {re.escape(word_of[v])} \{{\n(\s*)type discrete[^\n]*\n)"
+        )
+        line = f"property {_PROPERTY} = {_labels_property(v, list(states[v]))} ;"
+        text, found = declaration.subn(_after_declaration(line), text, count=1)
+        if found != 1:  # pragma: no cover - pgmpy's layout changed
+            raise TreelearnError(f"cannot place the labels of {v!r} in pgmpy's BIF text")
+    return text
+
+
+def _after_declaration(line: str) -> Any:
+    """A ``re.sub`` replacement: the matched declaration, then ``line`` at its indent."""
+
+    def insert(found: re.Match) -> str:
+        return found.group(1) + found.group(2) + line + "\n"
+
+    return insert
+
+
+class _Renamed:
+    """A model's variables, states and CPTs under BIF words (what :func:`to_pgmpy` reads)."""
+
+    def __init__(self, model: TreeModel, word_of: dict, state_words: dict) -> None:
+        self.variables = [word_of[v] for v in model.variables]
+        self.states = {word_of[v]: state_words[v] for v in model.variables}
+        self._parents = {
+            word_of[v]: [word_of[p] for p in model.parents(v)] for v in model.variables
+        }
+        self._cpts = {word_of[v]: model.cpt(v) for v in model.variables}
+
+    def parents(self, v: str) -> list:
+        return self._parents[v]
+
+    def cpt(self, v: str) -> np.ndarray:
+        return self._cpts[v]
+
+
+def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
+    """Write ``model`` to a BIF file (atomically), :func:`bif_text`: every name and state
+    is written, made a BIF word, its exact label kept for :func:`treelearn.read_bif`."""
+    write_text_atomic(path, bif_text(model))
+
+
+def _bif_labels(body: str, word: str) -> tuple[Any, list] | None:
+    """The labels of a treelearn property in a variable block, or None."""
+    found = _LABELS.search(body)
+    if found is None:
+        return None
+    try:
+        data = json.loads(found.group(1))
+        return decode_label(data["name"]), [decode_label(x) for x in data["states"]]
+    except (ValueError, KeyError, TypeError, IndexError, DecodeError):
+        raise InvalidModelError(
+            f"variable {word!r}: its {_PROPERTY} property is not valid JSON labels"
+        ) from None
+
+
+def check_bif(text: str, what: str = "the BIF file") -> dict:
+    """Check a BIF text before pgmpy parses it, as pgmpy will split it: at least one
+    variable, each declared once (ignoring case, as pgmpy matches names) with its states
+    listed once each and as many as its ``[n]`` declares, at most
+    :data:`treelearn.limits.BIF_STATES_LIMIT` of them, and every CPT within
+    :data:`treelearn.limits.MEMORY_LIMIT`. Returns the variables in file order
+    (``"order"``) and ``{word: (label, states, listed)}`` from the treelearn properties
+    found (``"labels"``).
+
+    >>> check_bif("variable a { type discrete [ 3 ] { x, y }; }" + chr(10))
+    Traceback (most recent call last):
+    ...
+    treelearn.InvalidModelError: the BIF file: variable 'a' declares 3 states ([ 3 ]) but lists 2: ['x', 'y']
+    """
+    text = _COMMENT.sub(lambda m: m.group(1) or "", text)
+    sizes: dict = {}
+    seen: dict = {}
+    labels: dict = {}
+    order: list = []
+    headers = []
+    for block in _BLOCK.finditer(text):
+        body = block.group(0)
+        if body.startswith("probability"):
+            headers.append(body.split("\n")[0])
+            continue
+        named = _VARIABLE.match(body)
+        word = named.group(1).strip() if named else body[:40]
+        if word.lower() in seen:
+            raise InvalidModelError(f"{what}: the variable {word!r} is declared twice")
+        seen[word.lower()] = word
+        declared = _DECLARATION.search(body)
+        if named is None or declared is None:
+            raise InvalidModelError(
+                f"{what}: the variable block {word!r} has no 'type discrete [ n ] {{ states }};'"
+            )
+        raw = declared.group(2)
+        listed = [x.strip() for x in raw.split(",") if x.strip()] if "," in raw else raw.split()
+        check_states(len(listed), word, what)
+        n = int(declared.group(1))
+        if n != len(listed):
+            raise InvalidModelError(
+                f"{what}: variable {word!r} declares {n} states ([ {n} ]) but lists "
+                f"{len(listed)}: {listed[:10]}"
+            )
+        if len(set(listed)) != n:
+            twice = next(x for x in listed if listed.count(x) > 1)
+            raise InvalidModelError(
+                f"{what}: variable {word!r} lists the state {twice!r} twice; give each state once"
+            )
+        sizes[word.lower()] = n
+        order.append(word)
+        found = _bif_labels(body, word)
+        if found is not None:
+            if len(found[1]) != n:
+                raise InvalidModelError(
+                    f"{what}: variable {word!r}: its {_PROPERTY} property does not match its states"
                 )
+            labels[word] = (found[0], found[1], listed)
+    if not sizes:
+        raise InvalidModelError(
+            f"{what} declares no variable ('variable name {{ type discrete [ n ] {{ ... }}; }}'): "
+            f"it is no BIF network, or it is empty"
+        )
+    for header in headers:
+        parsed = _HEADER.search(header)
+        if parsed is None:
+            raise InvalidModelError(f"{what}: cannot read the probability header {header[:60]!r}")
+        family = [parsed.group(1).strip()]
+        if parsed.group(2):
+            family += [p.strip() for p in parsed.group(2).split(",")]
+        else:
+            family = family[0].split()
+        unknown = [u for u in family if u.lower() not in sizes]
+        if unknown:
+            raise InvalidModelError(
+                f"{what}: the probability of {family[0]!r} names {unknown[0]!r}, "
+                f"which is no declared variable"
+            )
+        size = math.prod(sizes[u.lower()] for u in family)
+        check_memory(
+            8 * size,
+            f"{what}: the CPT of {family[0]!r} ({size} entries)",
+            "the file declares more than a model can hold: check it, or raise "
+            "treelearn.limits.MEMORY_LIMIT",
+        )
+    return {"labels": labels, "order": order}
 
-    writer = BIFWriter(to_pgmpy(model))
-    # pgmpy >= 1.1 names it ``write`` (``write_bif`` is deprecated, removed in 1.3)
-    (writer.write if hasattr(writer, "write") else writer.write_bif)(os.fspath(path))
 
+def graph_from_bif(path: str | os.PathLike | None = None, *, text: str | None = None) -> nx.DiGraph:
+    """The checked graph (:func:`graph_from_pgmpy`) of a BIF file (``path``, read bounded)
+    or of its content (``text=``), checked by :func:`check_bif` before pgmpy's
+    ``BIFReader`` parses it.
 
-def graph_from_bif(path: str | os.PathLike) -> nx.DiGraph:
-    """The checked graph (:func:`graph_from_pgmpy`) of a BIF file read with pgmpy's ``BIFReader``.
-
-    State labels come back as strings.
+    Names and states are given back as treelearn wrote them where the file holds its
+    ``treelearn_labels`` properties, else as text.
     """
     from pgmpy.readwrite import BIFReader
 
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such BIF file: {path!r}")
+    what = "the BIF text" if path is None else f"{os.fspath(path)}"
+    text = path_or_text(path, text, "BIF file")
+    checked = check_bif(text, what)
     try:  # pgmpy checks the tables (negative, mis-sized) with bare ValueErrors
-        network = BIFReader(path).get_model()
+        network = BIFReader(string=text).get_model()
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise InvalidModelError(
-            f"{path}: not a valid BIF network ({type(exc).__name__}: {str(exc)[:200]})"
+            f"{what}: not a valid BIF network ({type(exc).__name__}: {str(exc)[:200]})"
         ) from None
-    return graph_from_pgmpy(network)
+    G = graph_from_pgmpy(network)
+    order = [u for u in checked["order"] if u in G]
+    if len(order) == len(G):  # the file's order (pgmpy's follows its blocks differently)
+        ordered = nx.DiGraph()
+        ordered.add_nodes_from((u, G.nodes[u]) for u in order)
+        ordered.add_edges_from(G.edges(data=True))
+        ordered.graph.update(G.graph)
+        ordered.graph["roots"] = [u for u in order if ordered.in_degree(u) == 0]
+        G = ordered
+    if not checked["labels"]:
+        return G
+    return _relabelled(G, checked["labels"], what)
+
+
+def _relabelled(G: nx.DiGraph, labels: dict, what: str) -> nx.DiGraph:
+    """``G`` with the names and states of the treelearn properties, checked to match."""
+    name_of = {}
+    for word, (label, states, listed) in labels.items():
+        base = _words([label])[0]  # a repeated word gets a suffix: _2, _3...
+        if word not in G or _words(states) != listed or not word.startswith(base):
+            raise InvalidModelError(
+                f"{what}: variable {word!r}: its {_PROPERTY} property does not match its "
+                f"name and states"
+            )
+        name_of[word] = label
+    if len(set(name_of.values())) != len(name_of):
+        raise InvalidModelError(f"{what}: two {_PROPERTY} properties give one name")
+    for word, (_, states, _) in labels.items():
+        G.nodes[word]["states"] = states
+    H = nx.relabel_nodes(G, name_of, copy=True)
+    for v in H.nodes:
+        H.nodes[v]["parents"] = [name_of.get(p, p) for p in H.nodes[v]["parents"]]
+    H.graph["roots"] = [name_of.get(r, r) for r in G.graph["roots"]]
+    return H

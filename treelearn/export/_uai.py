@@ -17,16 +17,24 @@ against the format: their files and these disagree on every CPT with parents.)
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
 
-from .._base.errors import InvalidModelError, ModelFormatError, StructureError
+from .._base.errors import (
+    InputTypeError,
+    InvalidModelError,
+    ModelFormatError,
+    StructureError,
+    TreelearnError,
+)
+from .._base.limits import check_memory
 from ..stats._parameters import check_cpt
-from ._jsonfile import read_text, write_text_atomic
+from ._jsonfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
@@ -90,27 +98,27 @@ def _tokens(text: str) -> tuple[list[str], list[str]]:
 
 
 def graph_from_uai(
-    source: str | os.PathLike,
+    path: str | os.PathLike | None = None,
     names: Sequence[Hashable] | None = None,
     states: Mapping[Hashable, Sequence] | None = None,
+    *,
+    text: str | None = None,
 ) -> nx.DiGraph:
-    """The checked graph of a UAI ``BAYES`` file (a path) or text (a string starting with
-    ``BAYES``). ``names``: the variables' names in file order (default: the ``#``
+    """The checked graph of a UAI ``BAYES`` file (``path``) or of its content (``text=``).
+    ``names``: the variables' names in file order (default: the ``#``
     comments of the scope lines where every one has one, else ``var_0, var_1, ...``);
     ``states``: ``{name: [states]}`` for some variables (default ``0 .. k-1``).
 
     Raises :class:`~treelearn.ModelFormatError` for a file that is not UAI ``BAYES`` and
     :class:`~treelearn.InvalidModelError` naming the variable for inconsistent contents.
 
-    >>> G = graph_from_uai("BAYES 2 2 2 2 1 0 2 0 1 2 0.5 0.5 4 1 0 0.5 0.5")
+    >>> G = graph_from_uai(text="BAYES 2 2 2 2 1 0 2 0 1 2 0.5 0.5 4 1 0 0.5 0.5")
     >>> G.nodes["var_1"]["parents"], G.nodes["var_1"]["cpt"].tolist()
     (['var_0'], [[1.0, 0.0], [0.5, 0.5]])
     """
-    text = (
-        source
-        if isinstance(source, str) and source.lstrip().upper().startswith(("BAYES", "MARKOV"))
-        else read_text(source)
-    )
+    names = _checked_names(names)
+    states = _checked_states(states)
+    text = path_or_text(path, text, "UAI file")
     tokens, comments = _tokens(text)
     if not tokens or tokens[0].upper() != "BAYES":
         kind = tokens[0] if tokens else "nothing"
@@ -132,19 +140,28 @@ def graph_from_uai(
             raise InvalidModelError(f"the UAI file has {token!r} where {what} belongs") from None
 
     n = int(take("the number of variables"))
+    if n < 1:
+        raise InvalidModelError(f"the UAI file declares {n} variables: a model needs at least one")
     card = [int(take(f"the cardinality of variable {i}")) for i in range(n)]
-    if n < 0 or any(k < 1 for k in card):
-        raise InvalidModelError(f"the UAI file's cardinalities {card} must be positive")
+    if any(k < 1 for k in card):
+        raise InvalidModelError(f"the UAI file's cardinalities {card[:20]} must be positive")
+    for i, k in enumerate(card):  # its table holds k numbers at least: bounded before any list
+        check_memory(8 * k, f"variable {i}'s table ({k} states declared)", _SMALLER)
     if names is None:
         names = (
             comments[:n]
             if len(comments) >= n and len(set(comments[:n])) == n
             else [f"var_{i}" for i in range(n)]
         )
-    names = list(names)
-    if len(names) != n or len(set(names)) != n:
+    if len(names) != n:
         raise InvalidModelError(
             f"names must be {n} distinct names, one per variable of the file; got {len(names)}"
+        )
+    unknown = [v for v in states if v not in set(names)]
+    if unknown:
+        raise TreelearnError(
+            f"states= names {unknown[:5]}, which are not among the file's variables "
+            f"{names[:10]}; give states for those names (or pass names=[...] in file order)"
         )
     labels = {v: list((states or {}).get(v, range(k))) for v, k in zip(names, card)}
     for v, k in zip(names, card):
@@ -180,11 +197,11 @@ def graph_from_uai(
         v = names[scope[-1]]
         size = int(take(f"the table size of function {f}"))
         shape = [card[u] for u in scope]
-        if size != int(np.prod(shape)):
+        if size != math.prod(shape):
             raise InvalidModelError(
-                f"variable {v!r}: its table has {size} entries, its scope "
-                f"needs {int(np.prod(shape))}"
+                f"variable {v!r}: its table has {size} entries, its scope needs {math.prod(shape)}"
             )
+        check_memory(8 * size, f"variable {v!r}'s table ({size} entries declared)", _SMALLER)
         values = np.array([take(f"an entry of {v!r}'s table", float) for _ in range(size)])
         parents = [names[u] for u in scope[:-1]]
         G.add_node(v, parents=parents, cpt=_checked_cpt(v, values.reshape(shape), shape))
@@ -195,6 +212,67 @@ def graph_from_uai(
         )
     G.graph["roots"] = [v for v in names if G.in_degree(v) == 0]
     return G
+
+
+_SMALLER = (
+    "the file declares more than a model can hold: check it, or raise treelearn.limits.MEMORY_LIMIT"
+)
+
+
+def _checked_names(names: Any) -> list | None:
+    """``names=`` as a list of distinct labels, or an error saying what to pass."""
+    if names is None:
+        return None
+    if (
+        isinstance(names, (str, bytes))
+        or not isinstance(names, Iterable)
+        or isinstance(names, Mapping)
+    ):
+        raise InputTypeError(
+            f"names= must be a list of the variables' names in file order (e.g. "
+            f"names=['A', 'B']), not {type(names).__name__} {names!r:.60}"
+        )
+    names = list(names)
+    for i, v in enumerate(names):
+        if not isinstance(v, Hashable):
+            raise InputTypeError(
+                f"names[{i}] = {v!r:.60} cannot be a variable name (a {type(v).__name__}); "
+                f"give names as text or numbers"
+            )
+    if len(set(names)) != len(names):
+        twice = next(v for v in names if names.count(v) > 1)
+        raise TreelearnError(f"names= gives {twice!r} twice; give each variable's name once")
+    return names
+
+
+def _checked_states(states: Any) -> dict:
+    """``states=`` as ``{name: [distinct labels]}``, or an error saying what to pass."""
+    if states is None:
+        return {}
+    if not isinstance(states, Mapping):
+        raise InputTypeError(
+            f"states= must be a dict {{name: [states]}}, not {type(states).__name__}"
+        )
+    checked = {}
+    for v, labels in states.items():
+        if isinstance(labels, (str, bytes)) or not isinstance(labels, Iterable):
+            raise InputTypeError(
+                f"states[{v!r}] must be a list of state labels, not {type(labels).__name__} "
+                f"{labels!r:.60}"
+            )
+        labels = list(labels)
+        bad = [s for s in labels if not isinstance(s, Hashable)]
+        if bad:
+            raise InputTypeError(f"states[{v!r}] holds {bad[0]!r:.60}, which cannot be a state")
+        keys = [(type(s).__name__, s) for s in labels]
+        if len(set(keys)) != len(keys) or len(set(labels)) != len(labels):
+            raise TreelearnError(
+                f"states[{v!r}] = {labels[:10]!r} repeats a state (or holds equal labels such "
+                f"as 1 and 1.0); give each state once",
+                column=v,
+            )
+        checked[v] = labels
+    return checked
 
 
 def _checked_cpt(variable: Hashable, table: np.ndarray, shape: list) -> np.ndarray:

@@ -19,7 +19,9 @@ file is :func:`treelearn.read_xmlbif`'s (:mod:`treelearn._io`).
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
@@ -30,7 +32,7 @@ import numpy as np
 from .._base.errors import InvalidModelError, ModelFormatError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from ..stats._parameters import check_cpt
-from ._jsonfile import read_text, write_text_atomic
+from ._jsonfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
@@ -40,13 +42,31 @@ __all__ = ["graph_from_xmlbif", "write_xmlbif", "xmlbif_text"]
 _PROPERTY = "treelearn_labels"
 
 
+#: characters XML 1.0 cannot hold (control characters but tab, newline, return; surrogates)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(label: object) -> str:
+    """A label as XML text: each character XML 1.0 cannot hold becomes U+FFFD (the
+    label itself is kept exactly in the treelearn property)."""
+    return _NOT_XML.sub("\ufffd", str(label))
+
+
 def _text_names(labels: list, what: str) -> list:
-    texts = [str(x) for x in labels]
-    if len(set(texts)) != len(texts):
-        clash = next(t for t in texts if texts.count(t) > 1)
+    """The labels as XMLBIF text, checked to read back distinct: readers strip the
+    white space around an element's text, so ``" a "`` reads as ``"a"``."""
+    texts = [_xml_text(x) for x in labels]
+    read = [t.strip() for t in texts]
+    if "" in read:
         raise TreelearnError(
-            f"two {what} read {clash!r} as text; XMLBIF holds names and states "
-            f"as text: rename one of them before writing"
+            f"one of the {what} is blank ({texts[read.index('')]!r}); XMLBIF readers strip the "
+            f"white space around names and states: rename it before writing"
+        )
+    if len(set(read)) != len(read):
+        clash = next(t for t in read if read.count(t) > 1)
+        raise TreelearnError(
+            f"two {what} read {clash!r} as text (white space around them stripped); XMLBIF "
+            f"holds names and states as text: rename one of them before writing"
         )
     return texts
 
@@ -103,7 +123,7 @@ def _labels(var: ET.Element, name: str, outcomes: list) -> tuple[Hashable, list]
             raise InvalidModelError(
                 f"variable {name!r}: its {_PROPERTY} property is not valid JSON labels"
             ) from None
-        if [str(s) for s in states] != outcomes or str(label) != name:
+        if [_xml_text(s).strip() for s in states] != outcomes or _xml_text(label).strip() != name:
             raise InvalidModelError(
                 f"variable {name!r}: its {_PROPERTY} property does not match its NAME and OUTCOMEs"
             )
@@ -111,8 +131,10 @@ def _labels(var: ET.Element, name: str, outcomes: list) -> tuple[Hashable, list]
     return name, outcomes
 
 
-def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
-    """The checked graph of an XMLBIF file (a path) or text (a string starting with ``<``):
+def graph_from_xmlbif(
+    path: str | os.PathLike | None = None, *, text: str | None = None
+) -> nx.DiGraph:
+    """The checked graph of an XMLBIF file (``path``) or of its content (``text=``):
     nodes with ``states``, ``parents`` (the ``GIVEN`` order) and ``cpt``
     (:func:`~treelearn.stats._parameters.check_cpt`).
 
@@ -121,13 +143,11 @@ def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
 
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}), alpha=0)
-    >>> G = graph_from_xmlbif(xmlbif_text(m))
+    >>> G = graph_from_xmlbif(text=xmlbif_text(m))
     >>> G.nodes["b"]["states"], G.nodes["b"]["cpt"].tolist() == m.cpt("b").tolist()
     ([0, 1], True)
     """
-    text = (
-        source if isinstance(source, str) and source.lstrip().startswith("<") else read_text(source)
-    )
+    text = path_or_text(path, text, "XMLBIF file")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -144,9 +164,16 @@ def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
             raise InvalidModelError(f"an XMLBIF variable {name!r} has no NAME or no OUTCOME")
         if name in by_text:
             raise InvalidModelError(f"the XMLBIF file names the variable {name!r} twice")
+        if len(set(outcomes)) != len(outcomes):
+            twice = next(o for o in outcomes if outcomes.count(o) > 1)
+            raise InvalidModelError(
+                f"variable {name!r}: the OUTCOME {twice!r} is listed twice; give each state once"
+            )
         label, states = _labels(var, name, outcomes)
         by_text[name] = label
         G.add_node(label, states=states)
+    if not by_text:
+        raise InvalidModelError("the XMLBIF file has no VARIABLE: a model needs at least one")
     defined: set = set()
     for definition in network.findall("DEFINITION"):
         child = (definition.findtext("FOR") or "").strip()
@@ -169,10 +196,10 @@ def graph_from_xmlbif(source: str | os.PathLike) -> nx.DiGraph:
             raise InvalidModelError(
                 f"variable {child!r}: its TABLE holds something that is not a number"
             ) from None
-        if values.size != int(np.prod(shape)):
+        if values.size != math.prod(shape):
             raise InvalidModelError(
                 f"variable {child!r}: its TABLE has {values.size} numbers, "
-                f"its states and parents need {int(np.prod(shape))}"
+                f"its states and parents need {math.prod(shape)}"
             )
         G.add_node(v, parents=parents, cpt=_checked_cpt(v, values.reshape(shape), shape))
         G.add_edges_from((p, v) for p in parents)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnError
-from .._base.jsonvalues import decode_label, encode_label
+from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from .._base.limits import check_memory
 from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
@@ -538,8 +538,20 @@ class GaussianTreeModel(Model):
 
     @classmethod
     def from_dict(cls, d: Any) -> GaussianTreeModel:
+        """The model :meth:`to_dict` describes, every field checked: the variables distinct
+        (one at least), each edge between two of them (no self-loop, no repeat), the edges a
+        forest (no cycle), each node's ``parent`` the source of its edge, the ``roots`` the
+        variables without a parent, and the weights numbers. Anything else raises
+        :class:`~treelearn.InvalidModelError` naming the field.
+        """
         try:
             variables = [decode_label(v) for v in d["variables"]]
+            if not variables or len(set(variables)) != len(variables):
+                raise InvalidModelError(
+                    f"Gaussian tree file: 'variables' must list one variable at least, each "
+                    f"once, not {variables[:10]!r}"
+                )
+            known = set(variables)
             G = nx.DiGraph()
             for v, node in zip(variables, d["nodes"], strict=True):
                 G.add_node(
@@ -549,12 +561,40 @@ class GaussianTreeModel(Model):
                     variance=node["variance"],
                 )
             for (u, v), w in zip(d["edges"], d["weights"], strict=True):
-                G.add_edge(
-                    decode_label(u), decode_label(v), **({"weight": w} if w is not None else {})
+                u, v = decode_label(u), decode_label(v)
+                where = f"Gaussian tree file: the edge {u!r} -> {v!r} in 'edges'"
+                if u not in known or v not in known:
+                    raise InvalidModelError(f"{where} joins a node that is not in 'variables'")
+                if u == v or G.has_edge(u, v):
+                    raise InvalidModelError(f"{where} is a self-loop or a repeat")
+                if w is not None and (
+                    not isinstance(w, (int, float)) or isinstance(w, bool) or not math.isfinite(w)
+                ):
+                    raise InvalidModelError(f"{where}: its entry in 'weights' is {w!r}, no number")
+                G.add_edge(u, v, **({"weight": w} if w is not None else {}))
+            if not nx.is_directed_acyclic_graph(G):
+                raise InvalidModelError(
+                    f"Gaussian tree file: 'edges' form a cycle: {nx.find_cycle(G)}"
                 )
-            G.graph["roots"] = [decode_label(v) for v in d["roots"]]
+            for v, node in zip(variables, d["nodes"], strict=True):
+                parent = node.get("parent")
+                parent = None if parent is None else decode_label(parent)
+                listed = next(iter(G.predecessors(v)), None)
+                if parent != listed:
+                    raise InvalidModelError(
+                        f"Gaussian tree file: variable {v!r} has the 'parent' {parent!r} but "
+                        f"'edges' give it {listed!r}"
+                    )
+            roots = [decode_label(v) for v in d["roots"]]
+            parentless = [v for v in variables if G.in_degree(v) == 0]
+            if sorted(map(repr, roots)) != sorted(map(repr, parentless)):
+                raise InvalidModelError(
+                    f"Gaussian tree file: 'roots' {roots[:10]!r} must be the variables without "
+                    f"a parent, {parentless[:10]!r}"
+                )
+            G.graph["roots"] = roots
             return cls(G, n_rows=d.get("n_rows"), settings=d.get("settings"))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, DecodeError) as exc:
             if isinstance(exc, InvalidModelError):
                 raise
             raise InvalidModelError(f"Gaussian tree file: bad contents ({exc})") from None
