@@ -91,6 +91,7 @@ def saved_kinds() -> list[Kind]:
             lambda: tl.AWNB(n_trees=3, random_state=0),
             tl.MANB,
             tl.ETAN,
+            lambda: tl.AutoClassifier(candidates=["NaiveBayes", "TAN"], cv=3),
         ):
             clf = make().fit(features, y)
             kinds.append(Kind(type(clf).__name__, clf, _classifier(features)))

@@ -558,7 +558,7 @@ class CLGTreeModel(Model):
         total = (
             np.zeros(n)
             if self.discrete_model is None
-            else self.discrete_model._complete_log_likelihood(codes)
+            else self.discrete_model.complete_log_likelihood(codes)
         )
         for j in self._down_order:
             if self._kind[j] == 1:

@@ -335,7 +335,7 @@ class CopulaTreeModel(Model):
         complete = observed.all(axis=1)
         out = np.zeros(len(Z))
         if complete.any():  # the tree's conditionals (same column order), O(p) a row
-            out[complete] = self.scores._log_density(Z[complete])
+            out[complete] = self.scores.log_density(Z[complete])
         if complete.all():
             return out + jac
         mu, S = self.scores.joint()

@@ -306,9 +306,9 @@ class GaussianTreeModel(Model):
 
     def score_samples(self, X: Any) -> np.ndarray:
         """``log p(x)`` of each row in nats (every model column needed, others ignored)."""
-        return self._log_density(self._matrix(X))
+        return self.log_density(self._matrix(X))
 
-    def _log_density(self, X: np.ndarray) -> np.ndarray:
+    def log_density(self, X: np.ndarray) -> np.ndarray:
         """``log p(x)`` of complete rows of a float matrix in :attr:`variables` order."""
         resid = X[:, self._parent]  # a copy, worked on in place (one (n, d) temporary)
         resid *= -self._coef

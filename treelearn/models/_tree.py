@@ -308,13 +308,16 @@ class TreeModel(Model):
         """
         complete = (codes >= 0).all(axis=1)
         if complete.all():  # no copy of the rows: a mixture's E-step scores them k times
-            return self._complete_log_likelihood(codes)
+            return self.complete_log_likelihood(codes)
         out = np.empty(codes.shape[0])
-        out[complete] = self._complete_log_likelihood(codes[complete])
+        out[complete] = self.complete_log_likelihood(codes[complete])
         out[~complete] = self.engine().log_evidence(codes[~complete])  # missing: summed out
         return out
 
-    def _complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+    def complete_log_likelihood(self, codes: np.ndarray) -> np.ndarray:
+        """``log p(x)`` of each row of integer state codes with no missing cell (rows x
+        :attr:`variables`), one gather over the log-CPTs (the CLG tree scores its discrete
+        part with it)."""
         flat, columns, strides, offsets = self._log_cpt_index()
         # every node's family as one flat index into the concatenated log-CPTs, one gather
         # for all nodes, laid out variables x rows: the index adds whole contiguous rows of
