@@ -49,6 +49,7 @@ def arguments(name: str, data, out) -> list[str]:
         "compare_classifiers_roc.py": ["--bins", "3", "--out", str(out)],
         "explanations.py": [],
         "tutorial_bayesian_learning.py": [],
+        "tutorial_em_mixtures.py": [],
         "tutorial_chow_liu_mle.py": [],  # its own bundled asia table: the numbers it asserts
     }[name]
 
@@ -63,6 +64,7 @@ EXPECTED_FILES = {
     "explanations.py": [],
     "tutorial_bayesian_learning.py": [],
     "tutorial_chow_liu_mle.py": [],
+    "tutorial_em_mixtures.py": [],
 }
 
 
