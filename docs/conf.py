@@ -39,11 +39,14 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_inventories", "auto_examples/*.ipynb", "**/*.py.md5"]
+exclude_patterns = ["_build", "_inventories", "_explorer", "auto_examples/*.ipynb", "**/*.py.md5"]
 templates_path = ["_templates"]
 html_theme = "furo"
 html_title = f"treelearn {release}"
 html_static_path: list[str] = []
+# the gallery's explorer page writes its page here; copied to the site's root
+os.makedirs(os.path.join(HERE, "_explorer"), exist_ok=True)
+html_extra_path = ["_explorer"]
 myst_enable_extensions = ["colon_fence", "dollarmath"]
 myst_heading_anchors = 3
 

@@ -48,6 +48,7 @@ def arguments(name: str, data, out) -> list[str]:
         "text_classification.py": ["--terms", "12", "--out", str(out)],
         "compare_classifiers_roc.py": ["--bins", "3", "--out", str(out)],
         "explanations.py": [],
+        "explorer_page.py": ["--out", str(out)],
         "tutorial_bayesian_learning.py": [],
         "tutorial_em_mixtures.py": [],
         "tutorial_chow_liu_mle.py": [],  # its own bundled asia table: the numbers it asserts
@@ -62,6 +63,7 @@ EXPECTED_FILES = {
     "text_classification.py": ["text_word_tree.png"],
     "compare_classifiers_roc.py": ["roc_curves.png"],
     "explanations.py": [],
+    "explorer_page.py": ["asia_explorer.html"],
     "tutorial_bayesian_learning.py": [],
     "tutorial_chow_liu_mle.py": [],
     "tutorial_em_mixtures.py": [],
