@@ -1,9 +1,12 @@
-"""Learn a Chow-Liu tree from a CSV file and draw it.
+"""Learn a Chow-Liu tree from a CSV file and draw it
+=================================================
 
 The tree is the maximum-likelihood tree-shaped Bayesian network: the maximum
 spanning tree of the pairwise mutual information, rooted at the first column.
 The script prints the tree as indented text (MI on each edge), its
 log-likelihood and BIC, and saves a picture in which edge width follows the MI.
+
+From the shell::
 
     python examples/chow_liu_draw.py [DATA.csv] [--out DIR] [--root COLUMN]
 """
@@ -19,9 +22,10 @@ import pandas as pd
 
 import treelearn as tl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "chow_liu_draw.py")))
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "asia.csv"))
 parser.add_argument(
     "--out",

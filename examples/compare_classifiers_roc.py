@@ -1,10 +1,13 @@
-"""Every treelearn classifier side by side: ROC curves on held-out rows.
+"""Every treelearn classifier side by side: ROC curves on held-out rows
+====================================================================
 
 The breast-cancer data bundled with scikit-learn (30 numeric measurements) is cut
 into quantile bins by ``tl.Discretizer`` inside each pipeline (learned on the training
 rows only), then each classifier -- naive Bayes, TAN, k-DB, AODE, A2DE, selective
 k-DB (SKDB), weighted naive Bayes (WANBIA) -- is fitted and its ROC curve drawn with
 scikit-learn's ``RocCurveDisplay``; the legend gives each one's area under the curve.
+
+From the shell::
 
     python examples/compare_classifiers_roc.py [--bins 5] [--out FOLDER]
 """
@@ -24,9 +27,16 @@ from sklearn.pipeline import make_pipeline
 
 import treelearn as tl
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "compare_classifiers_roc.py")))
+
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("--bins", type=int, default=5)
-parser.add_argument("--out", default=".")
+parser.add_argument(
+    "--out",
+    default=os.path.join(HERE, "..", "out"),
+    help="folder for the picture (default: out/ in the repository, git-ignored)",
+)
 args = parser.parse_args()
 
 data = load_breast_cancer()

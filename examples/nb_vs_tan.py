@@ -1,10 +1,13 @@
-"""Naive Bayes vs tree-augmented naive Bayes (TAN), by cross-validation.
+"""Naive Bayes vs tree-augmented naive Bayes (TAN), by cross-validation
+====================================================================
 
 Both are scikit-learn classifiers over categorical columns. Naive Bayes assumes
 the features independent given the class; TAN adds a tree of dependencies
 between them (the maximum spanning tree of the conditional mutual information
 given the class). Where features are correlated, as in the alarm network, TAN
 is usually more accurate and, above all, better calibrated (lower log-loss).
+
+From the shell::
 
     python examples/nb_vs_tan.py [DATA.csv] [--class COLUMN] [--folds 5] [--rows N]
 """
@@ -17,9 +20,10 @@ from sklearn.model_selection import StratifiedKFold, cross_validate
 
 import treelearn as tl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "nb_vs_tan.py")))
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "alarm.csv"))
 parser.add_argument("--class", dest="target", default="BP", help="the column to predict")
 parser.add_argument("--folds", type=int, default=5)

@@ -1,9 +1,12 @@
-"""Export a learned tree to pgmpy and ask it a query.
+"""Export a learned tree to pgmpy and ask it a query
+=================================================
 
 treelearn answers exact queries itself (``model.query``); this script hands the
 model to pgmpy as a ``DiscreteBayesianNetwork`` with labelled ``TabularCPD`` s
 and asks pgmpy's variable elimination the same question, to show that the two
 agree and that the whole pgmpy toolbox is available on a learned tree.
+
+From the shell::
 
     python examples/pgmpy_query.py [DATA.csv] [--target lung] [--given smoke=yes ...]
 """
@@ -17,9 +20,10 @@ import pandas as pd
 
 import treelearn as tl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "pgmpy_query.py")))
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "asia.csv"))
 parser.add_argument("--target", default="lung")
 parser.add_argument("--given", nargs="*", default=["smoke=yes"], metavar="COL=VALUE")

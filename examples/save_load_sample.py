@@ -1,9 +1,12 @@
-"""Learn, save, load and sample.
+"""Learn, save, load and sample
+============================
 
 A model is saved as versioned JSON (states with their types, structure, CPTs,
 MI weights, learning settings) and loads back exactly. Sampling from it gives a
 DataFrame with the original column order, labels and dtypes; here the synthetic
 rows are checked against the data by their average log-likelihood.
+
+From the shell::
 
     python examples/save_load_sample.py [DATA.csv] [--out DIR] [-n 1000]
 """
@@ -15,9 +18,10 @@ import pandas as pd
 
 import treelearn as tl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "save_load_sample.py")))
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("data", nargs="?", default=os.path.join(HERE, "..", "datasets", "asia.csv"))
 parser.add_argument(
     "--out",

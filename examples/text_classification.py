@@ -1,4 +1,5 @@
-"""Text classification: which library wrote this docstring? Bag of words, naive Bayes, TAN.
+"""Text classification: which library wrote this docstring? Bag of words, naive Bayes, TAN
+=======================================================================================
 
 The corpus is real text that ships with installed packages, so nothing is
 downloaded: the summary paragraphs (the text before "Parameters", "Returns",
@@ -12,6 +13,8 @@ presence; multinomial: word counts). Then the terms with the largest mutual
 information with the class (tl.rank_features, straight from the sparse matrix)
 become 0/1 columns for categorical naive Bayes and TAN; TAN's tree of words
 (the maximum spanning tree of I(word_i; word_j | library)) is drawn into out/.
+
+From the shell::
 
     python examples/text_classification.py [--terms 25] [--out DIR]
 """
@@ -33,7 +36,8 @@ from sklearn.model_selection import train_test_split
 
 import treelearn as tl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# this script's folder (the docs' gallery runs it from there, without __file__)
+HERE = os.path.dirname(os.path.abspath(globals().get("__file__", "text_classification.py")))
 LIBRARIES = {
     "networkx": ["networkx"],
     "scipy.stats": ["scipy.stats"],
@@ -46,7 +50,7 @@ SECTION = re.compile(
     r"Attributes|Methods|References)\n\s*-{3,}"
 )
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
 parser.add_argument("--terms", type=int, default=25, help="top-MI terms for NB and TAN")
 parser.add_argument(
     "--out",

@@ -47,6 +47,11 @@ def arguments(name: str, data, out) -> list[str]:
         "save_load_sample.py": [str(data / "asia.csv"), "--out", str(out), "-n", "200"],
         "text_classification.py": ["--terms", "12", "--out", str(out)],
         "compare_classifiers_roc.py": ["--bins", "3", "--out", str(out)],
+        "explanations.py": [],
+        "explorer_page.py": ["--out", str(out)],
+        "tutorial_bayesian_learning.py": [],
+        "tutorial_em_mixtures.py": [],
+        "tutorial_chow_liu_mle.py": [],  # its own bundled asia table: the numbers it asserts
     }[name]
 
 
@@ -57,6 +62,11 @@ EXPECTED_FILES = {
     "save_load_sample.py": ["model.json", "samples.csv"],
     "text_classification.py": ["text_word_tree.png"],
     "compare_classifiers_roc.py": ["roc_curves.png"],
+    "explanations.py": [],
+    "explorer_page.py": ["asia_explorer.html"],
+    "tutorial_bayesian_learning.py": [],
+    "tutorial_chow_liu_mle.py": [],
+    "tutorial_em_mixtures.py": [],
 }
 
 

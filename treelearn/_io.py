@@ -158,7 +158,7 @@ def read_uai(
 ) -> TreeModel:
     """Read a UAI ``BAYES`` file at ``path`` (or its content given as ``text=``); ``names`` (the variables in file order) and ``states``
     (``{name: [states]}``) give back what the format does not hold (default:
-    ``var_0, var_1, ...`` with states ``0 .. k-1``; see :mod:`treelearn.export._uai`).
+    ``var_0, var_1, ...`` with states ``0`` to ``k-1``; see :mod:`treelearn.export._uai`).
 
     >>> import os, tempfile, pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))

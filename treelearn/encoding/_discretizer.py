@@ -115,16 +115,18 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
 
     Attributes
     ----------
-    edges_ : ``{column: array}``: the inner cut points (rounded to the fewest
+    edges_ : dict of str to ndarray
+        ``{column: array}``: the inner cut points (rounded to the fewest
         significant digits, at least 3, that keep them distinct; dates to whole days,
-        hours, minutes or seconds by :func:`treelearn.encoding._bins.time_edges`, labelled as
+        hours, minutes or seconds, labelled as
         :func:`treelearn.discretize` labels them; the bins are cut at these rounded
         values, so the labels say exactly what each bin holds).
         A value ``v`` goes to the first bin whose upper edge is ``>= v``; values
         below the first or above the last edge go to the end bins.
-    categories_ : ``{column: [labels]}``, e.g. ``["(-inf, 5.1]", "(5.1, 5.8]", ...,
-        "(6.4, inf)"]``.
-    feature_names_in_, n_features_in_ : the columns seen in ``fit``.
+    categories_ : dict of str to list
+        ``{column: [labels]}``, e.g. ``["(-inf, 5.1]", "(5.1, 5.8]", ..., "(6.4, inf)"]``.
+    feature_names_in_, n_features_in_ : ndarray, int
+        The columns seen in ``fit``.
 
     ``transform`` returns a DataFrame (a copy; the input is never changed) whose
     cut columns are ordered ``Categorical`` declaring every bin, and missing values

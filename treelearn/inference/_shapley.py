@@ -168,8 +168,9 @@ class Explanation:
     kind : ``"log_odds"`` (the chain rule) or ``"shapley"``.
     output : ``"log_odds"``, ``"log_proba"`` or ``"proba"``.
     conditional : unknown features summed out (True) or taken from a background (False).
-    method : how the values were computed (``"chain rule"``, ``"exact"``, ``"exact per
-        independent group"``, ``"permutation sampling"``).
+    method : str
+        How the values were computed (``"chain rule"``, ``"exact"``,
+        ``"exact per independent group"``, ``"permutation sampling"``).
     standard_error : rows x features, the sampling estimator's standard errors (``None``
         where the values are exact).
     """

@@ -708,11 +708,14 @@ class HiddenMarkovModel(HiddenTree):
     ``structure="chain"``. ``startprob_init``, ``transmat_init`` and ``emissionprob_init``
     give the start (all three, tied); otherwise ``n_init`` random starts.
 
-    Attributes (besides :class:`HiddenTree`'s)
+    Attributes
     ----------
-    startprob_ : ``P(h_1)``, ``(h,)``.
-    transmat_ : ``P(h_t | h_{t-1})``: ``(h, h)`` tied, ``(T - 1, h, h)`` untied.
-    emissionprob_ : ``P(x_t | h_t)``: ``(h, k)`` tied, a list of ``(h, k_t)`` untied.
+    startprob_ : ndarray
+        ``P(h_1)``, shape ``(h,)`` (besides :class:`HiddenTree`'s attributes).
+    transmat_ : ndarray
+        ``P(h_t | h_{t-1})``: shape ``(h, h)`` tied, ``(T - 1, h, h)`` untied.
+    emissionprob_ : ndarray or list of ndarray
+        ``P(x_t | h_t)``: shape ``(h, k)`` tied, a list of ``(h, k_t)`` untied.
 
     Examples
     --------

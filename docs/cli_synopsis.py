@@ -1,0 +1,83 @@
+"""The command line's synopsis, from the parser itself: the README and the docs print this.
+
+``python docs/cli_synopsis.py`` prints the usage line of every ``treelearn`` command as
+``treelearn COMMAND --help`` prints it (wrapped at 100 columns); ``--write`` puts it into
+README.md between the ``<!-- cli-synopsis -->`` markers. ``tests/test_cli_synopsis.py``
+fails when the README's copy differs from the parser, and the docs' command-line page is
+written from the parser at build time, so neither can drift from ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+START, END = "<!-- cli-synopsis -->", "<!-- /cli-synopsis -->"
+WIDTH = "100"  # argparse wraps usage at $COLUMNS - 2
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    from treelearn.cli._main import build_parser
+
+    parser = build_parser()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("treelearn's parser has no commands")
+
+
+def synopsis() -> str:
+    """Every command's usage, as its ``--help`` prints it (without ``usage: ``)."""
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = WIDTH
+    try:
+        usages = [
+            p.format_usage().removeprefix("usage: ").rstrip().replace("\n" + " " * 7, "\n")
+            for p in commands().values()
+        ]
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+    return "\n".join(usages) + "\n"
+
+
+def full_help() -> dict[str, str]:
+    """Every command's whole ``--help`` text, for the docs' command-line page."""
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = WIDTH
+    try:
+        return {name: p.format_help() for name, p in commands().items()}
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+
+
+def readme_block(text: str) -> str:
+    """The synopsis the README holds between the markers."""
+    _, _, rest = text.partition(START)
+    block, _, _ = rest.partition(END)
+    return block.strip().removeprefix("```").removesuffix("```").strip() + "\n"
+
+
+def write_readme() -> None:
+    path = os.path.join(ROOT, "README.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    new = f"{head}{START}\n```\n{synopsis()}```\n{END}{tail}"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write"]:
+        write_readme()
+    else:
+        print(synopsis(), end="")
