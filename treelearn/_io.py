@@ -114,7 +114,8 @@ def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
 
 def read_bif(path: str | os.PathLike | None = None, *, text: str | None = None) -> TreeModel:
     """Read a BIF file (``path``) or its content (``text=``) with pgmpy's ``BIFReader``,
-    checked first (see :func:`treelearn.export._pgmpy.graph_from_bif`): names and states
+    checked first (a variable at least, no name or state twice, declared sizes equal to
+    the states listed, sizes within :mod:`treelearn.limits`): names and states
     come back as treelearn wrote them (their labels kept in a property), else as text.
 
     Examples

@@ -137,8 +137,10 @@ class AutoClassifier(BayesNetClassifier):
 
     Parameters
     ----------
-    candidates : the names of the candidates to try (keys of
-        :data:`~treelearn.classifiers._choose.CANDIDATES`); ``None`` (default): every one
+    candidates : the names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
+        ``"KDB1"``, ``"KDB2"``, ``"AODE"``, ``"SKDB"``, ``"WeightedNaiveBayes"``,
+        ``"MixedNaiveBayes"``, ``"MixedTAN"``, ``"GaussianClassifier"``,
+        ``"GaussianTAN"``); ``None`` (default): every one
         that takes the table's columns -- NaiveBayes, TAN, KDB(k=1), KDB(k=2), AODE,
         SKDB and WeightedNaiveBayes on categorical tables, MixedNaiveBayes and MixedTAN
         on every table, GaussianClassifier and GaussianTAN on numeric tables.

@@ -105,8 +105,7 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
         column may get fewer).
     strategy : ``"quantile"`` (equal counts), ``"uniform"`` (equal widths) or ``"mdl"``:
         supervised, the class entropy's cut points accepted by Fayyad and Irani's MDL
-        criterion (IJCAI 1993; Weka's supervised ``Discretize``,
-        :func:`~treelearn.encoding._mdl.mdl_cut_points`), which needs the class labels
+        criterion (IJCAI 1993; Weka's supervised ``Discretize``), which needs the class labels
         ``y`` in ``fit`` and ignores ``bins`` (a column no cut pays for is one bin).
     columns : the columns to cut; default: every float and datetime column, and
         every integer column with more than ``bins`` distinct values (``"mdl"``: every

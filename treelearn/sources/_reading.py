@@ -105,7 +105,7 @@ def read_data(
         The text encoding; ``None`` finds it: a byte-order mark's (UTF-8, UTF-16,
         UTF-32), UTF-16/32 without one from its NUL bytes, UTF-8, or for a file whose
         first 64 KiB are not UTF-8, Windows-1252 (else Latin-1) with an
-        :class:`~treelearn.sources._dialect.EncodingNote` warning.
+        ``EncodingNote`` warning (a :class:`UserWarning`).
     thousands, decimal : str, optional
         The thousands separator and the decimal point of numbers (``thousands="."``,
         ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``. ``decimal=None``
