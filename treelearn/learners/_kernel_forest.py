@@ -29,9 +29,8 @@ import numpy as np
 from .._base.errors import MissingValuesError, TreelearnError
 from .._base.validation import RANDOM_STATE, Interval, Options, check_params
 from ..encoding._table import check_sample_weight
-from ..models._kernel_forest import KernelForestModel
+from ..models._kernel_forest import METHODS, KernelForestModel
 from ..sources._kinds import empty_error, numeric_matrix
-from ..models._kernel_forest import METHODS
 from ..stats._kernel import (
     bandwidth_factor,
     binned_kernel_mutual_information,
@@ -150,7 +149,7 @@ def _learn_forest(data: Any, sample_weight: Any, opts: dict) -> KernelForestMode
         "split": opts["split"],
         "grid": opts["grid"],
         "refit": opts["refit"],
-        "method": method,
+        "evaluation": method,
     }
     if not opts["refit"]:
         model = KernelForestModel(

@@ -53,8 +53,8 @@ from ..stats._kernel import (
 from ._base import Model, tree_lines
 
 __all__ = [
-    "METHODS",
     "MAX_ABS_CORRELATION",
+    "METHODS",
     "QUADRATURE_POINTS",
     "QUADRATURE_REACH",
     "KernelForestModel",

@@ -34,12 +34,12 @@ __all__ = [
     "binned_pair_log_density",
     "evaluation_method",
     "fft_convolve",
-    "linear_bin",
-    "pair_coordinates",
-    "pair_grid",
     "kde_log_density",
     "kde_pair_log_density",
     "kernel_mutual_information",
+    "linear_bin",
+    "pair_coordinates",
+    "pair_grid",
     "weighted_moments",
 ]
 
@@ -258,7 +258,7 @@ class UnitGridDensity:
         if cells > MAX_GRID_CELLS:  # a very wide spread: nodes spread wider (coarser)
             per_unit *= (MAX_GRID_CELLS / cells) ** (1.0 / D)
         self.step = np.full(D, 1.0 / per_unit)
-        self.shape = tuple(int(math.ceil(s * per_unit)) + 2 for s in span)
+        self.shape = tuple(math.ceil(s * per_unit) + 2 for s in span)
         self.lo = P.min(axis=0) - GRID_REACH
         check_memory(
             8.0 * 4 * float(np.prod(self.shape)),
@@ -300,7 +300,7 @@ class UnitGridDensity:
 def _convolve_axis(A: np.ndarray, step: float, axis: int) -> np.ndarray:
     """``A`` convolved along ``axis`` with the unit normal's density at multiples of
     ``step`` (out to :data:`GRID_REACH`), by FFT, the result as long as ``A``."""
-    half = int(math.ceil(GRID_REACH / step))
+    half = math.ceil(GRID_REACH / step)
     taps = np.exp(-0.5 * (np.arange(-half, half + 1) * step) ** 2) / math.sqrt(2 * math.pi)
     shape = [1] * A.ndim
     shape[axis] = len(taps)
