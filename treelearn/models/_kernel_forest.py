@@ -78,6 +78,11 @@ class KernelForestModel(Model):
     ``centres`` (rows x variables) are the kernels' centres, ``weights`` theirs (``None``:
     equal), ``factor`` the bandwidth factor, ``edges`` the forest's ``(u, v)`` pairs in
     the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
+    ``method`` says how densities are evaluated (:attr:`evaluation`): ``"exact"`` sums
+    every kernel, ``"binned"`` reads grids built once from the centres (linear binning and
+    FFT convolution, :mod:`treelearn.stats._kernel`; within a few 1e-3 nats per term),
+    ``"auto"`` exact up to 2,000 kernels and binned past it. Sampling draws from the
+    kernels themselves either way.
     """
 
     kind = "kernel_forest"

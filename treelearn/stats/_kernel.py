@@ -439,7 +439,7 @@ def binned_kernel_mutual_information(
                 )
                 index = offset + (b[:, i] + a_bit) * grid + b[:, j] + b_bit
                 counts += np.bincount(index.ravel(), weights=share.ravel(), minlength=len(counts))
-    counts = counts.reshape(P, grid, grid)
+    lattice = counts.reshape(P, grid, grid)
     # the correlated kernel at every lattice offset of each pair (standardised offsets)
     k = np.arange(-(grid - 1), grid)
     a = (k[None, :] * step[i][:, None] / sd[i][:, None])[:, :, None]
@@ -447,7 +447,7 @@ def binned_kernel_mutual_information(
     r = corr[i, j][:, None, None]
     r = np.clip(r, -MAX_PAIR_CORRELATION, MAX_PAIR_CORRELATION)
     kernel = np.exp(-0.5 * (a * a - 2 * r * a * b2 + b2 * b2) / (1.0 - r * r))
-    full = fft_convolve(counts, kernel, (1, 2))
+    full = fft_convolve(lattice, kernel, (1, 2))
     D = np.maximum(full[:, grid - 1 : 2 * grid - 1, grid - 1 : 2 * grid - 1], 0.0)
     Q = D / D.sum(axis=(1, 2), keepdims=True)
     qi, qj = Q.sum(axis=2, keepdims=True), Q.sum(axis=1, keepdims=True)
