@@ -519,6 +519,9 @@ class KernelForest(ModelEstimator):
     split : the share of rows that estimates the tree; the rest prunes it.
     grid : grid points per column of the numerical MI integral.
     refit : refit the final KDEs on every row (else on the estimating part only).
+    method : ``"exact"`` (sum every kernel; time grows with rows squared), ``"binned"``
+        (rows binned onto grids, FFT convolution; time linear in rows) or ``"auto"``
+        (exact up to 2,000 rows, binned past it).
     random_state : the seed of the split into two parts.
 
     The data is a DataFrame or 2-D array of numbers, no missing values (scoring integrates
@@ -557,12 +560,14 @@ class KernelForest(ModelEstimator):
         split: float = 0.5,
         grid: int = 48,
         refit: bool = True,
+        method: str = "auto",
         random_state: Any = None,
     ) -> None:
         self.bandwidth = bandwidth
         self.split = split
         self.grid = grid
         self.refit = refit
+        self.method = method
         self.random_state = random_state
 
     _parameter_constraints: ClassVar[dict] = KERNEL_FOREST_CONSTRAINTS

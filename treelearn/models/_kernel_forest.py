@@ -40,10 +40,25 @@ from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
-from ..stats._kernel import kde_log_density, kde_pair_log_density, weighted_moments
+from ..stats._kernel import (
+    UnitGridDensity,
+    binned_log_density,
+    binned_pair_log_density,
+    evaluation_method,
+    kde_log_density,
+    kde_pair_log_density,
+    pair_grid,
+    weighted_moments,
+)
 from ._base import Model, tree_lines
 
-__all__ = ["MAX_ABS_CORRELATION", "QUADRATURE_POINTS", "QUADRATURE_REACH", "KernelForestModel"]
+__all__ = [
+    "MAX_ABS_CORRELATION",
+    "METHODS",
+    "QUADRATURE_POINTS",
+    "QUADRATURE_REACH",
+    "KernelForestModel",
+]
 
 #: a pair whose kernels' correlation is this close to +-1 has no 2-D density to speak of
 MAX_ABS_CORRELATION = 1.0 - 1e-9
@@ -52,6 +67,8 @@ MAX_ABS_CORRELATION = 1.0 - 1e-9
 #: below 1e-30, far beneath round-off)
 QUADRATURE_POINTS = 8
 QUADRATURE_REACH = 12
+#: how a model evaluates its densities (:func:`treelearn.stats._kernel.evaluation_method`)
+METHODS = ("auto", "exact", "binned")
 
 
 class KernelForestModel(Model):
@@ -61,6 +78,11 @@ class KernelForestModel(Model):
     ``centres`` (rows x variables) are the kernels' centres, ``weights`` theirs (``None``:
     equal), ``factor`` the bandwidth factor, ``edges`` the forest's ``(u, v)`` pairs in
     the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
+    ``method`` says how densities are evaluated (:attr:`evaluation`): ``"exact"`` sums
+    every kernel, ``"binned"`` reads grids built once from the centres (linear binning and
+    FFT convolution, :mod:`treelearn.stats._kernel`; within a few 1e-3 nats per term),
+    ``"auto"`` exact up to 2,000 kernels and binned past it. Sampling draws from the
+    kernels themselves either way.
     """
 
     kind = "kernel_forest"
@@ -83,7 +105,10 @@ class KernelForestModel(Model):
         mutual_information: Sequence[float] | None = None,
         n_rows: float | None = None,
         settings: dict | None = None,
+        method: str = "auto",
     ) -> None:
+        if method not in METHODS:
+            raise InvalidModelError(f"method == {method!r}, must be one of {list(METHODS)}")
         self.variables = list(variables)
         C = np.array(centres, dtype=float, order="C")  # one layout: the same sums bit for bit
         if (
@@ -125,6 +150,11 @@ class KernelForestModel(Model):
                 column=v,
             )
         self.centres, self.factor, self.n_eff = C, float(factor), n_eff
+        self.method = method
+        #: how the densities are evaluated: "exact" sums every kernel, "binned" reads a
+        #: grid (:mod:`treelearn.stats._kernel`); "auto" chooses by the number of kernels
+        self.evaluation = evaluation_method(method, len(C))
+        self._grids: dict[tuple, UnitGridDensity] = {}
         self._w, self._log_w, self._mean = w, np.log(w), mean
         self.kernel_sd = dict(zip(self.variables, (self.factor * sd).tolist()))
         pos = {v: j for j, v in enumerate(self.variables)}
@@ -232,8 +262,16 @@ class KernelForestModel(Model):
         return np.asarray(X, dtype=float)[:, [pos[v] for v in self.variables]]
 
     def _marginal(self, X: np.ndarray, j: int) -> np.ndarray:
-        v = self.variables[j]
-        return kde_log_density(X[:, j], self.centres[:, j], self._log_w, self.kernel_sd[v])
+        return self._log1(X[:, j], j)
+
+    def _log1(self, x: np.ndarray, j: int) -> np.ndarray:
+        """Column ``j``'s 1-D KDE's log density at ``x``, exactly or on its binned grid."""
+        s = self.kernel_sd[self.variables[j]]
+        if self.evaluation == "exact":
+            return kde_log_density(x, self.centres[:, j], self._log_w, s)
+        if (j,) not in self._grids:  # built once, on first use
+            self._grids[(j,)] = UnitGridDensity(self.centres[:, j : j + 1] / s, self._w)
+        return binned_log_density(x, self.centres[:, j], self._log_w, s, self._grids[(j,)])
 
     def edge_log_ratios(self, data: Any) -> np.ndarray:
         """``log p_ij / (p_i p_j)`` of every row (rows x edges, in :attr:`edges`' order)."""
@@ -247,16 +285,7 @@ class KernelForestModel(Model):
             for k in (i, j):
                 if k not in marginals:
                     marginals[k] = self._marginal(X, k)
-            pair = kde_pair_log_density(
-                X[:, i],
-                X[:, j],
-                self.centres[:, i],
-                self.centres[:, j],
-                self._log_w,
-                self.kernel_sd[u],
-                self.kernel_sd[v],
-                self.correlation[(u, v)],
-            )
+            pair = self._pair(X[:, i], X[:, j], i, j)
             out[:, e] = pair - marginals[i] - marginals[j]
         return out
 
@@ -333,10 +362,10 @@ class KernelForestModel(Model):
         return ((a + b) / 2 + (b - a) / 2 * t).ravel(), np.log(((b - a) / 2 * w).ravel())
 
     def _pair(self, x: np.ndarray, y: np.ndarray, i: int, j: int) -> np.ndarray:
+        """The 2-D KDE of columns ``i, j``'s log density at ``(x, y)``, exactly or on its
+        binned grid (whitened, ``i`` first)."""
         u, v = self.variables[i], self.variables[j]
-        return kde_pair_log_density(
-            x,
-            y,
+        args = (
             self.centres[:, i],
             self.centres[:, j],
             self._log_w,
@@ -344,6 +373,11 @@ class KernelForestModel(Model):
             self.kernel_sd[v],
             self._rho(i, j),
         )
+        if self.evaluation == "exact":
+            return kde_pair_log_density(x, y, *args)
+        if (i, j) not in self._grids:  # built once, on first use
+            self._grids[(i, j)] = pair_grid(*args)
+        return binned_pair_log_density(x, y, *args, grid=self._grids[(i, j)])
 
     def _integrate(
         self, X: np.ndarray, G: nx.Graph, component: list, grids: dict, holes: np.ndarray
@@ -354,9 +388,7 @@ class KernelForestModel(Model):
         local = {}
         for v in component:  # each grid point's factor, with the observed neighbours' edges
             g, log_w = grids[v]
-            node = log_w + (1 - G.degree(v)) * kde_log_density(
-                g, self.centres[:, v], self._log_w, self.kernel_sd[self.variables[v]]
-            )
+            node = log_w + (1 - G.degree(v)) * self._log1(g, v)
             term = np.tile(node, (n, 1))
             for u in G.neighbors(v):
                 if not holes[u]:
@@ -431,6 +463,7 @@ class KernelForestModel(Model):
             "edges": [[encode_label(u), encode_label(v)] for u, v in self.edges],
             "mutual_information": [self.mutual_information.get(e, 0.0) for e in self.edges],
             "n_rows": self.n_rows,
+            "method": self.method,
             "settings": {
                 str(k): v
                 for k, v in self.settings.items()
@@ -485,6 +518,11 @@ class KernelForestModel(Model):
             isinstance(n_rows, bool) or not isinstance(n_rows, (int, float))
         ):
             raise InvalidModelError("kernel forest file: 'n_rows' must be a number or null")
+        method = d.get("method", "auto")  # files before the binned path: "auto"
+        if method not in METHODS:
+            raise InvalidModelError(
+                f"kernel forest file: 'method' == {method!r}, must be one of {list(METHODS)}"
+            )
         factor = d.get("factor")
         if isinstance(factor, bool) or not isinstance(factor, (int, float)):  # as cls() says it
             raise InvalidModelError(f"factor == {factor!r}, must be a finite number > 0")
@@ -498,6 +536,7 @@ class KernelForestModel(Model):
                 mutual_information=mi,
                 n_rows=n_rows,
                 settings=settings,
+                method=method,
             )
         except InvalidModelError:
             raise
