@@ -55,6 +55,7 @@ FACTORIES = {
     "KDB": lambda: tl.KDB(k=2).fit(X, Y),
     "SKDB": lambda: tl.SKDB().fit(X, Y),
     "ETAN": lambda: tl.ETAN().fit(X, Y),
+    "AutoClassifier": lambda: tl.AutoClassifier(candidates=["NaiveBayes", "TAN"], cv=3).fit(X, Y),
     "FSSJ": lambda: tl.FSSJ().fit(X, Y),
     "BSEJ": lambda: tl.BSEJ().fit(X, Y),
     "TANHillClimb": lambda: tl.TANHillClimb().fit(X, Y),

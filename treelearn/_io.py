@@ -42,11 +42,10 @@ from .export._jsonfile import (
     estimator_document,
     model_document,
     parse_document,
-    read_text,
-    write_text_atomic,
 )
 from .export._pgmpy import graph_from_bif, graph_from_pgmpy
 from .export._pyagrum import graph_from_pyagrum
+from .export._textfile import read_text, write_text_atomic
 from .export._uai import graph_from_uai
 from .export._xmlbif import graph_from_xmlbif
 from .models._base import MODEL_KINDS, Model

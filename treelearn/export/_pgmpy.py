@@ -25,7 +25,7 @@ from .._base.errors import InputTypeError, InvalidModelError, StructureError, Tr
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from .._base.limits import check_memory, check_states
 from ..stats._parameters import check_cpt
-from ._jsonfile import path_or_text, write_text_atomic
+from ._textfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel

@@ -34,7 +34,7 @@ from .._base.errors import (
 )
 from .._base.limits import check_memory
 from ..stats._parameters import check_cpt
-from ._jsonfile import path_or_text, write_text_atomic
+from ._textfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel

@@ -32,7 +32,7 @@ import numpy as np
 from .._base.errors import InvalidModelError, ModelFormatError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from ..stats._parameters import check_cpt
-from ._jsonfile import path_or_text, write_text_atomic
+from ._textfile import path_or_text, write_text_atomic
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
