@@ -80,7 +80,7 @@ class KernelForestModel(Model):
     the order they were kept (``mutual_information[(u, v)]``: the weight that ranked them).
     ``method`` says how densities are evaluated (:attr:`evaluation`): ``"exact"`` sums
     every kernel, ``"binned"`` reads grids built once from the centres (linear binning and
-    FFT convolution, :mod:`treelearn.stats._kernel`; within a few 1e-3 nats per term),
+    FFT convolution; within a few 1e-3 nats per term),
     ``"auto"`` exact up to 2,000 kernels and binned past it. Sampling draws from the
     kernels themselves either way.
     """
