@@ -47,9 +47,11 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(label: object) -> str:
-    """A label as XML text: each character XML 1.0 cannot hold becomes U+FFFD (the
-    label itself is kept exactly in the treelearn property)."""
-    return _NOT_XML.sub("\ufffd", str(label))
+    """A label as XML text: each character XML 1.0 cannot hold becomes U+FFFD, and line
+    ends are ``"\\n"`` as every XML parser reads them back (``"\\r\\n"`` and ``"\\r"``
+    normalised; the label itself is kept exactly in the treelearn property)."""
+    text = str(label).replace("\r\n", "\n").replace("\r", "\n")
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def _text_names(labels: list, what: str) -> list:
