@@ -6,7 +6,9 @@ information, likelihoods by counting, brute-force enumeration) are in tests/orac
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import warnings
 
 import numpy as np
@@ -154,6 +156,22 @@ def tables(draw, min_columns=2, max_columns=4):
 
 
 # ---------------------------------------------------------------- refusals
+def run_cli(*argv) -> tuple[int, str, str]:
+    """The ``treelearn`` command line in this process: its return code, standard output and
+    standard error (warnings silenced, as the installed command's notes go to stderr)."""
+    from treelearn.cli._main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        rc = main([str(a) for a in argv])
+    return rc, out.getvalue(), err.getvalue()
+
+
 def expect(error: type, pattern: str, fn, *args, **kwargs) -> None:
     """``fn(*args, **kwargs)`` raises a TreelearnError that is an ``error`` and whose
     message holds ``pattern`` (never a raw pandas/numpy/pyarrow/json error)."""

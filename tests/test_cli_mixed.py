@@ -8,27 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
 import treelearn as tl
 
 
 def _run(argv: list) -> tuple[int, str, str]:
-    """The command line in this process: its return code, standard output and error."""
-    import contextlib
-    import io
-    import warnings
-
-    from treelearn.cli._main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        rc = main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
+    """The command line in this process (argv as a list)."""
+    return run_cli(*argv)
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,17 @@ the installed ``treelearn`` command (slow)."""
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
 import treelearn as tl
-from treelearn.cli._main import main
 from treelearn.sources._dialect import EncodingNote, sniff_encoding
 
 TEXT = "a,b\nx,1\ny,2\nx,3\n"
@@ -29,16 +27,7 @@ SEMICOLON = "wage;education;sex\n5,1;12;M\n4,95;9;F\n6,67;12;F\n4;12;M\n7,5;16;M
 WAGES = [5.1, 4.95, 6.67, 4.0, 7.5, 6.25]  # the file's numbers, by hand
 
 
-def _run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        rc = main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
+_run = run_cli  # the command line in this process
 
 
 # ------------------------------------------------------------------ options checked

@@ -4,28 +4,16 @@ dropped) and the advice for continuous tables and absent feature columns."""
 
 from __future__ import annotations
 
-import contextlib
 import io
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
 import treelearn as tl
-from treelearn.cli._main import main
 
-
-def _run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        rc = main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
+_run = run_cli  # the command line in this process
 
 
 @pytest.fixture
