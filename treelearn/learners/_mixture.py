@@ -178,19 +178,7 @@ class TreeMixture(EMEstimator):
     """
 
     #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
-    capabilities = frozenset(
-        {
-            "score",
-            "sample",
-            "sample_given",
-            "query",
-            "marginals",
-            "predict",
-            "explain",
-            "draw",
-            "explorer",
-        }
-    )
+    capabilities = MixtureModel.capabilities  # its model_'s: a mixture of trees
 
     def __init__(
         self,
