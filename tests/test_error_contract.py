@@ -122,33 +122,6 @@ CONTRACT: dict[str, tuple[str, str]] = {
     **dict.fromkeys(CALLS, (FUNCTION, "the wrong value in the argument CALLS shows")),
 }
 
-#: rows whose refusal belongs to another scope of issue 40 (readers, reading options,
-#: exports): xfail(strict) so each flips to a failure, and is moved here, once fixed
-NOT_YET = {
-    ("read_data", "an int"): "files-cli: read_data's path argument",
-    ("read_data", "a set"): "files-cli: read_data's path argument",
-    ("read_bif", "an int"): "model-readers: a path or a text, explicitly",
-    ("read_bif", "a set"): "model-readers: a path or a text, explicitly",
-    **{
-        (name, label): "export: the model argument (export/ sits below models/, so the "
-        "check needs a model-free test of what a model is)"
-        for name in ["write_bif", "write_uai", "write_xmlbif", "kl_divergence"]
-        for label in ["an int", "a set", "a graph"]
-    },
-    ("read_data", "a graph"): "files-cli: read_data's path argument",
-    ("read_bif", "a graph"): "model-readers: a path or a text, explicitly",
-    ("to_pgmpy", "an int"): "export: the model argument",
-    ("to_pgmpy", "a set"): "export: the model argument",
-    ("to_pgmpy", "a graph"): "export: the model argument",
-    ("to_pyagrum", "an int"): "export: the model argument",
-    ("to_pyagrum", "a set"): "export: the model argument",
-    ("to_pyagrum", "a graph"): "export: the model argument",
-    ("plot_explanation", "an int"): "viz: the explanation argument",
-    ("plot_explanation", "a set"): "viz: the explanation argument",
-    ("plot_explanation", "a graph"): "viz: the explanation argument",
-}
-
-
 #: probes that are valid input for that argument: skipped, saying why
 VALID = {
     ("star", "a set"): "a set of leaves is an iterable of leaf names",
@@ -178,10 +151,7 @@ def _cases():
         if role == EXEMPT:
             continue
         for label, value in WRONG_DATA.items():
-            marks = []
-            if (name, label) in NOT_YET:
-                marks = [pytest.mark.xfail(strict=True, reason=NOT_YET[name, label])]
-            yield pytest.param(name, role, label, value, id=f"{name}-{label}", marks=marks)
+            yield pytest.param(name, role, label, value, id=f"{name}-{label}")
 
 
 @pytest.mark.filterwarnings("ignore")
@@ -205,20 +175,7 @@ def _estimators():
 
 
 @pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True, reason="kernel-fft: a constraint calls .accepts on a plain object"
-            ),
-        )
-        if n == "KernelTAN"
-        else n
-        for n in _estimators()
-    ],
-)
+@pytest.mark.parametrize("name", _estimators())
 def test_a_wrong_option_is_a_treelearn_error(name):
     cls = getattr(tl, name)
     options = [p for p in inspect.signature(cls).parameters.values() if p.name != "self"]

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import TreelearnError
+from .errors import InputTypeError, TreelearnError
 
 __all__ = [
     "BOOLEAN",
@@ -54,6 +54,7 @@ __all__ = [
     "Options",
     "check_param",
     "check_params",
+    "require_network",
 ]
 
 
@@ -216,3 +217,28 @@ def check_params(
         for name, forms in constraints.items()
         if name in values
     }
+
+
+#: what a discrete network answers (TreeModel, a classifier's network, pgmpy's reader output)
+_NETWORK_METHODS = ("parents", "cpt")
+
+
+def require_network(model: Any, function: str) -> None:
+    """Refuse what is no discrete network before ``function`` reads it.
+
+    A network is duck-typed (this layer sits below the model kinds): it has ``variables``,
+    ``states`` and the methods ``parents(v)`` and ``cpt(v)``, as a
+    :class:`~treelearn.TreeModel` and a fitted classifier's network do.
+
+    >>> require_network(5, "write_bif")
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: write_bif takes a discrete network (a TreeModel such as tl.chow_liu(df), or a fitted classifier), not int 5
+    """
+    has_tables = all(callable(getattr(model, name, None)) for name in _NETWORK_METHODS)
+    if has_tables and hasattr(model, "variables") and hasattr(model, "states"):
+        return
+    raise InputTypeError(
+        f"{function} takes a discrete network (a TreeModel such as tl.chow_liu(df), or a "
+        f"fitted classifier), not {type(model).__name__} {model!r:.60}"
+    )

@@ -43,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
-from .._base.validation import RANDOM_STATE, Interval, Options
+from .._base.validation import RANDOM_STATE, InstanceOf, Interval, Options
 from ..encoding._table import python_scalar
 from ..models._kernel_forest import MAX_ABS_CORRELATION
 from ..sources._by_class import labelled_rows
@@ -234,7 +234,7 @@ class KernelTAN(NumericClassifier):
         "validation": [Interval(Real, 0, 1, closed="neither")],
         "grid": [Interval(Integral, 8, None)],
         "method": [Options("auto", "exact", "binned")],
-        "root": [None, object],
+        "root": [None, InstanceOf(object, name="a feature name")],
         "random_state": RANDOM_STATE,
     }
 

@@ -24,6 +24,7 @@ import numpy as np
 from .._base.errors import InputTypeError, InvalidModelError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from .._base.limits import check_memory, check_states
+from .._base.validation import require_network
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -43,6 +44,7 @@ def to_pgmpy(model: TreeModel | Any) -> Any:
     >>> bn.check_model()
     True
     """
+    require_network(model, "to_pgmpy")
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.models import DiscreteBayesianNetwork
 
@@ -232,6 +234,7 @@ class _Renamed:
 def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
     """Write ``model`` to a BIF file (atomically), :func:`bif_text`: every name and state
     is written, made a BIF word, its exact label kept for :func:`treelearn.read_bif`."""
+    require_network(model, "write_bif")
     write_text_atomic(path, bif_text(model))
 
 
@@ -347,8 +350,8 @@ def graph_from_bif(path: str | os.PathLike | None = None, *, text: str | None = 
     """
     from pgmpy.readwrite import BIFReader
 
+    text = path_or_text(path, text, "BIF file")  # checks the path's type first
     what = "the BIF text" if path is None else f"{os.fspath(path)}"
-    text = path_or_text(path, text, "BIF file")
     checked = check_bif(text, what)
     try:  # pgmpy checks the tables (negative, mis-sized) with bare ValueErrors
         network = BIFReader(string=text).get_model()

@@ -16,6 +16,7 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import InputTypeError, StructureError, TreelearnError
+from .._base.validation import require_network
 from ..stats._parameters import check_cpt
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def to_pyagrum(model: TreeModel) -> Any:
     >>> sorted(bn.names()), bn.variable("b").labels()
     (['a', 'b'], ('0', '1'))
     """
+    require_network(model, "to_pyagrum")
     gum = import_pyagrum()
     names = [str(v) for v in model.variables]
     if len(set(names)) != len(names):

@@ -33,6 +33,7 @@ from .._base.errors import (
     TreelearnError,
 )
 from .._base.limits import check_memory
+from .._base.validation import require_network
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -82,6 +83,7 @@ def uai_text(model: TreeModel) -> str:
 
 def write_uai(model: TreeModel, path: str | os.PathLike) -> None:
     """Write ``model`` to a UAI file (atomically)."""
+    require_network(model, "write_uai")
     write_text_atomic(path, uai_text(model))
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._base.errors import InvalidModelError, ModelFormatError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
+from .._base.validation import require_network
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -108,6 +109,7 @@ def xmlbif_text(model: TreeModel, name: str = "treelearn") -> str:
 
 def write_xmlbif(model: TreeModel, path: str | os.PathLike, name: str = "treelearn") -> None:
     """Write ``model`` to an XMLBIF file (atomically: never a half-written file)."""
+    require_network(model, "write_xmlbif")
     write_text_atomic(path, xmlbif_text(model, name))
 
 

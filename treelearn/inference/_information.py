@@ -31,6 +31,7 @@ import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.limits import check_memory
+from .._base.validation import require_network
 
 if TYPE_CHECKING:
     from ..models._tree import TreeModel
@@ -167,6 +168,8 @@ def kl_divergence(p: TreeModel, q: TreeModel) -> float:
     >>> bool(tl.kl_divergence(tree, tl.chow_liu(df, alpha=10)) > 0)
     True
     """
+    require_network(p, "kl_divergence")
+    require_network(q, "kl_divergence")
     if set(p.variables) != set(q.variables) or len(p.variables) != len(q.variables):
         raise StructureError(
             f"kl_divergence needs two models over the same variables; P has "

@@ -68,6 +68,7 @@ from .._base.errors import (
     DataFileError,
     DuplicateColumnError,
     EmptyDataError,
+    InputTypeError,
     NumericColumnWarning,
     TreelearnError,
     UnseenStateError,
@@ -705,7 +706,14 @@ def count_chunk(
 
 # ---------------------------------------------------------------- files
 def data_file(path: str | os.PathLike) -> str:
-    """``path`` as a string, once checked to exist (``FileNotFoundError`` naming it)."""
+    """``path`` as a string, once checked to be a path (an
+    :class:`~treelearn.InputTypeError` otherwise) and to exist (``FileNotFoundError``
+    naming it)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(
+            f"the data file must be a path (a str or os.PathLike such as pathlib.Path) or a "
+            f"readable text stream, not {type(path).__name__} {path!r:.60}"
+        )
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._base.errors import TreelearnError
+from .._base.errors import InputTypeError, TreelearnError
 from .._base.validation import Constraint, InstanceOf, Interval, Options, check_params
 from ._draw import new_figure
 
@@ -61,6 +61,11 @@ def plot_explanation(
     >>> len(tl.plot_explanation(e, kind="bar").axes[0].patches)   # one bar per feature
     7
     """
+    if not all(hasattr(explanation, name) for name in ("values", "base", "data", "output")):
+        raise InputTypeError(
+            "plot_explanation takes an Explanation (what a classifier's explain(X) returns), "
+            f"not {type(explanation).__name__} {explanation!r:.60}"
+        )
     params = check_params(
         {"kind": kind, "row": row, "max_features": max_features, "ax": ax}, _OPTIONS
     )
