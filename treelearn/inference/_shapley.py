@@ -778,8 +778,12 @@ def _check_finite(values: np.ndarray, output: str, what: str) -> None:
         r = int(np.argwhere(bad)[0][0])
         raise TreelearnError(
             f"row {r}: {what} has probability zero for the explained state (or for another "
-            f"state) given some features, so its {output} is infinite; use output='proba', or "
-            f"learn the model with alpha > 0"
+            f"state) given some features, so its {output} is infinite. The cause is a "
+            f"probability of exactly 0 in the model: a CPT entry never seen in training "
+            f"under alpha = 0 (learn with alpha > 0), or a Gaussian density that underflows "
+            f"(a value many standard deviations from a class's mean, its variance learned "
+            f"from few rows: learn with var_prior > 0, or a larger one); or use "
+            f"output='proba'"
         )
 
 
