@@ -173,6 +173,7 @@ class Explanation:
         ``"exact per independent group"``, ``"permutation sampling"``).
     standard_error : rows x features, the sampling estimator's standard errors (``None``
         where the values are exact).
+    states : the target's states, in the model's order (``None``: not recorded).
     """
 
     values: pd.DataFrame
@@ -185,6 +186,7 @@ class Explanation:
     conditional: bool
     method: str
     standard_error: pd.DataFrame | None = field(default=None)
+    states: tuple | None = field(default=None)
 
     @property
     def features(self) -> list:
@@ -850,6 +852,7 @@ def explain_game(
         conditional=conditional,
         method=how,
         standard_error=None if se is None else pd.DataFrame(se, index=index, columns=columns),
+        states=tuple(labels.tolist()),
     )
 
 

@@ -1,0 +1,160 @@
+"""Issue 39 item 6: pictures a person can read, checked numerically (no image comparison).
+
+Every text artist's bounding box (as matplotlib renders it) lies inside the figure and no
+two overlap; a summary of many rows explains one class (equal to explaining that class
+directly) with a colour bar; ensembles are one figure of bounded width; a drawing's size
+follows its layout's extent.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import treelearn as tl  # noqa: E402
+from conftest import run_cli  # noqa: E402
+
+_DATA = Path(__file__).resolve().parent.parent / "datasets"
+ASIA = pd.read_csv(_DATA / "asia.csv")
+
+
+def _texts(fig) -> list:
+    """Every text the figure draws, with its rendered box (pixels): each axes' tick labels
+    inside its view (matplotlib keeps, but does not draw, those outside), its texts, title
+    and axis labels, and the figure's own texts."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    artists = list(fig.texts)
+    for ax in fig.axes:
+        artists += [*ax.texts, ax.title, ax._left_title, ax._right_title]
+        for axis in (ax.xaxis, ax.yaxis):
+            artists.append(axis.label)
+            low, high = sorted(axis.get_view_interval())
+            span = (high - low) * 1e-9
+            for tick, loc in zip(axis.get_major_ticks(), axis.get_majorticklocs()):
+                if low - span <= loc <= high + span:
+                    artists += [tick.label1, tick.label2]
+    out = []
+    for artist in artists:
+        if not artist.get_visible() or not str(artist.get_text()).strip():
+            continue
+        box = artist.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0:
+            out.append((str(artist.get_text()), box))
+    return out
+
+
+def _check_readable(fig) -> int:
+    """Every text inside the figure and no two overlapping (1 px of tolerance: rounding)."""
+    width, height = fig.canvas.get_width_height()
+    texts = _texts(fig)
+    for text, box in texts:
+        assert box.x0 >= -1 and box.y0 >= -1, (text, box, width, height)
+        assert box.x1 <= width + 1 and box.y1 <= height + 1, (text, box, width, height)
+    for (a, p), (b, q) in itertools.combinations(texts, 2):
+        overlap_w = min(p.x1, q.x1) - max(p.x0, q.x0)
+        overlap_h = min(p.y1, q.y1) - max(p.y0, q.y0)
+        assert overlap_w <= 1 or overlap_h <= 1, (a, b, p, q)
+    return len(texts)
+
+
+# ---------------------------------------------------------------- the waterfall
+def _survey():
+    df = pd.read_csv(_DATA / "real" / "survey.csv")
+    df = df[df["Smoke"].notna()]
+    X = df.drop(columns="Smoke").rename(
+        columns={"Wr.Hnd": "writing hand span (cm), as measured", "Exer": "exercise per week"}
+    )
+    return X, df["Smoke"]
+
+
+@pytest.mark.parametrize("row", [0, 1, 2, 3])
+def test_waterfall_labels_are_inside_the_figure_and_never_overlap(row):
+    X, y = _survey()
+    clf = tl.MixedTAN().fit(X, y)
+    e = clf.explain(X.iloc[:4], kind="shapley", output="log_odds")
+    fig = tl.plot_explanation(e, row=row)
+    # the labels: feature ticks, a value per bar, the title, the axis label
+    assert _check_readable(fig) >= 2 * e.values.shape[1] + 2
+
+
+def test_waterfall_with_negative_bars_and_a_long_label():
+    X, y = ASIA.drop(columns="either"), ASIA["either"]
+    X = X.rename(columns={"smoke": "smoking history of the patient, as reported"})
+    clf = tl.NaiveBayes().fit(X, y)
+    e = clf.explain(X.iloc[:40], kind="shapley", output="log_odds", target_class="yes")
+    for row in range(0, 40, 7):
+        values = e.values.iloc[row]
+        fig = tl.plot_explanation(e, row=row, max_features=4)
+        _check_readable(fig)
+    assert (e.values < 0).any().any() and (e.values > 0).any().any()  # both directions drawn
+
+
+# ---------------------------------------------------------------- the beeswarm
+def test_beeswarm_explains_the_positive_class_of_two_exactly():
+    X, y = ASIA.drop(columns="dysp"), ASIA["dysp"]
+    clf = tl.TAN().fit(X, y)
+    rows = X.iloc[:150]
+    mixed = clf.explain(rows, kind="shapley", output="log_odds")  # each row's own class
+    assert mixed.target.nunique() == 2
+    fig = tl.plot_explanation(mixed, kind="beeswarm")
+    positive = clf.explain(rows, kind="shapley", output="log_odds", target_class="yes")
+    # the dots drawn are the positive class's values (the swarm's y is jittered: x only)
+    ax = fig.axes[0]
+    order = positive.values.abs().mean().sort_values(ascending=False, kind="stable").index[::-1]
+    for dots, feature in zip(ax.collections, order):
+        np.testing.assert_allclose(dots.get_offsets()[:, 0], positive.values[feature], atol=1e-12)
+    assert "dysp = 'yes'" in ax.get_title()
+    # the colour legend: a colour bar from low to high values
+    bar = fig.axes[1]
+    assert "feature value" in bar.get_ylabel()
+    assert [t.get_text() for t in bar.get_yticklabels()] == ["low", "high"]
+    _check_readable(fig)
+    # on the proba scale too: P(no) = 1 - P(yes)
+    proba = clf.explain(rows, kind="shapley", output="proba")
+    direct = clf.explain(rows, kind="shapley", output="proba", target_class="yes")
+    fig = tl.plot_explanation(proba, kind="beeswarm")
+    for dots, feature in zip(fig.axes[0].collections, order):
+        np.testing.assert_allclose(dots.get_offsets()[:, 0], direct.values[feature], atol=1e-12)
+
+
+def test_beeswarm_of_several_classes_names_target_class():
+    X, y = ASIA.drop(columns="dysp"), ASIA["dysp"]
+    clf = tl.TAN().fit(X, y)
+    e = clf.explain(X.iloc[:100], kind="shapley")  # log P: no row converts to the other class
+    with pytest.raises(tl.TreelearnError, match=r"target_class='yes'"):
+        tl.plot_explanation(e, kind="beeswarm")
+    alarm = pd.read_csv(_DATA / "alarm.csv").head(600)
+    three = tl.NaiveBayes().fit(alarm.drop(columns="BP"), alarm["BP"])
+    e3 = three.explain(alarm.drop(columns="BP").head(60), output="log_odds")
+    assert e3.target.nunique() > 1
+    with pytest.raises(tl.TreelearnError, match=r"explain\(X, \.\.\., target_class="):
+        tl.plot_explanation(e3, kind="bar")
+    one = three.explain(alarm.drop(columns="BP").head(60), target_class="LOW")
+    _check_readable(tl.plot_explanation(one, kind="beeswarm"))
+
+
+def test_cli_plot_of_many_rows_explains_one_class(tmp_path):
+    X, y = ASIA.drop(columns="dysp"), ASIA["dysp"]
+    tl.save(tl.TAN().fit(X, y), tmp_path / "tan.json")
+    ASIA.head(30).to_csv(tmp_path / "rows.csv", index=False)
+    rc, _, err = run_cli(
+        "explain", tmp_path / "tan.json", tmp_path / "rows.csv", "--plot", tmp_path / "p.png"
+    )
+    assert rc == 0, err
+    assert "explaining dysp = 'yes' in every row" in err
+    assert (tmp_path / "p.png").stat().st_size > 0
+    alarm = pd.read_csv(_DATA / "alarm.csv").head(600)
+    tl.save(tl.NaiveBayes().fit(alarm.drop(columns="BP"), alarm["BP"]), tmp_path / "nb.json")
+    alarm.head(20).to_csv(tmp_path / "alarm.csv", index=False)
+    rc, _, err = run_cli(
+        "explain", tmp_path / "nb.json", tmp_path / "alarm.csv", "--plot", tmp_path / "q.png"
+    )
+    assert rc != 0
+    assert "give --state CLASS" in err
