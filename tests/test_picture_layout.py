@@ -17,8 +17,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-import treelearn as tl  # noqa: E402
-from conftest import run_cli  # noqa: E402
+from conftest import run_cli
+
+import treelearn as tl
 
 _DATA = Path(__file__).resolve().parent.parent / "datasets"
 ASIA = pd.read_csv(_DATA / "asia.csv")
@@ -90,7 +91,6 @@ def test_waterfall_with_negative_bars_and_a_long_label():
     clf = tl.NaiveBayes().fit(X, y)
     e = clf.explain(X.iloc[:40], kind="shapley", output="log_odds", target_class="yes")
     for row in range(0, 40, 7):
-        values = e.values.iloc[row]
         fig = tl.plot_explanation(e, row=row, max_features=4)
         _check_readable(fig)
     assert (e.values < 0).any().any() and (e.values > 0).any().any()  # both directions drawn
