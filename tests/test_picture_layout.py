@@ -34,7 +34,7 @@ def _texts(fig) -> list:
     artists = list(fig.texts)
     for ax in fig.axes:
         artists += [*ax.texts, ax.title, ax._left_title, ax._right_title]
-        for axis in (ax.xaxis, ax.yaxis):
+        for axis in (ax.xaxis, ax.yaxis) if ax.axison else ():  # axis off: none drawn
             artists.append(axis.label)
             low, high = sorted(axis.get_view_interval())
             span = (high - low) * 1e-9
@@ -158,3 +158,78 @@ def test_cli_plot_of_many_rows_explains_one_class(tmp_path):
     )
     assert rc != 0
     assert "give --state CLASS" in err
+
+
+# ---------------------------------------------------------------- ensembles: one bounded figure
+def _alarm(n=1500):
+    return pd.read_csv(_DATA / "alarm.csv").head(n)
+
+
+def test_aode_is_one_figure_with_the_super_parents_framed():
+    from treelearn.viz._draw import PANELS_MAX_WIDTH
+
+    alarm = _alarm()
+    X, y = alarm.iloc[:, 1:13], alarm.iloc[:, 0]  # 12 features: was 12 panels, 7,889 px
+    clf = tl.AODE().fit(X, y)
+    fig = clf.draw()
+    assert len(fig.axes) == 1
+    assert fig.get_size_inches()[0] <= PANELS_MAX_WIDTH + 1e-9  # 2,000 px at 200 dpi
+    nodes = fig.treelearn_node_texts
+    assert sorted(map(str, nodes)) == sorted(map(str, [*X.columns, y.name]))  # each once
+    framed = [
+        v
+        for v, t in nodes.items()
+        if t.get_bbox_patch().get_edgecolor()[:3]
+        != nodes[y.name].get_bbox_patch().get_edgecolor()[:3]
+        and v != y.name
+    ]
+    assert sorted(framed) == sorted(clf.models_)
+    assert "12 one-dependence networks averaged" in fig.axes[0].get_title()
+    _check_readable(fig)
+    small = tl.AODE().fit(ASIA.drop(columns="dysp"), ASIA["dysp"]).draw()
+    assert small.get_size_inches()[0] < PANELS_MAX_WIDTH  # a small one keeps its own size
+    _check_readable(small)
+
+
+def test_panels_fit_the_width_with_one_label_size():
+    from treelearn.viz._draw import PANELS_MAX_WIDTH, draw_panels
+
+    alarm = _alarm()
+    mixture = tl.TreeMixture(n_components=5, random_state=0).fit(alarm.iloc[:, :12])
+    fig = mixture.draw()
+    width, height = fig.get_size_inches()
+    assert width <= PANELS_MAX_WIDTH + 1e-9
+    assert height <= 2.5 * width  # a grid at most square in panels, not one tall column
+    titles = sorted(ax.get_title() for ax in fig.axes)
+    assert titles == sorted(
+        f"component {k}: weight {w:.3f}" for k, w in enumerate(mixture.model_.weights)
+    )
+    sizes = {t.get_fontsize() for ax in fig.axes for t in ax.texts if t.get_gid()}
+    # every panel's labels one size (to the 5 % a panel shrinks to fit its title;
+    # each panel scaled on its own differed by up to 2x)
+    assert max(sizes) <= 1.1 * min(sizes)
+    # small panels keep their own size: side by side, nothing scaled
+    asia = [tl.chow_liu(ASIA.iloc[:2500]), tl.chow_liu(ASIA.iloc[2500:])]
+    alone = tl.chow_liu(ASIA.iloc[:2500]).draw().get_size_inches()
+    pair = draw_panels(asia, ["first", "second"])
+    assert pair.get_size_inches()[0] == pytest.approx(2 * 1.02 * alone[0], rel=0.1)
+    with pytest.raises(tl.TreelearnError, match="max_width"):
+        draw_panels(asia, ["a", "b"], max_width=0)
+
+
+# ---------------------------------------------------------------- draw(): sized to its graph
+@pytest.mark.parametrize("n_columns", [8, 37])
+def test_draw_is_sized_to_its_layout(n_columns):
+    alarm = _alarm()
+    model = tl.chow_liu(alarm.iloc[:, :n_columns])
+    fig = model.draw(title=True)
+    width, height = fig.canvas.get_width_height()
+    renderer = fig.canvas.get_renderer()
+    fig.canvas.draw()
+    boxes = [t.get_window_extent(renderer) for t in fig.treelearn_node_texts.values()]
+    x0, x1 = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+    y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+    # every node inside, and the nodes span the figure (no empty canvas around the graph)
+    assert x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
+    assert (x1 - x0) >= 0.8 * width or (y1 - y0) >= 0.7 * height
+    _check_readable(fig)

@@ -496,20 +496,26 @@ class AODE(PartialFit, CategoricalClassifier):
 
     # ------------------------------------------------------------ pictures and sizes
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw every super-parent's network side by side (one panel each); returns the Figure."""
+        """Draw the ensemble once: the naive Bayes structure every super-parent's network
+        shares, each super-parent framed (:func:`treelearn.viz._draw.draw_super_parents`;
+        one figure, not a panel per super-parent); returns the Figure."""
         self.require("draw")
-        from ..viz._draw import draw_panels
+        from ..viz._draw import draw_super_parents
 
         title = kwargs.pop("title", None)
-        kwargs.pop("data", None)  # the panels are titled by their super-parents, not a score
-        models = self.models_
-        return draw_panels(
-            list(models.values()),
-            [f"super-parent {sp}" for sp in models],
+        kwargs.pop("data", None)  # the picture is the structure, not a score
+        kwargs.setdefault("class_node", self.class_name_)
+        return draw_super_parents(
+            self.fallback_model_,
+            list(self.models_),
             ax,
-            heading=title if isinstance(title, str) and title else None,
+            heading=title if isinstance(title, str) and title else self._picture_heading(),
             **kwargs,
         )
+
+    def _picture_heading(self) -> str:
+        n = getattr(self, "n", 1)  # AnDE(n=2) draws the AODE networks it falls back to
+        return type(self).__name__ + ("" if n == 1 else f"(n={n}), its AODE fallback")
 
     def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
         """The explorer page (:mod:`treelearn.viz._page_spec`) of one super-parent's
