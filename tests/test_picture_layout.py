@@ -233,3 +233,21 @@ def test_draw_is_sized_to_its_layout(n_columns):
     assert x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height
     assert (x1 - x0) >= 0.8 * width or (y1 - y0) >= 0.7 * height
     _check_readable(fig)
+
+
+def test_a_tan_drawing_is_readable_in_a_notebook():
+    # was 290 x 480 px (matplotlib's 100 dpi): the inches follow the layout, the labels
+    # are drawn at 150 dpi (an 11 pt label about 23 px high)
+    import io
+
+    import matplotlib.image as mpimg
+
+    clf = tl.TAN().fit(ASIA.drop(columns="dysp"), ASIA["dysp"])
+    fig = clf.draw()
+    height, width, _ = mpimg.imread(io.BytesIO(fig._repr_png_()), format="png").shape
+    assert width >= 400 and height >= 600
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    heights = [t.get_window_extent(renderer).height for t in fig.treelearn_node_texts.values()]
+    assert min(heights) >= 15
+    _check_readable(fig)

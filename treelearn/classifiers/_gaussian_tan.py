@@ -63,7 +63,13 @@ from ..stats._mixed_pairs import MixedPairs, mixed_pair_statistics
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, saved_feature_tree
 
-__all__ = ["GaussianTAN", "feature_tree_lines", "tree_regressions"]
+__all__ = [
+    "GaussianTAN",
+    "PairwiseClassStatistics",
+    "feature_tree_lines",
+    "pair_regressions",
+    "tree_regressions",
+]
 
 _LOG_2PI = math.log(2 * math.pi)
 

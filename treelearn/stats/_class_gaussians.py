@@ -25,6 +25,7 @@ from ..encoding._table import python_scalar
 from ._gaussian import ClassVariances
 
 __all__ = [
+    "VAR_PRIOR",
     "class_gaussian_log_density",
     "gaussian_columns",
     "older_files_without_var_prior",

@@ -121,8 +121,8 @@ def _one_class(e: Explanation, target_class: Any) -> Explanation:
     """The explanation with every row explaining one class (see :func:`plot_explanation`)."""
     targets = e.target
     seen = list(pd.unique(targets))
-    states = getattr(e, "states", None)
-    two = states is not None and len(states) == 2
+    states = tuple(getattr(e, "states", None) or ())  # () where not recorded
+    two = len(states) == 2
     want = target_class
     if want is None:
         want = seen[0] if len(seen) == 1 else (states[1] if two else None)
@@ -207,13 +207,15 @@ def _waterfall(ax: Any, e: Explanation, r: int, max_features: int) -> list:
     start = float(e.base.iloc[r])
     lefts = start + np.concatenate([[0.0], np.cumsum([v for _, v in items])[:-1]])
     texts = []
+    # a contribution within round-off of 0 (an unknown feature's) is written 0, not 1e-16
+    tiny = 1e-9 * max([abs(v) for _, v in items] + [abs(start), 1e-300])
     for y, ((_, v), left) in enumerate(zip(items, lefts)):
         ax.barh(y, v, left=left, color=_UP if v >= 0 else _DOWN, height=0.7)
         texts.append(
             ax.text(
                 left + v,
                 y,
-                f" {v:+.3g} ",
+                f" {v:+.3g} " if abs(v) > tiny else " 0 ",
                 va="center",
                 ha="left" if v >= 0 else "right",
                 fontsize=8,
