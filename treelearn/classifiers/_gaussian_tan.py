@@ -170,8 +170,8 @@ class PairwiseClassStatistics:
     def regressions(self, parent: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(intercept, coefficient, variance, rows)``, each ``k x d``: every feature's
         least squares on its tree parent within each class over the rows where both are
-        observed (the root: its mean and variance where observed), and those rows' weight;
-        then ``pooled_variance`` (``1 x d``) the same over every row."""
+        observed (the root: its mean and variance where observed), and those rows' weight
+        (:func:`pair_regressions` per class)."""
         fits = [pair_regressions(p, parent) for p in self.pairs]
         return tuple(np.array([f[i] for f in fits]) for i in range(4))
 
