@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -1019,7 +1019,7 @@ def draw_panels(
         for model, title in zip(models, titles):
             alone = draw(model, title=title, **kwargs)
             sizes.append(alone.get_size_inches())
-            texts = list(getattr(alone, "treelearn_node_texts", {}).values())
+            texts = list(cast(Any, alone).treelearn_node_texts.values())
             fonts.append(texts[0].get_fontsize() if texts else 10.0)
         k = len(models)
 
@@ -1112,7 +1112,7 @@ def draw_super_parents(
     width, height = fig.get_size_inches()
     if ax is None and "figsize" not in kwargs and width > max_width:  # many features
         fig = draw(model, title=title, figsize=(max_width, height), **kwargs)
-    texts = getattr(fig, "treelearn_node_texts", {})
+    texts = cast(Any, fig).treelearn_node_texts  # draw() sets it
     for v in marked:
         box = texts[v].get_bbox_patch()
         box.set_edgecolor(_SUPER_EDGE)

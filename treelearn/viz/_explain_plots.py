@@ -2,7 +2,8 @@
 
 Drawn with matplotlib on :func:`treelearn.viz._draw.new_figure` (never pyplot's state), or
 into the axes given. Reads an :class:`~treelearn.inference._shapley.Explanation` only
-(``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``), duck-typed.
+(``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``, ``states``),
+duck-typed.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def _one_class(e: Explanation, target_class: Any) -> Explanation:
     """The explanation with every row explaining one class (see :func:`plot_explanation`)."""
     targets = e.target
     seen = list(pd.unique(targets))
-    states = tuple(getattr(e, "states", None) or ())  # () where not recorded
+    states = tuple(e.states or ())  # () where not recorded
     two = len(states) == 2
     want = target_class
     if want is None:
