@@ -28,23 +28,34 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .._base.errors import InputTypeError, TreelearnError
+from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
+from ..stats._counts import PairCounts, count_codes, sum_counts
+from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
+from ..structure._trees import orient_arrays, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
 from ._gaussian import GaussianClassifier
 from ._gaussian_tan import GaussianTAN
 from ._mixed import MixedNaiveBayes
 from ._mixed_tan import MixedTAN
 from ._naive_bayes import NaiveBayes
-from ._seminaive import AODE, KDB
+from ._seminaive import AODE, KDB, kdb_parents
 from ._skdb import SKDB
 from ._tan import TAN
 from ._weighted import WeightedNaiveBayes
 from ._wrappers import FoldScorer
 
-__all__ = ["CANDIDATES", "AutoClassifier", "applicable", "fold_of_rows"]
+__all__ = [
+    "CANDIDATES",
+    "FOLD_COUNTED",
+    "AutoClassifier",
+    "FoldCounts",
+    "applicable",
+    "fold_of_rows",
+]
 
 #: every candidate by name: (its estimator, the columns it takes: "categorical" tables,
 #: "numeric" tables or "any" table)
@@ -126,6 +137,179 @@ def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
     for f, (_, test) in enumerate(splitter.split(np.zeros((len(y), 1)), y)):
         folds[test] = f
     return folds
+
+
+#: the candidates scored from fold counts on complete categorical tables (their options
+#: the defaults of :data:`CANDIDATES`: Lidstone ``alpha = 1``, the class prior the held-in
+#: class frequencies, AODE's ``min_count = 1``)
+FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE")
+
+
+class FoldCounts:
+    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2) and AODE from fold
+    counts, on complete categorical rows.
+
+    Each fold's class-conditional pair counts are counted once (one one-hot product per
+    fold and class); the held-in counts of fold ``f`` are the whole table's minus fold
+    ``f``'s. From them each fold's structure is learned as the candidate learns it from
+    its training rows: TAN's maximum spanning tree of ``I(X_i; X_j | C)`` rooted at the
+    first feature, KDB's ranking by ``I(X_i; C)`` and parents by ``I(X_i; X_j | C)``. The
+    families' held-in counts, and each held-out row's conditional probabilities, come
+    from :class:`~treelearn.classifiers._wrappers.FoldScorer` (one ``bincount`` per
+    family over the rows, the fold in its index). No candidate is refitted: every
+    candidate shares the fold counts, and a family shared by two folds' structures or
+    two candidates is counted once.
+    """
+
+    def __init__(
+        self, table: pd.DataFrame, y: np.ndarray, weights: np.ndarray | None, folds: np.ndarray
+    ) -> None:
+        columns = [table[c].cat.codes.to_numpy().astype(np.intp) for c in table.columns]
+        self.d = len(columns)
+        self.cards = np.asarray(
+            [*(len(table[c].cat.categories) for c in table.columns), int(y.max()) + 1],
+            dtype=np.int64,
+        )
+        self.codes = np.column_stack([*columns, y]) if columns else y[:, None].astype(np.intp)
+        self.y = y
+        self.w = weights
+        self.folds = folds
+        self.n_folds = int(folds.max()) + 1
+        self.scorer = FoldScorer(
+            self.codes,
+            weights,
+            self.cards,
+            folds,
+            alpha=1.0,
+            log_prior=None,
+        )
+        self._held_in: list[list[PairCounts]] | None = None
+
+    # ------------------------------------------------------------ structures
+    def held_in(self) -> list[list[PairCounts]]:
+        """``[fold][class]``: the class-conditional pair counts of each fold's held-in rows,
+        the whole table's minus the fold's (exact integers without fractional weights)."""
+        if self._held_in is not None:
+            return self._held_in
+        C, F = int(self.cards[-1]), self.n_folds
+        width = int(self.cards.sum())
+        check_memory(
+            8.0 * (F + 1) * C * width * width,
+            "AutoClassifier's fold counts (the class-conditional pair counts of each fold)",
+            "give fewer features or states, a smaller cv, or candidates=['NaiveBayes']",
+        )
+        own = [[None] * C for _ in range(F)]
+        for f in range(F):
+            for c in range(C):
+                rows = (self.folds == f) & (self.y == c)
+                w = None if self.w is None else self.w[rows]
+                own[f][c] = count_codes(self.codes[rows], self.cards, weights=w)
+        total = [sum_counts([own[f][c] for f in range(F)]) for c in range(C)]
+        held: list[list[PairCounts]] = []
+        for f in range(F):
+            per_class = []
+            for c in range(C):
+                joint = total[c] - own[f][c]
+                n_rows = (
+                    int(np.diagonal(joint)[-C:].sum())
+                    if joint.dtype.kind in "iu"
+                    else float(np.diagonal(joint)[-C:].sum())
+                )
+                per_class.append(PairCounts(joint, self.cards, n_rows))
+            held.append(per_class)
+        self._held_in = held
+        return held
+
+    def tan_parents(self, f: int) -> dict[int, list[int]]:
+        """Fold ``f``'s TAN: the maximum spanning tree of the held-in ``I(X_i; X_j | C)``
+        (ties by column order), oriented away from the first feature."""
+        d = self.d
+        cmi = conditional_mutual_information_matrix(self.held_in()[f])[:d, :d]
+        edges = spanning_tree_edges(cmi)
+        a = np.array([e[0] for e in edges], dtype=np.intp)
+        b = np.array([e[1] for e in edges], dtype=np.intp)
+        parent, child, _ = orient_arrays(d, a, b, root=0)
+        out: dict[int, list[int]] = {j: [] for j in range(d)}
+        for p, c in zip(parent.tolist(), child.tolist()):
+            out[c] = [p]
+        return out
+
+    def kdb_parents(self, f: int, k: int) -> dict[int, list[int]]:
+        """Fold ``f``'s KDB(k): features ranked by the held-in ``I(X_i; C)``, parents by
+        ``I(X_i; X_j | C)``."""
+        d = self.d
+        per_class = self.held_in()[f]
+        together = PairCounts(
+            sum_counts([pc.joint for pc in per_class]),
+            self.cards,
+            sum(pc.n_rows for pc in per_class),
+        )
+        class_mi = mutual_information_matrix(together)[:d, d]
+        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        return dict(kdb_parents(class_mi, cmi, k))
+
+    # ------------------------------------------------------------ scores
+    def _network(self, parents_of: Any) -> np.ndarray:
+        """The class prior plus every family's term, each row under its fold's structure."""
+        out = self.scorer.base.copy()
+        for f in range(self.n_folds):
+            rows = self.folds == f
+            for j, parents in parents_of(f).items():
+                out[rows] += self.scorer.term(j, parents)[rows]
+        return out
+
+    def _aode(self) -> np.ndarray:
+        """AODE (alpha = 1, min_count = 1): the average over the super-parents whose value
+        the held-in rows saw of ``P(y, x_i) prod_{j != i} P(x_j | y, x_i)``; naive Bayes
+        with the smoothed prior where none was seen."""
+        n, d, F = len(self.y), self.d, self.n_folds
+        C = int(self.cards[-1])
+        w = np.ones(n) if self.w is None else self.w
+        total = np.full((n, C), -np.inf)
+        used = np.zeros(n)
+        for i in range(d):
+            k = int(self.cards[i])
+            x = self.codes[:, i]
+            counts = np.bincount(
+                (self.folds * k + x) * C + self.y, weights=w, minlength=F * k * C
+            ).reshape(F, k, C)
+            held = np.maximum(counts.sum(axis=0)[None] - counts, 0.0)  # (F, k, C)
+            pair = held[self.folds, x]  # (n, C): N_f(x_i, y)
+            n_held = held.sum(axis=(1, 2))[self.folds]  # N_f
+            seen = pair.sum(axis=1) >= 1.0  # N_f(x_i) >= min_count
+            term = np.log((pair + 1.0) / (n_held[:, None] + C * k))
+            for j in range(d):
+                if j != i:
+                    term = term + self.scorer.term(j, [i])
+            total[seen] = np.logaddexp(total[seen], term[seen])
+            used += seen
+        out = np.empty((n, C))
+        some = used > 0
+        out[some] = total[some] - np.log(used[some])[:, None]
+        if not some.all():  # naive Bayes with the smoothed prior (N(y) + 1) / (N + |Y|)
+            by_class = np.bincount(self.folds * C + self.y, weights=w, minlength=F * C)
+            held = np.maximum(by_class.reshape(F, C).sum(axis=0)[None] - by_class.reshape(F, C), 0)
+            prior = np.log((held + 1.0) / (held.sum(axis=1, keepdims=True) + C))[self.folds]
+            nb = prior + sum((self.scorer.term(j, []) for j in range(d)), np.zeros((n, C)))
+            out[~some] = nb[~some]
+        return out
+
+    def log_p(self, name: str) -> np.ndarray:
+        """Each row's held-out ``log p(y_i | x_i)`` under the candidate ``name``."""
+        if name == "NaiveBayes":
+            joint = self._network(lambda f: {j: [] for j in range(self.d)})
+        elif name == "TAN":
+            joint = self._network(self.tan_parents)
+        elif name in ("KDB1", "KDB2"):
+            k = int(name[-1])
+            joint = self._network(lambda f: self.kdb_parents(f, k))
+        elif name == "AODE":
+            joint = self._aode()
+        else:
+            raise KeyError(name)
+        with np.errstate(invalid="ignore"):
+            log_p = joint[np.arange(len(self.y)), self.y] - logsumexp(joint, axis=1)
+        return np.where(np.isnan(log_p), -np.inf, log_p)
 
 
 def _order(value: Any) -> tuple:
@@ -226,9 +410,15 @@ class AutoClassifier(BayesNetClassifier):
         folds = fold_of_rows(codes.astype(np.intp), params["cv"], params["random_state"])
         scores: dict[str, float] = {}
         errors: dict[str, str] = {}
+        counted = None
+        categorical = all(isinstance(table[c].dtype, pd.CategoricalDtype) for c in table.columns)
+        if categorical and not table.isna().to_numpy().any():
+            counted = FoldCounts(table, codes.astype(np.intp), weights, folds)
         for name in names:
             try:
-                scores[name] = self._cv_log_loss(name, table, labels, codes, weights, folds)
+                scores[name] = self._cv_log_loss(
+                    name, table, labels, codes, weights, folds, counted
+                )
             except TreelearnError as exc:
                 scores[name], errors[name] = float("inf"), str(exc)
         finite = {k: v for k, v in scores.items() if np.isfinite(v)}
@@ -274,12 +464,12 @@ class AutoClassifier(BayesNetClassifier):
         codes: np.ndarray,
         weights: np.ndarray | None,
         folds: np.ndarray,
+        counted: FoldCounts | None = None,
     ) -> float:
         """The candidate's held-out log-loss over every row (fold counts where they suffice)."""
         w = np.ones(len(table)) if weights is None else np.asarray(weights, dtype=float)
-        categorical = all(isinstance(table[c].dtype, pd.CategoricalDtype) for c in table.columns)
-        if name == "NaiveBayes" and categorical and not table.isna().to_numpy().any():
-            log_p = self._naive_bayes_fold_counts(table, codes, w, folds)
+        if counted is not None and name in FOLD_COUNTED:
+            log_p = counted.log_p(name)
         else:
             log_p = np.empty(len(table))
             for f in range(int(folds.max()) + 1):
@@ -299,34 +489,10 @@ class AutoClassifier(BayesNetClassifier):
                     np.flatnonzero(seen), [index[t] for t in np.array(truth, dtype=object)[seen]]
                 ]
                 log_p[held_out] = rows
-        counted = w > 0
-        if not np.isfinite(log_p[counted]).all():
+        used = w > 0
+        if not np.isfinite(log_p[used]).all():
             return float("inf")
-        return float(-np.sum(w[counted] * log_p[counted]) / np.sum(w[counted]))
-
-    @staticmethod
-    def _naive_bayes_fold_counts(
-        table: pd.DataFrame, y: np.ndarray, w: np.ndarray, folds: np.ndarray
-    ) -> np.ndarray:
-        """Naive Bayes' held-out ``log p(y_i | x_i)`` from fold counts (alpha = 1, the
-        class prior the held-in class frequencies, as ``NaiveBayes()``)."""
-        columns = [table[c].cat.codes.to_numpy().astype(np.intp) for c in table.columns]
-        cards = [len(table[c].cat.categories) for c in table.columns]
-        codes = np.column_stack([*columns, y]) if columns else y[:, None]
-        scorer = FoldScorer(
-            codes,
-            w,
-            np.asarray([*cards, int(y.max()) + 1]),
-            folds,
-            alpha=1.0,
-            log_prior=None,
-        )
-        joint = scorer.base.copy()
-        for j in range(len(columns)):
-            joint = joint + scorer.term(j, [])
-        with np.errstate(invalid="ignore"):
-            log_p = joint[np.arange(len(y)), y] - logsumexp(joint, axis=1)
-        return np.where(np.isnan(log_p), -np.inf, log_p)
+        return float(-np.sum(w[used] * log_p[used]) / np.sum(w[used]))
 
     # ------------------------------------------------------------ answers: the chosen one's
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
