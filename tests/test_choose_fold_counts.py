@@ -113,5 +113,7 @@ def test_fold_counts_are_not_used_where_rows_are_missing():
         for train, test in splitter.split(X, y):
             est = CANDIDATES[name][0]().fit(declared.iloc[train], y.iloc[train])
             p = est.predict_proba(declared.iloc[test])
-            loss.extend(-np.log(p[np.arange(len(test)), np.searchsorted(est.classes_, y.iloc[test])]))
+            loss.extend(
+                -np.log(p[np.arange(len(test)), np.searchsorted(est.classes_, y.iloc[test])])
+            )
         assert clf.candidate_scores_[name] == pytest.approx(np.mean(loss), rel=1e-9)

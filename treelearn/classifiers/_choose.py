@@ -8,10 +8,12 @@ row, each row predicted by the candidate learned on the other folds. The candida
 lowest log-loss (the first in :data:`CANDIDATES` order on a tie at 12 decimals) is then
 learned on every row and answers for the classifier.
 
-Naive Bayes on complete categorical rows is scored from **fold counts** (no refit:
-:class:`~treelearn.classifiers._wrappers.FoldScorer`, the held-in counts of a fold being
-the whole table's minus the fold's); every other candidate is refitted on each fold's
-held-in rows, the states of each categorical column being the whole table's (declared, as
+On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2) and AODE are scored from
+**fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
+whole table's minus the fold's, each fold's structure learned from them); every other
+candidate, and every candidate on a table with numeric columns (whose MDL bins are
+learned from each fold's training rows) or missing cells, is refitted on each fold's
+held-in rows. The states of each categorical column are the whole table's (declared, as
 the fold counts have them), so that no fold meets a state its training rows lacked.
 """
 
@@ -25,7 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_consistent_length
+from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d
 
 from .._base.errors import InputTypeError, TreelearnError
 from .._base.limits import check_memory
@@ -57,18 +59,20 @@ __all__ = [
     "fold_of_rows",
 ]
 
-#: every candidate by name: (its estimator, the columns it takes: "categorical" tables,
-#: "numeric" tables or "any" table)
+#: every candidate by name: (its estimator, the tables it is tried on: "any" table, tables
+#: with "numbers" (numeric or mixed), or "numeric" tables). The classifiers that count
+#: states cut numeric columns into supervised MDL bins learned in ``fit`` (on each fold's
+#: training rows in cross-validation)
 CANDIDATES: dict[str, tuple[Any, str]] = {
-    "NaiveBayes": (lambda: NaiveBayes(), "categorical"),
-    "TAN": (lambda: TAN(), "categorical"),
-    "KDB1": (lambda: KDB(k=1), "categorical"),
-    "KDB2": (lambda: KDB(k=2), "categorical"),
-    "AODE": (lambda: AODE(), "categorical"),
-    "SKDB": (lambda: SKDB(), "categorical"),
-    "WeightedNaiveBayes": (lambda: WeightedNaiveBayes(), "categorical"),
-    "MixedNaiveBayes": (lambda: MixedNaiveBayes(), "any"),
-    "MixedTAN": (lambda: MixedTAN(), "any"),
+    "NaiveBayes": (lambda: NaiveBayes(numbers="mdl"), "any"),
+    "TAN": (lambda: TAN(numbers="mdl"), "any"),
+    "KDB1": (lambda: KDB(k=1, numbers="mdl"), "any"),
+    "KDB2": (lambda: KDB(k=2, numbers="mdl"), "any"),
+    "AODE": (lambda: AODE(numbers="mdl"), "any"),
+    "SKDB": (lambda: SKDB(numbers="mdl"), "any"),
+    "WeightedNaiveBayes": (lambda: WeightedNaiveBayes(numbers="mdl"), "any"),
+    "MixedNaiveBayes": (lambda: MixedNaiveBayes(), "numbers"),
+    "MixedTAN": (lambda: MixedTAN(), "numbers"),
     "GaussianClassifier": (lambda: GaussianClassifier(covariance="diag", reg=1e-9), "numeric"),
     "GaussianTAN": (lambda: GaussianTAN(), "numeric"),
 }
@@ -86,29 +90,37 @@ def _numeric_columns(frame: pd.DataFrame) -> list:
 
 
 def applicable(frame: pd.DataFrame) -> list[str]:
-    """The candidates that take the table's columns, in :data:`CANDIDATES` order."""
+    """The candidates tried on the table's columns, in :data:`CANDIDATES` order."""
     numeric = _numeric_columns(frame)
-    if not numeric:
-        kind = "categorical"
-    elif len(numeric) == frame.shape[1]:
-        kind = "numeric"
-    else:
-        kind = "mixed"
-    return [
-        name
-        for name, (_, takes) in CANDIDATES.items()
-        if takes == "any" or takes == kind or (takes == "numeric" and kind == "numeric")
-    ]
+    kinds = {"any"}
+    if numeric:
+        kinds.add("numbers")
+    if numeric and len(numeric) == frame.shape[1]:
+        kinds.add("numeric")
+    return [name for name, (_, takes) in CANDIDATES.items() if takes in kinds]
 
 
 def _declared(frame: pd.DataFrame, numeric: list) -> pd.DataFrame:
-    """A copy with each categorical column's states declared as the whole table's."""
+    """A copy with each categorical column's states declared as the whole table's, and
+    each numeric column as floats (a number for every candidate, whatever its values)."""
     out = frame.copy()
     for c in frame.columns:
-        if c not in numeric and not isinstance(frame[c].dtype, pd.CategoricalDtype):
+        if c in numeric:
+            out[c] = frame[c].astype(np.float64)
+        elif not isinstance(frame[c].dtype, pd.CategoricalDtype):
             values = frame[c].dropna()
             out[c] = pd.Categorical(frame[c], categories=sorted(pd.unique(values), key=_order))
     return out
+
+
+def _as_numbers(X: Any) -> Any:
+    """A table's numeric columns as floats, as :func:`_declared` gave them in ``fit``."""
+    if not isinstance(X, pd.DataFrame):
+        return X
+    numeric = _numeric_columns(X)
+    if not numeric or all(X[c].dtype == np.float64 for c in numeric):
+        return X
+    return X.astype(dict.fromkeys(numeric, np.float64))
 
 
 def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
@@ -326,8 +338,9 @@ class AutoClassifier(BayesNetClassifier):
         ``"MixedNaiveBayes"``, ``"MixedTAN"``, ``"GaussianClassifier"``,
         ``"GaussianTAN"``); ``None`` (default): every one
         that takes the table's columns -- NaiveBayes, TAN, KDB(k=1), KDB(k=2), AODE,
-        SKDB and WeightedNaiveBayes on categorical tables, MixedNaiveBayes and MixedTAN
-        on every table, GaussianClassifier and GaussianTAN on numeric tables.
+        SKDB and WeightedNaiveBayes on every table (numeric columns cut into
+        supervised MDL bins, ``numbers="mdl"``), MixedNaiveBayes and MixedTAN on tables
+        with numeric columns, GaussianClassifier and GaussianTAN on numeric tables.
     cv : the number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
     random_state : the folds' shuffle.
@@ -398,6 +411,10 @@ class AutoClassifier(BayesNetClassifier):
                 "class labels"
             )
         check_classification_targets(y)
+        if not isinstance(y, pd.Series) and np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
+            y = column_or_1d(
+                np.asarray(y), warn=True
+            )  # a column vector: scikit-learn's warning, 1-D on
         labels = (y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())).reset_index(
             drop=True
         )
@@ -502,7 +519,7 @@ class AutoClassifier(BayesNetClassifier):
         raise NotImplementedError
 
     def _prediction_input(self, X: Any) -> Any:
-        return self.estimator_._prediction_input(X)
+        return self.estimator_._prediction_input(_as_numbers(X))
 
     def _joint_log_likelihood(self, rows: Any) -> np.ndarray:
         return self.estimator_._joint_log_likelihood(rows)
