@@ -210,12 +210,12 @@ class FoldCounts:
             "AutoClassifier's fold counts (the class-conditional pair counts of each fold)",
             "give fewer features or states, a smaller cv, or candidates=['NaiveBayes']",
         )
-        own = [[None] * C for _ in range(F)]
-        for f in range(F):
-            for c in range(C):
-                rows = (self.folds == f) & (self.y == c)
-                w = None if self.w is None else self.w[rows]
-                own[f][c] = count_codes(self.codes[rows], self.cards, weights=w)
+        def counted(f: int, c: int) -> np.ndarray:
+            rows = (self.folds == f) & (self.y == c)
+            w = None if self.w is None else self.w[rows]
+            return count_codes(self.codes[rows], self.cards, weights=w)
+
+        own = [[counted(f, c) for c in range(C)] for f in range(F)]
         total = [sum_counts([own[f][c] for f in range(F)]) for c in range(C)]
         held: list[list[PairCounts]] = []
         for f in range(F):
