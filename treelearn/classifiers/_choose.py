@@ -210,6 +210,7 @@ class FoldCounts:
             "AutoClassifier's fold counts (the class-conditional pair counts of each fold)",
             "give fewer features or states, a smaller cv, or candidates=['NaiveBayes']",
         )
+
         def counted(f: int, c: int) -> np.ndarray:
             rows = (self.folds == f) & (self.y == c)
             w = None if self.w is None else self.w[rows]
