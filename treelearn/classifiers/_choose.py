@@ -35,7 +35,7 @@ from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
-from ..stats._counts import PairCounts, count_codes, sum_counts
+from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import orient_arrays, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
@@ -196,6 +196,8 @@ class FoldCounts:
             log_prior=None,
         )
         self._held_in: list[list[PairCounts]] | None = None
+        self._families: dict[tuple, tuple] = {}
+        self._rows = [np.flatnonzero(folds == f) for f in range(self.n_folds)]
 
     # ------------------------------------------------------------ structures
     def held_in(self) -> list[list[PairCounts]]:
@@ -262,13 +264,56 @@ class FoldCounts:
         return dict(kdb_parents(class_mi, cmi, k))
 
     # ------------------------------------------------------------ scores
+    def _configurations(self, parents: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Each row's parent configuration as ``0 .. q - 1`` (renumbered to the
+        configurations seen when the product of the parents' states grows past the rows),
+        as FoldScorer numbers them."""
+        n = len(self.y)
+        config, q = np.zeros(n, dtype=np.intp), 1
+        for p in parents:
+            k = int(self.cards[p])
+            if q * k > 4 * n + 16:
+                uniq, config = np.unique(config, return_inverse=True)
+                q = len(uniq)
+            config, q = config * k + self.codes[:, p], q * k
+        return config, q
+
+    def _family(self, child: int, parents: tuple[int, ...]) -> tuple:
+        """A family's held-in counts of every fold, ``(F, q k, C)`` and ``(F, q, C)`` for
+        its parents, with each row's cell and parent configuration (counted once)."""
+        key = (child, parents)
+        if key not in self._families:
+            scorer = self.scorer
+            config, q = self._configurations(parents)
+            k, C, F = int(self.cards[child]), int(self.cards[-1]), self.n_folds
+            check_memory(
+                8.0 * 3 * F * q * k * C,
+                "the fold counts of a family",
+                "give fewer rows or features with fewer states",
+            )
+            cell = config * k + self.codes[:, child]
+            flat = (self.folds * (q * k) + cell) * C + self.y
+            own = np.bincount(flat, weights=scorer.w, minlength=F * q * k * C).reshape(F, q * k, C)
+            held = np.maximum(own.sum(axis=0)[None] - own, 0.0)  # held in: total - own fold
+            self._families[key] = (held, held.reshape(F, q, k, C).sum(axis=2), cell, config, k)
+        return self._families[key]
+
+    def _fold_term(self, f: int, child: int, parents: Sequence[int]) -> np.ndarray:
+        """``log p_f(x_child | c, x_parents)`` of fold ``f``'s rows, every class (Lidstone
+        ``alpha = 1``, as :meth:`FoldScorer.term <treelearn.classifiers._wrappers.FoldScorer.term>`)."""
+        held, parent_held, cell, config, k = self._family(child, tuple(sorted(parents)))
+        rows = self._rows[f]
+        return np.log((held[f, cell[rows]] + 1.0) / (parent_held[f, config[rows]] + k))
+
     def _network(self, parents_of: Any) -> np.ndarray:
         """The class prior plus every family's term, each row under its fold's structure."""
         out = self.scorer.base.copy()
         for f in range(self.n_folds):
-            rows = self.folds == f
-            for j, parents in parents_of(f).items():
-                out[rows] += self.scorer.term(j, parents)[rows]
+            rows = self._rows[f]
+            out[rows] += sum(
+                (self._fold_term(f, j, ps) for j, ps in parents_of(f).items()),
+                np.zeros((len(rows), out.shape[1])),
+            )
         return out
 
     def _aode(self) -> np.ndarray:
@@ -278,24 +323,35 @@ class FoldCounts:
         n, d, F = len(self.y), self.d, self.n_folds
         C = int(self.cards[-1])
         w = np.ones(n) if self.w is None else self.w
+        cards = self.cards[:d]
+        offsets = offsets_of(cards)
+        width, starts = int(offsets[-1]), offsets[:-1]
+        owner = np.repeat(np.arange(d), cards)
+        k = cards[owner].astype(float)  # |X_j| of each one-hot column's feature
         total = np.full((n, C), -np.inf)
         used = np.zeros(n)
-        for i in range(d):
-            k = int(self.cards[i])
-            x = self.codes[:, i]
-            counts = np.bincount(
-                (self.folds * k + x) * C + self.y, weights=w, minlength=F * k * C
-            ).reshape(F, k, C)
-            held = np.maximum(counts.sum(axis=0)[None] - counts, 0.0)  # (F, k, C)
-            pair = held[self.folds, x]  # (n, C): N_f(x_i, y)
-            n_held = held.sum(axis=(1, 2))[self.folds]  # N_f
-            seen = pair.sum(axis=1) >= 1.0  # N_f(x_i) >= min_count
-            term = np.log((pair + 1.0) / (n_held[:, None] + C * k))
-            for j in range(d):
-                if j != i:
-                    term = term + self.scorer.term(j, [i])
-            total[seen] = np.logaddexp(total[seen], term[seen])
-            used += seen
+        index = offsets[:-1][None, :] + self.codes[:, :d]  # (n, d): each value's one-hot column
+        for f in range(F if d else 0):
+            # the held-in T[y, a, b] = N_f(y, x_i = a, x_j = b), as AODE's own tables
+            T = np.stack([pc.joint[:width, :width] for pc in self.held_in()[f]]).astype(float)
+            nb = np.stack([np.diagonal(t) for t in T])  # (C, K): N_f(y, x_i = a)
+            n_i = np.add.reduceat(nb.sum(axis=0), starts)[owner]  # N_f where x_i is observed
+            log_pair = np.log((nb + 1.0) / (n_i + C * k))  # P(y, x_i)
+            den = np.add.reduceat(T, starts, axis=2)[:, :, owner]  # N_f(y, x_i = a)
+            log_cond = np.log((T + 1.0) / (den + k[None, None, :]))
+            log_cond[:, owner[:, None] == owner[None, :]] = 0.0  # j == i: not in the product
+            rows = np.flatnonzero(self.folds == f)
+            X = np.zeros((len(rows), width))
+            X[np.arange(len(rows))[:, None], index[rows]] = 1.0
+            at = index[rows]  # (n_f, d): the super-parents' values
+            seen = nb.sum(axis=0)[at] >= 1.0  # N_f(x_i) >= min_count = 1
+            for c in range(C):
+                # sums[r, a] = sum_j log P(x_j | y = c, x_i = a) over row r's values x_j
+                sums = X @ log_cond[c].T
+                term = log_pair[c][at] + np.take_along_axis(sums, at, axis=1)  # (n_f, d)
+                term = np.where(seen, term, -np.inf)
+                total[rows, c] = logsumexp(term, axis=1)
+            used[rows] = seen.sum(axis=1)
         out = np.empty((n, C))
         some = used > 0
         out[some] = total[some] - np.log(used[some])[:, None]
