@@ -119,7 +119,7 @@ class AutoDensity(DensityEstimator):
     candidate_seconds_ : ``{name: seconds}`` each candidate's fit and score took.
     skipped_ : the candidates not started, the budget spent.
     estimator_ : the chosen candidate, learned on the training rows.
-    model_ : its model (a :class:`~treelearn.models._base.Model`); every answer is its.
+    model_ : its model (a :class:`~treelearn.Model`); every answer is its.
     feature_names_in_, n_features_in_ : the columns learned from.
 
     Examples
