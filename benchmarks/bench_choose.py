@@ -21,6 +21,15 @@ against refitting every candidate per fold.
    ``HYPOVOLEMIA``, 36 features). **Answers compared first**: every candidate's
    cross-validated log-loss equal between the two to 1e-9 relative.
 
+3. **AutoDensity on DEBD** (``--debd PATH --datasets nltcs,plants,jester --budget S``):
+   ``tl.AutoDensity(time_budget=S, random_state=0)`` learns on ``NAME.ts`` and chooses on
+   ``NAME.valid``; its validation and test log-likelihood per row next to the best
+   validation score of the columns of ``benchmarks/results/debd_density.jsonl`` (the
+   DEBD table of ``benchmarks/README.md``; the later line of a column replaces the
+   earlier). Target: at least that best validation score, within the budget (fit seconds
+   at most the budget plus the longest candidate's fit). Each finished dataset's row is
+   appended to ``--debd-results FILE`` as it ends.
+
 BLAS is pinned to one thread (threadpoolctl) and the script prints that.
 """
 
@@ -184,12 +193,85 @@ def speed_rows(n: int) -> list[dict]:
     ]
 
 
+def table_best_valid(name: str) -> tuple[float, str]:
+    """The best validation score among the DEBD table's columns of ``name``, and its column."""
+    import json
+
+    lines = (ROOT / "benchmarks" / "results" / "debd_density.jsonl").read_text().splitlines()
+    columns: dict = {}
+    for line in lines:
+        r = json.loads(line)
+        if r.get("name") == name and "valid" in r:
+            columns[r["column"]] = r  # the later line of a column replaces the earlier
+    best = max(columns.values(), key=lambda r: r["valid"])
+    return float(best["valid"]), f"{best['column']} ({best.get('label', '')})"
+
+
+def debd_rows(folder: str, names: list[str], budget: float, out: str | None) -> list[dict]:
+    import json
+
+    rows = []
+    for name in names:
+
+        def load(part: str, name: str = name) -> pd.DataFrame:
+            path = os.path.join(folder, f"{name}.{part}.data.gz")
+            return pd.read_csv(path, header=None, dtype=np.int8)
+
+        train, valid, test = load("ts"), load("valid"), load("test")
+        states = {c: [0, 1] for c in train.columns}
+        t = time.perf_counter()
+        auto = tl.AutoDensity(time_budget=budget, random_state=0, states=states)
+        auto.fit(train, validation=valid)
+        seconds = time.perf_counter() - t
+        v, te = float(auto.score(valid)), float(auto.score(test))
+        best, column = table_best_valid(name)
+        longest = max(auto.candidate_seconds_.values())
+        within = seconds <= budget + longest + 5.0  # + reading and scoring
+        case = f"DEBD {name} ({train.shape[0]} x {train.shape[1]})"
+        scores = ", ".join(f"{k} {x:.3f}" for k, x in auto.candidate_scores_.items())
+        result = [
+            row(BENCH, case, "AutoDensity chosen", auto.chosen_, note=scores),
+            row(
+                BENCH,
+                case,
+                "AutoDensity valid LL - table's best valid",
+                v - best,
+                "nats/row",
+                target=">= -0.0005",
+                ok=v - best >= -0.0005,
+                note=f"{v:.4f} vs {best:.4f} ({column})",
+            ),
+            row(BENCH, case, "AutoDensity test LL", te, "nats/row"),
+            row(
+                BENCH,
+                case,
+                "fit seconds",
+                seconds,
+                "s",
+                target=f"<= budget {budget:g} + longest fit {longest:.0f}",
+                ok=within,
+                note=f"skipped: {auto.skipped_ or 'none'}; "
+                + ", ".join(f"{k} {x:.0f}s" for k, x in auto.candidate_seconds_.items()),
+            ),
+        ]
+        print(*(f"{r['case']}: {r['metric']} = {r['value']} {r['note']}" for r in result), sep="\n")
+        if out:
+            with open(out, "a") as fh:
+                fh.write(json.dumps(result, default=str) + "\n")
+        rows += result
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="three tables, 5,000 alarm rows")
     parser.add_argument("--skip-accuracy", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--debd", default=None, help="the DEBD folder (AutoDensity rows)")
+    parser.add_argument("--datasets", default="nltcs,plants,jester")
+    parser.add_argument("--budget", type=float, default=900.0, help="AutoDensity time_budget")
+    parser.add_argument("--debd-results", default=None, help="append each dataset's rows here")
     args = parser.parse_args()
     print(pin_blas(1))
     print(machine())
@@ -200,6 +282,9 @@ def main() -> None:
         rows += accuracy_rows(names)
     if not args.skip_speed:
         rows += speed_rows(5_000 if args.quick else 20_000)
+    if args.debd:
+        names = args.datasets.split(",")
+        rows += debd_rows(args.debd, names, args.budget, args.debd_results)
     print_table(rows)
     write_json(rows, args.json)
 
