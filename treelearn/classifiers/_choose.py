@@ -165,12 +165,15 @@ class FoldCounts:
     fold and class); the held-in counts of fold ``f`` are the whole table's minus fold
     ``f``'s. From them each fold's structure is learned as the candidate learns it from
     its training rows: TAN's maximum spanning tree of ``I(X_i; X_j | C)`` rooted at the
-    first feature, KDB's ranking by ``I(X_i; C)`` and parents by ``I(X_i; X_j | C)``. The
-    families' held-in counts, and each held-out row's conditional probabilities, come
-    from :class:`~treelearn.classifiers._wrappers.FoldScorer` (one ``bincount`` per
-    family over the rows, the fold in its index). No candidate is refitted: every
-    candidate shares the fold counts, and a family shared by two folds' structures or
-    two candidates is counted once.
+    first feature, KDB's ranking by ``I(X_i; C)`` and parents by ``I(X_i; X_j | C)``. A
+    family's counts of every fold come from one ``bincount`` over the rows (the fold and
+    the class in its index; the held-in counts total minus own, as
+    :class:`~treelearn.classifiers._wrappers.FoldScorer` counts them), and each fold's
+    held-out rows gather their Lidstone (``alpha = 1``) conditionals from them; AODE's
+    terms come from each fold's held-in pair tables (one product per fold and class, as
+    AODE's own prediction). No candidate is refitted: every candidate shares the fold
+    counts, and a family shared by two folds' structures or two candidates is counted
+    once.
     """
 
     def __init__(
