@@ -194,7 +194,8 @@ class AutoDensity(DensityEstimator):
             if n_valid < 1 or n - n_valid < 2:
                 raise TreelearnError(
                     f"AutoDensity holds out validation_fraction="
-                    f"{params['validation_fraction']} of the {n} rows to choose on, which "
+                    f"{params['validation_fraction']} of the {n} rows (n_samples = {n}) to "
+                    f"choose on, which "
                     f"leaves {n_valid} validation and {n - n_valid} training rows: give more "
                     f"rows, another validation_fraction, or validation rows (validation=)"
                 )
