@@ -197,6 +197,19 @@ EXPECTED_FAILED.update(
             ),
         },
         "BaggedTrees": DENSITY,
+        # the chosen model's answers (predict_proba and predict take a target): as theirs
+        "AutoDensity": {
+            **QUERIES,
+            **dict.fromkeys(
+                (
+                    "check_estimator_sparse_array",
+                    "check_estimator_sparse_matrix",
+                    "check_dtype_object",
+                    "check_f_contiguous_array_estimator",
+                ),
+                QUERY_PROBA,
+            ),
+        },
         # the estimators of one model (learners/_estimators.py)
         "ChowLiuTree": DENSITY,
         "BayesianTrees": DENSITY,
@@ -249,6 +262,7 @@ ESTIMATORS = [
     tl.KernelForest(),
     tl.BayesianTrees(),
     tl.AutoClassifier(candidates=["NaiveBayes", "TAN", "MixedNaiveBayes", "MixedTAN"], cv=3),
+    tl.AutoDensity(candidates=["ChowLiuTree", "CutsetNetwork"]),
 ]
 
 

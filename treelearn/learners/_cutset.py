@@ -342,7 +342,9 @@ class CutsetNetwork(DensityEstimator):
 
     Parameters
     ----------
-    max_depth : the most conditioning nodes on a way down (0: one Chow-Liu tree).
+    max_depth : the most conditioning nodes on a way down (0: one Chow-Liu tree); the
+        default 10 is the DEBD runs' (``benchmarks/bench_density.py``), pruned there on the
+        validation rows.
     min_rows : a node with fewer rows (total weight) is a leaf.
     split : ``"greedy"`` (the variable whose branches' trees fit best, among the
         ``n_candidates`` of most mutual information with the others) or ``"random"``.
@@ -386,7 +388,7 @@ class CutsetNetwork(DensityEstimator):
 
     def __init__(
         self,
-        max_depth: int = 8,
+        max_depth: int = 10,
         min_rows: float = 100,
         split: str = "greedy",
         n_candidates: int = 4,
