@@ -319,6 +319,8 @@ class TreeModel(Model):
         :attr:`variables`), one gather over the log-CPTs (the CLG tree scores its discrete
         part with it)."""
         flat, columns, strides, offsets = self._log_cpt_index()
+        if flat.size < 2**31:  # 32-bit indices: half the memory traffic, the same entries
+            strides, offsets = strides.astype(np.int32), offsets.astype(np.int32)
         # every node's family as one flat index into the concatenated log-CPTs, one gather
         # for all nodes, laid out variables x rows: the index adds whole contiguous rows of
         # the transposed codes (in their own small dtype, promoted by the intp strides), and
