@@ -999,13 +999,15 @@ def naive_bayes_rows(df_big, quick: bool) -> list[dict]:
     def ours_array():
         return tl.NaiveBayes(numbers="states").fit(Z, y).predict_proba(Zt)
 
-    ours = tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf)
+    ours = tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf)
     diff = max(
         np.abs(np.asarray(got) - sk()).max()
         for got in (ours, ours_array(), tl.NaiveBayes().fit(Zcat, y).predict_proba(Ztcat))
     )
     t_text = cpu_best(lambda: tl.NaiveBayes().fit(X, y).predict_proba(Xt), repeat=5)
-    t_int = cpu_best(lambda: tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf), repeat=5)
+    t_int = cpu_best(
+        lambda: tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf), repeat=5
+    )
     t_sk = cpu_best(sk, repeat=5)
     t_arr = cpu_best(ours_array, repeat=5)
     t_cat = cpu_best(lambda: tl.NaiveBayes().fit(Zcat, y).predict_proba(Ztcat), repeat=5)
