@@ -48,7 +48,7 @@ def test_integer_columns_with_gaps_negative_and_unseen_values():
     codes = check_same(frame, ["a", "b"], [[-7, 2, 5, 9], [0, 1, 2]], unseen="ignore")
     assert codes[:3, 0].tolist() == [-1, -1, -1]
     # the classifier: the general path raises, naming the column and the value
-    clf = tl.NaiveBayes().fit(frame.iloc[3:], rng.choice(["x", "y"], size=497))
+    clf = tl.NaiveBayes(numbers="states").fit(frame.iloc[3:], rng.choice(["x", "y"], size=497))
     with pytest.raises(tl.UnseenStateError, match="'a'"):
         clf.predict_proba(frame.iloc[:3])
 
@@ -96,7 +96,7 @@ def test_same_predictions_as_the_general_path_and_categorical_nb():
     cards = rng.integers(2, 6, size=d)
     Z = np.column_stack([rng.integers(0, k, size=n) for k in cards])
     y = np.where(Z[:, 0] + rng.integers(0, 3, size=n) > 2, "yes", "no")
-    clf = tl.NaiveBayes().fit(Z[:2000], y[:2000])
+    clf = tl.NaiveBayes(numbers="states").fit(Z[:2000], y[:2000])
     fast = clf.predict_proba(Z[2000:])
     frame = pd.DataFrame(Z[2000:].astype(str), columns=clf.feature_names_in_)
     general = tl.NaiveBayes().fit(Z[:2000].astype(str), y[:2000]).predict_proba(frame)
@@ -145,7 +145,7 @@ def test_missing_rows_still_take_the_exact_branch():
     rng = np.random.default_rng(3)
     X = pd.DataFrame({f"x{j}": rng.integers(0, 3, size=300).astype(float) for j in range(4)})
     y = rng.choice(["a", "b"], size=300)
-    clf = tl.NaiveBayes().fit(X.astype(int), y)
+    clf = tl.NaiveBayes(numbers="states").fit(X.astype(int), y)
     X.iloc[::7, 1] = np.nan
     got = clf.predict_log_proba(X)  # floats with NaN: the general path, then the engine
     # naive Bayes: a missing feature drops out of the product (its factor sums to one)
@@ -179,4 +179,6 @@ def test_text_labels_as_numpy_unique(labels):
 
 def test_mixed_labels_still_refused():
     with pytest.raises(tl.ClassLabelError, match="cannot be sorted"):
-        tl.NaiveBayes().fit(np.zeros((3, 1), dtype=int), np.array(["a", 1, "b"], dtype=object))
+        tl.NaiveBayes(numbers="states").fit(
+            np.zeros((3, 1), dtype=int), np.array(["a", 1, "b"], dtype=object)
+        )
