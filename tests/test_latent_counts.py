@@ -107,7 +107,7 @@ def test_chunks_add_up(monkeypatch):
     codes = rng.integers(0, 2, size=(100, 3))
     w = rng.random(100)
     whole = latent_tree_counts(tree.parent, tree.latent, tree.emission, codes, w)
-    monkeypatch.setattr(module, "_COUNT_CELLS", 7 * 3 * 3 * 2)  # chunks of 7 rows
+    monkeypatch.setattr(module, "MESSAGE_CELLS", 7 * 3 * 3 * 2)  # chunks of 7 rows
     chunked = latent_tree_counts(tree.parent, tree.latent, tree.emission, codes, w)
     np.testing.assert_array_equal(whole[0], chunked[0])
     for a, b in zip(whole[1] + whole[2], chunked[1] + chunked[2]):

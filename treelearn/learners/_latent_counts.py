@@ -9,7 +9,7 @@ for an edge, ``posterior^T onehot(x_i)`` for an emission. The engine's
 ``family_counts_codes`` computes the same sums on the joint tree of latents and
 columns (any evidence, any structure); this is that arithmetic without its generality,
 equal to round-off (tested). Rows go in chunks so the messages stay near
-:data:`~treelearn.inference._engine._COUNT_CELLS` entries.
+:data:`MESSAGE_CELLS` entries (as the engine's family counts).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..inference._engine import _COUNT_CELLS
+__all__ = ["MESSAGE_CELLS", "latent_tree_counts"]
 
-__all__ = ["latent_tree_counts"]
+#: message entries per chunk of rows (the engine's own chunk size for family counts)
+MESSAGE_CELLS = 2**22
 
 
 def _parents_first(parent: np.ndarray) -> list[int]:
@@ -72,7 +73,7 @@ def latent_tree_counts(
     log_ev = np.empty(n)
     lat_counts = [np.zeros_like(t, dtype=float) for t in latent]
     emi_counts = [np.zeros_like(t, dtype=float) for t in emission]
-    step = max(1, _COUNT_CELLS // max(1, 3 * d * h))
+    step = max(1, MESSAGE_CELLS // max(1, 3 * d * h))
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
         log_ev[rows] = _chunk(
