@@ -149,7 +149,7 @@ def class_joint_log_likelihood(
     nodes' order): the index into the log-CPTs is built once, with the class at state 0,
     and shifted by the class's stride for each other class.
     """
-    flat, columns, strides, offsets = model._log_cpt_index()
+    flat, columns, strides, offsets = model.log_cpt_index()
     variables = list(model.variables)
     klass = variables.index(class_name)
     n_rows = codes.shape[0]
