@@ -83,6 +83,7 @@ from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
 from ._numbers import bin_numbers, numbers_binner, restored_binner
+from ._state_codes import known_state_codes
 
 __all__ = [
     "CLASS_PRIOR",
@@ -223,6 +224,9 @@ def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
 def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: Unseen) -> np.ndarray:
     """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
     missing, or unseen with ``unseen="ignore"``)."""
+    known = known_state_codes(frame, names, states, unseen)  # codes of states: no re-encoding
+    if known is not None:
+        return known
     table = encode(
         frame[names],
         missing="pairwise",

@@ -23,6 +23,7 @@ from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
 from ._base import CategoricalClassifier, network_dtypes
+from ._state_codes import class_joint_log_likelihood
 
 __all__ = ["SingleNetworkClassifier"]
 
@@ -101,18 +102,17 @@ class SingleNetworkClassifier(CategoricalClassifier):
         n, d = codes.shape
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
-        full = np.empty((n, d + 1), dtype=np.intp)
-        full[:, :d] = codes
-        out = np.empty((n, k))
         complete = (codes >= 0).all(axis=1)
+        if complete.all():  # no copy of the rows
+            return class_joint_log_likelihood(model, self.class_name_, codes, k)
+        out = np.empty((n, k))
         if complete.any():
             # complete rows: a gather per node and class, log p(x, c) exactly in log space,
             # cheaper than message passing when nothing is summed out
-            rows = full[complete]
-            for c in range(k):
-                rows[:, d] = c
-                out[complete, c] = model.log_likelihood_codes(rows)
+            out[complete] = class_joint_log_likelihood(model, self.class_name_, codes[complete], k)
         if not complete.all():
+            full = np.empty((n, d + 1), dtype=np.intp)
+            full[:, :d] = codes
             rows = full[~complete]
             rows[:, d] = -1  # the class unobserved: one pass gives every class
             out[~complete] = model.engine(self.class_name_).log_evidence_by_conditioner(rows)

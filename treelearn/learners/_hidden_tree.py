@@ -65,6 +65,7 @@ from ._density import (
     em_run,
     run_starts,
 )
+from ._latent_counts import latent_tree_counts
 
 __all__ = ["HiddenMarkovModel", "HiddenTree", "LatentTree", "latent_names"]
 
@@ -164,6 +165,11 @@ class _EStep:
 
     def __call__(self, codes: np.ndarray, w: np.ndarray) -> _Expected:
         d = codes.shape[1]
+        if (codes >= 0).all():  # complete rows: batched products per edge
+            log_ev, latent, emission = latent_tree_counts(
+                self.tree.parent, self.tree.latent, self.tree.emission, codes, w
+            )
+            return _Expected(_total_log_likelihood(log_ev, w), float(w.sum()), latent, emission)
         log_ev, counts = self.tree.engine().family_counts_codes(_joint_codes(codes), w)
         return _Expected(_total_log_likelihood(log_ev, w), float(w.sum()), counts[:d], counts[d:])
 

@@ -319,6 +319,8 @@ class TreeModel(Model):
         :attr:`variables`), one gather over the log-CPTs (the CLG tree scores its discrete
         part with it)."""
         flat, columns, strides, offsets = self._log_cpt_index()
+        if flat.size < 2**31:  # 32-bit indices: half the memory traffic, the same entries
+            strides, offsets = strides.astype(np.int32), offsets.astype(np.int32)
         # every node's family as one flat index into the concatenated log-CPTs, one gather
         # for all nodes, laid out variables x rows: the index adds whole contiguous rows of
         # the transposed codes (in their own small dtype, promoted by the intp strides), and
@@ -329,6 +331,21 @@ class TreeModel(Model):
         for f in range(1, columns.shape[1]):
             index += strides[:, f : f + 1] * by_column[columns[:, f]]
         return np.add.reduce(flat[index], axis=0)
+
+    def log_cpt_index(self) -> tuple:
+        """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
+        per node (in :attr:`variables` order), its family's columns, their strides (padded
+        at stride 0) and its CPT's offset in ``flat``: row ``r``'s log-probability is
+        ``flat[offsets + (strides * codes[r, columns]).sum(1)].sum()`` (the classifiers'
+        every-class gather reads it). Built once per graph.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+        >>> flat, columns, strides, offsets = m.log_cpt_index()
+        >>> flat.size, columns.tolist(), strides.tolist(), offsets.tolist()
+        (6, [[0, 0], [0, 1]], [[1, 0], [2, 1]], [0, 2])
+        """
+        return self._log_cpt_index()
 
     def _log_cpt_index(self) -> tuple:
         """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,

@@ -420,7 +420,7 @@ def class_labels(
     """
     values, name = _label_values(y, n_rows)
     try:
-        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+        classes, codes, counts = _unique_labels(values)
     except TypeError:
         raise ClassLabelError(
             "y mixes label types that cannot be sorted (e.g. numbers and text); "
@@ -436,6 +436,21 @@ def class_labels(
             values=[python_scalar(classes[0])],
         )
     return classes, codes.ravel(), name
+
+
+def _unique_labels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True, return_counts=True)``; text labels by one
+    hash pass (``pd.factorize``) and a sort of the distinct labels only: the same sorted
+    classes, codes and counts (``str`` compares alike in both), at a fraction of the
+    time of sorting every row's string."""
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        raw, uniques = pd.factorize(values)
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        codes = rank[raw]
+        return uniques[order], codes, np.bincount(codes, minlength=len(order))
+    return np.unique(values, return_inverse=True, return_counts=True)
 
 
 def declared_class_codes(
