@@ -102,7 +102,7 @@ def test_parameters_text_and_refusals(mixture):
     with pytest.raises(tl.CapabilityError, match="does not answer map"):
         mixture.require("map")
     # a likelihood is taken now (issue 40: test_soft_evidence_ensembles.py); a bad one not
-    with pytest.raises(tl.TreelearnError, match="'b': the likelihood .* negative weight"):
+    with pytest.raises(tl.TreelearnError, match=r"'b': the likelihood .* negative weight"):
         mixture.query("a", {"b": [0.2, -0.3, 0.5]})
     with pytest.raises(tl.ColumnNotFoundError, match="'z'"):
         mixture.query("a", {"z": 1})
