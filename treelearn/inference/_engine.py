@@ -467,13 +467,14 @@ class TreeEngine:
         """
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            if soft:
+            if any(np.ndim(lik) != 1 for lik in (soft or {}).values()):
                 raise TreelearnError(
                     "per-row likelihoods (soft=) in log_evidence need a tree "
                     "or forest; this network is answered by variable "
                     "elimination"
                 )
-            return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
+            # one likelihood vector per variable: a unary factor of the elimination
+            return self._general.log_evidence(codes, None if self.gi < 0 else self.gi, soft)
         # messages only shrink (each is an average of values <= 1): without rescaling, then
         # the rows near underflow (or impossible) again with it
         out = self._log_evidence_pass(codes, rescale=False, soft=soft)

@@ -27,7 +27,7 @@ from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
-from ..stats._information import PairwiseRowsWarning, miller_madow_bias
+from ..stats._information import PairwiseRowsWarning
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
@@ -304,7 +304,7 @@ def _structure_columns(structure: nx.DiGraph, data: Any) -> list | None:
 
 
 # ---------------------------------------------------------------------- Chow-Liu
-def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable]) -> np.ndarray:
+def pairwise_corrected(mi: np.ndarray, stats: Any, columns: Sequence[Hashable]) -> np.ndarray:
     """``mi`` as it is when every pair was counted on the same rows; else (``missing=
     "pairwise"``) each pair's plug-in MI less its Miller-Madow bias (at least 0), so that a
     column observed in few rows does not become a hub by small-sample bias alone, with a
@@ -312,8 +312,8 @@ def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable])
     in fewer than half the rows and the rows each has."""
     # each column's observed rows, from the diagonal blocks (cheap): all alike and all the
     # rows means every pair was counted on every row
-    observed = np.add.reduceat(np.diag(counts.joint), counts.offsets[:-1]).astype(float)
-    if observed.size == 0 or (observed == counts.n_rows).all():
+    observed = stats.observed_rows()
+    if observed.size == 0 or (observed == stats.n_rows).all():
         return mi
     most = float(observed.max())
     few = [(c, int(n)) for c, n in zip(columns, observed) if n < most / 2]
@@ -326,7 +326,7 @@ def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable])
             PairwiseRowsWarning,
             stacklevel=4,
         )
-    return np.maximum(mi - miller_madow_bias(counts), 0.0)
+    return np.maximum(mi - stats.pairwise_bias(), 0.0)
 
 
 def chow_liu_from_counts(
@@ -351,20 +351,21 @@ def chow_liu_from_counts(
         tree = stats.direct_tree(settings)
         if tree is not None:
             return build_model(tree, stats, settings, description=description, owned=True)
-    counts = stats.counts
-    n: float | np.ndarray = counts.n_rows
+    # (statistics of a table with a very wide column answer every question below without
+    # the K x K pair counts: stats/_wide.py)
+    n: float | np.ndarray = stats.n_rows
     if settings.forest in (
         "bic",
         "aic",
     ):  # with missing values each pair's penalty uses its own rows
-        pair_rows = counts.pair_totals()
+        pair_rows = stats.pair_totals()
         if (pair_rows != n).any():
             n = pair_rows
     mi = stats.mutual_information(settings.mi_alpha)
     if settings.mi_alpha is None and settings.missing == "pairwise" and settings.forest is None:
         # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
         # counts cover every row)
-        mi = pairwise_corrected(mi, counts, stats.columns)
+        mi = pairwise_corrected(mi, stats, stats.columns)
     skeleton = spanning_skeleton(
         list(stats.columns),
         mi,
@@ -380,7 +381,7 @@ def chow_liu_from_counts(
         stats,
         settings,
         description=description,
-        counts=counts,
+        counts=stats.counts if stats.keeps_pair_counts else None,
         owned=True,
         learner=partial(chow_liu_from_counts, settings=settings, description=description),
     )

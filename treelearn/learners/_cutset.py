@@ -101,7 +101,7 @@ def tree_fit(
     root = np.diagonal(counts.block(0, 0)).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_root = np.log(root + alpha) - np.log(root.sum() + alpha * k[0])
-    ll = float(np.where(root > 0, root * log_root, 0.0).sum())
+        ll = float(np.where(root > 0, root * log_root, 0.0).sum())  # 0 log 0 = 0, no warning
     n_parameters = int(k[0] - 1)
     if d > 1:
         edges = np.array(spanning_tree_edges(mi))

@@ -401,7 +401,9 @@ class TreeModel(Model):
         if self.counts is None or self.learner is None:
             raise TreelearnError(
                 "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
-                "this model has none (was it built by hand, loaded, or learned another way?)"
+                "this model has none (was it built by hand, loaded, learned another way, or "
+                "from a table with a column of over 1,000 states, whose pair counts are not "
+                "kept? Learn it again on all the rows)"
             )
         from ..sources._count import count
         from ..sources._files import NO_STATE_CAP

@@ -74,6 +74,7 @@ from ..stats._counts import (
     sparse_binary_counts,
     sparse_names_and_weights,
 )
+from ..stats._wide import counted_table
 from ..structure._sparse_chow_liu import SPARSE_CHOW_LIU_MIN_COLUMNS, sparse_binary_statistics
 from ._dask import (
     count_by_class_dask,
@@ -190,7 +191,7 @@ def _read_whole(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
 def _count_table(table: Table, *, sample_weight: Any, variables: Any) -> CountedTable:
     if sample_weight is not None or variables is not None:
         raise TreelearnError("an encoded Table carries its own weights and columns")
-    return CountedTable.of_table(table)
+    return counted_table(table)  # a very wide column: no K x K matrix (stats/_wide.py)
 
 
 def _count_sparse_matrix(
@@ -277,7 +278,7 @@ def _count_frame(
     table = encode(
         data, missing=missing, max_states=max_states, states=states, sample_weight=sample_weight
     )
-    return CountedTable.of_table(table)
+    return counted_table(table)  # a very wide column: no K x K matrix (stats/_wide.py)
 
 
 def _require_columns(present: list, wanted: Sequence[Hashable], where: str) -> None:
