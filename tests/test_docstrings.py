@@ -35,18 +35,6 @@ NOT_YET: dict[str, set[str]] = {
     "TANHillClimb": {"Parameters"},
     "TANSuperParent": {"Parameters"},
     "TreePosterior": {"Examples", "Parameters"},
-    "clg_tree": {"Parameters", "Returns"},
-    "copula_chow_liu": {"Examples", "Parameters", "Returns"},
-    "date_columns": {"Examples", "Parameters", "Returns"},
-    "discretize": {"Returns"},
-    "fit_cpts": {"Parameters", "Returns"},
-    "gaussian_chow_liu": {"Parameters", "Returns"},
-    "identifier_columns": {"Examples", "Parameters", "Returns"},
-    "k_best_trees": {"Parameters", "Returns"},
-    "kernel_forest": {"Examples", "Parameters", "Returns"},
-    "mi_graph": {"Parameters", "Returns"},
-    "read_data": {"Examples", "Returns"},
-    "tree_posterior": {"Returns"},
 }
 
 #: names whose docstring still points at a private module (the reference links such a name
@@ -78,9 +66,6 @@ NAMES_PRIVATE_MODULES: set[str] = {
     "TreeModel",
     "WeightedNaiveBayes",
     "chow_liu",
-    "fit_cpts",
-    "mi_graph",
-    "tree_posterior",
 }
 
 

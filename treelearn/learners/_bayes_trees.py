@@ -814,13 +814,33 @@ def tree_posterior(
 
     Parameters
     ----------
-    data : any input :func:`treelearn.sources._count.count` takes (DataFrame, CSV/Parquet
-        path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix).
-    equivalent_sample_size, edge_prior, missing, max_states, states, chunksize :
+    data : DataFrame, str, os.PathLike, dask DataFrame or scipy.sparse matrix
+        Discrete columns (a file is read in chunks; a sparse matrix holds 0/1 values).
+    equivalent_sample_size : float, default=1.0
+        The BDeu prior's equivalent sample size of every edge's parameters.
+    edge_prior : array-like or networkx.Graph, optional
+        A symmetric ``d x d`` matrix of non-negative edge factors, or a graph whose
+        edges carry ``prior``; a tree's prior is their product (default: uniform over
+        trees).
+    missing, max_states, states, chunksize
         :class:`~treelearn.BayesianTrees`' options.
-    sample_weight : one non-negative weight per row (a column name for a file).
+    sample_weight : array-like or str, optional
+        One non-negative weight per row (a column name for a file).
 
-    The model and formulas are in :mod:`treelearn.learners._bayes_trees`.
+    Returns
+    -------
+    TreePosterior
+        Edge posteriors, the MAP tree, and the model averaged over every tree.
+
+    See Also
+    --------
+    BayesianTrees : the estimator.
+    k_best_trees : the few best trees by likelihood.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jaakkola, T. (2006). Tractable Bayesian learning of tree belief
+       networks. Statistics and Computing 16(1), 77-92.
 
     Examples
     --------
@@ -868,6 +888,41 @@ def k_best_trees(
     the default), as in :func:`treelearn.chow_liu`: the trees are ranked by their
     maximum-likelihood fit whatever ``alpha`` is. Fewer than ``k`` trees come back when
     fewer exist; ``k`` is at most :data:`MAX_TREES` (checked before any work).
+
+    Parameters
+    ----------
+    data : DataFrame, str or os.PathLike
+        Discrete columns.
+    k : int
+        How many trees (at least 1).
+    alpha : float, default=1.0
+        The CPTs' Lidstone pseudocount.
+    missing : {"error", "drop", "pairwise"}, default="error"
+        What missing cells do.
+    sample_weight : array-like, optional
+        One non-negative weight per row.
+    max_states : int, default=100
+        The most states a column may have.
+
+    Returns
+    -------
+    list of TreeModel
+        At most ``k`` models, the maximum-likelihood tree first.
+
+    Raises
+    ------
+    ResourceLimitError
+        ``k`` above ``MAX_TREES``.
+
+    See Also
+    --------
+    chow_liu : the best tree alone.
+    tree_posterior : every spanning tree, weighted by its posterior.
+
+    References
+    ----------
+    .. [1] Sörensen, K. and Janssens, G. K. (2005). An algorithm to generate all spanning
+       trees of a graph in order of increasing cost. Pesquisa Operacional 25(2), 219-229.
 
     Examples
     --------
