@@ -708,6 +708,27 @@ class HiddenMarkovModel(HiddenTree):
     ``structure="chain"``. ``startprob_init``, ``transmat_init`` and ``emissionprob_init``
     give the start (all three, tied); otherwise ``n_init`` random starts.
 
+    Parameters
+    ----------
+    n_states : int, default=2
+        The latents' number of states.
+    tied : bool, default=True
+        One transition and one emission matrix for every step (else each its own).
+    alpha : float, default=1.0
+        Lidstone pseudocount added to the expected counts (0 = maximum likelihood).
+    max_iter : int, default=100
+        Most EM iterations per start.
+    tol : float, default=1e-4
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Random starts; the best is kept.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the starts.
+    startprob_init, transmat_init, emissionprob_init : array-like, optional
+        A given start (all three; tied only), in hmmlearn's shapes.
+    states, missing, max_states, n_iter_no_change, n_jobs, progress, chunksize
+        As :class:`HiddenTree`'s.
+
     Attributes
     ----------
     startprob_ : ndarray

@@ -133,6 +133,27 @@ class Model(Capable, ABC):
     :meth:`score_samples`, :attr:`n_parameters`, :meth:`sample`, :meth:`to_dict` and
     :meth:`from_dict`; defining it registers it in :data:`MODEL_KINDS`. Every model has
     ``variables`` (its columns, in order).
+
+    Written once here for every kind: ``log_likelihood``, ``score`` (mean per row),
+    ``bic`` (``log_likelihood - n_parameters ln(n) / 2``), ``aic``, ``save``,
+    ``to_text``, ``draw``, ``to_dot`` and ``to_html``; ``require(capability)`` raises
+    :class:`CapabilityError` for what a kind does not answer.
+
+    See Also
+    --------
+    TreeModel, GaussianTreeModel, CLGTreeModel, MixtureModel : model kinds.
+    load : reads any kind back.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> model = tl.chow_liu(df)
+    >>> isinstance(model, tl.Model), model.kind, "query" in model.capabilities
+    (True, 'tree_model', True)
+    >>> bic = model.log_likelihood(df) - model.n_parameters * np.log(len(df)) / 2
+    >>> bool(np.isclose(model.bic(df), bic))
+    True
     """
 
     variables: list

@@ -62,7 +62,39 @@ _LOG_2PI = math.log(2 * math.pi)
 class GaussianMixtureQuery:
     """The posterior of a continuous variable: ``sum_a weights[a] N(means[a], variances[a])``
     (one component per state of the discrete node its Gaussian subtree hangs from; one
-    component when there is none; a variance 0 when the variable is observed)."""
+    component when there is none; a variance 0 when the variable is observed).
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        The components' probabilities (they sum to 1).
+    means, variances : numpy.ndarray
+        Each component's mean and variance.
+    variable : hashable, optional
+        The variable queried (its row's label in ``to_frame``).
+
+    See Also
+    --------
+    CLGTreeModel : whose ``query`` returns it.
+    GaussianQuery : a Gaussian tree's query.
+
+    Examples
+    --------
+    With maximum-likelihood parameters (``alpha=0``) a CLG tree's mean of ``y`` is the
+    sample mean (the mixture of ``x``'s class means is ``x``'s mean, and a least-squares
+    line passes through the means):
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 500)
+    >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0)})
+    >>> df["y"] = 2 * df["x"] + rng.normal(size=500)
+    >>> q = tl.clg_tree(df, alpha=0).query("y")   # one component per state of g
+    >>> q.weights.tolist() == df["g"].value_counts(normalize=True).sort_index().tolist()
+    True
+    >>> bool(np.isclose(q.mean, df["y"].mean()))
+    True
+    """
 
     weights: np.ndarray
     means: np.ndarray
@@ -144,6 +176,20 @@ class CLGTreeModel(Model):
     Learned by :class:`treelearn.CLGTree` (:func:`treelearn.clg_tree`) from a table with
     continuous columns.
 
+    See Also
+    --------
+    clg_tree : learns one.
+    GaussianMixtureQuery : what a query of a continuous variable returns.
+    TreeModel : the discrete part.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The
+       Annals of Statistics 17(1), 31-57.
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
     >>> g = rng.integers(0, 2, 500)

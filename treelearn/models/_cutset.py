@@ -70,6 +70,29 @@ class CutsetModel(Model):
 
     Built by :class:`treelearn.CutsetNetwork`; ``root`` is its top node.
 
+    Parameters
+    ----------
+    root : node
+        The top node: an OR node (a variable conditioned on, one child per state, with
+        their weights) or a leaf (a Chow-Liu tree over the remaining columns).
+    columns : sequence of hashable
+        The variables, in column order.
+    states : sequence of sequences
+        Each column's states.
+    dtypes : dict, optional
+        Each column's dtype (sampled data gets them back).
+
+    See Also
+    --------
+    CutsetNetwork : learns one (or a bagged mixture of them).
+    TreeModel : the leaves' kind.
+
+    References
+    ----------
+    .. [1] Rahman, T., Kothalkar, P. and Gogate, V. (2014). Cutset networks: a simple,
+       tractable, and scalable approach for improving the accuracy of Chow-Liu trees.
+       In Machine Learning and Knowledge Discovery in Databases (ECML PKDD), 630-645.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl

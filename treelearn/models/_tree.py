@@ -1077,20 +1077,30 @@ class TreeModel(Model):
 class ScoreReport:
     """A model's fit to a table: what ``treelearn score`` prints.
 
-    Attributes
+    Parameters
     ----------
-    n : rows scored (their total weight, with weights).
-    log_likelihood : total log-likelihood of the rows, in nats.
-    n_parameters : free parameters of the model (the BIC penalty's count).
-    summed_out : a variable the data did not give in any row, summed out of
-        every row's likelihood (a classifier's class when no labels were given);
-        ``None`` when the rows' own values were scored.
+    n : int or float
+        Rows scored (their total weight, with weights).
+    log_likelihood : float
+        Total log-likelihood of the rows, in nats.
+    n_parameters : int
+        Free parameters of the model (the BIC penalty's count).
+    summed_out : hashable, optional
+        A variable the data did not give in any row, summed out of every row's
+        likelihood (a classifier's class when no labels were given); ``None`` when the
+        rows' own values were scored.
 
     ``average`` (nats per row) and ``bic`` (``log_likelihood - n_parameters / 2 ln n``)
     are derived from these; both are NaN for zero rows.
 
+    See Also
+    --------
+    Model : ``log_likelihood``, ``bic`` and ``aic`` of any model.
+
     Examples
     --------
+    ``bic = -4 - (2 / 2) ln 4 = -5.3863``:
+
     >>> r = ScoreReport(n=4, log_likelihood=-4.0, n_parameters=2)
     >>> r.average, round(r.bic, 4)
     (-1.0, -5.3863)
