@@ -159,6 +159,10 @@ class AutoClassifier(BayesNetClassifier):
     classes_, class_name_, class_count_, class_log_prior_, n_features_in_,
     feature_names_in_ : as every classifier's.
 
+    See Also
+    --------
+    NaiveBayes, TAN, AODE : candidates it compares.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl

@@ -74,6 +74,19 @@ class CopulaTAN(GaussianTAN):
     The Gaussian TAN's attributes (``feature_tree_``, ``parent_``, ``intercept_``, ...) are
     those of the scores.
 
+    See Also
+    --------
+    GaussianTAN : Gaussian marginals.
+    KernelTAN : kernel densities.
+    CopulaTree : the unsupervised copula tree.
+
+    References
+    ----------
+    .. [1] Elidan, G. (2010). Copula Bayesian networks. Advances in Neural Information
+       Processing Systems 23, 559-567.
+    .. [2] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
+
     Examples
     --------
     >>> import numpy as np, treelearn as tl

@@ -65,6 +65,16 @@ class GaussianClassifier(NumericClassifier):
     covariances_ (``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for
     diagonal, ``k`` for isotropic).
 
+    See Also
+    --------
+    GaussianTAN : one tree of regressions per class.
+    MixedNaiveBayes : categorical and Gaussian features.
+
+    References
+    ----------
+    .. [1] Duda, R. O., Hart, P. E. and Stork, D. G. (2001). Pattern Classification, 2nd
+       edition, chapter 2 (the normal density's discriminant functions). Wiley.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris

@@ -126,6 +126,18 @@ class GaussianTAN(NumericClassifier):
     coefficient_, variance_ (``k x d``: per class and feature), means_, covariances_
     (per class, ML).
 
+    See Also
+    --------
+    GaussianClassifier : Gaussian naive Bayes, LDA and QDA.
+    MixedTAN : categorical and Gaussian features.
+    KernelTAN : kernel densities.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2006). Supervised classification with
+       conditional Gaussian networks: increasing the structure complexity from naive
+       Bayes. International Journal of Approximate Reasoning 43(1), 1-25.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris

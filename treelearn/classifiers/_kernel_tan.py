@@ -214,6 +214,19 @@ class KernelTAN(NumericClassifier):
     from ``root_``), parent_, factor_ (per class, the bandwidth factor); the class prior's
     attributes as :class:`~treelearn.GaussianTAN`'s.
 
+    See Also
+    --------
+    GaussianTAN : every feature Gaussian.
+    CopulaTAN : a copula instead of kernels.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2009). Bayesian classifiers based on
+       kernel density estimation: flexible classifiers. International Journal of
+       Approximate Reasoning 50(2), 341-362.
+    .. [2] Atienza, D., Larrañaga, P. and Bielza, C. (2022). Semiparametric Bayesian
+       networks. Information Sciences 584, 564-582.
+
     Examples
     --------
     >>> import numpy as np, treelearn as tl

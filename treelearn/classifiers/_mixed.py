@@ -2,7 +2,7 @@
 
 ``log p(x, c) = log p(c) + sum_j log p(x_j | c)`` where a categorical feature's
 factor is its smoothed CPT (the network ``model_``, as
-:class:`~treelearn.classifiers._naive_bayes.NaiveBayes`) and a Gaussian feature's
+:class:`~treelearn.NaiveBayes`) and a Gaussian feature's
 ``N(x_j; theta_cj, var_cj)`` (weighted maximum likelihood, as scikit-learn's
 ``GaussianNB``). Which features are Gaussian is decided by their dtype (float
 columns) or named (``numeric=[...]``), never by how often values repeat
@@ -59,7 +59,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``alpha`` smooths the
+        :class:`~treelearn.NaiveBayes` (``alpha`` smooths the
         categorical features' CPTs).
     var_smoothing : added to every Gaussian variance as a fraction of the largest
         (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
@@ -74,10 +74,22 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     model_ : the network over the categorical features and the class (naive Bayes;
         the class alone without categorical features).
     theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
-    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    Other attributes as :class:`~treelearn.NaiveBayes`.
 
     A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
     array all categorical (its ``CategoricalNB``).
+
+    See Also
+    --------
+    NaiveBayes : every feature categorical.
+    GaussianClassifier : every feature numeric.
+    MixedTAN : a feature tree too.
+
+    References
+    ----------
+    .. [1] John, G. H. and Langley, P. (1995). Estimating continuous distributions in
+       Bayesian classifiers. In Proceedings of the 11th Conference on Uncertainty in
+       Artificial Intelligence (UAI), 338-345.
 
     Examples
     --------

@@ -70,6 +70,21 @@ class MixedTAN(BayesNetClassifier):
         features' distribution given that class.
     Other attributes as :class:`~treelearn.NaiveBayes`.
 
+    See Also
+    --------
+    MixedNaiveBayes : no feature tree.
+    GaussianTAN : every feature numeric.
+    CLGTree : the unsupervised CLG tree.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2006). Supervised classification with
+       conditional Gaussian networks: increasing the structure complexity from naive
+       Bayes. International Journal of Approximate Reasoning 43(1), 1-25.
+    .. [2] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The Annals
+       of Statistics 17(1), 31-57.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd, treelearn as tl

@@ -39,7 +39,7 @@ class ChowLiuMultinet(CategoricalClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     root : the root of every class's tree; ``None`` uses the first feature column.
 
     Attributes
@@ -49,7 +49,17 @@ class ChowLiuMultinet(CategoricalClassifier):
         directions, so their union is not one Bayesian network. Use
         ``models_[c]`` and ``class_log_prior_``. (Accessing ``model_`` raises an
         ``AttributeError`` that says so.)
-    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    Other attributes as :class:`~treelearn.NaiveBayes`.
+
+    See Also
+    --------
+    TAN : one tree shared by every class.
+    ChowLiuTree : the tree of one table.
+
+    References
+    ----------
+    .. [1] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
 
     Examples
     --------

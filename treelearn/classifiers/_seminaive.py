@@ -92,12 +92,12 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
     alpha : Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
     prior, equivalent_sample_size, m : the CPT estimator (``"lidstone"`` with ``alpha``,
         ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
-    As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``model_`` is the network), plus
+    As :class:`~treelearn.NaiveBayes` (``model_`` is the network), plus
     ``feature_order_``: the features in ranking order.
 
     Notes
@@ -105,6 +105,17 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
     Families of ``k + 2`` variables are counted from the rows, so ``k >= 2`` needs
     the data in memory (a DataFrame or array). Missing feature values are summed
     out exactly at prediction (for ``k >= 2`` by variable elimination).
+
+    See Also
+    --------
+    SKDB : chooses ``k`` and the features by cross-validation.
+    TAN : one feature parent, the best tree.
+
+    References
+    ----------
+    .. [1] Sahami, M. (1996). Learning limited dependence Bayesian classifiers. In
+       Proceedings of the 2nd International Conference on Knowledge Discovery and Data
+       Mining (KDD), 335-338.
 
     Examples
     --------
@@ -208,7 +219,7 @@ class AODE(PartialFit, CategoricalClassifier):
         conditional on an unseen ``(y, x_i)`` is then uniform).
     min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
-    unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    unseen : as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -217,8 +228,19 @@ class AODE(PartialFit, CategoricalClassifier):
         feature), whose joint is the term of the average above.
     fallback_model_ : the naive Bayes network used where no feature qualifies.
     classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`; ``class_log_prior_`` is the
+        :class:`~treelearn.NaiveBayes`; ``class_log_prior_`` is the
         smoothed prior of the fallback.
+
+    See Also
+    --------
+    AnDE : ``n=2`` and beyond.
+    KDB : a fixed number of parents per feature.
+    TAN : one tree over the features.
+
+    References
+    ----------
+    .. [1] Webb, G. I., Boughton, J. R. and Wang, Z. (2005). Not so naive Bayes:
+       aggregating one-dependence estimators. Machine Learning 58(1), 5-24.
 
     Examples
     --------

@@ -116,12 +116,22 @@ class TextNaiveBayes(BayesNetClassifier):
     ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
     (a sparse matrix stays sparse), a CSV/Parquet path (``y`` its class column's name;
     read in chunks) or a Dask DataFrame (``y`` a Dask Series; counted on the workers):
-    everything is learned from the counts per class
-    (:func:`~treelearn.sources._terms.term_counts_by_class`). A DataFrame's columns name the terms
+    everything is learned from the counts per class (one sparse product). A DataFrame's columns name the terms
     (``feature_names_in_``) and are matched by name at prediction; an array or a
     sparse matrix by position (a vocabulary may have millions of terms: none are
     named). Attributes: ``classes_``, ``class_log_prior_``, ``feature_log_prob_``
     (``k x |V|``: ``log theta_cj`` or ``log p_cj``), ``feature_count_``, ``class_count_``.
+
+    See Also
+    --------
+    NaiveBayes : categorical features.
+    term_class_information : the terms' information about the class.
+
+    References
+    ----------
+    .. [1] McCallum, A. and Nigam, K. (1998). A comparison of event models for naive
+       Bayes text classification. In AAAI-98 Workshop on Learning for Text
+       Categorization, 41-48.
 
     Examples
     --------

@@ -238,7 +238,7 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         (mean squared error of the posterior).
     alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0: every log-probability finite).
     max_iter, tol : L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -252,6 +252,17 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
     The rows are revisited at every iteration: the training data in memory (a DataFrame,
     an array or a file). ``predict_joint_log_proba`` gives the weighted score ``s(c, x)``,
     which is not a normalised ``log p(x, c)`` unless every weight is 1.
+
+    See Also
+    --------
+    AWNB : weights from decision trees.
+    NaiveBayes : no weights.
+
+    References
+    ----------
+    .. [1] Zaidi, N. A., Cerquides, J., Carman, M. J. and Webb, G. I. (2013). Alleviating
+       naive Bayes attribute independence assumption by attribute weighting. Journal of
+       Machine Learning Research 14, 1947-1988.
 
     Examples
     --------

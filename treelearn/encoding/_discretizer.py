@@ -133,6 +133,17 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     ``ColumnTransformer``, call ``.set_output(transform="pandas")`` on it so the
     categories survive the concatenation.
 
+    See Also
+    --------
+    discretize : the same cut once, without fit.
+    NaiveBayes : ``numbers='mdl'`` bins inside a classifier.
+
+    References
+    ----------
+    .. [1] Fayyad, U. M. and Irani, K. B. (1993). Multi-interval discretization of
+       continuous-valued attributes for classification learning. In Proceedings of the
+       13th International Joint Conference on Artificial Intelligence (IJCAI), 1022-1027.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl

@@ -82,6 +82,19 @@ class BaggedTrees(TreeMixture):
     components_, weights_ : every member's trees and their weights ``w_bk / B``.
     members_ : ``[(first component, number of components)]`` of each member in them.
 
+    See Also
+    --------
+    TreeMixture : one mixture, by EM.
+    CutsetNetwork : bagged cutset networks.
+
+    References
+    ----------
+    .. [1] Breiman, L. (1996). Bagging predictors. Machine Learning 24(2), 123-140.
+    .. [2] Ammar, S., Leray, P., Defourny, B. and Wehenkel, L. (2009). Probability density
+       estimation by perturbing and combining tree structured Markov networks. In
+       Symbolic and Quantitative Approaches to Reasoning with Uncertainty (ECSQARU),
+       156-167.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl

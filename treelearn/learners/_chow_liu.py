@@ -498,9 +498,8 @@ def chow_liu(
     Parameters
     ----------
     data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
-        rows at a time, never whole: see :mod:`treelearn.sources._files`), a
-        ``dask.dataframe.DataFrame`` (counted on its workers: see
-        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix (its columns named
+        rows at a time, never whole), a
+        ``dask.dataframe.DataFrame`` (counted on its workers), or a ``scipy.sparse`` 0/1 matrix (its columns named
         by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
     root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist,
@@ -519,6 +518,18 @@ def chow_liu(
         add rows later. A table with continuous columns is refused, naming the fixes
         (:func:`~treelearn.discretize`, or :func:`~treelearn.clg_tree` for a tree over
         mixed columns).
+
+    See Also
+    --------
+    ChowLiuTree : the same as a scikit-learn estimator.
+    clg_tree, gaussian_chow_liu : trees over continuous columns.
+    mi_graph, maximum_spanning_tree, orient, fit_cpts : its stages one by one.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------

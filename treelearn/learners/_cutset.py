@@ -1,6 +1,6 @@
 """Learning cutset networks, and bagged ensembles of them.
 
-A cutset network (:class:`~treelearn.models._cutset.CutsetModel`) conditions on one
+A cutset network (:class:`~treelearn.CutsetModel`) conditions on one
 variable at a time, top-down, and puts a Chow-Liu tree over the variables left at each
 leaf (Rahman, Kothalkar & Gogate, ECML 2014). Learning grows the OR-tree greedily:
 
@@ -365,9 +365,20 @@ class CutsetNetwork(DensityEstimator):
     ----------
     model_ : the fitted :class:`~treelearn.CutsetModel` (one network), or the
         :class:`~treelearn.MixtureModel` of the ensemble's networks; every answer is its.
-    networks_ : the fitted :class:`~treelearn.models._cutset.CutsetModel` (s).
+    networks_ : the fitted :class:`~treelearn.CutsetModel` (s).
     weights_ : their weights (equal).
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    ChowLiuTree : the leaves' model.
+    TreeMixture : another way past one tree.
+
+    References
+    ----------
+    .. [1] Rahman, T., Kothalkar, P. and Gogate, V. (2014). Cutset networks: a simple,
+       tractable, and scalable approach for improving the accuracy of Chow-Liu trees. In
+       Machine Learning and Knowledge Discovery in Databases (ECML PKDD), 630-645.
 
     Examples
     --------

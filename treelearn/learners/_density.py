@@ -367,7 +367,7 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
     def bic(self, X: Any, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
         weight): **larger is better**, as for :meth:`TreeModel.bic
-        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
+        <treelearn.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
         ``-2`` times this."""
         return self._fitted_model().bic(self._rows(X), sample_weight=sample_weight)
 

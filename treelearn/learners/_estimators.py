@@ -201,9 +201,9 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
         or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
     equivalent_sample_size : BDeu's equivalent sample size (> 0).
     m : the m-estimate's equivalent sample size (> 0).
-    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see
-        :func:`treelearn.encoding._table.encode`), or ``"em"``: structural EM over the
-        missing cells (:func:`treelearn.learners._em.chow_liu_em`; the iterations and
+    missing : ``"error"`` (refuse missing cells), ``"drop"`` (drop incomplete rows),
+        ``"pairwise"`` (each count from the rows where its columns are observed), or
+        ``"em"``: structural EM over the missing cells (the iterations and
         log-likelihoods are in ``model_.settings``).
     mi_alpha : pseudocount added to each cell of the pairwise joint from which the
         tree-choosing MI is computed; ``None`` uses raw counts.
@@ -213,7 +213,7 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
         Each tree of the forest is rooted at its first column (``root``'s at ``root``).
     whitelist, blacklist : undirected pairs of columns the tree must contain / must
         not contain (bnlearn's arguments): the best spanning tree (or forest) under
-        these constraints (:func:`treelearn.structure._trees.spanning_skeleton`). A
+        these constraints. A
         whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
     max_states : the most states a column may have.
     states : optional ``{column: [states]}`` fixing the states (and their order) of
@@ -224,11 +224,10 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
     names : the variables' names when the data is a ``scipy.sparse`` matrix of
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
-        (see :func:`treelearn.stats._counts.sparse_binary_counts`), and gives the model
+        (one sparse product), and gives the model
         of ``pd.DataFrame(matrix.toarray(), columns=names)``. With
         more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
-        learned without any ``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`,
-        Meila's acCL; the same model, without ``partial_fit``, ``forest``,
+        learned without any ``d x d`` array (Meila's acCL; the same model, without ``partial_fit``, ``forest``,
         ``whitelist``, ``blacklist`` or ``mi_alpha``).
 
     Every column is discrete: a column of measurements is refused, naming the fixes (cut
@@ -246,6 +245,12 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
     CLGTree : a tree over discrete and continuous columns.
     GaussianTree : a tree of continuous columns.
     BayesianTrees : the Bayesian average over every spanning tree.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -311,8 +316,7 @@ class GaussianTree(ModelEstimator):
 
     The tree is the maximum spanning tree of ``-1/2 log(1 - rho^2)`` (ties broken by
     column order, as for :class:`~treelearn.ChowLiuTree`), rooted at ``root``; each
-    variable is regressed on its parent by (weighted) least squares
-    (:mod:`treelearn.learners._gaussian_chow_liu`).
+    variable is regressed on its parent by (weighted) least squares.
     :func:`~treelearn.gaussian_chow_liu` is ``GaussianTree(**options).fit(data,
     sample_weight=...).model_``.
 
@@ -336,6 +340,12 @@ class GaussianTree(ModelEstimator):
     CopulaTree : any continuous marginals, joined by a Gaussian tree of their normal scores.
     KernelForest : kernel density marginals and pairs.
     CLGTree : discrete and continuous columns.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -367,8 +377,8 @@ class CLGTree(ModelEstimator):
 
     The tree is the best spanning tree (or penalised forest) in which no discrete column has
     a continuous parent, its edge weights the exact mutual information of each pair kind
-    (:mod:`treelearn.structure._clg_trees`); the parameters are each family's
-    maximum-likelihood ones (:mod:`treelearn.learners._clg_tree`). :func:`~treelearn.clg_tree` is
+    (discrete-discrete, discrete-continuous, continuous-continuous); the parameters are
+    each family's maximum-likelihood ones. :func:`~treelearn.clg_tree` is
     ``CLGTree(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
@@ -404,6 +414,15 @@ class CLGTree(ModelEstimator):
     GaussianTree : every column continuous (a linear-Gaussian tree; the same tree as a CLG
         tree of continuous columns).
     MixedTAN : the classifier whose features form a CLG tree.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The Annals
+       of Statistics 17(1), 31-57.
+    .. [2] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -463,7 +482,7 @@ class CopulaTree(ModelEstimator):
     estimator: ``fit`` learns :attr:`model_`, a :class:`~treelearn.CopulaTreeModel`.
 
     Each column's smoothed empirical CDF is its marginal; the Gaussian Chow-Liu tree of the
-    truncated normal scores joins them (:mod:`treelearn.learners._copula`): density,
+    truncated normal scores joins them: density,
     sampling and queries in the original units. :func:`~treelearn.copula_chow_liu` is
     ``CopulaTree(root).fit(data, sample_weight=...).model_``.
 
@@ -483,6 +502,14 @@ class CopulaTree(ModelEstimator):
     --------
     GaussianTree : Gaussian marginals (a linear-Gaussian tree).
     KernelForest : kernel density marginals and pairs, the forest pruned on held-out rows.
+
+    References
+    ----------
+    .. [1] Liu, H., Lafferty, J. and Wasserman, L. (2009). The nonparanormal:
+       semiparametric estimation of high dimensional undirected graphs. Journal of
+       Machine Learning Research 10, 2295-2328.
+    .. [2] Elidan, G. (2010). Copula Bayesian networks. Advances in Neural Information
+       Processing Systems 23, 559-567.
 
     Examples
     --------
@@ -508,7 +535,7 @@ class KernelForest(ModelEstimator):
     :class:`~treelearn.KernelForestModel`.
 
     The edges are chosen by kernel MI on one part of the rows and pruned by held-out
-    log-likelihood on the other (:mod:`treelearn.learners._kernel_forest`).
+    log-likelihood on the other.
     :func:`~treelearn.kernel_forest` is
     ``KernelForest(**options).fit(data, sample_weight=...).model_``.
 
@@ -538,6 +565,11 @@ class KernelForest(ModelEstimator):
     --------
     CopulaTree : smoothed empirical marginals joined by a Gaussian tree.
     GaussianTree : a linear-Gaussian tree.
+
+    References
+    ----------
+    .. [1] Liu, H., Xu, M., Gu, H., Gupta, A., Lafferty, J. and Wasserman, L. (2011).
+       Forest density estimation. Journal of Machine Learning Research 12, 907-951.
 
     Examples
     --------
@@ -578,7 +610,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     """The exact Bayesian average over every spanning tree of discrete columns, as a
     scikit-learn density estimator: ``fit`` learns :attr:`model_`, a
     :class:`~treelearn.TreePosterior` (the posterior over trees, its scores the posterior
-    predictive: :mod:`treelearn.learners._bayes_trees`). :func:`~treelearn.tree_posterior` is
+    predictive). :func:`~treelearn.tree_posterior` is
     ``BayesianTrees(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
@@ -593,8 +625,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
         ``"pairwise"`` is refused (the posterior needs complete rows).
     max_states, states, chunksize : as :class:`~treelearn.ChowLiuTree`'s.
 
-    The data is any input :func:`treelearn.sources._count.count` takes (DataFrame,
-    CSV/Parquet path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D
+    The data is a DataFrame, a CSV/Parquet path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D
     array (columns ``x0, x1, ...``).
 
     Attributes
@@ -605,6 +636,11 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     See Also
     --------
     ChowLiuTree : the one tree of maximum likelihood.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jaakkola, T. (2006). Tractable Bayesian learning of tree
+       belief networks. Statistics and Computing 16(1), 77-92.
 
     Examples
     --------

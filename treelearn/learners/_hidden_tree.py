@@ -3,7 +3,7 @@
 A hidden tree has one latent variable ``H_i`` of ``h`` states per observed column
 ``X_i``: the latents form a tree (``P(H_root) prod P(H_c | H_p)``) and each column
 depends on its own latent only (``P(X_i | H_i)``), so the joint model over latents and
-columns is one tree, a :class:`~treelearn.models._tree.TreeModel` of ``2d`` nodes,
+columns is one tree, a :class:`~treelearn.TreeModel` of ``2d`` nodes,
 and every question about it (the likelihood of a row with any cells missing, the
 posterior of a cell, sampling) is exact message passing. Liu & Van den Broeck
 (NeurIPS 2021) call it a hidden Chow-Liu tree when the latent tree is the Chow-Liu tree
@@ -323,7 +323,7 @@ class HiddenTree(EMEstimator):
     latent state it is the independence model; each further state lets the tree carry
     more than the pairwise dependences a Chow-Liu tree can (Liu & Van den Broeck 2021).
     ``model_`` is the fitted :class:`~treelearn.HiddenTreeModel`: the joint tree over
-    latents and columns (``model_.network``, a :class:`~treelearn.models._tree.TreeModel`)
+    latents and columns (``model_.network``, a :class:`~treelearn.TreeModel`)
     and the latents' names; it answers scores, queries, marginals and the most probable
     completion over the columns (the latents summed out), predictions, sampling, drawing
     and the explorer page.
@@ -369,7 +369,7 @@ class HiddenTree(EMEstimator):
     Attributes
     ----------
     model_ : the fitted :class:`~treelearn.HiddenTreeModel` (``model_.network``: the joint
-        :class:`~treelearn.models._tree.TreeModel`, latents first).
+        :class:`~treelearn.TreeModel`, latents first).
     latent_names_ : the latent variables' names in ``model_.network`` (``H_<column>``), in
         column order (``model_.latent``).
     lower_bound_, lower_bounds_ : the mean training log-likelihood per row of the kept
@@ -378,6 +378,18 @@ class HiddenTree(EMEstimator):
         ``validation=``), else None.
     n_iter_, converged_ : the kept run's iterations and whether it converged.
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    HiddenMarkovModel : the latents a chain.
+    TreeMixture : one latent for the whole row.
+
+    References
+    ----------
+    .. [1] Choi, M. J., Tan, V. Y. F., Anandkumar, A. and Willsky, A. S. (2011). Learning
+       latent tree graphical models. Journal of Machine Learning Research 12, 1771-1812.
+    .. [2] Liu, A. and Van den Broeck, G. (2021). Tractable regularization of
+       probabilistic circuits. Advances in Neural Information Processing Systems 34.
 
     Examples
     --------
@@ -737,6 +749,15 @@ class HiddenMarkovModel(HiddenTree):
         ``P(h_t | h_{t-1})``: shape ``(h, h)`` tied, ``(T - 1, h, h)`` untied.
     emissionprob_ : ndarray or list of ndarray
         ``P(x_t | h_t)``: shape ``(h, k)`` tied, a list of ``(h, k_t)`` untied.
+
+    See Also
+    --------
+    HiddenTree : the latents a tree rather than a chain.
+
+    References
+    ----------
+    .. [1] Rabiner, L. R. (1989). A tutorial on hidden Markov models and selected
+       applications in speech recognition. Proceedings of the IEEE 77(2), 257-286.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Mixtures of Chow-Liu trees learned by EM (Meilă & Jordan, JMLR 2000).
 
-``P(x) = sum_k w_k T_k(x)``, each ``T_k`` a tree-shaped :class:`~treelearn.models._tree.TreeModel`.
+``P(x) = sum_k w_k T_k(x)``, each ``T_k`` a tree-shaped :class:`~treelearn.TreeModel`.
 Likelihoods, marginals (missing cells are summed out exactly) and sampling stay
 exact and cheap, while the mixture models dependencies no single tree can.
 
@@ -73,14 +73,13 @@ class TreeMixture(EMEstimator):
     responsibilities), ``sample`` (a DataFrame), ``bic`` / ``aic``. **BIC and AIC
     take treelearn's sign, larger is better** (``log_likelihood - n_parameters / 2
     ln n`` and ``log_likelihood - n_parameters``, as :meth:`TreeModel.bic
-    <treelearn.models._tree.TreeModel.bic>` and bnlearn); scikit-learn's
+    <treelearn.TreeModel.bic>` and bnlearn); scikit-learn's
     ``GaussianMixture.bic`` is ``-2`` times this (lower is better), and so was this
     class's before.
 
     ``fit`` takes a DataFrame, a CSV/Parquet path (**read whole**: EM revisits every
     row), a Dask DataFrame (**computed**, its rows then held in memory) or a
-    ``scipy.sparse`` 0/1 matrix (as its dense 0/1 table); see
-    :func:`treelearn.sources._count.in_memory_table`. Every kind gives the same mixture.
+    ``scipy.sparse`` 0/1 matrix (as its dense 0/1 table). Every kind gives the same mixture.
 
     Parameters
     ----------
@@ -121,8 +120,7 @@ class TreeMixture(EMEstimator):
     missing : ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
         keep them and let EM handle their missing cells too (the E-step's responsibilities
         use each row's observed cells; each component's M-step uses expected pairwise
-        counts, :func:`treelearn.learners._em.expected_counts`; the first M-step uses the observed
-        pairs). Scoring always sums missing cells out exactly.
+        counts; the first M-step uses the observed pairs). Scoring always sums missing cells out exactly.
     max_states : the most states a column may have.
     n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many iterations
         without a better validation log-likelihood, keeping the best model.
@@ -150,7 +148,7 @@ class TreeMixture(EMEstimator):
     ----------
     model_ : the fitted :class:`~treelearn.MixtureModel` (scores, queries, sampling,
         explanations, drawing; ``tl.save(mix.model_)`` saves it alone).
-    components_ : list of :class:`~treelearn.models._tree.TreeModel`, one tree per component
+    components_ : list of :class:`~treelearn.TreeModel`, one tree per component
         (``model_.components``).
     weights_ : ndarray (k,), the mixing weights (``model_.weights``).
     converged_ : whether the best run converged within ``max_iter``.
@@ -163,6 +161,20 @@ class TreeMixture(EMEstimator):
     n_components_ : the number of components; ``n_components_scores_`` : ``{k: score}`` of
         the sizes tried when ``n_components`` lists several (else None).
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    ChowLiuTree : one tree.
+    BaggedTrees : bagged mixtures.
+    HiddenTree : a latent per column.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jordan, M. I. (2000). Learning with mixtures of trees.
+       Journal of Machine Learning Research 1, 1-48.
+    .. [2] Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977). Maximum likelihood from
+       incomplete data via the EM algorithm. Journal of the Royal Statistical Society B
+       39(1), 1-38.
 
     Examples
     --------

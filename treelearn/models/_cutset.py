@@ -2,7 +2,7 @@
 
 ``P(x) = w(x_v) P_child(x_v)(x_rest)`` at a conditioning node on ``v`` (one child per
 state of ``v``, ``w`` the branch probabilities), and at a leaf the leaf's
-:class:`~treelearn.models._tree.TreeModel` over the variables not conditioned on above
+:class:`~treelearn.TreeModel` over the variables not conditioned on above
 it (Rahman, Kothalkar & Gogate, ECML 2014). Every query stays exact and linear in the
 size of the network: the probability of a row with any cells missing is the sum over
 the branches its missing conditioning variables leave open (message passing at the

@@ -1,7 +1,7 @@
 """Hidden trees: a tree of latent variables, each observed column the child of its own latent.
 
 ``P(x) = sum_h P(h_root) prod_c P(h_c | h_parent(c)) prod_i P(x_i | h_i)``: the joint
-model over latents and columns is one tree, a :class:`~treelearn.models._tree.TreeModel`
+model over latents and columns is one tree, a :class:`~treelearn.TreeModel`
 (:attr:`HiddenTreeModel.network`), and every answer over the observed columns is exact
 message passing on it with the latents summed out (Liu & Van den Broeck's hidden Chow-Liu
 trees, NeurIPS 2021; a chain of latents is a hidden Markov model over sequences of fixed

@@ -1,8 +1,8 @@
 """Mixtures of discrete networks: ``P(x) = sum_k w_k P_k(x)``, every answer exact.
 
 A :class:`MixtureModel` holds mixing weights and components over the same variables and
-states: :class:`~treelearn.models._tree.TreeModel` s (what :class:`~treelearn.TreeMixture`
-and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.models._cutset.CutsetModel`
+states: :class:`~treelearn.TreeModel` s (what :class:`~treelearn.TreeMixture`
+and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.CutsetModel`
 s (a bagged :class:`~treelearn.CutsetNetwork`). Each answer is the posterior over
 components times each component's own: for evidence ``e`` (each given variable a state),
 ``P(k | e) = w_k P_k(e) / sum_j w_j P_j(e)`` and

@@ -93,14 +93,14 @@ class TreeModel(Model):
         optionally ``parents`` (the order of the CPT's parent axes; default: the
         predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
         is kept when present. The model keeps a copy: ``graph`` is not changed.
-        Every CPT is checked by :func:`~treelearn.stats._parameters.check_cpt`.
+        Every CPT is checked (its shape, non-negative entries, rows summing to 1).
     variables : the variables' order (default: the graph's node order); sampled
         data has its columns in this order.
     dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
     n_rows : number of training rows, when learned from data.
     settings : the learning settings, kept for display and saving.
-    counts : the sufficient statistics it was learned from (a
-        :class:`treelearn.stats._counts.PairCounts` over ``variables``), if any.
+    counts : the sufficient statistics it was learned from (the pair counts over
+        ``variables``), if any.
     learner : ``learner(counted_table) -> TreeModel``, the function that learned
         it from ``counts`` (with its settings), if any.
     copy : ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
