@@ -1,5 +1,5 @@
 """A conditional linear Gaussian tree of a mixed table: the Palmer penguins
-=======================================================================
+========================================================================
 
 A real table mixes categories (species, island, sex) with measurements (bill, flipper,
 body mass). :func:`treelearn.clg_tree` learns one tree over both kinds: a discrete node

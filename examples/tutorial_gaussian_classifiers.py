@@ -1,5 +1,5 @@
 """Tutorial: Bayes classifiers with Gaussian features
-=================================================
+==================================================
 
 From the course material treelearn grew from: with numeric features, a Bayes classifier
 models each class as a Gaussian ``N(mu_c, Sigma_c)`` and predicts by Bayes' rule. The

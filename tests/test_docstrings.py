@@ -136,6 +136,22 @@ def test_public_docstring_names_no_private_module(name):
     assert not private, f"tl.{name}'s docstring points at private modules: {private}"
 
 
+#: an entry of a Parameters or Attributes section: names (one or several, comma-separated),
+#: then optionally `` : `` and the type; anything else at the entries' indent (a paragraph of
+#: prose) is read by numpydoc as more parameters, and the reference shows each of its lines
+#: as a parameter's name
+ENTRY = re.compile(r"^\*{0,2}\w+(?:, \*{0,2}\w+)*(?: : .*)?$")
+
+
+@pytest.mark.parametrize("name", tl.__all__)
+def test_parameters_and_attributes_hold_only_entries(name):
+    found = sections(inspect.getdoc(getattr(tl, name)) or "")
+    for section in ("Parameters", "Attributes"):
+        entries = [line for line in found.get(section, "").splitlines() if line[:1].strip()]
+        stray = [line for line in entries if not ENTRY.match(line)]
+        assert not stray, f"tl.{name}'s {section} holds prose at the entries' indent: {stray[:2]}"
+
+
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_estimator_docstring_has_see_also(name):
     found = sections(inspect.getdoc(getattr(tl, name)) or "")

@@ -144,9 +144,12 @@ class AnDE(AODE):
 
     Attributes
     ----------
-    As :class:`~treelearn.AODE` (its tables are the AODE fallback),
-    plus for ``n=2``: ``pair_count_`` (``K x K``: the rows with both states, which pairs
-    qualify) and ``log_pair3_`` / ``log_cond3_``, the log tables of the formula.
+    pair_count_ : numpy.ndarray
+        ``n=2``: ``K x K``, the rows with both states (which pairs qualify).
+    log_pair3_, log_cond3_ : numpy.ndarray
+        ``n=2``: the log tables of the formula.
+    model_, fallback_model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.AODE`'s (its tables are the AODE fallback).
 
     Notes
     -----

@@ -63,6 +63,8 @@ class BayesianTAN(CategoricalClassifier):
     log_weights_ : ``d x d`` log edge weights of the posterior over feature trees.
     edge_posteriors_ : ``d x d`` posterior probabilities of the feature-tree edges.
 
+    Notes
+    -----
     The training data must have no missing feature values; at prediction time
     missing values are summed out exactly (through their completions). An
     unseen feature value raises :class:`~treelearn.UnseenStateError`.

@@ -156,8 +156,8 @@ class AutoClassifier(BayesNetClassifier):
         refused the table, see ``candidate_errors_``).
     candidate_errors_ : ``{name: message}`` of the candidates that refused the table.
     estimator_ : the chosen candidate learned on every row; it answers the predictions.
-    classes_, class_name_, class_count_, class_log_prior_, n_features_in_,
-    feature_names_in_ : as every classifier's.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As every classifier's.
 
     See Also
     --------

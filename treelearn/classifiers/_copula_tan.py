@@ -71,8 +71,8 @@ class CopulaTAN(GaussianTAN):
     knots_, cdf_, scales_ : per class (``classes_`` order) and feature, the empirical CDF's
         knots, values there and tail scale (``marginal="empirical"``).
     location_, scale_ : ``k x d``, the normal marginals' means and sds (``"gaussian"``).
-    The Gaussian TAN's attributes (``feature_tree_``, ``parent_``, ``intercept_``, ...) are
-    those of the scores.
+    feature_tree_, tree_, parent_, intercept_, coefficient_, variance_
+        As :class:`~treelearn.GaussianTAN`'s, of the normal scores.
 
     See Also
     --------

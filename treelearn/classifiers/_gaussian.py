@@ -60,10 +60,15 @@ class GaussianClassifier(NumericClassifier):
 
     Attributes
     ----------
-    classes_, class_name_, class_count_ (each class's total weight), class_log_prior_
-    (``log n_c / n``), feature_names_in_, n_features_in_, means_ (``k x d``),
-    covariances_ (``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for
-    diagonal, ``k`` for isotropic).
+    means_ : numpy.ndarray
+        ``k x d``: each class's mean.
+    covariances_ : numpy.ndarray
+        ``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for diagonal, ``k``
+        for isotropic.
+    class_count_ : numpy.ndarray
+        Each class's total weight; ``class_log_prior_`` is ``log n_c / n``.
+    classes_, class_name_, class_log_prior_, feature_names_in_, n_features_in_
+        As every classifier's.
 
     See Also
     --------

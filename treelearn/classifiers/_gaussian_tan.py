@@ -120,11 +120,18 @@ class GaussianTAN(NumericClassifier):
 
     Attributes
     ----------
-    classes_, class_name_, class_count_, class_log_prior_, feature_names_in_, feature_tree_ (undirected,
-    edge ``weight`` = the Gaussian CMI in nats), tree_ (oriented from ``root_``),
-    parent_ (index of each feature's parent, -1 for the root), intercept_,
-    coefficient_, variance_ (``k x d``: per class and feature), means_, covariances_
-    (per class, ML).
+    feature_tree_ : networkx.Graph
+        Undirected, edge ``weight`` = the Gaussian CMI in nats.
+    tree_ : networkx.DiGraph
+        The feature tree oriented from ``root_``.
+    parent_ : numpy.ndarray
+        Index of each feature's parent, -1 for the root.
+    intercept_, coefficient_, variance_ : numpy.ndarray
+        ``k x d``: per class and feature, the regression on the parent.
+    means_, covariances_ : numpy.ndarray
+        Per class, maximum likelihood.
+    classes_, class_name_, class_count_, class_log_prior_, feature_names_in_
+        As every classifier's.
 
     See Also
     --------

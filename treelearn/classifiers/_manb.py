@@ -82,6 +82,8 @@ class MANB(PartialFit, FeatureWeightedClassifier):
         subset equally likely).
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
 
+    Notes
+    -----
     ``partial_fit`` sums chunks' counts as naive Bayes's does (the tables need the class-
     feature pairs only).
 

@@ -74,8 +74,11 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     model_ : the network over the categorical features and the class (naive Bayes;
         the class alone without categorical features).
     theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
-    Other attributes as :class:`~treelearn.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
+    Notes
+    -----
     A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
     array all categorical (its ``CategoricalNB``).
 

@@ -68,7 +68,8 @@ class MixedTAN(BayesNetClassifier):
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
-    Other attributes as :class:`~treelearn.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
     See Also
     --------

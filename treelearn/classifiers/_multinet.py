@@ -49,7 +49,8 @@ class ChowLiuMultinet(CategoricalClassifier):
         directions, so their union is not one Bayesian network. Use
         ``models_[c]`` and ``class_log_prior_``. (Accessing ``model_`` raises an
         ``AttributeError`` that says so.)
-    Other attributes as :class:`~treelearn.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
     See Also
     --------

@@ -97,8 +97,10 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
 
     Attributes
     ----------
-    As :class:`~treelearn.NaiveBayes` (``model_`` is the network), plus
-    ``feature_order_``: the features in ranking order.
+    feature_order_ : list
+        The features in ranking order.
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s (``model_`` is the network).
 
     Notes
     -----

@@ -192,7 +192,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     feature_order_ : every feature in k-DB order.
     loo_loss_ : ``(max_k + 1, n_features + 1)``: the leave-one-out loss of ``M(k, s)``
         (column ``s = 0``: the class prior alone).
-    model_, classes_, ... : as :class:`~treelearn.KDB`.
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.KDB`'s.
 
     Notes
     -----

@@ -73,10 +73,12 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
 
     Attributes
     ----------
-    As :class:`~treelearn.NaiveBayes`, plus ``feature_tree_``:
-    the undirected maximum spanning tree (or forest) over the features (edge
-    ``weight`` = ``I(X_i; X_j | C)`` in nats, or the fCLL weight per row with
-    ``criterion="fcll"``).
+    feature_tree_ : networkx.Graph
+        The undirected maximum spanning tree (or forest) over the features (edge
+        ``weight`` = ``I(X_i; X_j | C)`` in nats, or the fCLL weight per row with
+        ``criterion="fcll"``).
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
     See Also
     --------

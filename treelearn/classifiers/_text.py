@@ -113,6 +113,8 @@ class TextNaiveBayes(BayesNetClassifier):
         probabilities (in ``classes_`` order), or uniform (``fit_prior=False``), as
         scikit-learn's ``MultinomialNB`` / ``BernoulliNB``.
 
+    Notes
+    -----
     ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
     (a sparse matrix stays sparse), a CSV/Parquet path (``y`` its class column's name;
     read in chunks) or a Dask DataFrame (``y`` a Dask Series; counted on the workers):

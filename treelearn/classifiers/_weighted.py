@@ -245,7 +245,8 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
     feature_weights_ : ``(n_features,)``, each in ``[0, 1]`` (1 everywhere is naive Bayes).
     feature_log_prob_ : per feature, ``log P(x_j | c)`` of shape ``(classes, states)``.
     n_iter_, objective_value_ : the optimiser's iterations and the objective at the end.
-    classes_, class_count_, class_log_prior_, ... : as naive Bayes.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
     Notes
     -----

@@ -127,6 +127,8 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     feature_names_in_, n_features_in_ : ndarray, int
         The columns seen in ``fit``.
 
+    Notes
+    -----
     ``transform`` returns a DataFrame (a copy; the input is never changed) whose
     cut columns are ordered ``Categorical`` declaring every bin, and missing values
     stay missing. A 2-D array is read as columns ``x0, x1, ...``. In a

@@ -1063,6 +1063,8 @@ def discretize(
     columns : the columns to cut; default: every float and datetime column, and every
         integer column with more than ``bins`` distinct values.
 
+    Notes
+    -----
     The new columns are ordered ``Categorical`` whose labels are the bins, written
     once for every cut in treelearn (:class:`~treelearn.Discretizer`, the command
     line's ``--discretize``): ``"(-inf, 0.25]"``, ``"(0.25, 0.5]"``, ..., ``"(0.9, inf)"``,

@@ -74,7 +74,10 @@ class BaggedTrees(TreeMixture):
     max_samples : each bootstrap sample's size, as a fraction of the rows.
     n_jobs : joblib workers learning the members in parallel (the samples are drawn first:
         the same bag whatever it is).
-    The other parameters are :class:`~treelearn.TreeMixture`'s, for every member.
+    alpha, max_iter, tol, n_init, init, random_state, mi_alpha
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    states, missing, max_states, n_iter_no_change, progress
+        As :class:`~treelearn.TreeMixture`'s, for every member.
 
     Attributes
     ----------

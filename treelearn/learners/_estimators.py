@@ -230,6 +230,8 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
         learned without any ``d x d`` array (Meila's acCL; the same model, without ``partial_fit``, ``forest``,
         ``whitelist``, ``blacklist`` or ``mi_alpha``).
 
+    Notes
+    -----
     Every column is discrete: a column of measurements is refused, naming the fixes (cut
     it into bins with :func:`~treelearn.discretize`, or learn a tree over mixed columns
     with :class:`~treelearn.CLGTree`).
@@ -325,6 +327,8 @@ class GaussianTree(ModelEstimator):
     root : the root (default: the first column).
     chunksize : rows per chunk when the data is a file path (read in chunks, never whole).
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers (no missing values), a CSV/Parquet path
     (``sample_weight`` may name its weight column) or a Dask DataFrame (reduced on its
     workers; ``sample_weight`` a column name or a Dask Series partitioned like it); every
@@ -385,10 +389,12 @@ class CLGTree(ModelEstimator):
     ----------
     root : the root (discrete in a tree holding a discrete column); ``None``: the first
         column of each tree, a discrete one where the tree has one.
-    alpha, prior, equivalent_sample_size, m, mi_alpha, forest, whitelist, blacklist,
-    max_states, states : as :class:`~treelearn.ChowLiuTree`'s, for the discrete columns
-        (``forest``, ``whitelist`` and ``blacklist`` for every edge); ``states`` gives no
-        continuous column states.
+    alpha, prior, equivalent_sample_size, m, mi_alpha, forest
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns (``forest`` for
+        every edge).
+    whitelist, blacklist, max_states, states
+        As :class:`~treelearn.ChowLiuTree`'s (``whitelist`` and ``blacklist`` for every
+        edge); ``states`` gives no continuous column states.
     missing : ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
         statistic over the rows where its columns are observed); missing cells are summed
         out exactly when scoring and querying.
@@ -400,6 +406,8 @@ class CLGTree(ModelEstimator):
         without continuous columns gives the Chow-Liu tree of its columns as a CLG tree
         without continuous nodes.
 
+    Notes
+    -----
     The data is a DataFrame, a CSV/Parquet path (read whole) or a 2-D array (columns
     ``x0, x1, ...``; a float array's columns are all continuous).
 
@@ -490,6 +498,8 @@ class CopulaTree(ModelEstimator):
     ----------
     root : the root of the scores' tree (default: the first column).
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers, no missing values (scoring integrates
     missing cells out).
 
@@ -551,6 +561,8 @@ class KernelForest(ModelEstimator):
         (exact up to 2,000 rows, binned past it).
     random_state : the seed of the split into two parts.
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers, no missing values (scoring integrates
     missing cells out).
 
@@ -625,6 +637,8 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
         ``"pairwise"`` is refused (the posterior needs complete rows).
     max_states, states, chunksize : as :class:`~treelearn.ChowLiuTree`'s.
 
+    Notes
+    -----
     The data is a DataFrame, a CSV/Parquet path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D
     array (columns ``x0, x1, ...``).
 

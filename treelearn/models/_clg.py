@@ -173,6 +173,8 @@ class CLGTreeModel(Model):
     continuous : the continuous variables.
     dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
 
+    Notes
+    -----
     Learned by :class:`treelearn.CLGTree` (:func:`treelearn.clg_tree`) from a table with
     continuous columns.
 

@@ -107,6 +107,8 @@ class TreeModel(Model):
         built for the model and not used after (``build_model``'s; a copy of 50,000 nodes
         is ~0.4 s). Its nodes then get their ``parents`` and float CPTs written in.
 
+    Notes
+    -----
     A model learned by :func:`treelearn.chow_liu` keeps both, so
     :meth:`partial_fit` can add rows to ``counts`` and learn again; otherwise
     ``counts`` and ``learner`` are None.
@@ -1090,6 +1092,8 @@ class ScoreReport:
         likelihood (a classifier's class when no labels were given); ``None`` when the
         rows' own values were scored.
 
+    Notes
+    -----
     ``average`` (nats per row) and ``bic`` (``log_likelihood - n_parameters / 2 ln n``)
     are derived from these; both are NaN for zero rows.
 

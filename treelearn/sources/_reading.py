@@ -117,6 +117,8 @@ def read_data(
         Columns read as the text written in the file (a zip code ``02139`` stays
         ``'02139'``), not as numbers.
 
+    Notes
+    -----
     The options are checked before the file is read: a separator, decimal point,
     thousands separator or quote character that is not one character, two of them alike
     (``thousands=","`` with ``decimal=","``), or an encoding Python does not know as a text
