@@ -130,6 +130,7 @@ for name, row in learned.iterrows():
         textcoords="offset points",
     )
 ax.axhline(best, color="grey", linestyle="--", label="true model")
+ax.margins(x=0.3)  # room for the labels
 ax.set_xlabel("free parameters")
 ax.set_ylabel("held-out log-likelihood per row (nats)")
 ax.legend(loc="lower right")

@@ -113,7 +113,6 @@ xx, yy = np.meshgrid(
     np.linspace(X[two[1]].min() - 1, X[two[1]].max() + 1, 200),
 )
 grid = pd.DataFrame({two[0]: xx.ravel(), two[1]: yy.ravel()})
-codes = y.map({c: i for i, c in enumerate(classes)})
 fig, axes = plt.subplots(1, 4, figsize=(16, 4), sharey=True)
 for ax, shape in zip(axes, shapes):
     clf = tl.GaussianClassifier(shape).fit(X[two], y)
@@ -121,10 +120,19 @@ for ax, shape in zip(axes, shapes):
     ax.contourf(
         xx, yy, region.to_numpy().reshape(xx.shape), alpha=0.25, levels=[-0.5, 0.5, 1.5, 2.5]
     )
-    ax.scatter(X[two[0]], X[two[1]], c=codes, s=8)
+    for i, species in enumerate(classes):  # the same colours as the regions
+        rows = y == species
+        ax.scatter(
+            X.loc[rows, two[0]],
+            X.loc[rows, two[1]],
+            s=8,
+            label=species,
+            color=plt.cm.viridis(i / (len(classes) - 1)),
+        )
     ax.set_title(f'covariance="{shape}"')
     ax.set_xlabel(two[0])
 axes[0].set_ylabel(two[1])
+axes[0].legend(loc="upper left", fontsize=8)
 fig.tight_layout()
 
 # %%
