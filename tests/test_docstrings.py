@@ -152,6 +152,28 @@ def test_parameters_and_attributes_hold_only_entries(name):
         assert not stray, f"tl.{name}'s {section} holds prose at the entries' indent: {stray[:2]}"
 
 
+DEFAULT = re.compile(r"^(\w+) : .*\bdefault=(.+)$", flags=re.M)
+
+
+@pytest.mark.parametrize("name", tl.__all__)
+def test_documented_defaults_are_the_signatures(name):
+    """``alpha : float, default=1.0`` says what the signature says."""
+    import ast
+
+    obj = getattr(tl, name)
+    doc = sections(inspect.getdoc(obj) or "").get("Parameters", "")
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    parameters = inspect.signature(target).parameters
+    for parameter, written in DEFAULT.findall(doc):
+        assert parameter in parameters, f"tl.{name} documents {parameter}, not in its signature"
+        value = ast.literal_eval(written.strip())
+        actual = parameters[parameter].default
+        assert actual == value and type(actual) is type(value), (
+            f"tl.{name}'s docstring says {parameter} defaults to {written}, the signature "
+            f"to {actual!r}"
+        )
+
+
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_estimator_docstring_has_see_also(name):
     found = sections(inspect.getdoc(getattr(tl, name)) or "")

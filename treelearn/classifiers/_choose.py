@@ -137,14 +137,16 @@ class AutoClassifier(BayesNetClassifier):
 
     Parameters
     ----------
-    candidates : the names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
+    candidates : sequence of str, default=None
+        The names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
         ``"KDB1"``, ``"KDB2"``, ``"AODE"``, ``"SKDB"``, ``"WeightedNaiveBayes"``,
         ``"MixedNaiveBayes"``, ``"MixedTAN"``, ``"GaussianClassifier"``,
         ``"GaussianTAN"``); ``None`` (default): every one
         that takes the table's columns -- NaiveBayes, TAN, KDB(k=1), KDB(k=2), AODE,
         SKDB and WeightedNaiveBayes on categorical tables, MixedNaiveBayes and MixedTAN
         on every table, GaussianClassifier and GaussianTAN on numeric tables.
-    cv : the number of stratified folds (>= 2), or the folds as scikit-learn's
+    cv : int, default=5
+        The number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
     random_state : the folds' shuffle.
 

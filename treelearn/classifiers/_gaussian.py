@@ -54,9 +54,11 @@ class GaussianClassifier(NumericClassifier):
 
     Parameters
     ----------
-    covariance : ``"full"`` (one matrix per class), ``"shared"`` (pooled),
+    covariance : {"full", "shared", "diagonal", "isotropic"}, default="full"
+        ``"full"`` (one matrix per class), ``"shared"`` (pooled),
         ``"diagonal"`` (naive Bayes) or ``"isotropic"`` (one variance per class).
-    reg : in ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
+    reg : float, default=0.0
+        In ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
 
     Attributes
     ----------

@@ -342,24 +342,35 @@ class CutsetNetwork(DensityEstimator):
 
     Parameters
     ----------
-    max_depth : the most conditioning nodes on a way down (0: one Chow-Liu tree).
-    min_rows : a node with fewer rows (total weight) is a leaf.
-    split : ``"greedy"`` (the variable whose branches' trees fit best, among the
+    max_depth : int, default=8
+        The most conditioning nodes on a way down (0: one Chow-Liu tree).
+    min_rows : float, default=100
+        A node with fewer rows (total weight) is a leaf.
+    split : {"greedy", "random"}, default="greedy"
+        ``"greedy"`` (the variable whose branches' trees fit best, among the
         ``n_candidates`` of most mutual information with the others) or ``"random"``.
-    n_candidates : greedy: how many variables are tried at each node.
-    penalty : ``None`` (default): keep a split that raises the training log-likelihood at
+    n_candidates : int, default=4
+        Greedy: how many variables are tried at each node.
+    penalty : {"bic"} or None, default=None
+        ``None`` (default): keep a split that raises the training log-likelihood at
         all (``min_rows`` and ``max_depth`` bound the growth, ``validation=`` prunes it);
         ``"bic"``: only if the gain exceeds its BIC cost ``(extra parameters / 2) ln n``
         (a network that needs no validation rows, smaller and less accurate).
-    alpha : Lidstone pseudocount of the leaves' CPTs and the branch probabilities.
-    mi_alpha : pseudocount of the pairwise joint the trees are chosen from.
-    n_estimators : networks in the ensemble (1: one network), each learned on a bootstrap
+    alpha : float, default=1.0
+        Lidstone pseudocount of the leaves' CPTs and the branch probabilities.
+    mi_alpha : float, default=None
+        Pseudocount of the pairwise joint the trees are chosen from.
+    n_estimators : int, default=1
+        Networks in the ensemble (1: one network), each learned on a bootstrap
         sample of ``max_samples`` times the rows, averaged with equal weights.
-    max_samples : the bootstrap sample's size, as a fraction of the rows.
-    random_state : int, ``np.random.Generator`` or None.
+    max_samples : float, default=1.0
+        The bootstrap sample's size, as a fraction of the rows.
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None.
     states, missing, max_states : as for :func:`treelearn.chow_liu` (``missing``: ``"error"``
         or ``"drop"`` for training; scoring sums missing cells out).
-    n_jobs : joblib workers for the ensemble's networks.
+    n_jobs : int, default=None
+        Joblib workers for the ensemble's networks.
 
     Attributes
     ----------

@@ -187,41 +187,54 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
 
     Parameters
     ----------
-    root : the root; ``None`` roots the tree at the **first column** (and each
+    root : hashable, default=None
+        The root; ``None`` roots the tree at the **first column** (and each
         other tree of a forest at its first column). The root changes the
         direction of the edges, not the maximum-likelihood fit.
-    alpha : Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
+    alpha : float, default=1.0
+        Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
         1 (Laplace) by default, 0 = maximum likelihood. Why 1: under maximum
         likelihood any combination of states unseen in the training rows gets
         probability 0, so a new row holding one scores ``-inf`` and a query with it as
         evidence is refused; 1 is scikit-learn's naive Bayes default and the smoothing of
         the DEBD reference numbers. The tree is chosen from the raw counts' MI
         (``mi_alpha=None``), so ``alpha`` changes the CPTs, never the tree.
-    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
         or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
-    equivalent_sample_size : BDeu's equivalent sample size (> 0).
-    m : the m-estimate's equivalent sample size (> 0).
-    missing : ``"error"`` (refuse missing cells), ``"drop"`` (drop incomplete rows),
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0).
+    m : float, default=1.0
+        The m-estimate's equivalent sample size (> 0).
+    missing : {"error", "drop", "pairwise", "em"}, default="error"
+        ``"error"`` (refuse missing cells), ``"drop"`` (drop incomplete rows),
         ``"pairwise"`` (each count from the rows where its columns are observed), or
         ``"em"``: structural EM over the missing cells (the iterations and
         log-likelihoods are in ``model_.settings``).
-    mi_alpha : pseudocount added to each cell of the pairwise joint from which the
+    mi_alpha : float, default=None
+        Pseudocount added to each cell of the pairwise joint from which the
         tree-choosing MI is computed; ``None`` uses raw counts.
-    forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
+    forest : {"bic", "aic"}, float or None, default=None
+        ``None`` for a spanning tree; ``"bic"`` keeps only edges with
         ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; ``"aic"`` keeps edges with
         ``I_ij - (k_i - 1)(k_j - 1) / n > 0``; a number keeps edges with ``I_ij`` above it.
         Each tree of the forest is rooted at its first column (``root``'s at ``root``).
-    whitelist, blacklist : undirected pairs of columns the tree must contain / must
+    whitelist, blacklist : sequence of pairs, default=None
+        Undirected pairs of columns the tree must contain / must
         not contain (bnlearn's arguments): the best spanning tree (or forest) under
         these constraints. A
         whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
-    max_states : the most states a column may have.
-    states : optional ``{column: [states]}`` fixing the states (and their order) of
+    max_states : int, default=100
+        The most states a column may have.
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing the states (and their order) of
         some or all columns; a value outside them raises :class:`UnseenStateError`.
         Giving every column's states lets a file be read in one pass, and makes
         :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
-    chunksize : rows per chunk when the data is a file path.
-    names : the variables' names when the data is a ``scipy.sparse`` matrix of
+    chunksize : int, default=200000
+        Rows per chunk when the data is a file path.
+    names : sequence of hashable, default=None
+        The variables' names when the data is a ``scipy.sparse`` matrix of
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
         (one sparse product), and gives the model
@@ -324,8 +337,10 @@ class GaussianTree(ModelEstimator):
 
     Parameters
     ----------
-    root : the root (default: the first column).
-    chunksize : rows per chunk when the data is a file path (read in chunks, never whole).
+    root : hashable, default=None
+        The root (default: the first column).
+    chunksize : int, default=200000
+        Rows per chunk when the data is a file path (read in chunks, never whole).
 
     Notes
     -----
@@ -387,7 +402,8 @@ class CLGTree(ModelEstimator):
 
     Parameters
     ----------
-    root : the root (discrete in a tree holding a discrete column); ``None``: the first
+    root : hashable, default=None
+        The root (discrete in a tree holding a discrete column); ``None``: the first
         column of each tree, a discrete one where the tree has one.
     alpha, prior, equivalent_sample_size, m, mi_alpha, forest
         As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns (``forest`` for
@@ -395,12 +411,15 @@ class CLGTree(ModelEstimator):
     whitelist, blacklist, max_states, states
         As :class:`~treelearn.ChowLiuTree`'s (``whitelist`` and ``blacklist`` for every
         edge); ``states`` gives no continuous column states.
-    missing : ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
+    missing : {"error", "drop", "pairwise"}, default="error"
+        ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
         statistic over the rows where its columns are observed); missing cells are summed
         out exactly when scoring and querying.
-    chunksize : rows per chunk of a file whose columns are all discrete (a file with
+    chunksize : int, default=200000
+        Rows per chunk of a file whose columns are all discrete (a file with
         continuous columns is read whole).
-    numeric : ``"auto"`` (the default): every float column is continuous (as
+    numeric : "auto" or list of hashable, default="auto"
+        ``"auto"`` (the default): every float column is continuous (as
         :class:`~treelearn.MixedNaiveBayes` decides: by dtype, never by how often values
         repeat); or the names of the continuous columns, whatever their dtype. A table
         without continuous columns gives the Chow-Liu tree of its columns as a CLG tree
@@ -496,7 +515,8 @@ class CopulaTree(ModelEstimator):
 
     Parameters
     ----------
-    root : the root of the scores' tree (default: the first column).
+    root : hashable, default=None
+        The root of the scores' tree (default: the first column).
 
     Notes
     -----
@@ -551,15 +571,21 @@ class KernelForest(ModelEstimator):
 
     Parameters
     ----------
-    bandwidth : scipy's ``gaussian_kde`` ``bw_method``: ``"scott"``, ``"silverman"`` or the
+    bandwidth : "scott", "silverman" or float, default="scott"
+        Scipy's ``gaussian_kde`` ``bw_method``: ``"scott"``, ``"silverman"`` or the
         factor of the data's standard deviation.
-    split : the share of rows that estimates the tree; the rest prunes it.
-    grid : grid points per column of the numerical MI integral.
-    refit : refit the final KDEs on every row (else on the estimating part only).
-    method : ``"exact"`` (sum every kernel; time grows with rows squared), ``"binned"``
+    split : float, default=0.5
+        The share of rows that estimates the tree; the rest prunes it.
+    grid : int, default=48
+        Grid points per column of the numerical MI integral.
+    refit : bool, default=True
+        Refit the final KDEs on every row (else on the estimating part only).
+    method : {"auto", "exact", "binned"}, default="auto"
+        ``"exact"`` (sum every kernel; time grows with rows squared), ``"binned"``
         (rows binned onto grids, FFT convolution; time linear in rows) or ``"auto"``
         (exact up to 2,000 rows, binned past it).
-    random_state : the seed of the split into two parts.
+    random_state : int, numpy.random.Generator or None, default=None
+        The seed of the split into two parts.
 
     Notes
     -----
@@ -627,13 +653,16 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
 
     Parameters
     ----------
-    equivalent_sample_size : BDeu's equivalent sample size (> 0; pgmpy's name).
-    edge_prior : ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0; pgmpy's name).
+    edge_prior : array-like or networkx.Graph, default=None
+        ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
         non-negative edge factors ``β`` in column order, or an ``nx.Graph`` over
         the variables whose edges carry ``prior`` (default 1; pairs that are not
         edges are forbidden). ``P(T) ∝ prod_{uv in T} β_uv``. (Saving the estimator needs
         the matrix form; the fitted posterior saves either.)
-    missing : ``"error"`` or ``"drop"`` (incomplete rows are dropped);
+    missing : {"error", "drop"}, default="error"
+        ``"error"`` or ``"drop"`` (incomplete rows are dropped);
         ``"pairwise"`` is refused (the posterior needs complete rows).
     max_states, states, chunksize : as :class:`~treelearn.ChowLiuTree`'s.
 

@@ -330,38 +330,54 @@ class HiddenTree(EMEstimator):
 
     Parameters
     ----------
-    n_states : ``h``, the latent variables' number of states (>= 1).
-    alpha : Lidstone pseudocount of every CPT, added to the expected counts (0 = maximum
+    n_states : int, default=8
+        ``h``, the latent variables' number of states (>= 1).
+    alpha : float, default=1.0
+        Lidstone pseudocount of every CPT, added to the expected counts (0 = maximum
         likelihood: then the training log-likelihood never decreases). The default 1 is
         strong for many latent states: on DEBD nltcs, ``n_states=16, alpha=0.01``
         reaches a test log-likelihood of -6.017 per row where ``n_states=8, alpha=1``
         stops at -6.064 (``benchmarks/bench_density.py``); choose it on held-out rows.
-    max_iter : most EM iterations per start.
-    tol : stop when the mean log-likelihood per row changes by less than this.
-    n_init : number of starts; the best (on ``validation`` when given, else on the
+    max_iter : int, default=100
+        Most EM iterations per start.
+    tol : float, default=1e-4
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Number of starts; the best (on ``validation`` when given, else on the
         training rows) is kept. ``n_jobs`` runs them in parallel (joblib), with the same
         results.
-    init : ``"tree"`` (default): start at the Chow-Liu tree of the columns, each observed
+    init : {"tree", "random"}, default="tree"
+        ``"tree"`` (default): start at the Chow-Liu tree of the columns, each observed
         state split into ``h / k`` latent states told apart by a seeded perturbation (so
         EM starts near a single tree's likelihood); ``"random"``: every CPT row from a flat
         Dirichlet distribution.
-    structure : ``None`` (default): the latent tree is the Chow-Liu tree of the columns
+    structure : None, "chain" or networkx graph, default=None
+        ``None`` (default): the latent tree is the Chow-Liu tree of the columns
         (``mi_alpha`` smoothing its MI); ``"chain"``: the columns in order (an HMM with
         untied parameters; see :class:`HiddenMarkovModel`); or a tree or forest over the
         columns (an ``nx.Graph``, rooted at its first node, or an ``nx.DiGraph``).
-    random_state : int, ``np.random.Generator`` or None.
-    mi_alpha : pseudocount of the pairwise joint the Chow-Liu tree is chosen from (as in
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None.
+    mi_alpha : float, default=None
+        Pseudocount of the pairwise joint the Chow-Liu tree is chosen from (as in
         :func:`treelearn.chow_liu`).
-    states : optional ``{column: [states]}`` fixing some columns' states.
-    missing : ``"error"``, ``"drop"``, or ``"em"`` (rows with missing cells are kept; the
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing some columns' states.
+    missing : {"error", "drop", "em"}, default="error"
+        ``"error"``, ``"drop"``, or ``"em"`` (rows with missing cells are kept; the
         E-step sums their missing cells out with the latents). Scoring always sums missing
         cells out exactly.
-    max_states : the most states a column may have.
-    n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many
+    max_states : int, default=100
+        The most states a column may have.
+    n_iter_no_change : int, default=5
+        With ``validation=`` in :meth:`fit`, stop after this many
         iterations without a better validation log-likelihood, and keep the best model.
-    n_jobs : joblib workers for the ``n_init`` starts (None: one after the other).
-    progress : show a progress bar over the iterations (needs tqdm).
-    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed (rows
+    n_jobs : int, default=None
+        Joblib workers for the ``n_init`` starts (None: one after the other).
+    progress : bool, default=False
+        Show a progress bar over the iterations (needs tqdm).
+    chunksize : int, default=None
+        ``None`` (default): a file is read whole and a Dask DataFrame computed (rows
         held in memory, identical ones merged); a number: a file is read that many rows at
         a time at every iteration (memory flat in its rows), a Dask DataFrame summarised
         on its workers at every iteration.

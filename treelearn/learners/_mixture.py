@@ -83,7 +83,8 @@ class TreeMixture(EMEstimator):
 
     Parameters
     ----------
-    n_components : number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
+    n_components : int or sequence of int, default=2
+        Number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
         is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
         size is fitted, and each next one starts from the last one with its weakest
         components split in two (those whose rows carry the lowest total log-likelihood;
@@ -93,11 +94,16 @@ class TreeMixture(EMEstimator):
         on ``validation=``), kept if it scores no worse. ``n_components_`` is the chosen
         size, ``n_components_scores_`` the score of each size tried (what the choice was
         made on: after its ``split_iter`` iterations).
-    alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
-    max_iter : most EM iterations per initialisation.
-    tol : stop when the mean log-likelihood per row changes by less than this.
-    n_init : number of initialisations; the one with the best final bound is kept.
-    init : ``"random"`` (default): ``n_components`` distinct rows drawn at random are the seeds;
+    alpha : float, default=1.0
+        Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
+    max_iter : int, default=100
+        Most EM iterations per initialisation.
+    tol : float, default=1e-4
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Number of initialisations; the one with the best final bound is kept.
+    init : str, default="random"
+        ``"random"`` (default): ``n_components`` distinct rows drawn at random are the seeds;
         each row's initial responsibilities are its posterior under product
         distributions centred on the seeds (each variable: half its seed's value,
         half the data's marginal), which separates the components from the start
@@ -110,21 +116,28 @@ class TreeMixture(EMEstimator):
         ``"k_best"``: the components start as the ``k`` spanning trees of highest likelihood
         (:func:`treelearn.k_best_trees`), each row's responsibilities its posterior under
         their equal mixture.
-    random_state : int, ``np.random.Generator`` or None; the same seed gives the
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None; the same seed gives the
         same mixture.
-    mi_alpha : pseudocount of the weighted pairwise joint the trees are chosen
+    mi_alpha : float, default=None
+        Pseudocount of the weighted pairwise joint the trees are chosen
         from (as in :func:`treelearn.chow_liu`); ``None`` uses the weighted counts.
-    states : optional ``{column: [states]}`` fixing some columns' states (e.g.
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing some columns' states (e.g.
         ``[0, 1]`` for binary data, so that held-out rows with a value absent from
         a training fold can be scored).
-    missing : ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
+    missing : {"error", "drop", "em"}, default="error"
+        ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
         keep them and let EM handle their missing cells too (the E-step's responsibilities
         use each row's observed cells; each component's M-step uses expected pairwise
         counts; the first M-step uses the observed pairs). Scoring always sums missing cells out exactly.
-    max_states : the most states a column may have.
-    n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many iterations
+    max_states : int, default=100
+        The most states a column may have.
+    n_iter_no_change : int, default=5
+        With ``validation=`` in :meth:`fit`, stop after this many iterations
         without a better validation log-likelihood, keeping the best model.
-    split_iter : EM iterations at each size after a split while choosing among several
+    split_iter : int or None, default=8
+        EM iterations at each size after a split while choosing among several
         ``n_components`` (the smallest size and the chosen one run to convergence): each
         size starts from the last one's model, so the iterations add up along the sizes,
         and a few per size say which size is best at a fraction of running every size to
@@ -133,10 +146,13 @@ class TreeMixture(EMEstimator):
         another; test -13.062, -13.066 and -13.102 nats per row; over the 20 DEBD sets, 8
         against 10 halved the fit times and moved the test scores by -0.15 to +0.09).
         ``None``: every size runs to convergence.
-    n_jobs : joblib workers running the ``n_init`` starts in parallel (the starts are drawn
+    n_jobs : int, default=None
+        Joblib workers running the ``n_init`` starts in parallel (the starts are drawn
         first, so the result does not depend on it).
-    progress : show a progress bar over the EM iterations (needs tqdm).
-    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed. A
+    progress : bool, default=False
+        Show a progress bar over the EM iterations (needs tqdm).
+    chunksize : int, default=None
+        ``None`` (default): a file is read whole and a Dask DataFrame computed. A
         number: a CSV/Parquet file is read that many rows at a time at every EM pass (memory
         flat in the number of rows) and a Dask DataFrame summarised partition by partition
         on its workers (only the counts come back). Such a fit takes ``init="k_best"`` or
