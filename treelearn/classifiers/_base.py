@@ -522,7 +522,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
           permutation-sampling estimate (``n_permutations`` in antithetic pairs,
           ``random_state``) with its ``standard_error``.
 
-        Returns an :class:`~treelearn.inference._shapley.Explanation` (``values``: rows x
+        Returns an :class:`~treelearn.Explanation` (``values``: rows x
         features; ``base``, ``prediction``, ``target`` per row).
 
         Examples
@@ -745,7 +745,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     # ------------------------------------------------------------ text, the explorer
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The fitted classifier as an interactive page, the class marked (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        :func:`treelearn.to_html`): the page's text, or with ``path``
         written there and ``None`` returned."""
         self._require_fitted()
         self.require("explorer")

@@ -329,7 +329,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         class's Gaussian. With ``evidence`` exactly from ``P(. | evidence)``: the network
         (the class given the Gaussian features' values as a likelihood), then each Gaussian
         feature not given from its class's Gaussian; ``numbers`` as in
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`."""
         check_is_fitted(self)
         given, values = self._network_evidence(evidence)
         rng = np.random.default_rng(random_state)

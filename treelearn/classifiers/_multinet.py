@@ -286,7 +286,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         class from ``P(c | evidence)``, then its features from that class's tree given the
         evidence (a class given: its tree alone). ``numbers``: binned features as numbers
         within each row's bin (:meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`), drawn after the rows.
+        <treelearn.TreeModel.sample>`), drawn after the rows.
 
         Examples
         --------

@@ -539,7 +539,7 @@ class TreePosterior(Model):
         each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
         from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
         the same tree are drawn together. ``numbers``: binned variables as numbers within
-        each row's bin (:meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`),
+        each row's bin (:meth:`TreeModel.sample <treelearn.TreeModel.sample>`),
         drawn after the rows.
 
         >>> import pandas as pd, treelearn as tl

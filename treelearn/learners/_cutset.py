@@ -579,8 +579,8 @@ class CutsetNetwork(DensityEstimator):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of :attr:`model_` (:meth:`CutsetModel.explorer_spec
-        <treelearn.models._cutset.CutsetModel.explorer_spec>`, or for an ensemble
-        :meth:`MixtureModel.explorer_spec <treelearn.models._mixture.MixtureModel.explorer_spec>`)."""
+        <treelearn.CutsetModel.explorer_spec>`, or for an ensemble
+        :meth:`MixtureModel.explorer_spec <treelearn.MixtureModel.explorer_spec>`)."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")

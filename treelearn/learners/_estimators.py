@@ -29,7 +29,7 @@ estimators name it: the fitted attributes (``model_``, ``n_features_in_``,
 position, scikit-learn's wording), and ``score_samples``, ``score`` (the mean
 log-likelihood, what ``GridSearchCV`` maximises), ``bic``, ``aic``, ``sample`` and
 ``n_parameters``, each the model's own (one implementation, in
-:class:`~treelearn.models._base.Model`). Saving writes the model beside the codec's header
+:class:`~treelearn.Model`). Saving writes the model beside the codec's header
 (:mod:`treelearn._base.persistence`); ``tl.load`` gives the fitted estimator back.
 
 >>> import pandas as pd, treelearn as tl
@@ -82,7 +82,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
     """The base of the estimators that learn one model (module docstring).
 
     A subclass sets ``learner`` (the function that learns the model), ``model_class`` (the
-    :class:`~treelearn.models._base.Model` kind ``model_`` is: a saved file's model is read
+    :class:`~treelearn.Model` kind ``model_`` is: a saved file's model is read
     back as one), ``_parameter_constraints`` (its options' accepted forms, which
     ``learner`` checks) and defines ``__init__`` storing its options untouched.
 
@@ -132,7 +132,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
 
     def score_samples(self, X: Any) -> np.ndarray:
         """``log p(row)`` of each row of ``X`` in nats (the model's
-        :meth:`~treelearn.models._base.Model.score_samples`)."""
+        :meth:`~treelearn.Model.score_samples`)."""
         return self.model_.score_samples(self._rows(X))
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
@@ -142,7 +142,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
 
     def bic(self, X: Any, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters / 2 * ln n``: **larger is better** (the model's
-        :meth:`~treelearn.models._base.Model.bic`)."""
+        :meth:`~treelearn.Model.bic`)."""
         return self.model_.bic(self._rows(X), sample_weight=sample_weight)
 
     def aic(self, X: Any, sample_weight: Any = None) -> float:

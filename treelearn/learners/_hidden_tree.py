@@ -591,7 +591,7 @@ class HiddenTree(EMEstimator):
         observed values; without, ``X`` with every missing cell filled by its most probable
         state given the row's observed cells (each cell's exact marginal; ties to the first
         state): :meth:`HiddenTreeModel.impute
-        <treelearn.models._hidden_tree.HiddenTreeModel.impute>`.
+        <treelearn.HiddenTreeModel.impute>`.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -634,7 +634,7 @@ class HiddenTree(EMEstimator):
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent
         variables among the observed ones (:meth:`TreeModel.explorer_spec
-        <treelearn.models._tree.TreeModel.explorer_spec>`)."""
+        <treelearn.TreeModel.explorer_spec>`)."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
@@ -656,7 +656,7 @@ class HiddenTree(EMEstimator):
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """The model checked field by field (:meth:`HiddenTreeModel.from_dict
-        <treelearn.models._hidden_tree.HiddenTreeModel.from_dict>`), then against the
+        <treelearn.HiddenTreeModel.from_dict>`), then against the
         options: latents of ``n_states`` states, tied as ``tied`` says; the history."""
         fields = {
             k: saved.state[k] for k in ("network", "latent_names", "tied") if k in saved.state

@@ -358,7 +358,7 @@ class TreeMixture(EMEstimator):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of :attr:`model_` (:meth:`MixtureModel.explorer_spec
-        <treelearn.models._mixture.MixtureModel.explorer_spec>`), titled by this class."""
+        <treelearn.MixtureModel.explorer_spec>`), titled by this class."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
@@ -379,7 +379,7 @@ class TreeMixture(EMEstimator):
     ) -> Explanation:
         """Each other column's contribution to the mixture's prediction of ``target`` for
         every row of ``X``: :meth:`MixtureModel.explain
-        <treelearn.models._mixture.MixtureModel.explain>` on the rows matched to the
+        <treelearn.MixtureModel.explain>` on the rows matched to the
         features.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
@@ -418,7 +418,7 @@ class TreeMixture(EMEstimator):
     ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
         component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair);
-        :meth:`MixtureModel.sample <treelearn.models._mixture.MixtureModel.sample>`.
+        :meth:`MixtureModel.sample <treelearn.MixtureModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -438,7 +438,7 @@ class TreeMixture(EMEstimator):
 
     def _fitted_state(self) -> dict:
         """The model's fields (:meth:`MixtureModel.to_dict
-        <treelearn.models._mixture.MixtureModel.to_dict>`) beside the codec's header, and
+        <treelearn.MixtureModel.to_dict>`) beside the codec's header, and
         the fit's history.
 
         >>> import pandas as pd, treelearn as tl
@@ -452,7 +452,7 @@ class TreeMixture(EMEstimator):
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """The model checked field by field (:meth:`MixtureModel.from_dict
-        <treelearn.models._mixture.MixtureModel.from_dict>`: every component, the same
+        <treelearn.MixtureModel.from_dict>`: every component, the same
         variables and states in each, the weights a distribution), a mixture of trees; the
         history."""
         fields = {

@@ -277,7 +277,7 @@ class Model(Capable, ABC):
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
         """An interactive page answering queries exactly in the browser (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path`` written
+        :func:`treelearn.to_html`): the page's text, or with ``path`` written
         there and ``None`` returned (a notebook does not print the page)."""
         self.require("explorer")
         from ..viz._explorer import to_html

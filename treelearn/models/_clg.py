@@ -852,7 +852,7 @@ class CLGTreeModel(Model):
         columns, numbers of continuous ones; those columns hold the given values).
         ``numbers``: a discrete column whose states are bins comes back as numbers drawn
         within each row's bin, as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`.
+        <treelearn.TreeModel.sample>`.
 
         Given evidence, the discrete columns are drawn together from their posterior (each
         Gaussian subtree's density of its observed cells is soft evidence on the discrete

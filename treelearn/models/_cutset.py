@@ -397,7 +397,7 @@ class CutsetModel(Model):
     ) -> pd.DataFrame:
         """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes
         (``numbers``: binned columns as numbers within each row's bin, as
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`)."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         check_memory(

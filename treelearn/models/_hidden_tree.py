@@ -221,7 +221,7 @@ class HiddenTreeModel(Model):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` over observed columns, the latents summed out
-        (:meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>` on the network)."""
+        (:meth:`TreeModel.query <treelearn.TreeModel.query>` on the network)."""
         names = (
             [variables]
             if isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
@@ -334,7 +334,7 @@ class HiddenTreeModel(Model):
         """Draw ``n`` rows of the observed columns, exactly from ``P(. | evidence)`` with
         ``evidence`` (with ``return_latent=True``, also their latent states: ``(rows,
         latents)``; ``numbers``: binned columns as numbers within each row's bin, as
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`).
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`).
 
         >>> import pandas as pd, treelearn as tl
         >>> model = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -362,13 +362,13 @@ class HiddenTreeModel(Model):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of the network (:meth:`TreeModel.explorer_spec
-        <treelearn.models._tree.TreeModel.explorer_spec>`): the latents are boxes of their
+        <treelearn.TreeModel.explorer_spec>`): the latents are boxes of their
         own."""
         return self.network.explorer_spec(title)
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
         """The network as an interactive page (:meth:`TreeModel.to_html
-        <treelearn.models._tree.TreeModel.to_html>`): the latents are boxes of their own."""
+        <treelearn.TreeModel.to_html>`): the latents are boxes of their own."""
         return self.network.to_html(path, **kwargs)
 
     def explore(self, **kwargs: Any) -> Any:

@@ -263,7 +263,7 @@ class MixtureModel(Model):
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` (states as evidence): ``sum_k P(k | evidence)
         P_k(variables | evidence)``, a Series as :meth:`TreeModel.query
-        <treelearn.models._tree.TreeModel.query>` returns it.
+        <treelearn.TreeModel.query>` returns it.
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -349,7 +349,7 @@ class MixtureModel(Model):
         With ``evidence`` the rows come exactly from ``P(. | evidence)`` (each row's
         component from ``P(k | evidence)``, then the row from that component given the
         evidence); ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>` (tree components).
+        <treelearn.TreeModel.sample>` (tree components).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -408,7 +408,7 @@ class MixtureModel(Model):
         """Each other variable's contribution to the mixture's prediction of ``target``,
         ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
         of ``data`` (options as :meth:`TreeModel.explain
-        <treelearn.models._tree.TreeModel.explain>`; on trees every coalition of a row is one
+        <treelearn.TreeModel.explain>`; on trees every coalition of a row is one
         pass per component; the mixture couples all variables, so there are no independent
         groups). Tree components only.
 

@@ -1,7 +1,7 @@
 """Pictures of an explanation: a waterfall for one row, a beeswarm or bar summary over many.
 
 Drawn with matplotlib on :func:`treelearn.viz._draw.new_figure` (never pyplot's state), or
-into the axes given. Reads an :class:`~treelearn.inference._shapley.Explanation` only
+into the axes given. Reads an :class:`~treelearn.Explanation` only
 (``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``), duck-typed.
 """
 
