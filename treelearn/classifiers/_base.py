@@ -755,7 +755,8 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         return None if path is not None else page
 
     def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        """The explorer inline in a notebook (an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>``); ``kwargs`` as :func:`treelearn.to_html`'s."""
         self._require_fitted()
         self.require("explorer")
         from ..viz._explorer import Explorer
@@ -946,7 +947,10 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        """Draw the fitted network(s); returns a matplotlib Figure.
+
+        ``ax`` and ``kwargs`` as :meth:`treelearn.Model.draw`'s (the class is marked).
+        """
         self.require("draw")
         self._require_fitted()
         return self.model_.draw(ax, **kwargs)

@@ -473,7 +473,8 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
         return None if path is not None else page
 
     def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
+        """The explorer inline in a notebook (an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>``); ``kwargs`` as :func:`treelearn.to_html`'s."""
         self.require("explorer")
         from ..viz._explorer import Explorer
 

@@ -252,7 +252,24 @@ class Model(Capable, ABC):
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the model; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        """Draw the model as a tree; returns a matplotlib Figure (needs matplotlib).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into these axes (default: a new figure sized to the tree).
+        **kwargs
+            ``data`` (a DataFrame: with ``title=True`` its log-likelihood is shown),
+            ``edge_labels`` (bool: the mutual information on each edge), ``title``
+            (``True``, ``False`` or a string), ``class_node``, ``figsize``, ``fontsize``,
+            ``digits`` (of the edge labels), ``level_gap``, ``class_edges`` (TAN:
+            ``"lines"``, ``"marks"`` or ``"auto"``) and ``latent`` (nodes drawn as latent).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Not held by pyplot (close it or let it go).
+        """
         self.require("draw")
         from ..viz._draw import Network, draw
 
@@ -260,7 +277,11 @@ class Model(Capable, ABC):
         return draw(self, ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
+        """Graphviz DOT text of the drawing (``dot -Tsvg`` renders it).
+
+        ``kwargs``: ``edge_labels`` (bool, default True: the mutual information on each
+        edge), ``class_node``, ``digits`` and ``name`` (the graph's name).
+        """
         self.require("draw")
         from ..viz._draw import Network, to_dot
 
@@ -268,7 +289,10 @@ class Model(Capable, ABC):
         return to_dot(self, **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
-        """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
+        """A Mermaid flowchart for Markdown (GitHub renders it in a ``mermaid`` block).
+
+        ``kwargs``: ``edge_labels`` (bool, default True), ``class_node`` and ``digits``.
+        """
         self.require("draw")
         from ..viz._draw import Network, to_mermaid
 
@@ -287,7 +311,7 @@ class Model(Capable, ABC):
 
     def explore(self, **kwargs: Any) -> Any:
         """The explorer inline in a notebook: an object whose ``_repr_html_`` is the page in
-        an ``<iframe srcdoc=...>`` (see :class:`treelearn.viz._explorer.Explorer`)."""
+        an ``<iframe srcdoc=...>``; ``kwargs`` as :func:`treelearn.to_html`'s."""
         self.require("explorer")
         from ..viz._explorer import Explorer
 
