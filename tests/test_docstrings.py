@@ -136,6 +136,20 @@ def test_public_docstring_names_no_private_module(name):
     assert not private, f"tl.{name}'s docstring points at private modules: {private}"
 
 
+@pytest.mark.parametrize("name", [n for n in tl.__all__ if inspect.isclass(getattr(tl, n))])
+def test_public_members_name_no_private_module(name):
+    """The methods and properties on a class's reference page point at public names too."""
+    private = {}
+    for attr, member in inspect.getmembers(getattr(tl, name)):
+        if attr.startswith("_") or isinstance(member, (str, int, float, frozenset, tuple)):
+            continue
+        doc = inspect.getdoc(member) or ""
+        found = re.findall(r"treelearn(?:\.\w+)*\._[a-z]\w*", doc)
+        if found:
+            private[attr] = found
+    assert not private, f"tl.{name}'s members point at private modules: {private}"
+
+
 #: an entry of a Parameters or Attributes section: names (one or several, comma-separated),
 #: then optionally `` : `` and the type; anything else at the entries' indent (a paragraph of
 #: prose) is read by numpydoc as more parameters, and the reference shows each of its lines

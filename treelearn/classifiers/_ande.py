@@ -318,7 +318,7 @@ class AnDE(AODE):
 
     # ------------------------------------------------------------ the explorer
     def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`). ``n=1``: AODE's (one
+        """The explorer page (for :func:`treelearn.to_html`). ``n=1``: AODE's (one
         super-parent's network). ``n=2``: A2DE's own estimate of ``P(y, x_observed)``,
         which is no joint distribution (a missing super-parent is dropped, not summed
         out): one forest per qualifying pair of super-parent states (the class the root,

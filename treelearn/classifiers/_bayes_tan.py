@@ -222,7 +222,7 @@ class BayesianTAN(CategoricalClassifier):
         return out
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its exact posterior sums
+        """The explorer page (for :func:`treelearn.to_html`): its exact posterior sums
         over every TAN feature tree for every completion of the unobserved features, so
         the page carries its joint table, ``P(c, x | D)`` of every complete assignment from
         the model's own determinants (at most 4,096 feature assignments, the completions

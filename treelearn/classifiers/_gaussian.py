@@ -221,7 +221,7 @@ class GaussianClassifier(NumericClassifier):
         return k - 1 + k * d + per
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        """The explorer page (for :func:`treelearn.to_html`): each class's Gaussian over
         the features (``shared``: one matrix; ``diagonal``, ``isotropic``: their variances
         on the diagonal), conditioned in the page on the numbers given; the class's
         posterior is ``predict_proba``'s."""

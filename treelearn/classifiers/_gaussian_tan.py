@@ -242,7 +242,7 @@ class GaussianTAN(NumericClassifier):
         return tree_covariance(self.parent_, self.coefficient_, self.variance_)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        """The explorer page (for :func:`treelearn.to_html`): each class's Gaussian over
         the features as its tree implies it (the means propagated down the regressions,
         :meth:`implied_covariance`), conditioned in the page on the numbers given; the
         class's posterior is ``predict_proba``'s. Drawn: the class above the feature tree."""

@@ -342,7 +342,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         return rows[[*self.feature_names_in_, self.class_name_]]
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): without Gaussian features,
+        """The explorer page (for :func:`treelearn.to_html`): without Gaussian features,
         its network's. With them, a CLG tree's: the class the discrete root of the
         network ``model_`` (the categorical features its children), each Gaussian feature
         a number hanging from the class by one Gaussian per class (``theta_``, ``var_``),

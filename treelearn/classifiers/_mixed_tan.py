@@ -241,7 +241,7 @@ class MixedTAN(BayesNetClassifier):
         return len(self.classes_) - 1 + sum(m.n_parameters for m in self.models_)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): a multinet of CLG trees
+        """The explorer page (for :func:`treelearn.to_html`): a multinet of CLG trees
         (one per class, one shared structure): the class is the conditioner, one forest per
         class weighted by its prior, each with its own CPTs and Gaussians, so a number's
         posterior is the mixture over the classes (then its attachment's states). Drawn:

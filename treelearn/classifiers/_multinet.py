@@ -210,8 +210,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         return [f"{self.class_name_} = {python_scalar(c)}" for c in self.classes_]
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per class tree (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per class tree."""
         self.require("draw")
         self._require_fitted()
         from ..viz._draw import panels_to_dot
@@ -233,8 +232,8 @@ class ChowLiuMultinet(CategoricalClassifier):
 
         With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
         panel is titled by its class; ``title="..."`` adds a line above them all
-        (``title=True`` keeps the class titles only). Other keywords go to
-        :func:`treelearn.viz._draw.draw` for every panel (see :func:`treelearn.viz._draw.draw_panels`).
+        (``title=True`` keeps the class titles only). Other keywords are
+        :meth:`treelearn.Model.draw`'s, for every panel.
         """
         self.require("draw")
         check_is_fitted(self)
@@ -252,7 +251,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the class the conditioner,
+        """The explorer page (for :func:`treelearn.to_html`): the class the conditioner,
         one forest per class (its tree), weighted by the class prior."""
         from ..viz._page_spec import multinet_spec, require_fitted, title_of
 

@@ -154,7 +154,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         return self.model_.to_mermaid(**kwargs)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the fitted network, the
+        """The explorer page (for :func:`treelearn.to_html`): the fitted network, the
         class marked (TAN's class its conditioner: one forest per class)."""
         from ..viz._page_spec import network_spec, require_fitted, title_of
 

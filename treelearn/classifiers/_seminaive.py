@@ -536,7 +536,7 @@ class AODE(PartialFit, CategoricalClassifier):
         )
 
     def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`) of one super-parent's
+        """The explorer page (for :func:`treelearn.to_html`) of one super-parent's
         network, ``super_parent`` (default: the feature most informative about the class,
         ``I(class; x_i)`` under its network): its class posterior is that network's, not
         the average over super-parents (which is no joint distribution: a missing
@@ -569,8 +569,7 @@ class AODE(PartialFit, CategoricalClassifier):
         return network_spec(model, title, cls=cls)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per super-parent's network (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per super-parent's network."""
         self.require("draw")
         from ..viz._draw import panels_to_dot
 

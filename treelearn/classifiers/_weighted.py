@@ -138,7 +138,7 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its score
+        """The explorer page (for :func:`treelearn.to_html`): its score
         ``log P(y) + sum_j w_j T_j[y, x_j]`` over the observed features as one forest, the
         class the root and each feature its child with the rows ``exp(w_j T_j)`` (a
         feature without evidence adds nothing: the page's forests send no message from an

@@ -460,8 +460,7 @@ class TreePosterior(Model):
     ) -> list[TreeModel]:
         """``k`` trees drawn independently from ``P(T | D)``, each with its BDeu CPTs.
 
-        Exact (Wilson's algorithm with exact loop-erased-walk steps,
-        :func:`treelearn.structure._spanning_sums.sample_spanning_tree`); ``O(d^4)`` per tree.
+        Exact (Wilson's algorithm with exact loop-erased-walk steps); ``O(d^4)`` per tree.
         At most :data:`MAX_TREES`.
         """
         k = _check_number_of_trees(k, 0)
@@ -667,7 +666,7 @@ class TreePosterior(Model):
 
     # ------------------------------------------------------------------ pictures
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the exact distribution is no
+        """The explorer page (for :func:`treelearn.to_html`): the exact distribution is no
         network, so the page carries its joint table, ``P(x | D)`` of every complete
         assignment from :meth:`log_likelihood_codes` (the Bayesian average, Meila &
         Jaakkola), at most 4,096 of them, which it sums under the evidence. Drawn as the

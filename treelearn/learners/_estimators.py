@@ -725,8 +725,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     _parameter_notes: ClassVar[dict] = POSTERIOR_NOTES
 
     def to_dict(self) -> dict:
-        """As every estimator's (:meth:`Persistent.to_dict
-        <treelearn._base.persistence.Persistent.to_dict>`); an ``nx.Graph`` edge prior has
+        """As every estimator's (the state :func:`treelearn.save` writes); an ``nx.Graph`` edge prior has
         no saved form as an option, which is said before anything is written."""
         if isinstance(self.edge_prior, nx.Graph):
             raise TreelearnError(

@@ -632,7 +632,7 @@ class HiddenTree(EMEstimator):
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent
+        """The explorer page (for :func:`treelearn.to_html`): its joint tree's, the latent
         variables among the observed ones (:meth:`TreeModel.explorer_spec
         <treelearn.TreeModel.explorer_spec>`)."""
         from ..viz._page_spec import require_fitted
@@ -898,8 +898,7 @@ class HiddenMarkovModel(HiddenTree):
     def fit(
         self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
     ) -> HiddenMarkovModel:
-        """Learn by Baum-Welch (:meth:`EMEstimator.fit
-        <treelearn.learners._density.EMEstimator.fit>`); returns self."""
+        """Learn by Baum-Welch (as :meth:`treelearn.HiddenTree.fit`); returns self."""
         super().fit(X, y, sample_weight, validation=validation)
         self._set_matrices()
         return self

@@ -369,7 +369,7 @@ class CLGTreeModel(Model):
         return int(total)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the discrete forest, and
+        """The explorer page (for :func:`treelearn.to_html`): the discrete forest, and
         each continuous variable's Gaussian (a regression on a continuous parent, or one
         Gaussian per state of a discrete one), whose subtree's density of the numbers given
         is a likelihood of the discrete variable it hangs from. A number's slider spans its
@@ -938,8 +938,7 @@ class CLGTreeModel(Model):
 
     def to_pyagrum(self) -> Any:
         """A ``pyagrum.clg.CLG`` of a tree of continuous columns; pyAgrum's CLG has no
-        discrete nodes, so a tree with discrete columns is refused, naming them
-        (:func:`treelearn.export._pyagrum.clg_to_pyagrum`)."""
+        discrete nodes, so a tree with discrete columns is refused, naming them."""
         from ..export._pyagrum import clg_to_pyagrum
 
         return clg_to_pyagrum(self)

@@ -223,7 +223,7 @@ class GaussianTreeModel(Model):
         return self.roots[0]
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each variable's regression
+        """The explorer page (for :func:`treelearn.to_html`): each variable's regression
         on its parent, conditioned in the page by Gaussian message passing; a number's
         ``data-marginal`` is ``[mean, variance]`` (``moments``). Each slider spans the prior
         mean +- 4 prior sds; each edge's strength ``I(parent; child) = -log(1 - rho^2) / 2``

@@ -348,7 +348,7 @@ class HiddenTreeModel(Model):
 
     # ------------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The network, latent nodes marked (see :func:`treelearn.viz._draw.draw`)."""
+        """The network, latent nodes marked; ``ax`` and ``kwargs`` as :meth:`treelearn.Model.draw`'s."""
         kwargs.setdefault("latent", self.latent)
         return self.network.draw(ax, **kwargs)
 

@@ -464,8 +464,7 @@ class MixtureModel(Model):
         return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (see
-        :func:`treelearn.viz._draw.draw_panels`; ``ax``: one axes per component);
+        """One panel per component, titled with its weight (``ax``: one axes per component);
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
         keywords go to every panel."""
         self.require("draw")
@@ -479,8 +478,7 @@ class MixtureModel(Model):
         return draw_panels(trees, self._panel_titles(), ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per component (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per component."""
         self.require("draw")
         from ..viz._draw import panels_to_dot
 
@@ -496,11 +494,11 @@ class MixtureModel(Model):
 
     # ------------------------------------------------------------------ files
     def explorer_spec(self, title: str | None = None, *, name: str = "MixtureModel") -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`). A mixture of trees: the
+        """The explorer page (for :func:`treelearn.to_html`). A mixture of trees: the
         hidden component a box (``component``) whose marginal is the components' weights
         under the evidence, one forest per component weighted by ``weights``, drawn from the
         heaviest one's tree (``name`` heads the title). A mixture of cutset networks: one
-        forest per leaf of every network (:func:`~treelearn.models._cutset.cutset_page_spec`)."""
+        forest per leaf of every network."""
         from ..viz._page_spec import multinet_spec, title_of
 
         weights = np.asarray(self.weights, dtype=float)

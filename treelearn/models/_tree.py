@@ -439,7 +439,7 @@ class TreeModel(Model):
         :func:`~treelearn.discretize` or :class:`~treelearn.Discretizer` output, or
         with the command line's ``--discretize``) comes back as numbers (dates) drawn
         uniformly within each row's bin; the open end bins get the width of their
-        inner neighbour (:meth:`Bins.numbers <treelearn.encoding._bins.Bins.numbers>`).
+        inner neighbour.
 
         Examples
         --------
@@ -479,8 +479,7 @@ class TreeModel(Model):
         :meth:`partial_fit`, gets new ones).
 
         ``conditioner`` (a classifier's class) makes that node's states the batch axis
-        of :meth:`~treelearn.inference._engine.TreeEngine.log_evidence_by_conditioner`;
-        by default the engine chooses (see :attr:`inference_path`).
+        of the engine's ``log_evidence_by_conditioner``; by default the engine chooses (see :attr:`inference_path`).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -818,8 +817,8 @@ class TreeModel(Model):
         variables on a tree given the target, 15 otherwise) or, for the conditional
         log-odds, exact per branch at the target (the branches are independent given
         it: the game adds up over them); beyond, permutation sampling with a
-        ``standard_error`` (``n_permutations``, ``random_state``). See
-        :meth:`treelearn.classifiers._base.BayesNetClassifier.explain`.
+        ``standard_error`` (``n_permutations``, ``random_state``). As a classifier's
+        ``explain`` (:meth:`treelearn.NaiveBayes.explain`).
 
         Examples
         --------
@@ -891,7 +890,7 @@ class TreeModel(Model):
     def entropy(self, evidence: Mapping[Hashable, Any] | None = None) -> float:
         """``H(X | evidence)`` in nats: the entropy of the model's posterior over the
         variables not given a state (``evidence`` as in :meth:`query`), exactly, as a sum
-        over families (no joint table; :func:`treelearn.inference._information.entropy`).
+        over families (no joint table).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), alpha=0)
@@ -928,8 +927,7 @@ class TreeModel(Model):
     ) -> pd.Series:
         """Which question to ask next: the unobserved variables ranked by the expected
         reduction of ``target``'s entropy if they were observed, ``I(target; X |
-        evidence)`` (nats, largest first), all from one pass of the engine (see
-        :func:`treelearn.inference._information.most_informative`).
+        evidence)`` (nats, largest first), all from one pass of the engine.
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -951,13 +949,13 @@ class TreeModel(Model):
         write_bif(self, path)
 
     def to_xmlbif(self, path: str | os.PathLike) -> None:
-        """Write the model as an XMLBIF file (see :mod:`treelearn.export._xmlbif`); read it
+        """Write the model as an XMLBIF file (:func:`treelearn.write_xmlbif`); read it
         back with :func:`treelearn.read_xmlbif`."""
         write_xmlbif(self, path)
 
     def to_uai(self, path: str | os.PathLike) -> None:
         """Write the model as a UAI ``BAYES`` file (numbers only: see
-        :mod:`treelearn.export._uai`); read it back with :func:`treelearn.read_uai`."""
+        :func:`treelearn.write_uai`); read it back with :func:`treelearn.read_uai`."""
         write_uai(self, path)
 
     def to_pyagrum(self) -> Any:
@@ -968,7 +966,7 @@ class TreeModel(Model):
     def to_dict(self) -> dict:
         """The model as JSON-able values: the ``"model"`` part of a saved file.
 
-        Labels keep their types (:mod:`treelearn._base.jsonvalues`); :meth:`from_dict`
+        Labels keep their types (a number stays a number, a date a date); :meth:`from_dict`
         rebuilds the model exactly.
 
         Examples
@@ -1008,7 +1006,7 @@ class TreeModel(Model):
 
     # ------------------------------------------------------------------ display
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page's specification (:mod:`treelearn.viz._page_spec`): the
+        """The explorer page (for :func:`treelearn.to_html`): the
         network's forests (one, one per state of a conditioner, or one per joint state of
         a cutset), drawn as :meth:`draw` draws it."""
         from ..viz._page_spec import network_spec, title_of
