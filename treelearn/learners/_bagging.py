@@ -68,11 +68,15 @@ class BaggedTrees(TreeMixture):
 
     Parameters
     ----------
-    n_estimators : the number of bootstrap samples (mixtures) averaged.
-    n_components : each member's number of trees (1: a bag of Chow-Liu trees), or several
+    n_estimators : int, default=10
+        The number of bootstrap samples (mixtures) averaged.
+    n_components : int or sequence of int, default=1
+        Each member's number of trees (1: a bag of Chow-Liu trees), or several
         to choose from on ``validation=`` data, per member.
-    max_samples : each bootstrap sample's size, as a fraction of the rows.
-    n_jobs : joblib workers learning the members in parallel (the samples are drawn first:
+    max_samples : float, default=1.0
+        Each bootstrap sample's size, as a fraction of the rows.
+    n_jobs : int, default=None
+        Joblib workers learning the members in parallel (the samples are drawn first:
         the same bag whatever it is).
     alpha, max_iter, tol, n_init, init, random_state, mi_alpha
         As :class:`~treelearn.TreeMixture`'s, for every member.
