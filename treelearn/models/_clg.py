@@ -163,14 +163,18 @@ class CLGTreeModel(Model):
 
     Parameters
     ----------
-    graph : nx.DiGraph over every variable (edge ``weight`` = the edge's mixed mutual
+    graph : networkx.DiGraph
+        Over every variable (edge ``weight`` = the edge's mixed mutual
         information, nats). A continuous node carries ``means`` and ``variances`` (lists,
         one per state of its discrete parent), or ``intercept``, ``variance`` and
         ``coefficient`` (on its continuous parent; ``None`` without one).
-    discrete : the :class:`~treelearn.TreeModel` of the discrete nodes (its CPTs and
+    discrete : TreeModel or None
+        The :class:`~treelearn.TreeModel` of the discrete nodes (its CPTs and
         states; ``None`` when every column is continuous).
-    variables : the columns' order (sampled data has its columns in it).
-    continuous : the continuous variables.
+    variables : sequence of hashable
+        The columns' order (sampled data has its columns in it).
+    continuous : sequence of hashable
+        The continuous variables.
     dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
 
     Notes

@@ -80,12 +80,15 @@ class HiddenTreeModel(Model):
 
     Parameters
     ----------
-    network : TreeModel over the latents and the columns: each column's one parent its own
+    network : TreeModel
+        Over the latents and the columns: each column's one parent its own
         latent, each latent's parent (if any) a latent, every latent of the states
         ``0 .. h-1``.
-    latent : the latents' names, ``latent[i]`` the latent of the ``i``-th column (the
+    latent : sequence of hashable
+        The latents' names, ``latent[i]`` the latent of the ``i``-th column (the
         network's variables that are not latents, in the network's order).
-    tied : whether every transition (a latent given its parent) is one table, and every
+    tied : bool, default=False
+        Whether every transition (a latent given its parent) is one table, and every
         emission (a column given its latent) another, as in a hidden Markov model: they are
         then counted once in :attr:`n_parameters`.
 

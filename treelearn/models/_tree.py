@@ -88,22 +88,30 @@ class TreeModel(Model):
 
     Parameters
     ----------
-    graph : nx.DiGraph whose nodes carry ``states`` (list of labels), ``cpt``
+    graph : networkx.DiGraph
+        Its nodes carry ``states`` (list of labels), ``cpt``
         (ndarray indexed ``[parent states..., own state]``, last axis sums to 1) and
         optionally ``parents`` (the order of the CPT's parent axes; default: the
         predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
         is kept when present. The model keeps a copy: ``graph`` is not changed.
         Every CPT is checked (its shape, non-negative entries, rows summing to 1).
-    variables : the variables' order (default: the graph's node order); sampled
+    variables : sequence of hashable, default=None
+        The variables' order (default: the graph's node order); sampled
         data has its columns in this order.
-    dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
-    n_rows : number of training rows, when learned from data.
-    settings : the learning settings, kept for display and saving.
-    counts : the sufficient statistics it was learned from (the pair counts over
+    dtypes : dict, default=None
+        Optional ``{variable: pandas dtype}`` restored on sampled data.
+    n_rows : int or float, default=None
+        Number of training rows, when learned from data.
+    settings : dict, default=None
+        The learning settings, kept for display and saving.
+    counts : PairCounts, default=None
+        The sufficient statistics it was learned from (the pair counts over
         ``variables``), if any.
-    learner : ``learner(counted_table) -> TreeModel``, the function that learned
+    learner : callable, default=None
+        ``learner(counted_table) -> TreeModel``, the function that learned
         it from ``counts`` (with its settings), if any.
-    copy : ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
+    copy : bool, default=True
+        ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
         built for the model and not used after (``build_model``'s; a copy of 50,000 nodes
         is ~0.4 s). Its nodes then get their ``parents`` and float CPTs written in.
 
