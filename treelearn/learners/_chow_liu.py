@@ -497,17 +497,17 @@ def chow_liu(
 
     Parameters
     ----------
-    data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
-        rows at a time, never whole), a
-        ``dask.dataframe.DataFrame`` (counted on its workers), or a ``scipy.sparse`` 0/1 matrix (its columns named
-        by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
+    data : DataFrame, str, os.PathLike, dask DataFrame or scipy.sparse matrix
+        Discrete columns: a DataFrame, a CSV/Parquet path (read ``chunksize`` rows at a
+        time, never whole), a ``dask.dataframe.DataFrame`` (counted on its workers), or
+        a ``scipy.sparse`` 0/1 matrix (its columns named by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
     root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest
         :class:`ChowLiuTree`'s options.
     whitelist, blacklist, max_states, states, chunksize, names
         :class:`ChowLiuTree`'s options.
-    sample_weight : one non-negative weight per row (scikit-learn's name): an
-        array-like for a DataFrame or sparse matrix, the name of the weight column
+    sample_weight : array-like or str, default=None
+        One non-negative weight per row (scikit-learn's name): an array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
         Integer weights give exactly the model of the rows repeated that many
         times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
