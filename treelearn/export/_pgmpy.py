@@ -282,8 +282,8 @@ def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
     Examples
     --------
     >>> import os, tempfile, pandas as pd, treelearn as tl
-    >>> model = tl.chow_liu(pd.read_csv("datasets/asia.csv"))
-    >>> path = os.path.join(tempfile.mkdtemp(), "asia.bif")
+    >>> model = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "v", "v"]}))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.bif")
     >>> tl.write_bif(model, path)
     >>> open(path).read().startswith("network")
     True
