@@ -2,22 +2,20 @@
 
 Drawn with matplotlib on :func:`treelearn.viz._draw.new_figure` (never pyplot's state), or
 into the axes given. Reads an :class:`~treelearn.Explanation` only
-(``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``), duck-typed.
+(``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._base.errors import InputTypeError, TreelearnError
 from .._base.validation import Constraint, InstanceOf, Interval, Options, check_params
+from ..inference._shapley import Explanation
 from ._draw import new_figure
-
-if TYPE_CHECKING:
-    from ..inference._shapley import Explanation
 
 __all__ = ["plot_explanation"]
 
@@ -85,7 +83,7 @@ def plot_explanation(
     >>> len(tl.plot_explanation(e, kind="bar").axes[0].patches)   # one bar per feature
     7
     """
-    if not all(hasattr(explanation, name) for name in ("values", "base", "data", "output")):
+    if not isinstance(explanation, Explanation):
         raise InputTypeError(
             "plot_explanation takes an Explanation (what a classifier's explain(X) returns), "
             f"not {type(explanation).__name__} {explanation!r:.60}"
