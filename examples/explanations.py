@@ -1,5 +1,5 @@
 """Why this prediction: waterfall and beeswarm of exact Shapley values
-=====================================================================
+===================================================================
 
 A TAN classifier of the bundled ``alarm`` table predicts blood pressure (``BP``) from
 36 other variables; ``explain(kind="shapley")`` gives each feature's exact Shapley value

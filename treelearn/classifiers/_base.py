@@ -526,7 +526,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
           permutation-sampling estimate (``n_permutations`` in antithetic pairs,
           ``random_state``) with its ``standard_error``.
 
-        Returns an :class:`~treelearn.inference._shapley.Explanation` (``values``: rows x
+        Returns an :class:`~treelearn.Explanation` (``values``: rows x
         features; ``base``, ``prediction``, ``target`` per row).
 
         Examples
@@ -749,7 +749,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     # ------------------------------------------------------------ text, the explorer
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The fitted classifier as an interactive page, the class marked (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        :func:`treelearn.to_html`): the page's text, or with ``path``
         written there and ``None`` returned."""
         self._require_fitted()
         self.require("explorer")
@@ -759,7 +759,8 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         return None if path is not None else page
 
     def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        """The explorer inline in a notebook (an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>``); ``kwargs`` as :func:`treelearn.to_html`'s."""
         self._require_fitted()
         self.require("explorer")
         from ..viz._explorer import Explorer
@@ -950,7 +951,10 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        """Draw the fitted network(s); returns a matplotlib Figure.
+
+        ``ax`` and ``kwargs`` as :meth:`treelearn.Model.draw`'s (the class is marked).
+        """
         self.require("draw")
         self._require_fitted()
         return self.model_.draw(ax, **kwargs)

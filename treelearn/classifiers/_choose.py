@@ -393,7 +393,8 @@ class AutoClassifier(BayesNetClassifier):
 
     Parameters
     ----------
-    candidates : the names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
+    candidates : sequence of str, default=None
+        The names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
         ``"KDB1"``, ``"KDB2"``, ``"AODE"``, ``"SKDB"``, ``"WeightedNaiveBayes"``,
         ``"MixedNaiveBayes"``, ``"MixedTAN"``, ``"GaussianClassifier"``,
         ``"GaussianTAN"``); ``None`` (default): every one
@@ -401,7 +402,8 @@ class AutoClassifier(BayesNetClassifier):
         SKDB and WeightedNaiveBayes on every table (numeric columns cut into
         supervised MDL bins, ``numbers="mdl"``), MixedNaiveBayes and MixedTAN on tables
         with numeric columns, GaussianClassifier and GaussianTAN on numeric tables.
-    cv : the number of stratified folds (>= 2), or the folds as scikit-learn's
+    cv : int, default=5
+        The number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
     random_state : the folds' shuffle.
 
@@ -413,8 +415,12 @@ class AutoClassifier(BayesNetClassifier):
         refused the table, see ``candidate_errors_``).
     candidate_errors_ : ``{name: message}`` of the candidates that refused the table.
     estimator_ : the chosen candidate learned on every row; it answers the predictions.
-    classes_, class_name_, class_count_, class_log_prior_, n_features_in_,
-    feature_names_in_ : as every classifier's.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As every classifier's.
+
+    See Also
+    --------
+    NaiveBayes, TAN, AODE : candidates it compares.
 
     Examples
     --------

@@ -71,20 +71,38 @@ class GaussianClassifier(NumericClassifier):
 
     Parameters
     ----------
-    covariance : ``"full"`` (one matrix per class), ``"shared"`` (pooled),
+    covariance : {"full", "shared", "diagonal", "isotropic"}, default="full"
+        ``"full"`` (one matrix per class), ``"shared"`` (pooled),
         ``"diagonal"`` (naive Bayes) or ``"isotropic"`` (one variance per class).
-    reg : in ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
-    var_prior : the weight, in rows, of a conjugate prior centred on the whole table's
+    reg : float, default=0.0
+        In ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
+    var_prior : float, default=0.0
+        The weight, in rows, of a conjugate prior centred on the whole table's
         covariance (the classes pooled): each class's becomes ``(n_c Sigma_c + var_prior
         Sigma_0) / (n_c + var_prior)`` (Gelman et al., *Bayesian Data Analysis*, 3rd ed.,
         section 3.6), before ``reg``. ``0`` (default) = maximum likelihood, scikit-learn's.
 
     Attributes
     ----------
-    classes_, class_name_, class_count_ (each class's total weight), class_log_prior_
-    (``log n_c / n``), feature_names_in_, n_features_in_, means_ (``k x d``),
-    covariances_ (``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for
-    diagonal, ``k`` for isotropic).
+    means_ : numpy.ndarray
+        ``k x d``: each class's mean.
+    covariances_ : numpy.ndarray
+        ``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for diagonal, ``k``
+        for isotropic.
+    class_count_ : numpy.ndarray
+        Each class's total weight; ``class_log_prior_`` is ``log n_c / n``.
+    classes_, class_name_, class_log_prior_, feature_names_in_, n_features_in_
+        As every classifier's.
+
+    See Also
+    --------
+    GaussianTAN : one tree of regressions per class.
+    MixedNaiveBayes : categorical and Gaussian features.
+
+    References
+    ----------
+    .. [1] Duda, R. O., Hart, P. E. and Stork, D. G. (2001). Pattern Classification, 2nd
+       edition, chapter 2 (the normal density's discriminant functions). Wiley.
 
     Examples
     --------
@@ -290,7 +308,7 @@ class GaussianClassifier(NumericClassifier):
         return k - 1 + k * d + per
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        """The explorer page (for :func:`treelearn.to_html`): each class's Gaussian over
         the features (``shared``: one matrix; ``diagonal``, ``isotropic``: their variances
         on the diagonal), conditioned in the page on the numbers given; the class's
         posterior is ``predict_proba``'s."""

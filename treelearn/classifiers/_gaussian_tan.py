@@ -225,11 +225,30 @@ class GaussianTAN(NumericClassifier):
 
     Attributes
     ----------
-    classes_, class_name_, class_count_, class_log_prior_, feature_names_in_, feature_tree_ (undirected,
-    edge ``weight`` = the Gaussian CMI in nats), tree_ (oriented from ``root_``),
-    parent_ (index of each feature's parent, -1 for the root), intercept_,
-    coefficient_, variance_ (``k x d``: per class and feature), means_, covariances_
-    (per class, ML).
+    feature_tree_ : networkx.Graph
+        Undirected, edge ``weight`` = the Gaussian CMI in nats.
+    tree_ : networkx.DiGraph
+        The feature tree oriented from ``root_``.
+    parent_ : numpy.ndarray
+        Index of each feature's parent, -1 for the root.
+    intercept_, coefficient_, variance_ : numpy.ndarray
+        ``k x d``: per class and feature, the regression on the parent.
+    means_, covariances_ : numpy.ndarray
+        Per class, maximum likelihood.
+    classes_, class_name_, class_count_, class_log_prior_, feature_names_in_
+        As every classifier's.
+
+    See Also
+    --------
+    GaussianClassifier : Gaussian naive Bayes, LDA and QDA.
+    MixedTAN : categorical and Gaussian features.
+    KernelTAN : kernel densities.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2006). Supervised classification with
+       conditional Gaussian networks: increasing the structure complexity from naive
+       Bayes. International Journal of Approximate Reasoning 43(1), 1-25.
 
     Examples
     --------
@@ -397,7 +416,7 @@ class GaussianTAN(NumericClassifier):
         return tree_covariance(self.parent_, self.coefficient_, self.variance_)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        """The explorer page (for :func:`treelearn.to_html`): each class's Gaussian over
         the features as its tree implies it (the means propagated down the regressions,
         :meth:`implied_covariance`), conditioned in the page on the numbers given; the
         class's posterior is ``predict_proba``'s. Drawn: the class above the feature tree."""

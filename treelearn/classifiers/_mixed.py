@@ -2,7 +2,7 @@
 
 ``log p(x, c) = log p(c) + sum_j log p(x_j | c)`` where a categorical feature's
 factor is its smoothed CPT (the network ``model_``, as
-:class:`~treelearn.classifiers._naive_bayes.NaiveBayes`) and a Gaussian feature's
+:class:`~treelearn.NaiveBayes`) and a Gaussian feature's
 ``N(x_j; theta_cj, var_cj)`` (weighted maximum likelihood, as scikit-learn's
 ``GaussianNB``). Which features are Gaussian is decided by their dtype (float
 columns) or named (``numeric=[...]``), never by how often values repeat
@@ -64,7 +64,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``alpha`` smooths the
+        :class:`~treelearn.NaiveBayes` (``alpha`` smooths the
         categorical features' CPTs).
     var_prior : the weight, in rows, of a conjugate prior on each class's variance of a
         Gaussian feature, centred on the feature's variance over the whole table (the
@@ -89,10 +89,25 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     model_ : the network over the categorical features and the class (naive Bayes;
         the class alone without categorical features).
     theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
-    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
+    Notes
+    -----
     A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
     array all categorical (its ``CategoricalNB``).
+
+    See Also
+    --------
+    NaiveBayes : every feature categorical.
+    GaussianClassifier : every feature numeric.
+    MixedTAN : a feature tree too.
+
+    References
+    ----------
+    .. [1] John, G. H. and Langley, P. (1995). Estimating continuous distributions in
+       Bayesian classifiers. In Proceedings of the 11th Conference on Uncertainty in
+       Artificial Intelligence (UAI), 338-345.
 
     Examples
     --------
@@ -334,7 +349,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         class's Gaussian. With ``evidence`` exactly from ``P(. | evidence)``: the network
         (the class given the Gaussian features' values as a likelihood), then each Gaussian
         feature not given from its class's Gaussian; ``numbers`` as in
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`."""
         check_is_fitted(self)
         given, values = self._network_evidence(evidence)
         rng = np.random.default_rng(random_state)
@@ -347,7 +362,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         return rows[[*self.feature_names_in_, self.class_name_]]
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): without Gaussian features,
+        """The explorer page (for :func:`treelearn.to_html`): without Gaussian features,
         its network's. With them, a CLG tree's: the class the discrete root of the
         network ``model_`` (the categorical features its children), each Gaussian feature
         a number hanging from the class by one Gaussian per class (``theta_``, ``var_``),

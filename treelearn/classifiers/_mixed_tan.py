@@ -80,7 +80,23 @@ class MixedTAN(BayesNetClassifier):
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
-    Other attributes as :class:`~treelearn.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    See Also
+    --------
+    MixedNaiveBayes : no feature tree.
+    GaussianTAN : every feature numeric.
+    CLGTree : the unsupervised CLG tree.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2006). Supervised classification with
+       conditional Gaussian networks: increasing the structure complexity from naive
+       Bayes. International Journal of Approximate Reasoning 43(1), 1-25.
+    .. [2] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The Annals
+       of Statistics 17(1), 31-57.
 
     Examples
     --------
@@ -253,7 +269,7 @@ class MixedTAN(BayesNetClassifier):
         return len(self.classes_) - 1 + sum(m.n_parameters for m in self.models_)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): a multinet of CLG trees
+        """The explorer page (for :func:`treelearn.to_html`): a multinet of CLG trees
         (one per class, one shared structure): the class is the conditioner, one forest per
         class weighted by its prior, each with its own CPTs and Gaussians, so a number's
         posterior is the mixture over the classes (then its attachment's states). Drawn:

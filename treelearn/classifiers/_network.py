@@ -154,7 +154,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         return self.model_.to_mermaid(**kwargs)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the fitted network, the
+        """The explorer page (for :func:`treelearn.to_html`): the fitted network, the
         class marked (TAN's class its conditioner: one forest per class)."""
         from ..viz._page_spec import network_spec, require_fitted, title_of
 
@@ -174,7 +174,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     def to_bif(self, path: Any) -> None:
         """Write the fitted network as a BIF file (:meth:`TreeModel.to_bif
-        <treelearn.models._tree.TreeModel.to_bif>`)."""
+        <treelearn.TreeModel.to_bif>`)."""
         self._require_fitted()
         self.require("bif")
         self.model_.to_bif(path)
@@ -198,7 +198,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` on the network of features and class
-        (:meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>`).
+        (:meth:`TreeModel.query <treelearn.TreeModel.query>`).
 
         >>> import pandas as pd, treelearn as tl
         >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
@@ -218,7 +218,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """The most probable assignment of every variable (features and class) not in
-        ``evidence`` (:meth:`TreeModel.map_query <treelearn.models._tree.TreeModel.map_query>`)."""
+        ``evidence`` (:meth:`TreeModel.map_query <treelearn.TreeModel.map_query>`)."""
         self._require_fitted()
         return self.model_.map_query(evidence, return_log_prob=return_log_prob)
 
@@ -232,7 +232,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
     ) -> pd.DataFrame:
         """Draw ``n`` rows (the features, then the class) from the fitted network, or
         exactly from it given ``evidence``; ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`.
+        <treelearn.TreeModel.sample>`.
 
         Examples
         --------

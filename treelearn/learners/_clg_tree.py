@@ -205,6 +205,48 @@ def clg_tree(
     the model of the rows repeated). ``numeric="auto"`` (the default) takes the float
     columns as continuous; a list names them.
 
+    Parameters
+    ----------
+    data : DataFrame or str or os.PathLike
+        The table (discrete and continuous columns), or a CSV/Parquet path.
+    root : hashable, optional
+        The root (default: the first column).
+    alpha : float, default=1.0
+        The discrete CPTs' Lidstone pseudocount.
+    prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist, blacklist, max_states, states, chunksize
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    numeric : "auto" or list of hashable, default="auto"
+        The continuous columns: ``"auto"`` takes the float columns.
+    sample_weight : array-like or str, optional
+        One non-negative weight per row (the weight column's name for a file).
+
+    Returns
+    -------
+    CLGTreeModel
+        The fitted tree.
+
+    Raises
+    ------
+    MissingValuesError
+        Missing cells and ``missing="error"``.
+    ColumnNotFoundError
+        ``root`` or a ``numeric`` name is not a column.
+
+    See Also
+    --------
+    CLGTree : the estimator (scikit-learn's interface).
+    chow_liu : all columns discrete.
+    gaussian_chow_liu : all columns continuous.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The
+       Annals of Statistics 17(1), 31-57.
+    .. [2] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd, treelearn as tl

@@ -2,7 +2,7 @@
 
 ``P(x) = w(x_v) P_child(x_v)(x_rest)`` at a conditioning node on ``v`` (one child per
 state of ``v``, ``w`` the branch probabilities), and at a leaf the leaf's
-:class:`~treelearn.models._tree.TreeModel` over the variables not conditioned on above
+:class:`~treelearn.TreeModel` over the variables not conditioned on above
 it (Rahman, Kothalkar & Gogate, ECML 2014). Every query stays exact and linear in the
 size of the network: the probability of a row with any cells missing is the sum over
 the branches its missing conditioning variables leave open (message passing at the
@@ -77,6 +77,29 @@ class CutsetModel(Model):
     """A fitted cutset network over ``columns`` (see the module docstring).
 
     Built by :class:`treelearn.CutsetNetwork`; ``root`` is its top node.
+
+    Parameters
+    ----------
+    root : node
+        The top node: an OR node (a variable conditioned on, one child per state, with
+        their weights) or a leaf (a Chow-Liu tree over the remaining columns).
+    columns : sequence of hashable
+        The variables, in column order.
+    states : sequence of sequences
+        Each column's states.
+    dtypes : dict, optional
+        Each column's dtype (sampled data gets them back).
+
+    See Also
+    --------
+    CutsetNetwork : learns one (or a bagged mixture of them).
+    TreeModel : the leaves' kind.
+
+    References
+    ----------
+    .. [1] Rahman, T., Kothalkar, P. and Gogate, V. (2014). Cutset networks: a simple,
+       tractable, and scalable approach for improving the accuracy of Chow-Liu trees.
+       In Machine Learning and Knowledge Discovery in Databases (ECML PKDD), 630-645.
 
     Examples
     --------
@@ -440,7 +463,7 @@ class CutsetModel(Model):
     ) -> pd.DataFrame:
         """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes
         (``numbers``: binned columns as numbers within each row's bin, as
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`)."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         check_memory(

@@ -165,6 +165,49 @@ class KernelForestModel(Model):
     FFT convolution; within a few 1e-3 nats per term),
     ``"auto"`` exact up to 2,000 kernels and binned past it. Sampling draws from the
     kernels themselves either way.
+
+    Parameters
+    ----------
+    centres : array-like
+        Rows x variables: the kernels' centres.
+    variables : sequence of hashable
+        The columns.
+    edges : sequence of pairs
+        The forest's edges, in the order they were kept.
+    factor : float
+        The bandwidth factor.
+    weights : array-like, optional
+        The kernels' weights (default: equal).
+    mutual_information : sequence of float, optional
+        Each edge's ranking weight.
+    n_rows : float, optional
+        Rows learned from.
+    settings : dict, optional
+        How it was learned.
+    method : {"auto", "exact", "binned"}, default="auto"
+        How densities are evaluated.
+
+    See Also
+    --------
+    kernel_forest : learns one.
+    CopulaTreeModel : a parametric dependence between smooth marginals.
+
+    References
+    ----------
+    .. [1] Liu, H., Xu, M., Gu, H., Gupta, A., Lafferty, J. and Wasserman, L. (2011).
+       Forest density estimation. Journal of Machine Learning Research 12, 907-951.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.exponential(size=300)
+    >>> df = pd.DataFrame({"x": x, "y": np.sqrt(x) + 0.1 * rng.normal(size=300)})
+    >>> model = tl.kernel_forest(df, random_state=0)
+    >>> model.kind, model.edges
+    ('kernel_forest', [('x', 'y')])
+    >>> model.score_samples(df.head(2)).shape
+    (2,)
     """
 
     kind = "kernel_forest"

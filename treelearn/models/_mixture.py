@@ -1,8 +1,8 @@
 """Mixtures of discrete networks: ``P(x) = sum_k w_k P_k(x)``, every answer exact.
 
 A :class:`MixtureModel` holds mixing weights and components over the same variables and
-states: :class:`~treelearn.models._tree.TreeModel` s (what :class:`~treelearn.TreeMixture`
-and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.models._cutset.CutsetModel`
+states: :class:`~treelearn.TreeModel` s (what :class:`~treelearn.TreeMixture`
+and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.CutsetModel`
 s (a bagged :class:`~treelearn.CutsetNetwork`). Each answer is the posterior over
 components times each component's own: for evidence ``e`` (each given variable a state),
 ``P(k | e) = w_k P_k(e) / sum_j w_j P_j(e)`` and
@@ -281,10 +281,9 @@ class MixtureModel(Model):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)``: ``sum_k P(k | evidence) P_k(variables |
-        evidence)``, a Series as :meth:`TreeModel.query
-        <treelearn.models._tree.TreeModel.query>` returns it. ``evidence`` gives a variable
-        a state or a likelihood (soft evidence, as there; a queried variable may have one
-        too).
+        evidence)``, a Series as :meth:`TreeModel.query <treelearn.TreeModel.query>`
+        returns it. ``evidence`` gives a variable a state or a likelihood (soft evidence,
+        as there; a queried variable may have one too).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -373,7 +372,7 @@ class MixtureModel(Model):
         With ``evidence`` the rows come exactly from ``P(. | evidence)`` (each row's
         component from ``P(k | evidence)``, then the row from that component given the
         evidence); ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>` (tree components).
+        <treelearn.TreeModel.sample>` (tree components).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -432,7 +431,7 @@ class MixtureModel(Model):
         """Each other variable's contribution to the mixture's prediction of ``target``,
         ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
         of ``data`` (options as :meth:`TreeModel.explain
-        <treelearn.models._tree.TreeModel.explain>`; on trees every coalition of a row is one
+        <treelearn.TreeModel.explain>`; on trees every coalition of a row is one
         pass per component; the mixture couples all variables, so there are no independent
         groups). Tree components only.
 
@@ -488,8 +487,7 @@ class MixtureModel(Model):
         return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (see
-        :func:`treelearn.viz._draw.draw_panels`; ``ax``: one axes per component);
+        """One panel per component, titled with its weight (``ax``: one axes per component);
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
         keywords go to every panel."""
         self.require("draw")
@@ -503,8 +501,7 @@ class MixtureModel(Model):
         return draw_panels(trees, self._panel_titles(), ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per component (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per component."""
         self.require("draw")
         from ..viz._draw import panels_to_dot
 
@@ -520,11 +517,11 @@ class MixtureModel(Model):
 
     # ------------------------------------------------------------------ files
     def explorer_spec(self, title: str | None = None, *, name: str = "MixtureModel") -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`). A mixture of trees: the
+        """The explorer page (for :func:`treelearn.to_html`). A mixture of trees: the
         hidden component a box (``component``) whose marginal is the components' weights
         under the evidence, one forest per component weighted by ``weights``, drawn from the
         heaviest one's tree (``name`` heads the title). A mixture of cutset networks: one
-        forest per leaf of every network (:func:`~treelearn.models._cutset.cutset_page_spec`)."""
+        forest per leaf of every network."""
         from ..viz._page_spec import multinet_spec, title_of
 
         weights = np.asarray(self.weights, dtype=float)

@@ -1,7 +1,7 @@
 """Pictures of an explanation: a waterfall for one row, a beeswarm or bar summary over many.
 
 Drawn with matplotlib on :func:`treelearn.viz._draw.new_figure` (never pyplot's state), or
-into the axes given. Reads an :class:`~treelearn.inference._shapley.Explanation` only
+into the axes given. Reads an :class:`~treelearn.Explanation` only
 (``values``, ``base``, ``prediction``, ``target``, ``data``, ``output``, ``states``).
 """
 
@@ -42,13 +42,37 @@ def plot_explanation(
 ) -> Any:
     """Draw an explanation; returns the matplotlib Figure.
 
-    ``kind``: ``"waterfall"`` (one row, ``row`` its position, default the first: from the
-    base value, each feature's contribution in turn, largest first, to the prediction),
-    ``"beeswarm"`` (every row: one dot per row and feature at its contribution, coloured
-    by the feature's value, features by mean absolute contribution), ``"bar"`` (the mean
-    absolute contribution of each feature), or ``"auto"``: a waterfall for one row (or
-    when ``row`` is given), else a beeswarm. ``max_features``: the most features shown
-    (the rest summed into one line). ``ax``: draw into these axes.
+    Parameters
+    ----------
+    explanation : Explanation
+        What ``explain`` returned (a classifier's or a model's).
+    row : int, optional
+        The row drawn by a waterfall (its position; default the first).
+    kind : {"auto", "waterfall", "beeswarm", "bar"}, default="auto"
+        ``"waterfall"`` (one row: from the base value, each feature's contribution in
+        turn, largest first, to the prediction), ``"beeswarm"`` (every row: one dot per
+        row and feature at its contribution, coloured by the feature's value, features
+        by mean absolute contribution), ``"bar"`` (the mean absolute contribution of
+        each feature), or ``"auto"``: a waterfall for one row (or when ``row`` is
+        given), else a beeswarm.
+    max_features : int, default=12
+        The most features shown (the rest summed into one line).
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (not held by pyplot: close it or let it go).
+
+    Raises
+    ------
+    InputTypeError
+        ``explanation`` is not an :class:`Explanation`.
+
+    See Also
+    --------
+    Explanation : the contributions drawn.
 
     A beeswarm or bar summarises one class: ``target_class``, or the one every row
     explains, or for a target of two states the second (the positive class) -- rows
