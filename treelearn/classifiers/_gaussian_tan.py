@@ -204,6 +204,10 @@ def _missing_in_memory(X: Any) -> bool:
 class GaussianTAN(NumericClassifier):
     """Tree-augmented naive Bayes for numeric features (class-conditional linear-Gaussian tree).
 
+    Rows in memory may have missing cells: each class's statistics are then pairwise
+    (each regression over the rows where the feature and its parent are observed);
+    files and Dask input are read complete.
+
     Parameters
     ----------
     root : the feature at the root of the tree (default: the first).
@@ -218,10 +222,6 @@ class GaussianTAN(NumericClassifier):
         prior on the regression (Gelman et al., *Bayesian Data Analysis*, 3rd ed., 2013,
         section 3.3; :class:`~treelearn.MixedTAN`'s rule). A small class then cannot give
         another class's row probability exactly 0 (default 1; 0 = maximum likelihood).
-
-    Rows in memory may have missing cells: each class's statistics are then pairwise
-    (each regression over the rows where the feature and its parent are observed);
-    files and Dask input are read complete.
 
     Attributes
     ----------

@@ -521,8 +521,8 @@ class AODE(PartialFit, CategoricalClassifier):
     # ------------------------------------------------------------ pictures and sizes
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the ensemble once: the naive Bayes structure every super-parent's network
-        shares, each super-parent framed (:func:`treelearn.viz._draw.draw_super_parents`;
-        one figure, not a panel per super-parent); returns the Figure."""
+        shares, each super-parent framed (one figure, not a panel per super-parent);
+        returns the Figure."""
         self.require("draw")
         from ..viz._draw import draw_super_parents
 

@@ -122,6 +122,11 @@ class AutoDensity(DensityEstimator):
     model_ : its model (a :class:`~treelearn.Model`); every answer is its.
     feature_names_in_, n_features_in_ : the columns learned from.
 
+    See Also
+    --------
+    AutoClassifier : the classifier that chooses, by cross-validated log-loss.
+    ChowLiuTree, CutsetNetwork, TreeMixture, HiddenTree, BaggedTrees : the candidates.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl

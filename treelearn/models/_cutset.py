@@ -303,7 +303,7 @@ class CutsetModel(Model):
         """``(row, soft)``: one row of codes holding the variables ``evidence`` gives a state
         (``-1``: free), and ``{column index: likelihood}`` of those it gives a likelihood (a
         list, array or Series of one weight per state, or ``{state: weight}``, as
-        :meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>` takes them); names,
+        :meth:`TreeModel.query <treelearn.TreeModel.query>` takes them); names,
         states and weights checked.
 
         >>> import pandas as pd, treelearn as tl
@@ -367,7 +367,7 @@ class CutsetModel(Model):
         """Exact ``P(variables | evidence)`` as a Series over their joint states (a
         MultiIndex for several): one evidence row per joint state, all scored at once.
         ``evidence`` gives a variable a state or a likelihood (soft evidence, as
-        :meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>`; a queried
+        :meth:`TreeModel.query <treelearn.TreeModel.query>`; a queried
         variable may have one too).
 
         >>> import pandas as pd, treelearn as tl
@@ -441,7 +441,7 @@ class CutsetModel(Model):
         """The most probable assignment of every variable not given a state in ``evidence``
         (exact), and with ``return_log_prob`` also ``log P(assignment, evidence)`` (a
         likelihood ``L`` counts as ``P(evidence | v) = L(v)``, as :meth:`TreeModel.map_query
-        <treelearn.models._tree.TreeModel.map_query>` counts it)."""
+        <treelearn.TreeModel.map_query>` counts it)."""
         row, soft = self.evidence_row(evidence)
         best, log_p = self.map_codes(row[None], soft)
         if not np.isfinite(log_p[0]):

@@ -224,7 +224,7 @@ class MixtureModel(Model):
         """``(row, soft)``: one row of codes (``1 x variables``, ``-1``: free) holding the
         variables ``evidence`` gives a state, and ``{variable index: likelihood}`` of those it
         gives a likelihood (weights per state, as :meth:`TreeModel.query
-        <treelearn.models._tree.TreeModel.query>` takes them); every name a variable, every
+        <treelearn.TreeModel.query>` takes them); every name a variable, every
         state one of its states, every likelihood checked.
 
         >>> import pandas as pd, treelearn as tl
