@@ -59,6 +59,14 @@ def plot_explanation(
         The most features shown (the rest summed into one line).
     ax : matplotlib.axes.Axes, optional
         Draw into these axes (default: a new figure).
+    target_class : optional
+        The class a beeswarm or bar summarises; ``None``: the one every row explains,
+        or for a target of two states the second (the positive class). Rows that
+        explain the other state are turned into the positive one exactly on the
+        ``log_odds`` and ``proba`` scales (the values negated: ``log_odds(a) =
+        -log_odds(b)``, ``P(a) = 1 - P(b)``). Rows explaining several classes otherwise
+        are refused, naming the fix (``explain(X, target_class=...)``). The colour bar
+        says the feature values' colours.
 
     Returns
     -------
@@ -73,14 +81,6 @@ def plot_explanation(
     See Also
     --------
     Explanation : the contributions drawn.
-
-    A beeswarm or bar summarises one class: ``target_class``, or the one every row
-    explains, or for a target of two states the second (the positive class) -- rows
-    that explain the other state are turned into the positive one exactly on the
-    ``log_odds`` and ``proba`` scales (the values negated: ``log_odds(a) = -log_odds(b)``,
-    ``P(a) = 1 - P(b)``). Rows explaining several classes otherwise are refused, naming
-    the fix (``explain(X, target_class=...)``). Its colour bar says the feature values'
-    colours.
 
     Examples
     --------
