@@ -31,7 +31,13 @@ from .._base.persistence import SavedState
 from ..encoding._discretizer import Discretizer, mdl_discretizer
 from ..sources._kinds import as_frame, kind_of
 
-__all__ = ["bin_numbers", "numbers_binner", "numeric_features", "restored_binner"]
+__all__ = [
+    "bin_numbers",
+    "check_chunk_numbers",
+    "numbers_binner",
+    "numeric_features",
+    "restored_binner",
+]
 
 
 def _is_number(dtype: Any) -> bool:
@@ -73,6 +79,28 @@ def numbers_binner(
         return None
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
+
+
+def check_chunk_numbers(
+    X: Any, categorical: Sequence[Hashable] | None, declared: Any, who: str
+) -> None:
+    """Refuse a first ``partial_fit`` chunk with numeric features under ``numbers="mdl"``:
+    MDL bins need every row with its class at once, and bins cut from the first chunk
+    alone would differ from :meth:`fit`'s (the columns of ``declared``, the ``states=``
+    of the call, are states)."""
+    if kind_of(X, learner=who).name not in ("frame", "array"):
+        return
+    keep = [*(categorical or ()), *(declared or ())]
+    columns = numeric_features(as_frame(X, learner=who), keep)
+    if columns:
+        named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
+        raise TreelearnError(
+            f"{who}.partial_fit cannot cut the numeric feature(s) {named} into MDL bins "
+            f"chunk by chunk (the bins need every row); fit on a first batch of rows and "
+            f"call partial_fit on the next ones (they are cut with its bins), put a fitted "
+            f"tl.Discretizer in front, keep their values as states with "
+            f'numbers="states" (or categorical=[...]), or declare their states with states='
+        )
 
 
 def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -> Any:

@@ -94,6 +94,9 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
         :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
     fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
 
     Attributes
     ----------
@@ -136,7 +139,7 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.k = k
@@ -209,6 +212,9 @@ class AODE(PartialFit, CategoricalClassifier):
     min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
     unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
 
     Attributes
     ----------
@@ -248,7 +254,7 @@ class AODE(PartialFit, CategoricalClassifier):
         alpha: float = 1.0,
         min_count: int = 1,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

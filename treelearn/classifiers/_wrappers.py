@@ -196,7 +196,7 @@ class _WrapperSearch(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.cv = cv
@@ -395,6 +395,9 @@ class FSSJ(_GroupSearch):
     n_jobs : threads scoring a step's candidates (None: one); the same result.
     alpha : Lidstone pseudocount (> 0) of every CPT.
     fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
 
     Attributes
     ----------
