@@ -133,6 +133,14 @@ def test_partial_fit_from_the_first_chunk_refuses_numbers_it_cannot_bin():
     tl.NaiveBayes().partial_fit(X[["town", "smoker"]], y)
 
 
+def test_a_numeric_column_without_values_is_the_error_states_give():
+    X, y = _table(60)
+    X["blank"] = np.nan  # a float column, every cell missing
+    for numbers in ("mdl", "states"):
+        with pytest.raises(tl.EmptyDataError, match="'blank' has no observed value: drop it"):
+            tl.NaiveBayes(numbers=numbers).fit(X.drop(columns="dose"), y)
+
+
 def test_saved_default_classifier_keeps_its_bins(tmp_path):
     X, y = _table()
     clf = tl.KDB(k=1).fit(X, y)

@@ -29,6 +29,7 @@ import pandas as pd
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._discretizer import Discretizer, mdl_discretizer
+from ..encoding._table import no_value_error
 from ..sources._kinds import as_frame, kind_of
 
 __all__ = [
@@ -77,6 +78,9 @@ def numbers_binner(
     columns = numeric_features(frame, categorical)
     if not columns:
         return None
+    empty = [c for c in columns if not frame[c].notna().any()]
+    if empty:  # the error numbers="states" gives, with its fixes (no bins to learn)
+        raise no_value_error(empty[0])
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
 
