@@ -921,10 +921,12 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
     def sk():
         return CategoricalNB(alpha=1.0, min_categories=cards).fit(Z, y).predict_proba(Zt)
 
-    ours = tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf)
+    ours = tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf)
     diff = np.abs(np.asarray(ours) - sk()).max()
-    t_text = cpu_best(lambda: tl.NaiveBayes().fit(X, y).predict_proba(Xt), repeat=3)
-    t_int = cpu_best(lambda: tl.NaiveBayes().fit(Zdf, y).predict_proba(Ztdf), repeat=3)
+    t_text = cpu_best(lambda: tl.NaiveBayes(numbers="states").fit(X, y).predict_proba(Xt), repeat=3)
+    t_int = cpu_best(
+        lambda: tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf), repeat=3
+    )
     t_sk = cpu_best(sk, repeat=3)
     case = f"alarm naive Bayes, class {klass}, fit {n_fit:,} / predict {n_pred:,}"
     rows += [
