@@ -891,8 +891,8 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         """A file from before the options ``numbers`` and ``categorical`` took every
         feature as states."""
         given = saved.raw("params", dict)
-        if "numbers" not in given:  # not the default "mdl" the estimator was built with
-            est.set_params(numbers="states")
+        if "numbers" in est.get_params(deep=False) and "numbers" not in given:
+            est.set_params(numbers="states")  # not the default "mdl" it was built with
         given.setdefault("numbers", "states")
         given.setdefault("categorical", None)
         super()._check_saved_params(saved, est)
