@@ -13,6 +13,11 @@ a chain of three normals, one independent), seed 0; held-out rows from seed 1.
    100,000); target: 1,000,000 rows fitted in under 60 s. Floor: ``np.histogram2d`` of
    every pair of columns on a 48 x 48 lattice (the least a pairwise pass over the rows
    does), and its ratio.
+3. **Sampling** (issue 40: it was quadratic in rows): ``model.sample(n)`` of the binned
+   model fitted on ``n`` rows, at 10,000 .. 1,000,000 (``--quick``: up to 100,000), against
+   the rows x kernels Gumbel-max pick it replaced (at 10,000 and 30,000 only: 9e8 cells at
+   30,000) and a floor of drawing ``n x 8`` normals. Answers first: the mean of each
+   column of 1,000,000 draws against the centres' (within 5 standard errors).
 
 BLAS is pinned to one thread (threadpoolctl). Wall seconds on a shared 2-core machine.
 """
@@ -62,6 +67,24 @@ def seconds(fn) -> tuple[float, object]:
     return time.perf_counter() - start, out
 
 
+def quadratic_pick_seconds(model, n: int) -> float:
+    """The pick sample() made before: a rows x kernels table of log weights, Gumbel-max
+    (for every edge; the draws themselves are not kept)."""
+    rng = np.random.default_rng(0)
+    pos = {v: j for j, v in enumerate(model.variables)}
+    x = model.sample(n, random_state=0).to_numpy()
+    C = model.centres
+    start = time.perf_counter()
+    for u, _v in model.edges:
+        p, sp = pos[u], model.kernel_sd[u]
+        step = max(1, int(32 * 2**20 // (8 * len(C))))
+        for s in range(0, n, step):
+            xp = x[s : s + step, p]
+            L = -0.5 * ((xp[:, None] - C[None, :, p]) / sp) ** 2
+            np.argmax(L + rng.gumbel(size=L.shape), axis=1)
+    return time.perf_counter() - start
+
+
 def floor(X: np.ndarray) -> float:
     start = time.perf_counter()
     for i, j in combinations(range(X.shape[1]), 2):  # the floor: one histogram per pair
@@ -106,6 +129,37 @@ def main() -> None:
         if ("exact", n) in times:
             rows.append(
                 row(BENCH, f"{n:,} x 8", "exact / binned fit", times[("exact", n)] / t, "x")
+            )
+    sample_sizes = [10_000, 30_000, 100_000] + ([] if args.quick else [1_000_000])
+    for n in sample_sizes:
+        model = tl.kernel_forest(table(n, 0), random_state=0, method="binned")
+        t, drawn = seconds(lambda model=model, n=n: model.sample(n, random_state=1))
+        ok = t < 60 if n == 1_000_000 else None
+        rows.append(
+            row(BENCH, f"sample {n:,} x 8", "draw", t, "s", "< 60" if ok is not None else "", ok)
+        )
+        if n == sample_sizes[-1]:
+            C = model.centres
+            se = np.sqrt(C.var(axis=0) * (1 + model.factor**2) / n)
+            close = bool((np.abs(drawn.to_numpy().mean(axis=0) - C.mean(axis=0)) <= 5 * se).all())
+            rows.append(
+                row(BENCH, f"sample {n:,} x 8", "means within 5 se", close, "", "True", close)
+            )
+        start = time.perf_counter()
+        np.random.default_rng(0).standard_normal((n, 8))
+        rows.append(
+            row(
+                BENCH,
+                f"sample {n:,} x 8",
+                "draw / normals floor",
+                t / (time.perf_counter() - start),
+                "x",
+            )
+        )
+        if n <= 30_000:
+            before = quadratic_pick_seconds(model, n)
+            rows.append(
+                row(BENCH, f"sample {n:,} x 8", "rows x kernels pick (before)", before, "s")
             )
     print_table(rows)
     write_json(rows, args.json)

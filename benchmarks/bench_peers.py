@@ -25,8 +25,8 @@ Rows, per model (ALARM's Chow-Liu tree, 37 variables; random trees of 223 and
 * MAP given the evidence: ``map_query`` vs the max-product floor in logs and
   pyAgrum ``LazyPropagation.mpe``;
 
-and on ALARM: one query, predict one variable for 10,000 rows, sample 100,000
-rows, Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
+and on ALARM: one query, predict one variable for 10,000 rows, sample 200,000 rows (the
+tree and a TAN's network), Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
 with ``--debd``, one TreeMixture EM iteration (k = 8, DEBD plants and accidents) against
 the bare-numpy EM iteration of ``bench_density.py``; then sparse Chow-Liu on documents x
 terms against ``X.T @ X``.
@@ -273,6 +273,7 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
     inner = 20 if len(vs) < 500 else 5
     t_dict = cpu_best(lambda: model.marginals(evidence), inner=inner)
     t_frame = cpu_best(lambda: model.marginals(evidence, as_frame=True), inner=inner)
+    t_read = cpu_best(lambda: list(model.marginals(evidence).values()), inner=max(inner // 4, 1))
     t_edges = cpu_best(lambda: floor.marginals_edges(ev), inner=inner)
     t_levels = cpu_best(lambda: floor.marginals_levels(one), inner=inner)
     t_agrum = cpu_best(agrum_marginals, inner=max(inner // 4, 1))
@@ -305,7 +306,24 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
             f"{what}: dict of Series / the faster floor",
             t_dict / min(t_levels, t_edges),
             "x",
-            note="one pandas Series per variable",
+            note="each Series built when first read",
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: dict of Series (the default) / as_frame",
+            t_dict / t_frame,
+            "x",
+            "<= 2",
+            t_dict / t_frame <= 2,
+        ),
+        row(
+            BENCH,
+            case,
+            f"{what}: treelearn marginals(), every Series read",
+            t_read * 1e3,
+            "ms",
+            note="one pandas Series per variable, as before issue 41",
         ),
         row(
             BENCH,
@@ -545,9 +563,7 @@ def inference_rows(model, case: str, quick: bool, pgmpy_ok: bool) -> list[dict]:
 def alarm_rows(df, model, quick: bool) -> list[dict]:
     """One query, predict, sampling on ALARM's tree."""
     import pyagrum as gum
-    from bench_inference import numpy_sampler
     from pgmpy.inference import VariableElimination
-    from pgmpy.sampling import BayesianModelSampling
 
     case = f"alarm Chow-Liu tree ({len(model.variables)} variables)"
     vs = model.variables
@@ -684,6 +700,15 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
         row(
             BENCH,
             case,
+            f"{what}: treelearn codes / floor",
+            t_codes / t_floor,
+            "x",
+            "<= 1.5",
+            t_codes / t_floor <= 1.5,
+        ),
+        row(
+            BENCH,
+            case,
             f"{what}: largest |difference|",
             f"{diff:.1e}",
             "",
@@ -691,9 +716,25 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
             diff <= TOL,
         ),
     ]
+    rows += sampling_rows(model, case, quick, bn, pg)
+    import treelearn as tl
 
+    tan = tl.TAN().fit(df.drop(columns="HYPOVOLEMIA").head(20_000), df["HYPOVOLEMIA"].head(20_000))
+    rows += sampling_rows(tan.model_, "alarm TAN's network (class HYPOVOLEMIA)", quick, None, None)
+    return rows
+
+
+def sampling_rows(model, case: str, quick: bool, bn, pg) -> list[dict]:
+    """``sample(200,000)`` in labels against ancestral sampling on codes (the floor), the
+    engine's codes, pyAgrum and pgmpy (when given); marginal frequencies compared first."""
+    import pyagrum as gum
+    from bench_inference import numpy_sampler
+    from pgmpy.sampling import BayesianModelSampling
+
+    rows: list[dict] = []
+    vs = model.variables
     # ---- sampling
-    n = 100_000
+    n = 200_000
     import networkx as nx
 
     order = [vs.index(v) for v in nx.topological_sort(model.graph)]
@@ -702,9 +743,11 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
     engine = model.engine()
     sampled = model.sample(n, random_state=1)
     bare = numpy_sampler(order, parents, cpts, n, np.random.default_rng(1))
-    gen = gum.BNDatabaseGenerator(bn)
-    gen.drawSamples(n)
-    theirs = gen.to_pandas()
+    theirs = None
+    if bn is not None:
+        gen = gum.BNDatabaseGenerator(bn)
+        gen.drawSamples(n)
+        theirs = gen.to_pandas()
     gap = 0.0
     for j, v in enumerate(vs):
         f_ours = (
@@ -714,14 +757,16 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
             .to_numpy()
         )
         f_bare = np.bincount(bare[:, j], minlength=len(model.states[v])) / n
-        f_ag = (
-            theirs[str(v)]
-            .astype(str)
-            .value_counts(normalize=True)
-            .reindex([str(s) for s in model.states[v]], fill_value=0)
-            .to_numpy()
-        )
-        gap = max(gap, np.abs(f_ours - f_bare).max(), np.abs(f_ours - f_ag).max())
+        gap = max(gap, np.abs(f_ours - f_bare).max())
+        if theirs is not None:
+            f_ag = (
+                theirs[str(v)]
+                .astype(str)
+                .value_counts(normalize=True)
+                .reindex([str(s) for s in model.states[v]], fill_value=0)
+                .to_numpy()
+            )
+            gap = max(gap, np.abs(f_ours - f_ag).max())
 
     def agrum_sample():
         g = gum.BNDatabaseGenerator(bn)
@@ -733,24 +778,32 @@ def alarm_rows(df, model, quick: bool) -> list[dict]:
     t_floor = cpu_best(
         lambda: numpy_sampler(order, parents, cpts, n, np.random.default_rng(1)), repeat=3
     )
-    t_ag = cpu_best(agrum_sample, repeat=2)
-    n_pg = 5_000 if quick else 20_000
-    t = time.process_time()
-    BayesianModelSampling(pg).forward_sample(size=n_pg, seed=0, show_progress=False)
-    t_pg = (time.process_time() - t) / n_pg * n
     what = f"sample({n:,})"
     rows += [
         row(BENCH, case, f"{what}: treelearn sample (labels, dtypes)", t_ours * 1e3, "ms"),
         row(BENCH, case, f"{what}: treelearn engine sample_codes", t_codes * 1e3, "ms"),
-        row(BENCH, case, f"{what}: pyAgrum BNDatabaseGenerator + to_pandas", t_ag * 1e3, "ms"),
-        row(
-            BENCH,
-            case,
-            f"{what}: pgmpy forward_sample",
-            t_pg * 1e3,
-            "ms",
-            note=f"{n_pg:,} rows, scaled",
-        ),
+    ]
+    if bn is not None:
+        t_ag = cpu_best(agrum_sample, repeat=2)
+        rows.append(
+            row(BENCH, case, f"{what}: pyAgrum BNDatabaseGenerator + to_pandas", t_ag * 1e3, "ms")
+        )
+    if pg is not None:
+        n_pg = 5_000 if quick else 20_000
+        t = time.process_time()
+        BayesianModelSampling(pg).forward_sample(size=n_pg, seed=0, show_progress=False)
+        t_pg = (time.process_time() - t) / n_pg * n
+        rows.append(
+            row(
+                BENCH,
+                case,
+                f"{what}: pgmpy forward_sample",
+                t_pg * 1e3,
+                "ms",
+                note=f"{n_pg:,} rows, scaled",
+            )
+        )
+    rows += [
         row(BENCH, case, f"{what}: floor, ancestral sampling on codes", t_floor * 1e3, "ms"),
         row(
             BENCH,
@@ -781,7 +834,6 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
     import pandas as pd
     import pyagrum as gum
     from pgmpy.estimators import TreeSearch
-    from sklearn.naive_bayes import CategoricalNB
 
     import treelearn as tl
 
@@ -907,27 +959,71 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
             ),
         ]
 
-    # ---- naive Bayes
+    return rows + naive_bayes_rows(df_big, quick)
+
+
+def naive_bayes_rows(df_big, quick: bool) -> list[dict]:
+    """Naive Bayes fit + predict_proba on ALARM: text, integer codes (a DataFrame, a plain
+    array), Categorical columns against CategoricalNB on the codes; memory; pyAgrum."""
+    import pandas as pd
+    from sklearn.naive_bayes import CategoricalNB
+
+    import treelearn as tl
+
+    rows: list[dict] = []
     klass = "HYPOVOLEMIA"
     n_fit, n_pred = (20_000, 10_000)
     train, test = df_big.iloc[:n_fit], df_big.iloc[n_fit : n_fit + n_pred]
     X, y, Xt = train.drop(columns=klass), train[klass], test.drop(columns=klass)
     states = {c: sorted(df_big[c].unique()) for c in X}
-    Z = np.column_stack([pd.Categorical(X[c], categories=states[c]).codes for c in X])
-    Zt = np.column_stack([pd.Categorical(Xt[c], categories=states[c]).codes for c in X])
+    # plain integer arrays as a user has them (numpy's default int64)
+    Z = np.column_stack([pd.Categorical(X[c], categories=states[c]).codes for c in X]).astype(
+        np.int64
+    )
+    Zt = np.column_stack([pd.Categorical(Xt[c], categories=states[c]).codes for c in X]).astype(
+        np.int64
+    )
     Zdf, Ztdf = pd.DataFrame(Z, columns=X.columns), pd.DataFrame(Zt, columns=X.columns)
     cards = [len(states[c]) for c in X]
+
+    Zcat = pd.DataFrame(
+        {c: pd.Categorical.from_codes(Z[:, j], categories=states[c]) for j, c in enumerate(X)}
+    )
+    Ztcat = pd.DataFrame(
+        {c: pd.Categorical.from_codes(Zt[:, j], categories=states[c]) for j, c in enumerate(X)}
+    )
 
     def sk():
         return CategoricalNB(alpha=1.0, min_categories=cards).fit(Z, y).predict_proba(Zt)
 
+    def ours_array():
+        return tl.NaiveBayes(numbers="states").fit(Z, y).predict_proba(Zt)
+
     ours = tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf)
-    diff = np.abs(np.asarray(ours) - sk()).max()
-    t_text = cpu_best(lambda: tl.NaiveBayes(numbers="states").fit(X, y).predict_proba(Xt), repeat=3)
-    t_int = cpu_best(
-        lambda: tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf), repeat=3
+    diff = max(
+        np.abs(np.asarray(got) - sk()).max()
+        for got in (ours, ours_array(), tl.NaiveBayes().fit(Zcat, y).predict_proba(Ztcat))
     )
-    t_sk = cpu_best(sk, repeat=3)
+    t_text = cpu_best(lambda: tl.NaiveBayes().fit(X, y).predict_proba(Xt), repeat=5)
+    t_int = cpu_best(
+        lambda: tl.NaiveBayes(numbers="states").fit(Zdf, y).predict_proba(Ztdf), repeat=5
+    )
+    t_sk = cpu_best(sk, repeat=5)
+    t_arr = cpu_best(ours_array, repeat=5)
+    t_cat = cpu_best(lambda: tl.NaiveBayes().fit(Zcat, y).predict_proba(Ztcat), repeat=5)
+    # memory: numpy's and Python's allocations at the worst moment (tracemalloc), against
+    # the integer codes themselves (the training array), after a first call
+    import tracemalloc
+
+    def traced_peak(fn) -> int:
+        fn()
+        tracemalloc.start()
+        fn()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return peak
+
+    m_arr, m_sk = traced_peak(ours_array), traced_peak(sk)
     case = f"alarm naive Bayes, class {klass}, fit {n_fit:,} / predict {n_pred:,}"
     rows += [
         row(BENCH, case, "NaiveBayes fit + predict_proba: treelearn (text DataFrame)", t_text, "s"),
@@ -939,16 +1035,59 @@ def learning_rows(df_big, df_small, quick: bool) -> list[dict]:
             "s",
         ),
         row(
+            BENCH,
+            case,
+            "NaiveBayes fit + predict_proba: treelearn (plain integer array, states)",
+            t_arr,
+            "s",
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes fit + predict_proba: treelearn (Categorical columns)",
+            t_cat,
+            "s",
+        ),
+        row(
             BENCH, case, "NaiveBayes fit + predict_proba: floor, CategoricalNB on codes", t_sk, "s"
         ),
         row(
             BENCH,
             case,
-            "NaiveBayes: treelearn codes / CategoricalNB",
+            "NaiveBayes: treelearn codes DataFrame / CategoricalNB",
             t_int / t_sk,
             "x",
-            "<= 1.3",
-            t_int / t_sk <= 1.3,
+            "<= 1.1",
+            t_int / t_sk <= 1.1,
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes: treelearn plain integer array / CategoricalNB",
+            t_arr / t_sk,
+            "x",
+            "<= 1.1",
+            t_arr / t_sk <= 1.1,
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes: treelearn Categorical columns / CategoricalNB",
+            t_cat / t_sk,
+            "x",
+            "<= 1.1",
+            t_cat / t_sk <= 1.1,
+        ),
+        row(
+            BENCH,
+            case,
+            "NaiveBayes: peak traced memory of fit + predict (array) / the codes",
+            m_arr / Z.nbytes,
+            "x",
+            "<= 2",
+            m_arr / Z.nbytes <= 2,
+            note=f"{m_arr / 2**20:.1f} MiB vs codes {Z.nbytes / 2**20:.1f} MiB "
+            f"(CategoricalNB {m_sk / 2**20:.1f} MiB)",
         ),
         row(
             BENCH,
@@ -1216,7 +1355,8 @@ def main(argv=None) -> list[dict]:
         "--only",
         nargs="+",
         default=None,
-        help="sections: inference alarm learning mixture sparse clg (default: all)",
+        help="sections: inference alarm learning (nb: its naive Bayes rows alone) mixture sparse clg "
+        "(default: all)",
     )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument(
@@ -1253,6 +1393,9 @@ def main(argv=None) -> list[dict]:
     if "learning" in sections:
         rows += learning_rows(big, small, args.quick)
         print_table(rows[-16:])
+    elif "nb" in sections:  # naive Bayes alone (the learning section includes it)
+        rows += naive_bayes_rows(big, args.quick)
+        print_table(rows[-12:])
     if "mixture" in sections and args.debd:
         rows += mixture_rows(args.debd, ["plants"] if args.quick else ["plants", "accidents"])
         print_table(rows[-6:])

@@ -1,5 +1,5 @@
 """Why this prediction: waterfall and beeswarm of exact Shapley values
-=====================================================================
+===================================================================
 
 A TAN classifier of the bundled ``alarm`` table predicts blood pressure (``BP``) from
 36 other variables; ``explain(kind="shapley")`` gives each feature's exact Shapley value
@@ -42,5 +42,7 @@ fig = tl.plot_explanation(explanation, row=0, kind="waterfall")
 # Many rows: a beeswarm
 # ---------------------
 # One dot per row and feature at its contribution, features ordered by their mean
-# absolute contribution.
-fig = tl.plot_explanation(explanation, kind="beeswarm")
+# absolute contribution. A summary shows one class: every row explains ``BP = 'HIGH'``
+# (each row's own predicted class would mix three classes in one picture).
+high = clf.explain(rows, kind="shapley", target_class="HIGH")
+fig = tl.plot_explanation(high, kind="beeswarm")

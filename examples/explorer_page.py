@@ -1,5 +1,5 @@
 """The explorer: a model as an interactive page
-==============================================
+============================================
 
 ``model.to_html(path)`` writes one self-contained HTML file (no network needed): the
 tree drawn as ``draw()`` draws it, every variable's marginal beside it. Click a state to

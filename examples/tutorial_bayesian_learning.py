@@ -1,5 +1,5 @@
 """Tutorial: Bayesian learning of a naive Bayes classifier
-=========================================================
+=======================================================
 
 From the course material treelearn grew from: maximum likelihood (ML) against maximum a
 posteriori (MAP) estimates of a conditional probability table, the m-estimate, the

@@ -1,5 +1,5 @@
 """Tutorial: maximum likelihood and the Chow-Liu tree
-===================================================
+==================================================
 
 From the course material treelearn grew from (MIT 6.008-style): the maximum-likelihood
 tree is the maximum spanning tree of the empirical mutual information, and its

@@ -1,5 +1,5 @@
 """Tutorial: EM, missing values and mixtures of trees
-===================================================
+==================================================
 
 From the course material treelearn grew from: the EM algorithm on a tree with missing
 cells (the observed-data log-likelihood never decreases), and a mixture of Chow-Liu

@@ -173,6 +173,15 @@ def saved_kinds() -> list[Kind]:
         )
         kinds.append(
             Kind(
+                "AutoDensity",
+                tl.AutoDensity(candidates=["ChowLiuTree", "CutsetNetwork"], random_state=0).fit(
+                    cat
+                ),
+                lambda m: [m.score_samples(cat)],
+            )
+        )
+        kinds.append(
+            Kind(
                 "CutsetModel",
                 tl.CutsetNetwork(max_depth=1, min_rows=20).fit(cat).networks_[0],
                 lambda m: [m.score_samples(cat)],

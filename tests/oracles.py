@@ -1426,3 +1426,52 @@ def mdl_cut_points_brute(values: Sequence[float], classes: Sequence[int]) -> lis
         return [*cut(left), point, *cut(right)]
 
     return cut(rows)
+
+
+# ============================================================== cutset networks
+def cutset_joint_rows(net: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Every complete row of a cutset network (state indices, ``itertools.product`` order
+    over its columns) and its probability: the branch weights on the row's way down the
+    OR-tree times its leaf tree's :func:`joint_probability_of_codes`, one row at a time.
+
+    Independent of treelearn's inference: nothing but the nodes' weights and CPT entries.
+
+    Examples
+    --------
+    >>> from treelearn.models._cutset import CutsetModel, Leaf, Split
+    >>> leaf = Leaf(np.array([], dtype=np.int64), None)
+    >>> net = CutsetModel(Split(0, np.array([0.25, 0.75]), [leaf, leaf]), ["a"], [[0, 1]])
+    >>> rows, p = cutset_joint_rows(net)
+    >>> rows.tolist(), p.tolist()
+    ([[0], [1]], [0.25, 0.75])
+    """
+    cards = [len(net.states[c]) for c in net.columns]
+    rows = np.array(list(itertools.product(*(range(k) for k in cards))), dtype=np.int64)
+    p = np.empty(len(rows))
+    for r, row in enumerate(rows):
+        node, prob = net.root, 1.0
+        while hasattr(node, "children"):
+            prob *= float(node.weights[row[node.variable]])
+            node = node.children[row[node.variable]]
+        if node.tree is not None:
+            prob *= joint_probability_of_codes(node.tree, [int(row[c]) for c in node.columns])
+        p[r] = prob
+    return rows.reshape(len(rows), len(cards)), p
+
+
+def soft_posterior(
+    rows: np.ndarray, p: np.ndarray, hard: Mapping[int, int], soft: Mapping[int, Sequence]
+) -> np.ndarray:
+    """Every complete row's posterior ``P(x) prod_v L_v(x_v)`` (rows disagreeing with the
+    ``hard`` codes: 0), normalised; ``rows``/``p`` as :func:`cutset_joint_rows` gives them.
+
+    >>> rows = np.array([[0], [1]]); p = np.array([0.5, 0.5])
+    >>> soft_posterior(rows, p, {}, {0: [1.0, 3.0]}).tolist()
+    [0.25, 0.75]
+    """
+    w = p.copy()
+    for j, code in hard.items():
+        w = w * (rows[:, j] == code)
+    for j, lik in soft.items():
+        w = w * np.asarray(lik, dtype=float)[rows[:, j]]
+    return w / w.sum()

@@ -34,6 +34,11 @@ PAGES = [
     "guide/classifiers.html",
     "api/generated/treelearn.chow_liu.html",
     "auto_examples/chow_liu_draw.html",
+    # the tutorials with pictures, and an estimator's page (See Also, References)
+    "auto_examples/clg_tree_penguins.html",
+    "auto_examples/tutorial_gaussian_classifiers.html",
+    "auto_examples/hidden_trees_binary.html",
+    "api/generated/treelearn.TAN.html",
 ]
 
 # put first in <head>: records every console error and uncaught error; after the load event

@@ -309,8 +309,9 @@ def _check_light_edges(fig, expected: set) -> int:
             assert not crossed.any(), f"the dashed arrow {tail} -> {head} runs through {v}"
         for extents in labels:
             assert not _inside_box(pts, extents, 1.0).any(), f"{tail} -> {head} crosses an MI label"
-        assert _distance_to_box(first, boxes[tail]) < 4  # starts at its box (within 4 px)
-        assert _distance_to_box(tip_point, boxes[head]) < 4  # and ends at the other
+        near = 4 * fig.dpi / 100  # 4 px at 100 dpi (0.04 in): drawings are 150 dpi now
+        assert _distance_to_box(first, boxes[tail]) < near  # starts at its box
+        assert _distance_to_box(tip_point, boxes[head]) < near  # and ends at the other
     assert found == expected
     return len(labels)
 

@@ -84,6 +84,7 @@ CONTRACT: dict[str, tuple[str, str]] = {
     },
     **dict.fromkeys(
         [
+            "AutoDensity",
             "BaggedTrees",
             "BayesianTrees",
             "CLGTree",

@@ -377,8 +377,17 @@ def test_mixed_and_gaussian_classifiers():
     logp = mixed.predict_log_proba(X.iloc[:5])
     assert np.abs(terms.values.sum(axis=1) + terms.base - (logp[:, 1] - logp[:, 0])).max() < 1e-12
     gauss = tl.GaussianClassifier().fit(X[["b", "c"]], y)
-    with pytest.raises(tl.TreelearnError, match="conditional=False with background"):
-        gauss.explain(X[["b", "c"]].iloc[:3], kind="shapley")
+    # it sums a missing feature out (issue 39 item 2), so conditional Shapley values exist:
+    # by hand for two players from its predictions with the other feature missing
+    rows = X[["b", "c"]].iloc[:3]
+    cond = gauss.explain(rows, kind="shapley", output="proba", target_class=1)
+
+    def value(keep):
+        return gauss.predict_proba(rows.where(pd.DataFrame(keep, index=rows.index)))[:, 1]
+
+    v = {(b, c): value({"b": [b] * 3, "c": [c] * 3}) for b in (False, True) for c in (False, True)}
+    phi_b = 0.5 * ((v[True, False] - v[False, False]) + (v[True, True] - v[False, True]))
+    assert np.abs(cond.values["b"].to_numpy() - phi_b).max() < 1e-10
     g = gauss.explain(
         X[["b", "c"]].iloc[:3],
         kind="shapley",

@@ -77,6 +77,7 @@ FACTORIES = {
     "TreeMixture": lambda: tl.TreeMixture(n_components=2, random_state=0).fit(ASIA),
     "BaggedTrees": lambda: tl.BaggedTrees(n_estimators=2, random_state=0).fit(ASIA),
     "CutsetNetwork": lambda: tl.CutsetNetwork(max_depth=2).fit(ASIA),
+    "AutoDensity": lambda: tl.AutoDensity(candidates=["ChowLiuTree", "CutsetNetwork"]).fit(ASIA),
     "HiddenTree": lambda: tl.HiddenTree(n_states=2, max_iter=2, random_state=0).fit(ASIA),
     "HiddenMarkovModel": lambda: tl.HiddenMarkovModel(n_states=2, max_iter=2).fit(ASIA.iloc[:, :4]),
     "Discretizer": lambda: tl.Discretizer().fit(NUM),

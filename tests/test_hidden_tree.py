@@ -294,8 +294,8 @@ def test_sequence_likelihoods_equal_brute_force_over_latent_paths(sequences):
 def test_untied_hmm_is_the_chain_hidden_tree(sequences):
     df, _ = sequences
     untied = tl.HiddenMarkovModel(n_states=2, tied=False, random_state=0, max_iter=6).fit(df)
-    chain = tl.HiddenTree(
-        n_states=2, structure="chain", init="random", random_state=0, max_iter=6
+    chain = tl.HiddenTree(  # alpha=1: the HMM's pseudocount (HiddenTree's default is 0.01)
+        n_states=2, alpha=1.0, structure="chain", init="random", random_state=0, max_iter=6
     ).fit(df)
     np.testing.assert_allclose(untied.score_samples(df), chain.score_samples(df), rtol=1e-12)
     assert untied.transmat_.shape == (5, 2, 2) and len(untied.emissionprob_) == 6

@@ -21,7 +21,7 @@ from treelearn._base.errors import NumericColumnError, TreelearnError
 def test_numeric_only_equals_gaussian_nb(var_smoothing):
     X, y = load_iris(return_X_y=True)
     X = X + np.random.default_rng(0).normal(scale=1e-3, size=X.shape)  # fractional: numeric
-    ours = tl.MixedNaiveBayes(var_smoothing=var_smoothing).fit(X, y)
+    ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=var_smoothing).fit(X, y)
     theirs = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
@@ -37,14 +37,14 @@ def test_numeric_weights_equal_gaussian_nb_and_repeated_rows(load):
     w = np.random.default_rng(2).integers(0, 4, size=len(y))
     frac = np.random.default_rng(1).uniform(0.2, 3, size=len(y))
     for weight in (w, frac) if load is not load_digits else ():  # digits: constant pixels
-        ours = tl.MixedNaiveBayes(var_smoothing=0).fit(X, y, sample_weight=weight)
+        ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y, sample_weight=weight)
         theirs = GaussianNB(var_smoothing=0).fit(X, y, sample_weight=weight)
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
         np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12, atol=1e-12)
     # duplicating rows = integer weights, var_smoothing's epsilon included (it is computed
     # from the weighted variance; GaussianNB's np.var(X) ignores the weights)
-    repeated = tl.MixedNaiveBayes().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
-    weighted = tl.MixedNaiveBayes().fit(X, y, sample_weight=w)
+    repeated = tl.MixedNaiveBayes(var_prior=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    weighted = tl.MixedNaiveBayes(var_prior=0).fit(X, y, sample_weight=w)
     assert (
         weighted.numeric_features_ == repeated.numeric_features_ == list(weighted.feature_names_in_)
     )
@@ -70,18 +70,20 @@ def test_var_smoothing_epsilon_is_the_largest_weighted_variance():
 
 def test_scaling_a_gaussian_column_keeps_it_gaussian_and_the_accuracy():
     X, y = load_iris(return_X_y=True)
-    base = tl.MixedNaiveBayes().fit(X, y)
-    scaled = tl.MixedNaiveBayes().fit(X * 1e10, y)  # every column: var_smoothing scales too
+    base = tl.MixedNaiveBayes(var_prior=0).fit(X, y)
+    scaled = tl.MixedNaiveBayes(var_prior=0).fit(
+        X * 1e10, y
+    )  # every column: var_smoothing scales too
     assert scaled.numeric_features_ == base.numeric_features_ == ["x0", "x1", "x2", "x3"]
     np.testing.assert_allclose(scaled.predict_proba(X * 1e10), base.predict_proba(X), atol=1e-9)
     assert scaled.score(X * 1e10, y) == base.score(X, y) == GaussianNB().fit(X, y).score(X, y)
     one = X.copy()
     one[:, 2] *= 1e10  # one column: its own Gaussian is rescaled, nothing else changes
-    ours = tl.MixedNaiveBayes(var_smoothing=0).fit(one, y)
+    ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(one, y)
     assert ours.numeric_features_ == base.numeric_features_
     np.testing.assert_allclose(
         ours.predict_proba(one),
-        tl.MixedNaiveBayes(var_smoothing=0).fit(X, y).predict_proba(X),
+        tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y).predict_proba(X),
         atol=1e-9,
     )
 
@@ -91,12 +93,12 @@ def test_digits_in_cross_validation_equal_gaussian_nb():
     # value a training fold never saw is just a number, never an UnseenStateError
     X, y = load_digits(return_X_y=True)
     folds = StratifiedKFold(5, shuffle=True, random_state=0)
-    ours = cross_val_score(tl.MixedNaiveBayes(), X, y, cv=folds, error_score="raise")
+    ours = cross_val_score(tl.MixedNaiveBayes(var_prior=0), X, y, cv=folds, error_score="raise")
     theirs = cross_val_score(GaussianNB(), X, y, cv=folds)
     np.testing.assert_array_equal(ours, theirs)
     for train, test in folds.split(X, y):
         np.testing.assert_allclose(
-            tl.MixedNaiveBayes().fit(X[train], y[train]).predict_proba(X[test]),
+            tl.MixedNaiveBayes(var_prior=0).fit(X[train], y[train]).predict_proba(X[test]),
             GaussianNB().fit(X[train], y[train]).predict_proba(X[test]),
             atol=1e-9,
         )
@@ -168,7 +170,7 @@ def test_mixed_posteriors_equal_the_hand_written_product():
     test = df.iloc[:40].copy()
     test.loc[test.index[:5], "size"] = None  # summed out at prediction
     test.loc[test.index[3:9], "weight"] = np.nan
-    clf = tl.MixedNaiveBayes(alpha=0.5, var_smoothing=0).fit(df, y)
+    clf = tl.MixedNaiveBayes(var_prior=0, alpha=0.5, var_smoothing=0).fit(df, y)
     assert clf.numeric_features_ == ["temp", "weight"]
     assert clf.categorical_features_ == ["colour", "size"]
     np.testing.assert_allclose(
@@ -212,19 +214,19 @@ def test_mixed_errors_name_the_column():
     df, y = _mixed()
     df["flat"] = np.where(y == "a", 1.25, np.linspace(0, 1, len(df)))
     with pytest.raises(TreelearnError, match=r"'flat' is constant in class 'a'.*var_smoothing"):
-        tl.MixedNaiveBayes(var_smoothing=0).fit(df, y)
-    clf = tl.MixedNaiveBayes().fit(df.drop(columns="flat"), y)
+        tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(df, y)
+    clf = tl.MixedNaiveBayes(var_prior=0).fit(df.drop(columns="flat"), y)
     bad = df.drop(columns="flat").assign(temp="hot")
     with pytest.raises(TreelearnError, match="'temp'"):
         clf.predict(bad)
     with pytest.raises(
         TreelearnError, match="numeric == 'exact', must be None or a list of column names"
     ):
-        tl.MixedNaiveBayes(numeric="exact").fit(df, y)
+        tl.MixedNaiveBayes(var_prior=0, numeric="exact").fit(df, y)
     with pytest.raises(tl.ColumnNotFoundError, match=r"numeric= names \['nope'\]"):
-        tl.MixedNaiveBayes(numeric=["nope"]).fit(df, y)
+        tl.MixedNaiveBayes(var_prior=0, numeric=["nope"]).fit(df, y)
     with pytest.raises(TreelearnError, match=r"var_smoothing == -1, must be a finite number >= 0"):
-        tl.MixedNaiveBayes(var_smoothing=-1).fit(df, y)
+        tl.MixedNaiveBayes(var_prior=0, var_smoothing=-1).fit(df, y)
 
 
 def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():
@@ -255,7 +257,7 @@ def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():
 def test_numeric_only_with_missing_cells_is_gaussian_nb_on_the_observed_columns():
     X, y = load_iris(return_X_y=True)
     X = X + np.random.default_rng(0).normal(scale=1e-3, size=X.shape)
-    clf = tl.MixedNaiveBayes(var_smoothing=0).fit(X, y)
+    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y)
     test = X[:20].copy()
     test[:10, 2] = np.nan
     # rows missing feature 2: GaussianNB fitted on the other three features (same estimates)
@@ -301,7 +303,7 @@ def test_weighted_gaussian_part_with_missing_cells_is_weighted_numpy_over_observ
     # theta_ and var_ are numpy's weighted mean and variance over the observed rows only
     df, y = _mixed(n=300, seed=7)
     w = np.random.default_rng(1).uniform(0.2, 3, len(y))
-    clf = tl.MixedNaiveBayes(var_smoothing=0).fit(df, y, sample_weight=w)
+    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(df, y, sample_weight=w)
     for c, label in enumerate(clf.classes_):
         for j, col in enumerate(["temp", "weight"]):
             seen = (y == label).to_numpy() & df[col].notna().to_numpy()

@@ -101,8 +101,9 @@ def test_parameters_text_and_refusals(mixture):
     assert "component 1 (weight 0.7):" in text and "    └── " in text
     with pytest.raises(tl.CapabilityError, match="does not answer map"):
         mixture.require("map")
-    with pytest.raises(tl.TreelearnError, match="likelihood is not taken"):
-        mixture.query("a", {"b": [0.2, 0.3, 0.5]})
+    # a likelihood is taken now (issue 40: test_soft_evidence_ensembles.py); a bad one not
+    with pytest.raises(tl.TreelearnError, match=r"'b': the likelihood .* negative weight"):
+        mixture.query("a", {"b": [0.2, -0.3, 0.5]})
     with pytest.raises(tl.ColumnNotFoundError, match="'z'"):
         mixture.query("a", {"z": 1})
     with pytest.raises(tl.TreelearnError, match="summing to 1"):

@@ -95,7 +95,28 @@ def from_pgmpy(network: Any) -> TreeModel | GaussianTreeModel:
     :class:`~treelearn.GaussianTreeModel`.
 
     Every state label and every CPT entry is kept; parent order follows each CPD's
-    evidence order (see :func:`treelearn.export._pgmpy.graph_from_pgmpy`).
+    evidence order.
+
+    Parameters
+    ----------
+    network : pgmpy.models.DiscreteBayesianNetwork or LinearGaussianBayesianNetwork
+        The network, with a CPD for every node (a discrete network may have any
+        number of parents per node; a linear Gaussian one at most one).
+
+    Returns
+    -------
+    TreeModel or GaussianTreeModel
+        The same distribution as a treelearn model.
+
+    Raises
+    ------
+    StructureError
+        The network has a cycle or a node without a CPD.
+
+    See Also
+    --------
+    to_pgmpy : the way back.
+    read_bif : a network from a BIF file.
 
     Examples
     --------
@@ -117,6 +138,31 @@ def read_bif(path: str | os.PathLike | None = None, *, text: str | None = None) 
     the states listed, sizes within :mod:`treelearn.limits`): names and states
     come back as treelearn wrote them (their labels kept in a property), else as text.
 
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
+    text : str, optional
+        The file's content instead of ``path`` (give one of the two).
+
+    Returns
+    -------
+    TreeModel
+        The network the file describes (any DAG, not only a tree).
+
+    Raises
+    ------
+    InvalidModelError
+        The file names a variable or a state twice, declares sizes that differ from the
+        states it lists, or describes a cycle.
+    ResourceLimitError
+        A table would be larger than ``treelearn.limits`` allow.
+
+    See Also
+    --------
+    write_bif : writes a BIF file.
+    read_xmlbif, read_uai : the other exchange formats.
+
     Examples
     --------
     >>> import os, tempfile, pandas as pd, treelearn as tl
@@ -136,9 +182,33 @@ def _model_from_graph(G: nx.DiGraph, method: str = "pgmpy") -> TreeModel:
 # ---------------------------------------------------------------------- XMLBIF, UAI, pyAgrum
 def read_xmlbif(path: str | os.PathLike | None = None, *, text: str | None = None) -> TreeModel:
     """Read an XMLBIF file (pgmpy's, pyAgrum's, Weka's...) at ``path``, or its content
-    given as ``text=``: labels with their types where treelearn wrote the file, else text
-    (see :mod:`treelearn.export._xmlbif`).
+    given as ``text=``: labels with their types where treelearn wrote the file, else text.
 
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
+    text : str, optional
+        The file's content instead of ``path`` (give one of the two).
+
+    Returns
+    -------
+    TreeModel
+        The network the file describes.
+
+    Raises
+    ------
+    InvalidModelError
+        The XML is malformed, a variable or state appears twice, a table's size differs
+        from its variables' states, or the arcs make a cycle.
+
+    See Also
+    --------
+    write_xmlbif : writes an XMLBIF file.
+    read_bif, read_uai : the other exchange formats.
+
+    Examples
+    --------
     >>> import os, tempfile, pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
     >>> path = os.path.join(tempfile.mkdtemp(), "m.xml")
@@ -156,10 +226,40 @@ def read_uai(
     *,
     text: str | None = None,
 ) -> TreeModel:
-    """Read a UAI ``BAYES`` file at ``path`` (or its content given as ``text=``); ``names`` (the variables in file order) and ``states``
-    (``{name: [states]}``) give back what the format does not hold (default:
-    ``var_0, var_1, ...`` with states ``0`` to ``k-1``; see :mod:`treelearn.export._uai`).
+    """Read a UAI ``BAYES`` file at ``path`` (or its content given as ``text=``).
 
+    A UAI file holds numbers only: ``names`` and ``states`` give back what the format
+    does not hold.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
+    names : list, optional
+        The variables' names in file order (default ``var_0, var_1, ...``).
+    states : dict, optional
+        ``{name: [states]}`` (default ``0`` to ``k - 1`` for a variable of ``k`` states).
+    text : str, optional
+        The file's content instead of ``path`` (give one of the two).
+
+    Returns
+    -------
+    TreeModel
+        The network the file describes.
+
+    Raises
+    ------
+    InvalidModelError
+        The file is not a ``BAYES`` network, its tables do not match its sizes, or
+        ``names`` / ``states`` do not match the file.
+
+    See Also
+    --------
+    write_uai : writes a UAI file.
+    read_bif, read_xmlbif : formats that keep names and states.
+
+    Examples
+    --------
     >>> import os, tempfile, pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
     >>> path = os.path.join(tempfile.mkdtemp(), "m.uai")
@@ -171,8 +271,39 @@ def read_uai(
 
 
 def from_pyagrum(bn: Any) -> TreeModel:
-    """A :class:`TreeModel` from a ``pyagrum.BayesNet`` (see :mod:`treelearn.export._pyagrum`).
+    """A :class:`TreeModel` from a ``pyagrum.BayesNet``.
 
+    Needs pyAgrum (``pip install "treelearn[pyagrum]"``).
+
+    Parameters
+    ----------
+    bn : pyagrum.BayesNet
+        The network; labels of integer variables come back as integers.
+
+    Returns
+    -------
+    TreeModel
+        The same distribution as a treelearn model.
+
+    Raises
+    ------
+    InvalidModelError
+        The network cannot be a treelearn model (a cycle, a name or label twice).
+
+    See Also
+    --------
+    to_pyagrum : the way back.
+    from_pgmpy : the same from a pgmpy network.
+
+    References
+    ----------
+    .. [1] Ducamp, G., Gonzales, C. and Wuillemin, P.-H. (2020). aGrUM/pyAgrum: a toolbox
+       to build models and algorithms for probabilistic graphical models in Python.
+       Proceedings of the 10th International Conference on Probabilistic Graphical
+       Models (PGM), 609-612.
+
+    Examples
+    --------
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]}))
     >>> tl.from_pyagrum(m.to_pyagrum()) == m
@@ -280,6 +411,26 @@ def save(obj: Any, path: str | os.PathLike) -> None:
     """Save a model or a fitted estimator (classifier, Discretizer, TreeMixture) to
     ``path`` as versioned JSON.
 
+    The file is written atomically (a temporary file renamed over ``path``), so a crash
+    never leaves half a file.
+
+    Parameters
+    ----------
+    obj : Model or fitted estimator
+        What to save: any :class:`Model` (``tl.chow_liu(df)``...) or a fitted treelearn
+        estimator (a classifier, a :class:`Discretizer`, a :class:`TreeMixture`...).
+    path : str or os.PathLike
+        Where to write.
+
+    Raises
+    ------
+    InputTypeError
+        ``obj`` is neither a model nor a fitted treelearn estimator.
+
+    See Also
+    --------
+    load : reads the file back.
+
     Examples
     --------
     >>> import os, tempfile, pandas as pd, treelearn as tl
@@ -295,12 +446,42 @@ def save(obj: Any, path: str | os.PathLike) -> None:
 def load(path: str | os.PathLike) -> Any:
     """Load a model or estimator written by :func:`save`, validating it.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file :func:`save` wrote (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
+
+    Returns
+    -------
+    Model or estimator
+        What was saved, equal to it (``tl.load(path) == model``).
+
     Raises
     ------
-    FileNotFoundError : no such file.
-    CorruptModelFileError : not JSON (e.g. truncated).
-    ModelFormatError : not a treelearn file, or an unsupported version or kind.
-    InvalidModelError : the contents are inconsistent (the message says where).
+    FileNotFoundError
+        No such file.
+    CorruptModelFileError
+        Not JSON (e.g. truncated).
+    ModelFormatError
+        Not a treelearn file, or an unsupported version or kind.
+    InvalidModelError
+        The contents are inconsistent (the message says where).
+
+    See Also
+    --------
+    save : writes the file.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> X, y = df.drop(columns="either"), df["either"]
+    >>> clf = tl.TAN().fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "tan.json")
+    >>> tl.save(clf, path)
+    >>> again = tl.load(path)
+    >>> type(again).__name__, bool((again.predict(X) == clf.predict(X)).all())
+    ('TAN', True)
     """
     text = read_text(path)
     try:

@@ -14,6 +14,7 @@ from ._base.lazy import lazy_names
 if TYPE_CHECKING:  # the names for type checkers and IDEs; at run time each loads on first use
     from .learners._bagging import BaggedTrees
     from .learners._bayes_trees import TreePosterior, k_best_trees, tree_posterior
+    from .learners._choose import AutoDensity
     from .learners._chow_liu import chow_liu, fit_cpts, mi_graph
     from .learners._clg_tree import clg_tree
     from .learners._copula import copula_chow_liu
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # the names for type checkers and IDEs; at run time each load
 #: list of them (``treelearn``'s flat names are assembled from these tables)
 NAMES = {
     "BaggedTrees": "learners._bagging",
+    "AutoDensity": "learners._choose",
     "TreePosterior": "learners._bayes_trees",
     "k_best_trees": "learners._bayes_trees",
     "tree_posterior": "learners._bayes_trees",

@@ -77,42 +77,157 @@ class InputTypeError(TreelearnError, TypeError):
     """An argument of the wrong type (a list where a DataFrame belongs...).
 
     Also a :class:`TypeError`, so ``except TypeError`` keeps working.
+
+    See Also
+    --------
+    TreelearnError : the family's base class.
+
+    Examples
+    --------
+    >>> import treelearn as tl
+    >>> try:
+    ...     tl.chow_liu([["x", "y"], ["y", "y"]])   # a list, not a table
+    ... except tl.InputTypeError as err:
+    ...     print(isinstance(err, TypeError), "pd.DataFrame" in str(err))
+    True True
     """
 
 
 class DataFileError(TreelearnError):
-    """A data file that cannot be read (not CSV/Parquet, ragged rows, not UTF-8, a directory)."""
+    """A data file that cannot be read (not CSV/Parquet, ragged rows, not UTF-8, a directory).
+
+    See Also
+    --------
+    read_data : reads CSV and Parquet files, and raises it.
+
+    Examples
+    --------
+    >>> import tempfile, treelearn as tl
+    >>> try:
+    ...     tl.read_data(tempfile.mkdtemp())   # a directory without Parquet files
+    ... except tl.DataFileError as err:
+    ...     print("is a directory" in str(err))
+    True
+    """
 
 
 class ResourceLimitError(TreelearnError):
-    """A request that would need more memory than treelearn allows (say how much, and the fix)."""
+    """A request that would need more memory than treelearn allows (say how much, and the fix).
+
+    The limits are ``treelearn.limits.MEMORY_LIMIT`` and its neighbours; the check comes
+    before any allocation, so the refusal is immediate.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv").head(100)
+    >>> try:
+    ...     tl.BaggedTrees(n_estimators=10**9).fit(df)   # refused before any work
+    ... except tl.ResourceLimitError as err:
+    ...     print("treelearn.limits.MEMORY_LIMIT" in str(err))
+    True
+    """
 
 
 class EmptyDataError(TreelearnError):
-    """The table has no rows or no columns."""
+    """The table has no rows or no columns.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> try:
+    ...     tl.chow_liu(pd.DataFrame())
+    ... except tl.EmptyDataError as err:
+    ...     print("no columns" in str(err))
+    True
+    """
 
 
 class DuplicateColumnError(TreelearnError):
-    """Two columns share a name."""
+    """Two columns share a name.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> try:
+    ...     tl.chow_liu(pd.DataFrame([["x", "y"]], columns=["a", "a"]))
+    ... except tl.DuplicateColumnError as err:
+    ...     print(err.column)
+    a
+    """
 
 
 class ColumnNotFoundError(TreelearnError, KeyError):
-    """A root, class or variable name is not a column of the data."""
+    """A root, class or variable name is not a column of the data.
+
+    Also a :class:`KeyError`, so ``except KeyError`` keeps working.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> try:
+    ...     tl.chow_liu(df, root="age")
+    ... except tl.ColumnNotFoundError as err:
+    ...     print(err.column, isinstance(err, KeyError))
+    age True
+    """
 
     def __str__(self) -> str:  # KeyError would add quotes around the message
         return str(self.args[0]) if self.args else ""
 
 
 class MissingValuesError(TreelearnError):
-    """Missing values were found and ``missing="error"``."""
+    """Missing values were found and ``missing="error"``.
+
+    The message names the columns and how many cells each misses, and the fixes
+    (``missing="drop"``, ``"pairwise"`` or ``"em"``).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": ["x", None, "y"], "b": ["u", "v", "u"]})
+    >>> try:
+    ...     tl.chow_liu(df)
+    ... except tl.MissingValuesError as err:
+    ...     print(err.column)
+    a
+    >>> tl.chow_liu(df, missing="drop").n_rows
+    2
+    """
 
 
 class NumericColumnError(TreelearnError):
-    """A float column is not a small set of integer values: it needs discretizing."""
+    """A float column is not a small set of integer values: it needs discretizing.
+
+    The message names the fixes: bins (:func:`~treelearn.discretize`) or a model of
+    numbers (:func:`~treelearn.clg_tree`, :func:`~treelearn.gaussian_chow_liu`).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": [0.5, 1.7, 2.25], "b": ["u", "v", "u"]})
+    >>> try:
+    ...     tl.chow_liu(df)
+    ... except tl.NumericColumnError as err:
+    ...     print(err.column)
+    a
+    """
 
 
 class TooManyStatesError(TreelearnError):
-    """A column has more distinct values than ``max_states``."""
+    """A column has more distinct values than ``max_states``.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"id": ["r1", "r2", "r3", "r4"], "b": ["u", "v", "u", "v"]})
+    >>> try:
+    ...     tl.chow_liu(df, max_states=3)
+    ... except tl.TooManyStatesError as err:
+    ...     print(err.column)
+    id
+    """
 
 
 class UnseenStateError(TreelearnError):
@@ -240,6 +355,16 @@ class NumericColumnWarning(UserWarning):
     :class:`TreelearnError`) and ``hint`` (the advice, worded for Python).
     Declaring the column categorical (``df[col].astype("category")``) says the
     states are meant and silences the note.
+
+    Examples
+    --------
+    >>> import warnings, numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": np.arange(300) % 60, "b": np.arange(300) % 2})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = tl.chow_liu(df)
+    >>> [(w.category.__name__, w.message.column, w.message.n_states) for w in caught]
+    [('NumericColumnWarning', 'a', 60)]
     """
 
     def __init__(
@@ -258,25 +383,88 @@ class NumericColumnWarning(UserWarning):
 
 
 class StructureError(TreelearnError):
-    """A graph that cannot serve as the requested structure (cycle, wrong nodes...)."""
+    """A graph that cannot serve as the requested structure (cycle, wrong nodes...).
+
+    Examples
+    --------
+    >>> import networkx as nx, treelearn as tl
+    >>> try:
+    ...     tl.orient(nx.cycle_graph(3), 0)
+    ... except tl.StructureError as err:
+    ...     print(err)
+    orient needs a tree or forest; the graph has a cycle
+    """
 
 
 class ClassLabelError(TreelearnError):
-    """The class labels ``y`` cannot train a classifier (one class, wrong length or shape)."""
+    """The class labels ``y`` cannot train a classifier (one class, wrong length or shape).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> try:
+    ...     tl.NaiveBayes().fit(df.drop(columns="either"), ["yes"] * len(df))
+    ... except tl.ClassLabelError as err:
+    ...     print("single class" in str(err))
+    True
+    """
 
 
 class ClassColumnError(DuplicateColumnError):
-    """The class is also a column of the features ``X``."""
+    """The class is also a column of the features ``X``.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> try:
+    ...     tl.NaiveBayes().fit(df, df["either"])   # 'either' is still in X
+    ... except tl.ClassColumnError as err:
+    ...     print(err.column)
+    either
+    """
 
 
 class FeatureMismatchError(TreelearnError):
-    """The features given to a fitted classifier differ from those it was fitted on."""
+    """The features given to a fitted classifier differ from those it was fitted on.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> X, y = df.drop(columns="either"), df["either"]
+    >>> clf = tl.NaiveBayes().fit(X, y)
+    >>> try:
+    ...     clf.predict(X.drop(columns="asia"))
+    ... except tl.FeatureMismatchError as err:
+    ...     print("missing ['asia']" in str(err))
+    True
+    >>> clf.predict(X.drop(columns="asia").reindex(columns=clf.feature_names_in_))[:3]
+    array(['no', 'no', 'no'], dtype=object)
+    """
 
 
 class CapabilityError(TreelearnError):
     """Something asked of a model kind that it does not answer (its ``capabilities`` do not
     list it): ``capability`` names what was asked, ``kind`` the kind, ``supported`` what
-    it answers instead (so a front end can word the alternatives as its own commands)."""
+    it answers instead (so a front end can word the alternatives as its own commands).
+
+    See Also
+    --------
+    Model : every model's ``capabilities`` and ``require``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> model = tl.gaussian_chow_liu(pd.DataFrame(rng.normal(size=(50, 3)), columns=list("abc")))
+    >>> try:
+    ...     model.require("bif")   # a BIF file holds discrete networks only
+    ... except tl.CapabilityError as err:
+    ...     print(err.capability, err.kind, "query" in err.supported)
+    bif gaussian_tree True
+    """
 
     def __init__(
         self,
@@ -313,19 +501,80 @@ def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) ->
 # Here, not in io.py, so that what saves and loads (model.py, classify.py, jsonfile.py)
 # raises them without importing io.py, which builds models and would import them back.
 class ModelFileError(TreelearnError):
-    """A model file that cannot be loaded."""
+    """A model file that cannot be loaded.
+
+    The base of :class:`CorruptModelFileError`, :class:`ModelFormatError` and
+    :class:`InvalidModelError`: ``except tl.ModelFileError`` catches every refusal of
+    :func:`~treelearn.load`.
+
+    Examples
+    --------
+    >>> import os, tempfile, treelearn as tl
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.json")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("")
+    >>> try:
+    ...     tl.load(path)
+    ... except tl.ModelFileError as err:
+    ...     print(type(err).__name__)
+    CorruptModelFileError
+    """
 
 
 class CorruptModelFileError(ModelFileError):
-    """The file is not valid JSON (for example cut short)."""
+    """The file is not valid JSON (for example cut short).
+
+    Examples
+    --------
+    >>> import os, tempfile, treelearn as tl
+    >>> path = os.path.join(tempfile.mkdtemp(), "cut.json")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"format": ')
+    >>> try:
+    ...     tl.load(path)
+    ... except tl.CorruptModelFileError as err:
+    ...     print("not valid JSON" in str(err))
+    True
+    """
 
 
 class ModelFormatError(ModelFileError):
-    """Not a treelearn model file, or a format version or kind this treelearn cannot read."""
+    """Not a treelearn model file, or a format version or kind this treelearn cannot read.
+
+    Examples
+    --------
+    >>> import os, tempfile, treelearn as tl
+    >>> path = os.path.join(tempfile.mkdtemp(), "other.json")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('{"hello": 1}')
+    >>> try:
+    ...     tl.load(path)
+    ... except tl.ModelFormatError as err:
+    ...     print("not a treelearn model file" in str(err))
+    True
+    """
 
 
 class InvalidModelError(ModelFileError):
-    """The file parses but its contents are inconsistent (CPT shape or sums, states...)."""
+    """The file parses but its contents are inconsistent (CPT shape or sums, states...).
+
+    Examples
+    --------
+    >>> import json, os, tempfile, pandas as pd, treelearn as tl
+    >>> model = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "v", "v"]}))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> tl.save(model, path)
+    >>> with open(path) as f:
+    ...     doc = json.load(f)
+    >>> doc["model"]["nodes"][0]["cpt"] = [0.5, 0.7]   # sums to 1.2
+    >>> with open(path, "w") as f:
+    ...     json.dump(doc, f)
+    >>> try:
+    ...     tl.load(path)
+    ... except tl.InvalidModelError as err:
+    ...     print(type(err).__name__)
+    InvalidModelError
+    """
 
 
 # The classes are public as ``treelearn.<Name>``: tracebacks, reprs and pickles name them so,

@@ -193,7 +193,11 @@ class Persistent:
         given = saved.raw("params", dict)
         missing = [k for k in est.get_params(deep=False) if k not in given]
         if missing:
-            raise saved.fail("params", f"lacks the option(s) {missing}")
+            raise saved.fail(
+                "params",
+                f"lacks the option(s) {missing} (a file written before they existed, by an "
+                f"older treelearn, or edited): learn the model again and save it",
+            )
         try:
             check_params(est.get_params(deep=False), cls._parameter_constraints)
         except TreelearnError as exc:

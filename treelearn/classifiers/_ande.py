@@ -11,7 +11,7 @@ seen together in at least ``min_count`` training rows, the two-dependence model
 * ``P(x_l | y, x_i, x_j) = (N(y, x_i, x_j, x_l) + alpha) / (N_l(y, x_i, x_j) + alpha |X_l|)``
   (``N_l``: those rows where ``x_l`` is observed too; nothing to go on: uniform).
 
-Where no pair qualifies it is AODE (:class:`~treelearn.classifiers._seminaive.AODE`, which
+Where no pair qualifies it is AODE (:class:`~treelearn.AODE`, which
 itself falls back to naive Bayes), as Weka's AnDE does. The statistics are the
 class-conditional triple counts ``N(y, a, b, c)`` over every three feature states:
 ``|Y| K^3`` numbers (``K`` the feature states), their size checked before they are
@@ -132,7 +132,7 @@ def triple_counts(
 
 class AnDE(AODE):
     """Averaged n-dependence estimators: ``n=1`` is AODE, ``n=2`` A2DE (see the module
-    docstring for A2DE's formula; AODE's is :class:`~treelearn.classifiers._seminaive.AODE`).
+    docstring for A2DE's formula; AODE's is :class:`~treelearn.AODE`).
 
     Parameters
     ----------
@@ -140,19 +140,34 @@ class AnDE(AODE):
     alpha : the pseudocount of every estimate (0: maximum likelihood).
     min_count : a super-parent value (``n=1``) or pair of values (``n=2``) qualifies when
         seen in at least this many training rows.
-    unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    unseen : as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
-    As :class:`~treelearn.classifiers._seminaive.AODE` (its tables are the AODE fallback),
-    plus for ``n=2``: ``pair_count_`` (``K x K``: the rows with both states, which pairs
-    qualify) and ``log_pair3_`` / ``log_cond3_``, the log tables of the formula.
+    pair_count_ : numpy.ndarray
+        ``n=2``: ``K x K``, the rows with both states (which pairs qualify).
+    log_pair3_, log_cond3_ : numpy.ndarray
+        ``n=2``: the log tables of the formula.
+    model_, fallback_model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.AODE`'s (its tables are the AODE fallback).
 
     Notes
     -----
     A2DE keeps ``|Y| K^3`` counts: the memory is checked first
     (:data:`treelearn.limits.MEMORY_LIMIT`), and :meth:`memory_bytes` states it.
     ``partial_fit`` adds each chunk's triple counts (chunks in memory).
+
+    See Also
+    --------
+    AODE : the ``n=1`` case.
+    SKDB : selects features and parents by cross-validation.
+
+    References
+    ----------
+    .. [1] Webb, G. I., Boughton, J. R., Zheng, F., Ting, K. M. and Salem, H. (2012).
+       Learning by extrapolation from marginal to full-multivariate probability
+       distributions: decreasingly naive Bayesian classification. Machine Learning
+       86(2), 233-272.
 
     Examples
     --------
@@ -303,7 +318,7 @@ class AnDE(AODE):
 
     # ------------------------------------------------------------ the explorer
     def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`). ``n=1``: AODE's (one
+        """The explorer page (for :func:`treelearn.to_html`). ``n=1``: AODE's (one
         super-parent's network). ``n=2``: A2DE's own estimate of ``P(y, x_observed)``,
         which is no joint distribution (a missing super-parent is dropped, not summed
         out): one forest per qualifying pair of super-parent states (the class the root,

@@ -69,10 +69,10 @@ class AWNB(FeatureWeightedClassifier):
         bnclassify's ``awnb_bootstrap``, Hall's 0.5).
     random_state : the bootstrap samples' and the trees' seed.
     alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -83,6 +83,16 @@ class AWNB(FeatureWeightedClassifier):
     -----
     The trees are grown on the rows in memory (a DataFrame, an array or a file); a
     missing value is the all-zero indicator block.
+
+    See Also
+    --------
+    WeightedNaiveBayes : weights by conditional likelihood (WANBIA).
+    NaiveBayes : no weights.
+
+    References
+    ----------
+    .. [1] Hall, M. (2007). A decision tree-based attribute weighting filter for naive
+       Bayes. Knowledge-Based Systems 20(2), 120-126.
 
     Examples
     --------

@@ -83,6 +83,7 @@ from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
 from ._numbers import bin_numbers, numbers_binner, restored_binner
+from ._state_codes import known_state_codes
 
 __all__ = [
     "CLASS_PRIOR",
@@ -223,6 +224,9 @@ def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
 def categorical_codes(frame: pd.DataFrame, names: list, states: list, unseen: Unseen) -> np.ndarray:
     """The features ``names`` of ``frame`` as codes of the fitted ``states`` (``-1`` =
     missing, or unseen with ``unseen="ignore"``)."""
+    known = known_state_codes(frame, names, states, unseen)  # codes of states: no re-encoding
+    if known is not None:
+        return known
     table = encode(
         frame[names],
         missing="pairwise",
@@ -522,7 +526,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
           permutation-sampling estimate (``n_permutations`` in antithetic pairs,
           ``random_state``) with its ``standard_error``.
 
-        Returns an :class:`~treelearn.inference._shapley.Explanation` (``values``: rows x
+        Returns an :class:`~treelearn.Explanation` (``values``: rows x
         features; ``base``, ``prediction``, ``target`` per row).
 
         Examples
@@ -745,7 +749,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     # ------------------------------------------------------------ text, the explorer
     def to_html(self, path: Any = None, **kwargs: Any) -> str | None:
         """The fitted classifier as an interactive page, the class marked (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path``
+        :func:`treelearn.to_html`): the page's text, or with ``path``
         written there and ``None`` returned."""
         self._require_fitted()
         self.require("explorer")
@@ -755,7 +759,8 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         return None if path is not None else page
 
     def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (see :class:`treelearn.viz._explorer.Explorer`)."""
+        """The explorer inline in a notebook (an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>``); ``kwargs`` as :func:`treelearn.to_html`'s."""
         self._require_fitted()
         self.require("explorer")
         from ..viz._explorer import Explorer
@@ -948,7 +953,10 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the fitted network(s); returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        """Draw the fitted network(s); returns a matplotlib Figure.
+
+        ``ax`` and ``kwargs`` as :meth:`treelearn.Model.draw`'s (the class is marked).
+        """
         self.require("draw")
         self._require_fitted()
         return self.model_.draw(ax, **kwargs)

@@ -60,15 +60,27 @@ class BayesianTAN(CategoricalClassifier):
     Attributes
     ----------
     classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     class_log_prior_ : the BDeu posterior mean of the class, ``(n_c + s / r_C) / (n + s)``.
     states_ : each feature's states.
     log_weights_ : ``d x d`` log edge weights of the posterior over feature trees.
     edge_posteriors_ : ``d x d`` posterior probabilities of the feature-tree edges.
 
+    Notes
+    -----
     The training data must have no missing feature values; at prediction time
     missing values are summed out exactly (through their completions). An
     unseen feature value raises :class:`~treelearn.UnseenStateError`.
+
+    See Also
+    --------
+    TAN : the one most likely tree.
+    BayesianTrees : the same average over trees, unsupervised.
+
+    References
+    ----------
+    .. [1] Cerquides, J. and López de Màntaras, R. (2005). TAN classifiers based on
+       decomposable distributions. Machine Learning 59(3), 323-354.
 
     Examples
     --------
@@ -213,7 +225,7 @@ class BayesianTAN(CategoricalClassifier):
         return out
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its exact posterior sums
+        """The explorer page (for :func:`treelearn.to_html`): its exact posterior sums
         over every TAN feature tree for every completion of the unobserved features, so
         the page carries its joint table, ``P(c, x | D)`` of every complete assignment from
         the model's own determinants (at most 4,096 feature assignments, the completions

@@ -8,10 +8,12 @@ row, each row predicted by the candidate learned on the other folds. The candida
 lowest log-loss (the first in :data:`CANDIDATES` order on a tie at 12 decimals) is then
 learned on every row and answers for the classifier.
 
-Naive Bayes on complete categorical rows is scored from **fold counts** (no refit:
-:class:`~treelearn.classifiers._wrappers.FoldScorer`, the held-in counts of a fold being
-the whole table's minus the fold's); every other candidate is refitted on each fold's
-held-in rows, the states of each categorical column being the whole table's (declared, as
+On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2) and AODE are scored from
+**fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
+whole table's minus the fold's, each fold's structure learned from them); every other
+candidate, and every candidate on a table with numeric columns (whose MDL bins are
+learned from each fold's training rows) or missing cells, is refitted on each fold's
+held-in rows. The states of each categorical column are the whole table's (declared, as
 the fold counts have them), so that no fold meets a state its training rows lacked.
 """
 
@@ -25,39 +27,52 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_consistent_length
+from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d
 
 from .._base.errors import InputTypeError, TreelearnError
+from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
+from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
+from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
+from ..structure._trees import orient_arrays, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
 from ._gaussian import GaussianClassifier
 from ._gaussian_tan import GaussianTAN
 from ._mixed import MixedNaiveBayes
 from ._mixed_tan import MixedTAN
 from ._naive_bayes import NaiveBayes
-from ._seminaive import AODE, KDB
+from ._seminaive import AODE, KDB, kdb_parents
 from ._skdb import SKDB
 from ._tan import TAN
 from ._weighted import WeightedNaiveBayes
 from ._wrappers import FoldScorer
 
-__all__ = ["CANDIDATES", "AutoClassifier", "applicable", "fold_of_rows"]
+__all__ = [
+    "CANDIDATES",
+    "FOLD_COUNTED",
+    "AutoClassifier",
+    "FoldCounts",
+    "applicable",
+    "fold_of_rows",
+]
 
-#: every candidate by name: (its estimator, the columns it takes: "categorical" tables,
-#: "numeric" tables or "any" table)
+#: every candidate by name: (its estimator, the tables it is tried on: "any" table, tables
+#: with "numbers" (numeric or mixed), or "numeric" tables). The classifiers that count
+#: states cut numeric columns into supervised MDL bins learned in ``fit`` (on each fold's
+#: training rows in cross-validation)
 CANDIDATES: dict[str, tuple[Any, str]] = {
-    "NaiveBayes": (lambda: NaiveBayes(), "categorical"),
-    "TAN": (lambda: TAN(), "categorical"),
-    "KDB1": (lambda: KDB(k=1), "categorical"),
-    "KDB2": (lambda: KDB(k=2), "categorical"),
-    "AODE": (lambda: AODE(), "categorical"),
-    "SKDB": (lambda: SKDB(), "categorical"),
-    "WeightedNaiveBayes": (lambda: WeightedNaiveBayes(), "categorical"),
-    "MixedNaiveBayes": (lambda: MixedNaiveBayes(), "any"),
-    "MixedTAN": (lambda: MixedTAN(), "any"),
+    "NaiveBayes": (lambda: NaiveBayes(numbers="mdl"), "any"),
+    "TAN": (lambda: TAN(numbers="mdl"), "any"),
+    "KDB1": (lambda: KDB(k=1, numbers="mdl"), "any"),
+    "KDB2": (lambda: KDB(k=2, numbers="mdl"), "any"),
+    "AODE": (lambda: AODE(numbers="mdl"), "any"),
+    "SKDB": (lambda: SKDB(numbers="mdl"), "any"),
+    "WeightedNaiveBayes": (lambda: WeightedNaiveBayes(numbers="mdl"), "any"),
+    "MixedNaiveBayes": (lambda: MixedNaiveBayes(), "numbers"),
+    "MixedTAN": (lambda: MixedTAN(), "numbers"),
     "GaussianClassifier": (lambda: GaussianClassifier(covariance="diag", reg=1e-9), "numeric"),
     "GaussianTAN": (lambda: GaussianTAN(), "numeric"),
 }
@@ -75,29 +90,37 @@ def _numeric_columns(frame: pd.DataFrame) -> list:
 
 
 def applicable(frame: pd.DataFrame) -> list[str]:
-    """The candidates that take the table's columns, in :data:`CANDIDATES` order."""
+    """The candidates tried on the table's columns, in :data:`CANDIDATES` order."""
     numeric = _numeric_columns(frame)
-    if not numeric:
-        kind = "categorical"
-    elif len(numeric) == frame.shape[1]:
-        kind = "numeric"
-    else:
-        kind = "mixed"
-    return [
-        name
-        for name, (_, takes) in CANDIDATES.items()
-        if takes == "any" or takes == kind or (takes == "numeric" and kind == "numeric")
-    ]
+    kinds = {"any"}
+    if numeric:
+        kinds.add("numbers")
+    if numeric and len(numeric) == frame.shape[1]:
+        kinds.add("numeric")
+    return [name for name, (_, takes) in CANDIDATES.items() if takes in kinds]
 
 
 def _declared(frame: pd.DataFrame, numeric: list) -> pd.DataFrame:
-    """A copy with each categorical column's states declared as the whole table's."""
+    """A copy with each categorical column's states declared as the whole table's, and
+    each numeric column as floats (a number for every candidate, whatever its values)."""
     out = frame.copy()
     for c in frame.columns:
-        if c not in numeric and not isinstance(frame[c].dtype, pd.CategoricalDtype):
+        if c in numeric:
+            out[c] = frame[c].astype(np.float64)
+        elif not isinstance(frame[c].dtype, pd.CategoricalDtype):
             values = frame[c].dropna()
             out[c] = pd.Categorical(frame[c], categories=sorted(pd.unique(values), key=_order))
     return out
+
+
+def _as_numbers(X: Any) -> Any:
+    """A table's numeric columns as floats, as :func:`_declared` gave them in ``fit``."""
+    if not isinstance(X, pd.DataFrame):
+        return X
+    numeric = _numeric_columns(X)
+    if not numeric or all(X[c].dtype == np.float64 for c in numeric):
+        return X
+    return X.astype(dict.fromkeys(numeric, np.float64))
 
 
 def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
@@ -128,6 +151,239 @@ def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
     return folds
 
 
+#: the candidates scored from fold counts on complete categorical tables (their options
+#: the defaults of :data:`CANDIDATES`: Lidstone ``alpha = 1``, the class prior the held-in
+#: class frequencies, AODE's ``min_count = 1``)
+FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE")
+
+
+class FoldCounts:
+    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2) and AODE from fold
+    counts, on complete categorical rows.
+
+    Each fold's class-conditional pair counts are counted once (one one-hot product per
+    fold and class); the held-in counts of fold ``f`` are the whole table's minus fold
+    ``f``'s. From them each fold's structure is learned as the candidate learns it from
+    its training rows: TAN's maximum spanning tree of ``I(X_i; X_j | C)`` rooted at the
+    first feature, KDB's ranking by ``I(X_i; C)`` and parents by ``I(X_i; X_j | C)``. A
+    family's counts of every fold come from one ``bincount`` over the rows (the fold and
+    the class in its index; the held-in counts total minus own, as
+    :class:`~treelearn.classifiers._wrappers.FoldScorer` counts them), and each fold's
+    held-out rows gather their Lidstone (``alpha = 1``) conditionals from them; AODE's
+    terms come from each fold's held-in pair tables (one product per fold and class, as
+    AODE's own prediction). No candidate is refitted: every candidate shares the fold
+    counts, and a family shared by two folds' structures or two candidates is counted
+    once.
+    """
+
+    def __init__(
+        self, table: pd.DataFrame, y: np.ndarray, weights: np.ndarray | None, folds: np.ndarray
+    ) -> None:
+        columns = [table[c].cat.codes.to_numpy().astype(np.intp) for c in table.columns]
+        self.d = len(columns)
+        self.cards = np.asarray(
+            [*(len(table[c].cat.categories) for c in table.columns), int(y.max()) + 1],
+            dtype=np.int64,
+        )
+        self.codes = np.column_stack([*columns, y]) if columns else y[:, None].astype(np.intp)
+        self.y = y
+        self.w = weights
+        self.folds = folds
+        self.n_folds = int(folds.max()) + 1
+        self.scorer = FoldScorer(
+            self.codes,
+            weights,
+            self.cards,
+            folds,
+            alpha=1.0,
+            log_prior=None,
+        )
+        self._held_in: list[list[PairCounts]] | None = None
+        self._families: dict[tuple, tuple] = {}
+        self._rows = [np.flatnonzero(folds == f) for f in range(self.n_folds)]
+
+    # ------------------------------------------------------------ structures
+    def held_in(self) -> list[list[PairCounts]]:
+        """``[fold][class]``: the class-conditional pair counts of each fold's held-in rows,
+        the whole table's minus the fold's (exact integers without fractional weights)."""
+        if self._held_in is not None:
+            return self._held_in
+        C, F = int(self.cards[-1]), self.n_folds
+        width = int(self.cards.sum())
+        check_memory(
+            8.0 * (F + 1) * C * width * width,
+            "AutoClassifier's fold counts (the class-conditional pair counts of each fold)",
+            "give fewer features or states, a smaller cv, or candidates=['NaiveBayes']",
+        )
+
+        def counted(f: int, c: int) -> np.ndarray:
+            rows = (self.folds == f) & (self.y == c)
+            w = None if self.w is None else self.w[rows]
+            return count_codes(self.codes[rows], self.cards, weights=w)
+
+        own = [[counted(f, c) for c in range(C)] for f in range(F)]
+        total = [sum_counts([own[f][c] for f in range(F)]) for c in range(C)]
+        held: list[list[PairCounts]] = []
+        for f in range(F):
+            per_class = []
+            for c in range(C):
+                joint = total[c] - own[f][c]
+                n_rows = (
+                    int(np.diagonal(joint)[-C:].sum())
+                    if joint.dtype.kind in "iu"
+                    else float(np.diagonal(joint)[-C:].sum())
+                )
+                per_class.append(PairCounts(joint, self.cards, n_rows))
+            held.append(per_class)
+        self._held_in = held
+        return held
+
+    def tan_parents(self, f: int) -> dict[int, list[int]]:
+        """Fold ``f``'s TAN: the maximum spanning tree of the held-in ``I(X_i; X_j | C)``
+        (ties by column order), oriented away from the first feature."""
+        d = self.d
+        cmi = conditional_mutual_information_matrix(self.held_in()[f])[:d, :d]
+        edges = spanning_tree_edges(cmi)
+        a = np.array([e[0] for e in edges], dtype=np.intp)
+        b = np.array([e[1] for e in edges], dtype=np.intp)
+        parent, child, _ = orient_arrays(d, a, b, root=0)
+        out: dict[int, list[int]] = {j: [] for j in range(d)}
+        for p, c in zip(parent.tolist(), child.tolist()):
+            out[c] = [p]
+        return out
+
+    def kdb_parents(self, f: int, k: int) -> dict[int, list[int]]:
+        """Fold ``f``'s KDB(k): features ranked by the held-in ``I(X_i; C)``, parents by
+        ``I(X_i; X_j | C)``."""
+        d = self.d
+        per_class = self.held_in()[f]
+        together = PairCounts(
+            sum_counts([pc.joint for pc in per_class]),
+            self.cards,
+            sum(pc.n_rows for pc in per_class),
+        )
+        class_mi = mutual_information_matrix(together)[:d, d]
+        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        return dict(kdb_parents(class_mi, cmi, k))
+
+    # ------------------------------------------------------------ scores
+    def _configurations(self, parents: Sequence[int]) -> tuple[np.ndarray, int]:
+        """Each row's parent configuration as ``0 .. q - 1`` (renumbered to the
+        configurations seen when the product of the parents' states grows past the rows),
+        as FoldScorer numbers them."""
+        n = len(self.y)
+        config, q = np.zeros(n, dtype=np.intp), 1
+        for p in parents:
+            k = int(self.cards[p])
+            if q * k > 4 * n + 16:
+                uniq, config = np.unique(config, return_inverse=True)
+                q = len(uniq)
+            config, q = config * k + self.codes[:, p], q * k
+        return config, q
+
+    def _family(self, child: int, parents: tuple[int, ...]) -> tuple:
+        """A family's held-in counts of every fold, ``(F, q k, C)`` and ``(F, q, C)`` for
+        its parents, with each row's cell and parent configuration (counted once)."""
+        key = (child, parents)
+        if key not in self._families:
+            scorer = self.scorer
+            config, q = self._configurations(parents)
+            k, C, F = int(self.cards[child]), int(self.cards[-1]), self.n_folds
+            check_memory(
+                8.0 * 3 * F * q * k * C,
+                "the fold counts of a family",
+                "give fewer rows or features with fewer states",
+            )
+            cell = config * k + self.codes[:, child]
+            flat = (self.folds * (q * k) + cell) * C + self.y
+            own = np.bincount(flat, weights=scorer.w, minlength=F * q * k * C).reshape(F, q * k, C)
+            held = np.maximum(own.sum(axis=0)[None] - own, 0.0)  # held in: total - own fold
+            self._families[key] = (held, held.reshape(F, q, k, C).sum(axis=2), cell, config, k)
+        return self._families[key]
+
+    def _fold_term(self, f: int, child: int, parents: Sequence[int]) -> np.ndarray:
+        """``log p_f(x_child | c, x_parents)`` of fold ``f``'s rows, every class (Lidstone
+        ``alpha = 1``, as :meth:`FoldScorer.term <treelearn.classifiers._wrappers.FoldScorer.term>`)."""
+        held, parent_held, cell, config, k = self._family(child, tuple(sorted(parents)))
+        rows = self._rows[f]
+        return np.log((held[f, cell[rows]] + 1.0) / (parent_held[f, config[rows]] + k))
+
+    def _network(self, parents_of: Any) -> np.ndarray:
+        """The class prior plus every family's term, each row under its fold's structure."""
+        out = self.scorer.base.copy()
+        for f in range(self.n_folds):
+            rows = self._rows[f]
+            out[rows] += sum(
+                (self._fold_term(f, j, ps) for j, ps in parents_of(f).items()),
+                np.zeros((len(rows), out.shape[1])),
+            )
+        return out
+
+    def _aode(self) -> np.ndarray:
+        """AODE (alpha = 1, min_count = 1): the average over the super-parents whose value
+        the held-in rows saw of ``P(y, x_i) prod_{j != i} P(x_j | y, x_i)``; naive Bayes
+        with the smoothed prior where none was seen."""
+        n, d, F = len(self.y), self.d, self.n_folds
+        C = int(self.cards[-1])
+        w = np.ones(n) if self.w is None else self.w
+        cards = self.cards[:d]
+        offsets = offsets_of(cards)
+        width, starts = int(offsets[-1]), offsets[:-1]
+        owner = np.repeat(np.arange(d), cards)
+        k = cards[owner].astype(float)  # |X_j| of each one-hot column's feature
+        total = np.full((n, C), -np.inf)
+        used = np.zeros(n)
+        index = offsets[:-1][None, :] + self.codes[:, :d]  # (n, d): each value's one-hot column
+        for f in range(F if d else 0):
+            # the held-in T[y, a, b] = N_f(y, x_i = a, x_j = b), as AODE's own tables
+            T = np.stack([pc.joint[:width, :width] for pc in self.held_in()[f]]).astype(float)
+            nb = np.stack([np.diagonal(t) for t in T])  # (C, K): N_f(y, x_i = a)
+            n_i = np.add.reduceat(nb.sum(axis=0), starts)[owner]  # N_f where x_i is observed
+            log_pair = np.log((nb + 1.0) / (n_i + C * k))  # P(y, x_i)
+            den = np.add.reduceat(T, starts, axis=2)[:, :, owner]  # N_f(y, x_i = a)
+            log_cond = np.log((T + 1.0) / (den + k[None, None, :]))
+            log_cond[:, owner[:, None] == owner[None, :]] = 0.0  # j == i: not in the product
+            rows = np.flatnonzero(self.folds == f)
+            X = np.zeros((len(rows), width))
+            X[np.arange(len(rows))[:, None], index[rows]] = 1.0
+            at = index[rows]  # (n_f, d): the super-parents' values
+            seen = nb.sum(axis=0)[at] >= 1.0  # N_f(x_i) >= min_count = 1
+            for c in range(C):
+                # sums[r, a] = sum_j log P(x_j | y = c, x_i = a) over row r's values x_j
+                sums = X @ log_cond[c].T
+                term = log_pair[c][at] + np.take_along_axis(sums, at, axis=1)  # (n_f, d)
+                term = np.where(seen, term, -np.inf)
+                total[rows, c] = logsumexp(term, axis=1)
+            used[rows] = seen.sum(axis=1)
+        out = np.empty((n, C))
+        some = used > 0
+        out[some] = total[some] - np.log(used[some])[:, None]
+        if not some.all():  # naive Bayes with the smoothed prior (N(y) + 1) / (N + |Y|)
+            by_class = np.bincount(self.folds * C + self.y, weights=w, minlength=F * C)
+            held = np.maximum(by_class.reshape(F, C).sum(axis=0)[None] - by_class.reshape(F, C), 0)
+            prior = np.log((held + 1.0) / (held.sum(axis=1, keepdims=True) + C))[self.folds]
+            nb = prior + sum((self.scorer.term(j, []) for j in range(d)), np.zeros((n, C)))
+            out[~some] = nb[~some]
+        return out
+
+    def log_p(self, name: str) -> np.ndarray:
+        """Each row's held-out ``log p(y_i | x_i)`` under the candidate ``name``."""
+        if name == "NaiveBayes":
+            joint = self._network(lambda f: {j: [] for j in range(self.d)})
+        elif name == "TAN":
+            joint = self._network(self.tan_parents)
+        elif name in ("KDB1", "KDB2"):
+            k = int(name[-1])
+            joint = self._network(lambda f: self.kdb_parents(f, k))
+        elif name == "AODE":
+            joint = self._aode()
+        else:
+            raise KeyError(name)
+        with np.errstate(invalid="ignore"):
+            log_p = joint[np.arange(len(self.y)), self.y] - logsumexp(joint, axis=1)
+        return np.where(np.isnan(log_p), -np.inf, log_p)
+
+
 def _order(value: Any) -> tuple:
     return (type(value).__name__, value)
 
@@ -137,14 +393,17 @@ class AutoClassifier(BayesNetClassifier):
 
     Parameters
     ----------
-    candidates : the names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
+    candidates : sequence of str, default=None
+        The names of the candidates to try (``"NaiveBayes"``, ``"TAN"``,
         ``"KDB1"``, ``"KDB2"``, ``"AODE"``, ``"SKDB"``, ``"WeightedNaiveBayes"``,
         ``"MixedNaiveBayes"``, ``"MixedTAN"``, ``"GaussianClassifier"``,
         ``"GaussianTAN"``); ``None`` (default): every one
         that takes the table's columns -- NaiveBayes, TAN, KDB(k=1), KDB(k=2), AODE,
-        SKDB and WeightedNaiveBayes on categorical tables, MixedNaiveBayes and MixedTAN
-        on every table, GaussianClassifier and GaussianTAN on numeric tables.
-    cv : the number of stratified folds (>= 2), or the folds as scikit-learn's
+        SKDB and WeightedNaiveBayes on every table (numeric columns cut into
+        supervised MDL bins, ``numbers="mdl"``), MixedNaiveBayes and MixedTAN on tables
+        with numeric columns, GaussianClassifier and GaussianTAN on numeric tables.
+    cv : int, default=5
+        The number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
     random_state : the folds' shuffle.
 
@@ -156,8 +415,12 @@ class AutoClassifier(BayesNetClassifier):
         refused the table, see ``candidate_errors_``).
     candidate_errors_ : ``{name: message}`` of the candidates that refused the table.
     estimator_ : the chosen candidate learned on every row; it answers the predictions.
-    classes_, class_name_, class_count_, class_log_prior_, n_features_in_,
-    feature_names_in_ : as every classifier's.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As every classifier's.
+
+    See Also
+    --------
+    NaiveBayes, TAN, AODE : candidates it compares.
 
     Examples
     --------
@@ -214,6 +477,10 @@ class AutoClassifier(BayesNetClassifier):
                 "class labels"
             )
         check_classification_targets(y)
+        if not isinstance(y, pd.Series) and np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
+            y = column_or_1d(
+                np.asarray(y), warn=True
+            )  # a column vector: scikit-learn's warning, 1-D on
         labels = (y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())).reset_index(
             drop=True
         )
@@ -226,9 +493,15 @@ class AutoClassifier(BayesNetClassifier):
         folds = fold_of_rows(codes.astype(np.intp), params["cv"], params["random_state"])
         scores: dict[str, float] = {}
         errors: dict[str, str] = {}
+        counted = None
+        categorical = all(isinstance(table[c].dtype, pd.CategoricalDtype) for c in table.columns)
+        if categorical and not table.isna().to_numpy().any():
+            counted = FoldCounts(table, codes.astype(np.intp), weights, folds)
         for name in names:
             try:
-                scores[name] = self._cv_log_loss(name, table, labels, codes, weights, folds)
+                scores[name] = self._cv_log_loss(
+                    name, table, labels, codes, weights, folds, counted
+                )
             except TreelearnError as exc:
                 scores[name], errors[name] = float("inf"), str(exc)
         finite = {k: v for k, v in scores.items() if np.isfinite(v)}
@@ -274,12 +547,12 @@ class AutoClassifier(BayesNetClassifier):
         codes: np.ndarray,
         weights: np.ndarray | None,
         folds: np.ndarray,
+        counted: FoldCounts | None = None,
     ) -> float:
         """The candidate's held-out log-loss over every row (fold counts where they suffice)."""
         w = np.ones(len(table)) if weights is None else np.asarray(weights, dtype=float)
-        categorical = all(isinstance(table[c].dtype, pd.CategoricalDtype) for c in table.columns)
-        if name == "NaiveBayes" and categorical and not table.isna().to_numpy().any():
-            log_p = self._naive_bayes_fold_counts(table, codes, w, folds)
+        if counted is not None and name in FOLD_COUNTED:
+            log_p = counted.log_p(name)
         else:
             log_p = np.empty(len(table))
             for f in range(int(folds.max()) + 1):
@@ -299,34 +572,10 @@ class AutoClassifier(BayesNetClassifier):
                     np.flatnonzero(seen), [index[t] for t in np.array(truth, dtype=object)[seen]]
                 ]
                 log_p[held_out] = rows
-        counted = w > 0
-        if not np.isfinite(log_p[counted]).all():
+        used = w > 0
+        if not np.isfinite(log_p[used]).all():
             return float("inf")
-        return float(-np.sum(w[counted] * log_p[counted]) / np.sum(w[counted]))
-
-    @staticmethod
-    def _naive_bayes_fold_counts(
-        table: pd.DataFrame, y: np.ndarray, w: np.ndarray, folds: np.ndarray
-    ) -> np.ndarray:
-        """Naive Bayes' held-out ``log p(y_i | x_i)`` from fold counts (alpha = 1, the
-        class prior the held-in class frequencies, as ``NaiveBayes()``)."""
-        columns = [table[c].cat.codes.to_numpy().astype(np.intp) for c in table.columns]
-        cards = [len(table[c].cat.categories) for c in table.columns]
-        codes = np.column_stack([*columns, y]) if columns else y[:, None]
-        scorer = FoldScorer(
-            codes,
-            w,
-            np.asarray([*cards, int(y.max()) + 1]),
-            folds,
-            alpha=1.0,
-            log_prior=None,
-        )
-        joint = scorer.base.copy()
-        for j in range(len(columns)):
-            joint = joint + scorer.term(j, [])
-        with np.errstate(invalid="ignore"):
-            log_p = joint[np.arange(len(y)), y] - logsumexp(joint, axis=1)
-        return np.where(np.isnan(log_p), -np.inf, log_p)
+        return float(-np.sum(w[used] * log_p[used]) / np.sum(w[used]))
 
     # ------------------------------------------------------------ answers: the chosen one's
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
@@ -336,7 +585,7 @@ class AutoClassifier(BayesNetClassifier):
         raise NotImplementedError
 
     def _prediction_input(self, X: Any) -> Any:
-        return self.estimator_._prediction_input(X)
+        return self.estimator_._prediction_input(_as_numbers(X))
 
     def _joint_log_likelihood(self, rows: Any) -> np.ndarray:
         return self.estimator_._joint_log_likelihood(rows)

@@ -71,8 +71,21 @@ class CopulaTAN(GaussianTAN):
     knots_, cdf_, scales_ : per class (``classes_`` order) and feature, the empirical CDF's
         knots, values there and tail scale (``marginal="empirical"``).
     location_, scale_ : ``k x d``, the normal marginals' means and sds (``"gaussian"``).
-    The Gaussian TAN's attributes (``feature_tree_``, ``parent_``, ``intercept_``, ...) are
-    those of the scores.
+    feature_tree_, tree_, parent_, intercept_, coefficient_, variance_
+        As :class:`~treelearn.GaussianTAN`'s, of the normal scores.
+
+    See Also
+    --------
+    GaussianTAN : Gaussian marginals.
+    KernelTAN : kernel densities.
+    CopulaTree : the unsupervised copula tree.
+
+    References
+    ----------
+    .. [1] Elidan, G. (2010). Copula Bayesian networks. Advances in Neural Information
+       Processing Systems 23, 559-567.
+    .. [2] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
 
     Examples
     --------

@@ -107,10 +107,10 @@ class ETAN(SingleNetworkClassifier):
     Parameters
     ----------
     equivalent_sample_size : BDeu's equivalent sample size (> 0) of the structure score.
-    alpha, fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    alpha, fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -122,6 +122,17 @@ class ETAN(SingleNetworkClassifier):
     Notes
     -----
     The score compares families over the same rows: the training rows must be complete.
+
+    See Also
+    --------
+    TAN : every feature has the class as a parent.
+    BayesianTAN : the average over TAN structures.
+
+    References
+    ----------
+    .. [1] de Campos, C. P., Corani, G., Scanagatta, M., Cuccu, M. and Zaffalon, M.
+       (2016). Learning extended tree augmented naive structures. International Journal
+       of Approximate Reasoning 68, 153-163.
 
     Examples
     --------

@@ -12,7 +12,19 @@ the class's total weight) and the class prior ``p(c) = n_c / n``. The four
 =============  ================================================  ===================
 
 ``reg`` shrinks every covariance towards the identity as scikit-learn's QDA does:
-``(1 - reg) Sigma + reg I``.
+``(1 - reg) Sigma + reg I``. ``var_prior`` (0 by default, scikit-learn's estimates)
+shrinks each class's covariance (variances) towards the whole table's (the classes
+pooled) by that many pseudo-rows: ``(n_c Sigma_c + var_prior Sigma_0) / (n_c +
+var_prior)``, the posterior scale of a conjugate inverse-Wishart (scaled inverse-chi-squared
+per variance) prior with a flat prior on the mean (Gelman et al., *Bayesian Data
+Analysis*, 3rd ed., 2013, sections 3.3 and 3.6), so that a class's few rows cannot make
+another class's row have probability exactly 0.
+
+A missing cell (NaN) at prediction is summed out exactly (the observed features'
+Gaussian: the sub-matrix of each class's covariance, one factor per pattern of missing
+features). With ``diagonal`` and ``isotropic`` covariances rows with missing cells can
+be learned from too: each class's mean and variance of a feature come from the rows
+where it is observed (as :class:`~treelearn.MixedNaiveBayes` learns).
 
 Everything is learned from per-class statistics that add up, read by
 :mod:`treelearn.sources._gaussian` from any input (a DataFrame, an array, a
@@ -40,6 +52,11 @@ from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
 from ..encoding._table import python_scalar
 from ..sources._gaussian import variances_by_class
+from ..stats._class_gaussians import (
+    class_gaussian_log_density,
+    older_files_without_var_prior,
+    shrunk_variance,
+)
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ._base import NumericClassifier, invalid
 
@@ -54,16 +71,38 @@ class GaussianClassifier(NumericClassifier):
 
     Parameters
     ----------
-    covariance : ``"full"`` (one matrix per class), ``"shared"`` (pooled),
+    covariance : {"full", "shared", "diagonal", "isotropic"}, default="full"
+        ``"full"`` (one matrix per class), ``"shared"`` (pooled),
         ``"diagonal"`` (naive Bayes) or ``"isotropic"`` (one variance per class).
-    reg : in ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
+    reg : float, default=0.0
+        In ``[0, 1]``; each covariance becomes ``(1 - reg) Sigma + reg I``.
+    var_prior : float, default=0.0
+        The weight, in rows, of a conjugate prior centred on the whole table's
+        covariance (the classes pooled): each class's becomes ``(n_c Sigma_c + var_prior
+        Sigma_0) / (n_c + var_prior)`` (Gelman et al., *Bayesian Data Analysis*, 3rd ed.,
+        section 3.6), before ``reg``. ``0`` (default) = maximum likelihood, scikit-learn's.
 
     Attributes
     ----------
-    classes_, class_name_, class_count_ (each class's total weight), class_log_prior_
-    (``log n_c / n``), feature_names_in_, n_features_in_, means_ (``k x d``),
-    covariances_ (``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for
-    diagonal, ``k`` for isotropic).
+    means_ : numpy.ndarray
+        ``k x d``: each class's mean.
+    covariances_ : numpy.ndarray
+        ``k x d x d`` for full, ``d x d`` shared, ``k x d`` variances for diagonal, ``k``
+        for isotropic.
+    class_count_ : numpy.ndarray
+        Each class's total weight; ``class_log_prior_`` is ``log n_c / n``.
+    classes_, class_name_, class_log_prior_, feature_names_in_, n_features_in_
+        As every classifier's.
+
+    See Also
+    --------
+    GaussianTAN : one tree of regressions per class.
+    MixedNaiveBayes : categorical and Gaussian features.
+
+    References
+    ----------
+    .. [1] Duda, R. O., Hart, P. E. and Stork, D. G. (2001). Pattern Classification, 2nd
+       edition, chapter 2 (the normal density's discriminant functions). Wiley.
 
     Examples
     --------
@@ -83,12 +122,15 @@ class GaussianClassifier(NumericClassifier):
     _parameter_constraints: ClassVar[dict] = {
         "covariance": [Options(*_COVARIANCES)],
         "reg": [Interval(Real, 0, 1)],
+        "var_prior": [Interval(Real, 0, None)],
     }
+    _missing_at_prediction = True
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
 
-    def __init__(self, covariance: str = "full", reg: float = 0.0) -> None:
+    def __init__(self, covariance: str = "full", reg: float = 0.0, var_prior: float = 0.0) -> None:
         self.covariance = covariance
         self.reg = reg
+        self.var_prior = var_prior
 
     # ------------------------------------------------------------ fitting
     def _statistics(
@@ -99,23 +141,40 @@ class GaussianClassifier(NumericClassifier):
         if self.covariance in ("full", "shared"):
             return super()._statistics(X, y, sample_weight)
         return variances_by_class(
-            X, y, missing="error", sample_weight=sample_weight, learner=self._where
+            X, y, missing="pairwise", sample_weight=sample_weight, learner=self._where
         )
 
     def _learn(self, stats: ClassGaussianStatistics | ClassVariances, params: dict) -> None:
         """The class means and covariances (maximum likelihood, weighted) from the statistics
         :meth:`_statistics` read, shrunk by ``reg``."""
-        r = params["reg"]
+        r, nu = params["reg"], params["var_prior"]
         d = stats.mean.shape[1]
         if self.covariance in ("full", "shared"):
             assert isinstance(stats, ClassGaussianStatistics)  # _statistics read covariances
+            share = stats.weight / stats.weight.sum()
+            spread = stats.mean - share @ stats.mean
+            total = stats.shared_covariance() + np.einsum("c,ci,cj->ij", share, spread, spread)
             if self.covariance == "full":
-                cov = (1 - r) * stats.covariance + r * np.eye(d)
+                n = stats.weight[:, None, None]
+                cov = shrunk_variance(stats.covariance, n, total, nu)
+                cov = (1 - r) * cov + r * np.eye(d)
             else:
-                cov = (1 - r) * stats.shared_covariance() + r * np.eye(d)
+                cov = shrunk_variance(stats.shared_covariance(), stats.weight.sum(), total, nu)
+                cov = (1 - r) * cov + r * np.eye(d)
         else:
             assert isinstance(stats, ClassVariances)  # _statistics read variances
-            var = stats.variance if self.covariance == "diagonal" else stats.variance.mean(axis=1)
+            empty = stats.observed <= 0
+            if empty.any():
+                c, j = np.argwhere(empty)[0]
+                name = stats.variables[j]
+                raise TreelearnError(
+                    f"feature {name!r} has no observed value in class "
+                    f"{python_scalar(stats.classes[c])!r}: its mean there is unknown; drop "
+                    "the feature or give rows of that class a value",
+                    column=name,
+                )
+            var = shrunk_variance(stats.variance, stats.observed, stats.overall_variance(), nu)
+            var = var if self.covariance == "diagonal" else var.mean(axis=1)
             cov = (1 - r) * var + r
         self.means_ = stats.mean
         self.covariances_ = cov
@@ -173,7 +232,52 @@ class GaussianClassifier(NumericClassifier):
 
     # ------------------------------------------------------------ prediction
     def _joint_log_likelihood(self, A: np.ndarray) -> np.ndarray:
-        """``log p(x, c)`` for each row and class (columns in ``classes_`` order)."""
+        """``log p(x_observed, c)`` for each row and class (columns in ``classes_`` order);
+        a missing (NaN) feature is summed out exactly."""
+        holes = np.isnan(A)
+        if not holes.any():
+            return self._complete_log_likelihood(A)
+        if self._chol is None:  # independent features given the class: drop their terms
+            return self.class_log_prior_ + class_gaussian_log_density(
+                A, self.means_, np.broadcast_to(self._variances(), self.means_.shape)
+            )
+        out = np.empty((A.shape[0], len(self.classes_)))
+        complete = ~holes.any(axis=1)
+        out[complete] = self._complete_log_likelihood(A[complete])
+        patterns, which = np.unique(holes[~complete], axis=0, return_inverse=True)
+        rows = np.flatnonzero(~complete)
+        mats = self._covariance_matrices()
+        for p, hole in enumerate(patterns):  # a loop over missing patterns, not rows
+            r = rows[which.ravel() == p]
+            keep = np.flatnonzero(~hole)
+            for c in range(len(self.classes_)):  # and over classes, every row at once
+                if not len(keep):
+                    out[r, c] = self.class_log_prior_[c]
+                    continue
+                L = scipy.linalg.cholesky(mats[c][np.ix_(keep, keep)], lower=True)
+                z = scipy.linalg.solve_triangular(
+                    L, (A[np.ix_(r, keep)] - self.means_[c, keep]).T, lower=True
+                )
+                out[r, c] = (
+                    self.class_log_prior_[c]
+                    - 0.5 * ((z**2).sum(axis=0) + len(keep) * _LOG_2PI)
+                    - np.log(np.diag(L)).sum()
+                )
+        return out
+
+    def _variances(self) -> np.ndarray:
+        """The per-class variances of ``diagonal`` (``k x d``) or ``isotropic`` (``k x 1``)."""
+        cov = np.asarray(self.covariances_, dtype=float)
+        return cov if self.covariance == "diagonal" else cov[:, None]
+
+    def _covariance_matrices(self) -> np.ndarray:
+        """``k x d x d``: each class's covariance matrix (``full``, ``shared``)."""
+        k, d = self.means_.shape
+        cov = np.asarray(self.covariances_, dtype=float)
+        return cov if self.covariance == "full" else np.broadcast_to(cov, (k, d, d))
+
+    def _complete_log_likelihood(self, A: np.ndarray) -> np.ndarray:
+        """``log p(x, c)`` of rows without a missing cell."""
         k, d = self.means_.shape
         out = np.empty((A.shape[0], k))
         with np.errstate(over="ignore"):  # a value far out: -inf, the base's posterior copes
@@ -204,7 +308,7 @@ class GaussianClassifier(NumericClassifier):
         return k - 1 + k * d + per
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each class's Gaussian over
+        """The explorer page (for :func:`treelearn.to_html`): each class's Gaussian over
         the features (``shared``: one matrix; ``diagonal``, ``isotropic``: their variances
         on the diagonal), conditioned in the page on the numbers given; the class's
         posterior is ``predict_proba``'s."""
@@ -235,6 +339,11 @@ class GaussianClassifier(NumericClassifier):
         )
 
     # ------------------------------------------------------------ saving
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        older_files_without_var_prior(saved, est)
+        super()._check_saved_params(saved, est)
+
     def _fitted_state(self) -> dict:
         return {"means": json_value(self.means_), "covariances": json_value(self.covariances_)}
 

@@ -210,9 +210,27 @@ class KernelTAN(NumericClassifier):
     kernel_features_ : the features with kernel factors (the others are Gaussian).
     validation_gain_ : per feature, held-out log density of the kernel factor minus the
         Gaussian's (``densities="auto"``; ``nan`` otherwise).
-    feature_tree_ (undirected, edge ``weight`` = the kernel CMI in nats), tree_ (oriented
-    from ``root_``), parent_, factor_ (per class, the bandwidth factor); the class prior's
-    attributes as :class:`~treelearn.GaussianTAN`'s.
+    feature_tree_ : networkx.Graph
+        Undirected, edge ``weight`` = the kernel CMI in nats.
+    tree_, parent_
+        The tree oriented from ``root_``, and each feature's parent.
+    factor_ : numpy.ndarray
+        Per class, the bandwidth factor.
+    classes_, class_count_, class_log_prior_
+        As :class:`~treelearn.GaussianTAN`'s.
+
+    See Also
+    --------
+    GaussianTAN : every feature Gaussian.
+    CopulaTAN : a copula instead of kernels.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2009). Bayesian classifiers based on
+       kernel density estimation: flexible classifiers. International Journal of
+       Approximate Reasoning 50(2), 341-362.
+    .. [2] Atienza, D., Larrañaga, P. and Bielza, C. (2022). Semiparametric Bayesian
+       networks. Information Sciences 584, 564-582.
 
     Examples
     --------

@@ -80,11 +80,13 @@ class MANB(PartialFit, FeatureWeightedClassifier):
     alpha : the Dirichlet pseudocount of every distribution (> 0; bnclassify's ``smooth``).
     arc_prior : the prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
         subset equally likely).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
+    Notes
+    -----
     ``partial_fit`` sums chunks' counts as naive Bayes's does (the tables need the class-
     feature pairs only).
 
@@ -94,6 +96,17 @@ class MANB(PartialFit, FeatureWeightedClassifier):
         ``manb_arc_posterior``).
     feature_log_prob_ : per feature, the averaged ``T_j`` of shape ``(classes, states)``.
     feature_weights_ : ones (the average is in the tables).
+
+    See Also
+    --------
+    NaiveBayes : every feature.
+    FSSJ : a chosen subset of features.
+
+    References
+    ----------
+    .. [1] Dash, D. and Cooper, G. F. (2002). Exact model averaging with naive Bayesian
+       classifiers. In Proceedings of the 19th International Conference on Machine
+       Learning (ICML), 91-98.
 
     Examples
     --------

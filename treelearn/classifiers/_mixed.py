@@ -2,7 +2,7 @@
 
 ``log p(x, c) = log p(c) + sum_j log p(x_j | c)`` where a categorical feature's
 factor is its smoothed CPT (the network ``model_``, as
-:class:`~treelearn.classifiers._naive_bayes.NaiveBayes`) and a Gaussian feature's
+:class:`~treelearn.NaiveBayes`) and a Gaussian feature's
 ``N(x_j; theta_cj, var_cj)`` (weighted maximum likelihood, as scikit-learn's
 ``GaussianNB``). Which features are Gaussian is decided by their dtype (float
 columns) or named (``numeric=[...]``), never by how often values repeat
@@ -35,7 +35,12 @@ from ..encoding._table import python_scalar
 from ..inference._shapley import independent_groups
 from ..models._tree import TreeModel
 from ..sources._mixed import MixedStatistics, mixed_statistics_by_class
-from ..stats._class_gaussians import class_gaussian_log_density, smoothed_variances
+from ..stats._class_gaussians import (
+    VAR_PRIOR,
+    class_gaussian_log_density,
+    older_files_without_var_prior,
+    smoothed_variances,
+)
 from ..stats._counts import ClassCounts
 from ..structure._trees import star
 from ._base import (
@@ -59,11 +64,21 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``alpha`` smooths the
+        :class:`~treelearn.NaiveBayes` (``alpha`` smooths the
         categorical features' CPTs).
+    var_prior : the weight, in rows, of a conjugate prior on each class's variance of a
+        Gaussian feature, centred on the feature's variance over the whole table (the
+        classes pooled): the variance learned is ``(n s2 + var_prior s0^2) / (n +
+        var_prior)``, ``n`` the class's (weighted) rows where the feature is observed,
+        ``s2`` their maximum-likelihood variance, ``s0^2`` the whole table's. It is the
+        scale of the posterior under a scaled-inverse-chi-squared prior with
+        ``var_prior`` degrees of freedom and a flat prior on the mean (Gelman et al.,
+        *Bayesian Data Analysis*, 3rd ed., 2013, section 3.3), so the means stay the class
+        means. A class's few rows then cannot make its variance so small that a held-out
+        row has probability 0 (default 1; 0 = maximum likelihood, scikit-learn's).
     var_smoothing : added to every Gaussian variance as a fraction of the largest
         (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
-        rule, 1e-9; 0 = pure maximum likelihood).
+        rule, 1e-9; 0 = none), after the prior.
     numeric : ``None`` (default): the float columns are Gaussian, every other column
         (integers, bools, text, categories) categorical; or the names of the Gaussian
         columns (the others categorical).
@@ -74,10 +89,25 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     model_ : the network over the categorical features and the class (naive Bayes;
         the class alone without categorical features).
     theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
-    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
+    Notes
+    -----
     A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
     array all categorical (its ``CategoricalNB``).
+
+    See Also
+    --------
+    NaiveBayes : every feature categorical.
+    GaussianClassifier : every feature numeric.
+    MixedTAN : a feature tree too.
+
+    References
+    ----------
+    .. [1] John, G. H. and Langley, P. (1995). Estimating continuous distributions in
+       Bayesian classifiers. In Proceedings of the 11th Conference on Uncertainty in
+       Artificial Intelligence (UAI), 338-345.
 
     Examples
     --------
@@ -112,6 +142,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         **CLASS_PRIOR,
         **UNSEEN,
         "var_smoothing": [Interval(Real, 0, None)],
+        "var_prior": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
 
@@ -123,6 +154,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         unseen: Unseen = "error",
         var_smoothing: float = 1e-9,
         numeric: Sequence[Hashable] | None = None,
+        var_prior: float = VAR_PRIOR,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -130,6 +162,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         self.unseen = unseen
         self.var_smoothing = var_smoothing
         self.numeric = numeric
+        self.var_prior = var_prior
 
     # ------------------------------------------------------------ the mixed input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
@@ -175,7 +208,9 @@ class MixedNaiveBayes(SingleNetworkClassifier):
             k = len(self.classes_)
             self.theta_, self.var_ = np.zeros((k, 0)), np.zeros((k, 0))
         else:
-            self.theta_, self.var_ = smoothed_variances(stats.variances, params["var_smoothing"])
+            self.theta_, self.var_ = smoothed_variances(
+                stats.variances, params["var_smoothing"], params["var_prior"]
+            )
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         return star(stats.columns[-1], stats.columns[:-1])
@@ -314,7 +349,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         class's Gaussian. With ``evidence`` exactly from ``P(. | evidence)``: the network
         (the class given the Gaussian features' values as a likelihood), then each Gaussian
         feature not given from its class's Gaussian; ``numbers`` as in
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`."""
         check_is_fitted(self)
         given, values = self._network_evidence(evidence)
         rng = np.random.default_rng(random_state)
@@ -327,7 +362,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         return rows[[*self.feature_names_in_, self.class_name_]]
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): without Gaussian features,
+        """The explorer page (for :func:`treelearn.to_html`): without Gaussian features,
         its network's. With them, a CLG tree's: the class the discrete root of the
         network ``model_`` (the categorical features its children), each Gaussian feature
         a number hanging from the class by one Gaussian per class (``theta_``, ``var_``),
@@ -399,6 +434,11 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         return self.model_.to_pgmpy()
 
     # ------------------------------------------------------------ saving
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        older_files_without_var_prior(saved, est)
+        super()._check_saved_params(saved, est)
+
     def _fitted_state(self) -> dict:
         return {
             **super()._fitted_state(),

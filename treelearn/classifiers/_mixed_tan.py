@@ -39,6 +39,7 @@ from ..models._clg import CLGTreeModel
 from ..sources._gaussian import REFUSALS
 from ..sources._kinds import as_frame, by_kind
 from ..sources._mixed import mixed_statistics_by_class, mixed_table
+from ..stats._class_gaussians import VAR_PRIOR, older_files_without_var_prior
 from ..stats._counts import CountedTable
 from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
@@ -56,8 +57,19 @@ class MixedTAN(BayesNetClassifier):
     ----------
     alpha : Lidstone pseudocount of the categorical features' CPTs (1 = Laplace).
     fit_prior, class_prior : the class prior, as :class:`~treelearn.NaiveBayes`'s.
+    var_prior : the weight, in rows, of a conjugate prior on every class's variance of a
+        Gaussian feature (per parent state under a categorical parent, the residual
+        variance under a Gaussian one), centred on the same variance learned from the
+        whole table (the classes pooled, the same tree): ``(n s2 + var_prior s0^2) / (n +
+        var_prior)``, ``n`` the (weighted) rows the variance ``s2`` is learned from. It
+        is the posterior scale of a scaled-inverse-chi-squared prior with ``var_prior``
+        degrees of freedom and a flat prior on the means (Gelman et al., *Bayesian Data
+        Analysis*, 3rd ed., 2013, section 3.3). A parent state seen once in a class then
+        gets no variance near 0, so no held-out row has probability exactly 0 (default 1;
+        0 = maximum likelihood).
     var_smoothing : added to every Gaussian variance as a fraction of the largest
-        (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9).
+        (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9), after
+        the prior.
     numeric : ``None``: the float columns are Gaussian; or the names of the Gaussian columns.
     root : the feature at the root of the tree (default: the first categorical feature;
         a Gaussian root only when every feature is Gaussian).
@@ -68,7 +80,23 @@ class MixedTAN(BayesNetClassifier):
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
-    Other attributes as :class:`~treelearn.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    See Also
+    --------
+    MixedNaiveBayes : no feature tree.
+    GaussianTAN : every feature numeric.
+    CLGTree : the unsupervised CLG tree.
+
+    References
+    ----------
+    .. [1] Pérez, A., Larrañaga, P. and Inza, I. (2006). Supervised classification with
+       conditional Gaussian networks: increasing the structure complexity from naive
+       Bayes. International Journal of Approximate Reasoning 43(1), 1-25.
+    .. [2] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The Annals
+       of Statistics 17(1), 31-57.
 
     Examples
     --------
@@ -94,6 +122,7 @@ class MixedTAN(BayesNetClassifier):
         "var_smoothing": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
         "root": [None, InstanceOf(object, name="a feature name")],
+        "var_prior": [Interval(Real, 0, None)],
     }
 
     def __init__(
@@ -104,6 +133,7 @@ class MixedTAN(BayesNetClassifier):
         var_smoothing: float = 1e-9,
         numeric: Sequence[Hashable] | None = None,
         root: Hashable | None = None,
+        var_prior: float = VAR_PRIOR,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -111,6 +141,7 @@ class MixedTAN(BayesNetClassifier):
         self.var_smoothing = var_smoothing
         self.numeric = numeric
         self.root = root
+        self.var_prior = var_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -188,10 +219,23 @@ class MixedTAN(BayesNetClassifier):
         if numeric:
             epsilon = params["var_smoothing"] * float(full.pairs.column_variance().max())
         settings = LearningSettings(method="mixed-tan", alpha=params["alpha"])
+        prior = None
+        if numeric and params["var_prior"]:  # centred on the classes pooled, the same tree
+            pooled = clg_model(full, oriented, settings, build_model)
+            prior = (float(params["var_prior"]), pooled.graph)
         models = []
         for c, stats in enumerate(per_class):
             try:
-                models.append(clg_model(stats, oriented, settings, build_model, epsilon=epsilon))
+                models.append(
+                    clg_model(
+                        stats,
+                        oriented,
+                        settings,
+                        build_model,
+                        epsilon=epsilon,
+                        variance_prior=prior,
+                    )
+                )
             except TreelearnError as exc:
                 raise TreelearnError(
                     f"class {python_scalar(self.classes_[c])!r}: {exc} (a Gaussian feature "
@@ -225,7 +269,7 @@ class MixedTAN(BayesNetClassifier):
         return len(self.classes_) - 1 + sum(m.n_parameters for m in self.models_)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): a multinet of CLG trees
+        """The explorer page (for :func:`treelearn.to_html`): a multinet of CLG trees
         (one per class, one shared structure): the class is the conditioner, one forest per
         class weighted by its prior, each with its own CPTs and Gaussians, so a number's
         posterior is the mixture over the classes (then its attachment's states). Drawn:
@@ -352,6 +396,11 @@ class MixedTAN(BayesNetClassifier):
         return out.sort_index()[[*self.feature_names_in_, self.class_name_]]
 
     # ------------------------------------------------------------ saving
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        older_files_without_var_prior(saved, est)
+        super()._check_saved_params(saved, est)
+
     def _fitted_state(self) -> dict:
         return {
             "numeric_features": [encode_label(f) for f in self.numeric_features_],

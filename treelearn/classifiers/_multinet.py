@@ -39,10 +39,10 @@ class ChowLiuMultinet(CategoricalClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     root : the root of every class's tree; ``None`` uses the first feature column.
 
     Attributes
@@ -52,7 +52,18 @@ class ChowLiuMultinet(CategoricalClassifier):
         directions, so their union is not one Bayesian network. Use
         ``models_[c]`` and ``class_log_prior_``. (Accessing ``model_`` raises an
         ``AttributeError`` that says so.)
-    Other attributes as :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    See Also
+    --------
+    TAN : one tree shared by every class.
+    ChowLiuTree : the tree of one table.
+
+    References
+    ----------
+    .. [1] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
 
     Examples
     --------
@@ -202,8 +213,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         return [f"{self.class_name_} = {python_scalar(c)}" for c in self.classes_]
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per class tree (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per class tree."""
         self.require("draw")
         self._require_fitted()
         from ..viz._draw import panels_to_dot
@@ -225,8 +235,8 @@ class ChowLiuMultinet(CategoricalClassifier):
 
         With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
         panel is titled by its class; ``title="..."`` adds a line above them all
-        (``title=True`` keeps the class titles only). Other keywords go to
-        :func:`treelearn.viz._draw.draw` for every panel (see :func:`treelearn.viz._draw.draw_panels`).
+        (``title=True`` keeps the class titles only). Other keywords are
+        :meth:`treelearn.Model.draw`'s, for every panel.
         """
         self.require("draw")
         check_is_fitted(self)
@@ -244,7 +254,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the class the conditioner,
+        """The explorer page (for :func:`treelearn.to_html`): the class the conditioner,
         one forest per class (its tree), weighted by the class prior."""
         from ..viz._page_spec import multinet_spec, require_fitted, title_of
 
@@ -278,7 +288,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         class from ``P(c | evidence)``, then its features from that class's tree given the
         evidence (a class given: its tree alone). ``numbers``: binned features as numbers
         within each row's bin (:meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`), drawn after the rows.
+        <treelearn.TreeModel.sample>`), drawn after the rows.
 
         Examples
         --------

@@ -61,7 +61,7 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
     classes_ : sorted class labels.
     binner_ : the fitted :class:`~treelearn.Discretizer` of the numeric features
         (``numbers="mdl"``), or ``None``.
-    model_ : the fitted :class:`~treelearn.models._tree.TreeModel` over the features and
+    model_ : the fitted :class:`~treelearn.TreeModel` over the features and
         the class (``class_name_``); ``query``, ``to_pgmpy`` and drawing work on it.
     class_name_ : the class node's name: ``y.name`` if ``y`` is a named Series,
         else ``"class"``.
@@ -70,12 +70,23 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
 
     Notes
     -----
-    Features are encoded by the core rules (:func:`treelearn.encoding._table.encode`): a
+    Features are encoded by the rules every learner shares: a
     pandas Categorical keeps its declared categories as states, other columns
     have their sorted distinct values. Missing feature values are allowed when
     fitting (each CPT counts the rows where its family is observed) and when
     predicting (summed out). At prediction a DataFrame is matched to the fitted
     features by column name, a 2-D array by position.
+
+    See Also
+    --------
+    TAN : a tree over the features as well.
+    TextNaiveBayes : term counts.
+    MixedNaiveBayes : categorical and Gaussian features.
+
+    References
+    ----------
+    .. [1] Domingos, P. and Pazzani, M. (1997). On the optimality of the simple Bayesian
+       classifier under zero-one loss. Machine Learning 29(2-3), 103-130.
 
     Examples
     --------

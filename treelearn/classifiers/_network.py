@@ -23,6 +23,7 @@ from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
 from ._base import CategoricalClassifier, network_dtypes
+from ._state_codes import class_joint_log_likelihood
 
 __all__ = ["SingleNetworkClassifier"]
 
@@ -101,18 +102,17 @@ class SingleNetworkClassifier(CategoricalClassifier):
         n, d = codes.shape
         k = len(self.classes_)
         # codes in the model's variable order: the features, then the class
-        full = np.empty((n, d + 1), dtype=np.intp)
-        full[:, :d] = codes
-        out = np.empty((n, k))
         complete = (codes >= 0).all(axis=1)
+        if complete.all():  # no copy of the rows
+            return class_joint_log_likelihood(model, self.class_name_, codes, k)
+        out = np.empty((n, k))
         if complete.any():
             # complete rows: a gather per node and class, log p(x, c) exactly in log space,
             # cheaper than message passing when nothing is summed out
-            rows = full[complete]
-            for c in range(k):
-                rows[:, d] = c
-                out[complete, c] = model.log_likelihood_codes(rows)
+            out[complete] = class_joint_log_likelihood(model, self.class_name_, codes[complete], k)
         if not complete.all():
+            full = np.empty((n, d + 1), dtype=np.intp)
+            full[:, :d] = codes
             rows = full[~complete]
             rows[:, d] = -1  # the class unobserved: one pass gives every class
             out[~complete] = model.engine(self.class_name_).log_evidence_by_conditioner(rows)
@@ -154,7 +154,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         return self.model_.to_mermaid(**kwargs)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the fitted network, the
+        """The explorer page (for :func:`treelearn.to_html`): the fitted network, the
         class marked (TAN's class its conditioner: one forest per class)."""
         from ..viz._page_spec import network_spec, require_fitted, title_of
 
@@ -174,7 +174,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     def to_bif(self, path: Any) -> None:
         """Write the fitted network as a BIF file (:meth:`TreeModel.to_bif
-        <treelearn.models._tree.TreeModel.to_bif>`)."""
+        <treelearn.TreeModel.to_bif>`)."""
         self._require_fitted()
         self.require("bif")
         self.model_.to_bif(path)
@@ -198,7 +198,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` on the network of features and class
-        (:meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>`).
+        (:meth:`TreeModel.query <treelearn.TreeModel.query>`).
 
         >>> import pandas as pd, treelearn as tl
         >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
@@ -218,7 +218,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float] | pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """The most probable assignment of every variable (features and class) not in
-        ``evidence`` (:meth:`TreeModel.map_query <treelearn.models._tree.TreeModel.map_query>`)."""
+        ``evidence`` (:meth:`TreeModel.map_query <treelearn.TreeModel.map_query>`)."""
         self._require_fitted()
         return self.model_.map_query(evidence, return_log_prob=return_log_prob)
 
@@ -232,7 +232,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
     ) -> pd.DataFrame:
         """Draw ``n`` rows (the features, then the class) from the fitted network, or
         exactly from it given ``evidence``; ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`.
+        <treelearn.TreeModel.sample>`.
 
         Examples
         --------

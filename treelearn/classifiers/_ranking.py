@@ -27,13 +27,29 @@ def rank_features(
 
     A scipy.sparse ``X`` (e.g. a bag of words) is never made dense: each column
     counts as present (non-zero) or absent, and its MI with the class comes from
-    one sparse product (:func:`~treelearn.classifiers._text.term_class_information`). Its
-    features are named ``x0, x1, ...``, or by ``feature_names`` (e.g. a
-    vectorizer's ``get_feature_names_out()``).
+    one sparse product (:func:`~treelearn.term_class_information`).
+
+    Parameters
+    ----------
+    X : DataFrame, dask DataFrame or scipy.sparse matrix
+        The features (discrete columns; a sparse matrix counts non-zero as present).
+    y : array-like
+        The class of each row.
+    sample_weight : array-like, optional
+        One non-negative weight per row.
+    feature_names : sequence, optional
+        Names of a sparse ``X``'s columns (default ``x0, x1, ...``), e.g. a vectorizer's
+        ``get_feature_names_out()``.
 
     Returns
     -------
-    pd.Series named ``"mutual_information"``, indexed by feature, largest first.
+    pandas.Series
+        Named ``"mutual_information"``, indexed by feature, largest first.
+
+    See Also
+    --------
+    FSSJ : forward selection by cross-validated accuracy.
+    SKDB : selects features and parents together.
 
     Examples
     --------

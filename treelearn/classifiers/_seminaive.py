@@ -92,22 +92,35 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
     alpha : Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
     prior, equivalent_sample_size, m : the CPT estimator (``"lidstone"`` with ``alpha``,
         ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
-    As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes` (``model_`` is the network), plus
-    ``feature_order_``: the features in ranking order.
+    feature_order_ : list
+        The features in ranking order.
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s (``model_`` is the network).
 
     Notes
     -----
     Families of ``k + 2`` variables are counted from the rows, so ``k >= 2`` needs
     the data in memory (a DataFrame or array). Missing feature values are summed
     out exactly at prediction (for ``k >= 2`` by variable elimination).
+
+    See Also
+    --------
+    SKDB : chooses ``k`` and the features by cross-validation.
+    TAN : one feature parent, the best tree.
+
+    References
+    ----------
+    .. [1] Sahami, M. (1996). Learning limited dependence Bayesian classifiers. In
+       Proceedings of the 2nd International Conference on Knowledge Discovery and Data
+       Mining (KDD), 335-338.
 
     Examples
     --------
@@ -211,10 +224,10 @@ class AODE(PartialFit, CategoricalClassifier):
         conditional on an unseen ``(y, x_i)`` is then uniform).
     min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
-    unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -223,8 +236,19 @@ class AODE(PartialFit, CategoricalClassifier):
         feature), whose joint is the term of the average above.
     fallback_model_ : the naive Bayes network used where no feature qualifies.
     classes_, class_name_, class_count_, feature_names_in_, n_features_in_ : as
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`; ``class_log_prior_`` is the
+        :class:`~treelearn.NaiveBayes`; ``class_log_prior_`` is the
         smoothed prior of the fallback.
+
+    See Also
+    --------
+    AnDE : ``n=2`` and beyond.
+    KDB : a fixed number of parents per feature.
+    TAN : one tree over the features.
+
+    References
+    ----------
+    .. [1] Webb, G. I., Boughton, J. R. and Wang, Z. (2005). Not so naive Bayes:
+       aggregating one-dependence estimators. Machine Learning 58(1), 5-24.
 
     Examples
     --------
@@ -502,23 +526,29 @@ class AODE(PartialFit, CategoricalClassifier):
 
     # ------------------------------------------------------------ pictures and sizes
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw every super-parent's network side by side (one panel each); returns the Figure."""
+        """Draw the ensemble once: the naive Bayes structure every super-parent's network
+        shares, each super-parent framed (one figure, not a panel per super-parent);
+        returns the Figure."""
         self.require("draw")
-        from ..viz._draw import draw_panels
+        from ..viz._draw import draw_super_parents
 
         title = kwargs.pop("title", None)
-        kwargs.pop("data", None)  # the panels are titled by their super-parents, not a score
-        models = self.models_
-        return draw_panels(
-            list(models.values()),
-            [f"super-parent {sp}" for sp in models],
+        kwargs.pop("data", None)  # the picture is the structure, not a score
+        kwargs.setdefault("class_node", self.class_name_)
+        return draw_super_parents(
+            self.fallback_model_,
+            list(self.models_),
             ax,
-            heading=title if isinstance(title, str) and title else None,
+            heading=title if isinstance(title, str) and title else self._picture_heading(),
             **kwargs,
         )
 
+    def _picture_heading(self) -> str:
+        n = getattr(self, "n", 1)  # AnDE(n=2) draws the AODE networks it falls back to
+        return type(self).__name__ + ("" if n == 1 else f"(n={n}), its AODE fallback")
+
     def explorer_spec(self, title: str | None = None, *, super_parent: Any = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`) of one super-parent's
+        """The explorer page (for :func:`treelearn.to_html`) of one super-parent's
         network, ``super_parent`` (default: the feature most informative about the class,
         ``I(class; x_i)`` under its network): its class posterior is that network's, not
         the average over super-parents (which is no joint distribution: a missing
@@ -551,8 +581,7 @@ class AODE(PartialFit, CategoricalClassifier):
         return network_spec(model, title, cls=cls)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per super-parent's network (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per super-parent's network."""
         self.require("draw")
         from ..viz._draw import panels_to_dot
 

@@ -1,6 +1,6 @@
 """Selective k-dependence Bayes (SKDB; Martínez, Webb, Chen and Zaidi, JMLR 2016).
 
-The k-DB of :class:`~treelearn.classifiers._seminaive.KDB` with ``max_k`` parents
+The k-DB of :class:`~treelearn.KDB` with ``max_k`` parents
 defines a grid of nested classifiers: ``M(k, s)`` keeps the ``s`` features ranked first
 by ``I(X_i; C)``, each with the first ``min(k, r)`` of its k-DB parents (best first).
 SKDB fits the one ``M(k, s)`` of least leave-one-out loss, and the leave-one-out loss
@@ -168,7 +168,7 @@ def _refuse_missing(codes: np.ndarray, features: list) -> None:
 class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     """Selective k-dependence Bayes (Martínez, Webb, Chen and Zaidi, JMLR 2016).
 
-    A k-DB (:class:`~treelearn.classifiers._seminaive.KDB`) whose ``k`` and number of
+    A k-DB (:class:`~treelearn.KDB`) whose ``k`` and number of
     features are chosen by their exact leave-one-out loss, computed from the counts
     (see the module docstring): among the classifiers ``M(k, s)`` (``k <= max_k``
     parents, the ``s`` features ranked first by ``I(X_i; C)``) the one of least loss,
@@ -182,7 +182,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     loss : ``"log_loss"`` (the default) or ``"zero_one"``: what leave-one-out minimises.
     alpha : Lidstone pseudocount (> 0) of every CPT and of the class prior
         ``(N(c) + alpha) / (N + |C| alpha)``.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`
         (``fit_prior=False`` or ``class_prior`` fix the prior, also when leaving rows out).
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
@@ -195,13 +195,25 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     feature_order_ : every feature in k-DB order.
     loo_loss_ : ``(max_k + 1, n_features + 1)``: the leave-one-out loss of ``M(k, s)``
         (column ``s = 0``: the class prior alone).
-    model_, classes_, ... : as :class:`~treelearn.classifiers._seminaive.KDB`.
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.KDB`'s.
 
     Notes
     -----
     Leave-one-out needs the rows: the training data in memory (a DataFrame, an array
     or a file), complete (no missing feature value). A row's weight is left out with
     it (integer weights are not the row repeated here: its copies leave together).
+
+    See Also
+    --------
+    KDB : a given ``k``.
+    AnDE : averages instead of selecting.
+
+    References
+    ----------
+    .. [1] Martínez, A. M., Webb, G. I., Chen, S. and Zaidi, N. A. (2016). Scalable
+       learning of Bayesian network classifiers. Journal of Machine Learning Research
+       17(44), 1-35.
 
     Examples
     --------

@@ -53,10 +53,10 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
     Parameters
     ----------
     alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
     root : the feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
         edges' direction, not the maximum-likelihood fit.
@@ -66,20 +66,34 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         penalty (BIC: ``ln(n) / 2`` each, AIC: 1 each). Each tree of the forest is
         rooted at its first column (``root``'s tree at ``root``).
     whitelist, blacklist : undirected feature pairs the tree must / must not
-        contain (as bnlearn's); see :func:`treelearn.structure._trees.spanning_skeleton`.
+        contain (as bnlearn's): the best tree under these constraints.
     criterion : ``"loglik"`` (default: the tree of the largest likelihood, Friedman et al.'s)
         or ``"fcll"``: the tree of the largest decomposable factorized conditional
         log-likelihood (Carvalho, Oliveira, Roos and Myllymäki, JMLR 2011), a
         discriminative score, edge weight ``(alpha + beta) I(X_i; X_j | C) - beta lambda
-        [I(X_i; X_j | C) - I(X_i; X_j)]`` (:mod:`treelearn.stats._fcll`); a spanning tree
+        [I(X_i; X_j | C) - I(X_i; X_j)]``; a spanning tree
         (``forest`` must be None). The CPTs are fitted as for ``"loglik"``.
 
     Attributes
     ----------
-    As :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`, plus ``feature_tree_``:
-    the undirected maximum spanning tree (or forest) over the features (edge
-    ``weight`` = ``I(X_i; X_j | C)`` in nats, or the fCLL weight per row with
-    ``criterion="fcll"``).
+    feature_tree_ : networkx.Graph
+        The undirected maximum spanning tree (or forest) over the features (edge
+        ``weight`` = ``I(X_i; X_j | C)`` in nats, or the fCLL weight per row with
+        ``criterion="fcll"``).
+    model_, classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    See Also
+    --------
+    NaiveBayes : no feature tree.
+    ChowLiuMultinet : one tree per class.
+    ETAN : the class optional as a parent.
+    tan_structure : the structure alone.
+
+    References
+    ----------
+    .. [1] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
 
     Examples
     --------

@@ -52,6 +52,31 @@ def term_class_information(
     with the empirical (maximum-likelihood) distribution; ``sample_weight``
     weights the documents (whole numbers: as if repeated).
 
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        Documents x terms counts (never made dense).
+    y : array-like
+        The class of each document.
+    binarize : float, default=0.0
+        A term is present in a document when its count exceeds this.
+    sample_weight : array-like, optional
+        One non-negative weight per document.
+
+    Returns
+    -------
+    numpy.ndarray
+        One mutual information per term, in nats (``0 <= I <= H(C)``).
+
+    See Also
+    --------
+    rank_features : the same for any table, as a sorted Series.
+    TextNaiveBayes : the classifier for such counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treelearn import term_class_information
     >>> X = np.array([[1, 0], [2, 0], [0, 1], [0, 0]])
     >>> term_class_information(X, ["a", "a", "b", "b"]).round(4).tolist()
     [0.6931, 0.2158]
@@ -88,15 +113,27 @@ class TextNaiveBayes(BayesNetClassifier):
         probabilities (in ``classes_`` order), or uniform (``fit_prior=False``), as
         scikit-learn's ``MultinomialNB`` / ``BernoulliNB``.
 
+    Notes
+    -----
     ``X`` is a DataFrame, an array or a scipy.sparse matrix of non-negative counts
     (a sparse matrix stays sparse), a CSV/Parquet path (``y`` its class column's name;
     read in chunks) or a Dask DataFrame (``y`` a Dask Series; counted on the workers):
-    everything is learned from the counts per class
-    (:func:`~treelearn.sources._terms.term_counts_by_class`). A DataFrame's columns name the terms
+    everything is learned from the counts per class (one sparse product). A DataFrame's columns name the terms
     (``feature_names_in_``) and are matched by name at prediction; an array or a
     sparse matrix by position (a vocabulary may have millions of terms: none are
     named). Attributes: ``classes_``, ``class_log_prior_``, ``feature_log_prob_``
     (``k x |V|``: ``log theta_cj`` or ``log p_cj``), ``feature_count_``, ``class_count_``.
+
+    See Also
+    --------
+    NaiveBayes : categorical features.
+    term_class_information : the terms' information about the class.
+
+    References
+    ----------
+    .. [1] McCallum, A. and Nigam, K. (1998). A comparison of event models for naive
+       Bayes text classification. In AAAI-98 Workshop on Learning for Text
+       Categorization, 41-48.
 
     Examples
     --------

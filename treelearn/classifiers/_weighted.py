@@ -138,7 +138,7 @@ class FeatureWeightedClassifier(CategoricalClassifier):
         return (k - 1) + sum(k * (len(s) - 1) for s in self._states) + len(self._states)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its score
+        """The explorer page (for :func:`treelearn.to_html`): its score
         ``log P(y) + sum_j w_j T_j[y, x_j]`` over the observed features as one forest, the
         class the root and each feature its child with the rows ``exp(w_j T_j)`` (a
         feature without evidence adds nothing: the page's forests send no message from an
@@ -238,23 +238,35 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         (mean squared error of the posterior).
     alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0: every log-probability finite).
     max_iter, tol : L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
     feature_weights_ : ``(n_features,)``, each in ``[0, 1]`` (1 everywhere is naive Bayes).
     feature_log_prob_ : per feature, ``log P(x_j | c)`` of shape ``(classes, states)``.
     n_iter_, objective_value_ : the optimiser's iterations and the objective at the end.
-    classes_, class_count_, class_log_prior_, ... : as naive Bayes.
+    classes_, class_name_, class_count_, class_log_prior_, n_features_in_, feature_names_in_
+        As :class:`~treelearn.NaiveBayes`'s.
 
     Notes
     -----
     The rows are revisited at every iteration: the training data in memory (a DataFrame,
     an array or a file). ``predict_joint_log_proba`` gives the weighted score ``s(c, x)``,
     which is not a normalised ``log p(x, c)`` unless every weight is 1.
+
+    See Also
+    --------
+    AWNB : weights from decision trees.
+    NaiveBayes : no weights.
+
+    References
+    ----------
+    .. [1] Zaidi, N. A., Cerquides, J., Carman, M. J. and Webb, G. I. (2013). Alleviating
+       naive Bayes attribute independence assumption by attribute weighting. Journal of
+       Machine Learning Research 14, 1947-1988.
 
     Examples
     --------

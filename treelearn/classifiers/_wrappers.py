@@ -196,7 +196,7 @@ class _WrapperSearch(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "mdl",
+        numbers: str = "states",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.cv = cv
@@ -390,14 +390,16 @@ class FSSJ(_GroupSearch):
 
     Parameters
     ----------
-    cv : the number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
-    random_state : the folds' seed (None, an int, or a ``numpy.random.Generator``).
-    n_jobs : threads scoring a step's candidates (None: one); the same result.
-    alpha : Lidstone pseudocount (> 0) of every CPT.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
-        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+    cv : int, default=5
+        The number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
+    random_state : int, numpy.random.Generator or None, default=None
+        The folds' seed.
+    n_jobs : int or None, default=None
+        Threads scoring a step's candidates (None: one); the same result.
+    alpha : float, default=1.0
+        Lidstone pseudocount (> 0) of every CPT.
+    fit_prior, class_prior, unseen, numbers, categorical
+        As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes
     ----------
@@ -413,6 +415,16 @@ class FSSJ(_GroupSearch):
     -----
     The rows are needed in memory (a DataFrame, an array or a file), complete (no
     missing feature value).
+
+    See Also
+    --------
+    BSEJ : the backward search (deletes and joins).
+    rank_features : features by mutual information with the class, no search.
+
+    References
+    ----------
+    .. [1] Pazzani, M. J. (1996). Constructive induction of Cartesian product attributes.
+       In Information, Statistics and Induction in Science, 66-77. World Scientific.
 
     Examples
     --------
@@ -449,8 +461,35 @@ class BSEJ(_GroupSearch):
     docstring); it stops when no step improves. Ties go to the first candidate:
     deletions by column, then joins by the groups' first columns.
 
-    Parameters and attributes as :class:`FSSJ` (``steps_``: ``("delete", (feature,))``
-    or ``("join", group)``).
+    Parameters
+    ----------
+    cv : int, default=5
+        The number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
+    random_state : int, numpy.random.Generator or None, default=None
+        The folds' seed.
+    n_jobs : int or None, default=None
+        Threads scoring a step's candidates (None: one); the same result.
+    alpha : float, default=1.0
+        Lidstone pseudocount (> 0) of every CPT.
+    fit_prior, class_prior, unseen, numbers, categorical
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    Attributes
+    ----------
+    feature_groups_, cv_accuracy_, model_
+        As :class:`FSSJ`'s.
+    steps_ : list of tuple
+        ``("delete", (feature,))`` or ``("join", group)`` per step.
+
+    See Also
+    --------
+    FSSJ : the forward search (adds and joins).
+    KDB : a fixed number of feature parents, chosen by mutual information.
+
+    References
+    ----------
+    .. [1] Pazzani, M. J. (1996). Constructive induction of Cartesian product attributes.
+       In Information, Statistics and Induction in Science, 66-77. World Scientific.
 
     Examples
     --------
@@ -491,7 +530,18 @@ class TANHillClimb(_WrapperSearch):
     when none improves: an augmented naive Bayes whose features have at most one
     feature parent (a forest). Ties go to the first arc by (parent, child) column.
 
-    Parameters as :class:`FSSJ`.
+    Parameters
+    ----------
+    cv : int, default=5
+        The number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
+    random_state : int, numpy.random.Generator or None, default=None
+        The folds' seed.
+    n_jobs : int or None, default=None
+        Threads scoring a step's candidates (None: one); the same result.
+    alpha : float, default=1.0
+        Lidstone pseudocount (> 0) of every CPT.
+    fit_prior, class_prior, unseen, numbers, categorical
+        As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes
     ----------
@@ -499,6 +549,17 @@ class TANHillClimb(_WrapperSearch):
     cv_accuracy_ : the cross-validated accuracy of naive Bayes, then after each arc.
     steps_ : ``("arc", (parent, child))`` per step.
     model_ : the network refitted on every row.
+
+    See Also
+    --------
+    TANSuperParent : fewer candidates per step (a super-parent, then its child).
+    TAN : the feature tree by conditional mutual information, no search.
+
+    References
+    ----------
+    .. [1] Keogh, E. J. and Pazzani, M. J. (1999). Learning augmented Bayesian classifiers:
+       a comparison of distribution-based and classification-based approaches. In
+       Proceedings of the 7th International Workshop on AI and Statistics, 225-230.
 
     Examples
     --------
@@ -593,8 +654,34 @@ class TANSuperParent(TANHillClimb):
     :class:`TANHillClimb`'s every arc: ``d`` super-parents and their children). Accuracies
     from fold counts (see the module docstring); ties go to the first feature by column.
 
-    Parameters as :class:`FSSJ`; attributes as :class:`TANHillClimb` (each arc's parent
-    is its step's super-parent).
+    Parameters
+    ----------
+    cv : int, default=5
+        The number of folds (``StratifiedKFold(cv, shuffle=True, random_state)``).
+    random_state : int, numpy.random.Generator or None, default=None
+        The folds' seed.
+    n_jobs : int or None, default=None
+        Threads scoring a step's candidates (None: one); the same result.
+    alpha : float, default=1.0
+        Lidstone pseudocount (> 0) of every CPT.
+    fit_prior, class_prior, unseen, numbers, categorical
+        As :class:`~treelearn.NaiveBayes`'s.
+
+    Attributes
+    ----------
+    arcs_, cv_accuracy_, steps_, model_
+        As :class:`TANHillClimb`'s (each arc's parent is its step's super-parent).
+
+    See Also
+    --------
+    TANHillClimb : scores every arc at each step.
+    TAN : the feature tree by conditional mutual information, no search.
+
+    References
+    ----------
+    .. [1] Keogh, E. J. and Pazzani, M. J. (1999). Learning augmented Bayesian classifiers:
+       a comparison of distribution-based and classification-based approaches. In
+       Proceedings of the 7th International Workshop on AI and Statistics, 225-230.
 
     Examples
     --------

@@ -264,6 +264,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
             labels = [python_scalar(c) for c in obj.classes_]
             spelled = [c for c in labels if str(c) == args.state]
             state = spelled[0] if spelled else args.state
+        if args.plot and state is None and len(df) > 1:  # a summary picture shows one class
+            labels = [python_scalar(c) for c in obj.classes_]
+            if len(labels) != 2:
+                raise CommandError(
+                    f"--plot of {len(df)} rows draws one class: give --state CLASS (one of "
+                    f"{labels[:20]})"
+                )
+            state = labels[1]
+            print(
+                f"explaining {target} = {state!r} in every row (--state to choose)", file=sys.stderr
+            )
         if background is not None:
             options["background"] = obj.select_features(background)
         explanation = obj.explain(obj.select_features(df), target_class=state, **options)

@@ -127,11 +127,24 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
     feature_names_in_, n_features_in_ : ndarray, int
         The columns seen in ``fit``.
 
+    Notes
+    -----
     ``transform`` returns a DataFrame (a copy; the input is never changed) whose
     cut columns are ordered ``Categorical`` declaring every bin, and missing values
     stay missing. A 2-D array is read as columns ``x0, x1, ...``. In a
     ``ColumnTransformer``, call ``.set_output(transform="pandas")`` on it so the
     categories survive the concatenation.
+
+    See Also
+    --------
+    discretize : the same cut once, without fit.
+    NaiveBayes : ``numbers='mdl'`` bins inside a classifier.
+
+    References
+    ----------
+    .. [1] Fayyad, U. M. and Irani, K. B. (1993). Multi-interval discretization of
+       continuous-valued attributes for classification learning. In Proceedings of the
+       13th International Joint Conference on Artificial Intelligence (IJCAI), 1022-1027.
 
     Examples
     --------

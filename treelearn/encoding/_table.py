@@ -1055,12 +1055,16 @@ def discretize(
 
     Parameters
     ----------
+    data : pandas.DataFrame
+        The table (never modified).
     bins : number of bins per column (quantile bins that coincide are merged), at most
         :data:`MAX_BINS` (10,000): each bin is a state of the column.
     strategy : ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
     columns : the columns to cut; default: every float and datetime column, and every
         integer column with more than ``bins`` distinct values.
 
+    Notes
+    -----
     The new columns are ordered ``Categorical`` whose labels are the bins, written
     once for every cut in treelearn (:class:`~treelearn.Discretizer`, the command
     line's ``--discretize``): ``"(-inf, 0.25]"``, ``"(0.25, 0.5]"``, ..., ``"(0.9, inf)"``,
@@ -1073,6 +1077,16 @@ def discretize(
     for those columns (scores, predictions, query evidence) and bins them. Inside
     cross-validation use a :class:`~treelearn.Discretizer` in a pipeline instead (bins
     learned from the training rows only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``data`` (never modified), the cut columns ordered ``Categorical``.
+
+    See Also
+    --------
+    Discretizer : the same as a scikit-learn transformer (bins learned by ``fit``).
+    clg_tree : a model of the numbers themselves.
 
     Examples
     --------

@@ -17,7 +17,7 @@ learning settings. Labels keep their type through :mod:`treelearn._base.jsonvalu
 floats are written with ``repr`` precision, so a model loads back exactly.
 
 This module reads models duck-typed and never imports :mod:`treelearn.models._tree`:
-:meth:`TreeModel.save <treelearn.models._tree.TreeModel.save>`, the classifiers'
+:meth:`TreeModel.save <treelearn.TreeModel.save>`, the classifiers'
 ``save`` and :mod:`treelearn._io` (which builds models from files) all use it.
 """
 
@@ -141,7 +141,7 @@ def model_arguments_from_dict(d: Any) -> dict:
     Checks everything the model relies on (names, states, parents, edges, every
     CPT with :func:`~treelearn.stats._parameters.check_cpt`) and raises
     :class:`~treelearn.InvalidModelError` naming the variable and what is wrong.
-    :meth:`TreeModel.from_dict <treelearn.models._tree.TreeModel.from_dict>` builds the model.
+    :meth:`TreeModel.from_dict <treelearn.TreeModel.from_dict>` builds the model.
 
     Examples
     --------

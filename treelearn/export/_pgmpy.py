@@ -37,6 +37,33 @@ __all__ = ["bif_text", "check_bif", "graph_from_bif", "graph_from_pgmpy", "to_pg
 def to_pgmpy(model: TreeModel | Any) -> Any:
     """``DiscreteBayesianNetwork`` with one ``TabularCPD`` per variable, state names included.
 
+    Parameters
+    ----------
+    model : TreeModel or fitted classifier
+        A discrete network: ``tl.chow_liu(df)``, a model read from a file, or a fitted
+        counting classifier (its network, the class a variable).
+
+    Returns
+    -------
+    pgmpy.models.DiscreteBayesianNetwork
+        The same network and CPTs; ``check_model()`` passes.
+
+    Raises
+    ------
+    InputTypeError
+        ``model`` is not a discrete network (a Gaussian tree, a mixture...).
+
+    See Also
+    --------
+    from_pgmpy : the way back.
+    to_pyagrum : the same for pyAgrum.
+    write_bif : a BIF file, which pgmpy, bnlearn and pyAgrum read.
+
+    References
+    ----------
+    .. [1] Ankan, A. and Textor, J. (2024). pgmpy: a Python toolkit for Bayesian
+       networks. Journal of Machine Learning Research 25(265), 1-8.
+
     Examples
     --------
     >>> import pandas as pd, treelearn as tl
@@ -232,8 +259,37 @@ class _Renamed:
 
 
 def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to a BIF file (atomically), :func:`bif_text`: every name and state
-    is written, made a BIF word, its exact label kept for :func:`treelearn.read_bif`."""
+    """Write ``model`` to a BIF file (atomically): every name and state is written, made a
+    BIF word, its exact label kept for :func:`treelearn.read_bif`.
+
+    Parameters
+    ----------
+    model : TreeModel or fitted classifier
+        A discrete network.
+    path : str or os.PathLike
+        Where to write (a temporary file renamed over it: never half a file).
+
+    Raises
+    ------
+    InputTypeError
+        ``model`` is not a discrete network.
+
+    See Also
+    --------
+    read_bif : reads it back.
+    write_xmlbif, write_uai : the other exchange formats.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> model = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "v", "v"]}))
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.bif")
+    >>> tl.write_bif(model, path)
+    >>> open(path).read().startswith("network")
+    True
+    >>> tl.read_bif(path) == model
+    True
+    """
     require_network(model, "write_bif")
     write_text_atomic(path, bif_text(model))
 

@@ -94,6 +94,32 @@ def clg_to_pyagrum(model: Any) -> Any:
 def to_pyagrum(model: TreeModel) -> Any:
     """A ``pyagrum.BayesNet`` with the model's variables (names as text), states and CPTs.
 
+    Needs pyAgrum (``pip install "treelearn[pyagrum]"``).
+
+    Parameters
+    ----------
+    model : TreeModel or fitted classifier
+        A discrete network.
+
+    Returns
+    -------
+    pyagrum.BayesNet
+        Integer states become ``IntegerVariable`` labels, others ``LabelizedVariable``.
+
+    Raises
+    ------
+    InputTypeError
+        ``model`` is not a discrete network.
+    TreelearnError
+        Two names (or two states of a variable) read the same as text.
+
+    See Also
+    --------
+    from_pyagrum : the way back.
+    to_pgmpy : the same for pgmpy.
+
+    Examples
+    --------
     >>> import pandas as pd, treelearn as tl
     >>> bn = tl.chow_liu(pd.DataFrame({"a": ["x", "y", "y"], "b": [0, 1, 1]})).to_pyagrum()
     >>> sorted(bn.names()), bn.variable("b").labels()

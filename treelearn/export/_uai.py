@@ -82,7 +82,39 @@ def uai_text(model: TreeModel) -> str:
 
 
 def write_uai(model: TreeModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to a UAI file (atomically)."""
+    """Write ``model`` to a UAI file (atomically).
+
+    A UAI ``BAYES`` file holds the sizes and tables only: keep the names and states to
+    read it back (:func:`~treelearn.read_uai`'s ``names`` and ``states``).
+
+    Parameters
+    ----------
+    model : TreeModel or fitted classifier
+        A discrete network.
+    path : str or os.PathLike
+        Where to write (a temporary file renamed over it: never half a file).
+
+    Raises
+    ------
+    InputTypeError
+        ``model`` is not a discrete network.
+
+    See Also
+    --------
+    read_uai : reads it back.
+    write_bif, write_xmlbif : formats that keep the names and states.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> model = tl.chow_liu(pd.read_csv("datasets/asia.csv"))
+    >>> path = os.path.join(tempfile.mkdtemp(), "asia.uai")
+    >>> tl.write_uai(model, path)
+    >>> open(path).readline().strip()
+    'BAYES'
+    >>> tl.read_uai(path, names=model.variables, states=model.states) == model
+    True
+    """
     require_network(model, "write_uai")
     write_text_atomic(path, uai_text(model))
 

@@ -108,7 +108,38 @@ def xmlbif_text(model: TreeModel, name: str = "treelearn") -> str:
 
 
 def write_xmlbif(model: TreeModel, path: str | os.PathLike, name: str = "treelearn") -> None:
-    """Write ``model`` to an XMLBIF file (atomically: never a half-written file)."""
+    """Write ``model`` to an XMLBIF file (atomically: never a half-written file).
+
+    Parameters
+    ----------
+    model : TreeModel or fitted classifier
+        A discrete network.
+    path : str or os.PathLike
+        Where to write.
+    name : str, default="treelearn"
+        The network's ``<NAME>``.
+
+    Raises
+    ------
+    InputTypeError
+        ``model`` is not a discrete network.
+
+    See Also
+    --------
+    read_xmlbif : reads it back.
+    write_bif, write_uai : the other exchange formats.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, treelearn as tl
+    >>> model = tl.chow_liu(pd.read_csv("datasets/asia.csv"))
+    >>> path = os.path.join(tempfile.mkdtemp(), "asia.xml")
+    >>> tl.write_xmlbif(model, path, name="asia")
+    >>> "<NAME>asia</NAME>" in open(path).read()
+    True
+    >>> tl.read_xmlbif(path) == model
+    True
+    """
     require_network(model, "write_xmlbif")
     write_text_atomic(path, xmlbif_text(model, name))
 

@@ -47,6 +47,7 @@ from ..encoding._bins import bin_code, bins_of
 from ._conditioner import choose_conditioner
 from ._elimination import Eliminator, cumulative, draw
 from ._levels import LevelPlan
+from ._marginals import Marginals
 
 __all__ = ["TreeEngine", "decode_codes", "is_likelihood", "likelihood", "state_index"]
 
@@ -466,13 +467,14 @@ class TreeEngine:
         """
         codes = np.asarray(codes, dtype=np.int64)
         if not self.is_tree:
-            if soft:
+            if any(np.ndim(lik) != 1 for lik in (soft or {}).values()):
                 raise TreelearnError(
                     "per-row likelihoods (soft=) in log_evidence need a tree "
                     "or forest; this network is answered by variable "
                     "elimination"
                 )
-            return self._general.log_evidence(codes, None if self.gi < 0 else self.gi)
+            # one likelihood vector per variable: a unary factor of the elimination
+            return self._general.log_evidence(codes, None if self.gi < 0 else self.gi, soft)
         # messages only shrink (each is an average of values <= 1): without rescaling, then
         # the rows near underflow (or impossible) again with it
         out = self._log_evidence_pass(codes, rescale=False, soft=soft)
@@ -508,14 +510,14 @@ class TreeEngine:
     def posterior_codes(self, codes: np.ndarray, target: int) -> np.ndarray:
         """``P(target | the row's other observed values)``, shape ``(n, k_target)``; the
         row's own value of the target is ignored. Rows of probability zero are NaN."""
+        blanket = self._blanket_posterior(codes, target)
+        if blanket is not None:
+            return blanket
         codes = np.array(codes, dtype=np.int64)
         codes[:, target] = -1
         n = codes.shape[0]
         if not self.is_tree:
             return self._general.posterior(codes, target)
-        blanket = self._blanket_posterior(codes, target)
-        if blanket is not None:
-            return blanket
         ev, gev = self._evidence_arrays(codes)
         acc, up, log_scale, _, held = self._collect(self.order[::-1], ev, self.local.__getitem__)
         log_g = self._log_totals(acc, log_scale, held, gev)  # (k_g, n)
@@ -530,40 +532,68 @@ class TreeEngine:
         belief = held(target) * down[target] if target in down else held(target)
         return self._combine(belief, log_g, n)
 
+    def _blanket_plan(self, target: int) -> tuple | None:
+        """What :meth:`_blanket_posterior` needs of ``target``, built once per target:
+        ``(parent column or -1, log P(t | parent), [(child column, log P(c | t).T)],
+        [(column, parent column or -1, zero mask)] of the other families with a zero
+        entry)``; ``None`` for a model that is no forest of one-parent CPTs."""
+        plans = self.__dict__.setdefault("_blanket_plans", {})
+        if target in plans:
+            return plans[target]
+        plan = None
+        if self.kg == 1 and self.is_tree and all(len(p) <= 1 for p in self.parents.values()):
+            v = self.variables[target]
+            col, cpt = self.index, self.cpts
+            with np.errstate(divide="ignore"):
+                own = np.log(cpt[v])
+                kids = [
+                    (col[c], np.ascontiguousarray(np.log(cpt[c]).T))
+                    for c in self.variables
+                    if self.parents[c] == [v]
+                ]
+            parent = col[self.parents[v][0]] if self.parents[v] else -1
+            zeros = [
+                (col[u], col[self.parents[u][0]] if self.parents[u] else -1, cpt[u] == 0)
+                for u in self.variables
+                if u != v and self.parents[u] != [v] and (cpt[u] == 0).any()
+            ]
+            plan = (parent, own, kids, zeros)
+        plans[target] = plan
+        return plan
+
     def _blanket_posterior(self, codes: np.ndarray, target: int) -> np.ndarray | None:
         """``posterior_codes`` when every row observes every other variable of a forest of
         one-parent CPTs: ``P(t | parent) prod_children P(c | t)`` normalised (the target's
         Markov blanket; the other families are constant in ``t``), NaN where the row has
         probability zero (a zero entry of another family, or of every ``t``). ``None``
-        otherwise: the two passes then."""
-        if self.kg != 1 or any(len(p) > 1 for p in self.parents.values()):
+        otherwise: the two passes then. The rows are read in place (no copy): the
+        target's own column is never looked at."""
+        plan = self._blanket_plan(target)
+        if plan is None:
             return None
-        others = np.delete(codes, target, axis=1)
-        if not (others >= 0).all():
+        codes = np.asarray(codes)
+        if codes.dtype.kind not in "iu":
             return None
-        v = self.variables[target]
-        col = self.index
-        cpt = self.cpts
-        kids = [c for c in self.variables if self.parents[c] == [v]]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            own = np.log(cpt[v])
+        observed = codes >= 0
+        observed[:, target] = True
+        if not observed.all():
+            return None
+        parent, own, kids, zeros = plan
+        with np.errstate(invalid="ignore", over="ignore"):
             logit = (
-                own[codes[:, col[self.parents[v][0]]]]
-                if self.parents[v]
+                own[codes[:, parent]]
+                if parent >= 0
                 else np.broadcast_to(own, (codes.shape[0], own.shape[-1]))
             )
-            for c in kids:
-                logit = logit + np.log(cpt[c])[:, codes[:, col[c]]].T
+            for c, log_t in kids:
+                logit = logit + log_t[codes[:, c]]
             top = logit.max(axis=1, keepdims=True)
             e = np.exp(logit - top)
             out = e / e.sum(axis=1, keepdims=True)
         out[~np.isfinite(top[:, 0])] = np.nan  # every state impossible given the blanket
-        for u in self.variables:  # another family with a zero entry the row meets
-            if u == v or u in kids or not (cpt[u] == 0).any():
-                continue
-            p = self.parents[u]
-            met = cpt[u][codes[:, col[p[0]]], codes[:, col[u]]] if p else cpt[u][codes[:, col[u]]]
-            out[met == 0] = np.nan
+        for u, p, zero in zeros:  # another family with a zero entry the row meets
+            met = zero[codes[:, p], codes[:, u]] if p >= 0 else zero[codes[:, u]]
+            out[met] = np.nan
         return out
 
     def _combine(self, belief: np.ndarray, log_g: np.ndarray, n: int) -> np.ndarray:
@@ -1317,14 +1347,26 @@ class TreeEngine:
         """``{variable: Series over its states}`` for every variable not given a state in
         ``evidence`` (a variable given a likelihood gets its posterior)."""
         fixed, soft = self.evidence_of(evidence)
-        values = self.marginals_codes(self._row(fixed)[None], soft)
-        if not np.isfinite(values[0]).all():
+        values = self.marginals_matrix(self._row(fixed)[None], soft)[0]
+        if not np.isfinite(values).all():
             raise self.impossible(dict(evidence or {}))
-        return {
-            v: pd.Series(values[i][0], index=self.state_labels(v), name="probability")
-            for i, v in enumerate(self.variables)
-            if i not in fixed
-        }
+        # one Series per variable costs pandas more than the message passing: each is
+        # built when first read (Marginals, a dict)
+        card = np.asarray(self.card)
+        if fixed:  # the variables given a state are left out
+            asked = np.ones(len(card), dtype=bool)
+            asked[list(fixed)] = False
+            values = values[np.repeat(asked, card)]
+            card = card[asked]
+            variables = [v for v, a in zip(self.variables, asked) if a]
+        else:
+            variables = self.variables
+        return Marginals(
+            variables,
+            values,
+            np.cumsum(card) - card,
+            self.state_labels,
+        )
 
     def map_query(self, evidence: Mapping[Hashable, Any] | None = None) -> tuple:
         """``({variable: state} for every variable not given a state, log P(assignment,

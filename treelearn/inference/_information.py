@@ -160,6 +160,29 @@ def kl_divergence(p: TreeModel, q: TreeModel) -> float:
     ``P``'s marginal over it (one query each; a pair on a tree). ``inf`` where ``Q`` gives
     probability zero to something ``P`` does not.
 
+    Parameters
+    ----------
+    p, q : TreeModel or fitted classifier
+        Discrete networks over the same variables and states.
+
+    Returns
+    -------
+    float
+        ``KL(P || Q) >= 0`` in nats (0 when they are equal; ``inf`` possible).
+
+    Raises
+    ------
+    InputTypeError
+        ``p`` or ``q`` is not a discrete network.
+    TreelearnError
+        Their variables or states differ.
+
+    See Also
+    --------
+    TreeModel.log_likelihood : the sample estimate ``mean(log P(x) - log Q(x))``.
+
+    Examples
+    --------
     >>> import pandas as pd, treelearn as tl
     >>> df = pd.read_csv("datasets/asia.csv")
     >>> tree = tl.chow_liu(df)

@@ -159,20 +159,59 @@ class Explanation:
     ``target`` (one state per row) on the ``output`` scale, ``base`` its value with no
     feature known (the prior, or the average over the background).
 
-    Attributes
+    Made by a classifier's or a model's ``explain``; its fields are its attributes.
+
+    Parameters
     ----------
-    values : rows x features, the contribution of each feature.
-    base, prediction : per row, ``v(no feature)`` and ``v(every feature)``.
-    target : per row, the state (class) explained; its name is the target variable's.
-    data : the explained rows' feature values.
-    kind : ``"log_odds"`` (the chain rule) or ``"shapley"``.
-    output : ``"log_odds"``, ``"log_proba"`` or ``"proba"``.
-    conditional : unknown features summed out (True) or taken from a background (False).
+    values : pandas.DataFrame
+        Rows x features, the contribution of each feature.
+    base, prediction : pandas.Series
+        Per row, ``v(no feature)`` and ``v(every feature)``.
+    target : pandas.Series
+        Per row, the state (class) explained; its name is the target variable's.
+    data : pandas.DataFrame
+        The explained rows' feature values.
+    kind : {"log_odds", "shapley"}
+        The chain rule's contributions, or Shapley values.
+    output : {"log_odds", "log_proba", "proba"}
+        The scale of ``prediction``.
+    conditional : bool
+        Unknown features summed out (True) or taken from a background (False).
     method : str
         How the values were computed (``"chain rule"``, ``"exact"``,
         ``"exact per independent group"``, ``"permutation sampling"``).
-    standard_error : rows x features, the sampling estimator's standard errors (``None``
-        where the values are exact).
+    standard_error : pandas.DataFrame, optional
+        Rows x features, the sampling estimator's standard errors (``None`` where the
+        values are exact).
+    states : list, optional
+        The target's states, in the model's order (``None``: not recorded).
+
+    See Also
+    --------
+    plot_explanation : waterfall, beeswarm and bar pictures of it.
+
+    References
+    ----------
+    .. [1] Lundberg, S. M. and Lee, S.-I. (2017). A unified approach to interpreting
+       model predictions. Advances in Neural Information Processing Systems 30,
+       4765-4774.
+
+    Examples
+    --------
+    A naive Bayes prediction's log-odds is the prior's plus one term per feature:
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> X, y = df.drop(columns="either"), df["either"]
+    >>> clf = tl.NaiveBayes().fit(X, y)
+    >>> e = clf.explain(X.head(3))
+    >>> e.kind, e.output, e.target.tolist()
+    ('log_odds', 'log_odds', ['no', 'no', 'no'])
+    >>> log_p = np.log(clf.predict_proba(X.head(3)))   # classes ['no', 'yes']
+    >>> bool(np.allclose(e.prediction, log_p[:, 0] - log_p[:, 1]))
+    True
+    >>> bool(np.allclose(e.values.sum(axis=1) + e.base, e.prediction))
+    True
     """
 
     values: pd.DataFrame
@@ -185,6 +224,7 @@ class Explanation:
     conditional: bool
     method: str
     standard_error: pd.DataFrame | None = field(default=None)
+    states: tuple | None = field(default=None)
 
     @property
     def features(self) -> list:
@@ -778,8 +818,12 @@ def _check_finite(values: np.ndarray, output: str, what: str) -> None:
         r = int(np.argwhere(bad)[0][0])
         raise TreelearnError(
             f"row {r}: {what} has probability zero for the explained state (or for another "
-            f"state) given some features, so its {output} is infinite; use output='proba', or "
-            f"learn the model with alpha > 0"
+            f"state) given some features, so its {output} is infinite. The cause is a "
+            f"probability of exactly 0 in the model: a CPT entry never seen in training "
+            f"under alpha = 0 (learn with alpha > 0), or a Gaussian density that underflows "
+            f"(a value many standard deviations from a class's mean, its variance learned "
+            f"from few rows: learn with var_prior > 0, or a larger one); or use "
+            f"output='proba'"
         )
 
 
@@ -846,6 +890,7 @@ def explain_game(
         conditional=conditional,
         method=how,
         standard_error=None if se is None else pd.DataFrame(se, index=index, columns=columns),
+        states=tuple(labels.tolist()),
     )
 
 

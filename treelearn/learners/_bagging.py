@@ -68,19 +68,39 @@ class BaggedTrees(TreeMixture):
 
     Parameters
     ----------
-    n_estimators : the number of bootstrap samples (mixtures) averaged.
-    n_components : each member's number of trees (1: a bag of Chow-Liu trees), or several
+    n_estimators : int, default=10
+        The number of bootstrap samples (mixtures) averaged.
+    n_components : int or sequence of int, default=1
+        Each member's number of trees (1: a bag of Chow-Liu trees), or several
         to choose from on ``validation=`` data, per member.
-    max_samples : each bootstrap sample's size, as a fraction of the rows.
-    n_jobs : joblib workers learning the members in parallel (the samples are drawn first:
+    max_samples : float, default=1.0
+        Each bootstrap sample's size, as a fraction of the rows.
+    n_jobs : int, default=None
+        Joblib workers learning the members in parallel (the samples are drawn first:
         the same bag whatever it is).
-    The other parameters are :class:`~treelearn.TreeMixture`'s, for every member.
+    alpha, max_iter, tol, n_init, init, random_state, mi_alpha
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    states, missing, max_states, n_iter_no_change, progress
+        As :class:`~treelearn.TreeMixture`'s, for every member.
 
     Attributes
     ----------
     model_ : the bag, a :class:`~treelearn.MixtureModel` of every member's trees.
     components_, weights_ : every member's trees and their weights ``w_bk / B``.
     members_ : ``[(first component, number of components)]`` of each member in them.
+
+    See Also
+    --------
+    TreeMixture : one mixture, by EM.
+    CutsetNetwork : bagged cutset networks.
+
+    References
+    ----------
+    .. [1] Breiman, L. (1996). Bagging predictors. Machine Learning 24(2), 123-140.
+    .. [2] Ammar, S., Leray, P., Defourny, B. and Wehenkel, L. (2009). Probability density
+       estimation by perturbing and combining tree structured Markov networks. In
+       Symbolic and Quantitative Approaches to Reasoning with Uncertainty (ECSQARU),
+       156-167.
 
     Examples
     --------

@@ -298,6 +298,44 @@ class TreePosterior(Model):
         (``-inf`` on the diagonal and for forbidden edges).
     log_evidence : ``log P(D)``, the structure prior normalised over all trees.
     log_normaliser : ``log Z(β ∘ w)``; ``P(T | D) = exp(sum_{uv in T} log_weights - log_normaliser)``.
+
+    Parameters
+    ----------
+    stats : CountedTable
+        The table's counts (singles and pairs), as :func:`tree_posterior` counts them.
+    equivalent_sample_size : float
+        BDeu's equivalent sample size.
+    log_edge_prior : numpy.ndarray or None
+        ``d x d`` log edge factors of the structure prior (None: uniform over trees).
+
+    See Also
+    --------
+    tree_posterior : makes one from data.
+    BayesianTrees : the estimator.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jaakkola, T. (2006). Tractable Bayesian learning of tree belief
+       networks. Statistics and Computing 16(1), 77-92.
+
+    Examples
+    --------
+    Three variables have three spanning trees: their posteriors, from the edge factors,
+    sum to one (the matrix-tree theorem's normaliser checked by enumeration), and an
+    edge's posterior is the sum over the trees that hold it:
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")[["smoke", "lung", "bronc"]].iloc[:500]
+    >>> post = tl.tree_posterior(df)
+    >>> trees = [[(0, 1), (0, 2)], [(0, 1), (1, 2)], [(0, 2), (1, 2)]]
+    >>> W = post.log_weights
+    >>> p = [np.exp(sum(W[u, v] for u, v in t) - post.log_normaliser) for t in trees]
+    >>> round(float(sum(p)), 12)
+    1.0
+    >>> bool(np.isclose(post.edge_posterior_matrix[0, 1], p[0] + p[1]))
+    True
+    >>> sorted(post.map_tree().graph.edges())
+    [('smoke', 'bronc'), ('smoke', 'lung')]
     """
 
     kind = "tree_posterior"
@@ -422,8 +460,7 @@ class TreePosterior(Model):
     ) -> list[TreeModel]:
         """``k`` trees drawn independently from ``P(T | D)``, each with its BDeu CPTs.
 
-        Exact (Wilson's algorithm with exact loop-erased-walk steps,
-        :func:`treelearn.structure._spanning_sums.sample_spanning_tree`); ``O(d^4)`` per tree.
+        Exact (Wilson's algorithm with exact loop-erased-walk steps); ``O(d^4)`` per tree.
         At most :data:`MAX_TREES`.
         """
         k = _check_number_of_trees(k, 0)
@@ -501,7 +538,7 @@ class TreePosterior(Model):
         each row a tree ``T ~ P(T | D)`` (:meth:`sample_trees`' exact draw), then the row
         from that tree's BDeu posterior-mean CPTs, which is ``P(x | T, D)``. Rows that drew
         the same tree are drawn together. ``numbers``: binned variables as numbers within
-        each row's bin (:meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`),
+        each row's bin (:meth:`TreeModel.sample <treelearn.TreeModel.sample>`),
         drawn after the rows.
 
         >>> import pandas as pd, treelearn as tl
@@ -629,7 +666,7 @@ class TreePosterior(Model):
 
     # ------------------------------------------------------------------ pictures
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the exact distribution is no
+        """The explorer page (for :func:`treelearn.to_html`): the exact distribution is no
         network, so the page carries its joint table, ``P(x | D)`` of every complete
         assignment from :meth:`log_likelihood_codes` (the Bayesian average, Meila &
         Jaakkola), at most 4,096 of them, which it sums under the evidence. Drawn as the
@@ -814,13 +851,33 @@ def tree_posterior(
 
     Parameters
     ----------
-    data : any input :func:`treelearn.sources._count.count` takes (DataFrame, CSV/Parquet
-        path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix).
-    equivalent_sample_size, edge_prior, missing, max_states, states, chunksize :
+    data : DataFrame, str, os.PathLike, dask DataFrame or scipy.sparse matrix
+        Discrete columns (a file is read in chunks; a sparse matrix holds 0/1 values).
+    equivalent_sample_size : float, default=1.0
+        The BDeu prior's equivalent sample size of every edge's parameters.
+    edge_prior : array-like or networkx.Graph, optional
+        A symmetric ``d x d`` matrix of non-negative edge factors, or a graph whose
+        edges carry ``prior``; a tree's prior is their product (default: uniform over
+        trees).
+    missing, max_states, states, chunksize
         :class:`~treelearn.BayesianTrees`' options.
-    sample_weight : one non-negative weight per row (a column name for a file).
+    sample_weight : array-like or str, optional
+        One non-negative weight per row (a column name for a file).
 
-    The model and formulas are in :mod:`treelearn.learners._bayes_trees`.
+    Returns
+    -------
+    TreePosterior
+        Edge posteriors, the MAP tree, and the model averaged over every tree.
+
+    See Also
+    --------
+    BayesianTrees : the estimator.
+    k_best_trees : the few best trees by likelihood.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jaakkola, T. (2006). Tractable Bayesian learning of tree belief
+       networks. Statistics and Computing 16(1), 77-92.
 
     Examples
     --------
@@ -868,6 +925,41 @@ def k_best_trees(
     the default), as in :func:`treelearn.chow_liu`: the trees are ranked by their
     maximum-likelihood fit whatever ``alpha`` is. Fewer than ``k`` trees come back when
     fewer exist; ``k`` is at most :data:`MAX_TREES` (checked before any work).
+
+    Parameters
+    ----------
+    data : DataFrame, str or os.PathLike
+        Discrete columns.
+    k : int
+        How many trees (at least 1).
+    alpha : float, default=1.0
+        The CPTs' Lidstone pseudocount.
+    missing : {"error", "drop", "pairwise"}, default="error"
+        What missing cells do.
+    sample_weight : array-like, optional
+        One non-negative weight per row.
+    max_states : int, default=100
+        The most states a column may have.
+
+    Returns
+    -------
+    list of TreeModel
+        At most ``k`` models, the maximum-likelihood tree first.
+
+    Raises
+    ------
+    ResourceLimitError
+        ``k`` above ``MAX_TREES``.
+
+    See Also
+    --------
+    chow_liu : the best tree alone.
+    tree_posterior : every spanning tree, weighted by its posterior.
+
+    References
+    ----------
+    .. [1] Sörensen, K. and Janssens, G. K. (2005). An algorithm to generate all spanning
+       trees of a graph in order of increasing cost. Pesquisa Operacional 25(2), 219-229.
 
     Examples
     --------

@@ -27,7 +27,7 @@ from ..models._tree import TreeModel
 from ..sources._count import column_names, count
 from ..sources._gaussian import gaussian_statistics
 from ..stats._counts import CountedTable, PairCounts
-from ..stats._information import PairwiseRowsWarning, miller_madow_bias
+from ..stats._information import PairwiseRowsWarning
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
@@ -74,8 +74,33 @@ def mi_graph(
     Node attribute ``states`` holds each column's state labels; the graph
     attribute ``n`` the number of rows (their total weight with
     ``sample_weight``). With ``mi_alpha``, MI is computed from the pairwise
-    joint smoothed by ``mi_alpha`` per cell. ``data`` is any input
-    :func:`treelearn.sources._count.count` takes (files are read in chunks).
+    joint smoothed by ``mi_alpha`` per cell.
+
+    Parameters
+    ----------
+    data : DataFrame, str, os.PathLike, dask DataFrame or scipy.sparse matrix
+        The table (files are read in chunks).
+    missing : {"error", "drop", "pairwise"}, default="error"
+        What missing cells do.
+    mi_alpha : float, optional
+        Pseudocount per cell of each pairwise joint (default: raw counts).
+    max_states : int, default=100
+        The most states a column may have.
+    sample_weight : array-like or str, optional
+        One non-negative weight per row.
+    kind : {"categorical", "gaussian"}, default="categorical"
+        Discrete columns (plug-in MI) or numeric ones (Gaussian MI).
+
+    Returns
+    -------
+    networkx.Graph
+        The complete graph, edge ``weight`` the MI in nats, node attribute ``states``,
+        graph attribute ``n``.
+
+    See Also
+    --------
+    maximum_spanning_tree : the next stage of Chow-Liu.
+    chow_liu : every stage at once.
 
     Examples
     --------
@@ -233,20 +258,62 @@ def fit_cpts(
     n_init: int = 1,
     random_state: Any = None,
 ) -> TreeModel:
-    """Fit the CPTs of any DAG over columns of ``data`` (see :mod:`treelearn.stats._parameters`).
+    """Fit the CPTs of any DAG over columns of ``data``.
 
     ``alpha`` is the Lidstone pseudocount (1 = Laplace, the default; 0 = maximum
     likelihood), as in :func:`chow_liu`, which says why the default is 1. Parents are ordered as in the node attribute ``parents`` when present, else
     in column order. With ``missing="pairwise"``, each CPT uses the rows where its
     whole family is observed; with ``missing="em"`` the CPTs of any DAG are learned by
-    EM over the missing cells (:func:`treelearn.learners._em.fit_cpts_em`: exact
-    E-steps, by variable elimination where a node has several parents). A column no
+    EM over the missing cells (exact E-steps, by variable elimination where a node has
+    several parents). A column no
     row observes is a latent variable (give its states as a pandas ``Categorical``'s
     categories): EM then starts from a random perturbation seeded by
     ``random_state``, ``n_init`` times, and keeps the fit of highest likelihood
     (``model.settings["em_log_likelihood"]``). ``data`` is a DataFrame, a file (read whole, so
     families of any size can be counted) or a Dask DataFrame (counted on its
     workers: nodes of at most one parent); ``sample_weight`` weights the rows.
+
+    Parameters
+    ----------
+    structure : networkx.DiGraph
+        A DAG over columns of ``data`` (node attribute ``parents`` orders the parents).
+    data : DataFrame, str, os.PathLike or dask DataFrame
+        The table.
+    alpha : float, default=1.0
+        Lidstone pseudocount (``prior="lidstone"``).
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        The CPTs' prior.
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size.
+    m : float, default=1.0
+        The m-estimate's equivalent sample size.
+    missing : {"error", "drop", "pairwise", "em"}, default="error"
+        What missing cells do.
+    max_states : int, default=100
+        The most states a column may have.
+    sample_weight : array-like or str, optional
+        One non-negative weight per row.
+    n_init : int, default=1
+        EM's random starts when a column is latent.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds EM's starts.
+
+    Returns
+    -------
+    TreeModel
+        The network with its CPTs (any DAG, despite the name).
+
+    Raises
+    ------
+    StructureError
+        ``structure`` has a cycle.
+    ColumnNotFoundError
+        A node is not a column of ``data``.
+
+    See Also
+    --------
+    chow_liu : learns the structure too.
+    star, tan_structure : structures to fit.
 
     Examples
     --------
@@ -304,7 +371,7 @@ def _structure_columns(structure: nx.DiGraph, data: Any) -> list | None:
 
 
 # ---------------------------------------------------------------------- Chow-Liu
-def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable]) -> np.ndarray:
+def pairwise_corrected(mi: np.ndarray, stats: Any, columns: Sequence[Hashable]) -> np.ndarray:
     """``mi`` as it is when every pair was counted on the same rows; else (``missing=
     "pairwise"``) each pair's plug-in MI less its Miller-Madow bias (at least 0), so that a
     column observed in few rows does not become a hub by small-sample bias alone, with a
@@ -312,8 +379,8 @@ def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable])
     in fewer than half the rows and the rows each has."""
     # each column's observed rows, from the diagonal blocks (cheap): all alike and all the
     # rows means every pair was counted on every row
-    observed = np.add.reduceat(np.diag(counts.joint), counts.offsets[:-1]).astype(float)
-    if observed.size == 0 or (observed == counts.n_rows).all():
+    observed = stats.observed_rows()
+    if observed.size == 0 or (observed == stats.n_rows).all():
         return mi
     most = float(observed.max())
     few = [(c, int(n)) for c, n in zip(columns, observed) if n < most / 2]
@@ -326,7 +393,7 @@ def pairwise_corrected(mi: np.ndarray, counts: Any, columns: Sequence[Hashable])
             PairwiseRowsWarning,
             stacklevel=4,
         )
-    return np.maximum(mi - miller_madow_bias(counts), 0.0)
+    return np.maximum(mi - stats.pairwise_bias(), 0.0)
 
 
 def chow_liu_from_counts(
@@ -351,20 +418,21 @@ def chow_liu_from_counts(
         tree = stats.direct_tree(settings)
         if tree is not None:
             return build_model(tree, stats, settings, description=description, owned=True)
-    counts = stats.counts
-    n: float | np.ndarray = counts.n_rows
+    # (statistics of a table with a very wide column answer every question below without
+    # the K x K pair counts: stats/_wide.py)
+    n: float | np.ndarray = stats.n_rows
     if settings.forest in (
         "bic",
         "aic",
     ):  # with missing values each pair's penalty uses its own rows
-        pair_rows = counts.pair_totals()
+        pair_rows = stats.pair_totals()
         if (pair_rows != n).any():
             n = pair_rows
     mi = stats.mutual_information(settings.mi_alpha)
     if settings.mi_alpha is None and settings.missing == "pairwise" and settings.forest is None:
         # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
         # counts cover every row)
-        mi = pairwise_corrected(mi, counts, stats.columns)
+        mi = pairwise_corrected(mi, stats, stats.columns)
     skeleton = spanning_skeleton(
         list(stats.columns),
         mi,
@@ -380,7 +448,7 @@ def chow_liu_from_counts(
         stats,
         settings,
         description=description,
-        counts=counts,
+        counts=stats.counts if stats.keeps_pair_counts else None,
         owned=True,
         learner=partial(chow_liu_from_counts, settings=settings, description=description),
     )
@@ -430,16 +498,17 @@ def chow_liu(
 
     Parameters
     ----------
-    data : DataFrame of discrete columns, a CSV/Parquet path (read ``chunksize``
-        rows at a time, never whole: see :mod:`treelearn.sources._files`), a
-        ``dask.dataframe.DataFrame`` (counted on its workers: see
-        :mod:`treelearn.sources._dask`), or a ``scipy.sparse`` 0/1 matrix (its columns named
-        by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
+    data : DataFrame, str, os.PathLike, dask DataFrame or scipy.sparse matrix
+        Discrete columns: a DataFrame, a CSV/Parquet path (read ``chunksize`` rows at a
+        time, never whole), a ``dask.dataframe.DataFrame`` (counted on its workers), or
+        a ``scipy.sparse`` 0/1 matrix (its columns named by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
-    root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist,
-    blacklist, max_states, states, chunksize, names : :class:`ChowLiuTree`'s options.
-    sample_weight : one non-negative weight per row (scikit-learn's name): an
-        array-like for a DataFrame or sparse matrix, the name of the weight column
+    root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest
+        :class:`ChowLiuTree`'s options.
+    whitelist, blacklist, max_states, states, chunksize, names
+        :class:`ChowLiuTree`'s options.
+    sample_weight : array-like or str, default=None
+        One non-negative weight per row (scikit-learn's name): an array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
         Integer weights give exactly the model of the rows repeated that many
         times; a weight of zero leaves the row out. ``n`` (``model.n_rows``,
@@ -452,6 +521,18 @@ def chow_liu(
         add rows later. A table with continuous columns is refused, naming the fixes
         (:func:`~treelearn.discretize`, or :func:`~treelearn.clg_tree` for a tree over
         mixed columns).
+
+    See Also
+    --------
+    ChowLiuTree : the same as a scikit-learn estimator.
+    clg_tree, gaussian_chow_liu : trees over continuous columns.
+    mi_graph, maximum_spanning_tree, orient, fit_cpts : its stages one by one.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------

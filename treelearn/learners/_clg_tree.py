@@ -32,6 +32,7 @@ from .._base.validation import InstanceOf, Options, check_params
 from ..encoding._table import DEFAULT_MAX_STATES
 from ..models._clg import CLGTreeModel
 from ..sources._mixed import table_statistics
+from ..stats._class_gaussians import shrunk_variance
 from ..stats._counts import CountedTable
 from ..stats._mixed_pairs import VARIANCE_FLOOR
 from ..stats._settings import READING, LearningSettings, Prior
@@ -88,10 +89,24 @@ def clg_model(
     *,
     epsilon: float = 0.0,
     description: Mapping[str, Any] | None = None,
+    variance_prior: tuple[float, nx.DiGraph] | None = None,
 ) -> CLGTreeModel:
     """The maximum-likelihood CLG tree of a given (CLG-valid) ``structure`` over
     ``stats``' columns; ``epsilon`` is added to every variance (a classifier's
-    ``var_smoothing``), after the floor."""
+    ``var_smoothing``), after the floor. ``variance_prior=(nu, reference)`` first shrinks
+    each Gaussian node's variance (per parent state, for a categorical parent) towards
+    the same node's in ``reference`` (a CLG tree's graph of the same structure) by ``nu``
+    pseudo-rows (:func:`~treelearn.stats._class_gaussians.shrunk_variance`; a mixed TAN's
+    prior, centred on the classes pooled)."""
+    nu, reference = variance_prior if variance_prior is not None else (0.0, None)
+
+    def shrunk(v: Hashable, key: str, variance: Any, weight: Any) -> Any:
+        if reference is None or not nu:
+            return variance
+        return shrunk_variance(
+            np.asarray(variance), weight, np.asarray(reference.nodes[v][key]), nu
+        )
+
     discrete = list(stats.discrete.columns)
     model = None
     if discrete:
@@ -113,8 +128,9 @@ def clg_model(
         floor = VARIANCE_FLOOR * var[j]
         ps = list(structure.predecessors(v))
         if not ps:
+            own = shrunk(v, "variance", var[j], pairs.pair_weight[j, j])
             G.nodes[v].update(
-                intercept=float(mean[j]), variance=float(var[j] + epsilon), coefficient=None
+                intercept=float(mean[j]), variance=float(own + epsilon), coefficient=None
             )
         elif ps[0] in cpos:
             q = cpos[ps[0]]
@@ -123,14 +139,28 @@ def clg_model(
             G.nodes[v].update(
                 coefficient=float(slope),
                 intercept=float(pairs.pair_mean[j, q] - slope * pairs.pair_mean[q, j]),
-                variance=float(max(pairs.pair_variance[j, q] - cov * slope, floor) + epsilon),
+                variance=float(
+                    shrunk(
+                        v,
+                        "variance",
+                        max(pairs.pair_variance[j, q] - cov * slope, floor),
+                        pairs.pair_weight[j, q],
+                    )
+                    + epsilon
+                ),
             )
         else:
             rows = pairs.states_of(dpos[ps[0]])
             w = pairs.state_weight[rows, j]
             means = np.where(w > 0, pairs.state_mean[rows, j], mean[j])
             variances = (
-                np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor), var[j]) + epsilon
+                shrunk(
+                    v,
+                    "variances",
+                    np.where(w > 0, np.maximum(pairs.state_variance[rows, j], floor), var[j]),
+                    w,
+                )
+                + epsilon
             )
             G.nodes[v].update(means=means.tolist(), variances=variances.tolist())
     settings_dict = dict(description) if description is not None else settings.as_dict()
@@ -174,6 +204,48 @@ def clg_tree(
     its weight column); ``sample_weight`` weights the rows (integer weights give
     the model of the rows repeated). ``numeric="auto"`` (the default) takes the float
     columns as continuous; a list names them.
+
+    Parameters
+    ----------
+    data : DataFrame or str or os.PathLike
+        The table (discrete and continuous columns), or a CSV/Parquet path.
+    root : hashable, optional
+        The root (default: the first column).
+    alpha : float, default=1.0
+        The discrete CPTs' Lidstone pseudocount.
+    prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist, blacklist, max_states, states, chunksize
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    numeric : "auto" or list of hashable, default="auto"
+        The continuous columns: ``"auto"`` takes the float columns.
+    sample_weight : array-like or str, optional
+        One non-negative weight per row (the weight column's name for a file).
+
+    Returns
+    -------
+    CLGTreeModel
+        The fitted tree.
+
+    Raises
+    ------
+    MissingValuesError
+        Missing cells and ``missing="error"``.
+    ColumnNotFoundError
+        ``root`` or a ``numeric`` name is not a column.
+
+    See Also
+    --------
+    CLGTree : the estimator (scikit-learn's interface).
+    chow_liu : all columns discrete.
+    gaussian_chow_liu : all columns continuous.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The
+       Annals of Statistics 17(1), 31-57.
+    .. [2] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------

@@ -33,6 +33,40 @@ def copula_chow_liu(
     ``CopulaTree(root).fit(data, sample_weight=sample_weight).model_`` (the estimator
     :class:`~treelearn.CopulaTree`).
 
+    Parameters
+    ----------
+    data : DataFrame or numpy.ndarray
+        Numeric columns, no missing values.
+    root : hashable, optional
+        The root (default: the first column).
+    sample_weight : array-like, optional
+        One non-negative weight per row.
+
+    Returns
+    -------
+    CopulaTreeModel
+        The fitted copula tree.
+
+    Raises
+    ------
+    MissingValuesError
+        A missing value.
+    NumericColumnError
+        A column that is not numeric.
+
+    See Also
+    --------
+    CopulaTree : the estimator.
+    gaussian_chow_liu : Gaussian marginals, linear dependence.
+    kernel_forest : kernel density marginals and pairs.
+
+    References
+    ----------
+    .. [1] Elidan, G. (2010). Copula Bayesian networks. Advances in Neural Information
+       Processing Systems 23, 559-567.
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
     >>> x = rng.exponential(size=500)

@@ -1,6 +1,6 @@
 """Learning cutset networks, and bagged ensembles of them.
 
-A cutset network (:class:`~treelearn.models._cutset.CutsetModel`) conditions on one
+A cutset network (:class:`~treelearn.CutsetModel`) conditions on one
 variable at a time, top-down, and puts a Chow-Liu tree over the variables left at each
 leaf (Rahman, Kothalkar & Gogate, ECML 2014). Learning grows the OR-tree greedily:
 
@@ -101,7 +101,7 @@ def tree_fit(
     root = np.diagonal(counts.block(0, 0)).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_root = np.log(root + alpha) - np.log(root.sum() + alpha * k[0])
-    ll = float(np.where(root > 0, root * log_root, 0.0).sum())
+        ll = float(np.where(root > 0, root * log_root, 0.0).sum())  # 0 log 0 = 0, no warning
     n_parameters = int(k[0] - 1)
     if d > 1:
         edges = np.array(spanning_tree_edges(mi))
@@ -342,32 +342,56 @@ class CutsetNetwork(DensityEstimator):
 
     Parameters
     ----------
-    max_depth : the most conditioning nodes on a way down (0: one Chow-Liu tree).
-    min_rows : a node with fewer rows (total weight) is a leaf.
-    split : ``"greedy"`` (the variable whose branches' trees fit best, among the
+    max_depth : int, default=10
+        The most conditioning nodes on a way down (0: one Chow-Liu tree); the default 10
+        is the DEBD runs' (``benchmarks/bench_density.py``), pruned there on the
+        validation rows.
+    min_rows : float, default=100
+        A node with fewer rows (total weight) is a leaf.
+    split : {"greedy", "random"}, default="greedy"
+        ``"greedy"`` (the variable whose branches' trees fit best, among the
         ``n_candidates`` of most mutual information with the others) or ``"random"``.
-    n_candidates : greedy: how many variables are tried at each node.
-    penalty : ``None`` (default): keep a split that raises the training log-likelihood at
+    n_candidates : int, default=4
+        Greedy: how many variables are tried at each node.
+    penalty : {"bic"} or None, default=None
+        ``None`` (default): keep a split that raises the training log-likelihood at
         all (``min_rows`` and ``max_depth`` bound the growth, ``validation=`` prunes it);
         ``"bic"``: only if the gain exceeds its BIC cost ``(extra parameters / 2) ln n``
         (a network that needs no validation rows, smaller and less accurate).
-    alpha : Lidstone pseudocount of the leaves' CPTs and the branch probabilities.
-    mi_alpha : pseudocount of the pairwise joint the trees are chosen from.
-    n_estimators : networks in the ensemble (1: one network), each learned on a bootstrap
+    alpha : float, default=1.0
+        Lidstone pseudocount of the leaves' CPTs and the branch probabilities.
+    mi_alpha : float, default=None
+        Pseudocount of the pairwise joint the trees are chosen from.
+    n_estimators : int, default=1
+        Networks in the ensemble (1: one network), each learned on a bootstrap
         sample of ``max_samples`` times the rows, averaged with equal weights.
-    max_samples : the bootstrap sample's size, as a fraction of the rows.
-    random_state : int, ``np.random.Generator`` or None.
+    max_samples : float, default=1.0
+        The bootstrap sample's size, as a fraction of the rows.
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None.
     states, missing, max_states : as for :func:`treelearn.chow_liu` (``missing``: ``"error"``
         or ``"drop"`` for training; scoring sums missing cells out).
-    n_jobs : joblib workers for the ensemble's networks.
+    n_jobs : int, default=None
+        Joblib workers for the ensemble's networks.
 
     Attributes
     ----------
     model_ : the fitted :class:`~treelearn.CutsetModel` (one network), or the
         :class:`~treelearn.MixtureModel` of the ensemble's networks; every answer is its.
-    networks_ : the fitted :class:`~treelearn.models._cutset.CutsetModel` (s).
+    networks_ : the fitted :class:`~treelearn.CutsetModel` (s).
     weights_ : their weights (equal).
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    ChowLiuTree : the leaves' model.
+    TreeMixture : another way past one tree.
+
+    References
+    ----------
+    .. [1] Rahman, T., Kothalkar, P. and Gogate, V. (2014). Cutset networks: a simple,
+       tractable, and scalable approach for improving the accuracy of Chow-Liu trees. In
+       Machine Learning and Knowledge Discovery in Databases (ECML PKDD), 630-645.
 
     Examples
     --------
@@ -386,7 +410,7 @@ class CutsetNetwork(DensityEstimator):
 
     def __init__(
         self,
-        max_depth: int = 8,
+        max_depth: int = 10,
         min_rows: float = 100,
         split: str = "greedy",
         n_candidates: int = 4,
@@ -557,8 +581,8 @@ class CutsetNetwork(DensityEstimator):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of :attr:`model_` (:meth:`CutsetModel.explorer_spec
-        <treelearn.models._cutset.CutsetModel.explorer_spec>`, or for an ensemble
-        :meth:`MixtureModel.explorer_spec <treelearn.models._mixture.MixtureModel.explorer_spec>`)."""
+        <treelearn.CutsetModel.explorer_spec>`, or for an ensemble
+        :meth:`MixtureModel.explorer_spec <treelearn.MixtureModel.explorer_spec>`)."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")

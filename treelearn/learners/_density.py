@@ -8,7 +8,7 @@ composed from the fragments below, :meth:`~DensityEstimator._checked_params`), t
 (:func:`~treelearn.sources._passes.row_passes`: any input kind, ``sample_weight``, passes
 over a file or a Dask DataFrame), validation rows (:func:`validation_codes`), and every
 score, written once *in the model*: the fitted ``model_`` (a
-:class:`~treelearn.models._base.Model`) answers ``score_samples``, ``score``, ``bic``,
+:class:`~treelearn.Model`) answers ``score_samples``, ``score``, ``bic``,
 ``aic`` and ``n_parameters``; the estimator matches the rows to its features and asks it.
 
 :func:`em_run` is the one EM loop (pomegranate's ``summarize`` / ``from_summaries``
@@ -279,7 +279,7 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
 
     A subclass declares ``_parameter_constraints`` (composed of :data:`SOURCE_OPTIONS`,
     :data:`SMOOTHING`, :data:`EM_OPTIONS` and its own), learns in ``fit`` and sets
-    ``model_``, a :class:`~treelearn.models._base.Model`; its scores are the model's.
+    ``model_``, a :class:`~treelearn.Model`; its scores are the model's.
     """
 
     _parameter_constraints: ClassVar[dict] = {}
@@ -341,7 +341,7 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
 
     # ------------------------------------------------------------ scores: the model's
     def _fitted_model(self) -> Any:
-        """``model_`` (a :class:`~treelearn.models._base.Model` of the estimator's kind),
+        """``model_`` (a :class:`~treelearn.Model` of the estimator's kind),
         once fitted."""
         check_is_fitted(self)
         return self.model_
@@ -367,7 +367,7 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
     def bic(self, X: Any, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters / 2 * ln n`` (``n``: the rows, or their total
         weight): **larger is better**, as for :meth:`TreeModel.bic
-        <treelearn.models._tree.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
+        <treelearn.TreeModel.bic>`; scikit-learn's ``GaussianMixture.bic`` is
         ``-2`` times this."""
         return self._fitted_model().bic(self._rows(X), sample_weight=sample_weight)
 
@@ -463,7 +463,7 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
         return self._fitted_model().to_mermaid(**kwargs)
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
-        """The interactive explorer page (:func:`treelearn.viz._explorer.to_html`) of a
+        """The interactive explorer page (:func:`treelearn.to_html`) of a
         learner that declares ``"explorer"``: the page's text, or with ``path`` written
         there and ``None`` returned."""
         self.require("explorer")
@@ -473,7 +473,8 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
         return None if path is not None else page
 
     def explore(self, **kwargs: Any) -> Any:
-        """The explorer inline in a notebook (:class:`treelearn.viz._explorer.Explorer`)."""
+        """The explorer inline in a notebook (an object whose ``_repr_html_`` is the page in
+        an ``<iframe srcdoc=...>``); ``kwargs`` as :func:`treelearn.to_html`'s."""
         self.require("explorer")
         from ..viz._explorer import Explorer
 

@@ -29,7 +29,7 @@ estimators name it: the fitted attributes (``model_``, ``n_features_in_``,
 position, scikit-learn's wording), and ``score_samples``, ``score`` (the mean
 log-likelihood, what ``GridSearchCV`` maximises), ``bic``, ``aic``, ``sample`` and
 ``n_parameters``, each the model's own (one implementation, in
-:class:`~treelearn.models._base.Model`). Saving writes the model beside the codec's header
+:class:`~treelearn.Model`). Saving writes the model beside the codec's header
 (:mod:`treelearn._base.persistence`); ``tl.load`` gives the fitted estimator back.
 
 >>> import pandas as pd, treelearn as tl
@@ -82,7 +82,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
     """The base of the estimators that learn one model (module docstring).
 
     A subclass sets ``learner`` (the function that learns the model), ``model_class`` (the
-    :class:`~treelearn.models._base.Model` kind ``model_`` is: a saved file's model is read
+    :class:`~treelearn.Model` kind ``model_`` is: a saved file's model is read
     back as one), ``_parameter_constraints`` (its options' accepted forms, which
     ``learner`` checks) and defines ``__init__`` storing its options untouched.
 
@@ -132,7 +132,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
 
     def score_samples(self, X: Any) -> np.ndarray:
         """``log p(row)`` of each row of ``X`` in nats (the model's
-        :meth:`~treelearn.models._base.Model.score_samples`)."""
+        :meth:`~treelearn.Model.score_samples`)."""
         return self.model_.score_samples(self._rows(X))
 
     def score(self, X: Any, y: Any = None, sample_weight: Any = None) -> float:
@@ -142,7 +142,7 @@ class ModelEstimator(Persistent, Capable, DensityMixin, BaseEstimator):
 
     def bic(self, X: Any, sample_weight: Any = None) -> float:
         """``log_likelihood - n_parameters / 2 * ln n``: **larger is better** (the model's
-        :meth:`~treelearn.models._base.Model.bic`)."""
+        :meth:`~treelearn.Model.bic`)."""
         return self.model_.bic(self._rows(X), sample_weight=sample_weight)
 
     def aic(self, X: Any, sample_weight: Any = None) -> float:
@@ -187,50 +187,64 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
 
     Parameters
     ----------
-    root : the root; ``None`` roots the tree at the **first column** (and each
+    root : hashable, default=None
+        The root; ``None`` roots the tree at the **first column** (and each
         other tree of a forest at its first column). The root changes the
         direction of the edges, not the maximum-likelihood fit.
-    alpha : Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
+    alpha : float, default=1.0
+        Lidstone pseudocount for the CPTs: ``(N + alpha) / (N_parent + k alpha)``;
         1 (Laplace) by default, 0 = maximum likelihood. Why 1: under maximum
         likelihood any combination of states unseen in the training rows gets
         probability 0, so a new row holding one scores ``-inf`` and a query with it as
         evidence is refused; 1 is scikit-learn's naive Bayes default and the smoothing of
         the DEBD reference numbers. The tree is chosen from the raw counts' MI
         (``mi_alpha=None``), so ``alpha`` changes the CPTs, never the tree.
-    prior : ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        ``"lidstone"`` (uses ``alpha``), ``"bdeu"`` (uses ``equivalent_sample_size``)
         or ``"m-estimate"`` (uses ``m``: ``(N_ijk + m / r) / (N_ij + m)``).
-    equivalent_sample_size : BDeu's equivalent sample size (> 0).
-    m : the m-estimate's equivalent sample size (> 0).
-    missing : ``"error"``, ``"drop"`` or ``"pairwise"`` (see
-        :func:`treelearn.encoding._table.encode`), or ``"em"``: structural EM over the
-        missing cells (:func:`treelearn.learners._em.chow_liu_em`; the iterations and
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0).
+    m : float, default=1.0
+        The m-estimate's equivalent sample size (> 0).
+    missing : {"error", "drop", "pairwise", "em"}, default="error"
+        ``"error"`` (refuse missing cells), ``"drop"`` (drop incomplete rows),
+        ``"pairwise"`` (each count from the rows where its columns are observed), or
+        ``"em"``: structural EM over the missing cells (the iterations and
         log-likelihoods are in ``model_.settings``).
-    mi_alpha : pseudocount added to each cell of the pairwise joint from which the
+    mi_alpha : float, default=None
+        Pseudocount added to each cell of the pairwise joint from which the
         tree-choosing MI is computed; ``None`` uses raw counts.
-    forest : ``None`` for a spanning tree; ``"bic"`` keeps only edges with
+    forest : {"bic", "aic"}, float or None, default=None
+        ``None`` for a spanning tree; ``"bic"`` keeps only edges with
         ``I_ij - (k_i - 1)(k_j - 1) ln(n) / (2n) > 0``; ``"aic"`` keeps edges with
         ``I_ij - (k_i - 1)(k_j - 1) / n > 0``; a number keeps edges with ``I_ij`` above it.
         Each tree of the forest is rooted at its first column (``root``'s at ``root``).
-    whitelist, blacklist : undirected pairs of columns the tree must contain / must
+    whitelist, blacklist : sequence of pairs, default=None
+        Undirected pairs of columns the tree must contain / must
         not contain (bnlearn's arguments): the best spanning tree (or forest) under
-        these constraints (:func:`treelearn.structure._trees.spanning_skeleton`). A
+        these constraints. A
         whitelist with a cycle, or naming an unknown column, raises a TreelearnError.
-    max_states : the most states a column may have.
-    states : optional ``{column: [states]}`` fixing the states (and their order) of
+    max_states : int, default=100
+        The most states a column may have.
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing the states (and their order) of
         some or all columns; a value outside them raises :class:`UnseenStateError`.
         Giving every column's states lets a file be read in one pass, and makes
         :meth:`TreeModel.partial_fit` accept later rows with values the first rows lack.
-    chunksize : rows per chunk when the data is a file path.
-    names : the variables' names when the data is a ``scipy.sparse`` matrix of
+    chunksize : int, default=200000
+        Rows per chunk when the data is a file path.
+    names : sequence of hashable, default=None
+        The variables' names when the data is a ``scipy.sparse`` matrix of
         0/1 (or bool) values, rows x variables (default ``0, 1, ..., d - 1``); it
         is counted without densifying, as fast as its number of non-zeros allows
-        (see :func:`treelearn.stats._counts.sparse_binary_counts`), and gives the model
+        (one sparse product), and gives the model
         of ``pd.DataFrame(matrix.toarray(), columns=names)``. With
         more than ``SPARSE_CHOW_LIU_MIN_COLUMNS`` (5,000) columns the tree is
-        learned without any ``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`,
-        Meila's acCL; the same model, without ``partial_fit``, ``forest``,
+        learned without any ``d x d`` array (Meila's acCL; the same model, without ``partial_fit``, ``forest``,
         ``whitelist``, ``blacklist`` or ``mi_alpha``).
 
+    Notes
+    -----
     Every column is discrete: a column of measurements is refused, naming the fixes (cut
     it into bins with :func:`~treelearn.discretize`, or learn a tree over mixed columns
     with :class:`~treelearn.CLGTree`).
@@ -246,6 +260,12 @@ class ChowLiuTree(CategoricalTableInput, ModelEstimator):
     CLGTree : a tree over discrete and continuous columns.
     GaussianTree : a tree of continuous columns.
     BayesianTrees : the Bayesian average over every spanning tree.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -311,16 +331,19 @@ class GaussianTree(ModelEstimator):
 
     The tree is the maximum spanning tree of ``-1/2 log(1 - rho^2)`` (ties broken by
     column order, as for :class:`~treelearn.ChowLiuTree`), rooted at ``root``; each
-    variable is regressed on its parent by (weighted) least squares
-    (:mod:`treelearn.learners._gaussian_chow_liu`).
+    variable is regressed on its parent by (weighted) least squares.
     :func:`~treelearn.gaussian_chow_liu` is ``GaussianTree(**options).fit(data,
     sample_weight=...).model_``.
 
     Parameters
     ----------
-    root : the root (default: the first column).
-    chunksize : rows per chunk when the data is a file path (read in chunks, never whole).
+    root : hashable, default=None
+        The root (default: the first column).
+    chunksize : int, default=200000
+        Rows per chunk when the data is a file path (read in chunks, never whole).
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers (no missing values), a CSV/Parquet path
     (``sample_weight`` may name its weight column) or a Dask DataFrame (reduced on its
     workers; ``sample_weight`` a column name or a Dask Series partitioned like it); every
@@ -336,6 +359,12 @@ class GaussianTree(ModelEstimator):
     CopulaTree : any continuous marginals, joined by a Gaussian tree of their normal scores.
     KernelForest : kernel density marginals and pairs.
     CLGTree : discrete and continuous columns.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -367,29 +396,37 @@ class CLGTree(ModelEstimator):
 
     The tree is the best spanning tree (or penalised forest) in which no discrete column has
     a continuous parent, its edge weights the exact mutual information of each pair kind
-    (:mod:`treelearn.structure._clg_trees`); the parameters are each family's
-    maximum-likelihood ones (:mod:`treelearn.learners._clg_tree`). :func:`~treelearn.clg_tree` is
+    (discrete-discrete, discrete-continuous, continuous-continuous); the parameters are
+    each family's maximum-likelihood ones. :func:`~treelearn.clg_tree` is
     ``CLGTree(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
     ----------
-    root : the root (discrete in a tree holding a discrete column); ``None``: the first
+    root : hashable, default=None
+        The root (discrete in a tree holding a discrete column); ``None``: the first
         column of each tree, a discrete one where the tree has one.
-    alpha, prior, equivalent_sample_size, m, mi_alpha, forest, whitelist, blacklist,
-    max_states, states : as :class:`~treelearn.ChowLiuTree`'s, for the discrete columns
-        (``forest``, ``whitelist`` and ``blacklist`` for every edge); ``states`` gives no
-        continuous column states.
-    missing : ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
+    alpha, prior, equivalent_sample_size, m, mi_alpha, forest
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns (``forest`` for
+        every edge).
+    whitelist, blacklist, max_states, states
+        As :class:`~treelearn.ChowLiuTree`'s (``whitelist`` and ``blacklist`` for every
+        edge); ``states`` gives no continuous column states.
+    missing : {"error", "drop", "pairwise"}, default="error"
+        ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
         statistic over the rows where its columns are observed); missing cells are summed
         out exactly when scoring and querying.
-    chunksize : rows per chunk of a file whose columns are all discrete (a file with
+    chunksize : int, default=200000
+        Rows per chunk of a file whose columns are all discrete (a file with
         continuous columns is read whole).
-    numeric : ``"auto"`` (the default): every float column is continuous (as
+    numeric : "auto" or list of hashable, default="auto"
+        ``"auto"`` (the default): every float column is continuous (as
         :class:`~treelearn.MixedNaiveBayes` decides: by dtype, never by how often values
         repeat); or the names of the continuous columns, whatever their dtype. A table
         without continuous columns gives the Chow-Liu tree of its columns as a CLG tree
         without continuous nodes.
 
+    Notes
+    -----
     The data is a DataFrame, a CSV/Parquet path (read whole) or a 2-D array (columns
     ``x0, x1, ...``; a float array's columns are all continuous).
 
@@ -404,6 +441,15 @@ class CLGTree(ModelEstimator):
     GaussianTree : every column continuous (a linear-Gaussian tree; the same tree as a CLG
         tree of continuous columns).
     MixedTAN : the classifier whose features form a CLG tree.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The Annals
+       of Statistics 17(1), 31-57.
+    .. [2] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
 
     Examples
     --------
@@ -463,14 +509,17 @@ class CopulaTree(ModelEstimator):
     estimator: ``fit`` learns :attr:`model_`, a :class:`~treelearn.CopulaTreeModel`.
 
     Each column's smoothed empirical CDF is its marginal; the Gaussian Chow-Liu tree of the
-    truncated normal scores joins them (:mod:`treelearn.learners._copula`): density,
+    truncated normal scores joins them: density,
     sampling and queries in the original units. :func:`~treelearn.copula_chow_liu` is
     ``CopulaTree(root).fit(data, sample_weight=...).model_``.
 
     Parameters
     ----------
-    root : the root of the scores' tree (default: the first column).
+    root : hashable, default=None
+        The root of the scores' tree (default: the first column).
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers, no missing values (scoring integrates
     missing cells out).
 
@@ -483,6 +532,14 @@ class CopulaTree(ModelEstimator):
     --------
     GaussianTree : Gaussian marginals (a linear-Gaussian tree).
     KernelForest : kernel density marginals and pairs, the forest pruned on held-out rows.
+
+    References
+    ----------
+    .. [1] Liu, H., Lafferty, J. and Wasserman, L. (2009). The nonparanormal:
+       semiparametric estimation of high dimensional undirected graphs. Journal of
+       Machine Learning Research 10, 2295-2328.
+    .. [2] Elidan, G. (2010). Copula Bayesian networks. Advances in Neural Information
+       Processing Systems 23, 559-567.
 
     Examples
     --------
@@ -508,22 +565,30 @@ class KernelForest(ModelEstimator):
     :class:`~treelearn.KernelForestModel`.
 
     The edges are chosen by kernel MI on one part of the rows and pruned by held-out
-    log-likelihood on the other (:mod:`treelearn.learners._kernel_forest`).
+    log-likelihood on the other.
     :func:`~treelearn.kernel_forest` is
     ``KernelForest(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
     ----------
-    bandwidth : scipy's ``gaussian_kde`` ``bw_method``: ``"scott"``, ``"silverman"`` or the
+    bandwidth : "scott", "silverman" or float, default="scott"
+        Scipy's ``gaussian_kde`` ``bw_method``: ``"scott"``, ``"silverman"`` or the
         factor of the data's standard deviation.
-    split : the share of rows that estimates the tree; the rest prunes it.
-    grid : grid points per column of the numerical MI integral.
-    refit : refit the final KDEs on every row (else on the estimating part only).
-    method : ``"exact"`` (sum every kernel; time grows with rows squared), ``"binned"``
+    split : float, default=0.5
+        The share of rows that estimates the tree; the rest prunes it.
+    grid : int, default=48
+        Grid points per column of the numerical MI integral.
+    refit : bool, default=True
+        Refit the final KDEs on every row (else on the estimating part only).
+    method : {"auto", "exact", "binned"}, default="auto"
+        ``"exact"`` (sum every kernel; time grows with rows squared), ``"binned"``
         (rows binned onto grids, FFT convolution; time linear in rows) or ``"auto"``
         (exact up to 2,000 rows, binned past it).
-    random_state : the seed of the split into two parts.
+    random_state : int, numpy.random.Generator or None, default=None
+        The seed of the split into two parts.
 
+    Notes
+    -----
     The data is a DataFrame or 2-D array of numbers, no missing values (scoring integrates
     missing cells out).
 
@@ -538,6 +603,11 @@ class KernelForest(ModelEstimator):
     --------
     CopulaTree : smoothed empirical marginals joined by a Gaussian tree.
     GaussianTree : a linear-Gaussian tree.
+
+    References
+    ----------
+    .. [1] Liu, H., Xu, M., Gu, H., Gupta, A., Lafferty, J. and Wasserman, L. (2011).
+       Forest density estimation. Journal of Machine Learning Research 12, 907-951.
 
     Examples
     --------
@@ -578,23 +648,27 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     """The exact Bayesian average over every spanning tree of discrete columns, as a
     scikit-learn density estimator: ``fit`` learns :attr:`model_`, a
     :class:`~treelearn.TreePosterior` (the posterior over trees, its scores the posterior
-    predictive: :mod:`treelearn.learners._bayes_trees`). :func:`~treelearn.tree_posterior` is
+    predictive). :func:`~treelearn.tree_posterior` is
     ``BayesianTrees(**options).fit(data, sample_weight=...).model_``.
 
     Parameters
     ----------
-    equivalent_sample_size : BDeu's equivalent sample size (> 0; pgmpy's name).
-    edge_prior : ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0; pgmpy's name).
+    edge_prior : array-like or networkx.Graph, default=None
+        ``None`` (uniform over trees), a symmetric ``d x d`` matrix of
         non-negative edge factors ``β`` in column order, or an ``nx.Graph`` over
         the variables whose edges carry ``prior`` (default 1; pairs that are not
         edges are forbidden). ``P(T) ∝ prod_{uv in T} β_uv``. (Saving the estimator needs
         the matrix form; the fitted posterior saves either.)
-    missing : ``"error"`` or ``"drop"`` (incomplete rows are dropped);
+    missing : {"error", "drop"}, default="error"
+        ``"error"`` or ``"drop"`` (incomplete rows are dropped);
         ``"pairwise"`` is refused (the posterior needs complete rows).
     max_states, states, chunksize : as :class:`~treelearn.ChowLiuTree`'s.
 
-    The data is any input :func:`treelearn.sources._count.count` takes (DataFrame,
-    CSV/Parquet path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D
+    Notes
+    -----
+    The data is a DataFrame, a CSV/Parquet path read in chunks, Dask DataFrame, ``scipy.sparse`` 0/1 matrix), or a 2-D
     array (columns ``x0, x1, ...``).
 
     Attributes
@@ -605,6 +679,11 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     See Also
     --------
     ChowLiuTree : the one tree of maximum likelihood.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jaakkola, T. (2006). Tractable Bayesian learning of tree
+       belief networks. Statistics and Computing 16(1), 77-92.
 
     Examples
     --------
@@ -646,8 +725,7 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     _parameter_notes: ClassVar[dict] = POSTERIOR_NOTES
 
     def to_dict(self) -> dict:
-        """As every estimator's (:meth:`Persistent.to_dict
-        <treelearn._base.persistence.Persistent.to_dict>`); an ``nx.Graph`` edge prior has
+        """As every estimator's (the state :func:`treelearn.save` writes); an ``nx.Graph`` edge prior has
         no saved form as an option, which is said before anything is written."""
         if isinstance(self.edge_prior, nx.Graph):
             raise TreelearnError(

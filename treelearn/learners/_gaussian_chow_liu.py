@@ -54,6 +54,41 @@ def gaussian_chow_liu(
     the first column); each variable is regressed on its parent by (weighted) least
     squares.
 
+    Parameters
+    ----------
+    data : DataFrame, numpy.ndarray, str, os.PathLike or dask DataFrame
+        Numeric columns, no missing values.
+    root : hashable, optional
+        The root (default: the first column).
+    sample_weight : array-like or str, optional
+        One non-negative weight per row (a column name for a file or Dask DataFrame).
+    chunksize : int, default=200000
+        Rows per chunk when ``data`` is a file.
+
+    Returns
+    -------
+    GaussianTreeModel
+        The fitted tree.
+
+    Raises
+    ------
+    MissingValuesError
+        A missing value.
+    NumericColumnError
+        A column that is not numeric.
+
+    See Also
+    --------
+    GaussianTree : the estimator.
+    clg_tree : discrete and continuous columns together.
+    copula_chow_liu : non-Gaussian marginals.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd, treelearn as tl

@@ -3,7 +3,7 @@
 A hidden tree has one latent variable ``H_i`` of ``h`` states per observed column
 ``X_i``: the latents form a tree (``P(H_root) prod P(H_c | H_p)``) and each column
 depends on its own latent only (``P(X_i | H_i)``), so the joint model over latents and
-columns is one tree, a :class:`~treelearn.models._tree.TreeModel` of ``2d`` nodes,
+columns is one tree, a :class:`~treelearn.TreeModel` of ``2d`` nodes,
 and every question about it (the likelihood of a row with any cells missing, the
 posterior of a cell, sampling) is exact message passing. Liu & Van den Broeck
 (NeurIPS 2021) call it a hidden Chow-Liu tree when the latent tree is the Chow-Liu tree
@@ -65,6 +65,7 @@ from ._density import (
     em_run,
     run_starts,
 )
+from ._latent_counts import latent_tree_counts
 
 __all__ = ["HiddenMarkovModel", "HiddenTree", "LatentTree", "latent_names"]
 
@@ -164,6 +165,11 @@ class _EStep:
 
     def __call__(self, codes: np.ndarray, w: np.ndarray) -> _Expected:
         d = codes.shape[1]
+        if (codes >= 0).all():  # complete rows: batched products per edge
+            log_ev, latent, emission = latent_tree_counts(
+                self.tree.parent, self.tree.latent, self.tree.emission, codes, w
+            )
+            return _Expected(_total_log_likelihood(log_ev, w), float(w.sum()), latent, emission)
         log_ev, counts = self.tree.engine().family_counts_codes(_joint_codes(codes), w)
         return _Expected(_total_log_likelihood(log_ev, w), float(w.sum()), counts[:d], counts[d:])
 
@@ -323,45 +329,65 @@ class HiddenTree(EMEstimator):
     latent state it is the independence model; each further state lets the tree carry
     more than the pairwise dependences a Chow-Liu tree can (Liu & Van den Broeck 2021).
     ``model_`` is the fitted :class:`~treelearn.HiddenTreeModel`: the joint tree over
-    latents and columns (``model_.network``, a :class:`~treelearn.models._tree.TreeModel`)
+    latents and columns (``model_.network``, a :class:`~treelearn.TreeModel`)
     and the latents' names; it answers scores, queries, marginals and the most probable
     completion over the columns (the latents summed out), predictions, sampling, drawing
     and the explorer page.
 
     Parameters
     ----------
-    n_states : ``h``, the latent variables' number of states (>= 1).
-    alpha : Lidstone pseudocount of every CPT, added to the expected counts (0 = maximum
-        likelihood: then the training log-likelihood never decreases). The default 1 is
-        strong for many latent states: on DEBD nltcs, ``n_states=16, alpha=0.01``
-        reaches a test log-likelihood of -6.017 per row where ``n_states=8, alpha=1``
-        stops at -6.064 (``benchmarks/bench_density.py``); choose it on held-out rows.
-    max_iter : most EM iterations per start.
-    tol : stop when the mean log-likelihood per row changes by less than this.
-    n_init : number of starts; the best (on ``validation`` when given, else on the
+    n_states : int, default=16
+        ``h``, the latent variables' number of states (>= 1). The default 16 is what the
+        DEBD runs chose (``benchmarks/bench_density.py``: 16 states up to 200 columns).
+    alpha : float, default=0.01
+        Lidstone pseudocount of every CPT, added to the expected counts (0 = maximum
+        likelihood: then the training log-likelihood never decreases). The default 0.01 is
+        the DEBD runs' choice: a pseudocount of 1 is strong on 16 x 16 latent tables (on
+        DEBD nltcs, ``n_states=16, alpha=0.01`` reaches a test log-likelihood of -6.017 per
+        row where ``n_states=8, alpha=1`` stops at -6.064); choose it on held-out rows.
+    max_iter : int, default=200
+        Most EM iterations per start (200, ``tol`` 1e-6, ``init="random"`` and
+        ``n_iter_no_change`` 10: the DEBD runs' EM; on nltcs, without validation rows,
+        these defaults reach a test log-likelihood of -6.017 per row, where 8 states,
+        ``alpha=1``, 100 iterations, ``tol=1e-4`` from the tree start gave -6.052).
+    tol : float, default=1e-6
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Number of starts; the best (on ``validation`` when given, else on the
         training rows) is kept. ``n_jobs`` runs them in parallel (joblib), with the same
         results.
-    init : ``"tree"`` (default): start at the Chow-Liu tree of the columns, each observed
-        state split into ``h / k`` latent states told apart by a seeded perturbation (so
-        EM starts near a single tree's likelihood); ``"random"``: every CPT row from a flat
-        Dirichlet distribution.
-    structure : ``None`` (default): the latent tree is the Chow-Liu tree of the columns
+    init : {"random", "tree"}, default="random"
+        ``"random"`` (default): every CPT row from a flat Dirichlet distribution;
+        ``"tree"``: start at the Chow-Liu tree of the columns, each observed state split
+        into ``h / k`` latent states told apart by a seeded perturbation (so EM starts
+        near a single tree's likelihood).
+    structure : None, "chain" or networkx graph, default=None
+        ``None`` (default): the latent tree is the Chow-Liu tree of the columns
         (``mi_alpha`` smoothing its MI); ``"chain"``: the columns in order (an HMM with
         untied parameters; see :class:`HiddenMarkovModel`); or a tree or forest over the
         columns (an ``nx.Graph``, rooted at its first node, or an ``nx.DiGraph``).
-    random_state : int, ``np.random.Generator`` or None.
-    mi_alpha : pseudocount of the pairwise joint the Chow-Liu tree is chosen from (as in
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None.
+    mi_alpha : float, default=None
+        Pseudocount of the pairwise joint the Chow-Liu tree is chosen from (as in
         :func:`treelearn.chow_liu`).
-    states : optional ``{column: [states]}`` fixing some columns' states.
-    missing : ``"error"``, ``"drop"``, or ``"em"`` (rows with missing cells are kept; the
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing some columns' states.
+    missing : {"error", "drop", "em"}, default="error"
+        ``"error"``, ``"drop"``, or ``"em"`` (rows with missing cells are kept; the
         E-step sums their missing cells out with the latents). Scoring always sums missing
         cells out exactly.
-    max_states : the most states a column may have.
-    n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many
+    max_states : int, default=100
+        The most states a column may have.
+    n_iter_no_change : int, default=10
+        With ``validation=`` in :meth:`fit`, stop after this many
         iterations without a better validation log-likelihood, and keep the best model.
-    n_jobs : joblib workers for the ``n_init`` starts (None: one after the other).
-    progress : show a progress bar over the iterations (needs tqdm).
-    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed (rows
+    n_jobs : int, default=None
+        Joblib workers for the ``n_init`` starts (None: one after the other).
+    progress : bool, default=False
+        Show a progress bar over the iterations (needs tqdm).
+    chunksize : int, default=None
+        ``None`` (default): a file is read whole and a Dask DataFrame computed (rows
         held in memory, identical ones merged); a number: a file is read that many rows at
         a time at every iteration (memory flat in its rows), a Dask DataFrame summarised
         on its workers at every iteration.
@@ -369,7 +395,7 @@ class HiddenTree(EMEstimator):
     Attributes
     ----------
     model_ : the fitted :class:`~treelearn.HiddenTreeModel` (``model_.network``: the joint
-        :class:`~treelearn.models._tree.TreeModel`, latents first).
+        :class:`~treelearn.TreeModel`, latents first).
     latent_names_ : the latent variables' names in ``model_.network`` (``H_<column>``), in
         column order (``model_.latent``).
     lower_bound_, lower_bounds_ : the mean training log-likelihood per row of the kept
@@ -378,6 +404,18 @@ class HiddenTree(EMEstimator):
         ``validation=``), else None.
     n_iter_, converged_ : the kept run's iterations and whether it converged.
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    HiddenMarkovModel : the latents a chain.
+    TreeMixture : one latent for the whole row.
+
+    References
+    ----------
+    .. [1] Choi, M. J., Tan, V. Y. F., Anandkumar, A. and Willsky, A. S. (2011). Learning
+       latent tree graphical models. Journal of Machine Learning Research 12, 1771-1812.
+    .. [2] Liu, A. and Van den Broeck, G. (2021). Tractable regularization of
+       probabilistic circuits. Advances in Neural Information Processing Systems 34.
 
     Examples
     --------
@@ -408,19 +446,19 @@ class HiddenTree(EMEstimator):
 
     def __init__(
         self,
-        n_states: int = 8,
-        alpha: float = 1.0,
-        max_iter: int = 100,
-        tol: float = 1e-4,
+        n_states: int = 16,
+        alpha: float = 0.01,
+        max_iter: int = 200,
+        tol: float = 1e-6,
         n_init: int = 1,
-        init: str = "tree",
+        init: str = "random",
         structure: Any = None,
         random_state: int | np.random.Generator | None = None,
         mi_alpha: float | None = None,
         states: Mapping[Hashable, Sequence] | None = None,
         missing: str = "error",
         max_states: int = DEFAULT_MAX_STATES,
-        n_iter_no_change: int = 5,
+        n_iter_no_change: int = 10,
         n_jobs: int | None = None,
         progress: bool = False,
         chunksize: int | None = None,
@@ -563,7 +601,7 @@ class HiddenTree(EMEstimator):
         observed values; without, ``X`` with every missing cell filled by its most probable
         state given the row's observed cells (each cell's exact marginal; ties to the first
         state): :meth:`HiddenTreeModel.impute
-        <treelearn.models._hidden_tree.HiddenTreeModel.impute>`.
+        <treelearn.HiddenTreeModel.impute>`.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -604,9 +642,9 @@ class HiddenTree(EMEstimator):
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): its joint tree's, the latent
+        """The explorer page (for :func:`treelearn.to_html`): its joint tree's, the latent
         variables among the observed ones (:meth:`TreeModel.explorer_spec
-        <treelearn.models._tree.TreeModel.explorer_spec>`)."""
+        <treelearn.TreeModel.explorer_spec>`)."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
@@ -628,7 +666,7 @@ class HiddenTree(EMEstimator):
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """The model checked field by field (:meth:`HiddenTreeModel.from_dict
-        <treelearn.models._hidden_tree.HiddenTreeModel.from_dict>`), then against the
+        <treelearn.HiddenTreeModel.from_dict>`), then against the
         options: latents of ``n_states`` states, tied as ``tied`` says; the history."""
         fields = {
             k: saved.state[k] for k in ("network", "latent_names", "tied") if k in saved.state
@@ -708,6 +746,27 @@ class HiddenMarkovModel(HiddenTree):
     ``structure="chain"``. ``startprob_init``, ``transmat_init`` and ``emissionprob_init``
     give the start (all three, tied); otherwise ``n_init`` random starts.
 
+    Parameters
+    ----------
+    n_states : int, default=2
+        The latents' number of states.
+    tied : bool, default=True
+        One transition and one emission matrix for every step (else each its own).
+    alpha : float, default=1.0
+        Lidstone pseudocount added to the expected counts (0 = maximum likelihood).
+    max_iter : int, default=100
+        Most EM iterations per start.
+    tol : float, default=1e-4
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Random starts; the best is kept.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the starts.
+    startprob_init, transmat_init, emissionprob_init : array-like, optional
+        A given start (all three; tied only), in hmmlearn's shapes.
+    states, missing, max_states, n_iter_no_change, n_jobs, progress, chunksize
+        As :class:`HiddenTree`'s.
+
     Attributes
     ----------
     startprob_ : ndarray
@@ -716,6 +775,15 @@ class HiddenMarkovModel(HiddenTree):
         ``P(h_t | h_{t-1})``: shape ``(h, h)`` tied, ``(T - 1, h, h)`` untied.
     emissionprob_ : ndarray or list of ndarray
         ``P(x_t | h_t)``: shape ``(h, k)`` tied, a list of ``(h, k_t)`` untied.
+
+    See Also
+    --------
+    HiddenTree : the latents a tree rather than a chain.
+
+    References
+    ----------
+    .. [1] Rabiner, L. R. (1989). A tutorial on hidden Markov models and selected
+       applications in speech recognition. Proceedings of the IEEE 77(2), 257-286.
 
     Examples
     --------
@@ -840,8 +908,7 @@ class HiddenMarkovModel(HiddenTree):
     def fit(
         self, X: Any, y: Any = None, sample_weight: Any = None, *, validation: Any = None
     ) -> HiddenMarkovModel:
-        """Learn by Baum-Welch (:meth:`EMEstimator.fit
-        <treelearn.learners._density.EMEstimator.fit>`); returns self."""
+        """Learn by Baum-Welch (as :meth:`treelearn.HiddenTree.fit`); returns self."""
         super().fit(X, y, sample_weight, validation=validation)
         self._set_matrices()
         return self

@@ -200,6 +200,43 @@ def kernel_forest(
     ``KernelForest(bandwidth, ...).fit(data, sample_weight=sample_weight).model_`` (the
     estimator :class:`~treelearn.KernelForest`, whose docstring explains every option).
 
+    Parameters
+    ----------
+    data : DataFrame or numpy.ndarray
+        Numeric columns, no missing values.
+    bandwidth : "scott", "silverman" or float, default="scott"
+        scipy's ``gaussian_kde`` ``bw_method``: a rule, or the factor of the data's
+        standard deviation.
+    split : float, default=0.5
+        The share of rows that choose the edges (the rest prune them).
+    grid : int, default=48
+        Points per axis of the grids the mutual information is integrated on.
+    refit : bool, default=True
+        Refit the densities on every row once the forest is chosen.
+    method : {"auto", "exact", "binned"}, default="auto"
+        Kernel sums exactly or on binned grids (``"auto"``: exact up to 2,000 rows).
+    sample_weight : array-like, optional
+        One non-negative weight per row.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the split.
+
+    Returns
+    -------
+    KernelForestModel
+        The fitted forest.
+
+    See Also
+    --------
+    KernelForest : the estimator.
+    copula_chow_liu : a copula tree (smoother, parametric dependence).
+
+    References
+    ----------
+    .. [1] Liu, H., Xu, M., Gu, H., Gupta, A., Lafferty, J. and Wasserman, L. (2011).
+       Forest density estimation. Journal of Machine Learning Research 12, 907-951.
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
     >>> x = rng.exponential(size=400)

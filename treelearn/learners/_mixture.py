@@ -1,6 +1,6 @@
 """Mixtures of Chow-Liu trees learned by EM (Meilă & Jordan, JMLR 2000).
 
-``P(x) = sum_k w_k T_k(x)``, each ``T_k`` a tree-shaped :class:`~treelearn.models._tree.TreeModel`.
+``P(x) = sum_k w_k T_k(x)``, each ``T_k`` a tree-shaped :class:`~treelearn.TreeModel`.
 Likelihoods, marginals (missing cells are summed out exactly) and sampling stay
 exact and cheap, while the mixture models dependencies no single tree can.
 
@@ -73,18 +73,18 @@ class TreeMixture(EMEstimator):
     responsibilities), ``sample`` (a DataFrame), ``bic`` / ``aic``. **BIC and AIC
     take treelearn's sign, larger is better** (``log_likelihood - n_parameters / 2
     ln n`` and ``log_likelihood - n_parameters``, as :meth:`TreeModel.bic
-    <treelearn.models._tree.TreeModel.bic>` and bnlearn); scikit-learn's
+    <treelearn.TreeModel.bic>` and bnlearn); scikit-learn's
     ``GaussianMixture.bic`` is ``-2`` times this (lower is better), and so was this
     class's before.
 
     ``fit`` takes a DataFrame, a CSV/Parquet path (**read whole**: EM revisits every
     row), a Dask DataFrame (**computed**, its rows then held in memory) or a
-    ``scipy.sparse`` 0/1 matrix (as its dense 0/1 table); see
-    :func:`treelearn.sources._count.in_memory_table`. Every kind gives the same mixture.
+    ``scipy.sparse`` 0/1 matrix (as its dense 0/1 table). Every kind gives the same mixture.
 
     Parameters
     ----------
-    n_components : number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
+    n_components : int or sequence of int, default=2
+        Number of trees ``k`` (>= 1), or several (e.g. ``range(2, 17)``): then ``k``
         is chosen in one call, on ``validation=`` data if given (else by BIC): the smallest
         size is fitted, and each next one starts from the last one with its weakest
         components split in two (those whose rows carry the lowest total log-likelihood;
@@ -94,11 +94,16 @@ class TreeMixture(EMEstimator):
         on ``validation=``), kept if it scores no worse. ``n_components_`` is the chosen
         size, ``n_components_scores_`` the score of each size tried (what the choice was
         made on: after its ``split_iter`` iterations).
-    alpha : Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
-    max_iter : most EM iterations per initialisation.
-    tol : stop when the mean log-likelihood per row changes by less than this.
-    n_init : number of initialisations; the one with the best final bound is kept.
-    init : ``"random"`` (default): ``n_components`` distinct rows drawn at random are the seeds;
+    alpha : float, default=1.0
+        Lidstone pseudocount of every component's CPTs (0 = maximum likelihood).
+    max_iter : int, default=100
+        Most EM iterations per initialisation.
+    tol : float, default=1e-4
+        Stop when the mean log-likelihood per row changes by less than this.
+    n_init : int, default=1
+        Number of initialisations; the one with the best final bound is kept.
+    init : str, default="random"
+        ``"random"`` (default): ``n_components`` distinct rows drawn at random are the seeds;
         each row's initial responsibilities are its posterior under product
         distributions centred on the seeds (each variable: half its seed's value,
         half the data's marginal), which separates the components from the start
@@ -111,22 +116,28 @@ class TreeMixture(EMEstimator):
         ``"k_best"``: the components start as the ``k`` spanning trees of highest likelihood
         (:func:`treelearn.k_best_trees`), each row's responsibilities its posterior under
         their equal mixture.
-    random_state : int, ``np.random.Generator`` or None; the same seed gives the
+    random_state : int, numpy.random.Generator or None, default=None
+        Int, ``np.random.Generator`` or None; the same seed gives the
         same mixture.
-    mi_alpha : pseudocount of the weighted pairwise joint the trees are chosen
+    mi_alpha : float, default=None
+        Pseudocount of the weighted pairwise joint the trees are chosen
         from (as in :func:`treelearn.chow_liu`); ``None`` uses the weighted counts.
-    states : optional ``{column: [states]}`` fixing some columns' states (e.g.
+    states : dict, default=None
+        Optional ``{column: [states]}`` fixing some columns' states (e.g.
         ``[0, 1]`` for binary data, so that held-out rows with a value absent from
         a training fold can be scored).
-    missing : ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
+    missing : {"error", "drop", "em"}, default="error"
+        ``"error"`` or ``"drop"`` for training rows with missing values, or ``"em"``:
         keep them and let EM handle their missing cells too (the E-step's responsibilities
         use each row's observed cells; each component's M-step uses expected pairwise
-        counts, :func:`treelearn.learners._em.expected_counts`; the first M-step uses the observed
-        pairs). Scoring always sums missing cells out exactly.
-    max_states : the most states a column may have.
-    n_iter_no_change : with ``validation=`` in :meth:`fit`, stop after this many iterations
+        counts; the first M-step uses the observed pairs). Scoring always sums missing cells out exactly.
+    max_states : int, default=100
+        The most states a column may have.
+    n_iter_no_change : int, default=5
+        With ``validation=`` in :meth:`fit`, stop after this many iterations
         without a better validation log-likelihood, keeping the best model.
-    split_iter : EM iterations at each size after a split while choosing among several
+    split_iter : int or None, default=8
+        EM iterations at each size after a split while choosing among several
         ``n_components`` (the smallest size and the chosen one run to convergence): each
         size starts from the last one's model, so the iterations add up along the sizes,
         and a few per size say which size is best at a fraction of running every size to
@@ -135,10 +146,13 @@ class TreeMixture(EMEstimator):
         another; test -13.062, -13.066 and -13.102 nats per row; over the 20 DEBD sets, 8
         against 10 halved the fit times and moved the test scores by -0.15 to +0.09).
         ``None``: every size runs to convergence.
-    n_jobs : joblib workers running the ``n_init`` starts in parallel (the starts are drawn
+    n_jobs : int, default=None
+        Joblib workers running the ``n_init`` starts in parallel (the starts are drawn
         first, so the result does not depend on it).
-    progress : show a progress bar over the EM iterations (needs tqdm).
-    chunksize : ``None`` (default): a file is read whole and a Dask DataFrame computed. A
+    progress : bool, default=False
+        Show a progress bar over the EM iterations (needs tqdm).
+    chunksize : int, default=None
+        ``None`` (default): a file is read whole and a Dask DataFrame computed. A
         number: a CSV/Parquet file is read that many rows at a time at every EM pass (memory
         flat in the number of rows) and a Dask DataFrame summarised partition by partition
         on its workers (only the counts come back). Such a fit takes ``init="k_best"`` or
@@ -150,7 +164,7 @@ class TreeMixture(EMEstimator):
     ----------
     model_ : the fitted :class:`~treelearn.MixtureModel` (scores, queries, sampling,
         explanations, drawing; ``tl.save(mix.model_)`` saves it alone).
-    components_ : list of :class:`~treelearn.models._tree.TreeModel`, one tree per component
+    components_ : list of :class:`~treelearn.TreeModel`, one tree per component
         (``model_.components``).
     weights_ : ndarray (k,), the mixing weights (``model_.weights``).
     converged_ : whether the best run converged within ``max_iter``.
@@ -163,6 +177,20 @@ class TreeMixture(EMEstimator):
     n_components_ : the number of components; ``n_components_scores_`` : ``{k: score}`` of
         the sizes tried when ``n_components`` lists several (else None).
     feature_names_in_, n_features_in_ : the columns learned from.
+
+    See Also
+    --------
+    ChowLiuTree : one tree.
+    BaggedTrees : bagged mixtures.
+    HiddenTree : a latent per column.
+
+    References
+    ----------
+    .. [1] Meila, M. and Jordan, M. I. (2000). Learning with mixtures of trees.
+       Journal of Machine Learning Research 1, 1-48.
+    .. [2] Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977). Maximum likelihood from
+       incomplete data via the EM algorithm. Journal of the Royal Statistical Society B
+       39(1), 1-38.
 
     Examples
     --------
@@ -330,7 +358,7 @@ class TreeMixture(EMEstimator):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of :attr:`model_` (:meth:`MixtureModel.explorer_spec
-        <treelearn.models._mixture.MixtureModel.explorer_spec>`), titled by this class."""
+        <treelearn.MixtureModel.explorer_spec>`), titled by this class."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
@@ -351,7 +379,7 @@ class TreeMixture(EMEstimator):
     ) -> Explanation:
         """Each other column's contribution to the mixture's prediction of ``target`` for
         every row of ``X``: :meth:`MixtureModel.explain
-        <treelearn.models._mixture.MixtureModel.explain>` on the rows matched to the
+        <treelearn.MixtureModel.explain>` on the rows matched to the
         features.
 
         >>> import numpy as np, pandas as pd, treelearn as tl
@@ -390,7 +418,7 @@ class TreeMixture(EMEstimator):
     ) -> pd.DataFrame | tuple[pd.DataFrame, np.ndarray]:
         """Draw ``n`` rows as a DataFrame (with ``return_components=True``, also the
         component each row was drawn from: ``(DataFrame, array)``, scikit-learn's pair);
-        :meth:`MixtureModel.sample <treelearn.models._mixture.MixtureModel.sample>`.
+        :meth:`MixtureModel.sample <treelearn.MixtureModel.sample>`.
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -410,7 +438,7 @@ class TreeMixture(EMEstimator):
 
     def _fitted_state(self) -> dict:
         """The model's fields (:meth:`MixtureModel.to_dict
-        <treelearn.models._mixture.MixtureModel.to_dict>`) beside the codec's header, and
+        <treelearn.MixtureModel.to_dict>`) beside the codec's header, and
         the fit's history.
 
         >>> import pandas as pd, treelearn as tl
@@ -424,7 +452,7 @@ class TreeMixture(EMEstimator):
 
     def _restore_fitted(self, saved: SavedState) -> None:
         """The model checked field by field (:meth:`MixtureModel.from_dict
-        <treelearn.models._mixture.MixtureModel.from_dict>`: every component, the same
+        <treelearn.MixtureModel.from_dict>`: every component, the same
         variables and states in each, the weights a distribution), a mixture of trees; the
         history."""
         fields = {

@@ -133,6 +133,27 @@ class Model(Capable, ABC):
     :meth:`score_samples`, :attr:`n_parameters`, :meth:`sample`, :meth:`to_dict` and
     :meth:`from_dict`; defining it registers it in :data:`MODEL_KINDS`. Every model has
     ``variables`` (its columns, in order).
+
+    Written once here for every kind: ``log_likelihood``, ``score`` (mean per row),
+    ``bic`` (``log_likelihood - n_parameters ln(n) / 2``), ``aic``, ``save``,
+    ``to_text``, ``draw``, ``to_dot`` and ``to_html``; ``require(capability)`` raises
+    :class:`CapabilityError` for what a kind does not answer.
+
+    See Also
+    --------
+    TreeModel, GaussianTreeModel, CLGTreeModel, MixtureModel : model kinds.
+    load : reads any kind back.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> model = tl.chow_liu(df)
+    >>> isinstance(model, tl.Model), model.kind, "query" in model.capabilities
+    (True, 'tree_model', True)
+    >>> bic = model.log_likelihood(df) - model.n_parameters * np.log(len(df)) / 2
+    >>> bool(np.isclose(model.bic(df), bic))
+    True
     """
 
     variables: list
@@ -231,7 +252,24 @@ class Model(Capable, ABC):
 
     # ------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw the model; returns a matplotlib Figure (see :func:`treelearn.viz._draw.draw`)."""
+        """Draw the model as a tree; returns a matplotlib Figure (needs matplotlib).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into these axes (default: a new figure sized to the tree).
+        **kwargs
+            ``data`` (a DataFrame: with ``title=True`` its log-likelihood is shown),
+            ``edge_labels`` (bool: the mutual information on each edge), ``title``
+            (``True``, ``False`` or a string), ``class_node``, ``figsize``, ``fontsize``,
+            ``digits`` (of the edge labels), ``level_gap``, ``class_edges`` (TAN:
+            ``"lines"``, ``"marks"`` or ``"auto"``) and ``latent`` (nodes drawn as latent).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Not held by pyplot (close it or let it go).
+        """
         self.require("draw")
         from ..viz._draw import Network, draw
 
@@ -239,7 +277,11 @@ class Model(Capable, ABC):
         return draw(self, ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT text (see :func:`treelearn.viz._draw.to_dot`)."""
+        """Graphviz DOT text of the drawing (``dot -Tsvg`` renders it).
+
+        ``kwargs``: ``edge_labels`` (bool, default True: the mutual information on each
+        edge), ``class_node``, ``digits`` and ``name`` (the graph's name).
+        """
         self.require("draw")
         from ..viz._draw import Network, to_dot
 
@@ -247,7 +289,10 @@ class Model(Capable, ABC):
         return to_dot(self, **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
-        """A Mermaid flowchart for Markdown (see :func:`treelearn.viz._draw.to_mermaid`)."""
+        """A Mermaid flowchart for Markdown (GitHub renders it in a ``mermaid`` block).
+
+        ``kwargs``: ``edge_labels`` (bool, default True), ``class_node`` and ``digits``.
+        """
         self.require("draw")
         from ..viz._draw import Network, to_mermaid
 
@@ -256,7 +301,7 @@ class Model(Capable, ABC):
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
         """An interactive page answering queries exactly in the browser (see
-        :func:`treelearn.viz._explorer.to_html`): the page's text, or with ``path`` written
+        :func:`treelearn.to_html`): the page's text, or with ``path`` written
         there and ``None`` returned (a notebook does not print the page)."""
         self.require("explorer")
         from ..viz._explorer import to_html
@@ -266,7 +311,7 @@ class Model(Capable, ABC):
 
     def explore(self, **kwargs: Any) -> Any:
         """The explorer inline in a notebook: an object whose ``_repr_html_`` is the page in
-        an ``<iframe srcdoc=...>`` (see :class:`treelearn.viz._explorer.Explorer`)."""
+        an ``<iframe srcdoc=...>``; ``kwargs`` as :func:`treelearn.to_html`'s."""
         self.require("explorer")
         from ..viz._explorer import Explorer
 

@@ -62,7 +62,39 @@ _LOG_2PI = math.log(2 * math.pi)
 class GaussianMixtureQuery:
     """The posterior of a continuous variable: ``sum_a weights[a] N(means[a], variances[a])``
     (one component per state of the discrete node its Gaussian subtree hangs from; one
-    component when there is none; a variance 0 when the variable is observed)."""
+    component when there is none; a variance 0 when the variable is observed).
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        The components' probabilities (they sum to 1).
+    means, variances : numpy.ndarray
+        Each component's mean and variance.
+    variable : hashable, optional
+        The variable queried (its row's label in ``to_frame``).
+
+    See Also
+    --------
+    CLGTreeModel : whose ``query`` returns it.
+    GaussianQuery : a Gaussian tree's query.
+
+    Examples
+    --------
+    With maximum-likelihood parameters (``alpha=0``) a CLG tree's mean of ``y`` is the
+    sample mean (the mixture of ``x``'s class means is ``x``'s mean, and a least-squares
+    line passes through the means):
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.integers(0, 2, 500)
+    >>> df = pd.DataFrame({"g": g, "x": rng.normal(3.0 * g, 1.0)})
+    >>> df["y"] = 2 * df["x"] + rng.normal(size=500)
+    >>> q = tl.clg_tree(df, alpha=0).query("y")   # one component per state of g
+    >>> q.weights.tolist() == df["g"].value_counts(normalize=True).sort_index().tolist()
+    True
+    >>> bool(np.isclose(q.mean, df["y"].mean()))
+    True
+    """
 
     weights: np.ndarray
     means: np.ndarray
@@ -131,19 +163,39 @@ class CLGTreeModel(Model):
 
     Parameters
     ----------
-    graph : nx.DiGraph over every variable (edge ``weight`` = the edge's mixed mutual
+    graph : networkx.DiGraph
+        Over every variable (edge ``weight`` = the edge's mixed mutual
         information, nats). A continuous node carries ``means`` and ``variances`` (lists,
         one per state of its discrete parent), or ``intercept``, ``variance`` and
         ``coefficient`` (on its continuous parent; ``None`` without one).
-    discrete : the :class:`~treelearn.TreeModel` of the discrete nodes (its CPTs and
+    discrete : TreeModel or None
+        The :class:`~treelearn.TreeModel` of the discrete nodes (its CPTs and
         states; ``None`` when every column is continuous).
-    variables : the columns' order (sampled data has its columns in it).
-    continuous : the continuous variables.
+    variables : sequence of hashable
+        The columns' order (sampled data has its columns in it).
+    continuous : sequence of hashable
+        The continuous variables.
     dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
 
+    Notes
+    -----
     Learned by :class:`treelearn.CLGTree` (:func:`treelearn.clg_tree`) from a table with
     continuous columns.
 
+    See Also
+    --------
+    clg_tree : learns one.
+    GaussianMixtureQuery : what a query of a continuous variable returns.
+    TreeModel : the discrete part.
+
+    References
+    ----------
+    .. [1] Lauritzen, S. L. and Wermuth, N. (1989). Graphical models for associations
+       between variables, some of which are qualitative and some quantitative. The
+       Annals of Statistics 17(1), 31-57.
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd, treelearn as tl
     >>> rng = np.random.default_rng(0)
     >>> g = rng.integers(0, 2, 500)
@@ -321,7 +373,7 @@ class CLGTreeModel(Model):
         return int(total)
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): the discrete forest, and
+        """The explorer page (for :func:`treelearn.to_html`): the discrete forest, and
         each continuous variable's Gaussian (a regression on a continuous parent, or one
         Gaussian per state of a discrete one), whose subtree's density of the numbers given
         is a likelihood of the discrete variable it hangs from. A number's slider spans its
@@ -804,7 +856,7 @@ class CLGTreeModel(Model):
         columns, numbers of continuous ones; those columns hold the given values).
         ``numbers``: a discrete column whose states are bins comes back as numbers drawn
         within each row's bin, as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>`.
+        <treelearn.TreeModel.sample>`.
 
         Given evidence, the discrete columns are drawn together from their posterior (each
         Gaussian subtree's density of its observed cells is soft evidence on the discrete
@@ -890,8 +942,7 @@ class CLGTreeModel(Model):
 
     def to_pyagrum(self) -> Any:
         """A ``pyagrum.clg.CLG`` of a tree of continuous columns; pyAgrum's CLG has no
-        discrete nodes, so a tree with discrete columns is refused, naming them
-        (:func:`treelearn.export._pyagrum.clg_to_pyagrum`)."""
+        discrete nodes, so a tree with discrete columns is refused, naming them."""
         from ..export._pyagrum import clg_to_pyagrum
 
         return clg_to_pyagrum(self)

@@ -2,13 +2,18 @@
 
 ``P(x) = w(x_v) P_child(x_v)(x_rest)`` at a conditioning node on ``v`` (one child per
 state of ``v``, ``w`` the branch probabilities), and at a leaf the leaf's
-:class:`~treelearn.models._tree.TreeModel` over the variables not conditioned on above
+:class:`~treelearn.TreeModel` over the variables not conditioned on above
 it (Rahman, Kothalkar & Gogate, ECML 2014). Every query stays exact and linear in the
 size of the network: the probability of a row with any cells missing is the sum over
 the branches its missing conditioning variables leave open (message passing at the
 leaves sums the rest out); its most probable completion the best branch's (max-product
 at the leaves); sampling draws a branch, then from the leaf's tree. All of it runs for
 many rows at once, one step per node (no loop over rows).
+
+Likelihood (soft) evidence ``L_v`` is taken wherever evidence is: the network's answers
+are then those of ``P(x) prod_v L_v(x_v)``, normalised. A conditioning node on ``v`` weighs
+its branch ``a`` by ``w(a) L_v(a)``, and a leaf's tree takes the likelihoods of its own
+variables as its message passing does; nothing else changes.
 """
 
 from __future__ import annotations
@@ -28,11 +33,14 @@ from .._base.logspace import logsumexp
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval, check_param
 from ..encoding._bins import binned_numbers
 from ..encoding._table import check_frame, encode
-from ..inference._engine import decode_codes, state_index
+from ..inference._engine import decode_codes, is_likelihood, likelihood, state_index
 from ._base import Model
 from ._tree import TreeModel
 
-__all__ = ["CutsetModel", "Leaf", "Split", "cutset_page_spec", "query_rows"]
+__all__ = ["CutsetModel", "Leaf", "Soft", "Split", "cutset_page_spec", "query_rows"]
+
+#: likelihood (soft) evidence: ``{column index: one non-negative weight per state}``
+Soft = Mapping[int, np.ndarray]
 
 
 @dataclass
@@ -69,6 +77,29 @@ class CutsetModel(Model):
     """A fitted cutset network over ``columns`` (see the module docstring).
 
     Built by :class:`treelearn.CutsetNetwork`; ``root`` is its top node.
+
+    Parameters
+    ----------
+    root : node
+        The top node: an OR node (a variable conditioned on, one child per state, with
+        their weights) or a leaf (a Chow-Liu tree over the remaining columns).
+    columns : sequence of hashable
+        The variables, in column order.
+    states : sequence of sequences
+        Each column's states.
+    dtypes : dict, optional
+        Each column's dtype (sampled data gets them back).
+
+    See Also
+    --------
+    CutsetNetwork : learns one (or a bagged mixture of them).
+    TreeModel : the leaves' kind.
+
+    References
+    ----------
+    .. [1] Rahman, T., Kothalkar, P. and Gogate, V. (2014). Cutset networks: a simple,
+       tractable, and scalable approach for improving the accuracy of Chow-Liu trees.
+       In Machine Learning and Knowledge Discovery in Databases (ECML PKDD), 630-645.
 
     Examples
     --------
@@ -137,54 +168,77 @@ class CutsetModel(Model):
             max_states=np.iinfo(np.int64).max,
         ).codes.astype(np.int64)
 
-    def log_likelihood_codes(self, codes: np.ndarray) -> np.ndarray:
+    def log_likelihood_codes(self, codes: np.ndarray, soft: Soft | None = None) -> np.ndarray:
         """``log P(observed cells of each row)``: a row missing a conditioning variable sums
-        over its branches, the leaves' message passing sums out the rest."""
-        codes = np.asarray(codes, dtype=np.int64)
-        return self._log_evidence(self.root, codes, np.arange(codes.shape[0]))
+        over its branches, the leaves' message passing sums out the rest. With ``soft``
+        likelihoods (``{column index: weights}``), ``log sum_x P(x, cells) prod_v L_v(x_v)``.
 
-    def _log_evidence(self, node: Node, codes: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``log P(the cells of the rows below node | the way to it)``, one per row."""
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> net = tl.CutsetNetwork(max_depth=1, penalty=None).fit(df).model_
+        >>> free = np.full((1, 8), -1)
+        >>> j = net.columns.index("smoke")
+        >>> yes = free.copy(); yes[0, j] = 1
+        >>> # a likelihood (0, 1) on smoke is the evidence smoke = yes
+        >>> bool(np.isclose(net.log_likelihood_codes(free, {j: np.array([0.0, 1.0])})[0],
+        ...                 net.log_likelihood_codes(yes)[0]))
+        True
+        """
+        codes = np.asarray(codes, dtype=np.int64)
+        return self._log_evidence(self.root, codes, np.arange(codes.shape[0]), soft or {})
+
+    def _log_evidence(
+        self, node: Node, codes: np.ndarray, rows: np.ndarray, soft: Soft
+    ) -> np.ndarray:
+        """``log P(the cells of the rows below node | the way to it)``, one per row (times
+        the likelihoods of ``soft``)."""
         if isinstance(node, Leaf):
             if node.tree is None:
                 return np.zeros(len(rows))
-            return node.tree.log_likelihood_codes(codes[np.ix_(rows, node.columns)])
+            sub = codes[np.ix_(rows, node.columns)]
+            mine = _leaf_soft(node, soft)
+            if not mine:
+                return node.tree.log_likelihood_codes(sub)
+            return node.tree.engine().log_evidence(sub, mine)
         x = codes[rows, node.variable]
         total = np.full(len(rows), -np.inf)
-        with np.errstate(divide="ignore"):
-            log_w = np.log(node.weights)
+        log_w = _log_branches(node, soft)
         for a, child in enumerate(node.children):
             on = np.flatnonzero((x == a) | (x < 0))
             if len(on) and log_w[a] > -np.inf:
                 total[on] = np.logaddexp(
-                    total[on], log_w[a] + self._log_evidence(child, codes, rows[on])
+                    total[on], log_w[a] + self._log_evidence(child, codes, rows[on], soft)
                 )
         return total
 
-    def map_codes(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def map_codes(
+        self, codes: np.ndarray, soft: Soft | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The most probable completion of each row and its log-probability (observed cells
-        stay; ties to the first branch, and to the first state at the leaves)."""
+        stay; ties to the first branch, and to the first state at the leaves); with
+        ``soft`` likelihoods, of ``P(completion) prod_v L_v(x_v)``."""
         codes = np.asarray(codes, dtype=np.int64)
-        return self._map(self.root, codes, np.arange(codes.shape[0]))
+        return self._map(self.root, codes, np.arange(codes.shape[0]), soft or {})
 
-    def _map(self, node: Node, codes: np.ndarray, rows: np.ndarray) -> tuple:
+    def _map(self, node: Node, codes: np.ndarray, rows: np.ndarray, soft: Soft) -> tuple:
         """``(completions, log P(completion below node | the way to it))`` of the rows."""
         done = codes[rows].copy()
         if isinstance(node, Leaf):
             if node.tree is None:
                 return done, np.zeros(len(rows))
-            best, log_p = node.tree.engine().map_codes(done[:, node.columns])
+            best, log_p = node.tree.engine().map_codes(
+                done[:, node.columns], _leaf_soft(node, soft) or None
+            )
             done[:, node.columns] = best
             return done, log_p
         x = codes[rows, node.variable]  # a copy: done's column changes below
         top = np.full(len(rows), -np.inf)
-        with np.errstate(divide="ignore"):
-            log_w = np.log(node.weights)
+        log_w = _log_branches(node, soft)
         for a, child in enumerate(node.children):
             on = np.flatnonzero((x == a) | (x < 0))
             if not len(on) or log_w[a] == -np.inf:
                 continue
-            below, log_p = self._map(child, codes, rows[on])
+            below, log_p = self._map(child, codes, rows[on], soft)
             below[:, node.variable] = a
             score = log_w[a] + log_p
             better = score > top[on]
@@ -192,15 +246,19 @@ class CutsetModel(Model):
             done[on[better]] = below[better]
         return done, top
 
-    def sample_codes(self, n: int, rng: np.random.Generator, evidence: np.ndarray) -> np.ndarray:
+    def sample_codes(
+        self, n: int, rng: np.random.Generator, evidence: np.ndarray, soft: Soft | None = None
+    ) -> np.ndarray:
         """``n`` rows drawn exactly from ``P(. | evidence)`` (``evidence``: one row of codes,
-        ``-1`` = free); empty when the evidence is impossible."""
-        if not np.isfinite(self.log_likelihood_codes(evidence[None])[0]):
+        ``-1`` = free; ``soft``: likelihoods, as :meth:`log_likelihood_codes` takes them);
+        empty when the evidence is impossible."""
+        soft = soft or {}
+        if not np.isfinite(self.log_likelihood_codes(evidence[None], soft)[0]):
             return np.zeros((0, len(self.columns)), dtype=np.int64)
         out = np.broadcast_to(np.where(evidence >= 0, evidence, 0), (n, len(self.columns))).astype(
             np.int64
         )
-        self._sample(self.root, np.arange(n), evidence, rng, out)
+        self._sample(self.root, np.arange(n), evidence, rng, out, soft)
         return out
 
     def _sample(
@@ -210,6 +268,7 @@ class CutsetModel(Model):
         evidence: np.ndarray,
         rng: np.random.Generator,
         out: np.ndarray,
+        soft: Soft,
     ) -> None:
         if not len(rows):
             return
@@ -219,16 +278,17 @@ class CutsetModel(Model):
                 fixed = {
                     int(j): int(evidence[c]) for j, c in enumerate(node.columns) if evidence[c] >= 0
                 }
-                out[np.ix_(rows, node.columns)] = engine.sample_codes(len(rows), rng, fixed)
+                out[np.ix_(rows, node.columns)] = engine.sample_codes(
+                    len(rows), rng, fixed, _leaf_soft(node, soft) or None
+                )
             return
         given = evidence[node.variable]
-        with np.errstate(divide="ignore"):
-            log_branch = np.log(node.weights)
+        log_branch = _log_branches(node, soft)
         for a, child in enumerate(node.children):  # P(branch | evidence)
             if given >= 0 and a != given:
                 log_branch[a] = -np.inf
             elif np.isfinite(log_branch[a]):
-                log_branch[a] += self._log_evidence(child, evidence[None], np.arange(1))[0]
+                log_branch[a] += self._log_evidence(child, evidence[None], np.arange(1), soft)[0]
         p = np.exp(log_branch - logsumexp(log_branch))
         branch = rng.choice(len(p), size=len(rows), p=p / p.sum())
         for a, child in enumerate(node.children):
@@ -236,21 +296,38 @@ class CutsetModel(Model):
             out[sub, node.variable] = a
             row = evidence.copy()
             row[node.variable] = a
-            self._sample(child, sub, row, rng, out)
+            self._sample(child, sub, row, rng, out, soft)
 
     # ------------------------------------------------------------------ labels in, labels out
-    def evidence_row(self, evidence: Mapping[Hashable, Any] | None) -> np.ndarray:
-        """One row of codes holding ``evidence`` (``-1``: free), names and states checked."""
+    def evidence_row(self, evidence: Mapping[Hashable, Any] | None) -> tuple[np.ndarray, dict]:
+        """``(row, soft)``: one row of codes holding the variables ``evidence`` gives a state
+        (``-1``: free), and ``{column index: likelihood}`` of those it gives a likelihood (a
+        list, array or Series of one weight per state, or ``{state: weight}``, as
+        :meth:`TreeModel.query <treelearn.TreeModel.query>` takes them); names,
+        states and weights checked.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> net = tl.CutsetNetwork(max_depth=1).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> row, soft = net.evidence_row({"smoke": "yes", "xray": {"yes": 2.0}})
+        >>> int(row[net.columns.index("smoke")]), soft[net.columns.index("xray")].tolist()
+        (1, [0.0, 2.0])
+        """
         check_param("evidence", evidence, [None, InstanceOf(Mapping, name="a dict")])
         row = np.full(len(self.columns), -1, dtype=np.int64)
+        soft: dict[int, np.ndarray] = {}
         for v, s in (evidence or {}).items():
             if v not in self.states:
                 raise ColumnNotFoundError(
                     f"{v!r} is not a variable of the network; the variables are {self.columns}",
                     column=v,
                 )
-            row[self.columns.index(v)] = state_index(self.states[v], v, s)
-        return row
+            states = self.states[v]
+            j = self.columns.index(v)
+            if is_likelihood(s):
+                soft[j] = likelihood(v, s, states, lambda u, t: state_index(self.states[u], u, t))
+            else:
+                row[j] = state_index(states, v, s)
+        return row, soft
 
     def score_samples(self, X: pd.DataFrame) -> np.ndarray:
         """Log-likelihood of each row of ``X`` (missing cells summed out)."""
@@ -288,14 +365,24 @@ class CutsetModel(Model):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` as a Series over their joint states (a
-        MultiIndex for several): one evidence row per joint state, all scored at once."""
+        MultiIndex for several): one evidence row per joint state, all scored at once.
+        ``evidence`` gives a variable a state or a likelihood (soft evidence, as
+        :meth:`TreeModel.query <treelearn.TreeModel.query>`; a queried
+        variable may have one too).
+
+        >>> import pandas as pd, treelearn as tl
+        >>> net = tl.CutsetNetwork(max_depth=1).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> hard = net.query("lung", {"smoke": "yes"})
+        >>> bool(np.allclose(net.query("lung", {"smoke": [0.0, 5.0]}), hard))
+        True
+        """
         return query_rows(self.log_likelihood_codes, self, variables, evidence)
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: P(variable | evidence)}`` for every variable not given, exactly (one
-        :meth:`query` each)."""
-        self.evidence_row(evidence)  # names and states checked once, before any query
-        return {v: self.query(v, evidence) for v in self.columns if v not in (evidence or {})}
+        """``{variable: P(variable | evidence)}`` for every variable not given a state (a
+        variable given a likelihood gets its posterior), exactly (one :meth:`query` each)."""
+        row, _ = self.evidence_row(evidence)  # names and states checked once, before any query
+        return {v: self.query(v, evidence) for j, v in enumerate(self.columns) if row[j] < 0}
 
     def posterior_codes(self, codes: np.ndarray, target: int) -> np.ndarray:
         """``P(column target | the row's other observed cells)`` of rows of codes: an ``n x
@@ -351,10 +438,12 @@ class CutsetModel(Model):
     def map_query(
         self, evidence: Mapping[Hashable, Any] | None = None, return_log_prob: bool = False
     ) -> dict | tuple[dict, float]:
-        """The most probable assignment of every variable not in ``evidence`` (exact), and
-        with ``return_log_prob`` also ``log P(assignment, evidence)``."""
-        row = self.evidence_row(evidence)
-        best, log_p = self.map_codes(row[None])
+        """The most probable assignment of every variable not given a state in ``evidence``
+        (exact), and with ``return_log_prob`` also ``log P(assignment, evidence)`` (a
+        likelihood ``L`` counts as ``P(evidence | v) = L(v)``, as :meth:`TreeModel.map_query
+        <treelearn.TreeModel.map_query>` counts it)."""
+        row, soft = self.evidence_row(evidence)
+        best, log_p = self.map_codes(row[None], soft)
         if not np.isfinite(log_p[0]):
             raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
         out = {c: self.states[c][best[0, j]] for j, c in enumerate(self.columns) if row[j] < 0}
@@ -374,7 +463,7 @@ class CutsetModel(Model):
     ) -> pd.DataFrame:
         """Draw ``n`` rows exactly from ``P(. | evidence)``, with the columns' labels and dtypes
         (``numbers``: binned columns as numbers within each row's bin, as
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`)."""
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`)."""
         n = check_param("n", n, [Interval(Integral, 0, None)], note="the number of rows to draw")
         random_state = check_param("random_state", random_state, RANDOM_STATE)
         check_memory(
@@ -382,9 +471,9 @@ class CutsetModel(Model):
             f"sampling n={n} rows",
             "sample fewer rows at a time",
         )
-        row = self.evidence_row(evidence)
+        row, soft = self.evidence_row(evidence)
         rng = np.random.default_rng(random_state)
-        codes = self.sample_codes(n, rng, row)
+        codes = self.sample_codes(n, rng, row, soft)
         if len(codes) < n:
             raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
         out = decode_codes(codes, self.columns, self.states, self.dtypes)
@@ -495,19 +584,36 @@ class CutsetModel(Model):
         return cls(root, columns, states, dtypes)
 
 
+def _leaf_soft(leaf: Leaf, soft: Soft) -> dict:
+    """The likelihoods of ``soft`` on ``leaf``'s variables, keyed by their place in its tree."""
+    if not soft:
+        return {}
+    return {j: soft[int(c)] for j, c in enumerate(leaf.columns) if int(c) in soft}
+
+
+def _log_branches(split: Split, soft: Soft) -> np.ndarray:
+    """``log w(a) + log L(a)`` of every branch of ``split`` (``L``: its variable's
+    likelihood in ``soft``, if any; ``-inf`` where either is zero)."""
+    weights = split.weights
+    if split.variable in soft:
+        weights = weights * soft[split.variable]
+    with np.errstate(divide="ignore"):
+        return np.log(weights)
+
+
 def query_rows(
-    log_likelihood_codes: Callable[[np.ndarray], np.ndarray],
+    log_likelihood_codes: Callable[[np.ndarray, Soft], np.ndarray],
     net: CutsetModel,
     variables: Sequence[Hashable] | Hashable,
     evidence: Mapping[Hashable, Any] | None,
 ) -> pd.Series:
-    """``P(variables | evidence)`` from a function scoring rows of codes (a network's, or an
-    ensemble's): one evidence row per joint state of ``variables``, scored at once, normalised.
-    ``net`` names the columns and states."""
+    """``P(variables | evidence)`` from a function scoring rows of codes given likelihoods
+    (a network's :meth:`~CutsetModel.log_likelihood_codes`): one evidence row per joint
+    state of ``variables``, scored at once, normalised. ``net`` names the columns and states."""
     if isinstance(variables, (str, int)) or not isinstance(variables, Sequence):
         variables = [variables]
     variables = list(variables)
-    row = net.evidence_row(evidence)
+    row, soft = net.evidence_row(evidence)
     if not variables or len(set(variables)) != len(variables):
         raise TreelearnError(f"query variables must be distinct and non-empty, got {variables}")
     unknown = [v for v in variables if v not in net.states]
@@ -528,7 +634,7 @@ def query_rows(
     )
     rows = np.broadcast_to(row, (size, len(row))).copy()
     rows[:, index] = np.array(np.unravel_index(np.arange(size), sizes)).T
-    log_p = log_likelihood_codes(rows)
+    log_p = log_likelihood_codes(rows, soft)
     if not np.isfinite(log_p).any():
         raise TreelearnError(f"the evidence {dict(evidence or {})} has probability zero")
     p = np.exp(log_p - logsumexp(log_p))

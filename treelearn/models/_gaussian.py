@@ -59,7 +59,26 @@ def tree_covariance(
 
 # ---------------------------------------------------------------------- the model
 class GaussianQuery(NamedTuple):
-    """The conditional distribution of a query: its ``mean`` (Series) and ``covariance`` (DataFrame)."""
+    """The conditional distribution of a query: its ``mean`` (Series) and ``covariance`` (DataFrame).
+
+    See Also
+    --------
+    GaussianTreeModel : whose ``query`` returns it.
+    GaussianMixtureQuery : a CLG tree's query.
+
+    Examples
+    --------
+    In a two-variable tree, ``b`` given ``a`` is the least-squares line at ``a``:
+
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]})
+    >>> q = tl.gaussian_chow_liu(df).query(["b"], evidence={"a": 2.0})
+    >>> slope, intercept = np.polyfit(df["a"], df["b"], 1)
+    >>> bool(np.isclose(q.mean["b"], intercept + slope * 2.0))
+    True
+    >>> q.covariance.shape
+    (1, 1)
+    """
 
     mean: pd.Series
     covariance: pd.DataFrame
@@ -111,6 +130,29 @@ class GaussianTreeModel(Model):
 
     Learned by :func:`treelearn.gaussian_chow_liu`.
 
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        The tree, its nodes and edges carrying the attributes above.
+    n_rows : float, optional
+        Rows learned from.
+    settings : dict, optional
+        How it was learned.
+
+    See Also
+    --------
+    gaussian_chow_liu : learns one.
+    GaussianQuery : what a query returns.
+    CLGTreeModel : discrete and continuous variables together.
+
+    References
+    ----------
+    .. [1] Chow, C. K. and Liu, C. N. (1968). Approximating discrete probability
+       distributions with dependence trees. IEEE Transactions on Information Theory
+       14(3), 462-467.
+
+    Examples
+    --------
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.gaussian_chow_liu(pd.DataFrame({"a": [0.0, 1, 2, 4], "b": [1.0, 2, 2, 5]}))
     >>> print(m)  # b's slope 2.125 / 2.1875, residual 2.25 - 2.125**2 / 2.1875: by hand
@@ -181,7 +223,7 @@ class GaussianTreeModel(Model):
         return self.roots[0]
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`): each variable's regression
+        """The explorer page (for :func:`treelearn.to_html`): each variable's regression
         on its parent, conditioned in the page by Gaussian message passing; a number's
         ``data-marginal`` is ``[mean, variance]`` (``moments``). Each slider spans the prior
         mean +- 4 prior sds; each edge's strength ``I(parent; child) = -log(1 - rho^2) / 2``

@@ -1,7 +1,7 @@
 """Hidden trees: a tree of latent variables, each observed column the child of its own latent.
 
 ``P(x) = sum_h P(h_root) prod_c P(h_c | h_parent(c)) prod_i P(x_i | h_i)``: the joint
-model over latents and columns is one tree, a :class:`~treelearn.models._tree.TreeModel`
+model over latents and columns is one tree, a :class:`~treelearn.TreeModel`
 (:attr:`HiddenTreeModel.network`), and every answer over the observed columns is exact
 message passing on it with the latents summed out (Liu & Van den Broeck's hidden Chow-Liu
 trees, NeurIPS 2021; a chain of latents is a hidden Markov model over sequences of fixed
@@ -80,12 +80,15 @@ class HiddenTreeModel(Model):
 
     Parameters
     ----------
-    network : TreeModel over the latents and the columns: each column's one parent its own
+    network : TreeModel
+        Over the latents and the columns: each column's one parent its own
         latent, each latent's parent (if any) a latent, every latent of the states
         ``0 .. h-1``.
-    latent : the latents' names, ``latent[i]`` the latent of the ``i``-th column (the
+    latent : sequence of hashable
+        The latents' names, ``latent[i]`` the latent of the ``i``-th column (the
         network's variables that are not latents, in the network's order).
-    tied : whether every transition (a latent given its parent) is one table, and every
+    tied : bool, default=False
+        Whether every transition (a latent given its parent) is one table, and every
         emission (a column given its latent) another, as in a hidden Markov model: they are
         then counted once in :attr:`n_parameters`.
 
@@ -221,7 +224,7 @@ class HiddenTreeModel(Model):
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
         """Exact ``P(variables | evidence)`` over observed columns, the latents summed out
-        (:meth:`TreeModel.query <treelearn.models._tree.TreeModel.query>` on the network)."""
+        (:meth:`TreeModel.query <treelearn.TreeModel.query>` on the network)."""
         names = (
             [variables]
             if isinstance(variables, (str, int)) or not isinstance(variables, Sequence)
@@ -334,7 +337,7 @@ class HiddenTreeModel(Model):
         """Draw ``n`` rows of the observed columns, exactly from ``P(. | evidence)`` with
         ``evidence`` (with ``return_latent=True``, also their latent states: ``(rows,
         latents)``; ``numbers``: binned columns as numbers within each row's bin, as
-        :meth:`TreeModel.sample <treelearn.models._tree.TreeModel.sample>`).
+        :meth:`TreeModel.sample <treelearn.TreeModel.sample>`).
 
         >>> import pandas as pd, treelearn as tl
         >>> model = tl.HiddenTree(n_states=2, random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -348,7 +351,7 @@ class HiddenTreeModel(Model):
 
     # ------------------------------------------------------------------ pictures
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """The network, latent nodes marked (see :func:`treelearn.viz._draw.draw`)."""
+        """The network, latent nodes marked; ``ax`` and ``kwargs`` as :meth:`treelearn.Model.draw`'s."""
         kwargs.setdefault("latent", self.latent)
         return self.network.draw(ax, **kwargs)
 
@@ -362,13 +365,13 @@ class HiddenTreeModel(Model):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of the network (:meth:`TreeModel.explorer_spec
-        <treelearn.models._tree.TreeModel.explorer_spec>`): the latents are boxes of their
+        <treelearn.TreeModel.explorer_spec>`): the latents are boxes of their
         own."""
         return self.network.explorer_spec(title)
 
     def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
         """The network as an interactive page (:meth:`TreeModel.to_html
-        <treelearn.models._tree.TreeModel.to_html>`): the latents are boxes of their own."""
+        <treelearn.TreeModel.to_html>`): the latents are boxes of their own."""
         return self.network.to_html(path, **kwargs)
 
     def explore(self, **kwargs: Any) -> Any:

@@ -9,7 +9,11 @@ the training rows, covariance ``factor**2`` times the data's. One ``factor`` for
 forest (it is ``p_root prod p_ij / p_parent`` once each tree is rooted). Sampling is
 ancestral: a root from its KDE; a child given its parent's value ``x_p`` picks the kernel
 ``k`` with probability ``w_k N(x_p; c_kp, s_p^2) / p_p(x_p)``, then draws from that
-kernel's conditional Gaussian.
+kernel's conditional Gaussian. That pick is made without a rows x kernels table
+(:func:`pick_kernels`): the kernels sorted by their parent coordinate and grouped into bins
+one kernel sd wide, a bin drawn by its weight times its nearest point's Gaussian, a kernel
+in it by weight, accepted with the ratio of its own Gaussian to that bound (exact rejection
+sampling; n log n in rows, about two rounds).
 
 A missing cell is integrated out. Written unrooted, ``p = prod_i p_i^(1 - deg i) prod_ij
 p_ij``; a missing node of degree one (or zero) integrates out in closed form: ``int p_uv
@@ -57,7 +61,9 @@ __all__ = [
     "METHODS",
     "QUADRATURE_POINTS",
     "QUADRATURE_REACH",
+    "SAMPLING_REACH",
     "KernelForestModel",
+    "pick_kernels",
 ]
 
 #: a pair whose kernels' correlation is this close to +-1 has no 2-D density to speak of
@@ -69,6 +75,82 @@ QUADRATURE_POINTS = 8
 QUADRATURE_REACH = 12
 #: how a model evaluates its densities (:func:`treelearn.stats._kernel.evaluation_method`)
 METHODS = ("auto", "exact", "binned")
+#: :func:`pick_kernels` looks this many kernel-sd-wide bins each side of a value: a kernel
+#: farther away has relative weight below exp(-40^2 / 2) = exp(-800), which is 0 in doubles
+SAMPLING_REACH = 40
+#: rows per block of :func:`pick_kernels` (a block holds rows x (2 reach + 1) numbers)
+_PICK_ROWS = 2**15
+
+
+def pick_kernels(
+    x: np.ndarray, centres: np.ndarray, weights: np.ndarray, sd: float, rng: np.random.Generator
+) -> np.ndarray:
+    """For every value ``x[r]``, a kernel ``k`` drawn with probability proportional to
+    ``weights[k] exp(-(x[r] - centres[k])^2 / (2 sd^2))``, without a rows x kernels table.
+
+    Exact rejection sampling from bins: the kernels sorted by centre and grouped by
+    ``floor((c - min) / sd)``; a bin ``b`` is proposed with probability proportional to its
+    weight ``W_b`` times the Gaussian at its point nearest ``x`` (its centres' span, so the
+    bound is tight), a kernel in it by weight, and the kernel is accepted with the ratio of
+    its Gaussian to that bound (at most 1; over half the time, in the bin holding ``x``).
+    Only the :data:`SAMPLING_REACH` bins each side of ``x``'s are looked at. Work: a sort,
+    then ``O(rows x reach)`` per round, each round keeping the rejected rows only.
+
+    >>> rng = np.random.default_rng(0)
+    >>> k = pick_kernels(np.zeros(20000), np.array([-1.0, 0.0, 3.0]), np.array([0.5, 0.25, 0.25]), 1.0, rng)
+    >>> p = np.array([0.5, 0.25, 0.25]) * np.exp(-np.array([1.0, 0.0, 9.0]) / 2)
+    >>> bool(np.allclose(np.bincount(k, minlength=3) / 20000, p / p.sum(), atol=0.01))
+    True
+    """
+    order = np.argsort(centres, kind="stable")
+    c = centres[order]
+    w = np.asarray(weights, dtype=float)[order]
+    lo = c[0]
+    # the non-empty bins only (ids ascending): memory O(kernels) whatever the spread
+    ids, starts = np.unique(np.floor((c - lo) / sd), return_index=True)
+    starts = np.append(starts, len(c))
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    W = cum[starts[1:]] - cum[starts[:-1]]
+    first, last = c[starts[:-1]], c[starts[1:] - 1]  # each bin's span
+    with np.errstate(divide="ignore"):
+        log_W = np.log(W)
+    shifts = np.arange(2 * SAMPLING_REACH + 1)
+    out = np.empty(len(x), dtype=np.int64)
+    todo = np.arange(len(x))
+    while len(todo):
+        rejected = []
+        for begin in range(0, len(todo), _PICK_ROWS):  # blocks of rows (memory)
+            rows = todo[begin : begin + _PICK_ROWS]
+            xr = x[rows]
+            home = np.floor((xr - lo) / sd)
+            # the non-empty bins within SAMPLING_REACH bins of x's own
+            low = np.searchsorted(ids, home - SAMPLING_REACH)
+            high = np.searchsorted(ids, home + SAMPLING_REACH, side="right")
+            cand = low[:, None] + shifts[None, :]
+            inside = cand < high[:, None]
+            cand = np.minimum(cand, len(ids) - 1)
+            gap = np.maximum(0.0, np.maximum(first[cand] - xr[:, None], xr[:, None] - last[cand]))
+            log_q = np.where(inside, log_W[cand] - 0.5 * (gap / sd) ** 2, -np.inf)
+            choice = np.argmax(log_q + rng.gumbel(size=log_q.shape), axis=1)
+            at = np.arange(len(rows))
+            b, bound = cand[at, choice], gap[at, choice]
+            # a kernel of bin b by weight: the first whose cumulative weight passes the draw
+            target = cum[starts[b]] + rng.random(len(rows)) * W[b]
+            k = np.clip(
+                np.searchsorted(cum, target, side="right") - 1, starts[b], starts[b + 1] - 1
+            )
+            ratio = np.exp(-0.5 * (((xr - c[k]) / sd) ** 2 - (bound / sd) ** 2))
+            ok = (rng.random(len(rows)) < ratio) & (w[k] > 0) & np.isfinite(log_q[at, choice])
+            out[rows[ok]] = order[k[ok]]
+            far = ~np.isfinite(log_q).any(axis=1)  # no kernel within reach: every one, in logs
+            if far.any():
+                with np.errstate(divide="ignore"):
+                    L = np.log(w)[None, :] - 0.5 * ((xr[far, None] - c[None, :]) / sd) ** 2
+                out[rows[far]] = order[np.argmax(L + rng.gumbel(size=L.shape), axis=1)]
+                ok |= far
+            rejected.append(rows[~ok])
+        todo = np.concatenate(rejected)
+    return out
 
 
 class KernelForestModel(Model):
@@ -83,6 +165,49 @@ class KernelForestModel(Model):
     FFT convolution; within a few 1e-3 nats per term),
     ``"auto"`` exact up to 2,000 kernels and binned past it. Sampling draws from the
     kernels themselves either way.
+
+    Parameters
+    ----------
+    centres : array-like
+        Rows x variables: the kernels' centres.
+    variables : sequence of hashable
+        The columns.
+    edges : sequence of pairs
+        The forest's edges, in the order they were kept.
+    factor : float
+        The bandwidth factor.
+    weights : array-like, optional
+        The kernels' weights (default: equal).
+    mutual_information : sequence of float, optional
+        Each edge's ranking weight.
+    n_rows : float, optional
+        Rows learned from.
+    settings : dict, optional
+        How it was learned.
+    method : {"auto", "exact", "binned"}, default="auto"
+        How densities are evaluated.
+
+    See Also
+    --------
+    kernel_forest : learns one.
+    CopulaTreeModel : a parametric dependence between smooth marginals.
+
+    References
+    ----------
+    .. [1] Liu, H., Xu, M., Gu, H., Gupta, A., Lafferty, J. and Wasserman, L. (2011).
+       Forest density estimation. Journal of Machine Learning Research 12, 907-951.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, treelearn as tl
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.exponential(size=300)
+    >>> df = pd.DataFrame({"x": x, "y": np.sqrt(x) + 0.1 * rng.normal(size=300)})
+    >>> model = tl.kernel_forest(df, random_state=0)
+    >>> model.kind, model.edges
+    ('kernel_forest', [('x', 'y')])
+    >>> model.score_samples(df.head(2)).shape
+    (2,)
     """
 
     kind = "kernel_forest"
@@ -442,12 +567,7 @@ class KernelForestModel(Model):
             sp = self.kernel_sd[parents[0]]
             key = (parents[0], v) if (parents[0], v) in self.correlation else (v, parents[0])
             r = self.correlation[key]
-            k = np.empty(n, dtype=np.int64)
-            step = max(1, int(32 * 2**20 // (8 * len(C))))
-            for start in range(0, n, step):  # blocks of rows (memory): Gumbel-max picks
-                xp = out[start : start + step, p]
-                L = self._log_w - 0.5 * ((xp[:, None] - C[None, :, p]) / sp) ** 2
-                k[start : start + step] = np.argmax(L + rng.gumbel(size=L.shape), axis=1)
+            k = pick_kernels(out[:, p], C[:, p], self._w, sp, rng)  # P(k | parent's value)
             mean = C[k, j] + r * s / sp * (out[:, p] - C[k, p])
             out[:, j] = mean + s * math.sqrt(1.0 - r * r) * rng.standard_normal(n)
         return pd.DataFrame(out, columns=self.variables)

@@ -1,8 +1,8 @@
 """Mixtures of discrete networks: ``P(x) = sum_k w_k P_k(x)``, every answer exact.
 
 A :class:`MixtureModel` holds mixing weights and components over the same variables and
-states: :class:`~treelearn.models._tree.TreeModel` s (what :class:`~treelearn.TreeMixture`
-and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.models._cutset.CutsetModel`
+states: :class:`~treelearn.TreeModel` s (what :class:`~treelearn.TreeMixture`
+and :class:`~treelearn.BaggedTrees` learn) or :class:`~treelearn.CutsetModel`
 s (a bagged :class:`~treelearn.CutsetNetwork`). Each answer is the posterior over
 components times each component's own: for evidence ``e`` (each given variable a state),
 ``P(k | e) = w_k P_k(e) / sum_j w_j P_j(e)`` and
@@ -13,8 +13,11 @@ each ``P_k(e)`` and ``P_k(X | e)`` exact in component ``k`` (message passing on 
 the OR-tree's branches on a cutset network; missing values summed out). Conditional
 sampling draws each row's component from ``P(k | e)``, then the row from ``P_k(. | e)``.
 A component that gives the evidence probability zero takes no part; evidence impossible
-under every component is refused, naming it. Likelihood (soft) evidence is not a state
-and is refused here: a mixture needs ``P_k(e)``.
+under every component is refused, naming it. Likelihood (soft) evidence ``L`` is taken
+as every component takes it: the answers are those of ``sum_k w_k P_k(x) prod_v L_v(x_v)``,
+so each component's posterior is weighted by ``w_k`` times its probability of the soft
+evidence, ``Z_k = sum_x P_k(x, e) prod_v L_v(x_v)`` (exact in each component), and
+answered by the component under the same evidence.
 
 >>> import pandas as pd, treelearn as tl
 >>> mix = tl.TreeMixture(n_components=2, random_state=0).fit(pd.read_csv("datasets/asia.csv"))
@@ -43,7 +46,7 @@ from .._base.validation import (
     check_params,
 )
 from ..encoding._table import check_frame, encode
-from ..inference._engine import is_likelihood, state_index
+from ..inference._engine import is_likelihood, likelihood, state_index
 from ._base import Model
 from ._cutset import CutsetModel, cutset_page_spec
 from ._tree import TreeModel
@@ -217,11 +220,22 @@ class MixtureModel(Model):
         return np.exp(log_prob - logsumexp(log_prob, axis=1, keepdims=True))
 
     # ------------------------------------------------------------------ queries
-    def evidence_codes(self, evidence: Mapping[Hashable, Any] | None) -> np.ndarray:
-        """One row of codes holding ``evidence`` (``-1``: free): every name a variable,
-        every value one of its states (a likelihood is refused: a mixture needs ``P_k(e)``)."""
+    def evidence_codes(self, evidence: Mapping[Hashable, Any] | None) -> tuple[np.ndarray, dict]:
+        """``(row, soft)``: one row of codes (``1 x variables``, ``-1``: free) holding the
+        variables ``evidence`` gives a state, and ``{variable index: likelihood}`` of those it
+        gives a likelihood (weights per state, as :meth:`TreeModel.query
+        <treelearn.TreeModel.query>` takes them); every name a variable, every
+        state one of its states, every likelihood checked.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> row, soft = mix.evidence_codes({"smoke": "yes", "xray": [0.2, 0.8]})
+        >>> row.tolist(), soft[mix.variables.index("xray")].tolist()
+        ([[-1, -1, 1, -1, -1, -1, -1, -1]], [0.2, 0.8])
+        """
         check_param("evidence", evidence, [None, InstanceOf(Mapping, name="a dict")])
         row = np.full((1, len(self.variables)), -1, dtype=np.int64)
+        soft: dict[int, np.ndarray] = {}
         states = self.states
         for v, s in (evidence or {}).items():
             if v not in states:
@@ -230,23 +244,28 @@ class MixtureModel(Model):
                     f"{self.variables[:20]}",
                     column=v,
                 )
+            j = self.variables.index(v)
             if is_likelihood(s):
-                raise TreelearnError(
-                    f"evidence {v!r}: a likelihood is not taken by a mixture; give one of its "
-                    f"states",
-                    column=v,
-                )
-            row[0, self.variables.index(v)] = state_index(states[v], v, s)
-        return row
+                soft[j] = likelihood(v, s, states[v], lambda u, t: state_index(states[u], u, t))
+            else:
+                row[0, j] = state_index(states[v], v, s)
+        return row, soft
 
     def component_posterior(self, evidence: Mapping[Hashable, Any] | None = None) -> np.ndarray:
-        """``P(component k | evidence)`` for every ``k`` (sums to 1)."""
-        row = self.evidence_codes(evidence)
+        """``P(component k | evidence)`` for every ``k`` (sums to 1): ``w_k P_k(e)``
+        normalised, where a likelihood ``L_v`` in ``evidence`` counts as
+        ``P(e | v) = L_v(v)``, summed over ``v``'s states in each component.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> mix = tl.TreeMixture(n_components=2, random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
+        >>> hard = mix.component_posterior({"smoke": "yes"})
+        >>> bool(np.allclose(mix.component_posterior({"smoke": {"yes": 3.0}}), hard))
+        True
+        """
+        row, soft = self.evidence_codes(evidence)
         with np.errstate(divide="ignore"):
             log_w = np.log(self.weights / np.sum(self.weights))
-        log_joint = log_w + np.array(
-            [float(c.log_likelihood_codes(row)[0]) for c in self.components]
-        )
+        log_joint = log_w + np.array([_log_evidence(c, row, soft) for c in self.components])
         total = logsumexp(log_joint)
         if not np.isfinite(total):
             given = ", ".join(f"{k}={v!r}" for k, v in (evidence or {}).items())
@@ -261,13 +280,16 @@ class MixtureModel(Model):
         variables: Sequence[Hashable] | Hashable,
         evidence: Mapping[Hashable, Any] | None = None,
     ) -> pd.Series:
-        """Exact ``P(variables | evidence)`` (states as evidence): ``sum_k P(k | evidence)
-        P_k(variables | evidence)``, a Series as :meth:`TreeModel.query
-        <treelearn.models._tree.TreeModel.query>` returns it.
+        """Exact ``P(variables | evidence)``: ``sum_k P(k | evidence) P_k(variables |
+        evidence)``, a Series as :meth:`TreeModel.query <treelearn.TreeModel.query>`
+        returns it. ``evidence`` gives a variable a state or a likelihood (soft evidence,
+        as there; a queried variable may have one too).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
         >>> round(float(mix.query("lung", {"smoke": "yes"}).sum()), 12)
+        1.0
+        >>> round(float(mix.query("lung", {"xray": [0.2, 0.8]}).sum()), 12)
         1.0
         """
         names = (
@@ -284,7 +306,8 @@ class MixtureModel(Model):
         return out
 
     def marginals(self, evidence: Mapping[Hashable, Any] | None = None) -> dict:
-        """``{variable: P(variable | evidence)}`` for every variable not given, exactly."""
+        """``{variable: P(variable | evidence)}`` for every variable not given a state (one
+        given a likelihood gets its posterior), exactly."""
         post = self.component_posterior(evidence)
         out: dict = {}
         for p, c in zip(post, self.components):
@@ -349,7 +372,7 @@ class MixtureModel(Model):
         With ``evidence`` the rows come exactly from ``P(. | evidence)`` (each row's
         component from ``P(k | evidence)``, then the row from that component given the
         evidence); ``numbers`` as in :meth:`TreeModel.sample
-        <treelearn.models._tree.TreeModel.sample>` (tree components).
+        <treelearn.TreeModel.sample>` (tree components).
 
         >>> import pandas as pd, treelearn as tl
         >>> mix = tl.TreeMixture(random_state=0).fit(pd.read_csv("datasets/asia.csv")).model_
@@ -408,7 +431,7 @@ class MixtureModel(Model):
         """Each other variable's contribution to the mixture's prediction of ``target``,
         ``P(target | x_S) = sum_k w_k P_k(target, x_S) / sum_k w_k P_k(x_S)``, for every row
         of ``data`` (options as :meth:`TreeModel.explain
-        <treelearn.models._tree.TreeModel.explain>`; on trees every coalition of a row is one
+        <treelearn.TreeModel.explain>`; on trees every coalition of a row is one
         pass per component; the mixture couples all variables, so there are no independent
         groups). Tree components only.
 
@@ -464,8 +487,7 @@ class MixtureModel(Model):
         return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (see
-        :func:`treelearn.viz._draw.draw_panels`; ``ax``: one axes per component);
+        """One panel per component, titled with its weight (``ax``: one axes per component);
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
         keywords go to every panel."""
         self.require("draw")
@@ -479,8 +501,7 @@ class MixtureModel(Model):
         return draw_panels(trees, self._panel_titles(), ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
-        """Graphviz DOT: one titled cluster per component (see
-        :func:`treelearn.viz._draw.panels_to_dot`)."""
+        """Graphviz DOT: one titled cluster per component."""
         self.require("draw")
         from ..viz._draw import panels_to_dot
 
@@ -496,11 +517,11 @@ class MixtureModel(Model):
 
     # ------------------------------------------------------------------ files
     def explorer_spec(self, title: str | None = None, *, name: str = "MixtureModel") -> dict:
-        """The explorer page (:mod:`treelearn.viz._page_spec`). A mixture of trees: the
+        """The explorer page (for :func:`treelearn.to_html`). A mixture of trees: the
         hidden component a box (``component``) whose marginal is the components' weights
         under the evidence, one forest per component weighted by ``weights``, drawn from the
         heaviest one's tree (``name`` heads the title). A mixture of cutset networks: one
-        forest per leaf of every network (:func:`~treelearn.models._cutset.cutset_page_spec`)."""
+        forest per leaf of every network."""
         from ..viz._page_spec import multinet_spec, title_of
 
         weights = np.asarray(self.weights, dtype=float)
@@ -583,6 +604,16 @@ class MixtureModel(Model):
             yield f"component {i} (weight {w:.{digits}g}):"
             for line in c.to_text(digits).splitlines():
                 yield "    " + line
+
+
+def _log_evidence(component: Component, row: np.ndarray, soft: Mapping[int, np.ndarray]) -> float:
+    """``log sum_x P_k(x, row's states) prod_v L_v(x_v)`` of one row of codes under one
+    component (``soft``: ``{variable index: likelihood}``; without any, the row's score)."""
+    if not soft:
+        return float(component.log_likelihood_codes(row)[0])
+    if isinstance(component, TreeModel):
+        return float(component.engine().log_evidence(row, soft)[0])
+    return float(component.log_likelihood_codes(row, soft)[0])
 
 
 def _evidence_and_posterior(

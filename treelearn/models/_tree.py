@@ -88,25 +88,35 @@ class TreeModel(Model):
 
     Parameters
     ----------
-    graph : nx.DiGraph whose nodes carry ``states`` (list of labels), ``cpt``
+    graph : networkx.DiGraph
+        Its nodes carry ``states`` (list of labels), ``cpt``
         (ndarray indexed ``[parent states..., own state]``, last axis sums to 1) and
         optionally ``parents`` (the order of the CPT's parent axes; default: the
         predecessors in ``variables`` order). Edge attribute ``weight`` (MI, nats)
         is kept when present. The model keeps a copy: ``graph`` is not changed.
-        Every CPT is checked by :func:`~treelearn.stats._parameters.check_cpt`.
-    variables : the variables' order (default: the graph's node order); sampled
+        Every CPT is checked (its shape, non-negative entries, rows summing to 1).
+    variables : sequence of hashable, default=None
+        The variables' order (default: the graph's node order); sampled
         data has its columns in this order.
-    dtypes : optional ``{variable: pandas dtype}`` restored on sampled data.
-    n_rows : number of training rows, when learned from data.
-    settings : the learning settings, kept for display and saving.
-    counts : the sufficient statistics it was learned from (a
-        :class:`treelearn.stats._counts.PairCounts` over ``variables``), if any.
-    learner : ``learner(counted_table) -> TreeModel``, the function that learned
+    dtypes : dict, default=None
+        Optional ``{variable: pandas dtype}`` restored on sampled data.
+    n_rows : int or float, default=None
+        Number of training rows, when learned from data.
+    settings : dict, default=None
+        The learning settings, kept for display and saving.
+    counts : PairCounts, default=None
+        The sufficient statistics it was learned from (the pair counts over
+        ``variables``), if any.
+    learner : callable, default=None
+        ``learner(counted_table) -> TreeModel``, the function that learned
         it from ``counts`` (with its settings), if any.
-    copy : ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
+    copy : bool, default=True
+        ``False`` makes ``graph`` itself the model's graph, with no copy: for a graph
         built for the model and not used after (``build_model``'s; a copy of 50,000 nodes
         is ~0.4 s). Its nodes then get their ``parents`` and float CPTs written in.
 
+    Notes
+    -----
     A model learned by :func:`treelearn.chow_liu` keeps both, so
     :meth:`partial_fit` can add rows to ``counts`` and learn again; otherwise
     ``counts`` and ``learner`` are None.
@@ -319,6 +329,8 @@ class TreeModel(Model):
         :attr:`variables`), one gather over the log-CPTs (the CLG tree scores its discrete
         part with it)."""
         flat, columns, strides, offsets = self._log_cpt_index()
+        if flat.size < 2**31:  # 32-bit indices: half the memory traffic, the same entries
+            strides, offsets = strides.astype(np.int32), offsets.astype(np.int32)
         # every node's family as one flat index into the concatenated log-CPTs, one gather
         # for all nodes, laid out variables x rows: the index adds whole contiguous rows of
         # the transposed codes (in their own small dtype, promoted by the intp strides), and
@@ -329,6 +341,21 @@ class TreeModel(Model):
         for f in range(1, columns.shape[1]):
             index += strides[:, f : f + 1] * by_column[columns[:, f]]
         return np.add.reduce(flat[index], axis=0)
+
+    def log_cpt_index(self) -> tuple:
+        """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
+        per node (in :attr:`variables` order), its family's columns, their strides (padded
+        at stride 0) and its CPT's offset in ``flat``: row ``r``'s log-probability is
+        ``flat[offsets + (strides * codes[r, columns]).sum(1)].sum()`` (the classifiers'
+        every-class gather reads it). Built once per graph.
+
+        >>> import pandas as pd, treelearn as tl
+        >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a")
+        >>> flat, columns, strides, offsets = m.log_cpt_index()
+        >>> flat.size, columns.tolist(), strides.tolist(), offsets.tolist()
+        (6, [[0, 0], [0, 1]], [[1, 0], [2, 1]], [0, 2])
+        """
+        return self._log_cpt_index()
 
     def _log_cpt_index(self) -> tuple:
         """``(flat, columns, strides, offsets)``: every log-CPT raveled into one array and,
@@ -384,7 +411,9 @@ class TreeModel(Model):
         if self.counts is None or self.learner is None:
             raise TreelearnError(
                 "partial_fit needs a model learned by tl.chow_liu, which keeps its pair counts; "
-                "this model has none (was it built by hand, loaded, or learned another way?)"
+                "this model has none (was it built by hand, loaded, learned another way, or "
+                "from a table with a column of over 1,000 states, whose pair counts are not "
+                "kept? Learn it again on all the rows)"
             )
         from ..sources._count import count
         from ..sources._files import NO_STATE_CAP
@@ -437,7 +466,7 @@ class TreeModel(Model):
         :func:`~treelearn.discretize` or :class:`~treelearn.Discretizer` output, or
         with the command line's ``--discretize``) comes back as numbers (dates) drawn
         uniformly within each row's bin; the open end bins get the width of their
-        inner neighbour (:meth:`Bins.numbers <treelearn.encoding._bins.Bins.numbers>`).
+        inner neighbour.
 
         Examples
         --------
@@ -477,8 +506,7 @@ class TreeModel(Model):
         :meth:`partial_fit`, gets new ones).
 
         ``conditioner`` (a classifier's class) makes that node's states the batch axis
-        of :meth:`~treelearn.inference._engine.TreeEngine.log_evidence_by_conditioner`;
-        by default the engine chooses (see :attr:`inference_path`).
+        of the engine's ``log_evidence_by_conditioner``; by default the engine chooses (see :attr:`inference_path`).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
@@ -816,8 +844,8 @@ class TreeModel(Model):
         variables on a tree given the target, 15 otherwise) or, for the conditional
         log-odds, exact per branch at the target (the branches are independent given
         it: the game adds up over them); beyond, permutation sampling with a
-        ``standard_error`` (``n_permutations``, ``random_state``). See
-        :meth:`treelearn.classifiers._base.BayesNetClassifier.explain`.
+        ``standard_error`` (``n_permutations``, ``random_state``). As a classifier's
+        ``explain`` (:meth:`treelearn.NaiveBayes.explain`).
 
         Examples
         --------
@@ -889,7 +917,7 @@ class TreeModel(Model):
     def entropy(self, evidence: Mapping[Hashable, Any] | None = None) -> float:
         """``H(X | evidence)`` in nats: the entropy of the model's posterior over the
         variables not given a state (``evidence`` as in :meth:`query`), exactly, as a sum
-        over families (no joint table; :func:`treelearn.inference._information.entropy`).
+        over families (no joint table).
 
         >>> import pandas as pd, treelearn as tl
         >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), alpha=0)
@@ -926,8 +954,7 @@ class TreeModel(Model):
     ) -> pd.Series:
         """Which question to ask next: the unobserved variables ranked by the expected
         reduction of ``target``'s entropy if they were observed, ``I(target; X |
-        evidence)`` (nats, largest first), all from one pass of the engine (see
-        :func:`treelearn.inference._information.most_informative`).
+        evidence)`` (nats, largest first), all from one pass of the engine.
 
         >>> import pandas as pd, treelearn as tl
         >>> df = pd.read_csv("datasets/asia.csv")
@@ -949,13 +976,13 @@ class TreeModel(Model):
         write_bif(self, path)
 
     def to_xmlbif(self, path: str | os.PathLike) -> None:
-        """Write the model as an XMLBIF file (see :mod:`treelearn.export._xmlbif`); read it
+        """Write the model as an XMLBIF file (:func:`treelearn.write_xmlbif`); read it
         back with :func:`treelearn.read_xmlbif`."""
         write_xmlbif(self, path)
 
     def to_uai(self, path: str | os.PathLike) -> None:
         """Write the model as a UAI ``BAYES`` file (numbers only: see
-        :mod:`treelearn.export._uai`); read it back with :func:`treelearn.read_uai`."""
+        :func:`treelearn.write_uai`); read it back with :func:`treelearn.read_uai`."""
         write_uai(self, path)
 
     def to_pyagrum(self) -> Any:
@@ -966,7 +993,7 @@ class TreeModel(Model):
     def to_dict(self) -> dict:
         """The model as JSON-able values: the ``"model"`` part of a saved file.
 
-        Labels keep their types (:mod:`treelearn._base.jsonvalues`); :meth:`from_dict`
+        Labels keep their types (a number stays a number, a date a date); :meth:`from_dict`
         rebuilds the model exactly.
 
         Examples
@@ -1006,7 +1033,7 @@ class TreeModel(Model):
 
     # ------------------------------------------------------------------ display
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page's specification (:mod:`treelearn.viz._page_spec`): the
+        """The explorer page (for :func:`treelearn.to_html`): the
         network's forests (one, one per state of a conditioner, or one per joint state of
         a cutset), drawn as :meth:`draw` draws it."""
         from ..viz._page_spec import network_spec, title_of
@@ -1077,20 +1104,32 @@ class TreeModel(Model):
 class ScoreReport:
     """A model's fit to a table: what ``treelearn score`` prints.
 
-    Attributes
+    Parameters
     ----------
-    n : rows scored (their total weight, with weights).
-    log_likelihood : total log-likelihood of the rows, in nats.
-    n_parameters : free parameters of the model (the BIC penalty's count).
-    summed_out : a variable the data did not give in any row, summed out of
-        every row's likelihood (a classifier's class when no labels were given);
-        ``None`` when the rows' own values were scored.
+    n : int or float
+        Rows scored (their total weight, with weights).
+    log_likelihood : float
+        Total log-likelihood of the rows, in nats.
+    n_parameters : int
+        Free parameters of the model (the BIC penalty's count).
+    summed_out : hashable, optional
+        A variable the data did not give in any row, summed out of every row's
+        likelihood (a classifier's class when no labels were given); ``None`` when the
+        rows' own values were scored.
 
+    Notes
+    -----
     ``average`` (nats per row) and ``bic`` (``log_likelihood - n_parameters / 2 ln n``)
     are derived from these; both are NaN for zero rows.
 
+    See Also
+    --------
+    Model : ``log_likelihood``, ``bic`` and ``aic`` of any model.
+
     Examples
     --------
+    ``bic = -4 - (2 / 2) ln 4 = -5.3863``:
+
     >>> r = ScoreReport(n=4, log_likelihood=-4.0, n_parameters=2)
     >>> r.average, round(r.bic, 4)
     (-1.0, -5.3863)

@@ -74,6 +74,7 @@ from ..stats._counts import (
     sparse_binary_counts,
     sparse_names_and_weights,
 )
+from ..stats._wide import counted_table
 from ..structure._sparse_chow_liu import SPARSE_CHOW_LIU_MIN_COLUMNS, sparse_binary_statistics
 from ._dask import (
     count_by_class_dask,
@@ -190,7 +191,7 @@ def _read_whole(path: Any, sample_weight: Any) -> tuple[pd.DataFrame, Any]:
 def _count_table(table: Table, *, sample_weight: Any, variables: Any) -> CountedTable:
     if sample_weight is not None or variables is not None:
         raise TreelearnError("an encoded Table carries its own weights and columns")
-    return CountedTable.of_table(table)
+    return counted_table(table)  # a very wide column: no K x K matrix (stats/_wide.py)
 
 
 def _count_sparse_matrix(
@@ -277,7 +278,7 @@ def _count_frame(
     table = encode(
         data, missing=missing, max_states=max_states, states=states, sample_weight=sample_weight
     )
-    return CountedTable.of_table(table)
+    return counted_table(table)  # a very wide column: no K x K matrix (stats/_wide.py)
 
 
 def _require_columns(present: list, wanted: Sequence[Hashable], where: str) -> None:
@@ -420,7 +421,7 @@ def class_labels(
     """
     values, name = _label_values(y, n_rows)
     try:
-        classes, codes, counts = np.unique(values, return_inverse=True, return_counts=True)
+        classes, codes, counts = _unique_labels(values)
     except TypeError:
         raise ClassLabelError(
             "y mixes label types that cannot be sorted (e.g. numbers and text); "
@@ -436,6 +437,21 @@ def class_labels(
             values=[python_scalar(classes[0])],
         )
     return classes, codes.ravel(), name
+
+
+def _unique_labels(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True, return_counts=True)``; text labels by one
+    hash pass (``pd.factorize``) and a sort of the distinct labels only: the same sorted
+    classes, codes and counts (``str`` compares alike in both), at a fraction of the
+    time of sorting every row's string."""
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        raw, uniques = pd.factorize(values)
+        order = np.argsort(uniques, kind="stable")
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        codes = rank[raw]
+        return uniques[order], codes, np.bincount(codes, minlength=len(order))
+    return np.unique(values, return_inverse=True, return_counts=True)
 
 
 def declared_class_codes(

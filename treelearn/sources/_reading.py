@@ -117,6 +117,8 @@ def read_data(
         Columns read as the text written in the file (a zip code ``02139`` stays
         ``'02139'``), not as numbers.
 
+    Notes
+    -----
     The options are checked before the file is read: a separator, decimal point,
     thousands separator or quote character that is not one character, two of them alike
     (``thousands=","`` with ``decimal=","``), or an encoding Python does not know as a text
@@ -128,6 +130,27 @@ def read_data(
     :class:`~treelearn.DataFileError` naming it; an empty one
     :class:`~treelearn.EmptyDataError`; a missing one ``FileNotFoundError``.
 
+    Returns
+    -------
+    pandas.DataFrame
+        The table, its columns typed as the file says (or as ``categorical`` asks).
+
+    Raises
+    ------
+    TreelearnError
+        An option is not one character, two options are alike, or the encoding is unknown.
+    DataFileError
+        The file cannot be read.
+    EmptyDataError
+        The file holds no table.
+
+    See Also
+    --------
+    date_columns, identifier_columns : columns to look at before learning.
+    discretize : numbers into bins.
+
+    Examples
+    --------
     >>> read_data("datasets/playtennis.csv").shape
     (14, 6)
     >>> read_data(io.StringIO("wage;zip\\n5,1;02139\\n6,25;10001\\n"), categorical=["zip"])
@@ -281,8 +304,38 @@ def identifier_columns(df: pd.DataFrame, min_rows: int = MIN_ROWS_FOR_IDENTIFIER
     at least ``min_rows`` rows (not floats, not booleans, not dates: a date column is cut
     by time, or named in an error).
 
-    >>> identifier_columns(pd.DataFrame({"id": range(12), "x": [0, 1] * 6}))
+    A learner counts such a column as one state per row, which tells nothing about new
+    rows: drop it before learning (the command line does, saying so).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    min_rows : int, default=10
+        Smaller tables have no identifier (every column of a few rows is distinct).
+
+    Returns
+    -------
+    list
+        The columns, in table order.
+
+    Raises
+    ------
+    InputTypeError
+        ``df`` is not a DataFrame.
+
+    See Also
+    --------
+    date_columns : the columns that hold dates.
+    read_data : reads a table.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> tl.identifier_columns(pd.DataFrame({"id": range(12), "x": [0, 1] * 6}))
     ['id']
+    >>> tl.identifier_columns(pd.DataFrame({"id": range(5), "x": [0, 1, 0, 1, 0]}))
+    []
     """
     _require_frame(df, "identifier_columns")
     n = len(df)
@@ -369,7 +422,32 @@ def date_columns(df: pd.DataFrame) -> list:
     and month first in an order some value shows (:func:`date_format`; a column whose
     every date reads both ways is in :func:`ambiguous_date_columns`, not here).
 
-    >>> date_columns(pd.DataFrame({"day": ["2024-01-31", None], "us": ["12/26/2021", None]}))
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+
+    Returns
+    -------
+    list
+        The columns, in table order.
+
+    Raises
+    ------
+    InputTypeError
+        ``df`` is not a DataFrame.
+
+    See Also
+    --------
+    discretize : cuts date columns into bins of time.
+    identifier_columns : the columns that name rows.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.DataFrame({"day": ["2024-01-31", None], "us": ["12/26/2021", None],
+    ...                    "both": ["01/02/2021", "03/04/2021"], "x": ["a", "b"]})
+    >>> tl.date_columns(df)   # "both" reads as 2 January or 1 February: not sure
     ['day', 'us']
     """
     _require_frame(df, "date_columns")

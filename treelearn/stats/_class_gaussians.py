@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,10 +25,17 @@ from ..encoding._table import python_scalar
 from ._gaussian import ClassVariances
 
 __all__ = [
+    "VAR_PRIOR",
     "class_gaussian_log_density",
     "gaussian_columns",
+    "older_files_without_var_prior",
+    "shrunk_variance",
     "smoothed_variances",
 ]
+
+#: the prior's weight, in rows, of every Gaussian classifier's variance prior (``var_prior``)
+VAR_PRIOR = 1.0
+
 
 _LOG_2PI = math.log(2 * math.pi)
 
@@ -55,11 +63,40 @@ def gaussian_columns(X: pd.DataFrame, named: Sequence[Hashable] | None = None) -
     return [c for c in X.columns if c in chosen]
 
 
+def shrunk_variance(
+    variance: np.ndarray, weight: np.ndarray, reference: np.ndarray, var_prior: float
+) -> np.ndarray:
+    """``(weight variance + var_prior reference) / (weight + var_prior)``: a maximum-likelihood
+    ``variance`` from rows of total ``weight`` shrunk towards ``reference`` by a prior of
+    ``var_prior`` pseudo-rows (the posterior scale of a scaled-inverse-chi-squared prior
+    centred on ``reference``, flat on the mean: Gelman et al., *Bayesian Data Analysis*,
+    3rd ed., section 3.3). No rows (``weight`` 0) give ``reference``; ``var_prior=0``
+    returns ``variance`` itself. Arrays broadcast.
+
+    >>> shrunk_variance(np.array([0.0, 4.0]), np.array([1.0, 3.0]), np.array(2.0), 1.0).tolist()
+    [1.0, 3.5]
+    """
+    if not var_prior:
+        return np.asarray(variance, dtype=float)
+    weight = np.asarray(weight, dtype=float)
+    return (weight * variance + var_prior * reference) / (weight + var_prior)
+
+
+def older_files_without_var_prior(saved: Any, est: Any) -> None:
+    """A saved classifier from before ``var_prior`` learned maximum-likelihood variances:
+    its options read as ``var_prior=0`` (the variances saved are used as they are)."""
+    given = saved.raw("params", dict)
+    if "var_prior" not in given:
+        given["var_prior"] = 0.0
+        est.var_prior = 0.0
+
+
 def smoothed_variances(
-    stats: ClassVariances, var_smoothing: float = 0.0
+    stats: ClassVariances, var_smoothing: float = 0.0, var_prior: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(mean, variance)``, each ``k x d``: the per-class statistics' means, and their
-    variances plus ``var_smoothing`` times the largest (weighted) variance of any column,
+    variances shrunk by ``var_prior`` pseudo-rows towards each column's variance over the
+    whole table (:func:`shrunk_variance`), plus ``var_smoothing`` times the largest (weighted) variance of any column,
     as scikit-learn's ``GaussianNB`` adds to keep a constant column usable.
 
     The variance the epsilon scales is the *weighted* one
@@ -76,6 +113,12 @@ def smoothed_variances(
     >>> m, s = smoothed_variances(stats)
     >>> m.ravel().tolist(), s.ravel().tolist()
     ([2.0, 12.0], [1.0, 4.0])
+
+    With one pseudo-row of the whole table's variance (of ``[1, 3, 10, 14]``: 27.5),
+    ``(2 * 1 + 27.5) / 3`` and ``(2 * 4 + 27.5) / 3``:
+
+    >>> smoothed_variances(stats, var_prior=1.0)[1].ravel().tolist()
+    [9.833333333333334, 11.833333333333334]
     """
     names, classes = stats.variables, stats.classes
     empty = stats.observed <= 0
@@ -87,6 +130,8 @@ def smoothed_variances(
             column=names[j],
         )
     var = stats.variance
+    if var_prior and var.shape[1]:
+        var = shrunk_variance(var, stats.observed, stats.overall_variance(), var_prior)
     if var_smoothing and var.shape[1]:
         var = var + var_smoothing * float(stats.overall_variance().max())
     flat = var <= 0
@@ -94,8 +139,8 @@ def smoothed_variances(
         c, j = np.argwhere(flat)[0]
         raise TreelearnError(
             f"column {names[j]!r} is constant in class {python_scalar(classes[c])!r} (variance "
-            "0): a Gaussian there has no density; use var_smoothing > 0 (e.g. 1e-9) or drop the "
-            "column",
+            "0): a Gaussian there has no density; use var_prior > 0 (e.g. 1) or var_smoothing > 0 "
+            "(e.g. 1e-9), or drop the column",
             column=names[j],
             hint="var_smoothing=1e-9",
         )

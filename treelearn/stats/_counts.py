@@ -38,7 +38,7 @@ from ..encoding._table import (
     check_total_weight,
     python_scalar,
 )
-from ._information import mutual_information_matrix
+from ._information import miller_madow_bias, mutual_information_matrix
 
 if TYPE_CHECKING:  # hints only: counting never loads NetworkX
     import networkx as nx
@@ -718,10 +718,27 @@ class CountedTable:
             "with more than one parent; load the data as a DataFrame"
         )
 
+    #: whether a model learned from these statistics keeps their :attr:`counts` (for
+    #: ``partial_fit``); statistics that avoid the ``K x K`` matrix say no
+    keeps_pair_counts = True
+
     def mutual_information(self, mi_alpha: float | None = None) -> np.ndarray:
         """The MI (nats) of every pair of columns, from the pair counts (``mi_alpha``: a
         pseudocount added to each cell of every pairwise joint first)."""
         return mutual_information_matrix(self.counts, mi_alpha)
+
+    def pair_totals(self) -> np.ndarray:
+        """``d x d`` rows (total weight) where both columns of each pair are observed."""
+        return self.counts.pair_totals()
+
+    def observed_rows(self) -> np.ndarray:
+        """Rows (total weight) where each column is observed (the diagonal blocks' sums)."""
+        counts = self.counts
+        return np.add.reduceat(np.diag(counts.joint), counts.offsets[:-1]).astype(float)
+
+    def pairwise_bias(self) -> np.ndarray:
+        """``d x d`` Miller-Madow bias of each pair's plug-in MI (:func:`miller_madow_bias`)."""
+        return miller_madow_bias(self.counts)
 
     def direct_tree(self, settings: Any) -> nx.DiGraph | None:
         """``None``: these statistics give the MI matrix (:meth:`mutual_information`), from

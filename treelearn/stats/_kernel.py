@@ -13,6 +13,7 @@ joint, its plug-in MI (a Riemann sum of ``p log p / (p_i p_j)``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "kde_log_density",
     "kde_pair_log_density",
     "kernel_mutual_information",
+    "lattice_information",
     "linear_bin",
     "pair_coordinates",
     "pair_grid",
@@ -165,14 +167,25 @@ def kernel_mutual_information(
             b = np.moveaxis(U[k0 : k0 + row_step][:, :, j], 2, 0)[:, :, None, :]
             E = np.exp(-0.5 * (a * a - 2 * r * a * b + b * b) / one_r)
             D += np.einsum("k,pkab->pab", w[k0 : k0 + row_step], E)
-        Q = D / D.sum(axis=(1, 2), keepdims=True)
-        qi, qj = Q.sum(axis=2, keepdims=True), Q.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(Q > 0, Q * np.log(Q / (qi * qj)), 0.0)
-        # a discrete MI is >= 0 by construction: clip the round-off
-        values = np.maximum(terms.sum(axis=(1, 2)), 0.0)
-        mi[i, j] = mi[j, i] = values
+        mi[i, j] = mi[j, i] = lattice_information(D)
     return mi
+
+
+def lattice_information(D: np.ndarray) -> np.ndarray:
+    """The MI (nats) of each pair's density ``D[p]`` on its lattice (``pairs x grid x
+    grid``, non-negative), taken as a discrete joint: ``D`` normalised, ``sum Q log(Q /
+    (q_i q_j))``, cells below 1e-300 (round-off of a binned lattice's FFT) left out, and
+    clipped at 0 (a discrete MI is >= 0: the rest is round-off). Both paths end here.
+
+    >>> D = np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]]])
+    >>> lattice_information(D).round(12).tolist()   # a copy: log 2; independence: 0
+    [0.69314718056, 0.0]
+    """
+    Q = D / D.sum(axis=(1, 2), keepdims=True)
+    qi, qj = Q.sum(axis=2, keepdims=True), Q.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(Q > 1e-300, Q * np.log(Q / (qi * qj)), 0.0)
+    return np.maximum(terms.sum(axis=(1, 2)), 0.0)
 
 
 # ---------------------------------------------------------------------------- binned path
@@ -348,10 +361,27 @@ def binned_log_density(
         return np.full(len(x), np.nan)
     if grid is None:
         grid = UnitGridDensity(centres[:, None] / sd, np.exp(log_w))
-    out, tail = grid.log_density(x[:, None] / sd)
-    out = out - math.log(sd)
+    return _read_grid(
+        grid,
+        x[:, None] / sd,
+        math.log(sd),
+        lambda tail: kde_log_density(x[tail], centres, log_w, sd),
+    )
+
+
+def _read_grid(
+    grid: UnitGridDensity,
+    coordinates: np.ndarray,
+    log_jacobian: float,
+    exact: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """A binned density at whitened ``coordinates``: the grid's log density less
+    ``log_jacobian`` (the whitening's), rows in the grid's tail answered by ``exact(tail)``
+    (the kernel sum at those rows). What the 1-D and the pair density share."""
+    out, tail = grid.log_density(coordinates)
+    out = out - log_jacobian
     if tail.any():
-        out[tail] = kde_log_density(x[tail], centres, log_w, sd)
+        out[tail] = exact(tail)
     return out
 
 
@@ -389,11 +419,12 @@ def binned_pair_log_density(
         return np.full(len(x), np.nan)
     if grid is None:
         grid = pair_grid(cx, cy, log_w, sx, sy, r)
-    out, tail = grid.log_density(pair_coordinates(x, y, sx, sy, r))
-    out = out - math.log(sx * sy) - 0.5 * math.log(one_r)
-    if tail.any():
-        out[tail] = kde_pair_log_density(x[tail], y[tail], cx, cy, log_w, sx, sy, r)
-    return out
+    return _read_grid(
+        grid,
+        pair_coordinates(x, y, sx, sy, r),
+        math.log(sx * sy) + 0.5 * math.log(one_r),
+        lambda tail: kde_pair_log_density(x[tail], y[tail], cx, cy, log_w, sx, sy, r),
+    )
 
 
 def binned_kernel_mutual_information(
@@ -449,12 +480,7 @@ def binned_kernel_mutual_information(
     kernel = np.exp(-0.5 * (a * a - 2 * r * a * b2 + b2 * b2) / (1.0 - r * r))
     full = fft_convolve(lattice, kernel, (1, 2))
     D = np.maximum(full[:, grid - 1 : 2 * grid - 1, grid - 1 : 2 * grid - 1], 0.0)
-    Q = D / D.sum(axis=(1, 2), keepdims=True)
-    qi, qj = Q.sum(axis=2, keepdims=True), Q.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(Q > 1e-300, Q * np.log(Q / (qi * qj)), 0.0)
-    values = np.maximum(terms.sum(axis=(1, 2)), 0.0)  # a discrete MI is >= 0: clip round-off
-    mi[i, j] = mi[j, i] = values
+    mi[i, j] = mi[j, i] = lattice_information(D)
     return mi
 
 

@@ -3,7 +3,7 @@
 Every learner takes its options through :class:`LearningSettings`: building one
 checks every option once (with a message that names the option, the value and
 the fix), and a learned model keeps it, so that :meth:`TreeModel.partial_fit
-<treelearn.models._tree.TreeModel.partial_fit>` re-learns with exactly the same options.
+<treelearn.TreeModel.partial_fit>` re-learns with exactly the same options.
 
 >>> import numpy as np
 >>> s = LearningSettings(alpha=np.float32(0.5), root="smoke")

@@ -158,6 +158,32 @@ def complete_graph(
     the order in which ties are broken downstream. Only the upper triangle of
     ``weights`` is read.
 
+    Parameters
+    ----------
+    names : sequence of hashable
+        The nodes, in column order.
+    weights : numpy.ndarray
+        A ``d x d`` matrix of numbers (``d = len(names)``), e.g. pairwise mutual
+        information.
+    states : sequence of sequences, optional
+        Each node's states, stored as the node attribute ``states`` (what a BIC or AIC
+        :func:`penalised_forest` reads).
+
+    Returns
+    -------
+    networkx.Graph
+        ``d (d - 1) / 2`` edges, each with its ``weight``.
+
+    Raises
+    ------
+    InputTypeError
+        ``weights`` is not a ``d x d`` matrix of numbers.
+
+    See Also
+    --------
+    maximum_spanning_tree : its best tree.
+    penalised_forest : its best penalised forest.
+
     Examples
     --------
     >>> G = complete_graph(["a", "b", "c"], np.array([[0, .5, .2], [.5, 0, .3], [.2, .3, 0]]))
@@ -231,6 +257,37 @@ def maximum_spanning_tree(G: nx.Graph, weight: str = "weight") -> nx.Graph:
     ``spanning_skeleton`` picks from the weight matrix (through ``d x d`` matrices:
     for a large sparse graph use networkx's own).
 
+    Parameters
+    ----------
+    G : networkx.Graph
+        An undirected graph (not necessarily complete or connected).
+    weight : str, default="weight"
+        The edge attribute to maximise.
+
+    Returns
+    -------
+    networkx.Graph
+        The maximum spanning tree (a forest when ``G`` is not connected).
+
+    Raises
+    ------
+    StructureError
+        ``G`` is directed, or a weight is NaN.
+    ResourceLimitError
+        The ``d x d`` matrices would exceed ``treelearn.limits.MEMORY_LIMIT``.
+
+    See Also
+    --------
+    penalised_forest : keeps only the edges worth their parameters.
+    orient : roots the tree.
+    chow_liu : the whole Chow-Liu learner.
+
+    References
+    ----------
+    .. [1] Kruskal, J. B. (1956). On the shortest spanning subtree of a graph and the
+       traveling salesman problem. Proceedings of the American Mathematical Society
+       7(1), 48-50.
+
     Examples
     --------
     >>> import networkx as nx
@@ -273,6 +330,41 @@ def penalised_forest(
     (to ``TIE_DECIMALS``) above 0. Each kept edge keeps its attributes and gains
     ``penalised_weight``; ``G`` is not changed. :func:`spanning_skeleton`'s routine
     chooses the edges.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        An undirected weighted graph; for ``"bic"`` / ``"aic"`` each node has the
+        attribute ``states`` (as :func:`complete_graph` sets it).
+    penalty : {"bic", "aic"}, float or None, default="bic"
+        ``"bic"``: an edge costs ``(k_i - 1)(k_j - 1) ln(n) / (2 n)``, ``"aic"``:
+        ``(k_i - 1)(k_j - 1) / n``; a number is a plain threshold on the weight;
+        ``None`` keeps every edge.
+    n : float, optional
+        The number of rows (default: the graph attribute ``n``).
+    weight : str, default="weight"
+        The edge attribute (mutual information in nats per row).
+
+    Returns
+    -------
+    networkx.Graph
+        The forest; every edge gains ``penalised_weight``.
+
+    Raises
+    ------
+    StructureError
+        A BIC or AIC forest without ``n`` or without some node's ``states``.
+
+    See Also
+    --------
+    maximum_spanning_tree : the unpenalised tree.
+    chow_liu : ``forest="bic"`` learns such a forest from data.
+
+    References
+    ----------
+    .. [1] Edwards, D., de Abreu, G. C. G. and Labouriau, R. (2010). Selecting
+       high-dimensional mixed graphical models using minimal AIC or BIC forests.
+       BMC Bioinformatics 11, 18.
 
     Examples
     --------
@@ -345,6 +437,31 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
     (for a learned tree: its first column). With a forest, ``root`` roots its own
     component and every other component gets its first node. The roots are listed
     in the graph attribute ``roots``: ``root`` first, then the others in node order.
+
+    Parameters
+    ----------
+    tree : networkx.Graph
+        An undirected tree or forest.
+    root : hashable, optional
+        The root of its component (default: each component's first node).
+
+    Returns
+    -------
+    networkx.DiGraph
+        The same nodes and edges (with their attributes), directed away from the roots;
+        the graph attribute ``roots`` lists them.
+
+    Raises
+    ------
+    StructureError
+        ``tree`` is directed or has a cycle.
+    ColumnNotFoundError
+        ``root`` is not a node of ``tree``.
+
+    See Also
+    --------
+    maximum_spanning_tree : the tree to orient.
+    tan_structure : orients a feature tree under a class.
 
     Examples
     --------
@@ -463,6 +580,30 @@ def _orient_large(tree: nx.Graph, root: Hashable | None) -> nx.DiGraph:
 def star(center: Hashable, leaves: Iterable[Hashable]) -> nx.DiGraph:
     """The naive Bayes structure: ``center -> leaf`` for every leaf.
 
+    Parameters
+    ----------
+    center : hashable
+        The class (the only root).
+    leaves : iterable of hashable
+        The features.
+
+    Returns
+    -------
+    networkx.DiGraph
+        One edge per leaf; graph attributes ``roots = [center]`` and ``class = center``.
+
+    Raises
+    ------
+    InputTypeError
+        ``leaves`` is a string or not iterable.
+    StructureError
+        ``center`` is also a leaf.
+
+    See Also
+    --------
+    tan_structure : the star plus a feature tree.
+    NaiveBayes : the classifier of this structure.
+
     Examples
     --------
     >>> sorted(star("class", ["x", "y"]).edges())
@@ -490,6 +631,46 @@ def tan_structure(
     """Tree-augmented naive Bayes: the feature tree oriented from ``root``, plus ``class -> feature``.
 
     Each feature's parents are ordered class first, then its feature parent.
+
+    Parameters
+    ----------
+    feature_tree : networkx.Graph
+        An undirected tree (or forest) over the features.
+    class_node : hashable
+        The class; not a node of ``feature_tree``.
+    root : hashable, optional
+        The root of the feature tree (default: its first node).
+
+    Returns
+    -------
+    networkx.DiGraph
+        ``class -> feature`` for every feature plus the oriented feature tree; node
+        attribute ``parents`` (class first), graph attributes ``roots``, ``class`` and
+        ``feature_roots``.
+
+    Raises
+    ------
+    StructureError
+        ``class_node`` is a node of ``feature_tree``, or the tree has a cycle.
+
+    See Also
+    --------
+    star : naive Bayes' structure.
+    TAN : the classifier that learns the feature tree.
+
+    References
+    ----------
+    .. [1] Friedman, N., Geiger, D. and Goldszmidt, M. (1997). Bayesian network
+       classifiers. Machine Learning 29(2-3), 131-163.
+
+    Examples
+    --------
+    >>> import networkx as nx, treelearn as tl
+    >>> D = tl.tan_structure(nx.Graph([("a", "b"), ("b", "c")]), "class", root="b")
+    >>> D.nodes["a"]["parents"], D.nodes["b"]["parents"]
+    (['class', 'b'], ['class'])
+    >>> D.graph["roots"], D.number_of_edges()   # 3 class edges + 2 tree edges
+    (['class'], 5)
     """
     require_graph(feature_tree, "feature_tree", "tan_structure")
     if class_node in feature_tree:

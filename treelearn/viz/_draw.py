@@ -21,8 +21,8 @@ import math
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from numbers import Integral
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -38,6 +38,7 @@ __all__ = [
     "display_parents",
     "draw",
     "draw_panels",
+    "draw_super_parents",
     "graph_to_dot",
     "graph_to_mermaid",
     "html_with_picture",
@@ -68,6 +69,10 @@ _EXTRA_LINK = "#8a97a6"
 _SIBLING_GAP = 0.14
 _TREE_GAP = 0.45
 _MARGIN = 0.2
+#: the widest figure of panels made by default, inches: 2,000 px at the command line's 200 dpi
+PANELS_MAX_WIDTH = 10.0
+#: the frame of a super-parent (AODE's picture)
+_SUPER_EDGE = "#7b3fa0"
 _MAX_ROW = 12  # a star with more leaves than this is drawn round its centre
 _MAX_CLASS_LINES = 4  # TAN: more class -> feature edges than this become dots
 _LABEL_AT = 0.55  # where on an edge its MI label sits (0 = parent, 1 = child)
@@ -964,15 +969,20 @@ def draw_panels(
     *,
     heading: str | None = None,
     max_panels: int = 12,
+    max_width: float = PANELS_MAX_WIDTH,
     **kwargs: Any,
 ) -> Figure:
     """Draw several models in a grid, one titled panel each; returns the Figure.
 
-    Without ``axes`` the figure is made here: a grid of ``ceil(sqrt(k))`` columns,
-    each panel as large as its tree drawn alone by :func:`draw` (so every panel's
-    labels keep their size), at most ``max_panels`` panels (the first ones; the
-    heading says how many were left out), so an ensemble of 37 networks is a
-    bounded picture, not one row 85,000 pixels wide. With ``axes`` (one per model)
+    Without ``axes`` the figure is made here: a grid of as many columns as fit in
+    ``max_width`` inches (default 10: 2,000 px at the command line's 200 dpi), at least
+    ``ceil(sqrt(k))`` (no taller than square), each panel as large as its tree drawn
+    alone by :func:`draw` (so every panel's labels keep their size); when
+    ``ceil(sqrt(k))`` columns do not fit, they are scaled down to ``max_width`` (the
+    labels shrink with them).
+    At most ``max_panels`` panels (the first ones; the heading says how many were
+    left out), so an ensemble of 37 networks is a bounded picture, not one row 85,000
+    pixels wide. With ``axes`` (one per model)
     the trees go there. ``heading`` adds a line above all panels. Other keywords go
     to :func:`draw` for every panel. This is the picture of a
     :class:`~treelearn.classifiers._multinet.ChowLiuMultinet` (one tree per class),
@@ -999,21 +1009,42 @@ def draw_panels(
         )
     if axes is None:
         max_panels = check_param("max_panels", max_panels, [Interval(Integral, 1, None)])
+        max_width = check_param("max_width", max_width, [Interval(Real, 1, None)])
         if len(models) > max_panels:
             left_out = f"the first {max_panels} of {len(models)} panels (max_panels= for more)"
             heading = f"{heading}: {left_out}" if heading else left_out
             models, titles = models[:max_panels], titles[:max_panels]
         # each panel as large as its tree drawn alone, so the labels keep their size
-        sizes = []
+        sizes, fonts = [], []
         for model, title in zip(models, titles):
-            sizes.append(draw(model, title=title, **kwargs).get_size_inches())
-        n_cols = math.ceil(math.sqrt(len(models)))
-        n_rows = math.ceil(len(models) / n_cols)
-        widths = [max(sizes[i][0] for i in range(c, len(models), n_cols)) for c in range(n_cols)]
-        heights = [
-            max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols, len(models))))
-            for r in range(n_rows)
-        ]
+            alone = draw(model, title=title, **kwargs)
+            sizes.append(alone.get_size_inches())
+            texts = list(cast(Any, alone).treelearn_node_texts.values())
+            fonts.append(texts[0].get_fontsize() if texts else 10.0)
+        k = len(models)
+
+        def grid_of(n_cols: int) -> tuple[list, list]:
+            n_rows = math.ceil(k / n_cols)
+            widths = [max(sizes[i][0] for i in range(c, k, n_cols)) for c in range(n_cols)]
+            heights = [
+                max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols, k)))
+                for r in range(n_rows)
+            ]
+            return widths, heights
+
+        # the most columns that fit (a wide short grid reads better than a tall one);
+        # none fits: ceil(sqrt(k)) columns, scaled down below
+        square = math.ceil(math.sqrt(k))
+        n_cols = next(
+            (c for c in range(k, square - 1, -1) if 1.02 * sum(grid_of(c)[0]) <= max_width),
+            square,
+        )
+        n_rows = math.ceil(k / n_cols)
+        widths, heights = grid_of(n_cols)
+        shrink = min(1.0, max_width / (1.02 * sum(widths)))  # one column too wide: scaled
+        widths, heights = [shrink * w for w in widths], [shrink * h for h in heights]
+        if shrink < 1.0 and kwargs.get("fontsize") is None:  # one label size in every panel
+            kwargs["fontsize"] = shrink * min(fonts)
         top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
         height = 1.02 * sum(heights) + top
         fig = new_figure((1.02 * sum(widths), height))
@@ -1041,6 +1072,51 @@ def draw_panels(
         draw(model, panel, title=title, **kwargs)
     if heading:
         fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
+    return fig
+
+
+def draw_super_parents(
+    model: Network,
+    super_parents: Sequence[Hashable],
+    ax: Any = None,
+    *,
+    heading: str | None = None,
+    max_width: float = PANELS_MAX_WIDTH,
+    **kwargs: Any,
+) -> Figure:
+    """One picture of an averaged one-dependence ensemble (AODE, AnDE): the structure
+    every member shares once, ``model`` (the class the parent of every feature), with
+    each super-parent framed; a heading says what the frames mean. Each member network
+    is that structure plus its super-parent as a parent of every other feature, so
+    drawing the members one by one repeats one picture ``k`` times (AODE on 12
+    features: 12 near-identical panels, 7,889 px wide). A structure wider than
+    ``max_width`` inches (default 10: 2,000 px at 200 dpi) is drawn at that width, its
+    labels shrunk to fit. Other keywords go to :func:`draw`.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> fig = tl.AODE().fit(df.drop(columns="dysp"), df["dysp"]).draw()
+    >>> bool(fig.get_size_inches()[0] < 10)
+    True
+    """
+    marked = [v for v in super_parents if v in set(model.variables)]
+    k = len(marked)
+    networks = f"{k} one-dependence network{'' if k == 1 else 's'} averaged"
+    lines = [f"{heading}: {networks}" if heading else networks]
+    lines.append("framed: a super-parent, in turn a parent of every other feature")
+    kwargs.setdefault("class_edges", "lines")
+    title = "\n".join(lines)
+    fig = draw(model, ax, title=title, **kwargs)
+    width, height = fig.get_size_inches()
+    if ax is None and "figsize" not in kwargs and width > max_width:  # many features
+        fig = draw(model, title=title, figsize=(max_width, height), **kwargs)
+    texts = cast(Any, fig).treelearn_node_texts  # draw() sets it
+    for v in marked:
+        box = texts[v].get_bbox_patch()
+        box.set_edgecolor(_SUPER_EDGE)
+        box.set_linewidth(2.2 * box.get_linewidth())
     return fig
 
 

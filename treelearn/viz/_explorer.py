@@ -231,8 +231,40 @@ def to_html(
     ``evidence`` (``{variable: state}``) is set when the page opens without an
     ``#evidence=...`` fragment. ``super_parent`` chooses which of AODE's one-dependence
     networks is shown (default: the feature most informative about the class); the page's
-    class posterior is then that network's, not AODE's average. Returns the HTML text.
+    class posterior is then that network's, not AODE's average.
 
+    The page is one self-contained file (no network access): click a node to set its
+    state as evidence, and every marginal updates.
+
+    Parameters
+    ----------
+    obj : Model or fitted classifier
+        Anything whose ``capabilities`` include ``"explorer"``.
+    path : str or os.PathLike, optional
+        Where to write the page (atomically); not written when None.
+    title : str, optional
+        The page's title (default: the model's kind and size).
+    evidence : dict, optional
+        ``{variable: state}`` set when the page opens.
+    super_parent : hashable, optional
+        AODE only: which super-parent's network is shown.
+
+    Returns
+    -------
+    str
+        The HTML text.
+
+    Raises
+    ------
+    CapabilityError
+        ``obj`` has no explorer page.
+
+    See Also
+    --------
+    TreeModel.draw : a static picture.
+
+    Examples
+    --------
     >>> import pandas as pd, treelearn as tl
     >>> m = tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}))
     >>> page = to_html(m)

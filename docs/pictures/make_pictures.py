@@ -1,0 +1,37 @@
+"""The pictures of docs/pictures/ (issue 39 item 6), from the repository root:
+``python docs/pictures/make_pictures.py``."""
+
+import os
+
+import pandas as pd
+from PIL import Image
+
+import treelearn as tl
+
+out = "docs/pictures"
+os.makedirs(out, exist_ok=True)
+
+
+def save(fig, name, dpi=110):
+    p = f"{out}/{name}.png"
+    fig.savefig(p, dpi=dpi, bbox_inches="tight", pad_inches=0.05, facecolor="white")
+    print(name, Image.open(p).size, os.path.getsize(p) // 1024, "KB")
+
+
+alarm = pd.read_csv("datasets/alarm.csv").head(2000)
+X = alarm.iloc[:, 1:13]
+y = alarm.iloc[:, 0]
+save(tl.AODE().fit(X, y).draw(), "aode")
+save(
+    tl.TreeMixture(n_components=5, random_state=0).fit(alarm.iloc[:, :12]).draw(), "mixture", dpi=95
+)
+df = pd.read_csv("datasets/asia.csv")
+clf = tl.TAN().fit(df.drop(columns="dysp"), df.dysp)
+save(clf.draw(), "tan")
+s = pd.read_csv("datasets/real/survey.csv")
+s = s[s.Smoke.notna()]
+m = tl.MixedTAN().fit(s.drop(columns="Smoke"), s.Smoke)
+e = m.explain(s.drop(columns="Smoke").iloc[:3], kind="shapley", output="log_odds")
+save(tl.plot_explanation(e, row=1), "waterfall")
+e2 = clf.explain(df.drop(columns="dysp").iloc[:300], kind="shapley", output="log_odds")
+save(tl.plot_explanation(e2, kind="beeswarm"), "beeswarm")
