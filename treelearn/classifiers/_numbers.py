@@ -21,16 +21,20 @@ Discretizer in front of it in a pipeline does.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
-from ..encoding._discretizer import Discretizer, mdl_discretizer
 from ..encoding._table import no_value_error
+from ..sources._count import label_values
 from ..sources._kinds import as_frame, kind_of
+
+if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut or read
+    from ..encoding._discretizer import Discretizer
 
 __all__ = [
     "bin_numbers",
@@ -42,8 +46,10 @@ __all__ = [
 
 
 def _is_number(dtype: Any) -> bool:
-    """Numbers or dates by dtype (a Categorical, text, booleans: states)."""
+    """Numbers or dates by dtype (a Categorical, text, booleans, complex: states)."""
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_complex_dtype(dtype):  # no order to cut: refused as states are
         return False
     return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype)
 
@@ -81,7 +87,13 @@ def numbers_binner(
     empty = [c for c in columns if not frame[c].notna().any()]
     if empty:  # the error numbers="states" gives, with its fixes (no bins to learn)
         raise no_value_error(empty[0])
-    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
+    from ..encoding._discretizer import mdl_discretizer
+
+    with warnings.catch_warnings():  # class_labels warns once, when the classes are read
+        warnings.simplefilter("ignore")
+        # y checked as the classes are (None, 2-D, complex, missing, length): the same
+        # errors with or without numeric features; a column vector taken as 1-D
+        labels, _ = label_values(y, len(frame))
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
 
 
@@ -129,6 +141,8 @@ def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -
 def restored_binner(saved: SavedState) -> Discretizer:
     """The saved bins of a classifier's numeric features (its field ``numeric_bins``: the
     fitted Discretizer's own saved state), checked as the Discretizer checks its files."""
+    from ..encoding._discretizer import Discretizer
+
     state = saved.raw("numeric_bins", dict)
     try:
         binner = Discretizer.from_dict(state)

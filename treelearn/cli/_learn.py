@@ -175,12 +175,12 @@ def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
     (numbers by dtype, as the classifiers' default ``numbers="mdl"`` takes them; a
     ``--categorical`` column is read as text, so it stays states); none without a class or
     with ``--discretize`` (the columns are cut already)."""
+    if args.class_ is None or args.discretize is not None:
+        return []  # before the imports: a density's path loads no scikit-learn
     from ..classifiers._base import command_line_classifiers
     from ..classifiers._numbers import numeric_features
 
-    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
-    if args.class_ is None or args.discretize is not None:
-        return []
+    method = args.method or "tan"
     if method not in command_line_classifiers() or args.class_ not in df.columns:
         return []
     return numeric_features(df.drop(columns=[args.class_]), None)
