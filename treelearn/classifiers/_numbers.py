@@ -15,8 +15,10 @@ Discretizer in front of it in a pipeline does.
 * **The bins** are supervised: Fayyad and Irani's MDL cut points (IJCAI 1993), as Weka's
   ``NaiveBayes -D`` and its supervised ``Discretize`` (``Discretizer(strategy="mdl")``).
   A column no cut pays for is one bin: it then says nothing about the class, as in Weka.
-* Input that is not in memory (a CSV/Parquet path, a Dask DataFrame) is counted as read:
-  its columns are states (cut them with a Discretizer first).
+* A CSV/Parquet path is counted as read: its columns are states (cut them with a
+  Discretizer first). A Dask DataFrame with numeric features is refused under
+  ``numbers="mdl"`` (its counts would be of states, pandas's of bins): pass
+  ``numbers="states"`` or cut them first.
 """
 
 from __future__ import annotations
@@ -71,7 +73,10 @@ def numbers_binner(
 ) -> Discretizer | None:
     """The fitted MDL bins of the numeric features of ``X`` given the classes ``y``
     (``None``: no numeric feature, or input not in memory)."""
-    if kind_of(X, learner=who).name not in ("frame", "array"):
+    kind = kind_of(X, learner=who).name
+    if kind == "dask":
+        _refuse_dask_numbers(X, categorical, who)
+    if kind not in ("frame", "array"):
         return None
     frame = as_frame(X, learner=who)
     absent = [c for c in categorical or () if c not in frame.columns]
@@ -95,6 +100,22 @@ def numbers_binner(
         # errors with or without numeric features; a column vector taken as 1-D
         labels, _ = label_values(y, len(frame))
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
+
+
+def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: str) -> None:
+    """A Dask frame is counted partition by partition, as read: its numeric columns would
+    be states where the same table in pandas is cut into MDL bins, a silently different
+    model; refused by dtype (no data read), naming the fixes."""
+    keep = set(categorical or ())
+    columns = [c for c, t in X.dtypes.items() if c not in keep and _is_number(t)]
+    if columns:
+        named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
+        raise TreelearnError(
+            f"{who} cannot cut the numeric feature(s) {named} of a Dask frame into MDL bins "
+            f"(the bins need every row in memory); keep their values as states with "
+            f'{who}(numbers="states") (or categorical=[...]), cut them first with a '
+            f"tl.Discretizer fitted on a sample, or fit on a pandas DataFrame"
+        )
 
 
 def check_chunk_numbers(
