@@ -55,7 +55,7 @@ class BayesianTAN(CategoricalClassifier):
     equivalent_sample_size : BDeu's equivalent sample size over the whole network (> 0).
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

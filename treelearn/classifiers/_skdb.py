@@ -186,7 +186,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         (``fit_prior=False`` or ``class_prior`` fix the prior, also when leaving rows out).
     numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
-        :class:`~treelearn.classifiers._naive_bayes.NaiveBayes`.
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
