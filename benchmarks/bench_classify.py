@@ -101,9 +101,9 @@ def accuracy_rows(folds: int) -> list[dict]:
             cards = [len(X[c].cat.categories) for c in X]
             enc = OrdinalEncoder(categories=[list(X[c].cat.categories) for c in X])
             candidates = {
-                "NaiveBayes": tl.NaiveBayes(unseen="ignore"),
-                "TAN": tl.TAN(unseen="ignore"),
-                "ChowLiuMultinet": tl.ChowLiuMultinet(unseen="ignore"),
+                "NaiveBayes": tl.NaiveBayes(numbers="states", unseen="ignore"),
+                "TAN": tl.TAN(numbers="states", unseen="ignore"),
+                "ChowLiuMultinet": tl.ChowLiuMultinet(numbers="states", unseen="ignore"),
                 "sklearn CategoricalNB": make_pipeline(
                     enc, CategoricalNB(alpha=1.0, min_categories=cards)
                 ),
@@ -119,9 +119,13 @@ def accuracy_rows(folds: int) -> list[dict]:
                 )
 
             candidates = {
-                "NaiveBayes": make_pipeline(kbins(), tl.NaiveBayes(unseen="ignore")),
-                "TAN": make_pipeline(kbins(), tl.TAN(unseen="ignore")),
-                "ChowLiuMultinet": make_pipeline(kbins(), tl.ChowLiuMultinet(unseen="ignore")),
+                "NaiveBayes": make_pipeline(
+                    kbins(), tl.NaiveBayes(numbers="states", unseen="ignore")
+                ),
+                "TAN": make_pipeline(kbins(), tl.TAN(numbers="states", unseen="ignore")),
+                "ChowLiuMultinet": make_pipeline(
+                    kbins(), tl.ChowLiuMultinet(numbers="states", unseen="ignore")
+                ),
                 "sklearn CategoricalNB": make_pipeline(
                     kbins(), CategoricalNB(alpha=1.0, min_categories=bins)
                 ),
@@ -178,8 +182,12 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
 
     times = {}
     runs = {
-        "treelearn NaiveBayes (text DataFrame)": fit_predict(tl.NaiveBayes, X),
-        "treelearn NaiveBayes (integer DataFrame)": fit_predict(tl.NaiveBayes, X_int),
+        "treelearn NaiveBayes (text DataFrame)": fit_predict(
+            lambda: tl.NaiveBayes(numbers="states"), X
+        ),
+        "treelearn NaiveBayes (integer DataFrame)": fit_predict(
+            lambda: tl.NaiveBayes(numbers="states"), X_int
+        ),
         "sklearn CategoricalNB (integer array)": fit_predict(
             lambda: CategoricalNB(alpha=1.0, min_categories=cards), Z
         ),
@@ -188,7 +196,7 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
             .fit((E := OrdinalEncoder().fit(X)).transform(X), y)
             .predict_proba(E.transform(X))
         ),
-        "treelearn TAN (text DataFrame)": fit_predict(tl.TAN, X),
+        "treelearn TAN (text DataFrame)": fit_predict(lambda: tl.TAN(numbers="states"), X),
         "treelearn ChowLiuMultinet (text DataFrame)": fit_predict(tl.ChowLiuMultinet, X),
     }
     for label, fn in runs.items():
@@ -228,7 +236,7 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
             )
         )
 
-    tan_fit = timeit(lambda: tl.TAN().fit(X, y), repeat=repeat)
+    tan_fit = timeit(lambda: tl.TAN(numbers="states").fit(X, y), repeat=repeat)
     rows.append(
         row(
             BENCH,
@@ -271,10 +279,10 @@ def speed_rows(n: int, pgmpy_rows: int, repeat: int, cache_dir: str) -> list[dic
                 "tan", class_node=CLASS, show_progress=False
             )
         pgmpy_s = time.perf_counter() - t
-        ours = tl.TAN(root=root).fit(sub.drop(columns=CLASS), sub[CLASS])
+        ours = tl.TAN(numbers="states", root=root).fit(sub.drop(columns=CLASS), sub[CLASS])
         same = set(ours.model_.graph.edges) == set(dag.edges())
         Xs, ys = sub.drop(columns=CLASS), sub[CLASS]
-        tl_fit = timeit(lambda: tl.TAN(root=root).fit(Xs, ys), repeat=repeat)
+        tl_fit = timeit(lambda: tl.TAN(numbers="states", root=root).fit(Xs, ys), repeat=repeat)
         tl_structure = timeit(lambda: tan_structure_only(Xs, ys, root), repeat=repeat)
         scope = f"{len(sub):,} rows" + (
             "" if len(sub) == n else f" (--pgmpy-rows; not the full {n:,})"

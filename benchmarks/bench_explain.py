@@ -70,7 +70,7 @@ def synthetic_tan(d: int, n: int = 5000, seed: int = 0):
         prev = X[:, j - 1] if j else 0
         X[:, j] = rng.random(n) < np.clip(0.2 + 0.4 * y + 0.3 * prev, 0.05, 0.95)
     df = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
-    return tl.TAN().fit(df, pd.Series(y, name="y")), df
+    return tl.TAN(numbers="states").fit(df, pd.Series(y, name="y")), df
 
 
 def pyagrum_values(explainer, rows: pd.DataFrame) -> np.ndarray:

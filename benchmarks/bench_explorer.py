@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ("ALARM CLG tree (every other column as numbers)", tl.clg_tree(mixed)),
         (
             "ALARM k-DB k=2, 12 features (cutset conditioning)",
-            tl.KDB(k=2).fit(alarm[list(alarm.columns[:12])], alarm["BP"]),
+            tl.KDB(numbers="states", k=2).fit(alarm[list(alarm.columns[:12])], alarm["BP"]),
         ),
     ]
     rows: list[dict] = []

@@ -58,22 +58,22 @@ CLASS = "HYPOVOLEMIA"
 
 def treelearn_models() -> dict:
     return {
-        "NB": lambda: tl.NaiveBayes(),
-        "TAN": lambda: tl.TAN(),
-        "TAN-bic": lambda: tl.TAN(forest="bic"),
-        "TAN-aic": lambda: tl.TAN(forest="aic"),
-        "KDB-1": lambda: tl.KDB(k=1),
-        "KDB-2": lambda: tl.KDB(k=2),
-        "KDB-3": lambda: tl.KDB(k=3),
-        "AODE": lambda: tl.AODE(),
-        "SKDB": lambda: tl.SKDB(max_k=2),
-        "A2DE": lambda: tl.AnDE(n=2),
-        "WANBIA": lambda: tl.WeightedNaiveBayes(),
-        "TAN-fcll": lambda: tl.TAN(criterion="fcll"),
-        "TAN-SP": lambda: tl.TANSuperParent(random_state=0),
-        "AWNB": lambda: tl.AWNB(random_state=0),
-        "MANB": lambda: tl.MANB(),
-        "ETAN": lambda: tl.ETAN(),
+        "NB": lambda: tl.NaiveBayes(numbers="states"),
+        "TAN": lambda: tl.TAN(numbers="states"),
+        "TAN-bic": lambda: tl.TAN(numbers="states", forest="bic"),
+        "TAN-aic": lambda: tl.TAN(numbers="states", forest="aic"),
+        "KDB-1": lambda: tl.KDB(numbers="states", k=1),
+        "KDB-2": lambda: tl.KDB(numbers="states", k=2),
+        "KDB-3": lambda: tl.KDB(numbers="states", k=3),
+        "AODE": lambda: tl.AODE(numbers="states"),
+        "SKDB": lambda: tl.SKDB(numbers="states", max_k=2),
+        "A2DE": lambda: tl.AnDE(numbers="states", n=2),
+        "WANBIA": lambda: tl.WeightedNaiveBayes(numbers="states"),
+        "TAN-fcll": lambda: tl.TAN(numbers="states", criterion="fcll"),
+        "TAN-SP": lambda: tl.TANSuperParent(numbers="states", random_state=0),
+        "AWNB": lambda: tl.AWNB(numbers="states", random_state=0),
+        "MANB": lambda: tl.MANB(numbers="states"),
+        "ETAN": lambda: tl.ETAN(numbers="states"),
     }
 
 
@@ -234,9 +234,9 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     codes, y = alarm_codes(n, cache_dir)
     where = f"alarm {n:,} rows"
     rows = []
-    skdb = tl.SKDB(max_k=3).fit(codes, y)
-    t_skdb = cpu_best(lambda: tl.SKDB(max_k=3).fit(codes, y), repeat)
-    t_kdb = cpu_best(lambda: tl.KDB(k=skdb.k_).fit(codes, y), repeat)
+    skdb = tl.SKDB(numbers="states", max_k=3).fit(codes, y)
+    t_skdb = cpu_best(lambda: tl.SKDB(numbers="states", max_k=3).fit(codes, y), repeat)
+    t_kdb = cpu_best(lambda: tl.KDB(numbers="states", k=skdb.k_).fit(codes, y), repeat)
     rows.append(
         row(
             BENCH,
@@ -261,8 +261,12 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
         )
     )
     small = min(n, 20_000)  # A2DE's K products: K^2 per row and state
-    t_a2de = cpu_best(lambda: tl.AnDE(n=2).fit(codes.iloc[:small], y.iloc[:small]), 1)
-    t_aode = cpu_best(lambda: tl.AODE().fit(codes.iloc[:small], y.iloc[:small]), repeat)
+    t_a2de = cpu_best(
+        lambda: tl.AnDE(numbers="states", n=2).fit(codes.iloc[:small], y.iloc[:small]), 1
+    )
+    t_aode = cpu_best(
+        lambda: tl.AODE(numbers="states").fit(codes.iloc[:small], y.iloc[:small]), repeat
+    )
     rows.append(
         row(
             BENCH,
@@ -275,10 +279,10 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
         )
     )
     rows.append(row(BENCH, f"alarm {small:,} rows", "A2DE fit / AODE fit", t_a2de / t_aode, "x"))
-    t_tan = cpu_best(lambda: tl.TAN().fit(codes, y), repeat)
+    t_tan = cpu_best(lambda: tl.TAN(numbers="states").fit(codes, y), repeat)
     for label, make in [
-        ("TAN(criterion='fcll')", lambda: tl.TAN(criterion="fcll")),
-        ("ETAN", tl.ETAN),
+        ("TAN(criterion='fcll')", lambda: tl.TAN(numbers="states", criterion="fcll")),
+        ("ETAN", lambda: tl.ETAN(numbers="states")),
     ]:
         t = cpu_best(lambda make=make: make().fit(codes, y), repeat)
         rows.append(
@@ -291,8 +295,11 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
                 note=f"{t:.3f} s vs {t_tan:.3f} s CPU",
             )
         )
-    t_nb = cpu_best(lambda: tl.NaiveBayes().fit(codes, y), repeat)
-    for label, make in [("MANB", tl.MANB), ("AWNB", lambda: tl.AWNB(random_state=0))]:
+    t_nb = cpu_best(lambda: tl.NaiveBayes(numbers="states").fit(codes, y), repeat)
+    for label, make in [
+        ("MANB", lambda: tl.MANB(numbers="states")),
+        ("AWNB", lambda: tl.AWNB(numbers="states", random_state=0)),
+    ]:
         t = cpu_best(lambda make=make: make().fit(codes, y), repeat)
         rows.append(
             row(
@@ -333,11 +340,11 @@ def issue21_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     classes = sorted(y.unique().tolist())
     first = codes.iloc[:1]
     for label, make in [
-        ("NB", tl.NaiveBayes),
-        ("TAN", tl.TAN),
-        ("KDB-2", lambda: tl.KDB(k=2)),
-        ("AODE", tl.AODE),
-        ("SKDB", lambda: tl.SKDB(max_k=3)),
+        ("NB", lambda: tl.NaiveBayes(numbers="states")),
+        ("TAN", lambda: tl.TAN(numbers="states")),
+        ("KDB-2", lambda: tl.KDB(numbers="states", k=2)),
+        ("AODE", lambda: tl.AODE(numbers="states")),
+        ("SKDB", lambda: tl.SKDB(numbers="states", max_k=3)),
     ]:
         # both sides end by using the model (one row's posterior): partial_fit learns the
         # model after its first call when it is next used
@@ -375,12 +382,12 @@ def wrapper_speed_rows(n: int, repeat: int, cache_dir: str) -> list[dict]:
     sample, against a naive Bayes fit."""
     codes, y = alarm_codes(n, cache_dir)
     where = f"alarm {n:,} rows"
-    tl.NaiveBayes().fit(codes, y)  # warm: the first fit pays for imports
-    t_nb = cpu_best(lambda: tl.NaiveBayes().fit(codes, y), max(repeat, 3))
+    tl.NaiveBayes(numbers="states").fit(codes, y)  # warm: the first fit pays for imports
+    t_nb = cpu_best(lambda: tl.NaiveBayes(numbers="states").fit(codes, y), max(repeat, 3))
     rows = [row(BENCH, where, "NaiveBayes fit", t_nb, "s CPU")]
     for make in (tl.FSSJ, tl.BSEJ, tl.TANHillClimb, tl.TANSuperParent):
-        fitted = make(random_state=0).fit(codes, y)
-        t = cpu_best(lambda make=make: make(random_state=0).fit(codes, y), repeat)
+        fitted = make(random_state=0, numbers="states").fit(codes, y)
+        t = cpu_best(lambda make=make: make(random_state=0, numbers="states").fit(codes, y), repeat)
         rows.append(
             row(
                 BENCH,

@@ -196,9 +196,15 @@ def classification_rows(cache: str, quick: bool) -> list[dict]:
                 order = rng.permutation(len(df))
                 tr, te = order[:n], order[n : n + 2000]
                 for name, clf in (
-                    ("BayesianTAN ess=1", tl.BayesianTAN(equivalent_sample_size=1.0)),
-                    ("BayesianTAN ess=5", tl.BayesianTAN(equivalent_sample_size=5.0)),
-                    ("TAN alpha=1", tl.TAN(alpha=1.0, unseen="ignore")),
+                    (
+                        "BayesianTAN ess=1",
+                        tl.BayesianTAN(numbers="states", equivalent_sample_size=1.0),
+                    ),
+                    (
+                        "BayesianTAN ess=5",
+                        tl.BayesianTAN(numbers="states", equivalent_sample_size=5.0),
+                    ),
+                    ("TAN alpha=1", tl.TAN(numbers="states", alpha=1.0, unseen="ignore")),
                 ):
                     Xte = X.iloc[te]
                     if name.startswith(

@@ -75,7 +75,7 @@ def a2de_direct(X, y, test, alpha, min_count):
 )
 def test_a2de_matches_the_formula_from_joint_counts(alpha, min_count, missing):
     X, y = data(150, seed=4, missing=missing)
-    clf = tl.AnDE(n=2, alpha=alpha, min_count=min_count).fit(X, y)
+    clf = tl.AnDE(numbers="states", n=2, alpha=alpha, min_count=min_count).fit(X, y)
     test = X.iloc[:25]
     with np.errstate(divide="ignore"):
         want = a2de_direct(X, y, test, alpha, min_count)
@@ -96,10 +96,11 @@ def test_rows_without_a_qualifying_pair_are_aode():
 def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkeypatch):
     X, y = data(300, seed=6)
     np.testing.assert_array_equal(
-        tl.AnDE(n=1).fit(X, y).predict_proba(X), tl.AODE().fit(X, y).predict_proba(X)
+        tl.AnDE(numbers="states", n=1).fit(X, y).predict_proba(X),
+        tl.AODE(numbers="states").fit(X, y).predict_proba(X),
     )
-    ref = tl.AnDE(n=2).fit(X, y)
-    clf = tl.AnDE(n=2)
+    ref = tl.AnDE(numbers="states", n=2).fit(X, y)
+    clf = tl.AnDE(numbers="states", n=2)
     for part in np.array_split(np.arange(300), 3):
         clf.partial_fit(
             X.iloc[part],
@@ -124,7 +125,7 @@ def test_n1_is_aode_and_n2_saves_partial_fits_and_checks_memory(tmp_path, monkey
         match=r"A2DE's class-conditional triple counts"
         r".*AnDE\(n=1\)",
     ):
-        tl.AnDE(n=2).fit(X, y)
+        tl.AnDE(numbers="states", n=2).fit(X, y)
     assert tl.AnDE.memory_bytes(3, 12) == 8 * 3 * 3 * 13**3
 
 

@@ -438,7 +438,7 @@ def test_bayesian_tan_equals_enumeration_over_feature_trees():
         parent_sets.append(ps)
         log_post.append(fam("c", []) + sum(fam(v, pv) for v, pv in ps.items()))
     log_post = np.array(log_post) - lse(log_post)
-    clf = tl.BayesianTAN(equivalent_sample_size=ess).fit(X, y)
+    clf = tl.BayesianTAN(numbers="states", equivalent_sample_size=ess).fit(X, y)
     edge = np.zeros((d, d))
     for t, lp in zip(trees, log_post):
         for u, v in t:
@@ -470,27 +470,31 @@ def test_bayesian_tan_is_a_sklearn_classifier():
 
     df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
-    assert cross_val_score(tl.BayesianTAN(), X, y, cv=2).shape == (2,)
-    assert clone(tl.BayesianTAN(equivalent_sample_size=3.0)).get_params() == {
+    assert cross_val_score(tl.BayesianTAN(numbers="states"), X, y, cv=2).shape == (2,)
+    assert clone(tl.BayesianTAN(numbers="states", equivalent_sample_size=3.0)).get_params() == {
         "equivalent_sample_size": 3.0,
         "numbers": "states",  # the options of every classifier that counts states
         "categorical": None,
     }
     w = np.arange(len(X)) % 3
-    a = tl.BayesianTAN().fit(X, y, sample_weight=w).predict_proba(X)
-    b = tl.BayesianTAN().fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)]).predict_proba(X)
+    a = tl.BayesianTAN(numbers="states").fit(X, y, sample_weight=w).predict_proba(X)
+    b = (
+        tl.BayesianTAN(numbers="states")
+        .fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)])
+        .predict_proba(X)
+    )
     np.testing.assert_allclose(a, b, rtol=1e-12)
     gap = X.astype(object)
     gap.iloc[0, 0] = None
     with pytest.raises(tl.MissingValuesError, match="Outlook"):
-        tl.BayesianTAN().fit(gap, y)
+        tl.BayesianTAN(numbers="states").fit(gap, y)
     with pytest.raises(
         tl.TreelearnError,
         match=r"equivalent_sample_size == -1, must be a "
         r"finite number > 0",
     ):
-        tl.BayesianTAN(equivalent_sample_size=-1).fit(X, y)
-    clf = tl.BayesianTAN().fit(X, y)
+        tl.BayesianTAN(numbers="states", equivalent_sample_size=-1).fit(X, y)
+    clf = tl.BayesianTAN(numbers="states").fit(X, y)
     with pytest.raises(tl.FeatureMismatchError, match=r"missing \['Wind'\]"):
         clf.predict(X.drop(columns="Wind"))
     # extra columns are refused as by every classifier (they were dropped silently)

@@ -239,7 +239,13 @@ TINY = tiny_frame()  # four rows: text, numbers, booleans
 
 def test_classifier_bad_input():
     X, y = TINY[["a", "b"]], TINY["c"]
-    expect(tl.TreelearnError, "class_prior", tl.NaiveBayes(class_prior=[2, 3]).fit, X, y)
-    expect(tl.ClassLabelError, "2 labels", tl.NaiveBayes().fit, X, y[:2])
-    nb = tl.NaiveBayes().fit(X, y)
+    expect(
+        tl.TreelearnError,
+        "class_prior",
+        tl.NaiveBayes(numbers="states", class_prior=[2, 3]).fit,
+        X,
+        y,
+    )
+    expect(tl.ClassLabelError, "2 labels", tl.NaiveBayes(numbers="states").fit, X, y[:2])
+    nb = tl.NaiveBayes(numbers="states").fit(X, y)
     expect(tl.FeatureMismatchError, "'b'", nb.predict, X[["a"]])

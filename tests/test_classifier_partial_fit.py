@@ -34,14 +34,14 @@ def states_of(X: pd.DataFrame) -> dict:
 
 
 MODELS = {
-    "nb": lambda: tl.NaiveBayes(),
-    "tan": lambda: tl.TAN(),
-    "tan-bic": lambda: tl.TAN(forest="bic", alpha=0.5),
-    "kdb1": lambda: tl.KDB(k=1),
-    "kdb2": lambda: tl.KDB(k=2, prior="bdeu"),
-    "kdb3": lambda: tl.KDB(k=3),
-    "aode": lambda: tl.AODE(min_count=30),
-    "manb": lambda: tl.MANB(),
+    "nb": lambda: tl.NaiveBayes(numbers="states"),
+    "tan": lambda: tl.TAN(numbers="states"),
+    "tan-bic": lambda: tl.TAN(numbers="states", forest="bic", alpha=0.5),
+    "kdb1": lambda: tl.KDB(numbers="states", k=1),
+    "kdb2": lambda: tl.KDB(numbers="states", k=2, prior="bdeu"),
+    "kdb3": lambda: tl.KDB(numbers="states", k=3),
+    "aode": lambda: tl.AODE(numbers="states", min_count=30),
+    "manb": lambda: tl.MANB(numbers="states"),
 }
 
 
@@ -97,20 +97,20 @@ def test_chunks_give_the_fit_on_all_rows(name, weighted):
 def test_one_chunk_is_fit_and_arrays_chunk_by_position():
     X, y = chained(200, seed=3)
     A = X.fillna(-1).to_numpy()
-    clf = tl.KDB(k=2).partial_fit(
+    clf = tl.KDB(numbers="states", k=2).partial_fit(
         A[:150],
         y[:150].to_numpy(),
         states={f"x{j}": sorted(np.unique(A[:, j]).tolist()) for j in range(5)},
     )
     clf.partial_fit(A[150:], y[150:].to_numpy())
-    ref = tl.KDB(k=2).fit(A, y.to_numpy())
+    ref = tl.KDB(numbers="states", k=2).fit(A, y.to_numpy())
     np.testing.assert_allclose(clf.predict_proba(A), ref.predict_proba(A), rtol=0, atol=1e-12)
 
 
 def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
     X, y = chained(600, seed=4)
     first = slice(0, 60)
-    clf = tl.TAN().partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
+    clf = tl.TAN(numbers="states").partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
     tree = {v: clf.model_.parents(v) for v in clf.model_.variables}
     clf.partial_fit(X.iloc[60:], y.iloc[60:], refit_structure=False)
     assert {v: clf.model_.parents(v) for v in clf.model_.variables} == tree
@@ -122,9 +122,9 @@ def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
         if v != "C":  # the class node holds the class prior
             np.testing.assert_allclose(clf.model_.cpt(v), want.cpt(v), rtol=0, atol=1e-12)
     # and refitting the structure is the fit on all rows (here: another tree)
-    refit = tl.TAN().partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
+    refit = tl.TAN(numbers="states").partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
     refit.partial_fit(X.iloc[60:], y.iloc[60:]).learn_chunks()
-    full = tl.TAN().fit(X, y)
+    full = tl.TAN(numbers="states").fit(X, y)
     assert {v: full.model_.parents(v) for v in full.model_.variables} != tree
     assert {v: refit.model_.parents(v) for v in full.model_.variables} == {
         v: full.model_.parents(v) for v in full.model_.variables
@@ -133,7 +133,7 @@ def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
 
 def test_unseen_state_in_a_later_chunk_says_to_declare_it():
     X = pd.DataFrame({"f": ["u", "v", "u", "v"], "g": [0, 1, 1, 0]})
-    clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1])
+    clf = tl.NaiveBayes(numbers="states").partial_fit(X, [0, 1, 0, 1])
     with pytest.raises(
         tl.UnseenStateError,
         match=r"'f' has value\(s\) 'w'.*first partial_fit "
@@ -142,9 +142,11 @@ def test_unseen_state_in_a_later_chunk_says_to_declare_it():
         clf.partial_fit(pd.DataFrame({"f": ["w"], "g": [0]}), [0])
     # declared: the later chunk is fine, and equals the fit
     more = pd.DataFrame({"f": ["w", "u"], "g": [0, 1]})
-    clf = tl.NaiveBayes().partial_fit(X, [0, 1, 0, 1], states={"f": ["u", "v", "w"]})
+    clf = tl.NaiveBayes(numbers="states").partial_fit(
+        X, [0, 1, 0, 1], states={"f": ["u", "v", "w"]}
+    )
     clf.partial_fit(more, [0, 1]).learn_chunks()
-    ref = tl.NaiveBayes().fit(pd.concat([X, more]), [0, 1, 0, 1, 0, 1])
+    ref = tl.NaiveBayes(numbers="states").fit(pd.concat([X, more]), [0, 1, 0, 1, 0, 1])
     np.testing.assert_allclose(clf.model_.cpt("f"), ref.model_.cpt("f"), rtol=0, atol=1e-12)
 
 
@@ -279,7 +281,7 @@ def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
 
     monkeypatch.setattr(tl.TAN, "_learn", counted)
     X, y = chained(600, seed=14)
-    clf = tl.TAN()
+    clf = tl.TAN(numbers="states")
     for i, part in enumerate(np.array_split(np.arange(600), 6)):
         clf.partial_fit(X.iloc[part], y.iloc[part], states=states_of(X) if i == 0 else None)
     assert learns == [100]  # the first call learns; the five after it only count
@@ -300,7 +302,7 @@ def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
             clf.predict(X)
         assert clf._learn_pending is not None and not hasattr(clf, "model_")
     monkeypatch.setattr(tl.TAN, "_structure", structure)
-    ref = tl.TAN().fit(X, y)
+    ref = tl.TAN(numbers="states").fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-12)
     assert learns == [100, 600, 600, 600, 600]  # the first call, two failed uses, ref, the use
     clf.predict_proba(X)
@@ -310,11 +312,11 @@ def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
 def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
     # refit_structure=False keeps the structure learned from the calls before it
     X, y = chained(600, seed=12)
-    clf = tl.TAN()
+    clf = tl.TAN(numbers="states")
     clf.partial_fit(X.iloc[:40], y.iloc[:40], states=states_of(X))
     clf.partial_fit(X.iloc[40:300], y.iloc[40:300])  # deferred
     clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)
-    tree = tl.TAN().fit(X.iloc[:300], y.iloc[:300])
+    tree = tl.TAN(numbers="states").fit(X.iloc[:300], y.iloc[:300])
     assert {v: clf.model_.parents(v) for v in clf.model_.variables} == {
         v: tree.model_.parents(v) for v in tree.model_.variables
     }
@@ -330,13 +332,15 @@ def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
 def test_a_chunk_skdb_cannot_learn_from_is_refused_at_its_call():
     X, y = chained(300, seed=13)
     X = X.fillna(0)
-    clf = tl.SKDB(max_k=1).partial_fit(X.iloc[:200], y.iloc[:200], states=states_of(X))
+    clf = tl.SKDB(numbers="states", max_k=1).partial_fit(
+        X.iloc[:200], y.iloc[:200], states=states_of(X)
+    )
     bad = X.iloc[200:].copy()
     bad.iloc[3, 1] = np.nan
     with pytest.raises(tl.MissingValuesError, match="complete rows"):
         clf.partial_fit(bad, y.iloc[200:])
     clf.partial_fit(X.iloc[200:], y.iloc[200:]).learn_chunks()
-    ref = tl.SKDB(max_k=1).fit(X, y)
+    ref = tl.SKDB(numbers="states", max_k=1).fit(X, y)
     np.testing.assert_allclose(clf.loo_loss_, ref.loo_loss_, rtol=1e-12)
 
 
@@ -393,13 +397,13 @@ NOT_READERS = {
     "require",
 }
 CHUNKED = {
-    "nb": tl.NaiveBayes,
-    "tan": tl.TAN,
-    "kdb2": lambda: tl.KDB(k=2),
-    "aode": lambda: tl.AODE(min_count=30),
-    "a2de": lambda: tl.AnDE(n=2),
-    "skdb": lambda: tl.SKDB(max_k=2),
-    "manb": tl.MANB,
+    "nb": lambda: tl.NaiveBayes(numbers="states"),
+    "tan": lambda: tl.TAN(numbers="states"),
+    "kdb2": lambda: tl.KDB(numbers="states", k=2),
+    "aode": lambda: tl.AODE(numbers="states", min_count=30),
+    "a2de": lambda: tl.AnDE(numbers="states", n=2),
+    "skdb": lambda: tl.SKDB(numbers="states", max_k=2),
+    "manb": lambda: tl.MANB(numbers="states"),
 }
 
 

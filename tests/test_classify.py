@@ -120,7 +120,7 @@ def test_naive_bayes_equals_categorical_nb(alpha):
     enc = OrdinalEncoder().fit(X)  # sorted categories, like treelearn's states
     cnb = CategoricalNB(alpha=alpha, min_categories=[len(c) for c in enc.categories_])
     cnb.fit(enc.transform(X).astype(int), y)
-    clf = tl.NaiveBayes(alpha=alpha).fit(X, y)
+    clf = tl.NaiveBayes(numbers="states", alpha=alpha).fit(X, y)
     expected = cnb.predict_proba(enc.transform(X_test).astype(int))
     np.testing.assert_allclose(clf.predict_proba(X_test), expected, rtol=0, atol=1e-10)
     np.testing.assert_allclose(
@@ -141,7 +141,7 @@ def test_naive_bayes_prior_options_equal_categorical_nb(kwargs):
     enc = OrdinalEncoder().fit(X)
     cnb = CategoricalNB(alpha=1.0, min_categories=[len(c) for c in enc.categories_], **kwargs)
     cnb.fit(enc.transform(X).astype(int), y)
-    clf = tl.NaiveBayes(**kwargs).fit(X, y)
+    clf = tl.NaiveBayes(numbers="states", **kwargs).fit(X, y)
     np.testing.assert_allclose(
         clf.predict_proba(X), cnb.predict_proba(enc.transform(X).astype(int)), atol=1e-10
     )
@@ -240,7 +240,7 @@ def test_three_classifiers_agree_on_naive_bayes_data():
 # ---------------------------------------------------------------- multinet
 def test_multinet_trees_are_chow_liu_per_class(tan_data):
     _, X, y = tan_data
-    clf = tl.ChowLiuMultinet(alpha=0.5).fit(X, y)
+    clf = tl.ChowLiuMultinet(numbers="states", alpha=0.5).fit(X, y)
     assert sorted(clf.models_) == ["a", "b", "c"]
     for label in clf.classes_:
         rows = X[y == label]
@@ -288,7 +288,7 @@ def _brute_force_joint(clf, row: pd.Series) -> np.ndarray:
 @pytest.mark.parametrize("C", CLASSIFIERS)
 def test_missing_features_are_summed_out_exactly(C, tan_data):
     _, X, y = tan_data
-    clf = C(alpha=0.5).fit(X.iloc[:800], y.iloc[:800])
+    clf = C(alpha=0.5, numbers="states").fit(X.iloc[:800], y.iloc[:800])
     rng = np.random.default_rng(5)
     rows = X.iloc[800:812].astype(float)  # a float copy so NaN can go in
     for r in range(len(rows)):
@@ -569,7 +569,7 @@ def test_single_class(small):
 def test_y_of_the_wrong_length(small):
     X, y = small
     with pytest.raises(tl.ClassLabelError, match="5 rows but y has 4"):
-        tl.NaiveBayes().fit(X, y[:4])
+        tl.NaiveBayes(numbers="states").fit(X, y[:4])
 
 
 def test_class_column_inside_x(small):
@@ -608,17 +608,17 @@ def test_unseen_category_policies(C, small):
 def test_bad_parameters_and_columns(small):
     X, y = small
     with pytest.raises(tl.StructureError, match="root must be a feature"):
-        tl.TAN(root="target").fit(X, y)
+        tl.TAN(numbers="states", root="target").fit(X, y)
     with pytest.raises(tl.ColumnNotFoundError, match="root 'z' is not a feature"):
-        tl.ChowLiuMultinet(root="z").fit(X, y)
+        tl.ChowLiuMultinet(numbers="states", root="z").fit(X, y)
     with pytest.raises(ValueError, match="alpha"):
-        tl.NaiveBayes(alpha=-1).fit(X, y)
+        tl.NaiveBayes(numbers="states", alpha=-1).fit(X, y)
     with pytest.raises(ValueError, match="unseen"):
-        tl.NaiveBayes(unseen="skip").fit(X, y)
+        tl.NaiveBayes(numbers="states", unseen="skip").fit(X, y)
     with pytest.raises(ValueError, match="class_prior must be 2"):
-        tl.NaiveBayes(class_prior=[0.2, 0.3, 0.5]).fit(X, y)
+        tl.NaiveBayes(numbers="states", class_prior=[0.2, 0.3, 0.5]).fit(X, y)
     with pytest.raises(tl.NumericColumnError, match="column 'r'"):
-        tl.TAN().fit(X.assign(r=np.linspace(0, 1, 5) + 0.01), y)
+        tl.TAN(numbers="states").fit(X.assign(r=np.linspace(0, 1, 5) + 0.01), y)
 
 
 def test_inputs_are_not_modified(small):
@@ -660,14 +660,17 @@ def test_m_estimate_cpts_for_every_classifier():
             for key, n in joint.items()
         }
 
-    for clf in (tl.NaiveBayes(prior="m-estimate", m=m), tl.TAN(prior="m-estimate", m=m)):
+    for clf in (
+        tl.NaiveBayes(numbers="states", prior="m-estimate", m=m),
+        tl.TAN(numbers="states", prior="m-estimate", m=m),
+    ):
         model = clf.fit(X, y).model_
         for v in X.columns:
             parents = model.parents(v)
             for key, expected in m_estimate(df, parents, v).items():
                 index = tuple(model.states[u].index(s) for u, s in zip(parents + [v], key))
                 assert model.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
-    multinet = tl.ChowLiuMultinet(prior="m-estimate", m=m).fit(X, y)
+    multinet = tl.ChowLiuMultinet(numbers="states", prior="m-estimate", m=m).fit(X, y)
     for label, tree in multinet.models_.items():
         rows = df[df["y"] == label]
         for v in X.columns:
@@ -683,7 +686,7 @@ def test_m_estimate_cpts_for_every_classifier():
                 index = tuple(tree.states[u].index(s) for u, s in zip(parents + [v], key))
                 assert tree.cpt(v)[index] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(tl.TreelearnError, match="prior"):
-        tl.NaiveBayes(prior="laplace").fit(X, y)
+        tl.NaiveBayes(numbers="states", prior="laplace").fit(X, y)
 
 
 # ---------------------------------------------------------------------- Hypothesis: random tables, weights
@@ -693,7 +696,7 @@ def test_naive_bayes_equals_categorical_nb_on_random_weighted_tables(data, alpha
     df, w = data
     X, y = df.iloc[:, :-1], df.iloc[:, -1].to_numpy()
     try:
-        clf = tl.NaiveBayes(alpha=alpha).fit(X, y, sample_weight=w)
+        clf = tl.NaiveBayes(numbers="states", alpha=alpha).fit(X, y, sample_weight=w)
     except tl.TreelearnError:
         return
     cards = [int(X[c].max()) + 1 for c in X.columns]

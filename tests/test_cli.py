@@ -679,15 +679,21 @@ def _one_error_line(proc):
 def test_every_problem_in_one_error_in_the_commands_words(tmp_path):
     path = tmp_path / "messy.csv"
     _messy_frame().to_csv(path, index=False)
-    for extra in ([], ["--class", "ok"]):  # chow-liu and a classifier
-        line = _one_error_line(run("learn", path, *extra, check=False))
-        # issue 19: the two continuous columns in one summary with both fixes, then the rest
-        assert "the table has 3 problems: (1) 2 columns hold continuous numbers ('x', 'y'" in line
-        for column in ("'x'", "'when'", "'gap'", "'y'"):
-            assert column in line
-        assert "--discretize 5" in line and "--drop when" in line and "--missing drop" in line
-        assert "--numeric gaussian" in line and "--drop x y" in line
-        assert not [w for w in PYTHON_WORDS if w in line], line
+    line = _one_error_line(run("learn", path, check=False))  # chow-liu
+    # issue 19: the two continuous columns in one summary with both fixes, then the rest
+    assert "the table has 3 problems: (1) 2 columns hold continuous numbers ('x', 'y'" in line
+    for column in ("'x'", "'when'", "'gap'", "'y'"):
+        assert column in line
+    assert "--discretize 5" in line and "--drop when" in line and "--missing drop" in line
+    assert "--numeric gaussian" in line and "--drop x y" in line
+    assert not [w for w in PYTHON_WORDS if w in line], line
+    # a classifier cuts the numbers x and y into MDL bins (its default numbers="mdl"): the
+    # other two problems, in one error, in the command's words
+    line = _one_error_line(run("learn", path, "--class", "ok", check=False))
+    assert "the table has 2 problems: (1) column 'when'" in line and "'gap'" in line
+    assert "'x'" not in line and "'y'" not in line
+    assert "--discretize 5" in line and "--drop when" in line and "--missing drop" in line
+    assert not [w for w in PYTHON_WORDS if w in line], line
     # the date column alone: named with the exact fix, never dropped as an identifier
     line = _one_error_line(run("learn", path, "--drop", "x", "y", "gap", check=False))
     assert "'when'" in line and "--discretize 5" in line and "--drop when" in line

@@ -153,12 +153,14 @@ def test_detection_without_importing_dask(client):
 
 @pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "ChowLiuMultinet"])
 def test_classifiers_on_the_cluster_equal_pandas(client, name):
+    # numbers="states": a Dask frame's numeric columns are counted as states (the default
+    # numbers="mdl" refuses them: test_numeric_columns_of_a_dask_frame_are_refused_by_default)
     df = mixed_frame(2400, seed=5)
     df["a"] = df["a"].astype(float)
     df.loc[[7, 1300], "a"] = np.nan  # a missing feature value: pairwise, as in pandas
     ddf = dd.from_pandas(df, npartitions=3)
-    ours = getattr(tl, name)(alpha=1.0).fit(ddf.drop(columns="y"), ddf["y"])
-    theirs = getattr(tl, name)(alpha=1.0).fit(df.drop(columns="y"), df["y"])
+    ours = getattr(tl, name)(alpha=1.0, numbers="states").fit(ddf.drop(columns="y"), ddf["y"])
+    theirs = getattr(tl, name)(alpha=1.0, numbers="states").fit(df.drop(columns="y"), df["y"])
     assert ours.classes_.tolist() == theirs.classes_.tolist() == ["no", "yes"]
     np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
     if name == "ChowLiuMultinet":
@@ -182,7 +184,7 @@ def test_categories_dask_does_not_know_are_sorted_as_pandas_sorts_them(client):
     assert ours.states["y"] == ["maybe", "no", "yes"]  # sorted, as pandas' astype("category")
     assert_same(ours, tl.chow_liu(df.astype({"y": "category"})))
     # the same Categorical as the class of a classifier
-    clf = tl.NaiveBayes().fit(ddf.drop(columns="y"), ddf["y"])
+    clf = tl.NaiveBayes(numbers="states").fit(ddf.drop(columns="y"), ddf["y"])
     assert clf.classes_.tolist() == ["maybe", "no", "yes"]
     np.testing.assert_array_equal(clf.class_count_, df["y"].value_counts().sort_index().to_numpy())
 
@@ -193,7 +195,7 @@ def test_categorical_class_in_unsorted_category_order(client):
     df = mixed_frame(900, seed=8)
     df["y"] = pd.Categorical(df["y"], categories=["yes", "maybe", "no"])
     ddf = dd.from_pandas(df, npartitions=2)
-    ours = tl.NaiveBayes(alpha=1.0).fit(ddf.drop(columns="y"), ddf["y"])
+    ours = tl.NaiveBayes(alpha=1.0, numbers="states").fit(ddf.drop(columns="y"), ddf["y"])
     assert ours.classes_.tolist() == ["no", "yes"]
     np.testing.assert_array_equal(
         ours.class_count_, [(df["y"] == "no").sum(), (df["y"] == "yes").sum()]
@@ -203,7 +205,7 @@ def test_categorical_class_in_unsorted_category_order(client):
     a_states = sorted(df["a"].unique())
     expected = ((no["a"] == a_states[0]).sum() + 1) / (len(no) + len(a_states))
     assert ours.model_.cpt("a")[0, 0] == pytest.approx(expected)
-    theirs = tl.NaiveBayes(alpha=1.0).fit(df.drop(columns="y"), df["y"])
+    theirs = tl.NaiveBayes(alpha=1.0, numbers="states").fit(df.drop(columns="y"), df["y"])
     X = df.drop(columns="y").iloc[:50]
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
 
@@ -213,8 +215,8 @@ def test_class_labels_that_are_not_whole_numbers(client):
     df = mixed_frame(600, seed=10)
     df["y"] = np.where(df["y"] == "yes", 1.5, 0.25)
     ddf = dd.from_pandas(df, npartitions=3)
-    ours = tl.TAN().fit(ddf.drop(columns="y"), ddf["y"])
-    theirs = tl.TAN().fit(df.drop(columns="y"), df["y"])
+    ours = tl.TAN(numbers="states").fit(ddf.drop(columns="y"), ddf["y"])
+    theirs = tl.TAN(numbers="states").fit(df.drop(columns="y"), df["y"])
     assert ours.classes_.tolist() == [0.25, 1.5]
     np.testing.assert_array_equal(
         ours.class_count_, [(df["y"] == 0.25).sum(), (df["y"] == 1.5).sum()]
@@ -226,11 +228,11 @@ def test_classifier_bad_labels(client):
     df = mixed_frame(600, seed=6).astype({"y": object})
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(TypeError, match="dask Series partitioned like X"):
-        tl.TAN().fit(ddf.drop(columns="y"), df["y"])
+        tl.TAN(numbers="states").fit(ddf.drop(columns="y"), df["y"])
     df.loc[[4, 500], "y"] = None
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(tl.MissingValuesError, match="2 missing class label"):
-        tl.TAN().fit(ddf.drop(columns="y"), ddf["y"])
+        tl.TAN(numbers="states").fit(ddf.drop(columns="y"), ddf["y"])
 
 
 def test_partial_fit_with_a_dask_frame(client, alarm):
@@ -269,9 +271,11 @@ def test_weighted_classifiers_on_the_cluster_equal_repeated_rows(client, name):
     w = np.random.default_rng(113).integers(0, 3, len(df))
     ddf = dd.from_pandas(df, npartitions=3)
     weights = dd.from_pandas(pd.Series(w), npartitions=3)
-    ours = getattr(tl, name)().fit(ddf.drop(columns="y"), ddf["y"], sample_weight=weights)
+    ours = getattr(tl, name)(numbers="states").fit(
+        ddf.drop(columns="y"), ddf["y"], sample_weight=weights
+    )
     rep = repeated(df, w)
-    theirs = getattr(tl, name)().fit(rep.drop(columns="y"), rep["y"])
+    theirs = getattr(tl, name)(numbers="states").fit(rep.drop(columns="y"), rep["y"])
     np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
     X = df.drop(columns="y").iloc[:100]
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=1e-12)
@@ -283,9 +287,9 @@ def test_a_class_with_only_zero_weight_rows_is_no_class(client):
     w = np.ones(len(df))
     w[[3, 9]] = 0
     ddf = dd.from_pandas(df.assign(w=w), npartitions=2)
-    ours = tl.NaiveBayes().fit(ddf.drop(columns=["y"]), ddf["y"], sample_weight="w")
+    ours = tl.NaiveBayes(numbers="states").fit(ddf.drop(columns=["y"]), ddf["y"], sample_weight="w")
     assert ours.classes_.tolist() == ["no", "yes"]
-    theirs = tl.NaiveBayes().fit(df.drop(columns="y"), df["y"], sample_weight=w)
+    theirs = tl.NaiveBayes(numbers="states").fit(df.drop(columns="y"), df["y"], sample_weight=w)
     assert theirs.classes_.tolist() == ["no", "yes"]
     np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
 
@@ -467,3 +471,18 @@ def test_numeric_mixed_and_text_classifiers_on_the_cluster_equal_pandas(client, 
     named = make().fit(ddf[[*columns, "y", "w"]], "y", sample_weight="w")
     assert named.class_name_ == "y" and named.feature_names_in_.tolist() == columns
     np.testing.assert_allclose(named.predict_proba(X), ours.predict_proba(X), rtol=0, atol=1e-12)
+
+
+def test_numeric_columns_of_a_dask_frame_are_refused_by_default(client):
+    # pandas cuts "a" and "d" into MDL bins; Dask would count them as states: a silently
+    # different model, so the default refuses by dtype, naming the fixes
+    df = mixed_frame(600, seed=15)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(tl.TreelearnError, match=r"'a', 'd'.*numbers=\"states\"") as caught:
+        tl.NaiveBayes().fit(ddf.drop(columns="y"), ddf["y"])
+    assert "Discretizer" in str(caught.value) and "pandas" in str(caught.value)
+    # categorical= keeps them as states, as pandas does: the same model
+    keep = {"categorical": ["a", "d"]}
+    ours = tl.NaiveBayes(**keep).fit(ddf.drop(columns="y"), ddf["y"])
+    theirs = tl.NaiveBayes(**keep).fit(df.drop(columns="y"), df["y"])
+    assert ours.model_ == theirs.model_

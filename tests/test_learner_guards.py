@@ -65,12 +65,12 @@ def test_a2de_on_one_feature_is_aode_by_hand():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"f0": rng.integers(0, 3, 100)})
     y = pd.Series(rng.integers(0, 2, 100), name="y")
-    proba = tl.AnDE(n=2).fit(X, y).predict_proba(X)
+    proba = tl.AnDE(n=2, numbers="states").fit(X, y).predict_proba(X)
     counts = pd.crosstab(X["f0"], y).to_numpy() + 1.0  # (x0, y) + alpha=1
     expected = counts / counts.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(proba, expected[X["f0"].to_numpy()], rtol=1e-12)
     # and the same as AnDE(n=1) (AODE) exactly
-    np.testing.assert_array_equal(proba, tl.AnDE(n=1).fit(X, y).predict_proba(X))
+    np.testing.assert_array_equal(proba, tl.AnDE(n=1, numbers="states").fit(X, y).predict_proba(X))
 
 
 def test_tied_hmm_refuses_pooling_booleans_with_zero_one_by_name():

@@ -34,7 +34,7 @@ def data(n: int, seed: int, d: int = 5) -> tuple[pd.DataFrame, pd.Series]:
 )
 def test_manb_is_the_average_over_every_feature_subset(seed, d, alpha, prior):
     X, y = data(40, seed, d)
-    clf = tl.MANB(alpha=alpha, arc_prior=prior).fit(X, y)
+    clf = tl.MANB(numbers="states", alpha=alpha, arc_prior=prior).fit(X, y)
     cols, classes = list(X.columns), sorted(set(y))
     yc = pd.Index(classes).get_indexer(y)
     k = {f: int(X[f].max()) + 1 for f in cols}
@@ -137,7 +137,9 @@ def least_depths(tree, owner: list) -> dict:
 @pytest.mark.parametrize(("n_trees", "bootstrap", "seed"), [(10, 0.5, 0), (4, 1.0, 3)])
 def test_awnb_weights_are_the_mean_inverse_root_depth_in_the_bagged_trees(n_trees, bootstrap, seed):
     X, y = data(200, seed, 5)
-    clf = tl.AWNB(n_trees=n_trees, bootstrap=bootstrap, random_state=seed).fit(X, y)
+    clf = tl.AWNB(numbers="states", n_trees=n_trees, bootstrap=bootstrap, random_state=seed).fit(
+        X, y
+    )
     M, owner = one_hot(X)
     bag = BaggingClassifier(
         DecisionTreeClassifier(criterion="entropy"),
@@ -155,7 +157,7 @@ def test_awnb_weights_are_the_mean_inverse_root_depth_in_the_bagged_trees(n_tree
     np.testing.assert_allclose(clf.feature_weights_, want, rtol=1e-12, atol=0)
     assert want.argmax() == 0 and len(set(want.round(9))) > 2  # x0 copies the class most
     # the model: naive Bayes's CPTs to the weights' powers
-    nb = tl.NaiveBayes().fit(X, y)
+    nb = tl.NaiveBayes(numbers="states").fit(X, y)
     s = np.tile(nb.class_log_prior_, (len(X), 1))
     for w, f in zip(want, X.columns):
         cpt = nb.model_.cpt(f)

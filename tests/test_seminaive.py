@@ -89,7 +89,7 @@ def test_kdb_parents_ties_go_to_column_order():
 def test_kdb_posterior_is_the_product_of_groupby_cpts(k):
     X, y = dependent_data(300, 5, seed=2)
     alpha = 0.5
-    clf = tl.KDB(k=k, alpha=alpha).fit(X, y)
+    clf = tl.KDB(numbers="states", k=k, alpha=alpha).fit(X, y)
     df = X.assign(C=y)
     states = {c: sorted(df[c].unique()) for c in df.columns}
     cpts = {
@@ -175,7 +175,7 @@ def aode_posterior(X, y, test, alpha, min_count):
 def test_aode_matches_the_formula(alpha, min_count):
     X, y = dependent_data(250, 5, seed=5)
     test = X.iloc[::9]
-    clf = tl.AODE(alpha=alpha, min_count=min_count).fit(X, y)
+    clf = tl.AODE(numbers="states", alpha=alpha, min_count=min_count).fit(X, y)
     np.testing.assert_allclose(
         clf.predict_proba(test), aode_posterior(X, y, test, alpha, min_count), rtol=1e-9
     )
@@ -196,7 +196,7 @@ def test_aode_networks_are_the_terms_of_the_average():
 
 def test_aode_missing_value_drops_out_of_every_term():
     X, y = dependent_data(200, 4, seed=7)
-    clf = tl.AODE(alpha=1.0).fit(X, y)
+    clf = tl.AODE(numbers="states", alpha=1.0).fit(X, y)
     row = X.iloc[[5]].astype(float)
     row["f1"] = np.nan
     # with f1 missing: the same formula over the other features (f1 never a super-parent)
@@ -209,7 +209,7 @@ def test_aode_missing_value_drops_out_of_every_term():
 def test_aode_alpha_zero_gives_zero_probability_terms():
     X = pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 1, 0, 1]})
     y = pd.Series([0, 0, 0, 1])
-    clf = tl.AODE(alpha=0).fit(X, y)
+    clf = tl.AODE(numbers="states", alpha=0).fit(X, y)
     # p(y=1, a=0) = 0 and p(b=0 | y=1, ...) = 0: class 1 is impossible for row (0, 0)
     assert clf.predict_proba(X.iloc[[0]])[0].tolist() == [1.0, 0.0]
     np.testing.assert_allclose(clf.predict_proba(X), aode_posterior(X, y, X, 0.0, 1))
@@ -281,7 +281,7 @@ def test_tan_forest_is_the_best_penalised_forest(score, seed):
     pairs = itertools.combinations(range(len(names)), 2)
     scores = {(names[i], names[j]): gain[i, j] - penalty[i, j] for i, j in pairs}
     _, expected = best_forest(names, scores, 1e-9)  # every forest scored
-    clf = tl.TAN(forest=score).fit(X, y)
+    clf = tl.TAN(numbers="states", forest=score).fit(X, y)
     got = {frozenset(e) for e in clf.feature_tree_.edges()}
     assert got == expected
     assert len(got) > 0 or score == "bic"  # the AIC forest keeps something here
@@ -390,6 +390,6 @@ def test_per_class_tables_are_guarded_before_stacking(make, monkeypatch):
     monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5 - 1)
     X = SMALL[["a", "b"]]
     with pytest.raises(tl.ResourceLimitError, match="2 x 5 x 5, three of them"):
-        make().fit(X, SMALL_Y)
+        make(numbers="states").fit(X, SMALL_Y)
     monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 3 * 2 * 5 * 5)
-    make().fit(X, SMALL_Y)
+    make(numbers="states").fit(X, SMALL_Y)

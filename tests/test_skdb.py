@@ -69,8 +69,9 @@ def test_leave_one_out_from_counts_is_refitting_and_the_choice_is_the_grid_best(
 ):
     X, y = data(60, seed=7)
     w = np.random.default_rng(1).random(60) * 2 + 0.1 if weighted else None
-    clf = tl.SKDB(max_k=2, loss=loss, alpha=alpha).fit(X, y, sample_weight=w)
-    kdb = tl.KDB(k=2).fit(X, y, sample_weight=w)  # the structure SKDB chooses within
+    clf = tl.SKDB(numbers="states", max_k=2, loss=loss, alpha=alpha).fit(X, y, sample_weight=w)
+    # the structure SKDB chooses within
+    kdb = tl.KDB(numbers="states", k=2).fit(X, y, sample_weight=w)
     order = list(kdb.feature_order_)
     assert list(clf.feature_order_) == order
     parents = {f: kdb.model_.parents(f)[1:] for f in order}
@@ -88,8 +89,8 @@ def test_leave_one_out_from_counts_is_refitting_and_the_choice_is_the_grid_best(
 
 def test_fixed_prior_is_not_left_out_and_the_model_predicts_as_its_network():
     X, y = data(50, seed=3)
-    clf = tl.SKDB(max_k=1, fit_prior=False).fit(X, y)
-    kdb = tl.KDB(k=1).fit(X, y)
+    clf = tl.SKDB(numbers="states", max_k=1, fit_prior=False).fit(X, y)
+    kdb = tl.KDB(numbers="states", k=1).fit(X, y)
     order = list(kdb.feature_order_)
     parents = {f: kdb.model_.parents(f)[1:] for f in order}
     want = loo_by_refitting(
@@ -98,7 +99,7 @@ def test_fixed_prior_is_not_left_out_and_the_model_predicts_as_its_network():
     np.testing.assert_allclose(clf.loo_loss_, want, rtol=1e-10, atol=1e-10)
     # the isolated features change no posterior: the network of the chosen features alone
     chosen = list(clf.selected_features_)
-    ref = tl.KDB(k=clf.k_, fit_prior=False).fit(X[chosen], y) if chosen else None
+    ref = tl.KDB(numbers="states", k=clf.k_, fit_prior=False).fit(X[chosen], y) if chosen else None
     if ref is not None and list(ref.feature_order_) == chosen:
         np.testing.assert_allclose(
             clf.predict_proba(X), ref.predict_proba(X[chosen]), rtol=0, atol=1e-12
@@ -135,7 +136,7 @@ def test_missing_values_and_options_are_errors():
 
 def test_partial_fit_and_save_round_trip(tmp_path):
     X, y = data(400, seed=2)
-    clf = tl.SKDB(max_k=2)
+    clf = tl.SKDB(numbers="states", max_k=2)
     for part in np.array_split(np.arange(400), 4):
         clf.partial_fit(
             X.iloc[part],
@@ -143,7 +144,7 @@ def test_partial_fit_and_save_round_trip(tmp_path):
             classes=["a", "b", "c"],
             states={f: sorted(X[f].unique()) for f in X} if part[0] == 0 else None,
         )
-    ref = tl.SKDB(max_k=2).fit(X, y)
+    ref = tl.SKDB(numbers="states", max_k=2).fit(X, y)
     clf.learn_chunks()  # the model, learned from the summed counts
     np.testing.assert_allclose(clf.loo_loss_, ref.loo_loss_, rtol=1e-12)
     assert (clf.k_, list(clf.selected_features_)) == (ref.k_, list(ref.selected_features_))
@@ -159,10 +160,10 @@ def test_partial_fit_and_save_round_trip(tmp_path):
 
 def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
     X, y = data(300, seed=8)
-    clf = tl.SKDB(max_k=2).fit(X.iloc[:200], y.iloc[:200])
+    clf = tl.SKDB(numbers="states", max_k=2).fit(X.iloc[:200], y.iloc[:200])
     with pytest.raises(tl.TreelearnError, match="refit_structure=False"):
         clf.partial_fit(X.iloc[200:], y.iloc[200:])
-    clf = tl.SKDB(max_k=2).fit(X.iloc[:200], y.iloc[:200])
+    clf = tl.SKDB(numbers="states", max_k=2).fit(X.iloc[:200], y.iloc[:200])
     chosen = (clf.k_, list(clf.selected_features_))
     structure = {v: clf.model_.parents(v) for v in clf.model_.variables}
     clf.partial_fit(X.iloc[200:], y.iloc[200:], refit_structure=False)

@@ -122,10 +122,10 @@ def test_the_tree_is_the_best_of_every_spanning_tree_and_scores_match_row_by_row
         scored.append((want, sorted(tuple(sorted(e)) for e in tree)))
     scored.sort(key=lambda t: -t[0])
     assert scored[0][0] - scored[1][0] > 1e-6  # a unique best: the comparison means something
-    clf = tl.TAN(criterion="fcll").fit(X, y)
+    clf = tl.TAN(criterion="fcll", numbers="states").fit(X, y)
     assert sorted(tuple(sorted(e)) for e in clf.feature_tree_.edges) == scored[0][1]
     # the fitted CPTs are TAN's on that tree: the log-likelihood TAN forced onto it
-    forced = tl.TAN(whitelist=scored[0][1]).fit(X, y)
+    forced = tl.TAN(whitelist=scored[0][1], numbers="states").fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), forced.predict_proba(X), rtol=0, atol=1e-12)
     # naive Bayes plus one edge: its weight per row in the fitted tree
     a, b = next(iter(clf.feature_tree_.edges))
@@ -146,13 +146,13 @@ def test_fcll_prefers_discriminative_edges_to_merely_correlated_ones():
     x2 = rng.integers(0, 2, n)
     x3 = np.where(rng.random(n) < 0.9, x2 ^ y, rng.integers(0, 2, n))
     X = pd.DataFrame({"x0": x0, "x1": x1, "x2": x2, "x3": x3})
-    fcll = tl.TAN(criterion="fcll").fit(X, y)
+    fcll = tl.TAN(criterion="fcll", numbers="states").fit(X, y)
     assert fcll.feature_tree_.has_edge("x2", "x3")
     assert fcll.feature_tree_.edges["x2", "x3"]["weight"] > 0
     w = fcll_edge_weights(class_pair_counts(encode(X.assign(C=y)), class_index=4), 4)
     # log-likelihood TAN's weights are I(X_i; X_j | C); fCLL's take off beta lambda I(X_i;
     # X_j): most of the copy's weight, nearly none of the parity's (x2, x3 independent)
-    cmi = tl.TAN().fit(X, y).feature_tree_.edges
+    cmi = tl.TAN(numbers="states").fit(X, y).feature_tree_.edges
     scale = FCLL_ALPHA + FCLL_BETA - FCLL_BETA * FCLL_LAMBDA
     assert w[0, 1] < 0.5 * scale * cmi["x0", "x1"]["weight"]
     assert w[2, 3] > 0.95 * scale * cmi["x2", "x3"]["weight"]
@@ -162,17 +162,17 @@ def test_fcll_prefers_discriminative_edges_to_merely_correlated_ones():
 def test_options_and_saving(tmp_path):
     X, y = data(200, 3, 2)
     with pytest.raises(tl.TreelearnError, match=r"criterion=.fcll.*forest"):
-        tl.TAN(criterion="fcll", forest="bic").fit(X, y)
+        tl.TAN(criterion="fcll", forest="bic", numbers="states").fit(X, y)
     with pytest.raises(tl.TreelearnError, match="criterion"):
-        tl.TAN(criterion="cll").fit(X, y)
-    clf = tl.TAN(criterion="fcll").fit(X, y)
+        tl.TAN(criterion="cll", numbers="states").fit(X, y)
+    clf = tl.TAN(criterion="fcll", numbers="states").fit(X, y)
     clf.save(tmp_path / "t.json")
     back = tl.load(tmp_path / "t.json")
     assert back.get_params()["criterion"] == "fcll"
     assert sorted(back.feature_tree_.edges) == sorted(clf.feature_tree_.edges)
     np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
     # partial_fit on chunks gives the tree of the summed counts
-    part = tl.TAN(criterion="fcll")
+    part = tl.TAN(criterion="fcll", numbers="states")
     states = {c: sorted(X[c].unique()) for c in X}
     for i, rows in enumerate(np.array_split(np.arange(len(y)), 3)):
         part.partial_fit(

@@ -60,8 +60,8 @@ def test_weights_one_is_naive_bayes():
 def test_gradient_is_exact_and_the_optimum_is_scipys_from_elsewhere(objective):
     X, y = data(200, seed=1)
     r = np.random.default_rng(3).random(200) + 0.5
-    clf = tl.WeightedNaiveBayes(objective=objective).fit(X, y, sample_weight=r)
-    nb = tl.NaiveBayes().fit(X, y, sample_weight=r)
+    clf = tl.WeightedNaiveBayes(numbers="states", objective=objective).fit(X, y, sample_weight=r)
+    nb = tl.NaiveBayes(numbers="states").fit(X, y, sample_weight=r)
     # the objective is the one written here from naive Bayes's CPTs
     w0 = np.array([0.3, 1.7, 0.9, 0.1])
     F = clf._log_probabilities(clf._prediction_input(X))

@@ -182,7 +182,7 @@ def test_fractional_weights_give_weighted_frequencies(frame):
 def test_naive_bayes_fractional_weights_equal_sklearn(frame):
     X, y = frame.drop(columns="v4"), frame["v4"]
     w = np.random.default_rng(4).uniform(0.0, 2.0, len(frame))
-    ours = tl.NaiveBayes(alpha=0.7).fit(X, y, sample_weight=w)
+    ours = tl.NaiveBayes(alpha=0.7, numbers="states").fit(X, y, sample_weight=w)
     codes = np.column_stack([pd.Categorical(X[c]).codes for c in X.columns])
     ref = CategoricalNB(alpha=0.7, min_categories=[X[c].nunique() for c in X.columns])
     ref.fit(codes, y, sample_weight=w)

@@ -200,7 +200,7 @@ class AnDE(AODE):
         alpha: float = 1.0,
         min_count: int = 1,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.n = n

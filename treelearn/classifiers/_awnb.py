@@ -70,6 +70,9 @@ class AWNB(FeatureWeightedClassifier):
     random_state : the bootstrap samples' and the trees' seed.
     alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0).
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -119,7 +122,7 @@ class AWNB(FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.n_trees = n_trees

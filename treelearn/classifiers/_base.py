@@ -833,7 +833,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     #: what ``fit`` does with columns of numbers (the option ``numbers`` of every classifier
     #: that counts states): ``"states"``, each value a state, or ``"mdl"``, cut into
     #: supervised MDL bins kept in the model (:mod:`~treelearn.classifiers._numbers`)
-    numbers: str = "states"
+    numbers: str = "mdl"
     #: the columns kept as states though they hold numbers (the option ``categorical``)
     categorical: Sequence[Hashable] | None = None
     #: the fitted bins of the numeric features (``None``: every feature taken as states)
@@ -896,6 +896,8 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         """A file from before the options ``numbers`` and ``categorical`` took every
         feature as states."""
         given = saved.raw("params", dict)
+        if "numbers" in est.get_params(deep=False) and "numbers" not in given:
+            est.set_params(numbers="states")  # not the default "mdl" it was built with
         given.setdefault("numbers", "states")
         given.setdefault("categorical", None)
         super()._check_saved_params(saved, est)

@@ -53,6 +53,9 @@ class BayesianTAN(CategoricalClassifier):
     Parameters
     ----------
     equivalent_sample_size : BDeu's equivalent sample size over the whole network (> 0).
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -100,7 +103,7 @@ class BayesianTAN(CategoricalClassifier):
     def __init__(
         self,
         equivalent_sample_size: float = 1.0,
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.equivalent_sample_size = equivalent_sample_size

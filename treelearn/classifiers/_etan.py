@@ -108,6 +108,9 @@ class ETAN(SingleNetworkClassifier):
     ----------
     equivalent_sample_size : BDeu's equivalent sample size (> 0) of the structure score.
     alpha, fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -155,7 +158,7 @@ class ETAN(SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.equivalent_sample_size = equivalent_sample_size

@@ -81,6 +81,9 @@ class MANB(PartialFit, FeatureWeightedClassifier):
     arc_prior : the prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
         subset equally likely).
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Notes
     -----
@@ -132,7 +135,7 @@ class MANB(PartialFit, FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

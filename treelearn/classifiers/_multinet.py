@@ -40,6 +40,9 @@ class ChowLiuMultinet(CategoricalClassifier):
     ----------
     alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
         :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
     root : the root of every class's tree; ``None`` uses the first feature column.
 
     Attributes
@@ -99,7 +102,7 @@ class ChowLiuMultinet(CategoricalClassifier):
         prior: str = "lidstone",
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

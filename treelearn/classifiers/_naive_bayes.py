@@ -42,13 +42,19 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         uniform prior: ``(N(a, u) + m / k_j) / (N(u) + m)``).
     equivalent_sample_size : BDeu's equivalent sample size (> 0), with ``prior="bdeu"``.
     m : the m-estimate's equivalent sample size (> 0), with ``prior="m-estimate"``.
-    numbers : ``"states"`` (default: each value of a column is a state) or ``"mdl"``:
-        every column of numbers (by its dtype: integers, floats, dates) is cut in ``fit``
-        into supervised MDL bins (Fayyad & Irani 1993, as Weka's ``NaiveBayes -D``),
-        kept in ``binner_`` and saved with the model; predictions take raw numbers.
-        Every classifier that counts states has this option and ``categorical``.
-    categorical : with ``numbers="mdl"``, the columns of numbers kept as states (zip
-        codes, codes of categories).
+    numbers : ``"mdl"`` (default) or ``"states"``. With ``"mdl"`` every column of numbers
+        (decided by its dtype alone: integers, floats, dates; booleans, text and pandas
+        Categoricals are states) is cut in ``fit`` into supervised MDL bins (Fayyad &
+        Irani 1993, as Weka's ``NaiveBayes -D``), kept in ``binner_`` and saved with the
+        model; predictions, scores and explanations take raw numbers, and no fold of a
+        cross-validation meets an unseen number. A column no cut pays for is one bin (it
+        then says nothing about the class, as in Weka). ``"states"`` (the default
+        before this release) makes each distinct value of a column a state. Input that is
+        not in memory (a CSV/Parquet path, a Dask DataFrame) is counted as read (its
+        columns are states). Every classifier that counts states has this option and
+        ``categorical``.
+    categorical : the columns of numbers kept as states (zip codes, codes of
+        categories); a pandas Categorical column is always states.
 
     Attributes
     ----------
@@ -110,7 +116,7 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         prior: str = "lidstone",
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

@@ -15,28 +15,43 @@ Discretizer in front of it in a pipeline does.
 * **The bins** are supervised: Fayyad and Irani's MDL cut points (IJCAI 1993), as Weka's
   ``NaiveBayes -D`` and its supervised ``Discretize`` (``Discretizer(strategy="mdl")``).
   A column no cut pays for is one bin: it then says nothing about the class, as in Weka.
-* Input that is not in memory (a CSV/Parquet path, a Dask DataFrame) is counted as read:
-  its columns are states (cut them with a Discretizer first).
+* A CSV/Parquet path is counted as read: its columns are states (cut them with a
+  Discretizer first). A Dask DataFrame with numeric features is refused under
+  ``numbers="mdl"`` (its counts would be of states, pandas's of bins): pass
+  ``numbers="states"`` or cut them first.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
-from ..encoding._discretizer import Discretizer, mdl_discretizer
+from ..encoding._table import no_value_error
+from ..sources._count import label_values
 from ..sources._kinds import as_frame, kind_of
 
-__all__ = ["bin_numbers", "numbers_binner", "numeric_features", "restored_binner"]
+if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut or read
+    from ..encoding._discretizer import Discretizer
+
+__all__ = [
+    "bin_numbers",
+    "check_chunk_numbers",
+    "numbers_binner",
+    "numeric_features",
+    "restored_binner",
+]
 
 
 def _is_number(dtype: Any) -> bool:
-    """Numbers or dates by dtype (a Categorical, text, booleans: states)."""
+    """Numbers or dates by dtype (a Categorical, text, booleans, complex: states)."""
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return False
+    if pd.api.types.is_complex_dtype(dtype):  # no order to cut: refused as states are
         return False
     return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype)
 
@@ -58,7 +73,10 @@ def numbers_binner(
 ) -> Discretizer | None:
     """The fitted MDL bins of the numeric features of ``X`` given the classes ``y``
     (``None``: no numeric feature, or input not in memory)."""
-    if kind_of(X, learner=who).name not in ("frame", "array"):
+    kind = kind_of(X, learner=who).name
+    if kind == "dask":
+        _refuse_dask_numbers(X, categorical, who)
+    if kind not in ("frame", "array"):
         return None
     frame = as_frame(X, learner=who)
     absent = [c for c in categorical or () if c not in frame.columns]
@@ -71,8 +89,55 @@ def numbers_binner(
     columns = numeric_features(frame, categorical)
     if not columns:
         return None
-    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y
+    empty = [c for c in columns if not frame[c].notna().any()]
+    if empty:  # the error numbers="states" gives, with its fixes (no bins to learn)
+        raise no_value_error(empty[0])
+    from ..encoding._discretizer import mdl_discretizer
+
+    with warnings.catch_warnings():  # class_labels warns once, when the classes are read
+        warnings.simplefilter("ignore")
+        # y checked as the classes are (None, 2-D, complex, missing, length): the same
+        # errors with or without numeric features; a column vector taken as 1-D
+        labels, _ = label_values(y, len(frame))
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
+
+
+def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: str) -> None:
+    """A Dask frame is counted partition by partition, as read: its numeric columns would
+    be states where the same table in pandas is cut into MDL bins, a silently different
+    model; refused by dtype (no data read), naming the fixes."""
+    keep = set(categorical or ())
+    columns = [c for c, t in X.dtypes.items() if c not in keep and _is_number(t)]
+    if columns:
+        named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
+        raise TreelearnError(
+            f"{who} cannot cut the numeric feature(s) {named} of a Dask frame into MDL bins "
+            f"(the bins need every row in memory); keep their values as states with "
+            f'{who}(numbers="states") (or categorical=[...]), cut them first with a '
+            f"tl.Discretizer fitted on a sample, or fit on a pandas DataFrame"
+        )
+
+
+def check_chunk_numbers(
+    X: Any, categorical: Sequence[Hashable] | None, declared: Any, who: str
+) -> None:
+    """Refuse a first ``partial_fit`` chunk with numeric features under ``numbers="mdl"``:
+    MDL bins need every row with its class at once, and bins cut from the first chunk
+    alone would differ from :meth:`fit`'s (the columns of ``declared``, the ``states=``
+    of the call, are states)."""
+    if kind_of(X, learner=who).name not in ("frame", "array"):
+        return
+    keep = [*(categorical or ()), *(declared or ())]
+    columns = numeric_features(as_frame(X, learner=who), keep)
+    if columns:
+        named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
+        raise TreelearnError(
+            f"{who}.partial_fit cannot cut the numeric feature(s) {named} into MDL bins "
+            f"chunk by chunk (the bins need every row); fit on a first batch of rows and "
+            f"call partial_fit on the next ones (they are cut with its bins), put a fitted "
+            f"tl.Discretizer in front, keep their values as states with "
+            f'numbers="states" (or categorical=[...]), or declare their states with states='
+        )
 
 
 def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -> Any:
@@ -97,6 +162,8 @@ def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -
 def restored_binner(saved: SavedState) -> Discretizer:
     """The saved bins of a classifier's numeric features (its field ``numeric_bins``: the
     fitted Discretizer's own saved state), checked as the Discretizer checks its files."""
+    from ..encoding._discretizer import Discretizer
+
     state = saved.raw("numeric_bins", dict)
     try:
         binner = Discretizer.from_dict(state)

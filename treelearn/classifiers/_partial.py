@@ -40,6 +40,7 @@ from ..sources._count import count_by_class
 from ..sources._kinds import kind_of
 from ..stats._counts import ClassCounts, PairCounts, family_counts_from_codes
 from ._base import TrainingData, check_not_empty
+from ._numbers import check_chunk_numbers
 
 if TYPE_CHECKING:  # the mixins' hosts, for the type checker (at run time: object)
     from ._base import CategoricalClassifier as _Host
@@ -517,6 +518,8 @@ class PartialFit(_Host):
                     f"the rows)"
                 )
             self.binner_ = None
+            if self.numbers == "mdl":
+                check_chunk_numbers(X, self.categorical, states, type(self).__name__)
             stats = count_by_class(
                 X, y, sample_weight=sample_weight, states=states, classes=classes
             )

@@ -94,6 +94,9 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
         :class:`~treelearn.NaiveBayes`.
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -149,7 +152,7 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.k = k
@@ -222,6 +225,9 @@ class AODE(PartialFit, CategoricalClassifier):
     min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
     unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -272,7 +278,7 @@ class AODE(PartialFit, CategoricalClassifier):
         alpha: float = 1.0,
         min_count: int = 1,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

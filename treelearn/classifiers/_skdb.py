@@ -184,6 +184,9 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         ``(N(c) + alpha) / (N + |C| alpha)``.
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`
         (``fit_prior=False`` or ``class_prior`` fix the prior, also when leaving rows out).
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -244,7 +247,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.max_k = max_k

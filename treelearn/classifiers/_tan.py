@@ -54,6 +54,9 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
     ----------
     alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
         :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
     root : the feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
         edges' direction, not the maximum-likelihood fit.
@@ -131,7 +134,7 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         equivalent_sample_size: float = 1.0,
         m: float = 1.0,
         criterion: str = "loglik",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha

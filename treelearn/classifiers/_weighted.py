@@ -239,6 +239,9 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
     alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0: every log-probability finite).
     max_iter, tol : L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
     fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
+    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -296,7 +299,7 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
         fit_prior: bool = True,
         class_prior: Sequence[float] | None = None,
         unseen: Unseen = "error",
-        numbers: str = "states",
+        numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.objective = objective

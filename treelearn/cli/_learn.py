@@ -170,6 +170,22 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     return clf.fit(X, y)
 
 
+def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
+    """The feature columns a classifier of ``learn --class`` cuts into MDL bins in its fit
+    (numbers by dtype, as the classifiers' default ``numbers="mdl"`` takes them; a
+    ``--categorical`` column is read as text, so it stays states); none without a class or
+    with ``--discretize`` (the columns are cut already)."""
+    if args.class_ is None or args.discretize is not None:
+        return []  # before the imports: a density's path loads no scikit-learn
+    from ..classifiers._base import command_line_classifiers
+    from ..classifiers._numbers import numeric_features
+
+    method = args.method or "tan"
+    if method not in command_line_classifiers() or args.class_ not in df.columns:
+        return []
+    return numeric_features(df.drop(columns=[args.class_]), None)
+
+
 def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     """``--method mixture``: a mixture of Chow-Liu trees by EM (tl.TreeMixture)."""
     import treelearn as tl
@@ -656,7 +672,15 @@ def cmd_learn(args: argparse.Namespace) -> int:
             )
         else:
             problems += date_problems(df, dates, sorted(keep, key=str), _max_states(args))
-        _check_table(df, args, problems)
+        binned = _binned_columns(args, df)
+        _check_table(df.drop(columns=binned), args, problems)
+        if binned:
+            note(
+                f"cutting the numeric column(s) {binned[:12]}"
+                f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} into "
+                f"supervised (MDL) bins learned with the class; keep a column's values as "
+                f"states with --categorical COL"
+            )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             warnings.simplefilter("ignore", NumericColumnWarning)  # printed, in the command's words

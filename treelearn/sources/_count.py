@@ -96,6 +96,7 @@ __all__ = [
     "count_by_class",
     "declared_class_codes",
     "in_memory_table",
+    "label_values",
     "labelled_file",
     "positive_rows",
     "target_name",
@@ -419,7 +420,7 @@ def class_labels(
     >>> classes.tolist(), codes.tolist(), name
     (['a', 'b'], [1, 0, 1], 'y')
     """
-    values, name = _label_values(y, n_rows)
+    values, name = label_values(y, n_rows)
     try:
         classes, codes, counts = _unique_labels(values)
     except TypeError:
@@ -466,7 +467,7 @@ def declared_class_codes(
     >>> classes.tolist(), codes.tolist()
     (['a', 'b', 'c'], [1, 1])
     """
-    values, name = _label_values(y, n_rows)
+    values, name = label_values(y, n_rows)
     given = np.asarray(declared) if isinstance(declared, np.ndarray) else None
     if given is None:
         given = np.empty(len(declared), dtype=object) if values.dtype == object else None
@@ -497,7 +498,7 @@ def declared_class_codes(
     return classes, codes.astype(np.intp), name
 
 
-def _label_values(y: Any, n_rows: int) -> tuple[np.ndarray, Hashable | None]:
+def label_values(y: Any, n_rows: int) -> tuple[np.ndarray, Hashable | None]:
     """``y`` as a 1-D array of labels (none missing, one per row) and its name."""
     name = None
     _check_y_given(y)
