@@ -36,6 +36,7 @@ treelearn.TreelearnError: init == 'kmeans', must be one of 'random', 'k-means++'
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -54,6 +55,7 @@ __all__ = [
     "Options",
     "check_param",
     "check_params",
+    "file_path",
     "require_network",
 ]
 
@@ -242,3 +244,26 @@ def require_network(model: Any, function: str) -> None:
         f"{function} takes a discrete network (a TreeModel such as tl.chow_liu(df), or a "
         f"fitted classifier), not {type(model).__name__} {model!r:.60}"
     )
+
+
+def file_path(path: Any, what: str = "model file", also: str = "") -> str:
+    """``path`` as a string, or an :class:`~treelearn.InputTypeError` for anything that is
+    no file name (``None``, a number, an open file); ``also`` names what else the caller
+    takes (``" or a readable text stream"``).
+
+    >>> file_path(123)
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: the model file must be a path (a str or os.PathLike such as pathlib.Path), not int 123
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputTypeError(
+            f"the {what} must be a path (a str or os.PathLike such as "
+            f"pathlib.Path){also}, not {type(path).__name__} {path!r:.60}"
+        )
+    path = os.fspath(path)
+    if not isinstance(path, str):  # a bytes path
+        path = os.fsdecode(path)
+    if not path:
+        raise InputTypeError(f"the {what} must be a path, not the empty string")
+    return path

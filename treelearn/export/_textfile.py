@@ -1,4 +1,4 @@
-"""Model files as text on disk: a path checked (:func:`file_path`), text written atomically
+"""Model files as text on disk: a path checked (``file_path``), text written atomically
 (:func:`write_text_atomic`: a fresh temporary file renamed over the target, never a planted
 link) and read bounded (:func:`read_text`: regular files within
 :data:`treelearn.limits.FILE_SIZE_LIMIT`), and a reader's path-or-text argument
@@ -16,31 +16,12 @@ from typing import Any
 from .._base import limits
 from .._base.errors import CorruptModelFileError, InputTypeError, ModelFileError
 from .._base.limits import check_file_size
+from .._base.validation import file_path
 
-__all__ = ["file_path", "path_or_text", "read_text", "write_text_atomic"]
+__all__ = ["path_or_text", "read_text", "write_text_atomic"]
 
 
 # ---------------------------------------------------------------------- files
-def file_path(path: Any, what: str = "model file") -> str:
-    """``path`` as a string, or an :class:`~treelearn.InputTypeError` for anything that is
-    no file name (``None``, a number, an open file).
-
-    >>> file_path(123)
-    Traceback (most recent call last):
-    ...
-    treelearn.InputTypeError: the model file must be a path (a str or os.PathLike such as pathlib.Path), not int 123
-    """
-    if not isinstance(path, (str, os.PathLike)):
-        raise InputTypeError(
-            f"the {what} must be a path (a str or os.PathLike such as "
-            f"pathlib.Path), not {type(path).__name__} {path!r:.60}"
-        )
-    path = os.fspath(path)
-    if not isinstance(path, str):  # a bytes path
-        path = os.fsdecode(path)
-    if not path:
-        raise InputTypeError(f"the {what} must be a path, not the empty string")
-    return path
 
 
 def _create_temporary(folder: str, name: str) -> tuple[int, str]:

@@ -68,11 +68,11 @@ from .._base.errors import (
     DataFileError,
     DuplicateColumnError,
     EmptyDataError,
-    InputTypeError,
     NumericColumnWarning,
     TreelearnError,
     UnseenStateError,
 )
+from .._base.validation import file_path
 from ..encoding._table import (
     DEFAULT_MAX_STATES,
     MissingPolicy,
@@ -709,12 +709,7 @@ def data_file(path: str | os.PathLike) -> str:
     """``path`` as a string, once checked to be a path (an
     :class:`~treelearn.InputTypeError` otherwise) and to exist (``FileNotFoundError``
     naming it)."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise InputTypeError(
-            f"the data file must be a path (a str or os.PathLike such as pathlib.Path) or a "
-            f"readable text stream, not {type(path).__name__} {path!r:.60}"
-        )
-    path = os.fspath(path)
+    path = file_path(path, "data file", also=" or a readable text stream")
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
     return path
