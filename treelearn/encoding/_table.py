@@ -644,7 +644,9 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
         return None
     values = data.to_numpy()
     n, d = values.shape
-    out = np.empty((n, d), dtype=np.int8)
+    # in the frame's own memory order (pandas keeps a column block's values column after
+    # column): writing across the order was 0.78 ms of a 10,000 x 50 table's 1.3 ms
+    out = np.empty((n, d), dtype=np.int8, order="F" if values.flags.f_contiguous else "C")
     if dtype.kind == "b":
         out[...] = values
         return out, [(False, True)] * d
@@ -655,6 +657,11 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     if span.max() >= 127 or span.min() < 0:  # negative: int64 overflow, a range over 2^63
         return None
     np.subtract(values, low, out=out, casting="unsafe")  # wraps harmlessly: 0 <= v - low < 127
+    if span.max() <= 1:  # 0/1 (or constant) columns: both ends present, nothing to look for
+        if span.max() + 1 > max_states:
+            return None  # the column-by-column path raises the error
+        lows = low.astype(np.int64).tolist()  # Python ints, as int(low[j]) below
+        return out, [(lo,) if s == 0 else (lo, lo + 1) for lo, s in zip(lows, span.tolist())]
     all_states = []
     for j in range(d):
         present = np.ones(int(span[j]) + 1, dtype=bool)
@@ -1033,7 +1040,7 @@ def encode(
         matrix[:, j] = codes
         all_states.append(tuple(col_states))
     raise_problems(problems)
-    dtypes = tuple(data[c].dtype for c in columns)
+    dtypes = tuple(data.dtypes)  # one per column, in order (no Series per column)
     for name, dtype, col_states in zip(columns, dtypes, all_states):
         note = notes.get(name) or (
             None if name in states else many_values_note(name, dtype, col_states)

@@ -114,7 +114,7 @@ class PairCounts:
             if (joint < 0).any():
                 object.__setattr__(self, "joint", np.maximum(joint, 0.0))
 
-    @property
+    @cached_property
     def offsets(self) -> np.ndarray:
         return offsets_of(self.cardinalities)
 
@@ -717,6 +717,44 @@ class CountedTable:
             "pairwise counts (a file read in chunks, Dask, a sparse matrix) cannot fit a CPT "
             "with more than one parent; load the data as a DataFrame"
         )
+
+    def family_counts_many(self, families: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """:meth:`family_counts` of many families, in order (the same values): when the pair
+        counts are known and every family has one or two variables (a tree's), the blocks of
+        one shape are gathered from the ``K x K`` matrix at once, not one slice, one offsets
+        array and one copy per node.
+
+        >>> import pandas as pd
+        >>> from treelearn.encoding._table import encode
+        >>> stats = CountedTable.of_table(encode(pd.DataFrame({"a": [0, 1, 1], "b": [1, 1, 0]})))
+        >>> [c.tolist() for c in stats.family_counts_many([[0, 1], [1]])]
+        [[[0, 1], [1, 1]], [1, 2]]
+        """
+        pairs_known = self.table is None or "counts" in self.__dict__
+        if (
+            type(self).family_counts is not CountedTable.family_counts  # e.g. wide columns
+            or (self.table is not None and not pairs_known)
+            or any(len(f) not in (1, 2) for f in families)
+        ):
+            return [self.family_counts(f) for f in families]
+        counts = self.counts
+        joint, offsets, k = counts.joint, counts.offsets, counts.cardinalities
+        out: list[Any] = [None] * len(families)
+        groups: dict[tuple, list[int]] = {}
+        for t, f in enumerate(families):
+            groups.setdefault(tuple(int(k[v]) for v in f), []).append(t)
+        for shape, where in groups.items():
+            members = np.array([families[t] for t in where], dtype=np.int64)
+            if len(shape) == 1:  # the marginal: the diagonal of the variable's own block
+                cells = offsets[members[:, 0], None] + np.arange(shape[0])
+                blocks = joint[cells, cells]
+            else:
+                rows = offsets[members[:, 0], None, None] + np.arange(shape[0])[:, None]
+                cols = offsets[members[:, 1], None, None] + np.arange(shape[1])
+                blocks = joint[rows, cols]
+            for t, block in zip(where, blocks):
+                out[t] = block
+        return out
 
     #: whether a model learned from these statistics keeps their :attr:`counts` (for
     #: ``partial_fit``); statistics that avoid the ``K x K`` matrix say no

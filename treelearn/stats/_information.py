@@ -130,7 +130,19 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         n_pair = n_pair + alpha * np.outer(k, k)
         row_marg = row_marg + alpha * k[None, :]
         col_marg = col_marg + alpha * k[:, None]
-    column_sums = np.empty((d, N.shape[1]))  # [i, b]: terms of block row i summed over its states
+    K = N.shape[1]
+    if K * K <= WHOLE_MATRIX_CELLS:  # small tables: every block at once, no loop over d
+        n_exp = n_pair[owner][:, owner]
+        terms = _xlogx_ratio(
+            N + alpha if alpha else N,
+            row_marg[:, owner],
+            col_marg[owner],
+            np.where(n_exp > 0, n_exp, 1.0),
+        )
+        # the same additions as the loop below (a block's rows added in order, one by one)
+        column_sums = _block_sums(terms, starts, cards, axis=0)
+        return _finish_mi(column_sums, starts, cards, n_pair)
+    column_sums = np.empty((d, K))  # [i, b]: terms of block row i summed over its states
     for i in range(d):  # one block row (k_i x K) at a time: no K x K temporaries
         rows = slice(offsets[i], offsets[i + 1])
         Ni = N[rows] + alpha if alpha else N[rows]
@@ -143,6 +155,19 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
             np.where(n_exp > 0, n_exp, 1.0)[None, :],
         )
         column_sums[i] = terms.sum(axis=0)
+    return _finish_mi(column_sums, starts, cards, n_pair)
+
+
+#: one-hot widths ``K`` with ``K * K`` at most this compute every block of the MI matrix in
+#: one pass (a few ``K x K`` float temporaries, 8 MiB each at the limit); wider tables go
+#: one block row at a time
+WHOLE_MATRIX_CELLS = 2**20
+
+
+def _finish_mi(
+    column_sums: np.ndarray, starts: np.ndarray, cards: np.ndarray, n_pair: np.ndarray
+) -> np.ndarray:
+    """The ``d x d`` MI from each block row's terms summed over its states (``d x K``)."""
     blocks = _block_sums(column_sums, starts, cards, axis=1)
     mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)
     np.fill_diagonal(mi, 0.0)

@@ -734,6 +734,63 @@ def spanning_tree_edges(
             f"for every pair; check the statistics the weights came from (row weights, "
             f"counts) for NaN"
         )
+    if d <= RANKED_PRIM_MAX:
+        return _prim_by_rank(W, present, order)
+    return _prim_by_pairs(W, present, order)
+
+
+#: up to this many variables the spanning tree ranks every pair once (one sort of the
+#: ``d (d - 1) / 2`` weights) and runs Prim on the ranks: 3 array operations per step
+#: (d = 50: 0.4 ms against 1.0 ms). Wider, the sort costs more than it saves (d = 1,000:
+#: 87 ms against 56 ms), and Prim compares weights and tie orders as it goes.
+RANKED_PRIM_MAX = 300
+
+
+def _prim_by_rank(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) -> list:
+    """:func:`spanning_tree_edges` from the rounded symmetric weights ``W`` and the upper
+    triangle ``present``, through each pair's place in Kruskal's order."""
+    d = W.shape[0]
+    # Every pair that is an edge gets its place in Kruskal's order (rounded weight
+    # descending, then the tie order): one sort of the upper triangle, after which Prim
+    # compares single distinct integers (a few array operations per step)
+    iu, ju = np.nonzero(present)  # row-major: the (i, j) column order
+    if order is None:
+        ranked = np.argsort(-W[iu, ju], kind="stable")
+    else:
+        ranked = np.lexsort((np.asarray(order, dtype=np.int64)[iu, ju], -W[iu, ju]))
+    absent = len(iu)  # larger than every rank: no edge
+    R = np.full((d, d), absent, dtype=np.int64)
+    place = np.empty(len(iu), dtype=np.int64)
+    place[ranked] = np.arange(len(iu))
+    R[iu, ju] = place
+    R[ju, iu] = place
+    done = absent + 1  # larger still: a node already in the tree is never picked
+    best = np.full(d, absent, dtype=np.int64)  # rank of each node's best edge into the tree
+    best_u = np.zeros(d, dtype=np.int64)
+    outside = np.ones(d, dtype=bool)
+    edges: list[tuple[int, int]] = []
+    ranks: list[int] = []
+    for _ in range(d):
+        x = int(np.argmin(best))  # the best edge; else (a new tree) the first node left
+        if best[x] < absent:
+            u = int(best_u[x])
+            edges.append((min(u, x), max(u, x)))
+            ranks.append(int(best[x]))
+        outside[x] = False
+        best[x] = done
+        row = R[x]
+        closer = np.less(row, best, where=outside, out=np.zeros(d, dtype=bool))
+        best_u[closer] = x
+        best[closer] = row[closer]
+    # Kruskal's order: rounded weight descending, then the tie order
+    return [edges[e] for e in np.argsort(ranks, kind="stable")]
+
+
+def _prim_by_pairs(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) -> list:
+    """:func:`spanning_tree_edges` from the rounded symmetric weights ``W`` and the upper
+    triangle ``present``, comparing weights, then tie orders, at each step of Prim."""
+    d = W.shape[0]
+    upper = np.triu(np.ones((d, d), dtype=bool), k=1)
     present = present | present.T
     idx = np.arange(d)
     if order is not None:
