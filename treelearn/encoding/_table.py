@@ -846,6 +846,8 @@ def check_column_names(columns: Sequence[Hashable]) -> None:
     columns = list(columns)
     if not columns:
         raise EmptyDataError("the table has no columns; give at least one column")
+    if all(type(c) is str for c in columns) and len(set(columns)) == len(columns):
+        return  # text names, all distinct: none missing, none repeated (the common case)
     # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
     unnamed = [j for j, c in enumerate(columns) if not isinstance(c, tuple) and pd.isna(c)]
     if unnamed:

@@ -42,6 +42,7 @@ __all__ = [
     "maximum_spanning_tree",
     "orient",
     "orient_arrays",
+    "oriented_skeleton",
     "penalised_forest",
     "require_graph",
     "round_ties",
@@ -766,24 +767,17 @@ def _prim_by_rank(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) 
     R[ju, iu] = place
     done = absent + 1  # larger still: a node already in the tree is never picked
     best = np.full(d, absent, dtype=np.int64)  # rank of each node's best edge into the tree
-    best_u = np.zeros(d, dtype=np.int64)
-    outside = np.ones(d, dtype=bool)
-    edges: list[tuple[int, int]] = []
-    ranks: list[int] = []
+    chosen: list[int] = []  # ranks are distinct: each names its edge
     for _ in range(d):
         x = int(np.argmin(best))  # the best edge; else (a new tree) the first node left
         if best[x] < absent:
-            u = int(best_u[x])
-            edges.append((min(u, x), max(u, x)))
-            ranks.append(int(best[x]))
-        outside[x] = False
+            chosen.append(int(best[x]))
+        np.minimum(best, R[x], out=best)
+        R[:, x] = done  # x is in the tree: no later row offers an edge to it
         best[x] = done
-        row = R[x]
-        closer = np.less(row, best, where=outside, out=np.zeros(d, dtype=bool))
-        best_u[closer] = x
-        best[closer] = row[closer]
-    # Kruskal's order: rounded weight descending, then the tie order
-    return [edges[e] for e in np.argsort(ranks, kind="stable")]
+    # Kruskal's order: rounded weight descending, then the tie order (the rank)
+    e = ranked[np.sort(np.array(chosen, dtype=np.int64))]
+    return list(zip(iu[e].tolist(), ju[e].tolist()))
 
 
 def _prim_by_pairs(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) -> list:
@@ -950,6 +944,23 @@ def spanning_skeleton(
     >>> sorted(spanning_skeleton(["a", "b", "c"], W, whitelist=[("a", "c")]).edges())
     [('a', 'b'), ('a', 'c')]
     """
+    return _forest_graph(
+        *_skeleton_parts(names, weights, states, forest, n, n_classes, whitelist, blacklist)
+    )
+
+
+def _skeleton_parts(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None,
+    forest: str | float | None,
+    n: float | np.ndarray | None,
+    n_classes: int,
+    whitelist: Iterable[Sequence[Hashable]] | None,
+    blacklist: Iterable[Sequence[Hashable]] | None,
+) -> tuple[list, list[dict], list[tuple[int, int]], Callable[[int, int], dict], dict]:
+    """:func:`spanning_skeleton`'s choice, before any graph: the names, each node's
+    attributes, the chosen edges (Kruskal's order), each edge's attributes, the graph's."""
     forest = check_param("forest", forest, CONSTRAINTS["forest"], note=NOTES["forest"])
     n_classes = check_param("n_classes", n_classes, [Interval(Integral, 1, None)])
     names = list(names)
@@ -976,4 +987,92 @@ def spanning_skeleton(
 
     nodes = [{"states": list(s)} for s in states] if states is not None else [{}] * len(names)
     graph = {"n": n} if n is not None and np.ndim(n) == 0 else {}
-    return _forest_graph(names, nodes, chosen, attributes, graph)
+    return names, nodes, chosen, attributes, graph
+
+
+def oriented_skeleton(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None = None,
+    *,
+    root: Hashable | None = None,
+    forest: str | float | None = None,
+    n: float | np.ndarray | None = None,
+    n_classes: int = 1,
+    whitelist: Iterable[Sequence[Hashable]] | None = None,
+    blacklist: Iterable[Sequence[Hashable]] | None = None,
+) -> nx.DiGraph:
+    """``orient(spanning_skeleton(names, weights, states, ...), root)``: the same directed
+    graph (nodes, edges, attributes, their order, ``roots``), without the undirected one.
+
+    The directed graph is determined by each node's parent: :func:`orient` adds a node's
+    children when its breadth-first search reaches it, in node order, so the edges are
+    listed by parent in node order, then child in node order. The parents come from one
+    search per component over adjacency lists (``O(d)``, no NetworkX traversal): for a
+    50-column Chow-Liu tree the undirected graph and :func:`orient` were ~0.4 ms of a 4 ms fit.
+
+    >>> W = np.array([[0, .5, .2], [.5, 0, .3], [.2, .3, 0]])
+    >>> D = oriented_skeleton(["a", "b", "c"], W, root="c")
+    >>> list(D.edges(data="weight")), D.graph["roots"]
+    ([('b', 'a', 0.5), ('c', 'b', 0.3)], ['c'])
+    """
+    names, nodes, chosen, attributes, graph = _skeleton_parts(
+        names, weights, states, forest, n, n_classes, whitelist, blacklist
+    )
+    d = len(names)
+    start = None
+    if root is not None:
+        try:
+            start = names.index(root)
+        except ValueError:
+            raise ColumnNotFoundError(
+                f"root {root!r} is not a variable of the tree; the variables are {names}"
+            ) from None
+    neighbours: list[list[int]] = [[] for _ in range(d)]
+    for i, j in chosen:
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+    for nb in neighbours:
+        nb.sort()
+    component = [-1] * d
+    firsts: list[int] = []
+    for s in range(d):  # label the components, numbered by their first node
+        if component[s] < 0:
+            c = len(firsts)
+            firsts.append(s)
+            component[s] = c
+            stack = [s]
+            while stack:
+                for v in neighbours[stack.pop()]:
+                    if component[v] < 0:
+                        component[v] = c
+                        stack.append(v)
+    roots = list(firsts)
+    if start is not None:
+        roots[component[start]] = start
+    children: list[list[int]] = [[] for _ in range(d)]
+    seen = [False] * d
+    for r in roots:  # each component's search from its root: a node's parent
+        seen[r] = True
+        queue = [r]
+        for u in queue:
+            for v in neighbours[u]:
+                if not seen[v]:
+                    seen[v] = True
+                    children[u].append(v)
+                    queue.append(v)
+    if start is not None:  # the root asked for comes first: it is ``model.root``
+        roots.remove(start)
+        roots.insert(0, start)
+    with gc_paused(d):
+        D = nx.DiGraph()
+        D.graph.update(graph)
+        D.add_nodes_from((name, dict(attrs)) for name, attrs in zip(names, nodes))
+        D.add_edges_from(
+            (names[u], names[v], attributes(min(u, v), max(u, v)))
+            for u in range(d)
+            for v in children[u]
+        )
+        # the root object asked for, as orient lists it (equal to its column's name)
+        D.graph["roots"] = [root if r == start else names[r] for r in roots]
+    return D
