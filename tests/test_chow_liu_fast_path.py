@@ -260,21 +260,21 @@ def test_chow_liu_equals_its_public_stages(name):
         assert model.parents(v) == staged.parents(v)
 
 
-def test_mi_of_the_whole_matrix_equals_one_block_row_at_a_time(monkeypatch):
-    df, _ = TABLES["random 900x12 k=3"]
+@pytest.mark.parametrize("name", ["random 900x12 k=3", "random 500x6 k=5", "bool"])
+def test_mi_in_one_band_equals_one_block_row_at_a_time(monkeypatch, name):
+    df, _ = TABLES[name]
     counts = CountedTable.of_table(encode(df)).counts
-    whole = information.mutual_information_matrix(counts)
-    monkeypatch.setattr(information, "WHOLE_MATRIX_CELLS", 0)  # the loop over block rows
-    by_rows = information.mutual_information_matrix(counts)
-    # the same terms; numpy's vectorised log may round the last bit differently with the
-    # position of an element in the array: a few ulps
-    np.testing.assert_allclose(whole, by_rows, rtol=1e-14, atol=1e-16)
-    for alpha in (0.5, 2.0):
-        a = information.mutual_information_matrix(counts, alpha)
-        monkeypatch.setattr(information, "WHOLE_MATRIX_CELLS", 2**20)
-        b = information.mutual_information_matrix(counts, alpha)
-        monkeypatch.setattr(information, "WHOLE_MATRIX_CELLS", 0)
-        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-16)
+    for alpha in (None, 0.5):
+        monkeypatch.setattr(information, "MI_BAND_CELLS", 2**30)  # the whole matrix at once
+        whole = information.mutual_information_matrix(counts, alpha)
+        monkeypatch.setattr(information, "MI_BAND_CELLS", 1)  # one variable per band
+        by_rows = information.mutual_information_matrix(counts, alpha)
+        monkeypatch.setattr(information, "MI_BAND_CELLS", 7)  # bands of a few variables
+        by_bands = information.mutual_information_matrix(counts, alpha)
+        # the same terms; numpy's vectorised log may round the last bit differently with
+        # the position of an element in the array: a few ulps
+        np.testing.assert_allclose(whole, by_rows, rtol=1e-14, atol=1e-16)
+        np.testing.assert_allclose(whole, by_bands, rtol=1e-14, atol=1e-16)
 
 
 def test_family_counts_many_equals_family_counts_one_by_one():
@@ -306,3 +306,32 @@ def test_binary_integer_frames_are_encoded_as_the_column_by_column_path():
         np.testing.assert_array_equal(table.codes, by_column.codes[:, :-1])
     with pytest.raises(tl.TreelearnError, match="max_states"):
         encode(pd.DataFrame(X), max_states=1)
+
+
+# ---------------------------------------------------------------------- wide-table memory
+@pytest.mark.parametrize("shape", [(300, 1), (500, 7), (257, 40)])
+def test_binary_counts_written_directly_equal_the_one_hot_product(shape):
+    """The binary expansion (no half-way matrix) against the one-hot product in numpy."""
+    from treelearn.stats._counts import count_codes
+
+    rng = np.random.default_rng(sum(shape))
+    codes = (rng.random(shape) < 0.3).astype(np.int8)
+    one_hot = np.concatenate([(codes == 0), (codes == 1)], axis=1).astype(np.int64)
+    n, d = shape
+    order = np.ravel(np.column_stack([np.arange(d), d + np.arange(d)]))  # var 0's 0, 1, ...
+    want = (one_hot.T @ one_hot)[np.ix_(order, order)]
+    got = count_codes(codes, np.full(d, 2))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
+    # whole-number weights keep the exact integer path; with missing cells, the general one
+    w = rng.integers(0, 4, n).astype(float)
+    np.testing.assert_array_equal(
+        count_codes(codes, np.full(d, 2), weights=w),
+        (one_hot.T @ (one_hot * w[:, None]))[np.ix_(order, order)],
+    )
+    holes = codes.astype(np.int64)
+    holes[::5, 0] = -1
+    seen = np.concatenate([(holes == 0), (holes == 1)], axis=1).astype(np.int64)
+    np.testing.assert_array_equal(
+        count_codes(holes, np.full(d, 2)), (seen.T @ seen)[np.ix_(order, order)]
+    )

@@ -101,13 +101,23 @@ def round_ties(values: ArrayLike) -> np.ndarray:
     >>> round_ties([0.1 + 0.2, 1e-13]).tolist()
     [0.3, 0.0]
     """
-    values = np.array(values, dtype=float)  # a copy: the caller's array is not touched
+    values = np.asarray(values, dtype=float)  # only read: the caller's array is not touched
     scale = 10.0**TIE_DECIMALS
     y = values * scale
-    out = np.asarray(np.rint(y) / scale)
+    out = np.rint(y)
+    out /= scale
+    out = np.asarray(out)
     with np.errstate(invalid="ignore"):
-        margin = np.abs(np.abs(y - np.floor(y)) - 0.5)
-        risky = ~(margin > np.abs(y) * 2.0**-50) | ~(np.abs(y) < 2.0**52)
+        # the same arithmetic in place (d x d weights: three temporaries, not eight)
+        margin = np.floor(y)
+        np.subtract(y, margin, out=margin)
+        np.abs(margin, out=margin)
+        margin -= 0.5
+        np.abs(margin, out=margin)
+        size = np.abs(y, out=y)
+        risky = ~(size < 2.0**52)
+        size *= 2.0**-50
+        risky |= ~(margin > size)
     for idx in np.flatnonzero(risky):
         out.flat[idx] = round(float(values.flat[idx]), TIE_DECIMALS)
     return out
