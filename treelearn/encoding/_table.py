@@ -628,7 +628,9 @@ def _small_integer_codes(series: pd.Series) -> tuple[np.ndarray, list] | None:
     return lookup[shifted], states
 
 
-def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarray, list] | None:
+def _small_integer_frame(
+    data: pd.DataFrame, max_states: int, column_dtypes: Sequence | None = None
+) -> tuple[np.ndarray, list] | None:
     """Codes and states of a frame whose columns all share one numpy bool or integer dtype,
     each spanning fewer than 127 values, in a few 2-D passes (0/1 matrices, one-hot
     data, small integer codes); ``None`` for any other frame.
@@ -636,7 +638,7 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     The same codes and states as the column-by-column path; much faster on wide
     frames, whose columns are often strided views of one 2-D block.
     """
-    dtypes = set(data.dtypes)
+    dtypes = set(data.dtypes if column_dtypes is None else column_dtypes)
     if len(dtypes) != 1 or data.shape[0] == 0:
         return None
     dtype = dtypes.pop()
@@ -988,7 +990,8 @@ def encode(
     # every problem of the table is collected and reported in one error at the end
     problems: list[TreelearnError] = []
     # column by column: no n x d boolean frame (it would be as large as a categorical input)
-    if all(isinstance(t, np.dtype) and t.kind in "biu" for t in data.dtypes):
+    dtypes = tuple(data.dtypes)  # one per column, in order (one Series, built once)
+    if all(isinstance(t, np.dtype) and t.kind in "biu" for t in dtypes):
         n_missing = np.zeros(len(columns), dtype=np.int64)  # numpy ints and bools hold no NaN
     else:
         n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
@@ -1007,7 +1010,7 @@ def encode(
                 )
             data = data.iloc[np.flatnonzero(keep)]
             weights = None if weights is None else weights[keep]
-    whole = None if states else _small_integer_frame(data, max_states)
+    whole = None if states else _small_integer_frame(data, max_states, dtypes)
     columns_to_encode: Sequence[Hashable]
     if whole is not None:
         matrix, all_states = whole
@@ -1042,7 +1045,6 @@ def encode(
         matrix[:, j] = codes
         all_states.append(tuple(col_states))
     raise_problems(problems)
-    dtypes = tuple(data.dtypes)  # one per column, in order (no Series per column)
     for name, dtype, col_states in zip(columns, dtypes, all_states):
         note = notes.get(name) or (
             None if name in states else many_values_note(name, dtype, col_states)
