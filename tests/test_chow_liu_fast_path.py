@@ -335,3 +335,11 @@ def test_binary_counts_written_directly_equal_the_one_hot_product(shape):
     np.testing.assert_array_equal(
         count_codes(holes, np.full(d, 2)), (seen.T @ seen)[np.ix_(order, order)]
     )
+
+
+@pytest.mark.parametrize("value", [0.1 + 0.2, 1e-13, 2.5e-12, 0.5, -3.25e-13, 1e300, 0.0])
+def test_round_ties_of_one_number_is_pythons_round(value):
+    # scalars and 0-d arrays too (a wrapper compares two accuracies with it)
+    for given in (value, np.float64(value), np.array(value)):
+        assert float(round_ties(given)) == round(value, 12)
+    assert round_ties([value, value]).tolist() == [round(value, 12)] * 2

@@ -103,13 +103,13 @@ def round_ties(values: ArrayLike) -> np.ndarray:
     """
     values = np.asarray(values, dtype=float)  # only read: the caller's array is not touched
     scale = 10.0**TIE_DECIMALS
-    y = values * scale
+    y = np.multiply(values, scale, out=np.empty_like(values))  # an array, even of one value
     out = np.rint(y)
     out /= scale
     out = np.asarray(out)
     with np.errstate(invalid="ignore"):
         # the same arithmetic in place (d x d weights: three temporaries, not eight)
-        margin = np.floor(y)
+        margin = np.floor(y, out=np.empty_like(y))
         np.subtract(y, margin, out=margin)
         np.abs(margin, out=margin)
         margin -= 0.5
