@@ -628,7 +628,9 @@ def _small_integer_codes(series: pd.Series) -> tuple[np.ndarray, list] | None:
     return lookup[shifted], states
 
 
-def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarray, list] | None:
+def _small_integer_frame(
+    data: pd.DataFrame, max_states: int, column_dtypes: Sequence | None = None
+) -> tuple[np.ndarray, list] | None:
     """Codes and states of a frame whose columns all share one numpy bool or integer dtype,
     each spanning fewer than 127 values, in a few 2-D passes (0/1 matrices, one-hot
     data, small integer codes); ``None`` for any other frame.
@@ -636,7 +638,7 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     The same codes and states as the column-by-column path; much faster on wide
     frames, whose columns are often strided views of one 2-D block.
     """
-    dtypes = set(data.dtypes)
+    dtypes = set(data.dtypes if column_dtypes is None else column_dtypes)
     if len(dtypes) != 1 or data.shape[0] == 0:
         return None
     dtype = dtypes.pop()
@@ -644,7 +646,9 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
         return None
     values = data.to_numpy()
     n, d = values.shape
-    out = np.empty((n, d), dtype=np.int8)
+    # in the frame's own memory order (pandas keeps a column block's values column after
+    # column): writing across the order was 0.78 ms of a 10,000 x 50 table's 1.3 ms
+    out = np.empty((n, d), dtype=np.int8, order="F" if values.flags.f_contiguous else "C")
     if dtype.kind == "b":
         out[...] = values
         return out, [(False, True)] * d
@@ -655,6 +659,11 @@ def _small_integer_frame(data: pd.DataFrame, max_states: int) -> tuple[np.ndarra
     if span.max() >= 127 or span.min() < 0:  # negative: int64 overflow, a range over 2^63
         return None
     np.subtract(values, low, out=out, casting="unsafe")  # wraps harmlessly: 0 <= v - low < 127
+    if span.max() <= 1:  # 0/1 (or constant) columns: both ends present, nothing to look for
+        if span.max() + 1 > max_states:
+            return None  # the column-by-column path raises the error
+        lows = low.astype(np.int64).tolist()  # Python ints, as int(low[j]) below
+        return out, [(lo,) if s == 0 else (lo, lo + 1) for lo, s in zip(lows, span.tolist())]
     all_states = []
     for j in range(d):
         present = np.ones(int(span[j]) + 1, dtype=bool)
@@ -839,6 +848,8 @@ def check_column_names(columns: Sequence[Hashable]) -> None:
     columns = list(columns)
     if not columns:
         raise EmptyDataError("the table has no columns; give at least one column")
+    if all(type(c) is str for c in columns) and len(set(columns)) == len(columns):
+        return  # text names, all distinct: none missing, none repeated (the common case)
     # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
     unnamed = [j for j, c in enumerate(columns) if not isinstance(c, tuple) and pd.isna(c)]
     if unnamed:
@@ -979,7 +990,8 @@ def encode(
     # every problem of the table is collected and reported in one error at the end
     problems: list[TreelearnError] = []
     # column by column: no n x d boolean frame (it would be as large as a categorical input)
-    if all(isinstance(t, np.dtype) and t.kind in "biu" for t in data.dtypes):
+    dtypes = tuple(data.dtypes)  # one per column, in order (one Series, built once)
+    if all(isinstance(t, np.dtype) and t.kind in "biu" for t in dtypes):
         n_missing = np.zeros(len(columns), dtype=np.int64)  # numpy ints and bools hold no NaN
     else:
         n_missing = np.array([int(data[c].isna().sum()) for c in columns], dtype=np.int64)
@@ -998,7 +1010,7 @@ def encode(
                 )
             data = data.iloc[np.flatnonzero(keep)]
             weights = None if weights is None else weights[keep]
-    whole = None if states else _small_integer_frame(data, max_states)
+    whole = None if states else _small_integer_frame(data, max_states, dtypes)
     columns_to_encode: Sequence[Hashable]
     if whole is not None:
         matrix, all_states = whole
@@ -1033,7 +1045,6 @@ def encode(
         matrix[:, j] = codes
         all_states.append(tuple(col_states))
     raise_problems(problems)
-    dtypes = tuple(data[c].dtype for c in columns)
     for name, dtype, col_states in zip(columns, dtypes, all_states):
         note = notes.get(name) or (
             None if name in states else many_values_note(name, dtype, col_states)

@@ -30,7 +30,7 @@ from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import PairwiseRowsWarning
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
-from ..structure._trees import complete_graph, gc_paused, is_acyclic, orient, spanning_skeleton
+from ..structure._trees import complete_graph, gc_paused, is_acyclic, oriented_skeleton
 from ._em import chow_liu_em, fit_cpts_em
 
 __all__ = [
@@ -433,16 +433,17 @@ def chow_liu_from_counts(
         # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
         # counts cover every row)
         mi = pairwise_corrected(mi, stats, stats.columns)
-    skeleton = spanning_skeleton(
+    # orient(spanning_skeleton(...), root), built as the directed graph at once
+    structure = oriented_skeleton(
         list(stats.columns),
         mi,
         stats.states,
+        root=settings.root,
         forest=settings.forest,
         n=n,
         whitelist=settings.whitelist,
         blacklist=settings.blacklist,
     )
-    structure = orient(skeleton, settings.root)
     return build_model(
         structure,
         stats,

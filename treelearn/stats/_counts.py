@@ -114,7 +114,7 @@ class PairCounts:
             if (joint < 0).any():
                 object.__setattr__(self, "joint", np.maximum(joint, 0.0))
 
-    @property
+    @cached_property
     def offsets(self) -> np.ndarray:
         return offsets_of(self.cardinalities)
 
@@ -269,9 +269,17 @@ def _expand_rows(Y: np.ndarray, layout: _ReducedLayout, total: float) -> np.ndar
     F = np.zeros((int(offsets[-1]), Y.shape[1]), dtype=Y.dtype)
     F[layout.full_index] = Y[: len(layout.full_index)]
     first = offsets[:-1]
-    # state 0 = ones - missing - (states 1..k-1); F[first] is still 0, so reduceat sums the others
-    others = np.add.reduceat(F, first, axis=0)
-    F[first] = np.subtract(Y[layout.ones], others, out=others)
+    d = len(first)
+    if len(layout.levels) == 1 and len(layout.levels[0][1]) == d:  # every variable binary
+        # state 0 = ones - missing - state 1, written in place (F's rows paired by
+        # variable): no d x K temporary, the same numbers
+        pairs = F.reshape(d, 2, F.shape[1])
+        np.subtract(Y[layout.ones], pairs[:, 1], out=pairs[:, 0])
+    else:
+        # state 0 = ones - missing - (states 1..k-1); F[first] is still 0, so reduceat sums
+        # the others
+        others = np.add.reduceat(F, first, axis=0)
+        F[first] = np.subtract(Y[layout.ones], others, out=others)
     mv = layout.missing_vars
     F[first[mv]] -= Y[layout.missing_start : layout.missing_start + len(mv)]
     if F.dtype.kind == "f":  # fractional weights: the subtraction leaves round-off
@@ -281,10 +289,35 @@ def _expand_rows(Y: np.ndarray, layout: _ReducedLayout, total: float) -> np.ndar
 
 
 def _expand(M: np.ndarray, layout: _ReducedLayout) -> np.ndarray:
+    d = len(layout.offsets) - 1
+    binary = len(layout.levels) == 1 and len(layout.levels[0][1]) == d
+    if binary and M.dtype.kind in "iu" and not len(layout.missing_vars):
+        return _expand_binary(M, d)
     # expanding the rows, then the rows of the transpose, gives the transpose of
     # X.T @ X, which is symmetric: no final transposed copy is needed
     total = float(M[layout.ones, layout.ones])
     return _expand_rows(_expand_rows(M, layout, total).T, layout, total)
+
+
+def _expand_binary(M: np.ndarray, d: int) -> np.ndarray:
+    """:func:`_expand` of integer counts of ``d`` binary variables without missing values,
+    written straight into the ``2d x 2d`` result (no ``2d x (d + 1)`` half-way matrix, the
+    largest temporary of a 1,000-column count): ``Z`` is each variable's indicator of
+    state 1 and a column of ones, so with ``m = M[:d, :d]``, ``r = M[:d, d]`` (state 1's
+    counts) and ``n = M[d, d]``, the four cells of a pair are ``N11 = m``,
+    ``N10 = r_i - m``, ``N01 = r_j - m`` and ``N00 = n - r_i - r_j + m``, exactly.
+
+    >>> count_codes(np.array([[0, 1], [1, 1], [1, 0]]), [2, 2]).tolist()  # rows 01, 11, 10
+    [[1, 0, 0, 1], [0, 2, 1, 1], [0, 1, 1, 0], [1, 1, 0, 2]]
+    """
+    m, r, n = M[:d, :d], M[:d, d], M[d, d]
+    out = np.empty((2 * d, 2 * d), dtype=M.dtype)
+    cells = out.reshape(d, 2, d, 2)  # [i, a, j, b]
+    cells[:, 1, :, 1] = m
+    np.subtract(r[:, None], m, out=cells[:, 1, :, 0])
+    np.subtract(r[None, :], m, out=cells[:, 0, :, 1])
+    np.subtract(n - r[:, None], cells[:, 0, :, 1], out=cells[:, 0, :, 0])
+    return out
 
 
 #: ``count_codes`` multiplies sparse matrices instead of dense ones when ``Z`` is
@@ -395,6 +428,7 @@ def count_codes(
             X64 = X.astype(np.float64)
             product = X64.T @ (X64 * w[:, None])
             total += np.rint(product).astype(np.int64) if exact else product
+    del buffer  # the indicators are not needed while the counts are expanded
     return _expand(total, layout)
 
 
@@ -717,6 +751,44 @@ class CountedTable:
             "pairwise counts (a file read in chunks, Dask, a sparse matrix) cannot fit a CPT "
             "with more than one parent; load the data as a DataFrame"
         )
+
+    def family_counts_many(self, families: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """:meth:`family_counts` of many families, in order (the same values): when the pair
+        counts are known and every family has one or two variables (a tree's), the blocks of
+        one shape are gathered from the ``K x K`` matrix at once, not one slice, one offsets
+        array and one copy per node.
+
+        >>> import pandas as pd
+        >>> from treelearn.encoding._table import encode
+        >>> stats = CountedTable.of_table(encode(pd.DataFrame({"a": [0, 1, 1], "b": [1, 1, 0]})))
+        >>> [c.tolist() for c in stats.family_counts_many([[0, 1], [1]])]
+        [[[0, 1], [1, 1]], [1, 2]]
+        """
+        pairs_known = self.table is None or "counts" in self.__dict__
+        if (
+            type(self).family_counts is not CountedTable.family_counts  # e.g. wide columns
+            or (self.table is not None and not pairs_known)
+            or any(len(f) not in (1, 2) for f in families)
+        ):
+            return [self.family_counts(f) for f in families]
+        counts = self.counts
+        joint, offsets, k = counts.joint, counts.offsets, counts.cardinalities
+        out: list[Any] = [None] * len(families)
+        groups: dict[tuple, list[int]] = {}
+        for t, f in enumerate(families):
+            groups.setdefault(tuple(int(k[v]) for v in f), []).append(t)
+        for shape, where in groups.items():
+            members = np.array([families[t] for t in where], dtype=np.int64)
+            if len(shape) == 1:  # the marginal: the diagonal of the variable's own block
+                cells = offsets[members[:, 0], None] + np.arange(shape[0])
+                blocks = joint[cells, cells]
+            else:
+                rows = offsets[members[:, 0], None, None] + np.arange(shape[0])[:, None]
+                cols = offsets[members[:, 1], None, None] + np.arange(shape[1])
+                blocks = joint[rows, cols]
+            for t, block in zip(where, blocks):
+                out[t] = block
+        return out
 
     #: whether a model learned from these statistics keeps their :attr:`counts` (for
     #: ``partial_fit``); statistics that avoid the ``K x K`` matrix say no

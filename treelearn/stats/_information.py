@@ -115,39 +115,59 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
     """
     d = counts.n_variables
     k = counts.cardinalities.astype(float)
+    cards = counts.cardinalities
     offsets = counts.offsets
     starts = offsets[:-1]
-    owner = np.repeat(np.arange(d), counts.cardinalities)
-    N = counts.joint.astype(float)
-    # block sums (_block_sums): exact on integer counts, no K x d indicator products
-    cards = counts.cardinalities
-    row_marg = _block_sums(
-        N, starts, cards, axis=1
-    )  # [a, j]: state a (of its variable) where j is observed
-    col_marg = _block_sums(N, starts, cards, axis=0)  # [i, b]
-    n_pair = _block_sums(row_marg, starts, cards, axis=0)  # rows where both variables are observed
-    if alpha:
-        n_pair = n_pair + alpha * np.outer(k, k)
-        row_marg = row_marg + alpha * k[None, :]
-        col_marg = col_marg + alpha * k[:, None]
-    column_sums = np.empty((d, N.shape[1]))  # [i, b]: terms of block row i summed over its states
-    for i in range(d):  # one block row (k_i x K) at a time: no K x K temporaries
-        rows = slice(offsets[i], offsets[i + 1])
-        Ni = N[rows] + alpha if alpha else N[rows]
-        n_exp = n_pair[i, owner]
+    owner = np.repeat(np.arange(d), cards)
+    joint = counts.joint
+    K = joint.shape[1]
+    n_pair = np.empty((d, d))  # rows where both variables are observed
+    blocks = np.empty((d, d))  # each block's terms summed: its MI times its rows
+    # bands of block rows, each a few MiB of K-wide temporaries: one band for small tables
+    # (no loop over d), and never a float copy of the whole K x K count matrix
+    rows_per_band = max(1, MI_BAND_CELLS // max(K, 1))
+    first = 0
+    while first < d:
+        last = int(np.searchsorted(offsets, offsets[first] + rows_per_band, side="right")) - 1
+        last = min(max(last, first + 1), d)  # at least one variable, at most all
+        band = slice(int(offsets[first]), int(offsets[last]))
+        local_starts = starts[first:last] - offsets[first]
+        local_cards = cards[first:last]
+        N = joint[band].astype(float)
+        # block sums (_block_sums): exact on integer counts, no K x d indicator products
+        row_marg = _block_sums(N, starts, cards, axis=1)  # [a, j]: a where j is observed
+        col_marg = _block_sums(N, local_starts, local_cards, axis=0)  # [i, b]
+        pairs = _block_sums(row_marg, local_starts, local_cards, axis=0)  # [i, j]
+        if alpha:
+            pairs = pairs + alpha * np.outer(k[first:last], k)
+            row_marg = row_marg + alpha * k[None, :]
+            col_marg = col_marg + alpha * k[first:last, None]
+            N += alpha
+        local_owner = owner[band] - first
+        n_exp = pairs[local_owner][:, owner]
         # N log(N n / (R C)) summed over a block, divided by n, is the block's MI
         terms = _xlogx_ratio(
-            Ni,
-            row_marg[rows][:, owner],
-            col_marg[i][None, :],
-            np.where(n_exp > 0, n_exp, 1.0)[None, :],
+            N, row_marg[:, owner], col_marg[local_owner], np.where(n_exp > 0, n_exp, 1.0)
         )
-        column_sums[i] = terms.sum(axis=0)
-    blocks = _block_sums(column_sums, starts, cards, axis=1)
-    mi = np.where(n_pair > 0, blocks / np.where(n_pair > 0, n_pair, 1.0), 0.0)
+        # a block's rows added in order, then its columns
+        column_sums = _block_sums(terms, local_starts, local_cards, axis=0)
+        blocks[first:last] = _block_sums(column_sums, starts, cards, axis=1)
+        n_pair[first:last] = pairs
+        first = last
+    # in place (d x d matrices are the largest arrays here): MI = blocks / n, 0 without rows
+    observed = n_pair > 0
+    mi = np.divide(blocks, n_pair, out=blocks, where=observed)
+    mi[~observed] = 0.0
     np.fill_diagonal(mi, 0.0)
-    mi = np.maximum(mi, 0.0)  # rounding can leave -1e-17 on independent pairs
-    return (mi + mi.T) / 2  # exact symmetry, whatever the summation order
+    np.maximum(mi, 0.0, out=mi)  # rounding can leave -1e-17 on independent pairs
+    symmetric = np.add(mi, mi.T)  # exact symmetry, whatever the summation order
+    symmetric /= 2
+    return symmetric
+
+
+#: cells (rows x K) of each band of block rows :func:`mutual_information_matrix` computes at
+#: once: a few float temporaries of 1 MiB each, whatever the table's width
+MI_BAND_CELLS = 2**17
 
 
 def conditional_mutual_information_matrix(

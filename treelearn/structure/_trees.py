@@ -42,6 +42,7 @@ __all__ = [
     "maximum_spanning_tree",
     "orient",
     "orient_arrays",
+    "oriented_skeleton",
     "penalised_forest",
     "require_graph",
     "round_ties",
@@ -100,13 +101,23 @@ def round_ties(values: ArrayLike) -> np.ndarray:
     >>> round_ties([0.1 + 0.2, 1e-13]).tolist()
     [0.3, 0.0]
     """
-    values = np.array(values, dtype=float)  # a copy: the caller's array is not touched
+    values = np.asarray(values, dtype=float)  # only read: the caller's array is not touched
     scale = 10.0**TIE_DECIMALS
-    y = values * scale
-    out = np.asarray(np.rint(y) / scale)
+    y = np.multiply(values, scale, out=np.empty_like(values))  # an array, even of one value
+    out = np.rint(y)
+    out /= scale
+    out = np.asarray(out)
     with np.errstate(invalid="ignore"):
-        margin = np.abs(np.abs(y - np.floor(y)) - 0.5)
-        risky = ~(margin > np.abs(y) * 2.0**-50) | ~(np.abs(y) < 2.0**52)
+        # the same arithmetic in place (d x d weights: three temporaries, not eight)
+        margin = np.floor(y, out=np.empty_like(y))
+        np.subtract(y, margin, out=margin)
+        np.abs(margin, out=margin)
+        margin -= 0.5
+        np.abs(margin, out=margin)
+        size = np.abs(y, out=y)
+        risky = ~(size < 2.0**52)
+        size *= 2.0**-50
+        risky |= ~(margin > size)
     for idx in np.flatnonzero(risky):
         out.flat[idx] = round(float(values.flat[idx]), TIE_DECIMALS)
     return out
@@ -734,6 +745,56 @@ def spanning_tree_edges(
             f"for every pair; check the statistics the weights came from (row weights, "
             f"counts) for NaN"
         )
+    if d <= RANKED_PRIM_MAX:
+        return _prim_by_rank(W, present, order)
+    return _prim_by_pairs(W, present, order)
+
+
+#: up to this many variables the spanning tree ranks every pair once (one sort of the
+#: ``d (d - 1) / 2`` weights) and runs Prim on the ranks: 3 array operations per step
+#: (d = 50: 0.4 ms against 1.0 ms). Wider, the sort costs more than it saves (d = 1,000:
+#: 87 ms against 56 ms), and Prim compares weights and tie orders as it goes.
+RANKED_PRIM_MAX = 300
+
+
+def _prim_by_rank(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) -> list:
+    """:func:`spanning_tree_edges` from the rounded symmetric weights ``W`` and the upper
+    triangle ``present``, through each pair's place in Kruskal's order."""
+    d = W.shape[0]
+    # Every pair that is an edge gets its place in Kruskal's order (rounded weight
+    # descending, then the tie order): one sort of the upper triangle, after which Prim
+    # compares single distinct integers (a few array operations per step)
+    iu, ju = np.nonzero(present)  # row-major: the (i, j) column order
+    if order is None:
+        ranked = np.argsort(-W[iu, ju], kind="stable")
+    else:
+        ranked = np.lexsort((np.asarray(order, dtype=np.int64)[iu, ju], -W[iu, ju]))
+    absent = len(iu)  # larger than every rank: no edge
+    R = np.full((d, d), absent, dtype=np.int64)
+    place = np.empty(len(iu), dtype=np.int64)
+    place[ranked] = np.arange(len(iu))
+    R[iu, ju] = place
+    R[ju, iu] = place
+    done = absent + 1  # larger still: a node already in the tree is never picked
+    best = np.full(d, absent, dtype=np.int64)  # rank of each node's best edge into the tree
+    chosen: list[int] = []  # ranks are distinct: each names its edge
+    for _ in range(d):
+        x = int(np.argmin(best))  # the best edge; else (a new tree) the first node left
+        if best[x] < absent:
+            chosen.append(int(best[x]))
+        np.minimum(best, R[x], out=best)
+        R[:, x] = done  # x is in the tree: no later row offers an edge to it
+        best[x] = done
+    # Kruskal's order: rounded weight descending, then the tie order (the rank)
+    e = ranked[np.sort(np.array(chosen, dtype=np.int64))]
+    return list(zip(iu[e].tolist(), ju[e].tolist()))
+
+
+def _prim_by_pairs(W: np.ndarray, present: np.ndarray, order: np.ndarray | None) -> list:
+    """:func:`spanning_tree_edges` from the rounded symmetric weights ``W`` and the upper
+    triangle ``present``, comparing weights, then tie orders, at each step of Prim."""
+    d = W.shape[0]
+    upper = np.triu(np.ones((d, d), dtype=bool), k=1)
     present = present | present.T
     idx = np.arange(d)
     if order is not None:
@@ -893,6 +954,23 @@ def spanning_skeleton(
     >>> sorted(spanning_skeleton(["a", "b", "c"], W, whitelist=[("a", "c")]).edges())
     [('a', 'b'), ('a', 'c')]
     """
+    return _forest_graph(
+        *_skeleton_parts(names, weights, states, forest, n, n_classes, whitelist, blacklist)
+    )
+
+
+def _skeleton_parts(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None,
+    forest: str | float | None,
+    n: float | np.ndarray | None,
+    n_classes: int,
+    whitelist: Iterable[Sequence[Hashable]] | None,
+    blacklist: Iterable[Sequence[Hashable]] | None,
+) -> tuple[list, list[dict], list[tuple[int, int]], Callable[[int, int], dict], dict]:
+    """:func:`spanning_skeleton`'s choice, before any graph: the names, each node's
+    attributes, the chosen edges (Kruskal's order), each edge's attributes, the graph's."""
     forest = check_param("forest", forest, CONSTRAINTS["forest"], note=NOTES["forest"])
     n_classes = check_param("n_classes", n_classes, [Interval(Integral, 1, None)])
     names = list(names)
@@ -919,4 +997,92 @@ def spanning_skeleton(
 
     nodes = [{"states": list(s)} for s in states] if states is not None else [{}] * len(names)
     graph = {"n": n} if n is not None and np.ndim(n) == 0 else {}
-    return _forest_graph(names, nodes, chosen, attributes, graph)
+    return names, nodes, chosen, attributes, graph
+
+
+def oriented_skeleton(
+    names: Sequence[Hashable],
+    weights: np.ndarray,
+    states: Sequence[Sequence] | None = None,
+    *,
+    root: Hashable | None = None,
+    forest: str | float | None = None,
+    n: float | np.ndarray | None = None,
+    n_classes: int = 1,
+    whitelist: Iterable[Sequence[Hashable]] | None = None,
+    blacklist: Iterable[Sequence[Hashable]] | None = None,
+) -> nx.DiGraph:
+    """``orient(spanning_skeleton(names, weights, states, ...), root)``: the same directed
+    graph (nodes, edges, attributes, their order, ``roots``), without the undirected one.
+
+    The directed graph is determined by each node's parent: :func:`orient` adds a node's
+    children when its breadth-first search reaches it, in node order, so the edges are
+    listed by parent in node order, then child in node order. The parents come from one
+    search per component over adjacency lists (``O(d)``, no NetworkX traversal): for a
+    50-column Chow-Liu tree the undirected graph and :func:`orient` were ~0.4 ms of a 4 ms fit.
+
+    >>> W = np.array([[0, .5, .2], [.5, 0, .3], [.2, .3, 0]])
+    >>> D = oriented_skeleton(["a", "b", "c"], W, root="c")
+    >>> list(D.edges(data="weight")), D.graph["roots"]
+    ([('b', 'a', 0.5), ('c', 'b', 0.3)], ['c'])
+    """
+    names, nodes, chosen, attributes, graph = _skeleton_parts(
+        names, weights, states, forest, n, n_classes, whitelist, blacklist
+    )
+    d = len(names)
+    start = None
+    if root is not None:
+        try:
+            start = names.index(root)
+        except ValueError:
+            raise ColumnNotFoundError(
+                f"root {root!r} is not a variable of the tree; the variables are {names}"
+            ) from None
+    neighbours: list[list[int]] = [[] for _ in range(d)]
+    for i, j in chosen:
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+    for nb in neighbours:
+        nb.sort()
+    component = [-1] * d
+    firsts: list[int] = []
+    for s in range(d):  # label the components, numbered by their first node
+        if component[s] < 0:
+            c = len(firsts)
+            firsts.append(s)
+            component[s] = c
+            stack = [s]
+            while stack:
+                for v in neighbours[stack.pop()]:
+                    if component[v] < 0:
+                        component[v] = c
+                        stack.append(v)
+    roots = list(firsts)
+    if start is not None:
+        roots[component[start]] = start
+    children: list[list[int]] = [[] for _ in range(d)]
+    seen = [False] * d
+    for r in roots:  # each component's search from its root: a node's parent
+        seen[r] = True
+        queue = [r]
+        for u in queue:
+            for v in neighbours[u]:
+                if not seen[v]:
+                    seen[v] = True
+                    children[u].append(v)
+                    queue.append(v)
+    if start is not None:  # the root asked for comes first: it is ``model.root``
+        roots.remove(start)
+        roots.insert(0, start)
+    with gc_paused(d):
+        D = nx.DiGraph()
+        D.graph.update(graph)
+        D.add_nodes_from((name, dict(attrs)) for name, attrs in zip(names, nodes))
+        D.add_edges_from(
+            (names[u], names[v], attributes(min(u, v), max(u, v)))
+            for u in range(d)
+            for v in children[u]
+        )
+        # the root object asked for, as orient lists it (equal to its column's name)
+        D.graph["roots"] = [root if r == start else names[r] for r in roots]
+    return D
