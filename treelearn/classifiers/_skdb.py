@@ -24,10 +24,9 @@ from typing import ClassVar
 import networkx as nx
 import numpy as np
 
-from .._base.errors import MissingValuesError
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
-from ..stats._counts import ClassCounts
+from ..stats._counts import ClassCounts, family_counts_from_codes
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
@@ -72,15 +71,22 @@ def leave_one_out_losses(
     loss: str,
 ) -> np.ndarray:
     """``losses[k, s]``: the leave-one-out loss of ``M(k, s)`` over the rows ``codes``
-    (features then the class, complete; weighted by ``weights``), from the counts of
-    ``stats``. ``log_prior``: a fixed log class prior (``None``: the leave-one-out
+    (features then the class, ``-1`` a missing feature; weighted by ``weights``), from the
+    counts of ``stats``. ``log_prior``: a fixed log class prior (``None``: the leave-one-out
     frequencies with ``alpha``). ``loss``: ``"log_loss"`` (``-sum w_i log p(y_i | x_i)``)
     or ``"zero_one"`` (the weight of the rows whose most probable class is wrong).
 
     A row's term for a class other than its own is the full-data CPT entry: a gather from
     the ``|C| x configurations x states`` log table. Only its own class's term leaves the
     row out: without weights that is a second table (every row takes off 1), with weights
-    one expression per row."""
+    one expression per row.
+
+    Missing feature values: each family is counted over the rows where it is observed (as
+    the fitted CPTs are); a row's missing ``x_j`` contributes nothing (summed out, a factor
+    1), and a row with ``x_j`` observed but a parent missing takes ``x_j``'s family with
+    the parents ranked before its first missing one (a row is left out only of families it
+    was counted in). That is the network's posterior for a missing feature, and an
+    approximation of it for a missing parent (summed out exactly at prediction)."""
     n, d = codes.shape[0], codes.shape[1] - 1
     c = d
     # one contiguous row per column (a column of the row-major codes is a strided read), as
@@ -111,58 +117,81 @@ def leave_one_out_losses(
             return _log_loss(joint, own_joint, w, buf)
         return _zero_one(joint, own_joint, y, w)
 
+    def family_term(counts: np.ndarray, cell: np.ndarray, k_j: int) -> np.ndarray:
+        """Each row's ``log p(x_j | c, u)`` for every class, its own class left out."""
+        num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
+        den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
+        log_cpt = np.log((num + alpha) / (den + k_j * alpha))
+        if weights is None:  # every row takes off 1: a second table, one gather
+            left_out = np.log(
+                (np.maximum(num - 1.0, 0.0) + alpha) / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
+            )
+            # table[c, y, cell]: the row's own class (c == y) left out, or the CPT
+            table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
+            table[np.arange(n_classes), np.arange(n_classes)] = left_out
+            return np.take(table.reshape(n_classes, -1), y * num.shape[1] + cell, axis=1)
+        # the own class: the same expression, the row's weight taken off
+        term = np.take(log_cpt, cell, axis=1)
+        at = y * num.shape[1] + cell
+        term.flat[own_cell] = np.log(
+            (np.maximum(np.take(num, at) - w, 0.0) + alpha)
+            / (np.maximum(np.take(den, at) - w, 0.0) + k_j * alpha)
+        )
+        return term
+
+    observed = columns >= 0
+    safe = np.maximum(columns, 0)  # a missing code indexes state 0; its rows are masked
     sums = np.repeat(base[None], max_k + 1, axis=0)  # (k, classes, rows)
     losses = np.empty((max_k + 1, d + 1))
     losses[:, 0] = score(base)
     cards = stats.cardinalities
     for s, (j, parents) in enumerate(ranked):  # d steps, each over every row at once
-        full = np.asarray(stats.family_counts([c, *parents, j]), dtype=float)
         k_j = int(cards[j])
+        gaps = not all(observed[v].all() for v in (j, *parents))
+        full = None if gaps else np.asarray(stats.family_counts([c, *parents, j]), dtype=float)
+        # the parents observed before the row's first missing one (all of them: none missing)
+        prefix = np.full(n, len(parents), dtype=np.intp)
+        for r in range(len(parents) - 1, -1, -1):
+            prefix[~observed[parents[r]]] = r
+        raw: list[np.ndarray] = []  # raw[k]: the family of the first k parents
         term = None
         config = np.zeros(n, dtype=np.intp)  # each row's configuration of the first k parents
         for k in range(max_k + 1):
             if k <= len(parents):  # k parents: the marginal of the largest family
                 if k:
-                    config = config * int(cards[parents[k - 1]]) + columns[parents[k - 1]]
-                counts = (
-                    full.sum(axis=tuple(range(1 + k, 1 + len(parents))))
-                    if k < len(parents)
-                    else full
-                )
-                num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
-                den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
-                cell = config * k_j + columns[j]  # each row's (configuration, state)
-                log_cpt = np.log((num + alpha) / (den + k_j * alpha))
-                if weights is None:  # every row takes off 1: a second table, one gather
-                    left_out = np.log(
-                        (np.maximum(num - 1.0, 0.0) + alpha)
-                        / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
+                    config = config * int(cards[parents[k - 1]]) + safe[parents[k - 1]]
+                if full is not None:
+                    counts = (
+                        full.sum(axis=tuple(range(1 + k, 1 + len(parents))))
+                        if k < len(parents)
+                        else full
                     )
-                    # table[c, y, cell]: the row's own class (c == y) left out, or the CPT
-                    table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
-                    table[np.arange(n_classes), np.arange(n_classes)] = left_out
-                    term = np.take(table.reshape(n_classes, -1), y * num.shape[1] + cell, axis=1)
-                else:  # the own class: the same expression, the row's weight taken off
-                    term = np.take(log_cpt, cell, axis=1)
-                    at = y * num.shape[1] + cell
-                    term.flat[own_cell] = np.log(
-                        (np.maximum(np.take(num, at) - w, 0.0) + alpha)
-                        / (np.maximum(np.take(den, at) - w, 0.0) + k_j * alpha)
+                else:  # over the rows where this family is observed
+                    counts = np.asarray(
+                        family_counts_from_codes(codes, cards, [c, *parents[:k], j], weights),
+                        dtype=float,
                     )
+                raw.append(family_term(counts, config * k_j + safe[j], k_j))
+                term = raw[k]
+                if gaps:  # a missing parent: its row keeps the parents before it
+                    term = term.copy()
+                    short = prefix < k
+                    if short.any():
+                        term[:, short] = _earlier(raw, prefix, short)
+                    term[:, ~observed[j]] = 0.0  # a missing x_j is summed out: a factor 1
             sums[k] += term  # more parents than the feature has: its full family
             losses[k, s + 1] = score(sums[k])
     return losses
 
 
-def _refuse_missing(codes: np.ndarray, features: list) -> None:
-    """Leave-one-out is over complete rows: a missing feature value is an error."""
-    missing = (codes[:, : len(features)] < 0).any(axis=0)
-    if missing.any():
-        raise MissingValuesError(
-            f"SKDB chooses its model by leave-one-out over complete rows; the feature(s) "
-            f"{[features[j] for j in np.flatnonzero(missing)][:10]} have missing values: "
-            f"drop or fill those rows (or use tl.KDB, which counts around them)"
-        )
+def _earlier(raw: list[np.ndarray], prefix: np.ndarray, short: np.ndarray) -> np.ndarray:
+    """The terms of the rows ``short`` from the family of their first ``prefix`` parents."""
+    rows = np.flatnonzero(short)
+    out = np.empty((raw[0].shape[0], len(rows)))
+    for k in np.unique(prefix[rows]):
+        at = prefix[rows] == k
+        out[:, at] = raw[int(k)][:, rows[at]]
+    return out
 
 
 class SKDB(PartialFitNetwork, SingleNetworkClassifier):
@@ -201,8 +230,11 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     Notes
     -----
     Leave-one-out needs the rows: the training data in memory (a DataFrame, an array
-    or a file), complete (no missing feature value). A row's weight is left out with
-    it (integer weights are not the row repeated here: its copies leave together).
+    or a file). A row's weight is left out with it (integer weights are not the row
+    repeated here: its copies leave together). Missing feature values are counted
+    around (each family over the rows where it is observed; see
+    :func:`leave_one_out_losses` for a row's leave-one-out term) and summed out exactly at
+    prediction.
 
     See Also
     --------
@@ -259,20 +291,11 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         self.numbers = numbers
         self.categorical = categorical
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # leave-one-out needs complete rows
-        return tags
-
     def _prior_pseudocount(self, params: dict) -> float:
         return params["alpha"]
 
     def _keeps_rows(self, params: dict) -> bool:
         return True  # the leave-one-out pass revisits every row
-
-    def _check_chunk(self, stats: ClassCounts, params: dict) -> None:
-        if stats.table is not None:  # (rows elsewhere are refused when they are kept)
-            _refuse_missing(stats.table.codes, list(stats.columns[:-1]))
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
@@ -289,7 +312,6 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
             if all(p[1] is None for p in parts)
             else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
         )
-        _refuse_missing(codes, features)
         log_prior = None
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_
