@@ -184,7 +184,7 @@ def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
 
 def test_the_fast_paths_equal_their_definitions():
     # the scores: logsumexp and argmax over the classes, on spreads past exp's range and ties
-    from treelearn.classifiers._skdb import _log_loss, _zero_one
+    from treelearn.classifiers._seminaive import _log_loss, _zero_one
 
     rng = np.random.default_rng(4)
     joint = rng.normal(0, 400, (3, 500))
