@@ -122,12 +122,13 @@ def test_selection_drops_noise_features_and_keeps_the_informative_ones():
     assert clf.score(X, y) >= tl.NaiveBayes().fit(X, y).score(X, y)
 
 
-def test_missing_values_and_options_are_errors():
+def test_options_are_errors_and_missing_values_are_counted_around():
     X, y = data(30, seed=1)
     X = X.astype(float)
     X.iloc[0, 1] = np.nan
-    with pytest.raises(tl.MissingValuesError, match=r"leave-one-out over complete rows.*f1"):
-        tl.SKDB().fit(X, y)
+    # missing cells: leave-one-out over the rows each family is observed in
+    # (tests/test_missing_cells_structure.py checks it against refitting)
+    assert np.isfinite(tl.SKDB(numbers="states").fit(X, y).loo_loss_).all()
     with pytest.raises(tl.TreelearnError, match="alpha"):
         tl.SKDB(alpha=0).fit(X.fillna(0), y)
     with pytest.raises(tl.TreelearnError, match="loss"):
@@ -183,7 +184,7 @@ def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
 
 def test_the_fast_paths_equal_their_definitions():
     # the scores: logsumexp and argmax over the classes, on spreads past exp's range and ties
-    from treelearn.classifiers._skdb import _log_loss, _zero_one
+    from treelearn.classifiers._seminaive import _log_loss, _zero_one
 
     rng = np.random.default_rng(4)
     joint = rng.normal(0, 400, (3, 500))

@@ -280,9 +280,8 @@ def test_errors_name_the_fix():
     with pytest.raises(tl.TreelearnError, match=r"cv=5.*n_samples = 4"):
         tl.FSSJ().fit(X.iloc[:4], y.iloc[:4])
     Xf = X.astype(float)
-    Xf.iloc[0, 2] = np.nan
-    with pytest.raises(tl.MissingValuesError, match=r"complete rows.*f2"):
-        tl.BSEJ().fit(Xf, y)
+    Xf.iloc[0, 2] = np.nan  # counted around (tests/test_missing_cells_structure.py)
+    assert len(tl.BSEJ(numbers="states").fit(Xf, y).cv_accuracy_) >= 1
     for bad in ({"cv": 1}, {"alpha": 0}, {"n_jobs": "two"}, {"n_jobs": 0}, {"random_state": -1}):
         with pytest.raises(tl.TreelearnError, match=next(iter(bad))):
             tl.TANHillClimb(**bad).fit(X, y)

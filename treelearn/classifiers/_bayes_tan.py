@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from numbers import Real
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import MissingValuesError, TreelearnError
+from .._base.errors import TreelearnError
 from .._base.jsonvalues import encode_label, json_value
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
@@ -44,7 +44,51 @@ from ..structure._spanning_sums import edge_marginals, log_spanning_tree_sum
 from ..structure._trees import spanning_tree_edges
 from ._base import CategoricalClassifier
 
-__all__ = ["BayesianTAN"]
+__all__ = ["BayesianTAN", "pairwise_complete_tables"]
+
+
+def pairwise_complete_tables(
+    counts: Any, equivalent_sample_size: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(log w, log θ, log ρ)`` of one class's pair counts with missing cells: each pair
+    ``(u, v)``'s edge weight and ratio over the rows where both are observed, each node's
+    ``θ`` over the rows where it is observed (available-case BDeu).
+
+    ``log w_uv = log ML_uv - log ML_u - log ML_v`` with the three marginal likelihoods over
+    the ``n_uv`` rows where ``u`` and ``v`` are observed; ``θ_u(a) = (N_u(a) + s / r_u) /
+    (n_u + s)``; ``log ρ_uv(a, b) = log θ_uv(a, b) - log θ^uv_u(a) - log θ^uv_v(b)``, the
+    ``θ^uv`` the pair's own margins (so ``ρ`` averages to 1 over either margin, as for
+    complete rows). Without missing cells these are
+    :func:`~treelearn.learners._bayes_trees.bdeu_edge_weights`' and
+    :func:`~treelearn.learners._bayes_trees.bdeu_predictive_tables`' numbers.
+    """
+    from scipy.special import gammaln  # here: loading a saved posterior needs no SciPy
+
+    ess = equivalent_sample_size
+    k = np.asarray(counts.cardinalities, dtype=float)
+    d = len(k)
+    owner = np.repeat(np.arange(d), counts.cardinalities)
+    B = np.zeros((len(owner), d))
+    B[np.arange(len(owner)), owner] = 1.0
+    joint = np.asarray(counts.joint, dtype=float)
+    n_pair = B.T @ joint @ B  # [u, v]: the rows where both are observed
+    node_alpha = ess / k[owner]
+    # [state a of u, v]: u's counts over the rows where v is observed
+    u_on_pair = joint @ B
+    node_on_pair = B.T @ (gammaln(u_on_pair + node_alpha[:, None]) - gammaln(node_alpha)[:, None])
+    cell_alpha = ess / (k[owner][:, None] * k[owner][None, :])
+    pair_terms = B.T @ (gammaln(joint + cell_alpha) - gammaln(cell_alpha)) @ B
+    const = gammaln(ess) - gammaln(n_pair + ess)
+    # log ML_uv - log ML_u - log ML_v: the constant once in each, so minus one in total
+    log_w = pair_terms - node_on_pair - node_on_pair.T - const
+    log_w[np.arange(d), np.arange(d)] = -np.inf
+    n_node = np.diagonal(n_pair)
+    log_theta = np.log((np.diagonal(joint) + node_alpha) / (n_node[owner] + ess))
+    total = n_pair[owner][:, owner] + ess  # [a, b]: the pair's rows, plus s
+    log_pair = np.log((joint + cell_alpha) / total)
+    margin_u = np.log((u_on_pair[:, owner] + node_alpha[:, None]) / total)  # θ^uv_u(a)
+    margin_v = margin_u.T  # θ^uv_v(b): the same table seen from v
+    return log_w, log_theta, log_pair - margin_u - margin_v
 
 
 class BayesianTAN(CategoricalClassifier):
@@ -68,9 +112,13 @@ class BayesianTAN(CategoricalClassifier):
 
     Notes
     -----
-    The training data must have no missing feature values; at prediction time
-    missing values are summed out exactly (through their completions). An
-    unseen feature value raises :class:`~treelearn.UnseenStateError`.
+    Missing feature values in training: each class's pair tables are counted over the rows
+    where both features are observed and each feature's over the rows where it is
+    (available-case BDeu, :func:`pairwise_complete_tables`; the exact posterior over trees
+    of incomplete rows has no closed form). Without missing values this is Cerquides and
+    López de Màntaras' posterior exactly. At prediction time missing values are summed
+    out exactly (through their completions). An unseen feature value raises
+    :class:`~treelearn.UnseenStateError`.
 
     See Also
     --------
@@ -110,16 +158,12 @@ class BayesianTAN(CategoricalClassifier):
         self.numbers = numbers
         self.categorical = categorical
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # training rows must be complete (see above)
-        return tags
-
     def _prior_pseudocount(self, params: dict) -> float:
         return params["equivalent_sample_size"] / len(self.classes_)  # BDeu: s / r_C per class
 
     def _learn(self, stats: ClassCounts, params: dict) -> None:
-        """Count ``X`` (no missing values) and ``y`` once, and build the posterior over trees."""
+        """Count ``X`` and ``y`` once, and build the posterior over trees (pairwise-complete
+        counts where cells are missing: :func:`pairwise_complete_tables`)."""
         s = params["equivalent_sample_size"]
         d = stats.class_index
         self.states_ = [list(st) for st in stats.states[:d]]
@@ -135,17 +179,13 @@ class BayesianTAN(CategoricalClassifier):
         for c in range(r_c):
             counts = stats.within_class(c).counts
             totals = np.asarray(counts.pair_totals(), dtype=float)
-            # a pair observed on fewer rows than the class has (weights: up to round-off)
-            short = ~np.isclose(totals, float(counts.n_rows), rtol=1e-9, atol=0)
-            if d and short.any():
-                j = int(np.argwhere(short)[0][0])
-                raise MissingValuesError(
-                    f"BayesianTAN needs complete training rows; feature "
-                    f"{self.feature_names_in_[j]!r} has missing values (NaN): drop or impute them",
-                    column=self.feature_names_in_[j],
-                )
-            log_w = log_w + bdeu_edge_weights(counts, s / r_c)[1]
-            theta, rho = bdeu_predictive_tables(counts, s / r_c)
+            # every pair observed on every row of the class (weights: up to round-off)
+            if not d or np.allclose(totals, float(counts.n_rows), rtol=1e-9, atol=0):
+                log_w = log_w + bdeu_edge_weights(counts, s / r_c)[1]
+                theta, rho = bdeu_predictive_tables(counts, s / r_c)
+            else:
+                edge_w, theta, rho = pairwise_complete_tables(counts, s / r_c)
+                log_w = log_w + edge_w
             thetas.append(theta)
             rhos.append(rho)
         log_w[np.arange(d), np.arange(d)] = -np.inf

@@ -31,7 +31,6 @@ from typing import ClassVar
 import networkx as nx
 import numpy as np
 
-from .._base.errors import MissingValuesError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import Interval
@@ -46,10 +45,14 @@ __all__ = ["ETAN", "etan_family_scores"]
 def etan_family_scores(per_class: Sequence, d: int, ess: float) -> dict[str, np.ndarray]:
     """BDeu of every family ETAN considers, for the first ``d`` columns (the features).
 
-    ``per_class``: one :class:`~treelearn.stats._counts.PairCounts` per class over complete
-    rows. Returns ``"none"`` and ``"class"`` (``(d,)``: ``BDeu(i | {})``, ``BDeu(i | C)``) and
-    ``"parent"`` and ``"class_parent"`` (``(d, d)``, ``[j, i]``: ``BDeu(i | X_j)``,
-    ``BDeu(i | C, X_j)``; the diagonal ``-inf``).
+    ``per_class``: one :class:`~treelearn.stats._counts.PairCounts` per class. Returns
+    ``"none"`` and ``"class"`` (``(d,)``: ``BDeu(i | {})``, ``BDeu(i | C)`` over the rows
+    where ``X_i`` is observed), ``"parent"`` and ``"class_parent"`` (``(d, d)``, ``[j, i]``:
+    ``BDeu(i | X_j)``, ``BDeu(i | C, X_j)`` over the rows where both are observed; the
+    diagonal ``-inf``) and ``"none_on_pair"`` and ``"class_on_pair"`` (``(d, d)``, ``[j, i]``:
+    ``BDeu(i | {})``, ``BDeu(i | C)`` over those same rows, so that adding ``X_j`` as a
+    parent is scored on one set of rows; their diagonal 0). Without missing cells every row counts
+    everywhere, and ``*_on_pair[j, i]`` equals ``none[i]`` / ``class[i]``.
     """
     from scipy.special import gammaln  # here: loading a saved ETAN needs no SciPy
 
@@ -62,7 +65,6 @@ def etan_family_scores(per_class: Sequence, d: int, ess: float) -> dict[str, np.
     C = len(per_class)
     joints = [np.asarray(pc.joint, dtype=float)[:width, :width] for pc in per_class]
     total = sum(joints[1:], start=joints[0])  # two classes or more
-    n = float(np.trace(total[: cards[0], : cards[0]])) if d else 0.0
 
     def block_sums(cells: np.ndarray) -> np.ndarray:  # [j, i]: the block of (j, i) summed
         return B.T @ cells @ B
@@ -70,30 +72,49 @@ def etan_family_scores(per_class: Sequence, d: int, ess: float) -> dict[str, np.
     def node_sums(values: np.ndarray) -> np.ndarray:  # per variable, over its states
         return np.bincount(owner, weights=values, minlength=d)
 
-    # no parent, and the class only: a multinomial over r states (q = 1, then q = C)
-    marg = np.diagonal(total)
-    a0 = ess / k[owner]
-    none = gammaln(ess) - gammaln(ess + n) + node_sums(gammaln(marg + a0) - gammaln(a0))
-    aC = ess / (C * k[owner])
-    given_class = np.zeros(d)
+    def multinomial(J: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+        """``BDeu(i | a parent of q configurations, one of them)`` of the counts ``J``:
+        ``(over the rows where X_i is observed (d,), over the rows where X_j and X_i are
+        (d, d) [j, i])``."""
+        a = ess / (q * k[owner])  # per state of X_i
+        alone = node_sums(gammaln(np.diagonal(J) + a) - gammaln(a))
+        alone += gammaln(ess / q) - gammaln(ess / q + node_sums(np.diagonal(J)))
+        # X_i's states over the rows where X_j is observed: the block (j, i)'s column sums
+        on_pair_states = B.T @ J  # [j, state of i]
+        on_pair = (gammaln(on_pair_states + a[None, :]) - gammaln(a[None, :])) @ B
+        on_pair += gammaln(ess / q) - gammaln(ess / q + block_sums(J))
+        return alone, on_pair
+
+    none, none_on_pair = multinomial(total, 1.0)
+    given_class, class_on_pair = np.zeros(d), np.zeros((d, d))
     for J in joints:
-        n_c = float(np.trace(J[: cards[0], : cards[0]])) if d else 0.0
-        given_class += gammaln(ess / C) - gammaln(ess / C + n_c)
-        given_class += node_sums(gammaln(np.diagonal(J) + aC) - gammaln(aC))
-    # one feature parent j (q = k_j), and the class with it (q = C k_j)
+        alone, on_pair = multinomial(J, float(C))
+        given_class += alone
+        class_on_pair += on_pair
+    # one feature parent j (q = k_j), and the class with it (q = C k_j); X_j's state counts
+    # over the rows where X_i is observed: the block (j, i)'s row sums
     cell = ess / (k[owner][:, None] * k[owner][None, :])  # ess / (q r) for q = k_j
-    parent = block_sums(gammaln(total + cell) - gammaln(cell))
     aj = ess / k[owner]
-    parent += node_sums(gammaln(aj) - gammaln(aj + marg))[:, None]
+    parent = block_sums(gammaln(total + cell) - gammaln(cell))
+    parent += B.T @ (gammaln(aj[:, None]) - gammaln(aj[:, None] + total @ B))
     class_parent = np.zeros((d, d))
     cellC = cell / C
     ajC = ess / (C * k[owner])
     for J in joints:
         class_parent += block_sums(gammaln(J + cellC) - gammaln(cellC))
-        class_parent += node_sums(gammaln(ajC) - gammaln(ajC + np.diagonal(J)))[:, None]
+        class_parent += B.T @ (gammaln(ajC[:, None]) - gammaln(ajC[:, None] + J @ B))
     np.fill_diagonal(parent, -np.inf)
     np.fill_diagonal(class_parent, -np.inf)
-    return {"none": none, "class": given_class, "parent": parent, "class_parent": class_parent}
+    np.fill_diagonal(none_on_pair, 0.0)  # no arc i -> i: unused
+    np.fill_diagonal(class_on_pair, 0.0)
+    return {
+        "none": none,
+        "class": given_class,
+        "parent": parent,
+        "class_parent": class_parent,
+        "none_on_pair": none_on_pair,
+        "class_on_pair": class_on_pair,
+    }
 
 
 class ETAN(SingleNetworkClassifier):
@@ -121,7 +142,14 @@ class ETAN(SingleNetworkClassifier):
 
     Notes
     -----
-    The score compares families over the same rows: the training rows must be complete.
+    Missing feature values: every count is pairwise-complete (as :class:`~treelearn.TAN`'s
+    conditional mutual information). A root's family ``X_i`` (with or without the class)
+    is scored over the rows where ``X_i`` is observed; an arc ``j -> i`` is worth the gain
+    of adding ``X_j`` to ``X_i``'s family, both families scored over the rows where ``X_i``
+    and ``X_j`` are observed (so no arc gains from rows it does not see), and
+    ``structure_score_`` sums the chosen families' scores over their own rows (a BDeu of
+    the whole network when the rows are complete). Each CPT is learned from the rows where
+    its family is observed; prediction sums a missing feature out exactly.
 
     See Also
     --------
@@ -169,28 +197,9 @@ class ETAN(SingleNetworkClassifier):
         self.numbers = numbers
         self.categorical = categorical
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # the families' scores need complete rows
-        return tags
-
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
         d = len(features)
-        if stats.table is not None:
-            missing = (stats.table.codes[:, :d] < 0).any(axis=0)
-            if missing.any():
-                raise MissingValuesError(
-                    f"ETAN compares the families' BDeu scores over the same rows; the "
-                    f"feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} have "
-                    f"missing values: drop or fill those rows"
-                )
-        elif any(np.any(pc.pair_totals()[:d, :d] != pc.n_rows) for pc in stats.per_class):
-            raise MissingValuesError(
-                "ETAN compares the families' BDeu scores over the same "
-                "rows; these counts have missing values: drop or fill "
-                "those rows"
-            )
         width = int(stats.cardinalities[:d].sum())
         check_memory(
             8.0 * 4 * width * width,
@@ -198,9 +207,10 @@ class ETAN(SingleNetworkClassifier):
             "use features with fewer states",
         )
         s = etan_family_scores(stats.per_class, d, params["equivalent_sample_size"])
-        alone = np.maximum(s["none"], s["class"])
         with_parent = np.maximum(s["parent"], s["class_parent"])
-        gain = round_ties(with_parent - alone[None, :])  # [j, i]: the arc j -> i
+        # [j, i]: the arc j -> i, with and without X_j over the rows where both are observed
+        alone_on_pair = np.maximum(s["none_on_pair"], s["class_on_pair"])
+        gain = round_ties(with_parent - alone_on_pair)
         G = nx.DiGraph()
         G.add_nodes_from(range(d))
         G.add_weighted_edges_from(

@@ -24,7 +24,11 @@ A missing cell (NaN) at prediction is summed out exactly (the observed features'
 Gaussian: the sub-matrix of each class's covariance, one factor per pattern of missing
 features). With ``diagonal`` and ``isotropic`` covariances rows with missing cells can
 be learned from too: each class's mean and variance of a feature come from the rows
-where it is observed (as :class:`~treelearn.MixedNaiveBayes` learns).
+where it is observed (as :class:`~treelearn.MixedNaiveBayes` learns). With ``full`` and
+``shared`` covariances they are refused, naming ``covariance="diagonal"`` as the fix: a
+covariance matrix from incomplete rows needs EM (Little and Rubin, *Statistical Analysis
+with Missing Data*, 2nd ed., 2002, ch. 11), and pairwise-complete covariances need not
+form a positive definite matrix.
 
 Everything is learned from per-class statistics that add up, read by
 :mod:`treelearn.sources._gaussian` from any input (a DataFrame, an array, a
@@ -46,7 +50,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.utils.validation import check_is_fitted
 
-from .._base.errors import TreelearnError
+from .._base.errors import MissingValuesError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
@@ -139,7 +143,21 @@ class GaussianClassifier(NumericClassifier):
         """Means and covariances per class (``full``, ``shared``), or means and variances per
         class and feature (``diagonal``, ``isotropic``), from any kind of input."""
         if self.covariance in ("full", "shared"):
-            return super()._statistics(X, y, sample_weight)
+            try:
+                return super()._statistics(X, y, sample_weight)
+            except MissingValuesError as err:
+                # a covariance matrix from rows with missing cells needs EM (Little and
+                # Rubin 2002, ch. 11), which this classifier does not run; pairwise
+                # covariances need not make a positive definite matrix
+                raise MissingValuesError(
+                    f"{err}; or pass covariance='diagonal', which learns each feature's "
+                    f"mean and variance from the rows where it is observed (covariance="
+                    f"{self.covariance!r} needs every feature of a training row)",
+                    column=err.column,
+                    values=err.values,
+                    reason=err.reason,
+                    fixes=err.fixes,
+                ) from err
         return variances_by_class(
             X, y, missing="pairwise", sample_weight=sample_weight, learner=self._where
         )

@@ -24,7 +24,6 @@ from typing import ClassVar
 import networkx as nx
 import numpy as np
 
-from .._base.errors import MissingValuesError
 from .._base.persistence import SavedState
 from .._base.validation import Interval, Options
 from ..stats._counts import ClassCounts
@@ -33,136 +32,9 @@ from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
 from ._partial import ChunkCounts, PartialFitNetwork
-from ._seminaive import kdb_parents
+from ._seminaive import kdb_parents, leave_one_out_losses
 
-__all__ = ["SKDB", "leave_one_out_losses"]
-
-
-def _log_loss(joint: np.ndarray, own: np.ndarray, w: np.ndarray, buf: np.ndarray) -> float:
-    """``sum_i w_i (logsumexp_c joint[c, i] - own_i)``, through the SIMD ``exp`` and ``log``
-    (``logaddexp`` has none), the row's peak taken out first; ``buf``: scratch of
-    ``joint``'s shape."""
-    peak = joint.max(axis=0)
-    np.subtract(joint, peak, out=buf)
-    # below exp(-700) a term is lost in the round-off of a sum holding 1 (the peak's);
-    # clipping there keeps exp off its slow subnormal path
-    np.maximum(buf, -700.0, out=buf)
-    np.exp(buf, out=buf)
-    return float(w @ (np.log(buf.sum(axis=0)) + peak - own))
-
-
-def _zero_one(joint: np.ndarray, own: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """The weight of the rows whose first most probable class (``argmax``) is not ``y``:
-    a class scores above the row's own, or level with it and before it."""
-    wrong = np.zeros(joint.shape[1], dtype=bool)
-    for c in range(joint.shape[0]):  # the classes: a few vector ops each
-        wrong |= (joint[c] > own) | ((joint[c] == own) & (c < y))
-    return float(w @ wrong)
-
-
-def leave_one_out_losses(
-    stats: ClassCounts,
-    ranked: list[tuple[int, list[int]]],
-    max_k: int,
-    codes: np.ndarray,
-    weights: np.ndarray | None,
-    *,
-    alpha: float,
-    log_prior: np.ndarray | None,
-    loss: str,
-) -> np.ndarray:
-    """``losses[k, s]``: the leave-one-out loss of ``M(k, s)`` over the rows ``codes``
-    (features then the class, complete; weighted by ``weights``), from the counts of
-    ``stats``. ``log_prior``: a fixed log class prior (``None``: the leave-one-out
-    frequencies with ``alpha``). ``loss``: ``"log_loss"`` (``-sum w_i log p(y_i | x_i)``)
-    or ``"zero_one"`` (the weight of the rows whose most probable class is wrong).
-
-    A row's term for a class other than its own is the full-data CPT entry: a gather from
-    the ``|C| x configurations x states`` log table. Only its own class's term leaves the
-    row out: without weights that is a second table (every row takes off 1), with weights
-    one expression per row."""
-    n, d = codes.shape[0], codes.shape[1] - 1
-    c = d
-    # one contiguous row per column (a column of the row-major codes is a strided read), as
-    # intp once: every gather below indexes with these
-    columns = np.ascontiguousarray(codes.T, dtype=np.intp)
-    y = columns[c]
-    n_classes = len(stats.classes)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if log_prior is None:
-        class_count = np.asarray(stats.class_count, dtype=float)
-        total = class_count.sum()
-        own = np.zeros((n_classes, n))
-        own[y, np.arange(n)] = w  # the row's own weight, in its class's counts only
-        prior = (np.maximum(class_count[:, None] - own, 0.0) + alpha) / (
-            np.maximum(total - w, 0.0) + n_classes * alpha
-        )[None, :]
-        base = np.log(prior)
-    else:
-        base = np.repeat(np.asarray(log_prior, dtype=float)[:, None], n, axis=1)
-
-    own_cell = y * n + np.arange(n)  # each row's own class, in the flattened (classes, rows)
-
-    buf = np.empty((n_classes, n))
-
-    def score(joint: np.ndarray) -> float:
-        own_joint = np.take(joint, own_cell)
-        if loss == "log_loss":
-            return _log_loss(joint, own_joint, w, buf)
-        return _zero_one(joint, own_joint, y, w)
-
-    sums = np.repeat(base[None], max_k + 1, axis=0)  # (k, classes, rows)
-    losses = np.empty((max_k + 1, d + 1))
-    losses[:, 0] = score(base)
-    cards = stats.cardinalities
-    for s, (j, parents) in enumerate(ranked):  # d steps, each over every row at once
-        full = np.asarray(stats.family_counts([c, *parents, j]), dtype=float)
-        k_j = int(cards[j])
-        term = None
-        config = np.zeros(n, dtype=np.intp)  # each row's configuration of the first k parents
-        for k in range(max_k + 1):
-            if k <= len(parents):  # k parents: the marginal of the largest family
-                if k:
-                    config = config * int(cards[parents[k - 1]]) + columns[parents[k - 1]]
-                counts = (
-                    full.sum(axis=tuple(range(1 + k, 1 + len(parents))))
-                    if k < len(parents)
-                    else full
-                )
-                num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
-                den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
-                cell = config * k_j + columns[j]  # each row's (configuration, state)
-                log_cpt = np.log((num + alpha) / (den + k_j * alpha))
-                if weights is None:  # every row takes off 1: a second table, one gather
-                    left_out = np.log(
-                        (np.maximum(num - 1.0, 0.0) + alpha)
-                        / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
-                    )
-                    # table[c, y, cell]: the row's own class (c == y) left out, or the CPT
-                    table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
-                    table[np.arange(n_classes), np.arange(n_classes)] = left_out
-                    term = np.take(table.reshape(n_classes, -1), y * num.shape[1] + cell, axis=1)
-                else:  # the own class: the same expression, the row's weight taken off
-                    term = np.take(log_cpt, cell, axis=1)
-                    at = y * num.shape[1] + cell
-                    term.flat[own_cell] = np.log(
-                        (np.maximum(np.take(num, at) - w, 0.0) + alpha)
-                        / (np.maximum(np.take(den, at) - w, 0.0) + k_j * alpha)
-                    )
-            sums[k] += term  # more parents than the feature has: its full family
-            losses[k, s + 1] = score(sums[k])
-    return losses
-
-
-def _refuse_missing(codes: np.ndarray, features: list) -> None:
-    """Leave-one-out is over complete rows: a missing feature value is an error."""
-    missing = (codes[:, : len(features)] < 0).any(axis=0)
-    if missing.any():
-        raise MissingValuesError(
-            f"SKDB chooses its model by leave-one-out over complete rows; the feature(s) "
-            f"{[features[j] for j in np.flatnonzero(missing)][:10]} have missing values: "
-            f"drop or fill those rows (or use tl.KDB, which counts around them)"
-        )
+__all__ = ["SKDB"]
 
 
 class SKDB(PartialFitNetwork, SingleNetworkClassifier):
@@ -201,8 +73,11 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
     Notes
     -----
     Leave-one-out needs the rows: the training data in memory (a DataFrame, an array
-    or a file), complete (no missing feature value). A row's weight is left out with
-    it (integer weights are not the row repeated here: its copies leave together).
+    or a file). A row's weight is left out with it (integer weights are not the row
+    repeated here: its copies leave together). Missing feature values are counted
+    around (each family over the rows where it is observed; see
+    :func:`leave_one_out_losses` for a row's leave-one-out term) and summed out exactly at
+    prediction.
 
     See Also
     --------
@@ -259,20 +134,11 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         self.numbers = numbers
         self.categorical = categorical
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # leave-one-out needs complete rows
-        return tags
-
     def _prior_pseudocount(self, params: dict) -> float:
         return params["alpha"]
 
     def _keeps_rows(self, params: dict) -> bool:
         return True  # the leave-one-out pass revisits every row
-
-    def _check_chunk(self, stats: ClassCounts, params: dict) -> None:
-        if stats.table is not None:  # (rows elsewhere are refused when they are kept)
-            _refuse_missing(stats.table.codes, list(stats.columns[:-1]))
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]
@@ -289,7 +155,6 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
             if all(p[1] is None for p in parts)
             else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
         )
-        _refuse_missing(codes, features)
         log_prior = None
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_

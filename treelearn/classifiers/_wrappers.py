@@ -29,7 +29,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
-from .._base.errors import InputTypeError, MissingValuesError, TreelearnError
+from .._base.errors import InputTypeError, TreelearnError
 from .._base.limits import check_memory
 from .._base.persistence import SavedState
 from .._base.validation import RANDOM_STATE, Interval
@@ -45,13 +45,19 @@ _CACHE_BYTES = 256 * 2**20
 
 
 class FoldScorer:
-    """k-fold CV accuracy of naive-Bayes-like networks over complete rows, from fold counts.
+    """k-fold CV accuracy of naive-Bayes-like networks, from fold counts.
 
     ``codes``: ``(n, d + 1)`` codes (the features, then the class), ``cards`` their
     cardinalities; ``folds``: each row's fold. :meth:`term` is one family's
     ``log p(x_child | c, x_parents)`` of each held-out row under its fold's held-in
     counts, shape ``(n, classes)``; :attr:`base` the class prior's; :meth:`accuracy` of
     a summed ``(n, classes)`` score.
+
+    Missing feature values (codes ``-1``): each family is counted over the rows where it
+    is observed (as the fitted CPTs are); a held-out row's missing ``x_child`` adds 0 (it
+    is summed out), and a row with ``x_child`` observed but a parent missing takes the
+    family of the parents before its first missing one (an approximation of the exact
+    sum over that parent, which the refitted network's prediction does).
     """
 
     def __init__(
@@ -64,7 +70,9 @@ class FoldScorer:
         alpha: float,
         log_prior: np.ndarray | None,
     ) -> None:
-        self.codes = codes.astype(np.intp)
+        self.observed = np.asarray(codes) >= 0
+        # a missing code indexes state 0: its rows are masked out of every count it is in
+        self.codes = np.maximum(codes, 0).astype(np.intp)
         self.n, d1 = codes.shape
         self.cards = np.asarray(cards, dtype=np.int64)
         self.y = self.codes[:, d1 - 1]
@@ -116,12 +124,24 @@ class FoldScorer:
         )
         cell = config * k + self.codes[:, child]
         flat = (self.folds * (q * k) + cell) * C + self.y
-        counts = np.bincount(flat, weights=self.w, minlength=F * q * k * C).reshape(F, q * k, C)
+        seen = self.observed[:, [child, *parents]].all(axis=1)
+        w = self.w if seen.all() else self.w * seen  # the rows where the family is observed
+        counts = np.bincount(flat, weights=w, minlength=F * q * k * C).reshape(F, q * k, C)
         parent_counts = counts.reshape(F, q, k, C).sum(axis=2)
         num = counts.sum(axis=0)[cell] - counts[self.folds, cell]  # held in: total - own fold
         den = parent_counts.sum(axis=0)[config] - parent_counts[self.folds, config]
         alpha = self.alpha
         out = np.log((np.maximum(num, 0.0) + alpha) / (np.maximum(den, 0.0) + k * alpha))
+        if not seen.all():
+            # x_child missing: summed out (a factor 1); a parent missing: the family of
+            # the parents before the first missing one
+            first_gap = np.full(self.n, len(parents), dtype=np.intp)
+            for r in range(len(parents) - 1, -1, -1):
+                first_gap[~self.observed[:, parents[r]]] = r
+            for r in np.unique(first_gap[first_gap < len(parents)]):
+                rows = first_gap == r
+                out[rows] = self.term(child, parents[: int(r)])[rows]
+            out[~self.observed[:, child]] = 0.0
         if self._cached_bytes + out.nbytes <= _CACHE_BYTES:
             self._cache[key] = out
             self._cached_bytes += out.nbytes
@@ -174,7 +194,7 @@ def _best(scorer: FoldScorer, candidates: list, evaluate: Any, n_jobs: int | Non
 
 
 class _WrapperSearch(SingleNetworkClassifier):
-    """What the wrapper searches share: options, the complete rows and their folds, the
+    """What the wrapper searches share: options, the rows and their folds, the
     fitted history (``cv_accuracy_``, ``steps_``) and its saving."""
 
     _parameter_constraints: ClassVar[dict] = {
@@ -209,11 +229,6 @@ class _WrapperSearch(SingleNetworkClassifier):
         self.numbers = numbers
         self.categorical = categorical
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # the folds' accuracy needs complete rows
-        return tags
-
     def _scorer(self, stats: ClassCounts, params: dict) -> FoldScorer:
         if stats.table is None:
             raise InputTypeError(
@@ -224,13 +239,6 @@ class _WrapperSearch(SingleNetworkClassifier):
         codes, weights = stats.table.codes, stats.table.weights
         features = list(stats.columns[:-1])
         d = len(features)
-        missing = (codes[:, :d] < 0).any(axis=0)
-        if missing.any():
-            raise MissingValuesError(
-                f"{type(self).__name__} scores structures by cross-validation over complete "
-                f"rows; the feature(s) {[features[j] for j in np.flatnonzero(missing)][:10]} "
-                f"have missing values: drop or fill those rows"
-            )
         folds = _folds(
             codes[:, d].astype(np.intp), params["cv"], params["random_state"], type(self).__name__
         )
@@ -413,8 +421,9 @@ class FSSJ(_GroupSearch):
 
     Notes
     -----
-    The rows are needed in memory (a DataFrame, an array or a file), complete (no
-    missing feature value).
+    The rows are needed in memory (a DataFrame, an array or a file). Missing feature
+    values are counted around, each family over the rows where it is observed (see
+    :class:`FoldScorer` for a held-out row's terms), and summed out at prediction.
 
     See Also
     --------

@@ -164,7 +164,7 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
             "whitelist": whitelist,
             "blacklist": blacklist,
         },
-        "kdb": {"k": 2 if args.k is None else args.k},
+        "kdb": {} if args.k is None else {"k": args.k},  # None: KDB's k="auto"
     }
     clf = command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
     return clf.fit(X, y)

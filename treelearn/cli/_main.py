@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="K",
-        help="kdb: feature parents per feature besides the class (default 2)",
+        help="kdb: feature parents per feature besides the class (default: 0, 1 or 2, "
+        "the least leave-one-out log-loss)",
     )
     p.add_argument(
         "--forest",
