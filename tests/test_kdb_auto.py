@@ -81,3 +81,21 @@ def test_auto_k_follows_the_rows_and_is_saved(tmp_path):
     assert back.k_ == clf.k_
     np.testing.assert_array_equal(back.loo_loss_, clf.loo_loss_)
     np.testing.assert_array_equal(back.predict_proba(many[0]), clf.predict_proba(many[0]))
+
+
+@pytest.mark.parametrize("n", [40, 4000])
+def test_partial_fit_after_a_fit_keeps_the_chosen_k(n):
+    # a fit keeps no rows, so the leave-one-out choice cannot be redone on the summed
+    # counts: the k the fit chose stays, and the model is KDB(k=k_) of every row seen
+    X, y = data(n, seed=3, noise=0.6 if n == 40 else 0.1)
+    more_X, more_y = data(n, seed=4, noise=0.3)
+    clf = tl.KDB(numbers="states").fit(X, y)
+    chosen = clf.k_
+    clf.partial_fit(more_X, more_y)
+    both_X, both_y = pd.concat([X, more_X], ignore_index=True), pd.concat([y, more_y])
+    ref = tl.KDB(numbers="states", k=chosen).fit(both_X, both_y)
+    assert clf.k_ == chosen
+    for f in X.columns:
+        assert clf.model_.parents(f) == ref.model_.parents(f)
+    # the same counts summed in another order: equal to round-off
+    np.testing.assert_allclose(clf.predict_proba(both_X), ref.predict_proba(both_X), rtol=1e-12)

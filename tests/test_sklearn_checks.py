@@ -106,15 +106,7 @@ EXPECTED_FAILED = {
     "NaiveBayes": PARTIAL_NUMBERS,
     "TAN": PARTIAL_NUMBERS,
     "ChowLiuMultinet": {},  # floats cut into MDL bins (numbers="mdl"): every check applies
-    "KDB": {
-        **PARTIAL_NUMBERS,
-        "check_fit_score_takes_y": (
-            "the check calls partial_fit on a classifier fitted by fit(): KDB's default "
-            "k='auto' chooses k by leave-one-out, which revisits every row, and fit keeps no "
-            "rows, so partial_fit after fit refuses with the fix (partial_fit from the first "
-            "chunk, or refit_structure=False), as SKDB does (PARTIAL_AFTER_FIT)"
-        ),
-    },
+    "KDB": PARTIAL_NUMBERS,
     "AODE": PARTIAL_NUMBERS,
     "BayesianTAN": {},  # learns around missing cells (allow_nan): every check applies
     "GaussianClassifier": {**GAUSSIAN, "check_estimators_nan_inf": MISSING_SUMMED_OUT},

@@ -72,6 +72,11 @@ class ChunkCounts(ClassCounts):
     def class_count(self) -> np.ndarray:
         return self.families.family_counts([len(self.columns) - 1])
 
+    @property
+    def has_rows(self) -> bool:
+        """Whether every chunk's rows are kept (not after a fit, which keeps none)."""
+        return bool(self.families.complete)
+
     def rows(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
         """Each chunk's ``(codes, weights)`` (features then the class), for learners that
         revisit the rows (SKDB's leave-one-out pass)."""
@@ -334,6 +339,9 @@ class Chunks:
 class _Recorder:
     """A fit's statistics, remembering every family count (and summed statistic) the model
     asks for: what :meth:`Chunks.of_fit` leaves to later chunks."""
+
+    #: a fit's rows are all at hand (a Dask frame's: refused by :meth:`all_rows`)
+    complete = True
 
     def __init__(self, stats: ClassCounts) -> None:
         self.stats: ClassCounts = stats
