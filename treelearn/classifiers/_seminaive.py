@@ -304,6 +304,7 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
 
     _method = "kdb"
     cli_method: ClassVar[str] = "kdb"
+    k_: int
     loo_loss_: np.ndarray | None
     #: its network's answers, and adding rows (``partial_fit``)
     capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
