@@ -184,16 +184,8 @@ class AutoDensity(DensityEstimator):
     True
     """
 
-    #: what every candidate's model answers; once fitted, an instance answers what its chosen
-    #: model answers of :data:`DELEGATED` (a chosen tree draws, say)
+    #: what every candidate's model answers
     capabilities = frozenset({"score", "sample", "sample_given", "query", "predict", "explorer"})
-    #: the answers a density estimator hands to its model (``DensityEstimator``'s methods)
-    DELEGATED: ClassVar[frozenset[str]] = (
-        frozenset(
-            {"score", "sample", "sample_given", "query", "marginals", "map", "predict", "draw"}
-        )
-        | capabilities
-    )
 
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
@@ -311,13 +303,8 @@ class AutoDensity(DensityEstimator):
         self.skipped_ = skipped
         self.estimator_ = fitted[chosen]
         self.model_ = self.estimator_.model_
-        self._answer_as_chosen()
         self._set_features(columns)
         return self
-
-    def _answer_as_chosen(self) -> None:
-        """This instance's capabilities: the chosen model's, of those an estimator hands on."""
-        self.capabilities = frozenset(self.model_.capabilities) & self.DELEGATED  # type: ignore[misc]
 
     def _candidate_names(self, given: Any) -> list[str]:
         if given is None:
@@ -386,4 +373,3 @@ class AutoDensity(DensityEstimator):
         self.estimator_ = estimator
         self.chosen_ = chosen
         self._restore_model(saved, estimator.model_, "chosen_estimator")
-        self._answer_as_chosen()

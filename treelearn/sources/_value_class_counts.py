@@ -60,7 +60,10 @@ def number_dtype(dtype: Any) -> bool:
 
 def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
     """``(rows, labels, weights)`` of each chunk (rows of weight zero left out)."""
+    from ..encoding._table import check_column_names
+
     for chunk in iter_chunks(path, CHUNK_ROWS):
+        check_column_names(list(chunk.columns))  # duplicates refused as for a table read whole
         if y not in chunk.columns:
             raise ColumnNotFoundError(
                 f"y={y!r} is not a column of {os.fspath(path)!r}; its columns are "
