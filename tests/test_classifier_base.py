@@ -229,7 +229,7 @@ def test_the_command_line_classifiers_come_from_the_registry():
 
     found = command_line_classifiers()
     assert found == {"tan": tl.TAN, "aode": tl.AODE, "kdb": tl.KDB, "naive-bayes": tl.NaiveBayes}
-    assert list(METHODS) == ["chow-liu", *found, "mixture"]
+    assert list(METHODS) == ["chow-liu", *found, "mixture", "auto"]
     assert "kdb" in METHODS and "chow-liu" in METHODS and "gaussian" not in METHODS
 
 

@@ -77,12 +77,12 @@ from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
-from ..sources._kinds import as_frame, match_features, numeric_matrix
+from ..sources._kinds import as_frame, kind_of, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
-from ._numbers import bin_numbers, numbers_binner, restored_binner
+from ._numbers import bin_numbers, file_numbers_binned, numbers_binner, restored_binner
 from ._state_codes import known_state_codes
 
 __all__ = [
@@ -849,6 +849,11 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_ = None
+        if self.numbers == "mdl" and kind_of(X, learner=type(self).__name__).name == "path":
+            self.binner_, X, y, sample_weight = file_numbers_binned(
+                X, y, self.categorical, type(self).__name__, sample_weight
+            )
+            return categorical_training(X, y, sample_weight)
         if self.numbers == "mdl":
             self.binner_ = numbers_binner(
                 X, y, self.categorical, type(self).__name__, sample_weight=sample_weight

@@ -49,9 +49,10 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         model; predictions, scores and explanations take raw numbers, and no fold of a
         cross-validation meets an unseen number. A column no cut pays for is one bin (it
         then says nothing about the class, as in Weka). ``"states"`` (the default
-        before this release) makes each distinct value of a column a state. Input that is
-        not in memory (a CSV/Parquet path, a Dask DataFrame) is counted as read (its
-        columns are states). Every classifier that counts states has this option and
+        before this release) makes each distinct value of a column a state. A CSV/Parquet
+        path is read in chunks and cut into the bins the same table read whole would get
+        (each numeric column's value x class counts summed over the chunks); a Dask
+        DataFrame with numeric features is refused. Every classifier that counts states has this option and
         ``categorical``.
     categorical : the columns of numbers kept as states (zip codes, codes of
         categories); a pandas Categorical column is always states.

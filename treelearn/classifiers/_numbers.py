@@ -15,8 +15,9 @@ Discretizer in front of it in a pipeline does.
 * **The bins** are supervised: Fayyad and Irani's MDL cut points (IJCAI 1993), as Weka's
   ``NaiveBayes -D`` and its supervised ``Discretize`` (``Discretizer(strategy="mdl")``).
   A column no cut pays for is one bin: it then says nothing about the class, as in Weka.
-* A CSV/Parquet path is counted as read: its columns are states (cut them with a
-  Discretizer first). A Dask DataFrame with numeric features is refused under
+* A CSV/Parquet path is read in chunks and cut as the same table read whole would be
+  (:func:`file_numbers_binned`: the MDL bins need only each numeric column's class counts
+  per distinct value, summed over the chunks). A Dask DataFrame with numeric features is refused under
   ``numbers="mdl"`` (its counts would be of states, pandas's of bins): pass
   ``numbers="states"`` or cut them first.
 """
@@ -29,11 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base.errors import ColumnNotFoundError, TreelearnError
+from .._base.errors import ClassLabelError, ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
 from ..sources._kinds import as_frame, kind_of
+from ..sources._value_class_counts import (
+    binned_file,
+    mdl_binner_of_counts,
+    number_dtype,
+    value_class_counts,
+)
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut or read
     from ..encoding._discretizer import Discretizer
@@ -41,19 +48,40 @@ if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are 
 __all__ = [
     "bin_numbers",
     "check_chunk_numbers",
+    "file_numbers_binned",
     "numbers_binner",
     "numeric_features",
     "restored_binner",
 ]
 
 
-def _is_number(dtype: Any) -> bool:
-    """Numbers or dates by dtype (a Categorical, text, booleans, complex: states)."""
-    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
-        return False
-    if pd.api.types.is_complex_dtype(dtype):  # no order to cut: refused as states are
-        return False
-    return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype)
+#: numbers or dates by dtype (a Categorical, text, booleans, complex: states)
+_is_number = number_dtype
+
+
+def file_numbers_binned(
+    path: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any
+) -> tuple[Discretizer | None, pd.DataFrame, pd.Series, Any]:
+    """A CSV/Parquet file read in chunks with its numeric features cut into MDL bins
+    (:mod:`~treelearn.sources._value_class_counts`: one pass sums each numeric column's
+    value x class table, a second cuts the chunks): ``(binner, features, labels,
+    weights)``, the bins those of the same table read whole into a DataFrame."""
+    if not isinstance(y, (str, int)):
+        raise ClassLabelError(
+            f"with a file X, y is the name of its class column (e.g. y='label'), not "
+            f"{type(y).__name__}"
+        )
+    tables = value_class_counts(path, y, categorical, who, sample_weight)
+    binner = mdl_binner_of_counts(tables, list(tables))
+    frame, labels, weights = binned_file(path, y, binner, sample_weight)
+    absent = [c for c in categorical or () if c not in frame.columns]
+    if absent:
+        raise ColumnNotFoundError(
+            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
+            f"features are {list(frame.columns)[:20]}",
+            column=absent[0],
+        )
+    return binner, frame, labels, weights
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:

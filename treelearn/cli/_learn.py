@@ -44,12 +44,12 @@ class _Methods:
     (``cli_method``, :func:`treelearn.classifiers._base.command_line_classifiers`), read
     only when a classifier is named so that the tree commands never load scikit-learn."""
 
-    fixed = ("chow-liu", "mixture")
+    fixed = ("chow-liu", "mixture", "auto")
 
     def _all(self) -> tuple:
         from ..classifiers._base import command_line_classifiers
 
-        return ("chow-liu", *command_line_classifiers(), "mixture")
+        return ("chow-liu", *command_line_classifiers(), "mixture", "auto")
 
     def __contains__(self, value: object) -> bool:
         return value in self.fixed or value in self._all()
@@ -108,6 +108,10 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     ]
     if given and method != "mixture":
         raise CommandError(f"{given[0]} is for --method mixture")
+    if args.time_budget is not None and method != "auto":
+        raise CommandError("--time-budget is for --method auto (without --class)")
+    if method == "auto":
+        return _fit_auto(args, df)
     if args.missing == "em" and method not in ("chow-liu", "mixture"):
         raise CommandError(
             f"--missing em is for --method chow-liu or mixture; for --method "
@@ -181,9 +185,97 @@ def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
     from ..classifiers._numbers import numeric_features
 
     method = args.method or "tan"
-    if method not in command_line_classifiers() or args.class_ not in df.columns:
+    if method not in (*command_line_classifiers(), "auto") or args.class_ not in df.columns:
         return []
     return numeric_features(df.drop(columns=[args.class_]), None)
+
+
+def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    """``--method auto``: with ``--class``, ``tl.AutoClassifier`` (the candidate of lowest
+    cross-validated log-loss); without, ``tl.AutoDensity`` (the candidate of highest
+    validation log-likelihood within ``--time-budget``). What was chosen and every
+    candidate's score go to standard error."""
+    import treelearn as tl
+
+    unused = [
+        flag
+        for flag, value in (
+            ("--root", args.root),
+            ("--alpha", args.alpha),
+            ("--whitelist", args.whitelist),
+            ("--blacklist", args.blacklist),
+            ("--forest", args.forest),
+            ("--k", args.k),
+            ("--components", args.components),
+            ("--n-init", args.n_init),
+        )
+        if value is not None
+    ]
+    if unused:
+        raise CommandError(
+            f"{unused[0]} does not apply to --method auto: each candidate it tries keeps its "
+            f"own settings (name a method to set them)"
+        )
+    seed = 0 if args.seed is None else args.seed  # same data, same choice
+    if args.class_ is not None:
+        if args.time_budget is not None:
+            raise CommandError(
+                "--time-budget is for --method auto without --class (the density); the "
+                "classifier scores its candidates from fold counts"
+            )
+        if args.class_ not in df.columns:
+            raise CommandError(
+                f"--class {args.class_!r} is not a column of the data; the columns are "
+                f"{list(df.columns)[:20]}"
+            )
+        if args.missing not in ("error", "drop"):
+            raise CommandError(
+                f"--method auto --class takes --missing error or drop, not {args.missing}"
+            )
+        X, y = df.drop(columns=[args.class_]), df[args.class_]
+        if y.isna().any():
+            keep = y.notna().to_numpy()
+            note(f"ignoring {int((~keep).sum())} row(s) without a class label")
+            X, y = X[keep], y[keep]
+        clf = tl.AutoClassifier(random_state=seed).fit(X, y)
+        note(
+            f"--method auto chose {clf.chosen_} (cross-validated log-loss per row, "
+            f"{clf.cv} folds, lower is better: "
+            + ", ".join(f"{k} {v:.4f}" for k, v in clf.candidate_scores_.items())
+            + ")"
+        )
+        for name, message in clf.candidate_errors_.items():
+            note(f"--method auto: {name} refused the table: {message}")
+        return clf
+    if args.missing not in ("error", "drop"):
+        raise CommandError(
+            f"--method auto takes --missing error or drop (its candidates learn from complete "
+            f"rows), not {args.missing}"
+        )
+    if args.time_budget is not None and args.time_budget < 0:
+        raise CommandError(f"--time-budget takes seconds (0 or more), not {args.time_budget}")
+    auto = tl.AutoDensity(
+        time_budget=args.time_budget,
+        random_state=seed,
+        max_states=_max_states(args),
+    ).fit(df)
+    note(
+        f"--method auto chose {auto.chosen_} (validation log-likelihood per row, higher is "
+        f"better: "
+        + ", ".join(
+            f"{k} {v:.4f} ({auto.candidate_seconds_[k]:.1f} s)"
+            for k, v in auto.candidate_scores_.items()
+        )
+        + ")"
+    )
+    if auto.skipped_:
+        note(
+            f"--method auto: the --time-budget of {args.time_budget:g} s was spent before "
+            f"{', '.join(auto.skipped_)} started"
+        )
+    for name, message in auto.candidate_errors_.items():
+        note(f"--method auto: {name} refused the table: {message}")
+    return auto
 
 
 def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
@@ -674,7 +766,14 @@ def cmd_learn(args: argparse.Namespace) -> int:
             problems += date_problems(df, dates, sorted(keep, key=str), _max_states(args))
         binned = _binned_columns(args, df)
         _check_table(df.drop(columns=binned), args, problems)
-        if binned:
+        if binned and args.method == "auto":
+            note(
+                f"--method auto: each candidate takes the numeric column(s) {binned[:12]}"
+                f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} its own way "
+                f"(supervised MDL bins learned with the class, or Gaussians in the mixed and "
+                f"Gaussian classifiers); keep a column's values as states with --categorical COL"
+            )
+        elif binned:
             note(
                 f"cutting the numeric column(s) {binned[:12]}"
                 f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} into "

@@ -2,7 +2,8 @@
 
 ::
 
-    treelearn learn DATA [--method chow-liu|tan|naive-bayes|kdb|aode|mixture] [--class COL]
+    treelearn learn DATA [--method chow-liu|tan|naive-bayes|kdb|aode|mixture|auto]
+                         [--class COL] [--time-budget SECONDS]
                          [--root COL] [--components K] [--n-init N] [--seed S]
                          [--alpha A] [--missing error|drop|pairwise|em] [--drop COL ...]
                          [--discretize BINS] [--max-states N] [--keep COL ...]
@@ -69,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="METHOD",  # the choices are listed in the help, read only when it is printed
         default=None,
         help="structure to learn: %(choices)s (default: chow-liu, or tan when --class is "
-        "given; mixture: a mixture of Chow-Liu trees by EM)",
+        "given; mixture: a mixture of Chow-Liu trees by EM; auto: the classifier of lowest "
+        "cross-validated log-loss with --class, else the density of highest validation "
+        "log-likelihood)",
     )
     p.add_argument(
         "--class",
@@ -96,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="S",
-        help="mixture: random seed of EM's start (default 0: same data, same model)",
+        help="mixture: random seed of EM's start; auto: of the validation rows or folds "
+        "(default 0: same data, same model)",
     )
     p.add_argument(
         "--k",
@@ -105,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="kdb: feature parents per feature besides the class (default: 0, 1 or 2, "
         "the least leave-one-out log-loss)",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="auto without --class: no further candidate starts once SECONDS have passed "
+        "(default: no limit)",
     )
     p.add_argument(
         "--forest",
