@@ -793,8 +793,11 @@ def cmd_learn(args: argparse.Namespace) -> int:
         if classifier:  # rows without a class label were left out of the fit
             df = df[df[fitted.class_name_].notna().to_numpy()]
         step("fit")
+        # refused before anything is written: no model file left behind by a refused picture
         if args.bif:
             require(fitted, "bif", "learn --bif")
+        if args.plot:
+            require(fitted, "draw", "--plot")
         report = scores(fitted, df)
         step("score")
         if args.output:
