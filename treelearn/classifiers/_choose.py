@@ -405,7 +405,8 @@ class AutoClassifier(BayesNetClassifier):
     cv : int, default=5
         The number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
-    random_state : the folds' shuffle.
+    random_state : int, numpy.random.Generator or None, default=0
+        The folds' shuffle.
 
     Attributes
     ----------

@@ -82,11 +82,11 @@ def mi_graph(
         The table (files are read in chunks).
     missing : {"error", "drop", "pairwise"}, default="error"
         What missing cells do.
-    mi_alpha : float, optional
+    mi_alpha : float, default=None
         Pseudocount per cell of each pairwise joint (default: raw counts).
     max_states : int, default=100
         The most states a column may have.
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row.
     kind : {"categorical", "gaussian"}, default="categorical"
         Discrete columns (plug-in MI) or numeric ones (Gaussian MI).
@@ -291,7 +291,7 @@ def fit_cpts(
         What missing cells do.
     max_states : int, default=100
         The most states a column may have.
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row.
     n_init : int, default=1
         EM's random starts when a column is latent.
@@ -503,9 +503,33 @@ def chow_liu(
         time, never whole), a ``dask.dataframe.DataFrame`` (counted on its workers), or
         a ``scipy.sparse`` 0/1 matrix (its columns named by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
-    root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest
+    root : hashable, default=None
         :class:`ChowLiuTree`'s options.
-    whitelist, blacklist, max_states, states, chunksize, names
+    alpha : float, default=1.0
+        :class:`ChowLiuTree`'s options.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        :class:`ChowLiuTree`'s options.
+    equivalent_sample_size : float, default=1.0
+        :class:`ChowLiuTree`'s options.
+    m : float, default=1.0
+        :class:`ChowLiuTree`'s options.
+    missing : {"error", "drop", "pairwise", "em"}, default="error"
+        :class:`ChowLiuTree`'s options.
+    mi_alpha : float, default=None
+        :class:`ChowLiuTree`'s options.
+    forest : {"bic", "aic"}, float or None, default=None
+        :class:`ChowLiuTree`'s options.
+    whitelist : sequence of pairs, default=None
+        :class:`ChowLiuTree`'s options.
+    blacklist : sequence of pairs, default=None
+        :class:`ChowLiuTree`'s options.
+    max_states : int, default=100
+        :class:`ChowLiuTree`'s options.
+    states : dict, default=None
+        :class:`ChowLiuTree`'s options.
+    chunksize : int, default=200000
+        :class:`ChowLiuTree`'s options.
+    names : sequence of hashable, default=None
         :class:`ChowLiuTree`'s options.
     sample_weight : array-like or str, default=None
         One non-negative weight per row (scikit-learn's name): an array-like for a DataFrame or sparse matrix, the name of the weight column
