@@ -504,33 +504,38 @@ def chow_liu(
         a ``scipy.sparse`` 0/1 matrix (its columns named by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
     root : hashable, default=None
-        :class:`ChowLiuTree`'s options.
+        The root; ``None``: the first column (each tree of a forest at its first column).
     alpha : float, default=1.0
-        :class:`ChowLiuTree`'s options.
+        Lidstone pseudocount of the CPTs (1 = Laplace, 0 = maximum likelihood); never
+        changes the tree.
     prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
-        :class:`ChowLiuTree`'s options.
+        The CPT estimator: ``"lidstone"`` (``alpha``), ``"bdeu"``
+        (``equivalent_sample_size``) or ``"m-estimate"`` (``m``).
     equivalent_sample_size : float, default=1.0
-        :class:`ChowLiuTree`'s options.
+        BDeu's equivalent sample size (> 0).
     m : float, default=1.0
-        :class:`ChowLiuTree`'s options.
+        The m-estimate's equivalent sample size (> 0).
     missing : {"error", "drop", "pairwise", "em"}, default="error"
-        :class:`ChowLiuTree`'s options.
+        Refuse missing cells, drop incomplete rows, count each pair where both are
+        observed, or structural EM.
     mi_alpha : float, default=None
-        :class:`ChowLiuTree`'s options.
+        Pseudocount per cell of the pairwise joints the tree is chosen from (``None``:
+        raw counts).
     forest : {"bic", "aic"}, float or None, default=None
-        :class:`ChowLiuTree`'s options.
+        ``None``: a spanning tree; ``"bic"``, ``"aic"`` or an MI threshold: a forest
+        of the edges worth their parameters.
     whitelist : sequence of pairs, default=None
-        :class:`ChowLiuTree`'s options.
+        Undirected pairs of columns the tree must contain.
     blacklist : sequence of pairs, default=None
-        :class:`ChowLiuTree`'s options.
+        Undirected pairs of columns the tree must not contain.
     max_states : int, default=100
-        :class:`ChowLiuTree`'s options.
+        The most states a column may have.
     states : dict, default=None
-        :class:`ChowLiuTree`'s options.
+        ``{column: [states]}`` fixing some or all columns' states and their order.
     chunksize : int, default=200000
-        :class:`ChowLiuTree`'s options.
+        Rows per chunk when the data is a file path.
     names : sequence of hashable, default=None
-        :class:`ChowLiuTree`'s options.
+        The variables' names when the data is a ``scipy.sparse`` 0/1 matrix.
     sample_weight : array-like or str, default=None
         One non-negative weight per row (scikit-learn's name): an array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
@@ -548,7 +553,7 @@ def chow_liu(
 
     See Also
     --------
-    ChowLiuTree : the same as a scikit-learn estimator.
+    ChowLiuTree : the same as a scikit-learn estimator (each option at length).
     clg_tree, gaussian_chow_liu : trees over continuous columns.
     mi_graph, maximum_spanning_tree, orient, fit_cpts : its stages one by one.
 
