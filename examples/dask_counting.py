@@ -74,5 +74,42 @@ weighted = dd.from_pandas(df.assign(w=weights), npartitions=8)
 assert tl.chow_liu(weighted, sample_weight="w") == tl.chow_liu(df.loc[df.index.repeat(weights)])
 print("weighted rows on Dask == repeated rows in memory")
 
+# %%
+# Where the rows were counted
+# ---------------------------
+# The picture shows the split: each bar is a partition, its height the rows in it and
+# its colour the worker that holds it (``Client.who_has`` after ``persist``); next to it,
+# the tree learned from the workers' count tables, each edge's width its mutual
+# information. Only count tables travelled back to this process, never the rows.
+
+import matplotlib.pyplot as plt  # noqa: E402
+from dask.distributed import futures_of, wait  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+persisted = ddf.persist()
+wait(persisted)
+rows = persisted.map_partitions(len).compute().tolist()
+# each partition's key is (name, partition number); who_has gives the workers holding it
+holder = {key[1]: found[0] for key, found in client.who_has(futures_of(persisted)).items()}
+workers = sorted(set(holder.values()))
+worker_of = [workers.index(holder[i]) for i in range(len(rows))]
+print("rows per partition:", rows, "worker of each:", [w + 1 for w in worker_of])
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), width_ratios=[1, 1.6])
+palette = plt.get_cmap("tab10")
+left.bar(range(len(rows)), rows, color=[palette(w) for w in worker_of])
+left.set(xlabel="partition", ylabel="rows counted there", ylim=(0, 1.3 * max(rows)))
+left.set_title(f"{len(df):,} rows in {len(rows)} partitions on {len(workers)} workers")
+left.set_xticks(range(len(rows)))
+left.legend(
+    handles=[Patch(color=palette(w), label=f"worker {w + 1}") for w in range(len(workers))],
+    loc="upper center",
+    ncols=len(workers),
+)
+on_dask.draw(ax=right, edge_labels=True, data=df)
+right.set_title("Chow-Liu tree from the workers' counts (= in memory)")
+fig.tight_layout()
+
+client.cancel(persisted)  # release the partitions before the workers stop
 client.close()
 cluster.close()

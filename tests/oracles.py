@@ -43,6 +43,7 @@ __all__ = [
     "completions",
     "conditional_from_rows",
     "conditional_mutual_information",
+    "consistent_assignments",
     "crosstab",
     "distribution_entropy",
     "em_step",
@@ -487,6 +488,30 @@ def model_mutual_information(model: Any, u: Hashable, v: Hashable) -> float:
     return float((table[nz] * np.log(table[nz] / (pu @ pv)[nz])).sum())
 
 
+def consistent_assignments(
+    variables: Sequence, parents: Mapping, cpts: Mapping, card: Mapping, codes: Sequence[int]
+) -> Iterator[tuple[tuple[int, ...], float]]:
+    """Every complete assignment (a tuple of state indices, ``itertools.product`` order)
+    that agrees with the observed ``codes`` (``-1``: missing), with its joint probability:
+    the product of one entry of each plain CPT ``cpts[v][parents..., v]``.
+
+    Examples
+    --------
+    >>> cpts = {"a": np.array([0.3, 0.7]), "b": np.array([[0.9, 0.1], [0.2, 0.8]])}
+    >>> found = consistent_assignments(["a", "b"], {"a": [], "b": ["a"]}, cpts, {"a": 2, "b": 2}, [-1, 1])
+    >>> [(x, round(float(p), 12)) for x, p in found]
+    [((0, 1), 0.03), ((1, 1), 0.56)]
+    """
+    index = {v: i for i, v in enumerate(variables)}
+    for x in itertools.product(*[range(card[v]) for v in variables]):
+        if any(c >= 0 and c != xj for c, xj in zip(codes, x)):
+            continue
+        p = 1.0
+        for v in variables:
+            p *= cpts[v][tuple(x[index[u]] for u in [*parents[v], v])]
+        yield x, p
+
+
 def evidence_weights(model: Any, evidence: Mapping, soft: Mapping) -> dict:
     """Every assignment's weight ``P(x) prod_v L_v(x_v)`` (``soft``: a likelihood vector
     per variable), keyed by the tuple of state indices; assignments that disagree with the
@@ -499,16 +524,16 @@ def evidence_weights(model: Any, evidence: Mapping, soft: Mapping) -> dict:
     {(0, 1): 0.03, (1, 1): 0.28}
     """
     variables, states = model.variables, model.states
+    codes = [-1] * len(variables)
+    for v, s in evidence.items():
+        codes[variables.index(v)] = states[v].index(s)
+    parents = {v: model.parents(v) for v in variables}
+    cpts = {v: model.cpt(v) for v in variables}
+    card = {v: len(states[v]) for v in variables}
     out = {}
-    for values in itertools.product(*(range(len(states[v])) for v in variables)):
-        at = dict(zip(variables, values))
-        if any(states[v][at[v]] != s for v, s in evidence.items()):
-            continue
-        p = 1.0
-        for v in variables:
-            p *= model.cpt(v)[tuple(at[u] for u in model.parents(v)) + (at[v],)]
+    for values, p in consistent_assignments(variables, parents, cpts, card, codes):
         for v, w in soft.items():
-            p *= w[at[v]]
+            p *= w[values[variables.index(v)]]
         out[values] = p
     return out
 
@@ -582,12 +607,7 @@ def family_posteriors(
     d = len(variables)
     index = {v: i for i, v in enumerate(variables)}
     joint = np.zeros([card[v] for v in variables])
-    for x in itertools.product(*[range(card[v]) for v in variables]):
-        if any(row[j] >= 0 and row[j] != x[j] for j in range(d)):
-            continue
-        p = 1.0
-        for v in variables:
-            p *= cpts[v][tuple(x[index[u]] for u in [*parents[v], v])]
+    for x, p in consistent_assignments(variables, parents, cpts, card, row):
         joint[x] = p
     total = joint.sum()
     families = []

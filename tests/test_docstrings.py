@@ -252,3 +252,134 @@ def test_examples_of_uncollected_names_run(name):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} of tl.{name}'s examples failed (printed above)"
+
+
+#: the words a numpydoc type is written in (besides class names, which start with a capital
+#: letter, dotted paths such as ``numpy.ndarray``, literals such as ``{"error", "drop"}``
+#: or ``"scott"``, numbers, and ``default=...``); a lower-case word outside this list is
+#: prose, which belongs in the description under the entry
+TYPE_WORDS = frozenset(
+    [
+        "int",
+        "float",
+        "bool",
+        "str",
+        "bytes",
+        "hashable",
+        "object",
+        "callable",
+        "None",
+        "optional",
+        "array-like",
+        "sequence",
+        "sequences",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "frozenset",
+        "iterable",
+        "mapping",
+        "of",
+        "or",
+        "and",
+        "to",
+        "pairs",
+        "column",
+        "columns",
+        "names",
+        "name",
+        "fitted",
+        "classifier",
+        "estimator",
+        "matrix",
+        "dask",
+        "graph",
+        "networkx",
+        "node",
+        "positive",
+        "non-negative",
+        "path",
+        "stream",
+    ]
+)
+LITERAL = re.compile(r'shape \([^)]*\)|\{[^}]*\}|"[^"]*"|\'[^\']*\'|:\w+:`[^`]+`|-?\d[\d.e+-]*')
+
+
+def untyped_words(entry_type: str) -> list[str]:
+    """The words of an entry's type (the text after ``name : ``) that are not type words.
+
+    >>> untyped_words('{"error", "drop"}, default="error"')
+    []
+    >>> untyped_words("the pseudocount above")
+    ['the', 'pseudocount', 'above']
+    """
+    written = re.split(r",?\s*\bdefault=", entry_type)[0]
+    words = re.split(r"[\s,()\[\]]+", LITERAL.sub(" ", written))
+    return [
+        w
+        for w in words
+        if w and w not in TYPE_WORDS and "." not in w and not w[:1].isupper() and w != "*"
+    ]
+
+
+def parameter_entries(name: str) -> list[tuple[str, str | None]]:
+    """The (names, type) entries of a public name's Parameters section (type None: none)."""
+    found = sections(inspect.getdoc(getattr(tl, name)) or "").get("Parameters", "")
+    entries = []
+    for line in found.splitlines():
+        match = re.match(r"^(\*{0,2}\w+(?:, \*{0,2}\w+)*)(?: : (.*))?$", line)
+        if line[:1].strip() and match:
+            entries.append((match.group(1), match.group(2)))
+    return entries
+
+
+@pytest.mark.parametrize("name", tl.__all__)
+def test_every_parameter_entry_has_a_type(name):
+    """``alpha : float, default=1.0``: each entry names one parameter and gives its type."""
+    for names, entry_type in parameter_entries(name):
+        assert entry_type, f"tl.{name}'s Parameters entry {names!r} has no type"
+        prose = untyped_words(entry_type)
+        assert not prose, f"tl.{name}'s {names} : {entry_type!r} is prose, not a type: {prose}"
+
+
+def test_the_type_check_on_known_entries():
+    assert untyped_words('"scott", "silverman" or float, default="scott"') == []
+    assert untyped_words("int, numpy.random.Generator or None, default=None") == []
+    assert untyped_words(":class:`~treelearn.TreeModel` or fitted classifier") == []
+    assert untyped_words("as in :class:`~treelearn.NaiveBayes`.") == ["as", "in"]
+    assert untyped_words("seconds; no candidate starts")[0] == "seconds;"
+
+
+#: the public names whose signature the reference documents (the exception family's
+#: ``message`` is its one argument, exempt as in ``missing_sections``)
+DOCUMENTED_SIGNATURES = [
+    name
+    for name in tl.__all__
+    if takes_parameters(getattr(tl, name))
+    and not (inspect.isclass(getattr(tl, name)) and issubclass(getattr(tl, name), BaseException))
+]
+
+
+@pytest.mark.parametrize("name", DOCUMENTED_SIGNATURES)
+def test_every_parameter_is_documented_with_its_default(name):
+    """Each parameter of the signature has an entry, and one with a default says it."""
+    obj = getattr(tl, name)
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    documented = {
+        n.strip("*"): entry_type or ""
+        for names, entry_type in parameter_entries(name)
+        for n in names.split(", ")
+    }
+    for parameter in inspect.signature(target).parameters.values():
+        if parameter.name == "self" or parameter.kind in (
+            parameter.VAR_POSITIONAL,
+            parameter.VAR_KEYWORD,
+        ):
+            continue
+        assert parameter.name in documented, f"tl.{name} does not document {parameter.name}"
+        if parameter.default is not parameter.empty:
+            assert "default=" in documented[parameter.name], (
+                f"tl.{name}'s {parameter.name} entry does not say its default "
+                f"(default={parameter.default!r})"
+            )

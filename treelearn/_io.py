@@ -140,9 +140,9 @@ def read_bif(path: str | os.PathLike | None = None, *, text: str | None = None) 
 
     Parameters
     ----------
-    path : str or os.PathLike, optional
+    path : str or os.PathLike, default=None
         The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
-    text : str, optional
+    text : str, default=None
         The file's content instead of ``path`` (give one of the two).
 
     Returns
@@ -186,9 +186,9 @@ def read_xmlbif(path: str | os.PathLike | None = None, *, text: str | None = Non
 
     Parameters
     ----------
-    path : str or os.PathLike, optional
+    path : str or os.PathLike, default=None
         The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
-    text : str, optional
+    text : str, default=None
         The file's content instead of ``path`` (give one of the two).
 
     Returns
@@ -233,13 +233,13 @@ def read_uai(
 
     Parameters
     ----------
-    path : str or os.PathLike, optional
+    path : str or os.PathLike, default=None
         The file (read within ``treelearn.limits.FILE_SIZE_LIMIT``).
-    names : list, optional
+    names : list, default=None
         The variables' names in file order (default ``var_0, var_1, ...``).
-    states : dict, optional
+    states : dict, default=None
         ``{name: [states]}`` (default ``0`` to ``k - 1`` for a variable of ``k`` states).
-    text : str, optional
+    text : str, default=None
         The file's content instead of ``path`` (give one of the two).
 
     Returns

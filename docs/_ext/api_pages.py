@@ -24,46 +24,32 @@ ROLE_TITLES = {
 }
 
 
+def autosummary_page(title: str, intro: list[str], names: list[str]) -> str:
+    """A reference page: its title, the lines introducing it, and a page per name."""
+    lines = [title, "=" * len(title), "", *intro, ".. currentmodule:: treelearn", ""]
+    lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+    lines += [f"   {name}" for name in names]
+    return "\n".join(lines) + "\n"
+
+
 def role_page(role: str, names: list[str]) -> str:
-    title = f"``treelearn.{role}``: {ROLE_TITLES[role]}"
-    lines = [
-        title,
-        "=" * len(title),
-        "",
+    intro = [
         f".. automodule:: treelearn.{role}",
         "   :no-members:",
         "",
         f"Each name is also ``treelearn.<name>`` (``import treelearn as tl; tl.{names[0]}``).",
         "",
-        ".. currentmodule:: treelearn",
-        "",
-        ".. autosummary::",
-        "   :toctree: generated",
-        "   :nosignatures:",
-        "",
     ]
-    lines += [f"   {name}" for name in names]
-    return "\n".join(lines) + "\n"
+    return autosummary_page(f"``treelearn.{role}``: {ROLE_TITLES[role]}", intro, names)
 
 
 def errors_page() -> str:
-    title = "Errors and warnings"
-    lines = [
-        title,
-        "=" * len(title),
-        "",
+    intro = [
         "Every error treelearn raises on bad input is a :class:`treelearn.TreelearnError`",
         "(a :class:`ValueError`) naming the column, the value and the fix.",
         "",
-        ".. currentmodule:: treelearn",
-        "",
-        ".. autosummary::",
-        "   :toctree: generated",
-        "   :nosignatures:",
-        "",
     ]
-    lines += [f"   {name}" for name in sorted(errors.__all__)]
-    return "\n".join(lines) + "\n"
+    return autosummary_page("Errors and warnings", intro, sorted(errors.__all__))
 
 
 def cli_page() -> str:
@@ -98,10 +84,12 @@ def write_if_changed(path: str, text: str) -> None:
 def write_pages(app, config) -> None:  # type: ignore[no-untyped-def]
     folder = os.path.join(app.srcdir, "api")
     os.makedirs(folder, exist_ok=True)
-    for role, module in treelearn.ROLES.items():
-        write_if_changed(os.path.join(folder, f"{role}.rst"), role_page(role, sorted(module.NAMES)))
-    write_if_changed(os.path.join(folder, "errors.rst"), errors_page())
-    write_if_changed(os.path.join(folder, "cli.rst"), cli_page())
+    pages = {
+        role: role_page(role, sorted(module.NAMES)) for role, module in treelearn.ROLES.items()
+    }
+    pages |= {"errors": errors_page(), "cli": cli_page()}
+    for name, text in pages.items():
+        write_if_changed(os.path.join(folder, f"{name}.rst"), text)
 
 
 # ---- references written against a defining module resolve to the public name -------------

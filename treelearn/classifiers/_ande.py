@@ -136,11 +136,21 @@ class AnDE(AODE):
 
     Parameters
     ----------
-    n : 1 (AODE) or 2 (A2DE: two super-parents per term).
-    alpha : the pseudocount of every estimate (0: maximum likelihood).
-    min_count : a super-parent value (``n=1``) or pair of values (``n=2``) qualifies when
+    n : {1, 2}, default=2
+        1 (AODE) or 2 (A2DE: two super-parents per term).
+    alpha : float, default=1.0
+        The pseudocount of every estimate (0: maximum likelihood).
+    min_count : int, default=1
+        A super-parent value (``n=1``) or pair of values (``n=2``) qualifies when
         seen in at least this many training rows.
-    unseen : as in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
+        default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
+        :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

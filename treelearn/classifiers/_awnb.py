@@ -64,15 +64,27 @@ class AWNB(FeatureWeightedClassifier):
 
     Parameters
     ----------
-    n_trees : the number of trees (bnclassify's ``awnb_trees``, Hall's 10).
-    bootstrap : each tree's bootstrap sample, as a fraction of the rows (``(0, 1]``;
+    n_trees : int, default=10
+        The number of trees (bnclassify's ``awnb_trees``, Hall's 10).
+    bootstrap : float, default=0.5
+        Each tree's bootstrap sample, as a fraction of the rows (``(0, 1]``;
         bnclassify's ``awnb_bootstrap``, Hall's 0.5).
-    random_state : the bootstrap samples' and the trees' seed.
-    alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    random_state : int, numpy.random.Generator or None, default=None
+        The bootstrap samples' and the trees' seed.
+    alpha : float, default=1.0
+        Lidstone pseudocount of ``P(x_j | c)`` (> 0).
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

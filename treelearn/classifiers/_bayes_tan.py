@@ -96,10 +96,14 @@ class BayesianTAN(CategoricalClassifier):
 
     Parameters
     ----------
-    equivalent_sample_size : BDeu's equivalent sample size over the whole network (> 0).
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size over the whole network (> 0).
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

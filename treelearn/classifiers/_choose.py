@@ -402,10 +402,11 @@ class AutoClassifier(BayesNetClassifier):
         SKDB and WeightedNaiveBayes on every table (numeric columns cut into
         supervised MDL bins, ``numbers="mdl"``), MixedNaiveBayes and MixedTAN on tables
         with numeric columns, GaussianClassifier and GaussianTAN on numeric tables.
-    cv : int, default=5
+    cv : int or list of tuple, default=5
         The number of stratified folds (>= 2), or the folds as scikit-learn's
         ``(train, test)`` index pairs (every row in one test set).
-    random_state : the folds' shuffle.
+    random_state : int, numpy.random.Generator or None, default=0
+        The folds' shuffle.
 
     Attributes
     ----------

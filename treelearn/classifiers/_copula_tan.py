@@ -62,9 +62,15 @@ class CopulaTAN(GaussianTAN):
 
     Parameters
     ----------
-    marginal : ``"empirical"`` (the smoothed empirical CDF per class) or ``"gaussian"``
+    marginal : {"empirical", "gaussian"}, default="empirical"
+        ``"empirical"`` (the smoothed empirical CDF per class) or ``"gaussian"``
         (the normal CDF per class: exactly :class:`~treelearn.GaussianTAN`).
-    root, fit_prior, class_prior : as :class:`~treelearn.GaussianTAN`'s.
+    root : hashable, default=None
+        As :class:`~treelearn.GaussianTAN`'s.
+    fit_prior : bool, default=True
+        As :class:`~treelearn.GaussianTAN`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.GaussianTAN`'s.
 
     Attributes
     ----------

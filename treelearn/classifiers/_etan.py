@@ -127,11 +127,22 @@ class ETAN(SingleNetworkClassifier):
 
     Parameters
     ----------
-    equivalent_sample_size : BDeu's equivalent sample size (> 0) of the structure score.
-    alpha, fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0) of the structure score.
+    alpha : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

@@ -210,10 +210,14 @@ class GaussianTAN(NumericClassifier):
 
     Parameters
     ----------
-    root : the feature at the root of the tree (default: the first).
-    fit_prior : the class prior is the class proportions; ``False``: uniform.
-    class_prior : the class prior, given (in ``classes_`` order).
-    var_prior : the weight, in rows, of a conjugate prior on each class's variances (the
+    root : hashable, default=None
+        The feature at the root of the tree (default: the first).
+    fit_prior : bool, default=True
+        The class prior is the class proportions; ``False``: uniform.
+    class_prior : array-like of float, default=None
+        The class prior, given (in ``classes_`` order).
+    var_prior : float, default=1.0
+        The weight, in rows, of a conjugate prior on each class's variances (the
         root's, and each feature's residual variance given its parent), centred on the
         same tree's variances learned from the whole table (the classes pooled): ``(n s2
         + var_prior s0^2) / (n + var_prior)``, ``n`` the class's (weighted) rows the

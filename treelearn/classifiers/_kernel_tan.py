@@ -191,19 +191,30 @@ class KernelTAN(NumericClassifier):
 
     Parameters
     ----------
-    densities : ``"auto"`` (each feature's kind chosen by validation), ``"gaussian"`` or
+    densities : {"auto", "gaussian", "kernel"}, default="auto"
+        ``"auto"`` (each feature's kind chosen by validation), ``"gaussian"`` or
         ``"kernel"`` (every feature of that kind).
-    bandwidth : scipy's ``gaussian_kde`` ``bw_method`` per class: ``"scott"``,
+    bandwidth : "scott", "silverman" or float, default="scott"
+        Scipy's ``gaussian_kde`` ``bw_method`` per class: ``"scott"``,
         ``"silverman"`` or the factor of the class's standard deviation (> 0).
-    validation : the share of each class's rows held out to choose the kinds.
-    grid : grid points per column of the kernel MI integral.
-    method : how the kernel densities are evaluated, per class: ``"exact"`` sums every
+    validation : float, default=0.25
+        The share of each class's rows held out to choose the kinds.
+    grid : int, default=32
+        Grid points per column of the kernel MI integral.
+    method : {"auto", "exact", "binned"}, default="auto"
+        How the kernel densities are evaluated, per class: ``"exact"`` sums every
         kernel (time: the class's rows squared), ``"binned"`` bins the rows onto grids and
         convolves by FFT (time: linear in rows; log densities within a few 1e-3 nats of the
         exact ones), ``"auto"`` (default) exact up to 2,000 rows in the class, binned past
         it.
-    root, fit_prior, class_prior : as :class:`~treelearn.GaussianTAN`'s.
-    random_state : seeds the validation split.
+    root : hashable, default=None
+        As :class:`~treelearn.GaussianTAN`'s.
+    fit_prior : bool, default=True
+        As :class:`~treelearn.GaussianTAN`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.GaussianTAN`'s.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds the validation split.
 
     Attributes
     ----------

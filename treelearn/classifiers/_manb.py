@@ -77,13 +77,23 @@ class MANB(PartialFit, FeatureWeightedClassifier):
 
     Parameters
     ----------
-    alpha : the Dirichlet pseudocount of every distribution (> 0; bnclassify's ``smooth``).
-    arc_prior : the prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
+    alpha : float, default=1.0
+        The Dirichlet pseudocount of every distribution (> 0; bnclassify's ``smooth``).
+    arc_prior : float, default=0.5
+        The prior probability of each arc ``C -> X_j`` (in ``(0, 1)``; 0.5: every
         subset equally likely).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Notes
     -----

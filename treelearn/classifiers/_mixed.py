@@ -63,10 +63,17 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     Parameters
     ----------
-    alpha, fit_prior, class_prior, unseen : as in
-        :class:`~treelearn.NaiveBayes` (``alpha`` smooths the
-        categorical features' CPTs).
-    var_prior : the weight, in rows, of a conjugate prior on each class's variance of a
+    alpha : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes` (``alpha`` smooths the categorical
+        features' CPTs).
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    var_prior : float, default=1.0
+        The weight, in rows, of a conjugate prior on each class's variance of a
         Gaussian feature, centred on the feature's variance over the whole table (the
         classes pooled): the variance learned is ``(n s2 + var_prior s0^2) / (n +
         var_prior)``, ``n`` the class's (weighted) rows where the feature is observed,
@@ -76,10 +83,12 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         *Bayesian Data Analysis*, 3rd ed., 2013, section 3.3), so the means stay the class
         means. A class's few rows then cannot make its variance so small that a held-out
         row has probability 0 (default 1; 0 = maximum likelihood, scikit-learn's).
-    var_smoothing : added to every Gaussian variance as a fraction of the largest
+    var_smoothing : float, default=1e-09
+        Added to every Gaussian variance as a fraction of the largest
         (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
         rule, 1e-9; 0 = none), after the prior.
-    numeric : ``None`` (default): the float columns are Gaussian, every other column
+    numeric : sequence of hashable, default=None
+        ``None`` (default): the float columns are Gaussian, every other column
         (integers, bools, text, categories) categorical; or the names of the Gaussian
         columns (the others categorical).
 

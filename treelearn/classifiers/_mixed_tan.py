@@ -55,9 +55,14 @@ class MixedTAN(BayesNetClassifier):
 
     Parameters
     ----------
-    alpha : Lidstone pseudocount of the categorical features' CPTs (1 = Laplace).
-    fit_prior, class_prior : the class prior, as :class:`~treelearn.NaiveBayes`'s.
-    var_prior : the weight, in rows, of a conjugate prior on every class's variance of a
+    alpha : float, default=1.0
+        Lidstone pseudocount of the categorical features' CPTs (1 = Laplace).
+    fit_prior : bool, default=True
+        The class prior, as :class:`~treelearn.NaiveBayes`'s.
+    class_prior : array-like of float, default=None
+        The class prior, as :class:`~treelearn.NaiveBayes`'s.
+    var_prior : float, default=1.0
+        The weight, in rows, of a conjugate prior on every class's variance of a
         Gaussian feature (per parent state under a categorical parent, the residual
         variance under a Gaussian one), centred on the same variance learned from the
         whole table (the classes pooled, the same tree): ``(n s2 + var_prior s0^2) / (n +
@@ -67,11 +72,14 @@ class MixedTAN(BayesNetClassifier):
         Analysis*, 3rd ed., 2013, section 3.3). A parent state seen once in a class then
         gets no variance near 0, so no held-out row has probability exactly 0 (default 1;
         0 = maximum likelihood).
-    var_smoothing : added to every Gaussian variance as a fraction of the largest
+    var_smoothing : float, default=1e-09
+        Added to every Gaussian variance as a fraction of the largest
         (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9), after
         the prior.
-    numeric : ``None``: the float columns are Gaussian; or the names of the Gaussian columns.
-    root : the feature at the root of the tree (default: the first categorical feature;
+    numeric : sequence of hashable, default=None
+        ``None``: the float columns are Gaussian; or the names of the Gaussian columns.
+    root : hashable, default=None
+        The feature at the root of the tree (default: the first categorical feature;
         a Gaussian root only when every feature is Gaussian).
 
     Attributes

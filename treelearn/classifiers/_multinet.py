@@ -38,12 +38,28 @@ class ChowLiuMultinet(CategoricalClassifier):
 
     Parameters
     ----------
-    alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
-        :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    alpha : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        As in :class:`~treelearn.NaiveBayes`.
+    equivalent_sample_size : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    m : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
-    root : the root of every class's tree; ``None`` uses the first feature column.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    root : hashable, default=None
+        The root of every class's tree; ``None`` uses the first feature column.
 
     Attributes
     ----------

@@ -27,22 +27,30 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
 
     Parameters
     ----------
-    alpha : pseudocount added to every feature-state count in each class
+    alpha : float, default=1.0
+        Pseudocount added to every feature-state count in each class
         (1 = Laplace, 0 = maximum likelihood): ``p(x_j = a | c) = (N_jc(a) + alpha)
         / (N_c + k_j alpha)``, over the rows where ``x_j`` is observed.
-    fit_prior : learn the class prior as the class frequencies (unsmoothed, as
+    fit_prior : bool, default=True
+        Learn the class prior as the class frequencies (unsmoothed, as
         scikit-learn does); ``False`` uses a uniform prior.
-    class_prior : prior probabilities of the classes (in ``classes_`` order);
+    class_prior : array-like of float, default=None
+        Prior probabilities of the classes (in ``classes_`` order);
         overrides ``fit_prior``.
-    unseen : at prediction, a category not seen in training is an error
+    unseen : {"error", "ignore"}, default="error"
+        At prediction, a category not seen in training is an error
         (``"error"``, naming the column and value) or treated as missing (``"ignore"``).
-    prior : the CPT estimator: ``"lidstone"`` (default, uses ``alpha``), ``"bdeu"``
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        The CPT estimator: ``"lidstone"`` (default, uses ``alpha``), ``"bdeu"``
         (``(N(a, u) + s / (q k_j)) / (N(u) + s / q)`` with ``s = equivalent_sample_size``
         and ``q`` the parent configurations), or ``"m-estimate"`` (Mitchell's, with a
         uniform prior: ``(N(a, u) + m / k_j) / (N(u) + m)``).
-    equivalent_sample_size : BDeu's equivalent sample size (> 0), with ``prior="bdeu"``.
-    m : the m-estimate's equivalent sample size (> 0), with ``prior="m-estimate"``.
-    numbers : ``"mdl"`` (default) or ``"states"``. With ``"mdl"`` every column of numbers
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0), with ``prior="bdeu"``.
+    m : float, default=1.0
+        The m-estimate's equivalent sample size (> 0), with ``prior="m-estimate"``.
+    numbers : {"mdl", "states"}, default="mdl"
+        ``"mdl"`` (default) or ``"states"``. With ``"mdl"`` every column of numbers
         (decided by its dtype alone: integers, floats, dates; booleans, text and pandas
         Categoricals are states) is cut in ``fit`` into supervised MDL bins (Fayyad &
         Irani 1993, as Weka's ``NaiveBayes -D``), kept in ``binner_`` and saved with the
@@ -54,7 +62,8 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
         (each numeric column's value x class counts summed over the chunks); a Dask
         DataFrame with numeric features is refused. Every classifier that counts states has this option and
         ``categorical``.
-    categorical : the columns of numbers kept as states (zip codes, codes of
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states (zip codes, codes of
         categories); a pandas Categorical column is always states.
 
     Attributes

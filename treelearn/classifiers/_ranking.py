@@ -35,9 +35,9 @@ def rank_features(
         The features (discrete columns; a sparse matrix counts non-zero as present).
     y : array-like
         The class of each row.
-    sample_weight : array-like, optional
+    sample_weight : array-like, default=None
         One non-negative weight per row.
-    feature_names : sequence, optional
+    feature_names : sequence, default=None
         Names of a sparse ``X``'s columns (default ``x0, x1, ...``), e.g. a vectorizer's
         ``get_feature_names_out()``.
 

@@ -248,22 +248,37 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
 
     Parameters
     ----------
-    k : the most feature parents of a feature (an integer >= 0), or ``"auto"`` (the
-        default): the ``k`` in ``0, 1, 2`` of least leave-one-out log-loss with every
-        feature kept, computed exactly from the counts as :class:`~treelearn.SKDB`'s (its
-        CPTs Lidstone with ``alpha``; ties to the smaller ``k``). Few rows then get fewer
-        parents: on R's ``MASS::survey`` (236 rows, 4 classes) ``k=2``'s 36 class-and-parent
-        configurations per family leave about 6 rows each, and 5-fold accuracy falls to
-        0.792, below the majority class's 0.801; ``"auto"`` picks ``k = 1`` or ``0`` there
-        (0.805). ``partial_fit`` after a ``fit`` keeps the ``k_`` the fit chose.
-    alpha : Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
-    prior, equivalent_sample_size, m : the CPT estimator (``"lidstone"`` with ``alpha``,
+    k : int or "auto", default="auto"
+        The most feature parents of a feature (an integer >= 0), or ``"auto"``: the ``k``
+        in ``0, 1, 2`` of least leave-one-out log-loss with every feature kept, computed
+        exactly from the counts as :class:`~treelearn.SKDB`'s (its CPTs Lidstone with
+        ``alpha``; ties to the smaller ``k``). Few rows then get fewer parents: on R's
+        ``MASS::survey`` (236 rows, 4 classes) ``k=2``'s 36 class-and-parent configurations
+        per family leave about 6 rows each, and 5-fold accuracy falls to 0.792, below the
+        majority class's 0.801; ``"auto"`` picks ``k = 1`` or ``0`` there (0.805).
+        ``partial_fit`` after a ``fit`` keeps the ``k_`` the fit chose.
+    alpha : float, default=1.0
+        Lidstone pseudocount of every CPT: ``(N(u, a) + alpha) / (N(u) + k_j alpha)``.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        The CPT estimator (``"lidstone"`` with ``alpha``,
         ``"bdeu"`` with ``equivalent_sample_size``, ``"m-estimate"`` with ``m``), as in
         :class:`~treelearn.NaiveBayes`.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    equivalent_sample_size : float, default=1.0
+        See ``prior``.
+    m : float, default=1.0
+        See ``prior``.
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -446,14 +461,20 @@ class AODE(PartialFit, CategoricalClassifier):
 
     Parameters
     ----------
-    alpha : the pseudocount above (``alpha = 0`` gives maximum likelihood; a
+    alpha : float, default=1.0
+        The pseudocount above (``alpha = 0`` gives maximum likelihood; a
         conditional on an unseen ``(y, x_i)`` is then uniform).
-    min_count : a super-parent value qualifies when ``N(x_i) >= min_count``
+    min_count : int, default=1
+        A super-parent value qualifies when ``N(x_i) >= min_count``
         (Weka's frequency limit; 1 = seen at least once).
-    unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

@@ -50,15 +50,26 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
 
     Parameters
     ----------
-    max_k : the most feature parents of a feature (an integer >= 0).
-    loss : ``"log_loss"`` (the default) or ``"zero_one"``: what leave-one-out minimises.
-    alpha : Lidstone pseudocount (> 0) of every CPT and of the class prior
+    max_k : int, default=5
+        The most feature parents of a feature (an integer >= 0).
+    loss : {"log_loss", "zero_one"}, default="log_loss"
+        ``"log_loss"`` (the default) or ``"zero_one"``: what leave-one-out minimises.
+    alpha : float, default=1.0
+        Lidstone pseudocount (> 0) of every CPT and of the class prior
         ``(N(c) + alpha) / (N + |C| alpha)``.
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`
         (``fit_prior=False`` or ``class_prior`` fix the prior, also when leaving rows out).
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    class_prior : array-like of float, default=None
+        See ``fit_prior``.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

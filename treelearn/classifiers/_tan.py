@@ -52,22 +52,43 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
 
     Parameters
     ----------
-    alpha, fit_prior, class_prior, unseen, prior, equivalent_sample_size, m : as in
-        :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    alpha : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        As in :class:`~treelearn.NaiveBayes`.
+    equivalent_sample_size : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    m : float, default=1.0
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
-    root : the feature at the root of the feature tree. ``None`` (default) uses
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    root : hashable, default=None
+        The feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
         edges' direction, not the maximum-likelihood fit.
-    forest : ``None`` (a spanning tree), ``"bic"`` or ``"aic"``: a penalised forest
+    forest : {"bic", "aic"} or None, default=None
+        ``None`` (a spanning tree), ``"bic"`` or ``"aic"``: a penalised forest
         (bnclassify's ``tan_cl(score=...)``): an edge adds ``|C| (k_i - 1)(k_j - 1)``
         parameters, and is kept only when ``n I(X_i; X_j | C)`` exceeds their
         penalty (BIC: ``ln(n) / 2`` each, AIC: 1 each). Each tree of the forest is
         rooted at its first column (``root``'s tree at ``root``).
-    whitelist, blacklist : undirected feature pairs the tree must / must not
+    whitelist : sequence of pairs, default=None
+        Undirected feature pairs the tree must / must not
         contain (as bnlearn's): the best tree under these constraints.
-    criterion : ``"loglik"`` (default: the tree of the largest likelihood, Friedman et al.'s)
+    blacklist : sequence of pairs, default=None
+        See ``whitelist``.
+    criterion : {"loglik", "fcll"}, default="loglik"
+        ``"loglik"`` (default: the tree of the largest likelihood, Friedman et al.'s)
         or ``"fcll"``: the tree of the largest decomposable factorized conditional
         log-likelihood (Carvalho, Oliveira, Roos and Myllymäki, JMLR 2011), a
         discriminative score, edge weight ``(alpha + beta) I(X_i; X_j | C) - beta lambda

@@ -60,7 +60,7 @@ def term_class_information(
         The class of each document.
     binarize : float, default=0.0
         A term is present in a document when its count exceeds this.
-    sample_weight : array-like, optional
+    sample_weight : array-like, default=None
         One non-negative weight per document.
 
     Returns
@@ -106,12 +106,18 @@ class TextNaiveBayes(BayesNetClassifier):
 
     Parameters
     ----------
-    event_model : ``"multinomial"`` (word counts) or ``"bernoulli"`` (word presence).
-    alpha : Lidstone pseudocount (1 = Laplace: ``(n_k + 1) / (n + |V|)``).
-    binarize : for Bernoulli, a count above this is "present".
-    fit_prior, class_prior : the class prior: the class frequencies (default), given
+    event_model : {"multinomial", "bernoulli"}, default="multinomial"
+        ``"multinomial"`` (word counts) or ``"bernoulli"`` (word presence).
+    alpha : float, default=1.0
+        Lidstone pseudocount (1 = Laplace: ``(n_k + 1) / (n + |V|)``).
+    binarize : float, default=0.0
+        For Bernoulli, a count above this is "present".
+    fit_prior : bool, default=True
+        The class prior: the class frequencies (default), given
         probabilities (in ``classes_`` order), or uniform (``fit_prior=False``), as
         scikit-learn's ``MultinomialNB`` / ``BernoulliNB``.
+    class_prior : array-like of float, default=None
+        See ``fit_prior``.
 
     Notes
     -----

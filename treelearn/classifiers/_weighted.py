@@ -234,14 +234,27 @@ class WeightedNaiveBayes(FeatureWeightedClassifier):
 
     Parameters
     ----------
-    objective : ``"cll"`` (conditional log-likelihood, the default) or ``"mse"``
+    objective : {"cll", "mse"}, default="cll"
+        ``"cll"`` (conditional log-likelihood, the default) or ``"mse"``
         (mean squared error of the posterior).
-    alpha : Lidstone pseudocount of ``P(x_j | c)`` (> 0: every log-probability finite).
-    max_iter, tol : L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
-    fit_prior, class_prior, unseen : as in :class:`~treelearn.NaiveBayes`.
-    numbers, categorical : numeric columns cut into supervised MDL bins in ``fit`` (the
+    alpha : float, default=1.0
+        Lidstone pseudocount of ``P(x_j | c)`` (> 0: every log-probability finite).
+    max_iter : int, default=500
+        L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
+    tol : float, default=1e-08
+        L-BFGS-B's most iterations and its gradient tolerance (``gtol``).
+    fit_prior : bool, default=True
+        As in :class:`~treelearn.NaiveBayes`.
+    class_prior : array-like of float, default=None
+        As in :class:`~treelearn.NaiveBayes`.
+    unseen : {"error", "ignore"}, default="error"
+        As in :class:`~treelearn.NaiveBayes`.
+    numbers : {"mdl", "states"}, default="mdl"
+        Numeric columns cut into supervised MDL bins in ``fit`` (the
         default, ``numbers="mdl"``; ``numbers="states"`` makes each value a state), as in
         :class:`~treelearn.NaiveBayes`.
+    categorical : sequence of hashable, default=None
+        The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------

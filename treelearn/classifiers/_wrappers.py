@@ -406,7 +406,15 @@ class FSSJ(_GroupSearch):
         Threads scoring a step's candidates (None: one); the same result.
     alpha : float, default=1.0
         Lidstone pseudocount (> 0) of every CPT.
-    fit_prior, class_prior, unseen, numbers, categorical
+    fit_prior : bool, default=True
+        As :class:`~treelearn.NaiveBayes`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.NaiveBayes`'s.
+    unseen : {"error", "ignore"}, default="error"
+        As :class:`~treelearn.NaiveBayes`'s.
+    numbers : {"mdl", "states"}, default="mdl"
+        As :class:`~treelearn.NaiveBayes`'s.
+    categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes
@@ -480,7 +488,15 @@ class BSEJ(_GroupSearch):
         Threads scoring a step's candidates (None: one); the same result.
     alpha : float, default=1.0
         Lidstone pseudocount (> 0) of every CPT.
-    fit_prior, class_prior, unseen, numbers, categorical
+    fit_prior : bool, default=True
+        As :class:`~treelearn.NaiveBayes`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.NaiveBayes`'s.
+    unseen : {"error", "ignore"}, default="error"
+        As :class:`~treelearn.NaiveBayes`'s.
+    numbers : {"mdl", "states"}, default="mdl"
+        As :class:`~treelearn.NaiveBayes`'s.
+    categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes
@@ -549,7 +565,15 @@ class TANHillClimb(_WrapperSearch):
         Threads scoring a step's candidates (None: one); the same result.
     alpha : float, default=1.0
         Lidstone pseudocount (> 0) of every CPT.
-    fit_prior, class_prior, unseen, numbers, categorical
+    fit_prior : bool, default=True
+        As :class:`~treelearn.NaiveBayes`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.NaiveBayes`'s.
+    unseen : {"error", "ignore"}, default="error"
+        As :class:`~treelearn.NaiveBayes`'s.
+    numbers : {"mdl", "states"}, default="mdl"
+        As :class:`~treelearn.NaiveBayes`'s.
+    categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes
@@ -673,7 +697,15 @@ class TANSuperParent(TANHillClimb):
         Threads scoring a step's candidates (None: one); the same result.
     alpha : float, default=1.0
         Lidstone pseudocount (> 0) of every CPT.
-    fit_prior, class_prior, unseen, numbers, categorical
+    fit_prior : bool, default=True
+        As :class:`~treelearn.NaiveBayes`'s.
+    class_prior : array-like of float, default=None
+        As :class:`~treelearn.NaiveBayes`'s.
+    unseen : {"error", "ignore"}, default="error"
+        As :class:`~treelearn.NaiveBayes`'s.
+    numbers : {"mdl", "states"}, default="mdl"
+        As :class:`~treelearn.NaiveBayes`'s.
+    categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
 
     Attributes

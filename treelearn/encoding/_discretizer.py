@@ -100,14 +100,17 @@ class Discretizer(Persistent, CategoricalTableInput, TransformerMixin, BaseEstim
 
     Parameters
     ----------
-    bins : the number of bins per column, at most ``MAX_BINS`` (10,000, as
+    bins : int, default=5
+        The number of bins per column, at most ``MAX_BINS`` (10,000, as
         :func:`treelearn.discretize`; quantile edges that coincide are merged, so a
         column may get fewer).
-    strategy : ``"quantile"`` (equal counts), ``"uniform"`` (equal widths) or ``"mdl"``:
+    strategy : {"quantile", "uniform", "mdl"}, default="quantile"
+        ``"quantile"`` (equal counts), ``"uniform"`` (equal widths) or ``"mdl"``:
         supervised, the class entropy's cut points accepted by Fayyad and Irani's MDL
         criterion (IJCAI 1993; Weka's supervised ``Discretize``), which needs the class labels
         ``y`` in ``fit`` and ignores ``bins`` (a column no cut pays for is one bin).
-    columns : the columns to cut; default: every float and datetime column, and
+    columns : sequence of hashable, default=None
+        The columns to cut; default: every float and datetime column, and
         every integer column with more than ``bins`` distinct values (``"mdl"``: every
         column of numbers or dates, by its dtype alone). Other columns pass through
         unchanged.

@@ -1068,10 +1068,13 @@ def discretize(
     ----------
     data : pandas.DataFrame
         The table (never modified).
-    bins : number of bins per column (quantile bins that coincide are merged), at most
+    bins : int, default=5
+        Number of bins per column (quantile bins that coincide are merged), at most
         :data:`MAX_BINS` (10,000): each bin is a state of the column.
-    strategy : ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
-    columns : the columns to cut; default: every float and datetime column, and every
+    strategy : {"quantile", "uniform"}, default="quantile"
+        ``"quantile"`` (equal counts) or ``"uniform"`` (equal widths).
+    columns : sequence of hashable, default=None
+        The columns to cut; default: every float and datetime column, and every
         integer column with more than ``bins`` distinct values.
 
     Notes

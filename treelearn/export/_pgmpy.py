@@ -12,6 +12,7 @@ This module reads models duck-typed (``variables``, ``states``, ``parents(v)``,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -396,6 +397,33 @@ def check_bif(text: str, what: str = "the BIF file") -> dict:
     return {"labels": labels, "order": order}
 
 
+@functools.cache
+def bif_reader() -> type:
+    """pgmpy's ``BIFReader`` with its pyparsing grammar built once per process.
+
+    ``BIFReader`` builds its grammar for every file it reads, and the grammar's words over
+    every Unicode letter cost a second or more to build (pyparsing sorts about a million
+    characters), whatever the size of the file. The grammar does not depend on the file,
+    so this subclass builds it once and reuses it; what it parses is unchanged.
+    """
+    from pgmpy.readwrite import BIFReader
+
+    grammar: dict[str, Any] = {}  # the one grammar of the process, built on first use
+
+    class CachedGrammarBIFReader(BIFReader):
+        def get_variable_grammar(self) -> Any:
+            if "variable" not in grammar:
+                grammar["variable"] = super().get_variable_grammar()
+            return grammar["variable"]
+
+        def get_probability_grammar(self) -> Any:
+            if "probability" not in grammar:
+                grammar["probability"] = super().get_probability_grammar()
+            return grammar["probability"]
+
+    return CachedGrammarBIFReader
+
+
 def graph_from_bif(path: str | os.PathLike | None = None, *, text: str | None = None) -> nx.DiGraph:
     """The checked graph (:func:`graph_from_pgmpy`) of a BIF file (``path``, read bounded)
     or of its content (``text=``), checked by :func:`check_bif` before pgmpy's
@@ -404,13 +432,11 @@ def graph_from_bif(path: str | os.PathLike | None = None, *, text: str | None = 
     Names and states are given back as treelearn wrote them where the file holds its
     ``treelearn_labels`` properties, else as text.
     """
-    from pgmpy.readwrite import BIFReader
-
     text = path_or_text(path, text, "BIF file")  # checks the path's type first
     what = "the BIF text" if path is None else f"{os.fspath(path)}"
     checked = check_bif(text, what)
     try:  # pgmpy checks the tables (negative, mis-sized) with bare ValueErrors
-        network = BIFReader(string=text).get_model()
+        network = bif_reader()(string=text).get_model()
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise InvalidModelError(
             f"{what}: not a valid BIF network ({type(exc).__name__}: {str(exc)[:200]})"

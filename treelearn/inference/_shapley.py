@@ -180,10 +180,10 @@ class Explanation:
     method : str
         How the values were computed (``"chain rule"``, ``"exact"``,
         ``"exact per independent group"``, ``"permutation sampling"``).
-    standard_error : pandas.DataFrame, optional
+    standard_error : pandas.DataFrame, default=None
         Rows x features, the sampling estimator's standard errors (``None`` where the
         values are exact).
-    states : list, optional
+    states : list, default=None
         The target's states, in the model's order (``None``: not recorded).
 
     See Also

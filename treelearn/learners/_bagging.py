@@ -78,9 +78,29 @@ class BaggedTrees(TreeMixture):
     n_jobs : int, default=None
         Joblib workers learning the members in parallel (the samples are drawn first:
         the same bag whatever it is).
-    alpha, max_iter, tol, n_init, init, random_state, mi_alpha
+    alpha : float, default=1.0
         As :class:`~treelearn.TreeMixture`'s, for every member.
-    states, missing, max_states, n_iter_no_change, progress
+    max_iter : int, default=100
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    tol : float, default=0.0001
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    n_init : int, default=1
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    init : str, default="random"
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    random_state : int, numpy.random.Generator or None, default=None
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    mi_alpha : float, default=None
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    states : dict, default=None
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    missing : {"error", "drop", "em"}, default="error"
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    max_states : int, default=100
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    n_iter_no_change : int, default=5
+        As :class:`~treelearn.TreeMixture`'s, for every member.
+    progress : bool, default=False
         As :class:`~treelearn.TreeMixture`'s, for every member.
 
     Attributes

@@ -855,13 +855,19 @@ def tree_posterior(
         Discrete columns (a file is read in chunks; a sparse matrix holds 0/1 values).
     equivalent_sample_size : float, default=1.0
         The BDeu prior's equivalent sample size of every edge's parameters.
-    edge_prior : array-like or networkx.Graph, optional
+    edge_prior : array-like or networkx.Graph, default=None
         A symmetric ``d x d`` matrix of non-negative edge factors, or a graph whose
         edges carry ``prior``; a tree's prior is their product (default: uniform over
         trees).
-    missing, max_states, states, chunksize
+    missing : {"error", "drop"}, default="error"
         :class:`~treelearn.BayesianTrees`' options.
-    sample_weight : array-like or str, optional
+    max_states : int, default=100
+        :class:`~treelearn.BayesianTrees`' options.
+    states : dict, default=None
+        :class:`~treelearn.BayesianTrees`' options.
+    chunksize : int, default=200000
+        :class:`~treelearn.BayesianTrees`' options.
+    sample_weight : array-like or str, default=None
         One non-negative weight per row (a column name for a file).
 
     Returns
@@ -936,7 +942,7 @@ def k_best_trees(
         The CPTs' Lidstone pseudocount.
     missing : {"error", "drop", "pairwise"}, default="error"
         What missing cells do.
-    sample_weight : array-like, optional
+    sample_weight : array-like, default=None
         One non-negative weight per row.
     max_states : int, default=100
         The most states a column may have.

@@ -136,7 +136,8 @@ class AutoDensity(DensityEstimator):
 
     Parameters
     ----------
-    candidates : the names of the candidates to try, in order (``"ChowLiuTree"``,
+    candidates : sequence of str, default=None
+        The names of the candidates to try, in order (``"ChowLiuTree"``,
         ``"CutsetNetwork"``, ``"TreeMixture"``, ``"HiddenTree"``,
         ``"BaggedCutsetNetworks"``, ``"BaggedTrees"``); ``None`` (default): all of them,
         in that order (the cheapest first), except that the bagged cutset networks go
@@ -146,15 +147,22 @@ class AutoDensity(DensityEstimator):
         rows; the mixture with its number of components grown in 2..16 on them; HCLT with
         16 latent states (8 beyond 200 columns), ``alpha = 0.01``, EM stopped on them; ten
         bagged cutset networks of depth 8; ten bagged mixtures of 4 trees.
-    time_budget : seconds; no candidate starts once they have passed (the first always
+    time_budget : float, default=None
+        Seconds; no candidate starts once they have passed (the first always
         does, so a fit ends at most one candidate's fit past it). ``None``: no limit.
-    validation_fraction : the share of the rows held out as validation rows when ``fit``
+    validation_fraction : float, default=0.2
+        The share of the rows held out as validation rows when ``fit``
         is given none (``validation=``), drawn at random with ``random_state``.
-    random_state : the draw of the validation rows (``numpy.random.default_rng``), and
+    random_state : int, numpy.random.Generator or None, default=0
+        The draw of the validation rows (``numpy.random.default_rng``), and
         every candidate's ``random_state`` (an int or None as given; a Generator gives
         each candidate one int drawn from it).
-    states, missing, max_states : as for :class:`~treelearn.TreeMixture` (``missing``:
-        ``"error"`` or ``"drop"``).
+    states : dict, default=None
+        As for :class:`~treelearn.TreeMixture`.
+    missing : {"error", "drop"}, default="error"
+        As for :class:`~treelearn.TreeMixture`, without ``"em"``.
+    max_states : int, default=100
+        As for :class:`~treelearn.TreeMixture`.
 
     Attributes
     ----------

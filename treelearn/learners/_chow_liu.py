@@ -82,11 +82,11 @@ def mi_graph(
         The table (files are read in chunks).
     missing : {"error", "drop", "pairwise"}, default="error"
         What missing cells do.
-    mi_alpha : float, optional
+    mi_alpha : float, default=None
         Pseudocount per cell of each pairwise joint (default: raw counts).
     max_states : int, default=100
         The most states a column may have.
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row.
     kind : {"categorical", "gaussian"}, default="categorical"
         Discrete columns (plug-in MI) or numeric ones (Gaussian MI).
@@ -291,7 +291,7 @@ def fit_cpts(
         What missing cells do.
     max_states : int, default=100
         The most states a column may have.
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row.
     n_init : int, default=1
         EM's random starts when a column is latent.
@@ -504,10 +504,39 @@ def chow_liu(
         time, never whole), a ``dask.dataframe.DataFrame`` (counted on its workers), or
         a ``scipy.sparse`` 0/1 matrix (its columns named by ``names``). Never modified. (:class:`~treelearn.ChowLiuTree` takes a 2-D array
         too, as the table of its columns ``x0, x1, ...``.)
-    root, alpha, prior, equivalent_sample_size, m, missing, mi_alpha, forest
-        :class:`ChowLiuTree`'s options.
-    whitelist, blacklist, max_states, states, chunksize, names
-        :class:`ChowLiuTree`'s options.
+    root : hashable, default=None
+        The root; ``None``: the first column (each tree of a forest at its first column).
+    alpha : float, default=1.0
+        Lidstone pseudocount of the CPTs (1 = Laplace, 0 = maximum likelihood); never
+        changes the tree.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        The CPT estimator: ``"lidstone"`` (``alpha``), ``"bdeu"``
+        (``equivalent_sample_size``) or ``"m-estimate"`` (``m``).
+    equivalent_sample_size : float, default=1.0
+        BDeu's equivalent sample size (> 0).
+    m : float, default=1.0
+        The m-estimate's equivalent sample size (> 0).
+    missing : {"error", "drop", "pairwise", "em"}, default="error"
+        Refuse missing cells, drop incomplete rows, count each pair where both are
+        observed, or structural EM.
+    mi_alpha : float, default=None
+        Pseudocount per cell of the pairwise joints the tree is chosen from (``None``:
+        raw counts).
+    forest : {"bic", "aic"}, float or None, default=None
+        ``None``: a spanning tree; ``"bic"``, ``"aic"`` or an MI threshold: a forest
+        of the edges worth their parameters.
+    whitelist : sequence of pairs, default=None
+        Undirected pairs of columns the tree must contain.
+    blacklist : sequence of pairs, default=None
+        Undirected pairs of columns the tree must not contain.
+    max_states : int, default=100
+        The most states a column may have.
+    states : dict, default=None
+        ``{column: [states]}`` fixing some or all columns' states and their order.
+    chunksize : int, default=200000
+        Rows per chunk when the data is a file path.
+    names : sequence of hashable, default=None
+        The variables' names when the data is a ``scipy.sparse`` 0/1 matrix.
     sample_weight : array-like or str, default=None
         One non-negative weight per row (scikit-learn's name): an array-like for a DataFrame or sparse matrix, the name of the weight column
         for a file or a Dask DataFrame (or a Dask Series partitioned like it).
@@ -525,7 +554,7 @@ def chow_liu(
 
     See Also
     --------
-    ChowLiuTree : the same as a scikit-learn estimator.
+    ChowLiuTree : the same as a scikit-learn estimator (each option at length).
     clg_tree, gaussian_chow_liu : trees over continuous columns.
     mi_graph, maximum_spanning_tree, orient, fit_cpts : its stages one by one.
 

@@ -209,15 +209,35 @@ def clg_tree(
     ----------
     data : DataFrame or str or os.PathLike
         The table (discrete and continuous columns), or a CSV/Parquet path.
-    root : hashable, optional
+    root : hashable, default=None
         The root (default: the first column).
     alpha : float, default=1.0
         The discrete CPTs' Lidstone pseudocount.
-    prior, equivalent_sample_size, m, missing, mi_alpha, forest, whitelist, blacklist, max_states, states, chunksize
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    equivalent_sample_size : float, default=1.0
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    m : float, default=1.0
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    missing : {"error", "drop", "pairwise"}, default="error"
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    mi_alpha : float, default=None
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    forest : {"bic", "aic"}, float or None, default=None
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    whitelist : sequence of pairs, default=None
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    blacklist : sequence of pairs, default=None
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    max_states : int, default=100
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    states : dict, default=None
+        As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
+    chunksize : int, default=200000
         As :class:`~treelearn.CLGTree`'s (and :class:`~treelearn.ChowLiuTree`'s).
     numeric : "auto" or list of hashable, default="auto"
         The continuous columns: ``"auto"`` takes the float columns.
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row (the weight column's name for a file).
 
     Returns

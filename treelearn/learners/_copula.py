@@ -37,9 +37,9 @@ def copula_chow_liu(
     ----------
     data : DataFrame or numpy.ndarray
         Numeric columns, no missing values.
-    root : hashable, optional
+    root : hashable, default=None
         The root (default: the first column).
-    sample_weight : array-like, optional
+    sample_weight : array-like, default=None
         One non-negative weight per row.
 
     Returns

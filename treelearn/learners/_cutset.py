@@ -369,8 +369,13 @@ class CutsetNetwork(DensityEstimator):
         The bootstrap sample's size, as a fraction of the rows.
     random_state : int, numpy.random.Generator or None, default=None
         Int, ``np.random.Generator`` or None.
-    states, missing, max_states : as for :func:`treelearn.chow_liu` (``missing``: ``"error"``
-        or ``"drop"`` for training; scoring sums missing cells out).
+    states : dict, default=None
+        As for :func:`treelearn.chow_liu`.
+    missing : {"error", "drop"}, default="error"
+        ``"error"`` or ``"drop"`` (incomplete rows dropped) for training; scoring sums
+        missing cells out.
+    max_states : int, default=100
+        As for :func:`treelearn.chow_liu`.
     n_jobs : int, default=None
         Joblib workers for the ensemble's networks.
 

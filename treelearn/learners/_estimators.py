@@ -405,12 +405,26 @@ class CLGTree(ModelEstimator):
     root : hashable, default=None
         The root (discrete in a tree holding a discrete column); ``None``: the first
         column of each tree, a discrete one where the tree has one.
-    alpha, prior, equivalent_sample_size, m, mi_alpha, forest
-        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns (``forest`` for
-        every edge).
-    whitelist, blacklist, max_states, states
-        As :class:`~treelearn.ChowLiuTree`'s (``whitelist`` and ``blacklist`` for every
-        edge); ``states`` gives no continuous column states.
+    alpha : float, default=1.0
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns.
+    prior : {"lidstone", "bdeu", "m-estimate"}, default="lidstone"
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns.
+    equivalent_sample_size : float, default=1.0
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns.
+    m : float, default=1.0
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns.
+    mi_alpha : float, default=None
+        As :class:`~treelearn.ChowLiuTree`'s, for the discrete columns.
+    forest : {"bic", "aic"}, float or None, default=None
+        As :class:`~treelearn.ChowLiuTree`'s, for every edge.
+    whitelist : sequence of pairs, default=None
+        As :class:`~treelearn.ChowLiuTree`'s, for every edge.
+    blacklist : sequence of pairs, default=None
+        As :class:`~treelearn.ChowLiuTree`'s, for every edge.
+    max_states : int, default=100
+        As :class:`~treelearn.ChowLiuTree`'s.
+    states : dict, default=None
+        As :class:`~treelearn.ChowLiuTree`'s; it gives no continuous column states.
     missing : {"error", "drop", "pairwise"}, default="error"
         ``"error"``, ``"drop"`` (incomplete rows dropped) or ``"pairwise"`` (each
         statistic over the rows where its columns are observed); missing cells are summed
@@ -664,7 +678,12 @@ class BayesianTrees(CategoricalTableInput, ModelEstimator):
     missing : {"error", "drop"}, default="error"
         ``"error"`` or ``"drop"`` (incomplete rows are dropped);
         ``"pairwise"`` is refused (the posterior needs complete rows).
-    max_states, states, chunksize : as :class:`~treelearn.ChowLiuTree`'s.
+    max_states : int, default=100
+        As :class:`~treelearn.ChowLiuTree`'s.
+    states : dict, default=None
+        As :class:`~treelearn.ChowLiuTree`'s.
+    chunksize : int, default=200000
+        As :class:`~treelearn.ChowLiuTree`'s.
 
     Notes
     -----

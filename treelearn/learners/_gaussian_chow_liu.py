@@ -58,9 +58,9 @@ def gaussian_chow_liu(
     ----------
     data : DataFrame, numpy.ndarray, str, os.PathLike or dask DataFrame
         Numeric columns, no missing values.
-    root : hashable, optional
+    root : hashable, default=None
         The root (default: the first column).
-    sample_weight : array-like or str, optional
+    sample_weight : array-like or str, default=None
         One non-negative weight per row (a column name for a file or Dask DataFrame).
     chunksize : int, default=200000
         Rows per chunk when ``data`` is a file.

@@ -762,9 +762,21 @@ class HiddenMarkovModel(HiddenTree):
         Random starts; the best is kept.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the starts.
-    startprob_init, transmat_init, emissionprob_init : array-like, optional
+    startprob_init, transmat_init, emissionprob_init : array-like, default=None
         A given start (all three; tied only), in hmmlearn's shapes.
-    states, missing, max_states, n_iter_no_change, n_jobs, progress, chunksize
+    states : dict, default=None
+        As :class:`HiddenTree`'s.
+    missing : {"error", "drop", "em"}, default="error"
+        As :class:`HiddenTree`'s.
+    max_states : int, default=100
+        As :class:`HiddenTree`'s.
+    n_iter_no_change : int, default=5
+        As :class:`HiddenTree`'s.
+    n_jobs : int, default=None
+        As :class:`HiddenTree`'s.
+    progress : bool, default=False
+        As :class:`HiddenTree`'s.
+    chunksize : int, default=None
         As :class:`HiddenTree`'s.
 
     Attributes

@@ -215,7 +215,7 @@ def kernel_forest(
         Refit the densities on every row once the forest is chosen.
     method : {"auto", "exact", "binned"}, default="auto"
         Kernel sums exactly or on binned grids (``"auto"``: exact up to 2,000 rows).
-    sample_weight : array-like, optional
+    sample_weight : array-like, default=None
         One non-negative weight per row.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the split.

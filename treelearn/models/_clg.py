@@ -70,7 +70,7 @@ class GaussianMixtureQuery:
         The components' probabilities (they sum to 1).
     means, variances : numpy.ndarray
         Each component's mean and variance.
-    variable : hashable, optional
+    variable : hashable, default=None
         The variable queried (its row's label in ``to_frame``).
 
     See Also
@@ -175,7 +175,12 @@ class CLGTreeModel(Model):
         The columns' order (sampled data has its columns in it).
     continuous : sequence of hashable
         The continuous variables.
-    dtypes, n_rows, settings : as :class:`~treelearn.TreeModel`'s.
+    dtypes : dict, default=None
+        As :class:`~treelearn.TreeModel`'s.
+    n_rows : int or float, default=None
+        As :class:`~treelearn.TreeModel`'s.
+    settings : dict, default=None
+        As :class:`~treelearn.TreeModel`'s.
 
     Notes
     -----

@@ -160,7 +160,7 @@ class CopulaQuery:
         The column's CDF knots and their CDF values.
     scale : float
         The scale of the CDF's exponential tails.
-    variable : hashable, optional
+    variable : hashable, default=None
         The variable queried.
 
     See Also
@@ -238,9 +238,9 @@ class CopulaTreeModel(Model):
         ``{variable: float}``: each column's tail scale.
     scores : GaussianTreeModel
         The Gaussian tree of the normal scores.
-    n_rows : float, optional
+    n_rows : float, default=None
         Rows learned from.
-    settings : dict, optional
+    settings : dict, default=None
         How it was learned.
 
     See Also

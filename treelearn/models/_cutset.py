@@ -87,7 +87,7 @@ class CutsetModel(Model):
         The variables, in column order.
     states : sequence of sequences
         Each column's states.
-    dtypes : dict, optional
+    dtypes : dict, default=None
         Each column's dtype (sampled data gets them back).
 
     See Also

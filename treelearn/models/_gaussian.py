@@ -134,9 +134,9 @@ class GaussianTreeModel(Model):
     ----------
     graph : networkx.DiGraph
         The tree, its nodes and edges carrying the attributes above.
-    n_rows : float, optional
+    n_rows : float, default=None
         Rows learned from.
-    settings : dict, optional
+    settings : dict, default=None
         How it was learned.
 
     See Also

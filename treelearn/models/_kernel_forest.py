@@ -176,13 +176,13 @@ class KernelForestModel(Model):
         The forest's edges, in the order they were kept.
     factor : float
         The bandwidth factor.
-    weights : array-like, optional
+    weights : array-like, default=None
         The kernels' weights (default: equal).
-    mutual_information : sequence of float, optional
+    mutual_information : sequence of float, default=None
         Each edge's ranking weight.
-    n_rows : float, optional
+    n_rows : float, default=None
         Rows learned from.
-    settings : dict, optional
+    settings : dict, default=None
         How it was learned.
     method : {"auto", "exact", "binned"}, default="auto"
         How densities are evaluated.

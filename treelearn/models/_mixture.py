@@ -102,9 +102,11 @@ class MixtureModel(Model):
 
     Parameters
     ----------
-    components : TreeModel or CutsetModel sequence, all of one kind, over the same
+    components : sequence of TreeModel or CutsetModel
+        The components, all of one kind, over the same
         variables (in the same order) with the same states.
-    weights : array-like of shape (k,): the mixing weights, non-negative, summing to 1
+    weights : array-like of shape (k,)
+        The mixing weights, non-negative, summing to 1
         (kept as given: ``log w_k`` is taken of these numbers).
 
     Attributes

@@ -1112,7 +1112,7 @@ class ScoreReport:
         Total log-likelihood of the rows, in nats.
     n_parameters : int
         Free parameters of the model (the BIC penalty's count).
-    summed_out : hashable, optional
+    summed_out : hashable, default=None
         A variable the data did not give in any row, summed out of every row's
         likelihood (a classifier's class when no labels were given); ``None`` when the
         rows' own values were scored.

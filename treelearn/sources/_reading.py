@@ -96,24 +96,25 @@ def read_data(
 
     Parameters
     ----------
-    source : a path, or a readable text stream.
-    sep : str, optional
+    source : str, os.PathLike or io.TextIOBase
+        A path, or a readable text stream.
+    sep : str, default=None
         The CSV separator (one character); ``None`` finds it: tabs for ``.tsv``/``.tab``
         files, else from the header line (a header without a comma that holds ``;``, a
         tab or ``|`` is separated by it; otherwise commas).
-    encoding : str, optional
+    encoding : str, default=None
         The text encoding; ``None`` finds it: a byte-order mark's (UTF-8, UTF-16,
         UTF-32), UTF-16/32 without one from its NUL bytes, UTF-8, or for a file whose
         first 64 KiB are not UTF-8, Windows-1252 (else Latin-1) with an
         ``EncodingNote`` warning (a :class:`UserWarning`).
-    thousands, decimal : str, optional
+    thousands, decimal : str, default=None
         The thousands separator and the decimal point of numbers (``thousands="."``,
         ``decimal=","`` for ``1.234,5``), as in ``pandas.read_csv``. ``decimal=None``
         finds decimal commas in a file not separated by commas (``5,1;x``: a column whose
         every value is a number and some have a decimal comma).
-    quotechar : str
+    quotechar : str, default='"'
         The character quoting fields that hold the separator.
-    categorical : sequence of column names
+    categorical : sequence of column names, default=()
         Columns read as the text written in the file (a zip code ``02139`` stays
         ``'02139'``), not as numbers.
 

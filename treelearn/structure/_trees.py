@@ -176,7 +176,7 @@ def complete_graph(
     weights : numpy.ndarray
         A ``d x d`` matrix of numbers (``d = len(names)``), e.g. pairwise mutual
         information.
-    states : sequence of sequences, optional
+    states : sequence of sequences, default=None
         Each node's states, stored as the node attribute ``states`` (what a BIC or AIC
         :func:`penalised_forest` reads).
 
@@ -351,7 +351,7 @@ def penalised_forest(
         ``"bic"``: an edge costs ``(k_i - 1)(k_j - 1) ln(n) / (2 n)``, ``"aic"``:
         ``(k_i - 1)(k_j - 1) / n``; a number is a plain threshold on the weight;
         ``None`` keeps every edge.
-    n : float, optional
+    n : float, default=None
         The number of rows (default: the graph attribute ``n``).
     weight : str, default="weight"
         The edge attribute (mutual information in nats per row).
@@ -453,7 +453,7 @@ def orient(tree: nx.Graph, root: Hashable | None = None) -> nx.DiGraph:
     ----------
     tree : networkx.Graph
         An undirected tree or forest.
-    root : hashable, optional
+    root : hashable, default=None
         The root of its component (default: each component's first node).
 
     Returns
@@ -649,7 +649,7 @@ def tan_structure(
         An undirected tree (or forest) over the features.
     class_node : hashable
         The class; not a node of ``feature_tree``.
-    root : hashable, optional
+    root : hashable, default=None
         The root of the feature tree (default: its first node).
 
     Returns

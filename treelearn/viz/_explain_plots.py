@@ -46,7 +46,7 @@ def plot_explanation(
     ----------
     explanation : Explanation
         What ``explain`` returned (a classifier's or a model's).
-    row : int, optional
+    row : int, default=None
         The row drawn by a waterfall (its position; default the first).
     kind : {"auto", "waterfall", "beeswarm", "bar"}, default="auto"
         ``"waterfall"`` (one row: from the base value, each feature's contribution in
@@ -57,9 +57,9 @@ def plot_explanation(
         given), else a beeswarm.
     max_features : int, default=12
         The most features shown (the rest summed into one line).
-    ax : matplotlib.axes.Axes, optional
+    ax : matplotlib.axes.Axes, default=None
         Draw into these axes (default: a new figure).
-    target_class : optional
+    target_class : , default=None
         The class a beeswarm or bar summarises; ``None``: the one every row explains,
         or for a target of two states the second (the positive class). Rows that
         explain the other state are turned into the positive one exactly on the

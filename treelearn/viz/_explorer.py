@@ -240,13 +240,13 @@ def to_html(
     ----------
     obj : Model or fitted classifier
         Anything whose ``capabilities`` include ``"explorer"``.
-    path : str or os.PathLike, optional
+    path : str or os.PathLike, default=None
         Where to write the page (atomically); not written when None.
-    title : str, optional
+    title : str, default=None
         The page's title (default: the model's kind and size).
-    evidence : dict, optional
+    evidence : dict, default=None
         ``{variable: state}`` set when the page opens.
-    super_parent : hashable, optional
+    super_parent : hashable, default=None
         AODE only: which super-parent's network is shown.
 
     Returns
