@@ -1212,6 +1212,15 @@ def clg_from_pybnesian(net, truth, discrete: list, continuous: list):
     )
 
 
+def _trim_heap() -> None:
+    """Return the C heap's free pages to the kernel (glibc only; elsewhere nothing)."""
+    import contextlib
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def clg_rows(quick: bool) -> list[dict]:
     """CLG tree log-likelihood and fit against pybnesian's CLGNetwork on the same arcs."""
     from _common import peak_rss_increase
@@ -1239,11 +1248,15 @@ def clg_rows(quick: bool) -> list[dict]:
     t_pbn = cpu_best(lambda: net.logl(pdf), repeat=repeat)
     # peak resident memory of each call (needs /proc/self/clear_refs; where the kernel
     # refuses it, only treelearn's Python-visible peak is known: tracemalloc)
-    mem_ours = peak_rss_increase(lambda: ours.score_samples(df))
-    mem_pbn = peak_rss_increase(lambda: net.logl(pdf))
+    # freed heap pages are handed back to the kernel first (glibc malloc_trim): else a call
+    # reuses pages still resident from earlier work and its RSS rise reads as nothing
+    mem_ours = peak_rss_increase(lambda: (_trim_heap(), ours.score_samples(df)))
+    mem_pbn = peak_rss_increase(lambda: (_trim_heap(), net.logl(pdf)))
     rss_ok = bool(mem_ours["hwm_reset_ok"] and mem_pbn["hwm_reset_ok"])
     rss_ok = rss_ok and mem_pbn["peak_increase"] > 0  # else pages reused: no reading
-    m_ours = (mem_ours["peak_increase"] if rss_ok else mem_ours["tracemalloc_peak"]) / 2**20
+    # treelearn's arrays are all numpy's, which tracemalloc sees: the larger reading counts
+    peak_ours = max(mem_ours["peak_increase"], mem_ours["tracemalloc_peak"])
+    m_ours = (peak_ours if rss_ok else mem_ours["tracemalloc_peak"]) / 2**20
     m_pbn = mem_pbn["peak_increase"] / 2**20 if rss_ok else float("nan")
     how = "peak RSS rise" if rss_ok else "tracemalloc (RSS high-water reset refused here)"
 
@@ -1292,6 +1305,95 @@ def clg_rows(quick: bool) -> list[dict]:
             note="treelearn also learns the tree",
         ),
     ]
+
+
+def _scaling_point(task: str, library: str, n: int, d: int, seconds: float, note: str = "") -> dict:
+    """One point of the scaling sweep: ``row`` plus ``task, library, rows, columns`` (what
+    ``benchmarks/plot_ratios.py`` draws)."""
+    out = row(BENCH, f"scaling: {task}", f"{library}, {n:,} rows x {d} columns", seconds, "s")
+    out.update(task=task, library=library, rows=n, columns=d, note=note)
+    return out
+
+
+def _clg_point(n: int, n_discrete: int, n_numeric: int, repeat: int) -> list[dict]:
+    """CLG tree log-likelihood, treelearn against pybnesian on the same arcs and parameters."""
+    import pybnesian as pbn
+    from bench_mixed_trees import true_model
+
+    truth, dn, xn = true_model(n_discrete, n_numeric)
+    df = truth.sample(n, random_state=1)
+    pdf = pybnesian_frame(df, dn)
+    net = pbn.CLGNetwork(list(df.columns), list(truth.graph.edges))
+    net.fit(pdf)
+    ours = clg_from_pybnesian(net, truth, dn, xn)
+    gap = float(np.max(np.abs(ours.score_samples(df) - net.logl(pdf))))
+    if not gap <= 1e-9:  # the same log-densities summed in another order
+        raise AssertionError(f"CLG log-likelihoods differ from pybnesian's by {gap}")
+    d, task = n_discrete + n_numeric, "CLG tree log-likelihood"
+    note = f"answers equal to {gap:.0e} nats"
+    return [
+        _scaling_point(
+            task, "treelearn", n, d, cpu_best(lambda: ours.score_samples(df), repeat), note
+        ),
+        _scaling_point(task, "pybnesian", n, d, cpu_best(lambda: net.logl(pdf), repeat), note),
+    ]
+
+
+def _nb_point(n: int, d: int, repeat: int) -> list[dict]:
+    """Naive Bayes fit on ``n`` rows + predict_proba on ``n // 2``, integer codes (3 states,
+    the class drawn from a random naive Bayes), treelearn against scikit-learn's
+    CategoricalNB (the same Lidstone alpha = 1)."""
+    from sklearn.naive_bayes import CategoricalNB
+
+    import treelearn as tl
+
+    rng = np.random.default_rng(d)
+    m = n + n // 2
+    y = rng.integers(0, 2, m)
+    shift = rng.integers(0, 3, (2, d))
+    Z = (rng.integers(0, 3, (m, d)) + shift[y] * (rng.random((m, d)) < 0.3)) % 3
+    X, Xt, yf = Z[:n], Z[n:], y[:n]
+
+    def sk():
+        return CategoricalNB(alpha=1.0, min_categories=[3] * d).fit(X, yf).predict_proba(Xt)
+
+    def ours():
+        return np.asarray(tl.NaiveBayes(numbers="states").fit(X, yf).predict_proba(Xt))
+
+    gap = float(np.abs(ours() - sk()).max())
+    if not gap <= 1e-9:
+        raise AssertionError(f"naive Bayes posteriors differ from CategoricalNB's by {gap}")
+    task, note = "naive Bayes fit + predict_proba", f"posteriors equal to {gap:.0e}"
+    return [
+        _scaling_point(task, "treelearn", n, d, cpu_best(ours, repeat), note),
+        _scaling_point(task, "scikit-learn CategoricalNB", n, d, cpu_best(sk, repeat), note),
+    ]
+
+
+def scaling_rows(quick: bool) -> list[dict]:
+    """Time against rows and against columns, treelearn and the peer on the same task
+    (answers compared at every point first): the CLG log-likelihood against pybnesian
+    (4 discrete + 6 continuous columns as rows grow; 100,000 rows as columns grow) and
+    naive Bayes against CategoricalNB (20 columns; 20,000 rows)."""
+    repeat = 3
+    sizes = [10_000, 30_000, 100_000] if quick else [10_000, 30_000, 100_000, 300_000, 1_000_000]
+    widths = [(2, 3), (4, 6), (8, 12)] if quick else [(2, 3), (4, 6), (8, 12), (16, 24), (32, 48)]
+    out: list[dict] = []
+    try:
+        import pybnesian  # noqa: F401
+
+        for n in sizes:
+            out += _clg_point(n, 4, 6, repeat)
+        for nd, nx_ in widths:
+            if (nd, nx_) != (4, 6):
+                out += _clg_point(100_000, nd, nx_, repeat)
+    except ImportError:
+        out.append(row(BENCH, "scaling: CLG", "pybnesian", "not installed"))
+    for n in [s // 5 for s in sizes]:
+        out += _nb_point(n, 20, repeat)
+    for d in [5, 10, 40, 80] if not quick else [5, 10, 40]:
+        out += _nb_point(20_000, d, repeat)
+    return out
 
 
 def mixture_rows(folder: str, names: list, k: int = 8, repeat: int = 7) -> list[dict]:
@@ -1356,7 +1458,7 @@ def main(argv=None) -> list[dict]:
         nargs="+",
         default=None,
         help="sections: inference alarm learning (nb: its naive Bayes rows alone) mixture sparse clg "
-        "(default: all)",
+        "scaling (default: all)",
     )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument(
@@ -1373,7 +1475,9 @@ def main(argv=None) -> list[dict]:
     import treelearn as tl
 
     gum.setNumberOfThreads(1)
-    sections = set(args.only or ["inference", "alarm", "learning", "mixture", "sparse", "clg"])
+    sections = set(
+        args.only or ["inference", "alarm", "learning", "mixture", "sparse", "clg", "scaling"]
+    )
     full = alarm_sample(100_000, args.cache_dir)
     big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
     small = alarm_sample(10_000, args.cache_dir)
@@ -1405,6 +1509,9 @@ def main(argv=None) -> list[dict]:
     if "clg" in sections:
         rows += clg_rows(args.quick)
         print_table(rows[-10:])
+    if "scaling" in sections:  # time against rows and columns: benchmarks/plot_ratios.py
+        rows += scaling_rows(args.quick)
+        print_table([r for r in rows if r["case"].startswith("scaling")])
     print_table(rows)
     write_json(rows, args.json)
     return rows

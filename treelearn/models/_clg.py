@@ -607,34 +607,6 @@ class CLGTreeModel(Model):
             roots += resid * resid * (-0.5 / self._s2[j]) - 0.5 * (_LOG_2PI + np.log(self._s2[j]))
         return soft, roots
 
-    def _complete_scores(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """``log p(row)`` of rows without a missing cell of either kind: the discrete tree's
-        log-CPTs at the row's codes plus each number's Gaussian log-density given its
-        parent's value or state (no soft evidence, no message passing)."""
-        n = values.shape[0]
-        total = (
-            np.zeros(n)
-            if self.discrete_model is None
-            else self.discrete_model.complete_log_likelihood(codes)
-        )
-        for j in self._down_order:
-            if self._kind[j] == 1:
-                state = codes[:, int(self._parent[j])]
-                variances = self._state_vars[j]
-                resid = values[:, j] - self._state_means[j][state]
-                resid *= resid
-                resid *= (-0.5 / variances)[state]
-                resid += (-0.5 * (_LOG_2PI + np.log(variances)))[state]
-            else:
-                resid = values[:, j] - self._b0[j]
-                if self._kind[j] == 2:
-                    resid -= self._b1[j] * values[:, int(self._parent[j])]
-                resid *= resid
-                resid *= -0.5 / self._s2[j]
-                resid += -0.5 * (_LOG_2PI + np.log(self._s2[j]))
-            total += resid
-        return total
-
     def _soft_evidence(self, values: np.ndarray) -> tuple[dict, np.ndarray]:
         """``(soft, roots)`` of :meth:`_upward`, the complete rows by :meth:`_complete_rows`
         and only the rows with a missing number by the exact pass (which integrates them)."""
@@ -674,10 +646,169 @@ class CLGTreeModel(Model):
             removed = top if removed is None else removed + top
         return out, removed
 
+    #: rows per block of the complete-row scorer: its few temporaries (one per term being
+    #: summed) stay in the CPU's cache and memory grows only with the output
+    _BLOCK_ROWS = 32_768
+
+    def _scoring_tables(self) -> dict:
+        """The complete-row scorer's constants, built once per discrete model's log-CPTs.
+
+        ``flat, columns, strides, offsets`` are the discrete tree's
+        :meth:`~treelearn.TreeModel.log_cpt_index` with, folded into each discrete node's
+        log-CPT entries, the log-normalisers ``-log(2 pi s2) / 2`` of the continuous
+        children it selects the Gaussian of (by its own state), and the other continuous
+        nodes' (constant) log-normalisers added to the first node's entries: a row picks
+        exactly one entry per node, so each term is counted once. ``by_state`` holds
+        ``(j, i, means, scales)`` of each number under a discrete parent ``i``,
+        ``linear`` ``(j, parent or -1, intercept, coefficient, scale)`` of the others,
+        ``scale = sqrt(1 / (2 s2))`` so that ``(scale * residual)^2`` is the log-density's
+        quadratic term.
+        """
+        index = None if self.discrete_model is None else self.discrete_model.log_cpt_index()
+        cache = self.__dict__.get("_tables")
+        if cache is not None and cache[0] is (None if index is None else index[0]):
+            return cache[1]
+        constant = 0.0
+        by_state, linear = [], []
+        folds: dict[int, np.ndarray] = {}
+        for j in self._down_order:
+            if self._kind[j] == 1:
+                i = int(self._parent[j])
+                means, variances = self._state_means[j], self._state_vars[j]
+                by_state.append((j, i, means, np.sqrt(0.5 / variances)))
+                norm = -0.5 * (_LOG_2PI + np.log(variances))
+                folds[i] = folds[i] + norm if i in folds else norm
+            else:
+                s2 = float(self._s2[j])
+                parent = int(self._parent[j]) if self._kind[j] == 2 else -1
+                linear.append(
+                    (j, parent, float(self._b0[j]), float(self._b1[j]), (0.5 / s2) ** 0.5)
+                )
+                constant += -0.5 * (_LOG_2PI + math.log(s2))
+        tables: dict = {"by_state": by_state, "linear": linear, "constant": constant}
+        if index is not None:
+            flat, columns, strides, offsets = index
+            flat = flat.copy()
+            sizes = np.diff(np.append(offsets, flat.size))
+            for i, norm in folds.items():
+                own = int(np.flatnonzero((columns[i] == i) & (strides[i] > 0))[0])
+                entry = np.arange(sizes[i]) // strides[i, own] % norm.size  # the node's state
+                flat[offsets[i] : offsets[i] + sizes[i]] += norm[entry]
+            if flat.size:
+                flat[offsets[0] : offsets[0] + sizes[0]] += constant
+                tables["constant"] = 0.0
+            used = [(columns[i], strides[i]) for i in range(len(offsets))]
+            tables["discrete"] = [
+                ([int(c) for c, s in zip(cols, st) if s], [np.intp(s) for s in st if s], int(o))
+                for (cols, st), o in zip(used, offsets)
+            ]
+            tables["flat"] = flat
+        self._tables = (None if index is None else index[0], tables)
+        return tables
+
+    def _score_block(self, codes: list, numbers: list) -> np.ndarray:
+        """``log p(row)`` of complete rows given each discrete variable's codes (``codes[i]``,
+        any integer dtype) and each continuous variable's values (``numbers[j]``): the
+        discrete log-CPTs (log-normalisers folded in) gathered node by node, then each
+        number's quadratic term ``(scale * (y - mean))^2`` subtracted."""
+        t = self._scoring_tables()
+        n = len(numbers[0]) if numbers else len(codes[0])
+        total = np.full(n, t["constant"])
+        if "flat" in t:
+            flat = t["flat"]
+            for cols, strides, offset in t["discrete"]:
+                index = codes[cols[0]] * strides[0]
+                for c, s in zip(cols[1:], strides[1:]):
+                    index += codes[c] * s
+                index += offset
+                total += flat[index]
+        states: dict[int, np.ndarray] = {}  # intp codes gather twice as fast as int8 ones
+        for j, i, means, scales in t["by_state"]:
+            if i not in states:
+                states[i] = codes[i].astype(np.intp, copy=False)
+            z = numbers[j] - means[states[i]]
+            z *= scales[states[i]]
+            z *= z
+            total -= z
+        for j, parent, b0, b1, scale in t["linear"]:
+            z = numbers[j] - b0
+            if parent >= 0:
+                z -= b1 * numbers[parent]
+            z *= scale
+            z *= z
+            total -= z
+        return total
+
+    def _complete_scores(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``log p(row)`` of rows without a missing cell of either kind (codes rows x
+        discrete variables, values rows x continuous variables): :meth:`_score_block` on
+        blocks of rows (no soft evidence, no message passing)."""
+        n = values.shape[0]
+        out = np.empty(n)
+        step = self._BLOCK_ROWS
+        for a in range(0, n, step):
+            b = min(a + step, n)
+            out[a:b] = self._score_block(
+                [codes[a:b, i] for i in range(codes.shape[1])],
+                [values[a:b, j] for j in range(values.shape[1])],
+            )
+        return out
+
+    def _direct_columns(self, X: Any) -> tuple[list, list] | None:
+        """The columns of a frame the complete-row scorer can read as they are, or ``None``.
+
+        Each discrete column a numpy integer column whose values all lie in the model's
+        states, those being consecutive integers from 0 (so a value is its own code);
+        each continuous column a float column whose sum is finite (so no NaN, no
+        infinity). Anything else (labels, Categoricals, missing cells, an unseen state,
+        a bad value) takes the general path, which encodes, checks and explains.
+        """
+        if not isinstance(X, pd.DataFrame) or not X.columns.is_unique:
+            return None
+        if any(v not in X.columns for v in self.variables):
+            return None
+        codes = []
+        if self.discrete_model is not None:
+            for v in self.discrete_model.variables:
+                series = X[v]
+                states = self.discrete_model.states[v]
+                if not isinstance(series.dtype, np.dtype) or series.dtype.kind not in "iu":
+                    return None  # Categoricals, nullable integers, labels: the encoder's
+                if list(states) != list(range(len(states))):
+                    return None
+                column = series.to_numpy()
+                if any(type(s) is not int for s in states):
+                    return None
+                if column.size and (column.min() < 0 or column.max() >= len(states)):
+                    return None
+                codes.append(column)
+        numbers = []
+        for v in self.continuous:
+            series = X[v]
+            if not isinstance(series.dtype, np.dtype) or series.dtype.kind != "f":
+                return None
+            column = series.to_numpy().astype(float, copy=False)
+            if not np.isfinite(column.sum()):
+                return None
+            numbers.append(column)
+        return codes, numbers
+
     # -------------------------------------------------------------- scores
     def score_samples(self, X: pd.DataFrame) -> np.ndarray:
         """``log p(row)`` of each row (nats; a density for the continuous cells, missing
         cells of either kind summed or integrated out exactly)."""
+        direct = self._direct_columns(X)
+        if direct is not None:  # integer codes and finite floats: read in place, no copies
+            codes_by_column, numbers = direct
+            n = len(X)
+            out = np.empty(n)
+            step = self._BLOCK_ROWS
+            for a in range(0, n, step):
+                b = min(a + step, n)
+                out[a:b] = self._score_block(
+                    [c[a:b] for c in codes_by_column], [x[a:b] for x in numbers]
+                )
+            return out
         codes, values = self._arrays(X, small_codes=True)  # gathers index by them as they are
         if not np.isnan(values).any() and (codes.size == 0 or codes.min() >= 0):
             return self._complete_scores(codes, values)  # whole-array checks, no row copy
