@@ -146,7 +146,8 @@ def main(argv=None) -> list[dict]:
     ap.add_argument("--time-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.quick:
-        args.n, args.d, args.repeat = 5_000, 20_000, 1
+        args.n, args.d = 5_000, 20_000
+        args.repeat = args.repeat if args.before else 1
     child = args.memory_child or args.time_child
     print(pin_blas(1), file=sys.stderr if child else sys.stdout)
     import treelearn as tl

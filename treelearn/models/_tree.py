@@ -113,13 +113,26 @@ def _families(graph: nx.DiGraph, variables: list) -> tuple[list[list], dict[tupl
 
 
 def _acyclic(graph: nx.DiGraph, variables: list, all_parents: list[list]) -> bool:
-    """Whether ``graph`` is acyclic, from the parent lists :func:`_families` read: where every
-    node has at most one parent, by pointer doubling in numpy over the parent indices (no
-    second pass over the graph's edges); else networkx's check
+    """Whether ``graph`` is acyclic, from the parent lists :func:`_families` read.
+
+    Where every node has at most one parent (a tree or forest: every learned tree), it is
+    acyclic iff every node is reached going down from the roots (a node on a cycle, or
+    below one, has no root above it): a walk over the children for small graphs (50 nodes:
+    ~10 us against networkx's 34 us), pointer doubling in numpy over the parent indices
+    from :data:`~treelearn.structure._trees.GC_PAUSE_NODES` nodes on; else networkx's check
     (:func:`~treelearn.structure._trees.is_acyclic`)."""
     n = len(variables)
-    if n < GC_PAUSE_NODES or any(len(ps) > 1 for ps in all_parents):
+    if any(len(ps) > 1 for ps in all_parents):
         return is_acyclic(graph)
+    if n < GC_PAUSE_NODES:
+        children = graph._succ  # networkx's dict behind graph.succ
+        stack = [v for v, ps in zip(variables, all_parents) if not ps]
+        reached = len(stack)
+        while stack:  # each node has one parent: reached at most once
+            below = children[stack.pop()]
+            reached += len(below)
+            stack.extend(below)
+        return reached == n
     index = {v: i for i, v in enumerate(variables)}
     up = np.fromiter((index[ps[0]] if ps else -1 for ps in all_parents), dtype=np.int64, count=n)
     for _ in range(int(n).bit_length() + 1):  # after k rounds: the 2**k-th ancestor
