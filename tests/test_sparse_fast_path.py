@@ -186,27 +186,3 @@ def test_tree_model_two_parents_and_duplicates():
         tl.TreeModel(G)
     G.nodes["c"]["parents"] = ["a", "b"]
     assert tl.TreeModel(G, variables=["b", "a", "c"]).parents("c") == ["a", "b"]
-
-
-def test_filled_digraph_is_the_one_networkx_builds():
-    rng = np.random.default_rng(1)
-    d = 40
-    names = [f"w{k}" for k in rng.permutation(d)]
-    states = [(0,), (1,), (0, 1)] * (d // 3) + [(0, 1)] * (d % 3)
-    child = rng.permutation(d)[: d - 1]
-    parent = np.array([int(rng.integers(0, d)) for _ in child])
-    weight = rng.random(d - 1)
-    got = nx.DiGraph()
-    scl._fill_digraph(got, names, states, parent, child, weight)
-    want = nx.DiGraph()
-    want.add_nodes_from((v, {"states": list(s)}) for v, s in zip(names, states))
-    want.add_edges_from(
-        (names[u], names[v], {"weight": w}) for u, v, w in zip(parent, child, weight.tolist())
-    )
-    assert list(got.nodes(data=True)) == list(want.nodes(data=True))
-    assert list(got.edges(data=True)) == list(want.edges(data=True))
-    for v in names:  # the adjacency dicts in the same order, one data dict per edge
-        assert list(got.pred[v].items()) == list(want.pred[v].items())
-        assert list(got.succ[v].items()) == list(want.succ[v].items())
-        for u in got.pred[v]:
-            assert got.pred[v][u] is got.succ[u][v]

@@ -70,12 +70,10 @@ def _families(graph: nx.DiGraph, variables: list) -> tuple[list[list], dict[tupl
     else its predecessors in ``variables`` order) and the variables grouped by CPT shape
     (``(*parents' state counts, own state count)``), without writing into the graph.
 
-    One pass over networkx's node and predecessor dicts: no views, sets or sorts per node where a node has at most one parent
+    One pass over the node and predecessor views: no sets or sorts per node where a node has at most one parent
     (every node of a tree); a 20,000-node tree model's construction was 80 ms, most of it
     per-node view lookups."""
-    # networkx's own dicts behind graph.nodes / graph.pred (a view's __getitem__ per node
-    # was a third of the time), read only
-    nodes, pred = graph._node, graph._pred
+    nodes, pred = graph.nodes, graph.pred
     attributes = [nodes[v] for v in variables]
     position: dict | None = None
     all_parents: list[list] = []
@@ -125,7 +123,7 @@ def _acyclic(graph: nx.DiGraph, variables: list, all_parents: list[list]) -> boo
     if any(len(ps) > 1 for ps in all_parents):
         return is_acyclic(graph)
     if n < GC_PAUSE_NODES:
-        children = graph._succ  # networkx's dict behind graph.succ
+        children = graph.succ
         stack = [v for v, ps in zip(variables, all_parents) if not ps]
         reached = len(stack)
         while stack:  # each node has one parent: reached at most once
@@ -264,7 +262,7 @@ class TreeModel(Model):
                 raise
             if not _acyclic(graph, self.variables, all_parents):
                 raise StructureError(_NOT_A_DAG)
-            nodes = graph._node  # networkx's dict behind graph.nodes: no view per node
+            nodes = graph.nodes
             for v, ps in zip(self.variables, all_parents):
                 nodes[v]["parents"] = ps
             for shape, group in by_shape.items():
