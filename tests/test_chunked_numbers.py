@@ -5,6 +5,8 @@ the MDL cut points of the chunked value x class tables equal those of the rows t
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -112,3 +114,70 @@ def test_states_option_keeps_counting_values(tmp_path):
     frame = tl.NaiveBayes(numbers="states").fit(df.drop(columns="label"), df["label"])
     X = df.drop(columns="label")
     np.testing.assert_allclose(clf.predict_log_proba(X), frame.predict_log_proba(X), rtol=1e-12)
+
+
+def test_the_second_pass_holds_codes_not_the_table(tmp_path, small_chunks):
+    # 200,000 rows in 1,000-row chunks: the second pass keeps each chunk's codes (4 small
+    # integers a row, 0.8 MB in all), never the rows read (the frame read whole is 6.8 MB
+    # with pandas 3's text dtype; joining the binned chunks held it and its parts).
+    # tracemalloc counts numpy and pandas buffers; the bound leaves room for one chunk
+    n = 200_000
+    df = _table(n, seed=5)
+    path = tmp_path / "big.csv"
+    df.to_csv(path, index=False)
+    frame_bytes = pd.read_csv(path).memory_usage(deep=True).sum()
+    scan = vcc.scan_labelled_file(str(path), "label", None, "NaiveBayes")
+    binner = vcc.mdl_binner_of_counts(scan.tables, list(scan.tables))
+    tracemalloc.start()
+    try:
+        counts = vcc.counted_file(str(path), "label", binner, scan)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts.table is not None and counts.table.codes.nbytes <= 4 * n
+    assert peak < frame_bytes / 2, (peak, frame_bytes)
+    # and the counts are the file's: every row counted once, by class
+    np.testing.assert_array_equal(counts.class_count, df["label"].value_counts().sort_index())
+
+
+def test_weights_and_zero_weight_rows_in_chunks_are_the_frames(tmp_path, small_chunks):
+    df = _table(2600, seed=6)
+    rng = np.random.default_rng(6)
+    df["w"] = rng.integers(0, 3, len(df))  # zero: the row is absent
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    from_file = tl.TAN().fit(str(path), "label", sample_weight="w")
+    X = df.drop(columns=["label", "w"])
+    from_frame = tl.TAN().fit(X, df["label"], sample_weight=df["w"].to_numpy())
+    for c in ("age", "wage"):
+        np.testing.assert_array_equal(from_file.binner_.edges_[c], from_frame.binner_.edges_[c])
+    np.testing.assert_array_equal(from_file.class_count_, from_frame.class_count_)
+    np.testing.assert_allclose(
+        from_file.predict_log_proba(X), from_frame.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )
+
+
+def test_missing_labels_in_a_later_chunk_are_refused(tmp_path, small_chunks):
+    df = _table(2500, seed=7)
+    df.loc[[10, 2200], "label"] = np.nan
+    path = tmp_path / "m.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(tl.TreelearnError, match="2 missing class label"):
+        tl.NaiveBayes().fit(str(path), "label")
+
+
+def test_partial_fit_after_a_file_fit_cuts_new_rows_with_its_bins(tmp_path, small_chunks):
+    df = _table(3000, seed=8)
+    first, rest = df.iloc[:2000], df.iloc[2000:]
+    path = tmp_path / "first.csv"
+    first.to_csv(path, index=False)
+    clf = tl.NaiveBayes().fit(str(path), "label")
+    clf.partial_fit(rest.drop(columns="label"), rest["label"])
+    whole = pd.read_csv(path)
+    oracle = tl.NaiveBayes().fit(whole.drop(columns="label"), whole["label"])
+    oracle.partial_fit(rest.drop(columns="label"), rest["label"])
+    X = df.drop(columns="label")
+    np.testing.assert_array_equal(clf.class_count_, df["label"].value_counts().sort_index())
+    np.testing.assert_allclose(
+        clf.predict_log_proba(X), oracle.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )

@@ -36,14 +36,15 @@ from ..encoding._table import no_value_error
 from ..sources._count import label_values
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
-    binned_file,
+    counted_file,
     mdl_binner_of_counts,
     number_dtype,
-    value_class_counts,
+    scan_labelled_file,
 )
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut or read
     from ..encoding._discretizer import Discretizer
+    from ..stats._counts import ClassCounts
 
 __all__ = [
     "bin_numbers",
@@ -61,27 +62,27 @@ _is_number = number_dtype
 
 def file_numbers_binned(
     path: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any
-) -> tuple[Discretizer | None, pd.DataFrame, pd.Series, Any]:
+) -> tuple[Discretizer | None, ClassCounts]:
     """A CSV/Parquet file read in chunks with its numeric features cut into MDL bins
     (:mod:`~treelearn.sources._value_class_counts`: one pass sums each numeric column's
-    value x class table, a second cuts the chunks): ``(binner, features, labels,
-    weights)``, the bins those of the same table read whole into a DataFrame."""
+    value x class table, a second bins and encodes each chunk, keeping its codes only):
+    ``(binner, counts)``, the bins and counts those of the same table read whole into a
+    DataFrame."""
     if not isinstance(y, (str, int)):
         raise ClassLabelError(
             f"with a file X, y is the name of its class column (e.g. y='label'), not "
             f"{type(y).__name__}"
         )
-    tables = value_class_counts(path, y, categorical, who, sample_weight)
-    binner = mdl_binner_of_counts(tables, list(tables))
-    frame, labels, weights = binned_file(path, y, binner, sample_weight)
-    absent = [c for c in categorical or () if c not in frame.columns]
+    scan = scan_labelled_file(path, y, categorical, who, sample_weight)
+    absent = [c for c in categorical or () if c not in scan.header]
     if absent:
         raise ColumnNotFoundError(
             f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {list(frame.columns)[:20]}",
+            f"features are {scan.header[:20]}",
             column=absent[0],
         )
-    return binner, frame, labels, weights
+    binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
+    return binner, counted_file(path, y, binner, scan, sample_weight)
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
