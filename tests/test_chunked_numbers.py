@@ -181,3 +181,86 @@ def test_partial_fit_after_a_file_fit_cuts_new_rows_with_its_bins(tmp_path, smal
     np.testing.assert_allclose(
         clf.predict_log_proba(X), oracle.predict_log_proba(X), rtol=1e-12, atol=1e-12
     )
+
+
+def test_a_float_column_kept_as_states_is_judged_on_its_counts(tmp_path, small_chunks):
+    # categorical=["grade"]: fractional floats, each seen many times, are taken as states
+    # with a note when the table is read whole; the chunks must judge them on the whole
+    # file's counts (each value seen once per chunk's distinct values would be refused)
+    df = _table(2400, seed=9)
+    df["grade"] = np.random.default_rng(9).choice([0.5, 1.5, 2.5], size=len(df))
+    path = tmp_path / "g.csv"
+    df.to_csv(path, index=False)
+    X = df.drop(columns="label")
+    with pytest.warns(tl.NumericColumnWarning, match="3 distinct float values"):
+        frame = tl.NaiveBayes(categorical=["grade"]).fit(X, df["label"])
+    with pytest.warns(tl.NumericColumnWarning, match="3 distinct float values"):
+        from_file = tl.NaiveBayes(categorical=["grade"]).fit(str(path), "label")
+    assert from_file.binner_ is not None and sorted(from_file.binner_.edges_) == ["age", "wage"]
+    np.testing.assert_allclose(
+        from_file.predict_log_proba(X), frame.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )
+
+
+def test_gaps_in_a_later_chunk_give_the_states_and_dtypes_of_the_frame(tmp_path, small_chunks):
+    # age kept as states gets a gap only after its first chunk (read as int, then float),
+    # town a missing cell: the states, their dtypes and the answers are the frame's
+    df = _table(2500, seed=10)
+    df["age"] = df["age"].astype("Int64")  # written "30": the first chunk reads integers
+    df.loc[[1500, 2100], "age"] = pd.NA
+    df.loc[[1700], "town"] = np.nan
+    path = tmp_path / "gaps.csv"
+    df.to_csv(path, index=False)
+    whole = pd.read_csv(path)
+    X, y = whole.drop(columns="label"), whole["label"]
+    with pytest.warns(tl.NumericColumnWarning):  # many ages as states: noted once
+        from_file = tl.TAN(categorical=["age"]).fit(str(path), "label")
+    with pytest.warns(tl.NumericColumnWarning):
+        frame = tl.TAN(categorical=["age"]).fit(X, y)
+    assert list(from_file.binner_.edges_) == ["wage"]
+    assert from_file._feature_states() == frame._feature_states()
+    np.testing.assert_allclose(
+        from_file.predict_log_proba(X), frame.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )
+
+
+def test_a_first_partial_fit_on_a_file_refuses_numbers_as_a_frame_does(tmp_path):
+    # whole numbers only (each encodable as a state): counted raw, the file would give a
+    # silently different model from the frame's refusal
+    df = _table(1200, seed=11).drop(columns="wage")
+    path = tmp_path / "ints.csv"
+    df.to_csv(path, index=False)
+    X, y = df.drop(columns="label"), df["label"]
+    with pytest.raises(tl.TreelearnError, match=r"cannot cut the numeric feature\(s\) 'age'"):
+        tl.NaiveBayes().partial_fit(X, y, classes=["a", "b", "c"])
+    with pytest.raises(tl.TreelearnError, match=r"cannot cut the numeric feature\(s\) 'age'"):
+        tl.NaiveBayes().partial_fit(str(path), "label", classes=["a", "b", "c"])
+    # numbers="states" keeps counting them as states, from the file as from the frame
+    with pytest.warns(tl.NumericColumnWarning):
+        from_file = tl.NaiveBayes(numbers="states").partial_fit(
+            str(path), "label", classes=["a", "b", "c"]
+        )
+    with pytest.warns(tl.NumericColumnWarning):
+        frame = tl.NaiveBayes(numbers="states").partial_fit(X, y, classes=["a", "b", "c"])
+    np.testing.assert_allclose(
+        from_file.predict_log_proba(X), frame.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("name", ["NaiveBayes", "TAN"])
+def test_partial_fit_on_a_file_after_a_fit_cuts_it_with_the_fits_bins(tmp_path, name):
+    # whole-number ages of a later file: counted raw they were mapped onto the bins and
+    # refused (UnseenStateError); cut first they add to the fit's counts as a frame does
+    df = _table(3000, seed=12).drop(columns="wage")
+    first, rest = df.iloc[:2000], df.iloc[2000:]
+    path = tmp_path / "rest.csv"
+    rest.to_csv(path, index=False)
+    clf = getattr(tl, name)().fit(first.drop(columns="label"), first["label"])
+    clf.partial_fit(str(path), "label")
+    oracle = getattr(tl, name)().fit(first.drop(columns="label"), first["label"])
+    oracle.partial_fit(rest.drop(columns="label"), rest["label"])
+    X = df.drop(columns="label")
+    np.testing.assert_array_equal(clf.class_count_, df["label"].value_counts().sort_index())
+    np.testing.assert_allclose(
+        clf.predict_log_proba(X), oracle.predict_log_proba(X), rtol=1e-12, atol=1e-12
+    )

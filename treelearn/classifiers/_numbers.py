@@ -34,8 +34,10 @@ from .._base.errors import ClassLabelError, ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
+from ..sources._files import iter_chunks
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
+    CHUNK_ROWS,
     counted_file,
     mdl_binner_of_counts,
     number_dtype,
@@ -148,16 +150,31 @@ def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: st
 
 
 def check_chunk_numbers(
-    X: Any, categorical: Sequence[Hashable] | None, declared: Any, who: str
+    X: Any,
+    categorical: Sequence[Hashable] | None,
+    declared: Any,
+    who: str,
+    y: Any = None,
+    sample_weight: Any = None,
 ) -> None:
     """Refuse a first ``partial_fit`` chunk with numeric features under ``numbers="mdl"``:
     MDL bins need every row with its class at once, and bins cut from the first chunk
     alone would differ from :meth:`fit`'s (the columns of ``declared``, the ``states=``
-    of the call, are states)."""
-    if kind_of(X, learner=who).name not in ("frame", "array"):
+    of the call, are states). A CSV/Parquet path is judged by the dtypes of its first
+    rows (its class column ``y`` and weight column ``sample_weight`` aside)."""
+    kind = kind_of(X, learner=who).name
+    if kind == "path":
+        first = next(iter_chunks(X, CHUNK_ROWS), None)
+        if first is None:
+            return  # no rows: the count says so
+        labelled = [c for c in (y, sample_weight) if isinstance(c, (str, int))]
+        frame = first.drop(columns=[c for c in labelled if c in first.columns])
+    elif kind in ("frame", "array"):
+        frame = as_frame(X, learner=who)
+    else:
         return
     keep = [*(categorical or ()), *(declared or ())]
-    columns = numeric_features(as_frame(X, learner=who), keep)
+    columns = numeric_features(frame, keep)
     if columns:
         named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
         raise TreelearnError(

@@ -88,8 +88,8 @@ def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
 @dataclass
 class FileScan:
     """What the first pass over a labelled file's chunks learns: each numeric feature's
-    value x class table (``tables``), each feature's distinct values (one Series per
-    column, missing kept once: ``distinct``), the class labels' distinct values and row
+    value x class table (``tables``), each feature's value counts (one Series per column,
+    indexed by the values, missing ones too: ``distinct``), the class labels' row
     counts (``label_counts``) and the missing labels (``n_missing_labels``)."""
 
     header: list
@@ -133,13 +133,15 @@ def scan_labelled_file(
     for rows, labels, weights in _chunks(path, y, sample_weight):
         if header is None:
             header = list(rows.columns)
-        for c in rows.columns:  # distinct values (missing kept once), the chunk's dtype
-            seen_values = rows[c].drop_duplicates()
+        for c in rows.columns:  # each value's rows (missing too), in the chunks' dtype
+            seen_values = rows[c].value_counts(dropna=False, sort=False)
             before_values = distinct.get(c)
             distinct[c] = (
                 seen_values
                 if before_values is None
-                else pd.concat([before_values, seen_values], ignore_index=True).drop_duplicates()
+                else pd.concat([before_values, seen_values])
+                .groupby(level=0, dropna=False, sort=False)
+                .sum()
             )
         n_missing_labels += int(labels.isna().sum())
         counted = labels.value_counts(dropna=True)
@@ -234,10 +236,17 @@ def _binned(rows: pd.DataFrame, binner: Discretizer | None) -> pd.DataFrame:
     return rows
 
 
+def _stand_ins(counts: pd.Series) -> pd.Series:
+    """A short column with the states, dtype and verdict of the column whose value counts
+    are ``counts``: each value once, or twice if seen more than once (the encoding's rule
+    for floats asks only "seen once, or at least twice")."""
+    return pd.Series(counts.index.repeat(np.minimum(counts.to_numpy(), 2)))
+
+
 def _whole_states(scan: FileScan, binner: Discretizer | None, y: Hashable) -> tuple:
     """``(states, dtypes, classes, label_dtype)`` of the table read whole and binned: each
-    feature's states are those ``encode`` finds in its distinct values (binned first), which
-    are the whole column's states; the classes are the distinct labels, checked as a
+    feature's states (and note, or refusal) are those ``encode`` finds in its distinct values
+    (binned first), each repeated as :func:`_stand_ins` says: the whole column's; the classes are the distinct labels, checked as a
     label column is (missing labels, one class, a regression target)."""
     from ..encoding._table import encode
     from ._count import check_not_continuous, class_labels
@@ -246,10 +255,10 @@ def _whole_states(scan: FileScan, binner: Discretizer | None, y: Hashable) -> tu
     binned = [] if binner is None else list(binner.edges_)
     if binned:  # bins of every distinct value (shorter columns padded with gaps: no state)
         cut = binner.transform(  # type: ignore[union-attr]
-            pd.DataFrame({c: scan.distinct[c].reset_index(drop=True) for c in binned})
+            pd.DataFrame({c: _stand_ins(scan.distinct[c]) for c in binned})
         )
     for c in scan.header:
-        values = cut[c] if c in binned else scan.distinct[c].reset_index(drop=True)
+        values = cut[c] if c in binned else _stand_ins(scan.distinct[c])
         table = encode(pd.DataFrame({c: values}), missing="pairwise")
         states[c], dtypes[c] = table.states[0], table.dtypes[0]
     if scan.n_missing_labels:
