@@ -5,9 +5,14 @@ Fayyad and Irani's MDL cut points of a column depend on its rows only through ea
 value's class counts (the criterion sorts the rows by value and counts classes on each side
 of a candidate cut), so a first pass over the chunks sums, per numeric column, a table of
 distinct value x class weights (:func:`value_class_counts`); the cut points are those of the
-table's rows weighted by their counts (weighted MDL bins are repeated rows). A second pass
-cuts each chunk into those bins and keeps it (:func:`binned_file`): the counting then sees
-what a DataFrame read whole and cut by the same bins gives.
+table's rows weighted by their counts (weighted MDL bins are repeated rows). The same pass
+(:func:`scan_labelled_file`) keeps each feature's value counts and the labels' counts, from
+which the states of the table read whole and binned follow (its classes, each feature's
+sorted states, dtype, note or refusal). A second pass (:func:`counted_file`) cuts each
+chunk into the bins, encodes it in those states and keeps only its codes (one small
+integer per cell; the chunk is dropped): the counts are those of the DataFrame read whole
+and cut by the same bins, with memory of one chunk plus the codes the classifiers count
+families from (KDB, AODE and the structure searches need the rows' codes, not pair counts).
 
 Which columns are numbers is decided by dtype, as for a DataFrame: a column numeric in every
 chunk (a chunk's integers with a gap read as floats: still numbers); a column that reads as
