@@ -233,9 +233,8 @@ class ChowLiuMultinet(CategoricalClassifier):
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """Draw the class trees (one panel per structure); returns the Figure.
 
-        Classes whose trees have the same structure share one panel
-        (:func:`~treelearn.viz._draw.draw_ensemble`), titled by the classes and their
-        summed prior, the most probable first. With ``ax`` (a sequence of Axes, one per
+        Classes whose trees have the same structure (the same edges and roots) share one
+        panel, titled by the classes and their summed prior, the most probable first. With ``ax`` (a sequence of Axes, one per
         panel) the trees go there; ``title="..."`` adds a line above them all
         (``title=True`` keeps the class titles only). Other keywords are
         :meth:`treelearn.Model.draw`'s, for every panel.

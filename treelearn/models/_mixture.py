@@ -489,8 +489,7 @@ class MixtureModel(Model):
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """One panel per structure: components with the same tree (edges and roots) drawn
         once, titled with which components share it and their summed weight, the heaviest
-        first (:func:`~treelearn.viz._draw.draw_ensemble`; a bag of 10 trees is often a
-        few structures). At most ``max_panels=6`` panels, no wider than 2,000 px at 200
+        first (a bag of 10 trees is often a few structures). At most ``max_panels=6`` panels, no wider than 2,000 px at 200
         dpi; the heading counts the rest. ``ax``: one axes per structure drawn;
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
         keywords go to every panel."""
