@@ -3,6 +3,12 @@
     .venv/bin/python benchmarks/bench_sparse.py [--quick] [--n 20000] [--d 50000] [--density 0.002]
     .venv/bin/python benchmarks/bench_sparse.py --wide    # 200,000 terms, children only
     .venv/bin/python benchmarks/bench_sparse.py --zipf    # text-like term frequencies
+    .venv/bin/python benchmarks/bench_sparse.py --quick --before DIR --repeat 5
+
+``--before DIR``: children of ``DIR/benchmarks/bench_sparse.py`` (a worktree of an older
+commit; its ``_common`` puts ``DIR`` first on ``sys.path``) alternate with this tree's,
+``--repeat`` each, every child timing ``X.T @ X`` then ``tl.chow_liu`` once: the medians of
+both sides' times and ratios in one run, under the same load.
 
 ``tl.chow_liu(csr, names=...)`` (routed through :mod:`treelearn.structure._sparse_chow_liu`)
 timed as a ratio to scipy's ``X.T @ X`` on the same matrix (the co-occurrence
@@ -85,6 +91,33 @@ def zipf_corpus(n: int, d: int, density: float, seed: int = 0):
     return sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, d))
 
 
+def before_after(before: str, shape: list[str], repeat: int, case: str, json_path) -> list[dict]:
+    """``--before``: children of the older tree's script and this one's, alternating."""
+    scripts = {
+        "before": os.path.join(os.path.abspath(before), "benchmarks", "bench_sparse.py"),
+        "after": __file__,
+    }
+    runs: dict[str, list[dict]] = {side: [] for side in scripts}
+    for _ in range(repeat):
+        for side, script in scripts.items():
+            runs[side].append(measure_in_child(script, "--time-child", *shape))
+    rows = []
+    for side, got in runs.items():
+        each = "; ".join(f"{r['chow_liu']:.3f} / {r['product']:.3f} s" for r in got)
+        for metric, value, unit in (
+            ("scipy X.T @ X (median of children)", [r["product"] for r in got], "s"),
+            ("tl.chow_liu (median of children)", [r["chow_liu"] for r in got], "s"),
+            ("ratio to X.T @ X (median)", [r["chow_liu"] / r["product"] for r in got], "x"),
+        ):
+            rows.append(
+                row(BENCH, case, f"{side}: {metric}", statistics.median(value), unit, note=each)
+            )
+    print_table(rows)
+    if json_path:
+        write_json(rows, json_path)
+    return rows
+
+
 def main(argv=None) -> list[dict]:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -106,11 +139,15 @@ def main(argv=None) -> list[dict]:
         help="fresh child processes timing X.T @ X then tl.chow_liu (median)",
     )
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--before", default=None, help="a worktree of an older commit: before/after in one run"
+    )
     ap.add_argument("--memory-child", choices=["chow_liu", "product"], help=argparse.SUPPRESS)
     ap.add_argument("--time-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.quick:
-        args.n, args.d, args.repeat = 5_000, 20_000, 1
+        args.n, args.d = 5_000, 20_000
+        args.repeat = args.repeat if args.before else 1
     child = args.memory_child or args.time_child
     print(pin_blas(1), file=sys.stderr if child else sys.stdout)
     import treelearn as tl
@@ -151,6 +188,8 @@ def main(argv=None) -> list[dict]:
         str(args.density),
         *(["--zipf"] if args.zipf else []),
     ]
+    if args.before is not None:
+        return before_after(args.before, shape, args.repeat, case, args.json)
     runs = [measure_in_child(__file__, "--time-child", *shape) for _ in range(args.repeat)]
     ratios = [r["chow_liu"] / r["product"] for r in runs]
     each = "; ".join(f"{r['chow_liu']:.2f} / {r['product']:.2f} s" for r in runs)

@@ -380,7 +380,13 @@ def test_multinet_takes_a_title_like_a_model(asia_df):
     multinet = tl.ChowLiuMultinet().fit(X, y)
     fig = multinet.draw(title="Asia multinet", edge_labels=True)
     assert fig._suptitle.get_text() == "Asia multinet"
-    assert [ax.get_title() for ax in fig.axes] == [f"either = {c}" for c in multinet.classes_]
+    # a panel per class tree (two structures here), the more probable class first, titled
+    # with its prior (issue 39 item 6: classes sharing a structure share a panel)
+    prior = np.exp(multinet.class_log_prior_)
+    order = np.argsort(-prior, kind="stable")
+    assert [ax.get_title() for ax in fig.axes] == [
+        f"either = {multinet.classes_[k]}: prior {prior[k] / prior.sum():.3f}" for k in order
+    ]
     assert multinet.draw(title=True)._suptitle is None  # the class titles only
 
 

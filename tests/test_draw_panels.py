@@ -49,9 +49,13 @@ def test_multinet_draw_is_draw_panels(asia):
     X, y = asia.drop(columns="either"), asia["either"]
     clf = tl.ChowLiuMultinet().fit(X, y)
     ours = clf.draw(title="Asia", edge_labels=True)
+    # two class trees of different structures: a panel each, the more probable class
+    # first, titled with its prior (issue 39 item 6)
+    prior = np.exp(clf.class_log_prior_)
+    order = np.argsort(-prior, kind="stable")
     theirs = draw_panels(
-        [clf.models_[c] for c in clf.classes_],
-        [f"either = {c}" for c in clf.classes_],
+        [clf.models_[clf.classes_[k]] for k in order],
+        [f"either = {clf.classes_[k]}: prior {prior[k] / prior.sum():.3f}" for k in order],
         heading="Asia",
         edge_labels=True,
     )

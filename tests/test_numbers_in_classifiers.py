@@ -191,7 +191,9 @@ def test_default_classifier_on_a_raw_real_table(method, name):
 
 #: measured below the majority class (5-fold mean accuracy vs the majority's share)
 _BELOW_MAJORITY = {
-    ("BayesianTAN", "survey"): "0.797 < 0.801 (236 rows; learns around its missing cells)",
+    ("BayesianTAN", "survey"): "0.797 < 0.801 (236 rows; learns around its missing cells; "
+    "equivalent_sample_size 0.1-30 0.797, 100 0.793; a uniform prior over forests, naive "
+    "Bayes included, 0.798 over seeds 0-3 as the trees': per-class pair tables of 11-19 rows)",
 }
 
 

@@ -35,3 +35,13 @@ e = m.explain(s.drop(columns="Smoke").iloc[:3], kind="shapley", output="log_odds
 save(tl.plot_explanation(e, row=1), "waterfall")
 e2 = clf.explain(df.drop(columns="dysp").iloc[:300], kind="shapley", output="log_odds")
 save(tl.plot_explanation(e2, kind="beeswarm"), "beeswarm")
+
+# ensembles (issue 39 item 6): members with one structure drawn once, the heaviest first
+bag = tl.BaggedTrees(n_estimators=20, random_state=0).fit(alarm.iloc[:, :10])
+save(bag.draw(title=True, edge_labels=True), "ensemble_bagged_trees", dpi=150)
+mix = tl.TreeMixture(n_components=5, random_state=0).fit(alarm.iloc[:, :12])
+save(mix.draw(title=True, edge_labels=True), "ensemble_mixture", dpi=150)
+al = pd.read_csv("datasets/alarm.csv").head(3000)
+multinet = tl.ChowLiuMultinet().fit(al.drop(columns="VENTTUBE").iloc[:, :8], al.VENTTUBE)
+title = "alarm (3,000 rows): a Chow-Liu tree per VENTTUBE class"
+save(multinet.draw(title=title, edge_labels=True), "ensemble_multinet", dpi=150)

@@ -79,6 +79,7 @@ from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
 from ..sources._kinds import as_frame, kind_of, match_features, numeric_matrix
 from ..stats._classes import ClassStatistics
+from ..stats._counts import ClassCounts
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
@@ -214,7 +215,12 @@ class TrainingData:
 def categorical_training(X: Any, y: Any, sample_weight: Any) -> TrainingData:
     """The categorical input kind's training data: a :class:`ClassCounts`
     (:func:`~treelearn.sources._count.count_by_class`: DataFrame, array, Dask)."""
-    stats = count_by_class(X, y, sample_weight=sample_weight)
+    return counted_training(count_by_class(X, y, sample_weight=sample_weight))
+
+
+def counted_training(stats: ClassCounts) -> TrainingData:
+    """The categorical input kind's training data of counts already made (a file read in
+    chunks: :func:`~treelearn.classifiers._numbers.file_numbers_binned`)."""
     features = list(stats.columns[:-1])
     return TrainingData(
         features, len(features), stats.classes, stats.columns[-1], stats.class_count, stats
@@ -850,10 +856,10 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_ = None
         if self.numbers == "mdl" and kind_of(X, learner=type(self).__name__).name == "path":
-            self.binner_, X, y, sample_weight = file_numbers_binned(
+            self.binner_, stats = file_numbers_binned(
                 X, y, self.categorical, type(self).__name__, sample_weight
             )
-            return categorical_training(X, y, sample_weight)
+            return counted_training(stats)
         if self.numbers == "mdl":
             self.binner_ = numbers_binner(
                 X, y, self.categorical, type(self).__name__, sample_weight=sample_weight

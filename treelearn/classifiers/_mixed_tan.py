@@ -39,7 +39,7 @@ from ..models._clg import CLGTreeModel
 from ..sources._gaussian import REFUSALS
 from ..sources._kinds import as_frame, by_kind
 from ..sources._mixed import mixed_statistics_by_class, mixed_table
-from ..stats._class_gaussians import VAR_PRIOR, older_files_without_var_prior
+from ..stats._class_gaussians import VAR_PRIOR, older_files_without_var_prior, shrunk_mean
 from ..stats._counts import CountedTable
 from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
@@ -72,6 +72,16 @@ class MixedTAN(BayesNetClassifier):
         Analysis*, 3rd ed., 2013, section 3.3). A parent state seen once in a class then
         gets no variance near 0, so no held-out row has probability exactly 0 (default 1;
         0 = maximum likelihood).
+    mean_prior : float, default=0.0
+        The weight, in rows, of a conjugate normal prior on every class's mean of
+        a Gaussian feature (a root's, and each parent state's under a categorical parent;
+        a regression on a Gaussian parent is left as learned), centred on the same mean
+        learned from the whole table: ``(n m + mean_prior m0) / (n + mean_prior)``, the
+        variance growing by ``n mean_prior / (n + mean_prior) (m - m0)^2 / (n +
+        var_prior)``: the posterior mean and scale of the normal-inverse-gamma prior
+        (Gelman et al., section 3.3), used as plug-in values. 0 means no mean prior:
+        on MASS::survey ``mean_prior=1`` moves the 5-fold accuracy 0.763 -> 0.767 (the
+        majority is 0.801), see the tests.
     var_smoothing : float, default=1e-09
         Added to every Gaussian variance as a fraction of the largest
         (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9), after
@@ -131,6 +141,7 @@ class MixedTAN(BayesNetClassifier):
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
         "root": [None, InstanceOf(object, name="a feature name")],
         "var_prior": [Interval(Real, 0, None)],
+        "mean_prior": [Interval(Real, 0, None)],
     }
 
     def __init__(
@@ -142,6 +153,7 @@ class MixedTAN(BayesNetClassifier):
         numeric: Sequence[Hashable] | None = None,
         root: Hashable | None = None,
         var_prior: float = VAR_PRIOR,
+        mean_prior: float = 0.0,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -150,6 +162,7 @@ class MixedTAN(BayesNetClassifier):
         self.numeric = numeric
         self.root = root
         self.var_prior = var_prior
+        self.mean_prior = mean_prior
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -227,10 +240,11 @@ class MixedTAN(BayesNetClassifier):
         if numeric:
             epsilon = params["var_smoothing"] * float(full.pairs.column_variance().max())
         settings = LearningSettings(method="mixed-tan", alpha=params["alpha"])
-        prior = None
-        if numeric and params["var_prior"]:  # centred on the classes pooled, the same tree
-            pooled = clg_model(full, oriented, settings, build_model)
-            prior = (float(params["var_prior"]), pooled.graph)
+        prior, pooled = None, None
+        if numeric and (params["var_prior"] or params["mean_prior"]):
+            pooled = clg_model(full, oriented, settings, build_model)  # the classes pooled
+            if params["var_prior"]:  # centred on the classes pooled, the same tree
+                prior = (float(params["var_prior"]), pooled.graph)
         models = []
         for c, stats in enumerate(per_class):
             try:
@@ -250,6 +264,13 @@ class MixedTAN(BayesNetClassifier):
                     f"constant or unobserved in the class; var_smoothing > 0 gives it a "
                     f"variance)"
                 ) from None
+        if pooled is not None and params["mean_prior"]:
+            models = [
+                _shrink_means(
+                    model, stats, pooled, float(params["mean_prior"]), float(params["var_prior"])
+                )
+                for stats, model in zip(per_class, models)
+            ]
         self.feature_tree_ = oriented
         self.models_ = models
 
@@ -407,6 +428,10 @@ class MixedTAN(BayesNetClassifier):
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
+        given = saved.raw("params", dict)
+        if "mean_prior" not in given:  # a file from before the option: no mean prior
+            given["mean_prior"] = 0.0
+            est.mean_prior = 0.0
         super()._check_saved_params(saved, est)
 
     def _fitted_state(self) -> dict:
@@ -439,6 +464,42 @@ class MixedTAN(BayesNetClassifier):
         tree.add_edges_from(models[0].graph.edges(data=True))
         self.feature_tree_ = tree
         self.models_ = models
+
+
+def _shrink_means(
+    model: CLGTreeModel, stats: MixedTableStatistics, pooled: Any, k0: float, nu: float
+) -> CLGTreeModel:
+    """One class's CLG tree with its Gaussian means (a root's, and each parent state's
+    under a categorical parent) shrunk towards the classes pooled by ``k0`` pseudo-rows
+    (:func:`~treelearn.stats._class_gaussians.shrunk_mean`)."""
+    pairs = stats.pairs
+    dpos = {v: i for i, v in enumerate(stats.discrete.columns)}
+    graph = model.graph.copy()
+    for j, v in enumerate(stats.continuous):
+        node, ref = graph.nodes[v], pooled.graph.nodes[v]
+        parents = list(graph.predecessors(v))
+        if not parents:
+            mean, extra = shrunk_mean(
+                np.asarray(node["intercept"]), pairs.pair_weight[j, j], ref["intercept"], k0, nu
+            )
+            node.update(intercept=float(mean), variance=float(node["variance"] + extra))
+        elif parents[0] in dpos:
+            w = pairs.state_weight[pairs.states_of(dpos[parents[0]]), j]
+            mean, extra = shrunk_mean(
+                np.asarray(node["means"]), w, np.asarray(ref["means"]), k0, nu
+            )
+            node.update(
+                means=mean.tolist(), variances=(np.asarray(node["variances"]) + extra).tolist()
+            )
+    return CLGTreeModel(
+        graph,
+        model.discrete_model,
+        variables=model.variables,
+        continuous=model.continuous,
+        dtypes=model.dtypes,
+        n_rows=model.n_rows,
+        settings=model.settings,
+    )
 
 
 def _categorical_only(frame: pd.DataFrame, header: Any, weights: Any) -> MixedTableStatistics:

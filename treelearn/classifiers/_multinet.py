@@ -247,26 +247,31 @@ class ChowLiuMultinet(CategoricalClassifier):
         return panels_to_mermaid(trees, self._panel_titles(), **kwargs)
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw every class's tree side by side (one panel per class); returns the Figure.
+        """Draw the class trees (one panel per structure); returns the Figure.
 
-        With ``ax`` (a sequence of Axes, one per class) the trees go there. Each
-        panel is titled by its class; ``title="..."`` adds a line above them all
+        Classes whose trees have the same structure (the same edges and roots) share one
+        panel, titled by the classes and their summed prior, the most probable first. With ``ax`` (a sequence of Axes, one per
+        panel) the trees go there; ``title="..."`` adds a line above them all
         (``title=True`` keeps the class titles only). Other keywords are
         :meth:`treelearn.Model.draw`'s, for every panel.
         """
         self.require("draw")
         check_is_fitted(self)
-        from ..viz._draw import draw_panels
+        from ..viz._draw import draw_ensemble
 
         title = kwargs.pop("title", None)
         kwargs.pop("data", None)  # the panels are titled by their classes, not a score
         labels = [python_scalar(c) for c in self.classes_]
-        return draw_panels(
+        prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
+        return draw_ensemble(
             [self.models_[label] for label in labels],
-            self._panel_titles(),
+            prior / prior.sum(),
             ax,
+            names=labels,
+            label=lambda group: f"{self.class_name_} = {', '.join(map(str, group))}",
+            weight_name="prior",
             heading=title if isinstance(title, str) and title else None,
-            **kwargs,
+            **{"max_panels": 12, **kwargs},  # a panel per class, as many as before
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:

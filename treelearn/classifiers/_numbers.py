@@ -34,16 +34,19 @@ from .._base.errors import ClassLabelError, ColumnNotFoundError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
+from ..sources._files import iter_chunks
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
-    binned_file,
+    CHUNK_ROWS,
+    counted_file,
     mdl_binner_of_counts,
     number_dtype,
-    value_class_counts,
+    scan_labelled_file,
 )
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut or read
     from ..encoding._discretizer import Discretizer
+    from ..stats._counts import ClassCounts
 
 __all__ = [
     "bin_numbers",
@@ -61,27 +64,27 @@ _is_number = number_dtype
 
 def file_numbers_binned(
     path: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any
-) -> tuple[Discretizer | None, pd.DataFrame, pd.Series, Any]:
+) -> tuple[Discretizer | None, ClassCounts]:
     """A CSV/Parquet file read in chunks with its numeric features cut into MDL bins
     (:mod:`~treelearn.sources._value_class_counts`: one pass sums each numeric column's
-    value x class table, a second cuts the chunks): ``(binner, features, labels,
-    weights)``, the bins those of the same table read whole into a DataFrame."""
+    value x class table, a second bins and encodes each chunk, keeping its codes only):
+    ``(binner, counts)``, the bins and counts those of the same table read whole into a
+    DataFrame."""
     if not isinstance(y, (str, int)):
         raise ClassLabelError(
             f"with a file X, y is the name of its class column (e.g. y='label'), not "
             f"{type(y).__name__}"
         )
-    tables = value_class_counts(path, y, categorical, who, sample_weight)
-    binner = mdl_binner_of_counts(tables, list(tables))
-    frame, labels, weights = binned_file(path, y, binner, sample_weight)
-    absent = [c for c in categorical or () if c not in frame.columns]
+    scan = scan_labelled_file(path, y, categorical, who, sample_weight)
+    absent = [c for c in categorical or () if c not in scan.header]
     if absent:
         raise ColumnNotFoundError(
             f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {list(frame.columns)[:20]}",
+            f"features are {scan.header[:20]}",
             column=absent[0],
         )
-    return binner, frame, labels, weights
+    binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
+    return binner, counted_file(path, y, binner, scan, sample_weight)
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
@@ -147,16 +150,31 @@ def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: st
 
 
 def check_chunk_numbers(
-    X: Any, categorical: Sequence[Hashable] | None, declared: Any, who: str
+    X: Any,
+    categorical: Sequence[Hashable] | None,
+    declared: Any,
+    who: str,
+    y: Any = None,
+    sample_weight: Any = None,
 ) -> None:
     """Refuse a first ``partial_fit`` chunk with numeric features under ``numbers="mdl"``:
     MDL bins need every row with its class at once, and bins cut from the first chunk
     alone would differ from :meth:`fit`'s (the columns of ``declared``, the ``states=``
-    of the call, are states)."""
-    if kind_of(X, learner=who).name not in ("frame", "array"):
+    of the call, are states). A CSV/Parquet path is judged by the dtypes of its first
+    rows (its class column ``y`` and weight column ``sample_weight`` aside)."""
+    kind = kind_of(X, learner=who).name
+    if kind == "path":
+        first = next(iter_chunks(X, CHUNK_ROWS), None)
+        if first is None:
+            return  # no rows: the count says so
+        labelled = [c for c in (y, sample_weight) if isinstance(c, (str, int))]
+        frame = first.drop(columns=[c for c in labelled if c in first.columns])
+    elif kind in ("frame", "array"):
+        frame = as_frame(X, learner=who)
+    else:
         return
     keep = [*(categorical or ()), *(declared or ())]
-    columns = numeric_features(as_frame(X, learner=who), keep)
+    columns = numeric_features(frame, keep)
     if columns:
         named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
         raise TreelearnError(

@@ -36,7 +36,7 @@ import numpy as np
 
 from .._base.errors import InputTypeError, TreelearnError, UnseenStateError
 from ..encoding._table import Table, code_dtype
-from ..sources._count import count_by_class
+from ..sources._count import count_by_class, labelled_file
 from ..sources._kinds import kind_of
 from ..stats._counts import ClassCounts, PairCounts, family_counts_from_codes
 from ._base import TrainingData, check_not_empty
@@ -527,7 +527,9 @@ class PartialFit(_Host):
                 )
             self.binner_ = None
             if self.numbers == "mdl":
-                check_chunk_numbers(X, self.categorical, states, type(self).__name__)
+                check_chunk_numbers(
+                    X, self.categorical, states, type(self).__name__, y, sample_weight
+                )
             stats = count_by_class(
                 X, y, sample_weight=sample_weight, states=states, classes=classes
             )
@@ -540,6 +542,10 @@ class PartialFit(_Host):
                     "states= is declared on the first partial_fit call; later "
                     "chunks take the states fixed then"
                 )
+            if kind_of(X).name == "path" and self.binner_ is not None:
+                # a file's numbers cut into the fit's bins: its rows read whole, as
+                # count_by_class reads a file (counted raw, they were no states)
+                X, y, sample_weight = labelled_file(X, y, sample_weight)
             if kind_of(X).name in ("frame", "array"):
                 X = self._matched(X)  # the fitted features, by name or position
                 # the bins a fit with numbers="mdl" learned (a partial_fit from the first

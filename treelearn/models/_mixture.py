@@ -489,18 +489,21 @@ class MixtureModel(Model):
         return [f"component {k}: weight {w:.3f}" for k, w in enumerate(self.weights)]
 
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
-        """One panel per component, titled with its weight (``ax``: one axes per component);
+        """One panel per structure: components with the same tree (edges and roots) drawn
+        once, titled with which components share it and their summed weight, the heaviest
+        first (a bag of 10 trees is often a few structures). At most ``max_panels=6`` panels, no wider than 2,000 px at 200
+        dpi; the heading counts the rest. ``ax``: one axes per structure drawn;
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
         keywords go to every panel."""
         self.require("draw")
-        from ..viz._draw import draw_panels
+        from ..viz._draw import draw_ensemble
 
         title = kwargs.pop("title", True)
         kwargs.pop("data", None)  # the panels are titled by their weights, not a score
         heading = title if isinstance(title, str) else f"mixture of {len(self.components)} trees"
         kwargs.setdefault("heading", heading)
         trees = cast(list[TreeModel], self.components)
-        return draw_panels(trees, self._panel_titles(), ax, **kwargs)
+        return draw_ensemble(trees, self.weights, ax, **kwargs)
 
     def to_dot(self, **kwargs: Any) -> str:
         """Graphviz DOT: one titled cluster per component."""

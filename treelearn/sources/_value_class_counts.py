@@ -5,9 +5,14 @@ Fayyad and Irani's MDL cut points of a column depend on its rows only through ea
 value's class counts (the criterion sorts the rows by value and counts classes on each side
 of a candidate cut), so a first pass over the chunks sums, per numeric column, a table of
 distinct value x class weights (:func:`value_class_counts`); the cut points are those of the
-table's rows weighted by their counts (weighted MDL bins are repeated rows). A second pass
-cuts each chunk into those bins and keeps it (:func:`binned_file`): the counting then sees
-what a DataFrame read whole and cut by the same bins gives.
+table's rows weighted by their counts (weighted MDL bins are repeated rows). The same pass
+(:func:`scan_labelled_file`) keeps each feature's value counts and the labels' counts, from
+which the states of the table read whole and binned follow (its classes, each feature's
+sorted states, dtype, note or refusal). A second pass (:func:`counted_file`) cuts each
+chunk into the bins, encodes it in those states and keeps only its codes (one small
+integer per cell; the chunk is dropped): the counts are those of the DataFrame read whole
+and cut by the same bins, with memory of one chunk plus the codes the classifiers count
+families from (KDB, AODE and the structure searches need the rows' codes, not pair counts).
 
 Which columns are numbers is decided by dtype, as for a DataFrame: a column numeric in every
 chunk (a chunk's integers with a gap read as floats: still numbers); a column that reads as
@@ -18,12 +23,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .._base.errors import ColumnNotFoundError, ResourceLimitError, TreelearnError
+from .._base.errors import (
+    ColumnNotFoundError,
+    EmptyDataError,
+    MissingValuesError,
+    ResourceLimitError,
+)
+from ..encoding._table import python_scalar
+from ..stats._counts import ClassCounts
 from ._files import iter_chunks, split_weights
 
 if TYPE_CHECKING:
@@ -32,9 +45,10 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNK_ROWS",
     "MAX_DISTINCT_VALUES",
-    "binned_file",
+    "counted_file",
     "mdl_binner_of_counts",
     "number_dtype",
+    "scan_labelled_file",
     "value_class_counts",
 ]
 
@@ -76,6 +90,20 @@ def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
         yield rows.drop(columns=[y]), labels, weights
 
 
+@dataclass
+class FileScan:
+    """What the first pass over a labelled file's chunks learns: each numeric feature's
+    value x class table (``tables``), each feature's value counts (one Series per column,
+    indexed by the values, missing ones too: ``distinct``), the class labels' row
+    counts (``label_counts``) and the missing labels (``n_missing_labels``)."""
+
+    header: list
+    tables: dict
+    distinct: dict
+    label_counts: pd.Series
+    n_missing_labels: int
+
+
 def value_class_counts(
     path: Any,
     y: Hashable,
@@ -87,10 +115,42 @@ def value_class_counts(
     x class weights over every chunk of the file (rows missing the value or the label left
     out), in one pass; the numeric features are those numbers by dtype in every chunk, less
     ``categorical``."""
+    return scan_labelled_file(path, y, categorical, who, sample_weight).tables
+
+
+def scan_labelled_file(
+    path: Any,
+    y: Hashable,
+    categorical: Sequence[Hashable] | None,
+    who: str,
+    sample_weight: Any = None,
+) -> FileScan:
+    """The first pass over the chunks of a labelled file (:class:`FileScan`): the value x
+    class tables of :func:`value_class_counts`, and the distinct values the second pass
+    needs to encode every chunk in the states of the table read whole."""
     keep = set(categorical or ())
     tables: dict = {}
     text: set = set()
+    distinct: dict = {}
+    label_counts: pd.Series | None = None
+    n_missing_labels = 0
+    header: list | None = None
     for rows, labels, weights in _chunks(path, y, sample_weight):
+        if header is None:
+            header = list(rows.columns)
+        for c in rows.columns:  # each value's rows (missing too), in the chunks' dtype
+            seen_values = rows[c].value_counts(dropna=False, sort=False)
+            before_values = distinct.get(c)
+            distinct[c] = (
+                seen_values
+                if before_values is None
+                else pd.concat([before_values, seen_values])
+                .groupby(level=0, dropna=False, sort=False)
+                .sum()
+            )
+        n_missing_labels += int(labels.isna().sum())
+        counted = labels.value_counts(dropna=True)
+        label_counts = counted if label_counts is None else label_counts.add(counted, fill_value=0)
         w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=float)
         for c in rows.columns:
             if c in keep or c in text:
@@ -132,7 +192,13 @@ def value_class_counts(
                     .reset_index()
                 )
             tables[c] = part
-    return tables
+    return FileScan(
+        header or [],
+        tables,
+        distinct,
+        pd.Series([], dtype=float) if label_counts is None else label_counts,
+        n_missing_labels,
+    )
 
 
 def mdl_binner_of_counts(tables: dict, columns: Sequence[Hashable]) -> Discretizer | None:
@@ -164,27 +230,85 @@ def mdl_binner_of_counts(tables: dict, columns: Sequence[Hashable]) -> Discretiz
     return binner
 
 
-def binned_file(
-    path: Any, y: Hashable, binner: Discretizer | None, sample_weight: Any = None
-) -> tuple[pd.DataFrame, pd.Series, np.ndarray | None]:
-    """``(features, labels, weights)`` of the file, each chunk's binned features cut
-    (second pass); the chunks' other columns as read."""
-    frames, labels, weights = [], [], []
-    for rows, label, w in _chunks(path, y, sample_weight):
-        if binner is not None:
-            cut = binner.transform(rows[list(binner.edges_)])
-            rows = rows.copy(deep=False)
-            for c in binner.edges_:
-                rows[c] = cut[c]
-        frames.append(rows)
-        labels.append(label)
-        if w is not None:
-            weights.append(w)
-    if not frames:
-        raise TreelearnError(f"{os.fspath(path)!r} has no rows; there is nothing to learn")
-    frame = pd.concat(frames, ignore_index=True)
-    return (
-        frame,
-        pd.concat(labels, ignore_index=True),
-        np.concatenate(weights) if weights else None,
+def _binned(rows: pd.DataFrame, binner: Discretizer | None) -> pd.DataFrame:
+    """``rows`` with the binned features replaced by their bins (a new frame)."""
+    if binner is None:
+        return rows
+    cut = binner.transform(rows[list(binner.edges_)])
+    rows = rows.copy(deep=False)
+    for c in binner.edges_:
+        rows[c] = cut[c]
+    return rows
+
+
+def _stand_ins(counts: pd.Series) -> pd.Series:
+    """A short column with the states, dtype and verdict of the column whose value counts
+    are ``counts``: each value once, or twice if seen more than once (the encoding's rule
+    for floats asks only "seen once, or at least twice")."""
+    return pd.Series(counts.index.repeat(np.minimum(counts.to_numpy(), 2)))
+
+
+def _whole_states(scan: FileScan, binner: Discretizer | None, y: Hashable) -> tuple:
+    """``(states, dtypes, classes, label_dtype)`` of the table read whole and binned: each
+    feature's states (and note, or refusal) are those ``encode`` finds in its distinct values
+    (binned first), each repeated as :func:`_stand_ins` says: the whole column's; the classes are the distinct labels, checked as a
+    label column is (missing labels, one class, a regression target)."""
+    from ..encoding._table import encode
+    from ._count import check_not_continuous, class_labels
+
+    states, dtypes = {}, {}
+    binned = [] if binner is None else list(binner.edges_)
+    if binned:  # bins of every distinct value (shorter columns padded with gaps: no state)
+        cut = binner.transform(  # type: ignore[union-attr]
+            pd.DataFrame({c: _stand_ins(scan.distinct[c]) for c in binned})
+        )
+    for c in scan.header:
+        values = cut[c] if c in binned else _stand_ins(scan.distinct[c])
+        table = encode(pd.DataFrame({c: values}), missing="pairwise")
+        states[c], dtypes[c] = table.states[0], table.dtypes[0]
+    if scan.n_missing_labels:
+        raise MissingValuesError(
+            f"y has {scan.n_missing_labels} missing class label(s); drop those rows or fill them in"
+        )
+    labels = pd.Series(scan.label_counts.index.to_numpy(), name=y)
+    classes, _, _ = class_labels(labels, len(labels), check_continuous=False)
+    check_not_continuous(labels.to_numpy(), scan.label_counts.to_numpy())
+    return states, dtypes, classes, scan.label_counts.index.dtype
+
+
+def counted_file(
+    path: Any,
+    y: Hashable,
+    binner: Discretizer | None,
+    scan: FileScan,
+    sample_weight: Any = None,
+) -> ClassCounts:
+    """The class counts of the file with its binned features cut (second pass): each chunk
+    is binned and encoded in the states of the table read whole (:func:`_whole_states`), and
+    only its codes are kept (one small integer per cell), never the chunk itself."""
+    from ..encoding._table import Table
+    from ._count import class_dtype, count_by_class
+
+    states, dtypes, classes, label_dtype = _whole_states(scan, binner, y)
+    codes, weights, columns = [], [], None
+    for rows, labels, w in _chunks(path, y, sample_weight):
+        if len(rows) == 0:  # every row of weight zero
+            continue
+        part = count_by_class(
+            _binned(rows, binner), labels, sample_weight=w, states=states, classes=classes
+        )
+        assert part.table is not None  # counted in memory: the codes are kept
+        codes.append(part.table.codes)
+        if part.table.weights is not None:
+            weights.append(part.table.weights)
+        columns = part.columns
+    if columns is None:
+        raise EmptyDataError(f"{os.fspath(path)!r} has no rows; there is nothing to learn")
+    table = Table(
+        codes=np.concatenate(codes),
+        columns=columns,
+        states=tuple(states[c] for c in scan.header) + (tuple(python_scalar(c) for c in classes),),
+        dtypes=tuple(dtypes[c] for c in scan.header) + (class_dtype(label_dtype, classes),),
+        weights=np.concatenate(weights) if weights else None,
     )
+    return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)

@@ -29,6 +29,7 @@ __all__ = [
     "class_gaussian_log_density",
     "gaussian_columns",
     "older_files_without_var_prior",
+    "shrunk_mean",
     "shrunk_variance",
     "smoothed_variances",
 ]
@@ -80,6 +81,39 @@ def shrunk_variance(
         return np.asarray(variance, dtype=float)
     weight = np.asarray(weight, dtype=float)
     return (weight * variance + var_prior * reference) / (weight + var_prior)
+
+
+def shrunk_mean(
+    mean: np.ndarray,
+    weight: np.ndarray,
+    reference: np.ndarray,
+    mean_prior: float,
+    var_prior: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(mean', extra)``: the normal-inverse-gamma posterior's mean ``(n m + k0 m0) / (n +
+    k0)`` of a ``mean`` from rows of total weight ``n`` with ``mean_prior`` (``k0``)
+    pseudo-rows at ``reference`` (``m0``), and what its posterior scale adds to the
+    variance :func:`shrunk_variance` gives, ``n k0 / (n + k0) (m - m0)^2 / (n + nu)``,
+    ``nu`` = ``var_prior`` (Gelman et al., *Bayesian Data Analysis*, 3rd ed., 2013, section
+    3.3, with ``nu_0 = nu``). No rows give ``m0`` and no extra; ``mean_prior=0`` gives the
+    mean itself. Arrays broadcast.
+
+    >>> m, extra = shrunk_mean(np.array([4.0, 0.0]), np.array([3.0, 0.0]), np.array(0.0), 1.0, 1.0)
+    >>> m.tolist(), extra.tolist()
+    ([3.0, 0.0], [3.0, 0.0])
+    """
+    mean = np.asarray(mean, dtype=float)
+    if not mean_prior:
+        return mean, np.zeros_like(mean)
+    weight = np.asarray(weight, dtype=float)
+    gap = mean - reference
+    with np.errstate(invalid="ignore", divide="ignore"):
+        extra = np.where(
+            weight > 0,
+            weight * mean_prior / (weight + mean_prior) * gap**2 / (weight + var_prior),
+            0.0,
+        )
+    return (weight * mean + mean_prior * reference) / (weight + mean_prior), extra
 
 
 def older_files_without_var_prior(saved: Any, est: Any) -> None:

@@ -35,12 +35,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "VIZ_HINT",
     "Network",
+    "StructureGroup",
     "display_parents",
     "draw",
+    "draw_ensemble",
     "draw_panels",
     "draw_super_parents",
     "graph_to_dot",
     "graph_to_mermaid",
+    "group_structures",
     "html_with_picture",
     "layout",
     "new_figure",
@@ -1045,7 +1048,8 @@ def draw_panels(
         widths, heights = [shrink * w for w in widths], [shrink * h for h in heights]
         if shrink < 1.0 and kwargs.get("fontsize") is None:  # one label size in every panel
             kwargs["fontsize"] = shrink * min(fonts)
-        top = 0.4 + (0.35 if heading else 0.0)  # inches above the panels
+        # inches above the panels: the panel titles, then each line of the heading
+        top = 0.4 + (0.35 * (heading.count("\n") + 1) if heading else 0.0)
         height = 1.02 * sum(heights) + top
         fig = new_figure((1.02 * sum(widths), height))
         grid = fig.subplots(
@@ -1073,6 +1077,145 @@ def draw_panels(
     if heading:
         fig.suptitle(heading, y=1 - 0.05 / fig.get_size_inches()[1], va="top")
     return fig
+
+
+@dataclass(frozen=True)
+class StructureGroup:
+    """Members of an ensemble that share one structure (the same directed edges, hence
+    the same roots): ``members`` their positions in the ensemble, in order, ``weight``
+    their summed weight (:func:`math.fsum`: the correctly rounded sum)."""
+
+    members: tuple[int, ...]
+    weight: float
+
+
+def structure_key(model: Network) -> tuple:
+    """What two members drawn alike share: their variables, directed edges and roots
+    (as sets: the drawing's forest order aside, one picture)."""
+    return (
+        frozenset(model.variables),
+        frozenset(model.graph.edges),
+        frozenset(model.roots),
+    )
+
+
+def group_structures(
+    models: Sequence[Network], weights: Sequence[float] | np.ndarray
+) -> list[StructureGroup]:
+    """The members of an ensemble grouped by structure (:func:`structure_key`), the
+    heaviest group first (ties: the group whose first member comes first).
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> a, b = tl.chow_liu(df), tl.chow_liu(df, root="smoke")
+    >>> group_structures([a, b, a], [0.2, 0.5, 0.3])
+    [StructureGroup(members=(0, 2), weight=0.5), StructureGroup(members=(1,), weight=0.5)]
+    """
+    models, weights = list(models), [float(w) for w in weights]
+    if len(weights) != len(models):
+        raise TreelearnError(
+            f"group_structures needs one weight per member, got {len(models)} member(s) "
+            f"and {len(weights)} weight(s)"
+        )
+    by_key: dict[tuple, list[int]] = {}
+    for i, model in enumerate(models):
+        by_key.setdefault(structure_key(model), []).append(i)
+    groups = [
+        StructureGroup(tuple(ids), math.fsum(weights[i] for i in ids)) for ids in by_key.values()
+    ]
+    return sorted(groups, key=lambda g: (-g.weight, g.members[0]))
+
+
+def _members_label(unit: str, ids: Sequence[Any]) -> str:
+    """``"component 3"``, ``"3 components (0, 4, 7)"`` or ``"9 components (0, 1, 2, 5, ...)"``."""
+    if len(ids) == 1:
+        return f"{unit} {ids[0]}"
+    shown = ", ".join(str(i) for i in ids[:4]) + (", ..." if len(ids) > 4 else "")
+    return f"{len(ids)} {unit}s ({shown})"
+
+
+def draw_ensemble(
+    models: Sequence[Network],
+    weights: Sequence[float] | np.ndarray,
+    axes: Sequence[Any] | None = None,
+    *,
+    names: Sequence[Any] | None = None,
+    unit: str = "component",
+    label: Callable[[list], str] | None = None,
+    weight_name: str = "weight",
+    heading: str | None = None,
+    max_panels: int = 6,
+    max_width: float = PANELS_MAX_WIDTH,
+    **kwargs: Any,
+) -> Figure:
+    """One picture of an ensemble of networks (a mixture's trees, a bag's): members with
+    the same structure (:func:`group_structures`) drawn once, in one panel titled with
+    the members it stands for and their summed weight, the heaviest structure first.
+
+    A bag of 10 Chow-Liu trees on a few thousand rows is mostly one tree: drawing each
+    member repeated it panel after panel. Each panel draws the group's heaviest member
+    (its edge labels, with ``edge_labels=True``, are that member's mutual information).
+    At most ``max_panels`` panels, no wider than ``max_width`` inches (default 10: 2,000 px
+    at the command line's 200 dpi; a wider grid is scaled down, as :func:`draw_panels`
+    does); the heading says how many structures the rest are, how many members and their
+    weight. ``names`` are the members' names in titles (default their positions),
+    ``unit`` what a member is called; ``label`` (a group's names -> its title's start)
+    replaces ``"3 components (0, 4, 7)"``, and ``weight_name`` the word ``weight`` (a
+    multinet's class prior). Other keywords go to :func:`draw` for every panel.
+
+    Raises
+    ------
+    TreelearnError : no members, a weight missing, or ``max_panels`` below 1.
+
+    Examples
+    --------
+    >>> import pandas as pd, treelearn as tl
+    >>> df = pd.read_csv("datasets/asia.csv")
+    >>> a, b = tl.chow_liu(df), tl.chow_liu(df, root="smoke")
+    >>> fig = draw_ensemble([a, b, a], [0.2, 0.5, 0.3], heading="three trees")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['2 components (0, 2): weight 0.500', 'component 1: weight 0.500']
+    """
+    models = list(models)
+    if not models:
+        raise TreelearnError("draw_ensemble needs at least one member, got none")
+    names = list(range(len(models))) if names is None else list(names)
+    if len(names) != len(models):
+        raise TreelearnError(
+            f"draw_ensemble needs one name per member, got {len(models)} member(s) and "
+            f"{len(names)} name(s)"
+        )
+    max_panels = check_param("max_panels", max_panels, [Interval(Integral, 1, None)])
+    groups = group_structures(models, weights)
+    lines = [heading] if heading else []
+    if len(groups) < len(models):
+        lines.append(f"{len(groups)} structure{'' if len(groups) == 1 else 's'}, each drawn once")
+    if axes is None and len(groups) > max_panels:
+        rest = groups[max_panels:]
+        n_rest = sum(len(g.members) for g in rest)
+        lines.append(
+            f"the rest: {len(rest)} more structure{'' if len(rest) == 1 else 's'} "
+            f"({n_rest} {unit}{'' if n_rest == 1 else 's'}, weight "
+            f"{math.fsum(g.weight for g in rest):.3f}; max_panels= for more)"
+        )
+        groups = groups[:max_panels]
+    # each group drawn as its heaviest member (the first of them on a tie)
+    heaviest = [models[max(g.members, key=lambda i: (float(weights[i]), -i))] for g in groups]
+    name_group = label or (lambda ids: _members_label(unit, ids))
+    titles = [
+        f"{name_group([names[i] for i in g.members])}: {weight_name} {g.weight:.3f}" for g in groups
+    ]
+    return draw_panels(
+        heaviest,
+        titles,
+        axes,
+        heading="\n".join(lines) or None,
+        max_panels=max(1, len(heaviest)),
+        max_width=max_width,
+        **kwargs,
+    )
 
 
 def draw_super_parents(
