@@ -44,7 +44,7 @@ from ._partial import ChunkCounts, PartialFit, PartialFitNetwork
 #: the most feature parents ``KDB(k="auto")`` chooses among (bnclassify's and Weka's usual k)
 AUTO_MAX_K = 2
 
-__all__ = ["AODE", "KDB", "kdb_parents", "leave_one_out_losses"]
+__all__ = ["AODE", "KDB", "kdb_parents", "leave_one_out_losses", "leave_one_out_of_rows"]
 
 
 def _ranked(values: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -235,6 +235,33 @@ def _earlier(raw: list[np.ndarray], prefix: np.ndarray, short: np.ndarray) -> np
     return out
 
 
+def leave_one_out_of_rows(
+    clf: Any,
+    stats: ClassCounts,
+    ranked: list[tuple[int, list[int]]],
+    max_k: int,
+    params: dict,
+    loss: str,
+) -> np.ndarray:
+    """:func:`leave_one_out_losses` over every row ``stats`` kept (each chunk's, in
+    order), with ``clf``'s fixed class prior where it has one (``class_prior`` given or
+    ``fit_prior=False``): KDB's ``k="auto"`` and SKDB's selection."""
+    assert isinstance(stats, ChunkCounts)  # partial_fit's totals, after a fit too
+    parts = stats.rows()
+    codes = np.concatenate([p[0] for p in parts])
+    weights = (
+        None
+        if all(p[1] is None for p in parts)
+        else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
+    )
+    log_prior = None
+    if params.get("class_prior") is not None or not params["fit_prior"]:
+        log_prior = clf.class_log_prior_
+    return leave_one_out_losses(
+        stats, ranked, max_k, codes, weights, alpha=params["alpha"], log_prior=log_prior, loss=loss
+    )
+
+
 class KDB(PartialFitNetwork, SingleNetworkClassifier):
     """k-dependence Bayesian classifier (Sahami, 1996).
 
@@ -392,27 +419,7 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         """Leave-one-out log-loss of KDB(k) with every feature, ``k = 0 .. AUTO_MAX_K``, from
         the counts (SKDB's computation, :func:`leave_one_out_losses`,
         its last column: no feature left out)."""
-        assert isinstance(stats, ChunkCounts)  # partial_fit's totals, after a fit too
-        parts = stats.rows()
-        codes = np.concatenate([p[0] for p in parts])
-        weights = (
-            None
-            if all(p[1] is None for p in parts)
-            else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
-        )
-        log_prior = None
-        if params.get("class_prior") is not None or not params["fit_prior"]:
-            log_prior = self.class_log_prior_
-        losses = leave_one_out_losses(
-            stats,
-            ranked,
-            AUTO_MAX_K,
-            codes,
-            weights,
-            alpha=params["alpha"],
-            log_prior=log_prior,
-            loss="log_loss",
-        )
+        losses = leave_one_out_of_rows(self, stats, ranked, AUTO_MAX_K, params, "log_loss")
         return losses[:, len(ranked)]
 
     def _network_description(self, params: dict) -> dict:

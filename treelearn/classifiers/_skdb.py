@@ -31,8 +31,8 @@ from ..stats._information import conditional_mutual_information_matrix, mutual_i
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
 from ._network import SingleNetworkClassifier
-from ._partial import ChunkCounts, PartialFitNetwork
-from ._seminaive import kdb_parents, leave_one_out_losses
+from ._partial import PartialFitNetwork
+from ._seminaive import kdb_parents, leave_one_out_of_rows
 
 __all__ = ["SKDB"]
 
@@ -158,27 +158,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         cmi = conditional_mutual_information_matrix(stats.per_class)[:d, :d]
         max_k = params["max_k"]
         ranked = kdb_parents(class_mi, cmi, max_k)
-        assert isinstance(stats, ChunkCounts)  # partial_fit's totals, after a fit too
-        parts = stats.rows()
-        codes = np.concatenate([p[0] for p in parts])
-        weights = (
-            None
-            if all(p[1] is None for p in parts)
-            else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
-        )
-        log_prior = None
-        if params.get("class_prior") is not None or not params["fit_prior"]:
-            log_prior = self.class_log_prior_
-        self.loo_loss_ = leave_one_out_losses(
-            stats,
-            ranked,
-            max_k,
-            codes,
-            weights,
-            alpha=params["alpha"],
-            log_prior=log_prior,
-            loss=params["loss"],
-        )
+        self.loo_loss_ = leave_one_out_of_rows(self, stats, ranked, max_k, params, params["loss"])
         k, s = np.unravel_index(np.argmin(round_ties(self.loo_loss_)), self.loo_loss_.shape)
         self.k_ = int(k)  # argmin: the first of the least, smaller k, then fewer features
         order = [features[j] for j, _ in ranked]
