@@ -169,13 +169,32 @@ def test_etan_scores_each_family_on_its_rows_and_takes_the_best_structure(seed, 
 
 
 # ------------------------------------------------------------------------------- SKDB
+def gap_family_term(X, V, labels, classes, i, f, u, counted, alpha) -> np.ndarray:
+    """Row ``i``'s Lidstone term ``log p(x_f | c, u)`` for every class, counted over the
+    rows ``counted`` where the family is observed: 0 where ``x_f`` is missing, the parents
+    cut at the row's first missing one."""
+    col = {g: j for j, g in enumerate(X.columns)}
+    term = np.zeros(len(classes))
+    if V[i, col[f]] < 0:
+        return term
+    cut = next((r for r, p in enumerate(u) if V[i, col[p]] < 0), len(u))
+    match = counted & (V[:, col[f]] >= 0)
+    for p in u[:cut]:
+        match &= V[:, col[p]] == V[i, col[p]]
+    kf = len(X[f].cat.categories)
+    for ci, c in enumerate(classes):
+        den = (match & (labels == c)).sum()
+        num = (match & (labels == c) & (V[:, col[f]] == V[i, col[f]])).sum()
+        term[ci] = np.log((num + alpha) / (den + kf * alpha))
+    return term
+
+
 def loo_with_gaps(X, y, order, parents, max_k, alpha):
     """losses[k, s] by leaving each row out and counting the other rows: a missing x_f
     adds nothing, a missing parent cuts the row's parents at it; each family's counts
     over the other rows where the (cut) family is observed."""
     n, classes = len(X), sorted(set(y))
     V, labels = codes_of(X), y.to_numpy()
-    col = {f: j for j, f in enumerate(X.columns)}
     out = np.zeros((max_k + 1, len(order) + 1))
     for i in range(n):
         rest = np.arange(n) != i
@@ -190,17 +209,7 @@ def loo_with_gaps(X, y, order, parents, max_k, alpha):
             )
             terms = [joint.copy()]
             for f in order:
-                if V[i, col[f]] >= 0:
-                    u = parents[f][:k]
-                    cut = next((r for r, p in enumerate(u) if V[i, col[p]] < 0), len(u))
-                    match = rest & (V[:, col[f]] >= 0)
-                    for p in u[:cut]:
-                        match &= V[:, col[p]] == V[i, col[p]]
-                    kf = len(X[f].cat.categories)
-                    for ci, c in enumerate(classes):
-                        den = (match & (labels == c)).sum()
-                        num = (match & (labels == c) & (V[:, col[f]] == V[i, col[f]])).sum()
-                        joint[ci] += np.log((num + alpha) / (den + kf * alpha))
+                joint += gap_family_term(X, V, labels, classes, i, f, parents[f][:k], rest, alpha)
                 terms.append(joint.copy())
             yi = classes.index(labels[i])
             for s, jl in enumerate(terms):
@@ -226,7 +235,6 @@ def fold_accuracy(X, y, parents: dict, cv: int, seed: int, alpha: float) -> floa
     each fold by counting, row by row, under the missing-cell rule of FoldScorer."""
     V, labels = codes_of(X), y.to_numpy()
     classes = sorted(set(labels))
-    col = {f: j for j, f in enumerate(X.columns)}
     folds = StratifiedKFold(cv, shuffle=True, random_state=seed).split(np.zeros(len(y)), labels)
     accuracies = []
     for train, test in folds:
@@ -236,17 +244,7 @@ def fold_accuracy(X, y, parents: dict, cv: int, seed: int, alpha: float) -> floa
         for i in test:
             joint = np.array([np.log((labels[train] == c).mean()) for c in classes])
             for f, u in parents.items():
-                if V[i, col[f]] < 0:
-                    continue
-                cut = next((r for r, p in enumerate(u) if V[i, col[p]] < 0), len(u))
-                match = held_in & (V[:, col[f]] >= 0)
-                for p in u[:cut]:
-                    match &= V[:, col[p]] == V[i, col[p]]
-                kf = len(X[f].cat.categories)
-                for ci, c in enumerate(classes):
-                    den = (match & (labels == c)).sum()
-                    num = (match & (labels == c) & (V[:, col[f]] == V[i, col[f]])).sum()
-                    joint[ci] += np.log((num + alpha) / (den + kf * alpha))
+                joint += gap_family_term(X, V, labels, classes, i, f, u, held_in, alpha)
             hits += classes[int(np.argmax(joint))] == labels[i]
         accuracies.append(hits / len(test))
     return float(np.mean(accuracies))
