@@ -63,7 +63,7 @@ def test_value_class_tables_give_the_cut_points_of_the_rows(tmp_path, small_chun
     df = _table(2500, seed=1)
     path = tmp_path / "t.csv"
     df.to_csv(path, index=False)
-    tables = vcc.value_class_counts(str(path), "label", None, "NaiveBayes")
+    tables = vcc.scan_labelled_file(str(path), "label", None, "NaiveBayes").tables
     assert sorted(tables) == ["age", "wage"]  # town is text: states
     codes = pd.factorize(df["label"])[0]
     for c in ("age", "wage"):

@@ -76,15 +76,22 @@ def file_numbers_binned(
             f"{type(y).__name__}"
         )
     scan = scan_labelled_file(path, y, categorical, who, sample_weight)
-    absent = [c for c in categorical or () if c not in scan.header]
+    _check_categorical_named(categorical, list(scan.header), who)
+    binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
+    return binner, counted_file(path, y, binner, scan, sample_weight)
+
+
+def _check_categorical_named(
+    categorical: Sequence[Hashable] | None, features: list, who: str
+) -> None:
+    """Refuse a ``categorical=`` name that is not one of the ``features``."""
+    absent = [c for c in categorical or () if c not in features]
     if absent:
         raise ColumnNotFoundError(
             f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {scan.header[:20]}",
+            f"features are {features[:20]}",
             column=absent[0],
         )
-    binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
-    return binner, counted_file(path, y, binner, scan, sample_weight)
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
@@ -110,13 +117,7 @@ def numbers_binner(
     if kind not in ("frame", "array"):
         return None
     frame = as_frame(X, learner=who)
-    absent = [c for c in categorical or () if c not in frame.columns]
-    if absent:
-        raise ColumnNotFoundError(
-            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {list(frame.columns)[:20]}",
-            column=absent[0],
-        )
+    _check_categorical_named(categorical, list(frame.columns), who)
     columns = numeric_features(frame, categorical)
     if not columns:
         return None

@@ -4,7 +4,7 @@ same table read whole into a DataFrame would be cut.
 Fayyad and Irani's MDL cut points of a column depend on its rows only through each distinct
 value's class counts (the criterion sorts the rows by value and counts classes on each side
 of a candidate cut), so a first pass over the chunks sums, per numeric column, a table of
-distinct value x class weights (:func:`value_class_counts`); the cut points are those of the
+distinct value x class weights (:func:`scan_labelled_file`); the cut points are those of the
 table's rows weighted by their counts (weighted MDL bins are repeated rows). The same pass
 (:func:`scan_labelled_file`) keeps each feature's value counts and the labels' counts, from
 which the states of the table read whole and binned follow (its classes, each feature's
@@ -49,7 +49,6 @@ __all__ = [
     "mdl_binner_of_counts",
     "number_dtype",
     "scan_labelled_file",
-    "value_class_counts",
 ]
 
 #: rows read at a time
@@ -104,20 +103,6 @@ class FileScan:
     n_missing_labels: int
 
 
-def value_class_counts(
-    path: Any,
-    y: Hashable,
-    categorical: Sequence[Hashable] | None,
-    who: str,
-    sample_weight: Any = None,
-) -> dict:
-    """``{column: DataFrame(value, label, weight)}``: each numeric feature's distinct value
-    x class weights over every chunk of the file (rows missing the value or the label left
-    out), in one pass; the numeric features are those numbers by dtype in every chunk, less
-    ``categorical``."""
-    return scan_labelled_file(path, y, categorical, who, sample_weight).tables
-
-
 def scan_labelled_file(
     path: Any,
     y: Hashable,
@@ -125,8 +110,10 @@ def scan_labelled_file(
     who: str,
     sample_weight: Any = None,
 ) -> FileScan:
-    """The first pass over the chunks of a labelled file (:class:`FileScan`): the value x
-    class tables of :func:`value_class_counts`, and the distinct values the second pass
+    """The first pass over the chunks of a labelled file (:class:`FileScan`): ``tables``,
+    ``{column: DataFrame(value, label, weight)}``, each numeric feature's distinct value x
+    class weights over every chunk (rows missing the value or the label left out; the
+    numeric features those numbers by dtype in every chunk, less ``categorical``), and the distinct values the second pass
     needs to encode every chunk in the states of the table read whole."""
     keep = set(categorical or ())
     tables: dict = {}
