@@ -8,22 +8,12 @@ pandas: ``mu_n = (k0 mu0 + n ybar) / (k0 + n)``, ``nu_n s_n^2 = nu0 s0^2 + sum (
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.stats import norm
+from test_gaussian_priors import _table  # the same mixed table (no holes)
 
 import treelearn as tl
 from treelearn.stats._class_gaussians import shrunk_mean
-
-
-def _table(n=120, seed=3):
-    rng = np.random.default_rng(seed)
-    y = rng.choice(["a", "b", "c"], size=n, p=[0.6, 0.3, 0.1])
-    g = rng.choice(["u", "v", "w"], size=n)
-    shift = pd.Series(y).map({"a": 0.0, "b": 1.0, "c": -1.0}).to_numpy()
-    x = rng.normal(shift, 1.0 + (y == "b"))
-    z = 0.8 * x + rng.normal(size=n) * (0.5 + (g == "v"))
-    return pd.DataFrame({"g": g, "x": x, "z": z}), pd.Series(y, name="y")
 
 
 def test_shrunk_mean_is_the_bda3_posterior():
