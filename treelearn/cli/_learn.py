@@ -190,6 +190,14 @@ def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
     return numeric_features(df.drop(columns=[args.class_]), None)
 
 
+def _refuse_given(options: Sequence[tuple[str, Any]], applies_to: str) -> None:
+    """Refuse the first of ``options`` (``(flag, value)``) given on the command line (not
+    None): ``FLAG does not apply to <applies_to>``."""
+    given = [flag for flag, value in options if value is not None]
+    if given:
+        raise CommandError(f"{given[0]} does not apply to {applies_to}")
+
+
 def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     """``--method auto``: with ``--class``, ``tl.AutoClassifier`` (the candidate of lowest
     cross-validated log-loss); without, ``tl.AutoDensity`` (the candidate of highest
@@ -197,9 +205,8 @@ def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     candidate's score go to standard error."""
     import treelearn as tl
 
-    unused = [
-        flag
-        for flag, value in (
+    _refuse_given(
+        (
             ("--root", args.root),
             ("--alpha", args.alpha),
             ("--whitelist", args.whitelist),
@@ -208,14 +215,9 @@ def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
             ("--k", args.k),
             ("--components", args.components),
             ("--n-init", args.n_init),
-        )
-        if value is not None
-    ]
-    if unused:
-        raise CommandError(
-            f"{unused[0]} does not apply to --method auto: each candidate it tries keeps its "
-            f"own settings (name a method to set them)"
-        )
+        ),
+        "--method auto: each candidate it tries keeps its own settings (name a method to set them)",
+    )
     seed = 0 if args.seed is None else args.seed  # same data, same choice
     if args.class_ is not None:
         if args.time_budget is not None:
@@ -509,9 +511,8 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
             f"{text}, which are not numbers (a classifier takes them: --class COL)"
         )
         df = df.drop(columns=text)
-    unused = [
-        flag
-        for flag, value in (
+    _refuse_given(
+        (
             ("--forest", args.forest),
             ("--whitelist", args.whitelist),
             ("--blacklist", args.blacklist),
@@ -519,14 +520,9 @@ def _learn_gaussian(args: argparse.Namespace, df: pd.DataFrame) -> int:
             ("--discretize", args.discretize),
             ("--k", args.k),
             ("--alpha", args.alpha),
-        )
-        if value is not None
-    ]
-    if unused:
-        raise CommandError(
-            f"{unused[0]} does not apply to --numeric gaussian (a Gaussian tree "
-            "has no counts, states or BIF form)"
-        )
+        ),
+        "--numeric gaussian (a Gaussian tree has no counts, states or BIF form)",
+    )
     model = tl.gaussian_chow_liu(df, root=args.root)
     if args.output:
         model.save(args.output)
@@ -589,23 +585,18 @@ def _learn_mixed_model(args: argparse.Namespace, df: pd.DataFrame) -> int:
             f"--numeric {absent[0]!r} is not a column of the data; the columns "
             f"are {list(df.columns)[:20]}"
         )
-    unused = [
-        flag
-        for flag, value in (
+    _refuse_given(
+        (
             ("--whitelist", args.whitelist),
             ("--blacklist", args.blacklist),
             ("--bif", args.bif),
             ("--discretize", args.discretize),
             ("--k", args.k),
-        )
-        if value is not None
-    ]
-    if unused:
-        raise CommandError(
-            f"{unused[0]} does not apply to --numeric {args.numeric if numeric == 'auto' else 'COLS'} "
-            "(a conditional linear Gaussian model has no BIF form, and its "
-            "numbers are not cut)"
-        )
+        ),
+        f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} "
+        "(a conditional linear Gaussian model has no BIF form, and its "
+        "numbers are not cut)",
+    )
     method = args.method or ("tan" if args.class_ is not None else "chow-liu")
     if args.class_ is not None:
         if method != "tan":
