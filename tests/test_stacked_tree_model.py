@@ -249,6 +249,10 @@ def test_stacked_model_checks_and_errors():
     s.tables[1] = np.array([[[0.5, 0.5]]])  # a parent of 2 states, one row
     with pytest.raises(tl.StructureError, match="node 'b'"):
         tl.TreeModel.from_stacked(s)
+    s = small_stacked()
+    s.group = np.array([0, 2])  # no third table
+    with pytest.raises(tl.StructureError, match="groups must index its tables"):
+        tl.TreeModel.from_stacked(s)
     m = tl.TreeModel.from_stacked(small_stacked())
     for call in (lambda: m.cpt("c"), lambda: m.parents("c"), lambda: m.query("c")):
         with pytest.raises(tl.ColumnNotFoundError, match="'c' is not a variable"):

@@ -478,15 +478,19 @@ class TreeModel(Model):
         parent = stacked.parent
         if ((parent < -1) | (parent >= d)).any() or not _roots_reach_all(parent):
             raise StructureError(_NOT_A_DAG)
+        size = np.fromiter(map(len, stacked.states), dtype=np.int64, count=d)
+        group = stacked.group
+        if len(size) != d or len(group) != d or len(parent) != d:
+            raise StructureError("a StackedTree needs states, a parent and a group per variable")
+        if ((group < 0) | (group >= len(stacked.tables))).any():
+            raise StructureError("a StackedTree's groups must index its tables")
         checked = []
         for g, table in enumerate(stacked.tables):
-            members = np.flatnonzero(stacked.group == g)
+            members = np.flatnonzero(group == g)
             first = members[0] if len(members) else 0
-            k = np.array([len(stacked.states[i]) for i in members.tolist()], dtype=np.int64)
+            k = size[members]
             p = parent[members]
-            kp = np.array(
-                [len(stacked.states[j]) if j >= 0 else 0 for j in p.tolist()], dtype=np.int64
-            )
+            kp = np.where(p >= 0, size[np.maximum(p, 0)], 0)
             shape = table.shape[1:]
             if (
                 table.shape[0] != len(members)
