@@ -1266,7 +1266,7 @@ def sparse_tree_arrays(
     >>> X = sp.csr_matrix([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]])
     >>> parent, child, weight, roots = sparse_tree_arrays(sparse_binary_statistics(X), root=2)
     >>> parent.tolist(), child.tolist(), roots
-    ([2, 0, -1], [0, 1], [2])
+    ([2, 0, -1], [1, 0], [2])
     """
     names = list(stats.columns)
     d = len(names)
