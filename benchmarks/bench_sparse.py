@@ -5,6 +5,12 @@
     .venv/bin/python benchmarks/bench_sparse.py --zipf    # text-like term frequencies
     .venv/bin/python benchmarks/bench_sparse.py --quick --before DIR --repeat 5
 
+``--warm-cpu N`` (with ``--before DIR``): warm CPU time instead, the steady cost of a fit
+in a process that has fitted before (no first-touch memory): children of *this* script,
+alternately with ``DIR`` first on ``sys.path`` (the older tree's ``treelearn``) and
+without, ``--repeat`` each; every child calls ``X.T @ X`` and ``tl.chow_liu`` once to warm
+up, then ``N`` times each, keeping the best CPU seconds (``time.process_time``).
+
 ``--before DIR``: children of ``DIR/benchmarks/bench_sparse.py`` (a worktree of an older
 commit; its ``_common`` puts ``DIR`` first on ``sys.path``) alternate with this tree's,
 ``--repeat`` each, every child timing ``X.T @ X`` then ``tl.chow_liu`` once: the medians of
@@ -118,6 +124,65 @@ def before_after(before: str, shape: list[str], repeat: int, case: str, json_pat
     return rows
 
 
+def warm_before_after(
+    before: str, shape: list[str], repeat: int, best_of: int, case: str, json_path
+) -> list[dict]:
+    """``--warm-cpu N --before DIR``: warm CPU best of ``N`` in children of this script, the
+    older tree's package first on ``sys.path`` and this one's, alternating."""
+    import subprocess
+
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for _ in range(repeat):
+        for side in runs:
+            package = ["--package", os.path.abspath(before)] if side == "before" else []
+            out = subprocess.run(
+                [sys.executable, __file__, "--warm-child", str(best_of), *package, *shape],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            got = json.loads(out.stdout.strip().splitlines()[-1])
+            if side == "before" and not got["package"].startswith(os.path.abspath(before)):
+                raise RuntimeError(f"the before child imported {got['package']}")
+            runs[side].append(got)
+    rows = []
+    for side, got in runs.items():
+        each = "; ".join(f"{r['chow_liu'] * 1e3:.0f} / {r['product'] * 1e3:.1f} ms" for r in got)
+        for metric, value, unit in (
+            (
+                f"scipy X.T @ X, CPU best of {best_of} (median of children)",
+                [r["product"] for r in got],
+                "s",
+            ),
+            (
+                f"tl.chow_liu, CPU best of {best_of} (median of children)",
+                [r["chow_liu"] for r in got],
+                "s",
+            ),
+            ("ratio to X.T @ X (median)", [r["chow_liu"] / r["product"] for r in got], "x"),
+        ):
+            rows.append(
+                row(BENCH, case, f"{side}: {metric}", statistics.median(value), unit, note=each)
+            )
+    print_table(rows)
+    if json_path:
+        write_json(rows, json_path)
+    return rows
+
+
+def cpu_best(fn, best_of: int) -> float:
+    """The least CPU seconds of ``best_of`` calls of ``fn`` after one warm-up call."""
+    import time
+
+    fn()
+    times = []
+    for _ in range(best_of):
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+    return min(times)
+
+
 def main(argv=None) -> list[dict]:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,14 +207,24 @@ def main(argv=None) -> list[dict]:
     ap.add_argument(
         "--before", default=None, help="a worktree of an older commit: before/after in one run"
     )
+    ap.add_argument(
+        "--warm-cpu",
+        type=int,
+        default=0,
+        help="with --before: warm CPU time, best of N calls per child",
+    )
+    ap.add_argument("--warm-child", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--package", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--memory-child", choices=["chow_liu", "product"], help=argparse.SUPPRESS)
     ap.add_argument("--time-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.quick:
         args.n, args.d = 5_000, 20_000
         args.repeat = args.repeat if args.before else 1
-    child = args.memory_child or args.time_child
+    child = args.memory_child or args.time_child or args.warm_child
     print(pin_blas(1), file=sys.stderr if child else sys.stdout)
+    if args.package:  # a warm child of --before: the older tree's package
+        sys.path.insert(0, args.package)
     import treelearn as tl
 
     # the facade loads treelearn.learners on first use (networkx and more, ~1.4 s once per
@@ -166,6 +241,12 @@ def main(argv=None) -> list[dict]:
         m = peak_rss_increase(call)
         m.pop("result")
         print(json.dumps(m, default=str))
+        return []
+    if args.warm_child:  # warm CPU, best of N each
+        product_cpu = cpu_best(lambda: X.T @ X, args.warm_child)
+        learn_cpu = cpu_best(lambda: chow_liu(X, names=cols), args.warm_child)
+        package = os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__)))
+        print(json.dumps({"product": product_cpu, "chow_liu": learn_cpu, "package": package}))
         return []
     if args.time_child:  # each call once, the product freed before tl.chow_liu runs
         product = timeit(lambda: X.T @ X, repeat=1, warmup=0)
@@ -188,6 +269,8 @@ def main(argv=None) -> list[dict]:
         str(args.density),
         *(["--zipf"] if args.zipf else []),
     ]
+    if args.before is not None and args.warm_cpu:
+        return warm_before_after(args.before, shape, args.repeat, args.warm_cpu, case, args.json)
     if args.before is not None:
         return before_after(args.before, shape, args.repeat, case, args.json)
     runs = [measure_in_child(__file__, "--time-child", *shape) for _ in range(args.repeat)]

@@ -30,8 +30,10 @@ from ..stats._counts import CountedTable, PairCounts
 from ..stats._information import PairwiseRowsWarning
 from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
+from ..structure._sparse_chow_liu import SparseBinaryCounts
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, oriented_skeleton
 from ._em import chow_liu_em, fit_cpts_em
+from ._sparse_model import sparse_tree_model
 
 __all__ = [
     "build_model",
@@ -415,6 +417,8 @@ def chow_liu_from_counts(
     # e.g. wide sparse 0/1 data: acCL, no K x K. Its graphs (skeleton, oriented, model) are a
     # few dicts per node, all kept: the collector's passes over them free nothing
     with gc_paused(len(stats.columns)):
+        if isinstance(stats, SparseBinaryCounts):  # no networkx graph built
+            return sparse_tree_model(stats, settings, description=description)
         tree = stats.direct_tree(settings)
         if tree is not None:
             return build_model(tree, stats, settings, description=description, owned=True)

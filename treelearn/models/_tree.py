@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..inference._shapley import Explanation
     from ..stats._counts import CountedTable, PairCounts
 
-__all__ = ["ScoreReport", "TreeModel"]
+__all__ = ["ScoreReport", "StackedTree", "TreeModel"]
 
 #: evidence is ``None`` or ``{variable: state or likelihood}``
 _EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
@@ -133,7 +133,15 @@ def _acyclic(graph: nx.DiGraph, variables: list, all_parents: list[list]) -> boo
         return reached == n
     index = {v: i for i, v in enumerate(variables)}
     up = np.fromiter((index[ps[0]] if ps else -1 for ps in all_parents), dtype=np.int64, count=n)
-    for _ in range(int(n).bit_length() + 1):  # after k rounds: the 2**k-th ancestor
+    return _roots_reach_all(up)
+
+
+def _roots_reach_all(parent: np.ndarray) -> bool:
+    """Whether every node of a graph of one parent or none per node (``parent[i]``, ``-1``
+    for a root) has a root above it, i.e. the graph is acyclic: pointer doubling, after
+    ``k`` rounds each node's ``2**k``-th ancestor."""
+    up = np.asarray(parent, dtype=np.int64)
+    for _ in range(len(up).bit_length() + 1):
         up = np.where(up >= 0, up[np.maximum(up, 0)], -1)
     return bool((up < 0).all())
 
@@ -157,6 +165,164 @@ def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
         return
     for v, cpt in zip(group, stack):
         nodes[v]["cpt"] = cpt
+
+
+class StackedTree:
+    """A forest's nodes as arrays, the form a :class:`TreeModel` built by
+    :meth:`TreeModel.from_stacked` holds until its ``graph`` is first asked for.
+
+    Every node has at most one parent. Its CPT is a row of one stacked array per CPT shape
+    (``(own states,)`` for a root, ``(parent states, own states)`` below), so a 20,000-node
+    sparse Chow-Liu tree is a few arrays, not 20,000 attribute dicts: scoring, sampling and
+    queries read the arrays; the networkx graph (the same nodes, attributes, edges, edge
+    order and graph attributes the eager construction gives) is built once, on first access
+    of :attr:`TreeModel.graph`.
+
+    Parameters
+    ----------
+    variables : list of hashable
+        The nodes, in the model's variable order.
+    states : list of list
+        Each variable's state labels.
+    parent : ndarray of int64
+        Each variable's parent (an index into ``variables``), ``-1`` for a root.
+    edge_child : ndarray of int64
+        The children in the order the graph's edges are added (``(parent[c], c)`` for each
+        ``c``): networkx lists a node's out-edges in that order.
+    weight : ndarray of float or None
+        Each child's edge ``weight`` attribute (MI, nats), read at the child's index;
+        ``None``: the edges carry no attributes.
+    group : ndarray of int64
+        Each variable's CPT group: an index into ``tables``.
+    tables : list of ndarray
+        Per group, the float CPTs of its variables stacked in variable order, each checked
+        (:func:`~treelearn.stats._parameters.check_cpt`) by :meth:`TreeModel.from_stacked`.
+    graph_attributes : dict
+        The graph's own attributes (``n``, ``roots``), in order.
+    """
+
+    def __init__(
+        self,
+        variables: list,
+        states: list[list],
+        parent: np.ndarray,
+        edge_child: np.ndarray,
+        weight: np.ndarray | None,
+        group: np.ndarray,
+        tables: list[np.ndarray],
+        graph_attributes: Mapping[str, Any],
+    ) -> None:
+        self.variables = variables
+        self.states = states
+        self.parent = np.asarray(parent, dtype=np.int64)
+        self.edge_child = np.asarray(edge_child, dtype=np.int64)
+        self.weight = weight
+        self.group = np.asarray(group, dtype=np.int64)
+        self.tables = tables
+        self.graph_attributes = dict(graph_attributes)
+        # each variable's row in its group's stack (groups list their variables in order)
+        self.slot = np.zeros(len(variables), dtype=np.int64)
+        for g in range(len(tables)):
+            members = np.flatnonzero(self.group == g)
+            self.slot[members] = np.arange(len(members))
+        self._index: dict | None = None
+
+    @property
+    def index(self) -> dict:
+        """``{variable: position}``, built once."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.variables)}
+        return self._index
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_index"] = None  # rebuilt on demand
+        return state
+
+    def cpt(self, i: int) -> np.ndarray:
+        """The CPT of variable ``i``: a view of its group's stack."""
+        return self.tables[self.group[i]][self.slot[i]]
+
+    def parents(self, i: int) -> list:
+        p = int(self.parent[i])
+        return [self.variables[p]] if p >= 0 else []
+
+    def graph(self) -> nx.DiGraph:
+        """The networkx graph the eager construction gives (nodes with ``states``, ``cpt``
+        and ``parents`` in that order, the edges in ``edge_child`` order)."""
+        names, states = self.variables, self.states
+        parent = self.parent.tolist()
+        group, slot = self.group.tolist(), self.slot.tolist()
+        tables = self.tables
+        D = nx.DiGraph()
+        D.graph.update(
+            {k: (list(x) if isinstance(x, list) else x) for k, x in self.graph_attributes.items()}
+        )
+        children = self.edge_child.tolist()
+        with gc_paused(len(names)):
+            D.add_nodes_from(
+                (
+                    v,
+                    {
+                        "states": list(states[i]),
+                        "cpt": tables[group[i]][slot[i]],
+                        "parents": [names[parent[i]]] if parent[i] >= 0 else [],
+                    },
+                )
+                for i, v in enumerate(names)
+            )
+            if self.weight is None:
+                D.add_edges_from((names[parent[c]], names[c]) for c in children)
+            else:
+                weight = self.weight[self.edge_child].tolist()
+                D.add_edges_from(
+                    (names[parent[c]], names[c], {"weight": w}) for c, w in zip(children, weight)
+                )
+        return D
+
+    def roots(self) -> list:
+        learned = [r for r in self.graph_attributes.get("roots", []) if r in self.index]
+        known = set(learned)
+        rest = [v for v, p in zip(self.variables, self.parent.tolist()) if p < 0 and v not in known]
+        return learned + rest
+
+    def n_parameters(self) -> int:
+        return int(
+            sum(
+                len(t) * (t.shape[-1] - 1) * int(np.prod(t.shape[1:-1], dtype=np.int64))
+                for t in self.tables
+            )
+        )
+
+    def log_cpt_index(self) -> tuple:
+        """:meth:`TreeModel.log_cpt_index` from the stacks: the same arrays as the
+        per-node construction (each CPT's logs at its offset in variable order), one
+        ``log`` per stack."""
+        d = len(self.variables)
+        own = np.arange(d, dtype=np.intp)
+        child = self.parent >= 0
+        width = 2 if child.any() else 1
+        columns = np.zeros((d, width), dtype=np.intp)
+        strides = np.zeros((d, width), dtype=np.intp)
+        sizes = np.array([int(np.prod(t.shape[1:])) for t in self.tables], dtype=np.intp)
+        last = np.array([t.shape[-1] for t in self.tables], dtype=np.intp)
+        size = sizes[self.group] if d else np.zeros(0, dtype=np.intp)
+        offsets = np.zeros(d, dtype=np.intp)
+        np.cumsum(size[:-1], out=offsets[1:])
+        columns[~child, 0] = own[~child]
+        strides[~child, 0] = 1
+        if width == 2:
+            columns[child, 0] = self.parent[child]
+            columns[child, 1] = own[child]
+            strides[child, 0] = last[self.group[child]]
+            strides[child, 1] = 1
+        flat = np.empty(int(size.sum()))
+        with np.errstate(divide="ignore"):
+            for g, table in enumerate(self.tables):
+                members = np.flatnonzero(self.group == g)
+                at = offsets[members][:, None] + np.arange(sizes[g], dtype=np.intp)
+                flat[at] = np.log(table).reshape(len(members), -1)
+        return flat, columns, strides, offsets
 
 
 class TreeModel(Model):
@@ -210,6 +376,10 @@ class TreeModel(Model):
     """
 
     kind = "tree_model"
+    # the network: a graph (``_graph``), or until it is first read, stacked CPTs
+    _graph: nx.DiGraph | None
+    _stacked: StackedTree | None
+    _token: object  # stands for the graph the engines and log-CPT index were built for
     capabilities = frozenset(
         {
             "score",
@@ -273,10 +443,143 @@ class TreeModel(Model):
         self.counts = counts
         self.learner = learner
 
+    @classmethod
+    def from_stacked(
+        cls,
+        stacked: StackedTree,
+        *,
+        dtypes: Mapping[Hashable, Any] | None = None,
+        n_rows: int | float | None = None,
+        settings: Mapping[str, Any] | None = None,
+        counts: PairCounts | None = None,
+        learner: Callable[[CountedTable], TreeModel] | None = None,
+    ) -> TreeModel:
+        """A model of a forest held as stacked CPTs (:class:`StackedTree`): the model
+        ``TreeModel(stacked.graph(), variables=stacked.variables, ...)`` gives, every
+        attribute and method answering the same, with the networkx graph built only when
+        :attr:`graph` is first read (a 20,000-node graph and its checks were most of a
+        sparse Chow-Liu fit after the counting).
+
+        Each stack is checked as the constructor checks a CPT (shape, non-negative, rows
+        summing to 1), naming the first bad variable.
+
+        >>> import numpy as np
+        >>> s = StackedTree(["a", "b"], [[0, 1], [0, 1]], np.array([-1, 0]), np.array([1]),
+        ...                 None, np.array([0, 1]),
+        ...                 [np.array([[0.5, 0.5]]), np.array([[[0.9, 0.1], [0.2, 0.8]]])],
+        ...                 {"roots": ["a"]})
+        >>> m = TreeModel.from_stacked(s)
+        >>> m.parent_map, m.cpt("b").tolist(), list(m.graph.edges)
+        ({'a': [], 'b': ['a']}, [[0.9, 0.1], [0.2, 0.8]], [('a', 'b')])
+        """
+        d = len(stacked.variables)
+        if len(stacked.index) != d:
+            raise StructureError("variables must list every node of the graph once")
+        parent = stacked.parent
+        if ((parent < -1) | (parent >= d)).any() or not _roots_reach_all(parent):
+            raise StructureError(_NOT_A_DAG)
+        size = np.fromiter(map(len, stacked.states), dtype=np.int64, count=d)
+        group = stacked.group
+        if len(size) != d or len(group) != d or len(parent) != d:
+            raise StructureError("a StackedTree needs states, a parent and a group per variable")
+        if ((group < 0) | (group >= len(stacked.tables))).any():
+            raise StructureError("a StackedTree's groups must index its tables")
+        checked = []
+        for g, table in enumerate(stacked.tables):
+            members = np.flatnonzero(group == g)
+            first = members[0] if len(members) else 0
+            k = size[members]
+            p = parent[members]
+            kp = np.where(p >= 0, size[np.maximum(p, 0)], 0)
+            shape = table.shape[1:]
+            if (
+                table.shape[0] != len(members)
+                or (len(shape) == 1 and ((p >= 0).any() or (k != shape[0]).any()))
+                or (
+                    len(shape) == 2
+                    and ((p < 0).any() or (kp != shape[0]).any() or (k != shape[1]).any())
+                )
+                or len(shape) not in (1, 2)
+            ):
+                raise StructureError(
+                    f"node {stacked.variables[first]!r}: its stacked CPTs have shape "
+                    f"{table.shape}, which does not match its group's states and parents"
+                )
+            try:
+                with np.errstate(all="ignore"):
+                    checked.append(check_cpt(stacked.variables[first], table, table.shape))
+            except StructureError:
+                for i in members.tolist():  # raises, naming the first bad variable
+                    check_cpt(stacked.variables[i], table[stacked.slot[i]], shape)
+                raise
+        stacked.tables = checked
+        self = cls.__new__(cls)
+        self._stacked = stacked
+        self._graph = None
+        self._token = object()
+        self.variables = list(stacked.variables)
+        self.dtypes = dict(dtypes or {})
+        self.n_rows = n_rows
+        self.settings = dict(settings or {})
+        self.counts = counts
+        self.learner = learner
+        return self
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The network: a ``networkx.DiGraph`` whose nodes carry ``states``, ``cpt`` and
+        ``parents`` (edges their ``weight``, MI in nats, when learned). A model built from
+        stacked CPTs (:meth:`from_stacked`) builds it here, once; from then on it is the
+        model's graph, as a constructed model's is."""
+        graph = self.__dict__.get("_graph")
+        if graph is None:
+            stacked = self._stacked
+            assert stacked is not None  # a model has one or the other
+            graph = self._graph = stacked.graph()
+            self._stacked = None
+        return graph
+
+    @graph.setter
+    def graph(self, graph: nx.DiGraph) -> None:
+        self._graph = graph
+        self._stacked = None
+        self._token = object()  # the caches below were built for another graph
+
+    def __setstate__(self, state: dict) -> None:
+        # a model pickled before the graph became a property kept it as "graph"
+        if "graph" in state:
+            state = dict(state)
+            state["_graph"] = state.pop("graph")
+            state.setdefault("_stacked", None)
+            state["_token"] = object()
+        self.__dict__.update(state)
+
+    def _position(self, variable: Hashable) -> int:
+        """``variable``'s index in a stacked model, or a ColumnNotFoundError naming it."""
+        assert self._stacked is not None  # (called only while the model is stacked)
+        try:
+            return self._stacked.index[variable]
+        except (KeyError, TypeError):
+            raise ColumnNotFoundError(
+                f"{variable!r} is not a variable of the model; the variables are {self.variables}"
+            ) from None
+
+    def _has(self, variable: Hashable) -> bool:
+        stacked = self.__dict__.get("_stacked")
+        if stacked is None:
+            return variable in self.graph
+        try:
+            return variable in stacked.index
+        except TypeError:
+            return False
+
     # ------------------------------------------------------------------ structure
     @property
     def roots(self) -> list:
         """The roots: nodes without parents, in variable order (learned roots first)."""
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            return stacked.roots()
         learned = [r for r in self.graph.graph.get("roots", []) if r in self.graph]
         rest = [v for v in self.variables if not self.parents(v) and v not in learned]
         return learned + rest
@@ -289,17 +592,32 @@ class TreeModel(Model):
     @property
     def states(self) -> dict:
         """``{variable: [state labels]}``."""
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            return {v: list(s) for v, s in zip(self.variables, stacked.states)}
         return {v: list(self.graph.nodes[v]["states"]) for v in self.variables}
 
     def parents(self, variable: Hashable) -> list:
         """Parents of ``variable``, in the order of its CPT's axes."""
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            return stacked.parents(self._position(variable))
         return list(self._node(variable)["parents"])
 
     def cpt(self, variable: Hashable) -> np.ndarray:
         """CPT of ``variable``, indexed ``[parent states..., own state]``."""
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            return stacked.cpt(self._position(variable))
         return self._node(variable)["cpt"]
 
     def _node(self, variable: Hashable) -> dict:
+        """``variable``'s node attributes, or a ColumnNotFoundError naming it. A stacked
+        model (no graph built yet) only checks the name and returns ``{}``: every caller
+        that reads the attributes (:meth:`parents`, :meth:`cpt`) reads the stacks first."""
+        if self.__dict__.get("_stacked") is not None:
+            self._position(variable)
+            return {}
         if variable not in self.graph:
             raise ColumnNotFoundError(
                 f"{variable!r} is not a variable of the model; the variables are {self.variables}"
@@ -309,6 +627,9 @@ class TreeModel(Model):
     @property
     def n_parameters(self) -> int:
         """Free parameters: sum over nodes of ``(k - 1) x (parent configurations)``."""
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            return stacked.n_parameters()
         return int(sum((c.shape[-1] - 1) * int(np.prod(c.shape[:-1])) for c in self.cpts.values()))
 
     @property
@@ -322,6 +643,10 @@ class TreeModel(Model):
         >>> {v: c.tolist() for v, c in m.cpts.items()}
         {'a': [0.5, 0.5], 'b': [[1.0, 0.0], [0.5, 0.5]]}
         """
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            tables, group, slot = stacked.tables, stacked.group.tolist(), stacked.slot.tolist()
+            return {v: tables[g][k] for v, g, k in zip(self.variables, group, slot)}
         return {v: self.graph.nodes[v]["cpt"] for v in self.variables}
 
     @property
@@ -334,6 +659,10 @@ class TreeModel(Model):
         >>> tl.chow_liu(pd.DataFrame({"a": [0, 0, 1, 1], "b": [0, 0, 1, 0]}), root="a").parent_map
         {'a': [], 'b': ['a']}
         """
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            names = self.variables
+            return {v: [names[p]] if p >= 0 else [] for v, p in zip(names, stacked.parent.tolist())}
         return {v: self.parents(v) for v in self.variables}
 
     # ------------------------------------------------------------------ data
@@ -434,8 +763,12 @@ class TreeModel(Model):
         per node, its family's columns and strides (padded at stride 0) and its CPT's
         offset in ``flat``. Built once per graph (as the engine)."""
         cache = self.__dict__.get("_log_cpts")
-        if cache is not None and cache[0] is self.graph:
+        if cache is not None and cache[0] is self._token:
             return cache[1]
+        stacked = self.__dict__.get("_stacked")
+        if stacked is not None:
+            self._log_cpts = (self._token, stacked.log_cpt_index())
+            return self._log_cpts[1]
         column = {v: j for j, v in enumerate(self.variables)}
         width = 1 + max((len(self.parents(v)) for v in self.variables), default=0)
         d = len(self.variables)
@@ -453,7 +786,7 @@ class TreeModel(Model):
                 parts.append(np.log(cpt).ravel())
                 offset += cpt.size
         found = (np.concatenate(parts) if parts else np.zeros(0), columns, strides, offsets)
-        self._log_cpts = (self.graph, found)
+        self._log_cpts = (self._token, found)
         return found
 
     # ------------------------------------------------------------------ learning
@@ -586,9 +919,9 @@ class TreeModel(Model):
         (True, "message passing given 'a'")
         """
         cache = self.__dict__.get("_engines")
-        if cache is None or cache[0] is not self.graph:
+        if cache is None or cache[0] is not self._token:
             # (the graph they were built for, {conditioner: engine})
-            self._engines: tuple[Any, dict[Hashable | None, TreeEngine]] = (self.graph, {})
+            self._engines: tuple[Any, dict[Hashable | None, TreeEngine]] = (self._token, {})
             cache = self._engines
         engine = cache[1].get(conditioner)
         if engine is None:
@@ -644,14 +977,13 @@ class TreeModel(Model):
         if type(variables) is not list and (  # a list: the common case, no ABC check
             isinstance(variables, (str, int))
             or not isinstance(variables, Sequence)
-            or (isinstance(variables, tuple) and variables in self.graph)
+            or (isinstance(variables, tuple) and self._has(variables))
         ):  # a tuple name
             variables = [variables]
         variables = list(variables)
         evidence = dict(evidence or {})
-        graph = self.graph
         for v in [*variables, *evidence]:
-            if v not in graph:
+            if not self._has(v):
                 self._node(v)  # raises, naming the variable
         clash = [v for v in variables if v in evidence and not is_likelihood(evidence[v])]
         if clash:

@@ -150,18 +150,35 @@ def smoothed_cpts(
     by_shape: dict[tuple, list[int]] = {}
     for t, c in enumerate(counts):
         by_shape.setdefault(np.shape(c), []).append(t)
-    for shape, where in by_shape.items():
+    for where in by_shape.values():
         stack = np.stack([np.asarray(counts[t], dtype=float) for t in where])
-        k = shape[-1]
-        a = alpha
-        if prior == "bdeu":
-            q = int(np.prod(shape[:-1], dtype=np.int64))
-            a = equivalent_sample_size / (q * k)
-        elif prior == "m-estimate":
-            a = m / k
-        smoothed = stack + a
-        totals = smoothed.sum(axis=-1, keepdims=True)
-        cpt = np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
+        cpt = smoothed_stack(stack, alpha, prior, equivalent_sample_size, m)
         for t, row in zip(where, cpt):
             out[t] = row
     return out
+
+
+def smoothed_stack(
+    stack: np.ndarray,
+    alpha: float,
+    prior: Prior,
+    equivalent_sample_size: float,
+    m: float,
+) -> np.ndarray:
+    """:func:`smoothed_cpts` of counts already stacked, ``stack[t]`` one family's counts
+    (float, all of one shape): the CPTs as one array of the same shape.
+
+    >>> smoothed_stack(np.array([[3.0, 0.0], [1.0, 1.0]]), 1.0, "lidstone", 1.0, 1.0).tolist()
+    [[0.8, 0.2], [0.5, 0.5]]
+    """
+    shape = stack.shape[1:]
+    k = shape[-1]
+    a = alpha
+    if prior == "bdeu":
+        q = int(np.prod(shape[:-1], dtype=np.int64))
+        a = equivalent_sample_size / (q * k)
+    elif prior == "m-estimate":
+        a = m / k
+    smoothed = stack + a
+    totals = smoothed.sum(axis=-1, keepdims=True)
+    return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)

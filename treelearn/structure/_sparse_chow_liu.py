@@ -61,10 +61,12 @@ __all__ = [
     "DEFAULT_MAX_PAIRS",
     "SPARSE_CHOW_LIU_MIN_COLUMNS",
     "SparseBinaryCounts",
+    "family_count_stacks",
     "pair_information",
     "sparse_binary_statistics",
     "sparse_spanning_skeleton",
     "sparse_spanning_tree",
+    "sparse_tree_arrays",
     "zero_pair_information",
 ]
 
@@ -230,6 +232,21 @@ class SparseBinaryCounts:
         (:func:`sparse_spanning_tree`), found without a ``d x d`` matrix; the options that
         need one (``settings.forest``, ``whitelist``, ``blacklist``, ``mi_alpha``) are
         refused, naming them."""
+        self._refuse_dense_options(settings)
+        return sparse_spanning_tree(self, settings.root)
+
+    def tree_arrays(
+        self, settings: Any, *, max_pairs: int = DEFAULT_MAX_PAIRS
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+        """The Chow-Liu tree of these counts as arrays, the graph :meth:`direct_tree` gives:
+        ``(parent, child, weight, roots)``, each column's parent (``-1`` for a root), the
+        children in the order the directed graph lists its edges, each child's edge MI
+        (at the child's index) and the roots (indices; ``settings.root`` first). The
+        options that need a ``d x d`` matrix are refused as there."""
+        self._refuse_dense_options(settings)
+        return sparse_tree_arrays(self, settings.root, max_pairs=max_pairs)
+
+    def _refuse_dense_options(self, settings: Any) -> None:
         unsupported = [
             name
             for name, value in (
@@ -246,7 +263,6 @@ class SparseBinaryCounts:
                 f"for a scipy.sparse matrix of {len(self.columns)} columns; drop the option, or "
                 f"learn from fewer columns (the dense path needs a K x K count matrix)"
             )
-        return sparse_spanning_tree(self, settings.root)
 
     @cached_property  # computed once: family_counts reads it for every node
     def cardinalities(self) -> np.ndarray:
@@ -1235,6 +1251,36 @@ def sparse_spanning_skeleton(
     return G
 
 
+def sparse_tree_arrays(
+    stats: SparseBinaryCounts,
+    root: Hashable | None = None,
+    *,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """The directed Chow-Liu tree of :func:`sparse_spanning_tree` as arrays: ``(parent,
+    child, weight, roots)``, each column's parent (``-1`` for a root), the children in the
+    order that graph lists its edges, each edge's MI at its child's index, and the roots
+    (``root`` first).
+
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]])
+    >>> parent, child, weight, roots = sparse_tree_arrays(sparse_binary_statistics(X), root=2)
+    >>> parent.tolist(), child.tolist(), roots
+    ([2, 0, -1], [1, 0], [2])
+    """
+    names = list(stats.columns)
+    d = len(names)
+    index = None if root is None else names.index(root)
+    ti, tj, mi = _tree_edges(stats, max_pairs)
+    parent, child, roots = orient_arrays(d, ti, tj, index)
+    # each edge's weight, on its child (one parent per node)
+    up = np.full(d, -1, dtype=np.int64)
+    up[child] = parent
+    weight = np.zeros(d)
+    weight[np.where(up[tj] == ti, tj, ti)] = mi
+    return up, child, weight, roots
+
+
 def sparse_spanning_tree(
     stats: SparseBinaryCounts,
     root: Hashable | None = None,
@@ -1253,14 +1299,8 @@ def sparse_spanning_tree(
     """
     names = list(stats.columns)
     d = len(names)
-    index = None if root is None else names.index(root)
-    ti, tj, mi = _tree_edges(stats, max_pairs)
-    parent, child, roots = orient_arrays(d, ti, tj, index)
-    # each edge's weight, on its child (one parent per node)
-    up = np.full(d, -1, dtype=np.int64)
-    up[child] = parent
-    weight = np.zeros(d)
-    weight[np.where(up[tj] == ti, tj, ti)] = mi
+    up, child, weight, roots = sparse_tree_arrays(stats, root, max_pairs=max_pairs)
+    parent = up[child]
     D = nx.DiGraph()
     D.graph["n"] = stats.n_rows
     with gc_paused(d):
@@ -1271,3 +1311,52 @@ def sparse_spanning_tree(
         )
         D.graph["roots"] = [names[r] for r in roots]
     return D
+
+
+def family_count_stacks(
+    stats: SparseBinaryCounts, parent: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Every variable's family counts (its parent ``parent[v]``, ``-1`` for none), stacked
+    by shape: ``(group, stacks)``, ``stacks[group[v]]`` holding the counts of the variables
+    of that shape in variable order, as floats. The values
+    :meth:`SparseBinaryCounts.family_counts_many` gives (the same expressions on the same
+    dtypes, then converted to float as ``smoothed_cpts`` converts them), with no array per
+    variable: the shapes are ``(k,)`` for a root and ``(k_parent, k)`` below, ``k`` 1 or 2."""
+    n = stats.n_rows
+    k = stats.cardinalities
+    ones, diagonal = stats.ones, stats.diagonal
+    d = len(k)
+    v = np.arange(d, dtype=np.int64)
+    has = parent >= 0
+    p = np.where(has, parent, 0)
+    kv, kp = k, np.where(has, k[p], 0)
+    # the shapes: (1,), (2,), (1, 1), (1, 2), (2, 1), (2, 2)
+    shapes = [(1,), (2,), (1, 1), (1, 2), (2, 1), (2, 2)]
+    code = np.where(has, 2 + 2 * (kp - 1) + (kv - 1), kv - 1)
+    group = np.full(d, -1, dtype=np.int64)
+    stacks: list[np.ndarray] = []
+    for c, shape in enumerate(shapes):
+        members = np.flatnonzero(code == c)
+        if not len(members):
+            continue
+        group[members] = len(stacks)
+        i, q = v[members], p[members]
+        if shape == (2,):
+            dd = diagonal[i]
+            counts = np.stack([(n - ones[i]) - (ones[i] - dd), dd], axis=1)
+        elif shape == (2, 2):
+            np_, nq = ones[q], ones[i]
+            n11 = stats._n11_many(np.minimum(q, i), np.maximum(q, i))
+            counts = np.stack([(n - nq) - (np_ - n11), nq - n11, np_ - n11, n11], axis=1).reshape(
+                -1, 2, 2
+            )
+        elif shape == (1, 2):
+            nq = ones[i]
+            counts = np.stack([n - nq, nq], axis=1).reshape(-1, 1, 2)
+        elif shape == (2, 1):
+            np_ = ones[q]
+            counts = np.stack([n - np_, np_], axis=1).reshape(-1, 2, 1)
+        else:  # a one-state variable (under a one-state parent): all n rows
+            counts = np.broadcast_to(np.array([n]).reshape((1,) * len(shape)), (len(i), *shape))
+        stacks.append(np.array(counts, dtype=float))
+    return group, stacks

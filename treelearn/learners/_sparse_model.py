@@ -1,0 +1,65 @@
+"""The sparse Chow-Liu model held as stacked CPTs: a 20,000-term tree as a few arrays.
+
+:func:`treelearn.chow_liu` on a wide ``scipy.sparse`` 0/1 matrix counts it without a
+``d x d`` array (:mod:`treelearn.structure._sparse_chow_liu`); this module makes the model
+of that tree without a networkx graph: each column's parent, its family counts and CPTs
+one stacked array per CPT shape, and a :class:`~treelearn.TreeModel` that builds its graph
+only when asked (:meth:`~treelearn.TreeModel.from_stacked`). The model equals the one the
+learners' shared last stage (:func:`~treelearn.learners._chow_liu.build_model`) makes from
+the same tree, in every attribute and saved byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..models._tree import StackedTree, TreeModel
+from ..stats._parameters import smoothed_stack
+from ..structure._sparse_chow_liu import SparseBinaryCounts, family_count_stacks
+
+__all__ = ["sparse_tree_model"]
+
+
+def sparse_tree_model(
+    stats: SparseBinaryCounts,
+    settings: Any,
+    *,
+    description: Mapping[str, Any] | None = None,
+) -> TreeModel:
+    """The Chow-Liu :class:`~treelearn.TreeModel` of sparse 0/1 counts, equal to
+    ``build_model(stats.direct_tree(settings), stats, settings, ...)``: the tree's arrays
+    (:meth:`~treelearn.structure._sparse_chow_liu.SparseBinaryCounts.tree_arrays`), the
+    family counts stacked by shape, their CPTs by
+    :func:`~treelearn.stats._parameters.smoothed_stack` (the operations of
+    ``smoothed_cpts``, so the same doubles).
+
+    >>> import scipy.sparse as sp
+    >>> from treelearn.stats._settings import LearningSettings
+    >>> from treelearn.structure._sparse_chow_liu import sparse_binary_statistics
+    >>> X = sp.csr_matrix([[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]])
+    >>> m = sparse_tree_model(sparse_binary_statistics(X), LearningSettings(root=2))
+    >>> m.parent_map, m.cpt(1).tolist()
+    ({0: [2], 1: [0], 2: []}, [[0.75, 0.25], [0.25, 0.75]])
+    """
+    names = list(stats.columns)
+    parent, child, weight, roots = stats.tree_arrays(settings)
+    group, counts = family_count_stacks(stats, parent)
+    smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
+    stacked = StackedTree(
+        names,
+        [list(s) for s in stats.states],
+        parent,
+        child,
+        weight,
+        group,
+        [smoothed_stack(c, *smoothing) for c in counts],
+        {"n": stats.n_rows, "roots": [names[r] for r in roots]},
+    )
+    dtypes = stats.dtypes
+    return TreeModel.from_stacked(
+        stacked,
+        dtypes=dict(zip(names, dtypes)) if dtypes else None,
+        n_rows=stats.n_rows,
+        settings=dict(description) if description is not None else settings.as_dict(),
+    )
