@@ -68,6 +68,7 @@ from ..stats._class_gaussians import (
     shrunk_variance,
 )
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
+from ..stats._gaussian_missing import observed_log_densities
 from ._base import NumericClassifier, invalid
 from ._gaussian_em import check_observed, em_class_gaussians
 
@@ -316,25 +317,10 @@ class GaussianClassifier(NumericClassifier):
         out = np.empty((A.shape[0], len(self.classes_)))
         complete = ~holes.any(axis=1)
         out[complete] = self._complete_log_likelihood(A[complete])
-        patterns, which = np.unique(holes[~complete], axis=0, return_inverse=True)
-        rows = np.flatnonzero(~complete)
-        mats = self._covariance_matrices()
-        for p, hole in enumerate(patterns):  # a loop over missing patterns, not rows
-            r = rows[which.ravel() == p]
-            keep = np.flatnonzero(~hole)
-            for c in range(len(self.classes_)):  # and over classes, every row at once
-                if not len(keep):
-                    out[r, c] = self.class_log_prior_[c]
-                    continue
-                L = scipy.linalg.cholesky(mats[c][np.ix_(keep, keep)], lower=True)
-                z = scipy.linalg.solve_triangular(
-                    L, (A[np.ix_(r, keep)] - self.means_[c, keep]).T, lower=True
-                )
-                out[r, c] = (
-                    self.class_log_prior_[c]
-                    - 0.5 * ((z**2).sum(axis=0) + len(keep) * _LOG_2PI)
-                    - np.log(np.diag(L)).sum()
-                )
+        # the observed cells' Gaussian: one factor per (pattern of gaps, class)
+        out[~complete] = self.class_log_prior_ + observed_log_densities(
+            A[~complete], self.means_, self._covariance_matrices()
+        )
         return out
 
     def _variances(self) -> np.ndarray:

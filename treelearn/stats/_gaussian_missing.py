@@ -47,7 +47,14 @@ from ..encoding._table import python_scalar
 from ._classes import spread
 from ._gaussian import ClassGaussianStatistics
 
-__all__ = ["EMResult", "ExpectedClassGaussians", "em_fixed_point", "expected_class_gaussians"]
+__all__ = [
+    "EMResult",
+    "ExpectedClassGaussians",
+    "em_fixed_point",
+    "expected_class_gaussians",
+    "gap_groups",
+    "observed_log_densities",
+]
 
 _LOG_2PI = math.log(2 * math.pi)
 
@@ -87,6 +94,80 @@ def _singular(label: Hashable) -> TreelearnError:
     )
 
 
+def gap_groups(
+    holes: np.ndarray, codes: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int, int]]]:
+    """``(patterns, order, groups)``: the distinct rows of the boolean ``holes`` (P x d),
+    the row order that sorts rows by (pattern, class ``codes`` < ``k``), and each group's
+    ``(pattern, class, start, stop)`` in that order. A pattern is one number (a sum of
+    distinct powers of 2, exact in a float below ``2**53``) for ``d <= 52``: one sort of
+    numbers, not of rows.
+
+    >>> holes = np.array([[False, True], [False, False], [False, True]])
+    >>> patterns, order, groups = gap_groups(holes, np.array([0, 0, 1]), 2)
+    >>> patterns.tolist(), order.tolist(), groups
+    ([[False, False], [False, True]], [1, 0, 2], [(0, 0, 0, 1), (1, 0, 1, 2), (1, 1, 2, 3)])
+    """
+    n, d = holes.shape
+    if n == 0:
+        return np.zeros((0, d), dtype=bool), np.zeros(0, dtype=np.intp), []
+    if d <= 52:
+        ids = holes @ (2.0 ** np.arange(d))
+        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        patterns = holes[first]
+    else:
+        patterns, inverse = np.unique(holes, axis=0, return_inverse=True)
+    key = inverse.ravel().astype(np.int64) * k + codes
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    cut = np.flatnonzero(np.diff(ordered)) + 1
+    starts, stops = np.r_[0, cut], np.r_[cut, n]
+    pattern, klass = np.divmod(ordered[starts], k)
+    groups = list(
+        zip(pattern.tolist(), klass.tolist(), starts.tolist(), stops.tolist(), strict=True)
+    )
+    return patterns, order, groups
+
+
+@dataclass(frozen=True)
+class _Factor:
+    """One (pattern, covariance)'s pieces: ``W = L^-1`` of the observed block's Cholesky
+    factor, half its log-determinant, and ``A = W Sigma_om`` and ``Sigma_mm - A^T A`` for the
+    missing cells."""
+
+    obs: np.ndarray
+    mis: np.ndarray
+    W: np.ndarray
+    half_logdet: float
+    A: np.ndarray
+    conditional: np.ndarray
+
+    @classmethod
+    def of(cls, S: np.ndarray, hole: np.ndarray) -> _Factor | None:
+        """``None`` when the observed block is not positive definite."""
+        obs, mis = np.flatnonzero(~hole), np.flatnonzero(hole)
+        if not len(obs):
+            empty = np.zeros((0, 0))
+            return cls(obs, mis, empty, 0.0, np.zeros((0, len(mis))), S[mis[:, None], mis])
+        try:
+            L = np.linalg.cholesky(S[obs[:, None], obs])
+        except np.linalg.LinAlgError:
+            return None
+        # L^-1 once (a triangular inverse, d x d at most), then products: a triangular solve
+        # with many right-hand sides runs threaded BLAS for a few numbers
+        W = scipy.linalg.lapack.dtrtri(L, lower=1)[0]
+        A = W @ S[obs[:, None], mis]
+        return cls(obs, mis, W, float(np.log(np.diag(L)).sum()), A, S[mis[:, None], mis] - A.T @ A)
+
+    def whitened(self, block: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``L^-1 (x_o - mu_o)`` of each row (one column per row)."""
+        return self.W @ (block[:, self.obs] - mu[self.obs]).T
+
+    def log_density(self, Z: np.ndarray) -> np.ndarray:
+        """``log N(x_o; mu_o, Sigma_oo)`` of each row from its whitened cells."""
+        return -0.5 * ((Z**2).sum(axis=0) + len(self.obs) * _LOG_2PI) - self.half_logdet
+
+
 def expected_class_gaussians(
     variables: Sequence[Hashable],
     values: np.ndarray,
@@ -102,7 +183,8 @@ def expected_class_gaussians(
     into ``classes``: the expected per-class statistics under the parameters ``means``
     (K x d) and ``covariances`` (K x d x d, or d x d shared by every class), whose classes
     are ``labels`` (default: ``classes``; a chunk of a file sees some labels only, in its
-    own order). Rows are grouped by (missing pattern, class): one factor per group.
+    own order). Rows are grouped by (missing pattern, class): one factor per group (per
+    pattern for a shared covariance).
 
     >>> s = expected_class_gaussians(["a"], np.array([[1.0], [np.nan]]), np.array([0, 0]),
     ...     ["k"], means=np.array([[0.0]]), covariances=np.array([[4.0]]))
@@ -115,48 +197,69 @@ def expected_class_gaussians(
     index = np.array([positions[python_scalar(c)] for c in classes], dtype=np.intp)
     shared = covariances.ndim == 2
     k = len(classes)
-    holes = np.isnan(values)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    filled = values.copy()  # never write into the caller's rows
+    codes = np.asarray(codes, dtype=np.intp)
+    patterns, order, groups = gap_groups(np.isnan(values), codes, k)
+    filled = values[order]  # a copy, rows sorted by (pattern, class): never the caller's
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)[order]
     extra = np.zeros((k, d, d))  # sum of w * the conditional covariances, per class
     loglik = np.zeros(k)
-    patterns, pattern = np.unique(holes, axis=0, return_inverse=True)
-    group = pattern.ravel() * k + codes
-    order = np.argsort(group, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
-    for rows in np.split(order, starts[1:]):  # one (pattern, class) group at a time
-        c = int(codes[rows[0]])
-        hole = patterns[pattern.ravel()[rows[0]]]
+    factors: dict[tuple[int, int], _Factor | None] = {}
+    for p, c, start, stop in groups:  # one (pattern, class) group at a time
         mu = means[index[c]]
-        S = covariances if shared else covariances[index[c]]
-        obs, mis = np.flatnonzero(~hole), np.flatnonzero(hole)
-        wr = w[rows]
-        if len(obs):
-            try:
-                L = np.linalg.cholesky(S[np.ix_(obs, obs)])
-            except np.linalg.LinAlgError:
-                raise _singular(classes[c]) from None
-            # L^-1 once (a triangular inverse, d x d at most), then products: a triangular
-            # solve with many right-hand sides runs threaded BLAS for a few numbers
-            W = scipy.linalg.lapack.dtrtri(L, lower=1)[0]
-            Z = W @ (values[np.ix_(rows, obs)] - mu[obs]).T
-            ll = -0.5 * ((Z**2).sum(axis=0) + len(obs) * _LOG_2PI) - np.log(np.diag(L)).sum()
-            loglik[c] += wr @ ll
-        if len(mis):
-            cond = S[np.ix_(mis, mis)]
-            fill = np.broadcast_to(mu[mis], (len(rows), len(mis)))
-            if len(obs):
-                A = W @ S[np.ix_(obs, mis)]
-                fill = fill + Z.T @ A  # mu_m + Sigma_mo Sigma_oo^-1 (x_o - mu_o)
-                cond = cond - A.T @ A  # Sigma_mm - Sigma_mo Sigma_oo^-1 Sigma_om
-            filled[np.ix_(rows, mis)] = fill
-            extra[c][np.ix_(mis, mis)] += wr.sum() * cond
-    stats = ClassGaussianStatistics.of_rows(variables, filled, codes, classes, weights)
+        key = (p, -1 if shared else c)
+        if key not in factors:
+            factors[key] = _Factor.of(covariances if shared else covariances[index[c]], patterns[p])
+        f = factors[key]
+        if f is None:
+            raise _singular(classes[c])
+        block, wr = filled[start:stop], w[start:stop]
+        fill = np.broadcast_to(mu[f.mis], (stop - start, len(f.mis)))
+        if len(f.obs):
+            Z = f.whitened(block, mu)
+            loglik[c] += wr @ f.log_density(Z)
+            fill = fill + Z.T @ f.A  # mu_m + Sigma_mo Sigma_oo^-1 (x_o - mu_o)
+        if len(f.mis):
+            block[:, f.mis] = fill  # a view of ``filled``
+            extra[c, f.mis[:, None], f.mis] += wr.sum() * f.conditional
+    stats = ClassGaussianStatistics.of_rows(
+        variables, filled, codes[order], classes, None if weights is None else w
+    )
     weight = np.where(stats.weight > 0, stats.weight, 1.0)[:, None, None]
     cov = stats.covariance + (extra + extra.transpose(0, 2, 1)) / (2 * weight)
     parts = {f.name: getattr(stats, f.name) for f in fields(ClassGaussianStatistics)}
     parts["covariance"] = cov
     return ExpectedClassGaussians(**parts, log_likelihood=loglik)
+
+
+def observed_log_densities(
+    values: np.ndarray, means: np.ndarray, covariances: np.ndarray
+) -> np.ndarray:
+    """``log N(x_o; mu_c,o, Sigma_c,oo)`` of each row (its observed cells ``o``) under each
+    class ``c``: ``n x K`` (``covariances`` K x d x d). A row with no observed cell gets 0.
+    One factor per (pattern of gaps, class), every row of the pattern at once; a block
+    that is not positive definite is a TreelearnError.
+
+    >>> observed_log_densities(np.array([[np.nan, 0.0]]), np.zeros((1, 2)), np.eye(2)[None]).round(6)
+    array([[-0.918939]])
+    """
+    values = np.asarray(values, dtype=float)
+    n, k = values.shape[0], means.shape[0]
+    out = np.zeros((n, k))
+    patterns, order, groups = gap_groups(np.isnan(values), np.zeros(n, dtype=np.intp), 1)
+    rows_sorted = values[order]
+    for p, _, start, stop in groups:
+        block, rows = rows_sorted[start:stop], order[start:stop]
+        for c in range(k):  # and over classes, every row of the pattern at once
+            f = _Factor.of(covariances[c], patterns[p])
+            if f is None:  # a principal block of a positive definite matrix: round-off only
+                raise TreelearnError(
+                    f"the covariance of class {c} is not positive definite on the features "
+                    f"{np.flatnonzero(~patterns[p]).tolist()}; set reg > 0 (e.g. reg=1e-3)",
+                    hint="set reg > 0",
+                )
+            if len(f.obs):
+                out[rows, c] = f.log_density(f.whitened(block, means[c]))
+    return out
 
 
 @dataclass(frozen=True)
