@@ -31,7 +31,11 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 import treelearn as tl
 from treelearn.classifiers._gaussian import gaussian_parameters
 from treelearn.classifiers._gaussian_em import em_class_gaussians
-from treelearn.stats._gaussian_missing import expected_class_gaussians
+from treelearn.stats._gaussian_missing import (
+    expected_class_gaussians,
+    gap_groups,
+    observed_log_densities,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PENGUINS = os.path.join(ROOT, "datasets", "real", "penguins.csv")
@@ -266,3 +270,46 @@ def test_penguins_with_holes_in_5_fold_cv(covariance, holes):
     majority = y.value_counts(normalize=True).max()
     assert np.isfinite(loss).all()
     assert accuracy.mean() >= majority
+
+
+def test_files_from_before_em_load_with_the_default_options():
+    X, y = holey(gap=0.0)
+    clf = tl.GaussianClassifier("shared").fit(X, y)
+    state = clf.to_dict()
+    del state["params"]["tol"], state["params"]["max_iter"]  # a file from before EM
+    back = tl.GaussianClassifier.from_dict(state)
+    assert (back.tol, back.max_iter, back.n_iter_) == (1e-6, 200, 1)
+    np.testing.assert_array_equal(back.predict_log_proba(X), clf.predict_log_proba(X))
+
+
+@pytest.mark.parametrize("d", [4, 60])  # 60 > 52: the patterns sorted as rows, not numbers
+def test_gap_groups_are_the_rows_of_one_pattern_and_class(d):
+    rng = np.random.default_rng(d)
+    holes = rng.random((300, d)) < (0.3 if d == 4 else 0.02)
+    holes[::7] = holes[0]  # some patterns repeat
+    codes = rng.integers(0, 3, 300)
+    patterns, order, groups = gap_groups(holes, codes, 3)
+    brute: dict = {}
+    for i, (hole, c) in enumerate(zip(holes, codes, strict=True)):
+        brute.setdefault((hole.tobytes(), int(c)), []).append(i)
+    found = {
+        (patterns[p].tobytes(), c): sorted(order[start:stop].tolist())
+        for p, c, start, stop in groups
+    }
+    assert found == brute
+    assert len({tuple(p) for p in patterns}) == len(patterns)
+
+
+def test_observed_log_densities_of_many_patterns_are_scipys():
+    X, _ = holey(n=200, d=4, seed=9, gap=0.4)
+    rng = np.random.default_rng(9)
+    means = rng.normal(size=(3, 4))
+    covs = np.array([m @ m.T + np.eye(4) for m in rng.normal(size=(3, 4, 4))])
+    got = observed_log_densities(X, means, covs)
+    for x, row in zip(X, got, strict=True):
+        o = ~np.isnan(x)
+        want = [
+            multivariate_normal(means[c, o], covs[c][np.ix_(o, o)]).logpdf(x[o]) if o.any() else 0.0
+            for c in range(3)
+        ]
+        np.testing.assert_allclose(row, want, rtol=1e-11, atol=1e-11)
