@@ -313,3 +313,23 @@ def test_observed_log_densities_of_many_patterns_are_scipys():
             for c in range(3)
         ]
         np.testing.assert_allclose(row, want, rtol=1e-11, atol=1e-11)
+
+
+def test_auto_classifier_scores_its_gaussian_candidate_on_a_table_with_holes():
+    # the candidate was built with covariance="diag", refused by the option check: every
+    # table scored it inf ("refused the table"); its score is the 5-fold log-loss
+    from sklearn.model_selection import cross_val_predict
+
+    df = pd.read_csv(PENGUINS)
+    X = df[["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]]
+    X = X.mask(np.random.default_rng(1).random(X.shape) < 0.2)
+    y = df["species"]
+    auto = tl.AutoClassifier(candidates=["GaussianClassifier"], cv=5, random_state=0).fit(X, y)
+    assert not auto.candidate_errors_
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    log_p = cross_val_predict(
+        tl.GaussianClassifier("diagonal", reg=1e-9), X, y, cv=cv, method="predict_log_proba"
+    )
+    truth = pd.Categorical(y, categories=sorted(y.unique())).codes
+    want = -log_p[np.arange(len(y)), truth].mean()
+    np.testing.assert_allclose(auto.candidate_scores_["GaussianClassifier"], want, rtol=1e-10)
