@@ -333,3 +333,10 @@ def test_auto_classifier_scores_its_gaussian_candidate_on_a_table_with_holes():
     truth = pd.Categorical(y, categories=sorted(y.unique())).codes
     want = -log_p[np.arange(len(y)), truth].mean()
     np.testing.assert_allclose(auto.candidate_scores_["GaussianClassifier"], want, rtol=1e-10)
+
+
+def test_a_feature_never_observed_in_a_class_is_named():
+    X, y = holey(seed=10)
+    X[y == 1, 2] = np.nan
+    with pytest.raises(tl.TreelearnError, match=r"feature 'x2' has no observed value in class 1"):
+        tl.GaussianClassifier("shared").fit(X, y)
