@@ -73,7 +73,7 @@ CANDIDATES: dict[str, tuple[Any, str]] = {
     "WeightedNaiveBayes": (lambda: WeightedNaiveBayes(numbers="mdl"), "any"),
     "MixedNaiveBayes": (lambda: MixedNaiveBayes(), "numbers"),
     "MixedTAN": (lambda: MixedTAN(), "numbers"),
-    "GaussianClassifier": (lambda: GaussianClassifier(covariance="diag", reg=1e-9), "numeric"),
+    "GaussianClassifier": (lambda: GaussianClassifier(covariance="diagonal", reg=1e-9), "numeric"),
     "GaussianTAN": (lambda: GaussianTAN(), "numeric"),
 }
 

@@ -22,13 +22,17 @@ another class's row have probability exactly 0.
 
 A missing cell (NaN) at prediction is summed out exactly (the observed features'
 Gaussian: the sub-matrix of each class's covariance, one factor per pattern of missing
-features). With ``diagonal`` and ``isotropic`` covariances rows with missing cells can
-be learned from too: each class's mean and variance of a feature come from the rows
+features). Rows with missing cells are learned from too. With ``diagonal`` and
+``isotropic`` covariances each class's mean and variance of a feature come from the rows
 where it is observed (as :class:`~treelearn.MixedNaiveBayes` learns). With ``full`` and
-``shared`` covariances they are refused, naming ``covariance="diagonal"`` as the fix: a
-covariance matrix from incomplete rows needs EM (Little and Rubin, *Statistical Analysis
-with Missing Data*, 2nd ed., 2002, ch. 11), and pairwise-complete covariances need not
-form a positive definite matrix.
+``shared`` covariances (pairwise-complete covariances need not form a positive definite
+matrix) the means and covariances maximise the likelihood of the observed cells, found by
+EM (Dempster, Laird and Rubin 1977; Little and Rubin, *Statistical Analysis with Missing
+Data*, 2nd ed., 2002, ch. 11: :mod:`treelearn.stats._gaussian_missing`), each M-step
+pooled and shrunk by ``var_prior`` and ``reg`` as the complete-data estimates are, from
+each class's available-case means and variances, until the log-likelihood of the observed
+cells gains less than ``tol`` per row or ``max_iter`` E-steps have run. A table without
+missing cells is learned in one step, as before.
 
 Everything is learned from per-class statistics that add up, read by
 :mod:`treelearn.sources._gaussian` from any input (a DataFrame, an array, a
@@ -43,11 +47,13 @@ matrix where only its diagonal is used).
 from __future__ import annotations
 
 import math
-from numbers import Real
+import warnings
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._base.errors import MissingValuesError, TreelearnError
@@ -62,12 +68,40 @@ from ..stats._class_gaussians import (
     shrunk_variance,
 )
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
+from ..stats._gaussian_missing import observed_log_densities
 from ._base import NumericClassifier, invalid
+from ._gaussian_em import check_observed, em_class_gaussians
 
 __all__ = ["GaussianClassifier"]
 
 _COVARIANCES = ("full", "shared", "diagonal", "isotropic")
 _LOG_2PI = math.log(2 * math.pi)
+
+
+def gaussian_parameters(
+    stats: ClassGaussianStatistics, covariance: str, reg: float, var_prior: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(means k x d, covariances)`` of ``full`` (``k x d x d``) or ``shared`` (``d x d``)
+    from per-class weights, means and ML covariances: pooled for ``shared``, shrunk by
+    ``var_prior`` pseudo-rows towards the whole table's covariance, then by ``reg`` towards
+    the identity. The complete-data estimate, and EM's M-step.
+
+    >>> s = ClassGaussianStatistics(["x"], np.array(["a", "b"], dtype=object), np.array([2, 2]),
+    ...     np.array([2.0, 2.0]), np.array([[0.0], [2.0]]), np.array([[[1.0]], [[3.0]]]))
+    >>> gaussian_parameters(s, "shared", 0.0, 0.0)[1].tolist()
+    [[2.0]]
+    >>> gaussian_parameters(s, "full", 0.5, 0.0)[1].ravel().tolist()
+    [1.0, 2.0]
+    """
+    d = stats.mean.shape[1]
+    share = stats.weight / stats.weight.sum()
+    spread = stats.mean - share @ stats.mean
+    total = stats.shared_covariance() + np.einsum("c,ci,cj->ij", share, spread, spread)
+    if covariance == "full":
+        cov = shrunk_variance(stats.covariance, stats.weight[:, None, None], total, var_prior)
+    else:
+        cov = shrunk_variance(stats.shared_covariance(), stats.weight.sum(), total, var_prior)
+    return stats.mean, (1 - reg) * cov + reg * np.eye(d)
 
 
 class GaussianClassifier(NumericClassifier):
@@ -85,6 +119,12 @@ class GaussianClassifier(NumericClassifier):
         covariance (the classes pooled): each class's becomes ``(n_c Sigma_c + var_prior
         Sigma_0) / (n_c + var_prior)`` (Gelman et al., *Bayesian Data Analysis*, 3rd ed.,
         section 3.6), before ``reg``. ``0`` (default) = maximum likelihood, scikit-learn's.
+    tol : float, default=1e-6
+        ``full`` and ``shared`` with missing training cells: EM stops when the
+        log-likelihood of the observed cells gains less than ``tol`` per row (of weight 1).
+    max_iter : int, default=200
+        ``full`` and ``shared`` with missing training cells: the most E-steps EM runs (a
+        ``ConvergenceWarning`` if it stops there).
 
     Attributes
     ----------
@@ -95,6 +135,9 @@ class GaussianClassifier(NumericClassifier):
         for isotropic.
     class_count_ : numpy.ndarray
         Each class's total weight; ``class_log_prior_`` is ``log n_c / n``.
+    n_iter_ : int
+        The E-steps EM ran (``full`` and ``shared`` with missing training cells); 1 for
+        the one-step closed form (no missing training cell, ``diagonal``, ``isotropic``).
     classes_, class_name_, class_log_prior_, feature_names_in_, n_features_in_
         As every classifier's.
 
@@ -127,14 +170,25 @@ class GaussianClassifier(NumericClassifier):
         "covariance": [Options(*_COVARIANCES)],
         "reg": [Interval(Real, 0, 1)],
         "var_prior": [Interval(Real, 0, None)],
+        "tol": [Interval(Real, 0, None)],
+        "max_iter": [Interval(Integral, 1, None)],
     }
     _missing_at_prediction = True
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
 
-    def __init__(self, covariance: str = "full", reg: float = 0.0, var_prior: float = 0.0) -> None:
+    def __init__(
+        self,
+        covariance: str = "full",
+        reg: float = 0.0,
+        var_prior: float = 0.0,
+        tol: float = 1e-6,
+        max_iter: int = 200,
+    ) -> None:
         self.covariance = covariance
         self.reg = reg
         self.var_prior = var_prior
+        self.tol = tol
+        self.max_iter = max_iter
 
     # ------------------------------------------------------------ fitting
     def _statistics(
@@ -142,58 +196,59 @@ class GaussianClassifier(NumericClassifier):
     ) -> ClassGaussianStatistics | ClassVariances:
         """Means and covariances per class (``full``, ``shared``), or means and variances per
         class and feature (``diagonal``, ``isotropic``), from any kind of input."""
+        self.n_iter_ = 1  # the closed form, one step
         if self.covariance in ("full", "shared"):
             try:
                 return super()._statistics(X, y, sample_weight)
-            except MissingValuesError as err:
-                # a covariance matrix from rows with missing cells needs EM (Little and
-                # Rubin 2002, ch. 11), which this classifier does not run; pairwise
-                # covariances need not make a positive definite matrix
-                raise MissingValuesError(
-                    f"{err}; or pass covariance='diagonal', which learns each feature's "
-                    f"mean and variance from the rows where it is observed (covariance="
-                    f"{self.covariance!r} needs every feature of a training row)",
-                    column=err.column,
-                    values=err.values,
-                    reason=err.reason,
-                    fixes=err.fixes,
-                ) from err
+            except MissingValuesError:
+                # a covariance matrix from rows with missing cells: EM (Little and Rubin
+                # 2002, ch. 11); pairwise covariances need not be positive definite
+                return self._em_statistics(X, y, sample_weight)
         return variances_by_class(
             X, y, missing="pairwise", sample_weight=sample_weight, learner=self._where
         )
+
+    def _em_statistics(self, X: Any, y: Any, sample_weight: Any) -> ClassGaussianStatistics:
+        """The expected statistics at EM's fixed point (``full``, ``shared``, rows with
+        missing cells): the M-step of them is the estimate :meth:`_learn` makes."""
+        result = em_class_gaussians(
+            X,
+            y,
+            m_step=lambda stats: gaussian_parameters(
+                stats, self.covariance, self.reg, self.var_prior
+            ),
+            sample_weight=sample_weight,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            learner=self._where,
+        )
+        self.n_iter_ = result.n_iter
+        if not result.converged:
+            gains = np.diff(result.log_likelihood[-2:])
+            warnings.warn(
+                f"{self._where}: EM for the {self.covariance} covariance with missing cells "
+                f"stopped after max_iter={self.max_iter} E-steps, the log-likelihood still "
+                f"gaining {float(gains[-1]) if len(gains) else float('nan'):.3g}; raise max_iter "
+                "or tol",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return result.statistics
 
     def _learn(self, stats: ClassGaussianStatistics | ClassVariances, params: dict) -> None:
         """The class means and covariances (maximum likelihood, weighted) from the statistics
         :meth:`_statistics` read, shrunk by ``reg``."""
         r, nu = params["reg"], params["var_prior"]
-        d = stats.mean.shape[1]
         if self.covariance in ("full", "shared"):
             assert isinstance(stats, ClassGaussianStatistics)  # _statistics read covariances
-            share = stats.weight / stats.weight.sum()
-            spread = stats.mean - share @ stats.mean
-            total = stats.shared_covariance() + np.einsum("c,ci,cj->ij", share, spread, spread)
-            if self.covariance == "full":
-                n = stats.weight[:, None, None]
-                cov = shrunk_variance(stats.covariance, n, total, nu)
-                cov = (1 - r) * cov + r * np.eye(d)
-            else:
-                cov = shrunk_variance(stats.shared_covariance(), stats.weight.sum(), total, nu)
-                cov = (1 - r) * cov + r * np.eye(d)
-        else:
-            assert isinstance(stats, ClassVariances)  # _statistics read variances
-            empty = stats.observed <= 0
-            if empty.any():
-                c, j = np.argwhere(empty)[0]
-                name = stats.variables[j]
-                raise TreelearnError(
-                    f"feature {name!r} has no observed value in class "
-                    f"{python_scalar(stats.classes[c])!r}: its mean there is unknown; drop "
-                    "the feature or give rows of that class a value",
-                    column=name,
-                )
-            var = shrunk_variance(stats.variance, stats.observed, stats.overall_variance(), nu)
-            var = var if self.covariance == "diagonal" else var.mean(axis=1)
-            cov = (1 - r) * var + r
+            self.means_, self.covariances_ = gaussian_parameters(stats, self.covariance, r, nu)
+            self._factor()
+            return
+        assert isinstance(stats, ClassVariances)  # _statistics read variances
+        check_observed(stats)
+        var = shrunk_variance(stats.variance, stats.observed, stats.overall_variance(), nu)
+        var = var if self.covariance == "diagonal" else var.mean(axis=1)
+        cov = (1 - r) * var + r
         self.means_ = stats.mean
         self.covariances_ = cov
         self._factor()
@@ -262,25 +317,10 @@ class GaussianClassifier(NumericClassifier):
         out = np.empty((A.shape[0], len(self.classes_)))
         complete = ~holes.any(axis=1)
         out[complete] = self._complete_log_likelihood(A[complete])
-        patterns, which = np.unique(holes[~complete], axis=0, return_inverse=True)
-        rows = np.flatnonzero(~complete)
-        mats = self._covariance_matrices()
-        for p, hole in enumerate(patterns):  # a loop over missing patterns, not rows
-            r = rows[which.ravel() == p]
-            keep = np.flatnonzero(~hole)
-            for c in range(len(self.classes_)):  # and over classes, every row at once
-                if not len(keep):
-                    out[r, c] = self.class_log_prior_[c]
-                    continue
-                L = scipy.linalg.cholesky(mats[c][np.ix_(keep, keep)], lower=True)
-                z = scipy.linalg.solve_triangular(
-                    L, (A[np.ix_(r, keep)] - self.means_[c, keep]).T, lower=True
-                )
-                out[r, c] = (
-                    self.class_log_prior_[c]
-                    - 0.5 * ((z**2).sum(axis=0) + len(keep) * _LOG_2PI)
-                    - np.log(np.diag(L)).sum()
-                )
+        # the observed cells' Gaussian: one factor per (pattern of gaps, class)
+        out[~complete] = self.class_log_prior_ + observed_log_densities(
+            A[~complete], self.means_, self._covariance_matrices()
+        )
         return out
 
     def _variances(self) -> np.ndarray:
@@ -360,10 +400,18 @@ class GaussianClassifier(NumericClassifier):
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
+        # a file from before EM: its full/shared model saw no missing cell, so EM's
+        # options never acted; they read as the defaults
+        given = saved.raw("params", dict)
+        given.setdefault("tol", est.tol)
+        given.setdefault("max_iter", est.max_iter)
         super()._check_saved_params(saved, est)
 
     def _fitted_state(self) -> dict:
-        return {"means": json_value(self.means_), "covariances": json_value(self.covariances_)}
+        state = {"means": json_value(self.means_), "covariances": json_value(self.covariances_)}
+        if self.n_iter_ > 1:  # EM ran; files of complete tables stay as they were
+            state["n_iter"] = int(self.n_iter_)
+        return state
 
     def _restore_model(self, saved: SavedState) -> None:
         k, d = len(self.classes_), self.n_features_in_
@@ -375,6 +423,7 @@ class GaussianClassifier(NumericClassifier):
         ):
             raise saved.fail("covariances", "must be symmetric")
         self.covariances_ = cov
+        self.n_iter_ = saved.raw("n_iter", int) if saved.has("n_iter") else 1
         try:
             self._factor()
         except TreelearnError as exc:
