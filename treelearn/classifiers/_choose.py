@@ -626,9 +626,6 @@ class AutoClassifier(BayesNetClassifier):
             f"{self.candidate_scores_[self.chosen_]:.4f})"
         )
 
-    def _drawable(self) -> bool:
-        return self.supports("draw") and self.estimator_._drawable()
-
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:
         """The chosen classifier's picture (a matplotlib Figure), titled with the choice
         (``title=True``, the default; ``False`` for none, or a string); other keywords are

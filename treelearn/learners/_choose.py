@@ -197,7 +197,7 @@ class AutoDensity(DensityEstimator):
     #: of the words a density estimator passes on to its model (``learn --method auto
     #: --plot`` draws the choice; an ensemble of cutset networks has no ``map``)
     capabilities = ChosenCapabilities(
-        {"score", "sample", "sample_given", "query", "predict", "explorer"},
+        {"score", "sample", "sample_given", "query", "marginals", "predict", "draw", "explorer"},
         FORWARDED,
         "model_",
     )
