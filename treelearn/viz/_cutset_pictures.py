@@ -369,6 +369,7 @@ def draw_cutset_ensemble(
     and leaf trees, :func:`cutset_key`, drawn once, titled with their members and summed
     weight, the heaviest first; :func:`~treelearn.viz._draw.draw_ensemble`'s grouping).
     ``ax``: one axes per structure drawn."""
+    kwargs["edge_labels"] = True  # the branches are always labelled
     drawings = [or_tree_drawing(r, max_leaves, digits) for r in roots]
     lines = [heading] if heading else []
     lines.append("each network's OR-tree; its leaf trees: draw the network alone")
@@ -381,7 +382,6 @@ def draw_cutset_ensemble(
         max_panels=max_panels,
         max_width=max_width,
         keys=[cutset_key(r) for r in roots],
-        edge_labels=True,
         **kwargs,
     )
 
