@@ -136,10 +136,13 @@ def test_a_fitted_classifier_draws_when_its_choice_draws(tmp_path):
 
 def _run(*argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rc = main([str(a) for a in argv])
+    with (
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        rc = main([str(a) for a in argv])
     return rc, out.getvalue(), err.getvalue()
 
 
@@ -147,7 +150,7 @@ def test_learn_method_auto_plot_draws_the_choice(tmp_path):
     from PIL import Image
 
     out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
-    rc, stdout, stderr = _run(
+    rc, _, stderr = _run(
         "learn", ASIA, "--method", "auto", "--time-budget", 0, "-o", out, "--plot", picture
     )
     assert rc == 0, stderr
@@ -175,7 +178,7 @@ def test_a_refused_picture_leaves_no_model_file(tmp_path):
     pd.DataFrame({"u": u.round(3), "v": v.round(3), "y": y}).to_csv(data, index=False)
     out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
     argv = ("learn", data, "--class", "y", "--method", "auto", "-o", out, "--plot", picture)
-    rc, stdout, stderr = _run(*argv)
+    rc, _, stderr = _run(*argv)
     errors = [line for line in stderr.splitlines() if line.startswith("treelearn: error")]
     assert rc != 0 and len(errors) == 1 and "--plot" in errors[0], stderr
     assert "this AutoClassifier does not answer --plot" in errors[0]

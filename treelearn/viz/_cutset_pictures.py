@@ -120,7 +120,8 @@ class _Placed:
 def _walk(root: OrNode) -> list:
     """``(path, node, weight, way)`` of every node, parents first, left to right (``way``:
     the ``(variable, state)`` conditions to it; ``weight``: the product of its branches)."""
-    out, stack = [], [((), root, 1.0, ())]
+    out: list = []
+    stack: list[tuple[tuple, OrNode, float, tuple]] = [((), root, 1.0, ())]
     while stack:
         path, node, weight, way = stack.pop()
         out.append((path, node, weight, way))
@@ -139,7 +140,7 @@ def _opened(nodes: list, max_leaves: int | None) -> set:
     opened: set = set()
     if () not in inner:
         return opened
-    heap = [(-inner[()][1], ())]
+    heap: list[tuple[float, tuple]] = [(-inner[()][1], ())]
     bottom = 1
     while heap:
         _, path = heapq.heappop(heap)
@@ -157,7 +158,7 @@ def _opened(nodes: list, max_leaves: int | None) -> set:
 
 def _place(root: OrNode, max_leaves: int | None, digits: int) -> _Placed:
     nodes = _walk(root)
-    leaves = []
+    leaves: list[tuple] = []
     for path, node, weight, way in nodes:
         if node.is_leaf:
             leaves.append((len(leaves) + 1, path, weight, way, node))
@@ -295,9 +296,8 @@ def draw_cutset(
     if panels and ax is None:
         lines.append(_KEY)
     heading = "\n".join(lines) or None
-    common = {"fontsize": fontsize} if fontsize is not None else {}
     if ax is not None or not panels:
-        fig = draw(drawing, ax, title=heading, edge_labels=True, latent=latent, **common)
+        fig = draw(drawing, ax, title=heading, edge_labels=True, latent=latent, fontsize=fontsize)
         width, height = fig.get_size_inches()
         if ax is None and width > max_width:
             fig = draw(
@@ -306,16 +306,18 @@ def draw_cutset(
                 edge_labels=True,
                 latent=latent,
                 figsize=(max_width, height),
-                **common,
+                fontsize=fontsize,
             )
         return fig
-    alone = draw(drawing, title=heading, edge_labels=True, latent=latent, **common)
+    alone = draw(drawing, title=heading, edge_labels=True, latent=latent, fontsize=fontsize)
     top_w, top_h = alone.get_size_inches()
     titles = [f"leaf {k}: weight {w:.3f}\n{_way_text(way)}" for k, _, w, way, _ in panels]
     sizes = []
     for (*_, node), panel_title in zip(panels, titles):
         sizes.append(
-            draw(node.tree, title=panel_title, edge_labels=edge_labels, **common).get_size_inches()
+            draw(
+                node.tree, title=panel_title, edge_labels=edge_labels, fontsize=fontsize
+            ).get_size_inches()
         )
     n_rows, n_cols, widths, heights, _ = panel_grid(sizes, max_width)
     width = min(max_width, max(top_w, 1.02 * sum(widths)))
@@ -334,7 +336,7 @@ def draw_cutset(
         title=heading,
         edge_labels=True,
         latent=latent,
-        **({"fontsize": size} if size is not None else common),
+        fontsize=size if size is not None else fontsize,
     )
     band = fig.add_subplot(outer[1])  # a rule between the OR-tree and the leaves' trees
     band.set_axis_off()
@@ -344,7 +346,7 @@ def draw_cutset(
     )
     for i, ((*_, node), panel_title) in enumerate(zip(panels, titles)):
         axes = fig.add_subplot(grid[i // n_cols, i % n_cols])
-        draw(node.tree, axes, title=panel_title, edge_labels=edge_labels, **common)
+        draw(node.tree, axes, title=panel_title, edge_labels=edge_labels, fontsize=fontsize)
     return fig
 
 
