@@ -176,8 +176,9 @@ def test_the_drawing_is_the_or_tree_over_the_heaviest_leaves(asia_net):
     fig = asia_net.draw(title=True)
     width, _ = fig.get_size_inches()
     assert width <= 10.0 + 1e-9
-    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    assert titles[0].startswith("cutset network: 8 variables, depth 3,")
+    heading = "\n".join(t.get_text() for t in fig.texts)  # the figure's suptitle
+    assert heading.startswith("cutset network: 8 variables, depth 3,")
+    titles = ["", *(ax.get_title() for ax in fig.axes if ax.get_title())]
     leaves = sorted(
         (x for x in want["leaves"].values() if x["n"] > 1 and not x["empty"]),
         key=lambda x: (-x["weight"], x["k"]),
@@ -191,7 +192,7 @@ def test_the_drawing_is_the_or_tree_over_the_heaviest_leaves(asia_net):
         name for name, _ in want["or"].values()
     )
     assert sorted(b for b in boxes if b.startswith("leaf ")) == sorted(
-        f"leaf {x['k']} ({'empty' if x['empty'] else str(x['n']) + ' variables'})"
+        f"leaf {x['k']}\n{'empty' if x['empty'] else str(x['n']) + ' variables'}"
         for x in want["leaves"].values()
     )
     # the branch labels on the OR-tree's edges
@@ -208,10 +209,11 @@ def _short(way: tuple) -> str:
 def test_a_big_network_is_summarised_within_max_leaves(alarm_net):
     want = _expected(alarm_net)
     assert len(want["leaves"]) > 16  # a network the cap is for
-    got = _dot_parts(alarm_net.to_dot(max_leaves=16))
+    text = alarm_net.to_dot(max_leaves=16)
+    got = _dot_parts(text)
     closed, shown_leaves = {}, []
     for ident, (label, style) in got["nodes"].items():
-        m = re.fullmatch(r"(.+): (\d+) leaves", label)
+        m = re.fullmatch(r"(.+)\\n(\d+) leaves", label)
         if m and "dashed" in style:
             closed[ident] = int(m.group(2))
         elif label.startswith("leaf "):
@@ -229,9 +231,7 @@ def test_a_big_network_is_summarised_within_max_leaves(alarm_net):
         assert bottom + len(want["or"][path][1]) - 1 > 16
     assert len(shown_leaves) + sum(closed.values()) == len(want["leaves"])
     # the heading's weight of the closed leaves, against the leaves' own weights
-    note = re.search(
-        r"(\d+) more leaves in (\d+) dashed subtrees? \(weight ([\d.]+);", alarm_net.to_dot()
-    )
+    note = re.search(r"(\d+) more leaves in (\d+) dashed subtrees? \(weight ([\d.]+);", text)
     assert note and int(note.group(1)) == sum(closed.values()) and int(note.group(2)) == len(closed)
     closed_weight = math.fsum(
         x["weight"]
@@ -240,11 +240,23 @@ def test_a_big_network_is_summarised_within_max_leaves(alarm_net):
     )
     assert float(note.group(3)) == pytest.approx(closed_weight, abs=5e-4)
     # the picture: bounded, at most 2,000 px wide at the command line's 200 dpi
-    fig = alarm_net.draw(title=True)
+    fig = alarm_net.draw(title=True, max_leaves=16)
     assert fig.get_size_inches()[0] <= 10.0 + 1e-9
-    heading = fig.axes[0].get_title()
+    heading = "\n".join(t.get_text() for t in fig.texts)
     assert f"{sum(closed.values())} more leaves in {len(closed)} dashed subtree" in heading
-    assert len([ax for ax in fig.axes if ax.get_title().startswith("leaf ")]) == 6
+    panels = [ax.get_title() for ax in fig.axes if ax.get_title().startswith("leaf ")]
+    assert len(panels) == 6
+    # each panel a leaf shown in the OR-tree (one the reader can find), the heaviest of them
+    boxes = [t.get_text() for t in fig.axes[0].texts if (t.get_gid() or "").startswith("node-")]
+    shown = {int(b.split("\n")[0][5:]) for b in boxes if b.startswith("leaf ")}
+    drawn = [int(t.split(":")[0][5:]) for t in panels]
+    assert set(drawn) <= shown
+    by_number = {x["k"]: x for x in want["leaves"].values()}
+    heaviest = sorted(
+        (k for k in shown if by_number[k]["n"] > 1 and not by_number[k]["empty"]),
+        key=lambda k: (-by_number[k]["weight"], k),
+    )
+    assert drawn == heaviest[:6]
 
 
 def test_the_command_line_draws_a_cutset_network_within_2000_px(tmp_path):

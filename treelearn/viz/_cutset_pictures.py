@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = [
+    "MAX_BAG_LEAVES",
     "MAX_LEAVES",
     "OrNode",
     "cutset_ensemble_to_dot",
@@ -65,7 +66,9 @@ __all__ = [
 ]
 
 #: the most boxes at the bottom of a drawn OR-tree (leaves and closed OR nodes) by default
-MAX_LEAVES = 16
+MAX_LEAVES = 12
+#: the same in each panel of a bag's picture (up to six OR-trees in 2,000 px)
+MAX_BAG_LEAVES = 8
 #: inches between the OR-tree and the leaves' panels: a rule, then the first row's
 #: two-line titles (drawn above their axes)
 _BAND = 0.75
@@ -182,13 +185,13 @@ def _place(root: OrNode, max_leaves: int | None, digits: int) -> _Placed:
             k = number[path]
             size = "empty" if node.tree is None else f"{node.n_columns} variables"
             detail = None if node.tree is None else structure_key(node.tree)
-            box = _Box(path, f"leaf {k} ({size})", detail)
+            box = _Box(path, f"leaf {k}\n{size}", detail)
         elif path in opened:
             box = _Box(path, str(node.variable))
         else:
             n, weights = below[path]
             closed[path] = (n, math.fsum(weights))
-            box = _Box(path, f"{node.variable}: {n} leaves")
+            box = _Box(path, f"{node.variable}\n{n} leaves")
         boxes[path] = box
         graph.add_node(box)
     by_path = {path: node for path, node, _, _ in nodes}
@@ -243,8 +246,13 @@ def _way_text(way: tuple, limit: int = 3) -> str:
 
 
 def _heaviest_trees(placed: _Placed) -> list:
-    """The leaves with a tree of two or more variables, heaviest first (ties: left first)."""
-    kept = [leaf for leaf in placed.leaves if leaf[4].tree is not None and leaf[4].n_columns > 1]
+    """The leaves shown in the OR-tree with a tree of two or more variables, heaviest first
+    (ties: left first)."""
+    kept = [
+        leaf
+        for leaf in placed.leaves
+        if leaf[1] in placed.boxes and leaf[4].tree is not None and leaf[4].n_columns > 1
+    ]
     return sorted(kept, key=lambda leaf: (-leaf[2], leaf[0]))
 
 
@@ -258,10 +266,7 @@ def _notes(placed: _Placed, drawn: int, trees: int, max_panels: int) -> list[str
             f"{'' if len(placed.closed) == 1 else 's'} (weight {w:.3f}; max_leaves= for more)"
         )
     if trees > drawn:
-        lines.append(
-            f"the {drawn} heaviest of {trees} leaf trees drawn (max_panels={max_panels}; "
-            f"max_panels= for more)"
-        )
+        lines.append(f"the {drawn} heaviest of {trees} leaf trees drawn (max_panels= for more)")
     return lines
 
 
@@ -309,7 +314,7 @@ def draw_cutset(
                 fontsize=fontsize,
             )
         return fig
-    alone = draw(drawing, title=heading, edge_labels=True, latent=latent, fontsize=fontsize)
+    alone = draw(drawing, edge_labels=True, latent=latent, fontsize=fontsize)
     top_w, top_h = alone.get_size_inches()
     titles = [f"leaf {k}: weight {w:.3f}\n{_way_text(way)}" for k, _, w, way, _ in panels]
     sizes = []
@@ -324,16 +329,19 @@ def draw_cutset(
     top_scale = min(1.0, width / top_w)
     top_h *= top_scale
     bottom_h = 1.02 * sum(heights)
-    height = top_h + _BAND + bottom_h
+    # the heading above everything, at the panels' title size (not the OR-tree's, which
+    # may be scaled down to the width)
+    head_h = 0.15 + 0.24 * len(lines)
+    height = head_h + top_h + _BAND + bottom_h
     fig = new_figure((width, height))
     outer = fig.add_gridspec(3, 1, height_ratios=[top_h, _BAND, bottom_h], hspace=0.0)
-    fig.subplots_adjust(left=0, right=1, bottom=0, top=1)
+    fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - head_h / height)
+    fig.suptitle(heading, y=1 - 0.06 / height, va="top", fontsize=11, linespacing=1.3)
     top = fig.add_subplot(outer[0])
     size = None if top_scale == 1.0 else max(3.0, top_scale * _font_of(alone))
     draw(
         drawing,
         top,
-        title=heading,
         edge_labels=True,
         latent=latent,
         fontsize=size if size is not None else fontsize,
@@ -361,7 +369,7 @@ def draw_cutset_ensemble(
     ax: Any = None,
     *,
     heading: str | None = None,
-    max_leaves: int | None = MAX_LEAVES,
+    max_leaves: int | None = MAX_BAG_LEAVES,
     max_panels: int = 6,
     max_width: float = PANELS_MAX_WIDTH,
     digits: int = 3,
@@ -369,12 +377,15 @@ def draw_cutset_ensemble(
 ) -> Figure:
     """A bag of cutset networks: one OR-tree per structure (networks with the same OR-tree
     and leaf trees, :func:`cutset_key`, drawn once, titled with their members and summed
-    weight, the heaviest first; :func:`~treelearn.viz._draw.draw_ensemble`'s grouping).
-    ``ax``: one axes per structure drawn."""
+    weight, the heaviest first; :func:`~treelearn.viz._draw.draw_ensemble`'s grouping), each
+    opened up to ``max_leaves`` boxes (default 8). ``ax``: one axes per structure drawn."""
     kwargs["edge_labels"] = True  # the branches are always labelled
-    drawings = [or_tree_drawing(r, max_leaves, digits) for r in roots]
+    placed = [_place(r, max_leaves, digits) for r in roots]
+    drawings = [_OrDrawing(p) for p in placed]
+    # closed subtrees dashed: a box is its path and text, so one list serves every panel
+    kwargs["latent"] = [p.boxes[path] for p in placed for path in p.closed]
     lines = [heading] if heading else []
-    lines.append("each network's OR-tree; its leaf trees: draw the network alone")
+    lines.append("each network's OR-tree (its leaf trees: draw the network alone)")
     return draw_ensemble(
         drawings,
         weights,

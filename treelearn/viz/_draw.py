@@ -644,11 +644,15 @@ def _tree_paths(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
 
 
 def _label_point(xy: dict, paths: dict, u: Hashable, v: Hashable) -> tuple[float, float]:
-    """Where a tree edge's MI label sits: on its polyline's crossing between the rows (the
-    middle of the path), or ``_LABEL_AT`` of the way along a straight edge."""
+    """Where a tree edge's MI label sits: on its polyline's crossing between the rows (its
+    longest segment: a box shorter than its row's tallest adds a short vertical stub, which
+    must not carry the label; the middle one on a tie), or ``_LABEL_AT`` of the way along a
+    straight edge."""
     if (u, v) in paths:
         pts = paths[(u, v)]
-        k = len(pts) // 2
+        lengths = [math.dist(p, q) for p, q in itertools.pairwise(pts)]
+        middle = len(pts) // 2 - 1
+        k = 1 + max(range(len(lengths)), key=lambda i: (lengths[i], i == middle))
         (ax_, ay), (bx, by) = pts[k - 1], pts[k]
         return ax_ + 0.5 * (bx - ax_), ay + 0.5 * (by - ay)
     (ux, uy), (vx, vy) = xy[u], xy[v]
