@@ -336,7 +336,7 @@ def draw_cutset(
     fig = new_figure((width, height))
     outer = fig.add_gridspec(3, 1, height_ratios=[top_h, _BAND, bottom_h], hspace=0.0)
     fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - head_h / height)
-    fig.suptitle(heading, y=1 - 0.06 / height, va="top", fontsize=11, linespacing=1.3)
+    fig.suptitle(heading or "", y=1 - 0.06 / height, va="top", fontsize=11, linespacing=1.3)
     top = fig.add_subplot(outer[0])
     size = None if top_scale == 1.0 else max(3.0, top_scale * _font_of(alone))
     draw(
