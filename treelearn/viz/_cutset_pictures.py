@@ -317,14 +317,15 @@ def draw_cutset(
     alone = draw(drawing, edge_labels=True, latent=latent, fontsize=fontsize)
     top_w, top_h = alone.get_size_inches()
     titles = [f"leaf {k}: weight {w:.3f}\n{_way_text(way)}" for k, _, w, way, _ in panels]
-    sizes = []
+    sizes, fonts = [], []
     for (*_, node), panel_title in zip(panels, titles):
-        sizes.append(
-            draw(
-                node.tree, title=panel_title, edge_labels=edge_labels, fontsize=fontsize
-            ).get_size_inches()
-        )
-    n_rows, n_cols, widths, heights, _ = panel_grid(sizes, max_width)
+        panel = draw(node.tree, title=panel_title, edge_labels=edge_labels, fontsize=fontsize)
+        sizes.append(panel.get_size_inches())
+        fonts.append(_font_of(panel))
+    n_rows, n_cols, widths, heights, shrink = panel_grid(sizes, max_width)
+    leaf_font = fontsize
+    if shrink < 1.0 and fontsize is None:  # one label size in every panel, as draw_panels
+        leaf_font = shrink * min(fonts)
     width = min(max_width, max(top_w, 1.02 * sum(widths)))
     top_scale = min(1.0, width / top_w)
     top_h *= top_scale
@@ -354,7 +355,7 @@ def draw_cutset(
     )
     for i, ((*_, node), panel_title) in enumerate(zip(panels, titles)):
         axes = fig.add_subplot(grid[i // n_cols, i % n_cols])
-        draw(node.tree, axes, title=panel_title, edge_labels=edge_labels, fontsize=fontsize)
+        draw(node.tree, axes, title=panel_title, edge_labels=edge_labels, fontsize=leaf_font)
     return fig
 
 
