@@ -494,7 +494,9 @@ class MixtureModel(Model):
         first (a bag of 10 trees is often a few structures). At most ``max_panels=6`` panels, no wider than 2,000 px at 200
         dpi; the heading counts the rest. ``ax``: one axes per structure drawn;
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
-        keywords go to every panel."""
+        keywords go to every panel. A mixture of cutset networks (a bag): each distinct
+        network's OR-tree once, opened up to ``max_leaves=8`` boxes (a network's
+        ``draw()`` adds its leaf trees)."""
         self.require("draw")
         from ..viz._draw import draw_ensemble
 
