@@ -52,13 +52,8 @@ def test_density_auto_with_no_time_left_learns_the_first_candidate(tmp_path):
     assert "AutoDensity: ChowLiuTree chosen" in stdout
 
 
-def test_a_refused_picture_leaves_no_model_file(tmp_path):
-    # AutoDensity declares no "draw": --plot is refused in one line before -o is written
-    out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
-    argv = ("learn", ASIA, "--method", "auto", "--time-budget", 0, "-o", out, "--plot", picture)
-    rc, _, stderr = run_cli(*argv)
-    assert rc != 0 and "--plot" in stderr, stderr
-    assert not out.exists() and not picture.exists()
+# test_a_refused_picture_leaves_no_model_file moved to test_auto_draw.py (AutoDensity
+# draws its choice now; a refused picture is an AutoClassifier's choice without one)
 
 
 def test_classifier_auto_is_the_python_choice(tmp_path):

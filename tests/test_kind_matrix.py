@@ -64,6 +64,7 @@ DENSITIES = {
     "cutset_model",
     "hidden_tree",
     "hmm",
+    "auto_density",
 }
 NUMERIC = {
     "gaussian_clf",
@@ -120,6 +121,11 @@ def _kinds(cat, X, labels, num, mixed, words):
         "cutset_model": tl.CutsetNetwork(random_state=0, min_rows=30).fit(cat).networks_[0],
         "hidden_tree": tl.HiddenTree(random_state=0, max_iter=3).fit(cat),
         "hmm": tl.HiddenMarkovModel(random_state=0, max_iter=3).fit(cat[["a", "b"]]),
+        # the choosers answer what their choice answers (draw, explorer, ...)
+        "auto_density": tl.AutoDensity(
+            candidates=["ChowLiuTree", "CutsetNetwork"], random_state=0
+        ).fit(cat),
+        "auto_classifier": tl.AutoClassifier(candidates=["NaiveBayes", "TAN"], cv=3).fit(X, labels),
     }
 
 

@@ -35,6 +35,7 @@ from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
+from ..models._base import ChosenCapabilities
 from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import orient_arrays, spanning_tree_edges
@@ -436,6 +437,13 @@ class AutoClassifier(BayesNetClassifier):
     """
 
     cli_method: ClassVar[str | None] = None
+    #: unfitted: what every candidate answers; fitted: what the chosen classifier answers of
+    #: the words passed on to it (``learn --class C --method auto --plot`` draws the choice)
+    capabilities = ChosenCapabilities(
+        frozenset.intersection(*(type(make()).capabilities for make, *_ in CANDIDATES.values())),
+        {"classify", "score", "explain", "draw", "explorer"},
+        "estimator_",
+    )
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
         "cv": [Interval(Integral, 2, None), InstanceOf(list, tuple, name="a list of splits")],
@@ -610,6 +618,48 @@ class AutoClassifier(BayesNetClassifier):
     def n_parameters(self) -> int:
         self._require_fitted()
         return int(self.estimator_.n_parameters)
+
+    # ------------------------------------------------------------ pictures: the choice's
+    def _choice(self) -> str:
+        return (
+            f"AutoClassifier: {self.chosen_} chosen (cross-validated log-loss "
+            f"{self.candidate_scores_[self.chosen_]:.4f})"
+        )
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The chosen classifier's picture (a matplotlib Figure), titled with the choice
+        (``title=True``, the default; ``False`` for none, or a string); other keywords are
+        its ``draw``'s."""
+        self._require_fitted()
+        self.require("draw")
+        title = kwargs.pop("title", True)
+        kwargs["title"] = self._choice() if title is True else title
+        return self.estimator_.draw(ax, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """The chosen classifier's network as Graphviz DOT, the choice as its label."""
+        from ..viz._draw import titled_dot
+
+        self._require_fitted()
+        self.require("draw")
+        return titled_dot(self.estimator_.to_dot(**kwargs), self._choice())
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """The chosen classifier's network as a Mermaid flowchart, the choice as its title."""
+        from ..viz._draw import titled_mermaid
+
+        self._require_fitted()
+        self.require("draw")
+        return titled_mermaid(self.estimator_.to_mermaid(**kwargs), self._choice())
+
+    def explorer_spec(self, title: str | None = None) -> dict:
+        """The chosen classifier's explorer page, titled with the choice."""
+        self._require_fitted()
+        self.require("explorer")
+        spec = self.estimator_.explorer_spec(title)
+        if title is None:
+            spec["title"] = f"AutoClassifier chose {self.chosen_}: {spec['title']}"
+        return spec
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -32,10 +32,11 @@ from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval, Options
 from ..encoding._table import DEFAULT_MAX_STATES
 from ..inference._engine import decode_codes
+from ..models._base import ChosenCapabilities
 from ..sources._count import in_memory_table
 from ._bagging import BaggedTrees
 from ._cutset import CutsetNetwork
-from ._density import DensityEstimator
+from ._density import FORWARDED, DensityEstimator
 from ._estimators import ChowLiuTree
 from ._hidden_tree import HiddenTree
 from ._mixture import TreeMixture
@@ -192,8 +193,14 @@ class AutoDensity(DensityEstimator):
     True
     """
 
-    #: what every candidate's model answers
-    capabilities = frozenset({"score", "sample", "sample_given", "query", "predict", "explorer"})
+    #: unfitted: what every candidate's model answers; fitted: what the chosen model answers
+    #: of the words a density estimator passes on to its model (``learn --method auto
+    #: --plot`` draws the choice; an ensemble of cutset networks has no ``map``)
+    capabilities = ChosenCapabilities(
+        {"score", "sample", "sample_given", "query", "marginals", "predict", "draw", "explorer"},
+        FORWARDED,
+        "model_",
+    )
 
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
@@ -333,11 +340,38 @@ class AutoDensity(DensityEstimator):
         )
 
     def explorer_spec(self, title: str | None = None) -> dict:
-        """The explorer page of the chosen candidate's model."""
+        """The explorer page of the chosen candidate's model, titled with the choice."""
         from ..viz._page_spec import require_fitted
 
         require_fitted(self, "fit(X)")
-        return self.model_.explorer_spec(title)
+        spec = self.model_.explorer_spec(title)
+        if title is None:
+            spec["title"] = f"AutoDensity chose {self.chosen_}: {spec['title']}"
+        return spec
+
+    # ------------------------------------------------------------ pictures: the choice's
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The chosen model's picture (a matplotlib Figure), titled with the choice and its
+        validation score (``title=True``, the default; ``False`` for none, or a string).
+        Other keywords are the chosen model's ``draw``'s."""
+        self.require("draw")
+        title = kwargs.pop("title", True)
+        kwargs["title"] = self._headline() if title is True else title
+        return self._fitted_model().draw(ax, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """The chosen model as Graphviz DOT, the choice as the graph's label."""
+        from ..viz._draw import titled_dot
+
+        self.require("draw")
+        return titled_dot(self._fitted_model().to_dot(**kwargs), self._headline())
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """The chosen model as a Mermaid flowchart, the choice as its title."""
+        from ..viz._draw import titled_mermaid
+
+        self.require("draw")
+        return titled_mermaid(self._fitted_model().to_mermaid(**kwargs), self._headline())
 
     # ------------------------------------------------------------ files
     def _fitted_state(self) -> dict:

@@ -411,7 +411,9 @@ class CutsetNetwork(DensityEstimator):
 
     #: what it answers (:class:`~treelearn.models._base.Capable`: the explorer asks it)
     #: an ensemble has no exact MAP: ``map`` is its single networks' (``networks_[k]``)
-    capabilities = frozenset({"score", "sample", "sample_given", "query", "predict", "explorer"})
+    capabilities = frozenset(
+        {"score", "sample", "sample_given", "query", "predict", "draw", "explorer"}
+    )
 
     def __init__(
         self,

@@ -47,6 +47,7 @@ from ..sources._passes import RowPasses, row_passes
 
 __all__ = [
     "EM_OPTIONS",
+    "FORWARDED",
     "N_JOBS",
     "SMOOTHING",
     "SOURCE_OPTIONS",
@@ -64,6 +65,13 @@ __all__ = [
 
 #: ``n_jobs``: None (one process), or a number of joblib workers (-1: one per core)
 N_JOBS = [None, Interval(Integral, -1, None)]
+
+#: the capabilities a density estimator answers by passing the call on to its ``model_``
+#: (its methods below); an estimator answering for a model it chose declares those of them
+#: its model answers (:class:`~treelearn.models._base.ChosenCapabilities`)
+FORWARDED = frozenset(
+    {"score", "sample", "sample_given", "query", "marginals", "map", "predict", "draw", "explorer"}
+)
 
 # ---------------------------------------------------------------------- option fragments
 #: how the rows are read (every density estimator)

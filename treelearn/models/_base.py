@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
@@ -52,7 +52,7 @@ from .._base.errors import CapabilityError
 from ..encoding._table import weighted_total
 from ..export._jsonfile import model_document, save_document
 
-__all__ = ["CAPABILITIES", "MODEL_KINDS", "Capable", "Model", "tree_lines"]
+__all__ = ["CAPABILITIES", "MODEL_KINDS", "Capable", "ChosenCapabilities", "Model", "tree_lines"]
 
 #: what a model kind (or an estimator) can be asked, in the order the refusals list them;
 #: the command line and the explorer read these words, never the classes
@@ -120,6 +120,43 @@ class Capable:
             kind=self.kind,
             supported=answers,
         )
+
+
+class ChosenCapabilities:
+    """The ``capabilities`` of an estimator that answers for what it chose while fitting
+    (:class:`~treelearn.AutoDensity`, :class:`~treelearn.AutoClassifier`): once fitted,
+    the words of ``forwarded`` (those it passes on) that its chosen object (the attribute
+    ``chosen``) answers; unfitted, and read on the class (as every check of the
+    declarations reads it), ``shared``: what every candidate answers.
+
+    A chooser whose chosen model draws then draws (``learn --method auto --plot``), and one
+    whose chosen model does not refuses it, each in the one refusal.
+
+    >>> class Pick(Capable):
+    ...     kind = "pick"
+    ...     capabilities = ChosenCapabilities({"score"}, {"score", "draw"}, "chosen_")
+    >>> class Drawn(Capable):
+    ...     kind = "drawn"
+    ...     capabilities = frozenset({"score", "draw", "map"})
+    >>> Pick.capabilities, Pick().capabilities
+    (frozenset({'score'}), frozenset({'score'}))
+    >>> pick = Pick(); pick.chosen_ = Drawn()
+    >>> sorted(pick.capabilities)  # map is not passed on
+    ['draw', 'score']
+    """
+
+    def __init__(self, shared: Iterable[str], forwarded: Iterable[str], chosen: str) -> None:
+        self.shared = frozenset(shared)
+        self.forwarded = frozenset(forwarded)
+        self.chosen = chosen
+        if not self.shared <= self.forwarded:  # a shared word it could not pass on
+            raise TypeError(f"shared {sorted(self.shared - self.forwarded)} not forwarded")
+
+    def __get__(self, obj: object | None, owner: Any = None) -> frozenset[str]:
+        chosen = None if obj is None else vars(obj).get(self.chosen)
+        if not isinstance(chosen, Capable):
+            return self.shared
+        return frozenset(chosen.capabilities & self.forwarded)
 
 
 def _article(name: str) -> str:

@@ -112,7 +112,17 @@ class CutsetModel(Model):
 
     kind = "cutset_network"
     capabilities = frozenset(
-        {"score", "sample", "sample_given", "query", "marginals", "map", "predict", "explorer"}
+        {
+            "score",
+            "sample",
+            "sample_given",
+            "query",
+            "marginals",
+            "map",
+            "predict",
+            "draw",
+            "explorer",
+        }
     )
 
     def __init__(
@@ -358,6 +368,84 @@ class CutsetModel(Model):
                 (child, indent + "    ", f"{name}={states[a]} (p {node.weights[a]:.{digits}g}): ")
                 for a, child in reversed(list(enumerate(node.children)))
             )
+
+    # ------------------------------------------------------------------ pictures
+    def or_tree(self) -> Any:
+        """The OR-tree as the pictures read it: its top node, each conditioning node with
+        its variable and its branches' states, probabilities and children, each leaf with
+        its tree (built without recursion)."""
+        from ..viz._cutset_pictures import OrNode
+
+        built: dict[int, OrNode] = {}
+        for node in reversed(self.nodes()):  # children before parents
+            if isinstance(node, Leaf):
+                built[id(node)] = OrNode(tree=node.tree, n_columns=len(node.columns))
+                continue
+            name = self.columns[node.variable]
+            states = self.states[name]
+            built[id(node)] = OrNode(
+                variable=name,
+                branches=tuple(
+                    (states[a], float(w), built[id(child)])
+                    for a, (w, child) in enumerate(zip(node.weights, node.children))
+                ),
+            )
+        return built[id(self.root)]
+
+    def draw(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The OR-tree of conditioning variables (each branch labelled with its state and
+        probability) over the heaviest leaves' Chow-Liu trees, one panel each; returns a
+        matplotlib Figure, no wider than 2,000 px at 200 dpi.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw the OR-tree alone into these axes.
+        **kwargs
+            ``title`` (``True``: the network's size; a string; ``False``/``None``: none),
+            ``max_leaves`` (default 16: the OR-tree opened, the heaviest part first, while
+            at most this many boxes are at its bottom; ``None``: all), ``max_panels``
+            (default 6 leaf trees), ``max_width`` (inches, default 10), ``edge_labels``
+            (the leaf trees' mutual information, default True), ``digits``,
+            ``fontsize``. ``data`` is taken and not shown.
+
+        Examples
+        --------
+        >>> import pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> net = tl.CutsetNetwork(max_depth=2, penalty=None).fit(df).model_
+        >>> fig = net.draw(title=True)
+        >>> bool(fig.get_size_inches()[0] <= 10)
+        True
+        """
+        from ..viz._cutset_pictures import draw_cutset
+
+        self.require("draw")
+        kwargs.pop("data", None)
+        title = kwargs.pop("title", None)
+        if title is True:
+            title = (
+                f"cutset network: {len(self.columns)} variables, depth {self.depth}, "
+                f"{sum(isinstance(n, Leaf) for n in self.nodes())} leaves"
+            )
+        return draw_cutset(self.or_tree(), ax, title=title or None, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """Graphviz DOT: the OR-tree (ellipses, branches labelled ``state (probability)``),
+        each leaf's tree a titled cluster; ``kwargs``: ``max_leaves``, ``edge_labels``,
+        ``digits``, ``name``, ``title``."""
+        from ..viz._cutset_pictures import cutset_to_dot
+
+        self.require("draw")
+        return cutset_to_dot(self.or_tree(), **kwargs)
+
+    def to_mermaid(self, **kwargs: Any) -> str:
+        """A Mermaid flowchart: the OR-tree, each leaf's tree a titled subgraph;
+        ``kwargs``: ``max_leaves``, ``edge_labels``, ``digits``."""
+        from ..viz._cutset_pictures import cutset_to_mermaid
+
+        self.require("draw")
+        return cutset_to_mermaid(self.or_tree(), **kwargs)
 
     def query(
         self,

@@ -62,7 +62,7 @@ COMPONENT_KINDS: dict[str, type[Component]] = {
 }
 
 #: what a mixture of trees answers; a mixture of cutset networks answers the same but
-#: ``explain`` (its Shapley games run on tree engines) and ``draw``
+#: ``explain`` (its Shapley games run on tree engines)
 _TREE_CAPABILITIES = frozenset(
     {
         "score",
@@ -76,7 +76,7 @@ _TREE_CAPABILITIES = frozenset(
         "explorer",
     }
 )
-_CUTSET_CAPABILITIES = _TREE_CAPABILITIES - {"explain", "draw"}
+_CUTSET_CAPABILITIES = _TREE_CAPABILITIES - {"explain"}
 
 
 def weighted_log_likelihoods(
@@ -494,14 +494,21 @@ class MixtureModel(Model):
         first (a bag of 10 trees is often a few structures). At most ``max_panels=6`` panels, no wider than 2,000 px at 200
         dpi; the heading counts the rest. ``ax``: one axes per structure drawn;
         ``title="..."`` is the heading above them (default "mixture of k trees"), other
-        keywords go to every panel."""
+        keywords go to every panel. A mixture of cutset networks (a bag): each distinct
+        network's OR-tree once, opened up to ``max_leaves=8`` boxes (a network's
+        ``draw()`` adds its leaf trees)."""
         self.require("draw")
         from ..viz._draw import draw_ensemble
 
         title = kwargs.pop("title", True)
         kwargs.pop("data", None)  # the panels are titled by their weights, not a score
-        heading = title if isinstance(title, str) else f"mixture of {len(self.components)} trees"
+        unit = "trees" if self.component_kind == "tree_model" else "cutset networks"
+        heading = title if isinstance(title, str) else f"mixture of {len(self.components)} {unit}"
         kwargs.setdefault("heading", heading)
+        if self.component_kind != "tree_model":  # each distinct network's OR-tree once
+            from ..viz._cutset_pictures import draw_cutset_ensemble
+
+            return draw_cutset_ensemble(self._or_trees(), self.weights, ax, **kwargs)
         trees = cast(list[TreeModel], self.components)
         return draw_ensemble(trees, self.weights, ax, **kwargs)
 
@@ -510,6 +517,10 @@ class MixtureModel(Model):
         self.require("draw")
         from ..viz._draw import panels_to_dot
 
+        if self.component_kind != "tree_model":  # each distinct network once
+            from ..viz._cutset_pictures import cutset_ensemble_to_dot
+
+            return cutset_ensemble_to_dot(self._or_trees(), self.weights, **kwargs)
         return panels_to_dot(cast(list[TreeModel], self.components), self._panel_titles(), **kwargs)
 
     def to_mermaid(self, **kwargs: Any) -> str:
@@ -517,8 +528,16 @@ class MixtureModel(Model):
         self.require("draw")
         from ..viz._draw import panels_to_mermaid
 
+        if self.component_kind != "tree_model":  # each distinct network once
+            from ..viz._cutset_pictures import cutset_ensemble_to_mermaid
+
+            return cutset_ensemble_to_mermaid(self._or_trees(), self.weights, **kwargs)
         trees = cast(list[TreeModel], self.components)
         return panels_to_mermaid(trees, self._panel_titles(), **kwargs)
+
+    def _or_trees(self) -> list:
+        """Each cutset component's OR-tree, as the pictures read it."""
+        return [cast(CutsetModel, c).or_tree() for c in self.components]
 
     # ------------------------------------------------------------------ files
     def explorer_spec(self, title: str | None = None, *, name: str = "MixtureModel") -> dict:

@@ -34,9 +34,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "VIZ_HINT",
+    "MermaidChart",
     "Network",
     "StructureGroup",
     "display_parents",
+    "dot_head",
+    "dot_lines",
+    "dot_node_ids",
+    "dot_quote",
     "draw",
     "draw_ensemble",
     "draw_panels",
@@ -46,10 +51,14 @@ __all__ = [
     "group_structures",
     "html_with_picture",
     "layout",
+    "mermaid_label",
     "new_figure",
+    "panel_grid",
     "panels_to_dot",
     "panels_to_mermaid",
     "svg_or_none",
+    "titled_dot",
+    "titled_mermaid",
     "to_dot",
     "to_mermaid",
     "tree_route",
@@ -245,13 +254,28 @@ def tree_route(
     [(0.0, 1.0), (0.0, 2.0), (5.0, 3.0), (5.0, 4.0)]
     >>> tree_route(0.0, 2.0, 2.0, 3.0, 5.0, 3.0)   # boxes flush with their rows
     [(0.0, 2.0), (5.0, 3.0)]
+    >>> tree_route(0.0, 1.997, 2.0, 3.0, 5.0, 3.0)  # "asia" over "lung": no stub
+    [(0.0, 1.997), (5.0, 3.0)]
     """
-    points = [(x_u, near_u), (x_u, row_u), (x_v, row_next), (x_v, near_v)]
+    # a box a hair shorter than its row's tallest (a label without descenders) gets no
+    # stub: a stub of a few thousandths of an inch would carry the edge's label and turn
+    # its arrow head
+    stub = _ROUTE_STUB
+    points = [(x_u, near_u)]
+    if abs(row_u - near_u) > stub:
+        points.append((x_u, row_u))
+    if abs(near_v - row_next) > stub:
+        points.append((x_v, row_next))
+    points.append((x_v, near_v))
     out = [points[0]]
     for p in points[1:]:
         if p != out[-1]:
             out.append(p)
     return out
+
+
+#: inches: a tree edge's vertical stub shorter than this is left out (:func:`tree_route`)
+_ROUTE_STUB = 0.02
 
 
 def _pack(subtrees: list, gap: float) -> tuple[dict, list, list]:
@@ -402,6 +426,7 @@ class _Edge:
     child: Hashable
     kind: str  # "tree", "class" or "extra" (see _edge_kind)
     weight: Any  # the edge's MI (nats), or None
+    text: str | None = None  # the edge's own label (attribute "label"), shown for the weight
 
 
 @dataclass(frozen=True)
@@ -441,7 +466,7 @@ def _scene(model: Network, class_node: Hashable | None, class_edges: str) -> _Sc
         and not any(children[c] for c in children[roots[0]])
     )
     edges = [
-        _Edge(u, v, _edge_kind(model, u, v, shown, cls), attrs.get("weight"))
+        _Edge(u, v, _edge_kind(model, u, v, shown, cls), attrs.get("weight"), _edge_text(attrs))
         for u, v, attrs in model.graph.edges(data=True)
     ]
     n_class_edges = sum(1 for u, v in model.graph.edges if u == cls and shown[v] != cls)
@@ -464,6 +489,13 @@ def _scene(model: Network, class_node: Hashable | None, class_edges: str) -> _Sc
         legend=f"the class {cls} is also a parent of these" if marks else "",
         max_weight=max((float(x) for x in weights if math.isfinite(x)), default=0.0),
     )
+
+
+def _edge_text(attrs: dict) -> str | None:
+    """An edge's own label (its ``label`` attribute: a cutset network's branch, say), shown
+    where the weight would be."""
+    text = attrs.get("label")
+    return None if text is None else str(text)
 
 
 class _Ruler:
@@ -509,7 +541,8 @@ def _measure(scene: _Scene, ruler: _Ruler, size: float, edge_labels: bool, digit
     w, h = ruler.label_boxes(scene.variables, scene.cls, size)
     edge_label = None
     if edge_labels and not scene.star:
-        edge_label = ruler.text_width("0." + "0" * digits, 0.72 * size) + 0.08
+        texts = {e.text for e in scene.edges if e.text is not None} | {"0." + "0" * digits}
+        edge_label = max(ruler.text_width(t, 0.72 * size) for t in texts) + 0.08
     legend = ruler.text_width(scene.legend, 0.8 * size) if scene.marks else None
     return _Sizes(w, h, edge_label, legend)
 
@@ -611,11 +644,15 @@ def _tree_paths(scene: _Scene, sizes: _Sizes, xy: dict) -> dict:
 
 
 def _label_point(xy: dict, paths: dict, u: Hashable, v: Hashable) -> tuple[float, float]:
-    """Where a tree edge's MI label sits: on its polyline's crossing between the rows (the
-    middle of the path), or ``_LABEL_AT`` of the way along a straight edge."""
+    """Where a tree edge's MI label sits: on its polyline's crossing between the rows (its
+    longest segment: a box shorter than its row's tallest adds a short vertical stub, which
+    must not carry the label; the middle one on a tie), or ``_LABEL_AT`` of the way along a
+    straight edge."""
     if (u, v) in paths:
         pts = paths[(u, v)]
-        k = len(pts) // 2
+        lengths = [math.dist(p, q) for p, q in itertools.pairwise(pts)]
+        middle = len(pts) // 2 - 1
+        k = 1 + max(range(len(lengths)), key=lambda i: (lengths[i], i == middle))
         (ax_, ay), (bx, by) = pts[k - 1], pts[k]
         return ax_ + 0.5 * (bx - ax_), ay + 0.5 * (by - ay)
     (ux, uy), (vx, vy) = xy[u], xy[v]
@@ -823,12 +860,12 @@ def _render_edges(
             zorder=zorder,
         )
         ax.add_patch(arrow)
-        if edge_labels and weight is not None and kind == "tree":
+        if edge_labels and (weight is not None or edge.text) and kind == "tree":
             lx, ly = _label_point(xy, geometry.paths, u, v)
             ax.text(
                 lx,
                 ly,
-                f"{float(weight):.{digits}f}",
+                edge.text if edge.text is not None else f"{float(weight):.{digits}f}",
                 fontsize=0.72 * size,
                 ha="center",
                 va="center",
@@ -1024,28 +1061,7 @@ def draw_panels(
             sizes.append(alone.get_size_inches())
             texts = list(cast(Any, alone).treelearn_node_texts.values())
             fonts.append(texts[0].get_fontsize() if texts else 10.0)
-        k = len(models)
-
-        def grid_of(n_cols: int) -> tuple[list, list]:
-            n_rows = math.ceil(k / n_cols)
-            widths = [max(sizes[i][0] for i in range(c, k, n_cols)) for c in range(n_cols)]
-            heights = [
-                max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols, k)))
-                for r in range(n_rows)
-            ]
-            return widths, heights
-
-        # the most columns that fit (a wide short grid reads better than a tall one);
-        # none fits: ceil(sqrt(k)) columns, scaled down below
-        square = math.ceil(math.sqrt(k))
-        n_cols = next(
-            (c for c in range(k, square - 1, -1) if 1.02 * sum(grid_of(c)[0]) <= max_width),
-            square,
-        )
-        n_rows = math.ceil(k / n_cols)
-        widths, heights = grid_of(n_cols)
-        shrink = min(1.0, max_width / (1.02 * sum(widths)))  # one column too wide: scaled
-        widths, heights = [shrink * w for w in widths], [shrink * h for h in heights]
+        n_rows, n_cols, widths, heights, shrink = panel_grid(sizes, max_width)
         if shrink < 1.0 and kwargs.get("fontsize") is None:  # one label size in every panel
             kwargs["fontsize"] = shrink * min(fonts)
         # inches above the panels: the panel titles, then each line of the heading
@@ -1079,6 +1095,38 @@ def draw_panels(
     return fig
 
 
+def panel_grid(sizes: Sequence[Any], max_width: float) -> tuple[int, int, list, list, float]:
+    """``(n_rows, n_cols, widths, heights, shrink)``: the grid :func:`draw_panels` puts
+    panels of ``sizes`` (inches, each ``(width, height)``) in: the most columns that fit in
+    ``max_width`` (a wide short grid reads better than a tall one), at least
+    ``ceil(sqrt(k))``; each column as wide and each row as tall as its largest panel,
+    scaled by ``shrink`` (below 1 when ``ceil(sqrt(k))`` columns do not fit).
+
+    >>> panel_grid([(3, 2), (4, 1), (2, 2)], 10.0)
+    (1, 3, [3.0, 4.0, 2.0], [2.0], 1.0)
+    """
+    k = len(sizes)
+
+    def grid_of(n_cols: int) -> tuple[list, list]:
+        n_rows = math.ceil(k / n_cols)
+        widths = [float(max(sizes[i][0] for i in range(c, k, n_cols))) for c in range(n_cols)]
+        heights = [
+            float(max(sizes[i][1] for i in range(r * n_cols, min((r + 1) * n_cols, k))))
+            for r in range(n_rows)
+        ]
+        return widths, heights
+
+    square = math.ceil(math.sqrt(k))
+    n_cols = next(
+        (c for c in range(k, square - 1, -1) if 1.02 * sum(grid_of(c)[0]) <= max_width),
+        square,
+    )
+    widths, heights = grid_of(n_cols)
+    shrink = min(1.0, max_width / (1.02 * sum(widths)))  # one column too wide: scaled
+    widths, heights = [shrink * w for w in widths], [shrink * h for h in heights]
+    return math.ceil(k / n_cols), n_cols, widths, heights, shrink
+
+
 @dataclass(frozen=True)
 class StructureGroup:
     """Members of an ensemble that share one structure (the same directed edges, hence
@@ -1100,9 +1148,12 @@ def structure_key(model: Network) -> tuple:
 
 
 def group_structures(
-    models: Sequence[Network], weights: Sequence[float] | np.ndarray
+    models: Sequence[Network],
+    weights: Sequence[float] | np.ndarray,
+    keys: Sequence[Hashable] | None = None,
 ) -> list[StructureGroup]:
-    """The members of an ensemble grouped by structure (:func:`structure_key`), the
+    """The members of an ensemble grouped by structure (:func:`structure_key`, or the
+    members' ``keys`` when given: a cutset network's is its OR-tree's and its leaves'), the
     heaviest group first (ties: the group whose first member comes first).
 
     Examples
@@ -1119,9 +1170,12 @@ def group_structures(
             f"group_structures needs one weight per member, got {len(models)} member(s) "
             f"and {len(weights)} weight(s)"
         )
-    by_key: dict[tuple, list[int]] = {}
-    for i, model in enumerate(models):
-        by_key.setdefault(structure_key(model), []).append(i)
+    keys = [structure_key(m) for m in models] if keys is None else list(keys)
+    if len(keys) != len(models):
+        raise TreelearnError(f"group_structures needs one key per member, got {len(keys)}")
+    by_key: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(keys):
+        by_key.setdefault(key, []).append(i)
     groups = [
         StructureGroup(tuple(ids), math.fsum(weights[i] for i in ids)) for ids in by_key.values()
     ]
@@ -1148,6 +1202,7 @@ def draw_ensemble(
     heading: str | None = None,
     max_panels: int = 6,
     max_width: float = PANELS_MAX_WIDTH,
+    keys: Sequence[Hashable] | None = None,
     **kwargs: Any,
 ) -> Figure:
     """One picture of an ensemble of networks (a mixture's trees, a bag's): members with
@@ -1163,7 +1218,8 @@ def draw_ensemble(
     weight. ``names`` are the members' names in titles (default their positions),
     ``unit`` what a member is called; ``label`` (a group's names -> its title's start)
     replaces ``"3 components (0, 4, 7)"``, and ``weight_name`` the word ``weight`` (a
-    multinet's class prior). Other keywords go to :func:`draw` for every panel.
+    multinet's class prior); ``keys`` as :func:`group_structures` takes them. Other
+    keywords go to :func:`draw` for every panel.
 
     Raises
     ------
@@ -1188,7 +1244,7 @@ def draw_ensemble(
             f"{len(names)} name(s)"
         )
     max_panels = check_param("max_panels", max_panels, [Interval(Integral, 1, None)])
-    groups = group_structures(models, weights)
+    groups = group_structures(models, weights, keys)
     lines = [heading] if heading else []
     if len(groups) < len(models):
         lines.append(f"{len(groups)} structure{'' if len(groups) == 1 else 's'}, each drawn once")
@@ -1264,17 +1320,17 @@ def draw_super_parents(
 
 
 # ---------------------------------------------------------------------- text formats
-def _dot_quote(text: Any) -> str:
+def dot_quote(text: Any) -> str:
     s = str(text).replace("\\", "\\\\").replace('"', '\\"')
     s = s.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
     return f'"{s}"'
 
 
-def _node_ids(model: Network) -> dict:
+def dot_node_ids(model: Network) -> dict:
     """DOT ids: the variable names, unless two share a text as DOT writes it ("a\\nb" and
     "a\\r\\nb" both as ``a\\nb``; then n0, n1, ...)."""
     names = [str(v) for v in model.variables]
-    if len({_dot_quote(n) for n in names}) == len(names):
+    if len({dot_quote(n) for n in names}) == len(names):
         return dict(zip(model.variables, names))
     return {v: f"n{i}" for i, v in enumerate(model.variables)}
 
@@ -1303,8 +1359,8 @@ def to_dot(
       "a" -> "b" [penwidth=5.00, label="0.637"];
     }
     """
-    body = _dot_lines(model, "", "  ", class_node, edge_labels, digits)
-    return "\n".join([*_dot_head(name), *body, "}"])
+    body = dot_lines(model, "", "  ", class_node, edge_labels, digits)
+    return "\n".join([*dot_head(name), *body, "}"])
 
 
 def panels_to_dot(
@@ -1326,17 +1382,17 @@ def panels_to_dot(
     >>> [line.strip() for line in text.splitlines() if "label=" in line and "->" not in line][:2]
     ['label="one";', '"0:a" [label="a", fillcolor="#d3e3f7"];']
     """
-    lines = _dot_head(name)
+    lines = dot_head(name)
     for k, (model, title) in enumerate(zip(models, titles, strict=True)):
-        lines += [f"  subgraph cluster_{k} {{", f"    label={_dot_quote(title)};"]
-        lines += _dot_lines(model, f"{k}:", "    ", None, edge_labels, digits)
+        lines += [f"  subgraph cluster_{k} {{", f"    label={dot_quote(title)};"]
+        lines += dot_lines(model, f"{k}:", "    ", None, edge_labels, digits)
         lines.append("  }")
     return "\n".join([*lines, "}"])
 
 
-def _dot_head(name: str) -> list[str]:
+def dot_head(name: str) -> list[str]:
     return [
-        f"digraph {_dot_quote(name)} {{",
+        f"digraph {dot_quote(name)} {{",
         "  graph [rankdir=TB, nodesep=0.25, ranksep=0.45];",
         '  node [shape=box, style="rounded,filled", fontname="Helvetica",\n'
         f'        fillcolor="{_NODE_FACE}", color="{_NODE_EDGE}"];',
@@ -1344,7 +1400,7 @@ def _dot_head(name: str) -> list[str]:
     ]
 
 
-def _dot_lines(
+def dot_lines(
     model: Network,
     prefix: str,
     indent: str,
@@ -1355,10 +1411,10 @@ def _dot_lines(
     """One network's node and edge statements, its node ids prefixed by ``prefix``."""
     cls = _class_node(model, class_node)
     shown = display_parents(model, cls)
-    ids = {v: _dot_quote(prefix + i) for v, i in _node_ids(model).items()}
+    ids = {v: dot_quote(prefix + i) for v, i in dot_node_ids(model).items()}
     lines = []
     for v in model.variables:
-        attrs = [f"label={_dot_quote(v)}"]
+        attrs = [f"label={dot_quote(v)}"]
         if v == cls:
             attrs += [
                 f'fillcolor="{_CLASS_FACE}"',
@@ -1388,14 +1444,17 @@ def _dot_lines(
                 attrs += ["style=dashed", f'color="{colour}"']
                 if kind == "class":
                     attrs.append("constraint=false")
-            if edge_labels and weight is not None:
+            text = _edge_text(model.graph.edges[u, v])
+            if edge_labels and text is not None:
+                attrs.append(f"label={dot_quote(text)}")
+            elif edge_labels and weight is not None:
                 attrs.append(f'label="{float(weight):.{digits}f}"')
             suffix = f" [{', '.join(attrs)}]" if attrs else ""
             lines.append(f"{indent}{ids[u]} -> {ids[v]}{suffix};")
     return lines
 
 
-def _mermaid_label(text: Any) -> str:
+def mermaid_label(text: Any) -> str:
     s = str(text)
     for char, code in (("&", "#amp;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
         s = s.replace(char, code)
@@ -1423,7 +1482,7 @@ def to_mermaid(
       classDef root fill:#d3e3f7,stroke:#2f3e4e
       class n0 root
     """
-    chart = _Mermaid()
+    chart = MermaidChart()
     chart.add(model, "n", "  ", class_node, edge_labels, digits)
     return chart.text()
 
@@ -1450,15 +1509,15 @@ def panels_to_mermaid(
       classDef root fill:#d3e3f7,stroke:#2f3e4e
       class p0n0 root
     """
-    chart = _Mermaid()
+    chart = MermaidChart()
     for k, (model, title) in enumerate(zip(models, titles, strict=True)):
-        chart.lines.append(f"  subgraph p{k}[{_mermaid_label(title)}]")
+        chart.lines.append(f"  subgraph p{k}[{mermaid_label(title)}]")
         chart.add(model, f"p{k}n", "    ", None, edge_labels, digits)
         chart.lines.append("  end")
     return chart.text()
 
 
-class _Mermaid:
+class MermaidChart:
     """A flowchart being written: its lines, and what is styled after them (link styles
     count the edges of the whole chart; roots and the class get one classDef each)."""
 
@@ -1481,15 +1540,16 @@ class _Mermaid:
         cls = _class_node(model, class_node)
         shown = display_parents(model, cls)
         ids = {v: f"{prefix}{i}" for i, v in enumerate(model.variables)}
-        self.lines += [f"{indent}{ids[v]}[{_mermaid_label(v)}]" for v in model.variables]
+        self.lines += [f"{indent}{ids[v]}[{mermaid_label(v)}]" for v in model.variables]
         for v in model.variables:
             for u in model.parents(v):
                 weight = model.graph.edges[u, v].get("weight")
                 kind = _edge_kind(model, u, v, shown, cls)
                 arrow = "-->" if kind == "tree" else "-.->"
-                label = (
-                    f'|"{float(weight):.{digits}f}"|' if edge_labels and weight is not None else ""
-                )
+                text = _edge_text(model.graph.edges[u, v])
+                if text is None and weight is not None:
+                    text = f"{float(weight):.{digits}f}"
+                label = f"|{mermaid_label(text)}|" if edge_labels and text is not None else ""
                 self.lines.append(f"{indent}{ids[u]} {arrow}{label} {ids[v]}")
                 if kind == "class":
                     self.styles.append(f"  linkStyle {self.edges} stroke:{_CLASS_LINK}")
@@ -1525,16 +1585,16 @@ def graph_to_dot(graph: Any, weight: str, *, digits: int = 2, name: str = "treel
     }
     """
     ids = {
-        v: _dot_quote(f"n{i}" if len(set(map(str, graph))) < len(graph) else v)
+        v: dot_quote(f"n{i}" if len(set(map(str, graph))) < len(graph) else v)
         for i, v in enumerate(graph)
     }
     lines = [
-        f"graph {_dot_quote(name)} {{",
+        f"graph {dot_quote(name)} {{",
         '  node [shape=box, style="rounded,filled", fontname="Helvetica",\n'
         f'        fillcolor="{_NODE_FACE}", color="{_NODE_EDGE}"];',
         f'  edge [color="{_EDGE}"];',
     ]
-    lines += [f"  {ids[v]} [label={_dot_quote(v)}];" for v in graph]
+    lines += [f"  {ids[v]} [label={dot_quote(v)}];" for v in graph]
     for u, v, w in graph.edges(data=weight):
         w = float(w)
         lines.append(
@@ -1556,11 +1616,41 @@ def graph_to_mermaid(graph: Any, weight: str, *, digits: int = 2) -> str:
       n0 ---|"0.75"| n1
     """
     ids = {v: f"n{i}" for i, v in enumerate(graph)}
-    lines = ["flowchart TD", *(f"  {ids[v]}[{_mermaid_label(v)}]" for v in graph)]
+    lines = ["flowchart TD", *(f"  {ids[v]}[{mermaid_label(v)}]" for v in graph)]
     lines += [
         f'  {ids[u]} ---|"{float(w):.{digits}f}"| {ids[v]}' for u, v, w in graph.edges(data=weight)
     ]
     return "\n".join(lines)
+
+
+def titled_dot(text: str, title: str) -> str:
+    """DOT ``text`` with ``title`` as its graph's label, on top (set after every statement,
+    so no cluster inherits it).
+
+    >>> print(titled_dot('digraph "g" {\\n  "a";\\n}', "chosen: a"))
+    digraph "g" {
+      "a";
+      label="chosen: a";
+      labelloc="t";
+    }
+    """
+    head, _, _ = text.rstrip().rpartition("}")
+    return f'{head}  label={dot_quote(title)};\n  labelloc="t";\n}}'
+
+
+def titled_mermaid(text: str, title: str) -> str:
+    """Mermaid ``text`` with ``title`` in its front matter (Mermaid draws it above the chart).
+
+    >>> print(titled_mermaid("flowchart TD\\n  n0[a]", 'chose "a"'))
+    ---
+    title: "chose \\"a\\""
+    ---
+    flowchart TD
+      n0[a]
+    """
+    quoted = str(title).replace("\\", "\\\\").replace('"', '\\"')
+    quoted = re.sub(r"[\r\n]+", " ", quoted)
+    return f'---\ntitle: "{quoted}"\n---\n{text}'
 
 
 def svg_or_none(model: Any) -> str | None:
