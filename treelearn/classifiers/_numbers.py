@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base.errors import ClassLabelError, ColumnNotFoundError, TreelearnError
+from .._base.errors import ClassLabelError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
@@ -38,9 +38,10 @@ from ..sources._files import iter_chunks
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
     CHUNK_ROWS,
+    check_categorical_named,
     counted_file,
     mdl_binner_of_counts,
-    number_dtype,
+    number_columns,
     scan_labelled_file,
 )
 
@@ -58,10 +59,6 @@ __all__ = [
 ]
 
 
-#: numbers or dates by dtype (a Categorical, text, booleans, complex: states)
-_is_number = number_dtype
-
-
 def file_numbers_binned(
     path: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any
 ) -> tuple[Discretizer | None, ClassCounts]:
@@ -76,22 +73,9 @@ def file_numbers_binned(
             f"{type(y).__name__}"
         )
     scan = scan_labelled_file(path, y, categorical, who, sample_weight)
-    _check_categorical_named(categorical, list(scan.header), who)
+    check_categorical_named(categorical, list(scan.header), who)
     binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
     return binner, counted_file(path, y, binner, scan, sample_weight)
-
-
-def _check_categorical_named(
-    categorical: Sequence[Hashable] | None, features: list, who: str
-) -> None:
-    """Refuse a ``categorical=`` name that is not one of the ``features``."""
-    absent = [c for c in categorical or () if c not in features]
-    if absent:
-        raise ColumnNotFoundError(
-            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {features[:20]}",
-            column=absent[0],
-        )
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
@@ -102,8 +86,7 @@ def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None
     >>> numeric_features(frame, ["zip"])
     ['age']
     """
-    keep = set(categorical or ())
-    return [c for c in frame.columns if c not in keep and _is_number(frame[c].dtype)]
+    return number_columns(frame.dtypes, categorical)
 
 
 def numbers_binner(
@@ -117,7 +100,7 @@ def numbers_binner(
     if kind not in ("frame", "array"):
         return None
     frame = as_frame(X, learner=who)
-    _check_categorical_named(categorical, list(frame.columns), who)
+    check_categorical_named(categorical, list(frame.columns), who)
     columns = numeric_features(frame, categorical)
     if not columns:
         return None
@@ -138,8 +121,7 @@ def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: st
     """A Dask frame is counted partition by partition, as read: its numeric columns would
     be states where the same table in pandas is cut into MDL bins, a silently different
     model; refused by dtype (no data read), naming the fixes."""
-    keep = set(categorical or ())
-    columns = [c for c, t in X.dtypes.items() if c not in keep and _is_number(t)]
+    columns = number_columns(X.dtypes, categorical)
     if columns:
         named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
         raise TreelearnError(
