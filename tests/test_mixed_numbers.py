@@ -128,3 +128,27 @@ def test_a_file_from_before_categorical_loads(make, tmp_path):
     old = tl.load(path)
     assert old.categorical is None and old.numeric_features_ == clf.numeric_features_
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("method", "instead"),
+    [
+        ("GaussianClassifier", "MixedNaiveBayes"),
+        ("GaussianTAN", "MixedTAN"),
+        ("CopulaTAN", "MixedTAN"),
+        ("KernelTAN", "MixedTAN"),
+        ("TextNaiveBayes", "MixedNaiveBayes"),
+    ],
+)
+def test_a_numbers_only_classifier_refuses_states_naming_the_mixed_one(method, instead):
+    X, y = _table(60)
+    with pytest.raises(tl.TreelearnError) as err:
+        getattr(tl, method)().fit(X, y)
+    text = str(err.value)
+    # one error naming every column that holds states (text and booleans) and the fix
+    assert text.startswith("columns 'smoker', 'flag' are not numeric"), text
+    assert f"{method} takes" in text and f"tl.{instead}()" in text
+    assert "X.drop(columns=['smoker', 'flag'])" in text
+    assert err.value.column == "smoker"
+    # the classifier named learns the same table
+    assert np.isfinite(getattr(tl, instead)().fit(X, y).predict_log_proba(X)).all()

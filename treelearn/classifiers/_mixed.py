@@ -91,7 +91,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         rule, 1e-9; 0 = none), after the prior.
     numeric : sequence of hashable, default=None
         ``None`` (default): the columns of numbers are Gaussian, decided by dtype
-        (integers and floats; not booleans, text or categories) as every treelearn
+        (integers and floats; not booleans, text, categories or dates) as every treelearn
         classifier decides its numbers, never by how often values repeat, so every
         cross-validation fold takes the same columns (less those ``categorical``
         names); or the names of the Gaussian columns (the others categorical).

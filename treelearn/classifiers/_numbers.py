@@ -42,6 +42,7 @@ from ..sources._value_class_counts import (
     counted_file,
     mdl_binner_of_counts,
     number_columns,
+    number_dtype,
     scan_labelled_file,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "file_numbers_binned",
     "numbers_binner",
     "numeric_features",
+    "refuse_states",
     "restored_binner",
 ]
 
@@ -115,6 +117,35 @@ def numbers_binner(
         # errors with or without numeric features; a column vector taken as 1-D
         labels, _ = label_values(y, len(frame))
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
+
+
+def refuse_states(X: Any, who: str, instead: str, takes: str = "numbers only") -> None:
+    """Refuse, in one error, the columns of a table in memory (or of a Dask frame, by its
+    dtypes) that hold states (text, categories, booleans, dates) where a classifier
+    ``who`` takes numbers only (or what ``takes`` says), naming them all and the
+    classifier ``instead`` that takes numbers and states together (the mixed ones): a
+    real table of both needs no column dropped. An array, a file and a table of numbers
+    are left to the reader (whose error names the one column it meets)."""
+    kind = kind_of(X, learner=who).name
+    if kind not in ("frame", "dask"):
+        return
+    states = [
+        c
+        for c, dtype in X.dtypes.items()
+        if not pd.api.types.is_complex_dtype(dtype)  # refused as complex by the reader
+        and (not number_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype))
+    ]
+    if states:
+        named = ", ".join(map(repr, states[:10])) + (" ..." if len(states) > 10 else "")
+        which = f"column {named} is" if len(states) == 1 else f"columns {named} are"
+        raise TreelearnError(
+            f"{which} not numeric (states: text, categories, booleans or dates) and {who} "
+            f"takes {takes}; learn the table as it is with tl.{instead}() (its "
+            f"numbers Gaussian, its other columns categorical), or drop "
+            f"{'it' if len(states) == 1 else 'them'} (X.drop(columns={states!r}))",
+            column=states[0],
+            hint=f"use tl.{instead}, or drop the columns that hold states",
+        )
 
 
 def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: str) -> None:

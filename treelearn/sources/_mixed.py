@@ -163,8 +163,12 @@ def _of_columns(
     weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
     features = [c for c in X.columns if weight_column is None or c != weight_column]
     check_categorical_named(categorical, features, learner)
-    if numeric is None:
-        gaussian = [c for c in number_columns(X.dtypes, categorical) if c != weight_column]
+    if numeric is None:  # dates stay states (as before): a Gaussian takes real numbers
+        gaussian = [
+            c
+            for c in number_columns(X.dtypes, categorical)
+            if c != weight_column and not pd.api.types.is_datetime64_any_dtype(X.dtypes[c])
+        ]
     else:
         gaussian = [c for c in gaussian_columns(X, numeric) if c != weight_column]
         both = [c for c in categorical or () if c in set(gaussian)]
