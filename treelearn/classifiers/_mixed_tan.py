@@ -136,7 +136,7 @@ class MixedTAN(BayesNetClassifier):
     >>> g = np.where(rng.random(400) < 0.8, y, 1 - y)
     >>> x = rng.normal(g + y, 1.0)
     >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
-    >>> clf = tl.MixedTAN().fit(X, y)
+    >>> clf = tl.MixedTAN(categorical=["g"]).fit(X, y)  # g: integer codes of states
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
     (['x', 'z'], [('g', 'x'), ('x', 'z')])
     """
