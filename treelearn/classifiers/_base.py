@@ -1046,7 +1046,7 @@ class NumericClassifier(BayesNetClassifier):
         return tags
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        refuse_states(X, type(self).__name__, self._mixed_instead)
+        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
         stats = self._statistics(X, y, sample_weight)
         assert stats.variables is not None  # numeric statistics name their columns
         return class_training(stats, y, len(stats.variables))

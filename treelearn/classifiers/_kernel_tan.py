@@ -292,7 +292,7 @@ class KernelTAN(NumericClassifier):
 
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any):
-        refuse_states(X, type(self).__name__, self._mixed_instead)
+        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
         names, A, classes, codes, weights = labelled_rows(
             X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where)
         )

@@ -119,20 +119,26 @@ def numbers_binner(
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
 
 
-def refuse_states(X: Any, who: str, instead: str, takes: str = "numbers only") -> None:
+def refuse_states(
+    X: Any, who: str, instead: str, takes: str = "numbers only", labelled: Sequence = ()
+) -> None:
     """Refuse, in one error, the columns of a table in memory (or of a Dask frame, by its
     dtypes) that hold states (text, categories, booleans, dates) where a classifier
     ``who`` takes numbers only (or what ``takes`` says), naming them all and the
     classifier ``instead`` that takes numbers and states together (the mixed ones): a
     real table of both needs no column dropped. An array, a file and a table of numbers
-    are left to the reader (whose error names the one column it meets)."""
+    are left to the reader (whose error names the one column it meets). ``labelled``: the
+    ``y`` and ``sample_weight`` of the call, whichever name a column of ``X`` (the class
+    and the weights), which are no features."""
     kind = kind_of(X, learner=who).name
     if kind not in ("frame", "dask"):
         return
+    label_columns = {c for c in labelled if isinstance(c, (str, int))}
     states = [
         c
         for c, dtype in X.dtypes.items()
-        if not pd.api.types.is_complex_dtype(dtype)  # refused as complex by the reader
+        if c not in label_columns
+        and not pd.api.types.is_complex_dtype(dtype)  # refused as complex by the reader
         and (not number_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype))
     ]
     if states:

@@ -188,7 +188,9 @@ class TextNaiveBayes(BayesNetClassifier):
     # ------------------------------------------------------------ the term-count input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         bernoulli = self.event_model == "bernoulli"  # document counts only; else term sums only
-        refuse_states(X, "TextNaiveBayes", "MixedNaiveBayes", "term counts only")
+        refuse_states(
+            X, "TextNaiveBayes", "MixedNaiveBayes", "term counts only", (y, sample_weight)
+        )
         stats = term_counts_by_class(
             X,
             y,
