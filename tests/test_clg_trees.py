@@ -541,7 +541,8 @@ def test_mixed_tan_tree_is_the_best_class_conditional_clg_tree(seed):
     x = rng.normal(a - y, 1.0)
     z = rng.normal(0.5 * x * (1 + y), 1.0)
     X = pd.DataFrame({"a": a, "b": b, "x": x, "z": z})
-    clf = tl.MixedTAN(alpha=0, var_smoothing=0.0).fit(X, y)
+    # a and b are integer codes of categories: kept as states (integers are numbers by dtype)
+    clf = tl.MixedTAN(alpha=0, var_smoothing=0.0, categorical=["a", "b"]).fit(X, y)
     assert undirected(clf.feature_tree_) == undirected(
         class_conditional_best_tree(X, y, {"x", "z"})
     )
@@ -567,7 +568,7 @@ def test_mixed_tan_beats_mixed_naive_bayes_when_features_depend():
 def test_mixed_tan_refuses_a_gaussian_root_above_categories():
     X = mixed_frame().drop(columns="h")
     with pytest.raises(tl.StructureError, match="root 'x' is Gaussian"):
-        tl.MixedTAN(root="x").fit(X, np.arange(len(X)) % 2)
+        tl.MixedTAN(root="x", categorical=["g"]).fit(X, np.arange(len(X)) % 2)
 
 
 def test_a_table_of_numbers_is_the_gaussian_chow_liu_tree():

@@ -104,16 +104,22 @@ def test_digits_in_cross_validation_equal_gaussian_nb():
         )
 
 
-def test_integer_columns_are_categorical_naive_bayes():
+def test_integer_codes_named_categorical_are_categorical_naive_bayes():
     rng = np.random.default_rng(4)
     X = rng.integers(0, 4, size=(300, 5))
     y = (X[:, 0] + rng.integers(0, 2, 300)) % 3
-    ours = tl.MixedNaiveBayes(alpha=0.5).fit(X, y)
-    assert ours.numeric_features_ == [] and ours.categorical_features_ == [
-        f"x{j}" for j in range(5)
-    ]
+    codes = [f"x{j}" for j in range(5)]
+    ours = tl.MixedNaiveBayes(alpha=0.5, categorical=codes).fit(X, y)
+    assert ours.numeric_features_ == [] and ours.categorical_features_ == codes
     theirs = CategoricalNB(alpha=0.5, min_categories=4).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    # without categorical= integers are numbers by dtype (as every classifier's): Gaussian,
+    # scikit-learn's GaussianNB of the same integers
+    gaussian = tl.MixedNaiveBayes(var_prior=0).fit(X, y)
+    assert gaussian.numeric_features_ == codes and gaussian.categorical_features_ == []
+    np.testing.assert_allclose(
+        gaussian.predict_proba(X), GaussianNB().fit(X, y).predict_proba(X), atol=1e-9
+    )
     # numeric= names the Gaussian columns, whatever their dtype
     named = tl.MixedNaiveBayes(numeric=["x1", "x3"]).fit(pd.DataFrame(X).add_prefix("x"), y)
     assert named.numeric_features_ == ["x1", "x3"]

@@ -199,12 +199,56 @@ _BELOW_MAJORITY = {
     ("BayesianTAN", "survey"): "0.797 < 0.801 (236 rows; learns around its missing cells; "
     "equivalent_sample_size 0.1-30 0.797, 100 0.793; a uniform prior over forests, naive "
     "Bayes included, 0.798 over seeds 0-3 as the trees': per-class pair tables of 11-19 rows)",
+    ("MixedTAN", "survey"): "0.763 < 0.801 (skewed Gaussian parts, Age most; see "
+    "tests/test_gaussian_priors.py's survey xfail for what was measured)",
+    ("MixedNaiveBayes", "survey"): "0.737 < 0.801 (Student-t predictive 0.746; see "
+    "tests/test_gaussian_priors.py's survey xfail)",
 }
 
 
-def _grid() -> list:
+#: every other classifier of ``treelearn.classifiers.NAMES``: the mixed ones (numbers
+#: Gaussian, the other columns states), the chooser, and those that take numbers only (or
+#: term counts) with the mixed classifier each names when a table holds states
+MIXED = ["MixedNaiveBayes", "MixedTAN", "AutoClassifier"]
+NUMBERS_ONLY = {
+    "GaussianClassifier": "MixedNaiveBayes",
+    "GaussianTAN": "MixedTAN",
+    "CopulaTAN": "MixedTAN",
+    "KernelTAN": "MixedTAN",
+    "TextNaiveBayes": "MixedNaiveBayes",
+}
+
+
+def test_the_grid_holds_every_classifier():
+    import treelearn.classifiers as tc
+
+    assert sorted([*COUNTING, *MIXED, *NUMBERS_ONLY]) == sorted(tc.NAMES)
+
+
+def _takes(method: str, name: str) -> bool:
+    """Whether ``method`` takes the table ``name`` by its nature: a numbers-only classifier
+    takes a table of numbers alone (boston)."""
+    if method not in NUMBERS_ONLY:
+        return True
+    X, _ = _real(name)
+    return all(pd.api.types.is_numeric_dtype(t) for t in X.dtypes)
+
+
+def _check_refusal_names_the_mixed_classifier(method: str, name: str) -> None:
+    X, y = _real(name)
+    states = [c for c, t in X.dtypes.items() if not pd.api.types.is_numeric_dtype(t)]
+    with pytest.raises(tl.TreelearnError) as err:
+        getattr(tl, method)().fit(X, y)
+    text = str(err.value)
+    assert f"tl.{NUMBERS_ONLY[method]}()" in text, text
+    assert f"X.drop(columns={states!r})" in text, text  # every column that holds states
+    # the classifier it names learns the same raw table
+    assert np.isfinite(_cv(getattr(tl, NUMBERS_ONLY[method])(), X, y)[1]).all()
+
+
+def _grid(methods: list) -> list:
     cases = []
-    for method in COUNTING:
+    for method in methods:
         for name in sorted(_TARGETS):
             marks = []
             if (method, name) in _BELOW_MAJORITY:
@@ -218,9 +262,35 @@ def _grid() -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("method", "name"), _grid())
+@pytest.mark.parametrize(("method", "name"), _grid(COUNTING))
 def test_every_counting_classifier_on_every_raw_real_table(method, name):
     _check_defaults_on_raw_table(method, name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("method", "name"), _grid([*MIXED, *NUMBERS_ONLY]))
+def test_every_other_classifier_on_every_raw_real_table(method, name):
+    if _takes(method, name):
+        _check_defaults_on_raw_table(method, name)
+    else:
+        _check_refusal_names_the_mixed_classifier(method, name)
+
+
+#: the main job's share of the mixed and numbers-only pairs
+FAST_OTHER = [
+    ("MixedTAN", "mifem"),
+    ("MixedNaiveBayes", "cps1985"),
+    ("GaussianTAN", "penguins"),
+    ("TextNaiveBayes", "titanic"),
+]
+
+
+@pytest.mark.parametrize(("method", "name"), FAST_OTHER)
+def test_other_classifier_on_a_raw_real_table(method, name):
+    if _takes(method, name):
+        _check_defaults_on_raw_table(method, name)
+    else:
+        _check_refusal_names_the_mixed_classifier(method, name)
 
 
 def test_a_mixed_table_suggests_the_mixed_tree_first():

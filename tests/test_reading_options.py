@@ -360,10 +360,17 @@ def test_a_mixed_table_names_the_mixed_model_first_and_its_notes_in_flags(tmp_pa
     assert rc == 0, err
     assert "cutting the numeric column(s) ['bill', 'mass'] into supervised (MDL) bins" in err
     assert "--categorical COL" in err and "--numeric gaussian" not in err
-    rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "auto", "--class", "species")
+    # the CLG tree (no class) takes float columns as Gaussian: the whole-number column is
+    # noted in flags
+    rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "auto")
     assert rc == 0, err
     assert "column(s) ['mass'] hold many whole numbers" in err and "--numeric bill,mass" in err
     assert "tl.discretize" not in err and "Warning" not in err
+    # the mixed TAN (--class) takes integer columns as numbers by dtype (as every
+    # classifier): mass is Gaussian, nothing to note
+    rc, out, err = _run("learn", tmp_path / "pen.csv", "--numeric", "auto", "--class", "species")
+    assert rc == 0, err
+    assert "mass (Gaussian)" in out and "whole numbers" not in err and "Warning" not in err
     rc, _, err = _run("learn", tmp_path / "pen.csv", "--numeric", "bill,mass", "--class", "species")
     assert rc == 0 and "whole numbers" not in err
 

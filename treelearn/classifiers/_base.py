@@ -83,7 +83,13 @@ from ..stats._counts import ClassCounts
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._settings import CONSTRAINTS, LearningSettings
 from ..stats._settings import NOTES as LEARNER_NOTES
-from ._numbers import bin_numbers, file_numbers_binned, numbers_binner, restored_binner
+from ._numbers import (
+    bin_numbers,
+    file_numbers_binned,
+    numbers_binner,
+    refuse_states,
+    restored_binner,
+)
 from ._state_codes import known_state_codes
 
 __all__ = [
@@ -1030,6 +1036,9 @@ class NumericClassifier(BayesNetClassifier):
 
     _where: ClassVar[str] = "this classifier"
     _missing_at_prediction: ClassVar[bool] = False
+    #: the classifier that takes numbers and states together, named when a table holds
+    #: states (:func:`~treelearn.classifiers._numbers.refuse_states`)
+    _mixed_instead: ClassVar[str] = "MixedTAN"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -1037,6 +1046,7 @@ class NumericClassifier(BayesNetClassifier):
         return tags
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
         stats = self._statistics(X, y, sample_weight)
         assert stats.variables is not None  # numeric statistics name their columns
         return class_training(stats, y, len(stats.variables))

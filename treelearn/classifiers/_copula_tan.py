@@ -46,6 +46,7 @@ from ..sources._kinds import numeric_matrix
 from ..stats._gaussian import ClassGaussianStatistics, constant_variances
 from ._base import TrainingData, class_training
 from ._gaussian_tan import GaussianTAN
+from ._numbers import refuse_states
 
 __all__ = ["CopulaTAN"]
 
@@ -127,6 +128,7 @@ class CopulaTAN(GaussianTAN):
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         """The rows in memory: each class's marginals, then the per-class moments of the
         normal scores (what the Gaussian TAN learns from)."""
+        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
         names, A, classes, codes, weights = labelled_rows(
             X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where)
         )

@@ -164,6 +164,7 @@ class GaussianClassifier(NumericClassifier):
     """
 
     _where = "GaussianClassifier"
+    _mixed_instead = "MixedNaiveBayes"
     #: its class posterior on the explorer page beside the classifier's own answers
     capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
     _parameter_constraints: ClassVar[dict] = {

@@ -65,6 +65,7 @@ from ..stats._kernel import (
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, class_training, saved_feature_tree
 from ._gaussian_tan import feature_tree_lines, tree_regressions
+from ._numbers import refuse_states
 
 __all__ = ["KernelTAN"]
 
@@ -291,6 +292,7 @@ class KernelTAN(NumericClassifier):
 
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any):
+        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
         names, A, classes, codes, weights = labelled_rows(
             X, y, sample_weight, lambda X: numeric_matrix(X, learner=self._where)
         )

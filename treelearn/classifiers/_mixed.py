@@ -4,10 +4,11 @@
 factor is its smoothed CPT (the network ``model_``, as
 :class:`~treelearn.NaiveBayes`) and a Gaussian feature's
 ``N(x_j; theta_cj, var_cj)`` (weighted maximum likelihood, as scikit-learn's
-``GaussianNB``). Which features are Gaussian is decided by their dtype (float
-columns) or named (``numeric=[...]``), never by how often values repeat
-(:func:`~treelearn.stats._class_gaussians.gaussian_columns`). A missing cell of
-either kind is summed out.
+``GaussianNB``). Which features are Gaussian is decided by their dtype (integer and
+float columns, less those ``categorical=[...]`` keeps as states: the rule of every
+treelearn classifier, :func:`~treelearn.sources._value_class_counts.number_columns`) or
+named (``numeric=[...]``), never by how often values repeat, so a cross-validation fold
+never meets an "unseen" whole number. A missing cell of either kind is summed out.
 
 It learns from two statistics, read by
 :func:`~treelearn.sources._mixed.mixed_statistics_by_class` from a DataFrame, an
@@ -38,6 +39,7 @@ from ..sources._mixed import MixedStatistics, mixed_statistics_by_class
 from ..stats._class_gaussians import (
     VAR_PRIOR,
     class_gaussian_log_density,
+    older_files_without_categorical,
     older_files_without_var_prior,
     smoothed_variances,
 )
@@ -88,9 +90,14 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
         rule, 1e-9; 0 = none), after the prior.
     numeric : sequence of hashable, default=None
-        ``None`` (default): the float columns are Gaussian, every other column
-        (integers, bools, text, categories) categorical; or the names of the Gaussian
-        columns (the others categorical).
+        ``None`` (default): the columns of numbers are Gaussian, decided by dtype
+        (integers and floats; not booleans, text, categories or dates) as every treelearn
+        classifier decides its numbers, never by how often values repeat, so every
+        cross-validation fold takes the same columns (less those ``categorical``
+        names); or the names of the Gaussian columns (the others categorical).
+    categorical : sequence of hashable, default=None
+        Columns of numbers kept as categorical states (zip codes, codes of categories),
+        as the counting classifiers' ``categorical=``.
 
     Attributes
     ----------
@@ -103,8 +110,9 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     Notes
     -----
-    A 2-D float array is all Gaussian (scikit-learn's ``GaussianNB``), an integer
-    array all categorical (its ``CategoricalNB``).
+    A 2-D numeric array is all Gaussian (scikit-learn's ``GaussianNB``); an integer
+    array of category codes is categorical with ``categorical=`` naming its columns
+    (``x0, x1, ...``; scikit-learn's ``CategoricalNB``).
 
     See Also
     --------
@@ -153,6 +161,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         "var_smoothing": [Interval(Real, 0, None)],
         "var_prior": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
+        "categorical": [None, InstanceOf(list, tuple, name="a list of column names")],
     }
 
     def __init__(
@@ -164,6 +173,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         var_smoothing: float = 1e-9,
         numeric: Sequence[Hashable] | None = None,
         var_prior: float = VAR_PRIOR,
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -171,12 +181,18 @@ class MixedNaiveBayes(SingleNetworkClassifier):
         self.unseen = unseen
         self.var_smoothing = var_smoothing
         self.numeric = numeric
+        self.categorical = categorical
         self.var_prior = var_prior
 
     # ------------------------------------------------------------ the mixed input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         stats = mixed_statistics_by_class(
-            X, y, numeric=self.numeric, sample_weight=sample_weight, learner=self._where
+            X,
+            y,
+            numeric=self.numeric,
+            categorical=self.categorical,
+            sample_weight=sample_weight,
+            learner=self._where,
         )
         return TrainingData(
             stats.features,
@@ -446,6 +462,7 @@ class MixedNaiveBayes(SingleNetworkClassifier):
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
+        older_files_without_categorical(saved, est)
         super()._check_saved_params(saved, est)
 
     def _fitted_state(self) -> dict:

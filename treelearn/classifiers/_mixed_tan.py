@@ -13,8 +13,8 @@ The tree is the best CLG-valid spanning tree
 information ``I(X; Y | C) = sum_c p(c) I_c(X; Y)``, each ``I_c`` the exact per-pair-kind
 weight of :mod:`treelearn.stats._mixed_pairs` on the class's rows: the class-conditional
 log-likelihood gain of each edge, as Friedman, Geiger & Goldszmidt's TAN. Which features
-are Gaussian is decided as in :class:`~treelearn.MixedNaiveBayes` (float columns, or
-``numeric=``).
+are Gaussian is decided as in :class:`~treelearn.MixedNaiveBayes` (integer and float
+columns by dtype less ``categorical=``, or ``numeric=``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ from ..models._clg import CLGTreeModel
 from ..sources._gaussian import REFUSALS
 from ..sources._kinds import as_frame, by_kind
 from ..sources._mixed import mixed_statistics_by_class, mixed_table
-from ..stats._class_gaussians import VAR_PRIOR, older_files_without_var_prior, shrunk_mean
+from ..stats._class_gaussians import (
+    VAR_PRIOR,
+    older_files_without_categorical,
+    older_files_without_var_prior,
+    shrunk_mean,
+)
 from ..stats._counts import CountedTable
 from ..stats._settings import LearningSettings
 from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
@@ -87,7 +92,14 @@ class MixedTAN(BayesNetClassifier):
         (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9), after
         the prior.
     numeric : sequence of hashable, default=None
-        ``None``: the float columns are Gaussian; or the names of the Gaussian columns.
+        ``None`` (default): the columns of numbers are Gaussian, decided by dtype
+        (integers and floats; not booleans, text, categories or dates) as every treelearn
+        classifier decides its numbers, never by how often values repeat, so every
+        cross-validation fold takes the same columns (less those ``categorical``
+        names); or the names of the Gaussian columns (the others categorical).
+    categorical : sequence of hashable, default=None
+        Columns of numbers kept as categorical states (zip codes, codes of categories),
+        as the counting classifiers' ``categorical=``.
     root : hashable, default=None
         The feature at the root of the tree (default: the first categorical feature;
         a Gaussian root only when every feature is Gaussian).
@@ -124,7 +136,7 @@ class MixedTAN(BayesNetClassifier):
     >>> g = np.where(rng.random(400) < 0.8, y, 1 - y)
     >>> x = rng.normal(g + y, 1.0)
     >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
-    >>> clf = tl.MixedTAN().fit(X, y)
+    >>> clf = tl.MixedTAN(categorical=["g"]).fit(X, y)  # g: integer codes of states
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
     (['x', 'z'], [('g', 'x'), ('x', 'z')])
     """
@@ -139,6 +151,7 @@ class MixedTAN(BayesNetClassifier):
         **CLASS_PRIOR,
         "var_smoothing": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
+        "categorical": [None, InstanceOf(list, tuple, name="a list of column names")],
         "root": [None, InstanceOf(object, name="a feature name")],
         "var_prior": [Interval(Real, 0, None)],
         "mean_prior": [Interval(Real, 0, None)],
@@ -154,12 +167,14 @@ class MixedTAN(BayesNetClassifier):
         root: Hashable | None = None,
         var_prior: float = VAR_PRIOR,
         mean_prior: float = 0.0,
+        categorical: Sequence[Hashable] | None = None,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.var_smoothing = var_smoothing
         self.numeric = numeric
+        self.categorical = categorical
         self.root = root
         self.var_prior = var_prior
         self.mean_prior = mean_prior
@@ -174,7 +189,12 @@ class MixedTAN(BayesNetClassifier):
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         header = mixed_statistics_by_class(
-            X, y, numeric=self.numeric, sample_weight=sample_weight, learner=self._where
+            X,
+            y,
+            numeric=self.numeric,
+            categorical=self.categorical,
+            sample_weight=sample_weight,
+            learner=self._where,
         )
         frame = by_kind(
             X,
@@ -428,6 +448,7 @@ class MixedTAN(BayesNetClassifier):
     @classmethod
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
+        older_files_without_categorical(saved, est)
         given = saved.raw("params", dict)
         if "mean_prior" not in given:  # a file from before the option: no mean prior
             given["mean_prior"] = 0.0

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._base.errors import ClassLabelError, ColumnNotFoundError, TreelearnError
+from .._base.errors import ClassLabelError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
@@ -38,8 +38,10 @@ from ..sources._files import iter_chunks
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
     CHUNK_ROWS,
+    check_categorical_named,
     counted_file,
     mdl_binner_of_counts,
+    number_columns,
     number_dtype,
     scan_labelled_file,
 )
@@ -54,12 +56,9 @@ __all__ = [
     "file_numbers_binned",
     "numbers_binner",
     "numeric_features",
+    "refuse_states",
     "restored_binner",
 ]
-
-
-#: numbers or dates by dtype (a Categorical, text, booleans, complex: states)
-_is_number = number_dtype
 
 
 def file_numbers_binned(
@@ -76,22 +75,9 @@ def file_numbers_binned(
             f"{type(y).__name__}"
         )
     scan = scan_labelled_file(path, y, categorical, who, sample_weight)
-    _check_categorical_named(categorical, list(scan.header), who)
+    check_categorical_named(categorical, list(scan.header), who)
     binner = mdl_binner_of_counts(scan.tables, list(scan.tables))
     return binner, counted_file(path, y, binner, scan, sample_weight)
-
-
-def _check_categorical_named(
-    categorical: Sequence[Hashable] | None, features: list, who: str
-) -> None:
-    """Refuse a ``categorical=`` name that is not one of the ``features``."""
-    absent = [c for c in categorical or () if c not in features]
-    if absent:
-        raise ColumnNotFoundError(
-            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
-            f"features are {features[:20]}",
-            column=absent[0],
-        )
 
 
 def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None) -> list:
@@ -102,8 +88,7 @@ def numeric_features(frame: pd.DataFrame, categorical: Sequence[Hashable] | None
     >>> numeric_features(frame, ["zip"])
     ['age']
     """
-    keep = set(categorical or ())
-    return [c for c in frame.columns if c not in keep and _is_number(frame[c].dtype)]
+    return number_columns(frame.dtypes, categorical)
 
 
 def numbers_binner(
@@ -117,7 +102,7 @@ def numbers_binner(
     if kind not in ("frame", "array"):
         return None
     frame = as_frame(X, learner=who)
-    _check_categorical_named(categorical, list(frame.columns), who)
+    check_categorical_named(categorical, list(frame.columns), who)
     columns = numeric_features(frame, categorical)
     if not columns:
         return None
@@ -134,12 +119,46 @@ def numbers_binner(
     return mdl_discretizer(frame[columns], labels, columns, sample_weight)
 
 
+def refuse_states(
+    X: Any, who: str, instead: str, takes: str = "numbers only", labelled: Sequence = ()
+) -> None:
+    """Refuse, in one error, the columns of a table in memory (or of a Dask frame, by its
+    dtypes) that hold states (text, categories, booleans, dates) where a classifier
+    ``who`` takes numbers only (or what ``takes`` says), naming them all and the
+    classifier ``instead`` that takes numbers and states together (the mixed ones): a
+    real table of both needs no column dropped. An array, a file and a table of numbers
+    are left to the reader (whose error names the one column it meets). ``labelled``: the
+    ``y`` and ``sample_weight`` of the call, whichever name a column of ``X`` (the class
+    and the weights), which are no features."""
+    kind = kind_of(X, learner=who).name
+    if kind not in ("frame", "dask"):
+        return
+    label_columns = {c for c in labelled if isinstance(c, (str, int))}
+    states = [
+        c
+        for c, dtype in X.dtypes.items()
+        if c not in label_columns
+        and not pd.api.types.is_complex_dtype(dtype)  # refused as complex by the reader
+        and (not number_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype))
+    ]
+    if states:
+        named = ", ".join(map(repr, states[:10])) + (" ..." if len(states) > 10 else "")
+        which = f"column {named} is" if len(states) == 1 else f"columns {named} are"
+        raise TreelearnError(
+            f"{which} not numeric (states: text, categories, booleans or dates) and {who} "
+            f"takes {takes}; learn the table as it is with tl.{instead}() (its "
+            f"numbers Gaussian, its other columns categorical), or drop "
+            f"{'it' if len(states) == 1 else 'them'} (X.drop(columns={states!r}))",
+            column=states[0],
+            hint=f"use tl.{instead}, or drop the columns that hold states",
+        )
+
+
 def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: str) -> None:
     """A Dask frame is counted partition by partition, as read: its numeric columns would
     be states where the same table in pandas is cut into MDL bins, a silently different
     model; refused by dtype (no data read), naming the fixes."""
-    keep = set(categorical or ())
-    columns = [c for c, t in X.dtypes.items() if c not in keep and _is_number(t)]
+    columns = number_columns(X.dtypes, categorical)
     if columns:
         named = ", ".join(map(repr, columns[:10])) + (" ..." if len(columns) > 10 else "")
         raise TreelearnError(

@@ -37,6 +37,7 @@ from ..sources._kinds import term_matrix
 from ..sources._terms import term_counts_by_class
 from ..stats._terms import TermCounts, binary_terms
 from ._base import CLASS_PRIOR, BayesNetClassifier, TrainingData, class_training
+from ._numbers import refuse_states
 
 __all__ = ["TextNaiveBayes", "term_class_information"]
 
@@ -187,6 +188,9 @@ class TextNaiveBayes(BayesNetClassifier):
     # ------------------------------------------------------------ the term-count input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         bernoulli = self.event_model == "bernoulli"  # document counts only; else term sums only
+        refuse_states(
+            X, "TextNaiveBayes", "MixedNaiveBayes", "term counts only", (y, sample_weight)
+        )
         stats = term_counts_by_class(
             X,
             y,

@@ -1,9 +1,10 @@
 """Mixed data from any input kind: what a naive Bayes over categorical and Gaussian columns asks for.
 
 The contract: :func:`mixed_statistics_by_class` ``(X, y, *, numeric=None,
-sample_weight=None, learner=...) -> MixedStatistics``. Which columns are Gaussian is
-decided by their dtype or named (``numeric``; see
-:func:`~treelearn.stats._class_gaussians.gaussian_columns`), the others are
+categorical=None, sample_weight=None, learner=...) -> MixedStatistics``. Which columns
+are Gaussian is decided by their dtype, integers and floats (dates) as every classifier
+decides its numbers (:func:`~treelearn.sources._value_class_counts.number_columns`; the
+columns ``categorical`` names kept as states), or named (``numeric``); the others are
 categorical; then
 
 * the categorical columns and the class: a :class:`~treelearn.stats._counts.ClassCounts`
@@ -14,8 +15,8 @@ categorical; then
 
 ``X`` is
 
-* a DataFrame, or a 2-D array (its columns ``x0, x1, ...``; a float array is all
-  Gaussian, an integer one all categorical);
+* a DataFrame, or a 2-D array (its columns ``x0, x1, ...``; a numeric array is all
+  Gaussian);
 * a Dask DataFrame, ``y`` a Dask Series partitioned like it or the name of its class
   column: the dtypes are the frame's metadata, the statistics come from the workers;
 * a CSV/Parquet path, ``y`` the name of its class column: **read whole**, as
@@ -76,6 +77,7 @@ from ._dask import is_dask_series
 from ._files import read_whole
 from ._gaussian import REFUSALS, variances_by_class
 from ._kinds import as_frame, by_kind, kind_of, numeric_matrix
+from ._value_class_counts import check_categorical_named, number_columns
 
 __all__ = ["MixedStatistics", "mixed_statistics_by_class", "mixed_table", "table_statistics"]
 
@@ -116,29 +118,30 @@ def mixed_statistics_by_class(
     y: Any,
     *,
     numeric: Sequence[Hashable] | None = None,
+    categorical: Sequence[Hashable] | None = None,
     sample_weight: Any = None,
     learner: str = "a mixed naive Bayes",
 ) -> MixedStatistics:
     """The statistics of mixed data from any kind of input (see the module's contract)."""
 
+    def of_columns(frame: Any, labels: Any, weights: Any) -> MixedStatistics:
+        return _of_columns(frame, labels, weights, numeric, categorical, learner)
+
     def path(source: Any) -> MixedStatistics:
-        frame, labels, weights = labelled_file(source, y, sample_weight)
-        return _of_columns(frame, labels, weights, numeric)
+        return of_columns(*labelled_file(source, y, sample_weight))
 
     def dask(ddf: Any) -> MixedStatistics:
         if not is_dask_series(y) and isinstance(y, (str, int)) and y in list(ddf.columns):
-            return _of_columns(ddf.drop(columns=[y]), ddf[y], sample_weight, numeric)
-        return _of_columns(ddf, y, sample_weight, numeric)
+            return of_columns(ddf.drop(columns=[y]), ddf[y], sample_weight)
+        return of_columns(ddf, y, sample_weight)
 
     return by_kind(
         X,
         {
             "path": path,
             "dask": dask,
-            "frame": lambda frame: _of_columns(frame, y, sample_weight, numeric),
-            "array": lambda array: _of_columns(
-                as_frame(array, learner=learner), y, sample_weight, numeric
-            ),
+            "frame": lambda frame: of_columns(frame, y, sample_weight),
+            "array": lambda array: of_columns(as_frame(array, learner=learner), y, sample_weight),
         },
         learner=learner,
         refusals=REFUSALS,
@@ -146,13 +149,35 @@ def mixed_statistics_by_class(
 
 
 def _of_columns(
-    X: Any, y: Any, sample_weight: Any, numeric: Sequence[Hashable] | None
+    X: Any,
+    y: Any,
+    sample_weight: Any,
+    numeric: Sequence[Hashable] | None,
+    categorical: Sequence[Hashable] | None,
+    learner: str,
 ) -> MixedStatistics:
     """The statistics of a pandas or Dask DataFrame ``X`` (a weight column named by
-    ``sample_weight`` is no feature)."""
+    ``sample_weight`` is no feature): the Gaussian columns those ``numeric`` names, else
+    the numbers by dtype less ``categorical`` (:func:`number_columns`, the rule of every
+    classifier)."""
     weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
     features = [c for c in X.columns if weight_column is None or c != weight_column]
-    gaussian = [c for c in gaussian_columns(X, numeric) if c != weight_column]
+    check_categorical_named(categorical, features, learner)
+    if numeric is None:  # dates stay states (as before): a Gaussian takes real numbers
+        gaussian = [
+            c
+            for c in number_columns(X.dtypes, categorical)
+            if c != weight_column and not pd.api.types.is_datetime64_any_dtype(X.dtypes[c])
+        ]
+    else:
+        gaussian = [c for c in gaussian_columns(X, numeric) if c != weight_column]
+        both = [c for c in categorical or () if c in set(gaussian)]
+        if both:
+            raise TreelearnError(
+                f"{learner}: {both[:10]} named both in numeric= (Gaussian) and in "
+                f"categorical= (states); name each column in one of them",
+                column=both[0],
+            )
     wanted = set(gaussian)
     categorical = [c for c in features if c not in wanted]
     counts = variances = None

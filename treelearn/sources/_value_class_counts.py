@@ -45,8 +45,10 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNK_ROWS",
     "MAX_DISTINCT_VALUES",
+    "check_categorical_named",
     "counted_file",
     "mdl_binner_of_counts",
+    "number_columns",
     "number_dtype",
     "scan_labelled_file",
 ]
@@ -69,6 +71,36 @@ def number_dtype(dtype: Any) -> bool:
     if pd.api.types.is_complex_dtype(dtype):  # no order to cut: refused as states are
         return False
     return pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype)
+
+
+def number_columns(dtypes: Any, categorical: Sequence[Hashable] | None = None) -> list:
+    """The columns a classifier takes as numbers: those whose dtype is a number or a date
+    (:func:`number_dtype`), less the ones named in ``categorical`` (kept as states), in
+    column order. The one rule of every classifier (the bins of the counting ones, the
+    Gaussians of the mixed ones): by dtype, never by how often values repeat, so every
+    cross-validation fold of a table takes the same columns as numbers.
+
+    ``dtypes``: a pandas or Dask frame's ``dtypes`` (its metadata: no row is read).
+
+    >>> frame = pd.DataFrame({"age": [30, 41], "zip": [2139, 2140], "sex": ["f", "m"]})
+    >>> number_columns(frame.dtypes, ["zip"])
+    ['age']
+    """
+    keep = set(categorical or ())
+    return [c for c, dtype in dtypes.items() if c not in keep and number_dtype(dtype)]
+
+
+def check_categorical_named(
+    categorical: Sequence[Hashable] | None, features: list, who: str
+) -> None:
+    """Refuse a ``categorical=`` name that is not one of the ``features``."""
+    absent = [c for c in categorical or () if c not in features]
+    if absent:
+        raise ColumnNotFoundError(
+            f"categorical= names {absent[:10]}, not feature(s) of {who}'s data; the "
+            f"features are {features[:20]}",
+            column=absent[0],
+        )
 
 
 def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:

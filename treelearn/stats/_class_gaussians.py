@@ -28,6 +28,7 @@ __all__ = [
     "VAR_PRIOR",
     "class_gaussian_log_density",
     "gaussian_columns",
+    "older_files_without_categorical",
     "older_files_without_var_prior",
     "shrunk_mean",
     "shrunk_variance",
@@ -123,6 +124,13 @@ def older_files_without_var_prior(saved: Any, est: Any) -> None:
     if "var_prior" not in given:
         given["var_prior"] = 0.0
         est.var_prior = 0.0
+
+
+def older_files_without_categorical(saved: Any, est: Any) -> None:
+    """A saved mixed classifier from before ``categorical`` (and before integer columns
+    were numbers by default): its options read as ``categorical=None``; the Gaussian
+    features saved with it are used as they are."""
+    saved.raw("params", dict).setdefault("categorical", None)
 
 
 def smoothed_variances(
