@@ -1564,6 +1564,65 @@ def pomegranate_rows(full, alarm, quick: bool) -> list[dict]:
     return rows
 
 
+# ---------------------------------------------------------------------- issue 41's other rows
+def fixed_cost_rows(quick: bool) -> list[dict]:
+    """Chow-Liu on 0/1 frames against one float32 ``X.T @ X`` (bench_chow_liu_fixed.py's
+    measurements, in this process; trees checked equal to the bare pipeline's) and the
+    20,000 x 1,000 traced peak against the product's."""
+    from bench_chow_liu_fixed import measure
+
+    got = measure(quick)
+    rows: list[dict] = []
+    for size, cell in got["time"].items():
+        n, d = (int(v) for v in size.split("x"))
+        ratio = cell["chow_liu"] / cell["product"]
+        counted = n >= 10_000 and d >= 50  # the target's sizes
+        case = f"Chow-Liu fixed costs, {n:,} x {d} binary"
+        rows += [
+            row(
+                BENCH,
+                case,
+                "answers: same tree as the bare pipeline",
+                cell["same_tree"],
+                "",
+                "True",
+                bool(cell["same_tree"]),
+            ),
+            row(BENCH, case, "treelearn chow_liu", cell["chow_liu"] * 1e3, "ms"),
+            row(BENCH, case, "floor: float32 X.T @ X", cell["product"] * 1e3, "ms"),
+            row(
+                BENCH,
+                case,
+                "treelearn / X.T @ X",
+                ratio,
+                "x",
+                "<= 3" if counted else "",
+                ratio <= 3 if counted else None,
+            ),
+        ]
+    mem = got["memory"]
+    ratio = mem["chow_liu"]["peak_mib"] / mem["product"]["peak_mib"]
+    case = "Chow-Liu, 20,000 x 1,000 binary, tracemalloc peak"
+    return rows + [
+        row(BENCH, case, "treelearn chow_liu", mem["chow_liu"]["peak_mib"], "MiB"),
+        row(BENCH, case, "float32 copy + X.T @ X", mem["product"]["peak_mib"], "MiB"),
+        row(BENCH, case, "treelearn / product (memory)", ratio, "x", "<= 1.25", ratio <= 1.25),
+    ]
+
+
+def hidden_em_rows(folder: str, quick: bool) -> list[dict]:
+    """One HiddenTree EM iteration (16 states) against the bare-numpy EM of the same latent
+    tree (bench_hidden_em.py's rows: expected counts compared first)."""
+    import bench_hidden_em
+
+    rows: list[dict] = []
+    for name in ["accidents"] if quick else ["accidents", "jester"]:
+        rows += bench_hidden_em.case_rows(folder, name, 16, 3 if quick else 5)
+    for r_ in rows:
+        r_["benchmark"] = BENCH
+    return rows
+
+
 def _scaling_point(task: str, library: str, n: int, d: int, seconds: float, note: str = "") -> dict:
     """One point of the scaling sweep: ``row`` plus ``task, library, rows, columns`` (what
     ``benchmarks/plot_ratios.py`` draws)."""
@@ -1715,7 +1774,8 @@ def main(argv=None) -> list[dict]:
         nargs="+",
         default=None,
         help="sections: inference alarm learning (nb: its naive Bayes rows alone) mixture sparse clg "
-        "pomegranate scaling (default: all)",
+        "pomegranate fixed (Chow-Liu fixed costs, 20k x 1,000 memory) hidden (HiddenTree EM, "
+        "needs --debd) scaling (default: all)",
     )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument(
@@ -1734,7 +1794,18 @@ def main(argv=None) -> list[dict]:
     gum.setNumberOfThreads(1)
     sections = set(
         args.only
-        or ["inference", "alarm", "learning", "mixture", "sparse", "clg", "pomegranate", "scaling"]
+        or [
+            "inference",
+            "alarm",
+            "learning",
+            "mixture",
+            "sparse",
+            "clg",
+            "pomegranate",
+            "fixed",
+            "hidden",
+            "scaling",
+        ]
     )
     full = alarm_sample(100_000, args.cache_dir)
     big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
@@ -1770,6 +1841,12 @@ def main(argv=None) -> list[dict]:
     if "pomegranate" in sections:
         rows += pomegranate_rows(full, alarm, args.quick)
         print_table(rows[-14:])
+    if "fixed" in sections:
+        rows += fixed_cost_rows(args.quick)
+        print_table(rows[-40:])
+    if "hidden" in sections and args.debd:
+        rows += hidden_em_rows(args.debd, args.quick)
+        print_table(rows[-8:])
     if "scaling" in sections:  # time against rows and columns: benchmarks/plot_ratios.py
         rows += scaling_rows(args.quick)
         print_table([r for r in rows if r["case"].startswith("scaling")])
