@@ -29,7 +29,12 @@ and on ALARM: one query, predict one variable for 10,000 rows, sample 200,000 ro
 tree and a TAN's network), Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
 with ``--debd``, one TreeMixture EM iteration (k = 8, DEBD plants and accidents) against
 the bare-numpy EM iteration of ``bench_density.py``; then sparse Chow-Liu on documents x
-terms against ``X.T @ X``.
+terms against ``X.T @ X``; CLG trees against pybnesian (log-likelihood, the fit against
+its parameters on the same arcs and against its ``hc`` + ``fit``); pomegranate 1.1 where
+installed (Chow-Liu, naive Bayes, marginals of 1,000 evidence rows); the Chow-Liu fixed
+costs and wide-table memory (``bench_chow_liu_fixed.py``'s measurements) and, with
+``--debd``, a HiddenTree EM iteration against its bare-numpy floor
+(``bench_hidden_em.py``'s rows): one run gives every row of issue 41's table.
 """
 
 from __future__ import annotations
