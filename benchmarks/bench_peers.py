@@ -29,7 +29,12 @@ and on ALARM: one query, predict one variable for 10,000 rows, sample 200,000 ro
 tree and a TAN's network), Chow-Liu from a DataFrame and from a CSV file, naive Bayes fit + predict;
 with ``--debd``, one TreeMixture EM iteration (k = 8, DEBD plants and accidents) against
 the bare-numpy EM iteration of ``bench_density.py``; then sparse Chow-Liu on documents x
-terms against ``X.T @ X``.
+terms against ``X.T @ X``; CLG trees against pybnesian (log-likelihood, the fit against
+its parameters on the same arcs and against its ``hc`` + ``fit``); pomegranate 1.1 where
+installed (Chow-Liu, naive Bayes, marginals of 1,000 evidence rows); the Chow-Liu fixed
+costs and wide-table memory (``bench_chow_liu_fixed.py``'s measurements) and, with
+``--debd``, a HiddenTree EM iteration against its bare-numpy floor
+(``bench_hidden_em.py``'s rows): one run gives every row of issue 41's table.
 """
 
 from __future__ import annotations
@@ -1264,8 +1269,28 @@ def clg_rows(quick: bool) -> list[dict]:
         fresh = pbn.CLGNetwork(list(df.columns), list(truth.graph.edges))
         fresh.fit(pdf)
 
-    t_fit = cpu_best(lambda: tl.clg_tree(df, numeric=xn), repeat=3)
+    def learn_pbn():  # pybnesian's own structure + parameters: greedy arcs, one parent each
+        found = pbn.hc(
+            pdf, bn_type=pbn.CLGNetworkType(), score="bic", operators=["arcs"], max_indegree=1
+        )
+        found.fit(pdf)
+        return found
+
+    def skeleton(edges) -> set:
+        return {frozenset(e) for e in edges}
+
+    truth_edges = skeleton(truth.graph.edges)
+    ours_edges = skeleton(tl.clg_tree(df, numeric=xn).graph.edges)
+    hc_edges = skeleton(learn_pbn().arcs())
+    t_fit = cpu_best(lambda: tl.clg_tree(df, numeric=xn), repeat=repeat)
     t_fit_pbn = cpu_best(fit_pbn, repeat=repeat)
+    t_hc = cpu_best(learn_pbn, repeat=3)
+    fit_ours = peak_rss_increase(lambda: (_trim_heap(), tl.clg_tree(df, numeric=xn)))
+    fit_theirs = peak_rss_increase(lambda: (_trim_heap(), fit_pbn()))
+    fit_ok = bool(fit_ours["hwm_reset_ok"] and fit_theirs["hwm_reset_ok"])
+    fit_ok = fit_ok and fit_theirs["peak_increase"] > 0
+    mf_ours = max(fit_ours["peak_increase"], fit_ours["tracemalloc_peak"]) / 2**20
+    mf_pbn = fit_theirs["peak_increase"] / 2**20 if fit_ok else float("nan")
     return [
         row(
             BENCH, case, "answers: max |log-likelihood gap|", f"{gap:.1e}", "nats", "<= 1e-9", True
@@ -1304,7 +1329,303 @@ def clg_rows(quick: bool) -> list[dict]:
             t_fit / t_fit_pbn <= 1.5,
             note="treelearn also learns the tree",
         ),
+        row(BENCH, case, "treelearn clg_tree peak memory", mf_ours, "MiB", note=how),
+        row(BENCH, case, "pybnesian fit peak memory", mf_pbn, "MiB", note=how),
+        row(
+            BENCH,
+            case,
+            "treelearn / pybnesian (fit memory)",
+            mf_ours / max(mf_pbn, 1e-9),
+            "x",
+            "<= 3",
+            mf_ours <= 3 * mf_pbn if fit_ok else None,
+        ),
+        row(
+            BENCH,
+            case,
+            "answers: true edges missed (treelearn / pybnesian hc)",
+            f"{len(truth_edges - ours_edges)} / {len(truth_edges - hc_edges)} of "
+            f"{len(truth_edges)}",
+            "edges",
+            note="the true CLG tree's skeleton; hc is greedy in BIC, one parent per node",
+        ),
+        row(
+            BENCH,
+            case,
+            "pybnesian hc(arcs, max_indegree=1, bic) + fit (structure + parameters)",
+            t_hc,
+            "s",
+        ),
+        row(
+            BENCH,
+            case,
+            "treelearn / pybnesian (structure + parameters)",
+            t_fit / t_hc,
+            "x",
+            "<= 1.5",
+            t_fit / t_hc <= 1.5,
+        ),
     ]
+
+
+# ---------------------------------------------------------------------- pomegranate
+def _pomegranate_network(model, torch):
+    """pomegranate's BayesianNetwork holding ``model``'s CPTs (a treelearn tree), float64."""
+    from pomegranate.bayesian_network import BayesianNetwork
+    from pomegranate.distributions import Categorical, ConditionalCategorical
+
+    g = model.graph
+    dists = {}
+    for v in model.variables:
+        cpt = torch.tensor(np.asarray(g.nodes[v]["cpt"], dtype=np.float64))
+        if g.in_degree(v):
+            dists[v] = ConditionalCategorical(probs=[cpt])
+        else:
+            dists[v] = Categorical(probs=cpt[None, :])
+    net = BayesianNetwork([dists[v] for v in model.variables])
+    for u, v in g.edges:
+        net.add_edge(dists[u], dists[v])
+    return net
+
+
+def pomegranate_rows(full, alarm, quick: bool) -> list[dict]:
+    """pomegranate 1.1 (torch, one thread): Chow-Liu on ALARM (its public
+    ``BayesianNetwork(algorithm="chow-liu").fit``: structure + parameters), naive Bayes fit +
+    predict_proba (``BayesClassifier`` of ``Categorical``), all marginals of 1,000 evidence
+    rows (its sum-product on the ALARM tree, exact on a tree). Answers first: the edges
+    against treelearn's (and the floor's, in the learning section), the posteriors against
+    scikit-learn's CategoricalNB, the marginals against treelearn's."""
+    import pandas as pd
+
+    import treelearn as tl
+
+    try:
+        import torch
+        from pomegranate.bayes_classifier import BayesClassifier
+        from pomegranate.bayesian_network import BayesianNetwork
+        from pomegranate.distributions import Categorical
+    except ImportError:
+        return [
+            row(
+                BENCH, "pomegranate", "pomegranate", "not installed", note="pip install pomegranate"
+            )
+        ]
+    from sklearn.naive_bayes import CategoricalNB
+
+    torch.set_num_threads(1)
+    rows: list[dict] = []
+    vs = alarm.variables
+    codes = np.column_stack(
+        [pd.Categorical(full[v], categories=alarm.states[v]).codes for v in vs]
+    ).astype(np.int64)
+    frame = pd.DataFrame(codes, columns=vs)
+    X = torch.from_numpy(codes)
+
+    # ---- Chow-Liu, structure + parameters, 100,000 rows
+    case = f"alarm Chow-Liu, {len(full):,} rows x {len(vs)} columns"
+    ours = tl.chow_liu(frame)
+    want = {frozenset(e) for e in ours.graph.edges}
+
+    def undirected(structure) -> set:
+        return {frozenset((vs[p], vs[c])) for c, ps in enumerate(structure) for p in ps}
+
+    pom = BayesianNetwork(algorithm="chow-liu").fit(X)
+    got = undirected(pom.structure)
+    smoothed = undirected(BayesianNetwork(algorithm="chow-liu", pseudocount=1.0).fit(X).structure)
+    wrong, wrong_s = len(got - want), len(smoothed - want)
+    t_ours = cpu_best(lambda: tl.chow_liu(frame), repeat=3)
+    t_text = cpu_best(lambda: tl.chow_liu(full), repeat=3)
+    t_pom = cpu_best(lambda: BayesianNetwork(algorithm="chow-liu").fit(X), repeat=3)
+    rows += [
+        row(
+            BENCH,
+            case,
+            "answers: pomegranate edges not in treelearn's tree",
+            f"{wrong} of {len(got)} (pseudocount=1: {wrong_s})",
+            "edges",
+            note="treelearn's tree = the bare-numpy floor's (learning section); pomegranate "
+            "pads every variable to the largest state count and sums count * log(count / "
+            "marginals) with 0 log 0 = NaN, so most pair scores are NaN",
+        ),
+        row(BENCH, case, "treelearn chow_liu (integer codes frame)", t_ours, "s"),
+        row(BENCH, case, "treelearn chow_liu (text labels frame)", t_text, "s"),
+        row(BENCH, case, "pomegranate BayesianNetwork(algorithm='chow-liu').fit", t_pom, "s"),
+        row(
+            BENCH,
+            case,
+            "treelearn / pomegranate (Chow-Liu)",
+            t_ours / t_pom,
+            "x",
+            "<= 1",
+            t_ours <= t_pom,
+        ),
+    ]
+
+    # ---- naive Bayes fit 20,000 + predict_proba 10,000 on the codes
+    klass = vs.index("HYPOVOLEMIA")
+    feats = [j for j in range(len(vs)) if j != klass]
+    Z, y = codes[:20_000, feats], codes[:20_000, klass]
+    Zt = codes[20_000:30_000, feats]
+    cards = [len(alarm.states[vs[j]]) for j in feats]
+    Zt_torch, Z_torch, y_torch = torch.from_numpy(Zt), torch.from_numpy(Z), torch.from_numpy(y)
+    n_classes = len(alarm.states[vs[klass]])
+
+    def pom_nb():
+        model = BayesClassifier([Categorical(pseudocount=1.0) for _ in range(n_classes)])
+        return model.fit(Z_torch, y_torch).predict_proba(Zt_torch)
+
+    def ours_nb():
+        return tl.NaiveBayes(numbers="states").fit(Z, y).predict_proba(Zt)
+
+    sk = CategoricalNB(alpha=1.0, min_categories=cards).fit(Z, y).predict_proba(Zt)
+    # pomegranate pads every feature to the largest state count (4 here): its posteriors
+    # are CategoricalNB's with every feature given 4 states, not the data's
+    padded = CategoricalNB(alpha=1.0, min_categories=[max(cards)] * len(cards))
+    padded_p = padded.fit(Z, y).predict_proba(Zt)
+    p_pom = pom_nb().double().numpy()
+    d_ours = float(np.abs(np.asarray(ours_nb()) - sk).max())
+    d_pom, d_pom_pad = float(np.abs(p_pom - sk).max()), float(np.abs(p_pom - padded_p).max())
+    t_ours = cpu_best(ours_nb, repeat=5)
+    t_pom = cpu_best(pom_nb, repeat=5)
+    case = "alarm naive Bayes, fit 20,000 + predict_proba 10,000 (integer codes)"
+    rows += [
+        row(
+            BENCH,
+            case,
+            "answers: max |treelearn - CategoricalNB|",
+            f"{d_ours:.1e}",
+            "",
+            "<= 1e-12",
+            d_ours <= 1e-12,
+        ),
+        row(
+            BENCH,
+            case,
+            "answers: max |pomegranate - CategoricalNB|",
+            f"{d_pom:.1e}",
+            "",
+            note=f"{d_pom_pad:.1e} from CategoricalNB with every feature padded to "
+            f"{max(cards)} states (float32)",
+        ),
+        row(BENCH, case, "treelearn NaiveBayes (plain int64 array)", t_ours, "s"),
+        row(BENCH, case, "pomegranate BayesClassifier(Categorical)", t_pom, "s"),
+        row(
+            BENCH,
+            case,
+            "treelearn / pomegranate (naive Bayes)",
+            t_ours / t_pom,
+            "x",
+            "<= 1",
+            t_ours <= t_pom,
+        ),
+    ]
+
+    # ---- all marginals of 1,000 evidence rows (two observed variables each), the ALARM tree
+    rng = np.random.default_rng(1)
+    n = 1000
+    card = np.array([len(alarm.states[v]) for v in vs])
+    ev = np.full((n, len(vs)), -1)
+    for r_ in range(n):
+        for j in rng.choice(len(vs), size=2, replace=False):
+            ev[r_, j] = rng.integers(card[j])
+    net = _pomegranate_network(alarm, torch)
+    masked = torch.masked.MaskedTensor(
+        torch.from_numpy(np.maximum(ev, 0)), torch.from_numpy(ev >= 0)
+    )
+    engine = alarm.engine()
+    mine = engine.marginals_matrix(ev)
+    theirs = [t.double().numpy() for t in net.predict_proba(masked)]
+    assert list(engine.variables) == list(vs)  # the matrix's state blocks in vs's order
+    starts = np.concatenate([[0], np.cumsum(card)])
+    d_inf = max(
+        float(np.abs(mine[:, starts[j] : starts[j + 1]] - theirs[j]).max()) for j in range(len(vs))
+    )
+    t_ours = cpu_best(lambda: engine.marginals_matrix(ev), repeat=3)
+    t_pom = cpu_best(lambda: net.predict_proba(masked), repeat=3)
+    case = f"alarm Chow-Liu tree, all marginals of {n:,} evidence rows"
+    rows += [
+        row(
+            BENCH,
+            case,
+            "answers: max |treelearn - pomegranate|",
+            f"{d_inf:.1e}",
+            "",
+            "<= 1e-6",
+            d_inf <= 1e-6,
+            note="pomegranate's sum-product returns float32 (eps 6e-8, a few products)",
+        ),
+        row(BENCH, case, "treelearn engine marginals_matrix (codes)", t_ours * 1e3, "ms"),
+        row(BENCH, case, "pomegranate BayesianNetwork.predict_proba", t_pom * 1e3, "ms"),
+        row(
+            BENCH,
+            case,
+            "treelearn / pomegranate (marginals)",
+            t_ours / t_pom,
+            "x",
+            "<= 1",
+            t_ours <= t_pom,
+        ),
+    ]
+    return rows
+
+
+# ---------------------------------------------------------------------- issue 41's other rows
+def fixed_cost_rows(quick: bool) -> list[dict]:
+    """Chow-Liu on 0/1 frames against one float32 ``X.T @ X`` (bench_chow_liu_fixed.py's
+    measurements, in this process; trees checked equal to the bare pipeline's) and the
+    20,000 x 1,000 traced peak against the product's."""
+    from bench_chow_liu_fixed import measure
+
+    got = measure(quick)
+    rows: list[dict] = []
+    for size, cell in got["time"].items():
+        n, d = (int(v) for v in size.split("x"))
+        ratio = cell["chow_liu"] / cell["product"]
+        counted = n >= 10_000 and d >= 50  # the target's sizes
+        case = f"Chow-Liu fixed costs, {n:,} x {d} binary"
+        rows += [
+            row(
+                BENCH,
+                case,
+                "answers: same tree as the bare pipeline",
+                cell["same_tree"],
+                "",
+                "True",
+                bool(cell["same_tree"]),
+            ),
+            row(BENCH, case, "treelearn chow_liu", cell["chow_liu"] * 1e3, "ms"),
+            row(BENCH, case, "floor: float32 X.T @ X", cell["product"] * 1e3, "ms"),
+            row(
+                BENCH,
+                case,
+                "treelearn / X.T @ X",
+                ratio,
+                "x",
+                "<= 3" if counted else "",
+                ratio <= 3 if counted else None,
+            ),
+        ]
+    mem = got["memory"]
+    ratio = mem["chow_liu"]["peak_mib"] / mem["product"]["peak_mib"]
+    case = "Chow-Liu, 20,000 x 1,000 binary, tracemalloc peak"
+    return rows + [
+        row(BENCH, case, "treelearn chow_liu", mem["chow_liu"]["peak_mib"], "MiB"),
+        row(BENCH, case, "float32 copy + X.T @ X", mem["product"]["peak_mib"], "MiB"),
+        row(BENCH, case, "treelearn / product (memory)", ratio, "x", "<= 1.25", ratio <= 1.25),
+    ]
+
+
+def hidden_em_rows(folder: str, quick: bool) -> list[dict]:
+    """One HiddenTree EM iteration (16 states) against the bare-numpy EM of the same latent
+    tree (bench_hidden_em.py's rows: expected counts compared first)."""
+    import bench_hidden_em
+
+    rows: list[dict] = []
+    for name in ["accidents"] if quick else ["accidents", "jester"]:
+        rows += bench_hidden_em.case_rows(folder, name, 16, 3 if quick else 5)
+    for r_ in rows:
+        r_["benchmark"] = BENCH
+    return rows
 
 
 def _scaling_point(task: str, library: str, n: int, d: int, seconds: float, note: str = "") -> dict:
@@ -1458,7 +1779,8 @@ def main(argv=None) -> list[dict]:
         nargs="+",
         default=None,
         help="sections: inference alarm learning (nb: its naive Bayes rows alone) mixture sparse clg "
-        "scaling (default: all)",
+        "pomegranate fixed (Chow-Liu fixed costs, 20k x 1,000 memory) hidden (HiddenTree EM, "
+        "needs --debd) scaling (default: all)",
     )
     ap.add_argument("--json", default=None, help="also write the result rows to this JSON file")
     ap.add_argument(
@@ -1476,7 +1798,19 @@ def main(argv=None) -> list[dict]:
 
     gum.setNumberOfThreads(1)
     sections = set(
-        args.only or ["inference", "alarm", "learning", "mixture", "sparse", "clg", "scaling"]
+        args.only
+        or [
+            "inference",
+            "alarm",
+            "learning",
+            "mixture",
+            "sparse",
+            "clg",
+            "pomegranate",
+            "fixed",
+            "hidden",
+            "scaling",
+        ]
     )
     full = alarm_sample(100_000, args.cache_dir)
     big = full.head(30_000) if args.quick else full  # naive Bayes needs 30,000 rows
@@ -1508,7 +1842,16 @@ def main(argv=None) -> list[dict]:
         print_table(rows[-3:])
     if "clg" in sections:
         rows += clg_rows(args.quick)
-        print_table(rows[-10:])
+        print_table(rows[-16:])
+    if "pomegranate" in sections:
+        rows += pomegranate_rows(full, alarm, args.quick)
+        print_table(rows[-14:])
+    if "fixed" in sections:
+        rows += fixed_cost_rows(args.quick)
+        print_table(rows[-40:])
+    if "hidden" in sections and args.debd:
+        rows += hidden_em_rows(args.debd, args.quick)
+        print_table(rows[-8:])
     if "scaling" in sections:  # time against rows and columns: benchmarks/plot_ratios.py
         rows += scaling_rows(args.quick)
         print_table([r for r in rows if r["case"].startswith("scaling")])

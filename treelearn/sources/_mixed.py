@@ -373,23 +373,24 @@ def mixed_table(
 def _check_continuous(names: list, values: np.ndarray, missing: str) -> None:
     """A continuous column must have two or more distinct values (and none missing unless
     ``missing`` keeps them)."""
-    observed = ~np.isnan(values)
-    n_missing = (~observed).sum(axis=0)
+    n_missing = np.isnan(values).sum(axis=0)
     if missing == "error" and n_missing.any():
         raise missing_values_error(n_missing, names)
+    # each column's smallest and largest observed value in one pass (fmin/fmax skip NaN;
+    # a column with no observed value gives NaN), no copy of a column
+    low, high = np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
     for j, name in enumerate(names):
-        v = values[observed[:, j], j]
-        if len(v) == 0:
+        if np.isnan(low[j]):
             raise MissingValuesError(
                 f"continuous column {name!r} has no observed value: it has no Gaussian; drop "
                 f"the column",
                 column=name,
             )
-        if v.min() == v.max():
+        if low[j] == high[j]:
             raise TreelearnError(
-                f"continuous column {name!r} has a single value ({float(v[0])!r}): a Gaussian "
+                f"continuous column {name!r} has a single value ({float(low[j])!r}): a Gaussian "
                 f"on it has no density; drop the column, or make it discrete (numeric= naming "
                 f"only the other continuous columns)",
                 column=name,
-                values=[float(v[0])],
+                values=[float(low[j])],
             )

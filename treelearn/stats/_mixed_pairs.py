@@ -17,6 +17,14 @@ scaled by its weight) and every continuous-continuous one from three more produc
 loop over rows or pairs. Standardising first (each column's weighted mean and standard
 deviation) keeps ``sum z^2 / w - mean^2`` accurate for columns far from zero.
 
+Complete, unweighted numbers (no NaN, no ``sample_weight``; a discrete cell may be missing)
+take :func:`complete_pair_sums` instead: per block of rows, one float64 Gram matrix of
+``[H | D | D^2 | 1]`` (``D`` the numbers minus their column means) gives every pair's sums at
+once -- the discrete pair counts ``H^T H``, each state's count, sum and sum of squares of
+every number, the numbers' cross products -- with no ``n x p`` temporary beyond the block
+(the exact path above makes nine). Centring on the mean keeps the same digits as
+standardising (a scale changes no relative error); the two paths agree to round-off.
+
 The mutual information of each pair kind is the maximum-likelihood log-likelihood gain per
 row of the edge, so that the Chow-Liu argument (the best tree is the maximum spanning tree
 of the edge gains) holds for CLG trees:
@@ -44,11 +52,21 @@ from .._base.limits import check_memory
 __all__ = [
     "VARIANCE_FLOOR",
     "MixedPairs",
+    "complete_pair_sums",
     "conditional_gaussian_information",
     "correlation_information",
     "mixed_pair_statistics",
     "onehot_product",
 ]
+
+#: rows per block of the complete-row Gram matrix (a ``block x (K + 2p + 1)`` float64
+#: array: 0.8 MB at 25 columns, cache-sized; 4,096 and 8,192 rows time the same, 2,048
+#: and 16,384 up to 20 % slower)
+GRAM_BLOCK_ROWS = 4096
+#: the complete-row path's widest Gram matrix (``K + 2p + 1`` columns); wider tables (many
+#: states) take the exact path, whose sparse products and separate pair count then cost less
+#: (50,000 rows, 6 numbers: 213 columns 77 against 92 ms, 413 columns 195 against 177 ms)
+GRAM_MAX_COLUMNS = 320
 
 #: per-state variances are at least this fraction of their column's variance
 VARIANCE_FLOOR = 1e-9
@@ -63,6 +81,10 @@ class MixedPairs:
     column ``i``. ``pair_*`` are ``p x p``; ``pair_mean[j, l]`` and ``pair_variance[j, l]``
     are those of column ``j`` over the rows where ``j`` and ``l`` are both observed (the
     diagonal: over the rows where ``j`` is). Every weight is a total of row weights.
+
+    ``discrete_counts`` is the ``K x K`` int64 matrix of the discrete columns' pair counts
+    (:class:`~treelearn.stats._counts.PairCounts`' ``joint``) when the complete-row path
+    computed it on the way (``None`` otherwise).
     """
 
     cardinalities: np.ndarray
@@ -73,6 +95,7 @@ class MixedPairs:
     pair_mean: np.ndarray
     pair_variance: np.ndarray
     pair_covariance: np.ndarray
+    discrete_counts: np.ndarray | None = None
 
     @property
     def offsets(self) -> np.ndarray:
@@ -217,9 +240,13 @@ def mixed_pair_statistics(
     """
     # row-major throughout: the sparse products and reshapes read rows (a DataFrame's
     # block is column-major)
-    values = np.ascontiguousarray(values, dtype=float)
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    values = np.asarray(values, dtype=float)
     n, p = values.shape
+    width = int(np.sum(cardinalities)) + 2 * p + 1
+    if weights is None and n and width <= GRAM_MAX_COLUMNS and not np.isnan(values).any():
+        return _complete_pairs(np.asarray(codes), cardinalities, values)
+    values = np.ascontiguousarray(values)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     observed = ~np.isnan(values)
     complete = bool(observed.all())
@@ -272,4 +299,91 @@ def mixed_pair_statistics(
         W = state_mean = state_variance = np.zeros((0, p))
     return MixedPairs(
         cards, W, state_mean, state_variance, Wp, pair_mean, pair_variance, pair_covariance
+    )
+
+
+def complete_pair_sums(
+    codes: np.ndarray, cardinalities: np.ndarray, values: np.ndarray, centre: np.ndarray
+) -> np.ndarray:
+    """The Gram matrix ``A^T A`` of ``A = [H | D | D^2 | 1]`` (``K + 2p + 1`` square, float64),
+    summed over blocks of :data:`GRAM_BLOCK_ROWS` rows: ``H`` the one-hot rows of ``codes``
+    (a missing code, -1, a row of zeros), ``D = values - centre`` (``values`` without NaN).
+
+    Its blocks are every sum a CLG tree learns from: ``H^T H`` the discrete pair counts (the
+    diagonal: each state's count), ``H^T D`` and ``H^T D^2`` each state's sum and sum of
+    squares of every number, ``D^T D`` the cross products, the last row the column sums and
+    ``n``. Counts are exact (whole numbers below 2^53 summed in float64).
+
+    >>> g = complete_pair_sums(np.array([[0], [1], [1]]), np.array([2]),
+    ...                        np.array([[1.0], [2.0], [4.0]]), np.array([0.0]))
+    >>> g[:2, :2].tolist(), g[:2, 2].tolist(), g[:2, 3].tolist(), float(g[-1, -1])
+    ([[1.0, 0.0], [0.0, 2.0]], [1.0, 6.0], [1.0, 20.0], 3.0)
+    """
+    n, p = values.shape
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    K = int(cards.sum())
+    width = K + 2 * p + 1
+    block = min(GRAM_BLOCK_ROWS, max(n, 1))
+    check_memory(
+        8.0 * (block + width) * width,
+        f"the sums of {K} discrete states and {p} continuous columns",
+        "give fewer discrete states or continuous columns",
+    )
+    # the one-hot column of every state: (column of A, discrete column, state code)
+    onehot = [
+        (int(o) + a, j, a)
+        for j, (o, k) in enumerate(zip(np.cumsum(cards) - cards, cards))
+        for a in range(int(k))
+    ]
+    gram = np.zeros((width, width))
+    # A column-major: each of its columns (a state's indicator, a number) is written
+    # contiguously, from the DataFrame's column-major codes and numbers
+    A = np.zeros((width, block)).T
+    A[:, -1] = 1.0
+    for s in range(0, n, block):
+        e = min(n, s + block)
+        a = A[: e - s]
+        c = codes[s:e]
+        for col, j, state in onehot:  # a missing code (-1) equals no state: a row of zeros
+            np.equal(c[:, j], state, out=a[:, col])
+        dev, squares = a[:, K : K + p], a[:, K + p : K + 2 * p]
+        np.subtract(values[s:e], centre, out=dev)
+        np.multiply(dev, dev, out=squares)
+        gram += a.T @ a  # numpy hands A^T A to BLAS syrk: one product per block
+    return gram
+
+
+def _complete_pairs(codes: np.ndarray, cardinalities: np.ndarray, values: np.ndarray) -> MixedPairs:
+    """:func:`mixed_pair_statistics` of complete, unweighted numbers (:func:`complete_pair_sums`)."""
+    n, p = values.shape
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    K = int(cards.sum())
+    centre = values.mean(axis=0)
+    gram = complete_pair_sums(codes, cards, values, centre)
+    D, Q = slice(K, K + p), slice(K + p, K + 2 * p)
+    total = gram[-1]
+    # centred sums over all rows: means and (co)variances of every column and pair
+    m = total[D] / n
+    variance = np.maximum(total[Q] / n - m * m, 0.0)
+    covariance = gram[D, D] / n - np.outer(m, m)
+    covariance = (covariance + covariance.T) / 2
+    np.fill_diagonal(covariance, variance)
+    ones = np.ones(p)
+    pair_mean = np.outer(centre + m, ones)
+    pair_variance = np.outer(variance, ones)
+    Wp = np.full((p, p), float(n))
+    if K:
+        counts = np.diagonal(gram[:K, :K]).copy()
+        W = np.repeat(counts[:, None], p, axis=1)
+        safe = np.where(W > 0, W, 1.0)
+        mz = gram[:K, D] / safe
+        vz = np.maximum(gram[:K, Q] / safe - mz * mz, 0.0)
+        state_mean = np.where(W > 0, centre + mz, 0.0)
+        state_variance = np.where(W > 0, vz, 0.0)
+        joint = np.rint(gram[:K, :K]).astype(np.int64)
+    else:
+        W = state_mean = state_variance = np.zeros((0, p))
+        joint = np.zeros((0, 0), dtype=np.int64)
+    return MixedPairs(
+        cards, W, state_mean, state_variance, Wp, pair_mean, pair_variance, covariance, joint
     )

@@ -43,7 +43,7 @@ import numpy as np
 
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.validation import check_param
-from ..stats._counts import CountedTable
+from ..stats._counts import CountedTable, PairCounts
 from ..stats._mixed_pairs import MixedPairs, mixed_pair_statistics
 from ..stats._settings import CONSTRAINTS, NOTES
 from ._constraints import edge_constraints
@@ -312,9 +312,17 @@ class MixedTableStatistics:
         codes = (
             np.zeros((self.values.shape[0], 0), dtype=np.int64)
             if table is None
-            else table.codes.astype(np.int64)
+            else table.codes  # any integer dtype: the exact path casts what it needs
         )
-        return mixed_pair_statistics(codes, self.discrete.cardinalities, self.values, self.weights)
+        pairs = mixed_pair_statistics(codes, self.discrete.cardinalities, self.values, self.weights)
+        if pairs.discrete_counts is not None and table is not None and table.weights is None:
+            # the complete-row path counted the discrete pairs on the way (the same int64
+            # matrix pair_counts gives): the discrete MI and CPTs read them, not a recount
+            self.discrete.__dict__.setdefault(
+                "counts",
+                PairCounts(pairs.discrete_counts, self.discrete.cardinalities, table.n_rows),
+            )
+        return pairs
 
     def _index(self) -> tuple[np.ndarray, np.ndarray]:
         """The positions of the discrete and the continuous columns among ``columns``."""
@@ -328,9 +336,9 @@ class MixedTableStatistics:
         D, C = self._index()
         d = len(self.columns)
         mi = np.zeros((d, d))
+        pairs = self.pairs  # first: complete rows bring the discrete pair counts with them
         if len(D) > 1:
             mi[np.ix_(D, D)] = self.discrete.mutual_information(mi_alpha)
-        pairs = self.pairs
         if len(D):
             dc = pairs.conditional_information()
             mi[np.ix_(D, C)] = dc
