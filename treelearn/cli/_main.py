@@ -170,9 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="error",
         metavar="error|gaussian|auto|COL,COL",
         help="numeric columns: error (default; see --discretize), gaussian (a linear-Gaussian "
-        "Chow-Liu tree of numeric columns), auto (the fractional-float columns are "
-        "Gaussian in a conditional linear Gaussian tree of the mixed table; with --class "
-        "a mixed TAN) or the Gaussian columns named, comma-separated",
+        "Chow-Liu tree of numeric columns), auto (the float columns are Gaussian in a "
+        "conditional linear Gaussian tree of the mixed table; with --class a mixed TAN, "
+        "whose Gaussian columns are the float and whole-number ones, less --categorical) "
+        "or the Gaussian columns named, comma-separated",
     )
     p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
     p.add_argument(
