@@ -46,6 +46,7 @@ __all__ = [
     "CHUNK_ROWS",
     "MAX_DISTINCT_VALUES",
     "counted_file",
+    "counted_states_file",
     "mdl_binner_of_counts",
     "number_dtype",
     "scan_labelled_file",
@@ -109,12 +110,15 @@ def scan_labelled_file(
     categorical: Sequence[Hashable] | None,
     who: str,
     sample_weight: Any = None,
+    *,
+    numbers: bool = True,
 ) -> FileScan:
     """The first pass over the chunks of a labelled file (:class:`FileScan`): ``tables``,
     ``{column: DataFrame(value, label, weight)}``, each numeric feature's distinct value x
     class weights over every chunk (rows missing the value or the label left out; the
     numeric features those numbers by dtype in every chunk, less ``categorical``), and the distinct values the second pass
-    needs to encode every chunk in the states of the table read whole."""
+    needs to encode every chunk in the states of the table read whole. ``numbers=False``:
+    no value x class tables (every feature taken as states, ``numbers="states"``)."""
     keep = set(categorical or ())
     tables: dict = {}
     text: set = set()
@@ -139,7 +143,7 @@ def scan_labelled_file(
         counted = labels.value_counts(dropna=True)
         label_counts = counted if label_counts is None else label_counts.add(counted, fill_value=0)
         w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=float)
-        for c in rows.columns:
+        for c in rows.columns if numbers else ():
             if c in keep or c in text:
                 continue
             if not number_dtype(rows[c].dtype):
@@ -299,3 +303,17 @@ def counted_file(
         weights=np.concatenate(weights) if weights else None,
     )
     return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
+
+
+def counted_states_file(path: Any, y: Hashable, sample_weight: Any = None) -> ClassCounts:
+    """The class counts of a labelled file with every feature taken as states
+    (``numbers="states"``), read in two chunked passes as :func:`counted_file` reads a
+    binned one: the first finds each feature's states and the classes from the chunks'
+    distinct values (:func:`scan_labelled_file`), the second encodes each chunk in them and
+    keeps only its codes. The states, refusals and counts are those of the file read whole
+    (:func:`~treelearn.sources._count.count_by_class` of its DataFrame); memory is one chunk
+    plus the codes (one small integer per cell).
+
+    ``sample_weight``: the name of the file's weight column (or ``None``)."""
+    scan = scan_labelled_file(path, y, None, "", sample_weight, numbers=False)
+    return counted_file(path, y, None, scan, sample_weight)
