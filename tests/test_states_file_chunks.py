@@ -11,8 +11,11 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
+import treelearn.classifiers._partial  # bound to the real readers before they are patched
 import treelearn.sources._count as count_module
 import treelearn.sources._value_class_counts as vcc
+
+NAMES = ["NaiveBayes", "TAN", "KDB", "AODE", "SKDB"]
 
 
 def _table(n: int = 3500, seed: int = 0) -> pd.DataFrame:
@@ -31,6 +34,8 @@ def _table(n: int = 3500, seed: int = 0) -> pd.DataFrame:
 
 @pytest.fixture
 def small_chunks(monkeypatch):
+    for name in NAMES:  # every module a fit imports, imported before the readers are patched
+        getattr(tl, name)
     monkeypatch.setattr(vcc, "CHUNK_ROWS", 1)  # iter_chunks' floor: 1,000 rows a chunk
     largest = []
     real = vcc.iter_chunks
@@ -46,6 +51,7 @@ def small_chunks(monkeypatch):
         raise AssertionError("the file was read whole")
 
     monkeypatch.setattr(count_module, "labelled_file", refused)
+    monkeypatch.setattr(count_module, "read_whole", refused)
     return largest
 
 
@@ -58,7 +64,7 @@ def _write(df: pd.DataFrame, path, suffix: str) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-@pytest.mark.parametrize("name", ["NaiveBayes", "TAN", "KDB", "AODE", "SKDB"])
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_states_file_in_chunks_is_the_frame_read_whole(tmp_path, small_chunks, name, suffix):
     df = _table()

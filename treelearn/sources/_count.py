@@ -704,37 +704,13 @@ def count_by_class(
         X,
         {
             "dask": lambda ddf: _count_by_class_dask(ddf, y, sample_weight, states, classes),
-            "path": lambda path: _count_by_class_path(path, y, sample_weight, states, classes),
+            "path": lambda path: in_memory(*labelled_file(path, y, sample_weight)),
             "frame": in_memory,
             "array": in_memory,
         },
         learner="a categorical classifier",
         refusals={"sparse": DENSE_NEEDED},
     )
-
-
-def _count_by_class_path(
-    path: Any, y: Any, sample_weight: Any, states: Any, declared: Any
-) -> ClassCounts:
-    """A labelled CSV/Parquet file's class counts: read in chunks, two passes keeping only
-    the codes (:func:`~treelearn.sources._value_class_counts.counted_states_file`), where
-    nothing is declared and the weights, if any, are a column of the file; else (declared
-    states or classes: ``partial_fit``; weights given as an array) read whole."""
-    if not isinstance(y, (str, int)):
-        raise ClassLabelError(
-            f"with a file X, y is the name of its class column (e.g. y='label'), not "
-            f"{type(y).__name__}"
-        )
-    if states is None and declared is None and (sample_weight is None or is_name(sample_weight)):
-        from ._value_class_counts import counted_states_file
-
-        return counted_states_file(path, y, sample_weight)
-    return _count_by_class_frame(*labelled_file(path, y, sample_weight), states, declared)
-
-
-def is_name(value: Any) -> bool:
-    """Whether ``value`` names a column (a string or an integer, not a bool)."""
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def _count_by_class_frame(
