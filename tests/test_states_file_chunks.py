@@ -127,3 +127,29 @@ def test_states_file_refuses_as_the_frame(tmp_path, small_chunks):
         lambda: tl.NaiveBayes(numbers="states").fit(str(tmp_path / "gap.csv"), "label")
     )
     assert kind is tl.MissingValuesError and "1 missing class label" in message
+
+
+@pytest.mark.parametrize("numbers", ["mdl", "states"])
+def test_weights_given_as_an_array_are_sliced_chunk_by_chunk(tmp_path, small_chunks, numbers):
+    # before: under numbers="mdl" an array of weights with a file was silently ignored
+    df = _table(3300, seed=7)
+    whole = _write(df.drop(columns="w"), tmp_path / "t.csv", "csv")
+    X, y = whole.drop(columns="label"), whole["label"]
+    w = df["w"].to_numpy(dtype=float)  # zeros among them: those rows left out
+    from_file = tl.TAN(numbers=numbers).fit(str(tmp_path / "t.csv"), "label", sample_weight=w)
+    from_frame = tl.TAN(numbers=numbers).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(from_file.class_count_, from_frame.class_count_)
+    assert from_file.class_count_.sum() == w.sum()  # whole-number weights: exact
+    kept = X[w > 0]
+    np.testing.assert_allclose(
+        from_file.predict_log_proba(kept),
+        from_frame.predict_log_proba(kept),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    for wrong in (w[:-1], np.r_[w, 1.0]):
+        with pytest.raises(
+            tl.TreelearnError,
+            match=r"sample_weight has 3(299|301) weights but .* has (more rows|3300 rows)",
+        ):
+            tl.TAN(numbers=numbers).fit(str(tmp_path / "t.csv"), "label", sample_weight=wrong)

@@ -855,9 +855,7 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_ = None
-        if kind_of(X, learner=type(self).__name__).name == "path" and (
-            self.numbers == "mdl" or sample_weight is None or isinstance(sample_weight, str | int)
-        ):  # read in chunks (numbers="states" with weights not a column: read whole)
+        if kind_of(X, learner=type(self).__name__).name == "path":  # read in chunks
             self.binner_, stats = file_numbers_binned(
                 X, y, self.categorical, type(self).__name__, sample_weight, numbers=self.numbers
             )

@@ -73,9 +73,15 @@ def number_dtype(dtype: Any) -> bool:
 
 
 def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
-    """``(rows, labels, weights)`` of each chunk (rows of weight zero left out)."""
-    from ..encoding._table import check_column_names
+    """``(rows, labels, weights)`` of each chunk (rows of weight zero left out).
+    ``sample_weight``: the name of the file's weight column, or one weight per row of the
+    file (an array, sliced chunk by chunk; its length checked against the file's rows)."""
+    from ..encoding._table import check_column_names, check_sample_weight
 
+    given = None
+    if sample_weight is not None and not isinstance(sample_weight, (str, int)):
+        given = check_sample_weight(sample_weight, len(sample_weight), allow_all_zero=True)
+    offset = 0
     for chunk in iter_chunks(path, CHUNK_ROWS):
         check_column_names(list(chunk.columns))  # duplicates refused as for a table read whole
         if y not in chunk.columns:
@@ -85,9 +91,31 @@ def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
                 column=y,
             )
         weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
+        if given is not None:  # the array's weights of this chunk's rows
+            if offset + len(chunk) > len(given):
+                raise _weights_length(len(given), path)
+            chunk = chunk.assign(**{_WEIGHTS: given[offset : offset + len(chunk)]})
+            weight_column = _WEIGHTS
+            offset += len(chunk)
         rows, weights = split_weights(chunk, weight_column)
         labels = rows[y]
         yield rows.drop(columns=[y]), labels, weights
+    if given is not None and offset != len(given):
+        raise _weights_length(len(given), path, offset)
+
+
+#: the column an array of weights is put in, chunk by chunk (not a name a file has)
+_WEIGHTS = "\x00sample_weight"
+
+
+def _weights_length(n_weights: int, path: Any, n_rows: int | None = None) -> Exception:
+    from .._base.errors import TreelearnError
+
+    rows = "more rows than that" if n_rows is None else f"{n_rows} rows"
+    return TreelearnError(
+        f"sample_weight has {n_weights} weights but {os.fspath(path)!r} has {rows}; give one "
+        f"weight per row of the file, or name its weight column (sample_weight='w')"
+    )
 
 
 @dataclass
