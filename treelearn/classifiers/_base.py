@@ -861,9 +861,9 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_ = None
-        if self.numbers == "mdl" and kind_of(X, learner=type(self).__name__).name == "path":
+        if kind_of(X, learner=type(self).__name__).name == "path":  # read in chunks
             self.binner_, stats = file_numbers_binned(
-                X, y, self.categorical, type(self).__name__, sample_weight
+                X, y, self.categorical, type(self).__name__, sample_weight, numbers=self.numbers
             )
             return counted_training(stats)
         if self.numbers == "mdl":

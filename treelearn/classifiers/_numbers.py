@@ -40,6 +40,7 @@ from ..sources._value_class_counts import (
     CHUNK_ROWS,
     check_categorical_named,
     counted_file,
+    counted_states_file,
     mdl_binner_of_counts,
     number_columns,
     number_dtype,
@@ -62,18 +63,27 @@ __all__ = [
 
 
 def file_numbers_binned(
-    path: Any, y: Any, categorical: Sequence[Hashable] | None, who: str, sample_weight: Any
+    path: Any,
+    y: Any,
+    categorical: Sequence[Hashable] | None,
+    who: str,
+    sample_weight: Any,
+    *,
+    numbers: str = "mdl",
 ) -> tuple[Discretizer | None, ClassCounts]:
     """A CSV/Parquet file read in chunks with its numeric features cut into MDL bins
     (:mod:`~treelearn.sources._value_class_counts`: one pass sums each numeric column's
     value x class table, a second bins and encodes each chunk, keeping its codes only):
     ``(binner, counts)``, the bins and counts those of the same table read whole into a
-    DataFrame."""
+    DataFrame. ``numbers="states"``: no bins, every feature's values its states (the
+    same two passes: ``(None, counts)``)."""
     if not isinstance(y, (str, int)):
         raise ClassLabelError(
             f"with a file X, y is the name of its class column (e.g. y='label'), not "
             f"{type(y).__name__}"
         )
+    if numbers == "states":
+        return None, counted_states_file(path, y, sample_weight)
     scan = scan_labelled_file(path, y, categorical, who, sample_weight)
     check_categorical_named(categorical, list(scan.header), who)
     binner = mdl_binner_of_counts(scan.tables, list(scan.tables))

@@ -44,7 +44,15 @@ from ._partial import ChunkCounts, PartialFit, PartialFitNetwork
 #: the most feature parents ``KDB(k="auto")`` chooses among (bnclassify's and Weka's usual k)
 AUTO_MAX_K = 2
 
-__all__ = ["AODE", "KDB", "kdb_parents", "leave_one_out_losses", "leave_one_out_of_rows"]
+__all__ = [
+    "AODE",
+    "KDB",
+    "LOO_BLOCK_ROWS",
+    "kdb_parents",
+    "leave_one_out_losses",
+    "leave_one_out_losses_of_parts",
+    "leave_one_out_of_rows",
+]
 
 
 def _ranked(values: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -100,6 +108,11 @@ def _zero_one(joint: np.ndarray, own: np.ndarray, y: np.ndarray, w: np.ndarray) 
     return float(w @ wrong)
 
 
+#: rows a leave-one-out block scores at once: its working arrays are a few ``classes x rows``
+#: floats per k (about 5 MB at 3 classes and k <= 2), whatever the number of rows
+LOO_BLOCK_ROWS = 65_536
+
+
 def leave_one_out_losses(
     stats: ClassCounts,
     ranked: list[tuple[int, list[int]]],
@@ -127,29 +140,162 @@ def leave_one_out_losses(
     1), and a row with ``x_j`` observed but a parent missing takes ``x_j``'s family with
     the parents ranked before its first missing one (a row is left out only of families it
     was counted in). That is the network's posterior for a missing feature, and an
-    approximation of it for a missing parent (summed out exactly at prediction)."""
-    n, d = codes.shape[0], codes.shape[1] - 1
+    approximation of it for a missing parent (summed out exactly at prediction).
+
+    The losses are sums over rows, so they are computed block by block
+    (:func:`leave_one_out_losses_of_parts`): the working memory is that of
+    :data:`LOO_BLOCK_ROWS` rows, not of every row."""
+    return leave_one_out_losses_of_parts(
+        stats,
+        ranked,
+        max_k,
+        [(codes, weights)],
+        alpha=alpha,
+        log_prior=log_prior,
+        loss=loss,
+    )
+
+
+def leave_one_out_losses_of_parts(
+    stats: ClassCounts,
+    ranked: list[tuple[int, list[int]]],
+    max_k: int,
+    parts: Sequence[tuple[np.ndarray, np.ndarray | None]],
+    *,
+    alpha: float,
+    log_prior: np.ndarray | None,
+    loss: str,
+    block_rows: int | None = None,
+) -> np.ndarray:
+    """:func:`leave_one_out_losses` over the rows of several ``parts`` (each chunk's
+    ``(codes, weights)``, ``None``: weight 1), scored ``block_rows`` rows at a time (default
+    :data:`LOO_BLOCK_ROWS`) and summed: the families' log tables are made once from the counts of every part, and
+    each block only gathers from them, so memory does not grow with the rows (beyond their
+    codes). The sums add the blocks in order: the same losses as one pass over the rows
+    joined, to round-off."""
+    d = int(parts[0][0].shape[1]) - 1
     c = d
+    n_classes = len(stats.classes)
+    cards = stats.cardinalities
+    weighted = any(w is not None for _, w in parts)
+    # which columns miss a value in some row: the counting rule of a family is the same
+    # for every block
+    missing = np.zeros(d + 1, dtype=bool)
+    for codes, _ in parts:
+        if len(codes):
+            missing |= codes.min(axis=0) < 0
+    tables = [
+        _step_tables(stats, parts, j, parents, max_k, missing, alpha=alpha, weighted=weighted)
+        for j, parents in ranked
+    ]
+    prior = None
+    if log_prior is None:
+        class_count = np.asarray(stats.class_count, dtype=float)
+        prior = (class_count, float(class_count.sum()))
+    losses = np.zeros((max_k + 1, d + 1))
+    block_rows = block_rows or LOO_BLOCK_ROWS
+    for codes, w in parts:
+        for start in range(0, len(codes), block_rows):
+            block = codes[start : start + block_rows]
+            bw = None if w is None else np.asarray(w[start : start + block_rows], dtype=float)
+            if weighted and bw is None:
+                bw = np.ones(len(block))
+            losses += _block_losses(
+                block, bw, ranked, tables, max_k, cards, n_classes, c,
+                alpha=alpha, prior=prior, log_prior=log_prior, loss=loss,
+            )  # fmt: skip
+    return losses
+
+
+def _step_tables(
+    stats: ClassCounts,
+    parts: Sequence[tuple[np.ndarray, np.ndarray | None]],
+    j: int,
+    parents: list[int],
+    max_k: int,
+    missing: np.ndarray,
+    *,
+    alpha: float,
+    weighted: bool,
+) -> list[tuple]:
+    """For feature ``j`` with its ranked ``parents``: per ``k = 0 .. min(max_k, parents)``
+    the log tables a row's term is gathered from (:func:`_family_tables`), of the counts of
+    the family of its first ``k`` parents: the marginals of the largest family where no
+    member misses a value, else counted anew over the rows where the family is observed."""
+    c = len(missing) - 1
+    cards = stats.cardinalities
+    k_j = int(cards[j])
+    gaps = bool(missing[[j, *parents]].any())
+    full = None if gaps else np.asarray(stats.family_counts([c, *parents, j]), dtype=float)
+    out = []
+    for k in range(min(max_k, len(parents)) + 1):
+        if full is not None:  # k parents: the marginal of the largest family
+            counts = (
+                full.sum(axis=tuple(range(1 + k, 1 + len(parents)))) if k < len(parents) else full
+            )
+        else:  # over the rows where this family is observed, every part's
+            family = [c, *parents[:k], j]
+            counts = sum(
+                np.asarray(family_counts_from_codes(codes, cards, family, w), dtype=float)
+                for codes, w in parts
+            )
+        out.append(_family_tables(np.asarray(counts, dtype=float), k_j, alpha, weighted))
+    return out
+
+
+def _family_tables(counts: np.ndarray, k_j: int, alpha: float, weighted: bool) -> tuple:
+    """``(num, den, log_cpt, table)`` of one family's counts ``(classes, configurations...,
+    states)``: ``table[c, y, cell]`` (without weights) is the CPT's log entry, the row's own
+    class (``c == y``) with the row taken off (every row weighs 1); with weights ``table``
+    is ``None`` and the own class's entry is one expression per row."""
+    n_classes = counts.shape[0]
+    num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
+    den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
+    log_cpt = np.log((num + alpha) / (den + k_j * alpha))
+    if weighted:
+        return num, den, log_cpt, None
+    left_out = np.log(
+        (np.maximum(num - 1.0, 0.0) + alpha) / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
+    )
+    table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
+    table[np.arange(n_classes), np.arange(n_classes)] = left_out
+    return num, den, log_cpt, table.reshape(n_classes, -1)
+
+
+def _block_losses(
+    codes: np.ndarray,
+    weights: np.ndarray | None,
+    ranked: list[tuple[int, list[int]]],
+    tables: list[list[tuple]],
+    max_k: int,
+    cards: np.ndarray,
+    n_classes: int,
+    c: int,
+    *,
+    alpha: float,
+    prior: tuple[np.ndarray, float] | None,
+    log_prior: np.ndarray | None,
+    loss: str,
+) -> np.ndarray:
+    """The losses ``[k, s]`` of the rows of one block (every row at once)."""
+    n = codes.shape[0]
     # one contiguous row per column (a column of the row-major codes is a strided read), as
     # intp once: every gather below indexes with these
     columns = np.ascontiguousarray(codes.T, dtype=np.intp)
     y = columns[c]
-    n_classes = len(stats.classes)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if log_prior is None:
-        class_count = np.asarray(stats.class_count, dtype=float)
-        total = class_count.sum()
+    w = np.ones(n) if weights is None else weights
+    if prior is not None:
+        class_count, total = prior
         own = np.zeros((n_classes, n))
         own[y, np.arange(n)] = w  # the row's own weight, in its class's counts only
-        prior = (np.maximum(class_count[:, None] - own, 0.0) + alpha) / (
-            np.maximum(total - w, 0.0) + n_classes * alpha
-        )[None, :]
-        base = np.log(prior)
+        base = np.log(
+            (np.maximum(class_count[:, None] - own, 0.0) + alpha)
+            / (np.maximum(total - w, 0.0) + n_classes * alpha)[None, :]
+        )
     else:
         base = np.repeat(np.asarray(log_prior, dtype=float)[:, None], n, axis=1)
 
     own_cell = y * n + np.arange(n)  # each row's own class, in the flattened (classes, rows)
-
     buf = np.empty((n_classes, n))
 
     def score(joint: np.ndarray) -> float:
@@ -158,19 +304,11 @@ def leave_one_out_losses(
             return _log_loss(joint, own_joint, w, buf)
         return _zero_one(joint, own_joint, y, w)
 
-    def family_term(counts: np.ndarray, cell: np.ndarray, k_j: int) -> np.ndarray:
+    def family_term(family: tuple, cell: np.ndarray, k_j: int) -> np.ndarray:
         """Each row's ``log p(x_j | c, u)`` for every class, its own class left out."""
-        num = counts.reshape(n_classes, -1)  # (classes, configurations x states)
-        den = np.repeat(counts.sum(axis=-1).reshape(n_classes, -1), k_j, axis=1)
-        log_cpt = np.log((num + alpha) / (den + k_j * alpha))
-        if weights is None:  # every row takes off 1: a second table, one gather
-            left_out = np.log(
-                (np.maximum(num - 1.0, 0.0) + alpha) / (np.maximum(den - 1.0, 0.0) + k_j * alpha)
-            )
-            # table[c, y, cell]: the row's own class (c == y) left out, or the CPT
-            table = np.repeat(log_cpt[:, None, :], n_classes, axis=1)
-            table[np.arange(n_classes), np.arange(n_classes)] = left_out
-            return np.take(table.reshape(n_classes, -1), y * num.shape[1] + cell, axis=1)
+        num, den, log_cpt, table = family
+        if table is not None:  # every row takes off 1: one gather from the second table
+            return np.take(table, y * num.shape[1] + cell, axis=1)
         # the own class: the same expression, the row's weight taken off
         term = np.take(log_cpt, cell, axis=1)
         at = y * num.shape[1] + cell
@@ -183,13 +321,11 @@ def leave_one_out_losses(
     observed = columns >= 0
     safe = np.maximum(columns, 0)  # a missing code indexes state 0; its rows are masked
     sums = np.repeat(base[None], max_k + 1, axis=0)  # (k, classes, rows)
-    losses = np.empty((max_k + 1, d + 1))
+    losses = np.empty((max_k + 1, len(ranked) + 1))
     losses[:, 0] = score(base)
-    cards = stats.cardinalities
-    for s, (j, parents) in enumerate(ranked):  # d steps, each over every row at once
+    for s, ((j, parents), families) in enumerate(zip(ranked, tables)):  # every row at once
         k_j = int(cards[j])
         gaps = not all(observed[v].all() for v in (j, *parents))
-        full = None if gaps else np.asarray(stats.family_counts([c, *parents, j]), dtype=float)
         # the parents observed before the row's first missing one (all of them: none missing)
         prefix = np.full(n, len(parents), dtype=np.intp)
         for r in range(len(parents) - 1, -1, -1):
@@ -198,21 +334,10 @@ def leave_one_out_losses(
         term = None
         config = np.zeros(n, dtype=np.intp)  # each row's configuration of the first k parents
         for k in range(max_k + 1):
-            if k <= len(parents):  # k parents: the marginal of the largest family
+            if k <= len(parents):
                 if k:
                     config = config * int(cards[parents[k - 1]]) + safe[parents[k - 1]]
-                if full is not None:
-                    counts = (
-                        full.sum(axis=tuple(range(1 + k, 1 + len(parents))))
-                        if k < len(parents)
-                        else full
-                    )
-                else:  # over the rows where this family is observed
-                    counts = np.asarray(
-                        family_counts_from_codes(codes, cards, [c, *parents[:k], j], weights),
-                        dtype=float,
-                    )
-                raw.append(family_term(counts, config * k_j + safe[j], k_j))
+                raw.append(family_term(families[k], config * k_j + safe[j], k_j))
                 term = raw[k]
                 if gaps:  # a missing parent: its row keeps the parents before it
                     term = term.copy()
@@ -247,18 +372,18 @@ def leave_one_out_of_rows(
     order), with ``clf``'s fixed class prior where it has one (``class_prior`` given or
     ``fit_prior=False``): KDB's ``k="auto"`` and SKDB's selection."""
     assert isinstance(stats, ChunkCounts)  # partial_fit's totals, after a fit too
-    parts = stats.rows()
-    codes = np.concatenate([p[0] for p in parts])
-    weights = (
-        None
-        if all(p[1] is None for p in parts)
-        else np.concatenate([np.ones(len(p[0])) if p[1] is None else p[1] for p in parts])
-    )
     log_prior = None
     if params.get("class_prior") is not None or not params["fit_prior"]:
         log_prior = clf.class_log_prior_
-    return leave_one_out_losses(
-        stats, ranked, max_k, codes, weights, alpha=params["alpha"], log_prior=log_prior, loss=loss
+    # each chunk's codes as kept (not joined: a copy of every row), scored block by block
+    return leave_one_out_losses_of_parts(
+        stats,
+        ranked,
+        max_k,
+        stats.rows(),
+        alpha=params["alpha"],
+        log_prior=log_prior,
+        loss=loss,
     )
 
 

@@ -87,10 +87,9 @@ def _progress(total: int, desc: str) -> Iterator[Any]:
 
 
 # ---------------------------------------------------------------------- learn
-def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
-    import treelearn as tl
-
-    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+def _check_options(args: argparse.Namespace, method: str) -> tuple[Any, Any]:
+    """Refuse options that do not apply to ``method`` (before anything is read or fitted);
+    ``(whitelist, blacklist)`` as pairs."""
     whitelist, blacklist = (
         _pairs(args.whitelist, "--whitelist"),
         _pairs(args.blacklist, "--blacklist"),
@@ -110,6 +109,14 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         raise CommandError(f"{given[0]} is for --method mixture")
     if args.time_budget is not None and method != "auto":
         raise CommandError("--time-budget is for --method auto (without --class)")
+    return whitelist, blacklist
+
+
+def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
+    import treelearn as tl
+
+    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    whitelist, blacklist = _check_options(args, method)
     if method == "auto":
         return _fit_auto(args, df)
     if args.missing == "em" and method not in ("chow-liu", "mixture"):
@@ -159,19 +166,24 @@ def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         X, y = X[keep], y[keep]
     if args.root is not None and method != "tan":
         raise CommandError(f"--root does not apply to {method}: the class is the root")
+    return _command_classifier(args, method).fit(X, y)
+
+
+def _command_classifier(args: argparse.Namespace, method: str) -> Any:
+    """The unfitted classifier ``--method`` names, with the command's options."""
     from ..classifiers._base import command_line_classifiers
 
     options = {
         "tan": {
             "root": args.root,
             "forest": args.forest,
-            "whitelist": whitelist,
-            "blacklist": blacklist,
+            "whitelist": _pairs(args.whitelist, "--whitelist"),
+            "blacklist": _pairs(args.blacklist, "--blacklist"),
         },
         "kdb": {} if args.k is None else {"k": args.k},  # None: KDB's k="auto"
     }
-    clf = command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
-    return clf.fit(X, y)
+    alpha = 1.0 if args.alpha is None else args.alpha
+    return command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
 
 
 def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
@@ -702,7 +714,152 @@ def _dropped_rows(df: pd.DataFrame, complete: pd.DataFrame) -> str:
     )
 
 
+#: rows of a file the streamed ``learn --class`` checks as the whole table is checked
+#: (identifier-like, date and problem columns: any found, the file is read whole instead)
+FIRST_ROWS = 10_000
+
+
+def _streamable(args: argparse.Namespace) -> bool:
+    """Whether ``learn DATA --class C`` can learn from ``DATA`` in chunks, as a classifier's
+    ``fit(path, C)`` does: a CSV/Parquet file (not standard input), one of the
+    command-line classifiers (they count states), and no option that needs the table whole
+    (``--drop``, ``--keep``, ``--categorical``, ``--discretize``, ``--numeric``,
+    ``--missing drop``, ``--plot``) or a reading option (the chunk reader finds the dialect
+    from the file's first bytes)."""
+    import os
+
+    if args.class_ is None or args.data == "-" or not os.path.isfile(args.data):
+        return False
+    from ..classifiers._base import command_line_classifiers
+
+    if args.method not in (None, *command_line_classifiers()):
+        return False
+    needs_whole = (args.drop, args.keep, args.categorical, args.discretize, args.plot)
+    reading = [getattr(args, k, None) for k in ("sep", "encoding", "thousands", "decimal")]
+    return (
+        all(v is None or v == [] for v in (*needs_whole, *reading))
+        and args.numeric in (None, "error")
+        and args.missing in ("error", "pairwise")
+    )
+
+
+def _learn_streamed(args: argparse.Namespace) -> int | None:
+    """``learn DATA --class C`` from the file in chunks: the classifier's ``fit(path, C)``
+    (two passes keeping only each chunk's codes), then a pass scoring each chunk (the
+    log-likelihood and the training accuracy are sums over rows). ``None``: the file is to
+    be read whole instead (its first rows show what the whole table's checks speak of: an
+    identifier-like or date column, a table problem, numbers written with thousands
+    separators or another dialect note, a missing class label)."""
+    from ..models._tree import ScoreReport
+    from ..sources._files import iter_chunks
+    from ..sources._reading import (
+        ambiguous_date_columns,
+        data_dialect,
+        date_columns,
+        identifier_columns,
+        separator_note,
+        thousands_columns,
+    )
+
+    path, cls = args.data, args.class_
+    found = data_dialect(path)
+    if found is not None and found.notes:
+        return None  # a dialect the reader found (a note to say): read whole, said so
+    first = next(iter_chunks(path, FIRST_ROWS), None)
+    if first is None or cls not in first.columns or first[cls].isna().any():
+        return None
+    if args.missing == "error" and first.isna().any(axis=None):
+        return None  # refused at once, as the table read whole is
+    if (
+        identifier_columns(first)
+        or date_columns(first)
+        or ambiguous_date_columns(first)
+        or thousands_columns(first)[0]
+        or separator_note(first)
+    ):
+        return None
+    binned = _binned_columns(args, first)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from ..sources._reading import table_problems
+
+            problems, notes = table_problems(
+                first.drop(columns=binned),
+                missing=args.missing,
+                max_states=_max_states(args),
+                class_column=cls,
+                known=[],
+            )
+    except TreelearnError:
+        return None
+    if problems or notes or _max_states(args) > DEFAULT_MAX_STATES:
+        return None
+    method = args.method or "tan"
+    _check_options(args, method)  # refused as for the table read whole
+    if args.root is not None and method != "tan":
+        raise CommandError(f"--root does not apply to {method}: the class is the root")
+    if binned:
+        note(
+            f"cutting the numeric column(s) {binned[:12]}"
+            f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} into "
+            f"supervised (MDL) bins learned with the class; keep a column's values as "
+            f"states with --categorical COL"
+        )
+    from .._base.errors import MissingValuesError
+
+    clf = _command_classifier(args, method)
+    if args.bif:  # refused before learning (what a classifier answers is its class's)
+        require(clf, "bif", "learn --bif")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", NumericColumnWarning)
+        try:
+            fitted = clf.fit(path, cls)
+        except MissingValuesError:
+            return None  # a missing class label: the whole table's path leaves its rows out
+    note(f"learned from {path} in chunks (the table was not read whole)")
+    for w in caught:
+        if issubclass(w.category, PairwiseRowsWarning):
+            note(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    n_rows, log_likelihood, correct = 0, 0.0, 0
+    gaps: set = set()
+    for chunk in iter_chunks(path, 200_000):  # the rows scored chunk by chunk: sums
+        X, y = chunk.drop(columns=[cls]), chunk[cls]
+        gaps.update(X.columns[X.isna().any()])
+        if args.missing == "error" and gaps:
+            continue  # refused below, naming every column
+        part = fitted.score_report(fitted.select_features(X), y)
+        n_rows += int(part.n)
+        log_likelihood += part.log_likelihood
+        correct += int(np.sum(fitted.predict(X) == y.to_numpy()))
+    if args.missing == "error" and gaps:
+        bad = [c for c in first.columns if c in gaps]
+        raise CommandError(
+            f"missing values in column(s) {bad}; use --missing drop or --missing pairwise"
+        )
+    report = ScoreReport(n=n_rows, log_likelihood=log_likelihood, n_parameters=fitted.n_parameters)
+    if args.output:
+        save_object(fitted, args.output)
+    if args.bif:
+        fitted.to_bif(args.bif)
+    print(fitted.to_text())
+    print()
+    print_scores(report)
+    print(f"training accuracy = {correct / n_rows:.4f}")
+    for label, written in (("model", args.output), ("BIF", args.bif)):
+        if written:
+            print(f"wrote {label} to {written}", file=sys.stderr)
+    return 0
+
+
 def cmd_learn(args: argparse.Namespace) -> int:
+    if _streamable(args):
+        streamed = _learn_streamed(args)
+        if streamed is not None:
+            return streamed
     from ..sources._reading import (
         ambiguous_date_columns,
         as_dates,

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_DISTINCT_VALUES",
     "check_categorical_named",
     "counted_file",
+    "counted_states_file",
     "mdl_binner_of_counts",
     "number_columns",
     "number_dtype",
@@ -104,9 +105,15 @@ def check_categorical_named(
 
 
 def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
-    """``(rows, labels, weights)`` of each chunk (rows of weight zero left out)."""
-    from ..encoding._table import check_column_names
+    """``(rows, labels, weights)`` of each chunk (rows of weight zero left out).
+    ``sample_weight``: the name of the file's weight column, or one weight per row of the
+    file (an array, sliced chunk by chunk; its length checked against the file's rows)."""
+    from ..encoding._table import check_column_names, check_sample_weight
 
+    given = None
+    if sample_weight is not None and not isinstance(sample_weight, (str, int)):
+        given = check_sample_weight(sample_weight, len(sample_weight), allow_all_zero=True)
+    offset = 0
     for chunk in iter_chunks(path, CHUNK_ROWS):
         check_column_names(list(chunk.columns))  # duplicates refused as for a table read whole
         if y not in chunk.columns:
@@ -116,9 +123,31 @@ def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
                 column=y,
             )
         weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
+        if given is not None:  # the array's weights of this chunk's rows
+            if offset + len(chunk) > len(given):
+                raise _weights_length(len(given), path)
+            chunk = chunk.assign(**{_WEIGHTS: given[offset : offset + len(chunk)]})
+            weight_column = _WEIGHTS
+            offset += len(chunk)
         rows, weights = split_weights(chunk, weight_column)
         labels = rows[y]
         yield rows.drop(columns=[y]), labels, weights
+    if given is not None and offset != len(given):
+        raise _weights_length(len(given), path, offset)
+
+
+#: the column an array of weights is put in, chunk by chunk (not a name a file has)
+_WEIGHTS = "\x00sample_weight"
+
+
+def _weights_length(n_weights: int, path: Any, n_rows: int | None = None) -> Exception:
+    from .._base.errors import TreelearnError
+
+    rows = "more rows than that" if n_rows is None else f"{n_rows} rows"
+    return TreelearnError(
+        f"sample_weight has {n_weights} weights but {os.fspath(path)!r} has {rows}; give one "
+        f"weight per row of the file, or name its weight column (sample_weight='w')"
+    )
 
 
 @dataclass
@@ -141,12 +170,15 @@ def scan_labelled_file(
     categorical: Sequence[Hashable] | None,
     who: str,
     sample_weight: Any = None,
+    *,
+    numbers: bool = True,
 ) -> FileScan:
     """The first pass over the chunks of a labelled file (:class:`FileScan`): ``tables``,
     ``{column: DataFrame(value, label, weight)}``, each numeric feature's distinct value x
     class weights over every chunk (rows missing the value or the label left out; the
     numeric features those numbers by dtype in every chunk, less ``categorical``), and the distinct values the second pass
-    needs to encode every chunk in the states of the table read whole."""
+    needs to encode every chunk in the states of the table read whole. ``numbers=False``:
+    no value x class tables (every feature taken as states, ``numbers="states"``)."""
     keep = set(categorical or ())
     tables: dict = {}
     text: set = set()
@@ -171,7 +203,7 @@ def scan_labelled_file(
         counted = labels.value_counts(dropna=True)
         label_counts = counted if label_counts is None else label_counts.add(counted, fill_value=0)
         w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=float)
-        for c in rows.columns:
+        for c in rows.columns if numbers else ():
             if c in keep or c in text:
                 continue
             if not number_dtype(rows[c].dtype):
@@ -331,3 +363,17 @@ def counted_file(
         weights=np.concatenate(weights) if weights else None,
     )
     return ClassCounts(table.columns, table.states, table.dtypes, classes, table=table)
+
+
+def counted_states_file(path: Any, y: Hashable, sample_weight: Any = None) -> ClassCounts:
+    """The class counts of a labelled file with every feature taken as states
+    (``numbers="states"``), read in two chunked passes as :func:`counted_file` reads a
+    binned one: the first finds each feature's states and the classes from the chunks'
+    distinct values (:func:`scan_labelled_file`), the second encodes each chunk in them and
+    keeps only its codes. The states, refusals and counts are those of the file read whole
+    (:func:`~treelearn.sources._count.count_by_class` of its DataFrame); memory is one chunk
+    plus the codes (one small integer per cell).
+
+    ``sample_weight``: the name of the file's weight column (or ``None``)."""
+    scan = scan_labelled_file(path, y, None, "", sample_weight, numbers=False)
+    return counted_file(path, y, None, scan, sample_weight)
