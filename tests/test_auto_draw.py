@@ -6,8 +6,6 @@ refused; its pictures are the chosen model's, titled with the choice; ``learn --
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 import subprocess
 import sys
@@ -17,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
 import treelearn as tl
 from treelearn.classifiers._choose import CANDIDATES as CLASSIFIERS
-from treelearn.cli._main import main
 from treelearn.learners._choose import CANDIDATES as DENSITIES
 from treelearn.learners._density import FORWARDED
 from treelearn.viz._draw import titled_dot, titled_mermaid
@@ -134,23 +132,11 @@ def test_a_fitted_classifier_draws_when_its_choice_draws(tmp_path):
         wanbia.draw()
 
 
-def _run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        rc = main([str(a) for a in argv])
-    return rc, out.getvalue(), err.getvalue()
-
-
 def test_learn_method_auto_plot_draws_the_choice(tmp_path):
     from PIL import Image
 
     out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
-    rc, _, stderr = _run(
+    rc, _, stderr = run_cli(
         "learn", ASIA, "--method", "auto", "--time-budget", 0, "-o", out, "--plot", picture
     )
     assert rc == 0, stderr
@@ -160,7 +146,7 @@ def test_learn_method_auto_plot_draws_the_choice(tmp_path):
     width, _ = Image.open(picture).size
     assert width <= 2050  # 10 in at 200 dpi, and the tight box's padding
     # show --plot / --dot on the saved chooser: the same choice, titled
-    rc, dot, stderr = _run("show", out, "--dot")
+    rc, dot, stderr = run_cli("show", out, "--dot")
     assert rc == 0, stderr
     assert dot.strip() == back.to_dot() and "AutoDensity: ChowLiuTree chosen" in dot
 
@@ -178,7 +164,7 @@ def test_a_refused_picture_leaves_no_model_file(tmp_path):
     pd.DataFrame({"u": u.round(3), "v": v.round(3), "y": y}).to_csv(data, index=False)
     out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
     argv = ("learn", data, "--class", "y", "--method", "auto", "-o", out, "--plot", picture)
-    rc, _, stderr = _run(*argv)
+    rc, _, stderr = run_cli(*argv)
     errors = [line for line in stderr.splitlines() if line.startswith("treelearn: error")]
     assert rc != 0 and len(errors) == 1 and "--plot" in errors[0], stderr
     assert "this AutoClassifier does not answer --plot" in errors[0]

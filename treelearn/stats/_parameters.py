@@ -117,17 +117,7 @@ def smoothed_cpt(
     [[0.6666666666666666, 0.3333333333333333], [0.5, 0.5]]
     """
     counts = np.asarray(counts, dtype=float)
-    k = counts.shape[-1]
-    if prior == "bdeu":
-        q = int(np.prod(counts.shape[:-1], dtype=np.int64))
-        alpha = equivalent_sample_size / (q * k)
-    elif prior == "m-estimate":
-        alpha = m / k
-    smoothed = counts + alpha
-    totals = smoothed.sum(axis=-1, keepdims=True)
-    # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
-    # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
-    return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
+    return smoothed_stack(counts[np.newaxis], alpha, prior, equivalent_sample_size, m)[0]
 
 
 def smoothed_cpts(
@@ -181,4 +171,6 @@ def smoothed_stack(
         a = m / k
     smoothed = stack + a
     totals = smoothed.sum(axis=-1, keepdims=True)
+    # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
+    # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
     return np.where(totals > 0, smoothed / np.where(totals > 0, totals, 1.0), 1.0 / k)
