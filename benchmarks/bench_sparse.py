@@ -107,12 +107,21 @@ def before_after(before: str, shape: list[str], repeat: int, case: str, json_pat
     for _ in range(repeat):
         for side, script in scripts.items():
             runs[side].append(measure_in_child(script, "--time-child", *shape))
+    return _median_rows(
+        runs, case, "", lambda r: f"{r['chow_liu']:.3f} / {r['product']:.3f} s", json_path
+    )
+
+
+def _median_rows(runs: dict[str, list[dict]], case: str, how: str, each_run, json_path):
+    """One row per side and metric: the product's and tl.chow_liu's seconds and their ratio,
+    the median over the children (``how`` says how each child timed), each child's
+    ``each_run`` text as the note; printed and written to ``json_path``."""
     rows = []
     for side, got in runs.items():
-        each = "; ".join(f"{r['chow_liu']:.3f} / {r['product']:.3f} s" for r in got)
+        each = "; ".join(each_run(r) for r in got)
         for metric, value, unit in (
-            ("scipy X.T @ X (median of children)", [r["product"] for r in got], "s"),
-            ("tl.chow_liu (median of children)", [r["chow_liu"] for r in got], "s"),
+            (f"scipy X.T @ X{how} (median of children)", [r["product"] for r in got], "s"),
+            (f"tl.chow_liu{how} (median of children)", [r["chow_liu"] for r in got], "s"),
             ("ratio to X.T @ X (median)", [r["chow_liu"] / r["product"] for r in got], "x"),
         ):
             rows.append(
@@ -145,29 +154,13 @@ def warm_before_after(
             if side == "before" and not got["package"].startswith(os.path.abspath(before)):
                 raise RuntimeError(f"the before child imported {got['package']}")
             runs[side].append(got)
-    rows = []
-    for side, got in runs.items():
-        each = "; ".join(f"{r['chow_liu'] * 1e3:.0f} / {r['product'] * 1e3:.1f} ms" for r in got)
-        for metric, value, unit in (
-            (
-                f"scipy X.T @ X, CPU best of {best_of} (median of children)",
-                [r["product"] for r in got],
-                "s",
-            ),
-            (
-                f"tl.chow_liu, CPU best of {best_of} (median of children)",
-                [r["chow_liu"] for r in got],
-                "s",
-            ),
-            ("ratio to X.T @ X (median)", [r["chow_liu"] / r["product"] for r in got], "x"),
-        ):
-            rows.append(
-                row(BENCH, case, f"{side}: {metric}", statistics.median(value), unit, note=each)
-            )
-    print_table(rows)
-    if json_path:
-        write_json(rows, json_path)
-    return rows
+    return _median_rows(
+        runs,
+        case,
+        f", CPU best of {best_of}",
+        lambda r: f"{r['chow_liu'] * 1e3:.0f} / {r['product'] * 1e3:.1f} ms",
+        json_path,
+    )
 
 
 def cpu_best(fn, best_of: int) -> float:
