@@ -41,7 +41,7 @@ def _integer_states(states: Sequence) -> np.ndarray | None:
         return None
     # Python's min/max over a short list: a numpy reduction per feature cost more
     low, high = int(min(states)), int(max(states))
-    if not (-(2**62) < low and high < 2**62):
+    if not (low > -(2**62) and high < 2**62):
         return None  # far from zero: the shift below could wrap around int64
     if high - low + 1 > _SPAN_PER_STATE * len(states) + _SPAN_SLACK:
         return None
@@ -61,8 +61,8 @@ def _integer_matrix_codes(values: np.ndarray, states: list, unseen: str) -> np.n
         # the states are the codes 0..k-1 (codes of categories): a value is its own code,
         # -1 outside; no lookup table (a third of the time on 10,000 x 36 codes)
         codes = values.astype(np.intp)  # a copy: the caller's array is kept
-        spans = np.array([len(s) for s in states], dtype=np.uint64)
-        np.copyto(codes, -1, where=codes.view(np.uintp) >= spans)  # negatives wrap high
+        counts = np.array([len(s) for s in states], dtype=np.uintp)
+        np.copyto(codes, -1, where=codes.view(np.uintp) >= counts)  # negatives wrap high
         if unseen == "error" and (codes < 0).any():
             return None  # the general path names the column and the value
         return codes
