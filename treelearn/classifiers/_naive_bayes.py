@@ -116,6 +116,10 @@ class NaiveBayes(PartialFitNetwork, SingleNetworkClassifier):
     #: its network's answers, and adding rows (``partial_fit``)
     capabilities: ClassVar[frozenset[str]] = SingleNetworkClassifier.capabilities | {"partial_fit"}
     _parameter_constraints: ClassVar[dict] = {**CPT_PRIOR, **CLASS_PRIOR, **UNSEEN}
+    #: the star's families are the class and one feature each: summed chunk by chunk as
+    #: they are, with no class-conditional pair counts (a K x K product per class that a
+    #: fit on 20,000 x 36 codes spent 6 ms of its 18 ms on, for nothing the star reads)
+    _needs_pairs: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -39,13 +39,13 @@ def _integer_states(states: Sequence) -> np.ndarray | None:
         isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) for s in states
     ):
         return None
-    if not all(-(2**62) < s < 2**62 for s in states):
+    # Python's min/max over a short list: a numpy reduction per feature cost more
+    low, high = int(min(states)), int(max(states))
+    if not (low > -(2**62) and high < 2**62):
         return None  # far from zero: the shift below could wrap around int64
-    values = np.asarray(states, dtype=np.int64)
-    span = int(values.max()) - int(values.min()) + 1
-    if span > _SPAN_PER_STATE * len(values) + _SPAN_SLACK:
+    if high - low + 1 > _SPAN_PER_STATE * len(states) + _SPAN_SLACK:
         return None
-    return values
+    return np.asarray(states, dtype=np.int64)
 
 
 def _integer_matrix_codes(values: np.ndarray, states: list, unseen: str) -> np.ndarray | None:
@@ -55,20 +55,30 @@ def _integer_matrix_codes(values: np.ndarray, states: list, unseen: str) -> np.n
     as_ints = [s for s in found if s is not None]
     if len(as_ints) < len(found):
         return None
-    lows = np.array([int(s.min()) for s in as_ints], dtype=np.int64)
-    highs = np.array([int(s.max()) for s in as_ints], dtype=np.int64)
+    if values.dtype.kind == "u" and values.dtype.itemsize == 8 and values.max(initial=0) >= 2**63:
+        return None  # beyond int64: the general path
+    if all(list(s) == list(range(len(s))) for s in states):
+        # the states are the codes 0..k-1 (codes of categories): a value is its own code,
+        # -1 outside; no lookup table (a third of the time on 10,000 x 36 codes)
+        codes = values.astype(np.intp)  # a copy: the caller's array is kept
+        counts = np.array([len(s) for s in states], dtype=np.uintp)
+        np.copyto(codes, -1, where=codes.view(np.uintp) >= counts)  # negatives wrap high
+        if unseen == "error" and (codes < 0).any():
+            return None  # the general path names the column and the value
+        return codes
+    lows = np.array([min(s) for s in states], dtype=np.int64)  # Python ints: checked above
+    highs = np.array([max(s) for s in states], dtype=np.int64)
     spans = highs - lows + 1
     starts = np.concatenate([[0], np.cumsum(spans)[:-1]])
     table = np.full(int(spans.sum()) + 1, -1, dtype=np.intp)  # the last slot: unseen
     for s, start, low in zip(as_ints, starts, lows):
         table[start + s - low] = np.arange(len(s))
-    if values.dtype.kind == "u" and values.dtype.itemsize == 8 and values.max(initial=0) >= 2**63:
-        return None  # beyond int64: the general path
     shifted = values.astype(np.int64, copy=False) - lows  # a new n x d array (the caller's kept)
-    outside = (shifted < 0) | (shifted >= spans)
+    # below the lowest state wraps to >= 2^63 as unsigned: one comparison finds both ends
+    outside = shifted.view(np.uint64) >= spans.astype(np.uint64)
     shifted += starts
-    shifted[outside] = len(table) - 1
-    codes = table[shifted]
+    np.copyto(shifted, len(table) - 1, where=outside)
+    codes = np.take(table, shifted)  # np.take: 2x to 3x faster than table[shifted]
     if unseen == "error" and (codes < 0).any():
         return None  # the general path names the column and the value
     return codes
@@ -175,5 +185,6 @@ def class_joint_log_likelihood(
     for c in range(n_classes):
         if c:
             index += class_stride
-        out[:, c] = np.add.reduce(flat[index], axis=0)
+        # np.take, not flat[index]: the same doubles, 2x to 3x faster than fancy indexing
+        out[:, c] = np.add.reduce(np.take(flat, index), axis=0)
     return out
