@@ -218,6 +218,36 @@ def test_predict_unseen_ignore(tmp_path):
     np.testing.assert_allclose(got[1], alone[0], rtol=1e-5)
 
 
+def test_predict_names_categorical_for_a_column_learned_as_text(tmp_path):
+    # a column of whole numbers learned as states with --categorical is text in the model;
+    # read without the flag it is numbers, and the error names the flag that reads it as text
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"code": rng.integers(0, 3, 60), "y": rng.choice(["p", "q"], 60)})
+    df.to_csv(tmp_path / "d.csv", index=False)
+    model = tmp_path / "nb.json"
+    argv = ("--class", "y", "--method", "naive-bayes", "--categorical", "code", "-o", model)
+    rc, _, err = _run("learn", tmp_path / "d.csv", *argv)
+    assert rc == 0, err
+    assert sorted(tl.load(model).model_.states["code"]) == ["0", "1", "2"]
+    rc, _, err = _run("predict", model, tmp_path / "d.csv")
+    assert rc == 1
+    assert "read it as text, as it was learned, with --categorical code" in err
+    assert "give states of the data's type" not in err  # Python's words, not the command's
+    rc, out, err = _run("predict", model, tmp_path / "d.csv", "--categorical", "code")
+    assert rc == 0, err
+    text = tl.load(model).predict(df[["code"]].astype(str))
+    assert pd.read_csv(io.StringIO(out))["y"].tolist() == list(text)
+
+
+def test_an_unseen_state_error_keeps_its_type_fix_through_pickling():
+    # Dask workers send errors back pickled: the command's words must survive the trip
+    import pickle
+
+    err = tl.UnseenStateError("c", [1], ["1"], dtype="int64").with_hint("H.", type_fix="F")
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and "str: F. H." in str(back)
+
+
 # ------------------------------------------------------------------ --missing
 def test_numeric_auto_honours_missing_and_drop_names_the_columns(tmp_path):
     rng = np.random.default_rng(1)

@@ -264,31 +264,41 @@ class UnseenStateError(TreelearnError):
         where: str = "",
         noun: str = "column",
         hint: str | None = None,
+        type_fix: str = "give states of the data's type",
     ) -> None:
         self.n_rows, self.dtype, self.where, self.noun = n_rows, dtype, where, noun
+        self.type_fix = type_fix
         values, states = list(values), list(states)
         hint = self.DEFAULT_HINT if hint is None else hint
         rows = f" ({n_rows} rows)" if n_rows is not None else ""
         message = (
             f"{where}{noun} {column!r} has value(s) {', '.join(map(repr, values[:5]))}{rows} "
-            f"outside its states {states}.{self.type_mismatch(column, values, states, dtype)} "
+            f"outside its states {states}."
+            f"{self.type_mismatch(column, values, states, dtype, type_fix)} "
             f"{hint}"
         )
         super().__init__(message.rstrip(), column=column, values=values, states=states, hint=hint)
 
     @staticmethod
-    def type_mismatch(column: Hashable, values: Sequence, states: Sequence, dtype: Any) -> str:
-        """A sentence when the values are of another type than every state (else "")."""
+    def type_mismatch(
+        column: Hashable,
+        values: Sequence,
+        states: Sequence,
+        dtype: Any,
+        fix: str = "give states of the data's type",
+    ) -> str:
+        """A sentence when the values are of another type than every state (else ""),
+        ending in ``fix`` (in the words of the interface the error reaches)."""
         kinds = {type(v).__name__ for v in states}
         if dtype is None or not values or len(kinds) != 1 or type(values[0]).__name__ in kinds:
             return ""
-        return (
-            f" The data stores {column!r} as {dtype} while its states are {kinds.pop()}: "
-            f"give states of the data's type."
-        )
+        return f" The data stores {column!r} as {dtype} while its states are {kinds.pop()}: {fix}."
 
-    def with_hint(self, hint: str, where: str | None = None) -> UnseenStateError:
-        """The same error with another fix (and optionally another prefix)."""
+    def with_hint(
+        self, hint: str, where: str | None = None, type_fix: str | None = None
+    ) -> UnseenStateError:
+        """The same error with another fix (and optionally another prefix, and another fix
+        of a type mismatch)."""
         return UnseenStateError(
             self.column,
             self.values,
@@ -298,6 +308,7 @@ class UnseenStateError(TreelearnError):
             where=self.where if where is None else where,
             noun=self.noun,
             hint=hint,
+            type_fix=self.type_fix if type_fix is None else type_fix,
         )
 
     def __reduce__(self):  # pickling (Dask workers send errors back) keeps the fields
@@ -312,6 +323,7 @@ class UnseenStateError(TreelearnError):
                 self.where,
                 self.noun,
                 self.hint,
+                self.type_fix,
             ),
         )
 
@@ -491,9 +503,19 @@ def _rebuild_capability(message, capability, kind, supported, hint) -> Capabilit
     )
 
 
-def _rebuild_unseen(column, values, states, n_rows, dtype, where, noun, hint) -> UnseenStateError:
+def _rebuild_unseen(
+    column, values, states, n_rows, dtype, where, noun, hint, type_fix
+) -> UnseenStateError:
     return UnseenStateError(
-        column, values, states, n_rows=n_rows, dtype=dtype, where=where, noun=noun, hint=hint
+        column,
+        values,
+        states,
+        n_rows=n_rows,
+        dtype=dtype,
+        where=where,
+        noun=noun,
+        hint=hint,
+        type_fix=type_fix,
     )
 
 

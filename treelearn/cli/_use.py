@@ -131,7 +131,15 @@ def cmd_predict(args: argparse.Namespace) -> int:
     try:
         return _predict(obj, df, args)
     except UnseenStateError as exc:
-        raise exc.with_hint(UNSEEN_HINT) from None
+        raise exc.with_hint(UNSEEN_HINT, type_fix=_type_fix(exc)) from None
+
+
+def _type_fix(exc: UnseenStateError) -> str:
+    """The command's fix of values read as another type than the model's states: a column
+    learned as text (``--categorical`` at ``learn``) is read as text again by naming it."""
+    if all(isinstance(s, str) for s in exc.states):
+        return f"read it as text, as it was learned, with --categorical {exc.column}"
+    return f"read it as it was learned (without --categorical {exc.column})"
 
 
 def _predict(obj: Any, df: pd.DataFrame, args: argparse.Namespace) -> int:
