@@ -14,13 +14,13 @@ classifiers ``draw``, ``to_dot`` and ``to_mermaid`` from it, once for all of the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
-__all__ = ["DrawsStructure", "StructureView", "structure_view"]
+__all__ = ["DrawnWhen", "DrawsStructure", "StructureView", "structure_view"]
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,8 @@ def _feature_kinds(clf: Any) -> dict:
     every feature is a number, so they go unmarked, as all of GaussianTAN's and
     CopulaTAN's)."""
     if hasattr(clf, "numeric_features_"):
-        return {f: "Gaussian" for f in clf.numeric_features_}
-    return {f: "kernel" for f in getattr(clf, "kernel_features_", [])}
+        return dict.fromkeys(clf.numeric_features_, "Gaussian")
+    return dict.fromkeys(getattr(clf, "kernel_features_", []), "kernel")
 
 
 def structure_view(clf: Any) -> StructureView:
@@ -110,6 +110,34 @@ def structure_view(clf: Any) -> StructureView:
         n_rows=float(clf.class_count_.sum()),
         scorer=scorer,
     )
+
+
+class DrawnWhen:
+    """The ``capabilities`` of a classifier that has a picture only under some parameters:
+    ``base``, with ``"draw"`` on an instance for which ``when(instance)`` holds. Read on the
+    class (as every check of the declarations reads it), ``base``.
+
+    :class:`~treelearn.GaussianClassifier` is drawn as naive Bayes (the class over every
+    feature) with a ``diagonal`` or ``isotropic`` covariance; with a ``full`` or ``shared``
+    one every pair of features is dependent within a class, which the picture would hide.
+
+    >>> from treelearn.models._base import Capable
+    >>> class Star(Capable):
+    ...     kind = "star"
+    ...     capabilities = DrawnWhen({"score"}, lambda s: s.independent)
+    ...     def __init__(self, independent): self.independent = independent
+    >>> sorted(Star.capabilities), sorted(Star(True).capabilities), sorted(Star(False).capabilities)
+    (['score'], ['draw', 'score'], ['score'])
+    """
+
+    def __init__(self, base: Iterable[str], when: Callable[[Any], bool]) -> None:
+        self.base = frozenset(base)
+        self.when = when
+
+    def __get__(self, obj: object | None, owner: Any = None) -> frozenset[str]:
+        if obj is None or not self.when(obj):
+            return self.base
+        return self.base | {"draw"}
 
 
 class DrawsStructure:
