@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -172,8 +172,12 @@ class DrawsStructure:
 
         return to_mermaid(self._drawn(), **kwargs)
 
+    if TYPE_CHECKING:  # the classifier base's (listed after this class)
+
+        def require(self, capability: str, what: str | None = None) -> None: ...
+        def _require_fitted(self) -> None: ...
+
     def _drawn(self) -> StructureView:
-        clf: Any = self
-        clf.require("draw")
-        clf._require_fitted()
-        return structure_view(clf)
+        self.require("draw")
+        self._require_fitted()
+        return structure_view(self)
