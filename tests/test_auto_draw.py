@@ -152,19 +152,24 @@ def test_learn_method_auto_plot_draws_the_choice(tmp_path):
 
 
 def test_a_refused_picture_leaves_no_model_file(tmp_path):
-    # moved from test_auto_cli.py (AutoDensity draws now): a choice that has no picture (a
-    # numeric table: MixedTAN / the Gaussian classifiers) is refused in one line before -o
-    # is written
-    rng = np.random.default_rng(0)
+    # moved from test_auto_cli.py (AutoDensity draws now), then off the numeric table (its
+    # MixedTAN / Gaussian TAN choice draws now: tests/test_numeric_tan_pictures.py): a choice
+    # that has no picture (WANBIA, chosen on a table of noisy copies of the evidence, where
+    # naive Bayes counts the same evidence many times) is refused in one line before -o is
+    # written
+    rng = np.random.default_rng(2)
     n = 300
-    y = np.where(rng.random(n) < 0.5, "a", "b")
-    u = rng.normal(size=n)
-    v = np.where(y == "a", u, -u) + 0.3 * rng.normal(size=n)
-    data = tmp_path / "corr.csv"
-    pd.DataFrame({"u": u.round(3), "v": v.round(3), "y": y}).to_csv(data, index=False)
+    y = rng.integers(0, 2, n)
+    cols = {f"s{j}": np.where(rng.random(n) < 0.8, y, 1 - y) for j in range(6)}
+    cols |= {f"d{j}": cols[f"s{j % 2}"] for j in range(6)}
+    cols |= {f"n{j}": rng.integers(0, 3, n) for j in range(10)}
+    table = pd.DataFrame(cols).map(lambda v: "abc"[v]).assign(y=np.where(y == 1, "yes", "no"))
+    data = tmp_path / "copies.csv"
+    table.to_csv(data, index=False)
     out, picture = tmp_path / "auto.json", tmp_path / "auto.png"
     argv = ("learn", data, "--class", "y", "--method", "auto", "-o", out, "--plot", picture)
     rc, _, stderr = run_cli(*argv)
+    assert "--method auto chose WeightedNaiveBayes" in stderr, stderr
     errors = [line for line in stderr.splitlines() if line.startswith("treelearn: error")]
     assert rc != 0 and len(errors) == 1 and "--plot" in errors[0], stderr
     assert "this AutoClassifier does not answer --plot" in errors[0]

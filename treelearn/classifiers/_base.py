@@ -827,6 +827,50 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
     def _restore_model(self, saved: SavedState) -> None:
         """Set the fitted model from its saved parts (the header is restored and checked)."""
 
+    # ------------------------------------------------------------ pictures in Jupyter
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
+        if not hasattr(self, "classes_") or not self.supports("draw") or not self._drawable():
+            return None
+        from ..viz._draw import svg_or_none
+
+        return svg_or_none(self)
+
+    def _drawable(self) -> bool:
+        """Whether :meth:`draw` has a network to draw (a model averaged over trees has none)."""
+        return True
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        """Jupyter: scikit-learn's estimator box (HTML) with the fitted network inline under
+        it, so a notebook exported to HTML keeps the picture; the picture alone as SVG too,
+        for exporters that skip HTML. Drawn once."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        svg = self._repr_svg_()
+        if svg is not None:
+            from ..viz._draw import html_with_picture
+
+            bundle["image/svg+xml"] = svg
+            if "text/html" in bundle:
+                bundle["text/html"] = html_with_picture(bundle["text/html"], svg)
+        return bundle
+
+    @property
+    def _repr_html_(self) -> Any:
+        """scikit-learn's HTML box with the network, for consumers that do not read
+        ``_repr_mimebundle_``; an AttributeError, as scikit-learn's, unless its ``display``
+        option is ``"diagram"``."""
+        box = super()._repr_html_
+
+        def html() -> str:
+            svg = self._repr_svg_()
+            if svg is None:
+                return box()
+            from ..viz._draw import html_with_picture
+
+            return html_with_picture(box(), svg)
+
+        return html
+
 
 # ---------------------------------------------------------------------- categorical input
 class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
@@ -977,49 +1021,6 @@ class CategoricalClassifier(CategoricalTableInput, BayesNetClassifier):
         self.require("draw")
         self._require_fitted()
         return self.model_.draw(ax, **kwargs)
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows a fitted classifier as its network (the estimator's text otherwise)."""
-        if not hasattr(self, "classes_") or not self._drawable():
-            return None
-        from ..viz._draw import svg_or_none
-
-        return svg_or_none(self)
-
-    def _drawable(self) -> bool:
-        """Whether :meth:`draw` has a network to draw (a model averaged over trees has none)."""
-        return True
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        """Jupyter: scikit-learn's estimator box (HTML) with the fitted network inline under
-        it, so a notebook exported to HTML keeps the picture; the picture alone as SVG too,
-        for exporters that skip HTML. Drawn once."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        svg = self._repr_svg_()
-        if svg is not None:
-            from ..viz._draw import html_with_picture
-
-            bundle["image/svg+xml"] = svg
-            if "text/html" in bundle:
-                bundle["text/html"] = html_with_picture(bundle["text/html"], svg)
-        return bundle
-
-    @property
-    def _repr_html_(self) -> Any:
-        """scikit-learn's HTML box with the network, for consumers that do not read
-        ``_repr_mimebundle_``; an AttributeError, as scikit-learn's, unless its ``display``
-        option is ``"diagram"``."""
-        box = super()._repr_html_
-
-        def html() -> str:
-            svg = self._repr_svg_()
-            if svg is None:
-                return box()
-            from ..viz._draw import html_with_picture
-
-            return html_with_picture(box(), svg)
-
-        return html
 
 
 # ---------------------------------------------------------------------- numeric input

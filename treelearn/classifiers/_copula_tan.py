@@ -107,8 +107,10 @@ class CopulaTAN(GaussianTAN):
     """
 
     _where = "a copula TAN"
-    #: a Gaussian TAN on normal scores: no explorer page of its own
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain"})
+    _picture_method = "Gaussian-copula TAN"
+    #: a Gaussian TAN on normal scores: no explorer page of its own; its picture is the
+    #: Gaussian TAN's (the feature tree's MI is the normal scores')
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "draw"})
     _parameter_constraints: ClassVar[dict] = {
         **GaussianTAN._parameter_constraints,
         "marginal": [Options("empirical", "gaussian")],

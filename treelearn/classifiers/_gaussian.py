@@ -71,6 +71,7 @@ from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
 from ..stats._gaussian_missing import observed_log_densities
 from ._base import NumericClassifier, invalid
 from ._gaussian_em import check_observed, em_class_gaussians
+from ._structure_view import DrawnWhen, DrawsStructure
 
 __all__ = ["GaussianClassifier"]
 
@@ -104,7 +105,7 @@ def gaussian_parameters(
     return stats.mean, (1 - reg) * cov + reg * np.eye(d)
 
 
-class GaussianClassifier(NumericClassifier):
+class GaussianClassifier(DrawsStructure, NumericClassifier):
     """Gaussian class-conditional classifier (QDA, LDA, Gaussian naive Bayes, isotropic).
 
     Parameters
@@ -165,8 +166,14 @@ class GaussianClassifier(NumericClassifier):
 
     _where = "GaussianClassifier"
     _mixed_instead = "MixedNaiveBayes"
-    #: its class posterior on the explorer page beside the classifier's own answers
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
+    _picture_method = "Gaussian naive Bayes"
+    #: its class posterior on the explorer page beside the classifier's own answers; drawn
+    #: as naive Bayes where the features are independent given the class (diagonal,
+    #: isotropic; full and shared covariances have no such picture)
+    capabilities = DrawnWhen(
+        {"classify", "score", "explain", "explorer"},
+        lambda clf: getattr(clf, "covariance", None) in ("diagonal", "isotropic"),
+    )
     _parameter_constraints: ClassVar[dict] = {
         "covariance": [Options(*_COVARIANCES)],
         "reg": [Interval(Real, 0, 1)],

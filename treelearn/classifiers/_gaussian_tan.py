@@ -62,6 +62,7 @@ from ..stats._gaussian import (
 from ..stats._mixed_pairs import MixedPairs, mixed_pair_statistics
 from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, saved_feature_tree
+from ._structure_view import DrawsStructure
 
 __all__ = [
     "GaussianTAN",
@@ -201,7 +202,7 @@ def _missing_in_memory(X: Any) -> bool:
     return False
 
 
-class GaussianTAN(NumericClassifier):
+class GaussianTAN(DrawsStructure, NumericClassifier):
     """Tree-augmented naive Bayes for numeric features (class-conditional linear-Gaussian tree).
 
     Rows in memory may have missing cells: each class's statistics are then pairwise
@@ -267,8 +268,12 @@ class GaussianTAN(NumericClassifier):
     """
 
     _where = "a Gaussian TAN"
-    #: its class posterior on the explorer page beside the classifier's own answers
-    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "explorer"})
+    _picture_method = "Gaussian TAN"
+    #: its class posterior on the explorer page beside the classifier's own answers; the
+    #: picture is the class over the feature tree (:mod:`._structure_view`)
+    capabilities: ClassVar[frozenset[str]] = frozenset(
+        {"classify", "score", "explain", "explorer", "draw"}
+    )
     _missing_at_prediction = True
     _parameter_constraints: ClassVar[dict] = {
         **CLASS_PRIOR,

@@ -66,6 +66,7 @@ from ..structure._trees import orient, spanning_skeleton
 from ._base import CLASS_PRIOR, NumericClassifier, class_training, saved_feature_tree
 from ._gaussian_tan import feature_tree_lines, tree_regressions
 from ._numbers import refuse_states
+from ._structure_view import DrawsStructure
 
 __all__ = ["KernelTAN"]
 
@@ -185,7 +186,7 @@ def _node_terms(
     return out
 
 
-class KernelTAN(NumericClassifier):
+class KernelTAN(DrawsStructure, NumericClassifier):
     """Semiparametric TAN: each feature Gaussian or a kernel density given the class and its
     tree parent, chosen by validation; the tree on the kernel conditional MI (see the module
     docstring).
@@ -257,6 +258,8 @@ class KernelTAN(NumericClassifier):
     """
 
     _where = "a kernel TAN"
+    _picture_method = "kernel TAN"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"classify", "score", "explain", "draw"})
     _parameter_constraints: ClassVar[dict] = {
         **CLASS_PRIOR,
         "densities": [Options("auto", "gaussian", "kernel")],

@@ -56,11 +56,12 @@ from ._base import (
     numeric_rows,
 )
 from ._network import SingleNetworkClassifier
+from ._structure_view import DrawsStructure
 
 __all__ = ["MixedNaiveBayes"]
 
 
-class MixedNaiveBayes(SingleNetworkClassifier):
+class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
     """Naive Bayes over categorical and Gaussian features (mixed data).
 
     Parameters
@@ -140,6 +141,8 @@ class MixedNaiveBayes(SingleNetworkClassifier):
 
     _method = "mixed-naive-bayes"
     _where = "MixedNaiveBayes"
+    #: drawn with its Gaussian features (model_ holds only the categorical ones)
+    _picture_method = "mixed naive Bayes"
     #: a Gaussian feature's value is evidence on the class (a likelihood); no pgmpy or BIF
     #: form (discrete networks only), and no most probable completion of mixed variables
     capabilities: ClassVar[frozenset[str]] = frozenset(

@@ -51,11 +51,12 @@ from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
 from ..structure._trees import orient
 from ._base import CLASS_PRIOR, CPT_PRIOR, BayesNetClassifier, TrainingData
 from ._gaussian_tan import feature_tree_lines
+from ._structure_view import DrawsStructure
 
 __all__ = ["MixedTAN"]
 
 
-class MixedTAN(BayesNetClassifier):
+class MixedTAN(DrawsStructure, BayesNetClassifier):
     """TAN over categorical and Gaussian features: a class-conditional CLG feature tree.
 
     Parameters
@@ -142,9 +143,11 @@ class MixedTAN(BayesNetClassifier):
     """
 
     _where = "a mixed TAN"
-    #: the classes' CLG trees: rows drawn, and the explorer's sliders
+    _picture_method = "mixed TAN"
+    #: the classes' CLG trees: rows drawn, and the explorer's sliders; the picture is the
+    #: class over the feature tree (:mod:`~treelearn.classifiers._structure_view`)
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {"classify", "score", "explain", "sample", "explorer"}
+        {"classify", "score", "explain", "sample", "explorer", "draw"}
     )
     _parameter_constraints: ClassVar[dict] = {
         "alpha": CPT_PRIOR["alpha"],

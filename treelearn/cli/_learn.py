@@ -484,11 +484,19 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
         )
 
 
-def _report_classifier(clf: Any, X: pd.DataFrame, y: pd.Series, output: str | None) -> int:
-    """Save a classifier ``learn`` fitted (if ``-o``), print it and its scores on ``X, y``."""
+def _report_classifier(
+    clf: Any, X: pd.DataFrame, y: pd.Series, output: str | None, plot: str | None
+) -> int:
+    """Save a classifier ``learn`` fitted (if ``-o``) and its picture (if ``--plot``: refused
+    before anything is written when it has none), print it and its scores on ``X, y``."""
+    if plot:
+        require(clf, "draw", "--plot")
     if output:
         save_object(clf, output)
         print(f"wrote model to {output}", file=sys.stderr)
+    if plot:
+        save_figure(figure(clf, X.assign(**{clf.class_name_: y})), plot)
+        print(f"wrote picture to {plot}", file=sys.stderr)
     print(clf.to_text())
     print()
     print_scores(clf.score_report(X, y))
@@ -627,7 +635,7 @@ def _learn_mixed_model(args: argparse.Namespace, df: pd.DataFrame) -> int:
             numeric=None if numeric == "auto" else [c for c in numeric if c != args.class_],
             root=args.root,
         ).fit(X, y)
-        return _report_classifier(clf, X, y, args.output)
+        return _report_classifier(clf, X, y, args.output, args.plot)
     if method != "chow-liu":
         raise CommandError(
             f"--numeric {args.numeric if numeric == 'auto' else 'COLS'} with "
@@ -692,7 +700,7 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         clf = tl.GaussianTAN().fit(X, y)
     else:
         clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
-    return _report_classifier(clf, X, y, args.output)
+    return _report_classifier(clf, X, y, args.output, args.plot)
 
 
 def _dropped_rows(df: pd.DataFrame, complete: pd.DataFrame) -> str:
