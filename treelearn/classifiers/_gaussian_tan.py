@@ -270,7 +270,7 @@ class GaussianTAN(DrawsStructure, NumericClassifier):
     _where = "a Gaussian TAN"
     _picture_method = "Gaussian TAN"
     #: its class posterior on the explorer page beside the classifier's own answers; the
-    #: picture is the class over the feature tree (:mod:`._structure_view`)
+    #: picture is the class over the feature tree (``classifiers/_structure_view.py``)
     capabilities: ClassVar[frozenset[str]] = frozenset(
         {"classify", "score", "explain", "explorer", "draw"}
     )

@@ -145,7 +145,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     _where = "a mixed TAN"
     _picture_method = "mixed TAN"
     #: the classes' CLG trees: rows drawn, and the explorer's sliders; the picture is the
-    #: class over the feature tree (:mod:`~treelearn.classifiers._structure_view`)
+    #: class over the feature tree (``classifiers/_structure_view.py``)
     capabilities: ClassVar[frozenset[str]] = frozenset(
         {"classify", "score", "explain", "sample", "explorer", "draw"}
     )
