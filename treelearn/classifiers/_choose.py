@@ -36,6 +36,7 @@ from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
 from ..models._base import ChosenCapabilities
+from ..sources._value_class_counts import gaussian_number_columns
 from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import orient_arrays, spanning_tree_edges
@@ -80,14 +81,9 @@ CANDIDATES: dict[str, tuple[Any, str]] = {
 
 
 def _numeric_columns(frame: pd.DataFrame) -> list:
-    """The columns modelled as numbers: numeric dtype, not bool (decided by dtype only)."""
-    return [
-        c
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c].dtype)
-        and not pd.api.types.is_bool_dtype(frame[c].dtype)
-        and not isinstance(frame[c].dtype, pd.CategoricalDtype)
-    ]
+    """The columns modelled as numbers: the mixed classifiers' rule (by dtype only; dates
+    stay states), so a candidate and the table's kind agree on every column."""
+    return gaussian_number_columns(frame.dtypes)
 
 
 def applicable(frame: pd.DataFrame) -> list[str]:

@@ -77,7 +77,7 @@ from ._dask import is_dask_series
 from ._files import read_whole
 from ._gaussian import REFUSALS, variances_by_class
 from ._kinds import as_frame, by_kind, kind_of, numeric_matrix
-from ._value_class_counts import check_categorical_named, number_columns
+from ._value_class_counts import check_categorical_named, gaussian_number_columns
 
 __all__ = ["MixedStatistics", "mixed_statistics_by_class", "mixed_table", "table_statistics"]
 
@@ -158,17 +158,13 @@ def _of_columns(
 ) -> MixedStatistics:
     """The statistics of a pandas or Dask DataFrame ``X`` (a weight column named by
     ``sample_weight`` is no feature): the Gaussian columns those ``numeric`` names, else
-    the numbers by dtype less ``categorical`` (:func:`number_columns`, the rule of every
-    classifier)."""
+    the numbers by dtype less ``categorical`` and the dates (:func:`gaussian_number_columns`:
+    every classifier's rule, the dates kept as states)."""
     weight_column = sample_weight if isinstance(sample_weight, (str, int)) else None
     features = [c for c in X.columns if weight_column is None or c != weight_column]
     check_categorical_named(categorical, features, learner)
     if numeric is None:  # dates stay states (as before): a Gaussian takes real numbers
-        gaussian = [
-            c
-            for c in number_columns(X.dtypes, categorical)
-            if c != weight_column and not pd.api.types.is_datetime64_any_dtype(X.dtypes[c])
-        ]
+        gaussian = [c for c in gaussian_number_columns(X.dtypes, categorical) if c != weight_column]
     else:
         gaussian = [c for c in gaussian_columns(X, numeric) if c != weight_column]
         both = [c for c in categorical or () if c in set(gaussian)]

@@ -91,6 +91,21 @@ def number_columns(dtypes: Any, categorical: Sequence[Hashable] | None = None) -
     return [c for c, dtype in dtypes.items() if c not in keep and number_dtype(dtype)]
 
 
+def gaussian_number_columns(dtypes: Any, categorical: Sequence[Hashable] | None = None) -> list:
+    """:func:`number_columns` less the dates: the columns a Gaussian part takes (real
+    numbers; the mixed classifiers keep dates as states, the counting ones bin them).
+
+    >>> frame = pd.DataFrame({"age": [30, 41], "day": pd.to_datetime(["2021-01-01"] * 2)})
+    >>> gaussian_number_columns(frame.dtypes)
+    ['age']
+    """
+    return [
+        c
+        for c in number_columns(dtypes, categorical)
+        if not pd.api.types.is_datetime64_any_dtype(dtypes[c])
+    ]
+
+
 def check_categorical_named(
     categorical: Sequence[Hashable] | None, features: list, who: str
 ) -> None:
