@@ -65,7 +65,7 @@ TARGETS = {
 
 def real_table(name: str) -> tuple[pd.DataFrame, pd.Series]:
     """A real table as read, its class apart (the numeric classes cut at their tertiles)."""
-    df = pd.read_csv(ROOT / "datasets" / "real" / f"{name}.csv")
+    df = tl.io.read_data(ROOT / "datasets" / "real" / f"{name}.csv")  # "None" a level
     target = TARGETS[name]
     if name == "titanic":
         df = df.drop(columns="name")

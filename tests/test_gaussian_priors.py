@@ -23,7 +23,7 @@ _SURVEY = Path(__file__).resolve().parent.parent / "datasets" / "real" / "survey
 
 
 def _survey() -> tuple[pd.DataFrame, pd.Series]:
-    df = pd.read_csv(_SURVEY)
+    df = tl.io.read_data(_SURVEY)  # treelearn reads Exer's level "None" (pandas: missing)
     df = df[df["Smoke"].notna()]
     return df.drop(columns="Smoke"), df["Smoke"]
 

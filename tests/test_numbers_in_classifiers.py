@@ -137,7 +137,7 @@ _TARGETS = {
 
 def _real(name: str) -> tuple[pd.DataFrame, pd.Series]:
     """A real table as read (datasets/README.md), its class column apart."""
-    df = pd.read_csv(_DATASETS / f"{name}.csv")
+    df = tl.io.read_data(_DATASETS / f"{name}.csv")  # as treelearn reads it: "None" a level
     target = _TARGETS[name]
     if name == "titanic":
         df = df.drop(columns="name")
@@ -189,10 +189,10 @@ def _check_defaults_on_raw_table(method: str, name: str) -> None:
     assert np.isfinite(losses).all(), (method, name, losses)
 
 
-@pytest.mark.parametrize(("method", "name"), sorted(FAST))
-def test_default_classifier_on_a_raw_real_table(method, name):
-    _check_defaults_on_raw_table(method, name)
-
+_NONE_BACK = (
+    "< 0.801, one or two of 236 rows (Smoke is nearly independent of survey's columns; "
+    "Exer x Smoke chi-square p = 0.48): "
+)
 
 #: measured below the majority class (5-fold mean accuracy vs the majority's share)
 _BELOW_MAJORITY = {
@@ -203,6 +203,12 @@ _BELOW_MAJORITY = {
     "tests/test_gaussian_priors.py's survey xfail for what was measured)",
     ("MixedNaiveBayes", "survey"): "0.737 < 0.801 (Student-t predictive 0.746; see "
     "tests/test_gaussian_priors.py's survey xfail)",
+    # survey's Exer has its level "None" back (datasets/README.md): before, its 24 "None"
+    # answers were missing cells and these four were at 0.801
+    ("NaiveBayes", "survey"): _NONE_BACK + "NaiveBayes 0.797 (0.801 with Exer's None missing)",
+    ("KDB", "survey"): _NONE_BACK + "KDB 0.797 (0.805 with Exer's None missing)",
+    ("TANHillClimb", "survey"): _NONE_BACK + "TANHillClimb 0.792 (0.801 with it missing)",
+    ("TANSuperParent", "survey"): _NONE_BACK + "TANSuperParent 0.792 (0.801 with it missing)",
 }
 
 
@@ -259,6 +265,14 @@ def _grid(methods: list) -> list:
                 )
             cases.append(pytest.param(method, name, marks=marks))
     return cases
+
+
+@pytest.mark.parametrize(
+    ("method", "name"),
+    [case for case in _grid(sorted({m for m, _ in FAST})) if tuple(case.values) in FAST],
+)
+def test_default_classifier_on_a_raw_real_table(method, name):
+    _check_defaults_on_raw_table(method, name)
 
 
 @pytest.mark.slow

@@ -67,7 +67,7 @@ def _check_readable(fig) -> int:
 
 # ---------------------------------------------------------------- the waterfall
 def _survey():
-    df = pd.read_csv(_DATA / "real" / "survey.csv")
+    df = tl.io.read_data(_DATA / "real" / "survey.csv")  # Exer's "None" kept as a level
     df = df[df["Smoke"].notna()]
     X = df.drop(columns="Smoke").rename(
         columns={"Wr.Hnd": "writing hand span (cm), as measured", "Exer": "exercise per week"}

@@ -28,7 +28,7 @@ save(
 df = pd.read_csv("datasets/asia.csv")
 clf = tl.TAN().fit(df.drop(columns="dysp"), df.dysp)
 save(clf.draw(), "tan")
-s = pd.read_csv("datasets/real/survey.csv")
+s = tl.io.read_data("datasets/real/survey.csv")  # Exer's "None" a level
 s = s[s.Smoke.notna()]
 m = tl.MixedTAN().fit(s.drop(columns="Smoke"), s.Smoke)
 e = m.explain(s.drop(columns="Smoke").iloc[:3], kind="shapley", output="log_odds")

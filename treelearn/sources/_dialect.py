@@ -36,6 +36,7 @@ from .._base.errors import TreelearnError
 
 __all__ = [
     "COMPRESSED",
+    "MISSING_MARKERS",
     "SEPARATORS",
     "SNIFF_BYTES",
     "CsvDialect",
@@ -49,6 +50,32 @@ __all__ = [
 
 #: separators found from a header line, after the comma, and how a note names them
 SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "bars"}
+
+#: the CSV cells read as missing: an empty cell and pandas' default markers (``NA``,
+#: ``N/A``, ``NaN``, ``NULL``, ``#N/A``, ...), but for ``None``, which real tables use as a
+#: level: MASS::survey's ``Exer`` is ``Freq``/``Some``/``None``, and pandas' default reading
+#: turns its 24 ``None`` answers into missing cells without a word. R's ``read.csv`` reads
+#: only ``NA`` as missing; a CSV written by pandas writes a missing cell empty, never ``None``.
+MISSING_MARKERS = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "n/a",
+    "nan",
+    "null",
+)
 
 #: suffixes of compressed files pandas opens itself (their bytes are not sniffed)
 COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
@@ -306,7 +333,12 @@ def _comma_decimal_columns(text: str, sep: str, quotechar: str) -> tuple[list, b
 
     try:
         sample = pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, quotechar=quotechar, keep_default_na=True
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            quotechar=quotechar,
+            keep_default_na=False,
+            na_values=list(MISSING_MARKERS),
         )
     except Exception:  # a malformed sample: the read proper reports it
         return [], False
@@ -344,6 +376,8 @@ class CsvDialect:
             "thousands": self.thousands,
             "encoding": self.encoding,
             "quotechar": self.quotechar,
+            "keep_default_na": False,
+            "na_values": list(MISSING_MARKERS),
         }
 
 

@@ -42,6 +42,7 @@ from .._base.errors import (
 )
 from ..encoding._table import DEFAULT_MAX_STATES, MissingPolicy, encode, fix_advice
 from ._dialect import (
+    MISSING_MARKERS,
     SEPARATORS,
     CsvDialect,
     EncodingNote,
@@ -185,6 +186,8 @@ def read_data(
                 decimal=decimal,
                 quotechar=quotechar,
                 dtype=text_columns,
+                keep_default_na=False,
+                na_values=list(MISSING_MARKERS),
             )
     path = data_file(source)
     if is_parquet(path):  # its columns have their types: the CSV options do not apply
