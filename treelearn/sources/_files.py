@@ -117,12 +117,14 @@ __all__ = [
     "given_states_hint",
     "is_parquet",
     "iter_chunks",
+    "read_as_text",
     "read_header",
     "read_whole",
     "reading",
     "scan_chunk",
     "split_weights",
     "text_columns",
+    "value_kinds",
 ]
 
 #: Files are read at least this many rows at a time (a smaller ``chunksize`` is raised to
@@ -537,12 +539,32 @@ def text_columns(scan: Scan) -> list:
     written; chunk by chunk, ``1`` and ``"1"`` (or ``True`` and ``"True"``) would be
     two states. These columns are read as text instead, as pandas reads them whole.
     """
-    out = []
-    for name, s in zip(scan.columns, scan.scans):
-        kinds = s.value_kinds
-        if ("text" in kinds and kinds & {"bool", "number"}) or {"bool", "number"} <= kinds:
-            out.append(name)
-    return out
+    return [name for name, s in zip(scan.columns, scan.scans) if read_as_text(s.value_kinds)]
+
+
+def read_as_text(kinds: set) -> bool:
+    """Whether a CSV column whose chunks held values of these ``kinds`` (``"bool"``,
+    ``"number"``, ``"text"``, ``"other"``: :func:`value_kinds`) is read as text: numbers or
+    booleans in some chunks and text (or the other of the two) in others. The one rule of
+    every chunked reader (:func:`text_columns`, the classifiers' two passes).
+
+    >>> read_as_text({"number", "text"}), read_as_text({"number"}), read_as_text({"bool", "number"})
+    (True, False, True)
+    """
+    return bool(("text" in kinds and kinds & {"bool", "number"}) or {"bool", "number"} <= kinds)
+
+
+def value_kinds(dtype: Any, uniques: Any) -> set:
+    """The kinds of a chunk column's distinct observed values ``uniques`` (no missing
+    value among them), read as ``dtype``: ``{"number"}``, ``{"text"}``, ... (what
+    :func:`read_as_text` judges, merged over the chunks).
+
+    >>> value_kinds(np.dtype("int64"), [1, 2]), value_kinds(np.dtype(object), ["1", "x"])
+    ({'number'}, {'text'})
+    """
+    if len(uniques) == 0:
+        return set()
+    return _value_kinds(dtype, _kind(dtype), uniques)
 
 
 def check_missing(scan: Scan, missing: MissingPolicy, where: str) -> None:
