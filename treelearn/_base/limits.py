@@ -51,12 +51,14 @@ BIF_STATES_LIMIT = 20_000
 
 
 def size_text(n_bytes: float) -> str:
-    """``n_bytes`` in GiB from 1 GiB, else in MiB, for messages.
+    """``n_bytes`` in GiB from 1 GiB, in MiB from 1 MiB, else in KiB, for messages.
 
-    >>> size_text(3 * 2**30), size_text(5 * 2**20)
-    ('3.0 GiB', '5.0 MiB')
+    >>> size_text(3 * 2**30), size_text(5 * 2**20), size_text(18354)
+    ('3.0 GiB', '5.0 MiB', '17.9 KiB')
     """
-    return gib(n_bytes) if n_bytes >= 2**30 else f"{n_bytes / 2**20:.1f} MiB"
+    if n_bytes >= 2**30:
+        return gib(n_bytes)
+    return f"{n_bytes / 2**20:.1f} MiB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:.1f} KiB"
 
 
 def gib(n_bytes: float) -> str:
