@@ -1124,6 +1124,29 @@ def command_line_classifiers() -> dict[str, type]:
     return dict(sorted(found.items(), key=lambda item: (item[0] != "tan", item[0])))
 
 
+def text_state_columns(clf: CategoricalClassifier) -> list:
+    """The columns of a fitted classifier (its features, then its class) whose every state is
+    text, its binned features aside: what a CSV's chunks are read with as text
+    (:func:`treelearn.sources._files.iter_chunks`) to give the states it learned. A column
+    that held numbers in some chunks and text in others was learned as text (the whole read's
+    states); a column of text alone reads the same either way.
+
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": ["1", "x"], "b": [0, 1]})
+    >>> import treelearn as tl
+    >>> text_state_columns(tl.NaiveBayes(numbers="states").fit(X, ["p", "q"]))
+    ['a', 'class']
+    """
+    binned = set() if clf.binner_ is None else set(clf.binner_.edges_)
+    columns = [*clf.feature_names_in_, clf.class_name_]
+    states = [*clf._feature_states(), list(clf.classes_)]
+    return [
+        c
+        for c, st in zip(columns, states)
+        if c not in binned and len(st) and all(isinstance(v, str) for v in st)
+    ]
+
+
 def invalid(saved: SavedState, key: str, exc: TreelearnError) -> InvalidModelError:
     """A treelearn error raised while rebuilding a saved part, as the file's fault."""
     return saved.fail(key, f"does not give a valid model ({exc})")

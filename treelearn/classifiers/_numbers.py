@@ -34,10 +34,8 @@ from .._base.errors import ClassLabelError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
-from ..sources._files import iter_chunks
 from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import (
-    CHUNK_ROWS,
     check_categorical_named,
     counted_file,
     counted_states_file,
@@ -54,6 +52,7 @@ if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are 
 __all__ = [
     "bin_numbers",
     "check_chunk_numbers",
+    "counted_dtypes",
     "file_numbers_binned",
     "numbers_binner",
     "numeric_features",
@@ -190,16 +189,11 @@ def check_chunk_numbers(
     """Refuse a first ``partial_fit`` chunk with numeric features under ``numbers="mdl"``:
     MDL bins need every row with its class at once, and bins cut from the first chunk
     alone would differ from :meth:`fit`'s (the columns of ``declared``, the ``states=``
-    of the call, are states). A CSV/Parquet path is judged by the dtypes of its first
-    rows (its class column ``y`` and weight column ``sample_weight`` aside)."""
+    of the call, are states). A CSV/Parquet path is judged once counted, by the dtypes of
+    the file read whole (:func:`counted_dtypes`: a column of numbers in its first rows and
+    text later is text, as read whole); here it passes."""
     kind = kind_of(X, learner=who).name
-    if kind == "path":
-        first = next(iter_chunks(X, CHUNK_ROWS), None)
-        if first is None:
-            return  # no rows: the count says so
-        labelled = [c for c in (y, sample_weight) if isinstance(c, (str, int))]
-        frame = first.drop(columns=[c for c in labelled if c in first.columns])
-    elif kind in ("frame", "array"):
+    if kind in ("frame", "array"):
         frame = as_frame(X, learner=who)
     else:
         return
@@ -214,6 +208,19 @@ def check_chunk_numbers(
             f"tl.Discretizer in front, keep their values as states with "
             f'numbers="states" (or categorical=[...]), or declare their states with states='
         )
+
+
+def counted_dtypes(stats: ClassCounts) -> pd.DataFrame:
+    """An empty frame with the dtypes of the features ``stats`` counted (the class aside):
+    what :func:`check_chunk_numbers` judges a file by once it is counted.
+
+    >>> from treelearn.sources._count import count_by_class
+    >>> stats = count_by_class(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}), ["p", "q"])
+    >>> counted_dtypes(stats).dtypes.astype(str).tolist()
+    ['int64', 'str']
+    """
+    features = zip(stats.columns[: stats.class_index], stats.dtypes[: stats.class_index])
+    return pd.DataFrame({c: pd.Series(dtype=d) for c, d in features})
 
 
 def bin_numbers(binner: Discretizer, X: Any, names: Sequence[Hashable] | None) -> Any:

@@ -40,7 +40,7 @@ from ..sources._count import count_by_class, labelled_file
 from ..sources._kinds import kind_of
 from ..stats._counts import ClassCounts, PairCounts, family_counts_from_codes
 from ._base import TrainingData, check_not_empty
-from ._numbers import check_chunk_numbers
+from ._numbers import check_chunk_numbers, counted_dtypes
 
 if TYPE_CHECKING:  # the mixins' hosts, for the type checker (at run time: object)
     from ._base import CategoricalClassifier as _Host
@@ -533,6 +533,11 @@ class PartialFit(_Host):
             stats = count_by_class(
                 X, y, sample_weight=sample_weight, states=states, classes=classes
             )
+            if self.numbers == "mdl" and kind_of(X).name == "path":
+                # a file by the dtypes it was counted with (read whole, as pandas types it)
+                check_chunk_numbers(
+                    counted_dtypes(stats), self.categorical, states, type(self).__name__
+                )
             chunks = Chunks(
                 stats, needs_pairs=self._needs_pairs, keep_rows=self._keeps_rows(params)
             )

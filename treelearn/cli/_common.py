@@ -101,6 +101,28 @@ def fmt(x: float) -> str:
     return f"{float(x):.6f}"
 
 
+def read_memory_fix(source: str, streams: str = "", *, parts: bool = True) -> str:
+    """The command line's way around a data file too large to read whole: ``streams``, the
+    command's own way to read it in chunks (said first), a sample of its rows, and with
+    ``parts`` (a command answering row by row) the file in parts."""
+    import shlex
+
+    from .._base.limits import READ_MEMORY_ENV
+
+    shown = shlex.quote(source)
+    split = (
+        f", or parts of them one at a time (split -l 100000 {shown} part-, each with the "
+        f"header line)"
+        if parts
+        else ""
+    )
+    return (
+        f"{streams}give the command a sample of its rows (e.g. head -n 100001 {shown} > "
+        f"sample.csv){split}; if the estimate is wrong for this file, allow more memory with "
+        f"{READ_MEMORY_ENV}=BYTES (e.g. 32G)"
+    )
+
+
 def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
     """A CSV or Parquet path, or ``-`` for CSV on standard input, read as the command reads
     data: the options checked first (an error names the flag), the separator ``--sep`` or
@@ -109,6 +131,7 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
     note), ``--thousands``; text columns of numbers written with thousands separators are
     read as numbers, with a note; ``--categorical`` columns are kept as the text read."""
     from ..sources._dialect import check_reading_options
+    from ..sources._files import check_read_memory
     from ..sources._reading import data_dialect, read_data, separator_note, thousands_columns
 
     # the reading options of the command (none when a caller gives no arguments)
@@ -135,6 +158,8 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
             options["thousands"] = found.thousands
     if source == "-" and options["sep"] is None:
         options["sep"] = ","  # standard input is read once: commas unless --sep
+    if stream is source:  # a path: refused before it is read whole if it would not fit
+        check_read_memory(source, fix=read_memory_fix(source))
     df = read_data(stream, categorical=categorical, **options)
     absent = [c for c in categorical if c not in df.columns]
     if absent:

@@ -30,6 +30,7 @@ from ._common import (
     note,
     print_scores,
     read_frame,
+    read_memory_fix,
     require,
     save_figure,
     save_object,
@@ -807,14 +808,8 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
     _check_options(args, method)  # refused as for the table read whole
     if args.root is not None and method != "tan":
         raise CommandError(f"--root does not apply to {method}: the class is the root")
-    if binned:
-        note(
-            f"cutting the numeric column(s) {binned[:12]}"
-            f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} into "
-            f"supervised (MDL) bins learned with the class; keep a column's values as "
-            f"states with --categorical COL"
-        )
     from .._base.errors import MissingValuesError
+    from ..classifiers._base import text_state_columns
 
     clf = _command_classifier(args, method)
     if args.bif:  # refused before learning (what a classifier answers is its class's)
@@ -826,6 +821,16 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
             fitted = clf.fit(path, cls)
         except MissingValuesError:
             return None  # a missing class label: the whole table's path leaves its rows out
+    # the columns the fit binned: numbers in every chunk (one that is text in a later chunk
+    # is states, as read whole, though its first rows held numbers)
+    binned = [] if fitted.binner_ is None else list(fitted.binner_.edges_)
+    if binned:
+        note(
+            f"cutting the numeric column(s) {binned[:12]}"
+            f"{f' and {len(binned) - 12} more' if len(binned) > 12 else ''} into "
+            f"supervised (MDL) bins learned with the class; keep a column's values as "
+            f"states with --categorical COL"
+        )
     note(f"learned from {path} in chunks (the table was not read whole)")
     for w in caught:
         if issubclass(w.category, PairwiseRowsWarning):
@@ -834,7 +839,9 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     n_rows, log_likelihood, correct = 0, 0.0, 0
     gaps: set = set()
-    for chunk in iter_chunks(path, 200_000):  # the rows scored chunk by chunk: sums
+    # the rows scored chunk by chunk (sums), read as the fit read them: a column learned as
+    # text (numbers in some chunks, text in others) is text in every chunk
+    for chunk in iter_chunks(path, 200_000, text_state_columns(fitted)):
         X, y = chunk.drop(columns=[cls]), chunk[cls]
         gaps.update(X.columns[X.isna().any()])
         if args.missing == "error" and gaps:
@@ -863,11 +870,30 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
     return 0
 
 
+def _check_read_memory(data: str) -> None:
+    """Refuse ``DATA`` before it is read whole when the read would not fit in memory
+    (:func:`~treelearn.sources._files.check_read_memory`), naming the command's ways around:
+    a classifier learned in chunks first."""
+    import os
+
+    from ..sources._files import check_read_memory
+
+    if data == "-" or not os.path.exists(data):
+        return  # standard input, or a missing file (said when it is read)
+    streams = (
+        "learn a classifier with --class COL and --method tan, naive-bayes, kdb or aode, "
+        "which read the file in chunks (without --drop, --keep, --categorical, "
+        "--discretize, --numeric, --missing drop, --plot or a reading option); or "
+    )
+    check_read_memory(data, fix=read_memory_fix(data, streams, parts=False))
+
+
 def cmd_learn(args: argparse.Namespace) -> int:
     if _streamable(args):
         streamed = _learn_streamed(args)
         if streamed is not None:
             return streamed
+    _check_read_memory(args.data)  # refused before the table is read whole
     from ..sources._reading import (
         ambiguous_date_columns,
         as_dates,

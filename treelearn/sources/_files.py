@@ -63,12 +63,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._base import limits
 from .._base.errors import (
     ColumnNotFoundError,
     DataFileError,
     DuplicateColumnError,
     EmptyDataError,
     NumericColumnWarning,
+    ResourceLimitError,
     TreelearnError,
     UnseenStateError,
 )
@@ -100,7 +102,7 @@ from ..stats._counts import (
     total_weight,
     whole_weights,
 )
-from ._dialect import csv_dialect
+from ._dialect import csv_dialect, header_separator
 from ._growing import GrowingCounts
 
 __all__ = [
@@ -108,8 +110,10 @@ __all__ = [
     "NO_STATE_CAP",
     "ChunkCounts",
     "ColumnScan",
+    "ReadEstimate",
     "Scan",
     "check_missing",
+    "check_read_memory",
     "count_chunk",
     "count_file",
     "data_file",
@@ -117,12 +121,16 @@ __all__ = [
     "given_states_hint",
     "is_parquet",
     "iter_chunks",
+    "python_read_fix",
+    "read_as_text",
     "read_header",
+    "read_memory_estimate",
     "read_whole",
     "reading",
     "scan_chunk",
     "split_weights",
     "text_columns",
+    "value_kinds",
 ]
 
 #: Files are read at least this many rows at a time (a smaller ``chunksize`` is raised to
@@ -537,12 +545,32 @@ def text_columns(scan: Scan) -> list:
     written; chunk by chunk, ``1`` and ``"1"`` (or ``True`` and ``"True"``) would be
     two states. These columns are read as text instead, as pandas reads them whole.
     """
-    out = []
-    for name, s in zip(scan.columns, scan.scans):
-        kinds = s.value_kinds
-        if ("text" in kinds and kinds & {"bool", "number"}) or {"bool", "number"} <= kinds:
-            out.append(name)
-    return out
+    return [name for name, s in zip(scan.columns, scan.scans) if read_as_text(s.value_kinds)]
+
+
+def read_as_text(kinds: set) -> bool:
+    """Whether a CSV column whose chunks held values of these ``kinds`` (``"bool"``,
+    ``"number"``, ``"text"``, ``"other"``: :func:`value_kinds`) is read as text: numbers or
+    booleans in some chunks and text (or the other of the two) in others. The one rule of
+    every chunked reader (:func:`text_columns`, the classifiers' two passes).
+
+    >>> read_as_text({"number", "text"}), read_as_text({"number"}), read_as_text({"bool", "number"})
+    (True, False, True)
+    """
+    return bool(("text" in kinds and kinds & {"bool", "number"}) or {"bool", "number"} <= kinds)
+
+
+def value_kinds(dtype: Any, uniques: Any) -> set:
+    """The kinds of a chunk column's distinct observed values ``uniques`` (no missing
+    value among them), read as ``dtype``: ``{"number"}``, ``{"text"}``, ... (what
+    :func:`read_as_text` judges, merged over the chunks).
+
+    >>> value_kinds(np.dtype("int64"), [1, 2]), value_kinds(np.dtype(object), ["1", "x"])
+    ({'number'}, {'text'})
+    """
+    if len(uniques) == 0:
+        return set()
+    return _value_kinds(dtype, _kind(dtype), uniques)
 
 
 def check_missing(scan: Scan, missing: MissingPolicy, where: str) -> None:
@@ -818,8 +846,140 @@ def _parquet_schema(path: str) -> Any:
     return schema
 
 
+# ---------------------------------------------------------------- memory of a whole read
+#: Peak memory of reading a file whole, measured by benchmarks/bench_read_memory.py (a fresh
+#: process per file, VmHWM after the read less before; 2 cores, load 4.6): pandas'
+#: ``read_csv(low_memory=False)`` rose by 2.0 bytes per byte on disk plus 16 bytes per cell
+#: at most over 8 real tables repeated to 40 MB (per byte alone: 3.9 titanic .. 9.5 msnbc;
+#: per cell alone: 19 msnbc .. 35 titanic). With the rows estimated from the first 64 KiB,
+#: the estimate is within -5 .. +17 % of each measured rise: asia 280 MB for 294, titanic 151
+#: for 155, msnbc 378 for 358, hmda 188 for 168, alarm 193 for 166, boston 205 for 175. The
+#: tokenizer holds the text and an offset per cell while the columns are built.
+CSV_BYTES_PER_BYTE = 2.0
+CSV_BYTES_PER_CELL = 16.0
+#: ``read_parquet`` rose by 16 (asia) .. 31 (titanic: text) bytes per cell over the same
+#: tables (Arrow's columns, then pandas' copy)
+PARQUET_BYTES_PER_CELL = 32.0
+#: bytes of a CSV sampled for its row length and columns
+_SAMPLE_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class ReadEstimate:
+    """What reading a file whole is expected to take: ``n_bytes`` of memory at the peak, for
+    about ``n_rows`` rows of ``n_columns`` columns (``text_bytes``: the CSV text, after
+    decompression where its size is known)."""
+
+    n_bytes: int
+    n_rows: int
+    n_columns: int
+    text_bytes: int
+
+    def describe(self) -> str:
+        return f"about {self.n_rows:,} rows x {self.n_columns} columns"
+
+
+def _csv_sample(path: str) -> tuple[bytes, int]:
+    """The first bytes of a CSV's text and its whole text's size (decompressed for .gz, by
+    its trailer; for .bz2/.xz the size on disk, a lower bound; other compressions: their
+    bytes as they are)."""
+    import bz2
+    import gzip
+
+    size = os.path.getsize(path)
+    lower = path.lower()
+    openers: dict = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    opener = next((o for suffix, o in openers.items() if lower.endswith(suffix)), open)
+    with opener(path, "rb") as f:
+        sample = f.read(_SAMPLE_BYTES)
+    if opener is gzip.open and size >= 4:
+        with open(path, "rb") as f:  # ISIZE: the text's size modulo 2**32 (RFC 1952)
+            f.seek(-4, os.SEEK_END)
+            size = max(size, int.from_bytes(f.read(4), "little"))
+    return sample, size
+
+
+def read_memory_estimate(path: str | os.PathLike) -> ReadEstimate:
+    """The memory reading ``path`` whole takes, estimated without reading its rows: for a
+    CSV from its size (its text's) and its first 64 KiB (the header's columns, the mean
+    row length), as :data:`CSV_BYTES_PER_BYTE` x bytes + :data:`CSV_BYTES_PER_CELL` x cells;
+    for Parquet from its metadata (rows x columns x :data:`PARQUET_BYTES_PER_CELL`).
+
+    >>> e = read_memory_estimate("datasets/asia.csv")
+    >>> e.n_columns, 9_000 < e.n_rows < 11_000
+    (8, True)
+    """
+    path = data_file(path)
+    if is_parquet(path):
+        if os.path.isdir(path):
+            fragments = _dataset(path).get_fragments()
+            n_rows = sum(f.metadata.num_rows for f in fragments)
+        else:
+            n_rows = _parquet().ParquetFile(path).metadata.num_rows
+        n_columns = len(_parquet_schema(path).names)
+        cells = n_rows * n_columns
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+        return ReadEstimate(int(PARQUET_BYTES_PER_CELL * cells), n_rows, n_columns, size)
+    if os.path.isdir(path):
+        return ReadEstimate(0, 0, 0, 0)  # refused as a directory when read
+    sample, size = _csv_sample(path)
+    header, _, body = sample.partition(b"\n")
+    text = header.decode("latin-1")
+    sep = "\t" if path.lower().endswith((".tsv", ".tab")) else header_separator(text)
+    n_columns = text.count(sep) + 1
+    if len(sample) < _SAMPLE_BYTES:  # the whole text: its rows counted
+        n_rows = len(body.splitlines())
+    else:  # the rest of the text over the mean length of the sample's whole rows
+        whole_rows = body.count(b"\n")
+        per_row = body.rfind(b"\n") / whole_rows if whole_rows else len(body)
+        n_rows = int((size - len(header) - 1) / max(per_row, 1))
+    cells = n_rows * n_columns
+    n_bytes = CSV_BYTES_PER_BYTE * size + CSV_BYTES_PER_CELL * cells
+    return ReadEstimate(int(n_bytes), n_rows, n_columns, size)
+
+
+def python_read_fix() -> str:
+    """What a Python user does instead of reading a file too large for memory whole."""
+    return (
+        "read it in chunks instead: fit a counting classifier on the path (NaiveBayes, TAN, "
+        "KDB, AODE, ... read a file in chunks), or learn a density from the path with a "
+        "learner that reads it in chunks (tl.chow_liu(path), tl.TreeMixture(chunksize=100_000),"
+        " tl.HiddenTree(chunksize=100_000)); or learn from a sample of its rows "
+        "(pandas.read_csv(path, nrows=100_000)); if the estimate is wrong for this file, "
+        "raise treelearn.limits.READ_MEMORY_LIMIT (bytes)"
+    )
+
+
+def check_read_memory(path: str | os.PathLike, fix: str | None = None) -> None:
+    """Refuse to read ``path`` whole when :func:`read_memory_estimate` exceeds what may be
+    taken (:func:`treelearn.limits.read_memory_limit`: the machine's available memory, unless
+    a limit is set), before anything is read: a :class:`~treelearn.ResourceLimitError`
+    naming the file, the estimate, the memory available and ``fix`` (the interface's way
+    around; by default the Python one, :func:`python_read_fix`).
+
+    >>> check_read_memory("datasets/asia.csv")  # a small file passes
+    """
+    allowed, source = limits.read_memory_limit()
+    if allowed is None:
+        return  # nothing known of the machine's memory: read, as before
+    with reading(os.fspath(path)):  # a bad file named as a reader names it
+        estimate = read_memory_estimate(path)
+    if estimate.n_bytes <= allowed:
+        return
+    name = os.fspath(path)
+    on_disk = os.path.getsize(name) if os.path.isfile(name) else estimate.text_bytes
+    raise ResourceLimitError(
+        f"{name!r} ({limits.size_text(on_disk)} on disk, {estimate.describe()}) would need "
+        f"about {limits.size_text(estimate.n_bytes)} of memory read whole, more than the "
+        f"{limits.size_text(allowed)} {source}; {python_read_fix() if fix is None else fix}"
+    )
+
+
 def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     """A whole CSV or Parquet file (or Parquet dataset directory) as a DataFrame.
+
+    First the memory the read takes is estimated and checked against what the machine has
+    (:func:`check_read_memory`): a file too large is refused before it is read.
 
     A CSV column is parsed in one go (``low_memory=False``): pandas would otherwise
     parse blocks of rows separately and give ``1`` and ``"1"`` in one column, where
@@ -831,6 +991,7 @@ def read_whole(path: str | os.PathLike, **csv: Any) -> pd.DataFrame:
     """
     path = data_file(path)
     with reading(path, encoding=csv.get("encoding")):
+        check_read_memory(path)
         if is_parquet(path):
             _parquet_schema(path)  # its names checked before the rows are read
             if os.path.isdir(path):

@@ -16,7 +16,11 @@ families from (KDB, AODE and the structure searches need the rows' codes, not pa
 
 Which columns are numbers is decided by dtype, as for a DataFrame: a column numeric in every
 chunk (a chunk's integers with a gap read as floats: still numbers); a column that reads as
-text in any chunk is states, as it is when the file is read whole.
+text in any chunk is states, as it is when the file is read whole. A CSV column parsed as
+numbers (or booleans) in some chunks and as text in others is read again as text in both
+passes, as pandas reads it whole (``"1"``, not ``1`` and ``"1"``): the rule of
+:func:`treelearn.sources._files.read_as_text`, which the chunked counting of
+:func:`~treelearn.sources._files.count_file` follows too.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from .._base.errors import (
 )
 from ..encoding._table import python_scalar
 from ..stats._counts import ClassCounts
-from ._files import iter_chunks, split_weights
+from ._files import is_parquet, iter_chunks, read_as_text, split_weights, value_kinds
 
 if TYPE_CHECKING:
     from ..encoding._discretizer import Discretizer
@@ -119,17 +123,18 @@ def check_categorical_named(
         )
 
 
-def _chunks(path: Any, y: Hashable, sample_weight: Any) -> Any:
+def _chunks(path: Any, y: Hashable, sample_weight: Any, text: Sequence[Hashable] = ()) -> Any:
     """``(rows, labels, weights)`` of each chunk (rows of weight zero left out).
     ``sample_weight``: the name of the file's weight column, or one weight per row of the
-    file (an array, sliced chunk by chunk; its length checked against the file's rows)."""
+    file (an array, sliced chunk by chunk; its length checked against the file's rows).
+    ``text``: CSV columns read as text (:func:`~treelearn.sources._files.read_as_text`)."""
     from ..encoding._table import check_column_names, check_sample_weight
 
     given = None
     if sample_weight is not None and not isinstance(sample_weight, (str, int)):
         given = check_sample_weight(sample_weight, len(sample_weight), allow_all_zero=True)
     offset = 0
-    for chunk in iter_chunks(path, CHUNK_ROWS):
+    for chunk in iter_chunks(path, CHUNK_ROWS, text):
         check_column_names(list(chunk.columns))  # duplicates refused as for a table read whole
         if y not in chunk.columns:
             raise ColumnNotFoundError(
@@ -177,6 +182,7 @@ class FileScan:
     distinct: dict
     label_counts: pd.Series
     n_missing_labels: int
+    text: tuple = ()  # CSV columns read as text (numbers in some chunks, text in others)
 
 
 def scan_labelled_file(
@@ -187,25 +193,34 @@ def scan_labelled_file(
     sample_weight: Any = None,
     *,
     numbers: bool = True,
+    as_text: Sequence[Hashable] = (),
 ) -> FileScan:
     """The first pass over the chunks of a labelled file (:class:`FileScan`): ``tables``,
     ``{column: DataFrame(value, label, weight)}``, each numeric feature's distinct value x
     class weights over every chunk (rows missing the value or the label left out; the
     numeric features those numbers by dtype in every chunk, less ``categorical``), and the distinct values the second pass
     needs to encode every chunk in the states of the table read whole. ``numbers=False``:
-    no value x class tables (every feature taken as states, ``numbers="states"``)."""
+    no value x class tables (every feature taken as states, ``numbers="states"``).
+
+    ``as_text``: CSV columns read as text. A column (the class column too) found to hold
+    numbers or booleans in some chunks and text in others is read as text, as pandas reads
+    it whole: the pass is made again with it in ``as_text``, as
+    :func:`~treelearn.sources._files.count_file` makes its own."""
     keep = set(categorical or ())
+    kinds: dict = {}  # each column's value kinds over the chunks (what read_as_text judges)
     tables: dict = {}
-    text: set = set()
+    not_numbers: set = set()  # features read as text in some chunk: states
     distinct: dict = {}
     label_counts: pd.Series | None = None
     n_missing_labels = 0
     header: list | None = None
-    for rows, labels, weights in _chunks(path, y, sample_weight):
+    for rows, labels, weights in _chunks(path, y, sample_weight, as_text):
         if header is None:
             header = list(rows.columns)
         for c in rows.columns:  # each value's rows (missing too), in the chunks' dtype
             seen_values = rows[c].value_counts(dropna=False, sort=False)
+            observed = seen_values.index.dropna()
+            kinds.setdefault(c, set()).update(value_kinds(rows[c].dtype, observed))
             before_values = distinct.get(c)
             distinct[c] = (
                 seen_values
@@ -216,13 +231,14 @@ def scan_labelled_file(
             )
         n_missing_labels += int(labels.isna().sum())
         counted = labels.value_counts(dropna=True)
+        kinds.setdefault(y, set()).update(value_kinds(labels.dtype, counted.index))
         label_counts = counted if label_counts is None else label_counts.add(counted, fill_value=0)
         w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=float)
         for c in rows.columns if numbers else ():
-            if c in keep or c in text:
+            if c in keep or c in not_numbers:
                 continue
             if not number_dtype(rows[c].dtype):
-                text.add(c)
+                not_numbers.add(c)
                 tables.pop(c, None)
                 continue
             seen = rows[c].notna().to_numpy() & labels.notna().to_numpy()
@@ -258,12 +274,18 @@ def scan_labelled_file(
                     .reset_index()
                 )
             tables[c] = part
+    found = [c for c, k in kinds.items() if c not in as_text and read_as_text(k)]
+    if found and not is_parquet(os.fspath(path)):  # counted as numbers and as text: again
+        return scan_labelled_file(
+            path, y, categorical, who, sample_weight, numbers=numbers, as_text=[*as_text, *found]
+        )
     return FileScan(
         header or [],
         tables,
         distinct,
         pd.Series([], dtype=float) if label_counts is None else label_counts,
         n_missing_labels,
+        tuple(as_text),
     )
 
 
@@ -357,7 +379,7 @@ def counted_file(
 
     states, dtypes, classes, label_dtype = _whole_states(scan, binner, y)
     codes, weights, columns = [], [], None
-    for rows, labels, w in _chunks(path, y, sample_weight):
+    for rows, labels, w in _chunks(path, y, sample_weight, scan.text):
         if len(rows) == 0:  # every row of weight zero
             continue
         part = count_by_class(
