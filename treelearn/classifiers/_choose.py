@@ -55,6 +55,7 @@ from ._wrappers import FoldScorer
 __all__ = [
     "CANDIDATES",
     "FOLD_COUNTED",
+    "PASSED_ON",
     "AutoClassifier",
     "FoldCounts",
     "applicable",
@@ -381,6 +382,28 @@ class FoldCounts:
         return np.where(np.isnan(log_p), -np.inf, log_p)
 
 
+#: what a fitted AutoClassifier answers where its chosen classifier does: predictions,
+#: explanations, pictures, and the chosen network's files and inference (``learn --method
+#: auto --bif``, ``show --bif``, ``query`` on the saved choice); not ``partial_fit``: rows
+#: added to the chosen classifier would not be rows its choice was made on
+PASSED_ON = frozenset(
+    {
+        "classify",
+        "score",
+        "explain",
+        "draw",
+        "explorer",
+        "to_pgmpy",
+        "bif",
+        "query",
+        "marginals",
+        "map",
+        "sample",
+        "sample_given",
+    }
+)
+
+
 def _order(value: Any) -> tuple:
     return (type(value).__name__, value)
 
@@ -437,9 +460,17 @@ class AutoClassifier(BayesNetClassifier):
     #: the words passed on to it (``learn --class C --method auto --plot`` draws the choice)
     capabilities = ChosenCapabilities(
         frozenset.intersection(*(type(make()).capabilities for make, *_ in CANDIDATES.values())),
-        {"classify", "score", "explain", "draw", "explorer"},
+        PASSED_ON,
         "estimator_",
     )
+    to_pgmpy = capabilities.pass_on("to_pgmpy", "to_pgmpy")
+    to_bif = capabilities.pass_on("to_bif", "bif")
+    to_xmlbif = capabilities.pass_on("to_xmlbif", "bif")
+    to_uai = capabilities.pass_on("to_uai", "bif")
+    query = capabilities.pass_on("query", "query")
+    marginals = capabilities.pass_on("marginals", "marginals")
+    map_query = capabilities.pass_on("map_query", "map")
+    sample = capabilities.pass_on("sample", "sample")
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
         "cv": [Interval(Integral, 2, None), InstanceOf(list, tuple, name="a list of splits")],
@@ -609,6 +640,16 @@ class AutoClassifier(BayesNetClassifier):
 
     def _mask_rows(self, rows: Any, keep: np.ndarray, other: Any) -> Any:
         return self.estimator_._mask_rows(rows, keep, other)
+
+    def _refusal_reason(self, capability: str) -> tuple[str, str, tuple[str, ...]] | None:
+        if "estimator_" not in vars(self):
+            return None
+        able = [n for n, (make, _) in CANDIDATES.items() if make().supports(capability)]
+        return (
+            f"it chose {self.chosen_}, which does not",
+            f"give candidates= of those that do ({', '.join(able) or 'none'})",
+            ("candidates",),
+        )
 
     @property
     def n_parameters(self) -> int:
