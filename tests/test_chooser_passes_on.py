@@ -96,7 +96,7 @@ def _ids():
 
 @pytest.mark.parametrize("case", [(t, n) for t, _, n in CASES], ids=_ids())
 def test_the_chooser_explains_as_its_choice_learned_on_its_own(fitted, case):
-    auto, own, X, y = fitted[case]
+    auto, own, X, _ = fitted[case]
     assert auto.chosen_ == case[1]
     rows, background = X.head(12), X.head(40)
     assert np.array_equal(auto.predict_log_proba(rows), own.predict_log_proba(rows))
@@ -154,7 +154,7 @@ def test_the_chooser_exports_as_its_choice_or_refuses_naming_it(fitted, case, tm
         assert text == (tmp_path / f"own.{suffix}").read_text(), method
     # round trips: pgmpy and BIF read back give the chosen network's likelihood of each row
     whole = pd.concat([X, y], axis=1).head(200)
-    whole = whole.astype({c: str for c in whole.columns})  # BIF states are text
+    whole = whole.astype(dict.fromkeys(whole.columns, str))  # BIF states are text
     want_ll = tl.from_pgmpy(own.to_pgmpy()).score_samples(whole)
     np.testing.assert_allclose(
         tl.from_pgmpy(auto.to_pgmpy()).score_samples(whole), want_ll, rtol=0, atol=1e-12
@@ -169,7 +169,7 @@ def test_the_chooser_exports_as_its_choice_or_refuses_naming_it(fitted, case, tm
 
 
 def test_inference_passes_on_where_the_choice_answers_it(fitted):
-    auto, own, X, y = fitted["asia", "TAN"]
+    auto, own, *_ = fitted["asia", "TAN"]
     given = {"smoke": "yes", "xray": "yes"}
     pd.testing.assert_series_equal(auto.query("either", given), own.query("either", given))
     assert auto.map_query(given) == own.map_query(given)
