@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -37,16 +37,16 @@ from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
 from ..models._base import ChosenCapabilities
 from ..sources._value_class_counts import gaussian_number_columns
-from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
+from ..stats._counts import ClassCounts, PairCounts, count_codes, offsets_of, sum_counts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
-from ..structure._trees import orient_arrays, spanning_tree_edges
+from ..structure._trees import orient_arrays, round_ties, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
 from ._gaussian import GaussianClassifier
 from ._gaussian_tan import GaussianTAN
 from ._mixed import MixedNaiveBayes
 from ._mixed_tan import MixedTAN
 from ._naive_bayes import NaiveBayes
-from ._seminaive import AODE, KDB, kdb_parents
+from ._seminaive import AODE, KDB, kdb_parents, leave_one_out_losses
 from ._skdb import SKDB
 from ._tan import TAN
 from ._weighted import WeightedNaiveBayes
@@ -152,7 +152,7 @@ def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
 #: the candidates scored from fold counts on complete categorical tables (their options
 #: the defaults of :data:`CANDIDATES`: Lidstone ``alpha = 1``, the class prior the held-in
 #: class frequencies, AODE's ``min_count = 1``)
-FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE")
+FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE", "SKDB")
 
 
 class FoldCounts:
@@ -198,6 +198,7 @@ class FoldCounts:
         )
         self._held_in: list[list[PairCounts]] | None = None
         self._families: dict[tuple, tuple] = {}
+        self._dense: dict[tuple, np.ndarray] = {}
         self._rows = [np.flatnonzero(folds == f) for f in range(self.n_folds)]
 
     # ------------------------------------------------------------ structures
@@ -364,6 +365,80 @@ class FoldCounts:
             out[~some] = nb[~some]
         return out
 
+    # ------------------------------------------------------------ SKDB
+    def _dense_family(self, family: tuple[int, ...]) -> np.ndarray:
+        """``(F, |family's states|...)``: the held-in counts of ``family`` (column indices,
+        the class first) of every fold, the whole table's minus the fold's, from one
+        ``bincount`` over the rows (the fold in its index)."""
+        key = family
+        if key not in self._dense:
+            shape = tuple(int(self.cards[j]) for j in family)
+            size = int(np.prod(shape, dtype=np.int64))
+            check_memory(
+                8.0 * 2 * self.n_folds * size,
+                "the fold counts of an SKDB family",
+                "give fewer features or states, a smaller cv, or candidates= without SKDB",
+            )
+            flat = np.ravel_multi_index(
+                (self.folds, *(self.codes[:, j] for j in family)), (self.n_folds, *shape)
+            )
+            own = np.bincount(flat, weights=self.w, minlength=self.n_folds * size)
+            own = own.reshape(self.n_folds, *shape)
+            held = own.sum(axis=0)[None] - own
+            # fractional weights: total minus own is the held-in sum to round-off, never < 0
+            self._dense[key] = held if held.dtype.kind in "iu" else np.maximum(held, 0.0)
+        return self._dense[key]
+
+    def skdb_choice(
+        self, f: int, max_k: int = 5
+    ) -> tuple[list[tuple[int, list[int]]], int, int, np.ndarray]:
+        """Fold ``f``'s SKDB (``max_k``, log-loss, Lidstone ``alpha = 1``): its k-DB ranking
+        from the held-in ``I(X_i; C)`` and ``I(X_i; X_j | C)``, the ``(k, s)`` of least
+        leave-one-out loss over the held-in rows and that loss (SKDB's ``loo_loss_``),
+        computed by SKDB's own :func:`~treelearn.classifiers._seminaive.leave_one_out_losses`
+        from the fold's held-in family counts (no refit: the same counts SKDB counts from
+        those rows)."""
+        d = self.d
+        per_class = self.held_in()[f]
+        together = PairCounts(
+            sum_counts([pc.joint for pc in per_class]),
+            self.cards,
+            sum(pc.n_rows for pc in per_class),
+        )
+        class_mi = mutual_information_matrix(together)[:d, d]
+        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        ranked = [(j, list(ps)) for j, ps in kdb_parents(class_mi, cmi, max_k)]
+        held_in = self.folds != f
+        loo = leave_one_out_losses(
+            cast(ClassCounts, _HeldInCounts(self, f)),  # the four things leave-one-out reads
+            ranked,
+            max_k,
+            self.codes[held_in],
+            None if self.w is None else self.w[held_in],
+            alpha=1.0,
+            log_prior=None,
+            loss="log_loss",
+        )
+        k, s = np.unravel_index(np.argmin(round_ties(loo)), loo.shape)
+        return ranked, int(k), int(s), loo
+
+    def _skdb(self) -> np.ndarray:
+        """SKDB (``max_k = 5``, ``alpha = 1``): each fold's selected k-DB, its class prior
+        ``(N_f(c) + 1) / (N_f + |C|)`` and its families' Lidstone terms; the features it
+        leaves out are isolated nodes (a factor equal for every class: left out)."""
+        n, C, F = len(self.y), int(self.cards[-1]), self.n_folds
+        by_class = self._dense_family((self.d,))  # (F, C): N_f(c)
+        prior = np.log((by_class + 1.0) / (by_class.sum(axis=1, keepdims=True) + C))
+        out = np.empty((n, C))
+        for f in range(F):
+            ranked, k, s, _ = self.skdb_choice(f)
+            rows = self._rows[f]
+            out[rows] = prior[f][None, :] + sum(
+                (self._fold_term(f, j, parents[:k]) for j, parents in ranked[:s]),
+                np.zeros((len(rows), C)),
+            )
+        return out
+
     def log_p(self, name: str) -> np.ndarray:
         """Each row's held-out ``log p(y_i | x_i)`` under the candidate ``name``."""
         if name == "NaiveBayes":
@@ -375,6 +450,8 @@ class FoldCounts:
             joint = self._network(lambda f: self.kdb_parents(f, k))
         elif name == "AODE":
             joint = self._aode()
+        elif name == "SKDB":
+            joint = self._skdb()
         else:
             raise KeyError(name)
         with np.errstate(invalid="ignore"):
@@ -402,6 +479,21 @@ PASSED_ON = frozenset(
         "sample_given",
     }
 )
+
+
+class _HeldInCounts:
+    """Fold ``f``'s held-in counts as SKDB's leave-one-out reads its ``ClassCounts``:
+    ``classes``, ``cardinalities`` (the features', then the class's), ``class_count`` and
+    ``family_counts(family)`` (the class first, the node last)."""
+
+    def __init__(self, counts: FoldCounts, f: int) -> None:
+        self._counts, self._f = counts, f
+        self.cardinalities = counts.cards
+        self.classes = np.arange(int(counts.cards[-1]))
+        self.class_count = counts._dense_family((counts.d,))[f]
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        return self._counts._dense_family(tuple(int(j) for j in family))[self._f]
 
 
 def _order(value: Any) -> tuple:
