@@ -8,12 +8,14 @@ row, each row predicted by the candidate learned on the other folds. The candida
 lowest log-loss (the first in :data:`CANDIDATES` order on a tie at 12 decimals) is then
 learned on every row and answers for the classifier.
 
-On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2) and AODE are scored from
-**fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
-whole table's minus the fold's, each fold's structure learned from them); every other
-candidate, and every candidate on a table with numeric columns (whose MDL bins are
-learned from each fold's training rows) or missing cells, is refitted on each fold's
-held-in rows. The states of each categorical column are the whole table's (declared, as
+On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2), AODE and SKDB are scored
+from **fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
+whole table's minus the fold's, each fold's structure learned from them; SKDB's
+leave-one-out selection reads them too); every other candidate, and every candidate on a
+table with numeric columns (whose MDL bins are learned from each fold's training rows) or
+missing cells, is refitted on each fold's held-in rows. WeightedNaiveBayes (WANBIA) is
+always refitted: its weights maximise the conditional likelihood of the held-in rows by
+L-BFGS, which no sum of counts gives. The states of each categorical column are the whole table's (declared, as
 the fold counts have them), so that no fold meets a state its training rows lacked.
 """
 
@@ -151,13 +153,15 @@ def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
 
 #: the candidates scored from fold counts on complete categorical tables (their options
 #: the defaults of :data:`CANDIDATES`: Lidstone ``alpha = 1``, the class prior the held-in
-#: class frequencies, AODE's ``min_count = 1``)
+#: class frequencies, AODE's ``min_count = 1``; SKDB's ``max_k = 5``, log-loss, and its
+#: prior ``(N(c) + 1) / (N + |C|)``). Not WeightedNaiveBayes: WANBIA's weights come from
+#: L-BFGS on the conditional likelihood of the rows, refitted on each fold
 FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE", "SKDB")
 
 
 class FoldCounts:
-    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2) and AODE from fold
-    counts, on complete categorical rows.
+    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2), AODE and SKDB from
+    fold counts, on complete categorical rows.
 
     Each fold's class-conditional pair counts are counted once (one one-hot product per
     fold and class); the held-in counts of fold ``f`` are the whole table's minus fold
@@ -169,7 +173,9 @@ class FoldCounts:
     :class:`~treelearn.classifiers._wrappers.FoldScorer` counts them), and each fold's
     held-out rows gather their Lidstone (``alpha = 1``) conditionals from them; AODE's
     terms come from each fold's held-in pair tables (one product per fold and class, as
-    AODE's own prediction). No candidate is refitted: every candidate shares the fold
+    AODE's own prediction); SKDB's leave-one-out selection of ``k`` and features runs over
+    each fold's held-in rows with the fold's held-in family counts
+    (:meth:`skdb_choice`). No candidate is refitted: every candidate shares the fold
     counts, and a family shared by two folds' structures or two candidates is counted
     once.
     """
