@@ -103,3 +103,24 @@ def test_the_skdb_score_and_the_choice_equal_refitting(table, monkeypatch):
     # test_choose_fold_counts.py; here SKDB against the others' fold-count scores
     best = min(auto.candidate_scores_, key=lambda n: round(auto.candidate_scores_[n], 12))
     assert auto.chosen_ == best
+
+
+def test_skdb_families_too_big_for_every_fold_are_refitted_instead(monkeypatch):
+    # the fold counts hold SKDB's largest families for every fold at once (2 x cv x their
+    # size): past the memory limit SKDB is refitted fold by fold (each family alone), the
+    # same score, never inf for a table the refit could learn
+    import treelearn._base.limits as limits
+
+    X, y = _synthetic()
+    want = tl.AutoClassifier(candidates=["SKDB"], cv=5).fit(X, y).candidate_scores_["SKDB"]
+    # the largest family: the class (3), five parents and the child, each of <= 5 states
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 2 * 5 * 8.0 * 3 * 4 * 4 * 5 * 2 * 3 * 3 - 1)
+    refits = []
+    fit = tl.SKDB.fit
+    monkeypatch.setattr(
+        tl.SKDB, "fit", lambda self, *a, **k: refits.append(1) or fit(self, *a, **k)
+    )
+    auto = tl.AutoClassifier(candidates=["SKDB"], cv=5).fit(X, y)
+    assert len(refits) == 5 + 1  # each fold, then every row
+    assert auto.candidate_errors_ == {}
+    assert auto.candidate_scores_["SKDB"] == pytest.approx(want, rel=1e-10)

@@ -31,7 +31,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d
 
-from .._base.errors import InputTypeError, TreelearnError
+from .._base.errors import InputTypeError, ResourceLimitError, TreelearnError
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
@@ -685,9 +685,16 @@ class AutoClassifier(BayesNetClassifier):
     ) -> float:
         """The candidate's held-out log-loss over every row (fold counts where they suffice)."""
         w = np.ones(len(table)) if weights is None else np.asarray(weights, dtype=float)
+        log_p = None
         if counted is not None and name in FOLD_COUNTED:
-            log_p = counted.log_p(name)
-        else:
+            try:
+                log_p = counted.log_p(name)
+            except ResourceLimitError:
+                if name != "SKDB":
+                    raise
+                # SKDB's largest families held for every fold at once would pass the memory
+                # limit: refitted fold by fold, as before, each fold's families alone
+        if log_p is None:
             log_p = np.empty(len(table))
             for f in range(int(folds.max()) + 1):
                 held_out, held_in = folds == f, folds != f
