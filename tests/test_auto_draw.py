@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -19,8 +20,9 @@ from conftest import run_cli
 
 import treelearn as tl
 from treelearn.classifiers._choose import CANDIDATES as CLASSIFIERS
+from treelearn.classifiers._choose import PASSED_ON as CLASSIFIER_PASSED_ON
 from treelearn.learners._choose import CANDIDATES as DENSITIES
-from treelearn.learners._density import FORWARDED
+from treelearn.learners._choose import PASSED_ON as FORWARDED
 from treelearn.viz._draw import titled_dot, titled_mermaid
 
 pytest.importorskip("matplotlib")
@@ -38,6 +40,17 @@ def fitted():
         }
 
 
+def _pyagrum(obj):
+    """``to_pyagrum`` where pyAgrum is installed; else the declaration alone (the refusal
+    comes first either way)."""
+    obj.require("pyagrum")
+    try:
+        import pyagrum  # noqa: F401
+    except ImportError:
+        return None
+    return obj.to_pyagrum()
+
+
 def _answers(obj, word: str) -> bool:
     """Whether asking ``word`` of ``obj`` gives an answer (True) or the one refusal (False)."""
     calls = {
@@ -50,6 +63,10 @@ def _answers(obj, word: str) -> bool:
         "predict": lambda: obj.predict(pd.read_csv(ASIA).head(5).drop(columns="lung"), "lung"),
         "draw": lambda: obj.draw(),
         "explorer": lambda: obj.to_html(),
+        "explain": lambda: obj.explain(pd.read_csv(ASIA).head(3), "lung"),
+        "to_pgmpy": lambda: obj.to_pgmpy(),
+        "bif": lambda: obj.to_xmlbif(Path(tempfile.mkdtemp()) / "net.xml"),
+        "pyagrum": lambda: _pyagrum(obj),
     }
     try:
         calls[word]()
@@ -107,13 +124,8 @@ def test_a_fitted_classifier_draws_when_its_choice_draws(tmp_path):
     X, y = df.drop(columns="either"), df["either"]
     clf = tl.AutoClassifier(candidates=["NaiveBayes", "TAN"], cv=3, random_state=0).fit(X, y)
     chosen = clf.estimator_
-    assert clf.capabilities == chosen.capabilities & {
-        "classify",
-        "score",
-        "explain",
-        "draw",
-        "explorer",
-    }
+    assert clf.capabilities == chosen.capabilities & CLASSIFIER_PASSED_ON
+    assert {"classify", "score", "explain", "draw", "explorer"} <= CLASSIFIER_PASSED_ON
     assert "draw" in clf.capabilities
     choice = f"AutoClassifier: {clf.chosen_} chosen (cross-validated log-loss "
     assert clf.to_dot() == titled_dot(chosen.to_dot(), clf._choice())

@@ -486,20 +486,38 @@ class CapabilityError(TreelearnError):
         kind: str | None = None,
         supported: Sequence[str] = (),
         hint: str | None = None,
+        reason: str | None = None,
+        fixes: Sequence[str] = (),
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, reason=reason, fixes=fixes)
         self.capability, self.kind, self.supported = capability, kind, tuple(supported)
 
     def __reduce__(self) -> tuple:
         return (
             _rebuild_capability,
-            (str(self), self.capability, self.kind, self.supported, self.hint),
+            (
+                str(self),
+                self.capability,
+                self.kind,
+                self.supported,
+                self.hint,
+                self.reason,
+                self.fixes,
+            ),
         )
 
 
-def _rebuild_capability(message, capability, kind, supported, hint) -> CapabilityError:
+def _rebuild_capability(
+    message, capability, kind, supported, hint, reason=None, fixes=()
+) -> CapabilityError:
     return CapabilityError(
-        message, capability=capability, kind=kind, supported=supported, hint=hint
+        message,
+        capability=capability,
+        kind=kind,
+        supported=supported,
+        hint=hint,
+        reason=reason,
+        fixes=fixes,
     )
 
 

@@ -8,12 +8,14 @@ row, each row predicted by the candidate learned on the other folds. The candida
 lowest log-loss (the first in :data:`CANDIDATES` order on a tie at 12 decimals) is then
 learned on every row and answers for the classifier.
 
-On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2) and AODE are scored from
-**fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
-whole table's minus the fold's, each fold's structure learned from them); every other
-candidate, and every candidate on a table with numeric columns (whose MDL bins are
-learned from each fold's training rows) or missing cells, is refitted on each fold's
-held-in rows. The states of each categorical column are the whole table's (declared, as
+On complete categorical rows, naive Bayes, TAN, KDB(1), KDB(2), AODE and SKDB are scored
+from **fold counts** (no refit: :class:`FoldCounts`, the held-in counts of a fold being the
+whole table's minus the fold's, each fold's structure learned from them; SKDB's
+leave-one-out selection reads them too); every other candidate, and every candidate on a
+table with numeric columns (whose MDL bins are learned from each fold's training rows) or
+missing cells, is refitted on each fold's held-in rows. WeightedNaiveBayes (WANBIA) is
+always refitted: its weights maximise the conditional likelihood of the held-in rows by
+L-BFGS, which no sum of counts gives. The states of each categorical column are the whole table's (declared, as
 the fold counts have them), so that no fold meets a state its training rows lacked.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -29,7 +31,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d
 
-from .._base.errors import InputTypeError, TreelearnError
+from .._base.errors import InputTypeError, ResourceLimitError, TreelearnError
 from .._base.limits import check_memory
 from .._base.logspace import logsumexp
 from .._base.persistence import ESTIMATORS, SavedState
@@ -37,16 +39,16 @@ from .._base.validation import RANDOM_STATE, InstanceOf, Interval
 from ..encoding._table import check_sample_weight
 from ..models._base import ChosenCapabilities
 from ..sources._value_class_counts import gaussian_number_columns
-from ..stats._counts import PairCounts, count_codes, offsets_of, sum_counts
+from ..stats._counts import ClassCounts, PairCounts, count_codes, offsets_of, sum_counts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
-from ..structure._trees import orient_arrays, spanning_tree_edges
+from ..structure._trees import orient_arrays, round_ties, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
 from ._gaussian import GaussianClassifier
 from ._gaussian_tan import GaussianTAN
 from ._mixed import MixedNaiveBayes
 from ._mixed_tan import MixedTAN
 from ._naive_bayes import NaiveBayes
-from ._seminaive import AODE, KDB, kdb_parents
+from ._seminaive import AODE, KDB, kdb_parents, leave_one_out_losses
 from ._skdb import SKDB
 from ._tan import TAN
 from ._weighted import WeightedNaiveBayes
@@ -55,6 +57,7 @@ from ._wrappers import FoldScorer
 __all__ = [
     "CANDIDATES",
     "FOLD_COUNTED",
+    "PASSED_ON",
     "AutoClassifier",
     "FoldCounts",
     "applicable",
@@ -150,13 +153,15 @@ def fold_of_rows(y: np.ndarray, cv: Any, random_state: Any) -> np.ndarray:
 
 #: the candidates scored from fold counts on complete categorical tables (their options
 #: the defaults of :data:`CANDIDATES`: Lidstone ``alpha = 1``, the class prior the held-in
-#: class frequencies, AODE's ``min_count = 1``)
-FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE")
+#: class frequencies, AODE's ``min_count = 1``; SKDB's ``max_k = 5``, log-loss, and its
+#: prior ``(N(c) + 1) / (N + |C|)``). Not WeightedNaiveBayes: WANBIA's weights come from
+#: L-BFGS on the conditional likelihood of the rows, refitted on each fold
+FOLD_COUNTED = ("NaiveBayes", "TAN", "KDB1", "KDB2", "AODE", "SKDB")
 
 
 class FoldCounts:
-    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2) and AODE from fold
-    counts, on complete categorical rows.
+    """Held-out ``log p(y_i | x_i)`` of naive Bayes, TAN, KDB(1), KDB(2), AODE and SKDB from
+    fold counts, on complete categorical rows.
 
     Each fold's class-conditional pair counts are counted once (one one-hot product per
     fold and class); the held-in counts of fold ``f`` are the whole table's minus fold
@@ -168,7 +173,9 @@ class FoldCounts:
     :class:`~treelearn.classifiers._wrappers.FoldScorer` counts them), and each fold's
     held-out rows gather their Lidstone (``alpha = 1``) conditionals from them; AODE's
     terms come from each fold's held-in pair tables (one product per fold and class, as
-    AODE's own prediction). No candidate is refitted: every candidate shares the fold
+    AODE's own prediction); SKDB's leave-one-out selection of ``k`` and features runs over
+    each fold's held-in rows with the fold's held-in family counts
+    (:meth:`skdb_choice`). No candidate is refitted: every candidate shares the fold
     counts, and a family shared by two folds' structures or two candidates is counted
     once.
     """
@@ -197,6 +204,7 @@ class FoldCounts:
         )
         self._held_in: list[list[PairCounts]] | None = None
         self._families: dict[tuple, tuple] = {}
+        self._dense: dict[tuple, np.ndarray] = {}
         self._rows = [np.flatnonzero(folds == f) for f in range(self.n_folds)]
 
     # ------------------------------------------------------------ structures
@@ -363,6 +371,80 @@ class FoldCounts:
             out[~some] = nb[~some]
         return out
 
+    # ------------------------------------------------------------ SKDB
+    def _dense_family(self, family: tuple[int, ...]) -> np.ndarray:
+        """``(F, |family's states|...)``: the held-in counts of ``family`` (column indices,
+        the class first) of every fold, the whole table's minus the fold's, from one
+        ``bincount`` over the rows (the fold in its index)."""
+        key = family
+        if key not in self._dense:
+            shape = tuple(int(self.cards[j]) for j in family)
+            size = int(np.prod(shape, dtype=np.int64))
+            check_memory(
+                8.0 * 2 * self.n_folds * size,
+                "the fold counts of an SKDB family",
+                "give fewer features or states, a smaller cv, or candidates= without SKDB",
+            )
+            flat = np.ravel_multi_index(
+                (self.folds, *(self.codes[:, j] for j in family)), (self.n_folds, *shape)
+            )
+            own = np.bincount(flat, weights=self.w, minlength=self.n_folds * size)
+            own = own.reshape(self.n_folds, *shape)
+            held = own.sum(axis=0)[None] - own
+            # fractional weights: total minus own is the held-in sum to round-off, never < 0
+            self._dense[key] = held if held.dtype.kind in "iu" else np.maximum(held, 0.0)
+        return self._dense[key]
+
+    def skdb_choice(
+        self, f: int, max_k: int = 5
+    ) -> tuple[list[tuple[int, list[int]]], int, int, np.ndarray]:
+        """Fold ``f``'s SKDB (``max_k``, log-loss, Lidstone ``alpha = 1``): its k-DB ranking
+        from the held-in ``I(X_i; C)`` and ``I(X_i; X_j | C)``, the ``(k, s)`` of least
+        leave-one-out loss over the held-in rows and that loss (SKDB's ``loo_loss_``),
+        computed by SKDB's own :func:`~treelearn.classifiers._seminaive.leave_one_out_losses`
+        from the fold's held-in family counts (no refit: the same counts SKDB counts from
+        those rows)."""
+        d = self.d
+        per_class = self.held_in()[f]
+        together = PairCounts(
+            sum_counts([pc.joint for pc in per_class]),
+            self.cards,
+            sum(pc.n_rows for pc in per_class),
+        )
+        class_mi = mutual_information_matrix(together)[:d, d]
+        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        ranked = [(j, list(ps)) for j, ps in kdb_parents(class_mi, cmi, max_k)]
+        held_in = self.folds != f
+        loo = leave_one_out_losses(
+            cast(ClassCounts, _HeldInCounts(self, f)),  # the four things leave-one-out reads
+            ranked,
+            max_k,
+            self.codes[held_in],
+            None if self.w is None else self.w[held_in],
+            alpha=1.0,
+            log_prior=None,
+            loss="log_loss",
+        )
+        k, s = np.unravel_index(np.argmin(round_ties(loo)), loo.shape)
+        return ranked, int(k), int(s), loo
+
+    def _skdb(self) -> np.ndarray:
+        """SKDB (``max_k = 5``, ``alpha = 1``): each fold's selected k-DB, its class prior
+        ``(N_f(c) + 1) / (N_f + |C|)`` and its families' Lidstone terms; the features it
+        leaves out are isolated nodes (a factor equal for every class: left out)."""
+        n, C, F = len(self.y), int(self.cards[-1]), self.n_folds
+        by_class = self._dense_family((self.d,))  # (F, C): N_f(c)
+        prior = np.log((by_class + 1.0) / (by_class.sum(axis=1, keepdims=True) + C))
+        out = np.empty((n, C))
+        for f in range(F):
+            ranked, k, s, _ = self.skdb_choice(f)
+            rows = self._rows[f]
+            out[rows] = prior[f][None, :] + sum(
+                (self._fold_term(f, j, parents[:k]) for j, parents in ranked[:s]),
+                np.zeros((len(rows), C)),
+            )
+        return out
+
     def log_p(self, name: str) -> np.ndarray:
         """Each row's held-out ``log p(y_i | x_i)`` under the candidate ``name``."""
         if name == "NaiveBayes":
@@ -374,11 +456,50 @@ class FoldCounts:
             joint = self._network(lambda f: self.kdb_parents(f, k))
         elif name == "AODE":
             joint = self._aode()
+        elif name == "SKDB":
+            joint = self._skdb()
         else:
             raise KeyError(name)
         with np.errstate(invalid="ignore"):
             log_p = joint[np.arange(len(self.y)), self.y] - logsumexp(joint, axis=1)
         return np.where(np.isnan(log_p), -np.inf, log_p)
+
+
+#: what a fitted AutoClassifier answers where its chosen classifier does: predictions,
+#: explanations, pictures, and the chosen network's files and inference (``learn --method
+#: auto --bif``, ``show --bif``, ``query`` on the saved choice); not ``partial_fit``: rows
+#: added to the chosen classifier would not be rows its choice was made on
+PASSED_ON = frozenset(
+    {
+        "classify",
+        "score",
+        "explain",
+        "draw",
+        "explorer",
+        "to_pgmpy",
+        "bif",
+        "query",
+        "marginals",
+        "map",
+        "sample",
+        "sample_given",
+    }
+)
+
+
+class _HeldInCounts:
+    """Fold ``f``'s held-in counts as SKDB's leave-one-out reads its ``ClassCounts``:
+    ``classes``, ``cardinalities`` (the features', then the class's), ``class_count`` and
+    ``family_counts(family)`` (the class first, the node last)."""
+
+    def __init__(self, counts: FoldCounts, f: int) -> None:
+        self._counts, self._f = counts, f
+        self.cardinalities = counts.cards
+        self.classes = np.arange(int(counts.cards[-1]))
+        self.class_count = counts._dense_family((counts.d,))[f]
+
+    def family_counts(self, family: Sequence[int]) -> np.ndarray:
+        return self._counts._dense_family(tuple(int(j) for j in family))[self._f]
 
 
 def _order(value: Any) -> tuple:
@@ -437,9 +558,17 @@ class AutoClassifier(BayesNetClassifier):
     #: the words passed on to it (``learn --class C --method auto --plot`` draws the choice)
     capabilities = ChosenCapabilities(
         frozenset.intersection(*(type(make()).capabilities for make, *_ in CANDIDATES.values())),
-        {"classify", "score", "explain", "draw", "explorer"},
+        PASSED_ON,
         "estimator_",
     )
+    to_pgmpy = capabilities.pass_on("to_pgmpy", "to_pgmpy")
+    to_bif = capabilities.pass_on("to_bif", "bif")
+    to_xmlbif = capabilities.pass_on("to_xmlbif", "bif")
+    to_uai = capabilities.pass_on("to_uai", "bif")
+    query = capabilities.pass_on("query", "query")
+    marginals = capabilities.pass_on("marginals", "marginals")
+    map_query = capabilities.pass_on("map_query", "map")
+    sample = capabilities.pass_on("sample", "sample")
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
         "cv": [Interval(Integral, 2, None), InstanceOf(list, tuple, name="a list of splits")],
@@ -556,9 +685,16 @@ class AutoClassifier(BayesNetClassifier):
     ) -> float:
         """The candidate's held-out log-loss over every row (fold counts where they suffice)."""
         w = np.ones(len(table)) if weights is None else np.asarray(weights, dtype=float)
+        log_p = None
         if counted is not None and name in FOLD_COUNTED:
-            log_p = counted.log_p(name)
-        else:
+            try:
+                log_p = counted.log_p(name)
+            except ResourceLimitError:
+                if name != "SKDB":
+                    raise
+                # SKDB's largest families held for every fold at once would pass the memory
+                # limit: refitted fold by fold, as before, each fold's families alone
+        if log_p is None:
             log_p = np.empty(len(table))
             for f in range(int(folds.max()) + 1):
                 held_out, held_in = folds == f, folds != f
@@ -609,6 +745,16 @@ class AutoClassifier(BayesNetClassifier):
 
     def _mask_rows(self, rows: Any, keep: np.ndarray, other: Any) -> Any:
         return self.estimator_._mask_rows(rows, keep, other)
+
+    def _refusal_reason(self, capability: str) -> tuple[str, str, tuple[str, ...]] | None:
+        if "estimator_" not in vars(self):
+            return None
+        able = [n for n, (make, _) in CANDIDATES.items() if make().supports(capability)]
+        return (
+            f"it chose {self.chosen_}, which does not",
+            f"give candidates= of those that do ({', '.join(able) or 'none'})",
+            ("candidates",),
+        )
 
     @property
     def n_parameters(self) -> int:

@@ -184,6 +184,18 @@ class GaussianClassifier(DrawsStructure, NumericClassifier):
     _missing_at_prediction = True
     _parameter_notes: ClassVar[dict] = {"reg": "each covariance becomes (1 - reg) Sigma + reg I"}
 
+    def _refusal_reason(self, capability: str) -> tuple[str, str, tuple[str, ...]] | None:
+        """The picture's refusal under a full or shared covariance says why and the fix."""
+        if capability != "draw" or self.covariance not in ("full", "shared"):
+            return None
+        return (
+            f"a {self.covariance} covariance is not a tree: every pair of features is "
+            f"dependent within a class, which a picture of the class over each feature "
+            f"would hide",
+            'learn GaussianClassifier(covariance="diagonal") (Gaussian naive Bayes) to draw it',
+            ("diagonal",),
+        )
+
     def __init__(
         self,
         covariance: str = "full",

@@ -62,19 +62,29 @@ COMMAND_WORDS = {
 }
 
 
+#: a refusal's fixes by name (:attr:`CapabilityError.fixes`) in the command line's words
+REFUSAL_FIXES = {
+    "diagonal": "a Gaussian naive Bayes (diagonal covariance) draws: learn DATA --class COL "
+    "--numeric gaussian --method naive-bayes --plot PICTURE",
+    "candidates": "learn with a --method that does instead of --method auto",
+}
+
+
 def require(obj: Any, capability: str, asked: str) -> None:
     """The one refusal, in the command line's words: unless ``obj`` answers ``capability``,
     one error naming what was ``asked``, the kind, and the commands the kind does answer
-    (``show`` always)."""
+    (``show`` always); then why, and the fix as flags, where the refusal says them."""
     try:
         obj.require(capability)
     except CapabilityError as exc:
         from ..models._base import CAPABILITIES
 
         answers = ["show", *(COMMAND_WORDS[c] for c in exc.supported if c in COMMAND_WORDS)]
+        fixes = [REFUSAL_FIXES[f] for f in exc.fixes if f in REFUSAL_FIXES]
+        why = f"; {exc.reason}" + (f": {'; or '.join(fixes)}" if fixes else "")
         raise CommandError(
             f"this {type(obj).__name__} does not answer {asked} ({CAPABILITIES[capability]}); "
-            f"it answers: {', '.join(answers)}"
+            f"it answers: {', '.join(answers)}{why if exc.reason else ''}"
         ) from None
 
 

@@ -41,7 +41,7 @@ from ._estimators import ChowLiuTree
 from ._hidden_tree import HiddenTree
 from ._mixture import TreeMixture
 
-__all__ = ["CANDIDATES", "CLOSE_TO_MIXTURE", "AutoDensity", "clock"]
+__all__ = ["CANDIDATES", "CLOSE_TO_MIXTURE", "PASSED_ON", "AutoDensity", "clock"]
 
 #: the clock the budget is read from (seconds); tests replace it with a fake one
 clock: Callable[[], float] = time.monotonic
@@ -92,6 +92,13 @@ CANDIDATES: dict[str, Callable[..., Any]] = {
         random_state=seed,
     ),
 }
+
+
+#: what a fitted AutoDensity answers where its chosen model does: every density
+#: estimator's words (:data:`~treelearn.learners._density.FORWARDED`), and the model's
+#: explanations and files (``to_pgmpy``, BIF/XMLBIF/UAI, pyAgrum: ``learn --method auto
+#: --bif`` writes a chosen tree)
+PASSED_ON = FORWARDED | {"explain", "to_pgmpy", "bif", "pyagrum"}
 
 
 #: nats per validation row: a single cutset network this close to the mixture (or better)
@@ -198,9 +205,14 @@ class AutoDensity(DensityEstimator):
     #: --plot`` draws the choice; an ensemble of cutset networks has no ``map``)
     capabilities = ChosenCapabilities(
         {"score", "sample", "sample_given", "query", "marginals", "predict", "draw", "explorer"},
-        FORWARDED,
+        PASSED_ON,
         "model_",
     )
+    to_pgmpy = capabilities.pass_on("to_pgmpy", "to_pgmpy")
+    to_bif = capabilities.pass_on("to_bif", "bif")
+    to_xmlbif = capabilities.pass_on("to_xmlbif", "bif")
+    to_uai = capabilities.pass_on("to_uai", "bif")
+    to_pyagrum = capabilities.pass_on("to_pyagrum", "pyagrum")
 
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [None, InstanceOf(list, tuple, name="a list of candidate names")],
@@ -333,6 +345,15 @@ class AutoDensity(DensityEstimator):
             )
         return names
 
+    def _refusal_reason(self, capability: str) -> tuple[str, str, tuple[str, ...]] | None:
+        if "model_" not in vars(self):
+            return None
+        return (
+            f"it chose {self.chosen_} (a {type(self.model_).__name__}), which does not",
+            "give candidates= without it",
+            ("candidates",),
+        )
+
     def _headline(self) -> str:
         return (
             f"AutoDensity: {self.chosen_} chosen (validation log-likelihood "
@@ -348,6 +369,47 @@ class AutoDensity(DensityEstimator):
         if title is None:
             spec["title"] = f"AutoDensity chose {self.chosen_}: {spec['title']}"
         return spec
+
+    def explain(
+        self,
+        X: Any,
+        target: Hashable,
+        kind: str = "log_odds",
+        conditional: bool = True,
+        background: Any = None,
+        output: str | None = None,
+        target_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
+        method: str = "auto",
+        n_permutations: int = 256,
+    ) -> Any:
+        """Each other column's contribution to the chosen model's prediction of ``target``
+        for every row of ``X`` (the model's ``explain``, e.g. :meth:`TreeModel.explain
+        <treelearn.TreeModel.explain>`, on the rows matched to the features), where the
+        chosen model answers ``explain`` (a tree, a mixture of trees).
+
+        >>> import numpy as np, pandas as pd, treelearn as tl
+        >>> df = pd.read_csv("datasets/asia.csv")
+        >>> auto = tl.AutoDensity(candidates=["ChowLiuTree"]).fit(df)
+        >>> e = auto.explain(df.head(2), "either", kind="shapley", output="proba")
+        >>> bool(np.allclose(e.values, auto.model_.explain(df.head(2), "either",
+        ...     kind="shapley", output="proba").values))
+        True
+        """
+        model = self._fitted_model()
+        self.require("explain")
+        return model.explain(
+            self._rows(X),
+            target,
+            kind=kind,
+            conditional=conditional,
+            background=None if background is None else self._rows(background),
+            output=output,
+            target_state=target_state,
+            random_state=random_state,
+            method=method,
+            n_permutations=n_permutations,
+        )
 
     # ------------------------------------------------------------ pictures: the choice's
     def draw(self, ax: Any = None, **kwargs: Any) -> Any:

@@ -113,13 +113,23 @@ class Capable:
             return
         asked = what or f"{capability} ({CAPABILITIES[capability]})"
         answers = [c for c in CAPABILITIES if c in self.capabilities]
+        why = self._refusal_reason(capability)
+        reason, fix, fixes = why if why is not None else (None, None, ())
         raise CapabilityError(
             f"{_article(type(self).__name__)} does not answer {asked}; it answers: "
-            f"{', '.join(answers) or 'nothing'}",
+            f"{', '.join(answers) or 'nothing'}" + (f"; {reason}: {fix}" if why else ""),
             capability=capability,
             kind=self.kind,
             supported=answers,
+            reason=reason,
+            fixes=fixes,
         )
+
+    def _refusal_reason(self, capability: str) -> tuple[str, str, tuple[str, ...]] | None:
+        """Why this object does not answer ``capability`` where its kind sometimes does:
+        ``(reason, the fix in Python's words, the fixes by name)`` (the command line words
+        the named fixes as flags), or None (the refusal lists what it answers)."""
+        return None
 
 
 class ChosenCapabilities:
@@ -157,6 +167,51 @@ class ChosenCapabilities:
         if not isinstance(chosen, Capable):
             return self.shared
         return frozenset(chosen.capabilities & self.forwarded)
+
+    def pass_on(self, method: str, capability: str) -> Any:
+        """A method of the chooser that passes ``method`` on to its chosen object: before
+        the fit scikit-learn's ``NotFittedError`` naming ``fit``; after it the one refusal
+        unless the choice answers ``capability`` (a word the chooser forwards); then the
+        chosen object's ``method`` with the arguments as given.
+
+        >>> class Pick(Capable):
+        ...     kind = "pick"
+        ...     capabilities = ChosenCapabilities({"score"}, {"score", "bif"}, "chosen_")
+        ...     to_bif = capabilities.pass_on("to_bif", "bif")
+        >>> class Net(Capable):
+        ...     kind = "net"
+        ...     capabilities = frozenset({"score", "bif"})
+        ...     def to_bif(self, path): return f"wrote {path}"
+        >>> Pick().to_bif("x.bif")
+        Traceback (most recent call last):
+        ...
+        sklearn.exceptions.NotFittedError: This Pick is not fitted yet: call fit before to_bif
+        >>> pick = Pick(); pick.chosen_ = Net()
+        >>> pick.to_bif("x.bif")
+        'wrote x.bif'
+        """
+        if capability not in self.forwarded:  # a word the chooser never answers
+            raise TypeError(f"{capability!r} is not forwarded")
+        attribute = self.chosen
+
+        def passed_on(obj: Capable, *args: Any, **kwargs: Any) -> Any:
+            chosen = vars(obj).get(attribute)
+            if chosen is None:
+                from sklearn.exceptions import NotFittedError
+
+                raise NotFittedError(
+                    f"This {type(obj).__name__} is not fitted yet: call fit before {method}"
+                )
+            obj.require(capability)
+            return getattr(chosen, method)(*args, **kwargs)
+
+        passed_on.__name__ = passed_on.__qualname__ = method
+        passed_on.__doc__ = (
+            f"The chosen {'model' if attribute == 'model_' else 'classifier'}'s ``{method}`` "
+            f"(where it answers {capability}: {CAPABILITIES[capability]}), with the "
+            f"arguments as given."
+        )
+        return passed_on
 
 
 def _article(name: str) -> str:
