@@ -42,11 +42,17 @@ def _xlogx_ratio(num: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray) -
     computed as before, to the bit. ``r, c >= num > 0`` there (sums of non-negative terms):
     each logarithm is finite.
     """
-    out = np.zeros_like(num, dtype=float)
     den = r * c / n
     observed = num > 0
     ok = observed & (den >= _TINY)
-    out[ok] = num[ok] * (np.log(num[ok]) - np.log(den[ok]))
+    # every entry's terms at once, then 0 where not ok: the same operations on the same
+    # values as on the ok entries gathered (no boolean gathers and scatter, which were
+    # three quarters of the MI of 200 binary columns)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        terms = np.log(num)
+        terms -= np.log(den)
+        terms *= num
+    out = np.where(ok, terms, 0.0)
     under = observed & ~ok
     if under.any():
         r, c, n = (np.broadcast_to(x, num.shape)[under] for x in (r, c, n))
