@@ -648,7 +648,7 @@ def _small_integer_frame(
     n, d = values.shape
     # in the frame's own memory order (pandas keeps a column block's values column after
     # column): writing across the order was 0.78 ms of a 10,000 x 50 table's 1.3 ms
-    order = "F" if values.flags.f_contiguous else "C"
+    order: Literal["C", "F"] = "F" if values.flags.f_contiguous else "C"
     if dtype.kind == "b":
         out = np.empty((n, d), dtype=np.int8, order=order)
         out[...] = values

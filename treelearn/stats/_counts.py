@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -416,7 +416,7 @@ def count_codes(
     # product of either order being the same integers. Fractional weights' float sums
     # depend on the order BLAS adds them in: row-major, as always
     column_major = codes.flags.f_contiguous and not codes.flags.c_contiguous
-    order = "F" if exact and column_major else "C"
+    order: Literal["C", "F"] = "F" if exact and column_major else "C"
     buffer = None if sparse else np.empty((step, width), dtype=np.float32, order=order)
     for start in range(0, n, step):
         chunk = codes[start : start + step]
