@@ -5,7 +5,8 @@ ones in logs as before. The reference is the gather-and-scatter construction it 
 copied here: the same doubles, bit for bit, on counts with zeros, fractional weights,
 marginals that underflow and broadcast shapes; and every MI matrix built with either is the
 same array (so the same trees), checked on integer, weighted, smoothed and missing-cell
-counts against the plug-in MI of pandas crosstabs too."""
+counts against the plug-in MI of pandas crosstabs too. Binary columns take their four
+``d x d`` cells at once (``BINARY_MI_MAX``): the same doubles as the ``2d x 2d`` bands."""
 
 import numpy as np
 import pandas as pd
@@ -93,3 +94,44 @@ def test_mi_matrices_equal_the_gathered_construction(monkeypatch, case):
                     both = df[[u, v]].dropna()
                     oracle = mutual_information(both[u].astype(int), both[v].astype(int))
                     assert got[i, j] == pytest.approx(oracle, abs=1e-12)
+
+
+def binary_frames():
+    rng = np.random.default_rng(12)
+    n, d = 300, 9
+    X = (rng.random((n, d)) < 0.4).astype(np.int64)
+    for j in range(1, d):
+        X[:, j] = np.where(rng.random(n) < 0.3, X[:, j], X[:, j - 1])
+    X[:, 4] = X[:, 3]  # a copy: tied MI
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
+    yield df, None
+    yield df, rng.uniform(0.1, 3.0, n)
+    yield df, rng.uniform(0.1, 3.0, n) * 1e-170  # marginals whose products underflow
+    holes = df.astype(object)
+    holes.iloc[::4, 2] = None
+    holes.iloc[::7, 5] = None
+    yield holes, None
+    yield df.iloc[:, :1], None  # one column
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_binary_cells_equal_the_banded_computation(monkeypatch, case):
+    # the four d x d cells of binary columns against the 2d x 2d bands, to the bit
+    df, w = list(binary_frames())[case]
+    counts = pair_counts(encode(df, missing="pairwise", sample_weight=w))
+    assert (counts.cardinalities == 2).all() and len(counts.cardinalities) <= info.BINARY_MI_MAX
+    got = info.mutual_information_matrix(counts)
+    monkeypatch.setattr(info, "BINARY_MI_MAX", 0)
+    want = info.mutual_information_matrix(counts)
+    assert same_bits(got, want)
+    for alpha in (0.0, 0.5):  # smoothing (0: none) takes the bands either way
+        monkeypatch.setattr(info, "BINARY_MI_MAX", 256)
+        smoothed = info.mutual_information_matrix(counts, alpha)
+        monkeypatch.setattr(info, "BINARY_MI_MAX", 0)
+        assert same_bits(smoothed, info.mutual_information_matrix(counts, alpha))
+    if w is None and case == 0:
+        cols = list(df.columns)
+        for i in range(len(cols)):
+            for j in range(i + 1, len(cols)):
+                oracle = mutual_information(df[cols[i]], df[cols[j]])
+                assert got[i, j] == pytest.approx(oracle, abs=1e-12)
