@@ -82,3 +82,27 @@ def test_the_callers_frame_is_not_changed():
     t = encode(df)
     t.codes[:] = 5  # the codes are the encoder's own copy
     np.testing.assert_array_equal(df.to_numpy(), A)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pd.Index(["a", "b"]),
+        pd.Index([1, 2]),
+        pd.Index([1.5, 2.0]),
+        pd.Index([np.str_("a"), 3], dtype=object),
+        pd.MultiIndex.from_tuples([("a", 1), ("b", 2)]),
+        pd.DatetimeIndex(["2020-01-01", "2021-01-01"]),
+        pd.RangeIndex(2),
+        pd.CategoricalIndex(["x", "y"]),
+    ],
+    ids=lambda i: type(i).__name__ + str(i.dtype),
+)
+def test_column_names_are_the_ones_iteration_gives(names):
+    # the encoder reads the names with Index.tolist (fast on pandas' text Index): the same
+    # objects, of the same types, as iterating the columns
+    df = pd.DataFrame(np.array([[0, 1], [1, 1], [0, 0]], dtype=np.int64), columns=names)
+    t = encode(df)
+    assert t.columns == tuple(iter(df.columns))
+    assert [type(c) for c in t.columns] == [type(c) for c in iter(df.columns)]
+    assert tl.chow_liu(df).variables == list(iter(df.columns))
