@@ -279,6 +279,7 @@ def test_graph_set_later_replaces_the_stacks():
 def test_model_pickled_with_a_graph_attribute_loads():
     # before the graph became a property a pickled model's state held "graph" itself
     m = tl.chow_liu(pd.read_csv("datasets/asia.csv"))
+    assert m.graph is m.__dict__["_graph"]  # built now: the state such a model had
     state = {("graph" if k == "_graph" else k): v for k, v in m.__dict__.items()}
     del state["_stacked"], state["_token"]
     old = tl.TreeModel.__new__(tl.TreeModel)

@@ -648,13 +648,27 @@ def _small_integer_frame(
     n, d = values.shape
     # in the frame's own memory order (pandas keeps a column block's values column after
     # column): writing across the order was 0.78 ms of a 10,000 x 50 table's 1.3 ms
-    out = np.empty((n, d), dtype=np.int8, order="F" if values.flags.f_contiguous else "C")
+    order: Literal["C", "F"] = "F" if values.flags.f_contiguous else "C"
     if dtype.kind == "b":
+        out = np.empty((n, d), dtype=np.int8, order=order)
         out[...] = values
         return out, [(False, True)] * d
+    if dtype.itemsize > 1:
+        # one pass over the wide integers: where every column's bitwise OR is in 0..126,
+        # every value is (no sign bit, no bit above the OR's), so int8 holds them exactly
+        # and the minima, maxima and codes below read 1 byte a cell, not 8 (10,000 x 50
+        # int64: 0.49 -> 0.3 ms; the same codes and states)
+        bits = np.bitwise_or.reduce(values, axis=0)
+        if bits.min() >= 0 and bits.max() < 127:
+            values = values.astype(np.int8)  # (in the frame's memory order)
+            top = int(bits.max())
+            if top <= 1 and top + 1 <= max_states and not values.min(axis=0).any():
+                # 0/1 columns (or all 0): the codes are the values, this copy is ours
+                return values, [(0,) if b == 0 else (0, 1) for b in bits.tolist()]
     low, high = values.min(axis=0), values.max(axis=0)
     if int(high.max()) >= 2**63:
         return None
+    out = np.empty((n, d), dtype=np.int8, order=order)
     span = high.astype(np.int64) - low.astype(np.int64)
     if span.max() >= 127 or span.min() < 0:  # negative: int64 overflow, a range over 2^63
         return None
@@ -845,7 +859,8 @@ def code_dtype(max_card: int) -> np.dtype:
 
 def check_column_names(columns: Sequence[Hashable]) -> None:
     """Every column has a name, and no two share one (any table: pandas, Dask, a file)."""
-    columns = list(columns)
+    # (an Index's tolist: the same names, 5x faster than iterating pandas' text Index)
+    columns = columns.tolist() if isinstance(columns, pd.Index) else list(columns)
     if not columns:
         raise EmptyDataError("the table has no columns; give at least one column")
     if all(type(c) is str for c in columns) and len(set(columns)) == len(columns):
@@ -986,7 +1001,7 @@ def encode(
             f"states given for {unknown!r}, which are not columns of the data {list(data.columns)}",
             column=unknown[0],
         )
-    columns = tuple(data.columns)
+    columns = tuple(data.columns.tolist())  # (the names iteration gives, at once)
     # every problem of the table is collected and reported in one error at the end
     problems: list[TreelearnError] = []
     # column by column: no n x d boolean frame (it would be as large as a categorical input)

@@ -32,6 +32,7 @@ from ..stats._parameters import smoothed_cpt, smoothed_cpts
 from ..stats._settings import READING, LearningSettings, Prior
 from ..structure._sparse_chow_liu import SparseBinaryCounts
 from ..structure._trees import complete_graph, gc_paused, is_acyclic, oriented_skeleton
+from ._dense_model import dense_tree_model
 from ._em import chow_liu_em, fit_cpts_em
 from ._sparse_model import sparse_tree_model
 
@@ -437,6 +438,12 @@ def chow_liu_from_counts(
         # (a BIC/AIC forest penalises each pair by its own rows already; EM's expected
         # counts cover every row)
         mi = pairwise_corrected(mi, stats, stats.columns)
+    learner = partial(chow_liu_from_counts, settings=settings, description=description)
+    if settings.forest is None and isinstance(stats, CountedTable):
+        # the tree's model as stacked CPTs, its graph built when first read (the same model)
+        model = dense_tree_model(stats, mi, settings, description=description, learner=learner)
+        if model is not None:
+            return model
     # orient(spanning_skeleton(...), root), built as the directed graph at once
     structure = oriented_skeleton(
         list(stats.columns),
@@ -455,7 +462,7 @@ def chow_liu_from_counts(
         description=description,
         counts=stats.counts if stats.keeps_pair_counts else None,
         owned=True,
-        learner=partial(chow_liu_from_counts, settings=settings, description=description),
+        learner=learner,
     )
 
 

@@ -21,10 +21,10 @@ densifying it (:func:`sparse_binary_counts`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -411,7 +411,13 @@ def count_codes(
         and n > 0
         and (np.count_nonzero(codes) <= SPARSE_MAX_DENSITY * n * width)
     )
-    buffer = None if sparse else np.empty((step, width), dtype=np.float32)
+    # exact counts: the indicators in the codes' memory order (a frame's codes are column
+    # after column; filling across the order was a third of a 10,000 x 50 count), the
+    # product of either order being the same integers. Fractional weights' float sums
+    # depend on the order BLAS adds them in: row-major, as always
+    column_major = codes.flags.f_contiguous and not codes.flags.c_contiguous
+    order: Literal["C", "F"] = "F" if exact and column_major else "C"
+    buffer = None if sparse else np.empty((step, width), dtype=np.float32, order=order)
     for start in range(0, n, step):
         chunk = codes[start : start + step]
         w = None if weights is None else weights[start : start + step]
@@ -764,16 +770,57 @@ class CountedTable:
         >>> [c.tolist() for c in stats.family_counts_many([[0, 1], [1]])]
         [[[0, 1], [1, 1]], [1, 2]]
         """
-        pairs_known = self.table is None or "counts" in self.__dict__
-        if (
-            type(self).family_counts is not CountedTable.family_counts  # e.g. wide columns
-            or (self.table is not None and not pairs_known)
-            or any(len(f) not in (1, 2) for f in families)
-        ):
+        if not self._families_from_pairs(families):
             return [self.family_counts(f) for f in families]
+        out: list[Any] = [None] * len(families)
+        for where, blocks in self._family_blocks(families):
+            for t, block in zip(where, blocks):
+                out[t] = block
+        return out
+
+    def family_count_stacks(self, parent: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]] | None:
+        """Every column's family counts (its parent ``parent[v]``, ``-1`` for none) stacked
+        by shape, as floats: ``(group, stacks)``, ``stacks[group[v]]`` holding the counts of
+        the columns of that shape in column order, the values :meth:`family_counts_many`
+        gives (converted to float as ``smoothed_cpts`` converts them) with no array per
+        column; ``None`` where these statistics do not read families off the pair counts.
+
+        >>> import pandas as pd
+        >>> from treelearn.encoding._table import encode
+        >>> stats = CountedTable.of_table(encode(pd.DataFrame({"a": [0, 1, 1], "b": [1, 1, 0]})))
+        >>> _ = stats.counts   # the pair counts, computed
+        >>> group, stacks = stats.family_count_stacks(np.array([-1, 0]))
+        >>> group.tolist(), [s.tolist() for s in stacks]
+        ([0, 1], [[[1.0, 2.0]], [[[0.0, 1.0], [1.0, 1.0]]]])
+        """
+        if not self.tree_families_from_pairs():
+            return None
+        up = np.asarray(parent, dtype=np.int64).tolist()
+        families = [[p, v] if p >= 0 else [v] for v, p in enumerate(up)]
+        group = np.empty(len(families), dtype=np.int64)
+        stacks: list[np.ndarray] = []
+        for where, blocks in self._family_blocks(families):
+            group[where] = len(stacks)
+            stacks.append(blocks.astype(float))
+        return group, stacks
+
+    def tree_families_from_pairs(self) -> bool:
+        """Whether :meth:`family_counts` of a family of one or two columns (a tree's) is a
+        block of the pair counts (known: counted, or computed for a table)."""
+        pairs_known = self.table is None or "counts" in self.__dict__  # cached_property
+        # (subclasses that count their families otherwise, e.g. wide columns, say no)
+        return type(self).family_counts is CountedTable.family_counts and pairs_known
+
+    def _families_from_pairs(self, families: Sequence[Sequence[int]]) -> bool:
+        """Whether :meth:`family_counts` of each family is a block of the pair counts."""
+        return self.tree_families_from_pairs() and all(len(f) in (1, 2) for f in families)
+
+    def _family_blocks(self, families: Sequence[Sequence[int]]) -> Iterator[tuple[list, Any]]:
+        """``(positions, blocks)`` per family shape, in order of first appearance: the
+        families at those positions (in order) and their counts gathered from the ``K x K``
+        matrix at once, ``blocks[t]`` the family at ``positions[t]``."""
         counts = self.counts
         joint, offsets, k = counts.joint, counts.offsets, counts.cardinalities
-        out: list[Any] = [None] * len(families)
         groups: dict[tuple, list[int]] = {}
         for t, f in enumerate(families):
             groups.setdefault(tuple(int(k[v]) for v in f), []).append(t)
@@ -786,9 +833,7 @@ class CountedTable:
                 rows = offsets[members[:, 0], None, None] + np.arange(shape[0])[:, None]
                 cols = offsets[members[:, 1], None, None] + np.arange(shape[1])
                 blocks = joint[rows, cols]
-            for t, block in zip(where, blocks):
-                out[t] = block
-        return out
+            yield where, blocks
 
     #: whether a model learned from these statistics keeps their :attr:`counts` (for
     #: ``partial_fit``); statistics that avoid the ``K x K`` matrix say no

@@ -42,11 +42,17 @@ def _xlogx_ratio(num: np.ndarray, r: np.ndarray, c: np.ndarray, n: np.ndarray) -
     computed as before, to the bit. ``r, c >= num > 0`` there (sums of non-negative terms):
     each logarithm is finite.
     """
-    out = np.zeros_like(num, dtype=float)
     den = r * c / n
     observed = num > 0
     ok = observed & (den >= _TINY)
-    out[ok] = num[ok] * (np.log(num[ok]) - np.log(den[ok]))
+    # every entry's terms at once, then 0 where not ok: the same operations on the same
+    # values as on the ok entries gathered (no boolean gathers and scatter, which were
+    # three quarters of the MI of 200 binary columns)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        terms = np.log(num)
+        terms -= np.log(den)
+        terms *= num
+    out = np.where(ok, terms, 0.0)
     under = observed & ~ok
     if under.any():
         r, c, n = (np.broadcast_to(x, num.shape)[under] for x in (r, c, n))
@@ -96,23 +102,9 @@ def entropies(counts: PairCounts) -> np.ndarray:
     return out
 
 
-def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) -> np.ndarray:
-    """``d x d`` matrix of ``I(X_i; X_j)`` in nats (zero diagonal).
-
-    Each pair uses the rows where both variables are observed. With ``alpha``, the
-    MI is that of the smoothed joint ``(N_ij(a, b) + alpha) / (n_ij + k_i k_j alpha)``
-    (and its own marginals), as in the standard Chow-Liu density benchmarks.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from treelearn.encoding._table import encode
-    >>> from treelearn.stats._counts import pair_counts
-    >>> df = pd.DataFrame({"a": [0, 1, 0, 1], "b": [0, 1, 0, 1]})
-    >>> mi = mutual_information_matrix(pair_counts(encode(df)))
-    >>> round(float(mi[0, 1]), 6)   # b copies a: I = H(a) = log 2
-    0.693147
-    """
+def _banded_blocks(counts: PairCounts, alpha: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(blocks, n_pair)`` of :func:`mutual_information_matrix`: each pair's terms summed
+    (its MI times its rows) and its rows, computed over bands of block rows."""
     d = counts.n_variables
     k = counts.cardinalities.astype(float)
     cards = counts.cardinalities
@@ -154,6 +146,32 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
         blocks[first:last] = _block_sums(column_sums, starts, cards, axis=1)
         n_pair[first:last] = pairs
         first = last
+    return blocks, n_pair
+
+
+def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) -> np.ndarray:
+    """``d x d`` matrix of ``I(X_i; X_j)`` in nats (zero diagonal).
+
+    Each pair uses the rows where both variables are observed. With ``alpha``, the
+    MI is that of the smoothed joint ``(N_ij(a, b) + alpha) / (n_ij + k_i k_j alpha)``
+    (and its own marginals), as in the standard Chow-Liu density benchmarks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from treelearn.encoding._table import encode
+    >>> from treelearn.stats._counts import pair_counts
+    >>> df = pd.DataFrame({"a": [0, 1, 0, 1], "b": [0, 1, 0, 1]})
+    >>> mi = mutual_information_matrix(pair_counts(encode(df)))
+    >>> round(float(mi[0, 1]), 6)   # b copies a: I = H(a) = log 2
+    0.693147
+    """
+    d = counts.n_variables
+    cards = counts.cardinalities
+    if not alpha and 0 < d <= BINARY_MI_MAX and (cards == 2).all():
+        blocks, n_pair = _binary_blocks(counts.joint)
+    else:
+        blocks, n_pair = _banded_blocks(counts, alpha)
     # in place (d x d matrices are the largest arrays here): MI = blocks / n, 0 without rows
     observed = n_pair > 0
     mi = np.divide(blocks, n_pair, out=blocks, where=observed)
@@ -168,6 +186,28 @@ def mutual_information_matrix(counts: PairCounts, alpha: float | None = None) ->
 #: cells (rows x K) of each band of block rows :func:`mutual_information_matrix` computes at
 #: once: a few float temporaries of 1 MiB each, whatever the table's width
 MI_BAND_CELLS = 2**17
+
+#: up to this many binary columns (no smoothing) the MI's terms are taken on the four
+#: ``d x d`` cells of every pair at once (:func:`_binary_blocks`), not on ``2d x 2d``
+#: bands: a quarter of the arithmetic; its ~20 temporaries stay under 11 MiB
+BINARY_MI_MAX = 256
+
+
+def _binary_blocks(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(blocks, n_pair)`` of :func:`mutual_information_matrix` for binary variables (the
+    ``2d x 2d`` counts ``joint``, state ``a`` of variable ``i`` at row ``2i + a``): each
+    pair's four cells as ``d x d`` arrays, their marginals, rows and terms by the same
+    operations in the same order as the banded computation (``_block_sums`` adds state 0's
+    row or column and then state 1's), so the same doubles, whatever the counts' dtype."""
+    cell = [[joint[a::2, b::2].astype(float) for b in (0, 1)] for a in (0, 1)]
+    rows = [cell[a][0] + cell[a][1] for a in (0, 1)]  # [i, j]: i in state a, j observed
+    cols = [cell[0][b] + cell[1][b] for b in (0, 1)]  # [i, j]: j in state b, i observed
+    pairs = rows[0] + rows[1]
+    n = np.where(pairs > 0, pairs, 1.0)
+    terms = [[_xlogx_ratio(cell[a][b], rows[a], cols[b], n) for b in (0, 1)] for a in (0, 1)]
+    # a block's rows added in order, then its columns
+    blocks = (terms[0][0] + terms[1][0]) + (terms[0][1] + terms[1][1])
+    return blocks, pairs
 
 
 def conditional_mutual_information_matrix(
