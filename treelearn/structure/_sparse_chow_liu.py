@@ -201,12 +201,16 @@ class SparseBinaryCounts:
     """The statistics of a sparse 0/1 matrix that a Chow-Liu tree needs, never ``d x d``.
 
     ``ones[j]`` is the (weighted) number of rows where column ``j`` is 1 and
-    ``diagonal[j]`` the same from the product's diagonal; ``pair_i < pair_j``
-    list the co-occurring pairs of two-state columns and ``pair_n11`` their
-    counts. :meth:`family_counts` gives the marginal and pairwise counts the
-    dense path gives, so CPTs are the same; :meth:`direct_tree` the tree, and
-    :meth:`mutual_information` says why there is no MI matrix (the statistics
-    protocol of :class:`~treelearn.stats._counts.CountedTable`).
+    ``diagonal[j]`` the same from the product's diagonal; ``counted_i < counted_j``
+    list the co-occurring pairs of two-state columns and ``counted_n11`` their
+    counts, in the order the counting made them (grouped by block of ``i``, not sorted:
+    the passes over the pairs need no order); :attr:`pair_i`, :attr:`pair_j` and
+    :attr:`pair_n11` are the same pairs in ``(i, j)`` order, sorted on first use (the
+    lookups of :meth:`family_counts` need it, the tree does not). ``first_partners``: the
+    columns column 0 co-occurs with, sorted. :meth:`family_counts` gives the marginal
+    and pairwise counts the dense path gives, so CPTs are the same; :meth:`direct_tree`
+    the tree, and :meth:`mutual_information` says why there is no MI matrix (the
+    statistics protocol of :class:`~treelearn.stats._counts.CountedTable`).
     """
 
     columns: tuple
@@ -215,9 +219,43 @@ class SparseBinaryCounts:
     n_rows: int | float
     ones: np.ndarray
     diagonal: np.ndarray
-    pair_i: np.ndarray
-    pair_j: np.ndarray
-    pair_n11: np.ndarray
+    counted_i: np.ndarray
+    counted_j: np.ndarray
+    counted_n11: np.ndarray
+    first_partners: np.ndarray
+
+    @cached_property
+    def _sorted_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs in ``(i, j)`` order: two stable counting sorts (by ``j``, then by ``i``,
+        scipy's CSR/CSC conversions, linear in the pairs), no comparison sort."""
+        from scipy.sparse import coo_matrix
+
+        d = len(self.states)
+        i, j, n11 = self.counted_i, self.counted_j, self.counted_n11
+        if not len(i):
+            return i, j, n11
+        pairs = coo_matrix((n11, (i, j)), shape=(d, d))
+        pairs.has_canonical_format = True  # distinct pairs: nothing to sum (no sort)
+        # coo -> csc places each pair under its j (stable); csc -> csr then lists each i's
+        # j in increasing order
+        by_i = pairs.tocsc().tocsr()
+        rows = np.repeat(np.arange(d, dtype=i.dtype), np.diff(by_i.indptr))
+        return rows, by_i.indices.astype(j.dtype, copy=False), by_i.data
+
+    @property
+    def pair_i(self) -> np.ndarray:
+        """The smaller column of each co-occurring pair, the pairs in ``(i, j)`` order."""
+        return self._sorted_pairs[0]
+
+    @property
+    def pair_j(self) -> np.ndarray:
+        """The larger column of each co-occurring pair, the pairs in ``(i, j)`` order."""
+        return self._sorted_pairs[1]
+
+    @property
+    def pair_n11(self) -> np.ndarray:
+        """The (weighted) count of each co-occurring pair, the pairs in ``(i, j)`` order."""
+        return self._sorted_pairs[2]
 
     def mutual_information(self, mi_alpha: float | None = None) -> np.ndarray:
         """Refused: the point of these statistics is never to form the ``d x d`` matrix."""
@@ -245,6 +283,14 @@ class SparseBinaryCounts:
         options that need a ``d x d`` matrix are refused as there."""
         self._refuse_dense_options(settings)
         return sparse_tree_arrays(self, settings.root, max_pairs=max_pairs)
+
+    def tree_arrays_and_counts(
+        self, settings: Any, *, max_pairs: int = DEFAULT_MAX_PAIRS
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
+        """:meth:`tree_arrays` and each column's ``N_11`` with its parent (at the child's
+        index, 0 for a root), for :func:`family_count_stacks`."""
+        self._refuse_dense_options(settings)
+        return _oriented_tree(self, settings.root, max_pairs)
 
     def _refuse_dense_options(self, settings: Any) -> None:
         unsupported = [
@@ -411,52 +457,76 @@ def sparse_binary_statistics(
     # as sparse_binary_counts: Z.T @ W Z over chunks of rows, column sums of W Z
     ones = count_ones.astype(dtype) if weights is None else np.asarray(ZW.sum(axis=0)).ravel()
     n_rows = n if weights is None else weights.sum()
-    ZWT = ZW.T.tocsr()
+    ZT = Z.T.tocsr()  # rows: columns of Z (its rows' indices in order)
     diagonal = np.zeros(d, dtype=dtype)
     # the kept pairs are written straight into arrays of the bound's length (pages never
     # written are never resident), cut to length at the end: no list of parts concatenated
     # (which held every pair twice, and fresh memory costs more than the product here)
-    value = np.result_type(ZWT.dtype, Z.dtype)
+    value = np.result_type(ZT.dtype, ZW.dtype)
     pair_i = np.empty(bound, dtype=np.int32)
     pair_j = np.empty(bound, dtype=np.int32)
     pair_n = np.empty(bound, dtype=value)
+    # a pair of a one-state column is dropped: only an all-ones column has any (an all-zero
+    # one is in no product); a zero weighted count only where rows weigh 0
+    drop_one_state = bool((choice == 1).any())
+    drop_zeros = weights is not None
     filled = 0
-    for s in range(0, d, block_columns):
-        e = min(d, s + block_columns)
-        # (Z W)[:, s:].T @ Z[:, s:e]: column i of the block holds i's pairs (i, j >= s)
-        right = Z[:, s:e]
+
+    def product(s, e, lo, hi):
+        """Z[:, s:e].T @ (W Z)[:, lo:hi] over chunks of rows: rows i - s, columns j - lo
+        (each row's columns in no particular order: no conversion to sort them)."""
         block = None
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
-            piece = ZWT[s:, start:stop] @ right[start:stop]
+            piece = ZT[s:e, start:stop] @ ZW[start:stop, lo:hi]
             block = piece if block is None else block + piece
         assert block is not None  # binary_csr refuses a matrix without rows: n > 0
-        # the block's rows are the partners j - s, its columns i - s: only rows j < e can hold
-        # the diagonal and the lower triangle (j <= i), which are set to zero there; those,
-        # the pairs of a one-state column and zero weighted counts are then dropped in one
-        # pass (eliminate_zeros), so the kept pairs need no mask over the whole block
-        square = block.indptr[e - s]
-        j_near = np.repeat(np.arange(e - s, dtype=np.int32), np.diff(block.indptr[: e - s + 1]))
-        i_near = block.indices[:square]
-        on_diag = j_near == i_near
-        diagonal[i_near[on_diag] + s] = block.data[:square][on_diag]
-        block.data[:square][j_near <= i_near] = 0
-        if not two.all():
-            j_all = np.repeat(np.arange(d - s, dtype=np.int32), np.diff(block.indptr))
-            block.data[~(two[s:][j_all] & two[s:e][block.indices])] = 0
-            del j_all
-        block.eliminate_zeros()
-        # converted to CSC (one linear pass): each i's partners j in order, (i, j) order
-        block = block.tocsc()
-        stop = filled + block.nnz
-        pair_i[filled:stop] = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(block.indptr))
-        np.add(block.indices, np.int32(s), out=pair_j[filled:stop])
-        pair_n[filled:stop] = block.data
+        return block
+
+    def keep(i, j, counts):
+        nonlocal filled
+        ok = None
+        if drop_one_state:
+            ok = two[i] & two[j]
+        if drop_zeros:
+            ok = counts != 0 if ok is None else ok & (counts != 0)
+        if ok is not None:
+            i, j, counts = i[ok], j[ok], counts[ok]
+        stop = filled + len(i)
+        pair_i[filled:stop] = i
+        pair_j[filled:stop] = j
+        pair_n[filled:stop] = counts
         filled = stop
-        del block, j_near, i_near, on_diag
+
+    first_partners = np.zeros(0, dtype=np.int32)
+    for s in range(0, d, block_columns):
+        e = min(d, s + block_columns)
+        # the square part (i, j both in s:e) holds the diagonal and the lower triangle;
+        # the part right of it (j >= e) is all upper triangle: kept as it comes
+        square = product(s, e, s, e)
+        rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(square.indptr))
+        cols = square.indices.astype(np.int32, copy=False) + np.int32(s)
+        on_diag = rows == cols
+        diagonal[cols[on_diag]] = square.data[on_diag]
+        upper = rows < cols
+        keep(rows[upper], cols[upper], square.data[upper])
+        if s == 0:
+            first_partners = cols[(rows == 0) & upper]
+        del square, rows, cols, on_diag, upper
+        if e < d:
+            right = product(s, e, e, d)
+            rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(right.indptr))
+            cols = right.indices.astype(np.int32, copy=False) + np.int32(e)
+            if s == 0:
+                first_partners = np.concatenate([first_partners, cols[: right.indptr[1]]])
+            keep(rows, cols, right.data)
+            del right, rows, cols
     for out in (pair_i, pair_j, pair_n):
         out.resize(filled, refcheck=False)  # in place: the unused tail is given back
-    return SparseBinaryCounts(
+    if len(first_partners) and (drop_one_state or drop_zeros):
+        found = np.flatnonzero(pair_i == 0)  # as kept: the rare case, one pass
+        first_partners = pair_j[found]
+    stats = SparseBinaryCounts(
         names,
         states,
         (matrix.dtype,) * d,
@@ -466,7 +536,11 @@ def sparse_binary_statistics(
         pair_i,
         pair_j,
         pair_n,
+        np.sort(first_partners),
     )
+    # the columns' state counts from the test above (not one len() per column's tuple)
+    stats.__dict__["cardinalities"] = np.maximum(choice, 1).astype(np.int64)
+    return stats
 
 
 # ---------------------------------------------------------------------- the tree
@@ -534,8 +608,8 @@ def _earlier_gaps(stats, pos, d2):
     bits = np.zeros(d2, dtype=np.uint64)
     width = _MEX_BITS
     near_lo, near_hi = [], []  # the pairs of the first `width` positions: the usual hubs
-    for part in _chunks(len(stats.pair_i)):
-        p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+    for part in _chunks(len(stats.counted_i)):
+        p, q = pos[stats.counted_i[part]], pos[stats.counted_j[part]]
         lo, hi = np.minimum(p, q), np.maximum(p, q)
         earlier += np.bincount(hi, minlength=d2)
         deg += np.bincount(lo, minlength=d2)
@@ -556,8 +630,8 @@ def _earlier_gaps(stats, pos, d2):
     unresolved = ((r >= 1) & (first < 0)) | ((r >= 2) & (second < 0))
     if unresolved.any():  # co-occurs with (nearly) all of the first `width`: read its list
         sel_lo, sel_hi = [], []
-        for part in _chunks(len(stats.pair_i)):
-            p, q = pos[stats.pair_i[part]], pos[stats.pair_j[part]]
+        for part in _chunks(len(stats.counted_i)):
+            p, q = pos[stats.counted_i[part]], pos[stats.counted_j[part]]
             lo, hi = np.minimum(p, q), np.maximum(p, q)
             keep = unresolved[hi]
             sel_lo.append(lo[keep])
@@ -638,8 +712,8 @@ def _zero_candidates(
             [near]
             if hubs.max() < _MEX_BITS
             else (
-                (pos[stats.pair_i[part]], pos[stats.pair_j[part]])
-                for part in _chunks(len(stats.pair_i))
+                (pos[stats.counted_i[part]], pos[stats.counted_j[part]])
+                for part in _chunks(len(stats.counted_i))
             )
         ):
             for a, b in ((p, q), (q, p)):
@@ -762,13 +836,13 @@ def _ranks(
     two = stats.cardinalities == 2
     ones = stats.ones.astype(float)
     n = stats.n_rows
-    n_co, n_z = len(stats.pair_i), len(zi)
+    n_co, n_z = len(stats.counted_i), len(zi)
     c = np.unique(ones[two]) if two.any() else np.zeros(1)
     K = len(c)
     cidx = np.searchsorted(c, ones).astype(np.int32)
-    top = int(stats.pair_n11.max(initial=0))
+    top = int(stats.counted_n11.max(initial=0))
     levels = -1  # N_11 = 0 .. levels go through the table
-    if stats.pair_n11.dtype.kind in "iu" and K * K <= _TABLE_CELLS:
+    if stats.counted_n11.dtype.kind in "iu" and K * K <= _TABLE_CELLS:
         levels = min(top, _TABLE_CELLS // (K * K) - 1)
     zero_two = two[zi] & two[zj]
 
@@ -786,12 +860,12 @@ def _ranks(
             present = np.zeros(size, dtype=bool)
             present[: K * K] = True
             for part in _chunks(n_co):
-                n11 = stats.pair_n11[part]
+                n11 = stats.counted_n11[part]
                 near = n11 <= levels
                 present[
                     n11[near].astype(np.int32) * np.int32(K * K)
-                    + row_key[stats.pair_i[part][near]]
-                    + cidx[stats.pair_j[part][near]]
+                    + row_key[stats.counted_i[part][near]]
+                    + cidx[stats.counted_j[part][near]]
                 ] = True
             cells = np.flatnonzero(present)
             del present
@@ -807,10 +881,12 @@ def _ranks(
     direct_r: list[np.ndarray] = []
     if top > levels:
         for part in _chunks(n_co):
-            far = np.flatnonzero(stats.pair_n11[part] > levels) + part.start
+            far = np.flatnonzero(stats.counted_n11[part] > levels) + part.start
             direct_parts.append(far)
             direct_r.append(
-                direct(stats.pair_n11[far].astype(float), stats.pair_i[far], stats.pair_j[far])
+                direct(
+                    stats.counted_n11[far].astype(float), stats.counted_i[far], stats.counted_j[far]
+                )
             )
     direct_co = np.concatenate(direct_parts) if direct_parts else np.zeros(0, np.int64)
     direct_co_r = np.concatenate(direct_r) if direct_r else np.zeros(0)
@@ -836,9 +912,9 @@ def _ranks(
         table[cells] = rank_of(cell_r)
         counted = top <= levels
         for part in _chunks(n_co):
-            n11 = stats.pair_n11[part]
-            key = row_key[stats.pair_i[part]]
-            key += cidx[stats.pair_j[part]]
+            n11 = stats.counted_n11[part]
+            key = row_key[stats.counted_i[part]]
+            key += cidx[stats.counted_j[part]]
             if top > levels:
                 ok = n11 <= levels
                 rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
@@ -1048,16 +1124,17 @@ def _kruskal(stats: SparseBinaryCounts, max_pairs: int):
     candidates' ends, ranks and their scale (:func:`_ranks`) and the chosen candidates in
     Kruskal's order."""
     d = len(stats.columns)
-    n_co = len(stats.pair_i)
-    zj = np.arange(1, d)
-    zj = zj[~_cooccurring(stats, np.zeros(d - 1, np.int64), zj)]
+    n_co = len(stats.counted_i)
+    partner = np.zeros(d, dtype=bool)
+    partner[stats.first_partners] = True
+    zj = np.flatnonzero(~partner[1:]) + 1  # the columns column 0 never co-occurs with
     zi = np.zeros(len(zj), np.int64)
     if n_co + len(zi) > max_pairs:
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
     rank, hist, scale = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
-    ei = _Joined(stats.pair_i.astype(index, copy=False), zi.astype(index))
-    ej = _Joined(stats.pair_j.astype(index, copy=False), zj.astype(index))
+    ei = _Joined(stats.counted_i.astype(index, copy=False), zi.astype(index))
+    ej = _Joined(stats.counted_j.astype(index, copy=False), zj.astype(index))
     return ei, ej, rank, scale, _spanning_forest(ei, ej, rank, d, hist)
 
 
@@ -1091,8 +1168,8 @@ def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
     slot[top] = np.arange(len(top))
     bits = np.zeros(stats.cardinalities.size, dtype=np.uint64)
     bits[top] = np.left_shift(np.uint64(1), slot[top].astype(np.uint64))  # itself
-    for part in _chunks(len(stats.pair_i)):
-        i, j = stats.pair_i[part], stats.pair_j[part]
+    for part in _chunks(len(stats.counted_i)):
+        i, j = stats.counted_i[part], stats.counted_j[part]
         for a, b in ((i, j), (j, i)):
             s = slot[a]
             near = s >= 0
@@ -1169,19 +1246,20 @@ def _columns_zero_pairs_may_join(
 
 def _tree_edges(
     stats: SparseBinaryCounts, max_pairs: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The Chow-Liu tree's edges ``(i, j)``, ``i < j``, in Kruskal's order, and their MI
-    (the dense path's values): see the module docstring."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The Chow-Liu tree's edges ``(i, j)``, ``i < j``, in Kruskal's order, their MI (the
+    dense path's values) and their ``N_11`` (0 for a never-co-occurring pair): see the
+    module docstring."""
     d = len(stats.columns)
     two = stats.cardinalities == 2
     n = stats.n_rows
-    n_co = len(stats.pair_i)
+    n_co = len(stats.counted_i)
     # Kruskal over the co-occurring pairs and column 0's first: the tree, unless a
     # never-co-occurring pair can enter it
     ei, ej, rank, scale, chosen = _kruskal(stats, max_pairs)
     ti, tj = ei[chosen].astype(np.int64), ej[chosen].astype(np.int64)
     n11 = np.zeros(len(chosen))
-    n11[chosen < n_co] = stats.pair_n11[chosen[chosen < n_co]]
+    n11[chosen < n_co] = stats.counted_n11[chosen[chosen < n_co]]
     tree_rank = rank[chosen]
     del ei, ej, rank, chosen
     monotone = _monotone(stats)
@@ -1216,7 +1294,7 @@ def _tree_edges(
         chosen = _spanning_forest(ti, tj, rank, d)
         ti, tj, n11 = ti[chosen], tj[chosen], n11[chosen]
     ones = stats.ones.astype(float)
-    return ti, tj, pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj])
+    return ti, tj, pair_information(n11, ones[ti], ones[tj], n, two[ti], two[tj]), n11
 
 
 def sparse_spanning_skeleton(
@@ -1233,7 +1311,7 @@ def sparse_spanning_skeleton(
     >>> sorted(sparse_spanning_skeleton(sparse_binary_statistics(X)).edges())
     [(0, 1), (0, 2)]
     """
-    ti, tj, mi = _tree_edges(stats, max_pairs)
+    ti, tj, mi, _ = _tree_edges(stats, max_pairs)
     names = list(stats.columns)
     d = len(names)
     # the edge order spanning_skeleton gives: networkx lists a graph built from the
@@ -1268,17 +1346,28 @@ def sparse_tree_arrays(
     >>> parent.tolist(), child.tolist(), roots
     ([2, 0, -1], [1, 0], [2])
     """
+    return _oriented_tree(stats, root, max_pairs)[:4]
+
+
+def _oriented_tree(
+    stats: SparseBinaryCounts, root: Hashable | None, max_pairs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list, np.ndarray]:
+    """:func:`sparse_tree_arrays` and each edge's ``N_11`` at its child's index (0 for a
+    root): the family counts of the tree need no lookup in the pairs."""
     names = list(stats.columns)
     d = len(names)
     index = None if root is None else names.index(root)
-    ti, tj, mi = _tree_edges(stats, max_pairs)
+    ti, tj, mi, n11 = _tree_edges(stats, max_pairs)
     parent, child, roots = orient_arrays(d, ti, tj, index)
-    # each edge's weight, on its child (one parent per node)
+    # each edge's weight and count, on its child (one parent per node)
     up = np.full(d, -1, dtype=np.int64)
     up[child] = parent
+    below = np.where(up[tj] == ti, tj, ti)
     weight = np.zeros(d)
-    weight[np.where(up[tj] == ti, tj, ti)] = mi
-    return up, child, weight, roots
+    weight[below] = mi
+    count = np.zeros(d, dtype=stats.counted_n11.dtype)
+    count[below] = n11
+    return up, child, weight, roots, count
 
 
 def sparse_spanning_tree(
@@ -1314,14 +1403,16 @@ def sparse_spanning_tree(
 
 
 def family_count_stacks(
-    stats: SparseBinaryCounts, parent: np.ndarray
+    stats: SparseBinaryCounts, parent: np.ndarray, n11: np.ndarray | None = None
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Every variable's family counts (its parent ``parent[v]``, ``-1`` for none), stacked
     by shape: ``(group, stacks)``, ``stacks[group[v]]`` holding the counts of the variables
     of that shape in variable order, as floats. The values
     :meth:`SparseBinaryCounts.family_counts_many` gives (the same expressions on the same
     dtypes, then converted to float as ``smoothed_cpts`` converts them), with no array per
-    variable: the shapes are ``(k,)`` for a root and ``(k_parent, k)`` below, ``k`` 1 or 2."""
+    variable: the shapes are ``(k,)`` for a root and ``(k_parent, k)`` below, ``k`` 1 or 2.
+    ``n11``: each variable's ``N_11`` with its parent where the caller has it (the tree's
+    :meth:`SparseBinaryCounts.tree_arrays_and_counts`), else looked up in the pairs."""
     n = stats.n_rows
     k = stats.cardinalities
     ones, diagonal = stats.ones, stats.diagonal
@@ -1346,10 +1437,10 @@ def family_count_stacks(
             counts = np.stack([(n - ones[i]) - (ones[i] - dd), dd], axis=1)
         elif shape == (2, 2):
             np_, nq = ones[q], ones[i]
-            n11 = stats._n11_many(np.minimum(q, i), np.maximum(q, i))
-            counts = np.stack([(n - nq) - (np_ - n11), nq - n11, np_ - n11, n11], axis=1).reshape(
-                -1, 2, 2
-            )
+            both = stats._n11_many(np.minimum(q, i), np.maximum(q, i)) if n11 is None else n11[i]
+            counts = np.stack(
+                [(n - nq) - (np_ - both), nq - both, np_ - both, both], axis=1
+            ).reshape(-1, 2, 2)
         elif shape == (1, 2):
             nq = ones[i]
             counts = np.stack([n - nq, nq], axis=1).reshape(-1, 1, 2)
