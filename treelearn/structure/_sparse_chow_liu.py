@@ -98,6 +98,11 @@ _MEX_BITS = 62  # earlier positions held in one uint64 bitmask per variable
 #: the never-co-occurring candidates are sought only for the columns whose bound lets
 #: them join the tree of the co-occurring pairs (tests switch it off: all columns)
 _ZERO_PAIR_BOUNDS = True
+#: Kruskal's first batch is sized from a histogram of about 2**this ranks (a sample)
+_HIST_SAMPLE_BITS = 18
+#: after a Kruskal round, the edges' ends are tested against the nodes outside the
+#: largest component where those are at most 1/this of the nodes
+_OUTSIDE_FEW = 8
 _BYTES_PER_PAIR = 40  # i, j (int32), count, MI, rank (8 bytes each) and sort scratch
 
 
@@ -825,8 +830,8 @@ def _ranks(
 ) -> tuple[np.ndarray, np.ndarray, _RankScale]:
     """Each candidate's place in the dense path's order of rounded MI (0 = largest; equal
     rounded MI, equal rank): the co-occurring pairs first, then the pairs ``(zi, zj)``
-    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), how many
-    candidates have each rank (Kruskal's first batch is picked from it), and the scale
+    (``N_11 = 0``), as one uint16 array (int32 above 2**16 distinct values), about how many
+    candidates have each rank (from a sample: Kruskal's first batch is sized by it), and the scale
     (:class:`_RankScale`) that ranks more pairs the same way.
 
     The MI of a pair is a function of ``(N_11, N_i, N_j)``. With integer counts it is
@@ -904,30 +909,30 @@ def _ranks(
         return (n_ranks - 1 - np.searchsorted(distinct, r)).astype(dtype)
 
     rank = np.empty(n_co + n_z, dtype=dtype)
-    hist = np.zeros(n_ranks, dtype=np.int64)
     table = None
-    counted = False  # hist filled while each chunk of ranks is in cache
     if levels >= 0:
         table = np.zeros(size, dtype=dtype)  # cells no pair meets: never looked up
         table[cells] = rank_of(cell_r)
-        counted = top <= levels
         for part in _chunks(n_co):
+            # np.take: the same gathers as indexing, ~1.3x faster on these int32 arrays
             n11 = stats.counted_n11[part]
-            key = row_key[stats.counted_i[part]]
-            key += cidx[stats.counted_j[part]]
+            key = row_key.take(stats.counted_i[part])
+            key += cidx.take(stats.counted_j[part])
             if top > levels:
                 ok = n11 <= levels
                 rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
             else:
                 key += (n11 * np.int32(K * K)).astype(np.int32, copy=False)
-                rank[part] = table[key]
-                hist += np.bincount(rank[part], minlength=n_ranks)
+                rank[part] = table.take(key)
         zt = np.flatnonzero(zero_two)
         rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
     rank[direct_co] = rank_of(direct_co_r)
     rank[n_co + np.flatnonzero(z_direct)] = rank_of(z_r)
-    for part in _chunks(n_co + n_z, start=n_co if counted else 0):
-        hist += np.bincount(rank[part], minlength=n_ranks)
+    # the histogram only sizes Kruskal's first batch (any batch gives the same forest): from
+    # every stride-th rank, scaled, a pass over ~2**18 ranks instead of all (5,000 x 20,000:
+    # a bincount of all 4.0 M ranks was ~10 ms)
+    stride = max(1, len(rank) >> _HIST_SAMPLE_BITS)
+    hist = np.bincount(rank[::stride], minlength=n_ranks).astype(np.int64) * stride
     return rank, hist, _RankScale(distinct, table, cidx, K)
 
 
@@ -978,6 +983,18 @@ def _kruskal_order(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> 
         key += ej
         return np.argsort(key)
     return np.lexsort((ej, ei, rank))
+
+
+def _outside_pick(outside, comp, a, b, rank, threshold) -> np.ndarray:
+    """The mask of edges ``(a, b)`` ranked after ``threshold`` that join two components,
+    tested only where an end is ``outside`` (uint8 per node) the largest component."""
+    near = outside.take(a)
+    near |= outside.take(b)
+    at = np.flatnonzero(near)
+    a, b = a[at], b[at]
+    mask = np.zeros(len(near), dtype=bool)
+    mask[at] = (rank[at] > threshold) & (comp[a] != comp[b])
+    return mask
 
 
 def _spanning_forest(
@@ -1050,9 +1067,25 @@ def _spanning_forest(
             comp = label[comp]
         if nc == 1:  # one component: every edge left is inside it (no pass to drop them)
             break
-        alive = np.concatenate(
-            [pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]])) for ix, pick in pieces()]
-        )
+        # an edge joining two components has an end outside the largest: where those ends
+        # are few, one test of each end against them (a gather from a small mask) finds
+        # the few edges to compare, instead of both ends' components for every edge
+        sizes = np.bincount(comp, minlength=nc)
+        outside = (comp != np.argmax(sizes)).view(np.uint8)
+        if d - int(sizes.max()) <= d // _OUTSIDE_FEW:
+            alive = np.concatenate(
+                [
+                    pick(_outside_pick(outside, comp, ei[ix], ej[ix], rank[ix], threshold))
+                    for ix, pick in pieces()
+                ]
+            )
+        else:
+            alive = np.concatenate(
+                [
+                    pick((rank[ix] > threshold) & (comp[ei[ix]] != comp[ej[ix]]))
+                    for ix, pick in pieces()
+                ]
+            )
         target *= 4
     chosen = np.concatenate(chosen_parts) if chosen_parts else np.zeros(0, np.int64)
     return chosen[_kruskal_order(ei[chosen], ej[chosen], rank[chosen], d)]
