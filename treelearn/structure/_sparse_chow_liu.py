@@ -483,7 +483,9 @@ def sparse_binary_statistics(
         block = None
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
-            piece = ZT[s:e, start:stop] @ ZW[start:stop, lo:hi]
+            whole = start == 0 and stop == n  # no slicing pass over every row's columns
+            rows = ZT[s:e] if whole else ZT[s:e, start:stop]
+            piece = rows @ (ZW[:, lo:hi] if whole else ZW[start:stop, lo:hi])
             block = piece if block is None else block + piece
         assert block is not None  # binary_csr refuses a matrix without rows: n > 0
         return block
@@ -520,12 +522,19 @@ def sparse_binary_statistics(
         del square, rows, cols, on_diag, upper
         if e < d:
             right = product(s, e, e, d)
-            rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(right.indptr))
-            cols = right.indices.astype(np.int32, copy=False) + np.int32(e)
             if s == 0:
-                first_partners = np.concatenate([first_partners, cols[: right.indptr[1]]])
-            keep(rows, cols, right.data)
-            del right, rows, cols
+                row0 = right.indices[: right.indptr[1]].astype(np.int32) + np.int32(e)
+                first_partners = np.concatenate([first_partners, row0])
+            rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(right.indptr))
+            if drop_one_state or drop_zeros:
+                keep(rows, right.indices.astype(np.int32) + np.int32(e), right.data)
+            else:  # every pair kept: written straight into place (no temporary of them)
+                stop = filled + len(rows)
+                pair_i[filled:stop] = rows
+                np.add(right.indices, np.int32(e), out=pair_j[filled:stop], casting="unsafe")
+                pair_n[filled:stop] = right.data
+                filled = stop
+            del right, rows
     for out in (pair_i, pair_j, pair_n):
         out.resize(filled, refcheck=False)  # in place: the unused tail is given back
     if len(first_partners) and (drop_one_state or drop_zeros):
