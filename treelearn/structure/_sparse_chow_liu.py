@@ -1026,10 +1026,11 @@ def _kruskal_order(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> 
     return np.lexsort((ej, ei, rank))
 
 
-def _outside_pick(outside, comp, a, b, rank, threshold) -> np.ndarray:
+def _outside_pick(outside, comp, a, b, rank, threshold, near=None) -> np.ndarray:
     """The mask of edges ``(a, b)`` ranked after ``threshold`` that join two components,
-    tested only where an end is ``outside`` (uint8 per node) the largest component."""
-    near = outside.take(a)
+    tested only where an end is ``outside`` (uint8 per node) the largest component
+    (``near``: ``outside[a]`` where the caller has it)."""
+    near = outside.take(a) if near is None else near
     near |= outside.take(b)
     at = np.flatnonzero(near)
     a, b = a[at], b[at]
@@ -1039,7 +1040,12 @@ def _outside_pick(outside, comp, a, b, rank, threshold) -> np.ndarray:
 
 
 def _spanning_forest(
-    ei: Any, ej: Any, rank: np.ndarray, d: int, hist: np.ndarray | None = None
+    ei: Any,
+    ej: Any,
+    rank: np.ndarray,
+    d: int,
+    hist: np.ndarray | None = None,
+    first_at: Any = None,
 ) -> np.ndarray:
     """Kruskal's maximum spanning forest under the order ``(rank, ei, ej)`` ascending (a strict
     order, so the forest is unique), as indices into the edge arrays, in Kruskal's order.
@@ -1051,7 +1057,9 @@ def _spanning_forest(
     join one component are dropped; repeat with a larger batch. ``hist``: the histogram
     of all the ranks, where the caller has it (one pass fewer). The batch is ordered by
     one int64 key (:func:`_kruskal_order`), and parallel edges are looked for only where
-    the batch has some (never in the first round: distinct pairs of single nodes)."""
+    the batch has some (never in the first round: distinct pairs of single nodes).
+    ``first_at(values, p)``: ``values[ei[p]]`` for a slice ``p``, where the caller has a
+    faster way than the gather (the co-occurring pairs' rows as runs)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
@@ -1116,7 +1124,19 @@ def _spanning_forest(
         if d - int(sizes.max()) <= d // _OUTSIDE_FEW:
             alive = np.concatenate(
                 [
-                    pick(_outside_pick(outside, comp, ei[ix], ej[ix], rank[ix], threshold))
+                    pick(
+                        _outside_pick(
+                            outside,
+                            comp,
+                            ei[ix],
+                            ej[ix],
+                            rank[ix],
+                            threshold,
+                            None
+                            if first_at is None or alive is not None
+                            else first_at(outside, ix),
+                        )
+                    )
                     for ix, pick in pieces()
                 ]
             )
@@ -1209,7 +1229,13 @@ def _kruskal(stats: SparseBinaryCounts, max_pairs: int):
     index = np.int32 if d < 2**31 else np.int64
     ei = _Joined(stats.counted_i.astype(index, copy=False), zi.astype(index))
     ej = _Joined(stats.counted_j.astype(index, copy=False), zj.astype(index))
-    return ei, ej, rank, scale, _spanning_forest(ei, ej, rank, d, hist)
+
+    def first_at(values: np.ndarray, p: slice) -> np.ndarray:  # values[ei[p]], by runs
+        if p.stop <= n_co:
+            return stats.at_rows(values, p)
+        return values.take(ei[p])
+
+    return ei, ej, rank, scale, _spanning_forest(ei, ej, rank, d, hist, first_at)
 
 
 def _zero_pair_bounds(stats: SparseBinaryCounts, partner: np.ndarray | None = None) -> np.ndarray:
