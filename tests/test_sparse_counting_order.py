@@ -26,10 +26,12 @@ def corpora():
     """Tied (copied, all-ones and empty columns), skewed, one-hot and uniform corpora."""
     rng = np.random.default_rng(7)
     uniform = sp.csr_matrix((rng.random((400, 90)) < 0.05).astype(np.int8))
+    # column counts above 255: the product counts in uint16, not uint8
+    dense = sp.csr_matrix((rng.random((600, 30)) < 0.5).astype(np.int8))
     return (
         [tied_matrix(seed)[0] for seed in range(6)]
         + [skewed_matrix(s, n=150, d=80) for s in range(2)]
-        + [one_hot_matrix(0), uniform]
+        + [one_hot_matrix(0), uniform, dense]
     )
 
 
@@ -67,6 +69,10 @@ def test_counted_pairs_are_the_dense_product(blocks):
             rows, ends = s.runs
             assert np.repeat(rows, np.diff(ends, prepend=0)).tolist() == s.counted_i.tolist()
             assert s.first_partners.tolist() == sorted(b for a, b in want if a == 0)
+            # unweighted: the smallest unsigned type holding the largest column count
+            if w is None:
+                top = int(X.toarray().sum(0).max())
+                assert s.counted_n11.dtype == (np.uint8 if top < 256 else np.uint16)
             # the cardinalities set while counting are the states' lengths
             assert s.cardinalities.tolist() == [len(t) for t in s.states]
 
