@@ -1075,7 +1075,7 @@ def _spanning_forest(
     the batch has some (never in the first round: distinct pairs of single nodes).
     ``first_at(values, p)``: ``values[ei[p]]`` for a slice ``p``, where the caller has a
     faster way than the gather (the co-occurring pairs' rows as runs)."""
-    from scipy.sparse import csr_matrix
+    from scipy.sparse import coo_matrix, csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
     comp = np.arange(d, dtype=np.int32)
@@ -1107,16 +1107,22 @@ def _spanning_forest(
         cum = np.cumsum(hist)
         threshold = int(np.searchsorted(cum, min(target, int(cum[-1]))))
         batch = np.concatenate([pick(rank[ix] <= threshold) for ix, pick in pieces()])
-        a, b = comp[ei[batch]], comp[ej[batch]]
-        cross = a != b
-        batch, a, b = batch[cross], a[cross], b[cross]
+        eb, fb = ei[batch], ej[batch]
+        single = nc == d  # every node its own component (the first round): no edge inside one
+        a, b = (eb, fb) if single else (comp[eb], comp[fb])
+        if not single:
+            cross = a != b
+            batch, a, b, eb, fb = batch[cross], a[cross], b[cross], eb[cross], fb[cross]
         if len(batch):
-            order = _kruskal_order(ei[batch], ej[batch], rank[batch], d)
+            order = _kruskal_order(eb, fb, rank[batch], d)
             batch, a, b = batch[order], a[order], b[order]
             lo, hi = np.minimum(a, b), np.maximum(a, b)
             weight = np.arange(1, len(batch) + 1, dtype=float)  # the order, as weights
-            # (coo -> csr sums parallel edges: fewer entries than edges says there are some)
-            graph = csr_matrix((weight, (lo, hi)), shape=(nc, nc))
+            # (coo -> csr sums parallel edges: fewer entries than edges says there are some;
+            # between single nodes the edges are distinct pairs: none to sum, no sort)
+            pairs = coo_matrix((weight, (lo, hi)), shape=(nc, nc))
+            pairs.has_canonical_format = single
+            graph = pairs.tocsr()
             first = None
             if graph.nnz < len(batch):
                 # of parallel edges (one pair of components) only the first can be chosen
@@ -1267,7 +1273,12 @@ def _zero_pair_bounds(stats: SparseBinaryCounts, partner: np.ndarray | None = No
     ok = best >= 0
     bound = np.full(len(ones), -np.inf)
     at = np.flatnonzero(two)[ok]
-    bound[at] = round_ties(zero_pair_information(ones[at], c[best[ok]], stats.n_rows))
+    # a function of (the column's count, the partner's count): computed once per distinct
+    # pair of the few distinct counts, the same doubles, then spread to the columns
+    own = np.searchsorted(c, ones[at])
+    cells, back = np.unique(own * len(c) + best[ok], return_inverse=True)
+    values = zero_pair_information(c[cells // len(c)], c[cells % len(c)], stats.n_rows)
+    bound[at] = round_ties(values)[back.ravel()]
     return bound
 
 
@@ -1329,7 +1340,9 @@ def _columns_zero_pairs_may_join(
         return (two if two.sum() >= 2 else np.zeros_like(two)), None
     d = len(stats.columns)
     root = int(np.flatnonzero(two)[0])
-    forest = coo_matrix((np.ones(len(ti)), (ti, tj)), shape=(d, d)).tocsr()
+    edges = coo_matrix((np.ones(len(ti)), (ti, tj)), shape=(d, d))
+    edges.has_canonical_format = True  # a forest's edges are distinct: nothing to sum
+    forest = edges.tocsr()
     _, pred = breadth_first_order(forest, root, directed=False, return_predecessors=True)
     reached = pred >= 0
     reached[root] = True
