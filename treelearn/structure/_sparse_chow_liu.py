@@ -978,8 +978,10 @@ def _ranks(
                 ok = n11 <= levels
                 rank[part][ok] = table[n11[ok].astype(np.int32) * np.int32(K * K) + key[ok]]
             else:
-                key += (n11 * np.int32(K * K)).astype(np.int32, copy=False)
-                rank[part] = table.take(key)
+                key += n11.astype(np.int32) * np.int32(K * K)
+                # every key is a cell of the table: "clip" changes none, and lets take
+                # write into place (mode "raise" buffers the output)
+                table.take(key, out=rank[part], mode="clip")
         zt = np.flatnonzero(zero_two)
         rank[n_co + zt] = table[cidx[zi[zt]] * np.int32(K) + cidx[zj[zt]]]
     rank[direct_co] = rank_of(direct_co_r)
