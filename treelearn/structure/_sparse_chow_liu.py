@@ -224,27 +224,35 @@ class SparseBinaryCounts:
     n_rows: int | float
     ones: np.ndarray
     diagonal: np.ndarray
-    counted_i: np.ndarray
     counted_j: np.ndarray
     counted_n11: np.ndarray
     first_partners: np.ndarray
     #: ``counted_i`` as runs: the row of each run and where each run ends (cumulative), so
     #: a stretch of ``counted_i``, or a per-column value at it, is a repeat, not a gather
-    runs: tuple[np.ndarray, np.ndarray] | None = None
+    runs: tuple[np.ndarray, np.ndarray]
+
+    @cached_property
+    def counted_i(self) -> np.ndarray:
+        """The smaller column of each pair, in counting order (from :attr:`runs`, on first
+        use: the tree reads the runs, not 4 bytes per pair)."""
+        rows, ends = self.runs
+        return np.repeat(rows, np.diff(ends, prepend=0))
+
+    def rows_at(self, index: np.ndarray) -> np.ndarray:
+        """``counted_i[index]`` from the runs (one binary search per index)."""
+        rows, ends = self.runs
+        return rows[np.searchsorted(ends, index, side="right")]
 
     def at_rows(self, values: np.ndarray, part: slice) -> np.ndarray:
-        """``values[counted_i[part]]``: one repeat over the runs of rows the stretch meets
-        where :attr:`runs` are known (a gather otherwise).
+        """``values[counted_i[part]]``: one repeat over the runs of rows the stretch meets.
 
         >>> import scipy.sparse as sp
         >>> s = sparse_binary_statistics(sp.csr_matrix([[1, 1, 1], [1, 1, 0], [0, 0, 0]]))
         >>> s.counted_i.tolist(), s.at_rows(np.array([5, 6, 7]), slice(1, 3)).tolist()
         ([0, 0, 1], [5, 6])
         """
-        if self.runs is None:
-            return values.take(self.counted_i[part])
         rows, ends = self.runs
-        a, b = part.start or 0, min(len(self.counted_i), part.stop)
+        a, b, _ = part.indices(len(self.counted_j))
         if b <= a:
             return values[:0]
         first = int(np.searchsorted(ends, a, side="right"))
@@ -507,7 +515,6 @@ def sparse_binary_statistics(
     # written are never resident), cut to length at the end: no list of parts concatenated
     # (which held every pair twice, and fresh memory costs more than the product here)
     value = np.result_type(ZT.dtype, ZW.dtype)
-    pair_i = np.empty(bound, dtype=np.int32)
     pair_j = np.empty(bound, dtype=np.int32)
     pair_n = np.empty(bound, dtype=value)
     # a pair of a one-state column is dropped: only an all-ones column has any (an all-zero
@@ -539,7 +546,6 @@ def sparse_binary_statistics(
         if ok is not None:
             i, j, counts = i[ok], j[ok], counts[ok]
         stop = filled + len(i)
-        pair_i[filled:stop] = i
         pair_j[filled:stop] = j
         pair_n[filled:stop] = counts
         filled = stop
@@ -569,23 +575,28 @@ def sparse_binary_statistics(
             if s == 0:
                 row0 = right.indices[: right.indptr[1]].astype(np.int32) + np.int32(e)
                 first_partners = np.concatenate([first_partners, row0])
-            rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(right.indptr))
             if drop_one_state or drop_zeros:
+                rows = np.repeat(np.arange(s, e, dtype=np.int32), np.diff(right.indptr))
                 keep(rows, right.indices.astype(np.int32) + np.int32(e), right.data)
-            else:  # every pair kept: written straight into place (no temporary of them)
-                stop = filled + len(rows)
-                pair_i[filled:stop] = rows
+                del rows
+            else:  # every pair kept: written straight into place, the rows as runs only
+                stop = filled + right.nnz
                 np.add(right.indices, np.int32(e), out=pair_j[filled:stop], casting="unsafe")
                 pair_n[filled:stop] = right.data
                 filled = stop
                 run_rows.append(np.arange(s, e, dtype=np.int32))
                 run_lengths.append(np.diff(right.indptr))
-            del right, rows
-    for out in (pair_i, pair_j, pair_n):
+            del right
+    for out in (pair_j, pair_n):
         out.resize(filled, refcheck=False)  # in place: the unused tail is given back
+    runs = (np.concatenate(run_rows), np.cumsum(np.concatenate(run_lengths)))
     if len(first_partners) and (drop_one_state or drop_zeros):
-        found = np.flatnonzero(pair_i == 0)  # as kept: the rare case, one pass
-        first_partners = pair_j[found]
+        # as kept (the rare case): column 0's runs
+        zero = np.flatnonzero(runs[0] == 0)
+        starts = np.concatenate([[0], runs[1][:-1]])[zero]
+        first_partners = np.concatenate(
+            [pair_j[a:b] for a, b in zip(starts.tolist(), runs[1][zero].tolist())]
+        )
     stats = SparseBinaryCounts(
         names,
         states,
@@ -593,11 +604,10 @@ def sparse_binary_statistics(
         int(n_rows) if exact else float(n_rows),
         ones,
         diagonal,
-        pair_i,
         pair_j,
         pair_n,
         np.sort(first_partners),
-        (np.concatenate(run_rows), np.cumsum(np.concatenate(run_lengths))),
+        runs,
     )
     # the columns' state counts from the test above (not one len() per column's tuple)
     stats.__dict__["cardinalities"] = np.maximum(choice, 1).astype(np.int64)
@@ -669,7 +679,7 @@ def _earlier_gaps(stats, pos, d2):
     bits = np.zeros(d2, dtype=np.uint64)
     width = _MEX_BITS
     near_lo, near_hi = [], []  # the pairs of the first `width` positions: the usual hubs
-    for part in _chunks(len(stats.counted_i)):
+    for part in _chunks(len(stats.counted_j)):
         p, q = pos[stats.counted_i[part]], pos[stats.counted_j[part]]
         lo, hi = np.minimum(p, q), np.maximum(p, q)
         earlier += np.bincount(hi, minlength=d2)
@@ -691,7 +701,7 @@ def _earlier_gaps(stats, pos, d2):
     unresolved = ((r >= 1) & (first < 0)) | ((r >= 2) & (second < 0))
     if unresolved.any():  # co-occurs with (nearly) all of the first `width`: read its list
         sel_lo, sel_hi = [], []
-        for part in _chunks(len(stats.counted_i)):
+        for part in _chunks(len(stats.counted_j)):
             p, q = pos[stats.counted_i[part]], pos[stats.counted_j[part]]
             lo, hi = np.minimum(p, q), np.maximum(p, q)
             keep = unresolved[hi]
@@ -774,7 +784,7 @@ def _zero_candidates(
             if hubs.max() < _MEX_BITS
             else (
                 (pos[stats.counted_i[part]], pos[stats.counted_j[part]])
-                for part in _chunks(len(stats.counted_i))
+                for part in _chunks(len(stats.counted_j))
             )
         ):
             for a, b in ((p, q), (q, p)):
@@ -897,7 +907,7 @@ def _ranks(
     two = stats.cardinalities == 2
     ones = stats.ones.astype(float)
     n = stats.n_rows
-    n_co, n_z = len(stats.counted_i), len(zi)
+    n_co, n_z = len(stats.counted_j), len(zi)
     c = np.unique(ones[two]) if two.any() else np.zeros(1)
     K = len(c)
     cidx = np.searchsorted(c, ones).astype(np.int32)
@@ -994,6 +1004,27 @@ def _ranks(
     return rank, hist, _RankScale(distinct, table, cidx, K)
 
 
+class _Rows:
+    """``stats.counted_i`` read through its runs (slices by a repeat, index arrays by binary
+    searches), never formed: what :class:`_Joined` needs of it."""
+
+    def __init__(self, stats: SparseBinaryCounts) -> None:
+        self.stats = stats
+        self.identity = np.arange(len(stats.columns), dtype=np.int32)
+
+    def __len__(self) -> int:
+        return len(self.stats.counted_j)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.identity.dtype
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self.stats.at_rows(self.identity, key)
+        return self.stats.rows_at(key)
+
+
 class _Joined:
     """Two index arrays read as their concatenation (``x[k]`` for slices and index arrays),
     without forming it: the co-occurring pairs' ends and the candidates' (a copy would be
@@ -1015,7 +1046,7 @@ class _Joined:
                 return self.second[start - n : stop - n]
             return np.concatenate([self.first[start:], self.second[: stop - n]])
         key = np.asarray(key)
-        out = np.empty(key.shape, dtype=np.result_type(self.first, self.second))
+        out = np.empty(key.shape, dtype=np.result_type(self.first.dtype, self.second.dtype))
         low = key < n
         out[low] = self.first[key[low]]
         out[~low] = self.second[key[~low] - n]
@@ -1241,7 +1272,7 @@ def _kruskal(stats: SparseBinaryCounts, max_pairs: int):
     candidates' ends, ranks and their scale (:func:`_ranks`) and the chosen candidates in
     Kruskal's order."""
     d = len(stats.columns)
-    n_co = len(stats.counted_i)
+    n_co = len(stats.counted_j)
     partner = np.zeros(d, dtype=bool)
     partner[stats.first_partners] = True
     zj = np.flatnonzero(~partner[1:]) + 1  # the columns column 0 never co-occurs with
@@ -1250,7 +1281,7 @@ def _kruskal(stats: SparseBinaryCounts, max_pairs: int):
         raise _too_many(n_co + len(zi), max_pairs, "candidate pairs")
     rank, hist, scale = _ranks(stats, zi, zj)
     index = np.int32 if d < 2**31 else np.int64
-    ei = _Joined(stats.counted_i.astype(index, copy=False), zi.astype(index))
+    ei = _Joined(_Rows(stats), zi.astype(index))
     ej = _Joined(stats.counted_j.astype(index, copy=False), zj.astype(index))
 
     def first_at(values: np.ndarray, p: slice) -> np.ndarray:  # values[ei[p]], by runs
@@ -1296,7 +1327,7 @@ def _largest_non_partner(stats: SparseBinaryCounts) -> np.ndarray:
     slot[top] = np.arange(len(top))
     bits = np.zeros(stats.cardinalities.size, dtype=np.uint64)
     bits[top] = np.left_shift(np.uint64(1), slot[top].astype(np.uint64))  # itself
-    for part in _chunks(len(stats.counted_i)):
+    for part in _chunks(len(stats.counted_j)):
         i, j = stats.counted_i[part], stats.counted_j[part]
         for a, b in ((i, j), (j, i)):
             s = slot[a]
@@ -1383,7 +1414,7 @@ def _tree_edges(
     d = len(stats.columns)
     two = stats.cardinalities == 2
     n = stats.n_rows
-    n_co = len(stats.counted_i)
+    n_co = len(stats.counted_j)
     # Kruskal over the co-occurring pairs and column 0's first: the tree, unless a
     # never-co-occurring pair can enter it
     ei, ej, rank, scale, chosen = _kruskal(stats, max_pairs)
