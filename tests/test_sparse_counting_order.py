@@ -94,6 +94,8 @@ def test_at_rows_is_the_gather_for_every_stretch():
     "knobs",
     [
         {"_OUTSIDE_FEW": 1},  # the outside test after every round
+        # ... over the edges left alive by earlier rounds (many small rounds)
+        {"_OUTSIDE_FEW": 1, "_FIRST_BATCH": 1, "_BATCH_PER_VARIABLE": 0, "_CHUNK": 7},
         {"_OUTSIDE_FEW": 10**9},  # never: both ends' components for every edge
         {"_HIST_SAMPLE_BITS": 0, "_FIRST_BATCH": 3, "_BATCH_PER_VARIABLE": 0},  # tiny sample
         {"_HIST_SAMPLE_BITS": 40},  # every rank in the histogram
@@ -102,6 +104,8 @@ def test_at_rows_is_the_gather_for_every_stretch():
 def test_kruskal_shortcuts_give_the_dense_tree(monkeypatch, knobs):
     for name, value in knobs.items():
         monkeypatch.setattr(scl, name, value)
+    if "_CHUNK" in knobs:  # the default argument was bound at definition
+        monkeypatch.setattr(scl._chunks, "__defaults__", (knobs["_CHUNK"],))
     rng = np.random.default_rng(11)
     for X in corpora():
         want = edges(dense_skeleton(X))

@@ -1074,17 +1074,17 @@ def _kruskal_order(ei: np.ndarray, ej: np.ndarray, rank: np.ndarray, d: int) -> 
     return np.lexsort((ej, ei, rank))
 
 
-def _outside_pick(outside, comp, a, b, rank, threshold, near=None) -> np.ndarray:
-    """The mask of edges ``(a, b)`` ranked after ``threshold`` that join two components,
-    tested only where an end is ``outside`` (uint8 per node) the largest component
-    (``near``: ``outside[a]`` where the caller has it)."""
-    near = outside.take(a) if near is None else near
-    near |= outside.take(b)
-    at = np.flatnonzero(near)
-    a, b = a[at], b[at]
-    mask = np.zeros(len(near), dtype=bool)
-    mask[at] = (rank[at] > threshold) & (comp[a] != comp[b])
-    return mask
+def _outside_pick(outside, comp, ei, ej, ix, rank, threshold, near=None) -> np.ndarray:
+    """The edges ``ix`` (a slice or indices) ranked after ``threshold`` that join two
+    components, as edge indices: tested
+    only where an end is ``outside`` (uint8 per node) the largest component, which every
+    such edge has. ``near``: ``outside[ei[ix]]`` where the caller has it."""
+    near = outside.take(ei[ix]) if near is None else near
+    near |= outside.take(ej[ix])
+    at = np.flatnonzero(near.view(bool))  # uint8 0/1 read as bool: no conversion pass
+    edge = at + ix.start if isinstance(ix, slice) else ix[at]
+    keep = (rank[edge] > threshold) & (comp[ei[edge]] != comp[ej[edge]])
+    return edge[keep]
 
 
 def _spanning_forest(
@@ -1176,24 +1176,12 @@ def _spanning_forest(
         sizes = np.bincount(comp, minlength=nc)
         outside = (comp != np.argmax(sizes)).view(np.uint8)
         if d - int(sizes.max()) <= d // _OUTSIDE_FEW:
-            alive = np.concatenate(
-                [
-                    pick(
-                        _outside_pick(
-                            outside,
-                            comp,
-                            ei[ix],
-                            ej[ix],
-                            rank[ix],
-                            threshold,
-                            None
-                            if first_at is None or alive is not None
-                            else first_at(outside, ix),
-                        )
-                    )
-                    for ix, pick in pieces()
-                ]
-            )
+            parts = []
+            for ix, _ in pieces():
+                first = None if first_at is None or alive is not None else first_at(outside, ix)
+                at = _outside_pick(outside, comp, ei, ej, ix, rank, threshold, first)
+                parts.append(at)
+            alive = np.concatenate(parts)
         else:
             alive = np.concatenate(
                 [
