@@ -41,6 +41,17 @@ filter-Kruskal (batches of the best edges through scipy's minimum spanning tree 
 the components so far; edges inside a component dropped between batches); the hubs
 come from one bitmask per variable. Memory grows with the co-occurring pairs; above ``max_pairs`` a
 :class:`~treelearn.TreelearnError` gives the estimated size first.
+
+The pairs are kept in the order the blocked product makes them (each block's rows ``i``
+in turn, each row's ``j`` unsorted; ``i`` held as runs, not per pair): no pass sorts
+them, since the tree needs no order. Kruskal's order is the strict total order
+``(rounded MI descending, i, j)``, a key of the pair alone, so the forest it gives is
+unique: the same whatever order the pairs come in, however the batches are cut (their
+sizes come from a sample of the ranks) and whichever edges between nodes already joined
+are dropped (an edge joining two components has an end outside the largest one, so
+after a round only the edges with such an end are tested); ties in MI are broken by
+``(i, j)`` as the dense path breaks them. The ``(i, j)`` order is made on first use of
+``pair_i``/``pair_j``/``pair_n11`` (the lookups of :meth:`SparseBinaryCounts.family_counts`).
 """
 
 from __future__ import annotations
