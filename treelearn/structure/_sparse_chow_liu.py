@@ -603,10 +603,10 @@ def sparse_binary_statistics(
     runs = (np.concatenate(run_rows), np.cumsum(np.concatenate(run_lengths)))
     if len(first_partners) and (drop_one_state or drop_zeros):
         # as kept (the rare case): column 0's runs
-        zero = np.flatnonzero(runs[0] == 0)
-        starts = np.concatenate([[0], runs[1][:-1]])[zero]
+        row0 = np.flatnonzero(runs[0] == 0)
+        starts = np.concatenate([[0], runs[1][:-1]])[row0]
         first_partners = np.concatenate(
-            [pair_j[a:b] for a, b in zip(starts.tolist(), runs[1][zero].tolist())]
+            [pair_j[a:b] for a, b in zip(starts.tolist(), runs[1][row0].tolist())]
         )
     stats = SparseBinaryCounts(
         names,
@@ -1041,7 +1041,7 @@ class _Joined:
     without forming it: the co-occurring pairs' ends and the candidates' (a copy would be
     another 8 bytes per pair, 0.8 GiB at 10**8 pairs)."""
 
-    def __init__(self, first: np.ndarray, second: np.ndarray) -> None:
+    def __init__(self, first: np.ndarray | _Rows, second: np.ndarray) -> None:
         self.first, self.second, self.split = first, second, len(first)
 
     def __len__(self) -> int:
