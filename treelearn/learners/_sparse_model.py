@@ -43,8 +43,8 @@ def sparse_tree_model(
     ({0: [2], 1: [0], 2: []}, [[0.75, 0.25], [0.25, 0.75]])
     """
     names = list(stats.columns)
-    parent, child, weight, roots = stats.tree_arrays(settings)
-    group, counts = family_count_stacks(stats, parent)
+    parent, child, weight, roots, n11 = stats.tree_arrays_and_counts(settings)
+    group, counts = family_count_stacks(stats, parent, n11)
     smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
     stacked = StackedTree(
         names,
