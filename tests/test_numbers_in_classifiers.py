@@ -199,10 +199,6 @@ _BELOW_MAJORITY = {
     ("BayesianTAN", "survey"): "0.797 < 0.801 (236 rows; learns around its missing cells; "
     "equivalent_sample_size 0.1-30 0.797, 100 0.793; a uniform prior over forests, naive "
     "Bayes included, 0.798 over seeds 0-3 as the trees': per-class pair tables of 11-19 rows)",
-    ("MixedTAN", "survey"): "0.763 < 0.801 (skewed Gaussian parts, Age most; see "
-    "tests/test_gaussian_priors.py's survey xfail for what was measured)",
-    ("MixedNaiveBayes", "survey"): "0.737 < 0.801 (Student-t predictive 0.746; see "
-    "tests/test_gaussian_priors.py's survey xfail)",
 }
 
 
