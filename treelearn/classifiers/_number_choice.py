@@ -40,6 +40,7 @@ network classifiers by maximizing conditional likelihood. ICML.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from .._base.errors import TreelearnError
 from .._base.jsonvalues import encode_label
@@ -169,7 +169,7 @@ def gaussian_loo_log_proba(
         log_share = np.log(n) - np.log(rest)[:, None]
         log_density = -0.5 * (np.log(2 * np.pi * var) + (x[:, None] - mean) ** 2 / var)
         joint = np.where(n > 0, log_share + log_density, -np.inf)
-        out = joint[own] - logsumexp(joint, axis=1)
+        out = joint[own] - _log_sum_exp(joint)
     out[n[own] <= 0] = np.nan
     return out
 
@@ -208,7 +208,7 @@ def bins_loo_log_proba(
             - np.log(n + alpha * n_bins)
         )
         joint = np.where(n > 0, joint, -np.inf)
-        out = joint[own] - logsumexp(joint, axis=1)
+        out = joint[own] - _log_sum_exp(joint)
     out[n[own] <= 0] = np.nan
     return out
 
@@ -334,7 +334,7 @@ def mixed_numbers(
     gaussian = [c for c in columns if c not in set(binned)]
     if not binned:
         return MixedNumbers(X, y, sample_weight, gaussian, None, choices)
-    binner = mdl_discretizer(features[binned], labels, binned, weights)
+    binner = _restricted(cuts, binned)
     return MixedNumbers(
         bin_numbers(binner, frame, None), y, sample_weight, gaussian, binner, choices
     )
@@ -346,6 +346,30 @@ def choices_state(choices: dict) -> dict:
         "number_choice_columns": [encode_label(f) for f in choices],
         "number_choices": [choice.to_dict() for choice in choices.values()],
     }
+
+
+def _restricted(cuts: Discretizer, columns: list) -> Discretizer:
+    """The fitted MDL bins of ``columns`` alone: what fitting them alone gives (each
+    column's cut points depend on that column and the classes only), without cutting
+    again."""
+    out = copy.deepcopy(cuts)
+    out.columns = list(columns)
+    for fitted in (out.edges_, out.categories_, out.timezones_):
+        for c in [c for c in fitted if c not in set(columns)]:
+            del fitted[c]
+    names = np.empty(len(columns), dtype=object)
+    names[:] = list(columns)
+    out.feature_names_in_ = names
+    out.n_features_in_ = len(columns)
+    return out
+
+
+def _log_sum_exp(joint: np.ndarray) -> np.ndarray:
+    """``log sum_c exp(joint[:, c])`` by rows (a row of ``-inf`` gives ``-inf``)."""
+    top = joint.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(joint - safe[:, None]).sum(axis=1)) + safe
 
 
 def restored_choices(saved: SavedState, features: Sequence[Hashable]) -> dict:
