@@ -501,9 +501,11 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         prior = np.asarray(model.cpt(cls), dtype=float).reshape(-1)
         tables = [None if f in numeric else np.asarray(model.cpt(f), dtype=float) for f in features]
         n_num = len(numeric)
-        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
-        if self.binned_features_:
-            parts[0] += f" ({len(self.binned_features_)} categorical of MDL bins of numbers)"
+        n_bin = len(self.binned_features_)
+        binned = f" ({n_bin} of them MDL bins of numbers)" if n_bin else ""
+        parts = [
+            f"{d - n_num} categorical{binned}, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"
+        ]
         if title is None:
             title = title_of(type(self).__name__, parts, float(np.sum(self.class_count_)))
         spec = class_spec(

@@ -409,9 +409,11 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
         prior = prior / prior.sum()
         n_num = len(numeric)
-        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
-        if self.binned_features_:
-            parts[0] += f" ({len(self.binned_features_)} categorical of MDL bins of numbers)"
+        n_bin = len(self.binned_features_)
+        binned = f" ({n_bin} of them MDL bins of numbers)" if n_bin else ""
+        parts = [
+            f"{d - n_num} categorical{binned}, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"
+        ]
         if title is None:
             head = "MixedTAN: a CLG tree per class"
             title = title_of(head, parts, float(np.sum(self.class_count_)))
