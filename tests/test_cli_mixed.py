@@ -68,7 +68,13 @@ def test_show_mixed_tan_prints_its_feature_tree(mixed, tmp_path):
             if len(lines[i]) - len(lines[i].lstrip(" │├└─")) < depth - 1
         )
         assert f"{u} (" in parent, (u, v, out)
-    assert "x (Gaussian)" in out and "z (Gaussian)" in out and "g (2 states)" in out
+    assert "g (2 states)" in out
+    # each number a Gaussian or cut into MDL bins (numbers="auto", the command's default)
+    assert sorted(clf.numeric_features_ + clf.binned_features_) == ["x", "z"]
+    for v in clf.numeric_features_:
+        assert f"{v} (Gaussian)" in out
+    for v in clf.binned_features_:
+        assert f"{v} ({len(clf.binner_.edges_[v]) + 1} MDL bins)" in out
 
 
 def test_mixed_tree_query_names_its_state_column(mixed, tmp_path):

@@ -4,6 +4,10 @@ class), the CLG page's boxes, checked in headless Chromium: the class posterior 
 ``predict_joint_log_proba``, each Gaussian feature's mixture (the class posterior times
 its class Gaussians, ``theta_`` and ``var_``) and each categorical feature's bars against
 naive Bayes's identity ``P(x | e) = sum_c P(c | e) P(x | c)``.
+
+The mixed classifiers here take ``numbers="gaussian"``: these tests are about their
+Gaussian parts (the per-column choice of ``numbers="auto"``, the default, is
+tests/test_mixed_column_choice.py).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ def fitted():
         }
     )
     y = pd.Series(np.array(["lo", "mid", "hi"])[c], name="y")
-    return tl.MixedNaiveBayes().fit(df, y), df
+    return tl.MixedNaiveBayes(numbers="gaussian").fit(df, y), df
 
 
 SETS = [

@@ -3,6 +3,10 @@ in headless Chromium: the class posterior against ``predict_proba`` (missing cel
 out by the model), ``log p(evidence)`` against ``predict_joint_log_proba``, and every other
 variable against the classes' own CLG trees: ``sum_c P(c | e) models_[c].query(v, e)`` for
 a discrete one, the mixture over classes of ``models_[c].query(v, e)`` for a continuous one.
+
+The mixed classifiers here take ``numbers="gaussian"``: these tests are about their
+Gaussian parts (the per-column choice of ``numbers="auto"``, the default, is
+tests/test_mixed_column_choice.py).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ def fitted():
     _, df = mixed_data()
     noise = np.random.default_rng(1).normal(size=len(df))
     y = pd.Series(np.where(df["u"] + noise > 1.5, "hi", "lo"), name="y")
-    return tl.MixedTAN().fit(df, y), df
+    return tl.MixedTAN(numbers="gaussian").fit(df, y), df
 
 
 SETS = [
@@ -113,8 +117,8 @@ def test_all_numeric_and_all_categorical_mixed_tans(tmp_path):
     asia = pd.read_csv("datasets/asia.csv")
     Xc, yc = asia.drop(columns="either"), asia["either"]
     cases = [
-        (tl.MixedTAN().fit(Xn, yn), [{}, {"a": 0.5, "c": -1.0}, {"b": 2.0}]),
-        (tl.MixedTAN().fit(Xc, yc), [{}, {"smoke": "yes", "xray": "no"}]),
+        (tl.MixedTAN(numbers="gaussian").fit(Xn, yn), [{}, {"a": 0.5, "c": -1.0}, {"b": 2.0}]),
+        (tl.MixedTAN(numbers="gaussian").fit(Xc, yc), [{}, {"smoke": "yes", "xray": "no"}]),
     ]
     for clf, sets in cases:
         results = run_page(clf, tmp_path, HARNESS % json.dumps([frag(e) for e in sets]))

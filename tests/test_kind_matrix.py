@@ -91,8 +91,9 @@ def _kinds(cat, X, labels, num, mixed, words):
         "skdb": tl.SKDB(numbers="states").fit(X, labels),
         # its network: the categorical part; a Gaussian feature's value is a likelihood on
         # the class (query, sample --given); the explorer shows the numeric features too
-        "mixed_nb": tl.MixedNaiveBayes().fit(mixed.drop(columns="y"), mixed["y"]),
-        "mixed_tan": tl.MixedTAN().fit(mixed.drop(columns="y"), mixed["y"]),
+        # numbers="gaussian": u a Gaussian feature (its evidence a likelihood on the class)
+        "mixed_nb": tl.MixedNaiveBayes(numbers="gaussian").fit(mixed.drop(columns="y"), mixed["y"]),
+        "mixed_tan": tl.MixedTAN(numbers="gaussian").fit(mixed.drop(columns="y"), mixed["y"]),
         "clg": tl.clg_tree(mixed, numeric=["u"]),
         "multinet": tl.ChowLiuMultinet(numbers="states").fit(X, labels),
         "aode": tl.AODE(numbers="states").fit(X, labels),
@@ -503,7 +504,9 @@ def test_gaussian_classifiers_learn_on_the_command_line(files, tmp_path):
         clf = tl.load(path)
         assert isinstance(clf, kind)
         data = pd.read_csv(files / "num.csv")
-        direct = kind().fit(data.drop(columns="y"), data["y"])
+        # --numeric gaussian: a mixed naive Bayes's numbers all Gaussian
+        options = {"numbers": "gaussian"} if kind is tl.MixedNaiveBayes else {}
+        direct = kind(**options).fit(data.drop(columns="y"), data["y"])
         np.testing.assert_allclose(
             clf.predict_proba(data.drop(columns="y")),
             direct.predict_proba(data.drop(columns="y")),
@@ -547,7 +550,7 @@ def test_clg_trees_and_mixed_tan_learn_on_the_command_line(files, tmp_path):
     )
     assert rc == 0, err
     clf = tl.load(path)
-    direct = tl.MixedTAN(numeric=["u"]).fit(data.drop(columns="y"), data["y"])
+    direct = tl.MixedTAN(numeric=["u"], numbers="gaussian").fit(data.drop(columns="y"), data["y"])
     np.testing.assert_allclose(
         clf.predict_proba(data.drop(columns="y")),
         direct.predict_proba(data.drop(columns="y")),

@@ -3,7 +3,12 @@ means (``k0`` pseudo-rows at the classes pooled), next to ``var_prior``.
 
 Oracle: Gelman et al., *Bayesian Data Analysis* (3rd ed.), section 3.3, computed here with
 pandas: ``mu_n = (k0 mu0 + n ybar) / (k0 + n)``, ``nu_n s_n^2 = nu0 s0^2 + sum (y - ybar)^2
-+ k0 n / (k0 + n) (ybar - mu0)^2``, ``nu_n = nu0 + n`` (``nu0`` = ``var_prior``)."""
++ k0 n / (k0 + n) (ybar - mu0)^2``, ``nu_n = nu0 + n`` (``nu0`` = ``var_prior``).
+
+The mixed classifiers here take ``numbers="gaussian"``: these tests are about their
+Gaussian parts (the per-column choice of ``numbers="auto"``, the default, is
+tests/test_mixed_column_choice.py).
+"""
 
 from __future__ import annotations
 
@@ -33,7 +38,9 @@ def test_shrunk_mean_is_the_bda3_posterior():
 def test_mixed_tan_means_and_variances_are_the_posterior():
     X, y = _table()
     k0, nu0 = 2.0, 1.0
-    clf = tl.MixedTAN(mean_prior=k0, var_prior=nu0, var_smoothing=0, root="g").fit(X, y)
+    clf = tl.MixedTAN(
+        numbers="gaussian", mean_prior=k0, var_prior=nu0, var_smoothing=0, root="g"
+    ).fit(X, y)
     assert next(iter(clf.feature_tree_.predecessors("z"))) == "g"  # z: one Gaussian per state
     for c, label in enumerate(clf.classes_):
         node = clf.models_[c].graph.nodes["z"]
@@ -47,7 +54,7 @@ def test_mixed_tan_means_and_variances_are_the_posterior():
             assert node["means"][s] == pytest.approx(want_mean, rel=1e-9)
             assert node["variances"][s] == pytest.approx(want_var, rel=1e-9)
     # the predictions use them: the class's density of z given g = scipy's normal
-    plain = tl.MixedTAN(var_prior=nu0, var_smoothing=0, root="g").fit(X, y)
+    plain = tl.MixedTAN(numbers="gaussian", var_prior=nu0, var_smoothing=0, root="g").fit(X, y)
     rows = X.head(5)
     for c in range(len(clf.classes_)):
         states = list(clf.models_[c].states["g"])
@@ -64,11 +71,12 @@ def test_mixed_tan_means_and_variances_are_the_posterior():
 
 def test_mean_prior_zero_is_the_model_before_and_is_saved(tmp_path):
     X, y = _table()
-    before = tl.MixedTAN().fit(X, y)
+    before = tl.MixedTAN(numbers="gaussian").fit(X, y)
     np.testing.assert_array_equal(
-        tl.MixedTAN(mean_prior=0).fit(X, y).predict_log_proba(X), before.predict_log_proba(X)
+        tl.MixedTAN(numbers="gaussian", mean_prior=0).fit(X, y).predict_log_proba(X),
+        before.predict_log_proba(X),
     )
-    clf = tl.MixedTAN(mean_prior=3).fit(X, y)
+    clf = tl.MixedTAN(numbers="gaussian", mean_prior=3).fit(X, y)
     back = type(clf).from_dict(clf.to_dict())
     assert back.mean_prior == 3
     np.testing.assert_array_equal(back.predict_log_proba(X), clf.predict_log_proba(X))

@@ -1,7 +1,12 @@
 """MixedNaiveBayes: GaussianNB on numeric data (weighted too), CategoricalNB on categorical
 data, a hand-written product of categorical and Gaussian terms on mixed data (missing cells
 summed out), and which columns are Gaussian decided by dtype or name only: duplicated rows,
-a rescaled column or a cross-validation fold never move a column between the two kinds."""
+a rescaled column or a cross-validation fold never move a column between the two kinds.
+
+The mixed classifiers here take ``numbers="gaussian"``: these tests are about their
+Gaussian parts (the per-column choice of ``numbers="auto"``, the default, is
+tests/test_mixed_column_choice.py).
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ from treelearn._base.errors import NumericColumnError, TreelearnError
 def test_numeric_only_equals_gaussian_nb(var_smoothing):
     X, y = load_iris(return_X_y=True)
     X = X + np.random.default_rng(0).normal(scale=1e-3, size=X.shape)  # fractional: numeric
-    ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=var_smoothing).fit(X, y)
+    ours = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=var_smoothing).fit(
+        X, y
+    )
     theirs = GaussianNB(var_smoothing=var_smoothing).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
@@ -37,14 +44,18 @@ def test_numeric_weights_equal_gaussian_nb_and_repeated_rows(load):
     w = np.random.default_rng(2).integers(0, 4, size=len(y))
     frac = np.random.default_rng(1).uniform(0.2, 3, size=len(y))
     for weight in (w, frac) if load is not load_digits else ():  # digits: constant pixels
-        ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y, sample_weight=weight)
+        ours = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0).fit(
+            X, y, sample_weight=weight
+        )
         theirs = GaussianNB(var_smoothing=0).fit(X, y, sample_weight=weight)
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
         np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12, atol=1e-12)
     # duplicating rows = integer weights, var_smoothing's epsilon included (it is computed
     # from the weighted variance; GaussianNB's np.var(X) ignores the weights)
-    repeated = tl.MixedNaiveBayes(var_prior=0).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
-    weighted = tl.MixedNaiveBayes(var_prior=0).fit(X, y, sample_weight=w)
+    repeated = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(
+        np.repeat(X, w, axis=0), np.repeat(y, w)
+    )
+    weighted = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(X, y, sample_weight=w)
     assert (
         weighted.numeric_features_ == repeated.numeric_features_ == list(weighted.feature_names_in_)
     )
@@ -55,14 +66,15 @@ def test_numeric_weights_equal_gaussian_nb_and_repeated_rows(load):
 def test_var_smoothing_epsilon_is_the_largest_weighted_variance():
     X, y = load_breast_cancer(return_X_y=True)
     w = np.random.default_rng(3).uniform(0.2, 3, size=len(y))
-    plain = tl.MixedNaiveBayes(var_smoothing=0).fit(X, y, sample_weight=w)
-    smooth = tl.MixedNaiveBayes(var_smoothing=1e-9).fit(X, y, sample_weight=w)
+    plain = tl.MixedNaiveBayes(numbers="gaussian", var_smoothing=0).fit(X, y, sample_weight=w)
+    smooth = tl.MixedNaiveBayes(numbers="gaussian", var_smoothing=1e-9).fit(X, y, sample_weight=w)
     mean = np.average(X, axis=0, weights=w)
     epsilon = 1e-9 * np.average((X - mean) ** 2, axis=0, weights=w).max()  # numpy, weighted
     np.testing.assert_allclose(smooth.var_ - plain.var_, epsilon, rtol=1e-6)
     # without weights it is GaussianNB's epsilon, var_smoothing * np.var(X).max()
     assert np.allclose(
-        tl.MixedNaiveBayes().fit(X, y).var_ - tl.MixedNaiveBayes(var_smoothing=0).fit(X, y).var_,
+        tl.MixedNaiveBayes(numbers="gaussian").fit(X, y).var_
+        - tl.MixedNaiveBayes(numbers="gaussian", var_smoothing=0).fit(X, y).var_,
         GaussianNB().fit(X, y).epsilon_,
         rtol=1e-6,
     )
@@ -70,8 +82,8 @@ def test_var_smoothing_epsilon_is_the_largest_weighted_variance():
 
 def test_scaling_a_gaussian_column_keeps_it_gaussian_and_the_accuracy():
     X, y = load_iris(return_X_y=True)
-    base = tl.MixedNaiveBayes(var_prior=0).fit(X, y)
-    scaled = tl.MixedNaiveBayes(var_prior=0).fit(
+    base = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(X, y)
+    scaled = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(
         X * 1e10, y
     )  # every column: var_smoothing scales too
     assert scaled.numeric_features_ == base.numeric_features_ == ["x0", "x1", "x2", "x3"]
@@ -79,11 +91,13 @@ def test_scaling_a_gaussian_column_keeps_it_gaussian_and_the_accuracy():
     assert scaled.score(X * 1e10, y) == base.score(X, y) == GaussianNB().fit(X, y).score(X, y)
     one = X.copy()
     one[:, 2] *= 1e10  # one column: its own Gaussian is rescaled, nothing else changes
-    ours = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(one, y)
+    ours = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0).fit(one, y)
     assert ours.numeric_features_ == base.numeric_features_
     np.testing.assert_allclose(
         ours.predict_proba(one),
-        tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y).predict_proba(X),
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0)
+        .fit(X, y)
+        .predict_proba(X),
         atol=1e-9,
     )
 
@@ -93,12 +107,16 @@ def test_digits_in_cross_validation_equal_gaussian_nb():
     # value a training fold never saw is just a number, never an UnseenStateError
     X, y = load_digits(return_X_y=True)
     folds = StratifiedKFold(5, shuffle=True, random_state=0)
-    ours = cross_val_score(tl.MixedNaiveBayes(var_prior=0), X, y, cv=folds, error_score="raise")
+    ours = cross_val_score(
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0), X, y, cv=folds, error_score="raise"
+    )
     theirs = cross_val_score(GaussianNB(), X, y, cv=folds)
     np.testing.assert_array_equal(ours, theirs)
     for train, test in folds.split(X, y):
         np.testing.assert_allclose(
-            tl.MixedNaiveBayes(var_prior=0).fit(X[train], y[train]).predict_proba(X[test]),
+            tl.MixedNaiveBayes(numbers="gaussian", var_prior=0)
+            .fit(X[train], y[train])
+            .predict_proba(X[test]),
             GaussianNB().fit(X[train], y[train]).predict_proba(X[test]),
             atol=1e-9,
         )
@@ -109,19 +127,21 @@ def test_integer_codes_named_categorical_are_categorical_naive_bayes():
     X = rng.integers(0, 4, size=(300, 5))
     y = (X[:, 0] + rng.integers(0, 2, 300)) % 3
     codes = [f"x{j}" for j in range(5)]
-    ours = tl.MixedNaiveBayes(alpha=0.5, categorical=codes).fit(X, y)
+    ours = tl.MixedNaiveBayes(numbers="gaussian", alpha=0.5, categorical=codes).fit(X, y)
     assert ours.numeric_features_ == [] and ours.categorical_features_ == codes
     theirs = CategoricalNB(alpha=0.5, min_categories=4).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     # without categorical= integers are numbers by dtype (as every classifier's): Gaussian,
     # scikit-learn's GaussianNB of the same integers
-    gaussian = tl.MixedNaiveBayes(var_prior=0).fit(X, y)
+    gaussian = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(X, y)
     assert gaussian.numeric_features_ == codes and gaussian.categorical_features_ == []
     np.testing.assert_allclose(
         gaussian.predict_proba(X), GaussianNB().fit(X, y).predict_proba(X), atol=1e-9
     )
     # numeric= names the Gaussian columns, whatever their dtype
-    named = tl.MixedNaiveBayes(numeric=["x1", "x3"]).fit(pd.DataFrame(X).add_prefix("x"), y)
+    named = tl.MixedNaiveBayes(numbers="gaussian", numeric=["x1", "x3"]).fit(
+        pd.DataFrame(X).add_prefix("x"), y
+    )
     assert named.numeric_features_ == ["x1", "x3"]
     assert named.categorical_features_ == ["x0", "x2", "x4"]
 
@@ -176,7 +196,7 @@ def test_mixed_posteriors_equal_the_hand_written_product():
     test = df.iloc[:40].copy()
     test.loc[test.index[:5], "size"] = None  # summed out at prediction
     test.loc[test.index[3:9], "weight"] = np.nan
-    clf = tl.MixedNaiveBayes(var_prior=0, alpha=0.5, var_smoothing=0).fit(df, y)
+    clf = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, alpha=0.5, var_smoothing=0).fit(df, y)
     assert clf.numeric_features_ == ["temp", "weight"]
     assert clf.categorical_features_ == ["colour", "size"]
     np.testing.assert_allclose(
@@ -201,7 +221,7 @@ def test_mixed_default_still_refuses_numeric_columns():
 
 def test_mixed_save_load_sample_and_pgmpy(tmp_path):
     df, y = _mixed(n=2000)
-    clf = tl.MixedNaiveBayes().fit(df, y)
+    clf = tl.MixedNaiveBayes(numbers="gaussian").fit(df, y)
     clf.save(tmp_path / "mixed.json")
     back = tl.load(tmp_path / "mixed.json")
     np.testing.assert_array_equal(back.predict_proba(df), clf.predict_proba(df))
@@ -222,19 +242,19 @@ def test_mixed_errors_name_the_column():
     df, y = _mixed()
     df["flat"] = np.where(y == "a", 1.25, np.linspace(0, 1, len(df)))
     with pytest.raises(TreelearnError, match=r"'flat' is constant in class 'a'.*var_smoothing"):
-        tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(df, y)
-    clf = tl.MixedNaiveBayes(var_prior=0).fit(df.drop(columns="flat"), y)
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0).fit(df, y)
+    clf = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0).fit(df.drop(columns="flat"), y)
     bad = df.drop(columns="flat").assign(temp="hot")
     with pytest.raises(TreelearnError, match="'temp'"):
         clf.predict(bad)
     with pytest.raises(
         TreelearnError, match="numeric == 'exact', must be None or a list of column names"
     ):
-        tl.MixedNaiveBayes(var_prior=0, numeric="exact").fit(df, y)
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, numeric="exact").fit(df, y)
     with pytest.raises(tl.ColumnNotFoundError, match=r"numeric= names \['nope'\]"):
-        tl.MixedNaiveBayes(var_prior=0, numeric=["nope"]).fit(df, y)
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, numeric=["nope"]).fit(df, y)
     with pytest.raises(TreelearnError, match=r"var_smoothing == -1, must be a finite number >= 0"):
-        tl.MixedNaiveBayes(var_prior=0, var_smoothing=-1).fit(df, y)
+        tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=-1).fit(df, y)
 
 
 def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():
@@ -265,7 +285,7 @@ def test_gaussian_columns_are_decided_by_dtype_never_by_repeats():
 def test_numeric_only_with_missing_cells_is_gaussian_nb_on_the_observed_columns():
     X, y = load_iris(return_X_y=True)
     X = X + np.random.default_rng(0).normal(scale=1e-3, size=X.shape)
-    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y)
+    clf = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0).fit(X, y)
     test = X[:20].copy()
     test[:10, 2] = np.nan
     # rows missing feature 2: GaussianNB fitted on the other three features (same estimates)
@@ -283,8 +303,8 @@ def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
     path = tmp_path / f"rows.{suffix}"
     table = df.assign(y=y, w=w)
     table.to_csv(path, index=False) if suffix == "csv" else table.to_parquet(path)
-    ours = tl.MixedNaiveBayes().fit(path, "y", sample_weight="w")
-    theirs = tl.MixedNaiveBayes().fit(df, y, sample_weight=w)
+    ours = tl.MixedNaiveBayes(numbers="gaussian").fit(path, "y", sample_weight="w")
+    theirs = tl.MixedNaiveBayes(numbers="gaussian").fit(df, y, sample_weight=w)
     assert ours.numeric_features_ == theirs.numeric_features_ == ["temp", "weight"]
     assert ours.categorical_features_ == theirs.categorical_features_ == ["colour", "size"]
     np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
@@ -295,8 +315,12 @@ def test_a_file_fits_as_its_rows_in_memory(tmp_path, suffix):
     numbers = tmp_path / f"numbers.{suffix}"
     only = df[["temp", "weight"]].assign(y=y, w=w)
     only.to_csv(numbers, index=False) if suffix == "csv" else only.to_parquet(numbers)
-    ours = tl.MixedNaiveBayes(var_smoothing=0).fit(numbers, "y", sample_weight="w")
-    theirs = tl.MixedNaiveBayes(var_smoothing=0).fit(df[["temp", "weight"]], y, sample_weight=w)
+    ours = tl.MixedNaiveBayes(numbers="gaussian", var_smoothing=0).fit(
+        numbers, "y", sample_weight="w"
+    )
+    theirs = tl.MixedNaiveBayes(numbers="gaussian", var_smoothing=0).fit(
+        df[["temp", "weight"]], y, sample_weight=w
+    )
     assert ours.class_name_ == "y" and ours.model_.variables == ["y"]
     np.testing.assert_allclose(
         ours.predict_proba(df[["temp", "weight"]]),
@@ -311,7 +335,9 @@ def test_weighted_gaussian_part_with_missing_cells_is_weighted_numpy_over_observ
     # theta_ and var_ are numpy's weighted mean and variance over the observed rows only
     df, y = _mixed(n=300, seed=7)
     w = np.random.default_rng(1).uniform(0.2, 3, len(y))
-    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(df, y, sample_weight=w)
+    clf = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, var_smoothing=0).fit(
+        df, y, sample_weight=w
+    )
     for c, label in enumerate(clf.classes_):
         for j, col in enumerate(["temp", "weight"]):
             seen = (y == label).to_numpy() & df[col].notna().to_numpy()
@@ -333,4 +359,4 @@ def test_kinds_it_cannot_take_say_why():
         match=r"MixedNaiveBayes cannot take a scipy.sparse "
         r"matrix \(csr_matrix\): it needs a dense table",
     ):
-        tl.MixedNaiveBayes().fit(sp.csr_matrix(np.eye(4)), [0, 1, 0, 1])
+        tl.MixedNaiveBayes(numbers="gaussian").fit(sp.csr_matrix(np.eye(4)), [0, 1, 0, 1])

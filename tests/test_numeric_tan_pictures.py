@@ -74,12 +74,17 @@ def _tree_edges(clf) -> dict:
     return out
 
 
-def _shown(feature: str, kind: str, penguins: pd.DataFrame) -> str:
+def _shown(feature: str, kind: str, penguins: pd.DataFrame, clf=None) -> str:
     """A feature's name as the picture shows it: the mixed classifiers' numbers (numeric
-    dtype in the table: they decide by dtype) with "(Gaussian)", KernelTAN's kernel
-    features with "(kernel)"."""
+    dtype in the table: they decide by dtype) with "(Gaussian)", or with their count of
+    MDL bins when ``numbers="auto"`` cut them (``binner_``'s edges, one more bin than
+    edges), KernelTAN's kernel features with "(kernel)"."""
     if kind in ("MixedTAN", "MixedNaiveBayes"):
         numeric = pd.api.types.is_numeric_dtype(penguins[feature])
+        binner = getattr(clf, "binner_", None)
+        if numeric and binner is not None and feature in binner.edges_:
+            n = len(binner.edges_[feature]) + 1
+            return f"{feature} ({n} MDL bin{'' if n == 1 else 's'})"
         return f"{feature} (Gaussian)" if numeric else feature
     return feature
 
@@ -91,7 +96,7 @@ def _expected(name: str, clf, penguins: pd.DataFrame) -> dict:
     def shown(f: str) -> str:
         if name == "KernelTAN" and f in clf.kernel_features_:
             return f"{f} (kernel)"
-        return _shown(f, name, penguins)
+        return _shown(f, name, penguins, clf)
 
     edges = {("species", shown(f)): None for f in clf.feature_names_in_}
     for (u, v), w in _tree_edges(clf).items():
@@ -140,11 +145,16 @@ def test_the_text_pictures_are_the_class_over_every_feature_and_the_feature_tree
 def test_the_mixed_tan_marks_the_numbers_as_learn_prints_them(fitted, penguins):
     clf = fitted["MixedTAN"]
     # year is a whole number: the mixed classifiers take it as Gaussian too (by dtype)
+    # (each a Gaussian or, numbers="auto", cut into MDL bins)
     numeric = [c for c in penguins.columns if c != "species" and penguins[c].dtype.kind in "if"]
-    assert clf.numeric_features_ == numeric and "year" in numeric
+    assert sorted(clf.numeric_features_ + clf.binned_features_) == sorted(numeric)
+    assert "year" in numeric
     printed = set(re.findall(r"(\w+) \(Gaussian\)", clf.to_text()))
     drawn = set(re.findall(r'"(\w+) \(Gaussian\)" \[label', clf.to_dot()))
-    assert printed == drawn == set(numeric)
+    assert printed == drawn == set(clf.numeric_features_)
+    printed = set(re.findall(r"(\w+) \(\d+ MDL bins?\)", clf.to_text()))
+    drawn = set(re.findall(r'"(\w+) \(\d+ MDL bins?\)" \[label', clf.to_dot()))
+    assert printed == drawn == set(clf.binned_features_)
 
 
 def test_the_title_gives_the_classifiers_log_likelihood(fitted, penguins):
@@ -187,7 +197,9 @@ def test_a_full_covariance_has_no_picture(penguins):
 def test_a_marked_name_that_is_another_columns_keeps_the_names():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"x": rng.normal(size=60), "x (Gaussian)": rng.choice(["a", "b"], 60)})
-    clf = tl.MixedTAN().fit(X, pd.Series(rng.choice(["p", "q"], 60), name="cls"))
+    # numbers="gaussian": x (noise) would be cut into one MDL bin, and the names' clash
+    # is the Gaussian mark's
+    clf = tl.MixedTAN(numbers="gaussian").fit(X, pd.Series(rng.choice(["p", "q"], 60), name="cls"))
     assert clf.numeric_features_ == ["x"]
     # "x (Gaussian)" would name both the number x and the categorical column
     assert _dot_edges(clf.to_dot()) == {

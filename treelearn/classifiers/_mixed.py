@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import TreelearnError
 from .._base.jsonvalues import encode_label, json_value
 from .._base.persistence import SavedState
-from .._base.validation import InstanceOf, Interval
+from .._base.validation import InstanceOf, Interval, Options
 from ..encoding._table import python_scalar
 from ..inference._shapley import independent_groups
 from ..models._tree import TreeModel
@@ -49,6 +49,7 @@ from ._base import (
     CLASS_PRIOR,
     CPT_PRIOR,
     UNSEEN,
+    BayesNetClassifier,
     TrainingData,
     Unseen,
     categorical_codes,
@@ -56,6 +57,15 @@ from ._base import (
     numeric_rows,
 )
 from ._network import SingleNetworkClassifier
+from ._number_choice import (
+    NUMBERS,
+    binned_features,
+    choices_state,
+    mixed_numbers,
+    older_files_without_numbers,
+    restored_choices,
+)
+from ._numbers import bin_numbers
 from ._structure_view import DrawsStructure
 
 __all__ = ["MixedNaiveBayes"]
@@ -91,18 +101,37 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         (weighted) variance of the Gaussian columns (scikit-learn's ``GaussianNB``
         rule, 1e-9; 0 = none), after the prior.
     numeric : sequence of hashable, default=None
-        ``None`` (default): the columns of numbers are Gaussian, decided by dtype
-        (integers and floats; not booleans, text, categories or dates) as every treelearn
-        classifier decides its numbers, never by how often values repeat, so every
+        ``None`` (default): the columns of numbers, decided by dtype (integers and
+        floats; not booleans, text, categories or dates) as every treelearn classifier
+        decides its numbers, never by how often values repeat, so every
         cross-validation fold takes the same columns (less those ``categorical``
-        names); or the names of the Gaussian columns (the others categorical).
+        names); or the names of the numeric columns (the others categorical). Each is
+        a Gaussian or cut into bins as ``numbers`` says.
     categorical : sequence of hashable, default=None
         Columns of numbers kept as categorical states (zip codes, codes of categories),
         as the counting classifiers' ``categorical=``.
+    numbers : {"auto", "gaussian", "mdl"}, default="auto"
+        How each numeric column is modelled: ``"gaussian"`` a Gaussian per class (the
+        rule before this option), ``"mdl"`` cut into the counting classifiers'
+        supervised MDL bins (Fayyad & Irani, IJCAI 1993) and counted as a categorical
+        feature, ``"auto"`` whichever of the two gives the higher leave-one-out
+        conditional log-likelihood of the class given the column alone on the training
+        rows (Stone 1974; closed forms, ties Gaussian; a column's missing cells left
+        out). A binned column takes raw
+        numbers at prediction (cut by ``binner_``) and is explained as its bin. A Dask
+        frame keeps every number Gaussian under ``"auto"``.
 
     Attributes
     ----------
-    numeric_features_, categorical_features_ : the Gaussian and the categorical features.
+    numeric_features_, categorical_features_ : the Gaussian and the categorical features
+        (a binned column among the categorical ones).
+    binned_features_ : the numeric columns cut into bins (``numbers``), in feature order.
+    binner_ : the fitted :class:`~treelearn.Discretizer` of ``binned_features_`` (``None``:
+        no column binned).
+    number_choices_ : dict
+        Per numeric column judged by ``numbers="auto"``/``"mdl"``, its two leave-one-out
+        scores (``gaussian``, ``bins``: mean ``log P(class | column)`` per row, nats),
+        ``n_bins`` and ``binned``.
     model_ : the network over the categorical features and the class (naive Bayes;
         the class alone without categorical features).
     theta_, var_ : per class (rows) and Gaussian feature (columns), the means and variances.
@@ -165,6 +194,7 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         "var_prior": [Interval(Real, 0, None)],
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
         "categorical": [None, InstanceOf(list, tuple, name="a list of column names")],
+        "numbers": [Options(*NUMBERS)],
     }
 
     def __init__(
@@ -177,6 +207,7 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         numeric: Sequence[Hashable] | None = None,
         var_prior: float = VAR_PRIOR,
         categorical: Sequence[Hashable] | None = None,
+        numbers: str = "auto",
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -186,15 +217,34 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         self.numeric = numeric
         self.categorical = categorical
         self.var_prior = var_prior
+        self.numbers = numbers
+
+    def _checked_params(self) -> dict:
+        # the counting classifiers' numbers= ("states"/"mdl") is not this one's
+        return BayesNetClassifier._checked_params(self)
 
     # ------------------------------------------------------------ the mixed input kind
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        stats = mixed_statistics_by_class(
+        params = self._checked_params()
+        chosen = mixed_numbers(
             X,
             y,
+            sample_weight,
+            numbers=params["numbers"],
             numeric=self.numeric,
             categorical=self.categorical,
-            sample_weight=sample_weight,
+            alpha=params["alpha"],
+            var_prior=params["var_prior"],
+            var_smoothing=params["var_smoothing"],
+            who=self._where,
+        )
+        self.binner_, self.number_choices_ = chosen.binner, chosen.choices
+        stats = mixed_statistics_by_class(
+            chosen.X,
+            chosen.y,
+            numeric=chosen.numeric,
+            categorical=self.categorical,
+            sample_weight=chosen.sample_weight,
             learner=self._where,
         )
         return TrainingData(
@@ -215,6 +265,7 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         self.numeric_features_ = list(stats.numeric)
         wanted = set(stats.numeric)
         self.categorical_features_ = [f for f in self.feature_names_in_ if f not in wanted]
+        self.binned_features_ = binned_features(self.binner_, self.feature_names_in_)
         if stats.counts is not None:
             super()._learn(stats.counts, params)
         else:  # only Gaussian features: the network is the class alone, with its prior
@@ -252,6 +303,8 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
 
     def _prediction_input(self, X: Any) -> tuple:  # type: ignore[override]
         frame = self._matched_frame(X)
+        if self.binner_ is not None:  # raw numbers of the binned features: their bins
+            frame = bin_numbers(self.binner_, frame, None)
         cats = self.categorical_features_
         codes = (
             categorical_codes(frame, cats, self._feature_states(), self.unseen)
@@ -313,9 +366,10 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         1; a class given a state needs no likelihood."""
         self._require_fitted()
         given = dict(evidence or {})
+        binned = self._binned_evidence(given)
         numbers = {f: given.pop(f) for f in list(given) if f in set(self.numeric_features_)}
         if not numbers:
-            return given, {}
+            return given, binned
         row = np.full((1, len(self.numeric_features_)), np.nan)
         for f, value in numbers.items():
             try:
@@ -333,7 +387,30 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         if self.class_name_ not in given:
             log_l = class_gaussian_log_density(row, self.theta_, self.var_)[0]
             given[self.class_name_] = np.exp(log_l - log_l.max())
-        return given, numbers
+        return given, {**numbers, **binned}
+
+    def _binned_evidence(self, given: dict) -> dict:
+        """A binned feature given a number (or text spelling one): ``given`` holds its bin
+        instead (a bin's label stays as it is); returns the numbers given."""
+        cut = [f for f in getattr(self, "binned_features_", []) if f in given]
+        numbers = {}
+        for f in cut:
+            value = given[f]
+            if value in set(self.model_.states[f]):
+                continue
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise TreelearnError(
+                    f"evidence {f!r} == {value!r:.60}: {f!r} is a binned feature, its "
+                    f"evidence a number or one of its bins {list(self.model_.states[f])[:5]}",
+                    column=f,
+                    values=[value],
+                ) from None
+            frame = pd.DataFrame({c: [number if c == f else np.nan] for c in self.binner_.edges_})
+            given[f] = python_scalar(self.binner_.transform(frame)[f].iloc[0])
+            numbers[f] = number
+        return numbers
 
     def query(
         self,
@@ -387,7 +464,15 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         draws = rng.normal(self.theta_[codes], np.sqrt(self.var_[codes]))
         for j, name in enumerate(self.numeric_features_):
             rows[name] = values[name] if name in values else draws[:, j]
+        for name in getattr(self, "binned_features_", []):
+            if name in values:  # a binned feature given a number: that number, in its bin
+                rows[name] = values[name]
         return rows[[*self.feature_names_in_, self.class_name_]]
+
+    def _explain_game(self, rows: tuple, background: tuple | None) -> Any:  # type: ignore[override]
+        if not self.numeric_features_:  # every feature in the network: its own game
+            return super()._explain_game(rows[0], None if background is None else background[0])
+        return super()._explain_game(rows, background)  # type: ignore[arg-type]
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page (for :func:`treelearn.to_html`): without Gaussian features,
@@ -416,7 +501,11 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         prior = np.asarray(model.cpt(cls), dtype=float).reshape(-1)
         tables = [None if f in numeric else np.asarray(model.cpt(f), dtype=float) for f in features]
         n_num = len(numeric)
-        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
+        n_bin = len(self.binned_features_)
+        binned = f" ({n_bin} of them MDL bins of numbers)" if n_bin else ""
+        parts = [
+            f"{d - n_num} categorical{binned}, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"
+        ]
         if title is None:
             title = title_of(type(self).__name__, parts, float(np.sum(self.class_count_)))
         spec = class_spec(
@@ -466,11 +555,13 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
         older_files_without_categorical(saved, est)
+        older_files_without_numbers(saved, est)
         super()._check_saved_params(saved, est)
 
     def _fitted_state(self) -> dict:
         return {
             **super()._fitted_state(),
+            **choices_state(self.number_choices_),
             "numeric_features": [encode_label(f) for f in self.numeric_features_],
             "theta": json_value(self.theta_),
             "var": json_value(self.var_),
@@ -489,4 +580,11 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         k, d = len(self.classes_), len(numeric)
         self.theta_ = saved.array("theta", (k, d))
         self.var_ = saved.array("var", (k, d), positive=True)
+        self.number_choices_ = restored_choices(saved, features)
         super()._restore_model(saved)
+
+    def _restore_fitted(self, saved: SavedState) -> None:
+        super()._restore_fitted(saved)  # the model, then the bins (binner_)
+        self.binned_features_ = binned_features(self.binner_, self.feature_names_in_)
+        if not set(self.binned_features_) <= set(self.categorical_features_):
+            raise saved.fail("numeric_bins", "must cut categorical features only")

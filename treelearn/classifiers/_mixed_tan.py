@@ -31,13 +31,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import ColumnNotFoundError, StructureError, TreelearnError
 from .._base.jsonvalues import encode_label
 from .._base.persistence import SavedState
-from .._base.validation import InstanceOf, Interval
+from .._base.validation import InstanceOf, Interval, Options
 from ..encoding._table import Table, check_sample_weight, encode, python_scalar
 from ..learners._chow_liu import build_model
 from ..learners._clg_tree import clg_model
 from ..models._clg import CLGTreeModel
 from ..sources._gaussian import REFUSALS
-from ..sources._kinds import as_frame, by_kind
+from ..sources._kinds import as_frame, by_kind, kind_of
 from ..sources._mixed import mixed_statistics_by_class, mixed_table
 from ..stats._class_gaussians import (
     VAR_PRIOR,
@@ -51,7 +51,16 @@ from ..structure._clg_trees import MixedTableStatistics, clg_skeleton
 from ..structure._trees import orient
 from ._base import CLASS_PRIOR, CPT_PRIOR, BayesNetClassifier, TrainingData
 from ._gaussian_tan import feature_tree_lines
-from ._structure_view import DrawsStructure
+from ._number_choice import (
+    NUMBERS,
+    binned_features,
+    choices_state,
+    mixed_numbers,
+    older_files_without_numbers,
+    restored_choices,
+)
+from ._numbers import bin_numbers, restored_binner
+from ._structure_view import DrawsStructure, binned_kinds
 
 __all__ = ["MixedTAN"]
 
@@ -93,21 +102,39 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         (weighted) variance of the Gaussian columns (``GaussianNB``'s rule, 1e-9), after
         the prior.
     numeric : sequence of hashable, default=None
-        ``None`` (default): the columns of numbers are Gaussian, decided by dtype
-        (integers and floats; not booleans, text, categories or dates) as every treelearn
-        classifier decides its numbers, never by how often values repeat, so every
+        ``None`` (default): the columns of numbers, decided by dtype (integers and
+        floats; not booleans, text, categories or dates) as every treelearn classifier
+        decides its numbers, never by how often values repeat, so every
         cross-validation fold takes the same columns (less those ``categorical``
-        names); or the names of the Gaussian columns (the others categorical).
+        names); or the names of the numeric columns (the others categorical). Each is
+        a Gaussian or cut into bins as ``numbers`` says.
     categorical : sequence of hashable, default=None
         Columns of numbers kept as categorical states (zip codes, codes of categories),
         as the counting classifiers' ``categorical=``.
     root : hashable, default=None
         The feature at the root of the tree (default: the first categorical feature;
         a Gaussian root only when every feature is Gaussian).
+    numbers : {"auto", "gaussian", "mdl"}, default="auto"
+        How each numeric column is modelled, as :class:`~treelearn.MixedNaiveBayes`'s:
+        ``"gaussian"`` a Gaussian feature of the CLG trees (the rule before this
+        option), ``"mdl"`` cut into supervised MDL bins (Fayyad & Irani, IJCAI 1993) and
+        a categorical feature of the tree, ``"auto"`` whichever gives the higher
+        leave-one-out conditional log-likelihood of the class given the column alone on
+        the training rows (Stone 1974; the one-column naive Bayes of each part with this
+        classifier's ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms, ties
+        Gaussian). A binned column takes
+        raw numbers at prediction (cut by ``binner_``) and is explained as its bin. Each
+        column is judged alone: a number that tells the class only with its neighbour in
+        the tree (the class in ``z - x``, ``x`` alone saying nothing) is cut into one bin
+        and lost to the tree; ``numbers="gaussian"`` keeps it.
 
     Attributes
     ----------
-    numeric_features_, categorical_features_ : the Gaussian and the categorical features.
+    numeric_features_, categorical_features_ : the Gaussian and the categorical features
+        (a binned column among the categorical ones).
+    binned_features_, binner_, number_choices_ : the numeric columns cut into bins, their
+        fitted :class:`~treelearn.Discretizer` (``None``: none) and each judged column's
+        two leave-one-out scores, as :class:`~treelearn.MixedNaiveBayes`'s.
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
@@ -139,7 +166,15 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
     >>> clf = tl.MixedTAN(categorical=["g"]).fit(X, y)  # g: integer codes of states
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
-    (['x', 'z'], [('g', 'x'), ('x', 'z')])
+    (['z'], [('g', 'x'), ('x', 'z')])
+
+    ``x`` given the class is a mixture over ``g`` (bimodal): its MDL bins predict the
+    class better than one Gaussian per class, so ``numbers="auto"`` cut it;
+    ``numbers="gaussian"`` keeps every number Gaussian:
+
+    >>> clf.binned_features_, tl.MixedTAN(categorical=["g"], numbers="gaussian").fit(
+    ...     X, y).numeric_features_
+    (['x'], ['x', 'z'])
     """
 
     _where = "a mixed TAN"
@@ -158,6 +193,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         "root": [None, InstanceOf(object, name="a feature name")],
         "var_prior": [Interval(Real, 0, None)],
         "mean_prior": [Interval(Real, 0, None)],
+        "numbers": [Options(*NUMBERS)],
     }
 
     def __init__(
@@ -171,6 +207,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         var_prior: float = VAR_PRIOR,
         mean_prior: float = 0.0,
         categorical: Sequence[Hashable] | None = None,
+        numbers: str = "auto",
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -181,6 +218,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         self.root = root
         self.var_prior = var_prior
         self.mean_prior = mean_prior
+        self.numbers = numbers
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -191,10 +229,28 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
 
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
+        self.binner_, self.number_choices_ = None, {}
+        numeric = self.numeric
+        if kind_of(X, learner=self._where).name in ("frame", "array"):
+            params = self._checked_params()
+            chosen = mixed_numbers(
+                X,
+                y,
+                sample_weight,
+                numbers=params["numbers"],
+                numeric=self.numeric,
+                categorical=self.categorical,
+                alpha=params["alpha"],
+                var_prior=params["var_prior"],
+                var_smoothing=params["var_smoothing"],
+                who=self._where,
+            )
+            X, numeric = chosen.X, chosen.numeric
+            self.binner_, self.number_choices_ = chosen.binner, chosen.choices
         header = mixed_statistics_by_class(
             X,
             y,
-            numeric=self.numeric,
+            numeric=numeric,
             categorical=self.categorical,
             sample_weight=sample_weight,
             learner=self._where,
@@ -236,6 +292,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         numeric = list(header.numeric)
         self.numeric_features_ = numeric
         self.categorical_features_ = [f for f in features if f not in set(numeric)]
+        self.binned_features_ = binned_features(self.binner_, features)
         if full is None:  # no Gaussian feature: the categorical columns alone
             full = _categorical_only(frame, header, weights)
         per_class = [_class_statistics(full, which == c) for c in range(len(self.classes_))]
@@ -308,8 +365,11 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         )
         numeric = set(self.numeric_features_)
         states = self.models_[0].states
+        binned = binned_kinds(self)
 
         def describe(v: Hashable) -> str:
+            if v in binned:
+                return f"{v} ({binned[v]})"
             return f"{v} (Gaussian)" if v in numeric else f"{v} ({len(states[v])} states)"
 
         yield from feature_tree_lines(self.feature_tree_, self.feature_tree_, digits, describe)
@@ -349,7 +409,11 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         prior = np.exp(np.asarray(self.class_log_prior_, dtype=float))
         prior = prior / prior.sum()
         n_num = len(numeric)
-        parts = [f"{d - n_num} categorical, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"]
+        n_bin = len(self.binned_features_)
+        binned = f" ({n_bin} of them MDL bins of numbers)" if n_bin else ""
+        parts = [
+            f"{d - n_num} categorical{binned}, {n_num} Gaussian feature{'' if n_num == 1 else 's'}"
+        ]
         if title is None:
             head = "MixedTAN: a CLG tree per class"
             title = title_of(head, parts, float(np.sum(self.class_count_)))
@@ -398,7 +462,10 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         return True
 
     def _prediction_input(self, X: Any) -> pd.DataFrame:
-        return self._matched_frame(X)
+        frame = self._matched_frame(X)
+        if self.binner_ is not None:  # raw numbers of the binned features: their bins
+            frame = bin_numbers(self.binner_, frame, None)
+        return frame
 
     def _joint_log_likelihood(self, rows: pd.DataFrame) -> np.ndarray:
         """``log p(c) + log p_c(x_observed)`` for every class (missing cells summed out)."""
@@ -452,6 +519,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
         older_files_without_var_prior(saved, est)
         older_files_without_categorical(saved, est)
+        older_files_without_numbers(saved, est)
         given = saved.raw("params", dict)
         if "mean_prior" not in given:  # a file from before the option: no mean prior
             given["mean_prior"] = 0.0
@@ -459,9 +527,12 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         super()._check_saved_params(saved, est)
 
     def _fitted_state(self) -> dict:
+        bins = {} if self.binner_ is None else {"numeric_bins": self.binner_.to_dict()}
         return {
             "numeric_features": [encode_label(f) for f in self.numeric_features_],
             "models": [m.to_dict() for m in self.models_],
+            **bins,
+            **choices_state(self.number_choices_),
         }
 
     def _restore_model(self, saved: SavedState) -> None:
@@ -488,6 +559,11 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         tree.add_edges_from(models[0].graph.edges(data=True))
         self.feature_tree_ = tree
         self.models_ = models
+        self.binner_ = restored_binner(saved) if saved.has("numeric_bins") else None
+        self.binned_features_ = binned_features(self.binner_, features)
+        if not set(self.binned_features_) <= set(self.categorical_features_):
+            raise saved.fail("numeric_bins", "must cut categorical features only")
+        self.number_choices_ = restored_choices(saved, features)
 
 
 def _shrink_means(

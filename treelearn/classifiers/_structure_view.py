@@ -68,8 +68,23 @@ def _feature_kinds(clf: Any) -> dict:
     every feature is a number, so they go unmarked, as all of GaussianTAN's and
     CopulaTAN's)."""
     if hasattr(clf, "numeric_features_"):
-        return dict.fromkeys(clf.numeric_features_, "Gaussian")
+        kinds = dict.fromkeys(clf.numeric_features_, "Gaussian")
+        kinds.update(binned_kinds(clf))
+        return kinds
     return dict.fromkeys(getattr(clf, "kernel_features_", []), "kernel")
+
+
+def binned_kinds(clf: Any) -> dict:
+    """A mixed classifier's numbers cut into bins (``numbers=``), each marked with its
+    count of MDL bins (``"age (3 MDL bins)"``)."""
+    binner = getattr(clf, "binner_", None)
+    if binner is None:
+        return {}
+    out = {}
+    for f in getattr(clf, "binned_features_", []):
+        n = len(binner.edges_[f]) + 1
+        out[f] = f"{n} MDL bin{'' if n == 1 else 's'}"
+    return out
 
 
 def structure_view(clf: Any) -> StructureView:
@@ -80,7 +95,7 @@ def structure_view(clf: Any) -> StructureView:
     >>> import pandas as pd, treelearn as tl
     >>> df = pd.DataFrame({"g": list("ab") * 6, "x": [float(i % 5) for i in range(12)],
     ...                    "z": [float(i % 3) for i in range(12)], "y": [0, 0, 1] * 4})
-    >>> view = structure_view(tl.MixedTAN().fit(df[["g", "x", "z"]], df["y"]))
+    >>> view = structure_view(tl.MixedTAN(numbers="gaussian").fit(df[["g", "x", "z"]], df["y"]))
     >>> view.variables
     ['y', 'g', 'x (Gaussian)', 'z (Gaussian)']
     >>> sorted(e for e in view.graph.edges if e[0] != "y")

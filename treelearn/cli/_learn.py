@@ -635,6 +635,9 @@ def _learn_mixed_model(args: argparse.Namespace, df: pd.DataFrame) -> int:
             alpha=1.0 if args.alpha is None else args.alpha,
             numeric=None if numeric == "auto" else [c for c in numeric if c != args.class_],
             root=args.root,
+            # auto: each number a Gaussian or its MDL bins, as predicts the class better;
+            # the columns named are Gaussian
+            numbers="auto" if numeric == "auto" else "gaussian",
         ).fit(X, y)
         return _report_classifier(clf, X, y, args.output, args.plot)
     if method != "chow-liu":
@@ -700,7 +703,9 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
             )
         clf = tl.GaussianTAN().fit(X, y)
     else:
-        clf = tl.MixedNaiveBayes(alpha=1.0 if args.alpha is None else args.alpha).fit(X, y)
+        clf = tl.MixedNaiveBayes(
+            alpha=1.0 if args.alpha is None else args.alpha, numbers="gaussian"
+        ).fit(X, y)
     return _report_classifier(clf, X, y, args.output, args.plot)
 
 

@@ -172,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="numeric columns: error (default; see --discretize), gaussian (a linear-Gaussian "
         "Chow-Liu tree of numeric columns), auto (the float columns are Gaussian in a "
         "conditional linear Gaussian tree of the mixed table; with --class a mixed TAN, "
-        "whose Gaussian columns are the float and whole-number ones, less --categorical) "
-        "or the Gaussian columns named, comma-separated",
+        "whose numbers are the float and whole-number columns, less --categorical, each "
+        "a Gaussian or cut into MDL bins, whichever predicts the class better by "
+        "leave-one-out) or the Gaussian columns named, comma-separated",
     )
     p.add_argument("--drop", nargs="+", metavar="COL", help="columns to leave out")
     p.add_argument(
