@@ -483,11 +483,20 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     def _take_rows(rows: Any, index: np.ndarray) -> Any:
         return rows.iloc[index]
 
-    @staticmethod
-    def _mask_rows(rows: Any, keep: np.ndarray, other: Any) -> Any:
+    def _mask_rows(self, rows: Any, keep: np.ndarray, other: Any) -> Any:
         """The rows with the features outside ``keep`` missing (or from ``other``)."""
         out = rows.astype(object).where(keep, None if other is None else other.to_numpy())
-        return out.astype({c: rows[c].dtype for c in rows.columns if rows[c].dtype.kind == "f"})
+        # a number column goes back to numbers: floats as they were, and whole numbers the
+        # model reads as numbers (Gaussian or cut into bins) as floats, since a masked cell
+        # is NaN (as objects, the Gaussian part would refuse the column as not numeric)
+        numbers = {*self.numeric_features_, *self.binned_features_}
+        return out.astype(
+            {
+                c: rows[c].dtype if rows[c].dtype.kind == "f" else float
+                for c in rows.columns
+                if rows[c].dtype.kind == "f" or (rows[c].dtype.kind in "iu" and c in numbers)
+            }
+        )
 
     def sample(
         self,
