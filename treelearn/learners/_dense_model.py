@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..models._tree import StackedTree, TreeModel
+from ..models._tree import TreeModel
 from ..stats._counts import CountedTable
-from ..stats._parameters import smoothed_stack
 from ..structure._trees import oriented_tree_arrays
+from ._sparse_model import stacked_tree_model
 
 __all__ = ["dense_tree_model"]
 
@@ -63,24 +63,12 @@ def dense_tree_model(
     )
     families = stats.family_count_stacks(parent)
     assert families is not None  # (tree_families_from_pairs said so)
-    group, counts = families
-    smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
-    stacked = StackedTree(
-        names,
-        [list(s) for s in stats.states],
-        parent,
-        child,
-        weight,
-        group,
-        [smoothed_stack(c, *smoothing) for c in counts],
-        {"n": stats.n_rows, "roots": roots},
-    )
-    dtypes = stats.dtypes
-    return TreeModel.from_stacked(
-        stacked,
-        dtypes=dict(zip(names, dtypes)) if dtypes else None,
-        n_rows=stats.n_rows,
-        settings=dict(description) if description is not None else settings.as_dict(),
+    return stacked_tree_model(
+        stats,
+        settings,
+        (parent, child, weight, roots),
+        families,
+        description=description,
         counts=stats.counts if stats.keeps_pair_counts else None,
         learner=learner,
     )

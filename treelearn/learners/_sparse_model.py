@@ -18,7 +18,7 @@ from ..models._tree import StackedTree, TreeModel
 from ..stats._parameters import smoothed_stack
 from ..structure._sparse_chow_liu import SparseBinaryCounts, family_count_stacks
 
-__all__ = ["sparse_tree_model"]
+__all__ = ["sparse_tree_model", "stacked_tree_model"]
 
 
 def sparse_tree_model(
@@ -45,6 +45,33 @@ def sparse_tree_model(
     names = list(stats.columns)
     parent, child, weight, roots, n11 = stats.tree_arrays_and_counts(settings)
     group, counts = family_count_stacks(stats, parent, n11)
+    return stacked_tree_model(
+        stats,
+        settings,
+        (parent, child, weight, [names[r] for r in roots]),
+        (group, counts),
+        description=description,
+    )
+
+
+def stacked_tree_model(
+    stats: Any,
+    settings: Any,
+    tree: tuple[Any, Any, Any, list],
+    families: tuple[Any, list],
+    *,
+    description: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> TreeModel:
+    """The :class:`~treelearn.TreeModel` of a tree given as arrays, the last step of the
+    dense and the sparse Chow-Liu paths: ``tree`` is ``(parent, child, weight, root
+    names)``, ``families`` the family counts stacked by CPT shape ``(group, counts)``; their
+    CPTs by :func:`~treelearn.stats._parameters.smoothed_stack` with ``settings``'
+    smoothing. ``stats``: the counts' ``columns``, ``states``, ``n_rows`` and ``dtypes``;
+    ``extra`` goes to :meth:`~treelearn.TreeModel.from_stacked`."""
+    names = list(stats.columns)
+    parent, child, weight, roots = tree
+    group, counts = families
     smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
     stacked = StackedTree(
         names,
@@ -54,7 +81,7 @@ def sparse_tree_model(
         weight,
         group,
         [smoothed_stack(c, *smoothing) for c in counts],
-        {"n": stats.n_rows, "roots": [names[r] for r in roots]},
+        {"n": stats.n_rows, "roots": roots},
     )
     dtypes = stats.dtypes
     return TreeModel.from_stacked(
@@ -62,4 +89,5 @@ def sparse_tree_model(
         dtypes=dict(zip(names, dtypes)) if dtypes else None,
         n_rows=stats.n_rows,
         settings=dict(description) if description is not None else settings.as_dict(),
+        **extra,
     )
