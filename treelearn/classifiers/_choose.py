@@ -257,9 +257,9 @@ class FoldCounts:
             out[c] = [p]
         return out
 
-    def kdb_parents(self, f: int, k: int) -> dict[int, list[int]]:
-        """Fold ``f``'s KDB(k): features ranked by the held-in ``I(X_i; C)``, parents by
-        ``I(X_i; X_j | C)``."""
+    def fold_mutual_information(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        """Fold ``f``'s held-in ``I(X_i; C)`` per feature and ``I(X_i; X_j | C)`` per pair,
+        KDB's and SKDB's ranking and parents."""
         d = self.d
         per_class = self.held_in()[f]
         together = PairCounts(
@@ -268,7 +268,12 @@ class FoldCounts:
             sum(pc.n_rows for pc in per_class),
         )
         class_mi = mutual_information_matrix(together)[:d, d]
-        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        return class_mi, conditional_mutual_information_matrix(per_class)[:d, :d]
+
+    def kdb_parents(self, f: int, k: int) -> dict[int, list[int]]:
+        """Fold ``f``'s KDB(k): features ranked by the held-in ``I(X_i; C)``, parents by
+        ``I(X_i; X_j | C)``."""
+        class_mi, cmi = self.fold_mutual_information(f)
         return dict(kdb_parents(class_mi, cmi, k))
 
     # ------------------------------------------------------------ scores
@@ -404,15 +409,7 @@ class FoldCounts:
         computed by SKDB's own :func:`~treelearn.classifiers._seminaive.leave_one_out_losses`
         from the fold's held-in family counts (no refit: the same counts SKDB counts from
         those rows)."""
-        d = self.d
-        per_class = self.held_in()[f]
-        together = PairCounts(
-            sum_counts([pc.joint for pc in per_class]),
-            self.cards,
-            sum(pc.n_rows for pc in per_class),
-        )
-        class_mi = mutual_information_matrix(together)[:d, d]
-        cmi = conditional_mutual_information_matrix(per_class)[:d, :d]
+        class_mi, cmi = self.fold_mutual_information(f)
         ranked = [(j, list(ps)) for j, ps in kdb_parents(class_mi, cmi, max_k)]
         held_in = self.folds != f
         loo = leave_one_out_losses(
