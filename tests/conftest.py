@@ -172,6 +172,20 @@ def run_cli(*argv) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
+def pop_all(obj, key: str) -> list:
+    """Every value of ``key`` in the nested dicts and lists of ``obj``, taken out."""
+    found = []
+    if isinstance(obj, dict):
+        if key in obj:
+            found.append(obj.pop(key))
+        for value in obj.values():
+            found += pop_all(value, key)
+    elif isinstance(obj, list):
+        for value in obj:
+            found += pop_all(value, key)
+    return found
+
+
 def expect(error: type, pattern: str, fn, *args, **kwargs) -> None:
     """``fn(*args, **kwargs)`` raises a TreelearnError that is an ``error`` and whose
     message holds ``pattern`` (never a raw pandas/numpy/pyarrow/json error)."""

@@ -24,6 +24,7 @@ import pytest
 import treelearn as tl
 import treelearn.sources._files as files
 import treelearn.sources._value_class_counts as vcc
+from tests.conftest import pop_all
 from treelearn.cli._main import main
 from treelearn.encoding._table import encode
 from treelearn.sources._files import MIN_CHUNK_ROWS, count_file
@@ -84,24 +85,10 @@ def _saved(estimator, tmp_path: Path, name: str) -> dict:
     return json.loads((tmp_path / name).read_text())
 
 
-def _pop_all(obj, key: str) -> list:
-    """Every value of ``key`` in the nested dicts and lists of ``obj``, taken out."""
-    found = []
-    if isinstance(obj, dict):
-        if key in obj:
-            found.append(obj.pop(key))
-        for value in obj.values():
-            found += _pop_all(value, key)
-    elif isinstance(obj, list):
-        for value in obj:
-            found += _pop_all(value, key)
-    return found
-
-
 def _same_saved(a: dict, b: dict) -> None:
     """Equal saved models; KDB's leave-one-out losses are sums over rows taken in blocks
     (round-off only: relative 1e-12)."""
-    losses = [_pop_all(saved, "loo_loss") for saved in (a, b)]
+    losses = [pop_all(saved, "loo_loss") for saved in (a, b)]
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-12)
     assert a == b
 

@@ -19,6 +19,7 @@ import pytest
 import treelearn.cli._common as common
 import treelearn.cli._learn as learn
 import treelearn.sources._value_class_counts as vcc
+from tests.conftest import pop_all
 from treelearn.cli._main import main
 
 
@@ -48,20 +49,6 @@ def _run(monkeypatch, capsys, args, *, whole: bool) -> tuple[int, str, str]:
         code = main([str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def _pop_all(obj, key: str) -> list:
-    """Every value of ``key`` in the nested dicts and lists of ``obj``, taken out."""
-    found = []
-    if isinstance(obj, dict):
-        if key in obj:
-            found.append(obj.pop(key))
-        for value in obj.values():
-            found += _pop_all(value, key)
-    elif isinstance(obj, list):
-        for value in obj:
-            found += _pop_all(value, key)
-    return found
 
 
 @pytest.fixture
@@ -94,7 +81,7 @@ def test_learn_class_file_streamed_is_the_whole_table(
     streamed = json.loads((tmp_path / "s.json").read_text())
     read_whole = json.loads((tmp_path / "w.json").read_text())
     # KDB's leave-one-out losses: sums of every row's term, in blocks (round-off)
-    losses = [_pop_all(saved, "loo_loss") for saved in (streamed, read_whole)]
+    losses = [pop_all(saved, "loo_loss") for saved in (streamed, read_whole)]
     assert len(losses[0]) == (method == "kdb")
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-12)
     assert streamed == read_whole
