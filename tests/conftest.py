@@ -9,7 +9,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import shutil
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -156,6 +159,13 @@ def tables(draw, min_columns=2, max_columns=4):
 
 
 # ---------------------------------------------------------------- refusals
+def installed_command() -> str | None:
+    """The installed ``treelearn`` command: the one beside this Python (its venv's), else
+    the one on ``PATH``; ``None`` when neither is installed."""
+    exe = Path(sys.executable).parent / "treelearn"
+    return str(exe) if exe.exists() else shutil.which("treelearn")
+
+
 def run_cli(*argv) -> tuple[int, str, str]:
     """The ``treelearn`` command line in this process: its return code, standard output and
     standard error (warnings silenced, as the installed command's notes go to stderr)."""

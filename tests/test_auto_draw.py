@@ -6,9 +6,7 @@ refused; its pictures are the chosen model's, titled with the choice; ``learn --
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 from conftest import run_cli
 
 import treelearn as tl
+from tests.conftest import installed_command
 from treelearn.classifiers._choose import CANDIDATES as CLASSIFIERS
 from treelearn.classifiers._choose import PASSED_ON as CLASSIFIER_PASSED_ON
 from treelearn.learners._choose import CANDIDATES as DENSITIES
@@ -188,20 +187,15 @@ def test_a_refused_picture_leaves_no_model_file(tmp_path):
     assert not out.exists() and not picture.exists()
 
 
-def _installed() -> str | None:
-    exe = Path(sys.executable).parent / "treelearn"
-    return str(exe) if exe.exists() else shutil.which("treelearn")
-
-
 @pytest.mark.slow  # the installed command in a subprocess
-@pytest.mark.skipif(_installed() is None, reason="the treelearn command is not installed")
+@pytest.mark.skipif(installed_command() is None, reason="the treelearn command is not installed")
 def test_the_installed_command_draws_the_choice(tmp_path):
     from PIL import Image
 
     picture, out = tmp_path / "auto.png", tmp_path / "auto.json"
     argv = ["learn", ASIA, "--method", "auto", "--time-budget", "0", "-o", str(out)]
     done = subprocess.run(
-        [_installed(), *argv, "--plot", str(picture)], capture_output=True, text=True
+        [installed_command(), *argv, "--plot", str(picture)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr

@@ -11,9 +11,7 @@ its documented options, not the chooser's object): the same explanations, CPDs, 
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from conftest import run_cli
 from sklearn.exceptions import NotFittedError
 
 import treelearn as tl
+from tests.conftest import installed_command
 
 ASIA = "datasets/asia.csv"
 TITANIC = "datasets/real/titanic.csv"
@@ -373,13 +372,8 @@ def test_the_command_line_names_its_own_way_to_a_picture(tmp_path):
 
 
 # ---------------------------------------------------------------- the installed command
-def _installed() -> str | None:
-    exe = Path(sys.executable).parent / "treelearn"
-    return str(exe) if exe.exists() else shutil.which("treelearn")
-
-
 @pytest.mark.slow  # the installed command in subprocesses
-@pytest.mark.skipif(_installed() is None, reason="the treelearn command is not installed")
+@pytest.mark.skipif(installed_command() is None, reason="the treelearn command is not installed")
 def test_the_installed_command_writes_and_explains_the_choice(tmp_path):
     from PIL import Image
 
@@ -388,7 +382,7 @@ def test_the_installed_command_writes_and_explains_the_choice(tmp_path):
     pd.concat([X, y], axis=1).to_csv(data, index=False)
     model, bif, picture = tmp_path / "auto.json", tmp_path / "auto.bif", tmp_path / "ex.png"
     done = subprocess.run(
-        [_installed(), "learn", str(data), "--class", "survived", "--method", "auto",
+        [installed_command(), "learn", str(data), "--class", "survived", "--method", "auto",
          "-o", str(model), "--bif", str(bif)],
         capture_output=True, text=True,
     )  # fmt: skip
@@ -399,7 +393,7 @@ def test_the_installed_command_writes_and_explains_the_choice(tmp_path):
     assert bif.read_text() == (tmp_path / "own.bif").read_text()
     assert sorted(tl.read_bif(bif).variables) == sorted(own.model_.variables)
     done = subprocess.run(
-        [_installed(), "explain", str(model), str(data), "--plot", str(picture)],
+        [installed_command(), "explain", str(model), str(data), "--plot", str(picture)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -12,7 +12,6 @@ so the first two chunks parse them as numbers (or booleans).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 import treelearn as tl
 import treelearn.sources._files as files
 import treelearn.sources._value_class_counts as vcc
-from tests.conftest import pop_all
+from tests.conftest import installed_command, pop_all
 from treelearn.cli._main import main
 from treelearn.encoding._table import encode
 from treelearn.sources._files import MIN_CHUNK_ROWS, count_file
@@ -239,8 +238,7 @@ def test_learn_class_streamed_reads_the_mixed_columns_as_text(
 
 
 def _installed() -> list[str]:
-    exe = Path(sys.executable).parent / "treelearn"
-    found = str(exe) if exe.exists() else shutil.which("treelearn")
+    found = installed_command()
     return [found] if found else [sys.executable, "-m", "treelearn"]
 
 

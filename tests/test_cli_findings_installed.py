@@ -13,7 +13,6 @@ import io
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,13 +22,13 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
+from tests.conftest import installed_command
 
 pytestmark = pytest.mark.slow
 
 
 def _treelearn(*argv, cwd: Path) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).parent / "treelearn"
-    found = str(exe) if exe.exists() else shutil.which("treelearn")
+    found = installed_command()
     command = [found] if found else [sys.executable, "-m", "treelearn"]
     return subprocess.run(
         [*command, *map(str, argv)],

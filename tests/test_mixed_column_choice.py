@@ -13,10 +13,7 @@ identity (the values add up to the prediction's log-odds).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +21,7 @@ import pytest
 from scipy.stats import norm
 
 import treelearn as tl
+from tests.conftest import installed_command
 from treelearn.classifiers._number_choice import bins_loo_log_proba, gaussian_loo_log_proba
 
 MIXED = [tl.MixedNaiveBayes, tl.MixedTAN]
@@ -324,14 +322,9 @@ def test_a_binned_feature_given_a_number_is_evidence_on_its_bin():
 
 
 # ---------------------------------------------------------------- the installed command
-def _command() -> str | None:
-    exe = Path(sys.executable).parent / "treelearn"
-    return str(exe) if exe.exists() else shutil.which("treelearn")
-
-
 @pytest.mark.slow  # the installed command in subprocesses
 def test_the_command_learns_the_choice_and_predicts_raw_numbers(tmp_path):
-    exe = _command()
+    exe = installed_command()
     if exe is None:
         pytest.skip("the treelearn command is not installed")
     X, y = _mixed()

@@ -8,9 +8,7 @@ Every reader (whole, chunked, counted, the command line) now keeps it; ``NA``, `
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +16,7 @@ import pandas as pd
 import pytest
 
 import treelearn as tl
-from tests.conftest import run_cli
+from tests.conftest import installed_command, run_cli
 from treelearn.sources._files import iter_chunks
 
 SURVEY = Path(__file__).resolve().parent.parent / "datasets" / "real" / "survey.csv"
@@ -82,16 +80,11 @@ def test_the_command_line_keeps_none(tmp_path):
     assert "None" in tl.load(out).states["exer"]
 
 
-def _installed() -> str | None:
-    exe = Path(sys.executable).parent / "treelearn"
-    return str(exe) if exe.exists() else shutil.which("treelearn")
-
-
 @pytest.mark.slow  # the installed command in a subprocess
-@pytest.mark.skipif(_installed() is None, reason="the treelearn command is not installed")
+@pytest.mark.skipif(installed_command() is None, reason="the treelearn command is not installed")
 def test_the_installed_command_learns_survey_with_none(tmp_path):
     out = tmp_path / "m.json"
-    argv = [_installed(), "learn", str(SURVEY), "--class", "Smoke", "--missing", "pairwise"]
+    argv = [installed_command(), "learn", str(SURVEY), "--class", "Smoke", "--missing", "pairwise"]
     done = subprocess.run([*argv, "-o", str(out)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     model = tl.load(out)

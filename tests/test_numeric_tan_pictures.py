@@ -7,11 +7,8 @@ with the fitted attributes, walked here on their own."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +17,7 @@ from conftest import run_cli
 from scipy import stats
 
 import treelearn as tl
+from tests.conftest import installed_command
 from treelearn.viz._draw import titled_dot
 
 pytest.importorskip("matplotlib")
@@ -255,20 +253,15 @@ def test_learn_plot_draws_the_numeric_classifiers(tmp_path):
         assert rc == 0 and dot.strip() == tl.load(out).to_dot(), name
 
 
-def _installed() -> str | None:
-    exe = Path(sys.executable).parent / "treelearn"
-    return str(exe) if exe.exists() else shutil.which("treelearn")
-
-
 @pytest.mark.slow  # the installed command in a subprocess
-@pytest.mark.skipif(_installed() is None, reason="the treelearn command is not installed")
+@pytest.mark.skipif(installed_command() is None, reason="the treelearn command is not installed")
 def test_the_installed_command_draws_a_mixed_tan(tmp_path, penguins):
     from PIL import Image
 
     picture, out = tmp_path / "mixed_tan.png", tmp_path / "mixed_tan.json"
     argv = ["learn", PENGUINS, "--class", "species", "--numeric", "auto", "-o", str(out)]
     done = subprocess.run(
-        [_installed(), *argv, "--plot", str(picture)], capture_output=True, text=True
+        [installed_command(), *argv, "--plot", str(picture)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and f"wrote picture to {picture}" in done.stderr

@@ -24,6 +24,7 @@ import pytest
 from conftest import run_cli
 
 import treelearn as tl
+from tests.conftest import installed_command
 from treelearn._base import limits
 from treelearn.sources._files import (
     CSV_BYTES_PER_BYTE,
@@ -236,8 +237,7 @@ def test_learn_class_streams_under_the_limit(alarm, little_memory, tmp_path):
 
 
 def _installed() -> list[str]:
-    exe = Path(sys.executable).parent / "treelearn"
-    found = str(exe) if exe.exists() else shutil.which("treelearn")
+    found = installed_command()
     return [found] if found else [sys.executable, "-m", "treelearn"]
 
 
