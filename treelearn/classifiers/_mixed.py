@@ -372,15 +372,8 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
             return given, binned
         row = np.full((1, len(self.numeric_features_)), np.nan)
         for f, value in numbers.items():
-            try:
-                numbers[f] = float(value)  # text spelling a number (the command line's)
-            except (TypeError, ValueError):
-                raise TreelearnError(
-                    f"evidence {f!r} == {value!r:.60}: {f!r} is a Gaussian feature, its "
-                    f"evidence a number",
-                    column=f,
-                    values=[value],
-                ) from None
+            # text spelling a number (the command line's)
+            numbers[f] = evidence_number(f, value, "a Gaussian feature, its evidence a number")
             row[0, self.numeric_features_.index(f)] = numbers[f]
         if not np.isfinite(row[~np.isnan(row)]).all():
             raise TreelearnError(f"the Gaussian evidence {numbers} must be finite numbers")
@@ -398,15 +391,12 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
             value = given[f]
             if value in set(self.model_.states[f]):
                 continue
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                raise TreelearnError(
-                    f"evidence {f!r} == {value!r:.60}: {f!r} is a binned feature, its "
-                    f"evidence a number or one of its bins {list(self.model_.states[f])[:5]}",
-                    column=f,
-                    values=[value],
-                ) from None
+            number = evidence_number(
+                f,
+                value,
+                f"a binned feature, its evidence a number or one of its bins "
+                f"{list(self.model_.states[f])[:5]}",
+            )
             frame = pd.DataFrame({c: [number if c == f else np.nan] for c in self.binner_.edges_})
             given[f] = python_scalar(self.binner_.transform(frame)[f].iloc[0])
             numbers[f] = number
@@ -588,3 +578,16 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         self.binned_features_ = binned_features(self.binner_, self.feature_names_in_)
         if not set(self.binned_features_) <= set(self.categorical_features_):
             raise saved.fail("numeric_bins", "must cut categorical features only")
+
+
+def evidence_number(feature: Hashable, value: Any, what: str) -> float:
+    """``value`` given as evidence of a feature read as a number (a float, or text spelling
+    one, as the command line gives it); else the error saying the feature is ``what``."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TreelearnError(
+            f"evidence {feature!r} == {value!r:.60}: {feature!r} is {what}",
+            column=feature,
+            values=[value],
+        ) from None
