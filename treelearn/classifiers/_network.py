@@ -27,6 +27,11 @@ from ._state_codes import class_joint_log_likelihood
 
 __all__ = ["SingleNetworkClassifier"]
 
+#: cells (rows x variables) of one block of rows with missing values in a prediction
+#: (the engine's messages, about 100 bytes a cell: some 3 MiB)
+_BLOCK_CELLS = 2**15
+_MIN_BLOCK_ROWS = 256
+
 
 class SingleNetworkClassifier(CategoricalClassifier):
     """One network over the features and the class (``model_``): naive Bayes, TAN, KDB.
@@ -109,13 +114,19 @@ class SingleNetworkClassifier(CategoricalClassifier):
         if complete.any():
             # complete rows: a gather per node and class, log p(x, c) exactly in log space,
             # cheaper than message passing when nothing is summed out
-            out[complete] = class_joint_log_likelihood(model, self.class_name_, codes[complete], k)
-        if not complete.all():
-            full = np.empty((n, d + 1), dtype=np.intp)
-            full[:, :d] = codes
-            rows = full[~complete]
-            rows[:, d] = -1  # the class unobserved: one pass gives every class
-            out[~complete] = model.engine(self.class_name_).log_evidence_by_conditioner(rows)
+            at = np.flatnonzero(complete)
+            out[at] = class_joint_log_likelihood(model, self.class_name_, codes, k, which=at)
+        # the other rows in blocks: the engine's messages (about 100 bytes per row and
+        # variable) and the block's copy stay a fixed size whatever the rows; a row's
+        # answer does not depend on the rows beside it
+        engine = model.engine(self.class_name_)
+        block = max(_MIN_BLOCK_ROWS, _BLOCK_CELLS // (d + 1))
+        missing = np.flatnonzero(~complete)
+        for start in range(0, len(missing), block):
+            at = missing[start : start + block]
+            rows = np.full((len(at), d + 1), -1, dtype=np.intp)
+            rows[:, :d] = codes[at]  # the class unobserved: one pass gives every class
+            out[at] = engine.log_evidence_by_conditioner(rows)
         return out
 
     def _explain_game(self, rows: np.ndarray, background: np.ndarray | None) -> Game:

@@ -1062,34 +1062,31 @@ def count_file(
     check_missing_policy(missing)
     path = os.fspath(path)
     given = dict(states or {})
-    header = read_header(path)
-    if sample_weight is not None:
-        if sample_weight not in header:
-            raise ColumnNotFoundError(
-                f"sample_weight={sample_weight!r} is not a column of {path!r} {list(header)}; "
-                f"name the column that holds the row weights",
-                column=sample_weight,
-            )
-        header = tuple(c for c in header if c != sample_weight)
-    unknown = [c for c in given if c not in header]
-    if unknown:
-        raise ColumnNotFoundError(
-            f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}",
-            column=unknown[0],
-        )
     csv = not is_parquet(path)
+    # a CSV given no states takes its header from its first chunk (the same parser and
+    # dialect as read_header: one read of the file less); the others need it first
+    header_from_chunk = csv and not given
     # CSV columns read as text: those given text states ("1" must stay "1", as in
     # a model learned from this data) and those found to mix numbers and text
-    text = [
-        c
-        for c in header
-        if csv and c in given and len(given[c]) > 0 and all(isinstance(s, str) for s in given[c])
-    ]
+    text: list = []
+    if not header_from_chunk:
+        header = _checked_header(path, read_header(path), given, sample_weight)
+        text = [
+            c
+            for c in header
+            if csv
+            and c in given
+            and len(given[c]) > 0
+            and all(isinstance(s, str) for s in given[c])
+        ]
 
     # the first chunk and whether more follow: a file of one chunk is read once and
     # encoded as a table read whole (what the two passes reproduce chunk by chunk)
     reader = iter_chunks(path, chunksize, text)
     ahead = list(itertools.islice(reader, 2))
+    if header_from_chunk:
+        names = tuple(ahead[0].columns) if ahead else read_header(path)
+        header = _checked_header(path, names, given, sample_weight)
     if len(ahead) == 1:
         counted = _count_whole(ahead[0], header, given, missing, max_states, sample_weight)
         if counted is not None:
@@ -1170,6 +1167,28 @@ def count_file(
     return _counted(path, header, all_states, dtypes, missing, sample_weight, total)
 
 
+def _checked_header(
+    path: str, header: tuple, given: Mapping, sample_weight: Hashable | None
+) -> tuple:
+    """The file's columns but the weight column, once the weight column and the columns
+    given states are found among them."""
+    if sample_weight is not None:
+        if sample_weight not in header:
+            raise ColumnNotFoundError(
+                f"sample_weight={sample_weight!r} is not a column of {path!r} {list(header)}; "
+                f"name the column that holds the row weights",
+                column=sample_weight,
+            )
+        header = tuple(c for c in header if c != sample_weight)
+    unknown = [c for c in given if c not in header]
+    if unknown:
+        raise ColumnNotFoundError(
+            f"states given for {unknown!r}, which are not columns of {path!r} {list(header)}",
+            column=unknown[0],
+        )
+    return header
+
+
 def _counted(
     path: str,
     header: Sequence,
@@ -1209,7 +1228,7 @@ def _count_whole(
     they read again as text; any problem, which they word with the file's rows)."""
     if [c for c in chunk.columns if c != sample_weight] != list(header):
         return None
-    if any(chunk[c].dtype == object for c in chunk.columns):
+    if any(dtype == np.dtype(object) for dtype in chunk.dtypes):  # no Series per column
         return None
     # its notes are given once it stands (else the two passes give them)
     with warnings.catch_warnings(record=True) as notes:
@@ -1217,7 +1236,7 @@ def _count_whole(
         try:
             rows, weights = split_weights(chunk, sample_weight)
             table = encode(
-                rows[list(header)],
+                rows,  # its columns are the header, in order (checked above): no copy
                 missing=missing,
                 max_states=max_states,
                 states=given or None,
