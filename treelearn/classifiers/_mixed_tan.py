@@ -61,6 +61,7 @@ from ._number_choice import (
 )
 from ._numbers import bin_numbers, restored_binner
 from ._structure_view import DrawsStructure, binned_kinds
+from ._tree_number_choice import Neighbours
 
 __all__ = ["MixedTAN"]
 
@@ -244,6 +245,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                 var_prior=params["var_prior"],
                 var_smoothing=params["var_smoothing"],
                 who=self._where,
+                neighbours=self._gaussian_tree(X, y, sample_weight, params),
             )
             X, numeric = chosen.X, chosen.numeric
             self.binner_, self.number_choices_ = chosen.binner, chosen.choices
@@ -285,6 +287,27 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
             header.class_count,
             (header, frame, which, weights, full),
         )
+
+    def _gaussian_tree(self, X: Any, y: Any, sample_weight: Any, params: dict) -> dict | None:
+        """Under ``numbers="auto"``: each numeric column's parent and children in the
+        feature tree learned with every number Gaussian (the choice judges it there,
+        :mod:`~treelearn.classifiers._tree_number_choice`); ``None`` (each judged alone)
+        for the other options, or when that tree cannot be learned (a number constant in
+        a class with ``var_smoothing=0``, a Gaussian ``root`` above categories: the bins
+        may still make the table learnable)."""
+        if params["numbers"] != "auto":
+            return None
+        gaussian = type(self)(**{**self.get_params(), "numbers": "gaussian"})
+        try:
+            gaussian.fit(X, y, sample_weight=sample_weight)
+        except TreelearnError:
+            return None
+        tree, numeric = gaussian.feature_tree_, set(gaussian.numeric_features_)
+        out = {}
+        for v in gaussian.numeric_features_:
+            parent = next(iter(tree.predecessors(v)), None)
+            out[v] = Neighbours(parent, parent in numeric, tuple(tree.successors(v)))
+        return out
 
     def _learn(self, data: tuple, params: dict) -> None:
         header, frame, which, weights, full = data

@@ -58,6 +58,7 @@ from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import gaussian_number_columns
 from ..stats._class_gaussians import gaussian_columns
 from ._numbers import bin_numbers
+from ._tree_number_choice import Neighbours, Variable, blanket_loo_log_proba
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut
     from ..encoding._discretizer import Discretizer
@@ -74,6 +75,7 @@ __all__ = [
     "mixed_numbers",
     "older_files_without_numbers",
     "restored_choices",
+    "tree_column_choice",
 ]
 
 #: the values of the mixed classifiers' ``numbers=``
@@ -251,6 +253,79 @@ def column_choice(
     return NumberChoice(gaussian, binned, n_bins, better)
 
 
+def _standardised(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``values`` centred and scaled (weighted): the class posteriors do not change under an
+    affine map of a Gaussian column, and the moments' round-off is smaller."""
+    mean = float((weights * values).sum() / weights.sum())
+    scale = float(np.sqrt((weights * (values - mean) ** 2).sum() / weights.sum()))
+    return (values - mean) / (scale if scale > 0 else 1.0)
+
+
+def tree_column_choice(
+    features: pd.DataFrame,
+    column: Hashable,
+    place: Neighbours,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    k: int,
+    edges: np.ndarray,
+    *,
+    alpha: float,
+    var_prior: float,
+    var_smoothing: float,
+) -> NumberChoice:
+    """The two leave-one-out scores of ``column`` given its tree neighbours (``place``),
+    on the rows where it and they are observed with positive weight, and the part taken
+    (bins only when strictly better)."""
+
+    def numbers(c: Hashable) -> np.ndarray:
+        return np.asarray(pd.to_numeric(features[c]), dtype=float)
+
+    x = numbers(column)
+    keep = ~np.isnan(x) & (weights > 0)
+    children = [numbers(z) for z in place.children]
+    for z in children:
+        keep &= ~np.isnan(z)
+    parent_codes, parent_values, states = None, x, 0
+    if place.parent is not None and place.parent_is_numeric:
+        parent_values = numbers(place.parent)
+        keep &= ~np.isnan(parent_values)
+    elif place.parent is not None:
+        parent_codes, uniques = pd.factorize(features[place.parent], sort=True)
+        states = len(uniques)
+        keep &= parent_codes >= 0
+    n_bins = len(edges) + 1
+    if not keep.any():
+        return NumberChoice(float("nan"), float("nan"), n_bins, False)
+    c, w = codes[keep], weights[keep]
+    parent = None
+    if place.parent is not None:
+        parent = (
+            Variable(_standardised(parent_values[keep], w))
+            if parent_codes is None
+            else Variable(parent_codes[keep], states)
+        )
+    bins = np.searchsorted(edges, x[keep], side="left")  # the Discretizer's rule
+    gaussian, binned = blanket_loo_log_proba(
+        _standardised(x[keep], w),
+        bins,
+        n_bins,
+        parent,
+        [_standardised(z[keep], w) for z in children],
+        c,
+        w,
+        k,
+        alpha=alpha,
+        var_prior=var_prior,
+        var_smoothing=var_smoothing,
+    )
+    n_c = np.bincount(c, weights=w, minlength=k)
+    usable = n_c[c] - np.minimum(w, 1.0) > 0  # the row's class has other rows
+    g, b = _score(gaussian, w, usable), _score(binned, w, usable)
+    better = bool(np.isfinite(b) and (np.isnan(g) or b > g))
+    return NumberChoice(g, b, n_bins, better)
+
+
 def mixed_numbers(
     X: Any,
     y: Any,
@@ -263,6 +338,7 @@ def mixed_numbers(
     var_prior: float,
     var_smoothing: float,
     who: str,
+    neighbours: dict | None = None,
 ) -> MixedNumbers:
     """Choose each numeric column's part (``numbers``: ``"auto"`` by the leave-one-out
     criterion, ``"mdl"`` bins for all, ``"gaussian"`` none) and bin the chosen ones.
@@ -270,7 +346,9 @@ def mixed_numbers(
     A DataFrame, an array or a CSV/Parquet file (read whole, as the mixed statistics read
     it) is judged in memory; a Dask DataFrame keeps every number Gaussian under
     ``"auto"`` (the choice needs each column's rows with their classes in memory) and is
-    refused under ``"mdl"``.
+    refused under ``"mdl"``. ``neighbours`` (MixedTAN's): each numeric column's place in
+    the all-Gaussian feature tree, the column then judged with its tree neighbours
+    (:mod:`~treelearn.classifiers._tree_number_choice`); ``None``: alone.
     """
     unchanged = MixedNumbers(
         X, y, sample_weight, None if numeric is None else list(numeric), None, {}
@@ -318,16 +396,30 @@ def mixed_numbers(
     choices = {}
     for c in judged:
         values = np.asarray(pd.to_numeric(features[c]), dtype=float)
-        choices[c] = column_choice(
-            values,
-            codes,
-            weights,
-            len(uniques),
-            np.asarray(cuts.edges_[c], dtype=float),
-            alpha=alpha,
-            var_prior=var_prior,
-            var_smoothing=var_smoothing,
-        )
+        if neighbours is None or c not in neighbours:  # alone (MixedNaiveBayes)
+            choices[c] = column_choice(
+                values,
+                codes,
+                weights,
+                len(uniques),
+                np.asarray(cuts.edges_[c], dtype=float),
+                alpha=alpha,
+                var_prior=var_prior,
+                var_smoothing=var_smoothing,
+            )
+        else:  # with its neighbours in the feature tree (MixedTAN)
+            choices[c] = tree_column_choice(
+                features,
+                c,
+                neighbours[c],
+                codes,
+                weights,
+                len(uniques),
+                np.asarray(cuts.edges_[c], dtype=float),
+                alpha=alpha,
+                var_prior=var_prior,
+                var_smoothing=var_smoothing,
+            )
         if numbers == "mdl":
             choices[c] = NumberChoice(choices[c].gaussian, choices[c].bins, choices[c].n_bins, True)
     binned = [c for c in judged if choices[c].binned]
