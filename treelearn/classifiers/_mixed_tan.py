@@ -119,15 +119,20 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         How each numeric column is modelled, as :class:`~treelearn.MixedNaiveBayes`'s:
         ``"gaussian"`` a Gaussian feature of the CLG trees (the rule before this
         option), ``"mdl"`` cut into supervised MDL bins (Fayyad & Irani, IJCAI 1993) and
-        a categorical feature of the tree, ``"auto"`` whichever gives the higher
-        leave-one-out conditional log-likelihood of the class given the column alone on
-        the training rows (Stone 1974; the one-column naive Bayes of each part with this
+        a categorical feature of the tree, ``"auto"`` whichever predicts the class
+        better in the feature tree: the tree is learned with every number Gaussian, then
+        each numeric column's two parts are compared by the leave-one-out conditional
+        log-likelihood of the class given the column, its tree parent and its tree
+        children (Stone 1974; the Gaussian part a CLG family, per parent state or a
+        regression on a Gaussian parent, its children regressions on it; the bins part a
+        Lidstone CPT given the parent's state, its children Gaussians per bin; this
         classifier's ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms, ties
-        Gaussian). A binned column takes
-        raw numbers at prediction (cut by ``binner_``) and is explained as its bin. Each
-        column is judged alone: a number that tells the class only with its neighbour in
-        the tree (the class in ``z - x``, ``x`` alone saying nothing) is cut into one bin
-        and lost to the tree; ``numbers="gaussian"`` keeps it.
+        Gaussian; :mod:`~treelearn.classifiers._tree_number_choice`), and the tree is
+        learned again with the chosen parts. A number that tells the class only with its
+        neighbour (the class in ``z - x``) keeps its Gaussian, where judged alone (as
+        :class:`~treelearn.MixedNaiveBayes` judges, having no feature arcs) it would be
+        one bin. A binned column takes raw numbers at prediction (cut by ``binner_``)
+        and is explained as its bin.
 
     Attributes
     ----------
@@ -160,22 +165,20 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     Examples
     --------
     >>> import numpy as np, pandas as pd, treelearn as tl
-    >>> rng = np.random.default_rng(0)
+    >>> rng = np.random.default_rng(1)
     >>> y = rng.integers(0, 2, 400)
-    >>> g = np.where(rng.random(400) < 0.8, y, 1 - y)
-    >>> x = rng.normal(g + y, 1.0)
-    >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
+    >>> g = rng.integers(0, 3, 400)
+    >>> x = rng.normal(g, 1.0)  # x alone says nothing of the class ...
+    >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(0.5 * y, 0.3)})  # ... z - x does
     >>> clf = tl.MixedTAN(categorical=["g"]).fit(X, y)  # g: integer codes of states
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
-    (['z'], [('g', 'x'), ('x', 'z')])
+    (['x', 'z'], [('g', 'x'), ('x', 'z')])
 
-    ``x`` given the class is a mixture over ``g`` (bimodal): its MDL bins predict the
-    class better than one Gaussian per class, so ``numbers="auto"`` cut it;
-    ``numbers="gaussian"`` keeps every number Gaussian:
+    ``numbers="auto"`` judged ``x`` with its tree neighbours ``g`` and ``z`` and kept its
+    Gaussian; judged alone (naive Bayes) it is cut into one bin:
 
-    >>> clf.binned_features_, tl.MixedTAN(categorical=["g"], numbers="gaussian").fit(
-    ...     X, y).numeric_features_
-    (['x'], ['x', 'z'])
+    >>> tl.MixedNaiveBayes(categorical=["g"]).fit(X, y).binned_features_
+    ['x']
     """
 
     _where = "a mixed TAN"

@@ -5,7 +5,9 @@ A column of numbers whose class-conditional distribution is far from a normal on
 Gaussian per class, and one that is normal within each class better by the Gaussian.
 :class:`~treelearn.MixedNaiveBayes` and :class:`~treelearn.MixedTAN` (``numbers="auto"``,
 their default) choose per column, on the training rows only, the part that predicts the
-class better out of sample:
+class better out of sample (MixedNaiveBayes as below, the column alone; MixedTAN with the
+column's tree neighbours, :mod:`~treelearn.classifiers._tree_number_choice`, on the
+same bins):
 
 * **the criterion** is the leave-one-out conditional log-likelihood of the class given
   the column alone, ``sum_i w_i log P_{-i}(y_i | x_i) / sum_i w_i``, ``P_{-i}`` the
