@@ -24,33 +24,40 @@ from treelearn.classifiers._tree_number_choice import Variable, blanket_loo_log_
 
 
 # ---------------------------------------------------------------- the brute force
-def _gauss(v: float, values: np.ndarray, pooled: np.ndarray, var_prior, var_smoothing) -> float:
-    """log N(v; mean, var) of the Gaussian learned from ``values`` (ML, shrunk to the pooled
-    variance ``s0`` by var_prior rows, plus var_smoothing s0; no value: the pooled ones)."""
-    s0 = float(np.var(pooled))
-    if len(values) == 0:
-        mean, var = float(np.mean(pooled)), s0 * (1 + var_smoothing)
-    else:
-        m2 = float(np.sum((values - values.mean()) ** 2))
-        n = len(values)
-        var = (m2 + var_prior * s0) / (n + var_prior) if var_prior else m2 / n
-        mean, var = float(values.mean()), var + var_smoothing * s0
+def _gauss(v, values, in_class, in_cell, everyone, var_prior, var_smoothing) -> float:
+    """log N(v; mean, var) of a class's Gaussian learned from ``values`` (its rows in the
+    cell): the ML mean and variance (np.mean, np.var), the variance shrunk by var_prior
+    rows to ``in_cell``'s (the classes pooled in the cell; ``everyone``'s when empty);
+    no value: the class's (``in_class``) mean and variance; plus var_smoothing times
+    ``everyone``'s variance."""
+    s0 = float(np.var(everyone))
+    reference = float(np.var(in_cell)) if len(in_cell) else s0
+    source = values if len(values) else in_class
+    mean, var, n = float(np.mean(source)), float(np.var(source)), len(values)
+    if var_prior:
+        var = (n * var + var_prior * reference) / (n + var_prior)
+    var += var_smoothing * s0
     return -0.5 * (np.log(2 * np.pi * var) + (v - mean) ** 2 / var)
 
 
-def _line(v, on, vs, ons, pooled, var_prior, var_smoothing) -> float:
-    """log N(v; a + b on, var) of the least-squares line of ``vs`` on ``ons`` (np.linalg.lstsq;
-    a regressor constant in the class: slope 0)."""
-    if len(vs) == 0:
-        return _gauss(v, vs, pooled, var_prior, var_smoothing)
+def _fit_line(vs, ons) -> tuple[float, float, float]:
+    """The least-squares line (np.linalg.lstsq; slope 0 for a constant regressor) and its
+    ML residual variance."""
     if np.ptp(ons) == 0:
-        return _gauss(v, vs, pooled, var_prior, var_smoothing)
+        return float(np.mean(vs)), 0.0, float(np.var(vs))
     design = np.column_stack([np.ones(len(ons)), ons])
     (a, b), *_ = np.linalg.lstsq(design, vs, rcond=None)
-    rss = float(np.sum((vs - a - b * ons) ** 2))
-    s0, n = float(np.var(pooled)), len(vs)
-    var = (rss + var_prior * s0) / (n + var_prior) if var_prior else rss / n
-    var += var_smoothing * s0
+    return float(a), float(b), float(np.mean((vs - a - b * ons) ** 2))
+
+
+def _line(v, on, vs, ons, all_vs, all_ons, var_prior, var_smoothing) -> float:
+    """log N(v; a + b on, var) of a class's line of ``vs`` on ``ons``, its residual variance
+    shrunk to the line of every other row's (``all_*``)."""
+    a, b, var = _fit_line(vs, ons)
+    _, _, reference = _fit_line(all_vs, all_ons)
+    if var_prior:
+        var = (len(vs) * var + var_prior * reference) / (len(vs) + var_prior)
+    var += var_smoothing * float(np.var(all_vs))
     return -0.5 * (np.log(2 * np.pi * var) + (v - a - b * on) ** 2 / var)
 
 
@@ -74,22 +81,23 @@ def _brute(x, bins, n_bins, parent, children, y, *, alpha, var_prior, var_smooth
             shared = np.log(r.sum() / o.sum())
             if parent is not None and parent.numeric:
                 p = parent.values
-                shared += _gauss(p[i], p[r], p[o], var_prior, var_smoothing)
-                g = _line(x[i], p[i], x[r], p[r], x[o], var_prior, var_smoothing)
+                shared += _gauss(p[i], p[r], p[r], p[o], p[o], var_prior, var_smoothing)
+                g = _line(x[i], p[i], x[r], p[r], x[o], p[o], var_prior, var_smoothing)
                 b = _lidstone(bins[i], bins[r], n_bins, alpha)
             elif parent is not None:
                 p = parent.values
                 shared += _lidstone(p[i], p[r], parent.states, alpha)
                 cell = r & (p == p[i])
-                g = _gauss(x[i], x[cell], x[o], var_prior, var_smoothing)
+                in_cell = o & (p == p[i])
+                g = _gauss(x[i], x[cell], x[r], x[in_cell], x[o], var_prior, var_smoothing)
                 b = _lidstone(bins[i], bins[cell], n_bins, alpha)
             else:
-                g = _gauss(x[i], x[r], x[o], var_prior, var_smoothing)
+                g = _gauss(x[i], x[r], x[r], x[o], x[o], var_prior, var_smoothing)
                 b = _lidstone(bins[i], bins[r], n_bins, alpha)
             for z in children:
-                g += _line(z[i], x[i], z[r], x[r], z[o], var_prior, var_smoothing)
-                same_bin = r & (bins == bins[i])
-                b += _gauss(z[i], z[same_bin], z[o], var_prior, var_smoothing)
+                g += _line(z[i], x[i], z[r], x[r], z[o], x[o], var_prior, var_smoothing)
+                same = o & (bins == bins[i])
+                b += _gauss(z[i], z[r & same], z[r], z[same], z[o], var_prior, var_smoothing)
             joint["gaussian"][c] = shared + g
             joint["bins"][c] = shared + b
         for row, part in enumerate(("gaussian", "bins")):
@@ -100,7 +108,8 @@ def _brute(x, bins, n_bins, parent, children, y, *, alpha, var_prior, var_smooth
 
 def _family(seed: int = 3, n: int = 45):
     """Three classes (the third with one row: NaN), a column x, its parent of either
-    kind, two children; a cell (class, parent state) with no row to show the fallback."""
+    kind, two children; a cell (class, parent state) with no row, and a bin of one row,
+    to show the fallbacks."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     y[0] = 2
@@ -110,7 +119,8 @@ def _family(seed: int = 3, n: int = 45):
     x = rng.normal(g + 0.5 * p, 1.0)
     z1 = x + rng.normal(0.8 * y, 0.5)
     z2 = rng.normal(-x, 1.0) + y
-    bins = np.searchsorted([-0.5, 1.0], x, side="left")
+    # the last bin holds one row: left out, no other row is in its cell
+    bins = np.searchsorted([-0.5, 1.0, np.sort(x)[-2]], x, side="left")
     return x, bins, g, p, [z1, z2], y
 
 
@@ -127,9 +137,10 @@ def test_the_scores_are_refits_without_each_row(
     kids = children[:n_children]
     options = {"alpha": alpha, "var_prior": var_prior, "var_smoothing": var_smoothing}
     gaussian, binned = blanket_loo_log_proba(
-        x, bins, 3, parent, kids, y, np.ones(len(x)), 3, **options
+        x, bins, 4, parent, kids, y, np.ones(len(x)), 3, **options
     )
-    brute = _brute(x, bins, 3, parent, kids, y, **options)
+    brute = _brute(x, bins, 4, parent, kids, y, **options)
+    assert (bins == 3).sum() == 1
     assert np.isnan(brute[0]).sum() == 1  # the single row of class 2
     for mine, theirs in ((gaussian, brute[0]), (binned, brute[1])):
         np.testing.assert_array_equal(np.isnan(mine), np.isnan(theirs))

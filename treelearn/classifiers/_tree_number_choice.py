@@ -30,13 +30,19 @@ each numeric column ``x`` in the tree instead:
   - both parts share ``P(c)`` (the class shares) and ``P(p | c)`` (Lidstone counts of a
     categorical parent, one Gaussian per class of a Gaussian one).
 
-  Every Gaussian's variance is shrunk to the column's pooled variance ``s0^2`` (the
-  other rows, the classes pooled) by ``var_prior`` pseudo-rows and raised by
-  ``var_smoothing s0^2``, as in the one-column score; a cell (class and parent state, or
-  class and bin) no other row shows takes the pooled mean and ``s0^2``; a regression on
-  a regressor constant in the class has slope 0. It is a conditional log-likelihood
-  (Grossman & Domingos 2004), so a density (the Gaussian part) and a probability (the
-  bins) compare; with no parent and no child it is the one-column score.
+  Every Gaussian is the classifier's own family (its ML mean and variance in the
+  class, the variance shrunk by ``var_prior`` pseudo-rows to the same family's with the
+  classes pooled: a cell's pooled variance, a line's pooled residual variance), so the
+  score judges the families MixedTAN will fit; a cell (class and parent state, or class
+  and bin) no other row of the class shows takes the class's mean of the column and the
+  pooled cell's variance, as the classifier does; a line on a regressor constant in the
+  class has slope 0. Two simplifications, both of size ``1e-9``: ``var_smoothing``
+  scales the column's own pooled variance (the classifier: the largest of its Gaussian
+  columns'), and the classifier's variance floor (``1e-9`` of the class's) is left out.
+  ``P(p | c)`` of a Gaussian parent is one Gaussian per class, shrunk the same way. It
+  is a conditional log-likelihood (Grossman & Domingos 2004), so a density (the
+  Gaussian part) and a probability (the bins) compare; with no parent and no child it
+  is the one-column score.
 * **closed forms**: every part is a sum of weighted moments per class and cell, so
   leaving row ``i`` out takes ``u_i = min(w_i, 1)`` of its moments out of its own
   class's cells (a weight-``w`` row counts as ``w`` rows, one of them left out, as in
@@ -112,72 +118,86 @@ class _Rows:
         """Every row's sum of ``f`` over the other rows (the classes pooled)."""
         return float((self.weights * f).sum()) - self.left * f
 
+    def pooled_in(self, cells: np.ndarray, n_cells: int, f: np.ndarray) -> np.ndarray:
+        """Every row's sum of ``f`` over the other rows in its cell (the classes pooled)."""
+        table = np.bincount(cells, weights=self.weights * f, minlength=n_cells)
+        return table[cells] - self.left * f
+
 
 def _log_normal(v: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
     return -0.5 * (np.log(2 * np.pi * var) + (v - mean) ** 2 / var)
 
 
-def _pooled_moments(rows: _Rows, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's mean and variance of ``v`` over the other rows (classes pooled)."""
-    n = rows.pooled(np.ones_like(v))
+def _moments(n, s1, s2):
+    """The mean and the ML variance (``>= 0`` by construction: round-off clipped) of
+    weighted sums; ``n <= 0`` gives NaN."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = rows.pooled(v) / n
-        var = np.clip(rows.pooled(v * v) / n - mean**2, 0.0, None)
-    return mean, var
+        mean = s1 / n
+        return mean, np.clip(s2 / n - mean * mean, 0.0, None)
 
 
-def _variance(m2, n, s0, var_prior: float, var_smoothing: float):
-    """The ML variance ``m2 / n`` shrunk to ``s0`` by ``var_prior`` rows, plus the epsilon."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = (m2 + var_prior * s0) / (n + var_prior) if var_prior else m2 / n
-    return var + var_smoothing * s0
+def _shrunk(variance, n, reference, var_prior: float):
+    """``(n variance + var_prior reference) / (n + var_prior)``, as the classifier's
+    :func:`~treelearn.stats._class_gaussians.shrunk_variance` (no rows: ``reference``)."""
+    if not var_prior:
+        return variance
+    with np.errstate(invalid="ignore"):
+        return (np.where(n > 0, n * variance, 0.0) + var_prior * reference) / (
+            np.clip(n, 0.0, None) + var_prior
+        )
 
 
 def _gaussian_in_cells(
     rows: _Rows, v: np.ndarray, cells: np.ndarray, n_cells: int, var_prior, var_smoothing
 ) -> np.ndarray:
-    """``n x k``: ``log N(v_i; mean, var)`` of each class's Gaussian of ``v`` in row ``i``'s
-    cell, learned from the other rows (an empty cell: the pooled mean and variance)."""
-    n = rows.sums(cells, n_cells, np.ones_like(v))
-    s1 = rows.sums(cells, n_cells, v)
-    s2 = rows.sums(cells, n_cells, v * v)
-    mean0, s0 = _pooled_moments(rows, v)
-    empty = n <= 1e-12
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(empty, mean0[:, None], s1 / n)
-        m2 = np.where(empty, 0.0, np.clip(s2 - s1 * s1 / n, 0.0, None))
-    var = _variance(m2, np.where(empty, 0.0, n), s0[:, None], var_prior, var_smoothing)
-    var = np.where(empty, s0[:, None] * (1.0 + var_smoothing), var)
-    return _log_normal(v[:, None], mean, var)
+    """``n x k``: ``log N(v_i; mean, var)`` under each class's Gaussian of ``v`` in row
+    ``i``'s cell (the classifier's CLG family under a categorical parent, or a root's with
+    one cell), learned from the other rows: the ML mean and variance, the variance shrunk
+    to the classes pooled in the same cell (the column's pooled variance when no other row
+    is in it); a cell the class does not show: the class's mean of the column."""
+    one = np.ones_like(v)
+    mean, var = _moments(*(rows.sums(cells, n_cells, f) for f in (one, v, v * v)))
+    n = rows.sums(cells, n_cells, one)
+    zero = np.zeros(len(v), dtype=np.intp)
+    class_mean, class_var = _moments(*(rows.sums(zero, 1, f) for f in (one, v, v * v)))
+    _, s0 = _moments(*(rows.pooled(f) for f in (one, v, v * v)))
+    pooled_n = rows.pooled_in(cells, n_cells, one)
+    _, pooled = _moments(
+        pooled_n, rows.pooled_in(cells, n_cells, v), rows.pooled_in(cells, n_cells, v * v)
+    )
+    reference = np.where(pooled_n > 0, pooled, s0)[:, None]
+    empty = n <= 0
+    mean = np.where(empty, class_mean, mean)
+    var = _shrunk(np.where(empty, class_var, var), n, reference, var_prior)
+    return _log_normal(v[:, None], mean, var + var_smoothing * s0[:, None])
 
 
 def _regression(
     rows: _Rows, v: np.ndarray, on: np.ndarray, var_prior: float, var_smoothing: float
 ) -> np.ndarray:
-    """``n x k``: ``log N(v_i; a_c + b_c on_i, var_c)`` of each class's least-squares line
-    of ``v`` on ``on``, learned from the other rows (slope 0 when ``on`` is constant in
-    the class; an empty class: the pooled mean and variance)."""
-    cells, one = np.zeros(len(v), dtype=np.intp), np.ones_like(v)
-    n = rows.sums(cells, 1, one)
-    sx, sy = rows.sums(cells, 1, on), rows.sums(cells, 1, v)
-    sxx, sxy, syy = (
-        rows.sums(cells, 1, on * on),
-        rows.sums(cells, 1, on * v),
-        rows.sums(cells, 1, v * v),
-    )
-    mean0, s0 = _pooled_moments(rows, v)
-    empty = n <= 1e-12
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cxx = np.clip(sxx - sx * sx / n, 0.0, None)
-        cxy = sxy - sx * sy / n
-        cyy = np.clip(syy - sy * sy / n, 0.0, None)
-        flat = cxx <= 1e-12 * np.maximum(n, 1.0)  # the regressor constant in the class
-        slope = np.where(flat, 0.0, cxy / np.where(flat, 1.0, cxx))
-        mean = np.where(empty, mean0[:, None], (sy - slope * sx) / n + slope * on[:, None])
-        rss = np.where(empty, 0.0, np.clip(cyy - slope * cxy, 0.0, None))
-    var = _variance(rss, np.where(empty, 0.0, n), s0[:, None], var_prior, var_smoothing)
-    var = np.where(empty, s0[:, None] * (1.0 + var_smoothing), var)
-    return _log_normal(v[:, None], mean, var)
+    """``n x k``: ``log N(v_i; a_c + b_c on_i, var_c)`` under each class's least-squares
+    line of ``v`` on ``on`` (the classifier's CLG family under a Gaussian parent), learned
+    from the other rows: the ML residual variance shrunk to the classes pooled line's
+    (slope 0 when ``on`` is constant)."""
+    zero, one = np.zeros(len(v), dtype=np.intp), np.ones_like(v)
+    terms = (one, on, v, on * on, on * v, v * v)
+
+    def line(n, sx, sy, sxx, sxy, syy):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cxx = np.clip(sxx - sx * sx / n, 0.0, None)
+            cxy = sxy - sx * sy / n
+            flat = ~(cxx > 1e-12 * np.clip(n, 1.0, None))  # the regressor constant
+            slope = np.where(flat, 0.0, cxy / np.where(flat, 1.0, cxx))
+            rss = np.clip(syy - sy * sy / n - slope * cxy, 0.0, None)
+            return (sy - slope * sx) / n, slope, rss / n
+
+    intercept, slope, var = line(*(rows.sums(zero, 1, f) for f in terms))
+    n = rows.sums(zero, 1, one)
+    _, _, pooled = line(*(rows.pooled(f) for f in terms))
+    _, s0 = _moments(*(rows.pooled(f) for f in (one, v, v * v)))
+    var = _shrunk(var, n, pooled[:, None], var_prior)
+    mean = intercept + slope * on[:, None]
+    return _log_normal(v[:, None], mean, var + var_smoothing * s0[:, None])
 
 
 def _counts(rows: _Rows, a: np.ndarray, states: int, group: np.ndarray, groups: int, alpha):
