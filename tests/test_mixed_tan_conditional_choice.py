@@ -1,16 +1,18 @@
-"""MixedTAN's ``numbers="auto"`` judges each numeric column in the feature tree (issue 39):
-the leave-one-out log P(class | column, its tree parent, its tree children) of its Gaussian
-part against its MDL bins (treelearn/classifiers/_tree_number_choice.py).
+"""MixedTAN's ``numbers="auto"`` chooses the numeric columns' forms in the feature tree
+(issue 39): Gaussian or MDL bins for every number at once, the sum over the tree's families
+of the leave-one-out log P(class | column, parent) the highest, every binned column under a
+categorical or binned parent (treelearn/classifiers/_tree_number_choice.py).
 
-Oracles: brute force (every part of the model refitted without each row: numpy least
-squares for the regressions, pandas group means and variances, pandas counts), integer
-weights = repeated rows, the one-column score of MixedNaiveBayes (a column with no tree
-neighbour), scikit-learn's StratifiedKFold accuracy of ``numbers="gaussian"`` against
+Oracles: brute force (every part of each family refitted without each row: numpy least
+squares for the lines, numpy means and variances, counts; every assignment of forms
+enumerated), integer weights = repeated rows, the one-column score of MixedNaiveBayes (a
+lone column), scikit-learn's StratifiedKFold accuracy of ``numbers="gaussian"`` against
 ``"auto"`` on the built example, and a save/load round trip.
 """
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 
 import numpy as np
@@ -20,7 +22,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import treelearn as tl
 from tests.conftest import installed_command
-from treelearn.classifiers._tree_number_choice import Variable, blanket_loo_log_proba
+from treelearn.classifiers._tree_number_choice import Variable, best_forms, family_loo_log_proba
 
 
 # ---------------------------------------------------------------- the brute force
@@ -65,89 +67,153 @@ def _lidstone(state, states: np.ndarray, n_states: int, alpha: float) -> float:
     return float(np.log(((states == state).sum() + alpha) / (len(states) + alpha * n_states)))
 
 
-def _brute(x, bins, n_bins, parent, children, y, *, alpha, var_prior, var_smoothing):
-    """log P_{-i}(y_i | x_i, p_i, z_i) under each part, every piece refitted without row i."""
-    n, classes = len(x), sorted(set(y))
-    out = np.full((2, n), np.nan)
+def _brute_family(x, x_states, parent, p_states, y, *, alpha, var_prior, var_smoothing):
+    """log P_{-i}(y_i | x_i, p_i) under P(c) P(p | c) P(x | c, p), every part refitted
+    without row i (``*_states`` 0: a Gaussian column; ``parent`` None: no parent)."""
+    n = len(x)
+    out = np.full(n, np.nan)
+    gauss = {"var_prior": var_prior, "var_smoothing": var_smoothing}
     for i in range(n):
         o = np.arange(n) != i
         if y[i] not in set(y[o]):
             continue
-        joint = {"gaussian": {}, "bins": {}}
-        for c in classes:
+        joint = {}
+        for c in sorted(set(y[o])):
             r = o & (y == c)
-            if not r.any():
-                continue
-            shared = np.log(r.sum() / o.sum())
-            if parent is not None and parent.numeric:
-                p = parent.values
-                shared += _gauss(p[i], p[r], p[r], p[o], p[o], var_prior, var_smoothing)
-                g = _line(x[i], p[i], x[r], p[r], x[o], p[o], var_prior, var_smoothing)
-                b = _lidstone(bins[i], bins[r], n_bins, alpha)
-            elif parent is not None:
-                p = parent.values
-                shared += _lidstone(p[i], p[r], parent.states, alpha)
-                cell = r & (p == p[i])
-                in_cell = o & (p == p[i])
-                g = _gauss(x[i], x[cell], x[r], x[in_cell], x[o], var_prior, var_smoothing)
-                b = _lidstone(bins[i], bins[cell], n_bins, alpha)
+            term = np.log(r.sum() / o.sum())
+            p = parent
+            if p is None:
+                cell, in_cell = r, o
+            elif p_states:
+                term += _lidstone(p[i], p[r], p_states, alpha)
+                cell, in_cell = r & (p == p[i]), o & (p == p[i])
             else:
-                g = _gauss(x[i], x[r], x[r], x[o], x[o], var_prior, var_smoothing)
-                b = _lidstone(bins[i], bins[r], n_bins, alpha)
-            for z in children:
-                g += _line(z[i], x[i], z[r], x[r], z[o], x[o], var_prior, var_smoothing)
-                same = o & (bins == bins[i])
-                b += _gauss(z[i], z[r & same], z[r], z[same], z[o], var_prior, var_smoothing)
-            joint["gaussian"][c] = shared + g
-            joint["bins"][c] = shared + b
-        for row, part in enumerate(("gaussian", "bins")):
-            values = np.array(list(joint[part].values()))
-            out[row, i] = joint[part][y[i]] - np.logaddexp.reduce(values)
+                term += _gauss(p[i], p[r], p[r], p[o], p[o], **gauss)
+            if p is not None and not p_states:
+                term += _line(x[i], p[i], x[r], p[r], x[o], p[o], **gauss)
+            elif x_states:
+                term += _lidstone(x[i], x[cell], x_states, alpha)
+            else:
+                term += _gauss(x[i], x[cell], x[r], x[in_cell], x[o], **gauss)
+            joint[c] = term
+        out[i] = joint[y[i]] - np.logaddexp.reduce(np.array(list(joint.values())))
     return out
 
 
 def _family(seed: int = 3, n: int = 45):
-    """Three classes (the third with one row: NaN), a column x, its parent of either
-    kind, two children; a cell (class, parent state) with no row, and a bin of one row,
-    to show the fallbacks."""
+    """Three classes (the third with one row: NaN), a number x with bins, a categorical
+    g (class 1 never in its state 2: an empty cell) and a number p with bins (the last
+    bin of one row: left out, no other row is in its cell)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     y[0] = 2
     g = rng.integers(0, 3, n)
-    g[(y == 1) & (g == 2)] = 1  # class 1 never in state 2: an empty cell
-    p = rng.normal(size=n)
-    x = rng.normal(g + 0.5 * p, 1.0)
-    z1 = x + rng.normal(0.8 * y, 0.5)
-    z2 = rng.normal(-x, 1.0) + y
-    # the last bin holds one row: left out, no other row is in its cell
-    bins = np.searchsorted([-0.5, 1.0, np.sort(x)[-2]], x, side="left")
-    return x, bins, g, p, [z1, z2], y
+    g[(y == 1) & (g == 2)] = 1
+    p = rng.normal(size=n) + 0.5 * y
+    x = rng.normal(g + 0.5 * p, 1.0) + 0.8 * y
+    x_bins = np.searchsorted([-0.5, 1.0], x, side="left")
+    p_bins = np.searchsorted([0.0, np.sort(p)[-2]], p, side="left")
+    return x, x_bins, g, p, p_bins, y
 
 
-@pytest.mark.parametrize("parent_kind", ["none", "categorical", "numeric"])
-@pytest.mark.parametrize("n_children", [0, 1, 2])
+FORMS = [  # (child form, parent form)
+    ("gaussian", "none"),
+    ("bins", "none"),
+    ("gaussian", "categorical"),
+    ("bins", "categorical"),
+    ("gaussian", "gaussian"),
+    ("gaussian", "bins"),
+    ("bins", "bins"),
+]
+
+
+@pytest.mark.parametrize(("child_form", "parent_form"), FORMS)
 @pytest.mark.parametrize(
     ("alpha", "var_prior", "var_smoothing"), [(1.0, 1.0, 1e-9), (0.5, 0.0, 1e-3), (1.0, 2.5, 0.0)]
 )
-def test_the_scores_are_refits_without_each_row(
-    parent_kind, n_children, alpha, var_prior, var_smoothing
+def test_the_family_scores_are_refits_without_each_row(
+    child_form, parent_form, alpha, var_prior, var_smoothing
 ):
-    x, bins, g, p, children, y = _family()
-    parent = {"none": None, "categorical": Variable(g, 3), "numeric": Variable(p)}[parent_kind]
-    kids = children[:n_children]
+    x, x_bins, g, p, p_bins, y = _family()
+    assert (p_bins == 2).sum() == 1
+    child = {"gaussian": (x, 0), "bins": (x_bins, 3)}[child_form]
+    parent = {"none": (None, 0), "categorical": (g, 3), "gaussian": (p, 0), "bins": (p_bins, 3)}[
+        parent_form
+    ]
     options = {"alpha": alpha, "var_prior": var_prior, "var_smoothing": var_smoothing}
-    gaussian, binned = blanket_loo_log_proba(
-        x, bins, 4, parent, kids, y, np.ones(len(x)), 3, **options
+    mine = family_loo_log_proba(
+        Variable(*child),
+        None if parent[0] is None else Variable(*parent),
+        y,
+        np.ones(len(x)),
+        3,
+        **options,
     )
-    brute = _brute(x, bins, 4, parent, kids, y, **options)
-    assert (bins == 3).sum() == 1
-    assert np.isnan(brute[0]).sum() == 1  # the single row of class 2
-    for mine, theirs in ((gaussian, brute[0]), (binned, brute[1])):
-        np.testing.assert_array_equal(np.isnan(mine), np.isnan(theirs))
-        ok = ~np.isnan(theirs)
-        # moments downdated by one row against a refit: round-off of a few ulps of each
-        # variance, amplified by the squared distance over it
-        np.testing.assert_allclose(mine[ok], theirs[ok], rtol=1e-8, atol=1e-10)
+    brute = _brute_family(*child, *parent, y, **options)
+    assert np.isnan(brute).sum() == 1  # the single row of class 2
+    np.testing.assert_array_equal(np.isnan(mine), np.isnan(brute))
+    ok = ~np.isnan(brute)
+    # moments downdated by one row against a refit: round-off of a few ulps of each
+    # variance, amplified by the squared distance over it
+    np.testing.assert_allclose(mine[ok], brute[ok], rtol=1e-8, atol=1e-10)
+
+
+def test_a_binned_column_under_a_gaussian_parent_is_refused():
+    x, x_bins, _, p, _, y = _family()
+    with pytest.raises(ValueError, match="CLG"):
+        family_loo_log_proba(
+            Variable(x_bins, 3),
+            Variable(p),
+            y,
+            np.ones(len(x)),
+            3,
+            alpha=1.0,
+            var_prior=1.0,
+            var_smoothing=0.0,
+        )
+
+
+def _enumerated(parents: dict, numeric: list, scores: dict) -> tuple[dict, dict]:
+    """Every assignment of forms (0 Gaussian, 1 bins) to the numeric columns, those with a
+    binned column under a Gaussian parent left out: the best, and each column's best with
+    it Gaussian and binned."""
+    best, totals = None, {v: [-np.inf, -np.inf] for v in numeric}
+    for assignment in itertools.product((0, 1), repeat=len(numeric)):
+        form = dict(zip(numeric, assignment))
+        if any(form[v] == 1 and form.get(parents[v]) == 0 for v in numeric):
+            continue
+        total = sum(scores[v][form[v], form.get(parents[v])] for v in numeric)
+        for v in numeric:
+            totals[v][form[v]] = max(totals[v][form[v]], total)
+        # ties: the assignment with more Gaussians (then the first in this order)
+        key = (total, -sum(assignment))
+        if best is None or key > best[0]:
+            best = (key, form)
+    return best[1], {v: tuple(t) for v, t in totals.items()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_forms_are_the_best_assignment_by_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    d = 8
+    names = [f"v{i}" for i in range(d)]
+    parents = {names[0]: None}
+    for i in range(1, d):
+        parents[names[i]] = names[int(rng.integers(0, i))]
+    categorical = {names[0]} if seed % 2 else set()  # a categorical root, or every one a number
+    numeric = [v for v in names if v not in categorical]
+    scores = {}
+    for v in numeric:
+        p = parents[v]
+        if p is None or p in categorical:
+            scores[v] = {(f, None): float(rng.normal()) for f in (0, 1)}
+        else:
+            scores[v] = {k: float(rng.normal()) for k in ((0, 0), (0, 1), (1, 1))}
+    forms, totals = best_forms(parents, numeric, scores)
+    want, want_totals = _enumerated(parents, numeric, scores)
+    assert forms == want
+    for v in numeric:
+        assert totals[v] == pytest.approx(want_totals[v], rel=1e-12)
 
 
 def _table(seed: int = 7, n: int = 600) -> tuple[pd.DataFrame, np.ndarray]:
@@ -160,29 +226,41 @@ def _table(seed: int = 7, n: int = 600) -> tuple[pd.DataFrame, np.ndarray]:
     return pd.DataFrame({"g": g.astype(str), "x": x, "z": z}), y
 
 
-def test_the_classifier_scores_are_the_brute_force_means_in_the_gaussian_tree():
+def test_the_classifier_chooses_by_the_brute_force_family_scores_in_the_gaussian_tree():
     X, y = _table(n=80)
+    X["w"] = np.random.default_rng(2).lognormal(0.8 * y, 1.0)  # skewed: a candidate for bins
+    X.loc[X.index[::9], "w"] = np.nan  # a family is judged on the rows holding both
     tree = tl.MixedTAN(numbers="gaussian").fit(X, y).feature_tree_
-    assert tree.has_edge("g", "x") or tree.has_edge("g", "z")  # g the root, then a chain
     clf = tl.MixedTAN().fit(X, y)
-    edges = clf.binner_.edges_ if clf.binner_ is not None else {}
-    cut = tl.Discretizer(strategy="mdl", columns=["x", "z"]).fit(X, y)
-    g_codes = pd.factorize(X["g"], sort=True)[0]
+    numeric = ["x", "z", "w"]
+    cut = tl.Discretizer(strategy="mdl", columns=numeric).fit(X, y)
+    states = {v: len(cut.edges_[v]) + 1 for v in numeric}
+    binned = {v: np.searchsorted(cut.edges_[v], X[v].to_numpy(), side="left") for v in numeric}
     options = {"alpha": 1.0, "var_prior": 1.0, "var_smoothing": 1e-9}
-    for column in ("x", "z"):
-        (above,) = tree.predecessors(column)
-        parent = Variable(g_codes, 3) if above == "g" else Variable(X[above].to_numpy())
-        kids = [X[v].to_numpy() for v in tree.successors(column)]
-        cuts = np.asarray(cut.edges_[column])
-        bins = np.searchsorted(cuts, X[column].to_numpy(), side="left")
-        brute = _brute(X[column].to_numpy(), bins, len(cuts) + 1, parent, kids, y, **options)
-        choice = clf.number_choices_[column]
+    parents = {v: next(iter(tree.predecessors(v)), None) for v in tree.nodes}
+    scores = {}
+    for v in numeric:
+        p = parents[v]
+        rows = X[v].notna().to_numpy() & (X[p].notna().to_numpy() if p else True)
+        forms = {0: (X[v].to_numpy()[rows], 0), 1: (binned[v][rows], states[v])}
+        if p == "g":
+            g = (pd.factorize(X["g"], sort=True)[0][rows], 3)
+            scores[v] = {
+                (f, None): _brute_family(*forms[f], *g, y[rows], **options).mean() for f in (0, 1)
+            }
+        else:
+            theirs = {0: (X[p].to_numpy()[rows], 0), 1: (binned[p][rows], states[p])}
+            scores[v] = {
+                (f, q): _brute_family(*forms[f], *theirs[q], y[rows], **options).mean()
+                for f, q in ((0, 0), (0, 1), (1, 1))
+            }
+    want, totals = _enumerated(parents, numeric, scores)
+    for v in numeric:
+        choice = clf.number_choices_[v]
         # the classifier standardises each column first: the posteriors do not change
-        assert choice.gaussian == pytest.approx(brute[0].mean(), rel=1e-9)
-        assert choice.bins == pytest.approx(brute[1].mean(), rel=1e-9)
-        assert choice.n_bins == len(cuts) + 1
-        assert choice.binned == (choice.bins > choice.gaussian)
-        assert (column in edges) == choice.binned
+        assert (choice.gaussian, choice.bins) == pytest.approx(totals[v], rel=1e-9)
+        assert choice.binned == (want[v] == 1) == (v in clf.binned_features_)
+        assert choice.n_bins == states[v]
 
 
 def _cv_accuracy(clf, X: pd.DataFrame, y: np.ndarray) -> float:
@@ -228,21 +306,26 @@ def test_a_column_with_no_neighbour_is_judged_as_alone():
 
 
 def test_columns_informative_alone_are_chosen_as_before():
-    # the built table of tests/test_mixed_column_choice.py: a bimodal and a skewed column
-    # are binned; six ordered normal classes keep their Gaussian
+    # the built columns of tests/test_mixed_column_choice.py: a bimodal and a skewed one
+    # are binned, six ordered normal classes keep their Gaussian, each alone as before
     rng = np.random.default_rng(0)
     n = 400
     y = rng.integers(0, 2, n)
     bimodal = np.where(y == 1, rng.choice([-3.0, 3.0], n), 0.0) + rng.normal(0, 0.5, n)
     X = pd.DataFrame({"bimodal": bimodal, "skewed": rng.lognormal(1.0 * y, 1.0)})
-    clf = tl.MixedTAN().fit(X, y)
-    assert clf.binned_features_ == ["bimodal", "skewed"]
     for f in ("bimodal", "skewed"):
-        assert clf.number_choices_[f].bins > clf.number_choices_[f].gaussian + 0.05
+        alone = tl.MixedTAN().fit(X[[f]], y)
+        assert alone.binned_features_ == tl.MixedNaiveBayes().fit(X[[f]], y).binned_features_
+        assert alone.binned_features_ == [f]
+    # together: the bimodal column tells the class (LOO -0.04 nats a row) and stays binned;
+    # given its bins the skewed one adds little either way (its two forms within 0.005)
+    both = tl.MixedTAN().fit(X, y)
+    assert "bimodal" in both.binned_features_
+    skewed = both.number_choices_["skewed"]
+    assert abs(skewed.gaussian - skewed.bins) < 0.005
     y6 = rng.integers(0, 6, 200)
-    X6 = pd.DataFrame({"ordered": rng.normal(1.5 * y6, 1.0), "noise": rng.normal(size=200)})
-    clf = tl.MixedTAN().fit(X6, y6)
-    assert "ordered" in clf.numeric_features_
+    X6 = pd.DataFrame({"ordered": rng.normal(1.5 * y6, 1.0)})
+    assert tl.MixedTAN().fit(X6, y6).numeric_features_ == ["ordered"]
 
 
 def test_whole_weights_are_repeated_rows():

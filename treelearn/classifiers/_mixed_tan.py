@@ -61,7 +61,6 @@ from ._number_choice import (
 )
 from ._numbers import bin_numbers, restored_binner
 from ._structure_view import DrawsStructure, binned_kinds
-from ._tree_number_choice import Neighbours
 
 __all__ = ["MixedTAN"]
 
@@ -119,20 +118,21 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         How each numeric column is modelled, as :class:`~treelearn.MixedNaiveBayes`'s:
         ``"gaussian"`` a Gaussian feature of the CLG trees (the rule before this
         option), ``"mdl"`` cut into supervised MDL bins (Fayyad & Irani, IJCAI 1993) and
-        a categorical feature of the tree, ``"auto"`` whichever predicts the class
-        better in the feature tree: the tree is learned with every number Gaussian, then
-        each numeric column's two parts are compared by the leave-one-out conditional
-        log-likelihood of the class given the column, its tree parent and its tree
-        children (Stone 1974; the Gaussian part a CLG family, per parent state or a
-        regression on a Gaussian parent, its children regressions on it; the bins part a
-        Lidstone CPT given the parent's state, its children Gaussians per bin; this
-        classifier's ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms, ties
-        Gaussian; :mod:`~treelearn.classifiers._tree_number_choice`), and the tree is
-        learned again with the chosen parts. A number that tells the class only with its
-        neighbour (the class in ``z - x``) keeps its Gaussian, where judged alone (as
+        a categorical feature of the tree, ``"auto"`` the forms that predict the class
+        best in the feature tree: the tree is learned with every number Gaussian, each
+        family (a numeric column and its tree parent) is scored by the leave-one-out
+        conditional log-likelihood of the class given the family for each pair of forms
+        (Stone 1974; Gaussian: the CLG family, per parent state or a line on a Gaussian
+        parent; binned: a Lidstone CPT given the parent's state or bin; this classifier's
+        ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms), the forms with the
+        highest sum over the tree are taken (exact dynamic programming, no binned column
+        under a Gaussian parent, ties Gaussian;
+        :mod:`~treelearn.classifiers._tree_number_choice`), and the tree is learned again
+        on them. A number that tells the class only with its neighbour (the class in ``z
+        - x``) keeps its Gaussian, where judged alone (as
         :class:`~treelearn.MixedNaiveBayes` judges, having no feature arcs) it would be
-        one bin. A binned column takes raw numbers at prediction (cut by ``binner_``)
-        and is explained as its bin.
+        one bin. A binned column takes raw numbers at prediction (cut by ``binner_``) and
+        is explained as its bin.
 
     Attributes
     ----------
@@ -140,7 +140,8 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         (a binned column among the categorical ones).
     binned_features_, binner_, number_choices_ : the numeric columns cut into bins, their
         fitted :class:`~treelearn.Discretizer` (``None``: none) and each judged column's
-        two leave-one-out scores, as :class:`~treelearn.MixedNaiveBayes`'s.
+        two scores (under ``"auto"``: the best sum of the family scores with the column
+        Gaussian and with it binned, nats a row).
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
@@ -174,8 +175,8 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
     (['x', 'z'], [('g', 'x'), ('x', 'z')])
 
-    ``numbers="auto"`` judged ``x`` with its tree neighbours ``g`` and ``z`` and kept its
-    Gaussian; judged alone (naive Bayes) it is cut into one bin:
+    ``numbers="auto"`` kept ``x`` Gaussian: ``z``'s family, a line on ``x`` in each
+    class, tells the class. Judged alone (naive Bayes) ``x`` is cut into one bin:
 
     >>> tl.MixedNaiveBayes(categorical=["g"]).fit(X, y).binned_features_
     ['x']
@@ -234,9 +235,10 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_, self.number_choices_ = None, {}
-        numeric = self.numeric
+        numeric, gaussian_tree = self.numeric, None
         if kind_of(X, learner=self._where).name in ("frame", "array"):
             params = self._checked_params()
+            gaussian_tree = self._gaussian_tree(X, y, sample_weight, params)
             chosen = mixed_numbers(
                 X,
                 y,
@@ -248,7 +250,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                 var_prior=params["var_prior"],
                 var_smoothing=params["var_smoothing"],
                 who=self._where,
-                neighbours=self._gaussian_tree(X, y, sample_weight, params),
+                tree=gaussian_tree,
             )
             X, numeric = chosen.X, chosen.numeric
             self.binner_, self.number_choices_ = chosen.binner, chosen.choices
@@ -291,13 +293,13 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
             (header, frame, which, weights, full),
         )
 
-    def _gaussian_tree(self, X: Any, y: Any, sample_weight: Any, params: dict) -> dict | None:
-        """Under ``numbers="auto"``: each numeric column's parent and children in the
-        feature tree learned with every number Gaussian (the choice judges it there,
-        :mod:`~treelearn.classifiers._tree_number_choice`); ``None`` (each judged alone)
-        for the other options, or when that tree cannot be learned (a number constant in
-        a class with ``var_smoothing=0``, a Gaussian ``root`` above categories: the bins
-        may still make the table learnable)."""
+    def _gaussian_tree(self, X: Any, y: Any, sample_weight: Any, params: dict) -> Any:
+        """Under ``numbers="auto"``: the oriented feature tree learned with every number
+        Gaussian (the forms are chosen in it,
+        :mod:`~treelearn.classifiers._tree_number_choice`); ``None`` (each column judged
+        alone) for the other options, or when that tree cannot be
+        learned (a number constant in a class with ``var_smoothing=0``, a Gaussian
+        ``root`` above categories: the bins may still make the table learnable)."""
         if params["numbers"] != "auto":
             return None
         gaussian = type(self)(**{**self.get_params(), "numbers": "gaussian"})
@@ -305,12 +307,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
             gaussian.fit(X, y, sample_weight=sample_weight)
         except TreelearnError:
             return None
-        tree, numeric = gaussian.feature_tree_, set(gaussian.numeric_features_)
-        out = {}
-        for v in gaussian.numeric_features_:
-            parent = next(iter(tree.predecessors(v)), None)
-            out[v] = Neighbours(parent, parent in numeric, tuple(tree.successors(v)))
-        return out
+        return gaussian.feature_tree_
 
     def _learn(self, data: tuple, params: dict) -> None:
         header, frame, which, weights, full = data
@@ -341,7 +338,15 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                     f"Gaussian parent, so the root must be categorical (e.g. "
                     f"root={self.categorical_features_[0]!r}), or leave root=None"
                 )
-        oriented = orient(tree, root)
+        self.feature_tree_ = orient(tree, root)
+        self.models_ = self._class_models(full, per_class, numeric, params)
+
+    def _class_models(
+        self, full: MixedTableStatistics, per_class: list, numeric: list, params: dict
+    ) -> list:
+        """Every class's CLG tree over ``feature_tree_`` (the variance prior centred on the
+        classes pooled, then the mean prior)."""
+        oriented = self.feature_tree_
         epsilon = 0.0
         if numeric:
             epsilon = params["var_smoothing"] * float(full.pairs.column_variance().max())
@@ -377,8 +382,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                 )
                 for stats, model in zip(per_class, models)
             ]
-        self.feature_tree_ = oriented
-        self.models_ = models
+        return models
 
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the feature tree shared by the classes' CLG trees: each

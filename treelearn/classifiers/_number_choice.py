@@ -60,7 +60,7 @@ from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import gaussian_number_columns
 from ..stats._class_gaussians import gaussian_columns
 from ._numbers import bin_numbers
-from ._tree_number_choice import Neighbours, Variable, blanket_loo_log_proba
+from ._tree_number_choice import BINS, FORMS, GAUSSIAN, Variable, best_forms, family_loo_log_proba
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut
     from ..encoding._discretizer import Discretizer
@@ -77,7 +77,7 @@ __all__ = [
     "mixed_numbers",
     "older_files_without_numbers",
     "restored_choices",
-    "tree_column_choice",
+    "tree_choices",
 ]
 
 #: the values of the mixed classifiers' ``numbers=``
@@ -87,7 +87,8 @@ NUMBERS = ("auto", "gaussian", "mdl")
 @dataclass(frozen=True)
 class NumberChoice:
     """One numeric column's two leave-one-out scores (mean ``log P(class | column)`` per
-    weighted observed row, nats) and the part taken."""
+    weighted observed row, nats; MixedTAN's: the best sums of its tree's family scores
+    with the column Gaussian and binned, :func:`tree_choices`) and the part taken."""
 
     gaussian: float
     bins: float
@@ -263,69 +264,83 @@ def _standardised(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return (values - mean) / (scale if scale > 0 else 1.0)
 
 
-def tree_column_choice(
+@dataclass(frozen=True)
+class _FamilyJudge:
+    """One family's rows (classes, weights) and options: the mean leave-one-out log P(class
+    | column, parent) of a pair of forms (0 when no row holds the pair: no evidence)."""
+
+    codes: np.ndarray
+    weights: np.ndarray
+    k: int
+    options: dict
+
+    def __call__(self, child: Variable, parent: Variable | None) -> float:
+        c, w = self.codes, self.weights
+        log_p = family_loo_log_proba(child, parent, c, w, self.k, **self.options)
+        usable = np.bincount(c, weights=w, minlength=self.k)[c] - np.minimum(w, 1.0) > 0
+        got = _score(log_p, w, usable)
+        return 0.0 if np.isnan(got) else got
+
+
+def tree_choices(
     features: pd.DataFrame,
-    column: Hashable,
-    place: Neighbours,
+    tree: Any,
+    judged: list,
     codes: np.ndarray,
     weights: np.ndarray,
     k: int,
-    edges: np.ndarray,
+    edges: dict,
     *,
     alpha: float,
     var_prior: float,
     var_smoothing: float,
-) -> NumberChoice:
-    """The two leave-one-out scores of ``column`` given its tree neighbours (``place``),
-    on the rows where it and they are observed with positive weight, and the part taken
-    (bins only when strictly better)."""
+) -> dict:
+    """MixedTAN's choice: the forms of the ``judged`` columns that maximise the sum over
+    ``tree``'s families holding a number of the leave-one-out ``log P(class | column,
+    parent)`` (:mod:`~treelearn.classifiers._tree_number_choice`), each family on the rows
+    where both are observed with positive weight; each column's ``gaussian`` and ``bins``
+    the best sum with it Gaussian and with it binned."""
 
     def numbers(c: Hashable) -> np.ndarray:
         return np.asarray(pd.to_numeric(features[c]), dtype=float)
 
-    x = numbers(column)
-    keep = ~np.isnan(x) & (weights > 0)
-    children = [numbers(z) for z in place.children]
-    for z in children:
-        keep &= ~np.isnan(z)
-    parent_codes, parent_values, states = None, x, 0
-    if place.parent is not None and place.parent_is_numeric:
-        parent_values = numbers(place.parent)
-        keep &= ~np.isnan(parent_values)
-    elif place.parent is not None:
-        parent_codes, uniques = pd.factorize(features[place.parent], sort=True)
-        states = len(uniques)
-        keep &= parent_codes >= 0
-    n_bins = len(edges) + 1
-    if not keep.any():
-        return NumberChoice(float("nan"), float("nan"), n_bins, False)
-    c, w = codes[keep], weights[keep]
-    parent = None
-    if place.parent is not None:
-        parent = (
-            Variable(_standardised(parent_values[keep], w))
-            if parent_codes is None
-            else Variable(parent_codes[keep], states)
+    def forms(c: Hashable, keep: np.ndarray, w: np.ndarray) -> tuple:
+        """The column on the rows ``keep``: Gaussian (standardised) and binned."""
+        v = numbers(c)[keep]
+        cuts = edges[c]
+        return (
+            Variable(_standardised(v, w)),
+            Variable(np.searchsorted(cuts, v, side="left"), len(cuts) + 1),
         )
-    bins = np.searchsorted(edges, x[keep], side="left")  # the Discretizer's rule
-    gaussian, binned = blanket_loo_log_proba(
-        _standardised(x[keep], w),
-        bins,
-        n_bins,
-        parent,
-        [_standardised(z[keep], w) for z in children],
-        c,
-        w,
-        k,
-        alpha=alpha,
-        var_prior=var_prior,
-        var_smoothing=var_smoothing,
-    )
-    n_c = np.bincount(c, weights=w, minlength=k)
-    usable = n_c[c] - np.minimum(w, 1.0) > 0  # the row's class has other rows
-    g, b = _score(gaussian, w, usable), _score(binned, w, usable)
-    better = bool(np.isfinite(b) and (np.isnan(g) or b > g))
-    return NumberChoice(g, b, n_bins, better)
+
+    options = {"alpha": alpha, "var_prior": var_prior, "var_smoothing": var_smoothing}
+    is_judged = set(judged)
+    parents = {v: next(iter(tree.predecessors(v)), None) for v in tree.nodes}
+    scores: dict = {}
+    for v in judged:
+        p = parents[v]
+        keep = ~np.isnan(numbers(v)) & (weights > 0)
+        if p in is_judged:
+            keep &= ~np.isnan(numbers(p))
+        elif p is not None:
+            state, uniques = pd.factorize(features[p], sort=True)
+            keep &= state >= 0
+        c, w = codes[keep], weights[keep]
+        judge = _FamilyJudge(c, w, k, options)
+        mine = forms(v, keep, w)
+        if p in is_judged:
+            theirs = forms(p, keep, w)
+            scores[v] = {  # no binned column under a Gaussian parent (a CLG tree)
+                (f, q): judge(mine[f], theirs[q])
+                for f in FORMS
+                for q in FORMS
+                if (f, q) != (BINS, GAUSSIAN)
+            }
+        else:
+            parent = None if p is None else Variable(state[keep], len(uniques))
+            scores[v] = {(f, None): judge(mine[f], parent) for f in FORMS}
+    chosen, totals = best_forms(parents, judged, scores)
+    return {v: NumberChoice(*totals[v], len(edges[v]) + 1, chosen[v] == BINS) for v in judged}
 
 
 def mixed_numbers(
@@ -340,7 +355,7 @@ def mixed_numbers(
     var_prior: float,
     var_smoothing: float,
     who: str,
-    neighbours: dict | None = None,
+    tree: Any = None,
 ) -> MixedNumbers:
     """Choose each numeric column's part (``numbers``: ``"auto"`` by the leave-one-out
     criterion, ``"mdl"`` bins for all, ``"gaussian"`` none) and bin the chosen ones.
@@ -348,9 +363,9 @@ def mixed_numbers(
     A DataFrame, an array or a CSV/Parquet file (read whole, as the mixed statistics read
     it) is judged in memory; a Dask DataFrame keeps every number Gaussian under
     ``"auto"`` (the choice needs each column's rows with their classes in memory) and is
-    refused under ``"mdl"``. ``neighbours`` (MixedTAN's): each numeric column's place in
-    the all-Gaussian feature tree, the column then judged with its tree neighbours
-    (:mod:`~treelearn.classifiers._tree_number_choice`); ``None``: alone.
+    refused under ``"mdl"``. ``tree`` (MixedTAN's): the oriented feature tree learned with
+    every number Gaussian, the forms then chosen jointly in it
+    (:func:`tree_choices`); ``None``: each column alone.
     """
     unchanged = MixedNumbers(
         X, y, sample_weight, None if numeric is None else list(numeric), None, {}
@@ -396,32 +411,31 @@ def mixed_numbers(
 
     cuts = mdl_discretizer(features[judged], labels, judged, weights)
     choices = {}
-    for c in judged:
+    if tree is not None and numbers == "auto":  # MixedTAN: the forms chosen in its tree
+        choices = tree_choices(
+            features,
+            tree,
+            judged,
+            codes,
+            weights,
+            len(uniques),
+            {c: np.asarray(cuts.edges_[c], dtype=float) for c in judged},
+            alpha=alpha,
+            var_prior=var_prior,
+            var_smoothing=var_smoothing,
+        )
+    for c in [c for c in judged if c not in choices]:
         values = np.asarray(pd.to_numeric(features[c]), dtype=float)
-        if neighbours is None or c not in neighbours:  # alone (MixedNaiveBayes)
-            choices[c] = column_choice(
-                values,
-                codes,
-                weights,
-                len(uniques),
-                np.asarray(cuts.edges_[c], dtype=float),
-                alpha=alpha,
-                var_prior=var_prior,
-                var_smoothing=var_smoothing,
-            )
-        else:  # with its neighbours in the feature tree (MixedTAN)
-            choices[c] = tree_column_choice(
-                features,
-                c,
-                neighbours[c],
-                codes,
-                weights,
-                len(uniques),
-                np.asarray(cuts.edges_[c], dtype=float),
-                alpha=alpha,
-                var_prior=var_prior,
-                var_smoothing=var_smoothing,
-            )
+        choices[c] = column_choice(
+            values,
+            codes,
+            weights,
+            len(uniques),
+            np.asarray(cuts.edges_[c], dtype=float),
+            alpha=alpha,
+            var_prior=var_prior,
+            var_smoothing=var_smoothing,
+        )
         if numbers == "mdl":
             choices[c] = NumberChoice(choices[c].gaussian, choices[c].bins, choices[c].n_bins, True)
     binned = [c for c in judged if choices[c].binned]
