@@ -87,9 +87,10 @@ def _brute_family(x, x_states, parent, p_states, y, *, alpha, var_prior, var_smo
             elif p_states:
                 term += _lidstone(p[i], p[r], p_states, alpha)
                 cell, in_cell = r & (p == p[i]), o & (p == p[i])
-            else:
+            else:  # a Gaussian parent: binned x given the class alone (no CLG family)
                 term += _gauss(p[i], p[r], p[r], p[o], p[o], **gauss)
-            if p is not None and not p_states:
+                cell = r
+            if p is not None and not p_states and not x_states:
                 term += _line(x[i], p[i], x[r], p[r], x[o], p[o], **gauss)
             elif x_states:
                 term += _lidstone(x[i], x[cell], x_states, alpha)
@@ -123,6 +124,7 @@ FORMS = [  # (child form, parent form)
     ("bins", "categorical"),
     ("gaussian", "gaussian"),
     ("gaussian", "bins"),
+    ("bins", "gaussian"),
     ("bins", "bins"),
 ]
 
@@ -158,30 +160,12 @@ def test_the_family_scores_are_refits_without_each_row(
     np.testing.assert_allclose(mine[ok], brute[ok], rtol=1e-8, atol=1e-10)
 
 
-def test_a_binned_column_under_a_gaussian_parent_is_refused():
-    x, x_bins, _, p, _, y = _family()
-    with pytest.raises(ValueError, match="CLG"):
-        family_loo_log_proba(
-            Variable(x_bins, 3),
-            Variable(p),
-            y,
-            np.ones(len(x)),
-            3,
-            alpha=1.0,
-            var_prior=1.0,
-            var_smoothing=0.0,
-        )
-
-
 def _enumerated(parents: dict, numeric: list, scores: dict) -> tuple[dict, dict]:
-    """Every assignment of forms (0 Gaussian, 1 bins) to the numeric columns, those with a
-    binned column under a Gaussian parent left out: the best, and each column's best with
-    it Gaussian and binned."""
+    """Every assignment of forms (0 Gaussian, 1 bins) to the numeric columns: the best, and
+    each column's best with it Gaussian and binned."""
     best, totals = None, {v: [-np.inf, -np.inf] for v in numeric}
     for assignment in itertools.product((0, 1), repeat=len(numeric)):
         form = dict(zip(numeric, assignment))
-        if any(form[v] == 1 and form.get(parents[v]) == 0 for v in numeric):
-            continue
         total = sum(scores[v][form[v], form.get(parents[v])] for v in numeric)
         for v in numeric:
             totals[v][form[v]] = max(totals[v][form[v]], total)
@@ -208,7 +192,7 @@ def test_the_forms_are_the_best_assignment_by_enumeration(seed):
         if p is None or p in categorical:
             scores[v] = {(f, None): float(rng.normal()) for f in (0, 1)}
         else:
-            scores[v] = {k: float(rng.normal()) for k in ((0, 0), (0, 1), (1, 1))}
+            scores[v] = {k: float(rng.normal()) for k in itertools.product((0, 1), repeat=2)}
     forms, totals = best_forms(parents, numeric, scores)
     want, want_totals = _enumerated(parents, numeric, scores)
     assert forms == want
@@ -252,7 +236,7 @@ def test_the_classifier_chooses_by_the_brute_force_family_scores_in_the_gaussian
             theirs = {0: (X[p].to_numpy()[rows], 0), 1: (binned[p][rows], states[p])}
             scores[v] = {
                 (f, q): _brute_family(*forms[f], *theirs[q], y[rows], **options).mean()
-                for f, q in ((0, 0), (0, 1), (1, 1))
+                for f, q in itertools.product((0, 1), repeat=2)
             }
     want, totals = _enumerated(parents, numeric, scores)
     for v in numeric:

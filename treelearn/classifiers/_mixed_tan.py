@@ -125,10 +125,11 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         (Stone 1974; Gaussian: the CLG family, per parent state or a line on a Gaussian
         parent; binned: a Lidstone CPT given the parent's state or bin; this classifier's
         ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms), the forms with the
-        highest sum over the tree are taken (exact dynamic programming, no binned column
-        under a Gaussian parent, ties Gaussian;
-        :mod:`~treelearn.classifiers._tree_number_choice`), and the tree is learned again
-        on them. A number that tells the class only with its neighbour (the class in ``z
+        highest sum over the tree are taken (exact dynamic programming, ties Gaussian; a
+        binned column under a Gaussian parent scored given the class alone, since the
+        CLG tree cannot keep that edge), and the tree is learned again on them
+        (the reasons and the measurements: ``treelearn/classifiers/_tree_number_choice.py``).
+        A number that tells the class only with its neighbour (the class in ``z
         - x``) keeps its Gaussian, where judged alone (as
         :class:`~treelearn.MixedNaiveBayes` judges, having no feature arcs) it would be
         one bin. A binned column takes raw numbers at prediction (cut by ``binner_``) and

@@ -60,7 +60,7 @@ from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import gaussian_number_columns
 from ..stats._class_gaussians import gaussian_columns
 from ._numbers import bin_numbers
-from ._tree_number_choice import BINS, FORMS, GAUSSIAN, Variable, best_forms, family_loo_log_proba
+from ._tree_number_choice import BINS, FORMS, Variable, best_forms, family_loo_log_proba
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut
     from ..encoding._discretizer import Discretizer
@@ -330,12 +330,7 @@ def tree_choices(
         mine = forms(v, keep, w)
         if p in is_judged:
             theirs = forms(p, keep, w)
-            scores[v] = {  # no binned column under a Gaussian parent (a CLG tree)
-                (f, q): judge(mine[f], theirs[q])
-                for f in FORMS
-                for q in FORMS
-                if (f, q) != (BINS, GAUSSIAN)
-            }
+            scores[v] = {(f, q): judge(mine[f], theirs[q]) for f in FORMS for q in FORMS}
         else:
             parent = None if p is None else Variable(state[keep], len(uniques))
             scores[v] = {(f, None): judge(mine[f], parent) for f in FORMS}
