@@ -359,9 +359,10 @@ def test_the_command_keeps_a_number_its_neighbour_needs(tmp_path):
         return done.stdout
 
     learned = run("learn", str(table), "--numeric", "auto", "--class", "y", "-o", str(model))
-    direct = tl.MixedTAN().fit(tl.io.read_data(table).drop(columns="y"), y)
+    read = tl.io.read_data(table)
+    direct = tl.MixedTAN().fit(read.drop(columns="y"), read["y"])
     assert "x" in direct.numeric_features_
     assert learned.startswith(direct.to_text())
     assert "x (Gaussian)" in learned and "z (Gaussian)" in learned
     predicted = run("predict", str(model), str(table)).splitlines()[1:]
-    assert predicted == [str(v) for v in direct.predict(tl.io.read_data(table).drop(columns="y"))]
+    assert predicted == [str(v) for v in direct.predict(read.drop(columns="y"))]
