@@ -158,13 +158,18 @@ def _ordered(seed: int = 0, n: int = 200) -> tuple[pd.DataFrame, pd.Series]:
 @pytest.mark.parametrize("make", MIXED)
 def test_skewed_and_bimodal_columns_are_binned_a_gaussian_one_stays_gaussian(make):
     X, y = _built()
-    clf = make().fit(X, y)
-    assert clf.binned_features_ == ["bimodal", "skewed"] and clf.numeric_features_ == []
-    for f in ("bimodal", "skewed"):  # by a margin, not a coin flip (measured: >= 0.1 nats)
-        assert clf.number_choices_[f].bins > clf.number_choices_[f].gaussian + 0.05
-    assert sorted(clf.binner_.edges_) == ["bimodal", "skewed"]
-    cut = tl.Discretizer(strategy="mdl", columns=["bimodal", "skewed"]).fit(X, y)
-    assert clf.binner_.to_dict() == cut.to_dict()
+    # MixedTAN chooses its forms in the tree: given the bimodal column's bins the skewed
+    # one adds little either way (tests/test_mixed_tan_conditional_choice.py), so each is
+    # judged alone here
+    parts = [["bimodal", "skewed"]] if make is tl.MixedNaiveBayes else [["bimodal"], ["skewed"]]
+    for columns in parts:
+        clf = make().fit(X[columns], y)
+        assert clf.binned_features_ == columns and clf.numeric_features_ == []
+        for f in columns:  # by a margin, not a coin flip (measured: >= 0.1 nats)
+            assert clf.number_choices_[f].bins > clf.number_choices_[f].gaussian + 0.05
+        assert sorted(clf.binner_.edges_) == columns
+        cut = tl.Discretizer(strategy="mdl", columns=columns).fit(X[columns], y)
+        assert clf.binner_.to_dict() == cut.to_dict()
     X, y = _ordered()
     clf = make().fit(X, y)
     assert clf.numeric_features_ == ["ordered"] and clf.binned_features_ == []

@@ -118,15 +118,22 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         How each numeric column is modelled, as :class:`~treelearn.MixedNaiveBayes`'s:
         ``"gaussian"`` a Gaussian feature of the CLG trees (the rule before this
         option), ``"mdl"`` cut into supervised MDL bins (Fayyad & Irani, IJCAI 1993) and
-        a categorical feature of the tree, ``"auto"`` whichever gives the higher
-        leave-one-out conditional log-likelihood of the class given the column alone on
-        the training rows (Stone 1974; the one-column naive Bayes of each part with this
-        classifier's ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms, ties
-        Gaussian). A binned column takes
-        raw numbers at prediction (cut by ``binner_``) and is explained as its bin. Each
-        column is judged alone: a number that tells the class only with its neighbour in
-        the tree (the class in ``z - x``, ``x`` alone saying nothing) is cut into one bin
-        and lost to the tree; ``numbers="gaussian"`` keeps it.
+        a categorical feature of the tree, ``"auto"`` the forms that predict the class
+        best in the feature tree: the tree is learned with every number Gaussian, each
+        family (a numeric column and its tree parent) is scored by the leave-one-out
+        conditional log-likelihood of the class given the family for each pair of forms
+        (Stone 1974; Gaussian: the CLG family, per parent state or a line on a Gaussian
+        parent; binned: a Lidstone CPT given the parent's state or bin; this classifier's
+        ``alpha``, ``var_prior`` and ``var_smoothing``; closed forms), the forms with the
+        highest sum over the tree are taken (exact dynamic programming, ties Gaussian; a
+        binned column under a Gaussian parent scored given the class alone, since the
+        CLG tree cannot keep that edge), and the tree is learned again on them
+        (the reasons and the measurements: ``treelearn/classifiers/_tree_number_choice.py``).
+        A number that tells the class only with its neighbour (the class in ``z
+        - x``) keeps its Gaussian, where judged alone (as
+        :class:`~treelearn.MixedNaiveBayes` judges, having no feature arcs) it would be
+        one bin. A binned column takes raw numbers at prediction (cut by ``binner_``) and
+        is explained as its bin.
 
     Attributes
     ----------
@@ -134,7 +141,8 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         (a binned column among the categorical ones).
     binned_features_, binner_, number_choices_ : the numeric columns cut into bins, their
         fitted :class:`~treelearn.Discretizer` (``None``: none) and each judged column's
-        two leave-one-out scores, as :class:`~treelearn.MixedNaiveBayes`'s.
+        two scores (under ``"auto"``: the best sum of the family scores with the column
+        Gaussian and with it binned, nats a row).
     feature_tree_ : the oriented feature tree (edge ``weight`` = the conditional MI, nats).
     models_ : one :class:`~treelearn.CLGTreeModel` per class (``classes_`` order), the
         features' distribution given that class.
@@ -159,22 +167,20 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     Examples
     --------
     >>> import numpy as np, pandas as pd, treelearn as tl
-    >>> rng = np.random.default_rng(0)
+    >>> rng = np.random.default_rng(1)
     >>> y = rng.integers(0, 2, 400)
-    >>> g = np.where(rng.random(400) < 0.8, y, 1 - y)
-    >>> x = rng.normal(g + y, 1.0)
-    >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(size=400)})
+    >>> g = rng.integers(0, 3, 400)
+    >>> x = rng.normal(g, 1.0)  # x alone says nothing of the class ...
+    >>> X = pd.DataFrame({"g": g, "x": x, "z": x + rng.normal(0.5 * y, 0.3)})  # ... z - x does
     >>> clf = tl.MixedTAN(categorical=["g"]).fit(X, y)  # g: integer codes of states
     >>> clf.numeric_features_, sorted(clf.feature_tree_.edges())
-    (['z'], [('g', 'x'), ('x', 'z')])
+    (['x', 'z'], [('g', 'x'), ('x', 'z')])
 
-    ``x`` given the class is a mixture over ``g`` (bimodal): its MDL bins predict the
-    class better than one Gaussian per class, so ``numbers="auto"`` cut it;
-    ``numbers="gaussian"`` keeps every number Gaussian:
+    ``numbers="auto"`` kept ``x`` Gaussian: ``z``'s family, a line on ``x`` in each
+    class, tells the class. Judged alone (naive Bayes) ``x`` is cut into one bin:
 
-    >>> clf.binned_features_, tl.MixedTAN(categorical=["g"], numbers="gaussian").fit(
-    ...     X, y).numeric_features_
-    (['x'], ['x', 'z'])
+    >>> tl.MixedNaiveBayes(categorical=["g"]).fit(X, y).binned_features_
+    ['x']
     """
 
     _where = "a mixed TAN"
@@ -230,9 +236,10 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
     # ------------------------------------------------------------ fitting
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
         self.binner_, self.number_choices_ = None, {}
-        numeric = self.numeric
+        numeric, gaussian_tree = self.numeric, None
         if kind_of(X, learner=self._where).name in ("frame", "array"):
             params = self._checked_params()
+            gaussian_tree = self._gaussian_tree(X, y, sample_weight, params)
             chosen = mixed_numbers(
                 X,
                 y,
@@ -244,6 +251,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                 var_prior=params["var_prior"],
                 var_smoothing=params["var_smoothing"],
                 who=self._where,
+                tree=gaussian_tree,
             )
             X, numeric = chosen.X, chosen.numeric
             self.binner_, self.number_choices_ = chosen.binner, chosen.choices
@@ -286,6 +294,22 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
             (header, frame, which, weights, full),
         )
 
+    def _gaussian_tree(self, X: Any, y: Any, sample_weight: Any, params: dict) -> Any:
+        """Under ``numbers="auto"``: the oriented feature tree learned with every number
+        Gaussian (the forms are chosen in it,
+        :mod:`~treelearn.classifiers._tree_number_choice`); ``None`` (each column judged
+        alone) for the other options, or when that tree cannot be
+        learned (a number constant in a class with ``var_smoothing=0``, a Gaussian
+        ``root`` above categories: the bins may still make the table learnable)."""
+        if params["numbers"] != "auto":
+            return None
+        gaussian = type(self)(**{**self.get_params(), "numbers": "gaussian"})
+        try:
+            gaussian.fit(X, y, sample_weight=sample_weight)
+        except TreelearnError:
+            return None
+        return gaussian.feature_tree_
+
     def _learn(self, data: tuple, params: dict) -> None:
         header, frame, which, weights, full = data
         features = list(self.feature_names_in_)
@@ -315,7 +339,15 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                     f"Gaussian parent, so the root must be categorical (e.g. "
                     f"root={self.categorical_features_[0]!r}), or leave root=None"
                 )
-        oriented = orient(tree, root)
+        self.feature_tree_ = orient(tree, root)
+        self.models_ = self._class_models(full, per_class, numeric, params)
+
+    def _class_models(
+        self, full: MixedTableStatistics, per_class: list, numeric: list, params: dict
+    ) -> list:
+        """Every class's CLG tree over ``feature_tree_`` (the variance prior centred on the
+        classes pooled, then the mean prior)."""
+        oriented = self.feature_tree_
         epsilon = 0.0
         if numeric:
             epsilon = params["var_smoothing"] * float(full.pairs.column_variance().max())
@@ -351,8 +383,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
                 )
                 for stats, model in zip(per_class, models)
             ]
-        self.feature_tree_ = oriented
-        self.models_ = models
+        return models
 
     def _text_lines(self, digits: int) -> Iterator[str]:
         """The headline, then the feature tree shared by the classes' CLG trees: each

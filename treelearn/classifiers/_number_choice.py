@@ -5,7 +5,9 @@ A column of numbers whose class-conditional distribution is far from a normal on
 Gaussian per class, and one that is normal within each class better by the Gaussian.
 :class:`~treelearn.MixedNaiveBayes` and :class:`~treelearn.MixedTAN` (``numbers="auto"``,
 their default) choose per column, on the training rows only, the part that predicts the
-class better out of sample:
+class better out of sample (MixedNaiveBayes as below, the column alone; MixedTAN with the
+column's tree neighbours, :mod:`~treelearn.classifiers._tree_number_choice`, on the
+same bins):
 
 * **the criterion** is the leave-one-out conditional log-likelihood of the class given
   the column alone, ``sum_i w_i log P_{-i}(y_i | x_i) / sum_i w_i``, ``P_{-i}`` the
@@ -58,6 +60,7 @@ from ..sources._kinds import as_frame, kind_of
 from ..sources._value_class_counts import gaussian_number_columns
 from ..stats._class_gaussians import gaussian_columns
 from ._numbers import bin_numbers
+from ._tree_number_choice import BINS, FORMS, Variable, best_forms, family_loo_log_proba
 
 if TYPE_CHECKING:  # the Discretizer imports scikit-learn: loaded when bins are cut
     from ..encoding._discretizer import Discretizer
@@ -74,6 +77,7 @@ __all__ = [
     "mixed_numbers",
     "older_files_without_numbers",
     "restored_choices",
+    "tree_choices",
 ]
 
 #: the values of the mixed classifiers' ``numbers=``
@@ -83,7 +87,8 @@ NUMBERS = ("auto", "gaussian", "mdl")
 @dataclass(frozen=True)
 class NumberChoice:
     """One numeric column's two leave-one-out scores (mean ``log P(class | column)`` per
-    weighted observed row, nats) and the part taken."""
+    weighted observed row, nats; MixedTAN's: the best sums of its tree's family scores
+    with the column Gaussian and binned, :func:`tree_choices`) and the part taken."""
 
     gaussian: float
     bins: float
@@ -251,6 +256,88 @@ def column_choice(
     return NumberChoice(gaussian, binned, n_bins, better)
 
 
+def _standardised(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``values`` centred and scaled (weighted): the class posteriors do not change under an
+    affine map of a Gaussian column, and the moments' round-off is smaller."""
+    mean = float((weights * values).sum() / weights.sum())
+    scale = float(np.sqrt((weights * (values - mean) ** 2).sum() / weights.sum()))
+    return (values - mean) / (scale if scale > 0 else 1.0)
+
+
+@dataclass(frozen=True)
+class _FamilyJudge:
+    """One family's rows (classes, weights) and options: the mean leave-one-out log P(class
+    | column, parent) of a pair of forms (0 when no row holds the pair: no evidence)."""
+
+    codes: np.ndarray
+    weights: np.ndarray
+    k: int
+    options: dict
+
+    def __call__(self, child: Variable, parent: Variable | None) -> float:
+        c, w = self.codes, self.weights
+        log_p = family_loo_log_proba(child, parent, c, w, self.k, **self.options)
+        usable = np.bincount(c, weights=w, minlength=self.k)[c] - np.minimum(w, 1.0) > 0
+        got = _score(log_p, w, usable)
+        return 0.0 if np.isnan(got) else got
+
+
+def tree_choices(
+    features: pd.DataFrame,
+    tree: Any,
+    judged: list,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    k: int,
+    edges: dict,
+    *,
+    alpha: float,
+    var_prior: float,
+    var_smoothing: float,
+) -> dict:
+    """MixedTAN's choice: the forms of the ``judged`` columns that maximise the sum over
+    ``tree``'s families holding a number of the leave-one-out ``log P(class | column,
+    parent)`` (:mod:`~treelearn.classifiers._tree_number_choice`), each family on the rows
+    where both are observed with positive weight; each column's ``gaussian`` and ``bins``
+    the best sum with it Gaussian and with it binned."""
+
+    def numbers(c: Hashable) -> np.ndarray:
+        return np.asarray(pd.to_numeric(features[c]), dtype=float)
+
+    def forms(c: Hashable, keep: np.ndarray, w: np.ndarray) -> tuple:
+        """The column on the rows ``keep``: Gaussian (standardised) and binned."""
+        v = numbers(c)[keep]
+        cuts = edges[c]
+        return (
+            Variable(_standardised(v, w)),
+            Variable(np.searchsorted(cuts, v, side="left"), len(cuts) + 1),
+        )
+
+    options = {"alpha": alpha, "var_prior": var_prior, "var_smoothing": var_smoothing}
+    is_judged = set(judged)
+    parents = {v: next(iter(tree.predecessors(v)), None) for v in tree.nodes}
+    scores: dict = {}
+    for v in judged:
+        p = parents[v]
+        keep = ~np.isnan(numbers(v)) & (weights > 0)
+        if p in is_judged:
+            keep &= ~np.isnan(numbers(p))
+        elif p is not None:
+            state, uniques = pd.factorize(features[p], sort=True)
+            keep &= state >= 0
+        c, w = codes[keep], weights[keep]
+        judge = _FamilyJudge(c, w, k, options)
+        mine = forms(v, keep, w)
+        if p in is_judged:
+            theirs = forms(p, keep, w)
+            scores[v] = {(f, q): judge(mine[f], theirs[q]) for f in FORMS for q in FORMS}
+        else:
+            parent = None if p is None else Variable(state[keep], len(uniques))
+            scores[v] = {(f, None): judge(mine[f], parent) for f in FORMS}
+    chosen, totals = best_forms(parents, judged, scores)
+    return {v: NumberChoice(*totals[v], len(edges[v]) + 1, chosen[v] == BINS) for v in judged}
+
+
 def mixed_numbers(
     X: Any,
     y: Any,
@@ -263,6 +350,7 @@ def mixed_numbers(
     var_prior: float,
     var_smoothing: float,
     who: str,
+    tree: Any = None,
 ) -> MixedNumbers:
     """Choose each numeric column's part (``numbers``: ``"auto"`` by the leave-one-out
     criterion, ``"mdl"`` bins for all, ``"gaussian"`` none) and bin the chosen ones.
@@ -270,7 +358,9 @@ def mixed_numbers(
     A DataFrame, an array or a CSV/Parquet file (read whole, as the mixed statistics read
     it) is judged in memory; a Dask DataFrame keeps every number Gaussian under
     ``"auto"`` (the choice needs each column's rows with their classes in memory) and is
-    refused under ``"mdl"``.
+    refused under ``"mdl"``. ``tree`` (MixedTAN's): the oriented feature tree learned with
+    every number Gaussian, the forms then chosen jointly in it
+    (:func:`tree_choices`); ``None``: each column alone.
     """
     unchanged = MixedNumbers(
         X, y, sample_weight, None if numeric is None else list(numeric), None, {}
@@ -316,7 +406,20 @@ def mixed_numbers(
 
     cuts = mdl_discretizer(features[judged], labels, judged, weights)
     choices = {}
-    for c in judged:
+    if tree is not None and numbers == "auto":  # MixedTAN: the forms chosen in its tree
+        choices = tree_choices(
+            features,
+            tree,
+            judged,
+            codes,
+            weights,
+            len(uniques),
+            {c: np.asarray(cuts.edges_[c], dtype=float) for c in judged},
+            alpha=alpha,
+            var_prior=var_prior,
+            var_smoothing=var_smoothing,
+        )
+    for c in [c for c in judged if c not in choices]:
         values = np.asarray(pd.to_numeric(features[c]), dtype=float)
         choices[c] = column_choice(
             values,
