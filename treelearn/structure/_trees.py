@@ -553,8 +553,14 @@ def orient_arrays(
         roots[label[root]] = root
     # one search from an extra node d joined to every root: each node's parent (in a tree
     # the parent of a node is the same whatever order the search takes)
-    hub = coo_matrix((np.ones(n_comp), (np.full(n_comp, d), roots)), shape=(d + 1, d + 1))
-    joined = (hub + edges).tocsr()
+    # (the hub's edges and the forest's are distinct: one matrix of both, no sparse sum)
+    joined = coo_matrix(
+        (
+            np.ones(m + n_comp),
+            (np.concatenate([a, np.full(n_comp, d)]), np.concatenate([b, roots])),
+        ),
+        shape=(d + 1, d + 1),
+    ).tocsr()
     _, pred = breadth_first_order(joined, d, directed=False, return_predecessors=True)
     child = np.flatnonzero(pred[:d] != d)
     parent = pred[child]
