@@ -187,6 +187,8 @@ def pair_information(
     def cells(na, nb, two_a, two_b):
         """Block (a, b) of the dense joint: rows a's states, columns b's."""
         both = two_a & two_b
+        if both.all():  # every pair two-state (the usual case): only the first branch
+            return snap(snap(n - nb) - snap(na - n11)), snap(nb - n11), snap(na - n11), n11
         # a one-state variable's single row is row 0, a one-state column column 0
         c11 = np.where(both, n11, 0.0)
         c10 = np.where(both, snap(na - n11), np.where(two_a, snap(na), 0.0))
@@ -1404,7 +1406,10 @@ def _columns_zero_pairs_may_join(
     up[root] = root
     for _ in range(int(d).bit_length()):  # after k rounds: the 2**k nearest edges up
         worst = np.maximum(worst, worst[up])
-        up = up[up]
+        higher = up[up]
+        if np.array_equal(higher, up):  # every node's pointer at its root: nothing to add
+            break
+        up = higher
     distinct = scale.distinct
 
     def kept(bound):  # rank k has rounded MI above the bound iff k < the bound's limit
