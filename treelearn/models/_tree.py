@@ -162,9 +162,11 @@ def _check_stacked_structure(stacked: StackedTree) -> None:
         raise StructureError("a StackedTree's groups must index its tables")
 
 
-def _check_stacked_shape(stacked: StackedTree, members: np.ndarray, table: np.ndarray) -> None:
-    """One group's stack has a CPT per member, of the shape its states and parent give."""
-    size = stacked.sizes
+def _check_stacked_shape(
+    stacked: StackedTree, size: np.ndarray, members: np.ndarray, table: np.ndarray
+) -> None:
+    """One group's stack has a CPT per member, of the shape its states (``size``: each
+    variable's number of states) and parent give."""
     first = members[0] if len(members) else 0
     k = size[members]
     p = stacked.parent[members]
@@ -526,12 +528,13 @@ class TreeModel(Model):
         """
         if not built:
             _check_stacked_structure(stacked)
+            size = stacked.sizes
         checked = []
         for g, table in enumerate(stacked.tables):
             members = stacked.members(g)
             first = members[0] if len(members) else 0
             if not built:
-                _check_stacked_shape(stacked, members, table)
+                _check_stacked_shape(stacked, size, members, table)
             try:
                 with np.errstate(all="ignore"):
                     checked.append(check_cpt(stacked.variables[first], table, table.shape))
