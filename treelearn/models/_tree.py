@@ -509,9 +509,9 @@ class TreeModel(Model):
         sparse Chow-Liu fit after the counting).
 
         Each stack is checked as the constructor checks a CPT (shape, non-negative, rows
-        summing to 1), naming the first bad variable. ``built=True`` (the Chow-Liu
-        learners' own trees, :func:`~treelearn.learners._sparse_model.stacked_tree_model`)
-        skips what their construction guarantees: distinct names (checked with the
+        summing to 1), naming the first bad variable. ``built=True`` (the trees
+        :func:`~treelearn.chow_liu` builds itself, dense or sparse) skips what their
+        construction guarantees: distinct names (checked with the
         input), one forest (a breadth-first search's parents), the groups and shapes (made
         from the states and parents); the CPTs' values are checked still, and ``dtypes``
         is the learner's own dict, not copied (at 5,001 columns the checks skipped were
