@@ -75,7 +75,7 @@ def stacked_tree_model(
     smoothing = (settings.alpha, settings.prior, settings.equivalent_sample_size, settings.m)
     stacked = StackedTree(
         names,
-        [list(s) for s in stats.states],
+        stats.states,  # read only: the model hands out copies
         parent,
         child,
         weight,
@@ -89,5 +89,6 @@ def stacked_tree_model(
         dtypes=dict(zip(names, dtypes)) if dtypes else None,
         n_rows=stats.n_rows,
         settings=dict(description) if description is not None else settings.as_dict(),
+        built=True,  # this learner's tree: its structure checks are skipped
         **extra,
     )

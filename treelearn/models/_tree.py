@@ -146,6 +146,44 @@ def _roots_reach_all(parent: np.ndarray) -> bool:
     return bool((up < 0).all())
 
 
+def _check_stacked_structure(stacked: StackedTree) -> None:
+    """A :class:`StackedTree`'s nodes: named once each, one forest, a parent, states and a
+    group each, the groups indexing the tables; else a StructureError saying which."""
+    d = len(stacked.variables)
+    if len(stacked.index) != d:
+        raise StructureError("variables must list every node of the graph once")
+    parent = stacked.parent
+    if ((parent < -1) | (parent >= d)).any() or not _roots_reach_all(parent):
+        raise StructureError(_NOT_A_DAG)
+    group = stacked.group
+    if len(stacked.states) != d or len(group) != d or len(parent) != d:
+        raise StructureError("a StackedTree needs states, a parent and a group per variable")
+    if ((group < 0) | (group >= len(stacked.tables))).any():
+        raise StructureError("a StackedTree's groups must index its tables")
+
+
+def _check_stacked_shape(
+    stacked: StackedTree, size: np.ndarray, members: np.ndarray, table: np.ndarray
+) -> None:
+    """One group's stack has a CPT per member, of the shape its states (``size``: each
+    variable's number of states) and parent give."""
+    first = members[0] if len(members) else 0
+    k = size[members]
+    p = stacked.parent[members]
+    kp = np.where(p >= 0, size[np.maximum(p, 0)], 0)
+    shape = table.shape[1:]
+    if (
+        table.shape[0] != len(members)
+        or (len(shape) == 1 and ((p >= 0).any() or (k != shape[0]).any()))
+        or (len(shape) == 2 and ((p < 0).any() or (kp != shape[0]).any() or (k != shape[1]).any()))
+        or len(shape) not in (1, 2)
+    ):
+        raise StructureError(
+            f"node {stacked.variables[first]!r}: its stacked CPTs have shape "
+            f"{table.shape}, which does not match its group's states and parents"
+        )
+
+
 def _check_cpts(nodes: Any, group: list, shape: tuple) -> None:
     """Every CPT of ``group`` (nodes of one CPT shape) as a float copy checked by
     :func:`~treelearn.stats._parameters.check_cpt`: stacked and checked in one call (a
@@ -182,8 +220,8 @@ class StackedTree:
     ----------
     variables : list of hashable
         The nodes, in the model's variable order.
-    states : list of list
-        Each variable's state labels.
+    states : sequence of sequence
+        Each variable's state labels (read, never handed out: the model gives copies).
     parent : ndarray of int64
         Each variable's parent (an index into ``variables``), ``-1`` for a root.
     edge_child : ndarray of int64
@@ -204,7 +242,7 @@ class StackedTree:
     def __init__(
         self,
         variables: list,
-        states: list[list],
+        states: Sequence[Sequence],
         parent: np.ndarray,
         edge_child: np.ndarray,
         weight: np.ndarray | None,
@@ -223,9 +261,18 @@ class StackedTree:
         # each variable's row in its group's stack (groups list their variables in order)
         self.slot = np.zeros(len(variables), dtype=np.int64)
         for g in range(len(tables)):
-            members = np.flatnonzero(self.group == g)
+            members = self.members(g)
             self.slot[members] = np.arange(len(members))
         self._index: dict | None = None
+
+    def members(self, g: int) -> np.ndarray:
+        """The variables of group ``g``, in order (their rows of ``tables[g]``)."""
+        return np.flatnonzero(self.group == g)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Each variable's number of states."""
+        return np.fromiter(map(len, self.states), dtype=np.int64, count=len(self.states))
 
     @property
     def index(self) -> dict:
@@ -453,6 +500,7 @@ class TreeModel(Model):
         settings: Mapping[str, Any] | None = None,
         counts: PairCounts | None = None,
         learner: Callable[[CountedTable], TreeModel] | None = None,
+        built: bool = False,
     ) -> TreeModel:
         """A model of a forest held as stacked CPTs (:class:`StackedTree`): the model
         ``TreeModel(stacked.graph(), variables=stacked.variables, ...)`` gives, every
@@ -461,7 +509,13 @@ class TreeModel(Model):
         sparse Chow-Liu fit after the counting).
 
         Each stack is checked as the constructor checks a CPT (shape, non-negative, rows
-        summing to 1), naming the first bad variable.
+        summing to 1), naming the first bad variable. ``built=True`` (the trees
+        :func:`~treelearn.chow_liu` builds itself, dense or sparse) skips what their
+        construction guarantees: distinct names (checked with the
+        input), one forest (a breadth-first search's parents), the groups and shapes (made
+        from the states and parents); the CPTs' values are checked still, and ``dtypes``
+        is the learner's own dict, not copied (at 5,001 columns the checks skipped were
+        ~0.7 ms of a 1 ms product's fit).
 
         >>> import numpy as np
         >>> s = StackedTree(["a", "b"], [[0, 1], [0, 1]], np.array([-1, 0]), np.array([1]),
@@ -472,45 +526,21 @@ class TreeModel(Model):
         >>> m.parent_map, m.cpt("b").tolist(), list(m.graph.edges)
         ({'a': [], 'b': ['a']}, [[0.9, 0.1], [0.2, 0.8]], [('a', 'b')])
         """
-        d = len(stacked.variables)
-        if len(stacked.index) != d:
-            raise StructureError("variables must list every node of the graph once")
-        parent = stacked.parent
-        if ((parent < -1) | (parent >= d)).any() or not _roots_reach_all(parent):
-            raise StructureError(_NOT_A_DAG)
-        size = np.fromiter(map(len, stacked.states), dtype=np.int64, count=d)
-        group = stacked.group
-        if len(size) != d or len(group) != d or len(parent) != d:
-            raise StructureError("a StackedTree needs states, a parent and a group per variable")
-        if ((group < 0) | (group >= len(stacked.tables))).any():
-            raise StructureError("a StackedTree's groups must index its tables")
+        if not built:
+            _check_stacked_structure(stacked)
+            size = stacked.sizes
         checked = []
         for g, table in enumerate(stacked.tables):
-            members = np.flatnonzero(group == g)
+            members = stacked.members(g)
             first = members[0] if len(members) else 0
-            k = size[members]
-            p = parent[members]
-            kp = np.where(p >= 0, size[np.maximum(p, 0)], 0)
-            shape = table.shape[1:]
-            if (
-                table.shape[0] != len(members)
-                or (len(shape) == 1 and ((p >= 0).any() or (k != shape[0]).any()))
-                or (
-                    len(shape) == 2
-                    and ((p < 0).any() or (kp != shape[0]).any() or (k != shape[1]).any())
-                )
-                or len(shape) not in (1, 2)
-            ):
-                raise StructureError(
-                    f"node {stacked.variables[first]!r}: its stacked CPTs have shape "
-                    f"{table.shape}, which does not match its group's states and parents"
-                )
+            if not built:
+                _check_stacked_shape(stacked, size, members, table)
             try:
                 with np.errstate(all="ignore"):
                     checked.append(check_cpt(stacked.variables[first], table, table.shape))
             except StructureError:
                 for i in members.tolist():  # raises, naming the first bad variable
-                    check_cpt(stacked.variables[i], table[stacked.slot[i]], shape)
+                    check_cpt(stacked.variables[i], table[stacked.slot[i]], table.shape[1:])
                 raise
         stacked.tables = checked
         self = cls.__new__(cls)
@@ -518,7 +548,7 @@ class TreeModel(Model):
         self._graph = None
         self._token = object()
         self.variables = list(stacked.variables)
-        self.dtypes = dict(dtypes or {})
+        self.dtypes = dtypes if built and isinstance(dtypes, dict) else dict(dtypes or {})
         self.n_rows = n_rows
         self.settings = dict(settings or {})
         self.counts = counts

@@ -547,18 +547,24 @@ def orient_arrays(
         raise StructureError("orient needs a tree or forest; the graph has a cycle")
     # each component's root: its first node (labels are numbered in order of first node),
     # the root asked for in its own
-    _, first = np.unique(label, return_index=True)
-    roots = first.copy()
+    roots = np.empty(n_comp, dtype=np.int64)
+    roots[label[::-1]] = np.arange(d - 1, -1, -1)  # the last write, each label's first node
     if root is not None:
         roots[label[root]] = root
     # one search from an extra node d joined to every root: each node's parent (in a tree
     # the parent of a node is the same whatever order the search takes)
-    hub = coo_matrix((np.ones(n_comp), (np.full(n_comp, d), roots)), shape=(d + 1, d + 1))
-    joined = (hub + edges).tocsr()
+    # (the hub's edges and the forest's are distinct: one matrix of both, no sparse sum)
+    joined = coo_matrix(
+        (
+            np.ones(m + n_comp),
+            (np.concatenate([a, np.full(n_comp, d)]), np.concatenate([b, roots])),
+        ),
+        shape=(d + 1, d + 1),
+    ).tocsr()
     _, pred = breadth_first_order(joined, d, directed=False, return_predecessors=True)
     child = np.flatnonzero(pred[:d] != d)
     parent = pred[child]
-    listed = np.lexsort((child, parent))
+    listed = np.argsort(parent.astype(np.int64) * d + child)  # (parent, child): distinct keys
     ordered = roots.tolist()
     if root is not None:  # the root asked for comes first: it is ``model.root``
         ordered.remove(root)
