@@ -18,6 +18,7 @@ from oracles import bdeu_conditional, bdeu_family_log_ml
 from scipy.special import logsumexp
 
 import treelearn as tl
+from treelearn._base.jsonvalues import json_value
 from treelearn.structure._arborescence_sums import arc_marginals, log_arborescence_sum
 
 
@@ -168,3 +169,220 @@ def test_the_class_posterior_against_every_directed_tree_and_class_arc_subset(es
             joint,
             rtol=1e-9,
         )
+
+
+def test_the_structure_posterior_summaries_against_every_structure():
+    df = _table()
+    clf = tl.BayesianTAN(numbers="states").fit(df[FEATURES], df["y"])
+    data = {c: df[c].to_numpy() for c in df}
+    d = len(FEATURES)
+    arcs, roots = np.zeros((d, d)), np.zeros(d)
+    class_arc = np.zeros(d)
+    log_post, structures = [], []
+    for root, parent in _arborescences(d):
+        for arcs_in in itertools.product([True, False], repeat=d):
+            lp = 0.0
+            for v, (name, has_c) in enumerate(zip(FEATURES, arcs_in)):
+                parents = (["y"] if has_c else []) + ([] if v == root else [FEATURES[parent[v]]])
+                lp += bdeu_family_log_ml(data, name, parents, STATES, 1.0) + np.log(0.5)
+            log_post.append(lp)
+            structures.append((root, parent, arcs_in))
+    w = np.exp(np.array(log_post) - logsumexp(log_post))
+    for (root, parent, arcs_in), wi in zip(structures, w):
+        roots[root] += wi
+        class_arc += wi * np.array(arcs_in)
+        for v in range(d):
+            if v != root:
+                arcs[parent[v], v] += wi
+    np.testing.assert_allclose(clf.arc_posteriors_[:d], arcs, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.arc_posteriors_[d], roots, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.feature_class_posteriors_, class_arc, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.edge_posteriors_, arcs + arcs.T, rtol=0, atol=1e-12)
+    # a depends on the class; e and f on nothing and on each other: their arcs mostly out
+    assert class_arc[0] > 0.9 and class_arc[2] < 0.5 and class_arc[3] < 0.5
+    # the drawn tree: the arborescence of largest prod W over every one (the arcs' weights)
+    lw = clf.log_arc_weights_
+
+    def score(r, p):
+        return lw[d, r] + sum(lw[p[v], v] for v in range(d) if v != r)
+
+    best_root, best_parent = max(_arborescences(d), key=lambda rp: score(*rp))
+    tree = clf.map_tree()
+    want = {(FEATURES[best_parent[v]], FEATURES[v]) for v in range(d) if v != best_root}
+    assert set(tree.edges) == want
+    for u, v, p in tree.edges(data="posterior"):
+        i, j = FEATURES.index(u), FEATURES.index(v)
+        assert p == pytest.approx(arcs[i, j] + arcs[j, i], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_an_arc_prior_near_one_is_every_class_arc(seed):
+    df = _table(60, seed)
+    X, y = df[FEATURES], df["y"]
+    every = tl.BayesianTAN(class_arcs="all", numbers="states").fit(X, y)
+    eps = 1e-12
+    near = tl.BayesianTAN(arc_prior=1 - eps, numbers="states").fit(X, y)
+    # each arc's weight and table move by the share of its no-class-arc term, 1 - p_uv
+    # (~ eps ML(D_v | X_u) / ML(D_v | C, X_u)); P(c | x) is a ratio of sums over d arcs,
+    # so it moves by at most ~2 d max(1 - p_uv) (first order), plus round-off
+    d = len(FEATURES)
+    off = np.vstack([~np.eye(d, dtype=bool), np.ones((1, d), dtype=bool)])
+    share = float((1.0 - near.class_arc_posteriors_[off]).max())
+    tol = 4 * d * share + 1e-13
+    # the bound is small beside what the class arcs change: the comparison means something
+    half = tl.BayesianTAN(numbers="states").fit(X, y)
+    assert np.abs(half.predict_proba(X) - every.predict_proba(X)).max() > 1e4 * tol
+    np.testing.assert_allclose(near.predict_proba(X), every.predict_proba(X), rtol=0, atol=tol)
+    np.testing.assert_allclose(near.edge_posteriors_, every.edge_posteriors_, rtol=0, atol=tol)
+    # and class_arcs="all" itself is untouched by arc_prior (not read)
+    other = tl.BayesianTAN(class_arcs="all", arc_prior=0.1, numbers="states").fit(X, y)
+    assert np.array_equal(other.predict_proba(X), every.predict_proba(X))
+
+
+def test_a_feature_the_class_determines_keeps_its_arc():
+    df = _table(80, 5)
+    df["g"] = np.where(df["y"] == 1, "yes", "no")  # the class itself, another name
+    X, y = df[[*FEATURES, "g"]], df["y"]
+    clf = tl.BayesianTAN(numbers="states").fit(X, y)
+    g = list(clf.feature_names_in_).index("g")
+    assert clf.feature_class_posteriors_[g] > 1 - 1e-9
+    # it decides every row, as it does with every class arc
+    proba = clf.predict_proba(X)
+    assert (clf.classes_[proba.argmax(axis=1)] == y.to_numpy()).all()
+    assert proba.max(axis=1).min() > 0.9
+
+
+def test_saved_and_loaded_and_an_older_file_is_every_class_arc(tmp_path):
+    df = _table()
+    X, y = df[FEATURES], df["y"]
+    clf = tl.BayesianTAN(numbers="states", arc_prior=0.3).fit(X, y)
+    clf.save(tmp_path / "m.json")
+    back = tl.load(tmp_path / "m.json")
+    assert back.get_params() == clf.get_params()
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(back.edge_posteriors_, clf.edge_posteriors_)
+    # a file from before the option (every class arc, no class_arcs in its params)
+    every = tl.BayesianTAN(numbers="states", class_arcs="all").fit(X, y)
+    state = every.to_dict()
+    del state["params"]["class_arcs"], state["params"]["arc_prior"]
+    old = tl.BayesianTAN.from_dict(state)
+    assert old.class_arcs == "all"
+    np.testing.assert_array_equal(old.predict_proba(X), every.predict_proba(X))
+    # a damaged table is refused, naming its field
+    bad = clf.to_dict()
+    bad["log_arc_tables"] = json_value(np.zeros((2, 10, 9)))
+    with pytest.raises(tl.InvalidModelError, match="log_arc_tables"):
+        tl.BayesianTAN.from_dict(bad)
+
+
+def test_missing_cells_each_family_on_its_own_rows():
+    df = _table(60, 7).astype(object)
+    rng = np.random.default_rng(7)
+    for c in FEATURES:
+        df.loc[rng.random(len(df)) < 0.15, c] = None
+    X, y = df[FEATURES], df["y"].astype(int)
+    clf = tl.BayesianTAN(numbers="states").fit(X, y)
+    data = {c: df[c].to_numpy() for c in df}
+    observed = {c: np.array([v is not None for v in data[c]]) for c in FEATURES}
+    observed["y"] = np.ones(len(df), bool)
+
+    def rows_of(child, parents):  # the family's rows: its features observed
+        keep = observed[child].copy()
+        for p in parents:
+            keep &= observed[p]
+        return {c: data[c][keep] for c in data}
+
+    def family(child, parents):  # log ML over ML(D_v | C) on the same rows (the model's)
+        sub = rows_of(child, [p for p in parents if p != "y"])
+        return bdeu_family_log_ml(sub, child, parents, STATES, 1.0) - (
+            bdeu_family_log_ml(sub, child, ["y"], STATES, 1.0) if child != "y" else 0.0
+        )
+
+    d = len(FEATURES)
+    log_post, fams = [], []
+    for root, parent in _arborescences(d):
+        for arcs_in in itertools.product([True, False], repeat=d):
+            f = [("y", ())]
+            for v, (name, has_c) in enumerate(zip(FEATURES, arcs_in)):
+                f.append(
+                    (
+                        name,
+                        (("y",) if has_c else ()) + (() if v == root else (FEATURES[parent[v]],)),
+                    )
+                )
+            log_post.append(sum(family(c, list(p)) for c, p in f) + d * np.log(0.5))
+            fams.append(f)
+    w = np.exp(np.array(log_post) - logsumexp(log_post))
+    complete = X.notna().all(axis=1).to_numpy()
+    test_rows = X[complete].drop_duplicates().head(3)
+    gap = X[~complete].head(2)
+    got = clf.predict_proba(pd.concat([test_rows, gap]))
+    cond: dict = {}
+    for proba, (_, row) in zip(got, pd.concat([test_rows, gap]).iterrows()):
+        gaps = [c for c in FEATURES if row[c] is None]
+        joint = np.zeros(2)
+        for fill in itertools.product(*[STATES[g] for g in gaps]):
+            x = {**row.to_dict(), **dict(zip(gaps, fill))}
+            for c in (0, 1):
+                xc = {**x, "y": c}
+                per = []
+                for f in fams:
+                    p = 1.0
+                    for child, parents in f:
+                        key = (child, parents, tuple(xc[q] for q in (child, *parents)))
+                        if key not in cond:
+                            sub = rows_of(child, [q for q in parents if q != "y"])
+                            cond[key] = bdeu_conditional(sub, child, list(parents), STATES, 1.0, xc)
+                        p *= cond[key]
+                    per.append(p)
+                joint[c] += w @ np.array(per)
+        np.testing.assert_allclose(proba, joint / joint.sum(), rtol=1e-9, atol=0)
+
+
+def test_the_explorer_table_is_the_average_and_sums_to_one():
+    from treelearn.viz._explorer import explorer_spec
+
+    df = _table()
+    X, y = df[FEATURES].astype(str), df["y"]
+    clf = tl.BayesianTAN(numbers="states").fit(X, y)
+    spec = explorer_spec(clf)
+    rows, p = np.array(spec["joint"]["rows"]), np.array(spec["joint"]["p"])
+    assert len(rows) == 2 * 3 * 2 * 2 * 2  # every assignment x class
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)  # P(c, x | D) over every (c, x)
+    # each assignment's class posterior is predict_proba's
+    states = [list(s) for s in clf.states_]
+    first = rows[rows[:, -1] == 0][:, :-1]
+    frame = pd.DataFrame([[states[j][k] for j, k in enumerate(r)] for r in first], columns=FEATURES)
+    joint = p.reshape(-1, 2)
+    np.testing.assert_allclose(
+        clf.predict_proba(frame), joint / joint.sum(axis=1, keepdims=True), rtol=1e-12
+    )
+    # the drawn tree is map_tree's, its strengths the edge posteriors
+    drawn = {(u, v) for u, v, kind, *_ in spec["edges"][0] if kind == "tree" and u < len(FEATURES)}
+    index = {f: j for j, f in enumerate(FEATURES)}
+    assert drawn == {(index[u], index[v]) for u, v in clf.map_tree().edges}
+
+
+def test_survey_the_row_below_the_majority_goes_to_the_majority_class():
+    from test_bayes_tan_survey import ROW, _fold
+    from test_numbers_in_classifiers import _check_defaults_on_raw_table
+
+    X, y, train, _ = _fold()
+    clf = tl.BayesianTAN().fit(X.iloc[train], y.iloc[train])  # class_arcs="average"
+    assert clf.predict(X.iloc[[ROW]])[0] == "Never"  # "all" sends it to Occas
+    names = list(clf.feature_names_in_)
+    # Smoke is (nearly) independent of every column: each state column's class arc is out
+    for name in ("Sex", "W.Hnd", "Fold", "Clap", "Exer", "M.I"):
+        assert clf.feature_class_posteriors_[names.index(name)] < 0.5
+    # the grid's five folds: at or above the majority class (0.8008)
+    _check_defaults_on_raw_table("BayesianTAN", "survey")
+
+
+def test_the_tables_are_guarded_before_they_are_made(monkeypatch):
+    df = _table()
+    X, y = df[["a", "b"]], df["y"]  # 5 one-hot states, 2 classes: six 2 x 6 x 5 arrays
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 6 * 2 * 6 * 5 - 1)
+    with pytest.raises(tl.ResourceLimitError, match="2 x 6 x 5, six of them"):
+        tl.BayesianTAN(numbers="states").fit(X, y)
+    monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 6 * 2 * 6 * 5)
+    tl.BayesianTAN(numbers="states").fit(X, y)

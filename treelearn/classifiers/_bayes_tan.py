@@ -119,7 +119,8 @@ def arc_averaged_tables(
     ``W_uv = π ML(D_v | C, X_u) + (1 - π) ML(D_v | X_u)``,
 
     BDeu marginal likelihoods (pseudo-counts ``s / (q r_v)``, ``q`` the parent
-    configurations); the averaged table ``T_uv(b | c, a) = p_uv θ(b | c, a) + (1 - p_uv)
+    configurations), each over ``ML(D_v | C)`` on the same rows (a constant per child without
+    missing cells); the averaged table ``T_uv(b | c, a) = p_uv θ(b | c, a) + (1 - p_uv)
     θ(b | a)``, ``θ`` the posterior means, ``p_uv = π ML(D_v | C, X_u) / W_uv``.
 
     Returns ``log_arcs`` ``(d + 1, d)`` (``[u, v]``; row ``d`` the root; each column less
@@ -161,7 +162,17 @@ def arc_averaged_tables(
         theta[-1] = np.concatenate(
             [theta[-1], ((states + root_cell) / (n_v[:, owner] + total))[:, None, :]], axis=1
         )
-    lm_c, lm_0 = log_ml
+    # each family over ML(D_v | C) on the family's own rows (the rows where u and v are
+    # observed): without missing cells a constant per child, which cancels; with them it
+    # keeps a parent observed on fewer rows from looking likelier, and as the arc prior
+    # goes to 1 the arc weights are "all"'s pair ratios (its available-case posterior)
+    alone = s / (r_c * kk)
+    on_rows = B.T @ J  # [c, u, b]: rows of class c where u is observed and v = b
+    on_rows = np.concatenate([on_rows, np.diagonal(J, axis1=1, axis2=2)[:, None]], axis=1)
+    log_alone = (gammaln(s / r_c) - gammaln(s / r_c + on_rows @ B)).sum(axis=0) + (
+        (gammaln(on_rows + alone) - gammaln(alone)).sum(axis=0) @ B
+    )
+    lm_c, lm_0 = log_ml[0] - log_alone, log_ml[1] - log_alone
     log_arcs = np.logaddexp(np.log(pi) + lm_c, np.log1p(-pi) + lm_0)
     log_arcs[np.arange(d), np.arange(d)] = -np.inf  # no arc from a feature to itself
     class_arc = np.exp(np.log(pi) + lm_c - np.where(np.isfinite(log_arcs), log_arcs, 0.0))
