@@ -128,7 +128,7 @@ def arc_averaged_tables(
     ``(d + 1, d)`` the ``p_uv``, ``log_tables`` ``(r_C, K + 1, K)`` (row ``K``: the root's
     one state) and ``log_theta`` ``(r_C, K)``, ``log θ(b | c)``.
     """
-    from scipy.special import gammaln  # here: loading a saved posterior needs no SciPy
+    from scipy.special import expit, gammaln  # here: loading a saved model needs no SciPy
 
     s, pi = equivalent_sample_size, arc_prior
     J = np.asarray(joints, dtype=float)
@@ -175,7 +175,7 @@ def arc_averaged_tables(
     lm_c, lm_0 = log_ml[0] - log_alone, log_ml[1] - log_alone
     log_arcs = np.logaddexp(np.log(pi) + lm_c, np.log1p(-pi) + lm_0)
     log_arcs[np.arange(d), np.arange(d)] = -np.inf  # no arc from a feature to itself
-    class_arc = np.exp(np.log(pi) + lm_c - np.where(np.isfinite(log_arcs), log_arcs, 0.0))
+    class_arc = expit(np.log(pi) - np.log1p(-pi) + lm_c - lm_0)  # Bayes's rule per arc
     class_arc[np.arange(d), np.arange(d)] = 0.0
     p = class_arc[np.r_[owner, d]][:, owner]  # [a, b]: of the arc from a's owner to b's
     tables = p[None] * theta[0] + (1.0 - p[None]) * theta[1]
@@ -226,7 +226,8 @@ class BayesianTAN(CategoricalClassifier):
     log_arc_weights_ : ``(d + 1) x d`` log arc weights ``log W_uv`` of the directed trees,
         row ``d`` the root's (``class_arcs="average"``; each column less a constant).
     arc_posteriors_ : ``(d + 1) x d``, ``P(u -> v | D)``; row ``d``: ``P(v is the root | D)``
-        (``class_arcs="average"``).
+        (``class_arcs="average"``; made on first read, as ``feature_class_posteriors_``
+        and that model's ``edge_posteriors_``).
     class_arc_posteriors_ : ``(d + 1) x d``, ``P(C -> X_v | u -> v, D)``, the class arc's
         posterior given the tree arc (``class_arcs="average"``).
     feature_class_posteriors_ : ``d``, ``P(C -> X_v | D)`` over every tree
@@ -256,7 +257,11 @@ class BayesianTAN(CategoricalClassifier):
     Missing feature values in training: each family is counted over the rows where its
     features are observed (available-case BDeu, :func:`pairwise_complete_tables`; the
     exact posterior over trees of incomplete rows has no closed form). Without missing
-    values this is the exact posterior. At prediction time missing values are summed
+    values this is the exact posterior. Under ``"average"`` each family's tables and
+    marginal likelihood come from its own rows, the latter over ``ML(D_v | C)`` on those
+    rows (so as ``arc_prior -> 1`` the tree posterior is ``"all"``'s; its predictive
+    corrects the pair tables to each feature's own margins, so the two differ there).
+    At prediction time missing values are summed
     out exactly (through their completions). An unseen feature value raises
     :class:`~treelearn.UnseenStateError`.
 
@@ -354,6 +359,8 @@ class BayesianTAN(CategoricalClassifier):
     def _set_arc_average(self, tables: dict[str, np.ndarray]) -> None:
         """The fitted tables of ``class_arcs="average"`` (:func:`arc_averaged_tables`), and
         what follows from them (learned or loaded)."""
+        for name in ("log_weights_", "log_rho_", "_edge_posteriors"):  # a refit from "all"
+            self.__dict__.pop(name, None)
         d = len(self.states_)
         self.log_arc_weights_ = tables["log_arcs"]
         self.class_arc_posteriors_ = tables["class_arc"]
@@ -362,25 +369,64 @@ class BayesianTAN(CategoricalClassifier):
         self.offsets_ = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
         arcs, roots = self.log_arc_weights_[:d], self.log_arc_weights_[d]
         self.log_normaliser_ = float(log_arborescence_sum(arcs, roots)) if d else 0.0
-        if d:
-            P, P_root = arc_marginals(arcs, roots)
-        else:
-            P, P_root = np.zeros((0, 0)), np.zeros(0)
-        self.arc_posteriors_ = np.clip(np.vstack([P, P_root]), 0.0, 1.0)
-        self.edge_posteriors_ = np.clip(P + P.T, 0.0, 1.0)
-        # P(C -> X_v | D): over v's parent, the chance the class arc is in given that parent
-        self.feature_class_posteriors_ = np.clip(
-            (self.arc_posteriors_ * self.class_arc_posteriors_).sum(axis=0), 0.0, 1.0
-        )
+        self._arc_summary: dict | None = None  # the posteriors of arcs, made on first read
+
+    def _averaged(self) -> bool:
+        """Whether the fitted model is ``class_arcs="average"``'s (its tables, not the option)."""
+        return "log_arc_weights_" in self.__dict__
+
+    def _summary(self, name: str) -> np.ndarray:
+        """A posterior summary of the arcs under ``class_arcs="average"``: made on first
+        read (``O(d^5)``, :func:`~treelearn.structure._arborescence_sums.arc_marginals`:
+        0.2 s at 30 features, 4 s at 60), not by ``fit``, whose predictions need none."""
+        if not self._averaged():
+            raise AttributeError(f"{name} (a BayesianTAN fitted with class_arcs='average')")
+        if self._arc_summary is None:
+            d = len(self.states_)
+            arcs, roots = self.log_arc_weights_[:d], self.log_arc_weights_[d]
+            if d:
+                P, P_root = arc_marginals(arcs, roots)
+            else:
+                P, P_root = np.zeros((0, 0)), np.zeros(0)
+            arc = np.clip(np.vstack([P, P_root]), 0.0, 1.0)
+            self._arc_summary = {
+                "arc_posteriors_": arc,
+                "edge_posteriors_": np.clip(P + P.T, 0.0, 1.0),
+                # P(C -> X_v | D): over v's parent, the class arc's chance given that parent
+                "feature_class_posteriors_": np.clip(
+                    (arc * self.class_arc_posteriors_).sum(axis=0), 0.0, 1.0
+                ),
+            }
+        return self._arc_summary[name]
+
+    @property
+    def edge_posteriors_(self) -> np.ndarray:
+        """``d x d`` posterior probabilities of the feature-tree edges (either direction)."""
+        if "_edge_posteriors" in self.__dict__:
+            return self._edge_posteriors
+        return self._summary("edge_posteriors_")
+
+    @property
+    def arc_posteriors_(self) -> np.ndarray:
+        """``(d + 1) x d``: ``P(u -> v | D)``, row ``d`` ``P(v is the root | D)``
+        (``class_arcs="average"``)."""
+        return self._summary("arc_posteriors_")
+
+    @property
+    def feature_class_posteriors_(self) -> np.ndarray:
+        """``d``: ``P(C -> X_v | D)``, over every tree (``class_arcs="average"``)."""
+        return self._summary("feature_class_posteriors_")
 
     def _set_posterior(self, log_w: np.ndarray, log_theta: np.ndarray, log_rho: np.ndarray) -> None:
         """The fitted tables, and what follows from them (learned or loaded)."""
+        for name in ("log_arc_weights_", "class_arc_posteriors_", "log_arc_tables_"):
+            self.__dict__.pop(name, None)  # a refit from "average"
         d = len(self.states_)
         self.log_weights_ = log_w
         self.log_theta_ = log_theta  # (classes, K): log θ_v|c
         self.log_rho_ = log_rho  # (classes, K, K)
         self.log_normaliser_ = float(log_spanning_tree_sum(log_w)) if d > 1 else 0.0
-        self.edge_posteriors_ = (
+        self._edge_posteriors = (
             np.clip(edge_marginals(log_w)[0], 0.0, 1.0) if d > 1 else np.zeros((d, d))
         )
         self.offsets_ = np.concatenate([[0], np.cumsum([len(st) for st in self.states_])[:-1]])
@@ -389,7 +435,7 @@ class BayesianTAN(CategoricalClassifier):
         return self.states_
 
     def _complete_joint(self, codes: np.ndarray) -> np.ndarray:
-        if self.class_arcs == "average":
+        if self._averaged():
             return self._complete_joint_averaged(codes)
         idx = self.offsets_[None, :] + codes
         out = np.empty((len(codes), len(self.classes_)))
@@ -455,7 +501,7 @@ class BayesianTAN(CategoricalClassifier):
         """
         check_is_fitted(self)
         features = list(self.feature_names_in_)
-        if self.class_arcs == "average":
+        if self._averaged():
             return self._map_arborescence()
         present = np.isfinite(self.log_weights_)
         finite = np.where(present, self.log_weights_, 0.0)
@@ -584,7 +630,7 @@ class BayesianTAN(CategoricalClassifier):
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
         state = {"states": [[encode_label(s) for s in st] for st in self.states_]}
-        if self.class_arcs == "average":
+        if self._averaged():
             return {
                 **state,
                 "log_weights": json_value(self.log_arc_weights_),
