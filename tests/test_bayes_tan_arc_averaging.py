@@ -361,6 +361,11 @@ def test_the_explorer_table_is_the_average_and_sums_to_one():
     drawn = {(u, v) for u, v, kind, *_ in spec["edges"][0] if kind == "tree" and u < len(FEATURES)}
     index = {f: j for j, f in enumerate(FEATURES)}
     assert drawn == {(index[u], index[v]) for u, v in clf.map_tree().edges}
+    assert "every subset of class arcs" in spec["title"]
+    # parameters: k - 1, and per table set (each class's, and the pooled one) the features'
+    # r_v - 1 and the pairs' (r_u - 1)(r_v - 1): states 2, 3, 2, 2 -> 5 and 2+1+1+2+2+1 = 9
+    assert clf.n_parameters == 1 + 3 * (5 + 9)
+    assert tl.BayesianTAN(numbers="states", class_arcs="all").fit(X, y).n_parameters == 1 + 2 * 14
 
 
 def test_survey_the_row_below_the_majority_goes_to_the_majority_class():

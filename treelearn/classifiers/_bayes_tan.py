@@ -479,14 +479,15 @@ class BayesianTAN(CategoricalClassifier):
 
     @property
     def n_parameters(self) -> int:
-        """Free parameters of the class-conditional pairwise tables the average is taken over:
-        the prior's ``k - 1``, per class ``r_v - 1`` per feature and ``(r_u - 1)(r_v - 1)``
-        per feature pair."""
+        """Free parameters of the pairwise tables the average is taken over: the prior's
+        ``k - 1``, per class ``r_v - 1`` per feature and ``(r_u - 1)(r_v - 1)`` per feature
+        pair; under ``class_arcs="average"`` the pooled tables (no class arc) once more."""
         check_is_fitted(self)
         r = np.array([len(st) for st in self.states_]) - 1
         k = len(self.classes_)
         pairs = (r.sum() ** 2 - (r**2).sum()) // 2
-        return int(k - 1 + k * r.sum() + k * pairs)
+        tables = k + 1 if self._averaged() else k
+        return int(k - 1 + tables * (r.sum() + pairs))
 
     def map_tree(self) -> nx.DiGraph:
         """The most probable feature tree ``argmax_T P(T | D)``: the maximum spanning tree of
@@ -599,7 +600,10 @@ class BayesianTAN(CategoricalClassifier):
         if title is None:
             title = (
                 title_of(
-                    "BayesianTAN: the average over every TAN feature tree",
+                    "BayesianTAN: the average over every directed feature tree and every "
+                    "subset of class arcs"
+                    if self._averaged()
+                    else "BayesianTAN: the average over every TAN feature tree",
                     parts,
                     float(np.sum(self.class_count_)),
                 )
