@@ -1,5 +1,5 @@
-"""BayesianTAN below the majority class on MASS::survey (issue 39's grid: the strict xfail
-``_BELOW_MAJORITY[("BayesianTAN", "survey")]`` of tests/test_numbers_in_classifiers.py).
+"""BayesianTAN with every class arc (``class_arcs="all"``, Cerquides' TBMATAN, the default
+before class-arc averaging) below the majority class on MASS::survey (issue 39's grid).
 
 The one held-out row that puts it under the majority is the model's exact answer, checked
 here against the Bayesian average over every TAN tree enumerated (``oracles.bayesian_tan_joint``)
@@ -45,9 +45,10 @@ def test_the_training_counts_behind_the_row():
     assert table.loc["Occas"].tolist() == [2, 0]
     assert table.loc["Never"].tolist() == [0, 6]
     assert table.loc[["Heavy", "Regul"], "Metric"].sum() == 0
-    # the model of the grid (its defaults, the raw table): no numeric column is cut, the
-    # W.Hnd - M.I edge is in (nearly) every tree, and the row goes to Occas
-    clf = tl.BayesianTAN().fit(X.iloc[train], y.iloc[train])
+    # the model of the grid before class-arc averaging (its defaults then, the raw table):
+    # no numeric column is cut, the W.Hnd - M.I edge is in (nearly) every tree, and the row
+    # goes to Occas (the default class_arcs="average": tests/test_bayes_tan_arc_averaging.py)
+    clf = tl.BayesianTAN(class_arcs="all").fit(X.iloc[train], y.iloc[train])
     assert all(len(edges) == 0 for edges in clf.binner_.edges_.values())
     names = list(clf.feature_names_in_)
     assert clf.edge_posteriors_[names.index("W.Hnd"), names.index("M.I")] > 0.99
@@ -60,7 +61,8 @@ def test_the_row_goes_to_a_minority_class_under_the_exact_average_over_trees(ess
     seen = X.iloc[train][STATES]
     complete = seen.notna().all(axis=1).to_numpy()
     Xt, yt = seen[complete], y.iloc[train][complete]
-    clf = tl.BayesianTAN(numbers="states", equivalent_sample_size=ess).fit(Xt, yt)
+    clf = tl.BayesianTAN(numbers="states", equivalent_sample_size=ess, class_arcs="all")
+    clf.fit(Xt, yt)
     data = {c: Xt[c].to_numpy() for c in STATES} | {"Smoke": yt.to_numpy()}
     states = {c: sorted(set(data[c].tolist())) for c in data}
     held = X.iloc[test][STATES]

@@ -438,7 +438,9 @@ def test_bayesian_tan_equals_enumeration_over_feature_trees():
         parent_sets.append(ps)
         log_post.append(fam("c", []) + sum(fam(v, pv) for v, pv in ps.items()))
     log_post = np.array(log_post) - lse(log_post)
-    clf = tl.BayesianTAN(numbers="states", equivalent_sample_size=ess).fit(X, y)
+    # every class arc (TBMATAN); class_arcs="average": tests/test_bayes_tan_arc_averaging.py
+    clf = tl.BayesianTAN(numbers="states", equivalent_sample_size=ess, class_arcs="all")
+    clf.fit(X, y)
     edge = np.zeros((d, d))
     for t, lp in zip(trees, log_post):
         for u, v in t:
@@ -475,6 +477,8 @@ def test_bayesian_tan_is_a_sklearn_classifier():
         "equivalent_sample_size": 3.0,
         "numbers": "states",  # the options of every classifier that counts states
         "categorical": None,
+        "class_arcs": "average",
+        "arc_prior": 0.5,
     }
     w = np.arange(len(X)) % 3
     a = tl.BayesianTAN(numbers="states").fit(X, y, sample_weight=w).predict_proba(X)

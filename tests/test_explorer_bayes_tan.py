@@ -94,7 +94,7 @@ def brute_joint(clf) -> tuple[list, np.ndarray]:
 @needs_browser
 def test_four_features_against_every_spanning_tree(tmp_path):
     Xt, yt = TENNIS.drop(columns="PlayTennis"), TENNIS["PlayTennis"]
-    clf = tl.BayesianTAN(equivalent_sample_size=1.0).fit(Xt, yt)
+    clf = tl.BayesianTAN(equivalent_sample_size=1.0, class_arcs="all").fit(Xt, yt)
     features = list(Xt.columns)
     rows, p = brute_joint(clf)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)  # the average is a distribution
@@ -129,7 +129,9 @@ def test_four_features_against_every_spanning_tree(tmp_path):
 
 
 def test_drawn_tree_is_the_most_probable_one_with_edge_posteriors():
-    clf = tl.BayesianTAN().fit(X, Y)
+    # every class arc: an undirected tree (class_arcs="average" draws the most probable
+    # directed tree: tests/test_bayes_tan_arc_averaging.py)
+    clf = tl.BayesianTAN(class_arcs="all").fit(X, Y)
     spec = explorer_spec(clf)
     names = [v["name"] for v in spec["variables"]]
     assert names == [*X.columns, "either"] and spec["target"] == names.index("either")

