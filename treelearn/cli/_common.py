@@ -139,9 +139,21 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
     the one the header shows, ``--encoding`` or the one the bytes show, ``--decimal`` or
     decimal commas found in a file not separated by commas (each found option said in a
     note), ``--thousands``; text columns of numbers written with thousands separators are
-    read as numbers, with a note; ``--categorical`` columns are kept as the text read."""
+    read as numbers, with a note; ``--categorical`` columns are kept as the text read.
+
+    A path is checked against memory once, before anything is read, and refused in the
+    command's words (:func:`~treelearn.sources._files.read_check`: the words of a caller's
+    block, such as ``learn``'s, win; the readers below check it again for nothing)."""
+    from ..sources._files import check_read_memory, read_check
+
+    with read_check(read_memory_fix(source)):
+        if source != "-":
+            check_read_memory(source)  # refused before anything is read, in these words
+        return _read_frame(source, args)
+
+
+def _read_frame(source: str, args: argparse.Namespace | None) -> pd.DataFrame:
     from ..sources._dialect import check_reading_options
-    from ..sources._files import check_read_memory
     from ..sources._reading import data_dialect, read_data, separator_note, thousands_columns
 
     # the reading options of the command (none when a caller gives no arguments)
@@ -168,8 +180,6 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
             options["thousands"] = found.thousands
     if source == "-" and options["sep"] is None:
         options["sep"] = ","  # standard input is read once: commas unless --sep
-    if stream is source:  # a path: refused before it is read whole if it would not fit
-        check_read_memory(source, fix=read_memory_fix(source))
     df = read_data(stream, categorical=categorical, **options)
     absent = [c for c in categorical if c not in df.columns]
     if absent:

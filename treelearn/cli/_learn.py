@@ -875,30 +875,31 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
     return 0
 
 
-def _check_read_memory(data: str) -> None:
-    """Refuse ``DATA`` before it is read whole when the read would not fit in memory
-    (:func:`~treelearn.sources._files.check_read_memory`), naming the command's ways around:
-    a classifier learned in chunks first."""
-    import os
-
-    from ..sources._files import check_read_memory
-
-    if data == "-" or not os.path.exists(data):
-        return  # standard input, or a missing file (said when it is read)
+def _read_fix(data: str) -> str:
+    """``learn``'s ways around a file too large to read whole (the one memory check of the
+    read, :func:`~treelearn.sources._files.read_check`, words its refusal so): a classifier
+    learned in chunks first."""
     streams = (
         "learn a classifier with --class COL and --method tan, naive-bayes, kdb or aode, "
         "which read the file in chunks (without --drop, --keep, --categorical, "
         "--discretize, --numeric, --missing drop, --plot or a reading option); or "
     )
-    check_read_memory(data, fix=read_memory_fix(data, streams, parts=False))
+    return read_memory_fix(data, streams, parts=False)
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
+    from ..sources._files import read_check
+
     if _streamable(args):
         streamed = _learn_streamed(args)
         if streamed is not None:
             return streamed
-    _check_read_memory(args.data)  # refused before the table is read whole
+    with read_check(_read_fix(args.data)):  # refused before the table is read whole
+        return _learn_whole(args)
+
+
+def _learn_whole(args: argparse.Namespace) -> int:
+    """``learn`` from the table read whole (:func:`~treelearn.cli._common.read_frame`)."""
     from ..sources._reading import (
         ambiguous_date_columns,
         as_dates,
