@@ -259,7 +259,7 @@ def test_a_large_compressed_file_is_estimated_from_its_text(tmp_path, big_text, 
     within 3 % of the true length here (gzip: its trailer, exact); the rows within 3 %."""
     path = tmp_path / f"t.csv.{suffix}"
     path.write_bytes(WRITERS[suffix](big_text))
-    assert path.stat().st_size < len(big_text) / 3
+    assert path.stat().st_size < len(big_text) / 2.5
     estimate = read_memory_estimate(path)
     assert abs(estimate.text_bytes - len(big_text)) <= 0.03 * len(big_text)
     if suffix == "gz":
