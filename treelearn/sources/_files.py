@@ -1189,8 +1189,12 @@ def iter_chunks(
                 batches = _dataset(path).to_batches(batch_size=chunksize, use_threads=False)
             else:
                 batches = _parquet().ParquetFile(path).iter_batches(batch_size=chunksize)
-            for batch in batches:
-                yield batch.to_pandas()
+            start = 0
+            for batch in batches:  # rows numbered on from chunk to chunk, as pandas' CSV chunks
+                frame = batch.to_pandas()
+                frame.index = pd.RangeIndex(start, start + len(frame))
+                start += len(frame)
+                yield frame
         else:
             if os.path.isdir(path):
                 raise IsADirectoryError(path)

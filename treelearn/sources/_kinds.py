@@ -44,7 +44,9 @@ treelearn.TreelearnError: column 'c' is not numeric (dtype ..., e.g. 'no'); gaus
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -70,12 +72,14 @@ __all__ = [
     "by_kind",
     "complex_error",
     "empty_error",
+    "first_not_number",
     "frame_of_array",
     "is_path",
     "kind_of",
     "match_features",
     "not_2d_error",
     "not_numeric_error",
+    "not_numeric_words",
     "numeric_matrix",
     "refusal",
     "sparse_error",
@@ -194,8 +198,67 @@ def complex_error(column: Hashable | None = None, need: str = "real numbers") ->
     )
 
 
+def first_not_number(series: pd.Series) -> tuple[Hashable, Any] | None:
+    """``(row, value)``: the first observed cell of ``series`` that is not a number, by its
+    row label (a file's rows numbered from 0, as the table read whole numbers them): the
+    first text that does not read as a number (``"unknown"`` in a column of numbers
+    written as text, where a CSV column turns to text), else the first boolean, category,
+    date or text; ``None`` when nothing is observed.
+
+    >>> first_not_number(pd.Series(["1.5", "2", "unknown", "x"], index=[10, 11, 12, 13]))
+    (12, 'unknown')
+    >>> first_not_number(pd.Series([None, True, False]))
+    (1, True)
+    """
+    observed = series.dropna()
+    if observed.empty:
+        return None
+    if observed.dtype == object or pd.api.types.is_string_dtype(observed.dtype):
+        text = observed.astype(str)
+        words = pd.to_numeric(text, errors="coerce").isna().to_numpy()
+        if observed.dtype == object:  # booleans among objects: no numbers (an error path)
+            flags = observed.map(lambda v: isinstance(v, (bool, np.bool_)))
+            words = words | flags.to_numpy(dtype=bool)
+        if words.any():
+            at = int(np.argmax(words))
+            return python_scalar(observed.index[at]), python_scalar(observed.iloc[at])
+    return python_scalar(observed.index[0]), python_scalar(observed.iloc[0])
+
+
+#: how a caller words the refusal of a column that is not numbers (``None``: the learner's
+#: default words, :func:`not_numeric_error`); set by :func:`not_numeric_words`
+_NOT_NUMERIC: ContextVar[Callable[[Hashable, pd.Series], TreelearnError] | None] = ContextVar(
+    "treelearn_not_numeric", default=None
+)
+
+
+@contextmanager
+def not_numeric_words(refuse: Callable[[Hashable, pd.Series], TreelearnError]) -> Iterator[None]:
+    """Within this block a column that is not numbers where numbers are needed is refused
+    with ``refuse(column, series)``: a classifier words it as it words the same column of a
+    table in memory (naming the classifier of numbers and states), whether the column is
+    met in a table or in the chunk of a file where it turns to text.
+
+    >>> from treelearn._base.errors import TreelearnError
+    >>> with not_numeric_words(lambda c, s: TreelearnError(f"no {c}")):
+    ...     numeric_matrix(pd.DataFrame({"a": ["x"]}))
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: no a
+    """
+    token = _NOT_NUMERIC.set(refuse)
+    try:
+        yield
+    finally:
+        _NOT_NUMERIC.reset(token)
+
+
 def not_numeric_error(column: Hashable, series: pd.Series, learner: str) -> TreelearnError:
-    """The one error for a column that is not numbers where numbers are needed."""
+    """The one error for a column that is not numbers where numbers are needed (in the
+    words of the caller's :func:`not_numeric_words`, if any)."""
+    refuse = _NOT_NUMERIC.get()
+    if refuse is not None:
+        return refuse(column, series)
     example = ""
     observed = series.dropna()
     if len(observed) and not pd.api.types.is_bool_dtype(series.dtype):  # text, categories...
