@@ -120,17 +120,26 @@ def read_memory_fix(source: str, streams: str = "", *, parts: bool = True) -> st
     from .._base.limits import READ_MEMORY_ENV
 
     shown = shlex.quote(source)
+    # a compressed file's text comes from its decompressor (head would cut its bytes)
+    tool = next(
+        (t for suffix, t in _DECOMPRESSORS.items() if source.lower().endswith(suffix)), None
+    )
+    text, name = (f"{tool} {shown} | ", "-") if tool else ("", shown)
     split = (
-        f", or parts of them one at a time (split -l 100000 {shown} part-, each with the "
-        f"header line)"
+        f", or parts of them one at a time ({text}split -l 100000 {name} part-, each with "
+        f"the header line)"
         if parts
         else ""
     )
     return (
-        f"{streams}give the command a sample of its rows (e.g. head -n 100001 {shown} > "
-        f"sample.csv){split}; if the estimate is wrong for this file, allow more memory with "
-        f"{READ_MEMORY_ENV}=BYTES (e.g. 32G)"
+        f"{streams}give the command a sample of its rows (e.g. {text}head -n 100001 "
+        f"{'' if tool else shown + ' '}> sample.csv){split}; if the estimate is wrong for this "
+        f"file, allow more memory with {READ_MEMORY_ENV}=BYTES (e.g. 32G)"
     )
+
+
+#: the command that writes a compressed file's text, by suffix (pandas reads these)
+_DECOMPRESSORS = {".gz": "gzip -dc", ".bz2": "bzip2 -dc", ".xz": "xz -dc", ".zip": "unzip -p"}
 
 
 def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
