@@ -77,7 +77,14 @@ from ..models._tree import ScoreReport, TreeModel
 from ..sources._count import class_name, count_by_class, target_name
 from ..sources._files import NO_STATE_CAP
 from ..sources._gaussian import gaussian_statistics_by_class
-from ..sources._kinds import as_frame, kind_of, match_features, numeric_matrix
+from ..sources._kinds import (
+    as_frame,
+    first_not_number,
+    kind_of,
+    match_features,
+    not_numeric_words,
+    numeric_matrix,
+)
 from ..stats._classes import ClassStatistics
 from ..stats._counts import ClassCounts
 from ..stats._gaussian import ClassGaussianStatistics, ClassVariances
@@ -89,6 +96,7 @@ from ._numbers import (
     numbers_binner,
     refuse_states,
     restored_binner,
+    states_refusal,
 )
 from ._state_codes import known_state_codes
 
@@ -1047,8 +1055,17 @@ class NumericClassifier(BayesNetClassifier):
         return tags
 
     def _training_data(self, X: Any, y: Any, sample_weight: Any) -> TrainingData:
-        refuse_states(X, type(self).__name__, self._mixed_instead, labelled=(y, sample_weight))
-        stats = self._statistics(X, y, sample_weight)
+        who = type(self).__name__
+        refuse_states(X, who, self._mixed_instead, labelled=(y, sample_weight))
+        data = "file" if kind_of(X, learner=who).name == "path" else "table"
+
+        def refuse(column: Hashable, series: pd.Series) -> TreelearnError:
+            # a file's column turning to text in a later chunk: the words of the table
+            first = {column: first_not_number(series)}
+            return states_refusal([column], first, who, self._mixed_instead, data=data)
+
+        with not_numeric_words(refuse):
+            stats = self._statistics(X, y, sample_weight)
         assert stats.variables is not None  # numeric statistics name their columns
         return class_training(stats, y, len(stats.variables))
 

@@ -25,7 +25,7 @@ Discretizer in front of it in a pipeline does.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -34,7 +34,7 @@ from .._base.errors import ClassLabelError, TreelearnError
 from .._base.persistence import SavedState
 from ..encoding._table import no_value_error
 from ..sources._count import label_values
-from ..sources._kinds import as_frame, kind_of
+from ..sources._kinds import as_frame, first_not_number, kind_of
 from ..sources._value_class_counts import (
     check_categorical_named,
     counted_file,
@@ -58,6 +58,7 @@ __all__ = [
     "numeric_features",
     "refuse_states",
     "restored_binner",
+    "states_refusal",
 ]
 
 
@@ -133,12 +134,13 @@ def refuse_states(
 ) -> None:
     """Refuse, in one error, the columns of a table in memory (or of a Dask frame, by its
     dtypes) that hold states (text, categories, booleans, dates) where a classifier
-    ``who`` takes numbers only (or what ``takes`` says), naming them all and the
-    classifier ``instead`` that takes numbers and states together (the mixed ones): a
-    real table of both needs no column dropped. An array, a file and a table of numbers
-    are left to the reader (whose error names the one column it meets). ``labelled``: the
-    ``y`` and ``sample_weight`` of the call, whichever name a column of ``X`` (the class
-    and the weights), which are no features."""
+    ``who`` takes numbers only (or what ``takes`` says), naming them all, each with its
+    first cell that is not a number, and the classifier ``instead`` that takes numbers and
+    states together (the mixed ones): a real table of both needs no column dropped. An
+    array, a file and a table of numbers are left to the reader (a file's chunk refused in
+    the same words, :func:`states_refusal`). ``labelled``: the ``y`` and ``sample_weight``
+    of the call, whichever name a column of ``X`` (the class and the weights), which are no
+    features."""
     kind = kind_of(X, learner=who).name
     if kind not in ("frame", "dask"):
         return
@@ -151,16 +153,54 @@ def refuse_states(
         and (not number_dtype(dtype) or pd.api.types.is_datetime64_any_dtype(dtype))
     ]
     if states:
-        named = ", ".join(map(repr, states[:10])) + (" ..." if len(states) > 10 else "")
-        which = f"column {named} is" if len(states) == 1 else f"columns {named} are"
-        raise TreelearnError(
-            f"{which} not numeric (states: text, categories, booleans or dates) and {who} "
-            f"takes {takes}; learn the table as it is with tl.{instead}() (its "
-            f"numbers Gaussian, its other columns categorical), or drop "
-            f"{'it' if len(states) == 1 else 'them'} (X.drop(columns={states!r}))",
-            column=states[0],
-            hint=f"use tl.{instead}, or drop the columns that hold states",
-        )
+        # a Dask frame's cells are not read here: its columns named by their dtypes
+        firsts = {c: None if kind == "dask" else first_not_number(X[c]) for c in states[:10]}
+        raise states_refusal(states, firsts, who, instead, takes)
+
+
+def states_refusal(
+    states: Sequence[Hashable],
+    firsts: Mapping[Hashable, tuple[Hashable, Any] | None],
+    who: str,
+    instead: str,
+    takes: str = "numbers only",
+    *,
+    data: str = "table",
+) -> TreelearnError:
+    """The one refusal of columns holding states where ``who`` takes numbers: of a table
+    in memory (:func:`refuse_states`) and of the chunk of a file where a column turns to
+    text (``data="file"``), in the same words: the columns, each column's first cell that
+    is not a number (``firsts``: ``(row, value)``, rows numbered as the table read whole
+    numbers them), and the fixes (the mixed classifier ``instead``, or dropping them).
+
+    >>> states_refusal(["x"], {"x": (11500, "unknown")}, "GaussianClassifier", "MixedNaiveBayes")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    TreelearnError("column 'x' is not numeric (row 11500: 'unknown'; states: text, categories,
+    booleans or dates) and GaussianClassifier takes numbers only; learn the table as it is with
+    tl.MixedNaiveBayes() (its numbers Gaussian, its other columns categorical), or drop it
+    (X.drop(columns=['x']))")
+    """
+    states = list(states)
+    named = ", ".join(map(repr, states[:10])) + (" ..." if len(states) > 10 else "")
+    which = f"column {named} is" if len(states) == 1 else f"columns {named} are"
+    cells = [
+        (c, *first) for c in states[:10] if (first := firsts.get(c)) is not None
+    ]  # (column, row, value)
+    shown = "; ".join(
+        f"row {row}: {value!r}" if len(states) == 1 else f"{c!r} row {row}: {value!r}"
+        for c, row, value in cells
+    )
+    drop = "X.drop" if data == "table" else "tl.read_data(path).drop"
+    them = "it" if len(states) == 1 else "them"
+    return TreelearnError(
+        f"{which} not numeric ({shown + '; ' if shown else ''}states: text, categories, "
+        f"booleans or dates) and {who} takes {takes}; learn the {data} as it is with "
+        f"tl.{instead}() (its numbers Gaussian, its other columns categorical), or drop "
+        f"{them} ({drop}(columns={states!r}))",
+        column=states[0],
+        values=[cells[0][2]] if cells else None,
+        hint=f"use tl.{instead}, or drop the columns that hold states",
+    )
 
 
 def _refuse_dask_numbers(X: Any, categorical: Sequence[Hashable] | None, who: str) -> None:

@@ -120,17 +120,26 @@ def read_memory_fix(source: str, streams: str = "", *, parts: bool = True) -> st
     from .._base.limits import READ_MEMORY_ENV
 
     shown = shlex.quote(source)
+    # a compressed file's text comes from its decompressor (head would cut its bytes)
+    tool = next(
+        (t for suffix, t in _DECOMPRESSORS.items() if source.lower().endswith(suffix)), None
+    )
+    text, name = (f"{tool} {shown} | ", "-") if tool else ("", shown)
     split = (
-        f", or parts of them one at a time (split -l 100000 {shown} part-, each with the "
-        f"header line)"
+        f", or parts of them one at a time ({text}split -l 100000 {name} part-, each with "
+        f"the header line)"
         if parts
         else ""
     )
     return (
-        f"{streams}give the command a sample of its rows (e.g. head -n 100001 {shown} > "
-        f"sample.csv){split}; if the estimate is wrong for this file, allow more memory with "
-        f"{READ_MEMORY_ENV}=BYTES (e.g. 32G)"
+        f"{streams}give the command a sample of its rows (e.g. {text}head -n 100001 "
+        f"{'' if tool else shown + ' '}> sample.csv){split}; if the estimate is wrong for this "
+        f"file, allow more memory with {READ_MEMORY_ENV}=BYTES (e.g. 32G)"
     )
+
+
+#: the command that writes a compressed file's text, by suffix (pandas reads these)
+_DECOMPRESSORS = {".gz": "gzip -dc", ".bz2": "bzip2 -dc", ".xz": "xz -dc", ".zip": "unzip -p"}
 
 
 def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFrame:
@@ -139,9 +148,21 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
     the one the header shows, ``--encoding`` or the one the bytes show, ``--decimal`` or
     decimal commas found in a file not separated by commas (each found option said in a
     note), ``--thousands``; text columns of numbers written with thousands separators are
-    read as numbers, with a note; ``--categorical`` columns are kept as the text read."""
+    read as numbers, with a note; ``--categorical`` columns are kept as the text read.
+
+    A path is checked against memory once, before anything is read, and refused in the
+    command's words (:func:`~treelearn.sources._files.read_check`: the words of a caller's
+    block, such as ``learn``'s, win; the readers below check it again for nothing)."""
+    from ..sources._files import check_read_memory, read_check
+
+    with read_check(read_memory_fix(source)):
+        if source != "-":
+            check_read_memory(source)  # refused before anything is read, in these words
+        return _read_frame(source, args)
+
+
+def _read_frame(source: str, args: argparse.Namespace | None) -> pd.DataFrame:
     from ..sources._dialect import check_reading_options
-    from ..sources._files import check_read_memory
     from ..sources._reading import data_dialect, read_data, separator_note, thousands_columns
 
     # the reading options of the command (none when a caller gives no arguments)
@@ -168,8 +189,6 @@ def read_frame(source: str, args: argparse.Namespace | None = None) -> pd.DataFr
             options["thousands"] = found.thousands
     if source == "-" and options["sep"] is None:
         options["sep"] = ","  # standard input is read once: commas unless --sep
-    if stream is source:  # a path: refused before it is read whole if it would not fit
-        check_read_memory(source, fix=read_memory_fix(source))
     df = read_data(stream, categorical=categorical, **options)
     absent = [c for c in categorical if c not in df.columns]
     if absent:

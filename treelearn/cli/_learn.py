@@ -410,6 +410,29 @@ def in_cli_words(problem: TreelearnError, mixed: str | None = None) -> str:
 MAX_NAMED = 12
 
 
+def _for_the_command(
+    problem: TreelearnError, args: argparse.Namespace, df: pd.DataFrame | None = None
+) -> TreelearnError:
+    """A column's problem as the command words it, whether the table was read whole
+    (``df``) or in chunks (the reader said it): where its column of numbers turns to text
+    (:func:`~treelearn.sources._kinds.text_turn`), and with ``--class`` no ``--max-states``
+    above what the classifiers take (refused for them: the fix would not work)."""
+    import copy
+
+    from ..sources._kinds import text_turn, turn_reason
+
+    column = problem.column
+    if df is not None and column is not None and column in df.columns:
+        _, turn = text_turn(df[column])
+        if turn is not None:
+            problem = turn_reason(problem, turn)
+    n_states = getattr(problem, "n_states", None)
+    if args.class_ is not None and n_states is not None and n_states > DEFAULT_MAX_STATES:
+        problem = copy.copy(problem)
+        problem.fixes = tuple(f for f in problem.fixes if f != "max_states")
+    return problem
+
+
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
     """Every problem of the table in one error, worded with the command's options; the
     notes about numeric columns printed on standard error in the same words."""
@@ -427,6 +450,7 @@ def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> 
     problems, notes = table_problems(
         df, missing=args.missing, max_states=max_states, class_column=args.class_, known=problems
     )
+    problems = [_for_the_command(p, args, df) for p in problems]
     continuous = [p for p in problems if "gaussian" in p.fixes]
     text = [
         c
@@ -757,6 +781,21 @@ def _streamable(args: argparse.Namespace) -> bool:
     )
 
 
+def _whole_read_or_refuse(path: str, problem: TreelearnError, args: argparse.Namespace) -> None:
+    """A table problem the streamed fit met that the first rows did not show (a column of
+    numbers turning to text later): return when the file fits in memory, to be read whole
+    and refused (or learned: an identifier-like column is left out) as the whole read
+    words it; else refuse here in the same words (:func:`_for_the_command`, the reader
+    having said where the column turns)."""
+    from .._base.errors import ResourceLimitError
+    from ..sources._files import check_read_memory
+
+    try:
+        check_read_memory(path)  # learn's one check of the file (read_check)
+    except ResourceLimitError:
+        raise CommandError(in_cli_words(_for_the_command(problem, args))) from None
+
+
 def _learn_streamed(args: argparse.Namespace) -> int | None:
     """``learn DATA --class C`` from the file in chunks: the classifier's ``fit(path, C)``
     (two passes keeping only each chunk's codes), then a pass scoring each chunk (the
@@ -826,6 +865,11 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
             fitted = clf.fit(path, cls)
         except MissingValuesError:
             return None  # a missing class label: the whole table's path leaves its rows out
+        except TreelearnError as problem:
+            if not (problem.reason and problem.fixes):
+                raise
+            _whole_read_or_refuse(path, problem, args)
+            return None  # a problem its first rows did not show: the whole read's words
     # the columns the fit binned: numbers in every chunk (one that is text in a later chunk
     # is states, as read whole, though its first rows held numbers)
     binned = [] if fitted.binner_ is None else list(fitted.binner_.edges_)
@@ -875,30 +919,32 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
     return 0
 
 
-def _check_read_memory(data: str) -> None:
-    """Refuse ``DATA`` before it is read whole when the read would not fit in memory
-    (:func:`~treelearn.sources._files.check_read_memory`), naming the command's ways around:
-    a classifier learned in chunks first."""
-    import os
-
-    from ..sources._files import check_read_memory
-
-    if data == "-" or not os.path.exists(data):
-        return  # standard input, or a missing file (said when it is read)
+def _read_fix(data: str) -> str:
+    """``learn``'s ways around a file too large to read whole (the one memory check of the
+    read, :func:`~treelearn.sources._files.read_check`, words its refusal so): a classifier
+    learned in chunks first."""
     streams = (
         "learn a classifier with --class COL and --method tan, naive-bayes, kdb or aode, "
         "which read the file in chunks (without --drop, --keep, --categorical, "
         "--discretize, --numeric, --missing drop, --plot or a reading option); or "
     )
-    check_read_memory(data, fix=read_memory_fix(data, streams, parts=False))
+    return read_memory_fix(data, streams, parts=False)
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
-    if _streamable(args):
-        streamed = _learn_streamed(args)
-        if streamed is not None:
-            return streamed
-    _check_read_memory(args.data)  # refused before the table is read whole
+    from ..sources._files import read_check
+
+    # one memory check of the file, in learn's words, whichever path reads it whole
+    with read_check(_read_fix(args.data)):
+        if _streamable(args):
+            streamed = _learn_streamed(args)
+            if streamed is not None:
+                return streamed
+        return _learn_whole(args)  # refused before the table is read whole
+
+
+def _learn_whole(args: argparse.Namespace) -> int:
+    """``learn`` from the table read whole (:func:`~treelearn.cli._common.read_frame`)."""
     from ..sources._reading import (
         ambiguous_date_columns,
         as_dates,

@@ -55,9 +55,11 @@ import lzma
 import os
 import warnings
 import zlib
-from collections.abc import Generator, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -123,6 +125,7 @@ __all__ = [
     "iter_chunks",
     "python_read_fix",
     "read_as_text",
+    "read_check",
     "read_header",
     "read_memory_estimate",
     "read_whole",
@@ -867,8 +870,8 @@ _SAMPLE_BYTES = 1 << 16
 @dataclass(frozen=True)
 class ReadEstimate:
     """What reading a file whole is expected to take: ``n_bytes`` of memory at the peak, for
-    about ``n_rows`` rows of ``n_columns`` columns (``text_bytes``: the CSV text, after
-    decompression where its size is known)."""
+    about ``n_rows`` rows of ``n_columns`` columns (``text_bytes``: the CSV text, that of a
+    compressed file counted or estimated from a bounded sample, :func:`_csv_sample`)."""
 
     n_bytes: int
     n_rows: int
@@ -879,24 +882,136 @@ class ReadEstimate:
         return f"about {self.n_rows:,} rows x {self.n_columns} columns"
 
 
-def _csv_sample(path: str) -> tuple[bytes, int]:
-    """The first bytes of a CSV's text and its whole text's size (decompressed for .gz, by
-    its trailer; for .bz2/.xz the size on disk, a lower bound; other compressions: their
-    bytes as they are)."""
-    import bz2
-    import gzip
+#: decompressed bytes a compressed CSV's sample stops at (its ratio measured on them): a few
+#: milliseconds for gzip and xz, about 0.15 s for bz2 (its slowest), whatever the file's size
+_RATIO_SAMPLE_BYTES = 2 << 20
+#: most compressed bytes fed to the decompressor at a time; a feed is also at most 1/32 of
+#: those fed before it (at least 16 bytes), so that the ratio, read where the output last
+#: grew (a bz2 block comes out whole), is measured to within 3 % even where a few hundred
+#: compressed bytes hold the whole sample
+_FEED_BYTES = 1 << 13
 
+
+def _decompressor_of(lower: str) -> Callable[[], Any] | None:
+    """What makes a streaming decompressor for a CSV path ending in .gz, .bz2 or .xz
+    (``None`` for other paths)."""
+    import bz2
+
+    if lower.endswith(".gz"):
+        return partial(zlib.decompressobj, wbits=47)  # 32 + 15: a gzip or zlib header
+    if lower.endswith(".bz2"):
+        return bz2.BZ2Decompressor
+    if lower.endswith(".xz"):
+        return lzma.LZMADecompressor
+    return None
+
+
+_ZLIB_DECOMPRESS = type(zlib.decompressobj())
+
+
+def _pieces(decompressor: Any, data: bytes) -> Iterator[bytes]:
+    """The text of ``data`` fed to ``decompressor``, in pieces of at most
+    :data:`_RATIO_SAMPLE_BYTES` (zlib keeps what it has not read in ``unconsumed_tail``;
+    bz2 and lzma keep it inside, until they need input again)."""
+    if isinstance(decompressor, _ZLIB_DECOMPRESS):
+        while data and not decompressor.eof:
+            yield decompressor.decompress(data, _RATIO_SAMPLE_BYTES)
+            data = decompressor.unconsumed_tail
+        return
+    yield decompressor.decompress(data, _RATIO_SAMPLE_BYTES)
+    while not decompressor.eof and not decompressor.needs_input:
+        yield decompressor.decompress(b"", _RATIO_SAMPLE_BYTES)
+
+
+@dataclass(frozen=True)
+class _TextSample:
+    """The first bytes of a compressed CSV's text (``head``), its text's size (``size``:
+    counted if ``exact``, else estimated), and the compressed streams seen (``streams``:
+    gzip members, bz2 or xz streams, concatenated)."""
+
+    head: bytes
+    size: int
+    exact: bool
+    streams: int
+
+
+def _decompressed_sample(path: str, make: Callable[[], Any]) -> _TextSample:
+    """A compressed CSV's first :data:`_SAMPLE_BYTES` of text and its text's size: counted
+    when the whole file decompresses within :data:`_RATIO_SAMPLE_BYTES`, else the file's size
+    times the ratio of the text to the compressed bytes fed when the output last grew (a bz2
+    block comes out whole once read: measured then, the ratio is that of whole blocks).
+    Concatenated streams (pbzip2's, bgzip's members) are read on, each with a new
+    decompressor. At most one feed and one bounded piece of text are held at a time: nothing
+    is allocated in proportion to the file."""
+    size = os.path.getsize(path)
+    head = bytearray()
+    fed = out = 0  # compressed bytes given, text bytes produced
+    at_growth = (0, 0)  # (fed, out) when the output last grew
+    decompressor, streams = make(), 1
+    with open(path, "rb") as f:
+        pending = b""  # compressed bytes after a stream's end: the next stream's
+        while out < _RATIO_SAMPLE_BYTES:
+            data = pending or f.read(max(16, min(_FEED_BYTES, fed // 32)))
+            if not data:
+                break  # the end of the file (a truncated one is said when it is read)
+            if not pending:
+                fed += len(data)
+            pending, grown = b"", out
+            for piece in _pieces(decompressor, data):
+                if len(head) < _SAMPLE_BYTES:
+                    head += piece[: _SAMPLE_BYTES - len(head)]
+                out += len(piece)
+                if out >= _RATIO_SAMPLE_BYTES:
+                    break
+            if out > grown:
+                at_growth = (fed, out)
+            if decompressor.eof:  # a stream ended: another may follow
+                pending = decompressor.unused_data
+                if not pending:
+                    pending = f.read(_FEED_BYTES)
+                    fed += len(pending)
+                if not pending.strip(b"\0") and not f.peek(1):  # (padding, then) the end
+                    return _TextSample(bytes(head), out, True, streams)
+                decompressor, streams = make(), streams + 1
+    fed_then, out_then = at_growth
+    return _TextSample(bytes(head), int(size * out_then / max(fed_then, 1)), False, streams)
+
+
+def _csv_sample(path: str) -> tuple[bytes, int]:
+    """The first bytes of a CSV's text and its whole text's size: a compressed file's
+    (.gz, .bz2, .xz) measured on a bounded sample (:func:`_decompressed_sample`; a .gz of
+    one member as far as the sample saw sized by its trailer, ISIZE, the text's size modulo
+    2**32, where the sample agrees with it); a .zip of one file by its directory; other
+    compressions (.zst, a .zip of several files, refused by pandas) their bytes as they
+    are."""
     size = os.path.getsize(path)
     lower = path.lower()
-    openers: dict = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-    opener = next((o for suffix, o in openers.items() if lower.endswith(suffix)), open)
-    with opener(path, "rb") as f:
-        sample = f.read(_SAMPLE_BYTES)
-    if opener is gzip.open and size >= 4:
-        with open(path, "rb") as f:  # ISIZE: the text's size modulo 2**32 (RFC 1952)
+    if lower.endswith(".zip"):  # pandas reads its one member; its size is in the directory
+        import zipfile
+
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.infolist() if not m.is_dir()]
+            if len(members) == 1:
+                with archive.open(members[0]) as f:
+                    return f.read(_SAMPLE_BYTES), members[0].file_size
+    make = _decompressor_of(lower)
+    if make is None:
+        with open(path, "rb") as f:
+            return f.read(_SAMPLE_BYTES), size
+    sample = _decompressed_sample(path, make)
+    text_size = sample.size
+    if not sample.exact and sample.streams == 1 and lower.endswith(".gz") and size >= 4:
+        with open(path, "rb") as f:  # ISIZE: the last member's text size modulo 2**32
             f.seek(-4, os.SEEK_END)
-            size = max(size, int.from_bytes(f.read(4), "little"))
-    return sample, size
+            isize = int.from_bytes(f.read(4), "little")
+        wraps = max(0, round((text_size - isize) / 2**32))  # a text over 4 GiB wraps ISIZE
+        trailer = isize + wraps * 2**32
+        # one member: the trailer is exact. More, past the sample (two halves of a text
+        # concatenated): the last member's size alone, far from the sample's; kept apart by
+        # the sample's ratio, good to a few per cent on real tables
+        if 0.75 * text_size <= trailer <= text_size / 0.75:
+            text_size = trailer
+    return sample.head, text_size
 
 
 def read_memory_estimate(path: str | os.PathLike) -> ReadEstimate:
@@ -950,28 +1065,82 @@ def python_read_fix() -> str:
     )
 
 
+@dataclass
+class _ReadCheck:
+    """The interface a whole read is asked from: the words of its fix, and the files whose
+    read it has checked (by path, size and modification time), each checked once."""
+
+    fix: str
+    checked: set = field(default_factory=set)
+
+
+#: the read check of the interface the current call came through (``None``: Python's)
+_READ_CHECK: ContextVar[_ReadCheck | None] = ContextVar("treelearn_read_check", default=None)
+
+
+@contextmanager
+def read_check(fix: str) -> Iterator[None]:
+    """Within this block every whole read is checked once (:func:`check_read_memory`: one
+    estimate per file, however many readers read it) and refused with ``fix``, the
+    interface's way around (the command line's flags; Python's arguments are the default,
+    :func:`python_read_fix`). An outer block's words win: the command that knows most about
+    its ways around (``learn``, which can stream) words the refusal of the readers it calls.
+
+    >>> with read_check("use a smaller file"):
+    ...     check_read_memory("datasets/asia.csv")  # estimated once, here
+    ...     check_read_memory("datasets/asia.csv")  # already checked: not estimated again
+    """
+    if _READ_CHECK.get() is not None:
+        yield
+        return
+    token = _READ_CHECK.set(_ReadCheck(fix))
+    try:
+        yield
+    finally:
+        _READ_CHECK.reset(token)
+
+
+def _file_key(path: str) -> tuple:
+    """A file as the read check knows it: its real path, size and modification time (a file
+    rewritten between two reads is checked again)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (path,)
+    return (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+
+
 def check_read_memory(path: str | os.PathLike, fix: str | None = None) -> None:
     """Refuse to read ``path`` whole when :func:`read_memory_estimate` exceeds what may be
     taken (:func:`treelearn.limits.read_memory_limit`: the machine's available memory, unless
     a limit is set), before anything is read: a :class:`~treelearn.ResourceLimitError`
-    naming the file, the estimate, the memory available and ``fix`` (the interface's way
-    around; by default the Python one, :func:`python_read_fix`).
+    naming the file, the estimate, the memory available and the fix: ``fix``, else that of
+    the interface the call came through (:func:`read_check`), else Python's
+    (:func:`python_read_fix`). Within :func:`read_check` a file is estimated once.
 
     >>> check_read_memory("datasets/asia.csv")  # a small file passes
     """
     allowed, source = limits.read_memory_limit()
     if allowed is None:
         return  # nothing known of the machine's memory: read, as before
-    with reading(os.fspath(path)):  # a bad file named as a reader names it
+    name = os.fspath(path)
+    context = _READ_CHECK.get()
+    key = _file_key(name)
+    if context is not None and key in context.checked:
+        return  # this interface's call checked this file already
+    with reading(name):  # a bad file named as a reader names it
         estimate = read_memory_estimate(path)
     if estimate.n_bytes <= allowed:
+        if context is not None:
+            context.checked.add(key)
         return
-    name = os.fspath(path)
+    if fix is None:
+        fix = python_read_fix() if context is None else context.fix
     on_disk = os.path.getsize(name) if os.path.isfile(name) else estimate.text_bytes
     raise ResourceLimitError(
         f"{name!r} ({limits.size_text(on_disk)} on disk, {estimate.describe()}) would need "
         f"about {limits.size_text(estimate.n_bytes)} of memory read whole, more than the "
-        f"{limits.size_text(allowed)} {source}; {python_read_fix() if fix is None else fix}"
+        f"{limits.size_text(allowed)} {source}; {fix}"
     )
 
 
@@ -1020,8 +1189,12 @@ def iter_chunks(
                 batches = _dataset(path).to_batches(batch_size=chunksize, use_threads=False)
             else:
                 batches = _parquet().ParquetFile(path).iter_batches(batch_size=chunksize)
-            for batch in batches:
-                yield batch.to_pandas()
+            start = 0
+            for batch in batches:  # rows numbered on from chunk to chunk, as pandas' CSV chunks
+                frame = batch.to_pandas()
+                frame.index = pd.RangeIndex(start, start + len(frame))
+                start += len(frame)
+                yield frame
         else:
             if os.path.isdir(path):
                 raise IsADirectoryError(path)

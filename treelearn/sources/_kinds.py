@@ -43,8 +43,11 @@ treelearn.TreelearnError: column 'c' is not numeric (dtype ..., e.g. 'no'); gaus
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -70,16 +73,20 @@ __all__ = [
     "by_kind",
     "complex_error",
     "empty_error",
+    "first_not_number",
     "frame_of_array",
     "is_path",
     "kind_of",
     "match_features",
     "not_2d_error",
     "not_numeric_error",
+    "not_numeric_words",
     "numeric_matrix",
     "refusal",
     "sparse_error",
     "term_matrix",
+    "text_turn",
+    "turn_reason",
 ]
 
 T = TypeVar("T")
@@ -194,8 +201,123 @@ def complex_error(column: Hashable | None = None, need: str = "real numbers") ->
     )
 
 
+def first_not_number(series: pd.Series) -> tuple[Hashable, Any] | None:
+    """``(row, value)``: the first observed cell of ``series`` that is not a number, by its
+    row label (a file's rows numbered from 0, as the table read whole numbers them): the
+    first text that does not read as a number (``"unknown"`` in a column of numbers
+    written as text, where a CSV column turns to text), else the first boolean, category,
+    date or text; ``None`` when nothing is observed.
+
+    >>> first_not_number(pd.Series(["1.5", "2", "unknown", "x"], index=[10, 11, 12, 13]))
+    (12, 'unknown')
+    >>> first_not_number(pd.Series([None, True, False]))
+    (1, True)
+    """
+    observed = series.dropna()
+    if observed.empty:
+        return None
+    if observed.dtype == object or pd.api.types.is_string_dtype(observed.dtype):
+        words = _words(observed)
+        if words.any():
+            at = int(np.argmax(words))
+            return python_scalar(observed.index[at]), python_scalar(observed.iloc[at])
+    return python_scalar(observed.index[0]), python_scalar(observed.iloc[0])
+
+
+def _words(observed: pd.Series) -> np.ndarray:
+    """Per observed cell of a text column: whether it does not read as a number."""
+    words = pd.to_numeric(observed.astype(str), errors="coerce").isna().to_numpy()
+    if observed.dtype == object:  # booleans among objects: no numbers (a rare, slow path)
+        flags = observed.map(lambda v: isinstance(v, (bool, np.bool_)))
+        words = words | flags.to_numpy(dtype=bool)
+    return words
+
+
+def text_turn(
+    series: pd.Series, started: bool | None = None
+) -> tuple[bool | None, tuple[Hashable, Any] | None]:
+    """``(started, turn)`` of a text column read in pieces (a file's chunks, or a table
+    whole): ``started``, whether its first observed cell reads as a number (``None``: none
+    observed yet; pass it on from the pieces before); ``turn``, ``(row, value)`` of its
+    first cell after that which does not: where a column of numbers turns to text (a
+    file's ``"unknown"``), named with the problems of the column read as text.
+
+    >>> text_turn(pd.Series([None, "2", "3.5", "n/a", "x"]))
+    (True, (3, 'n/a'))
+    >>> text_turn(pd.Series(["a", "1"]))  # text from the start: no turn
+    (False, None)
+    """
+    if started is False or pd.api.types.is_numeric_dtype(series.dtype):
+        started = True if started is None and series.notna().any() else started
+        return started, None
+    observed = series.dropna()
+    if observed.empty:
+        return started, None
+    if started is None:  # its first cell alone: a column of text costs one parse
+        started = not _words(observed.iloc[:1])[0]
+        if not started:
+            return False, None
+    words = _words(observed)
+    if not words.any():
+        return started, None
+    at = int(np.argmax(words))
+    return started, (python_scalar(observed.index[at]), python_scalar(observed.iloc[at]))
+
+
+def turn_reason(error: TreelearnError, turn: tuple[Hashable, Any]) -> TreelearnError:
+    """``error`` (a column's problem) saying where its column of numbers turns to text:
+    ``(numbers until row R, which holds 'v')`` after its reason, in its message too; its
+    class and fields kept.
+
+    >>> e = TreelearnError("column 'x' has 300 values; drop it", column="x",
+    ...                    reason="column 'x' has 300 values", fixes=("drop",))
+    >>> turn_reason(e, (11500, "unknown")).reason
+    "column 'x' has 300 values (numbers until row 11500, which holds 'unknown')"
+    """
+    if not error.reason:
+        return error
+    said = f" (numbers until row {turn[0]}, which holds {turn[1]!r})"
+    out = copy.copy(error)
+    out.reason = error.reason + said
+    message = str(error)
+    out.args = (message.replace(error.reason, out.reason, 1), *error.args[1:])
+    return out
+
+
+#: how a caller words the refusal of a column that is not numbers (``None``: the learner's
+#: default words, :func:`not_numeric_error`); set by :func:`not_numeric_words`
+_NOT_NUMERIC: ContextVar[Callable[[Hashable, pd.Series], TreelearnError] | None] = ContextVar(
+    "treelearn_not_numeric", default=None
+)
+
+
+@contextmanager
+def not_numeric_words(refuse: Callable[[Hashable, pd.Series], TreelearnError]) -> Iterator[None]:
+    """Within this block a column that is not numbers where numbers are needed is refused
+    with ``refuse(column, series)``: a classifier words it as it words the same column of a
+    table in memory (naming the classifier of numbers and states), whether the column is
+    met in a table or in the chunk of a file where it turns to text.
+
+    >>> from treelearn._base.errors import TreelearnError
+    >>> with not_numeric_words(lambda c, s: TreelearnError(f"no {c}")):
+    ...     numeric_matrix(pd.DataFrame({"a": ["x"]}))
+    Traceback (most recent call last):
+    ...
+    treelearn.TreelearnError: no a
+    """
+    token = _NOT_NUMERIC.set(refuse)
+    try:
+        yield
+    finally:
+        _NOT_NUMERIC.reset(token)
+
+
 def not_numeric_error(column: Hashable, series: pd.Series, learner: str) -> TreelearnError:
-    """The one error for a column that is not numbers where numbers are needed."""
+    """The one error for a column that is not numbers where numbers are needed (in the
+    words of the caller's :func:`not_numeric_words`, if any)."""
+    refuse = _NOT_NUMERIC.get()
+    if refuse is not None:
+        return refuse(column, series)
     example = ""
     observed = series.dropna()
     if len(observed) and not pd.api.types.is_bool_dtype(series.dtype):  # text, categories...

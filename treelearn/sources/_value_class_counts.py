@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,10 +38,12 @@ from .._base.errors import (
     EmptyDataError,
     MissingValuesError,
     ResourceLimitError,
+    TreelearnError,
 )
 from ..encoding._table import python_scalar
 from ..stats._counts import ClassCounts
 from ._files import is_parquet, iter_chunks, read_as_text, split_weights, value_kinds
+from ._kinds import text_turn, turn_reason
 
 if TYPE_CHECKING:
     from ..encoding._discretizer import Discretizer
@@ -183,6 +185,8 @@ class FileScan:
     label_counts: pd.Series
     n_missing_labels: int
     text: tuple = ()  # CSV columns read as text (numbers in some chunks, text in others)
+    # where a column of numbers turns to text: {column: (row, value)}
+    turns: dict = field(default_factory=dict)
 
 
 def scan_labelled_file(
@@ -214,9 +218,16 @@ def scan_labelled_file(
     label_counts: pd.Series | None = None
     n_missing_labels = 0
     header: list | None = None
+    started: dict = {}  # per column: whether its first observed cell was a number
+    turns: dict = {}
     for rows, labels, weights in _chunks(path, y, sample_weight, as_text):
         if header is None:
             header = list(rows.columns)
+        for c in rows.columns:  # where a column of numbers turns to text, for its problems
+            if c not in turns and started.get(c) is not False:
+                started[c], turn = text_turn(rows[c], started.get(c))
+                if turn is not None:
+                    turns[c] = turn
         for c in rows.columns:  # each value's rows (missing too), in the chunks' dtype
             seen_values = rows[c].value_counts(dropna=False, sort=False)
             observed = seen_values.index.dropna()
@@ -286,6 +297,7 @@ def scan_labelled_file(
         pd.Series([], dtype=float) if label_counts is None else label_counts,
         n_missing_labels,
         tuple(as_text),
+        turns,
     )
 
 
@@ -352,7 +364,12 @@ def _whole_states(scan: FileScan, binner: Discretizer | None, y: Hashable) -> tu
         )
     for c in scan.header:
         values = cut[c] if c in binned else _stand_ins(scan.distinct[c])
-        table = encode(pd.DataFrame({c: values}), missing="pairwise")
+        try:
+            table = encode(pd.DataFrame({c: values}), missing="pairwise")
+        except TreelearnError as error:  # a column of numbers turning to text says where
+            if c not in scan.turns:
+                raise
+            raise turn_reason(error, scan.turns[c]) from None
         states[c], dtypes[c] = table.states[0], table.dtypes[0]
     if scan.n_missing_labels:
         raise MissingValuesError(
