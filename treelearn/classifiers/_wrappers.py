@@ -12,7 +12,10 @@ few families, whose per-row terms are added to (and taken off) the running sum.
 The folds are scikit-learn's ``StratifiedKFold(cv, shuffle=True, random_state)``; the
 score of a structure is the mean over the folds of the (weighted) accuracy on the
 held-out rows, what ``cross_val_score`` of the refitted network gives with those folds
-(the states are the whole training data's, as if declared). A super-feature (a group
+(the states are the whole training data's, as if declared); with ``class_arcs="average"``
+(the default) each family's held-in counts give its fold's class-arc average
+(:func:`~treelearn.classifiers._class_arcs.class_arc_posteriors`), as the refitted network
+has. A super-feature (a group
 of joined features) is modelled by the chain rule over its features in column order:
 each has the class and the group's earlier features as parents (bnclassify's
 "supernode"), the Cartesian product's distribution under maximum likelihood.
