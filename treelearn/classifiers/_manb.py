@@ -35,11 +35,11 @@ from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..stats._counts import ClassCounts
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
-from ._class_arcs import arc_posterior, averaged_cpts
+from ._class_arcs import averaged_cpts
 from ._partial import PartialFit
 from ._weighted import FeatureWeightedClassifier
 
-__all__ = ["MANB", "arc_posterior"]
+__all__ = ["MANB"]
 
 
 class MANB(PartialFit, FeatureWeightedClassifier):
