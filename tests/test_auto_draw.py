@@ -168,7 +168,9 @@ def test_a_refused_picture_leaves_no_model_file(tmp_path):
     # that has no picture (WANBIA, chosen on a table of noisy copies of the evidence, where
     # naive Bayes counts the same evidence many times) is refused in one line before -o is
     # written
-    rng = np.random.default_rng(2)
+    # seed 3: on seed 2's table TAN with its class arcs averaged (the default) beat WANBIA
+    # (log-loss 0.137 vs 0.142); here WANBIA 0.149, SKDB 0.169, KDB1 0.175, TAN 0.178
+    rng = np.random.default_rng(3)
     n = 300
     y = rng.integers(0, 2, n)
     cols = {f"s{j}": np.where(rng.random(n) < 0.8, y, 1 - y) for j in range(6)}

@@ -166,8 +166,10 @@ def test_prior_bdeu_uses_the_equivalent_sample_size(name):
     """A CPT under BDeu: (N(u, a) + s / (q r)) / (N(u) + s / q), q parent configurations."""
     df = ASIA.iloc[:1500]
     X, y, s = df.drop(columns="either"), df["either"], 6.0
-    clf = getattr(tl, name)(prior="bdeu", equivalent_sample_size=s).fit(X, y)
-    default = getattr(tl, name)(prior="bdeu").fit(X, y)
+    # hand-counted plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    plain = {} if name == "ChowLiuMultinet" else {"class_arcs": "all"}
+    clf = getattr(tl, name)(prior="bdeu", equivalent_sample_size=s, **plain).fit(X, y)
+    default = getattr(tl, name)(prior="bdeu", **plain).fit(X, y)
     models = list(clf.models_.values()) if name == "ChowLiuMultinet" else [clf.model_]
     rows = (
         [df[df["either"] == label] for label in clf.models_] if name == "ChowLiuMultinet" else [df]

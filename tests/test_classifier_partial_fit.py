@@ -110,7 +110,10 @@ def test_one_chunk_is_fit_and_arrays_chunk_by_position():
 def test_refit_structure_false_keeps_the_first_structure_and_updates_the_cpts():
     X, y = chained(600, seed=4)
     first = slice(0, 60)
-    clf = tl.TAN(numbers="states").partial_fit(X.iloc[first], y.iloc[first], states=states_of(X))
+    # the CPT learner's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.TAN(numbers="states", class_arcs="all").partial_fit(
+        X.iloc[first], y.iloc[first], states=states_of(X)
+    )
     tree = {v: clf.model_.parents(v) for v in clf.model_.variables}
     clf.partial_fit(X.iloc[60:], y.iloc[60:], refit_structure=False)
     assert {v: clf.model_.parents(v) for v in clf.model_.variables} == tree
@@ -312,7 +315,8 @@ def test_reading_an_attribute_never_learns_and_n_calls_learn_once(monkeypatch):
 def test_keeping_the_structure_after_deferred_calls_is_the_eager_definition():
     # refit_structure=False keeps the structure learned from the calls before it
     X, y = chained(600, seed=12)
-    clf = tl.TAN(numbers="states")
+    # the CPT learner's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.TAN(numbers="states", class_arcs="all")
     clf.partial_fit(X.iloc[:40], y.iloc[:40], states=states_of(X))
     clf.partial_fit(X.iloc[40:300], y.iloc[40:300])  # deferred
     clf.partial_fit(X.iloc[300:], y.iloc[300:], refit_structure=False)

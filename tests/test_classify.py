@@ -141,7 +141,8 @@ def test_naive_bayes_prior_options_equal_categorical_nb(kwargs):
     enc = OrdinalEncoder().fit(X)
     cnb = CategoricalNB(alpha=1.0, min_categories=[len(c) for c in enc.categories_], **kwargs)
     cnb.fit(enc.transform(X).astype(int), y)
-    clf = tl.NaiveBayes(numbers="states", **kwargs).fit(X, y)
+    # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.NaiveBayes(numbers="states", class_arcs="all", **kwargs).fit(X, y)
     np.testing.assert_allclose(
         clf.predict_proba(X), cnb.predict_proba(enc.transform(X).astype(int)), atol=1e-10
     )
@@ -151,7 +152,8 @@ def test_naive_bayes_prior_options_equal_categorical_nb(kwargs):
 def test_playtennis_maximum_likelihood_numbers():
     df = pd.read_csv("datasets/playtennis.csv").drop(columns="Day")
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
-    clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    # maximum likelihood's plain counts: every class arc kept, not averaged
+    clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)
     m = clf.model_
     assert list(clf.classes_) == ["No", "Yes"]
     assert m.cpt("PlayTennis")[1] == pytest.approx(9 / 14)
@@ -464,7 +466,8 @@ def test_minimum_expected_loss_decision():
 def test_loss_dataframe_labelled_by_bool_classes():
     X = pd.DataFrame({"a": ["u", "v", "u", "v", "u", "v"]})
     y = pd.Series([True, False, True, False, False, True])
-    clf = tl.NaiveBayes(alpha=0).fit(X, y)  # p(True | u) = 2/3, p(True | v) = 1/3
+    # maximum likelihood's plain counts: every class arc kept, not averaged
+    clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)  # p(True | u) = 2/3, p(True | v) = 1/3
     # missing a true True costs 5: predict True when 5 p(True) > p(False), i.e. p(True) > 1/6
     L = pd.DataFrame([[0, 1], [5, 0]], index=[False, True], columns=[False, True])
     assert clf.predict(X.iloc[:2], loss=L).tolist() == [True, True]
@@ -510,7 +513,8 @@ def test_categorical_class_with_unsorted_and_unused_categories(tmp_path):
     # the class is a Categorical declared ["z", "m", "unused"]; a = "p" exactly when y = "z"
     y = pd.Series(pd.Categorical(["z"] * 6 + ["m"] * 2, categories=["z", "m", "unused"]), name="y")
     X = pd.DataFrame({"a": ["p"] * 6 + ["q"] * 2})
-    clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    # maximum likelihood's plain counts: every class arc kept, not averaged
+    clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)
     assert clf.classes_.tolist() == ["m", "z"]  # sorted observed labels, as scikit-learn
     clf.save(tmp_path / "clf.json")
     # every row sampled from the fitted network keeps the pairing of the training data
@@ -634,7 +638,8 @@ def test_inputs_are_not_modified(small):
 def test_zero_probability_rows_warn_and_get_a_uniform_posterior():
     X = pd.DataFrame({"a": ["u", "v", "u", "v"], "b": [1, 2, 1, 2]})
     y = pd.Series(["p", "q", "p", "q"])
-    clf = tl.NaiveBayes(alpha=0).fit(X, y)
+    # maximum likelihood's plain counts: every class arc kept, not averaged
+    clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)
     # maximum likelihood: a = "u" never occurs with "q" and b = 2 never with "p"
     with pytest.warns(RuntimeWarning, match="probability zero under every class"):
         proba = clf.predict_proba(pd.DataFrame({"a": ["u"], "b": [2]}))
@@ -661,8 +666,10 @@ def test_m_estimate_cpts_for_every_classifier():
         }
 
     for clf in (
-        tl.NaiveBayes(numbers="states", prior="m-estimate", m=m),
-        tl.TAN(numbers="states", prior="m-estimate", m=m),
+        # hand-counted plain CPTs: every class arc kept (class_arcs="all"), not averaged
+        tl.NaiveBayes(numbers="states", prior="m-estimate", m=m, class_arcs="all"),
+        # hand-counted plain CPTs: every class arc kept (class_arcs="all"), not averaged
+        tl.TAN(numbers="states", prior="m-estimate", m=m, class_arcs="all"),
     ):
         model = clf.fit(X, y).model_
         for v in X.columns:
@@ -696,7 +703,10 @@ def test_naive_bayes_equals_categorical_nb_on_random_weighted_tables(data, alpha
     df, w = data
     X, y = df.iloc[:, :-1], df.iloc[:, -1].to_numpy()
     try:
-        clf = tl.NaiveBayes(numbers="states", alpha=alpha).fit(X, y, sample_weight=w)
+        # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+        clf = tl.NaiveBayes(numbers="states", alpha=alpha, class_arcs="all").fit(
+            X, y, sample_weight=w
+        )
     except tl.TreelearnError:
         return
     cards = [int(X[c].max()) + 1 for c in X.columns]

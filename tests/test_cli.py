@@ -340,25 +340,29 @@ def test_rows_without_a_class_label_and_typed_evidence(tmp_path, capsys):
     assert main([*args, "--missing", "pairwise", "-o", str(model)]) == 0
     out = capsys.readouterr().out
     assert number(out, "n") == 5  # scored on the 5 labelled rows
-    # naive Bayes, Laplace: the 5 labelled rows give P(a=x | c=1) = (2+1)/(3+2) = 0.6
+    # naive Bayes, Laplace, each class arc averaged (the default): the 5 labelled rows count
+    # a: c=1 x 2 y 1, c=2 x 0 y 2; flag (False, True): c=1 2 1, c=2 1 1 (tests/oracles.py)
+    from oracles import class_arc_averaged_cpt
+
+    a = class_arc_averaged_cpt([[2, 1], [0, 2]])
+    flag = class_arc_averaged_cpt([[2, 1], [1, 1]])
     assert main(["query", str(model), "a", "--given", "c=1"]) == 0
-    assert "0.600000" in capsys.readouterr().out
-    # the file spells the bool state TRUE: P(c=1 | flag=True) over the 5 rows:
-    # prior 3/5, 2/5; P(flag=True | c=1) = (1+1)/(3+2), P(flag=True | c=2) = (1+1)/(2+2)
-    p1, p2 = 3 / 5 * 2 / 5, 2 / 5 * 2 / 4
+    assert f"{a[0, 0]:.6f}" in capsys.readouterr().out
+    # the file spells the bool state TRUE: P(c=1 | flag=True) over the 5 rows, prior 3/5, 2/5
+    p1, p2 = 3 / 5 * flag[0, 1], 2 / 5 * flag[1, 1]
     for spelling in ("TRUE", "true", "True"):
         assert main(["query", str(model), "c", "--given", f"flag={spelling}"]) == 0
         line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[:1] == ["1.0"])
         assert float(line.split()[-1]) == pytest.approx(p1 / (p1 + p2), abs=1e-6)
-    # score: the unlabelled row counts with its class summed out. By hand, p(a|c), p(flag|c):
-    # c=1: x .6, y .4, True .4, False .6; c=2: x 1/4, y 3/4, True .5, False .5
+    # score: the unlabelled row counts with its class summed out (rows: x T 1, y F 2, x T -,
+    # y T 2, x F 1, y F 1)
     rows = [
-        3 / 5 * 0.6 * 0.4,
-        2 / 5 * 0.75 * 0.5,
-        3 / 5 * 0.6 * 0.4 + 2 / 5 * 0.25 * 0.5,
-        2 / 5 * 0.75 * 0.5,
-        3 / 5 * 0.6 * 0.6,
-        3 / 5 * 0.4 * 0.6,
+        3 / 5 * a[0, 0] * flag[0, 1],
+        2 / 5 * a[1, 1] * flag[1, 0],
+        3 / 5 * a[0, 0] * flag[0, 1] + 2 / 5 * a[1, 0] * flag[1, 1],
+        2 / 5 * a[1, 1] * flag[1, 1],
+        3 / 5 * a[0, 0] * flag[0, 0],
+        3 / 5 * a[0, 1] * flag[0, 0],
     ]
     assert main(["score", str(model), str(tmp_path / "gap.csv")]) == 0
     assert number(capsys.readouterr().out, "log-likelihood") == pytest.approx(

@@ -112,11 +112,15 @@ def test_predict_unseen_ignore(tmp_path):
     assert done.returncode == 0, done.stderr
     got = pd.read_csv(io.StringIO(done.stdout))
     # the new category summed out: naive Bayes on g alone, by hand from the counts: the
-    # class frequencies (unsmoothed, as scikit-learn's fit_prior) and P(g | y) with alpha 1
+    # class frequencies (unsmoothed, as scikit-learn's fit_prior) and P(g | y) with alpha 1,
+    # its class arc averaged (the default; tests/oracles.py)
+    from oracles import class_arc_averaged_cpt
+
     counts = pd.crosstab(train["y"], train["g"])
     prior = train["y"].value_counts() / len(train)
+    cpt = class_arc_averaged_cpt(counts.to_numpy())
     joint = {
-        c: prior[c] * (counts.loc[c, "v"] + 1) / (counts.loc[c].sum() + 2) for c in counts.index
+        c: prior[c] * cpt[i, list(counts.columns).index("v")] for i, c in enumerate(counts.index)
     }
     total = sum(joint.values())
     for c in counts.index:

@@ -418,7 +418,10 @@ def test_bad_options_name_the_problem_and_the_fix(asia_tan):
     m = tl.chow_liu(ASIA)
     with pytest.raises(tl.ColumnNotFoundError, match="'nope' is not a variable"):
         m.explain(ASIA.head(2), "nope")
-    zero = tl.NaiveBayes(alpha=0).fit(pd.DataFrame({"f": ["a", "a", "b"]}), [0, 0, 1])
+    # maximum likelihood's plain counts: every class arc kept, not averaged
+    zero = tl.NaiveBayes(alpha=0, class_arcs="all").fit(
+        pd.DataFrame({"f": ["a", "a", "b"]}), [0, 0, 1]
+    )
     with pytest.raises(tl.TreelearnError, match="output='proba'"):
         zero.explain(pd.DataFrame({"f": ["a"]}), target_class=1)
     ok = zero.explain(pd.DataFrame({"f": ["a"]}), kind="shapley", output="proba", target_class=1)

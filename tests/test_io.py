@@ -546,7 +546,13 @@ def _state(name):
             lambda s: s["model"]["settings"].update(feature_groups=[["asia", "nope"]]),
             "model",
         ),
-        ("BSEJ", lambda s: s["model"]["settings"].update(cv_accuracy=[0.5]), "model"),
+        (  # one accuracy more than the steps and the start's (BSEJ may take no step)
+            "BSEJ",
+            lambda s: s["model"]["settings"].update(
+                cv_accuracy=[0.5] * (len(s["model"]["settings"]["steps"]) + 2)
+            ),
+            "model",
+        ),
         (
             "TANHillClimb",
             lambda s: s["model"]["settings"].update(

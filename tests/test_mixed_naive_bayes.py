@@ -127,7 +127,10 @@ def test_integer_codes_named_categorical_are_categorical_naive_bayes():
     X = rng.integers(0, 4, size=(300, 5))
     y = (X[:, 0] + rng.integers(0, 2, 300)) % 3
     codes = [f"x{j}" for j in range(5)]
-    ours = tl.MixedNaiveBayes(numbers="gaussian", alpha=0.5, categorical=codes).fit(X, y)
+    # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    ours = tl.MixedNaiveBayes(
+        numbers="gaussian", alpha=0.5, categorical=codes, class_arcs="all"
+    ).fit(X, y)
     assert ours.numeric_features_ == [] and ours.categorical_features_ == codes
     theirs = CategoricalNB(alpha=0.5, min_categories=4).fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
@@ -196,7 +199,10 @@ def test_mixed_posteriors_equal_the_hand_written_product():
     test = df.iloc[:40].copy()
     test.loc[test.index[:5], "size"] = None  # summed out at prediction
     test.loc[test.index[3:9], "weight"] = np.nan
-    clf = tl.MixedNaiveBayes(numbers="gaussian", var_prior=0, alpha=0.5, var_smoothing=0).fit(df, y)
+    # hand-counted plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.MixedNaiveBayes(
+        numbers="gaussian", var_prior=0, alpha=0.5, var_smoothing=0, class_arcs="all"
+    ).fit(df, y)
     assert clf.numeric_features_ == ["temp", "weight"]
     assert clf.categorical_features_ == ["colour", "size"]
     np.testing.assert_allclose(

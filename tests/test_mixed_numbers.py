@@ -109,7 +109,10 @@ def test_naive_bayes_of_an_integer_column_by_hand():
     # counts, means and ddof=0 variances with scipy's normal density
     X, y = _table(200, seed=3)
     X = X[["age", "smoker"]]
-    clf = tl.MixedNaiveBayes(var_prior=0, var_smoothing=0, numbers="gaussian").fit(X, y)
+    # hand-counted plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.MixedNaiveBayes(
+        var_prior=0, var_smoothing=0, numbers="gaussian", class_arcs="all"
+    ).fit(X, y)
     rows = X.head(30)
     joint = []
     for c in clf.classes_:

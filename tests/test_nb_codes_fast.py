@@ -105,7 +105,10 @@ def test_posteriors_are_categorical_nb_with_weights_and_class_prior(seed):
         (2.0, {"fit_prior": False}, {"fit_prior": False}),
     ]:
         sk = CategoricalNB(alpha=alpha, min_categories=cards, **kw_sk).fit(Z, y, sample_weight=w)
-        ours = tl.NaiveBayes(alpha=alpha, numbers="states", **kw_ours).fit(Z, y, sample_weight=w)
+        # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+        ours = tl.NaiveBayes(alpha=alpha, numbers="states", class_arcs="all", **kw_ours).fit(
+            Z, y, sample_weight=w
+        )
         np.testing.assert_allclose(
             ours.predict_proba(Zt), sk.predict_proba(Zt), rtol=0, atol=1e-12
         )  # the same posteriors to round-off (two sums of logs in another order)
@@ -118,7 +121,8 @@ def test_an_unseen_code_is_left_out_or_refused():
     Zt[1, 4] = -3
     with pytest.raises(tl.TreelearnError, match="x2"):
         tl.NaiveBayes(numbers="states").fit(Z, y).predict_proba(Zt)
-    ours = tl.NaiveBayes(numbers="states", unseen="ignore").fit(Z, y)
+    # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    ours = tl.NaiveBayes(numbers="states", unseen="ignore", class_arcs="all").fit(Z, y)
     p = ours.predict_proba(Zt)
     # an unseen value is a missing one: the row's posterior is CategoricalNB's without it
     for row, column in [(0, 2), (1, 4)]:

@@ -164,7 +164,8 @@ def test_partial_fit_after_fit_keeps_the_choice_or_says_why_not():
     clf = tl.SKDB(numbers="states", max_k=2).fit(X.iloc[:200], y.iloc[:200])
     with pytest.raises(tl.TreelearnError, match="refit_structure=False"):
         clf.partial_fit(X.iloc[200:], y.iloc[200:])
-    clf = tl.SKDB(numbers="states", max_k=2).fit(X.iloc[:200], y.iloc[:200])
+    # the CPT learner's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    clf = tl.SKDB(numbers="states", max_k=2, class_arcs="all").fit(X.iloc[:200], y.iloc[:200])
     chosen = (clf.k_, list(clf.selected_features_))
     structure = {v: clf.model_.parents(v) for v in clf.model_.variables}
     clf.partial_fit(X.iloc[200:], y.iloc[200:], refit_structure=False)

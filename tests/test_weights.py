@@ -182,7 +182,8 @@ def test_fractional_weights_give_weighted_frequencies(frame):
 def test_naive_bayes_fractional_weights_equal_sklearn(frame):
     X, y = frame.drop(columns="v4"), frame["v4"]
     w = np.random.default_rng(4).uniform(0.0, 2.0, len(frame))
-    ours = tl.NaiveBayes(alpha=0.7, numbers="states").fit(X, y, sample_weight=w)
+    # the peer's plain CPTs: every class arc kept (class_arcs="all"), not averaged
+    ours = tl.NaiveBayes(alpha=0.7, numbers="states", class_arcs="all").fit(X, y, sample_weight=w)
     codes = np.column_stack([pd.Categorical(X[c]).codes for c in X.columns])
     ref = CategoricalNB(alpha=0.7, min_categories=[X[c].nunique() for c in X.columns])
     ref.fit(codes, y, sample_weight=w)
@@ -347,12 +348,16 @@ def test_one_weight_of_two_to_the_63_gives_the_weighted_frequencies():
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: tl.NaiveBayes(alpha=0),
-        lambda: tl.TAN(alpha=0),
-        lambda: tl.KDB(k=2, alpha=0),
+        # maximum likelihood's plain counts: every class arc kept, not averaged
+        lambda: tl.NaiveBayes(alpha=0, class_arcs="all"),
+        # maximum likelihood's plain counts: every class arc kept, not averaged
+        lambda: tl.TAN(alpha=0, class_arcs="all"),
+        # maximum likelihood's plain counts: every class arc kept, not averaged
+        lambda: tl.KDB(k=2, alpha=0, class_arcs="all"),
         lambda: tl.AODE(alpha=0),
         lambda: tl.ChowLiuMultinet(alpha=0),
-        lambda: tl.MixedNaiveBayes(alpha=0),
+        # maximum likelihood's plain counts: every class arc kept, not averaged
+        lambda: tl.MixedNaiveBayes(alpha=0, class_arcs="all"),
     ],
     ids=["NaiveBayes", "TAN", "KDB", "AODE", "ChowLiuMultinet", "MixedNaiveBayes"],
 )

@@ -169,7 +169,8 @@ def test_fssj_and_bsej_equal_the_exhaustive_stepwise_search_by_refitting(seed, c
         (tl.FSSJ, [], fssj_candidates(cols)),
         (tl.BSEJ, [(c,) for c in cols], bsej_candidates(cols)),
     ):
-        clf = make(cv=cv, random_state=seed).fit(X, y, sample_weight=w)
+        # the refit oracle counts plain Lidstone CPTs: the class arcs all kept
+        clf = make(cv=cv, random_state=seed, class_arcs="all").fit(X, y, sample_weight=w)
         groups, history, path = greedy(norm(start), candidates, score)
         np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
         assert clf.steps_ == path
@@ -217,7 +218,8 @@ def test_tan_hill_climb_equals_the_exhaustive_stepwise_search_by_refitting():
             if i != j and parent[j] is None and j not in ancestors(i)
         ]
 
-    clf = tl.TANHillClimb(random_state=5).fit(X, y)
+    # the refit oracle counts plain Lidstone CPTs: the class arcs all kept
+    clf = tl.TANHillClimb(random_state=5, class_arcs="all").fit(X, y)
     parent, history, path = greedy(dict.fromkeys(cols), candidates, score)
     np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
     assert clf.steps_ == path and clf.arcs_ == [a for _, a in path]
@@ -257,10 +259,11 @@ def test_deterministic_with_random_state_and_the_same_with_threads():
 
 def test_the_final_model_is_refitted_on_every_row():
     X, y = data(150, 2)
-    clf = tl.FSSJ(random_state=1).fit(X, y)
+    # the CPTs are checked against plain Lidstone counts: the class arcs all kept
+    clf = tl.FSSJ(random_state=1, class_arcs="all").fit(X, y)
     chosen = [f for g in clf.feature_groups_ for f in g]
     if all(len(g) == 1 for g in clf.feature_groups_):
-        ref = tl.NaiveBayes().fit(X[chosen], y)
+        ref = tl.NaiveBayes(class_arcs="all").fit(X[chosen], y)
         np.testing.assert_allclose(
             clf.predict_proba(X), ref.predict_proba(X[chosen]), rtol=0, atol=1e-12
         )
@@ -343,7 +346,8 @@ def test_tan_super_parent_equals_the_exhaustive_super_parent_search_by_refitting
         history.append(score(parent))
         path.append(("arc", (i, j)))
     assert path  # some arc improves: the steps are compared, not only the start
-    clf = tl.TANSuperParent(random_state=seed).fit(X, y)
+    # the refit oracle counts plain Lidstone CPTs: the class arcs all kept
+    clf = tl.TANSuperParent(random_state=seed, class_arcs="all").fit(X, y)
     np.testing.assert_allclose(clf.cv_accuracy_, history, rtol=0, atol=1e-12)
     assert clf.steps_ == path and clf.arcs_ == [a for _, a in path]
     for f in cols:

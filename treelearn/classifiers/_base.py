@@ -693,7 +693,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         --------
         >>> import numpy as np, pandas as pd, treelearn as tl
         >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
-        >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+        >>> clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)
         >>> # p(c=0) = 3/4, p(a | 0) = 2/3, p(b | 0) = 1/3; p(c=1) = 1/4, p(b | 1) = 1
         >>> np.allclose(clf.log_likelihood(X, y, per_row=True), np.log([1/2, 1/2, 1/4, 1/4]))
         True
@@ -751,7 +751,7 @@ class BayesNetClassifier(Persistent, Capable, ClassifierMixin, BaseEstimator, AB
         --------
         >>> import pandas as pd, treelearn as tl
         >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1])
-        >>> report = tl.NaiveBayes(alpha=0).fit(X, y).score_report(X, y)
+        >>> report = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y).score_report(X, y)
         >>> report.n, report.n_parameters   # the prior: 1, p(f | c): 2 x 1
         (4, 3)
         >>> round(report.log_likelihood, 4), round(report.bic, 4)   # 2 ln(1/2) + 2 ln(1/4); - 1.5 ln 4

@@ -43,6 +43,7 @@ from ..stats._counts import ClassCounts, PairCounts, count_codes, offsets_of, su
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import orient_arrays, round_ties, spanning_tree_edges
 from ._base import BayesNetClassifier, TrainingData, categorical_training
+from ._class_arcs import class_arc_posteriors
 from ._gaussian import GaussianClassifier
 from ._gaussian_tan import GaussianTAN
 from ._mixed import MixedNaiveBayes
@@ -308,15 +309,22 @@ class FoldCounts:
             flat = (self.folds * (q * k) + cell) * C + self.y
             own = np.bincount(flat, weights=scorer.w, minlength=F * q * k * C).reshape(F, q * k, C)
             held = np.maximum(own.sum(axis=0)[None] - own, 0.0)  # held in: total - own fold
-            self._families[key] = (held, held.reshape(F, q, k, C).sum(axis=2), cell, config, k)
+            by_class = held.reshape(F, q, k, C)
+            arc = class_arc_posteriors(  # each fold's P(C -> X_child | its held-in rows)
+                by_class.transpose(0, 3, 1, 2), 0, 1.0, "lidstone", 1.0, 1.0, 0.5
+            )
+            self._families[key] = (held, by_class.sum(axis=2), cell, config, k, arc)
         return self._families[key]
 
     def _fold_term(self, f: int, child: int, parents: Sequence[int]) -> np.ndarray:
         """``log p_f(x_child | c, x_parents)`` of fold ``f``'s rows, every class (Lidstone
         ``alpha = 1``, as :meth:`FoldScorer.term <treelearn.classifiers._wrappers.FoldScorer.term>`)."""
-        held, parent_held, cell, config, k = self._family(child, tuple(sorted(parents)))
+        held, parent_held, cell, config, k, arc = self._family(child, tuple(sorted(parents)))
         rows = self._rows[f]
-        return np.log((held[f, cell[rows]] + 1.0) / (parent_held[f, config[rows]] + k))
+        num, den = held[f, cell[rows]], parent_held[f, config[rows]]
+        alone = (num.sum(axis=1, keepdims=True) + 1.0) / (den.sum(axis=1, keepdims=True) + k)
+        # the candidates' default class_arcs="average": the fold's class-arc average
+        return np.log(arc[f] * (num + 1.0) / (den + k) + (1.0 - arc[f]) * alone)
 
     def _network(self, parents_of: Any) -> np.ndarray:
         """The class prior plus every family's term, each row under its fold's structure."""

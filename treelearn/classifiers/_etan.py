@@ -37,6 +37,7 @@ from .._base.validation import Interval
 from ..stats._counts import ClassCounts
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._class_arcs import CLASS_ARCS
 from ._network import SingleNetworkClassifier
 
 __all__ = ["ETAN", "etan_family_scores"]
@@ -143,6 +144,11 @@ class ETAN(SingleNetworkClassifier):
         :class:`~treelearn.NaiveBayes`.
     categorical : sequence of hashable, default=None
         The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -188,6 +194,7 @@ class ETAN(SingleNetworkClassifier):
         "alpha": [Interval(Real, 0, None, closed="neither")],
         **CLASS_PRIOR,
         **UNSEEN,
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -199,6 +206,8 @@ class ETAN(SingleNetworkClassifier):
         unseen: Unseen = "error",
         numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.equivalent_sample_size = equivalent_sample_size
         self.alpha = alpha
@@ -207,6 +216,8 @@ class ETAN(SingleNetworkClassifier):
         self.unseen = unseen
         self.numbers = numbers
         self.categorical = categorical
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]

@@ -30,41 +30,16 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit, gammaln
 
 from .._base.persistence import SavedState
 from .._base.validation import Interval
 from ..stats._counts import ClassCounts
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._class_arcs import averaged_cpts
 from ._partial import PartialFit
 from ._weighted import FeatureWeightedClassifier
 
-__all__ = ["MANB", "arc_posterior"]
-
-
-def arc_posterior(counts: np.ndarray, alpha: float, prior: float) -> float:
-    """``P(C -> X | D)``: the posterior probability that the feature depends on the class.
-
-    ``counts``: ``(classes, states)`` of the feature (its rows with a value); Dirichlet
-    (``alpha``) priors; ``prior``: the arc's prior probability.
-
-    >>> float(arc_posterior(np.array([[10.0, 0.0], [0.0, 10.0]]), 1.0, 0.5)) > 0.999
-    True
-    >>> float(arc_posterior(np.array([[5.0, 5.0], [5.0, 5.0]]), 1.0, 0.5)) < 0.5
-    True
-    """
-    counts = np.asarray(counts, dtype=float)
-    r = counts.shape[1]
-    cells = np.sum(gammaln(alpha + counts) - gammaln(alpha))
-    with_arc = np.sum(gammaln(r * alpha) - gammaln(r * alpha + counts.sum(axis=1))) + cells
-    marginal = counts.sum(axis=0)
-    without = (
-        gammaln(r * alpha)
-        - gammaln(r * alpha + counts.sum())
-        + np.sum(gammaln(alpha + marginal) - gammaln(alpha))
-    )
-    log_odds = with_arc - without + np.log(prior) - np.log1p(-prior)
-    return float(expit(log_odds))
+__all__ = ["MANB"]
 
 
 class MANB(PartialFit, FeatureWeightedClassifier):
@@ -158,18 +133,12 @@ class MANB(PartialFit, FeatureWeightedClassifier):
 
     def _learn_weighted(self, stats: ClassCounts, params: dict) -> None:
         d = len(stats.columns) - 1
-        alpha = params["alpha"]
-        posterior, tables = np.zeros(d), []
-        for j in range(d):  # d small tables, not a hot path
-            counts = np.asarray(stats.family_counts([d, j]), dtype=float)
-            r = counts.shape[1]
-            p = arc_posterior(counts, alpha, params["arc_prior"])
-            given_class = (counts + alpha) / (counts.sum(axis=1, keepdims=True) + r * alpha)
-            marginal = (counts.sum(axis=0) + alpha) / (counts.sum() + r * alpha)
-            tables.append(np.log(p * given_class + (1.0 - p) * marginal[None, :]))
-            posterior[j] = p
+        families = [stats.family_counts([d, j]) for j in range(d)]  # the class first
+        tables, posterior = averaged_cpts(
+            families, [0] * d, params["alpha"], "lidstone", 1.0, 1.0, params["arc_prior"]
+        )
         self.arc_posterior_ = posterior
-        self.feature_log_prob_ = tables
+        self.feature_log_prob_ = [np.log(t) for t in tables]
         self.feature_weights_ = np.ones(d)
 
     def _more_state(self) -> dict:

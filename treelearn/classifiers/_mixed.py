@@ -56,6 +56,7 @@ from ._base import (
     network_dtypes,
     numeric_rows,
 )
+from ._class_arcs import CLASS_ARCS
 from ._network import SingleNetworkClassifier
 from ._number_choice import (
     NUMBERS,
@@ -110,6 +111,11 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
     categorical : sequence of hashable, default=None
         Columns of numbers kept as categorical states (zip codes, codes of categories),
         as the counting classifiers' ``categorical=``.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
     numbers : {"auto", "gaussian", "mdl"}, default="auto"
         How each numeric column is modelled: ``"gaussian"`` a Gaussian per class (the
         rule before this option), ``"mdl"`` cut into the counting classifiers'
@@ -126,6 +132,9 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
     numeric_features_, categorical_features_ : the Gaussian and the categorical features
         (a binned column among the categorical ones).
     binned_features_ : the numeric columns cut into bins (``numbers``), in feature order.
+    arc_posterior_ : ``(len(categorical_features_),)``, each categorical (or binned)
+        feature's class-arc posterior, as :class:`~treelearn.NaiveBayes`'s (the Gaussian
+        features always depend on the class).
     binner_ : the fitted :class:`~treelearn.Discretizer` of ``binned_features_`` (``None``:
         no column binned).
     number_choices_ : dict
@@ -195,6 +204,7 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         "numeric": [None, InstanceOf(list, tuple, name="a list of column names")],
         "categorical": [None, InstanceOf(list, tuple, name="a list of column names")],
         "numbers": [Options(*NUMBERS)],
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -208,6 +218,8 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         var_prior: float = VAR_PRIOR,
         categorical: Sequence[Hashable] | None = None,
         numbers: str = "auto",
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
@@ -218,6 +230,8 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
         self.categorical = categorical
         self.var_prior = var_prior
         self.numbers = numbers
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _checked_params(self) -> dict:
         # the counting classifiers' numbers= ("states"/"mdl") is not this one's
@@ -282,6 +296,7 @@ class MixedNaiveBayes(DrawsStructure, SingleNetworkClassifier):
                 n_rows=float(stats.class_count.sum()),  # the Gaussian features' weights
                 settings=self._network_description(params),
             )
+            self.arc_posterior_ = np.ones(0)  # no feature in the network: no class arc
             self._build_engine()
         if stats.variances is None:
             k = len(self.classes_)

@@ -17,12 +17,14 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .._base.errors import TreelearnError
 from .._base.persistence import SavedState
 from ..inference._shapley import EngineGame, Game
 from ..learners._chow_liu import build_model
 from ..models._tree import TreeModel
 from ..stats._counts import ClassCounts
 from ._base import CategoricalClassifier, network_dtypes
+from ._class_arcs import averaged_cpts
 from ._state_codes import class_joint_log_likelihood
 
 __all__ = ["SingleNetworkClassifier"]
@@ -72,14 +74,31 @@ class SingleNetworkClassifier(CategoricalClassifier):
     def _learn(self, stats: ClassCounts, params: dict) -> None:
         self._learn_network(self._structure(stats, params), stats, params)
 
+    def _check_combination(self, params: dict) -> None:
+        super()._check_combination(params)
+        if (
+            params.get("class_arcs") == "average"
+            and params.get("prior", "lidstone") == "lidstone"
+            and params["alpha"] == 0
+        ):
+            raise TreelearnError(
+                f"{type(self).__name__}(alpha=0) is maximum likelihood, which has no marginal "
+                f"likelihood to average the class arcs by (class_arcs='average', the default): "
+                f"give class_arcs='all' for the plain maximum-likelihood CPTs, or alpha > 0",
+                values=[0],
+            )
+
     def _learn_network(self, structure: nx.DiGraph, stats: ClassCounts, params: dict) -> None:
-        """The network of ``structure`` with CPTs from ``stats`` (the class CPT the prior)."""
+        """The network of ``structure`` with CPTs from ``stats`` (the class CPT the prior),
+        its class arcs averaged (:mod:`~treelearn.classifiers._class_arcs`) unless
+        ``class_arcs="all"``."""
         model = build_model(
             structure,
             stats,
             self._cpt_settings(params, self._method),
             description=self._network_description(params),
         )
+        self.arc_posterior_ = self._average_class_arcs(model.graph, stats, params)
         # the class node's CPT is the class prior (frequencies, given, or uniform)
         model.graph.nodes[self.class_name_]["cpt"] = np.exp(self.class_log_prior_)
         self.model_ = TreeModel(
@@ -90,6 +109,39 @@ class SingleNetworkClassifier(CategoricalClassifier):
             settings=model.settings,
         )
         self._build_engine()
+
+    def _average_class_arcs(
+        self, graph: nx.DiGraph, stats: ClassCounts, params: dict
+    ) -> np.ndarray:
+        """Each network feature's ``p_j``, its CPT in ``graph`` replaced by the class-arc
+        average (``class_arcs="average"``); 1 for a feature with the class arc under
+        ``class_arcs="all"``, 0 for one without it (ETAN's choice)."""
+        columns = list(stats.columns)
+        position = {c: j for j, c in enumerate(columns)}
+        features, class_name = columns[:-1], columns[-1]
+        has_arc = np.array([class_name in graph.nodes[f]["parents"] for f in features])
+        posterior = has_arc.astype(float)
+        if params.get("class_arcs", "all") != "average" or not has_arc.any():
+            return posterior
+        averaged = [f for f, arc in zip(features, has_arc) if arc]
+        families = [
+            [position[p] for p in graph.nodes[f]["parents"]] + [position[f]] for f in averaged
+        ]
+        many = getattr(stats, "family_counts_many", None)
+        counts = many(families) if many is not None else [stats.family_counts(f) for f in families]
+        cpts, p = averaged_cpts(
+            counts,
+            [graph.nodes[f]["parents"].index(class_name) for f in averaged],
+            params["alpha"],
+            params.get("prior", "lidstone"),
+            params.get("equivalent_sample_size", 1.0),
+            params.get("m", 1.0),
+            params["arc_prior"],
+        )
+        for f, cpt in zip(averaged, cpts):
+            graph.nodes[f]["cpt"] = cpt
+        posterior[has_arc] = p
+        return posterior
 
     def _build_engine(self) -> None:
         """The network's engine, the class as its conditioner (its states the batch axis:
@@ -213,7 +265,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
         >>> import pandas as pd, treelearn as tl
         >>> X, y = pd.DataFrame({"f": ["a", "a", "b", "b"]}), pd.Series([0, 0, 0, 1], name="c")
-        >>> clf = tl.NaiveBayes(alpha=0).fit(X, y)
+        >>> clf = tl.NaiveBayes(alpha=0, class_arcs="all").fit(X, y)
         >>> clf.query("c", {"f": "b"}).tolist()   # 1 of the 2 rows with f = b has c = 1
         [0.5, 0.5]
         """
@@ -262,7 +314,17 @@ class SingleNetworkClassifier(CategoricalClassifier):
 
     # ------------------------------------------------------------ saving
     def _fitted_state(self) -> dict:
-        return {"model": self.model_.to_dict()}
+        return {"model": self.model_.to_dict(), "arc_posterior": self.arc_posterior_.tolist()}
+
+    @classmethod
+    def _check_saved_params(cls, saved: SavedState, est: Any) -> None:
+        """A file from before ``class_arcs`` holds plain CPTs: it loads as ``"all"``."""
+        given = saved.raw("params", dict)
+        if "class_arcs" in est.get_params(deep=False) and "class_arcs" not in given:
+            est.set_params(class_arcs="all")  # not the default "average" it was built with
+            given.setdefault("class_arcs", "all")
+            given.setdefault("arc_prior", 0.5)
+        super()._check_saved_params(saved, est)
 
     def _restore_model(self, saved: SavedState) -> None:
         model = TreeModel.from_dict(saved.raw("model", dict))
@@ -272,4 +334,13 @@ class SingleNetworkClassifier(CategoricalClassifier):
         if not np.allclose(model.cpt(self.class_name_), prior, rtol=0, atol=1e-12):
             raise saved.fail("class_log_prior", "differs from the network's class CPT")
         self.model_ = model
+        d = len(self._network_features())
+        if saved.has("arc_posterior"):
+            self.arc_posterior_ = saved.array("arc_posterior", (d,), low=0)
+            if (self.arc_posterior_ > 1).any():
+                raise saved.fail("arc_posterior", "must hold probabilities between 0 and 1")
+        else:  # a file from before class_arcs: every class arc in
+            self.arc_posterior_ = np.array(
+                [self.class_name_ in model.parents(f) for f in self._network_features()], float
+            )
         self._build_engine()

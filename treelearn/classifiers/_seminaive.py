@@ -38,6 +38,7 @@ from ._base import (
     Unseen,
     network_dtypes,
 )
+from ._class_arcs import CLASS_ARCS
 from ._network import SingleNetworkClassifier
 from ._partial import ChunkCounts, PartialFit, PartialFitNetwork
 
@@ -431,6 +432,11 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         :class:`~treelearn.NaiveBayes`.
     categorical : sequence of hashable, default=None
         The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -480,6 +486,7 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         **CPT_PRIOR,
         **CLASS_PRIOR,
         **UNSEEN,
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -494,6 +501,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         unseen: Unseen = "error",
         numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.k = k
         self.alpha = alpha
@@ -505,6 +514,8 @@ class KDB(PartialFitNetwork, SingleNetworkClassifier):
         self.unseen = unseen
         self.numbers = numbers
         self.categorical = categorical
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _keeps_rows(self, params: dict) -> bool:
         # families of k + 2 variables, and "auto"'s leave-one-out: counted from the rows

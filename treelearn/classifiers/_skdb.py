@@ -30,6 +30,7 @@ from ..stats._counts import ClassCounts
 from ..stats._information import conditional_mutual_information_matrix, mutual_information_matrix
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._class_arcs import CLASS_ARCS
 from ._network import SingleNetworkClassifier
 from ._partial import PartialFitNetwork
 from ._seminaive import kdb_parents, leave_one_out_of_rows
@@ -70,6 +71,11 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         :class:`~treelearn.NaiveBayes`.
     categorical : sequence of hashable, default=None
         The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -123,6 +129,7 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         "alpha": [Interval(Real, 0, None, closed="neither")],
         **CLASS_PRIOR,
         **UNSEEN,
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -135,6 +142,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         unseen: Unseen = "error",
         numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.max_k = max_k
         self.loss = loss
@@ -144,6 +153,8 @@ class SKDB(PartialFitNetwork, SingleNetworkClassifier):
         self.unseen = unseen
         self.numbers = numbers
         self.categorical = categorical
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _prior_pseudocount(self, params: dict) -> float:
         return params["alpha"]

@@ -20,6 +20,7 @@ from ..stats._fcll import fcll_edge_weights
 from ..stats._information import conditional_mutual_information_matrix
 from ..structure._trees import spanning_skeleton, tan_structure
 from ._base import CLASS_PRIOR, CPT_PRIOR, UNSEEN, Unseen
+from ._class_arcs import CLASS_ARCS
 from ._network import SingleNetworkClassifier
 from ._partial import PartialFitNetwork
 
@@ -72,6 +73,11 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         :class:`~treelearn.NaiveBayes`.
     categorical : sequence of hashable, default=None
         The columns of numbers kept as states, as in :class:`~treelearn.NaiveBayes`.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
     root : hashable, default=None
         The feature at the root of the feature tree. ``None`` (default) uses
         the **first feature column**; never the class. The root changes the
@@ -139,6 +145,7 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         "whitelist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
         "blacklist": [None, InstanceOf(list, tuple, set, name="a sequence of feature pairs")],
         "criterion": [Options("loglik", "fcll")],
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -157,6 +164,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         criterion: str = "loglik",
         numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.alpha = alpha
         self.root = root
@@ -172,6 +181,8 @@ class TAN(PartialFitNetwork, SingleNetworkClassifier):
         self.criterion = criterion
         self.numbers = numbers
         self.categorical = categorical
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _structure(self, stats: ClassCounts, params: dict) -> nx.DiGraph:
         features, class_name = list(stats.columns[:-1]), stats.columns[-1]

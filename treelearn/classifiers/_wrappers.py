@@ -12,7 +12,10 @@ few families, whose per-row terms are added to (and taken off) the running sum.
 The folds are scikit-learn's ``StratifiedKFold(cv, shuffle=True, random_state)``; the
 score of a structure is the mean over the folds of the (weighted) accuracy on the
 held-out rows, what ``cross_val_score`` of the refitted network gives with those folds
-(the states are the whole training data's, as if declared). A super-feature (a group
+(the states are the whole training data's, as if declared); with ``class_arcs="average"``
+(the default) each family's held-in counts give its fold's class-arc average
+(:func:`~treelearn.classifiers._class_arcs.class_arc_posteriors`), as the refitted network
+has. A super-feature (a group
 of joined features) is modelled by the chain rule over its features in column order:
 each has the class and the group's earlier features as parents (bnclassify's
 "supernode"), the Cartesian product's distribution under maximum likelihood.
@@ -36,6 +39,7 @@ from .._base.validation import RANDOM_STATE, Interval
 from ..stats._counts import ClassCounts
 from ..structure._trees import round_ties
 from ._base import CLASS_PRIOR, UNSEEN, Unseen
+from ._class_arcs import CLASS_ARCS, class_arc_posteriors
 from ._network import SingleNetworkClassifier
 
 __all__ = ["BSEJ", "FSSJ", "FoldScorer", "TANHillClimb", "TANSuperParent"]
@@ -69,6 +73,8 @@ class FoldScorer:
         *,
         alpha: float,
         log_prior: np.ndarray | None,
+        class_arcs: str = "all",
+        arc_prior: float = 0.5,
     ) -> None:
         self.observed = np.asarray(codes) >= 0
         # a missing code indexes state 0: its rows are masked out of every count it is in
@@ -81,6 +87,8 @@ class FoldScorer:
         self.folds = np.asarray(folds, dtype=np.intp)
         self.n_folds = int(self.folds.max()) + 1
         self.alpha = alpha
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
         self._cache: dict[tuple, np.ndarray] = {}
         self._cached_bytes = 0
         C, F = self.n_classes, self.n_folds
@@ -117,8 +125,9 @@ class FoldScorer:
         C, F, n = self.n_classes, self.n_folds, self.n
         k = int(self.cards[child])
         config, q = self._configurations(parents)
+        averaged = self.class_arcs == "average"
         check_memory(
-            8.0 * F * q * k * C + 40.0 * n * C,
+            8.0 * (4 if averaged else 1) * F * q * k * C + 40.0 * n * C,
             "the fold counts of a family",
             "use fewer rows or features with fewer states",
         )
@@ -131,7 +140,18 @@ class FoldScorer:
         num = counts.sum(axis=0)[cell] - counts[self.folds, cell]  # held in: total - own fold
         den = parent_counts.sum(axis=0)[config] - parent_counts[self.folds, config]
         alpha = self.alpha
-        out = np.log((np.maximum(num, 0.0) + alpha) / (np.maximum(den, 0.0) + k * alpha))
+        num, den = np.maximum(num, 0.0), np.maximum(den, 0.0)
+        given = (num + alpha) / (den + k * alpha)
+        if averaged:  # each fold's class-arc average of its held-in counts
+            held = np.maximum(counts.sum(axis=0)[None] - counts, 0.0).reshape(F, q, k, C)
+            p = class_arc_posteriors(
+                held.transpose(0, 3, 1, 2), 0, alpha, "lidstone", 1.0, 1.0, self.arc_prior
+            )[self.folds, None]
+            alone = (num.sum(axis=1, keepdims=True) + alpha) / (
+                den.sum(axis=1, keepdims=True) + k * alpha
+            )
+            given = p * given + (1.0 - p) * alone
+        out = np.log(given)
         if not seen.all():
             # x_child missing: summed out (a factor 1); a parent missing: the family of
             # the parents before the first missing one
@@ -205,6 +225,7 @@ class _WrapperSearch(SingleNetworkClassifier):
         "alpha": [Interval(Real, 0, None, closed="neither")],
         **CLASS_PRIOR,
         **UNSEEN,
+        **CLASS_ARCS,
     }
 
     def __init__(
@@ -218,6 +239,8 @@ class _WrapperSearch(SingleNetworkClassifier):
         unseen: Unseen = "error",
         numbers: str = "mdl",
         categorical: Sequence[Hashable] | None = None,
+        class_arcs: str = "average",
+        arc_prior: float = 0.5,
     ) -> None:
         self.cv = cv
         self.random_state = random_state
@@ -228,6 +251,8 @@ class _WrapperSearch(SingleNetworkClassifier):
         self.unseen = unseen
         self.numbers = numbers
         self.categorical = categorical
+        self.class_arcs = class_arcs
+        self.arc_prior = arc_prior
 
     def _scorer(self, stats: ClassCounts, params: dict) -> FoldScorer:
         if stats.table is None:
@@ -246,7 +271,14 @@ class _WrapperSearch(SingleNetworkClassifier):
         if params.get("class_prior") is not None or not params["fit_prior"]:
             log_prior = self.class_log_prior_
         return FoldScorer(
-            codes, weights, stats.cardinalities, folds, alpha=params["alpha"], log_prior=log_prior
+            codes,
+            weights,
+            stats.cardinalities,
+            folds,
+            alpha=params["alpha"],
+            log_prior=log_prior,
+            class_arcs=params["class_arcs"],
+            arc_prior=params["arc_prior"],
         )
 
     def _network(self, stats: ClassCounts, parents: dict[int, list[int]]) -> nx.DiGraph:
@@ -416,6 +448,11 @@ class FSSJ(_GroupSearch):
         As :class:`~treelearn.NaiveBayes`'s.
     categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -498,6 +535,11 @@ class BSEJ(_GroupSearch):
         As :class:`~treelearn.NaiveBayes`'s.
     categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -522,7 +564,7 @@ class BSEJ(_GroupSearch):
     >>> df = pd.read_csv("datasets/asia.csv")
     >>> clf = tl.BSEJ(random_state=0).fit(df.drop(columns="either"), df["either"])
     >>> clf.steps_, clf.cv_accuracy_.round(4).tolist()   # naive Bayes, then xray left out
-    ([('delete', ('xray',))], [0.9997, 1.0])
+    ([('delete', ('xray',))], [0.9998, 1.0])
     """
 
     _method = "bsej"
@@ -575,6 +617,11 @@ class TANHillClimb(_WrapperSearch):
         As :class:`~treelearn.NaiveBayes`'s.
     categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -600,7 +647,7 @@ class TANHillClimb(_WrapperSearch):
     >>> df = pd.read_csv("datasets/asia.csv")
     >>> clf = tl.TANHillClimb(random_state=0).fit(df.drop(columns="either"), df["either"])
     >>> clf.arcs_, clf.cv_accuracy_.round(4).tolist()
-    ([('tub', 'lung')], [0.9997, 0.9999])
+    ([('tub', 'lung')], [0.9998, 0.9999])
     >>> clf.model_.parents("lung")
     ['either', 'tub']
     """
@@ -707,6 +754,11 @@ class TANSuperParent(TANHillClimb):
         As :class:`~treelearn.NaiveBayes`'s.
     categorical : sequence of hashable, default=None
         As :class:`~treelearn.NaiveBayes`'s.
+    class_arcs : {"average", "all"}, default="average"
+        ``"average"``: each class arc averaged in or out (Dash and Cooper, 2002, for the
+        fixed structure), as in :class:`~treelearn.NaiveBayes`; ``"all"``: the plain CPTs.
+    arc_prior : float, default=0.5
+        The prior probability of each arc from the class, as in :class:`~treelearn.NaiveBayes`.
 
     Attributes
     ----------
@@ -728,9 +780,12 @@ class TANSuperParent(TANHillClimb):
     --------
     >>> import pandas as pd, treelearn as tl
     >>> df = pd.read_csv("datasets/asia.csv")
-    >>> clf = tl.TANSuperParent(random_state=0).fit(df.drop(columns="either"), df["either"])
+    >>> X, y = df.drop(columns="either"), df["either"]
+    >>> clf = tl.TANSuperParent(random_state=0, class_arcs="all").fit(X, y)   # plain CPTs
     >>> clf.arcs_, clf.cv_accuracy_.round(4).tolist()   # lung is the super-parent twice
     ([('lung', 'tub'), ('lung', 'asia')], [0.9997, 0.9998, 0.9999])
+    >>> tl.TANSuperParent(random_state=0).fit(X, y).arcs_   # averaged: naive Bayes is 0.9998
+    []
     """
 
     _method = "tan-hcsp"

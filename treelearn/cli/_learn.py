@@ -184,7 +184,12 @@ def _command_classifier(args: argparse.Namespace, method: str) -> Any:
         "kdb": {} if args.k is None else {"k": args.k},  # None: KDB's k="auto"
     }
     alpha = 1.0 if args.alpha is None else args.alpha
-    return command_line_classifiers()[method](alpha=alpha, **options.get(method, {}))
+    made = command_line_classifiers()[method]
+    if alpha == 0 and "class_arcs" in made().get_params():
+        # --alpha 0 is maximum likelihood: the plain CPTs (no marginal likelihood to
+        # average the class arcs by)
+        options.setdefault(method, {})["class_arcs"] = "all"
+    return made(alpha=alpha, **options.get(method, {}))
 
 
 def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
@@ -728,7 +733,9 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         clf = tl.GaussianTAN().fit(X, y)
     else:
         clf = tl.MixedNaiveBayes(
-            alpha=1.0 if args.alpha is None else args.alpha, numbers="gaussian"
+            alpha=1.0 if args.alpha is None else args.alpha,
+            numbers="gaussian",
+            class_arcs="all" if args.alpha == 0 else "average",  # 0: maximum likelihood
         ).fit(X, y)
     return _report_classifier(clf, X, y, args.output, args.plot)
 

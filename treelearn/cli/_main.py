@@ -155,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="A",
-        help="Lidstone pseudocount for the CPTs (default 1, Laplace; 0 = maximum likelihood)",
+        help="Lidstone pseudocount for the CPTs (default 1, Laplace; 0 = maximum likelihood, "
+        "the class arcs of a classifier all kept, not averaged)",
     )
     p.add_argument(
         "--missing",

@@ -148,6 +148,29 @@ def smoothed_cpts(
     return out
 
 
+def cell_pseudocount(
+    shape: Sequence[int],
+    alpha: float,
+    prior: Prior,
+    equivalent_sample_size: float,
+    m: float,
+) -> float:
+    """The Dirichlet pseudocount of each cell of a family's counts of ``shape`` (the
+    parents' axes, then the node's ``k`` states): ``alpha`` (Lidstone), ``s / (q k)``
+    (BDeu, ``q`` the parent configurations) or ``m / k`` (m-estimate).
+
+    >>> cell_pseudocount((3, 2), 1.0, "bdeu", 6.0, 1.0)
+    1.0
+    """
+    k = shape[-1]
+    if prior == "bdeu":
+        q = int(np.prod(shape[:-1], dtype=np.int64))
+        return equivalent_sample_size / (q * k)
+    if prior == "m-estimate":
+        return m / k
+    return alpha
+
+
 def smoothed_stack(
     stack: np.ndarray,
     alpha: float,
@@ -163,13 +186,7 @@ def smoothed_stack(
     """
     shape = stack.shape[1:]
     k = shape[-1]
-    a = alpha
-    if prior == "bdeu":
-        q = int(np.prod(shape[:-1], dtype=np.int64))
-        a = equivalent_sample_size / (q * k)
-    elif prior == "m-estimate":
-        a = m / k
-    smoothed = stack + a
+    smoothed = stack + cell_pseudocount(shape, alpha, prior, equivalent_sample_size, m)
     totals = smoothed.sum(axis=-1, keepdims=True)
     # no division by zero to silence (the divisor is 1 where a total is 0), so no errstate:
     # entering one cost more than the arithmetic on a 2 x 2 family (20,000-term sparse trees)
