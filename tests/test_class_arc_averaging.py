@@ -361,7 +361,7 @@ def averaged_term(tr, te, f, ps, classes, cards, alpha):
 def test_tan_hill_climb_averaged_equals_the_exhaustive_search_by_refitting():
     # each candidate's CV accuracy from fold counts, averaged per fold, equals refitting
     # the averaged network of the candidate on each fold's rows (counted here)
-    from test_wrappers import data, folds_of, greedy
+    from test_wrappers import data, folds_of, greedy, tan_arc_candidates
 
     X, y = data(90, 5)
     cols = list(X.columns)
@@ -386,20 +386,7 @@ def test_tan_hill_climb_averaged_equals_the_exhaustive_search_by_refitting():
             out.append(np.mean(np.array(classes)[joint.argmax(axis=1)] == te["C"].to_numpy()))
         return float(np.mean(out))
 
-    def candidates(parent):
-        def ancestors(f):
-            seen = set()
-            while f and f not in seen:
-                seen.add(f)
-                f = parent[f]
-            return seen
-
-        return [
-            ({**parent, j: i}, ("arc", (i, j)))
-            for i in cols
-            for j in cols
-            if i != j and parent[j] is None and j not in ancestors(i)
-        ]
+    candidates = tan_arc_candidates(cols)
 
     clf = tl.TANHillClimb(random_state=5).fit(X, y)  # class_arcs="average", the default
     parent, history, path = greedy(dict.fromkeys(cols), candidates, score)

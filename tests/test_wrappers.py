@@ -117,6 +117,28 @@ def norm(groups):
     return sorted(tuple(sorted(g)) for g in groups)
 
 
+def tan_arc_candidates(cols):
+    """TANHillClimb's steps from ``parent`` (each feature's feature parent or ``None``):
+    every arc ``i -> j`` into a feature without one that makes no cycle."""
+
+    def candidates(parent):
+        def ancestors(f):
+            seen = set()
+            while f and f not in seen:
+                seen.add(f)
+                f = parent[f]
+            return seen
+
+        return [
+            ({**parent, j: i}, ("arc", (i, j)))
+            for i in cols
+            for j in cols
+            if i != j and parent[j] is None and j not in ancestors(i)
+        ]
+
+    return candidates
+
+
 def fssj_candidates(cols):
     def candidates(groups):
         used = {f for g in groups for f in g}
@@ -203,20 +225,7 @@ def test_tan_hill_climb_equals_the_exhaustive_stepwise_search_by_refitting():
             X, y, {f: [parent[f]] if parent[f] else [] for f in cols}, folds, memo=memo
         )
 
-    def candidates(parent):
-        def ancestors(f):
-            seen = set()
-            while f and f not in seen:
-                seen.add(f)
-                f = parent[f]
-            return seen
-
-        return [
-            ({**parent, j: i}, ("arc", (i, j)))
-            for i in cols
-            for j in cols
-            if i != j and parent[j] is None and j not in ancestors(i)
-        ]
+    candidates = tan_arc_candidates(cols)
 
     # the refit oracle counts plain Lidstone CPTs: the class arcs all kept
     clf = tl.TANHillClimb(random_state=5, class_arcs="all").fit(X, y)
