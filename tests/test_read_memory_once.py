@@ -74,9 +74,8 @@ def asia(tmp_path) -> Path:
 def thousands(tmp_path) -> Path:
     """A semicolon CSV of incomes written with thousands separators (``"81,900.70"``):
     ``read_frame`` reads it twice, the second time with ``thousands=","`` (as in
-    tests/test_real_files.py). A comma-separated file of quoted ``"76,705"`` is refused at
-    that second read, on main too (thousands and sep the same character): a finding left
-    to its own change."""
+    tests/test_real_files.py; a comma-separated file of quoted ``"76,705"``:
+    tests/test_quoted_thousands.py)."""
     rng = np.random.default_rng(0)
     n = 400
     income = rng.uniform(1000, 90000, n).round(2)

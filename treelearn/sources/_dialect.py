@@ -167,7 +167,8 @@ def check_reading_options(
     """Refuse a reading option pandas would refuse, misread with, or fail on with its own
     error: a separator, decimal point, thousands separator or quote character that is not
     one character other than a line end, two options that are the same character
-    (``thousands=','`` with ``decimal=','`` would read ``1,5`` as 15), a digit or sign
+    (``thousands=','`` with ``decimal=','`` would read ``1,5`` as 15; ``thousands`` may be
+    ``sep``, as in a comma file's quoted ``"76,705"``), a digit or sign
     as any of them, and an encoding that is not a text codec Python knows (``"rot13"``,
     ``"base64"``). ``None`` for ``sep``, ``decimal`` and ``encoding`` means "find it", for
     ``thousands`` "none". The error names the option as a Python argument, or with
@@ -198,7 +199,9 @@ def check_reading_options(
     names = [n for n, v in given.items() if v is not None]
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            if given[a] == given[b]:
+            # a thousands separator that is the column separator can only sit in a quoted
+            # field ("76,705" in a comma file), which pandas reads as one number: allowed
+            if given[a] == given[b] and {a, b} != {"sep", "thousands"}:
                 example = {
                     ("sep", "decimal"): f"{_fix('sep', ';', flags)} {_fix('decimal', ',', flags)}",
                     ("decimal", "thousands"): f"{_fix('thousands', '.', flags)} "
