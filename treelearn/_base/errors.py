@@ -8,7 +8,7 @@ Messages name the column, the offending value or count, and the fix.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "CapabilityError",
@@ -34,6 +34,9 @@ __all__ = [
     "TreelearnError",
     "UnseenStateError",
 ]
+
+#: an error of any class of the family (what :meth:`TreelearnError.copied` returns)
+_Error = TypeVar("_Error", bound="TreelearnError")
 
 
 class TreelearnError(ValueError):
@@ -71,6 +74,25 @@ class TreelearnError(ValueError):
         self.hint = hint
         self.reason = reason
         self.fixes = tuple(fixes)
+
+    def copied(self: _Error, message: str | None = None) -> _Error:
+        """A copy of this error, of its class, with fields of its own (changing the copy's
+        ``reason`` or ``fixes`` leaves this one as it is) and ``message`` if given.
+
+        Not ``copy.copy``: that goes through :mod:`copyreg`, where tblib (which Dask's
+        ``distributed`` installs) registers a reducer for every exception class whose copy
+        *shares* the original's ``__dict__``.
+
+        >>> err = TreelearnError("column 'a' is bad: drop it", column="a", reason="bad")
+        >>> out = err.copied("column 'a' is bad (row 3): drop it")
+        >>> out.reason = "bad (row 3)"
+        >>> err.reason, str(out), out.column
+        ('bad', "column 'a' is bad (row 3): drop it", 'a')
+        """
+        out = type(self).__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.args = self.args if message is None else (message, *self.args[1:])
+        return out
 
 
 class InputTypeError(TreelearnError, TypeError):

@@ -422,8 +422,6 @@ def _for_the_command(
     (``df``) or in chunks (the reader said it): where its column of numbers turns to text
     (:func:`~treelearn.sources._kinds.text_turn`), and with ``--class`` no ``--max-states``
     above what the classifiers take (refused for them: the fix would not work)."""
-    import copy
-
     from ..sources._kinds import text_turn, turn_reason
 
     column = problem.column
@@ -433,7 +431,7 @@ def _for_the_command(
             problem = turn_reason(problem, turn)
     n_states = getattr(problem, "n_states", None)
     if args.class_ is not None and n_states is not None and n_states > DEFAULT_MAX_STATES:
-        problem = copy.copy(problem)
+        problem = problem.copied()
         problem.fixes = tuple(f for f in problem.fixes if f != "max_states")
     return problem
 

@@ -23,7 +23,6 @@ chunk's rows names the file and the rows.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
@@ -43,9 +42,7 @@ Summarise = Callable[[pd.DataFrame, Any, str], Any]
 def located(error: TreelearnError, where: str) -> TreelearnError:
     """``error`` with ``where`` (e.g. ``"data.csv, rows 0-999: "``) before its message,
     its class and fields kept."""
-    out = copy.copy(error)
-    out.args = (where + str(error), *error.args[1:])
-    return out
+    return error.copied(where + str(error))
 
 
 def _weight_column(header: tuple, sample_weight: Any, where: str) -> Hashable | None:

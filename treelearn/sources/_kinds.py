@@ -43,7 +43,6 @@ treelearn.TreelearnError: column 'c' is not numeric (dtype ..., e.g. 'no'); gaus
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -277,10 +276,8 @@ def turn_reason(error: TreelearnError, turn: tuple[Hashable, Any]) -> TreelearnE
     if not error.reason:
         return error
     said = f" (numbers until row {turn[0]}, which holds {turn[1]!r})"
-    out = copy.copy(error)
+    out = error.copied(str(error).replace(error.reason, error.reason + said, 1))
     out.reason = error.reason + said
-    message = str(error)
-    out.args = (message.replace(error.reason, out.reason, 1), *error.args[1:])
     return out
 
 
