@@ -23,6 +23,7 @@ import pytest
 
 import treelearn as tl
 from tests.conftest import installed_command
+from tests.test_reading_options import gappy_table
 
 pytestmark = pytest.mark.slow
 
@@ -62,23 +63,8 @@ def test_us_and_day_first_dates_are_cut_and_ambiguous_ones_refused(tmp_path):
     assert "pd.to_datetime" not in done.stderr and "Traceback" not in done.stderr
 
 
-def _gappy(tmp_path: Path) -> pd.DataFrame:
-    rng = np.random.default_rng(1)
-    n = 60
-    df = pd.DataFrame(
-        {
-            "x": rng.normal(size=n).round(3),
-            "c": rng.choice(["p", "q"], n),
-            "sparse": np.where(np.arange(n) % 10 == 0, "k", None),
-        }
-    )
-    df.loc[3, "x"] = np.nan
-    df.to_csv(tmp_path / "m.csv", index=False)
-    return df
-
-
 def test_numeric_auto_honours_missing(tmp_path):
-    _gappy(tmp_path)
+    gappy_table(tmp_path)
     done = _treelearn("learn", "m.csv", "--numeric", "auto", "--missing", "pairwise", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     python = tl.clg_tree(tl.read_data(tmp_path / "m.csv"), missing="pairwise")
@@ -86,7 +72,7 @@ def test_numeric_auto_honours_missing(tmp_path):
 
 
 def test_missing_drop_names_the_columns_that_cost_the_rows(tmp_path):
-    df = _gappy(tmp_path).drop(columns=["x"])
+    df = gappy_table(tmp_path).drop(columns=["x"])
     done = _treelearn("learn", "m.csv", "--drop", "x", "--missing", "drop", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lost = int(df.isna().any(axis=1).sum())  # by pandas: rows with a gap once x is dropped

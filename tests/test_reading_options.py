@@ -249,7 +249,9 @@ def test_an_unseen_state_error_keeps_its_type_fix_through_pickling():
 
 
 # ------------------------------------------------------------------ --missing
-def test_numeric_auto_honours_missing_and_drop_names_the_columns(tmp_path):
+def gappy_table(tmp_path) -> pd.DataFrame:
+    """A table with gaps written to ``tmp_path / "m.csv"``: numbers ``x`` missing once, a
+    column ``sparse`` missing 9 rows in 10 (the command-line tests of ``--missing`` read it)."""
     rng = np.random.default_rng(1)
     n = 60
     df = pd.DataFrame(
@@ -261,6 +263,11 @@ def test_numeric_auto_honours_missing_and_drop_names_the_columns(tmp_path):
     )
     df.loc[3, "x"] = np.nan
     df.to_csv(tmp_path / "m.csv", index=False)
+    return df
+
+
+def test_numeric_auto_honours_missing_and_drop_names_the_columns(tmp_path):
+    gappy_table(tmp_path)
     rc, out, err = _run("learn", tmp_path / "m.csv", "--numeric", "auto", "--missing", "pairwise")
     assert rc == 0, err
     python = tl.clg_tree(tl.read_data(tmp_path / "m.csv"), missing="pairwise")
