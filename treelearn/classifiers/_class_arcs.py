@@ -35,7 +35,6 @@ from ..stats._settings import Prior
 
 __all__ = [
     "CLASS_ARCS",
-    "arc_posterior",
     "averaged_cpts",
     "averaged_stack",
     "class_arc_posteriors",
@@ -80,6 +79,9 @@ def class_arc_posteriors(
 
     >>> counts = np.array([[[10.0, 0.0], [0.0, 10.0]]])   # the class decides the feature
     >>> float(class_arc_posteriors(counts, 0, 1.0, "lidstone", 1.0, 1.0, 0.5)[0]) > 0.999
+    True
+    >>> even = np.array([[[5.0, 5.0], [5.0, 5.0]]])   # the same in both classes
+    >>> float(class_arc_posteriors(even, 0, 1.0, "lidstone", 1.0, 1.0, 0.5)[0]) < 0.5
     True
     """
     stack = np.asarray(stack, dtype=float)
@@ -143,17 +145,3 @@ def averaged_cpts(
         for t, cpt in zip(where, cpts):
             out[t] = cpt
     return out, posterior
-
-
-def arc_posterior(counts: np.ndarray, alpha: float, prior: float) -> float:
-    """``P(C -> X | D)`` of naive Bayes's family ``counts`` ``(classes, states)``: Lidstone
-    (``alpha``) Dirichlet priors, ``prior`` the arc's prior probability
-    (:func:`class_arc_posteriors` of one family).
-
-    >>> float(arc_posterior(np.array([[10.0, 0.0], [0.0, 10.0]]), 1.0, 0.5)) > 0.999
-    True
-    >>> float(arc_posterior(np.array([[5.0, 5.0], [5.0, 5.0]]), 1.0, 0.5)) < 0.5
-    True
-    """
-    stack = np.asarray(counts, dtype=float)[np.newaxis]
-    return float(class_arc_posteriors(stack, 0, alpha, "lidstone", 1.0, 1.0, prior)[0])
