@@ -391,3 +391,20 @@ def test_the_tables_are_guarded_before_they_are_made(monkeypatch):
         tl.BayesianTAN(numbers="states").fit(X, y)
     monkeypatch.setattr(tl.limits, "MEMORY_LIMIT", 8 * 6 * 2 * 6 * 5)
     tl.BayesianTAN(numbers="states").fit(X, y)
+
+
+def test_the_tree_sums_of_a_batch_are_the_same_in_slices_of_any_size(monkeypatch):
+    # the eliminations run one slice of matrices at a time (matrix_batches): a slice of one
+    # matrix, or of two, gives each matrix's sum of the whole batch at once, bit for bit
+    import treelearn.structure._spanning_sums as spanning
+    from treelearn.structure._arborescence_sums import log_arborescence_sum
+
+    rng = np.random.default_rng(4)
+    arcs, roots = rng.normal(size=(7, 5, 5)), rng.normal(size=(7, 5))
+    undirected = arcs + arcs.transpose(0, 2, 1)
+    whole = (log_arborescence_sum(arcs, roots), spanning.log_spanning_tree_sum(undirected))
+    for elements in (25, 50):  # 5 x 5 matrices: one, then two a slice
+        monkeypatch.setattr(spanning, "BATCH_ELEMENTS", elements)
+        assert len(list(spanning.matrix_batches(7, 5))) == -(-7 // (elements // 25))
+        np.testing.assert_array_equal(log_arborescence_sum(arcs, roots), whole[0])
+        np.testing.assert_array_equal(spanning.log_spanning_tree_sum(undirected), whole[1])

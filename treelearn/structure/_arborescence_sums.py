@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._base.logspace import logsumexp
-from ._spanning_sums import BATCH_ELEMENTS
+from ._spanning_sums import matrix_batches
 
 __all__ = ["arc_marginals", "log_arborescence_sum"]
 
@@ -74,10 +74,9 @@ def log_arborescence_sum(log_arcs: np.ndarray, log_roots: np.ndarray) -> float |
     batch, d = W.shape[:-2], W.shape[-1]
     flat, roots = W.reshape((-1, d, d)), R.reshape((-1, d))
     out = np.zeros(len(flat))
-    chunk = max(1, BATCH_ELEMENTS // max(d * d, 1))
     with np.errstate(invalid="ignore"):
-        for start in range(0, len(flat), chunk):
-            block = flat[start : start + chunk]
+        for part in matrix_batches(len(flat), d):
+            block = flat[part]
             total = np.zeros(len(block))
             for k in range(d - 1):
                 into = block[:, k + 1 :, k]  # arcs u -> k from the vertices left
@@ -87,8 +86,7 @@ def log_arborescence_sum(log_arcs: np.ndarray, log_roots: np.ndarray) -> float |
                         f"vertex {k} is reached from no later vertex (a zero pivot): order "
                         f"the vertices so that the last one reaches every other"
                     )
-                safe = lp
-                fill = into[:, :, None] + (block[:, k, k + 1 :] - safe[:, None])[:, None, :]
+                fill = into[:, :, None] + (block[:, k, k + 1 :] - lp[:, None])[:, None, :]
                 block[:, k + 1 :, k + 1 :] = np.logaddexp(block[:, k + 1 :, k + 1 :], fill)
                 total += lp
             # back-substitution: log a_k from the rows w^(k)_k. kept in the block
@@ -96,8 +94,7 @@ def log_arborescence_sum(log_arcs: np.ndarray, log_roots: np.ndarray) -> float |
             for k in range(d - 2, -1, -1):
                 pivot = logsumexp(block[:, k + 1 :, k])
                 log_a[:, k] = logsumexp(block[:, k, k + 1 :] + log_a[:, k + 1 :]) - pivot
-            last = logsumexp(roots[start : start + chunk] + log_a)
-            out[start : start + chunk] = total + last
+            out[part] = total + logsumexp(roots[part] + log_a)
     sums = out.reshape(batch)
     return float(sums) if sums.ndim == 0 else sums
 

@@ -28,13 +28,13 @@ disconnected, ``log Z = -inf``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from .._base.logspace import logsumexp
 
-__all__ = ["edge_marginals", "log_spanning_tree_sum", "sample_spanning_tree"]
+__all__ = ["edge_marginals", "log_spanning_tree_sum", "matrix_batches", "sample_spanning_tree"]
 
 #: elements of a batch of matrices eliminated at once (bounds the working memory)
 BATCH_ELEMENTS = 2_000_000
@@ -65,6 +65,18 @@ def _checked(log_weights: np.ndarray) -> np.ndarray:
     return W
 
 
+def matrix_batches(n: int, d: int) -> Iterator[slice]:
+    """Slices of a batch of ``n`` matrices ``d x d``, each about :data:`BATCH_ELEMENTS`
+    numbers: an elimination works on one slice at a time, its memory bounded.
+
+    >>> [(s.start, s.stop) for s in matrix_batches(5, 1000)]   # 2 matrices a slice
+    [(0, 2), (2, 4), (4, 6)]
+    """
+    chunk = max(1, BATCH_ELEMENTS // max(d * d, 1))
+    for start in range(0, n, chunk):
+        yield slice(start, start + chunk)
+
+
 def log_spanning_tree_sum(log_weights: np.ndarray) -> float | np.ndarray:
     """``log`` of the sum over spanning trees of the product of edge weights.
 
@@ -84,16 +96,15 @@ def log_spanning_tree_sum(log_weights: np.ndarray) -> float | np.ndarray:
     batch, d = W.shape[:-2], W.shape[-1]
     flat = W.reshape((-1, d, d))
     out = np.zeros(len(flat))
-    chunk = max(1, BATCH_ELEMENTS // max(d * d, 1))
     with np.errstate(invalid="ignore"):
-        for start in range(0, len(flat), chunk):
-            block = flat[start : start + chunk]
+        for part in matrix_batches(len(flat), d):
+            block = flat[part]
             total = np.zeros(len(block))
             for k in range(d - 1):
                 lp, _, rest = _step(block, k)
                 block[:, k + 1 :, k + 1 :] = rest
                 total += lp
-            out[start : start + chunk] = total
+            out[part] = total
     sums = out.reshape(batch)
     return float(sums) if sums.ndim == 0 else sums
 
