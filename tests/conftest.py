@@ -10,6 +10,7 @@ import contextlib
 import functools
 import io
 import shutil
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -164,6 +165,19 @@ def installed_command() -> str | None:
     the one on ``PATH``; ``None`` when neither is installed."""
     exe = Path(sys.executable).parent / "treelearn"
     return str(exe) if exe.exists() else shutil.which("treelearn")
+
+
+def run_installed(*argv, cwd: str | Path | None = None) -> str:
+    """Standard output of the installed ``treelearn`` command (:func:`installed_command`,
+    else ``python -m treelearn`` of this Python) run with ``argv`` in a subprocess, after
+    checking that it succeeded (its standard error the failure's message)."""
+    found = installed_command()
+    command = [found] if found else [sys.executable, "-m", "treelearn"]
+    done = subprocess.run(
+        [*command, *map(str, argv)], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def run_cli(*argv) -> tuple[int, str, str]:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import installed_command
+from conftest import run_installed
 from scipy.special import gammaln
 from test_numbers_in_classifiers import _real
 
@@ -309,15 +307,9 @@ def test_the_installed_command_learns_survey_averaged_and_predicts(tmp_path):
         / "survey.csv"
     )
     data.to_csv(tmp_path / "survey.csv", index=False)
-    found = installed_command()
-    command = [found] if found else [sys.executable, "-m", "treelearn"]
 
     def run(*argv):
-        done = subprocess.run(
-            [*command, *map(str, argv)], capture_output=True, text=True, cwd=tmp_path, timeout=300
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        return run_installed(*argv, cwd=tmp_path)
 
     run(
         "learn",

@@ -13,7 +13,6 @@ identity (the values add up to the prediction's log-odds).
 from __future__ import annotations
 
 import json
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -21,7 +20,7 @@ import pytest
 from scipy.stats import norm
 
 import treelearn as tl
-from tests.conftest import installed_command
+from tests.conftest import run_installed
 from treelearn.classifiers._number_choice import bins_loo_log_proba, gaussian_loo_log_proba
 
 MIXED = [tl.MixedNaiveBayes, tl.MixedTAN]
@@ -330,19 +329,12 @@ def test_a_binned_feature_given_a_number_is_evidence_on_its_bin():
 # ---------------------------------------------------------------- the installed command
 @pytest.mark.slow  # the installed command in subprocesses
 def test_the_command_learns_the_choice_and_predicts_raw_numbers(tmp_path):
-    exe = installed_command()
-    if exe is None:
-        pytest.skip("the treelearn command is not installed")
     X, y = _mixed()
     table = tmp_path / "mixed.csv"
     X.assign(y=y).to_csv(table, index=False)
     model = tmp_path / "m.json"
 
-    def run(*argv: str) -> str:
-        done = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
+    run = run_installed
     learned = run("learn", str(table), "--numeric", "auto", "--class", "y", "-o", str(model))
     direct = tl.MixedTAN().fit(X, y)
     assert direct.binned_features_ == ["bimodal"]

@@ -13,7 +13,6 @@ lone column), scikit-learn's StratifiedKFold accuracy of ``numbers="gaussian"`` 
 from __future__ import annotations
 
 import itertools
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -21,7 +20,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 import treelearn as tl
-from tests.conftest import installed_command
+from tests.conftest import run_installed
 from treelearn.classifiers._tree_number_choice import Variable, best_forms, family_loo_log_proba
 
 
@@ -345,19 +344,12 @@ def test_saved_and_loaded(tmp_path):
 
 @pytest.mark.slow  # the installed command in subprocesses
 def test_the_command_keeps_a_number_its_neighbour_needs(tmp_path):
-    exe = installed_command()
-    if exe is None:
-        pytest.skip("the treelearn command is not installed")
     X, y = _table(n=1500)
     table = tmp_path / "zx.csv"
     X.assign(y=y).to_csv(table, index=False)
     model = tmp_path / "m.json"
 
-    def run(*argv: str) -> str:
-        done = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
+    run = run_installed
     learned = run("learn", str(table), "--numeric", "auto", "--class", "y", "-o", str(model))
     read = tl.io.read_data(table)
     direct = tl.MixedTAN().fit(read.drop(columns="y"), read["y"])
