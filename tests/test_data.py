@@ -5,6 +5,7 @@ encoders equal ``pd.factorize``."""
 from __future__ import annotations
 
 import copy
+import re
 
 import networkx as nx
 import numpy as np
@@ -215,6 +216,28 @@ def test_duplicate_column_names():
     df = pd.DataFrame([[0, 1, 0], [1, 0, 1]], columns=["a", "b", "a"])
     with pytest.raises(tl.DuplicateColumnError, match="'a'"):
         tl.chow_liu(df)
+
+
+@pytest.mark.parametrize(
+    "columns, repeated",
+    [
+        ([0, 1, 0], 0),  # a frame made from an array: integer names
+        ([0, "0", 0], 0),  # text and integer names: "0" and 0 are different names
+        ([True, 1, 2], 1),  # True == 1: pandas and networkx see one name twice
+        ([np.int64(3), 3, 4], 3),  # numpy and Python integers of one value
+    ],
+)
+def test_duplicate_integer_column_names(columns, repeated):
+    # integer names take the quick check that text names take; equal names of other
+    # types (bool, numpy integers) still reach the full check; the repeat is named
+    df = pd.DataFrame([[0, 1, 0], [1, 0, 1]], columns=columns)
+    with pytest.raises(tl.DuplicateColumnError, match=re.escape(f"name(s) [{repeated!r}]")):
+        tl.chow_liu(df)
+
+
+def test_distinct_integer_and_text_names_learn():
+    df = pd.DataFrame([[0, 1, 0], [1, 0, 1], [1, 1, 0]], columns=[0, "0", 2])
+    assert sorted(map(str, tl.chow_liu(df).variables)) == ["0", "0", "2"]
 
 
 @pytest.mark.parametrize("name", [None, np.nan])

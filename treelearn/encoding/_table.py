@@ -863,8 +863,10 @@ def check_column_names(columns: Sequence[Hashable]) -> None:
     columns = columns.tolist() if isinstance(columns, pd.Index) else list(columns)
     if not columns:
         raise EmptyDataError("the table has no columns; give at least one column")
-    if all(type(c) is str for c in columns) and len(set(columns)) == len(columns):
-        return  # text names, all distinct: none missing, none repeated (the common case)
+    # text or integer names (a matrix's default 0 .. d-1), all distinct: none missing, none
+    # repeated (the common case; a pd.isna per name was ~0.9 ms per 1,000 columns)
+    if set(map(type, columns)) <= {str, int} and len(set(columns)) == len(columns):
+        return
     # a NaN name is unequal to itself: graph algorithms keyed on names would loop forever
     unnamed = [j for j, c in enumerate(columns) if not isinstance(c, tuple) and pd.isna(c)]
     if unnamed:
