@@ -1494,7 +1494,7 @@ def pomegranate_rows(full, alarm, quick: bool) -> list[dict]:
         return model.fit(Z_torch, y_torch).predict_proba(Zt_torch)
 
     def ours_nb():
-        return tl.NaiveBayes(numbers="states").fit(Z, y).predict_proba(Zt)
+        return tl.NaiveBayes(numbers="states", class_arcs="all").fit(Z, y).predict_proba(Zt)
 
     sk = CategoricalNB(alpha=1.0, min_categories=cards).fit(Z, y).predict_proba(Zt)
     # pomegranate pads every feature to the largest state count (4 here): its posteriors
@@ -1698,7 +1698,9 @@ def _nb_point(n: int, d: int, repeat: int) -> list[dict]:
         return CategoricalNB(alpha=1.0, min_categories=[3] * d).fit(X, yf).predict_proba(Xt)
 
     def ours():
-        return np.asarray(tl.NaiveBayes(numbers="states").fit(X, yf).predict_proba(Xt))
+        return np.asarray(
+            tl.NaiveBayes(numbers="states", class_arcs="all").fit(X, yf).predict_proba(Xt)
+        )
 
     gap = float(np.abs(ours() - sk()).max())
     if not gap <= 1e-9:
