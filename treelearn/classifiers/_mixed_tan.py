@@ -36,6 +36,7 @@ from ..encoding._table import Table, check_sample_weight, encode, python_scalar
 from ..learners._chow_liu import build_model
 from ..learners._clg_tree import clg_model
 from ..models._clg import CLGTreeModel
+from ..models._tree import states_text
 from ..sources._gaussian import REFUSALS
 from ..sources._kinds import as_frame, by_kind, kind_of
 from ..sources._mixed import mixed_statistics_by_class, mixed_table
@@ -401,7 +402,7 @@ class MixedTAN(DrawsStructure, BayesNetClassifier):
         def describe(v: Hashable) -> str:
             if v in binned:
                 return f"{v} ({binned[v]})"
-            return f"{v} (Gaussian)" if v in numeric else f"{v} ({len(states[v])} states)"
+            return f"{v} (Gaussian)" if v in numeric else f"{v} ({states_text(len(states[v]))})"
 
         yield from feature_tree_lines(self.feature_tree_, self.feature_tree_, digits, describe)
 

@@ -48,7 +48,7 @@ from ..encoding._bins import binned_numbers
 from ..inference._engine import decode_codes
 from ..sources._kinds import numeric_matrix
 from ._base import Model, tree_lines
-from ._tree import TreeModel
+from ._tree import TreeModel, states_text
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -471,7 +471,7 @@ class CLGTreeModel(Model):
         def label(v: Hashable, parent: Hashable | None) -> str:
             node = self.graph.nodes[v]
             if v not in self._cpos:
-                text = f"{v} ({len(states[v])} states)"
+                text = f"{v} ({states_text(len(states[v]))})"
             elif parent is not None and parent not in self._cpos:
                 pairs = ", ".join(
                     f"{parent}={s}: N(mean {format(m, g)}, variance {format(s2, g)})"

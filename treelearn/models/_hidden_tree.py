@@ -30,7 +30,7 @@ from .._base.limits import check_memory
 from ..encoding._table import check_frame, encode
 from ..inference._engine import decode_codes
 from ._base import Model, tree_lines
-from ._tree import TreeModel
+from ._tree import TreeModel, states_text
 
 __all__ = ["MAX_MAP_STATES", "HiddenTreeModel"]
 
@@ -437,6 +437,6 @@ class HiddenTreeModel(Model):
 
         def label(v: Hashable, up: Hashable | None) -> str:
             c = column[v]
-            return f"{v} -> {c} ({len(states[c])} states)"
+            return f"{v} -> {c} ({states_text(len(states[c]))})"
 
         yield from tree_lines(roots, parent, label)

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..inference._shapley import Explanation
     from ..stats._counts import CountedTable, PairCounts
 
-__all__ = ["ScoreReport", "StackedTree", "TreeModel"]
+__all__ = ["ScoreReport", "StackedTree", "TreeModel", "states_text"]
 
 #: evidence is ``None`` or ``{variable: state or likelihood}``
 _EVIDENCE = [None, InstanceOf(Mapping, name="a dict {variable: state or likelihood}")]
@@ -370,6 +370,15 @@ class StackedTree:
                 at = offsets[members][:, None] + np.arange(sizes[g], dtype=np.intp)
                 flat[at] = np.log(table).reshape(len(members), -1)
         return flat, columns, strides, offsets
+
+
+def states_text(k: int) -> str:
+    """A variable's number of states as the text views print it.
+
+    >>> states_text(1), states_text(3)
+    ('1 state', '3 states')
+    """
+    return f"{k} state" if k == 1 else f"{k} states"
 
 
 class TreeModel(Model):
@@ -1493,7 +1502,7 @@ class TreeModel(Model):
         states = self.states
 
         def label(v: Hashable, parent: Hashable | None) -> str:
-            text = f"{v} ({len(states[v])} states)"
+            text = f"{v} ({states_text(len(states[v]))})"
             if parent is not None:
                 weight = self.graph.edges[parent, v].get("weight")
                 if weight is not None:
