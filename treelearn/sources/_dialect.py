@@ -11,7 +11,8 @@ command and every learner given a path read a file alike).
   first bytes are not UTF-8, Windows-1252 (or Latin-1, which decodes any byte) with a note;
 * :func:`csv_dialect`: every option of a CSV path: the separator from the header line
   (``;``, tab or ``|`` in a header without a comma; tabs for ``.tsv``/``.tab``), and
-  decimal commas found in a file separated by something else than commas (``5,1``).
+  decimal commas found in a file separated by something else than commas (``5,1``); a
+  header line that names a column twice is refused (:func:`repeated_header_names`).
 
 >>> check_reading_options(encoding="nope")
 Traceback (most recent call last):
@@ -22,6 +23,7 @@ treelearn.TreelearnError: encoding='nope' is not a text encoding Python knows: g
 from __future__ import annotations
 
 import codecs
+import csv
 import functools
 import io
 import lzma
@@ -32,7 +34,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from .._base.errors import TreelearnError
+from .._base.errors import DuplicateColumnError, TreelearnError
 
 __all__ = [
     "COMPRESSED",
@@ -45,6 +47,7 @@ __all__ = [
     "comma_decimals",
     "csv_dialect",
     "header_separator",
+    "repeated_header_names",
     "sniff_encoding",
 ]
 
@@ -370,6 +373,8 @@ class CsvDialect:
     encoding: str = "utf-8"
     quotechar: str = '"'
     notes: tuple[tuple[str, str], ...] = ()
+    #: names the header line holds more than once (refused by :func:`csv_dialect`)
+    repeated_names: tuple[str, ...] = ()
 
     def pandas(self) -> dict[str, Any]:
         """The options as ``pandas.read_csv`` keywords."""
@@ -415,6 +420,17 @@ def csv_dialect(
     except OSError:  # the read proper says why
         stamp = None
     dialect = _dialect(os.fspath(path), stamp, sep, decimal, thousands, encoding, quotechar)
+    if dialect.repeated_names:
+        # pandas would rename the second "a" to "a.1" and learn a column the file does not
+        # name; a header of data (a file without one) repeats values the same way
+        first = dialect.repeated_names[0]
+        raise DuplicateColumnError(
+            f"{os.fspath(path)!r} names column(s) {list(dialect.repeated_names)} more than once "
+            f"in its header line (pandas would read the second {first!r} as {first + '.1'!r}); "
+            f"rename them in the file so each column is unique, or, if the first line is data, "
+            f"add a line of column names above it",
+            column=first,
+        )
     for option, what in dialect.notes:
         if option == "encoding":
             warnings.warn(
@@ -423,6 +439,35 @@ def csv_dialect(
                 stacklevel=3,
             )
     return dialect
+
+
+def repeated_header_names(text: str, sep: str, quotechar: str = '"', whole: bool = True) -> list:
+    """The names the header line of CSV ``text`` holds more than once, in order. Empty names
+    are left out (pandas names each ``Unnamed: k``: a header with trailing separators), and
+    where ``text`` is the start of a file (``whole`` False) holding no complete record, the
+    last name, which may be cut short.
+
+    >>> repeated_header_names('a,b,"a",,', ",")  # two empty names: Unnamed: 3 and 4
+    ['a']
+    >>> repeated_header_names("x;y;x", ";", whole=False), repeated_header_names("0,1,1,0", ",")
+    ([], ['1', '0'])
+    """
+    if len(sep) != 1:  # a pattern, not a character: pandas' own parsing decides
+        return []
+    records = csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=sep, quotechar=quotechar)
+    try:
+        names = next(records, [])
+        if not whole and next(records, None) is None:
+            names = names[:-1]
+    except csv.Error:  # the read proper says what is wrong with the text
+        return []
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for name in names:
+        if name and name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    return repeated
 
 
 def comma_decimals(text: str, sep: str, quotechar: str = '"') -> tuple[str, str | None, list]:
@@ -499,4 +544,5 @@ def _dialect(
         encoding=encoding,
         quotechar=quotechar,
         notes=tuple(notes),
+        repeated_names=tuple(repeated_header_names(text, sep, quotechar, whole)),
     )
