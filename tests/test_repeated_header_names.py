@@ -41,9 +41,9 @@ def test_pandas_renames_the_second_name(twice):
         tl.chow_liu,
         tl.io.read_data,
         lambda path: tl.chow_liu(path, chunksize=2),
-        lambda path: tl.TAN().fit(tl.io.read_data(path), None),
+        lambda path: tl.TAN().fit(path, "b"),
     ],
-    ids=["chow_liu", "read_data", "chow_liu in chunks", "read then fit"],
+    ids=["chow_liu", "read_data", "chow_liu in chunks", "TAN of the file"],
 )
 def test_every_python_reader_refuses_it(twice, read):
     with pytest.raises(tl.DuplicateColumnError, match=NAMED_TWICE) as refused:

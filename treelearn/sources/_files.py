@@ -105,6 +105,7 @@ from ..stats._counts import (
     whole_weights,
 )
 from ._dialect import csv_dialect, header_separator
+from ._formats import check_table_format
 from ._growing import GrowingCounts
 
 __all__ = [
@@ -738,11 +739,13 @@ def count_chunk(
 # ---------------------------------------------------------------- files
 def data_file(path: str | os.PathLike) -> str:
     """``path`` as a string, once checked to be a path (an
-    :class:`~treelearn.InputTypeError` otherwise) and to exist (``FileNotFoundError``
-    naming it)."""
+    :class:`~treelearn.InputTypeError` otherwise), to exist (``FileNotFoundError``
+    naming it) and to hold no table of another format (a :class:`~treelearn.DataFileError`:
+    :func:`~treelearn.sources._formats.check_table_format`)."""
     path = file_path(path, "data file", also=" or a readable text stream")
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such data file: {path!r}")
+    check_table_format(path)  # JSON, a spreadsheet, a pickle, ...: not read as CSV
     return path
 
 
