@@ -121,3 +121,11 @@ def test_the_command_refuses_it_and_says_how_to_fix_it(twice, tmp_path):
     assert run_cli("learn", good, "-o", saved)[0] == 0
     rc, _, err = run_cli("score", saved, twice)
     assert rc != 0 and "more than once in its header line" in err
+
+
+def test_a_stream_is_refused_alike():
+    import io
+
+    with pytest.raises(tl.DuplicateColumnError, match="the stream' names column"):
+        tl.io.read_data(io.StringIO("a,b,a\n" + ROWS))
+    assert list(tl.io.read_data(io.StringIO("a,b,c\n" + ROWS)).columns) == ["a", "b", "c"]

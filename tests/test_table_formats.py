@@ -136,3 +136,22 @@ def test_the_command_refuses_json_lines_it_once_learned(tmp_path):
     assert rc != 0 and out == ""
     assert "is JSON lines, not a CSV or Parquet file" in err
     assert "pd.read_json(path, lines=True)" in err
+
+
+def test_json_on_a_stream_is_refused():
+    import io
+
+    lines = TABLE.to_json(orient="records", lines=True)
+    with pytest.raises(tl.DataFileError, match="is JSON lines, not a CSV or Parquet file"):
+        tl.io.read_data(io.StringIO(lines))
+    # CSV text on a stream is read as before
+    assert tl.io.read_data(io.StringIO(TABLE.to_csv(index=False))).equals(TABLE)
+
+
+def test_the_command_refuses_json_on_standard_input(monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(TABLE.to_json(orient="records", lines=True)))
+    rc, out, err = run_cli("learn", "-")
+    assert rc != 0 and out == ""
+    assert "standard input is JSON lines" in err

@@ -31,6 +31,7 @@ import os
 import re
 import warnings
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "csv_dialect",
     "header_separator",
     "repeated_header_names",
+    "repeated_names_error",
     "sniff_encoding",
 ]
 
@@ -421,16 +423,7 @@ def csv_dialect(
         stamp = None
     dialect = _dialect(os.fspath(path), stamp, sep, decimal, thousands, encoding, quotechar)
     if dialect.repeated_names:
-        # pandas would rename the second "a" to "a.1" and learn a column the file does not
-        # name; a header of data (a file without one) repeats values the same way
-        first = dialect.repeated_names[0]
-        raise DuplicateColumnError(
-            f"{os.fspath(path)!r} names column(s) {list(dialect.repeated_names)} more than once "
-            f"in its header line (pandas would read the second {first!r} as {first + '.1'!r}); "
-            f"rename them in the file so each column is unique, or, if the first line is data, "
-            f"add a line of column names above it",
-            column=first,
-        )
+        raise repeated_names_error(repr(os.fspath(path)), dialect.repeated_names)
     for option, what in dialect.notes:
         if option == "encoding":
             warnings.warn(
@@ -468,6 +461,19 @@ def repeated_header_names(text: str, sep: str, quotechar: str = '"', whole: bool
             repeated.append(name)
         seen.add(name)
     return repeated
+
+
+def repeated_names_error(name: str, repeated: Sequence[str]) -> DuplicateColumnError:
+    """The refusal of CSV text (``name``: the file or stream) whose header line names the
+    columns ``repeated`` more than once: pandas would rename the second ``a`` to ``a.1``, a
+    column the file does not name; a header of data (no header line) repeats values alike."""
+    first = repeated[0]
+    return DuplicateColumnError(
+        f"{name} names column(s) {list(repeated)} more than once in its header line (pandas "
+        f"would read the second {first!r} as {first + '.1'!r}); rename them in the file so each "
+        f"column is unique, or, if the first line is data, add a line of column names above it",
+        column=first,
+    )
 
 
 def comma_decimals(text: str, sep: str, quotechar: str = '"') -> tuple[str, str | None, list]:

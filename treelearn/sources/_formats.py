@@ -16,7 +16,7 @@ import re
 
 from .._base.errors import DataFileError
 
-__all__ = ["check_table_format", "table_format"]
+__all__ = ["check_table_format", "check_table_text", "table_format"]
 
 #: compression suffixes a CSV may carry (the format is then the suffix before)
 _COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
@@ -141,10 +141,20 @@ def check_table_format(path: str) -> None:
     """Refuse ``path`` (a :class:`~treelearn.DataFileError`) when :func:`table_format` says
     it holds a table in another format than CSV or Parquet."""
     found = table_format(path)
-    if found is None:
-        return
+    if found is not None:
+        raise _refusal(repr(os.fspath(path)), found)
+
+
+def check_table_text(name: str, text: str) -> None:
+    """Refuse CSV ``text`` read from a stream (``name``: how to name it, e.g. "standard
+    input") that is JSON, as :func:`check_table_format` refuses such a file."""
+    found = _json_kind(text[:4096].encode("utf-8", "replace"))
+    if found is not None:
+        raise _refusal(name, found)
+
+
+def _refusal(name: str, found: tuple[str, str]) -> DataFileError:
     what, fix = found
-    name = repr(os.fspath(path))
     if fix.startswith("rename"):  # a format treelearn reads, under a name read as plain CSV
         message = f"{name} holds {what}, but its name makes it read as plain CSV text: {fix}"
     else:
@@ -152,4 +162,4 @@ def check_table_format(path: str) -> None:
             f"{name} is {what}, not a CSV or Parquet file (treelearn reads CSV and TSV files, "
             f"also .gz, .bz2, .xz or .zip, and Parquet): {fix}"
         )
-    raise DataFileError(message, reason=f"{name} is {what}")
+    return DataFileError(message, reason=f"{name} is {what}")

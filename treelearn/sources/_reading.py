@@ -50,9 +50,12 @@ from ._dialect import (
     comma_decimals,
     csv_dialect,
     header_separator,
+    repeated_header_names,
+    repeated_names_error,
     sniff_encoding,
 )
 from ._files import data_file, is_parquet, read_whole, reading
+from ._formats import check_table_text
 
 __all__ = [
     "ISO_DATE",
@@ -172,8 +175,12 @@ def read_data(
             text = source.read()
             if isinstance(text, bytes):
                 text = text.decode(encoding or sniff_encoding(text)[0])
+            check_table_text(name, text)  # JSON is no CSV
             lines = text.splitlines()
             sep = sep if sep is not None else header_separator(lines[0] if lines else "")
+            repeated = repeated_header_names(text, sep, quotechar)
+            if repeated:
+                raise repeated_names_error(name, repeated)
             if decimal is None:
                 found, grouping, _ = comma_decimals("\n".join(lines[:1000]), sep, quotechar)
                 decimal = "," if thousands == "." else found
