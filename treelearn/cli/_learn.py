@@ -185,11 +185,90 @@ def _command_classifier(args: argparse.Namespace, method: str) -> Any:
     }
     alpha = 1.0 if args.alpha is None else args.alpha
     made = command_line_classifiers()[method]
-    if alpha == 0 and "class_arcs" in made().get_params():
-        # --alpha 0 is maximum likelihood: the plain CPTs (no marginal likelihood to
-        # average the class arcs by)
-        options.setdefault(method, {})["class_arcs"] = "all"
+    if "class_arcs" in made().get_params():
+        options.setdefault(method, {})["class_arcs"] = _class_arcs(args)
     return made(alpha=alpha, **options.get(method, {}))
+
+
+def _class_arcs(args: argparse.Namespace) -> str:
+    """The ``class_arcs`` of a classifier the command builds: ``--class-arcs``, else
+    ``"all"`` with ``--alpha 0`` (maximum likelihood: the plain CPTs, no marginal likelihood
+    to average the class arcs by) and the classifiers' default ``"average"`` otherwise."""
+    if args.class_arcs is not None:
+        return str(args.class_arcs)
+    return "all" if args.alpha == 0 else "average"
+
+
+def _classifier_of(args: argparse.Namespace) -> type | None:
+    """The classifier class ``learn`` builds with these options (``None``: no ``--class``, a
+    density), as :func:`_fit`, :func:`_learn_gaussian_classifier` and
+    :func:`_learn_mixed_model` choose it; a method a path refuses anyway gives ``None``."""
+    if args.class_ is None:
+        return None
+    import treelearn as tl
+
+    from ..classifiers._base import command_line_classifiers
+
+    method = args.method or "tan"
+    if method == "auto":
+        return tl.AutoClassifier
+    if args.numeric == "gaussian":
+        return {"tan": tl.GaussianTAN, "naive-bayes": tl.MixedNaiveBayes}.get(method)
+    if args.numeric not in (None, "error"):  # --numeric auto or COLS: a mixed TAN
+        return tl.MixedTAN if method == "tan" else None
+    return command_line_classifiers().get(method)
+
+
+def _class_arcs_methods() -> str:
+    """The methods whose classifiers take ``--class-arcs`` (those with a ``class_arcs``
+    parameter), in the command's words."""
+    import treelearn as tl
+
+    from ..classifiers._base import command_line_classifiers
+
+    methods = [name for name, made in command_line_classifiers().items() if _has_class_arcs(made)]
+    takes = f"--class COL with --method {_either(methods)}"
+    if _has_class_arcs(tl.MixedNaiveBayes):
+        takes += " (naive-bayes with --numeric gaussian too)"
+    return takes
+
+
+def _has_class_arcs(made: type) -> bool:
+    return "class_arcs" in made().get_params()
+
+
+def _either(words: Sequence[str]) -> str:
+    """``a, b or c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _check_class_arcs(args: argparse.Namespace) -> None:
+    """Refuse ``--class-arcs`` before the data is read: for a learner without a class-arc
+    choice (a density, AODE, AutoClassifier, the Gaussian and mixed TANs), naming the
+    methods that take it, as ``--k`` is refused outside kdb; and ``average`` with ``--alpha
+    0`` (maximum likelihood has no marginal likelihood to average the class arcs by)."""
+    if args.class_arcs is None:
+        return
+    if args.class_ is None:
+        raise CommandError(
+            f"--class-arcs is for a classifier, {_class_arcs_methods()}; without --class "
+            f"there is no class to have arcs from"
+        )
+    made = _classifier_of(args)
+    if made is None or not _has_class_arcs(made):
+        method = f"--method {args.method or 'tan'}"
+        if args.numeric not in (None, "error"):
+            method += f" --numeric {args.numeric if isinstance(args.numeric, str) else 'COLS'}"
+        named = "" if made is None else f" ({made.__name__}, which has no class-arc choice)"
+        raise CommandError(
+            f"--class-arcs does not apply to {method}{named}; it is for {_class_arcs_methods()}"
+        )
+    if args.class_arcs == "average" and args.alpha == 0:
+        raise CommandError(
+            "--class-arcs average does not go with --alpha 0: maximum likelihood has no "
+            "marginal likelihood to average the class arcs by; give --class-arcs all (the "
+            "plain maximum-likelihood CPTs) or --alpha above 0 (e.g. --alpha 1)"
+        )
 
 
 def _binned_columns(args: argparse.Namespace, df: pd.DataFrame) -> list:
@@ -733,7 +812,7 @@ def _learn_gaussian_classifier(args: argparse.Namespace, df: pd.DataFrame, metho
         clf = tl.MixedNaiveBayes(
             alpha=1.0 if args.alpha is None else args.alpha,
             numbers="gaussian",
-            class_arcs="all" if args.alpha == 0 else "average",  # 0: maximum likelihood
+            class_arcs=_class_arcs(args),
         ).fit(X, y)
     return _report_classifier(clf, X, y, args.output, args.plot)
 
@@ -939,6 +1018,7 @@ def _read_fix(data: str) -> str:
 def cmd_learn(args: argparse.Namespace) -> int:
     from ..sources._files import read_check
 
+    _check_class_arcs(args)  # before anything is read
     # one memory check of the file, in learn's words, whichever path reads it whole
     with read_check(_read_fix(args.data)):
         if _streamable(args):

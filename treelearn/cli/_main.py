@@ -5,7 +5,8 @@
     treelearn learn DATA [--method chow-liu|tan|naive-bayes|kdb|aode|mixture|auto]
                          [--class COL] [--time-budget SECONDS]
                          [--root COL] [--components K] [--n-init N] [--seed S]
-                         [--alpha A] [--missing error|drop|pairwise|em] [--drop COL ...]
+                         [--alpha A] [--class-arcs average|all]
+                         [--missing error|drop|pairwise|em] [--drop COL ...]
                          [--discretize BINS] [--max-states N] [--keep COL ...]
                          [--numeric error|gaussian|auto|COL,COL]
                          [-o model.json] [--plot tree.png] [--bif model.bif]
@@ -157,6 +158,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="A",
         help="Lidstone pseudocount for the CPTs (default 1, Laplace; 0 = maximum likelihood, "
         "the class arcs of a classifier all kept, not averaged)",
+    )
+    p.add_argument(
+        "--class-arcs",
+        choices=("average", "all"),
+        default=None,
+        help="the class arcs of a tan, naive-bayes or kdb classifier: average (each "
+        "feature's CPT the Bayesian average over its class arc in or out, Dash & Cooper "
+        "2002) or all (every class arc kept: the plain CPTs of textbook naive Bayes); "
+        "default average, except --alpha 0, which implies all",
     )
     p.add_argument(
         "--missing",
