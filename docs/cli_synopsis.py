@@ -2,9 +2,10 @@
 
 ``python docs/cli_synopsis.py`` prints the usage line of every ``treelearn`` command as
 ``treelearn COMMAND --help`` prints it (wrapped at 100 columns); ``--write`` puts it into
-README.md between the ``<!-- cli-synopsis -->`` markers. ``tests/test_cli_synopsis.py``
-fails when the README's copy differs from the parser, and the docs' command-line page is
-written from the parser at build time, so neither can drift from ``--help``.
+README.md and the user guide's command-line page (docs/guide/cli.md) between the
+``<!-- cli-synopsis -->`` markers. ``tests/test_cli_synopsis.py`` fails when a copy differs
+from the parser, and the docs' command-line reference is written from the parser at build
+time, so none can drift from ``--help``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START, END = "<!-- cli-synopsis -->", "<!-- /cli-synopsis -->"
 WIDTH = "100"  # argparse wraps usage at $COLUMNS - 2
+#: the files that hold the synopsis between the markers
+COPIES = ("README.md", os.path.join("docs", "guide", "cli.md"))
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:
@@ -59,25 +62,27 @@ def full_help() -> dict[str, str]:
 
 
 def readme_block(text: str) -> str:
-    """The synopsis the README holds between the markers."""
+    """The synopsis a file's ``text`` (the README, the guide's page) holds between the markers."""
     _, _, rest = text.partition(START)
     block, _, _ = rest.partition(END)
     return block.strip().removeprefix("```").removesuffix("```").strip() + "\n"
 
 
-def write_readme() -> None:
-    path = os.path.join(ROOT, "README.md")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    head, _, rest = text.partition(START)
-    _, _, tail = rest.partition(END)
-    new = f"{head}{START}\n```\n{synopsis()}```\n{END}{tail}"
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
+def write_copies() -> None:
+    """Write the synopsis between the markers of every file in :data:`COPIES`."""
+    for name in COPIES:
+        path = os.path.join(ROOT, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        head, _, rest = text.partition(START)
+        _, _, tail = rest.partition(END)
+        new = f"{head}{START}\n```\n{synopsis()}```\n{END}{tail}"
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--write"]:
-        write_readme()
+        write_copies()
     else:
         print(synopsis(), end="")

@@ -21,13 +21,15 @@ def synopsis_module():
     return module
 
 
-def test_readme_synopsis_equals_the_parsers_usage():
+@pytest.mark.parametrize("name", ["README.md", os.path.join("docs", "guide", "cli.md")])
+def test_each_copy_of_the_synopsis_equals_the_parsers_usage(name):
     tool = synopsis_module()
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    assert tool.START in readme and tool.END in readme
-    assert tool.readme_block(readme) == tool.synopsis(), (
-        "the README's command synopsis differs from the parser: run "
+    assert name in tool.COPIES
+    with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+        text = f.read()
+    assert tool.START in text and tool.END in text
+    assert tool.readme_block(text) == tool.synopsis(), (
+        f"{name}'s command synopsis differs from the parser: run "
         "`.venv/bin/python docs/cli_synopsis.py --write`"
     )
 
