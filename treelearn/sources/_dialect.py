@@ -12,7 +12,8 @@ command and every learner given a path read a file alike).
 * :func:`csv_dialect`: every option of a CSV path: the separator from the header line
   (``;``, tab or ``|`` in a header without a comma; tabs for ``.tsv``/``.tab``), and
   decimal commas found in a file separated by something else than commas (``5,1``); a
-  header line that names a column twice is refused (:func:`repeated_header_names`).
+  header line that names a column twice is refused (:func:`repeated_header_names`; the names
+  in the first :data:`SNIFF_BYTES` bytes: a header longer than that is checked that far).
 
 >>> check_reading_options(encoding="nope")
 Traceback (most recent call last):
