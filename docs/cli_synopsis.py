@@ -65,7 +65,8 @@ def readme_block(text: str) -> str:
     """The synopsis a file's ``text`` (the README, the guide's page) holds between the markers."""
     _, _, rest = text.partition(START)
     block, _, _ = rest.partition(END)
-    return block.strip().removeprefix("```").removesuffix("```").strip() + "\n"
+    # a text block: no highlighting guessed (Pygments coloured "class", "all", "max")
+    return block.strip().removeprefix("```text").removesuffix("```").strip() + "\n"
 
 
 def write_copies() -> None:
@@ -76,7 +77,7 @@ def write_copies() -> None:
             text = f.read()
         head, _, rest = text.partition(START)
         _, _, tail = rest.partition(END)
-        new = f"{head}{START}\n```\n{synopsis()}```\n{END}{tail}"
+        new = f"{head}{START}\n```text\n{synopsis()}```\n{END}{tail}"
         with open(path, "w", encoding="utf-8") as f:
             f.write(new)
 
