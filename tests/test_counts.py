@@ -142,14 +142,19 @@ def test_pair_count_matrix_guard(monkeypatch):
 
 # ------------------------------------------- fast paths: reduced indicators, BLAS and scipy.sparse
 def plain_counts(codes: np.ndarray, cardinalities) -> np.ndarray:
-    """``X.T @ X`` of the full one-hot matrix in int64, no tricks."""
+    """``X.T @ X`` of the full one-hot matrix, no tricks, as int64.
+
+    The product is taken in float64 (BLAS), then converted: a sum of at most ``n`` products
+    of 0 and 1 is exact in float64 below 2**53 rows. (numpy's int64 matmul has no BLAS:
+    3,000 x 800 took 16 s.)"""
     offsets = offsets_of(np.asarray(cardinalities))
     n, d = codes.shape
-    X = np.zeros((n, int(offsets[-1])), dtype=np.int64)
+    assert n < 2**53
+    X = np.zeros((n, int(offsets[-1])), dtype=np.float64)
     for j in range(d):
         ok = codes[:, j] >= 0
-        X[np.flatnonzero(ok), offsets[j] + codes[ok, j]] = 1
-    return X.T @ X
+        X[np.flatnonzero(ok), offsets[j] + codes[ok, j]] = 1.0
+    return (X.T @ X).astype(np.int64)
 
 
 @pytest.mark.filterwarnings("ignore::treelearn.NumericColumnWarning")
