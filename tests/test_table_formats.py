@@ -155,3 +155,27 @@ def test_the_command_refuses_json_on_standard_input(monkeypatch):
     rc, out, err = run_cli("learn", "-")
     assert rc != 0 and out == ""
     assert "standard input is JSON lines" in err
+
+
+def test_a_zip_is_a_workbook_by_its_entries_else_a_zipped_csv(tmp_path):
+    import zipfile
+
+    book = tmp_path / "book.csv"
+    with zipfile.ZipFile(book, "w") as z:  # the first entry of an .xlsx
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    assert "an Excel workbook" in _refused(book)
+    zipped = tmp_path / "zipped.csv"
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("table.csv", TABLE.to_csv(index=False))
+    assert "rename it to end in .zip" in _refused(zipped)
+    renamed = zipped.rename(tmp_path / "zipped.zip")
+    assert tl.chow_liu(renamed) == tl.chow_liu(TABLE)
+
+
+def test_a_csv_under_a_name_no_format_claims_is_read(tmp_path):
+    for name in ("table.db", "table.dat", "table.data", "table"):
+        path = tmp_path / name
+        path.write_text(TABLE.to_csv(index=False))
+        assert table_format(str(path)) is None
+        assert tl.chow_liu(path) == tl.chow_liu(TABLE)

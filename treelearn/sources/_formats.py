@@ -67,7 +67,6 @@ _BY_SUFFIX: dict[str, tuple[str, str]] = {
     ".npy": ("a NumPy array", _pandas("pd.DataFrame(np.load(path))")),
     ".npz": ("NumPy arrays", _pandas("pd.DataFrame(np.load(path)[name])")),
     ".sqlite": _SQLITE,
-    ".db": _SQLITE,
 }
 
 #: format by first bytes, for a file whose name says nothing else (each magic number with
@@ -83,7 +82,10 @@ _MAGIC: tuple[tuple[re.Pattern[bytes], tuple[str, str]], ...] = tuple(
         (rb"\x1f\x8b", ("gzip-compressed data", "rename it to end in .gz (e.g. table.csv.gz)")),
         (rb"BZh[1-9]1AY&SY", ("bzip2-compressed data", "rename it to end in .bz2")),
         (rb"\xfd7zXZ\x00", ("xz-compressed data", "rename it to end in .xz")),
-        (rb"PK\x03\x04", ("a zip archive (an Excel workbook?)", _pandas("pd.read_excel(path)"))),
+        # a workbook is a zip whose entries are named [Content_Types].xml, xl/..., or for an
+        # OpenDocument sheet, mimetype ... opendocument (its first entry, read here)
+        (rb"PK\x03\x04.{26}(\[Content_Types\]\.xml|xl/|docProps/|mimetype)", _EXCEL),
+        (rb"PK\x03\x04", ("a zip archive", "rename it to end in .zip (a zip of one CSV file)")),
         (rb"\x80[\x02-\x05]", _PICKLE),
     )
 )
