@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
-from .._base.errors import TreelearnError
+from .._base.errors import InputTypeError, TreelearnError
 from .._base.validation import Interval, check_param
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,6 +46,7 @@ __all__ = [
     "draw_ensemble",
     "draw_panels",
     "draw_super_parents",
+    "given_axes",
     "graph_to_dot",
     "graph_to_mermaid",
     "group_structures",
@@ -354,6 +355,16 @@ def _boundary_point(cx: float, cy: float, hw: float, hh: float, tx: float, ty: f
         return cx, cy
     scale = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
     return cx + dx * scale, cy + dy * scale
+
+
+def given_axes(ax: Any, argument: str = "ax") -> Any:
+    """``ax`` checked to be matplotlib ``Axes`` (:func:`treelearn.viz._figures.check_axes`:
+    a file name or anything else is refused naming ``argument`` and the fix)."""
+    try:
+        from ._figures import check_axes
+    except ImportError as exc:
+        raise ImportError(VIZ_HINT) from exc
+    return check_axes(ax, argument)
 
 
 def new_figure(figsize: tuple[float, float] = (6, 4)) -> Figure:
@@ -978,7 +989,7 @@ def draw(
         fig = new_figure(figsize or (6, 4))  # not pyplot's: see new_figure
         ax = fig.add_axes((0, 0, 1, 1))
     else:
-        fig = ax.figure
+        fig = given_axes(ax).figure
     ruler = _Ruler(ax)
 
     def geometry_at(size: float) -> _Geometry:
@@ -1084,7 +1095,14 @@ def draw_panels(
         for unused in axes[len(models) :]:  # the grid's last row may be short
             fig.delaxes(unused)
     else:
-        axes = list(axes)
+        if isinstance(axes, str) or not isinstance(axes, Sequence | np.ndarray):
+            given_axes(axes)  # a file name or anything else but Axes: refused by its kind
+            raise InputTypeError(
+                f"ax: this picture has {len(models)} panel(s); give a list of "
+                f"{len(models)} matplotlib Axes (one per panel), or none for a new figure"
+            )
+        panels = np.ravel(axes) if isinstance(axes, np.ndarray) else axes
+        axes = [given_axes(panel, f"ax[{i}]") for i, panel in enumerate(panels)]
         if len(axes) < len(models):
             raise TreelearnError(f"{len(models)} panels need {len(models)} axes, got {len(axes)}")
         fig = axes[0].figure

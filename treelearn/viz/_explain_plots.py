@@ -16,7 +16,7 @@ import pandas as pd
 from .._base.errors import InputTypeError, TreelearnError
 from .._base.validation import Constraint, InstanceOf, Interval, Options, check_params
 from ..inference._shapley import Explanation
-from ._draw import new_figure
+from ._draw import given_axes, new_figure
 
 __all__ = ["plot_explanation"]
 
@@ -128,7 +128,7 @@ def plot_explanation(
         fig.set_layout_engine("constrained")
         ax = fig.add_subplot(1, 1, 1)
     else:
-        fig = ax.figure
+        fig = given_axes(ax).figure
     if kind == "waterfall":
         labels = _waterfall(ax, explanation, row or 0, max_features)
         _fit_labels(ax, labels)
