@@ -56,6 +56,7 @@ __all__ = [
     "check_param",
     "check_params",
     "file_path",
+    "own_export",
     "require_network",
 ]
 
@@ -225,21 +226,52 @@ def check_params(
 _NETWORK_METHODS = ("parents", "cpt")
 
 
+def _is_network(model: Any) -> bool:
+    has_tables = all(callable(getattr(model, name, None)) for name in _NETWORK_METHODS)
+    return has_tables and hasattr(model, "variables") and hasattr(model, "states")
+
+
 def require_network(model: Any, function: str) -> None:
     """Refuse what is no discrete network before ``function`` reads it.
 
     A network is duck-typed (this layer sits below the model kinds): it has ``variables``,
     ``states`` and the methods ``parents(v)`` and ``cpt(v)``, as a
-    :class:`~treelearn.TreeModel` and a fitted classifier's network do.
+    :class:`~treelearn.TreeModel` and a fitted classifier's network (``clf.model_``) do.
 
-    >>> require_network(5, "write_bif")
+    >>> require_network(5, "kl_divergence")
+    Traceback (most recent call last):
+    ...
+    treelearn.InputTypeError: kl_divergence takes a discrete network (a TreeModel such as tl.chow_liu(df), or a fitted classifier's network clf.model_), not int 5
+    """
+    if not _is_network(model):
+        raise InputTypeError(
+            f"{function} takes a discrete network (a TreeModel such as tl.chow_liu(df), or a "
+            f"fitted classifier's network clf.model_), not {type(model).__name__} {model!r:.60}"
+        )
+
+
+def own_export(model: Any, function: str, capability: str, method: str) -> Any:
+    """How the export ``function`` (``to_pgmpy``, ``write_bif``, ...) takes ``model``:
+    ``None`` for a discrete network (the function reads it, :func:`require_network`),
+    else the object's own ``method`` (``to_pgmpy``, ``to_bif``, ...) once it answers
+    ``capability``. So ``tl.write_bif(clf, path)`` writes a fitted TAN's network as
+    ``clf.to_bif(path)`` does, and what answers no such file (an AODE, a mixture, a
+    Gaussian tree's BIF) is refused with its own ``CapabilityError``, which names what it
+    answers; anything else is the one ``InputTypeError``.
+
+    >>> own_export(5, "write_bif", "bif", "to_bif")
     Traceback (most recent call last):
     ...
     treelearn.InputTypeError: write_bif takes a discrete network (a TreeModel such as tl.chow_liu(df), or a fitted classifier), not int 5
     """
-    has_tables = all(callable(getattr(model, name, None)) for name in _NETWORK_METHODS)
-    if has_tables and hasattr(model, "variables") and hasattr(model, "states"):
-        return
+    if _is_network(model):
+        return None
+    require = getattr(model, "require", None)
+    if callable(require):  # a Capable (a model kind, a classifier): answers it or says why not
+        require(capability)
+        own = getattr(model, method, None)
+        if callable(own):
+            return own
     raise InputTypeError(
         f"{function} takes a discrete network (a TreeModel such as tl.chow_liu(df), or a "
         f"fitted classifier), not {type(model).__name__} {model!r:.60}"

@@ -483,6 +483,7 @@ PASSED_ON = frozenset(
         "explorer",
         "to_pgmpy",
         "bif",
+        "pyagrum",
         "query",
         "marginals",
         "map",
@@ -570,6 +571,7 @@ class AutoClassifier(BayesNetClassifier):
     to_bif = capabilities.pass_on("to_bif", "bif")
     to_xmlbif = capabilities.pass_on("to_xmlbif", "bif")
     to_uai = capabilities.pass_on("to_uai", "bif")
+    to_pyagrum = capabilities.pass_on("to_pyagrum", "pyagrum")
     query = capabilities.pass_on("query", "query")
     marginals = capabilities.pass_on("marginals", "marginals")
     map_query = capabilities.pass_on("map_query", "map")

@@ -60,6 +60,7 @@ class SingleNetworkClassifier(CategoricalClassifier):
             "explorer",
             "to_pgmpy",
             "bif",
+            "pyagrum",
         }
     )
 
@@ -235,6 +236,13 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self._require_fitted()
         return self.model_.to_pgmpy()
 
+    def to_pyagrum(self) -> Any:
+        """The fitted network as a ``pyagrum.BayesNet`` (:meth:`TreeModel.to_pyagrum
+        <treelearn.TreeModel.to_pyagrum>`; needs pyAgrum)."""
+        self._require_fitted()
+        self.require("pyagrum")
+        return self.model_.to_pyagrum()
+
     def to_bif(self, path: Any) -> None:
         """Write the fitted network as a BIF file (:meth:`TreeModel.to_bif
         <treelearn.TreeModel.to_bif>`)."""
@@ -242,11 +250,11 @@ class SingleNetworkClassifier(CategoricalClassifier):
         self.require("bif")
         self.model_.to_bif(path)
 
-    def to_xmlbif(self, path: Any) -> None:
-        """Write the fitted network as an XMLBIF 0.3 file."""
+    def to_xmlbif(self, path: Any, name: str = "treelearn") -> None:
+        """Write the fitted network as an XMLBIF 0.3 file (its ``<NAME>`` ``name``)."""
         self._require_fitted()
         self.require("bif")
-        self.model_.to_xmlbif(path)
+        self.model_.to_xmlbif(path, name)
 
     def to_uai(self, path: Any) -> None:
         """Write the fitted network as a UAI ``BAYES`` file."""

@@ -25,7 +25,7 @@ import numpy as np
 from .._base.errors import InputTypeError, InvalidModelError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from .._base.limits import check_memory, check_states
-from .._base.validation import require_network
+from .._base.validation import own_export
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -51,8 +51,11 @@ def to_pgmpy(model: TreeModel | Any) -> Any:
 
     Raises
     ------
+    CapabilityError
+        ``model`` is a kind with no pgmpy network (a mixture, an AODE...): it names what
+        the kind answers. A Gaussian tree gives its ``LinearGaussianBayesianNetwork``.
     InputTypeError
-        ``model`` is not a discrete network (a Gaussian tree, a mixture...).
+        ``model`` is no model at all.
 
     See Also
     --------
@@ -72,7 +75,9 @@ def to_pgmpy(model: TreeModel | Any) -> Any:
     >>> bn.check_model()
     True
     """
-    require_network(model, "to_pgmpy")
+    own = own_export(model, "to_pgmpy", "to_pgmpy", "to_pgmpy")
+    if own is not None:  # a fitted classifier's network, or another kind's own export
+        return own()
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.models import DiscreteBayesianNetwork
 
@@ -291,7 +296,10 @@ def write_bif(model: TreeModel, path: str | os.PathLike) -> None:
     >>> tl.read_bif(path) == model
     True
     """
-    require_network(model, "write_bif")
+    own = own_export(model, "write_bif", "bif", "to_bif")
+    if own is not None:  # a fitted classifier writes its network
+        own(path)
+        return
     write_text_atomic(path, bif_text(model))
 
 

@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 
 from .._base.errors import InputTypeError, StructureError, TreelearnError
-from .._base.validation import require_network
+from .._base.validation import own_export
 from ..stats._parameters import check_cpt
 
 if TYPE_CHECKING:
@@ -125,7 +125,9 @@ def to_pyagrum(model: TreeModel) -> Any:
     >>> sorted(bn.names()), bn.variable("b").labels()
     (['a', 'b'], ('0', '1'))
     """
-    require_network(model, "to_pyagrum")
+    own = own_export(model, "to_pyagrum", "pyagrum", "to_pyagrum")
+    if own is not None:  # a fitted classifier's network, a CLG tree's own pyagrum.clg.CLG
+        return own()
     gum = import_pyagrum()
     names = [str(v) for v in model.variables]
     if len(set(names)) != len(names):

@@ -33,7 +33,7 @@ from .._base.errors import (
     TreelearnError,
 )
 from .._base.limits import check_memory
-from .._base.validation import require_network
+from .._base.validation import own_export
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -115,7 +115,10 @@ def write_uai(model: TreeModel, path: str | os.PathLike) -> None:
     >>> tl.read_uai(path, names=model.variables, states=model.states) == model
     True
     """
-    require_network(model, "write_uai")
+    own = own_export(model, "write_uai", "bif", "to_uai")
+    if own is not None:  # a fitted classifier writes its network
+        own(path)
+        return
     write_text_atomic(path, uai_text(model))
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._base.errors import InvalidModelError, ModelFormatError, StructureError, TreelearnError
 from .._base.jsonvalues import DecodeError, decode_label, encode_label
-from .._base.validation import require_network
+from .._base.validation import own_export
 from ..stats._parameters import check_cpt
 from ._textfile import path_or_text, write_text_atomic
 
@@ -140,7 +140,10 @@ def write_xmlbif(model: TreeModel, path: str | os.PathLike, name: str = "treelea
     >>> tl.read_xmlbif(path) == model
     True
     """
-    require_network(model, "write_xmlbif")
+    own = own_export(model, "write_xmlbif", "bif", "to_xmlbif")
+    if own is not None:  # a fitted classifier writes its network
+        own(path, name)
+        return
     write_text_atomic(path, xmlbif_text(model, name))
 
 

@@ -1418,10 +1418,10 @@ class TreeModel(Model):
         """Write the model as a BIF file through pgmpy's writer (state labels become strings)."""
         write_bif(self, path)
 
-    def to_xmlbif(self, path: str | os.PathLike) -> None:
-        """Write the model as an XMLBIF file (:func:`treelearn.write_xmlbif`); read it
-        back with :func:`treelearn.read_xmlbif`."""
-        write_xmlbif(self, path)
+    def to_xmlbif(self, path: str | os.PathLike, name: str = "treelearn") -> None:
+        """Write the model as an XMLBIF file named ``name`` (:func:`treelearn.write_xmlbif`);
+        read it back with :func:`treelearn.read_xmlbif`."""
+        write_xmlbif(self, path, name)
 
     def to_uai(self, path: str | os.PathLike) -> None:
         """Write the model as a UAI ``BAYES`` file (numbers only: see
