@@ -130,7 +130,7 @@ def _model_to_dict(model: Any) -> dict:
         "nodes": nodes,
         "edges": edges,
         "graph": {k: json_value(x) for k, x in G.graph.items()},
-        "n_rows": None if model.n_rows is None else int(model.n_rows),
+        "n_rows": _rows_value(model.n_rows),
         "settings": {k: json_value(x) for k, x in model.settings.items()},
     }
 
@@ -245,11 +245,9 @@ def model_arguments_from_dict(d: Any) -> dict:
     if "n" in G.graph and G.graph["n"] is not None and not _is_number(G.graph["n"]):
         raise InvalidModelError(f"graph: n must be a number, not {G.graph['n']!r}")
     n_rows = d.get("n_rows")
-    if n_rows is not None and (
-        not isinstance(n_rows, int) or isinstance(n_rows, bool) or n_rows < 0
-    ):
+    if n_rows is not None and not (_is_number(n_rows) and n_rows >= 0):
         raise InvalidModelError(
-            f"model: n_rows must be a non-negative integer or null, not {n_rows!r}"
+            f"model: n_rows must be a non-negative number or null, not {n_rows!r}"
         )
     settings = d.get("settings", {})
     if not isinstance(settings, dict):
@@ -303,6 +301,16 @@ def _attrs(d: dict, where: str) -> dict:
     if not isinstance(attrs, dict):
         raise InvalidModelError(f"{where}: 'attrs' must be an object, not {type(attrs).__name__}")
     return attrs
+
+
+def _rows_value(n_rows: Any) -> int | float | None:
+    """The training rows as saved: an int for whole rows, the float of a weighted fit's sum
+    of weights (a tree-mixture component's expected rows, 435.08 of 944): ``int()`` of it
+    made the loaded model's text say 435 where the fitted one said 435.078."""
+    if n_rows is None:
+        return None
+    value = float(n_rows)
+    return int(value) if value.is_integer() else value
 
 
 def _is_number(x: Any) -> bool:

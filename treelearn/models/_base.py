@@ -52,7 +52,15 @@ from .._base.errors import CapabilityError
 from ..encoding._table import weighted_total
 from ..export._jsonfile import model_document, save_document
 
-__all__ = ["CAPABILITIES", "MODEL_KINDS", "Capable", "ChosenCapabilities", "Model", "tree_lines"]
+__all__ = [
+    "CAPABILITIES",
+    "MODEL_KINDS",
+    "Capable",
+    "ChosenCapabilities",
+    "Model",
+    "rows_text",
+    "tree_lines",
+]
 
 #: what a model kind (or an estimator) can be asked, in the order the refusals list them;
 #: the command line and the explorer read these words, never the classes
@@ -416,6 +424,18 @@ class Model(Capable, ABC):
         from ..viz._draw import svg_or_none
 
         return svg_or_none(self)
+
+
+def rows_text(n_rows: float) -> str:
+    """The training rows as the text views print them: whole rows as an integer (``:g``
+    printed a million rows as ``1e+06``), a weighted fit's sum of weights (a mixture
+    component's expected rows) to two decimals.
+
+    >>> rows_text(1_000_000), rows_text(944.0), rows_text(435.07866213797456)
+    ('1000000', '944', '435.08')
+    """
+    value = float(n_rows)
+    return str(int(value)) if value.is_integer() else f"{value:.2f}"
 
 
 def tree_lines(

@@ -47,7 +47,7 @@ from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..encoding._bins import binned_numbers
 from ..inference._engine import decode_codes
 from ..sources._kinds import numeric_matrix
-from ._base import Model, tree_lines
+from ._base import Model, rows_text, tree_lines
 from ._tree import TreeModel, states_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -458,7 +458,7 @@ class CLGTreeModel(Model):
         with its mean and **variance** given its parent (one per state of a discrete
         parent), the mixed MI (nats) on each edge."""
         n_edges = self.graph.number_of_edges()
-        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        rows = f", learned from {rows_text(self.n_rows)} rows" if self.n_rows is not None else ""
         roots = self.roots
         where = f"root {roots[0]!r}" if len(roots) == 1 else f"roots {roots!r}"
         yield (

@@ -34,7 +34,7 @@ from .._base.errors import ColumnNotFoundError, InvalidModelError, TreelearnErro
 from .._base.jsonvalues import decode_label, encode_label
 from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
-from ._base import Model, tree_lines
+from ._base import Model, rows_text, tree_lines
 from ._gaussian import GaussianTreeModel
 
 __all__ = [
@@ -349,7 +349,7 @@ class CopulaTreeModel(Model):
         """The headline, then the tree of the normal scores: each column with its median
         in its own units, the MI (nats, of the normal scores) on each edge."""
         n_edges = self.graph.number_of_edges()
-        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        rows = f", learned from {rows_text(self.n_rows)} rows" if self.n_rows is not None else ""
         yield (
             f"CopulaTreeModel: {len(self.variables)} variables, {n_edges} "
             f"edge{'' if n_edges == 1 else 's'}{rows}; each column's median, and the MI of "

@@ -25,7 +25,7 @@ from .._base.jsonvalues import DecodeError, decode_label, encode_label
 from .._base.limits import check_memory
 from .._base.validation import RANDOM_STATE, Interval, check_param
 from ..sources._kinds import numeric_matrix
-from ._base import Model, tree_lines
+from ._base import Model, rows_text, tree_lines
 
 __all__ = ["GaussianQuery", "GaussianTreeModel", "tree_covariance"]
 
@@ -277,7 +277,7 @@ class GaussianTreeModel(Model):
         """The headline, then the tree: each variable's Gaussian given its parent (its mean
         as a regression on the parent, and the residual **variance**), the MI on each edge."""
         n_edges = self.graph.number_of_edges()
-        rows = f", learned from {self.n_rows:g} rows" if self.n_rows is not None else ""
+        rows = f", learned from {rows_text(self.n_rows)} rows" if self.n_rows is not None else ""
         where = f"root {self.roots[0]!r}" if len(self.roots) == 1 else f"roots {self.roots!r}"
         yield (
             f"GaussianTreeModel: {len(self.variables)} variables, {n_edges} "

@@ -37,7 +37,7 @@ from ..export._xmlbif import write_xmlbif
 from ..inference._engine import TreeEngine, decode_codes, is_likelihood, state_index
 from ..stats._parameters import check_cpt
 from ..structure._trees import GC_PAUSE_NODES, gc_paused, is_acyclic
-from ._base import Model, tree_lines
+from ._base import Model, rows_text, tree_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     # imported where used: loading a saved tree needs none of them (start-up time)
@@ -1517,7 +1517,7 @@ class TreeModel(Model):
     def _headline(self) -> str:
         kind = self.settings.get("method", "model")
         n_edges = self.graph.number_of_edges()
-        rows = f", learned from {self.n_rows} rows" if self.n_rows is not None else ""
+        rows = f", learned from {rows_text(self.n_rows)} rows" if self.n_rows is not None else ""
         n, roots = len(self.variables), self.roots
         where = f"root {roots[0]!r}" if len(roots) == 1 else f"roots {roots!r}"
         return (
