@@ -17,7 +17,6 @@ one by EM.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
@@ -365,18 +364,16 @@ class HiddenTreeModel(Model):
 
     def explorer_spec(self, title: str | None = None) -> dict:
         """The explorer page of the network (:meth:`TreeModel.explorer_spec
-        <treelearn.TreeModel.explorer_spec>`): the latents are boxes of their
-        own."""
+        <treelearn.TreeModel.explorer_spec>`), titled as a hidden tree: its columns and
+        latents counted apart (the network's own title said ``tree model · 74 variables``
+        of 37 columns and their 37 latents)."""
+        if title is None:
+            from ..viz._page_spec import title_of
+
+            k, m = len(self.variables), len(self.latent)
+            parts = [f"{k} column{'' if k == 1 else 's'}", f"{m} latent{'' if m == 1 else 's'}"]
+            title = title_of("hidden tree", parts, self.network.n_rows)
         return self.network.explorer_spec(title)
-
-    def to_html(self, path: str | os.PathLike | None = None, **kwargs: Any) -> str | None:
-        """The network as an interactive page (:meth:`TreeModel.to_html
-        <treelearn.TreeModel.to_html>`): the latents are boxes of their own."""
-        return self.network.to_html(path, **kwargs)
-
-    def explore(self, **kwargs: Any) -> Any:
-        """The network's explorer inline in a notebook."""
-        return self.network.explore(**kwargs)
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict:
