@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._base.errors import NumericColumnWarning, TreelearnError
-from ..encoding._table import DEFAULT_MAX_STATES, fix_advice
+from ..encoding._table import DEFAULT_MAX_STATES, fix_advice, missing_fix
 from ..stats._information import PairwiseRowsWarning
 from ._common import (
     CommandError,
@@ -444,6 +444,9 @@ CLI_FIXES = {
     "max_states": "allow more states with --max-states {n}",
     "missing": "use --missing drop to drop incomplete rows or --missing pairwise to use, for "
     "each table, the rows where its variables are observed",
+    "missing_em": "use --missing drop to drop incomplete rows or --missing em to learn the "
+    "missing cells by EM",
+    "missing_drop": "use --missing drop to drop incomplete rows",
     "fill": "fill it in",
     "iso_dates": "write the dates as ISO 8601 (2021-04-03) to say their order",
     "encoding": "give its encoding with --encoding (e.g. --encoding cp1252, latin-1 or "
@@ -512,7 +515,15 @@ def _for_the_command(
     if args.class_ is not None and n_states is not None and n_states > DEFAULT_MAX_STATES:
         problem = problem.copied()
         problem.fixes = tuple(f for f in problem.fixes if f != "max_states")
+    word = missing_fix(_MISSING_BY_METHOD.get(args.method, ("drop", "pairwise", "em")))
+    if tuple(problem.fixes) == ("missing",) and word != "missing":
+        problem = problem.copied()  # the --missing choices this --method takes
+        problem.fixes = (word,)
     return problem
+
+
+#: the --missing choices of the methods that take fewer than chow-liu (refused before the read)
+_MISSING_BY_METHOD = {"mixture": ("error", "drop", "em"), "auto": ("error", "drop")}
 
 
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import warnings
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
@@ -83,6 +83,8 @@ __all__ = [
     "encode",
     "fix_advice",
     "many_values_note",
+    "missing_fix",
+    "missing_fixed_by",
     "missing_summary",
     "missing_values_error",
     "no_value_error",
@@ -440,6 +442,9 @@ _PYTHON_FIXES = {
     "max_states": "raise max_states (to {n} or more)",
     "missing": "pass missing='drop' to drop incomplete rows or missing='pairwise' to use, for "
     "each table, the rows where its variables are observed",
+    "missing_em": "pass missing='drop' to drop incomplete rows or missing='em' to learn the "
+    "missing cells by EM",
+    "missing_drop": "pass missing='drop' to drop incomplete rows",
     "fill": "fill it in",
     "iso_dates": "write the dates as ISO 8601 (2021-04-03), or parse them with "
     "pd.to_datetime(df[{col!r}], dayfirst=True) (or False) to say the order",
@@ -925,6 +930,36 @@ def missing_values_error(
     return MissingValuesError(
         f"{reason}; {hint}", column=first, reason=reason, hint=hint, fixes=("missing",)
     )
+
+
+def missing_fix(options: Collection[str]) -> str:
+    """The fix of missing values (a word of ``TreelearnError.fixes``) by the ``missing=``
+    options a learner takes: drop or pairwise, drop or EM, or drop only.
+
+    >>> missing_fix(["error", "drop", "pairwise", "em"]), missing_fix(["error", "drop", "em"])
+    ('missing', 'missing_em')
+    """
+    if "pairwise" in options:
+        return "missing"
+    return "missing_em" if "em" in options else "missing_drop"
+
+
+@contextlib.contextmanager
+def missing_fixed_by(options: Collection[str]) -> Iterator[None]:
+    """A :class:`~treelearn.MissingValuesError` raised inside names the fix the learner
+    takes (``options``: its ``missing=`` choices): the readers word it for any learner,
+    and ``TreeMixture`` (drop, em) or ``CutsetNetwork`` (drop) were told to pass
+    ``missing='pairwise'``, which they refuse, and never told of ``'em'``."""
+    try:
+        yield
+    except MissingValuesError as err:
+        word = missing_fix(options)
+        if tuple(err.fixes) != ("missing",) or word == "missing" or err.reason is None:
+            raise
+        hint = fix_advice([word])
+        raise MissingValuesError(
+            f"{err.reason}; {hint}", column=err.column, reason=err.reason, hint=hint, fixes=(word,)
+        ) from None
 
 
 def unhashable_error(name: Hashable, series: pd.Series) -> InputTypeError:

@@ -30,7 +30,7 @@ import numpy as np
 from .._base.errors import TreelearnError
 from .._base.persistence import ESTIMATORS, SavedState
 from .._base.validation import RANDOM_STATE, InstanceOf, Interval, Options
-from ..encoding._table import DEFAULT_MAX_STATES
+from ..encoding._table import DEFAULT_MAX_STATES, missing_fixed_by
 from ..inference._engine import decode_codes
 from ..models._base import ChosenCapabilities
 from ..sources._count import in_memory_table
@@ -252,14 +252,15 @@ class AutoDensity(DensityEstimator):
         start = clock()
         params = self._checked_params()
         names = self._candidate_names(params["candidates"])
-        table = in_memory_table(
-            X,
-            learner="AutoDensity",
-            missing=params["missing"],
-            max_states=params["max_states"],
-            states=params["states"],
-            sample_weight=sample_weight,
-        )
+        with missing_fixed_by(self._missing_options()):
+            table = in_memory_table(
+                X,
+                learner="AutoDensity",
+                missing=params["missing"],
+                max_states=params["max_states"],
+                states=params["states"],
+                sample_weight=sample_weight,
+            )
         columns = list(table.columns)
         states = dict(zip(columns, table.states))
         dtypes = {c: t for c, t in zip(columns, table.dtypes) if t is not None}

@@ -37,8 +37,15 @@ from sklearn.utils.validation import check_is_fitted
 from .._base.errors import ColumnNotFoundError, TreelearnError
 from .._base.jsonvalues import json_value
 from .._base.persistence import Persistent, SavedState
-from .._base.validation import BOOLEAN, RANDOM_STATE, InstanceOf, Interval, check_params
-from ..encoding._table import CategoricalTableInput, encode
+from .._base.validation import (
+    BOOLEAN,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    Options,
+    check_params,
+)
+from ..encoding._table import CategoricalTableInput, encode, missing_fixed_by
 from ..export._jsonfile import estimator_document, save_document
 from ..models._base import Capable, Model
 from ..sources._count import in_memory_table
@@ -316,16 +323,28 @@ class DensityEstimator(Persistent, Capable, CategoricalTableInput, DensityMixin,
 
     def _passes(self, X: Any, params: dict, sample_weight: Any) -> RowPasses:
         """``X``'s rows for learning (any kind; with ``chunksize``, a file or Dask DataFrame
-        in passes)."""
-        return row_passes(
-            X,
-            learner=type(self).__name__,
-            missing=params["missing"],
-            max_states=params["max_states"],
-            states=params["states"],
-            sample_weight=sample_weight,
-            chunksize=params.get("chunksize"),
-        )
+        in passes); missing cells refused naming the ``missing=`` fix this learner takes."""
+        with missing_fixed_by(self._missing_options()):
+            return row_passes(
+                X,
+                learner=type(self).__name__,
+                missing=params["missing"],
+                max_states=params["max_states"],
+                states=params["states"],
+                sample_weight=sample_weight,
+                chunksize=params.get("chunksize"),
+            )
+
+    @classmethod
+    def _missing_options(cls) -> tuple:
+        """The ``missing=`` choices this learner takes (its declared constraint's).
+
+        >>> import treelearn as tl
+        >>> tl.TreeMixture._missing_options(), tl.CutsetNetwork._missing_options()
+        (('error', 'drop', 'em'), ('error', 'drop'))
+        """
+        forms = cls._parameter_constraints.get("missing", [])
+        return next((tuple(f.values) for f in forms if isinstance(f, Options)), ())
 
     def _validation(self, validation: Any, passes: RowPasses) -> np.ndarray | None:
         return (
