@@ -189,6 +189,21 @@ def test_refused_before_the_data_is_read_naming_the_flags_and_the_fix(tmp_path, 
         assert word in err, (word, err)
 
 
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        (["--k", "2"], "--k is for --method kdb"),
+        (["--components", "3"], "--components is for --method mixture"),
+        (["--method", "kdb", "--class", "C", "--forest", "bic"], "--forest is for"),
+    ],
+)
+def test_every_option_that_does_not_apply_is_refused_before_the_read(tmp_path, flags, words):
+    # --class-arcs's refusals run with the other options' (one check, before the read)
+    rc, out, err = run_cli("learn", tmp_path / ABSENT, *flags)
+    assert rc == 1 and out == ""
+    assert ABSENT not in err and words in err, err
+
+
 def test_a_refused_flag_leaves_no_model_file(table_file, tmp_path):
     path, _ = table_file
     out = tmp_path / "m.json"

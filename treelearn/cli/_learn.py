@@ -110,13 +110,19 @@ def _check_options(args: argparse.Namespace, method: str) -> tuple[Any, Any]:
         raise CommandError(f"{given[0]} is for --method mixture")
     if args.time_budget is not None and method != "auto":
         raise CommandError("--time-budget is for --method auto (without --class)")
+    _check_class_arcs(args)
     return whitelist, blacklist
+
+
+def _learn_method(args: argparse.Namespace) -> str:
+    """The ``--method`` learn uses: as given, else tan with ``--class``, chow-liu without."""
+    return args.method or ("tan" if args.class_ is not None else "chow-liu")
 
 
 def _fit(args: argparse.Namespace, df: pd.DataFrame) -> Any:
     import treelearn as tl
 
-    method = args.method or ("tan" if args.class_ is not None else "chow-liu")
+    method = _learn_method(args)
     whitelist, blacklist = _check_options(args, method)
     if method == "auto":
         return _fit_auto(args, df)
@@ -943,8 +949,7 @@ def _learn_streamed(args: argparse.Namespace) -> int | None:
         return None
     if problems or notes or _max_states(args) > DEFAULT_MAX_STATES:
         return None
-    method = args.method or "tan"
-    _check_options(args, method)  # refused as for the table read whole
+    method = args.method or "tan"  # its options were checked before the read (cmd_learn)
     if args.root is not None and method != "tan":
         raise CommandError(f"--root does not apply to {method}: the class is the root")
     from .._base.errors import MissingValuesError
@@ -1029,7 +1034,7 @@ def _read_fix(data: str) -> str:
 def cmd_learn(args: argparse.Namespace) -> int:
     from ..sources._files import read_check
 
-    _check_class_arcs(args)  # before anything is read
+    _check_options(args, _learn_method(args))  # options that do not apply: before the read
     # one memory check of the file, in learn's words, whichever path reads it whole
     with read_check(_read_fix(args.data)):
         if _streamable(args):
