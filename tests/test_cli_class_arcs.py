@@ -195,6 +195,8 @@ def test_refused_before_the_data_is_read_naming_the_flags_and_the_fix(tmp_path, 
         (["--k", "2"], "--k is for --method kdb"),
         (["--components", "3"], "--components is for --method mixture"),
         (["--method", "kdb", "--class", "C", "--forest", "bic"], "--forest is for"),
+        (["--method", "mixture", "--missing", "pairwise"], "mixture takes --missing error, drop"),
+        (["--method", "auto", "--class", "C", "--missing", "em"], "auto takes --missing error or"),
     ],
 )
 def test_every_option_that_does_not_apply_is_refused_before_the_read(tmp_path, flags, words):

@@ -110,8 +110,21 @@ def _check_options(args: argparse.Namespace, method: str) -> tuple[Any, Any]:
         raise CommandError(f"{given[0]} is for --method mixture")
     if args.time_budget is not None and method != "auto":
         raise CommandError("--time-budget is for --method auto (without --class)")
+    takes, why = _MISSING_BY_METHOD.get(method, (_ALL_MISSING, ""))
+    if args.missing not in takes:
+        raise CommandError(
+            f"--method {method} takes --missing {_either(takes)} ({why}), not {args.missing}"
+        )
     _check_class_arcs(args)
     return whitelist, blacklist
+
+
+#: the --missing choices of the methods that take fewer than chow-liu's, and why
+_ALL_MISSING = ("error", "drop", "pairwise", "em")
+_MISSING_BY_METHOD = {
+    "mixture": (("error", "drop", "em"), "pairwise counts have no likelihood to run EM on"),
+    "auto": (("error", "drop"), "its candidates learn from complete rows"),
+}
 
 
 def _learn_method(args: argparse.Namespace) -> str:
@@ -333,10 +346,6 @@ def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
                 f"--class {args.class_!r} is not a column of the data; the columns are "
                 f"{list(df.columns)[:20]}"
             )
-        if args.missing not in ("error", "drop"):
-            raise CommandError(
-                f"--method auto --class takes --missing error or drop, not {args.missing}"
-            )
         X, y = df.drop(columns=[args.class_]), df[args.class_]
         if y.isna().any():
             keep = y.notna().to_numpy()
@@ -352,11 +361,6 @@ def _fit_auto(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         for name, message in clf.candidate_errors_.items():
             note(f"--method auto: {name} refused the table: {message}")
         return clf
-    if args.missing not in ("error", "drop"):
-        raise CommandError(
-            f"--method auto takes --missing error or drop (its candidates learn from complete "
-            f"rows), not {args.missing}"
-        )
     if args.time_budget is not None and args.time_budget < 0:
         raise CommandError(f"--time-budget takes seconds (0 or more), not {args.time_budget}")
     auto = tl.AutoDensity(
@@ -392,11 +396,6 @@ def _fit_mixture(args: argparse.Namespace, df: pd.DataFrame) -> Any:
         raise CommandError(
             f"{flag} does not apply to --method mixture (a density over every "
             f"column; each component's tree has its own root)"
-        )
-    if args.missing == "pairwise":
-        raise CommandError(
-            "--method mixture takes --missing error, drop or em (pairwise "
-            "counts have no likelihood to run EM on)"
         )
     for flag, value in (("--components", args.components), ("--n-init", args.n_init)):
         if value is not None and value < 1:
@@ -521,15 +520,11 @@ def _for_the_command(
     if args.class_ is not None and n_states is not None and n_states > DEFAULT_MAX_STATES:
         problem = problem.copied()
         problem.fixes = tuple(f for f in problem.fixes if f != "max_states")
-    word = missing_fix(_MISSING_BY_METHOD.get(args.method, ("drop", "pairwise", "em")))
+    word = missing_fix(_MISSING_BY_METHOD.get(_learn_method(args), (_ALL_MISSING, ""))[0])
     if tuple(problem.fixes) == ("missing",) and word != "missing":
         problem = problem.copied()  # the --missing choices this --method takes
         problem.fixes = (word,)
     return problem
-
-
-#: the --missing choices of the methods that take fewer than chow-liu (refused before the read)
-_MISSING_BY_METHOD = {"mixture": ("error", "drop", "em"), "auto": ("error", "drop")}
 
 
 def _check_table(df: pd.DataFrame, args: argparse.Namespace, problems: list) -> None:
